@@ -4,7 +4,7 @@
  */
 import { fromArrayBuffer, type GeoTIFFImage } from "geotiff";
 import { sampleFile } from "../../helpers/seed";
-import type { EncodeInput } from "../../../src/raster/encode/types";
+import type { EncodeInput, SampleType } from "../../../src/raster/encode/types";
 
 const SCENE = "sentinel-2-l2a/S2A_29RKH_20200219_0_L2A";
 
@@ -76,4 +76,17 @@ export function toSigned(w: S2Window, sampleType: "INT8" | "INT16"): EncodeInput
     ? interleave(w, (n) => new Int16Array(n), (dn) => dn - 1000)
     : interleave(w, (n) => new Int8Array(n), (dn) => Math.max(-128, Math.min(127, Math.round((dn - 1000) / 40))));
   return { width: w.width, height: w.height, bands: w.bands.length, sampleType, data };
+}
+
+/** The first `bands` bands of a window (to build 1- to 4-band inputs from one 4-band read). */
+export function firstBands(w: S2Window, bands: number): S2Window {
+  return { ...w, bands: w.bands.slice(0, bands) };
+}
+
+/** The encoder input of a sample type made from a window (see toUint8, toUint16, toFloat32, toSigned). */
+export function inputOf(w: S2Window, sampleType: SampleType): EncodeInput {
+  if (sampleType === "UINT8") return toUint8(w);
+  if (sampleType === "UINT16") return toUint16(w);
+  if (sampleType === "FLOAT32") return toFloat32(w);
+  return toSigned(w, sampleType);
 }
