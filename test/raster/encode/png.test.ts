@@ -8,7 +8,7 @@ import { encodePng } from "../../../src/raster/encode/png";
 import type { EncodeInput } from "../../../src/raster/encode/types";
 import { decodePng } from "../../helpers/png";
 import { pyDecode, samplesOf, type PyImage } from "../../helpers/pydecode";
-import { firstBands, inputOf, s2Window, toFloat32, toSigned, toUint8, type S2Window } from "./samples";
+import { caseInputs, encodeCases, firstBands, toFloat32, toSigned, toUint8, type S2Window } from "./samples";
 
 /** IHDR fields: width, height, bit depth, colour type. */
 function ihdr(png: Uint8Array): { width: number; height: number; depth: number; colourType: number } {
@@ -38,18 +38,13 @@ function flipped(png: Uint8Array, at: number): Uint8Array {
 }
 
 const COLOUR_TYPE = [0, 4, 2, 6];
-const CASES = [1, 2, 3, 4].flatMap((bands) => (["UINT8", "UINT16"] as const).map((sampleType) => ({ bands, sampleType })));
+const CASES = encodeCases(["UINT8", "UINT16"]);
 
 describe("encodePng on real 29RKH pixels, decoded by fast-png with CRC checks", () => {
-  let w: S2Window;
-  const inputs: EncodeInput[] = [];
-  const pngs: Uint8Array[] = [];
+  let w: S2Window, inputs: EncodeInput[], pngs: Uint8Array[];
   beforeAll(async () => {
-    w = await s2Window(["B04", "B03", "B02", "B08"], 300, 500, 120, 90);
-    for (const c of CASES) {
-      inputs.push(inputOf(firstBands(w, c.bands), c.sampleType));
-      pngs.push(await encodePng(inputs.at(-1)!));
-    }
+    ({ w, inputs } = await caseInputs(CASES, 300, 500, 120, 90));
+    pngs = await Promise.all(inputs.map(encodePng));
   });
 
   CASES.forEach(({ bands, sampleType }, i) => {

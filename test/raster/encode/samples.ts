@@ -83,6 +83,23 @@ export function firstBands(w: S2Window, bands: number): S2Window {
   return { ...w, bands: w.bands.slice(0, bands) };
 }
 
+/** One band count x sample type of an encoder test matrix. */
+export interface EncodeCase {
+  bands: number;
+  sampleType: SampleType;
+}
+
+/** Every band count 1-4 with every sample type of `types`, band count major. */
+export function encodeCases(types: readonly SampleType[]): EncodeCase[] {
+  return [1, 2, 3, 4].flatMap((bands) => types.map((sampleType) => ({ bands, sampleType })));
+}
+
+/** The inputs of `cases` from a 4-band window of B04, B03, B02, B08 at `[col, row, width, height]` of 29RKH. */
+export async function caseInputs(cases: readonly EncodeCase[], col: number, row: number, width: number, height: number): Promise<{ w: S2Window; inputs: EncodeInput[] }> {
+  const w = await s2Window(["B04", "B03", "B02", "B08"], col, row, width, height);
+  return { w, inputs: cases.map((c) => inputOf(firstBands(w, c.bands), c.sampleType)) };
+}
+
 /** The encoder input of a sample type made from a window (see toUint8, toUint16, toFloat32, toSigned). */
 export function inputOf(w: S2Window, sampleType: SampleType): EncodeInput {
   if (sampleType === "UINT8") return toUint8(w);

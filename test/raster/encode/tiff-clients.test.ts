@@ -6,10 +6,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { encodeGeoTiff } from "../../../src/raster/encode/tiff";
 import type { EncodeInput, SampleType } from "../../../src/raster/encode/types";
 import { pyDecode, samplesOf, type PyImage } from "../../helpers/pydecode";
-import { firstBands, inputOf, openTiff, s2Window, type S2Window } from "./samples";
+import { caseInputs, encodeCases, openTiff, type S2Window } from "./samples";
 
 const TYPES: SampleType[] = ["INT8", "UINT8", "INT16", "UINT16", "FLOAT32"];
-const CASES = [1, 2, 3, 4].flatMap((bands) => TYPES.map((sampleType) => ({ bands, sampleType })));
+const CASES = encodeCases(TYPES);
 const DTYPE: Record<SampleType, string> = { INT8: "int8", UINT8: "uint8", INT16: "int16", UINT16: "uint16", FLOAT32: "float32" };
 
 /**
@@ -22,15 +22,10 @@ const PILLOW_MODES: Record<string, string> = {
 };
 
 describe("GeoTIFF of every band count and sampleType in the clients' decoders", () => {
-  let w: S2Window;
-  const inputs: EncodeInput[] = [];
-  const files: Uint8Array[] = [];
+  let w: S2Window, inputs: EncodeInput[], files: Uint8Array[];
   beforeAll(async () => {
-    w = await s2Window(["B04", "B03", "B02", "B08"], 300, 500, 40, 30);
-    for (const c of CASES) {
-      inputs.push(inputOf(firstBands(w, c.bands), c.sampleType));
-      files.push(encodeGeoTiff(inputs.at(-1)!, { epsg: w.epsg, bbox: w.bbox }, { compression: "DEFLATE" }));
-    }
+    ({ w, inputs } = await caseInputs(CASES, 300, 500, 40, 30));
+    files = inputs.map((input) => encodeGeoTiff(input, { epsg: w.epsg, bbox: w.bbox }, { compression: "DEFLATE" }));
   });
 
   it("geotiff.js reads every sample of all 20 files exactly", async () => {
