@@ -1,5 +1,6 @@
 import { defineConfig } from "vitest/config";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { spawn } from "node:child_process";
 import { readFile, readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 
@@ -34,6 +35,31 @@ async function sampleData(request: Request): Promise<Response> {
   }
 }
 
+/** Debian's python3 with Pillow, tifffile, numpy and GDAL (see scripts/py_decode.py). */
+const PYTHON = "/usr/bin/python3";
+
+/**
+ * PY_DECODE: a Node-side service that decodes test outputs with the decoders real clients use (Pillow, tifffile
+ * without imagecodecs, GDAL, Python's tarfile and email). POST http://py/ with the JSON of scripts/py_decode.py;
+ * answers its JSON, or 503 with the reason when python3 or one of the modules is missing (tests then skip).
+ */
+function pyDecode(request: Request): Promise<Response> {
+  return request.arrayBuffer().then((body) => new Promise((done) => {
+    const child = spawn(PYTHON, [resolve("scripts/py_decode.py")], { stdio: ["pipe", "pipe", "pipe"] });
+    const out: Buffer[] = [], err: Buffer[] = [];
+    child.stdout.on("data", (b: Buffer) => out.push(b));
+    child.stderr.on("data", (b: Buffer) => err.push(b));
+    child.on("error", (e) => done(new Response(`${PYTHON} cannot run: ${e.message}`, { status: 503 })));
+    child.on("close", (code) => {
+      const stderr = Buffer.concat(err).toString();
+      if (code === 0) done(new Response(Buffer.concat(out), { headers: { "content-type": "application/json" } }));
+      else done(new Response(stderr || `${PYTHON} exited with ${code}`, { status: code === 3 ? 503 : 500 }));
+    });
+    child.stdin.on("error", () => {}); // python3 may exit before reading (missing modules): reported on close
+    child.stdin.end(Buffer.from(body));
+  }));
+}
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
   return {
@@ -43,7 +69,7 @@ export default defineConfig(async () => {
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
           bindings: { TEST_MIGRATIONS: migrations },
-          serviceBindings: { SAMPLE_DATA: sampleData },
+          serviceBindings: { SAMPLE_DATA: sampleData, PY_DECODE: pyDecode },
         },
       }),
     ],

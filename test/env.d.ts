@@ -5,6 +5,7 @@ declare global {
     interface Env extends AppEnv {
       TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
       SAMPLE_DATA: Fetcher;
+      PY_DECODE: Fetcher;
     }
   }
 }

@@ -1,36 +1,59 @@
 /**
- * Response format negotiation for the Processing API: the Accept header overrides a single response's
- * format.type; several responses are packed as tar (default, `application/x-tar`) or `multipart/mixed`.
+ * Response format negotiation for the Processing API (RFC 9110 section 12.5.1, through the `negotiator` package):
+ * the Accept header is a list of media ranges with q-values (q=0 excludes a type; `*\/*` and `image/*` match
+ * several); the best type the request can produce wins, ties going to the request's own `format.type`. So
+ * axios's default `Accept: application/json, text/plain, *\/*` gets the requested format.
+ * What a request can produce:
+ * - one response: its own format.type first, then the other image formats (an image Accept overrides the
+ *   requested type, as Sentinel Hub documents; `userdata` is JSON only), `application/octet-stream` (= the
+ *   requested type), or packed as `application/x-tar`, `application/tar` or `multipart/mixed`;
+ * - several responses: `application/x-tar` (the default), `application/tar`, `multipart/mixed`, octet-stream.
+ * An Accept list that matches none of these is a 400 naming what the request can produce: Sentinel Hub's OpenAPI
+ * documents 400 (and no 406) for the process endpoint.
  */
+import Negotiator from "negotiator";
 import { badRequest } from "../http/errors";
 import type { ResponseRequest } from "./schema";
 
 export const IMAGE_TYPES = ["image/png", "image/jpeg", "image/tiff", "application/json"] as const;
-const ARCHIVE_TYPES = ["application/tar", "application/x-tar"];
+const PICTURES = ["image/png", "image/jpeg", "image/tiff"];
+const PACKED = ["application/x-tar", "application/tar", "multipart/mixed"];
+const OCTET_STREAM = "application/octet-stream";
 
 export type Packing = { kind: "single"; type: string } | { kind: "tar"; contentType: string } | { kind: "multipart" };
 
-/** The first concrete media type of an Accept header, or null for none / wildcards / octet-stream. */
-export function preferredType(accept: string | null): string | null {
-  if (!accept) return null;
-  for (const part of accept.split(",")) {
-    const t = part.split(";")[0]!.trim().toLowerCase();
-    if (t && t !== "*/*" && t !== "application/octet-stream" && !t.endsWith("/*")) return t;
-  }
-  return null;
+/** The media types a request for `responses` can be answered with, most preferred first. */
+export function producibleTypes(responses: readonly ResponseRequest[]): string[] {
+  if (responses.length > 1) return [PACKED[0]!, PACKED[1]!, PACKED[2]!, OCTET_STREAM];
+  const own = responses[0]!.format.type.toLowerCase();
+  const formats = responses[0]!.identifier === "userdata" ? ["application/json"] : PICTURES;
+  return [own, ...formats.filter((t) => t !== own), OCTET_STREAM, ...PACKED];
 }
 
-/** Decides how to pack the responses; throws 400 for an Accept type that cannot carry them. */
+/**
+ * The type to answer with: the best match of `accept` (an Accept header value; null or blank = anything) among
+ * `available` (most preferred first), or null when the header excludes them all.
+ */
+export function bestType(accept: string | null, available: readonly string[]): string | null {
+  if (!accept?.trim()) return available[0] ?? null;
+  return new Negotiator({ headers: { accept } }).mediaType(available) ?? null;
+}
+
+/**
+ * Decides how to answer `responses` under an Accept header.
+ * @throws ApiError 400 for a single response of an unsupported format.type, or an Accept header that excludes
+ *   every type the request can produce (the message lists them).
+ */
 export function negotiate(responses: ResponseRequest[], accept: string | null): Packing {
-  const wanted = preferredType(accept);
-  if (wanted && ARCHIVE_TYPES.includes(wanted)) return { kind: "tar", contentType: wanted };
-  if (wanted === "multipart/mixed") return { kind: "multipart" };
-  if (responses.length > 1) {
-    if (wanted) throw badRequest(`Several responses were requested: set Accept to application/tar, application/x-tar or multipart/mixed (got '${wanted}').`);
-    return { kind: "tar", contentType: "application/x-tar" };
-  }
-  const type = wanted ?? responses[0]!.format.type;
-  if (!(IMAGE_TYPES as readonly string[]).includes(type))
-    throw badRequest(`Unsupported output format '${type}'. Supported: ${IMAGE_TYPES.join(", ")} (several responses: application/x-tar, multipart/mixed).`);
+  const own = responses[0]!.format.type;
+  if (responses.length === 1 && !(IMAGE_TYPES as readonly string[]).includes(own.toLowerCase()))
+    throw badRequest(`Unsupported output format '${own}'. Supported: ${IMAGE_TYPES.join(", ")} (several responses: application/x-tar, multipart/mixed).`);
+  const available = producibleTypes(responses);
+  const chosen = bestType(accept, available);
+  if (!chosen)
+    throw badRequest(`The Accept header '${accept}' allows none of the types this request can produce: ${available.join(", ")}.`);
+  const type = chosen === OCTET_STREAM ? available[0]! : chosen;
+  if (type === "multipart/mixed") return { kind: "multipart" };
+  if (type.endsWith("tar")) return { kind: "tar", contentType: type };
   return { kind: "single", type };
 }

@@ -3,6 +3,10 @@
  * Follows Sentinel Hub: UINT8 (or AUTO) only, `format.quality` 0-100 with default 90; 1 band -> greyscale JPEG,
  * 3 bands -> YCbCr (RGB) JPEG. JPEG has no alpha channel, so a 2nd band of 2 (grey + alpha) or the 4th of 4
  * (RGB + alpha, e.g. dataMask) is dropped. Sequential (not progressive) with optimised Huffman tables.
+ * `baseline: true` (libjpeg's force_baseline) clamps quantisation values to 8 bits: without it, MozJPEG's
+ * tables at low qualities need 16-bit DQT entries (quality 0 gave an extended SOF1 frame, and quality 50 a
+ * "quantization tables are too coarse for baseline" warning). ITU T.81 allows only 8-bit tables in baseline
+ * files and extended-frame support is optional in decoders; with it every quality gives a baseline SOF0 file.
  */
 import encodeJpegWasm, { init as initJpegEncoder } from "@jsquash/jpeg/encode";
 import jpegEncWasm from "@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm";
@@ -61,7 +65,7 @@ export async function encodeJpeg(input: EncodeInput, quality: number = DEFAULT_J
   const image = { data: toRgba(input), width: input.width, height: input.height } as unknown as Parameters<typeof encodeJpegWasm>[0];
   const out = await encodeJpegWasm(image, {
     quality,
-    baseline: false,
+    baseline: true,
     progressive: false,
     optimize_coding: true,
     color_space: input.bands < 3 ? GRAYSCALE : YCBCR,

@@ -14,6 +14,7 @@ import encodeRgba, { init as initPngEncoder } from "@jsquash/png/encode";
 // file describes the instance's exports instead.
 import pngWasm from "@jsquash/png/codec/pkg/squoosh_png_bg.wasm";
 import { zlibSync } from "fflate";
+import { buf as crc32 } from "crc-32";
 import { badRequest } from "../../http/errors";
 import { checkInput, type EncodeInput } from "./types";
 import { concatBytes } from "./bytes";
@@ -23,32 +24,18 @@ const COLOUR_TYPE: Record<number, number> = { 1: 0, 2: 4, 3: 2, 4: 6 };
 
 const SIGNATURE = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]);
 
-/** CRC-32 table of the PNG spec (Annex D, polynomial 0xEDB88320). */
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-/** CRC-32 over `bytes` (PNG chunk type + data). */
-export function crc32(bytes: Uint8Array, crc = 0xffffffff): number {
-  let c = crc;
-  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
-  return c >>> 0;
-}
-
-/** One chunk: length, type, data, CRC over type + data. */
+/**
+ * One chunk (PNG spec 5.3): length, type, data, then the CRC-32 of type + data (ISO 3309 / ITU-T V.42, the
+ * zlib CRC: initial 0xFFFFFFFF, final XOR 0xFFFFFFFF, PNG spec Annex D) computed by the crc-32 package
+ * (signed int32 result, stored as its unsigned bit pattern).
+ */
 function chunk(type: string, data: Uint8Array): Uint8Array {
   const out = new Uint8Array(12 + data.length);
   const view = new DataView(out.buffer);
   view.setUint32(0, data.length);
   for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
   out.set(data, 8);
-  view.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
+  view.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)) >>> 0);
   return out;
 }
 

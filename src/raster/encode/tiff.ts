@@ -1,7 +1,9 @@
 /**
  * GeoTIFF writer: one little-endian classic TIFF 6.0 image, pixel-interleaved (PlanarConfiguration 1), in strips,
- * DEFLATE-compressed (Compression 8, zlib via fflate) with a predictor (2 for integers, 3 for FLOAT32) or raw
- * (Compression 1), see GeoTiffOptions.
+ * DEFLATE-compressed (Compression 8, zlib via fflate) or raw (Compression 1), see GeoTiffOptions.
+ * Predictor: 2 (horizontal differencing) for integers, none (1) for FLOAT32. Floating-point predictor 3 is
+ * deliberately not written: tifffile (sentinelhub-py's decoder) needs the optional `imagecodecs` package for it,
+ * while zlib and predictor 2 are built in; GDAL, geotiff.js and libtiff read all of these (see ./predictor.ts).
  * Layout: header, IFD (with its data area), then the strips, so a reader has all metadata in the first bytes.
  *
  * Baseline tags written (TIFF 6.0): ImageWidth 256, ImageLength 257, BitsPerSample 258, Compression 259,

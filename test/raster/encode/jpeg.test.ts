@@ -1,25 +1,58 @@
+/**
+ * JPEG outputs (written by MozJPEG) decoded by independent decoders: jpeg-js (pure JS, strict: tolerantDecoding
+ * off) and, through PY_DECODE, Pillow (sentinelhub-py's JPEG decoder) and libjpeg through GDAL.
+ */
 import { beforeAll, describe, expect, it } from "vitest";
-import decodeJpeg, { init as initJpegDecoder } from "@jsquash/jpeg/decode";
-import jpegDecWasm from "@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm";
+import { decode as decodeJpeg } from "jpeg-js";
 import { ApiError } from "../../../src/http/errors";
 import { DEFAULT_JPEG_QUALITY, encodeJpeg } from "../../../src/raster/encode/jpeg";
 import type { EncodeInput } from "../../../src/raster/encode/types";
+import { pyDecode, samplesOf, type PyImage } from "../../helpers/pydecode";
 import { s2Window, toFloat32, toUint16, toUint8, type S2Window } from "./samples";
 
-/** The frame header (SOFn): marker n and number of components. */
-function frame(jpeg: Uint8Array): { sof: number; components: number } {
-  for (let i = 2; i < jpeg.length - 9; ) {
+/** The marker segments before the scan data (up to SOS): marker byte and the segment's payload. */
+function segments(jpeg: Uint8Array): { marker: number; payload: Uint8Array }[] {
+  const out = [];
+  for (let i = 2; i < jpeg.length - 4; ) {
     if (jpeg[i] !== 0xff) throw new Error(`not a marker at ${i}`);
-    const marker = jpeg[i + 1]!;
-    if (marker >= 0xc0 && marker <= 0xc3) return { sof: marker - 0xc0, components: jpeg[i + 9]! };
-    i += 2 + ((jpeg[i + 2]! << 8) | jpeg[i + 3]!);
+    const marker = jpeg[i + 1]!, length = (jpeg[i + 2]! << 8) | jpeg[i + 3]!;
+    out.push({ marker, payload: jpeg.subarray(i + 4, i + 2 + length) });
+    if (marker === 0xda) return out;
+    i += 2 + length;
   }
-  throw new Error("no SOF marker");
+  throw new Error("no SOS marker");
 }
 
-/** Mean absolute difference of decoded RGB against the input (grey inputs compare with each channel). */
-async function meanError(input: EncodeInput, jpeg: Uint8Array): Promise<number> {
-  const img = await decodeJpeg(jpeg.slice().buffer);
+/** The frame header (SOFn, ITU T.81 B.2.2): n and number of components. */
+function frame(jpeg: Uint8Array): { sof: number; components: number } {
+  const sof = segments(jpeg).find((s) => s.marker >= 0xc0 && s.marker <= 0xc3);
+  if (!sof) throw new Error("no SOF marker");
+  return { sof: sof.marker - 0xc0, components: sof.payload[5]! };
+}
+
+/** Precision Pq of every quantisation table (DQT, T.81 B.2.4.1): 0 = 8-bit, 1 = 16-bit. */
+function quantPrecisions(jpeg: Uint8Array): number[] {
+  const out: number[] = [];
+  for (const { payload } of segments(jpeg).filter((s) => s.marker === 0xdb)) {
+    for (let at = 0; at < payload.length; at += 1 + 64 * ((payload[at]! >> 4) + 1)) out.push(payload[at]! >> 4);
+  }
+  return out;
+}
+
+/** Mean absolute difference of decoded samples (`channels` per pixel) against the input's first channels. */
+function meanDiff(input: EncodeInput, decoded: ArrayLike<number>, channels: number): number {
+  const pixels = input.width * input.height;
+  expect(decoded.length).toBe(pixels * channels);
+  let sum = 0;
+  for (let p = 0; p < pixels; p++) {
+    for (let c = 0; c < channels; c++) sum += Math.abs(decoded[p * channels + c]! - input.data[p * input.bands + c]!);
+  }
+  return sum / (pixels * channels);
+}
+
+/** Mean absolute difference of the jpeg-js decoding (RGBA; grey inputs compare with each channel). */
+function meanError(input: EncodeInput, jpeg: Uint8Array): number {
+  const img = decodeJpeg(jpeg, { useTArray: true, formatAsRGBA: true, tolerantDecoding: false });
   expect([img.width, img.height]).toEqual([input.width, input.height]);
   const grey = input.bands < 3;
   let sum = 0;
@@ -38,7 +71,6 @@ async function status(p: Promise<unknown>): Promise<number> {
 describe("encodeJpeg on real 29RKH pixels", () => {
   let w: S2Window;
   beforeAll(async () => {
-    await (initJpegDecoder as unknown as (m: WebAssembly.Module) => Promise<void>)(jpegDecWasm);
     w = await s2Window(["B04", "B03", "B02"], 300, 500, 200, 150);
   });
 
@@ -47,23 +79,51 @@ describe("encodeJpeg on real 29RKH pixels", () => {
     const jpeg = await encodeJpeg(input);
     expect(Array.from(jpeg.subarray(0, 2))).toEqual([0xff, 0xd8]);
     expect(frame(jpeg)).toEqual({ sof: 0, components: 3 }); // SOF0: baseline sequential, not progressive (SOF2)
-    expect(await meanError(input, jpeg)).toBeLessThan(3);
+    expect(meanError(input, jpeg)).toBeLessThan(3);
     expect(DEFAULT_JPEG_QUALITY).toBe(90);
     expect(await encodeJpeg(input, 90)).toEqual(jpeg);
     expect((await encodeJpeg(input, 50)).length).toBeLessThan(jpeg.length);
+  });
+
+  it("writes only 8-bit quantisation tables at every quality, as a baseline (SOF0) frame requires", async () => {
+    const input = toUint8({ ...w, bands: [w.bands[0]!], width: 16, height: 16 });
+    input.data = (input.data as Uint8Array).subarray(0, 256);
+    for (const quality of [0, 10, 25, 50, 75, 90, 100]) {
+      const jpeg = await encodeJpeg(input, quality);
+      expect([quality, frame(jpeg).sof]).toEqual([quality, 0]);
+      expect([quality, quantPrecisions(jpeg)]).toEqual([quality, [0]]);
+    }
   });
 
   it("writes 1 band as a 1-component greyscale JPEG", async () => {
     const grey = toUint8({ ...w, bands: [w.bands[0]!] });
     const jpeg = await encodeJpeg(grey);
     expect(frame(jpeg).components).toBe(1);
-    expect(await meanError(grey, jpeg)).toBeLessThan(3);
+    expect(meanError(grey, jpeg)).toBeLessThan(3);
   });
 
   it("drops the alpha band of 2- and 4-band outputs (JPEG has none)", async () => {
     expect(await encodeJpeg(toUint8(w, true))).toEqual(await encodeJpeg(toUint8(w)));
     const one = { ...w, bands: [w.bands[0]!] };
     expect(await encodeJpeg(toUint8(one, true))).toEqual(await encodeJpeg(toUint8(one)));
+  });
+
+  it("Pillow and libjpeg (GDAL) decode RGB and grey JPEGs at quality 90 and 50 close to the input", async (ctx) => {
+    const rgb = toUint8(w);
+    const grey = toUint8({ ...w, bands: [w.bands[0]!] });
+    const cases = [
+      { input: rgb, quality: 90, mode: "RGB", channels: 3, limit: 3 },
+      { input: rgb, quality: 50, mode: "RGB", channels: 3, limit: 6 },
+      { input: grey, quality: 90, mode: "L", channels: 1, limit: 3 },
+    ];
+    const files = await Promise.all(cases.map((c) => encodeJpeg(c.input, c.quality)));
+    const results = (await pyDecode(ctx, files.map((data) => ({ kind: "jpeg", data })))) as PyImage[];
+    cases.forEach((c, i) => {
+      const { pillow, gdal } = results[i]!;
+      expect(pillow).toMatchObject({ format: "JPEG", mode: c.mode, size: [200, 150] });
+      expect(gdal).toMatchObject({ driver: "JPEG", dtype: "uint8" });
+      for (const decoded of [pillow, gdal]) expect(meanDiff(c.input, samplesOf(decoded), c.channels)).toBeLessThan(c.limit);
+    });
   });
 
   it("rejects UINT16, FLOAT32, 5 bands and quality outside 0-100 with 400", async () => {

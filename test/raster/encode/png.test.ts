@@ -1,11 +1,14 @@
+/**
+ * PNG outputs decoded by independent strict decoders: fast-png with CRC checking (test/helpers/png.ts) for every
+ * band count x bit depth, and libpng through GDAL plus Pillow (scripts/py_decode.py via PY_DECODE).
+ */
 import { beforeAll, describe, expect, it } from "vitest";
-import decodePng, { init as initPngDecoder } from "@jsquash/png/decode";
-// @ts-expect-error -- bundled as a WebAssembly.Module; the package's .d.ts describes the instance exports
-import pngWasm from "@jsquash/png/codec/pkg/squoosh_png_bg.wasm";
 import { ApiError } from "../../../src/http/errors";
 import { encodePng } from "../../../src/raster/encode/png";
 import type { EncodeInput } from "../../../src/raster/encode/types";
-import { s2Window, toFloat32, toSigned, toUint16, toUint8, type S2Window } from "./samples";
+import { decodePng } from "../../helpers/png";
+import { pyDecode, samplesOf, type PyImage } from "../../helpers/pydecode";
+import { caseInputs, encodeCases, firstBands, toFloat32, toSigned, toUint8, type S2Window } from "./samples";
 
 /** IHDR fields: width, height, bit depth, colour type. */
 function ihdr(png: Uint8Array): { width: number; height: number; depth: number; colourType: number } {
@@ -15,83 +18,84 @@ function ihdr(png: Uint8Array): { width: number; height: number; depth: number; 
   return { width: v.getUint32(16), height: v.getUint32(20), depth: png[24]!, colourType: png[25]! };
 }
 
-/** Expected RGBA of one pixel of an input of 1-4 bands (grey expands to R=G=B, missing alpha is opaque). */
-function expectedRgba(input: EncodeInput, p: number, max: number): number[] {
-  const s = Array.from(input.data.subarray(p * input.bands, (p + 1) * input.bands));
-  if (input.bands === 1) return [s[0]!, s[0]!, s[0]!, max];
-  if (input.bands === 2) return [s[0]!, s[0]!, s[0]!, s[1]!];
-  if (input.bands === 3) return [...s, max];
-  return s;
-}
-
-/** Decodes with @jsquash/png and compares every pixel with the input. */
-async function expectRoundTrip(input: EncodeInput, png: Uint8Array): Promise<void> {
-  const sixteen = input.sampleType === "UINT16";
-  const decoded = sixteen
-    ? await decodePng(png.slice().buffer, { bitDepth: 16 })
-    : await decodePng(png.slice().buffer);
-  expect([decoded.width, decoded.height]).toEqual([input.width, input.height]);
-  let mismatches = 0;
-  for (let p = 0; p < input.width * input.height; p++) {
-    const want = expectedRgba(input, p, sixteen ? 65535 : 255);
-    for (let c = 0; c < 4; c++) if (decoded.data[p * 4 + c] !== want[c]) mismatches++;
+/** Byte offsets of each chunk's CRC, by chunk type. */
+function crcOffsets(png: Uint8Array): Record<string, number> {
+  const v = new DataView(png.buffer, png.byteOffset);
+  const out: Record<string, number> = {};
+  for (let at = 8; at < png.length; ) {
+    const length = v.getUint32(at);
+    out[new TextDecoder().decode(png.subarray(at + 4, at + 8))] = at + 8 + length;
+    at += 12 + length;
   }
-  expect(mismatches).toBe(0);
+  return out;
 }
 
-describe("encodePng on real 29RKH pixels", () => {
-  let rgb: S2Window;
+/** A copy of `png` with one CRC byte flipped. */
+function flipped(png: Uint8Array, at: number): Uint8Array {
+  const bad = png.slice();
+  bad[at] ^= 0x01;
+  return bad;
+}
+
+const COLOUR_TYPE = [0, 4, 2, 6];
+const CASES = encodeCases(["UINT8", "UINT16"]);
+
+describe("encodePng on real 29RKH pixels, decoded by fast-png with CRC checks", () => {
+  let w: S2Window, inputs: EncodeInput[], pngs: Uint8Array[];
   beforeAll(async () => {
-    await initPngDecoder(pngWasm as WebAssembly.Module);
-    rgb = await s2Window(["B04", "B03", "B02"], 300, 500, 200, 150);
+    ({ w, inputs } = await caseInputs(CASES, 300, 500, 120, 90));
+    pngs = await Promise.all(inputs.map(encodePng));
   });
 
-  it("writes 3-band UINT8 as 8-bit RGB and decodes back exactly", async () => {
-    const input = toUint8(rgb);
-    const png = await encodePng(input);
-    expect(ihdr(png)).toEqual({ width: 200, height: 150, depth: 8, colourType: 2 });
-    await expectRoundTrip(input, png);
+  CASES.forEach(({ bands, sampleType }, i) => {
+    it(`${bands}-band ${sampleType}: IHDR, every sample exact, every chunk CRC valid`, async () => {
+      const png = pngs[i]!;
+      expect(ihdr(png)).toEqual({ width: 120, height: 90, depth: sampleType === "UINT16" ? 16 : 8, colourType: COLOUR_TYPE[bands - 1] });
+      const decoded = await decodePng(png);
+      expect([decoded.width, decoded.height, decoded.channels, decoded.depth]).toEqual([120, 90, bands, ihdr(png).depth]);
+      expect(decoded.samples).toEqual(inputs[i]!.data);
+    });
+
+    it(`${bands}-band ${sampleType}: one flipped byte in the CRC of IHDR, IDAT or IEND is rejected`, async () => {
+      const offsets = crcOffsets(pngs[i]!);
+      expect(Object.keys(offsets)).toEqual(expect.arrayContaining(["IHDR", "IDAT", "IEND"]));
+      for (const [chunk, at] of Object.entries(offsets)) {
+        for (const k of [0, 3]) {
+          await expect(decodePng(flipped(pngs[i]!, at + k)), `${chunk} CRC byte ${k}`).rejects.toThrow(`CRC mismatch for chunk ${chunk}`);
+        }
+      }
+    });
   });
 
-  it("writes 1 band as greyscale and 2 bands as greyscale+alpha", async () => {
-    const grey = toUint8({ ...rgb, bands: [rgb.bands[0]!] });
-    const png1 = await encodePng(grey);
-    expect(ihdr(png1).colourType).toBe(0);
-    await expectRoundTrip(grey, png1);
-    const ga = toUint8({ ...rgb, bands: [rgb.bands[0]!] }, true);
-    const png2 = await encodePng(ga);
-    expect(ihdr(png2).colourType).toBe(4);
-    await expectRoundTrip(ga, png2);
+  it("libpng (GDAL) reads every band count and bit depth exactly; Pillow opens them (sentinelhub-py's PNG decoder)", async (ctx) => {
+    const results = (await pyDecode(ctx, pngs.map((data) => ({ kind: "png", data })))) as PyImage[];
+    CASES.forEach(({ bands, sampleType }, i) => {
+      const { gdal, pillow } = results[i]!;
+      expect([bands, sampleType, samplesOf(gdal)]).toEqual([bands, sampleType, inputs[i]!.data]);
+      expect(gdal).toMatchObject({ driver: "PNG", shape: bands === 1 ? [90, 120] : [90, 120, bands] });
+      expect(pillow).toMatchObject({ format: "PNG", size: [120, 90] });
+      // Pillow keeps 8-bit samples (and 16-bit grey as mode I); it reduces 16-bit colour to 8 bit.
+      if (sampleType === "UINT8" || bands === 1) expect(Array.from(samplesOf(pillow))).toEqual(Array.from(inputs[i]!.data));
+    });
   });
 
-  it("writes 4-band UINT8 (RGB + dataMask) as 8-bit RGBA (through @jsquash/png)", async () => {
-    const input = toUint8(rgb, true);
-    const png = await encodePng(input);
-    expect(ihdr(png)).toEqual({ width: 200, height: 150, depth: 8, colourType: 6 });
-    await expectRoundTrip(input, png);
-  });
-
-  it("writes UINT16 DNs as 16-bit PNG (RGB and RGBA) and decodes back exactly", async () => {
-    const input = toUint16(rgb);
-    const png = await encodePng(input);
-    expect(ihdr(png)).toMatchObject({ depth: 16, colourType: 2 });
-    await expectRoundTrip(input, png);
-    const withAlpha = toUint16({ ...rgb, bands: [...rgb.bands, rgb.bands[0]!.map((v) => (v ? 65535 : 0))] });
-    const png4 = await encodePng(withAlpha);
-    expect(ihdr(png4)).toMatchObject({ depth: 16, colourType: 6 });
-    await expectRoundTrip(withAlpha, png4);
+  it("libpng (GDAL) and Pillow refuse a PNG whose IHDR CRC has one flipped byte", async (ctx) => {
+    const bad = flipped(pngs[0]!, crcOffsets(pngs[0]!).IHDR!);
+    const [result] = (await pyDecode(ctx, [{ kind: "png", data: bad }])) as PyImage[];
+    expect(result!.gdal.error).toMatch(/CRC|not recognized/i);
+    expect(result!.pillow.error).toBeDefined();
   });
 
   it("handles a view into a larger buffer (data.byteOffset > 0)", async () => {
-    const input = toUint8(rgb, true);
+    const input = toUint8(firstBands(w, 3), true);
     const big = new Uint8Array(input.data.length + 16);
     big.set(input.data as Uint8Array, 16);
-    const view = { ...input, data: big.subarray(16) };
-    await expectRoundTrip(input, await encodePng(view));
+    const decoded = await decodePng(await encodePng({ ...input, data: big.subarray(16) }));
+    expect(decoded.samples).toEqual(input.data);
   });
 
   it("rejects FLOAT32, INT16 and INT8 with 400 naming the supported sample types", async () => {
-    for (const input of [toFloat32(rgb), toSigned(rgb, "INT16"), toSigned(rgb, "INT8")]) {
+    for (const input of [toFloat32(w), toSigned(w, "INT16"), toSigned(w, "INT8")]) {
       const err = await encodePng(input).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ApiError);
       expect((err as ApiError).status).toBe(400);
@@ -100,7 +104,7 @@ describe("encodePng on real 29RKH pixels", () => {
   });
 
   it("rejects 5 bands with 400", async () => {
-    const five = toUint8({ ...rgb, bands: [...rgb.bands, rgb.bands[0]!, rgb.bands[1]!] });
+    const five = toUint8({ ...w, bands: [...w.bands, w.bands[0]!] });
     const err = await encodePng(five).catch((e: unknown) => e);
     expect((err as ApiError).status).toBe(400);
     expect((err as ApiError).message).toMatch(/1 to 4 bands.*has 5/);

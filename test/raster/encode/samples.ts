@@ -4,7 +4,7 @@
  */
 import { fromArrayBuffer, type GeoTIFFImage } from "geotiff";
 import { sampleFile } from "../../helpers/seed";
-import type { EncodeInput } from "../../../src/raster/encode/types";
+import type { EncodeInput, SampleType } from "../../../src/raster/encode/types";
 
 const SCENE = "sentinel-2-l2a/S2A_29RKH_20200219_0_L2A";
 
@@ -76,4 +76,34 @@ export function toSigned(w: S2Window, sampleType: "INT8" | "INT16"): EncodeInput
     ? interleave(w, (n) => new Int16Array(n), (dn) => dn - 1000)
     : interleave(w, (n) => new Int8Array(n), (dn) => Math.max(-128, Math.min(127, Math.round((dn - 1000) / 40))));
   return { width: w.width, height: w.height, bands: w.bands.length, sampleType, data };
+}
+
+/** The first `bands` bands of a window (to build 1- to 4-band inputs from one 4-band read). */
+export function firstBands(w: S2Window, bands: number): S2Window {
+  return { ...w, bands: w.bands.slice(0, bands) };
+}
+
+/** One band count x sample type of an encoder test matrix. */
+export interface EncodeCase {
+  bands: number;
+  sampleType: SampleType;
+}
+
+/** Every band count 1-4 with every sample type of `types`, band count major. */
+export function encodeCases(types: readonly SampleType[]): EncodeCase[] {
+  return [1, 2, 3, 4].flatMap((bands) => types.map((sampleType) => ({ bands, sampleType })));
+}
+
+/** The inputs of `cases` from a 4-band window of B04, B03, B02, B08 at `[col, row, width, height]` of 29RKH. */
+export async function caseInputs(cases: readonly EncodeCase[], col: number, row: number, width: number, height: number): Promise<{ w: S2Window; inputs: EncodeInput[] }> {
+  const w = await s2Window(["B04", "B03", "B02", "B08"], col, row, width, height);
+  return { w, inputs: cases.map((c) => inputOf(firstBands(w, c.bands), c.sampleType)) };
+}
+
+/** The encoder input of a sample type made from a window (see toUint8, toUint16, toFloat32, toSigned). */
+export function inputOf(w: S2Window, sampleType: SampleType): EncodeInput {
+  if (sampleType === "UINT8") return toUint8(w);
+  if (sampleType === "UINT16") return toUint16(w);
+  if (sampleType === "FLOAT32") return toFloat32(w);
+  return toSigned(w, sampleType);
 }
