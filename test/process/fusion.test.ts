@@ -82,6 +82,18 @@ describe("two L2A sources over West Flanders (own one-day timeRange each)", () =
     expect(new Set(band(t.data, 3, 2))).toEqual(new Set([0]));
   });
 
+  it("processing options are per source: NEAREST and BILINEAR upsampling equal their single-source requests", async () => {
+    const data = (upsampling: string, id?: string): Data & { processing: unknown } => ({ type: "S2L2A", ...(id ? { id } : {}), dataFilter: { timeRange: day("2018-04-19") }, processing: { upsampling } });
+    const at128 = (b: ReturnType<typeof wf>) => ({ ...b, output: { ...b.output, width: 128, height: 128 } });
+    const script = fusionScript(`[{datasource: "n", bands: ["B04"]}, {datasource: "b", bands: ["B04"]}]`, 2, "return [samples.n[0].B04, samples.b[0].B04];");
+    const fused = await tiff(at128(wf([data("NEAREST", "n"), data("BILINEAR", "b")], script)));
+    const nearest = await tiff(at128(wf([data("NEAREST")], bandsScript(["B04"]))));
+    const bilinear = await tiff(at128(wf([data("BILINEAR")], bandsScript(["B04"]))));
+    expect(compare(nearest.data, bilinear.data, 1e-6).mismatch).toBeGreaterThan(0.5);
+    expect(compare(band(fused.data, 2, 0), nearest.data, 0).mismatch).toBe(0);
+    expect(compare(band(fused.data, 2, 1), bilinear.data, 0).mismatch).toBe(0);
+  });
+
   it("ORBIT: preProcessScenes gets collections.<id> with each source's own time range; samples.<id> per kept orbit", async () => {
     const [r14, r19] = [await reference("wf_2018-04-14_b04"), await reference("wf_2018-04-19_b04")];
     // a: 04-14..04-16 (two acquisitions), b: 04-19..04-21 (two); each keeps only the orbit of its own 'from' day
