@@ -8,8 +8,8 @@
  *
  * Data fusion (several `input.data` entries, or inputs naming a `datasource`; see sources.ts): every source is
  * searched, grouped and mosaicked on its own (own collection, timeRange, mosaickingOrder, maxCloudCoverage,
- * S1 filters, processing options), the script gets `samples.<id>` / `scenes.<id>`. A SIMPLE source that finds
- * no scene gives no sample (`samples.<id>` empty); elsewhere its sample has dataMask 0.
+ * S1 filters, processing options, mosaicking), the script gets `samples.<id>` / `scenes.<id>`. A SIMPLE
+ * source that finds no scene gives no sample (`samples.<id>` empty); elsewhere its sample has dataMask 0.
  *
  * Processing units of data fusion: computed per source as for a single-source request (that source's input
  * bands and samples) and summed, the FLOAT32 factor applied to each, the 0.005 minimum to the sum (Sentinel
@@ -99,23 +99,23 @@ function simpleGroups(f: Found): SceneGroup[] {
 }
 
 /**
- * Scene groups per source in the order the script sees them. ORBIT / TILE: groups passed through
- * preProcessScenes / filterScenes (fusion: preProcessScenes with `collections.<id>`), which may drop,
- * reorder or repeat them.
+ * Scene groups per source in the order the script sees them. ORBIT / TILE sources: groups passed through
+ * preProcessScenes / filterScenes (fusion: preProcessScenes with `collections.<id>` of those sources), which
+ * may drop, reorder or repeat them.
  */
 async function sceneGroups(script: PreparedScript, found: Found[]): Promise<Grouped[]> {
-  const mosaicking = script.setup.mosaicking;
-  if (mosaicking === "SIMPLE") return found.map((f) => ({ source: f.source, range: f.range, groups: simpleGroups(f) }));
-  const all = found.map((f) => (mosaicking === "ORBIT" ? orbitGroups(f.scenes) : tileGroups(f.scenes)));
-  const out: Grouped[] = found.map((f) => ({ source: f.source, range: f.range, groups: [] }));
-  if (all.every((g) => g.length === 0)) return out;
-  const owner = new Map(all.flatMap((groups, k) => groups.map((g) => [g.info, { k, g }] as const)));
+  const simple = (f: Found) => f.source.mosaicking === "SIMPLE";
+  const out: Grouped[] = found.map((f) => ({ source: f.source, range: f.range, groups: simple(f) ? simpleGroups(f) : [] }));
+  const multi = found.filter((f) => !simple(f));
+  const all = multi.map((f) => ({ f, groups: f.source.mosaicking === "ORBIT" ? orbitGroups(f.scenes) : tileGroups(f.scenes) }));
+  if (all.every((a) => a.groups.length === 0)) return out;
+  const owner = new Map(all.flatMap(({ f, groups }) => groups.map((g) => [g.info, { k: found.indexOf(f), g }] as const)));
   const infos = [...owner.keys()];
-  const fusion = found[0]!.source.datasource !== undefined;
-  const fusionScenes = fusion
-    ? { datasources: infos.map((i) => found[owner.get(i)!.k]!.source.datasource!), timeRanges: Object.fromEntries(found.map((f) => [f.source.datasource!, f.range])) }
-    : undefined;
-  for (const info of await script.runtime.preProcessScenes(infos, found[0]!.range, fusionScenes)) {
+  const fusionScenes =
+    multi[0]!.source.datasource === undefined
+      ? undefined
+      : { datasources: infos.map((i) => found[owner.get(i)!.k]!.source.datasource!), timeRanges: Object.fromEntries(multi.map((f) => [f.source.datasource!, f.range])) };
+  for (const info of await script.runtime.preProcessScenes(infos, multi[0]!.range, fusionScenes)) {
     const { k, g } = owner.get(info)!;
     out[k]!.groups.push(g);
   }
@@ -127,12 +127,12 @@ const sceneRefs = (grouped: Grouped[]) =>
   grouped.flatMap((s) => s.groups.map((g) => (s.source.datasource === undefined ? { info: g.info } : { info: g.info, datasource: s.source.datasource })));
 
 /** The samples of every source on plan `p` (rows of a strip or the whole grid), in `sceneRefs` order. */
-async function samplesOf(env: Env, mosaicking: string, grouped: Grouped[], p: Plan): Promise<SceneData[]> {
+async function samplesOf(env: Env, grouped: Grouped[], p: Plan): Promise<SceneData[]> {
   const out: SceneData[] = [];
   for (const { source, groups } of grouped) {
     if (groups.length === 0) continue;
     const read = (s: Scene) => readScene(env, source.collection, s.item, source.bands, p.grid, readOptions(source.request));
-    const samples = await mosaicScenes(mosaicking, groups, read, p, source.fileBands);
+    const samples = await mosaicScenes(source.mosaicking, groups, read, p, source.fileBands);
     out.push(...samples.map((x) => (source.datasource === undefined ? x : { ...x, datasource: source.datasource })));
   }
   return out;
@@ -141,7 +141,7 @@ async function samplesOf(env: Env, mosaicking: string, grouped: Grouped[], p: Pl
 /** Processing units: per source (its input bands and samples), summed; see the module docs. */
 function fusionUnits(setup: EvalSetup, grouped: Grouped[], width: number, height: number): number {
   const float32 = setup.outputs.some((o) => o.sampleType === "FLOAT32");
-  const sum = grouped.reduce((a, s) => a + processingUnits(width, height, s.source.fileBands.length, setup.mosaicking === "SIMPLE" ? 1 : s.groups.length, float32, 0), 0);
+  const sum = grouped.reduce((a, s) => a + processingUnits(width, height, s.source.fileBands.length, s.source.mosaicking === "SIMPLE" ? 1 : s.groups.length, float32, 0), 0);
   return Math.max(MIN_PROCESSING_UNITS, Math.round(sum * 1e6) / 1e6);
 }
 
@@ -155,8 +155,7 @@ export async function evaluatePlan(env: Env, script: PreparedScript, input: Proc
   const t0 = Date.now();
   const grouped = await sceneGroups(script, await Promise.all(sources.map((s) => findSource(env, s, plan))));
   const t1 = Date.now();
-  const mosaicking = script.setup.mosaicking;
-  const samplesFor = (p: Plan) => samplesOf(env, mosaicking, grouped, p);
+  const samplesFor = (p: Plan) => samplesOf(env, grouped, p);
   const range = grouped[0]!.range;
   const { width, height } = plan.grid;
   let run: { result: EvalResult; readMs: number };

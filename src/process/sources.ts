@@ -7,12 +7,14 @@
  * - Otherwise data fusion: every setup() input names a `datasource` equal to the `id` of an `input.data`
  *   entry; each entry's bands are checked against its own collection; the script gets `samples.<id>` and
  *   `scenes.<id>`. Entries no input refers to are not read. This also holds for ONE entry with an `id` that
- *   inputs refer to (the script then reads `samples.<id>[0]`).
+ *   inputs refer to (the script then reads `samples.<id>[0]`). A source's mosaicking is its inputs'
+ *   `mosaicking` if one is set, else setup().mosaicking (e.g. ORBIT for Sentinel-1, SIMPLE for Sentinel-2).
  * Errors (400): duplicate ids; several entries without ids; an input without `datasource` next to several
  * entries; a `datasource` that is no entry's id (the message lists the ids); unknown bands or units.
  */
 import { badRequest } from "../http/errors";
-import type { EvalInputSpec, EvalSetup } from "../raster/evalscript";
+import type { EvalInputSpec, EvalSetup, Mosaicking } from "../raster/evalscript";
+import { mosaickingByDatasource } from "../raster/evalscript/setup";
 import { checkBands, collectionForType, type DataCollection } from "./collections";
 import type { BandRequest } from "./read";
 import type { DataSourceRequest } from "./schema";
@@ -23,6 +25,8 @@ export interface Source {
   datasource?: string;
   request: DataSourceRequest;
   collection: DataCollection;
+  /** setup().mosaicking, or with data fusion the source's own (an input's `mosaicking`, else setup()'s). */
+  mosaicking: Mosaicking;
   /** Bands to read with their units, `dataMask` included when requested. */
   bands: BandRequest[];
   /** The bands read from files or derived (all but `dataMask`): the bands an all-nodata sample carries. */
@@ -44,10 +48,10 @@ function requestedBands(inputs: EvalInputSpec[], c: DataCollection): BandRequest
   return names.map((name) => ({ name, units: seen.get(name)! }));
 }
 
-function source(request: DataSourceRequest, inputs: EvalInputSpec[], datasource?: string): Source {
+function source(request: DataSourceRequest, inputs: EvalInputSpec[], mosaicking: Mosaicking, datasource?: string): Source {
   const collection = collectionForType(request.type);
   const bands = requestedBands(inputs, collection);
-  return { datasource, request, collection, bands, fileBands: bands.filter((b) => b.name !== "dataMask").map((b) => b.name) };
+  return { datasource, request, collection, mosaicking, bands, fileBands: bands.filter((b) => b.name !== "dataMask").map((b) => b.name) };
 }
 
 const quoted = (ids: string[]): string => ids.map((id) => `"${id}"`).join(", ");
@@ -73,7 +77,7 @@ function checkIds(data: DataSourceRequest[]): string[] {
 export function resolveSources(data: DataSourceRequest[], setup: EvalSetup): Source[] {
   const ids = checkIds(data);
   const fusion = data.length > 1 || setup.inputs.some((i) => i.datasource !== undefined);
-  if (!fusion) return [source(data[0]!, setup.inputs)];
+  if (!fusion) return [source(data[0]!, setup.inputs, setup.mosaicking)];
   const known = ids.length ? `the input.data ids are ${quoted(ids)}` : "no input.data entry has an id";
   setup.inputs.forEach((input, i) => {
     if (input.datasource === undefined)
@@ -81,8 +85,9 @@ export function resolveSources(data: DataSourceRequest[], setup: EvalSetup): Sou
     if (!ids.includes(input.datasource))
       throw badRequest(`setup() input[${i}] names datasource "${input.datasource}", which matches no input.data id; ${known}.`);
   });
+  const mosaicking = mosaickingByDatasource(setup);
   return data.flatMap((d) => {
     const inputs = setup.inputs.filter((i) => i.datasource === d.id);
-    return inputs.length ? [source(d, inputs, d.id)] : [];
+    return inputs.length ? [source(d, inputs, mosaicking[d.id!]!, d.id)] : [];
   });
 }

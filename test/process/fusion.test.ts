@@ -82,6 +82,23 @@ describe("two L2A sources over West Flanders (own one-day timeRange each)", () =
     expect(new Set(band(t.data, 3, 2))).toEqual(new Set([0]));
   });
 
+  it("mosaicking per input: SIMPLE a and ORBIT b give 1 and 4 samples, scenes.b.scenes lists b's orbits", async () => {
+    const [r14, r19] = [await reference("wf_2018-04-14_b04"), await reference("wf_2018-04-19_b04")];
+    const script = fusionScript(
+      `[{datasource: "a", bands: ["B04"]}, {datasource: "b", bands: ["B04"], mosaicking: "ORBIT"}]`,
+      6,
+      `const b = samples.b;
+  return [samples.a.length, b.length, samples.a[0].B04, b[b.length - 1].B04, scenes.b.scenes.length, scenes.b.scenes[0].dateFrom.startsWith("2018-04-21") ? 1 : 0];`,
+    );
+    const april = { timeRange: { from: "2018-04-14T00:00:00Z", to: "2018-04-21T23:59:59Z" } };
+    const t = await tiff(wf([{ type: "S2L2A", id: "a", dataFilter: { timeRange: day("2018-04-19") } }, { type: "S2L2A", id: "b", dataFilter: april }], script));
+    for (const [b, v] of [[0, 1], [1, 4], [4, 4], [5, 1]]) expect(new Set(band(t.data, 6, b!)), `band ${b}`).toEqual(new Set([v]));
+    expect(compare(band(t.data, 6, 2), r19.data, 1e-6).mismatch).toBe(0);
+    expect(compare(band(t.data, 6, 3), r14.data, 1e-6).mismatch).toBe(0); // least recent orbit last
+    // PU per source: a 1 sample, b 4 samples (1 band each, FLOAT32)
+    expect(t.pu).toBeCloseTo((1 + 4) * (4096 / 262144 / 3) * 2, 5);
+  });
+
   it("processing options are per source: NEAREST and BILINEAR upsampling equal their single-source requests", async () => {
     const data = (upsampling: string, id?: string): Data & { processing: unknown } => ({ type: "S2L2A", ...(id ? { id } : {}), dataFilter: { timeRange: day("2018-04-19") }, processing: { upsampling } });
     const at128 = (b: ReturnType<typeof wf>) => ({ ...b, output: { ...b.output, width: 128, height: 128 } });

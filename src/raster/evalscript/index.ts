@@ -36,8 +36,9 @@
  *   request, `cpuMs` 30 s per sandbox call (production only), `blockBytes` 16 MiB per RPC (row blocks).
  *   Not stoppable locally: native work without ticks (a catastrophically backtracking RegExp); production's
  *   cpuMs covers it.
- * - Data fusion (inputs with `datasource`): `samples.<id>` is an array per datasource (SIMPLE: one mosaicked
- *   sample, none when the datasource found no scene), `scenes.<id>` its scenes, and preProcessScenes gets
+ * - Data fusion (inputs with `datasource`, each may set its own `mosaicking`): `samples.<id>` is an array per
+ *   datasource (SIMPLE: one mosaicked sample, none when the datasource found no scene), `scenes.<id>` its
+ *   scenes (also as `scenes.<id>.scenes`: orbits or tiles), and preProcessScenes gets
  *   `collections.<id>` = {scenes, from, to} with the datasource's own time range (legacy filterScenes is not
  *   called).
  * - Errors in script code: 400, code EXECUTION_ERROR, "Failed to evaluate script! <Error>: <message> at line L,

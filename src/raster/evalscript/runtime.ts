@@ -8,7 +8,7 @@ import { Lru } from "../lru";
 import type { CompiledEvalscript } from "./compile";
 import { executionError, sandboxCrash, type Budget } from "./errors";
 import { dispose, sandboxFor, scriptHash, type Block, type BlockValues, type Reply, type SandboxApi, type SessionParams } from "./sandbox";
-import { bandCountOf, normalizeSetup } from "./setup";
+import { bandCountOf, mosaickingByDatasource, normalizeSetup } from "./setup";
 import type { EvalInput, EvalOutputSpec, EvalResult, EvalSetup, SceneData, SceneInfo, TimeRange } from "./types";
 
 /** Limits of the runtime; defaults in {@link DEFAULT_LIMITS}. */
@@ -51,7 +51,7 @@ export interface EvalscriptRuntime {
   /**
    * preProcessScenes(collections) then legacy filterScenes(scenes, inputMetadata), before pixels are read.
    * Data fusion (`fusion` given): preProcessScenes gets `collections.<id>` per datasource id (each with its own
-   * time range, `fusion.datasources[i]` the id of `scenes[i]`); filterScenes is not called.
+   * time range and mosaicking, `fusion.datasources[i]` the id of `scenes[i]`); filterScenes is not called.
    * @returns the scenes to read, in the script's order (duplicates kept); identity when the script defines neither.
    */
   preProcessScenes(scenes: SceneInfo[], timeRange?: TimeRange, fusion?: FusionScenes): Promise<SceneInfo[]>;
@@ -115,9 +115,10 @@ class SandboxRuntime implements EvalscriptRuntime {
   }
 
   async preProcessScenes(scenes: SceneInfo[], timeRange?: TimeRange, fusion?: FusionScenes): Promise<SceneInfo[]> {
-    const { mosaicking } = await this.setup();
     const budget = this.budget();
-    const p = { infos: scenes, mosaicking, timeRange, ...fusion, inputMetadata: INPUT_METADATA, budget };
+    const setup = await this.setup();
+    const by = fusion ? { ...fusion, mosaickingBy: mosaickingByDatasource(setup) } : {};
+    const p = { infos: scenes, mosaicking: setup.mosaicking, timeRange, ...by, inputMetadata: INPUT_METADATA, budget };
     const { indices } = await this.call(() => this.api.preProcessScenes(p), budget);
     return indices.map((i) => scenes[i]!);
   }
@@ -142,6 +143,7 @@ class SandboxRuntime implements EvalscriptRuntime {
       width: input.width,
       height: input.height,
       mosaicking: setup.mosaicking,
+      ...(isFusion(setup) ? { mosaickingBy: mosaickingByDatasource(setup) } : {}),
       bandsBy: bandsByDatasource(setup),
       outputs: setup.outputs,
       scenes: scenes.map((s) => ({ info: s.info, datasource: s.datasource })),
@@ -208,13 +210,18 @@ function checkInput(input: EvalInput, setup: EvalSetup): SceneData[] {
       if (a.length !== n) throw new Error(`evalscript: band ${b} of scene ${s.info.id} has ${a.length} values, expected ${n}`);
     }
   }
-  if (setup.mosaicking === "SIMPLE" && new Set(input.scenes.map((s) => s.datasource)).size < input.scenes.length) {
+  const by = mosaickingByDatasource(setup);
+  const simple = input.scenes.filter((s) => (s.datasource === undefined ? setup.mosaicking : by[s.datasource]) === "SIMPLE");
+  if (new Set(simple.map((s) => s.datasource)).size < simple.length) {
     throw new Error("evalscript: SIMPLE mosaicking takes one mosaicked scene (per datasource)");
   }
-  if (input.scenes.length > 0 || setup.mosaicking !== "SIMPLE" || setup.inputs.some((i) => i.datasource !== undefined)) return input.scenes;
+  if (input.scenes.length > 0 || setup.mosaicking !== "SIMPLE" || isFusion(setup)) return input.scenes;
   const date = input.timeRange?.to ?? new Date().toISOString();
   return [{ info: { id: "empty", date }, bands: {}, dataMask: new Uint8Array(n) }];
 }
+
+/** Data fusion: some setup() input names a datasource. */
+const isFusion = (setup: EvalSetup): boolean => setup.inputs.some((i) => i.datasource !== undefined);
 
 /** Sample property names per datasource ("" for inputs without one). */
 function bandsByDatasource(setup: EvalSetup): Record<string, string[]> {

@@ -28,6 +28,8 @@ export interface SessionParams {
   width: number;
   height: number;
   mosaicking: Mosaicking;
+  /** Data fusion: the mosaicking of each datasource id (setup.ts mosaickingByDatasource). */
+  mosaickingBy?: Record<string, Mosaicking>;
   /** Sample property names per datasource id ("" = inputs without datasource). */
   bandsBy: Record<string, string[]>;
   outputs: EvalOutputSpec[];
@@ -66,6 +68,7 @@ export interface SandboxApi {
     /** Data fusion: the datasource id of each of `infos`, and every id's time range (sandbox/scenes.ts preProcessFusion). */
     datasources?: string[];
     timeRanges?: Record<string, TimeRange>;
+    mosaickingBy?: Record<string, Mosaicking>;
     inputMetadata: Record<string, unknown>;
     budget: Budget;
   }): Promise<Reply<{ indices: number[] }>>;

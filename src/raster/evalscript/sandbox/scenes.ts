@@ -30,11 +30,16 @@ export function legacyOf(info, mosaicking) {
   return o;
 }
 
-/** evaluatePixel / updateOutputMetadata / updateOutput 'scenes': legacy array + V3 orbits or tiles. */
-export function scenesArgument(infos, mosaicking) {
+/**
+ * evaluatePixel / updateOutputMetadata / updateOutput 'scenes': legacy array + V3 orbits or tiles. Data fusion
+ * ('fusion', the argument's 'scenes.<id>'): also '.scenes', the orbits (ORBIT) or tiles, as fusion scripts read
+ * 'scenes.<id>.scenes[i]'.
+ */
+export function scenesArgument(infos, mosaicking, fusion) {
   const arr = infos.map((i) => legacyOf(i, mosaicking));
   if (mosaicking === "ORBIT") arr.orbits = infos.map(orbitOf);
   else arr.tiles = infos.flatMap((i) => (mosaicking === "SIMPLE" && i.tiles ? i.tiles.map((t) => clean({ ...t })) : [tileOf(i)]));
+  if (fusion) arr.scenes = arr.orbits ?? arr.tiles;
   return arr;
 }
 
@@ -53,7 +58,8 @@ export function collectionsArgument(infos, mosaicking, timeRange) {
 
 /**
  * Data fusion: runs 'run(collections)' (the script's preProcessScenes) with collections = {<id>: {scenes, from,
- * to}} for every id of p.timeRanges (its own time range each; p.datasources[i] is the id of p.infos[i]).
+ * to}} for every id of p.timeRanges (its own time range and mosaicking p.mosaickingBy[id] each;
+ * p.datasources[i] is the id of p.infos[i]).
  * Returns the indices into p.infos of the scenes the script kept, datasource by datasource in id order. A
  * datasource the returned object lacks keeps all its scenes.
  */
@@ -63,7 +69,7 @@ export function preProcessFusion(p, run) {
   for (const id of ids) {
     at[id] = [];
     p.infos.forEach((_, i) => { if (p.datasources[i] === id) at[id].push(i); });
-    collections[id] = collectionsArgument(at[id].map((i) => p.infos[i]), p.mosaicking, p.timeRanges[id]);
+    collections[id] = collectionsArgument(at[id].map((i) => p.infos[i]), p.mosaickingBy[id], p.timeRanges[id]);
     const s = collections[id].scenes;
     given[id] = (s.orbits ?? s.tiles).slice();
   }
