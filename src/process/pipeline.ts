@@ -10,6 +10,7 @@
  * searched, grouped and mosaicked on its own (own collection, timeRange, mosaickingOrder, maxCloudCoverage,
  * S1 filters, processing options, mosaicking), the script gets `samples.<id>` / `scenes.<id>`. A SIMPLE
  * source that finds no scene gives no sample (`samples.<id>` empty); elsewhere its sample has dataMask 0.
+ * All sources' samples of the grid (or strip) together count against MAX_SAMPLE_VALUES (mosaic.ts).
  *
  * Processing units of data fusion: computed per source as for a single-source request (that source's input
  * bands and samples) and summed, the FLOAT32 factor applied to each, the 0.005 minimum to the sum (Sentinel
@@ -22,7 +23,7 @@ import { stripPlan, type Plan } from "./plan";
 import { readScene, type ReadOptions } from "./read";
 import { findScenes, sceneQueryFor, type Scene } from "./scenes";
 import type { DataSourceRequest, ProcessInput } from "./schema";
-import { mosaicScenes, orbitGroups, tileGroups, type SceneGroup } from "./mosaic";
+import { checkSampleValues, mosaicScenes, orbitGroups, tileGroups, type SceneGroup } from "./mosaic";
 import { resolveSources, type Source } from "./sources";
 
 /** Scenes considered at most per request (SIMPLE stops early once every pixel has data). */
@@ -128,6 +129,7 @@ const sceneRefs = (grouped: Grouped[]) =>
 
 /** The samples of every source on plan `p` (rows of a strip or the whole grid), in `sceneRefs` order. */
 async function samplesOf(env: Env, grouped: Grouped[], p: Plan): Promise<SceneData[]> {
+  checkSampleValues(p.grid.width * p.grid.height, grouped.map((s) => ({ samples: s.groups.length, bands: s.source.fileBands.length })));
   const out: SceneData[] = [];
   for (const { source, groups } of grouped) {
     if (groups.length === 0) continue;

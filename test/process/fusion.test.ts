@@ -223,6 +223,14 @@ describe("bad fusion input -> 400", () => {
     expect400(wf(two(), fusionScript(`[{datasource: "a", bands: ["B04"]}, {bands: ["VV"]}]`, 1, "return [0];")), /input\[1\] has no "datasource"/));
   it("bands are checked against each source's own collection", () =>
     expect400(wf(two(), fusionScript(`[{datasource: "a", bands: ["VV"]}, {datasource: "b", bands: ["B04"]}]`, 1, "return [0];")), /Unknown band 'VV' for collection sentinel-2-l2a/));
+  it("all sources' samples count together against the memory bound (MAX_SAMPLE_VALUES)", async () => {
+    // 1024 x 1024 px x 16 orbits (the 2018 acquisitions) x 8 bands = 134 M values per source (allowed alone), 268 M for two
+    const bands = JSON.stringify(["B02", "B03", "B04", "B08", "SCL", "CLM", "sunZenithAngles", "sunAzimuthAngles"]);
+    const orbit = fusionScript(`[{datasource: "a", bands: ${bands}}, {datasource: "b", bands: ${bands}}]`, 1, "return [0];", ', mosaicking: "ORBIT"');
+    const series = { timeRange: { from: "2017-08-01T00:00:00Z", to: "2018-11-30T23:59:59Z" } };
+    const body = wf([{ type: "S2L2A", id: "a", dataFilter: series }, { type: "S2L2A", id: "b", dataFilter: series }], orbit);
+    await expect400({ ...body, output: { ...body.output, width: 1024, height: 1024 } }, /16 samples x 8 bands \+ 16 samples x 8 bands of 1048576 px = 268435456 values; at most 250000000/);
+  });
   it("units are checked against each source's own collection", () =>
     expect400(wf(two(), fusionScript(`[{datasource: "a", bands: ["B04"]}, {datasource: "b", bands: ["VV"], units: "REFLECTANCE"}]`, 1, "return [0];")), /VV of sentinel-1-grd does not support units 'REFLECTANCE'/));
 });
