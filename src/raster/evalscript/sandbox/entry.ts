@@ -152,7 +152,7 @@ class Evaluation {
     this.fusion = Object.keys(p.bandsBy).some((d) => d !== "");
     this.groups = this.fusion ? Object.keys(p.bandsBy) : [undefined];
     this.scenesArg = this.fusion
-      ? Object.fromEntries(this.groups.map((d) => [d, scenesArgument(p.scenes.filter((s) => s.datasource === d).map((s) => s.info), p.mosaickingBy[d], true)]))
+      ? Object.fromEntries(this.groups.map((d) => [d, scenesArgument(p.scenes.filter((s) => s.datasource === d).map((s) => s.info), p.mosaickingBy?.[d] ?? p.mosaicking, true)]))
       : scenesArgument(infos, p.mosaicking);
     this.inputMetadata = p.inputMetadata;
     this.customData = p.customData;

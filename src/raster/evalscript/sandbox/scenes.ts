@@ -69,7 +69,7 @@ export function preProcessFusion(p, run) {
   for (const id of ids) {
     at[id] = [];
     p.infos.forEach((_, i) => { if (p.datasources[i] === id) at[id].push(i); });
-    collections[id] = collectionsArgument(at[id].map((i) => p.infos[i]), p.mosaickingBy[id], p.timeRanges[id]);
+    collections[id] = collectionsArgument(at[id].map((i) => p.infos[i]), p.mosaickingBy?.[id] ?? p.mosaicking, p.timeRanges[id]);
     const s = collections[id].scenes;
     given[id] = (s.orbits ?? s.tiles).slice();
   }
