@@ -99,6 +99,18 @@ describe("two L2A sources over West Flanders (own one-day timeRange each)", () =
     expect(t.pu).toBeCloseTo((1 + 4) * (4096 / 262144 / 3) * 2, 5);
   });
 
+  it("TILE per input: scenes.<id>.scenes[i] are that source's tiles (tileOriginalId, date), most recent first", async () => {
+    const script = fusionScript(
+      `[{datasource: "a", bands: ["B04"]}, {datasource: "t", bands: ["B04"], mosaicking: "TILE"}]`,
+      3,
+      `const s = scenes.t.scenes;
+  return [s.length, s[0].tileOriginalId.includes("20180421") ? 1 : 0, s[s.length - 1].date.startsWith("2018-04-14") ? 1 : 0];`,
+    );
+    const april = { timeRange: { from: "2018-04-14T00:00:00Z", to: "2018-04-21T23:59:59Z" } };
+    const t = await tiff(wf([{ type: "S2L2A", id: "a", dataFilter: { timeRange: day("2018-04-19") } }, { type: "S2L2A", id: "t", dataFilter: april }], script));
+    expect([0, 1, 2].map((b) => [...new Set(band(t.data, 3, b))])).toEqual([[4], [1], [1]]);
+  });
+
   it("processing options are per source: NEAREST and BILINEAR upsampling equal their single-source requests", async () => {
     const data = (upsampling: string, id?: string): Data & { processing: unknown } => ({ type: "S2L2A", ...(id ? { id } : {}), dataFilter: { timeRange: day("2018-04-19") }, processing: { upsampling } });
     const at128 = (b: ReturnType<typeof wf>) => ({ ...b, output: { ...b.output, width: 128, height: 128 } });
