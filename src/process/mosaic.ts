@@ -110,15 +110,23 @@ async function simpleMosaic(group: SceneGroup, read: Reader, plan: Plan): Promis
 }
 
 /**
- * Builds the samples for the script from scene groups (SIMPLE: one group). `emptyBands` names the bands of an all-nodata sample (no scene found).
- * Throws 400 when the request would hold more than MAX_SAMPLE_VALUES values.
+ * Throws 400 when holding the samples of `parts` (per data source: samples x bands) on `n` pixels at once would
+ * take more than MAX_SAMPLE_VALUES values; with data fusion all sources count together.
+ */
+export function checkSampleValues(n: number, parts: { samples: number; bands: number }[]): void {
+  const values = parts.reduce((a, p) => a + n * p.samples * Math.max(1, p.bands), 0);
+  if (values > MAX_SAMPLE_VALUES)
+    throw badRequest(
+      `The request needs ${parts.map((p) => `${p.samples} samples x ${p.bands} bands`).join(" + ")} of ${n} px = ${values} values; at most ${MAX_SAMPLE_VALUES} are allowed. Narrow the time range or the output size.`,
+    );
+}
+
+/**
+ * Builds the samples for the script from scene groups (SIMPLE: one group). `emptyBands` names the bands of an
+ * all-nodata sample (no scene found). The caller checks the memory bound first (checkSampleValues).
  */
 export async function mosaicScenes(mosaicking: string, groups: SceneGroup[], read: Reader, plan: Plan, emptyBands: string[]): Promise<Sample[]> {
   const n = plan.grid.width * plan.grid.height;
-  if (mosaicking !== "SIMPLE" && n * groups.length * Math.max(1, emptyBands.length) > MAX_SAMPLE_VALUES)
-    throw badRequest(
-      `The request needs ${groups.length} samples of ${n} px x ${emptyBands.length} bands; at most ${MAX_SAMPLE_VALUES} values are allowed. Narrow the time range or the output size.`,
-    );
   const samples: Sample[] = [];
   const empty = (info: SceneInfo): Sample => ({ info, bands: Object.fromEntries(emptyBands.map((b) => [b, new Float32Array(n)])), dataMask: new Uint8Array(n) });
   for (const g of groups) {

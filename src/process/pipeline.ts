@@ -5,17 +5,26 @@
  * Mosaicking (Sentinel Hub semantics): SIMPLE builds one mosaic, the first scene in mosaicking order with data
  * wins per pixel; ORBIT gives the script one sample per acquisition day (scenes of the same UTC day mosaicked);
  * TILE one sample per scene. Samples are ordered as the scenes (mostRecent first by default).
+ *
+ * Data fusion (several `input.data` entries, or inputs naming a `datasource`; see sources.ts): every source is
+ * searched, grouped and mosaicked on its own (own collection, timeRange, mosaickingOrder, maxCloudCoverage,
+ * S1 filters, processing options, mosaicking), the script gets `samples.<id>` / `scenes.<id>`. A SIMPLE
+ * source that finds no scene gives no sample (`samples.<id>` empty); elsewhere its sample has dataMask 0.
+ * All sources' samples of the grid (or strip) together count against MAX_SAMPLE_VALUES (mosaic.ts).
+ *
+ * Processing units of data fusion: computed per source as for a single-source request (that source's input
+ * bands and samples) and summed, the FLOAT32 factor applied to each, the 0.005 minimum to the sum (Sentinel
+ * Hub, "Processing Unit definition": a fusion request is charged for each collection it processes).
  */
 import type { Env } from "../env";
-import { badRequest } from "../http/errors";
-import { compileEvalscript, loadEvalscript, type EvalResult, type EvalSetup, type EvalscriptRuntime } from "../raster/evalscript";
-import { checkBands, collectionForType, type DataCollection } from "./collections";
+import { compileEvalscript, loadEvalscript, type EvalResult, type EvalSetup, type EvalscriptRuntime, type RowsInput, type SceneData, type TimeRange } from "../raster/evalscript";
 import { processingUnits } from "./bands";
 import { stripPlan, type Plan } from "./plan";
-import { readScene, type BandRequest, type ReadOptions } from "./read";
+import { readScene, type ReadOptions } from "./read";
 import { findScenes, sceneQueryFor, type Scene } from "./scenes";
 import type { DataSourceRequest, ProcessInput } from "./schema";
-import { mosaicScenes, orbitGroups, tileGroups, type Sample, type SceneGroup } from "./mosaic";
+import { checkSampleValues, mosaicScenes, orbitGroups, tileGroups, type SceneGroup } from "./mosaic";
+import { resolveSources, type Source } from "./sources";
 
 /** Scenes considered at most per request (SIMPLE stops early once every pixel has data). */
 export const MAX_SCENES = 100;
@@ -26,6 +35,9 @@ export const MAX_SCENES = 100;
  */
 export const STRIP_PIXELS = 1 << 20;
 const STRIP_TARGET = 1 << 19;
+
+/** Minimum cost of a Processing API request in processing units (Sentinel Hub). */
+export const MIN_PROCESSING_UNITS = 0.005;
 
 export interface PreparedScript {
   runtime: EvalscriptRuntime;
@@ -46,22 +58,6 @@ export async function prepareEvalscript(env: Env, evalscript: string): Promise<P
   return { runtime, setup: await runtime.setup() };
 }
 
-/** The bands the script asks for, each with its units (first declaration wins). */
-function requestedBands(setup: EvalSetup, c: DataCollection): BandRequest[] {
-  const seen = new Map<string, string>();
-  for (const input of setup.inputs) {
-    input.bands.forEach((b, i) => {
-      if (seen.has(b)) return;
-      const def = c.bands.get(b);
-      const u = input.units[i];
-      seen.set(b, u && u !== "DEFAULT" ? u : (def?.units[0] ?? "DN"));
-    });
-  }
-  const names = [...seen.keys()];
-  checkBands(c, names, names.map((n) => seen.get(n)));
-  return names.map((name) => ({ name, units: seen.get(name)! }));
-}
-
 function readOptions(d: DataSourceRequest): ReadOptions {
   return {
     upsampling: d.processing?.upsampling ?? "NEAREST",
@@ -76,77 +72,121 @@ function timeRange(d: DataSourceRequest): { from: number; to: number } {
   return { from: t?.from ? Date.parse(t.from) : 0, to: t?.to ? Date.parse(t.to) : Date.now() };
 }
 
+/** A source with its time range and the scenes found for it. */
+interface Found {
+  source: Source;
+  range: TimeRange;
+  scenes: Scene[];
+}
+
+/** A source with its scene groups in the order the script sees them. */
+interface Grouped {
+  source: Source;
+  range: TimeRange;
+  groups: SceneGroup[];
+}
+
+/** Scene search of one source over the plan's area, in its mosaicking order. */
+async function findSource(env: Env, source: Source, plan: Plan): Promise<Found> {
+  const { from, to } = timeRange(source.request);
+  const scenes = await findScenes(env, sceneQueryFor(source.request, plan.lonLatBbox, from, to, MAX_SCENES));
+  return { source, scenes, range: { from: new Date(from).toISOString(), to: new Date(to).toISOString() } };
+}
+
+/** SIMPLE: one group of all scenes (pseudo-scene = the first); none for a fusion source without scenes. */
+function simpleGroups(f: Found): SceneGroup[] {
+  if (f.scenes.length === 0 && f.source.datasource !== undefined) return [];
+  return [{ info: { id: "mosaic", date: f.scenes[0] ? new Date(f.scenes[0].time).toISOString() : f.range.to }, scenes: f.scenes }];
+}
+
 /**
- * Scene groups in the order the script sees them. SIMPLE: one group of all scenes (pseudo-scene = the first).
- * ORBIT / TILE: groups passed through preProcessScenes / filterScenes, which may drop or reorder them.
+ * Scene groups per source in the order the script sees them. ORBIT / TILE sources: groups passed through
+ * preProcessScenes / filterScenes (fusion: preProcessScenes with `collections.<id>` of those sources), which
+ * may drop, reorder or repeat them.
  */
-async function sceneGroups(script: PreparedScript, mosaicking: string, scenes: Scene[], range: { from: string; to: string }): Promise<SceneGroup[]> {
-  if (mosaicking === "SIMPLE") {
-    return [{ info: { id: "mosaic", date: scenes[0] ? new Date(scenes[0].time).toISOString() : range.to }, scenes }];
+async function sceneGroups(script: PreparedScript, found: Found[]): Promise<Grouped[]> {
+  const simple = (f: Found) => f.source.mosaicking === "SIMPLE";
+  const out: Grouped[] = found.map((f) => ({ source: f.source, range: f.range, groups: simple(f) ? simpleGroups(f) : [] }));
+  const multi = found.filter((f) => !simple(f));
+  const all = multi.map((f) => ({ f, groups: f.source.mosaicking === "ORBIT" ? orbitGroups(f.scenes) : tileGroups(f.scenes) }));
+  if (all.every((a) => a.groups.length === 0)) return out;
+  const owner = new Map(all.flatMap(({ f, groups }) => groups.map((g) => [g.info, { k: found.indexOf(f), g }] as const)));
+  const infos = [...owner.keys()];
+  const fusionScenes =
+    multi[0]!.source.datasource === undefined
+      ? undefined
+      : { datasources: infos.map((i) => found[owner.get(i)!.k]!.source.datasource!), timeRanges: Object.fromEntries(multi.map((f) => [f.source.datasource!, f.range])) };
+  for (const info of await script.runtime.preProcessScenes(infos, multi[0]!.range, fusionScenes)) {
+    const { k, g } = owner.get(info)!;
+    out[k]!.groups.push(g);
   }
-  const groups = mosaicking === "ORBIT" ? orbitGroups(scenes) : tileGroups(scenes);
-  if (groups.length === 0) return groups;
-  const byId = new Map(groups.map((g) => [g.info.id, g]));
-  return (await script.runtime.preProcessScenes(groups.map((g) => g.info), range)).flatMap((info) => {
-    const g = byId.get(info.id);
-    return g ? [{ info, scenes: g.scenes }] : [];
-  });
+  return out;
+}
+
+/** The scenes the script sees, source by source (metadata only). */
+const sceneRefs = (grouped: Grouped[]) =>
+  grouped.flatMap((s) => s.groups.map((g) => (s.source.datasource === undefined ? { info: g.info } : { info: g.info, datasource: s.source.datasource })));
+
+/** The samples of every source on plan `p` (rows of a strip or the whole grid), in `sceneRefs` order. */
+async function samplesOf(env: Env, grouped: Grouped[], p: Plan): Promise<SceneData[]> {
+  checkSampleValues(p.grid.width * p.grid.height, grouped.map((s) => ({ samples: s.groups.length, bands: s.source.fileBands.length })));
+  const out: SceneData[] = [];
+  for (const { source, groups } of grouped) {
+    if (groups.length === 0) continue;
+    const read = (s: Scene) => readScene(env, source.collection, s.item, source.bands, p.grid, readOptions(source.request));
+    const samples = await mosaicScenes(source.mosaicking, groups, read, p, source.fileBands);
+    out.push(...samples.map((x) => (source.datasource === undefined ? x : { ...x, datasource: source.datasource })));
+  }
+  return out;
+}
+
+/** Processing units: per source (its input bands and samples), summed; see the module docs. */
+function fusionUnits(setup: EvalSetup, grouped: Grouped[], width: number, height: number): number {
+  const float32 = setup.outputs.some((o) => o.sampleType === "FLOAT32");
+  const sum = grouped.reduce((a, s) => a + processingUnits(width, height, s.source.fileBands.length, s.source.mosaicking === "SIMPLE" ? 1 : s.groups.length, float32, 0), 0);
+  return Math.max(MIN_PROCESSING_UNITS, Math.round(sum * 1e6) / 1e6);
 }
 
 /**
  * Runs the pipeline for a planned request with a prepared script. `opts.convert`: outputs come back converted to
- * their stored sampleType (EvalOutputValues.stored), for encoding; statistics keep the raw values. Throws 400 for unknown collections and bands
- * and for data fusion (several data sources), which EO Edge does not support yet.
+ * their stored sampleType (EvalOutputValues.stored), for encoding; statistics keep the raw values.
+ * @throws ApiError 400 for unknown collections, bands or units and for the data fusion errors of sources.ts.
  */
 export async function evaluatePlan(env: Env, script: PreparedScript, input: ProcessInput, plan: Plan, opts: { convert?: boolean } = {}): Promise<Evaluation> {
-  if (input.data.length > 1) throw badRequest("Several input.data entries (data fusion) are not supported yet; send one data source.");
-  const source = input.data[0]!;
-  const c = collectionForType(source.type);
-  const bands = requestedBands(script.setup, c);
-  const { from, to } = timeRange(source);
+  const sources = resolveSources(input.data, script.setup);
   const t0 = Date.now();
-  const scenes = await findScenes(env, sceneQueryFor(source, plan.lonLatBbox, from, to, MAX_SCENES));
-  const mosaicking = script.setup.mosaicking;
-  const range = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
-  const groups = await sceneGroups(script, mosaicking, scenes, range);
+  const grouped = await sceneGroups(script, await Promise.all(sources.map((s) => findSource(env, s, plan))));
   const t1 = Date.now();
-  const fileBands = bands.filter((b) => b.name !== "dataMask").map((b) => b.name);
-  const mosaicOf = (p: Plan): Promise<Sample[]> =>
-    mosaicScenes(mosaicking, groups, (s: Scene) => readScene(env, c, s.item, bands, p.grid, readOptions(source)), p, fileBands);
+  const samplesFor = (p: Plan) => samplesOf(env, grouped, p);
+  const range = grouped[0]!.range;
   const { width, height } = plan.grid;
   let run: { result: EvalResult; readMs: number };
   if (width * height <= STRIP_PIXELS) {
-    const samples = await mosaicOf(plan);
+    const samples = await samplesFor(plan);
     const readMs = Date.now() - t1;
     run = { result: await script.runtime.evaluate({ width, height, scenes: samples, timeRange: range, convert: opts.convert }), readMs };
   } else {
-    run = await evaluateStrips(script, plan, groups, mosaicOf, range, opts.convert);
+    run = await evaluateStrips(script, plan, sceneRefs(grouped), samplesFor, range, opts.convert);
   }
   const evalMs = Date.now() - t1 - run.readMs;
-  const float32 = script.setup.outputs.some((o) => o.sampleType === "FLOAT32");
-  return {
-    result: run.result,
-    processingUnits: processingUnits(width, height, fileBands.length, mosaicking === "SIMPLE" ? 1 : groups.length, float32),
-    timings: { scenes: t1 - t0, read: run.readMs, eval: evalMs },
-  };
+  return { result: run.result, processingUnits: fusionUnits(script.setup, grouped, width, height), timings: { scenes: t1 - t0, read: run.readMs, eval: evalMs } };
 }
 
 /** Strip by strip: each strip's scenes are read and mosaicked when the script session asks for its rows. */
 async function evaluateStrips(
   script: PreparedScript,
   plan: Plan,
-  groups: SceneGroup[],
-  mosaicOf: (p: Plan) => Promise<Sample[]>,
-  timeRange: { from: string; to: string },
+  scenes: RowsInput["scenes"],
+  samplesFor: (p: Plan) => Promise<SceneData[]>,
+  timeRange: TimeRange,
   convert?: boolean,
 ): Promise<{ result: EvalResult; readMs: number }> {
   const { width, height } = plan.grid;
   let readMs = 0;
-  const scenes = script.setup.mosaicking === "SIMPLE" ? [{ info: groups[0]!.info }] : groups.map((g) => ({ info: g.info }));
   const rows = Math.max(1, Math.ceil(STRIP_TARGET / width));
   const result = await script.runtime.evaluateRows({ width, height, rows, scenes, timeRange, convert }, async (row, count) => {
     const t = Date.now();
-    const samples = await mosaicOf(stripPlan(plan, row, count));
+    const samples = await samplesFor(stripPlan(plan, row, count));
     readMs += Date.now() - t;
     return samples;
   });

@@ -6,6 +6,8 @@
  * Intervals without an acquisition are omitted. An interval that fails carries `error: {type}` (BAD_REQUEST,
  * EXECUTION_ERROR, TIMEOUT) and the others still come back (status PARTIAL; FAILED when all fail). When every
  * interval fails with the same client error (e.g. a band the collection lacks), the request itself is a 400.
+ * Data fusion (several input.data entries, see src/process/sources.ts) works as in the Processing API; each
+ * interval replaces every source's timeRange, and an interval counts when any source has an acquisition in it.
  */
 import type { Env } from "../env";
 import { ApiError, badRequest } from "../http/errors";
@@ -13,6 +15,7 @@ import { evaluatePlan, prepareEvalscript, type PreparedScript } from "../process
 import { planRequest, type Plan } from "../process/plan";
 import { findScenes, sceneQueryFor } from "../process/scenes";
 import type { ProcessInput } from "../process/schema";
+import { resolveSources, type Source } from "../process/sources";
 import { isoTime, splitIntervals, type Interval } from "./intervals";
 import { reduceEvaluation, type OutputsJson } from "./reduce";
 import { checkSetup } from "./setup";
@@ -47,25 +50,31 @@ export interface StatisticsResult {
   timings: Record<string, number>;
 }
 
-/** The request's input with every data source's timeRange set to [from, to) of the interval. */
+/** The request's input with every data source's timeRange set to [from, to) of the interval (data fusion: each source's). */
 function inputFor(input: ProcessInput, iv: Interval): ProcessInput {
   const timeRange = { from: new Date(iv.from).toISOString(), to: new Date(iv.to - 1).toISOString() };
   return { ...input, data: input.data.map((d) => ({ ...d, dataFilter: { ...d.dataFilter, timeRange } })) };
 }
 
-/** The scene query of the (first) data source over the request area between `from` and `to` (ms, inclusive). */
-const sceneQuery = (input: ProcessInput, plan: Plan, from: number, to: number, limit: number) =>
-  sceneQueryFor(input.data[0]!, plan.lonLatBbox, from, to, limit, "leastRecent");
+/**
+ * Acquisition times (ms) of the scenes of all `sources` over the request area between `from` and `to` (ms,
+ * inclusive), at most `limit` per source; `complete` is false when a source hit the limit.
+ */
+async function sceneTimes(env: Env, sources: Source[], plan: Plan, from: number, to: number, limit: number): Promise<{ times: number[]; complete: boolean }> {
+  const found = await Promise.all(sources.map((s) => findScenes(env, sceneQueryFor(s.request, plan.lonLatBbox, from, to, limit, "leastRecent"))));
+  return { times: found.flatMap((f) => f.map((s) => s.time)), complete: found.every((f) => f.length < limit) };
+}
 
 /**
- * The intervals that hold at least one acquisition: one catalogue query over the whole range, or one small
- * query per interval when the range holds more than MAX_ITEMS items.
+ * The intervals that hold at least one acquisition of any source the script reads (data fusion: of any of
+ * them): one catalogue query per source over the whole range, or small queries per interval when a source
+ * has more than MAX_ITEMS items in the range.
  */
-async function intervalsWithData(env: Env, input: ProcessInput, plan: Plan, intervals: Interval[]): Promise<Interval[]> {
+async function intervalsWithData(env: Env, sources: Source[], plan: Plan, intervals: Interval[]): Promise<Interval[]> {
   if (intervals.length === 0) return [];
-  const all = await findScenes(env, sceneQuery(input, plan, intervals[0]!.from, intervals[intervals.length - 1]!.to - 1, MAX_ITEMS));
-  if (all.length < MAX_ITEMS) return intervals.filter((iv) => all.some((s) => s.time >= iv.from && s.time < iv.to));
-  const found = await Promise.all(intervals.map(async (iv) => (await findScenes(env, sceneQuery(input, plan, iv.from, iv.to - 1, 1))).length > 0));
+  const all = await sceneTimes(env, sources, plan, intervals[0]!.from, intervals[intervals.length - 1]!.to - 1, MAX_ITEMS);
+  if (all.complete) return intervals.filter((iv) => all.times.some((t) => t >= iv.from && t < iv.to));
+  const found = await Promise.all(intervals.map(async (iv) => (await sceneTimes(env, sources, plan, iv.from, iv.to - 1, 1)).times.length > 0));
   return intervals.filter((_, i) => found[i]);
 }
 
@@ -131,7 +140,7 @@ export async function computeStatistics(env: Env, req: StatisticalRequest): Prom
   const plan = planRequest(req.input, { width: agg.width, height: agg.height, resx: agg.resx, resy: agg.resy });
   const script = await prepareEvalscript(env, agg.evalscript);
   checkSetup(script.setup, req.calculations);
-  const todo = await intervalsWithData(env, req.input, plan, intervals);
+  const todo = await intervalsWithData(env, resolveSources(req.input.data, script.setup), plan, intervals);
   const pixels = plan.grid.width * plan.grid.height;
   if (pixels * todo.length > MAX_TOTAL_PIXELS)
     throw badRequest(

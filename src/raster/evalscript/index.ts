@@ -35,14 +35,19 @@
  * - Limits (RuntimeLimits): `perCall` 2e7 ticks per script call, `total` 1e9 + 2000 per pixel and scene per
  *   request, `cpuMs` 30 s per sandbox call (production only), `blockBytes` 16 MiB per RPC (row blocks).
  *   Not stoppable locally: native work without ticks (a catastrophically backtracking RegExp); production's
- *   cpuMs covers it. preProcessScenes with data fusion sees one scene list (datasource ids ignored).
+ *   cpuMs covers it.
+ * - Data fusion (inputs with `datasource`, each may set its own `mosaicking`): `samples.<id>` is an array per
+ *   datasource (SIMPLE: one mosaicked sample, none when the datasource found no scene), `scenes.<id>` its
+ *   scenes (also as `scenes.<id>.scenes`: orbits or tiles), and preProcessScenes gets
+ *   `collections.<id>` = {scenes, from, to} with the datasource's own time range (legacy filterScenes is not
+ *   called).
  * - Errors in script code: 400, code EXECUTION_ERROR, "Failed to evaluate script! <Error>: <message> at line L,
  *   column C (<function>, output pixel column x, row y)" with L:C in the user's script. Endless loops stop
  *   after `perCall` ticks and endless recursion at V8's stack limit, both as 400s within a second or so;
  *   other requests keep being served.
  */
 export { compileEvalscript, type CompiledEvalscript } from "./compile";
-export { loadEvalscript, DEFAULT_LIMITS, type EvalscriptRuntime, type RowsInput, type RuntimeLimits } from "./runtime";
+export { loadEvalscript, DEFAULT_LIMITS, type EvalscriptRuntime, type FusionScenes, type RowsInput, type RuntimeLimits } from "./runtime";
 export { toSampleType, storedSampleType, type SampleArray } from "./sampletype";
 export { EXECUTION_ERROR } from "./errors";
 export type {

@@ -8,7 +8,7 @@ import { Lru } from "../lru";
 import type { CompiledEvalscript } from "./compile";
 import { executionError, sandboxCrash, type Budget } from "./errors";
 import { dispose, sandboxFor, scriptHash, type Block, type BlockValues, type Reply, type SandboxApi, type SessionParams } from "./sandbox";
-import { bandCountOf, normalizeSetup } from "./setup";
+import { bandCountOf, mosaickingByDatasource, normalizeSetup } from "./setup";
 import type { EvalInput, EvalOutputSpec, EvalResult, EvalSetup, SceneData, SceneInfo, TimeRange } from "./types";
 
 /** Limits of the runtime; defaults in {@link DEFAULT_LIMITS}. */
@@ -50,9 +50,11 @@ export interface EvalscriptRuntime {
   setup(): Promise<EvalSetup>;
   /**
    * preProcessScenes(collections) then legacy filterScenes(scenes, inputMetadata), before pixels are read.
+   * Data fusion (`fusion` given): preProcessScenes gets `collections.<id>` per datasource id (each with its own
+   * time range and mosaicking, `fusion.datasources[i]` the id of `scenes[i]`); filterScenes is not called.
    * @returns the scenes to read, in the script's order (duplicates kept); identity when the script defines neither.
    */
-  preProcessScenes(scenes: SceneInfo[], timeRange?: TimeRange): Promise<SceneInfo[]>;
+  preProcessScenes(scenes: SceneInfo[], timeRange?: TimeRange, fusion?: FusionScenes): Promise<SceneInfo[]>;
   /** Runs evaluatePixel over all pixels (after updateOutput) and updateOutputMetadata. @throws ApiError 400 */
   evaluate(input: EvalInput): Promise<EvalResult>;
   /**
@@ -60,6 +62,12 @@ export interface EvalscriptRuntime {
    * (scenes in `input.scenes` order, arrays of `rows * width` values), so the caller never holds the whole input.
    */
   evaluateRows(input: RowsInput, load: (rowStart: number, rows: number) => Promise<SceneData[]>): Promise<EvalResult>;
+}
+
+/** Data fusion scene lists for preProcessScenes: the datasource id of each scene and every id's time range. */
+export interface FusionScenes {
+  datasources: string[];
+  timeRanges: Record<string, TimeRange>;
 }
 
 /** Input of a row-streamed evaluation: the scenes' metadata up front, their pixels from the loader. */
@@ -106,10 +114,11 @@ class SandboxRuntime implements EvalscriptRuntime {
     return setup;
   }
 
-  async preProcessScenes(scenes: SceneInfo[], timeRange?: TimeRange): Promise<SceneInfo[]> {
-    const { mosaicking } = await this.setup();
+  async preProcessScenes(scenes: SceneInfo[], timeRange?: TimeRange, fusion?: FusionScenes): Promise<SceneInfo[]> {
     const budget = this.budget();
-    const p = { infos: scenes, mosaicking, timeRange, inputMetadata: INPUT_METADATA, budget };
+    const setup = await this.setup();
+    const by = fusion ? { ...fusion, mosaickingBy: mosaickingByDatasource(setup) } : {};
+    const p = { infos: scenes, mosaicking: setup.mosaicking, timeRange, ...by, inputMetadata: INPUT_METADATA, budget };
     const { indices } = await this.call(() => this.api.preProcessScenes(p), budget);
     return indices.map((i) => scenes[i]!);
   }
@@ -134,6 +143,7 @@ class SandboxRuntime implements EvalscriptRuntime {
       width: input.width,
       height: input.height,
       mosaicking: setup.mosaicking,
+      ...(isFusion(setup) ? { mosaickingBy: mosaickingByDatasource(setup) } : {}),
       bandsBy: bandsByDatasource(setup),
       outputs: setup.outputs,
       scenes: scenes.map((s) => ({ info: s.info, datasource: s.datasource })),
@@ -184,7 +194,10 @@ class SandboxRuntime implements EvalscriptRuntime {
   }
 }
 
-/** Validates EvalInput; SIMPLE without scenes gets an empty pseudo-scene (no data anywhere). */
+/**
+ * Validates EvalInput; SIMPLE without scenes gets an empty pseudo-scene (no data anywhere), except with data
+ * fusion, where a datasource without scenes gets no sample (`samples.<id>` is empty).
+ */
 function checkInput(input: EvalInput, setup: EvalSetup): SceneData[] {
   const { width, height } = input;
   if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) {
@@ -197,13 +210,18 @@ function checkInput(input: EvalInput, setup: EvalSetup): SceneData[] {
       if (a.length !== n) throw new Error(`evalscript: band ${b} of scene ${s.info.id} has ${a.length} values, expected ${n}`);
     }
   }
-  if (setup.mosaicking === "SIMPLE" && new Set(input.scenes.map((s) => s.datasource)).size < input.scenes.length) {
+  const by = mosaickingByDatasource(setup);
+  const simple = input.scenes.filter((s) => (s.datasource === undefined ? setup.mosaicking : by[s.datasource]) === "SIMPLE");
+  if (new Set(simple.map((s) => s.datasource)).size < simple.length) {
     throw new Error("evalscript: SIMPLE mosaicking takes one mosaicked scene (per datasource)");
   }
-  if (input.scenes.length > 0 || setup.mosaicking !== "SIMPLE") return input.scenes;
+  if (input.scenes.length > 0 || setup.mosaicking !== "SIMPLE" || isFusion(setup)) return input.scenes;
   const date = input.timeRange?.to ?? new Date().toISOString();
   return [{ info: { id: "empty", date }, bands: {}, dataMask: new Uint8Array(n) }];
 }
+
+/** Data fusion: some setup() input names a datasource. */
+const isFusion = (setup: EvalSetup): boolean => setup.inputs.some((i) => i.datasource !== undefined);
 
 /** Sample property names per datasource ("" for inputs without one). */
 function bandsByDatasource(setup: EvalSetup): Record<string, string[]> {

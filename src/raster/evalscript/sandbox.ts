@@ -28,6 +28,8 @@ export interface SessionParams {
   width: number;
   height: number;
   mosaicking: Mosaicking;
+  /** Data fusion: the mosaicking of each datasource id (setup.ts mosaickingByDatasource). */
+  mosaickingBy?: Record<string, Mosaicking>;
   /** Sample property names per datasource id ("" = inputs without datasource). */
   bandsBy: Record<string, string[]>;
   outputs: EvalOutputSpec[];
@@ -63,6 +65,10 @@ export interface SandboxApi {
     infos: SceneInfo[];
     mosaicking: Mosaicking;
     timeRange?: TimeRange;
+    /** Data fusion: the datasource id of each of `infos`, and every id's time range (sandbox/scenes.ts preProcessFusion). */
+    datasources?: string[];
+    timeRanges?: Record<string, TimeRange>;
+    mosaickingBy?: Record<string, Mosaicking>;
     inputMetadata: Record<string, unknown>;
     budget: Budget;
   }): Promise<Reply<{ indices: number[] }>>;
@@ -71,7 +77,7 @@ export interface SandboxApi {
 }
 
 /** Bump when the sandbox code changes so that isolates of an older runtime are not reused. */
-export const RUNTIME_VERSION = "eo-edge-evalscript-2";
+export const RUNTIME_VERSION = "eo-edge-evalscript-3";
 
 /** SHA-256 (hex) of the runtime version and the compiled code: the isolate's cache key. */
 export async function scriptHash(compiled: CompiledEvalscript): Promise<string> {

@@ -51,6 +51,7 @@ function inputOf(entry: unknown, i: number): EvalInputSpec {
     spec.datasource = e.datasource as string;
   }
   if (Array.isArray(e.metadata)) spec.metadata = e.metadata.map(String);
+  if (e.mosaicking !== undefined && e.mosaicking !== null) spec.mosaicking = mosaickingOf(e.mosaicking, `${where}.mosaicking`);
   return spec;
 }
 
@@ -112,10 +113,10 @@ function normalizeOutputs(output: unknown): EvalOutputSpec[] {
   return outputs;
 }
 
-function mosaickingOf(value: unknown): Mosaicking {
+function mosaickingOf(value: unknown, where = "mosaicking"): Mosaicking {
   if (value === undefined || value === null) return "SIMPLE";
   const v = typeof value === "string" ? value.toUpperCase() : value;
-  if (!MOSAICKINGS.includes(v as Mosaicking)) fail(`mosaicking must be one of SIMPLE, ORBIT, TILE, got ${show(value)}`);
+  if (!MOSAICKINGS.includes(v as Mosaicking)) fail(`${where} must be one of SIMPLE, ORBIT, TILE, got ${show(value)}`);
   return v as Mosaicking;
 }
 
@@ -131,4 +132,15 @@ export function normalizeSetup(raw: unknown): EvalSetup {
   const mosaicking = mosaickingOf(r.mosaicking);
   const bands = [...new Set(inputs.flatMap((i) => i.bands))];
   return { inputs, outputs, mosaicking, bands };
+}
+
+/**
+ * Data fusion: the mosaicking of every datasource id, its inputs' `mosaicking` (the first one given) or else
+ * setup().mosaicking (Sentinel Hub data fusion scripts may set it per input, e.g. ORBIT for one source only).
+ */
+export function mosaickingByDatasource(setup: EvalSetup): Record<string, Mosaicking> {
+  const by: Record<string, Mosaicking> = {};
+  for (const i of setup.inputs) if (i.datasource !== undefined && i.mosaicking) by[i.datasource] ??= i.mosaicking;
+  for (const i of setup.inputs) if (i.datasource !== undefined) by[i.datasource] ??= setup.mosaicking;
+  return by;
 }

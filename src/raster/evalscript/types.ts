@@ -19,6 +19,8 @@ export interface EvalInputSpec {
   units: string[];
   /** `input[].metadata` as given (e.g. ["bounds"]). */
   metadata?: string[];
+  /** Data fusion: `input[].mosaicking` of this datasource (default: setup().mosaicking). */
+  mosaicking?: Mosaicking;
 }
 
 /** One normalized `setup().output[]` entry. */

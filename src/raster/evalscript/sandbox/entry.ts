@@ -28,7 +28,7 @@ function fillFunction(): string {
 export const ENTRY_JS = String.raw`
 import { WorkerEntrypoint, RpcTarget } from "cloudflare:workers";
 import "./lib.js";
-import { scenesArgument, collectionsArgument, timeRangeOf, matchScenes, toPlain } from "./scenes.js";
+import { scenesArgument, collectionsArgument, preProcessFusion, timeRangeOf, matchScenes, toPlain } from "./scenes.js";
 import factory from "./evalscript.js";
 
 let NAMES = [];
@@ -149,10 +149,10 @@ class Evaluation {
     if (!script.has("evaluatePixel")) throw new TypeError("evaluatePixel is not a function: define function evaluatePixel(sample)");
     Object.assign(this, { script, p, left: p.budget.total });
     const infos = p.scenes.map((s) => s.info);
-    this.fusion = p.scenes.some((s) => s.datasource !== undefined);
-    this.groups = this.fusion ? [...new Set(p.scenes.map((s) => s.datasource))] : [undefined];
+    this.fusion = Object.keys(p.bandsBy).some((d) => d !== "");
+    this.groups = this.fusion ? Object.keys(p.bandsBy) : [undefined];
     this.scenesArg = this.fusion
-      ? Object.fromEntries(this.groups.map((d) => [d, scenesArgument(p.scenes.filter((s) => s.datasource === d).map((s) => s.info), p.mosaicking)]))
+      ? Object.fromEntries(this.groups.map((d) => [d, scenesArgument(p.scenes.filter((s) => s.datasource === d).map((s) => s.info), p.mosaickingBy?.[d] ?? p.mosaicking, true)]))
       : scenesArgument(infos, p.mosaicking);
     this.inputMetadata = p.inputMetadata;
     this.customData = p.customData;
@@ -248,14 +248,16 @@ export default class extends WorkerEntrypoint {
   preProcessScenes(p) {
     return attempt(p.budget.perCall, (script) => {
       let indices = p.infos.map((_, i) => i);
-      if (script.has("preProcessScenes")) {
+      if (script.has("preProcessScenes") && p.timeRanges) {
+        indices = preProcessFusion(p, (c) => script.run("preProcessScenes", c));
+      } else if (script.has("preProcessScenes")) {
         const collections = collectionsArgument(p.infos, p.mosaicking, p.timeRange);
         const given = collections.scenes.orbits ?? collections.scenes.tiles;
         const ret = script.run("preProcessScenes", collections) ?? collections;
         const list = Array.isArray(ret) ? ret : ret && ret.scenes ? ret.scenes.orbits ?? ret.scenes.tiles : undefined;
         indices = matchScenes(given, list).map((i) => indices[i]);
       }
-      if (script.has("filterScenes")) {
+      if (script.has("filterScenes") && !p.timeRanges) {
         const infos = indices.map((i) => p.infos[i]);
         const given = scenesArgument(infos, p.mosaicking);
         const ret = script.run("filterScenes", given, { ...p.inputMetadata, ...timeRangeOf(p.infos, p.timeRange) });

@@ -5,7 +5,8 @@
  * - legacy (V1/V2, auto-converted scripts and filterScenes): an array of {date: Date, cloudCoverage, orbitId,
  *   tileId, dataPath}. evaluatePixel's `scenes` is that legacy array carrying the V3 `orbits` / `tiles`
  *   arrays as properties, so `scenes[0].date.getMonth()` and `scenes.orbits[0].dateFrom` both work;
- * - preProcessScenes' `collections` = {scenes: {orbits | tiles}, from: Date, to: Date}.
+ * - preProcessScenes' `collections` = {scenes: {orbits | tiles}, from: Date, to: Date}; with data fusion one such
+ *   object per datasource id, `collections.<id>` (Sentinel Hub "Data fusion"), built by `preProcessFusion`.
  * `matchScenes` maps the objects a script returns back to indices of the host's list (identity first, then
  * equal dates/ids for copies), keeping order and duplicates.
  */
@@ -29,11 +30,16 @@ export function legacyOf(info, mosaicking) {
   return o;
 }
 
-/** evaluatePixel / updateOutputMetadata / updateOutput 'scenes': legacy array + V3 orbits or tiles. */
-export function scenesArgument(infos, mosaicking) {
+/**
+ * evaluatePixel / updateOutputMetadata / updateOutput 'scenes': legacy array + V3 orbits or tiles. Data fusion
+ * ('fusion', the argument's 'scenes.<id>'): also '.scenes', the orbits (ORBIT) or tiles, as fusion scripts read
+ * 'scenes.<id>.scenes[i]'.
+ */
+export function scenesArgument(infos, mosaicking, fusion) {
   const arr = infos.map((i) => legacyOf(i, mosaicking));
   if (mosaicking === "ORBIT") arr.orbits = infos.map(orbitOf);
   else arr.tiles = infos.flatMap((i) => (mosaicking === "SIMPLE" && i.tiles ? i.tiles.map((t) => clean({ ...t })) : [tileOf(i)]));
+  if (fusion) arr.scenes = arr.orbits ?? arr.tiles;
   return arr;
 }
 
@@ -48,6 +54,33 @@ export function timeRangeOf(infos, timeRange) {
 export function collectionsArgument(infos, mosaicking, timeRange) {
   const list = mosaicking === "ORBIT" ? { orbits: infos.map(orbitOf) } : { tiles: infos.map(tileOf) };
   return { scenes: list, ...timeRangeOf(infos, timeRange) };
+}
+
+/**
+ * Data fusion: runs 'run(collections)' (the script's preProcessScenes) with collections = {<id>: {scenes, from,
+ * to}} for every id of p.timeRanges (its own time range and mosaicking p.mosaickingBy[id] each;
+ * p.datasources[i] is the id of p.infos[i]).
+ * Returns the indices into p.infos of the scenes the script kept, datasource by datasource in id order. A
+ * datasource the returned object lacks keeps all its scenes.
+ */
+export function preProcessFusion(p, run) {
+  const ids = Object.keys(p.timeRanges);
+  const collections = {}, given = {}, at = {};
+  for (const id of ids) {
+    at[id] = [];
+    p.infos.forEach((_, i) => { if (p.datasources[i] === id) at[id].push(i); });
+    collections[id] = collectionsArgument(at[id].map((i) => p.infos[i]), p.mosaickingBy?.[id] ?? p.mosaicking, p.timeRanges[id]);
+    const s = collections[id].scenes;
+    given[id] = (s.orbits ?? s.tiles).slice();
+  }
+  const ret = run(collections) ?? collections;
+  const out = [];
+  for (const id of ids) {
+    const r = ret[id];
+    const list = r === undefined ? given[id] : Array.isArray(r) ? r : r && r.scenes ? r.scenes.orbits ?? r.scenes.tiles : undefined;
+    for (const k of matchScenes(given[id], list)) out.push(at[id][k]);
+  }
+  return out;
 }
 
 const keyOf = (o) => {
