@@ -11,6 +11,7 @@ import json, os
 import numpy as np
 from osgeo import gdal
 from gdal_common import rasterize
+from ref_crs import crs_points, crs_windows
 
 gdal.UseExceptions()
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -72,6 +73,8 @@ if __name__ == "__main__":
     for d in ["2018-04-14", "2018-04-19", "2018-04-21"]:
         westflanders(d)
     clip_mask()
+    crs_windows(save)
+    crs_points(os.path.join(HERE, "..", "test", "fixtures", "crs", "points.json"))
     with open(os.path.join(OUT, "references.json"), "w") as f:
         json.dump(meta, f, indent=1)
     print("wrote", len(meta), "references to", OUT)

@@ -21,6 +21,8 @@ import { findItem, searchPage } from "./search";
 /** Catalog roots: the STAC 1.0.0 root of the spec, the OpenAPI's /catalog/v1 alias and the older /api/v1/catalog. */
 export const CATALOG_ROOTS = ["/api/v1/catalog/1.0.0", "/catalog/v1", "/api/v1/catalog"];
 
+/** `isPublic` flag of Api.on for the discovery routes. */
+const PUBLIC = true;
 const GEO = { "content-type": "application/geo+json" };
 const param = (request: AuthedRequest, name: string): string => decodeURIComponent(request.params[name] ?? "");
 
@@ -46,15 +48,19 @@ async function respond(env: Env, urls: CatalogUrls, req: SearchRequest, collecti
   return json(body, 200, GEO);
 }
 
-/** Registers every catalog route on `api` (all need a bearer token). */
+/**
+ * Registers every catalog route on `api`. The landing page and conformance (every root, both conformance
+ * spellings) are public: they describe the service and hold no data, and clients call them without a token
+ * (sentinelhub-py's SentinelHubCatalog.get_info() / get_conformance() send none). Everything else needs a bearer token.
+ */
 export function registerCatalog(api: Api): void {
   for (const root of CATALOG_ROOTS) {
     const urlsOf = (request: Request, env: Env): CatalogUrls => new CatalogUrls(baseUrl(request, env) + root);
     const conformance = () => json({ conformsTo: CONFORMANCE });
     api
-      .on("GET", root, async (request, env) => json(landingPage(urlsOf(request, env), await listCollections(env))))
-      .on("GET", `${root}/conformance`, conformance)
-      .on("GET", `${root}/conformances`, conformance)
+      .on("GET", root, async (request, env) => json(landingPage(urlsOf(request, env), await listCollections(env))), PUBLIC)
+      .on("GET", `${root}/conformance`, conformance, PUBLIC)
+      .on("GET", `${root}/conformances`, conformance, PUBLIC)
       .on("GET", `${root}/api`, (request, env) =>
         json(openApi(urlsOf(request, env).root), 200, { "content-type": "application/vnd.oai.openapi+json;version=3.0" }))
       .on("GET", `${root}/api.html`, (request, env) =>

@@ -2,49 +2,31 @@
  * Coordinate reference systems of EO Edge: parsing the CRS URIs of the Processing API, proj4 definitions,
  * valid areas and point transformers. All projection maths is proj4's; this module only names definitions.
  *
+ * The supported CRSs and their definitions (from the epsg-index package) are in ./epsg.ts.
+ *
  * Axis order: EPSG:4326 and OGC CRS84 are both lon, lat (x = longitude) everywhere in EO Edge, as the
- * Processing API documents for `bounds.properties.crs`.
+ * Processing API documents for `bounds.properties.crs`. Projected CRSs are always x = easting, y = northing
+ * (GDAL's "traditional GIS order", what proj4 strings without +axis mean), also for those whose EPSG definition
+ * lists northing first (2180, 2193, 3844, 5514, ...).
  */
 import proj4 from "proj4";
 import { badRequest } from "../../http/errors";
 import type { Crs } from "../types";
+import { requireEpsg, SUPPORTED_CRS, utmZone } from "./epsg";
 
-/** Which EPSG codes are supported, as a sentence for error messages. */
-export const SUPPORTED_CRS =
-  "EPSG:4326 (or OGC CRS84), EPSG:3857 and the WGS 84 / UTM zones EPSG:32601-32660 (north) and EPSG:32701-32760 (south)";
-
-const WGS84 = "+proj=longlat +datum=WGS84 +no_defs";
-// EPSG:3857 as PROJ/EPSG define it: spherical Mercator formulas applied to WGS 84 coordinates, no datum shift.
-const WEB_MERCATOR = "+proj=merc +a=6378137 +b=6378137 +lat_ts=0 +lon_0=0 +x_0=0 +y_0=0 +k=1 +units=m +nadgrids=@null +no_defs";
-
-/** UTM zone and hemisphere of a WGS 84 / UTM EPSG code, or null. */
-function utmZone(epsg: number): { zone: number; south: boolean } | null {
-  if (epsg >= 32601 && epsg <= 32660) return { zone: epsg - 32600, south: false };
-  if (epsg >= 32701 && epsg <= 32760) return { zone: epsg - 32700, south: true };
-  return null;
-}
-
-/** proj4 definition string of a supported EPSG code, or null. */
-function proj4Definition(epsg: number): string | null {
-  if (epsg === 4326) return WGS84;
-  if (epsg === 3857) return WEB_MERCATOR;
-  const utm = utmZone(epsg);
-  if (!utm) return null;
-  return `+proj=utm +zone=${utm.zone}${utm.south ? " +south" : ""} +datum=WGS84 +units=m +no_defs`;
-}
+export { CRS_DOCUMENTATION, SUPPORTED_CRS, SUPPORTED_EPSG } from "./epsg";
 
 const crsCache = new Map<number, Crs>();
 
 /**
- * The Crs of an EPSG code.
- * @throws ApiError 400 naming the code and the supported CRSs when the code is not supported.
+ * The Crs of a supported EPSG code (proj4 definition from epsg-index; geographic for geographic 2D CRSs).
+ * @throws ApiError 400 naming the code, the supported CRSs and where they are documented.
  */
 export function crsFromEpsg(code: number): Crs {
   const cached = crsCache.get(code);
   if (cached) return cached;
-  const def = Number.isInteger(code) ? proj4Definition(code) : null;
-  if (!def) throw badRequest(`CRS EPSG:${code} is not supported. Supported: ${SUPPORTED_CRS}.`);
-  const crs: Crs = { epsg: code, proj4: def, geographic: code === 4326 };
+  const def = requireEpsg(code);
+  const crs: Crs = { epsg: code, proj4: def.proj4, geographic: def.kind === "CRS-GEOGCRS" };
   crsCache.set(code, crs);
   return crs;
 }
@@ -73,7 +55,7 @@ export function parseCrs(uri: string): Crs {
     const m = re.exec(text);
     if (!m) continue;
     const code = Number(m[1]);
-    if (!proj4Definition(code)) throw badRequest(`CRS "${text}" (EPSG:${code}) is not supported. Supported: ${SUPPORTED_CRS}.`);
+    requireEpsg(code, `CRS "${text}" (EPSG:${code})`);
     return crsFromEpsg(code);
   }
   throw badRequest(
@@ -124,23 +106,30 @@ export function finiteBounds(xs: ArrayLike<number>, ys: ArrayLike<number>): [num
   return minX <= maxX ? [minX, minY, maxX, maxY] : null;
 }
 
+/** Degrees added on every side of the EPSG area of use of the national / polar CRSs (see crsArea). */
+const AREA_MARGIN = 15;
+
 /**
- * The valid extent of a CRS, [minX, minY, maxX, maxY] in its units, for "bbox outside the CRS" checks.
- * EPSG:4326: the whole globe. EPSG:3857: EPSG's area of use (latitudes within +-85.06 degrees).
- * UTM: generous on purpose: the zone's central meridian +-9 degrees (the 6-degree zone plus 6 degrees on each
- * side) and latitudes -80..84 for both hemispheres, projected with proj4.
+ * The valid extent of a CRS, [minX, minY, maxX, maxY] in its units, for "bbox outside the CRS" checks (they catch
+ * swapped axes and wrong CRSs, so they are generous on purpose), projected with proj4 (edges densified):
+ * - EPSG:4326: the whole globe; EPSG:3857: EPSG's area of use (latitudes within +-85.06 degrees);
+ * - UTM: the zone's central meridian +-9 degrees (the 6-degree zone plus 6 degrees on each side) and latitudes
+ *   -80..84 for both hemispheres;
+ * - the others: the EPSG area of use (from epsg-index) widened by 15 degrees on every side, clamped to the globe.
+ * @throws ApiError 400 for an unsupported code.
  */
 export function crsArea(crs: Crs): [number, number, number, number] {
   const cached = areaCache.get(crs.epsg);
   if (cached) return [...cached];
+  const [west, south, east, north] = requireEpsg(crs.epsg).area;
+  const utm = utmZone(crs.epsg);
   let area: [number, number, number, number];
-  if (crs.epsg === 4326) area = [-180, -90, 180, 90];
-  else if (crs.epsg === 3857) area = projectedBounds(crs, -180, -85.06, 180, 85.06);
+  if (crs.geographic) area = [west, south, east, north];
+  else if (crs.epsg === 3857) area = projectedBounds(crs, west, south, east, north);
+  else if (utm) area = projectedBounds(crs, -183 + 6 * utm.zone - 9, -80, -183 + 6 * utm.zone + 9, 84);
   else {
-    const utm = utmZone(crs.epsg);
-    if (!utm) throw badRequest(`CRS EPSG:${crs.epsg} is not supported. Supported: ${SUPPORTED_CRS}.`);
-    const central = -183 + 6 * utm.zone;
-    area = projectedBounds(crs, central - 9, -80, central + 9, 84);
+    const m = AREA_MARGIN;
+    area = projectedBounds(crs, Math.max(-180, west - m), Math.max(-90, south - m), Math.min(180, east + m), Math.min(90, north + m));
   }
   areaCache.set(crs.epsg, area);
   return [...area];

@@ -27,7 +27,10 @@ const MODEL_TYPE_PROJECTED = 1;
 const MODEL_TYPE_GEOGRAPHIC = 2;
 const RASTER_PIXEL_IS_AREA = 1;
 
-/** EPSG geographic 2D CRSs that EO Edge accepts (everything else is treated as projected). */
+/**
+ * Common EPSG geographic 2D CRSs, for callers that do not set `georef.geographic` (everything else is treated as
+ * projected). The Processing API passes `geographic` from the CRS definition (src/raster/crs/epsg.ts).
+ */
 const GEOGRAPHIC_EPSG = new Set([4326, 4258, 4269, 4283, 4167, 4230, 4617, 4674]);
 
 /** True when the EPSG code names a geographic (lon/lat degrees) CRS, unless `georef.geographic` says otherwise. */

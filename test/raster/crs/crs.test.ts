@@ -12,11 +12,16 @@ describe("parseCrs", () => {
     expect(parseCrs("urn:ogc:def:crs:EPSG::32760").epsg).toBe(32760);
     expect(parseCrs("https://www.opengis.net/def/crs/EPSG/0/32601").proj4).toContain("+zone=1 ");
     expect(parseCrs("EPSG:32701").proj4).toContain("+south");
+    expect(parseCrs("http://www.opengis.net/def/crs/EPSG/0/3035")).toMatchObject({ epsg: 3035, geographic: false });
+    expect(parseCrs("EPSG:3035").proj4).toContain("+proj=laea +lat_0=52 +lon_0=10 ");
+    expect(parseCrs("urn:ogc:def:crs:EPSG::2154").proj4).toContain("+proj=lcc ");
+    expect(parseCrs("http://www.opengis.net/def/crs/EPSG/0/3031").proj4).toContain("+proj=stere +lat_0=-90 ");
   });
 
   it.each([
-    ["http://www.opengis.net/def/crs/EPSG/0/2154", /EPSG:2154\) is not supported.*32601-32660/],
+    ["http://www.opengis.net/def/crs/EPSG/0/2056", /EPSG:2056\) is not supported.*32601-32660.*2154.*3035.*docs\.sentinel-hub\.com\/api\/latest\/api\/process\/crs/],
     ["EPSG:32661", /not supported/],
+    ["EPSG:25831", /not supported/],
     ["EPSG:4327", /not supported/],
     ["http://www.opengis.net/def/crs/OGC/1.3/CRS83", /not recognised.*CRS84/],
     ["foo", /"foo" is not recognised/],
@@ -54,6 +59,27 @@ describe("crsArea", () => {
     const south = crsArea(crsFromEpsg(32759));
     expect(south[1]).toBeLessThan(1.2e6);
     expect(south[3]).toBeGreaterThan(10e6);
+  });
+});
+
+describe("crsArea of the national and polar CRSs", () => {
+  it("covers EPSG's projected bounds of the area of use, plus a 15-degree margin", () => {
+    // projected bounds of the EPSG areas of use (as epsg.io lists them, approximately)
+    const inside: [number, number[]][] = [
+      [3035, [1896628, 1507846, 4662111, 6829874]],
+      [2154, [-378305, 6005281, 1320649, 7235612]],
+      [3031, [-3333134, -3333134, 3333134, 3333134]],
+      [3413, [-3314764, -3314764, 3314764, 3314764]],
+    ];
+    for (const [code, [x0, y0, x1, y1]] of inside) {
+      const [a0, b0, a1, b1] = crsArea(crsFromEpsg(code));
+      expect(a0 <= x0! && b0 <= y0! && a1 >= x1! && b1 >= y1!, `EPSG:${code} ${[a0, b0, a1, b1]}`).toBe(true);
+    }
+    // the 15-degree margin: Lambert-93 reaches 26 degrees north (the area of use starts at 41.15)
+    const [, south] = crsArea(crsFromEpsg(2154));
+    const xs = Float64Array.of(3), ys = Float64Array.of(26.2);
+    transformer(crsFromEpsg(4326), crsFromEpsg(2154))(xs, ys);
+    expect(south).toBeLessThan(ys[0]!);
   });
 });
 

@@ -1,26 +1,44 @@
 /**
- * The evalscript utility library as an ES module source for the sandbox. It defines, as globals, what
- * Sentinel Hub's documentation lists under "Utility Functions" (docs.sentinel-hub.com/api/latest/evalscript/
- * functions) plus the constants scripts use:
- * - index(x, y) = (x - y) / (x + y), 0 when x + y == 0; inverse(x) = 1 / x (JAVA_DOUBLE_MAX_VAL for 0)
- * - colorBlend(value, limits, colors) and valueInterpolate (the same): linear between the colours (numbers or
- *   arrays) of the enclosing limits, clamped at the ends, a new array; colorMap(value, limits, colors) (step),
- *   combine(color1, color2, alpha) = color1 * alpha + color2 * (1 - alpha) (hex numbers or RGB arrays)
- * - visualizers with process(value): ColorMapVisualizer (step, hex colours, createDefaultColorMap()),
- *   ColorRampVisualizer(ramps, minVal?, maxVal?) (ramps sorted by value; linear RGB interpolation, hex or
- *   [r,g,b] in [0,1], clamped;
- *   minVal/maxVal rescale the ramp values linearly; createRedTemperature/createWhiteGreen/createBlueRed),
- *   ColorGradientVisualizer (legacy, same statics), DefaultVisualizer, HighlightCompressVisualizer,
- *   HighlightCompressVisualizerSingle (returns [v]), Identity
- * - hex2rgb, rgb2hex, decodeLs8Qa, JAVA_DOUBLE_MAX_VAL, SampleType.*, Mosaicking.*
- * Written from the documented behaviour (not copied).
+ * The evalscript utility library as an ES module source for the sandbox (loaded as "lib.js" by sandbox.ts). It
+ * defines, as globals, Sentinel Hub's runtime library: what their documentation lists under "Utility Functions"
+ * (docs.sentinel-hub.com/api/latest/evalscript/functions) and what their public runtime library defines (the
+ * library source the custom-scripts repository's scripts run against). Written from that API, not copied.
+ *
+ * Visualizers (every one has process(value) and processList(values) = values.map(process)):
+ * - ColorMapVisualizer(valColPairs): step map, [value, 0xRRGGBB] sorted ascending; getColorFromValue(v) = the
+ *   colour of the last pair whose value <= v (the first pair's below it), as given; process(v) = that colour
+ *   as [r, g, b] in [0, 1]; static createDefaultColorMap() (the documented 13-step NDVI map).
+ * - ColorRampVisualizer(ramps, minVal?, maxVal?): linear RGB interpolation between [value, colour] ramps
+ *   (hex or [r, g, b] in [0, 1]; sorted by value; clamped at the ends; minVal/maxVal rescale the ramp values
+ *   linearly); static createRedTemperature / createWhiteGreen / createBlueRed(minVal, maxVal).
+ * - ColorGradientVisualizer(valColPairs, minVal = 0, maxVal = 1) (legacy): pairs [fraction, hex], fraction 1
+ *   at minVal and 0 at maxVal; getColor(v) = hex colour (combine() between the enclosing pairs); the same statics.
+ * - DefaultVisualizer(minValue = 0, maxValue = 1, gain = 1, offset = 0, gamma = 1): v = gain * (value -
+ *   minValue) / (maxValue - minValue) + offset; with gamma != 1 max(0, v) ^ gamma (not clamped, as Sentinel
+ *   Hub's), else v clamped to [0, 1]; clamp(num, min, max); fields highlightPoint 0.92, clipPoint 2,
+ *   highlightAdjust (0 < maxValue < 1), highlightFactor (1 - 0.92) / (2 - 0.92).
+ * - HighlightCompressVisualizer(same arguments): v as above, gamma, then when highlightAdjust, values above
+ *   0.92 compressed: 0.92 + (v - 0.92) * highlightFactor; clamped to [0, 1].
+ * - HighlightCompressVisualizerSingle: the same, process(v) returns [value].
+ * - Identity: process(v) = v when an array, else [v].
+ * - EO Browser overrides, read from globals when defined: gainOverride / offsetOverride / gammaOverride replace
+ *   the constructor's gain / offset / gamma; rangeOverrides[i] = [lo, hi] remaps the stretched value of
+ *   component i (process(value, i)) with colorBlend(v, [lo, hi], [0, 1]) (Default and HighlightCompress).
+ * Functions: index(x, y) = (x - y) / (x + y), 0 when x + y == 0; inverse(x) = 1 / x (JAVA_DOUBLE_MAX_VAL for 0);
+ * colorBlend(value, limits, colors) and its alias valueInterpolate: linear between the colours (numbers or
+ * arrays) of the enclosing limits, clamped at the ends (returns a new array: Sentinel Hub's older library wrote
+ * into the caller's colour array); colorMap(value, limits, colors): step; combine(color1, color2, alpha) =
+ * color1 * alpha + color2 * (1 - alpha) per channel (hex numbers, rounded, or RGB arrays); hex2rgb(0xRRGGBB) =
+ * [r, g, b] in 0..255; rgb2hex; decodeLs8Qa(value): the Landsat 8 QA bit fields.
+ * Constants: JAVA_DOUBLE_MAX_VAL, SampleType.*, Mosaicking.*, and the legacy gradients blueRed, redTemperature,
+ * greenWhite ([fraction, hex] pairs for ColorGradientVisualizer).
  */
 /** The globals LIBRARY_JS defines. */
 export const LIBRARY_NAMES = [
   "JAVA_DOUBLE_MAX_VAL", "SampleType", "Mosaicking", "hex2rgb", "rgb2hex", "index", "inverse", "colorBlend", "valueInterpolate",
   "colorMap", "combine",
   "ColorMapVisualizer", "ColorRampVisualizer", "ColorGradientVisualizer", "DefaultVisualizer", "HighlightCompressVisualizer",
-  "HighlightCompressVisualizerSingle", "Identity", "decodeLs8Qa",
+  "HighlightCompressVisualizerSingle", "Identity", "decodeLs8Qa", "blueRed", "redTemperature", "greenWhite",
 ] as const;
 
 export const LIBRARY_JS = String.raw`
@@ -72,11 +90,13 @@ define("combine", function combine(color1, color2, alpha) {
 
 class ColorMapVisualizer {
   constructor(valColPairs) { this.valColPairs = valColPairs; }
-  process(value) {
+  getColorFromValue(value) {
     let color = this.valColPairs[0][1];
     for (const [limit, c] of this.valColPairs) { if (value < limit) break; color = c; }
-    return toUnitRgb(color);
+    return color;
   }
+  process(value) { return toUnitRgb(this.getColorFromValue(value)); }
+  processList(values) { return values.map((x) => this.process(x)); }
   static createDefaultColorMap() {
     return new ColorMapVisualizer([[-1.0, 0x000000], [-0.2, 0xff0000], [-0.1, 0x9a0000], [0.0, 0x660000], [0.1, 0xffff33],
       [0.2, 0xcccc33], [0.3, 0x666600], [0.4, 0x33ffff], [0.5, 0x33cccc], [0.6, 0x006666], [0.7, 0x33ff33], [0.8, 0x33cc33], [0.9, 0x006600]]);
@@ -87,8 +107,9 @@ class ColorMapVisualizer {
 const GRADIENTS = {
   blueRed: [[1, 0x000080], [0.875, 0x0000ff], [0.625, 0x00ffff], [0.375, 0xffff00], [0.125, 0xff0000], [0, 0x800000]],
   redTemperature: [[1, 0x000000], [0.525, 0xae0000], [0.3, 0xff6e00], [0.25, 0xff8600], [0, 0xffffff]],
-  whiteGreen: [[1, 0x000000], [0.6, 0x006600], [0.3, 0x80b300], [0, 0xffffff]],
+  greenWhite: [[1, 0x000000], [0.6, 0x006600], [0.3, 0x80b300], [0, 0xffffff]],
 };
+for (const [name, pairs] of Object.entries(GRADIENTS)) define(name, pairs.map((p) => p.slice()));
 const gradientRamp = (name, minVal, maxVal) =>
   GRADIENTS[name].map(([f, c]) => [minVal * f + maxVal * (1 - f), c]).sort((a, b) => a[0] - b[0]);
 
@@ -114,7 +135,7 @@ class ColorRampVisualizer {
   }
   processList(values) { return values.map((x) => this.process(x)); }
   static createRedTemperature(minVal, maxVal) { return new ColorRampVisualizer(gradientRamp("redTemperature", minVal, maxVal)); }
-  static createWhiteGreen(minVal, maxVal) { return new ColorRampVisualizer(gradientRamp("whiteGreen", minVal, maxVal)); }
+  static createWhiteGreen(minVal, maxVal) { return new ColorRampVisualizer(gradientRamp("greenWhite", minVal, maxVal)); }
   static createBlueRed(minVal, maxVal) { return new ColorRampVisualizer(gradientRamp("blueRed", minVal, maxVal)); }
 }
 
@@ -136,47 +157,51 @@ class ColorGradientVisualizer {
   process(value) { return hex2rgb(this.getColor(value)).map((x) => x / 255); }
   processList(values) { return values.map((x) => this.process(x)); }
   static createRedTemperature(minVal, maxVal) { return new ColorGradientVisualizer(GRADIENTS.redTemperature, minVal, maxVal); }
-  static createWhiteGreen(minVal, maxVal) { return new ColorGradientVisualizer(GRADIENTS.whiteGreen, minVal, maxVal); }
+  static createWhiteGreen(minVal, maxVal) { return new ColorGradientVisualizer(GRADIENTS.greenWhite, minVal, maxVal); }
   static createBlueRed(minVal, maxVal) { return new ColorGradientVisualizer(GRADIENTS.blueRed, minVal, maxVal); }
 }
 
-const clamp01 = (v) => Math.max(Math.min(v, 1), 0);
-
-/** Linear stretch of [minValue, maxValue] with gain/offset, optional gamma, clamped to [0, 1]. */
+/** Linear stretch of [minValue, maxValue] with gain/offset (EO Browser's overrides win), rangeOverrides, gamma. */
 class DefaultVisualizer {
   constructor(minValue = 0.0, maxValue = 1.0, gain = 1.0, offset = 0.0, gamma = 1.0) {
-    Object.assign(this, { minValue, maxValue, gain, offset, gamma });
+    Object.assign(this, { minValue, maxValue, gain: g.gainOverride || gain, offset: g.offsetOverride || offset, gamma: g.gammaOverride || gamma });
+    this.highlightPoint = 0.92;
+    this.highlightAdjust = 0 < maxValue && maxValue < 1;
     this.factor = 1.0 / (maxValue - minValue);
+    this.clipPoint = 2.0;
+    this.highlightFactor = (1.0 - this.highlightPoint) / (this.clipPoint - this.highlightPoint);
   }
-  stretch(value) {
+  clamp(num, min, max) { return Math.max(Math.min(num, max), min); }
+  stretch(value, i) {
     const v = this.gain * (value - this.minValue) * this.factor + this.offset;
-    return this.gamma != 1.0 ? Math.pow(Math.max(0, v), this.gamma) : v;
+    const range = g.rangeOverrides != null && i !== undefined ? g.rangeOverrides[i] : undefined;
+    return range !== undefined ? colorBlend(v, [range[0], range[1]], [0, 1]) : v;
   }
-  process(value) { return clamp01(this.stretch(value)); }
-  processList(values) { return values.map((x) => this.process(x)); }
+  process(value, i) {
+    const v = this.stretch(value, i);
+    return this.gamma != 1.0 ? Math.pow(Math.max(0, v), this.gamma) : this.clamp(v, 0.0, 1.0);
+  }
+  processList(values) { return values.map((x, i) => this.process(x, i)); }
 }
 
 /** DefaultVisualizer whose values above 0.92 are compressed towards 1 (clip point 2) when 0 < maxValue < 1. */
 class HighlightCompressVisualizer extends DefaultVisualizer {
-  constructor(minValue = 0.0, maxValue = 1.0, gain = 1.0, offset = 0.0, gamma = 1.0) {
-    super(minValue, maxValue, gain, offset, gamma);
-    this.highlightPoint = 0.92;
-    this.highlightAdjust = 0 < maxValue && maxValue < 1;
-    this.highlightFactor = (1.0 - this.highlightPoint) / (2.0 - this.highlightPoint);
-  }
-  process(value) {
-    let v = this.stretch(value);
-    if (this.highlightAdjust && v > this.highlightPoint) v = clamp01(this.highlightPoint + (v - this.highlightPoint) * this.highlightFactor);
-    return clamp01(v);
+  process(value, i) {
+    let v = this.stretch(value, i);
+    if (this.gamma != 1.0) v = Math.pow(Math.max(0, v), this.gamma);
+    if (this.highlightAdjust && v > this.highlightPoint) v = this.clamp(this.highlightPoint + (v - this.highlightPoint) * this.highlightFactor, 0.0, 1.0);
+    return this.clamp(v, 0.0, 1.0);
   }
 }
 
 class HighlightCompressVisualizerSingle extends HighlightCompressVisualizer {
   process(value) { return [super.process(value)]; }
+  processList(values) { return values.map((x) => this.process(x)); }
 }
 
 class Identity {
   process(value) { return Array.isArray(value) ? value : [value]; }
+  processList(values) { return values.map((x) => this.process(x)); }
 }
 
 function decodeLs8Qa(value) {
