@@ -4,7 +4,7 @@
  */
 import { ApiError, badRequest } from "./errors";
 import { readBytes } from "./limits";
-import { mediaType, parseJson } from "./parse";
+import { isJsonType, mediaType, parseJson } from "./parse";
 
 /** A form part as text (string parts, or file parts read as text); null when absent. */
 async function formText(form: FormData, name: string): Promise<string | null> {
@@ -20,8 +20,8 @@ async function formText(form: FormData, name: string): Promise<string | null> {
  */
 export async function readScriptRequest(request: Request, placeEvalscript: (body: Record<string, unknown>, script: string) => void): Promise<unknown> {
   const type = mediaType(request);
-  if (type !== "application/json" && type !== "" && type !== "multipart/form-data")
-    throw new ApiError(415, `Unsupported Content-Type '${type}': send application/json (or multipart/form-data with 'request' and 'evalscript' parts).`);
+  if (!isJsonType(type) && type !== "multipart/form-data")
+    throw new ApiError(415, `Unsupported Content-Type '${type.slice(0, 100)}': send application/json (or multipart/form-data with 'request' and 'evalscript' parts).`);
   const bytes = await readBytes(request);
   if (type !== "multipart/form-data") return parseJson(new TextDecoder().decode(bytes));
   const form = await new Response(bytes, { headers: { "content-type": request.headers.get("content-type")! } }).formData().catch(() => {
