@@ -100,13 +100,13 @@ describe("fuzz: never a 5xx, 4xx in the envelope", () => {
       );
       console.log(`fuzz ${route} (seed ${FUZZ_SEED}): statuses`, Object.fromEntries(statuses));
       // the mutations must also reach the evaluation/search, not only the validation
-      expect(statuses.get(200) ?? 0).toBeGreaterThanOrEqual(RUNS / 10);
+      expect(statuses.get(200) ?? 0).toBeGreaterThanOrEqual(RUNS / 20);
     });
   }
 
   it(`token endpoint: ${RUNS} forms and Basic headers`, { timeout: 120_000 }, async () => {
     const c = await testClient();
-    const field = fc.oneof(fc.string({ unit: "binary", maxLength: 300 }), value().map(String));
+    const field = fc.oneof(fc.string({ unit: "binary", maxLength: 300 }), value().map((v) => (typeof v === "string" ? v : JSON.stringify(v))));
     const formArb = fc.record(
       { grant_type: fc.oneof(fc.constant("client_credentials"), field), client_id: fc.oneof(fc.constant(c.client_id), field), client_secret: fc.oneof(fc.constant(c.client_secret), field) },
       { requiredKeys: [] },
