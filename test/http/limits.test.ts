@@ -30,6 +30,18 @@ function countingStream(total: number): { stream: ReadableStream<Uint8Array>; pu
   return { stream, pulled: () => sent };
 }
 
+/** `text` as a stream in 1 MiB chunks: no Content-Length, so only the counting while reading can enforce the limit. */
+function streamOf(text: string): ReadableStream<Uint8Array> {
+  const bytes = new TextEncoder().encode(text);
+  let at = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (at >= bytes.byteLength) return controller.close();
+      controller.enqueue(bytes.slice(at, (at += 1024 * 1024)));
+    },
+  });
+}
+
 async function expect413(r: Response): Promise<void> {
   expect(r.status).toBe(413);
   const e = await envelope(r);
@@ -47,11 +59,27 @@ describe.each(ROUTES)("%s body limit", (route) => {
     expect((await envelope(r)).message).not.toMatch(/too large|not valid JSON/);
   });
 
+  it("streamed without Content-Length: the limit plus one byte is a 413, exactly the limit is read", async () => {
+    const send = (text: string) =>
+      callWithEnv({}, route, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` }, body: streamOf(text) });
+    await expect413(await send(jsonOfSize(LIMIT + 1)));
+    const r = await send(jsonOfSize(LIMIT));
+    expect(r.status).toBe(400);
+    expect((await envelope(r)).message).not.toMatch(/too large|not valid JSON/);
+  });
+
   it("a 50 MB streamed body without Content-Length is cut off after the limit", async () => {
     const { stream, pulled } = countingStream(50 * 1024 * 1024);
     const r = await callWithEnv({}, route, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` }, body: stream });
     await expect413(r);
     expect(pulled()).toBeLessThanOrEqual(LIMIT + 2 * 64 * 1024);
+  });
+
+  it("a declared Content-Length over the limit is refused before the body is read", async () => {
+    const { stream, pulled } = countingStream(50 * 1024 * 1024);
+    const headers = { "content-type": "application/json", "content-length": String(50 * 1024 * 1024), authorization: `Bearer ${bearer}` };
+    await expect413(await callWithEnv({}, route, { method: "POST", headers, body: stream }));
+    expect(pulled()).toBeLessThanOrEqual(2 * 64 * 1024);
   });
 });
 
