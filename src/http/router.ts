@@ -5,6 +5,7 @@
 import { Router, type IRequest, type RouterType } from "itty-router";
 import type { Env } from "../env";
 import { authenticate, type TokenClaims } from "../auth/tokens";
+import { publicBaseUrl } from "./base";
 import { ApiError, errorResponse, renderError } from "./errors";
 
 export type Handler = (request: AuthedRequest, env: Env, ctx: ExecutionContext) => Response | Promise<Response>;
@@ -44,6 +45,17 @@ function preflight(request: Request): Response {
   return new Response(null, { status: 204, headers });
 }
 
+/**
+ * The request as handlers see it: its URL moved to the origin of PUBLIC_BASE_URL (path and query kept), so that a
+ * link a handler derives from `request.url` (e.g. a search's `self`) never carries the client's Host header.
+ * Throws (a logged 500) when PUBLIC_BASE_URL is not configured.
+ */
+function atPublicOrigin(request: Request, env: Env): Request {
+  const url = new URL(request.url);
+  const origin = new URL(publicBaseUrl(env)).origin;
+  return url.origin === origin ? request : new Request(origin + url.pathname + url.search, request);
+}
+
 /** Collects routes, then serves them. */
 export class Api {
   private readonly router: RouterType<AuthedRequest, [Env, ExecutionContext]> = Router<AuthedRequest, [Env, ExecutionContext]>();
@@ -65,7 +77,10 @@ export class Api {
     let response: Response;
     try {
       if (request.method === "OPTIONS") response = preflight(request);
-      else response = (await this.router.fetch(request, env, ctx)) ?? this.unmatched(request);
+      else {
+        const onPublicOrigin = atPublicOrigin(request, env);
+        response = (await this.router.fetch(onPublicOrigin, env, ctx)) ?? this.unmatched(onPublicOrigin);
+      }
     } catch (err) {
       response = renderError(err);
     }
