@@ -41,7 +41,7 @@ function preflight(request: Request): Response {
   const asked = request.headers.get("access-control-request-headers")?.trim().toLowerCase() ?? "";
   const headers: Record<string, string> = { "access-control-max-age": "86400" };
   if (/^[a-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[a-z0-9!#$%&'*+.^_`|~-]+)*$/.test(asked) && asked.length <= 1024)
-    headers["access-control-allow-headers"] = `${CORS["access-control-allow-headers"]}, ${asked}`;
+    headers["access-control-allow-headers"] = [...new Set([...CORS["access-control-allow-headers"].split(", "), ...asked.split(/\s*,\s*/)])].join(", ");
   return new Response(null, { status: 204, headers });
 }
 
