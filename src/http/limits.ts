@@ -36,18 +36,7 @@ export async function readBytes(request: Request, limit = MAX_BODY_BYTES): Promi
     }
     chunks.push(value);
   }
-  return concat(chunks, total);
-}
-
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
+  return chunks.length === 1 ? chunks[0]! : new Uint8Array(await new Blob(chunks).arrayBuffer());
 }
 
 /** Reads the body as UTF-8 text with {@link readBytes}'s limit (invalid UTF-8 becomes U+FFFD). */
