@@ -1,18 +1,16 @@
 /** Request body parsing with zod: every failure becomes a 400 COMMON_BAD_PAYLOAD envelope. */
 import type { ZodType } from "zod";
-import { ApiError, badRequest, zodIssues } from "./errors";
+import { badRequest, zodIssues } from "./errors";
 import { readText } from "./limits";
 
 /** True for the JSON media types a JSON body may be sent as: application/json, any `+json`, or none given. */
 export const isJsonType = (type: string): boolean => type === "" || type === "application/json" || type.endsWith("+json");
 
 /**
- * Parses a JSON body. Throws 415 for a non-JSON Content-Type, 400 when the body is empty or not JSON,
- * 413 over MAX_BODY_BYTES (src/http/limits.ts, counted while reading).
+ * Parses a JSON body whatever its Content-Type (the catalog accepts `curl -d` bodies). Throws 400 when the body is
+ * empty or not JSON, 413 over MAX_BODY_BYTES (src/http/limits.ts, counted while reading).
  */
 export async function readJson(request: Request): Promise<unknown> {
-  const type = mediaType(request);
-  if (!isJsonType(type)) throw new ApiError(415, `Unsupported Content-Type '${type.slice(0, 100)}': send the request as application/json.`);
   return parseJson(await readText(request));
 }
 
