@@ -1,7 +1,8 @@
 /** The OAuth token endpoint, JWKS and OpenID configuration: OAuth's formats (RFC 6749), limits, issuer. */
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { decodeJwt, decodeProtectedHeader, jwtVerify, importJWK, type JWK } from "jose";
-import { ISSUER, TOKEN_PATH, call, form, testClient } from "../helpers/auth";
+import { ISSUER, TOKEN_PATH, call, callWithEnv, form, testClient } from "../helpers/auth";
+import { renderError } from "../../src/http/errors";
 
 const CERTS = "/auth/realms/main/protocol/openid-connect/certs";
 const basic = (id: string, secret: string) => "Basic " + btoa(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`);
@@ -98,5 +99,22 @@ describe("token endpoint", () => {
     expect(await oauthError(await call(TOKEN_PATH, huge), 413, "invalid_request")).toMatch(/8192 bytes/);
     const basicLong = form({ grant_type: "client_credentials" }, { authorization: basic(long, "x") });
     await oauthError(await call(TOKEN_PATH, basicLong), 401, "invalid_client");
+  });
+
+  describe("logging", () => {
+    afterEach(() => void vi.restoreAllMocks());
+
+    it("oversized token requests log nothing; an unexpected error logs at most 2000 characters of itself", async () => {
+      const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+      const c = await testClient();
+      for (const client_id of ["x".repeat(10 * 1024 * 1024), "x".repeat(300)])
+        expect((await callWithEnv({}, TOKEN_PATH, form({ grant_type: "client_credentials", client_id, client_secret: c.client_secret }))).status).toBeGreaterThanOrEqual(400);
+      expect(logged).not.toHaveBeenCalled();
+      const r = renderError(new Error("y".repeat(1_000_000)));
+      expect(r.status).toBe(500);
+      expect(logged).toHaveBeenCalledTimes(1);
+      expect(String(logged.mock.calls[0]!.slice(1).join(" ")).length).toBeLessThanOrEqual(2000);
+      expect(await r.text()).not.toMatch(/yyy/);
+    });
   });
 });
