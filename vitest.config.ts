@@ -68,7 +68,8 @@ export default defineConfig(async () => {
         main: "./src/index.ts",
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
-          bindings: { TEST_MIGRATIONS: migrations },
+          // PUBLIC_BASE_URL: the origin tests send requests to (test/helpers/auth.ts BASE)
+          bindings: { TEST_MIGRATIONS: migrations, PUBLIC_BASE_URL: "http://localhost" },
           serviceBindings: { SAMPLE_DATA: sampleData, PY_DECODE: pyDecode },
         },
       }),

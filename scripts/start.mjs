@@ -21,7 +21,9 @@ run("npx", ["tsx", "scripts/seed.ts", persist]);
 
 const demo = JSON.parse(readFileSync(join(persist, "demo-client.json"), "utf8"));
 const base = `http://127.0.0.1:${port}`;
-const dev = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", port, "--persist-to", persist], { stdio: ["inherit", "pipe", "inherit"], env });
+// PUBLIC_BASE_URL (token issuer and links) is this server's own address
+const devArgs = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", port, "--persist-to", persist, "--var", `PUBLIC_BASE_URL:${base}`];
+const dev = spawn("npx", devArgs, { stdio: ["inherit", "pipe", "inherit"], env });
 let announced = false;
 dev.stdout.on("data", (chunk) => {
   process.stdout.write(chunk);

@@ -8,8 +8,8 @@ export interface Env {
   LOADER: WorkerLoader;
   /** Location id of this deployment (`local` in development). */
   LOCATION_ID: string;
-  /** Public base URL; empty means "the origin of each request". */
+  /** Public base URL (http(s), no trailing slash needed): token issuer and links; see src/http/base.ts. */
   PUBLIC_BASE_URL: string;
-  /** Production: the token signing key as a private JWK (JSON string), set with `wrangler secret put`. */
+  /** Production: the token signing key as an Ed25519 private JWK (JSON string), set with `wrangler secret put`. */
   JWT_PRIVATE_JWK?: string;
 }

@@ -1,5 +1,7 @@
 /**
- * OAuth clients: creation (secret shown once, stored as a salted SHA-256) and credential checks.
+ * OAuth clients: creation (secret shown once, stored as a salted SHA-256; secrets are 192 random bits, so a fast
+ * hash is enough) and credential checks that cost the same whether the client exists, is expired or the secret is
+ * wrong: one D1 lookup, one SHA-256 and one constant-time comparison every time.
  */
 import { eq } from "drizzle-orm";
 import type { Env } from "../env";
@@ -13,13 +15,16 @@ async function hashSecret(salt: string, secret: string): Promise<string> {
   return hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(salt + secret)));
 }
 
-/** Constant-time string comparison (both hex digests of equal length). */
+/** Constant-time comparison of two hex digests (crypto.subtle.timingSafeEqual; unequal lengths compare `a` to itself). */
 function sameDigest(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  const equal = crypto.subtle.timingSafeEqual(x, x.length === y.length ? y : x);
+  return equal && x.length === y.length;
 }
+
+/** Stands in for the stored hash of an unknown client, so that unknown clients cost a hash and a comparison too. */
+const DUMMY_HASH = `${"0".repeat(32)}$${"0".repeat(64)}`;
 
 export interface ClientInfo {
   clientId: string;
@@ -49,12 +54,15 @@ export async function createClient(
   return { client_id: clientId, client_secret: secret };
 }
 
-/** Checks client credentials; null when unknown, wrong secret or expired. */
+/**
+ * Checks client credentials; null when the client is unknown, the secret wrong or the client expired (the caller
+ * cannot tell which, and each case does the same work). Callers bound the sizes of `clientId` and `secret`.
+ */
 export async function verifyClient(env: Pick<Env, "DB">, clientId: string, secret: string): Promise<ClientInfo | null> {
   const row = await db(env).select().from(oauthClients).where(eq(oauthClients.clientId, clientId)).get();
-  if (!row) return null;
-  const [salt, digest] = row.secretHash.split("$");
-  if (!salt || !digest || !sameDigest(digest, await hashSecret(salt, secret))) return null;
-  if (row.expires && Date.parse(row.expires) < Date.now()) return null;
+  const [salt = "", digest = ""] = (row?.secretHash ?? DUMMY_HASH).split("$");
+  const secretOk = sameDigest(digest, await hashSecret(salt, secret));
+  const expired = !!row?.expires && !(Date.parse(row.expires) >= Date.now());
+  if (!row || !secretOk || expired) return null;
   return { clientId: row.clientId, accountId: row.accountId, name: row.name };
 }

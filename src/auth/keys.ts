@@ -1,7 +1,9 @@
 /**
- * Token signing keys (ES256). Production: the private JWK comes from the `JWT_PRIVATE_JWK` secret.
+ * Token signing keys: Ed25519 (JWS alg `EdDSA`, RFC 8037). Ed25519 signatures are not malleable: verification
+ * (RFC 8032 section 5.1.7) rejects S >= L, so there is no second valid signature for a token, unlike ECDSA's (r, n-s).
+ * Production: the private JWK comes from the `JWT_PRIVATE_JWK` secret (`{"kty":"OKP","crv":"Ed25519","x","d","kid"}`).
  * Local development: a key pair is generated on first use and kept in D1 (`signing_keys`).
- * Keys are cached per isolate.
+ * Keys are cached per isolate, per key source.
  */
 import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey as JoseKey } from "jose";
 import { eq } from "drizzle-orm";
@@ -9,7 +11,7 @@ import type { Env } from "../env";
 import { db } from "../storage/db";
 import { signingKeys } from "../storage/schema";
 
-export const ALG = "ES256";
+export const ALG = "EdDSA";
 
 export interface SigningKey {
   kid: string;
@@ -18,33 +20,50 @@ export interface SigningKey {
   publicJwk: JWK;
 }
 
-let cached: Promise<SigningKey> | undefined;
+const cache = new Map<string, Promise<SigningKey>>();
 
-/** The active signing key (cached for the isolate's lifetime). */
+/**
+ * The active signing key: from `JWT_PRIVATE_JWK` when set, else the D1 key (cached for the isolate's lifetime,
+ * keyed by the configured JWK so a changed secret is never served from the cache). Throws when JWT_PRIVATE_JWK is
+ * not an Ed25519 private JWK (a deployment error: a logged 500).
+ */
 export function signingKey(env: Env): Promise<SigningKey> {
-  cached ??= loadKey(env).catch((e) => {
-    cached = undefined;
-    throw e;
-  });
-  return cached;
+  const source = env.JWT_PRIVATE_JWK ?? "";
+  let key = cache.get(source);
+  if (!key) {
+    key = (source ? fromSecret(source) : fromD1(env)).catch((e: unknown) => {
+      cache.delete(source);
+      throw e;
+    });
+    cache.set(source, key);
+  }
+  return key;
 }
 
 async function fromJwk(kid: string, priv: JWK): Promise<SigningKey> {
   const { d: _d, ...pub } = priv;
-  const publicJwk: JWK = { ...pub, kid, alg: ALG, use: "sig" };
+  const publicJwk: JWK = { kty: pub.kty, crv: pub.crv, x: pub.x, kid, alg: ALG, use: "sig" };
   return {
     kid,
-    privateKey: (await importJWK(priv, ALG)) as JoseKey,
+    privateKey: (await importJWK({ ...priv, alg: ALG }, ALG)) as JoseKey,
     publicKey: (await importJWK(publicJwk, ALG)) as JoseKey,
     publicJwk,
   };
 }
 
-async function loadKey(env: Env): Promise<SigningKey> {
-  if (env.JWT_PRIVATE_JWK) {
-    const jwk = JSON.parse(env.JWT_PRIVATE_JWK) as JWK;
-    return fromJwk(jwk.kid ?? "prod", jwk);
+async function fromSecret(secret: string): Promise<SigningKey> {
+  let jwk: JWK;
+  try {
+    jwk = JSON.parse(secret) as JWK;
+  } catch {
+    throw new Error("JWT_PRIVATE_JWK is not valid JSON: set an Ed25519 private JWK.");
   }
+  if (jwk?.kty !== "OKP" || jwk.crv !== "Ed25519" || typeof jwk.d !== "string" || typeof jwk.x !== "string")
+    throw new Error("JWT_PRIVATE_JWK must be an Ed25519 private JWK: {kty:'OKP', crv:'Ed25519', x, d, kid}.");
+  return fromJwk(jwk.kid ?? "prod", jwk);
+}
+
+async function fromD1(env: Env): Promise<SigningKey> {
   const d = db(env);
   const row = await d.select().from(signingKeys).where(eq(signingKeys.alg, ALG)).limit(1).get();
   if (row) return fromJwk(row.kid, JSON.parse(row.privateJwk) as JWK);

@@ -1,10 +1,11 @@
 /**
- * Access tokens: ES256-signed JWTs valid for one hour (Sentinel Hub / Keycloak style claims).
- * Issuer: `<base>/auth/realms/main`.
+ * Access tokens: EdDSA (Ed25519) signed JWTs valid for one hour (Sentinel Hub / Keycloak style claims).
+ * Issuer: `<PUBLIC_BASE_URL>/auth/realms/main`, from configuration only, and checked on every token.
  */
 import { SignJWT, jwtVerify, errors as joseErrors } from "jose";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
+import { publicBaseUrl } from "../http/base";
 import { ALG, signingKey } from "./keys";
 import type { ClientInfo } from "./clients";
 
@@ -16,19 +17,21 @@ export interface TokenClaims {
   azp: string;
   account: string;
   aid: string;
+  iss: string;
   exp: number;
   iat: number;
 }
 
-export const issuer = (base: string): string => `${base}/auth/realms/main`;
+/** The token issuer of this deployment: `<PUBLIC_BASE_URL>/auth/realms/main`. Throws when PUBLIC_BASE_URL is unset. */
+export const issuer = (env: Pick<Env, "PUBLIC_BASE_URL">): string => `${publicBaseUrl(env)}/auth/realms/main`;
 
-/** Signs an access token for a verified client. */
-export async function issueToken(env: Env, base: string, client: ClientInfo): Promise<string> {
+/** Signs an access token for a verified client (iss from configuration, exp = now + TOKEN_LIFETIME_S). */
+export async function issueToken(env: Env, client: ClientInfo): Promise<string> {
   const key = await signingKey(env);
   return new SignJWT({ azp: client.clientId, account: client.accountId, aid: client.accountId, typ: "Bearer" })
     .setProtectedHeader({ alg: ALG, kid: key.kid, typ: "JWT" })
     .setSubject(client.accountId)
-    .setIssuer(issuer(base))
+    .setIssuer(issuer(env))
     .setIssuedAt()
     .setJti(crypto.randomUUID())
     .setExpirationTime(`${TOKEN_LIFETIME_S}s`)
@@ -39,7 +42,9 @@ const unauthorized = (message: string): ApiError =>
   new ApiError(401, message, undefined, "COMMON_UNAUTHORIZED", { "www-authenticate": 'Bearer realm="main"' });
 
 /**
- * Verifies `Authorization: Bearer <jwt>`. Throws a 401 ApiError when missing, malformed, expired or wrongly signed.
+ * Verifies `Authorization: Bearer <jwt>`: signature (EdDSA with this deployment's key only), `exp`, and `iss`
+ * equal to {@link issuer}. Throws a 401 ApiError when the header is missing or malformed, or the token is
+ * expired, wrongly signed, from another issuer or lacks the account claims.
  */
 export async function authenticate(request: Request, env: Env): Promise<TokenClaims> {
   const header = request.headers.get("authorization");
@@ -47,13 +52,16 @@ export async function authenticate(request: Request, env: Env): Promise<TokenCla
   const m = /^Bearer\s+(\S+)$/i.exec(header.trim());
   if (!m) throw unauthorized("Malformed Authorization header: expected 'Bearer <access token>'.");
   const key = await signingKey(env);
+  const iss = issuer(env);
   try {
-    const { payload } = await jwtVerify(m[1]!, key.publicKey, { algorithms: [ALG] });
+    const { payload } = await jwtVerify(m[1]!, key.publicKey, { algorithms: [ALG], issuer: iss, requiredClaims: ["exp"] });
     if (typeof payload.account !== "string" || typeof payload.sub !== "string") throw unauthorized("Access token lacks account claims.");
     return payload as unknown as TokenClaims;
   } catch (e) {
     if (e instanceof ApiError) throw e;
     if (e instanceof joseErrors.JWTExpired) throw unauthorized("Access token expired: request a new one from the token endpoint.");
+    if (e instanceof joseErrors.JWTClaimValidationFailed && e.claim === "iss")
+      throw unauthorized(`Access token from another issuer: this service accepts tokens issued by ${iss}.`);
     throw unauthorized("Invalid access token: signature or format not accepted.");
   }
 }

@@ -1,9 +1,23 @@
-/** The public base URL of this deployment: PUBLIC_BASE_URL, else the request's origin. No trailing slash. */
+/** Response helpers and the deployment's public base URL. */
 import type { Env } from "../env";
 
-export function baseUrl(request: Request, env: Pick<Env, "PUBLIC_BASE_URL">): string {
-  const configured = env.PUBLIC_BASE_URL?.trim();
-  return (configured || new URL(request.url).origin).replace(/\/+$/, "");
+/**
+ * The public base URL of this deployment (`PUBLIC_BASE_URL`, e.g. `https://eo.example.org`), without a trailing
+ * slash. It alone makes every link and the token issuer: the request's Host header never does, so a client cannot
+ * make the service mint tokens or links for another origin. Throws (a logged 500) when it is unset or not an
+ * http(s) URL: that is a deployment error, not a client's. Local default: `wrangler.toml` (`npm start` sets it to
+ * its own address; tests set `http://localhost` in vitest.config.ts).
+ */
+export function publicBaseUrl(env: Pick<Env, "PUBLIC_BASE_URL">): string {
+  const configured = env.PUBLIC_BASE_URL?.trim() ?? "";
+  if (!/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/i.test(configured))
+    throw new Error(`PUBLIC_BASE_URL must be the service's public http(s) URL; it is '${configured.slice(0, 200)}'.`);
+  return configured.replace(/\/+$/, "");
+}
+
+/** {@link publicBaseUrl}; the request is not consulted (the signature is kept for the route handlers). */
+export function baseUrl(_request: Request, env: Pick<Env, "PUBLIC_BASE_URL">): string {
+  return publicBaseUrl(env);
 }
 
 /** JSON response with the given status and extra headers. */

@@ -54,11 +54,15 @@ export function errorResponse(status: number, message: string, errors?: unknown,
   });
 }
 
+/** Longest text of an unexpected error written to the log. */
+const LOG_CHARS = 2000;
+
 /** Renders any thrown value: ApiError as itself, URIError as 400; anything else as a logged 500 (never leaks a stack). */
 export function renderError(err: unknown): Response {
   if (err instanceof ApiError) return errorResponse(err.status, err.message, err.errors, err.code, err.headers);
   // decodeURIComponent of a path or query value with a malformed percent-escape (e.g. "%ZZ")
   if (err instanceof URIError) return errorResponse(400, `Malformed percent-encoding in the URL: ${err.message}`);
-  console.error("unhandled error", err instanceof Error ? err.stack : err);
+  // logged, never sent; cut so that a client-sized value inside an error message cannot flood the log
+  console.error("unhandled error", String(err instanceof Error ? err.stack : err).slice(0, LOG_CHARS));
   return errorResponse(500, "Internal error while processing the request.");
 }

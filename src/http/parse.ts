@@ -1,15 +1,26 @@
 /** Request body parsing with zod: every failure becomes a 400 COMMON_BAD_PAYLOAD envelope. */
 import type { ZodType } from "zod";
 import { badRequest, zodIssues } from "./errors";
+import { readText } from "./limits";
 
-/** Parses a JSON body; 400 when the body is not JSON. */
+/** True for the JSON media types a JSON body may be sent as: application/json, any `+json`, or none given. */
+export const isJsonType = (type: string): boolean => type === "" || type === "application/json" || type.endsWith("+json");
+
+/**
+ * Parses a JSON body whatever its Content-Type (the catalog accepts `curl -d` bodies). Throws 400 when the body is
+ * empty or not JSON, 413 over MAX_BODY_BYTES (src/http/limits.ts, counted while reading).
+ */
 export async function readJson(request: Request): Promise<unknown> {
-  const text = await request.text();
-  if (!text.trim()) throw badRequest("The request body is empty; send a JSON document.");
+  return parseJson(await readText(request));
+}
+
+/** Parses JSON text; 400 (naming `what`) when it is empty or not JSON. */
+export function parseJson(text: string, what = "The request body"): unknown {
+  if (!text.trim()) throw badRequest(`${what} is empty; send a JSON document.`);
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw badRequest(`The request body is not valid JSON: ${(e as Error).message}`);
+    throw badRequest(`${what} is not valid JSON: ${(e as Error).message}`);
   }
 }
 

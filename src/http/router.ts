@@ -5,6 +5,7 @@
 import { Router, type IRequest, type RouterType } from "itty-router";
 import type { Env } from "../env";
 import { authenticate, type TokenClaims } from "../auth/tokens";
+import { publicBaseUrl } from "./base";
 import { ApiError, errorResponse, renderError } from "./errors";
 
 export type Handler = (request: AuthedRequest, env: Env, ctx: ExecutionContext) => Response | Promise<Response>;
@@ -23,12 +24,37 @@ interface RouteDef {
 const toPattern = (path: string): RegExp =>
   new RegExp("^" + path.replace(/\/:[^/]+\+/g, "/.+").replace(/\/:[^/]+/g, "/[^/]+").replace(/\/\*$/, "/.*") + "/?$");
 
+/** CORS headers on every response (any origin; tokens travel in Authorization, not cookies). */
 const CORS = {
   "access-control-allow-origin": "*",
   "access-control-allow-headers": "authorization, content-type, accept",
   "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
-  "access-control-expose-headers": "x-processingunits-spent, retry-after, x-ratelimit-remaining, x-ratelimit-violatedpolicy",
+  "access-control-expose-headers": "x-processingunits-spent, retry-after, x-ratelimit-remaining, x-ratelimit-violatedpolicy, server-timing",
 };
+
+/**
+ * The answer to a CORS preflight (any path, no token: browsers never send one on OPTIONS): 204 allowing the
+ * requested headers (Access-Control-Request-Headers, when it is a plain header-name list) or the default ones,
+ * cached by the browser for a day (Fetch standard, CORS protocol).
+ */
+function preflight(request: Request): Response {
+  const asked = request.headers.get("access-control-request-headers")?.trim().toLowerCase() ?? "";
+  const headers: Record<string, string> = { "access-control-max-age": "86400" };
+  if (/^[a-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[a-z0-9!#$%&'*+.^_`|~-]+)*$/.test(asked) && asked.length <= 1024)
+    headers["access-control-allow-headers"] = [...new Set([...CORS["access-control-allow-headers"].split(", "), ...asked.split(/\s*,\s*/)])].join(", ");
+  return new Response(null, { status: 204, headers });
+}
+
+/**
+ * The request as handlers see it: its URL moved to the origin of PUBLIC_BASE_URL (path and query kept), so that a
+ * link a handler derives from `request.url` (e.g. a search's `self`) never carries the client's Host header.
+ * Throws (a logged 500) when PUBLIC_BASE_URL is not configured.
+ */
+function atPublicOrigin(request: Request, env: Env): Request {
+  const url = new URL(request.url);
+  const origin = new URL(publicBaseUrl(env)).origin;
+  return url.origin === origin ? request : new Request(origin + url.pathname + url.search, request);
+}
 
 /** Collects routes, then serves them. */
 export class Api {
@@ -50,13 +76,16 @@ export class Api {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     let response: Response;
     try {
-      if (request.method === "OPTIONS") response = new Response(null, { status: 204 });
-      else response = (await this.router.fetch(request, env, ctx)) ?? this.unmatched(request);
+      if (request.method === "OPTIONS") response = preflight(request);
+      else {
+        const onPublicOrigin = atPublicOrigin(request, env);
+        response = (await this.router.fetch(onPublicOrigin, env, ctx)) ?? this.unmatched(onPublicOrigin);
+      }
     } catch (err) {
       response = renderError(err);
     }
     const out = new Response(response.body, response);
-    for (const [k, v] of Object.entries(CORS)) out.headers.set(k, v);
+    for (const [k, v] of Object.entries(CORS)) if (!out.headers.has(k)) out.headers.set(k, v);
     return out;
   }
 

@@ -1,6 +1,6 @@
 /** Bad Processing API input: each a 400 envelope whose message says what to fix; runaway scripts end. */
 import { beforeAll, describe, expect, it } from "vitest";
-import { authed, token } from "../helpers/auth";
+import { authed, call, token } from "../helpers/auth";
 import { seedSamples } from "../helpers/seed";
 import { CRS, bandsScript, process } from "../helpers/process";
 
@@ -56,8 +56,11 @@ describe("bad input -> 400", () => {
   });
   it("wrong content type", async () => {
     const r = await authed("/api/v1/process", { method: "POST", headers: { "content-type": "text/plain" }, body: JSON.stringify(good()) }, bearer);
-    expect(r.status).toBe(400);
-    expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(/Content-Type/);
+    expect(r.status).toBe(415);
+    expect(((await r.json()) as { error: { message: string; code: string } }).error).toMatchObject({
+      message: expect.stringMatching(/Content-Type/),
+      code: "COMMON_UNSUPPORTED_MEDIA_TYPE",
+    });
   });
   it("syntax error names line and column", () => expect400((b) => void (b.evalscript = "//VERSION=3\nfunction setup(){return {input:['B04'],output:{bands:1}}}\nfunction evaluatePixel(s){ return [s.B04 +; }"), /line 3/i));
   it("unknown response identifier", () => expect400((b) => void (b.output.responses[0]!.identifier = "nope"), /nope/));
@@ -65,9 +68,13 @@ describe("bad input -> 400", () => {
     const r = await authed("/api/v1/process", {}, bearer);
     expect(r.status).toBe(405);
   });
-  it("401 without a token", async () => {
-    const r = await process(good(), "garbage");
+  it("401 without a token (no Authorization header sent)", async () => {
+    const r = await call("/api/v1/process", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(good()) });
     expect(r.status).toBe(401);
+    expect(((await r.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: "COMMON_UNAUTHORIZED",
+      message: expect.stringMatching(/Missing Authorization header/),
+    });
   });
 });
 

@@ -1,0 +1,45 @@
+/**
+ * Request body size limits, enforced while reading: a declared Content-Length over the limit is refused before any
+ * byte is read, and a streamed body (chunked, or lying about its length) is cut off as soon as it passes the limit.
+ */
+import { ApiError } from "./errors";
+
+/** Largest JSON or multipart/form-data body of the Processing, Statistical and Catalog APIs: 4 MiB. */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+const MIB = 1024 * 1024;
+const describe = (bytes: number): string => (bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`);
+
+/** The 413 COMMON_PAYLOAD_TOO_LARGE error naming the limit. */
+export const payloadTooLarge = (limit: number): ApiError =>
+  new ApiError(413, `The request body is too large: at most ${describe(limit)} (${limit} bytes) are accepted.`);
+
+/**
+ * Reads the whole body as bytes, at most `limit` bytes (default {@link MAX_BODY_BYTES}).
+ * Returns an empty array for a request without a body. Throws a 413 ApiError when Content-Length or the bytes
+ * actually received exceed the limit (the rest of the stream is cancelled, never buffered).
+ */
+export async function readBytes(request: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > limit) throw payloadTooLarge(limit);
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw payloadTooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? chunks[0]! : new Uint8Array(await new Blob(chunks).arrayBuffer());
+}
+
+/** Reads the body as UTF-8 text with {@link readBytes}'s limit (invalid UTF-8 becomes U+FFFD). */
+export async function readText(request: Request, limit = MAX_BODY_BYTES): Promise<string> {
+  return new TextDecoder().decode(await readBytes(request, limit));
+}

@@ -1,0 +1,94 @@
+/**
+ * The request body limit (4 MiB, src/http/limits.ts): a 413 envelope naming the limit, enforced on the declared
+ * Content-Length and on the bytes actually streamed (a 50 MB body is cut off after the limit, not buffered).
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { authed, callWithEnv, envelope, token } from "../helpers/auth";
+
+const LIMIT = 4 * 1024 * 1024;
+const ROUTES = ["/api/v1/process", "/api/v1/statistics", "/api/v1/catalog/1.0.0/search"];
+
+let bearer: string;
+beforeAll(async () => {
+  bearer = await token();
+});
+
+/** A valid JSON document of exactly `bytes` bytes: `{"pad":"xxx…"}`. */
+const jsonOfSize = (bytes: number): string => `{"pad":"${"x".repeat(bytes - 10)}"}`;
+
+/** A body stream of `total` bytes of JSON-ish filler in 64 KiB chunks, recording how many bytes were pulled. */
+function countingStream(total: number): { stream: ReadableStream<Uint8Array>; pulled: () => number } {
+  const chunk = new Uint8Array(64 * 1024).fill(0x20);
+  let sent = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent >= total) return controller.close();
+      sent += chunk.byteLength;
+      controller.enqueue(chunk.slice());
+    },
+  });
+  return { stream, pulled: () => sent };
+}
+
+/** `text` as a stream in 1 MiB chunks: no Content-Length, so only the counting while reading can enforce the limit. */
+function streamOf(text: string): ReadableStream<Uint8Array> {
+  const bytes = new TextEncoder().encode(text);
+  let at = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (at >= bytes.byteLength) return controller.close();
+      controller.enqueue(bytes.slice(at, (at += 1024 * 1024)));
+    },
+  });
+}
+
+async function expect413(r: Response): Promise<void> {
+  expect(r.status).toBe(413);
+  const e = await envelope(r);
+  expect([e.status, e.reason, e.code]).toEqual([413, "Payload Too Large", "COMMON_PAYLOAD_TOO_LARGE"]);
+  expect(e.message).toMatch(/at most 4 MiB \(4194304 bytes\)/);
+}
+
+describe.each(ROUTES)("%s body limit", (route) => {
+  const post = (body: BodyInit, type = "application/json") => authed(route, { method: "POST", headers: { "content-type": type }, body }, bearer);
+
+  it("a JSON body of the limit plus one byte is a 413; one of exactly the limit is read (and rejected as a request, 400)", async () => {
+    await expect413(await post(jsonOfSize(LIMIT + 1)));
+    const r = await post(jsonOfSize(LIMIT));
+    expect(r.status).toBe(400);
+    expect((await envelope(r)).message).not.toMatch(/too large|not valid JSON/);
+  });
+
+  it("streamed without Content-Length: the limit plus one byte is a 413, exactly the limit is read", async () => {
+    const send = (text: string) =>
+      callWithEnv({}, route, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` }, body: streamOf(text) });
+    await expect413(await send(jsonOfSize(LIMIT + 1)));
+    const r = await send(jsonOfSize(LIMIT));
+    expect(r.status).toBe(400);
+    expect((await envelope(r)).message).not.toMatch(/too large|not valid JSON/);
+  });
+
+  it("a 50 MB streamed body without Content-Length is cut off after the limit", async () => {
+    const { stream, pulled } = countingStream(50 * 1024 * 1024);
+    const r = await callWithEnv({}, route, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` }, body: stream });
+    await expect413(r);
+    expect(pulled()).toBeLessThanOrEqual(LIMIT + 2 * 64 * 1024);
+  });
+
+  it("a declared Content-Length over the limit is refused before the body is read", async () => {
+    const { stream, pulled } = countingStream(50 * 1024 * 1024);
+    const headers = { "content-type": "application/json", "content-length": String(50 * 1024 * 1024), authorization: `Bearer ${bearer}` };
+    await expect413(await callWithEnv({}, route, { method: "POST", headers, body: stream }));
+    expect(pulled()).toBeLessThanOrEqual(2 * 64 * 1024);
+  });
+});
+
+describe("multipart body limit", () => {
+  it("a multipart request over the limit is a 413", async () => {
+    const f = new FormData();
+    f.append("request", "{}");
+    f.append("evalscript", new Blob(["x".repeat(LIMIT)]));
+    const r = await authed("/api/v1/process", { method: "POST", body: f }, bearer);
+    await expect413(r);
+  });
+});
