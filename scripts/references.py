@@ -61,6 +61,8 @@ def clip_mask():
     mask = rasterize(ring, {"epsg": 4326, "bbox": bbox, "width": w, "height": h})
     save("clip_mask", mask.astype(np.float32),
          grid={"epsg": 4326, "bbox": bbox, "width": w, "height": h}, polygon=ring, what="gdal.RasterizeLayer mask")
+    b04, _ = warp(os.path.join(RKH, "B04.tif"), 4326, bbox, w, h)
+    save("clip_b04", b04 / 10000.0, grid={"epsg": 4326, "bbox": bbox, "width": w, "height": h}, what="B04 reflectance on the clip grid, unclipped")
 
 
 if __name__ == "__main__":
