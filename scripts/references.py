@@ -10,7 +10,7 @@ for units REFLECTANCE.
 import json, os
 import numpy as np
 from osgeo import gdal
-from gdal_common import rasterize
+from gdal_common import rasterize, rasterize_geometry
 
 gdal.UseExceptions()
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -65,6 +65,37 @@ def clip_mask():
     save("clip_b04", b04 / 10000.0, grid={"epsg": 4326, "bbox": bbox, "width": w, "height": h}, what="B04 reflectance on the clip grid, unclipped")
 
 
+# A MultiPolygon in UTM 29N (the first polygon has a hole) whose bounds align with 29RKH's 100 m grid.
+MULTI = {"type": "MultiPolygon", "coordinates": [
+    [[[250080, 2700020], [252287, 2700020], [252673, 2702013], [250493, 2703220], [250080, 2702807], [250080, 2700020]],
+     [[250687, 2700611], [251673, 2700733], [251491, 2701807], [250893, 2701613], [250687, 2700611]]],
+    [[[252887, 2701011], [254080, 2701437], [253291, 2703220], [252887, 2701011]]]]}
+
+
+def centre_distance(geometry, grid):
+    """Smallest distance of a pixel centre of `grid` to an edge of `geometry` (none may lie on an edge)."""
+    x0, y0, x1, y1 = grid["bbox"]
+    rx, ry = (x1 - x0) / grid["width"], (y1 - y0) / grid["height"]
+    px, py = np.meshgrid(x0 + rx * (0.5 + np.arange(grid["width"])), y1 - ry * (0.5 + np.arange(grid["height"])))
+    dmin = np.inf
+    for poly in geometry["coordinates"]:
+        for ring in poly:
+            for (ax, ay), (bx, by) in zip(ring[:-1], ring[1:]):
+                t = np.clip(((px - ax) * (bx - ax) + (py - ay) * (by - ay)) / ((bx - ax) ** 2 + (by - ay) ** 2), 0, 1)
+                dmin = min(dmin, float(np.hypot(px - (ax + t * (bx - ax)), py - (ay + t * (by - ay))).min()))
+    return dmin
+
+
+def multipolygon():
+    """B04 reflectance clipped to MULTI (0 outside and in the hole) at native 100 m, and the rasterized mask."""
+    grid = {"epsg": 32629, "bbox": [250080.0, 2700020.0, 254080.0, 2703220.0], "width": 40, "height": 32}
+    assert centre_distance(MULTI, grid) > 0.5, centre_distance(MULTI, grid)
+    inside = rasterize_geometry(MULTI, grid)
+    b04, valid = warp(os.path.join(RKH, "B04.tif"), 32629, grid["bbox"], grid["width"], grid["height"])
+    save("multi_b04", np.where(inside & valid, b04 / 10000.0, 0), grid=grid, geometry=MULTI, what="B04 reflectance inside the MultiPolygon, else 0")
+    save("multi_mask", inside.astype(np.float32), grid=grid, what="gdal.RasterizeLayer of the MultiPolygon (hole excluded)")
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     rkh_window("rkh4326", 4326, [-11.9, 24.5, -11.6, 24.8], 128, 128)
@@ -74,6 +105,7 @@ if __name__ == "__main__":
     for d in ["2018-04-14", "2018-04-19", "2018-04-21"]:
         westflanders(d)
     clip_mask()
+    multipolygon()
     with open(os.path.join(OUT, "references.json"), "w") as f:
         json.dump(meta, f, indent=1)
     print("wrote", len(meta), "references to", OUT)
