@@ -25,7 +25,7 @@ export const MAX_SCENES = 100;
  * pixels (one script session), so a 2500 x 2500 request never holds all its input bands at once.
  */
 export const STRIP_PIXELS = 1 << 20;
-const STRIP_TARGET = 1 << 19;
+export const STRIP_TARGET = 1 << 19;
 
 export interface PreparedScript {
   runtime: EvalscriptRuntime;
@@ -38,6 +38,8 @@ export interface Evaluation {
   processingUnits: number;
   /** Stage durations in ms (scene search, read + warp + mosaic, evalscript), for Server-Timing. */
   timings: Record<string, number>;
+  /** Strips the grid was read and evaluated in (1: in one piece), reported in Server-Timing as `strips;desc="n"`. */
+  strips: number;
 }
 
 /** Compiles, loads and runs setup() of an evalscript (400 on script errors). */
@@ -114,11 +116,11 @@ export async function evaluatePlan(env: Env, script: PreparedScript, input: Proc
   const mosaicOf = (p: Plan): Promise<Sample[]> =>
     mosaicScenes(mosaicking, groups, (s: Scene) => readScene(env, c, s.item, bands, p.grid, readOptions(source)), p, fileBands);
   const { width, height } = plan.grid;
-  let run: { result: EvalResult; readMs: number };
+  let run: { result: EvalResult; readMs: number; strips: number };
   if (width * height <= STRIP_PIXELS) {
     const samples = await mosaicOf(plan);
     const readMs = Date.now() - t1;
-    run = { result: await script.runtime.evaluate({ width, height, scenes: samples, timeRange: range, convert: opts.convert }), readMs };
+    run = { result: await script.runtime.evaluate({ width, height, scenes: samples, timeRange: range, convert: opts.convert }), readMs, strips: 1 };
   } else {
     run = await evaluateStrips(script, plan, groups, mosaicOf, range, opts.convert);
   }
@@ -128,6 +130,7 @@ export async function evaluatePlan(env: Env, script: PreparedScript, input: Proc
     result: run.result,
     processingUnits: processingUnits(width, height, fileBands.length, mosaicking === "SIMPLE" ? 1 : groups.length, float32),
     timings: { scenes: t1 - t0, read: run.readMs, eval: evalMs },
+    strips: run.strips,
   };
 }
 
@@ -139,16 +142,18 @@ async function evaluateStrips(
   mosaicOf: (p: Plan) => Promise<Sample[]>,
   timeRange: { from: string; to: string },
   convert?: boolean,
-): Promise<{ result: EvalResult; readMs: number }> {
+): Promise<{ result: EvalResult; readMs: number; strips: number }> {
   const { width, height } = plan.grid;
   let readMs = 0;
+  let strips = 0;
   const scenes = script.setup.mosaicking === "SIMPLE" ? [{ info: groups[0]!.info }] : groups.map((g) => ({ info: g.info }));
   const rows = Math.max(1, Math.ceil(STRIP_TARGET / width));
   const result = await script.runtime.evaluateRows({ width, height, rows, scenes, timeRange, convert }, async (row, count) => {
     const t = Date.now();
     const samples = await mosaicOf(stripPlan(plan, row, count));
     readMs += Date.now() - t;
+    strips++;
     return samples;
   });
-  return { result, readMs };
+  return { result, readMs, strips };
 }
