@@ -96,6 +96,15 @@ def multipolygon():
     save("multi_mask", inside.astype(np.float32), grid=grid, what="gdal.RasterizeLayer of the MultiPolygon (hole excluded)")
 
 
+def resampling():
+    """B04 reflectance up- (37.5 m) and downsampled (250 m, GDAL picks its overview) in UTM 29N, bilinear and cubic."""
+    for name, bbox in [("up", [250080.0, 2700020.0, 252480.0, 2702420.0]), ("down", [250080.0, 2700020.0, 266080.0, 2716020.0])]:
+        for alg in ["bilinear", "cubic"]:
+            b04, _ = warp(os.path.join(RKH, "B04.tif"), 32629, bbox, 64, 64, alg)
+            grid = {"epsg": 32629, "bbox": bbox, "width": 64, "height": 64, "resampling": alg}
+            save(f"rkh{name}_{alg}", b04 / 10000.0, grid=grid, what=f"B04 reflectance, gdal.Warp {alg}")
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     rkh_window("rkh4326", 4326, [-11.9, 24.5, -11.6, 24.8], 128, 128)
@@ -106,6 +115,7 @@ if __name__ == "__main__":
         westflanders(d)
     clip_mask()
     multipolygon()
+    resampling()
     with open(os.path.join(OUT, "references.json"), "w") as f:
         json.dump(meta, f, indent=1)
     print("wrote", len(meta), "references to", OUT)
