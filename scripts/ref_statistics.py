@@ -75,10 +75,10 @@ def mosaic(scenes):
     return bands, filled
 
 
-def ndvi_counted(dates, geometry_mask=None, grid=WF_GRID, folder=WF):
-    """NDVI of the mostRecent mosaic of `dates` and the pixels the cloud-masking script counts."""
+def ndvi_counted(dates, geometry_mask=None, grid=WF_GRID, folder=WF, cloud=CLOUD):
+    """NDVI of the mostRecent mosaic of `dates` and the pixels the script masking SCL classes `cloud` counts."""
     bands, data = mosaic([s2_scene(os.path.join(folder, d), grid) for d in sorted(dates, reverse=True)])
-    mask = data & ~np.isin(bands["SCL"], CLOUD)
+    mask = data & ~np.isin(bands["SCL"], cloud)
     if geometry_mask is not None:
         mask &= geometry_mask
     return ndvi_of(bands["B04"], bands["B08"]), mask
@@ -227,6 +227,8 @@ if __name__ == "__main__":
                     "SKIP": wf_intervals(p10d, CALC_C),
                     "SHORTEN": wf_intervals(p10d + [("2018-04-21", "2018-04-24")], CALC_C),
                     "EXTEND": wf_intervals(p10d + [("2018-04-21", "2018-05-01")], CALC_C)},
+        # ndvi_scl.js with `const CLOUD = [];` (no cloud masking): single-date NDVI statistics, tell the dates apart
+        "wf_unmasked": {d: {"B0": band_stats(*ndvi_counted([d], cloud=[]), CALC_A)} for d in ["2018-04-14", "2018-04-16", "2018-04-19", "2018-04-21"]},
         "wf_polygon": polygon_case(),
         "belgium_p1d": belgium(),
         "rkh_tile": rkh(),

@@ -10,7 +10,7 @@ for units REFLECTANCE.
 import json, os
 import numpy as np
 from osgeo import gdal
-from gdal_common import rasterize
+from gdal_common import rasterize, rasterize_geometry
 from ref_crs import crs_points, crs_windows
 
 gdal.UseExceptions()
@@ -62,6 +62,48 @@ def clip_mask():
     mask = rasterize(ring, {"epsg": 4326, "bbox": bbox, "width": w, "height": h})
     save("clip_mask", mask.astype(np.float32),
          grid={"epsg": 4326, "bbox": bbox, "width": w, "height": h}, polygon=ring, what="gdal.RasterizeLayer mask")
+    b04, _ = warp(os.path.join(RKH, "B04.tif"), 4326, bbox, w, h)
+    save("clip_b04", b04 / 10000.0, grid={"epsg": 4326, "bbox": bbox, "width": w, "height": h}, what="B04 reflectance on the clip grid, unclipped")
+
+
+# A MultiPolygon in UTM 29N (the first polygon has a hole) whose bounds align with 29RKH's 100 m grid.
+MULTI = {"type": "MultiPolygon", "coordinates": [
+    [[[250080, 2700020], [252287, 2700020], [252673, 2702013], [250493, 2703220], [250080, 2702807], [250080, 2700020]],
+     [[250687, 2700611], [251673, 2700733], [251491, 2701807], [250893, 2701613], [250687, 2700611]]],
+    [[[252887, 2701011], [254080, 2701437], [253291, 2703220], [252887, 2701011]]]]}
+
+
+def centre_distance(geometry, grid):
+    """Smallest distance of a pixel centre of `grid` to an edge of `geometry` (none may lie on an edge)."""
+    x0, y0, x1, y1 = grid["bbox"]
+    rx, ry = (x1 - x0) / grid["width"], (y1 - y0) / grid["height"]
+    px, py = np.meshgrid(x0 + rx * (0.5 + np.arange(grid["width"])), y1 - ry * (0.5 + np.arange(grid["height"])))
+    dmin = np.inf
+    for poly in geometry["coordinates"]:
+        for ring in poly:
+            for (ax, ay), (bx, by) in zip(ring[:-1], ring[1:]):
+                t = np.clip(((px - ax) * (bx - ax) + (py - ay) * (by - ay)) / ((bx - ax) ** 2 + (by - ay) ** 2), 0, 1)
+                dmin = min(dmin, float(np.hypot(px - (ax + t * (bx - ax)), py - (ay + t * (by - ay))).min()))
+    return dmin
+
+
+def multipolygon():
+    """B04 reflectance clipped to MULTI (0 outside and in the hole) at native 100 m, and the rasterized mask."""
+    grid = {"epsg": 32629, "bbox": [250080.0, 2700020.0, 254080.0, 2703220.0], "width": 40, "height": 32}
+    assert centre_distance(MULTI, grid) > 0.5, centre_distance(MULTI, grid)
+    inside = rasterize_geometry(MULTI, grid)
+    b04, valid = warp(os.path.join(RKH, "B04.tif"), 32629, grid["bbox"], grid["width"], grid["height"])
+    save("multi_b04", np.where(inside & valid, b04 / 10000.0, 0), grid=grid, geometry=MULTI, what="B04 reflectance inside the MultiPolygon, else 0")
+    save("multi_mask", inside.astype(np.float32), grid=grid, what="gdal.RasterizeLayer of the MultiPolygon (hole excluded)")
+
+
+def resampling():
+    """B04 reflectance up- (37.5 m) and downsampled (250 m, GDAL picks its overview) in UTM 29N, bilinear and cubic."""
+    for name, bbox in [("up", [250080.0, 2700020.0, 252480.0, 2702420.0]), ("down", [250080.0, 2700020.0, 266080.0, 2716020.0])]:
+        for alg in ["bilinear", "cubic"]:
+            b04, _ = warp(os.path.join(RKH, "B04.tif"), 32629, bbox, 64, 64, alg)
+            grid = {"epsg": 32629, "bbox": bbox, "width": 64, "height": 64, "resampling": alg}
+            save(f"rkh{name}_{alg}", b04 / 10000.0, grid=grid, what=f"B04 reflectance, gdal.Warp {alg}")
 
 
 if __name__ == "__main__":
@@ -75,6 +117,8 @@ if __name__ == "__main__":
     clip_mask()
     crs_windows(save)
     crs_points(os.path.join(HERE, "..", "test", "fixtures", "crs", "points.json"))
+    multipolygon()
+    resampling()
     with open(os.path.join(OUT, "references.json"), "w") as f:
         json.dump(meta, f, indent=1)
     print("wrote", len(meta), "references to", OUT)

@@ -74,9 +74,10 @@ export function sceneAngles(item: StacItem): Record<string, number> {
     sunAzimuth = p["view:sun_azimuth"] as number;
   } else {
     const [minLon, minLat, maxLon, maxLat] = item.bbox.length === 6 ? [item.bbox[0]!, item.bbox[1]!, item.bbox[3]!, item.bbox[4]!] : item.bbox;
+    // suncalc 2.x: apparent altitude and azimuth in DEGREES, azimuth clockwise from north (1.x gave radians from south)
     const pos = SunCalc.getPosition(new Date(p.datetime), (minLat! + maxLat!) / 2, (minLon! + maxLon!) / 2);
-    sunZenith = 90 - (pos.altitude * 180) / Math.PI;
-    sunAzimuth = ((pos.azimuth * 180) / Math.PI + 180 + 360) % 360; // suncalc: from south, westward
+    sunZenith = 90 - pos.altitude;
+    sunAzimuth = ((pos.azimuth % 360) + 360) % 360;
   }
   return {
     sunZenithAngles: sunZenith,

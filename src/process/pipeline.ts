@@ -34,7 +34,7 @@ export const MAX_SCENES = 100;
  * pixels (one script session), so a 2500 x 2500 request never holds all its input bands at once.
  */
 export const STRIP_PIXELS = 1 << 20;
-const STRIP_TARGET = 1 << 19;
+export const STRIP_TARGET = 1 << 19;
 
 /** Minimum cost of a Processing API request in processing units (Sentinel Hub). */
 export const MIN_PROCESSING_UNITS = 0.005;
@@ -50,6 +50,8 @@ export interface Evaluation {
   processingUnits: number;
   /** Stage durations in ms (scene search, read + warp + mosaic, evalscript), for Server-Timing. */
   timings: Record<string, number>;
+  /** Strips the grid was read and evaluated in (1: in one piece), reported in Server-Timing as `strips;desc="n"`. */
+  strips: number;
 }
 
 /** Compiles, loads and runs setup() of an evalscript (400 on script errors). */
@@ -160,16 +162,21 @@ export async function evaluatePlan(env: Env, script: PreparedScript, input: Proc
   const samplesFor = (p: Plan) => samplesOf(env, grouped, p);
   const range = grouped[0]!.range;
   const { width, height } = plan.grid;
-  let run: { result: EvalResult; readMs: number };
+  let run: { result: EvalResult; readMs: number; strips: number };
   if (width * height <= STRIP_PIXELS) {
     const samples = await samplesFor(plan);
     const readMs = Date.now() - t1;
-    run = { result: await script.runtime.evaluate({ width, height, scenes: samples, timeRange: range, convert: opts.convert }), readMs };
+    run = { result: await script.runtime.evaluate({ width, height, scenes: samples, timeRange: range, convert: opts.convert }), readMs, strips: 1 };
   } else {
     run = await evaluateStrips(script, plan, sceneRefs(grouped), samplesFor, range, opts.convert);
   }
   const evalMs = Date.now() - t1 - run.readMs;
-  return { result: run.result, processingUnits: fusionUnits(script.setup, grouped, width, height), timings: { scenes: t1 - t0, read: run.readMs, eval: evalMs } };
+  return {
+    result: run.result,
+    processingUnits: fusionUnits(script.setup, grouped, width, height),
+    timings: { scenes: t1 - t0, read: run.readMs, eval: evalMs },
+    strips: run.strips,
+  };
 }
 
 /** Strip by strip: each strip's scenes are read and mosaicked when the script session asks for its rows. */
@@ -180,15 +187,17 @@ async function evaluateStrips(
   samplesFor: (p: Plan) => Promise<SceneData[]>,
   timeRange: TimeRange,
   convert?: boolean,
-): Promise<{ result: EvalResult; readMs: number }> {
+): Promise<{ result: EvalResult; readMs: number; strips: number }> {
   const { width, height } = plan.grid;
   let readMs = 0;
+  let strips = 0;
   const rows = Math.max(1, Math.ceil(STRIP_TARGET / width));
   const result = await script.runtime.evaluateRows({ width, height, rows, scenes, timeRange, convert }, async (row, count) => {
     const t = Date.now();
     const samples = await samplesFor(stripPlan(plan, row, count));
     readMs += Date.now() - t;
+    strips++;
     return samples;
   });
-  return { result, readMs };
+  return { result, readMs, strips };
 }

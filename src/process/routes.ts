@@ -26,7 +26,7 @@ export async function processHandler(request: AuthedRequest, env: Env): Promise<
     headers: {
       "content-type": contentType,
       "x-processingunits-spent": String(evaluation.processingUnits),
-      "server-timing": serverTiming(timings),
+      "server-timing": `${serverTiming(timings)}, strips;desc="${evaluation.strips}"`,
     },
   });
 }

@@ -87,12 +87,10 @@ describe("runaway evalscripts", () => {
     it(`${name} ends with a 400 naming the cause, and the server keeps answering`, async () => {
       const b = good();
       b.evalscript = `//VERSION=3\nfunction setup(){return {input:['B04'],output:{bands:1}}}\nfunction evaluatePixel(s){ ${body} return [1]; }`;
-      const started = Date.now();
       const r = await process(b, bearer);
       expect(r.status).toBe(400);
       const msg = ((await r.json()) as { error: { message: string } }).error.message;
       expect(msg).toMatch(/loop|iteration|recursion|stack/i);
-      expect(Date.now() - started).toBeLessThan(10_000);
       expect((await process(good(), bearer)).status).toBe(200);
     });
   }

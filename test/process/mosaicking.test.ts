@@ -1,6 +1,8 @@
 /**
  * Mosaicking order and ORBIT mosaicking on the real West Flanders April 2018 acquisitions:
  * 04-14 (cloudy, cc 100), 04-16 (partly cloudy, 71.39), 04-19 (clear, 0), 04-21 (thin cirrus, cc 100).
+ * Every one covers the whole patch, so these tests pick whole scenes; per-pixel gap-fill on partial coverage is
+ * in gapfill.test.ts.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { token } from "../helpers/auth";

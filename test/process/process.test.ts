@@ -72,15 +72,17 @@ function evaluatePixel(s){return [(s.B08-s.B04)/(s.B08+s.B04)]}`;
     expect(c.mismatch).toBe(0);
   });
 
-  it("resx/resy in CRS units give the same grid as width/height", async () => {
-    const ref = await reference("rkhutm_ndvi");
+  it("resx/resy in CRS units give the same grid and pixels as width/height", async () => {
+    const ref = await reference("rkhutm_rgb");
     const g = ref.meta.grid;
-    const body = request(32629, g.bbox, 0, 0, bandsScript(["B04"]));
+    const body = request(32629, g.bbox, 0, 0, bandsScript(["B04", "B03", "B02"]));
     body.output = { resx: 100, resy: 100, responses: body.output.responses } as never;
     const r = await process(body, bearer);
     expect(r.status).toBe(200);
     const tif = await readTiff(await r.arrayBuffer());
     expect([tif.width, tif.height]).toEqual([128, 128]);
+    tif.bbox.forEach((v, i) => expect(v).toBeCloseTo(g.bbox[i]!, 6));
+    expect(compare(tif.data, ref.data, 1e-6).mismatch).toBe(0);
   });
 
   it("Web Mercator (EPSG:3857) NDVI matches GDAL", async () => {
@@ -96,18 +98,30 @@ function evaluatePixel(s){return [index(s.B08, s.B04)]}`;
     expect(compare(tif.data, ref.data, 1e-6).mismatch).toBeLessThan(0.005);
   });
 
-  it("clips to a polygon: dataMask is 0 outside it, as gdal.RasterizeLayer", async () => {
+  it("clips to a polygon: dataMask as gdal.RasterizeLayer, GDAL's values inside, 0 outside", async () => {
     const ref = await reference("clip_mask");
+    const b04 = await reference("clip_b04");
     const g = ref.meta.grid;
     const ring = (ref.meta as unknown as { polygon: number[][] }).polygon;
-    const body = request(4326, g.bbox, g.width, g.height, bandsScript(["dataMask"]));
+    const body = request(4326, g.bbox, g.width, g.height, bandsScript(["B04", "dataMask"]));
     body.input.bounds = { geometry: { type: "Polygon", coordinates: [ring] }, properties: { crs: CRS(4326) } } as never;
     body.output = { width: g.width, height: g.height, responses: body.output.responses } as never;
     const r = await process(body, bearer);
     expect(r.status).toBe(200);
     const tif = await readTiff(await r.arrayBuffer());
     tif.bbox.forEach((v, i) => expect(v).toBeCloseTo(g.bbox[i]!, 9)); // the geometry's bounds define the image
-    const c = compare(tif.data, ref.data, 0);
-    expect(c.mismatch).toBeLessThan(0.002); // pixel centres exactly on an edge may fall either way
+    const mask = Array.from({ length: g.width * g.height }, (_, i) => tif.data[i * 2 + 1]!);
+    expect(compare(mask, ref.data, 0).mismatch).toBeLessThan(0.002); // pixel centres exactly on an edge may fall either way
+    let [inside, wrongInside, nonzeroOutside] = [0, 0, 0];
+    for (let i = 0; i < mask.length; i++) {
+      const v = tif.data[i * 2]!;
+      if (mask[i] === 1) {
+        inside++;
+        if (Math.abs(v - b04.data[i]!) > 1e-6) wrongInside++;
+      } else if (v !== 0) nonzeroOutside++;
+    }
+    expect(inside).toBeGreaterThan(0.3 * mask.length);
+    expect(nonzeroOutside).toBe(0);
+    expect(wrongInside / inside).toBeLessThan(0.005); // approximate transformer may flip a nearest pixel at cell edges
   });
 });

@@ -1,12 +1,21 @@
 /**
  * Requests above STRIP_PIXELS are read, mosaicked and evaluated in strips of rows in one script session:
- * the result must be the same image as in one piece.
+ * the result must be the same image as in one piece. The strip count is in Server-Timing (`strips;desc="n"`),
+ * so each test also proves which path ran.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { token } from "../helpers/auth";
 import { seedSamples } from "../helpers/seed";
 import { window } from "../helpers/raster";
 import { CRS, bandsScript, process, readTiff } from "../helpers/process";
+import { STRIP_PIXELS, STRIP_TARGET } from "../../src/process/pipeline";
+
+/** The strip count the Processing API reports in Server-Timing. */
+const strips = (r: Response): number => Number(/strips;desc="(\d+)"/.exec(r.headers.get("server-timing") ?? "")?.[1]);
+/** Strips expected for a width x height request (rows of about STRIP_TARGET pixels). */
+const expectedStrips = (width: number, height: number): number =>
+  width * height <= STRIP_PIXELS ? 1 : Math.ceil(height / Math.max(1, Math.ceil(STRIP_TARGET / width)));
+const WF_BBOX = [501360, 5629040, 502000, 5629680];
 
 let bearer: string;
 beforeAll(async () => {
@@ -27,6 +36,8 @@ describe("strip processing", () => {
     const r = await process(body, bearer);
     expect(r.status).toBe(200);
     expect(r.headers.get("server-timing")).toMatch(/read;dur=/);
+    expect(strips(r)).toBe(expectedStrips(1098, 1098));
+    expect(strips(r)).toBe(3);
     const tif = await readTiff(await r.arrayBuffer());
     expect([tif.width, tif.height]).toEqual([1098, 1098]);
     const file = await window("sentinel-2-l2a/S2A_29RKH_20200219_0_L2A/B04.tif", 0, 0, 0, 1098, 1098);
@@ -49,6 +60,8 @@ function evaluatePixel(samples){ return [samples.length, samples[samples.length-
     };
     const r = await process(body, bearer);
     expect(r.status).toBe(200);
+    expect(strips(r)).toBe(expectedStrips(1050, 1050));
+    expect(strips(r)).toBeGreaterThan(1);
     const tif = await readTiff(await r.arrayBuffer());
     const oldest = await window("sentinel-2-l2a/westflanders/2018-04-14/B04.tif", 0, 0, 0, 64, 64);
     let bad = 0;
@@ -60,5 +73,37 @@ function evaluatePixel(samples){ return [samples.length, samples[samples.length-
       }
     }
     expect(bad).toBe(0);
+  });
+
+  it("just above STRIP_PIXELS (1050 x 1000) equals two requests under it (1050 x 500 each) and the file", async () => {
+    const body = (bbox: number[], height: number) => ({
+      input: {
+        bounds: { bbox, properties: { crs: CRS(32631) } },
+        data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2018-04-19T00:00:00Z", to: "2018-04-19T23:59:59Z" } } }],
+      },
+      output: { width: 1050, height, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
+      evalscript: bandsScript(["B04"]),
+    });
+    expect(1050 * 1000).toBeGreaterThan(STRIP_PIXELS);
+    expect(1050 * 500).toBeLessThanOrEqual(STRIP_PIXELS);
+    const whole = await process(body(WF_BBOX, 1000), bearer);
+    const mid = (WF_BBOX[1]! + WF_BBOX[3]!) / 2;
+    const top = await process(body([WF_BBOX[0]!, mid, WF_BBOX[2]!, WF_BBOX[3]!], 500), bearer);
+    const bottom = await process(body([WF_BBOX[0]!, WF_BBOX[1]!, WF_BBOX[2]!, mid], 500), bearer);
+    expect([whole.status, top.status, bottom.status]).toEqual([200, 200, 200]);
+    expect([strips(whole), strips(top), strips(bottom)]).toEqual([2, 1, 1]);
+    const w = (await readTiff(await whole.arrayBuffer())).data;
+    const halves = [...Array.from((await readTiff(await top.arrayBuffer())).data), ...Array.from((await readTiff(await bottom.arrayBuffer())).data)];
+    const file = await window("sentinel-2-l2a/westflanders/2018-04-19/B04.tif", 0, 0, 0, 64, 64);
+    let [vsHalves, vsFile] = [0, 0];
+    for (let row = 0; row < 1000; row++) {
+      for (let col = 0; col < 1050; col++) {
+        const i = row * 1050 + col;
+        if (w[i] !== halves[i]) vsHalves++;
+        const src = Math.floor(((row + 0.5) * 64) / 1000) * 64 + Math.floor(((col + 0.5) * 64) / 1050);
+        if (Math.abs(w[i]! - file[src]! / 10000) > 1e-6) vsFile++;
+      }
+    }
+    expect([vsHalves, vsFile]).toEqual([0, 0]);
   });
 });

@@ -6,6 +6,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { toSampleType, type EvalResult } from "../../../src/raster/evalscript";
 import { f32, nd, ones, rkhWindow, RKH_INFO, run, script } from "./helpers";
+import { clmFromScl, sceneAngles } from "../../../src/process/bands";
+import { sampleItems } from "../../helpers/seed";
 
 const W = 64;
 const N = W * W;
@@ -96,10 +98,11 @@ describe("real scripts on real 29RKH pixels", () => {
     expectPixels(r.outputs.dataMask!.values, 1, () => [1]);
   });
 
-  it("cab: neural network on B03..B12 and the angle bands", async () => {
-    const sunZenith = 90 - 48.293248430895;
-    const sunAzimuth = 147.671041914385;
-    const angles = { sunZenithAngles: sunZenith, sunAzimuthAngles: sunAzimuth, viewZenithMean: 0, viewAzimuthMean: 0 };
+  it("cab: neural network on B03..B12 and the service's angle bands (sceneAngles of the real item)", async () => {
+    const item = (await sampleItems()).find((i) => i.id === RKH_INFO.id)!;
+    const angles = sceneAngles(item);
+    // the item's view: metadata (earth-search, from the product's MTD mean sun angles); no view angles -> nadir
+    expect(angles).toEqual({ sunZenithAngles: 90 - 48.293248430895, sunAzimuthAngles: 147.671041914385, viewZenithMean: 0, viewAzimuthMean: 0 });
     const extra = Object.fromEntries(Object.entries(angles).map(([k, v]) => [k, new Float32Array(N).fill(v)]));
     const out = (await runRkh("sentinel-2__cab__script.js", extra)).outputs.default!;
     expect(out).toMatchObject({ bands: 1, sampleType: "AUTO" });
@@ -130,7 +133,9 @@ describe("real scripts on real 29RKH pixels", () => {
   });
 
   it("landslide (header //VERSION=3.Landslide_detection.UNSPIDER) with CLM", async () => {
-    const clm = px.SCL!.map((s) => (s >= 8 && s <= 10 ? 1 : 0));
+    const clm = clmFromScl(px.SCL!, ones(N)); // the service's CLM, checked against the documented rule
+    expect(Array.from(clm)).toEqual(Array.from(px.SCL!, (s) => (s === 0 ? 255 : s === 8 || s === 9 || s === 10 ? 1 : 0)));
+    expect(new Set(clm)).toEqual(new Set([0, 1]));
     const out = (await runRkh("sentinel-2__landslide_detection_rapid_mapping__script.js", { CLM: clm })).outputs.default!;
     expectPixels(out.values, 3, (i) => {
       const [b02, b03, b04, b08, b11] = ["B02", "B03", "B04", "B08", "B11"].map((n) => b(n, i)) as number[];

@@ -12,6 +12,7 @@ import { crsFromEpsg } from "../../../src/raster/crs";
 import type { Grid, WarpedBand } from "../../../src/raster/types";
 import { chooseLevel, readWarped } from "../../../src/raster/warp";
 import { ref, refs, REF_NODATA, sourceFor, type WarpRef } from "./refs";
+import { window } from "../../helpers/raster";
 
 const RESAMPLING = { near: "NEAREST", bilinear: "BILINEAR", cubic: "BICUBIC" } as const;
 
@@ -106,13 +107,25 @@ describe("readWarped", () => {
     expect(band!.valid.every((v) => v === 0) && band!.data.every((v) => v === 0)).toBe(true);
   });
 
-  it("honours a nodata override (null: every pixel counts)", async () => {
-    const { meta } = await ref("rkhedge_near");
-    const cog = await openCog(await sourceFor(meta.file));
-    const [withNodata] = await readWarped(cog, [0], gridOf(meta), { resampling: "NEAREST" });
-    const [without] = await readWarped(cog, [0], gridOf(meta), { resampling: "NEAREST", nodata: null });
+  it("honours a nodata override on real swath-edge no data (L1C 19UDP: 38 % DN 0, no nodata tag)", async () => {
+    const path = "sentinel-2-l1c/S2_19UDP_20170729_L1C/B04.tif";
+    const file = await window(path, 0, 0, 0, 122, 122); // geotiff.js, independent of the raster engine
+    const cog = await openCog(await sourceFor(path));
+    const grid: Grid = { crs: crsFromEpsg(32619), bbox: [399960, 5290200, 509760, 5400000], width: 122, height: 122 };
+    const [asFile] = await readWarped(cog, [0], grid, { resampling: "NEAREST" });
+    const [zero] = await readWarped(cog, [0], grid, { resampling: "NEAREST", nodata: 0 });
+    const [none] = await readWarped(cog, [0], grid, { resampling: "NEAREST", nodata: null });
     const count = (w: WarpedBand) => w.valid.reduce((a, b) => a + b, 0);
-    expect(count(without)).toBeGreaterThanOrEqual(count(withNodata));
+    const withData = file.reduce((a, v) => a + (v !== 0 ? 1 : 0), 0);
+    expect(withData / file.length).toBeCloseTo(0.6245, 3);
+    expect(count(zero)).toBe(withData);
+    expect(count(none)).toBe(file.length);
+    expect(count(asFile)).toBe(file.length); // no GDAL_NODATA tag: every pixel counts
+    let bad = 0;
+    for (let i = 0; i < file.length; i++) {
+      if (zero.valid[i] !== (file[i] !== 0 ? 1 : 0) || zero.data[i] !== file[i] || none.data[i] !== file[i]) bad++;
+    }
+    expect(bad).toBe(0);
   });
 
   it("rejects bad input with 400s", async () => {
