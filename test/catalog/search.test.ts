@@ -213,6 +213,17 @@ describe("fields", () => {
     expect(sub.json.features[0].properties).toEqual({ gsd: 10 });
   });
 
+  it("paths naming Object.prototype members select nothing (own members only)", async () => {
+    const r = await search({ ids: ["S2A_29RKH_20200219_0_L2A"], fields: { include: ["toString", "__proto__", "constructor.name", "properties.valueOf", "properties.__proto__.x"], exclude: ["hasOwnProperty"] } });
+    expect(r.status, JSON.stringify(r.json?.error)).toBe(200);
+    const f = r.json.features[0];
+    expect(Object.keys(f).sort()).toEqual(["assets", "bbox", "collection", "geometry", "id", "links", "properties", "stac_extensions", "stac_version", "type"]);
+    expect(Object.keys(f.properties)).toEqual(["datetime"]);
+    const get = await api(`${ROOT}/search?collections=${L2A}&datetime=${ALL_TIME}&ids=S2A_29RKH_20200219_0_L2A&fields=__proto__,-toString,properties.constructor`);
+    expect(get.status).toBe(200);
+    expect(Object.keys(get.json.features[0].properties)).toEqual(["datetime"]);
+  });
+
   it("GET comma form with '-' excludes; exclude-only keeps the rest of the item", async () => {
     const base = `${ROOT}/search?collections=${L2A}&datetime=${ALL_TIME}&ids=S2A_29RKH_20200219_0_L2A`;
     const inc = await api(`${base}&fields=id,properties.eo:cloud_cover,-links`);
