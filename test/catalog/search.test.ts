@@ -93,7 +93,7 @@ describe("ids, limit, collections", () => {
     expect(ids(await search({ ids: want }))).toEqual(want.slice(0, 2).sort());
   });
 
-  it("limit above 100 returns 100-sized pages without error; default is 10", async () => {
+  it("limit above 100 is accepted as 100 (the cap on more than 100 items: cap.test.ts); default is 10", async () => {
     const big = await search({ limit: 1000 });
     expect(big.status).toBe(200);
     expect(big.json.context.limit).toBe(100);
