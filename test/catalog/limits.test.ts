@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import {
   MAX_FILTER_CHARS, MAX_FILTER_DEPTH, MAX_FILTER_NODES, MAX_LIKE_PATTERN_BYTES, MAX_LIKE_WILDCARDS,
 } from "../../src/catalog/cql2/limits";
+import { MAX_GEOMETRY_VERTICES } from "../../src/raster/grid/vertices";
 import { api, ROOT, seedCatalog } from "./helpers";
 
 const BASE = { collections: ["sentinel-2-l2a"], datetime: "2000-01-01T00:00:00Z/..", limit: 100 };
@@ -92,5 +93,32 @@ describe("LIKE", () => {
     expect((await search({ op: "like", args: [{ property: "id" }, at] }, "cql2-json")).status).toBe(200);
     await rejected({ op: "like", args: [{ property: "id" }, `${at}y`] }, "cql2-json", new RegExp(`the limit is ${MAX_LIKE_PATTERN_BYTES}`));
     await rejected({ op: "like", args: [{ property: "id" }, "*".repeat(17)] }, "cql2-json", /51 bytes/); // literal * is [*]
+  });
+});
+
+describe(`intersects: at most ${MAX_GEOMETRY_VERTICES} vertices`, () => {
+  /** A circle of `n` distinct vertices (and the closing one) around the West Flanders items' point (3.024, 50.816). */
+  const circle = (n: number) => ({
+    type: "Polygon",
+    coordinates: [Array.from({ length: n + 1 }, (_, i) => [3.024 + 0.003 * Math.cos((2 * Math.PI * (i % n)) / n), 50.816 + 0.002 * Math.sin((2 * Math.PI * (i % n)) / n)])],
+  });
+
+  it("one vertex over is a 400 naming the limit (POST body and GET parameter)", async () => {
+    const r = await api(`${ROOT}/search`, { ...BASE, intersects: circle(MAX_GEOMETRY_VERTICES) });
+    expect(r.status).toBe(400);
+    expect(r.json.error.message).toContain(`${MAX_GEOMETRY_VERTICES + 1} vertices; at most ${MAX_GEOMETRY_VERTICES} are allowed`);
+    const get = await api(`${ROOT}/search?collections=sentinel-2-l2a&datetime=2000-01-01T00:00:00Z/..&intersects=${encodeURIComponent(JSON.stringify(circle(MAX_GEOMETRY_VERTICES)))}`);
+    expect(get.status).toBe(400);
+    expect(get.json.error.message).toContain(`at most ${MAX_GEOMETRY_VERTICES} are allowed`);
+  });
+
+  it("at the limit the search runs and tests the real footprints (time printed, not asserted)", async () => {
+    const t0 = performance.now();
+    const r = await api(`${ROOT}/search`, { ...BASE, intersects: circle(MAX_GEOMETRY_VERTICES - 1) });
+    console.log(`catalog search, intersects with ${MAX_GEOMETRY_VERTICES} vertices: ${(performance.now() - t0).toFixed(0)} ms`);
+    expect(r.status).toBe(200);
+    const centre = await api(`${ROOT}/search`, { ...BASE, intersects: { type: "Point", coordinates: [3.024, 50.816] } });
+    expect(ids(centre).length).toBeGreaterThan(0);
+    expect(ids(r)).toEqual(ids(centre)); // the items under the circle's centre (it lies inside their footprints)
   });
 });
