@@ -70,8 +70,17 @@ function filterJson(req: SearchRequest): unknown {
   if (typeof f === "string") checkFilterSize(f, lang);
   const json = parseFilter(f, lang);
   checkFilterShape(json);
-  if (typeof f !== "string") checkFilterSize(JSON.stringify(f), lang);
+  if (typeof f !== "string") checkFilterSize(serialized(f), lang);
   return json;
+}
+
+/** JSON text of a filter object; nesting too deep to serialize (inside literals the shape check does not walk) is a 400. */
+function serialized(f: unknown): string {
+  try {
+    return JSON.stringify(f);
+  } catch {
+    throw badRequest("The filter is nested too deeply to be read; flatten it.");
+  }
 }
 
 function parseFilter(f: unknown, lang: "cql2-text" | "cql2-json"): unknown {

@@ -7,6 +7,7 @@ import {
   MAX_FILTER_CHARS, MAX_FILTER_DEPTH, MAX_FILTER_NODES, MAX_LIKE_PATTERN_BYTES, MAX_LIKE_WILDCARDS,
 } from "../../src/catalog/cql2/limits";
 import { MAX_GEOMETRY_VERTICES } from "../../src/raster/grid/vertices";
+import { authed, token } from "../helpers/auth";
 import { api, ROOT, seedCatalog } from "./helpers";
 
 const BASE = { collections: ["sentinel-2-l2a"], datetime: "2000-01-01T00:00:00Z/..", limit: 100 };
@@ -74,6 +75,18 @@ describe("node count and size", () => {
     const many = await search(ors, "cql2-text");
     expect(many.status, JSON.stringify(many.json)).toBe(200);
     expect(ids(many)).toEqual(["S2A_29RKH_20200219_0_L2A"]);
+  });
+});
+
+describe("nesting inside literals", () => {
+  it("arrays nested a million deep inside a timestamp literal are a 400, not a stack overflow", async () => {
+    const deep = `${"[".repeat(1_000_000)}${"]".repeat(1_000_000)}`;
+    const text = `{"collections":["sentinel-2-l2a"],"datetime":"2000-01-01T00:00:00Z/..","filter-lang":"cql2-json",` +
+      `"filter":{"op":"t_after","args":[{"property":"datetime"},{"timestamp":${deep}}]}}`;
+    const r = await authed(`${ROOT}/search`, { method: "POST", body: text, headers: { "content-type": "application/json" } }, await token());
+    expect(r.status).toBe(400);
+    const message = ((await r.json()) as any).error.message;
+    expect(message).toMatch(/nested too deeply|characters; the limit is|timestamp/);
   });
 });
 
