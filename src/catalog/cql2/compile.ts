@@ -2,7 +2,8 @@
  * CQL2 JSON (OGC 21-065) boolean expressions -> BoolNode tree with parametrised SQL leaves.
  * Supported: and, or, not, =, <>, <, <=, >, >=, between, like, in, isNull, s_intersects, t_after, t_before,
  * t_during, t_equals, t_intersects, t_disjoint, boolean literals; property names are checked against the
- * collection's queryables (unknown -> 400).
+ * collection's queryables (unknown -> 400). Nested and/or of the same kind are flattened; the size limits of
+ * limits.ts are checked by the caller (query.ts) before compiling, the LIKE limits here.
  */
 import type { Geometry } from "geojson";
 import { badRequest } from "../../http/errors";
@@ -53,6 +54,10 @@ function like(args: unknown[], lookup: Lookup): BoolNode {
   return leaf(`${value!.text} GLOB ?`, [value!, { ...pattern!, params: [glob] }]);
 }
 
+/**
+ * `in`: the value equals one of the listed literals. An empty list (allowed by the CQL2 JSON schema, not by the
+ * text grammar) matches nothing, so its negation matches every item.
+ */
 function inList(args: unknown[], lookup: Lookup): BoolNode {
   arity("in", args, 2);
   const value = scalar(args[0], lookup);
