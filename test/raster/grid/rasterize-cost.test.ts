@@ -35,4 +35,23 @@ describe("rasterize cost (printed, not asserted)", () => {
     }
     expect(mask.reduce((n, v) => n + v, 0)).toBeGreaterThan(Math.PI * 990 ** 2); // inside the wavy ring's inner radius
   });
+
+  it("worst case at the vertex limit: a comb of 50000 vertices, half of its edges crossing all 2500 rows", () => {
+    const grid: Grid = { crs: { epsg: 3857 } as Grid["crs"], bbox: [0, 0, 2500, 2500], width: 2500, height: 2500 };
+    const teeth = 12_500; // 4 vertices per tooth
+    const pts: number[] = [];
+    for (let t = 0; t < teeth; t++) {
+      const x = (2500 * t) / teeth;
+      const w = 2500 / teeth;
+      pts.push(x, 0, x + w * 0.25, 2500, x + w * 0.5, 2500, x + w * 0.75, 0);
+    }
+    const ring = Float64Array.from(pts);
+    const t0 = performance.now();
+    const mask = rasterizeRings([ring], grid);
+    console.log(`rasterizeRings: comb of ${pts.length / 2} vertices, 2500 x 2500 px (6.25e7 crossings): ${(performance.now() - t0).toFixed(1)} ms`);
+    for (const row of [0, 1250, 2499]) {
+      const got = mask.subarray(row * 2500, (row + 1) * 2500).filter((_, c) => c % 97 === 0);
+      expect([...got], `row ${row}`).toEqual([...evenOddRow([ring], grid, row, 97)]);
+    }
+  });
 });
