@@ -11,7 +11,8 @@ def rasterize(ring, grid):
 
 
 def rasterize_geometry(geometry, grid):
-    """gdal.RasterizeLayer of a GeoJSON Polygon / MultiPolygon (holes included) onto grid: True where the pixel centre is inside."""
+    """gdal.RasterizeLayer of a GeoJSON (Multi)Polygon in the grid's CRS onto grid {epsg, bbox, width, height}
+    (pixel centres, no ALL_TOUCHED): a boolean array, row 0 north."""
     ds = gdal.GetDriverByName("MEM").Create("", grid["width"], grid["height"], 1, gdal.GDT_Byte)
     x0, y0, x1, y1 = grid["bbox"]
     ds.SetGeoTransform([x0, (x1 - x0) / grid["width"], 0, y1, 0, -(y1 - y0) / grid["height"]])

@@ -72,9 +72,12 @@ async function folderListing(env: Pick<Env, "DATA">, item: StacItem, urls: Catal
   return json({ collection: item.collection, item: item.id, folder: prefix, files });
 }
 
-/** Serves asset `name` of `item`. Throws 404 for unknown assets and assets stored outside this service. */
+/**
+ * Serves asset `name` of `item` (an own member of `item.assets`). Throws 404 for unknown assets (also names of
+ * Object.prototype members such as `__proto__`) and for assets stored outside this service.
+ */
 export function serveAsset(request: Request, env: Pick<Env, "DATA">, item: StacItem, name: string, urls: CatalogUrls): Promise<Response> {
-  const asset = item.assets[name];
+  const asset = Object.hasOwn(item.assets, name) ? item.assets[name] : undefined; // never __proto__, toString, ...
   if (!asset && name === "data" && assetFolder(item)) return folderListing(env, item, urls);
   if (!asset) throw notFound(`Item '${item.id}' has no asset '${name}'; its assets: ${Object.keys(item.assets).join(", ")}.`);
   if (isUrl(asset.href)) throw notFound(`Asset '${name}' is not stored by this service; fetch it from ${asset.href}.`);

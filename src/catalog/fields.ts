@@ -30,7 +30,7 @@ export function parseFieldsParam(value: string): FieldsSpec {
 
 function copyPath(from: Json, to: Json, path: string[]): void {
   const [head, ...rest] = path;
-  if (head === undefined || !(head in from)) return;
+  if (head === undefined || !Object.hasOwn(from, head)) return; // own members only: never __proto__, toString...
   if (rest.length === 0) {
     to[head] = structuredClone(from[head]);
     return;
@@ -42,14 +42,14 @@ function copyPath(from: Json, to: Json, path: string[]): void {
 
 function deletePath(obj: Json, path: string[]): void {
   const [head, ...rest] = path;
-  if (head === undefined || !(head in obj)) return;
+  if (head === undefined || !Object.hasOwn(obj, head)) return;
   if (rest.length === 0) delete obj[head];
   else if (isObj(obj[head])) deletePath(obj[head] as Json, rest);
 }
 
 function getPath(obj: Json, path: string[]): unknown {
   let cur: unknown = obj;
-  for (const p of path) cur = isObj(cur) ? cur[p] : undefined;
+  for (const p of path) cur = isObj(cur) && Object.hasOwn(cur, p) ? cur[p] : undefined;
   return cur;
 }
 

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import booleanIntersects from "@turf/boolean-intersects";
 import type { Geometry } from "geojson";
+import { countPositions, MAX_GEOMETRY_VERTICES, tooManyVertices } from "../raster/grid/vertices";
 
 /** A longitude/latitude box [west, south, east, north]; west > east when it crosses the antimeridian. */
 export type BBox = [number, number, number, number];
@@ -20,8 +21,15 @@ const multiPolygon = z.object({ type: z.literal("MultiPolygon"), coordinates: z.
 const simple = z.discriminatedUnion("type", [point, multiPoint, lineString, multiLineString, polygon, multiPolygon]);
 const collection = z.object({ type: z.literal("GeometryCollection"), geometries: z.array(simple).min(1) });
 
-/** Any GeoJSON geometry (RFC 7946): Point ... MultiPolygon and GeometryCollection (of simple geometries). */
-export const geometrySchema = z.union([simple, collection]);
+/**
+ * Any GeoJSON geometry (RFC 7946): Point ... MultiPolygon and GeometryCollection (of simple geometries), with at most
+ * MAX_GEOMETRY_VERTICES positions in all (raster/grid/vertices.ts).
+ */
+export const geometrySchema = z.union([simple, collection]).check((ctx) => {
+  const g = ctx.value;
+  const n = countPositions(g.type === "GeometryCollection" ? g.geometries.map((c) => c.coordinates) : g.coordinates);
+  if (n > MAX_GEOMETRY_VERTICES) ctx.issues.push({ code: "custom", message: tooManyVertices(n), input: g });
+});
 
 /** Visits every position of a geometry. */
 function eachPosition(g: Geometry, visit: (p: number[]) => void): void {

@@ -6,6 +6,7 @@
 import type { Geometry } from "geojson";
 import { badRequest } from "../http/errors";
 import { compileFilter } from "./cql2/compile";
+import { checkFilterShape, checkFilterSize } from "./cql2/limits";
 import { compileCondition } from "./cql2/sql";
 import { parseCql2Text } from "./cql2/text";
 import type { BoolNode } from "./cql2/tree";
@@ -55,7 +56,10 @@ export function queryableLookup(collection: string): (name: string) => Queryable
   };
 }
 
-/** The filter as CQL2 JSON (parsing CQL2 text), or undefined when absent. */
+/**
+ * The filter as CQL2 JSON (parsing CQL2 text), or undefined when absent. Throws 400 past the limits of
+ * cql2/limits.ts (text size before parsing; depth and node count, then serialized size, of the JSON).
+ */
 function filterJson(req: SearchRequest): unknown {
   const f = req.filter;
   if (f === undefined || f === "") return undefined;
@@ -63,6 +67,23 @@ function filterJson(req: SearchRequest): unknown {
     throw badRequest(`Unsupported filter-crs '${req.filterCrs}': only ${CRS84[0]} is accepted.`);
   }
   const lang = req.filterLang ?? (typeof f === "string" ? "cql2-text" : "cql2-json");
+  if (typeof f === "string") checkFilterSize(f, lang);
+  const json = parseFilter(f, lang);
+  checkFilterShape(json);
+  if (typeof f !== "string") checkFilterSize(serialized(f), lang);
+  return json;
+}
+
+/** JSON text of a filter object; nesting too deep to serialize (inside literals the shape check does not walk) is a 400. */
+function serialized(f: unknown): string {
+  try {
+    return JSON.stringify(f);
+  } catch {
+    throw badRequest("The filter is nested too deeply to be read; flatten it.");
+  }
+}
+
+function parseFilter(f: unknown, lang: "cql2-text" | "cql2-json"): unknown {
   if (lang === "cql2-text") {
     if (typeof f !== "string") throw badRequest("filter-lang is cql2-text but the filter is not a string; use cql2-json.");
     return parseCql2Text(f);

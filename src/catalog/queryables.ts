@@ -66,7 +66,7 @@ const GENERIC = new Map([...COMMON, CLOUD]);
 
 /** Queryables of a collection (a generic set for collections without their own). */
 export function queryablesOf(collection: string): Map<string, Queryable> {
-  return BY_COLLECTION[collection] ?? GENERIC;
+  return (Object.hasOwn(BY_COLLECTION, collection) ? BY_COLLECTION[collection] : undefined) ?? GENERIC;
 }
 
 /** The queryables JSON Schema document (OGC API Features part 3), `$id` = its own URL. */

@@ -64,6 +64,16 @@ describe("asset download", () => {
     expect(b04).toMatchObject({ asset: "B04", size: file.length, href: `http://localhost${ITEM}/assets/B04` });
   });
 
+  it("names of Object.prototype members are unknown assets: 404 in the envelope, not a property lookup", async () => {
+    for (const name of ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf", "__defineGetter__"]) {
+      const r = await get(`${ITEM}/assets/${encodeURIComponent(name)}`);
+      expect(r.status, name).toBe(404);
+      const body = (await r.json()) as any;
+      expect(body.error.message, name).toContain(`has no asset '${name}'; its assets: `);
+      expect(body.error.message).toContain("B04");
+    }
+  });
+
   it("needs a token", async () => {
     const { call } = await import("../helpers/auth");
     expect((await call(`${ITEM}/assets/B04`)).status).toBe(401);

@@ -45,6 +45,13 @@ describe("parseCql2Text", () => {
     expect(message("a = 1 AND\n  b <")).toMatch(/line 2, column 6/);
   });
 
+  it("deep nesting is a 400 before or from the parser, and the next filter still parses", () => {
+    expect(message(`${"(".repeat(21)}id = 'x'${")".repeat(21)}`)).toMatch(/parentheses deeper than 20 levels/);
+    expect(parseCql2Text(`${"(".repeat(20)}id = 'x'${")".repeat(20)}`)).toEqual({ op: "=", args: [{ property: "id" }, "x"] });
+    expect(message(`${"NOT ".repeat(3000)}id = 'x'`)).toMatch(/could not read it.*at most 20 levels/); // a trap in cql2-rs
+    expect(parseCql2Text("NOT NOT id = 'x'")).toEqual({ op: "not", args: [{ op: "not", args: [{ op: "=", args: [{ property: "id" }, "x"] }] }] });
+  });
+
   it("recovers from a trap: a fresh instance parses the next filter", () => {
     for (let i = 0; i < 50; i++) expect(message("geometry || s_intersects")).toMatch(/could not read it/);
     expect(parseCql2Text("eo:cloud_cover < 10 AND platform = 'sentinel-2a'")).toEqual({

@@ -115,6 +115,18 @@ describe("404 and 405", () => {
     await expectError(api(`${ROOT}/collections/sentinel-2-l2a/items/S2A_29RKH_20200219_0_L2A/assets/B99`), 404, /no asset 'B99'/);
   });
 
+  it("names of Object.prototype members are unknown collections and items, never property lookups", async () => {
+    for (const name of ["__proto__", "constructor", "toString", "hasOwnProperty"]) {
+      await expectError(post({ ...BASE, collections: [name] }), 404, new RegExp(name));
+      await expectError(api(`${ROOT}/collections/${name}`), 404);
+      await expectError(api(`${ROOT}/collections/${name}/items`), 404);
+      await expectError(api(`${ROOT}/collections/${name}/queryables`), 404);
+      await expectError(api(`${ROOT}/collections/sentinel-2-l2a/items/${name}`), 404);
+      await expectError(post({ ...BASE, filter: { op: "=", args: [{ property: name }, 1] } }), 400, /Unknown property/);
+      await expectError(post({ ...BASE, distinct: name }), 400, /Unknown property/);
+    }
+  });
+
   it("wrong method", async () => {
     const r = await call(`${ROOT}/search`, { method: "DELETE" });
     expect(r.status).toBe(405);

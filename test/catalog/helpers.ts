@@ -38,6 +38,27 @@ export async function seedCatalog(): Promise<StacItem[]> {
   return items;
 }
 
+/**
+ * `count` items derived from real ones (cycling through `sources`): the same documents with the id
+ * `D<nnn>_<id>`, the datetime moved `k + 1` days later and the properties "eoedge:derived": true and
+ * "eoedge:derived_from": <real id> (as scripts/bench-catalog.mjs labels its derived catalog). Inserted into D1.
+ */
+export async function seedDerived(sources: StacItem[], count: number): Promise<StacItem[]> {
+  const out: StacItem[] = [];
+  for (let k = 0; k < count; k++) {
+    const src = sources[k % sources.length]!;
+    const datetime = new Date(Date.parse(src.properties.datetime) + (k + 1) * 86_400_000).toISOString();
+    const item: StacItem = {
+      ...src,
+      id: `D${String(k).padStart(3, "0")}_${src.id}`,
+      properties: { ...src.properties, datetime, "eoedge:derived": true, "eoedge:derived_from": src.id },
+    };
+    await upsertItem(env, item);
+    out.push(item);
+  }
+  return out;
+}
+
 let bearer: string | undefined;
 
 /** GET/POST a catalog path with a (cached) real token; returns status and parsed JSON. */

@@ -93,7 +93,7 @@ describe("ids, limit, collections", () => {
     expect(ids(await search({ ids: want }))).toEqual(want.slice(0, 2).sort());
   });
 
-  it("limit above 100 returns 100-sized pages without error; default is 10", async () => {
+  it("limit above 100 is accepted as 100 (the cap on more than 100 items: cap.test.ts); default is 10", async () => {
     const big = await search({ limit: 1000 });
     expect(big.status).toBe(200);
     expect(big.json.context.limit).toBe(100);
@@ -211,6 +211,17 @@ describe("fields", () => {
     expect(both.json.features[0].assets.B04).toBeDefined();
     const sub = await search({ ids: ["S2A_29RKH_20200219_0_L2A"], fields: { include: ["properties.gsd"], exclude: ["properties"] } });
     expect(sub.json.features[0].properties).toEqual({ gsd: 10 });
+  });
+
+  it("paths naming Object.prototype members select nothing (own members only)", async () => {
+    const r = await search({ ids: ["S2A_29RKH_20200219_0_L2A"], fields: { include: ["toString", "__proto__", "constructor.name", "properties.valueOf", "properties.__proto__.x"], exclude: ["hasOwnProperty"] } });
+    expect(r.status, JSON.stringify(r.json?.error)).toBe(200);
+    const f = r.json.features[0];
+    expect(Object.keys(f).sort()).toEqual(["assets", "bbox", "collection", "geometry", "id", "links", "properties", "stac_extensions", "stac_version", "type"]);
+    expect(Object.keys(f.properties)).toEqual(["datetime"]);
+    const get = await api(`${ROOT}/search?collections=${L2A}&datetime=${ALL_TIME}&ids=S2A_29RKH_20200219_0_L2A&fields=__proto__,-toString,properties.constructor`);
+    expect(get.status).toBe(200);
+    expect(Object.keys(get.json.features[0].properties)).toEqual(["datetime"]);
   });
 
   it("GET comma form with '-' excludes; exclude-only keeps the rest of the item", async () => {

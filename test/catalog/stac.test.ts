@@ -129,10 +129,41 @@ describe("STAC schema validity", () => {
     }
   });
 
-  it("feature lists and search results are FeatureCollections of valid items", async () => {
-    const r = await api(`${ROOT}/collections/sentinel-2-l2a/items?limit=3&bbox=3,50,4,51&datetime=2018-01-01T00:00:00Z/..`);
-    expect(r.json).toMatchObject({ type: "FeatureCollection", numberReturned: 3 });
-    expect(Date.parse(r.json.timeStamp)).toBeGreaterThan(0);
-    expect(r.json.links.find((l: any) => l.rel === "next").href).toContain("next=");
+  it("feature lists and search results are FeatureCollections of valid items, on every page", async () => {
+    const first = await api(`${ROOT}/collections/sentinel-2-l2a/items?limit=3&bbox=3,50,4,51&datetime=2018-01-01T00:00:00Z/..`);
+    expect(first.json).toMatchObject({ type: "FeatureCollection", numberReturned: 3 });
+    expect(Date.parse(first.json.timeStamp)).toBeGreaterThan(0);
+    expect(first.json.links.find((l: any) => l.rel === "next").href).toContain("next=");
+    for (const c of COLLECTIONS) {
+      const want = items.filter((i) => i.collection === c).map((i) => i.id).sort();
+      const fromItems = await everyPage(`${ROOT}/collections/${c}/items?limit=4`, (p) => {
+        expect(p.json).toMatchObject({ type: "FeatureCollection", numberReturned: p.json.features.length });
+        const next = p.json.links.find((l: any) => l.rel === "next");
+        return next ? api(new URL(next.href).pathname + new URL(next.href).search) : null;
+      });
+      expect(fromItems.sort(), c).toEqual(want);
+      const body = { collections: [c], datetime: "2000-01-01T00:00:00Z/..", limit: 3 };
+      const fromSearch = await everyPage(`${ROOT}/search`, (p) => {
+        expect(p.json.type).toBe("FeatureCollection");
+        return p.json.context.next === undefined ? null : api(`${ROOT}/search`, { ...body, next: p.json.context.next });
+      }, body);
+      expect(fromSearch.sort(), c).toEqual(want);
+    }
   });
 });
+
+type Page = { status: number; json: any };
+
+/** Follows pages from `path` (POSTing `body` when given), validating every feature as a STAC Item; returns the ids. */
+async function everyPage(path: string, follow: (p: Page) => Promise<Page> | null, body?: unknown): Promise<string[]> {
+  const ids: string[] = [];
+  for (let page: Page | null = await api(path, body), n = 0; page && n < 50; n++) {
+    expect(page.status).toBe(200);
+    for (const f of page.json.features) {
+      expect(validator.check(f, "item"), f.id).toEqual([]);
+      ids.push(f.id);
+    }
+    page = await follow(page);
+  }
+  return ids;
+}

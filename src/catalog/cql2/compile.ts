@@ -2,11 +2,13 @@
  * CQL2 JSON (OGC 21-065) boolean expressions -> BoolNode tree with parametrised SQL leaves.
  * Supported: and, or, not, =, <>, <, <=, >, >=, between, like, in, isNull, s_intersects, t_after, t_before,
  * t_during, t_equals, t_intersects, t_disjoint, boolean literals; property names are checked against the
- * collection's queryables (unknown -> 400).
+ * collection's queryables (unknown -> 400). Nested and/or of the same kind are flattened; the size limits of
+ * limits.ts are checked by the caller (query.ts) before compiling, the LIKE limits here.
  */
 import type { Geometry } from "geojson";
 import { badRequest } from "../../http/errors";
 import { geometryBBox, geometrySchema, type BBox } from "../geometry";
+import { checkGlobLength, checkLikeWildcards, flattenLogical } from "./limits";
 import { parseDate, parseInstant } from "../time";
 import { scalar, unify, type Lookup, type Scalar } from "./scalar";
 import { and, sqlLeaf, type BoolNode } from "./tree";
@@ -21,15 +23,21 @@ function arity(op: string, args: unknown[], n: number): void {
   if (args.length !== n) throw badRequest(`Operator '${op}' takes ${n} argument${n > 1 ? "s" : ""}; got ${args.length}.`);
 }
 
-/** CQL2 like pattern (% any, _ one, \ escapes) -> SQLite GLOB pattern (case-sensitive, like CQL2). */
-function globPattern(like: string): string {
+/**
+ * CQL2 LIKE pattern -> SQLite GLOB pattern (case-sensitive, as CQL2 LIKE is). CQL2 (OGC 21-065, "like predicate"):
+ * `%` any run of characters, `_` exactly one character, `\` makes the next character literal (a trailing `\` is
+ * literal). GLOB's own wildcards `*`, `?` and `[` are literal in LIKE, so they become the one-character sets
+ * `[*]`, `[?]`, `[[]`; `]` outside a set is literal in GLOB.
+ */
+export function globPattern(like: string): string {
+  const literal = (c: string): string => (c === "*" || c === "?" || c === "[" ? `[${c}]` : c);
   let out = "";
   for (let i = 0; i < like.length; i++) {
     const c = like[i]!;
-    if (c === "\\" && i + 1 < like.length) out += /[*?[]/.test(like[++i]!) ? `[${like[i]}]` : like[i];
+    if (c === "\\" && i + 1 < like.length) out += literal(like[++i]!);
     else if (c === "%") out += "*";
     else if (c === "_") out += "?";
-    else out += /[*?[]/.test(c) ? `[${c}]` : c;
+    else out += literal(c);
   }
   return out;
 }
@@ -40,9 +48,16 @@ function like(args: unknown[], lookup: Lookup): BoolNode {
   if (value!.type !== "string" || typeof pattern!.literal !== "string") {
     throw badRequest("like compares a string property with a string pattern, e.g. platform LIKE 'sentinel-2%'.");
   }
-  return leaf(`${value!.text} GLOB ?`, [value!, { ...pattern!, params: [globPattern(pattern!.literal)] }]);
+  checkLikeWildcards(pattern!.literal);
+  const glob = globPattern(pattern!.literal);
+  checkGlobLength(pattern!.literal, glob);
+  return leaf(`${value!.text} GLOB ?`, [value!, { ...pattern!, params: [glob] }]);
 }
 
+/**
+ * `in`: the value equals one of the listed literals. An empty list (allowed by the CQL2 JSON schema, not by the
+ * text grammar) matches nothing, so its negation matches every item.
+ */
 function inList(args: unknown[], lookup: Lookup): BoolNode {
   arity("in", args, 2);
   const value = scalar(args[0], lookup);
@@ -144,7 +159,7 @@ export function compileFilter(node: unknown, lookup: Lookup): BoolNode {
   if (op === "and" || op === "or") {
     // sentinelhub-js sends and/or with fewer than two arguments; empty and = true, empty or = false.
     if (args.length === 0) return { kind: "const", value: op === "and" };
-    const parts = args.map((a) => compileFilter(a, lookup));
+    const parts = flattenLogical(op, args).map((a) => compileFilter(a, lookup));
     return parts.length === 1 ? parts[0]! : op === "and" ? and(parts) : { kind: "or", args: parts };
   }
   if (op === "not") {

@@ -30,8 +30,16 @@ export function bboxOverlapSql([w, s, e, n]: BBox): Sql {
 const TRUE: Sql = { text: "1", params: [] };
 const FALSE: Sql = { text: "0", params: [] };
 
+/**
+ * Joins parts with AND / OR as a balanced tree of parenthesised pairs, so that n parts add ceil(log2 n) levels to
+ * SQLite's expression tree (a flat `a OR b OR c ...` is n levels deep, and D1 refuses depths over 100).
+ */
 function join(parts: Sql[], op: " AND " | " OR "): Sql {
-  return { text: `(${parts.map((p) => p.text).join(op)})`, params: parts.flatMap((p) => p.params) };
+  if (parts.length === 1) return parts[0]!;
+  if (parts.length === 0) return op === " AND " ? TRUE : FALSE;
+  const half = Math.ceil(parts.length / 2);
+  const [a, b] = [join(parts.slice(0, half), op), join(parts.slice(half), op)];
+  return { text: `(${a.text}${op}${b.text})`, params: [...a.params, ...b.params] };
 }
 
 const negate = (x: Sql): Sql => ({ text: `(NOT ${x.text})`, params: x.params });

@@ -14,6 +14,7 @@
 import wasmModule from "cql2-wasm/cql2_wasm_bg.wasm";
 import * as glue from "cql2-wasm/cql2_wasm_bg.js";
 import { badRequest } from "../../http/errors";
+import { MAX_FILTER_DEPTH } from "./limits";
 
 let instance: WebAssembly.Instance | null = null;
 
@@ -37,20 +38,21 @@ function segments(text: string): string[] {
   return text.split(/('(?:[^']|'')*'|"[^"]*")/);
 }
 
-/** Position (0-based) of the first `)` that closes nothing, or -1. */
-function strayParen(text: string): number {
+/** Position (0-based) of the first `)` that closes nothing (or -1), and the deepest nesting of parentheses. */
+function parentheses(text: string): { stray: number; depth: number } {
   let depth = 0;
+  let deepest = 0;
   let pos = 0;
   for (const [i, seg] of segments(text).entries()) {
     if (i % 2 === 0) {
       for (let j = 0; j < seg.length; j++) {
-        if (seg[j] === "(") depth++;
-        else if (seg[j] === ")" && --depth < 0) return pos + j;
+        if (seg[j] === "(") deepest = Math.max(deepest, ++depth);
+        else if (seg[j] === ")" && --depth < 0) return { stray: pos + j, depth: deepest };
       }
     }
     pos += seg.length;
   }
-  return -1;
+  return { stray: -1, depth: deepest };
 }
 
 const PLAIN = new Intl.NumberFormat("en-US", { useGrouping: false, maximumSignificantDigits: 17 });
@@ -83,8 +85,9 @@ function syntaxError(text: string, message: string): Error {
  */
 export function parseCql2Text(text: string): unknown {
   if (!text.trim()) throw badRequest("The CQL2 text filter is empty.");
-  const stray = strayParen(text);
+  const { stray, depth } = parentheses(text);
   if (stray >= 0) throw badRequest(`Invalid CQL2 text filter at character ${stray + 1}: ')' closes no '('.`);
+  if (depth > MAX_FILTER_DEPTH) throw badRequest(`The filter nests parentheses deeper than ${MAX_FILTER_DEPTH} levels; flatten it.`);
   ensureInstance();
   let expr: glue.Expr | undefined;
   try {
@@ -95,7 +98,9 @@ export function parseCql2Text(text: string): unknown {
       expr?.__destroy_into_raw();
       expr = undefined;
       replaceInstance();
-      throw badRequest("Invalid CQL2 text filter: the parser could not read it; check operators and literals.");
+      throw badRequest(
+        `Invalid CQL2 text filter: the parser could not read it; check operators and literals (and nesting: at most ${MAX_FILTER_DEPTH} levels).`,
+      );
     }
     throw syntaxError(text, e instanceof Error ? e.message : String(e));
   } finally {
