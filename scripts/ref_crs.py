@@ -5,10 +5,14 @@
   float32 like references.py), plus the GeoTIFF GeoKeys GDAL itself writes for that EPSG code (read back from a
   GDAL-written GeoTIFF) and GDAL's geotransform of the grid.
 - crs_points(): for every supported code, points inside its EPSG area of use transformed from EPSG:4326 with
-  OGR/PROJ twice: with the EPSG code (the registry's own definition and PROJ's choice of datum transformation)
-  and with the epsg-index proj4 string EO Edge uses (the same definition, PROJ's maths).
+  OGR/PROJ three times: with the EPSG code (the registry's own definition and PROJ's choice of datum
+  transformation, made per point: the most accurate operation whose area of use holds the point, a ballpark
+  outside all of them; operations whose grid is not installed are skipped, so this is grid-less here as in EO
+  Edge), with the proj4 string EO Edge uses (the same definition, PROJ's maths), and with the one operation the
+  definition's +towgs84 was taken from (definitions.json `datumShift.name`, e.g. "Amersfoort to WGS 84 (4)"):
+  PROJ's own pipeline for that EPSG transformation, so a wrong conversion of its parameters shows.
 """
-import json, os, struct
+import json, os, re, struct, subprocess
 import numpy as np
 from osgeo import gdal, osr
 
@@ -96,8 +100,28 @@ def area_points(area):
     return [[fx(0.5), fy(0.5)], [fx(0.1), fy(0.1)], [fx(0.9), fy(0.1)], [fx(0.1), fy(0.9)], [fx(0.9), fy(0.9)]]
 
 
+def operation_pipeline(epsg, name):
+    """PROJ's pipeline (a PROJ string) EPSG:4326 -> EPSG:`epsg` through the datum transformation called `name`."""
+    text = subprocess.run(["projinfo", "-s", "EPSG:4326", "-t", f"EPSG:{epsg}", "-o", "PROJ", "--single-line",
+                           "--spatial-test", "intersects", "--grid-check", "none"], capture_output=True, text=True, check=True).stdout
+    ops = re.findall(r"^Operation No\. \d+:\n\n(.*)\n\nPROJ string:\n(.*)$", text, flags=re.M)
+    found = [pipe for head, pipe in ops if re.search(rf"(, |Inverse of ){re.escape(name)} \+ ", head)]
+    assert len(found) == 1, f"EPSG:{epsg}: {len(found)} operations named {name!r}"
+    return found[0]
+
+
+def through_operation(code, d):
+    """The CT EPSG:4326 -> EPSG:`code` through the transformation definitions.json names, or PROJ's own choice."""
+    shift = d.get("datumShift")
+    if not shift or not shift["operation"]:
+        return osr.CoordinateTransformation(srs_of(4326), srs_of(int(code)))
+    options = osr.CoordinateTransformationOptions()
+    options.SetOperation(operation_pipeline(code, shift["name"]))
+    return osr.CoordinateTransformation(srs_of(4326), srs_of(int(code)), options)
+
+
 def crs_points(out_path):
-    """Writes {code: {in, epsg, proj4}} of lon/lat points transformed to every supported CRS."""
+    """Writes {code: {in, epsg, proj4, op}} of lon/lat points transformed to every supported CRS."""
     with open(os.path.join(ROOT, "src", "raster", "crs", "definitions.json")) as f:
         defs = json.load(f)["crs"]
     wgs84 = srs_of(4326)
@@ -106,8 +130,10 @@ def crs_points(out_path):
         pts = area_points(d["area"])
         by_epsg = osr.CoordinateTransformation(wgs84, srs_of(int(code)))
         by_proj4 = osr.CoordinateTransformation(wgs84, srs_of(proj4=d["proj4"]))
+        by_op = through_operation(code, d)
         out[code] = {"in": pts, "epsg": [list(by_epsg.TransformPoint(x, y)[:2]) for x, y in pts],
-                     "proj4": [list(by_proj4.TransformPoint(x, y)[:2]) for x, y in pts]}
+                     "proj4": [list(by_proj4.TransformPoint(x, y)[:2]) for x, y in pts],
+                     "op": [list(by_op.TransformPoint(x, y)[:2]) for x, y in pts]}
     os.makedirs(os.path.dirname(out_path), exist_ok=True)
     with open(out_path, "w") as f:
         json.dump(out, f)

@@ -7,17 +7,37 @@
  * Definitions (proj4 string, name, geographic or projected, EPSG area of use) are those of the epsg-index npm
  * package (EPSG registry through PROJ), copied for only these codes into definitions.json by
  * `npm run crs:definitions` (scripts/crs-definitions.mjs), so the Worker bundles ~30 KB instead of the whole index.
- * test/raster/crs/definitions.test.ts checks the file against the package.
+ * One exception: the datum shift. Each `+towgs84` is PROJ's preferred grid-less transformation to WGS 84 (e.g.
+ * EPSG:4833 "Amersfoort to WGS 84 (4)" for 28992, where epsg-index's value is ~170 m off), converted by the
+ * generator to proj4js's convention and recorded per code in `datumShift`.
+ * test/raster/crs/definitions.test.ts checks the file against the package and proj4's results against PROJ's.
  */
 import { badRequest } from "../../http/errors";
 import definitions from "./definitions.json";
 
-/** One CRS definition from epsg-index. `area` is the EPSG area of use [west, south, east, north] in degrees. */
+/**
+ * Where a definition's `+towgs84` comes from: the EPSG transformation to WGS 84 that PROJ prefers (`operation`
+ * "EPSG:<code>", `name`, `accuracy` in metres; operation null for a pure conversion), `source` the PROJ version,
+ * `epsgIndex` the value epsg-index had.
+ */
+export interface DatumShift {
+  operation: string | null;
+  name: string;
+  accuracy: number | null;
+  source: string;
+  epsgIndex: string;
+}
+
+/**
+ * One CRS definition from epsg-index. `area` is the EPSG area of use [west, south, east, north] in degrees;
+ * `datumShift` is present when `proj4` has a `+towgs84` (position vector, m / arc-seconds / ppm).
+ */
 export interface EpsgDefinition {
   name: string;
   kind: string;
   proj4: string;
   area: [number, number, number, number];
+  datumShift?: DatumShift;
 }
 
 const DEFINITIONS = definitions.crs as unknown as Record<string, EpsgDefinition>;
