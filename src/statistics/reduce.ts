@@ -59,10 +59,20 @@ export function countedPixels(result: EvalResult, geometryMask: Uint8Array | nul
   return mask;
 }
 
+/**
+ * The member `key` of a request record, or of its `default` member: own members only, so that names such as
+ * `__proto__` or `constructor` (output or band names of a script) never resolve to Object.prototype members.
+ */
+function memberOrDefault<T>(record: Record<string, T> | undefined, key: string): T | undefined {
+  if (!record) return undefined;
+  if (Object.hasOwn(record, key)) return record[key];
+  return Object.hasOwn(record, "default") ? record.default : undefined;
+}
+
 /** What to compute for band `name` of an output, from the output's calculation (or `default`). */
 function bandCalculation(calc: CalculationRequest | undefined, name: string): BandCalculation {
-  const stats = calc?.statistics?.[name] ?? calc?.statistics?.default;
-  const histogram = calc?.histograms?.[name] ?? calc?.histograms?.default;
+  const stats = memberOrDefault(calc?.statistics, name);
+  const histogram = memberOrDefault(calc?.histograms, name);
   return { percentiles: stats?.percentiles?.k, interpolation: stats?.percentiles?.interpolation, histogram, maxBins: MAX_BINS };
 }
 
@@ -92,12 +102,13 @@ export function reduceEvaluation(
   calculations: Record<string, CalculationRequest> | undefined,
 ): OutputsJson {
   const mask = countedPixels(result, geometryMask);
-  const outputs: OutputsJson = {};
+  // Null-prototype records: an output or band named `__proto__` becomes an own member, not the prototype.
+  const outputs: OutputsJson = Object.create(null);
   for (const spec of setup.outputs) {
     const values = result.outputs[spec.id];
     if (spec.id === DATA_MASK || !values) continue;
-    const calc = calculations?.[spec.id] ?? calculations?.default;
-    const bands: Record<string, BandStatisticsJson> = {};
+    const calc = memberOrDefault(calculations, spec.id);
+    const bands: Record<string, BandStatisticsJson> = Object.create(null);
     bandNames(spec).forEach((name, b) => {
       const bc = bandCalculation(calc, name);
       bands[name] = bandJson(reduceBand(interleavedBand(values.values, values.bands, b), mask, bc), bc);
