@@ -9,7 +9,11 @@ import type { CompiledEvalscript } from "./compile";
 /** What the sandbox returns for a failed call (see sandbox/entry.ts `failure`). */
 export interface SandboxFailure {
   stage: string;
-  budget: boolean;
+  /**
+   * What stopped the script, when not its own error: "budget" (a call's ticks), "total" (the request's ticks),
+   * "limit" (a sandbox or output limit; `message` names it, see limits.ts).
+   */
+  cause?: "budget" | "total" | "limit";
   name: string;
   message: string;
   stack: string;
@@ -27,18 +31,22 @@ export interface Budget {
 /** Sentinel Hub's error code for evalscript failures. */
 export const EXECUTION_ERROR = "EXECUTION_ERROR";
 
-/** The first stack frame in the user's script: function name and generated line/column. */
-function userFrame(stack: string): { fn?: string; line: number; column: number } | undefined {
+/**
+ * The first stack frame in the user's script: function name and generated line/column. Frames in the wrapper
+ * text before the script (line 1 up to `prefixLength`: the stop and charge functions) are skipped.
+ */
+function userFrame(stack: string, prefixLength: number): { fn?: string; line: number; column: number } | undefined {
   for (const line of stack.split("\n")) {
     const m = /^\s*at (?:(.+?) \()?evalscript\.js:(\d+):(\d+)\)?\s*$/.exec(line);
-    if (m) return { fn: m[1]?.replace(/^Object\./, ""), line: Number(m[2]), column: Number(m[3]) };
+    if (!m || (m[2] === "1" && Number(m[3]) <= prefixLength)) continue;
+    return { fn: m[1]?.replace(/^Object\./, ""), line: Number(m[2]), column: Number(m[3]) };
   }
   return undefined;
 }
 
 /** The 400 for a sandbox failure. */
 export function executionError(compiled: CompiledEvalscript, f: SandboxFailure, budget: Budget): ApiError {
-  const frame = userFrame(f.stack);
+  const frame = userFrame(f.stack, compiled.prefixLength);
   const pos = frame ? compiled.map.toUser(frame.line, frame.column) : undefined;
   const where = pos ? ` at line ${pos.line}, column ${pos.column}` : "";
   const stage = f.stage === "init" ? "top-level code" : f.stage;
@@ -46,11 +54,13 @@ export function executionError(compiled: CompiledEvalscript, f: SandboxFailure, 
   const fn = inner ? `${stage}, in ${inner}` : stage;
   const pixel = f.pixel ? `, output pixel column ${f.pixel.col}, row ${f.pixel.row}` : "";
   let what: string;
-  if (f.budget && f.message === "total") {
+  if (f.cause === "total") {
     what =
       `The evalscript was stopped${where} (${fn}${pixel}): it exceeded the execution budget of this request ` +
       `(${budget.total} loop iterations and function calls). Make the per-pixel work smaller or request fewer pixels.`;
-  } else if (f.budget) {
+  } else if (f.cause === "limit") {
+    what = `The evalscript was stopped${where} (${fn}${pixel}): ${f.message}.`;
+  } else if (f.cause === "budget") {
     what =
       `The evalscript was stopped${where} (${fn}${pixel}): one call ran more than ${budget.perCall} loop iterations ` +
       `and function calls - an endless loop? Check the loop's exit condition.`;

@@ -7,6 +7,7 @@ import type { SampleArray } from "./sampletype";
 import type { CompiledEvalscript } from "./compile";
 import type { Budget, SandboxFailure } from "./errors";
 import { ENTRY_JS } from "./sandbox/entry";
+import { HARDEN_JS } from "./sandbox/harden";
 import { LIBRARY_JS } from "./sandbox/library";
 import { SCENES_JS } from "./sandbox/scenes";
 import type { EvalOutputSpec, Mosaicking, SceneInfo, TimeRange } from "./types";
@@ -38,6 +39,8 @@ export interface SessionParams {
   /** Return outputs converted to their stored sampleType (sandbox/entry.ts `toStored`). */
   convert?: boolean;
   budget: Budget;
+  /** Output limits the sandbox checks after updateOutput (limits.ts HOST_LIMITS). */
+  limits: { outputBands: number; outputBytes: number };
 }
 
 /** Pixels of `rows` rows starting at `rowStart`, per scene (same order as SessionParams.scenes). */
@@ -71,7 +74,7 @@ export interface SandboxApi {
 }
 
 /** Bump when the sandbox code changes so that isolates of an older runtime are not reused. */
-export const RUNTIME_VERSION = "eo-edge-evalscript-2";
+export const RUNTIME_VERSION = "eo-edge-evalscript-3";
 
 /** SHA-256 (hex) of the runtime version and the compiled code: the isolate's cache key. */
 export async function scriptHash(compiled: CompiledEvalscript): Promise<string> {
@@ -96,6 +99,7 @@ export function sandboxFor(loader: WorkerLoader, compiled: CompiledEvalscript, h
     modules: {
       "main.js": ENTRY_JS,
       "lib.js": LIBRARY_JS,
+      "harden.js": HARDEN_JS,
       "scenes.js": SCENES_JS,
       "evalscript.js": { cjs: compiled.code },
     },

@@ -148,15 +148,19 @@ describe("errors in script code", () => {
 
 describe("isolation and language", () => {
   it("no network and no bindings", async () => {
+    // fetch's rejection arrives after the call that made it: it is recorded on customData, which lives for the
+    // whole row-block session (the next block's call and updateOutputMetadata see it)
     const src = withBody(
-      "return [1];",
-      `try { fetch("https://example.com/").then(() => { globalThis.net = "fetched"; }, (e) => { globalThis.net = "rejected: " + e.message; }); }
-catch (e) { globalThis.net = "threw: " + e.message; }
-function updateOutputMetadata(scenes, im, om) { om.userData = { net: globalThis.net, bindings: [typeof LOADER, typeof DB, typeof DATA, typeof env] }; }`,
-    );
+      `if (!cd.asked) { cd.asked = true; try { fetch("https://example.com/").then(() => { cd.net = "fetched"; }, (e) => { cd.net = "rejected: " + e.message; }); } catch (e) { cd.net = "threw: " + e.message; } }
+  return [1];`,
+      "function updateOutputMetadata(scenes, im, om) { om.userData = { net: cdSeen, bindings: [typeof LOADER, typeof DB, typeof DATA, typeof env] }; }",
+    )
+      .replace("function evaluatePixel(s) {", "var cdSeen; function evaluatePixel(s, sc, im, cd) { cdSeen = cd.net;");
     const rt = await load(src);
     await rt.setup();
-    const r = await rt.evaluate(input());
+    const r = await rt.evaluateRows({ width: W, height: W, rows: W / 2, scenes: [{ info: RKH_INFO }] }, async (row, rows) => [
+      { info: RKH_INFO, bands: { B04: px.B04!.slice(row * W, (row + rows) * W), B08: px.B08!.slice(row * W, (row + rows) * W) }, dataMask: ones(rows * W) },
+    ]);
     const ud = r.userData as { net: string; bindings: string[] };
     expect(ud.net).toMatch(/not permitted to access the internet/);
     expect(ud.bindings).toEqual(["undefined", "undefined", "undefined", "undefined"]);

@@ -1,0 +1,183 @@
+/**
+ * Sandbox module (ES module source) that hardens the isolate before any script runs (imported by entry.js
+ * after lib.js, before the script module):
+ * 1. Work the tick counter cannot see is capped and charged to the running script's budget (SANDBOX_LIMITS in
+ *    ../limits.ts): ArrayBuffer / SharedArrayBuffer (incl. resizable maxByteLength and transfer), typed arrays,
+ *    Array(n), Array.from, Array.prototype.fill, every Array method that walks its receiver (a script can set
+ *    `a.length = 2**32 - 1`), String.prototype.repeat / padStart / padEnd. Constructors are Proxies;
+ *    `prototype.constructor` points at the Proxy, so instances never hand back the original. WebAssembly is
+ *    removed (WebAssembly.Memory allocates without a typed array).
+ * 2. Regular expressions: RegExp.prototype.exec (which test, match, matchAll, replace, search and split call
+ *    once exec is not the original) refuses a catastrophic pattern (../regex.ts regexHazard, whose source is embedded here) and subjects longer than
+ *    SANDBOX_LIMITS.regexSubject; literals are checked before the script runs (entry.js).
+ * 3. No state survives a request: the legacy RegExp statics (RegExp.$1, lastMatch, ...) are deleted, then every
+ *    object reachable from globalThis (and the intrinsics reachable only from instances: iterator and generator
+ *    prototypes) is frozen, globalThis included. Scripts are sloppy, so a write to a frozen property is ignored.
+ * A breach calls the running instance's stop(message) (wrapper.ts): the call ends, even if the script catches
+ * the error, and the host reports the message as a 400.
+ *
+ * Not stoppable in local workerd (no callback, no tick; production's cpuMs and 128 MB memory limit end them):
+ * flattening a string rope built by `s += s` (2^29 characters, ~1 GB), polynomial (non-nested) backtracking on
+ * subjects up to the cap, and native calls that each take microseconds (Intl, toLocaleString) repeated in a loop.
+ */
+import { SANDBOX_LIMITS } from "../limits";
+import { regexHazard } from "../regex";
+
+export const HARDEN_JS = String.raw`
+const L = ${JSON.stringify(SANDBOX_LIMITS)};
+const { apply, construct } = Reflect;
+const TYPED = ["Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array", "Uint32Array",
+  "Float16Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"].filter((n) => typeof globalThis[n] === "function");
+
+/** The original constructors, for the sandbox's own (uncharged) buffers. */
+export const native = Object.freeze(Object.fromEntries(["Array", "ArrayBuffer", ...TYPED].map((n) => [n, globalThis[n]])));
+
+let current = null;
+/** Points charges and limit stops at the running script instance (null between calls). */
+export function enter(inst) { current = inst; }
+
+function limit(message) {
+  if (current) current.stop(message);
+  throw new RangeError(message);
+}
+function charge(units, per) {
+  if (current && units >= per) current.charge(Math.floor(units / per));
+}
+const MiB = (n) => (n / 1048576).toFixed(0) + " MiB";
+function bytes(n, what) {
+  if (n > L.allocationBytes) limit(what + " would allocate " + n + " bytes; the evalscript sandbox allows " + L.allocationBytes + " bytes (" + MiB(L.allocationBytes) + ") per allocation");
+  charge(n, L.bytesPerTick);
+}
+function elements(n, what) {
+  if (n > L.arrayLength) limit(what + " has " + n + " elements; the evalscript sandbox allows " + L.arrayLength + " elements per array");
+  charge(n, L.elementsPerTick);
+}
+const toLength = (v) => { const n = Math.floor(Number(v)); return n > 0 ? Math.min(n, 2 ** 53 - 1) : 0; };
+const lengthOf = (o) => (o !== null && o !== undefined ? toLength(o.length) : 0);
+
+/** Replaces globalThis[name] by a Proxy whose construct / apply traps call check(args) first. */
+function guardConstructor(name, check) {
+  const C = globalThis[name];
+  const traps = { construct(t, args, nt) { check(args, name); return construct(t, args, nt === P ? t : nt); } };
+  if (name === "Array") traps.apply = (t, self, args) => { check(args, name); return apply(t, self, args); };
+  const P = new Proxy(C, traps);
+  Object.defineProperty(C.prototype, "constructor", { value: P, writable: true, configurable: true, enumerable: false });
+  Object.defineProperty(globalThis, name, { value: P, writable: true, configurable: true, enumerable: false });
+}
+
+/** Replaces proto[name] by a function with the same name and length that calls check(this, args) first. */
+function guardMethod(proto, name, check) {
+  const f = proto[name];
+  if (typeof f !== "function") return;
+  const g = { [name](...args) { check(this, args, name); return apply(f, this, args); } }[name];
+  Object.defineProperty(g, "length", { value: f.length });
+  Object.defineProperty(proto, name, { value: g, writable: true, configurable: true, enumerable: false });
+}
+
+const bufferBytes = (args, name) => {
+  const max = args[1] && typeof args[1] === "object" && args[1].maxByteLength !== undefined ? toLength(args[1].maxByteLength) : 0;
+  bytes(Math.max(toLength(args[0]), max), "new " + name + "(" + String(args[0]).slice(0, 20) + ")");
+};
+guardConstructor("ArrayBuffer", bufferBytes);
+if (typeof SharedArrayBuffer === "function") guardConstructor("SharedArrayBuffer", bufferBytes);
+for (const m of ["transfer", "transferToFixedLength", "resize"]) {
+  guardMethod(native.ArrayBuffer.prototype, m, (self, args, name) => bytes(toLength(args[0]), "ArrayBuffer.prototype." + name + "(" + args[0] + ")"));
+}
+for (const name of TYPED) {
+  const per = globalThis[name].BYTES_PER_ELEMENT;
+  guardConstructor(name, (args) => {
+    const a = args[0];
+    const isBuffer = a instanceof native.ArrayBuffer || (typeof SharedArrayBuffer === "function" && a instanceof SharedArrayBuffer);
+    if (!isBuffer) bytes(per * (a !== null && typeof a === "object" ? lengthOf(a) : toLength(a)), "new " + name + "(" + (typeof a === "object" ? "an array-like" : String(a).slice(0, 20)) + ")");
+  });
+}
+guardConstructor("Array", (args) => { if (args.length === 1 && typeof args[0] === "number") elements(args[0], "Array(" + args[0] + ")"); });
+const arrayFrom = Array.from;
+Object.defineProperty(Array, "from", { value: function from(items, ...rest) { elements(lengthOf(items), "Array.from(...)"); return apply(arrayFrom, this, [items, ...rest]); }, writable: true, configurable: true });
+
+const AP = native.Array.prototype;
+const range = (len, v, dflt) => { const n = v === undefined ? dflt : Math.trunc(Number(v)) || 0; return n < 0 ? Math.max(len + n, 0) : Math.min(n, len); };
+guardMethod(AP, "fill", (self, args) => { const n = lengthOf(self); elements(range(n, args[2], n) - range(n, args[1], 0), "Array.prototype.fill range"); });
+guardMethod(AP, "concat", (self, args) => elements(args.reduce((n, a) => n + (Array.isArray(a) ? a.length : 1), lengthOf(self)), "Array.prototype.concat result"));
+for (const m of ["includes", "indexOf", "lastIndexOf", "join", "toString", "toLocaleString", "reverse", "sort", "copyWithin", "slice", "splice",
+  "map", "forEach", "filter", "some", "every", "reduce", "reduceRight", "find", "findIndex", "findLast", "findLastIndex",
+  "toSorted", "toReversed", "toSpliced", "with", "flat", "flatMap"]) {
+  guardMethod(AP, m, (self, args, name) => elements(lengthOf(self), "the receiver of Array.prototype." + name));
+}
+/** flat / flatMap make arrays longer than their receiver: count the result (bounded by the cap) first. */
+function flatCount(a, depth, seen) {
+  let n = 0;
+  for (let i = 0; i < a.length; i++) {
+    const v = a[i];
+    n += Array.isArray(v) && depth > 0 ? flatCount(v, depth - 1, seen) : 1;
+    if (n > L.arrayLength) elements(n, "the result of Array.prototype.flat");
+  }
+  return n;
+}
+guardMethod(AP, "flat", (self, args) => { if (Array.isArray(self)) elements(flatCount(self, args[0] === undefined ? 1 : toLength(args[0]) || 0), "the result of Array.prototype.flat"); });
+
+const SP = String.prototype;
+guardMethod(SP, "repeat", (self, args) => { const n = String(self).length * toLength(args[0]); if (n > L.stringLength) limit("String.prototype.repeat would make " + n + " characters; the evalscript sandbox allows " + L.stringLength + " per string"); charge(n, L.bytesPerTick); });
+for (const m of ["padStart", "padEnd"]) {
+  guardMethod(SP, m, (self, args, name) => { const n = toLength(args[0]); if (n > L.stringLength) limit("String.prototype." + name + "(" + n + ") would make " + n + " characters; the evalscript sandbox allows " + L.stringLength + " per string"); charge(n, L.bytesPerTick); });
+}
+
+${regexHazard.toString()}
+
+const checked = new Map();
+function checkPattern(source) {
+  let hazard = checked.get(source);
+  if (hazard === undefined) {
+    hazard = regexHazard(source);
+    if (checked.size > 1000) checked.clear();
+    checked.set(source, hazard);
+  }
+  if (hazard) limit("the regular expression /" + source.slice(0, 80) + "/ is refused: " + hazard);
+}
+const RP = RegExp.prototype;
+guardMethod(RP, "exec", (self, args) => {
+  checkPattern(String(self.source));
+  const n = String(args[0]).length;
+  if (n > L.regexSubject) limit("a regular expression was run on " + n + " characters; the evalscript sandbox allows " + L.regexSubject);
+  charge(n, L.elementsPerTick * 4);
+});
+guardMethod(RP, "compile", (self, args) => checkPattern(args[0] instanceof RegExp ? args[0].source : String(args[0] ?? "(?:)")));
+
+for (const k of ["$1", "$2", "$3", "$4", "$5", "$6", "$7", "$8", "$9", "input", "$_", "lastMatch", "$&", "lastParen", "$+", "leftContext", "$\u0060", "rightContext", "$'"]) {
+  delete RegExp[k];
+}
+// WebAssembly.Memory allocates without a typed array; process and Buffer (Node.js compatibility) are not part of
+// the evalscript environment and hold stream state workerd itself writes to (it cannot be frozen).
+for (const k of ["WebAssembly", "process", "Buffer"]) delete globalThis[k];
+
+/** Objects the freeze starts from: globalThis, the values of its getters, intrinsics only instances reach. */
+function roots() {
+  const out = [globalThis];
+  for (let o = globalThis; o; o = Object.getPrototypeOf(o)) {
+    for (const k of Reflect.ownKeys(o)) {
+      const d = Object.getOwnPropertyDescriptor(o, k);
+      if (d && d.get) try { out.push(d.get.call(globalThis)); } catch {}
+    }
+  }
+  const gen = function* () {}, agen = async function* () {};
+  out.push([][Symbol.iterator](), new Map().entries(), new Set().values(), ""[Symbol.iterator](), "".matchAll(/(?:)/g), gen, gen(), agen, agen(), async function () {});
+  return out;
+}
+
+/** Object.freeze over everything reachable by own properties (getters' and setters' functions included) and prototypes. */
+function freezeAll(start) {
+  const seen = new Set(), todo = [...start];
+  while (todo.length) {
+    const o = todo.pop();
+    if ((typeof o !== "object" && typeof o !== "function") || o === null || seen.has(o)) continue;
+    seen.add(o);
+    todo.push(Object.getPrototypeOf(o));
+    for (const k of Reflect.ownKeys(o)) {
+      const d = Object.getOwnPropertyDescriptor(o, k);
+      if (d) todo.push(d.value, d.get, d.set);
+    }
+    try { Object.freeze(o); } catch {}
+  }
+}
+freezeAll(roots());
+`;
