@@ -20,7 +20,10 @@ export interface SandboxFailure {
   pixel?: { col: number; row: number };
 }
 
-/** Execution budgets, in ticks (loop iterations + function calls), see instrument.ts. */
+/**
+ * Execution budgets, in ticks: loop iterations + function calls (instrument.ts) + allocation units (bytes
+ * allocated / 16, elements walked by an Array method / 4, see limits.ts and sandbox/harden.ts).
+ */
 export interface Budget {
   /** Per call of a script function (one evaluatePixel call, setup, preProcessScenes, top-level code). */
   perCall: number;
@@ -57,13 +60,13 @@ export function executionError(compiled: CompiledEvalscript, f: SandboxFailure, 
   if (f.cause === "total") {
     what =
       `The evalscript was stopped${where} (${fn}${pixel}): it exceeded the execution budget of this request ` +
-      `(${budget.total} loop iterations and function calls). Make the per-pixel work smaller or request fewer pixels.`;
+      `(${budget.total} loop iterations, function calls and allocation units). Make the per-pixel work smaller or request fewer pixels.`;
   } else if (f.cause === "limit") {
     what = `The evalscript was stopped${where} (${fn}${pixel}): ${f.message}.`;
   } else if (f.cause === "budget") {
     what =
-      `The evalscript was stopped${where} (${fn}${pixel}): one call ran more than ${budget.perCall} loop iterations ` +
-      `and function calls - an endless loop? Check the loop's exit condition.`;
+      `The evalscript was stopped${where} (${fn}${pixel}): one call ran more than ${budget.perCall} loop iterations, ` +
+      `function calls and allocation units - an endless loop? Check the loop's exit condition.`;
   } else if (f.name === "RangeError" && /call stack/i.test(f.message)) {
     what = `${f.name}: ${f.message}${where} (${fn}${pixel}) - endless recursion? Check the recursion's base case.`;
   } else {

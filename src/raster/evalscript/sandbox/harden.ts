@@ -104,17 +104,20 @@ for (const m of ["includes", "indexOf", "lastIndexOf", "join", "toString", "toLo
   "toSorted", "toReversed", "toSpliced", "with", "flat", "flatMap"]) {
   guardMethod(AP, m, (self, args, name) => elements(lengthOf(self), "the receiver of Array.prototype." + name));
 }
-/** flat / flatMap make arrays longer than their receiver: count the result (bounded by the cap) first. */
-function flatCount(a, depth, seen) {
+/** flat makes arrays longer than its receiver: count the result first (shared sub-arrays once, up to the cap). */
+function flatCount(a, depth, memo) {
+  const known = memo.get(a);
+  if (known && known[0] === depth) return known[1];
   let n = 0;
   for (let i = 0; i < a.length; i++) {
     const v = a[i];
-    n += Array.isArray(v) && depth > 0 ? flatCount(v, depth - 1, seen) : 1;
+    n += Array.isArray(v) && depth > 0 ? flatCount(v, depth - 1, memo) : 1;
     if (n > L.arrayLength) elements(n, "the result of Array.prototype.flat");
   }
+  memo.set(a, [depth, n]);
   return n;
 }
-guardMethod(AP, "flat", (self, args) => { if (Array.isArray(self)) elements(flatCount(self, args[0] === undefined ? 1 : toLength(args[0]) || 0), "the result of Array.prototype.flat"); });
+guardMethod(AP, "flat", (self, args) => { if (Array.isArray(self)) elements(flatCount(self, args[0] === undefined ? 1 : toLength(args[0]) || 0, new Map()), "the result of Array.prototype.flat"); });
 
 const SP = String.prototype;
 guardMethod(SP, "repeat", (self, args) => { const n = String(self).length * toLength(args[0]); if (n > L.stringLength) limit("String.prototype.repeat would make " + n + " characters; the evalscript sandbox allows " + L.stringLength + " per string"); charge(n, L.bytesPerTick); });
@@ -149,6 +152,30 @@ for (const k of ["$1", "$2", "$3", "$4", "$5", "$6", "$7", "$8", "$9", "input", 
 // WebAssembly.Memory allocates without a typed array; process and Buffer (Node.js compatibility) are not part of
 // the evalscript environment and hold stream state workerd itself writes to (it cannot be frozen).
 for (const k of ["WebAssembly", "process", "Buffer"]) delete globalThis[k];
+
+/**
+ * The "override mistake": assigning to an own property of an object whose prototype has the property frozen
+ * (P.prototype.toString = f, E.prototype.name = "E") is ignored. For the properties scripts override, the
+ * frozen data property becomes an accessor whose setter defines the property on the object assigned to
+ * (as SES's enablePropertyOverrides does); assigning on the intrinsic itself is still ignored.
+ */
+function overridable(proto, key) {
+  const d = Object.getOwnPropertyDescriptor(proto, key);
+  if (!d || !("value" in d) || !d.configurable) return;
+  const value = d.value;
+  Object.defineProperty(proto, key, {
+    get() { return value; },
+    set(v) {
+      const target = this !== proto && ((typeof this === "object" && this !== null) || typeof this === "function");
+      if (target) Reflect.defineProperty(this, key, { value: v, writable: true, enumerable: true, configurable: true });
+    },
+    enumerable: d.enumerable,
+    configurable: false,
+  });
+}
+for (const k of Reflect.ownKeys(Object.prototype)) overridable(Object.prototype, k);
+for (const E of [Error, TypeError, RangeError, ReferenceError, SyntaxError, EvalError, URIError]) for (const k of ["constructor", "name", "message", "toString"]) overridable(E.prototype, k);
+for (const k of ["constructor", "toString"]) { overridable(Function.prototype, k); overridable(native.Array.prototype, k); }
 
 /** Objects the freeze starts from: globalThis, the values of its getters, intrinsics only instances reach. */
 function roots() {
