@@ -11,7 +11,7 @@ import { bindableGlobals, scanNames } from "./globals";
 import { walk } from "./ast";
 import { instrument, ticks, type SourceMap } from "./instrument";
 import { HOST_LIMITS } from "./limits";
-import { regexHazard } from "./regex";
+import { regexShape } from "./regex";
 import { LIBRARY_NAMES } from "./sandbox/library";
 import { RESERVED_PREFIX, wrapperNames, wrapperPrefix, wrapperSuffix } from "./wrapper";
 
@@ -122,7 +122,7 @@ function compile(source: string): CompiledEvalscript {
 function rejectUnsafe(program: Node): void {
   walk(program, (n) => {
     const regex = n.regex as { pattern: string } | undefined;
-    const hazard = n.type === "Literal" && regex ? regexHazard(regex.pattern) : "";
+    const hazard = n.type === "Literal" && regex ? regexShape(regex.pattern).hazard : "";
     if (hazard) {
       const at = n.loc!.start;
       throw badRequest(

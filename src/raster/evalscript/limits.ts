@@ -13,10 +13,15 @@ export const SANDBOX_LIMITS = {
   /** Characters made by one String.prototype.repeat / padStart / padEnd. */
   stringLength: 16 * 1024 * 1024,
   /** Characters of a string a regular expression is run on. */
-  regexSubject: 100_000,
+  regexSubject: 10_000,
+  /**
+   * Bound on n^(k+1) for a regex with k quantifiers run on n characters (its worst backtracking, see
+   * ../regex.ts): /^(\d+)-(\d+)$/ (k = 2) runs on up to 464 characters, a k = 5 pattern on up to 21.
+   */
+  regexSteps: 100_000_000,
   /** Budget ticks charged per 16 bytes allocated (an allocation is work the loop counter does not see). */
   bytesPerTick: 16,
-  /** Budget ticks charged per 4 elements an Array method walks, per 16 characters a regex scans. */
+  /** Budget ticks charged per 4 elements an Array method walks. */
   elementsPerTick: 4,
   /** Characters of an error message kept (longer ones are cut, saying by how much). */
   messageChars: 2000,

@@ -130,6 +130,18 @@ describe("work the loop counter does not see", () => {
     expect(ok.outputs.default!.values[0]).toBe(345 + 3 + 2);
   });
 
+  it("a pattern with more quantifiers runs on shorter subjects only (/a*a*b/ on 10000 characters took 57 s)", async () => {
+    const e = await refusedWhileServing(script("return [/a*a*b/.test('a'.repeat(10000)) ? 1 : 0];"));
+    expect(e.message).toContain("a regular expression was run on 10000 characters; the evalscript sandbox allows 464 for /a*a*b/");
+    const ok = await run(script("return [/a*a*b/.test('a'.repeat(400)) ? 1 : 0];"), input(1));
+    expect(ok.outputs.default!.values[0]).toBe(0);
+  });
+
+  it("locale formatting is charged (~6 us per call): 20000 Intl constructions exceed one call's budget", async () => {
+    const e = await refusedWhileServing(script("for (var k = 0; k < 20000; k++) new Intl.NumberFormat('en'); return [1];"));
+    expect(e.message).toMatch(/one call ran more than 20000000 loop iterations, function calls and allocation units/);
+  });
+
   it("a getter that loops, and a thrown value whose toString loops, end as 400s", async () => {
     const getter = await refusedWhileServing(script("var o = { get x() { while (true) {} } }; return [o.x];"));
     expect(getter.message).toMatch(/stopped at line 4, column 49 \(evaluatePixel, in get x/);

@@ -4,12 +4,14 @@
  * 1. Work the tick counter cannot see is capped and charged to the running script's budget (SANDBOX_LIMITS in
  *    ../limits.ts): ArrayBuffer / SharedArrayBuffer (incl. resizable maxByteLength and transfer), typed arrays,
  *    Array(n), Array.from, Array.prototype.fill, every Array method that walks its receiver (a script can set
- *    `a.length = 2**32 - 1`), String.prototype.repeat / padStart / padEnd. Constructors are Proxies;
+ *    `a.length = 2**32 - 1`), String.prototype.repeat / padStart / padEnd; locale formatting (Intl constructors,
+ *    toLocale*String, localeCompare) is charged a fixed LOCALE_TICKS per call. Constructors are Proxies;
  *    `prototype.constructor` points at the Proxy, so instances never hand back the original. WebAssembly is
  *    removed (WebAssembly.Memory allocates without a typed array).
  * 2. Regular expressions: RegExp.prototype.exec (which test, match, matchAll, replace, search and split call
- *    once exec is not the original) refuses a catastrophic pattern (../regex.ts regexHazard, whose source is embedded here) and subjects longer than
- *    SANDBOX_LIMITS.regexSubject; literals are checked before the script runs (entry.js).
+ *    once exec is not the original) refuses a catastrophic pattern (../regex.ts regexShape, whose source is embedded here) and subjects longer than
+ *    SANDBOX_LIMITS.regexSubject, or so long that n^(k+1) backtracking steps (k quantifiers) could exceed
+ *    SANDBOX_LIMITS.regexSteps; each run is charged n^(k+1) / 10 ticks (measured ~3e9 steps/s, ~3 ns per tick); literals are checked before the script runs (entry.js).
  * 3. No state survives a request: the legacy RegExp statics (RegExp.$1, lastMatch, ...) are deleted, then every
  *    object reachable from globalThis (and the intrinsics reachable only from instances: iterator and generator
  *    prototypes) is frozen, globalThis included. Scripts are sloppy, so a write to a frozen property is ignored.
@@ -18,10 +20,11 @@
  *
  * Not stoppable in local workerd (no callback, no tick; production's cpuMs and 128 MB memory limit end them):
  * flattening a string rope built by `s += s` (2^29 characters, ~1 GB), polynomial (non-nested) backtracking on
- * subjects up to the cap, and native calls that each take microseconds (Intl, toLocaleString) repeated in a loop.
+ * subjects up to the cap, and other native calls that take microseconds each, repeated in a loop (a tick is
+ * ~3 ns of plain script work; the 2e7 ticks of a call are ~0.1 s of it).
  */
 import { SANDBOX_LIMITS } from "../limits";
-import { regexHazard } from "../regex";
+import { regexShape } from "../regex";
 
 export const HARDEN_JS = String.raw`
 const L = ${JSON.stringify(SANDBOX_LIMITS)};
@@ -55,14 +58,15 @@ function elements(n, what) {
 const toLength = (v) => { const n = Math.floor(Number(v)); return n > 0 ? Math.min(n, 2 ** 53 - 1) : 0; };
 const lengthOf = (o) => (o !== null && o !== undefined ? toLength(o.length) : 0);
 
-/** Replaces globalThis[name] by a Proxy whose construct / apply traps call check(args) first. */
-function guardConstructor(name, check) {
-  const C = globalThis[name];
-  const traps = { construct(t, args, nt) { check(args, name); return construct(t, args, nt === P ? t : nt); } };
-  if (name === "Array") traps.apply = (t, self, args) => { check(args, name); return apply(t, self, args); };
-  const P = new Proxy(C, traps);
+/** Replaces owner[name] (a constructor) by a Proxy whose construct / apply traps call check(args, name) first. */
+function guardConstructor(name, check, owner = globalThis) {
+  const C = owner[name];
+  const P = new Proxy(C, {
+    construct(t, args, nt) { check(args, name); return construct(t, args, nt === P ? t : nt); },
+    apply(t, self, args) { check(args, name); return apply(t, self, args); },
+  });
   Object.defineProperty(C.prototype, "constructor", { value: P, writable: true, configurable: true, enumerable: false });
-  Object.defineProperty(globalThis, name, { value: P, writable: true, configurable: true, enumerable: false });
+  Object.defineProperty(owner, name, { value: P, writable: true, configurable: true, enumerable: false });
 }
 
 /** Replaces proto[name] by a function with the same name and length that calls check(this, args) first. */
@@ -119,30 +123,39 @@ function flatCount(a, depth, memo) {
 }
 guardMethod(AP, "flat", (self, args) => { if (Array.isArray(self)) elements(flatCount(self, args[0] === undefined ? 1 : toLength(args[0]) || 0, new Map()), "the result of Array.prototype.flat"); });
 
+// Locale formatting takes microseconds per call (Intl.NumberFormat measured 6 us, toLocaleString 9 us: ~2000 ticks)
+const LOCALE_TICKS = 2000;
+const locale = () => charge(LOCALE_TICKS, 1);
+for (const name of Object.getOwnPropertyNames(Intl)) if (typeof Intl[name] === "function" && Intl[name].prototype) guardConstructor(name, locale, Intl);
+for (const proto of [Number.prototype, Date.prototype, BigInt.prototype, AP]) for (const m of ["toLocaleString", "toLocaleDateString", "toLocaleTimeString"]) guardMethod(proto, m, locale);
+guardMethod(String.prototype, "localeCompare", locale);
+
 const SP = String.prototype;
 guardMethod(SP, "repeat", (self, args) => { const n = String(self).length * toLength(args[0]); if (n > L.stringLength) limit("String.prototype.repeat would make " + n + " characters; the evalscript sandbox allows " + L.stringLength + " per string"); charge(n, L.bytesPerTick); });
 for (const m of ["padStart", "padEnd"]) {
   guardMethod(SP, m, (self, args, name) => { const n = toLength(args[0]); if (n > L.stringLength) limit("String.prototype." + name + "(" + n + ") would make " + n + " characters; the evalscript sandbox allows " + L.stringLength + " per string"); charge(n, L.bytesPerTick); });
 }
 
-${regexHazard.toString()}
+${regexShape.toString()}
 
-const checked = new Map();
+const shapes = new Map();
+/** The shape of a pattern (cached); a hazard stops the script. */
 function checkPattern(source) {
-  let hazard = checked.get(source);
-  if (hazard === undefined) {
-    hazard = regexHazard(source);
-    if (checked.size > 1000) checked.clear();
-    checked.set(source, hazard);
+  let shape = shapes.get(source);
+  if (shape === undefined) {
+    shape = regexShape(source);
+    if (shapes.size > 1000) shapes.clear();
+    shapes.set(source, shape);
   }
-  if (hazard) limit("the regular expression /" + source.slice(0, 80) + "/ is refused: " + hazard);
+  if (shape.hazard) limit("the regular expression /" + source.slice(0, 80) + "/ is refused: " + shape.hazard);
+  return shape;
 }
 const RP = RegExp.prototype;
 guardMethod(RP, "exec", (self, args) => {
-  checkPattern(String(self.source));
-  const n = String(args[0]).length;
-  if (n > L.regexSubject) limit("a regular expression was run on " + n + " characters; the evalscript sandbox allows " + L.regexSubject);
-  charge(n, L.elementsPerTick * 4);
+  const source = String(self.source), k = checkPattern(source).repetitions;
+  const n = String(args[0]).length, max = Math.min(L.regexSubject, Math.floor(L.regexSteps ** (1 / (k + 1))));
+  if (n > max) limit("a regular expression was run on " + n + " characters; the evalscript sandbox allows " + max + " for /" + source.slice(0, 80) + "/ (" + L.regexSubject + " at most, fewer the more quantifiers a pattern has: n^(k+1) <= " + L.regexSteps + " for k quantifiers)");
+  charge(n ** (k + 1), 10);
 });
 guardMethod(RP, "compile", (self, args) => checkPattern(args[0] instanceof RegExp ? args[0].source : String(args[0] ?? "(?:)")));
 
