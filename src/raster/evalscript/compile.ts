@@ -1,7 +1,8 @@
 /**
- * Evalscript validation and compilation: the `//VERSION=3` header, a parse with acorn (syntax errors with the
- * user's line and column), checks that setup() and evaluatePixel() are defined, budget instrumentation and
- * the CommonJS wrapper the sandbox runs (CommonJS so scripts keep sloppy mode: real scripts assign
+ * Evalscript validation and compilation: the size limit (limits.ts), the `//VERSION=3` header, a parse with
+ * acorn (syntax errors with the user's line and column), checks that setup() and evaluatePixel() are defined,
+ * that no identifier uses the runtime's reserved prefix and no regex literal can backtrack exponentially
+ * (regex.ts), budget instrumentation and the CommonJS wrapper (wrapper.ts) the sandbox runs (CommonJS so scripts keep sloppy mode: real scripts assign
  * undeclared variables).
  */
 import { parse, type Node } from "acorn";
@@ -81,8 +82,9 @@ const CACHE_MAX_CHARS = 100_000;
  * Validates and instruments an evalscript (cached by source text).
  * @param source the evalscript text (`//VERSION=3` first).
  * @returns the compiled script; run it with `loadEvalscript`.
- * @throws ApiError 400 for a bad version header, a syntax error (message with the user's line and column),
- *   or a script that defines no `setup` or no `evaluatePixel`.
+ * @throws ApiError 400 for a script over HOST_LIMITS.scriptChars, a bad version header, a syntax error (message
+ *   with the user's line and column), a script that defines no `setup` or no `evaluatePixel`, a name starting
+ *   with `__eo$` or a regex literal with nested repetition (both with line and column).
  */
 export function compileEvalscript(source: string): CompiledEvalscript {
   const cached = typeof source === "string" ? compiledCache.get(source) : undefined;

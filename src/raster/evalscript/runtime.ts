@@ -19,7 +19,10 @@ export interface RuntimeLimits {
   /** Ticks per request: totalBase + totalPerSample * width * height * max(1, scenes). */
   totalBase: number;
   totalPerSample: number;
-  /** Worker Loader `limits.cpuMs` per sandbox call (production; local workerd does not enforce it). */
+  /**
+   * Worker Loader `limits.cpuMs` per sandbox call (production; local workerd does not enforce it). With the
+   * 128 MB memory of a production isolate it ends what ticks cannot see (see ./index.ts, "Not stoppable").
+   */
   cpuMs: number;
   /** Bytes of input (or output) per evaluation RPC; larger requests go in blocks of rows. */
   blockBytes: number;

@@ -1,6 +1,7 @@
 /**
  * The sandbox isolate of one compiled evalscript, through the Worker Loader binding: modules, limits and the
- * RPC surface (see sandbox/entry.ts). The isolate is cached by the script's hash, has no network
+ * RPC surface (see sandbox/entry.ts). The isolate is cached by the script's hash (shared by every caller of the
+ * same script: sandbox/harden.ts freezes everything a script could leave state in), has no network
  * (`globalOutbound: null`) and no bindings (`env: {}`), and runs the script as a CommonJS module (sloppy mode).
  */
 import type { SampleArray } from "./sampletype";
