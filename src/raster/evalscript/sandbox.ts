@@ -11,6 +11,7 @@ import { ENTRY_JS } from "./sandbox/entry";
 import { HARDEN_JS } from "./sandbox/harden";
 import { LIBRARY_JS } from "./sandbox/library";
 import { SCENES_JS } from "./sandbox/scenes";
+import { SCRIPT_JS } from "./sandbox/script";
 import type { EvalOutputSpec, Mosaicking, SceneInfo, TimeRange } from "./types";
 
 /** Compatibility date of sandbox isolates (the date the runtime was tested with). */
@@ -102,6 +103,7 @@ export function sandboxFor(loader: WorkerLoader, compiled: CompiledEvalscript, h
       "lib.js": LIBRARY_JS,
       "harden.js": HARDEN_JS,
       "scenes.js": SCENES_JS,
+      "script.js": SCRIPT_JS,
       "evalscript.js": { cjs: compiled.code },
     },
     env: {},
