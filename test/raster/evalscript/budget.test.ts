@@ -101,6 +101,15 @@ describe("work the loop counter does not see", () => {
     expect(e.message).toMatch(/one call ran more than 20000000 loop iterations, function calls and allocation units/);
   });
 
+  it.each([
+    ["copying a 16 MiB typed array", "var a = new Float32Array(2 ** 22), b = new Float32Array(2 ** 22); for (;;) b.set(a);"],
+    ["searching a 16M-character string", "var t = 'x'.repeat(2 ** 24); for (;;) t.indexOf('y');"],
+    ["JSON of a 4M-element array", "var a = Array(2 ** 22).fill(0); for (;;) JSON.stringify(a);"],
+  ])("linear native work in a loop is charged: %s ends", async (what, body) => {
+    const e = await refusedWhileServing(script(body));
+    expect(e.message).toMatch(/one call ran more than 20000000 loop iterations, function calls and allocation units/);
+  });
+
   it("WebAssembly is gone (WebAssembly.Memory allocated gigabytes outside any typed array)", async () => {
     const e = await refusedWhileServing(script("new WebAssembly.Memory({ initial: 16384 }); return [1];"));
     expect(e.message).toMatch(/ReferenceError: WebAssembly is not defined at line 4/);

@@ -130,6 +130,31 @@ for (const name of Object.getOwnPropertyNames(Intl)) if (typeof Intl[name] === "
 for (const proto of [Number.prototype, Date.prototype, BigInt.prototype, AP]) for (const m of ["toLocaleString", "toLocaleDateString", "toLocaleTimeString"]) guardMethod(proto, m, locale);
 guardMethod(String.prototype, "localeCompare", locale);
 
+// Linear native work on data already within the caps (a 64 MiB typed array, a 16M-character string) is charged
+// by its size, so a loop repeating it ends: typed array walks by receiver (set by source) length, string
+// methods by receiver length, JSON and text codecs by text length.
+const TAP = Object.getPrototypeOf(native.Float32Array.prototype);
+const byLength = (o) => charge(lengthOf(o), L.elementsPerTick);
+for (const m of ["copyWithin", "fill", "sort", "reverse", "indexOf", "lastIndexOf", "includes", "join", "slice", "map", "filter",
+  "forEach", "some", "every", "reduce", "reduceRight", "find", "findIndex", "findLast", "findLastIndex", "toSorted", "toReversed", "with", "toLocaleString", "toString"]) {
+  guardMethod(TAP, m, byLength);
+}
+guardMethod(TAP, "set", (self, args) => byLength(args[0]));
+for (const m of ["indexOf", "lastIndexOf", "includes", "startsWith", "endsWith", "split", "replace", "replaceAll", "toUpperCase", "toLowerCase",
+  "toLocaleUpperCase", "toLocaleLowerCase", "trim", "trimStart", "trimEnd", "normalize", "concat"]) {
+  guardMethod(String.prototype, m, (self) => charge(String(self).length, L.bytesPerTick));
+}
+const charged = (owner, name, size) => {
+  const f = owner[name];
+  if (typeof f !== "function") return;
+  Object.defineProperty(owner, name, { value: { [name](...args) { const r = apply(f, this, args); charge(size(args, r), L.bytesPerTick); return r; } }[name], writable: true, configurable: true });
+};
+charged(JSON, "stringify", (args, r) => (typeof r === "string" ? r.length : 0));
+charged(JSON, "parse", (args) => String(args[0]).length);
+charged(TextEncoder.prototype, "encode", (args, r) => r.length);
+charged(TextDecoder.prototype, "decode", (args, r) => r.length);
+for (const name of ["atob", "btoa", "encodeURIComponent", "decodeURIComponent", "encodeURI", "decodeURI", "escape", "unescape"]) charged(globalThis, name, (args, r) => String(r).length);
+
 const SP = String.prototype;
 guardMethod(SP, "repeat", (self, args) => { const n = String(self).length * toLength(args[0]); if (n > L.stringLength) limit("String.prototype.repeat would make " + n + " characters; the evalscript sandbox allows " + L.stringLength + " per string"); charge(n, L.bytesPerTick); });
 for (const m of ["padStart", "padEnd"]) {
@@ -164,7 +189,8 @@ for (const k of ["$1", "$2", "$3", "$4", "$5", "$6", "$7", "$8", "$9", "input", 
 }
 // WebAssembly.Memory allocates without a typed array; process and Buffer (Node.js compatibility) are not part of
 // the evalscript environment and hold stream state workerd itself writes to (it cannot be frozen).
-for (const k of ["WebAssembly", "process", "Buffer"]) delete globalThis[k];
+// structuredClone copies up to a capped buffer's 64 MiB per call unseen.
+for (const k of ["WebAssembly", "process", "Buffer", "structuredClone"]) delete globalThis[k];
 
 /**
  * The "override mistake": assigning to an own property of an object whose prototype has the property frozen
