@@ -105,6 +105,7 @@ describe("work the loop counter does not see", () => {
     ["copying a 16 MiB typed array", "var a = new Float32Array(2 ** 22), b = new Float32Array(2 ** 22); for (;;) b.set(a);"],
     ["searching a 16M-character string", "var t = 'x'.repeat(2 ** 24); for (;;) t.indexOf('y');"],
     ["JSON of a 4M-element array", "var a = Array(2 ** 22).fill(0); for (;;) JSON.stringify(a);"],
+    ["logging a 16M-character string (console is a no-op)", "var t = 'x'.repeat(2 ** 24); for (;;) console.log(t);"],
   ])("linear native work in a loop is charged: %s ends", async (what, body) => {
     const e = await refusedWhileServing(script(body));
     expect(e.message).toMatch(/one call ran more than 20000000 loop iterations, function calls and allocation units/);

@@ -189,6 +189,8 @@ for (const k of ["$1", "$2", "$3", "$4", "$5", "$6", "$7", "$8", "$9", "input", 
 }
 // WebAssembly.Memory allocates without a typed array; process and Buffer (Node.js compatibility) are not part of
 // the evalscript environment and hold stream state workerd itself writes to (it cannot be frozen).
+// console output of scripts would reach the server's logs unbounded (a 16M-character message per tick): no-ops.
+for (const k of Object.keys(console)) if (typeof console[k] === "function") try { console[k] = function () {}; } catch {}
 // structuredClone copies up to a capped buffer's 64 MiB per call unseen.
 for (const k of ["WebAssembly", "process", "Buffer", "structuredClone"]) delete globalThis[k];
 
