@@ -1,15 +1,20 @@
 /**
- * Evalscript validation and compilation: the `//VERSION=3` header, a parse with acorn (syntax errors with the
- * user's line and column), checks that setup() and evaluatePixel() are defined, budget instrumentation and
- * the CommonJS wrapper the sandbox runs (CommonJS so scripts keep sloppy mode: real scripts assign
+ * Evalscript validation and compilation: the size limit (limits.ts), the `//VERSION=3` header, a parse with
+ * acorn (syntax errors with the user's line and column), checks that setup() and evaluatePixel() are defined,
+ * that no identifier uses the runtime's reserved prefix and no regex literal can backtrack exponentially
+ * (regex.ts), budget instrumentation and the CommonJS wrapper (wrapper.ts) the sandbox runs (CommonJS so scripts keep sloppy mode: real scripts assign
  * undeclared variables).
  */
 import { parse, type Node } from "acorn";
 import { badRequest } from "../../http/errors";
 import { Lru } from "../lru";
 import { bindableGlobals, scanNames } from "./globals";
-import { GUARD, instrument, type SourceMap } from "./instrument";
+import { walk } from "./ast";
+import { instrument, ticks, type SourceMap } from "./instrument";
+import { HOST_LIMITS } from "./limits";
+import { regexShape } from "./regex";
 import { LIBRARY_NAMES } from "./sandbox/library";
+import { RESERVED_PREFIX, wrapperNames, wrapperPrefix, wrapperSuffix } from "./wrapper";
 
 /** The script functions the wrapper exports (undefined when the script does not define one). */
 export const SCRIPT_FUNCTIONS = [
@@ -25,19 +30,15 @@ export const SCRIPT_FUNCTIONS = [
 export interface CompiledEvalscript {
   /** The script as the user sent it. */
   readonly source: string;
-  /**
-   * CommonJS module text run in the sandbox: `module.exports = function(guard, globals) { var <bound globals>;
-   * return function() { <script> return {setup, evaluatePixel, ...} }.call(this) }`.
-   */
+  /** CommonJS module text run in the sandbox (the wrapper of wrapper.ts around the instrumented script). */
   readonly code: string;
   /** Maps positions in `code` back to `source`. */
   readonly map: SourceMap;
+  /** Length of the wrapper text on line 1 before the script: stack frames there are the wrapper's own. */
+  readonly prefixLength: number;
 }
 
 const DOCS = "https://docs.sentinel-hub.com/api/latest/evalscript/v3/";
-
-/** Name of the wrapper parameter that receives globalThis (see globals.ts). */
-const GLOBALS = "__eo$g";
 
 /**
  * Checks the version header: the first non-blank line must start with `//VERSION=3` (text after the 3 that
@@ -81,8 +82,9 @@ const CACHE_MAX_CHARS = 100_000;
  * Validates and instruments an evalscript (cached by source text).
  * @param source the evalscript text (`//VERSION=3` first).
  * @returns the compiled script; run it with `loadEvalscript`.
- * @throws ApiError 400 for a bad version header, a syntax error (message with the user's line and column),
- *   or a script that defines no `setup` or no `evaluatePixel`.
+ * @throws ApiError 400 for a script over HOST_LIMITS.scriptChars, a bad version header, a syntax error (message
+ *   with the user's line and column), a script that defines no `setup` or no `evaluatePixel`, a name starting
+ *   with `__eo$` or a regex literal with nested repetition (both with line and column).
  */
 export function compileEvalscript(source: string): CompiledEvalscript {
   const cached = typeof source === "string" ? compiledCache.get(source) : undefined;
@@ -96,6 +98,9 @@ export function compileEvalscript(source: string): CompiledEvalscript {
 
 function compile(source: string): CompiledEvalscript {
   if (typeof source !== "string" || source.trim() === "") throw badRequest("The evalscript is empty: send a //VERSION=3 script.");
+  if (source.length > HOST_LIMITS.scriptChars) {
+    throw badRequest(`The evalscript has ${source.length} characters; the limit is ${HOST_LIMITS.scriptChars} characters.`);
+  }
   checkVersion(source);
   const program = parseScript(source);
   const names = scanNames(program);
@@ -104,11 +109,37 @@ function compile(source: string): CompiledEvalscript {
       throw badRequest(`Invalid evalscript: it does not define ${fn}(). A V3 evalscript must define function setup() and function evaluatePixel(sample). See ${DOCS}`);
     }
   }
-  const exported = SCRIPT_FUNCTIONS.map((f) => `${f}:typeof ${f}==="function"?${f}:void 0`).join(",");
-  const bound = bindableGlobals(names, LIBRARY_NAMES).map((n) => `${n}=${GLOBALS}.${n}`);
-  const locals = bound.length ? `var ${bound.join(",")};` : "";
-  const prefix = `module.exports=function(${GUARD},${GLOBALS}){${locals}return function(){`;
-  const suffix = `\n;return{${exported}};}.call(this);};\n`;
-  const { code, map } = instrument(source, program, prefix, suffix);
-  return { source, code, map };
+  rejectUnsafe(program);
+  const wrapper = wrapperNames();
+  const tickNames = { counter: wrapper.counter, stop: wrapper.stop };
+  const prefix = wrapperPrefix(wrapper, bindableGlobals(names, LIBRARY_NAMES), ticks(tickNames).statement);
+  const { code, map } = instrument(source, program, prefix, wrapperSuffix(wrapper, SCRIPT_FUNCTIONS), tickNames);
+  return { source, code, map, prefixLength: prefix.length };
+}
+
+/**
+ * Rejects a script that names an identifier with the wrapper's reserved prefix, or has a regex literal that
+ * can backtrack catastrophically (regex.ts): 400 with line and column.
+ */
+function rejectUnsafe(program: Node): void {
+  walk(program, (n) => {
+    const regex = n.regex as { pattern: string } | undefined;
+    const hazard = n.type === "Literal" && regex ? regexShape(regex.pattern).hazard : "";
+    if (hazard) {
+      const at = n.loc!.start;
+      throw badRequest(
+        `Invalid evalscript: the regular expression /${regex!.pattern.slice(0, 80)}/ at line ${at.line}, column ${at.column + 1} ` +
+          `is refused: ${hazard}. Rewrite it without nested repetition.`,
+        [{ line: at.line, column: at.column + 1, message: hazard }],
+      );
+    }
+    const name = n.type === "Identifier" || n.type === "PrivateIdentifier" ? String(n.name) : "";
+    if (!name.startsWith(RESERVED_PREFIX)) return;
+    const at = n.loc!.start;
+    throw badRequest(
+      `Invalid evalscript: the name "${name.slice(0, 40)}" at line ${at.line}, column ${at.column + 1} starts with ` +
+        `"${RESERVED_PREFIX}", which is reserved for the runtime; rename it.`,
+      [{ line: at.line, column: at.column + 1, message: `reserved name ${name.slice(0, 40)}` }],
+    );
+  });
 }

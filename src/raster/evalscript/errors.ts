@@ -9,14 +9,21 @@ import type { CompiledEvalscript } from "./compile";
 /** What the sandbox returns for a failed call (see sandbox/entry.ts `failure`). */
 export interface SandboxFailure {
   stage: string;
-  budget: boolean;
+  /**
+   * What stopped the script, when not its own error: "budget" (a call's ticks), "total" (the request's ticks),
+   * "limit" (a sandbox or output limit; `message` names it, see limits.ts).
+   */
+  cause?: "budget" | "total" | "limit";
   name: string;
   message: string;
   stack: string;
   pixel?: { col: number; row: number };
 }
 
-/** Execution budgets, in ticks (loop iterations + function calls), see instrument.ts. */
+/**
+ * Execution budgets, in ticks: loop iterations + function calls (instrument.ts) + allocation units (bytes
+ * allocated / 16, elements walked by an Array method / 4, see limits.ts and sandbox/harden.ts).
+ */
 export interface Budget {
   /** Per call of a script function (one evaluatePixel call, setup, preProcessScenes, top-level code). */
   perCall: number;
@@ -27,18 +34,22 @@ export interface Budget {
 /** Sentinel Hub's error code for evalscript failures. */
 export const EXECUTION_ERROR = "EXECUTION_ERROR";
 
-/** The first stack frame in the user's script: function name and generated line/column. */
-function userFrame(stack: string): { fn?: string; line: number; column: number } | undefined {
+/**
+ * The first stack frame in the user's script: function name and generated line/column. Frames in the wrapper
+ * text before the script (line 1 up to `prefixLength`: the stop and charge functions) are skipped.
+ */
+function userFrame(stack: string, prefixLength: number): { fn?: string; line: number; column: number } | undefined {
   for (const line of stack.split("\n")) {
     const m = /^\s*at (?:(.+?) \()?evalscript\.js:(\d+):(\d+)\)?\s*$/.exec(line);
-    if (m) return { fn: m[1]?.replace(/^Object\./, ""), line: Number(m[2]), column: Number(m[3]) };
+    if (!m || (m[2] === "1" && Number(m[3]) <= prefixLength)) continue;
+    return { fn: m[1]?.replace(/^Object\./, ""), line: Number(m[2]), column: Number(m[3]) };
   }
   return undefined;
 }
 
 /** The 400 for a sandbox failure. */
 export function executionError(compiled: CompiledEvalscript, f: SandboxFailure, budget: Budget): ApiError {
-  const frame = userFrame(f.stack);
+  const frame = userFrame(f.stack, compiled.prefixLength);
   const pos = frame ? compiled.map.toUser(frame.line, frame.column) : undefined;
   const where = pos ? ` at line ${pos.line}, column ${pos.column}` : "";
   const stage = f.stage === "init" ? "top-level code" : f.stage;
@@ -46,14 +57,16 @@ export function executionError(compiled: CompiledEvalscript, f: SandboxFailure, 
   const fn = inner ? `${stage}, in ${inner}` : stage;
   const pixel = f.pixel ? `, output pixel column ${f.pixel.col}, row ${f.pixel.row}` : "";
   let what: string;
-  if (f.budget && f.message === "total") {
+  if (f.cause === "total") {
     what =
       `The evalscript was stopped${where} (${fn}${pixel}): it exceeded the execution budget of this request ` +
-      `(${budget.total} loop iterations and function calls). Make the per-pixel work smaller or request fewer pixels.`;
-  } else if (f.budget) {
+      `(${budget.total} loop iterations, function calls and allocation units). Make the per-pixel work smaller or request fewer pixels.`;
+  } else if (f.cause === "limit") {
+    what = `The evalscript was stopped${where} (${fn}${pixel}): ${f.message}.`;
+  } else if (f.cause === "budget") {
     what =
-      `The evalscript was stopped${where} (${fn}${pixel}): one call ran more than ${budget.perCall} loop iterations ` +
-      `and function calls - an endless loop? Check the loop's exit condition.`;
+      `The evalscript was stopped${where} (${fn}${pixel}): one call ran more than ${budget.perCall} loop iterations, ` +
+      `function calls and allocation units - an endless loop? Check the loop's exit condition.`;
   } else if (f.name === "RangeError" && /call stack/i.test(f.message)) {
     what = `${f.name}: ${f.message}${where} (${fn}${pixel}) - endless recursion? Check the recursion's base case.`;
   } else {

@@ -4,10 +4,12 @@
  * lookup, 5-10x slower per access than a local. The wrapper declares, in a function enclosing the script,
  * `var Math = globals.Math, ...` for:
  * - builtins and library functions the script uses but never declares;
- * - implicit globals: names the script assigns but never declares (sloppy mode would create a global; here
- *   the variable lives in the script instance instead, fresh for every call, initialised from the global).
- * Names declared anywhere in the script are left alone (their declarations shadow correctly), as are unknown
- * names that are only read (a V1 band variable like `B04` must stay a ReferenceError).
+ * - implicit globals: every name the script assigns (sloppy mode would create a global; here the variable lives
+ *   in the script instance instead, fresh for every call, initialised from the global). Also names declared
+ *   somewhere (`let i` in one function) and assigned undeclared elsewhere (`i = 0` in another): a declaration
+ *   shadows the wrapper's variable, and globalThis is frozen (sandbox/harden.ts), so a global would not be made.
+ * Builtins declared in the script are left alone, as are unknown names that are only read (a V1 band variable
+ * like `B04` must stay a ReferenceError).
  */
 import type { Node } from "acorn";
 import { walk, type AnyNode } from "./ast";
@@ -79,6 +81,6 @@ export function bindableGlobals(scan: NameScan, library: readonly string[]): str
   const known = new Set([...BUILTINS, ...library]);
   const names = new Set<string>();
   for (const name of referenced) if (known.has(name) && !declared.has(name)) names.add(name);
-  for (const name of assigned) if (!declared.has(name)) names.add(name);
+  for (const name of assigned) names.add(name);
   return [...names].filter((n) => !NEVER.has(n) && /^[A-Za-z_$][\w$]*$/.test(n)).sort();
 }

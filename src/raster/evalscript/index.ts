@@ -12,7 +12,12 @@
  *   lookups are dynamic and 5-10x slower); implicit globals thus live per script instance, not on globalThis.
  * - Sandbox: a Worker Loader isolate per script hash, `globalOutbound: null` (fetch throws), `env: {}`, the
  *   utility library as globals (index, colorBlend, ColorRampVisualizer, ..., SampleType, Mosaicking), and
- *   `limits.cpuMs` for production. Top-level code runs afresh for every call, as a new script instance.
+ *   `limits.cpuMs` for production. The isolate is shared by every request (and account) sending the same
+ *   script, so nothing may persist in it: top-level code runs afresh for every call, as a new script instance
+ *   (wrapper.ts), and before any script runs every object reachable from globalThis is frozen, globalThis
+ *   included (sandbox/harden.ts; writes are ignored, as in sloppy mode; overriding toString / constructor /
+ *   name / message on one's own objects still works). A fresh isolate per request would cost ~10-30 ms per
+ *   setup() RPC against ~1 ms on the cached one (test/raster/evalscript/isolation.test.ts prints the figures).
  * - setup(): normalized (setup.ts): input band names or `{bands, units, datasource}`, outputs with id
  *   "default", sampleType AUTO, `mosaicking` SIMPLE; `bands` lists all requested names incl. `dataMask`.
  * - preProcessScenes(collections) with `collections.scenes.orbits[] = {dateFrom, dateTo, tiles[]}` (ORBIT) or
@@ -32,10 +37,18 @@
  *   evaluated too (band values 0), as on Sentinel Hub.
  * - updateOutputMetadata(scenes, inputMetadata, outputMetadata) after the last pixel; `outputMetadata.userData`
  *   (set there or in evaluatePixel) is returned as `userData` (the userdata.json response).
- * - Limits (RuntimeLimits): `perCall` 2e7 ticks per script call, `total` 1e9 + 2000 per pixel and scene per
- *   request, `cpuMs` 30 s per sandbox call (production only), `blockBytes` 16 MiB per RPC (row blocks).
- *   Not stoppable locally: native work without ticks (a catastrophically backtracking RegExp); production's
- *   cpuMs covers it.
+ * - Limits (RuntimeLimits, limits.ts): `perCall` 2e7 ticks per script call, `total` 1e9 + 2000 per pixel and
+ *   scene per request, `cpuMs` 30 s per sandbox call (production only), `blockBytes` 16 MiB per RPC (row
+ *   blocks), 1000 output bands and 256 MiB of raw output per request, 8 MiB of userdata JSON, 1 MiB of
+ *   setup() JSON, 1 MiB of script text, error messages cut at 2000 characters. Ticks count loop iterations and
+ *   function calls (instrument.ts, with a counter the script cannot reach: wrapper.ts) and the work the counter
+ *   does not see: allocations (64 MiB per buffer, 8M elements per array, 16M characters per repeat/pad),
+ *   Array methods walking their receiver, regex runs and locale formatting (sandbox/harden.ts). Regexes that
+ *   can backtrack exponentially are refused (literals at compile time, others when run) and a regex with k
+ *   quantifiers runs on at most min(10000, (1e8)^(1/(k+1))) characters.
+ *   Not stoppable in local workerd, which enforces neither cpuMs nor the 128 MB isolate memory of
+ *   production (both end these there): flattening a string rope grown by `s += s` (2^27 characters: 112 ms;
+ *   the 2^29 maximum ~0.5 s and 1 GB), and native calls that take microseconds each repeated in a loop.
  * - Data fusion (inputs with `datasource`, each may set its own `mosaicking`): `samples.<id>` is an array per
  *   datasource (SIMPLE: one mosaicked sample, none when the datasource found no scene), `scenes.<id>` its
  *   scenes (also as `scenes.<id>.scenes`: orbits or tiles), and preProcessScenes gets
@@ -43,8 +56,8 @@
  *   called).
  * - Errors in script code: 400, code EXECUTION_ERROR, "Failed to evaluate script! <Error>: <message> at line L,
  *   column C (<function>, output pixel column x, row y)" with L:C in the user's script. Endless loops stop
- *   after `perCall` ticks and endless recursion at V8's stack limit, both as 400s within a second or so;
- *   other requests keep being served.
+ *   after `perCall` ticks (~0.1 s) and endless recursion at V8's stack limit, limit breaches at once, all as
+ *   400s naming the cause; other requests keep being served.
  */
 export { compileEvalscript, type CompiledEvalscript } from "./compile";
 export { loadEvalscript, DEFAULT_LIMITS, type EvalscriptRuntime, type FusionScenes, type RowsInput, type RuntimeLimits } from "./runtime";

@@ -3,17 +3,28 @@
  * `Date.now()` does not advance inside a busy loop, so a `while(true){}` would freeze the whole runtime).
  *
  * Every loop body (while, do-while, for, for-in, for-of) and every function body gets a "tick" that decrements
- * the budget counter `__eo$.b` and calls `__eo$.stop()` when it drops below zero. Text is only inserted, never
- * removed, and never contains a newline, so line numbers of the user's script stay the same; columns are
- * mapped back with {@link SourceMap}.
+ * the budget counter and calls the stop function when it drops below zero. Counter and stop function are
+ * closure variables of the wrapper with per-compile names (see compile.ts): script code cannot name them (their
+ * prefix is reserved) and there is no eval in the sandbox. Text is only inserted, never removed, and never
+ * contains a newline, so line numbers of the user's script stay the same; columns are mapped back with
+ * {@link SourceMap}.
  */
 import type { Node } from "acorn";
 import { walk, type AnyNode } from "./ast";
 
-/** Name of the guard object the sandbox passes to the script wrapper (see sandbox/entry.ts). */
-export const GUARD = "__eo$";
-const TICK = `if(--${GUARD}.b<0)${GUARD}.stop();`;
-const TICK_EXPR = `--${GUARD}.b<0&&${GUARD}.stop(),`;
+/** Names of the budget counter (a number) and stop function the ticks use. */
+export interface TickNames {
+  counter: string;
+  stop: string;
+}
+
+/** The statement tick (`if(--k<0)s();`) and the expression tick (`--k<0&&s(),`) for `names`. */
+export function ticks(names: TickNames): { statement: string; expression: string } {
+  return {
+    statement: `if(--${names.counter}<0)${names.stop}();`,
+    expression: `--${names.counter}<0&&${names.stop}(),`,
+  };
+}
 
 /**
  * Text inserted before original offset `at`. `rank` orders insertions at the same offset; `anchor` is the
@@ -46,17 +57,17 @@ function afterDirectives(body: AnyNode): number {
   return at;
 }
 
-/** Insertions that guard one loop or function node. */
-function guardNode(node: AnyNode): Insertion[] {
+/** Insertions that guard one loop or function node with the statement / expression ticks. */
+function guardNode(node: AnyNode, tick: { statement: string; expression: string }): Insertion[] {
   const body = node.body as AnyNode;
   const at = node.start;
   if (LOOPS.has(node.type)) {
-    if (body.type === "BlockStatement") return [open(body.start + 1, TICK, body.end, at)];
-    return [open(body.start, "{" + TICK, body.end, at), close(body.end, "}", body.start)];
+    if (body.type === "BlockStatement") return [open(body.start + 1, tick.statement, body.end, at)];
+    return [open(body.start, "{" + tick.statement, body.end, at), close(body.end, "}", body.start)];
   }
   if (FUNCTIONS.has(node.type)) {
-    if (body.type === "BlockStatement") return [open(afterDirectives(body), TICK, body.end, at)];
-    return [open(body.start, "(" + TICK_EXPR, body.end, at), close(body.end, ")", body.start)];
+    if (body.type === "BlockStatement") return [open(afterDirectives(body), tick.statement, body.end, at)];
+    return [open(body.start, "(" + tick.expression, body.end, at), close(body.end, ")", body.start)];
   }
   return [];
 }
@@ -134,12 +145,20 @@ function lastAtOrBelow(n: number, key: (i: number) => number, v: number): number
 /**
  * Instruments `source` (already parsed into `program`): returns the guarded code, with `prefix` put in front
  * (on line 1, it must not contain a newline) and `suffix` appended, and the map back to `source` positions.
+ * Ticks use the counter and stop function named by `names`.
  */
-export function instrument(source: string, program: Node, prefix: string, suffix: string): { code: string; map: SourceMap } {
+export function instrument(
+  source: string,
+  program: Node,
+  prefix: string,
+  suffix: string,
+  names: TickNames,
+): { code: string; map: SourceMap } {
   if (/[\r\n\u2028\u2029]/.test(prefix)) throw new Error("instrument: prefix must be a single line");
+  const tick = ticks(names);
   const insertions: Insertion[] = [{ at: 0, text: prefix, rank: 1e15 }];
   walk(program, (n) => {
-    if (LOOPS.has(n.type) || FUNCTIONS.has(n.type)) insertions.push(...guardNode(n));
+    if (LOOPS.has(n.type) || FUNCTIONS.has(n.type)) insertions.push(...guardNode(n, tick));
   });
   insertions.sort((a, b) => a.at - b.at || b.rank - a.rank);
   const parts: string[] = [];

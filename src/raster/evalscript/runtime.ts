@@ -7,6 +7,7 @@ import { badRequest } from "../../http/errors";
 import { Lru } from "../lru";
 import type { CompiledEvalscript } from "./compile";
 import { executionError, sandboxCrash, type Budget } from "./errors";
+import { HOST_LIMITS } from "./limits";
 import { dispose, sandboxFor, scriptHash, type Block, type BlockValues, type Reply, type SandboxApi, type SessionParams } from "./sandbox";
 import { bandCountOf, mosaickingByDatasource, normalizeSetup } from "./setup";
 import type { EvalInput, EvalOutputSpec, EvalResult, EvalSetup, SceneData, SceneInfo, TimeRange } from "./types";
@@ -18,10 +19,17 @@ export interface RuntimeLimits {
   /** Ticks per request: totalBase + totalPerSample * width * height * max(1, scenes). */
   totalBase: number;
   totalPerSample: number;
-  /** Worker Loader `limits.cpuMs` per sandbox call (production; local workerd does not enforce it). */
+  /**
+   * Worker Loader `limits.cpuMs` per sandbox call (production; local workerd does not enforce it). With the
+   * 128 MB memory of a production isolate it ends what ticks cannot see (see ./index.ts, "Not stoppable").
+   */
   cpuMs: number;
   /** Bytes of input (or output) per evaluation RPC; larger requests go in blocks of rows. */
   blockBytes: number;
+  /** Output bands per evaluation, all outputs together (checked in the sandbox after updateOutput). */
+  outputBands: number;
+  /** Raw output bytes per evaluation: width * height * sum of bands * bytes per sample (limits.ts). */
+  outputBytes: number;
 }
 
 /**
@@ -35,6 +43,8 @@ export const DEFAULT_LIMITS: RuntimeLimits = {
   totalPerSample: 2000,
   cpuMs: 30_000,
   blockBytes: 16 * 1024 * 1024,
+  outputBands: HOST_LIMITS.outputBands,
+  outputBytes: HOST_LIMITS.outputBytes,
 };
 
 /** Default `inputMetadata` (Sentinel Hub: serviceVersion, normalizationFactor for DN -> reflectance). */
@@ -151,6 +161,7 @@ class SandboxRuntime implements EvalscriptRuntime {
       inputMetadata: { ...INPUT_METADATA, ...input.inputMetadata },
       timeRange: input.timeRange,
       convert: input.convert ?? false,
+      limits: { outputBands: this.limits.outputBands, outputBytes: this.limits.outputBytes },
     };
   }
 

@@ -1,14 +1,17 @@
 /**
  * The sandbox isolate of one compiled evalscript, through the Worker Loader binding: modules, limits and the
- * RPC surface (see sandbox/entry.ts). The isolate is cached by the script's hash, has no network
+ * RPC surface (see sandbox/entry.ts). The isolate is cached by the script's hash (shared by every caller of the
+ * same script: sandbox/harden.ts freezes everything a script could leave state in), has no network
  * (`globalOutbound: null`) and no bindings (`env: {}`), and runs the script as a CommonJS module (sloppy mode).
  */
 import type { SampleArray } from "./sampletype";
 import type { CompiledEvalscript } from "./compile";
 import type { Budget, SandboxFailure } from "./errors";
 import { ENTRY_JS } from "./sandbox/entry";
+import { HARDEN_JS } from "./sandbox/harden";
 import { LIBRARY_JS } from "./sandbox/library";
 import { SCENES_JS } from "./sandbox/scenes";
+import { SCRIPT_JS } from "./sandbox/script";
 import type { EvalOutputSpec, Mosaicking, SceneInfo, TimeRange } from "./types";
 
 /** Compatibility date of sandbox isolates (the date the runtime was tested with). */
@@ -40,6 +43,8 @@ export interface SessionParams {
   /** Return outputs converted to their stored sampleType (sandbox/entry.ts `toStored`). */
   convert?: boolean;
   budget: Budget;
+  /** Output limits the sandbox checks after updateOutput (limits.ts HOST_LIMITS). */
+  limits: { outputBands: number; outputBytes: number };
 }
 
 /** Pixels of `rows` rows starting at `rowStart`, per scene (same order as SessionParams.scenes). */
@@ -77,7 +82,7 @@ export interface SandboxApi {
 }
 
 /** Bump when the sandbox code changes so that isolates of an older runtime are not reused. */
-export const RUNTIME_VERSION = "eo-edge-evalscript-3";
+export const RUNTIME_VERSION = "eo-edge-evalscript-4";
 
 /** SHA-256 (hex) of the runtime version and the compiled code: the isolate's cache key. */
 export async function scriptHash(compiled: CompiledEvalscript): Promise<string> {
@@ -102,7 +107,9 @@ export function sandboxFor(loader: WorkerLoader, compiled: CompiledEvalscript, h
     modules: {
       "main.js": ENTRY_JS,
       "lib.js": LIBRARY_JS,
+      "harden.js": HARDEN_JS,
       "scenes.js": SCENES_JS,
+      "script.js": SCRIPT_JS,
       "evalscript.js": { cjs: compiled.code },
     },
     env: {},

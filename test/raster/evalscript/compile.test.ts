@@ -95,25 +95,25 @@ describe("instrumentation", () => {
   ].join("\n");
 
   it("guards every loop and function without adding lines", () => {
-    const { code } = instrument(src, parse(src, { ecmaVersion: "latest" }), "P;", "");
+    const { code } = instrument(src, parse(src, { ecmaVersion: "latest" }), "P;", "", { counter: "k", stop: "s" });
     const lines = code.split("\n");
     expect(lines).toHaveLength(5);
     expect(lines[0]).toBe("P;//VERSION=3");
-    expect(lines[1]).toContain("{ 'use strict';if(--__eo$.b<0)__eo$.stop(); let n");
-    expect(lines[1]).toContain("while (a > 0) {if(--__eo$.b<0)__eo$.stop();a--;}");
-    expect(lines[2]).toBe("const g = (x) => (--__eo$.b<0&&__eo$.stop(),x * 2), h = () => ((--__eo$.b<0&&__eo$.stop(),{ k: 1 }));");
-    expect(lines[3]).toBe("do {if(--__eo$.b<0)__eo$.stop();n++;} while (n < 2)");
-    expect((lines[4]!.match(/__eo\$\.stop/g) ?? []).length).toBe(2);
+    expect(lines[1]).toContain("{ 'use strict';if(--k<0)s(); let n");
+    expect(lines[1]).toContain("while (a > 0) {if(--k<0)s();a--;}");
+    expect(lines[2]).toBe("const g = (x) => (--k<0&&s(),x * 2), h = () => ((--k<0&&s(),{ k: 1 }));");
+    expect(lines[3]).toBe("do {if(--k<0)s();n++;} while (n < 2)");
+    expect((lines[4]!.match(/s\(\)/g) ?? []).length).toBe(2);
     expect(() => parse(code, { ecmaVersion: "latest" })).not.toThrow();
   });
 
   it("maps generated columns back to the user's columns", () => {
-    const { code, map } = instrument(src, parse(src, { ecmaVersion: "latest" }), "P;", "");
+    const { code, map } = instrument(src, parse(src, { ecmaVersion: "latest" }), "P;", "", { counter: "k", stop: "s" });
     const line = code.split("\n")[2]!;
     const col = line.indexOf("x * 2") + 1;
     expect(map.toUser(3, col)).toEqual({ line: 3, column: src.split("\n")[2]!.indexOf("x * 2") + 1 });
     // inside an inserted tick: the start of the guarded loop
-    const tickCol = code.split("\n")[3]!.indexOf("__eo$.stop") + 1;
+    const tickCol = code.split("\n")[3]!.indexOf("s()") + 1;
     expect(map.toUser(4, tickCol)).toEqual({ line: 4, column: 1 });
     expect(map.toUser(1, 3)).toEqual({ line: 1, column: 1 });
   });
@@ -130,6 +130,7 @@ describe("globals bound as locals", () => {
     const program = parse(src, { ecmaVersion: "latest" });
     expect(bindableGlobals(scanNames(program), LIBRARY_NAMES)).toEqual(["Math", "i", "index", "total"]);
     const code = compileEvalscript(src).code;
-    expect(code.split("\n")[0]).toBe("module.exports=function(__eo$,__eo$g){var Math=__eo$g.Math,i=__eo$g.i,index=__eo$g.index,total=__eo$g.total;return function(){//VERSION=3");
+    const g = /const (__eo\$[0-9a-f]{16}g)=globalThis/.exec(code)![1];
+    expect(code.split("\n")[0]).toContain(`{var Math=${g}.Math,i=${g}.i,index=${g}.index,total=${g}.total;return function(){`);
   });
 });

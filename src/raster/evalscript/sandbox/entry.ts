@@ -28,57 +28,17 @@ function fillFunction(): string {
 export const ENTRY_JS = String.raw`
 import { WorkerEntrypoint, RpcTarget } from "cloudflare:workers";
 import "./lib.js";
-import { scenesArgument, collectionsArgument, preProcessFusion, timeRangeOf, matchScenes, toPlain } from "./scenes.js";
-import factory from "./evalscript.js";
+import { native, enter } from "./harden.js";
+import { scenesArgument, collectionsArgument, preProcessFusion, timeRangeOf, matchScenes } from "./scenes.js";
+import { TotalBudgetError, failure, attempt, L } from "./script.js";
 
 let NAMES = [];
 ${fillFunction()}
 
-class BudgetError extends Error {}
-
-function newGuard(perCall) {
-  const g = { b: perCall, hit: false, stop() { g.hit = true; throw new BudgetError("budget"); } };
-  return g;
-}
-
-function failure(stage, err, extra) {
-  const e = err instanceof Error ? err : null;
-  return { ok: false, error: { stage, budget: err instanceof BudgetError, name: e ? e.name : "Error",
-    message: e ? e.message : String(err), stack: e && typeof e.stack === "string" ? e.stack : "", ...extra } };
-}
-
-/** A fresh script instance and the guard its ticks decrement. */
-class Script {
-  constructor(perCall) {
-    this.perCall = perCall;
-    this.guard = newGuard(perCall);
-    this.fns = this.call("init", () => factory(this.guard, globalThis));
-  }
-  call(stage, fn) {
-    this.stage = stage;
-    this.guard.b = this.perCall;
-    const r = fn();
-    if (this.guard.hit) throw new BudgetError("budget");
-    return r;
-  }
-  has(name) { return typeof this.fns[name] === "function"; }
-  run(name, ...args) { return this.call(name, () => this.fns[name](...args)); }
-}
-
-function attempt(perCall, body) {
-  let script;
-  try {
-    script = new Script(perCall);
-    return body(script);
-  } catch (err) {
-    return failure(script ? script.stage : "init", err);
-  }
-}
-
-const ZERO = new Float32Array(0);
+const ZERO = new native.Float32Array(0);
 
 /** Stored sampleType conversion; must equal ../sampletype.ts toSampleType (test/raster/evalscript/convert.test.ts). */
-const RANGES = { INT8: [-128, 127, Int8Array], UINT8: [0, 255, Uint8Array], INT16: [-32768, 32767, Int16Array], UINT16: [0, 65535, Uint16Array] };
+const RANGES = { INT8: [-128, 127, native.Int8Array], UINT8: [0, 255, native.Uint8Array], INT16: [-32768, 32767, native.Int16Array], UINT16: [0, 65535, native.Uint16Array] };
 function toStored(values, sampleType) {
   if (sampleType === "FLOAT32") return values;
   const [min, max, T] = RANGES[sampleType === "AUTO" ? "UINT8" : sampleType];
@@ -119,28 +79,42 @@ function putAll(outs, r, i) {
 
 /** The pixel loop over n pixels of the current block (locals only: this is the hot path). */
 function pixels(st, n) {
-  const guard = st.script.guard, perCall = st.script.perCall, ep = st.script.fns.evaluatePixel;
+  const inst = st.script.inst, perCall = st.script.perCall, ep = st.script.fns.evaluatePixel;
   const samples = st.samples, scenesArg = st.scenesArg, im = st.inputMetadata, cd = st.customData, om = st.outputMetadata;
   const outs = st.outputs, single = outs.length === 1, o0 = outs[0], nb0 = single ? o0.bands : 0, vals0 = o0.values;
   const simple = st.p.mosaicking === "SIMPLE" && !st.fusion, obj0 = st.objs[0], arr0 = st.arrays[0];
   let left = st.left, i = 0;
+  enter(inst);
   try {
     for (; i < n; i++) {
       if (simple) fill(obj0, arr0, i);
       else st.fillAll(i);
-      guard.b = perCall;
+      inst.set(perCall);
       const r = ep(samples, scenesArg, im, cd, om);
-      if (guard.hit) throw new BudgetError("budget");
-      left -= perCall - guard.b;
-      if (left < 0) throw new BudgetError("total");
+      const k = inst.left();
+      if (k < 0) inst.stop();
+      left -= perCall - k;
+      if (left < 0) throw new TotalBudgetError("total");
       if (typeof r === "number" && nb0 === 1) vals0[i] = r;
       else if (single) put(o0, r, i, true);
       else putAll(outs, r, i);
     }
   } finally {
+    enter(null);
     st.left = left;
     st.at = i;
   }
+}
+
+const SAMPLE_BYTES = { FLOAT32: 4, INT16: 2, UINT16: 2 };
+
+/** Why outputs break the host's limits (p.limits, see ../limits.ts HOST_LIMITS), or "". Mirrors runtime.ts. */
+function outputProblem(outputs, p) {
+  const bands = outputs.reduce((n, o) => n + o.bands, 0);
+  if (bands > p.limits.outputBands) return "the outputs have " + bands + " bands in all; the limit is " + p.limits.outputBands + " bands per request";
+  const bytes = p.width * p.height * outputs.reduce((n, o) => n + o.bands * (SAMPLE_BYTES[o.sampleType] ?? 1), 0);
+  if (bytes > p.limits.outputBytes) return "the outputs would be " + bytes + " bytes (" + p.width + "x" + p.height + " pixels); the limit is " + p.limits.outputBytes + " bytes per request";
+  return "";
 }
 
 /** State of one evaluation: the script instance, scene objects, reused samples, outputs, budget left. */
@@ -172,6 +146,8 @@ class Evaluation {
         if (!Number.isInteger(o.bands) || o.bands < 1) throw new TypeError("updateOutput set output \"" + o.id + "\".bands to " + o.bands + "; it must be a positive integer");
       }
     }
+    const problem = outputProblem(this.outputs, this.p);
+    if (problem) this.script.refuse(problem);
     return Object.fromEntries(this.outputs.map((o) => [o.id, o.bands]));
   }
   samplesArgument() {
@@ -185,14 +161,14 @@ class Evaluation {
     try {
       return { ok: true, values: this.evaluate(block) };
     } catch (err) {
-      return failure("evaluatePixel", err, { pixel: this.pixel });
+      return failure(this.script, err, { pixel: this.pixel });
     }
   }
   evaluate(block) {
     const p = this.p, n = p.width * block.rows;
     this.arrays = block.scenes.map((s, k) => this.names[k].map((nm) => (nm === "dataMask" ? s.dataMask : s.bands[nm]) ?? ZERO));
-    for (const list of this.arrays) for (let b = 0; b < list.length; b++) if (list[b].length < n) list[b] = new Float32Array(n);
-    for (const o of this.outputs) o.values = new Float32Array(n * o.bands);
+    for (const list of this.arrays) for (let b = 0; b < list.length; b++) if (list[b].length < n) list[b] = new native.Float32Array(n);
+    for (const o of this.outputs) o.values = new native.Float32Array(n * o.bands);
     this.samples = this.samplesArgument();
     NAMES = this.names[0] ?? [];
     this.script.stage = "evaluatePixel";
@@ -221,9 +197,10 @@ class Evaluation {
   finish() {
     try {
       if (this.script.has("updateOutputMetadata")) this.script.run("updateOutputMetadata", this.scenesArg, this.inputMetadata, this.outputMetadata);
-      return { ok: true, userData: toPlain(this.outputMetadata.userData) };
+      this.script.stage = "updateOutputMetadata";
+      return { ok: true, userData: this.script.plain(this.outputMetadata.userData, "outputMetadata.userData", L.userDataChars) };
     } catch (err) {
-      return failure(this.script.stage, err);
+      return failure(this.script, err);
     }
   }
 }
@@ -242,7 +219,7 @@ export default class extends WorkerEntrypoint {
   setup(budget) {
     return attempt(budget.perCall, (script) => {
       if (!script.has("setup")) throw new TypeError("setup is not a function: define function setup()");
-      return { ok: true, value: toPlain(script.run("setup")) };
+      return { ok: true, value: script.plain(script.run("setup"), "the value setup() returns", L.setupChars) };
     });
   }
   preProcessScenes(p) {

@@ -1,0 +1,254 @@
+/**
+ * Sandbox module (ES module source) that hardens the isolate before any script runs (imported by entry.js
+ * after lib.js, before the script module):
+ * 1. Work the tick counter cannot see is capped and charged to the running script's budget (SANDBOX_LIMITS in
+ *    ../limits.ts): ArrayBuffer / SharedArrayBuffer (incl. resizable maxByteLength and transfer), typed arrays,
+ *    Array(n), Array.from, Array.prototype.fill, every Array method that walks its receiver (a script can set
+ *    `a.length = 2**32 - 1`), String.prototype.repeat / padStart / padEnd; locale formatting (Intl constructors,
+ *    toLocale*String, localeCompare) is charged a fixed LOCALE_TICKS per call. Constructors are Proxies;
+ *    `prototype.constructor` points at the Proxy, so instances never hand back the original. Linear native work
+ *    on data within the caps (typed array walks and copies, string searches, JSON, text codecs) is charged by
+ *    size, so a loop repeating it ends. Removed: WebAssembly (WebAssembly.Memory allocates without a typed
+ *    array), structuredClone, process and Buffer; console methods are no-ops (no unbounded server logs).
+ * 2. Regular expressions: RegExp.prototype.exec (which test, match, matchAll, replace, search and split call
+ *    once exec is not the original) refuses a catastrophic pattern (../regex.ts regexShape, whose source is
+ *    embedded here) and subjects longer than SANDBOX_LIMITS.regexSubject, or so long that n^(k+1)
+ *    backtracking steps (k quantifiers) could exceed SANDBOX_LIMITS.regexSteps; each run is charged
+ *    n^(k+1) / 10 ticks (measured ~3e9 steps/s, ~3 ns per tick). Literals are refused at compile time.
+ * 3. No state survives a request: the legacy RegExp statics (RegExp.$1, lastMatch, ...) are deleted, then every
+ *    object reachable from globalThis (and the intrinsics reachable only from instances: iterator and generator
+ *    prototypes) is frozen, globalThis included. Scripts are sloppy, so a write to a frozen property is ignored.
+ * A breach calls the running instance's stop(message) (wrapper.ts): the call ends, even if the script catches
+ * the error, and the host reports the message as a 400.
+ *
+ * Not stoppable in local workerd (no callback, no tick; production's cpuMs and 128 MB memory limit end them):
+ * flattening a string rope built by `s += s` (2^27 characters measured 112 ms; the 2^29 maximum ~0.5 s and
+ * 1 GB), and other native calls that take microseconds each, repeated in a loop (a tick is
+ * ~3 ns of plain script work; the 2e7 ticks of a call are ~0.1 s of it).
+ */
+import { SANDBOX_LIMITS } from "../limits";
+import { regexShape } from "../regex";
+
+export const HARDEN_JS = String.raw`
+const L = ${JSON.stringify(SANDBOX_LIMITS)};
+const { apply, construct } = Reflect;
+const TYPED = ["Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array", "Uint32Array",
+  "Float16Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"].filter((n) => typeof globalThis[n] === "function");
+
+/** The original constructors, for the sandbox's own (uncharged) buffers. */
+export const native = Object.freeze(Object.fromEntries(["Array", "ArrayBuffer", ...TYPED].map((n) => [n, globalThis[n]])));
+
+let current = null;
+/** Points charges and limit stops at the running script instance (null between calls). */
+export function enter(inst) { current = inst; }
+
+function limit(message) {
+  if (current) current.stop(message);
+  throw new RangeError(message);
+}
+function charge(units, per) {
+  if (current && units >= per) current.charge(Math.floor(units / per));
+}
+const MiB = (n) => (n / 1048576).toFixed(0) + " MiB";
+function bytes(n, what) {
+  if (n > L.allocationBytes) limit(what + " would allocate " + n + " bytes; the evalscript sandbox allows " + L.allocationBytes + " bytes (" + MiB(L.allocationBytes) + ") per allocation");
+  charge(n, L.bytesPerTick);
+}
+function elements(n, what) {
+  if (n > L.arrayLength) limit(what + " has " + n + " elements; the evalscript sandbox allows " + L.arrayLength + " elements per array");
+  charge(n, L.elementsPerTick);
+}
+const toLength = (v) => { const n = Math.floor(Number(v)); return n > 0 ? Math.min(n, 2 ** 53 - 1) : 0; };
+const lengthOf = (o) => (o !== null && o !== undefined ? toLength(o.length) : 0);
+
+/** Replaces owner[name] (a constructor) by a Proxy whose construct / apply traps call check(args, name) first. */
+function guardConstructor(name, check, owner = globalThis) {
+  const C = owner[name];
+  const P = new Proxy(C, {
+    construct(t, args, nt) { check(args, name); return construct(t, args, nt === P ? t : nt); },
+    apply(t, self, args) { check(args, name); return apply(t, self, args); },
+  });
+  Object.defineProperty(C.prototype, "constructor", { value: P, writable: true, configurable: true, enumerable: false });
+  Object.defineProperty(owner, name, { value: P, writable: true, configurable: true, enumerable: false });
+}
+
+/** Replaces proto[name] by a function with the same name and length that calls check(this, args) first. */
+function guardMethod(proto, name, check) {
+  const f = proto[name];
+  if (typeof f !== "function") return;
+  const g = { [name](...args) { check(this, args, name); return apply(f, this, args); } }[name];
+  Object.defineProperty(g, "length", { value: f.length });
+  Object.defineProperty(proto, name, { value: g, writable: true, configurable: true, enumerable: false });
+}
+
+const bufferBytes = (args, name) => {
+  const max = args[1] && typeof args[1] === "object" && args[1].maxByteLength !== undefined ? toLength(args[1].maxByteLength) : 0;
+  bytes(Math.max(toLength(args[0]), max), "new " + name + "(" + String(args[0]).slice(0, 20) + ")");
+};
+guardConstructor("ArrayBuffer", bufferBytes);
+if (typeof SharedArrayBuffer === "function") guardConstructor("SharedArrayBuffer", bufferBytes);
+for (const m of ["transfer", "transferToFixedLength", "resize"]) {
+  guardMethod(native.ArrayBuffer.prototype, m, (self, args, name) => bytes(toLength(args[0]), "ArrayBuffer.prototype." + name + "(" + args[0] + ")"));
+}
+for (const name of TYPED) {
+  const per = globalThis[name].BYTES_PER_ELEMENT;
+  guardConstructor(name, (args) => {
+    const a = args[0];
+    const isBuffer = a instanceof native.ArrayBuffer || (typeof SharedArrayBuffer === "function" && a instanceof SharedArrayBuffer);
+    if (!isBuffer) bytes(per * (a !== null && typeof a === "object" ? lengthOf(a) : toLength(a)), "new " + name + "(" + (typeof a === "object" ? "an array-like" : String(a).slice(0, 20)) + ")");
+  });
+}
+guardConstructor("Array", (args) => { if (args.length === 1 && typeof args[0] === "number") elements(args[0], "Array(" + args[0] + ")"); });
+const arrayFrom = Array.from;
+Object.defineProperty(Array, "from", { value: function from(items, ...rest) { elements(lengthOf(items), "Array.from(...)"); return apply(arrayFrom, this, [items, ...rest]); }, writable: true, configurable: true });
+
+const AP = native.Array.prototype;
+const range = (len, v, dflt) => { const n = v === undefined ? dflt : Math.trunc(Number(v)) || 0; return n < 0 ? Math.max(len + n, 0) : Math.min(n, len); };
+guardMethod(AP, "fill", (self, args) => { const n = lengthOf(self); elements(range(n, args[2], n) - range(n, args[1], 0), "Array.prototype.fill range"); });
+guardMethod(AP, "concat", (self, args) => elements(args.reduce((n, a) => n + (Array.isArray(a) ? a.length : 1), lengthOf(self)), "Array.prototype.concat result"));
+for (const m of ["includes", "indexOf", "lastIndexOf", "join", "toString", "toLocaleString", "reverse", "sort", "copyWithin", "slice", "splice",
+  "map", "forEach", "filter", "some", "every", "reduce", "reduceRight", "find", "findIndex", "findLast", "findLastIndex",
+  "toSorted", "toReversed", "toSpliced", "with", "flat", "flatMap"]) {
+  guardMethod(AP, m, (self, args, name) => elements(lengthOf(self), "the receiver of Array.prototype." + name));
+}
+/** flat makes arrays longer than its receiver: count the result first (shared sub-arrays once, up to the cap). */
+function flatCount(a, depth, memo) {
+  const known = memo.get(a);
+  if (known && known[0] === depth) return known[1];
+  let n = 0;
+  for (let i = 0; i < a.length; i++) {
+    const v = a[i];
+    n += Array.isArray(v) && depth > 0 ? flatCount(v, depth - 1, memo) : 1;
+    if (n > L.arrayLength) elements(n, "the result of Array.prototype.flat");
+  }
+  memo.set(a, [depth, n]);
+  return n;
+}
+guardMethod(AP, "flat", (self, args) => { if (Array.isArray(self)) elements(flatCount(self, args[0] === undefined ? 1 : toLength(args[0]) || 0, new Map()), "the result of Array.prototype.flat"); });
+
+// Locale formatting takes microseconds per call (Intl.NumberFormat measured 6 us, toLocaleString 9 us: ~2000 ticks)
+const LOCALE_TICKS = 2000;
+const locale = () => charge(LOCALE_TICKS, 1);
+for (const name of Object.getOwnPropertyNames(Intl)) if (typeof Intl[name] === "function" && Intl[name].prototype) guardConstructor(name, locale, Intl);
+for (const proto of [Number.prototype, Date.prototype, BigInt.prototype, AP]) for (const m of ["toLocaleString", "toLocaleDateString", "toLocaleTimeString"]) guardMethod(proto, m, locale);
+guardMethod(String.prototype, "localeCompare", locale);
+
+// Linear native work on data already within the caps (a 64 MiB typed array, a 16M-character string) is charged
+// by its size, so a loop repeating it ends: typed array walks by receiver (set by source) length, string
+// methods by receiver length, JSON and text codecs by text length.
+const TAP = Object.getPrototypeOf(native.Float32Array.prototype);
+const byLength = (o) => charge(lengthOf(o), L.elementsPerTick);
+for (const m of ["copyWithin", "fill", "sort", "reverse", "indexOf", "lastIndexOf", "includes", "join", "slice", "map", "filter",
+  "forEach", "some", "every", "reduce", "reduceRight", "find", "findIndex", "findLast", "findLastIndex", "toSorted", "toReversed", "with", "toLocaleString", "toString"]) {
+  guardMethod(TAP, m, byLength);
+}
+guardMethod(TAP, "set", (self, args) => byLength(args[0]));
+for (const m of ["indexOf", "lastIndexOf", "includes", "startsWith", "endsWith", "split", "replace", "replaceAll", "toUpperCase", "toLowerCase",
+  "toLocaleUpperCase", "toLocaleLowerCase", "trim", "trimStart", "trimEnd", "normalize", "concat"]) {
+  guardMethod(String.prototype, m, (self) => charge(String(self).length, L.bytesPerTick));
+}
+const charged = (owner, name, size) => {
+  const f = owner[name];
+  if (typeof f !== "function") return;
+  Object.defineProperty(owner, name, { value: { [name](...args) { const r = apply(f, this, args); charge(size(args, r), L.bytesPerTick); return r; } }[name], writable: true, configurable: true });
+};
+charged(JSON, "stringify", (args, r) => (typeof r === "string" ? r.length : 0));
+charged(JSON, "parse", (args) => String(args[0]).length);
+charged(TextEncoder.prototype, "encode", (args, r) => r.length);
+charged(TextDecoder.prototype, "decode", (args, r) => r.length);
+for (const name of ["atob", "btoa", "encodeURIComponent", "decodeURIComponent", "encodeURI", "decodeURI", "escape", "unescape"]) charged(globalThis, name, (args, r) => String(r).length);
+
+const SP = String.prototype;
+guardMethod(SP, "repeat", (self, args) => { const n = String(self).length * toLength(args[0]); if (n > L.stringLength) limit("String.prototype.repeat would make " + n + " characters; the evalscript sandbox allows " + L.stringLength + " per string"); charge(n, L.bytesPerTick); });
+for (const m of ["padStart", "padEnd"]) {
+  guardMethod(SP, m, (self, args, name) => { const n = toLength(args[0]); if (n > L.stringLength) limit("String.prototype." + name + "(" + n + ") would make " + n + " characters; the evalscript sandbox allows " + L.stringLength + " per string"); charge(n, L.bytesPerTick); });
+}
+
+${regexShape.toString()}
+
+const shapes = new Map();
+/** The shape of a pattern (cached); a hazard stops the script. */
+function checkPattern(source) {
+  let shape = shapes.get(source);
+  if (shape === undefined) {
+    shape = regexShape(source);
+    if (shapes.size > 1000) shapes.clear();
+    shapes.set(source, shape);
+  }
+  if (shape.hazard) limit("the regular expression /" + source.slice(0, 80) + "/ is refused: " + shape.hazard);
+  return shape;
+}
+const RP = RegExp.prototype;
+guardMethod(RP, "exec", (self, args) => {
+  const source = String(self.source), k = checkPattern(source).repetitions;
+  const n = String(args[0]).length, max = Math.min(L.regexSubject, Math.floor(L.regexSteps ** (1 / (k + 1))));
+  if (n > max) limit("a regular expression was run on " + n + " characters; the evalscript sandbox allows " + max + " for /" + source.slice(0, 80) + "/ (" + L.regexSubject + " at most, fewer the more quantifiers a pattern has: n^(k+1) <= " + L.regexSteps + " for k quantifiers)");
+  charge(n ** (k + 1), 10);
+});
+guardMethod(RP, "compile", (self, args) => checkPattern(args[0] instanceof RegExp ? args[0].source : String(args[0] ?? "(?:)")));
+
+for (const k of ["$1", "$2", "$3", "$4", "$5", "$6", "$7", "$8", "$9", "input", "$_", "lastMatch", "$&", "lastParen", "$+", "leftContext", "$\u0060", "rightContext", "$'"]) {
+  delete RegExp[k];
+}
+// WebAssembly.Memory allocates without a typed array; process and Buffer (Node.js compatibility) are not part of
+// the evalscript environment and hold stream state workerd itself writes to (it cannot be frozen).
+// console output of scripts would reach the server's logs unbounded (a 16M-character message per tick): no-ops.
+for (const k of Object.keys(console)) if (typeof console[k] === "function") try { console[k] = function () {}; } catch {}
+// structuredClone copies up to a capped buffer's 64 MiB per call unseen.
+for (const k of ["WebAssembly", "process", "Buffer", "structuredClone"]) delete globalThis[k];
+
+/**
+ * The "override mistake": assigning to an own property of an object whose prototype has the property frozen
+ * (P.prototype.toString = f, E.prototype.name = "E") is ignored. For the properties scripts override, the
+ * frozen data property becomes an accessor whose setter defines the property on the object assigned to
+ * (as SES's enablePropertyOverrides does); assigning on the intrinsic itself is still ignored.
+ */
+function overridable(proto, key) {
+  const d = Object.getOwnPropertyDescriptor(proto, key);
+  if (!d || !("value" in d) || !d.configurable) return;
+  const value = d.value;
+  Object.defineProperty(proto, key, {
+    get() { return value; },
+    set(v) {
+      const target = this !== proto && ((typeof this === "object" && this !== null) || typeof this === "function");
+      if (target) Reflect.defineProperty(this, key, { value: v, writable: true, enumerable: true, configurable: true });
+    },
+    enumerable: d.enumerable,
+    configurable: false,
+  });
+}
+for (const k of Reflect.ownKeys(Object.prototype)) overridable(Object.prototype, k);
+for (const E of [Error, TypeError, RangeError, ReferenceError, SyntaxError, EvalError, URIError]) for (const k of ["constructor", "name", "message", "toString"]) overridable(E.prototype, k);
+for (const k of ["constructor", "toString"]) { overridable(Function.prototype, k); overridable(native.Array.prototype, k); }
+
+/** Objects the freeze starts from: globalThis, the values of its getters, intrinsics only instances reach. */
+function roots() {
+  const out = [globalThis];
+  for (let o = globalThis; o; o = Object.getPrototypeOf(o)) {
+    for (const k of Reflect.ownKeys(o)) {
+      const d = Object.getOwnPropertyDescriptor(o, k);
+      if (d && d.get) try { out.push(d.get.call(globalThis)); } catch {}
+    }
+  }
+  const gen = function* () {}, agen = async function* () {};
+  out.push([][Symbol.iterator](), new Map().entries(), new Set().values(), ""[Symbol.iterator](), "".matchAll(/(?:)/g), gen, gen(), agen, agen(), async function () {});
+  return out;
+}
+
+/** Object.freeze over everything reachable by own properties (getters' and setters' functions included) and prototypes. */
+function freezeAll(start) {
+  const seen = new Set(), todo = [...start];
+  while (todo.length) {
+    const o = todo.pop();
+    if ((typeof o !== "object" && typeof o !== "function") || o === null || seen.has(o)) continue;
+    seen.add(o);
+    todo.push(Object.getPrototypeOf(o));
+    for (const k of Reflect.ownKeys(o)) {
+      const d = Object.getOwnPropertyDescriptor(o, k);
+      if (d) todo.push(d.value, d.get, d.set);
+    }
+    try { Object.freeze(o); } catch {}
+  }
+}
+freezeAll(roots());
+`;

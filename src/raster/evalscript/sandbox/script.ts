@@ -1,0 +1,102 @@
+/**
+ * Sandbox module (ES module source) with the script instance (Script: a fresh wrapper instance per call or
+ * session, wrapper.ts, its budget reset per call) and the failure replies: thrown values are read with the
+ * budget exhausted (a getter, Proxy trap or toString in script code stops at its first tick) and their message
+ * and stack cut (SANDBOX_LIMITS.messageChars), so no script value reaches the RPC uncapped.
+ */
+import { SANDBOX_LIMITS } from "../limits";
+
+export const SCRIPT_JS = String.raw`
+import { enter } from "./harden.js";
+import { toPlain } from "./scenes.js";
+import factory from "./evalscript.js";
+
+/** Thrown by the host side of the sandbox when a request's total budget is spent. */
+export class TotalBudgetError extends Error {}
+
+export const L = ${JSON.stringify(SANDBOX_LIMITS)};
+const MAX_STACK = 8192;
+
+/** A string cut to n characters, saying how long it was. */
+function cut(s, n) {
+  return s.length <= n ? s : s.slice(0, n) + "... (" + (s.length - n) + " more characters)";
+}
+
+/**
+ * name, message and stack of a thrown value, read with the script's budget exhausted (a getter, a Proxy trap or
+ * toString in script code stops at its first tick) and sizes capped (a 32 MiB message must not reach the RPC).
+ */
+function describe(err) {
+  try {
+    if (!(err instanceof Error)) return { name: "Error", message: cut(String(err), L.messageChars), stack: "" };
+    const name = cut(String(err.name), 200), message = String(err.message);
+    let stack = typeof err.stack === "string" ? err.stack : "";
+    const header = name + (message ? ": " + message : "");
+    if (stack.startsWith(header)) stack = stack.slice(header.length);
+    return { name, message: cut(message, L.messageChars), stack: cut(stack, MAX_STACK) };
+  } catch {
+    return { name: "Error", message: "(the thrown value could not be read)", stack: "" };
+  }
+}
+
+/** The failure reply for an error of 'script' (may be undefined before the instance exists). */
+export function failure(script, err, extra) {
+  const cause = script ? script.inst.cause() : "";
+  if (script) script.inst.set(-1);
+  const total = err instanceof TotalBudgetError;
+  const kind = total ? "total" : cause === "budget" ? "budget" : cause ? "limit" : undefined;
+  const d = kind === "limit" ? { ...describe(err), message: cause } : describe(err);
+  return { ok: false, error: { stage: script ? script.stage : "init", cause: kind, ...d, ...extra } };
+}
+
+/**
+ * A fresh script instance (wrapper.ts): its own budget counter, reset per call. 'current' points the
+ * allocation and regex guards of harden.js at the running instance.
+ */
+export class Script {
+  constructor(perCall) {
+    this.perCall = perCall;
+    this.stage = "init";
+    this.inst = factory();
+  }
+  start() {
+    this.fns = this.call("init", () => this.inst.init());
+  }
+  call(stage, fn) {
+    this.stage = stage;
+    enter(this.inst);
+    try {
+      this.inst.set(this.perCall);
+      const r = fn();
+      if (this.inst.left() < 0) this.inst.stop();
+      return r;
+    } finally {
+      enter(null);
+    }
+  }
+  /** Ends the script with a limit breach: the failure reports 'message' (a 400). */
+  refuse(message) {
+    this.inst.stop(message);
+  }
+  /** A copy of a script value (toPlain) whose JSON has at most 'max' characters. */
+  plain(value, what, max) {
+    const out = toPlain(value);
+    const n = out === undefined ? 0 : JSON.stringify(out).length;
+    if (n > max) this.refuse(what + " is " + n + " characters of JSON; the limit is " + max);
+    return out;
+  }
+  has(name) { return typeof this.fns[name] === "function"; }
+  run(name, ...args) { return this.call(name, () => this.fns[name](...args)); }
+}
+
+export function attempt(perCall, body) {
+  let script;
+  try {
+    script = new Script(perCall);
+    script.start();
+    return body(script);
+  } catch (err) {
+    return failure(script, err);
+  }
+}
+`;
