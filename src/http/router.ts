@@ -12,6 +12,15 @@ export type Handler = (request: AuthedRequest, env: Env, ctx: ExecutionContext) 
 export interface AuthedRequest extends IRequest {
   claims?: TokenClaims;
 }
+
+/**
+ * The account of the request's token: every record and cache a request creates belongs to it.
+ * @throws ApiError 401 when the route was registered as public (no verified token).
+ */
+export function accountOf(request: AuthedRequest): string {
+  if (!request.claims) throw new ApiError(401, "This operation needs an access token ('Authorization: Bearer <token>').");
+  return request.claims.account;
+}
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 interface RouteDef {

@@ -55,8 +55,8 @@ export interface Evaluation {
 }
 
 /** Compiles, loads and runs setup() of an evalscript (400 on script errors). */
-export async function prepareEvalscript(env: Env, evalscript: string): Promise<PreparedScript> {
-  const runtime = await loadEvalscript(env, compileEvalscript(evalscript));
+export async function prepareEvalscript(env: Env, evalscript: string, account: string): Promise<PreparedScript> {
+  const runtime = await loadEvalscript(env, compileEvalscript(evalscript), {}, account);
   return { runtime, setup: await runtime.setup() };
 }
 

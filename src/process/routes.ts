@@ -1,7 +1,7 @@
 /** POST /api/v1/process (alias /process/v1): parse, plan, evaluate, render. */
 import type { Env } from "../env";
 import { serverTiming } from "../http/base";
-import type { Api, AuthedRequest } from "../http/router";
+import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { negotiate } from "./accept";
 import { evaluatePlan, prepareEvalscript } from "./pipeline";
 import { planRequest } from "./plan";
@@ -17,7 +17,7 @@ export async function processHandler(request: AuthedRequest, env: Env): Promise<
   const responses = req.output?.responses ?? DEFAULT_RESPONSES;
   const packing = negotiate(responses, request.headers.get("accept"));
   const plan = planRequest(req.input, req.output);
-  const script = await prepareEvalscript(env, req.evalscript);
+  const script = await prepareEvalscript(env, req.evalscript, accountOf(request));
   const evaluation = await evaluatePlan(env, script, req.input, plan, { convert: true });
   const t0 = Date.now();
   const { body, contentType } = await renderResponses(evaluation.result, responses, packing, plan.grid);

@@ -133,12 +133,12 @@ async function mapPool<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>
  * Computes a statistical request. Throws 400 for invalid input (bounds, sizes, evalscript, calculations,
  * intervals, limits) before any interval runs, and when every interval fails with the same client error.
  */
-export async function computeStatistics(env: Env, req: StatisticalRequest): Promise<StatisticsResult> {
+export async function computeStatistics(env: Env, req: StatisticalRequest, account: string): Promise<StatisticsResult> {
   const agg = req.aggregation;
   const { of, lastIntervalBehavior } = agg.aggregationInterval;
   const intervals = splitIntervals(Date.parse(agg.timeRange.from), Date.parse(agg.timeRange.to), of, lastIntervalBehavior);
   const plan = planRequest(req.input, { width: agg.width, height: agg.height, resx: agg.resx, resy: agg.resy });
-  const script = await prepareEvalscript(env, agg.evalscript);
+  const script = await prepareEvalscript(env, agg.evalscript, account);
   checkSetup(script.setup, req.calculations);
   const todo = await intervalsWithData(env, resolveSources(req.input.data, script.setup), plan, intervals);
   const pixels = plan.grid.width * plan.grid.height;

@@ -3,7 +3,7 @@ import type { Env } from "../env";
 import { json, serverTiming } from "../http/base";
 import { readScriptRequest } from "../http/body";
 import { validate } from "../http/parse";
-import type { Api, AuthedRequest } from "../http/router";
+import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { computeStatistics } from "./aggregate";
 import { statisticalRequestSchema, type StatisticalRequest } from "./schema";
 
@@ -15,7 +15,7 @@ const placeEvalscript = (body: Record<string, unknown>, evalscript: string): voi
 /** Handles a Statistical API request. */
 export async function statisticsHandler(request: AuthedRequest, env: Env): Promise<Response> {
   const req: StatisticalRequest = validate(statisticalRequestSchema, await readScriptRequest(request, placeEvalscript), "statistical request");
-  const result = await computeStatistics(env, req);
+  const result = await computeStatistics(env, req, accountOf(request));
   return json(result.response, 200, {
     "x-processingunits-spent": String(result.processingUnits),
     "server-timing": serverTiming(result.timings),

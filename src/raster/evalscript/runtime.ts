@@ -95,8 +95,9 @@ class SandboxRuntime implements EvalscriptRuntime {
     readonly compiled: CompiledEvalscript,
     private readonly hash: string,
     private readonly limits: RuntimeLimits,
+    tenant: string,
   ) {
-    this.api = sandboxFor(loader, compiled, hash, limits.cpuMs);
+    this.api = sandboxFor(loader, compiled, hash, limits.cpuMs, tenant);
   }
 
   /** One RPC: a failure reply becomes the script's 400; a crashed sandbox call becomes a 400 or rethrows. */
@@ -308,6 +309,7 @@ export async function loadEvalscript(
   env: { LOADER: WorkerLoader },
   compiled: CompiledEvalscript,
   limits: Partial<RuntimeLimits> = {},
+  tenant = "",
 ): Promise<EvalscriptRuntime> {
-  return new SandboxRuntime(env.LOADER, compiled, await scriptHash(compiled), { ...DEFAULT_LIMITS, ...limits });
+  return new SandboxRuntime(env.LOADER, compiled, await scriptHash(compiled), { ...DEFAULT_LIMITS, ...limits }, tenant);
 }

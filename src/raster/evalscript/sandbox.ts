@@ -97,11 +97,20 @@ export async function scriptHash(compiled: CompiledEvalscript): Promise<string> 
 const hashes = new WeakMap<CompiledEvalscript, string>();
 
 /**
- * The sandbox entrypoint of `compiled`, loading the isolate on first use (cache key: `hash`).
- * @param cpuMs Worker Loader CPU limit per call (enforced on Cloudflare, not by local workerd).
+ * The Worker Loader name of a script's isolate: one isolate per script hash and tenant (the account of the
+ * token), so two accounts sending the same script never share an isolate, whatever the in-isolate freeze holds.
  */
-export function sandboxFor(loader: WorkerLoader, compiled: CompiledEvalscript, hash: string, cpuMs: number): SandboxApi {
-  const stub = loader.get(`evalscript:${hash}`, () => ({
+export function isolateName(hash: string, tenant = ""): string {
+  return `evalscript:${encodeURIComponent(tenant)}:${hash}`;
+}
+
+/**
+ * The sandbox entrypoint of `compiled`, loading the isolate on first use (cache key: {@link isolateName}).
+ * @param cpuMs Worker Loader CPU limit per call (enforced on Cloudflare, not by local workerd).
+ * @param tenant the account the isolate belongs to ("" for engine-internal use and tests).
+ */
+export function sandboxFor(loader: WorkerLoader, compiled: CompiledEvalscript, hash: string, cpuMs: number, tenant = ""): SandboxApi {
+  const stub = loader.get(isolateName(hash, tenant), () => ({
     compatibilityDate: SANDBOX_COMPATIBILITY_DATE,
     mainModule: "main.js",
     modules: {

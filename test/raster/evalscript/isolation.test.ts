@@ -1,12 +1,12 @@
 /**
  * No state of one request is visible to the next (issue 9 item 3): the isolate is cached per script text and
- * shared by every caller (also across accounts), so globals, prototypes and intrinsics are frozen and the
- * script's own state lives in a fresh instance per call. Also measures what a fresh isolate would cost.
+ * account (isolateName) and shared by that account's requests, so globals, prototypes and intrinsics are frozen
+ * and the script's own state lives in a fresh instance per call. Also measures what a fresh isolate would cost.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { compileEvalscript, type EvalInput } from "../../../src/raster/evalscript";
-import { sandboxFor, scriptHash } from "../../../src/raster/evalscript/sandbox";
+import { isolateName, sandboxFor, scriptHash } from "../../../src/raster/evalscript/sandbox";
 import { f32, ones, rkhWindow, RKH_INFO, run } from "./helpers";
 
 const W = 16;
@@ -26,6 +26,15 @@ ${extra}
 function evaluatePixel(s) { ${body} }`;
 
 describe("nothing a request leaves behind is seen by the next", () => {
+  it("two accounts sending the same script get different isolates", async () => {
+    const hash = await scriptHash(compileEvalscript(script("return [s.B04];")));
+    const [one, two] = [crypto.randomUUID(), crypto.randomUUID()];
+    expect(isolateName(hash, one)).not.toBe(isolateName(hash, two));
+    expect(isolateName(hash, one)).toBe(isolateName(hash, one));
+    // a tenant cannot forge another's name through separators
+    expect(isolateName(hash, "a:b")).not.toBe(isolateName(hash.replace(/^/, "b:"), "a"));
+  });
+
   it("a pixel stored on globalThis by request 1 is not handed to request 2 (another bbox)", async () => {
     const src = script("if (globalThis.first === undefined) globalThis.first = s.B04; return [globalThis.first || s.B04];");
     const r1 = await run(src, input(a));

@@ -9,8 +9,9 @@ import { LIBRARY_NAMES } from "../../../src/raster/evalscript/sandbox/library";
 import { f32, nd, ones, rkhWindow, RKH_INFO, run } from "./helpers";
 
 /** Evaluates `expr` (an object literal) in the sandbox and returns it through userData. */
-async function inSandbox(expr: string): Promise<Record<string, unknown>> {
+async function inSandbox(expr: string, prelude = ""): Promise<Record<string, unknown>> {
   const src = `//VERSION=3
+${prelude}
 function setup() { return { input: ["dataMask"], output: { bands: 1 } }; }
 function evaluatePixel(s) { return [0]; }
 function updateOutputMetadata(scenes, im, om) { om.userData = ${expr}; }`;
@@ -99,20 +100,21 @@ describe("the rest of Sentinel Hub's runtime library", () => {
     expect(b).toBeCloseTo(0.92 + 0.06 * (0.08 / 1.08), 12);
   });
 
-  it("EO Browser's gainOverride / rangeOverrides globals", async () => {
-    const r = await inSandbox(`(() => {
-      globalThis.gainOverride = 2;
-      globalThis.rangeOverrides = [[0.2, 0.6]];
+  it("EO Browser's gainOverride / rangeOverrides variables of the script", async () => {
+    const r = await inSandbox(
+      `(() => {
       const v = new DefaultVisualizer(0, 1);
-      const out = { gain: v.gain, first: v.process(0.2, 0), other: v.process(0.2, 1), list: v.processList([0.2, 0.2]) };
-      delete globalThis.gainOverride;
-      delete globalThis.rangeOverrides;
-      return out; })()`);
+      return { gain: v.gain, first: v.process(0.2, 0), other: v.process(0.2, 1), list: v.processList([0.2, 0.2]) }; })()`,
+      "var gainOverride = 2;\nlet rangeOverrides = [[0.2, 0.6]];",
+    );
     expect(r).toMatchObject({ gain: 2, other: 0.4 });
     expect(r.first).toBeCloseTo(0.5, 15);
     const [l0, l1] = r.list as number[];
     expect(l0).toBeCloseTo(0.5, 15);
     expect(l1).toBe(0.4);
+    // A script that declares none gets the constructor's values
+    const plain = await inSandbox(`(() => { const v = new DefaultVisualizer(0, 1); return { gain: v.gain, other: v.process(0.2, 1) }; })()`);
+    expect(plain).toEqual({ gain: 1, other: 0.2 });
   });
 
   it("the legacy gradients as globals, used by ColorGradientVisualizer and its statics", async () => {

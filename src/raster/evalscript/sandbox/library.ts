@@ -21,7 +21,8 @@
  *   0.92 compressed: 0.92 + (v - 0.92) * highlightFactor; clamped to [0, 1].
  * - HighlightCompressVisualizerSingle: the same, process(v) returns [value].
  * - Identity: process(v) = v when an array, else [v].
- * - EO Browser overrides, read from globals when defined: gainOverride / offsetOverride / gammaOverride replace
+ * - EO Browser overrides, read from the script's variables of those names when defined (EO Browser prepends e.g.
+ *   `var gainOverride = 2;`; wrapper.ts OVERRIDE_NAMES): gainOverride / offsetOverride / gammaOverride replace
  *   the constructor's gain / offset / gamma; rangeOverrides[i] = [lo, hi] remaps the stretched value of
  *   component i (process(value, i)) with colorBlend(v, [lo, hi], [0, 1]) (Default and HighlightCompress).
  * Functions: index(x, y) = (x - y) / (x + y), 0 when x + y == 0; inverse(x) = 1 / x (JAVA_DOUBLE_MAX_VAL for 0);
@@ -43,6 +44,10 @@ export const LIBRARY_NAMES = [
 
 export const LIBRARY_JS = String.raw`
 const g = globalThis;
+/** The running script's EO Browser override variables (wrapper.ts OVERRIDE_NAMES), set by script.js per call. */
+let overrideReader = null;
+export function setOverrideReader(read) { overrideReader = read; }
+const override = (name) => (overrideReader ? overrideReader(name) : undefined);
 const define = (name, value) => Object.defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
 const JAVA_DOUBLE_MAX_VAL = 1.7976931348623157e308;
 define("JAVA_DOUBLE_MAX_VAL", JAVA_DOUBLE_MAX_VAL);
@@ -164,7 +169,7 @@ class ColorGradientVisualizer {
 /** Linear stretch of [minValue, maxValue] with gain/offset (EO Browser's overrides win), rangeOverrides, gamma. */
 class DefaultVisualizer {
   constructor(minValue = 0.0, maxValue = 1.0, gain = 1.0, offset = 0.0, gamma = 1.0) {
-    Object.assign(this, { minValue, maxValue, gain: g.gainOverride || gain, offset: g.offsetOverride || offset, gamma: g.gammaOverride || gamma });
+    Object.assign(this, { minValue, maxValue, gain: override("gainOverride") || gain, offset: override("offsetOverride") || offset, gamma: override("gammaOverride") || gamma });
     this.highlightPoint = 0.92;
     this.highlightAdjust = 0 < maxValue && maxValue < 1;
     this.factor = 1.0 / (maxValue - minValue);
@@ -174,7 +179,8 @@ class DefaultVisualizer {
   clamp(num, min, max) { return Math.max(Math.min(num, max), min); }
   stretch(value, i) {
     const v = this.gain * (value - this.minValue) * this.factor + this.offset;
-    const range = g.rangeOverrides != null && i !== undefined ? g.rangeOverrides[i] : undefined;
+    const ranges = i !== undefined ? override("rangeOverrides") : undefined;
+    const range = ranges != null ? ranges[i] : undefined;
     return range !== undefined ? colorBlend(v, [range[0], range[1]], [0, 1]) : v;
   }
   process(value, i) {

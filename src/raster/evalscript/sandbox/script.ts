@@ -8,6 +8,7 @@ import { SANDBOX_LIMITS } from "../limits";
 
 export const SCRIPT_JS = String.raw`
 import { enter } from "./harden.js";
+import { setOverrideReader } from "./lib.js";
 import { toPlain } from "./scenes.js";
 import factory from "./evalscript.js";
 
@@ -65,6 +66,7 @@ export class Script {
   call(stage, fn) {
     this.stage = stage;
     enter(this.inst);
+    setOverrideReader(this.inst.override);
     try {
       this.inst.set(this.perCall);
       const r = fn();
@@ -72,6 +74,7 @@ export class Script {
       return r;
     } finally {
       enter(null);
+      setOverrideReader(null);
     }
   }
   /** Ends the script with a limit breach: the failure reports 'message' (a 400). */
