@@ -3,15 +3,21 @@
  * RPC surface (see sandbox/entry.ts). The isolate is cached by the script's hash (shared by every caller of the
  * same script: sandbox/harden.ts freezes everything a script could leave state in), has no network
  * (`globalOutbound: null`) and no bindings (`env: {}`), and runs the script as a CommonJS module (sloppy mode).
+ *
+ * The isolate's modules are the plain ES modules of sandbox/*.js, imported here as text (wrangler.toml `rules`,
+ * type "Text"; src/text-modules.d.ts) and type-checked by `npm run typecheck` (sandbox/tsconfig.json), plus two
+ * made from host constants ({@link SANDBOX_MODULES}) and the compiled script ("evalscript.js").
  */
 import type { SampleArray } from "./sampletype";
 import type { CompiledEvalscript } from "./compile";
 import type { Budget, SandboxFailure } from "./errors";
-import { ENTRY_JS } from "./sandbox/entry";
-import { HARDEN_JS } from "./sandbox/harden";
-import { LIBRARY_JS } from "./sandbox/library";
-import { SCENES_JS } from "./sandbox/scenes";
-import { SCRIPT_JS } from "./sandbox/script";
+import { SANDBOX_LIMITS } from "./limits";
+import { regexShape } from "./regex";
+import ENTRY_JS from "./sandbox/entry.js";
+import HARDEN_JS from "./sandbox/harden.js";
+import LIB_JS from "./sandbox/lib.js";
+import SCENES_JS from "./sandbox/scenes.js";
+import SCRIPT_JS from "./sandbox/script.js";
 import type { EvalOutputSpec, Mosaicking, SceneInfo, TimeRange } from "./types";
 
 /** Compatibility date of sandbox isolates (the date the runtime was tested with). */
@@ -82,7 +88,23 @@ export interface SandboxApi {
 }
 
 /** Bump when the sandbox code changes so that isolates of an older runtime are not reused. */
-export const RUNTIME_VERSION = "eo-edge-evalscript-4";
+export const RUNTIME_VERSION = "eo-edge-evalscript-5";
+
+/**
+ * The sandbox's modules by the names they import each other by: the sources of sandbox/*.js as given (the Worker
+ * Loader does not bundle) and two modules made from host constants: "limits.js" exports `L` =
+ * {@link SANDBOX_LIMITS}, "regex.js" exports {@link regexShape} (its source text; regex.ts keeps it
+ * self-contained for this). Their types for the checker: sandbox/limits.d.ts and sandbox/regex.d.ts.
+ */
+export const SANDBOX_MODULES: Readonly<Record<string, string>> = {
+  "entry.js": ENTRY_JS,
+  "lib.js": LIB_JS,
+  "harden.js": HARDEN_JS,
+  "scenes.js": SCENES_JS,
+  "script.js": SCRIPT_JS,
+  "limits.js": `export const L = ${JSON.stringify(SANDBOX_LIMITS)};\n`,
+  "regex.js": `export ${regexShape.toString()}\n`,
+};
 
 /** SHA-256 (hex) of the runtime version and the compiled code: the isolate's cache key. */
 export async function scriptHash(compiled: CompiledEvalscript): Promise<string> {
@@ -112,15 +134,8 @@ export function isolateName(hash: string, tenant = ""): string {
 export function sandboxFor(loader: WorkerLoader, compiled: CompiledEvalscript, hash: string, cpuMs: number, tenant = ""): SandboxApi {
   const stub = loader.get(isolateName(hash, tenant), () => ({
     compatibilityDate: SANDBOX_COMPATIBILITY_DATE,
-    mainModule: "main.js",
-    modules: {
-      "main.js": ENTRY_JS,
-      "lib.js": LIBRARY_JS,
-      "harden.js": HARDEN_JS,
-      "scenes.js": SCENES_JS,
-      "script.js": SCRIPT_JS,
-      "evalscript.js": { cjs: compiled.code },
-    },
+    mainModule: "entry.js",
+    modules: { ...SANDBOX_MODULES, "evalscript.js": { cjs: compiled.code } },
     env: {},
     globalOutbound: null,
     limits: { cpuMs },

@@ -1,5 +1,6 @@
+// @ts-check
 /**
- * Main module (ES module source) of the sandbox isolate: a WorkerEntrypoint whose methods the host calls over
+ * Main module of the sandbox isolate (sandbox.ts loads it as text: a plain ES module, never bundled): a WorkerEntrypoint whose methods the host calls over
  * RPC. Each method instantiates the script afresh (top-level code runs per call, so no state leaks between
  * requests), runs one script function and returns `{ok: true, ...}` or `{ok: false, error}` (errors are data,
  * mapped to the user's line:column by the host). `evaluate` runs a whole request in one call; `open` returns
@@ -10,30 +11,51 @@
  * them monomorphic), ORBIT / TILE fill one reused object per scene and reset the samples array (scripts may
  * sort or splice it). Every call gets `budget.perCall` ticks (see instrument.ts), a session `budget.total`.
  */
-const UNROLL = 24;
-
-/** `fill(sample, arrays, i)`: sample[NAMES[k]] = arrays[k][i] with one store site per band index. */
-function fillFunction(): string {
-  const cases: string[] = [];
-  for (let k = UNROLL; k >= 1; k--) cases.push(`case ${k}: s[NAMES[${k - 1}]] = a[${k - 1}][i];`);
-  return `function fill(s, a, i) {
-  switch (a.length) {
-    default: for (let k = a.length - 1; k >= ${UNROLL}; k--) s[NAMES[k]] = a[k][i];
-    ${cases.join("\n    ")}
-    case 0:
-  }
-}`;
-}
-
-export const ENTRY_JS = String.raw`
 import { WorkerEntrypoint, RpcTarget } from "cloudflare:workers";
 import "./lib.js";
 import { native, enter } from "./harden.js";
 import { scenesArgument, collectionsArgument, preProcessFusion, timeRangeOf, matchScenes } from "./scenes.js";
-import { TotalBudgetError, failure, attempt, L } from "./script.js";
+import { TotalBudgetError, failure, attempt } from "./script.js";
+import { L } from "./limits.js";
 
 let NAMES = [];
-${fillFunction()}
+/**
+ * `fill(sample, arrays, i)`: sample[NAMES[k]] = arrays[k][i], with one store site per band index (unrolled for
+ * 24 bands, a loop above) so V8 keeps each store monomorphic.
+ * @param {Record<string, number>} s the reused sample object
+ * @param {ArrayLike<number>[]} a one array of values per band, in NAMES order
+ * @param {number} i pixel index in the block
+ */
+function fill(s, a, i) {
+  switch (a.length) {
+    default: for (let k = a.length - 1; k >= 24; k--) s[NAMES[k]] = a[k][i];
+    case 24: s[NAMES[23]] = a[23][i];
+    case 23: s[NAMES[22]] = a[22][i];
+    case 22: s[NAMES[21]] = a[21][i];
+    case 21: s[NAMES[20]] = a[20][i];
+    case 20: s[NAMES[19]] = a[19][i];
+    case 19: s[NAMES[18]] = a[18][i];
+    case 18: s[NAMES[17]] = a[17][i];
+    case 17: s[NAMES[16]] = a[16][i];
+    case 16: s[NAMES[15]] = a[15][i];
+    case 15: s[NAMES[14]] = a[14][i];
+    case 14: s[NAMES[13]] = a[13][i];
+    case 13: s[NAMES[12]] = a[12][i];
+    case 12: s[NAMES[11]] = a[11][i];
+    case 11: s[NAMES[10]] = a[10][i];
+    case 10: s[NAMES[9]] = a[9][i];
+    case 9: s[NAMES[8]] = a[8][i];
+    case 8: s[NAMES[7]] = a[7][i];
+    case 7: s[NAMES[6]] = a[6][i];
+    case 6: s[NAMES[5]] = a[5][i];
+    case 5: s[NAMES[4]] = a[4][i];
+    case 4: s[NAMES[3]] = a[3][i];
+    case 3: s[NAMES[2]] = a[2][i];
+    case 2: s[NAMES[1]] = a[1][i];
+    case 1: s[NAMES[0]] = a[0][i];
+    case 0:
+  }
+}
 
 const ZERO = new native.Float32Array(0);
 
@@ -262,4 +284,3 @@ export default class extends WorkerEntrypoint {
     });
   }
 }
-`;

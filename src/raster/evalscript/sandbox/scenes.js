@@ -1,5 +1,6 @@
+// @ts-check
 /**
- * Sandbox module (ES module source) that builds the scene objects scripts see, from host SceneInfo records:
+ * Sandbox module that builds the scene objects scripts see, from host SceneInfo records:
  * - V3 `scenes.orbits[]` = {dateFrom, dateTo, tiles[]} (ORBIT) and `scenes.tiles[]` = {date, shId,
  *   tileOriginalId, cloudCoverage, dataPath} (TILE), dates as ISO strings (Sentinel Hub evalscript V3 docs);
  * - legacy (V1/V2, auto-converted scripts and filterScenes): an array of {date: Date, cloudCoverage, orbitId,
@@ -10,7 +11,6 @@
  * `matchScenes` maps the objects a script returns back to indices of the host's list (identity first, then
  * equal dates/ids for copies), keeping order and duplicates.
  */
-export const SCENES_JS = String.raw`
 const clean = (o) => { for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k]; return o; };
 const dayStart = (iso) => iso.slice(0, 10) + "T00:00:00Z";
 const dayEnd = (iso) => iso.slice(0, 10) + "T23:59:59Z";
@@ -115,4 +115,3 @@ export function toPlain(value, depth = 0) {
   for (const k of Object.keys(value)) { const v = toPlain(value[k], depth + 1); if (v !== undefined) out[k] = v; }
   return out;
 }
-`;

@@ -1,21 +1,19 @@
+// @ts-check
 /**
- * Sandbox module (ES module source) with the script instance (Script: a fresh wrapper instance per call or
+ * Sandbox module with the script instance (Script: a fresh wrapper instance per call or
  * session, wrapper.ts, its budget reset per call) and the failure replies: thrown values are read with the
  * budget exhausted (a getter, Proxy trap or toString in script code stops at its first tick) and their message
  * and stack cut (SANDBOX_LIMITS.messageChars), so no script value reaches the RPC uncapped.
  */
-import { SANDBOX_LIMITS } from "../limits";
-
-export const SCRIPT_JS = String.raw`
 import { enter } from "./harden.js";
 import { setOverrideReader } from "./lib.js";
 import { toPlain } from "./scenes.js";
 import factory from "./evalscript.js";
+import { L } from "./limits.js";
 
 /** Thrown by the host side of the sandbox when a request's total budget is spent. */
 export class TotalBudgetError extends Error {}
 
-export const L = ${JSON.stringify(SANDBOX_LIMITS)};
 const MAX_STACK = 8192;
 
 /** A string cut to n characters, saying how long it was. */
@@ -102,4 +100,3 @@ export function attempt(perCall, body) {
     return failure(script, err);
   }
 }
-`;

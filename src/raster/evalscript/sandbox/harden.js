@@ -1,8 +1,9 @@
+// @ts-check
 /**
- * Sandbox module (ES module source) that hardens the isolate before any script runs (imported by entry.js
+ * Sandbox module that hardens the isolate before any script runs (imported by entry.js
  * after lib.js, before the script module):
  * 1. Work the tick counter cannot see is capped and charged to the running script's budget (SANDBOX_LIMITS in
- *    ../limits.ts): ArrayBuffer / SharedArrayBuffer (incl. resizable maxByteLength and transfer), typed arrays,
+ *    ../limits.ts, passed as the module limits.js): ArrayBuffer / SharedArrayBuffer (incl. resizable maxByteLength and transfer), typed arrays,
  *    Array(n), Array.from, Array.prototype.fill, every Array method that walks its receiver (a script can set
  *    `a.length = 2**32 - 1`), String.prototype.repeat / padStart / padEnd; locale formatting (Intl constructors,
  *    toLocale*String, localeCompare) is charged a fixed LOCALE_TICKS per call. Constructors are Proxies;
@@ -11,8 +12,8 @@
  *    size, so a loop repeating it ends. Removed: WebAssembly (WebAssembly.Memory allocates without a typed
  *    array), structuredClone, process and Buffer; console methods are no-ops (no unbounded server logs).
  * 2. Regular expressions: RegExp.prototype.exec (which test, match, matchAll, replace, search and split call
- *    once exec is not the original) refuses a catastrophic pattern (../regex.ts regexShape, whose source is
- *    embedded here) and subjects longer than SANDBOX_LIMITS.regexSubject, or so long that n^(k+1)
+ *    once exec is not the original) refuses a catastrophic pattern (../regex.ts regexShape, whose source sandbox.ts
+ *    passes as the module regex.js) and subjects longer than SANDBOX_LIMITS.regexSubject, or so long that n^(k+1)
  *    backtracking steps (k quantifiers) could exceed SANDBOX_LIMITS.regexSteps; each run is charged
  *    n^(k+1) / 10 ticks (measured ~3e9 steps/s, ~3 ns per tick). Literals are refused at compile time.
  * 3. No state survives a request: the legacy RegExp statics (RegExp.$1, lastMatch, ...) are deleted, then every
@@ -26,11 +27,9 @@
  * 1 GB), and other native calls that take microseconds each, repeated in a loop (a tick is
  * ~3 ns of plain script work; the 2e7 ticks of a call are ~0.1 s of it).
  */
-import { SANDBOX_LIMITS } from "../limits";
-import { regexShape } from "../regex";
+import { L } from "./limits.js";
+import { regexShape } from "./regex.js";
 
-export const HARDEN_JS = String.raw`
-const L = ${JSON.stringify(SANDBOX_LIMITS)};
 const { apply, construct } = Reflect;
 const TYPED = ["Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array", "Uint32Array",
   "Float16Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"].filter((n) => typeof globalThis[n] === "function");
@@ -164,7 +163,6 @@ for (const m of ["padStart", "padEnd"]) {
   guardMethod(SP, m, (self, args, name) => { const n = toLength(args[0]); if (n > L.stringLength) limit("String.prototype." + name + "(" + n + ") would make " + n + " characters; the evalscript sandbox allows " + L.stringLength + " per string"); charge(n, L.bytesPerTick); });
 }
 
-${regexShape.toString()}
 
 const shapes = new Map();
 /** The shape of a pattern (cached); a hazard stops the script. */
@@ -251,4 +249,3 @@ function freezeAll(start) {
   }
 }
 freezeAll(roots());
-`;
