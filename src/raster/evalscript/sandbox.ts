@@ -1,16 +1,14 @@
 /**
  * The sandbox isolate of one compiled evalscript, through the Worker Loader binding: modules, limits and the
- * RPC surface (see sandbox/entry.ts). The isolate is cached by the script's hash (shared by every caller of the
- * same script: sandbox/harden.ts freezes everything a script could leave state in), has no network
+ * RPC surface (sandbox/rpc.ts, served by sandbox/entry.js). The isolate is cached by the script's hash (shared
+ * by every caller of the same script: sandbox/harden.js freezes everything a script could leave state in), has no network
  * (`globalOutbound: null`) and no bindings (`env: {}`), and runs the script as a CommonJS module (sloppy mode).
  *
  * The isolate's modules are the plain ES modules of sandbox/*.js, imported here as text (wrangler.toml `rules`,
- * type "Text"; src/text-modules.d.ts) and type-checked by `npm run typecheck` (sandbox/tsconfig.json), plus two
+ * type "Text"; sandbox/text-imports.d.ts) and type-checked by `npm run typecheck` (sandbox/tsconfig.json), plus two
  * made from host constants ({@link SANDBOX_MODULES}) and the compiled script ("evalscript.js").
  */
-import type { SampleArray } from "./sampletype";
 import type { CompiledEvalscript } from "./compile";
-import type { Budget, SandboxFailure } from "./errors";
 import { SANDBOX_LIMITS } from "./limits";
 import { regexShape } from "./regex";
 import ENTRY_JS from "./sandbox/entry.js";
@@ -18,74 +16,12 @@ import HARDEN_JS from "./sandbox/harden.js";
 import LIB_JS from "./sandbox/lib.js";
 import SCENES_JS from "./sandbox/scenes.js";
 import SCRIPT_JS from "./sandbox/script.js";
-import type { EvalOutputSpec, Mosaicking, SceneInfo, TimeRange } from "./types";
+import type { SandboxApi } from "./sandbox/rpc";
 
 /** Compatibility date of sandbox isolates (the date the runtime was tested with). */
 export const SANDBOX_COMPATIBILITY_DATE = "2026-11-01";
 
-/** A reply of the sandbox: data, or the failure to map to a 400. */
-export type Reply<T> = ({ ok: true } & T) | { ok: false; error: SandboxFailure };
-
-/** Scene description sent to the sandbox (no pixels). */
-export interface SceneRef {
-  info: SceneInfo;
-  datasource?: string;
-}
-
-/** Parameters of an evaluation session. */
-export interface SessionParams {
-  width: number;
-  height: number;
-  mosaicking: Mosaicking;
-  /** Data fusion: the mosaicking of each datasource id (setup.ts mosaickingByDatasource). */
-  mosaickingBy?: Record<string, Mosaicking>;
-  /** Sample property names per datasource id ("" = inputs without datasource). */
-  bandsBy: Record<string, string[]>;
-  outputs: EvalOutputSpec[];
-  scenes: SceneRef[];
-  customData: Record<string, unknown>;
-  inputMetadata: Record<string, unknown>;
-  timeRange?: TimeRange;
-  /** Return outputs converted to their stored sampleType (sandbox/entry.ts `toStored`). */
-  convert?: boolean;
-  budget: Budget;
-  /** Output limits the sandbox checks after updateOutput (limits.ts HOST_LIMITS). */
-  limits: { outputBands: number; outputBytes: number };
-}
-
-/** Pixels of `rows` rows starting at `rowStart`, per scene (same order as SessionParams.scenes). */
-export interface Block {
-  rowStart: number;
-  rows: number;
-  scenes: { bands: Record<string, Float32Array>; dataMask?: Uint8Array }[];
-}
-
-/** Output values of one block, per output id, band-interleaved. */
-export type BlockValues = Record<string, Float32Array | SampleArray>;
-
-/** RPC stub of an open session (sandbox/entry.ts `Session`). */
-export interface SessionStub {
-  run(block: Block): Promise<Reply<{ values: BlockValues }>>;
-  finish(): Promise<Reply<{ userData?: unknown }>>;
-}
-
-/** RPC surface of the sandbox entrypoint. */
-export interface SandboxApi {
-  setup(budget: Budget): Promise<Reply<{ value: unknown }>>;
-  preProcessScenes(p: {
-    infos: SceneInfo[];
-    mosaicking: Mosaicking;
-    timeRange?: TimeRange;
-    /** Data fusion: the datasource id of each of `infos`, and every id's time range (sandbox/scenes.ts preProcessFusion). */
-    datasources?: string[];
-    timeRanges?: Record<string, TimeRange>;
-    mosaickingBy?: Record<string, Mosaicking>;
-    inputMetadata: Record<string, unknown>;
-    budget: Budget;
-  }): Promise<Reply<{ indices: number[] }>>;
-  evaluate(p: SessionParams, block: Block): Promise<Reply<{ bands: Record<string, number>; values: BlockValues; userData?: unknown }>>;
-  open(p: SessionParams): Promise<Reply<{ bands: Record<string, number>; session: SessionStub }>>;
-}
+export type { Block, BlockValues, Reply, SandboxApi, SceneRef, SessionParams, SessionStub } from "./sandbox/rpc";
 
 /** Bump when the sandbox code changes so that isolates of an older runtime are not reused. */
 export const RUNTIME_VERSION = "eo-edge-evalscript-5";

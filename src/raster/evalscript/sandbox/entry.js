@@ -18,6 +18,14 @@ import { scenesArgument, collectionsArgument, preProcessFusion, timeRangeOf, mat
 import { TotalBudgetError, failure, attempt } from "./script.js";
 import { L } from "./limits.js";
 
+/** @typedef {import("./rpc").SessionParams} SessionParams */
+/** @typedef {import("./rpc").Block} Block */
+/** @typedef {import("./rpc").BlockValues} BlockValues */
+/** @typedef {import("./script.js").Script} Script */
+/** @typedef {import("../types").EvalOutputSpec & { values: Float32Array }} Output an output and its values (band-interleaved) */
+/** @typedef {Record<string, number>} Sample the sample object of one scene: band name -> value */
+
+/** Band names of the scene being filled (fill). @type {string[]} */
 let NAMES = [];
 /**
  * `fill(sample, arrays, i)`: sample[NAMES[k]] = arrays[k][i], with one store site per band index (unrolled for
@@ -59,8 +67,16 @@ function fill(s, a, i) {
 
 const ZERO = new native.Float32Array(0);
 
-/** Stored sampleType conversion; must equal ../sampletype.ts toSampleType (test/raster/evalscript/convert.test.ts). */
+/**
+ * Stored sampleType conversion; must equal ../sampletype.ts toSampleType (test/raster/evalscript/convert.test.ts).
+ * @type {Record<string, [number, number, typeof Int8Array | typeof Uint8Array | typeof Int16Array | typeof Uint16Array]>}
+ */
 const RANGES = { INT8: [-128, 127, native.Int8Array], UINT8: [0, 255, native.Uint8Array], INT16: [-32768, 32767, native.Int16Array], UINT16: [0, 65535, native.Uint16Array] };
+/**
+ * Output values converted to the stored sampleType: rounded (AUTO: scaled by 255 first), clamped, NaN as 0.
+ * @param {Float32Array} values
+ * @param {string} sampleType INT8, UINT8, INT16, UINT16, AUTO (as UINT8) or FLOAT32 (returned as is)
+ */
 function toStored(values, sampleType) {
   if (sampleType === "FLOAT32") return values;
   const [min, max, T] = RANGES[sampleType === "AUTO" ? "UINT8" : sampleType];
@@ -73,11 +89,25 @@ function toStored(values, sampleType) {
   return out;
 }
 
+/**
+ * The error for a value evaluatePixel returned that does not fit output `o`.
+ * @param {Output} o
+ * @param {unknown} r
+ */
 function mismatch(o, r) {
-  const got = r === undefined ? "undefined" : r === null ? "null" : typeof r === "object" ? (typeof r.length === "number" ? r.length + " values" : "an object") : "a single " + typeof r;
+  const got = r === undefined ? "undefined" : r === null ? "null" : typeof r === "object" ? ("length" in r && typeof r.length === "number" ? r.length + " values" : "an object") : "a single " + typeof r;
   return new TypeError("evaluatePixel returned " + got + " for output \"" + o.id + "\", which has " + o.bands + " band(s) in setup()");
 }
 
+/**
+ * Stores evaluatePixel's value `r` for output `o` at pixel `i` (an array of o.bands values, a single value for
+ * one band, or with `single` an object holding the value under the output's id).
+ * @param {Output} o
+ * @param {any} r
+ * @param {number} i
+ * @param {boolean} single
+ * @returns {void}
+ */
 function put(o, r, i, single) {
   const nb = o.bands, vals = o.values;
   if (typeof r === "object" && r !== null) {
@@ -86,10 +116,16 @@ function put(o, r, i, single) {
     if (single && len === undefined && o.id in r) return put(o, r[o.id], i, false);
     throw mismatch(o, r);
   }
-  if (nb === 1 && r !== undefined && (typeof r === "number" || typeof r === "boolean" || typeof r === "string")) { vals[i] = r; return; }
+  if (nb === 1 && r !== undefined && (typeof r === "number" || typeof r === "boolean" || typeof r === "string")) { vals[i] = /** @type {number} */ (r); return; }
   throw mismatch(o, r);
 }
 
+/**
+ * Stores evaluatePixel's object of values (one per output id) at pixel `i`.
+ * @param {Output[]} outs
+ * @param {any} r
+ * @param {number} i
+ */
 function putAll(outs, r, i) {
   if (typeof r !== "object" || r === null) throw new TypeError("evaluatePixel must return an object with one array per output id (" + outs.map((o) => o.id).join(", ") + ")");
   for (let k = 0; k < outs.length; k++) {
@@ -99,9 +135,13 @@ function putAll(outs, r, i) {
   }
 }
 
-/** The pixel loop over n pixels of the current block (locals only: this is the hot path). */
+/**
+ * The pixel loop over n pixels of the current block (locals only: this is the hot path).
+ * @param {Evaluation} st
+ * @param {number} n
+ */
 function pixels(st, n) {
-  const inst = st.script.inst, perCall = st.script.perCall, ep = st.script.fns.evaluatePixel;
+  const inst = st.script.inst, perCall = st.script.perCall, ep = /** @type {Function} */ (st.script.fns.evaluatePixel);
   const samples = st.samples, scenesArg = st.scenesArg, im = st.inputMetadata, cd = st.customData, om = st.outputMetadata;
   const outs = st.outputs, single = outs.length === 1, o0 = outs[0], nb0 = single ? o0.bands : 0, vals0 = o0.values;
   const simple = st.p.mosaicking === "SIMPLE" && !st.fusion, obj0 = st.objs[0], arr0 = st.arrays[0];
@@ -128,9 +168,14 @@ function pixels(st, n) {
   }
 }
 
+/** @type {Record<string, number>} */
 const SAMPLE_BYTES = { FLOAT32: 4, INT16: 2, UINT16: 2 };
 
-/** Why outputs break the host's limits (p.limits, see ../limits.ts HOST_LIMITS), or "". Mirrors runtime.ts. */
+/**
+ * Why outputs break the host's limits (p.limits, see ../limits.ts HOST_LIMITS), or "". Mirrors runtime.ts.
+ * @param {Output[]} outputs
+ * @param {SessionParams} p
+ */
 function outputProblem(outputs, p) {
   const bands = outputs.reduce((n, o) => n + o.bands, 0);
   if (bands > p.limits.outputBands) return "the outputs have " + bands + " bands in all; the limit is " + p.limits.outputBands + " bands per request";
@@ -141,28 +186,48 @@ function outputProblem(outputs, p) {
 
 /** State of one evaluation: the script instance, scene objects, reused samples, outputs, budget left. */
 class Evaluation {
+  /**
+   * @param {Script} script
+   * @param {SessionParams} p
+   */
   constructor(script, p) {
     if (!script.has("evaluatePixel")) throw new TypeError("evaluatePixel is not a function: define function evaluatePixel(sample)");
-    Object.assign(this, { script, p, left: p.budget.total });
+    this.script = script;
+    this.p = p;
+    /** Ticks left of the session's total budget. */
+    this.left = p.budget.total;
     const infos = p.scenes.map((s) => s.info);
     this.fusion = Object.keys(p.bandsBy).some((d) => d !== "");
+    /** @type {(string | undefined)[]} datasource ids (data fusion) or [undefined] */
     this.groups = this.fusion ? Object.keys(p.bandsBy) : [undefined];
+    /** @type {any} evaluatePixel's `scenes` (one per datasource id with data fusion) */
     this.scenesArg = this.fusion
-      ? Object.fromEntries(this.groups.map((d) => [d, scenesArgument(p.scenes.filter((s) => s.datasource === d).map((s) => s.info), p.mosaickingBy?.[d] ?? p.mosaicking, true)]))
+      ? Object.fromEntries(this.groups.map((d) => [d, scenesArgument(p.scenes.filter((s) => s.datasource === d).map((s) => s.info), p.mosaickingBy?.[/** @type {string} */ (d)] ?? p.mosaicking, true)]))
       : scenesArgument(infos, p.mosaicking);
     this.inputMetadata = p.inputMetadata;
     this.customData = p.customData;
+    /** @type {{ userData?: unknown }} */
     this.outputMetadata = {};
     this.names = p.scenes.map((s) => p.bandsBy[s.datasource ?? ""] ?? []);
     this.objs = this.names.map((ns) => Object.fromEntries(ns.map((n) => [n, 0])));
+    /** @type {Sample[][]} */
     this.sampleLists = this.groups.map(() => []);
-    this.outputs = p.outputs.map((o) => ({ ...o }));
+    /** Copies of the outputs (updateOutput may change bands); `values` is set by evaluate() before any use. */
+    this.outputs = /** @type {Output[]} */ (p.outputs.map((o) => ({ ...o })));
+    /** Per scene, the value arrays of its bands (names order) in the current block. @type {ArrayLike<number>[][]} */
+    this.arrays = [];
+    /** evaluatePixel's `samples`. @type {any} */
+    this.samples = undefined;
+    /** Pixels done in the current block. */
+    this.at = 0;
+    /** @type {{ col: number, row: number } | undefined} */
+    this.pixel = undefined;
   }
   /** Applies updateOutput(outputs, collection); returns {id: bands}. */
   updateOutput() {
     if (this.script.has("updateOutput")) {
       const byId = Object.fromEntries(this.outputs.map((o) => [o.id, o]));
-      const scenes = this.fusion ? this.scenesArg[this.groups[0]] : this.scenesArg;
+      const scenes = this.fusion ? this.scenesArg[/** @type {string} */ (this.groups[0])] : this.scenesArg;
       this.script.run("updateOutput", byId, { scenes, ...timeRangeOf(this.p.scenes.map((s) => s.info), this.p.timeRange) });
       for (const o of this.outputs) {
         if (!Number.isInteger(o.bands) || o.bands < 1) throw new TypeError("updateOutput set output \"" + o.id + "\".bands to " + o.bands + "; it must be a positive integer");
@@ -172,6 +237,7 @@ class Evaluation {
     if (problem) this.script.refuse(problem);
     return Object.fromEntries(this.outputs.map((o) => [o.id, o.bands]));
   }
+  /** evaluatePixel's samples: the sample (SIMPLE), the list of samples, or one list per datasource id (fusion). */
   samplesArgument() {
     const p = this.p, lists = this.sampleLists;
     for (let g = 0; g < lists.length; g++) lists[g].length = 0;
@@ -179,6 +245,10 @@ class Evaluation {
     if (this.fusion) return Object.fromEntries(this.groups.map((d, g) => [d, lists[g]]));
     return p.mosaicking === "SIMPLE" ? this.objs[0] : lists[0];
   }
+  /**
+   * @param {Block} block
+   * @returns {import("./rpc").Reply<{ values: BlockValues }>}
+   */
   run(block) {
     try {
       return { ok: true, values: this.evaluate(block) };
@@ -186,6 +256,10 @@ class Evaluation {
       return failure(this.script, err, { pixel: this.pixel });
     }
   }
+  /**
+   * Runs evaluatePixel over the pixels of `block`; returns the values per output id (stored type with p.convert).
+   * @param {Block} block
+   */
   evaluate(block) {
     const p = this.p, n = p.width * block.rows;
     this.arrays = block.scenes.map((s, k) => this.names[k].map((nm) => (nm === "dataMask" ? s.dataMask : s.bands[nm]) ?? ZERO));
@@ -205,6 +279,7 @@ class Evaluation {
     return Object.fromEntries(this.outputs.map((o) => [o.id, convert ? toStored(o.values, o.sampleType) : o.values]));
   }
   /** ORBIT / TILE / data fusion: fills every scene's sample and resets the samples argument. */
+  /** @param {number} i */
   fillAll(i) {
     const objs = this.objs, arrays = this.arrays, ns = objs.length;
     if (!this.fusion) {
@@ -216,6 +291,7 @@ class Evaluation {
     for (let k = 0; k < ns; k++) { NAMES = this.names[k]; fill(objs[k], arrays[k], i); }
     this.samplesArgument();
   }
+  /** @returns {import("./rpc").Reply<{ userData?: unknown }>} */
   finish() {
     try {
       if (this.script.has("updateOutputMetadata")) this.script.run("updateOutputMetadata", this.scenesArg, this.inputMetadata, this.outputMetadata);
@@ -229,10 +305,12 @@ class Evaluation {
 
 /** RPC face of an Evaluation for multi-block requests (its state stays a plain object: fast property access). */
 class Session extends RpcTarget {
+  /** @param {Evaluation} evaluation */
   constructor(evaluation) {
     super();
     this.evaluation = evaluation;
   }
+  /** @param {Block} block */
   run(block) { return this.evaluation.run(block); }
   finish() { return this.evaluation.finish(); }
 }
@@ -251,7 +329,7 @@ export default class extends WorkerEntrypoint {
         indices = preProcessFusion(p, (c) => script.run("preProcessScenes", c));
       } else if (script.has("preProcessScenes")) {
         const collections = collectionsArgument(p.infos, p.mosaicking, p.timeRange);
-        const given = collections.scenes.orbits ?? collections.scenes.tiles;
+        const given = /** @type {unknown[]} */ (collections.scenes.orbits ?? collections.scenes.tiles);
         const ret = script.run("preProcessScenes", collections) ?? collections;
         const list = Array.isArray(ret) ? ret : ret && ret.scenes ? ret.scenes.orbits ?? ret.scenes.tiles : undefined;
         indices = matchScenes(given, list).map((i) => indices[i]);

@@ -37,14 +37,28 @@ const TYPED = ["Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Ui
 /** The original constructors, for the sandbox's own (uncharged) buffers. */
 export const native = Object.freeze(Object.fromEntries(["Array", "ArrayBuffer", ...TYPED].map((n) => [n, globalThis[n]])));
 
+/** @type {import("./evalscript.js").Instance | null} */
 let current = null;
-/** Points charges and limit stops at the running script instance (null between calls). */
+/**
+ * Points charges and limit stops at the running script instance (null between calls).
+ * @param {import("./evalscript.js").Instance | null} inst
+ */
 export function enter(inst) { current = inst; }
 
+/**
+ * Stops the running script (its failure reports 'message'), or throws a RangeError outside a call.
+ * @param {string} message
+ * @returns {never}
+ */
 function limit(message) {
   if (current) current.stop(message);
   throw new RangeError(message);
 }
+/**
+ * Charges floor(units / per) ticks to the running script.
+ * @param {number} units
+ * @param {number} per
+ */
 function charge(units, per) {
   if (current && units >= per) current.charge(Math.floor(units / per));
 }
@@ -60,7 +74,12 @@ function elements(n, what) {
 const toLength = (v) => { const n = Math.floor(Number(v)); return n > 0 ? Math.min(n, 2 ** 53 - 1) : 0; };
 const lengthOf = (o) => (o !== null && o !== undefined ? toLength(o.length) : 0);
 
-/** Replaces owner[name] (a constructor) by a Proxy whose construct / apply traps call check(args, name) first. */
+/**
+ * Replaces owner[name] (a constructor) by a Proxy whose construct / apply traps call check(args, name) first.
+ * @param {string} name
+ * @param {(args: any[], name: string) => void} check
+ * @param {any} [owner]
+ */
 function guardConstructor(name, check, owner = globalThis) {
   const C = owner[name];
   const P = new Proxy(C, {
@@ -71,7 +90,12 @@ function guardConstructor(name, check, owner = globalThis) {
   Object.defineProperty(owner, name, { value: P, writable: true, configurable: true, enumerable: false });
 }
 
-/** Replaces proto[name] by a function with the same name and length that calls check(this, args) first. */
+/**
+ * Replaces proto[name] by a function with the same name and length that calls check(this, args) first.
+ * @param {any} proto
+ * @param {string} name
+ * @param {(self: any, args: any[], name: string) => void} check
+ */
 function guardMethod(proto, name, check) {
   const f = proto[name];
   if (typeof f !== "function") return;
@@ -221,6 +245,7 @@ for (const k of ["constructor", "toString"]) { overridable(Function.prototype, k
 
 /** Objects the freeze starts from: globalThis, the values of its getters, intrinsics only instances reach. */
 function roots() {
+  /** @type {unknown[]} */
   const out = [globalThis];
   for (let o = globalThis; o; o = Object.getPrototypeOf(o)) {
     for (const k of Reflect.ownKeys(o)) {

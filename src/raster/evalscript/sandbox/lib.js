@@ -5,7 +5,9 @@
  */
 const g = globalThis;
 /** The running script's EO Browser override variables (wrapper.ts OVERRIDE_NAMES), set by script.js per call. */
+/** @type {((name: string) => any) | null} */
 let overrideReader = null;
+/** @param {((name: string) => any) | null} read the instance's override reader (wrapper.ts), null between calls */
 export function setOverrideReader(read) { overrideReader = read; }
 const override = (name) => (overrideReader ? overrideReader(name) : undefined);
 const define = (name, value) => Object.defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
@@ -129,7 +131,11 @@ class ColorGradientVisualizer {
 /** Linear stretch of [minValue, maxValue] with gain/offset (EO Browser's overrides win), rangeOverrides, gamma. */
 class DefaultVisualizer {
   constructor(minValue = 0.0, maxValue = 1.0, gain = 1.0, offset = 0.0, gamma = 1.0) {
-    Object.assign(this, { minValue, maxValue, gain: override("gainOverride") || gain, offset: override("offsetOverride") || offset, gamma: override("gammaOverride") || gamma });
+    this.minValue = minValue;
+    this.maxValue = maxValue;
+    this.gain = override("gainOverride") || gain;
+    this.offset = override("offsetOverride") || offset;
+    this.gamma = override("gammaOverride") || gamma;
     this.highlightPoint = 0.92;
     this.highlightAdjust = 0 < maxValue && maxValue < 1;
     this.factor = 1.0 / (maxValue - minValue);
@@ -143,6 +149,11 @@ class DefaultVisualizer {
     const range = ranges != null ? ranges[i] : undefined;
     return range !== undefined ? colorBlend(v, [range[0], range[1]], [0, 1]) : v;
   }
+  /**
+   * @param {number} value
+   * @param {number} [i] component index (rangeOverrides)
+   * @returns {number | number[]} a number (HighlightCompressVisualizerSingle: [number])
+   */
   process(value, i) {
     const v = this.stretch(value, i);
     return this.gamma != 1.0 ? Math.pow(Math.max(0, v), this.gamma) : this.clamp(v, 0.0, 1.0);
@@ -152,6 +163,11 @@ class DefaultVisualizer {
 
 /** DefaultVisualizer whose values above 0.92 are compressed towards 1 (clip point 2) when 0 < maxValue < 1. */
 class HighlightCompressVisualizer extends DefaultVisualizer {
+  /**
+   * @param {number} value
+   * @param {number} [i] component index (rangeOverrides)
+   * @returns {number | number[]} a number (HighlightCompressVisualizerSingle: [number])
+   */
   process(value, i) {
     let v = this.stretch(value, i);
     if (this.gamma != 1.0) v = Math.pow(Math.max(0, v), this.gamma);
@@ -161,7 +177,8 @@ class HighlightCompressVisualizer extends DefaultVisualizer {
 }
 
 class HighlightCompressVisualizerSingle extends HighlightCompressVisualizer {
-  process(value) { return [super.process(value)]; }
+  /** @param {number} value */
+  process(value) { return [/** @type {number} */ (super.process(value))]; }
   processList(values) { return values.map((x) => this.process(x)); }
 }
 

@@ -11,12 +11,19 @@ import { toPlain } from "./scenes.js";
 import factory from "./evalscript.js";
 import { L } from "./limits.js";
 
+/** @typedef {import("../errors").SandboxFailure} SandboxFailure */
+/** @typedef {{ ok: false, error: SandboxFailure }} Failure */
+
 /** Thrown by the host side of the sandbox when a request's total budget is spent. */
 export class TotalBudgetError extends Error {}
 
 const MAX_STACK = 8192;
 
-/** A string cut to n characters, saying how long it was. */
+/**
+ * A string cut to n characters, saying how long it was.
+ * @param {string} s
+ * @param {number} n
+ */
 function cut(s, n) {
   return s.length <= n ? s : s.slice(0, n) + "... (" + (s.length - n) + " more characters)";
 }
@@ -24,6 +31,8 @@ function cut(s, n) {
 /**
  * name, message and stack of a thrown value, read with the script's budget exhausted (a getter, a Proxy trap or
  * toString in script code stops at its first tick) and sizes capped (a 32 MiB message must not reach the RPC).
+ * @param {unknown} err
+ * @returns {{ name: string, message: string, stack: string }}
  */
 function describe(err) {
   try {
@@ -38,7 +47,13 @@ function describe(err) {
   }
 }
 
-/** The failure reply for an error of 'script' (may be undefined before the instance exists). */
+/**
+ * The failure reply for an error of 'script' (may be undefined before the instance exists).
+ * @param {Script | undefined} script
+ * @param {unknown} err
+ * @param {{ pixel?: { col: number, row: number } }} [extra]
+ * @returns {Failure}
+ */
 export function failure(script, err, extra) {
   const cause = script ? script.inst.cause() : "";
   if (script) script.inst.set(-1);
@@ -53,14 +68,25 @@ export function failure(script, err, extra) {
  * allocation and regex guards of harden.js at the running instance.
  */
 export class Script {
+  /** @param {number} perCall ticks per call (Budget.perCall) */
   constructor(perCall) {
     this.perCall = perCall;
     this.stage = "init";
     this.inst = factory();
+    /** The script's functions (set by start). @type {import("./evalscript.js").ScriptFunctions} */
+    this.fns = {};
   }
+  /** Runs the script's top-level code (stage "init"). */
   start() {
     this.fns = this.call("init", () => this.inst.init());
   }
+  /**
+   * Runs fn as the script's stage 'stage' with a fresh per-call budget.
+   * @template T
+   * @param {string} stage
+   * @param {() => T} fn
+   * @returns {T}
+   */
   call(stage, fn) {
     this.stage = stage;
     enter(this.inst);
@@ -76,20 +102,42 @@ export class Script {
     }
   }
   /** Ends the script with a limit breach: the failure reports 'message' (a 400). */
+  /**
+   * @param {string} message
+   * @returns {void} never returns: stop() throws
+   */
   refuse(message) {
     this.inst.stop(message);
   }
   /** A copy of a script value (toPlain) whose JSON has at most 'max' characters. */
+  /**
+   * @param {unknown} value
+   * @param {string} what the value's name in the message
+   * @param {number} max
+   */
   plain(value, what, max) {
     const out = toPlain(value);
     const n = out === undefined ? 0 : JSON.stringify(out).length;
     if (n > max) this.refuse(what + " is " + n + " characters of JSON; the limit is " + max);
     return out;
   }
+  /** @param {string} name */
   has(name) { return typeof this.fns[name] === "function"; }
-  run(name, ...args) { return this.call(name, () => this.fns[name](...args)); }
+  /**
+   * Calls the script's function 'name' (has(name) checked by the caller).
+   * @param {string} name
+   * @param {...unknown} args
+   */
+  run(name, ...args) { return this.call(name, () => /** @type {Function} */ (this.fns[name])(...args)); }
 }
 
+/**
+ * body(script) for a fresh, started Script; its failure reply when it throws.
+ * @template R
+ * @param {number} perCall
+ * @param {(script: Script) => R} body
+ * @returns {R | Failure}
+ */
 export function attempt(perCall, body) {
   let script;
   try {
