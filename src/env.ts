@@ -1,15 +1,14 @@
-/** Bindings and variables of the EO Edge Worker (see wrangler.toml). */
-export interface Env {
-  /** D1: accounts, OAuth clients, signing keys, collections and STAC items. */
-  DB: D1Database;
-  /** R2: scene files (COGs), keyed by their path under data/ (e.g. `sentinel-2-l2a/<scene>/B04.tif`). */
-  DATA: R2Bucket;
-  /** Worker Loader: runs evalscripts in sandboxed isolates. */
-  LOADER: WorkerLoader;
-  /** Location id of this deployment (`local` in development). */
-  LOCATION_ID: string;
-  /** Public base URL (http(s), no trailing slash needed): token issuer and links; see src/http/base.ts. */
-  PUBLIC_BASE_URL: string;
+/**
+ * Bindings and variables of the EO Edge Worker. `WorkerEnv` is generated from wrangler.toml by `npm run types`
+ * (`wrangler types`, into worker-configuration.d.ts, committed; `npm run types:check` in CI says when it is out of
+ * date); this adds what wrangler.toml cannot declare (secrets). The bindings:
+ * - DB (D1): accounts, OAuth clients, signing keys, collections and STAC items;
+ * - DATA (R2): scene files (COGs), keyed by their path under data/ (e.g. `sentinel-2-l2a/<scene>/B04.tif`);
+ * - LOADER (Worker Loader): runs evalscripts in sandboxed isolates;
+ * - LOCATION_ID: location id of this deployment (`local` in development);
+ * - PUBLIC_BASE_URL: public base URL (http(s), no trailing slash needed): token issuer and links; see src/http/base.ts.
+ */
+export interface Env extends WorkerEnv {
   /** Production: the token signing key as an Ed25519 private JWK (JSON string), set with `wrangler secret put`. */
   JWT_PRIVATE_JWK?: string;
 }
