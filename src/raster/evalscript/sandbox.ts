@@ -5,8 +5,9 @@
  * (`globalOutbound: null`) and no bindings (`env: {}`), and runs the script as a CommonJS module (sloppy mode).
  *
  * The isolate's modules are the plain ES modules of sandbox/*.js, imported here as text (wrangler.toml `rules`,
- * type "Text"; sandbox/text-imports.d.ts) and type-checked by `npm run typecheck` (sandbox/tsconfig.json), plus two
- * made from host constants ({@link SANDBOX_MODULES}) and the compiled script ("evalscript.js").
+ * type "Text", which `wrangler types` turns into the `*.js` text module declaration of worker-configuration.d.ts)
+ * and type-checked as JavaScript by `npm run typecheck` (sandbox/tsconfig.json), plus two made from host
+ * constants ({@link SANDBOX_MODULES}) and the compiled script ("evalscript.js").
  */
 import type { CompiledEvalscript } from "./compile";
 import { SANDBOX_LIMITS } from "./limits";

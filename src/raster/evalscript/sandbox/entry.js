@@ -315,13 +315,16 @@ class Session extends RpcTarget {
   finish() { return this.evaluation.finish(); }
 }
 
+/** The RPC surface (rpc.ts SandboxApi; RPC makes each reply a Promise). */
 export default class extends WorkerEntrypoint {
+  /** @param {import("../errors").Budget} budget */
   setup(budget) {
     return attempt(budget.perCall, (script) => {
       if (!script.has("setup")) throw new TypeError("setup is not a function: define function setup()");
       return { ok: true, value: script.plain(script.run("setup"), "the value setup() returns", L.setupChars) };
     });
   }
+  /** @param {Parameters<import("./rpc").SandboxApi["preProcessScenes"]>[0]} p */
   preProcessScenes(p) {
     return attempt(p.budget.perCall, (script) => {
       let indices = p.infos.map((_, i) => i);
@@ -344,6 +347,10 @@ export default class extends WorkerEntrypoint {
     });
   }
   /** One-block evaluation in one call: updateOutput, all pixels, updateOutputMetadata. */
+  /**
+   * @param {SessionParams} p
+   * @param {Block} block
+   */
   evaluate(p, block) {
     return attempt(p.budget.perCall, (script) => {
       const evaluation = new Evaluation(script, p);
@@ -355,6 +362,7 @@ export default class extends WorkerEntrypoint {
     });
   }
   /** Multi-block evaluation: returns the session (an RpcTarget) for run(block) calls and finish(). */
+  /** @param {SessionParams} p */
   open(p) {
     return attempt(p.budget.perCall, (script) => {
       const evaluation = new Evaluation(script, p);

@@ -31,11 +31,13 @@ import { L } from "./limits.js";
 import { regexShape } from "./regex.js";
 
 const { apply, construct } = Reflect;
+/** The global object, indexed by name (the hardening replaces and deletes its properties). @type {Record<string, any>} */
+const G = globalThis;
 const TYPED = ["Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array", "Uint32Array",
-  "Float16Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"].filter((n) => typeof globalThis[n] === "function");
+  "Float16Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"].filter((n) => typeof G[n] === "function");
 
 /** The original constructors, for the sandbox's own (uncharged) buffers. */
-export const native = Object.freeze(Object.fromEntries(["Array", "ArrayBuffer", ...TYPED].map((n) => [n, globalThis[n]])));
+export const native = Object.freeze(Object.fromEntries(["Array", "ArrayBuffer", ...TYPED].map((n) => [n, G[n]])));
 
 /** @type {import("./evalscript.js").Instance | null} */
 let current = null;
@@ -62,16 +64,29 @@ function limit(message) {
 function charge(units, per) {
   if (current && units >= per) current.charge(Math.floor(units / per));
 }
+/** @param {number} n */
 const MiB = (n) => (n / 1048576).toFixed(0) + " MiB";
+/**
+ * Stops the script when n bytes exceed the allocation cap; charges them otherwise.
+ * @param {number} n
+ * @param {string} what the allocation, for the message
+ */
 function bytes(n, what) {
   if (n > L.allocationBytes) limit(what + " would allocate " + n + " bytes; the evalscript sandbox allows " + L.allocationBytes + " bytes (" + MiB(L.allocationBytes) + ") per allocation");
   charge(n, L.bytesPerTick);
 }
+/**
+ * Stops the script when n elements exceed the array cap; charges them otherwise.
+ * @param {number} n
+ * @param {string} what the array, for the message
+ */
 function elements(n, what) {
   if (n > L.arrayLength) limit(what + " has " + n + " elements; the evalscript sandbox allows " + L.arrayLength + " elements per array");
   charge(n, L.elementsPerTick);
 }
+/** ECMAScript ToLength, loosely: a non-negative integer up to 2^53 - 1. @param {unknown} v */
 const toLength = (v) => { const n = Math.floor(Number(v)); return n > 0 ? Math.min(n, 2 ** 53 - 1) : 0; };
+/** @param {any} o */
 const lengthOf = (o) => (o !== null && o !== undefined ? toLength(o.length) : 0);
 
 /**
@@ -82,6 +97,7 @@ const lengthOf = (o) => (o !== null && o !== undefined ? toLength(o.length) : 0)
  */
 function guardConstructor(name, check, owner = globalThis) {
   const C = owner[name];
+  /** @type {any} */
   const P = new Proxy(C, {
     construct(t, args, nt) { check(args, name); return construct(t, args, nt === P ? t : nt); },
     apply(t, self, args) { check(args, name); return apply(t, self, args); },
@@ -99,11 +115,12 @@ function guardConstructor(name, check, owner = globalThis) {
 function guardMethod(proto, name, check) {
   const f = proto[name];
   if (typeof f !== "function") return;
-  const g = { [name](...args) { check(this, args, name); return apply(f, this, args); } }[name];
+  const g = { [name](/** @type {any[]} */ ...args) { check(this, args, name); return apply(f, this, args); } }[name];
   Object.defineProperty(g, "length", { value: f.length });
   Object.defineProperty(proto, name, { value: g, writable: true, configurable: true, enumerable: false });
 }
 
+/** @type {(args: any[], name: string) => void} */
 const bufferBytes = (args, name) => {
   const max = args[1] && typeof args[1] === "object" && args[1].maxByteLength !== undefined ? toLength(args[1].maxByteLength) : 0;
   bytes(Math.max(toLength(args[0]), max), "new " + name + "(" + String(args[0]).slice(0, 20) + ")");
@@ -114,7 +131,7 @@ for (const m of ["transfer", "transferToFixedLength", "resize"]) {
   guardMethod(native.ArrayBuffer.prototype, m, (self, args, name) => bytes(toLength(args[0]), "ArrayBuffer.prototype." + name + "(" + args[0] + ")"));
 }
 for (const name of TYPED) {
-  const per = globalThis[name].BYTES_PER_ELEMENT;
+  const per = G[name].BYTES_PER_ELEMENT;
   guardConstructor(name, (args) => {
     const a = args[0];
     const isBuffer = a instanceof native.ArrayBuffer || (typeof SharedArrayBuffer === "function" && a instanceof SharedArrayBuffer);
@@ -123,9 +140,10 @@ for (const name of TYPED) {
 }
 guardConstructor("Array", (args) => { if (args.length === 1 && typeof args[0] === "number") elements(args[0], "Array(" + args[0] + ")"); });
 const arrayFrom = Array.from;
-Object.defineProperty(Array, "from", { value: function from(items, ...rest) { elements(lengthOf(items), "Array.from(...)"); return apply(arrayFrom, this, [items, ...rest]); }, writable: true, configurable: true });
+Object.defineProperty(Array, "from", { value: /** @this {unknown} @param {unknown} items @param {unknown[]} rest */ function from(items, ...rest) { elements(lengthOf(items), "Array.from(...)"); return apply(arrayFrom, this, [items, ...rest]); }, writable: true, configurable: true });
 
 const AP = native.Array.prototype;
+/** A relative index argument (fill's start / end) clamped to [0, len]. @type {(len: number, v: unknown, dflt: number) => number} */
 const range = (len, v, dflt) => { const n = v === undefined ? dflt : Math.trunc(Number(v)) || 0; return n < 0 ? Math.max(len + n, 0) : Math.min(n, len); };
 guardMethod(AP, "fill", (self, args) => { const n = lengthOf(self); elements(range(n, args[2], n) - range(n, args[1], 0), "Array.prototype.fill range"); });
 guardMethod(AP, "concat", (self, args) => elements(args.reduce((n, a) => n + (Array.isArray(a) ? a.length : 1), lengthOf(self)), "Array.prototype.concat result"));
@@ -134,7 +152,13 @@ for (const m of ["includes", "indexOf", "lastIndexOf", "join", "toString", "toLo
   "toSorted", "toReversed", "toSpliced", "with", "flat", "flatMap"]) {
   guardMethod(AP, m, (self, args, name) => elements(lengthOf(self), "the receiver of Array.prototype." + name));
 }
-/** flat makes arrays longer than its receiver: count the result first (shared sub-arrays once, up to the cap). */
+/**
+ * flat makes arrays longer than its receiver: count the result first (shared sub-arrays once, up to the cap).
+ * @param {unknown[]} a
+ * @param {number} depth
+ * @param {Map<unknown[], [number, number]>} memo
+ * @returns {number}
+ */
 function flatCount(a, depth, memo) {
   const known = memo.get(a);
   if (known && known[0] === depth) return known[1];
@@ -152,7 +176,7 @@ guardMethod(AP, "flat", (self, args) => { if (Array.isArray(self)) elements(flat
 // Locale formatting takes microseconds per call (Intl.NumberFormat measured 6 us, toLocaleString 9 us: ~2000 ticks)
 const LOCALE_TICKS = 2000;
 const locale = () => charge(LOCALE_TICKS, 1);
-for (const name of Object.getOwnPropertyNames(Intl)) if (typeof Intl[name] === "function" && Intl[name].prototype) guardConstructor(name, locale, Intl);
+for (const name of Object.getOwnPropertyNames(Intl)) if (typeof G.Intl[name] === "function" && G.Intl[name].prototype) guardConstructor(name, locale, Intl);
 for (const proto of [Number.prototype, Date.prototype, BigInt.prototype, AP]) for (const m of ["toLocaleString", "toLocaleDateString", "toLocaleTimeString"]) guardMethod(proto, m, locale);
 guardMethod(String.prototype, "localeCompare", locale);
 
@@ -160,6 +184,7 @@ guardMethod(String.prototype, "localeCompare", locale);
 // by its size, so a loop repeating it ends: typed array walks by receiver (set by source) length, string
 // methods by receiver length, JSON and text codecs by text length.
 const TAP = Object.getPrototypeOf(native.Float32Array.prototype);
+/** @param {unknown} o */
 const byLength = (o) => charge(lengthOf(o), L.elementsPerTick);
 for (const m of ["copyWithin", "fill", "sort", "reverse", "indexOf", "lastIndexOf", "includes", "join", "slice", "map", "filter",
   "forEach", "some", "every", "reduce", "reduceRight", "find", "findIndex", "findLast", "findLastIndex", "toSorted", "toReversed", "with", "toLocaleString", "toString"]) {
@@ -170,10 +195,16 @@ for (const m of ["indexOf", "lastIndexOf", "includes", "startsWith", "endsWith",
   "toLocaleUpperCase", "toLocaleLowerCase", "trim", "trimStart", "trimEnd", "normalize", "concat"]) {
   guardMethod(String.prototype, m, (self) => charge(String(self).length, L.bytesPerTick));
 }
+/**
+ * Replaces owner[name] by a function that calls it, then charges size(args, result) / bytesPerTick ticks.
+ * @param {any} owner
+ * @param {string} name
+ * @param {(args: any[], r: any) => number} size
+ */
 const charged = (owner, name, size) => {
   const f = owner[name];
   if (typeof f !== "function") return;
-  Object.defineProperty(owner, name, { value: { [name](...args) { const r = apply(f, this, args); charge(size(args, r), L.bytesPerTick); return r; } }[name], writable: true, configurable: true });
+  Object.defineProperty(owner, name, { value: { [name](/** @type {any[]} */ ...args) { const r = apply(f, this, args); charge(size(args, r), L.bytesPerTick); return r; } }[name], writable: true, configurable: true });
 };
 charged(JSON, "stringify", (args, r) => (typeof r === "string" ? r.length : 0));
 charged(JSON, "parse", (args) => String(args[0]).length);
@@ -187,9 +218,12 @@ for (const m of ["padStart", "padEnd"]) {
   guardMethod(SP, m, (self, args, name) => { const n = toLength(args[0]); if (n > L.stringLength) limit("String.prototype." + name + "(" + n + ") would make " + n + " characters; the evalscript sandbox allows " + L.stringLength + " per string"); charge(n, L.bytesPerTick); });
 }
 
-
+/** @type {Map<string, { hazard: string, repetitions: number }>} */
 const shapes = new Map();
-/** The shape of a pattern (cached); a hazard stops the script. */
+/**
+ * The shape of a pattern (cached); a hazard stops the script.
+ * @param {string} source
+ */
 function checkPattern(source) {
   let shape = shapes.get(source);
   if (shape === undefined) {
@@ -210,20 +244,22 @@ guardMethod(RP, "exec", (self, args) => {
 guardMethod(RP, "compile", (self, args) => checkPattern(args[0] instanceof RegExp ? args[0].source : String(args[0] ?? "(?:)")));
 
 for (const k of ["$1", "$2", "$3", "$4", "$5", "$6", "$7", "$8", "$9", "input", "$_", "lastMatch", "$&", "lastParen", "$+", "leftContext", "$\u0060", "rightContext", "$'"]) {
-  delete RegExp[k];
+  delete G.RegExp[k];
 }
 // WebAssembly.Memory allocates without a typed array; process and Buffer (Node.js compatibility) are not part of
 // the evalscript environment and hold stream state workerd itself writes to (it cannot be frozen).
 // console output of scripts would reach the server's logs unbounded (a 16M-character message per tick): no-ops.
-for (const k of Object.keys(console)) if (typeof console[k] === "function") try { console[k] = function () {}; } catch {}
+for (const k of Object.keys(console)) if (typeof G.console[k] === "function") try { G.console[k] = function () {}; } catch {}
 // structuredClone copies up to a capped buffer's 64 MiB per call unseen.
-for (const k of ["WebAssembly", "process", "Buffer", "structuredClone"]) delete globalThis[k];
+for (const k of ["WebAssembly", "process", "Buffer", "structuredClone"]) delete G[k];
 
 /**
  * The "override mistake": assigning to an own property of an object whose prototype has the property frozen
  * (P.prototype.toString = f, E.prototype.name = "E") is ignored. For the properties scripts override, the
  * frozen data property becomes an accessor whose setter defines the property on the object assigned to
  * (as SES's enablePropertyOverrides does); assigning on the intrinsic itself is still ignored.
+ * @param {object} proto
+ * @param {PropertyKey} key
  */
 function overridable(proto, key) {
   const d = Object.getOwnPropertyDescriptor(proto, key);
@@ -259,6 +295,7 @@ function roots() {
 }
 
 /** Object.freeze over everything reachable by own properties (getters' and setters' functions included) and prototypes. */
+/** @param {unknown[]} start */
 function freezeAll(start) {
   const seen = new Set(), todo = [...start];
   while (todo.length) {

@@ -3,35 +3,58 @@
  * The evalscript utility library (Sentinel Hub's runtime library) as a sandbox module: defines the globals
  * that library.ts LIBRARY_NAMES lists; library.ts documents each of them.
  */
+/** A colour: 0xRRGGBB, or [r, g, b] (numbers; in [0, 1] for the visualizers). @typedef {number | number[]} Color */
+/** [value, colour] pairs of a colour map or ramp. @typedef {[number, Color][]} ValueColors */
+
+/** The global object, where the library's names are defined. @type {Record<string, any>} */
 const g = globalThis;
 /** The running script's EO Browser override variables (wrapper.ts OVERRIDE_NAMES), set by script.js per call. */
 /** @type {((name: string) => any) | null} */
 let overrideReader = null;
 /** @param {((name: string) => any) | null} read the instance's override reader (wrapper.ts), null between calls */
 export function setOverrideReader(read) { overrideReader = read; }
+/** The running script's value of override variable 'name', or undefined. @param {string} name */
 const override = (name) => (overrideReader ? overrideReader(name) : undefined);
+/** Defines global 'name' (writable, configurable, not enumerable: harden.js freezes it). @type {(name: string, value: unknown) => void} */
 const define = (name, value) => Object.defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
 const JAVA_DOUBLE_MAX_VAL = 1.7976931348623157e308;
 define("JAVA_DOUBLE_MAX_VAL", JAVA_DOUBLE_MAX_VAL);
 define("SampleType", Object.freeze({ AUTO: "AUTO", UINT8: "UINT8", UINT16: "UINT16", INT8: "INT8", INT16: "INT16", FLOAT32: "FLOAT32" }));
 define("Mosaicking", Object.freeze({ SIMPLE: "SIMPLE", ORBIT: "ORBIT", TILE: "TILE" }));
 
+/** 0xRRGGBB -> [r, g, b] in 0..255. @param {number} hex */
 const hex2rgb = (hex) => [(hex >>> 16) & 255, (hex >>> 8) & 255, hex & 255];
+/** [r, g, b] in 0..255 -> 0xRRGGBB. @param {number[]} rgb */
 const rgb2hex = (rgb) => (rgb[0] << 16) + (rgb[1] << 8) + rgb[2];
+/** A colour as [r, g, b] in [0, 1] (arrays are taken as such). @param {Color} c */
 const toUnitRgb = (c) => (Array.isArray(c) ? c.slice(0, 3) : hex2rgb(c).map((x) => x / 255));
 define("hex2rgb", hex2rgb);
 define("rgb2hex", rgb2hex);
 
-define("index", function index(x, y) { return x + y != 0 ? (x - y) / (x + y) : 0; });
-define("inverse", function inverse(x) { return x != 0 ? 1 / x : JAVA_DOUBLE_MAX_VAL; });
+define("index", /** @type {(x: number, y: number) => number} */ function index(x, y) { return x + y != 0 ? (x - y) / (x + y) : 0; });
+define("inverse", /** @type {(x: number) => number} */ function inverse(x) { return x != 0 ? 1 / x : JAVA_DOUBLE_MAX_VAL; });
 
+/**
+ * Linear mix of two numbers or two colour arrays: a * (1 - t) + b * t.
+ * @param {unknown} a
+ * @param {unknown} b
+ * @param {number} t
+ */
 function mix(a, b, t) {
   if (typeof a === "number" && typeof b === "number") return a * (1 - t) + b * t;
   if (Array.isArray(a) && Array.isArray(b)) return a.map((v, i) => v * (1 - t) + b[i] * t);
   throw new TypeError('"colors" must be an array of numbers or an array of arrays of numbers');
 }
+/** @param {unknown} c */
 const copy = (c) => (Array.isArray(c) ? c.slice() : c);
 
+/**
+ * Linear between the colours of the enclosing limits, clamped at the ends (a new array); 'value' when limits or
+ * colors is not an array.
+ * @param {number} value
+ * @param {unknown} limits ascending
+ * @param {unknown} colors numbers or arrays, one per limit
+ */
 function colorBlend(value, limits, colors) {
   if (!Array.isArray(limits) || !Array.isArray(colors)) return value;
   if (limits.length === 0 || !(value > limits[0])) return copy(colors[0]);
@@ -41,28 +64,32 @@ function colorBlend(value, limits, colors) {
   return copy(colors[colors.length - 1]);
 }
 define("colorBlend", colorBlend);
-define("valueInterpolate", function valueInterpolate(value, limits, values) { return colorBlend(value, limits, values); });
+define("valueInterpolate", /** @type {(value: number, limits: unknown, values: unknown) => unknown} */ function valueInterpolate(value, limits, values) { return colorBlend(value, limits, values); });
 
-define("colorMap", function colorMap(value, limits, colors) {
+define("colorMap", /** @type {(value: number, limits: unknown, colors: unknown) => unknown} */ function colorMap(value, limits, colors) {
   if (!Array.isArray(limits) || !Array.isArray(colors)) return value;
   for (let i = 0; i < limits.length; i++) if (value < limits[i]) return colors[i];
   return colors[colors.length - 1];
 });
 
-define("combine", function combine(color1, color2, alpha) {
+define("combine", /** @type {(color1: any, color2: any, alpha: number) => Color} */ function combine(color1, color2, alpha) {
   if (Array.isArray(color1)) return color1.map((c, i) => c * alpha + color2[i] * (1 - alpha));
   const a = hex2rgb(color1), b = hex2rgb(color2);
   return rgb2hex([0, 1, 2].map((i) => Math.round(a[i] * alpha + b[i] * (1 - alpha))));
 });
 
 class ColorMapVisualizer {
+  /** @param {ValueColors} valColPairs ascending values */
   constructor(valColPairs) { this.valColPairs = valColPairs; }
+  /** @param {number} value */
   getColorFromValue(value) {
     let color = this.valColPairs[0][1];
     for (const [limit, c] of this.valColPairs) { if (value < limit) break; color = c; }
     return color;
   }
+  /** @param {number} value */
   process(value) { return toUnitRgb(this.getColorFromValue(value)); }
+  /** @param {number[]} values */
   processList(values) { return values.map((x) => this.process(x)); }
   static createDefaultColorMap() {
     return new ColorMapVisualizer([[-1.0, 0x000000], [-0.2, 0xff0000], [-0.1, 0x9a0000], [0.0, 0x660000], [0.1, 0xffff33],
@@ -70,17 +97,32 @@ class ColorMapVisualizer {
   }
 }
 
-/** Legacy gradients: [fraction, colour], fraction 1 at minVal and 0 at maxVal. */
+/**
+ * Legacy gradients: [fraction, colour], fraction 1 at minVal and 0 at maxVal.
+ * @type {Record<"blueRed" | "redTemperature" | "greenWhite", ValueColors>}
+ */
 const GRADIENTS = {
   blueRed: [[1, 0x000080], [0.875, 0x0000ff], [0.625, 0x00ffff], [0.375, 0xffff00], [0.125, 0xff0000], [0, 0x800000]],
   redTemperature: [[1, 0x000000], [0.525, 0xae0000], [0.3, 0xff6e00], [0.25, 0xff8600], [0, 0xffffff]],
   greenWhite: [[1, 0x000000], [0.6, 0x006600], [0.3, 0x80b300], [0, 0xffffff]],
 };
 for (const [name, pairs] of Object.entries(GRADIENTS)) define(name, pairs.map((p) => p.slice()));
+/**
+ * A legacy gradient as a ramp over [minVal, maxVal], ascending.
+ * @param {keyof typeof GRADIENTS} name
+ * @param {number} minVal
+ * @param {number} maxVal
+ * @returns {ValueColors}
+ */
 const gradientRamp = (name, minVal, maxVal) =>
-  GRADIENTS[name].map(([f, c]) => [minVal * f + maxVal * (1 - f), c]).sort((a, b) => a[0] - b[0]);
+  GRADIENTS[name].map(([f, c]) => /** @type {[number, Color]} */ ([minVal * f + maxVal * (1 - f), c])).sort((a, b) => a[0] - b[0]);
 
 class ColorRampVisualizer {
+  /**
+   * @param {ValueColors} ramps
+   * @param {number} [minVal] the lowest ramp value is rescaled to it
+   * @param {number} [maxVal] the highest ramp value is rescaled to it
+   */
   constructor(ramps, minVal, maxVal) {
     ramps = [...ramps].sort((a, b) => a[0] - b[0]);
     const lo = ramps[0][0], hi = ramps[ramps.length - 1][0];
@@ -89,6 +131,7 @@ class ColorRampVisualizer {
     this.values = ramps.map(([v]) => min + (v - lo) * scale);
     this.colors = ramps.map(([, c]) => toUnitRgb(c));
   }
+  /** @param {number} value */
   process(value) {
     const v = this.values, c = this.colors, n = v.length;
     if (!(value > v[0])) return [c[0][0], c[0][1], c[0][2]];
@@ -100,18 +143,28 @@ class ColorRampVisualizer {
     }
     return [c[n - 1][0], c[n - 1][1], c[n - 1][2]];
   }
+  /** @param {number[]} values */
   processList(values) { return values.map((x) => this.process(x)); }
+  /** @param {number} minVal @param {number} maxVal */
   static createRedTemperature(minVal, maxVal) { return new ColorRampVisualizer(gradientRamp("redTemperature", minVal, maxVal)); }
+  /** @param {number} minVal @param {number} maxVal */
   static createWhiteGreen(minVal, maxVal) { return new ColorRampVisualizer(gradientRamp("greenWhite", minVal, maxVal)); }
+  /** @param {number} minVal @param {number} maxVal */
   static createBlueRed(minVal, maxVal) { return new ColorRampVisualizer(gradientRamp("blueRed", minVal, maxVal)); }
 }
 
 class ColorGradientVisualizer {
+  /**
+   * @param {ValueColors} valColPairs [fraction, 0xRRGGBB]: fraction 1 at minVal, 0 at maxVal
+   * @param {number} [minVal]
+   * @param {number} [maxVal]
+   */
   constructor(valColPairs, minVal = 0.0, maxVal = 1.0) {
     this.minVal = minVal;
     this.maxVal = maxVal;
-    this.valColPairs = valColPairs.map(([f, c]) => [minVal * f + maxVal * (1 - f), c]);
+    this.valColPairs = valColPairs.map(([f, c]) => /** @type {[number, Color]} */ ([minVal * f + maxVal * (1 - f), c]));
   }
+  /** @param {number} value */
   getColor(value) {
     const p = this.valColPairs, n = p.length;
     if (value <= this.minVal) return p[0][1];
@@ -121,15 +174,27 @@ class ColorGradientVisualizer {
     }
     return p[n - 1][1];
   }
-  process(value) { return hex2rgb(this.getColor(value)).map((x) => x / 255); }
+  /** @param {number} value */
+  process(value) { return hex2rgb(/** @type {number} */ (this.getColor(value))).map((x) => x / 255); }
+  /** @param {number[]} values */
   processList(values) { return values.map((x) => this.process(x)); }
+  /** @param {number} minVal @param {number} maxVal */
   static createRedTemperature(minVal, maxVal) { return new ColorGradientVisualizer(GRADIENTS.redTemperature, minVal, maxVal); }
+  /** @param {number} minVal @param {number} maxVal */
   static createWhiteGreen(minVal, maxVal) { return new ColorGradientVisualizer(GRADIENTS.greenWhite, minVal, maxVal); }
+  /** @param {number} minVal @param {number} maxVal */
   static createBlueRed(minVal, maxVal) { return new ColorGradientVisualizer(GRADIENTS.blueRed, minVal, maxVal); }
 }
 
 /** Linear stretch of [minValue, maxValue] with gain/offset (EO Browser's overrides win), rangeOverrides, gamma. */
 class DefaultVisualizer {
+  /**
+   * @param {number} [minValue]
+   * @param {number} [maxValue]
+   * @param {number} [gain]
+   * @param {number} [offset]
+   * @param {number} [gamma]
+   */
   constructor(minValue = 0.0, maxValue = 1.0, gain = 1.0, offset = 0.0, gamma = 1.0) {
     this.minValue = minValue;
     this.maxValue = maxValue;
@@ -142,12 +207,19 @@ class DefaultVisualizer {
     this.clipPoint = 2.0;
     this.highlightFactor = (1.0 - this.highlightPoint) / (this.clipPoint - this.highlightPoint);
   }
+  /** @type {(num: number, min: number, max: number) => number} */
   clamp(num, min, max) { return Math.max(Math.min(num, max), min); }
+  /**
+   * gain * (value - minValue) / (maxValue - minValue) + offset, then rangeOverrides[i] when given.
+   * @param {number} value
+   * @param {number} [i]
+   * @returns {number}
+   */
   stretch(value, i) {
     const v = this.gain * (value - this.minValue) * this.factor + this.offset;
     const ranges = i !== undefined ? override("rangeOverrides") : undefined;
-    const range = ranges != null ? ranges[i] : undefined;
-    return range !== undefined ? colorBlend(v, [range[0], range[1]], [0, 1]) : v;
+    const range = ranges != null ? ranges[/** @type {number} */ (i)] : undefined;
+    return range !== undefined ? /** @type {number} */ (colorBlend(v, [range[0], range[1]], [0, 1])) : v;
   }
   /**
    * @param {number} value
@@ -158,6 +230,7 @@ class DefaultVisualizer {
     const v = this.stretch(value, i);
     return this.gamma != 1.0 ? Math.pow(Math.max(0, v), this.gamma) : this.clamp(v, 0.0, 1.0);
   }
+  /** @param {number[]} values */
   processList(values) { return values.map((x, i) => this.process(x, i)); }
 }
 
@@ -179,14 +252,21 @@ class HighlightCompressVisualizer extends DefaultVisualizer {
 class HighlightCompressVisualizerSingle extends HighlightCompressVisualizer {
   /** @param {number} value */
   process(value) { return [/** @type {number} */ (super.process(value))]; }
+  /** @param {number[]} values */
   processList(values) { return values.map((x) => this.process(x)); }
 }
 
 class Identity {
+  /** @param {unknown} value */
   process(value) { return Array.isArray(value) ? value : [value]; }
+  /** @param {unknown[]} values */
   processList(values) { return values.map((x) => this.process(x)); }
 }
 
+/**
+ * The Landsat 8 QA band's bit fields.
+ * @param {number} value
+ */
 function decodeLs8Qa(value) {
   return {
     designatedFill: value & 1, terrainOcclusion: (value >> 1) & 1, radiometricSaturation: (value >> 2) & 3,

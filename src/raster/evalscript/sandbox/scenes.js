@@ -104,21 +104,28 @@ export function collectionsArgument(infos, mosaicking, timeRange) {
  * p.datasources[i] is the id of p.infos[i]).
  * Returns the indices into p.infos of the scenes the script kept, datasource by datasource in id order. A
  * datasource the returned object lacks keeps all its scenes.
- * @param {Parameters<import("./rpc").SandboxApi["preProcessScenes"]>[0] & { datasources: string[], timeRanges: Record<string, TimeRange> }} p
+ * @param {Parameters<import("./rpc").SandboxApi["preProcessScenes"]>[0]} p with data fusion's datasources and timeRanges
  * @param {(collections: any) => any} run
  * @returns {number[]}
  */
 export function preProcessFusion(p, run) {
-  const ids = Object.keys(p.timeRanges);
-  const collections = {}, given = {}, at = {};
+  const ranges = /** @type {Record<string, TimeRange>} */ (p.timeRanges), datasources = /** @type {string[]} */ (p.datasources);
+  const ids = Object.keys(ranges);
+  /** @type {Record<string, ReturnType<typeof collectionsArgument>>} */
+  const collections = {};
+  /** @type {Record<string, unknown[]>} */
+  const given = {};
+  /** @type {Record<string, number[]>} */
+  const at = {};
   for (const id of ids) {
     at[id] = [];
-    p.infos.forEach((_, i) => { if (p.datasources[i] === id) at[id].push(i); });
-    collections[id] = collectionsArgument(at[id].map((i) => p.infos[i]), p.mosaickingBy?.[id] ?? p.mosaicking, p.timeRanges[id]);
+    p.infos.forEach((_, i) => { if (datasources[i] === id) at[id].push(i); });
+    collections[id] = collectionsArgument(at[id].map((i) => p.infos[i]), p.mosaickingBy?.[id] ?? p.mosaicking, ranges[id]);
     const s = collections[id].scenes;
-    given[id] = (s.orbits ?? s.tiles).slice();
+    given[id] = /** @type {unknown[]} */ (s.orbits ?? s.tiles).slice();
   }
   const ret = run(collections) ?? collections;
+  /** @type {number[]} */
   const out = [];
   for (const id of ids) {
     const r = ret[id];
@@ -172,6 +179,6 @@ export function toPlain(value, depth = 0) {
   if (Array.isArray(value) || ArrayBuffer.isView(value)) return Array.from(/** @type {ArrayLike<unknown>} */ (value), (v) => toPlain(v, depth + 1));
   /** @type {Record<string, unknown>} */
   const out = {};
-  for (const k of Object.keys(value)) { const v = toPlain(value[k], depth + 1); if (v !== undefined) out[k] = v; }
+  for (const k of Object.keys(value)) { const v = toPlain(/** @type {Record<string, unknown>} */ (value)[k], depth + 1); if (v !== undefined) out[k] = v; }
   return out;
 }
