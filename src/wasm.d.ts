@@ -1,4 +1,0 @@
-declare module "*.wasm" {
-  const module: WebAssembly.Module;
-  export default module;
-}
