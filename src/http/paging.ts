@@ -80,15 +80,19 @@ export function decodeViewtoken(token: string): Cursor {
 /**
  * Reads `count` and `viewtoken` from a URL's query.
  * @param max the endpoint's maximum page size (also the default); Sentinel Hub uses 100 for BYOC lists.
- * @throws ApiError 400 when count is not an integer in 1..max or the viewtoken is not one of ours.
+ * @param keyLength the number of values in the endpoint's sort key, when the token's key must have it.
+ * @throws ApiError 400 when count is not an integer in 1..max or the viewtoken is not one of ours (or of another length).
  */
-export function parsePageRequest(url: URL, max: number): PageRequest {
+export function parsePageRequest(url: URL, max: number, keyLength?: number): PageRequest {
   const rawCount = url.searchParams.get("count");
   const count = rawCount === null || rawCount === "" ? max : Number(rawCount);
   if (!/^\d*$/.test(rawCount ?? "") || !Number.isInteger(count) || count < 1 || count > max)
     throw badRequest(`Invalid count '${rawCount}': an integer from 1 to ${max}.`);
   const token = url.searchParams.get("viewtoken");
   const cursor = token ? decodeViewtoken(token) : {};
+  const key = cursor.after ?? cursor.before;
+  if (key && keyLength !== undefined && key.length !== keyLength)
+    throw badRequest(`Invalid viewtoken: it belongs to another listing; start again without a viewtoken.`);
   return { count, cursor, token: encodeViewtoken(cursor) };
 }
 
