@@ -4,11 +4,11 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { taskStub } from "../../src/tasks/kinds";
-import { QueueRouter, retryDelaySeconds } from "../../src/tasks/queue";
+import { DEAD_LETTER_QUEUE_NAME, QueueRouter, TASK_QUEUE_NAME, retryDelaySeconds } from "../../src/tasks/queue";
 import type { Env } from "../../src/env";
 
 const E = env as unknown as Env;
-const QUEUE = "eo-edge-tasks";
+const QUEUE = TASK_QUEUE_NAME;
 const msg = (id: string, body: unknown, attempts = 1) => ({ id, timestamp: new Date(), attempts, body });
 
 describe("queue() of the Worker", () => {
@@ -37,6 +37,28 @@ describe("queue() of the Worker", () => {
     await E.TASK_QUEUE.send({ kind: "probe", task });
     await E.TASK_QUEUE.sendBatch([{ body: { kind: "probe", task } }, { body: { kind: "probe", task } }]);
     await vi.waitFor(async () => expect((await taskStub(E, task).snapshot()).counters).toEqual({ probes: 3 }), { timeout: 15_000, interval: 200 });
+  });
+
+  it("end to end: a message failing every attempt reaches the dead-letter queue and its kind's onDead once", async () => {
+    const task = crypto.randomUUID();
+    await E.TASK_QUEUE.send({ kind: "probe", task, fail: true });
+    await vi.waitFor(async () => expect((await taskStub(E, task).snapshot()).counters).toEqual({ dead: 1 }), { timeout: 20_000, interval: 250 });
+  });
+
+  it("dead letters: onDead runs (once per id), unknown kinds are acked after logging", async () => {
+    const task = crypto.randomUUID();
+    const batch = createMessageBatch(DEAD_LETTER_QUEUE_NAME, [
+      msg("d1", { kind: "probe", task, fail: true }),
+      msg("d1", { kind: "probe", task, fail: true }),
+      msg("d2", { kind: "who-knows" }),
+      msg("d3", { kind: "probe" }), // onDead throws (no task): retried
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, E);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks.sort()).toEqual(["d1", "d1", "d2"]);
+    expect(result.retryMessages.map((m) => m.msgId)).toEqual(["d3"]);
+    expect((await taskStub(E, task).snapshot()).counters).toEqual({ dead: 1 });
   });
 });
 
