@@ -1,6 +1,7 @@
 /**
  * The error envelope of the interface spec: `{"error":{"status","reason","message","code","errors"}}`.
- * Throw an ApiError anywhere below a route; the router renders it with the matching HTTP status.
+ * Throw an ApiError anywhere below a route; the router renders it with the matching HTTP status. Layers without
+ * HTTP (the raster engine) throw errors with a `kind` instead (KindedError); `renderError` maps them here.
  */
 import type { ZodError } from "zod";
 
@@ -43,6 +44,44 @@ export function zodIssues(err: ZodError): { path: string; message: string; code:
   return err.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message, code: i.code }));
 }
 
+/** Sentinel Hub's error code for evalscript failures. */
+export const EXECUTION_ERROR = "EXECUTION_ERROR";
+
+/**
+ * A failure raised below the HTTP layer that names its kind instead of a status, e.g. the raster engine's
+ * EngineError (src/raster/errors.ts, kinds in ENGINE_ERROR_KINDS). The http layer owns this shape and
+ * recognises errors by it, so src/http imports nothing from the engine. `details` become the envelope's `errors`.
+ */
+export interface KindedError extends Error {
+  readonly kind: string;
+  readonly details?: readonly unknown[];
+}
+
+/**
+ * Status and code per kind. Every kind of the engine is the client's to fix (400); failures while the script
+ * runs carry Sentinel Hub's EXECUTION_ERROR, the others COMMON_BAD_PAYLOAD. A kind missing here is a 500.
+ */
+const KINDS: Record<string, { status: number; code?: string }> = {
+  "invalid-argument": { status: 400 },
+  unsupported: { status: 400 },
+  "script-syntax": { status: 400 },
+  "script-error": { status: 400, code: EXECUTION_ERROR },
+  "budget-exceeded": { status: 400, code: EXECUTION_ERROR },
+  "limit-exceeded": { status: 400, code: EXECUTION_ERROR },
+};
+
+/**
+ * The ApiError a KindedError renders as (same message, `details` as `errors`); undefined for any other value or
+ * a kind this layer does not know.
+ */
+export function kindedError(err: unknown): ApiError | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const { kind, details } = err as Partial<KindedError>;
+  if (typeof kind !== "string" || !Object.hasOwn(KINDS, kind)) return undefined;
+  const { status, code } = KINDS[kind]!;
+  return new ApiError(status, err.message, details, code);
+}
+
 /** Renders the error envelope as a JSON Response. */
 export function errorResponse(status: number, message: string, errors?: unknown, code?: string, headers: Record<string, string> = {}): Response {
   const body = {
@@ -57,9 +96,13 @@ export function errorResponse(status: number, message: string, errors?: unknown,
 /** Longest text of an unexpected error written to the log. */
 const LOG_CHARS = 2000;
 
-/** Renders any thrown value: ApiError as itself, URIError as 400; anything else as a logged 500 (never leaks a stack). */
+/**
+ * Renders any thrown value: ApiError as itself, a KindedError by its kind (kindedError), URIError as 400;
+ * anything else as a logged 500 (never leaks a stack).
+ */
 export function renderError(err: unknown): Response {
-  if (err instanceof ApiError) return errorResponse(err.status, err.message, err.errors, err.code, err.headers);
+  const api = err instanceof ApiError ? err : kindedError(err);
+  if (api) return errorResponse(api.status, api.message, api.errors, api.code, api.headers);
   // decodeURIComponent of a path or query value with a malformed percent-escape (e.g. "%ZZ")
   if (err instanceof URIError) return errorResponse(400, `Malformed percent-encoding in the URL: ${err.message}`);
   // logged, never sent; cut so that a client-sized value inside an error message cannot flood the log

@@ -11,6 +11,7 @@
  */
 import type { Env } from "../env";
 import { ApiError, badRequest } from "../http/errors";
+import { EngineError, type EngineErrorKind } from "../raster/errors";
 import { evaluatePlan, prepareEvalscript, type PreparedScript } from "../process/pipeline";
 import { planRequest, type Plan } from "../process/plan";
 import { findScenes, sceneQueryFor } from "../process/scenes";
@@ -78,26 +79,40 @@ async function intervalsWithData(env: Env, sources: Source[], plan: Plan, interv
   return intervals.filter((_, i) => found[i]);
 }
 
-/** Sentinel Hub's code for evalscript failures (src/raster/evalscript/errors.ts). */
-const EXECUTION_ERROR = "EXECUTION_ERROR";
+/**
+ * The interval error type of each engine error kind: the script running out of its execution budget is a
+ * TIMEOUT, its other failures while running (its own error, a sandbox limit) EXECUTION_ERROR, the rest (bad
+ * values, unsupported ones, a script that does not compile) BAD_REQUEST.
+ */
+const INTERVAL_ERROR_TYPE: Record<EngineErrorKind, IntervalErrorType> = {
+  "invalid-argument": "BAD_REQUEST",
+  unsupported: "BAD_REQUEST",
+  "script-syntax": "BAD_REQUEST",
+  "script-error": "EXECUTION_ERROR",
+  "budget-exceeded": "TIMEOUT",
+  "limit-exceeded": "EXECUTION_ERROR",
+};
 
 /**
- * The interval error type of a failure: evalscript failures (code EXECUTION_ERROR) are EXECUTION_ERROR, or
- * TIMEOUT when the script ran out of its execution budget; other client errors (4xx, too many bins) are
- * BAD_REQUEST; anything else (storage, decoding) is EXECUTION_ERROR.
+ * The interval error type of a failure: an engine error by its kind (INTERVAL_ERROR_TYPE); other client errors
+ * (4xx, too many bins) are BAD_REQUEST; anything else (storage, decoding) is EXECUTION_ERROR.
  */
 function errorType(e: unknown): IntervalErrorType {
-  if (e instanceof ApiError && e.code === EXECUTION_ERROR) return /execution budget|ran more than/.test(e.message) ? "TIMEOUT" : "EXECUTION_ERROR";
+  if (e instanceof EngineError) return INTERVAL_ERROR_TYPE[e.kind];
   if ((e instanceof ApiError && e.status < 500) || e instanceof RangeError) return "BAD_REQUEST";
   if (e instanceof Error && e.name === "TimeoutError") return "TIMEOUT";
   return "EXECUTION_ERROR";
 }
 
-/** True when every run failed with the same client error that is not about the script's execution: a bad request. */
-function requestWideError(runs: { failure?: unknown }[]): ApiError | undefined {
+/** True for a 400 or an engine error that is a bad request (not about the script's execution). */
+const isBadRequest = (e: unknown): e is ApiError | EngineError =>
+  (e instanceof ApiError && e.status === 400) || (e instanceof EngineError && INTERVAL_ERROR_TYPE[e.kind] === "BAD_REQUEST");
+
+/** The error every run failed with when it is the same bad request (one message) for all: the request's error. */
+function requestWideError(runs: { failure?: unknown }[]): ApiError | EngineError | undefined {
   const first = runs[0]?.failure;
-  if (!(first instanceof ApiError) || first.status !== 400 || first.code === EXECUTION_ERROR) return undefined;
-  return runs.every((r) => r.failure instanceof ApiError && r.failure.message === first.message) ? first : undefined;
+  if (!isBadRequest(first)) return undefined;
+  return runs.every((r) => isBadRequest(r.failure) && r.failure.message === first.message) ? first : undefined;
 }
 
 /** Runs one interval: evaluation + reduction, or its error entry. */
@@ -109,7 +124,7 @@ async function runInterval(env: Env, script: PreparedScript, req: StatisticalReq
     const outputs = reduceEvaluation(script.setup, ev.result, plan.geometryMask, req.calculations);
     return { entry: { interval, outputs } as IntervalEntry, pu: ev.processingUnits, timings: { ...ev.timings, reduce: Date.now() - t0 } };
   } catch (e) {
-    if (!(e instanceof ApiError || e instanceof RangeError)) console.error("statistical interval failed", interval, e);
+    if (!(e instanceof ApiError || e instanceof EngineError || e instanceof RangeError)) console.error("statistical interval failed", interval, e);
     const message = e instanceof Error ? e.message : String(e);
     return { entry: { interval, error: { type: errorType(e), message } } as IntervalEntry, pu: 0, timings: {}, failure: e };
   }

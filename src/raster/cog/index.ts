@@ -100,7 +100,7 @@ function cogOf(source: ByteSource, header: CogHeader): Cog {
 /**
  * Opens the COG in `source`. The parsed header is cached per isolate by `source.id` (LRU of 256 headers), so a
  * warm open costs no read at all.
- * @throws ApiError 400 when the file's CRS is not supported; Error when the file is not a readable GeoTIFF.
+ * @throws EngineError unsupported when the file's CRS is not supported; Error when the file is not a readable GeoTIFF.
  */
 export async function openCog(source: ByteSource): Promise<Cog> {
   let header = headerCache.get(source.id);

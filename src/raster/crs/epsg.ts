@@ -12,7 +12,7 @@
  * generator to proj4js's convention and recorded per code in `datumShift`.
  * test/raster/crs/definitions.test.ts checks the file against the package and proj4's results against PROJ's.
  */
-import { badRequest } from "../../http/errors";
+import { unsupported } from "../errors";
 import definitions from "./definitions.json";
 
 /**
@@ -68,10 +68,10 @@ export function epsgDefinition(epsg: number): EpsgDefinition | null {
 
 /**
  * The epsg-index definition of a supported code.
- * @throws ApiError 400 naming the code, the supported CRSs and where they are documented.
+ * @throws EngineError unsupported naming the code, the supported CRSs and where they are documented.
  */
 export function requireEpsg(epsg: number, what = `CRS EPSG:${epsg}`): EpsgDefinition {
   const def = epsgDefinition(epsg);
-  if (!def) throw badRequest(`${what} is not supported. Supported: ${SUPPORTED_CRS}.`);
+  if (!def) throw unsupported(`${what} is not supported. Supported: ${SUPPORTED_CRS}.`);
   return def;
 }

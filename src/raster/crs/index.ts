@@ -10,7 +10,7 @@
  * lists northing first (2180, 2193, 3844, 5514, ...).
  */
 import proj4 from "proj4";
-import { badRequest } from "../../http/errors";
+import { unsupported } from "../errors";
 import type { Crs } from "../types";
 import { requireEpsg, SUPPORTED_CRS, utmZone } from "./epsg";
 
@@ -20,7 +20,7 @@ const crsCache = new Map<number, Crs>();
 
 /**
  * The Crs of a supported EPSG code (proj4 definition from epsg-index; geographic for geographic 2D CRSs).
- * @throws ApiError 400 naming the code, the supported CRSs and where they are documented.
+ * @throws EngineError unsupported naming the code, the supported CRSs and where they are documented.
  */
 export function crsFromEpsg(code: number): Crs {
   const cached = crsCache.get(code);
@@ -46,7 +46,7 @@ const CRS84_FORMS = [
  * Parses a CRS identifier: `http://www.opengis.net/def/crs/EPSG/0/<code>`,
  * `http://www.opengis.net/def/crs/OGC/1.3/CRS84` (= EPSG:4326, lon/lat), `urn:ogc:def:crs:EPSG::<code>` or
  * `EPSG:<code>`.
- * @throws ApiError 400 naming the CRS and what is supported when it is not recognised or not supported.
+ * @throws EngineError unsupported naming the CRS and what is supported when it is not recognised or not supported.
  */
 export function parseCrs(uri: string): Crs {
   const text = String(uri).trim();
@@ -58,7 +58,7 @@ export function parseCrs(uri: string): Crs {
     requireEpsg(code, `CRS "${text}" (EPSG:${code})`);
     return crsFromEpsg(code);
   }
-  throw badRequest(
+  throw unsupported(
     `CRS "${text}" is not recognised: use http://www.opengis.net/def/crs/EPSG/0/<code> or ` +
       `http://www.opengis.net/def/crs/OGC/1.3/CRS84. Supported: ${SUPPORTED_CRS}.`,
   );
@@ -116,7 +116,7 @@ const AREA_MARGIN = 15;
  * - UTM: the zone's central meridian +-9 degrees (the 6-degree zone plus 6 degrees on each side) and latitudes
  *   -80..84 for both hemispheres;
  * - the others: the EPSG area of use (from epsg-index) widened by 15 degrees on every side, clamped to the globe.
- * @throws ApiError 400 for an unsupported code.
+ * @throws EngineError unsupported for an unsupported code.
  */
 export function crsArea(crs: Crs): [number, number, number, number] {
   const cached = areaCache.get(crs.epsg);

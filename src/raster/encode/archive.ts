@@ -5,7 +5,7 @@
  * extension and keys the result by member name).
  */
 import { createTar } from "nanotar";
-import { badRequest } from "../../http/errors";
+import { invalidArgument } from "../errors";
 import { concatBytes } from "./bytes";
 
 /** One file of a packed response. */
@@ -22,14 +22,14 @@ const TAR_RECORD = 10240;
 
 /**
  * A ustar archive of regular files (mode 664) via nanotar, ending with the two zero blocks POSIX requires.
- * @throws ApiError 400 when a name exceeds 100 bytes.
+ * @throws EngineError invalid-argument when a name exceeds 100 bytes.
  */
 export function tarArchive(entries: readonly ArchiveEntry[]): Uint8Array {
   const encoder = new TextEncoder();
   let used = 0;
   for (const e of entries) {
     if (encoder.encode(e.name).length > TAR_NAME_BYTES) {
-      throw badRequest(`Response identifier too long for a tar member name (at most ${TAR_NAME_BYTES} bytes with the extension): ${e.name}`);
+      throw invalidArgument(`Response identifier too long for a tar member name (at most ${TAR_NAME_BYTES} bytes with the extension): ${e.name}`);
     }
     used += TAR_BLOCK + Math.ceil(e.data.length / TAR_BLOCK) * TAR_BLOCK;
   }

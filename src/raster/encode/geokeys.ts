@@ -10,7 +10,7 @@
  * - GDAL_NODATA (42113, GDAL's private ASCII tag) when a nodata value is set.
  * Model X/Y are easting/northing, or longitude/latitude for geographic CRSs (the order GDAL writes for 4326).
  */
-import { badRequest } from "../../http/errors";
+import { invalidArgument } from "../errors";
 import type { TiffEntry } from "./ifd";
 import type { GeoRef } from "./types";
 
@@ -59,13 +59,13 @@ export function nodataText(value: number): string {
 
 /**
  * The georeferencing entries of a `width` x `height` grid covering `georef.bbox`, plus GDAL_NODATA.
- * @throws ApiError 400 for an empty or inverted bbox or an EPSG code outside 1..32767 (GeoKey SHORT range).
+ * @throws EngineError invalid-argument for an empty or inverted bbox or an EPSG code outside 1..32767 (GeoKey SHORT range).
  */
 export function geoEntries(georef: GeoRef, width: number, height: number, nodataValue?: number): TiffEntry[] {
   const [minX, minY, maxX, maxY] = georef.bbox;
-  if (!(maxX > minX && maxY > minY)) throw badRequest(`bbox [${georef.bbox.join(", ")}] must have maxX > minX and maxY > minY.`);
+  if (!(maxX > minX && maxY > minY)) throw invalidArgument(`bbox [${georef.bbox.join(", ")}] must have maxX > minX and maxY > minY.`);
   if (!Number.isInteger(georef.epsg) || georef.epsg < 1 || georef.epsg > 32767) {
-    throw badRequest(`EPSG code ${georef.epsg} cannot be written to a GeoTIFF (1..32767).`);
+    throw invalidArgument(`EPSG code ${georef.epsg} cannot be written to a GeoTIFF (1..32767).`);
   }
   const entries: TiffEntry[] = [
     { tag: TAG_MODEL_PIXEL_SCALE, type: "DOUBLE", values: [(maxX - minX) / width, (maxY - minY) / height, 0] },

@@ -10,7 +10,7 @@
  */
 import encodeJpegWasm, { init as initJpegEncoder } from "@jsquash/jpeg/encode";
 import jpegEncWasm from "@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm";
-import { badRequest } from "../../http/errors";
+import { invalidArgument, unsupported } from "../errors";
 import { checkInput, type EncodeInput } from "./types";
 
 /** Sentinel Hub's default `output.responses[].format.quality` for image/jpeg. */
@@ -24,16 +24,16 @@ let encoderReady: Promise<void> | undefined;
 
 function checkJpeg(input: EncodeInput, quality: number): void {
   if (input.sampleType !== "UINT8") {
-    throw badRequest(
+    throw unsupported(
       `Output format image/jpeg supports sampleType UINT8 or AUTO, not ${input.sampleType}. ` +
         "Use image/png (UINT16) or image/tiff, or change the sampleType in the evalscript's setup().",
     );
   }
   if (input.bands > 4) {
-    throw badRequest(`Output format image/jpeg supports 1 or 3 bands (plus an ignored alpha band), the output has ${input.bands}. Use image/tiff.`);
+    throw unsupported(`Output format image/jpeg supports 1 or 3 bands (plus an ignored alpha band), the output has ${input.bands}. Use image/tiff.`);
   }
   if (!Number.isInteger(quality) || quality < 0 || quality > 100) {
-    throw badRequest(`JPEG quality must be an integer from 0 to 100, got ${quality}.`);
+    throw invalidArgument(`JPEG quality must be an integer from 0 to 100, got ${quality}.`);
   }
   checkInput(input);
 }
@@ -55,7 +55,7 @@ function toRgba(input: EncodeInput): Uint8ClampedArray {
 
 /**
  * Encodes a UINT8 raster of 1-4 bands as JPEG at `quality` (0-100, default 90).
- * @throws ApiError 400 for another sampleType, more than 4 bands or a quality outside 0-100.
+ * @throws EngineError unsupported for another sampleType or more than 4 bands, invalid-argument for a quality outside 0-100.
  */
 export async function encodeJpeg(input: EncodeInput, quality: number = DEFAULT_JPEG_QUALITY): Promise<Uint8Array> {
   checkJpeg(input, quality);

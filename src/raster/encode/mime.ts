@@ -3,7 +3,7 @@
  * (`default.tif`, `userdata.json`, ...) and as sentinelhub-py maps them back (MimeType.from_string: "tif" ->
  * TIFF, "jpg" -> JPG, "png" -> PNG, "json" -> JSON).
  */
-import { badRequest } from "../../http/errors";
+import { unsupported } from "../errors";
 
 const EXTENSION: Record<string, string> = {
   "image/png": "png",
@@ -17,21 +17,21 @@ const MIME: Record<string, string> = { png: "image/png", jpg: "image/jpeg", jpeg
 /**
  * Extension (without dot) for an output format type: image/png -> png, image/jpeg -> jpg, image/tiff -> tif,
  * application/json -> json. Parameters after ";" are ignored.
- * @throws ApiError 400 for any other type.
+ * @throws EngineError unsupported for any other type.
  */
 export function extensionFor(mime: string): string {
   const ext = EXTENSION[mime.split(";")[0]!.trim().toLowerCase()];
-  if (!ext) throw badRequest(`Unsupported output format type '${mime}'; use one of ${Object.keys(EXTENSION).join(", ")}.`);
+  if (!ext) throw unsupported(`Unsupported output format type '${mime}'; use one of ${Object.keys(EXTENSION).join(", ")}.`);
   return ext;
 }
 
 /**
  * Output format type for an extension (with or without dot, any case): png, jpg/jpeg, tif/tiff, json.
- * @throws ApiError 400 for any other extension.
+ * @throws EngineError unsupported for any other extension.
  */
 export function mimeFor(ext: string): string {
   const mime = MIME[ext.replace(/^\./, "").toLowerCase()];
-  if (!mime) throw badRequest(`Unknown file extension '${ext}'; use one of ${Object.keys(MIME).join(", ")}.`);
+  if (!mime) throw unsupported(`Unknown file extension '${ext}'; use one of ${Object.keys(MIME).join(", ")}.`);
   return mime;
 }
 

@@ -15,7 +15,7 @@ import encodeRgba, { init as initPngEncoder } from "@jsquash/png/encode";
 import pngWasm from "@jsquash/png/codec/pkg/squoosh_png_bg.wasm";
 import { zlibSync } from "fflate";
 import { buf as crc32 } from "crc-32";
-import { badRequest } from "../../http/errors";
+import { unsupported } from "../errors";
 import { checkInput, type EncodeInput } from "./types";
 import { concatBytes } from "./bytes";
 
@@ -39,16 +39,16 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
   return out;
 }
 
-/** Checks that a PNG can carry `input`; throws badRequest otherwise. */
+/** Checks that a PNG can carry `input`; throws EngineError unsupported otherwise. */
 function checkPng(input: EncodeInput): void {
   if (input.sampleType !== "UINT8" && input.sampleType !== "UINT16") {
-    throw badRequest(
+    throw unsupported(
       `Output format image/png supports sampleType UINT8, UINT16 or AUTO, not ${input.sampleType}. ` +
         "Use image/tiff or change the sampleType in the evalscript's setup().",
     );
   }
   if (COLOUR_TYPE[input.bands] === undefined) {
-    throw badRequest(
+    throw unsupported(
       `Output format image/png supports 1 to 4 bands (grey, grey+alpha, RGB, RGBA), the output has ${input.bands}. ` +
         "Use image/tiff for more bands.",
     );
@@ -112,7 +112,7 @@ async function jsquashRgba8(input: EncodeInput): Promise<Uint8Array> {
 
 /**
  * Encodes a UINT8 or UINT16 raster of 1-4 bands as PNG.
- * @throws ApiError 400 for another sampleType or band count.
+ * @throws EngineError unsupported for another sampleType or band count.
  */
 export async function encodePng(input: EncodeInput): Promise<Uint8Array> {
   checkPng(input);

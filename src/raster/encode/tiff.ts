@@ -84,7 +84,7 @@ function imageEntries(input: EncodeInput, rowsPerStrip: number, deflate: boolean
  * Encodes a raster of any sampleType and band count as a GeoTIFF georeferenced in `georef` (see ./geokeys.ts),
  * with GDAL_NODATA when `input.nodataValue` is set.
  * @returns the file bytes.
- * @throws ApiError 400 for a bad bbox or EPSG code; Error when the file would exceed 4 GiB (classic TIFF).
+ * @throws EngineError invalid-argument for a bad bbox or EPSG code; Error when the file would exceed 4 GiB (classic TIFF).
  */
 export function encodeGeoTiff(input: EncodeInput, georef: GeoRef, options: GeoTiffOptions = {}): Uint8Array {
   checkInput(input);

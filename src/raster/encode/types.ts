@@ -1,8 +1,8 @@
 /**
  * Input shapes of the encode stage (PNG, JPEG, GeoTIFF) and the checks every encoder shares.
- * No HTTP here: bad input throws `badRequest` (400) with a message that says what to fix.
+ * No HTTP here: bad input throws an EngineError (src/raster/errors.ts) with a message that says what to fix.
  */
-import { badRequest } from "../../http/errors";
+import { invalidArgument } from "../errors";
 
 /** Output sample types of an evalscript (`setup().output.sampleType`, AUTO already resolved to UINT8). */
 export type SampleType = "INT8" | "UINT8" | "INT16" | "UINT16" | "FLOAT32";
@@ -48,16 +48,16 @@ export function bytesPerSample(sampleType: SampleType): number {
 
 /**
  * Checks dimensions, band count and that `data` has the array type and length the header promises.
- * Throws badRequest for bad dimensions; throws a plain Error for an internal mismatch of array and header
+ * Throws EngineError invalid-argument for bad dimensions; throws a plain Error for an internal mismatch of array and header
  * (that is a bug in the caller, not user input).
  */
 export function checkInput(input: EncodeInput): void {
   const { width, height, bands, sampleType, data } = input;
   for (const [k, v] of [["width", width], ["height", height], ["bands", bands]] as const) {
-    if (!Number.isInteger(v) || v < 1) throw badRequest(`Output ${k} must be a positive integer, got ${v}.`);
+    if (!Number.isInteger(v) || v < 1) throw invalidArgument(`Output ${k} must be a positive integer, got ${v}.`);
   }
   const spec = ARRAY_OF[sampleType];
-  if (!spec) throw badRequest(`Unknown sampleType ${String(sampleType)}; use INT8, UINT8, INT16, UINT16 or FLOAT32.`);
+  if (!spec) throw invalidArgument(`Unknown sampleType ${String(sampleType)}; use INT8, UINT8, INT16, UINT16 or FLOAT32.`);
   if (data.constructor.name !== spec.name) {
     throw new Error(`encode: sampleType ${sampleType} needs a ${spec.name}, got ${data.constructor.name}`);
   }

@@ -6,7 +6,7 @@
  * undeclared variables).
  */
 import { parse, type Node } from "acorn";
-import { badRequest } from "../../http/errors";
+import { EngineError, invalidArgument, scriptSyntax, unsupported } from "../errors";
 import { Lru } from "../lru";
 import { bindableGlobals, scanNames } from "./globals";
 import { walk } from "./ast";
@@ -48,7 +48,7 @@ function checkVersion(source: string): void {
   const first = source.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/).find((l) => l.trim() !== "") ?? "";
   if (!/^\s*\/\/VERSION=3(?![0-9])/.test(first)) {
     const shown = first.trim().slice(0, 60);
-    throw badRequest(
+    throw unsupported(
       `Invalid evalscript: the first line must be //VERSION=3 (found ${shown ? `"${shown}"` : "an empty script"}). ` +
         `EO Edge runs evalscript version 3 only, see ${DOCS}`,
     );
@@ -68,9 +68,7 @@ function parseScript(source: string): Node {
       ? " The script starts with //VERSION=3 but its body is a version 1 script (a top-level return with band " +
         "variables); a V3 script must define setup() and evaluatePixel(sample)."
       : "";
-    throw badRequest(`Evalscript syntax error at line ${line}, column ${column}: ${reason}.${v1} See ${DOCS}`, [
-      { line, column, message: reason },
-    ]);
+    throw scriptSyntax(`Evalscript syntax error at line ${line}, column ${column}: ${reason}.${v1} See ${DOCS}`, { line, column, message: reason });
   }
 }
 
@@ -82,9 +80,9 @@ const CACHE_MAX_CHARS = 100_000;
  * Validates and instruments an evalscript (cached by source text).
  * @param source the evalscript text (`//VERSION=3` first).
  * @returns the compiled script; run it with `loadEvalscript`.
- * @throws ApiError 400 for a script over HOST_LIMITS.scriptChars, a bad version header, a syntax error (message
- *   with the user's line and column), a script that defines no `setup` or no `evaluatePixel`, a name starting
- *   with `__eo$` or a regex literal with nested repetition (both with line and column).
+ * @throws EngineError invalid-argument for an empty script, one over HOST_LIMITS.scriptChars (with `limit`) or
+ *   one that defines no `setup` or no `evaluatePixel`; unsupported for a bad version header; script-syntax for a
+ *   syntax error, a name starting with `__eo$` or a regex literal with nested repetition (details: line, column).
  */
 export function compileEvalscript(source: string): CompiledEvalscript {
   const cached = typeof source === "string" ? compiledCache.get(source) : undefined;
@@ -97,16 +95,17 @@ export function compileEvalscript(source: string): CompiledEvalscript {
 }
 
 function compile(source: string): CompiledEvalscript {
-  if (typeof source !== "string" || source.trim() === "") throw badRequest("The evalscript is empty: send a //VERSION=3 script.");
+  if (typeof source !== "string" || source.trim() === "") throw invalidArgument("The evalscript is empty: send a //VERSION=3 script.");
   if (source.length > HOST_LIMITS.scriptChars) {
-    throw badRequest(`The evalscript has ${source.length} characters; the limit is ${HOST_LIMITS.scriptChars} characters.`);
+    const limit = { name: "scriptChars", max: HOST_LIMITS.scriptChars };
+    throw new EngineError("invalid-argument", `The evalscript has ${source.length} characters; the limit is ${limit.max} characters.`, undefined, limit);
   }
   checkVersion(source);
   const program = parseScript(source);
   const names = scanNames(program);
   for (const fn of ["setup", "evaluatePixel"]) {
     if (!names.declared.has(fn) && !names.assigned.has(fn) && !names.members.has(fn)) {
-      throw badRequest(`Invalid evalscript: it does not define ${fn}(). A V3 evalscript must define function setup() and function evaluatePixel(sample). See ${DOCS}`);
+      throw invalidArgument(`Invalid evalscript: it does not define ${fn}(). A V3 evalscript must define function setup() and function evaluatePixel(sample). See ${DOCS}`);
     }
   }
   rejectUnsafe(program);
@@ -127,19 +126,19 @@ function rejectUnsafe(program: Node): void {
     const hazard = n.type === "Literal" && regex ? regexShape(regex.pattern).hazard : "";
     if (hazard) {
       const at = n.loc!.start;
-      throw badRequest(
+      throw scriptSyntax(
         `Invalid evalscript: the regular expression /${regex!.pattern.slice(0, 80)}/ at line ${at.line}, column ${at.column + 1} ` +
           `is refused: ${hazard}. Rewrite it without nested repetition.`,
-        [{ line: at.line, column: at.column + 1, message: hazard }],
+        { line: at.line, column: at.column + 1, message: hazard },
       );
     }
     const name = n.type === "Identifier" || n.type === "PrivateIdentifier" ? String(n.name) : "";
     if (!name.startsWith(RESERVED_PREFIX)) return;
     const at = n.loc!.start;
-    throw badRequest(
+    throw scriptSyntax(
       `Invalid evalscript: the name "${name.slice(0, 40)}" at line ${at.line}, column ${at.column + 1} starts with ` +
         `"${RESERVED_PREFIX}", which is reserved for the runtime; rename it.`,
-      [{ line: at.line, column: at.column + 1, message: `reserved name ${name.slice(0, 40)}` }],
+      { line: at.line, column: at.column + 1, message: `reserved name ${name.slice(0, 40)}` },
     );
   });
 }

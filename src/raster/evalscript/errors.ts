@@ -1,9 +1,10 @@
 /**
- * Turns a failure reported by the sandbox into the API error users see: 400 with code EXECUTION_ERROR and a
- * message in Sentinel Hub's style ("Failed to evaluate script! <error>") that names the position in the
- * USER's script (stack positions of the instrumented module are mapped back with the SourceMap).
+ * Turns a failure reported by the sandbox into the EngineError users see (rendered as 400 EXECUTION_ERROR by
+ * src/http/errors.ts): kind script-error, budget-exceeded or limit-exceeded, and a message in Sentinel Hub's
+ * style ("Failed to evaluate script! <error>") that names the position in the USER's script (stack positions
+ * of the instrumented module are mapped back with the SourceMap).
  */
-import { ApiError } from "../../http/errors";
+import { EngineError, scriptSyntax, type EngineErrorKind, type EngineLimit } from "../errors";
 import type { CompiledEvalscript } from "./compile";
 
 /** What the sandbox returns for a failed call (see sandbox/entry.ts `failure`). */
@@ -31,9 +32,6 @@ export interface Budget {
   total: number;
 }
 
-/** Sentinel Hub's error code for evalscript failures. */
-export const EXECUTION_ERROR = "EXECUTION_ERROR";
-
 /**
  * The first stack frame in the user's script: function name and generated line/column. Frames in the wrapper
  * text before the script (line 1 up to `prefixLength`: the stop and charge functions) are skipped.
@@ -47,8 +45,14 @@ function userFrame(stack: string, prefixLength: number): { fn?: string; line: nu
   return undefined;
 }
 
-/** The 400 for a sandbox failure. */
-export function executionError(compiled: CompiledEvalscript, f: SandboxFailure, budget: Budget): ApiError {
+/** Prefix of every message of a failure while the script runs (Sentinel Hub's wording). */
+const FAILED = "Failed to evaluate script! ";
+
+/**
+ * The EngineError for a sandbox failure: budget-exceeded (cause "budget"/"total", with the broken tick limit),
+ * limit-exceeded (cause "limit") or script-error; details: stage, function, user line/column, output pixel.
+ */
+export function executionError(compiled: CompiledEvalscript, f: SandboxFailure, budget: Budget): EngineError {
   const frame = userFrame(f.stack, compiled.prefixLength);
   const pos = frame ? compiled.map.toUser(frame.line, frame.column) : undefined;
   const where = pos ? ` at line ${pos.line}, column ${pos.column}` : "";
@@ -57,13 +61,17 @@ export function executionError(compiled: CompiledEvalscript, f: SandboxFailure, 
   const fn = inner ? `${stage}, in ${inner}` : stage;
   const pixel = f.pixel ? `, output pixel column ${f.pixel.col}, row ${f.pixel.row}` : "";
   let what: string;
+  const kind: EngineErrorKind = f.cause === "limit" ? "limit-exceeded" : f.cause ? "budget-exceeded" : "script-error";
+  let limit: EngineLimit | undefined;
   if (f.cause === "total") {
+    limit = { name: "ticksPerRequest", max: budget.total };
     what =
       `The evalscript was stopped${where} (${fn}${pixel}): it exceeded the execution budget of this request ` +
       `(${budget.total} loop iterations, function calls and allocation units). Make the per-pixel work smaller or request fewer pixels.`;
   } else if (f.cause === "limit") {
     what = `The evalscript was stopped${where} (${fn}${pixel}): ${f.message}.`;
   } else if (f.cause === "budget") {
+    limit = { name: "ticksPerCall", max: budget.perCall };
     what =
       `The evalscript was stopped${where} (${fn}${pixel}): one call ran more than ${budget.perCall} loop iterations, ` +
       `function calls and allocation units - an endless loop? Check the loop's exit condition.`;
@@ -73,13 +81,13 @@ export function executionError(compiled: CompiledEvalscript, f: SandboxFailure, 
     what = `${f.name}: ${f.message}${where} (${fn}${pixel}).`;
   }
   const detail = { stage, function: inner, line: pos?.line, column: pos?.column, pixel: f.pixel };
-  return new ApiError(400, `Failed to evaluate script! ${what}`, [detail], EXECUTION_ERROR);
+  return new EngineError(kind, FAILED + what, [detail], limit);
 }
 
 /**
  * The error for an RPC to the sandbox that failed outright (not a script failure reply): a syntax error only
- * the JavaScript engine rejects (acorn accepted it), or a production limit (CPU time, memory) that ended the
- * isolate, become 400s; anything else is rethrown as is (an internal error).
+ * the JavaScript engine rejects (acorn accepted it) becomes script-syntax, a production limit (CPU time,
+ * memory) that ended the isolate limit-exceeded; anything else is returned as is (an internal error).
  */
 export function sandboxCrash(compiled: CompiledEvalscript, err: unknown, cpuMs: number): unknown {
   const message = err instanceof Error ? err.message : String(err);
@@ -89,13 +97,14 @@ export function sandboxCrash(compiled: CompiledEvalscript, err: unknown, cpuMs: 
     // workerd reports the start column of a compile error 0-based (v8::Message), stack frames 1-based
     const pos = at ? compiled.map.toUser(Number(at[1]), Number(at[2]) + 1) : undefined;
     const where = pos ? ` at line ${pos.line}, column ${pos.column}` : "";
-    return new ApiError(400, `Evalscript syntax error${where}: ${syntax[1]}.`, [{ line: pos?.line, column: pos?.column, message: syntax[1] }]);
+    return scriptSyntax(`Evalscript syntax error${where}: ${syntax[1]}.`, { line: pos?.line, column: pos?.column, message: syntax[1] });
   }
   if (/exceeded (its )?CPU/i.test(message)) {
-    return new ApiError(400, `Failed to evaluate script! The evalscript exceeded the CPU time limit (${cpuMs} ms per call).`, undefined, EXECUTION_ERROR);
+    const limit = { name: "cpuMs", max: cpuMs };
+    return new EngineError("limit-exceeded", `${FAILED}The evalscript exceeded the CPU time limit (${cpuMs} ms per call).`, undefined, limit);
   }
   if (/exceeded (its )?memory|out of memory/i.test(message)) {
-    return new ApiError(400, "Failed to evaluate script! The evalscript exceeded the memory limit of its sandbox.", undefined, EXECUTION_ERROR);
+    return new EngineError("limit-exceeded", `${FAILED}The evalscript exceeded the memory limit of its sandbox.`);
   }
   return err;
 }

@@ -54,7 +54,8 @@
  *   scenes (also as `scenes.<id>.scenes`: orbits or tiles), and preProcessScenes gets
  *   `collections.<id>` = {scenes, from, to} with the datasource's own time range (legacy filterScenes is not
  *   called).
- * - Errors in script code: 400, code EXECUTION_ERROR, "Failed to evaluate script! <Error>: <message> at line L,
+ * - Errors in script code: EngineError script-error (budget-exceeded, limit-exceeded; all rendered as 400, code
+ *   EXECUTION_ERROR by src/http/errors.ts), "Failed to evaluate script! <Error>: <message> at line L,
  *   column C (<function>, output pixel column x, row y)" with L:C in the user's script. Endless loops stop
  *   after `perCall` ticks (~0.1 s) and endless recursion at V8's stack limit, limit breaches at once, all as
  *   400s naming the cause; other requests keep being served.
@@ -62,7 +63,6 @@
 export { compileEvalscript, type CompiledEvalscript } from "./compile";
 export { loadEvalscript, DEFAULT_LIMITS, type EvalscriptRuntime, type FusionScenes, type RowsInput, type RuntimeLimits } from "./runtime";
 export { toSampleType, storedSampleType, type SampleArray } from "./sampletype";
-export { EXECUTION_ERROR } from "./errors";
 export type {
   EvalInput,
   EvalInputSpec,

@@ -3,7 +3,7 @@
  * script's sandbox isolate (one RPC per call; pixels travel as whole band arrays, one block of rows per RPC
  * for requests larger than `blockBytes`).
  */
-import { badRequest } from "../../http/errors";
+import { invalidArgument } from "../errors";
 import { Lru } from "../lru";
 import type { CompiledEvalscript } from "./compile";
 import { executionError, sandboxCrash, type Budget } from "./errors";
@@ -56,7 +56,7 @@ const setupCache = new Lru<EvalSetup>(256);
 /** A loaded evalscript; see ./index.ts for the Sentinel Hub behaviour of each call. */
 export interface EvalscriptRuntime {
   readonly compiled: CompiledEvalscript;
-  /** setup(), normalized and validated. @throws ApiError 400 */
+  /** setup(), normalized and validated. @throws EngineError invalid-argument */
   setup(): Promise<EvalSetup>;
   /**
    * preProcessScenes(collections) then legacy filterScenes(scenes, inputMetadata), before pixels are read.
@@ -65,7 +65,7 @@ export interface EvalscriptRuntime {
    * @returns the scenes to read, in the script's order (duplicates kept); identity when the script defines neither.
    */
   preProcessScenes(scenes: SceneInfo[], timeRange?: TimeRange, fusion?: FusionScenes): Promise<SceneInfo[]>;
-  /** Runs evaluatePixel over all pixels (after updateOutput) and updateOutputMetadata. @throws ApiError 400 */
+  /** Runs evaluatePixel over all pixels (after updateOutput) and updateOutputMetadata. @throws EngineError (script-error, budget-exceeded, limit-exceeded, ...) */
   evaluate(input: EvalInput): Promise<EvalResult>;
   /**
    * The same as `evaluate`, one script session, but the pixels come block by block from `load(rowStart, rows)`
@@ -213,7 +213,7 @@ class SandboxRuntime implements EvalscriptRuntime {
 function checkInput(input: EvalInput, setup: EvalSetup): SceneData[] {
   const { width, height } = input;
   if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) {
-    throw badRequest(`Output width and height must be positive integers, got ${width}x${height}.`);
+    throw invalidArgument(`Output width and height must be positive integers, got ${width}x${height}.`);
   }
   const n = width * height;
   for (const s of input.scenes) {

@@ -4,7 +4,7 @@
  * object or an array of `{id = "default", bands, sampleType = AUTO, nodataValue?}`, `mosaicking` SIMPLE
  * (default), ORBIT or TILE. Bad values throw a 400 that names the field to fix.
  */
-import { badRequest } from "../../http/errors";
+import { invalidArgument } from "../errors";
 import type { EvalInputSpec, EvalOutputSpec, EvalSetup, Mosaicking, SampleType } from "./types";
 
 const SAMPLE_TYPES: readonly SampleType[] = ["AUTO", "INT8", "UINT8", "INT16", "UINT16", "FLOAT32"];
@@ -14,7 +14,7 @@ const MOSAICKINGS: readonly Mosaicking[] = ["SIMPLE", "ORBIT", "TILE"];
 export const DEFAULT_UNITS = "DEFAULT";
 
 const fail = (what: string): never => {
-  throw badRequest(`Invalid evalscript setup(): ${what}. See https://docs.sentinel-hub.com/api/latest/evalscript/v3/#setup-function`);
+  throw invalidArgument(`Invalid evalscript setup(): ${what}. See https://docs.sentinel-hub.com/api/latest/evalscript/v3/#setup-function`);
 };
 
 const show = (v: unknown): string => {
@@ -122,7 +122,7 @@ function mosaickingOf(value: unknown, where = "mosaicking"): Mosaicking {
 
 /**
  * Normalizes the value setup() returned (already copied out of the sandbox).
- * @throws ApiError 400 naming the invalid field.
+ * @throws EngineError invalid-argument naming the invalid field.
  */
 export function normalizeSetup(raw: unknown): EvalSetup {
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) fail(`it must return an object {input, output, mosaicking?}, got ${show(raw)}`);

@@ -1,6 +1,6 @@
 /**
  * Types of the evalscript V3 runtime (see ./index.ts for how each maps to Sentinel Hub behaviour).
- * No HTTP here; errors are thrown as ApiError (400) by the functions that take these shapes.
+ * No HTTP here; errors are thrown as EngineError (src/raster/errors.ts) by the functions that take these shapes.
  */
 
 /** `setup().output[].sampleType` (Sentinel Hub `SampleType`); AUTO maps [0, 1] to UINT8 [0, 255]. */

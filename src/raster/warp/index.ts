@@ -4,7 +4,7 @@
  * bilinear and cubic kernels including their nodata and image-edge behaviour (kernels.ts).
  * Values are not rounded to the file's integer type (as gdalwarp -ot Float32 / -wt Float32).
  */
-import { badRequest } from "../../http/errors";
+import { EngineError, invalidArgument } from "../errors";
 import { readCogWindow, type Cog } from "../cog";
 import type { Grid, Resampling, WarpedBand } from "../types";
 import { Lru } from "../lru";
@@ -35,14 +35,14 @@ const RESAMPLINGS: Resampling[] = ["NEAREST", "BILINEAR", "BICUBIC"];
 export const MAX_WINDOW_PIXELS = 16 * 1024 * 1024;
 
 function checkArguments(cog: Cog, bands: number[], grid: Grid, opts: WarpOptions): void {
-  if (!RESAMPLINGS.includes(opts.resampling)) throw badRequest(`Unknown resampling "${opts.resampling}"; use one of ${RESAMPLINGS.join(", ")}.`);
+  if (!RESAMPLINGS.includes(opts.resampling)) throw invalidArgument(`Unknown resampling "${opts.resampling}"; use one of ${RESAMPLINGS.join(", ")}.`);
   const bad = bands.find((b) => !(Number.isInteger(b) && b >= 0 && b < cog.bandCount));
-  if (bad !== undefined) throw badRequest(`Band index ${bad} does not exist in ${cog.source.id} (it has ${cog.bandCount} band(s), indices from 0).`);
+  if (bad !== undefined) throw invalidArgument(`Band index ${bad} does not exist in ${cog.source.id} (it has ${cog.bandCount} band(s), indices from 0).`);
   const { width, height, bbox } = grid;
   if (!(Number.isInteger(width) && Number.isInteger(height) && width > 0 && height > 0))
-    throw badRequest(`Output size ${width}x${height} is invalid: width and height must be positive integers.`);
-  if (!(bbox[0] < bbox[2] && bbox[1] < bbox[3])) throw badRequest(`Output bbox [${bbox.join(", ")}] is invalid: it needs minX < maxX and minY < maxY.`);
-  if (opts.level !== undefined && !cog.levels[opts.level]) throw badRequest(`Level ${opts.level} does not exist (0..${cog.levels.length - 1}).`);
+    throw invalidArgument(`Output size ${width}x${height} is invalid: width and height must be positive integers.`);
+  if (!(bbox[0] < bbox[2] && bbox[1] < bbox[3])) throw invalidArgument(`Output bbox [${bbox.join(", ")}] is invalid: it needs minX < maxX and minY < maxY.`);
+  if (opts.level !== undefined && !cog.levels[opts.level]) throw invalidArgument(`Level ${opts.level} does not exist (0..${cog.levels.length - 1}).`);
 }
 
 /** The pixel window of the level the kernels can touch: the coordinates' bounds plus the kernel reach. */
@@ -88,7 +88,7 @@ function kernelMode(resampling: Resampling, scale: KernelScale): KernelMode {
  * Output pixel (c, r) samples the source at its centre: x = minX + (c + 0.5) * resX, y = maxY - (r + 0.5) * resY.
  * `valid` is 0 where the source pixel under the centre is nodata or outside the scene (GDAL writes nothing
  * there) and `data` is 0; elsewhere `data` is the resampled value in file units.
- * @throws ApiError 400 for unknown resampling, band indices outside the file, an invalid grid, or a grid needing
+ * @throws EngineError invalid-argument for unknown resampling, band indices outside the file, an invalid grid, or a grid needing
  *   more than MAX_WINDOW_PIXELS source pixels (GDAL would warp it in chunks; not done here).
  */
 export async function readWarped(cog: Cog, bands: number[], grid: Grid, opts: WarpOptions): Promise<WarpedBand[]> {
@@ -105,9 +105,12 @@ export async function readWarped(cog: Cog, bands: number[], grid: Grid, opts: Wa
   const win = scale && readWindowFor(coords.bounds!, scale, level.width, level.height);
   if (!scale || !win) return out;
   if (win.width * win.height * bands.length > MAX_WINDOW_PIXELS)
-    throw badRequest(
+    throw new EngineError(
+      "invalid-argument",
       `The output grid needs ${win.width}x${win.height} source pixels of ${bands.length} band(s) from ${cog.source.id} ` +
         `(level ${levelIndex}); request fewer pixels (width/height) or a smaller area.`,
+      undefined,
+      { name: "windowPixels", max: MAX_WINDOW_PIXELS },
     );
   const src = await readCogWindow(cog, levelIndex, bands, win);
   const nodata = opts.nodata === undefined ? cog.nodata : opts.nodata;

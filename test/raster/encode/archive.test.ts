@@ -4,7 +4,7 @@
  * decode_tar opens responses) and email package.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { ApiError } from "../../../src/http/errors";
+import { thrown } from "../../helpers/engine";
 import { encodeGeoTiff, encodeJson, encodePng, extensionFor, mimeFor, multipartMixed, tarArchive } from "../../../src/raster/encode";
 import { parseMultipart } from "../../helpers/multipart";
 import { pyDecode, samplesOf, type PyMultipart, type PyTar } from "../../helpers/pydecode";
@@ -71,7 +71,8 @@ describe("packing several responses", () => {
   });
 
   it("rejects a member name longer than ustar's 100 bytes with 400", () => {
-    expect(() => tarArchive([{ name: "x".repeat(97) + ".tif", data: json }])).toThrow(ApiError);
+    const e = thrown(() => tarArchive([{ name: "x".repeat(97) + ".tif", data: json }]));
+    expect([e.kind, e.status]).toEqual(["invalid-argument", 400]);
   });
 
   it("writes multipart/mixed parts with Content-Type and Content-Disposition naming the response", () => {
@@ -113,8 +114,8 @@ describe("format names", () => {
     expect(["png", "jpg", ".JPEG", "tif", "tiff", "json"].map(mimeFor)).toEqual([
       "image/png", "image/jpeg", "image/jpeg", "image/tiff", "image/tiff", "application/json",
     ]);
-    expect(() => extensionFor("image/webp")).toThrow(ApiError);
-    expect(() => mimeFor("webp")).toThrow(ApiError);
+    expect(thrown(() => extensionFor("image/webp")).kind).toBe("unsupported");
+    expect(thrown(() => mimeFor("webp")).kind).toBe("unsupported");
   });
 
   it("encodes userdata as UTF-8 JSON, undefined as null", () => {

@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { decode as decodeJpeg } from "jpeg-js";
-import { ApiError } from "../../../src/http/errors";
+import { rejection } from "../../helpers/engine";
 import { DEFAULT_JPEG_QUALITY, encodeJpeg } from "../../../src/raster/encode/jpeg";
 import type { EncodeInput } from "../../../src/raster/encode/types";
 import { pyDecode, samplesOf, type PyImage } from "../../helpers/pydecode";
@@ -63,9 +63,7 @@ function meanError(input: EncodeInput, jpeg: Uint8Array): number {
 }
 
 async function status(p: Promise<unknown>): Promise<number> {
-  const err = await p.then(() => null, (e: unknown) => e);
-  expect(err).toBeInstanceOf(ApiError);
-  return (err as ApiError).status;
+  return (await rejection(p)).status;
 }
 
 describe("encodeJpeg on real 29RKH pixels", () => {
@@ -132,7 +130,9 @@ describe("encodeJpeg on real 29RKH pixels", () => {
     const five = toUint8({ ...w, bands: [...w.bands, w.bands[0]!, w.bands[1]!] });
     expect(await status(encodeJpeg(five))).toBe(400);
     expect(await status(encodeJpeg(toUint8(w), 101))).toBe(400);
-    const msg = await encodeJpeg(toUint16(w)).catch((e: ApiError) => e.message);
-    expect(msg).toContain("supports sampleType UINT8");
+    const e = await rejection(encodeJpeg(toUint16(w)));
+    expect(e.kind).toBe("unsupported");
+    expect(e.message).toContain("supports sampleType UINT8");
+    expect((await rejection(encodeJpeg(toUint8(w), 101))).kind).toBe("invalid-argument");
   });
 });

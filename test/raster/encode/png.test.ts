@@ -3,7 +3,7 @@
  * band count x bit depth, and libpng through GDAL plus Pillow (scripts/py_decode.py via PY_DECODE).
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { ApiError } from "../../../src/http/errors";
+import { rejection } from "../../helpers/engine";
 import { encodePng } from "../../../src/raster/encode/png";
 import type { EncodeInput } from "../../../src/raster/encode/types";
 import { decodePng } from "../../helpers/png";
@@ -96,17 +96,16 @@ describe("encodePng on real 29RKH pixels, decoded by fast-png with CRC checks", 
 
   it("rejects FLOAT32, INT16 and INT8 with 400 naming the supported sample types", async () => {
     for (const input of [toFloat32(w), toSigned(w, "INT16"), toSigned(w, "INT8")]) {
-      const err = await encodePng(input).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(ApiError);
-      expect((err as ApiError).status).toBe(400);
-      expect((err as ApiError).message).toContain("UINT8, UINT16");
+      const err = await rejection(encodePng(input));
+      expect([err.kind, err.status]).toEqual(["unsupported", 400]);
+      expect(err.message).toContain("UINT8, UINT16");
     }
   });
 
   it("rejects 5 bands with 400", async () => {
     const five = toUint8({ ...w, bands: [...w.bands, w.bands[0]!] });
-    const err = await encodePng(five).catch((e: unknown) => e);
-    expect((err as ApiError).status).toBe(400);
-    expect((err as ApiError).message).toMatch(/1 to 4 bands.*has 5/);
+    const err = await rejection(encodePng(five));
+    expect([err.kind, err.status]).toEqual(["unsupported", 400]);
+    expect(err.message).toMatch(/1 to 4 bands.*has 5/);
   });
 });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { GeoTIFFImage } from "geotiff";
-import { ApiError } from "../../../src/http/errors";
+import { rendered } from "../../helpers/engine";
 import { encodeGeoTiff } from "../../../src/raster/encode/tiff";
 import type { EncodeInput, SampleType } from "../../../src/raster/encode/types";
 import { sampleFile } from "../../helpers/seed";
@@ -87,8 +87,8 @@ describe("encodeGeoTiff on real 29RKH pixels", () => {
         return e;
       }
     })();
-    expect(err).toBeInstanceOf(ApiError);
-    expect((err as ApiError).status).toBe(400);
+    const e = rendered(err);
+    expect([e.kind, e.status]).toEqual(["invalid-argument", 400]);
   });
 });
 

@@ -4,7 +4,7 @@
  * Reproductions of issue 9 items 1 and 2 (each answered 200 or stalled the runtime before).
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { ApiError } from "../../../src/http/errors";
+import { rendered, type RenderedEngineError } from "../../helpers/engine";
 import { SANDBOX_LIMITS } from "../../../src/raster/evalscript/limits";
 import type { EvalInput } from "../../../src/raster/evalscript";
 import { f32, ones, rkhWindow, RKH_INFO, run } from "./helpers";
@@ -29,12 +29,11 @@ ${extra}
 function evaluatePixel(s) { ${body} }`;
 
 /** Runs `src` on one pixel while a true-colour request runs; the script must fail with a 400, the other not. */
-async function refusedWhileServing(src: string, w = 1): Promise<ApiError> {
+async function refusedWhileServing(src: string, w = 1): Promise<RenderedEngineError> {
   const [bad, good] = await Promise.allSettled([run(src, input(w)), run("sentinel-2__true_color__script.js", input())]);
   expect(good.status === "fulfilled" && good.value.outputs.default!.values[0]).toBe(f32(2.5 * px.B04![0]!));
   expect(bad.status).toBe("rejected");
-  const e = (bad as PromiseRejectedResult).reason as ApiError;
-  expect(e).toBeInstanceOf(ApiError);
+  const e = rendered((bad as PromiseRejectedResult).reason);
   expect(e.status).toBe(400);
   return e;
 }

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parse } from "acorn";
-import { ApiError } from "../../../src/http/errors";
+import { thrown, type RenderedEngineError } from "../../helpers/engine";
 import { compileEvalscript } from "../../../src/raster/evalscript";
 import { bindableGlobals, scanNames } from "../../../src/raster/evalscript/globals";
 import { instrument } from "../../../src/raster/evalscript/instrument";
@@ -16,14 +16,8 @@ const BODY = `
 function setup() { return { input: ["B04"], output: { bands: 1 } }; }
 function evaluatePixel(s) { return [s.B04]; }`;
 
-function compileError(source: string): ApiError {
-  try {
-    compileEvalscript(source);
-  } catch (e) {
-    expect(e).toBeInstanceOf(ApiError);
-    return e as ApiError;
-  }
-  throw new Error("expected a 400");
+function compileError(source: string): RenderedEngineError {
+  return thrown(() => compileEvalscript(source));
 }
 
 const ALL = [
@@ -48,12 +42,13 @@ describe("version header", () => {
 
   it.each([["//VERSION=2" + BODY], ["//VERSION=30" + BODY], ["// VERSION=3" + BODY], [BODY], ["//version=3" + BODY]])("rejects %j", (src) => {
     const e = compileError(src);
-    expect(e.status).toBe(400);
+    expect([e.kind, e.status, e.code]).toEqual(["unsupported", 400, "COMMON_BAD_PAYLOAD"]);
     expect(e.message).toMatch(/first line must be \/\/VERSION=3/);
   });
 
   it("rejects an empty script", () => {
     expect(compileError("  \n").message).toMatch(/empty/);
+    expect(compileError("  \n").kind).toBe("invalid-argument");
   });
 });
 
@@ -62,6 +57,7 @@ describe("syntax errors", () => {
     const e = compileError("//VERSION=3\nfunction setup() {\n  return { input: [\"B04\"], output: { bands: 1 } };\n}\nfunction evaluatePixel(s) {\n  return [s.B04 * ];\n}");
     expect(e.message).toMatch(/^Evalscript syntax error at line 6, column 19: Unexpected token/);
     expect(e.errors).toEqual([{ line: 6, column: 19, message: "Unexpected token" }]);
+    expect([e.kind, e.status, e.code]).toEqual(["script-syntax", 400, "COMMON_BAD_PAYLOAD"]);
   });
 
   it("explains the V1-bodied ndyi script", async () => {
@@ -74,6 +70,7 @@ describe("syntax errors", () => {
 
   it("requires evaluatePixel and setup", () => {
     expect(compileError("//VERSION=3\nfunction setup() { return {}; }").message).toMatch(/does not define evaluatePixel\(\)/);
+    expect(compileError("//VERSION=3\nfunction setup() { return {}; }").kind).toBe("invalid-argument");
     expect(compileError("//VERSION=3\nfunction evaluatePixel(s) { return [1]; }").message).toMatch(/does not define setup\(\)/);
   });
 });

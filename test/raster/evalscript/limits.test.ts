@@ -3,7 +3,7 @@
  * message and script text. Each breach is a 400 whose message gives the limit; none reaches the RPC or a 500.
  */
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../../src/http/errors";
+import { rejection, type RenderedEngineError } from "../../helpers/engine";
 import { HOST_LIMITS, SANDBOX_LIMITS } from "../../../src/raster/evalscript/limits";
 import type { EvalInput } from "../../../src/raster/evalscript";
 import { load, ones, RKH_INFO, run } from "./helpers";
@@ -19,11 +19,10 @@ function setup() { return { input: ["B04"], output: ${output} }; }
 ${extra}
 function evaluatePixel(s) { ${body} }`;
 
-async function failure(p: Promise<unknown>): Promise<ApiError> {
-  const e = await p.then(() => null, (err: unknown) => err);
-  expect(e).toBeInstanceOf(ApiError);
-  expect((e as ApiError).status).toBe(400);
-  return e as ApiError;
+async function failure(p: Promise<unknown>): Promise<RenderedEngineError> {
+  const e = await rejection(p);
+  expect(e.status).toBe(400);
+  return e;
 }
 
 /** A string of 2^n characters made by doubling (no repeat(), so no allocation cap is involved). */
@@ -33,6 +32,7 @@ describe("output limits", () => {
   it("more output bands than the limit (setup, several outputs) -> 400 before any pixel", async () => {
     const e = await failure(run(script('[{ id: "a", bands: 600, sampleType: "FLOAT32" }, { id: "b", bands: 401 }]', "return { a: [], b: [] };"), input(2)));
     expect(e.message).toContain(`the outputs have 1001 bands in all; the limit is ${HOST_LIMITS.outputBands} bands per request`);
+    expect([e.kind, e.code]).toEqual(["limit-exceeded", "EXECUTION_ERROR"]);
   });
 
   it("10000 FLOAT32 bands at 128 x 128 (a 655 MB response before) -> 400", async () => {
@@ -84,5 +84,6 @@ describe("size limits", () => {
     const src = script("{ bands: 1 }") + "\n//" + "x".repeat(HOST_LIMITS.scriptChars);
     const e = await failure(load(src));
     expect(e.message).toBe(`The evalscript has ${src.length} characters; the limit is ${HOST_LIMITS.scriptChars} characters.`);
+    expect([e.kind, e.code, e.error.limit]).toEqual(["invalid-argument", "COMMON_BAD_PAYLOAD", { name: "scriptChars", max: HOST_LIMITS.scriptChars }]);
   });
 });

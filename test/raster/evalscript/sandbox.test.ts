@@ -3,7 +3,7 @@
  * carry the user's line:column, no network, implicit globals, and the pixel loop's output checks.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { ApiError } from "../../../src/http/errors";
+import { rejection, rendered, type RenderedEngineError } from "../../helpers/engine";
 import type { EvalInput } from "../../../src/raster/evalscript";
 import { env } from "cloudflare:workers";
 import { compileEvalscript, loadEvalscript } from "../../../src/raster/evalscript";
@@ -27,11 +27,7 @@ function setup() { return { input: ["B04", "B08", "dataMask"], output: { bands: 
 ${extra}
 function evaluatePixel(s) { ${body} }`;
 
-async function failure(p: Promise<unknown>): Promise<ApiError> {
-  const e = await p.then(() => null, (err: unknown) => err);
-  expect(e).toBeInstanceOf(ApiError);
-  return e as ApiError;
-}
+const failure = rejection;
 
 /** A normal request right after a failure: true colour on real pixels is still computed. */
 async function stillServes(): Promise<void> {
@@ -40,7 +36,7 @@ async function stillServes(): Promise<void> {
 }
 
 /** Runs `bad` while a true-colour request runs: the outcome, never the time, is asserted (a 400, and a 200). */
-async function failsWhileServing(bad: Promise<unknown>): Promise<ApiError> {
+async function failsWhileServing(bad: Promise<unknown>): Promise<RenderedEngineError> {
   const [e, good] = await Promise.all([failure(bad), run("sentinel-2__true_color__script.js", input())]);
   expect(good.outputs.default!.values[0]).toBe(f32(2.5 * px.B04![0]!));
   return e;
@@ -56,6 +52,7 @@ describe("runaway scripts", () => {
     const e = await failsWhileServing(run(withBody(body), input()));
     expect(e.status).toBe(400);
     expect(e.code).toBe("EXECUTION_ERROR");
+    expect(e.kind).toBe("budget-exceeded");
     expect(e.message).toContain(`at line ${line}, column ${column} (evaluatePixel, output pixel column 0, row 0)`);
     expect(e.message).toMatch(/endless loop/);
     await stillServes();
@@ -63,7 +60,7 @@ describe("runaway scripts", () => {
 
   it("requests running at the same time as a runaway script are served", async () => {
     const [bad, good, http] = await Promise.allSettled([run(withBody("for (;;) {}"), input()), run("sentinel-2__true_color__script.js", input()), call(CERTS_PATH)]);
-    expect(bad.status === "rejected" && (bad.reason as ApiError).status).toBe(400);
+    expect(bad.status === "rejected" && rendered(bad.reason).status).toBe(400);
     expect(good.status === "fulfilled" && good.value.outputs.default!.values[1]).toBe(f32(2.5 * px.B03![0]!));
     expect(http.status === "fulfilled" && http.value.status).toBe(200);
   });
@@ -89,6 +86,7 @@ describe("runaway scripts", () => {
     const slow = withBody("let t = 0; for (let k = 0; k < 1e5; k++) t += k; return [t];");
     const e = await failure(run(slow, input(), { totalBase: 1e6, totalPerSample: 0 }));
     expect(e.message).toMatch(/exceeded the execution budget of this request \(1000000 loop iterations, function calls/);
+    expect([e.kind, e.error.limit]).toEqual(["budget-exceeded", { name: "ticksPerRequest", max: 1000000 }]);
   });
 });
 
@@ -112,7 +110,9 @@ describe("errors in script code", () => {
     const e = await failure(run(late, input()));
     expect(e.message).toMatch(/^Failed to evaluate script! Error: too bright: 0\.\d\d at line 4/);
     expect(e.message).toContain(`at line 4, column ${29 + body.indexOf("new Error")} (evaluatePixel, output pixel column ${first % W}, row ${Math.floor(first / W)})`);
-    expect((await failure(run(withBody('throw "nope";'), input()))).message).toBe("Failed to evaluate script! Error: nope (evaluatePixel, output pixel column 0, row 0).");
+    const nope = await failure(run(withBody('throw "nope";'), input()));
+    expect(nope.message).toBe("Failed to evaluate script! Error: nope (evaluatePixel, output pixel column 0, row 0).");
+    expect([nope.kind, nope.status, nope.code]).toEqual(["script-error", 400, "EXECUTION_ERROR"]);
     const badSetup = withBody("return [1];").replace("return { input", "return undefinedThing || { input");
     expect((await failure(run(badSetup, input()))).message).toMatch(/ReferenceError: undefinedThing is not defined at line 2, column 20 \(setup\)/);
   });

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { clearCogCaches, openCog } from "../../../src/raster/cog";
 import { crsFromEpsg } from "../../../src/raster/crs";
 import type { Grid, WarpedBand } from "../../../src/raster/types";
+import { rejection } from "../../helpers/engine";
 import { chooseLevel, readWarped } from "../../../src/raster/warp";
 import { ref, refs, REF_NODATA, sourceFor, type WarpRef } from "./refs";
 import { window } from "../../helpers/raster";
@@ -131,7 +132,11 @@ describe("readWarped", () => {
   it("rejects bad input with 400s", async () => {
     const cog = await openCog(await sourceFor("sentinel-2-l2a/belgium/openEO_2023-06-04Z.tif"));
     const grid: Grid = { crs: crsFromEpsg(4326), bbox: [5.07, 51.21, 5.08, 51.22], width: 8, height: 8 };
-    const status = (p: Promise<unknown>) => p.then(() => 200, (e: { status?: number }) => e.status);
+    const status = async (p: Promise<unknown>) => {
+      const e = await rejection(p);
+      expect(e.kind).toBe("invalid-argument");
+      return e.status;
+    };
     expect(await status(readWarped(cog, [3], grid, { resampling: "NEAREST" }))).toBe(400);
     expect(await status(readWarped(cog, [0], grid, { resampling: "LANCZOS" as never }))).toBe(400);
     expect(await status(readWarped(cog, [0], { ...grid, width: 0 }, { resampling: "NEAREST" }))).toBe(400);
