@@ -1,5 +1,6 @@
-/** Every route EO Edge serves, by API area. */
+/** Every route EO Edge serves, by API area, and the middleware around them (outermost first). */
 import { Api } from "./http/router";
+import { bearerAuth } from "./auth/middleware";
 import { CERTS_PATH, OIDC_PATH, TOKEN_PATH, certs, openidConfiguration, tokenEndpoint } from "./auth/routes";
 import { getLocation, listLocations } from "./locations/routes";
 import { registerStatistics } from "./statistics/routes";
@@ -8,6 +9,8 @@ import { registerProcess } from "./process/routes";
 
 export function buildApi(): Api {
   const api = new Api();
+  // middleware, outermost first: who is calling, then (next) how much that account may call
+  api.use(bearerAuth);
   api
     .on("POST", TOKEN_PATH, tokenEndpoint, true)
     .on("GET", CERTS_PATH, certs, true)

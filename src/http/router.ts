@@ -1,10 +1,11 @@
 /**
- * The HTTP router: itty-router with the spec's error envelope, bearer auth on every route not marked public,
- * 404 for unknown paths and 405 (with Allow) for known paths with the wrong method.
+ * The HTTP router: itty-router with the spec's error envelope, middleware around every route (registered in
+ * src/routes.ts: bearer auth first, rate limits next), 404 for unknown paths and 405 (with Allow) for known paths
+ * with the wrong method.
  */
 import { Router, type IRequest, type RouterType } from "itty-router";
 import type { Env } from "../env";
-import { authenticate, type TokenClaims } from "../auth/tokens";
+import type { TokenClaims } from "../auth/tokens";
 import { publicBaseUrl } from "./base";
 import { ApiError, errorResponse, renderError } from "./errors";
 
@@ -22,6 +23,27 @@ export function accountOf(request: AuthedRequest): string {
   return request.claims.account;
 }
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** What a middleware knows of the matched route: its method, itty path pattern and whether it was registered public. */
+export interface RouteInfo {
+  method: Method;
+  path: string;
+  isPublic: boolean;
+}
+
+/**
+ * A middleware around a matched route (onion order: the first registered runs outermost). It may return its own
+ * Response without calling `next` (e.g. 429), throw an ApiError (rendered as the envelope), set fields on the
+ * request for later ones (auth sets `claims`), or change the Response `next()` resolves to (e.g. rate-limit headers).
+ * Unknown paths (404/405) and CORS preflights never reach middleware.
+ */
+export type Middleware = (
+  request: AuthedRequest,
+  env: Env,
+  ctx: ExecutionContext,
+  next: () => Promise<Response>,
+  route: RouteInfo,
+) => Promise<Response>;
 
 interface RouteDef {
   method: Method;
@@ -69,16 +91,31 @@ function atPublicOrigin(request: Request, env: Env): Request {
 export class Api {
   private readonly router: RouterType<AuthedRequest, [Env, ExecutionContext]> = Router<AuthedRequest, [Env, ExecutionContext]>();
   private readonly defs: RouteDef[] = [];
+  private readonly middleware: Middleware[] = [];
 
-  /** Registers a route. `isPublic` routes skip bearer authentication. */
+  /**
+   * Adds a middleware run around every route, after those added before it (whether routes were registered before
+   * or after does not matter: the chain is read per request).
+   */
+  use(middleware: Middleware): this {
+    this.middleware.push(middleware);
+    return this;
+  }
+
+  /** Registers a route. `isPublic` is passed to middleware (the auth middleware lets public routes through). */
   on(method: Method, path: string, handler: Handler, isPublic = false): this {
     this.defs.push({ method, path, pattern: toPattern(path) });
-    const wrapped: Handler = async (request, env, ctx) => {
-      if (!isPublic) request.claims = await authenticate(request, env);
-      return handler(request, env, ctx);
-    };
+    const route: RouteInfo = { method, path, isPublic };
+    const wrapped: Handler = (request, env, ctx) => this.run(0, route, handler, request, env, ctx);
     this.router[method.toLowerCase() as "get"](path, wrapped);
     return this;
+  }
+
+  /** Runs middleware `i` (and, through `next`, the rest of the chain), then the handler. */
+  private async run(i: number, route: RouteInfo, handler: Handler, request: AuthedRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
+    const mw = this.middleware[i];
+    if (!mw) return handler(request, env, ctx);
+    return mw(request, env, ctx, () => this.run(i + 1, route, handler, request, env, ctx), route);
   }
 
   /** Handles a request; always returns a Response (error envelope on failure). */

@@ -1,0 +1,43 @@
+/**
+ * The message kinds the queue consumer knows. Only `probe` so far, the diagnostic kind: it records the message on
+ * the TaskObject named `task` (counter `probes` + 1, once per message id), or with `fail: true` fails every
+ * attempt (retried at once) until the dead-letter queue hands it to onDead (counter `dead` + 1). Tests and a
+ * running server check the queue → consumer → Durable Object path and the dead-letter path with it.
+ * The task APIs register their kinds here.
+ */
+import type { Env } from "../env";
+import { unwrap } from "./machine";
+import { QueueRouter, type TaskMessage } from "./queue";
+
+export const PROBE_KIND = "probe";
+
+/** A probe message: `{kind: "probe", task: "<TaskObject name>", fail?: true}`. */
+export interface ProbeMessage extends TaskMessage {
+  kind: typeof PROBE_KIND;
+  task: string;
+  fail?: boolean;
+}
+
+/** The TaskObject stub of a task name. */
+export const taskStub = (env: Env, name: string) => env.TASKS.get(env.TASKS.idFromName(name));
+
+/** The probe's task name. @throws Error when it is not a non-empty string (the message is retried, then dead). */
+function probeTask(body: TaskMessage): string {
+  if (typeof body.task !== "string" || body.task === "") throw new Error("probe message without a task name");
+  return body.task;
+}
+
+/** @throws Error when asked to fail or without a task name. */
+async function probe(body: TaskMessage, env: Env, message: Message<unknown>): Promise<void> {
+  const task = probeTask(body);
+  if (body.fail === true) throw new Error("probe asked to fail");
+  unwrap(await taskStub(env, task).applyMessage(message.id, { counters: { probes: 1 } }));
+}
+
+/** A dead probe: counter `dead` + 1 on its task, once per dead letter. */
+async function deadProbe(body: TaskMessage, env: Env, message: Message<unknown>): Promise<void> {
+  unwrap(await taskStub(env, probeTask(body)).applyMessage(`dead:${message.id}`, { counters: { dead: 1 } }));
+}
+
+/** The consumer the Worker's `queue()` entry uses. */
+export const queueRouter = new QueueRouter().on(PROBE_KIND, probe, { onDead: deadProbe, retryDelay: () => 0 });
