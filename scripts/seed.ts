@@ -6,9 +6,10 @@
  *
  * Usage (through npm so Node 22 is used): `npx tsx scripts/seed.ts [persistDir]` (default .state).
  */
-import { readFile, readdir, writeFile, stat } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm, writeFile, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { getPlatformProxy } from "wrangler";
+import { getPlatformProxy, unstable_readConfig } from "wrangler";
 import { upsertItem, type StacItem } from "../src/storage/items";
 import { createClient, verifyClient } from "../src/auth/clients";
 
@@ -37,8 +38,22 @@ async function demoClient(env: { DB: D1Database }): Promise<{ client_id: string;
   return created;
 }
 
+/**
+ * A config with only the D1 and R2 bindings of wrangler.toml (read by wrangler itself), so that the platform proxy
+ * does not warn about the Durable Object classes that only the Worker exports.
+ */
+async function storageConfig(): Promise<{ path: string; cleanup: () => Promise<void> }> {
+  const c = unstable_readConfig({ config: "wrangler.toml" });
+  const dir = await mkdtemp(join(tmpdir(), "eo-edge-seed-"));
+  const path = join(dir, "wrangler.json");
+  const json = { name: c.name, compatibility_date: c.compatibility_date, d1_databases: c.d1_databases, r2_buckets: c.r2_buckets };
+  await writeFile(path, JSON.stringify(json));
+  return { path, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
 async function main(): Promise<void> {
-  const proxy = await getPlatformProxy<{ DB: D1Database; DATA: R2Bucket }>({ configPath: "wrangler.toml", persist: { path: join(persist, "v3") } });
+  const config = await storageConfig();
+  const proxy = await getPlatformProxy<{ DB: D1Database; DATA: R2Bucket }>({ configPath: config.path, persist: { path: join(persist, "v3") } });
   const { env } = proxy;
   try {
     let files = 0;
@@ -57,6 +72,7 @@ async function main(): Promise<void> {
     console.log(`seeded ${all.length} items, uploaded ${files} new files; demo client ${demo.client_id}`);
   } finally {
     await proxy.dispose();
+    await config.cleanup();
   }
 }
 
