@@ -8,6 +8,7 @@
  * rows strictly after the key in sort order (or strictly before it, in reverse order, for `prev`), then lets
  * {@link pagedList} cut them and build the links; {@link seekArray} does that read over an in-memory list.
  */
+import { base64url } from "jose";
 import { badRequest } from "./errors";
 
 /** One column value of a sort key; the tuple compares element by element (numbers numerically, strings by code unit). */
@@ -34,27 +35,18 @@ export interface PageLinks {
   previous?: string;
 }
 
-const enc = new TextEncoder();
 const dec = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
-/** base64url of UTF-8 text, without padding. */
-function toBase64Url(text: string): string {
-  let bin = "";
-  for (const b of enc.encode(text)) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-/** UTF-8 text of a base64url string; throws on other characters, impossible lengths or bad UTF-8. */
+/** UTF-8 text of a base64url string (jose's codec); throws on other characters, impossible lengths or bad UTF-8. */
 function fromBase64Url(token: string): string {
   if (!/^[A-Za-z0-9_-]*$/.test(token) || token.length % 4 === 1) throw new Error("not base64url");
-  const bin = atob(token.replace(/-/g, "+").replace(/_/g, "/"));
-  return dec.decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+  return dec.decode(base64url.decode(token));
 }
 
 /** The viewtoken of a cursor (the first page's token is that of the empty cursor). */
 export function encodeViewtoken(cursor: Cursor): string {
   const body = cursor.before ? { k: cursor.before, d: "prev" } : { k: cursor.after ?? [], d: "next" };
-  return toBase64Url(JSON.stringify(body));
+  return base64url.encode(JSON.stringify(body));
 }
 
 const isKey = (k: unknown): k is SortKey =>
