@@ -4,7 +4,7 @@
  */
 import type { Env } from "../env";
 import type { Api, AuthedRequest } from "../http/router";
-import { baseUrl, json } from "../http/base";
+import { json, publicBaseUrl } from "../http/base";
 import { notFound } from "../http/errors";
 import { readJson } from "../http/parse";
 import { serveAsset } from "./assets";
@@ -55,20 +55,20 @@ async function respond(env: Env, urls: CatalogUrls, req: SearchRequest, collecti
  */
 export function registerCatalog(api: Api): void {
   for (const root of CATALOG_ROOTS) {
-    const urlsOf = (request: Request, env: Env): CatalogUrls => new CatalogUrls(baseUrl(request, env) + root);
+    const urlsOf = (env: Env): CatalogUrls => new CatalogUrls(publicBaseUrl(env) + root);
     const conformance = () => json({ conformsTo: CONFORMANCE });
     api
-      .on("GET", root, async (request, env) => json(landingPage(urlsOf(request, env), await listCollections(env))), PUBLIC)
+      .on("GET", root, async (request, env) => json(landingPage(urlsOf(env), await listCollections(env))), PUBLIC)
       .on("GET", `${root}/conformance`, conformance, PUBLIC)
       .on("GET", `${root}/conformances`, conformance, PUBLIC)
       .on("GET", `${root}/api`, (request, env) =>
-        json(openApi(urlsOf(request, env).root), 200, { "content-type": "application/vnd.oai.openapi+json;version=3.0" }))
+        json(openApi(urlsOf(env).root), 200, { "content-type": "application/vnd.oai.openapi+json;version=3.0" }))
       .on("GET", `${root}/api.html`, (request, env) =>
-        new Response(openApiHtml(urlsOf(request, env).root), { headers: { "content-type": "text/html; charset=utf-8" } }))
+        new Response(openApiHtml(urlsOf(env).root), { headers: { "content-type": "text/html; charset=utf-8" } }))
       .on("GET", `${root}/queryables`, (request, env) =>
-        json(queryablesDocument("*", `${urlsOf(request, env).root}/queryables`), 200, { "content-type": "application/schema+json" }))
+        json(queryablesDocument("*", `${urlsOf(env).root}/queryables`), 200, { "content-type": "application/schema+json" }))
       .on("GET", `${root}/collections`, async (request, env) => {
-        const urls = urlsOf(request, env);
+        const urls = urlsOf(env);
         const [collections, extents] = await Promise.all([listCollections(env), itemExtents(env)]);
         return json({
           links: [
@@ -82,17 +82,17 @@ export function registerCatalog(api: Api): void {
       .on("GET", `${root}/collections/:collectionId`, async (request, env) => {
         const id = param(request, "collectionId");
         const c = await requireCollection(env, id);
-        return json(renderCollection(c, (await itemExtents(env, id)).get(id), urlsOf(request, env)));
+        return json(renderCollection(c, (await itemExtents(env, id)).get(id), urlsOf(env)));
       })
       .on("GET", `${root}/collections/:collectionId/queryables`, async (request, env) => {
         const id = param(request, "collectionId");
         await requireCollection(env, id);
-        const urls = urlsOf(request, env);
+        const urls = urlsOf(env);
         return json(queryablesDocument(id, `${urls.collection(id)}/queryables`), 200, { "content-type": "application/schema+json" });
       })
       .on("GET", `${root}/collections/:collectionId/items`, async (request, env) => {
         const id = param(request, "collectionId");
-        const urls = urlsOf(request, env);
+        const urls = urlsOf(env);
         const parent = { rel: "parent", href: urls.collection(id), type: "application/json" };
         return respond(env, urls, searchFromQuery(request.query), id, { self: request.url, method: "GET", extra: [parent] }, false);
       })
@@ -101,21 +101,21 @@ export function registerCatalog(api: Api): void {
         await requireCollection(env, c);
         const item = await findItem(env, c, id);
         if (!item) throw notFound(`Item '${id}' not found in collection '${c}'.`);
-        return json(renderItem(item, urlsOf(request, env)), 200, GEO);
+        return json(renderItem(item, urlsOf(env)), 200, GEO);
       })
       .on("GET", `${root}/collections/:collectionId/items/:featureId/assets/:asset`, async (request, env) => {
         const [c, id] = [param(request, "collectionId"), param(request, "featureId")];
         const item = await findItem(env, c, id);
         if (!item) throw notFound(`Item '${id}' not found in collection '${c}'.`);
-        return serveAsset(request, env, item, param(request, "asset"), urlsOf(request, env));
+        return serveAsset(request, env, item, param(request, "asset"), urlsOf(env));
       })
       .on("GET", `${root}/search`, async (request, env) => {
         const req = searchFromQuery(request.query);
-        return respond(env, urlsOf(request, env), req, searchCollection(req), { self: request.url, method: "GET" }, true);
+        return respond(env, urlsOf(env), req, searchCollection(req), { self: request.url, method: "GET" }, true);
       })
       .on("POST", `${root}/search`, async (request, env) => {
         const req = searchFromBody(await readJson(request));
-        const urls = urlsOf(request, env);
+        const urls = urlsOf(env);
         return respond(env, urls, req, searchCollection(req), { self: `${urls.root}/search`, method: "POST" }, true);
       });
   }

@@ -15,10 +15,6 @@ export function publicBaseUrl(env: Pick<Env, "PUBLIC_BASE_URL">): string {
   return configured.replace(/\/+$/, "");
 }
 
-/** {@link publicBaseUrl}; the request is not consulted (the signature is kept for the route handlers). */
-export function baseUrl(_request: Request, env: Pick<Env, "PUBLIC_BASE_URL">): string {
-  return publicBaseUrl(env);
-}
 
 /** JSON response with the given status and extra headers. */
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
