@@ -6,17 +6,17 @@
  * Intervals without an acquisition are omitted. An interval that fails carries `error: {type}` (BAD_REQUEST,
  * EXECUTION_ERROR, TIMEOUT) and the others still come back (status PARTIAL; FAILED when all fail). When every
  * interval fails with the same client error (e.g. a band the collection lacks), the request itself is a 400.
- * Data fusion (several input.data entries, see src/process/sources.ts) works as in the Processing API; each
+ * Data fusion (several input.data entries, see src/pipeline/sources.ts) works as in the Processing API; each
  * interval replaces every source's timeRange, and an interval counts when any source has an acquisition in it.
  */
 import type { Env } from "../env";
 import { ApiError, badRequest } from "../http/errors";
 import { EngineError, type EngineErrorKind } from "../raster/errors";
-import { evaluatePlan, prepareEvalscript, type PreparedScript } from "../process/pipeline";
-import { planRequest, type Plan } from "../process/plan";
-import { findScenes, sceneQueryFor } from "../process/scenes";
-import type { ProcessInput } from "../process/schema";
-import { resolveSources, type Source } from "../process/sources";
+import { evaluatePlan, prepareEvalscript, type PreparedScript } from "../pipeline/pipeline";
+import { planRequest, type Plan } from "../pipeline/plan";
+import { findScenes, sceneQueryFor } from "../pipeline/scenes";
+import type { ProcessInput } from "../pipeline/input";
+import { resolveSources, type Source } from "../pipeline/sources";
 import { isoTime, splitIntervals, type Interval } from "./intervals";
 import { reduceEvaluation, type OutputsJson } from "./reduce";
 import { checkSetup } from "./setup";

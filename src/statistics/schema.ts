@@ -4,7 +4,7 @@
  * `StatisticsDefinition`). `input` is the Processing API's.
  */
 import { z } from "zod";
-import { inputSchema } from "../process/schema";
+import { inputSchema } from "../pipeline/input";
 import { INTERPOLATIONS } from "../raster/stats";
 
 /** Most histogram bins per band. */

@@ -9,7 +9,7 @@ import { token } from "../helpers/auth";
 import { seedSamples } from "../helpers/seed";
 import { compare, reference } from "../helpers/refs";
 import { CRS, bandsScript, process, readTiff } from "../helpers/process";
-import { STRIP_PIXELS } from "../../src/process/pipeline";
+import { STRIP_PIXELS } from "../../src/pipeline/pipeline";
 
 const BBOX = [501360, 5629040, 502000, 5629680];
 const day = (d: string) => ({ from: `${d}T00:00:00Z`, to: `${d}T23:59:59Z` });

@@ -8,7 +8,7 @@ import { token } from "../helpers/auth";
 import { seedSamples } from "../helpers/seed";
 import { window } from "../helpers/raster";
 import { CRS, bandsScript, process, readTiff } from "../helpers/process";
-import { STRIP_PIXELS, STRIP_TARGET } from "../../src/process/pipeline";
+import { STRIP_PIXELS, STRIP_TARGET } from "../../src/pipeline/pipeline";
 
 /** The strip count the Processing API reports in Server-Timing. */
 const strips = (r: Response): number => Number(/strips;desc="(\d+)"/.exec(r.headers.get("server-timing") ?? "")?.[1]);

@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { toSampleType, type EvalResult } from "../../../src/raster/evalscript";
 import { f32, nd, ones, rkhWindow, RKH_INFO, run, script } from "./helpers";
-import { clmFromScl, sceneAngles } from "../../../src/process/bands";
+import { clmFromScl, sceneAngles } from "../../../src/pipeline/bands";
 import { sampleItems } from "../../helpers/seed";
 
 const W = 64;

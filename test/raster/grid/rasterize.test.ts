@@ -4,7 +4,7 @@
  * test on random rings (self-intersecting, unclosed, vertices on centre lines, grids cutting them).
  */
 import { describe, expect, it } from "vitest";
-import { geometryRings } from "../../../src/process/plan";
+import { geometryRings } from "../../../src/pipeline/plan";
 import { rasterizeRings } from "../../../src/raster/grid/rasterize";
 import { crsFromEpsg } from "../../../src/raster/crs";
 import type { Grid } from "../../../src/raster/types";

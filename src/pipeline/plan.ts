@@ -6,7 +6,15 @@ import { badRequest } from "../http/errors";
 import { crsArea, crsFromEpsg, parseCrs, transformBounds } from "../raster/crs";
 import { rasterizeRings } from "../raster/grid/rasterize";
 import type { Crs, Grid } from "../raster/types";
-import type { AreaGeometry, OutputRequest, ProcessInput } from "./schema";
+import type { AreaGeometry, ProcessInput } from "./input";
+
+/** The output size a request asks for: width/height in pixels or resx/resy in CRS units (Processing `output`, Statistical `aggregation`). */
+export interface GridRequest {
+  width?: number;
+  height?: number;
+  resx?: number;
+  resy?: number;
+}
 
 export const CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84";
 export const MAX_SIZE = 2500;
@@ -55,7 +63,7 @@ export function checkBbox(bbox: number[], crs: Crs): void {
  * Output size in pixels from width/height or resx/resy (CRS units). One of width/height given: the other keeps
  * the bbox aspect ratio. Neither: 256 x 256 (the API default). Throws 400 over 2500 px.
  */
-export function outputSize(bbox: number[], out: OutputRequest | undefined): { width: number; height: number } {
+export function outputSize(bbox: number[], out: GridRequest | undefined): { width: number; height: number } {
   const dx = bbox[2]! - bbox[0]!;
   const dy = bbox[3]! - bbox[1]!;
   let width: number;
@@ -90,7 +98,7 @@ export function lonLatBounds(grid: Grid): [number, number, number, number] {
 }
 
 /** Plans the grid of a request: bounds + output -> Plan. Throws 400 on invalid bounds or sizes. */
-export function planRequest(input: Pick<ProcessInput, "bounds">, output: OutputRequest | undefined): Plan {
+export function planRequest(input: Pick<ProcessInput, "bounds">, output: GridRequest | undefined): Plan {
   const crs = parseCrs(input.bounds.properties?.crs ?? CRS84);
   const rings = input.bounds.geometry ? geometryRings(input.bounds.geometry) : null;
   const bbox = rings ? ringsBbox(rings) : (input.bounds.bbox as [number, number, number, number]);

@@ -5,7 +5,7 @@
 import type { Env } from "../env";
 import type { StacItem } from "../storage/items";
 import { collectionForType } from "./collections";
-import type { DataSourceRequest } from "./schema";
+import type { DataSourceRequest } from "./input";
 
 export type MosaickingOrder = "mostRecent" | "leastRecent" | "leastCC";
 

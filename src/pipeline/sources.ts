@@ -17,7 +17,7 @@ import type { EvalInputSpec, EvalSetup, Mosaicking } from "../raster/evalscript"
 import { mosaickingByDatasource } from "../raster/evalscript/setup";
 import { checkBands, collectionForType, type DataCollection } from "./collections";
 import type { BandRequest } from "./read";
-import type { DataSourceRequest } from "./schema";
+import type { DataSourceRequest } from "./input";
 
 /** One `input.data` entry the script reads. */
 export interface Source {

@@ -22,7 +22,7 @@ import { processingUnits } from "./bands";
 import { stripPlan, type Plan } from "./plan";
 import { readScene, type ReadOptions } from "./read";
 import { findScenes, sceneQueryFor, type Scene } from "./scenes";
-import type { DataSourceRequest, ProcessInput } from "./schema";
+import type { DataSourceRequest, ProcessInput } from "./input";
 import { checkSampleValues, mosaicScenes, orbitGroups, tileGroups, type SceneGroup } from "./mosaic";
 import { resolveSources, type Source } from "./sources";
 
