@@ -1,7 +1,8 @@
 /**
  * The sandbox isolate of one compiled evalscript, through the Worker Loader binding: modules, limits and the
- * RPC surface (sandbox/rpc.ts, served by sandbox/entry.js). The isolate is cached by the script's hash (shared
- * by every caller of the same script: sandbox/harden.js freezes everything a script could leave state in), has no network
+ * RPC surface (sandbox/rpc.ts, served by sandbox/entry.js). The isolate is cached by the script's hash and the
+ * account ({@link isolateName}; shared by that account's requests with the same script: sandbox/harden.js freezes
+ * everything a script could leave state in), has no network
  * (`globalOutbound: null`) and no bindings (`env: {}`), and runs the script as a CommonJS module (sloppy mode).
  *
  * The isolate's modules are the plain ES modules of sandbox/*.js, imported here as text (wrangler.toml `rules`,
