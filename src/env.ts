@@ -6,6 +6,9 @@
  * - DATA (R2): scene files (COGs), keyed by their path under data/ (e.g. `sentinel-2-l2a/<scene>/B04.tif`);
  * - LOADER (Worker Loader): runs evalscripts in sandboxed isolates;
  * - TASKS (Durable Objects): one task (state machine, counters, processed message ids) per name; see src/tasks/;
+ * - ASYNC_TASKS, BATCH_TASKS, STATBATCH_TASKS (Durable Objects): one Async Processing request, Batch v2 task or
+ *   Statistical Batch task per name (src/async, src/batch, src/statbatch);
+ * - BUCKETS (R2): local user buckets of `s3://` descriptors, keys `<bucket>/<key>` (src/buckets/);
  * - TASK_QUEUE (Queue producer): task messages `{kind, ...}`, consumed by the Worker's `queue()` (src/tasks/kinds.ts);
  * - LOCATION_ID: location id of this deployment (`local` in development);
  * - PUBLIC_BASE_URL: public base URL (http(s), no trailing slash needed): token issuer and links; see src/http/base.ts.

@@ -4,6 +4,9 @@ import { buildApi } from "./routes";
 import { queueRouter } from "./tasks/kinds";
 
 export { TaskObject } from "./tasks/task-object";
+export { AsyncTask } from "./async/object";
+export { BatchTask } from "./batch/object";
+export { StatisticalBatchTask } from "./statbatch/object";
 
 const api = buildApi();
 
