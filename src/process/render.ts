@@ -1,38 +1,14 @@
 /**
  * Encodes an evaluation into the requested responses: one file per `output.responses[]` entry
- * (an evalscript output id, or `userdata` for updateOutputMetadata's userData), packed as negotiated.
+ * (an evalscript output id, or `userdata` for updateOutputMetadata's userData; encoded by src/pipeline/output.ts),
+ * packed as negotiated.
  */
-import { badRequest } from "../http/errors";
-import { encodeGeoTiff, encodeJpeg, encodeJson, encodePng, extensionFor, multipartMixed, tarArchive, type EncodeInput } from "../raster/encode";
-import { storedSampleType, toSampleType, type EvalResult } from "../raster/evalscript";
+import { extensionFor, multipartMixed, tarArchive } from "../raster/encode";
+import type { EvalResult } from "../raster/evalscript";
 import type { Grid } from "../raster/types";
+import { encodeOutput, type RenderedFile } from "../pipeline/output";
 import type { Packing } from "./accept";
 import type { ResponseRequest } from "./schema";
-
-export interface RenderedFile {
-  identifier: string;
-  contentType: string;
-  data: Uint8Array;
-}
-
-/** Encodes one evalscript output in `type`; 400 when the output id is not defined by the script. */
-async function encodeOutput(result: EvalResult, r: ResponseRequest, type: string, grid: Grid): Promise<Uint8Array> {
-  if (r.identifier === "userdata") {
-    if (type !== "application/json") throw badRequest("The 'userdata' response must have format type application/json.");
-    return encodeJson(result.userData ?? {});
-  }
-  const out = result.outputs[r.identifier];
-  if (!out)
-    throw badRequest(
-      `Response identifier '${r.identifier}' matches no evalscript output (outputs: ${Object.keys(result.outputs).join(", ") || "none"}; or use 'userdata').`,
-    );
-  if (type === "application/json") throw badRequest(`application/json is only available for the 'userdata' response, not '${r.identifier}'.`);
-  const data = out.stored ?? toSampleType(out.values, out.sampleType);
-  const input: EncodeInput = { width: grid.width, height: grid.height, bands: out.bands, sampleType: storedSampleType(out.sampleType), data, nodataValue: out.nodataValue };
-  if (type === "image/png") return encodePng(input);
-  if (type === "image/jpeg") return encodeJpeg(input, (r.format as { quality?: number }).quality);
-  return encodeGeoTiff(input, { epsg: grid.crs.epsg, bbox: grid.bbox, geographic: grid.crs.geographic });
-}
 
 /** Renders the HTTP body and its content type. */
 export async function renderResponses(

@@ -1,0 +1,44 @@
+/**
+ * Encodes one evalscript output (or the `userdata` of updateOutputMetadata) in a file format: the step every area
+ * that delivers rasters shares (Processing's responses, async and batch deliveries to a bucket).
+ */
+import { encodeGeoTiff, encodeJpeg, encodeJson, encodePng, type EncodeInput } from "../raster/encode";
+import { invalidArgument } from "../raster/errors";
+import { storedSampleType, toSampleType, type EvalResult } from "../raster/evalscript";
+import type { Grid } from "../raster/types";
+
+/** One requested response: an evalscript output id (or `userdata`) and its format (Processing `output.responses[]`). */
+export interface OutputRequest {
+  identifier: string;
+  format: { type: string; quality?: number };
+}
+
+/** An encoded response file. */
+export interface RenderedFile {
+  identifier: string;
+  contentType: string;
+  data: Uint8Array;
+}
+
+/**
+ * Encodes output `r.identifier` of `result` (a `grid.width` x `grid.height` raster in `grid.crs`) as MIME `type`
+ * (image/png, image/jpeg with `r.format.quality`, image/tiff; application/json only for `userdata`).
+ * @throws EngineError invalid-argument when the identifier matches no output or the type does not fit it.
+ */
+export async function encodeOutput(result: EvalResult, r: OutputRequest, type: string, grid: Grid): Promise<Uint8Array> {
+  if (r.identifier === "userdata") {
+    if (type !== "application/json") throw invalidArgument("The 'userdata' response must have format type application/json.");
+    return encodeJson(result.userData ?? {});
+  }
+  const out = result.outputs[r.identifier];
+  if (!out)
+    throw invalidArgument(
+      `Response identifier '${r.identifier}' matches no evalscript output (outputs: ${Object.keys(result.outputs).join(", ") || "none"}; or use 'userdata').`,
+    );
+  if (type === "application/json") throw invalidArgument(`application/json is only available for the 'userdata' response, not '${r.identifier}'.`);
+  const data = out.stored ?? toSampleType(out.values, out.sampleType);
+  const input: EncodeInput = { width: grid.width, height: grid.height, bands: out.bands, sampleType: storedSampleType(out.sampleType), data, nodataValue: out.nodataValue };
+  if (type === "image/png") return encodePng(input);
+  if (type === "image/jpeg") return encodeJpeg(input, r.format.quality);
+  return encodeGeoTiff(input, { epsg: grid.crs.epsg, bbox: grid.bbox, geographic: grid.crs.geographic });
+}
