@@ -1,7 +1,7 @@
 /**
  * Mosaicking of scenes into evalscript samples (SIMPLE, ORBIT, TILE), see pipeline.ts for the semantics.
  */
-import { badRequest } from "../http/errors";
+import { EngineError } from "../raster/errors";
 import type { SceneInfo } from "../raster/evalscript";
 import type { Plan } from "./plan";
 import type { SceneRaster } from "./read";
@@ -110,14 +110,17 @@ async function simpleMosaic(group: SceneGroup, read: Reader, plan: Plan): Promis
 }
 
 /**
- * Throws 400 when holding the samples of `parts` (per data source: samples x bands) on `n` pixels at once would
+ * Throws EngineError invalid-argument (limit "sample values") when holding the samples of `parts` (per data source: samples x bands) on `n` pixels at once would
  * take more than MAX_SAMPLE_VALUES values; with data fusion all sources count together.
  */
 export function checkSampleValues(n: number, parts: { samples: number; bands: number }[]): void {
   const values = parts.reduce((a, p) => a + n * p.samples * Math.max(1, p.bands), 0);
   if (values > MAX_SAMPLE_VALUES)
-    throw badRequest(
+    throw new EngineError(
+      "invalid-argument",
       `The request needs ${parts.map((p) => `${p.samples} samples x ${p.bands} bands`).join(" + ")} of ${n} px = ${values} values; at most ${MAX_SAMPLE_VALUES} are allowed. Narrow the time range or the output size.`,
+      undefined,
+      { name: "sample values", max: MAX_SAMPLE_VALUES },
     );
 }
 

@@ -54,7 +54,7 @@ export interface Evaluation {
   strips: number;
 }
 
-/** Compiles, loads and runs setup() of an evalscript (400 on script errors). */
+/** Compiles, loads and runs setup() of an evalscript (EngineError script-syntax / script-error / invalid-argument on script errors). */
 export async function prepareEvalscript(env: Env, evalscript: string, account: string): Promise<PreparedScript> {
   const runtime = await loadEvalscript(env, compileEvalscript(evalscript), {}, account);
   return { runtime, setup: await runtime.setup() };
@@ -152,7 +152,7 @@ function fusionUnits(setup: EvalSetup, grouped: Grouped[], width: number, height
 /**
  * Runs the pipeline for a planned request with a prepared script. `opts.convert`: outputs come back converted to
  * their stored sampleType (EvalOutputValues.stored), for encoding; statistics keep the raw values.
- * @throws ApiError 400 for unknown collections, bands or units and for the data fusion errors of sources.ts.
+ * @throws EngineError invalid-argument for bands a scene lacks and too many sample values; ApiError 400 (sources.ts, until it switches) for unknown collections, bands or units and the data fusion errors.
  */
 export async function evaluatePlan(env: Env, script: PreparedScript, input: ProcessInput, plan: Plan, opts: { convert?: boolean } = {}): Promise<Evaluation> {
   const sources = resolveSources(input.data, script.setup);

@@ -2,8 +2,8 @@
  * Plans a Processing request: output grid (CRS, bbox, width, height), the geometry clip mask and the
  * WGS84 footprint used to find scenes.
  */
-import { badRequest } from "../http/errors";
 import { crsArea, crsFromEpsg, parseCrs, transformBounds } from "../raster/crs";
+import { EngineError, invalidArgument } from "../raster/errors";
 import { rasterizeRings } from "../raster/grid/rasterize";
 import type { Crs, Grid } from "../raster/types";
 import type { AreaGeometry, ProcessInput } from "./input";
@@ -47,21 +47,21 @@ function ringsBbox(rings: Float64Array[]): [number, number, number, number] {
   return b;
 }
 
-/** Checks bbox ordering and that it lies within the CRS's valid area; throws 400. */
+/** Checks bbox ordering and that it lies within the CRS's valid area; throws EngineError invalid-argument. */
 export function checkBbox(bbox: number[], crs: Crs): void {
   const [minX, minY, maxX, maxY] = bbox as [number, number, number, number];
   if (!(minX < maxX) || !(minY < maxY))
-    throw badRequest(`Invalid bbox [${bbox.join(", ")}]: minX must be < maxX and minY < maxY (order: minX, minY, maxX, maxY).`);
+    throw invalidArgument(`Invalid bbox [${bbox.join(", ")}]: minX must be < maxX and minY < maxY (order: minX, minY, maxX, maxY).`);
   const [aMinX, aMinY, aMaxX, aMaxY] = crsArea(crs);
   if (minX < aMinX || minY < aMinY || maxX > aMaxX || maxY > aMaxY)
-    throw badRequest(
+    throw invalidArgument(
       `bbox [${bbox.join(", ")}] lies outside the valid area of EPSG:${crs.epsg} [${[aMinX, aMinY, aMaxX, aMaxY].join(", ")}]; check the coordinate order and the CRS.`,
     );
 }
 
 /**
  * Output size in pixels from width/height or resx/resy (CRS units). One of width/height given: the other keeps
- * the bbox aspect ratio. Neither: 256 x 256 (the API default). Throws 400 over 2500 px.
+ * the bbox aspect ratio. Neither: 256 x 256 (the API default). Throws EngineError invalid-argument (with its limit) over 2500 px.
  */
 export function outputSize(bbox: number[], out: GridRequest | undefined): { width: number; height: number } {
   const dx = bbox[2]! - bbox[0]!;
@@ -87,8 +87,13 @@ export function outputSize(bbox: number[], out: GridRequest | undefined): { widt
     height = DEFAULT_SIZE;
   }
   if (width > MAX_SIZE || height > MAX_SIZE)
-    throw badRequest(`The output would be ${width} x ${height} px; at most ${MAX_SIZE} x ${MAX_SIZE} px are allowed. Use a coarser resx/resy or a smaller bbox.`);
-  if (width < 1 || height < 1) throw badRequest("Output width and height must be at least 1 pixel.");
+    throw new EngineError(
+      "invalid-argument",
+      `The output would be ${width} x ${height} px; at most ${MAX_SIZE} x ${MAX_SIZE} px are allowed. Use a coarser resx/resy or a smaller bbox.`,
+      undefined,
+      { name: "output size (px per side)", max: MAX_SIZE },
+    );
+  if (width < 1 || height < 1) throw invalidArgument("Output width and height must be at least 1 pixel.");
   return { width, height };
 }
 
@@ -97,7 +102,7 @@ export function lonLatBounds(grid: Grid): [number, number, number, number] {
   return transformBounds(grid.bbox, grid.crs, crsFromEpsg(4326));
 }
 
-/** Plans the grid of a request: bounds + output -> Plan. Throws 400 on invalid bounds or sizes. */
+/** Plans the grid of a request: bounds + output -> Plan. Throws EngineError invalid-argument on invalid bounds or sizes. */
 export function planRequest(input: Pick<ProcessInput, "bounds">, output: GridRequest | undefined): Plan {
   const crs = parseCrs(input.bounds.properties?.crs ?? CRS84);
   const rings = input.bounds.geometry ? geometryRings(input.bounds.geometry) : null;

@@ -9,7 +9,7 @@ import type { Grid, Resampling } from "../raster/types";
 import { r2Source, type R2ByteSource } from "../storage/r2source";
 import { Lru } from "../raster/lru";
 import { locateBand, type StacItem } from "../storage/items";
-import { badRequest } from "../http/errors";
+import { invalidArgument } from "../raster/errors";
 import type { DataCollection } from "./collections";
 import { clmFromScl, convertUnits, sceneAngles } from "./bands";
 
@@ -66,7 +66,7 @@ async function readFileBands(env: Env, item: StacItem, names: string[], grid: Gr
   const byKey = new Map<string, { names: string[]; indices: number[]; gsd?: number }>();
   for (const name of names) {
     const loc = locateBand(item, name);
-    if (!loc) throw badRequest(`Band ${name} is not available in scene ${item.id}.`);
+    if (!loc) throw invalidArgument(`Band ${name} is not available in scene ${item.id}.`);
     const entry = byKey.get(loc.key) ?? { names: [], indices: [], gsd: Object.values(item.assets).find((a) => a.href === loc.key)?.gsd as number | undefined };
     entry.names.push(name);
     entry.indices.push(loc.index);
@@ -95,7 +95,7 @@ function allValid(files: Map<string, { valid: Uint8Array }>, n: number): Uint8Ar
 }
 
 /**
- * Reads one scene. Derived bands are computed before unit conversion (which works in place). Throws 400 for bands the item lacks; errors for missing files are internal (5xx).
+ * Reads one scene. Derived bands are computed before unit conversion (which works in place). Throws EngineError invalid-argument for bands the item lacks; errors for missing files are internal (5xx).
  */
 export async function readScene(env: Env, c: DataCollection, item: StacItem, req: BandRequest[], grid: Grid, o: ReadOptions): Promise<SceneRaster> {
   const n = grid.width * grid.height;
