@@ -3,7 +3,7 @@
  */
 import { EngineError } from "../raster/errors";
 import type { SceneInfo } from "../raster/evalscript";
-import type { Plan } from "./plan";
+import type { AreaPlan } from "./plan";
 import type { SceneRaster } from "./read";
 import type { Scene } from "./scenes";
 
@@ -93,7 +93,7 @@ function firstScene(r: SceneRaster, filled: Uint8Array, target: Uint8Array | nul
 }
 
 /** SIMPLE mosaic of `scenes` (in order): first scene with data wins per pixel; stops once all pixels are filled. */
-async function simpleMosaic(group: SceneGroup, read: Reader, plan: Plan): Promise<Sample | null> {
+async function simpleMosaic(group: SceneGroup, read: Reader, plan: AreaPlan): Promise<Sample | null> {
   const scenes = group.scenes;
   const n = plan.grid.width * plan.grid.height;
   const target = plan.geometryMask;
@@ -128,7 +128,7 @@ export function checkSampleValues(n: number, parts: { samples: number; bands: nu
  * Builds the samples for the script from scene groups (SIMPLE: one group). `emptyBands` names the bands of an
  * all-nodata sample (no scene found). The caller checks the memory bound first (checkSampleValues).
  */
-export async function mosaicScenes(mosaicking: string, groups: SceneGroup[], read: Reader, plan: Plan, emptyBands: string[]): Promise<Sample[]> {
+export async function mosaicScenes(mosaicking: string, groups: SceneGroup[], read: Reader, plan: AreaPlan, emptyBands: string[]): Promise<Sample[]> {
   const n = plan.grid.width * plan.grid.height;
   const samples: Sample[] = [];
   const empty = (info: SceneInfo): Sample => ({ info, bands: Object.fromEntries(emptyBands.map((b) => [b, new Float32Array(n)])), dataMask: new Uint8Array(n) });

@@ -5,8 +5,9 @@
  */
 import { z } from "zod";
 import { inputSchema } from "../pipeline/input";
+import { MAX_SYNC_SIZE } from "../pipeline/plan";
 
-const size = z.number().positive().max(2500, "must be at most 2500 pixels").transform((v) => Math.round(v));
+const size = z.number().positive().max(MAX_SYNC_SIZE, `must be at most ${MAX_SYNC_SIZE} pixels`).transform((v) => Math.round(v));
 
 export const responseSchema = z.object({
   identifier: z.string().min(1).default("default"),
