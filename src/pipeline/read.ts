@@ -6,8 +6,7 @@ import type { Env } from "../env";
 import { openCog } from "../raster/cog";
 import { readWarped } from "../raster/warp";
 import type { Grid, Resampling } from "../raster/types";
-import { r2Source, type R2ByteSource } from "../storage/r2source";
-import { Lru } from "../raster/lru";
+import { openFile } from "../storage/sources";
 import { locateBand, type StacItem } from "../storage/items";
 import { invalidArgument } from "../raster/errors";
 import type { DataCollection } from "./collections";
@@ -29,22 +28,6 @@ export interface SceneRaster {
   bands: Record<string, Float32Array>;
   /** 1 where the scene has data. */
   valid: Uint8Array;
-}
-
-/**
- * Opened scene files are reused for SOURCE_TTL_MS per isolate (archive files are immutable; the raster engine
- * pins every read to the etag seen at open, so a replaced file fails instead of mixing versions).
- */
-const SOURCE_TTL_MS = 60_000;
-const sources = new Lru<{ source: R2ByteSource; at: number }>(512);
-
-async function openSource(bucket: R2Bucket, key: string): Promise<R2ByteSource | null> {
-  const hit = sources.get(key);
-  if (hit && Date.now() - hit.at < SOURCE_TTL_MS) return hit.source;
-  const source = await r2Source(bucket, key);
-  if (!source) return null;
-  sources.set(key, { source, at: Date.now() });
-  return source;
 }
 
 /** Output pixel size in metres (approximate for geographic grids, at the grid's centre latitude). */
@@ -75,8 +58,8 @@ async function readFileBands(env: Env, item: StacItem, names: string[], grid: Gr
   const out = new Map<string, { data: Float32Array; valid: Uint8Array }>();
   await Promise.all(
     [...byKey].map(async ([key, e]) => {
-      const source = await openSource(env.DATA, key);
-      if (!source) throw new Error(`scene file ${key} of item ${item.id} is missing from R2`);
+      const source = await openFile(env, key);
+      if (!source) throw new Error(`scene file ${key} of item ${item.id} is missing from storage`);
       const cog = await openCog(source);
       const warped = await readWarped(cog, e.indices, grid, { resampling: chooseResampling(grid, e.gsd, o), nodata: cog.nodata ?? nodataDefault });
       e.names.forEach((n, i) => out.set(n, warped[i]!));
