@@ -8,6 +8,7 @@
 import type { Env } from "../env";
 import { unwrap } from "./machine";
 import { QueueRouter, type TaskMessage } from "./queue";
+import { ANALYSE_KIND, FEATURE_KIND, analyseTask, deadAnalysis, deadFeature, runFeature } from "../statbatch/run";
 
 export const PROBE_KIND = "probe";
 
@@ -40,4 +41,7 @@ async function deadProbe(body: TaskMessage, env: Env, message: Message<unknown>)
 }
 
 /** The consumer the Worker's `queue()` entry uses. */
-export const queueRouter = new QueueRouter().on(PROBE_KIND, probe, { onDead: deadProbe, retryDelay: () => 0 });
+export const queueRouter = new QueueRouter()
+  .on(PROBE_KIND, probe, { onDead: deadProbe, retryDelay: () => 0 })
+  .on(ANALYSE_KIND, analyseTask, { onDead: deadAnalysis })
+  .on(FEATURE_KIND, runFeature, { onDead: deadFeature });
