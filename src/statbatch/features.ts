@@ -7,6 +7,7 @@ import type { Env } from "../env";
 import { resolveBucket, type BucketDescriptor } from "../buckets";
 import type { AreaGeometry } from "../pipeline/input";
 import { invalidArgument } from "../raster/errors";
+import { readGeoPackageObject, type GeoPackageFeature } from "../vector/geopackage";
 
 /** One input feature. */
 export interface BatchFeature {
@@ -37,19 +38,29 @@ export async function featuresExist(env: Pick<Env, "BUCKETS">, descriptor: Bucke
   return (await loc.store.head(loc.prefix)) !== null;
 }
 
-/** The GeoPackage's bytes. @throws FeaturesError when the object does not exist. */
-export async function readGeoPackageBytes(env: Pick<Env, "BUCKETS">, descriptor: BucketDescriptor): Promise<Uint8Array> {
-  const loc = locate(env, descriptor);
-  const obj = await loc.store.get(loc.prefix);
-  if (!obj) throw new FeaturesError(`The GeoPackage ${descriptor.url} does not exist.`);
-  return new Uint8Array(await new Response(obj.body).arrayBuffer());
+/** The feature's CRS as the OGC URI the Statistical API's bounds take. */
+const crsUri = (epsg: number): string => `http://www.opengis.net/def/crs/EPSG/0/${epsg}`;
+
+/** The `identifier` column's value as text, when the layer has one. */
+function identifierOf(f: GeoPackageFeature): string | undefined {
+  const v = f.properties.identifier;
+  return typeof v === "string" || typeof v === "number" ? String(v) : undefined;
 }
 
 /**
- * Reads the task's features. @throws FeaturesError when the object is missing, is not a GeoPackage, has no
- * polygon layer or no features.
+ * Reads the task's features: the first feature layer of the GeoPackage (src/vector/geopackage.ts), Polygons and
+ * MultiPolygons only, in fid order.
+ * @throws EngineError invalid-argument when the object is missing, too large, not a GeoPackage, has no feature
+ *   layer, a CRS without EPSG code or another geometry type; FeaturesError when it has no features or a feature
+ *   has no geometry.
  */
 export async function readFeatures(env: Pick<Env, "BUCKETS">, descriptor: BucketDescriptor): Promise<BatchFeature[]> {
-  const bytes = await readGeoPackageBytes(env, descriptor);
-  throw new FeaturesError(`Reading GeoPackages (${bytes.length} bytes) is not available yet.`);
+  const loc = locate(env, descriptor);
+  const layer = await readGeoPackageObject(loc.store, loc.prefix);
+  if (layer.features.length === 0) throw new FeaturesError(`Layer "${layer.name}" of the GeoPackage ${descriptor.url} has no features.`);
+  return layer.features.map((f) => {
+    if (!f.geometry) throw new FeaturesError(`Feature ${f.fid} of layer "${layer.name}" has no geometry; every feature needs a polygon.`);
+    const identifier = identifierOf(f);
+    return { id: f.fid, geometry: f.geometry as AreaGeometry, crs: crsUri(layer.epsg), ...(identifier !== undefined ? { identifier } : {}) };
+  });
 }
