@@ -147,6 +147,9 @@ export async function deadFeature(body: TaskMessage, env: Env): Promise<void> {
   const job = await jobOf(env, body);
   if (!job) return;
   const error = { type: "EXECUTION_ERROR" as const, message: "The feature failed on every attempt (storage or internal error; see the service log)." };
-  await writeResult(env, job, { id: job.feature.id, identifier: job.feature.identifier, error });
+  // the failure may be the output location itself (e.g. an identifier no bucket key allows): count the feature anyway
+  await writeResult(env, job, { id: job.feature.id, identifier: job.feature.identifier, error }).catch((e) =>
+    console.error(`statistical batch ${job.taskId}: the error file of feature ${job.feature.id} cannot be written:`, String(e).slice(0, 300)),
+  );
   await statbatchStub(env, job.taskId).finishFeature(job.feature.id, true, 0);
 }
