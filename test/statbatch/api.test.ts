@@ -10,6 +10,7 @@ import { ANALYSE_KIND } from "../../src/statbatch/run";
 import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import type { Env } from "../../src/env";
 import { authed, envelope, token } from "../helpers/auth";
+import { sampleFile } from "../helpers/seed";
 import { createBody, putObject, sb, waitForStatus } from "./helpers";
 
 const BUCKET = "sb-api";
@@ -27,6 +28,8 @@ let other: string;
 beforeAll(async () => {
   [bearer, other] = await Promise.all([token(), token()]);
   await putObject(BUCKET, "fields.gpkg", "SQLite format 3\0 but not really a GeoPackage");
+  await putObject(BUCKET, "wf.gpkg", await sampleFile("fixtures/vector/westflanders_fields.gpkg"));
+  await putObject(BUCKET, "scripts/ndvi.js", AGG.evalscript);
 });
 
 async function created(body = createBody(BUCKET, "fields.gpkg", AGG)): Promise<Record<string, unknown>> {
@@ -136,5 +139,19 @@ describe("user actions", () => {
     await worker.queue(batch, env as unknown as Env);
     expect((await getQueueResult(batch, createExecutionContext())).explicitAcks).toEqual([`a-${t.id}`]);
     expect(((await (await sb(`/${t.id}/status`, bearer)).json()) as Record<string, unknown>).status).toBe("STOPPED");
+  });
+
+  it.each([
+    ["a script without dataMask fails the analysis with the sync API's message", { evalscript: AGG.evalscript.replace(",{id:'dataMask',bands:1}", "") }, "FAILED", "no 'dataMask' output"],
+    ["a calculation naming no output fails the analysis", { calculations: { nope: { statistics: {} } } }, "FAILED", "calculations.nope names no evalscript output"],
+    ["a missing evalscriptReference fails the analysis", { evalscript: undefined, evalscriptReference: { s3: { url: `s3://${BUCKET}/scripts/none.js` } } }, "FAILED", "does not exist"],
+    ["an evalscriptReference is read from its bucket", { evalscript: undefined, evalscriptReference: { s3: { url: `s3://${BUCKET}/scripts/ndvi.js` } } }, "ANALYSIS_DONE", undefined],
+  ])("analysis of the West Flanders GeoPackage: %s", async (_what, change, state, error) => {
+    const { calculations, ...agg } = { ...AGG, ...change } as Record<string, unknown>;
+    const t = await created(createBody(BUCKET, "wf.gpkg", agg, calculations));
+    expect((await sb(`/${t.id}/analyse`, bearer, "POST")).status).toBe(204);
+    const s = await waitForStatus(String(t.id), bearer, [state]);
+    if (error) expect(String(s.error)).toContain(error);
+    else expect(s.error).toBeUndefined();
   });
 });
