@@ -4,8 +4,11 @@
  * outcomes (DONE / PARTIAL / FAILED), STOP/START keeping finished features, and the listing's status mirror.
  */
 import { env } from "cloudflare:workers";
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { statbatchStub } from "../../src/statbatch/run";
+import worker from "../../src/index";
+import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
+import { FEATURE_KIND, statbatchStub } from "../../src/statbatch/run";
 import type { BatchFeature } from "../../src/statbatch/features";
 import type { BatchStatisticalRequest } from "../../src/statbatch/schema";
 import type { Env } from "../../src/env";
@@ -102,5 +105,15 @@ describe("StatisticalBatchTask", () => {
     await other.act(account, "ANALYSE");
     await other.fail("The file is not a GeoPackage.");
     expect((await other.view(account))!).toMatchObject({ state: "FAILED", error: "The file is not a GeoPackage." });
+  });
+
+  it("a message for a finished feature of a PROCESSING task is acked without computing or writing it again", async () => {
+    const { id, stub, account } = await processing();
+    await stub.finishFeature(1, false, 0.1);
+    const batch = createMessageBatch(TASK_QUEUE_NAME, [{ id: "late", timestamp: new Date(), attempts: 3, body: { kind: FEATURE_KIND, task: id, fid: 1 } }]);
+    await worker.queue(batch, E);
+    expect((await getQueueResult(batch, createExecutionContext())).explicitAcks).toEqual(["late"]);
+    expect((await E.BUCKETS.list({ prefix: `b-b/out/${id}/` })).objects).toEqual([]);
+    expect((await stub.view(account))!).toMatchObject({ state: "PROCESSING", done: 1, failed: 0 });
   });
 });

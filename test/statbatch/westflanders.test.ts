@@ -83,12 +83,14 @@ describe("statistical batch over the West Flanders fields", () => {
 
     // a redelivered message (same id) and a duplicate (another id) of a finished feature change nothing
     const before = await getJson(BUCKET, `out/${id}/3.json`);
+    const written = (await env.BUCKETS.head(`${BUCKET}/out/${id}/3.json`))!.version;
     const msg = (mid: string, attempts: number) => ({ id: mid, timestamp: new Date(), attempts, body: { kind: FEATURE_KIND, task: id, fid: 3 } });
     const batch = createMessageBatch(TASK_QUEUE_NAME, [msg("again-1", 2), msg("again-2", 1)]);
     await worker.queue(batch, env as unknown as Env);
     expect((await getQueueResult(batch, createExecutionContext())).explicitAcks.sort()).toEqual(["again-1", "again-2"]);
     expect(await (await sb(`/${id}/status`, bearer)).json()).toEqual(status);
     expect(await getJson(BUCKET, `out/${id}/3.json`)).toEqual(before);
+    expect((await env.BUCKETS.head(`${BUCKET}/out/${id}/3.json`))!.version, "the file is not written again").toBe(written);
   });
 
   it("PARTIAL: a rejected feature is written with its error, an unwritable one is retried, dead-lettered and counted failed", async () => {
