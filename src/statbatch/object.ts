@@ -12,10 +12,15 @@
 import type { Env } from "../env";
 import { TaskDurableObject, type TaskSnapshot } from "../tasks/object";
 import { STATISTICAL_BATCH_MACHINE, type StatisticalBatchState } from "../tasks/machines";
-import { isTerminal } from "../tasks/machine";
 import { mirrorStatus } from "./listing";
 import type { BatchStatisticalRequest } from "./schema";
 import type { BatchFeature } from "./features";
+import { enqueueAnalysis, sendFeatureMessages } from "./run";
+
+/** The watchdog's period: a running task without progress for this long is looked at (see onTimeout). */
+export const STALL_MS = 30 * 60_000;
+/** Rounds of re-enqueueing before a stalled task FAILS. */
+export const MAX_STALLS = 3;
 
 export type UserAction = "NONE" | "ANALYSE" | "START" | "STOP";
 /** What the caller must enqueue after an action: the analysis, the pending features, or nothing. */
@@ -185,12 +190,20 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
     return applied;
   }
 
-  /** Timeout: as the base (FAILED), with an error message, mirrored. */
+  /**
+   * The watchdog (armed while ANALYSING or PROCESSING, re-armed on every change, e.g. each finished feature): after
+   * STALL_MS without progress the analysis or the pending features are enqueued again (a message may have been
+   * lost, e.g. the Worker stopped between a state change and its enqueue); after MAX_STALLS such rounds the task FAILS.
+   */
   protected override async onTimeout(task: TaskSnapshot<StatisticalBatchState>): Promise<void> {
-    if (isTerminal(this.machine, task.state)) return;
-    this.db.exec("UPDATE sb_record SET error = 'The task timed out.' WHERE k = 1");
-    await super.onTimeout(task);
-    await this.mirror();
+    const r = this.row();
+    if (!r || (task.state !== "ANALYSING" && task.state !== "PROCESSING")) return;
+    const stalls = task.counters.stalls ?? 0;
+    if (stalls >= MAX_STALLS) return this.fail(`No progress for ${STALL_MS / 60_000} minutes, ${stalls + 1} times; the task is FAILED.`);
+    this.applyMessage(`stall:${stalls + 1}`, { counters: { stalls: 1 } });
+    if (task.state === "ANALYSING") await enqueueAnalysis(this.env, r.id);
+    else await sendFeatureMessages(this.env, r.id, this.pendingFeatures(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER));
+    await this.scheduleTimeout(STALL_MS);
   }
 
   private completeIfLast(s: TaskSnapshot<StatisticalBatchState>): void {
@@ -240,9 +253,13 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
     return this.db.exec<{ n: number }>("SELECT count(*) AS n FROM sb_features").one().n;
   }
 
-  /** Writes the state into the D1 listing (newer versions only, so late writes never go back in time). */
+  /** Writes the state into the D1 listing (newer versions only, so late writes never go back in time) and arms the watchdog. */
   private async mirror(): Promise<void> {
     const r = this.row();
-    if (r) await mirrorStatus(this.env, r.id, this.snapshot().state, r.version);
+    if (!r) return;
+    const state = this.snapshot().state;
+    await mirrorStatus(this.env, r.id, state, r.version);
+    if (state === "ANALYSING" || state === "PROCESSING") await this.scheduleTimeout(STALL_MS);
+    else await this.cancelTimeout();
   }
 }

@@ -40,14 +40,19 @@ export async function enqueueAnalysis(env: Pick<Env, "TASK_QUEUE">, taskId: stri
   await env.TASK_QUEUE.send({ kind: ANALYSE_KIND, task: taskId });
 }
 
+/** Sends one `statbatch-feature` message per feature id, in batches of SEND_BATCH. */
+export async function sendFeatureMessages(env: Pick<Env, "TASK_QUEUE">, taskId: string, fids: readonly number[]): Promise<void> {
+  for (let i = 0; i < fids.length; i += SEND_BATCH)
+    await env.TASK_QUEUE.sendBatch(fids.slice(i, i + SEND_BATCH).map((fid) => ({ body: { kind: FEATURE_KIND, task: taskId, fid } })));
+}
+
 /** Enqueues one `statbatch-feature` message per pending feature of task `taskId`. */
 export async function enqueueFeatures(env: Pick<Env, "TASK_QUEUE" | "STATBATCH_TASKS">, taskId: string): Promise<void> {
   const stub = statbatchStub(env, taskId);
   for (let after = Number.MIN_SAFE_INTEGER; ; ) {
     const fids = await stub.pendingFeatures(after, 1000);
     if (fids.length === 0) return;
-    for (let i = 0; i < fids.length; i += SEND_BATCH)
-      await env.TASK_QUEUE.sendBatch(fids.slice(i, i + SEND_BATCH).map((fid) => ({ body: { kind: FEATURE_KIND, task: taskId, fid } })));
+    await sendFeatureMessages(env, taskId, fids);
     after = fids[fids.length - 1]!;
   }
 }

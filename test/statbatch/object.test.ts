@@ -4,8 +4,8 @@
  * outcomes (DONE / PARTIAL / FAILED), STOP/START keeping finished features, and the listing's status mirror.
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm } from "cloudflare:test";
+import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import { FEATURE_KIND, statbatchStub } from "../../src/statbatch/run";
@@ -115,5 +115,17 @@ describe("StatisticalBatchTask", () => {
     expect((await getQueueResult(batch, createExecutionContext())).explicitAcks).toEqual(["late"]);
     expect((await E.BUCKETS.list({ prefix: `b-b/out/${id}/` })).objects).toEqual([]);
     expect((await stub.view(account))!).toMatchObject({ state: "PROCESSING", done: 1, failed: 0 });
+  });
+
+  it("watchdog: armed while processing; when it fires, the features whose messages were lost are enqueued again", async () => {
+    const { id, stub, account } = await processing(); // started through the object directly: no feature message was ever sent
+    const object = E.STATBATCH_TASKS.get(E.STATBATCH_TASKS.idFromName(id));
+    expect(await runDurableObjectAlarm(object)).toBe(true);
+    // the consumer now runs each feature; this request has no timeRange, so each is rejected and written as an error
+    await vi.waitFor(async () => expect((await stub.view(account))!.state).toBe("FAILED"), { timeout: 20_000, interval: 200 });
+    expect((await stub.view(account))!).toMatchObject({ failed: 3, done: 0 });
+    const file = (await (await E.BUCKETS.get(`b-b/out/${id}/2.json`))!.json()) as { id: number; error: { type: string } };
+    expect(file).toMatchObject({ id: 2, error: { type: "BAD_REQUEST" } });
+    expect(await runDurableObjectAlarm(object)).toBe(false); // disarmed once terminal
   });
 });
