@@ -5,7 +5,8 @@
  */
 import type { Env } from "../env";
 import { badRequest } from "../http/errors";
-import { compareKeys, seekArray, type PageRequest, type SortKey } from "../http/paging";
+import type { PageRequest, SortKey } from "../http/paging";
+import { keysetSql } from "../storage/keyset";
 
 export interface ListedTask {
   id: string;
@@ -35,25 +36,23 @@ export function parseSort(value: string | null): Sort {
   throw badRequest(`Invalid sort '${value.slice(0, 40)}': use one of ${SORTS.join(", ")}.`);
 }
 
-/**
- * The sort key of a row: ascending numbers so that one ascending keyset covers every order (descending values are
- * negated; a status counts by its alphabetical rank), then the id.
- */
+/** The columns a sort orders by (the last unique) and whether descending. */
+export function sortColumns(sort: Sort): { columns: (keyof ListedTask)[]; descending: boolean } {
+  const columns: (keyof ListedTask)[] = sort.startsWith("status") ? ["status", "created", "id"] : ["created", "id"];
+  return { columns, descending: sort.endsWith(":desc") };
+}
+
+/** The sort key of a row (its sort columns' values), for the viewtokens of src/http/paging.ts. */
 export function sortKey(sort: Sort): (t: ListedTask) => SortKey {
-  const sign = sort.endsWith(":desc") ? -1 : 1;
-  const time = (t: ListedTask) => sign * Date.parse(t.created);
-  if (sort.startsWith("created")) return (t) => [time(t), t.id];
-  return (t) => [sign * statusRank(t.status), Date.parse(t.created), t.id];
+  const { columns } = sortColumns(sort);
+  return (t) => columns.map((c) => t[c]);
 }
 
-const STATUSES = ["ANALYSING", "ANALYSIS_DONE", "CREATED", "DONE", "FAILED", "PARTIAL", "PROCESSING", "STOPPED"];
-const statusRank = (s: string): number => Math.max(0, STATUSES.indexOf(s));
-
-/** The rows of one page (count + 1 read, see seekArray) of `account`'s tasks in `sort` order. */
+/** The rows of one page (count + 1 read, see pagedList) of `account`'s tasks in `sort` order: SQL keyset paging. */
 export async function listPage(env: Pick<Env, "DB">, account: string, sort: Sort, page: PageRequest): Promise<ListedTask[]> {
-  const { results } = await env.DB.prepare("SELECT id, created, status FROM statbatch_tasks WHERE account = ?").bind(account).all<ListedTask>();
-  const keyOf = sortKey(sort);
-  const sorted = [...results].sort((a, b) => compareKeys(keyOf(a), keyOf(b)));
-  return seekArray(sorted, page, keyOf);
+  const { columns, descending } = sortColumns(sort);
+  const k = keysetSql(columns, page, descending);
+  const sql = `SELECT id, created, status FROM statbatch_tasks WHERE account = ? AND ${k.where} ORDER BY ${k.orderBy} LIMIT ?`;
+  const { results } = await env.DB.prepare(sql).bind(account, ...k.params, k.limit).all<ListedTask>();
+  return results;
 }
-

@@ -11,7 +11,7 @@ import { badRequest, notFound } from "../http/errors";
 import { pagedList, parsePageRequest } from "../http/paging";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { featuresExist } from "./features";
-import { insertListed, listPage, parseSort, sortKey } from "./listing";
+import { insertListed, listPage, parseSort, sortColumns, sortKey } from "./listing";
 import type { TaskView, UserAction } from "./object";
 import { enqueueAnalysis, enqueueFeatures, statbatchStub } from "./run";
 import { parseBatchStatisticalRequest } from "./schema";
@@ -61,7 +61,7 @@ async function list(request: AuthedRequest, env: Env): Promise<Response> {
   const account = accountOf(request);
   const url = new URL(request.url);
   const sort = parseSort(url.searchParams.get("sort"));
-  const page = parsePageRequest(url, MAX_PAGE);
+  const page = parsePageRequest(url, MAX_PAGE, sortColumns(sort).columns.length);
   const rows = await listPage(env, account, sort, page);
   const paged = pagedList(url, page, rows, sortKey(sort));
   const views = await Promise.all(paged.data.map((t) => statbatchStub(env, t.id).view(account)));

@@ -92,11 +92,10 @@ describe("get, status, list", () => {
 
   it("pages with count/viewtoken and sorts by created and status", async () => {
     const me = await token();
-    const ids: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      const r = await sb("", me, "POST", createBody(BUCKET, "fields.gpkg", AGG));
-      ids.push(((await r.json()) as { id: string }).id);
-    }
+    const made: { id: string; created: string }[] = [];
+    for (let i = 0; i < 3; i++) made.push((await (await sb("", me, "POST", createBody(BUCKET, "fields.gpkg", AGG))).json()) as { id: string; created: string });
+    // the listing's order: created, then id
+    const ids = made.sort((a, b) => (a.created === b.created ? (a.id < b.id ? -1 : 1) : a.created < b.created ? -1 : 1)).map((t) => t.id);
     await sb(`/${ids[1]}/analyse`, me, "POST"); // ANALYSING, then FAILED (unreadable GeoPackage)
     await waitForStatus(ids[1]!, me, ["FAILED"]);
     const first = (await (await sb("?count=2", me)).json()) as { data: { id: string }[]; links: { nextToken?: string } };
@@ -106,6 +105,11 @@ describe("get, status, list", () => {
     expect(second.links.nextToken).toBeUndefined();
     const desc = (await (await sb("?sort=created:desc", me)).json()) as { data: { id: string }[] };
     expect(desc.data.map((d) => d.id)).toEqual([...ids].reverse());
+    const desc1 = (await (await sb("?sort=created:desc&count=1", me)).json()) as { links: { nextToken: string } };
+    const desc2 = (await (await sb(`?sort=created:desc&count=1&viewtoken=${desc1.links.nextToken}`, me)).json()) as { data: { id: string }[] };
+    expect(desc2.data.map((d) => d.id)).toEqual([ids[1]]);
+    const byStatusDesc = (await (await sb("?sort=status:desc", me)).json()) as { data: { id: string }[] };
+    expect(byStatusDesc.data[0]!.id).toBe(ids[1]);
     const byStatus = (await (await sb("?sort=status", me)).json()) as { data: { id: string; status: string }[] };
     expect(byStatus.data.map((d) => d.status)).toEqual(["CREATED", "CREATED", "FAILED"]);
     expect((await sb("?sort=name", me)).status).toBe(400);
