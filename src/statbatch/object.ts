@@ -127,7 +127,8 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
   /**
    * Stores the features read by the analysis (once per message id) and moves ANALYSING to ANALYSIS_DONE, then on
    * to PROCESSING when the user asked to START. Returns true when the features must now be enqueued; a task no
-   * longer ANALYSING (stopped meanwhile) keeps nothing.
+   * longer ANALYSING (stopped meanwhile) keeps nothing. (A task is analysed once: a STOPPED task that has its
+   * features only STARTs again, so finished features keep their counts.)
    */
   async analysed(messageId: string, features: BatchFeature[]): Promise<boolean> {
     const proceed = this.ctx.storage.transactionSync(() => {
@@ -158,7 +159,7 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
   }
 
   /** Ids of the features not yet finished, ascending, after `after` (at most `limit`). */
-  pendingFeatures(after = -Infinity, limit = 1000): number[] {
+  pendingFeatures(after = Number.MIN_SAFE_INTEGER, limit = 1000): number[] {
     return this.db
       .exec<{ fid: number }>("SELECT fid FROM sb_features WHERE status = 'pending' AND fid > ? ORDER BY fid LIMIT ?", after, limit)
       .toArray()
@@ -224,7 +225,7 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
       if (!["ANALYSING", "ANALYSIS_DONE", "PROCESSING"].includes(state)) return refuse();
       this.transitionTo("STOPPED");
       followUp = "none";
-    } else if (state === "CREATED" || (state === "STOPPED" && (action === "ANALYSE" || !analysedBefore))) {
+    } else if (state === "CREATED" || (state === "STOPPED" && !analysedBefore)) {
       this.transitionTo("ANALYSING");
       followUp = "analyse";
     } else if (action === "START" && (state === "ANALYSIS_DONE" || state === "STOPPED")) {

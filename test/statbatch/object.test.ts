@@ -73,6 +73,7 @@ describe("StatisticalBatchTask", () => {
     expect(await stub.act(account, "STOP")).toEqual({ ok: true, followUp: "none" });
     expect((await stub.view(account))!).toMatchObject({ state: "STOPPED", stoppedStatusReason: "USER_ACTION", userAction: "STOP" });
     expect((await stub.job(1))!.state).toBe("STOPPED"); // consumers skip work while stopped
+    expect(await stub.act(account, "ANALYSE")).toMatchObject({ ok: false }); // analysed already: finished features keep their counts
     expect(await stub.act(account, "START")).toEqual({ ok: true, followUp: "features" });
     expect(await stub.pendingFeatures()).toEqual([1, 3]);
     expect((await stub.view(account))!).toMatchObject({ state: "PROCESSING", userAction: "START", done: 1 });
