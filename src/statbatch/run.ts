@@ -21,8 +21,8 @@ import { FeaturesError, readFeatures } from "./features";
 import type { FeatureJob, StatisticalBatchTask } from "./object";
 import { featureOutput, featureRequest, type BatchStatisticalRequest } from "./schema";
 
-export const ANALYSE_KIND = "statbatch-analyse";
-export const FEATURE_KIND = "statbatch-feature";
+export const STATBATCH_ANALYSE_KIND = "statbatch-analyse";
+export const STATBATCH_FEATURE_KIND = "statbatch-feature";
 
 /** Messages per sendBatch call (the Queues limit is 100). */
 const SEND_BATCH = 100;
@@ -37,13 +37,13 @@ export const statbatchStub = (env: Pick<Env, "STATBATCH_TASKS">, id: string): St
 
 /** Enqueues the analysis of task `taskId`. */
 export async function enqueueAnalysis(env: Pick<Env, "TASK_QUEUE">, taskId: string): Promise<void> {
-  await env.TASK_QUEUE.send({ kind: ANALYSE_KIND, task: taskId });
+  await env.TASK_QUEUE.send({ kind: STATBATCH_ANALYSE_KIND, task: taskId });
 }
 
 /** Sends one `statbatch-feature` message per feature id, in batches of SEND_BATCH. */
 export async function sendFeatureMessages(env: Pick<Env, "TASK_QUEUE">, taskId: string, fids: readonly number[]): Promise<void> {
   for (let i = 0; i < fids.length; i += SEND_BATCH)
-    await env.TASK_QUEUE.sendBatch(fids.slice(i, i + SEND_BATCH).map((fid) => ({ body: { kind: FEATURE_KIND, task: taskId, fid } })));
+    await env.TASK_QUEUE.sendBatch(fids.slice(i, i + SEND_BATCH).map((fid) => ({ body: { kind: STATBATCH_FEATURE_KIND, task: taskId, fid } })));
 }
 
 /** Enqueues one `statbatch-feature` message per pending feature of task `taskId`. */
@@ -80,7 +80,7 @@ const taskOf = (body: TaskMessage): string => {
 };
 
 /** `statbatch-analyse`: see the module comment. Throws (retried) on other failures, e.g. storage. */
-export async function analyseTask(body: TaskMessage, env: Env, message: Message<unknown>): Promise<void> {
+export async function statbatchAnalyse(body: TaskMessage, env: Env, message: Message<unknown>): Promise<void> {
   const taskId = taskOf(body);
   const stub = statbatchStub(env, taskId);
   const task = await stub.view();
@@ -100,7 +100,7 @@ export async function analyseTask(body: TaskMessage, env: Env, message: Message<
 }
 
 /** A dead analysis message: the task FAILS. */
-export async function deadAnalysis(body: TaskMessage, env: Env): Promise<void> {
+export async function statbatchDeadAnalysis(body: TaskMessage, env: Env): Promise<void> {
   await statbatchStub(env, taskOf(body)).fail("The analysis failed repeatedly (storage or internal error); start the task again.");
 }
 
@@ -139,7 +139,7 @@ async function jobOf(env: Env, body: TaskMessage): Promise<FeatureJob | null> {
 }
 
 /** `statbatch-feature`: see the module comment. */
-export async function runFeature(body: TaskMessage, env: Env): Promise<void> {
+export async function statbatchFeature(body: TaskMessage, env: Env): Promise<void> {
   const job = await jobOf(env, body);
   if (!job) return;
   const { result, failed, pu } = await computeFeature(env, job);
@@ -148,7 +148,7 @@ export async function runFeature(body: TaskMessage, env: Env): Promise<void> {
 }
 
 /** A dead feature message: the feature is written as EXECUTION_ERROR and counted failed. */
-export async function deadFeature(body: TaskMessage, env: Env): Promise<void> {
+export async function statbatchDeadFeature(body: TaskMessage, env: Env): Promise<void> {
   const job = await jobOf(env, body);
   if (!job) return;
   const error = { type: "EXECUTION_ERROR" as const, message: "The feature failed on every attempt (storage or internal error; see the service log)." };

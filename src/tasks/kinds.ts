@@ -8,7 +8,7 @@
 import type { Env } from "../env";
 import { unwrap } from "./machine";
 import { QueueRouter, type TaskMessage } from "./queue";
-import { ANALYSE_KIND, FEATURE_KIND, analyseTask, deadAnalysis, deadFeature, runFeature } from "../statbatch/run";
+import { STATBATCH_ANALYSE_KIND, STATBATCH_FEATURE_KIND, statbatchAnalyse, statbatchDeadAnalysis, statbatchDeadFeature, statbatchFeature } from "../statbatch/run";
 
 export const PROBE_KIND = "probe";
 
@@ -43,5 +43,5 @@ async function deadProbe(body: TaskMessage, env: Env, message: Message<unknown>)
 /** The consumer the Worker's `queue()` entry uses. */
 export const queueRouter = new QueueRouter()
   .on(PROBE_KIND, probe, { onDead: deadProbe, retryDelay: () => 0 })
-  .on(ANALYSE_KIND, analyseTask, { onDead: deadAnalysis })
-  .on(FEATURE_KIND, runFeature, { onDead: deadFeature });
+  .on(STATBATCH_ANALYSE_KIND, statbatchAnalyse, { onDead: statbatchDeadAnalysis })
+  .on(STATBATCH_FEATURE_KIND, statbatchFeature, { onDead: statbatchDeadFeature });

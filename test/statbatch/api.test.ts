@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { ANALYSE_KIND } from "../../src/statbatch/run";
+import { STATBATCH_ANALYSE_KIND } from "../../src/statbatch/run";
 import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import type { Env } from "../../src/env";
 import { authed, envelope, token } from "../helpers/auth";
@@ -139,7 +139,7 @@ describe("user actions", () => {
     const s = (await (await sb(`/${t.id}/status`, bearer)).json()) as Record<string, unknown>;
     expect(s).toMatchObject({ status: "STOPPED", stoppedStatusReason: "USER_ACTION" });
     // the analysis message, consumed now (whatever the queue's own delivery does): it must not move the task
-    const batch = createMessageBatch(TASK_QUEUE_NAME, [{ id: `a-${t.id}`, timestamp: new Date(), attempts: 1, body: { kind: ANALYSE_KIND, task: t.id } }]);
+    const batch = createMessageBatch(TASK_QUEUE_NAME, [{ id: `a-${t.id}`, timestamp: new Date(), attempts: 1, body: { kind: STATBATCH_ANALYSE_KIND, task: t.id } }]);
     await worker.queue(batch, env as unknown as Env);
     expect((await getQueueResult(batch, createExecutionContext())).explicitAcks).toEqual([`a-${t.id}`]);
     expect(((await (await sb(`/${t.id}/status`, bearer)).json()) as Record<string, unknown>).status).toBe("STOPPED");

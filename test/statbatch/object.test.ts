@@ -8,7 +8,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult, runDurableO
 import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
-import { FEATURE_KIND, statbatchStub } from "../../src/statbatch/run";
+import { STATBATCH_FEATURE_KIND, statbatchStub } from "../../src/statbatch/run";
 import type { BatchFeature } from "../../src/statbatch/features";
 import type { BatchStatisticalRequest } from "../../src/statbatch/schema";
 import type { Env } from "../../src/env";
@@ -111,7 +111,7 @@ describe("StatisticalBatchTask", () => {
   it("a message for a finished feature of a PROCESSING task is acked without computing or writing it again", async () => {
     const { id, stub, account } = await processing();
     await stub.finishFeature(1, false, 0.1);
-    const batch = createMessageBatch(TASK_QUEUE_NAME, [{ id: "late", timestamp: new Date(), attempts: 3, body: { kind: FEATURE_KIND, task: id, fid: 1 } }]);
+    const batch = createMessageBatch(TASK_QUEUE_NAME, [{ id: "late", timestamp: new Date(), attempts: 3, body: { kind: STATBATCH_FEATURE_KIND, task: id, fid: 1 } }]);
     await worker.queue(batch, E);
     expect((await getQueueResult(batch, createExecutionContext())).explicitAcks).toEqual(["late"]);
     expect((await E.BUCKETS.list({ prefix: `b-b/out/${id}/` })).objects).toEqual([]);
