@@ -8,6 +8,7 @@
 import type { Env } from "../env";
 import { unwrap } from "./machine";
 import { QueueRouter, type TaskMessage } from "./queue";
+import { ASYNC_KIND, deadAsyncMessage, runAsyncMessage } from "../async/queue";
 
 export const PROBE_KIND = "probe";
 
@@ -40,4 +41,6 @@ async function deadProbe(body: TaskMessage, env: Env, message: Message<unknown>)
 }
 
 /** The consumer the Worker's `queue()` entry uses. */
-export const queueRouter = new QueueRouter().on(PROBE_KIND, probe, { onDead: deadProbe, retryDelay: () => 0 });
+export const queueRouter = new QueueRouter()
+  .on(PROBE_KIND, probe, { onDead: deadProbe, retryDelay: () => 0 })
+  .on(ASYNC_KIND, runAsyncMessage, { onDead: deadAsyncMessage });
