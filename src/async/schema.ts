@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { inputSchema } from "../pipeline/input";
+import { outputResponseSchema } from "../pipeline/output";
 
 /** Largest output width / height of an async request in pixels (OpenAPI `AsyncProcessRequestOutput`). */
 export const MAX_ASYNC_SIZE = 10000;
@@ -27,22 +28,13 @@ export const s3Schema = z
 const storageSchema = (what: string) =>
   z.object({ s3: s3Schema }, { error: `${what} must be an object with an 's3' descriptor ({"s3": {"url": "s3://<bucket>/<path>"}})` }).passthrough();
 
-export const asyncResponseSchema = z.object({
-  identifier: z.string().min(1).default("default"),
-  format: z
-    .object({ type: z.string().default("image/png"), quality: z.number().int().min(0).max(100).optional() })
-    .passthrough()
-    .default({ type: "image/png" }),
-});
-export type AsyncResponse = z.infer<typeof asyncResponseSchema>;
-
 export const asyncOutputSchema = z
   .object({
     width: size.optional(),
     height: size.optional(),
     resx: z.number().positive("resx must be > 0").optional(),
     resy: z.number().positive("resy must be > 0").optional(),
-    responses: z.array(asyncResponseSchema).min(1).optional(),
+    responses: z.array(outputResponseSchema).min(1).optional(),
     delivery: storageSchema("output.delivery"),
   })
   .passthrough()
