@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { authed, envelope, token } from "../helpers/auth";
 import { seedSamples } from "../helpers/seed";
-import { CRS, readTiff } from "../helpers/process";
+import { CRS, process, readTiff } from "../helpers/process";
 import { window } from "../helpers/raster";
 import { asyncStub } from "../../src/async/queue";
 import type { AsyncRecord } from "../../src/async/object";
@@ -101,6 +101,32 @@ describe("async process: delivery", () => {
     expect(error.error.message).toContain("no reflectance wanted");
     expect(await object(`async-out/runs/${id}/default.tif`)).toBeNull();
     expect(await (await object(`async-out/runs/${id}/request.json`))!.json()).toMatchObject({ id, status: "FAILED", error: { code: "EXECUTION_ERROR" } });
+  });
+});
+
+describe("async process: geometry", () => {
+  it("a polygon clips the async output as the synchronous API does (mask rasterized per strip)", async () => {
+    const geometry = { type: "Polygon", coordinates: [[[205000, 2695000], [305000, 2705000], [250000, 2795000], [205000, 2695000]]] };
+    const script = `//VERSION=3
+function setup() { return { input: ["B04", "dataMask"], output: { bands: 2, sampleType: "UINT16" } }; }
+function evaluatePixel(s) { return [s.B04 * 10000, s.dataMask]; }`;
+    const input = { bounds: { geometry, properties: { crs: CRS(32629) } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: TIME } }] };
+    const responses = [{ identifier: "default", format: { type: "image/tiff" } }];
+    const r = await post({ input, output: { width: 1200, height: 1100, responses, delivery: { s3: { url: "s3://async-out/geometry" } } }, evalscript: script }, bearer);
+    expect(r.status).toBe(200);
+    const { id } = (await r.json()) as { id: string };
+    const sync = await process({ input, output: { width: 1200, height: 1100, responses }, evalscript: script }, bearer);
+    expect(sync.status).toBe(200);
+    await finished(id, bearer);
+    const a = await readTiff(await (await object(`async-out/geometry/${id}/default.tif`))!.arrayBuffer());
+    const b = await readTiff(await sync.arrayBuffer());
+    expect([a.width, a.height, a.bbox]).toEqual([b.width, b.height, b.bbox]);
+    let bad = 0, inside = 0;
+    for (let i = 0; i < b.data.length; i++) if (a.data[i] !== b.data[i]) bad++;
+    for (let i = 1; i < b.data.length; i += 2) inside += b.data[i]!;
+    expect(bad).toBe(0);
+    expect(inside).toBeGreaterThan(100_000); // both in and out of the polygon are compared
+    expect(inside).toBeLessThan(1200 * 1100 - 100_000);
   });
 });
 
