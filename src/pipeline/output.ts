@@ -2,10 +2,23 @@
  * Encodes one evalscript output (or the `userdata` of updateOutputMetadata) in a file format: the step every area
  * that delivers rasters shares (Processing's responses, async and batch deliveries to a bucket).
  */
+import { z } from "zod";
 import { encodeGeoTiff, encodeJpeg, encodeJson, encodePng, type EncodeInput } from "../raster/encode";
 import { invalidArgument } from "../raster/errors";
 import { storedSampleType, toSampleType, type EvalResult } from "../raster/evalscript";
 import type { Grid } from "../raster/types";
+
+/**
+ * zod schema of one requested response (OpenAPI `ProcessRequestOutputResponse`): an evalscript output id (or
+ * `userdata`, default `default`) and its format (default image/png; JPEG `quality` 0..100).
+ */
+export const outputResponseSchema = z.object({
+  identifier: z.string().min(1).default("default"),
+  format: z
+    .object({ type: z.string().default("image/png"), quality: z.number().int().min(0).max(100).optional() })
+    .passthrough()
+    .default({ type: "image/png" }),
+});
 
 /** One requested response: an evalscript output id (or `userdata`) and its format (Processing `output.responses[]`). */
 export interface OutputRequest {

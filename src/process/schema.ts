@@ -6,16 +6,11 @@
 import { z } from "zod";
 import { inputSchema } from "../pipeline/input";
 import { MAX_SYNC_SIZE } from "../pipeline/plan";
+import { outputResponseSchema } from "../pipeline/output";
 
 const size = z.number().positive().max(MAX_SYNC_SIZE, `must be at most ${MAX_SYNC_SIZE} pixels`).transform((v) => Math.round(v));
 
-export const responseSchema = z.object({
-  identifier: z.string().min(1).default("default"),
-  format: z
-    .object({ type: z.string().default("image/png"), quality: z.number().int().min(0).max(100).optional() })
-    .passthrough()
-    .default({ type: "image/png" }),
-});
+export const responseSchema = outputResponseSchema;
 export type ResponseRequest = z.infer<typeof responseSchema>;
 
 export const outputSchema = z

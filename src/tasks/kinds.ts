@@ -9,6 +9,7 @@ import type { Env } from "../env";
 import { unwrap } from "./machine";
 import { QueueRouter, type TaskMessage } from "./queue";
 import { STATBATCH_ANALYSE_KIND, STATBATCH_FEATURE_KIND, statbatchAnalyse, statbatchDeadAnalysis, statbatchDeadFeature, statbatchFeature } from "../statbatch/run";
+import { ASYNC_KIND, deadAsyncMessage, runAsyncMessage } from "../async/queue";
 
 export const PROBE_KIND = "probe";
 
@@ -44,4 +45,5 @@ async function deadProbe(body: TaskMessage, env: Env, message: Message<unknown>)
 export const queueRouter = new QueueRouter()
   .on(PROBE_KIND, probe, { onDead: deadProbe, retryDelay: () => 0 })
   .on(STATBATCH_ANALYSE_KIND, statbatchAnalyse, { onDead: statbatchDeadAnalysis })
-  .on(STATBATCH_FEATURE_KIND, statbatchFeature, { onDead: statbatchDeadFeature });
+  .on(STATBATCH_FEATURE_KIND, statbatchFeature, { onDead: statbatchDeadFeature })
+  .on(ASYNC_KIND, runAsyncMessage, { onDead: deadAsyncMessage });
