@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { inputSchema } from "../pipeline/input";
-import { outputResponseSchema } from "../pipeline/output";
+import { ONE_OUTPUT_SIZE, oneOutputSize, outputGridShape } from "../pipeline/output";
 import { MAX_ASYNC_SIZE } from "../pipeline/plan";
 
 const size = z.number().int("must be an integer").min(1, "must be at least 1 pixel").max(MAX_ASYNC_SIZE, `must be at most ${MAX_ASYNC_SIZE} pixels`);
@@ -27,18 +27,9 @@ const storageSchema = (what: string) =>
   z.object({ s3: s3Schema }, { error: `${what} must be an object with an 's3' descriptor ({"s3": {"url": "s3://<bucket>/<path>"}})` }).passthrough();
 
 export const asyncOutputSchema = z
-  .object({
-    width: size.optional(),
-    height: size.optional(),
-    resx: z.number().positive("resx must be > 0").optional(),
-    resy: z.number().positive("resy must be > 0").optional(),
-    responses: z.array(outputResponseSchema).min(1).optional(),
-    delivery: storageSchema("output.delivery"),
-  })
+  .object({ ...outputGridShape(size), delivery: storageSchema("output.delivery") })
   .passthrough()
-  .refine((o) => !((o.width !== undefined || o.height !== undefined) && (o.resx !== undefined || o.resy !== undefined)), {
-    message: "set either width/height or resx/resy, not both",
-  });
+  .refine(oneOutputSize, ONE_OUTPUT_SIZE);
 
 export const asyncRequestSchema = z
   .object({

@@ -20,6 +20,25 @@ export const outputResponseSchema = z.object({
     .default({ type: "image/png" }),
 });
 
+/**
+ * The `output` members every raster request shares (Processing, Async): width/height in px validated by `size`
+ * (each API's own limit), or resx/resy in CRS units, and the responses. Spread into an API's output object.
+ */
+export const outputGridShape = <S extends z.ZodType>(size: S) => ({
+  width: size.optional(),
+  height: size.optional(),
+  resx: z.number().positive("resx must be > 0").optional(),
+  resy: z.number().positive("resy must be > 0").optional(),
+  responses: z.array(outputResponseSchema).min(1).optional(),
+});
+
+/** True unless both a pixel size (width/height) and a resolution (resx/resy) are set: the refine of an output object. */
+export const oneOutputSize = (o: { width?: unknown; height?: unknown; resx?: unknown; resy?: unknown }): boolean =>
+  !((o.width !== undefined || o.height !== undefined) && (o.resx !== undefined || o.resy !== undefined));
+
+/** The message of a failed {@link oneOutputSize}. */
+export const ONE_OUTPUT_SIZE = { message: "set either width/height or resx/resy, not both" };
+
 /** One requested response: an evalscript output id (or `userdata`) and its format (Processing `output.responses[]`). */
 export interface OutputRequest {
   identifier: string;

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { inputSchema } from "../pipeline/input";
 import { MAX_SYNC_SIZE } from "../pipeline/plan";
-import { outputResponseSchema } from "../pipeline/output";
+import { ONE_OUTPUT_SIZE, oneOutputSize, outputGridShape, outputResponseSchema } from "../pipeline/output";
 
 const size = z.number().positive().max(MAX_SYNC_SIZE, `must be at most ${MAX_SYNC_SIZE} pixels`).transform((v) => Math.round(v));
 
@@ -14,17 +14,9 @@ export const responseSchema = outputResponseSchema;
 export type ResponseRequest = z.infer<typeof responseSchema>;
 
 export const outputSchema = z
-  .object({
-    width: size.optional(),
-    height: size.optional(),
-    resx: z.number().positive("resx must be > 0").optional(),
-    resy: z.number().positive("resy must be > 0").optional(),
-    responses: z.array(responseSchema).min(1).optional(),
-  })
+  .object(outputGridShape(size))
   .passthrough()
-  .refine((o) => !((o.width !== undefined || o.height !== undefined) && (o.resx !== undefined || o.resy !== undefined)), {
-    message: "set either width/height or resx/resy, not both",
-  });
+  .refine(oneOutputSize, ONE_OUTPUT_SIZE);
 export type OutputRequest = z.infer<typeof outputSchema>;
 
 export const processRequestSchema = z.object({
