@@ -25,6 +25,7 @@ struct from the blob python's sqlite3 returns) and the attribute values.
 """
 import json, math, os, sqlite3, struct, subprocess
 from osgeo import gdal, ogr, osr
+from gdal_common import gis_srs as srs
 
 gdal.UseExceptions()
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -33,13 +34,6 @@ FOOTPRINT = (501360.0, 5629040.0, 502000.0, 5629680.0)  # data/sentinel-2-l2a/we
 COLS, ROWS = 5, 4
 CROPS = ["maize", "winter wheat", "potatoes", "sugar beet", "grassland"]
 HOLE_PARCEL, SPLIT_PARCEL = 6, 13
-
-
-def srs(epsg):
-    s = osr.SpatialReference()
-    s.ImportFromEPSG(epsg)
-    s.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
-    return s
 
 
 def jitter(i, j, k):

@@ -14,6 +14,7 @@ real tile 29RKH (data/items/sentinel-2-l2a/S2A_29RKH_20200219_0_L2A.json: mgrs:*
 """
 import json, math, os, sqlite3
 from osgeo import ogr, osr
+from gdal_common import gis_srs as srs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
@@ -25,13 +26,6 @@ GRIDS = {0: ("utm", 20040), 1: ("utm", 10000), 2: ("utm", 100080), 3: ("wgs84", 
 COLUMN_LETTERS = {1: "ABCDEFGH", 2: "JKLMNPQR", 0: "STUVWXYZ"}
 ROW_LETTERS = "ABCDEFGHJKLMNPQRSTUV"
 BANDS = "CDEFGHJKLMNPQRSTUVWX"
-
-
-def srs(epsg):
-    s = osr.SpatialReference()
-    s.ImportFromEPSG(epsg)
-    s.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
-    return s
 
 
 def transformed(geom, src, dst):
