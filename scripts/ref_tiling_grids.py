@@ -133,6 +133,10 @@ def main():
     rkh = item["geometry"]
     _, parcel = field("parcel-01")
     border = {"type": "Polygon", "coordinates": [[[5.95, 50.8], [6.05, 50.8], [6.05, 50.85], [5.95, 50.85], [5.95, 50.8]]]}
+    # two parts: one in zone 31, one just east of 6 E inside zone 32 but within reach of zone 31's tiles (which
+    # extend past 6 E): the east part must bring zone 32 tiles only
+    two = {"type": "MultiPolygon", "coordinates": [[[[5.5, 50.8], [5.52, 50.8], [5.52, 50.81], [5.5, 50.81], [5.5, 50.8]]],
+                                                   [[[6.05, 50.8], [6.1, 50.8], [6.1, 50.85], [6.05, 50.85], [6.05, 50.8]]]]}
     cases = [
         case("29RKH footprint, UTM 20 km grid", 0, 60, rkh, 4326),
         case("29RKH footprint, UTM 100 km grid", 2, 120, rkh, 4326),
@@ -145,6 +149,7 @@ def main():
         case("West Flanders parcel-01, LAEA 100 km grid", 6, 100, parcel, 32631),
         case("West Flanders parcel-01, LAEA 20 km grid", 7, 10, parcel, 32631),
         case("Box across the UTM 31/32 zone border at 6 E, UTM 20 km grid", 0, 20, border, 4326),
+        case("MultiPolygon: a box in zone 31 and a box just east of 6 E (zone 32), UTM 20 km grid", 0, 20, two, 4326),
     ]
     props = item["properties"]
     centre = ogr.CreateGeometryFromJson(json.dumps(rkh)).Centroid()
