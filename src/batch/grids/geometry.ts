@@ -10,6 +10,8 @@ import type { MultiPolygon, Polygon, Position } from "geojson";
 import { crsFromEpsg, transformer } from "../../raster/crs";
 import type { Crs } from "../../raster/types";
 
+export { polygonBounds as areaBounds } from "../../vector/bounds";
+
 /** A polygonal area in longitude / latitude (EPSG:4326, x = lon). */
 export type LonLatArea = Polygon | MultiPolygon;
 
@@ -64,21 +66,6 @@ export function areaToLonLat(geometry: LonLatArea, crs: Crs): LonLatArea | null 
   }
   const polys = geometry.coordinates.map(polygon);
   return polys.every((p) => p !== null) ? { type: "MultiPolygon", coordinates: polys as Position[][][] } : null;
-}
-
-/** [minX, minY, maxX, maxY] of every position of an area. */
-export function areaBounds(area: LonLatArea): Box {
-  const polys = area.type === "Polygon" ? [area.coordinates] : area.coordinates;
-  const b: Box = [Infinity, Infinity, -Infinity, -Infinity];
-  for (const ring of polys.flat()) {
-    for (const [x, y] of ring as [number, number][]) {
-      b[0] = Math.min(b[0], x);
-      b[1] = Math.min(b[1], y);
-      b[2] = Math.max(b[2], x);
-      b[3] = Math.max(b[3], y);
-    }
-  }
-  return b;
 }
 
 /** The closed ring of a box, counter-clockwise from its south-west corner. */
