@@ -39,6 +39,13 @@ def box(x0, y0, x1, y1):
     return ogr.CreateGeometryFromWkt(f"POLYGON(({x0} {y0},{x1} {y0},{x1} {y1},{x0} {y1},{x0} {y0}))")
 
 
+def meets(cell, area, margin=0.1):
+    """The tile's interior meets the area: the cell shrunk by `margin` (0.1 m, 1e-6 degree) intersects it (GEOS,
+    in the tile CRS), so tiles that only touch the area are not listed."""
+    x0, y0, x1, y1 = cell
+    return box(x0 + margin, y0 + margin, x1 - margin, y1 - margin).Intersects(area)
+
+
 def band(lat):
     return BANDS[min(len(BANDS) - 1, int(math.floor((min(83.999, max(-80.0, lat)) + 80) / 8)))]
 
@@ -72,7 +79,7 @@ def utm_cells(size, area):
                     for j in range(math.ceil((oy - n) / size)):
                         for i in range(math.ceil((e + 100000 - ox) / size)):
                             cell = (ox + i * size, oy - (j + 1) * size, ox + (i + 1) * size, oy - j * size)
-                            if box(*cell).Intersects(proj):
+                            if meets(cell, proj):
                                 out.append((f"{square_name(zone, south, e, n)}_{i}_{j}", epsg, cell))
     return out
 
@@ -82,7 +89,7 @@ def wgs84_cells(size, area):
     out = []
     for lat in range(int(math.floor(miny)), int(math.ceil(maxy))):
         for lon in range(int(math.floor(minx)), int(math.ceil(maxx))):
-            if box(lon, lat, lon + 1, lat + 1).Intersects(area):
+            if meets((lon, lat, lon + 1, lat + 1), area, 1e-6):
                 out.append((f"{'S' if lat < 0 else 'N'}{abs(lat):02d}{'W' if lon < 0 else 'E'}{abs(lon):03d}", 4326, (lon, lat, lon + 1, lat + 1)))
     return out
 
@@ -94,7 +101,7 @@ def laea_cells(size, area):
     out = []
     for y in range(int(y0 // size) * size, int(y1) + 1, size):
         for x in range(int(x0 // size) * size, int(x1) + 1, size):
-            if box(x, y, x + size, y + size).Intersects(proj):
+            if meets((x, y, x + size, y + size), proj):
                 out.append((f"{size // 1000}kmE{x // unit}N{y // unit}", 3035, (x, y, x + size, y + size)))
     return out
 
@@ -137,7 +144,15 @@ def main():
     # extend past 6 E): the east part must bring zone 32 tiles only
     two = {"type": "MultiPolygon", "coordinates": [[[[5.5, 50.8], [5.52, 50.8], [5.52, 50.81], [5.5, 50.81], [5.5, 50.8]]],
                                                    [[[6.05, 50.8], [6.1, 50.8], [6.1, 50.85], [6.05, 50.85], [6.05, 50.8]]]]}
+    # areas drawn exactly on tile edges: 29RKH_1_1 of the 20 km grid (EPSG:32629), LAEA cell 20kmE384N312, N50E003
+    x0, y1 = 199980 + 20040, 2800020 - 20040
+    cell = {"type": "Polygon", "coordinates": [[[x0, y1 - 20040], [x0 + 20040, y1 - 20040], [x0 + 20040, y1], [x0, y1], [x0, y1 - 20040]]]}
+    laea = {"type": "Polygon", "coordinates": [[[3840000, 3120000], [3860000, 3120000], [3860000, 3140000], [3840000, 3140000], [3840000, 3120000]]]}
+    degree = {"type": "Polygon", "coordinates": [[[3, 50], [4, 50], [4, 51], [3, 51], [3, 50]]]}
     cases = [
+        case("Exactly the cell of 29RKH_1_1 (EPSG:32629), UTM 20 km grid: no neighbour that only touches", 0, 60, cell, 32629),
+        case("Exactly the LAEA cell 20kmE384N312 (EPSG:3035), LAEA 20 km grid", 7, 20, laea, 3035),
+        case("Exactly the cell N50E003, WGS84 1 degree grid", 3, 0.001, degree, 4326),
         case("29RKH footprint, UTM 20 km grid", 0, 60, rkh, 4326),
         case("29RKH footprint, UTM 100 km grid", 2, 120, rkh, 4326),
         case("29RKH footprint, UTM 10 km grid", 1, 20, rkh, 4326),

@@ -4,7 +4,8 @@
  * API (stable; used by batch analysis and the tilinggrids routes):
  * - `TILING_GRIDS`, `findTilingGrid(id)` (undefined when unknown), `tilingGrid(id)` (throws), `gridDescriptor(g)`;
  * - `checkResolution(grid, res)` -> the offered resolution equal to `res` (relative 1e-9);
- * - `tilesIntersecting(grid, res, area, buffer?)` -> {@link GridTile}[]: every tile that shares a point with the area,
+ * - `tilesIntersecting(grid, res, area, buffer?)` -> {@link GridTile}[]: every tile whose interior meets the area (a
+ *   tile that only touches it, or overlaps it by less than 10 cm or 1e-6 degree, is not listed),
  *   ordered by EPSG code, then north to south (top edge descending), then west to east (left edge ascending).
  *   `area` = `{geometry: Polygon | MultiPolygon, crs?}` (crs: an EPSG Crs of src/raster/crs, default EPSG:4326 lon/lat);
  *   `buffer` = `{x, y}` in pixels (Sentinel Hub's bufferX / bufferY): each side grows by x (y) pixels.
@@ -95,7 +96,7 @@ const CELLS: Record<TilingGrid["layout"], (size: number, area: LonLatArea, limit
 };
 
 /**
- * The tiles of `grid` at resolution `res` that share a point with the area (see the module note).
+ * The tiles of `grid` at resolution `res` whose interior meets the area (see the module note).
  * @throws EngineError invalid-argument when the resolution is not offered, a buffer is not a non-negative integer,
  *   the geometry cannot be transformed to longitude / latitude, or the area needs more than `limit` tiles
  *   (default MAX_TILES).
