@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { MultiPolygon, Polygon } from "geojson";
-import { checkResolution, findTilingGrid, gridDescriptor, tilesIntersecting, tilingGrid, TILING_GRIDS } from "../../src/batch/grids";
+import { areaOfBounds, checkResolution, findTilingGrid, gridDescriptor, tilesIntersecting, tilingGrid, TILING_GRIDS } from "../../src/batch/grids";
 import { crsFromEpsg } from "../../src/raster/crs";
 import { engineErrorOf } from "../helpers/engine-error";
 import { sampleFile } from "../helpers/seed";
@@ -67,6 +67,17 @@ describe("tilesIntersecting", () => {
       });
       expect(new Set(tiles.map((t) => t.id)).size, c.what).toBe(tiles.length);
     }
+  });
+
+  it("tiles a request's bounds: a bbox in a CRS URI equals the same box as geometry; no bounds is refused", () => {
+    const bbox = [501360, 5629040, 502000, 5629680];
+    const crs = "http://www.opengis.net/def/crs/EPSG/0/32631";
+    const fromBbox = tilesIntersecting(tilingGrid(1), 10, areaOfBounds({ bbox, properties: { crs } }));
+    const geometry: Polygon = { type: "Polygon", coordinates: [[[501360, 5629040], [502000, 5629040], [502000, 5629680], [501360, 5629680], [501360, 5629040]]] };
+    expect(fromBbox).toEqual(tilesIntersecting(tilingGrid(1), 10, areaOfBounds({ geometry, properties: { crs } })));
+    expect(fromBbox.map((t) => t.name)).toEqual(["31UDS_10_7", "31UES_0_7"]);
+    expect(areaOfBounds({ bbox: [3, 50, 4, 51] }).crs!.epsg).toBe(4326);
+    expect(engineErrorOf(() => areaOfBounds({})).message).toMatch(/needs a bbox/);
   });
 
   it("refuses negative or fractional buffers and areas needing too many tiles", () => {

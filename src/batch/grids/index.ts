@@ -4,6 +4,7 @@
  * API (stable; used by batch analysis and the tilinggrids routes):
  * - `TILING_GRIDS`, `findTilingGrid(id)` (undefined when unknown), `tilingGrid(id)` (throws), `gridDescriptor(g)`;
  * - `checkResolution(grid, res)` -> the offered resolution equal to `res` (relative 1e-9);
+ * - `areaOfBounds(processRequest.input.bounds)` -> the {@link GridArea} of a request's bounds;
  * - `tilesIntersecting(grid, res, area, buffer?)` -> {@link GridTile}[]: every tile whose interior meets the area (a
  *   tile that only touches it, or overlaps it by less than 10 cm or 1e-6 degree, is not listed),
  *   ordered by EPSG code, then north to south (top edge descending), then west to east (left edge ascending).
@@ -29,9 +30,9 @@
  */
 import { EngineError } from "../../raster/errors";
 import type { Crs } from "../../raster/types";
-import { crsFromEpsg } from "../../raster/crs";
+import { crsFromEpsg, parseCrs } from "../../raster/crs";
 import { TILING_GRIDS, type TilingGrid } from "./definitions";
-import { areaToLonLat, type Box, type LonLatArea } from "./geometry";
+import { areaToLonLat, boxRing, type Box, type LonLatArea } from "./geometry";
 import { laeaCells, MAX_TILES, utmCells, wgs84Cells, type GridCell } from "./layouts";
 
 export { MAX_TILES };
@@ -57,6 +58,21 @@ export interface GridTile {
 export interface GridArea {
   geometry: LonLatArea;
   crs?: Crs;
+}
+
+/**
+ * The area of a Process request's `input.bounds` (`{bbox?, geometry?, properties?: {crs?}}`, as batch
+ * `processRequest.input.bounds`): the geometry when there is one (it lies inside the bbox when both are given),
+ * else the bbox as a polygon; CRS from `properties.crs` (default OGC CRS84, lon/lat).
+ * @throws EngineError unsupported for a CRS EO Edge does not know (src/raster/crs parseCrs), invalid-argument when
+ *   there is neither a geometry nor a 4-number bbox.
+ */
+export function areaOfBounds(bounds: { bbox?: number[]; geometry?: LonLatArea; properties?: { crs?: string } }): GridArea {
+  const crs = parseCrs(bounds.properties?.crs ?? "http://www.opengis.net/def/crs/OGC/1.3/CRS84");
+  if (bounds.geometry) return { geometry: bounds.geometry, crs };
+  const b = bounds.bbox;
+  if (!b || b.length !== 4) throw new EngineError("invalid-argument", "input.bounds needs a bbox (minX, minY, maxX, maxY) or a geometry.");
+  return { geometry: { type: "Polygon", coordinates: [boxRing(b as Box)] }, crs };
 }
 
 /** The grid with this id, or undefined. */
