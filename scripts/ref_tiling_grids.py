@@ -2,7 +2,9 @@
 """Reference tiles of the Batch tiling grids (src/batch/grids), computed independently with GDAL/OGR: OSR (PROJ) for
 the projections, GEOS (OGR Intersects / Intersection) for the geometry, and the grid rules of src/batch/grids/index.ts
 written again here. EO Edge works in longitude / latitude with proj4js and turf; this script clips and tests in each
-tile's own CRS, so the two agree only if projections, tile origins, steps, names and buffers agree.
+tile's own CRS, so the two agree only if projections, tile origins, steps, names and buffers agree. In both, the
+edges of an area are straight lines in the area's own CRS (a CRS84 footprint's edges are straight in lon/lat and
+curve in UTM: the 110 km top edge of 29RKH sags about 100 m south of the UTM line through its corners).
 
 Run with Debian's python3 (python3-gdal): /usr/bin/python3 scripts/ref_tiling_grids.py (part of `npm run references`
 once listed there). Writes test/fixtures/grids/reference.json: {cases: [{what, grid, resolution, buffer, area
@@ -74,8 +76,9 @@ def utm_cells(size, area):
             x0, x1, y0, y1 = proj.GetEnvelope()
             for e in range(int((x0 - size) // 100000) * 100000, int(x1 + 60) + 1, 100000):
                 for n in range(int((y0 - 60) // 100000) * 100000, int(y1 + size) + 1, 100000):
-                    ox = math.floor(e / 60) * 60
-                    oy = math.ceil((n + 100000) / 60) * 60
+                    snap = 60 if size % 60 == 0 else 1  # 20040, 100080: Sentinel-2 origin; 10000: the square's corner
+                    ox = math.floor(e / snap) * snap
+                    oy = math.ceil((n + 100000) / snap) * snap
                     for j in range(math.ceil((oy - n) / size)):
                         for i in range(math.ceil((e + 100000 - ox) / size)):
                             cell = (ox + i * size, oy - (j + 1) * size, ox + (i + 1) * size, oy - j * size)
@@ -130,7 +133,10 @@ def field(name):
 
 
 def case(what, grid, res, geojson, crs, buffer=(0, 0)):
+    """Tiles of one area; its edges are straight in its own CRS (segmentized there: 100 m or 0.001 degree pieces)
+    before it goes to longitude / latitude, as EO Edge densifies them."""
     geom = ogr.CreateGeometryFromJson(json.dumps(geojson))
+    geom.Segmentize(0.001 if crs == 4326 else 100.0)
     return {"what": what, "grid": grid, "resolution": res, "buffer": list(buffer), "area": geojson, "crs": crs,
             "tiles": tiles(grid, res, transformed(geom, crs, 4326), buffer)}
 

@@ -8,7 +8,8 @@
  * - `tilesIntersecting(grid, res, area, buffer?)` -> {@link GridTile}[]: every tile whose interior meets the area (a
  *   tile that only touches it, or overlaps it by less than 10 cm or 1e-6 degree, is not listed),
  *   ordered by EPSG code, then north to south (top edge descending), then west to east (left edge ascending).
- *   `area` = `{geometry: Polygon | MultiPolygon, crs?}` (crs: an EPSG Crs of src/raster/crs, default EPSG:4326 lon/lat);
+ *   `area` = `{geometry: Polygon | MultiPolygon, crs?}` (crs: an EPSG Crs of src/raster/crs, default EPSG:4326 lon/lat;
+ *   edges are straight lines in that CRS, so a CRS84 footprint's edges curve in UTM);
  *   `buffer` = `{x, y}` in pixels (Sentinel Hub's bufferX / bufferY): each side grows by x (y) pixels.
  *   A tile's `bbox` is in its own CRS (`epsg`), buffer included; `width`/`height` are its pixels at `res`:
  *   round(tile size / res) + 2 buffer, and the bbox spans exactly width x height pixels of size `res` from the
@@ -18,10 +19,12 @@
  * Sentinel-2 tiling "with some adjustments" and the others as regular grids, without naming rules; the names here
  * are ours where the docs give none):
  * - UTM grids (ids 0, 1, 2: 20040 m, 10000 m, 100080 m): the area is split by UTM zone (6 degrees) and hemisphere;
- *   each part is tiled in its zone's CRS (EPSG:326zz / 327zz). Inside every MGRS 100 km square, tiles start at the
- *   Sentinel-2 tile origin of the square (its north-west corner snapped outward to 60 m, ./mgrs.ts) and step by
- *   the tile size east (column i) and south (row j) until the square is covered, so 20040 and 100080 m tiles keep
- *   Sentinel-2's 60 m pixel grid. Name: `<zone><band><square>_<i>_<j>`, e.g. 31UES_0_3 (i, j from 0).
+ *   each part is tiled in its zone's CRS (EPSG:326zz / 327zz). Inside every MGRS 100 km square, tiles step by the
+ *   tile size east (column i) and south (row j) from the square's north-west corner until the square is covered;
+ *   for 20040 and 100080 m tiles that corner is the Sentinel-2 tile origin (snapped outward to 60 m, ./mgrs.ts), so
+ *   they keep Sentinel-2's 60 m pixel grid (and overlap the next square's tiles by up to 240 m); 10 km tiles start
+ *   at the square's own corner (the MGRS 10 km squares, no overlap). Name: `<zone><band><square>_<i>_<j>`, e.g.
+ *   31UES_0_3 (i, j from 0).
  * - WGS84 grid (id 3): 1 degree cells on integer degrees in EPSG:4326, named by the south-west corner: N50E003,
  *   S01W001.
  * - LAEA grids (ids 6, 7: 100 km, 20 km): EPSG:3035 cells on multiples of the tile size from the CRS origin (the

@@ -6,7 +6,7 @@
 import { crsFromEpsg, transformBounds } from "../../raster/crs";
 import { EngineError } from "../../raster/errors";
 import { areaBounds, boxToLonLat, cellRing, clipRing, ringMeetsArea, type Box, type LonLatArea } from "./geometry";
-import { bandLetter, s2Origin, S2_SNAP, SQUARE, squareLetters, utmZone, zoneLongitudes, zonesBetween, type UtmZone } from "./mgrs";
+import { bandLetter, S2_SNAP, SQUARE, squareLetters, tileOrigin, utmZone, zoneLongitudes, zonesBetween, type UtmZone } from "./mgrs";
 
 /** A tile before buffer and pixel size: its name, numeric id (unique within its grid), CRS and cell box. */
 export interface GridCell {
@@ -49,7 +49,7 @@ function zoneCells(zone: UtmZone, size: number, strip: Box, area: LonLatArea, ou
   // edges: look at the squares whose tiles can reach the box
   for (let e = Math.max(0, Math.floor((x0 - size) / SQUARE) * SQUARE); e <= Math.min(x1 + S2_SNAP, 9 * SQUARE); e += SQUARE) {
     for (let n = Math.max(0, Math.floor((y0 - S2_SNAP) / SQUARE) * SQUARE); n <= Math.min(y1 + size, 100 * SQUARE); n += SQUARE) {
-      const [ox, oy] = s2Origin(e, n);
+      const [ox, oy] = tileOrigin(e, n, size);
       const nx = Math.ceil((e + SQUARE - ox) / size), ny = Math.ceil((oy - n) / size);
       let prefix: string | undefined;
       for (let j = 0; j < ny; j++) {
