@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { MultiPolygon, Polygon } from "geojson";
-import { areaOfBounds, checkResolution, findTilingGrid, gridDescriptor, tilesIntersecting, tilingGrid, TILING_GRIDS } from "../../src/batch/grids";
+import { areaOfBounds, checkResolution, tileGrid, findTilingGrid, gridDescriptor, tilesIntersecting, tilingGrid, TILING_GRIDS } from "../../src/batch/grids";
 import { crsFromEpsg } from "../../src/raster/crs";
 import { engineErrorOf } from "../helpers/engine-error";
 import { sampleFile } from "../helpers/seed";
@@ -76,6 +76,9 @@ describe("tilesIntersecting", () => {
     const geometry: Polygon = { type: "Polygon", coordinates: [[[501360, 5629040], [502000, 5629040], [502000, 5629680], [501360, 5629680], [501360, 5629040]]] };
     expect(fromBbox).toEqual(tilesIntersecting(tilingGrid(1), 10, areaOfBounds({ geometry, properties: { crs } })));
     expect(fromBbox.map((t) => t.name)).toEqual(["31UES_0_7"]);
+    const grid = tileGrid(fromBbox[0]!);
+    expect([grid.crs.epsg, grid.crs.geographic, grid.width, grid.height]).toEqual([32631, false, 1000, 1000]);
+    expect(grid.bbox).toEqual([500000, 5620000, 510000, 5630000]);
     expect(areaOfBounds({ bbox: [3, 50, 4, 51] }).crs!.epsg).toBe(4326);
     expect(engineErrorOf(() => areaOfBounds({})).message).toMatch(/needs a bbox/);
   });

@@ -5,6 +5,7 @@
  * - `TILING_GRIDS`, `findTilingGrid(id)` (undefined when unknown), `tilingGrid(id)` (throws), `gridDescriptor(g)`;
  * - `checkResolution(grid, res)` -> the offered resolution equal to `res` (relative 1e-9);
  * - `areaOfBounds(processRequest.input.bounds)` -> the {@link GridArea} of a request's bounds;
+ * - `tileGrid(tile)` -> the tile's pixel Grid (src/raster/types) for the pipeline;
  * - `tilesIntersecting(grid, res, area, buffer?)` -> {@link GridTile}[]: every tile whose interior meets the area (a
  *   tile that only touches it, or overlaps it by less than 10 cm or 1e-6 degree, is not listed),
  *   ordered by EPSG code, then north to south (top edge descending), then west to east (left edge ascending).
@@ -32,7 +33,7 @@
  * At most `limit` (default MAX_TILES = 100000) tiles per area: more throws invalid-argument.
  */
 import { EngineError } from "../../raster/errors";
-import type { Crs } from "../../raster/types";
+import type { Crs, Grid } from "../../raster/types";
 import { crsFromEpsg, parseCrs } from "../../raster/crs";
 import { TILING_GRIDS, type TilingGrid } from "./definitions";
 import { areaToLonLat, boxRing, type Box, type LonLatArea } from "./geometry";
@@ -76,6 +77,11 @@ export function areaOfBounds(bounds: { bbox?: number[]; geometry?: LonLatArea; p
   const b = bounds.bbox;
   if (!b || b.length !== 4) throw new EngineError("invalid-argument", "input.bounds needs a bbox (minX, minY, maxX, maxY) or a geometry.");
   return { geometry: { type: "Polygon", coordinates: [boxRing(b as Box)] }, crs };
+}
+
+/** The pixel grid of a tile (for the pipeline's planGrid): its CRS, bbox (buffer included), width and height. */
+export function tileGrid(tile: GridTile): Grid {
+  return { crs: crsFromEpsg(tile.epsg), bbox: [...tile.bbox], width: tile.width, height: tile.height };
 }
 
 /** The grid with this id, or undefined. */
