@@ -1,7 +1,8 @@
 /**
  * Object storage as the task APIs see it: a bucket descriptor from a request (`s3.url` = `s3://<bucket>/<prefix>`,
  * optional access keys) resolves to an {@link ObjectStore} plus the key prefix inside it. Implementations: local
- * buckets in the BUCKETS R2 binding (./local.ts); buckets bound in wrangler.toml and S3-compatible storage join them.
+ * buckets in the BUCKETS R2 binding and R2 buckets bound in wrangler.toml (./local.ts), S3-compatible storage
+ * (./remote.ts); ./index.ts chooses.
  * Keys are object keys inside the bucket (no leading `/`).
  */
 
@@ -41,6 +42,15 @@ export interface ObjectListing {
   cursor?: string;
 }
 
+/** Options of {@link ObjectStore.list}: `limit` is at most 1000 keys (fewer may come back with a cursor). */
+export interface ListOptions {
+  prefix?: string;
+  delimiter?: string;
+  cursor?: string;
+  startAfter?: string;
+  limit?: number;
+}
+
 /** The operations the task APIs and the S3 endpoint need from a bucket. */
 export interface ObjectStore {
   /** The bucket's name. */
@@ -50,7 +60,8 @@ export interface ObjectStore {
   head(key: string): Promise<StoredObject | null>;
   put(key: string, body: ReadableStream | ArrayBuffer | ArrayBufferView | string, options?: { contentType?: string }): Promise<StoredObject>;
   delete(keys: string | string[]): Promise<void>;
-  list(options?: { prefix?: string; delimiter?: string; cursor?: string; limit?: number }): Promise<ObjectListing>;
+  /** `cursor` continues a previous listing; `startAfter` lists keys after this one (S3's start-after). */
+  list(options?: ListOptions): Promise<ObjectListing>;
 }
 
 /** A resolved descriptor: the store and the key prefix (without trailing `/`, "" for the bucket root). */

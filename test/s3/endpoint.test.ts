@@ -1,0 +1,150 @@
+/**
+ * The S3 endpoint (src/s3) as boto3 sees it: every request is signed by botocore (scripts/py_s3.py), sent to the
+ * Worker, and the answer parsed by botocore's own parser (the oracle); objects land in the BUCKETS R2 binding.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { botoAll, botoSign, fromB64, send } from "../helpers/s3";
+
+/** Deterministic bytes 0..n-1 mod 251 (no byte pattern repeats at a power of two). */
+const bytes = (n: number) => Uint8Array.from({ length: n }, (_, i) => i % 251);
+const unique = () => `t-${crypto.randomUUID().slice(0, 8)}`;
+const keysOf = (r: { result?: Record<string, unknown> }) => ((r.result!.Contents ?? []) as { Key: string }[]).map((c) => c.Key);
+
+describe("S3 endpoint: objects", () => {
+  it("PutObject stores into BUCKETS under <bucket>/<key>; GetObject, HeadObject, Range and DeleteObject", async (ctx) => {
+    const bucket = unique();
+    const data = bytes(5000);
+    const at = { Bucket: bucket, Key: "in/a b+c.bin" };
+    const [put, get, range, suffix, head] = await botoAll(ctx, [
+      { op: "put_object", params: { ...at, Body: data, ContentType: "application/x-test" } },
+      { op: "get_object", params: at },
+      { op: "get_object", params: { ...at, Range: "bytes=1000-1999" } },
+      { op: "get_object", params: { ...at, Range: "bytes=-10" } },
+      { op: "head_object", params: at },
+    ]);
+    const stored = await env.BUCKETS.get(`${bucket}/in/a b+c.bin`);
+    expect(new Uint8Array(await stored!.arrayBuffer())).toEqual(data);
+    expect([put!.status, put!.result!.ETag]).toEqual([200, `"${stored!.etag}"`]);
+    expect(get!.status).toBe(200);
+    expect(fromB64(get!.result!.Body as string)).toEqual(data);
+    expect(get!.result).toMatchObject({ ContentType: "application/x-test", ContentLength: 5000 });
+    expect([range!.status, range!.result!.ContentRange]).toEqual([206, "bytes 1000-1999/5000"]);
+    expect(fromB64(range!.result!.Body as string)).toEqual(data.slice(1000, 2000));
+    expect(suffix!.result!.ContentRange).toBe("bytes 4990-4999/5000");
+    expect(fromB64(suffix!.result!.Body as string)).toEqual(data.slice(4990));
+    expect(head!.result).toMatchObject({ ContentLength: 5000, ETag: `"${stored!.etag}"`, ContentType: "application/x-test" });
+
+    const [del] = await botoAll(ctx, [{ op: "delete_object", params: at }]);
+    expect(del!.status).toBe(204);
+    expect(await env.BUCKETS.head(`${bucket}/in/a b+c.bin`)).toBeNull();
+  });
+
+  it("answers S3 errors as XML botocore reads: NoSuchKey, InvalidRange (416), InvalidBucketName, '..' keys", async (ctx) => {
+    const bucket = unique();
+    await env.BUCKETS.put(`${bucket}/small`, "12345");
+    const [missing, past, badName, dots, headMissing] = await botoAll(ctx, [
+      { op: "get_object", params: { Bucket: bucket, Key: "nope" } },
+      { op: "get_object", params: { Bucket: bucket, Key: "small", Range: "bytes=5-9" } },
+      { op: "list_objects_v2", params: { Bucket: "bad_bucket" } },
+      { op: "put_object", params: { Bucket: bucket, Key: "a/../../escape", Body: "x" } },
+      { op: "head_object", params: { Bucket: bucket, Key: "nope" } },
+    ]);
+    expect([missing!.status, missing!.error!.Code, missing!.headers.get("content-type")]).toEqual([404, "NoSuchKey", "application/xml"]);
+    expect([past!.status, past!.error!.Code, past!.headers.get("content-range")]).toEqual([416, "InvalidRange", "bytes */5"]);
+    expect([badName!.status, badName!.error!.Code]).toEqual([400, "InvalidBucketName"]);
+    expect(dots!.status).toBeGreaterThanOrEqual(400);
+    expect(dots!.status).toBeLessThan(500);
+    expect((await env.BUCKETS.list({ prefix: bucket })).objects.map((o) => o.key)).toEqual([`${bucket}/small`]);
+    expect(headMissing!.status).toBe(404);
+  });
+});
+
+describe("S3 endpoint: ListObjectsV2", () => {
+  it("lists with prefix, delimiter, start-after, max-keys and continuation tokens as botocore parses them", async (ctx) => {
+    const bucket = unique();
+    const keys = ["a/1.tif", "a/2.tif", "a/sub/3.tif", "a/sub/4.tif", "a/x y+z.txt", "b/5.tif", "top.txt"];
+    for (const k of keys) await env.BUCKETS.put(`${bucket}/${k}`, k);
+    const [all, dir, after, bad, page1] = await botoAll(ctx, [
+      { op: "list_objects_v2", params: { Bucket: bucket } },
+      { op: "list_objects_v2", params: { Bucket: bucket, Prefix: "a/", Delimiter: "/" } },
+      { op: "list_objects_v2", params: { Bucket: bucket, StartAfter: "a/x y+z.txt" } },
+      { op: "list_objects_v2", params: { Bucket: bucket, MaxKeys: -1 } },
+      { op: "list_objects_v2", params: { Bucket: bucket, MaxKeys: 3 } },
+    ]);
+    expect(keysOf(all!)).toEqual(keys);
+    expect(all!.result).toMatchObject({ KeyCount: 7, IsTruncated: false, Name: bucket, MaxKeys: 1000 });
+    expect((all!.result!.Contents as object[])[0]).toMatchObject({ Size: 7, StorageClass: "STANDARD" });
+    expect(keysOf(dir!)).toEqual(["a/1.tif", "a/2.tif", "a/x y+z.txt"]);
+    expect([dir!.result!.CommonPrefixes, dir!.result!.Delimiter]).toEqual([[{ Prefix: "a/sub/" }], "/"]);
+    expect(keysOf(after!)).toEqual(["b/5.tif", "top.txt"]);
+    expect([bad!.status, bad!.error!.Code]).toEqual([400, "InvalidArgument"]);
+
+    const seen = keysOf(page1!);
+    let token = page1!.result!.NextContinuationToken as string | undefined;
+    expect([page1!.result!.IsTruncated, page1!.result!.KeyCount]).toEqual([true, 3]);
+    for (let pages = 1; token && pages < 10; pages++) {
+      const [page] = await botoAll(ctx, [{ op: "list_objects_v2", params: { Bucket: bucket, MaxKeys: 3, ContinuationToken: token } }]);
+      expect(page!.result!.ContinuationToken).toBe(token);
+      seen.push(...keysOf(page!));
+      token = page!.result!.IsTruncated ? (page!.result!.NextContinuationToken as string) : undefined;
+    }
+    expect(seen).toEqual(keys);
+  });
+
+  it("answers the XML namespace and elements AWS documents (read as text, without botocore)", async (ctx) => {
+    const bucket = unique();
+    await env.BUCKETS.put(`${bucket}/k`, "v");
+    const [r] = await botoAll(ctx, [{ op: "list_objects_v2", params: { Bucket: bucket } }]);
+    expect(r!.text).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<ListBucketResult xmlns="http:\/\/s3.amazonaws.com\/doc\/2006-03-01\/">/);
+    expect(r!.text).toMatch(/<Contents><Key>k<\/Key><LastModified>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z<\/LastModified><ETag>&quot;[0-9a-f]+&quot;<\/ETag><Size>1<\/Size>/);
+  });
+});
+
+describe("S3 endpoint: authentication", () => {
+  it("refuses wrong secrets, unknown keys, expired and future dates, tampered requests and anonymous requests", async (ctx) => {
+    const bucket = unique();
+    const list = { op: "list_objects_v2", params: { Bucket: bucket } };
+    const inAnHour = new Date(Date.now() + 3600_000).toISOString().slice(0, 19);
+    const answers = await botoAll(ctx, [
+      { ...list, secret: "not-the-secret" },
+      { ...list, key: "AKIAUNKNOWN" },
+      { ...list, time: "2020-01-01T00:00:00" },
+      { ...list, time: inAnHour },
+      { op: "get_object", params: { Bucket: bucket, Key: "a" }, tamper: (s) => ({ ...s, url: s.url.replace("/a", "/b") }) },
+      { op: "put_object", params: { Bucket: bucket, Key: "a", Body: "signed" }, tamper: (s) => ({ ...s, body: btoa("evil!!") }) },
+      { ...list, tamper: (s) => ({ ...s, headers: {} }) },
+      { ...list, tamper: (s) => ({ ...s, headers: { ...s.headers, Authorization: "AWS4-HMAC-SHA256 nonsense" } }) },
+    ]);
+    expect(answers.map((a) => [a.status, a.error?.Code])).toEqual([
+      [403, "SignatureDoesNotMatch"],
+      [403, "InvalidAccessKeyId"],
+      [403, "RequestTimeTooSkewed"],
+      [403, "RequestTimeTooSkewed"],
+      [403, "SignatureDoesNotMatch"],
+      [400, "XAmzContentSHA256Mismatch"],
+      [403, "AccessDenied"],
+      [400, "AuthorizationHeaderMalformed"],
+    ]);
+    expect(await env.BUCKETS.head(`${bucket}/a`)).toBeNull();
+  });
+
+  it("accepts presigned URLs until they expire, and refuses aws-chunked streaming uploads with NotImplemented", async (ctx) => {
+    const bucket = unique();
+    await env.BUCKETS.put(`${bucket}/p.txt`, "presigned");
+    const [fresh, expired] = await botoSign(ctx, [
+      { op: "get_object", params: { Bucket: bucket, Key: "p.txt" }, presign: 600 },
+      { op: "get_object", params: { Bucket: bucket, Key: "p.txt" }, presign: 60, time: "2024-06-01T00:00:00" },
+    ]);
+    const ok = await send(fresh!);
+    expect([ok.status, await ok.text()]).toEqual([200, "presigned"]);
+    const late = await send(expired!);
+    expect(late.status).toBe(403);
+    expect(await late.text()).toContain("<Code>AccessDenied</Code><Message>Request has expired");
+    const [streaming] = await botoAll(ctx, [{
+      op: "put_object", params: { Bucket: bucket, Key: "s", Body: "x" },
+      tamper: (s) => ({ ...s, headers: { ...s.headers, "x-amz-content-sha256": "STREAMING-AWS4-HMAC-SHA256-PAYLOAD", "content-encoding": "aws-chunked" } }),
+    }]);
+    expect([streaming!.status, streaming!.error!.Code]).toEqual([501, "NotImplemented"]);
+  });
+});
