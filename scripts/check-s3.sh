@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end check of the S3 endpoint (src/s3) with the tools users have, outside vitest:
-#   `npm start` on a spare port, then `aws s3 cp` up, `aws s3 ls`, a boto3 GetObject with Range, `aws s3 cp` down,
+#   `npm start` on a spare port, then `aws s3 cp` up (multipart: 9 MB), `aws s3 ls`, a boto3 GetObject with Range, `aws s3 cp` down,
 #   and `npx wrangler r2 object get` of the same object straight from the local R2 state; every byte is compared
 #   with the uploaded file. Usage: scripts/check-s3.sh  (env: PORT, default 8797; EO_EDGE_STATE, default .state).
 # Needs aws cli and python3 with boto3 (Debian: apt-get install -y awscli python3-boto3).
@@ -23,7 +23,7 @@ export AWS_DEFAULT_REGION=us-east-1
 endpoint="http://127.0.0.1:$PORT/s3"
 bucket=check-s3
 key="run-$(date +%s)/sample file.bin"
-head -c 300000 /dev/urandom >"$work/in.bin"
+head -c 9000000 /dev/urandom >"$work/in.bin" # above aws cli's 8 MiB multipart threshold: 2 parts
 
 echo "== $(aws --version 2>&1)"
 echo "== aws s3 cp (upload)"

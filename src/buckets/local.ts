@@ -3,7 +3,7 @@
  * `<bucket>/<key>`, so `s3://my-bucket/out` is R2 key prefix `my-bucket/out/` in `.state` when run with `npm start`)
  * and R2 buckets bound in wrangler.toml (keys at the bucket's root).
  */
-import type { ObjectBody, ObjectListing, ObjectStore, StoredObject } from "./types";
+import type { MultipartUploads, ObjectBody, ObjectListing, ObjectStore, StoredObject } from "./types";
 
 /** An ObjectStore for bucket `bucket` inside R2 binding `r2` (keys prefixed with `<bucket>/`). */
 export function localBucket(r2: R2Bucket, bucket: string): ObjectStore {
@@ -23,8 +23,21 @@ export function r2Store(r2: R2Bucket, bucket: string, root: string): ObjectStore
     uploaded: o.uploaded,
     contentType: o.httpMetadata?.contentType,
   });
+  const multipart: MultipartUploads = {
+    async create(key, options) {
+      return (await r2.createMultipartUpload(full(key), options?.contentType ? { httpMetadata: { contentType: options.contentType } } : undefined)).uploadId;
+    },
+    async uploadPart(key, uploadId, partNumber, body) {
+      return (await r2.resumeMultipartUpload(full(key), uploadId).uploadPart(partNumber, body)).etag;
+    },
+    async complete(key, uploadId, parts) {
+      return meta(await r2.resumeMultipartUpload(full(key), uploadId).complete(parts));
+    },
+    abort: (key, uploadId) => r2.resumeMultipartUpload(full(key), uploadId).abort(),
+  };
   return {
     bucket,
+    multipart,
     async get(key, range): Promise<ObjectBody | null> {
       const o = await r2.get(full(key), range ? { range: range.length === undefined ? { offset: range.offset } : { offset: range.offset, length: range.length } } : undefined);
       if (!o) return null;

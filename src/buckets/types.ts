@@ -51,6 +51,25 @@ export interface ListOptions {
   limit?: number;
 }
 
+/** A part of a multipart upload: its 1-based number and the etag uploadPart answered. */
+export interface UploadedPart {
+  partNumber: number;
+  etag: string;
+}
+
+/**
+ * Multipart uploads (S3 semantics: parts of at least 5 MiB except the last, numbered 1-10000; the object appears
+ * on complete). Failures from the storage (unknown upload id, a part too small) are thrown as its errors.
+ */
+export interface MultipartUploads {
+  /** Starts an upload; answers its upload id. */
+  create(key: string, options?: { contentType?: string }): Promise<string>;
+  /** Stores one part; answers its etag. */
+  uploadPart(key: string, uploadId: string, partNumber: number, body: ReadableStream | ArrayBuffer | ArrayBufferView | string): Promise<string>;
+  complete(key: string, uploadId: string, parts: UploadedPart[]): Promise<StoredObject>;
+  abort(key: string, uploadId: string): Promise<void>;
+}
+
 /** The operations the task APIs and the S3 endpoint need from a bucket. */
 export interface ObjectStore {
   /** The bucket's name. */
@@ -62,6 +81,8 @@ export interface ObjectStore {
   delete(keys: string | string[]): Promise<void>;
   /** `cursor` continues a previous listing; `startAfter` lists keys after this one (S3's start-after). */
   list(options?: ListOptions): Promise<ObjectListing>;
+  /** Present when the storage supports multipart uploads (R2 buckets). */
+  readonly multipart?: MultipartUploads;
 }
 
 /** A resolved descriptor: the store and the key prefix (without trailing `/`, "" for the bucket root). */

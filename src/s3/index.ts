@@ -3,14 +3,16 @@
  * BUCKET_BINDINGS, src/buckets/) served path-style under S3_PATH, so `aws --endpoint-url <base>/s3 s3 cp ...`,
  * boto3 (`endpoint_url=<base>/s3`) and any SigV4 client read and write them. Every request is signed with the keys
  * S3_ACCESS_KEY_ID / S3_SECRET_ACCESS_KEY (./auth.ts); the body of a PutObject is checked against the signed
- * x-amz-content-sha256 (or taken as sent for UNSIGNED-PAYLOAD); aws-chunked streaming uploads are refused with
- * NotImplemented. Errors are S3's XML (./xml.ts), never the API's JSON envelope.
+ * x-amz-content-sha256 (or taken as sent for UNSIGNED-PAYLOAD, ./payload.ts); aws-chunked streaming uploads are
+ * refused with NotImplemented; multipart uploads go to ./multipart.ts. Errors are S3's XML (./xml.ts), never the API's JSON envelope.
  */
 import { deploymentBucket, hasDotSegment, isBucketName } from "../buckets";
 import { localKeys, type BucketEnv } from "../buckets/config";
 import { verifySignature, type SignedRequest } from "./auth";
 import { deleteObject, getObject, putObject } from "./objects";
 import { listBuckets, listObjects } from "./listing";
+import { multipartOperation } from "./multipart";
+import { bodyOf } from "./payload";
 import { S3Error, errorResponse, invalidArgument, notImplemented } from "./xml";
 
 /** The path the endpoint is served under (the `--endpoint-url` is `<PUBLIC_BASE_URL>/s3`). */
@@ -42,30 +44,8 @@ function target(url: URL): { bucket: string; key: string } {
   return { bucket, key };
 }
 
-/** Hex SHA-256 of `bytes` (crypto.subtle). */
-async function sha256Hex(bytes: ArrayBuffer): Promise<string> {
-  return [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/**
- * The request body, checked against the signed payload hash.
- * @throws S3Error NotImplemented (aws-chunked streaming), XAmzContentSHA256Mismatch, InvalidArgument.
- */
-async function bodyOf(request: Request, s: SignedRequest): Promise<ArrayBuffer> {
-  const payload = s.presigned ? "UNSIGNED-PAYLOAD" : s.payload!;
-  if (/aws-chunked/i.test(request.headers.get("content-encoding") ?? ""))
-    throw notImplemented("Content-Encoding aws-chunked (streaming uploads) is not supported; send the body with its SHA-256 or UNSIGNED-PAYLOAD.");
-  const body = await request.arrayBuffer();
-  if (payload === "UNSIGNED-PAYLOAD") return body;
-  if (!/^[0-9a-f]{64}$/.test(payload)) throw invalidArgument("x-amz-content-sha256 must be a hex SHA-256, UNSIGNED-PAYLOAD or a STREAMING-* value.", "x-amz-content-sha256", payload);
-  const actual = await sha256Hex(body);
-  if (actual !== payload)
-    throw new S3Error(400, "XAmzContentSHA256Mismatch", "The provided 'x-amz-content-sha256' header does not match what was computed.", { ClientComputedContentSHA256: payload, S3ComputedContentSHA256: actual });
-  return body;
-}
-
-/** Sub-resources this endpoint does not implement (multipart uploads, ACLs, tagging, versions, ...). */
-const UNSUPPORTED = ["uploads", "uploadId", "acl", "tagging", "versions", "versionId", "policy", "cors", "lifecycle", "location", "versioning"];
+/** Sub-resources this endpoint does not implement (ACLs, tagging, versions, ...). */
+const UNSUPPORTED = ["acl", "tagging", "versions", "versionId", "policy", "cors", "lifecycle", "location", "versioning"];
 
 /** One operation after authentication. @throws S3Error. */
 async function operate(request: Request, env: BucketEnv, s: SignedRequest): Promise<Response> {
@@ -73,6 +53,7 @@ async function operate(request: Request, env: BucketEnv, s: SignedRequest): Prom
   const { bucket, key } = target(url);
   const sub = UNSUPPORTED.find((p) => url.searchParams.has(p));
   if (sub) throw notImplemented(`The '${sub}' sub-resource is not implemented by this endpoint.`);
+  if (!key && url.searchParams.has("uploads")) throw notImplemented("ListMultipartUploads is not implemented by this endpoint.");
   if (request.headers.has("x-amz-copy-source")) throw notImplemented("CopyObject is not implemented by this endpoint.");
   const m = request.method;
   if (!bucket) {
@@ -83,6 +64,8 @@ async function operate(request: Request, env: BucketEnv, s: SignedRequest): Prom
     if (m === "HEAD" || m === "PUT") return new Response(null, { headers: { location: `/${bucket}` } }); // buckets exist implicitly
   } else {
     const store = deploymentBucket(env, bucket);
+    const multipart = await multipartOperation(store, key, request, s);
+    if (multipart) return multipart;
     if (m === "GET" || m === "HEAD") return getObject(store, key, request);
     if (m === "PUT") return putObject(store, key, await bodyOf(request, s), request);
     if (m === "DELETE") return deleteObject(store, key);

@@ -148,3 +148,35 @@ describe("S3 endpoint: authentication", () => {
     expect([streaming!.status, streaming!.error!.Code]).toEqual([501, "NotImplemented"]);
   });
 });
+
+describe("S3 endpoint: multipart uploads", () => {
+  it("creates, uploads parts, completes (object = parts in order) and aborts; unknown upload ids are NoSuchUpload", { timeout: 120_000 }, async (ctx) => {
+    const bucket = unique();
+    const at = { Bucket: bucket, Key: "big/object.bin" };
+    const [created] = await botoAll(ctx, [{ op: "create_multipart_upload", params: { ...at, ContentType: "application/x-big" } }]);
+    const UploadId = created!.result!.UploadId as string;
+    expect(created!.result).toMatchObject({ Bucket: bucket, Key: "big/object.bin" });
+    const part1 = bytes(5 * 1024 * 1024), part2 = bytes(1000).reverse();
+    const [small, p2, unknown] = await botoAll(ctx, [
+      { op: "upload_part", params: { ...at, UploadId, PartNumber: 1, Body: part2 } },
+      { op: "upload_part", params: { ...at, UploadId, PartNumber: 2, Body: part2 } },
+      { op: "upload_part", params: { ...at, UploadId: "no-such-upload", PartNumber: 1, Body: "x" } },
+    ]);
+    expect([small!.status, p2!.status]).toEqual([200, 200]);
+    expect([unknown!.status, unknown!.error!.Code]).toEqual([404, "NoSuchUpload"]);
+    const [tooSmall] = await botoAll(ctx, [{ op: "complete_multipart_upload", params: { ...at, UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: small!.result!.ETag }, { PartNumber: 2, ETag: p2!.result!.ETag }] } } }]);
+    expect([tooSmall!.status, tooSmall!.error!.Code]).toEqual([400, "EntityTooSmall"]);
+    const [p1] = await botoAll(ctx, [{ op: "upload_part", params: { ...at, UploadId, PartNumber: 1, Body: part1 } }]);
+    const Parts = [{ PartNumber: 1, ETag: p1!.result!.ETag }, { PartNumber: 2, ETag: p2!.result!.ETag }];
+    const [done] = await botoAll(ctx, [{ op: "complete_multipart_upload", params: { ...at, UploadId, MultipartUpload: { Parts } } }]);
+    expect(done!.status).toBe(200);
+    const stored = await env.BUCKETS.get(`${bucket}/big/object.bin`);
+    expect(new Uint8Array(await stored!.arrayBuffer())).toEqual(new Uint8Array([...part1, ...part2]));
+    expect([done!.result!.ETag, stored!.httpMetadata?.contentType]).toEqual([`"${stored!.etag}"`, "application/x-big"]);
+
+    const [other] = await botoAll(ctx, [{ op: "create_multipart_upload", params: { Bucket: bucket, Key: "aborted" } }]);
+    const [aborted] = await botoAll(ctx, [{ op: "abort_multipart_upload", params: { Bucket: bucket, Key: "aborted", UploadId: other!.result!.UploadId } }]);
+    expect(aborted!.status).toBe(204);
+    expect(await env.BUCKETS.head(`${bucket}/aborted`)).toBeNull();
+  });
+});

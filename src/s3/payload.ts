@@ -1,0 +1,28 @@
+/**
+ * Request bodies of the S3 endpoint, checked against the signed payload hash (x-amz-content-sha256: the body's hex
+ * SHA-256, or UNSIGNED-PAYLOAD; presigned URLs are unsigned), as S3 does (S3 API reference, Common Request Headers).
+ */
+import type { SignedRequest } from "./auth";
+import { S3Error, invalidArgument, notImplemented } from "./xml";
+
+/** Hex SHA-256 of `bytes` (crypto.subtle). */
+async function sha256Hex(bytes: ArrayBuffer): Promise<string> {
+  return [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The request body, checked against the signed payload hash.
+ * @throws S3Error NotImplemented (aws-chunked), XAmzContentSHA256Mismatch, InvalidArgument (malformed hash).
+ */
+export async function bodyOf(request: Request, s: SignedRequest): Promise<ArrayBuffer> {
+  const payload = s.presigned ? "UNSIGNED-PAYLOAD" : s.payload!;
+  if (/aws-chunked/i.test(request.headers.get("content-encoding") ?? ""))
+    throw notImplemented("Content-Encoding aws-chunked (streaming uploads) is not supported; send the body with its SHA-256 or UNSIGNED-PAYLOAD.");
+  const body = await request.arrayBuffer();
+  if (payload === "UNSIGNED-PAYLOAD") return body;
+  if (!/^[0-9a-f]{64}$/.test(payload)) throw invalidArgument("x-amz-content-sha256 must be a hex SHA-256, UNSIGNED-PAYLOAD or a STREAMING-* value.", "x-amz-content-sha256", payload);
+  const actual = await sha256Hex(body);
+  if (actual !== payload)
+    throw new S3Error(400, "XAmzContentSHA256Mismatch", "The provided 'x-amz-content-sha256' header does not match what was computed.", { ClientComputedContentSHA256: payload, S3ComputedContentSHA256: actual });
+  return body;
+}
