@@ -41,11 +41,13 @@ function credential(value: string): Pick<SignedRequest, "accessKeyId" | "date" |
 
 /**
  * The signature claims of a request, from its Authorization header or presigned query.
- * @throws S3Error AccessDenied (anonymous), AuthorizationHeaderMalformed / InvalidRequest (malformed parts).
+ * @throws S3Error AccessDenied (anonymous), AuthorizationHeaderMalformed / InvalidRequest (malformed parts, SigV2).
  */
 export function signatureOf(request: Request): SignedRequest {
   const url = new URL(request.url);
   const auth = request.headers.get("authorization");
+  if (/^AWS /.test(auth ?? "") || url.searchParams.has("AWSAccessKeyId"))
+    throw new S3Error(400, "InvalidRequest", "Signature Version 2 is not supported; sign with AWS4-HMAC-SHA256 (for `aws s3 presign`: aws configure set default.s3.signature_version s3v4).");
   if (auth) {
     const m = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/.exec(auth.trim());
     if (!m) throw malformed("The Authorization header must be AWS4-HMAC-SHA256 Credential=..., SignedHeaders=..., Signature=<64 hex digits> (Signature Version 4).");

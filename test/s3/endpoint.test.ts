@@ -115,6 +115,7 @@ describe("S3 endpoint: authentication", () => {
       { op: "put_object", params: { Bucket: bucket, Key: "a", Body: "signed" }, tamper: (s) => ({ ...s, body: btoa("evil!!") }) },
       { ...list, tamper: (s) => ({ ...s, headers: {} }) },
       { ...list, tamper: (s) => ({ ...s, headers: { ...s.headers, Authorization: "AWS4-HMAC-SHA256 nonsense" } }) },
+      { ...list, tamper: (s) => ({ ...s, headers: { ...s.headers, Authorization: "AWS AKIDEXAMPLE:c2lnbmF0dXJl" } }) },
     ]);
     expect(answers.map((a) => [a.status, a.error?.Code])).toEqual([
       [403, "SignatureDoesNotMatch"],
@@ -125,6 +126,7 @@ describe("S3 endpoint: authentication", () => {
       [400, "XAmzContentSHA256Mismatch"],
       [403, "AccessDenied"],
       [400, "AuthorizationHeaderMalformed"],
+      [400, "InvalidRequest"], // Signature Version 2
     ]);
     expect(await env.BUCKETS.head(`${bucket}/a`)).toBeNull();
   });
