@@ -108,15 +108,15 @@ function signerOf(request: Request, s: SignedRequest, keys: S3Keys): AwsV4Signer
  * Verifies the request's SigV4 signature against `keys` at time `now` (ms). Returns the claims (the caller checks
  * the payload hash against the body). @throws S3Error AccessDenied (no keys configured, anonymous, expired),
  * InvalidAccessKeyId, SignatureDoesNotMatch (with StringToSign and CanonicalRequest, as S3 answers),
- * RequestTimeTooSkewed, AuthorizationHeaderMalformed, NotImplemented (STREAMING-* payloads).
+ * RequestTimeTooSkewed, AuthorizationHeaderMalformed, NotImplemented (signed STREAMING-* payloads).
  */
 export async function verifySignature(request: Request, keys: S3Keys | undefined, now: number): Promise<SignedRequest> {
   const s = signatureOf(request);
   if (!keys) throw accessDenied("This S3 endpoint has no access keys configured (S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY).");
   if (s.accessKeyId !== keys.accessKeyId) throw new S3Error(403, "InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.", { AWSAccessKeyId: s.accessKeyId });
   checkDate(s, now);
-  if (s.payload?.startsWith("STREAMING-")) // chunk signatures are not checked here: refused before any signature work
-    throw notImplemented(`Streaming uploads (x-amz-content-sha256: ${s.payload}, aws-chunked) are not supported; send the body with its SHA-256 or UNSIGNED-PAYLOAD.`);
+  if (s.payload?.startsWith("STREAMING-") && s.payload !== "STREAMING-UNSIGNED-PAYLOAD-TRAILER") // signed chunks: not checked here
+    throw notImplemented(`Signed streaming uploads (x-amz-content-sha256: ${s.payload}) are not supported; send the body with its SHA-256, UNSIGNED-PAYLOAD or STREAMING-UNSIGNED-PAYLOAD-TRAILER.`);
   if (!s.signedHeaders.includes("host")) throw malformed("SignedHeaders must include host.");
   const signer = signerOf(request, s, keys);
   const expected = await signer.signature();

@@ -3,6 +3,7 @@
  * SHA-256, or UNSIGNED-PAYLOAD; presigned URLs are unsigned), as S3 does (S3 API reference, Common Request Headers).
  */
 import type { SignedRequest } from "./auth";
+import { decodeChunked } from "./chunked";
 import { S3Error, invalidArgument, notImplemented } from "./xml";
 
 /** Hex SHA-256 of `bytes` (crypto.subtle). */
@@ -11,13 +12,20 @@ async function sha256Hex(bytes: ArrayBuffer): Promise<string> {
 }
 
 /**
- * The request body, checked against the signed payload hash.
- * @throws S3Error NotImplemented (aws-chunked), XAmzContentSHA256Mismatch, InvalidArgument (malformed hash).
+ * The request body, checked against the signed payload hash; an unsigned aws-chunked body
+ * (STREAMING-UNSIGNED-PAYLOAD-TRAILER) is decoded (./chunked.ts).
+ * @throws S3Error NotImplemented (other aws-chunked bodies), XAmzContentSHA256Mismatch, InvalidArgument (malformed
+ * hash or decoded length), IncompleteBody and BadDigest (see decodeChunked).
  */
 export async function bodyOf(request: Request, s: SignedRequest): Promise<ArrayBuffer> {
   const payload = s.presigned ? "UNSIGNED-PAYLOAD" : s.payload!;
+  if (payload === "STREAMING-UNSIGNED-PAYLOAD-TRAILER") {
+    const length = request.headers.get("x-amz-decoded-content-length") ?? "";
+    if (!/^\d+$/.test(length)) throw invalidArgument("x-amz-decoded-content-length must give the payload's length in bytes.", "x-amz-decoded-content-length", length);
+    return decodeChunked(await request.arrayBuffer(), Number(length));
+  }
   if (/aws-chunked/i.test(request.headers.get("content-encoding") ?? ""))
-    throw notImplemented("Content-Encoding aws-chunked (streaming uploads) is not supported; send the body with its SHA-256 or UNSIGNED-PAYLOAD.");
+    throw notImplemented("Content-Encoding aws-chunked is supported only with x-amz-content-sha256 STREAMING-UNSIGNED-PAYLOAD-TRAILER.");
   const body = await request.arrayBuffer();
   if (payload === "UNSIGNED-PAYLOAD") return body;
   if (!/^[0-9a-f]{64}$/.test(payload)) throw invalidArgument("x-amz-content-sha256 must be a hex SHA-256, UNSIGNED-PAYLOAD or a STREAMING-* value.", "x-amz-content-sha256", payload);

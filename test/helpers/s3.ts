@@ -25,6 +25,8 @@ export interface BotoCall {
   time?: string;
   /** A presigned URL valid this many seconds instead of a signed Authorization header. */
   presign?: number;
+  /** The endpoint URL (default ENDPOINT; an https one makes botocore send aws-chunked uploads with trailers). */
+  endpoint?: string;
 }
 
 /** The request botocore sends (body base64). */
@@ -58,7 +60,7 @@ const item = (c: BotoCall) => {
   const params = { ...c.params };
   if (params.Body instanceof Uint8Array) params.Body = b64(params.Body);
   else if (typeof params.Body === "string") params.Body = b64(new TextEncoder().encode(params.Body));
-  return { endpoint: ENDPOINT, key: c.key ?? KEYS.key, secret: c.secret ?? KEYS.secret, region: c.region, op: c.op, params, time: c.time, presign: c.presign };
+  return { endpoint: c.endpoint ?? ENDPOINT, key: c.key ?? KEYS.key, secret: c.secret ?? KEYS.secret, region: c.region, op: c.op, params, time: c.time, presign: c.presign };
 };
 
 /** The requests botocore would send for `calls`. */

@@ -4,7 +4,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { botoAll, botoSign, fromB64, send } from "../helpers/s3";
+import { ENDPOINT, botoAll, botoSign, fromB64, send } from "../helpers/s3";
 
 /** Deterministic bytes 0..n-1 mod 251 (no byte pattern repeats at a power of two). */
 const bytes = (n: number) => Uint8Array.from({ length: n }, (_, i) => i % 251);
@@ -180,5 +180,24 @@ describe("S3 endpoint: multipart uploads", () => {
     const [aborted] = await botoAll(ctx, [{ op: "abort_multipart_upload", params: { Bucket: bucket, Key: "aborted", UploadId: other!.result!.UploadId } }]);
     expect(aborted!.status).toBe(204);
     expect(await env.BUCKETS.head(`${bucket}/aborted`)).toBeNull();
+  });
+});
+
+describe("S3 endpoint: aws-chunked uploads (botocore over HTTPS)", () => {
+  it("decodes STREAMING-UNSIGNED-PAYLOAD-TRAILER bodies and checks their CRC32 trailer", async (ctx) => {
+    const bucket = unique();
+    const data = bytes(70_000);
+    const https = `${ENDPOINT.replace(/^http:/, "https:")}`;
+    const put = { op: "put_object", endpoint: https, params: { Bucket: bucket, Key: "c.bin", Body: data, ChecksumAlgorithm: "CRC32" } };
+    const [signed] = await botoSign(ctx, [put]);
+    expect([signed!.headers["x-amz-content-sha256"], signed!.headers["Content-Encoding"]]).toEqual(["STREAMING-UNSIGNED-PAYLOAD-TRAILER", "aws-chunked"]);
+    const [ok, corrupt] = await botoAll(ctx, [
+      put,
+      { ...put, params: { ...put.params, Key: "bad.bin" }, tamper: (s) => ({ ...s, body: btoa(atob(s.body).replace(/crc32:[^\r]+/, "crc32:AAAAAA==")) }) },
+    ]);
+    expect(ok!.status).toBe(200);
+    expect(new Uint8Array(await (await env.BUCKETS.get(`${bucket}/c.bin`))!.arrayBuffer())).toEqual(data);
+    expect([corrupt!.status, corrupt!.error!.Code]).toEqual([400, "BadDigest"]);
+    expect(await env.BUCKETS.head(`${bucket}/bad.bin`)).toBeNull();
   });
 });
