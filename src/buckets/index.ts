@@ -63,11 +63,12 @@ function keyedBucket(env: BucketEnv, descriptor: BucketDescriptor, bucket: strin
 
 /**
  * The store and prefix of a descriptor (resolution rules in the module comment); the store is not contacted.
- * @throws EngineError invalid-argument (see parseS3Url; keys refused; iamRoleARN, which cannot be assumed here).
+ * `iamRoleARN` (Sentinel Hub's recommended flow) is accepted and ignored: no role can be assumed here, so such a
+ * descriptor resolves as one without keys (bound or local bucket).
+ * @throws EngineError invalid-argument (see parseS3Url; keys refused).
  */
 export function resolveBucket(env: BucketEnv, descriptor: BucketDescriptor): BucketLocation {
   const { bucket, prefix } = parseS3Url(descriptor.url);
-  if (descriptor.iamRoleARN) throw invalidArgument(`iamRoleARN is not supported for '${descriptor.url}'; give accessKey and secretAccessKey instead.`);
   const keyed = descriptor.accessKey !== undefined || descriptor.secretAccessKey !== undefined;
   const store = keyed ? keyedBucket(env, descriptor, bucket) : deploymentBucket(env, bucket);
   return { store, prefix, key: (path) => (prefix ? `${prefix}/${path.replace(/^\/+/, "")}` : path.replace(/^\/+/, "")) };

@@ -41,14 +41,16 @@ describe("resolveBucket", () => {
     expect(() => resolveBucket({ ...base, BUCKET_BINDINGS: { [bucket]: "NO_SUCH" } }, { url: `s3://${bucket}` })).toThrow(/NO_SUCH.*not an R2 bucket binding/);
   });
 
-  it("accepts the local S3 keys in a descriptor and refuses other keys, half keys, iamRoleARN and bad URLs (400)", () => {
+  it("accepts the local S3 keys and iamRoleARN (ignored) in a descriptor, refuses other keys, half keys and bad URLs (400)", async () => {
     const bucket = unique();
     const ok = resolveBucket(base, { url: `s3://${bucket}/k`, accessKey: KEYS.key, secretAccessKey: KEYS.secret });
-    expect(ok.store.bucket).toBe(bucket);
+    const role = resolveBucket(base, { url: `s3://${bucket}/r`, iamRoleARN: "arn:aws:iam::1:role/r" });
+    await ok.store.put(ok.key("a"), "keyed");
+    await role.store.put(role.key("b"), "role");
+    expect((await env.BUCKETS.list({ prefix: `${bucket}/` })).objects.map((o) => o.key)).toEqual([`${bucket}/k/a`, `${bucket}/r/b`]);
     const refused = [
       { url: `s3://${bucket}/k`, accessKey: KEYS.key, secretAccessKey: "wrong" },
       { url: `s3://${bucket}/k`, accessKey: KEYS.key },
-      { url: `s3://${bucket}/k`, iamRoleARN: "arn:aws:iam::1:role/r" },
       { url: "s3://Bad_Name/k" },
       { url: "s3://ok-name/a/../b" },
       { url: "https://ok-name/a" },
