@@ -33,6 +33,14 @@ function entries(page: ObjectListing, enc: (s: string) => string) {
   };
 }
 
+/**
+ * The store's start-after for S3's marker/start-after: a marker ending with the delimiter is a common prefix (a v1
+ * NextMarker) and skips every key rolled up into it, so paging never answers that prefix twice (U+10FFFF sorts
+ * after every other character in UTF-8 byte order, which R2 lists in).
+ */
+const skipRolledUp = (startAfter: string | undefined, delimiter: string | undefined): string | undefined =>
+  delimiter && startAfter?.endsWith(delimiter) ? `${startAfter}\u{10FFFF}` : startAfter;
+
 const EMPTY: ObjectListing = { objects: [], prefixes: [] };
 
 /** ListObjectsV2 or (without list-type=2) ListObjects of `store`. @throws S3Error InvalidArgument. */
@@ -45,7 +53,8 @@ export async function listObjects(store: ObjectStore, q: URLSearchParams): Promi
   if (!v2 && q.get("list-type") !== null) throw invalidArgument("list-type must be 2 (or absent for ListObjects).", "list-type", q.get("list-type")!);
   const token = q.get("continuation-token") ?? undefined;
   const startAfter = (v2 ? q.get("start-after") : q.get("marker")) || undefined;
-  const page = maxKeys === 0 ? EMPTY : await store.list({ prefix, delimiter, cursor: v2 ? token : undefined, startAfter: token ? undefined : startAfter, limit: maxKeys });
+  const from = token ? undefined : skipRolledUp(startAfter, delimiter);
+  const page = maxKeys === 0 ? EMPTY : await store.list({ prefix, delimiter, cursor: v2 ? token : undefined, startAfter: from, limit: maxKeys });
   const common = { Name: store.bucket, Prefix: enc(prefix), ...(delimiter ? { Delimiter: enc(delimiter) } : {}), MaxKeys: maxKeys };
   const encoding = q.get("encoding-type") ? { EncodingType: "url" } : {};
   const truncated = page.cursor !== undefined;

@@ -4,6 +4,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { call } from "../helpers/auth";
 import { ENDPOINT, botoAll, botoSign, fromB64, send } from "../helpers/s3";
 
 /** Deterministic bytes 0..n-1 mod 251 (no byte pattern repeats at a power of two). */
@@ -65,13 +66,15 @@ describe("S3 endpoint: ListObjectsV2", () => {
     const bucket = unique();
     const keys = ["a/1.tif", "a/2.tif", "a/sub/3.tif", "a/sub/4.tif", "a/x y+z.txt", "b/5.tif", "top.txt"];
     for (const k of keys) await env.BUCKETS.put(`${bucket}/${k}`, k);
-    const [all, dir, after, bad, page1] = await botoAll(ctx, [
+    const [all, dir, after, bad, page1, v1] = await botoAll(ctx, [
       { op: "list_objects_v2", params: { Bucket: bucket } },
       { op: "list_objects_v2", params: { Bucket: bucket, Prefix: "a/", Delimiter: "/" } },
       { op: "list_objects_v2", params: { Bucket: bucket, StartAfter: "a/x y+z.txt" } },
       { op: "list_objects_v2", params: { Bucket: bucket, MaxKeys: -1 } },
       { op: "list_objects_v2", params: { Bucket: bucket, MaxKeys: 3 } },
+      { op: "list_objects", params: { Bucket: bucket, Delimiter: "/", Marker: "a/", MaxKeys: 1 } },
     ]);
+    expect(v1!.result).toMatchObject({ IsTruncated: true, Marker: "a/", NextMarker: "b/", CommonPrefixes: [{ Prefix: "b/" }] });
     expect(keysOf(all!)).toEqual(keys);
     expect(all!.result).toMatchObject({ KeyCount: 7, IsTruncated: false, Name: bucket, MaxKeys: 1000 });
     expect((all!.result!.Contents as object[])[0]).toMatchObject({ Size: 7, StorageClass: "STANDARD" });
@@ -140,6 +143,10 @@ describe("S3 endpoint: authentication", () => {
     ]);
     const ok = await send(fresh!);
     expect([ok.status, await ok.text()]).toEqual([200, "presigned"]);
+    const [putUrl] = await botoSign(ctx, [{ op: "put_object", params: { Bucket: bucket, Key: "up.txt" }, presign: 600 }]);
+    const put = await call(putUrl!.url, { method: "PUT", body: "uploaded with a presigned URL" });
+    expect(put.status).toBe(200);
+    expect(await (await env.BUCKETS.get(`${bucket}/up.txt`))!.text()).toBe("uploaded with a presigned URL");
     const late = await send(expired!);
     expect(late.status).toBe(403);
     expect(await late.text()).toContain("<Code>AccessDenied</Code><Message>Request has expired");
