@@ -49,7 +49,7 @@ export function r2Store(r2: R2Bucket, bucket: string, root: string): ObjectStore
       return o ? meta(o) : null;
     },
     async put(key, body, options) {
-      const o = await r2.put(full(key), body, options?.contentType ? { httpMetadata: { contentType: options.contentType } } : undefined);
+      const o = await r2.put(full(key), body, { httpMetadata: options?.contentType ? { contentType: options.contentType } : undefined, sha256: options?.sha256 });
       return meta(o!);
     },
     async delete(keys) {

@@ -77,7 +77,11 @@ export interface ObjectStore {
   /** Null when the key does not exist. */
   get(key: string, range?: { offset: number; length?: number }): Promise<ObjectBody | null>;
   head(key: string): Promise<StoredObject | null>;
-  put(key: string, body: ReadableStream | ArrayBuffer | ArrayBufferView | string, options?: { contentType?: string }): Promise<StoredObject>;
+  /**
+   * Stores `body` (a stream must have a known length, e.g. a request body with Content-Length). `sha256` (hex): the
+   * digest the bytes must have; R2 stores refuse a mismatch (throw, nothing stored), other stores ignore it.
+   */
+  put(key: string, body: ReadableStream | ArrayBuffer | ArrayBufferView | string, options?: { contentType?: string; sha256?: string }): Promise<StoredObject>;
   delete(keys: string | string[]): Promise<void>;
   /** `cursor` continues a previous listing; `startAfter` lists keys after this one (S3's start-after). */
   list(options?: ListOptions): Promise<ObjectListing>;

@@ -12,7 +12,7 @@ import { verifySignature, type SignedRequest } from "./auth";
 import { deleteObject, getObject, putObject } from "./objects";
 import { listBuckets, listObjects } from "./listing";
 import { multipartOperation } from "./multipart";
-import { bodyOf } from "./payload";
+import { streamedBody } from "./payload";
 import { S3Error, errorResponse, invalidArgument, notImplemented } from "./xml";
 
 /** The path the endpoint is served under (the `--endpoint-url` is `<PUBLIC_BASE_URL>/s3`). */
@@ -67,7 +67,7 @@ async function operate(request: Request, env: BucketEnv, s: SignedRequest): Prom
     const multipart = await multipartOperation(store, key, request, s);
     if (multipart) return multipart;
     if (m === "GET" || m === "HEAD") return getObject(store, key, request);
-    if (m === "PUT") return putObject(store, key, await bodyOf(request, s), request);
+    if (m === "PUT") return putObject(store, key, await streamedBody(request, s), request);
     if (m === "DELETE") return deleteObject(store, key);
   }
   throw new S3Error(405, "MethodNotAllowed", `The method ${m} is not allowed on this resource.`, { Method: m, ResourceType: key ? "OBJECT" : bucket ? "BUCKET" : "SERVICE" });

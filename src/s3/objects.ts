@@ -42,10 +42,20 @@ export async function getObject(store: ObjectStore, key: string, request: Reques
   return new Response(o.body, { status: 206, headers: { ...headers, ...partial } });
 }
 
-/** PutObject of `body` (already checked against the signed payload hash). */
-export async function putObject(store: ObjectStore, key: string, body: ArrayBuffer, request: Request): Promise<Response> {
-  const o = await store.put(key, body, { contentType: request.headers.get("content-type") ?? undefined });
-  return new Response(null, { headers: { etag: `"${o.etag}"` } });
+/**
+ * PutObject of `body`: checked bytes, or a stream the store checks against `sha256` (a refusal is
+ * XAmzContentSHA256Mismatch and stores nothing).
+ */
+export async function putObject(store: ObjectStore, key: string, put: { body: ReadableStream | ArrayBuffer; sha256?: string }, request: Request): Promise<Response> {
+  const contentType = request.headers.get("content-type") ?? undefined;
+  try {
+    const o = await store.put(key, put.body, { contentType, sha256: put.sha256 });
+    return new Response(null, { headers: { etag: `"${o.etag}"` } });
+  } catch (err) {
+    if (put.sha256 && err instanceof Error && /sha-?256|digest|checksum/i.test(err.message))
+      throw new S3Error(400, "XAmzContentSHA256Mismatch", "The provided 'x-amz-content-sha256' header does not match what was computed.", { ClientComputedContentSHA256: put.sha256 });
+    throw err;
+  }
 }
 
 /** DeleteObject: 204 whether or not the key existed (as S3). */

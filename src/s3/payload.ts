@@ -34,3 +34,15 @@ export async function bodyOf(request: Request, s: SignedRequest): Promise<ArrayB
     throw new S3Error(400, "XAmzContentSHA256Mismatch", "The provided 'x-amz-content-sha256' header does not match what was computed.", { ClientComputedContentSHA256: payload, S3ComputedContentSHA256: actual });
   return body;
 }
+
+/**
+ * The body of a PutObject without buffering when it can stream (a Content-Length and a hex SHA-256 for the store to
+ * check, or UNSIGNED-PAYLOAD); otherwise {@link bodyOf}'s checked bytes. @throws S3Error as bodyOf.
+ */
+export async function streamedBody(request: Request, s: SignedRequest): Promise<{ body: ReadableStream | ArrayBuffer; sha256?: string }> {
+  const payload = s.presigned ? "UNSIGNED-PAYLOAD" : s.payload!;
+  const streams = request.body !== null && /^\d+$/.test(request.headers.get("content-length") ?? "") && !request.headers.has("content-encoding");
+  if (streams && payload === "UNSIGNED-PAYLOAD") return { body: request.body! };
+  if (streams && /^[0-9a-f]{64}$/.test(payload)) return { body: request.body!, sha256: payload };
+  return { body: await bodyOf(request, s) };
+}
