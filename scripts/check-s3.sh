@@ -45,6 +45,12 @@ body = r["Body"].read()
 want = open(path, "rb").read()[1000:2000]
 print(f"boto3 {boto3.__version__}: HTTP {r['ResponseMetadata']['HTTPStatusCode']} ContentRange={r['ContentRange']} {len(body)} bytes, equal={body == want}")
 assert r["ResponseMetadata"]["HTTPStatusCode"] == 206 and body == want
+small = bytes(range(256)) * 40
+s3.put_object(Bucket=bucket, Key=key + ".small", Body=small)  # one PutObject (streamed into R2, SHA-256 checked)
+got = s3.get_object(Bucket=bucket, Key=key + ".small")["Body"].read()
+print(f"boto3 put_object/get_object of {len(small)} bytes: equal={got == small}")
+assert got == small
+s3.delete_object(Bucket=bucket, Key=key + ".small")
 try:
     s3.get_object(Bucket=bucket, Key=key + ".missing")
 except s3.exceptions.NoSuchKey as e:
