@@ -2,6 +2,7 @@
 import type { Env } from "./env";
 import { buildApi } from "./routes";
 import { queueRouter } from "./tasks/kinds";
+import { isS3Request, serveS3 } from "./s3";
 
 export { TaskObject } from "./tasks/task-object";
 export { AsyncTask } from "./async/object";
@@ -13,6 +14,7 @@ const api = buildApi();
 
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    if (isS3Request(request)) return serveS3(request, env); // S3-compatible endpoint: SigV4, XML errors (src/s3)
     return api.fetch(request, env, ctx);
   },
   queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {

@@ -7,6 +7,7 @@
  * of the whole object at `close` (memory then grows with the object).
  */
 import type { MultipartUpload, ObjectStore, StoredObject } from "../buckets";
+import { startUpload } from "../buckets/upload";
 import { concatBytes } from "../raster/encode/bytes";
 
 /** Part size: 5 MiB, the smallest R2 and S3 accept for all parts but the last. */
@@ -80,7 +81,7 @@ export class ObjectSink {
     this.fill = 0;
     if (this.parts === 1) {
       this.current = new Uint8Array(this.partBytes);
-      this.upload = await this.store.createMultipartUpload?.(this.key, { contentType: this.contentType });
+      this.upload = await startUpload(this.store, this.key, { contentType: this.contentType });
       return;
     }
     if (this.upload) await this.upload.uploadPart(this.parts, this.current);

@@ -78,7 +78,7 @@ describe("async process: delivery", () => {
 
   it("a templated URL (<REQUEST_ID>, <OUTPUT>) and the /async/v1/process alias; the script from evalscriptReference", async () => {
     await env.BUCKETS.put("async-in/scripts/dn.js", DN_SCRIPT);
-    const b = body({ evalscript: undefined, evalscriptReference: { s3: { url: "s3://async-in/scripts/dn.js" } } }, { delivery: { s3: { url: "s3://async-out/flat/<REQUEST_ID>_<OUTPUT>", accessKey: "AK", secretAccessKey: "SECRET" } } });
+    const b = body({ evalscript: undefined, evalscriptReference: { s3: { url: "s3://async-in/scripts/dn.js" } } }, { delivery: { s3: { url: "s3://async-out/flat/<REQUEST_ID>_<OUTPUT>", accessKey: "EOEDGETESTKEY", secretAccessKey: "eo-edge-test-secret" } } });
     const r = await post(b, bearer, "/async/v1/process");
     expect(r.status).toBe(200);
     const { id } = (await r.json()) as { id: string };
@@ -86,7 +86,8 @@ describe("async process: delivery", () => {
     expect(await object(`async-out/flat/${id}_default.tif`)).not.toBeNull();
     const copy = await (await object(`async-out/flat/${id}_request.json`))!.text();
     expect(copy).toContain("dn.js");
-    expect(copy).not.toContain("SECRET");
+    expect(copy).not.toContain("eo-edge-test-secret");
+    expect(copy).not.toContain("EOEDGETESTKEY");
   });
 
   it("a script failing while it runs: FAILED, status 404, error.json holds the envelope (EXECUTION_ERROR)", async () => {

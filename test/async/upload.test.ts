@@ -63,7 +63,7 @@ describe("ObjectSink", () => {
   });
 
   it("a store without multipart gets the whole object in one put", async () => {
-    const { createMultipartUpload: _, ...plain } = store;
+    const { multipart: _, ...plain } = store;
     const data = bytes(PART_BYTES + 12345, 5);
     await writeInChunks(plain as ObjectStore, "plain.bin", data, 3_000_001);
     const got = await stored("plain.bin");
