@@ -6,7 +6,7 @@ import type { Env } from "../env";
 import { isoTime } from "./time";
 import { BUILTIN_COLLECTIONS, type CollectionBase, type Extent } from "./definitions";
 import type { CatalogUrls } from "./render";
-import { EAST_SQL } from "./cql2/sql";
+import { itemExtents as storedExtents } from "../storage/extents";
 
 interface CollectionRow {
   id: string;
@@ -40,50 +40,14 @@ export async function findCollection(env: Pick<Env, "DB">, id: string): Promise<
   return row ? fromRow(row) : BUILTIN_COLLECTIONS.find((c) => c.id === id);
 }
 
-interface ExtentRow {
-  collection: string;
-  t0: number;
-  t1: number;
-  w: number;
-  s: number;
-  e: number;
-  n: number;
-  stale: number;
-}
-
-const EXTENT_COLUMNS =
-  "collection, min_datetime AS t0, max_datetime AS t1, min_lon AS w, min_lat AS s, max_lon_e AS e, max_lat AS n, stale";
-
-/** Recomputes a stale extent from the items (a scan of the collection) and stores it. */
-async function refreshExtent(env: Pick<Env, "DB">, collection: string): Promise<ExtentRow | undefined> {
-  const fresh = env.DB.prepare(
-    "UPDATE catalog_extents SET (min_datetime, max_datetime, min_lon, min_lat, max_lon_e, max_lat, stale) = " +
-      `(SELECT min(datetime), max(datetime), min(min_lon), min(min_lat), max(${EAST_SQL}), max(max_lat), 0 FROM items WHERE collection = ?1) ` +
-      "WHERE collection = ?1 AND EXISTS (SELECT 1 FROM items WHERE collection = ?1)",
-  ).bind(collection);
-  const empty = env.DB.prepare("DELETE FROM catalog_extents WHERE collection = ?1 AND NOT EXISTS (SELECT 1 FROM items WHERE collection = ?1)").bind(collection);
-  await env.DB.batch([fresh, empty]);
-  return (await env.DB.prepare(`SELECT ${EXTENT_COLUMNS} FROM catalog_extents WHERE collection = ?`).bind(collection).first<ExtentRow>()) ?? undefined;
-}
-
-function toExtent(r: ExtentRow): Extent {
-  const [w, e] = r.e <= 180 ? [r.w, r.e] : r.e - 360 >= r.w ? [-180, 180] : [r.w, r.e - 360];
-  return { spatial: { bbox: [[w, r.s, e, r.n]] }, temporal: { interval: [[isoTime(r.t0), isoTime(r.t1)]] } };
-}
-
 /**
- * Extents computed from the items (kept by the triggers of migration 0002): the union of item bboxes (longitudes
- * unwrapped across the antimeridian; a union wider than 360 degrees becomes -180..180) and [first, last]
+ * STAC extents computed from the items (src/storage/extents.ts): the union of item bboxes and [first, last]
  * acquisition time. Collections without items are absent from the map.
  */
 export async function itemExtents(env: Pick<Env, "DB">, collection?: string): Promise<Map<string, Extent>> {
-  const where = collection === undefined ? "" : "WHERE collection = ?";
-  const stmt = env.DB.prepare(`SELECT ${EXTENT_COLUMNS} FROM catalog_extents ${where}`);
-  const { results } = await (collection === undefined ? stmt : stmt.bind(collection)).all<ExtentRow>();
   const out = new Map<string, Extent>();
-  for (const row of results) {
-    const r = row.stale ? await refreshExtent(env, row.collection) : row;
-    if (r) out.set(r.collection, toExtent(r));
+  for (const [id, x] of await storedExtents(env, collection)) {
+    out.set(id, { spatial: { bbox: [x.bbox] }, temporal: { interval: [[isoTime(x.from), isoTime(x.to)]] } });
   }
   return out;
 }

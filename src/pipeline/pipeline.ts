@@ -91,7 +91,7 @@ interface Grouped {
 /** Scene search of one source over the plan's area, in its mosaicking order. */
 async function findSource(env: Env, source: Source, plan: Plan): Promise<Found> {
   const { from, to } = timeRange(source.request);
-  const scenes = await findScenes(env, sceneQueryFor(source.request, plan.lonLatBbox, from, to, MAX_SCENES));
+  const scenes = await findScenes(env, sceneQueryFor(source, plan.lonLatBbox, from, to, MAX_SCENES));
   return { source, scenes, range: { from: new Date(from).toISOString(), to: new Date(to).toISOString() } };
 }
 

@@ -11,7 +11,7 @@ import { geometryBBox, geometrySchema, type BBox } from "../geometry";
 import { checkGlobLength, checkLikeWildcards, flattenLogical } from "./limits";
 import { parseDate, parseInstant } from "../time";
 import { scalar, unify, type Lookup, type Scalar } from "./scalar";
-import { and, sqlLeaf, type BoolNode } from "./tree";
+import { and, sqlLeaf, type BoolNode } from "../../storage/condition";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
