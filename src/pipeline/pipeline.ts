@@ -42,6 +42,8 @@ export const MIN_PROCESSING_UNITS = 0.005;
 export interface PreparedScript {
   runtime: EvalscriptRuntime;
   setup: EvalSetup;
+  /** The calling account: its collections (registry scope) and its isolate. */
+  account: string;
 }
 
 export interface Evaluation {
@@ -57,7 +59,7 @@ export interface Evaluation {
 /** Compiles, loads and runs setup() of an evalscript (400 on script errors). */
 export async function prepareEvalscript(env: Env, evalscript: string, account: string): Promise<PreparedScript> {
   const runtime = await loadEvalscript(env, compileEvalscript(evalscript), {}, account);
-  return { runtime, setup: await runtime.setup() };
+  return { runtime, setup: await runtime.setup(), account };
 }
 
 function readOptions(d: DataSourceRequest): ReadOptions {
@@ -155,7 +157,7 @@ function fusionUnits(setup: EvalSetup, grouped: Grouped[], width: number, height
  * @throws ApiError 400 for unknown collections, bands or units and for the data fusion errors of sources.ts.
  */
 export async function evaluatePlan(env: Env, script: PreparedScript, input: ProcessInput, plan: Plan, opts: { convert?: boolean } = {}): Promise<Evaluation> {
-  const sources = resolveSources(input.data, script.setup);
+  const sources = await resolveSources({ env, account: script.account }, input.data, script.setup);
   const t0 = Date.now();
   const grouped = await sceneGroups(script, await Promise.all(sources.map((s) => findSource(env, s, plan))));
   const t1 = Date.now();

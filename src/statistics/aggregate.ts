@@ -155,7 +155,7 @@ export async function computeStatistics(env: Env, req: StatisticalRequest, accou
   const plan = planRequest(req.input, { width: agg.width, height: agg.height, resx: agg.resx, resy: agg.resy });
   const script = await prepareEvalscript(env, agg.evalscript, account);
   checkSetup(script.setup, req.calculations);
-  const todo = await intervalsWithData(env, resolveSources(req.input.data, script.setup), plan, intervals);
+  const todo = await intervalsWithData(env, await resolveSources({ env, account }, req.input.data, script.setup), plan, intervals);
   const pixels = plan.grid.width * plan.grid.height;
   if (pixels * todo.length > MAX_TOTAL_PIXELS)
     throw badRequest(
