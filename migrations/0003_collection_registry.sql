@@ -98,22 +98,12 @@ INSERT INTO collection_bands (collection, position, name, kind, units, default_u
   ('sentinel-2-l2a', 17, 'sunAzimuthAngles', 'angle', '["DEGREES"]', 'DEGREES', 'FLOAT32', 5000, NULL, NULL, NULL, NULL, NULL),
   ('sentinel-2-l2a', 18, 'viewZenithMean', 'angle', '["DEGREES"]', 'DEGREES', 'FLOAT32', 5000, NULL, NULL, NULL, NULL, NULL),
   ('sentinel-2-l2a', 19, 'viewAzimuthMean', 'angle', '["DEGREES"]', 'DEGREES', 'FLOAT32', 5000, NULL, NULL, NULL, NULL, NULL),
-  ('sentinel-2-l1c', 0, 'B01', 'file', '["REFLECTANCE", "DN"]', 'REFLECTANCE', 'UINT16', 60, 0, NULL, 'coastal', 0.4427, 0.021),
-  ('sentinel-2-l1c', 1, 'B02', 'file', '["REFLECTANCE", "DN"]', 'REFLECTANCE', 'UINT16', 10, 0, NULL, 'blue', 0.4924, 0.066),
-  ('sentinel-2-l1c', 2, 'B03', 'file', '["REFLECTANCE", "DN"]', 'REFLECTANCE', 'UINT16', 10, 0, NULL, 'green', 0.5598, 0.036),
-  ('sentinel-2-l1c', 3, 'B04', 'file', '["REFLECTANCE", "DN"]', 'REFLECTANCE', 'UINT16', 10, 0, NULL, 'red', 0.6646, 0.031),
-  ('sentinel-2-l1c', 4, 'B05', 'file', '["REFLECTANCE", "DN"]', 'REFLECTANCE', 'UINT16', 20, 0, NULL, NULL, 0.7041, 0.015),
-  ('sentinel-2-l1c', 5, 'B06', 'file', '["REFLECTANCE", "DN"]', 'REFLECTANCE', 'UINT16', 20, 0, NULL, NULL, 0.7405, 0.015),
-  ('sentinel-2-l1c', 6, 'B07', 'file', '["REFLECTANCE", "DN"]', 'REFLECTANCE', 'UINT16', 20, 0, NULL, NULL, 0.7828, 0.02),
-  ('sentinel-2-l1c', 7, 'B08', 'file', '["REFLECTANCE", "DN"]', 'REFLECTANCE', 'UINT16', 10, 0, NULL, 'nir', 0.8328, 0.106),
-  ('sentinel-2-l1c', 8, 'B8A', 'file', '["REFLECTANCE", "DN"]', 'REFLECTANCE', 'UINT16', 20, 0, NULL, 'nir08', 0.8647, 0.021),
-  ('sentinel-2-l1c', 9, 'B09', 'file', '["REFLECTANCE", "DN"]', 'REFLECTANCE', 'UINT16', 60, 0, NULL, 'nir09', 0.9451, 0.02),
   ('sentinel-2-l1c', 10, 'B10', 'file', '["REFLECTANCE", "DN"]', 'REFLECTANCE', 'UINT16', 60, 0, NULL, 'cirrus', 1.3735, 0.031),
-  ('sentinel-2-l1c', 11, 'B11', 'file', '["REFLECTANCE", "DN"]', 'REFLECTANCE', 'UINT16', 20, 0, NULL, 'swir16', 1.6137, 0.091),
-  ('sentinel-2-l1c', 12, 'B12', 'file', '["REFLECTANCE", "DN"]', 'REFLECTANCE', 'UINT16', 20, 0, NULL, 'swir22', 2.2024, 0.175),
-  ('sentinel-2-l1c', 13, 'sunZenithAngles', 'angle', '["DEGREES"]', 'DEGREES', 'FLOAT32', 5000, NULL, NULL, NULL, NULL, NULL),
-  ('sentinel-2-l1c', 14, 'sunAzimuthAngles', 'angle', '["DEGREES"]', 'DEGREES', 'FLOAT32', 5000, NULL, NULL, NULL, NULL, NULL),
-  ('sentinel-2-l1c', 15, 'viewZenithMean', 'angle', '["DEGREES"]', 'DEGREES', 'FLOAT32', 5000, NULL, NULL, NULL, NULL, NULL),
-  ('sentinel-2-l1c', 16, 'viewAzimuthMean', 'angle', '["DEGREES"]', 'DEGREES', 'FLOAT32', 5000, NULL, NULL, NULL, NULL, NULL),
   ('sentinel-1-grd', 0, 'VV', 'file', '["LINEAR_POWER", "DN"]', 'LINEAR_POWER', 'UINT16', 10, 0, NULL, NULL, NULL, NULL),
   ('sentinel-1-grd', 1, 'VH', 'file', '["LINEAR_POWER", "DN"]', 'LINEAR_POWER', 'UINT16', 10, 0, NULL, NULL, NULL, NULL);
+
+-- L1C has L2A's spectral bands (B10 added between B09 and B11) and its angles; no SCL/AOT/WVP/CLM.
+INSERT INTO collection_bands
+  SELECT 'sentinel-2-l1c', CASE WHEN kind = 'angle' THEN position - 3 WHEN position >= 10 THEN position + 1 ELSE position END, name, kind, units, default_units,
+    sample_type, resolution, nodata, source_band, common_name, wavelength, fwhm, source, band_index
+  FROM collection_bands WHERE collection = 'sentinel-2-l2a' AND (wavelength IS NOT NULL OR kind = 'angle');
