@@ -29,9 +29,6 @@ export type BoolNode =
   | { kind: "not"; arg: BoolNode }
   | { kind: "const"; value: boolean };
 
-/** An SQL leaf with its bound values. */
-export const sqlLeaf = (text: string, ...params: unknown[]): BoolNode => ({ kind: "sql", sql: { text, params } });
-
 /** The conjunction of `args` (the node itself when there is one). */
 export const and = (args: BoolNode[]): BoolNode => (args.length === 1 ? args[0]! : { kind: "and", args });
 
