@@ -9,6 +9,7 @@ import { readScriptRequest } from "../http/body";
 import { badRequest } from "../http/errors";
 import { validate } from "../http/parse";
 import { prepareEvalscript } from "../pipeline/pipeline";
+import { resolveSources } from "../pipeline/sources";
 import type { OutputRequest } from "../pipeline/output";
 import type { EvalSetup } from "../raster/evalscript";
 import type { Grid } from "../raster/types";
@@ -54,6 +55,7 @@ export async function acceptAsync(request: Request, env: Env, account: string): 
   const evalscript = req.evalscript ?? (await readScriptReference(env, req.evalscriptReference!.s3));
   const plan = asyncArea(req);
   const { setup } = await prepareEvalscript(env, evalscript, account);
+  await resolveSources({ env, account }, req.input.data, setup); // unknown collections, bands, units: 400 now
   const record: AsyncRecord = { id: crypto.randomUUID(), account, created: new Date().toISOString(), request: { ...req, evalscript } };
   checkResponses(responsesOf(record), setup, plan.grid);
   deliveryTarget(env, req.output.delivery.s3, record.id, "request.json"); // a bad URL is a 400 now

@@ -172,6 +172,7 @@ describe("async process: bad inputs are 400 envelopes", () => {
     ["unknown identifier", body({}, { responses: [{ identifier: "nope", format: { type: "image/tiff" } }] }), /matches no evalscript output/],
     ["PNG above 2500 x 2500", body({}, { width: 3000, height: 3000, responses: [{ identifier: "default", format: { type: "image/png" } }] }), /6250000/],
     ["two responses, one file", body({}, { responses: [{ identifier: "default", format: { type: "image/tiff" } }, { identifier: "default", format: { type: "image/tiff" } }] }), /both write/],
+    ["unknown collection type", body({ input: { bounds: { bbox: RKH_BBOX, properties: { crs: CRS(32629) } }, data: [{ type: "byoc-nope" }] } }), /Unknown data collection type 'byoc-nope'/],
     ["script syntax error", body({ evalscript: "//VERSION=3\nfunction setup( {" }), /./],
   ];
   for (const [name, b, message] of cases) {
