@@ -1,5 +1,6 @@
 /** Worker entry: the HTTP API (`fetch`), the task queue consumer (`queue`) and the Durable Object classes. */
 import type { Env } from "./env";
+import { atLocation } from "./locations/hosting";
 import { buildApi } from "./routes";
 import { queueRouter } from "./tasks/kinds";
 
@@ -13,7 +14,7 @@ const api = buildApi();
 
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-    return api.fetch(request, env, ctx);
+    return api.fetch(request, atLocation(request, env), ctx);
   },
   queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
     return queueRouter.consume(batch, env);
