@@ -17,4 +17,6 @@
 export interface Env extends WorkerEnv {
   /** Production: the token signing key as an Ed25519 private JWK (JSON string), set with `wrangler secret put`. */
   JWT_PRIVATE_JWK?: string;
+  /** Optional: every location of the deployment family, JSON `[{id, url}, ...]`, primary first (src/locations/config.ts). */
+  LOCATIONS?: string;
 }

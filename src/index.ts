@@ -1,5 +1,6 @@
 /** Worker entry: the HTTP API (`fetch`), the task queue consumer (`queue`) and the Durable Object classes. */
 import type { Env } from "./env";
+import { atLocation } from "./locations/hosting";
 import { buildApi } from "./routes";
 import { queueRouter } from "./tasks/kinds";
 import { isS3Request, serveS3 } from "./s3";
@@ -15,7 +16,7 @@ const api = buildApi();
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     if (isS3Request(request)) return serveS3(request, env); // S3-compatible endpoint: SigV4, XML errors (src/s3)
-    return api.fetch(request, env, ctx);
+    return api.fetch(request, atLocation(request, env), ctx);
   },
   queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
     return queueRouter.consume(batch, env);

@@ -17,6 +17,8 @@ import type { EvalSetup } from "../raster/evalscript";
 import { rasterizeRings } from "../raster/grid/rasterize";
 import type { Crs, Grid } from "../raster/types";
 import type { AreaGeometry, DataSourceRequest, ProcessInput } from "./input";
+import type { LocationEnv } from "../locations/config";
+import { assertHosted } from "../locations/hosting";
 import { resolveSources, type RegistryScope, type Source } from "./sources";
 
 /** The output size a request asks for: width/height in pixels or resx/resy in CRS units (Processing `output`, Statistical `aggregation`). */
@@ -204,11 +206,14 @@ export function sourceWindow(d: DataSourceRequest): TimeWindow {
 /**
  * The full plan: `area` with the sources of `data` the script reads (resolved against its `setup`, once per
  * request), each with its own window (sourceWindow).
- * Collections are looked up in the registry as `scope.account` sees them.
- * @throws the errors of resolveSources (unknown collections, bands or units; data fusion id mismatches).
+ * Collections are looked up in the registry for `scope.account` and must be hosted in this location.
+ * @throws the errors of resolveSources (unknown collections, bands or units; data fusion id mismatches); ApiError
+ *   404 for a collection hosted in another location (src/locations/hosting.ts).
  */
-export async function withSources(scope: RegistryScope, area: AreaPlan, data: DataSourceRequest[], setup: EvalSetup): Promise<Plan> {
-  return { ...area, sources: (await resolveSources(scope, data, setup)).map((s) => ({ ...s, window: sourceWindow(s.request) })) };
+export async function withSources(scope: RegistryScope & { env: LocationEnv }, area: AreaPlan, data: DataSourceRequest[], setup: EvalSetup): Promise<Plan> {
+  const sources = await resolveSources(scope, data, setup);
+  assertHosted(scope.env, sources.map((s) => s.collection));
+  return { ...area, sources: sources.map((s) => ({ ...s, window: sourceWindow(s.request) })) };
 }
 
 /** `plan` with every source's window set to `window` (Statistical API: one aggregation interval). */

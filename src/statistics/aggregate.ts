@@ -142,7 +142,7 @@ export async function computeStatistics(env: Env, req: StatisticalRequest, accou
   const area = planRequest(req.input, { width: agg.width, height: agg.height, resx: agg.resx, resy: agg.resy });
   const script = await prepareEvalscript(env, agg.evalscript, account);
   checkSetup(script.setup, req.calculations);
-  const plan = await withSources({ env, account: script.account }, area, req.input.data, script.setup);
+  const plan = await withSources({ env, account }, area, req.input.data, script.setup);
   const todo = await intervalsWithData(env, plan, intervals);
   const pixels = plan.grid.width * plan.grid.height;
   if (pixels * todo.length > MAX_TOTAL_PIXELS)
