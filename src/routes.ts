@@ -1,16 +1,19 @@
 /** Every route EO Edge serves, by API area, and the middleware around them (outermost first). */
 import { Api } from "./http/router";
 import { bearerAuth } from "./auth/middleware";
+import { rateLimit } from "./ratelimit/middleware";
 import { CERTS_PATH, OIDC_PATH, TOKEN_PATH, certs, openidConfiguration, tokenEndpoint } from "./auth/routes";
 import { getLocation, listLocations } from "./locations/routes";
 import { registerStatistics } from "./statistics/routes";
 import { registerCatalog } from "./catalog/routes";
 import { registerProcess } from "./process/routes";
+import { registerAccounts } from "./accounts/routes";
 
 export function buildApi(): Api {
   const api = new Api();
   // middleware, outermost first: who is calling, then (next) how much that account may call
   api.use(bearerAuth);
+  api.use(rateLimit);
   api
     .on("POST", TOKEN_PATH, tokenEndpoint, true)
     .on("GET", CERTS_PATH, certs, true)
@@ -20,5 +23,6 @@ export function buildApi(): Api {
   registerProcess(api);
   registerCatalog(api);
   registerStatistics(api);
+  registerAccounts(api);
   return api;
 }

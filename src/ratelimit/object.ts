@@ -1,8 +1,93 @@
 /**
- * The Durable Object class bound as RATE_LIMITER: the rate-limit buckets of one account (or of one OAuth client
- * for token requests), addressed by name. Its policies and buckets are added in this folder (issue 14).
+ * The Durable Object class bound as RATE_LIMITER: the token buckets of one account (its request policies and its
+ * processing units of the month) or of one OAuth client (its token-request policies), addressed by name
+ * (`account:<id>`, `client:<id>`, see ./limiter.ts). One RPC per request: {@link RateLimiter.take}.
+ * Limits are read from D1 (src/accounts/plans.ts) and cached for CONFIG_TTL_MS, so an operator's change to a plan
+ * or an account applies within a minute. Bucket state lives in the object's SQLite storage.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
+import { accountLimits, type AccountLimits } from "../accounts/plans";
+import { policyKey, take, type Bucket, type Policy, type Verdict } from "./policy";
 
-export class RateLimiter extends DurableObject<Env> {}
+/** How long limits read from D1 are used before being read again, in ms. */
+export const CONFIG_TTL_MS = 60_000;
+
+/** Whose buckets: an account's API calls, or one OAuth client's token requests (limits of its account). */
+export type LimitSubject = { kind: "account"; account: string } | { kind: "client"; client: string; account: string };
+
+/** A verdict plus, for a metered call of an account past its monthly PU quota, the figures (then not allowed). */
+export interface LimitVerdict extends Verdict {
+  outOfUnits?: { used: number; quota: number; month: string };
+}
+
+/** Processing units used in a calendar month (UTC, `YYYY-MM`) against the quota (null = none). */
+export interface UnitsUsage {
+  month: string;
+  used: number;
+  quota: number | null;
+}
+
+const monthOf = (ms: number): string => new Date(ms).toISOString().slice(0, 7);
+
+export class RateLimiter extends DurableObject<Env> {
+  /** The clock of every decision (ms since epoch). Tests replace it (runInDurableObject) to drive time. */
+  clock: () => number = () => Date.now();
+  private limits?: { value: AccountLimits; at: number };
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    const sql = ctx.storage.sql;
+    sql.exec("CREATE TABLE IF NOT EXISTS buckets (policy TEXT PRIMARY KEY, tokens REAL NOT NULL, at INTEGER NOT NULL)");
+    sql.exec("CREATE TABLE IF NOT EXISTS units (month TEXT PRIMARY KEY, used REAL NOT NULL)");
+    for (const row of sql.exec<{ policy: string; tokens: number; at: number }>("SELECT policy, tokens, at FROM buckets"))
+      this.buckets.set(row.policy, { tokens: row.tokens, at: row.at });
+  }
+
+  /**
+   * Takes one token from every policy of `subject` (none when one is empty). For `metered` calls of an account
+   * (Processing, Statistics, async, batch), first checks the month's processing units against the quota: past it,
+   * the call is refused with `outOfUnits` and takes no token.
+   */
+  async take(subject: LimitSubject, metered = false): Promise<LimitVerdict> {
+    const now = this.clock();
+    const limits = await this.limitsOf(subject.account, now);
+    if (metered && subject.kind === "account" && limits.puQuota !== null) {
+      const used = this.usedIn(monthOf(now));
+      if (used >= limits.puQuota) return { allowed: false, remaining: 0, retryAfterMs: 0, outOfUnits: { used, quota: limits.puQuota, month: monthOf(now) } };
+    }
+    const policies: Policy[] = subject.kind === "account" ? limits.policies : limits.tokenPolicies;
+    const verdict = take(policies, this.buckets, now);
+    for (const p of policies) {
+      const key = policyKey(p);
+      const b = this.buckets.get(key)!;
+      this.ctx.storage.sql.exec("INSERT OR REPLACE INTO buckets (policy, tokens, at) VALUES (?, ?, ?)", key, b.tokens, b.at);
+    }
+    return verdict;
+  }
+
+  /** Adds `pu` processing units to this account's month (UTC, by the clock); returns the month's usage. */
+  async charge(account: string, pu: number): Promise<UnitsUsage> {
+    const month = monthOf(this.clock());
+    this.ctx.storage.sql.exec("INSERT INTO units (month, used) VALUES (?, ?) ON CONFLICT (month) DO UPDATE SET used = used + excluded.used", month, pu);
+    return this.usage(account);
+  }
+
+  /** This account's processing units of the current month and its quota. */
+  async usage(account: string): Promise<UnitsUsage> {
+    const now = this.clock();
+    const limits = await this.limitsOf(account, now);
+    return { month: monthOf(now), used: this.usedIn(monthOf(now)), quota: limits.puQuota };
+  }
+
+  private usedIn(month: string): number {
+    return this.ctx.storage.sql.exec<{ used: number }>("SELECT used FROM units WHERE month = ?", month).toArray()[0]?.used ?? 0;
+  }
+
+  private async limitsOf(account: string, now: number): Promise<AccountLimits> {
+    if (!this.limits || now - this.limits.at >= CONFIG_TTL_MS || now < this.limits.at)
+      this.limits = { value: await accountLimits(this.env, account), at: now };
+    return this.limits.value;
+  }
+}
