@@ -13,12 +13,15 @@ export const isMetered = (route: RouteInfo): boolean => route.method === "POST" 
 /**
  * Every authenticated call takes one token from each policy of its account (one RPC to the account's RateLimiter).
  * Refused: 429 (or 403 OUT_OF_PU for a metered call past the quota) in the envelope with the rate-limit headers;
- * passed: the route's response (errors included) carries X-RateLimit-Remaining and Retry-After. Public routes
+ * passed: the route's response (errors included) carries X-RateLimit-Remaining, Retry-After and a Server-Timing
+ * entry `ratelimit;dur=<ms>` (the cost of the RPC, read by scripts/limiter-latency.mjs). Public routes
  * (token endpoint, JWKS) pass untouched: the token endpoint limits per client itself.
  */
 export const rateLimit: Middleware = async (request, env, _ctx, next, route) => {
   if (route.isPublic) return next();
+  const t0 = performance.now();
   const verdict = await takeToken(env, { kind: "account", account: accountOf(request) }, isMetered(route));
+  const timing = `ratelimit;dur=${(performance.now() - t0).toFixed(3)}`;
   if (!verdict.allowed) throw refusal(verdict, "requests");
   let response: Response;
   try {
@@ -26,5 +29,8 @@ export const rateLimit: Middleware = async (request, env, _ctx, next, route) => 
   } catch (e) {
     response = renderError(e);
   }
-  return withLimitHeaders(response, verdict);
+  const out = withLimitHeaders(response, verdict);
+  const others = out.headers.get("server-timing");
+  out.headers.set("server-timing", others ? `${others}, ${timing}` : timing);
+  return out;
 };

@@ -3,7 +3,8 @@
  * processing units of the month) or of one OAuth client (its token-request policies), addressed by name
  * (`account:<id>`, `client:<id>`, see ./limiter.ts). One RPC per request: {@link RateLimiter.take}.
  * Limits are read from D1 (src/accounts/plans.ts) and cached for CONFIG_TTL_MS, so an operator's change to a plan
- * or an account applies within a minute. Bucket state lives in the object's SQLite storage.
+ * or an account applies within a minute. Buckets live in memory and in the object's storage (written behind);
+ * processing units in its SQLite table `units`.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
@@ -28,6 +29,9 @@ export interface UnitsUsage {
   quota: number | null;
 }
 
+/** Storage key of the buckets (one record: policy key -> bucket). */
+const BUCKETS_KEY = "buckets";
+
 const monthOf = (ms: number): string => new Date(ms).toISOString().slice(0, 7);
 
 export class RateLimiter extends DurableObject<Env> {
@@ -38,11 +42,11 @@ export class RateLimiter extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    const sql = ctx.storage.sql;
-    sql.exec("CREATE TABLE IF NOT EXISTS buckets (policy TEXT PRIMARY KEY, tokens REAL NOT NULL, at INTEGER NOT NULL)");
-    sql.exec("CREATE TABLE IF NOT EXISTS units (month TEXT PRIMARY KEY, used REAL NOT NULL)");
-    for (const row of sql.exec<{ policy: string; tokens: number; at: number }>("SELECT policy, tokens, at FROM buckets"))
-      this.buckets.set(row.policy, { tokens: row.tokens, at: row.at });
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS units (month TEXT PRIMARY KEY, used REAL NOT NULL)");
+    void ctx.blockConcurrencyWhile(async () => {
+      const saved = await ctx.storage.get<Record<string, Bucket>>(BUCKETS_KEY);
+      for (const [k, b] of Object.entries(saved ?? {})) this.buckets.set(k, b);
+    });
   }
 
   /**
@@ -59,11 +63,11 @@ export class RateLimiter extends DurableObject<Env> {
     }
     const policies: Policy[] = subject.kind === "account" ? limits.policies : limits.tokenPolicies;
     const verdict = take(policies, this.buckets, now);
-    for (const p of policies) {
-      const key = policyKey(p);
-      const b = this.buckets.get(key)!;
-      this.ctx.storage.sql.exec("INSERT OR REPLACE INTO buckets (policy, tokens, at) VALUES (?, ?, ?)", key, b.tokens, b.at);
-    }
+    const current = new Set(policies.map(policyKey));
+    for (const k of this.buckets.keys()) if (!current.has(k)) this.buckets.delete(k);
+    // kept in memory and written behind: the answer does not wait for the write (allowUnconfirmed), so a crash
+    // can at most forget the last few requests' tokens
+    void this.ctx.storage.put(BUCKETS_KEY, Object.fromEntries(this.buckets), { allowUnconfirmed: true });
     return verdict;
   }
 

@@ -2,7 +2,10 @@
  * Rate-limit policies enforced by the RateLimiter Durable Object (spec, Limits and Errors 2), time driven by the
  * object's injectable clock (never slept): the spec's example, headers, no accumulation, per-client token limits.
  */
+import { env } from "cloudflare:workers";
+import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { createClient } from "../../src/auth/clients";
 import { authed, envelope } from "../helpers/auth";
 import { newAccount, requestToken, setLimiterClock, tokenOf } from "../helpers/accounts";
 import { durationMs } from "../../src/ratelimit/policy";
@@ -87,7 +90,6 @@ describe("the spec's example: 20 per second and 10000 per day", () => {
     const name = `account:${a.account}`;
     await setLimiterClock(name, T0);
     expect(statuses(await burst(bearer, 3))).toEqual([200, 200, 429]);
-    const { env } = await import("cloudflare:workers");
     await env.DB.prepare("UPDATE accounts SET policies = ? WHERE id = ?").bind('[{"samplingPeriod":"PT1S","limit":5}]', a.account).run();
     await setLimiterClock(name, T0 + 1000);
     expect(statuses(await burst(bearer, 1))).toEqual([429]); // still the cached 2/min
@@ -116,9 +118,20 @@ describe("token requests, per client", () => {
     expect(rs[3]!.headers.get("x-ratelimit-violatedpolicy")).toBe('{"samplingPeriod":"PT1M","limit":3}');
     expect(rs[3]!.headers.get("retry-after")).toBe("20000");
     expect((await envelope(rs[3]!)).status).toBe(429);
-    const { createClient } = await import("../../src/auth/clients");
-    const { env } = await import("cloudflare:workers");
     const other = await createClient(env, { accountId: a.account, name: "second" });
     expect((await requestToken(other)).status).toBe(200);
+  });
+});
+
+describe("the buckets outlive the object", () => {
+  it("after eviction the emptied bucket is still empty", async () => {
+    const a = await newAccount({ policies: [{ samplingPeriod: "PT1H", limit: 3 }] });
+    const bearer = await tokenOf(a.client);
+    const name = `account:${a.account}`;
+    await setLimiterClock(name, T0);
+    expect(statuses(await burst(bearer, 3))).toEqual([200, 200, 200]);
+    await evictDurableObject(env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name)));
+    await setLimiterClock(name, T0 + 1000);
+    expect(statuses(await burst(bearer, 1))).toEqual([429]);
   });
 });
