@@ -104,6 +104,8 @@ describe("the spec's example: 20 per second and 10000 per day", () => {
     expect(r.status).toBe(404);
     expect(r.headers.get("x-ratelimit-remaining")).toMatch(/^\d+$/);
     expect(r.headers.get("retry-after")).toBe("0");
+    const jwks = await authed("/auth/realms/main/protocol/openid-connect/certs", {}, bearer);
+    expect([jwks.status, jwks.headers.has("x-ratelimit-remaining"), jwks.headers.has("retry-after")]).toEqual([200, false, false]);
   });
 });
 
