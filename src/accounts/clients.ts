@@ -9,13 +9,13 @@ import type { Env } from "../env";
 import { badRequest, notFound } from "../http/errors";
 import { createClient } from "../auth/clients";
 import { accountLimits } from "./plans";
-import { clientRows } from "./schema";
+import { oauthClients as clientRows } from "../storage/schema";
 import type { ClientRecord, CreateClientBody } from "./clientschema";
 
 type Row = typeof clientRows.$inferSelect;
 
 /** The API view of a stored client at time `now` (ms). */
-export function clientRecord(row: Row, now: number): ClientRecord {
+function clientRecord(row: Row, now: number): ClientRecord {
   const origins = row.spaOrigins ? (JSON.parse(row.spaOrigins) as string[]) : null;
   const expired = row.expires !== null && !(Date.parse(row.expires) > now);
   return {

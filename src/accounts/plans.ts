@@ -7,7 +7,7 @@ import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import type { Env } from "../env";
 import { parsePolicies, type Policy } from "../ratelimit/policy";
-import { accountRows, clientRows, plans } from "./schema";
+import { accounts as accountRows, plans } from "../storage/schema";
 
 /** What an account may use. */
 export interface AccountLimits {
@@ -40,10 +40,4 @@ export async function accountLimits(env: Pick<Env, "DB">, accountId: string): Pr
     tokenPolicies: parsePolicies(account?.tokenPolicies ?? plan.tokenPolicies, `account ${accountId} token policies`),
     puQuota: account?.puQuota ?? plan.puQuota,
   };
-}
-
-/** The account owning OAuth client `clientId`; undefined when there is no such client. */
-export async function accountOfClient(env: Pick<Env, "DB">, clientId: string): Promise<string | undefined> {
-  const row = await drizzle(env.DB).select({ accountId: clientRows.accountId }).from(clientRows).where(eq(clientRows.clientId, clientId)).get();
-  return row?.accountId;
 }

@@ -6,8 +6,7 @@
 import { eq } from "drizzle-orm";
 import type { Env } from "../env";
 import { db } from "../storage/db";
-import { accounts } from "../storage/schema";
-import { clientRows as oauthClients } from "../accounts/schema";
+import { accounts, oauthClients } from "../storage/schema";
 
 const hex = (b: ArrayBuffer | Uint8Array): string =>
   [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, "0")).join("");
