@@ -33,6 +33,11 @@ export interface UnitsUsage {
 const BUCKETS_KEY = "buckets";
 
 const monthOf = (ms: number): string => new Date(ms).toISOString().slice(0, 7);
+/** Start of the calendar month (UTC) after the one of `ms`, in ms since epoch: when a used-up quota is renewed. */
+const nextMonth = (ms: number): number => {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+};
 
 export class RateLimiter extends DurableObject<Env> {
   /** The clock of every decision (ms since epoch). Tests replace it (runInDurableObject) to drive time. */
@@ -52,14 +57,15 @@ export class RateLimiter extends DurableObject<Env> {
   /**
    * Takes one token from every policy of `subject` (none when one is empty). For `metered` calls of an account
    * (Processing, Statistics, async, batch), first checks the month's processing units against the quota: past it,
-   * the call is refused with `outOfUnits` and takes no token.
+   * the call is refused with `outOfUnits`, takes no token, and `retryAfterMs` runs to the next month (UTC).
    */
   async take(subject: LimitSubject, metered = false): Promise<LimitVerdict> {
     const now = this.clock();
     const limits = await this.limitsOf(subject.account, now);
     if (metered && subject.kind === "account" && limits.puQuota !== null) {
       const used = this.usedIn(monthOf(now));
-      if (used >= limits.puQuota) return { allowed: false, remaining: 0, retryAfterMs: 0, outOfUnits: { used, quota: limits.puQuota, month: monthOf(now) } };
+      if (used >= limits.puQuota)
+        return { allowed: false, remaining: 0, retryAfterMs: nextMonth(now) - now, outOfUnits: { used, quota: limits.puQuota, month: monthOf(now) } };
     }
     const policies: Policy[] = subject.kind === "account" ? limits.policies : limits.tokenPolicies;
     const verdict = take(policies, this.buckets, now);

@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { authed, envelope } from "../helpers/auth";
-import { newAccount, tokenOf } from "../helpers/accounts";
+import { newAccount, setLimiterClock, tokenOf } from "../helpers/accounts";
 import { seedSamples } from "../helpers/seed";
 import { CRS, bandsScript, process } from "../helpers/process";
 import { chargeUnits, outOfUnits, unitsUsage } from "../../src/accounts/units";
@@ -30,6 +30,8 @@ function setup() { return { input: ["B04", "dataMask"], output: [{ id: "b", band
 function evaluatePixel(s) { return { b: [s.B04], dataMask: [s.dataMask] }; }`,
   },
 };
+/** The limiter's clock in the quota test: mid-January 2026 (UTC). */
+const T = Date.UTC(2026, 0, 15, 12, 0, 0);
 const postStatistics = (bearer: string): Promise<Response> =>
   authed("/api/v1/statistics", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(statistics) }, bearer);
 
@@ -60,6 +62,7 @@ describe("processing units", () => {
   it("past the monthly quota: 403 OUT_OF_PU on Process and Statistics, other calls still pass", async () => {
     const a = await newAccount({ puQuota: 1 });
     const bearer = await tokenOf(a.client);
+    await setLimiterClock(`account:${a.account}`, T);
     await chargeUnits(env, a.account, 0.6);
     expect(await outOfUnits(env, a.account)).toBe(false);
     expect((await process(request, bearer)).status).toBe(200);
@@ -68,8 +71,10 @@ describe("processing units", () => {
     const refused = await process(request, bearer);
     const e = await envelope(refused);
     expect([refused.status, e.code]).toEqual([403, "OUT_OF_PU"]);
-    expect(e.message).toMatch(/Out of processing units: this account used [\d.]+ of its 1 processing units/);
-    expect(refused.headers.has("x-ratelimit-remaining")).toBe(true);
+    expect(e.message).toMatch(/Out of processing units: this account used [\d.]+ of its 1 processing units in 2026-01/);
+    // Retry-After: until the quota is renewed, at the start of the next calendar month (UTC)
+    expect(refused.headers.get("retry-after")).toBe(String(Date.UTC(2026, 1, 1) - T));
+    expect(refused.headers.has("x-ratelimit-violatedpolicy")).toBe(false);
     expect((await postStatistics(bearer)).status).toBe(403);
     expect((await authed("/api/v1/metadata/location", {}, bearer)).status).toBe(200);
   });
