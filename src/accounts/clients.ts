@@ -43,17 +43,21 @@ export async function getClient(env: Pick<Env, "DB">, account: string, clientId:
   return clientRecord(row, Date.now());
 }
 
+/** 400 naming the plan's client limit and what to do. */
+const tooManyClients = (active: number, plan: string, max: number) =>
+  badRequest(`This account has ${active} active OAuth clients, the most its plan '${plan}' allows (${max}): delete a client or upgrade the plan.`, {
+    maxClients: max,
+    active,
+  });
+
 /**
  * Creates a client for `account` from a validated body; returns its record and the secret (shown this once, stored
- * only as a salted hash). Throws 400 when the account already has its plan's number of active clients.
+ * only as a salted hash). Throws 400 when the account already has its plan's number of active clients. The count is
+ * checked again after the insert (concurrent creations): a client over the limit is removed before anyone saw it.
  */
 export async function createAccountClient(env: Pick<Env, "DB">, account: string, body: CreateClientBody): Promise<ClientRecord & { clientSecret: string }> {
-  const [limits, { active }] = await Promise.all([accountLimits(env, account), listClients(env, account)]);
-  if (active.length >= limits.maxClients)
-    throw badRequest(
-      `This account has ${active.length} active OAuth clients, the most its plan '${limits.plan.name}' allows (${limits.maxClients}): delete a client or upgrade the plan.`,
-      { maxClients: limits.maxClients, active: active.length },
-    );
+  const [limits, before] = await Promise.all([accountLimits(env, account), listClients(env, account)]);
+  if (before.active.length >= limits.maxClients) throw tooManyClients(before.active.length, limits.plan.name, limits.maxClients);
   const spa = body.singlePageApp?.allowedOrigins;
   const { client_id, client_secret } = await createClient(env, {
     accountId: account,
@@ -61,7 +65,12 @@ export async function createAccountClient(env: Pick<Env, "DB">, account: string,
     expires: body.expires ? new Date(body.expires).toISOString() : null,
     spaOrigins: spa === undefined ? null : spa === "ALL" ? ["*"] : [...new Set(spa)],
   });
-  return { ...(await getClient(env, account, client_id)), clientSecret: client_secret };
+  const after = (await listClients(env, account)).active;
+  if (after.length > limits.maxClients) {
+    await drizzle(env.DB).delete(clientRows).where(eq(clientRows.clientId, client_id));
+    throw tooManyClients(after.length - 1, limits.plan.name, limits.maxClients);
+  }
+  return { ...after.find((c) => c.clientId === client_id)!, clientSecret: client_secret };
 }
 
 /**

@@ -169,3 +169,14 @@ describe("single-page-app clients: CORS for their origins only", () => {
     expect(origin(await fromOrigin(tokA, "https://anywhere.example"))).toBe("*");
   });
 });
+
+describe("concurrent creations", () => {
+  it("never leave more active clients than the plan allows", async () => {
+    const t = await newAccount({ plan: "trial" }); // 2 clients, one used already
+    const bearer = await tokenOf(t.client);
+    const rs = await Promise.all([...Array(4)].map((_, i) => post(bearer, { name: `c${i}`, expires: inAYear() })));
+    expect(rs.filter((r) => r.status === 201).length).toBeLessThanOrEqual(1);
+    expect(rs.every((r) => r.status === 201 || r.status === 400)).toBe(true);
+    expect((await ids(await authed(CLIENTS, {}, bearer))).length).toBeLessThanOrEqual(2);
+  });
+});
