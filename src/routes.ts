@@ -6,6 +6,8 @@ import { getLocation, listLocations } from "./locations/routes";
 import { registerStatistics } from "./statistics/routes";
 import { registerCatalog } from "./catalog/routes";
 import { registerProcess } from "./process/routes";
+import { registerConfiguration } from "./configuration/routes";
+import { registerWms } from "./wms/routes";
 
 export function buildApi(): Api {
   const api = new Api();
@@ -20,5 +22,7 @@ export function buildApi(): Api {
   registerProcess(api);
   registerCatalog(api);
   registerStatistics(api);
+  registerConfiguration(api);
+  registerWms(api);
   return api;
 }
