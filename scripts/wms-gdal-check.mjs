@@ -1,0 +1,61 @@
+// GDAL's WMS driver against EO Edge (`npm run check:wms-gdal`): starts `npm start` on a spare port, creates a WMS
+// instance with the Sentinel Hub true-colour layer over the 29RKH sample scene, reads GetMap with
+// `gdal_translate "WMS:<url>" -outsize 1024 1024` (GDAL's smallest overview: one 1024 x 1024 GetMap of the BBOX)
+// and compares the pixels with the Processing API's image of the same bbox, CRS and size (read by GDAL too,
+// scripts/wms_compare.py). Prints one line per case; exits 1 unless every case is identical.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInstance, processBytes, startEoEdge } from "./lib/serve.mjs";
+
+const SIZE = 1024;
+const TIME = { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" };
+const CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84";
+const epsg = (c) => `http://www.opengis.net/def/crs/EPSG/0/${c}`;
+/** name, WMS CRS, WMS BBOX (in that CRS's axis order), Processing CRS and bbox (x/y), format, extra query. */
+const CASES = [
+  ["EPSG:4326 (lat,lon axis order)", "EPSG:4326", "24.5,-11.9,24.8,-11.6", epsg(4326), [-11.9, 24.5, -11.6, 24.8], "image/png", ""],
+  ["CRS:84 with TIME=2020-02-19", "CRS:84", "-11.9,24.5,-11.6,24.8", CRS84, [-11.9, 24.5, -11.6, 24.8], "image/png", "&TIME=2020-02-19"],
+  ["EPSG:3857", "EPSG:3857", "-1320000,2810000,-1300000,2830000", epsg(3857), [-1320000, 2810000, -1300000, 2830000], "image/png", ""],
+  ["EPSG:3857 JPEG", "EPSG:3857", "-1320000,2810000,-1300000,2830000", epsg(3857), [-1320000, 2810000, -1300000, 2830000], "image/jpeg", ""],
+  ["EPSG:32629 (UTM 29N)", "EPSG:32629", "210000,2720000,240000,2750000", epsg(32629), [210000, 2720000, 240000, 2750000], "image/png", ""],
+];
+
+function gdal(cmd, args) {
+  const r = spawnSync(cmd, args, { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr}`);
+  return r.stdout;
+}
+
+const dir = mkdtempSync(join(tmpdir(), "wms-gdal-"));
+const server = await startEoEdge();
+let failed = 0;
+try {
+  const evalscript = readFileSync("data/evalscripts/sentinel-2__true_color__script.js", "utf8");
+  const layer = { id: "TRUE_COLOR", title: "True colour", styles: [{ name: "default", evalScript: evalscript }], datasourceDefaults: { type: "sentinel-2-l2a", timeRange: TIME, mosaickingOrder: "mostRecent" } };
+  const id = await createInstance(server.base, server.token, "gdal check", [layer]);
+  console.log(`server ${server.base}, instance ${id}, ${gdal("gdalinfo", ["--version"]).trim()}`);
+  for (const [name, crs, bbox, pCrs, pBbox, format, extra] of CASES) {
+    const url = `${server.base}/ogc/wms/${id}?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetMap&LAYERS=TRUE_COLOR&CRS=${crs}&BBOX=${bbox}&FORMAT=${format}${extra}`;
+    const out = join(dir, "gdal.tif");
+    const t0 = Date.now();
+    gdal("gdal_translate", ["-q", "-outsize", String(SIZE), String(SIZE), `WMS:${url}`, out]);
+    const ms = Date.now() - t0;
+    const body = {
+      input: { bounds: { bbox: pBbox, properties: { crs: pCrs } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: TIME, mosaickingOrder: "mostRecent" } }] },
+      output: { width: SIZE, height: SIZE, responses: [{ identifier: "default", format: { type: format } }] },
+      evalscript,
+    };
+    const ref = join(dir, format === "image/png" ? "process.png" : "process.jpg");
+    writeFileSync(ref, await processBytes(server.base, server.token, body));
+    const c = JSON.parse(gdal("/usr/bin/python3", ["scripts/wms_compare.py", out, ref, "3"]));
+    const ok = c.differing === 0 && c.distinct > 1;
+    if (!ok) failed++;
+    console.log(`${ok ? "IDENTICAL" : "DIFFERENT"}  ${name}: ${c.width}x${c.height}x${c.bands}, ${c.differing} pixels differ (max ${c.maxDiff}), ${c.distinct} distinct red values; gdal_translate ${ms} ms`);
+  }
+} finally {
+  await server.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
