@@ -4,9 +4,7 @@
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
-import { env, getToken, waitReady } from "./bench.mjs";
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+import { env, getToken, groupStopper, waitReady } from "./bench.mjs";
 
 /** A TCP port no process listens on right now (the kernel's pick for port 0). */
 export function sparePort() {
@@ -27,28 +25,16 @@ export async function startEoEdge() {
   const child = spawn("npm", ["start", "--silent"], { stdio: ["ignore", "ignore", "inherit"], env: { ...env, PORT: String(port), EO_EDGE_STATE: state }, detached: true });
   let exited = false;
   child.on("exit", () => (exited = true));
-  const signal = (sig) => {
-    try {
-      process.kill(-child.pid, sig);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  const stop = async () => {
-    if (!signal("SIGINT")) return;
-    for (let i = 0; i < 100 && signal(0); i++) await sleep(100);
-    if (signal(0)) signal("SIGKILL");
-  };
+  const stop = groupStopper(child);
   const base = `http://127.0.0.1:${port}`;
   try {
-    // migrations + seed run first: allow them time before wrangler dev listens
-    for (let i = 0; i < 240 && !exited; i++) {
+    // migrations and the seed run before wrangler dev listens: retry waitReady (60 s each) for up to 5 minutes
+    for (let i = 0; i < 5 && !exited; i++) {
       try {
         await waitReady(base, () => !exited);
         break;
-      } catch {
-        await sleep(500);
+      } catch (e) {
+        if (i === 4) throw e;
       }
     }
     if (exited) throw new Error("npm start exited before serving");

@@ -100,7 +100,11 @@ describe("WMTS GetTile (XYZ tiles)", () => {
     const bbox = [-20037508.342789244 + x * size, 20037508.342789244 - (y + 1) * size, -20037508.342789244 + (x + 1) * size, 20037508.342789244 - y * size];
     const r = await call(`/ogc/wmts/${wms.split("/").pop()}?REQUEST=GetTile&LAYER=TRUE_COLOR&TILEMATRIXSET=PopularWebMercator256&TILEMATRIX=${z}&TILECOL=${x}&TILEROW=${y}`);
     expect(r.status).toBe(200);
-    expect(new Uint8Array(await r.arrayBuffer())).toEqual(await processImage(3857, bbox, 256, 256));
+    const bytes = new Uint8Array(await r.arrayBuffer());
+    expect(bytes).toEqual(await processImage(3857, bbox, 256, 256));
+    const png = await decodePng(bytes.buffer as ArrayBuffer);
+    expect(png.data.filter((_, i) => i % 4 === 3 && png.data[i] === 255).length).toBeGreaterThan(256 * 128); // mostly over the scene
+    expect(new Set(png.data.filter((_, i) => i % 4 === 0)).size).toBeGreaterThan(50);
   });
 
   it.each([
