@@ -3,7 +3,7 @@
 /* global L */
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
-const map = L.map("map").setView([Number(params.get("lat") ?? 24.65), Number(params.get("lon") ?? -11.4)], Number(params.get("zoom") ?? 10));
+const map = (window.eoMap = L.map("map")).setView([Number(params.get("lat") ?? 24.65), Number(params.get("lon") ?? -11.4)], Number(params.get("zoom") ?? 10));
 let layers = [];
 let control;
 
