@@ -17,7 +17,7 @@ export interface LayerExtent {
 }
 
 const WORLD: [number, number, number, number] = [-180, -90, 180, 90];
-const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "@", format: true, suppressEmptyNode: true });
+const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "@", format: true, suppressEmptyNode: true, suppressBooleanAttributes: false });
 
 const online = (href: string) => ({ "@xmlns:xlink": "http://www.w3.org/1999/xlink", "@xlink:type": "simple", "@xlink:href": href });
 const dcp = (href: string) => ({ HTTP: { Get: { OnlineResource: online(href) } } });

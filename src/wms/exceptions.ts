@@ -32,7 +32,7 @@ export class WmsException extends Error {
   }
 }
 
-const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "@", textNodeName: "#text", format: true, suppressEmptyNode: true });
+const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "@", textNodeName: "#text", format: true, suppressEmptyNode: true, suppressBooleanAttributes: false });
 
 /** The ServiceExceptionReport XML of `e`. */
 export function exceptionXml(e: { code?: string; message: string; locator?: string }): string {

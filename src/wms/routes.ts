@@ -1,6 +1,7 @@
 /**
  * OGC endpoints of WMS instances at the location's wmsUrl: `GET /ogc/wms/{instanceId}` (WMS 1.3.0 GetCapabilities,
- * GetMap) and `GET /ogc/wmts/{instanceId}` (WMTS KVP GetTile in PopularWebMercator256/512; an XYZ template for
+ * GetMap) and `GET /ogc/wmts/{instanceId}` (WMTS 1.0.0 KVP GetCapabilities and GetTile in Sentinel Hub's tile
+ * matrix sets PopularWebMercator256/512; an XYZ template for
  * Leaflet / OpenLayers is `/ogc/wmts/{id}?REQUEST=GetTile&LAYER=<layer>&TILEMATRIXSET=PopularWebMercator256&
  * TILEMATRIX={z}&TILECOL={x}&TILEROW={y}`).
  *
@@ -18,6 +19,7 @@ import type { Api, AuthedRequest } from "../http/router";
 import type { LayerInput } from "../configuration/schema";
 import { instanceById, getLayer, listLayers, type StoredInstance } from "../configuration/store";
 import { capabilitiesXml, type LayerExtent } from "./capabilities";
+import { wmtsCapabilitiesXml } from "./wmts-capabilities";
 import { exceptionResponse, WmsException } from "./exceptions";
 import { formatOf, kvp, parseGetMap, parseMaxcc, parseTime, required, type Kvp } from "./params";
 import { renderMap, type MapTarget } from "./render";
@@ -53,30 +55,35 @@ async function mapResponse(env: Env, inst: StoredInstance, layer: LayerInput, ta
   return new Response(body, { headers: { "content-type": target.format, "x-processingunits-spent": String(processingUnits) } });
 }
 
-async function capabilities(env: Env, inst: StoredInstance, url: string): Promise<Response> {
+/** The instance's layers and the catalog extent of each collection (EX_GeographicBoundingBox / WGS84BoundingBox, TIME values). */
+async function layersWithExtents(env: Env, inst: StoredInstance): Promise<[LayerInput[], Map<string, LayerExtent>]> {
   const [layers, extents] = await Promise.all([listLayers(env, inst.id), itemExtents(env)]);
   const byCollection = new Map<string, LayerExtent>();
   for (const [id, e] of extents) byCollection.set(id, { bbox: e.spatial.bbox[0] as LayerExtent["bbox"], interval: e.temporal.interval[0]!.map((t) => String(t).slice(0, 10)) as [string, string] });
-  const xml = capabilitiesXml(url, inst.body.name, layers, byCollection, (l) => collectionForType(l.datasourceDefaults.type).id);
-  return new Response(xml, { headers: { "content-type": "text/xml; charset=utf-8" } });
+  return [layers, byCollection];
 }
+
+const collectionOf = (l: LayerInput): string => collectionForType(l.datasourceDefaults.type).id;
+const xmlResponse = (xml: string) => new Response(xml, { headers: { "content-type": "text/xml; charset=utf-8" } });
 
 /** GET /ogc/wms/{instanceId}. */
 async function wms(request: AuthedRequest, env: Env): Promise<Response> {
   const p = kvp(new URL(request.url));
   const inst = await instanceOf(request, env);
   const op = operation(p, "WMS");
-  if (op === "getcapabilities") return capabilities(env, inst, `${publicBaseUrl(env)}/ogc/wms/${inst.id}`);
+  if (op === "getcapabilities") return xmlResponse(capabilitiesXml(`${publicBaseUrl(env)}/ogc/wms/${inst.id}`, inst.body.name, ...(await layersWithExtents(env, inst)), collectionOf));
   if (op !== "getmap") throw new WmsException("OperationNotSupported", `REQUEST '${p.get("REQUEST")}' is not supported; use GetCapabilities or GetMap.`, "REQUEST");
   const req = parseGetMap(p);
   return mapResponse(env, inst, await layerOf(env, inst, req.layer, "LAYERS"), req);
 }
 
-/** GET /ogc/wmts/{instanceId}: GetTile. */
+/** GET /ogc/wmts/{instanceId}: GetCapabilities, GetTile. */
 async function wmts(request: AuthedRequest, env: Env): Promise<Response> {
   const p = kvp(new URL(request.url));
   const inst = await instanceOf(request, env);
-  if (operation(p, "WMTS") !== "gettile") throw new WmsException("OperationNotSupported", `REQUEST '${p.get("REQUEST")}' is not supported; use GetTile.`, "REQUEST");
+  const op = operation(p, "WMTS");
+  if (op === "getcapabilities") return xmlResponse(wmtsCapabilitiesXml(`${publicBaseUrl(env)}/ogc/wmts/${inst.id}`, inst.body.name, ...(await layersWithExtents(env, inst)), collectionOf));
+  if (op !== "gettile") throw new WmsException("OperationNotSupported", `REQUEST '${p.get("REQUEST")}' is not supported; use GetCapabilities or GetTile.`, "REQUEST");
   const size = tileSize(p.get("TILEMATRIXSET") ?? "PopularWebMercator256");
   const z = tileIndex(required(p, "TILEMATRIX"), "TILEMATRIX", MAX_ZOOM);
   const x = tileIndex(required(p, "TILECOL"), "TILECOL", 2 ** z - 1);

@@ -137,6 +137,25 @@ describe("GetCapabilities", () => {
   });
 });
 
+describe("WMTS GetCapabilities", () => {
+  it("lists the layers with Sentinel Hub's tile matrix sets (GoogleMapsCompatible scales of OGC 07-057r7 annex E.4)", async () => {
+    const r = await call(`/ogc/wmts/${wms.split("/").pop()}?SERVICE=WMTS&REQUEST=GetCapabilities`);
+    expect(r.status).toBe(200);
+    const caps = xml.parse(await r.text()).Capabilities;
+    expect(caps["@version"]).toBe("1.0.0");
+    const layers = caps.Contents.Layer as Record<string, any>[];
+    expect(layers.map((l) => l["ows:Identifier"])).toEqual(["TRUE_COLOR", "OLD"]);
+    expect(layers[0]!["ows:WGS84BoundingBox"]).toEqual({ "ows:LowerCorner": "-11.9792449 24.2963214", "ows:UpperCorner": "-10.8745468 25.3046239" });
+    expect(layers[0]!.Style["@isDefault"]).toBe("true"); // an attribute with a value (GDAL's XML parser needs it)
+    expect(layers[0]!.TileMatrixSetLink.map((t: { TileMatrixSet: string }) => t.TileMatrixSet)).toEqual(["PopularWebMercator256", "PopularWebMercator512"]);
+    const set = (caps.Contents.TileMatrixSet as Record<string, any>[]).find((t) => t["ows:Identifier"] === "PopularWebMercator256")!;
+    const m0 = set.TileMatrix[0];
+    expect(m0.ScaleDenominator).toBeCloseTo(559082264.0287178, 4);
+    expect([m0.TileWidth, m0.MatrixWidth, m0.TopLeftCorner]).toEqual([256, 1, "-20037508.342789244 20037508.342789244"]);
+    expect(set.TileMatrix[18].ScaleDenominator).toBeCloseTo(2132.729583849784, 6);
+  });
+});
+
 describe("service exceptions", () => {
   const G = "CRS=CRS:84&BBOX=-11.9,24.5,-11.6,24.8&WIDTH=32&HEIGHT=32&FORMAT=image/png";
   it.each([
