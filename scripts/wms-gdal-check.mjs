@@ -26,13 +26,15 @@ const CASES = [
   ["EPSG:32629 (UTM 29N)", "EPSG:32629", "210000,2720000,240000,2750000", epsg(32629), [210000, 2720000, 240000, 2750000], "image/png", ""],
 ];
 
+const dir = mkdtempSync(join(tmpdir(), "wms-gdal-"));
+
+/** Runs a GDAL tool (or python) with its WMS/WMTS tile cache in the scratch directory; returns stdout. */
 function gdal(cmd, args) {
-  const r = spawnSync(cmd, args, { encoding: "utf8" });
+  const r = spawnSync(cmd, args, { encoding: "utf8", env: { ...process.env, GDAL_DEFAULT_WMS_CACHE_PATH: join(dir, "cache") } });
   if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr}`);
   return r.stdout;
 }
 
-const dir = mkdtempSync(join(tmpdir(), "wms-gdal-"));
 const server = await startEoEdge();
 let failed = 0;
 try {
