@@ -11,6 +11,8 @@ import { registerStatisticalBatch } from "./statbatch/routes";
 import { registerAsync } from "./async/routes";
 import { registerTilingGrids } from "./batch/grids/routes";
 import { registerAccounts } from "./accounts/routes";
+import { registerConfiguration } from "./configuration/routes";
+import { registerWms } from "./wms/routes";
 
 export function buildApi(): Api {
   const api = new Api();
@@ -30,5 +32,7 @@ export function buildApi(): Api {
   registerAsync(api);
   registerTilingGrids(api);
   registerAccounts(api);
+  registerConfiguration(api);
+  registerWms(api);
   return api;
 }
