@@ -58,8 +58,8 @@ function strips(input: EncodeInput, rowsPerStrip: number, deflate: boolean): Uin
   return out;
 }
 
-/** The image-structure entries (everything but georeferencing and strip positions). */
-function imageEntries(input: EncodeInput, rowsPerStrip: number, deflate: boolean): TiffEntry[] {
+/** The image-structure entries (everything but georeferencing and strip positions; the COG writer drops RowsPerStrip and Predictor). */
+export function imageEntries(input: EncodeInput, rowsPerStrip: number, deflate: boolean): TiffEntry[] {
   const { width, height, bands, sampleType } = input;
   const rgb = sampleType === "UINT8" && (bands === 3 || bands === 4);
   const extra = bands - (rgb ? 3 : 1);
