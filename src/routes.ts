@@ -6,6 +6,7 @@ import { getLocation, listLocations } from "./locations/routes";
 import { registerStatistics } from "./statistics/routes";
 import { registerCatalog } from "./catalog/routes";
 import { registerProcess } from "./process/routes";
+import { registerBatch } from "./batch/routes";
 
 export function buildApi(): Api {
   const api = new Api();
@@ -20,5 +21,6 @@ export function buildApi(): Api {
   registerProcess(api);
   registerCatalog(api);
   registerStatistics(api);
+  registerBatch(api);
   return api;
 }

@@ -8,6 +8,9 @@
 import type { Env } from "../env";
 import { unwrap } from "./machine";
 import { QueueRouter, type TaskMessage } from "./queue";
+import { ANALYSE_KIND, TILE_KIND } from "../batch/messages";
+import { analyseMessage } from "../batch/analyse";
+import { deadTile, tileMessage } from "../batch/execute";
 
 export const PROBE_KIND = "probe";
 
@@ -40,4 +43,7 @@ async function deadProbe(body: TaskMessage, env: Env, message: Message<unknown>)
 }
 
 /** The consumer the Worker's `queue()` entry uses. */
-export const queueRouter = new QueueRouter().on(PROBE_KIND, probe, { onDead: deadProbe, retryDelay: () => 0 });
+export const queueRouter = new QueueRouter()
+  .on(PROBE_KIND, probe, { onDead: deadProbe, retryDelay: () => 0 })
+  .on(ANALYSE_KIND, analyseMessage)
+  .on(TILE_KIND, tileMessage, { onDead: deadTile });
