@@ -5,23 +5,10 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { token } from "../helpers/auth";
-import { BATCH, batchCall, bucketFiles, getTask, validateCogs, waitForStatus } from "../helpers/batch";
-import { CRS, bandsScript, process } from "../helpers/process";
+import { BATCH, DATA, SCRIPT, batchCall, batchRequest, bucketFiles, getTask, validateCogs, waitForStatus } from "../helpers/batch";
+import { CRS, process } from "../helpers/process";
 import { pyDecode, samplesOf, type PyImage } from "../helpers/pydecode";
 import { seedSamples } from "../helpers/seed";
-
-/** An area inside 29RKH (EPSG:32629) that the UTM 20 km grid cuts into 2 x 2 tiles. */
-const BOUNDS = { bbox: [205000, 2710000, 230000, 2730000], properties: { crs: CRS(32629) } };
-const DATA = [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-03-01T00:00:00Z" } } }];
-const SCRIPT = bandsScript(["B04", "B08"]);
-
-/** A batch request over BOUNDS delivered to s3://<bucket>/<prefix>. */
-export const batchRequest = (bucket: string, output: Record<string, unknown> = {}, grid: Record<string, unknown> = {}) => ({
-  processRequest: { input: { bounds: BOUNDS, data: DATA }, output: { responses: [{ identifier: "default", format: { type: "image/tiff" } }] }, evalscript: SCRIPT },
-  input: { type: "tiling-grid", id: 0, resolution: 60, ...grid },
-  output: { type: "raster", delivery: { s3: { url: `s3://${bucket}/out` } }, ...output },
-  description: "29RKH red and NIR",
-});
 
 let bearer: string;
 beforeAll(async () => {

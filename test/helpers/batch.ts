@@ -3,8 +3,25 @@ import { env } from "cloudflare:workers";
 import { expect, vi, type TestContext } from "vitest";
 import { authed } from "./auth";
 import { pyDecode, type PyImage } from "./pydecode";
+import { CRS, bandsScript } from "./process";
 
 export const BATCH = "/api/v2/batch/process";
+
+/** An area inside 29RKH (EPSG:32629) that the UTM 20 km grid cuts into 2 x 2 tiles. */
+export const BOUNDS = { bbox: [205000, 2710000, 230000, 2730000], properties: { crs: CRS(32629) } };
+export const DATA = [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-03-01T00:00:00Z" } } }];
+export const SCRIPT = bandsScript(["B04", "B08"]);
+
+/** A batch request over BOUNDS delivered to s3://<bucket>/<prefix>. */
+export const batchRequest = (bucket: string, output: Record<string, unknown> = {}, grid: Record<string, unknown> = {}, bounds: object = BOUNDS) => ({
+  processRequest: { input: { bounds, data: DATA }, output: { responses: [{ identifier: "default", format: { type: "image/tiff" } }] }, evalscript: SCRIPT },
+  input: { type: "tiling-grid", id: 0, resolution: 60, ...grid },
+  output: { type: "raster", delivery: { s3: { url: `s3://${bucket}/out` } }, ...output },
+  description: "29RKH red and NIR",
+});
+
+/** One 20 km tile of the grid (an area inside tile 10_135). */
+export const ONE_TILE = { bbox: [205000, 2710000, 206000, 2711000], properties: { crs: CRS(32629) } };
 
 /** A JSON call of the batch API with `bearer`. */
 export function batchCall(path: string, bearer: string, method = "GET", body?: unknown): Promise<Response> {

@@ -1,0 +1,187 @@
+/**
+ * Batch v2 task lifecycle in workerd: redelivered and retried tile messages count once and write once, a stopped
+ * task's messages are acked without work, failing tiles are bounded and marked FAILED (dead-letter hook too),
+ * user actions and updates refused in the wrong state, bad requests, and another account's tasks.
+ * States are set up through the task object itself so that no queue message runs behind the test's back.
+ */
+import { env } from "cloudflare:workers";
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import worker from "../../src/index";
+import type { Env } from "../../src/env";
+import { batchStub } from "../../src/batch/stub";
+import { tilingGridTiles } from "../../src/batch/tiles";
+import { batchRequestSchema } from "../../src/batch/schema";
+import type { TaskRecord } from "../../src/batch/record";
+import { DEAD_LETTER_QUEUE_NAME, TASK_QUEUE_NAME } from "../../src/tasks/queue";
+import { envelope, token } from "../helpers/auth";
+import { ONE_TILE, batchCall, batchRequest, bucketFiles, getTask, waitForStatus } from "../helpers/batch";
+import { seedSamples } from "../helpers/seed";
+
+const E = env as unknown as Env;
+let bearer: string;
+let account: string;
+
+beforeAll(async () => {
+  await seedSamples((i) => i.id === "S2A_29RKH_20200219_0_L2A");
+  bearer = await token();
+  const created = await batchCall("", bearer, "POST", batchRequest("batch-probe"));
+  account = ((await created.json()) as { domainAccountId: string }).domainAccountId;
+});
+
+/** A task of the caller's account put in `state` through its object (ANALYSIS_DONE or later: tiles stored, nothing sent). */
+async function taskIn(state: "CREATED" | "ANALYSIS_DONE" | "PROCESSING" | "STOPPED", bucket: string, bounds?: object) {
+  const request = batchRequestSchema.parse(batchRequest(bucket, {}, {}, bounds));
+  const now = new Date().toISOString();
+  const record: TaskRecord = { id: crypto.randomUUID(), account, request, created: now, userAction: "NONE", userActionUpdated: now, estimatePU: null, tileCount: null };
+  const stub = batchStub(E, record.id);
+  await stub.create(record);
+  if (state !== "CREATED") {
+    await stub.transition("ANALYSING");
+    await stub.analysisDone(tilingGridTiles(request.input as never, request.processRequest.input.bounds!), 1);
+  }
+  if (state === "PROCESSING") await stub.transition("PROCESSING");
+  if (state === "STOPPED") await stub.stop();
+  return { id: record.id, stub, tiles: (await stub.tiles()).map((t) => t.name) };
+}
+
+const msg = (id: string, body: unknown, attempts = 1) => ({ id, timestamp: new Date(), attempts, body });
+
+/** Runs a batch of messages through the Worker's queue() and returns the acked and retried message ids. */
+async function deliver(queue: string, messages: ReturnType<typeof msg>[]) {
+  const batch = createMessageBatch(queue, messages);
+  const ctx = createExecutionContext();
+  await worker.queue(batch, E);
+  const r = await getQueueResult(batch, ctx);
+  return { acked: r.explicitAcks.sort(), retried: r.retryMessages.map((m) => m.msgId) };
+}
+
+describe("once-only tiles", () => {
+  it("a redelivered or duplicated tile message counts once and writes each output once", async () => {
+    const { id, stub, tiles } = await taskIn("PROCESSING", "batch-redeliver");
+    expect(tiles).toHaveLength(4);
+    const body = (tile: string) => ({ kind: "batch-tile", task: id, tile });
+    const out = await deliver(TASK_QUEUE_NAME, [
+      msg("m0", body(tiles[0]!)),
+      msg("m0", body(tiles[0]!), 2), // redelivery of m0
+      msg("m0b", body(tiles[0]!)), // the same tile sent again (e.g. by the watchdog)
+      msg("m1", body(tiles[1]!)),
+    ]);
+    expect(out).toEqual({ acked: ["m0", "m0", "m0b", "m1"], retried: [] });
+    let task = await getTask(id, bearer);
+    expect(task).toMatchObject({ status: "PROCESSING", completionPercentage: 50 });
+    expect((await stub.snapshot()).counters.tilesDone).toBe(2);
+    await deliver(TASK_QUEUE_NAME, [msg("m2", body(tiles[2]!)), msg("m3", body(tiles[3]!)), msg("m3", body(tiles[3]!), 2)]);
+    task = await getTask(id, bearer);
+    expect(task).toMatchObject({ status: "DONE", completionPercentage: 100 });
+    expect((await stub.snapshot()).counters.tilesDone).toBe(4);
+    const files = await bucketFiles("batch-redeliver", "out/");
+    expect([...files.keys()].sort()).toEqual(tiles.map((t) => `out/${id}/${t}/default.tiff`).sort());
+  });
+
+  it("two deliveries racing on one tile (both told to run) count it once", async () => {
+    const { stub, tiles } = await taskIn("PROCESSING", "batch-race");
+    const [a, b] = await Promise.all([stub.tileWork(tiles[0]!), stub.tileWork(tiles[0]!)]);
+    expect([a.run, b.run]).toEqual([true, true]);
+    await Promise.all([stub.tileDone(tiles[0]!, 0.25), stub.tileDone(tiles[0]!, 0.25), stub.tileFailed(tiles[0]!, "late failure")]);
+    expect((await stub.snapshot()).counters).toEqual({ tilesDone: 1, pu: 0.25 });
+    expect((await stub.tiles())[0]).toMatchObject({ status: "DONE", error: null });
+  });
+
+  it("messages of a stopped task are acked without work", async () => {
+    const { id, stub, tiles } = await taskIn("STOPPED", "batch-stopped");
+    const out = await deliver(TASK_QUEUE_NAME, tiles.map((t, i) => msg(`s${i}`, { kind: "batch-tile", task: id, tile: t })));
+    expect(out.acked).toHaveLength(4);
+    expect((await bucketFiles("batch-stopped", "")).size).toBe(0);
+    expect((await stub.snapshot()).counters).toEqual({});
+    expect(await getTask(id, bearer)).toMatchObject({ status: "STOPPED", stoppedStatusReason: "USER_ACTION", userAction: "STOP" });
+  });
+
+  it("a tile failing MAX attempts, or dead-lettered, is FAILED once; all tiles failed -> task FAILED with error", async () => {
+    const { id, stub, tiles } = await taskIn("PROCESSING", "batch-fail");
+    expect(await stub.tileAttemptFailed(tiles[0]!, "boom", 3)).toBe(false);
+    expect(await stub.tileAttemptFailed(tiles[0]!, "boom", 3)).toBe(false);
+    expect(await stub.tileAttemptFailed(tiles[0]!, "boom", 3)).toBe(true);
+    const dead = tiles.slice(1).map((t, i) => msg(`d${i}`, { kind: "batch-tile", task: id, tile: t }));
+    expect((await deliver(DEAD_LETTER_QUEUE_NAME, [...dead, dead[0]!])).acked).toHaveLength(4);
+    expect((await stub.snapshot()).counters).toEqual({ tilesFailed: 4 });
+    const task = await getTask(id, bearer);
+    expect(task).toMatchObject({ status: "FAILED", completionPercentage: 100, costPU: 0 });
+    expect(task.error).toMatch(/All 4 tiles failed; first error: boom \(after 3 attempts\)/);
+    expect((await stub.tiles()).map((t) => t.status)).toEqual(["FAILED", "FAILED", "FAILED", "FAILED"]);
+  });
+
+  it("existing outputs: the tile fails without overwrite, is skipped with skipExisting", async () => {
+    const { id, stub, tiles } = await taskIn("PROCESSING", "batch-exists", ONE_TILE);
+    expect(tiles).toHaveLength(1);
+    await E.BUCKETS.put(`batch-exists/out/${id}/${tiles[0]}/default.tiff`, "user's file");
+    await deliver(TASK_QUEUE_NAME, [msg("e1", { kind: "batch-tile", task: id, tile: tiles[0] })]);
+    expect(await getTask(id, bearer)).toMatchObject({ status: "FAILED", error: expect.stringMatching(/already exist.*overwrite/) });
+    expect(await (await E.BUCKETS.get(`batch-exists/out/${id}/${tiles[0]}/default.tiff`))!.text()).toBe("user's file");
+    expect((await stub.snapshot()).counters).toEqual({ tilesFailed: 1 });
+  });
+});
+
+describe("user actions and updates", () => {
+  it("PUT changes the description, but not while PROCESSING (409) nor ANALYSING after START", async () => {
+    const created = await taskIn("CREATED", "batch-update");
+    const ok = await batchCall(`/${created.id}`, bearer, "PUT", { description: "renamed" });
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { description: string }).description).toBe("renamed");
+    expect((await getTask(created.id, bearer)).request).toMatchObject({ description: "renamed" });
+    const busy = await taskIn("PROCESSING", "batch-update");
+    const r = await batchCall(`/${busy.id}`, bearer, "PUT", { description: "x" });
+    expect(r.status).toBe(409);
+    expect((await envelope(r)).message).toMatch(/PROCESSING.*cannot be updated/);
+  });
+
+  it("refuses actions the state forbids with 400 naming the state; start on CREATED analyses then processes", async () => {
+    const created = await taskIn("CREATED", "batch-actions", ONE_TILE);
+    const stop = await batchCall(`/${created.id}/stop`, bearer, "POST");
+    expect(stop.status).toBe(400);
+    expect((await envelope(stop)).message).toMatch(/is CREATED/);
+    expect((await batchCall(`/${created.id}/start`, bearer, "POST")).status).toBe(204);
+    const done = await waitForStatus(created.id, bearer, ["DONE", "FAILED"]);
+    expect(done).toMatchObject({ status: "DONE", userAction: "START" });
+    for (const a of ["start", "analyse", "stop"]) {
+      const r = await batchCall(`/${created.id}/${a}`, bearer, "POST");
+      expect(r.status).toBe(400);
+      expect((await envelope(r)).message).toMatch(/is DONE/);
+    }
+  });
+
+  it("another account can neither see, list, update nor start the task (404)", async () => {
+    const { id } = await taskIn("CREATED", "batch-other");
+    const other = await token();
+    for (const [path, method, body] of [[`/${id}`, "GET"], [`/${id}`, "PUT", { description: "mine" }], [`/${id}/start`, "POST"], [`/${id}/analyse`, "POST"], [`/${id}/stop`, "POST"]] as const) {
+      const r = await batchCall(path, other, method, body);
+      expect(r.status).toBe(404);
+    }
+    const list = (await (await batchCall("", other)).json()) as { data: unknown[] };
+    expect(list.data).toEqual([]);
+    expect((await getTask(id, bearer)).status).toBe("CREATED");
+  });
+});
+
+describe("bad requests", () => {
+  const bad: [string, unknown, RegExp][] = [
+    ["unknown grid", batchRequest("b", {}, { id: 99 }), /Tiling grid 99 does not exist/],
+    ["resolution not offered", batchRequest("b", {}, { resolution: 15 }), /does not offer resolution 15/],
+    ["missing delivery", { ...batchRequest("b"), output: { type: "raster" } }, /output\.delivery/],
+    ["template without <tileName>", batchRequest("b", { delivery: { s3: { url: "s3://b/x/<outputId>.tif" } } }), /<tileName>/],
+    ["PNG output", { ...batchRequest("b"), processRequest: { ...batchRequest("b").processRequest, output: { responses: [{ identifier: "default", format: { type: "image/png" } }] } } }, /image\/tiff/],
+    ["Zarr output", { ...batchRequest("b"), output: { type: "zarr" } }, /Zarr output is not available/],
+    ["bad evalscript", { ...batchRequest("b"), processRequest: { ...batchRequest("b").processRequest, evalscript: "function setup( {" } }, /./],
+    ["unsupported COG resampling", batchRequest("b", { cogOutput: true, cogParameters: { resamplingAlgorithm: "lanczos" } }), /nearest, average, mode/],
+  ];
+  it.each(bad)("%s -> 400 with a message", async (_, body, message) => {
+    const r = await batchCall("", bearer, "POST", body);
+    expect(r.status).toBe(400);
+    expect((await envelope(r)).message).toMatch(message);
+  });
+
+  it("unknown task ids -> 404", async () => {
+    expect((await batchCall(`/${crypto.randomUUID()}`, bearer)).status).toBe(404);
+    expect((await batchCall("/not-a-uuid/start", bearer, "POST")).status).toBe(404);
+  });
+});
