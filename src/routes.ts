@@ -7,6 +7,7 @@ import { registerStatistics } from "./statistics/routes";
 import { registerCatalog } from "./catalog/routes";
 import { registerProcess } from "./process/routes";
 import { registerBatch } from "./batch/routes";
+import { registerTilingGrids } from "./batch/grids/routes";
 
 export function buildApi(): Api {
   const api = new Api();
@@ -22,5 +23,6 @@ export function buildApi(): Api {
   registerCatalog(api);
   registerStatistics(api);
   registerBatch(api);
+  registerTilingGrids(api);
   return api;
 }
