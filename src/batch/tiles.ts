@@ -1,14 +1,16 @@
 /**
- * The output tiles of a batch task: each a pixel grid (CRS, bbox, width, height) named as Sentinel Hub names it.
- * TilingGridInput: the grid's tiles intersecting the request bounds, at the requested resolution, each enlarged
- * by bufferX / bufferY pixels on both sides (OpenAPI `BatchV2TilingGridInput`: "the output tile will be wider by
- * 2 * bufferX pixels; its coordinates move by bufferX * resolution").
+ * The output tiles of a batch task: each a pixel grid (CRS, bbox, width, height) with the name Sentinel Hub's
+ * delivery paths use (`<tileName>`).
+ * - TilingGridInput: the tiles of the tiling grid (./grids) that share a point with the request bounds (its
+ *   geometry, or its bbox as a polygon), at the requested resolution, buffered by bufferX / bufferY pixels.
+ * - GeoPackageInput: one tile per feature (./features.ts).
  */
 import { CRS84 } from "../pipeline/plan";
 import { crsFromEpsg, parseCrs } from "../raster/crs";
 import type { Grid } from "../raster/types";
+import { boxRing, type LonLatArea } from "./grids/geometry";
+import { checkResolution, tilesIntersecting, tilingGrid } from "./grids";
 import type { TilingGridInput } from "./schema";
-import { standinCheck, standinTiles } from "./standin-grid";
 
 /** One output tile as stored in the task: `bbox` in EPSG:`epsg` units (buffer included), size in pixels. */
 export interface BatchTile {
@@ -19,38 +21,28 @@ export interface BatchTile {
   height: number;
 }
 
-/** Request bounds: a bbox or a geometry in `crs` (default CRS84). */
+/** Request bounds: a bbox and / or a Polygon / MultiPolygon in `properties.crs` (default CRS84). */
 export interface Bounds {
   bbox?: number[];
-  geometry?: { type: string; coordinates: unknown };
+  geometry?: LonLatArea;
   properties?: { crs?: string };
 }
 
-/** @throws ApiError 400 when the grid does not exist or does not offer the resolution. */
+/** @throws EngineError invalid-argument when the grid does not exist or does not offer the resolution. */
 export function checkTilingGrid(input: TilingGridInput): void {
-  standinCheck(input.id, input.resolution);
-}
-
-/** [minX, minY, maxX, maxY] of the bounds' bbox, or of its geometry's positions. */
-function boundsBox(b: Bounds): [number, number, number, number] {
-  if (b.bbox) return b.bbox as [number, number, number, number];
-  const flat = JSON.stringify(b.geometry!.coordinates).match(/-?[\d.eE+-]+/g)!.map(Number);
-  const xs = flat.filter((_, i) => i % 2 === 0), ys = flat.filter((_, i) => i % 2 === 1);
-  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+  checkResolution(tilingGrid(input.id), input.resolution);
 }
 
 /**
- * The tiles of a tiling grid covering `bounds`, buffered and sized at `input.resolution`.
- * @throws ApiError 400 for an unknown grid or resolution; EngineError for an unsupported CRS.
+ * The tiles of a tiling grid covering `bounds`, buffered and sized at `input.resolution` (grid order: EPSG, north
+ * to south, west to east).
+ * @throws EngineError invalid-argument for an unknown grid or resolution, or too many tiles; unsupported for a CRS.
  */
 export function tilingGridTiles(input: TilingGridInput, bounds: Bounds): BatchTile[] {
   const crs = parseCrs(bounds.properties?.crs ?? CRS84);
-  const r = input.resolution;
-  const bx = (input.bufferX ?? 0) * r, by = (input.bufferY ?? 0) * r;
-  return standinTiles(input.id, r, boundsBox(bounds), crs).map((t) => {
-    const bbox: BatchTile["bbox"] = [t.bbox[0] - bx, t.bbox[1] - by, t.bbox[2] + bx, t.bbox[3] + by];
-    return { name: t.name, epsg: t.epsg, bbox, width: Math.round((bbox[2] - bbox[0]) / r), height: Math.round((bbox[3] - bbox[1]) / r) };
-  });
+  const geometry: LonLatArea = bounds.geometry ?? { type: "Polygon", coordinates: [boxRing(bounds.bbox as [number, number, number, number])] };
+  const tiles = tilesIntersecting(tilingGrid(input.id), input.resolution, { geometry, crs }, { x: input.bufferX ?? 0, y: input.bufferY ?? 0 });
+  return tiles.map(({ name, epsg, bbox, width, height }) => ({ name, epsg, bbox, width, height }));
 }
 
 /** The output grid of a tile. @throws EngineError unsupported for an EPSG code EO Edge does not know. */

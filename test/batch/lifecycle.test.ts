@@ -166,7 +166,7 @@ describe("user actions and updates", () => {
 describe("bad requests", () => {
   const bad: [string, unknown, RegExp][] = [
     ["unknown grid", batchRequest("b", {}, { id: 99 }), /Tiling grid 99 does not exist/],
-    ["resolution not offered", batchRequest("b", {}, { resolution: 15 }), /does not offer resolution 15/],
+    ["resolution not offered", batchRequest("b", {}, { resolution: 15 }), /Resolution 15 is not offered by tiling grid 0/],
     ["missing delivery", { ...batchRequest("b"), output: { type: "raster" } }, /output\.delivery/],
     ["template without <tileName>", batchRequest("b", { delivery: { s3: { url: "s3://b/x/<outputId>.tif" } } }), /<tileName>/],
     ["PNG output", { ...batchRequest("b"), processRequest: { ...batchRequest("b").processRequest, output: { responses: [{ identifier: "default", format: { type: "image/png" } }] } } }, /image\/tiff/],

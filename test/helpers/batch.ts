@@ -7,7 +7,7 @@ import { CRS, bandsScript } from "./process";
 
 export const BATCH = "/api/v2/batch/process";
 
-/** An area inside 29RKH (EPSG:32629) that the UTM 20 km grid cuts into 2 x 2 tiles. */
+/** An area inside 29RKH (EPSG:32629) that the UTM 20 km grid (id 0) cuts into 2 x 2 tiles (29RKH_0_3, _1_3, _0_4, _1_4). */
 export const BOUNDS = { bbox: [205000, 2710000, 230000, 2730000], properties: { crs: CRS(32629) } };
 export const DATA = [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-03-01T00:00:00Z" } } }];
 export const SCRIPT = bandsScript(["B04", "B08"]);
@@ -20,7 +20,7 @@ export const batchRequest = (bucket: string, output: Record<string, unknown> = {
   description: "29RKH red and NIR",
 });
 
-/** One 20 km tile of the grid (an area inside tile 10_135). */
+/** An area inside one tile of the 20 km grid (29RKH_0_4). */
 export const ONE_TILE = { bbox: [205000, 2710000, 206000, 2711000], properties: { crs: CRS(32629) } };
 
 /** A JSON call of the batch API with `bearer`. */
