@@ -30,8 +30,8 @@ beforeAll(async () => {
 });
 
 /** A task of the caller's account put in `state` through its object (ANALYSIS_DONE or later: tiles stored, nothing sent). */
-async function taskIn(state: "CREATED" | "ANALYSIS_DONE" | "PROCESSING" | "STOPPED", bucket: string, bounds?: object) {
-  const request = batchRequestSchema.parse(batchRequest(bucket, {}, {}, bounds));
+async function taskIn(state: "CREATED" | "ANALYSIS_DONE" | "PROCESSING" | "STOPPED", bucket: string, bounds?: object, output: Record<string, unknown> = {}) {
+  const request = batchRequestSchema.parse(batchRequest(bucket, output, {}, bounds));
   const now = new Date().toISOString();
   const record: TaskRecord = { id: crypto.randomUUID(), account, request, created: now, userAction: "NONE", userActionUpdated: now, estimatePU: null, tileCount: null };
   const stub = batchStub(E, record.id);
@@ -111,14 +111,24 @@ describe("once-only tiles", () => {
     expect((await stub.tiles()).map((t) => t.status)).toEqual(["FAILED", "FAILED", "FAILED", "FAILED"]);
   });
 
-  it("existing outputs: the tile fails without overwrite, is skipped with skipExisting", async () => {
-    const { id, stub, tiles } = await taskIn("PROCESSING", "batch-exists", ONE_TILE);
-    expect(tiles).toHaveLength(1);
-    await E.BUCKETS.put(`batch-exists/out/${id}/${tiles[0]}/default.tiff`, "user's file");
-    await deliver(TASK_QUEUE_NAME, [msg("e1", { kind: "batch-tile", task: id, tile: tiles[0] })]);
-    expect(await getTask(id, bearer)).toMatchObject({ status: "FAILED", error: expect.stringMatching(/already exist.*overwrite/) });
-    expect(await (await E.BUCKETS.get(`batch-exists/out/${id}/${tiles[0]}/default.tiff`))!.text()).toBe("user's file");
-    expect((await stub.snapshot()).counters).toEqual({ tilesFailed: 1 });
+  it("existing outputs: the tile fails without overwrite, is skipped with skipExisting, rewritten with overwrite", async () => {
+    const cases = [
+      [{}, "FAILED", "user's file"],
+      [{ skipExisting: true }, "DONE", "user's file"],
+      [{ overwrite: true }, "DONE", "II*"],
+    ] as const;
+    for (const [output, status, content] of cases) {
+      const { id, stub, tiles } = await taskIn("PROCESSING", "batch-exists", ONE_TILE, output);
+      expect(tiles).toEqual(["29RKH_0_4"]);
+      const key = `batch-exists/out/${id}/${tiles[0]}/default.tiff`;
+      await E.BUCKETS.put(key, "user's file");
+      await deliver(TASK_QUEUE_NAME, [msg(`e-${id}`, { kind: "batch-tile", task: id, tile: tiles[0] })]);
+      const task = await getTask(id, bearer);
+      expect(task.status).toBe(status);
+      expect((await (await E.BUCKETS.get(key))!.text()).slice(0, content.length)).toBe(content);
+      if (status === "FAILED") expect(task.error).toMatch(/already exist.*overwrite/);
+      else expect(task.costPU).toBe("skipExisting" in output ? 0 : (await stub.snapshot()).counters.pu);
+    }
   });
 });
 
@@ -133,6 +143,12 @@ describe("user actions and updates", () => {
     const r = await batchCall(`/${busy.id}`, bearer, "PUT", { description: "x" });
     expect(r.status).toBe(409);
     expect((await envelope(r)).message).toMatch(/PROCESSING.*cannot be updated/);
+    const waiting = await taskIn("CREATED", "batch-update");
+    await waiting.stub.transition("ANALYSING");
+    expect((await waiting.stub.start()).ok).toBe(true); // START while ANALYSING: processing follows the analysis
+    const w = await batchCall(`/${waiting.id}`, bearer, "PUT", { description: "x" });
+    expect(w.status).toBe(409);
+    expect((await envelope(w)).message).toMatch(/ANALYSING and waiting to be processed/);
   });
 
   it("refuses actions the state forbids with 400 naming the state; start on CREATED analyses then processes", async () => {

@@ -51,7 +51,7 @@ describe("batch process v2 over 29RKH", () => {
     const files = await bucketFiles(bucket, "out/");
     const keys = [...files.keys()].sort();
     expect(keys).toHaveLength(4);
-    for (const k of keys) expect(k).toMatch(new RegExp(`^out/${id}/[^/]+/default\\.tiff$`));
+    expect(keys).toEqual(["29RKH_0_3", "29RKH_0_4", "29RKH_1_3", "29RKH_1_4"].map((t) => `out/${id}/${t}/default.tiff`));
     const decoded = (await pyDecode(ctx, [...files.values()].map((data) => ({ kind: "tiff" as const, data })))) as PyImage[];
     const syncs = [];
     for (const d of decoded) {
