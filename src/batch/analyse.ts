@@ -1,6 +1,6 @@
 /**
  * The queue consumer of batch analyses (kind `batch-analyse`): lists the task's output tiles (the tiling grid's
- * tiles intersecting the request bounds) and estimates its cost, then hands both to the task object, which moves
+ * tiles intersecting the request bounds, or one per GeoPackage feature, ./features.ts) and estimates its cost, then hands both to the task object, which moves
  * it to ANALYSIS_DONE (and on to PROCESSING when the user already asked to START).
  *
  * Cost estimate in processing units (Sentinel Hub's definition, src/pipeline/bands.ts processingUnits): per tile
@@ -18,12 +18,13 @@ import { isRequestError } from "./execute";
 import type { TaskView } from "./record";
 import { batchStub } from "./stub";
 import { tilingGridTiles, type BatchTile } from "./tiles";
+import { geoPackageTiles } from "./features";
 import type { BatchRequest } from "./schema";
 
 /** The output tiles of a task's request. @throws ApiError 400 / EngineError for a request that cannot be tiled. */
-async function requestTiles(req: BatchRequest): Promise<BatchTile[]> {
+async function requestTiles(env: Env, req: BatchRequest): Promise<BatchTile[]> {
   if (req.input.type === "tiling-grid") return tilingGridTiles(req.input, req.processRequest.input.bounds!);
-  throw new Error("GeoPackage input is not available yet");
+  return geoPackageTiles(env, req.input);
 }
 
 /** Processing units estimated for `tiles` (see the module comment). */
@@ -43,7 +44,7 @@ export async function analyseMessage(body: TaskMessage, env: Env): Promise<void>
   const task = (await stub.view()) as TaskView | null;
   if (!task || task.status !== "ANALYSING") return;
   try {
-    const tiles = await requestTiles(task.request);
+    const tiles = await requestTiles(env, task.request);
     await stub.analysisDone(tiles, await estimate(env, task.request, task.domainAccountId, tiles));
   } catch (e) {
     if (!isRequestError(e)) throw e;

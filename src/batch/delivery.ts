@@ -38,10 +38,10 @@ export function outputUrl(url: string, values: { requestId: string; tileName: st
 }
 
 /**
- * The store and object key of an output URL (`s3://bucket/path/file`), with the delivery's credentials.
+ * The store and object key of an object URL (`s3://bucket/path/file`), with the delivery's credentials.
  * @throws EngineError invalid-argument for a bad bucket URL.
  */
-export function outputObject(env: Env, delivery: BucketDescriptor, url: string): { store: ObjectStore; key: string } {
+export function bucketObject(env: Env, delivery: BucketDescriptor, url: string): { store: ObjectStore; key: string } {
   const at = resolveBucket(env, { ...delivery, url });
   return { store: at.store, key: at.prefix };
 }

@@ -16,7 +16,7 @@ import type { ProcessInput } from "../pipeline/input";
 import { evaluatePlan, prepareEvalscript } from "../pipeline/pipeline";
 import { lonLatBounds, type Plan } from "../pipeline/plan";
 import type { TaskMessage } from "../tasks/queue";
-import { outputObject, outputUrl } from "./delivery";
+import { bucketObject, outputUrl } from "./delivery";
 import { DEFAULT_BATCH_RESPONSES, encodeTileOutput } from "./encode";
 import { MAX_TILE_ATTEMPTS } from "./messages";
 import type { TileWork } from "./object";
@@ -38,7 +38,7 @@ function tileOf(body: TaskMessage): { task: string; tile: string } {
 function tileObjects(env: Env, w: Work) {
   const delivery = w.request.output.delivery.s3;
   const responses = w.request.processRequest.output?.responses ?? DEFAULT_BATCH_RESPONSES;
-  return responses.map((response) => ({ response, ...outputObject(env, delivery, outputUrl(delivery.url, { requestId: w.id, tileName: w.tile.name, response })) }));
+  return responses.map((response) => ({ response, ...bucketObject(env, delivery, outputUrl(delivery.url, { requestId: w.id, tileName: w.tile.name, response })) }));
 }
 
 /** "none", "some" or "all" of the objects exist. */

@@ -5,8 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { token } from "../helpers/auth";
-import { BATCH, DATA, SCRIPT, batchCall, batchRequest, bucketFiles, getTask, validateCogs, waitForStatus } from "../helpers/batch";
-import { CRS, process } from "../helpers/process";
+import { BATCH, batchCall, batchRequest, bucketFiles, getTask, syncTile, validateCogs, waitForStatus } from "../helpers/batch";
 import { pyDecode, samplesOf, type PyImage } from "../helpers/pydecode";
 import { seedSamples } from "../helpers/seed";
 
@@ -30,17 +29,6 @@ async function runTask(body: unknown): Promise<{ id: string; task: Record<string
   return { id, task: await waitForStatus(id, bearer, ["DONE", "FAILED"]) };
 }
 
-/** The synchronous Process result (GeoTIFF bytes) of a tile's grid, as GDAL reports it. */
-async function syncTile(gdal: PyImage["gdal"]): Promise<{ bytes: Uint8Array; pu: number }> {
-  const g = (gdal as { geotransform: number[]; shape: number[] });
-  const [x0, rx, , y1, , ry] = g.geotransform as [number, number, number, number, number, number];
-  const [h, w] = g.shape as [number, number];
-  const body = { input: { bounds: { bbox: [x0, y1 + h * ry, x0 + w * rx, y1], properties: { crs: CRS(32629) } }, data: DATA }, output: { width: w, height: h, responses: [{ identifier: "default", format: { type: "image/tiff" } }] }, evalscript: SCRIPT };
-  const r = await process(body, bearer);
-  expect(r.status).toBe(200);
-  return { bytes: new Uint8Array(await r.arrayBuffer()), pu: Number(r.headers.get("x-processingunits-spent")) };
-}
-
 describe("batch process v2 over 29RKH", () => {
   it("GeoTIFF tiles equal synchronous Process results for each tile's bbox; costPU is what the tiles spent", async (ctx) => {
     const bucket = "batch-geotiff";
@@ -56,7 +44,7 @@ describe("batch process v2 over 29RKH", () => {
     const syncs = [];
     for (const d of decoded) {
       expect(d.gdal).toMatchObject({ epsg: 32629, shape: [334, 334, 2] });
-      syncs.push(await syncTile(d.gdal));
+      syncs.push(await syncTile(d.gdal, bearer));
     }
     const refs = (await pyDecode(ctx, syncs.map((s) => ({ kind: "tiff" as const, data: s.bytes })))) as PyImage[];
     decoded.forEach((d, i) => {
@@ -77,7 +65,7 @@ describe("batch process v2 over 29RKH", () => {
     expect(task.status).toBe("DONE");
     const files = [...(await bucketFiles(bucket, "out/")).values()];
     expect(files).toHaveLength(4);
-    const [plain] = (await pyDecode(ctx, [{ kind: "tiff", data: (await syncTile((await validateCogs(ctx, [files[0]!]))[0]!.gdal)).bytes }])) as PyImage[];
+    const [plain] = (await pyDecode(ctx, [{ kind: "tiff", data: (await syncTile((await validateCogs(ctx, [files[0]!]))[0]!.gdal, bearer)).bytes }])) as PyImage[];
     const checked = await validateCogs(ctx, files);
     for (const c of checked) {
       expect(c.cog).toEqual({ warnings: [], errors: [], overviews: [[167, 167], [84, 84]], block: [128, 128] });

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { expect, vi, type TestContext } from "vitest";
 import { authed } from "./auth";
 import { pyDecode, type PyImage } from "./pydecode";
-import { CRS, bandsScript } from "./process";
+import { CRS, bandsScript, process } from "./process";
 
 export const BATCH = "/api/v2/batch/process";
 
@@ -69,4 +69,19 @@ export interface PyCog extends PyImage {
 export async function validateCogs(ctx: TestContext, files: Uint8Array[]): Promise<PyCog[]> {
   // the PY_DECODE service takes kind "cog" (scripts/py_decode.py); pydecode.ts types only the older kinds
   return (await pyDecode(ctx, files.map((data) => ({ kind: "cog" as "tiff", data })))) as PyCog[];
+}
+
+/**
+ * The synchronous Process result (GeoTIFF bytes and PU spent) over the grid GDAL reports for a batch output
+ * (`gdal`: geotransform, epsg, shape), with the same data and evalscript.
+ */
+export async function syncTile(gdal: PyImage["gdal"], bearer: string, data: unknown = DATA, evalscript = SCRIPT): Promise<{ bytes: Uint8Array; pu: number }> {
+  const g = gdal as { geotransform: number[]; shape: number[]; epsg: number };
+  const [x0, rx, , y1, , ry] = g.geotransform as [number, number, number, number, number, number];
+  const [h, w] = g.shape as [number, number];
+  const bounds = { bbox: [x0, y1 + h * ry, x0 + w * rx, y1], properties: { crs: CRS(g.epsg) } };
+  const body = { input: { bounds, data }, output: { width: w, height: h, responses: [{ identifier: "default", format: { type: "image/tiff" } }] }, evalscript };
+  const r = await process(body, bearer);
+  expect(r.status).toBe(200);
+  return { bytes: new Uint8Array(await r.arrayBuffer()), pu: Number(r.headers.get("x-processingunits-spent")) };
 }
