@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { token } from "../helpers/auth";
-import { BATCH, batchCall, batchRequest, bucketFiles, getTask, syncTile, validateCogs, waitForStatus } from "../helpers/batch";
+import { BATCH, ONE_TILE, SCRIPT, batchCall, batchRequest, bucketFiles, getTask, syncTile, validateCogs, waitForStatus } from "../helpers/batch";
 import { pyDecode, samplesOf, type PyImage } from "../helpers/pydecode";
 import { seedSamples } from "../helpers/seed";
 
@@ -72,6 +72,25 @@ describe("batch process v2 over 29RKH", () => {
       expect(samplesOf(c.tifffile).length).toBe(334 * 334 * 2);
     }
     expect(samplesOf(checked[0]!.gdal)).toEqual(samplesOf(plain!.gdal));
+  });
+});
+
+describe("buffers and several outputs", () => {
+  it("bufferX/Y grow the tile by whole pixels on each side; userdata is delivered as JSON next to the raster", async (ctx) => {
+    const bucket = "batch-buffer";
+    const body = batchRequest(bucket, { delivery: { s3: { url: `s3://${bucket}/b/<tileName>/<outputId>.<format>` } } }, { bufferX: 2, bufferY: 1 }, ONE_TILE);
+    body.processRequest.output.responses.push({ identifier: "userdata", format: { type: "application/json" } });
+    body.processRequest.evalscript = SCRIPT.replace("function evaluatePixel", 'function updateOutputMetadata(scenes, inputMetadata, out) { out.userData = { scenes: scenes.length }; }\nfunction evaluatePixel');
+    const { task } = await runTask(body);
+    expect(task.status).toBe("DONE");
+    const files = await bucketFiles(bucket, "b/");
+    expect([...files.keys()].sort()).toEqual(["b/29RKH_0_4/default.tiff", "b/29RKH_0_4/userdata.json"]);
+    expect(JSON.parse(new TextDecoder().decode(files.get("b/29RKH_0_4/userdata.json")))).toEqual({ scenes: 1 });
+    const [d] = (await pyDecode(ctx, [{ kind: "tiff", data: files.get("b/29RKH_0_4/default.tiff")! }])) as PyImage[];
+    // tile 29RKH_0_4 of the 20 km grid: x 199980..220020, y 2699820..2719860 (29RKH's origin 199980, 2800020)
+    expect(d!.gdal).toMatchObject({ shape: [334 + 2, 334 + 4, 2], geotransform: [199980 - 2 * 60, 60, 0, 2719860 + 60, 0, -60] });
+    const [ref] = (await pyDecode(ctx, [{ kind: "tiff", data: (await syncTile(d!.gdal, bearer)).bytes }])) as PyImage[];
+    expect(samplesOf(d!.gdal)).toEqual(samplesOf(ref!.gdal));
   });
 });
 
