@@ -7,9 +7,9 @@
  * Exactly-once tile accounting: a tile is finished through the base's applyMessage with the id `tile:<name>`, so
  * however often its queue message is delivered, retried, or re-sent by the watchdog, it counts once (done or
  * failed, whichever comes first), and the last tile moves the task to DONE (or FAILED when every tile failed).
- * Watchdog: while a task is ANALYSING or PROCESSING an alarm fires every {@link WATCHDOG_MS} and re-sends the
- * analysis or the tiles not finished and not sent within that time, so a task survives lost messages and a
- * restarted server (alarms are durable).
+ * Watchdog: while a task is ANALYSING or PROCESSING an alarm fires every {@link WATCHDOG_MS}; it re-sends the
+ * analysis, or the unfinished tiles once no tile has finished for that long, so a task survives lost messages and
+ * a restarted server (alarms are durable; see scripts/batch-restart-check.mjs).
  */
 import { TaskDurableObject, type TaskSnapshot } from "../tasks/object";
 import { BATCH_MACHINE, type BatchState } from "../tasks/machines";
@@ -24,7 +24,7 @@ export const WATCHDOG_MS = 30_000;
 
 const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS batch_task (k INTEGER PRIMARY KEY CHECK (k = 1), record TEXT NOT NULL)",
-  "CREATE TABLE IF NOT EXISTS batch_tiles (name TEXT PRIMARY KEY, idx INTEGER NOT NULL, tile TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'PENDING', attempts INTEGER NOT NULL DEFAULT 0, existing TEXT, sent_at INTEGER NOT NULL DEFAULT 0, error TEXT)",
+  "CREATE TABLE IF NOT EXISTS batch_tiles (name TEXT PRIMARY KEY, idx INTEGER NOT NULL, tile TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'PENDING', attempts INTEGER NOT NULL DEFAULT 0, existing TEXT, error TEXT)",
 ];
 
 /** What a tile message should do: nothing (task not PROCESSING, tile finished) or process `tile`. */
@@ -230,23 +230,28 @@ export class BatchTask extends TaskDurableObject<BatchState> {
   private async beginProcessing(): Promise<void> {
     this.transition("PROCESSING");
     if (this.record()!.tileCount === 0) this.transition("DONE");
-    else await this.sendTiles(0);
+    else await this.sendTiles();
   }
 
-  /** Sends the PENDING tiles last sent before `olderThan` (ms since epoch) and re-arms the watchdog. */
-  private async sendTiles(olderThan: number): Promise<void> {
+  /** Sends every PENDING tile and re-arms the watchdog. */
+  private async sendTiles(): Promise<void> {
     const id = this.record()!.id;
-    const now = Date.now();
-    const names = this.db.exec<{ name: string }>("SELECT name FROM batch_tiles WHERE status = 'PENDING' AND sent_at <= ? ORDER BY idx", olderThan).toArray().map((t) => t.name);
-    for (const n of names) this.db.exec("UPDATE batch_tiles SET sent_at = ? WHERE name = ?", now, n);
+    const names = this.db.exec<{ name: string }>("SELECT name FROM batch_tiles WHERE status = 'PENDING' ORDER BY idx").toArray().map((t) => t.name);
     for (let i = 0; i < names.length; i += 100)
       await this.env.TASK_QUEUE.sendBatch(names.slice(i, i + 100).map((tile) => ({ body: { kind: TILE_KIND, task: id, tile } })));
     await this.scheduleTimeout(WATCHDOG_MS);
   }
 
-  /** Watchdog (alarm): re-sends a lost analysis or lost tiles of a running task; nothing for other states. */
+  /**
+   * Watchdog (alarm): re-sends the analysis of an ANALYSING task, and the unfinished tiles of a PROCESSING task that
+   * made no progress (no tile finished) for WATCHDOG_MS, so a healthy task with a long queue backlog is not flooded
+   * with copies; nothing for other states.
+   */
   protected override async onTimeout(task: TaskSnapshot<BatchState>): Promise<void> {
     if (task.state === "ANALYSING") await this.sendAnalysis();
-    else if (task.state === "PROCESSING") await this.sendTiles(Date.now() - WATCHDOG_MS);
+    if (task.state !== "PROCESSING") return;
+    const idle = Date.now() - Date.parse(task.updated);
+    if (idle >= WATCHDOG_MS) await this.sendTiles();
+    else await this.scheduleTimeout(WATCHDOG_MS - idle);
   }
 }

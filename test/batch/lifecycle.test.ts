@@ -5,7 +5,7 @@
  * States are set up through the task object itself so that no queue message runs behind the test's back.
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import type { Env } from "../../src/env";
@@ -13,6 +13,7 @@ import { batchStub } from "../../src/batch/stub";
 import { tilingGridTiles } from "../../src/batch/tiles";
 import { batchRequestSchema } from "../../src/batch/schema";
 import type { TaskRecord } from "../../src/batch/record";
+import { WATCHDOG_MS } from "../../src/batch/object";
 import { DEAD_LETTER_QUEUE_NAME, TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import { envelope, token } from "../helpers/auth";
 import { ONE_TILE, batchCall, batchRequest, bucketFiles, getTask, waitForStatus } from "../helpers/batch";
@@ -86,6 +87,18 @@ describe("once-only tiles", () => {
     await Promise.all([stub.tileDone(tiles[0]!, 0.25), stub.tileDone(tiles[0]!, 0.25), stub.tileFailed(tiles[0]!, "late failure")]);
     expect((await stub.snapshot()).counters).toEqual({ tilesDone: 1, pu: 0.25 });
     expect((await stub.tiles())[0]).toMatchObject({ status: "DONE", error: null });
+  });
+
+  it("the watchdog alarm re-sends the unfinished tiles of a task idle for WATCHDOG_MS (lost messages, restarted server)", async () => {
+    const { id, stub } = await taskIn("PROCESSING", "batch-watchdog", ONE_TILE); // PROCESSING, but no message was sent
+    await stub.scheduleTimeout(WATCHDOG_MS);
+    expect(await runDurableObjectAlarm(stub)).toBe(true); // just moved to PROCESSING: not idle, the alarm is re-armed
+    expect((await getTask(id, bearer)).status).toBe("PROCESSING");
+    const idleSince = new Date(Date.now() - WATCHDOG_MS - 1000).toISOString();
+    await runInDurableObject(stub, (_, state) => void state.storage.sql.exec("UPDATE task_state SET updated = ?", idleSince));
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await waitForStatus(id, bearer, ["DONE", "FAILED"])).toMatchObject({ status: "DONE", completionPercentage: 100 });
+    expect([...(await bucketFiles("batch-watchdog", `out/${id}/`)).keys()]).toEqual([`out/${id}/29RKH_0_4/default.tiff`]);
   });
 
   it("messages of a stopped task are acked without work", async () => {
