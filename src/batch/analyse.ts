@@ -14,6 +14,7 @@ import { processingUnits } from "../pipeline/bands";
 import { MIN_PROCESSING_UNITS, prepareEvalscript } from "../pipeline/pipeline";
 import { resolveSources } from "../pipeline/sources";
 import type { TaskMessage } from "../tasks/queue";
+import { invalidArgument } from "../raster/errors";
 import { isRequestError } from "./execute";
 import type { TaskView } from "./record";
 import { batchStub } from "./stub";
@@ -27,9 +28,11 @@ async function requestTiles(env: Env, req: BatchRequest): Promise<BatchTile[]> {
   return geoPackageTiles(env, req.input);
 }
 
-/** Processing units estimated for `tiles` (see the module comment). */
+/** Processing units estimated for `tiles` (see the module comment). @throws EngineError invalid-argument for INT8 outputs with cogOutput. */
 async function estimate(env: Env, req: BatchRequest, account: string, tiles: BatchTile[]): Promise<number> {
   const { setup } = await prepareEvalscript(env, req.processRequest.evalscript, account);
+  if (req.output.cogOutput && setup.outputs.some((o) => o.sampleType === "INT8"))
+    throw invalidArgument("cogOutput cannot be used with sampleType INT8 outputs (Sentinel Hub's rule for COG output); use UINT8, INT16 or another type.");
   const sources = resolveSources((req.processRequest.input as ProcessInput).data, setup);
   const float32 = setup.outputs.some((o) => o.sampleType === "FLOAT32");
   const perTile = (t: BatchTile) =>

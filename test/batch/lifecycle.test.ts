@@ -209,6 +209,14 @@ describe("bad requests", () => {
     expect((await envelope(r)).message).toMatch(message);
   });
 
+  it("cogOutput with an INT8 output fails the analysis with the reason", async () => {
+    const body = batchRequest("b", { cogOutput: true });
+    body.processRequest.evalscript = body.processRequest.evalscript.replace('sampleType: "FLOAT32"', 'sampleType: "INT8"');
+    const { id } = (await (await batchCall("", bearer, "POST", body)).json()) as { id: string };
+    expect((await batchCall(`/${id}/analyse`, bearer, "POST")).status).toBe(204);
+    expect(await waitForStatus(id, bearer, ["FAILED", "ANALYSIS_DONE"])).toMatchObject({ status: "FAILED", error: expect.stringMatching(/INT8/) });
+  });
+
   it("unknown task ids -> 404", async () => {
     expect((await batchCall(`/${crypto.randomUUID()}`, bearer)).status).toBe(404);
     expect((await batchCall("/not-a-uuid/start", bearer, "POST")).status).toBe(404);
