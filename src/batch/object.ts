@@ -11,6 +11,7 @@
  * analysis, or the unfinished tiles once no tile has finished for that long, so a task survives lost messages and
  * a restarted server (alarms are durable; see scripts/batch-restart-check.mjs).
  */
+import type { Env } from "../env";
 import { TaskDurableObject, type TaskSnapshot } from "../tasks/object";
 import { BATCH_MACHINE, type BatchState } from "../tasks/machines";
 import { taskView, type TaskRecord, type TaskView, type UserAction } from "./record";
@@ -34,7 +35,7 @@ export class BatchTask extends TaskDurableObject<BatchState> {
   protected readonly machine = BATCH_MACHINE;
   private readonly db: SqlStorage;
 
-  constructor(ctx: DurableObjectState, env: ConstructorParameters<typeof TaskDurableObject>[1]) {
+  constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.db = ctx.storage.sql;
     for (const s of SCHEMA) this.db.exec(s);

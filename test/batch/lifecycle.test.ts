@@ -15,8 +15,8 @@ import { batchRequestSchema } from "../../src/batch/schema";
 import type { TaskRecord } from "../../src/batch/record";
 import { WATCHDOG_MS } from "../../src/batch/object";
 import { DEAD_LETTER_QUEUE_NAME, TASK_QUEUE_NAME } from "../../src/tasks/queue";
-import { envelope, token } from "../helpers/auth";
-import { ONE_TILE, batchCall, batchRequest, bucketFiles, getTask, waitForStatus } from "../helpers/batch";
+import { authed, envelope, token } from "../helpers/auth";
+import { BATCH, ONE_TILE, batchCall, batchRequest, bucketFiles, getTask, waitForStatus } from "../helpers/batch";
 import { seedSamples } from "../helpers/seed";
 
 const E = env as unknown as Env;
@@ -215,6 +215,16 @@ describe("bad requests", () => {
     const { id } = (await (await batchCall("", bearer, "POST", body)).json()) as { id: string };
     expect((await batchCall(`/${id}/analyse`, bearer, "POST")).status).toBe(204);
     expect(await waitForStatus(id, bearer, ["FAILED", "ANALYSIS_DONE"])).toMatchObject({ status: "FAILED", error: expect.stringMatching(/INT8/) });
+  });
+
+  it("multipart/form-data: the evalscript part becomes processRequest.evalscript", async () => {
+    const { evalscript, ...processRequest } = batchRequest("b").processRequest;
+    const form = new FormData();
+    form.set("request", JSON.stringify({ ...batchRequest("b"), processRequest }));
+    form.set("evalscript", evalscript);
+    const r = await authed(BATCH, { method: "POST", body: form }, bearer);
+    expect(r.status).toBe(201);
+    expect(((await r.json()) as { request: { processRequest: { evalscript: string } } }).request.processRequest.evalscript).toBe(evalscript);
   });
 
   it("unknown task ids -> 404", async () => {
