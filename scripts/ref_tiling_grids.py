@@ -2,7 +2,9 @@
 """Reference tiles of the Batch tiling grids (src/batch/grids), computed independently with GDAL/OGR: OSR (PROJ) for
 the projections, GEOS (OGR Intersects / Intersection) for the geometry, and the grid rules of src/batch/grids/index.ts
 written again here. EO Edge works in longitude / latitude with proj4js and turf; this script clips and tests in each
-tile's own CRS, so the two agree only if projections, tile origins, steps, names and buffers agree.
+tile's own CRS, so the two agree only if projections, tile origins, steps, names and buffers agree. In both, the
+edges of an area are straight lines in the area's own CRS (a CRS84 footprint's edges are straight in lon/lat and
+curve in UTM: the 110 km top edge of 29RKH sags about 100 m south of the UTM line through its corners).
 
 Run with Debian's python3 (python3-gdal): /usr/bin/python3 scripts/ref_tiling_grids.py (part of `npm run references`
 once listed there). Writes test/fixtures/grids/reference.json: {cases: [{what, grid, resolution, buffer, area
@@ -39,6 +41,13 @@ def box(x0, y0, x1, y1):
     return ogr.CreateGeometryFromWkt(f"POLYGON(({x0} {y0},{x1} {y0},{x1} {y1},{x0} {y1},{x0} {y0}))")
 
 
+def meets(cell, area, margin=0.1):
+    """The tile's interior meets the area: the cell shrunk by `margin` (0.1 m, 1e-6 degree) intersects it (GEOS,
+    in the tile CRS), so tiles that only touch the area are not listed."""
+    x0, y0, x1, y1 = cell
+    return box(x0 + margin, y0 + margin, x1 - margin, y1 - margin).Intersects(area)
+
+
 def band(lat):
     return BANDS[min(len(BANDS) - 1, int(math.floor((min(83.999, max(-80.0, lat)) + 80) / 8)))]
 
@@ -67,12 +76,13 @@ def utm_cells(size, area):
             x0, x1, y0, y1 = proj.GetEnvelope()
             for e in range(int((x0 - size) // 100000) * 100000, int(x1 + 60) + 1, 100000):
                 for n in range(int((y0 - 60) // 100000) * 100000, int(y1 + size) + 1, 100000):
-                    ox = math.floor(e / 60) * 60
-                    oy = math.ceil((n + 100000) / 60) * 60
+                    snap = 60 if size % 60 == 0 else 1  # 20040, 100080: Sentinel-2 origin; 10000: the square's corner
+                    ox = math.floor(e / snap) * snap
+                    oy = math.ceil((n + 100000) / snap) * snap
                     for j in range(math.ceil((oy - n) / size)):
                         for i in range(math.ceil((e + 100000 - ox) / size)):
                             cell = (ox + i * size, oy - (j + 1) * size, ox + (i + 1) * size, oy - j * size)
-                            if box(*cell).Intersects(proj):
+                            if meets(cell, proj):
                                 out.append((f"{square_name(zone, south, e, n)}_{i}_{j}", epsg, cell))
     return out
 
@@ -82,7 +92,7 @@ def wgs84_cells(size, area):
     out = []
     for lat in range(int(math.floor(miny)), int(math.ceil(maxy))):
         for lon in range(int(math.floor(minx)), int(math.ceil(maxx))):
-            if box(lon, lat, lon + 1, lat + 1).Intersects(area):
+            if meets((lon, lat, lon + 1, lat + 1), area, 1e-6):
                 out.append((f"{'S' if lat < 0 else 'N'}{abs(lat):02d}{'W' if lon < 0 else 'E'}{abs(lon):03d}", 4326, (lon, lat, lon + 1, lat + 1)))
     return out
 
@@ -94,7 +104,7 @@ def laea_cells(size, area):
     out = []
     for y in range(int(y0 // size) * size, int(y1) + 1, size):
         for x in range(int(x0 // size) * size, int(x1) + 1, size):
-            if box(x, y, x + size, y + size).Intersects(proj):
+            if meets((x, y, x + size, y + size), proj):
                 out.append((f"{size // 1000}kmE{x // unit}N{y // unit}", 3035, (x, y, x + size, y + size)))
     return out
 
@@ -123,7 +133,10 @@ def field(name):
 
 
 def case(what, grid, res, geojson, crs, buffer=(0, 0)):
+    """Tiles of one area; its edges are straight in its own CRS (segmentized there: 100 m or 0.001 degree pieces)
+    before it goes to longitude / latitude, as EO Edge densifies them."""
     geom = ogr.CreateGeometryFromJson(json.dumps(geojson))
+    geom.Segmentize(0.001 if crs == 4326 else 100.0)
     return {"what": what, "grid": grid, "resolution": res, "buffer": list(buffer), "area": geojson, "crs": crs,
             "tiles": tiles(grid, res, transformed(geom, crs, 4326), buffer)}
 
@@ -133,7 +146,19 @@ def main():
     rkh = item["geometry"]
     _, parcel = field("parcel-01")
     border = {"type": "Polygon", "coordinates": [[[5.95, 50.8], [6.05, 50.8], [6.05, 50.85], [5.95, 50.85], [5.95, 50.8]]]}
+    # two parts: one in zone 31, one just east of 6 E inside zone 32 but within reach of zone 31's tiles (which
+    # extend past 6 E): the east part must bring zone 32 tiles only
+    two = {"type": "MultiPolygon", "coordinates": [[[[5.5, 50.8], [5.52, 50.8], [5.52, 50.81], [5.5, 50.81], [5.5, 50.8]]],
+                                                   [[[6.05, 50.8], [6.1, 50.8], [6.1, 50.85], [6.05, 50.85], [6.05, 50.8]]]]}
+    # areas drawn exactly on tile edges: 29RKH_1_1 of the 20 km grid (EPSG:32629), LAEA cell 20kmE384N312, N50E003
+    x0, y1 = 199980 + 20040, 2800020 - 20040
+    cell = {"type": "Polygon", "coordinates": [[[x0, y1 - 20040], [x0 + 20040, y1 - 20040], [x0 + 20040, y1], [x0, y1], [x0, y1 - 20040]]]}
+    laea = {"type": "Polygon", "coordinates": [[[3840000, 3120000], [3860000, 3120000], [3860000, 3140000], [3840000, 3140000], [3840000, 3120000]]]}
+    degree = {"type": "Polygon", "coordinates": [[[3, 50], [4, 50], [4, 51], [3, 51], [3, 50]]]}
     cases = [
+        case("Exactly the cell of 29RKH_1_1 (EPSG:32629), UTM 20 km grid: no neighbour that only touches", 0, 60, cell, 32629),
+        case("Exactly the LAEA cell 20kmE384N312 (EPSG:3035), LAEA 20 km grid", 7, 20, laea, 3035),
+        case("Exactly the cell N50E003, WGS84 1 degree grid", 3, 0.001, degree, 4326),
         case("29RKH footprint, UTM 20 km grid", 0, 60, rkh, 4326),
         case("29RKH footprint, UTM 100 km grid", 2, 120, rkh, 4326),
         case("29RKH footprint, UTM 10 km grid", 1, 20, rkh, 4326),
@@ -145,6 +170,7 @@ def main():
         case("West Flanders parcel-01, LAEA 100 km grid", 6, 100, parcel, 32631),
         case("West Flanders parcel-01, LAEA 20 km grid", 7, 10, parcel, 32631),
         case("Box across the UTM 31/32 zone border at 6 E, UTM 20 km grid", 0, 20, border, 4326),
+        case("MultiPolygon: a box in zone 31 and a box just east of 6 E (zone 32), UTM 20 km grid", 0, 20, two, 4326),
     ]
     props = item["properties"]
     centre = ogr.CreateGeometryFromJson(json.dumps(rkh)).Centroid()

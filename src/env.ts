@@ -8,6 +8,7 @@
  * - TASKS (Durable Objects): one task (state machine, counters, processed message ids) per name; see src/tasks/;
  * - ASYNC_TASKS, BATCH_TASKS, STATBATCH_TASKS (Durable Objects): one Async Processing request, Batch v2 task or
  *   Statistical Batch task per name (src/async, src/batch, src/statbatch);
+ * - RATE_LIMITER (Durable Objects): rate-limit buckets per account / OAuth client (src/ratelimit/);
  * - BUCKETS (R2): local user buckets of `s3://` descriptors, keys `<bucket>/<key>` (src/buckets/);
  * - TASK_QUEUE (Queue producer): task messages `{kind, ...}`, consumed by the Worker's `queue()` (src/tasks/kinds.ts);
  * - LOCATION_ID: location id of this deployment (`local` in development);

@@ -7,6 +7,7 @@ export { TaskObject } from "./tasks/task-object";
 export { AsyncTask } from "./async/object";
 export { BatchTask } from "./batch/object";
 export { StatisticalBatchTask } from "./statbatch/object";
+export { RateLimiter } from "./ratelimit/object";
 
 const api = buildApi();
 

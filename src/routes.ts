@@ -7,6 +7,8 @@ import { registerStatistics } from "./statistics/routes";
 import { registerCatalog } from "./catalog/routes";
 import { registerProcess } from "./process/routes";
 import { registerBatch } from "./batch/routes";
+import { registerStatisticalBatch } from "./statbatch/routes";
+import { registerAsync } from "./async/routes";
 import { registerTilingGrids } from "./batch/grids/routes";
 
 export function buildApi(): Api {
@@ -23,6 +25,8 @@ export function buildApi(): Api {
   registerCatalog(api);
   registerStatistics(api);
   registerBatch(api);
+  registerStatisticalBatch(api);
+  registerAsync(api);
   registerTilingGrids(api);
   return api;
 }

@@ -9,7 +9,6 @@
  * at least 0.005 per tile. A request error (bad evalscript, unknown bands, bad grid) fails the task with it.
  */
 import type { Env } from "../env";
-import type { ProcessInput } from "../pipeline/input";
 import { processingUnits } from "../pipeline/bands";
 import { MIN_PROCESSING_UNITS, prepareEvalscript } from "../pipeline/pipeline";
 import { resolveSources } from "../pipeline/sources";
@@ -33,7 +32,7 @@ async function estimate(env: Env, req: BatchRequest, account: string, tiles: Bat
   const { setup } = await prepareEvalscript(env, req.processRequest.evalscript, account);
   if (req.output.cogOutput && setup.outputs.some((o) => o.sampleType === "INT8"))
     throw invalidArgument("cogOutput cannot be used with sampleType INT8 outputs (Sentinel Hub's rule for COG output); use UINT8, INT16 or another type.");
-  const sources = resolveSources((req.processRequest.input as ProcessInput).data, setup);
+  const sources = resolveSources(req.processRequest.input.data, setup);
   const float32 = setup.outputs.some((o) => o.sampleType === "FLOAT32");
   const perTile = (t: BatchTile) =>
     Math.max(MIN_PROCESSING_UNITS, sources.reduce((a, s) => a + processingUnits(t.width, t.height, s.fileBands.length, 1, float32, 0), 0));

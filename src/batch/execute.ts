@@ -1,6 +1,7 @@
 /**
- * The queue consumer of batch tiles (kind `batch-tile`): plans the tile's grid (its CRS, buffered bbox and size),
- * runs the shared pipeline (src/pipeline) and writes each output to the delivery bucket.
+ * The queue consumer of batch tiles (kind `batch-tile`): plans the tile's grid (its CRS, buffered bbox and size,
+ * src/pipeline/plan.ts planGrid with the batch tile size limit; a GeoPackage feature's geometry clips), runs the
+ * shared pipeline (src/pipeline) and writes each output to the delivery bucket.
  *
  * Once and only once: the task object says whether the tile still needs work (PROCESSING and tile PENDING; a
  * stopped task's messages are acked without work), counts a finished tile once (./object.ts), and the object keys
@@ -12,16 +13,15 @@
  */
 import type { Env } from "../env";
 import { ApiError, kindedError } from "../http/errors";
-import type { ProcessInput } from "../pipeline/input";
 import { evaluatePlan, prepareEvalscript } from "../pipeline/pipeline";
-import { lonLatBounds, type Plan } from "../pipeline/plan";
+import { planGrid, withSources } from "../pipeline/plan";
 import type { TaskMessage } from "../tasks/queue";
 import { bucketObject, outputUrl } from "./delivery";
 import { DEFAULT_BATCH_RESPONSES, encodeTileOutput } from "./encode";
 import { MAX_TILE_ATTEMPTS } from "./messages";
 import type { TileWork } from "./object";
 import { batchStub } from "./stub";
-import { tileGrid } from "./tiles";
+import { batchTileGrid } from "./tiles";
 
 type Work = Extract<TileWork, { run: true }>;
 
@@ -55,10 +55,10 @@ async function runTile(env: Env, w: Work): Promise<{ pu: number } | { error: str
   if (before === "all" && out.skipExisting) return { pu: 0 };
   if (before !== "none" && !out.overwrite)
     return { error: `Outputs of tile ${w.tile.name} already exist in the delivery bucket (${before}); set output.overwrite or output.skipExisting.` };
-  const grid = tileGrid(w.tile);
-  const plan: Plan = { grid, geometryMask: null, lonLatBbox: lonLatBounds(grid) };
+  const grid = batchTileGrid(w.tile);
   const script = await prepareEvalscript(env, w.request.processRequest.evalscript, w.account);
-  const evaluation = await evaluatePlan(env, script, w.request.processRequest.input as ProcessInput, plan, { convert: true });
+  const plan = withSources(planGrid(grid, { geometry: w.tile.geometry }), w.request.processRequest.input.data, script.setup);
+  const evaluation = await evaluatePlan(env, script, plan, { convert: true });
   for (const o of objects) {
     const file = await encodeTileOutput(evaluation.result, o.response, grid, out);
     await o.store.put(o.key, file.data, { contentType: file.contentType });

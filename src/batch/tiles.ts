@@ -1,15 +1,15 @@
 /**
  * The output tiles of a batch task: each a pixel grid (CRS, bbox, width, height) with the name Sentinel Hub's
- * delivery paths use (`<tileName>`).
+ * delivery paths use (`<tileName>`), optionally a geometry that clips it.
  * - TilingGridInput: the tiles of the tiling grid (./grids) that share a point with the request bounds (its
  *   geometry, or its bbox as a polygon), at the requested resolution, buffered by bufferX / bufferY pixels.
  * - GeoPackageInput: one tile per feature (./features.ts).
  */
-import { CRS84 } from "../pipeline/plan";
-import { crsFromEpsg, parseCrs } from "../raster/crs";
+import { crsFromEpsg } from "../raster/crs";
+import type { AreaGeometry } from "../pipeline/input";
 import type { Grid } from "../raster/types";
-import { boxRing, type LonLatArea } from "./grids/geometry";
-import { checkResolution, tilesIntersecting, tilingGrid } from "./grids";
+import { areaOfBounds, checkResolution, tilesIntersecting, tilingGrid } from "./grids";
+import type { LonLatArea } from "./grids/geometry";
 import type { TilingGridInput } from "./schema";
 
 /** One output tile as stored in the task: `bbox` in EPSG:`epsg` units (buffer included), size in pixels. */
@@ -19,6 +19,8 @@ export interface BatchTile {
   bbox: [number, number, number, number];
   width: number;
   height: number;
+  /** Pixels outside this geometry (in the tile CRS) are no data, as in a Process request with that geometry. */
+  geometry?: AreaGeometry;
 }
 
 /** Request bounds: a bbox and / or a Polygon / MultiPolygon in `properties.crs` (default CRS84). */
@@ -39,13 +41,10 @@ export function checkTilingGrid(input: TilingGridInput): void {
  * @throws EngineError invalid-argument for an unknown grid or resolution, or too many tiles; unsupported for a CRS.
  */
 export function tilingGridTiles(input: TilingGridInput, bounds: Bounds): BatchTile[] {
-  const crs = parseCrs(bounds.properties?.crs ?? CRS84);
-  const geometry: LonLatArea = bounds.geometry ?? { type: "Polygon", coordinates: [boxRing(bounds.bbox as [number, number, number, number])] };
-  const tiles = tilesIntersecting(tilingGrid(input.id), input.resolution, { geometry, crs }, { x: input.bufferX ?? 0, y: input.bufferY ?? 0 });
+  const buffer = { x: input.bufferX ?? 0, y: input.bufferY ?? 0 };
+  const tiles = tilesIntersecting(tilingGrid(input.id), input.resolution, areaOfBounds(bounds), buffer);
   return tiles.map(({ name, epsg, bbox, width, height }) => ({ name, epsg, bbox, width, height }));
 }
 
-/** The output grid of a tile. @throws EngineError unsupported for an EPSG code EO Edge does not know. */
-export function tileGrid(t: BatchTile): Grid {
-  return { crs: crsFromEpsg(t.epsg), bbox: t.bbox, width: t.width, height: t.height };
-}
+/** The pixel grid of a tile. @throws EngineError unsupported for an EPSG code EO Edge does not know. */
+export const batchTileGrid = (t: BatchTile): Grid => ({ crs: crsFromEpsg(t.epsg), bbox: t.bbox, width: t.width, height: t.height });

@@ -7,7 +7,7 @@ import { invalidArgument } from "../raster/errors";
 import { localBucket } from "./local";
 import type { BucketDescriptor, BucketLocation } from "./types";
 
-export type { BucketDescriptor, BucketLocation, ObjectStore, StoredObject, ObjectBody, ObjectListing } from "./types";
+export type { BucketDescriptor, BucketLocation, ObjectStore, StoredObject, ObjectBody, ObjectListing, MultipartUpload } from "./types";
 
 /** S3 bucket names: 3-63 characters, lower-case letters, digits, dots and hyphens (AWS naming rules). */
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;

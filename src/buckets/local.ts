@@ -2,7 +2,7 @@
  * Local buckets: every bucket name works out of the box, kept in the BUCKETS R2 binding under `<bucket>/<key>`
  * (so `s3://my-bucket/out` is R2 key prefix `my-bucket/out/` in `.state` when run with `npm start`).
  */
-import type { ObjectBody, ObjectListing, ObjectStore, StoredObject } from "./types";
+import type { MultipartUpload, ObjectBody, ObjectListing, ObjectStore, StoredObject } from "./types";
 
 const meta = (bucket: string, o: R2Object): StoredObject => ({
   key: o.key.slice(bucket.length + 1),
@@ -41,6 +41,26 @@ export function localBucket(r2: R2Bucket, bucket: string): ObjectStore {
         prefixes: r.delimitedPrefixes.map((p) => p.slice(bucket.length + 1)),
         cursor: r.truncated ? r.cursor : undefined,
       };
+    },
+    async createMultipartUpload(key, options) {
+      const upload = await r2.createMultipartUpload(full(key), options?.contentType ? { httpMetadata: { contentType: options.contentType } } : undefined);
+      return r2Multipart(bucket, upload);
+    },
+  };
+}
+
+/** A MultipartUpload over an R2 one: remembers the uploaded parts for `complete`. */
+function r2Multipart(bucket: string, upload: R2MultipartUpload): MultipartUpload {
+  const parts: R2UploadedPart[] = [];
+  return {
+    async uploadPart(partNumber, data) {
+      parts.push(await upload.uploadPart(partNumber, data));
+    },
+    async complete() {
+      return meta(bucket, await upload.complete([...parts].sort((a, b) => a.partNumber - b.partNumber)));
+    },
+    async abort() {
+      await upload.abort();
     },
   };
 }

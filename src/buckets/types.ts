@@ -51,6 +51,23 @@ export interface ObjectStore {
   put(key: string, body: ReadableStream | ArrayBuffer | ArrayBufferView | string, options?: { contentType?: string }): Promise<StoredObject>;
   delete(keys: string | string[]): Promise<void>;
   list(options?: { prefix?: string; delimiter?: string; cursor?: string; limit?: number }): Promise<ObjectListing>;
+  /**
+   * Starts a multipart upload of `key` (S3 CreateMultipartUpload / R2 `createMultipartUpload`), for objects
+   * written piece by piece without holding them whole. Optional: a store without it is written with `put`.
+   */
+  createMultipartUpload?(key: string, options?: { contentType?: string }): Promise<MultipartUpload>;
+}
+
+/**
+ * An open multipart upload. Part rules (R2, stricter than S3): numbers 1..10000, in any order; every part at
+ * least 5 MiB and all of the same size except the last, which may be smaller (developers.cloudflare.com/r2/objects/multipart-objects).
+ */
+export interface MultipartUpload {
+  uploadPart(partNumber: number, data: Uint8Array): Promise<void>;
+  /** Joins the uploaded parts in part-number order into the object. */
+  complete(): Promise<StoredObject>;
+  /** Drops the upload and its parts. */
+  abort(): Promise<void>;
 }
 
 /** A resolved descriptor: the store and the key prefix (without trailing `/`, "" for the bucket root). */

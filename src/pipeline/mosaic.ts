@@ -1,9 +1,9 @@
 /**
  * Mosaicking of scenes into evalscript samples (SIMPLE, ORBIT, TILE), see pipeline.ts for the semantics.
  */
-import { badRequest } from "../http/errors";
+import { EngineError } from "../raster/errors";
 import type { SceneInfo } from "../raster/evalscript";
-import type { Plan } from "./plan";
+import type { AreaPlan } from "./plan";
 import type { SceneRaster } from "./read";
 import type { Scene } from "./scenes";
 
@@ -93,7 +93,7 @@ function firstScene(r: SceneRaster, filled: Uint8Array, target: Uint8Array | nul
 }
 
 /** SIMPLE mosaic of `scenes` (in order): first scene with data wins per pixel; stops once all pixels are filled. */
-async function simpleMosaic(group: SceneGroup, read: Reader, plan: Plan): Promise<Sample | null> {
+async function simpleMosaic(group: SceneGroup, read: Reader, plan: AreaPlan): Promise<Sample | null> {
   const scenes = group.scenes;
   const n = plan.grid.width * plan.grid.height;
   const target = plan.geometryMask;
@@ -110,14 +110,17 @@ async function simpleMosaic(group: SceneGroup, read: Reader, plan: Plan): Promis
 }
 
 /**
- * Throws 400 when holding the samples of `parts` (per data source: samples x bands) on `n` pixels at once would
+ * Throws EngineError invalid-argument (limit "sample values") when holding the samples of `parts` (per data source: samples x bands) on `n` pixels at once would
  * take more than MAX_SAMPLE_VALUES values; with data fusion all sources count together.
  */
 export function checkSampleValues(n: number, parts: { samples: number; bands: number }[]): void {
   const values = parts.reduce((a, p) => a + n * p.samples * Math.max(1, p.bands), 0);
   if (values > MAX_SAMPLE_VALUES)
-    throw badRequest(
+    throw new EngineError(
+      "invalid-argument",
       `The request needs ${parts.map((p) => `${p.samples} samples x ${p.bands} bands`).join(" + ")} of ${n} px = ${values} values; at most ${MAX_SAMPLE_VALUES} are allowed. Narrow the time range or the output size.`,
+      undefined,
+      { name: "sample values", max: MAX_SAMPLE_VALUES },
     );
 }
 
@@ -125,7 +128,7 @@ export function checkSampleValues(n: number, parts: { samples: number; bands: nu
  * Builds the samples for the script from scene groups (SIMPLE: one group). `emptyBands` names the bands of an
  * all-nodata sample (no scene found). The caller checks the memory bound first (checkSampleValues).
  */
-export async function mosaicScenes(mosaicking: string, groups: SceneGroup[], read: Reader, plan: Plan, emptyBands: string[]): Promise<Sample[]> {
+export async function mosaicScenes(mosaicking: string, groups: SceneGroup[], read: Reader, plan: AreaPlan, emptyBands: string[]): Promise<Sample[]> {
   const n = plan.grid.width * plan.grid.height;
   const samples: Sample[] = [];
   const empty = (info: SceneInfo): Sample => ({ info, bands: Object.fromEntries(emptyBands.map((b) => [b, new Float32Array(n)])), dataMask: new Uint8Array(n) });

@@ -19,12 +19,11 @@
 import type { Env } from "../env";
 import { compileEvalscript, loadEvalscript, type EvalResult, type EvalSetup, type EvalscriptRuntime, type RowsInput, type SceneData, type TimeRange } from "../raster/evalscript";
 import { processingUnits } from "./bands";
-import { stripPlan, type Plan } from "./plan";
+import { stripPlan, type Plan, type PlannedSource } from "./plan";
 import { readScene, type ReadOptions } from "./read";
 import { findScenes, sceneQueryFor, type Scene } from "./scenes";
-import type { DataSourceRequest, ProcessInput } from "./input";
+import type { DataSourceRequest } from "./input";
 import { checkSampleValues, mosaicScenes, orbitGroups, tileGroups, type SceneGroup } from "./mosaic";
-import { resolveSources, type Source } from "./sources";
 
 /** Scenes considered at most per request (SIMPLE stops early once every pixel has data). */
 export const MAX_SCENES = 100;
@@ -54,7 +53,7 @@ export interface Evaluation {
   strips: number;
 }
 
-/** Compiles, loads and runs setup() of an evalscript (400 on script errors). */
+/** Compiles, loads and runs setup() of an evalscript (EngineError script-syntax / script-error / invalid-argument on script errors). */
 export async function prepareEvalscript(env: Env, evalscript: string, account: string): Promise<PreparedScript> {
   const runtime = await loadEvalscript(env, compileEvalscript(evalscript), {}, account);
   return { runtime, setup: await runtime.setup() };
@@ -68,29 +67,23 @@ function readOptions(d: DataSourceRequest): ReadOptions {
   };
 }
 
-/** Time range of a data source: its timeRange, else all time up to now. */
-function timeRange(d: DataSourceRequest): { from: number; to: number } {
-  const t = d.dataFilter?.timeRange;
-  return { from: t?.from ? Date.parse(t.from) : 0, to: t?.to ? Date.parse(t.to) : Date.now() };
-}
-
 /** A source with its time range and the scenes found for it. */
 interface Found {
-  source: Source;
+  source: PlannedSource;
   range: TimeRange;
   scenes: Scene[];
 }
 
 /** A source with its scene groups in the order the script sees them. */
 interface Grouped {
-  source: Source;
+  source: PlannedSource;
   range: TimeRange;
   groups: SceneGroup[];
 }
 
-/** Scene search of one source over the plan's area, in its mosaicking order. */
-async function findSource(env: Env, source: Source, plan: Plan): Promise<Found> {
-  const { from, to } = timeRange(source.request);
+/** Scene search of one source over the plan's area within the source's window, in its mosaicking order. */
+async function findSource(env: Env, source: PlannedSource, plan: Plan): Promise<Found> {
+  const { from, to } = source.window;
   const scenes = await findScenes(env, sceneQueryFor(source.request, plan.lonLatBbox, from, to, MAX_SCENES));
   return { source, scenes, range: { from: new Date(from).toISOString(), to: new Date(to).toISOString() } };
 }
@@ -150,12 +143,14 @@ function fusionUnits(setup: EvalSetup, grouped: Grouped[], width: number, height
 }
 
 /**
- * Runs the pipeline for a planned request with a prepared script. `opts.convert`: outputs come back converted to
- * their stored sampleType (EvalOutputValues.stored), for encoding; statistics keep the raw values.
- * @throws ApiError 400 for unknown collections, bands or units and for the data fusion errors of sources.ts.
+ * Runs the pipeline for a plan (planRequest / planGrid + withSources; every source searched in its window) with a
+ * prepared script. `opts.convert`: outputs come back converted to their stored sampleType
+ * (EvalOutputValues.stored), for encoding; statistics keep the raw values.
+ * @throws EngineError invalid-argument for bands a scene lacks and too many sample values (mosaic.ts), the
+ * script's EngineError kinds while it runs; plain Errors for internal faults (a missing or corrupt file).
  */
-export async function evaluatePlan(env: Env, script: PreparedScript, input: ProcessInput, plan: Plan, opts: { convert?: boolean } = {}): Promise<Evaluation> {
-  const sources = resolveSources(input.data, script.setup);
+export async function evaluatePlan(env: Env, script: PreparedScript, plan: Plan, opts: { convert?: boolean } = {}): Promise<Evaluation> {
+  const sources = plan.sources;
   const t0 = Date.now();
   const grouped = await sceneGroups(script, await Promise.all(sources.map((s) => findSource(env, s, plan))));
   const t1 = Date.now();

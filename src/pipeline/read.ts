@@ -6,10 +6,9 @@ import type { Env } from "../env";
 import { openCog } from "../raster/cog";
 import { readWarped } from "../raster/warp";
 import type { Grid, Resampling } from "../raster/types";
-import { r2Source, type R2ByteSource } from "../storage/r2source";
-import { Lru } from "../raster/lru";
+import { openFile } from "../storage/sources";
 import { locateBand, type StacItem } from "../storage/items";
-import { badRequest } from "../http/errors";
+import { invalidArgument } from "../raster/errors";
 import type { DataCollection } from "./collections";
 import { clmFromScl, convertUnits, sceneAngles } from "./bands";
 
@@ -31,22 +30,6 @@ export interface SceneRaster {
   valid: Uint8Array;
 }
 
-/**
- * Opened scene files are reused for SOURCE_TTL_MS per isolate (archive files are immutable; the raster engine
- * pins every read to the etag seen at open, so a replaced file fails instead of mixing versions).
- */
-const SOURCE_TTL_MS = 60_000;
-const sources = new Lru<{ source: R2ByteSource; at: number }>(512);
-
-async function openSource(bucket: R2Bucket, key: string): Promise<R2ByteSource | null> {
-  const hit = sources.get(key);
-  if (hit && Date.now() - hit.at < SOURCE_TTL_MS) return hit.source;
-  const source = await r2Source(bucket, key);
-  if (!source) return null;
-  sources.set(key, { source, at: Date.now() });
-  return source;
-}
-
 /** Output pixel size in metres (approximate for geographic grids, at the grid's centre latitude). */
 function outputMetres(grid: Grid): number {
   const res = (grid.bbox[2] - grid.bbox[0]) / grid.width;
@@ -66,7 +49,7 @@ async function readFileBands(env: Env, item: StacItem, names: string[], grid: Gr
   const byKey = new Map<string, { names: string[]; indices: number[]; gsd?: number }>();
   for (const name of names) {
     const loc = locateBand(item, name);
-    if (!loc) throw badRequest(`Band ${name} is not available in scene ${item.id}.`);
+    if (!loc) throw invalidArgument(`Band ${name} is not available in scene ${item.id}.`);
     const entry = byKey.get(loc.key) ?? { names: [], indices: [], gsd: Object.values(item.assets).find((a) => a.href === loc.key)?.gsd as number | undefined };
     entry.names.push(name);
     entry.indices.push(loc.index);
@@ -75,8 +58,8 @@ async function readFileBands(env: Env, item: StacItem, names: string[], grid: Gr
   const out = new Map<string, { data: Float32Array; valid: Uint8Array }>();
   await Promise.all(
     [...byKey].map(async ([key, e]) => {
-      const source = await openSource(env.DATA, key);
-      if (!source) throw new Error(`scene file ${key} of item ${item.id} is missing from R2`);
+      const source = await openFile(env, key);
+      if (!source) throw new Error(`scene file ${key} of item ${item.id} is missing from storage`);
       const cog = await openCog(source);
       const warped = await readWarped(cog, e.indices, grid, { resampling: chooseResampling(grid, e.gsd, o), nodata: cog.nodata ?? nodataDefault });
       e.names.forEach((n, i) => out.set(n, warped[i]!));
@@ -95,7 +78,7 @@ function allValid(files: Map<string, { valid: Uint8Array }>, n: number): Uint8Ar
 }
 
 /**
- * Reads one scene. Derived bands are computed before unit conversion (which works in place). Throws 400 for bands the item lacks; errors for missing files are internal (5xx).
+ * Reads one scene. Derived bands are computed before unit conversion (which works in place). Throws EngineError invalid-argument for bands the item lacks; errors for missing files are internal (5xx).
  */
 export async function readScene(env: Env, c: DataCollection, item: StacItem, req: BandRequest[], grid: Grid, o: ReadOptions): Promise<SceneRaster> {
   const n = grid.width * grid.height;

@@ -18,6 +18,9 @@ export interface Crs {
   geographic: boolean;
 }
 
+/** GDAL order: [originX, pixelWidth, rowRotation, originY, columnRotation, pixelHeight (negative if north-up)]. */
+export type GeoTransform = [number, number, number, number, number, number];
+
 /** A georeferenced pixel grid. */
 export interface Grid {
   crs: Crs;
@@ -31,7 +34,7 @@ export interface Grid {
 export type Resampling = "NEAREST" | "BILINEAR" | "BICUBIC";
 
 /**
- * Random access to the bytes of one stored file (a COG in R2, or a local file in tests).
+ * Random access to the bytes of one stored file (a COG in R2 or in a user's bucket; src/storage/sources.ts opens them).
  * `read` may be given several ranges; implementations coalesce adjacent ones.
  */
 export interface ByteSource {

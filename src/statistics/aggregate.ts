@@ -7,16 +7,15 @@
  * EXECUTION_ERROR, TIMEOUT) and the others still come back (status PARTIAL; FAILED when all fail). When every
  * interval fails with the same client error (e.g. a band the collection lacks), the request itself is a 400.
  * Data fusion (several input.data entries, see src/pipeline/sources.ts) works as in the Processing API; each
- * interval replaces every source's timeRange, and an interval counts when any source has an acquisition in it.
+ * interval replaces every source's time window (withWindow, numbers in ms), and an interval counts when any
+ * source has an acquisition in it. The sources are resolved once per request (withSources), not per interval.
  */
 import type { Env } from "../env";
-import { ApiError, badRequest } from "../http/errors";
+import { badRequest } from "../http/errors";
 import { EngineError, type EngineErrorKind } from "../raster/errors";
 import { evaluatePlan, prepareEvalscript, type PreparedScript } from "../pipeline/pipeline";
-import { planRequest, type Plan } from "../pipeline/plan";
+import { planRequest, withSources, withWindow, type Plan } from "../pipeline/plan";
 import { findScenes, sceneQueryFor } from "../pipeline/scenes";
-import type { ProcessInput } from "../pipeline/input";
-import { resolveSources, type Source } from "../pipeline/sources";
 import { isoTime, splitIntervals, type Interval } from "./intervals";
 import { reduceEvaluation, type OutputsJson } from "./reduce";
 import { checkSetup } from "./setup";
@@ -51,18 +50,12 @@ export interface StatisticsResult {
   timings: Record<string, number>;
 }
 
-/** The request's input with every data source's timeRange set to [from, to) of the interval (data fusion: each source's). */
-function inputFor(input: ProcessInput, iv: Interval): ProcessInput {
-  const timeRange = { from: new Date(iv.from).toISOString(), to: new Date(iv.to - 1).toISOString() };
-  return { ...input, data: input.data.map((d) => ({ ...d, dataFilter: { ...d.dataFilter, timeRange } })) };
-}
-
 /**
- * Acquisition times (ms) of the scenes of all `sources` over the request area between `from` and `to` (ms,
- * inclusive), at most `limit` per source; `complete` is false when a source hit the limit.
+ * Acquisition times (ms) of the scenes of all the plan's sources over the request area between `from` and `to`
+ * (ms, inclusive), at most `limit` per source; `complete` is false when a source hit the limit.
  */
-async function sceneTimes(env: Env, sources: Source[], plan: Plan, from: number, to: number, limit: number): Promise<{ times: number[]; complete: boolean }> {
-  const found = await Promise.all(sources.map((s) => findScenes(env, sceneQueryFor(s.request, plan.lonLatBbox, from, to, limit, "leastRecent"))));
+async function sceneTimes(env: Env, plan: Plan, from: number, to: number, limit: number): Promise<{ times: number[]; complete: boolean }> {
+  const found = await Promise.all(plan.sources.map((s) => findScenes(env, sceneQueryFor(s.request, plan.lonLatBbox, from, to, limit, "leastRecent"))));
   return { times: found.flatMap((f) => f.map((s) => s.time)), complete: found.every((f) => f.length < limit) };
 }
 
@@ -71,11 +64,11 @@ async function sceneTimes(env: Env, sources: Source[], plan: Plan, from: number,
  * them): one catalogue query per source over the whole range, or small queries per interval when a source
  * has more than MAX_ITEMS items in the range.
  */
-async function intervalsWithData(env: Env, sources: Source[], plan: Plan, intervals: Interval[]): Promise<Interval[]> {
+async function intervalsWithData(env: Env, plan: Plan, intervals: Interval[]): Promise<Interval[]> {
   if (intervals.length === 0) return [];
-  const all = await sceneTimes(env, sources, plan, intervals[0]!.from, intervals[intervals.length - 1]!.to - 1, MAX_ITEMS);
+  const all = await sceneTimes(env, plan, intervals[0]!.from, intervals[intervals.length - 1]!.to - 1, MAX_ITEMS);
   if (all.complete) return intervals.filter((iv) => all.times.some((t) => t >= iv.from && t < iv.to));
-  const found = await Promise.all(intervals.map(async (iv) => (await sceneTimes(env, sources, plan, iv.from, iv.to - 1, 1)).times.length > 0));
+  const found = await Promise.all(intervals.map(async (iv) => (await sceneTimes(env, plan, iv.from, iv.to - 1, 1)).times.length > 0));
   return intervals.filter((_, i) => found[i]);
 }
 
@@ -94,37 +87,31 @@ const INTERVAL_ERROR_TYPE: Record<EngineErrorKind, IntervalErrorType> = {
 };
 
 /**
- * The interval error type of a failure: an engine error by its kind (INTERVAL_ERROR_TYPE); other client errors
- * (4xx, too many bins) are BAD_REQUEST; anything else (storage, decoding) is EXECUTION_ERROR.
+ * The interval error type of a failure, by kind only: an EngineError by INTERVAL_ERROR_TYPE; anything else (an
+ * internal fault: storage, decoding) is EXECUTION_ERROR.
  */
-function errorType(e: unknown): IntervalErrorType {
-  if (e instanceof EngineError) return INTERVAL_ERROR_TYPE[e.kind];
-  if ((e instanceof ApiError && e.status < 500) || e instanceof RangeError) return "BAD_REQUEST";
-  if (e instanceof Error && e.name === "TimeoutError") return "TIMEOUT";
-  return "EXECUTION_ERROR";
-}
+const errorType = (e: unknown): IntervalErrorType => (e instanceof EngineError ? INTERVAL_ERROR_TYPE[e.kind] : "EXECUTION_ERROR");
 
-/** True for a 400 or an engine error that is a bad request (not about the script's execution). */
-const isBadRequest = (e: unknown): e is ApiError | EngineError =>
-  (e instanceof ApiError && e.status === 400) || (e instanceof EngineError && INTERVAL_ERROR_TYPE[e.kind] === "BAD_REQUEST");
+/** True for an engine error that is a bad request (not about the script's execution). */
+const isBadRequest = (e: unknown): e is EngineError => e instanceof EngineError && INTERVAL_ERROR_TYPE[e.kind] === "BAD_REQUEST";
 
 /** The error every run failed with when it is the same bad request (one message) for all: the request's error. */
-function requestWideError(runs: { failure?: unknown }[]): ApiError | EngineError | undefined {
+function requestWideError(runs: { failure?: unknown }[]): EngineError | undefined {
   const first = runs[0]?.failure;
   if (!isBadRequest(first)) return undefined;
   return runs.every((r) => isBadRequest(r.failure) && r.failure.message === first.message) ? first : undefined;
 }
 
-/** Runs one interval: evaluation + reduction, or its error entry. */
+/** Runs one interval [iv.from, iv.to) (every source's window): evaluation + reduction, or its error entry. */
 async function runInterval(env: Env, script: PreparedScript, req: StatisticalRequest, plan: Plan, iv: Interval) {
   const interval = { from: isoTime(iv.from), to: isoTime(iv.to) };
   try {
-    const ev = await evaluatePlan(env, script, inputFor(req.input, iv), plan);
+    const ev = await evaluatePlan(env, script, withWindow(plan, { from: iv.from, to: iv.to - 1 }));
     const t0 = Date.now();
     const outputs = reduceEvaluation(script.setup, ev.result, plan.geometryMask, req.calculations);
     return { entry: { interval, outputs } as IntervalEntry, pu: ev.processingUnits, timings: { ...ev.timings, reduce: Date.now() - t0 } };
   } catch (e) {
-    if (!(e instanceof ApiError || e instanceof EngineError || e instanceof RangeError)) console.error("statistical interval failed", interval, e);
+    if (!(e instanceof EngineError)) console.error("statistical interval failed", interval, e);
     const message = e instanceof Error ? e.message : String(e);
     return { entry: { interval, error: { type: errorType(e), message } } as IntervalEntry, pu: 0, timings: {}, failure: e };
   }
@@ -152,10 +139,11 @@ export async function computeStatistics(env: Env, req: StatisticalRequest, accou
   const agg = req.aggregation;
   const { of, lastIntervalBehavior } = agg.aggregationInterval;
   const intervals = splitIntervals(Date.parse(agg.timeRange.from), Date.parse(agg.timeRange.to), of, lastIntervalBehavior);
-  const plan = planRequest(req.input, { width: agg.width, height: agg.height, resx: agg.resx, resy: agg.resy });
+  const area = planRequest(req.input, { width: agg.width, height: agg.height, resx: agg.resx, resy: agg.resy });
   const script = await prepareEvalscript(env, agg.evalscript, account);
   checkSetup(script.setup, req.calculations);
-  const todo = await intervalsWithData(env, resolveSources(req.input.data, script.setup), plan, intervals);
+  const plan = withSources(area, req.input.data, script.setup);
+  const todo = await intervalsWithData(env, plan, intervals);
   const pixels = plan.grid.width * plan.grid.height;
   if (pixels * todo.length > MAX_TOTAL_PIXELS)
     throw badRequest(

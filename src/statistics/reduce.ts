@@ -93,7 +93,7 @@ function bandJson(r: BandReduction, calc: BandCalculation): BandStatisticsJson {
 
 /**
  * Reduces one evaluation into the `outputs` member of a response entry. The script's outputs must include
- * `dataMask` (checked by checkSetup). Throws RangeError for a binWidth histogram with too many bins.
+ * `dataMask` (checked by checkSetup). Throws EngineError invalid-argument for a binWidth histogram with too many bins.
  */
 export function reduceEvaluation(
   setup: EvalSetup,

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { inputSchema } from "../pipeline/input";
+import { MAX_SYNC_SIZE } from "../pipeline/plan";
 import { INTERPOLATIONS } from "../raster/stats";
 
 /** Most histogram bins per band. */
@@ -33,7 +34,7 @@ const size = z
   .number()
   .int("must be a whole number of pixels")
   .min(1, "must be at least 1 pixel")
-  .max(2500, "must be at most 2500 pixels");
+  .max(MAX_SYNC_SIZE, `must be at most ${MAX_SYNC_SIZE} pixels`);
 
 export const aggregationSchema = z
   .object({

@@ -1,14 +1,14 @@
 /**
  * Batch v2 with a GeoPackageInput: one output per feature of test/fixtures/vector/batch_features.gpkg (West Flanders
  * fields, EPSG:32631), named by its identifier through a templated delivery path, sized by the feature's width/height,
- * its resolution or the request defaults; each output equals the synchronous Process result over its grid.
- * Oracle for the grids: OGR's envelopes (test/fixtures/vector/reference.json) and the documented sizing rule.
+ * its resolution or the request defaults; each output equals the synchronous Process result over the feature
+ * (geometry as OGR reads it, test/fixtures/vector/reference.json, and the same size or resolution): grid and pixels.
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { token } from "../helpers/auth";
-import { batchCall, bucketFiles, syncTile, waitForStatus } from "../helpers/batch";
-import { bandsScript } from "../helpers/process";
+import { batchCall, bucketFiles, waitForStatus } from "../helpers/batch";
+import { CRS, bandsScript, process } from "../helpers/process";
 import { pyDecode, samplesOf, type PyImage } from "../helpers/pydecode";
 import { sampleFile, seedSamples } from "../helpers/seed";
 
@@ -21,7 +21,7 @@ const request = (features: string) => ({
 });
 
 interface RefFeature {
-  envelope: [number, number, number, number];
+  geometry: { type: "Polygon"; coordinates: number[][][] };
   properties: { identifier: string; width: number | null; height: number | null; resolution: number | null };
 }
 
@@ -36,17 +36,16 @@ beforeAll(async () => {
   bearer = await token();
 });
 
-/** The geotransform and size OGR's envelope [minX, maxX, minY, maxY] gives under the documented rule. */
-function expectedGrid(f: RefFeature): { geotransform: number[]; shape: number[] } {
-  const [x0, x1, y0, y1] = f.envelope;
+/** The synchronous Process request over a feature: its OGR geometry in EPSG:32631, its size or resolution (or the defaults). */
+function syncRequest(f: RefFeature) {
   const p = f.properties;
-  if (p.width !== null && p.height !== null) return { geotransform: [x0, (x1 - x0) / p.width, 0, y1, 0, -(y1 - y0) / p.height], shape: [p.height, p.width, 2] };
-  const r = p.resolution ?? 10; // the request's defaults
-  return { geotransform: [x0, r, 0, y1, 0, -r], shape: [Math.ceil((y1 - y0) / r), Math.ceil((x1 - x0) / r), 2] };
+  const size = p.width !== null && p.height !== null ? { width: p.width, height: p.height } : { resx: p.resolution ?? 10, resy: p.resolution ?? 10 };
+  const bounds = { geometry: f.geometry, properties: { crs: CRS(32631) } };
+  return { input: { bounds, data: DATA }, output: { ...size, responses: [{ identifier: "default", format: { type: "image/tiff" } }] }, evalscript: SCRIPT };
 }
 
 describe("batch v2 GeoPackage input", () => {
-  it("writes one output per feature, each equal to the synchronous Process result over its grid", async (ctx) => {
+  it("writes one output per feature, each equal to the synchronous Process result over the feature", async (ctx) => {
     const created = await batchCall("", bearer, "POST", request("s3://gpkg-in/fields/features.gpkg"));
     expect(created.status).toBe(201);
     const { id } = (await created.json()) as { id: string };
@@ -56,17 +55,23 @@ describe("batch v2 GeoPackage input", () => {
     const files = await bucketFiles("gpkg-out", `run/${id}/`);
     expect([...files.keys()].sort()).toEqual(refs.map((f) => `run/${id}/${f.properties.identifier}-default.tiff`).sort());
     const decoded = (await pyDecode(ctx, refs.map((f) => ({ kind: "tiff" as const, data: files.get(`run/${id}/${f.properties.identifier}-default.tiff`)! })))) as PyImage[];
-    const syncs = [];
-    for (const [i, d] of decoded.entries()) {
-      const want = expectedGrid(refs[i]!);
-      const got = d.gdal as { geotransform: number[]; shape: number[]; epsg: number };
-      expect(got.epsg).toBe(32631);
-      expect(got.shape).toEqual(want.shape);
-      got.geotransform.forEach((v, k) => expect(v).toBeCloseTo(want.geotransform[k]!, 6));
-      syncs.push((await syncTile(d.gdal, bearer, DATA, SCRIPT)).bytes);
+    const syncs: Uint8Array[] = [];
+    for (const f of refs) {
+      const r = await process(syncRequest(f), bearer);
+      expect(r.status).toBe(200);
+      syncs.push(new Uint8Array(await r.arrayBuffer()));
     }
     const refDecoded = (await pyDecode(ctx, syncs.map((data) => ({ kind: "tiff" as const, data })))) as PyImage[];
-    decoded.forEach((d, i) => expect(samplesOf(d.gdal)).toEqual(samplesOf(refDecoded[i]!.gdal)));
+    decoded.forEach((d, i) => {
+      const [got, want] = [d.gdal as { geotransform: number[]; shape: number[]; epsg: number }, refDecoded[i]!.gdal as { geotransform: number[]; shape: number[] }];
+      expect(got.epsg).toBe(32631);
+      expect(got.shape).toEqual(want.shape);
+      expect(got.geotransform).toEqual(want.geotransform);
+      expect(samplesOf(d.gdal)).toEqual(samplesOf(refDecoded[i]!.gdal));
+    });
+    // the feature's own width/height (field-a: 64 x 64) and resolutions (field-c: 20 m) are used
+    expect((decoded[0]!.gdal as { shape: number[] }).shape).toEqual([64, 64, 2]);
+    expect((decoded[2]!.gdal as { geotransform: number[] }).geotransform[1]).toBeCloseTo(20, 0);
     expect(Array.from(samplesOf(decoded[0]!.gdal)).some((v) => v > 0.01)).toBe(true);
   });
 

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { MultiPolygon, Polygon } from "geojson";
-import { checkResolution, findTilingGrid, gridDescriptor, tilesIntersecting, tilingGrid, TILING_GRIDS } from "../../src/batch/grids";
+import { areaOfBounds, checkResolution, tileGrid, findTilingGrid, gridDescriptor, tilesIntersecting, tilingGrid, TILING_GRIDS } from "../../src/batch/grids";
 import { crsFromEpsg } from "../../src/raster/crs";
-import { EngineError } from "../../src/raster/errors";
+import { engineErrorOf } from "../helpers/engine-error";
 import { sampleFile } from "../helpers/seed";
 
 interface RefTile { name: string; epsg: number; bbox: number[]; width: number; height: number }
@@ -16,16 +16,6 @@ interface Reference { cases: RefCase[]; s2: { item: { zone: number; band: string
 
 const reference = async () => JSON.parse(new TextDecoder().decode(await sampleFile("fixtures/grids/reference.json"))) as Reference;
 
-function engineError(fn: () => unknown): EngineError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(EngineError);
-    expect((e as EngineError).kind).toBe("invalid-argument");
-    return e as EngineError;
-  }
-  throw new Error("expected an EngineError");
-}
 
 describe("tiling grid descriptors", () => {
   it("are the grids of Sentinel Hub's tilinggrids endpoint: ids, names, sizes, resolutions, units", () => {
@@ -41,15 +31,15 @@ describe("tiling grid descriptors", () => {
 
   it("names unknown grids and resolutions that are not offered, listing what is", () => {
     expect(findTilingGrid(4)).toBeUndefined();
-    expect(engineError(() => tilingGrid(4)).message).toBe(
+    expect(engineErrorOf(() => tilingGrid(4)).message).toBe(
       "Tiling grid 4 does not exist; the tiling grids are 0 (20km grid), 1 (10km grid), 2 (100km grid), 3 (WGS84 1 degree grid), 6 (LAEA 100km grid), 7 (LAEA 20km grid).",
     );
     expect(checkResolution(tilingGrid(2), 120.0000000001)).toBe(120);
     expect(checkResolution(tilingGrid(3), 0.0001)).toBe(0.0001);
-    expect(engineError(() => checkResolution(tilingGrid(0), 30)).message).toBe(
+    expect(engineErrorOf(() => checkResolution(tilingGrid(0), 30)).message).toBe(
       "Resolution 30 is not offered by tiling grid 0 (20km grid); offered resolutions (m): 10, 20, 60.",
     );
-    expect(engineError(() => checkResolution(tilingGrid(3), 0.01)).message).toMatch(/offered resolutions \(degrees\): 0.0001, 0.0002, 0.0005, 0.0008, 0.001, 0.002, 0.005, 0.008\.$/);
+    expect(engineErrorOf(() => checkResolution(tilingGrid(3), 0.01)).message).toMatch(/offered resolutions \(degrees\): 0.0001, 0.0002, 0.0005, 0.0008, 0.001, 0.002, 0.005, 0.008\.$/);
   });
 });
 
@@ -66,7 +56,7 @@ describe("tilesIntersecting", () => {
 
   it("lists the tiles GDAL/OGR lists for every reference case (names, CRS, bbox, size, order)", async () => {
     const { cases } = await reference();
-    expect(cases.length).toBeGreaterThanOrEqual(11);
+    expect(cases.length).toBeGreaterThanOrEqual(15);
     for (const c of cases) {
       const tiles = tilesIntersecting(tilingGrid(c.grid), c.resolution, { geometry: c.area, crs: crsFromEpsg(c.crs) }, { x: c.buffer[0], y: c.buffer[1] });
       expect(tiles.map((t) => t.name), c.what).toEqual(c.tiles.map((t) => t.name));
@@ -79,13 +69,27 @@ describe("tilesIntersecting", () => {
     }
   });
 
+  it("tiles a request's bounds: a bbox in a CRS URI equals the same box as geometry; no bounds is refused", () => {
+    const bbox = [501360, 5629040, 502000, 5629680];
+    const crs = "http://www.opengis.net/def/crs/EPSG/0/32631";
+    const fromBbox = tilesIntersecting(tilingGrid(1), 10, areaOfBounds({ bbox, properties: { crs } }));
+    const geometry: Polygon = { type: "Polygon", coordinates: [[[501360, 5629040], [502000, 5629040], [502000, 5629680], [501360, 5629680], [501360, 5629040]]] };
+    expect(fromBbox).toEqual(tilesIntersecting(tilingGrid(1), 10, areaOfBounds({ geometry, properties: { crs } })));
+    expect(fromBbox.map((t) => t.name)).toEqual(["31UES_0_7"]);
+    const grid = tileGrid(fromBbox[0]!);
+    expect([grid.crs.epsg, grid.crs.geographic, grid.width, grid.height]).toEqual([32631, false, 1000, 1000]);
+    expect(grid.bbox).toEqual([500000, 5620000, 510000, 5630000]);
+    expect(areaOfBounds({ bbox: [3, 50, 4, 51] }).crs!.epsg).toBe(4326);
+    expect(engineErrorOf(() => areaOfBounds({})).message).toMatch(/needs a bbox/);
+  });
+
   it("refuses negative or fractional buffers and areas needing too many tiles", () => {
     const wf: Polygon = { type: "Polygon", coordinates: [[[3.02, 50.81], [3.03, 50.81], [3.03, 50.82], [3.02, 50.81]]] };
-    expect(engineError(() => tilesIntersecting(tilingGrid(0), 10, { geometry: wf }, { x: -1 })).message).toMatch(/non-negative integers/);
-    expect(engineError(() => tilesIntersecting(tilingGrid(0), 10, { geometry: wf }, { y: 1.5 })).message).toMatch(/non-negative integers/);
+    expect(engineErrorOf(() => tilesIntersecting(tilingGrid(0), 10, { geometry: wf }, { x: -1 })).message).toMatch(/non-negative integers/);
+    expect(engineErrorOf(() => tilesIntersecting(tilingGrid(0), 10, { geometry: wf }, { y: 1.5 })).message).toMatch(/non-negative integers/);
     const europe: Polygon = { type: "Polygon", coordinates: [[[-10, 35], [30, 35], [30, 70], [-10, 70], [-10, 35]]] };
     expect(tilesIntersecting(tilingGrid(3), 0.001, { geometry: europe }, {}, 1400).length).toBe(40 * 35);
-    expect(engineError(() => tilesIntersecting(tilingGrid(3), 0.001, { geometry: europe }, {}, 1399)).message).toBe(
+    expect(engineErrorOf(() => tilesIntersecting(tilingGrid(3), 0.001, { geometry: europe }, {}, 1399)).message).toBe(
       "The area covers more than 1399 tiles of the grid; split it or use a grid with larger tiles.",
     );
   });

@@ -1,6 +1,9 @@
 /** GET /api/v2/batch/tilinggrids[/{id}] and the /batch/v2 aliases: paged list, one grid, 404 / 400, auth. */
 import { describe, expect, it } from "vitest";
+import { checkResolution, tilingGrid } from "../../src/batch/grids";
+import { renderError } from "../../src/http/errors";
 import { authed, call, envelope, token } from "../helpers/auth";
+import { engineErrorOf } from "../helpers/engine-error";
 
 interface Grid { id: number; name: string; properties: { resolutions: number[]; unit: string; tileWidth: number } }
 interface Page { data: Grid[]; links: { currentToken: string; nextToken?: string; previousToken?: string; "@id": string; next?: string } }
@@ -40,6 +43,15 @@ describe("tiling grid routes", () => {
     expect((await envelope(bad)).message).toMatch(/Invalid tiling grid id 'utm'/);
     const badCount = await authed("/api/v2/batch/tilinggrids?count=0", {}, bearer);
     expect(badCount.status).toBe(400);
+  });
+
+  it("render a batch request's unknown grid or resolution not offered as 400 envelopes naming what is offered", async () => {
+    const unknownGrid = renderError(engineErrorOf(() => tilingGrid(5)));
+    expect(unknownGrid.status).toBe(400);
+    expect((await envelope(unknownGrid)).message).toMatch(/^Tiling grid 5 does not exist; the tiling grids are 0 \(20km grid\)/);
+    const resolution = renderError(engineErrorOf(() => checkResolution(tilingGrid(7), 30)));
+    expect(resolution.status).toBe(400);
+    expect((await envelope(resolution)).message).toBe("Resolution 30 is not offered by tiling grid 7 (LAEA 20km grid); offered resolutions (m): 10, 20.");
   });
 
   it("need a token", async () => {

@@ -121,6 +121,19 @@ describe("Statistical API on real scenes vs numpy", () => {
     ]);
   });
 
+  it("a histogram binWidth giving too many bins (each interval its own data range) fails each interval as BAD_REQUEST (status FAILED)", async () => {
+    const c = refs.wf_p1d_april;
+    const body = statsBody({ ...c, timeRange: { from: "2018-04-16T00:00:00Z", to: "2018-04-20T00:00:00Z" } }, refs.wf_grid, NDVI_SCL);
+    body.calculations = { ndvi: { histograms: { default: { binWidth: 1e-9 } } } } as never;
+    const res = await ok(await statistics(body, bearer));
+    expect(res.data.map((d) => [d.interval.from.slice(0, 10), d.error?.type])).toEqual([
+      ["2018-04-16", "BAD_REQUEST"],
+      ["2018-04-19", "BAD_REQUEST"],
+    ]);
+    expect(res.status).toBe("FAILED");
+    expect(res.data[0]!.error!.message).toMatch(/bins; at most 10000 are allowed/);
+  });
+
   it("multipart/form-data with 'request' and 'evalscript' parts", async () => {
     const c = refs.wf_p1d_april;
     const body = statsBody({ ...c, timeRange: { from: "2018-04-19T00:00:00Z", to: "2018-04-20T00:00:00Z" } }, refs.wf_grid, "");

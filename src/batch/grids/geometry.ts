@@ -2,13 +2,15 @@
  * Geometry for tile selection: areas and tiles meet in longitude / latitude (EPSG:4326, x = lon), where turf's planar
  * booleanIntersects decides. Straight edges of a projected CRS become curves there, so edges are densified before
  * they are transformed (proj4 through src/raster/crs): area edges every MAX_STEP units of their CRS (at most
- * MAX_PIECES pieces), tile edges in TILE_PIECES pieces. Over a 20 km UTM tile the densified edge is within
- * centimetres of the true curve.
+ * MAX_PIECES pieces), tile edges in TILE_PIECES pieces. Over a 20 km UTM tile the densified edge is within a few
+ * millimetres of the true curve.
  */
 import booleanIntersects from "@turf/boolean-intersects";
 import type { MultiPolygon, Polygon, Position } from "geojson";
 import { crsFromEpsg, transformer } from "../../raster/crs";
 import type { Crs } from "../../raster/types";
+
+export { polygonBounds as areaBounds } from "../../vector/bounds";
 
 /** A polygonal area in longitude / latitude (EPSG:4326, x = lon). */
 export type LonLatArea = Polygon | MultiPolygon;
@@ -18,7 +20,7 @@ export type Box = [number, number, number, number];
 
 const MAX_STEP = 1000;
 const MAX_PIECES = 64;
-const TILE_PIECES = 16;
+const TILE_PIECES = 32;
 
 /** Points of a ring with each edge cut into `pieces(edgeLength)` parts (the ring stays closed). */
 function densifyRing(ring: Position[], pieces: (length: number) => number): Position[] {
@@ -66,21 +68,6 @@ export function areaToLonLat(geometry: LonLatArea, crs: Crs): LonLatArea | null 
   return polys.every((p) => p !== null) ? { type: "MultiPolygon", coordinates: polys as Position[][][] } : null;
 }
 
-/** [minX, minY, maxX, maxY] of every position of an area. */
-export function areaBounds(area: LonLatArea): Box {
-  const polys = area.type === "Polygon" ? [area.coordinates] : area.coordinates;
-  const b: Box = [Infinity, Infinity, -Infinity, -Infinity];
-  for (const ring of polys.flat()) {
-    for (const [x, y] of ring as [number, number][]) {
-      b[0] = Math.min(b[0], x);
-      b[1] = Math.min(b[1], y);
-      b[2] = Math.max(b[2], x);
-      b[3] = Math.max(b[3], y);
-    }
-  }
-  return b;
-}
-
 /** The closed ring of a box, counter-clockwise from its south-west corner. */
 export function boxRing([x0, y0, x1, y1]: Box): Position[] {
   return [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]];
@@ -90,6 +77,23 @@ export function boxRing([x0, y0, x1, y1]: Box): Position[] {
 export function boxToLonLat(box: Box, crs: Crs): Position[] | null {
   if (crs.epsg === 4326) return boxRing(box);
   return transformRing(densifyRing(boxRing(box), () => TILE_PIECES), crs, crsFromEpsg(4326));
+}
+
+/**
+ * How far a cell is shrunk before it is tested against the area: 10 cm in metric CRSs, 1e-6 degree (about 10 cm).
+ * Larger than the densification error (chords of curved edges, below 1 cm for 20 km UTM tiles up to 70 degrees of
+ * latitude), far below a pixel of any grid.
+ */
+const TOUCH_MARGIN = { metre: 0.1, degree: 1e-6 };
+
+/**
+ * The longitude / latitude ring a cell of `crs` is tested with: the cell shrunk by TOUCH_MARGIN on every side, so a
+ * tile that only touches the area (an area drawn on tile edges) or overlaps it by less than the margin is not
+ * listed. Null when a corner does not transform.
+ */
+export function cellRing(cell: Box, crs: Crs): Position[] | null {
+  const m = crs.geographic ? TOUCH_MARGIN.degree : TOUCH_MARGIN.metre;
+  return boxToLonLat([cell[0] + m, cell[1] + m, cell[2] - m, cell[3] - m], crs);
 }
 
 /**

@@ -4,9 +4,13 @@
  * API (stable; used by batch analysis and the tilinggrids routes):
  * - `TILING_GRIDS`, `findTilingGrid(id)` (undefined when unknown), `tilingGrid(id)` (throws), `gridDescriptor(g)`;
  * - `checkResolution(grid, res)` -> the offered resolution equal to `res` (relative 1e-9);
- * - `tilesIntersecting(grid, res, area, buffer?)` -> {@link GridTile}[]: every tile that shares a point with the area,
+ * - `areaOfBounds(processRequest.input.bounds)` -> the {@link GridArea} of a request's bounds;
+ * - `tileGrid(tile)` -> the tile's pixel Grid (src/raster/types) for the pipeline;
+ * - `tilesIntersecting(grid, res, area, buffer?)` -> {@link GridTile}[]: every tile whose interior meets the area (a
+ *   tile that only touches it, or overlaps it by less than 10 cm or 1e-6 degree, is not listed),
  *   ordered by EPSG code, then north to south (top edge descending), then west to east (left edge ascending).
- *   `area` = `{geometry: Polygon | MultiPolygon, crs?}` (crs: an EPSG Crs of src/raster/crs, default EPSG:4326 lon/lat);
+ *   `area` = `{geometry: Polygon | MultiPolygon, crs?}` (crs: an EPSG Crs of src/raster/crs, default EPSG:4326 lon/lat;
+ *   edges are straight lines in that CRS, so a CRS84 footprint's edges curve in UTM);
  *   `buffer` = `{x, y}` in pixels (Sentinel Hub's bufferX / bufferY): each side grows by x (y) pixels.
  *   A tile's `bbox` is in its own CRS (`epsg`), buffer included; `width`/`height` are its pixels at `res`:
  *   round(tile size / res) + 2 buffer, and the bbox spans exactly width x height pixels of size `res` from the
@@ -16,10 +20,12 @@
  * Sentinel-2 tiling "with some adjustments" and the others as regular grids, without naming rules; the names here
  * are ours where the docs give none):
  * - UTM grids (ids 0, 1, 2: 20040 m, 10000 m, 100080 m): the area is split by UTM zone (6 degrees) and hemisphere;
- *   each part is tiled in its zone's CRS (EPSG:326zz / 327zz). Inside every MGRS 100 km square, tiles start at the
- *   Sentinel-2 tile origin of the square (its north-west corner snapped outward to 60 m, ./mgrs.ts) and step by
- *   the tile size east (column i) and south (row j) until the square is covered, so 20040 and 100080 m tiles keep
- *   Sentinel-2's 60 m pixel grid. Name: `<zone><band><square>_<i>_<j>`, e.g. 31UES_0_3 (i, j from 0).
+ *   each part is tiled in its zone's CRS (EPSG:326zz / 327zz). Inside every MGRS 100 km square, tiles step by the
+ *   tile size east (column i) and south (row j) from the square's north-west corner until the square is covered;
+ *   for 20040 and 100080 m tiles that corner is the Sentinel-2 tile origin (snapped outward to 60 m, ./mgrs.ts), so
+ *   they keep Sentinel-2's 60 m pixel grid (and overlap the next square's tiles by up to 240 m); 10 km tiles start
+ *   at the square's own corner (the MGRS 10 km squares, no overlap). Name: `<zone><band><square>_<i>_<j>`, e.g.
+ *   31UES_0_3 (i, j from 0).
  * - WGS84 grid (id 3): 1 degree cells on integer degrees in EPSG:4326, named by the south-west corner: N50E003,
  *   S01W001.
  * - LAEA grids (ids 6, 7: 100 km, 20 km): EPSG:3035 cells on multiples of the tile size from the CRS origin (the
@@ -27,10 +33,10 @@
  * At most `limit` (default MAX_TILES = 100000) tiles per area: more throws invalid-argument.
  */
 import { EngineError } from "../../raster/errors";
-import type { Crs } from "../../raster/types";
-import { crsFromEpsg } from "../../raster/crs";
+import type { Crs, Grid } from "../../raster/types";
+import { crsFromEpsg, parseCrs } from "../../raster/crs";
 import { TILING_GRIDS, type TilingGrid } from "./definitions";
-import { areaToLonLat, type Box, type LonLatArea } from "./geometry";
+import { areaToLonLat, boxRing, type Box, type LonLatArea } from "./geometry";
 import { laeaCells, MAX_TILES, utmCells, wgs84Cells, type GridCell } from "./layouts";
 
 export { MAX_TILES };
@@ -56,6 +62,26 @@ export interface GridTile {
 export interface GridArea {
   geometry: LonLatArea;
   crs?: Crs;
+}
+
+/**
+ * The area of a Process request's `input.bounds` (`{bbox?, geometry?, properties?: {crs?}}`, as batch
+ * `processRequest.input.bounds`): the geometry when there is one (it lies inside the bbox when both are given),
+ * else the bbox as a polygon; CRS from `properties.crs` (default OGC CRS84, lon/lat).
+ * @throws EngineError unsupported for a CRS EO Edge does not know (src/raster/crs parseCrs), invalid-argument when
+ *   there is neither a geometry nor a 4-number bbox.
+ */
+export function areaOfBounds(bounds: { bbox?: number[]; geometry?: LonLatArea; properties?: { crs?: string } }): GridArea {
+  const crs = parseCrs(bounds.properties?.crs ?? "http://www.opengis.net/def/crs/OGC/1.3/CRS84");
+  if (bounds.geometry) return { geometry: bounds.geometry, crs };
+  const b = bounds.bbox;
+  if (!b || b.length !== 4) throw new EngineError("invalid-argument", "input.bounds needs a bbox (minX, minY, maxX, maxY) or a geometry.");
+  return { geometry: { type: "Polygon", coordinates: [boxRing(b as Box)] }, crs };
+}
+
+/** The pixel grid of a tile (for the pipeline's planGrid): its CRS, bbox (buffer included), width and height. */
+export function tileGrid(tile: GridTile): Grid {
+  return { crs: crsFromEpsg(tile.epsg), bbox: [...tile.bbox], width: tile.width, height: tile.height };
 }
 
 /** The grid with this id, or undefined. */
@@ -95,7 +121,7 @@ const CELLS: Record<TilingGrid["layout"], (size: number, area: LonLatArea, limit
 };
 
 /**
- * The tiles of `grid` at resolution `res` that share a point with the area (see the module note).
+ * The tiles of `grid` at resolution `res` whose interior meets the area (see the module note).
  * @throws EngineError invalid-argument when the resolution is not offered, a buffer is not a non-negative integer,
  *   the geometry cannot be transformed to longitude / latitude, or the area needs more than `limit` tiles
  *   (default MAX_TILES).

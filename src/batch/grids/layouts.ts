@@ -5,8 +5,8 @@
  */
 import { crsFromEpsg, transformBounds } from "../../raster/crs";
 import { EngineError } from "../../raster/errors";
-import { areaBounds, boxRing, boxToLonLat, clipRing, ringMeetsArea, type Box, type LonLatArea } from "./geometry";
-import { bandLetter, s2Origin, S2_SNAP, SQUARE, squareLetters, utmZone, zoneLongitudes, zonesBetween, type UtmZone } from "./mgrs";
+import { areaBounds, boxToLonLat, cellRing, clipRing, ringMeetsArea, type Box, type LonLatArea } from "./geometry";
+import { bandLetter, S2_SNAP, SQUARE, squareLetters, tileOrigin, utmZone, zoneLongitudes, zonesBetween, type UtmZone } from "./mgrs";
 
 /** A tile before buffer and pixel size: its name, numeric id (unique within its grid), CRS and cell box. */
 export interface GridCell {
@@ -49,14 +49,14 @@ function zoneCells(zone: UtmZone, size: number, strip: Box, area: LonLatArea, ou
   // edges: look at the squares whose tiles can reach the box
   for (let e = Math.max(0, Math.floor((x0 - size) / SQUARE) * SQUARE); e <= Math.min(x1 + S2_SNAP, 9 * SQUARE); e += SQUARE) {
     for (let n = Math.max(0, Math.floor((y0 - S2_SNAP) / SQUARE) * SQUARE); n <= Math.min(y1 + size, 100 * SQUARE); n += SQUARE) {
-      const [ox, oy] = s2Origin(e, n);
+      const [ox, oy] = tileOrigin(e, n, size);
       const nx = Math.ceil((e + SQUARE - ox) / size), ny = Math.ceil((oy - n) / size);
       let prefix: string | undefined;
       for (let j = 0; j < ny; j++) {
         for (let i = 0; i < nx; i++) {
           const cell: Box = [ox + i * size, oy - (j + 1) * size, ox + (i + 1) * size, oy - j * size];
           if (cell[2] < x0 || cell[0] > x1 || cell[3] < y0 || cell[1] > y1) continue;
-          const ring = boxToLonLat(cell, crs);
+          const ring = cellRing(cell, crs);
           const part = ring && clipRing(ring, strip);
           if (!part || !ringMeetsArea(part, area)) continue;
           prefix ??= squarePrefix(zone, e, n);
@@ -81,11 +81,12 @@ const pad = (v: number, width: number) => String(Math.abs(v)).padStart(width, "0
 /** Tiles of the WGS84 grid (`size` degrees, integer-degree cells) over the area; names from the south-west corner. */
 export function wgs84Cells(size: number, area: LonLatArea, limit = MAX_TILES): GridCell[] {
   const [west, south, east, north] = areaBounds(area);
+  const wgs84 = crsFromEpsg(4326);
   const out: GridCell[] = [];
   for (let lat = Math.floor(Math.max(-90, south) / size) * size; lat < Math.min(90, north); lat += size) {
     for (let lon = Math.floor(Math.max(-180, west) / size) * size; lon < Math.min(180, east); lon += size) {
       const cell: Box = [lon, lat, lon + size, lat + size];
-      if (!ringMeetsArea(boxRing(cell), area)) continue;
+      if (!ringMeetsArea(cellRing(cell, wgs84)!, area)) continue;
       const name = `${lat < 0 ? "S" : "N"}${pad(lat, 2)}${lon < 0 ? "W" : "E"}${pad(lon, 3)}`;
       out.push({ name, id: (lat + 90) * 360 + (lon + 180), epsg: 4326, cell });
       checkCount(out, limit);
@@ -108,7 +109,7 @@ export function laeaCells(size: number, area: LonLatArea, limit = MAX_TILES): Gr
   for (let y = Math.floor(y0 / size) * size; y <= y1; y += size) {
     for (let x = Math.floor(x0 / size) * size; x <= x1; x += size) {
       const cell: Box = [x, y, x + size, y + size];
-      const ring = boxToLonLat(cell, crs);
+      const ring = cellRing(cell, crs);
       if (!ring || !ringMeetsArea(ring, area)) continue;
       out.push({ name: `${size / 1000}kmE${x / unit}N${y / unit}`, id: (y / size) * 10_000 + x / size, epsg: 3035, cell });
       checkCount(out, limit);

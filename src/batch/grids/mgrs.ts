@@ -9,7 +9,8 @@
  *   A in odd zones and at F in even zones), prefixed by the zone and the latitude band letter (C..X, 8 degrees from
  *   -80, X spanning 72..84, I and O omitted) of the square's centre.
  * - The Sentinel-2 tile of a square starts at its west edge rounded down and its north edge rounded up to a
- *   multiple of 60 m (real tile 29RKH: square 200000..300000 E, 2700000..2800000 N, tile origin 199980, 2800020).
+ *   multiple of 60 m (real tile 29RKH: square 200000..300000 E, 2700000..2800000 N, tile origin 199980, 2800020);
+ *   see tileOrigin.
  */
 
 /** Column letter sets by zone mod 3 (1, 2, 0). */
@@ -67,7 +68,13 @@ export function squareLetters(zone: number, east: number, north: number): string
   return col + row;
 }
 
-/** Origin (north-west corner) of the Sentinel-2 tile of the square with south-west corner (east, north), metres. */
-export function s2Origin(east: number, north: number): [number, number] {
-  return [Math.floor(east / S2_SNAP) * S2_SNAP, Math.ceil((north + SQUARE) / S2_SNAP) * S2_SNAP];
+/**
+ * Where the tiles of a square with south-west corner (east, north) start (north-west corner, metres): for tile sizes
+ * that are a multiple of 60 m, the Sentinel-2 tile origin (the corner snapped outward to 60 m, so the tiles keep
+ * Sentinel-2's 60 m pixel grid); for other sizes (the 10 km grid) the square's own corner, so its tiles are the
+ * MGRS 10 km squares.
+ */
+export function tileOrigin(east: number, north: number, size: number): [number, number] {
+  const snap = size % S2_SNAP === 0 ? S2_SNAP : 1;
+  return [Math.floor(east / snap) * snap, Math.ceil((north + SQUARE) / snap) * snap];
 }

@@ -8,14 +8,9 @@ import type { ByteSource } from "../types";
 import { decodeBlock, type SampleArray } from "./decode";
 import type { CogHeader, LevelLayout } from "./header";
 import { Lru } from "../lru";
+import type { PixelWindow } from "../reader";
 
-/** A pixel window of one level: columns x0..x0+width-1, rows y0..y0+height-1 (inside the level). */
-export interface PixelWindow {
-  x0: number;
-  y0: number;
-  width: number;
-  height: number;
-}
+export type { PixelWindow };
 
 /** Default byte budget of the decoded-block cache (per isolate). */
 export const BLOCK_CACHE_BYTES = 32 * 1024 * 1024;

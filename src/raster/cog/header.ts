@@ -5,13 +5,10 @@
  */
 import { GeoTIFF } from "geotiff";
 import type { ImageFileDirectory } from "geotiff";
-import type { ByteSource } from "../types";
+import type { ByteSource, GeoTransform } from "../types";
+import type { SampleType } from "../reader";
 
-/** Data type of the samples, named as GDAL / the Processing API `sampleType` do. */
-export type SampleType = "UINT8" | "INT8" | "UINT16" | "INT16" | "UINT32" | "INT32" | "FLOAT32" | "FLOAT64";
-
-/** GDAL order: [originX, pixelWidth, rowRotation, originY, columnRotation, pixelHeight (negative if north-up)]. */
-export type GeoTransform = [number, number, number, number, number, number];
+export type { GeoTransform, SampleType };
 
 /** One resolution level's block layout (a TIFF image file directory). */
 export interface LevelLayout {

@@ -3,6 +3,7 @@
  * (the last bin is closed), samples below e0 counted as underflow and above en as overflow. Counting equals
  * `numpy.histogram(x, bins=edges)` for the same edges.
  */
+import { EngineError } from "../errors";
 import type { Samples } from "./samples";
 
 /** One of the Statistical API's ways to define bins (HistogramDefinition). */
@@ -29,8 +30,8 @@ export interface Histogram {
  * `nBins` splits [low, high] into equal bins with edges low + i * (high - low) / nBins (the last edge is high);
  * `binWidth` makes ceil((high - low) / binWidth) bins (at least 1) with edges low + i * binWidth, the last one
  * at or above high. Returns null when the edges are undefined (no explicit edges and no samples).
- * The spec must be valid (checked by the request schema). Throws RangeError when binWidth would make more than
- * `maxBins` bins.
+ * The spec must be valid (checked by the request schema). Throws EngineError invalid-argument (limit "histogram
+ * bins") when binWidth would make more than `maxBins` bins.
  */
 export function binEdges(spec: HistogramSpec, min: number, max: number, maxBins = Infinity): Float64Array | null {
   if (spec.bins) return Float64Array.from(spec.bins);
@@ -47,7 +48,10 @@ export function binEdges(spec: HistogramSpec, min: number, max: number, maxBins 
   }
   const w = spec.binWidth!;
   const n = Math.max(1, Math.ceil((high - low) / w));
-  if (n > maxBins) throw new RangeError(`binWidth ${w} splits [${low}, ${high}] into ${n} bins; at most ${maxBins} are allowed. Use a wider binWidth or set lowEdge/highEdge.`);
+  if (n > maxBins) {
+    const message = `binWidth ${w} splits [${low}, ${high}] into ${n} bins; at most ${maxBins} are allowed. Use a wider binWidth or set lowEdge/highEdge.`;
+    throw new EngineError("invalid-argument", message, undefined, { name: "histogram bins", max: maxBins });
+  }
   const edges = new Float64Array(n + 1);
   for (let i = 0; i <= n; i++) edges[i] = low + i * w;
   return edges;

@@ -18,7 +18,7 @@ export interface BandCalculation {
   percentiles?: readonly number[];
   interpolation?: Interpolation;
   histogram?: HistogramSpec;
-  /** Most bins a binWidth histogram may get (RangeError beyond). */
+  /** Most bins a binWidth histogram may get (EngineError invalid-argument beyond). */
   maxBins?: number;
 }
 

@@ -18,7 +18,7 @@
  * Only the lattice cells are stored, so the bounds of all coordinates are known before any pixel is read,
  * and rows are expanded on demand.
  */
-import type { GeoTransform } from "../cog";
+import type { GeoTransform } from "../types";
 import { finiteBounds, transformer } from "../crs";
 import type { Crs, Grid } from "../types";
 

@@ -1,11 +1,11 @@
 /**
- * Warping COG bands onto an output grid, with GDAL's semantics (gdalwarp / gdal.Warp 3.6):
+ * Warping bands of any RasterReader (../reader.ts: a COG, a Zarr array, ...) onto an output grid, with GDAL's semantics (gdalwarp / gdal.Warp 3.6):
  * overview choice of `-ovr AUTO` (plan.ts), GDAL's approximate transformer (coords.ts) and GDAL's near,
  * bilinear and cubic kernels including their nodata and image-edge behaviour (kernels.ts).
  * Values are not rounded to the file's integer type (as gdalwarp -ot Float32 / -wt Float32).
  */
 import { EngineError, invalidArgument } from "../errors";
-import { readCogWindow, type Cog } from "../cog";
+import type { RasterReader } from "../reader";
 import type { Grid, Resampling, WarpedBand } from "../types";
 import { Lru } from "../lru";
 import { DEFAULT_ERROR_THRESHOLD, pixelTransform, sourceCoords, type PixelTransform, type SourceCoords } from "./coords";
@@ -34,15 +34,15 @@ const RESAMPLINGS: Resampling[] = ["NEAREST", "BILINEAR", "BICUBIC"];
 /** Most source pixels (window x bands) one call holds in memory (64 MB of Float32); larger requests get a 400. */
 export const MAX_WINDOW_PIXELS = 16 * 1024 * 1024;
 
-function checkArguments(cog: Cog, bands: number[], grid: Grid, opts: WarpOptions): void {
+function checkArguments(reader: RasterReader, bands: number[], grid: Grid, opts: WarpOptions): void {
   if (!RESAMPLINGS.includes(opts.resampling)) throw invalidArgument(`Unknown resampling "${opts.resampling}"; use one of ${RESAMPLINGS.join(", ")}.`);
-  const bad = bands.find((b) => !(Number.isInteger(b) && b >= 0 && b < cog.bandCount));
-  if (bad !== undefined) throw invalidArgument(`Band index ${bad} does not exist in ${cog.source.id} (it has ${cog.bandCount} band(s), indices from 0).`);
+  const bad = bands.find((b) => !(Number.isInteger(b) && b >= 0 && b < reader.bandCount));
+  if (bad !== undefined) throw invalidArgument(`Band index ${bad} does not exist in ${reader.id} (it has ${reader.bandCount} band(s), indices from 0).`);
   const { width, height, bbox } = grid;
   if (!(Number.isInteger(width) && Number.isInteger(height) && width > 0 && height > 0))
     throw invalidArgument(`Output size ${width}x${height} is invalid: width and height must be positive integers.`);
   if (!(bbox[0] < bbox[2] && bbox[1] < bbox[3])) throw invalidArgument(`Output bbox [${bbox.join(", ")}] is invalid: it needs minX < maxX and minY < maxY.`);
-  if (opts.level !== undefined && !cog.levels[opts.level]) throw invalidArgument(`Level ${opts.level} does not exist (0..${cog.levels.length - 1}).`);
+  if (opts.level !== undefined && !reader.levels[opts.level]) throw invalidArgument(`Level ${opts.level} does not exist (0..${reader.levels.length - 1}).`);
 }
 
 /** The pixel window of the level the kernels can touch: the coordinates' bounds plus the kernel reach. */
@@ -60,12 +60,12 @@ function readWindowFor(bounds: [number, number, number, number], scale: KernelSc
  */
 const coordsCache = new Lru<SourceCoords>(16);
 
-function coordsFor(exact: PixelTransform, grid: Grid, cog: Cog, levelIndex: number, threshold: number): SourceCoords {
-  const gt = cog.levels[levelIndex]!.geoTransform;
-  const key = [grid.crs.epsg, ...grid.bbox, grid.width, grid.height, cog.crs.epsg, ...gt, threshold].join("|");
+function coordsFor(exact: PixelTransform, grid: Grid, reader: RasterReader, levelIndex: number, threshold: number): SourceCoords {
+  const gt = reader.levels[levelIndex]!.geoTransform;
+  const key = [grid.crs.epsg, ...grid.bbox, grid.width, grid.height, reader.crs.epsg, ...gt, threshold].join("|");
   let coords = coordsCache.get(key);
   if (!coords) {
-    coords = sourceCoords(exact, grid.width, grid.height, threshold, grid.crs.epsg !== cog.crs.epsg);
+    coords = sourceCoords(exact, grid.width, grid.height, threshold, grid.crs.epsg !== reader.crs.epsg);
     coordsCache.set(key, coords);
   }
   return coords;
@@ -80,40 +80,41 @@ function kernelMode(resampling: Resampling, scale: KernelScale): KernelMode {
 }
 
 /**
- * Reads 0-based sample indices `bands` of `cog` warped onto `grid`.
+ * Reads 0-based bands `bands` of `reader` warped onto `grid`.
  *
  * Overview: the level GDAL's `-ovr AUTO` picks (see plan.ts chooseLevel: the coarsest overview whose size ratio
  * does not exceed output-pixel / source-pixel size over the footprint; same rule, same numbers).
- * Reads only the blocks under the output footprint plus the kernel reach, all bands in one coalesced read.
+ * Reads one window of the level (the output footprint plus the kernel reach) with a single `reader.read` for all
+ * bands (the COG reader turns it into one coalesced range read of the blocks it touches).
  * Output pixel (c, r) samples the source at its centre: x = minX + (c + 0.5) * resX, y = maxY - (r + 0.5) * resY.
  * `valid` is 0 where the source pixel under the centre is nodata or outside the scene (GDAL writes nothing
  * there) and `data` is 0; elsewhere `data` is the resampled value in file units.
  * @throws EngineError invalid-argument for unknown resampling, band indices outside the file, an invalid grid, or a grid needing
  *   more than MAX_WINDOW_PIXELS source pixels (GDAL would warp it in chunks; not done here).
  */
-export async function readWarped(cog: Cog, bands: number[], grid: Grid, opts: WarpOptions): Promise<WarpedBand[]> {
-  checkArguments(cog, bands, grid, opts);
+export async function readWarped(reader: RasterReader, bands: number[], grid: Grid, opts: WarpOptions): Promise<WarpedBand[]> {
+  checkArguments(reader, bands, grid, opts);
   const n = grid.width * grid.height;
   const out: WarpedBand[] = bands.map(() => ({ data: new Float32Array(n), valid: new Uint8Array(n) }));
   if (bands.length === 0) return out;
-  const levelIndex = opts.level ?? chooseLevel(cog, grid);
-  const level = cog.levels[levelIndex]!;
-  const exact = pixelTransform(grid, cog.crs, level.geoTransform);
+  const levelIndex = opts.level ?? chooseLevel(reader, grid);
+  const level = reader.levels[levelIndex]!;
+  const exact = pixelTransform(grid, reader.crs, level.geoTransform);
   const threshold = opts.errorThreshold ?? DEFAULT_ERROR_THRESHOLD;
-  const coords = coordsFor(exact, grid, cog, levelIndex, threshold);
+  const coords = coordsFor(exact, grid, reader, levelIndex, threshold);
   const scale = coords.bounds && kernelScale(exact, grid, level.width, level.height, opts.resampling);
   const win = scale && readWindowFor(coords.bounds!, scale, level.width, level.height);
   if (!scale || !win) return out;
   if (win.width * win.height * bands.length > MAX_WINDOW_PIXELS)
     throw new EngineError(
       "invalid-argument",
-      `The output grid needs ${win.width}x${win.height} source pixels of ${bands.length} band(s) from ${cog.source.id} ` +
+      `The output grid needs ${win.width}x${win.height} source pixels of ${bands.length} band(s) from ${reader.id} ` +
         `(level ${levelIndex}); request fewer pixels (width/height) or a smaller area.`,
       undefined,
       { name: "windowPixels", max: MAX_WINDOW_PIXELS },
     );
-  const src = await readCogWindow(cog, levelIndex, bands, win);
-  const nodata = opts.nodata === undefined ? cog.nodata : opts.nodata;
+  const src = await reader.read(levelIndex, bands, win);
+  const nodata = opts.nodata === undefined ? reader.nodata : opts.nodata;
   const window: SourceWindow = { ...win, imageWidth: level.width, imageHeight: level.height, nodata: nodata === null ? NaN : Math.fround(nodata), bands: src };
   warpRows(coords, window, scale, kernelMode(opts.resampling, scale), out);
   return out;

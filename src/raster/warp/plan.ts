@@ -5,7 +5,7 @@
  *   alg/gdalwarpkernel.cpp GDALWarpKernel::PerformWarp), which decide when bilinear/cubic kernels are
  *   stretched for downsampling and how wide they are.
  */
-import type { Cog } from "../cog";
+import type { RasterReader } from "../reader";
 import { finiteBounds } from "../crs";
 import type { Grid, Resampling } from "../types";
 import { pixelTransform, type PixelTransform } from "./coords";
@@ -14,7 +14,7 @@ import { pixelTransform, type PixelTransform } from "./coords";
 export const FILTER_RADIUS: Record<Resampling, number> = { NEAREST: 0, BILINEAR: 1, BICUBIC: 2 };
 
 /**
- * The COG level (0 = full resolution) GDAL's `-ovr AUTO` warps from, for an output grid with explicit extent
+ * The level (0 = full resolution) of a RasterReader GDAL's `-ovr AUTO` warps from, for an output grid with explicit extent
  * and size. As gdalwarp does: a 10 x 10 lattice of output pixel positions (0..width, 0..height, pixel edges
  * included) is transformed exactly to full-resolution source pixels; the target ratio is
  * min(source x span / output width, source y span / output height), i.e. output pixel size over source pixel
@@ -23,8 +23,8 @@ export const FILTER_RADIUS: Record<Resampling, number> = { NEAREST: 0, BILINEAR:
  * just finer than or equal to the output's", measured in source pixels over the whole output footprint
  * (the points may lie outside the image; only their spread counts).
  */
-export function chooseLevel(cog: Cog, grid: Grid): number {
-  if (cog.levels.length < 2) return 0;
+export function chooseLevel(reader: RasterReader, grid: Grid): number {
+  if (reader.levels.length < 2) return 0;
   const n = 10;
   const xs = new Float64Array(n * n);
   const ys = new Float64Array(n * n);
@@ -33,16 +33,16 @@ export function chooseLevel(cog: Cog, grid: Grid): number {
       xs[i * n + j] = (grid.width * i) / (n - 1);
       ys[i * n + j] = (grid.height * j) / (n - 1);
     }
-  pixelTransform(grid, cog.crs, cog.geoTransform)(xs, ys);
+  pixelTransform(grid, reader.crs, reader.geoTransform)(xs, ys);
   const b = finiteBounds(xs, ys);
   if (!b) return 0;
   const target = Math.min(b[2] > b[0] ? (b[2] - b[0]) / grid.width : Infinity, b[3] > b[1] ? (b[3] - b[1]) / grid.height : Infinity);
   if (!(target > 1) || !Number.isFinite(target)) return 0;
   // GDAL iterates iOvr = -1 (full resolution) .. count-2 and breaks on the first match; level = iOvr + 1.
   let level = 0;
-  for (; level < cog.levels.length - 1; level++) {
-    const ratio = cog.levels[level]!.ratio;
-    const next = cog.levels[level + 1]!.ratio;
+  for (; level < reader.levels.length - 1; level++) {
+    const ratio = reader.levels[level]!.ratio;
+    const next = reader.levels[level + 1]!.ratio;
     if ((ratio < target && next > target) || Math.abs(ratio - target) < 0.1) break;
   }
   return level;

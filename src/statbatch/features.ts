@@ -1,0 +1,66 @@
+/**
+ * The features of a Statistical Batch task: the polygons of the GeoPackage at `input.features.s3`, each with its
+ * feature id (the GeoPackage's primary key), its `identifier` column when the table has one, its geometry
+ * (GeoJSON Polygon or MultiPolygon in the layer's CRS) and that CRS as an OGC URI.
+ */
+import type { Env } from "../env";
+import { resolveBucket, type BucketDescriptor } from "../buckets";
+import type { AreaGeometry } from "../pipeline/input";
+import { invalidArgument } from "../raster/errors";
+import { readGeoPackageObject, type GeoPackageFeature } from "../vector/geopackage";
+
+/** One input feature. */
+export interface BatchFeature {
+  /** The feature id (GeoPackage fid): `<ID>` of output templates and `id` of the result file. */
+  id: number;
+  /** The `identifier` column, when present: `<IDENTIFIER>` and `identifier` of the result file. */
+  identifier?: string;
+  geometry: AreaGeometry;
+  /** e.g. http://www.opengis.net/def/crs/EPSG/0/32631 */
+  crs: string;
+}
+
+/** Why the features could not be read: the message becomes the task's `error` (the task FAILS). */
+export class FeaturesError extends Error {
+  override readonly name = "FeaturesError";
+}
+
+/** The descriptor's object key and store; the URL names the .gpkg object itself. @throws EngineError invalid-argument otherwise. */
+function locate(env: Pick<Env, "BUCKETS">, descriptor: BucketDescriptor) {
+  const loc = resolveBucket(env, descriptor);
+  if (!loc.prefix) throw invalidArgument(`input.features.s3.url '${descriptor.url}' names a bucket, not a GeoPackage object (s3://<bucket>/<path>.gpkg).`);
+  return loc;
+}
+
+/** True when the GeoPackage object exists (checked at creation). @throws EngineError invalid-argument for a bad URL. */
+export async function featuresExist(env: Pick<Env, "BUCKETS">, descriptor: BucketDescriptor): Promise<boolean> {
+  const loc = locate(env, descriptor);
+  return (await loc.store.head(loc.prefix)) !== null;
+}
+
+/** The feature's CRS as the OGC URI the Statistical API's bounds take. */
+const crsUri = (epsg: number): string => `http://www.opengis.net/def/crs/EPSG/0/${epsg}`;
+
+/** The `identifier` column's value as text, when the layer has one. */
+function identifierOf(f: GeoPackageFeature): string | undefined {
+  const v = f.properties.identifier;
+  return typeof v === "string" || typeof v === "number" ? String(v) : undefined;
+}
+
+/**
+ * Reads the task's features: the first feature layer of the GeoPackage (src/vector/geopackage.ts), Polygons and
+ * MultiPolygons only, in fid order.
+ * @throws EngineError invalid-argument when the object is missing, too large, not a GeoPackage, has no feature
+ *   layer, a CRS without EPSG code or another geometry type; FeaturesError when it has no features or a feature
+ *   has no geometry.
+ */
+export async function readFeatures(env: Pick<Env, "BUCKETS">, descriptor: BucketDescriptor): Promise<BatchFeature[]> {
+  const loc = locate(env, descriptor);
+  const layer = await readGeoPackageObject(loc.store, loc.prefix);
+  if (layer.features.length === 0) throw new FeaturesError(`Layer "${layer.name}" of the GeoPackage ${descriptor.url} has no features.`);
+  return layer.features.map((f) => {
+    if (!f.geometry) throw new FeaturesError(`Feature ${f.fid} of layer "${layer.name}" has no geometry; every feature needs a polygon.`);
+    const identifier = identifierOf(f);
+    return { id: f.fid, geometry: f.geometry as AreaGeometry, crs: crsUri(layer.epsg), ...(identifier !== undefined ? { identifier } : {}) };
+  });
+}
