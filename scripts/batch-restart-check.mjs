@@ -95,10 +95,19 @@ try {
   const task = await api("/api/v2/batch/process", token, { method: "POST", body: JSON.stringify(request) });
   await api(`/api/v2/batch/process/${task.id}/start`, token, { method: "POST" });
   log(`task ${task.id} started`);
-  // the Worker is busy with tiles, so status polls may wait long: kill after a delay instead (KILL_AFTER_MS)
-  await sleep(Number(process.env.KILL_AFTER_MS ?? 20_000));
+  // kill at the first sign of progress (a finished tile), at the latest KILL_AFTER_MS after the start; the Worker is
+  // busy with tiles, so a status poll may not answer in time: each poll waits at most 1 s
+  const limit = Date.now() + Number(process.env.KILL_AFTER_MS ?? 12_000);
+  let seen = "no status";
+  while (Date.now() < limit) {
+    const t = await fetch(`${BASE}/api/v2/batch/process/${task.id}`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(1000) })
+      .then((r) => r.json(), () => null);
+    if (t) seen = `${t.status} ${t.completionPercentage}%`;
+    if (t && t.completionPercentage > 0) break;
+    await sleep(300);
+  }
   await stopServer(server.child);
-  log(`kill -9 of the server's process group ${Number(process.env.KILL_AFTER_MS ?? 20_000) / 1000} s after the start`);
+  log(`kill -9 of the server's process group (last status seen: ${seen})`);
   const before = await listBucket(`out/${task.id}/`);
   log(`objects written before the kill: ${before.size} of ${EXPECTED.length}${before.size > 0 && before.size < EXPECTED.length ? " (mid-way)" : " (NOT mid-way: change KILL_AFTER_MS)"}`);
   server = startServer();
