@@ -7,6 +7,7 @@ import { getLocation, listLocations } from "./locations/routes";
 import { registerStatistics } from "./statistics/routes";
 import { registerCatalog } from "./catalog/routes";
 import { registerProcess } from "./process/routes";
+import { registerBatch } from "./batch/routes";
 import { registerStatisticalBatch } from "./statbatch/routes";
 import { registerAsync } from "./async/routes";
 import { registerTilingGrids } from "./batch/grids/routes";
@@ -28,6 +29,7 @@ export function buildApi(): Api {
   registerProcess(api);
   registerCatalog(api);
   registerStatistics(api);
+  registerBatch(api);
   registerStatisticalBatch(api);
   registerAsync(api);
   registerTilingGrids(api);
