@@ -50,7 +50,7 @@ export const stripRows = (width: number): number => Math.max(1, Math.floor(ASYNC
 export async function renderAsync(env: Env, record: AsyncRecord): Promise<number> {
   const { request } = record;
   const script = await prepareEvalscript(env, request.evalscript, record.account);
-  const plan = withSources(asyncArea(request), request.input.data, script.setup);
+  const plan = await withSources({ env, account: record.account }, asyncArea(request), request.input.data, script.setup);
   const rows = stripRows(plan.grid.width);
   const s3 = request.output.delivery.s3;
   const files = responsesOf(record).map((r) => outputFile(r, plan.grid, rows, deliveryTarget(env, s3, record.id, fileName(r))));
