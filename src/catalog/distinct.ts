@@ -7,16 +7,17 @@ import type { Env } from "../env";
 import { badRequest } from "../http/errors";
 import { Cursor } from "./paging";
 import type { Queryable } from "./queryables";
-import { rowSource, scanMatches, type SearchPlan } from "./search";
+import { ITEM_DATE_SQL, ITEM_DATETIME_TEXT_SQL } from "../storage/properties";
+import { distinctValues, scanMatches } from "../storage/search";
+import type { SearchPlan } from "./search";
 
-const DATE_SQL = "strftime('%Y-%m-%d', datetime / 1000, 'unixepoch')";
 
 /** SQL of the distinct expression. Throws 400 for unknown or geometry properties. */
 export function distinctSql(name: string, lookup: (n: string) => Queryable): string {
-  if (name === "date") return DATE_SQL;
+  if (name === "date") return ITEM_DATE_SQL;
   const q = lookup(name);
   if (!q.sql || q.type === "geometry") throw badRequest(`distinct needs a scalar property; '${name}' is a geometry.`);
-  return q.type === "datetime" ? `strftime('%Y-%m-%dT%H:%M:%fZ', datetime / 1000.0, 'unixepoch')` : q.sql;
+  return q.type === "datetime" ? ITEM_DATETIME_TEXT_SQL : q.sql;
 }
 
 const compare = (a: unknown, b: unknown): number =>
@@ -31,13 +32,9 @@ export interface DistinctPage {
 export async function distinctPage(env: Pick<Env, "DB">, plan: SearchPlan, expr: string): Promise<DistinctPage> {
   if (plan.position.kind !== "offset") throw badRequest("Invalid 'next' for a distinct search: use the value of context.next.");
   const { offset } = plan.position;
-  const { where, test } = plan.condition;
   let values: unknown[];
-  if (!test) {
-    const src = rowSource(plan);
-    const sql = `SELECT DISTINCT ${expr} AS v ${src.text} AND ${where.text} AND v IS NOT NULL ORDER BY v LIMIT ? OFFSET ?`;
-    const { results } = await env.DB.prepare(sql).bind(...src.params, ...where.params, plan.limit + 1, offset).all<{ v: unknown }>();
-    values = results.map((r) => r.v);
+  if (!plan.condition.test) {
+    values = await distinctValues(env, plan, expr, offset, plan.limit + 1);
   } else {
     const withValue: SearchPlan = {
       ...plan,
@@ -45,7 +42,7 @@ export async function distinctPage(env: Pick<Env, "DB">, plan: SearchPlan, expr:
     };
     const seen = new Set<unknown>();
     const idx = `c${plan.condition.columns.length}`;
-    await scanMatches(env, withValue, new Cursor(), (row) => {
+    await scanMatches(env, withValue, plan.limit, new Cursor(), (row) => {
       if (row[idx] !== null && row[idx] !== undefined) seen.add(row[idx]);
       return true;
     });

@@ -1,14 +1,13 @@
 /**
  * GeoJSON geometries of catalog queries (the `intersects` member and CQL2 spatial literals), in CRS84 (lon, lat).
- * Validation with zod, bounding boxes for the SQL prefilter, and the exact intersection test (turf).
+ * Validation with zod and bounding boxes for the SQL prefilter (the exact test is src/storage/condition.ts).
  */
 import { z } from "zod";
-import booleanIntersects from "@turf/boolean-intersects";
 import type { Geometry } from "geojson";
 import { countPositions, MAX_GEOMETRY_VERTICES, tooManyVertices } from "../raster/grid/vertices";
+import type { BBox } from "../storage/condition";
 
-/** A longitude/latitude box [west, south, east, north]; west > east when it crosses the antimeridian. */
-export type BBox = [number, number, number, number];
+export type { BBox };
 
 const position = z.array(z.number()).min(2).max(3);
 const ring = z.array(position).min(4);
@@ -61,9 +60,4 @@ export function bboxGeometry([w, s, e, n]: BBox): Geometry {
   const rect = (a: number, b: number): number[][][] => [[[a, s], [b, s], [b, n], [a, n], [a, s]]];
   if (w <= e) return { type: "Polygon", coordinates: rect(w, e) };
   return { type: "MultiPolygon", coordinates: [rect(w, 180), rect(-180, e)] };
-}
-
-/** True when two geometries share at least one point (turf booleanIntersects). */
-export function intersects(a: Geometry, b: Geometry): boolean {
-  return booleanIntersects(a, b);
 }

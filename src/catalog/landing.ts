@@ -2,7 +2,7 @@
  * Landing page, conformance classes and the catalog's own OpenAPI description (link rel service-desc) and
  * HTML overview (service-doc).
  */
-import type { CollectionBase } from "./definitions";
+import type { CollectionBase } from "./collections";
 import type { CatalogUrls } from "./render";
 
 /** Conformance classes this catalog implements (STAC API 1.0.0, OGC API Features 1 and 3, CQL2). */

@@ -1,8 +1,9 @@
 /**
  * Queryables: the properties a CQL2 filter (and `distinct`) may use, per collection, with the SQL that reads each
- * from the `items` table (a column where one exists, else the property inside the stored STAC JSON).
+ * from the `items` table (src/storage/properties.ts: a column where one exists, else the property in the STAC JSON).
  * The JSON Schema document of GET /collections/{id}/queryables is rendered from the same table.
  */
+import { itemPropertySql } from "../storage/properties";
 
 /** Value type of a queryable, as the filter compiler sees it. */
 export type QueryableType = "string" | "number" | "datetime" | "geometry";
@@ -15,8 +16,8 @@ export interface Queryable {
   schema: Record<string, unknown>;
 }
 
-/** SQL reading `properties.<name>` from the item JSON; names are constants of this file, never user input. */
-const prop = (name: string): string => `json_extract(doc, '$.properties."${name}"')`;
+/** SQL reading property `name` of an item (the items backend's column or JSON path). */
+const prop = itemPropertySql;
 
 const str = (name: string, title: string, extra: Record<string, unknown> = {}): [string, Queryable] => [
   name,
@@ -28,8 +29,8 @@ const num = (name: string, title: string, extra: Record<string, unknown> = {}): 
 ];
 
 const COMMON: [string, Queryable][] = [
-  ["id", { type: "string", sql: "id", schema: { title: "Item ID", type: "string" } }],
-  ["datetime", { type: "datetime", sql: "datetime", schema: { title: "Acquisition time", type: "string", format: "date-time" } }],
+  ["id", { type: "string", sql: prop("id"), schema: { title: "Item ID", type: "string" } }],
+  ["datetime", { type: "datetime", sql: prop("datetime"), schema: { title: "Acquisition time", type: "string", format: "date-time" } }],
   ["geometry", { type: "geometry", schema: { title: "Footprint", $ref: "https://geojson.org/schema/Geometry.json" } }],
   str("platform", "Platform"),
   str("constellation", "Constellation"),
@@ -39,7 +40,7 @@ const COMMON: [string, Queryable][] = [
 
 const CLOUD: [string, Queryable] = [
   "eo:cloud_cover",
-  { type: "number", sql: "cloud_cover", schema: { title: "Cloud Cover", description: "Cloud Cover", type: "number", minimum: 0, maximum: 100 } },
+  { type: "number", sql: prop("eo:cloud_cover"), schema: { title: "Cloud Cover", description: "Cloud Cover", type: "number", minimum: 0, maximum: 100 } },
 ];
 
 const OPTICAL: [string, Queryable][] = [...COMMON, CLOUD, str("s2:processing_baseline", "Processing baseline")];

@@ -16,7 +16,8 @@ import { queryablesDocument } from "./queryables";
 import { CatalogUrls, renderItem } from "./render";
 import { featureCollection, renderFeatures, type PageLinks } from "./results";
 import { searchFromBody, searchFromQuery, type SearchRequest } from "./schema";
-import { findItem, searchPage } from "./search";
+import { searchPage } from "./search";
+import { getItem } from "../storage/items";
 
 /** Catalog roots: the STAC 1.0.0 root of the spec, the OpenAPI's /catalog/v1 alias and the older /api/v1/catalog. */
 export const CATALOG_ROOTS = ["/api/v1/catalog/1.0.0", "/catalog/v1", "/api/v1/catalog"];
@@ -26,14 +27,17 @@ const PUBLIC = true;
 const GEO = { "content-type": "application/geo+json" };
 const param = (request: AuthedRequest, name: string): string => decodeURIComponent(request.params[name] ?? "");
 
-async function requireCollection(env: Env, id: string) {
-  const c = await findCollection(env, id);
+/** The account the caller acts for: its token's, or null on public routes called without one. */
+const viewer = (request: AuthedRequest): string | null => request.claims?.account ?? null;
+
+async function requireCollection(env: Env, account: string | null, id: string) {
+  const c = await findCollection(env, account, id);
   if (!c) throw notFound(`Collection '${id}' not found; GET /collections lists the collections.`);
   return c;
 }
 
 /** Runs a search or feature list and renders its page. */
-async function respond(env: Env, urls: CatalogUrls, req: SearchRequest, collection: string, links: PageLinks, isSearch: boolean): Promise<Response> {
+async function respond(env: Env, account: string | null, urls: CatalogUrls, req: SearchRequest, collection: string, links: PageLinks, isSearch: boolean): Promise<Response> {
   const plan = planSearch(req, collection, isSearch);
   const run = async (): Promise<Record<string, unknown>> => {
     if (req.distinct !== undefined) {
@@ -44,7 +48,7 @@ async function respond(env: Env, urls: CatalogUrls, req: SearchRequest, collecti
     return featureCollection(urls, renderFeatures(page.items, urls, req.fields), plan.limit, page.next, links, isSearch);
   };
   // The collection check and the search run concurrently (one D1 round trip of latency instead of two).
-  const [, body] = await Promise.all([requireCollection(env, collection), run()]);
+  const [, body] = await Promise.all([requireCollection(env, account, collection), run()]);
   return json(body, 200, GEO);
 }
 
@@ -58,7 +62,7 @@ export function registerCatalog(api: Api): void {
     const urlsOf = (env: Env): CatalogUrls => new CatalogUrls(publicBaseUrl(env) + root);
     const conformance = () => json({ conformsTo: CONFORMANCE });
     api
-      .on("GET", root, async (request, env) => json(landingPage(urlsOf(env), await listCollections(env))), PUBLIC)
+      .on("GET", root, async (request, env) => json(landingPage(urlsOf(env), await listCollections(env, viewer(request)))), PUBLIC)
       .on("GET", `${root}/conformance`, conformance, PUBLIC)
       .on("GET", `${root}/conformances`, conformance, PUBLIC)
       .on("GET", `${root}/api`, (request, env) =>
@@ -69,7 +73,7 @@ export function registerCatalog(api: Api): void {
         json(queryablesDocument("*", `${urlsOf(env).root}/queryables`), 200, { "content-type": "application/schema+json" }))
       .on("GET", `${root}/collections`, async (request, env) => {
         const urls = urlsOf(env);
-        const [collections, extents] = await Promise.all([listCollections(env), itemExtents(env)]);
+        const [collections, extents] = await Promise.all([listCollections(env, viewer(request)), itemExtents(env)]);
         return json({
           links: [
             { rel: "root", href: `${urls.root}/`, type: "application/json" },
@@ -81,12 +85,12 @@ export function registerCatalog(api: Api): void {
       })
       .on("GET", `${root}/collections/:collectionId`, async (request, env) => {
         const id = param(request, "collectionId");
-        const c = await requireCollection(env, id);
+        const c = await requireCollection(env, viewer(request), id);
         return json(renderCollection(c, (await itemExtents(env, id)).get(id), urlsOf(env)));
       })
       .on("GET", `${root}/collections/:collectionId/queryables`, async (request, env) => {
         const id = param(request, "collectionId");
-        await requireCollection(env, id);
+        await requireCollection(env, viewer(request), id);
         const urls = urlsOf(env);
         return json(queryablesDocument(id, `${urls.collection(id)}/queryables`), 200, { "content-type": "application/schema+json" });
       })
@@ -94,29 +98,29 @@ export function registerCatalog(api: Api): void {
         const id = param(request, "collectionId");
         const urls = urlsOf(env);
         const parent = { rel: "parent", href: urls.collection(id), type: "application/json" };
-        return respond(env, urls, searchFromQuery(request.query), id, { self: request.url, method: "GET", extra: [parent] }, false);
+        return respond(env, viewer(request), urls, searchFromQuery(request.query), id, { self: request.url, method: "GET", extra: [parent] }, false);
       })
       .on("GET", `${root}/collections/:collectionId/items/:featureId`, async (request, env) => {
         const [c, id] = [param(request, "collectionId"), param(request, "featureId")];
-        await requireCollection(env, c);
-        const item = await findItem(env, c, id);
+        await requireCollection(env, viewer(request), c);
+        const item = await getItem(env, c, id);
         if (!item) throw notFound(`Item '${id}' not found in collection '${c}'.`);
         return json(renderItem(item, urlsOf(env)), 200, GEO);
       })
       .on("GET", `${root}/collections/:collectionId/items/:featureId/assets/:asset`, async (request, env) => {
         const [c, id] = [param(request, "collectionId"), param(request, "featureId")];
-        const item = await findItem(env, c, id);
+        const [, item] = await Promise.all([requireCollection(env, viewer(request), c), getItem(env, c, id)]);
         if (!item) throw notFound(`Item '${id}' not found in collection '${c}'.`);
         return serveAsset(request, env, item, param(request, "asset"), urlsOf(env));
       })
       .on("GET", `${root}/search`, async (request, env) => {
         const req = searchFromQuery(request.query);
-        return respond(env, urlsOf(env), req, searchCollection(req), { self: request.url, method: "GET" }, true);
+        return respond(env, viewer(request), urlsOf(env), req, searchCollection(req), { self: request.url, method: "GET" }, true);
       })
       .on("POST", `${root}/search`, async (request, env) => {
         const req = searchFromBody(await readJson(request));
         const urls = urlsOf(env);
-        return respond(env, urls, req, searchCollection(req), { self: `${urls.root}/search`, method: "POST" }, true);
+        return respond(env, viewer(request), urls, req, searchCollection(req), { self: `${urls.root}/search`, method: "POST" }, true);
       });
   }
 }

@@ -41,6 +41,8 @@ export const MIN_PROCESSING_UNITS = 0.005;
 export interface PreparedScript {
   runtime: EvalscriptRuntime;
   setup: EvalSetup;
+  /** The calling account: its collections (registry scope) and its isolate. */
+  account: string;
 }
 
 export interface Evaluation {
@@ -56,7 +58,7 @@ export interface Evaluation {
 /** Compiles, loads and runs setup() of an evalscript (EngineError script-syntax / script-error / invalid-argument on script errors). */
 export async function prepareEvalscript(env: Env, evalscript: string, account: string): Promise<PreparedScript> {
   const runtime = await loadEvalscript(env, compileEvalscript(evalscript), {}, account);
-  return { runtime, setup: await runtime.setup() };
+  return { runtime, setup: await runtime.setup(), account };
 }
 
 function readOptions(d: DataSourceRequest): ReadOptions {
@@ -84,7 +86,7 @@ interface Grouped {
 /** Scene search of one source over the plan's area within the source's window, in its mosaicking order. */
 async function findSource(env: Env, source: PlannedSource, plan: Plan): Promise<Found> {
   const { from, to } = source.window;
-  const scenes = await findScenes(env, sceneQueryFor(source.request, plan.lonLatBbox, from, to, MAX_SCENES));
+  const scenes = await findScenes(env, sceneQueryFor(source, plan.lonLatBbox, from, to, MAX_SCENES));
   return { source, scenes, range: { from: new Date(from).toISOString(), to: new Date(to).toISOString() } };
 }
 

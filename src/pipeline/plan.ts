@@ -17,7 +17,7 @@ import type { EvalSetup } from "../raster/evalscript";
 import { rasterizeRings } from "../raster/grid/rasterize";
 import type { Crs, Grid } from "../raster/types";
 import type { AreaGeometry, DataSourceRequest, ProcessInput } from "./input";
-import { resolveSources, type Source } from "./sources";
+import { resolveSources, type RegistryScope, type Source } from "./sources";
 
 /** The output size a request asks for: width/height in pixels or resx/resy in CRS units (Processing `output`, Statistical `aggregation`). */
 export interface GridRequest {
@@ -191,11 +191,12 @@ export function sourceWindow(d: DataSourceRequest): TimeWindow {
 
 /**
  * The full plan: `area` with the sources of `data` the script reads (resolved against its `setup`, once per
- * request), each with its own window (sourceWindow).
+ * request; collections looked up in the registry for `scope.account`), each with its own window (sourceWindow).
  * @throws the errors of resolveSources (unknown collections, bands or units; data fusion id mismatches).
  */
-export function withSources(area: AreaPlan, data: DataSourceRequest[], setup: EvalSetup): Plan {
-  return { ...area, sources: resolveSources(data, setup).map((s) => ({ ...s, window: sourceWindow(s.request) })) };
+export async function withSources(scope: RegistryScope, area: AreaPlan, data: DataSourceRequest[], setup: EvalSetup): Promise<Plan> {
+  const sources = await resolveSources(scope, data, setup);
+  return { ...area, sources: sources.map((s) => ({ ...s, window: sourceWindow(s.request) })) };
 }
 
 /** `plan` with every source's window set to `window` (Statistical API: one aggregation interval). */

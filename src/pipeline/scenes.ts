@@ -1,58 +1,12 @@
 /**
- * Scene search for processing: the collection's STAC items in D1 that intersect the request footprint, within
- * the time range and cloud-cover limit, in the requested mosaicking order.
+ * Scene search of a data source: its dataFilter (time range, cloud cover, mosaicking order, Sentinel-1 filters) as
+ * a query of the items backend (src/storage/scenes.ts, which runs it over D1).
  */
-import type { Env } from "../env";
-import type { StacItem } from "../storage/items";
-import { collectionForType } from "./collections";
+import { findScenes, type MosaickingOrder, type Scene, type SceneQuery } from "../storage/scenes";
+import type { DataCollection } from "./collections";
 import type { DataSourceRequest } from "./input";
 
-export type MosaickingOrder = "mostRecent" | "leastRecent" | "leastCC";
-
-export interface SceneQuery {
-  collection: string;
-  /** [minLon, minLat, maxLon, maxLat]. */
-  lonLatBbox: [number, number, number, number];
-  /** ms since epoch, inclusive. */
-  from: number;
-  to: number;
-  /** eo:cloud_cover upper limit in percent (items without cloud cover always pass). */
-  maxCloudCoverage: number;
-  order: MosaickingOrder;
-  limit: number;
-  /** Item properties that must equal these values (case-insensitive), e.g. `sat:orbit_state`. */
-  properties?: Record<string, string>;
-}
-
-export interface Scene {
-  item: StacItem;
-  /** Acquisition time, ms since epoch. */
-  time: number;
-  cloudCover: number | null;
-}
-
-const ORDER_SQL: Record<MosaickingOrder, string> = {
-  mostRecent: "datetime DESC, id",
-  leastRecent: "datetime ASC, id",
-  leastCC: "cloud_cover IS NULL, cloud_cover ASC, datetime DESC, id",
-};
-
-/** Finds scenes (STAC items) for a request; at most `limit`, in mosaicking order. */
-export async function findScenes(env: Pick<Env, "DB">, q: SceneQuery): Promise<Scene[]> {
-  const [minLon, minLat, maxLon, maxLat] = q.lonLatBbox;
-  const rows = await env.DB.prepare(
-    `SELECT doc, datetime, cloud_cover FROM items
-     WHERE collection = ?1 AND datetime >= ?2 AND datetime <= ?3
-       AND max_lon >= ?4 AND min_lon <= ?6 AND max_lat >= ?5 AND min_lat <= ?7
-       AND (cloud_cover IS NULL OR cloud_cover <= ?8)
-     ORDER BY ${ORDER_SQL[q.order]} LIMIT ?9`,
-  )
-    .bind(q.collection, q.from, q.to, minLon, minLat, maxLon, maxLat, q.maxCloudCoverage, q.limit)
-    .all<{ doc: string; datetime: number; cloud_cover: number | null }>();
-  const scenes = rows.results.map((r) => ({ item: JSON.parse(r.doc) as StacItem, time: r.datetime, cloudCover: r.cloud_cover }));
-  const wanted = Object.entries(q.properties ?? {});
-  return wanted.length === 0 ? scenes : scenes.filter((s) => wanted.every(([k, v]) => String(s.item.properties[k] ?? "").toUpperCase() === v.toUpperCase()));
-}
+export { findScenes, type MosaickingOrder, type Scene, type SceneQuery };
 
 /**
  * Sentinel-1 dataFilter members (Sentinel Hub S1GRD: acquisitionMode, polarization, resolution, orbitDirection)
@@ -74,19 +28,19 @@ export function s1PropertyFilter(dataFilter: Record<string, unknown> | undefined
 }
 
 /**
- * The scene search of a data source over `lonLatBbox` between `from` and `to` (ms, inclusive): its collection,
- * maxCloudCoverage (default 100), the S1 property filters, and `order` (default: its mosaickingOrder, else
- * mostRecent). Throws 400 for an unknown collection type.
+ * The scene search of a data source (its request entry and resolved collection, see sources.ts) over `lonLatBbox`
+ * (CRS84 degrees) between `from` and `to` (ms, inclusive): its collection, maxCloudCoverage (default 100), the S1
+ * property filters, and `order` (default: its mosaickingOrder, else mostRecent).
  */
 export function sceneQueryFor(
-  source: DataSourceRequest,
+  { request: source, collection: c }: { request: DataSourceRequest; collection: DataCollection },
   lonLatBbox: SceneQuery["lonLatBbox"],
   from: number,
   to: number,
   limit: number,
   order: MosaickingOrder = source.dataFilter?.mosaickingOrder ?? "mostRecent",
 ): SceneQuery {
-  const collection = collectionForType(source.type).id;
+  const collection = c.id;
   return {
     collection,
     lonLatBbox,

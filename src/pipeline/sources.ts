@@ -9,10 +9,12 @@
  *   `scenes.<id>`. Entries no input refers to are not read. This also holds for ONE entry with an `id` that
  *   inputs refer to (the script then reads `samples.<id>[0]`). A source's mosaicking is its inputs'
  *   `mosaicking` if one is set, else setup().mosaicking (e.g. ORBIT for Sentinel-1, SIMPLE for Sentinel-2).
- * Errors (400): duplicate ids; several entries without ids; an input without `datasource` next to several
- * entries; a `datasource` that is no entry's id (the message lists the ids); unknown bands or units.
+ * Errors (EngineError invalid-argument, a 400): duplicate ids; several entries without ids; an input without
+ * `datasource` next to several entries; a `datasource` that is no entry's id (the message lists the ids); unknown
+ * collection types (for the calling account), bands or units.
  */
-import { badRequest } from "../http/errors";
+import type { Env } from "../env";
+import { EngineError } from "../raster/errors";
 import type { EvalInputSpec, EvalSetup, Mosaicking } from "../raster/evalscript";
 import { mosaickingByDatasource } from "../raster/evalscript/setup";
 import { checkBands, collectionForType, type DataCollection } from "./collections";
@@ -48,22 +50,30 @@ function requestedBands(inputs: EvalInputSpec[], c: DataCollection): BandRequest
   return names.map((name) => ({ name, units: seen.get(name)! }));
 }
 
-function source(request: DataSourceRequest, inputs: EvalInputSpec[], mosaicking: Mosaicking, datasource?: string): Source {
-  const collection = collectionForType(request.type);
+/** A caller's registry scope: the D1 binding and the account (null: anonymous, built-in collections only). */
+export interface RegistryScope {
+  env: Pick<Env, "DB">;
+  account: string | null;
+}
+
+async function source(scope: RegistryScope, request: DataSourceRequest, inputs: EvalInputSpec[], mosaicking: Mosaicking, datasource?: string): Promise<Source> {
+  const collection = await collectionForType(scope.env, scope.account, request.type);
   const bands = requestedBands(inputs, collection);
   return { datasource, request, collection, mosaicking, bands, fileBands: bands.filter((b) => b.name !== "dataMask").map((b) => b.name) };
 }
 
 const quoted = (ids: string[]): string => ids.map((id) => `"${id}"`).join(", ");
 
-/** Throws 400 for duplicate ids and for several entries of which some have no id. */
+const invalid = (message: string): EngineError => new EngineError("invalid-argument", message);
+
+/** Throws invalid-argument for duplicate ids and for several entries of which some have no id. */
 function checkIds(data: DataSourceRequest[]): string[] {
   const ids = data.flatMap((d) => (d.id === undefined ? [] : [d.id]));
   const dup = ids.find((id, i) => ids.indexOf(id) !== i);
-  if (dup !== undefined) throw badRequest(`input.data ids must be unique; "${dup}" is used more than once.`);
+  if (dup !== undefined) throw invalid(`input.data ids must be unique; "${dup}" is used more than once.`);
   if (data.length > 1 && ids.length < data.length) {
     const missing = data.findIndex((d) => d.id === undefined);
-    throw badRequest(
+    throw invalid(
       `input.data has ${data.length} data sources (data fusion), so each needs an "id" that setup() inputs name as "datasource"; input.data[${missing}] has none. E.g. data: [{"id": "l2a", "type": "sentinel-2-l2a"}, ...] with setup() input: [{datasource: "l2a", bands: ["B04"]}, ...].`,
     );
   }
@@ -71,23 +81,27 @@ function checkIds(data: DataSourceRequest[]): string[] {
 }
 
 /**
- * The sources of a request in `input.data` order (only those the script reads).
- * @throws ApiError 400 for the id / datasource errors listed in the module docs and for unknown collections, bands or units.
+ * The sources of a request in `input.data` order (only those the script reads), their collections looked up in
+ * the registry for `scope.account`.
+ * @throws EngineError invalid-argument for the id / datasource errors listed in the module docs and for unknown
+ *   collections, bands or units (the first failing entry in `input.data` order).
  */
-export function resolveSources(data: DataSourceRequest[], setup: EvalSetup): Source[] {
+export async function resolveSources(scope: RegistryScope, data: DataSourceRequest[], setup: EvalSetup): Promise<Source[]> {
   const ids = checkIds(data);
   const fusion = data.length > 1 || setup.inputs.some((i) => i.datasource !== undefined);
-  if (!fusion) return [source(data[0]!, setup.inputs, setup.mosaicking)];
+  if (!fusion) return [await source(scope, data[0]!, setup.inputs, setup.mosaicking)];
   const known = ids.length ? `the input.data ids are ${quoted(ids)}` : "no input.data entry has an id";
   setup.inputs.forEach((input, i) => {
     if (input.datasource === undefined)
-      throw badRequest(`setup() input[${i}] has no "datasource"; with data fusion every input must name the input.data id it reads (${known}).`);
+      throw invalid(`setup() input[${i}] has no "datasource"; with data fusion every input must name the input.data id it reads (${known}).`);
     if (!ids.includes(input.datasource))
-      throw badRequest(`setup() input[${i}] names datasource "${input.datasource}", which matches no input.data id; ${known}.`);
+      throw invalid(`setup() input[${i}] names datasource "${input.datasource}", which matches no input.data id; ${known}.`);
   });
   const mosaicking = mosaickingByDatasource(setup);
-  return data.flatMap((d) => {
+  const out: Source[] = [];
+  for (const d of data) {
     const inputs = setup.inputs.filter((i) => i.datasource === d.id);
-    return inputs.length ? [source(d, inputs, mosaicking[d.id!]!, d.id)] : [];
-  });
+    if (inputs.length) out.push(await source(scope, d, inputs, mosaicking[d.id!]!, d.id));
+  }
+  return out;
 }

@@ -18,7 +18,7 @@ export async function processHandler(request: AuthedRequest, env: Env): Promise<
   const packing = negotiate(responses, request.headers.get("accept"));
   const area = planRequest(req.input, req.output);
   const script = await prepareEvalscript(env, req.evalscript, accountOf(request));
-  const plan = withSources(area, req.input.data, script.setup);
+  const plan = await withSources({ env, account: script.account }, area, req.input.data, script.setup);
   const evaluation = await evaluatePlan(env, script, plan, { convert: true });
   const t0 = Date.now();
   const { body, contentType } = await renderResponses(evaluation.result, responses, packing, plan.grid);

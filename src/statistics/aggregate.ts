@@ -55,7 +55,7 @@ export interface StatisticsResult {
  * (ms, inclusive), at most `limit` per source; `complete` is false when a source hit the limit.
  */
 async function sceneTimes(env: Env, plan: Plan, from: number, to: number, limit: number): Promise<{ times: number[]; complete: boolean }> {
-  const found = await Promise.all(plan.sources.map((s) => findScenes(env, sceneQueryFor(s.request, plan.lonLatBbox, from, to, limit, "leastRecent"))));
+  const found = await Promise.all(plan.sources.map((s) => findScenes(env, sceneQueryFor(s, plan.lonLatBbox, from, to, limit, "leastRecent"))));
   return { times: found.flatMap((f) => f.map((s) => s.time)), complete: found.every((f) => f.length < limit) };
 }
 
@@ -142,7 +142,7 @@ export async function computeStatistics(env: Env, req: StatisticalRequest, accou
   const area = planRequest(req.input, { width: agg.width, height: agg.height, resx: agg.resx, resy: agg.resy });
   const script = await prepareEvalscript(env, agg.evalscript, account);
   checkSetup(script.setup, req.calculations);
-  const plan = withSources(area, req.input.data, script.setup);
+  const plan = await withSources({ env, account }, area, req.input.data, script.setup);
   const todo = await intervalsWithData(env, plan, intervals);
   const pixels = plan.grid.width * plan.grid.height;
   if (pixels * todo.length > MAX_TOTAL_PIXELS)

@@ -41,6 +41,12 @@ export async function upsertItem(env: Pick<Env, "DB">, item: StacItem): Promise<
     .run();
 }
 
+/** One stored item of `collection` (catalog collection id), or null when there is none with that id. */
+export async function getItem(env: Pick<Env, "DB">, collection: string, id: string): Promise<StacItem | null> {
+  const row = await env.DB.prepare("SELECT doc FROM items WHERE collection = ? AND id = ?").bind(collection, id).first<{ doc: string }>();
+  return row ? (JSON.parse(row.doc) as StacItem) : null;
+}
+
 /** Where one band of an item is stored: R2 key and 0-based sample index inside that file. */
 export interface BandLocation {
   key: string;

@@ -1,5 +1,5 @@
 /** Drizzle schema of the D1 database; the SQL lives in migrations/ (keep both in step). */
-import { sqliteTable, text, integer, real, primaryKey, index } from "drizzle-orm/sqlite-core";
+import { sqliteTable, text, integer, real, primaryKey, index, unique } from "drizzle-orm/sqlite-core";
 
 export const accounts = sqliteTable("accounts", {
   id: text("id").primaryKey(),
@@ -24,10 +24,49 @@ export const signingKeys = sqliteTable("signing_keys", {
   created: text("created").notNull(),
 });
 
-export const collections = sqliteTable("collections", {
-  id: text("id").primaryKey(),
-  doc: text("doc").notNull(),
-});
+/** The collection registry (migration 0003; column meanings are documented there). */
+export const dataCollections = sqliteTable(
+  "data_collections",
+  {
+    id: text("id").primaryKey(),
+    type: text("type").notNull().unique(),
+    aliases: text("aliases").notNull().default("[]"),
+    kind: text("kind", { enum: ["builtin", "byoc", "batch", "zarr"] }).notNull(),
+    owner: text("owner"),
+    title: text("title").notNull(),
+    location: text("location"),
+    optical: integer("optical").notNull().default(0),
+    config: text("config").notNull().default("{}"),
+    stac: text("stac").notNull().default("{}"),
+    created: text("created").notNull(),
+  },
+  (t) => [index("data_collections_owner").on(t.owner, t.created, t.id)],
+);
+
+/** Bands of the registry's collections, in `position` order (migration 0003). */
+export const collectionBands = sqliteTable(
+  "collection_bands",
+  {
+    collection: text("collection")
+      .notNull()
+      .references(() => dataCollections.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    name: text("name").notNull(),
+    kind: text("kind", { enum: ["file", "derived", "angle"] }).notNull().default("file"),
+    units: text("units").notNull().default('["DN"]'),
+    defaultUnits: text("default_units").notNull().default("DN"),
+    sampleType: text("sample_type", { enum: ["UINT8", "INT8", "UINT16", "INT16", "UINT32", "INT32", "FLOAT32", "FLOAT64"] }).notNull(),
+    resolution: real("resolution"),
+    nodata: real("nodata"),
+    sourceBand: text("source_band"),
+    commonName: text("common_name"),
+    wavelength: real("wavelength"),
+    fwhm: real("fwhm"),
+    source: text("source"),
+    bandIndex: integer("band_index"),
+  },
+  (t) => [primaryKey({ columns: [t.collection, t.name] }), unique().on(t.collection, t.position)],
+);
 
 export const items = sqliteTable(
   "items",

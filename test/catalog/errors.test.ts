@@ -102,6 +102,11 @@ describe("CQL2 errors", () => {
     await expectError(post({ ...BASE, filter: { op: "<" }, "filter-lang": "cql2-text" }), 400, /cql2-text/);
     await expectError(post({ ...BASE, filter: "{", "filter-lang": "cql2-json" }), 400, /not valid JSON/);
     await expectError(post({ ...BASE, filter: "s_intersects(geometry, POINT(200 0))" }), 400, /lon, lat/);
+    // names of Object.prototype members are unsupported operators, never table lookups (they were a 500)
+    for (const op of ["constructor", "toString", "__proto__"]) {
+      await expectError(post({ ...BASE, filter: { op, args: [{ property: "platform" }, "x"] } }), 400, new RegExp(`Unsupported filter operator '${op}'`));
+      await expectError(post({ ...BASE, filter: { op: "=", args: [{ op, args: [1, 2] }, 3] } }), 400, /Unsupported expression/);
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 /**
- * CQL2 JSON (OGC 21-065) boolean expressions -> BoolNode tree with parametrised SQL leaves.
+ * CQL2 JSON (OGC 21-065) boolean expressions -> BoolNode tree with parametrised SQL leaves (the SQL is built by
+ * src/storage/filters.ts).
  * Supported: and, or, not, =, <>, <, <=, >, >=, between, like, in, isNull, s_intersects, t_after, t_before,
  * t_during, t_equals, t_intersects, t_disjoint, boolean literals; property names are checked against the
  * collection's queryables (unknown -> 400). Nested and/or of the same kind are flattened; the size limits of
@@ -10,14 +11,16 @@ import { badRequest } from "../../http/errors";
 import { geometryBBox, geometrySchema, type BBox } from "../geometry";
 import { checkGlobLength, checkLikeWildcards, flattenLogical } from "./limits";
 import { parseDate, parseInstant } from "../time";
-import { scalar, unify, type Lookup, type Scalar } from "./scalar";
-import { and, sqlLeaf, type BoolNode } from "./tree";
+import { scalar, unify, type Lookup } from "./scalar";
+import { and, type BoolNode, type Sql } from "../../storage/condition";
+import { betweenSql, comparisonSql, datetimeBoundsSql, globSql, inListSql, isNullSql, isParamSql } from "../../storage/filters";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-const COMPARISON: Record<string, string> = { "=": "=", "<>": "<>", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">=" };
+type Comparison = "=" | "<>" | "<" | "<=" | ">" | ">=";
+const COMPARISON: Record<string, Comparison> = { "=": "=", "<>": "<>", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">=" };
 
-const leaf = (text: string, parts: Scalar[]): BoolNode => sqlLeaf(text, ...parts.flatMap((p) => p.params));
+const leaf = (sql: Sql): BoolNode => ({ kind: "sql", sql });
 
 function arity(op: string, args: unknown[], n: number): void {
   if (args.length !== n) throw badRequest(`Operator '${op}' takes ${n} argument${n > 1 ? "s" : ""}; got ${args.length}.`);
@@ -51,7 +54,7 @@ function like(args: unknown[], lookup: Lookup): BoolNode {
   checkLikeWildcards(pattern!.literal);
   const glob = globPattern(pattern!.literal);
   checkGlobLength(pattern!.literal, glob);
-  return leaf(`${value!.text} GLOB ?`, [value!, { ...pattern!, params: [glob] }]);
+  return leaf(globSql(value!, glob));
 }
 
 /**
@@ -64,9 +67,8 @@ function inList(args: unknown[], lookup: Lookup): BoolNode {
   const list = Array.isArray(args[1]) ? args[1] : [args[1]];
   if (list.length === 0) return { kind: "const", value: false };
   const items = unify([value, ...list.map((x) => scalar(x, lookup))]).slice(1);
-  if (items.some((s) => s.text !== "?")) throw badRequest("The list of 'in' must hold literal values.");
-  const values = JSON.stringify(items.map((s) => s.params[0]));
-  return leaf(`${value.text} IN (SELECT value FROM json_each(?))`, [value, { ...value, params: [values] }]);
+  if (items.some((s) => !isParamSql(s))) throw badRequest("The list of 'in' must hold literal values.");
+  return leaf(inListSql(value, items.map((s) => s.params[0])));
 }
 
 /** A spatial literal: GeoJSON geometry, {bbox: [...]} or {op: "bbox", args: [...]}. */
@@ -117,27 +119,27 @@ function temporal(node: unknown): [number, number] {
   return [t, t];
 }
 
-/** Joins the comparisons whose bound is finite; `empty` is the value when none is left. */
-function bounds(parts: [string, number][], join: " AND " | " OR ", empty: boolean): BoolNode {
+/** Joins the comparisons of the item datetime whose bound is finite; `empty` is the value when none is left. */
+function bounds(parts: [">" | "<" | ">=" | "<=" | "=", number][], join: " AND " | " OR ", empty: boolean): BoolNode {
   const kept = parts.filter(([, v]) => Number.isFinite(v));
   if (kept.length === 0) return { kind: "const", value: empty };
-  return sqlLeaf(kept.map(([t]) => t).join(join), ...kept.map(([, v]) => v));
+  return leaf(datetimeBoundsSql(kept, join));
 }
 
 /** Temporal operators on the item's instant `datetime` against an instant or interval [lo, hi]. */
 const TEMPORAL: Record<string, (lo: number, hi: number) => BoolNode> = {
-  t_after: (_lo, hi) => bounds([["datetime > ?", hi]], " AND ", false),
-  t_before: (lo) => bounds([["datetime < ?", lo]], " AND ", false),
-  t_during: (lo, hi) => bounds([["datetime > ?", lo], ["datetime < ?", hi]], " AND ", true),
-  t_equals: (lo, hi) => (lo === hi ? bounds([["datetime = ?", lo]], " AND ", false) : { kind: "const", value: false }),
-  t_intersects: (lo, hi) => bounds([["datetime >= ?", lo], ["datetime <= ?", hi]], " AND ", true),
-  t_disjoint: (lo, hi) => bounds([["datetime < ?", lo], ["datetime > ?", hi]], " OR ", false),
+  t_after: (_lo, hi) => bounds([[">", hi]], " AND ", false),
+  t_before: (lo) => bounds([["<", lo]], " AND ", false),
+  t_during: (lo, hi) => bounds([[">", lo], ["<", hi]], " AND ", true),
+  t_equals: (lo, hi) => (lo === hi ? bounds([["=", lo]], " AND ", false) : { kind: "const", value: false }),
+  t_intersects: (lo, hi) => bounds([[">=", lo], ["<=", hi]], " AND ", true),
+  t_disjoint: (lo, hi) => bounds([["<", lo], [">", hi]], " OR ", false),
 };
 
 function temporalOp(op: string, args: unknown[], lookup: Lookup): BoolNode {
   arity(op, args, 2);
   const prop = args[0];
-  if (!isObject(prop) || !("property" in prop) || scalar(prop, lookup).text !== "datetime") {
+  if (!isObject(prop) || !("property" in prop) || scalar(prop, lookup).type !== "datetime") {
     throw badRequest(`${op} compares the datetime property with a timestamp, date or interval.`);
   }
   const [lo, hi] = temporal(args[1]);
@@ -166,25 +168,25 @@ export function compileFilter(node: unknown, lookup: Lookup): BoolNode {
     arity("not", args, 1);
     return { kind: "not", arg: compileFilter(args[0], lookup) };
   }
-  if (op in COMPARISON) {
+  if (Object.hasOwn(COMPARISON, op)) {
     arity(node.op, args, 2);
     const [a, b] = unify(args.map((x) => scalar(x, lookup)));
-    return leaf(`${a!.text} ${COMPARISON[op]} ${b!.text}`, [a!, b!]);
+    return leaf(comparisonSql(a!, COMPARISON[op]!, b!));
   }
   if (op === "between") {
     arity("between", args, 3);
     const [v, lo, hi] = unify(args.map((x) => scalar(x, lookup)));
-    return leaf(`${v!.text} BETWEEN ${lo!.text} AND ${hi!.text}`, [v!, lo!, hi!]);
+    return leaf(betweenSql(v!, lo!, hi!));
   }
   if (op === "isnull") {
     arity("isNull", args, 1);
     const v = scalar(args[0], lookup);
-    return leaf(`${v.text} IS NULL`, [v]);
+    return leaf(isNullSql(v));
   }
   if (op === "like") return like(args, lookup);
   if (op === "in") return inList(args, lookup);
   if (op === "s_intersects") return spatial(args, lookup);
-  if (op in TEMPORAL) return temporalOp(op, args, lookup);
+  if (Object.hasOwn(TEMPORAL, op)) return temporalOp(op, args, lookup);
   throw badRequest(
     `Unsupported filter operator '${node.op}'. Supported: and, or, not, =, <>, <, <=, >, >=, between, like, in, isNull, ` +
       `s_intersects, ${Object.keys(TEMPORAL).join(", ")}.`,

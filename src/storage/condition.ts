@@ -1,5 +1,7 @@
 /**
- * BoolNode tree -> SQL over `items` plus, when spatial leaves are present, an exact test run on each candidate.
+ * Query conditions over the `items` table (the catalog's CQL2 filters compile to them): a boolean tree of exact
+ * SQL leaves, spatial leaves (tested on item geometries) and the logical operators between them, compiled to
+ * SQL over `items` plus, when spatial leaves are present, an exact test run on each candidate.
  *
  * Spatial leaves cannot be decided in SQL: there the WHERE clause is a superset (the leaf's bbox overlaps the item's
  * bbox) and each candidate row is then decided exactly. For the exact test every non-spatial leaf is selected as a
@@ -7,9 +9,48 @@
  * Superset/subset rules: sup(not x) = not sub(x), sub(not x) = not sup(x); a spatial leaf has sup = bbox overlap,
  * sub = false; an exact leaf has sup = sub = itself.
  */
+import booleanIntersects from "@turf/boolean-intersects";
 import type { Geometry } from "geojson";
-import { intersects, type BBox } from "../geometry";
-import { hasSpatial, type BoolNode, type Sql } from "./tree";
+
+/** A longitude/latitude box [west, south, east, north] in CRS84 degrees; west > east when it crosses the antimeridian. */
+export type BBox = [number, number, number, number];
+
+/** A parametrised SQL fragment (`?` placeholders, values in order). */
+export interface Sql {
+  text: string;
+  params: unknown[];
+}
+
+/** A query condition: SQL leaves, spatial leaves (item geometry intersects `geometry`, CRS84) and logic. */
+export type BoolNode =
+  | { kind: "sql"; sql: Sql }
+  | { kind: "spatial"; geometry: Geometry; bbox: BBox }
+  | { kind: "and" | "or"; args: BoolNode[] }
+  | { kind: "not"; arg: BoolNode }
+  | { kind: "const"; value: boolean };
+
+/** The conjunction of `args` (the node itself when there is one). */
+export const and = (args: BoolNode[]): BoolNode => (args.length === 1 ? args[0]! : { kind: "and", args });
+
+/** True when the tree holds a spatial leaf (then SQL alone cannot decide it). */
+export function hasSpatial(node: BoolNode): boolean {
+  switch (node.kind) {
+    case "spatial":
+      return true;
+    case "and":
+    case "or":
+      return node.args.some(hasSpatial);
+    case "not":
+      return hasSpatial(node.arg);
+    default:
+      return false;
+  }
+}
+
+/** True when two geometries share at least one point (turf booleanIntersects). */
+export function intersects(a: Geometry, b: Geometry): boolean {
+  return booleanIntersects(a, b);
+}
 
 /** East edge of an item's bbox, unwrapped: max_lon + 360 when the bbox crosses the antimeridian (min_lon > max_lon). */
 export const EAST_SQL = "(CASE WHEN max_lon < min_lon THEN max_lon + 360 ELSE max_lon END)";

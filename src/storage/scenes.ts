@@ -1,0 +1,64 @@
+/**
+ * Scene search for processing: a collection's items in D1 that overlap a lon/lat box, within a time range and
+ * cloud-cover limit, with optional item-property equalities, in a mosaicking order. The bbox test is the catalog's
+ * (condition.ts bboxOverlapSql), so items whose bbox crosses the antimeridian (min_lon > max_lon) are found from
+ * either side, and so are queries whose box crosses it (west > east).
+ */
+import type { Env } from "../env";
+import { bboxOverlapSql, type BBox } from "./condition";
+import type { StacItem } from "./items";
+
+/** Scene orders of Sentinel Hub's `mosaickingOrder`; ties are broken by item id. */
+export type MosaickingOrder = "mostRecent" | "leastRecent" | "leastCC";
+
+export interface SceneQuery {
+  /** Catalog collection id of the items (the registry's type id, e.g. sentinel-2-l2a). */
+  collection: string;
+  /** [west, south, east, north] in CRS84 degrees; west > east crosses the antimeridian. */
+  lonLatBbox: BBox;
+  /** ms since epoch, inclusive. */
+  from: number;
+  to: number;
+  /** eo:cloud_cover upper limit in percent (items without cloud cover always pass). */
+  maxCloudCoverage: number;
+  order: MosaickingOrder;
+  limit: number;
+  /** Item properties that must equal these values (ASCII case-insensitive), e.g. `sat:orbit_state`. */
+  properties?: Record<string, string>;
+}
+
+export interface Scene {
+  item: StacItem;
+  /** Acquisition time, ms since epoch. */
+  time: number;
+  cloudCover: number | null;
+}
+
+const ORDER_SQL: Record<MosaickingOrder, string> = {
+  mostRecent: "datetime DESC, id",
+  leastRecent: "datetime ASC, id",
+  leastCC: "cloud_cover IS NULL, cloud_cover ASC, datetime DESC, id",
+};
+
+/** A property name safe to splice into a JSON path (names come from code, e.g. s1PropertyFilter). */
+const PROPERTY = /^[A-Za-z0-9_:.-]+$/;
+
+/**
+ * Finds scenes (STAC items) for a query: at most `limit`, in mosaicking order.
+ * @throws Error when a property name of `q.properties` is not a plain name (they come from code, never a request).
+ */
+export async function findScenes(env: Pick<Env, "DB">, q: SceneQuery): Promise<Scene[]> {
+  const overlap = bboxOverlapSql(q.lonLatBbox);
+  const props = Object.entries(q.properties ?? {});
+  for (const [name] of props) if (!PROPERTY.test(name)) throw new Error(`findScenes: bad property name ${JSON.stringify(name)}`);
+  const propSql = props.map(([name]) => ` AND upper(ifnull(json_extract(doc, '$.properties."${name}"'), '')) = upper(?)`).join("");
+  const rows = await env.DB.prepare(
+    `SELECT doc, datetime, cloud_cover FROM items
+     WHERE collection = ? AND datetime >= ? AND datetime <= ? AND ${overlap.text}
+       AND (cloud_cover IS NULL OR cloud_cover <= ?)${propSql}
+     ORDER BY ${ORDER_SQL[q.order]} LIMIT ?`,
+  )
+    .bind(q.collection, q.from, q.to, ...overlap.params, q.maxCloudCoverage, ...props.map(([, v]) => v), q.limit)
+    .all<{ doc: string; datetime: number; cloud_cover: number | null }>();
+  return rows.results.map((r) => ({ item: JSON.parse(r.doc) as StacItem, time: r.datetime, cloudCover: r.cloud_cover }));
+}
