@@ -7,6 +7,7 @@ import { registerStatistics } from "./statistics/routes";
 import { registerCatalog } from "./catalog/routes";
 import { registerProcess } from "./process/routes";
 import { registerStatisticalBatch } from "./statbatch/routes";
+import { registerByoc } from "./byoc/routes";
 
 export function buildApi(): Api {
   const api = new Api();
@@ -22,5 +23,6 @@ export function buildApi(): Api {
   registerCatalog(api);
   registerStatistics(api);
   registerStatisticalBatch(api);
+  registerByoc(api);
   return api;
 }

@@ -9,6 +9,7 @@ import type { Env } from "../env";
 import { unwrap } from "./machine";
 import { QueueRouter, type TaskMessage } from "./queue";
 import { STATBATCH_ANALYSE_KIND, STATBATCH_FEATURE_KIND, statbatchAnalyse, statbatchDeadAnalysis, statbatchDeadFeature, statbatchFeature } from "../statbatch/run";
+import { BYOC_INGEST_KIND, byocIngest, byocIngestDead } from "../byoc/ingest";
 
 export const PROBE_KIND = "probe";
 
@@ -44,4 +45,5 @@ async function deadProbe(body: TaskMessage, env: Env, message: Message<unknown>)
 export const queueRouter = new QueueRouter()
   .on(PROBE_KIND, probe, { onDead: deadProbe, retryDelay: () => 0 })
   .on(STATBATCH_ANALYSE_KIND, statbatchAnalyse, { onDead: statbatchDeadAnalysis })
-  .on(STATBATCH_FEATURE_KIND, statbatchFeature, { onDead: statbatchDeadFeature });
+  .on(STATBATCH_FEATURE_KIND, statbatchFeature, { onDead: statbatchDeadFeature })
+  .on(BYOC_INGEST_KIND, byocIngest, { onDead: byocIngestDead });
