@@ -8,6 +8,7 @@ import { registerCatalog } from "./catalog/routes";
 import { registerProcess } from "./process/routes";
 import { registerStatisticalBatch } from "./statbatch/routes";
 import { registerByoc } from "./byoc/routes";
+import { registerCollectionMetadata } from "./metadata/routes";
 
 export function buildApi(): Api {
   const api = new Api();
@@ -24,5 +25,6 @@ export function buildApi(): Api {
   registerStatistics(api);
   registerStatisticalBatch(api);
   registerByoc(api);
+  registerCollectionMetadata(api);
   return api;
 }
