@@ -1,7 +1,8 @@
 /**
  * BYOC tile routes (interface spec 4.7; OpenAPI tag byoc_tile) under a collection prefix: create (201, the tile
  * QUEUED for ingestion), query (count, viewtoken, sort created:asc|desc, exact path, status), get, update
- * (coverGeometry, sensingTime; 204), reingest (204), delete (204); and the collection's copyTiles.
+ * (coverGeometry, sensingTime; 204), reingest (204), delete (204), files list and file get (Range); and the
+ * collection's copyTiles. HEAD of a file is not routed (the router has no HEAD method).
  */
 import type { Env } from "../env";
 import { json } from "../http/base";
@@ -9,6 +10,7 @@ import { ApiError, badRequest, notFound } from "../http/errors";
 import { pagedList, parsePageRequest } from "../http/paging";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { duplicatePath } from "./collections";
+import { getFile, listFiles } from "./files";
 import { enqueueIngestion } from "./ingest";
 import { byocType, type ByocCollection, type ByocTile } from "./model";
 import { MAX_PAGE, ownCollection } from "./access";
@@ -131,5 +133,13 @@ export function registerTileRoutes(api: Api, p: string): void {
     .on("GET", `${t}/:tileId`, get)
     .on("PUT", `${t}/:tileId`, update)
     .on("DELETE", `${t}/:tileId`, remove)
-    .on("POST", `${t}/:tileId/reingest`, reingest);
+    .on("POST", `${t}/:tileId/reingest`, reingest)
+    .on("GET", `${t}/:tileId/files`, async (request, env) => {
+      const { c, t } = await ownTile(request, env);
+      return listFiles(env, c, t);
+    })
+    .on("GET", `${t}/:tileId/files/:file+`, async (request, env) => {
+      const { c, t } = await ownTile(request, env);
+      return getFile(request, env, c, t);
+    });
 }
