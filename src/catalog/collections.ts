@@ -6,7 +6,7 @@
 import type { Env } from "../env";
 import { isoTime } from "./time";
 import type { CatalogUrls } from "./render";
-import { itemExtents as storedExtents } from "../storage/extents";
+import { itemsBackend } from "../storage/backend";
 import { findCollection as findRegistered, visibleCollections, type DataCollection } from "../storage/registry";
 
 /** A STAC extent: bbox [[west, south, east, north]] in CRS84 degrees and [[first, last]] ISO 8601 times. */
@@ -52,12 +52,12 @@ export async function findCollection(env: Pick<Env, "DB">, account: string | nul
 }
 
 /**
- * STAC extents computed from the items (src/storage/extents.ts): the union of item bboxes and [first, last]
+ * STAC extents computed from the items (the items backend, src/storage/extents.ts): the union of item bboxes and [first, last]
  * acquisition time. Collections without items are absent from the map.
  */
 export async function itemExtents(env: Pick<Env, "DB">, collection?: string): Promise<Map<string, Extent>> {
   const out = new Map<string, Extent>();
-  for (const [id, x] of await storedExtents(env, collection)) {
+  for (const [id, x] of await itemsBackend(env).extents(collection)) {
     out.set(id, { spatial: { bbox: [x.bbox] }, temporal: { interval: [[isoTime(x.from), isoTime(x.to)]] } });
   }
   return out;

@@ -8,7 +8,7 @@ import { badRequest } from "../http/errors";
 import { Cursor } from "./paging";
 import type { Queryable } from "./queryables";
 import { ITEM_DATE_SQL, ITEM_DATETIME_TEXT_SQL } from "../storage/properties";
-import { distinctValues, scanMatches } from "../storage/search";
+import { itemsBackend } from "../storage/backend";
 import type { SearchPlan } from "./search";
 
 
@@ -34,7 +34,7 @@ export async function distinctPage(env: Pick<Env, "DB">, plan: SearchPlan, expr:
   const { offset } = plan.position;
   let values: unknown[];
   if (!plan.condition.test) {
-    values = await distinctValues(env, plan, expr, offset, plan.limit + 1);
+    values = await itemsBackend(env).distinct(plan, expr, offset, plan.limit + 1);
   } else {
     const withValue: SearchPlan = {
       ...plan,
@@ -42,7 +42,7 @@ export async function distinctPage(env: Pick<Env, "DB">, plan: SearchPlan, expr:
     };
     const seen = new Set<unknown>();
     const idx = `c${plan.condition.columns.length}`;
-    await scanMatches(env, withValue, plan.limit, new Cursor(), (row) => {
+    await itemsBackend(env).scan(withValue, plan.limit, new Cursor(), (row) => {
       if (row[idx] !== null && row[idx] !== undefined) seen.add(row[idx]);
       return true;
     });

@@ -17,7 +17,7 @@ import { CatalogUrls, renderItem } from "./render";
 import { featureCollection, renderFeatures, type PageLinks } from "./results";
 import { searchFromBody, searchFromQuery, type SearchRequest } from "./schema";
 import { searchPage } from "./search";
-import { getItem } from "../storage/items";
+import { itemsBackend } from "../storage/backend";
 
 /** Catalog roots: the STAC 1.0.0 root of the spec, the OpenAPI's /catalog/v1 alias and the older /api/v1/catalog. */
 export const CATALOG_ROOTS = ["/api/v1/catalog/1.0.0", "/catalog/v1", "/api/v1/catalog"];
@@ -103,13 +103,13 @@ export function registerCatalog(api: Api): void {
       .on("GET", `${root}/collections/:collectionId/items/:featureId`, async (request, env) => {
         const [c, id] = [param(request, "collectionId"), param(request, "featureId")];
         await requireCollection(env, viewer(request), c);
-        const item = await getItem(env, c, id);
+        const item = await itemsBackend(env).get(c, id);
         if (!item) throw notFound(`Item '${id}' not found in collection '${c}'.`);
         return json(renderItem(item, urlsOf(env)), 200, GEO);
       })
       .on("GET", `${root}/collections/:collectionId/items/:featureId/assets/:asset`, async (request, env) => {
         const [c, id] = [param(request, "collectionId"), param(request, "featureId")];
-        const [, item] = await Promise.all([requireCollection(env, viewer(request), c), getItem(env, c, id)]);
+        const [, item] = await Promise.all([requireCollection(env, viewer(request), c), itemsBackend(env).get(c, id)]);
         if (!item) throw notFound(`Item '${id}' not found in collection '${c}'.`);
         return serveAsset(request, env, item, param(request, "asset"), urlsOf(env));
       })

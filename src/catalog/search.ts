@@ -6,7 +6,7 @@
  */
 import type { Env } from "../env";
 import type { StacItem } from "../storage/items";
-import { fetchRows, scanMatches, type ItemQuery, type ItemRow } from "../storage/search";
+import { itemsBackend, type ItemQuery, type ItemRow } from "../storage/backend";
 import { Cursor, type Position } from "./paging";
 
 /** A search: the rows (ItemQuery) plus the page size (1..100) and where the page starts. */
@@ -27,8 +27,7 @@ const parse = (row: ItemRow): StacItem => JSON.parse(row.doc) as StacItem;
 async function exactPage(env: Pick<Env, "DB">, plan: SearchPlan): Promise<SearchPage> {
   const { limit, position } = plan;
   const keyset = position.kind === "keyset";
-  const rows = await fetchRows(
-    env,
+  const rows = await itemsBackend(env).rows(
     plan,
     keyset ? position.datetime : undefined,
     keyset ? position.skip : position.offset,
@@ -50,7 +49,7 @@ async function filteredPage(env: Pick<Env, "DB">, plan: SearchPlan): Promise<Sea
   const items: StacItem[] = [];
   let after: Cursor | undefined;
   let more = false;
-  await scanMatches(env, plan, plan.limit, cursor, (_row, item) => {
+  await itemsBackend(env).scan(plan, plan.limit, cursor, (_row, item) => {
     if (toSkip > 0) {
       toSkip--;
       return true;

@@ -1,12 +1,18 @@
 /**
  * Scene search of a data source: its dataFilter (time range, cloud cover, mosaicking order, Sentinel-1 filters) as
- * a query of the items backend (src/storage/scenes.ts, which runs it over D1).
+ * a query of the items backend (src/storage/backend.ts; the D1 search is src/storage/scenes.ts).
  */
-import { findScenes, type MosaickingOrder, type Scene, type SceneQuery } from "../storage/scenes";
+import type { Env } from "../env";
+import { itemsBackend, type MosaickingOrder, type Scene, type SceneQuery } from "../storage/backend";
 import type { DataCollection } from "./collections";
 import type { DataSourceRequest } from "./input";
 
-export { findScenes, type MosaickingOrder, type Scene, type SceneQuery };
+export type { MosaickingOrder, Scene, SceneQuery };
+
+/** Runs a scene search on the items backend: at most `q.limit` scenes in mosaicking order. */
+export function findScenes(env: Pick<Env, "DB">, q: SceneQuery): Promise<Scene[]> {
+  return itemsBackend(env).scenes(q);
+}
 
 /**
  * Sentinel-1 dataFilter members (Sentinel Hub S1GRD: acquisitionMode, polarization, resolution, orbitDirection)

@@ -1,0 +1,44 @@
+/**
+ * The items backend: what the API areas (catalog, processing, statistics, the coming task areas) ask of stored STAC
+ * items, behind one interface, the way stac-fastapi keeps its database backends apart from the API. Areas build
+ * queries from these shapes (SceneQuery; ItemQuery with a Condition from condition.ts and the filter SQL of
+ * filters.ts / properties.ts) and never write SQL against `items` themselves. `itemsBackend(env)` is the D1
+ * implementation (tables of migrations 0001/0002).
+ */
+import type { Env } from "../env";
+import { itemExtents, type ItemExtent } from "./extents";
+import { getItem, upsertItem, type StacItem } from "./items";
+import { findScenes, type MosaickingOrder, type Scene, type SceneQuery } from "./scenes";
+import { distinctValues, fetchRows, scanMatches, type ItemQuery, type ItemRow, type RowCursor } from "./search";
+
+export type { ItemExtent, ItemQuery, ItemRow, MosaickingOrder, RowCursor, Scene, SceneQuery, StacItem };
+
+export interface ItemsBackend {
+  /** Inserts or replaces an item (key: collection + id). Throws when its datetime or bbox is missing. */
+  upsert(item: StacItem): Promise<void>;
+  /** One item, or null. */
+  get(collection: string, id: string): Promise<StacItem | null>;
+  /** Processing scene search: overlap (antimeridian-aware), time, cloud cover, properties, mosaicking order. */
+  scenes(q: SceneQuery): Promise<Scene[]>;
+  /** Catalog rows in (datetime, id) order from `datetime >= from`, skipping `skip`, at most `take`. */
+  rows(q: ItemQuery, from: number | undefined, skip: number, take: number): Promise<ItemRow[]>;
+  /** Walks the rows that pass the exact condition from the cursor until `visit` returns false. */
+  scan(q: ItemQuery, pageSize: number, cursor: RowCursor, visit: (row: ItemRow, item: StacItem) => boolean): Promise<void>;
+  /** Distinct non-null values of an SQL expression over an exact query, ascending. */
+  distinct(q: ItemQuery, expr: string, offset: number, take: number): Promise<unknown[]>;
+  /** Per-collection extents of the items (all collections, or one). */
+  extents(collection?: string): Promise<Map<string, ItemExtent>>;
+}
+
+/** The D1 items backend over `env.DB`. */
+export function itemsBackend(env: Pick<Env, "DB">): ItemsBackend {
+  return {
+    upsert: (item) => upsertItem(env, item),
+    get: (collection, id) => getItem(env, collection, id),
+    scenes: (q) => findScenes(env, q),
+    rows: (q, from, skip, take) => fetchRows(env, q, from, skip, take),
+    scan: (q, pageSize, cursor, visit) => scanMatches(env, q, pageSize, cursor, visit),
+    distinct: (q, expr, offset, take) => distinctValues(env, q, expr, offset, take),
+    extents: (collection) => itemExtents(env, collection),
+  };
+}
