@@ -13,6 +13,7 @@ import { getPlatformProxy, unstable_readConfig } from "wrangler";
 import { upsertItem, type StacItem } from "../src/storage/items";
 import { createClient, verifyClient } from "../src/auth/clients";
 import { SAMPLE_ZARR_ID, seedZarr } from "./seed-zarr";
+import { seedByoc } from "./seed-byoc";
 
 const persist = resolve(process.argv[2] ?? ".state");
 const DATA = resolve("data");
@@ -71,6 +72,8 @@ async function main(): Promise<void> {
     }
     const demo = await demoClient(env);
     console.log(`Zarr sample collection zarr-${SAMPLE_ZARR_ID}: ${await seedZarr(env, DEMO_ACCOUNT)}`);
+    const byoc = await seedByoc(env, DEMO_ACCOUNT, DATA);
+    console.log(`BYOC sample collection byoc-${byoc.id} (${byoc.ingested} tiles ingested now)`);
     console.log(`seeded ${all.length} items, uploaded ${files} new files; demo client ${demo.client_id}`);
   } finally {
     await proxy.dispose();

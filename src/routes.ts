@@ -9,6 +9,8 @@ import { registerProcess } from "./process/routes";
 import { registerStatisticalBatch } from "./statbatch/routes";
 import { registerAsync } from "./async/routes";
 import { registerZarr } from "./zarr/routes";
+import { registerByoc } from "./byoc/routes";
+import { registerCollectionMetadata } from "./metadata/routes";
 
 export function buildApi(): Api {
   const api = new Api();
@@ -26,5 +28,7 @@ export function buildApi(): Api {
   registerStatisticalBatch(api);
   registerAsync(api);
   registerZarr(api);
+  registerByoc(api);
+  registerCollectionMetadata(api);
   return api;
 }

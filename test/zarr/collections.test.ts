@@ -140,6 +140,14 @@ function evaluatePixel(s){return {default:[s.B04], dataMask:[s.dataMask]}}`,
     expect((await authed(cat, {}, other)).status).toBe(404);
   });
 
+  it("collection metadata: custom dataset with the bands' sample types (owner only)", async () => {
+    const path = `/api/v1/metadata/collection/zarr-${id}`;
+    const m = (await (await authed(path, {}, owner)).json()) as { id: string; datasetType: string; bands: unknown[] };
+    expect([m.id, m.datasetType]).toEqual([`zarr-${id}`, "custom"]);
+    expect(m.bands).toEqual(["B02", "B03", "B04", "B08"].map((name) => ({ name, sampleType: "UINT32" })));
+    expect((await authed(path, {}, other)).status).toBe(404);
+  });
+
   it("is its account's: another account gets 404 and cannot process it", async () => {
     expect((await authed(`${ROOT}/${id}`, {}, other)).status).toBe(404);
     expect((await authed(`${ROOT}/${id}/arrays`, {}, other)).status).toBe(404);
