@@ -86,7 +86,7 @@ export async function ingestZarr(env: Pick<Env, "DB" | "BUCKETS">, r: ZarrRecord
   const defs = bandDefs(g, crs);
   await registerCollection(env, {
     id: zarrType(r.id), collectionId: r.id, aliases: [], kind: "zarr", owner: r.account, title: r.name, location: null, optical: false,
-    config: { s3Bucket: r.s3Bucket, path: r.path, crs: r.crs }, stac: { description: `Zarr collection ${r.name}` }, bands: defs,
+    config: { s3Bucket: r.s3Bucket, path: r.path, crs: r.crs, coords: g.coords }, stac: { description: `Zarr collection ${r.name}` }, bands: defs,
   });
   for (const item of items(r, g, crs)) await upsertItem(env, item);
   const [x0, y0, x1, y1] = bboxOf(g.geoTransform, g.width, g.height);

@@ -27,6 +27,8 @@ export interface InspectedGroup {
   geoTransform: GeoTransform;
   /** Acquisition times, ms since the Unix epoch, one per index of the time dimension; [] for 2-D data. */
   times: number[];
+  /** Names of the x and y coordinate arrays: ["x", "y"] or ["lon", "lat"]. */
+  coords: [string, string];
 }
 
 const DATA_TYPES = new Set(["<u4", "<i4", "<f4", "<f8", ">u4", ">i4", ">f4", ">f8"]);
@@ -126,5 +128,5 @@ export async function inspectGroup(store: ObjectStore, prefix: string): Promise<
   for (const b of bands) errors.push(...checkDataArray(b, x.length, y.length, t ? t.length : null));
   if (errors.length) return { errors };
   const times = t && time ? Array.from(t, (v) => time.epoch + v * time.scale) : [];
-  return { zattrs: await readJson(store, `${base}.zattrs`), arrays, bands, width: x.length, height: y.length, geoTransform: geoTransformOf(x, y), times };
+  return { zattrs: await readJson(store, `${base}.zattrs`), arrays, bands, width: x.length, height: y.length, geoTransform: geoTransformOf(x, y), times, coords: [xName, yName] };
 }

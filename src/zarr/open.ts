@@ -18,10 +18,10 @@ import { objectZarrStore } from "./store";
  *   changed since ingestion.
  */
 export async function openZarrAsset(env: Pick<Env, "BUCKETS">, c: DataCollection, item: StacItem, href: string): Promise<RasterReader> {
-  const { s3Bucket, path, crs } = c.config as { s3Bucket: string; path: string; crs: string };
+  const { s3Bucket, path, crs, coords } = c.config as { s3Bucket: string; path: string; crs: string; coords?: [string, string] };
   const group = `s3://${s3Bucket}/${path}`;
   if (!href.startsWith(group)) throw new Error(`asset ${href} of item ${item.id} is not in the Zarr group ${group}`);
   const bucket = resolveBucket(env, { url: group });
   const time = Number(item.properties["zarr:time_index"] ?? 0);
-  return openZarrSlice(objectZarrStore(bucket.store, bucket.prefix), { arrays: [href.slice(group.length)], time, crs: parseCrs(crs), id: `${href}#t=${time}` });
+  return openZarrSlice(objectZarrStore(bucket.store, bucket.prefix), { arrays: [href.slice(group.length)], time, crs: parseCrs(crs), id: `${href}#t=${time}`, coords });
 }

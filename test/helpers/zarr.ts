@@ -7,8 +7,8 @@ import { env } from "cloudflare:workers";
 import { resolveBucket } from "../../src/buckets";
 import { sampleFile } from "./seed";
 
-/** Rewrites one file (its path in the store and bytes): new bytes, or null to leave the file out. */
-export type ZarrEdit = (file: string, bytes: ArrayBuffer) => ArrayBuffer | string | null;
+/** Rewrites one file (its path in the store and bytes): new bytes, [new path, bytes], or null to leave the file out. */
+export type ZarrEdit = (file: string, bytes: ArrayBuffer) => ArrayBuffer | string | [string, ArrayBuffer | string] | null;
 
 /** Puts every file of fixture store `name` (e.g. "westflanders.zarr") under `url` (`s3://<bucket>/<prefix>`); returns the file count. */
 export async function putZarrFixture(name: string, url: string, edit?: ZarrEdit): Promise<number> {
@@ -18,7 +18,9 @@ export async function putZarrFixture(name: string, url: string, edit?: ZarrEdit)
     if (!edit && (await bucket.store.head(bucket.key(f)))) continue;
     const bytes = await sampleFile(`fixtures/zarr/${name}/${f}`);
     const out = edit ? edit(f, bytes) : bytes;
-    if (out !== null) await bucket.store.put(bucket.key(f), out);
+    if (out === null) continue;
+    const [path, body] = Array.isArray(out) ? out : [f, out];
+    await bucket.store.put(bucket.key(path), body);
   }
   return files.length;
 }

@@ -159,6 +159,21 @@ function evaluatePixel(s){return {default:[s.B04], dataMask:[s.dataMask]}}`,
   });
 });
 
+describe("lon / lat coordinate arrays", () => {
+  it("a group naming its coordinates lon and lat ingests and processes like the x / y one", async () => {
+    const renamed = (f: string) => f.replace(/^x\//, "lon/").replace(/^y\//, "lat/");
+    await putZarrFixture("westflanders.zarr", "s3://zarr-user/stores/lonlat.zarr", (f, b) => {
+      if (!f.endsWith(".zattrs") || /^(x|y|lon|lat)\//.test(f) === false) return [renamed(f), b];
+      const text = new TextDecoder().decode(b).replace('"x"', '"lon"').replace('"y"', '"lat"');
+      return [renamed(f), text];
+    });
+    const { data } = await createZarr({ s3Bucket: "zarr-user", path: "stores/lonlat.zarr/", name: "lon/lat" });
+    expect([data.status, data.ingestionErrors]).toEqual(["INGESTED", null]);
+    const day = ["2018-04-19T00:00:00Z", "2018-04-20T00:00:00Z"] as const;
+    expect(await pixels(`zarr-${data.id}`, ...day)).toEqual(await pixels(`zarr-${id}`, ...day));
+  });
+});
+
 describe("bad inputs", () => {
   const failed = async (path: string, bucket = "zarr-user") => {
     const { status, data } = await createZarr({ s3Bucket: bucket, path });

@@ -31,6 +31,8 @@ export interface ZarrSliceOptions {
   crs: Crs;
   /** Stable identity for messages and caches (e.g. `s3://bucket/path#t=3`). */
   id: string;
+  /** Names of the x and y coordinate arrays (default ["x", "y"]; Sentinel Hub also allows ["lon", "lat"]). */
+  coords?: [string, string];
 }
 
 /** The Processing API sample type of a zarrita data type, or undefined for types a raster cannot hold (int64, bool, strings). */
@@ -123,7 +125,7 @@ export async function openZarrSlice(store: Readable, opts: ZarrSliceOptions): Pr
   }
   const time = opts.time ?? 0;
   if (first.shape.length === 3 && !(time >= 0 && time < first.shape[0]!)) throw new RangeError(`time index ${time} outside 0..${first.shape[0]! - 1}`);
-  const [x, y] = await Promise.all(["x", "y"].map(async (n) => readVector(await zarr.open.v2(root.resolve(n), { kind: "array", attrs: false }))));
+  const [x, y] = await Promise.all((opts.coords ?? ["x", "y"]).map(async (n) => readVector(await zarr.open.v2(root.resolve(n), { kind: "array", attrs: false }))));
   const gt = geoTransformOf(x!, y!);
   const levels = pyramidLevels(gt, bands.map((l) => blockOf(l[0]!)));
   const fill = first.fillValue;
