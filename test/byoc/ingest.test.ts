@@ -8,6 +8,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
+import { resolveBucket } from "../../src/buckets";
 import { inspectTile } from "../../src/byoc/inspect";
 import { getCollection } from "../../src/byoc/store";
 import { tileById } from "../../src/byoc/tiles";
@@ -134,12 +135,16 @@ describe("redelivery and reingest", () => {
     const c = await newCollection();
     const t = await ingest(c, "good");
     const before = await tileById(env, t.id);
+    // the file is gone: a re-run of the ingestion would FAIL the tile, a redelivery must not re-run it
+    const store = resolveBucket(env, { url: `s3://${BUCKET}` }).store;
+    await store.delete("good/B08.tif");
     const batch = createMessageBatch(TASK_QUEUE_NAME, [{ id: "redelivered", timestamp: new Date(), attempts: 2, body: { kind: "byoc-ingest", tile: t.id } }]);
     const ctx = createExecutionContext();
     await worker.queue(batch, env as unknown as Env);
     expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["redelivered"]);
     expect(await tileById(env, t.id)).toEqual(before);
     expect(await itemCount(c)).toBe(1);
+    await putInBucket(BUCKET, "good/B08.tif", `${WF}/B08.tif`);
     expect((await api(owner, "POST", `${C}/${c}/tiles/${t.id}/reingest`)).status).toBe(204);
     expect((await settled(owner, c, t.id)).status).toBe("INGESTED");
     expect(await itemCount(c)).toBe(1);

@@ -161,6 +161,21 @@ function evaluatePixel(s) { return { b: [s.B04], dataMask: [s.dataMask] }; }`,
   });
 });
 
+describe("a multi-band file with bandIndex", () => {
+  it("bands configured on the collection read their band of one file (B08 = band 1, B04 = band 2)", async () => {
+    await putInBucket(BUCKET, "stack/stack.tif", "fixtures/byoc/stack_B08_B04.tif");
+    const format = { source: "stack", bitDepth: 16, sampleFormat: "UINT" };
+    const bands = { NIR: { ...format, bandIndex: 1 }, RED: { ...format, bandIndex: 2 } };
+    const id = (await api(owner, "POST", "/api/v1/byoc/collections", { name: "stack", s3Bucket: BUCKET, additionalData: { bands } })).json.data.id;
+    const t = await api(owner, "POST", `/api/v1/byoc/collections/${id}/tiles`, { path: "stack/(BAND)", sensingTime: "2017-08-24T10:52:40Z" });
+    expect((await settled(owner, id, t.json.data.id)).status).toBe("INGESTED");
+    const out = Array.from((await tiff(request(`byoc-${id}`, "2017-08-24T00:00:00Z", "2017-08-25T00:00:00Z", dnScript(["RED", "NIR"])))).data);
+    const [b04, b08] = await Promise.all(["B04", "B08"].map((b) => filePixels(`sentinel-2-l2a/westflanders/2017-08-24/${b}.tif`)));
+    expect(out.filter((_, i) => i % 2 === 0)).toEqual(b04);
+    expect(out.filter((_, i) => i % 2 === 1)).toEqual(b08);
+  });
+});
+
 describe("another account", () => {
   it("sees no collection, tile, metadata, catalog entry, and cannot process it", async () => {
     expect((await api(other, "GET", `/api/v1/byoc/collections/${collection}`)).status).toBe(404);
@@ -171,6 +186,6 @@ describe("another account", () => {
     const r = await process(request(`byoc-${collection}`, "2017-08-01T00:00:00Z", "2017-12-01T00:00:00Z"), other);
     expect(r.status).toBe(400);
     expect(((await r.json()) as { error: { message: string } }).error.message).toContain(`byoc-${collection}`);
-    expect(await env.DB.prepare("SELECT count(*) AS n FROM byoc_tiles WHERE account = ?").bind(OWNER).first("n")).toBe(3);
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM byoc_tiles WHERE account = ?").bind(OWNER).first("n")).toBe(4); // 3 + the stack tile
   });
 });
