@@ -193,6 +193,11 @@ describe("bad inputs", () => {
     expect(await failed("stores/nox.zarr/")).toBe("missing coordinate arrays: the group needs x and y (or lon and lat); found B02, B03, B04, B08, time, y");
   });
 
+  it("a time array without valid units", async () => {
+    await putZarrFixture("westflanders.zarr", "s3://zarr-user/stores/notime.zarr", (f, b) => (f === "time/.zattrs" ? JSON.stringify({ _ARRAY_DIMENSIONS: ["time"], units: "fortnights since 2000-01-01" }) : b));
+    expect(await failed("stores/notime.zarr/")).toBe('the time array\'s units attribute "fortnights since 2000-01-01" is not "<days|hours|minutes|seconds|millis|micros|nanos> since <ISO 8601 instant>"');
+  });
+
   it("mismatched shapes and unsupported types", async () => {
     await putZarrFixture("westflanders.zarr", "s3://zarr-user/stores/bad.zarr", (f, b) => {
       if (f !== "B08/.zarray" && f !== "B03/.zarray") return b;
