@@ -84,11 +84,16 @@ export async function ingestZarr(env: Pick<Env, "DB" | "BUCKETS">, r: ZarrRecord
     return { status: "FAILED", errors };
   }
   const defs = bandDefs(g, crs);
-  await registerCollection(env, {
-    id: zarrType(r.id), collectionId: r.id, aliases: [], kind: "zarr", owner: r.account, title: r.name, location: null, optical: false,
-    config: { s3Bucket: r.s3Bucket, path: r.path, crs: r.crs, coords: g.coords }, stac: { description: `Zarr collection ${r.name}` }, bands: defs,
-  });
-  for (const item of items(r, g, crs)) await upsertItem(env, item);
+  try {
+    await registerCollection(env, {
+      id: zarrType(r.id), collectionId: r.id, aliases: [], kind: "zarr", owner: r.account, title: r.name, location: null, optical: false,
+      config: { s3Bucket: r.s3Bucket, path: r.path, crs: r.crs, coords: g.coords }, stac: { description: `Zarr collection ${r.name}` }, bands: defs,
+    });
+    for (const item of items(r, g, crs)) await upsertItem(env, item);
+  } catch (e) {
+    await unregisterZarr(env, r.id); // never half-registered
+    throw e;
+  }
   const [x0, y0, x1, y1] = bboxOf(g.geoTransform, g.width, g.height);
   const envelope = { type: "Polygon" as const, coordinates: [[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]] };
   const info: IngestedInfo = {
