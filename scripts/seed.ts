@@ -12,6 +12,8 @@ import { join, resolve } from "node:path";
 import { getPlatformProxy, unstable_readConfig } from "wrangler";
 import { upsertItem, type StacItem } from "../src/storage/items";
 import { createClient, verifyClient } from "../src/auth/clients";
+import { SAMPLE_ZARR_ID, seedZarr } from "./seed-zarr";
+import { seedByoc } from "./seed-byoc";
 
 const persist = resolve(process.argv[2] ?? ".state");
 const DATA = resolve("data");
@@ -53,7 +55,7 @@ async function storageConfig(): Promise<{ path: string; cleanup: () => Promise<v
 
 async function main(): Promise<void> {
   const config = await storageConfig();
-  const proxy = await getPlatformProxy<{ DB: D1Database; DATA: R2Bucket }>({ configPath: config.path, persist: { path: join(persist, "v3") } });
+  const proxy = await getPlatformProxy<{ DB: D1Database; DATA: R2Bucket; BUCKETS: R2Bucket }>({ configPath: config.path, persist: { path: join(persist, "v3") } });
   const { env } = proxy;
   try {
     let files = 0;
@@ -69,6 +71,9 @@ async function main(): Promise<void> {
       }
     }
     const demo = await demoClient(env);
+    console.log(`Zarr sample collection zarr-${SAMPLE_ZARR_ID}: ${await seedZarr(env, DEMO_ACCOUNT)}`);
+    const byoc = await seedByoc(env, DEMO_ACCOUNT, DATA);
+    console.log(`BYOC sample collection byoc-${byoc.id} (${byoc.ingested} tiles ingested now)`);
     console.log(`seeded ${all.length} items, uploaded ${files} new files; demo client ${demo.client_id}`);
   } finally {
     await proxy.dispose();

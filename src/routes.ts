@@ -14,6 +14,9 @@ import { registerTilingGrids } from "./batch/grids/routes";
 import { registerAccounts } from "./accounts/routes";
 import { registerConfiguration } from "./configuration/routes";
 import { registerWms } from "./wms/routes";
+import { registerZarr } from "./zarr/routes";
+import { registerByoc } from "./byoc/routes";
+import { registerCollectionMetadata } from "./metadata/routes";
 
 export function buildApi(): Api {
   const api = new Api();
@@ -36,5 +39,8 @@ export function buildApi(): Api {
   registerAccounts(api);
   registerConfiguration(api);
   registerWms(api);
+  registerZarr(api);
+  registerByoc(api);
+  registerCollectionMetadata(api);
   return api;
 }

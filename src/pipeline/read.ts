@@ -11,6 +11,7 @@ import { locateBand, type StacItem } from "../storage/items";
 import { invalidArgument } from "../raster/errors";
 import type { DataCollection } from "./collections";
 import { clmFromScl, convertUnits, sceneAngles } from "./bands";
+import { openZarrAsset } from "../zarr/open";
 
 export interface BandRequest {
   name: string;
@@ -44,8 +45,15 @@ export function chooseResampling(grid: Grid, gsd: number | undefined, o: ReadOpt
   return outputMetres(grid) < gsd ? o.upsampling : o.downsampling;
 }
 
+/** Opens a scene file. @throws Error when it is missing from storage. */
+async function sceneFile(env: Env, key: string, item: StacItem) {
+  const source = await openFile(env, key);
+  if (!source) throw new Error(`scene file ${key} of item ${item.id} is missing from storage`);
+  return source;
+}
+
 /** Reads the file bands `names` of an item: grouped per asset file, all files concurrently. */
-async function readFileBands(env: Env, item: StacItem, names: string[], grid: Grid, o: ReadOptions, nodataDefault: number | null) {
+async function readFileBands(env: Env, c: DataCollection, item: StacItem, names: string[], grid: Grid, o: ReadOptions, nodataDefault: number | null) {
   const byKey = new Map<string, { names: string[]; indices: number[]; gsd?: number }>();
   for (const name of names) {
     const loc = locateBand(item, name);
@@ -58,9 +66,7 @@ async function readFileBands(env: Env, item: StacItem, names: string[], grid: Gr
   const out = new Map<string, { data: Float32Array; valid: Uint8Array }>();
   await Promise.all(
     [...byKey].map(async ([key, e]) => {
-      const source = await openFile(env, key);
-      if (!source) throw new Error(`scene file ${key} of item ${item.id} is missing from storage`);
-      const cog = await openCog(source);
+      const cog = c.kind === "zarr" ? await openZarrAsset(env, c, item, key) : await openCog(await sceneFile(env, key, item));
       const warped = await readWarped(cog, e.indices, grid, { resampling: chooseResampling(grid, e.gsd, o), nodata: cog.nodata ?? nodataDefault });
       e.names.forEach((n, i) => out.set(n, warped[i]!));
     }),
@@ -89,7 +95,7 @@ export async function readScene(env: Env, c: DataCollection, item: StacItem, req
     if (b.def.kind === "derived") fileNames.add(b.def.from!);
   }
   // Sentinel-2 files use DN 0 for no data even where no nodata tag is set.
-  const files = fileNames.size ? await readFileBands(env, item, [...fileNames], grid, o, c.optical ? 0 : null) : new Map();
+  const files = fileNames.size ? await readFileBands(env, c, item, [...fileNames], grid, o, c.optical ? 0 : null) : new Map();
   const valid = allValid(files, n);
   const angles = defs.some((b) => b.def.kind === "angle") ? sceneAngles(item) : {};
   const bands: Record<string, Float32Array> = {};

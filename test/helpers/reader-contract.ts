@@ -63,11 +63,11 @@ async function expectRangeError(read: () => Promise<unknown>): Promise<void> {
 
 /**
  * Registers the contract tests for every reference file: `open(file)` returns the reader under test for the file
- * (path under data/), ready to read.
+ * (path under data/), ready to read. `files`: only these reference files (default: all).
  */
-export async function readerContract(name: string, open: (file: string) => Promise<RasterReader>): Promise<void> {
+export async function readerContract(name: string, open: (file: string) => Promise<RasterReader>, files?: string[]): Promise<void> {
   const { refs, windows } = await readerRefs();
-  describe.each(Object.keys(refs))(`${name}: %s`, (file) => {
+  describe.each(files ?? Object.keys(refs))(`${name}: %s`, (file) => {
     const ref = refs[file]!;
 
     it("describes the grid as GDAL does: CRS, size, geotransform, bands, sample type, nodata, levels", async () => {

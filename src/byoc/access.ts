@@ -1,0 +1,19 @@
+/** Access to a caller's BYOC collection from a route's `:collectionId` (another account's is a 404). */
+import type { Env } from "../env";
+import { notFound } from "../http/errors";
+import { accountOf, type AuthedRequest } from "../http/router";
+import type { ByocCollection } from "./model";
+import { getCollection } from "./store";
+
+/** Most collections or tiles per page (Sentinel Hub's BYOC lists). */
+export const MAX_PAGE = 100;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The caller's collection `:collectionId`. @throws ApiError 404 when there is none (or it is another account's). */
+export async function ownCollection(request: AuthedRequest, env: Env): Promise<ByocCollection> {
+  const id = String(request.params.collectionId ?? "");
+  const c = UUID.test(id) ? await getCollection(env, accountOf(request), id.toLowerCase()) : null;
+  if (!c) throw notFound(`BYOC collection ${id.slice(0, 64)} not found.`);
+  return c;
+}

@@ -1,0 +1,44 @@
+/**
+ * Files of a BYOC tile (OpenAPI listByocTileFiles / getByocTileFile): the list is the tile's band files (keys in
+ * the collection's bucket) that exist; a file is streamed from the bucket with a single HTTP Range (206, 416).
+ */
+import type { Env } from "../env";
+import { resolveBucket, type ObjectStore } from "../buckets";
+import { parseRange } from "../catalog/assets";
+import { json } from "../http/base";
+import { notFound } from "../http/errors";
+import type { AuthedRequest } from "../http/router";
+import type { ByocCollection, ByocTile } from "./model";
+import { fileKey, filesOf } from "./tiles";
+
+const storeOf = (env: Pick<Env, "BUCKETS">, c: ByocCollection): ObjectStore => resolveBucket(env, { url: `s3://${c.s3Bucket}` }).store;
+
+/** The keys of the tile's band files present in the bucket (sorted). */
+async function tileFiles(env: Pick<Env, "BUCKETS">, c: ByocCollection, t: ByocTile): Promise<string[]> {
+  const store = storeOf(env, c);
+  const keys = [...filesOf(c.bands).keys()].map((s) => fileKey(t.path, s));
+  const present = await Promise.all(keys.map(async (k) => ((await store.head(k)) ? k : null)));
+  return present.filter((k): k is string => k !== null).sort();
+}
+
+/** GET .../files: JSON array of the tile's file keys. */
+export async function listFiles(env: Env, c: ByocCollection, t: ByocTile): Promise<Response> {
+  return json(await tileFiles(env, c, t));
+}
+
+/** GET .../files/<key>: the file's bytes (Range honoured). @throws ApiError 404 for a key that is not the tile's. */
+export async function getFile(request: AuthedRequest, env: Env, c: ByocCollection, t: ByocTile): Promise<Response> {
+  const key = decodeURIComponent(String(request.params.file ?? ""));
+  if (!(await tileFiles(env, c, t)).includes(key)) throw notFound(`Tile ${t.id} has no file '${key.slice(0, 200)}'.`);
+  const store = storeOf(env, c);
+  const head = (await store.head(key))!;
+  const range = parseRange(request.headers.get("range"), head.size);
+  const obj = await store.get(key, range ? { offset: range.start, length: range.end - range.start + 1 } : undefined);
+  if (!obj) throw notFound(`Tile ${t.id} has no file '${key.slice(0, 200)}'.`);
+  const headers = { "content-type": "application/octet-stream", "accept-ranges": "bytes", etag: `"${head.etag}"` };
+  if (!range) return new Response(obj.body, { headers: { ...headers, "content-length": String(head.size) } });
+  return new Response(obj.body, {
+    status: 206,
+    headers: { ...headers, "content-length": String(range.end - range.start + 1), "content-range": `bytes ${range.start}-${range.end}/${head.size}` },
+  });
+}

@@ -1,0 +1,72 @@
+/**
+ * BYOC ingestion on the task queue (kind `byoc-ingest`, message `{kind, tile}`): takes the tile QUEUED ->
+ * INGESTING, inspects its files (inspect.ts) and ends INGESTED (tile geometry, CRS, item and, for a collection
+ * without bands, the bands, all in one D1 batch) or FAILED with the cause. Redelivery-safe: every move is a
+ * conditional UPDATE (tiles.ts) and the item is written only while the tile is INGESTING, so a late or duplicate
+ * message changes nothing once the tile is INGESTED or FAILED. Storage faults are retried; a message that fails
+ * every attempt ends the tile FAILED (onDead).
+ */
+import type { Env } from "../env";
+import { crsFromEpsg, transformBounds } from "../raster/crs";
+import type { TaskMessage } from "../tasks/queue";
+import { IngestError, inspectTile, type Inspection } from "./inspect";
+import type { ByocCollection, ByocTile } from "./model";
+import { getCollection, saveCollection } from "./store";
+import { itemStatement, moveStatement, moveTile, tileById, tileItem } from "./tiles";
+
+export const BYOC_INGEST_KIND = "byoc-ingest";
+
+/** Sends a tile to ingestion: WAITING|INGESTED|FAILED -> QUEUED, then the message. False when it is busy. */
+export async function enqueueIngestion(env: Pick<Env, "DB" | "TASK_QUEUE">, tileId: string, typeId: string): Promise<boolean> {
+  const [, moved] = await env.DB.batch([
+    env.DB.prepare("DELETE FROM items WHERE collection = ? AND id = ?").bind(typeId, tileId),
+    moveStatement(env, tileId, ["WAITING", "INGESTED", "FAILED"], "QUEUED", { failed_cause: null, warnings: null }),
+  ]);
+  if (!moved || moved.meta.changes === 0) return false;
+  await env.TASK_QUEUE.send({ kind: BYOC_INGEST_KIND, tile: tileId });
+  return true;
+}
+
+/** A CRS84 polygon of a box in `epsg` (its corners after transformBounds' densified edges). */
+function lonLatPolygon(bbox: number[], epsg: number): { type: "Polygon"; coordinates: number[][][] } {
+  const [w, s, e, n] = transformBounds(bbox, crsFromEpsg(epsg), crsFromEpsg(4326));
+  return { type: "Polygon", coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] };
+}
+
+/** Writes the INGESTED state: collection bands (when configured now), the item, the tile row (one batch). */
+async function finish(env: Pick<Env, "DB">, c: ByocCollection, t: ByocTile, r: Inspection): Promise<void> {
+  const done: ByocTile = { ...t, tileGeometry: lonLatPolygon(r.bbox, r.epsg), tileEpsg: r.epsg, nativeBbox: r.bbox, metersPerPixel: r.metersPerPixel };
+  const configured: ByocCollection = { ...c, bands: r.bands };
+  const statements = [
+    itemStatement(env, tileItem(configured, done), "INGESTING"),
+    moveStatement(env, t.id, ["INGESTING"], "INGESTED", {
+      tile_geometry: JSON.stringify(done.tileGeometry), tile_epsg: r.epsg, native_bbox: JSON.stringify(r.bbox),
+      meters_per_pixel: r.metersPerPixel, warnings: r.warnings.length ? r.warnings.join(" ") : null,
+    }),
+  ];
+  if (c.bands.length) await env.DB.batch(statements);
+  else await saveCollection(env, configured, statements);
+}
+
+/** Handles one `byoc-ingest` message. @throws storage errors (the message is retried). */
+export async function byocIngest(body: TaskMessage, env: Env): Promise<void> {
+  const id = String(body.tile);
+  const t = await tileById(env, id);
+  if (!t || !(await moveTile(env, id, ["QUEUED", "INGESTING"], "INGESTING"))) return;
+  const c = await getCollection(env, t.account, t.collection);
+  if (!c) return;
+  let result: Inspection;
+  try {
+    result = await inspectTile(env, c, t);
+  } catch (e) {
+    if (!(e instanceof IngestError)) throw e;
+    await moveTile(env, id, ["INGESTING"], "FAILED", { failed_cause: e.message });
+    return;
+  }
+  await finish(env, c, { ...t, status: "INGESTING" }, result);
+}
+
+/** A message that failed every attempt: the tile ends FAILED (from QUEUED or INGESTING). */
+export async function byocIngestDead(body: TaskMessage, env: Env): Promise<void> {
+  await moveTile(env, String(body.tile), ["QUEUED", "INGESTING"], "FAILED", { failed_cause: "Ingestion failed repeatedly (storage errors); reingest the tile to try again." });
+}

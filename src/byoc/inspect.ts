@@ -1,0 +1,124 @@
+/**
+ * Reads and checks the band files of a BYOC tile (what Sentinel Hub's ingestion checks): each file exists in the
+ * collection's bucket, is a tiled GeoTIFF (a COG: tiles, and overviews when the image is larger than one block),
+ * uses a compression the reader decodes, a sample format BYOC holds (8/16/32-bit UINT/INT, 32-bit FLOAT), the
+ * same CRS as the other files, and the bit depth / sample format and band count the collection's bands expect.
+ * Only headers are read (openFile + openCog: one ranged read per file for a GDAL COG).
+ * Sources: Sentinel Hub BYOC documentation ("Cloud Optimized GeoTIFF", "Constraints and settings").
+ */
+import type { Env } from "../env";
+import { resolveBucket } from "../buckets";
+import { openCog, type Cog } from "../raster/cog";
+import { openFile } from "../storage/sources";
+import { fileKey, filesOf } from "./tiles";
+import { formatOf, type BandFormat, type ByocCollection, type ByocTile } from "./model";
+
+/** A tile that cannot be ingested; `message` becomes additionalData.failedIngestionCause. */
+export class IngestError extends Error {}
+
+/** Compressions the COG reader decodes: none, LZW, DEFLATE (8, 32946), PackBits (TIFF Compression tag values). */
+const COMPRESSIONS = new Set([1, 5, 8, 32773, 32946]);
+
+/** What ingestion learned about a tile. */
+export interface Inspection {
+  /** The collection's bands (configured from this tile when the collection had none). */
+  bands: [string, BandFormat][];
+  epsg: number;
+  /** Intersection of the files' boxes, [minX, minY, maxX, maxY] in `epsg`. */
+  bbox: [number, number, number, number];
+  /** Finest pixel size of the files, metres (degrees x 111320 for geographic CRSs). */
+  metersPerPixel: number;
+  warnings: string[];
+  /** Bytes of headers read (the files' first ranged reads). */
+  headerBytes: number;
+}
+
+const fail = (message: string): never => {
+  throw new IngestError(message);
+};
+
+/** The file's checks that do not depend on other files. */
+function checkCog(cog: Cog, key: string): void {
+  const full = cog.header.levels[0]!;
+  if (!full.tiled) fail(`File ${key} is not a Cloud Optimized GeoTIFF: it is stored in strips, not tiles (convert it with gdal_translate -of COG).`);
+  if (cog.levels.length === 1 && (full.width > full.blockWidth || full.height > full.blockHeight))
+    fail(`File ${key} is not a Cloud Optimized GeoTIFF: ${full.width} x ${full.height} px without overviews (add them with gdal_translate -of COG).`);
+  if (!COMPRESSIONS.has(full.compression)) fail(`File ${key} uses TIFF compression ${full.compression}; supported: none, LZW, DEFLATE, PackBits.`);
+  if (!formatOf(cog.sampleType)) fail(`File ${key} holds ${cog.sampleType} samples; BYOC supports 8/16/32-bit integers and 32-bit floats.`);
+}
+
+/** The sources (file (BAND) values) of a tile whose collection has no bands yet: the .tif files the path matches. */
+async function discoverSources(env: Pick<Env, "BUCKETS">, bucket: string, path: string): Promise<string[]> {
+  const store = resolveBucket(env, { url: `s3://${bucket}` }).store;
+  const [before, after] = path.includes("(BAND)") ? [path.slice(0, path.indexOf("(BAND)")), path.slice(path.indexOf("(BAND)") + 6) + ".tif"] : [`${path.replace(/\/+$/, "")}/`, ".tif"];
+  const dir = before.slice(0, before.lastIndexOf("/") + 1);
+  const listed = await store.list({ prefix: dir, limit: 1000 });
+  const sources = listed.objects
+    .map((o) => o.key)
+    .filter((k) => k.startsWith(before) && k.endsWith(after) && k.length > before.length + after.length)
+    .map((k) => k.slice(before.length, k.length - after.length))
+    .filter((s) => !s.includes("/"));
+  if (sources.length) return sources;
+  const any = await store.list({ limit: 1 });
+  return any.objects.length ? fail(`No band files match path '${path}' in bucket '${bucket}'.`) : fail(`Bucket '${bucket}' does not exist or is empty.`);
+}
+
+/** Bands for a collection without bands: one per file band, named by the source (`<source>_<i>` for multi-band files). */
+function bandsFrom(files: Map<string, Cog>): [string, BandFormat][] {
+  return [...files].flatMap(([source, cog]) =>
+    Array.from({ length: cog.bandCount }, (_, i): [string, BandFormat] => [
+      cog.bandCount === 1 ? source : `${source}_${i + 1}`,
+      { source, bandIndex: i + 1, ...formatOf(cog.sampleType)!, ...(cog.nodata === null ? {} : { noData: cog.nodata }) },
+    ]),
+  );
+}
+
+/** Checks the files against configured bands: band index within the file, same bit depth and sample format. */
+function checkBands(bands: [string, BandFormat][], files: Map<string, Cog>, path: string): void {
+  for (const [name, f] of bands) {
+    const cog = files.get(f.source)!;
+    const got = formatOf(cog.sampleType)!;
+    if (got.bitDepth !== f.bitDepth || got.sampleFormat !== f.sampleFormat)
+      fail(`Band ${name}: file ${fileKey(path, f.source)} holds ${got.bitDepth}-bit ${got.sampleFormat} samples, the collection's band is ${f.bitDepth}-bit ${f.sampleFormat}.`);
+    if (f.bandIndex > cog.bandCount) fail(`Band ${name}: bandIndex ${f.bandIndex} but file ${fileKey(path, f.source)} has ${cog.bandCount} band(s).`);
+  }
+}
+
+/** Opens one band file's header. @throws IngestError when it is missing or not a readable GeoTIFF. */
+async function openBandFile(env: Pick<Env, "DATA" | "BUCKETS">, bucket: string, key: string): Promise<{ cog: Cog; bytes: number }> {
+  const source = await openFile(env, { bucket: { url: `s3://${bucket}` }, key });
+  if (!source) return fail(`Band file ${key} is missing in bucket '${bucket}'.`);
+  const cog = await openCog(source).catch((e: unknown) => fail(`File ${key} is not a readable GeoTIFF: ${e instanceof Error ? e.message : String(e)}.`));
+  checkCog(cog, key);
+  return { cog, bytes: Math.min(source.size, 16 * 1024) };
+}
+
+/**
+ * Inspects a tile's files.
+ * @throws IngestError with the failure cause (missing file or bucket, not a COG, CRS mismatch, band mismatch,
+ *   no common area, a leading `/`); other errors are storage faults (the message is retried).
+ */
+export async function inspectTile(env: Pick<Env, "DATA" | "BUCKETS">, c: ByocCollection, t: ByocTile): Promise<Inspection> {
+  if (t.path.startsWith("/")) fail(`Tile path '${t.path}' must not start with '/'.`);
+  const sources = c.bands.length ? [...filesOf(c.bands).keys()] : await discoverSources(env, c.s3Bucket, t.path);
+  const files = new Map<string, Cog>();
+  let headerBytes = 0;
+  for (const source of sources) {
+    const { cog, bytes } = await openBandFile(env, c.s3Bucket, fileKey(t.path, source));
+    files.set(source, cog);
+    headerBytes += bytes;
+  }
+  const cogs = [...files.values()];
+  const epsg = cogs[0]!.crs.epsg;
+  const other = [...files].find(([, f]) => f.crs.epsg !== epsg);
+  if (other) fail(`Files of one tile must share a CRS: ${fileKey(t.path, sources[0]!)} is EPSG:${epsg}, ${fileKey(t.path, other[0])} is EPSG:${other[1].crs.epsg}.`);
+  const bands = c.bands.length ? c.bands : bandsFrom(files);
+  checkBands(bands, files, t.path);
+  const bbox: [number, number, number, number] = [
+    Math.max(...cogs.map((f) => f.bbox[0])), Math.max(...cogs.map((f) => f.bbox[1])),
+    Math.min(...cogs.map((f) => f.bbox[2])), Math.min(...cogs.map((f) => f.bbox[3])),
+  ];
+  if (bbox[0] >= bbox[2] || bbox[1] >= bbox[3]) fail("The tile's files do not overlap: their bounding boxes have no common area.");
+  const pixel = Math.min(...cogs.map((f) => Math.abs(f.geoTransform[1])));
+  return { bands, epsg, bbox, metersPerPixel: cogs[0]!.crs.geographic ? pixel * 111_320 : pixel, warnings: [], headerBytes };
+}

@@ -1,0 +1,145 @@
+/**
+ * BYOC tile routes (interface spec 4.7; OpenAPI tag byoc_tile) under a collection prefix: create (201, the tile
+ * QUEUED for ingestion), query (count, viewtoken, sort created:asc|desc, exact path, status), get, update
+ * (coverGeometry, sensingTime; 204), reingest (204), delete (204), files list and file get (Range); and the
+ * collection's copyTiles. HEAD of a file is not routed (the router has no HEAD method).
+ */
+import type { Env } from "../env";
+import { json } from "../http/base";
+import { ApiError, badRequest, notFound } from "../http/errors";
+import { pagedList, parsePageRequest } from "../http/paging";
+import { accountOf, type Api, type AuthedRequest } from "../http/router";
+import { duplicatePath } from "./collections";
+import { getFile, listFiles } from "./files";
+import { enqueueIngestion } from "./ingest";
+import { byocType, type ByocCollection, type ByocTile } from "./model";
+import { MAX_PAGE, ownCollection } from "./access";
+import { parseStatus, readBody, tileBody, tileUpdateBody } from "./schema";
+import { getCollection } from "./store";
+import { deleteTile, getTile, insertTile, listTiles, rewriteItems, updateTileStatements } from "./tiles";
+
+/** OpenAPI BYOCTile JSON; tileGeometry in the tile's CRS (named in its `crs` member). */
+export function tileJson(t: ByocTile): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: t.id, path: t.path, status: t.status, sensingTime: t.sensingTime, created: t.created };
+  if (t.nativeBbox && t.tileEpsg) {
+    const [w, s, e, n] = t.nativeBbox;
+    out.tileGeometry = {
+      type: "Polygon", crs: { type: "name", properties: { name: `urn:ogc:def:crs:EPSG::${t.tileEpsg}` } },
+      coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]],
+    };
+  }
+  if (t.coverGeometry !== null) out.coverGeometry = t.coverGeometry;
+  out.additionalData = { failedIngestionCause: t.failedCause, warnings: t.warnings };
+  return out;
+}
+
+/** Inserts a tile (409 for a path the collection has) and queues its ingestion. */
+async function addTile(env: Env, c: ByocCollection, fields: Pick<ByocTile, "path" | "sensingTime" | "coverGeometry">): Promise<ByocTile> {
+  const t: ByocTile = {
+    id: crypto.randomUUID(), collection: c.id, account: c.accountId, status: "WAITING", tileGeometry: null, tileEpsg: null, nativeBbox: null,
+    metersPerPixel: null, failedCause: null, warnings: null, created: new Date().toISOString(), ...fields,
+  };
+  await insertTile(env, t).catch((e: unknown) => {
+    throw String(e).includes("UNIQUE") ? duplicatePath(t.path) : e;
+  });
+  await enqueueIngestion(env, t.id, byocType(c.id));
+  return { ...t, status: "QUEUED" };
+}
+
+async function create(request: AuthedRequest, env: Env): Promise<Response> {
+  const c = await ownCollection(request, env);
+  const body = await readBody(request, tileBody);
+  const sensingTime = body.sensingTime ? new Date(body.sensingTime).toISOString() : null;
+  const t = await addTile(env, c, { path: body.path, sensingTime, coverGeometry: body.coverGeometry ?? null });
+  return json({ data: tileJson(t) }, 201);
+}
+
+async function list(request: AuthedRequest, env: Env): Promise<Response> {
+  const c = await ownCollection(request, env);
+  const url = new URL(request.url);
+  const sort = url.searchParams.get("sort") ?? "created:asc";
+  if (sort !== "created:asc" && sort !== "created:desc") throw badRequest(`Invalid sort '${sort.slice(0, 40)}': created:asc or created:desc.`);
+  const page = parsePageRequest(url, MAX_PAGE, 2);
+  const q = { descending: sort === "created:desc", path: url.searchParams.get("path"), status: parseStatus(url.searchParams.get("status")) };
+  const paged = pagedList(url, page, await listTiles(env, c.id, q, page), (t) => [t.created, t.id]);
+  return json({ data: paged.data.map(tileJson), links: paged.links });
+}
+
+/** The caller's tile `:tileId` of its collection. @throws ApiError 404. */
+async function ownTile(request: AuthedRequest, env: Env): Promise<{ c: ByocCollection; t: ByocTile }> {
+  const c = await ownCollection(request, env);
+  const id = String(request.params.tileId ?? "").toLowerCase();
+  const t = await getTile(env, c.id, id);
+  if (!t) throw notFound(`Tile ${id.slice(0, 64)} not found in BYOC collection ${c.id}.`);
+  return { c, t };
+}
+
+async function get(request: AuthedRequest, env: Env): Promise<Response> {
+  return json({ data: tileJson((await ownTile(request, env)).t) });
+}
+
+async function update(request: AuthedRequest, env: Env): Promise<Response> {
+  const { c, t } = await ownTile(request, env);
+  const body = await readBody(request, tileUpdateBody);
+  const next: ByocTile = {
+    ...t,
+    sensingTime: body.sensingTime === undefined ? t.sensingTime : body.sensingTime && new Date(body.sensingTime).toISOString(),
+    coverGeometry: body.coverGeometry === undefined ? t.coverGeometry : body.coverGeometry,
+  };
+  await env.DB.batch([...updateTileStatements(env, next), ...(await rewriteItems(env, c, next))]);
+  return new Response(null, { status: 204 });
+}
+
+async function reingest(request: AuthedRequest, env: Env): Promise<Response> {
+  const { c, t } = await ownTile(request, env);
+  if (!(await enqueueIngestion(env, t.id, byocType(c.id)))) throw badRequest(`Tile ${t.id} is ${t.status}; reingest it once it is INGESTED or FAILED.`);
+  return new Response(null, { status: 204 });
+}
+
+async function remove(request: AuthedRequest, env: Env): Promise<Response> {
+  const { c, t } = await ownTile(request, env);
+  await deleteTile(env, c, t.id);
+  return new Response(null, { status: 204 });
+}
+
+const sameBands = (a: ByocCollection, b: ByocCollection): boolean => JSON.stringify(a.bands) === JSON.stringify(b.bands);
+
+/**
+ * POST copyTiles?toCollection=<uuid>: the source's INGESTED tiles whose path the target lacks become new tiles of
+ * the target (queued for ingestion from the target's bucket). 400 unless the target has the same bands or none.
+ */
+export async function copyTiles(request: AuthedRequest, env: Env): Promise<Response> {
+  const from = await ownCollection(request, env);
+  const toId = (new URL(request.url).searchParams.get("toCollection") ?? "").toLowerCase();
+  const to = toId ? await getCollection(env, accountOf(request), toId) : null;
+  if (!to) throw notFound(`Target BYOC collection ${toId.slice(0, 64) || "(toCollection missing)"} not found.`);
+  if (to.bands.length && !sameBands(from, to)) throw new ApiError(400, `Collection ${to.id} has other bands than ${from.id}; copy needs the same bands or none.`);
+  const { results } = await env.DB.prepare(
+    `SELECT path, sensing_time, cover_geometry FROM byoc_tiles s WHERE collection = ? AND status = 'INGESTED'
+       AND NOT EXISTS (SELECT 1 FROM byoc_tiles t WHERE t.collection = ? AND t.path = s.path) ORDER BY created, id`,
+  )
+    .bind(from.id, to.id)
+    .all<{ path: string; sensing_time: string | null; cover_geometry: string | null }>();
+  for (const r of results) await addTile(env, to, { path: r.path, sensingTime: r.sensing_time, coverGeometry: r.cover_geometry && JSON.parse(r.cover_geometry) });
+  return new Response(null, { status: 204 });
+}
+
+/** Registers the tile routes under collection prefix `p`. */
+export function registerTileRoutes(api: Api, p: string): void {
+  const t = `${p}/:collectionId/tiles`;
+  api
+    .on("POST", t, create)
+    .on("GET", t, list)
+    .on("GET", `${t}/:tileId`, get)
+    .on("PUT", `${t}/:tileId`, update)
+    .on("DELETE", `${t}/:tileId`, remove)
+    .on("POST", `${t}/:tileId/reingest`, reingest)
+    .on("GET", `${t}/:tileId/files`, async (request, env) => {
+      const { c, t } = await ownTile(request, env);
+      return listFiles(env, c, t);
+    })
+    .on("GET", `${t}/:tileId/files/:file+`, async (request, env) => {
+      const { c, t } = await ownTile(request, env);
+      return getFile(request, env, c, t);
+    });
+}

@@ -1,0 +1,120 @@
+/**
+ * Zarr Import API (Sentinel Hub OpenAPI tag zarr_collection / zarr_array; spec 4.8): `/api/v1/zarr/collections`
+ * (alias `/zarr/v1/collections`): create (201 `{data}`; ingested synchronously, see ./ingest.ts), query (paged,
+ * `search` by name), get, update name (204), delete (204), reingest (200 `{data}`), arrays query (paged, `search`
+ * by array name) and get. Every collection is its account's: another account gets 404.
+ */
+import { z } from "zod";
+import type { Env } from "../env";
+import { badRequest, notFound } from "../http/errors";
+import { pagedList, parsePageRequest, seekArray } from "../http/paging";
+import { readJson, validate } from "../http/parse";
+import { accountOf, type Api, type AuthedRequest } from "../http/router";
+import { parseS3Url } from "../buckets";
+import { parseCrs } from "../raster/crs";
+import { ingestZarr, unregisterZarr } from "./ingest";
+import { arrayJson, deleteZarr, getZarr, insertZarr, listZarr, renameZarr, zarrJson, type ZarrRecord } from "./records";
+
+const MAX_PAGE = 100;
+
+const createSchema = z.object({
+  name: z.string().min(1),
+  s3Bucket: z.string().min(1),
+  path: z.string().regex(/^[^/].*\/$/, "path must end with '/' and not start with it"),
+  crs: z.string().min(1),
+  envelope: z.unknown().optional(),
+});
+const renameSchema = z.object({ name: z.string().min(1) });
+
+/** The caller's collection named by the path, or 404. */
+async function owned(request: AuthedRequest, env: Env): Promise<ZarrRecord> {
+  const id = decodeURIComponent(request.params.collectionId ?? "");
+  const r = await getZarr(env, accountOf(request), id);
+  if (!r) throw notFound(`Zarr collection '${id}' not found.`);
+  return r;
+}
+
+/** Ingests and answers the updated record. */
+async function ingestAndRead(env: Env, r: ZarrRecord, status: number): Promise<Response> {
+  await ingestZarr(env, r);
+  return Response.json({ data: zarrJson((await getZarr(env, r.account, r.id))!) }, { status });
+}
+
+async function create(request: AuthedRequest, env: Env): Promise<Response> {
+  const body = validate(createSchema, await readJson(request));
+  parseS3Url(`s3://${body.s3Bucket}/${body.path}`);
+  try {
+    parseCrs(body.crs);
+  } catch (e) {
+    throw badRequest((e as Error).message);
+  }
+  const record = { id: crypto.randomUUID(), account: accountOf(request), name: body.name, s3Bucket: body.s3Bucket, path: body.path, crs: body.crs, created: new Date().toISOString() };
+  await insertZarr(env, record);
+  return ingestAndRead(env, (await getZarr(env, record.account, record.id))!, 201);
+}
+
+/** A paged, optionally `search`-filtered (case-insensitive substring) list of `rows` sorted by `key`. */
+function listing<T>(request: AuthedRequest, rows: T[], name: (t: T) => string, key: (t: T) => (string | number)[], render: (t: T) => unknown): Response {
+  const url = new URL(request.url);
+  const page = parsePageRequest(url, MAX_PAGE);
+  const search = url.searchParams.get("search")?.toLowerCase();
+  const matching = search ? rows.filter((r) => name(r).toLowerCase().includes(search)) : rows;
+  const { data, links } = pagedList(url, page, seekArray(matching, page, key), key);
+  return Response.json({ data: data.map(render), links });
+}
+
+async function query(request: AuthedRequest, env: Env): Promise<Response> {
+  const rows = await listZarr(env, accountOf(request));
+  return listing(request, rows, (r) => r.name, (r) => [r.created, r.id], zarrJson);
+}
+
+async function get(request: AuthedRequest, env: Env): Promise<Response> {
+  return Response.json({ data: zarrJson(await owned(request, env)) });
+}
+
+async function rename(request: AuthedRequest, env: Env): Promise<Response> {
+  const r = await owned(request, env);
+  const { name } = validate(renameSchema, await readJson(request));
+  await renameZarr(env, r.account, r.id, name);
+  await env.DB.prepare("UPDATE data_collections SET title = ? WHERE id = ? AND kind = 'zarr'").bind(name, r.id).run();
+  return new Response(null, { status: 204 });
+}
+
+async function remove(request: AuthedRequest, env: Env): Promise<Response> {
+  const r = await owned(request, env);
+  await unregisterZarr(env, r.id);
+  await deleteZarr(env, r.id);
+  return new Response(null, { status: 204 });
+}
+
+async function reingest(request: AuthedRequest, env: Env): Promise<Response> {
+  return ingestAndRead(env, await owned(request, env), 200);
+}
+
+async function arrays(request: AuthedRequest, env: Env): Promise<Response> {
+  const r = await owned(request, env);
+  return listing(request, r.arrays, (a) => a.name, (a) => [a.name], (a) => arrayJson(r, a));
+}
+
+async function array(request: AuthedRequest, env: Env): Promise<Response> {
+  const r = await owned(request, env);
+  const name = decodeURIComponent(request.params.arrayName ?? "");
+  const a = r.arrays.find((x) => x.name === name);
+  if (!a) throw notFound(`Zarr collection '${r.id}' has no array '${name}'.`);
+  return Response.json({ data: arrayJson(r, a) });
+}
+
+/** Registers the Zarr collection routes under both roots. */
+export function registerZarr(api: Api): void {
+  for (const root of ["/api/v1/zarr/collections", "/zarr/v1/collections"]) {
+    api
+      .on("POST", root, create)
+      .on("GET", root, query)
+      .on("GET", `${root}/:collectionId`, get)
+      .on("PUT", `${root}/:collectionId`, rename)
+      .on("DELETE", `${root}/:collectionId`, remove)
+      .on("PUT", `${root}/:collectionId/reingest`, reingest)
+      .on("GET", `${root}/:collectionId/arrays`, arrays)
+      .on("GET", `${root}/:collectionId/arrays/:arrayName`, array);
+  }
+}
