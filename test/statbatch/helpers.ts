@@ -29,10 +29,10 @@ export async function listKeys(bucket: string, prefix: string): Promise<string[]
 /** A create body: features in s3://`bucket`/`gpkg`, output under s3://`bucket`/out. */
 export function createBody(bucket: string, gpkg: string, aggregation: Record<string, unknown>, calculations?: unknown, output = `s3://${bucket}/out`) {
   return {
-    input: { features: { s3: { url: `s3://${bucket}/${gpkg}`, accessKey: "k", secretAccessKey: "s" } }, data: [{ type: "sentinel-2-l2a" }] },
+    input: { features: { s3: { url: `s3://${bucket}/${gpkg}`, accessKey: "EOEDGETESTKEY", secretAccessKey: "eo-edge-test-secret" } }, data: [{ type: "sentinel-2-l2a" }] },
     aggregation,
     ...(calculations === undefined ? {} : { calculations }),
-    output: { s3: { url: output, accessKey: "k", secretAccessKey: "s" } },
+    output: { s3: { url: output, accessKey: "EOEDGETESTKEY", secretAccessKey: "eo-edge-test-secret" } },
   };
 }
 
