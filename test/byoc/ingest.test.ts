@@ -11,8 +11,8 @@ import worker from "../../src/index";
 import { resolveBucket } from "../../src/buckets";
 import { inspectTile } from "../../src/byoc/inspect";
 import { getCollection } from "../../src/byoc/store";
-import { tileById } from "../../src/byoc/tiles";
-import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
+import { insertTile, moveTile, tileById } from "../../src/byoc/tiles";
+import { DEAD_LETTER_QUEUE_NAME, TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import type { Env } from "../../src/env";
 import { api, putInBucket, settled, tokenOf } from "../helpers/byoc";
 
@@ -149,6 +149,18 @@ describe("redelivery and reingest", () => {
     expect((await settled(owner, c, t.id)).status).toBe("INGESTED");
     expect(await itemCount(c)).toBe(1);
     expect((await api(owner, "DELETE", `${C}/${c}/tiles/${t.id}`)).status).toBe(204);
+    expect(await itemCount(c)).toBe(0);
+  });
+
+  it("a message that failed every attempt (dead letter) ends the tile FAILED with a cause", async () => {
+    const c = await newCollection();
+    const id = crypto.randomUUID();
+    await insertTile(env, { id, collection: c, account: OWNER, path: "good", status: "WAITING", sensingTime: null, coverGeometry: null, tileGeometry: null, tileEpsg: null, nativeBbox: null, metersPerPixel: null, failedCause: null, warnings: null, created: new Date().toISOString() });
+    expect(await moveTile(env, id, ["WAITING"], "QUEUED")).toBe(true);
+    const batch = createMessageBatch(DEAD_LETTER_QUEUE_NAME, [{ id: "dead", timestamp: new Date(), attempts: 1, body: { kind: "byoc-ingest", tile: id } }]);
+    await worker.queue(batch, env as unknown as Env);
+    const t = await tileById(env, id);
+    expect([t?.status, t?.failedCause]).toEqual(["FAILED", "Ingestion failed repeatedly (storage errors); reingest the tile to try again."]);
     expect(await itemCount(c)).toBe(0);
   });
 
