@@ -23,7 +23,8 @@ function toCollection(r: Row): ByocCollection {
   return { id: r.id, accountId: r.owner, name: r.title, s3Bucket: config.s3Bucket, noData: config.noData, created: r.created, bands: config.bands ?? [] };
 }
 
-const configOf = (c: ByocCollection): string => JSON.stringify({ s3Bucket: c.s3Bucket, noData: c.noData, bands: c.bands });
+/** The config JSON of a collection (bands always present, so SQL can test json_array_length(config, '$.bands')). */
+export const configOf = (c: ByocCollection): string => JSON.stringify({ s3Bucket: c.s3Bucket, noData: c.noData, bands: c.bands });
 
 /** The statements that replace a collection's collection_bands rows with `c.bands` (units DN, kind file). */
 function bandStatements(env: DB, c: ByocCollection): D1PreparedStatement[] {
@@ -61,6 +62,19 @@ export async function getCollection(env: DB, account: string, id: string): Promi
     .bind(id, account)
     .first<Row>();
   return r ? toCollection(r) : null;
+}
+
+/**
+ * Gives a collection without bands the bands `c.bands`, unless another tile did first (the config update is
+ * conditional on an empty band list). True when this call configured it.
+ */
+export async function configureBands(env: DB, c: ByocCollection): Promise<boolean> {
+  const won = await env.DB.prepare("UPDATE data_collections SET config = ? WHERE id = ? AND json_array_length(config, '$.bands') = 0")
+    .bind(configOf(c), c.id)
+    .run();
+  if (won.meta.changes === 0) return false;
+  await env.DB.batch(bandStatements(env, c));
+  return true;
 }
 
 /** Deletes a collection, its tiles and their catalog items (one batch). */

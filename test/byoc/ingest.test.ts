@@ -91,6 +91,18 @@ describe("bad inputs: FAILED with a cause, nothing half-registered", () => {
 });
 
 describe("collection rules", () => {
+  it("two first tiles of a collection without bands: one configures it, the other is checked against those bands", async () => {
+    const c = await newCollection({ additionalData: {} });
+    const [two, one] = await Promise.all(["good", "missing"].map((path) => api(owner, "POST", `${C}/${c}/tiles`, { path })));
+    const [t2, t1] = [await settled(owner, c, two!.json.data.id), await settled(owner, c, one!.json.data.id)];
+    const bands = Object.keys((await api(owner, "GET", `${C}/${c}`)).json.data.additionalData.bands);
+    const rows = await env.DB.prepare("SELECT name FROM collection_bands WHERE collection = ? ORDER BY position").bind(c).all<{ name: string }>();
+    expect(rows.results.map((r) => r.name)).toEqual(bands);
+    if (bands.length === 2) expect([t2.status, t1.status, t1.additionalData.failedIngestionCause]).toEqual(["INGESTED", "FAILED", "Band file missing/B08.tif is missing in bucket 'byoc-bad'."]);
+    else expect([bands, t2.status, t1.status]).toEqual([["B04"], "INGESTED", "INGESTED"]);
+  });
+
+
   it("bands cannot be added or changed after the first tile; renames and removals can; the bucket only while empty", async () => {
     const c = await newCollection();
     expect((await ingest(c, "good")).status).toBe("INGESTED");
