@@ -39,13 +39,16 @@ async function sampleData(request: Request): Promise<Response> {
 const PYTHON = "/usr/bin/python3";
 
 /**
- * PY_DECODE: a Node-side service that decodes test outputs with the decoders real clients use (Pillow, tifffile
- * without imagecodecs, GDAL, Python's tarfile and email). POST http://py/ with the JSON of scripts/py_decode.py;
- * answers its JSON, or 503 with the reason when python3 or one of the modules is missing (tests then skip).
+ * A Node-side service running `scripts/<script>` with Debian's python3: POST http://py/ with the script's JSON on
+ * stdin; answers its JSON stdout, or 503 with the reason when python3 or one of its modules is missing (the script
+ * exits 3; tests then skip), 500 with stderr for another failure. Services:
+ * - PY_DECODE (scripts/py_decode.py): decodes test outputs with the decoders real clients use (Pillow, tifffile
+ *   without imagecodecs, GDAL, Python's tarfile and email);
+ * - PY_S3 (scripts/py_s3.py): S3 requests signed and answers parsed by botocore (tests of src/s3).
  */
-function pyDecode(request: Request): Promise<Response> {
-  return request.arrayBuffer().then((body) => new Promise((done) => {
-    const child = spawn(PYTHON, [resolve("scripts/py_decode.py")], { stdio: ["pipe", "pipe", "pipe"] });
+function pyScript(script: string): (request: Request) => Promise<Response> {
+  return (request) => request.arrayBuffer().then((body) => new Promise((done) => {
+    const child = spawn(PYTHON, [resolve("scripts", script)], { stdio: ["pipe", "pipe", "pipe"] });
     const out: Buffer[] = [], err: Buffer[] = [];
     child.stdout.on("data", (b: Buffer) => out.push(b));
     child.stderr.on("data", (b: Buffer) => err.push(b));
@@ -69,8 +72,9 @@ export default defineConfig(async () => {
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
           // PUBLIC_BASE_URL: the origin tests send requests to (test/helpers/auth.ts BASE)
-          bindings: { TEST_MIGRATIONS: migrations, PUBLIC_BASE_URL: "http://localhost" },
-          serviceBindings: { SAMPLE_DATA: sampleData, PY_DECODE: pyDecode },
+          // S3_*: the keys of the S3 endpoint (src/s3) in tests
+          bindings: { TEST_MIGRATIONS: migrations, PUBLIC_BASE_URL: "http://localhost", S3_ACCESS_KEY_ID: "EOEDGETESTKEY", S3_SECRET_ACCESS_KEY: "eo-edge-test-secret" },
+          serviceBindings: { SAMPLE_DATA: sampleData, PY_DECODE: pyScript("py_decode.py"), PY_S3: pyScript("py_s3.py") },
         },
       }),
     ],

@@ -27,3 +27,11 @@ def rasterize_geometry(geometry, grid):
     lyr.CreateFeature(f)
     gdal.RasterizeLayer(ds, [1], lyr, burn_values=[1])
     return ds.GetRasterBand(1).ReadAsArray() == 1
+
+
+def gis_srs(epsg):
+    """osr.SpatialReference of an EPSG code in traditional GIS axis order (x = easting / longitude)."""
+    s = osr.SpatialReference()
+    s.ImportFromEPSG(epsg)
+    s.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
+    return s

@@ -15,6 +15,8 @@ reference.json with them). Writes test/fixtures/vector/:
 - westflanders_fields_4326.gpkg: layer `fields` of the first file reprojected to EPSG:4326 by ogr2ogr (lon, lat).
 - batch_features.gpkg: layer `features`, EPSG:32631, in the shape Sentinel Hub's Batch GeoPackageInput expects:
   columns identifier TEXT, width INTEGER, height INTEGER, resolution REAL (NULL where the request's defaults apply).
+- batch_features_wal.gpkg: batch_features.gpkg switched to write-ahead-log mode (as QGIS leaves files: header
+  bytes 18-19 = 2), checkpointed, no -wal file.
 - plain.sqlite: an SQLite database without GeoPackage tables.
 
 and test/fixtures/vector/reference.json: per file and layer, what GDAL/OGR and python's sqlite3 read back from the
@@ -23,8 +25,9 @@ gpkg_spatial_ref_sys, feature count, and per feature the fid, the geometry as OG
 layer CRS, axis order x/y = easting/northing or lon/lat), the envelope of the GeoPackage binary header (decoded with
 struct from the blob python's sqlite3 returns) and the attribute values.
 """
-import json, math, os, sqlite3, struct, subprocess
+import json, math, os, shutil, sqlite3, struct, subprocess
 from osgeo import gdal, ogr, osr
+from gdal_common import gis_srs as srs
 
 gdal.UseExceptions()
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -33,13 +36,6 @@ FOOTPRINT = (501360.0, 5629040.0, 502000.0, 5629680.0)  # data/sentinel-2-l2a/we
 COLS, ROWS = 5, 4
 CROPS = ["maize", "winter wheat", "potatoes", "sugar beet", "grassland"]
 HOLE_PARCEL, SPLIT_PARCEL = 6, 13
-
-
-def srs(epsg):
-    s = osr.SpatialReference()
-    s.ImportFromEPSG(epsg)
-    s.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
-    return s
 
 
 def jitter(i, j, k):
@@ -143,6 +139,14 @@ def write_batch(path):
     ds = None
 
 
+def write_wal_copy(src, path):
+    shutil.copyfile(src, path)
+    con = sqlite3.connect(path)
+    assert con.execute("PRAGMA journal_mode=WAL").fetchone()[0] == "wal"
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+
+
 def write_plain(path):
     if os.path.exists(path):
         os.remove(path)
@@ -203,6 +207,7 @@ def main():
     subprocess.run(["ogr2ogr", "-f", "GPKG", "-t_srs", "EPSG:4326", "-lco", "GEOMETRY_NAME=geom", wgs, fields, "fields"],
                    check=True)
     write_batch(os.path.join(OUT, "batch_features.gpkg"))
+    write_wal_copy(os.path.join(OUT, "batch_features.gpkg"), os.path.join(OUT, "batch_features_wal.gpkg"))
     write_plain(os.path.join(OUT, "plain.sqlite"))
     ref = {name: reference(os.path.join(OUT, name)) for name in
            ("westflanders_fields.gpkg", "westflanders_fields_4326.gpkg", "batch_features.gpkg")}

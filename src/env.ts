@@ -2,7 +2,7 @@
  * Bindings and variables of the EO Edge Worker. `WorkerEnv` is generated from wrangler.toml by `npm run types`
  * (`wrangler types`, into worker-configuration.d.ts, committed; `npm run types:check` in CI says when it is out of
  * date); this adds what wrangler.toml cannot declare (secrets). The bindings:
- * - DB (D1): accounts, OAuth clients, signing keys, collections and STAC items;
+ * - DB (D1): accounts, OAuth clients, signing keys, the collection registry and STAC items;
  * - DATA (R2): scene files (COGs), keyed by their path under data/ (e.g. `sentinel-2-l2a/<scene>/B04.tif`);
  * - LOADER (Worker Loader): runs evalscripts in sandboxed isolates;
  * - TASKS (Durable Objects): one task (state machine, counters, processed message ids) per name; see src/tasks/;
@@ -17,4 +17,6 @@
 export interface Env extends WorkerEnv {
   /** Production: the token signing key as an Ed25519 private JWK (JSON string), set with `wrangler secret put`. */
   JWT_PRIVATE_JWK?: string;
+  /** Optional: every location of the deployment family, JSON `[{id, url}, ...]`, primary first (src/locations/config.ts). */
+  LOCATIONS?: string;
 }

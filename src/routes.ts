@@ -1,12 +1,16 @@
 /** Every route EO Edge serves, by API area, and the middleware around them (outermost first). */
 import { Api } from "./http/router";
 import { bearerAuth } from "./auth/middleware";
+import { rateLimit } from "./ratelimit/middleware";
 import { CERTS_PATH, OIDC_PATH, TOKEN_PATH, certs, openidConfiguration, tokenEndpoint } from "./auth/routes";
 import { getLocation, listLocations } from "./locations/routes";
 import { registerStatistics } from "./statistics/routes";
 import { registerCatalog } from "./catalog/routes";
 import { registerProcess } from "./process/routes";
 import { registerStatisticalBatch } from "./statbatch/routes";
+import { registerAsync } from "./async/routes";
+import { registerTilingGrids } from "./batch/grids/routes";
+import { registerAccounts } from "./accounts/routes";
 import { registerByoc } from "./byoc/routes";
 import { registerCollectionMetadata } from "./metadata/routes";
 
@@ -14,6 +18,7 @@ export function buildApi(): Api {
   const api = new Api();
   // middleware, outermost first: who is calling, then (next) how much that account may call
   api.use(bearerAuth);
+  api.use(rateLimit);
   api
     .on("POST", TOKEN_PATH, tokenEndpoint, true)
     .on("GET", CERTS_PATH, certs, true)
@@ -24,6 +29,9 @@ export function buildApi(): Api {
   registerCatalog(api);
   registerStatistics(api);
   registerStatisticalBatch(api);
+  registerAsync(api);
+  registerTilingGrids(api);
+  registerAccounts(api);
   registerByoc(api);
   registerCollectionMetadata(api);
   return api;

@@ -6,6 +6,7 @@ declare global {
       TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
       SAMPLE_DATA: Fetcher;
       PY_DECODE: Fetcher;
+      PY_S3: Fetcher;
     }
   }
 }

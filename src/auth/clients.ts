@@ -30,15 +30,18 @@ export interface ClientInfo {
   clientId: string;
   accountId: string;
   name: string;
+  /** Web origins a single-page-app client may be used from (`["*"]`: all); null for a confidential client. */
+  spaOrigins: string[] | null;
 }
 
 /**
- * Creates an account (if `accountId` is new) and an OAuth client for it.
- * Returns the client id and the plain secret, which is not stored and cannot be read again.
+ * Creates an account (if `accountId` is new) and an OAuth client for it (`expires`: ISO date-time or null = never;
+ * `spaOrigins`: see {@link ClientInfo}). Returns the client id and the plain secret, which is not stored and
+ * cannot be read again. Checks of the plan's client limit and of the fields are the caller's (src/accounts).
  */
 export async function createClient(
   env: Pick<Env, "DB">,
-  opts: { accountId: string; accountName?: string; name: string; clientId?: string; secret?: string; expires?: string | null },
+  opts: { accountId: string; accountName?: string; name: string; clientId?: string; secret?: string; expires?: string | null; spaOrigins?: string[] | null },
 ): Promise<{ client_id: string; client_secret: string }> {
   const d = db(env);
   const now = new Date().toISOString();
@@ -49,20 +52,23 @@ export async function createClient(
   const secretHash = `${salt}$${await hashSecret(salt, secret)}`;
   await d
     .insert(oauthClients)
-    .values({ clientId, secretHash, accountId: opts.accountId, name: opts.name, created: now, expires: opts.expires ?? null })
+    .values({
+      clientId, secretHash, accountId: opts.accountId, name: opts.name, created: now, expires: opts.expires ?? null,
+      spaOrigins: opts.spaOrigins ? JSON.stringify(opts.spaOrigins) : null,
+    })
     .onConflictDoUpdate({ target: oauthClients.clientId, set: { secretHash, accountId: opts.accountId, name: opts.name } });
   return { client_id: clientId, client_secret: secret };
 }
 
 /**
- * Checks client credentials; null when the client is unknown, the secret wrong or the client expired (the caller
- * cannot tell which, and each case does the same work). Callers bound the sizes of `clientId` and `secret`.
+ * Checks client credentials; null when the client is unknown, the secret wrong, or the client expired or deleted
+ * (the caller cannot tell which, and each case does the same work). Callers bound the sizes of `clientId` and `secret`.
  */
 export async function verifyClient(env: Pick<Env, "DB">, clientId: string, secret: string): Promise<ClientInfo | null> {
   const row = await db(env).select().from(oauthClients).where(eq(oauthClients.clientId, clientId)).get();
   const [salt = "", digest = ""] = (row?.secretHash ?? DUMMY_HASH).split("$");
   const secretOk = sameDigest(digest, await hashSecret(salt, secret));
   const expired = !!row?.expires && !(Date.parse(row.expires) >= Date.now());
-  if (!row || !secretOk || expired) return null;
-  return { clientId: row.clientId, accountId: row.accountId, name: row.name };
+  if (!row || !secretOk || expired || row.deleted !== null) return null;
+  return { clientId: row.clientId, accountId: row.accountId, name: row.name, spaOrigins: row.spaOrigins ? (JSON.parse(row.spaOrigins) as string[]) : null };
 }

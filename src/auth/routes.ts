@@ -5,6 +5,7 @@
 import type { Env } from "../env";
 import { json, publicBaseUrl } from "../http/base";
 import { verifyClient } from "./clients";
+import { limitHeaders, refusal, takeToken } from "../ratelimit/limiter";
 import { OAuthError, basicCredentials, invalidBasicClient, readTokenForm } from "./oauth";
 import { ALG, signingKey } from "./keys";
 import { TOKEN_LIFETIME_S, issueToken, issuer } from "./tokens";
@@ -15,7 +16,9 @@ export const OIDC_PATH = "/auth/realms/main/.well-known/openid-configuration";
 
 /**
  * POST token: form `grant_type=client_credentials` with client_id/client_secret in the body or HTTP Basic.
- * Every failure is an OAuth error `{error, error_description}` (RFC 6749 5.2); limits in ./oauth.ts.
+ * Every failure is an OAuth error `{error, error_description}` (RFC 6749 5.2); limits in ./oauth.ts. Token requests
+ * of a verified client are rate limited by its account's token policies (per client): past them, a 429 envelope
+ * with the rate-limit headers (spec, Errors 2), which every token response carries.
  */
 export async function tokenEndpoint(request: Request, env: Env): Promise<Response> {
   try {
@@ -39,11 +42,13 @@ async function grantToken(request: Request, env: Env): Promise<Response> {
   const client = await verifyClient(env, clientId, secret);
   const failed = "Invalid client or Invalid client credentials";
   if (!client) throw basic ? invalidBasicClient(failed) : new OAuthError(401, "invalid_client", failed);
+  const verdict = await takeToken(env, { kind: "client", client: client.clientId, account: client.accountId });
+  if (!verdict.allowed) throw refusal(verdict, "token requests for this client");
   const token = await issueToken(env, client);
   return json(
     { access_token: token, expires_in: TOKEN_LIFETIME_S, refresh_expires_in: 0, token_type: "Bearer", "not-before-policy": 0, scope: "" },
     200,
-    { "cache-control": "no-store", pragma: "no-cache" },
+    { "cache-control": "no-store", pragma: "no-cache", ...limitHeaders(verdict) },
   );
 }
 

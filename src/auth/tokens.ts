@@ -17,6 +17,8 @@ export interface TokenClaims {
   azp: string;
   account: string;
   aid: string;
+  /** Keycloak's claim: web origins a single-page-app client's token may be used from (`["*"]`: all). */
+  "allowed-origins"?: string[];
   iss: string;
   exp: number;
   iat: number;
@@ -28,7 +30,8 @@ export const issuer = (env: Pick<Env, "PUBLIC_BASE_URL">): string => `${publicBa
 /** Signs an access token for a verified client (iss from configuration, exp = now + TOKEN_LIFETIME_S). */
 export async function issueToken(env: Env, client: ClientInfo): Promise<string> {
   const key = await signingKey(env);
-  return new SignJWT({ azp: client.clientId, account: client.accountId, aid: client.accountId, typ: "Bearer" })
+  const origins = client.spaOrigins ? { "allowed-origins": client.spaOrigins } : {};
+  return new SignJWT({ azp: client.clientId, account: client.accountId, aid: client.accountId, typ: "Bearer", ...origins })
     .setProtectedHeader({ alg: ALG, kid: key.kid, typ: "JWT" })
     .setSubject(client.accountId)
     .setIssuer(issuer(env))

@@ -1,44 +1,66 @@
 /**
- * Local buckets: every bucket name works out of the box, kept in the BUCKETS R2 binding under `<bucket>/<key>`
- * (so `s3://my-bucket/out` is R2 key prefix `my-bucket/out/` in `.state` when run with `npm start`).
+ * Buckets kept in R2: local buckets (every bucket name works out of the box, kept in the BUCKETS R2 binding under
+ * `<bucket>/<key>`, so `s3://my-bucket/out` is R2 key prefix `my-bucket/out/` in `.state` when run with `npm start`)
+ * and R2 buckets bound in wrangler.toml (keys at the bucket's root).
  */
-import type { ObjectBody, ObjectListing, ObjectStore, StoredObject } from "./types";
-
-const meta = (bucket: string, o: R2Object): StoredObject => ({
-  key: o.key.slice(bucket.length + 1),
-  size: o.size,
-  etag: o.etag,
-  uploaded: o.uploaded,
-  contentType: o.httpMetadata?.contentType,
-});
+import type { MultipartUploads, ObjectBody, ObjectListing, ObjectStore, StoredObject } from "./types";
 
 /** An ObjectStore for bucket `bucket` inside R2 binding `r2` (keys prefixed with `<bucket>/`). */
 export function localBucket(r2: R2Bucket, bucket: string): ObjectStore {
-  const full = (key: string) => `${bucket}/${key}`;
+  return r2Store(r2, bucket, `${bucket}/`);
+}
+
+/**
+ * An ObjectStore named `bucket` over R2 binding `r2`, its keys stored as `<root><key>` (root "" for a bound bucket,
+ * `<bucket>/` for a local one). A range starting at or past the end is R2's error (callers check sizes first).
+ */
+export function r2Store(r2: R2Bucket, bucket: string, root: string): ObjectStore {
+  const full = (key: string) => root + key;
+  const meta = (o: R2Object): StoredObject => ({
+    key: o.key.slice(root.length),
+    size: o.size,
+    etag: o.etag,
+    uploaded: o.uploaded,
+    contentType: o.httpMetadata?.contentType,
+  });
+  const multipart: MultipartUploads = {
+    async create(key, options) {
+      return (await r2.createMultipartUpload(full(key), options?.contentType ? { httpMetadata: { contentType: options.contentType } } : undefined)).uploadId;
+    },
+    async uploadPart(key, uploadId, partNumber, body) {
+      return (await r2.resumeMultipartUpload(full(key), uploadId).uploadPart(partNumber, body)).etag;
+    },
+    async complete(key, uploadId, parts) {
+      return meta(await r2.resumeMultipartUpload(full(key), uploadId).complete(parts));
+    },
+    abort: (key, uploadId) => r2.resumeMultipartUpload(full(key), uploadId).abort(),
+  };
   return {
     bucket,
+    multipart,
     async get(key, range): Promise<ObjectBody | null> {
       const o = await r2.get(full(key), range ? { range: range.length === undefined ? { offset: range.offset } : { offset: range.offset, length: range.length } } : undefined);
       if (!o) return null;
       const r = o.range as { offset?: number; length?: number } | undefined;
-      return { ...meta(bucket, o), body: o.body, range: range ? { offset: r?.offset ?? range.offset, length: r?.length ?? o.size - range.offset } : undefined };
+      return { ...meta(o), body: o.body, range: range ? { offset: r?.offset ?? range.offset, length: r?.length ?? o.size - range.offset } : undefined };
     },
     async head(key) {
       const o = await r2.head(full(key));
-      return o ? meta(bucket, o) : null;
+      return o ? meta(o) : null;
     },
     async put(key, body, options) {
-      const o = await r2.put(full(key), body, options?.contentType ? { httpMetadata: { contentType: options.contentType } } : undefined);
-      return meta(bucket, o!);
+      const o = await r2.put(full(key), body, { httpMetadata: options?.contentType ? { contentType: options.contentType } : undefined, sha256: options?.sha256 });
+      return meta(o!);
     },
     async delete(keys) {
       await r2.delete((Array.isArray(keys) ? keys : [keys]).map(full));
     },
     async list(options = {}): Promise<ObjectListing> {
-      const r = await r2.list({ prefix: full(options.prefix ?? ""), delimiter: options.delimiter, cursor: options.cursor, limit: options.limit });
+      const startAfter = options.startAfter === undefined ? undefined : full(options.startAfter);
+      const r = await r2.list({ prefix: full(options.prefix ?? ""), delimiter: options.delimiter, cursor: options.cursor, limit: options.limit, startAfter });
       return {
-        objects: r.objects.map((o) => meta(bucket, o)),
-        prefixes: r.delimitedPrefixes.map((p) => p.slice(bucket.length + 1)),
+        objects: r.objects.map(meta),
+        prefixes: r.delimitedPrefixes.map((p) => p.slice(root.length)),
         cursor: r.truncated ? r.cursor : undefined,
       };
     },

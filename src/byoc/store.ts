@@ -38,12 +38,15 @@ function bandStatements(env: DB, c: ByocCollection): D1PreparedStatement[] {
   return [del, ...ins];
 }
 
-/** Registers a new collection of `c.accountId` with its bands (one batch). */
-export async function insertCollection(env: DB, c: ByocCollection): Promise<void> {
+/**
+ * Registers a new collection of `c.accountId` with its bands (one batch), hosted in location `location` (the
+ * location the create request was sent to; null = the primary location).
+ */
+export async function insertCollection(env: DB, c: ByocCollection, location: string | null = null): Promise<void> {
   const row = env.DB.prepare(
     `INSERT INTO data_collections (id, type, aliases, kind, owner, title, location, optical, config, stac, created)
-     VALUES (?, ?, '[]', 'byoc', ?, ?, NULL, 0, ?, '{}', ?)`,
-  ).bind(c.id, byocType(c.id), c.accountId, c.name, configOf(c), c.created);
+     VALUES (?, ?, '[]', 'byoc', ?, ?, ?, 0, ?, '{}', ?)`,
+  ).bind(c.id, byocType(c.id), c.accountId, c.name, location, configOf(c), c.created);
   await env.DB.batch([row, ...bandStatements(env, c)]);
 }
 

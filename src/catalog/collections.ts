@@ -4,6 +4,8 @@
  * title, `summaries["eo:bands"]` from its bands with a wavelength, and the extent computed from its items in D1.
  */
 import type { Env } from "../env";
+import type { LocationEnv } from "../locations/config";
+import { assertHosted, hostedHere } from "../locations/hosting";
 import { isoTime } from "./time";
 import type { CatalogUrls } from "./render";
 import { itemsBackend } from "../storage/backend";
@@ -40,14 +42,18 @@ export function collectionBase(c: DataCollection): CollectionBase {
   return { ...rest, id: c.id, title: c.title, ...(merged ? { summaries: merged } : {}), extent_default: extent_default ?? WORLD };
 }
 
-/** All collections `account` sees (null: anonymous, built-ins only): built-ins first, then its own. */
-export async function listCollections(env: Pick<Env, "DB">, account: string | null): Promise<CollectionBase[]> {
-  return (await visibleCollections(env, account)).map(collectionBase);
+/** All collections `account` sees (null: anonymous, built-ins only) hosted in this location: built-ins first, then its own. */
+export async function listCollections(env: Pick<Env, "DB"> & LocationEnv, account: string | null): Promise<CollectionBase[]> {
+  return (await visibleCollections(env, account)).filter((c) => hostedHere(env, c)).map(collectionBase);
 }
 
-/** The collection with catalog id `id` that `account` sees, or undefined. */
-export async function findCollection(env: Pick<Env, "DB">, account: string | null, id: string): Promise<CollectionBase | undefined> {
+/**
+ * The collection with catalog id `id` that `account` sees, or undefined.
+ * @throws ApiError 404 naming the hosting location when another location hosts it (src/locations/hosting.ts).
+ */
+export async function findCollection(env: Pick<Env, "DB"> & LocationEnv, account: string | null, id: string): Promise<CollectionBase | undefined> {
   const c = await findRegistered(env, account, id);
+  if (c) assertHosted(env, [c]);
   return c && collectionBase(c);
 }
 

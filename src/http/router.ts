@@ -64,6 +64,18 @@ const CORS = {
 };
 
 /**
+ * CORS of a single-page-app client's token (its `allowed-origins` claim): `*` keeps any origin; otherwise the
+ * response names the request's Origin when listed (with `Vary: Origin`) and no Access-Control-Allow-Origin at all
+ * for another origin, so browsers on unlisted sites cannot read it. Tokens without the claim keep `*`.
+ */
+function restrictOrigin(headers: Headers, allowed: readonly string[] | undefined, origin: string | null): void {
+  if (!allowed || allowed.includes("*")) return;
+  headers.append("vary", "Origin");
+  if (origin !== null && allowed.includes(origin)) headers.set("access-control-allow-origin", origin);
+  else headers.delete("access-control-allow-origin");
+}
+
+/**
  * The answer to a CORS preflight (any path, no token: browsers never send one on OPTIONS): 204 allowing the
  * requested headers (Access-Control-Request-Headers, when it is a plain header-name list) or the default ones,
  * cached by the browser for a day (Fetch standard, CORS protocol).
@@ -121,17 +133,19 @@ export class Api {
   /** Handles a request; always returns a Response (error envelope on failure). */
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     let response: Response;
+    let routed: AuthedRequest | undefined;
     try {
       if (request.method === "OPTIONS") response = preflight(request);
       else {
-        const onPublicOrigin = atPublicOrigin(request, env);
-        response = (await this.router.fetch(onPublicOrigin, env, ctx)) ?? this.unmatched(onPublicOrigin);
+        routed = atPublicOrigin(request, env) as AuthedRequest;
+        response = (await this.router.fetch(routed, env, ctx)) ?? this.unmatched(routed);
       }
     } catch (err) {
       response = renderError(err);
     }
     const out = new Response(response.body, response);
     for (const [k, v] of Object.entries(CORS)) if (!out.headers.has(k)) out.headers.set(k, v);
+    restrictOrigin(out.headers, routed?.claims?.["allowed-origins"], request.headers.get("origin"));
     return out;
   }
 

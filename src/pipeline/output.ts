@@ -2,10 +2,42 @@
  * Encodes one evalscript output (or the `userdata` of updateOutputMetadata) in a file format: the step every area
  * that delivers rasters shares (Processing's responses, async and batch deliveries to a bucket).
  */
+import { z } from "zod";
 import { encodeGeoTiff, encodeJpeg, encodeJson, encodePng, type EncodeInput } from "../raster/encode";
 import { invalidArgument } from "../raster/errors";
 import { storedSampleType, toSampleType, type EvalResult } from "../raster/evalscript";
 import type { Grid } from "../raster/types";
+
+/**
+ * zod schema of one requested response (OpenAPI `ProcessRequestOutputResponse`): an evalscript output id (or
+ * `userdata`, default `default`) and its format (default image/png; JPEG `quality` 0..100).
+ */
+export const outputResponseSchema = z.object({
+  identifier: z.string().min(1).default("default"),
+  format: z
+    .object({ type: z.string().default("image/png"), quality: z.number().int().min(0).max(100).optional() })
+    .passthrough()
+    .default({ type: "image/png" }),
+});
+
+/**
+ * The `output` members every raster request shares (Processing, Async): width/height in px validated by `size`
+ * (each API's own limit), or resx/resy in CRS units, and the responses. Spread into an API's output object.
+ */
+export const outputGridShape = <S extends z.ZodType>(size: S) => ({
+  width: size.optional(),
+  height: size.optional(),
+  resx: z.number().positive("resx must be > 0").optional(),
+  resy: z.number().positive("resy must be > 0").optional(),
+  responses: z.array(outputResponseSchema).min(1).optional(),
+});
+
+/** True unless both a pixel size (width/height) and a resolution (resx/resy) are set: the refine of an output object. */
+export const oneOutputSize = (o: { width?: unknown; height?: unknown; resx?: unknown; resy?: unknown }): boolean =>
+  !((o.width !== undefined || o.height !== undefined) && (o.resx !== undefined || o.resy !== undefined));
+
+/** The message of a failed {@link oneOutputSize}. */
+export const ONE_OUTPUT_SIZE = { message: "set either width/height or resx/resy, not both" };
 
 /** One requested response: an evalscript output id (or `userdata`) and its format (Processing `output.responses[]`). */
 export interface OutputRequest {

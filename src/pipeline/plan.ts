@@ -17,6 +17,8 @@ import type { EvalSetup } from "../raster/evalscript";
 import { rasterizeRings } from "../raster/grid/rasterize";
 import type { Crs, Grid } from "../raster/types";
 import type { AreaGeometry, DataSourceRequest, ProcessInput } from "./input";
+import type { LocationEnv } from "../locations/config";
+import { assertHosted } from "../locations/hosting";
 import { resolveSources, type RegistryScope, type Source } from "./sources";
 
 /** The output size a request asks for: width/height in pixels or resx/resy in CRS units (Processing `output`, Statistical `aggregation`). */
@@ -53,6 +55,11 @@ export interface AreaPlan {
   grid: Grid;
   /** 1 inside the request geometry, 0 outside (row-major, grid.width x grid.height); null when the request has only a bbox. */
   geometryMask: Uint8Array | null;
+  /**
+   * The request geometry's rings in the grid's CRS when the mask is rasterized per strip instead (planned with
+   * `maskPerStrip`: a 10000 x 10000 mask alone would be 100 MB): stripPlan rasterizes them for each strip.
+   */
+  geometryRings?: Float64Array[] | null;
   /** [minLon, minLat, maxLon, maxLat] covering the request area (EPSG:4326), for scene search. */
   lonLatBbox: [number, number, number, number];
   limits: PlanLimits;
@@ -151,23 +158,30 @@ export function lonLatBounds(grid: Grid): [number, number, number, number] {
   return transformBounds(grid.bbox, grid.crs, crsFromEpsg(4326));
 }
 
-/** The area plan of `grid`, clipped to `rings` (in the grid's CRS) when given. */
-function areaPlan(grid: Grid, rings: Float64Array[] | null, maxSize: number): AreaPlan {
-  return { grid, geometryMask: rings ? rasterizeRings(rings, grid) : null, lonLatBbox: lonLatBounds(grid), limits: { maxSize } };
+/** The area plan of `grid`, clipped to `rings` (in the grid's CRS) when given: now, or per strip with `maskPerStrip`. */
+function areaPlan(grid: Grid, rings: Float64Array[] | null, maxSize: number, maskPerStrip = false): AreaPlan {
+  const lazy = rings !== null && maskPerStrip;
+  const area: AreaPlan = { grid, geometryMask: rings && !lazy ? rasterizeRings(rings, grid) : null, lonLatBbox: lonLatBounds(grid), limits: { maxSize } };
+  return lazy ? { ...area, geometryRings: rings } : area;
 }
 
 /**
  * Plans the grid of a request: bounds (bbox or geometry, in bounds.properties.crs, default CRS84) + output size
- * -> AreaPlan. `opts.maxSize`: most px per side (default MAX_SYNC_SIZE; async: MAX_ASYNC_SIZE).
+ * -> AreaPlan. `opts.maxSize`: most px per side (default MAX_SYNC_SIZE; async: MAX_ASYNC_SIZE). `opts.maskPerStrip`:
+ * keep the geometry as rings and rasterize its mask per strip (stripPlan), for grids evaluated strip by strip.
  * @throws EngineError invalid-argument on invalid bounds or sizes; unsupported for an unknown CRS.
  */
-export function planRequest(input: Pick<ProcessInput, "bounds">, output: GridRequest | undefined, opts: { maxSize?: number } = {}): AreaPlan {
+export function planRequest(
+  input: Pick<ProcessInput, "bounds">,
+  output: GridRequest | undefined,
+  opts: { maxSize?: number; maskPerStrip?: boolean } = {},
+): AreaPlan {
   const maxSize = opts.maxSize ?? MAX_SYNC_SIZE;
   const crs = parseCrs(input.bounds.properties?.crs ?? CRS84);
   const rings = input.bounds.geometry ? geometryRings(input.bounds.geometry) : null;
   const bbox = rings ? ringsBbox(rings) : (input.bounds.bbox as [number, number, number, number]);
   checkBbox(bbox, crs);
-  return areaPlan({ crs, bbox, ...outputSize(bbox, output, maxSize) }, rings, maxSize);
+  return areaPlan({ crs, bbox, ...outputSize(bbox, output, maxSize) }, rings, maxSize, opts.maskPerStrip);
 }
 
 /**
@@ -191,11 +205,14 @@ export function sourceWindow(d: DataSourceRequest): TimeWindow {
 
 /**
  * The full plan: `area` with the sources of `data` the script reads (resolved against its `setup`, once per
- * request; collections looked up in the registry for `scope.account`), each with its own window (sourceWindow).
- * @throws the errors of resolveSources (unknown collections, bands or units; data fusion id mismatches).
+ * request), each with its own window (sourceWindow).
+ * Collections are looked up in the registry for `scope.account` and must be hosted in this location.
+ * @throws the errors of resolveSources (unknown collections, bands or units; data fusion id mismatches); ApiError
+ *   404 for a collection hosted in another location (src/locations/hosting.ts).
  */
-export async function withSources(scope: RegistryScope, area: AreaPlan, data: DataSourceRequest[], setup: EvalSetup): Promise<Plan> {
+export async function withSources(scope: RegistryScope & { env: LocationEnv }, area: AreaPlan, data: DataSourceRequest[], setup: EvalSetup): Promise<Plan> {
   const sources = await resolveSources(scope, data, setup);
+  assertHosted(scope.env, sources.map((s) => s.collection));
   return { ...area, sources: sources.map((s) => ({ ...s, window: sourceWindow(s.request) })) };
 }
 
@@ -204,12 +221,19 @@ export function withWindow(plan: Plan, window: TimeWindow): Plan {
   return { ...plan, sources: plan.sources.map((s) => ({ ...s, window })) };
 }
 
-/** The plan of rows [row, row + rows) of `plan` (same pixel centres, so strips join into the full grid exactly). */
+/**
+ * The plan of rows [row, row + rows) of `plan` (same pixel centres, so strips join into the full grid exactly).
+ * Its mask is the rows of the plan's mask, or the plan's geometryRings rasterized on the strip's grid.
+ */
 export function stripPlan<P extends AreaPlan>(plan: P, row: number, rows: number): P {
   const { grid } = plan;
   const resY = (grid.bbox[3] - grid.bbox[1]) / grid.height;
   const top = grid.bbox[3] - row * resY;
-  const bbox: Grid["bbox"] = [grid.bbox[0], top - rows * resY, grid.bbox[2], top];
-  const mask = plan.geometryMask ? plan.geometryMask.subarray(row * grid.width, (row + rows) * grid.width) : null;
-  return { ...plan, grid: { ...grid, bbox, height: rows }, geometryMask: mask };
+  const strip: Grid = { ...grid, bbox: [grid.bbox[0], top - rows * resY, grid.bbox[2], top], height: rows };
+  const mask = plan.geometryMask
+    ? plan.geometryMask.subarray(row * grid.width, (row + rows) * grid.width)
+    : plan.geometryRings
+      ? rasterizeRings(plan.geometryRings, strip)
+      : null;
+  return { ...plan, grid: strip, geometryMask: mask, geometryRings: undefined };
 }

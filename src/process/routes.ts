@@ -3,6 +3,7 @@ import type { Env } from "../env";
 import { serverTiming } from "../http/base";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { negotiate } from "./accept";
+import { chargeUnits } from "../accounts/units";
 import { evaluatePlan, prepareEvalscript } from "../pipeline/pipeline";
 import { planRequest, withSources } from "../pipeline/plan";
 import { renderResponses } from "./render";
@@ -20,6 +21,7 @@ export async function processHandler(request: AuthedRequest, env: Env): Promise<
   const script = await prepareEvalscript(env, req.evalscript, accountOf(request));
   const plan = await withSources({ env, account: script.account }, area, req.input.data, script.setup);
   const evaluation = await evaluatePlan(env, script, plan, { convert: true });
+  await chargeUnits(env, accountOf(request), evaluation.processingUnits);
   const t0 = Date.now();
   const { body, contentType } = await renderResponses(evaluation.result, responses, packing, plan.grid);
   const timings = { ...evaluation.timings, encode: Date.now() - t0 };

@@ -6,30 +6,17 @@
 import { z } from "zod";
 import { inputSchema } from "../pipeline/input";
 import { MAX_SYNC_SIZE } from "../pipeline/plan";
+import { ONE_OUTPUT_SIZE, oneOutputSize, outputGridShape, outputResponseSchema } from "../pipeline/output";
 
 const size = z.number().positive().max(MAX_SYNC_SIZE, `must be at most ${MAX_SYNC_SIZE} pixels`).transform((v) => Math.round(v));
 
-export const responseSchema = z.object({
-  identifier: z.string().min(1).default("default"),
-  format: z
-    .object({ type: z.string().default("image/png"), quality: z.number().int().min(0).max(100).optional() })
-    .passthrough()
-    .default({ type: "image/png" }),
-});
+export const responseSchema = outputResponseSchema;
 export type ResponseRequest = z.infer<typeof responseSchema>;
 
 export const outputSchema = z
-  .object({
-    width: size.optional(),
-    height: size.optional(),
-    resx: z.number().positive("resx must be > 0").optional(),
-    resy: z.number().positive("resy must be > 0").optional(),
-    responses: z.array(responseSchema).min(1).optional(),
-  })
+  .object(outputGridShape(size))
   .passthrough()
-  .refine((o) => !((o.width !== undefined || o.height !== undefined) && (o.resx !== undefined || o.resy !== undefined)), {
-    message: "set either width/height or resx/resy, not both",
-  });
+  .refine(oneOutputSize, ONE_OUTPUT_SIZE);
 export type OutputRequest = z.infer<typeof outputSchema>;
 
 export const processRequestSchema = z.object({

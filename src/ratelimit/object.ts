@@ -1,8 +1,103 @@
 /**
- * The Durable Object class bound as RATE_LIMITER: the rate-limit buckets of one account (or of one OAuth client
- * for token requests), addressed by name. Its policies and buckets are added in this folder (issue 14).
+ * The Durable Object class bound as RATE_LIMITER: the token buckets of one account (its request policies and its
+ * processing units of the month) or of one OAuth client (its token-request policies), addressed by name
+ * (`account:<id>`, `client:<id>`, see ./limiter.ts). One RPC per request: {@link RateLimiter.take}.
+ * Limits are read from D1 (src/accounts/plans.ts) and cached for CONFIG_TTL_MS, so an operator's change to a plan
+ * or an account applies within a minute. Buckets live in memory and in the object's storage (written behind);
+ * processing units in its SQLite table `units`.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
+import { accountLimits, type AccountLimits } from "../accounts/plans";
+import { policyKey, take, type Bucket, type Policy, type Verdict } from "./policy";
 
-export class RateLimiter extends DurableObject<Env> {}
+/** How long limits read from D1 are used before being read again, in ms. */
+export const CONFIG_TTL_MS = 60_000;
+
+/** Whose buckets: an account's API calls, or one OAuth client's token requests (limits of its account). */
+export type LimitSubject = { kind: "account"; account: string } | { kind: "client"; client: string; account: string };
+
+/** A verdict plus, for a metered call of an account past its monthly PU quota, the figures (then not allowed). */
+export interface LimitVerdict extends Verdict {
+  outOfUnits?: { used: number; quota: number; month: string };
+}
+
+/** Processing units used in a calendar month (UTC, `YYYY-MM`) against the quota (null = none). */
+export interface UnitsUsage {
+  month: string;
+  used: number;
+  quota: number | null;
+}
+
+/** Storage key of the buckets (one record: policy key -> bucket). */
+const BUCKETS_KEY = "buckets";
+
+const monthOf = (ms: number): string => new Date(ms).toISOString().slice(0, 7);
+/** Start of the calendar month (UTC) after the one of `ms`, in ms since epoch: when a used-up quota is renewed. */
+const nextMonth = (ms: number): number => {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+};
+
+export class RateLimiter extends DurableObject<Env> {
+  /** The clock of every decision (ms since epoch). Tests replace it (runInDurableObject) to drive time. */
+  clock: () => number = () => Date.now();
+  private limits?: { value: AccountLimits; at: number };
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS units (month TEXT PRIMARY KEY, used REAL NOT NULL)");
+    void ctx.blockConcurrencyWhile(async () => {
+      const saved = await ctx.storage.get<Record<string, Bucket>>(BUCKETS_KEY);
+      for (const [k, b] of Object.entries(saved ?? {})) this.buckets.set(k, b);
+    });
+  }
+
+  /**
+   * Takes one token from every policy of `subject` (none when one is empty). For `metered` calls of an account
+   * (Processing, Statistics, async, batch), first checks the month's processing units against the quota: past it,
+   * the call is refused with `outOfUnits`, takes no token, and `retryAfterMs` runs to the next month (UTC).
+   */
+  async take(subject: LimitSubject, metered = false): Promise<LimitVerdict> {
+    const now = this.clock();
+    const limits = await this.limitsOf(subject.account, now);
+    if (metered && subject.kind === "account" && limits.puQuota !== null) {
+      const used = this.usedIn(monthOf(now));
+      if (used >= limits.puQuota)
+        return { allowed: false, remaining: 0, retryAfterMs: nextMonth(now) - now, outOfUnits: { used, quota: limits.puQuota, month: monthOf(now) } };
+    }
+    const policies: Policy[] = subject.kind === "account" ? limits.policies : limits.tokenPolicies;
+    const verdict = take(policies, this.buckets, now);
+    const current = new Set(policies.map(policyKey));
+    for (const k of this.buckets.keys()) if (!current.has(k)) this.buckets.delete(k);
+    // kept in memory and written behind: the answer does not wait for the write (allowUnconfirmed), so a crash
+    // can at most forget the last few requests' tokens
+    void this.ctx.storage.put(BUCKETS_KEY, Object.fromEntries(this.buckets), { allowUnconfirmed: true });
+    return verdict;
+  }
+
+  /** Adds `pu` processing units to this account's month (UTC, by the clock); returns the month's usage. */
+  async charge(account: string, pu: number): Promise<UnitsUsage> {
+    const month = monthOf(this.clock());
+    this.ctx.storage.sql.exec("INSERT INTO units (month, used) VALUES (?, ?) ON CONFLICT (month) DO UPDATE SET used = used + excluded.used", month, pu);
+    return this.usage(account);
+  }
+
+  /** This account's processing units of the current month and its quota. */
+  async usage(account: string): Promise<UnitsUsage> {
+    const now = this.clock();
+    const limits = await this.limitsOf(account, now);
+    return { month: monthOf(now), used: this.usedIn(monthOf(now)), quota: limits.puQuota };
+  }
+
+  private usedIn(month: string): number {
+    return this.ctx.storage.sql.exec<{ used: number }>("SELECT used FROM units WHERE month = ?", month).toArray()[0]?.used ?? 0;
+  }
+
+  private async limitsOf(account: string, now: number): Promise<AccountLimits> {
+    if (!this.limits || now - this.limits.at >= CONFIG_TTL_MS || now < this.limits.at)
+      this.limits = { value: await accountLimits(this.env, account), at: now };
+    return this.limits.value;
+  }
+}

@@ -5,6 +5,7 @@ import { readScriptRequest } from "../http/body";
 import { validate } from "../http/parse";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { computeStatistics } from "./aggregate";
+import { chargeUnits } from "../accounts/units";
 import { statisticalRequestSchema, type StatisticalRequest } from "./schema";
 
 /** Multipart: the `evalscript` part replaces aggregation.evalscript (OpenAPI `MultiPartStatisticalRequest`). */
@@ -16,6 +17,7 @@ const placeEvalscript = (body: Record<string, unknown>, evalscript: string): voi
 export async function statisticsHandler(request: AuthedRequest, env: Env): Promise<Response> {
   const req: StatisticalRequest = validate(statisticalRequestSchema, await readScriptRequest(request, placeEvalscript), "statistical request");
   const result = await computeStatistics(env, req, accountOf(request));
+  await chargeUnits(env, accountOf(request), result.processingUnits);
   return json(result.response, 200, {
     "x-processingunits-spent": String(result.processingUnits),
     "server-timing": serverTiming(result.timings),

@@ -6,7 +6,8 @@
  *
  * Scoping: built-ins are visible to every account (and to anonymous callers, account null); an owned collection
  * only to its owner. Built-ins are cached per isolate and D1 binding for CACHE_MS (they change only with a
- * migration; the resolved list is cached, see `cache`); owned collections are read from D1 on every lookup, so updates are seen at once.
+ * migration; the resolved list is cached, see `cache`); owned collections are read from D1 on every lookup, so
+ * updates are seen at once. Returned collections may be shared between requests: treat them as read-only.
  */
 import { and, asc, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { Env } from "../env";

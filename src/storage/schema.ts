@@ -5,6 +5,21 @@ export const accounts = sqliteTable("accounts", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
   created: text("created").notNull(),
+  // 0006: the plan and per-account overrides of its policies and PU quota (src/accounts/plans.ts)
+  plan: text("plan").notNull().default("enterprise"),
+  policies: text("policies"),
+  tokenPolicies: text("token_policies"),
+  puQuota: real("pu_quota"),
+});
+
+/** 0006: plans as data (src/accounts/plans.ts). */
+export const plans = sqliteTable("plans", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  maxClients: integer("max_clients").notNull(),
+  policies: text("policies").notNull(),
+  tokenPolicies: text("token_policies").notNull(),
+  puQuota: real("pu_quota"),
 });
 
 export const oauthClients = sqliteTable("oauth_clients", {
@@ -14,6 +29,9 @@ export const oauthClients = sqliteTable("oauth_clients", {
   name: text("name").notNull(),
   created: text("created").notNull(),
   expires: text("expires"),
+  // 0006: deletion time (inactive list) and single-page-app origins (JSON array, ["*"] = all)
+  deleted: text("deleted"),
+  spaOrigins: text("spa_origins"),
 });
 
 export const signingKeys = sqliteTable("signing_keys", {

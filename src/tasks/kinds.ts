@@ -9,6 +9,7 @@ import type { Env } from "../env";
 import { unwrap } from "./machine";
 import { QueueRouter, type TaskMessage } from "./queue";
 import { STATBATCH_ANALYSE_KIND, STATBATCH_FEATURE_KIND, statbatchAnalyse, statbatchDeadAnalysis, statbatchDeadFeature, statbatchFeature } from "../statbatch/run";
+import { ASYNC_KIND, deadAsyncMessage, runAsyncMessage } from "../async/queue";
 import { BYOC_INGEST_KIND, byocIngest, byocIngestDead } from "../byoc/ingest";
 
 export const PROBE_KIND = "probe";
@@ -46,4 +47,5 @@ export const queueRouter = new QueueRouter()
   .on(PROBE_KIND, probe, { onDead: deadProbe, retryDelay: () => 0 })
   .on(STATBATCH_ANALYSE_KIND, statbatchAnalyse, { onDead: statbatchDeadAnalysis })
   .on(STATBATCH_FEATURE_KIND, statbatchFeature, { onDead: statbatchDeadFeature })
+  .on(ASYNC_KIND, runAsyncMessage, { onDead: deadAsyncMessage })
   .on(BYOC_INGEST_KIND, byocIngest, { onDead: byocIngestDead });

@@ -75,7 +75,7 @@ function evaluatePixel(s) { return [0, 0]; }`,
       { id: "a", type: "sentinel-2-l2a", dataFilter: { timeRange: RKH_DAY } },
       { id: "b", type: "S1GRD", dataFilter: { timeRange: { from: "2019-01-01T00:00:00.500Z", to: "2019-02-01T00:00:00Z" } } },
     ];
-    const plan = await withSources(SCOPE, planRequest({ bounds: bounds(RKH_BBOX) }, undefined), fusion, script.setup);
+    const plan = await withSources({ env, account: null }, planRequest({ bounds: bounds(RKH_BBOX) }, undefined), fusion, script.setup);
     expect(plan.sources.map((s) => [s.datasource, s.collection.id, s.window])).toEqual([
       ["a", "sentinel-2-l2a", { from: 1582070400000, to: 1582156800000 }],
       ["b", "sentinel-1-grd", { from: 1546300800500, to: 1548979200000 }],
@@ -90,7 +90,7 @@ describe("evaluatePlan on explicit and async-size plans (29RKH B04 vs the file)"
   it("a batch-tile plan (the whole tile at its native 100 m grid) equals the file's pixels", async () => {
     const script = await prepareEvalscript(env, bandsScript(["B04"]), "plan-test");
     const area = planGrid({ crs: crsFromEpsg(32629), bbox: RKH_BBOX, width: 1098, height: 1098 });
-    const ev = await evaluatePlan(env, script, await withSources(SCOPE, area, data, script.setup));
+    const ev = await evaluatePlan(env, script, await withSources({ env, account: null }, area, data, script.setup));
     const got = ev.result.outputs.default!.values;
     const file = await window(RKH_B04, 0, 0, 0, 1098, 1098);
     let bad = 0;
@@ -105,7 +105,7 @@ describe("evaluatePlan on explicit and async-size plans (29RKH B04 vs the file)"
     expect(() => planRequest({ bounds: bounds(strip) }, { resx: 25, resy: 25 })).toThrow(/at most 2500 x 2500 px/);
     const area = planRequest({ bounds: bounds(strip) }, { resx: 25, resy: 25 }, { maxSize: MAX_ASYNC_SIZE });
     expect([area.grid.width, area.grid.height]).toEqual([4392, 40]);
-    const got = (await evaluatePlan(env, script, await withSources(SCOPE, area, data, script.setup))).result.outputs.default!.values;
+    const got = (await evaluatePlan(env, script, await withSources({ env, account: null }, area, data, script.setup))).result.outputs.default!.values;
     const file = await window(RKH_B04, 0, 0, 0, 1098, 10);
     let bad = 0;
     for (let row = 0; row < 40; row++)

@@ -87,6 +87,12 @@ describe("readGeoPackage", () => {
     ]);
   });
 
+  it("reads a GeoPackage left in write-ahead-log mode (QGIS) like the same file in rollback mode", async () => {
+    const wal = await bytes("batch_features_wal.gpkg");
+    expect([wal[18], wal[19]]).toEqual([2, 2]);
+    expect(await readGeoPackage(wal)).toEqual(await readGeoPackage(await bytes("batch_features.gpkg")));
+  });
+
   it("lists the feature layers in gpkg_contents order", async () => {
     const layers = await listGeoPackageLayers(await bytes("westflanders_fields.gpkg"));
     expect(layers.map((l) => [l.name, l.epsg, l.geometryType])).toEqual([

@@ -57,8 +57,10 @@ function writeValues(view: DataView, at: number, e: TiffEntry): void {
 /**
  * Writes the IFD into `out` at byte `offset` (entries are sorted by tag, as TIFF requires); the next-IFD
  * offset is 0 (a single image). Returns the byte just past the IFD and its data area.
+ * `origin`: the file offset of `out[0]` (default 0, `out` is the file from its start); value offsets written
+ * into entries are file offsets, so an IFD can be built in a buffer that lands later in the file.
  */
-export function writeIfd(out: Uint8Array, offset: number, entries: readonly TiffEntry[]): number {
+export function writeIfd(out: Uint8Array, offset: number, entries: readonly TiffEntry[], origin = 0): number {
   const sorted = [...entries].sort((a, b) => a.tag - b.tag);
   const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
   view.setUint16(offset, sorted.length, true);
@@ -71,7 +73,7 @@ export function writeIfd(out: Uint8Array, offset: number, entries: readonly Tiff
     const n = valueBytes(e);
     if (n <= 4) writeValues(view, at + 8, e);
     else {
-      view.setUint32(at + 8, data, true);
+      view.setUint32(at + 8, origin + data, true);
       writeValues(view, data, e);
       data += n + (n & 1);
     }

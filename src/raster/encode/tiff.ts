@@ -44,22 +44,28 @@ function bytesOf(input: EncodeInput): Uint8Array {
   return new Uint8Array(input.data.buffer, input.data.byteOffset, input.data.byteLength);
 }
 
+/**
+ * One strip's bytes as stored: `strip` holds `rows` rows of `input.width * input.bands` samples (raw bytes);
+ * zlib level 1 after the predictor when `deflate`, else `strip` itself.
+ */
+export function encodeStrip(strip: Uint8Array, input: Pick<EncodeInput, "width" | "bands" | "sampleType">, rows: number, deflate: boolean): Uint8Array {
+  return deflate ? zlibSync(predict(strip, input.sampleType, rows, input.width * input.bands, input.bands), { level: 1 }) : strip;
+}
+
 /** The strips of the image: compressed (with predictor) or views of the raw samples. */
 function strips(input: EncodeInput, rowsPerStrip: number, deflate: boolean): Uint8Array[] {
   const raw = bytesOf(input);
-  const rowSamples = input.width * input.bands;
-  const rowBytes = rowSamples * bytesPerSample(input.sampleType);
+  const rowBytes = input.width * input.bands * bytesPerSample(input.sampleType);
   const out: Uint8Array[] = [];
   for (let row = 0; row < input.height; row += rowsPerStrip) {
     const rows = Math.min(rowsPerStrip, input.height - row);
-    const strip = raw.subarray(row * rowBytes, (row + rows) * rowBytes);
-    out.push(deflate ? zlibSync(predict(strip, input.sampleType, rows, rowSamples, input.bands), { level: 1 }) : strip);
+    out.push(encodeStrip(raw.subarray(row * rowBytes, (row + rows) * rowBytes), input, rows, deflate));
   }
   return out;
 }
 
-/** The image-structure entries (everything but georeferencing and strip positions). */
-function imageEntries(input: EncodeInput, rowsPerStrip: number, deflate: boolean): TiffEntry[] {
+/** The image-structure entries (everything but georeferencing and strip positions), shared with ./tiffstrips.ts. */
+export function imageEntries(input: Omit<EncodeInput, "data">, rowsPerStrip: number, deflate: boolean): TiffEntry[] {
   const { width, height, bands, sampleType } = input;
   const rgb = sampleType === "UINT8" && (bands === 3 || bands === 4);
   const extra = bands - (rgb ? 3 : 1);

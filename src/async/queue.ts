@@ -1,0 +1,63 @@
+/**
+ * The `async-process` queue kind: `{kind: "async-process", id}` runs request `id` (./render.ts) and ends it in
+ * its Durable Object, once per message id (a redelivery of a finished request changes nothing).
+ * - Success: DONE with its processing units; `request.json` updated.
+ * - A failure the client must fix (ApiError 4xx, EngineError: bad script, unknown identifier, ...): FAILED at
+ *   once, `error.json` written (./record.ts).
+ * - Any other failure is retried (wrangler.toml max_retries, backoff of src/tasks/queue.ts); a message that
+ *   fails every attempt reaches the dead-letter queue, whose onDead hook FAILS the request the same way.
+ */
+import type { Env } from "../env";
+import { ApiError, kindedError } from "../http/errors";
+import type { TaskMessage } from "../tasks/queue";
+import { unwrap } from "../tasks/machine";
+import type { AsyncRecord } from "./object";
+import { writeFailure, writeRequestCopy } from "./record";
+import { renderAsync } from "./render";
+
+export const ASYNC_KIND = "async-process";
+
+/** The message of request `id`. */
+export const asyncMessage = (id: string): TaskMessage => ({ kind: ASYNC_KIND, id });
+
+/** The AsyncTask stub of a request id. */
+export const asyncStub = (env: Env, id: string) => env.ASYNC_TASKS.get(env.ASYNC_TASKS.idFromName(id));
+
+/** True for failures a retry cannot fix. */
+const clientError = (e: unknown): boolean => (e instanceof ApiError && e.status < 500) || kindedError(e) !== undefined;
+
+/** The record of a message's request while it is RUNNING; null when it is unknown or finished. @throws Error without an id */
+async function runningRecord(env: Env, body: TaskMessage): Promise<AsyncRecord | null> {
+  if (typeof body.id !== "string" || body.id === "") throw new Error("async-process message without a request id");
+  const stub = asyncStub(env, body.id);
+  const [record, task] = await Promise.all([stub.record(), stub.snapshot()]);
+  if (!record) console.error(`async: message for unknown request ${body.id}; dropped`);
+  return record && task.state === "RUNNING" ? (record as AsyncRecord) : null;
+}
+
+/** Ends a request as FAILED with `error` written to its bucket. */
+async function fail(env: Env, record: AsyncRecord, messageId: string, error: unknown): Promise<void> {
+  await writeFailure(env, record, error);
+  unwrap(await asyncStub(env, record.id).finish(messageId, "FAILED"));
+}
+
+/** Queue handler of ASYNC_KIND. */
+export async function runAsyncMessage(body: TaskMessage, env: Env, message: Message<unknown>): Promise<void> {
+  const record = await runningRecord(env, body);
+  if (!record) return;
+  let units: number;
+  try {
+    units = await renderAsync(env, record);
+  } catch (e) {
+    if (!clientError(e)) throw e;
+    return fail(env, record, message.id, e);
+  }
+  await writeRequestCopy(env, record, "DONE", { finished: new Date().toISOString(), processingUnits: units });
+  unwrap(await asyncStub(env, record.id).finish(message.id, "DONE", units));
+}
+
+/** Dead-letter hook: the request FAILS (its message failed every attempt). */
+export async function deadAsyncMessage(body: TaskMessage, env: Env, message: Message<unknown>): Promise<void> {
+  const record = await runningRecord(env, body);
+  if (record) await fail(env, record, `dead:${message.id}`, new ApiError(500, `Processing failed after ${message.attempts} attempts.`));
+}

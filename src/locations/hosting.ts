@@ -1,0 +1,61 @@
+/**
+ * Which location serves a request and whether it hosts a collection.
+ *
+ * Sentinel Hub answers a request for a collection hosted in another deployment with 404 Not Found: the Catalog
+ * API with "Collection not found." (sentinel-hub/sentinelhub-py issue 450: Landsat searched on
+ * services.sentinel-hub.com, hosted in aws-us-west-2), the Processing API with COMMON_NOT_FOUND "BYOC collection
+ * <id> not found." (sentinelhub-py issue 133: a collection hosted on Mundi). EO Edge keeps that status and code
+ * and names the location that hosts the collection and its URL in the message and in `errors`.
+ */
+import { ApiError } from "../http/errors";
+import { findLocation, parseLocations, primaryLocation, type Location, type LocationEnv } from "./config";
+
+/** What a hosting check needs of a registry collection (src/storage/registry.ts DataCollection). */
+export interface Hosted {
+  /** Processing type / catalog id. */
+  id: string;
+  /** Location id it is hosted in; null = the primary location. */
+  location: string | null;
+}
+
+/** The location id a collection is hosted in (its registry location, else the primary location). */
+export const hostOf = (env: LocationEnv, c: Hosted): string => c.location ?? primaryLocation(env);
+
+/** True when this deployment (LOCATION_ID) hosts collection `c`. */
+export const hostedHere = (env: LocationEnv, c: Hosted): boolean => hostOf(env, c) === (env.LOCATION_ID || primaryLocation(env));
+
+/**
+ * 404 COMMON_NOT_FOUND for collection `c` hosted in another location: the message names that location and the URL
+ * to send the request to; `errors` is `{collection, location}` with the location record (spec 4.14) when configured.
+ */
+export function elsewhere(env: LocationEnv, c: Hosted): ApiError {
+  const id = hostOf(env, c);
+  const at: Location | undefined = findLocation(env, id);
+  const here = env.LOCATION_ID || primaryLocation(env);
+  const where = at
+    ? `it is hosted in location '${id}': send the request to ${at.url} (GET ${at["@id"]} lists its endpoints).`
+    : `it is hosted in location '${id}', which this deployment does not list (GET /api/v1/metadata/location).`;
+  return new ApiError(404, `Collection ${c.id} not found in location '${here}'; ${where}`, { collection: c.id, location: at ?? { id } });
+}
+
+/**
+ * Throws for the first collection of `list` this deployment does not host (Processing, Statistical, Async and
+ * Batch requests go through withSources, which calls this once the sources are resolved).
+ * @throws ApiError 404 COMMON_NOT_FOUND from `elsewhere`.
+ */
+export function assertHosted(env: LocationEnv, list: Hosted[]): void {
+  const away = list.find((c) => !hostedHere(env, c));
+  if (away) throw elsewhere(env, away);
+}
+
+/**
+ * `env` as the location a request was sent to sees it: with LOCATIONS configured, a request whose URL origin is a
+ * listed location's URL is served as that location (LOCATION_ID replaced); otherwise `env` unchanged. Only listed
+ * URLs select a location, the Host header cannot name another; links and the token issuer stay PUBLIC_BASE_URL's.
+ */
+export function atLocation<E extends LocationEnv>(request: Request, env: E): E {
+  if (!env.LOCATIONS) return env;
+  const origin = new URL(request.url).origin;
+  const hit = parseLocations(env.LOCATIONS).find((l) => new URL(l.url).origin === origin);
+  return hit && hit.id !== env.LOCATION_ID ? { ...env, LOCATION_ID: hit.id } : env;
+}

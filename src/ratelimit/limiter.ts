@@ -1,0 +1,45 @@
+/**
+ * Calling the RateLimiter object (one RPC per request) and answering with the spec's headers (Limits, Errors 2):
+ * `X-RateLimit-Remaining` and `Retry-After` (ms) on every rate-limited response, plus `X-RateLimit-ViolatedPolicy`
+ * on the 429.
+ */
+import type { Env } from "../env";
+import { ApiError } from "../http/errors";
+import type { LimitSubject, LimitVerdict, RateLimiter } from "./object";
+
+/** The RateLimiter object of a subject: `account:<id>` or `client:<id>`. */
+export function limiterOf(env: Pick<Env, "RATE_LIMITER">, subject: LimitSubject): DurableObjectStub<RateLimiter> {
+  const name = subject.kind === "client" ? `client:${subject.client}` : `account:${subject.account}`;
+  return env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name));
+}
+
+/** One RPC to the subject's RateLimiter: takes a token from each of its policies (see RateLimiter.take). */
+export const takeToken = (env: Pick<Env, "RATE_LIMITER">, subject: LimitSubject, metered = false): Promise<LimitVerdict> =>
+  limiterOf(env, subject).take(subject, metered);
+
+/** The rate-limit headers of a verdict (X-RateLimit-ViolatedPolicy only when a policy refused it). */
+export function limitHeaders(v: LimitVerdict): Record<string, string> {
+  const h: Record<string, string> = { "x-ratelimit-remaining": String(v.remaining), "retry-after": String(v.retryAfterMs) };
+  if (v.violated) h["x-ratelimit-violatedpolicy"] = JSON.stringify({ samplingPeriod: v.violated.samplingPeriod, limit: v.violated.limit });
+  return h;
+}
+
+/**
+ * The error for a refused verdict: 403 `OUT_OF_PU` (the month's processing units are used up; Sentinel Hub answers
+ * an exhausted monthly quota with 403) or 429 (a policy is violated), both with {@link limitHeaders}.
+ */
+export function refusal(v: LimitVerdict, what: string): ApiError {
+  if (v.outOfUnits) {
+    const { used, quota, month } = v.outOfUnits;
+    return new ApiError(403, `Out of processing units: this account used ${used} of its ${quota} processing units in ${month} (UTC). Wait for next month or raise the account's quota.`, v.outOfUnits, "OUT_OF_PU", limitHeaders(v));
+  }
+  const p = v.violated!;
+  return new ApiError(429, `Too many ${what}: the rate-limit policy of ${p.limit} per ${p.samplingPeriod} is used up; retry after ${v.retryAfterMs} ms.`, { violatedPolicy: p }, undefined, limitHeaders(v));
+}
+
+/** Copies a response with the rate-limit headers of `v` added. */
+export function withLimitHeaders(response: Response, v: LimitVerdict): Response {
+  const out = new Response(response.body, response);
+  for (const [k, value] of Object.entries(limitHeaders(v))) out.headers.set(k, value);
+  return out;
+}

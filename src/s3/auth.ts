@@ -1,0 +1,135 @@
+/**
+ * AWS Signature Version 4 checks of requests to the S3 endpoint: the Authorization header form (what aws cli and
+ * boto3 send) and presigned URLs (X-Amz-* query parameters, `aws s3 presign`). The canonical request and signature
+ * are computed by aws4fetch's AwsV4Signer over exactly the headers the client signed; this module only parses,
+ * compares and checks dates (AWS docs: "Authenticating Requests (AWS Signature Version 4)", S3 API reference).
+ */
+import { AwsV4Signer } from "aws4fetch";
+import type { S3Keys } from "../buckets/config";
+import { S3Error, accessDenied, notImplemented } from "./xml";
+
+/** How far X-Amz-Date may be from the clock (S3: 15 minutes). */
+export const MAX_SKEW_MS = 15 * 60 * 1000;
+/** Longest presigned URL validity (S3: 7 days), seconds. */
+const MAX_EXPIRES_S = 7 * 24 * 3600;
+
+/** A request's signature claims: who, when (YYYYMMDDTHHMMSSZ), scope, which headers, the signature, payload hash. */
+export interface SignedRequest {
+  accessKeyId: string;
+  datetime: string;
+  date: string;
+  region: string;
+  service: string;
+  signedHeaders: string[];
+  signature: string;
+  presigned: boolean;
+  /** Presigned URLs: seconds of validity. */
+  expires?: number;
+  /** x-amz-content-sha256 (header form). */
+  payload?: string;
+}
+
+const malformed = (message: string) => new S3Error(400, "AuthorizationHeaderMalformed", message);
+
+/** `AK/20261123/us-east-1/s3/aws4_request` -> its parts. @throws S3Error AuthorizationHeaderMalformed. */
+function credential(value: string): Pick<SignedRequest, "accessKeyId" | "date" | "region" | "service"> {
+  const m = /^([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request$/.exec(value);
+  if (!m) throw malformed(`The Credential '${value}' must be <access key>/<YYYYMMDD>/<region>/s3/aws4_request.`);
+  if (m[4] !== "s3") throw malformed(`The credential scope names service '${m[4]}'; this endpoint is 's3'.`);
+  return { accessKeyId: m[1]!, date: m[2]!, region: m[3]!, service: m[4]! };
+}
+
+/**
+ * The signature claims of a request, from its Authorization header or presigned query.
+ * @throws S3Error AccessDenied (anonymous), AuthorizationHeaderMalformed / InvalidRequest (malformed parts, SigV2).
+ */
+export function signatureOf(request: Request): SignedRequest {
+  const url = new URL(request.url);
+  const auth = request.headers.get("authorization");
+  if (/^AWS /.test(auth ?? "") || url.searchParams.has("AWSAccessKeyId"))
+    throw new S3Error(400, "InvalidRequest", "Signature Version 2 is not supported; sign with AWS4-HMAC-SHA256 (for `aws s3 presign`: aws configure set default.s3.signature_version s3v4).");
+  if (auth) {
+    const m = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/.exec(auth.trim());
+    if (!m) throw malformed("The Authorization header must be AWS4-HMAC-SHA256 Credential=..., SignedHeaders=..., Signature=<64 hex digits> (Signature Version 4).");
+    const datetime = request.headers.get("x-amz-date") ?? "";
+    const payload = request.headers.get("x-amz-content-sha256") ?? undefined;
+    if (!payload) throw new S3Error(400, "InvalidRequest", "Missing required header for this request: x-amz-content-sha256.");
+    return { ...credential(m[1]!), datetime, signedHeaders: m[2]!.split(";"), signature: m[3]!, presigned: false, payload };
+  }
+  const q = url.searchParams;
+  if (q.get("X-Amz-Algorithm") === null) throw accessDenied("Anonymous access is not allowed: sign requests with this endpoint's access keys (AWS Signature Version 4).");
+  if (q.get("X-Amz-Algorithm") !== "AWS4-HMAC-SHA256") throw malformed("X-Amz-Algorithm must be AWS4-HMAC-SHA256.");
+  const expires = Number(q.get("X-Amz-Expires") ?? "");
+  if (!Number.isInteger(expires) || expires < 1 || expires > MAX_EXPIRES_S)
+    throw new S3Error(400, "AuthorizationQueryParametersError", `X-Amz-Expires must be a whole number of seconds between 1 and ${MAX_EXPIRES_S}.`);
+  const signature = q.get("X-Amz-Signature") ?? "";
+  if (!/^[0-9a-f]{64}$/.test(signature)) throw new S3Error(400, "AuthorizationQueryParametersError", "X-Amz-Signature must be 64 hex digits.");
+  const signedHeaders = (q.get("X-Amz-SignedHeaders") ?? "host").split(";");
+  return { ...credential(q.get("X-Amz-Credential") ?? ""), datetime: q.get("X-Amz-Date") ?? "", signedHeaders, signature, presigned: true, expires };
+}
+
+/** Milliseconds since the epoch of `YYYYMMDDTHHMMSSZ`, NaN when malformed. */
+function timeOf(datetime: string): number {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(datetime);
+  return m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) : NaN;
+}
+
+/**
+ * Checks the request's date: present, matching the credential scope, within MAX_SKEW_MS of `now` (header form) or
+ * not yet expired (presigned). @throws S3Error AccessDenied, AuthorizationHeaderMalformed, RequestTimeTooSkewed.
+ */
+export function checkDate(s: SignedRequest, now: number): void {
+  const t = timeOf(s.datetime);
+  if (Number.isNaN(t)) throw accessDenied("AWS authentication requires a valid X-Amz-Date (YYYYMMDDTHHMMSSZ).");
+  if (s.datetime.slice(0, 8) !== s.date) throw malformed(`The credential scope date ${s.date} differs from X-Amz-Date ${s.datetime}.`);
+  if (s.presigned) {
+    if (now > t + s.expires! * 1000) throw accessDenied(`Request has expired (signed ${s.datetime}, valid ${s.expires} s).`);
+    if (t - now > MAX_SKEW_MS) throw new S3Error(403, "RequestTimeTooSkewed", "The request is signed in the future.");
+  } else if (Math.abs(now - t) > MAX_SKEW_MS) {
+    const fields = { RequestTime: s.datetime, ServerTime: new Date(now).toISOString(), MaxAllowedSkewMilliseconds: String(MAX_SKEW_MS) };
+    throw new S3Error(403, "RequestTimeTooSkewed", "The difference between the request time and the current time is too large.", fields);
+  }
+}
+
+/** The signer of the request as its client computed it: same URL (Host header's host), signed headers and date. */
+function signerOf(request: Request, s: SignedRequest, keys: S3Keys): AwsV4Signer {
+  const url = new URL(request.url);
+  url.host = request.headers.get("host") ?? url.host;
+  if (s.presigned) url.searchParams.delete("X-Amz-Signature");
+  const headers = new Headers();
+  for (const name of s.signedHeaders) if (name !== "host") headers.set(name, request.headers.get(name) ?? "");
+  return new AwsV4Signer({
+    method: request.method, url: url.toString(), headers, accessKeyId: keys.accessKeyId, secretAccessKey: keys.secretAccessKey,
+    service: "s3", region: s.region, datetime: s.datetime, signQuery: s.presigned, allHeaders: true,
+  });
+}
+
+/**
+ * Verifies the request's SigV4 signature against `keys` at time `now` (ms). Returns the claims (the caller checks
+ * the payload hash against the body). @throws S3Error AccessDenied (no keys configured, anonymous, expired),
+ * InvalidAccessKeyId, SignatureDoesNotMatch (with StringToSign and CanonicalRequest, as S3 answers),
+ * RequestTimeTooSkewed, AuthorizationHeaderMalformed, NotImplemented (signed STREAMING-* payloads).
+ */
+export async function verifySignature(request: Request, keys: S3Keys | undefined, now: number): Promise<SignedRequest> {
+  const s = signatureOf(request);
+  if (!keys) throw accessDenied("This S3 endpoint has no access keys configured (S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY).");
+  if (s.accessKeyId !== keys.accessKeyId) throw new S3Error(403, "InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.", { AWSAccessKeyId: s.accessKeyId });
+  checkDate(s, now);
+  if (s.payload?.startsWith("STREAMING-") && s.payload !== "STREAMING-UNSIGNED-PAYLOAD-TRAILER") // signed chunks: not checked here
+    throw notImplemented(`Signed streaming uploads (x-amz-content-sha256: ${s.payload}) are not supported; send the body with its SHA-256, UNSIGNED-PAYLOAD or STREAMING-UNSIGNED-PAYLOAD-TRAILER.`);
+  if (!s.signedHeaders.includes("host")) throw malformed("SignedHeaders must include host.");
+  const signer = signerOf(request, s, keys);
+  const expected = await signer.signature();
+  const same = signer.signedHeaders === s.signedHeaders.join(";") && timingSafeEqualHex(expected, s.signature);
+  if (!same) {
+    const fields = { AWSAccessKeyId: s.accessKeyId, StringToSign: await signer.stringToSign(), SignatureProvided: s.signature, CanonicalRequest: await signer.canonicalString() };
+    throw new S3Error(403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided. Check your key and signing method.", fields);
+  }
+  return s;
+}
+
+/** Constant-time comparison of two hex strings of equal length (workerd's crypto.subtle.timingSafeEqual). */
+function timingSafeEqualHex(a: string, b: string): boolean {
+  const enc = new TextEncoder();
+  return a.length === b.length && crypto.subtle.timingSafeEqual(enc.encode(a), enc.encode(b));
+}

@@ -1,0 +1,65 @@
+/**
+ * The object operations of the S3 endpoint over an ObjectStore (S3 API reference): GetObject (single Range ->
+ * 206 + Content-Range, unsatisfiable -> 416 InvalidRange), HeadObject, PutObject (ETag), DeleteObject (204).
+ */
+import type { ObjectStore, StoredObject } from "../buckets/types";
+import { parseRange } from "../catalog/assets";
+import { ApiError } from "../http/errors";
+import { S3Error, noSuchKey } from "./xml";
+
+/** The headers S3 sends with an object (ETag quoted, Last-Modified as an HTTP date). */
+function objectHeaders(o: StoredObject): Record<string, string> {
+  return {
+    etag: `"${o.etag}"`,
+    "last-modified": o.uploaded.toUTCString(),
+    "content-type": o.contentType ?? "binary/octet-stream",
+    "accept-ranges": "bytes",
+  };
+}
+
+/** The inclusive byte range asked for by `header` in an object of `size` bytes; null for the whole object. */
+function rangeOf(header: string | null, size: number): { start: number; end: number } | null {
+  try {
+    return parseRange(header, size);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 416)
+      throw new S3Error(416, "InvalidRange", "The requested range is not satisfiable.", { RangeRequested: header ?? "", ActualObjectSize: String(size) }, err.headers);
+    throw err;
+  }
+}
+
+/** GetObject / HeadObject. @throws S3Error NoSuchKey, InvalidRange. */
+export async function getObject(store: ObjectStore, key: string, request: Request): Promise<Response> {
+  const head = await store.head(key);
+  if (!head) throw noSuchKey(key);
+  const headers = objectHeaders(head);
+  const range = rangeOf(request.headers.get("range"), head.size);
+  if (request.method === "HEAD") return new Response(null, { headers: { ...headers, "content-length": String(head.size) } });
+  const o = await store.get(key, range ? { offset: range.start, length: range.end - range.start + 1 } : undefined);
+  if (!o) throw noSuchKey(key);
+  if (!range) return new Response(o.body, { headers: { ...headers, "content-length": String(head.size) } });
+  const partial = { "content-length": String(range.end - range.start + 1), "content-range": `bytes ${range.start}-${range.end}/${head.size}` };
+  return new Response(o.body, { status: 206, headers: { ...headers, ...partial } });
+}
+
+/**
+ * PutObject of `body`: checked bytes, or a stream the store checks against `sha256` (a refusal is
+ * XAmzContentSHA256Mismatch and stores nothing).
+ */
+export async function putObject(store: ObjectStore, key: string, put: { body: ReadableStream | ArrayBuffer; sha256?: string }, request: Request): Promise<Response> {
+  const contentType = request.headers.get("content-type") ?? undefined;
+  try {
+    const o = await store.put(key, put.body, { contentType, sha256: put.sha256 });
+    return new Response(null, { headers: { etag: `"${o.etag}"` } });
+  } catch (err) {
+    if (put.sha256 && err instanceof Error && /sha-?256|digest|checksum/i.test(err.message))
+      throw new S3Error(400, "XAmzContentSHA256Mismatch", "The provided 'x-amz-content-sha256' header does not match what was computed.", { ClientComputedContentSHA256: put.sha256 });
+    throw err;
+  }
+}
+
+/** DeleteObject: 204 whether or not the key existed (as S3). */
+export async function deleteObject(store: ObjectStore, key: string): Promise<Response> {
+  await store.delete(key);
+  return new Response(null, { status: 204 });
+}

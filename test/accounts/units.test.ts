@@ -1,0 +1,81 @@
+/**
+ * Processing units per account: Process and Statistics charge what they report in `x-processingunits-spent`, and
+ * an account past its monthly quota is refused with 403 OUT_OF_PU on metered calls only.
+ */
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { authed, envelope } from "../helpers/auth";
+import { newAccount, setLimiterClock, tokenOf } from "../helpers/accounts";
+import { seedSamples } from "../helpers/seed";
+import { CRS, bandsScript, process } from "../helpers/process";
+import { chargeUnits, outOfUnits, unitsUsage } from "../../src/accounts/units";
+
+const request = {
+  input: {
+    bounds: { bbox: [501360, 5629040, 502000, 5629680], properties: { crs: CRS(32631) } },
+    data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2018-04-19T00:00:00Z", to: "2018-04-20T00:00:00Z" } } }],
+  },
+  output: { width: 64, height: 64, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
+  evalscript: bandsScript(["B04"]),
+};
+const statistics = {
+  input: request.input,
+  aggregation: {
+    timeRange: { from: "2018-04-19T00:00:00Z", to: "2018-04-20T00:00:00Z" },
+    aggregationInterval: { of: "P1D" },
+    width: 32,
+    height: 32,
+    evalscript: `//VERSION=3
+function setup() { return { input: ["B04", "dataMask"], output: [{ id: "b", bands: 1 }, { id: "dataMask", bands: 1 }] }; }
+function evaluatePixel(s) { return { b: [s.B04], dataMask: [s.dataMask] }; }`,
+  },
+};
+/** The limiter's clock in the quota test: mid-January 2026 (UTC). */
+const T = Date.UTC(2026, 0, 15, 12, 0, 0);
+const postStatistics = (bearer: string): Promise<Response> =>
+  authed("/api/v1/statistics", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(statistics) }, bearer);
+
+beforeAll(async () => {
+  await seedSamples((i) => i.id === "S2_L2A_31UDS_20180419T110127_wc00002806639B424A");
+});
+
+describe("processing units", () => {
+  it("Process and Statistics add what they report to the account's month, not to another account's", async () => {
+    const [a, b] = [await newAccount(), await newAccount()];
+    const bearer = await tokenOf(a.client);
+    const r1 = await process(request, bearer);
+    expect(r1.status).toBe(200);
+    const spent1 = Number(r1.headers.get("x-processingunits-spent"));
+    expect(spent1).toBeGreaterThan(0);
+    const r2 = await postStatistics(bearer);
+    expect(r2.status, await r2.clone().text()).toBe(200);
+    const spent2 = Number(r2.headers.get("x-processingunits-spent"));
+    const usage = await unitsUsage(env, a.account);
+    expect(usage.used).toBeCloseTo(spent1 + spent2, 9);
+    expect(usage.month).toBe(new Date().toISOString().slice(0, 7));
+    expect((await unitsUsage(env, b.account)).used).toBe(0);
+    const me = (await (await authed("/api/v1/accounts/me", {}, bearer)).json()) as { processingUnits: { used: number; quota: number | null } };
+    expect(me.processingUnits.used).toBeCloseTo(spent1 + spent2, 9);
+    expect(me.processingUnits.quota).toBeNull();
+  });
+
+  it("past the monthly quota: 403 OUT_OF_PU on Process and Statistics, other calls still pass", async () => {
+    const a = await newAccount({ puQuota: 1 });
+    const bearer = await tokenOf(a.client);
+    await setLimiterClock(`account:${a.account}`, T);
+    await chargeUnits(env, a.account, 0.6);
+    expect(await outOfUnits(env, a.account)).toBe(false);
+    expect((await process(request, bearer)).status).toBe(200);
+    await chargeUnits(env, a.account, 0.4);
+    expect(await outOfUnits(env, a.account)).toBe(true);
+    const refused = await process(request, bearer);
+    const e = await envelope(refused);
+    expect([refused.status, e.code]).toEqual([403, "OUT_OF_PU"]);
+    expect(e.message).toMatch(/Out of processing units: this account used [\d.]+ of its 1 processing units in 2026-01/);
+    // Retry-After: until the quota is renewed, at the start of the next calendar month (UTC)
+    expect(refused.headers.get("retry-after")).toBe(String(Date.UTC(2026, 1, 1) - T));
+    expect(refused.headers.has("x-ratelimit-violatedpolicy")).toBe(false);
+    expect((await postStatistics(bearer)).status).toBe(403);
+    expect((await authed("/api/v1/metadata/location", {}, bearer)).status).toBe(200);
+  });
+});
