@@ -125,6 +125,9 @@ describe("collection rules", () => {
     expect((await api(owner, "PUT", `${C}/${c}`, { name: "renamed", s3Bucket: BUCKET })).status).toBe(204);
     const kept = (await api(owner, "GET", `${C}/${c}`)).json.data;
     expect([kept.noData, Object.keys(kept.additionalData.bands)]).toEqual([undefined, ["RED"]]);
+    // null is omitted (clients serialising unset fields)
+    expect((await api(owner, "PUT", `${C}/${c}`, { name: "renamed", s3Bucket: BUCKET, noData: null, additionalData: null, created: null })).status).toBe(204);
+    expect(Object.keys((await api(owner, "GET", `${C}/${c}`)).json.data.additionalData.bands)).toEqual(["RED"]);
   });
 
   it("query: count, viewtoken and search with | and &", async () => {
