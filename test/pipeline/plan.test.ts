@@ -21,7 +21,6 @@ const RKH_B04 = "sentinel-2-l2a/S2A_29RKH_20200219_0_L2A/B04.tif";
 const RKH_DAY = { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" };
 const bounds = (bbox: number[]) => ({ bbox, properties: { crs: CRS(32629) } });
 const data = [{ type: "sentinel-2-l2a", dataFilter: { timeRange: RKH_DAY } }];
-const SCOPE = { env, account: null };
 
 beforeAll(async () => {
   await seedSamples((i) => i.id === "S2A_29RKH_20200219_0_L2A");
