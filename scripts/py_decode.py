@@ -8,7 +8,9 @@ vitest.config.ts runs this with Debian's /usr/bin/python3).
 - tar: Python's tarfile, as sentinelhub-py's decode_tar opens it; each member decoded by its extension.
 - multipart/mixed: Python's email package; each part decoded by its Content-Type.
 
-stdin: JSON {"items": [{"kind": "png" | "jpeg" | "tiff" | "tar" | "multipart", "data": "<base64>",
+- cog: a TIFF as above plus GDAL's Cloud Optimized GeoTIFF validator: {"cog": {"warnings", "errors", "overviews", "block"}}.
+
+stdin: JSON {"items": [{"kind": "png" | "jpeg" | "tiff" | "cog" | "tar" | "multipart", "data": "<base64>",
                         "contentType": "<for multipart: the response Content-Type>"}]}
 stdout: JSON {"imagecodecs": false, "versions": {...}, "results": [<one per item>]}. An array is reported as
 {"shape", "dtype", "data": "<base64 of its C-order little-endian bytes>"} (multi-band images (rows, cols, bands),
@@ -117,9 +119,26 @@ def multipart(data, content_type):
     return {"multipart": msg.is_multipart(), "defects": [str(d) for d in msg.defects], "parts": parts}
 
 
+def cog(data):
+    """GDAL's COG validator (osgeo_utils.samples.validate_cloud_optimized_geotiff, as shipped with python3-gdal)."""
+    from osgeo_utils.samples import validate_cloud_optimized_geotiff as v
+    name = "/vsimem/py_decode_cog.tif"
+    gdal.FileFromMemBuffer(name, data)
+    try:
+        ds = gdal.Open(name)
+        warnings, errors, details = v.validate(ds, full_check=True)
+        band = ds.GetRasterBand(1)
+        overviews = [[band.GetOverview(i).XSize, band.GetOverview(i).YSize] for i in range(band.GetOverviewCount())]
+        return {"warnings": warnings, "errors": errors, "overviews": overviews, "block": list(band.GetBlockSize())}
+    finally:
+        gdal.Unlink(name)
+
+
 def decode(item):
     data = base64.b64decode(item["data"])
     kind = item["kind"]
+    if kind == "cog":
+        return {"cog": guarded(cog, data), **image("tiff", data)}
     if kind == "tar":
         return guarded(tar, data)
     if kind == "multipart":

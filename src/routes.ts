@@ -7,10 +7,13 @@ import { getLocation, listLocations } from "./locations/routes";
 import { registerStatistics } from "./statistics/routes";
 import { registerCatalog } from "./catalog/routes";
 import { registerProcess } from "./process/routes";
+import { registerBatch } from "./batch/routes";
 import { registerStatisticalBatch } from "./statbatch/routes";
 import { registerAsync } from "./async/routes";
 import { registerTilingGrids } from "./batch/grids/routes";
 import { registerAccounts } from "./accounts/routes";
+import { registerConfiguration } from "./configuration/routes";
+import { registerWms } from "./wms/routes";
 import { registerByoc } from "./byoc/routes";
 import { registerCollectionMetadata } from "./metadata/routes";
 
@@ -28,10 +31,13 @@ export function buildApi(): Api {
   registerProcess(api);
   registerCatalog(api);
   registerStatistics(api);
+  registerBatch(api);
   registerStatisticalBatch(api);
   registerAsync(api);
   registerTilingGrids(api);
   registerAccounts(api);
+  registerConfiguration(api);
+  registerWms(api);
   registerByoc(api);
   registerCollectionMetadata(api);
   return api;

@@ -45,6 +45,30 @@ export async function waitReady(base, alive = () => true) {
 }
 
 /**
+ * stop() of a child started with `detached: true` (its own process group): interrupts the whole group (SIGINT,
+ * SIGKILL after 10 s) and resolves once no process of it is left.
+ */
+export function groupStopper(child) {
+  const signal = (sig) => {
+    try {
+      process.kill(-child.pid, sig);
+      return true;
+    } catch {
+      return false; // no process left in the group
+    }
+  };
+  return async () => {
+    if (!signal("SIGINT")) return;
+    for (let i = 0; i < 100; i++) {
+      await sleep(100);
+      if (!signal(0)) return;
+    }
+    signal("SIGKILL");
+    while (signal(0)) await sleep(100);
+  };
+}
+
+/**
  * Starts `wrangler dev` on 127.0.0.1:port with the state in stateDir, in its own process group, and waits until it
  * answers. Returns { base: "http://127.0.0.1:<port>", pgid, stop() }: pgid is that process group (for
  * workerdPeakMiB); stop() interrupts the whole group (SIGINT, SIGKILL after 10 s) and resolves once no process of
@@ -60,23 +84,7 @@ export async function startServer({ stateDir, port }) {
   });
   let exited = false;
   dev.on("exit", () => (exited = true));
-  const signal = (sig) => {
-    try {
-      process.kill(-dev.pid, sig);
-      return true;
-    } catch {
-      return false; // no process left in the group
-    }
-  };
-  const stop = async () => {
-    if (!signal("SIGINT")) return;
-    for (let i = 0; i < 100; i++) {
-      await sleep(100);
-      if (!signal(0)) return;
-    }
-    signal("SIGKILL");
-    while (signal(0)) await sleep(100);
-  };
+  const stop = groupStopper(dev);
   try {
     await waitReady(base, () => !exited);
   } catch (e) {

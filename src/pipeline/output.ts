@@ -53,6 +53,20 @@ export interface RenderedFile {
 }
 
 /**
+ * Output `identifier` of `result` as the raster the encoders take (samples in its stored sampleType, nodataValue).
+ * @throws EngineError invalid-argument when the identifier matches no output.
+ */
+export function outputRaster(result: EvalResult, identifier: string, grid: Pick<Grid, "width" | "height">): EncodeInput {
+  const out = result.outputs[identifier];
+  if (!out)
+    throw invalidArgument(
+      `Response identifier '${identifier}' matches no evalscript output (outputs: ${Object.keys(result.outputs).join(", ") || "none"}; or use 'userdata').`,
+    );
+  const data = out.stored ?? toSampleType(out.values, out.sampleType);
+  return { width: grid.width, height: grid.height, bands: out.bands, sampleType: storedSampleType(out.sampleType), data, nodataValue: out.nodataValue };
+}
+
+/**
  * Encodes output `r.identifier` of `result` (a `grid.width` x `grid.height` raster in `grid.crs`) as MIME `type`
  * (image/png, image/jpeg with `r.format.quality`, image/tiff; application/json only for `userdata`).
  * @throws EngineError invalid-argument when the identifier matches no output or the type does not fit it.
@@ -62,14 +76,9 @@ export async function encodeOutput(result: EvalResult, r: OutputRequest, type: s
     if (type !== "application/json") throw invalidArgument("The 'userdata' response must have format type application/json.");
     return encodeJson(result.userData ?? {});
   }
-  const out = result.outputs[r.identifier];
-  if (!out)
-    throw invalidArgument(
-      `Response identifier '${r.identifier}' matches no evalscript output (outputs: ${Object.keys(result.outputs).join(", ") || "none"}; or use 'userdata').`,
-    );
+  if (!result.outputs[r.identifier]) outputRaster(result, r.identifier, grid); // throws: no such output
   if (type === "application/json") throw invalidArgument(`application/json is only available for the 'userdata' response, not '${r.identifier}'.`);
-  const data = out.stored ?? toSampleType(out.values, out.sampleType);
-  const input: EncodeInput = { width: grid.width, height: grid.height, bands: out.bands, sampleType: storedSampleType(out.sampleType), data, nodataValue: out.nodataValue };
+  const input = outputRaster(result, r.identifier, grid);
   if (type === "image/png") return encodePng(input);
   if (type === "image/jpeg") return encodeJpeg(input, r.format.quality);
   return encodeGeoTiff(input, { epsg: grid.crs.epsg, bbox: grid.bbox, geographic: grid.crs.geographic });

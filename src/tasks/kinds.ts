@@ -8,6 +8,9 @@
 import type { Env } from "../env";
 import { unwrap } from "./machine";
 import { QueueRouter, type TaskMessage } from "./queue";
+import { ANALYSE_KIND, TILE_KIND } from "../batch/messages";
+import { analyseMessage } from "../batch/analyse";
+import { deadTile, tileMessage } from "../batch/execute";
 import { STATBATCH_ANALYSE_KIND, STATBATCH_FEATURE_KIND, statbatchAnalyse, statbatchDeadAnalysis, statbatchDeadFeature, statbatchFeature } from "../statbatch/run";
 import { ASYNC_KIND, deadAsyncMessage, runAsyncMessage } from "../async/queue";
 import { BYOC_INGEST_KIND, byocIngest, byocIngestDead } from "../byoc/ingest";
@@ -45,6 +48,8 @@ async function deadProbe(body: TaskMessage, env: Env, message: Message<unknown>)
 /** The consumer the Worker's `queue()` entry uses. */
 export const queueRouter = new QueueRouter()
   .on(PROBE_KIND, probe, { onDead: deadProbe, retryDelay: () => 0 })
+  .on(ANALYSE_KIND, analyseMessage)
+  .on(TILE_KIND, tileMessage, { onDead: deadTile })
   .on(STATBATCH_ANALYSE_KIND, statbatchAnalyse, { onDead: statbatchDeadAnalysis })
   .on(STATBATCH_FEATURE_KIND, statbatchFeature, { onDead: statbatchDeadFeature })
   .on(ASYNC_KIND, runAsyncMessage, { onDead: deadAsyncMessage })

@@ -1,0 +1,64 @@
+// `npm start` on a spare port for the client checks (scripts/wms-gdal-check.mjs, scripts/browser-check.mjs):
+// starts it in its own process group with the state in $EO_EDGE_STATE (default .state), waits until it answers,
+// and returns { base, token, stop() }. stop() interrupts the group (SIGINT, SIGKILL after 10 s).
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { join, resolve } from "node:path";
+import { env, getToken, groupStopper, waitReady } from "./bench.mjs";
+
+/** A TCP port no process listens on right now (the kernel's pick for port 0). */
+export function sparePort() {
+  return new Promise((done, fail) => {
+    const s = createServer();
+    s.once("error", fail);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => done(port));
+    });
+  });
+}
+
+/** Starts `npm start` (migrations, seed, wrangler dev) on a spare port; resolves once it serves requests. */
+export async function startEoEdge() {
+  const port = await sparePort();
+  const state = resolve(process.env.EO_EDGE_STATE ?? ".state");
+  const child = spawn("npm", ["start", "--silent"], { stdio: ["ignore", "ignore", "inherit"], env: { ...env, PORT: String(port), EO_EDGE_STATE: state }, detached: true });
+  let exited = false;
+  child.on("exit", () => (exited = true));
+  const stop = groupStopper(child);
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    // migrations and the seed run before wrangler dev listens: retry waitReady (60 s each) for up to 5 minutes
+    for (let i = 0; i < 5 && !exited; i++) {
+      try {
+        await waitReady(base, () => !exited);
+        break;
+      } catch (e) {
+        if (i === 4) throw e;
+      }
+    }
+    if (exited) throw new Error("npm start exited before serving");
+    return { base, token: await getToken(base, join(state, "demo-client.json")), stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+/** Creates a WMS instance with `layers` through the Configuration API; returns its id. */
+export async function createInstance(base, token, name, layers) {
+  const r = await fetch(`${base}/configuration/v1/wms/instances`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ name, layers }),
+  });
+  if (r.status !== 201) throw new Error(`create instance: ${r.status} ${await r.text()}`);
+  return (await r.json()).id;
+}
+
+/** POSTs a Processing API request; resolves to the response bytes (throws on a non-200). */
+export async function processBytes(base, token, body) {
+  const r = await fetch(`${base}/api/v1/process`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  if (r.status !== 200) throw new Error(`process: ${r.status} ${await r.text()}`);
+  return new Uint8Array(await r.arrayBuffer());
+}

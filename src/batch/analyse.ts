@@ -1,0 +1,55 @@
+/**
+ * The queue consumer of batch analyses (kind `batch-analyse`): lists the task's output tiles (the tiling grid's
+ * tiles intersecting the request bounds, or one per GeoPackage feature, ./features.ts) and estimates its cost, then hands both to the task object, which moves
+ * it to ANALYSIS_DONE (and on to PROCESSING when the user already asked to START).
+ *
+ * Cost estimate in processing units (Sentinel Hub's definition, src/pipeline/bands.ts processingUnits): per tile
+ * and per data source the tile's pixels / 512^2 x the source's input bands / 3 x 2 for FLOAT32 output, one sample
+ * per source (a multi-temporal script is charged for the samples it really reads, so the final cost may be higher),
+ * at least 0.005 per tile. A request error (bad evalscript, unknown bands, bad grid) fails the task with it.
+ */
+import type { Env } from "../env";
+import { processingUnits } from "../pipeline/bands";
+import { MIN_PROCESSING_UNITS, prepareEvalscript } from "../pipeline/pipeline";
+import { resolveSources } from "../pipeline/sources";
+import type { TaskMessage } from "../tasks/queue";
+import { invalidArgument } from "../raster/errors";
+import { isRequestError } from "./execute";
+import type { TaskView } from "./record";
+import { batchStub } from "./stub";
+import { tilingGridTiles, type BatchTile } from "./tiles";
+import { geoPackageTiles } from "./features";
+import type { BatchRequest } from "./schema";
+
+/** The output tiles of a task's request. @throws ApiError 400 / EngineError for a request that cannot be tiled. */
+async function requestTiles(env: Env, req: BatchRequest): Promise<BatchTile[]> {
+  if (req.input.type === "tiling-grid") return tilingGridTiles(req.input, req.processRequest.input.bounds!);
+  return geoPackageTiles(env, req.input);
+}
+
+/** Processing units estimated for `tiles` (see the module comment). @throws EngineError invalid-argument for INT8 outputs with cogOutput. */
+async function estimate(env: Env, req: BatchRequest, account: string, tiles: BatchTile[]): Promise<number> {
+  const { setup } = await prepareEvalscript(env, req.processRequest.evalscript, account);
+  if (req.output.cogOutput && setup.outputs.some((o) => o.sampleType === "INT8"))
+    throw invalidArgument("cogOutput cannot be used with sampleType INT8 outputs (Sentinel Hub's rule for COG output); use UINT8, INT16 or another type.");
+  const sources = await resolveSources({ env, account }, req.processRequest.input.data, setup);
+  const float32 = setup.outputs.some((o) => o.sampleType === "FLOAT32");
+  const perTile = (t: BatchTile) =>
+    Math.max(MIN_PROCESSING_UNITS, sources.reduce((a, s) => a + processingUnits(t.width, t.height, s.fileBands.length, 1, float32, 0), 0));
+  return Math.round(tiles.reduce((a, t) => a + perTile(t), 0) * 1e6) / 1e6;
+}
+
+/** Handler of `batch-analyse` messages `{task}`. @throws to have the queue retry a transient failure. */
+export async function analyseMessage(body: TaskMessage, env: Env): Promise<void> {
+  if (typeof body.task !== "string") throw new Error("batch-analyse message without a task");
+  const stub = batchStub(env, body.task);
+  const task = (await stub.view()) as TaskView | null;
+  if (!task || task.status !== "ANALYSING") return;
+  try {
+    const tiles = await requestTiles(env, task.request);
+    await stub.analysisDone(tiles, await estimate(env, task.request, task.domainAccountId, tiles));
+  } catch (e) {
+    if (!isRequestError(e)) throw e;
+    await stub.analysisFailed(`Analysis failed: ${(e as Error).message}`);
+  }
+}

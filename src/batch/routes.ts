@@ -1,0 +1,115 @@
+/**
+ * Batch Processing v2 routes (`/api/v2/batch/process`, alias `/batch/v2/process`; OpenAPI tag batch_v2_process):
+ * create, query (count/viewtoken/sort/search), get, update description (PUT), analyse, start, stop.
+ * Each task lives in its BatchTask Durable Object (./object.ts); D1 table batch_tasks indexes them by account.
+ * Another account's task answers 404, as a missing one does.
+ */
+import type { Env } from "../env";
+import { readScriptRequest } from "../http/body";
+import { badRequest, notFound } from "../http/errors";
+import { pagedList, parsePageRequest } from "../http/paging";
+import { readJson, validate } from "../http/parse";
+import { accountOf, type Api, type AuthedRequest } from "../http/router";
+import { compileEvalscript } from "../raster/evalscript";
+import { keysetSql } from "../storage/keyset";
+import { checkDelivery } from "./delivery";
+import { accepted } from "./outcome";
+import type { TaskRecord, TaskView } from "./record";
+import { batchRequestSchema, updateSchema, type BatchRequest } from "./schema";
+import { checkTilingGrid } from "./tiles";
+import { batchStub } from "./stub";
+
+/** Largest (and default) page of the task query. */
+export const MAX_PAGE = 100;
+
+
+
+/** Request checks beyond the schema. @throws ApiError 400 naming what to fix. */
+function checkRequest(req: BatchRequest): void {
+  const responses = req.processRequest.output?.responses ?? [{ identifier: "default", format: { type: "image/tiff" as const } }];
+  if (req.input.type === "tiling-grid") {
+    checkTilingGrid(req.input);
+    if (!req.processRequest.input.bounds) throw badRequest("processRequest.input.bounds is required with a tiling-grid input.");
+  }
+  checkDelivery(req.output.delivery.s3.url, responses);
+  if (req.output.cogOutput && responses.some((r) => r.format.type !== "image/tiff")) throw badRequest("With cogOutput every output must be image/tiff.");
+  compileEvalscript(req.processRequest.evalscript);
+}
+
+/** POST: creates a task (CREATED); 201 with the task. */
+async function createTask(request: AuthedRequest, env: Env): Promise<Response> {
+  const body = await readScriptRequest(request, (b, script) => {
+    if (b.processRequest && typeof b.processRequest === "object") (b.processRequest as Record<string, unknown>).evalscript = script;
+  });
+  const req = validate(batchRequestSchema, body, "batch process request");
+  checkRequest(req);
+  const now = new Date().toISOString();
+  const record: TaskRecord = { id: crypto.randomUUID(), account: accountOf(request), request: req, created: now, userAction: "NONE", userActionUpdated: now, estimatePU: null, tileCount: null };
+  return Response.json(await batchStub(env, record.id).create(record), { status: 201 });
+}
+
+/** The task `id` of the caller's account. @throws ApiError 404 when it does not exist or belongs to another account. */
+async function ownTask(request: AuthedRequest, env: Env) {
+  const id = String(request.params.taskId);
+  const row = await env.DB.prepare("SELECT account_id FROM batch_tasks WHERE id = ?").bind(id).first<{ account_id: string }>();
+  if (!row || row.account_id !== accountOf(request)) throw notFound(`Batch process task ${id} not found.`);
+  return batchStub(env, id);
+}
+
+const SORTS: Record<string, { columns: string[]; descending: boolean }> = {
+  created: { columns: ["created", "id"], descending: false },
+  "created:desc": { columns: ["created", "id"], descending: true },
+  status: { columns: ["status", "created", "id"], descending: false },
+  "status:desc": { columns: ["status", "created", "id"], descending: true },
+};
+
+/** GET: the caller's tasks, paged; `sort` (default created:desc), `search` (words all found in id or description). */
+async function queryTasks(request: AuthedRequest, env: Env): Promise<Response> {
+  const url = new URL(request.url);
+  const sortName = url.searchParams.get("sort") ?? "created:desc";
+  const sort = SORTS[sortName];
+  if (!sort) throw badRequest(`Invalid sort '${sortName}': use ${Object.keys(SORTS).join(", ")}.`);
+  const page = parsePageRequest(url, MAX_PAGE, sort.columns.length);
+  const k = keysetSql(sort.columns, page, sort.descending);
+  const words = (url.searchParams.get("search") ?? "").split(/\s+/).filter(Boolean);
+  const match = words.map(() => " AND instr(lower(id || ' ' || description), lower(?)) > 0").join("");
+  const rows = await env.DB.prepare(`SELECT id, created, status FROM batch_tasks WHERE account_id = ?${match} AND ${k.where} ORDER BY ${k.orderBy} LIMIT ?`)
+    .bind(accountOf(request), ...words, ...k.params, k.limit)
+    .all<{ id: string; created: string; status: string }>();
+  const keyOf = (r: { id: string; created: string; status: string }) => sort.columns.map((c) => r[c as "id"]);
+  const list = pagedList(url, page, rows.results, keyOf);
+  const data = (await Promise.all(list.data.map((r) => batchStub(env, r.id).view()))) as unknown as TaskView[];
+  return Response.json({ data, links: list.links });
+}
+
+async function getTask(request: AuthedRequest, env: Env): Promise<Response> {
+  return Response.json(await (await ownTask(request, env)).view());
+}
+
+/** PUT: updates the description; 409 while processing or waiting to be processed. Answers the task request. */
+async function updateTask(request: AuthedRequest, env: Env): Promise<Response> {
+  const stub = await ownTask(request, env);
+  const { description } = validate(updateSchema, await readJson(request), "batch process update");
+  return Response.json(accepted(await stub.updateDescription(description)));
+}
+
+/** POST .../analyse, .../start, .../stop: 204, or 400 naming the state that forbids it. */
+const action = (name: "analyse" | "start" | "stop") => async (request: AuthedRequest, env: Env): Promise<Response> => {
+  const stub = await ownTask(request, env);
+  accepted(await stub[name]());
+  return new Response(null, { status: 204 });
+};
+
+/** Registers the Batch Processing v2 routes under both path forms. */
+export function registerBatch(api: Api): void {
+  for (const base of ["/api/v2/batch/process", "/batch/v2/process"]) {
+    api
+      .on("POST", base, createTask)
+      .on("GET", base, queryTasks)
+      .on("GET", `${base}/:taskId`, getTask)
+      .on("PUT", `${base}/:taskId`, updateTask)
+      .on("POST", `${base}/:taskId/analyse`, action("analyse"))
+      .on("POST", `${base}/:taskId/start`, action("start"))
+      .on("POST", `${base}/:taskId/stop`, action("stop"));
+  }
+}

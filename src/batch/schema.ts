@@ -1,0 +1,102 @@
+/**
+ * zod schemas of Batch Processing v2 requests (Sentinel Hub OpenAPI `BatchV2ProcessRequest`,
+ * `BatchV2ProcessRequestUpdatePayload`): `processRequest` (a Process request whose responses are TIFF rasters or
+ * `userdata` JSON), `input` (TilingGridInput or GeoPackageInput), `output` (RasterOutput; ZarrOutput is answered
+ * with a 400 naming it), `description`, `instanceType`. Unknown members are kept (passthrough).
+ */
+import { z } from "zod";
+import { dataSourceSchema, boundsSchema } from "../pipeline/input";
+import { OVERVIEW_RESAMPLING } from "../raster/encode/cogoverviews";
+
+/** Object-storage descriptor `{s3: {url, accessKey?, ...}}` (OpenAPI `ObjectStorageInfoV2`, S3 variant). */
+export const objectStorageSchema = z.object(
+  {
+    s3: z
+      .object({
+        url: z.string().regex(/^s3:\/\//, "s3.url must look like s3://<bucket>/<prefix>"),
+        accessKey: z.string().optional(),
+        secretAccessKey: z.string().optional(),
+        region: z.string().optional(),
+        iamRoleARN: z.string().optional(),
+      })
+      .passthrough(),
+  },
+  { error: "an object-storage descriptor {s3: {url: 's3://<bucket>/<prefix>'}} is required" },
+);
+
+const responseSchema = z
+  .object({
+    identifier: z.string().min(1).default("default"),
+    format: z.object({ type: z.enum(["image/tiff", "application/json"], { error: "batch outputs are image/tiff rasters (or application/json for userdata)" }) }).passthrough(),
+  })
+  .passthrough();
+export type BatchResponse = z.infer<typeof responseSchema>;
+
+/** `processRequest`: input bounds (optional with a GeoPackage) and data, output responses, evalscript. */
+export const batchProcessRequestSchema = z
+  .object({
+    input: z.object({ bounds: boundsSchema.optional(), data: z.array(dataSourceSchema).min(1, "processRequest.input.data needs at least one data source") }).passthrough(),
+    output: z.object({ responses: z.array(responseSchema).min(1).optional() }).passthrough().optional(),
+    evalscript: z.string({ error: "processRequest.evalscript is required: a //VERSION=3 script" }).min(1, "processRequest.evalscript is empty"),
+  })
+  .passthrough();
+
+export const tilingGridInputSchema = z
+  .object({
+    type: z.literal("tiling-grid"),
+    id: z.number().int(),
+    resolution: z.number().positive(),
+    bufferX: z.number().int().min(0).max(32767).optional(),
+    bufferY: z.number().int().min(0).max(32767).optional(),
+  })
+  .passthrough();
+export type TilingGridInput = z.infer<typeof tilingGridInputSchema>;
+
+export const geoPackageInputSchema = z
+  .object({
+    type: z.literal("geopackage"),
+    features: objectStorageSchema,
+    defaults: z
+      .object({ width: z.number().int().min(1).max(3500).optional(), height: z.number().int().min(1).max(3500).optional(), resolution: z.number().positive().optional() })
+      .refine((d) => !(d.resolution !== undefined && (d.width !== undefined || d.height !== undefined)), "defaults: set width and height, or resolution, not both")
+      .optional(),
+  })
+  .passthrough();
+export type GeoPackageInput = z.infer<typeof geoPackageInputSchema>;
+
+export const cogParametersSchema = z
+  .object({
+    overviewLevels: z.array(z.number().int().min(2)).optional(),
+    overviewMinSize: z.number().int().min(1).optional(),
+    resamplingAlgorithm: z.enum(OVERVIEW_RESAMPLING, { error: `cogParameters.resamplingAlgorithm: EO Edge offers ${OVERVIEW_RESAMPLING.join(", ")}` }).optional(),
+    blockxsize: z.number().int().min(16).multipleOf(16).optional(),
+    blockysize: z.number().int().min(16).multipleOf(16).optional(),
+    usePredictor: z.boolean().optional(),
+  })
+  .passthrough();
+
+export const rasterOutputSchema = z
+  .object({
+    type: z.literal("raster"),
+    delivery: objectStorageSchema,
+    overwrite: z.boolean().default(false),
+    skipExisting: z.boolean().default(false),
+    cogOutput: z.boolean().default(false),
+    cogParameters: cogParametersSchema.optional(),
+    createCollection: z.literal(false, { error: "createCollection (BYOC ingestion) is not available in EO Edge" }).optional(),
+  })
+  .passthrough();
+export type RasterOutput = z.infer<typeof rasterOutputSchema>;
+
+export const batchRequestSchema = z
+  .object({
+    processRequest: batchProcessRequestSchema,
+    input: z.discriminatedUnion("type", [tilingGridInputSchema, geoPackageInputSchema], { error: "input.type must be 'tiling-grid' or 'geopackage'" }),
+    output: z.discriminatedUnion("type", [rasterOutputSchema], { error: "output.type must be 'raster' (Zarr output is not available in EO Edge)" }),
+    description: z.string().max(10_000).optional(),
+    instanceType: z.enum(["NORMAL", "LARGE"]).optional(),
+  })
+  .passthrough();
+export type BatchRequest = z.infer<typeof batchRequestSchema>;
+
+export const updateSchema = z.object({ description: z.string().max(10_000).optional() }).passthrough();

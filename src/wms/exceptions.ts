@@ -1,0 +1,48 @@
+/**
+ * OGC service exceptions (WMS 1.3.0, OGC 06-042 section 6.11 and annex E.3 "Service exception" schema):
+ * `<ServiceExceptionReport version="1.3.0" xmlns="http://www.opengis.net/ogc">` with one `<ServiceException
+ * code="..." locator="...">message</ServiceException>`, sent as `text/xml` with a 4xx status.
+ */
+import { XMLBuilder } from "fast-xml-parser";
+
+/** Exception codes of WMS 1.3.0 (table E.1) and OWS common ones used by WMTS GetTile. */
+export type WmsExceptionCode =
+  | "InvalidFormat"
+  | "InvalidCRS"
+  | "LayerNotDefined"
+  | "StyleNotDefined"
+  | "MissingDimensionValue"
+  | "InvalidDimensionValue"
+  | "OperationNotSupported"
+  | "InvalidUpdateSequence"
+  | "MissingParameterValue"
+  | "InvalidParameterValue"
+  | "TileOutOfRange"
+  | "InstanceNotFound";
+
+/** A client error of an OGC request: code, message, the parameter it concerns (locator) and the HTTP status. */
+export class WmsException extends Error {
+  constructor(
+    readonly code: WmsExceptionCode,
+    message: string,
+    readonly locator?: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}
+
+const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "@", textNodeName: "#text", format: true, suppressEmptyNode: true, suppressBooleanAttributes: false });
+
+/** The ServiceExceptionReport XML of `e`. */
+export function exceptionXml(e: { code?: string; message: string; locator?: string }): string {
+  const ex: Record<string, string> = { ...(e.code ? { "@code": e.code } : {}), "#text": e.message };
+  if (e.locator) ex["@locator"] = e.locator;
+  const doc = { "?xml": { "@version": "1.0", "@encoding": "UTF-8" }, ServiceExceptionReport: { "@version": "1.3.0", "@xmlns": "http://www.opengis.net/ogc", ServiceException: ex } };
+  return builder.build(doc) as string;
+}
+
+/** The HTTP response of a service exception (`text/xml`, the exception's status). */
+export function exceptionResponse(e: { code?: string; message: string; locator?: string; status?: number }): Response {
+  return new Response(exceptionXml(e), { status: e.status ?? 400, headers: { "content-type": "text/xml; charset=utf-8" } });
+}

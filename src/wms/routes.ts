@@ -1,0 +1,124 @@
+/**
+ * OGC endpoints of WMS instances at the location's wmsUrl: `GET /ogc/wms/{instanceId}` (WMS 1.3.0 GetCapabilities,
+ * GetMap) and `GET /ogc/wmts/{instanceId}` (WMTS 1.0.0 KVP GetCapabilities and GetTile in Sentinel Hub's tile
+ * matrix sets PopularWebMercator256/512; an XYZ template for
+ * Leaflet / OpenLayers is `/ogc/wmts/{id}?REQUEST=GetTile&LAYER=<layer>&TILEMATRIXSET=PopularWebMercator256&
+ * TILEMATRIX={z}&TILECOL={x}&TILEROW={y}`).
+ *
+ * Authentication: as Sentinel Hub's OGC services, the instance id in the URL is the credential (a random UUID, no
+ * bearer token: map clients such as GDAL, QGIS, Leaflet send plain GETs); requests render with the instance
+ * owner's account. Whoever holds the URL can read the maps; deleting the instance revokes it.
+ * Every client error is an OGC ServiceExceptionReport with a 4xx status (exceptions.ts).
+ */
+import type { Env } from "../env";
+import { itemExtents } from "../catalog/collections";
+import { collectionForType } from "../pipeline/collections";
+import { publicBaseUrl } from "../http/base";
+import { ApiError, kindedError } from "../http/errors";
+import type { Api, AuthedRequest } from "../http/router";
+import type { LayerInput } from "../configuration/schema";
+import { instanceById, getLayer, listLayers, type StoredInstance } from "../configuration/store";
+import { capabilitiesXml, type LayerExtent } from "./capabilities";
+import { wmtsCapabilitiesXml } from "./wmts-capabilities";
+import { exceptionResponse, WmsException } from "./exceptions";
+import { formatOf, kvp, parseGetMap, parseMaxcc, parseTime, required, type Kvp } from "./params";
+import { renderMap, type MapTarget } from "./render";
+import { MAX_ZOOM, tileBbox, tileIndex, tileSize } from "./tiles";
+import { crsFromEpsg } from "../raster/crs";
+
+const PUBLIC = true;
+
+/** The instance of the path; 404 exception when there is none. */
+async function instanceOf(request: AuthedRequest, env: Env): Promise<StoredInstance> {
+  const id = decodeURIComponent(request.params.instanceId ?? "");
+  const inst = await instanceById(env, id);
+  if (!inst) throw new WmsException("InstanceNotFound", `No WMS instance '${id}'; create one with POST /configuration/v1/wms/instances.`, undefined, 404);
+  return inst;
+}
+
+async function layerOf(env: Env, inst: StoredInstance, name: string, locator: string): Promise<LayerInput> {
+  const layer = await getLayer(env, inst.id, name);
+  if (!layer) throw new WmsException("LayerNotDefined", `Layer '${name}' is not defined in this instance.`, locator);
+  return layer;
+}
+
+/** Checks SERVICE (when given) and returns REQUEST. */
+function operation(p: Kvp, service: string): string {
+  const s = p.get("SERVICE");
+  if (s !== undefined && s.toUpperCase() !== service) throw new WmsException("InvalidParameterValue", `SERVICE must be ${service}; it is '${s}'.`, "SERVICE");
+  return required(p, "REQUEST").toLowerCase();
+}
+
+/** The encoded map as a response (format content type, processing units spent). */
+async function mapResponse(env: Env, inst: StoredInstance, layer: LayerInput, target: MapTarget): Promise<Response> {
+  const { body, processingUnits } = await renderMap(env, inst.account, layer, target);
+  return new Response(body, { headers: { "content-type": target.format, "x-processingunits-spent": String(processingUnits) } });
+}
+
+/**
+ * The instance's layers and the catalog extent of each layer's collection (EX_GeographicBoundingBox /
+ * WGS84BoundingBox, TIME values), keyed by the layer's datasourceDefaults.type (see collectionOf).
+ */
+async function layersWithExtents(env: Env, inst: StoredInstance): Promise<[LayerInput[], Map<string, LayerExtent>]> {
+  const [layers, extents] = await Promise.all([listLayers(env, inst.id), itemExtents(env)]);
+  const byType = new Map<string, LayerExtent>();
+  for (const l of layers) {
+    const type = collectionOf(l);
+    const e = extents.get((await collectionForType(env, inst.account, type)).id);
+    if (e) byType.set(type, { bbox: e.spatial.bbox[0] as LayerExtent["bbox"], interval: e.temporal.interval[0]!.map((t) => String(t).slice(0, 10)) as [string, string] });
+  }
+  return [layers, byType];
+}
+
+/** The key of a layer's extent: its data collection type as configured (checked against the registry when stored). */
+const collectionOf = (l: LayerInput): string => l.datasourceDefaults.type;
+const xmlResponse = (xml: string) => new Response(xml, { headers: { "content-type": "text/xml; charset=utf-8" } });
+
+/** GET /ogc/wms/{instanceId}. */
+async function wms(request: AuthedRequest, env: Env): Promise<Response> {
+  const p = kvp(new URL(request.url));
+  const inst = await instanceOf(request, env);
+  const op = operation(p, "WMS");
+  if (op === "getcapabilities") return xmlResponse(capabilitiesXml(`${publicBaseUrl(env)}/ogc/wms/${inst.id}`, inst.body.name, ...(await layersWithExtents(env, inst)), collectionOf));
+  if (op !== "getmap") throw new WmsException("OperationNotSupported", `REQUEST '${p.get("REQUEST")}' is not supported; use GetCapabilities or GetMap.`, "REQUEST");
+  const req = parseGetMap(p);
+  return mapResponse(env, inst, await layerOf(env, inst, req.layer, "LAYERS"), req);
+}
+
+/** GET /ogc/wmts/{instanceId}: GetCapabilities, GetTile. */
+async function wmts(request: AuthedRequest, env: Env): Promise<Response> {
+  const p = kvp(new URL(request.url));
+  const inst = await instanceOf(request, env);
+  const op = operation(p, "WMTS");
+  if (op === "getcapabilities") return xmlResponse(wmtsCapabilitiesXml(`${publicBaseUrl(env)}/ogc/wmts/${inst.id}`, inst.body.name, ...(await layersWithExtents(env, inst)), collectionOf));
+  if (op !== "gettile") throw new WmsException("OperationNotSupported", `REQUEST '${p.get("REQUEST")}' is not supported; use GetCapabilities or GetTile.`, "REQUEST");
+  const size = tileSize(p.get("TILEMATRIXSET") ?? "PopularWebMercator256");
+  const z = tileIndex(required(p, "TILEMATRIX"), "TILEMATRIX", MAX_ZOOM);
+  const x = tileIndex(required(p, "TILECOL"), "TILECOL", 2 ** z - 1);
+  const y = tileIndex(required(p, "TILEROW"), "TILEROW", 2 ** z - 1);
+  const format = formatOf(p.get("FORMAT") ?? "image/png");
+  const time = p.get("TIME")?.trim();
+  const maxcc = parseMaxcc(p);
+  const layer = await layerOf(env, inst, required(p, "LAYER"), "LAYER");
+  const target: MapTarget = { crs: crsFromEpsg(3857), bbox: tileBbox(z, x, y), width: size, height: size, format, ...(time ? { time: parseTime(time) } : {}), ...(maxcc !== undefined ? { maxcc } : {}) };
+  return mapResponse(env, inst, layer, target);
+}
+
+/**
+ * The exception report of a thrown client error: WmsException as itself, ApiError / engine errors (bad bbox,
+ * unknown collection, evalscript failure) as InvalidParameterValue with their 4xx status. Anything else is
+ * rethrown (a logged 500 envelope).
+ */
+function asException(err: unknown): Response {
+  if (err instanceof WmsException) return exceptionResponse(err);
+  const api = err instanceof ApiError ? err : kindedError(err);
+  if (api && api.status < 500) return exceptionResponse({ code: "InvalidParameterValue", message: api.message, status: api.status });
+  throw err;
+}
+
+const guarded = (h: (r: AuthedRequest, env: Env) => Promise<Response>) => (r: AuthedRequest, env: Env) => h(r, env).catch(asException);
+
+/** Registers the public OGC routes (the instance id is the credential, see the module docs). */
+export function registerWms(api: Api): void {
+  api.on("GET", "/ogc/wms/:instanceId", guarded(wms), PUBLIC).on("GET", "/ogc/wmts/:instanceId", guarded(wmts), PUBLIC);
+}

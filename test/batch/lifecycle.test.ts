@@ -1,0 +1,234 @@
+/**
+ * Batch v2 task lifecycle in workerd: redelivered and retried tile messages count once and write once, a stopped
+ * task's messages are acked without work, failing tiles are bounded and marked FAILED (dead-letter hook too),
+ * user actions and updates refused in the wrong state, bad requests, and another account's tasks.
+ * States are set up through the task object itself so that no queue message runs behind the test's back.
+ */
+import { env } from "cloudflare:workers";
+import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import worker from "../../src/index";
+import type { Env } from "../../src/env";
+import { batchStub } from "../../src/batch/stub";
+import { tilingGridTiles } from "../../src/batch/tiles";
+import { batchRequestSchema } from "../../src/batch/schema";
+import type { TaskRecord } from "../../src/batch/record";
+import { WATCHDOG_MS } from "../../src/batch/object";
+import { DEAD_LETTER_QUEUE_NAME, TASK_QUEUE_NAME } from "../../src/tasks/queue";
+import { authed, envelope, token } from "../helpers/auth";
+import { BATCH, ONE_TILE, batchCall, batchRequest, bucketFiles, getTask, waitForStatus } from "../helpers/batch";
+import { seedSamples } from "../helpers/seed";
+
+const E = env as unknown as Env;
+let bearer: string;
+let account: string;
+
+beforeAll(async () => {
+  await seedSamples((i) => i.id === "S2A_29RKH_20200219_0_L2A");
+  bearer = await token();
+  const created = await batchCall("", bearer, "POST", batchRequest("batch-probe"));
+  account = ((await created.json()) as { domainAccountId: string }).domainAccountId;
+});
+
+/** A task of the caller's account put in `state` through its object (ANALYSIS_DONE or later: tiles stored, nothing sent). */
+async function taskIn(state: "CREATED" | "ANALYSIS_DONE" | "PROCESSING" | "STOPPED", bucket: string, bounds?: object, output: Record<string, unknown> = {}) {
+  const request = batchRequestSchema.parse(batchRequest(bucket, output, {}, bounds));
+  const now = new Date().toISOString();
+  const record: TaskRecord = { id: crypto.randomUUID(), account, request, created: now, userAction: "NONE", userActionUpdated: now, estimatePU: null, tileCount: null };
+  const stub = batchStub(E, record.id);
+  await stub.create(record);
+  if (state !== "CREATED") {
+    await stub.transition("ANALYSING");
+    await stub.analysisDone(tilingGridTiles(request.input as never, request.processRequest.input.bounds!), 1);
+  }
+  if (state === "PROCESSING") await stub.transition("PROCESSING");
+  if (state === "STOPPED") await stub.stop();
+  return { id: record.id, stub, tiles: (await stub.tiles()).map((t) => t.name) };
+}
+
+const msg = (id: string, body: unknown, attempts = 1) => ({ id, timestamp: new Date(), attempts, body });
+
+/** Runs a batch of messages through the Worker's queue() and returns the acked and retried message ids. */
+async function deliver(queue: string, messages: ReturnType<typeof msg>[]) {
+  const batch = createMessageBatch(queue, messages);
+  const ctx = createExecutionContext();
+  await worker.queue(batch, E);
+  const r = await getQueueResult(batch, ctx);
+  return { acked: r.explicitAcks.sort(), retried: r.retryMessages.map((m) => m.msgId) };
+}
+
+describe("once-only tiles", () => {
+  it("a redelivered or duplicated tile message counts once and writes each output once", async () => {
+    const { id, stub, tiles } = await taskIn("PROCESSING", "batch-redeliver");
+    expect(tiles).toHaveLength(4);
+    const body = (tile: string) => ({ kind: "batch-tile", task: id, tile });
+    const out = await deliver(TASK_QUEUE_NAME, [
+      msg("m0", body(tiles[0]!)),
+      msg("m0", body(tiles[0]!), 2), // redelivery of m0
+      msg("m0b", body(tiles[0]!)), // the same tile sent again (e.g. by the watchdog)
+      msg("m1", body(tiles[1]!)),
+    ]);
+    expect(out).toEqual({ acked: ["m0", "m0", "m0b", "m1"], retried: [] });
+    let task = await getTask(id, bearer);
+    expect(task).toMatchObject({ status: "PROCESSING", completionPercentage: 50 });
+    expect((await stub.snapshot()).counters.tilesDone).toBe(2);
+    await deliver(TASK_QUEUE_NAME, [msg("m2", body(tiles[2]!)), msg("m3", body(tiles[3]!)), msg("m3", body(tiles[3]!), 2)]);
+    task = await getTask(id, bearer);
+    expect(task).toMatchObject({ status: "DONE", completionPercentage: 100 });
+    expect((await stub.snapshot()).counters.tilesDone).toBe(4);
+    const files = await bucketFiles("batch-redeliver", "out/");
+    expect([...files.keys()].sort()).toEqual(tiles.map((t) => `out/${id}/${t}/default.tiff`).sort());
+  });
+
+  it("two deliveries racing on one tile (both told to run) count it once", async () => {
+    const { stub, tiles } = await taskIn("PROCESSING", "batch-race");
+    const [a, b] = await Promise.all([stub.tileWork(tiles[0]!), stub.tileWork(tiles[0]!)]);
+    expect([a.run, b.run]).toEqual([true, true]);
+    await Promise.all([stub.tileDone(tiles[0]!, 0.25), stub.tileDone(tiles[0]!, 0.25), stub.tileFailed(tiles[0]!, "late failure")]);
+    expect((await stub.snapshot()).counters).toEqual({ tilesDone: 1, pu: 0.25 });
+    expect((await stub.tiles())[0]).toMatchObject({ status: "DONE", error: null });
+  });
+
+  it("the watchdog alarm re-sends the unfinished tiles of a task idle for WATCHDOG_MS (lost messages, restarted server)", async () => {
+    const { id, stub } = await taskIn("PROCESSING", "batch-watchdog", ONE_TILE); // PROCESSING, but no message was sent
+    await stub.scheduleTimeout(WATCHDOG_MS);
+    expect(await runDurableObjectAlarm(stub)).toBe(true); // just moved to PROCESSING: not idle, the alarm is re-armed
+    expect((await getTask(id, bearer)).status).toBe("PROCESSING");
+    const idleSince = new Date(Date.now() - WATCHDOG_MS - 1000).toISOString();
+    await runInDurableObject(stub, (_, state) => void state.storage.sql.exec("UPDATE task_state SET updated = ?", idleSince));
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await waitForStatus(id, bearer, ["DONE", "FAILED"])).toMatchObject({ status: "DONE", completionPercentage: 100 });
+    expect([...(await bucketFiles("batch-watchdog", `out/${id}/`)).keys()]).toEqual([`out/${id}/29RKH_0_4/default.tiff`]);
+  });
+
+  it("messages of a stopped task are acked without work", async () => {
+    const { id, stub, tiles } = await taskIn("STOPPED", "batch-stopped");
+    const out = await deliver(TASK_QUEUE_NAME, tiles.map((t, i) => msg(`s${i}`, { kind: "batch-tile", task: id, tile: t })));
+    expect(out.acked).toHaveLength(4);
+    expect((await bucketFiles("batch-stopped", "")).size).toBe(0);
+    expect((await stub.snapshot()).counters).toEqual({});
+    expect(await getTask(id, bearer)).toMatchObject({ status: "STOPPED", stoppedStatusReason: "USER_ACTION", userAction: "STOP" });
+  });
+
+  it("a tile failing MAX attempts, or dead-lettered, is FAILED once; all tiles failed -> task FAILED with error", async () => {
+    const { id, stub, tiles } = await taskIn("PROCESSING", "batch-fail");
+    expect(await stub.tileAttemptFailed(tiles[0]!, "boom", 3)).toBe(false);
+    expect(await stub.tileAttemptFailed(tiles[0]!, "boom", 3)).toBe(false);
+    expect(await stub.tileAttemptFailed(tiles[0]!, "boom", 3)).toBe(true);
+    const dead = tiles.slice(1).map((t, i) => msg(`d${i}`, { kind: "batch-tile", task: id, tile: t }));
+    expect((await deliver(DEAD_LETTER_QUEUE_NAME, [...dead, dead[0]!])).acked).toHaveLength(4);
+    expect((await stub.snapshot()).counters).toEqual({ tilesFailed: 4 });
+    const task = await getTask(id, bearer);
+    expect(task).toMatchObject({ status: "FAILED", completionPercentage: 100, costPU: 0 });
+    expect(task.error).toMatch(/All 4 tiles failed; first error: boom \(after 3 attempts\)/);
+    expect((await stub.tiles()).map((t) => t.status)).toEqual(["FAILED", "FAILED", "FAILED", "FAILED"]);
+  });
+
+  it("existing outputs: the tile fails without overwrite, is skipped with skipExisting, rewritten with overwrite", async () => {
+    const cases = [
+      [{}, "FAILED", "user's file"],
+      [{ skipExisting: true }, "DONE", "user's file"],
+      [{ overwrite: true }, "DONE", "II*"],
+    ] as const;
+    for (const [output, status, content] of cases) {
+      const { id, stub, tiles } = await taskIn("PROCESSING", "batch-exists", ONE_TILE, output);
+      expect(tiles).toEqual(["29RKH_0_4"]);
+      const key = `batch-exists/out/${id}/${tiles[0]}/default.tiff`;
+      await E.BUCKETS.put(key, "user's file");
+      await deliver(TASK_QUEUE_NAME, [msg(`e-${id}`, { kind: "batch-tile", task: id, tile: tiles[0] })]);
+      const task = await getTask(id, bearer);
+      expect(task.status).toBe(status);
+      expect((await (await E.BUCKETS.get(key))!.text()).slice(0, content.length)).toBe(content);
+      if (status === "FAILED") expect(task.error).toMatch(/already exist.*overwrite/);
+      else expect(task.costPU).toBe("skipExisting" in output ? 0 : (await stub.snapshot()).counters.pu);
+    }
+  });
+});
+
+describe("user actions and updates", () => {
+  it("PUT changes the description, but not while PROCESSING (409) nor ANALYSING after START", async () => {
+    const created = await taskIn("CREATED", "batch-update");
+    const ok = await batchCall(`/${created.id}`, bearer, "PUT", { description: "renamed" });
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { description: string }).description).toBe("renamed");
+    expect((await getTask(created.id, bearer)).request).toMatchObject({ description: "renamed" });
+    const busy = await taskIn("PROCESSING", "batch-update");
+    const r = await batchCall(`/${busy.id}`, bearer, "PUT", { description: "x" });
+    expect(r.status).toBe(409);
+    expect((await envelope(r)).message).toMatch(/PROCESSING.*cannot be updated/);
+    const waiting = await taskIn("CREATED", "batch-update");
+    await waiting.stub.transition("ANALYSING");
+    expect((await waiting.stub.start()).ok).toBe(true); // START while ANALYSING: processing follows the analysis
+    const w = await batchCall(`/${waiting.id}`, bearer, "PUT", { description: "x" });
+    expect(w.status).toBe(409);
+    expect((await envelope(w)).message).toMatch(/ANALYSING and waiting to be processed/);
+  });
+
+  it("refuses actions the state forbids with 400 naming the state; start on CREATED analyses then processes", async () => {
+    const created = await taskIn("CREATED", "batch-actions", ONE_TILE);
+    const stop = await batchCall(`/${created.id}/stop`, bearer, "POST");
+    expect(stop.status).toBe(400);
+    expect((await envelope(stop)).message).toMatch(/is CREATED/);
+    expect((await batchCall(`/${created.id}/start`, bearer, "POST")).status).toBe(204);
+    const done = await waitForStatus(created.id, bearer, ["DONE", "FAILED"]);
+    expect(done).toMatchObject({ status: "DONE", userAction: "START" });
+    for (const a of ["start", "analyse", "stop"]) {
+      const r = await batchCall(`/${created.id}/${a}`, bearer, "POST");
+      expect(r.status).toBe(400);
+      expect((await envelope(r)).message).toMatch(/is DONE/);
+    }
+  });
+
+  it("another account can neither see, list, update nor start the task (404)", async () => {
+    const { id } = await taskIn("CREATED", "batch-other");
+    const other = await token();
+    for (const [path, method, body] of [[`/${id}`, "GET"], [`/${id}`, "PUT", { description: "mine" }], [`/${id}/start`, "POST"], [`/${id}/analyse`, "POST"], [`/${id}/stop`, "POST"]] as const) {
+      const r = await batchCall(path, other, method, body);
+      expect(r.status).toBe(404);
+    }
+    const list = (await (await batchCall("", other)).json()) as { data: unknown[] };
+    expect(list.data).toEqual([]);
+    expect((await getTask(id, bearer)).status).toBe("CREATED");
+  });
+});
+
+describe("bad requests", () => {
+  const bad: [string, unknown, RegExp][] = [
+    ["unknown grid", batchRequest("b", {}, { id: 99 }), /Tiling grid 99 does not exist/],
+    ["resolution not offered", batchRequest("b", {}, { resolution: 15 }), /Resolution 15 is not offered by tiling grid 0/],
+    ["missing delivery", { ...batchRequest("b"), output: { type: "raster" } }, /output\.delivery/],
+    ["template without <tileName>", batchRequest("b", { delivery: { s3: { url: "s3://b/x/<outputId>.tif" } } }), /<tileName>/],
+    ["PNG output", { ...batchRequest("b"), processRequest: { ...batchRequest("b").processRequest, output: { responses: [{ identifier: "default", format: { type: "image/png" } }] } } }, /image\/tiff/],
+    ["Zarr output", { ...batchRequest("b"), output: { type: "zarr" } }, /Zarr output is not available/],
+    ["bad evalscript", { ...batchRequest("b"), processRequest: { ...batchRequest("b").processRequest, evalscript: "function setup( {" } }, /./],
+    ["unsupported COG resampling", batchRequest("b", { cogOutput: true, cogParameters: { resamplingAlgorithm: "lanczos" } }), /nearest, average, mode/],
+  ];
+  it.each(bad)("%s -> 400 with a message", async (_, body, message) => {
+    const r = await batchCall("", bearer, "POST", body);
+    expect(r.status).toBe(400);
+    expect((await envelope(r)).message).toMatch(message);
+  });
+
+  it("cogOutput with an INT8 output fails the analysis with the reason", async () => {
+    const body = batchRequest("b", { cogOutput: true });
+    body.processRequest.evalscript = body.processRequest.evalscript.replace('sampleType: "FLOAT32"', 'sampleType: "INT8"');
+    const { id } = (await (await batchCall("", bearer, "POST", body)).json()) as { id: string };
+    expect((await batchCall(`/${id}/analyse`, bearer, "POST")).status).toBe(204);
+    expect(await waitForStatus(id, bearer, ["FAILED", "ANALYSIS_DONE"])).toMatchObject({ status: "FAILED", error: expect.stringMatching(/INT8/) });
+  });
+
+  it("multipart/form-data: the evalscript part becomes processRequest.evalscript", async () => {
+    const { evalscript, ...processRequest } = batchRequest("b").processRequest;
+    const form = new FormData();
+    form.set("request", JSON.stringify({ ...batchRequest("b"), processRequest }));
+    form.set("evalscript", evalscript);
+    const r = await authed(BATCH, { method: "POST", body: form }, bearer);
+    expect(r.status).toBe(201);
+    expect(((await r.json()) as { request: { processRequest: { evalscript: string } } }).request.processRequest.evalscript).toBe(evalscript);
+  });
+
+  it("unknown task ids -> 404", async () => {
+    expect((await batchCall(`/${crypto.randomUUID()}`, bearer)).status).toBe(404);
+    expect((await batchCall("/not-a-uuid/start", bearer, "POST")).status).toBe(404);
+  });
+});
