@@ -11,7 +11,7 @@ import { crsFromEpsg, transformBounds } from "../raster/crs";
 import type { TaskMessage } from "../tasks/queue";
 import { IngestError, inspectTile, type Inspection } from "./inspect";
 import type { ByocCollection, ByocTile } from "./model";
-import { getCollection, saveCollection } from "./store";
+import { configureBands, getCollection } from "./store";
 import { itemStatement, moveStatement, moveTile, tileById, tileItem } from "./tiles";
 
 export const BYOC_INGEST_KIND = "byoc-ingest";
@@ -33,19 +33,30 @@ function lonLatPolygon(bbox: number[], epsg: number): { type: "Polygon"; coordin
   return { type: "Polygon", coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] };
 }
 
-/** Writes the INGESTED state: collection bands (when configured now), the item, the tile row (one batch). */
+/** Writes the INGESTED state: the item and the tile row, in one batch, only while the tile is INGESTING. */
 async function finish(env: Pick<Env, "DB">, c: ByocCollection, t: ByocTile, r: Inspection): Promise<void> {
   const done: ByocTile = { ...t, tileGeometry: lonLatPolygon(r.bbox, r.epsg), tileEpsg: r.epsg, nativeBbox: r.bbox, metersPerPixel: r.metersPerPixel };
-  const configured: ByocCollection = { ...c, bands: r.bands };
-  const statements = [
-    itemStatement(env, tileItem(configured, done), "INGESTING"),
+  await env.DB.batch([
+    itemStatement(env, tileItem(c, done), "INGESTING"),
     moveStatement(env, t.id, ["INGESTING"], "INGESTED", {
       tile_geometry: JSON.stringify(done.tileGeometry), tile_epsg: r.epsg, native_bbox: JSON.stringify(r.bbox),
       meters_per_pixel: r.metersPerPixel, warnings: r.warnings.length ? r.warnings.join(" ") : null,
     }),
-  ];
-  if (c.bands.length) await env.DB.batch(statements);
-  else await saveCollection(env, configured, statements);
+  ]);
+}
+
+/**
+ * Inspects the tile against its collection; a collection without bands gets the tile's (configureBands), and when
+ * another tile configured it meanwhile the tile is inspected again against those bands.
+ * @throws IngestError (the tile fails); storage errors.
+ */
+async function inspectAndConfigure(env: Env, c: ByocCollection, t: ByocTile): Promise<{ c: ByocCollection; r: Inspection }> {
+  const r = await inspectTile(env, c, t);
+  if (c.bands.length) return { c, r };
+  const configured = { ...c, bands: r.bands };
+  if (await configureBands(env, configured)) return { c: configured, r };
+  const now = (await getCollection(env, t.account, t.collection)) ?? configured;
+  return { c: now, r: await inspectTile(env, now, t) };
 }
 
 /** Handles one `byoc-ingest` message. @throws storage errors (the message is retried). */
@@ -55,15 +66,15 @@ export async function byocIngest(body: TaskMessage, env: Env): Promise<void> {
   if (!t || !(await moveTile(env, id, ["QUEUED", "INGESTING"], "INGESTING"))) return;
   const c = await getCollection(env, t.account, t.collection);
   if (!c) return;
-  let result: Inspection;
+  let done: { c: ByocCollection; r: Inspection };
   try {
-    result = await inspectTile(env, c, t);
+    done = await inspectAndConfigure(env, c, t);
   } catch (e) {
     if (!(e instanceof IngestError)) throw e;
     await moveTile(env, id, ["INGESTING"], "FAILED", { failed_cause: e.message });
     return;
   }
-  await finish(env, c, { ...t, status: "INGESTING" }, result);
+  await finish(env, done.c, { ...t, status: "INGESTING" }, done.r);
 }
 
 /** A message that failed every attempt: the tile ends FAILED (from QUEUED or INGESTING). */

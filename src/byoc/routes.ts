@@ -23,7 +23,7 @@ async function render(env: Env, c: ByocCollection): Promise<Record<string, unkno
 
 async function create(request: AuthedRequest, env: Env): Promise<Response> {
   const c = newCollection(accountOf(request), await readBody(request, collectionBody));
-  await insertCollection(env, c);
+  await insertCollection(env, c, env.LOCATION_ID || null);
   return json({ data: await render(env, c) }, 201);
 }
 

@@ -1,6 +1,7 @@
 /**
  * Request bodies of the BYOC API (OpenAPI BYOCCollection, BYOCTile, BYOCTileUpdatePayload), validated with zod;
- * invalid bodies are 400 with the issues in `errors`.
+ * invalid bodies are 400 with the issues in `errors`. Optional members may be null (= omitted), as clients that
+ * serialise unset fields send them; read-only members (id, created, status, ...) are ignored.
  */
 import { z } from "zod";
 import { ApiError, badRequest, zodIssues } from "../http/errors";
@@ -20,12 +21,13 @@ const bandName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const collectionBody = z.object({
   name: z.string().min(1).max(256),
   s3Bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "an S3 bucket name (3-63 lower-case letters, digits, dots, hyphens)"),
-  isConfigured: z.boolean().optional(),
-  noData: z.number().optional(),
+  isConfigured: z.boolean().nullish(),
+  noData: z.number().nullish().transform((v) => v ?? undefined),
   additionalData: z
     .object({ bands: z.record(z.string().regex(bandName, "a band name: letters, digits and _"), band).optional() })
     .passthrough()
-    .optional(),
+    .nullish()
+    .transform((v) => v ?? undefined),
 });
 export type CollectionBody = z.infer<typeof collectionBody>;
 
@@ -34,10 +36,10 @@ const geometry = z.object({ type: z.string(), coordinates: z.array(z.unknown()) 
 /** Create body of a tile: `path` without a leading `/` (OpenAPI pattern `^([^/](/?[^/])*)?$`). */
 export const tileBody = z.object({
   path: z.string().min(1).regex(/^([^/](\/?[^/])*)?$/, "a path within the bucket that neither starts nor ends with '/' and has no '//'"),
-  tileGeometry: geometry.optional(),
+  tileGeometry: geometry.nullish(),
   coverGeometry: geometry.nullable().optional(),
   sensingTime: z.string().datetime({ offset: true }).nullable().optional(),
-  additionalData: z.record(z.string(), z.unknown()).optional(),
+  additionalData: z.record(z.string(), z.unknown()).nullish(),
 });
 export type TileBody = z.infer<typeof tileBody>;
 

@@ -23,7 +23,8 @@ function toCollection(r: Row): ByocCollection {
   return { id: r.id, accountId: r.owner, name: r.title, s3Bucket: config.s3Bucket, noData: config.noData, created: r.created, bands: config.bands ?? [] };
 }
 
-const configOf = (c: ByocCollection): string => JSON.stringify({ s3Bucket: c.s3Bucket, noData: c.noData, bands: c.bands });
+/** The config JSON of a collection (bands always present, so SQL can test json_array_length(config, '$.bands')). */
+export const configOf = (c: ByocCollection): string => JSON.stringify({ s3Bucket: c.s3Bucket, noData: c.noData, bands: c.bands });
 
 /** The statements that replace a collection's collection_bands rows with `c.bands` (units DN, kind file). */
 function bandStatements(env: DB, c: ByocCollection): D1PreparedStatement[] {
@@ -37,12 +38,15 @@ function bandStatements(env: DB, c: ByocCollection): D1PreparedStatement[] {
   return [del, ...ins];
 }
 
-/** Registers a new collection of `c.accountId` with its bands (one batch). */
-export async function insertCollection(env: DB, c: ByocCollection): Promise<void> {
+/**
+ * Registers a new collection of `c.accountId` with its bands (one batch), hosted in location `location` (the
+ * location the create request was sent to; null = the primary location).
+ */
+export async function insertCollection(env: DB, c: ByocCollection, location: string | null = null): Promise<void> {
   const row = env.DB.prepare(
     `INSERT INTO data_collections (id, type, aliases, kind, owner, title, location, optical, config, stac, created)
-     VALUES (?, ?, '[]', 'byoc', ?, ?, NULL, 0, ?, '{}', ?)`,
-  ).bind(c.id, byocType(c.id), c.accountId, c.name, configOf(c), c.created);
+     VALUES (?, ?, '[]', 'byoc', ?, ?, ?, 0, ?, '{}', ?)`,
+  ).bind(c.id, byocType(c.id), c.accountId, c.name, location, configOf(c), c.created);
   await env.DB.batch([row, ...bandStatements(env, c)]);
 }
 
@@ -61,6 +65,19 @@ export async function getCollection(env: DB, account: string, id: string): Promi
     .bind(id, account)
     .first<Row>();
   return r ? toCollection(r) : null;
+}
+
+/**
+ * Gives a collection without bands the bands `c.bands`, unless another tile did first (the config update is
+ * conditional on an empty band list). True when this call configured it.
+ */
+export async function configureBands(env: DB, c: ByocCollection): Promise<boolean> {
+  const won = await env.DB.prepare("UPDATE data_collections SET config = ? WHERE id = ? AND json_array_length(config, '$.bands') = 0")
+    .bind(configOf(c), c.id)
+    .run();
+  if (won.meta.changes === 0) return false;
+  await env.DB.batch(bandStatements(env, c));
+  return true;
 }
 
 /** Deletes a collection, its tiles and their catalog items (one batch). */

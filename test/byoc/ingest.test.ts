@@ -11,8 +11,8 @@ import worker from "../../src/index";
 import { resolveBucket } from "../../src/buckets";
 import { inspectTile } from "../../src/byoc/inspect";
 import { getCollection } from "../../src/byoc/store";
-import { tileById } from "../../src/byoc/tiles";
-import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
+import { insertTile, moveTile, tileById } from "../../src/byoc/tiles";
+import { DEAD_LETTER_QUEUE_NAME, TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import type { Env } from "../../src/env";
 import { api, putInBucket, settled, tokenOf } from "../helpers/byoc";
 
@@ -91,6 +91,18 @@ describe("bad inputs: FAILED with a cause, nothing half-registered", () => {
 });
 
 describe("collection rules", () => {
+  it("two first tiles of a collection without bands: one configures it, the other is checked against those bands", async () => {
+    const c = await newCollection({ additionalData: {} });
+    const [two, one] = await Promise.all(["good", "missing"].map((path) => api(owner, "POST", `${C}/${c}/tiles`, { path })));
+    const [t2, t1] = [await settled(owner, c, two!.json.data.id), await settled(owner, c, one!.json.data.id)];
+    const bands = Object.keys((await api(owner, "GET", `${C}/${c}`)).json.data.additionalData.bands);
+    const rows = await env.DB.prepare("SELECT name FROM collection_bands WHERE collection = ? ORDER BY position").bind(c).all<{ name: string }>();
+    expect(rows.results.map((r) => r.name)).toEqual(bands);
+    if (bands.length === 2) expect([t2.status, t1.status, t1.additionalData.failedIngestionCause]).toEqual(["INGESTED", "FAILED", "Band file missing/B08.tif is missing in bucket 'byoc-bad'."]);
+    else expect([bands, t2.status, t1.status]).toEqual([["B04"], "INGESTED", "INGESTED"]);
+  });
+
+
   it("bands cannot be added or changed after the first tile; renames and removals can; the bucket only while empty", async () => {
     const c = await newCollection();
     expect((await ingest(c, "good")).status).toBe("INGESTED");
@@ -113,6 +125,9 @@ describe("collection rules", () => {
     expect((await api(owner, "PUT", `${C}/${c}`, { name: "renamed", s3Bucket: BUCKET })).status).toBe(204);
     const kept = (await api(owner, "GET", `${C}/${c}`)).json.data;
     expect([kept.noData, Object.keys(kept.additionalData.bands)]).toEqual([undefined, ["RED"]]);
+    // null is omitted (clients serialising unset fields)
+    expect((await api(owner, "PUT", `${C}/${c}`, { name: "renamed", s3Bucket: BUCKET, noData: null, additionalData: null, created: null })).status).toBe(204);
+    expect(Object.keys((await api(owner, "GET", `${C}/${c}`)).json.data.additionalData.bands)).toEqual(["RED"]);
   });
 
   it("query: count, viewtoken and search with | and &", async () => {
@@ -149,6 +164,18 @@ describe("redelivery and reingest", () => {
     expect((await settled(owner, c, t.id)).status).toBe("INGESTED");
     expect(await itemCount(c)).toBe(1);
     expect((await api(owner, "DELETE", `${C}/${c}/tiles/${t.id}`)).status).toBe(204);
+    expect(await itemCount(c)).toBe(0);
+  });
+
+  it("a message that failed every attempt (dead letter) ends the tile FAILED with a cause", async () => {
+    const c = await newCollection();
+    const id = crypto.randomUUID();
+    await insertTile(env, { id, collection: c, account: OWNER, path: "good", status: "WAITING", sensingTime: null, coverGeometry: null, tileGeometry: null, tileEpsg: null, nativeBbox: null, metersPerPixel: null, failedCause: null, warnings: null, created: new Date().toISOString() });
+    expect(await moveTile(env, id, ["WAITING"], "QUEUED")).toBe(true);
+    const batch = createMessageBatch(DEAD_LETTER_QUEUE_NAME, [{ id: "dead", timestamp: new Date(), attempts: 1, body: { kind: "byoc-ingest", tile: id } }]);
+    await worker.queue(batch, env as unknown as Env);
+    const t = await tileById(env, id);
+    expect([t?.status, t?.failedCause]).toEqual(["FAILED", "Ingestion failed repeatedly (storage errors); reingest the tile to try again."]);
     expect(await itemCount(c)).toBe(0);
   });
 
