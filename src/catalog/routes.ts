@@ -15,7 +15,7 @@ import { planSearch, queryableLookup, searchCollection } from "./query";
 import { queryablesDocument } from "./queryables";
 import { CatalogUrls, renderItem } from "./render";
 import { featureCollection, renderFeatures, type PageLinks } from "./results";
-import { searchBodySchema, searchFromBody, searchFromQuery, type SearchRequest } from "./schema";
+import { searchBodySchema, searchFromBody, searchFromQuery, searchQuerySchema, type SearchRequest } from "./schema";
 import { searchPage } from "./search";
 import { itemsBackend } from "../storage/backend";
 
@@ -96,7 +96,7 @@ export function registerCatalog(api: Api): void {
         const urls = urlsOf(env);
         const parent = { rel: "parent", href: urls.collection(id), type: "application/json" };
         return respond(env, viewer(request), urls, searchFromQuery(request.query), id, { self: request.url, method: "GET", extra: [parent] }, false);
-      }, { ...tag, summary: "Items of a collection (OGC API Features)", responseType: GEO["content-type"] })
+      }, { ...tag, summary: "Items of a collection (OGC API Features)", query: searchQuerySchema.omit({ collections: true }), responseType: GEO["content-type"] })
       .on("GET", `${root}/collections/:collectionId/items/:featureId`, async (request, env) => {
         const [c, id] = [param(request, "collectionId"), param(request, "featureId")];
         await requireCollection(env, viewer(request), c);
@@ -113,7 +113,7 @@ export function registerCatalog(api: Api): void {
       .on("GET", `${root}/search`, async (request, env) => {
         const req = searchFromQuery(request.query);
         return respond(env, viewer(request), urlsOf(env), req, searchCollection(req), { self: request.url, method: "GET" }, true);
-      }, { ...tag, summary: "Search items (query parameters)", responseType: GEO["content-type"] })
+      }, { ...tag, summary: "Search items (query parameters)", query: searchQuerySchema, responseType: GEO["content-type"] })
       .on("POST", `${root}/search`, async (request, env) => {
         const req = searchFromBody(await readJson(request));
         const urls = urlsOf(env);

@@ -18,6 +18,7 @@ import { layerBody } from "../helpers/wms";
 import { createBody } from "../statbatch/helpers";
 import { buildApi } from "../../src/routes";
 import { openApiPath } from "../../src/openapi/document";
+import { searchQuerySchema } from "../../src/catalog/schema";
 
 type Op = { parameters?: { schema: object }[]; requestBody?: { content: Record<string, { schema: { $ref: string } }> }; security: unknown[] };
 type Doc = { openapi: string; paths: Record<string, Record<string, Op>>; components: { schemas: Record<string, object> } };
@@ -98,6 +99,16 @@ describe("OpenAPI 3.1 description", () => {
     expect(check(broken)).toBe(false);
     expect(dialect({ type: 42 })).toBe(false);
     expect(dialect({ properties: { a: { minimum: "0" } } })).toBe(false);
+  });
+
+  it("documents query parameters from the route's zod query schema", () => {
+    const params = (path: string) => doc.paths[path]!.get!.parameters!.map((p) => p as unknown as { name: string; in: string; required: boolean; schema: { type: string } });
+    const search = params("/api/v1/catalog/1.0.0/search");
+    expect(search.map((p) => p.name)).toEqual(Object.keys(searchQuerySchema.shape));
+    expect(search.every((p) => p.in === "query" && !p.required && p.schema.type === "string")).toBe(true);
+    const items = params("/api/v1/catalog/1.0.0/collections/{collectionId}/items").map((p) => `${p.in}:${p.name}`);
+    expect(items.slice(0, 3)).toEqual(["path:collectionId", "query:datetime", "query:bbox"]);
+    expect(items).not.toContain("query:collections");
   });
 
   it("every documented operation is routed (no router 404/405, no 500)", async () => {
