@@ -4,6 +4,7 @@
  * tags, security and the zod request schemas the handlers validate with. A route without metadata still appears, with
  * a generic operation. Spec: https://spec.openapis.org/oas/v3.1.0.
  */
+import type { ZodType } from "zod";
 import type { Method, RouteDef } from "../http/router";
 import { TOKEN_PATH } from "../auth/routes";
 import { S3_PATH } from "../s3";
@@ -50,15 +51,15 @@ const ERROR_SCHEMA: JsonSchema = {
 /** Components: one schema per request-body zod schema (shared between aliases), the error envelope. */
 class Schemas {
   readonly components: Record<string, JsonSchema> = { Error: ERROR_SCHEMA };
-  private readonly names = new Map<unknown, string>();
+  private readonly names = new Map<ZodType, string>();
 
   /** A `$ref` to the component of `schema`, created on first use under `name`. */
-  ref(schema: unknown, name: string): JsonSchema {
+  ref(schema: ZodType, name: string): JsonSchema {
     let n = this.names.get(schema);
     if (!n) {
       n = name;
       this.names.set(schema, n);
-      this.components[n] = jsonSchemaOf(schema as Parameters<typeof jsonSchemaOf>[0], n);
+      this.components[n] = jsonSchemaOf(schema, n);
     }
     return { $ref: `#/components/schemas/${n}` };
   }
@@ -86,7 +87,7 @@ function operation(route: RouteDef, schemas: Schemas): JsonSchema {
       ? {
           requestBody: {
             required: true,
-            content: Object.fromEntries((meta.bodyTypes ?? ["application/json"]).map((t) => [t, { schema: schemas.ref(meta.body, `${id}_body`) }])),
+            content: Object.fromEntries((meta.bodyTypes ?? ["application/json"]).map((t) => [t, { schema: schemas.ref(meta.body!, `${id}_body`) }])),
           },
         }
       : {}),

@@ -4,7 +4,8 @@
  * remember it). Public: it describes the service and holds no data.
  */
 import { json, publicBaseUrl } from "../http/base";
-import type { Api } from "../http/router";
+import type { Env } from "../env";
+import type { Api, AuthedRequest } from "../http/router";
 import { CATALOG_ROOTS } from "../catalog/routes";
 import { openApiDocument } from "./document";
 import { OPENAPI_PATH, OPENAPI_TYPE } from "./paths";
@@ -12,7 +13,7 @@ import { OPENAPI_PATH, OPENAPI_TYPE } from "./paths";
 /** Registers the document's routes; call after every other route so the table is complete when it is served. */
 export function registerOpenApi(api: Api): void {
   const meta = { public: true, summary: "This OpenAPI 3.1 description", tags: ["openapi"], responseType: OPENAPI_TYPE };
-  const serve = (_r: unknown, env: Parameters<typeof publicBaseUrl>[0]) =>
+  const serve = (_r: AuthedRequest, env: Env): Response =>
     json(openApiDocument(api.routes(), publicBaseUrl(env)), 200, { "content-type": OPENAPI_TYPE });
   api.on("GET", OPENAPI_PATH, serve, meta);
   for (const root of CATALOG_ROOTS) api.on("GET", `${root}/api`, serve, { ...meta, summary: "This OpenAPI 3.1 description (STAC service-desc alias)" });
