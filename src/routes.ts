@@ -17,6 +17,8 @@ import { registerWms } from "./wms/routes";
 import { registerZarr } from "./zarr/routes";
 import { registerByoc } from "./byoc/routes";
 import { registerCollectionMetadata } from "./metadata/routes";
+import { registerOpenApi } from "./openapi/routes";
+import { tokenFormSchema } from "./openapi/meta";
 
 export function buildApi(): Api {
   const api = new Api();
@@ -24,11 +26,11 @@ export function buildApi(): Api {
   api.use(bearerAuth);
   api.use(rateLimit);
   api
-    .on("POST", TOKEN_PATH, tokenEndpoint, true)
-    .on("GET", CERTS_PATH, certs, true)
-    .on("GET", OIDC_PATH, openidConfiguration, true)
-    .on("GET", "/api/v1/metadata/location", listLocations)
-    .on("GET", "/api/v1/metadata/location/:locationId", getLocation);
+    .on("POST", TOKEN_PATH, tokenEndpoint, { public: true, tags: ["OAuth"], summary: "Access token (client credentials grant)", body: tokenFormSchema, bodyTypes: ["application/x-www-form-urlencoded"] })
+    .on("GET", CERTS_PATH, certs, { public: true, tags: ["OAuth"], summary: "JSON Web Key Set of the token signing key" })
+    .on("GET", OIDC_PATH, openidConfiguration, { public: true, tags: ["OAuth"], summary: "OpenID Provider configuration" })
+    .on("GET", "/api/v1/metadata/location", listLocations, { tags: ["Locations"], summary: "List the locations" })
+    .on("GET", "/api/v1/metadata/location/:locationId", getLocation, { tags: ["Locations"], summary: "One location" });
   registerProcess(api);
   registerCatalog(api);
   registerStatistics(api);
@@ -42,5 +44,6 @@ export function buildApi(): Api {
   registerZarr(api);
   registerByoc(api);
   registerCollectionMetadata(api);
+  registerOpenApi(api); // last: it documents the table built above
   return api;
 }

@@ -55,11 +55,12 @@ async function removeClient(request: AuthedRequest, env: Env): Promise<Response>
 /** Registers the accounts API (paths above). */
 export function registerAccounts(api: Api): void {
   const base = "/api/v1/accounts/:accountId";
+  const tag = { tags: ["Accounts"] };
   api
-    .on("GET", base, getAccount)
-    .on("GET", `${base}/clients`, activeClients)
-    .on("GET", `${base}/clients/inactive`, inactiveClients)
-    .on("POST", `${base}/clients`, postClient)
-    .on("GET", `${base}/clients/:clientId`, oneClient)
-    .on("DELETE", `${base}/clients/:clientId`, removeClient);
+    .on("GET", base, getAccount, { ...tag, summary: "The account: plan, rate-limit policies, processing units" })
+    .on("GET", `${base}/clients`, activeClients, { ...tag, summary: "Active OAuth clients" })
+    .on("GET", `${base}/clients/inactive`, inactiveClients, { ...tag, summary: "Expired and deleted OAuth clients" })
+    .on("POST", `${base}/clients`, postClient, { ...tag, summary: "Create an OAuth client (the secret is shown once)", body: createClientSchema, status: 201 })
+    .on("GET", `${base}/clients/:clientId`, oneClient, { ...tag, summary: "One OAuth client" })
+    .on("DELETE", `${base}/clients/:clientId`, removeClient, { ...tag, summary: "Delete an OAuth client", status: 204 });
 }

@@ -11,6 +11,8 @@ import type { AsyncRecord } from "./object";
 import { writeRequestCopy } from "./record";
 import { asyncMessage, asyncStub } from "./queue";
 import { acceptAsync } from "./submit";
+import { SCRIPT_BODY } from "../openapi/meta";
+import { asyncRequestSchema } from "./schema";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -41,5 +43,8 @@ async function status(request: AuthedRequest, env: Env): Promise<Response> {
 
 /** Registers the Async Processing routes. */
 export function registerAsync(api: Api): void {
-  for (const root of ["/api/v1/async/process", "/async/v1/process"]) api.on("POST", root, submit).on("GET", `${root}/:requestId`, status);
+  const tags = ["Async"];
+  const post = { tags, summary: "Submit an asynchronous Process request (outputs written to object storage)", body: asyncRequestSchema, bodyTypes: SCRIPT_BODY, status: 202 };
+  for (const root of ["/api/v1/async/process", "/async/v1/process"])
+    api.on("POST", root, submit, post).on("GET", `${root}/:requestId`, status, { tags, summary: "Status of a running async request" });
 }

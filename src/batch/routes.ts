@@ -18,6 +18,7 @@ import type { TaskRecord, TaskView } from "./record";
 import { batchRequestSchema, updateSchema, type BatchRequest } from "./schema";
 import { checkTilingGrid } from "./tiles";
 import { batchStub } from "./stub";
+import { SCRIPT_BODY } from "../openapi/meta";
 
 /** Largest (and default) page of the task query. */
 export const MAX_PAGE = 100;
@@ -102,14 +103,15 @@ const action = (name: "analyse" | "start" | "stop") => async (request: AuthedReq
 
 /** Registers the Batch Processing v2 routes under both path forms. */
 export function registerBatch(api: Api): void {
+  const tag = { tags: ["Batch"] };
   for (const base of ["/api/v2/batch/process", "/batch/v2/process"]) {
     api
-      .on("POST", base, createTask)
-      .on("GET", base, queryTasks)
-      .on("GET", `${base}/:taskId`, getTask)
-      .on("PUT", `${base}/:taskId`, updateTask)
-      .on("POST", `${base}/:taskId/analyse`, action("analyse"))
-      .on("POST", `${base}/:taskId/start`, action("start"))
-      .on("POST", `${base}/:taskId/stop`, action("stop"));
+      .on("POST", base, createTask, { ...tag, summary: "Create a batch task", body: batchRequestSchema, bodyTypes: SCRIPT_BODY, status: 201 })
+      .on("GET", base, queryTasks, { ...tag, summary: "List batch tasks" })
+      .on("GET", `${base}/:taskId`, getTask, { ...tag, summary: "One batch task" })
+      .on("PUT", `${base}/:taskId`, updateTask, { ...tag, summary: "Update a batch task's description", body: updateSchema })
+      .on("POST", `${base}/:taskId/analyse`, action("analyse"), { ...tag, summary: "Analyse a task", status: 204 })
+      .on("POST", `${base}/:taskId/start`, action("start"), { ...tag, summary: "Start a task", status: 204 })
+      .on("POST", `${base}/:taskId/stop`, action("stop"), { ...tag, summary: "Stop a task", status: 204 });
   }
 }

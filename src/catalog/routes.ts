@@ -10,20 +10,21 @@ import { readJson } from "../http/parse";
 import { serveAsset } from "./assets";
 import { findCollection, itemExtents, listCollections, renderCollection } from "./collections";
 import { distinctPage, distinctSql } from "./distinct";
-import { CONFORMANCE, landingPage, openApi, openApiHtml } from "./landing";
+import { CONFORMANCE, landingPage } from "./landing";
 import { planSearch, queryableLookup, searchCollection } from "./query";
 import { queryablesDocument } from "./queryables";
 import { CatalogUrls, renderItem } from "./render";
 import { featureCollection, renderFeatures, type PageLinks } from "./results";
-import { searchFromBody, searchFromQuery, type SearchRequest } from "./schema";
+import { searchBodySchema, searchFromBody, searchFromQuery, searchQuerySchema, type SearchRequest } from "./schema";
 import { searchPage } from "./search";
 import { itemsBackend } from "../storage/backend";
 
 /** Catalog roots: the STAC 1.0.0 root of the spec, the OpenAPI's /catalog/v1 alias and the older /api/v1/catalog. */
 export const CATALOG_ROOTS = ["/api/v1/catalog/1.0.0", "/catalog/v1", "/api/v1/catalog"];
 
-/** `isPublic` flag of Api.on for the discovery routes. */
-const PUBLIC = true;
+/** Route metadata (src/openapi): the discovery routes are public, everything else needs a token. */
+const tag = { tags: ["Catalog"] };
+const open = { ...tag, public: true };
 const GEO = { "content-type": "application/geo+json" };
 const param = (request: AuthedRequest, name: string): string => decodeURIComponent(request.params[name] ?? "");
 
@@ -62,15 +63,11 @@ export function registerCatalog(api: Api): void {
     const urlsOf = (env: Env): CatalogUrls => new CatalogUrls(publicBaseUrl(env) + root);
     const conformance = () => json({ conformsTo: CONFORMANCE });
     api
-      .on("GET", root, async (request, env) => json(landingPage(urlsOf(env), await listCollections(env, viewer(request)))), PUBLIC)
-      .on("GET", `${root}/conformance`, conformance, PUBLIC)
-      .on("GET", `${root}/conformances`, conformance, PUBLIC)
-      .on("GET", `${root}/api`, (request, env) =>
-        json(openApi(urlsOf(env).root), 200, { "content-type": "application/vnd.oai.openapi+json;version=3.0" }))
-      .on("GET", `${root}/api.html`, (request, env) =>
-        new Response(openApiHtml(urlsOf(env).root), { headers: { "content-type": "text/html; charset=utf-8" } }))
+      .on("GET", root, async (request, env) => json(landingPage(urlsOf(env), await listCollections(env, viewer(request)), publicBaseUrl(env))), { ...open, summary: "STAC landing page" })
+      .on("GET", `${root}/conformance`, conformance, { ...open, summary: "Conformance classes" })
+      .on("GET", `${root}/conformances`, conformance, { ...open, summary: "Conformance classes (alias)" })
       .on("GET", `${root}/queryables`, (request, env) =>
-        json(queryablesDocument("*", `${urlsOf(env).root}/queryables`), 200, { "content-type": "application/schema+json" }))
+        json(queryablesDocument("*", `${urlsOf(env).root}/queryables`), 200, { "content-type": "application/schema+json" }), { ...tag, summary: "Queryables of every collection (JSON Schema)" })
       .on("GET", `${root}/collections`, async (request, env) => {
         const urls = urlsOf(env);
         const [collections, extents] = await Promise.all([listCollections(env, viewer(request)), itemExtents(env)]);
@@ -82,45 +79,45 @@ export function registerCatalog(api: Api): void {
           ],
           collections: collections.map((c) => renderCollection(c, extents.get(c.id), urls)),
         });
-      })
+      }, { ...tag, summary: "List collections" })
       .on("GET", `${root}/collections/:collectionId`, async (request, env) => {
         const id = param(request, "collectionId");
         const c = await requireCollection(env, viewer(request), id);
         return json(renderCollection(c, (await itemExtents(env, id)).get(id), urlsOf(env)));
-      })
+      }, { ...tag, summary: "One collection" })
       .on("GET", `${root}/collections/:collectionId/queryables`, async (request, env) => {
         const id = param(request, "collectionId");
         await requireCollection(env, viewer(request), id);
         const urls = urlsOf(env);
         return json(queryablesDocument(id, `${urls.collection(id)}/queryables`), 200, { "content-type": "application/schema+json" });
-      })
+      }, { ...tag, summary: "Queryables of a collection (JSON Schema)" })
       .on("GET", `${root}/collections/:collectionId/items`, async (request, env) => {
         const id = param(request, "collectionId");
         const urls = urlsOf(env);
         const parent = { rel: "parent", href: urls.collection(id), type: "application/json" };
         return respond(env, viewer(request), urls, searchFromQuery(request.query), id, { self: request.url, method: "GET", extra: [parent] }, false);
-      })
+      }, { ...tag, summary: "Items of a collection (OGC API Features)", query: searchQuerySchema.omit({ collections: true }), responseType: GEO["content-type"] })
       .on("GET", `${root}/collections/:collectionId/items/:featureId`, async (request, env) => {
         const [c, id] = [param(request, "collectionId"), param(request, "featureId")];
         await requireCollection(env, viewer(request), c);
         const item = await itemsBackend(env).get(c, id);
         if (!item) throw notFound(`Item '${id}' not found in collection '${c}'.`);
         return json(renderItem(item, urlsOf(env)), 200, GEO);
-      })
+      }, { ...tag, summary: "One item", responseType: GEO["content-type"] })
       .on("GET", `${root}/collections/:collectionId/items/:featureId/assets/:asset`, async (request, env) => {
         const [c, id] = [param(request, "collectionId"), param(request, "featureId")];
         const [, item] = await Promise.all([requireCollection(env, viewer(request), c), itemsBackend(env).get(c, id)]);
         if (!item) throw notFound(`Item '${id}' not found in collection '${c}'.`);
         return serveAsset(request, env, item, param(request, "asset"), urlsOf(env));
-      })
+      }, { ...tag, summary: "An item's asset (HTTP Range supported)" })
       .on("GET", `${root}/search`, async (request, env) => {
         const req = searchFromQuery(request.query);
         return respond(env, viewer(request), urlsOf(env), req, searchCollection(req), { self: request.url, method: "GET" }, true);
-      })
+      }, { ...tag, summary: "Search items (query parameters)", query: searchQuerySchema, responseType: GEO["content-type"] })
       .on("POST", `${root}/search`, async (request, env) => {
         const req = searchFromBody(await readJson(request));
         const urls = urlsOf(env);
         return respond(env, viewer(request), urls, req, searchCollection(req), { self: `${urls.root}/search`, method: "POST" }, true);
-      });
+      }, { ...tag, summary: "Search items (JSON body)", body: searchBodySchema, responseType: GEO["content-type"] });
   }
 }

@@ -107,26 +107,50 @@ function geometryParam(s: string | undefined): Geometry | undefined {
   return validate(geometrySchema, value, "intersects geometry") as Geometry;
 }
 
+const param = (description: string) => z.string().optional().describe(description);
+
+/**
+ * GET /search and GET /collections/{id}/items query parameters (STAC API item search, OGC API Features), each the
+ * last value of a repeated parameter, empty = absent; the values are parsed by `searchFromQuery`. Also the
+ * routes' OpenAPI query parameters (src/openapi).
+ */
+export const searchQuerySchema = z.object({
+  collections: param("Collection id (exactly one; comma-separated list accepted)"),
+  datetime: param("RFC 3339 instant or interval; '..' for an open end"),
+  bbox: param("4 or 6 comma-separated numbers, CRS84"),
+  intersects: param("GeoJSON geometry (JSON text)"),
+  ids: param("Comma-separated item ids"),
+  limit: param("Page size, an integer 1..100 (default 10)"),
+  fields: param("Comma list of properties; '-' prefix excludes"),
+  filter: param("CQL2 filter (text, or JSON with filter-lang=cql2-json)"),
+  "filter-lang": param("cql2-text (default) or cql2-json"),
+  "filter-crs": param("CRS of the filter's geometries (CRS84 only)"),
+  distinct: param("Return the distinct values of this property ('date' for days)"),
+  next: param("context.next of the previous page"),
+  sortby: param("Not supported (400): results are sorted by datetime, then id"),
+  query: param("Not supported (400): use filter (CQL2)"),
+});
+
 /** Reads GET /search (and GET /collections/{id}/items) query parameters. */
 export function searchFromQuery(query: Query): SearchRequest {
-  const lang = one(query, "filter-lang");
+  const q = validate(searchQuerySchema, Object.fromEntries(Object.keys(query).map((k) => [k, one(query, k)])), "search query");
+  const lang = q["filter-lang"];
   if (lang !== undefined && lang !== "cql2-text" && lang !== "cql2-json") {
     throw badRequest(`Invalid filter-lang '${lang}': use cql2-text or cql2-json.`);
   }
-  rejectUnsupported({ sortby: one(query, "sortby"), query: one(query, "query") });
-  const fields = query.fields === undefined ? undefined : parseFieldsParam(one(query, "fields") ?? "");
+  rejectUnsupported(q);
   return {
-    collections: list(one(query, "collections")),
-    bbox: numbers("bbox", one(query, "bbox")),
-    intersects: geometryParam(one(query, "intersects")),
-    datetime: one(query, "datetime"),
-    ids: list(one(query, "ids")),
-    limit: integer("limit", one(query, "limit")),
-    fields,
-    filter: one(query, "filter"),
+    collections: list(q.collections),
+    bbox: numbers("bbox", q.bbox),
+    intersects: geometryParam(q.intersects),
+    datetime: q.datetime,
+    ids: list(q.ids),
+    limit: integer("limit", q.limit),
+    fields: query.fields === undefined ? undefined : parseFieldsParam(q.fields ?? ""),
+    filter: q.filter,
     filterLang: lang as SearchRequest["filterLang"],
-    filterCrs: one(query, "filter-crs"),
-    distinct: one(query, "distinct"),
-    next: one(query, "next"),
+    filterCrs: q["filter-crs"],
+    distinct: q.distinct,
+    next: q.next,
   };
 }

@@ -110,15 +110,16 @@ const handlers = {
 export function registerConfiguration(api: Api): void {
   const one = `${INSTANCES_PATH}/:instanceId`;
   const layer = `${one}/layers/:layerId`;
+  const tag = { tags: ["Configuration (WMS instances)"] };
   api
-    .on("GET", INSTANCES_PATH, handlers.list)
-    .on("POST", INSTANCES_PATH, handlers.create)
-    .on("GET", one, handlers.get)
-    .on("PUT", one, handlers.update)
-    .on("DELETE", one, handlers.remove)
-    .on("GET", `${one}/layers`, handlers.layers)
-    .on("POST", `${one}/layers`, handlers.createLayer)
-    .on("GET", layer, handlers.layer)
-    .on("PUT", layer, handlers.updateLayer)
-    .on("DELETE", layer, handlers.removeLayer);
+    .on("GET", INSTANCES_PATH, handlers.list, { ...tag, summary: "List WMS instances" })
+    .on("POST", INSTANCES_PATH, handlers.create, { ...tag, summary: "Create a WMS instance", body: instanceSchema, status: 201 })
+    .on("GET", one, handlers.get, { ...tag, summary: "One WMS instance" })
+    .on("PUT", one, handlers.update, { ...tag, summary: "Replace a WMS instance", body: instanceSchema })
+    .on("DELETE", one, handlers.remove, { ...tag, summary: "Delete a WMS instance", status: 204 })
+    .on("GET", `${one}/layers`, handlers.layers, { ...tag, summary: "Layers of an instance" })
+    .on("POST", `${one}/layers`, handlers.createLayer, { ...tag, summary: "Add a layer", body: layerSchema, status: 201 })
+    .on("GET", layer, handlers.layer, { ...tag, summary: "One layer" })
+    .on("PUT", layer, handlers.updateLayer, { ...tag, summary: "Replace a layer", body: layerSchema })
+    .on("DELETE", layer, handlers.removeLayer, { ...tag, summary: "Delete a layer", status: 204 });
 }

@@ -4,6 +4,7 @@
  * with the wrong method.
  */
 import { Router, type IRequest, type RouterType } from "itty-router";
+import type { ZodType } from "zod";
 import type { Env } from "../env";
 import type { TokenClaims } from "../auth/tokens";
 import { publicBaseUrl } from "./base";
@@ -22,7 +23,33 @@ export function accountOf(request: AuthedRequest): string {
   if (!request.claims) throw new ApiError(401, "This operation needs an access token ('Authorization: Bearer <token>').");
   return request.claims.account;
 }
-type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/**
+ * What the OpenAPI description (src/openapi) says of a route, given to `Api.on`: the zod schemas are the ones the
+ * handler validates with, so the document cannot drift from the validation. Every field is optional; a route
+ * without metadata is still documented with a generic operation.
+ */
+export interface RouteMeta {
+  /** One-line summary of the operation. */
+  summary?: string;
+  /** Longer description (CommonMark). */
+  description?: string;
+  /** Groups in the document (one per API area, e.g. "Process"). */
+  tags?: string[];
+  /** JSON request body schema (the one passed to `validate`). */
+  body?: ZodType;
+  /** Media types the body may be sent as; default `["application/json"]`. */
+  bodyTypes?: string[];
+  /** Query-string parameters as a zod object (each key one parameter). */
+  query?: ZodType;
+  /** Success status (default 200, 201 for a POST that creates) and its description and media type. */
+  status?: number;
+  response?: string;
+  responseType?: string;
+  /** True when no token is needed (the auth middleware lets the route through); the same as `on`'s boolean. */
+  public?: boolean;
+}
 
 /** What a middleware knows of the matched route: its method, itty path pattern and whether it was registered public. */
 export interface RouteInfo {
@@ -45,9 +72,12 @@ export type Middleware = (
   route: RouteInfo,
 ) => Promise<Response>;
 
-interface RouteDef {
+/** One route of the table: method, itty path, whether it is public, its metadata (possibly empty). */
+export interface RouteDef {
   method: Method;
   path: string;
+  isPublic: boolean;
+  meta: RouteMeta;
   pattern: RegExp;
 }
 
@@ -114,13 +144,23 @@ export class Api {
     return this;
   }
 
-  /** Registers a route. `isPublic` is passed to middleware (the auth middleware lets public routes through). */
-  on(method: Method, path: string, handler: Handler, isPublic = false): this {
-    this.defs.push({ method, path, pattern: toPattern(path) });
+  /**
+   * Registers a route. `options` is either `isPublic` (passed to middleware: the auth middleware lets public routes
+   * through) or the route's OpenAPI metadata, whose `public` field means the same.
+   */
+  on(method: Method, path: string, handler: Handler, options: boolean | RouteMeta = false): this {
+    const meta = typeof options === "boolean" ? { public: options } : options;
+    const isPublic = meta.public === true;
+    this.defs.push({ method, path, isPublic, meta, pattern: toPattern(path) });
     const route: RouteInfo = { method, path, isPublic };
     const wrapped: Handler = (request, env, ctx) => this.run(0, route, handler, request, env, ctx);
     this.router[method.toLowerCase() as "get"](path, wrapped);
     return this;
+  }
+
+  /** The route table in registration order (what the OpenAPI document is generated from). */
+  routes(): readonly RouteDef[] {
+    return this.defs;
   }
 
   /** Runs middleware `i` (and, through `next`, the rest of the chain), then the handler. */

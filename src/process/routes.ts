@@ -9,6 +9,8 @@ import { planRequest, withSources } from "../pipeline/plan";
 import { renderResponses } from "./render";
 import { readProcessRequest } from "./request";
 import type { ResponseRequest } from "./schema";
+import { processRequestSchema } from "./schema";
+import { SCRIPT_BODY } from "../openapi/meta";
 
 const DEFAULT_RESPONSES: ResponseRequest[] = [{ identifier: "default", format: { type: "image/png" } }];
 
@@ -36,5 +38,6 @@ export async function processHandler(request: AuthedRequest, env: Env): Promise<
 
 /** Registers the Processing API routes. */
 export function registerProcess(api: Api): void {
-  api.on("POST", "/api/v1/process", processHandler).on("POST", "/process/v1", processHandler);
+  const meta = { summary: "Render an evalscript over a bbox or geometry", tags: ["Process"], body: processRequestSchema, bodyTypes: SCRIPT_BODY };
+  api.on("POST", "/api/v1/process", processHandler, meta).on("POST", "/process/v1", processHandler, meta);
 }

@@ -16,6 +16,8 @@ import type { TaskView, UserAction } from "./object";
 import { enqueueAnalysis, enqueueFeatures, statbatchStub } from "./run";
 import { parseBatchStatisticalRequest } from "./schema";
 import { statusJson, taskJson } from "./task";
+import { SCRIPT_BODY } from "../openapi/meta";
+import { batchStatisticalRequestSchema } from "./schema";
 
 const PREFIXES = ["/api/v1/statistics/batch", "/statistics/batch/v1"];
 /** Most tasks per page. */
@@ -83,15 +85,16 @@ function action(kind: Exclude<UserAction, "NONE">) {
 
 /** Registers the Statistical Batch routes under both prefixes. */
 export function registerStatisticalBatch(api: Api): void {
+  const tag = { tags: ["Statistical batch"] };
   for (const p of PREFIXES) {
     api
-      .on("POST", p, create)
-      .on("GET", p, list)
-      .on("GET", `${p}/:id`, get)
-      .on("GET", `${p}/:id/status`, status)
-      .on("POST", `${p}/:id/analyse`, action("ANALYSE"))
-      .on("POST", `${p}/:id/start`, action("START"))
-      .on("POST", `${p}/:id/stop`, action("STOP"))
-      .on("POST", `${p}/:id/cancel`, action("STOP"));
+      .on("POST", p, create, { ...tag, summary: "Create a statistical batch task", body: batchStatisticalRequestSchema, bodyTypes: SCRIPT_BODY, status: 201 })
+      .on("GET", p, list, { ...tag, summary: "List statistical batch tasks" })
+      .on("GET", `${p}/:id`, get, { ...tag, summary: "One statistical batch task" })
+      .on("GET", `${p}/:id/status`, status, { ...tag, summary: "Status of a statistical batch task" })
+      .on("POST", `${p}/:id/analyse`, action("ANALYSE"), { ...tag, summary: "Analyse a task", status: 204 })
+      .on("POST", `${p}/:id/start`, action("START"), { ...tag, summary: "Start a task", status: 204 })
+      .on("POST", `${p}/:id/stop`, action("STOP"), { ...tag, summary: "Stop a task", status: 204 })
+      .on("POST", `${p}/:id/cancel`, action("STOP"), { ...tag, summary: "Stop a task (alias of stop)", status: 204 });
   }
 }

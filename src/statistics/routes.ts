@@ -7,6 +7,7 @@ import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { computeStatistics } from "./aggregate";
 import { chargeUnits } from "../accounts/units";
 import { statisticalRequestSchema, type StatisticalRequest } from "./schema";
+import { SCRIPT_BODY } from "../openapi/meta";
 
 /** Multipart: the `evalscript` part replaces aggregation.evalscript (OpenAPI `MultiPartStatisticalRequest`). */
 const placeEvalscript = (body: Record<string, unknown>, evalscript: string): void => {
@@ -26,5 +27,6 @@ export async function statisticsHandler(request: AuthedRequest, env: Env): Promi
 
 /** Registers the Statistical API routes. */
 export function registerStatistics(api: Api): void {
-  api.on("POST", "/api/v1/statistics", statisticsHandler).on("POST", "/statistics/v1", statisticsHandler);
+  const meta = { summary: "Statistics of an evalscript's outputs over a geometry and time intervals", tags: ["Statistics"], body: statisticalRequestSchema, bodyTypes: SCRIPT_BODY };
+  api.on("POST", "/api/v1/statistics", statisticsHandler, meta).on("POST", "/statistics/v1", statisticsHandler, meta);
 }

@@ -120,5 +120,8 @@ const guarded = (h: (r: AuthedRequest, env: Env) => Promise<Response>) => (r: Au
 
 /** Registers the public OGC routes (the instance id is the credential, see the module docs). */
 export function registerWms(api: Api): void {
-  api.on("GET", "/ogc/wms/:instanceId", guarded(wms), PUBLIC).on("GET", "/ogc/wmts/:instanceId", guarded(wmts), PUBLIC);
+  const ogc = (summary: string) => ({ public: PUBLIC, tags: ["OGC"], summary, responseType: "image/png" });
+  api
+    .on("GET", "/ogc/wms/:instanceId", guarded(wms), ogc("OGC WMS 1.3.0: GetCapabilities, GetMap (KVP query; the instance id is the credential)"))
+    .on("GET", "/ogc/wmts/:instanceId", guarded(wmts), ogc("OGC WMTS 1.0.0 and XYZ tiles: GetCapabilities, GetTile (KVP query)"));
 }

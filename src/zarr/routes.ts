@@ -106,15 +106,16 @@ async function array(request: AuthedRequest, env: Env): Promise<Response> {
 
 /** Registers the Zarr collection routes under both roots. */
 export function registerZarr(api: Api): void {
+  const tag = { tags: ["Zarr"] };
   for (const root of ["/api/v1/zarr/collections", "/zarr/v1/collections"]) {
     api
-      .on("POST", root, create)
-      .on("GET", root, query)
-      .on("GET", `${root}/:collectionId`, get)
-      .on("PUT", `${root}/:collectionId`, rename)
-      .on("DELETE", `${root}/:collectionId`, remove)
-      .on("PUT", `${root}/:collectionId/reingest`, reingest)
-      .on("GET", `${root}/:collectionId/arrays`, arrays)
-      .on("GET", `${root}/:collectionId/arrays/:arrayName`, array);
+      .on("POST", root, create, { ...tag, summary: "Register a Zarr collection", body: createSchema, status: 201 })
+      .on("GET", root, query, { ...tag, summary: "List Zarr collections" })
+      .on("GET", `${root}/:collectionId`, get, { ...tag, summary: "One Zarr collection" })
+      .on("PUT", `${root}/:collectionId`, rename, { ...tag, summary: "Rename a Zarr collection", body: renameSchema })
+      .on("DELETE", `${root}/:collectionId`, remove, { ...tag, summary: "Delete a Zarr collection", status: 204 })
+      .on("PUT", `${root}/:collectionId/reingest`, reingest, { ...tag, summary: "Re-read the Zarr store's metadata" })
+      .on("GET", `${root}/:collectionId/arrays`, arrays, { ...tag, summary: "Arrays of a Zarr collection" })
+      .on("GET", `${root}/:collectionId/arrays/:arrayName`, array, { ...tag, summary: "One array" });
   }
 }

@@ -1,6 +1,6 @@
 /**
- * Anonymous discovery: the catalog landing page and conformance answer without a token on every catalog root
- * (sentinelhub-py's SentinelHubCatalog.get_info() / get_conformance() send none); every other catalog route
+ * Anonymous discovery: the catalog landing page, conformance and the OpenAPI description (`api`) answer without a token
+ * on every catalog root (sentinelhub-py's SentinelHubCatalog.get_info() / get_conformance() send none); every other catalog route
  * still answers 401 in the error envelope without one.
  */
 import { describe, expect, it } from "vitest";
@@ -27,6 +27,11 @@ describe.each(CATALOG_ROOTS)("catalog root %s", (root) => {
     expect(((await r.json()) as { conformsTo: string[] }).conformsTo).toContain(STAC_CORE);
   });
 
+  it("api (the OpenAPI description, like service-desc) answers 200 without a token", async () => {
+    const r = await call(`${root}/api`);
+    expect([r.status, ((await r.json()) as { openapi: string }).openapi]).toEqual([200, "3.1.0"]);
+  });
+
   it.each([
     ["GET", "collections"],
     ["GET", "collections/sentinel-2-l2a"],
@@ -34,7 +39,6 @@ describe.each(CATALOG_ROOTS)("catalog root %s", (root) => {
     ["GET", "search?collections=sentinel-2-l2a&datetime=2020-01-01T00:00:00Z/.."],
     ["POST", "search"],
     ["GET", "queryables"],
-    ["GET", "api"],
   ])("%s %s still needs a token: 401 in the error envelope", async (method, rest) => {
     const init: RequestInit = method === "POST" ? { method, body: "{}", headers: { "content-type": "application/json" } } : {};
     const r = await call(`${root}/${rest}`, init);

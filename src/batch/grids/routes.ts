@@ -33,7 +33,8 @@ export function getTilingGrid(request: IRequest): Response {
 
 /** Registers the tiling grid routes (both path families). */
 export function registerTilingGrids(api: Api): void {
+  const tag = { tags: ["Batch"] };
   for (const base of ["/api/v2/batch/tilinggrids", "/batch/v2/tilinggrids"]) {
-    api.on("GET", base, listTilingGrids).on("GET", `${base}/:id`, getTilingGrid);
+    api.on("GET", base, listTilingGrids, { ...tag, summary: "List the tiling grids" }).on("GET", `${base}/:id`, getTilingGrid, { ...tag, summary: "One tiling grid" });
   }
 }
