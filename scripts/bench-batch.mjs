@@ -3,11 +3,13 @@
 // (1, 2, 4) it writes a temporary copy of wrangler.toml with `max_concurrency = <c>` on the eo-edge-tasks consumer
 // (.wrangler-bench.toml, removed afterwards; the committed wrangler.toml is untouched), starts wrangler dev on it
 // (port BENCH_BATCH_PORT, default 8797) with S3 keys for the local S3 endpoint, then runs one batch task over the
-// tiles of the UTM 20 km grid (id 0, RESOLUTION m) that cut BBOX (all of 29RKH): create, analyse (costPU = the estimate),
-// start, poll until DONE (costPU = the charge). Time is START to DONE as the client sees it (poll every 200 ms);
+// tiles of the UTM 20 km grid (id 0, RESOLUTION m) that cut BBOX (all of 29RKH): create, analyse (costPU = the
+// estimate), start, poll until DONE (costPU = the charge). Time is START to DONE as the client sees it (poll every 200 ms);
 // tiles and pixels are counted from the GeoTIFFs written (listed and read back through the S3 endpoint).
 // Note: wrangler dev's local queue (miniflare's queue broker) has one batch in flight per queue and does not read
-// max_concurrency, so the three rows measure the same local consumer; on Cloudflare the setting scales consumers.
+// max_concurrency (node_modules/miniflare/dist/src/workers/queues/broker.worker.js, #flush), and src/tasks/queue.ts
+// handles a batch's messages one after the other, so locally the three rows measure the same single consumer; on
+// Cloudflare the setting scales the number of consumer invocations.
 import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -23,7 +25,7 @@ const CONCURRENCY = (process.env.BENCH_BATCH_CONCURRENCY ?? "1,2,4").split(",").
 /** Output resolution (m) on the grid: 10, 20 or 60 (BENCH_BATCH_RES overrides). */
 const RESOLUTION = Number(process.env.BENCH_BATCH_RES ?? 20);
 const BUCKET = "eo-edge-bench";
-/** EPSG:32629 box just inside 29RKH (x 199980..309780, y 2690220..2800020): its whole area; BENCH_BATCH_BBOX="minX,minY,maxX,maxY" overrides. */
+/** EPSG:32629 box just inside 29RKH (x 199980..309780, y 2690220..2800020); BENCH_BATCH_BBOX="minX,minY,maxX,maxY" overrides. */
 const BBOX = (process.env.BENCH_BATCH_BBOX ?? "200500,2691000,309000,2799500").split(",").map(Number);
 const TIMEOUT_MS = 15 * 60_000;
 const KEYS = { accessKeyId: "bench", secretAccessKey: randomBytes(16).toString("hex") };

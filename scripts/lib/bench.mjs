@@ -175,3 +175,17 @@ export async function scenario(base, token, n, name, body) {
   const ms = runs.map((r) => r.ms);
   return { name, first: first.ms, p50: pct(ms, 50), p95: pct(ms, 95), runs, bytes: first.bytes };
 }
+
+/**
+ * Like scenario for several { name, base, token, body } at once: 1 cold run each, then n warm rounds that run each
+ * once in turn (a, b, a, b, ...) so that all see the same machine load. Returns one scenario result per entry, in order.
+ */
+export async function interleaved(entries, n) {
+  const rows = [];
+  for (const e of entries) rows.push({ ...e, cold: await timed(e.base, e.token, e.body), runs: [] });
+  for (let i = 0; i < n; i++) for (const r of rows) r.runs.push(await timed(r.base, r.token, r.body));
+  return rows.map((r) => {
+    const ms = r.runs.map((x) => x.ms);
+    return { name: r.name, first: r.cold.ms, p50: pct(ms, 50), p95: pct(ms, 95), runs: r.runs, bytes: r.cold.bytes };
+  });
+}
