@@ -71,9 +71,10 @@ export function groupStopper(child) {
 
 /**
  * Starts `wrangler dev` on 127.0.0.1:port with the state in stateDir, in its own process group, and waits until it
- * answers. `args`: more wrangler dev arguments (e.g. `["--var", "RATE_LIMITS:off"]`, `["--config", file]`). Returns { base: "http://127.0.0.1:<port>", pgid, stop() }: pgid is that process group (for
- * workerdPeakMiB); stop() interrupts the whole group (SIGINT, SIGKILL after 10 s) and resolves once no process of
- * it is left, so the port is free for the next server.
+ * answers. `args`: more wrangler dev arguments (e.g. `["--var", "RATE_LIMITS:off"]`, `["--config", file]`).
+ * Returns { base: "http://127.0.0.1:<port>", pgid, stop() }: pgid is that process group (for workerdPeakMiB);
+ * stop() interrupts the whole group (SIGINT, SIGKILL after 10 s) and resolves once no process of it is left, so the
+ * port is free for the next server.
  * Throws (after stopping it) when the server does not come up.
  */
 export async function startServer({ stateDir, port, args = [] }) {
