@@ -19,4 +19,9 @@ export interface Env extends WorkerEnv {
   JWT_PRIVATE_JWK?: string;
   /** Optional: every location of the deployment family, JSON `[{id, url}, ...]`, primary first (src/locations/config.ts). */
   LOCATIONS?: string;
+  /**
+   * Benchmarks only: `off` skips the rate-limit middleware (src/ratelimit/middleware.ts) so `npm run bench` can
+   * measure the limiter's cost (`wrangler dev --var RATE_LIMITS:off`); unset, or any other value, limits as usual.
+   */
+  RATE_LIMITS?: string;
 }

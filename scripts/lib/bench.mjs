@@ -1,4 +1,4 @@
-// Shared pieces of the benchmarks (scripts/bench.mjs, scripts/bench-catalog.mjs, scripts/bench-statistics.mjs):
+// Shared pieces of the benchmarks (scripts/bench.mjs and scripts/bench-*.mjs): the 29RKH NDVI request and its timing,
 // percentiles and number formatting, Server-Timing parsing, a scratch wrangler state seeded like `npm start`,
 // a `wrangler dev` server on it, a demo-client token and the workerd peak memory.
 import { spawn, spawnSync } from "node:child_process";
@@ -7,7 +7,8 @@ import { mkdirSync, readFileSync, readdirSync } from "node:fs";
 /** Environment for every child process: the caller's, with wrangler's usage metrics off. */
 export const env = { ...process.env, WRANGLER_SEND_METRICS: "false" };
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** Resolves after ms milliseconds. */
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Nearest-rank p-th percentile (p in 0..100) of the numbers xs; undefined when xs is empty. */
 export const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.max(0, Math.ceil((p / 100) * xs.length) - 1))];
@@ -70,14 +71,15 @@ export function groupStopper(child) {
 
 /**
  * Starts `wrangler dev` on 127.0.0.1:port with the state in stateDir, in its own process group, and waits until it
- * answers. Returns { base: "http://127.0.0.1:<port>", pgid, stop() }: pgid is that process group (for
- * workerdPeakMiB); stop() interrupts the whole group (SIGINT, SIGKILL after 10 s) and resolves once no process of
- * it is left, so the port is free for the next server.
+ * answers. `args`: more wrangler dev arguments (e.g. `["--var", "RATE_LIMITS:off"]`, `["--config", file]`).
+ * Returns { base: "http://127.0.0.1:<port>", pgid, stop() }: pgid is that process group (for workerdPeakMiB);
+ * stop() interrupts the whole group (SIGINT, SIGKILL after 10 s) and resolves once no process of it is left, so the
+ * port is free for the next server.
  * Throws (after stopping it) when the server does not come up.
  */
-export async function startServer({ stateDir, port }) {
+export async function startServer({ stateDir, port, args = [] }) {
   const base = `http://127.0.0.1:${port}`;
-  const dev = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--log-level", "error"], {
+  const dev = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--log-level", "error", ...args], {
     stdio: ["ignore", "ignore", "inherit"],
     env,
     detached: true,
@@ -105,6 +107,19 @@ export async function getToken(base, clientFile) {
   return (await r.json()).access_token;
 }
 
+/**
+ * A JSON call `method path` on base with the bearer token; resolves to { status, json } (json undefined for an empty
+ * body). Throws an Error with the body when the status is not `expect` (when given).
+ */
+export async function call(base, token, method, path, body, expect) {
+  const init = { method, headers: { authorization: `Bearer ${token}` } };
+  if (body !== undefined) Object.assign(init, { body: JSON.stringify(body), headers: { ...init.headers, "content-type": "application/json" } });
+  const r = await fetch(base + path, init);
+  const text = await r.text();
+  if (expect !== undefined && r.status !== expect) throw new Error(`${method} ${path}: ${r.status} ${text.slice(0, 300)}`);
+  return { status: r.status, json: text ? JSON.parse(text) : undefined };
+}
+
 /** Peak resident memory (VmHWM, MiB) of the workerd processes in process group pgid (a startServer's); 0 when none. */
 export function workerdPeakMiB(pgid) {
   let peak = 0;
@@ -121,4 +136,57 @@ export function workerdPeakMiB(pgid) {
     }
   }
   return peak;
+}
+
+/** The 29RKH benchmark area (EPSG:4326 bbox, degrees) and its one Sentinel-2 date. */
+export const RKH_BBOX = [-12.0, 24.3, -10.8, 25.3];
+const RKH_TIME = { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" };
+
+/** The NDVI benchmark evalscript: a two-colour NDVI classification (RGBA). */
+export const NDVI_SCRIPT = `//VERSION=3
+function setup(){return {input:["B04","B08","dataMask"],output:{bands:4}}}
+function evaluatePixel(s){let n=(s.B08-s.B04)/(s.B08+s.B04);return n<0.1?[1,0.8,0.2,s.dataMask]:[0.2,0.6,0.2,s.dataMask]}`;
+
+/** A Process API body: `evalscript` over bbox (EPSG:4326 unless crs, an OGC CRS URL) as width x height of MIME type. */
+export const processBody = (evalscript, width, height, type, bbox = RKH_BBOX, crs, collection = "sentinel-2-l2a") => ({
+  input: { bounds: { bbox, properties: crs ? { crs } : undefined }, data: [{ type: collection, dataFilter: { timeRange: RKH_TIME } }] },
+  output: { width, height, responses: [{ identifier: "default", format: { type } }] },
+  evalscript,
+});
+
+/** POSTs body to /api/v1/process; { ms (wall time), timing (Server-Timing), bytes }. Throws on a non-200. */
+export async function timed(base, token, body) {
+  const t0 = performance.now();
+  const r = await fetch(`${base}/api/v1/process`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const buf = await r.arrayBuffer();
+  const ms = performance.now() - t0;
+  if (r.status !== 200) throw new Error(`status ${r.status}: ${new TextDecoder().decode(buf).slice(0, 300)}`);
+  return { ms, timing: r.headers.get("server-timing") ?? "", bytes: buf.byteLength };
+}
+
+/** One cold then n warm runs of body: { name, first, p50, p95 (ms), runs, bytes }. */
+export async function scenario(base, token, n, name, body) {
+  const first = await timed(base, token, body);
+  const runs = [];
+  for (let i = 0; i < n; i++) runs.push(await timed(base, token, body));
+  const ms = runs.map((r) => r.ms);
+  return { name, first: first.ms, p50: pct(ms, 50), p95: pct(ms, 95), runs, bytes: first.bytes };
+}
+
+/**
+ * Like scenario for several { name, base, token, body } at once: 1 cold run each, then n warm rounds that run each
+ * once in turn (a, b, a, b, ...) so that all see the same machine load. Returns one scenario result per entry, in order.
+ */
+export async function interleaved(entries, n) {
+  const rows = [];
+  for (const e of entries) rows.push({ ...e, cold: await timed(e.base, e.token, e.body), runs: [] });
+  for (let i = 0; i < n; i++) for (const r of rows) r.runs.push(await timed(r.base, r.token, r.body));
+  return rows.map((r) => {
+    const ms = r.runs.map((x) => x.ms);
+    return { name: r.name, first: r.cold.ms, p50: pct(ms, 50), p95: pct(ms, 95), runs: r.runs, bytes: r.cold.bytes };
+  });
 }

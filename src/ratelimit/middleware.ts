@@ -14,11 +14,12 @@ export const isMetered = (route: RouteInfo): boolean => route.method === "POST" 
  * Every authenticated call takes one token from each policy of its account (one RPC to the account's RateLimiter).
  * Refused: 429 (or 403 OUT_OF_PU for a metered call past the quota) in the envelope with the rate-limit headers;
  * passed: the route's response (errors included) carries X-RateLimit-Remaining, Retry-After and a Server-Timing
- * entry `ratelimit;dur=<ms>` (the cost of the RPC, read by scripts/limiter-latency.mjs). Public routes
- * (token endpoint, JWKS) pass untouched: the token endpoint limits per client itself.
+ * entry `ratelimit;dur=<ms>` (the cost of the RPC, read by scripts/bench-limiter.mjs). Public routes
+ * (token endpoint, JWKS) pass untouched: the token endpoint limits per client itself. With the variable
+ * RATE_LIMITS=off (benchmarks only, never set by default) every call passes untouched.
  */
 export const rateLimit: Middleware = async (request, env, _ctx, next, route) => {
-  if (route.isPublic) return next();
+  if (route.isPublic || env.RATE_LIMITS === "off") return next();
   const t0 = performance.now();
   const verdict = await takeToken(env, { kind: "account", account: accountOf(request) }, isMetered(route));
   const timing = `ratelimit;dur=${(performance.now() - t0).toFixed(3)}`;
