@@ -24,6 +24,7 @@ import type { TileWork } from "./object";
 import { batchStub } from "./stub";
 import { batchTileGrid } from "./tiles";
 import { writeZarrTile } from "./zarrtile";
+import { addTileItem } from "./collection";
 
 type Work = Extract<TileWork, { run: true }>;
 
@@ -67,7 +68,7 @@ async function runTile(env: Env, w: Work): Promise<{ pu: number } | { error: str
   }
   const objects = tileObjects(env, w);
   const before = w.existing ?? (await batchStub(env, w.id).recordExisting(w.tile.name, await existing(objects)));
-  if (before === "all" && out.skipExisting) return { pu: 0 };
+  if (before === "all" && out.skipExisting) return addTileItem(env, w).then(() => ({ pu: 0 }));
   if (before !== "none" && !out.overwrite)
     return { error: `Outputs of tile ${w.tile.name} already exist in the delivery bucket (${before}); set output.overwrite or output.skipExisting.` };
   const { grid, evaluation } = await evaluateTile(env, w);
@@ -75,6 +76,7 @@ async function runTile(env: Env, w: Work): Promise<{ pu: number } | { error: str
     const file = await encodeTileOutput(evaluation.result, o.response, grid, out);
     await o.store.put(o.key, file.data, { contentType: file.contentType });
   }
+  await addTileItem(env, w);
   return { pu: evaluation.processingUnits };
 }
 

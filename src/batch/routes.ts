@@ -14,6 +14,7 @@ import { compileEvalscript } from "../raster/evalscript";
 import { keysetSql } from "../storage/keyset";
 import { checkDelivery } from "./delivery";
 import { checkZarrRequest } from "./zarrcheck";
+import { checkCollectionRequest } from "./collection";
 import { accepted } from "./outcome";
 import type { TaskRecord, TaskView } from "./record";
 import { batchRequestSchema, updateSchema, type BatchRequest } from "./schema";
@@ -35,6 +36,7 @@ function checkRequest(req: BatchRequest): void {
   if (req.output.type === "zarr") checkZarrRequest(req, req.output);
   else checkDelivery(req.output.delivery.s3.url, responses);
   if (req.output.type === "raster" && req.output.cogOutput && responses.some((r) => r.format.type !== "image/tiff")) throw badRequest("With cogOutput every output must be image/tiff.");
+  checkCollectionRequest(req);
   compileEvalscript(req.processRequest.evalscript);
 }
 

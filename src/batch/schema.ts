@@ -83,7 +83,8 @@ export const rasterOutputSchema = z
     skipExisting: z.boolean().default(false),
     cogOutput: z.boolean().default(false),
     cogParameters: cogParametersSchema.optional(),
-    createCollection: z.literal(false, { error: "createCollection (BYOC ingestion) is not available in EO Edge" }).optional(),
+    createCollection: z.boolean().default(false),
+    collectionId: z.string().optional(),
   })
   .passthrough();
 export type RasterOutput = z.infer<typeof rasterOutputSchema>;
