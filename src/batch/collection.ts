@@ -91,10 +91,14 @@ export async function prepareBatchCollection(env: Env, task: { id: string; accou
   });
 }
 
-/** The datetime of a task's items (see the module comment). */
-function itemTime(req: BatchRequest): string {
+/**
+ * The time of a task's results (ms since the epoch): the end of the first data source's timeRange, else its start,
+ * else `fallback` (ISO 8601; default now).
+ */
+export function requestTime(req: BatchRequest, fallback?: string): number {
   const range = (req.processRequest.input.data[0] as { dataFilter?: { timeRange?: { from?: string; to?: string } } }).dataFilter?.timeRange;
-  return new Date(range?.to ?? range?.from ?? Date.now()).toISOString();
+  const at = range?.to ?? range?.from ?? fallback;
+  return at === undefined ? Date.now() : Date.parse(at);
 }
 
 /** After a tile's files are written: its item in the task's collection (nothing for other tasks). */
@@ -111,6 +115,6 @@ export async function addTileItem(env: Env, w: { id: string; request: BatchReque
   await upsertItem(env, {
     type: "Feature", stac_version: "1.0.0", id: `${w.tile.name}_${w.id}`, collection: batchType(targetId(out, w.id)),
     geometry: { type: "Polygon", coordinates: [[[west, south], [east, south], [east, north], [west, north], [west, south]]] },
-    bbox: [west, south, east, north], properties: { datetime: itemTime(w.request), "proj:epsg": w.tile.epsg, "batch:task": w.id }, links: [], assets,
+    bbox: [west, south, east, north], properties: { datetime: new Date(requestTime(w.request)).toISOString(), "proj:epsg": w.tile.epsg, "batch:task": w.id }, links: [], assets,
   });
 }

@@ -13,6 +13,7 @@
 import type { Env } from "../env";
 import { resolveBucket, type BucketLocation } from "../buckets";
 import { invalidArgument } from "../raster/errors";
+import { requestTime } from "./collection";
 import type { BatchRequest } from "./schema";
 import type { BatchTile } from "./tiles";
 import { arrayParameters, type ZarrOutput } from "./zarrschema";
@@ -59,12 +60,6 @@ export function zarrEnvelope(tiles: BatchTile[], resolution: number): ZarrEnvelo
 /** Pixel centres of `n` pixels from `start` in steps of `step`. */
 const centres = (start: number, step: number, n: number): Float64Array => Float64Array.from({ length: n }, (_, i) => start + (i + 0.5) * step);
 
-/** The time of the store's single step (ms since the epoch): end of the first source's timeRange, else `fallback`. */
-function stepTime(req: BatchRequest, fallback: string): number {
-  const range = (req.processRequest.input.data[0] as { dataFilter?: { timeRange?: { from?: string; to?: string } } }).dataFilter?.timeRange;
-  return Date.parse(range?.to ?? range?.from ?? fallback);
-}
-
 /** .zarray of a one-chunk raw little-endian coordinate vector. */
 const vectorMeta = (n: number, dtype: string) => ({ zarr_format: 2, shape: [n], chunks: [n], dtype, compressor: null, fill_value: null, order: "C", filters: null });
 
@@ -88,7 +83,7 @@ function metadataObjects(req: BatchRequest, id: string, env: ZarrEnvelope, creat
     [`${yn}/0`, new Uint8Array(centres(n, -env.resolution, env.height).buffer)],
     ["time/.zarray", vectorMeta(1, "<i8")],
     ["time/.zattrs", { _ARRAY_DIMENSIONS: ["time"], units: "seconds since 1970-01-01T00:00:00Z", calendar: "proleptic_gregorian" }],
-    ["time/0", new Uint8Array(BigInt64Array.of(BigInt(Math.round(stepTime(req, created) / 1000))).buffer)],
+    ["time/0", new Uint8Array(BigInt64Array.of(BigInt(Math.round(requestTime(req, created) / 1000))).buffer)],
   ]);
   for (const r of req.processRequest.output!.responses!) {
     const p = arrayParameters(out, r.identifier);
