@@ -1,13 +1,15 @@
 /**
  * Batch v2 createCollection / collectionId in workerd (real D1, R2, Durable Objects and queue): a task's COG tiles
  * become the collection batch-<task id> of the account; processing batch-<id> with the Process API over a tile's
- * grid (read by GDAL from the delivered COG) gives the tile's pixels back, band by band (decoded by GDAL); its
+ * grid (read by GDAL from the delivered COG) gives the tile's pixels back, band by band (decoded by GDAL), and the
+ * Statistical API's mean is the mean of the tile's pixels; its
  * metadata lists the output bands and sample types; collectionId appends to it when the bands match, else FAILED.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { authed, token } from "../helpers/auth";
 import { DATA, ONE_TILE, batchCall, batchRequest, bucketFiles, runBatchTask, syncTile, waitForStatus } from "../helpers/batch";
 import { pyDecode, samplesOf, type PyImage } from "../helpers/pydecode";
+import { CRS } from "../helpers/process";
 import { seedSamples } from "../helpers/seed";
 
 let bearer: string;
@@ -33,8 +35,29 @@ function collectionRequest(bucket: string, output: Record<string, unknown>, eval
 const bandScript = (band: string, sampleType: string) =>
   `//VERSION=3\nfunction setup() { return { input: ["${band}"], output: { bands: 1, sampleType: "${sampleType}" } }; }\nfunction evaluatePixel(s) { return [s.${band}]; }`;
 
+/** The Statistical API over a tile's grid of collection `type`: the mean of band red is the tile's mean (all pixels valid). */
+async function expectStatsMean(type: string, gdal: PyImage["gdal"], tile: ArrayLike<number>): Promise<void> {
+  const g = gdal as { geotransform: number[]; shape: number[] };
+  const [x0, rx, , y1, , ry] = g.geotransform as [number, number, number, number, number, number];
+  const [h, w] = g.shape as [number, number];
+  const evalscript = `//VERSION=3
+function setup() { return { input: ["red", "dataMask"], output: [{ id: "red", bands: 1, sampleType: "FLOAT32" }, { id: "dataMask", bands: 1 }] }; }
+function evaluatePixel(s) { return { red: [s.red], dataMask: [s.dataMask] }; }`;
+  const body = {
+    input: { bounds: { bbox: [x0, y1 + h * ry, x0 + w * rx, y1], properties: { crs: CRS(32629) } }, data: [{ type }] },
+    aggregation: { timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-03-02T00:00:00Z" }, aggregationInterval: { of: "P30D" }, width: w, height: h, evalscript },
+  };
+  const r = await authed("/api/v1/statistics", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }, bearer);
+  expect(r.status).toBe(200);
+  const out = (await r.json()) as { data: { outputs: { red: { bands: { B0: { stats: { mean: number; sampleCount: number } } } } } }[] };
+  expect(out.data).toHaveLength(1);
+  const mean = Array.from(tile).reduce((a, v) => a + v, 0) / tile.length;
+  expect(out.data[0]!.outputs.red.bands.B0.stats).toMatchObject({ sampleCount: tile.length });
+  expect(out.data[0]!.outputs.red.bands.B0.stats.mean).toBeCloseTo(mean, 5);
+}
+
 describe("batch createCollection", () => {
-  it("registers batch-<id>: Process over a tile's grid equals the tile, band by band; metadata lists the bands", async (ctx) => {
+  it("registers batch-<id>: Process over a tile's grid equals the tile, band by band, Statistics' mean is the tile's; metadata lists the bands", async (ctx) => {
     const { id, task } = await runBatchTask(collectionRequest("batch-coll", { createCollection: true }), bearer);
     expect(task.status).toBe("DONE");
     const meta = await authed(`/api/v1/metadata/collection/batch-${id}`, {}, bearer);
@@ -52,6 +75,7 @@ describe("batch createCollection", () => {
       const want = samplesOf(tile!.gdal);
       expect(Array.from(want).filter((v) => v > 0).length).toBeGreaterThan(1000); // real pixels
       expect(samplesOf(back!.gdal)).toEqual(want);
+      if (band === "red") await expectStatsMean(`batch-${id}`, tile!.gdal, want);
     }
   });
 
