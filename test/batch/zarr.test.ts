@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { token } from "../helpers/auth";
-import { DATA, batchCall, bucketFiles, runBatchTask } from "../helpers/batch";
+import { DATA, batchCall, bucketFiles, runBatchTask, waitForStatus } from "../helpers/batch";
 import { pyDecode, samplesOf, type PyImage } from "../helpers/pydecode";
 import { pyReadZarr } from "../helpers/pyzarr";
 import { seedSamples } from "../helpers/seed";
@@ -77,6 +77,14 @@ describe("batch Zarr output", () => {
       nonzero += fromZarr.filter((v) => v > 0).length;
     });
     expect(nonzero).toBeGreaterThan(1000); // real pixels of the scene, not a fill-only store
+
+    // another task delivering into the (now non-empty) folder of this store fails its analysis
+    const output = { ...ZARR, delivery: { s3: { url: `s3://batch-zarr/out/${zarrTask.id}` } } };
+    const created = await batchCall("", bearer, "POST", { processRequest: processRequest("zarr/array"), input: GRID, output });
+    const { id } = (await created.json()) as { id: string };
+    expect((await batchCall(`/${id}/analyse`, bearer, "POST")).status).toBe(204);
+    const failed = await waitForStatus(id, bearer, ["FAILED", "ANALYSIS_DONE"]);
+    expect(failed).toMatchObject({ status: "FAILED", error: expect.stringMatching(/is not empty/) });
   });
 
   it("refuses Zarr requests Sentinel Hub refuses, naming the rule", async () => {
