@@ -1,7 +1,7 @@
 /**
  * The Zarr v2 store of a batch task with ZarrOutput, laid out as Sentinel Hub's batch Zarr output and its Zarr
  * import conventions (docs.sentinel-hub.com/api/latest/api/zarr "Data constraints"; so the store can be imported
- * again as a Zarr collection, src/zarr/inspect.ts):
+ * again as a Zarr collection, src/zarr/inspect.ts, when its arrays are 32 / 64-bit):
  * - group `.zgroup` / `.zattrs` (date_modified, geospatial_bounds [minX, minY, maxX, maxY] and its CRS, resolution,
  *   the task id, then group.customAttributes);
  * - coordinate arrays `x`, `y` (or `lon`, `lat` on the WGS84 grid): pixel centres, `<f8`, one raw chunk; `time`:

@@ -5,7 +5,7 @@
  * the offsets GDAL's geotransforms give against zarr-python's coordinate arrays; bad Zarr requests are 400s.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { token } from "../helpers/auth";
+import { authed, token } from "../helpers/auth";
 import { DATA, batchCall, bucketFiles, runBatchTask, waitForStatus } from "../helpers/batch";
 import { pyDecode, samplesOf, type PyImage } from "../helpers/pydecode";
 import { pyReadZarr } from "../helpers/pyzarr";
@@ -77,6 +77,12 @@ describe("batch Zarr output", () => {
       nonzero += fromZarr.filter((v) => v > 0).length;
     });
     expect(nonzero).toBeGreaterThan(1000); // real pixels of the scene, not a fill-only store
+
+    // the store follows Sentinel Hub's Zarr import conventions: ingesting it as a Zarr collection finds one fault only,
+    // the 16-bit array (Zarr import takes 32 / 64-bit data; batch output allows <u2)
+    const imported = await authed("/api/v1/zarr/collections", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "batch zarr", s3Bucket: "batch-zarr", path: prefix, crs: "http://www.opengis.net/def/crs/OGC/1.3/CRS84" }) }, bearer);
+    expect(imported.status).toBe(201);
+    expect(((await imported.json()) as { data: unknown }).data).toMatchObject({ status: "FAILED", ingestionErrors: 'array red has dtype "<u2"; supported: u4, i4, f4, f8' });
 
     // another task delivering into the (now non-empty) folder of this store fails its analysis
     const output = { ...ZARR, delivery: { s3: { url: `s3://batch-zarr/out/${zarrTask.id}` } } };
