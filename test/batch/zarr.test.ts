@@ -77,6 +77,15 @@ describe("batch Zarr output", () => {
       nonzero += fromZarr.filter((v) => v > 0).length;
     });
     expect(nonzero).toBeGreaterThan(1000); // real pixels of the scene, not a fill-only store
+    // chunks holding only fill_value (0: outside the scene) are not written: one nir chunk file per 25 x 25 block
+    // of zarr-python's array with a non-zero value
+    let blocks = 0;
+    for (let by = 0; by < 125; by += 25)
+      for (let bx = 0; bx < 250; bx += 25)
+        if (Array.from({ length: 625 }, (_, p) => arrays.nir[(by + Math.floor(p / 25)) * 250 + bx + (p % 25)]!).some((v) => v !== 0)) blocks++;
+    const nirChunks = [...files.keys()].filter((k) => /^nir\/0\.\d+\.\d+$/.test(k)).length;
+    expect(blocks).toBeLessThan(50);
+    expect(nirChunks).toBe(blocks);
 
     // the store follows Sentinel Hub's Zarr import conventions: ingesting it as a Zarr collection finds one fault only,
     // the 16-bit array (Zarr import takes 32 / 64-bit data; batch output allows <u2)
