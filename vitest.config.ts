@@ -44,7 +44,8 @@ const PYTHON = "/usr/bin/python3";
  * exits 3; tests then skip), 500 with stderr for another failure. Services:
  * - PY_DECODE (scripts/py_decode.py): decodes test outputs with the decoders real clients use (Pillow, tifffile
  *   without imagecodecs, GDAL, Python's tarfile and email);
- * - PY_S3 (scripts/py_s3.py): S3 requests signed and answers parsed by botocore (tests of src/s3).
+ * - PY_S3 (scripts/py_s3.py): S3 requests signed and answers parsed by botocore (tests of src/s3);
+ * - PY_ZARR (scripts/py_zarr.py): Zarr v2 stores read by zarr-python (tests of batch Zarr output).
  */
 function pyScript(script: string): (request: Request) => Promise<Response> {
   return (request) => request.arrayBuffer().then((body) => new Promise((done) => {
@@ -74,7 +75,7 @@ export default defineConfig(async () => {
           // PUBLIC_BASE_URL: the origin tests send requests to (test/helpers/auth.ts BASE)
           // S3_*: the keys of the S3 endpoint (src/s3) in tests
           bindings: { TEST_MIGRATIONS: migrations, PUBLIC_BASE_URL: "http://localhost", S3_ACCESS_KEY_ID: "EOEDGETESTKEY", S3_SECRET_ACCESS_KEY: "eo-edge-test-secret" },
-          serviceBindings: { SAMPLE_DATA: sampleData, PY_DECODE: pyScript("py_decode.py"), PY_S3: pyScript("py_s3.py") },
+          serviceBindings: { SAMPLE_DATA: sampleData, PY_DECODE: pyScript("py_decode.py"), PY_S3: pyScript("py_s3.py"), PY_ZARR: pyScript("py_zarr.py") },
         },
       }),
     ],

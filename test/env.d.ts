@@ -7,6 +7,7 @@ declare global {
       SAMPLE_DATA: Fetcher;
       PY_DECODE: Fetcher;
       PY_S3: Fetcher;
+      PY_ZARR: Fetcher;
     }
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The queue consumer of batch analyses (kind `batch-analyse`): lists the task's output tiles (the tiling grid's
  * tiles intersecting the request bounds, or one per GeoPackage feature, ./features.ts) and estimates its cost, then hands both to the task object, which moves
- * it to ANALYSIS_DONE (and on to PROCESSING when the user already asked to START).
+ * it to ANALYSIS_DONE (a Zarr output's store metadata is written first, ./zarrmeta.ts; a createCollection task's collection is
+ * registered, ./collection.ts) (and on to PROCESSING when the user already asked to START).
  *
  * Cost estimate in processing units (Sentinel Hub's definition, src/pipeline/bands.ts processingUnits): per tile
  * and per data source the tile's pixels / 512^2 x the source's input bands / 3 x 2 for FLOAT32 output, one sample
@@ -20,6 +21,8 @@ import { batchStub } from "./stub";
 import { tilingGridTiles, type BatchTile } from "./tiles";
 import { geoPackageTiles } from "./features";
 import type { BatchRequest } from "./schema";
+import { writeZarrMetadata } from "./zarrmeta";
+import { prepareBatchCollection } from "./collection";
 
 /** The output tiles of a task's request. @throws ApiError 400 / EngineError for a request that cannot be tiled. */
 async function requestTiles(env: Env, req: BatchRequest): Promise<BatchTile[]> {
@@ -47,6 +50,8 @@ export async function analyseMessage(body: TaskMessage, env: Env): Promise<void>
   if (!task || task.status !== "ANALYSING") return;
   try {
     const tiles = await requestTiles(env, task.request);
+    if (task.request.output.type === "zarr") await writeZarrMetadata(env, task.id, task.request, tiles, task.created);
+    await prepareBatchCollection(env, { id: task.id, account: task.domainAccountId, request: task.request });
     await stub.analysisDone(tiles, await estimate(env, task.request, task.domainAccountId, tiles));
   } catch (e) {
     if (!isRequestError(e)) throw e;

@@ -6,6 +6,7 @@
  * Once and only once: the task object says whether the tile still needs work (PROCESSING and tile PENDING; a
  * stopped task's messages are acked without work), counts a finished tile once (./object.ts), and the object keys
  * are fixed by the delivery template, so a redelivered message at worst rewrites the same bytes under the same keys.
+ * Zarr output (./zarrtile.ts) writes the tile's chunks of the task's store instead of files.
  * Existing outputs are checked once per tile, before its first write, and the answer kept in the task object, so a
  * retry after a partial write is not mistaken for files the user had there (output.overwrite / skipExisting).
  * Failures: a request error (bad evalscript, unknown output, ...) fails the tile at once; any other error is retried
@@ -22,6 +23,8 @@ import { MAX_TILE_ATTEMPTS } from "./messages";
 import type { TileWork } from "./object";
 import { batchStub } from "./stub";
 import { batchTileGrid } from "./tiles";
+import { writeZarrTile } from "./zarrtile";
+import { addTileItem } from "./collection";
 
 type Work = Extract<TileWork, { run: true }>;
 
@@ -47,22 +50,33 @@ async function existing(objects: ReturnType<typeof tileObjects>): Promise<string
   return found === 0 ? "none" : found === objects.length ? "all" : "some";
 }
 
-/** Evaluates and writes one tile; returns the processing units spent (0 when skipped), or an error for a refused tile. */
-async function runTile(env: Env, w: Work): Promise<{ pu: number } | { error: string }> {
-  const objects = tileObjects(env, w);
-  const before = w.existing ?? (await batchStub(env, w.id).recordExisting(w.tile.name, await existing(objects)));
-  const out = w.request.output;
-  if (before === "all" && out.skipExisting) return { pu: 0 };
-  if (before !== "none" && !out.overwrite)
-    return { error: `Outputs of tile ${w.tile.name} already exist in the delivery bucket (${before}); set output.overwrite or output.skipExisting.` };
+/** Runs the shared pipeline over the tile's grid. */
+async function evaluateTile(env: Env, w: Work) {
   const grid = batchTileGrid(w.tile);
   const script = await prepareEvalscript(env, w.request.processRequest.evalscript, w.account);
   const plan = await withSources({ env, account: w.account }, planGrid(grid, { geometry: w.tile.geometry }), w.request.processRequest.input.data, script.setup);
-  const evaluation = await evaluatePlan(env, script, plan, { convert: true });
+  return { grid, evaluation: await evaluatePlan(env, script, plan, { convert: true }) };
+}
+
+/** Evaluates and writes one tile; returns the processing units spent (0 when skipped), or an error for a refused tile. */
+async function runTile(env: Env, w: Work): Promise<{ pu: number } | { error: string }> {
+  const out = w.request.output;
+  if (out.type === "zarr") {
+    const { grid, evaluation } = await evaluateTile(env, w);
+    await writeZarrTile(env, w.id, w.request, w.tile, grid, evaluation.result);
+    return { pu: evaluation.processingUnits };
+  }
+  const objects = tileObjects(env, w);
+  const before = w.existing ?? (await batchStub(env, w.id).recordExisting(w.tile.name, await existing(objects)));
+  if (before === "all" && out.skipExisting) return addTileItem(env, w).then(() => ({ pu: 0 }));
+  if (before !== "none" && !out.overwrite)
+    return { error: `Outputs of tile ${w.tile.name} already exist in the delivery bucket (${before}); set output.overwrite or output.skipExisting.` };
+  const { grid, evaluation } = await evaluateTile(env, w);
   for (const o of objects) {
     const file = await encodeTileOutput(evaluation.result, o.response, grid, out);
     await o.store.put(o.key, file.data, { contentType: file.contentType });
   }
+  await addTileItem(env, w);
   return { pu: evaluation.processingUnits };
 }
 

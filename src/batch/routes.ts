@@ -13,6 +13,8 @@ import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { compileEvalscript } from "../raster/evalscript";
 import { keysetSql } from "../storage/keyset";
 import { checkDelivery } from "./delivery";
+import { checkZarrRequest } from "./zarrcheck";
+import { checkCollectionRequest } from "./collection";
 import { accepted } from "./outcome";
 import type { TaskRecord, TaskView } from "./record";
 import { batchRequestSchema, updateSchema, type BatchRequest } from "./schema";
@@ -32,8 +34,10 @@ function checkRequest(req: BatchRequest): void {
     checkTilingGrid(req.input);
     if (!req.processRequest.input.bounds) throw badRequest("processRequest.input.bounds is required with a tiling-grid input.");
   }
-  checkDelivery(req.output.delivery.s3.url, responses);
-  if (req.output.cogOutput && responses.some((r) => r.format.type !== "image/tiff")) throw badRequest("With cogOutput every output must be image/tiff.");
+  if (req.output.type === "zarr") checkZarrRequest(req, req.output);
+  else checkDelivery(req.output.delivery.s3.url, responses);
+  if (req.output.type === "raster" && req.output.cogOutput && responses.some((r) => r.format.type !== "image/tiff")) throw badRequest("With cogOutput every output must be image/tiff.");
+  checkCollectionRequest(req);
   compileEvalscript(req.processRequest.evalscript);
 }
 

@@ -1,12 +1,12 @@
 /**
  * zod schemas of Batch Processing v2 requests (Sentinel Hub OpenAPI `BatchV2ProcessRequest`,
  * `BatchV2ProcessRequestUpdatePayload`): `processRequest` (a Process request whose responses are TIFF rasters or
- * `userdata` JSON), `input` (TilingGridInput or GeoPackageInput), `output` (RasterOutput; ZarrOutput is answered
- * with a 400 naming it), `description`, `instanceType`. Unknown members are kept (passthrough).
+ * `userdata` JSON), `input` (TilingGridInput or GeoPackageInput), `output` (RasterOutput, or ZarrOutput: ./zarrschema.ts), `description`, `instanceType`. Unknown members are kept (passthrough).
  */
 import { z } from "zod";
 import { dataSourceSchema, boundsSchema } from "../pipeline/input";
 import { OVERVIEW_RESAMPLING } from "../raster/encode/cogoverviews";
+import { zarrOutputSchema } from "./zarrschema";
 
 /** Object-storage descriptor `{s3: {url, accessKey?, ...}}` (OpenAPI `ObjectStorageInfoV2`, S3 variant). */
 export const objectStorageSchema = z.object(
@@ -27,7 +27,7 @@ export const objectStorageSchema = z.object(
 const responseSchema = z
   .object({
     identifier: z.string().min(1).default("default"),
-    format: z.object({ type: z.enum(["image/tiff", "application/json"], { error: "batch outputs are image/tiff rasters (or application/json for userdata)" }) }).passthrough(),
+    format: z.object({ type: z.enum(["image/tiff", "application/json", "zarr/array"], { error: "batch outputs are image/tiff rasters (or application/json for userdata, zarr/array with Zarr output)" }) }).passthrough(),
   })
   .passthrough();
 export type BatchResponse = z.infer<typeof responseSchema>;
@@ -83,7 +83,8 @@ export const rasterOutputSchema = z
     skipExisting: z.boolean().default(false),
     cogOutput: z.boolean().default(false),
     cogParameters: cogParametersSchema.optional(),
-    createCollection: z.literal(false, { error: "createCollection (BYOC ingestion) is not available in EO Edge" }).optional(),
+    createCollection: z.boolean().default(false),
+    collectionId: z.string().optional(),
   })
   .passthrough();
 export type RasterOutput = z.infer<typeof rasterOutputSchema>;
@@ -92,7 +93,7 @@ export const batchRequestSchema = z
   .object({
     processRequest: batchProcessRequestSchema,
     input: z.discriminatedUnion("type", [tilingGridInputSchema, geoPackageInputSchema], { error: "input.type must be 'tiling-grid' or 'geopackage'" }),
-    output: z.discriminatedUnion("type", [rasterOutputSchema], { error: "output.type must be 'raster' (Zarr output is not available in EO Edge)" }),
+    output: z.discriminatedUnion("type", [rasterOutputSchema, zarrOutputSchema], { error: "output.type must be 'raster' or 'zarr'" }),
     description: z.string().max(10_000).optional(),
     instanceType: z.enum(["NORMAL", "LARGE"]).optional(),
   })

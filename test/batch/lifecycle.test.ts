@@ -199,7 +199,7 @@ describe("bad requests", () => {
     ["missing delivery", { ...batchRequest("b"), output: { type: "raster" } }, /output\.delivery/],
     ["template without <tileName>", batchRequest("b", { delivery: { s3: { url: "s3://b/x/<outputId>.tif" } } }), /<tileName>/],
     ["PNG output", { ...batchRequest("b"), processRequest: { ...batchRequest("b").processRequest, output: { responses: [{ identifier: "default", format: { type: "image/png" } }] } } }, /image\/tiff/],
-    ["Zarr output", { ...batchRequest("b"), output: { type: "zarr" } }, /Zarr output is not available/],
+    ["Zarr output without delivery", { ...batchRequest("b"), output: { type: "zarr", group: { zarr_format: 2 } } }, /output\.delivery/],
     ["bad evalscript", { ...batchRequest("b"), processRequest: { ...batchRequest("b").processRequest, evalscript: "function setup( {" } }, /./],
     ["unsupported COG resampling", batchRequest("b", { cogOutput: true, cogParameters: { resamplingAlgorithm: "lanczos" } }), /nearest, average, mode/],
   ];

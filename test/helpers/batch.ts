@@ -85,3 +85,14 @@ export async function syncTile(gdal: PyImage["gdal"], bearer: string, data: unkn
   expect(r.status).toBe(200);
   return { bytes: new Uint8Array(await r.arrayBuffer()), pu: Number(r.headers.get("x-processingunits-spent")) };
 }
+
+/** Creates a task with `body`, analyses and starts it, and waits until it is DONE or FAILED. */
+export async function runBatchTask(body: unknown, bearer: string): Promise<{ id: string; task: Record<string, unknown> }> {
+  const created = await batchCall("", bearer, "POST", body);
+  expect(created.status).toBe(201);
+  const { id } = (await created.json()) as { id: string };
+  expect((await batchCall(`/${id}/analyse`, bearer, "POST")).status).toBe(204);
+  expect((await waitForStatus(id, bearer, ["ANALYSIS_DONE", "FAILED"])).status).toBe("ANALYSIS_DONE");
+  expect((await batchCall(`/${id}/start`, bearer, "POST")).status).toBe(204);
+  return { id, task: await waitForStatus(id, bearer, ["DONE", "FAILED"]) };
+}
