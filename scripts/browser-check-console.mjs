@@ -106,7 +106,7 @@ async function statistics(page, base, token) {
   await page.fill("#statsTo", "2018-11-30");
   await page.fill("#statsInterval", "P1D");
   await page.click("#statsForm button[type=submit]");
-  await page.waitForSelector("body[data-stats-done]", { timeout: 180_000 });
+  await page.waitForSelector("body[data-stats-done], #statsState.error", { timeout: 180_000 });
   const labels = await page.evaluate(() => window.eoConsole.series.data.labels);
   await page.screenshot({ path: join(SHOTS, "console-statistics.png"), fullPage: true });
   const search = { collections: ["sentinel-2-l2a"], bbox: [WF.west, WF.south, WF.east, WF.north], datetime: "2017-08-01T00:00:00Z/2018-11-30T23:59:59Z", limit: 100 };
@@ -122,8 +122,10 @@ async function batch(page, base) {
   await page.goto(`${base}/#batch`);
   await page.click("#batchFill");
   await page.click("#batchForm button[type=submit]");
-  await page.waitForFunction(() => /created /.test(document.getElementById("batchState").textContent), null, { timeout: 30_000 });
-  const id = (await page.textContent("#batchState")).replace("created ", "").trim();
+  await page.waitForSelector("#batchState:text-matches('created |\\d{3}')", { timeout: 30_000 });
+  const state = await page.textContent("#batchState");
+  if (!state.startsWith("created ")) throw new Error(`create: ${state}`);
+  const id = state.replace("created ", "").trim();
   await page.click(`#batchTable button[aria-label="Analyse ${id}"]`);
   for (let i = 0; i < 120 && (await taskStatus(page, id)) !== "ANALYSIS_DONE"; i++) await page.waitForTimeout(1000), await page.click("#batchRefresh");
   await page.click(`#batchTable button[aria-label="Start ${id}"]`);

@@ -15,7 +15,7 @@ const taskButtons = (base, id) =>
 /** Reloads both task lists; polls every 2 s while a task is in a running state. */
 export async function refreshBatch() {
   const [batch, stat] = await Promise.all([json(`${BATCH}?count=100`), json(`${STATBATCH}?count=100`).catch(() => ({ data: [] }))]);
-  fillTable($("batchTable"), batch.data, (t) => [t.id, t.description, t.status, `${t.completionPercentage ?? 0} %`, String(t.costPU ?? ""), taskButtons(BATCH, t.id)]);
+  fillTable($("batchTable"), batch.data, (t) => [t.id, t.request?.description ?? t.description ?? "", t.status, `${t.completionPercentage ?? 0} %`, String(t.costPU ?? ""), taskButtons(BATCH, t.id)]);
   fillTable($("statBatchTable"), stat.data, (t) => [t.id, t.status, `${t.completionPercentage ?? 0} %`, String(t.costPU ?? ""), taskButtons(STATBATCH, t.id)]);
   const busy = [...batch.data, ...stat.data].some((t) => /ANALYSING|PROCESSING|CREATED_ANALYSING|STOPPING|QUEUED/.test(t.status));
   clearTimeout(timer);
@@ -30,7 +30,7 @@ function fromBuilder() {
   return {
     processRequest,
     input: { type: "tiling-grid", id: 0, resolution: 60 },
-    output: { type: "raster", delivery: { s3: { url: "s3://console-batch/<requestId>" } } },
+    output: { type: "raster", delivery: { s3: { url: "s3://console-batch/<requestId>/<tileName>/<outputId>.<format>" } } },
     description: `console: ${req.body.input.data[0].type}`,
   };
 }

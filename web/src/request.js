@@ -116,7 +116,7 @@ export async function initRequest() {
     $("drawAoi").setAttribute("aria-pressed", String(on));
     ctl.setDrawing(on);
   });
-  for (const k of ["west", "south", "east", "north"]) $(k).addEventListener("change", () => aoiBounds() && ctl.setAoi(aoiBounds()));
+  for (const k of ["west", "south", "east", "north"]) $(k).addEventListener("change", () => aoiBounds() && (ctl.setAoi(aoiBounds(), false), updateSnippets()));
   for (const k of ["collection", "from", "to", "mosaicking", "width", "height", "format", "matchScreen"]) $(k).addEventListener("change", updateSnippets);
   ctl.map.on("zoomend", updateSnippets);
   $("baseLayer").addEventListener("change", () => ctl.showBase($("baseLayer").checked).catch((err) => showError($("mapState"), err)));
