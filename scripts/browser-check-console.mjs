@@ -11,7 +11,8 @@
 //     field, then deleted (it moves to the inactive list).
 // Screenshots go to test-artifacts/browser/ (git-ignored). Prints figures and the elapsed time; exits 1 on failure.
 import { decode } from "fast-png";
-import { mkdirSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { chromium } from "playwright-core";
 import { getToken } from "./lib/bench.mjs";
@@ -21,6 +22,7 @@ const SHOTS = join("test-artifacts", "browser");
 const R = 6378137;
 const WF = { west: 3.019304, south: 50.813087, east: 3.028392, north: 50.818841 };
 const failures = [];
+let refPng = null; // the Processing API PNG of the true-colour step (oracle of the snippets step)
 const check = (ok, text) => (console.log(`${ok ? "OK  " : "FAIL"} ${text}`), ok || failures.push(text));
 
 /** EPSG:3857 metres of a WGS84 lon/lat (spherical Mercator, EPSG guidance note 7-2 §1.3.3.2). */
@@ -87,7 +89,8 @@ async function trueColour(page, base, token) {
     output: { width, height },
     evalscript: readFileSync("data/evalscripts/sentinel-2__true_color__script.js", "utf8"),
   };
-  const ref = decode(new Uint8Array(await (await api(base, token, "/api/v1/process", body)).arrayBuffer()));
+  refPng = new Uint8Array(await (await api(base, token, "/api/v1/process", body)).arrayBuffer());
+  const ref = decode(refPng);
   const shot = decode(await page.screenshot({ type: "png", path: join(SHOTS, "console-true-colour.png") }));
   const c = compare(shot, { x: Math.round(box.x), y: Math.round(box.y) }, ref);
   check(ref.width === width && c.n > 10_000 && c.close >= 0.9 && c.mean < 4 && c.distinct > 20,
@@ -113,6 +116,28 @@ async function statistics(page, base, token) {
   const items = await (await api(base, token, "/api/v1/catalog/1.0.0/search", search)).json();
   const dates = [...new Set(items.features.map((f) => f.properties.datetime.slice(0, 10)))].sort();
   check(labels.length === 19 && JSON.stringify(labels) === JSON.stringify(dates), `statistics chart: ${labels.length} dates ${labels[0]} .. ${labels.at(-1)}; catalog: ${dates.length} dates`);
+}
+
+/**
+ * The request builder's curl and sentinelhub-js snippets, run here (bash + curl; the project's node with
+ * sentinelhub-js from node_modules) with the demo client: both must write the same PNG as the true-colour step's
+ * reference request. (sentinelhub-py is not installable offline: its snippet is not run.)
+ */
+async function snippets(page) {
+  const dir = mkdtempSync(join(resolve("."), ".snippet-"));
+  const env = { ...process.env, CLIENT_ID: snippetClient.client_id, CLIENT_SECRET: snippetClient.client_secret };
+  try {
+    for (const [id, file, cmd] of [["#snippetCurl", "run.sh", ["bash", ["run.sh"]]], ["#snippetJs", "run.mjs", [process.execPath, ["run.mjs"]]]]) {
+      writeFileSync(join(dir, file), await page.textContent(id));
+      const r = spawnSync(cmd[0], cmd[1], { cwd: dir, env, encoding: "utf8", timeout: 60_000 });
+      const out = join(dir, "result.png");
+      const same = existsSync(out) && Buffer.compare(readFileSync(out), Buffer.from(refPng)) === 0;
+      check(r.status === 0 && same, `${id} snippet: exit ${r.status}, result.png ${existsSync(out) ? `${statSync(out).size} bytes` : "missing"}, identical to the reference PNG: ${same} ${r.stderr.slice(0, 300)}`);
+      rmSync(out, { force: true });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Text of the status cell of task `id` in the batch table. */
@@ -162,13 +187,14 @@ const server = process.env.CONSOLE_BASE ? { base: process.env.CONSOLE_BASE, stop
 const clientFile = join(resolve(process.env.EO_EDGE_STATE ?? ".state"), "demo-client.json");
 const client = JSON.parse(readFileSync(clientFile, "utf8"));
 const token = server.token ?? (await getToken(server.base, clientFile));
+const snippetClient = client;
 let browser;
 try {
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
   page.on("pageerror", (e) => check(false, `page error: ${e.message}`));
   page.on("console", (m) => m.type() === "error" && console.log(`     console: ${m.text()}`));
-  const steps = [logIn, trueColour, statistics, batch, clients].filter((f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name) || f === logIn);
+  const steps = [logIn, trueColour, snippets, statistics, batch, clients].filter((f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name) || f === logIn);
   for (const step of steps) {
     try {
       await step(page, server.base, step === logIn ? client : token);

@@ -54,5 +54,6 @@ const data = await layer.getMap({
   fromTime: new Date("${r.from}"), toTime: new Date("${r.to}"),
   width: ${r.width}, height: ${r.height}, format: ${FORMATS[r.format] ?? "MimeTypes.PNG"},
 }, ApiType.PROCESSING);
-writeFileSync("${out}", Buffer.from(data));`;
+writeFileSync("${out}", Buffer.from(data));
+process.exit(0); // sentinelhub-js' request cache keeps Node's event loop alive`;
 }
