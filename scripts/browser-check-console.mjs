@@ -140,6 +140,20 @@ async function snippets(page) {
   }
 }
 
+/** Catalog footprints of the AOI and dates: one per item the API lists; clicking one shows that item's JSON. */
+async function footprints(page, base, token) {
+  await page.click("#footprints");
+  await page.waitForSelector("#mapState:text-matches('[0-9]+ items|[0-9]{3}')", { timeout: 30_000 });
+  const paths = await page.$$("#map .leaflet-overlay-pane path.leaflet-interactive");
+  const v = await page.$$eval("#west,#south,#east,#north", (els) => els.map((e) => Number(e.value)));
+  const search = { collections: ["sentinel-2-l2a"], bbox: v, datetime: "2020-02-01T00:00:00Z/2020-03-01T23:59:59Z", limit: 100 };
+  const items = (await (await api(base, token, "/api/v1/catalog/1.0.0/search", search)).json()).features;
+  const [p, m] = [await paths[0]?.boundingBox(), await page.locator("#map").boundingBox()];
+  if (p) await page.mouse.click((Math.max(p.x, m.x) + Math.min(p.x + p.width, m.x + m.width)) / 2, (Math.max(p.y, m.y) + Math.min(p.y + p.height, m.y + m.height)) / 2);
+  const shown = JSON.parse((await page.textContent("#itemJson")) || "{}");
+  check(paths.length === items.length && items.some((f) => f.id === shown.id && JSON.stringify(f) === JSON.stringify(shown)), `footprints: ${paths.length} drawn, catalog lists ${items.length}; clicked one shows item ${shown.id}`);
+}
+
 /** Text of the status cell of task `id` in the batch table. */
 const taskStatus = (page, id) => page.textContent(`#batchTable tr[data-id="${id}"] td:nth-child(3)`);
 
@@ -147,7 +161,7 @@ async function batch(page, base) {
   await page.goto(`${base}/#batch`);
   await page.click("#batchFill");
   await page.click("#batchForm button[type=submit]");
-  await page.waitForSelector("#batchState:text-matches('created |\\d{3}')", { timeout: 30_000 });
+  await page.waitForSelector("#batchState:text-matches('created |[0-9]{3}')", { timeout: 30_000 });
   const state = await page.textContent("#batchState");
   if (!state.startsWith("created ")) throw new Error(`create: ${state}`);
   const id = state.replace("created ", "").trim();
@@ -194,7 +208,7 @@ try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
   page.on("pageerror", (e) => check(false, `page error: ${e.message}`));
   page.on("console", (m) => m.type() === "error" && console.log(`     console: ${m.text()}`));
-  const steps = [logIn, trueColour, snippets, statistics, batch, clients].filter((f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name) || f === logIn);
+  const steps = [logIn, trueColour, snippets, footprints, statistics, batch, clients].filter((f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name) || f === logIn);
   for (const step of steps) {
     try {
       await step(page, server.base, step === logIn ? client : token);
