@@ -154,6 +154,18 @@ async function footprints(page, base, token) {
   check(paths.length === items.length && items.some((f) => f.id === shown.id && JSON.stringify(f) === JSON.stringify(shown)), `footprints: ${paths.length} drawn, catalog lists ${items.length}; clicked one shows item ${shown.id}`);
 }
 
+/** The collections page lists the BYOC and Zarr collections the APIs list (ids in the same order). */
+async function collections(page, base, token) {
+  await page.goto(`${base}/#collections`);
+  await page.waitForSelector("#collState:text-matches('Zarr collections|[0-9]{3}')", { timeout: 30_000 });
+  const shown = async (t) => page.$$eval(`#${t} tbody tr`, (rows) => rows.map((r) => r.dataset.id));
+  const listed = async (path) => (await (await api(base, token, `${path}?count=100`)).json()).data.map((c) => c.id);
+  const [byoc, zarr] = [await listed("/api/v1/byoc/collections"), await listed("/api/v1/zarr/collections")];
+  const states = await page.$$eval("#byocTable tbody td:nth-child(3), #zarrTable tbody td:nth-child(3)", (tds) => tds.map((t) => t.textContent));
+  check(JSON.stringify(await shown("byocTable")) === JSON.stringify(byoc) && JSON.stringify(await shown("zarrTable")) === JSON.stringify(zarr) && zarr.length > 0,
+    `collections page: ${byoc.length} BYOC, ${zarr.length} Zarr as the APIs list them; states [${states.join("; ")}]`);
+}
+
 /** Text of the status cell of task `id` in the batch table. */
 const taskStatus = (page, id) => page.textContent(`#batchTable tr[data-id="${id}"] td:nth-child(3)`);
 
@@ -208,7 +220,7 @@ try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
   page.on("pageerror", (e) => check(false, `page error: ${e.message}`));
   page.on("console", (m) => m.type() === "error" && console.log(`     console: ${m.text()}`));
-  const steps = [logIn, trueColour, snippets, footprints, statistics, batch, clients].filter((f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name) || f === logIn);
+  const steps = [logIn, trueColour, snippets, footprints, statistics, batch, collections, clients].filter((f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name) || f === logIn);
   for (const step of steps) {
     try {
       await step(page, server.base, step === logIn ? client : token);
