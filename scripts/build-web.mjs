@@ -1,12 +1,32 @@
-// `npm run build:web`: copies the browser libraries the console uses from node_modules into web/vendor/
-// (git-ignored; served with the other static files): Leaflet's dist build for web/map.html.
-import { cpSync, mkdirSync } from "node:fs";
+// `npm run build:web`: builds web/vendor/ (git-ignored; served with the other static files of web/):
+// - leaflet/: Leaflet's dist build for web/map.html (and its CSS/images for the console);
+// - console.js: the console (web/src/main.js) bundled with esbuild, with CodeMirror 6, Chart.js and Leaflet from npm;
+// - evalscripts/: the repository's data/evalscripts (the request builder's presets) and their index.json.
+import { build } from "esbuild";
+import { cpSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
+const vendor = join("web", "vendor");
 const leaflet = dirname(require.resolve("leaflet/dist/leaflet.js"));
-const out = join("web", "vendor", "leaflet");
-mkdirSync(out, { recursive: true });
-for (const f of ["leaflet.js", "leaflet.css"]) cpSync(join(leaflet, f), join(out, f));
-cpSync(join(leaflet, "images"), join(out, "images"), { recursive: true });
+mkdirSync(join(vendor, "leaflet"), { recursive: true });
+for (const f of ["leaflet.js", "leaflet.css"]) cpSync(join(leaflet, f), join(vendor, "leaflet", f));
+cpSync(join(leaflet, "images"), join(vendor, "leaflet", "images"), { recursive: true });
+
+const scripts = join("data", "evalscripts");
+const names = readdirSync(scripts).filter((n) => n.endsWith(".js")).sort();
+mkdirSync(join(vendor, "evalscripts"), { recursive: true });
+for (const n of names) cpSync(join(scripts, n), join(vendor, "evalscripts", n));
+writeFileSync(join(vendor, "evalscripts", "index.json"), JSON.stringify(names));
+
+await build({
+  entryPoints: [join("web", "src", "main.js")],
+  bundle: true,
+  format: "esm",
+  minify: true,
+  sourcemap: true,
+  target: "es2022",
+  outfile: join(vendor, "console.js"),
+  logLevel: "warning",
+});

@@ -1,0 +1,59 @@
+// The curl, sentinelhub-py and sentinelhub-js equivalents of a Processing API request sent to this server
+// (origin = location.origin). Clients' hosts and auth per /work/shared/docs/clients.md: sentinelhub-py takes
+// sh_base_url/sh_token_url in SHConfig; sentinelhub-js has hard-coded hosts, redirected with an axios interceptor.
+
+/** Shell: token by client credentials, then POST /api/v1/process writing the file `out`. */
+export function curlSnippet(origin, body, out) {
+  return `TOKEN=$(curl -s -d grant_type=client_credentials -d client_id=$CLIENT_ID -d client_secret=$CLIENT_SECRET \\
+  ${origin}/auth/realms/main/protocol/openid-connect/token | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')
+curl -s -X POST ${origin}/api/v1/process -H "Authorization: Bearer $TOKEN" \\
+  -H 'Content-Type: application/json' -o ${out} --data-binary @- <<'JSON'
+${JSON.stringify(body, null, 2)}
+JSON`;
+}
+
+/** Python: sentinelhub-py's download client posting the same JSON (its session gets the token). */
+export function pySnippet(origin, body, out) {
+  return `import json, os
+from sentinelhub import SHConfig, DownloadRequest, MimeType, SentinelHubDownloadClient
+
+config = SHConfig()
+config.sh_base_url = "${origin}"
+config.sh_token_url = "${origin}/auth/realms/main/protocol/openid-connect/token"
+config.sh_client_id = os.environ["CLIENT_ID"]
+config.sh_client_secret = os.environ["CLIENT_SECRET"]
+
+body = json.loads(r"""${JSON.stringify(body)}""")
+request = DownloadRequest(request_type="POST", url=f"{config.sh_base_url}/api/v1/process", post_values=body,
+                          data_type=MimeType.RAW, headers={"content-type": "application/json"}, use_session=True)
+data = SentinelHubDownloadClient(config=config).download(request, decode_data=False)
+open("${out}", "wb").write(data)`;
+}
+
+const LAYERS = { "sentinel-2-l2a": "S2L2ALayer", "sentinel-2-l1c": "S2L1CLayer", "sentinel-1-grd": "S1GRDAWSEULayer" };
+const FORMATS = { "image/png": "MimeTypes.PNG", "image/jpeg": "MimeTypes.JPEG", "image/tiff": '"image/tiff"' };
+
+/**
+ * JavaScript (Node): a sentinelhub-js layer's getMap through the Processing API, its requests redirected to this
+ * server. `r` = {collection, bbox [minx,miny,maxx,maxy], epsg 4326|3857, from, to, width, height, format,
+ * mosaickingOrder, evalscript}; BYOC collections (byoc-<id>) use BYOCLayer.
+ */
+export function jsSnippet(origin, r, out) {
+  const byoc = r.collection.startsWith("byoc-");
+  const cls = byoc ? "BYOCLayer" : LAYERS[r.collection] ?? "S2L2ALayer";
+  const extra = byoc ? `collectionId: "${r.collection.slice(5)}", ` : "";
+  return `import { writeFileSync } from "node:fs";
+import { ApiType, BBox, CRS_EPSG${r.epsg}, MimeTypes, ${cls}, addAxiosRequestInterceptor, requestAuthToken, setAuthToken } from "@sentinel-hub/sentinelhub-js";
+
+// sentinelhub-js calls https://services.sentinel-hub.com/...: send those requests to EO Edge instead
+addAxiosRequestInterceptor((config) => ({ ...config, url: config.url.replace(/^https:\\/\\/[^/]+/, "${origin}") }));
+setAuthToken(await requestAuthToken(process.env.CLIENT_ID, process.env.CLIENT_SECRET));
+const layer = new ${cls}({ ${extra}mosaickingOrder: "${r.mosaickingOrder}", maxCloudCoverPercent: 100, evalscript: ${JSON.stringify(r.evalscript)} });
+const data = await layer.getMap({
+  bbox: new BBox(CRS_EPSG${r.epsg}, ${r.bbox.join(", ")}),
+  fromTime: new Date("${r.from}"), toTime: new Date("${r.to}"),
+  width: ${r.width}, height: ${r.height}, format: ${FORMATS[r.format] ?? "MimeTypes.PNG"},
+}, ApiType.PROCESSING);
+writeFileSync("${out}", Buffer.from(data));
+process.exit(0); // sentinelhub-js' request cache keeps Node's event loop alive`;
+}
