@@ -12,7 +12,7 @@ import { registerStatisticalBatch } from "./statbatch/routes";
 import { registerAsync } from "./async/routes";
 import { registerTilingGrids } from "./batch/grids/routes";
 import { registerAccounts } from "./accounts/routes";
-import { registerConfiguration } from "./configuration/routes";
+import { registerConfiguration } from "./wms/configuration/routes";
 import { registerWms } from "./wms/routes";
 import { registerZarr } from "./zarr/routes";
 import { registerByoc } from "./byoc/routes";

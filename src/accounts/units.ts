@@ -20,6 +20,8 @@ export async function unitsUsage(env: Pick<Env, "RATE_LIMITER">, account: string
 
 /** True when the account has a quota and has used it up this month (for long-running work to stop). */
 export async function outOfUnits(env: Pick<Env, "RATE_LIMITER">, account: string): Promise<boolean> {
-  const u = await unitsUsage(env, account);
-  return u.quota !== null && u.used >= u.quota;
+  return usedUp(await unitsUsage(env, account));
 }
+
+/** True when `u` has a quota and the month's usage reached it (the answer of {@link chargeUnits}, for tasks to stop). */
+export const usedUp = (u: UnitsUsage): boolean => u.quota !== null && u.used >= u.quota;

@@ -24,6 +24,8 @@ export interface AsyncRecord {
   account: string;
   /** ISO 8601 UTC. */
   created: string;
+  /** Location id that accepted it (LOCATION_ID of the request's env); the queue consumer runs it as that location. */
+  location?: string;
   /** The request as submitted, `evalscript` filled in from evalscriptReference when that was given. */
   request: AsyncRequest & { evalscript: string };
 }

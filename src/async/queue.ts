@@ -1,7 +1,7 @@
 /**
  * The `async-process` queue kind: `{kind: "async-process", id}` runs request `id` (./render.ts) and ends it in
  * its Durable Object, once per message id (a redelivery of a finished request changes nothing).
- * - Success: DONE with its processing units; `request.json` updated.
+ * - Success: DONE with its processing units, charged to the account once (src/accounts/units.ts); `request.json` updated.
  * - A failure the client must fix (ApiError 4xx, EngineError: bad script, unknown identifier, ...): FAILED at
  *   once, `error.json` written (./record.ts).
  * - Any other failure is retried (wrangler.toml max_retries, backoff of src/tasks/queue.ts); a message that
@@ -11,6 +11,8 @@ import type { Env } from "../env";
 import { ApiError, kindedError } from "../http/errors";
 import type { TaskMessage } from "../tasks/queue";
 import { unwrap } from "../tasks/machine";
+import { chargeUnits } from "../accounts/units";
+import { asLocation } from "../locations/hosting";
 import type { AsyncRecord } from "./object";
 import { writeFailure, writeRequestCopy } from "./record";
 import { renderAsync } from "./render";
@@ -47,13 +49,15 @@ export async function runAsyncMessage(body: TaskMessage, env: Env, message: Mess
   if (!record) return;
   let units: number;
   try {
-    units = await renderAsync(env, record);
+    units = await renderAsync(asLocation(env, record.location), record);
   } catch (e) {
     if (!clientError(e)) throw e;
     return fail(env, record, message.id, e);
   }
   await writeRequestCopy(env, record, "DONE", { finished: new Date().toISOString(), processingUnits: units });
-  unwrap(await asyncStub(env, record.id).finish(message.id, "DONE", units));
+  const outcome = unwrap(await asyncStub(env, record.id).finish(message.id, "DONE", units));
+  // charged once: only by the message that moved the request to DONE (a redelivery is not applied)
+  if (outcome.applied) await chargeUnits(env, record.account, units);
 }
 
 /** Dead-letter hook: the request FAILS (its message failed every attempt). */

@@ -56,7 +56,7 @@ export async function acceptAsync(request: Request, env: Env, account: string): 
   const plan = asyncArea(req);
   const { setup } = await prepareEvalscript(env, evalscript, account);
   await resolveSources({ env, account }, req.input.data, setup); // unknown collections, bands, units: 400 now
-  const record: AsyncRecord = { id: crypto.randomUUID(), account, created: new Date().toISOString(), request: { ...req, evalscript } };
+  const record: AsyncRecord = { id: crypto.randomUUID(), account, created: new Date().toISOString(), location: env.LOCATION_ID, request: { ...req, evalscript } };
   checkResponses(responsesOf(record), setup, plan.grid);
   deliveryTarget(env, req.output.delivery.s3, record.id, "request.json"); // a bad URL is a 400 now
   return record;

@@ -17,6 +17,7 @@ import { ApiError, kindedError } from "../http/errors";
 import { evaluatePlan, prepareEvalscript } from "../pipeline/pipeline";
 import { planGrid, withSources } from "../pipeline/plan";
 import type { TaskMessage } from "../tasks/queue";
+import { asLocation } from "../locations/hosting";
 import { bucketObject, outputUrl } from "./delivery";
 import { DEFAULT_BATCH_RESPONSES, encodeTileOutput } from "./encode";
 import { MAX_TILE_ATTEMPTS } from "./messages";
@@ -87,7 +88,7 @@ export async function tileMessage(body: TaskMessage, env: Env): Promise<void> {
   const work = (await stub.tileWork(tile)) as TileWork;
   if (!work.run) return;
   try {
-    const r = await runTile(env, work);
+    const r = await runTile(asLocation(env, work.location), work);
     if ("error" in r) await stub.tileFailed(tile, r.error);
     else await stub.tileDone(tile, r.pu);
   } catch (e) {

@@ -19,6 +19,7 @@ import type { BatchTile } from "./tiles";
 import type { BatchRequest } from "./schema";
 import { ANALYSE_KIND, TILE_KIND } from "./messages";
 import { refuse, type Outcome } from "./outcome";
+import { chargeUnits, usedUp } from "../accounts/units";
 
 /** Watchdog period: analysis or a tile not finished this long after it was sent is sent again. */
 export const WATCHDOG_MS = 30_000;
@@ -29,7 +30,7 @@ const SCHEMA = [
 ];
 
 /** What a tile message should do: nothing (task not PROCESSING, tile finished) or process `tile`. */
-export type TileWork = { run: false; reason: string } | { run: true; id: string; tile: BatchTile; request: BatchRequest; account: string; existing: string | null };
+export type TileWork = { run: false; reason: string } | { run: true; id: string; tile: BatchTile; request: BatchRequest; account: string; location?: string; existing: string | null };
 
 export class BatchTask extends TaskDurableObject<BatchState> {
   protected readonly machine = BATCH_MACHINE;
@@ -165,7 +166,7 @@ export class BatchTask extends TaskDurableObject<BatchState> {
     if (!row) return { run: false, reason: `no tile ${name}` };
     if (row.status !== "PENDING") return { run: false, reason: `tile ${name} is ${row.status}` };
     const r = this.record()!;
-    return { run: true, id: r.id, tile: JSON.parse(row.tile) as BatchTile, request: r.request, account: r.account, existing: row.existing };
+    return { run: true, id: r.id, tile: JSON.parse(row.tile) as BatchTile, request: r.request, account: r.account, location: r.location, existing: row.existing };
   }
 
   /** Records which outputs of a tile existed before its first write ("none", "some", "all"); the first record wins. */
@@ -212,9 +213,24 @@ export class BatchTask extends TaskDurableObject<BatchState> {
         this.db.exec("UPDATE batch_tiles SET status = ? WHERE name = ?", status, name);
         if (allFailed) this.save({ ...r, error: `All ${r.tileCount} tiles failed; first error: ${this.tiles().find((t) => t.error)?.error ?? status}` });
         if (last) await this.cancelTimeout();
+        await this.charge(counters.pu ?? 0);
       }
     }
     return (await this.done()).value;
+  }
+
+  /**
+   * Charges a finished tile's processing units to the task's account (once: only for the applied tile message, so
+   * redelivery never charges twice; a failed charge is not retried); a PROCESSING task whose account is then out of
+   * units stops with `stoppedStatusReason: "OUT_OF_PU"` (its queued tiles are acked without work).
+   */
+  private async charge(pu: number): Promise<void> {
+    if (!(pu > 0)) return;
+    const usage = await chargeUnits(this.env, this.record()!.account, pu);
+    if (!usedUp(usage) || this.snapshot().state !== "PROCESSING") return;
+    this.save({ ...this.record()!, stoppedStatusReason: "OUT_OF_PU" });
+    this.transition("STOPPED");
+    await this.cancelTimeout();
   }
 
   private async done(): Promise<{ ok: true; value: TaskView }> {

@@ -17,6 +17,8 @@ export interface TaskRecord {
   created: string;
   userAction: UserAction;
   userActionUpdated: string;
+  /** Location id that accepted it (LOCATION_ID of the request's env); its tiles are processed as that location. */
+  location?: string;
   /** Set when analysis or processing failed. */
   error?: string;
   stoppedStatusReason?: StoppedReason;

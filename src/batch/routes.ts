@@ -49,7 +49,7 @@ async function createTask(request: AuthedRequest, env: Env): Promise<Response> {
   const req = validate(batchRequestSchema, body, "batch process request");
   checkRequest(req);
   const now = new Date().toISOString();
-  const record: TaskRecord = { id: crypto.randomUUID(), account: accountOf(request), request: req, created: now, userAction: "NONE", userActionUpdated: now, estimatePU: null, tileCount: null };
+  const record: TaskRecord = { id: crypto.randomUUID(), account: accountOf(request), request: req, created: now, location: env.LOCATION_ID, userAction: "NONE", userActionUpdated: now, estimatePU: null, tileCount: null };
   return Response.json(await batchStub(env, record.id).create(record), { status: 201 });
 }
 

@@ -4,7 +4,7 @@
  */
 import type { Env } from "../env";
 import { resolveBucket, type ObjectStore } from "../buckets";
-import { parseRange } from "../catalog/assets";
+import { parseRange } from "../http/range";
 import { json } from "../http/base";
 import { notFound } from "../http/errors";
 import type { AuthedRequest } from "../http/router";

@@ -49,6 +49,14 @@ export function assertHosted(env: LocationEnv, list: Hosted[]): void {
 }
 
 /**
+ * `env` as location `location` sees it (LOCATION_ID replaced; unchanged when `location` is absent or already it):
+ * the queue consumer runs a task as the location that accepted it (the id stored in the task's record).
+ */
+export function asLocation<E extends LocationEnv>(env: E, location: string | undefined): E {
+  return location && location !== env.LOCATION_ID ? { ...env, LOCATION_ID: location } : env;
+}
+
+/**
  * `env` as the location a request was sent to sees it: with LOCATIONS configured, a request whose URL origin is a
  * listed location's URL is served as that location (LOCATION_ID replaced); otherwise `env` unchanged. Only listed
  * URLs select a location, the Host header cannot name another; links and the token issuer stay PUBLIC_BASE_URL's.
@@ -57,5 +65,5 @@ export function atLocation<E extends LocationEnv>(request: Request, env: E): E {
   if (!env.LOCATIONS) return env;
   const origin = new URL(request.url).origin;
   const hit = parseLocations(env.LOCATIONS).find((l) => new URL(l.url).origin === origin);
-  return hit && hit.id !== env.LOCATION_ID ? { ...env, LOCATION_ID: hit.id } : env;
+  return asLocation(env, hit?.id);
 }

@@ -11,7 +11,7 @@ import { locateBand, type StacItem } from "../storage/items";
 import { invalidArgument } from "../raster/errors";
 import type { DataCollection } from "./collections";
 import { clmFromScl, convertUnits, sceneAngles } from "./bands";
-import { openZarrAsset } from "../zarr/open";
+import { openZarrAsset } from "../storage/zarr";
 
 export interface BandRequest {
   name: string;

@@ -4,11 +4,18 @@ import { accountOf } from "../http/router";
 import { renderError } from "../http/errors";
 import { refusal, takeToken, withLimitHeaders } from "./limiter";
 
-/** Routes that spend processing units (refused with 403 OUT_OF_PU once the month's quota is used up). */
-const METERED = /^\/(?:api\/v1\/(?:process|statistics|async|batch)\b|process\/v1|statistics\/v1)/;
+/**
+ * Route patterns that spend processing units (refused with 403 OUT_OF_PU once the month's quota is used up):
+ * Processing, Statistics and async submission (both path forms), and START of a batch or statistical batch task
+ * (creating, analysing and stopping a task spend nothing and stay allowed, so a user can always stop a task).
+ */
+const METERED = [
+  /^\/(?:api\/v1\/(?:process|statistics|async\/process)|process\/v1|statistics\/v1|async\/v1\/process)$/,
+  /^\/(?:api\/v2\/batch\/process|batch\/v2\/process|api\/v1\/statistics\/batch|statistics\/batch\/v1)\/:\w+\/start$/,
+];
 
-/** True for a POST to Processing, Statistics, async or batch (the calls that spend processing units). */
-export const isMetered = (route: RouteInfo): boolean => route.method === "POST" && METERED.test(route.path);
+/** True for a POST that spends processing units (see METERED). */
+export const isMetered = (route: RouteInfo): boolean => route.method === "POST" && METERED.some((m) => m.test(route.path));
 
 /**
  * Every authenticated call takes one token from each policy of its account (one RPC to the account's RateLimiter).

@@ -3,7 +3,7 @@
  * 206 + Content-Range, unsatisfiable -> 416 InvalidRange), HeadObject, PutObject (ETag), DeleteObject (204).
  */
 import type { ObjectStore, StoredObject } from "../buckets/types";
-import { parseRange } from "../catalog/assets";
+import { parseRange } from "../http/range";
 import { ApiError } from "../http/errors";
 import { S3Error, noSuchKey } from "./xml";
 

@@ -16,6 +16,7 @@ import { mirrorStatus } from "./listing";
 import type { BatchStatisticalRequest } from "./schema";
 import type { BatchFeature } from "./features";
 import { enqueueAnalysis, sendFeatureMessages } from "./run";
+import { chargeUnits, usedUp } from "../accounts/units";
 
 /** The watchdog's period: a running task without progress for this long is looked at (see onTimeout). */
 export const STALL_MS = 30 * 60_000;
@@ -23,6 +24,7 @@ export const STALL_MS = 30 * 60_000;
 export const MAX_STALLS = 3;
 
 export type UserAction = "NONE" | "ANALYSE" | "START" | "STOP";
+export type StoppedReason = "USER_ACTION" | "OUT_OF_PU";
 /** What the caller must enqueue after an action: the analysis, the pending features, or nothing. */
 export type FollowUp = "analyse" | "features" | "none";
 
@@ -35,7 +37,8 @@ export interface TaskView {
   userAction: UserAction;
   userActionUpdated?: string;
   error?: string;
-  stoppedStatusReason?: "USER_ACTION";
+  /** Why a STOPPED task stopped (Sentinel Hub's values): the user, or the account ran out of processing units. */
+  stoppedStatusReason?: StoppedReason;
   state: StatisticalBatchState;
   lastUpdated: string;
   total: number;
@@ -48,6 +51,8 @@ export interface TaskView {
 export interface FeatureJob {
   taskId: string;
   account: string;
+  /** Location id that accepted the task; the feature is computed as that location. */
+  location?: string;
   state: StatisticalBatchState;
   request: BatchStatisticalRequest;
   feature: BatchFeature;
@@ -63,6 +68,7 @@ interface RecordRow extends Record<string, SqlStorageValue> {
   user_action_updated: string | null;
   error: string | null;
   stopped_reason: string | null;
+  location: string | null;
   version: number;
 }
 
@@ -84,17 +90,23 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
     super(ctx, env);
     this.db = ctx.storage.sql;
     for (const statement of SCHEMA) this.db.exec(statement);
+    // objects created before tasks recorded their location get the column (null = the consumer's own location)
+    if (!this.db.exec<{ name: string }>("PRAGMA table_info(sb_record)").toArray().some((c) => c.name === "location"))
+      this.db.exec("ALTER TABLE sb_record ADD COLUMN location TEXT");
   }
 
-  /** Stores a new task (state CREATED). Idempotent for the same id; @throws Error when the object holds another task. */
-  create(id: string, account: string, request: BatchStatisticalRequest, created: string): void {
+  /**
+   * Stores a new task (state CREATED) accepted at `location` (a location id). Idempotent for the same id.
+   * @throws Error when the object holds another task.
+   */
+  create(id: string, account: string, request: BatchStatisticalRequest, created: string, location?: string): void {
     const existing = this.row();
     if (existing && existing.id !== id) throw new Error(`statistical batch object already holds task ${existing.id}`);
     if (existing) return;
     this.ctx.storage.transactionSync(() => {
       this.db.exec(
-        "INSERT INTO sb_record (k, id, account, request, created, user_action, version) VALUES (1, ?, ?, ?, ?, 'NONE', 0)",
-        id, account, JSON.stringify(request), created,
+        "INSERT INTO sb_record (k, id, account, request, created, user_action, location, version) VALUES (1, ?, ?, ?, ?, 'NONE', ?, 0)",
+        id, account, JSON.stringify(request), created, location ?? null,
       );
     });
   }
@@ -107,7 +119,7 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
     return {
       id: r.id, account: r.account, request: JSON.parse(r.request) as BatchStatisticalRequest, created: r.created,
       userAction: r.user_action as UserAction, ...(r.user_action_updated ? { userActionUpdated: r.user_action_updated } : {}),
-      ...(r.error ? { error: r.error } : {}), ...(r.stopped_reason ? { stoppedStatusReason: "USER_ACTION" as const } : {}),
+      ...(r.error ? { error: r.error } : {}), ...(r.stopped_reason ? { stoppedStatusReason: r.stopped_reason as StoppedReason } : {}),
       state: s.state, lastUpdated: s.updated || r.created, total: this.featureCount(), done: s.counters.done ?? 0, failed: s.counters.failed ?? 0, pu: s.counters.pu ?? 0,
     };
   }
@@ -172,7 +184,7 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
     const f = this.db.exec<{ fid: number; identifier: string | null; geometry: string; crs: string; status: string }>("SELECT * FROM sb_features WHERE fid = ?", fid).toArray()[0];
     if (!r || !f) return null;
     const feature: BatchFeature = { id: f.fid, geometry: JSON.parse(f.geometry) as BatchFeature["geometry"], crs: f.crs, ...(f.identifier !== null ? { identifier: f.identifier } : {}) };
-    return { taskId: r.id, account: r.account, state: this.snapshot().state, request: JSON.parse(r.request) as BatchStatisticalRequest, feature, finished: f.status !== "pending" };
+    return { taskId: r.id, account: r.account, ...(r.location ? { location: r.location } : {}), state: this.snapshot().state, request: JSON.parse(r.request) as BatchStatisticalRequest, feature, finished: f.status !== "pending" };
   }
 
   /**
@@ -187,8 +199,26 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
       if (out.ok && out.value.applied) this.completeIfLast(out.value.snapshot);
       return true;
     });
-    if (applied) await this.mirror();
+    if (applied) {
+      await this.charge(pu);
+      await this.mirror();
+    }
     return applied;
+  }
+
+  /**
+   * Charges a counted feature's processing units to the task's account (once per feature: only after its count was
+   * applied; a failed charge is not retried); a PROCESSING task whose account is then out of units is STOPPED with
+   * `stoppedStatusReason: "OUT_OF_PU"` (its queued features are acked without work; START resumes them).
+   */
+  private async charge(pu: number): Promise<void> {
+    if (!(pu > 0)) return;
+    const usage = await chargeUnits(this.env, this.row()!.account, pu);
+    if (!usedUp(usage) || this.snapshot().state !== "PROCESSING") return;
+    this.ctx.storage.transactionSync(() => {
+      this.transitionTo("STOPPED");
+      this.db.exec("UPDATE sb_record SET stopped_reason = 'OUT_OF_PU' WHERE k = 1");
+    });
   }
 
   /**

@@ -37,7 +37,7 @@ async function create(request: AuthedRequest, env: Env): Promise<Response> {
   const id = crypto.randomUUID();
   const created = new Date().toISOString();
   const stub = statbatchStub(env, id);
-  await stub.create(id, account, req, created);
+  await stub.create(id, account, req, created, env.LOCATION_ID);
   await insertListed(env, id, account, created);
   return json(taskJson((await stub.view(account))!), 201);
 }

@@ -14,9 +14,10 @@ import type { Env } from "../env";
 import { resolveBucket } from "../buckets";
 import { ApiError, badRequest, EXECUTION_ERROR, kindedError } from "../http/errors";
 import { prepareEvalscript } from "../pipeline/pipeline";
-import { computeStatistics } from "../statistics/aggregate";
-import { checkSetup } from "../statistics/setup";
+import { computeStatistics } from "../stats/aggregate";
+import { checkSetup } from "../stats/setup";
 import type { TaskMessage } from "../tasks/queue";
+import { asLocation } from "../locations/hosting";
 import { FeaturesError, readFeatures } from "./features";
 import type { FeatureJob, StatisticalBatchTask } from "./object";
 import { featureOutput, featureRequest, type BatchStatisticalRequest } from "./schema";
@@ -142,7 +143,7 @@ async function jobOf(env: Env, body: TaskMessage): Promise<FeatureJob | null> {
 export async function statbatchFeature(body: TaskMessage, env: Env): Promise<void> {
   const job = await jobOf(env, body);
   if (!job) return;
-  const { result, failed, pu } = await computeFeature(env, job);
+  const { result, failed, pu } = await computeFeature(asLocation(env, job.location), job);
   await writeResult(env, job, result);
   await statbatchStub(env, job.taskId).finishFeature(job.feature.id, failed, pu);
 }

@@ -3,13 +3,13 @@
  * `BatchStatisticalInput` {features: ObjectStorageInfoV2, data}, `aggregation` = the Statistical API's aggregation
  * with `evalscript` or `evalscriptReference`, `calculations`, `output` = `ObjectStorageOutputInfoV2` {s3:
  * S3BucketInfoTemplated}). The parts shared with the synchronous Statistical API are validated with its own zod
- * schema (src/statistics/schema.ts), so both APIs accept and reject the same aggregations and calculations.
+ * schema (src/stats/schema.ts), so both APIs accept and reject the same aggregations and calculations.
  */
 import { z } from "zod";
 import { validate } from "../http/parse";
 import { badRequest } from "../http/errors";
 import { dataSourceSchema } from "../pipeline/input";
-import { statisticalRequestSchema, type StatisticalRequest } from "../statistics/schema";
+import { statisticalRequestSchema, type StatisticalRequest } from "../stats/schema";
 import type { BucketDescriptor } from "../buckets";
 
 const s3Schema = z

@@ -4,9 +4,9 @@ import { json, serverTiming } from "../http/base";
 import { readScriptRequest } from "../http/body";
 import { validate } from "../http/parse";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
-import { computeStatistics } from "./aggregate";
+import { computeStatistics } from "../stats/aggregate";
 import { chargeUnits } from "../accounts/units";
-import { statisticalRequestSchema, type StatisticalRequest } from "./schema";
+import { statisticalRequestSchema, type StatisticalRequest } from "../stats/schema";
 import { SCRIPT_BODY } from "../openapi/meta";
 
 /** Multipart: the `evalscript` part replaces aggregation.evalscript (OpenAPI `MultiPartStatisticalRequest`). */

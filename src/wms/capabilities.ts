@@ -6,7 +6,7 @@
  * the schema's sequence.
  */
 import { XMLBuilder } from "fast-xml-parser";
-import type { LayerInput } from "../configuration/schema";
+import type { LayerInput } from "./configuration/schema";
 import { CAPABILITY_CRS, MAP_FORMATS } from "./params";
 import { defaultWindow } from "./render";
 
@@ -29,7 +29,8 @@ function geographic(b: [number, number, number, number]) {
   };
 }
 
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+/** YYYY-MM-DD (UTC) of `ms` since epoch. */
+export const isoDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 function layerElement(l: LayerInput, extent: LayerExtent | undefined) {
   const w = defaultWindow(l);

@@ -4,7 +4,7 @@
  * (planRequest -> prepareEvalscript -> withSources -> evaluatePlan -> encodeOutput of the first output).
  */
 import type { Env } from "../env";
-import type { LayerInput } from "../configuration/schema";
+import type { LayerInput } from "./configuration/schema";
 import { encodeOutput } from "../pipeline/output";
 import { evaluatePlan, prepareEvalscript } from "../pipeline/pipeline";
 import { planRequest, withSources } from "../pipeline/plan";

@@ -11,20 +11,21 @@
  * Every client error is an OGC ServiceExceptionReport with a 4xx status (exceptions.ts).
  */
 import type { Env } from "../env";
-import { itemExtents } from "../catalog/collections";
+import { itemsBackend } from "../storage/backend";
 import { collectionForType } from "../pipeline/collections";
 import { publicBaseUrl } from "../http/base";
 import { ApiError, kindedError } from "../http/errors";
 import type { Api, AuthedRequest } from "../http/router";
-import type { LayerInput } from "../configuration/schema";
-import { instanceById, getLayer, listLayers, type StoredInstance } from "../configuration/store";
-import { capabilitiesXml, type LayerExtent } from "./capabilities";
+import type { LayerInput } from "./configuration/schema";
+import { instanceById, getLayer, listLayers, type StoredInstance } from "./configuration/store";
+import { capabilitiesXml, isoDay, type LayerExtent } from "./capabilities";
 import { wmtsCapabilitiesXml } from "./wmts-capabilities";
 import { exceptionResponse, WmsException } from "./exceptions";
 import { formatOf, kvp, parseGetMap, parseMaxcc, parseTime, required, type Kvp } from "./params";
 import { renderMap, type MapTarget } from "./render";
 import { MAX_ZOOM, tileBbox, tileIndex, tileSize } from "./tiles";
 import { crsFromEpsg } from "../raster/crs";
+import { chargeUnits } from "../accounts/units";
 
 const PUBLIC = true;
 
@@ -49,23 +50,24 @@ function operation(p: Kvp, service: string): string {
   return required(p, "REQUEST").toLowerCase();
 }
 
-/** The encoded map as a response (format content type, processing units spent). */
+/** The encoded map as a response (format content type, processing units spent, charged to the instance owner's account). */
 async function mapResponse(env: Env, inst: StoredInstance, layer: LayerInput, target: MapTarget): Promise<Response> {
   const { body, processingUnits } = await renderMap(env, inst.account, layer, target);
+  await chargeUnits(env, inst.account, processingUnits);
   return new Response(body, { headers: { "content-type": target.format, "x-processingunits-spent": String(processingUnits) } });
 }
 
 /**
- * The instance's layers and the catalog extent of each layer's collection (EX_GeographicBoundingBox /
+ * The instance's layers and the items' extent (src/storage/extents.ts) of each layer's collection (EX_GeographicBoundingBox /
  * WGS84BoundingBox, TIME values), keyed by the layer's datasourceDefaults.type (see collectionOf).
  */
 async function layersWithExtents(env: Env, inst: StoredInstance): Promise<[LayerInput[], Map<string, LayerExtent>]> {
-  const [layers, extents] = await Promise.all([listLayers(env, inst.id), itemExtents(env)]);
+  const [layers, extents] = await Promise.all([listLayers(env, inst.id), itemsBackend(env).extents()]);
   const byType = new Map<string, LayerExtent>();
   for (const l of layers) {
     const type = collectionOf(l);
     const e = extents.get((await collectionForType(env, inst.account, type)).id);
-    if (e) byType.set(type, { bbox: e.spatial.bbox[0] as LayerExtent["bbox"], interval: e.temporal.interval[0]!.map((t) => String(t).slice(0, 10)) as [string, string] });
+    if (e) byType.set(type, { bbox: e.bbox, interval: [isoDay(e.from), isoDay(e.to)] });
   }
   return [layers, byType];
 }

@@ -5,15 +5,14 @@
  * resolution / 0.00028 m, the standardized rendering pixel size of OGC 07-057r7 6.1).
  */
 import { XMLBuilder } from "fast-xml-parser";
-import type { LayerInput } from "../configuration/schema";
-import type { LayerExtent } from "./capabilities";
+import type { LayerInput } from "./configuration/schema";
+import { isoDay, type LayerExtent } from "./capabilities";
 import { MAP_FORMATS } from "./params";
 import { defaultWindow } from "./render";
 import { MAX_ZOOM, MERCATOR_HALF } from "./tiles";
 
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "@", format: true, suppressEmptyNode: true, suppressBooleanAttributes: false });
 const PIXEL_SIZE_M = 0.00028;
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** One tile matrix set of `size` px tiles, matrices 0..MAX_ZOOM. */
 function matrixSet(size: number) {

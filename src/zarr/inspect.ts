@@ -13,7 +13,7 @@ import * as zarr from "zarrita";
 import type { ObjectStore } from "../buckets";
 import { geoTransformOf, readVector } from "../raster/zarr/reader";
 import type { GeoTransform } from "../raster/types";
-import { objectZarrStore } from "./store";
+import { objectZarrStore } from "../storage/zarrstore";
 import type { ZarrArrayInfo } from "./records";
 
 /** A group that passed: its attributes, arrays, grid and time steps. */

@@ -5,19 +5,15 @@
  * States are set up through the task object itself so that no queue message runs behind the test's back.
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import type { Env } from "../../src/env";
-import { batchStub } from "../../src/batch/stub";
-import { tilingGridTiles } from "../../src/batch/tiles";
-import { batchRequestSchema } from "../../src/batch/schema";
-import type { TaskRecord } from "../../src/batch/record";
 import { WATCHDOG_MS } from "../../src/batch/object";
 import { DEAD_LETTER_QUEUE_NAME, TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import { authed, envelope, token } from "../helpers/auth";
 import { BATCH, ONE_TILE, batchCall, batchRequest, bucketFiles, getTask, waitForStatus } from "../helpers/batch";
 import { seedSamples } from "../helpers/seed";
+import { batchTaskIn, deliver, msg } from "../helpers/batchtasks";
 
 const E = env as unknown as Env;
 let bearer: string;
@@ -30,32 +26,8 @@ beforeAll(async () => {
   account = ((await created.json()) as { domainAccountId: string }).domainAccountId;
 });
 
-/** A task of the caller's account put in `state` through its object (ANALYSIS_DONE or later: tiles stored, nothing sent). */
-async function taskIn(state: "CREATED" | "ANALYSIS_DONE" | "PROCESSING" | "STOPPED", bucket: string, bounds?: object, output: Record<string, unknown> = {}) {
-  const request = batchRequestSchema.parse(batchRequest(bucket, output, {}, bounds));
-  const now = new Date().toISOString();
-  const record: TaskRecord = { id: crypto.randomUUID(), account, request, created: now, userAction: "NONE", userActionUpdated: now, estimatePU: null, tileCount: null };
-  const stub = batchStub(E, record.id);
-  await stub.create(record);
-  if (state !== "CREATED") {
-    await stub.transition("ANALYSING");
-    await stub.analysisDone(tilingGridTiles(request.input as never, request.processRequest.input.bounds!), 1);
-  }
-  if (state === "PROCESSING") await stub.transition("PROCESSING");
-  if (state === "STOPPED") await stub.stop();
-  return { id: record.id, stub, tiles: (await stub.tiles()).map((t) => t.name) };
-}
-
-const msg = (id: string, body: unknown, attempts = 1) => ({ id, timestamp: new Date(), attempts, body });
-
-/** Runs a batch of messages through the Worker's queue() and returns the acked and retried message ids. */
-async function deliver(queue: string, messages: ReturnType<typeof msg>[]) {
-  const batch = createMessageBatch(queue, messages);
-  const ctx = createExecutionContext();
-  await worker.queue(batch, E);
-  const r = await getQueueResult(batch, ctx);
-  return { acked: r.explicitAcks.sort(), retried: r.retryMessages.map((m) => m.msgId) };
-}
+/** A task of the caller's account put in `state` through its object (see batchTaskIn). */
+const taskIn = (state: Parameters<typeof batchTaskIn>[1], bucket: string, bounds?: object, output: Record<string, unknown> = {}) => batchTaskIn(account, state, bucket, bounds, output);
 
 describe("once-only tiles", () => {
   it("a redelivered or duplicated tile message counts once and writes each output once", async () => {

@@ -4,15 +4,20 @@
  * http://127.0.0.1:8788, as `npm start` runs them), Sentinel-1 GRD hosted in creo and Sentinel-2 in the primary.
  * A request for a collection hosted in the other location is 404 COMMON_NOT_FOUND naming the right location and
  * URL; at the right location the same request returns the file's pixels (read by geotiff.js, not the engine).
+ * An async request accepted at the second location is processed by the queue consumer as that location (the
+ * location id kept in its record) and ends DONE with the file's pixels, its processing units charged once.
  */
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { authed, token } from "../helpers/auth";
 import { fetchAt } from "../helpers/locations";
 import { CRS, bandsScript, readTiff } from "../helpers/process";
 import { window } from "../helpers/raster";
 import { seedSamples } from "../helpers/seed";
+import { newAccount, tokenOf } from "../helpers/accounts";
 import { parseLocations } from "../../src/locations/config";
+import { asyncStub } from "../../src/async/queue";
+import { unitsUsage } from "../../src/accounts/units";
 
 const EU = "http://localhost";
 const CREO = "http://127.0.0.1:8788";
@@ -49,6 +54,19 @@ const s1Process = {
   output: { width: 32, height: 32, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
   evalscript: bandsScript(["VV"]),
 };
+/** `tiff` holds the S1 file's VV values of s1Process's 32 x 32 window (geotiff.js reading both). */
+async function expectFileVV(tiff: ArrayBuffer): Promise<void> {
+  const tif = await readTiff(tiff);
+  const vv = await window(`${S1_DIR}/iw-vv.utm43n-200m.tif`, 0, 300, 400, 32, 32);
+  let withData = 0;
+  let bad = 0;
+  for (let i = 0; i < 32 * 32; i++) {
+    if (vv[i] !== 0) withData++;
+    if (vv[i] !== 0 && tif.data[i] !== vv[i]) bad++;
+  }
+  expect(withData).toBeGreaterThan(500);
+  expect(bad).toBe(0);
+}
 const s2Process = {
   input: { bounds: { bbox: [-12.0, 24.3, -11.9, 24.4] }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" } } }] },
   output: { width: 8, height: 8, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
@@ -125,16 +143,7 @@ describe("a collection hosted in another location", () => {
   it("Process at the right location: the file's VV values", async () => {
     const r = await fetchAt(TWO, `${CREO}/api/v1/process`, json(s1Process));
     expect(r.status).toBe(200);
-    const tif = await readTiff(await r.arrayBuffer());
-    const vv = await window(`${S1_DIR}/iw-vv.utm43n-200m.tif`, 0, 300, 400, 32, 32);
-    let withData = 0;
-    let bad = 0;
-    for (let i = 0; i < 32 * 32; i++) {
-      if (vv[i] !== 0) withData++;
-      if (vv[i] !== 0 && tif.data[i] !== vv[i]) bad++;
-    }
-    expect(withData).toBeGreaterThan(500);
-    expect(bad).toBe(0);
+    await expectFileVV(await r.arrayBuffer());
     expect((await fetchAt(TWO, `${EU}/api/v1/process`, json(s2Process))).status).toBe(200); // S2 stays in the primary
   });
 
@@ -171,5 +180,29 @@ function evaluatePixel(s) { return { vv: [s.VV], dataMask: [s.dataMask] }; }`,
     const features = ((await right.json()) as { features: { id: string }[] }).features;
     expect(features.map((f) => f.id)).toContain("S1A_IW_GRDH_1SDV_20180716T004042_20180716T004107_022812_02792A_FD5B");
     expect((await fetchAt(TWO, `${CREO}/api/v1/catalog/1.0.0/collections/sentinel-2-l2a`, get())).status).toBe(404);
+  });
+});
+
+describe("async requests keep the location that accepted them", () => {
+  it("an async S1 GRD request sent to creo is processed as creo: DONE with the file's pixels, its PU charged once", async () => {
+    const a = await newAccount();
+    const own = { ...json({ ...s1Process, output: { ...s1Process.output, delivery: { s3: { url: "s3://async-loc/out" } } } }) };
+    own.headers = { ...own.headers, authorization: `Bearer ${await tokenOf(a.client)}` };
+    const r = await fetchAt(TWO, `${CREO}/api/v1/async/process`, own);
+    expect(r.status, await r.clone().text()).toBe(200);
+    const { id } = (await r.json()) as { id: string };
+    // the queue consumer runs with the deployment's own env (LOCATION_ID "local", no LOCATIONS): only the location
+    // stored in the record makes creo's collection hosted there
+    const state = await vi.waitFor(async () => {
+      const s = (await asyncStub(env, id).snapshot()).state;
+      expect(["DONE", "FAILED"]).toContain(s);
+      return s;
+    }, { timeout: 60_000, interval: 250 });
+    const error = await env.BUCKETS.get(`async-loc/out/${id}/error.json`);
+    expect(state, error ? await error.text() : "").toBe("DONE");
+    await expectFileVV(await (await env.BUCKETS.get(`async-loc/out/${id}/default.tif`))!.arrayBuffer());
+    const spent = (await asyncStub(env, id).snapshot()).counters.processingUnits!;
+    expect(spent).toBeGreaterThan(0);
+    expect((await unitsUsage(env, a.account)).used).toBeCloseTo(spent, 9);
   });
 });

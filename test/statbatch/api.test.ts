@@ -11,6 +11,7 @@ import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import type { Env } from "../../src/env";
 import { authed, envelope, token } from "../helpers/auth";
 import { sampleFile } from "../helpers/seed";
+import { KEYS } from "../helpers/s3";
 import { createBody, putObject, sb, waitForStatus } from "./helpers";
 
 const BUCKET = "sb-api";
@@ -46,7 +47,7 @@ describe("create", () => {
     expect(t.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(t.domainAccountId).toBe(t.projectId);
     const req = t.request as { input: { features: { s3: Record<string, string> } }; output: { s3: Record<string, string> } };
-    expect(req.input.features.s3).toEqual({ url: `s3://${BUCKET}/fields.gpkg`, accessKey: "EOEDGETESTKEY" });
+    expect(req.input.features.s3).toEqual({ url: `s3://${BUCKET}/fields.gpkg`, accessKey: KEYS.key });
     expect(req.output.s3.secretAccessKey).toBeUndefined();
     expect(Date.parse(String(t.created))).toBeGreaterThan(Date.now() - 60_000);
   });

@@ -2,6 +2,10 @@
 import { env } from "cloudflare:workers";
 import { expect, vi } from "vitest";
 import { authed } from "../helpers/auth";
+import { KEYS } from "../helpers/s3";
+
+/** The deployment's own S3 keys (vitest.config.ts): a local bucket is reached with them or with none (src/buckets). */
+const S3_KEYS = { accessKey: KEYS.key, secretAccessKey: KEYS.secret };
 
 export const BASE_PATH = "/api/v1/statistics/batch";
 
@@ -29,10 +33,10 @@ export async function listKeys(bucket: string, prefix: string): Promise<string[]
 /** A create body: features in s3://`bucket`/`gpkg`, output under s3://`bucket`/out. */
 export function createBody(bucket: string, gpkg: string, aggregation: Record<string, unknown>, calculations?: unknown, output = `s3://${bucket}/out`) {
   return {
-    input: { features: { s3: { url: `s3://${bucket}/${gpkg}`, accessKey: "EOEDGETESTKEY", secretAccessKey: "eo-edge-test-secret" } }, data: [{ type: "sentinel-2-l2a" }] },
+    input: { features: { s3: { url: `s3://${bucket}/${gpkg}`, ...S3_KEYS } }, data: [{ type: "sentinel-2-l2a" }] },
     aggregation,
     ...(calculations === undefined ? {} : { calculations }),
-    output: { s3: { url: output, accessKey: "EOEDGETESTKEY", secretAccessKey: "eo-edge-test-secret" } },
+    output: { s3: { url: output, ...S3_KEYS } },
   };
 }
 

@@ -11,7 +11,7 @@ import { seedSamples } from "../helpers/seed";
 import { window } from "../helpers/raster";
 import { expectBand, references, statistics, type RefBand, type References } from "./helpers";
 import { ndviScl, statsBody } from "./requests";
-import type { StatisticalResponse } from "../../src/statistics/aggregate";
+import type { StatisticalResponse } from "../../src/stats/aggregate";
 
 let bearer: string;
 let refs: References;

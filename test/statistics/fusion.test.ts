@@ -8,7 +8,7 @@ import { token } from "../helpers/auth";
 import { CRS } from "../helpers/process";
 import { seedSamples } from "../helpers/seed";
 import { references, statistics, type RefGrid } from "./helpers";
-import type { StatisticalResponse } from "../../src/statistics/aggregate";
+import type { StatisticalResponse } from "../../src/stats/aggregate";
 
 let bearer: string;
 let grid: RefGrid;

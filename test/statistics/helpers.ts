@@ -2,7 +2,7 @@
 import { expect } from "vitest";
 import { authed } from "../helpers/auth";
 import { sampleFile } from "../helpers/seed";
-import type { BandStatisticsJson } from "../../src/statistics/reduce";
+import type { BandStatisticsJson } from "../../src/stats/reduce";
 
 type Num = number | "NaN";
 

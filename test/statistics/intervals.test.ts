@@ -1,7 +1,7 @@
 /** Aggregation intervals: ISO 8601 periods, calendar months, SKIP / SHORTEN / EXTEND, limits. */
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/http/errors";
-import { isoTime, MAX_INTERVALS, parsePeriod, splitIntervals } from "../../src/statistics/intervals";
+import { isoTime, MAX_INTERVALS, parsePeriod, splitIntervals } from "../../src/stats/intervals";
 
 const t = (s: string) => Date.parse(s);
 const show = (ivs: { from: number; to: number }[]) => ivs.map((i) => `${isoTime(i.from)}/${isoTime(i.to)}`);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { sampleFile } from "../helpers/seed";
 import { expectBand, references } from "./helpers";
-import { percentileLabel, reduceEvaluation } from "../../src/statistics/reduce";
+import { percentileLabel, reduceEvaluation } from "../../src/stats/reduce";
 import { binEdges, histogram, percentiles, summarize } from "../../src/raster/stats";
 import type { EvalResult, EvalSetup } from "../../src/raster/evalscript/types";
 

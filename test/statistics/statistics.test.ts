@@ -9,7 +9,7 @@ import { CRS } from "../helpers/process";
 import { seedSamples } from "../helpers/seed";
 import { expectBand, references, statistics, type RefEntry, type References } from "./helpers";
 import { ndviScl, RGB, statsBody } from "./requests";
-import type { StatisticalResponse } from "../../src/statistics/aggregate";
+import type { StatisticalResponse } from "../../src/stats/aggregate";
 
 let bearer: string;
 let refs: References;

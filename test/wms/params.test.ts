@@ -6,7 +6,7 @@ import { kvp, parseGetMap, parseTime } from "../../src/wms/params";
 import { WmsException } from "../../src/wms/exceptions";
 import { MERCATOR_HALF, tileBbox } from "../../src/wms/tiles";
 import { capabilitiesXml } from "../../src/wms/capabilities";
-import type { LayerInput } from "../../src/configuration/schema";
+import type { LayerInput } from "../../src/wms/configuration/schema";
 
 const q = (s: string) => kvp(new URL("http://x/ogc/wms/i?" + s));
 const BASE = "SERVICE=WMS&REQUEST=GetMap&VERSION=1.3.0&LAYERS=TC&WIDTH=64&HEIGHT=32&FORMAT=image/png";

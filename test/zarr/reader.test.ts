@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { resolveBucket } from "../../src/buckets";
 import { crsFromEpsg } from "../../src/raster/crs";
 import { openZarrSlice } from "../../src/raster/zarr/reader";
-import { objectZarrStore } from "../../src/zarr/store";
+import { objectZarrStore } from "../../src/storage/zarrstore";
 import { readerContract, readerRefs } from "../helpers/reader-contract";
 import { sampleFile } from "../helpers/seed";
 import { putZarrFixture } from "../helpers/zarr";

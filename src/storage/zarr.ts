@@ -8,9 +8,9 @@ import { resolveBucket } from "../buckets";
 import { parseCrs } from "../raster/crs";
 import type { RasterReader } from "../raster/reader";
 import { openZarrSlice } from "../raster/zarr/reader";
-import type { StacItem } from "../storage/items";
-import type { DataCollection } from "../pipeline/collections";
-import { objectZarrStore } from "./store";
+import type { StacItem } from "./items";
+import type { DataCollection } from "./registry";
+import { objectZarrStore } from "./zarrstore";
 
 /**
  * The reader of one band (array) at one time step.

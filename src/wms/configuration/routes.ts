@@ -2,15 +2,15 @@
  * Configuration API routes for WMS instances and their layers (bearer token; records scoped to the token's account:
  * another account's instance answers 404). Lists are plain JSON arrays, as Sentinel Hub's Configuration API.
  */
-import type { Env } from "../env";
-import { json, publicBaseUrl } from "../http/base";
-import { ApiError, badRequest, notFound } from "../http/errors";
-import { readJson, validate } from "../http/parse";
-import { accountOf, type Api, type AuthedRequest } from "../http/router";
+import type { Env } from "../../env";
+import { json, publicBaseUrl } from "../../http/base";
+import { ApiError, badRequest, notFound } from "../../http/errors";
+import { readJson, validate } from "../../http/parse";
+import { accountOf, type Api, type AuthedRequest } from "../../http/router";
 import { INSTANCES_PATH, renderInstance, renderLayer } from "./render";
 import { instanceSchema, layerSchema } from "./schema";
 import * as store from "./store";
-import { collectionForType } from "../pipeline/collections";
+import { collectionForType } from "../../pipeline/collections";
 import type { LayerInput } from "./schema";
 
 /**

@@ -3,7 +3,7 @@
  * another account's instance is indistinguishable from a missing one. `instanceById` (no account) serves the OGC
  * endpoints, where the instance id itself is the credential.
  */
-import type { Env } from "../env";
+import type { Env } from "../../env";
 import type { InstanceInput, LayerInput } from "./schema";
 
 /** A stored instance: its id, owner, JSON body (name, description, additionalData) and times (ISO 8601). */
