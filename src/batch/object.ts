@@ -34,21 +34,18 @@ export type TileWork = { run: false; reason: string } | { run: true; id: string;
 
 export class BatchTask extends TaskDurableObject<BatchState> {
   protected readonly machine = BATCH_MACHINE;
-  private readonly db: SqlStorage;
 
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    this.db = ctx.storage.sql;
-    for (const s of SCHEMA) this.db.exec(s);
+  protected override tables(): readonly string[] {
+    return SCHEMA;
   }
 
   private record(): TaskRecord | null {
-    const row = this.db.exec<{ record: string }>("SELECT record FROM batch_task WHERE k = 1").toArray()[0];
+    const row = this.sql.exec<{ record: string }>("SELECT record FROM batch_task WHERE k = 1").toArray()[0];
     return row ? (JSON.parse(row.record) as TaskRecord) : null;
   }
 
   private save(r: TaskRecord): void {
-    this.db.exec("INSERT INTO batch_task (k, record) VALUES (1, ?) ON CONFLICT(k) DO UPDATE SET record = excluded.record", JSON.stringify(r));
+    this.sql.exec("INSERT INTO batch_task (k, record) VALUES (1, ?) ON CONFLICT(k) DO UPDATE SET record = excluded.record", JSON.stringify(r));
   }
 
   private act(r: TaskRecord, action: UserAction): TaskRecord {
@@ -140,7 +137,7 @@ export class BatchTask extends TaskDurableObject<BatchState> {
   async analysisDone(tiles: BatchTile[], estimatePU: number): Promise<TaskView> {
     const r = this.record()!;
     if (r.tileCount === null) {
-      tiles.forEach((t, i) => this.db.exec("INSERT OR IGNORE INTO batch_tiles (name, idx, tile) VALUES (?, ?, ?)", t.name, i, JSON.stringify(t)));
+      tiles.forEach((t, i) => this.sql.exec("INSERT OR IGNORE INTO batch_tiles (name, idx, tile) VALUES (?, ?, ?)", t.name, i, JSON.stringify(t)));
       this.save({ ...r, tileCount: tiles.length, estimatePU });
     }
     if (this.snapshot().state === "ANALYSING") {
@@ -162,7 +159,7 @@ export class BatchTask extends TaskDurableObject<BatchState> {
   tileWork(name: string): TileWork {
     const { state } = this.snapshot();
     if (state !== "PROCESSING") return { run: false, reason: `task is ${state}` };
-    const row = this.db.exec<{ tile: string; status: string; existing: string | null }>("SELECT tile, status, existing FROM batch_tiles WHERE name = ?", name).toArray()[0];
+    const row = this.sql.exec<{ tile: string; status: string; existing: string | null }>("SELECT tile, status, existing FROM batch_tiles WHERE name = ?", name).toArray()[0];
     if (!row) return { run: false, reason: `no tile ${name}` };
     if (row.status !== "PENDING") return { run: false, reason: `tile ${name} is ${row.status}` };
     const r = this.record()!;
@@ -171,8 +168,8 @@ export class BatchTask extends TaskDurableObject<BatchState> {
 
   /** Records which outputs of a tile existed before its first write ("none", "some", "all"); the first record wins. */
   recordExisting(name: string, existing: string): string {
-    this.db.exec("UPDATE batch_tiles SET existing = COALESCE(existing, ?) WHERE name = ?", existing, name);
-    return this.db.exec<{ existing: string }>("SELECT existing FROM batch_tiles WHERE name = ?", name).one().existing;
+    this.sql.exec("UPDATE batch_tiles SET existing = COALESCE(existing, ?) WHERE name = ?", existing, name);
+    return this.sql.exec<{ existing: string }>("SELECT existing FROM batch_tiles WHERE name = ?", name).one().existing;
   }
 
   /** Tile `name` was written (or skipped): counted once, with the processing units it spent. */
@@ -182,14 +179,14 @@ export class BatchTask extends TaskDurableObject<BatchState> {
 
   /** Tile `name` failed for good: counted once, with its error. */
   async tileFailed(name: string, error: string): Promise<TaskView> {
-    this.db.exec("UPDATE batch_tiles SET error = ? WHERE name = ? AND status = 'PENDING'", error.slice(0, 1000), name);
+    this.sql.exec("UPDATE batch_tiles SET error = ? WHERE name = ? AND status = 'PENDING'", error.slice(0, 1000), name);
     return this.finishTile(name, "FAILED", { tilesFailed: 1 });
   }
 
   /** One failed attempt of tile `name`; after `max` attempts the tile fails (returns true). */
   async tileAttemptFailed(name: string, error: string, max: number): Promise<boolean> {
-    this.db.exec("UPDATE batch_tiles SET attempts = attempts + 1 WHERE name = ? AND status = 'PENDING'", name);
-    const row = this.db.exec<{ attempts: number }>("SELECT attempts FROM batch_tiles WHERE name = ?", name).toArray()[0];
+    this.sql.exec("UPDATE batch_tiles SET attempts = attempts + 1 WHERE name = ? AND status = 'PENDING'", name);
+    const row = this.sql.exec<{ attempts: number }>("SELECT attempts FROM batch_tiles WHERE name = ?", name).toArray()[0];
     if (!row || row.attempts < max) return false;
     await this.tileFailed(name, `${error} (after ${row.attempts} attempts)`);
     return true;
@@ -197,20 +194,20 @@ export class BatchTask extends TaskDurableObject<BatchState> {
 
   /** Per tile: name, status, attempts and error (for diagnostics and tests). */
   tiles(): { name: string; status: string; attempts: number; error: string | null }[] {
-    return this.db.exec<{ name: string; status: string; attempts: number; error: string | null }>("SELECT name, status, attempts, error FROM batch_tiles ORDER BY idx").toArray();
+    return this.sql.exec<{ name: string; status: string; attempts: number; error: string | null }>("SELECT name, status, attempts, error FROM batch_tiles ORDER BY idx").toArray();
   }
 
   private async finishTile(name: string, status: "DONE" | "FAILED", counters: Record<string, number>): Promise<TaskView> {
     const r = this.record()!;
     const s = this.snapshot();
     const finished = (s.counters.tilesDone ?? 0) + (s.counters.tilesFailed ?? 0) + 1;
-    const pending = this.db.exec("SELECT 1 FROM batch_tiles WHERE name = ? AND status = 'PENDING'", name).toArray().length > 0;
+    const pending = this.sql.exec("SELECT 1 FROM batch_tiles WHERE name = ? AND status = 'PENDING'", name).toArray().length > 0;
     if (pending && s.state === "PROCESSING") {
       const last = finished >= r.tileCount!;
       const allFailed = last && (s.counters.tilesFailed ?? 0) + (status === "FAILED" ? 1 : 0) === r.tileCount;
       const out = this.applyMessage(`tile:${name}`, { counters, to: last ? (allFailed ? "FAILED" : "DONE") : undefined });
       if (out.ok && out.value.applied) {
-        this.db.exec("UPDATE batch_tiles SET status = ? WHERE name = ?", status, name);
+        this.sql.exec("UPDATE batch_tiles SET status = ? WHERE name = ?", status, name);
         if (allFailed) this.save({ ...r, error: `All ${r.tileCount} tiles failed; first error: ${this.tiles().find((t) => t.error)?.error ?? status}` });
         if (last) await this.cancelTimeout();
         await this.charge(counters.pu ?? 0);
@@ -253,7 +250,7 @@ export class BatchTask extends TaskDurableObject<BatchState> {
   /** Sends every PENDING tile and re-arms the watchdog. */
   private async sendTiles(): Promise<void> {
     const id = this.record()!.id;
-    const names = this.db.exec<{ name: string }>("SELECT name FROM batch_tiles WHERE status = 'PENDING' ORDER BY idx").toArray().map((t) => t.name);
+    const names = this.sql.exec<{ name: string }>("SELECT name FROM batch_tiles WHERE status = 'PENDING' ORDER BY idx").toArray().map((t) => t.name);
     for (let i = 0; i < names.length; i += 100)
       await this.env.TASK_QUEUE.sendBatch(names.slice(i, i + 100).map((tile) => ({ body: { kind: TILE_KIND, task: id, tile } })));
     await this.scheduleTimeout(WATCHDOG_MS);

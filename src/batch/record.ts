@@ -6,7 +6,8 @@
 import type { BatchState } from "../tasks/machines";
 import type { BatchRequest } from "./schema";
 
-export type UserAction = "NONE" | "ANALYSE" | "START" | "STOP";
+export type { UserAction } from "../tasks/machines";
+import type { UserAction } from "../tasks/machines";
 export type StoppedReason = "OUT_OF_PU" | "USER_ACTION" | "UNHEALTHY";
 
 /** The stored fields of a task besides its state and counters. */

@@ -23,7 +23,8 @@ export const STALL_MS = 30 * 60_000;
 /** Rounds of re-enqueueing before a stalled task FAILS. */
 export const MAX_STALLS = 3;
 
-export type UserAction = "NONE" | "ANALYSE" | "START" | "STOP";
+export type { UserAction } from "../tasks/machines";
+import type { UserAction } from "../tasks/machines";
 export type StoppedReason = "USER_ACTION" | "OUT_OF_PU";
 /** What the caller must enqueue after an action: the analysis, the pending features, or nothing. */
 export type FollowUp = "analyse" | "features" | "none";
@@ -84,15 +85,16 @@ export type ActionResult = { ok: true; followUp: FollowUp } | { ok: false; messa
 
 export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchState> {
   protected readonly machine = STATISTICAL_BATCH_MACHINE;
-  private readonly db: SqlStorage;
+
+  protected override tables(): readonly string[] {
+    return SCHEMA;
+  }
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.db = ctx.storage.sql;
-    for (const statement of SCHEMA) this.db.exec(statement);
     // objects created before tasks recorded their location get the column (null = the consumer's own location)
-    if (!this.db.exec<{ name: string }>("PRAGMA table_info(sb_record)").toArray().some((c) => c.name === "location"))
-      this.db.exec("ALTER TABLE sb_record ADD COLUMN location TEXT");
+    if (!this.sql.exec<{ name: string }>("PRAGMA table_info(sb_record)").toArray().some((c) => c.name === "location"))
+      this.sql.exec("ALTER TABLE sb_record ADD COLUMN location TEXT");
   }
 
   /**
@@ -104,7 +106,7 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
     if (existing && existing.id !== id) throw new Error(`statistical batch object already holds task ${existing.id}`);
     if (existing) return;
     this.ctx.storage.transactionSync(() => {
-      this.db.exec(
+      this.sql.exec(
         "INSERT INTO sb_record (k, id, account, request, created, user_action, location, version) VALUES (1, ?, ?, ?, ?, 'NONE', ?, 0)",
         id, account, JSON.stringify(request), created, location ?? null,
       );
@@ -146,9 +148,9 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
     const proceed = this.ctx.storage.transactionSync(() => {
       if (this.snapshot().state !== "ANALYSING" || this.processed(messageId)) return false;
       this.applyMessage(messageId, {});
-      this.db.exec("DELETE FROM sb_features");
+      this.sql.exec("DELETE FROM sb_features");
       for (const f of features)
-        this.db.exec("INSERT INTO sb_features (fid, identifier, geometry, crs) VALUES (?, ?, ?, ?)", f.id, f.identifier ?? null, JSON.stringify(f.geometry), f.crs);
+        this.sql.exec("INSERT INTO sb_features (fid, identifier, geometry, crs) VALUES (?, ?, ?, ?)", f.id, f.identifier ?? null, JSON.stringify(f.geometry), f.crs);
       this.transitionTo("ANALYSIS_DONE");
       if (this.row()!.user_action !== "START") return false;
       this.transitionTo("PROCESSING");
@@ -163,7 +165,7 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
     const changed = this.ctx.storage.transactionSync(() => {
       const state = this.snapshot().state;
       if (state !== "ANALYSING" && state !== "PROCESSING") return false;
-      this.db.exec("UPDATE sb_record SET error = ? WHERE k = 1", error.slice(0, 2000));
+      this.sql.exec("UPDATE sb_record SET error = ? WHERE k = 1", error.slice(0, 2000));
       this.transitionTo("FAILED");
       return true;
     });
@@ -172,7 +174,7 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
 
   /** Ids of the features not yet finished, ascending, after `after` (at most `limit`). */
   pendingFeatures(after = Number.MIN_SAFE_INTEGER, limit = 1000): number[] {
-    return this.db
+    return this.sql
       .exec<{ fid: number }>("SELECT fid FROM sb_features WHERE status = 'pending' AND fid > ? ORDER BY fid LIMIT ?", after, limit)
       .toArray()
       .map((r) => r.fid);
@@ -181,7 +183,7 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
   /** What the consumer needs for feature `fid`; null when the task or the feature does not exist. */
   job(fid: number): FeatureJob | null {
     const r = this.row();
-    const f = this.db.exec<{ fid: number; identifier: string | null; geometry: string; crs: string; status: string }>("SELECT * FROM sb_features WHERE fid = ?", fid).toArray()[0];
+    const f = this.sql.exec<{ fid: number; identifier: string | null; geometry: string; crs: string; status: string }>("SELECT * FROM sb_features WHERE fid = ?", fid).toArray()[0];
     if (!r || !f) return null;
     const feature: BatchFeature = { id: f.fid, geometry: JSON.parse(f.geometry) as BatchFeature["geometry"], crs: f.crs, ...(f.identifier !== null ? { identifier: f.identifier } : {}) };
     return { taskId: r.id, account: r.account, ...(r.location ? { location: r.location } : {}), state: this.snapshot().state, request: JSON.parse(r.request) as BatchStatisticalRequest, feature, finished: f.status !== "pending" };
@@ -193,7 +195,7 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
    */
   async finishFeature(fid: number, failed: boolean, pu: number): Promise<boolean> {
     const applied = this.ctx.storage.transactionSync(() => {
-      const updated = this.db.exec("UPDATE sb_features SET status = ? WHERE fid = ? AND status = 'pending'", failed ? "failed" : "done", fid).rowsWritten;
+      const updated = this.sql.exec("UPDATE sb_features SET status = ? WHERE fid = ? AND status = 'pending'", failed ? "failed" : "done", fid).rowsWritten;
       if (updated === 0) return false;
       const out = this.applyMessage(`feature:${fid}`, { counters: { [failed ? "failed" : "done"]: 1, pu } });
       if (out.ok && out.value.applied) this.completeIfLast(out.value.snapshot);
@@ -217,7 +219,7 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
     if (!usedUp(usage) || this.snapshot().state !== "PROCESSING") return;
     this.ctx.storage.transactionSync(() => {
       this.transitionTo("STOPPED");
-      this.db.exec("UPDATE sb_record SET stopped_reason = 'OUT_OF_PU' WHERE k = 1");
+      this.sql.exec("UPDATE sb_record SET stopped_reason = 'OUT_OF_PU' WHERE k = 1");
     });
   }
 
@@ -241,7 +243,7 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
     const total = this.featureCount();
     const done = s.counters.done ?? 0, failed = s.counters.failed ?? 0;
     if (s.state !== "PROCESSING" || done + failed < total) return;
-    if (failed === total) this.db.exec("UPDATE sb_record SET error = ? WHERE k = 1", `All ${total} features failed; see the error of each in the output bucket.`);
+    if (failed === total) this.sql.exec("UPDATE sb_record SET error = ? WHERE k = 1", `All ${total} features failed; see the error of each in the output bucket.`);
     this.transitionTo(failed === 0 ? "DONE" : failed === total ? "FAILED" : "PARTIAL");
   }
 
@@ -263,7 +265,7 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
       followUp = "features";
     } else if (action === "START" && state === "ANALYSING" && r.user_action === "ANALYSE") followUp = "none";
     else return refuse();
-    this.db.exec(
+    this.sql.exec(
       "UPDATE sb_record SET user_action = ?, user_action_updated = ?, stopped_reason = ? WHERE k = 1",
       action, new Date().toISOString(), action === "STOP" ? "USER_ACTION" : null,
     );
@@ -273,15 +275,15 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
   private transitionTo(to: StatisticalBatchState): void {
     const r = this.transition(to);
     if (!r.ok) throw new Error(`statistical batch task: ${r.error.from} -> ${r.error.to} is not allowed`);
-    this.db.exec("UPDATE sb_record SET version = version + 1 WHERE k = 1");
+    this.sql.exec("UPDATE sb_record SET version = version + 1 WHERE k = 1");
   }
 
   private row(): RecordRow | undefined {
-    return this.db.exec<RecordRow>("SELECT * FROM sb_record WHERE k = 1").toArray()[0];
+    return this.sql.exec<RecordRow>("SELECT * FROM sb_record WHERE k = 1").toArray()[0];
   }
 
   private featureCount(): number {
-    return this.db.exec<{ n: number }>("SELECT count(*) AS n FROM sb_features").one().n;
+    return this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM sb_features").one().n;
   }
 
   /** Writes the state into the D1 listing (newer versions only, so late writes never go back in time) and arms the watchdog. */

@@ -10,6 +10,9 @@ export type BatchState = "CREATED" | "ANALYSING" | "ANALYSIS_DONE" | "PROCESSING
 export type StatisticalBatchState = BatchState | "PARTIAL";
 export type AsyncState = "RUNNING" | "DONE" | "FAILED";
 
+/** The last user action on a batch or statistical batch task (the tasks' `userAction` member). */
+export type UserAction = "NONE" | "ANALYSE" | "START" | "STOP";
+
 const BATCH_EDGES = {
   CREATED: ["ANALYSING"],
   ANALYSING: ["ANALYSIS_DONE", "FAILED", "STOPPED"],

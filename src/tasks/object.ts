@@ -55,12 +55,18 @@ function asResult<T>(f: () => T): TransitionResult<T> {
  */
 export abstract class TaskDurableObject<S extends string> extends DurableObject<Env> {
   protected abstract readonly machine: TaskMachine<S>;
-  private readonly sql: SqlStorage;
+  /** The object's SQLite storage; subclasses keep their own tables in it (see {@link tables}). */
+  protected readonly sql: SqlStorage;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    for (const statement of SCHEMA) this.sql.exec(statement);
+    for (const statement of [...SCHEMA, ...this.tables()]) this.sql.exec(statement);
+  }
+
+  /** The subclass's own `CREATE TABLE IF NOT EXISTS` statements, run at construction after the base tables. */
+  protected tables(): readonly string[] {
+    return [];
   }
 
   /** The task now (the machine's initial state, no counters, `updated` "" before anything was stored). */
