@@ -11,7 +11,6 @@
  * analysis, or the unfinished tiles once no tile has finished for that long, so a task survives lost messages and
  * a restarted server (alarms are durable; see scripts/batch-restart-check.mjs).
  */
-import type { Env } from "../env";
 import { TaskDurableObject, type TaskSnapshot } from "../tasks/object";
 import { BATCH_MACHINE, type BatchState } from "../tasks/machines";
 import { taskView, type TaskRecord, type TaskView, type UserAction } from "./record";
