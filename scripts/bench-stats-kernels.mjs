@@ -1,14 +1,17 @@
 // Statistical API reducer kernels alone (src/raster/stats reduceBand), no server, no evalscript: NDVI of the
 // 29RKH sample (B04, B08, 1098x1098, decoded with geotiff.js), mask = both bands non-zero (nodata 0).
 // Run: `npm run -s bench:stats-kernels` (tsx, so the TypeScript sources import directly). Not a test.
-// Prints the median time of N runs and Mpx/s (pixels of the sample matrix per second) for three calculations:
-// mean/stDev only; + 3 percentiles; + a 100-bin histogram.
+// Prints, for three calculations (mean/stDev only; + 3 percentiles; + a 100-bin histogram), the median and the
+// best time of N runs and the Mpx/s (pixels of the sample matrix per second) at each.
+// Before/after: STATS_DIRS=stats_old,stats (folders under src/raster, e.g. a copy of main's src/raster/stats)
+// times each in the same process, alternating run by run, so that a shared machine's load hits both alike.
 import { readFileSync } from "node:fs";
 import { fromArrayBuffer } from "geotiff";
-import { reduceBand, planarBand } from "../src/raster/stats/index.ts";
 
 const DIR = "data/sentinel-2-l2a/S2A_29RKH_20200219_0_L2A";
-const N = Number(process.env.BENCH_N ?? 15);
+const N = Number(process.env.BENCH_N ?? 31);
+const DIRS = (process.env.STATS_DIRS ?? "stats").split(",");
+const kernels = await Promise.all(DIRS.map((d) => import(`../src/raster/${d}/index.ts`)));
 
 async function band(name) {
   const buf = readFileSync(`${DIR}/${name}.tif`);
@@ -27,7 +30,6 @@ for (let i = 0; i < px; i++) {
   mask[i] = r !== 0 && n !== 0 ? 1 : 0;
   ndvi[i] = (n - r) / (n + r);
 }
-const view = planarBand(ndvi, px, 0);
 
 const CASES = {
   "mean/stDev": {},
@@ -35,17 +37,23 @@ const CASES = {
   "+ histogram 100 bins": { percentiles: [10, 50, 90], histogram: { nBins: 100 } },
 };
 
-console.log(`NDVI 29RKH ${Math.sqrt(px)}² (${(px / 1e6).toFixed(2)} Mpx), median of ${N} runs`);
+const rate = (ms) => `${(px / ms / 1e3).toFixed(1).padStart(6)} Mpx/s`;
+console.log(`NDVI 29RKH ${Math.sqrt(px)}² (${(px / 1e6).toFixed(2)} Mpx, ${mask.reduce((a, b) => a + b, 0)} valid), ${N} runs`);
 for (const [name, calc] of Object.entries(CASES)) {
-  const times = [];
-  let r;
+  const times = DIRS.map(() => []);
+  const last = [];
   for (let i = 0; i < N + 2; i++) {
-    const t0 = performance.now();
-    r = reduceBand(view, mask, calc);
-    if (i >= 2) times.push(performance.now() - t0);
+    kernels.forEach((k, m) => {
+      const t0 = performance.now();
+      last[m] = k.reduceBand(k.planarBand(ndvi, px, 0), mask, calc);
+      if (i >= 2) times[m].push(performance.now() - t0);
+    });
   }
-  times.sort((a, b) => a - b);
-  const ms = times[times.length >> 1];
-  const extra = r.percentiles ? ` p=${r.percentiles.map((v) => v.toFixed(4)).join(",")}` : "";
-  console.log(`${name.padEnd(22)} ${ms.toFixed(2).padStart(7)} ms  ${(px / ms / 1e3).toFixed(1).padStart(6)} Mpx/s  mean=${r.summary.mean.toFixed(6)}${extra}`);
+  DIRS.forEach((dir, m) => {
+    const t = times[m].sort((a, b) => a - b);
+    const [med, best] = [t[t.length >> 1], t[0]];
+    const p = last[m].percentiles ? ` p=${last[m].percentiles.map((v) => v.toFixed(4)).join(",")}` : "";
+    const label = `${name} [${dir}]`.padEnd(34);
+    console.log(`${label} median ${med.toFixed(2).padStart(6)} ms ${rate(med)}  best ${best.toFixed(2).padStart(6)} ms ${rate(best)}  mean=${last[m].summary.mean.toFixed(6)}${p}`);
+  });
 }
