@@ -7,7 +7,6 @@
  * <id> not found." (sentinelhub-py issue 133: a collection hosted on Mundi). EO Edge keeps that status and code
  * and names the location that hosts the collection and its URL in the message and in `errors`.
  */
-import { ApiError } from "../http/errors";
 import { findLocation, parseLocations, primaryLocation, type Location, type LocationEnv } from "./config";
 
 /** What a hosting check needs of a registry collection (src/storage/registry.ts DataCollection). */
@@ -25,23 +24,39 @@ export const hostOf = (env: LocationEnv, c: Hosted): string => c.location ?? pri
 export const hostedHere = (env: LocationEnv, c: Hosted): boolean => hostOf(env, c) === (env.LOCATION_ID || primaryLocation(env));
 
 /**
- * 404 COMMON_NOT_FOUND for collection `c` hosted in another location: the message names that location and the URL
- * to send the request to; `errors` is `{collection, location}` with the location record (spec 4.14) when configured.
+ * A collection hosted in another location, as a failure with kind `not-found` that the HTTP layer renders as
+ * 404 COMMON_NOT_FOUND (src/http/errors.ts recognises the kind by shape; this module imports no HTTP).
+ * `details` (the envelope's `errors`): one entry `{collection, location}` with the location record (spec 4.14).
  */
-export function elsewhere(env: LocationEnv, c: Hosted): ApiError {
+export class NotHostedError extends Error {
+  override readonly name = "NotHostedError";
+  readonly kind = "not-found";
+  constructor(
+    message: string,
+    readonly details: readonly [{ collection: string; location: Location | { id: string } }],
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The failure for collection `c` hosted in another location: the message names that location and the URL to send
+ * the request to (see NotHostedError).
+ */
+export function elsewhere(env: LocationEnv, c: Hosted): NotHostedError {
   const id = hostOf(env, c);
   const at: Location | undefined = findLocation(env, id);
   const here = env.LOCATION_ID || primaryLocation(env);
   const where = at
     ? `it is hosted in location '${id}': send the request to ${at.url} (GET ${at["@id"]} lists its endpoints).`
     : `it is hosted in location '${id}', which this deployment does not list (GET /api/v1/metadata/location).`;
-  return new ApiError(404, `Collection ${c.id} not found in location '${here}'; ${where}`, { collection: c.id, location: at ?? { id } });
+  return new NotHostedError(`Collection ${c.id} not found in location '${here}'; ${where}`, [{ collection: c.id, location: at ?? { id } }]);
 }
 
 /**
  * Throws for the first collection of `list` this deployment does not host (Processing, Statistical, Async and
  * Batch requests go through withSources, which calls this once the sources are resolved).
- * @throws ApiError 404 COMMON_NOT_FOUND from `elsewhere`.
+ * @throws NotHostedError (404 COMMON_NOT_FOUND) from `elsewhere`.
  */
 export function assertHosted(env: LocationEnv, list: Hosted[]): void {
   const away = list.find((c) => !hostedHere(env, c));

@@ -11,8 +11,7 @@
  * source has an acquisition in it. The sources are resolved once per request (withSources), not per interval.
  */
 import type { Env } from "../env";
-import { badRequest } from "../http/errors";
-import { EngineError, type EngineErrorKind } from "../raster/errors";
+import { EngineError, invalidArgument, type EngineErrorKind } from "../raster/errors";
 import { evaluatePlan, prepareEvalscript, type PreparedScript } from "../pipeline/pipeline";
 import { planRequest, withSources, withWindow, type Plan } from "../pipeline/plan";
 import { findScenes, sceneQueryFor } from "../pipeline/scenes";
@@ -146,7 +145,7 @@ export async function computeStatistics(env: Env, req: StatisticalRequest, accou
   const todo = await intervalsWithData(env, plan, intervals);
   const pixels = plan.grid.width * plan.grid.height;
   if (pixels * todo.length > MAX_TOTAL_PIXELS)
-    throw badRequest(
+    throw invalidArgument(
       `The request needs ${todo.length} intervals x ${pixels} px = ${pixels * todo.length} px; at most ${MAX_TOTAL_PIXELS} px per request are allowed. Use a coarser resx/resy, a smaller area, a longer aggregationInterval or a shorter timeRange.`,
     );
   const runs = await mapPool(todo, pixels <= 512 * 512 ? 4 : 1, (iv) => runInterval(env, script, req, plan, iv));

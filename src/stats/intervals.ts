@@ -8,7 +8,7 @@
  * P1M from Jan 31 gives Feb 28/29, Mar 31, Apr 30, ...): years and months first, the day clamped to the
  * month's length (as java.time's Period.addTo / LocalDate.plusMonths), then weeks and days.
  */
-import { badRequest } from "../http/errors";
+import { invalidArgument } from "../raster/errors";
 
 /** Most intervals one request may have. */
 export const MAX_INTERVALS = 1000;
@@ -38,7 +38,7 @@ export function parsePeriod(of: string): Period {
   const m = PERIOD.exec(of.trim().toUpperCase());
   const [y, mo, w, d] = (m?.slice(1) ?? []).map((v) => (v === undefined ? 0 : Number(v)));
   if (!m || of.trim().length < 3 || y! + mo! + w! + d! === 0)
-    throw badRequest(
+    throw invalidArgument(
       `aggregationInterval.of '${of}' is not a supported ISO 8601 period: use whole days, weeks, months or years, e.g. P1D, P5D, P10D, P1W, P1M, P1Y (intervals shorter than one day are not supported).`,
     );
   return { years: y!, months: mo!, days: w! * 7 + d! };
@@ -62,12 +62,12 @@ export function addPeriod(t: number, p: Period, k: number): number {
  * Splits [from, to] into intervals. Throws 400 when from > to or when there would be more than MAX_INTERVALS.
  */
 export function splitIntervals(from: number, to: number, of: string, behavior: LastIntervalBehavior = "SKIP"): Interval[] {
-  if (from > to) throw badRequest("aggregation.timeRange.from must not be after aggregation.timeRange.to.");
+  if (from > to) throw invalidArgument("aggregation.timeRange.from must not be after aggregation.timeRange.to.");
   const period = parsePeriod(of);
   const out: Interval[] = [];
   for (let k = 0, start = from; start < to; k++) {
     if (out.length === MAX_INTERVALS)
-      throw badRequest(
+      throw invalidArgument(
         `aggregation.timeRange split by ${of} gives more than ${MAX_INTERVALS} intervals; at most ${MAX_INTERVALS} are allowed. Use a longer aggregationInterval or a shorter timeRange.`,
       );
     const end = addPeriod(from, period, k + 1);

@@ -1,6 +1,6 @@
 /** Aggregation intervals: ISO 8601 periods, calendar months, SKIP / SHORTEN / EXTEND, limits. */
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../src/http/errors";
+import { EngineError } from "../../src/raster/errors";
 import { isoTime, MAX_INTERVALS, parsePeriod, splitIntervals } from "../../src/stats/intervals";
 
 const t = (s: string) => Date.parse(s);
@@ -11,7 +11,7 @@ describe("aggregation intervals", () => {
     expect(parsePeriod("P1D")).toEqual({ years: 0, months: 0, days: 1 });
     expect(parsePeriod("P2W")).toEqual({ years: 0, months: 0, days: 14 });
     expect(parsePeriod("P1Y2M10D")).toEqual({ years: 1, months: 2, days: 10 });
-    for (const bad of ["PT1H", "P0D", "P", "1D", "P1.5D", "monthly", "P1DT12H"]) expect(() => parsePeriod(bad), bad).toThrow(ApiError);
+    for (const bad of ["PT1H", "P0D", "P", "1D", "P1.5D", "monthly", "P1DT12H"]) expect(() => parsePeriod(bad), bad).toThrow(EngineError);
   });
 
   it("P5D over 12 days: SKIP drops, SHORTEN cuts, EXTEND keeps the last interval", () => {
