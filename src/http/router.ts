@@ -170,8 +170,18 @@ export class Api {
     return mw(request, env, ctx, () => this.run(i + 1, route, handler, request, env, ctx), route);
   }
 
-  /** Handles a request; always returns a Response (error envelope on failure). */
+  /**
+   * Handles a request; always returns a Response (error envelope on failure). HEAD is answered for every GET route
+   * as RFC 9110 (9.3.2) says: the GET's status and headers (e.g. a file's Content-Length), without the body.
+   */
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    if (request.method !== "HEAD") return this.handle(request, env, ctx);
+    const got = await this.handle(new Request(request, { method: "GET" }), env, ctx);
+    await got.body?.cancel();
+    return new Response(null, { status: got.status, statusText: got.statusText, headers: got.headers });
+  }
+
+  private async handle(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     let response: Response;
     let routed: AuthedRequest | undefined;
     try {

@@ -29,6 +29,14 @@ describe("tile files", () => {
     expect(new Uint8Array(await part.arrayBuffer())).toEqual(file.slice(100, 200));
     expect((await authed(`${C}/${c}/tiles/${tile}/files/t1/B02.tif`, {}, owner)).status).toBe(404);
   });
+
+  it("HEAD gives a file's size without its bytes; a missing file is 404", async () => {
+    const size = (await sampleFile(`${SRC}/B08.tif`)).byteLength;
+    const head = await authed(`${C}/${c}/tiles/${tile}/files/t1/B08.tif`, { method: "HEAD" }, owner);
+    expect([head.status, head.headers.get("content-length")]).toEqual([200, String(size)]);
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+    expect((await authed(`${C}/${c}/tiles/${tile}/files/t1/B02.tif`, { method: "HEAD" }, owner)).status).toBe(404);
+  });
 });
 
 describe("copyTiles", () => {
