@@ -82,6 +82,9 @@ export default defineConfig(async () => {
     test: {
       setupFiles: ["./test/helpers/apply-migrations.ts"],
       testTimeout: 30_000,
+      // Many tests wait on queues, alarms and python decoders rather than on the CPU: 4 workers finish the suite
+      // about 35% sooner than one per core on these 2-core machines (measured: 121 s -> 78 s on 5 folders).
+      maxWorkers: 4,
       hookTimeout: 60_000,
     },
   };
