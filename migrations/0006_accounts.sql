@@ -23,7 +23,9 @@ INSERT INTO plans (id, name, max_clients, policies, token_policies, pu_quota) VA
 
 -- Every account (the demo account too) starts on the generous enterprise plan; `policies`, `token_policies` and
 -- `pu_quota` override the plan's values for one account when not NULL (see README, "Accounts and rate limits").
-ALTER TABLE accounts ADD COLUMN plan TEXT NOT NULL DEFAULT 'enterprise' REFERENCES plans(id);
+-- No REFERENCES plans(id) here: SQLite refuses to add a REFERENCES column with a non-NULL default to a table
+-- that has rows (an existing local state); an unknown plan id fails loudly in src/accounts/plans.ts (accountLimits).
+ALTER TABLE accounts ADD COLUMN plan TEXT NOT NULL DEFAULT 'enterprise';
 ALTER TABLE accounts ADD COLUMN policies TEXT;
 ALTER TABLE accounts ADD COLUMN token_policies TEXT;
 ALTER TABLE accounts ADD COLUMN pu_quota REAL;
