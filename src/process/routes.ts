@@ -20,13 +20,19 @@ export async function processHandler(request: AuthedRequest, env: Env): Promise<
   const responses = req.output?.responses ?? DEFAULT_RESPONSES;
   const packing = negotiate(responses, request.headers.get("accept"));
   const area = planRequest(req.input, req.output);
+  const s0 = Date.now();
   const script = await prepareEvalscript(env, req.evalscript, accountOf(request));
+  const s1 = Date.now();
   const plan = await withSources({ env, account: script.account }, area, req.input.data, script.setup);
+  const s2 = Date.now();
   const evaluation = await evaluatePlan(env, script, plan, { convert: true });
-  await chargeUnits(env, accountOf(request), evaluation.processingUnits);
+  // the charge (a Durable Object call) runs while the output is encoded; the response waits for both
+  const charged = chargeUnits(env, accountOf(request), evaluation.processingUnits);
   const t0 = Date.now();
   const { body, contentType } = await renderResponses(evaluation.result, responses, packing, plan.grid);
-  const timings = { ...evaluation.timings, encode: Date.now() - t0 };
+  const t1 = Date.now();
+  await charged;
+  const timings = { script: s1 - s0, sources: s2 - s1, ...evaluation.timings, encode: t1 - t0, charge: Date.now() - t1 };
   return new Response(body, {
     headers: {
       "content-type": contentType,
