@@ -51,16 +51,19 @@ async function remove(request: AuthedRequest, env: Env): Promise<Response> {
   return new Response(null, { status: 204 });
 }
 
+/** OpenAPI metadata shared by the BYOC routes (src/openapi). */
+const BYOC = { tags: ["BYOC"] };
+
 /** Registers the BYOC collection and tile routes under both prefixes. */
 export function registerByoc(api: Api): void {
   for (const p of PREFIXES) {
     api
-      .on("POST", p, create)
-      .on("GET", p, list)
-      .on("GET", `${p}/:collectionId`, get)
-      .on("PUT", `${p}/:collectionId`, update)
-      .on("DELETE", `${p}/:collectionId`, remove)
-      .on("POST", `${p}/:collectionId/copyTiles`, copyTiles);
+      .on("POST", p, create, { ...BYOC, summary: "Create a BYOC collection", body: collectionBody })
+      .on("GET", p, list, { ...BYOC, summary: "List the account's BYOC collections (count, viewtoken, search)" })
+      .on("GET", `${p}/:collectionId`, get, { ...BYOC, summary: "Get a BYOC collection" })
+      .on("PUT", `${p}/:collectionId`, update, { ...BYOC, summary: "Update a BYOC collection", body: collectionBody })
+      .on("DELETE", `${p}/:collectionId`, remove, { ...BYOC, summary: "Delete a BYOC collection" })
+      .on("POST", `${p}/:collectionId/copyTiles`, copyTiles, { ...BYOC, summary: "Copy ingested tiles to another collection (toCollection)" });
     registerTileRoutes(api, p);
   }
 }

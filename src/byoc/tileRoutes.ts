@@ -124,22 +124,25 @@ export async function copyTiles(request: AuthedRequest, env: Env): Promise<Respo
   return new Response(null, { status: 204 });
 }
 
+/** OpenAPI metadata shared by the BYOC tile routes (src/openapi). */
+const TILES = { tags: ["BYOC"] };
+
 /** Registers the tile routes under collection prefix `p`. */
 export function registerTileRoutes(api: Api, p: string): void {
   const t = `${p}/:collectionId/tiles`;
   api
-    .on("POST", t, create)
-    .on("GET", t, list)
-    .on("GET", `${t}/:tileId`, get)
-    .on("PUT", `${t}/:tileId`, update)
-    .on("DELETE", `${t}/:tileId`, remove)
-    .on("POST", `${t}/:tileId/reingest`, reingest)
+    .on("POST", t, create, { ...TILES, summary: "Create a tile (its files are ingested on the queue)", body: tileBody })
+    .on("GET", t, list, { ...TILES, summary: "List a collection's tiles (count, viewtoken, sort, path, status)" })
+    .on("GET", `${t}/:tileId`, get, { ...TILES, summary: "Get a tile" })
+    .on("PUT", `${t}/:tileId`, update, { ...TILES, summary: "Update a tile", body: tileUpdateBody })
+    .on("DELETE", `${t}/:tileId`, remove, { ...TILES, summary: "Delete a tile" })
+    .on("POST", `${t}/:tileId/reingest`, reingest, { ...TILES, summary: "Ingest a tile again" })
     .on("GET", `${t}/:tileId/files`, async (request, env) => {
       const { c, t } = await ownTile(request, env);
       return listFiles(env, c, t);
-    })
+    }, { ...TILES, summary: "List a tile's files" })
     .on("GET", `${t}/:tileId/files/:file+`, async (request, env) => {
       const { c, t } = await ownTile(request, env);
       return getFile(request, env, c, t);
-    });
+    }, { ...TILES, summary: "A tile file's bytes (Range supported; HEAD gives its size)", responseType: "application/octet-stream" });
 }
