@@ -3,11 +3,10 @@
  * `BatchV2ProcessTask`): id, request, status, userAction, times, completionPercentage, costPU,
  * stoppedStatusReason, error; domainAccountId / projectId / workspaceId are the owning account.
  */
-import type { BatchState } from "../tasks/machines";
+import type { BatchState, UserAction } from "../tasks/machines";
 import type { BatchRequest } from "./schema";
 
 export type { UserAction } from "../tasks/machines";
-import type { UserAction } from "../tasks/machines";
 export type StoppedReason = "OUT_OF_PU" | "USER_ACTION" | "UNHEALTHY";
 
 /** The stored fields of a task besides its state and counters. */

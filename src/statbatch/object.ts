@@ -9,9 +9,8 @@
  * feature is counted the task moves to DONE (none failed), PARTIAL (some failed) or FAILED (all failed).
  * Every state change is mirrored into D1 (./listing.ts) for the account's task list.
  */
-import type { Env } from "../env";
 import { TaskDurableObject, type TaskSnapshot } from "../tasks/object";
-import { STATISTICAL_BATCH_MACHINE, type StatisticalBatchState } from "../tasks/machines";
+import { STATISTICAL_BATCH_MACHINE, type StatisticalBatchState, type UserAction } from "../tasks/machines";
 import { mirrorStatus } from "./listing";
 import type { BatchStatisticalRequest } from "./schema";
 import type { BatchFeature } from "./features";
@@ -24,7 +23,6 @@ export const STALL_MS = 30 * 60_000;
 export const MAX_STALLS = 3;
 
 export type { UserAction } from "../tasks/machines";
-import type { UserAction } from "../tasks/machines";
 export type StoppedReason = "USER_ACTION" | "OUT_OF_PU";
 /** What the caller must enqueue after an action: the analysis, the pending features, or nothing. */
 export type FollowUp = "analyse" | "features" | "none";
@@ -75,7 +73,8 @@ interface RecordRow extends Record<string, SqlStorageValue> {
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS sb_record (k INTEGER PRIMARY KEY CHECK (k = 1), id TEXT NOT NULL, account TEXT NOT NULL, request TEXT NOT NULL,
-     created TEXT NOT NULL, user_action TEXT NOT NULL, user_action_updated TEXT, error TEXT, stopped_reason TEXT, version INTEGER NOT NULL)`,
+     created TEXT NOT NULL, user_action TEXT NOT NULL, user_action_updated TEXT, error TEXT, stopped_reason TEXT, location TEXT,
+     version INTEGER NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS sb_features (fid INTEGER PRIMARY KEY, identifier TEXT, geometry TEXT NOT NULL, crs TEXT NOT NULL,
      status TEXT NOT NULL DEFAULT 'pending')`,
 ];
@@ -88,13 +87,6 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
 
   protected override tables(): readonly string[] {
     return SCHEMA;
-  }
-
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    // objects created before tasks recorded their location get the column (null = the consumer's own location)
-    if (!this.sql.exec<{ name: string }>("PRAGMA table_info(sb_record)").toArray().some((c) => c.name === "location"))
-      this.sql.exec("ALTER TABLE sb_record ADD COLUMN location TEXT");
   }
 
   /**
