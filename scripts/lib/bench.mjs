@@ -2,7 +2,8 @@
 // percentiles and number formatting, Server-Timing parsing, a scratch wrangler state seeded like `npm start`,
 // a `wrangler dev` server on it, a demo-client token and the workerd peak memory.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { createConnection } from "node:net";
 
 /** Environment for every child process: the caller's, with wrangler's usage metrics off. */
 export const env = { ...process.env, WRANGLER_SEND_METRICS: "false" };
@@ -69,34 +70,79 @@ export function groupStopper(child) {
   };
 }
 
+/** Resolves true when nothing accepts TCP connections on 127.0.0.1:port. */
+export function portFree(port) {
+  return new Promise((done) => {
+    const socket = createConnection({ host: "127.0.0.1", port: Number(port) });
+    socket.once("connect", () => (socket.destroy(), done(false)));
+    socket.once("error", () => done(true));
+  });
+}
+
+/** Process groups of the servers started here and not yet stopped: killed if this process ends or is interrupted. */
+const liveGroups = new Set();
+const killLive = () => {
+  for (const pgid of liveGroups) {
+    try {
+      process.kill(-pgid, "SIGKILL");
+    } catch {
+      /* already gone */
+    }
+  }
+};
+let reaperInstalled = false;
+/** Makes sure no server outlives this process (a Ctrl-C does not reach a detached group; it would keep its port). */
+function installReaper() {
+  if (reaperInstalled) return;
+  reaperInstalled = true;
+  process.on("exit", killLive);
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) process.once(sig, () => (killLive(), process.exit(130)));
+}
+
 /**
  * Starts `wrangler dev` on 127.0.0.1:port with the state in stateDir, in its own process group, and waits until it
  * answers. `args`: more wrangler dev arguments (e.g. `["--var", "RATE_LIMITS:off"]`, `["--config", file]`).
- * Returns { base: "http://127.0.0.1:<port>", pgid, stop() }: pgid is that process group (for workerdPeakMiB);
- * stop() interrupts the whole group (SIGINT, SIGKILL after 10 s) and resolves once no process of it is left, so the
- * port is free for the next server.
- * Throws (after stopping it) when the server does not come up.
+ * Returns { base: "http://127.0.0.1:<port>", pgid, readyMs (spawn to first answer), stop() }: pgid is that process
+ * group (for workerdPeakMiB); stop() interrupts the whole group (SIGINT, SIGKILL after 10 s) and resolves once no
+ * process of it is left, so the port is free for the next server. The group is also killed when this process exits.
+ * Throws (after stopping it) when the port is already taken (another server would answer in its place: with another
+ * state its token endpoint rejects our demo client, which once surfaced as a 401 "signature or format not accepted"
+ * on the first API call) or when the server does not come up.
  */
 export async function startServer({ stateDir, port, args = [] }) {
   const base = `http://127.0.0.1:${port}`;
+  if (!(await portFree(port)))
+    throw new Error(`port ${port} is already in use (a wrangler dev left over from an interrupted run, or someone else's server): stop it or pick another port (BENCH_PORT, BENCH_STATS_PORT, ...)`);
+  installReaper();
+  const t0 = performance.now();
   const dev = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--log-level", "error", ...args], {
     stdio: ["ignore", "ignore", "inherit"],
     env,
     detached: true,
   });
+  liveGroups.add(dev.pid);
   let exited = false;
   dev.on("exit", () => (exited = true));
-  const stop = groupStopper(dev);
+  const stopGroup = groupStopper(dev);
+  const stop = async () => {
+    await stopGroup();
+    liveGroups.delete(dev.pid);
+  };
   try {
     await waitReady(base, () => !exited);
+    if (exited) throw new Error(`wrangler dev on port ${port} exited`);
   } catch (e) {
     await stop();
     throw e;
   }
-  return { base, pgid: dev.pid, stop };
+  return { base, pgid: dev.pid, readyMs: performance.now() - t0, stop };
 }
 
-/** Access token (client credentials) for the demo client in clientFile (the demo-client.json the seed writes). */
+/**
+ * Access token (client credentials) for the demo client in clientFile (the demo-client.json the seed writes), checked
+ * with {@link checkToken}. Throws an Error with the token endpoint's answer when it issues no token (a 401
+ * invalid_client means the server at base does not hold that state's client).
+ */
 export async function getToken(base, clientFile) {
   const c = JSON.parse(readFileSync(clientFile, "utf8"));
   const r = await fetch(`${base}/auth/realms/main/protocol/openid-connect/token`, {
@@ -104,7 +150,26 @@ export async function getToken(base, clientFile) {
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({ grant_type: "client_credentials", ...c }),
   });
-  return (await r.json()).access_token;
+  const text = await r.text();
+  const token = r.status === 200 ? JSON.parse(text).access_token : undefined;
+  if (typeof token !== "string") throw new Error(`token request to ${base} for client ${c.client_id} (${clientFile}): ${r.status} ${text.slice(0, 300)}`);
+  await checkToken(base, token);
+  return token;
+}
+
+/**
+ * Checks that the server at base accepts its own fresh token before a bench relies on it: the token's `kid` is in the
+ * server's JWKS (one signing key for the token endpoint and the verification) and an authenticated GET
+ * (/api/v1/metadata/location) answers 200. Throws an Error naming the kid, the JWKS kids and the answer otherwise.
+ */
+export async function checkToken(base, token) {
+  const kid = JSON.parse(Buffer.from(token.split(".")[0], "base64url").toString("utf8")).kid;
+  const jwks = await (await fetch(`${base}/auth/realms/main/protocol/openid-connect/certs`)).json();
+  const kids = (jwks.keys ?? []).map((k) => k.kid);
+  const r = await fetch(`${base}/api/v1/metadata/location`, { headers: { authorization: `Bearer ${token}` } });
+  const text = await r.text();
+  if (!kids.includes(kid) || r.status !== 200)
+    throw new Error(`${base} does not accept its own token: kid ${kid}, JWKS kids [${kids.join(", ")}], GET /api/v1/metadata/location ${r.status} ${text.slice(0, 200)}`);
 }
 
 /**
@@ -120,22 +185,48 @@ export async function call(base, token, method, path, body, expect) {
   return { status: r.status, json: text ? JSON.parse(text) : undefined };
 }
 
-/** Peak resident memory (VmHWM, MiB) of the workerd processes in process group pgid (a startServer's); 0 when none. */
-export function workerdPeakMiB(pgid) {
-  let peak = 0;
+/**
+ * Resident memory (MiB) of the workerd processes in process group pgid (a startServer's), the largest over them:
+ * `field` "VmHWM" (peak since start, the default) or "VmRSS" (now); 0 when none.
+ */
+export function workerdMiB(pgid, field = "VmHWM") {
+  let most = 0;
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
       // /proc/<pid>/stat is "pid (comm) state ppid pgrp ..."; comm may hold spaces, so fields start after the last ")".
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const close = stat.lastIndexOf(")");
       if (!stat.slice(0, close).includes("workerd") || Number(stat.slice(close + 2).split(" ")[2]) !== pgid) continue;
-      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-      if (m) peak = Math.max(peak, Number(m[1]) / 1024);
+      const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      if (m) most = Math.max(most, Number(m[1]) / 1024);
     } catch {
       /* process ended */
     }
   }
-  return peak;
+  return most;
+}
+
+/** Peak resident memory (VmHWM, MiB) of the workerd processes in process group pgid; 0 when none. */
+export const workerdPeakMiB = (pgid) => workerdMiB(pgid, "VmHWM");
+
+/**
+ * One row of the closing summary of `npm run bench`: prints nothing, appends
+ * `{figure, value, target, met}` as a JSON line to the file $BENCH_SUMMARY when set (scripts/bench.mjs sets it for
+ * its sections; a section run alone skips it). value and target are display strings; met is true, false or null
+ * (not measured, e.g. a failed baseline).
+ */
+export function summaryRow(figure, value, target, met) {
+  const row = { figure, value, target, met };
+  if (process.env.BENCH_SUMMARY) appendFileSync(process.env.BENCH_SUMMARY, JSON.stringify(row) + "\n");
+  return row;
+}
+
+/** Prints the rows summaryRow appended to file as a table `figure | value | target | met?`; nothing when absent. */
+export function printSummary(file) {
+  if (!existsSync(file)) return;
+  const rows = readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  console.log("\nSummary (every target of issue 15 measured in this run)\nfigure | value | target | met?");
+  for (const r of rows) console.log(`${r.figure} | ${r.value} | ${r.target} | ${r.met === null ? "-" : r.met ? "yes" : "NO"}`);
 }
 
 /** The 29RKH benchmark area (EPSG:4326 bbox, degrees) and its one Sentinel-2 date. */

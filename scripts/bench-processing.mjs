@@ -1,0 +1,151 @@
+// `npm run bench` section `processing` (BENCH_ONLY=processing; alone: `npx node scripts/bench-processing.mjs`):
+// Processing API latency, evalscript throughput, concurrency and worker memory against in-process GDAL baselines
+// measured in the same run (scripts/bench_gdal.py). Starts wrangler dev (port BENCH_PORT, default 8798) on a scratch
+// state (.state-bench, seeded like `npm start`), then in order:
+//  1. the first Process request after start (NDVI 512x512 PNG, cold caches) with its Server-Timing;
+//  2. warm NDVI and true colour 512x512 PNG (1 cold + N warm each): the small-request p50 "before";
+//  3. NDVI 512x512 PNG from 1 client and from 8 concurrent clients (CONC_TOTAL requests each way): requests/s;
+//  4. 1024x1024 NDVI and true colour, UINT8 PNG and FLOAT32 GeoTIFF: eval stage Mpx/s, the FLOAT32 GeoTIFF's encode stage;
+//  5. GDAL: NDVI 512x512 PNG and NDVI 1024x1024 FLOAT32 GeoTIFF (gdal.Warp + numpy + GTiff DEFLATE in /vsimem);
+//  6. HEAVY_N 2500x2500 FLOAT32 GeoTIFF requests, then the small requests again and workerd's RSS (does memory return?).
+// Figures: wall time over HTTP on 127.0.0.1 (p50 of N warm runs, nearest rank); Server-Timing stages per request.
+import { execFileSync } from "node:child_process";
+import { join, resolve } from "node:path";
+import { NDVI_SCRIPT, RKH_BBOX, fmt, getToken, metric, pct, prepareState, processBody, scenario, startServer, summaryRow, timed, workerdMiB } from "./lib/bench.mjs";
+
+const N = Number(process.env.BENCH_N ?? 30);
+const HEAVY_N = Number(process.env.BENCH_HEAVY_N ?? N);
+const CONC_TOTAL = Number(process.env.BENCH_CONC_TOTAL ?? Math.max(16, 2 * N));
+const PORT = process.env.BENCH_PORT ?? "8798";
+const STATE = resolve(".state-bench");
+
+const TRUE_COLOR = `//VERSION=3
+function setup(){return {input:["B02","B03","B04","dataMask"],output:{bands:4}}}
+function evaluatePixel(s){return [2.5*s.B04,2.5*s.B03,2.5*s.B02,s.dataMask]}`;
+const TRUE_COLOR_F32 = `//VERSION=3
+function setup(){return {input:["B02","B03","B04"],output:{bands:3,sampleType:"FLOAT32"}}}
+function evaluatePixel(s){return [2.5*s.B04,2.5*s.B03,2.5*s.B02]}`;
+const FLOAT_SCRIPT = `//VERSION=3
+function setup(){return {input:["B04","B08"],output:{bands:1,sampleType:"FLOAT32"}}}
+function evaluatePixel(s){return [(s.B08-s.B04)/(s.B08+s.B04)]}`;
+const NDVI512 = processBody(NDVI_SCRIPT, 512, 512, "image/png");
+const NDVI1024F = processBody(FLOAT_SCRIPT, 1024, 1024, "image/tiff");
+const THROUGHPUT = [
+  ["NDVI UINT8 PNG 1024x1024", processBody(NDVI_SCRIPT, 1024, 1024, "image/png")],
+  ["true colour UINT8 PNG 1024x1024", processBody(TRUE_COLOR, 1024, 1024, "image/png")],
+  ["NDVI FLOAT32 GeoTIFF 1024x1024", NDVI1024F],
+  ["true colour FLOAT32 GeoTIFF 1024x1024", processBody(TRUE_COLOR_F32, 1024, 1024, "image/tiff")],
+];
+
+/** p50 (ms) of the Server-Timing stage `name` over a scenario's warm runs; NaN when the stage is never reported. */
+const stageP50 = (result, name) => {
+  const xs = result.runs.map((r) => metric(r.timing, name)).filter(Number.isFinite);
+  return xs.length ? pct(xs, 50) : NaN;
+};
+
+/** Mpx/s of `px` pixels in `ms` milliseconds. */
+const mpxs = (px, ms) => px / 1e6 / (ms / 1000);
+
+/** GDAL's figures for MODE ("png" 512x512 or "tiff" 1024x1024), N warm runs; null (with a notice) without python3-gdal. */
+function gdalBaseline(mode) {
+  try {
+    return JSON.parse(execFileSync("/usr/bin/python3", ["scripts/bench_gdal.py", RKH_BBOX.join(","), String(N), mode], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }));
+  } catch (e) {
+    console.log(`notice: GDAL baseline ${mode} failed or python3-gdal missing (apt-get install gdal-bin python3-gdal): ${e.message.split("\n")[0]}`);
+    return null;
+  }
+}
+
+/** Requests/s of `total` requests of body, from `clients` concurrent clients pulling from one counter. */
+async function throughput(base, token, body, clients, total) {
+  let started = 0;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (started++ < total) await timed(base, token, body);
+  }));
+  return total / ((performance.now() - t0) / 1000);
+}
+
+/** A ratio row: ours / GDAL p50 with both figures; met when at most `max`. */
+function ratioRow(figure, ours, gdal, max) {
+  const ratio = gdal ? ours.p50 / gdal.p50_ms : NaN;
+  console.log(`${figure}: ours p50 ${fmt(ours.p50)} ms, GDAL p50 ${fmt(gdal?.p50_ms)} ms, ratio ${fmt(ratio, 2)} (target <= ${max})`);
+  summaryRow(figure, `${fmt(ratio, 2)} (${fmt(ours.p50)} / ${fmt(gdal?.p50_ms)} ms)`, `<= ${max}`, gdal ? ratio <= max : null);
+}
+
+const printRows = (title, rows) => {
+  console.log(`\n${title}\nscenario | first ms | p50 ms | p95 ms | bytes | Server-Timing of the last run`);
+  for (const r of rows) console.log(`${r.name} | ${fmt(r.first)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${r.bytes} | ${r.runs.at(-1)?.timing ?? ""}`);
+};
+
+/** Steps 1-3: the cold request, the small warm requests and the concurrency figures. */
+async function small(server, token) {
+  const cold = await timed(server.base, token, NDVI512);
+  console.log(`\nserver ready ${fmt(server.readyMs / 1000, 1)} s after spawn; first Process request (NDVI PNG 512x512, cold caches): ${fmt(cold.ms)} ms; Server-Timing: ${cold.timing}`);
+  summaryRow("first Process request after start (NDVI 512 PNG, cold)", `${fmt(cold.ms)} ms`, "<= 150 ms", cold.ms <= 150);
+  const rows = [await scenario(server.base, token, N, "NDVI PNG 512x512 EPSG:4326 (29RKH)", NDVI512), await scenario(server.base, token, N, "true colour PNG 512x512", processBody(TRUE_COLOR, 512, 512, "image/png"))];
+  printRows(`Small requests (N=${N} warm runs each)`, rows);
+  const one = await throughput(server.base, token, NDVI512, 1, CONC_TOTAL);
+  const eight = await throughput(server.base, token, NDVI512, 8, CONC_TOTAL);
+  console.log(`NDVI PNG 512x512, ${CONC_TOTAL} requests: 1 client ${fmt(one)} req/s, 8 concurrent clients ${fmt(eight)} req/s, ratio ${fmt(eight / one, 2)} (target >= 1.6)`);
+  summaryRow("8 concurrent clients / 1, NDVI 512 PNG req/s", `${fmt(eight / one, 2)} (${fmt(eight)} / ${fmt(one)} req/s)`, ">= 1.6", eight / one >= 1.6);
+  return rows[0];
+}
+
+/** Step 4: evalscript throughput (eval stage) at 1024x1024 and the FLOAT32 GeoTIFF encode stage. */
+async function large(server, token) {
+  const rows = [];
+  for (const [name, body] of THROUGHPUT) rows.push(await scenario(server.base, token, N, name, body));
+  printRows(`1024x1024 requests (N=${N} warm runs each)`, rows);
+  console.log("evalscript throughput (p50 of the eval stage, 1.048576 Mpx):");
+  for (const r of rows) {
+    const ev = stageP50(r, "eval");
+    console.log(`  ${r.name}: eval ${fmt(ev)} ms = ${fmt(mpxs(1048576, ev))} Mpx/s`);
+    summaryRow(`evalscript Mpx/s, ${r.name}`, fmt(mpxs(1048576, ev)), ">= 100", mpxs(1048576, ev) >= 100);
+  }
+  const enc = stageP50(rows[2], "encode");
+  console.log(`GeoTIFF encode of 1 Mpx FLOAT32 (encode stage p50 of the NDVI FLOAT32 GeoTIFF 1024x1024): ${fmt(enc)} ms (target <= 30)`);
+  summaryRow("GeoTIFF encode, 1 Mpx FLOAT32 (encode stage)", `${fmt(enc)} ms`, "<= 30 ms", enc <= 30);
+  return rows[2];
+}
+
+/** Step 6: heavy requests, then the small ones again; memory before and after. */
+async function afterHeavy(server, token, before512, before1024, gdal1024) {
+  const rssBefore = workerdMiB(server.pgid, "VmRSS");
+  const heavy = await scenario(server.base, token, HEAVY_N, "NDVI FLOAT32 GeoTIFF 2500x2500", processBody(FLOAT_SCRIPT, 2500, 2500, "image/tiff"));
+  const [peak, rssHeavy] = [workerdMiB(server.pgid, "VmHWM"), workerdMiB(server.pgid, "VmRSS")];
+  const after512 = await scenario(server.base, token, N, "NDVI PNG 512x512 after the heavy requests", NDVI512);
+  const after1024 = await scenario(server.base, token, N, "NDVI FLOAT32 GeoTIFF 1024x1024 after the heavy requests", NDVI1024F);
+  const rssAfter = workerdMiB(server.pgid, "VmRSS");
+  printRows(`Heavy requests (${HEAVY_N} warm) and the small ones after them (N=${N})`, [heavy, after512, after1024]);
+  console.log(`evalscript throughput 2500x2500 NDVI FLOAT32 (eval p50 ${fmt(stageP50(heavy, "eval"))} ms): ${fmt(mpxs(6.25e6, stageP50(heavy, "eval")))} Mpx/s`);
+  const slow512 = after512.p50 / before512.p50;
+  const slow1024 = after1024.p50 / before1024.p50;
+  console.log(`p50 after / before the heavy requests: NDVI PNG 512 ${fmt(after512.p50)} / ${fmt(before512.p50)} ms = ${fmt(slow512, 2)}; NDVI FLOAT32 1024 ${fmt(after1024.p50)} / ${fmt(before1024.p50)} ms = ${fmt(slow1024, 2)}`);
+  if (gdal1024) console.log(`ratio ours/GDAL NDVI FLOAT32 GeoTIFF 1024 after the heavy requests: ${fmt(after1024.p50 / gdal1024.p50_ms, 2)}`);
+  console.log(`workerd RSS: ${fmt(rssBefore)} MiB before the heavy requests, ${fmt(rssHeavy)} MiB right after them (peak VmHWM ${fmt(peak)} MiB), ${fmt(rssAfter)} MiB after the ${2 * N + 2} small requests that followed`);
+  const worst = Math.max(slow512, slow1024);
+  summaryRow("small requests after heavy ones, p50 after / before (512 PNG; 1024 FLOAT32)", `${fmt(slow512, 2)}; ${fmt(slow1024, 2)}`, "<= 1.1 (no slowdown)", worst <= 1.1);
+  summaryRow("workerd RSS after the heavy requests (memory returns?)", `${fmt(rssAfter)} MiB (before ${fmt(rssBefore)}, peak ${fmt(peak)})`, `<= 1.5 x before`, rssAfter <= 1.5 * rssBefore);
+}
+
+async function main() {
+  prepareState(STATE);
+  const server = await startServer({ stateDir: STATE, port: PORT });
+  try {
+    const token = await getToken(server.base, join(STATE, "demo-client.json"));
+    const before512 = await small(server, token);
+    const before1024 = await large(server, token);
+    const [gdal512, gdal1024] = [gdalBaseline("png"), gdalBaseline("tiff")];
+    if (gdal512) console.log(`\nGDAL in-process NDVI PNG 512x512: first ${fmt(gdal512.first_ms)} ms, p50 ${fmt(gdal512.p50_ms)} ms, p95 ${fmt(gdal512.p95_ms)} ms, ${gdal512.bytes} bytes`);
+    if (gdal1024) console.log(`GDAL in-process NDVI FLOAT32 GeoTIFF 1024x1024 (DEFLATE level 1): first ${fmt(gdal1024.first_ms)} ms, p50 ${fmt(gdal1024.p50_ms)} ms, p95 ${fmt(gdal1024.p95_ms)} ms, ${gdal1024.bytes} bytes`);
+    ratioRow("NDVI 512 PNG warm p50, ours / GDAL", before512, gdal512, 0.6);
+    ratioRow("NDVI 1024 FLOAT32 GeoTIFF warm p50, ours / GDAL", before1024, gdal1024, 0.8);
+    await afterHeavy(server, token, before512, before1024, gdal1024);
+  } finally {
+    await server.stop();
+  }
+}
+
+await main();
+process.exit(0);
