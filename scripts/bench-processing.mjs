@@ -2,7 +2,8 @@
 // Processing API latency, evalscript throughput, concurrency and worker memory against in-process GDAL baselines
 // measured in the same run (scripts/bench_gdal.py). Starts wrangler dev (port BENCH_PORT, default 8798) on a scratch
 // state (.state-bench, seeded like `npm start`), then in order:
-//  1. the first Process request after start (NDVI 512x512 PNG, cold caches) with its Server-Timing;
+//  1. the first requests after start: the token (with its check) and the first Process request (NDVI 512x512 PNG,
+//     cold caches: script, sandbox, scene search, COG headers) with its Server-Timing;
 //  2. warm NDVI and true colour 512x512 PNG (1 cold + N warm each): the small-request p50 "before";
 //  3. NDVI 512x512 PNG from 1 client and from 8 concurrent clients (CONC_TOTAL requests each way): requests/s;
 //  4. 1024x1024 NDVI and true colour, UINT8 PNG and FLOAT32 GeoTIFF: eval stage Mpx/s, the FLOAT32 GeoTIFF's encode stage;
@@ -81,7 +82,7 @@ const printRows = (title, rows) => {
 /** Steps 1-3: the cold request, the small warm requests and the concurrency figures. */
 async function small(server, token) {
   const cold = await timed(server.base, token, NDVI512);
-  console.log(`\nserver ready ${fmt(server.readyMs / 1000, 1)} s after spawn; first Process request (NDVI PNG 512x512, cold caches): ${fmt(cold.ms)} ms; Server-Timing: ${cold.timing}`);
+  console.log(`server ready ${fmt(server.readyMs / 1000, 1)} s after spawn; first Process request (NDVI PNG 512x512, cold caches): ${fmt(cold.ms)} ms; Server-Timing: ${cold.timing}`);
   summaryRow("first Process request after start (NDVI 512 PNG, cold)", `${fmt(cold.ms)} ms`, "<= 150 ms", cold.ms <= 150);
   const rows = [await scenario(server.base, token, N, "NDVI PNG 512x512 EPSG:4326 (29RKH)", NDVI512), await scenario(server.base, token, N, "true colour PNG 512x512", processBody(TRUE_COLOR, 512, 512, "image/png"))];
   printRows(`Small requests (N=${N} warm runs each)`, rows);
@@ -133,7 +134,9 @@ async function main() {
   prepareState(STATE);
   const server = await startServer({ stateDir: STATE, port: PORT });
   try {
+    const t0 = performance.now();
     const token = await getToken(server.base, join(STATE, "demo-client.json"));
+    console.log(`\nfirst token after start (token endpoint, JWKS and one authenticated GET: signing key from D1, rate limiter object): ${fmt(performance.now() - t0)} ms`);
     const before512 = await small(server, token);
     const before1024 = await large(server, token);
     const [gdal512, gdal1024] = [gdalBaseline("png"), gdalBaseline("tiff")];
