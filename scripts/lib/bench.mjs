@@ -91,12 +91,18 @@ const killLive = () => {
   }
 };
 let reaperInstalled = false;
-/** Makes sure no server outlives this process (a Ctrl-C does not reach a detached group; it would keep its port). */
-function installReaper() {
-  if (reaperInstalled) return;
-  reaperInstalled = true;
-  process.on("exit", killLive);
-  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) process.once(sig, () => (killLive(), process.exit(130)));
+/**
+ * Kills process group pgid (SIGKILL) if this process exits or gets SIGINT/SIGTERM/SIGHUP before the returned
+ * untrack() is called: a Ctrl-C does not reach a detached group, whose server would otherwise keep its port.
+ */
+export function reapOnExit(pgid) {
+  if (!reaperInstalled) {
+    reaperInstalled = true;
+    process.on("exit", killLive);
+    for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) process.once(sig, () => (killLive(), process.exit(130)));
+  }
+  liveGroups.add(pgid);
+  return () => liveGroups.delete(pgid);
 }
 
 /**
@@ -113,20 +119,19 @@ export async function startServer({ stateDir, port, args = [] }) {
   const base = `http://127.0.0.1:${port}`;
   if (!(await portFree(port)))
     throw new Error(`port ${port} is already in use (a wrangler dev left over from an interrupted run, or someone else's server): stop it or pick another port (BENCH_PORT, BENCH_STATS_PORT, ...)`);
-  installReaper();
   const t0 = performance.now();
   const dev = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--log-level", "error", ...args], {
     stdio: ["ignore", "ignore", "inherit"],
     env,
     detached: true,
   });
-  liveGroups.add(dev.pid);
+  const untrack = reapOnExit(dev.pid);
   let exited = false;
   dev.on("exit", () => (exited = true));
   const stopGroup = groupStopper(dev);
   const stop = async () => {
     await stopGroup();
-    liveGroups.delete(dev.pid);
+    untrack();
   };
   try {
     await waitReady(base, () => !exited);

@@ -1,10 +1,11 @@
 // `npm start` on a spare port for the client checks (scripts/wms-gdal-check.mjs, scripts/browser-check.mjs):
 // starts it in its own process group with the state in $EO_EDGE_STATE (default .state), waits until it answers,
-// and returns { base, token, stop() }. stop() interrupts the group (SIGINT, SIGKILL after 10 s).
+// and returns { base, token, stop() }. stop() interrupts the group (SIGINT, SIGKILL after 10 s); the group is also
+// killed if the calling process exits or is interrupted first.
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
-import { env, getToken, groupStopper, waitReady } from "./bench.mjs";
+import { env, getToken, groupStopper, reapOnExit, waitReady } from "./bench.mjs";
 
 /** A TCP port no process listens on right now (the kernel's pick for port 0). */
 export function sparePort() {
@@ -23,9 +24,11 @@ export async function startEoEdge() {
   const port = await sparePort();
   const state = resolve(process.env.EO_EDGE_STATE ?? ".state");
   const child = spawn("npm", ["start", "--silent"], { stdio: ["ignore", "ignore", "inherit"], env: { ...env, PORT: String(port), EO_EDGE_STATE: state }, detached: true });
+  const untrack = reapOnExit(child.pid);
   let exited = false;
   child.on("exit", () => (exited = true));
-  const stop = groupStopper(child);
+  const stopGroup = groupStopper(child);
+  const stop = async () => (await stopGroup(), untrack());
   const base = `http://127.0.0.1:${port}`;
   try {
     // migrations and the seed run before wrangler dev listens: retry waitReady (60 s each) for up to 5 minutes
