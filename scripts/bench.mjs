@@ -4,10 +4,10 @@
 // scripts/lib/bench.mjs); exits 1 when a section fails. `BENCH_ONLY=processing,scripts npm run bench` runs only the
 // sections named; BENCH_N (warm runs per scenario, default 30; 3 for a quick check that everything completes).
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { env, printSummary } from "./lib/bench.mjs";
+import { env, printSummary, summaryRow } from "./lib/bench.mjs";
 
 /**
  * The sections of `npm run bench` in run order, by name. A section whose script is not in this checkout (the decode,
@@ -26,6 +26,14 @@ const PARTS = {
   byoc: "scripts/bench-byoc.mjs",
   limiter: "scripts/bench-limiter.mjs",
 };
+/**
+ * Summary rows of the targets a section from another branch measures: printed as not measured while its script is
+ * absent, and as "see the section" when it ran without calling summaryRow (scripts/lib/bench.mjs) itself.
+ */
+const ABSENT_ROWS = {
+  decode: ["tile decode (DEFLATE + predictor, the sample COGs), WASM / geotiff.js JS", ">= 2x faster"],
+  memory: ["peak JS heap of one 2500x2500 FLOAT32 request", "fits the 128 MB isolate limit"],
+};
 const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim()).filter(Boolean);
 const unknown = ONLY?.filter((name) => !(name in PARTS)) ?? [];
 if (unknown.length) {
@@ -35,14 +43,20 @@ if (unknown.length) {
 
 const dir = mkdtempSync(join(tmpdir(), "eo-edge-bench-"));
 const summary = join(dir, "summary.jsonl");
+process.env.BENCH_SUMMARY = summary;
+/** Rows in the summary file so far. */
+const rowCount = () => (existsSync(summary) ? readFileSync(summary, "utf8").split("\n").filter(Boolean).length : 0);
 const failed = [];
 for (const [name, script] of Object.entries(PARTS).filter(([name]) => !ONLY || ONLY.includes(name))) {
   if (!existsSync(script)) {
     console.log(`\nnotice: section ${name} skipped: ${script} is not in this checkout`);
+    if (ABSENT_ROWS[name]) summaryRow(ABSENT_ROWS[name][0], `not measured (${script} absent)`, ABSENT_ROWS[name][1], null);
     continue;
   }
   console.log(`\n=== section ${name} (${script}) ===`);
+  const rowsBefore = rowCount();
   const r = spawnSync("npx", ["node", script], { stdio: "inherit", env: { ...env, BENCH_SUMMARY: summary } });
+  if (ABSENT_ROWS[name] && rowCount() === rowsBefore) summaryRow(ABSENT_ROWS[name][0], `see section ${name} above (no summary row written)`, ABSENT_ROWS[name][1], null);
   if (r.status !== 0) {
     console.log(`${script} failed (exit ${r.status ?? r.signal})`);
     failed.push(name);
