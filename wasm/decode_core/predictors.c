@@ -52,6 +52,14 @@ int32_t dc_predictor_float(uint8_t *buf, uint32_t width, uint32_t rows, uint32_t
   for (uint32_t r = 0; r < rows; r++) {
     uint8_t *row = buf + (uint64_t)r * row_bytes;
     for (uint32_t i = spp; i < row_bytes; i++) row[i] += row[i - spp];
+    if (bytes == 4) { /* the common FLOAT32 case: assemble whole words rather than scattering bytes */
+      uint32_t *dst = (uint32_t *)tmp;
+      const uint8_t *p0 = row, *p1 = row + n, *p2 = row + 2 * n, *p3 = row + 3 * n;
+      for (uint32_t i = 0; i < n; i++)
+        dst[i] = (uint32_t)p0[i] << 24 | (uint32_t)p1[i] << 16 | (uint32_t)p2[i] << 8 | p3[i];
+      memcpy(row, tmp, row_bytes);
+      continue;
+    }
     /* plane b holds byte (bytes - 1 - b) of every sample (MSB first): little-endian output */
     for (uint32_t b = 0; b < bytes; b++) {
       const uint8_t *plane = row + (uint64_t)b * n;
