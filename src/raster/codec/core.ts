@@ -36,8 +36,9 @@ interface CoreExports {
 const ERR_SPACE = -2;
 const ERRORS: Record<number, string> = { [-1]: "corrupt or truncated", [-2]: "larger than expected", [-3]: "out of memory decoding", [-4]: "unsupported parameters for" };
 const NAMES: Record<number, string> = { 1: "uncompressed", 5: "LZW", 8: "DEFLATE", 32946: "DEFLATE", 50000: "ZSTD" };
-/** Memory past which an instance is dropped after its call (the next call starts a fresh one). */
-const MAX_MEMORY = 256 * 1024 * 1024;
+/** Memory past which an instance is dropped after its call (the next call starts a fresh one): WebAssembly memory
+ * counts against the isolate's 128 MB, and a few MB hold the usual blocks (a 1024² FLOAT32 tile is 4 MB). */
+const MAX_MEMORY = 32 * 1024 * 1024;
 /** A stream may decode to at most this many times the expected block size (bounds a corrupt or hostile block). */
 const MAX_GROWTH = 16;
 const SLOT_IN = 0;
