@@ -131,6 +131,22 @@ export class DecodeCore {
   }
 
   /**
+   * Inflates zlib-wrapped (RFC 1950) or raw (RFC 1951) DEFLATE data whose decompressed size is at most `maxSize`
+   * bytes. Returns a new Uint8Array of the decompressed bytes.
+   * @throws Error for corrupt or truncated data, or data decompressing to more than `maxSize` bytes.
+   */
+  inflate(data: Uint8Array, maxSize: number, format: "zlib" | "raw" = "zlib"): Uint8Array {
+    const core = this.exports();
+    const inPtr = this.input(core, data);
+    const out = this.buffer(core, SLOT_OUT, maxSize);
+    const n = (format === "raw" ? core.dc_inflate_raw : core.dc_inflate_zlib)(inPtr, data.byteLength, out, maxSize);
+    if (n < 0) throw new Error(`decode core: ${ERRORS[n] ?? n} ${format} DEFLATE data (${data.byteLength} bytes, at most ${maxSize} expected)`);
+    const result = new Uint8Array(core.memory.buffer.slice(out, out + n));
+    this.release(core);
+    return result;
+  }
+
+  /**
    * zlib-wrapped DEFLATE (RFC 1950) of `data` at `level` (0-12, libdeflate's levels: 1 fastest, 6 zlib's default,
    * 10-12 optimal parsing). Returns a new Uint8Array. Throws Error for a level outside 0-12.
    */

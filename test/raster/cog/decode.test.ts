@@ -5,6 +5,7 @@
  * compared with that of GDAL's ReadRaster (scripts/make_codec_fixtures.py -> test/fixtures/codec/refs.json).
  */
 import { describe, expect, it } from "vitest";
+import { deflateSync, zlibSync } from "fflate";
 import { decodeBlock, type DecodePath } from "../../../src/raster/cog/decode";
 import { parseHeader, type CogHeader } from "../../../src/raster/cog/header";
 import { decodeCore } from "../../../src/raster/codec";
@@ -108,6 +109,14 @@ describe.skipIf(!built)("the WebAssembly decode core", () => {
     for (let i = 0; i < 10; i++) await decodeAll();
     expect(decodeCore()!.memoryBytes()).toBe(after);
     expect(after).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it("inflates raw and zlib DEFLATE made by another implementation (fflate), and rejects too small a size", async () => {
+    const data = new Uint8Array(await sampleFile("fixtures/codec/uint16_lzw_p1_128.tif"));
+    const core = decodeCore()!;
+    expect(core.inflate(deflateSync(data, { level: 9 }), data.byteLength, "raw")).toEqual(data);
+    expect(core.inflate(zlibSync(data, { level: 1 }), data.byteLength + 100)).toEqual(data);
+    expect(() => core.inflate(zlibSync(data), data.byteLength - 1)).toThrow(/larger than expected/);
   });
 
   it("applies the floating-point predictor exactly as GDAL writes it, and zlib output inflates natively", async () => {
