@@ -4,8 +4,10 @@
 // imports, which is checked here). Toolchain: Debian `clang lld wasi-libc` (bookworm: clang 14).
 //
 // Without that toolchain the build does NOT fail: it prints a notice and writes an empty WebAssembly module (8
-// bytes, generated here, never committed). src/raster/codec recognises the empty module and decodes with the
-// JavaScript / native path instead. DECODE_CORE=stub forces the empty module (to try the fallback);
+// bytes, generated here, never committed); so does a failed compilation (e.g. a clang without the wasm32 target),
+// with the compiler's error. src/raster/codec recognises the empty module and decodes with the JavaScript / native
+// path instead. DECODE_CORE=stub forces the empty module (to try the fallback); DECODE_CORE=required makes a
+// missing toolchain or a failed compilation an error (CI);
 // CLANG=<path> picks the compiler, WASI_SYSROOT=<dir> the sysroot (default: Debian's /usr, else
 // /usr/share/wasi-sysroot as wasi-sdk installs it).
 import { execFileSync } from "node:child_process";
@@ -74,18 +76,26 @@ export async function buildDecodeCore(root, output, scripts, force) {
   const mtime = (p) => statSync(p, { throwIfNoEntry: false })?.mtimeMs ?? -Infinity;
   const newest = Math.max(...sources(root).map(mtime), ...scripts.map(mtime));
   const stub = process.env.DECODE_CORE === "stub";
+  const required = process.env.DECODE_CORE === "required";
   const tools = stub ? { missing: "DECODE_CORE=stub" } : toolchain();
   const isStub = mtime(out) > -Infinity && statSync(out).size === STUB.length;
-  // up to date: newer than every source; a stub is rebuilt once the toolchain is there, and kept while it is not
-  if (!force && !stub && mtime(out) > newest && (tools.missing || !isStub)) return;
+  // a real build newer than every source is kept (even without the toolchain); a stub is rebuilt once it is there
+  if (!force && !stub && mtime(out) > newest && !isStub) return;
+  if (!tools.missing) {
+    try {
+      compile(root, tools, out);
+    } catch (e) {
+      tools.missing = `compiling with ${tools.clang} failed (${e.message.split("\n")[0]})`;
+    }
+  }
   if (tools.missing) {
-    writeFileSync(out, STUB);
+    if (required) throw new Error(`DECODE_CORE=required but ${tools.missing}`);
+    if (!isStub) writeFileSync(out, STUB);
     console.warn(`build:wasm: NOTICE: ${tools.missing}: ${output} is an empty stub, GeoTIFF blocks are ` +
       "decoded by the slower JavaScript path and ZSTD files cannot be read. Install Debian's clang lld wasi-libc and " +
       "run `npm run build:wasm` for the WebAssembly decode core.");
     return;
   }
-  compile(root, tools, out);
   const module = new WebAssembly.Module(readFileSync(out));
   const imports = WebAssembly.Module.imports(module);
   if (imports.length) throw new Error(`${output} imports ${imports.map((i) => `${i.module}.${i.name}`).join(", ")}: workerd cannot satisfy them`);
