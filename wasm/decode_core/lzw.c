@@ -68,6 +68,9 @@ int32_t dc_lzw(const uint8_t *in, uint32_t in_len, uint8_t *out, uint32_t cap) {
   uint64_t bitpos = 0;
   uint32_t n = 0;
   int next = FIRST_FREE, old = -1;
+  /* a TIFF 6.0 stream opens with a ClearCode (first byte 0x80); pre-6.0 LSB-first streams open with 0x00 and an odd
+     second byte (libtiff's test): refused rather than decoded into wrong samples */
+  if (in_len >= 2 && in[0] == 0 && (in[1] & 1)) return DC_ERR_ARGUMENT;
   init_table();
   for (;;) {
     if (n >= cap) return (int32_t)n; /* the block is full: trailing codes (EOI) are not needed */
