@@ -34,6 +34,8 @@ const ABSENT_ROWS = {
   decode: ["tile decode (DEFLATE + predictor, the sample COGs), WASM / geotiff.js JS", ">= 2x faster"],
   memory: ["peak JS heap of one 2500x2500 FLOAT32 request", "fits the 128 MB isolate limit"],
 };
+/** Sections whose script imports the TypeScript sources directly (run with tsx). */
+const TSX_PARTS = new Set(["decode"]);
 const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim()).filter(Boolean);
 const unknown = ONLY?.filter((name) => !(name in PARTS)) ?? [];
 if (unknown.length) {
@@ -55,7 +57,7 @@ for (const [name, script] of Object.entries(PARTS).filter(([name]) => !ONLY || O
   }
   console.log(`\n=== section ${name} (${script}) ===`);
   const rowsBefore = rowCount();
-  const r = spawnSync("npx", ["node", script], { stdio: "inherit", env: { ...env, BENCH_SUMMARY: summary } });
+  const r = spawnSync("npx", [TSX_PARTS.has(name) ? "tsx" : "node", script], { stdio: "inherit", env: { ...env, BENCH_SUMMARY: summary } });
   if (ABSENT_ROWS[name] && rowCount() === rowsBefore) summaryRow(ABSENT_ROWS[name][0], `see section ${name} above (no summary row written)`, ABSENT_ROWS[name][1], null);
   if (r.status !== 0) {
     console.log(`${script} failed (exit ${r.status ?? r.signal})`);

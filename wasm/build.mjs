@@ -2,9 +2,12 @@
 // AssemblyScript raster kernels to the WebAssembly modules src/ imports statically (workerd cannot compile
 // WebAssembly at run time). Needs only the assemblyscript npm package. The outputs are build products, ignored
 // by git. Skips a module whose output is newer than its source and this script; `--force` rebuilds.
+// Also builds the C decode core (src/raster/codec/decode_core.wasm, see wasm/decode_core/build.mjs): with Debian's
+// clang lld wasi-libc; without them an empty stub module and a notice, and the runtime decodes in JavaScript.
 import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join, relative } from "node:path";
+import { buildDecodeCore } from "./decode_core/build.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const MODULES = [{ source: "wasm/warp_kernels.ts", output: "src/raster/warp/warp_kernels.wasm" }];
@@ -23,4 +26,11 @@ for (const { source, output } of MODULES) {
     process.exit(1);
   }
   console.log(`build:wasm: ${output} (${statSync(join(root, output)).size} bytes) from ${source}`);
+}
+
+try {
+  await buildDecodeCore(root, "src/raster/codec/decode_core.wasm", [fileURLToPath(import.meta.url)], process.argv.includes("--force"));
+} catch (e) {
+  console.error(`build:wasm: the decode core failed: ${e.message}`);
+  process.exit(1);
 }
