@@ -88,12 +88,11 @@ export function imageEntries(input: Omit<EncodeInput, "data">, rowsPerStrip: num
 }
 
 /**
- * Encodes a raster of any sampleType and band count as a GeoTIFF georeferenced in `georef` (see ./geokeys.ts),
- * with GDAL_NODATA when `input.nodataValue` is set.
- * @returns the file bytes.
- * @throws EngineError invalid-argument for a bad bbox or EPSG code; Error when the file would exceed 4 GiB (classic TIFF).
+ * The GeoTIFF of `input` (see encodeGeoTiff) as its parts in file order: the header with the IFD, then the strips.
+ * Without compression the strips are views of `input.data` (no copy), so a response can stream them as they are.
+ * @throws as encodeGeoTiff.
  */
-export function encodeGeoTiff(input: EncodeInput, georef: GeoRef, options: GeoTiffOptions = {}): Uint8Array {
+export function geoTiffParts(input: EncodeInput, georef: GeoRef, options: GeoTiffOptions = {}): Uint8Array[] {
   checkInput(input);
   const compression = options.compression ?? "AUTO";
   const deflate = compression === "DEFLATE" || (compression === "AUTO" && input.data.byteLength <= AUTO_DEFLATE_MAX_BYTES);
@@ -114,5 +113,15 @@ export function encodeGeoTiff(input: EncodeInput, georef: GeoRef, options: GeoTi
   const head = new Uint8Array(header);
   head.set([0x49, 0x49, 42, 0, 8, 0, 0, 0]); // "II", 42, IFD at byte 8
   writeIfd(head, 8, entries);
-  return concatBytes([head, ...parts]);
+  return [head, ...parts];
+}
+
+/**
+ * Encodes a raster of any sampleType and band count as a GeoTIFF georeferenced in `georef` (see ./geokeys.ts),
+ * with GDAL_NODATA when `input.nodataValue` is set.
+ * @returns the file bytes (one new array; geoTiffParts gives the same bytes without joining them).
+ * @throws EngineError invalid-argument for a bad bbox or EPSG code; Error when the file would exceed 4 GiB (classic TIFF).
+ */
+export function encodeGeoTiff(input: EncodeInput, georef: GeoRef, options: GeoTiffOptions = {}): Uint8Array {
+  return concatBytes(geoTiffParts(input, georef, options));
 }
