@@ -1,0 +1,154 @@
+// Memory of large Processing requests and what they leave behind (issue 15); a section for `npm run bench` (its PARTS,
+// as `memory`), or alone: `npx node scripts/bench-memory.mjs`. On the seeded scratch state (.state-bench) it starts
+// wrangler dev (port BENCH_MEMORY_PORT, default 8794) with the DevTools inspector on BENCH_MEMORY_INSPECTOR (default 9239)
+// and reports:
+//  1. small-request p50 before: SMALL_N (BENCH_N, default 30) warm NDVI PNG 512x512 requests (the bench's NDVI request);
+//  2. the JS memory of one NDVI FLOAT32 GeoTIFF 2500x2500 request in the Worker's isolate: V8 heap objects plus
+//     ArrayBuffer backing stores (Runtime.getHeapUsage usedSize + backingStorageSize over the inspector; rasters live in
+//     the backing stores), idle after a full GC, then polled back to back while the request runs and at its response.
+//     workerd collects lazily, so that peak counts everything the request allocated: an upper bound of its live peak.
+//     V8 answers between JS turns only. The evalscript sandbox isolates (Worker Loader) are not reachable this way;
+//  3. workerd's resident memory (VmRSS summed over the server's process group) before and after HEAVY_N (default 30)
+//     such requests, the peak (VmHWM), the isolate's JS memory after them (uncollected garbage included);
+//  4. small-request p50 after the heavy requests, and the ratio after / before;
+//  5. RSS and JS memory after a full GC and IDLE_MS idle (does memory return?).
+// Targets (issue 15): peak < 128 MB (the isolate limit); the small request not slower; memory returns.
+import { readFileSync, readdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { NDVI_SCRIPT, fmt, getToken, pct, prepareState, processBody, sleep, startServer, timed, workerdPeakMiB } from "./lib/bench.mjs";
+
+const PORT = process.env.BENCH_MEMORY_PORT ?? "8794";
+const INSPECTOR = process.env.BENCH_MEMORY_INSPECTOR ?? "9239";
+const SMALL_N = Number(process.env.BENCH_N ?? 30);
+const HEAVY_N = Number(process.env.HEAVY_N ?? 30);
+const IDLE_MS = 5000;
+const STATE = resolve(".state-bench");
+const MIB = 1024 * 1024;
+
+const FLOAT_SCRIPT = `//VERSION=3
+function setup(){return {input:["B04","B08"],output:{bands:1,sampleType:"FLOAT32"}}}
+function evaluatePixel(s){return [(s.B08-s.B04)/(s.B08+s.B04)]}`;
+const SMALL = processBody(NDVI_SCRIPT, 512, 512, "image/png");
+const HEAVY = processBody(FLOAT_SCRIPT, 2500, 2500, "image/tiff");
+
+/** Resident memory now (VmRSS, MiB) summed over the workerd processes of process group pgid. */
+function workerdRssMiB(pgid) {
+  let sum = 0;
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      if (!stat.slice(0, close).includes("workerd") || Number(stat.slice(close + 2).split(" ")[2]) !== pgid) continue;
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      if (m) sum += Number(m[1]) / 1024;
+    } catch {
+      /* process ended */
+    }
+  }
+  return sum;
+}
+
+/**
+ * A DevTools protocol session with the Worker's isolate (the first target the inspector lists):
+ * { send(method, params) -> result, close() }.
+ */
+async function inspector(port) {
+  const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
+  const url = targets.find((t) => t.webSocketDebuggerUrl)?.webSocketDebuggerUrl;
+  if (!url) throw new Error(`no inspector target on port ${port}: ${JSON.stringify(targets)}`);
+  // wrangler's inspector proxy accepts only local DevTools origins
+  const ws = new WebSocket(url, { headers: { origin: "http://127.0.0.1" } });
+  await new Promise((ok, fail) => ((ws.onopen = ok), (ws.onerror = fail)));
+  let id = 0;
+  const pending = new Map();
+  ws.onmessage = (e) => {
+    const msg = JSON.parse(e.data);
+    const p = pending.get(msg.id);
+    if (!p) return;
+    pending.delete(msg.id);
+    if (msg.error) p.fail(new Error(`${msg.error.message} (${msg.error.code})`));
+    else p.ok(msg.result);
+  };
+  const send = (method, params = {}) =>
+    new Promise((ok, fail) => {
+      pending.set(++id, { ok, fail });
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  return { send, close: () => ws.close() };
+}
+
+/**
+ * The isolate's memory in MiB: V8 heap objects (usedSize) plus ArrayBuffer backing stores (backingStorageSize:
+ * the typed arrays of rasters live there, outside the V8 heap, and count against the isolate's 128 MB as well).
+ */
+async function heapMiB(cdp) {
+  const u = await cdp.send("Runtime.getHeapUsage");
+  return (u.usedSize + (u.backingStorageSize ?? 0)) / MIB;
+}
+
+/**
+ * A full GC of the isolate: a heap snapshot (its chunks are dropped) starts with one. workerd's inspector does not
+ * answer HeapProfiler.collectGarbage and collects nothing for it.
+ */
+const collectGarbage = (cdp) => cdp.send("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+
+/** Runs one request while polling the heap back to back: { peak (MiB), after (MiB, at the response), samples }. */
+async function heapDuring(cdp, base, token, body) {
+  let done = false;
+  let peak = 0;
+  let samples = 0;
+  const request = timed(base, token, body).finally(() => (done = true));
+  while (!done) {
+    peak = Math.max(peak, await heapMiB(cdp));
+    samples++;
+  }
+  await request;
+  const after = await heapMiB(cdp);
+  return { peak: Math.max(peak, after), after, samples };
+}
+
+/** p50 wall time (ms) of n small requests. */
+async function smallP50(base, token, n) {
+  const ms = [];
+  for (let i = 0; i < n; i++) ms.push((await timed(base, token, SMALL)).ms);
+  return pct(ms, 50);
+}
+
+async function main() {
+  prepareState(STATE);
+  const server = await startServer({ stateDir: STATE, port: PORT, args: ["--inspector-port", INSPECTOR] });
+  try {
+    const { base } = server;
+    const token = await getToken(base, join(STATE, "demo-client.json"));
+    for (let i = 0; i < 3; i++) await timed(base, token, SMALL); // cold start, JIT
+    await timed(base, token, HEAVY); // module state, caches, wasm of the large path
+    const before = await smallP50(base, token, SMALL_N);
+    const cdp = await inspector(INSPECTOR);
+    await collectGarbage(cdp);
+    const idle = await heapMiB(cdp);
+    const one = await heapDuring(cdp, base, token, HEAVY);
+    const rssStart = workerdRssMiB(server.pgid);
+    const heavyMs = [];
+    for (let i = 0; i < HEAVY_N; i++) heavyMs.push((await timed(base, token, HEAVY)).ms);
+    const rssHeavy = workerdRssMiB(server.pgid);
+    const heapHeavy = await heapMiB(cdp);
+    const after = await smallP50(base, token, SMALL_N);
+    const hwm = workerdPeakMiB(server.pgid);
+    await collectGarbage(cdp);
+    await sleep(IDLE_MS);
+    const rssIdle = workerdRssMiB(server.pgid);
+    const heapIdle = await heapMiB(cdp);
+    cdp.close();
+    const r = { heapIdleMiB: idle, heapPeakMiB: one.peak, heapAtResponseMiB: one.after, heapAfterHeavyMiB: heapHeavy, heapAfterGcMiB: heapIdle, rssBeforeMiB: rssStart, rssAfterHeavyMiB: rssHeavy, rssAfterGcIdleMiB: rssIdle, hwmMiB: hwm, heavyP50: pct(heavyMs, 50), smallP50Before: before, smallP50After: after };
+    console.log(`\nEO Edge memory bench (NDVI FLOAT32 GeoTIFF 2500x2500 over 29RKH; small: NDVI PNG 512x512, N=${SMALL_N}; heavy N=${HEAVY_N})`);
+    console.log(`Worker isolate JS memory (heap + ArrayBuffers): ${fmt(idle)} MiB idle after GC; one 2500x2500 request: peak ${fmt(one.peak)} MiB (${one.samples} samples; upper bound, garbage included), ${fmt(one.after)} MiB at its response (target < 128 MB)`);
+    console.log(`heavy request p50 ${fmt(r.heavyP50)} ms; after ${HEAVY_N} of them: JS memory ${fmt(heapHeavy)} MiB, workerd RSS ${fmt(rssStart)} -> ${fmt(rssHeavy)} MiB (VmHWM ${fmt(hwm)} MiB)`);
+    console.log(`after a full GC and ${IDLE_MS / 1000} s idle: JS memory ${fmt(heapIdle)} MiB, workerd RSS ${fmt(rssIdle)} MiB`);
+    console.log(`small request p50: ${fmt(before)} ms before, ${fmt(after)} ms after the heavy requests (ratio ${(after / before).toFixed(2)}, target <= 1.1)`);
+    console.log(JSON.stringify(r));
+  } finally {
+    await server.stop();
+  }
+}
+
+await main();
