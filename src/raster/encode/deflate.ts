@@ -14,8 +14,14 @@
  *
  * Float mantissas and predicted 16-bit DNs hold almost no repeated strings: LZ77 matching (levels 1-9) costs
  * 3-4x the time for 1-6 % of size, while the entropy coding alone ("huffman", zlib's Z_HUFFMAN_ONLY strategy)
- * keeps nearly all of the gain. Every level and strategy is plain DEFLATE that any inflater decodes (GDAL,
- * libtiff/Pillow, tifffile's zlib, geotiff.js, browsers).
+ * keeps nearly all of the gain. The price shows where pixels repeat: the NDVI FLOAT32 1024x1024 request over 29RKH
+ * (EPSG:4326, nearest-upsampled from 100 m) encodes in 22-46 ms to 3.46 MB with Huffman coding, 138 ms to 3.13 MB at
+ * zlib level 1 and 460-730 ms to 3.18 MB with fflate level 1 (Server-Timing `encode`, p50 of 15, same server).
+ * A Worker pays for CPU, not for bytes sent, so the 10 % goes to the client.
+ *
+ * What GDAL users get: GTiff COMPRESS=DEFLATE writes ZLEVEL 6 by default (libdeflate or zlib). Any level and
+ * strategy here is the same Compression 8 / zlib stream that every inflater decodes (GDAL, libtiff/Pillow,
+ * tifffile's built-in zlib, geotiff.js, browsers); only the size differs.
  */
 import { constants, deflateSync } from "node:zlib";
 
