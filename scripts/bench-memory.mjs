@@ -2,27 +2,31 @@
 // as `memory`), or alone: `npx node scripts/bench-memory.mjs`. On the seeded scratch state (.state-bench) it starts
 // wrangler dev (port BENCH_MEMORY_PORT, default 8794) with the DevTools inspector on BENCH_MEMORY_INSPECTOR (default 9239)
 // and reports:
-//  1. small-request p50 before: SMALL_N (BENCH_N, default 30) warm NDVI PNG 512x512 requests (the bench's NDVI request);
+//  1. small requests: SMALL_N (BENCH_N, default 30) warm NDVI PNG 512x512 requests (the bench's NDVI request);
 //  2. the JS memory of one NDVI FLOAT32 GeoTIFF 2500x2500 request in the Worker's isolate: V8 heap objects plus
 //     ArrayBuffer backing stores (Runtime.getHeapUsage usedSize + backingStorageSize over the inspector; rasters live in
 //     the backing stores), idle after a full GC, then polled back to back while the request runs and at its response.
-//     workerd collects lazily, so that peak counts everything the request allocated: an upper bound of its live peak.
+//     workerd collects lazily, so that peak counts the garbage the request made too (a GC inside it lowers it).
 //     V8 answers between JS turns only. The evalscript sandbox isolates (Worker Loader) are not reachable this way;
 //  3. workerd's resident memory (VmRSS summed over the server's process group) before and after HEAVY_N (default 30)
 //     such requests, the peak (VmHWM), the isolate's JS memory after them (uncollected garbage included);
-//  4. small-request p50 after the heavy requests, and the ratio after / before;
+//  4. small-request p50 before and after the heavy requests, each interleaved request by request with a second, fresh
+//     server (port BENCH_MEMORY_PORT_FRESH, default 8793, state .state-bench/fresh) that serves only small requests, so
+//     both see the same machine load: after / fresh is the slowdown the heavy requests left behind;
 //  5. RSS and JS memory after a full GC and IDLE_MS idle (does memory return?).
 // Targets (issue 15): peak < 128 MB (the isolate limit); the small request not slower; memory returns.
 import { readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { NDVI_SCRIPT, fmt, getToken, pct, prepareState, processBody, sleep, startServer, timed, workerdPeakMiB } from "./lib/bench.mjs";
+import { NDVI_SCRIPT, fmt, getToken, interleaved, pct, prepareState, processBody, sleep, startServer, timed, workerdPeakMiB } from "./lib/bench.mjs";
 
 const PORT = process.env.BENCH_MEMORY_PORT ?? "8794";
 const INSPECTOR = process.env.BENCH_MEMORY_INSPECTOR ?? "9239";
 const SMALL_N = Number(process.env.BENCH_N ?? 30);
 const HEAVY_N = Number(process.env.HEAVY_N ?? 30);
 const IDLE_MS = 5000;
+const PORT_FRESH = process.env.BENCH_MEMORY_PORT_FRESH ?? "8793";
 const STATE = resolve(".state-bench");
+const STATE_FRESH = resolve(".state-bench", "fresh");
 const MIB = 1024 * 1024;
 
 const FLOAT_SCRIPT = `//VERSION=3
@@ -107,47 +111,80 @@ async function heapDuring(cdp, base, token, body) {
   return { peak: Math.max(peak, after), after, samples };
 }
 
-/** p50 wall time (ms) of n small requests. */
-async function smallP50(base, token, n) {
-  const ms = [];
-  for (let i = 0; i < n; i++) ms.push((await timed(base, token, SMALL)).ms);
-  return pct(ms, 50);
+/** Starts a server on its own seeded state; { server, token }. */
+async function serverWithToken(stateDir, port, args = []) {
+  prepareState(stateDir);
+  const server = await startServer({ stateDir, port, args });
+  try {
+    const token = await getToken(server.base, join(stateDir, "demo-client.json"));
+    for (let i = 0; i < 3; i++) await timed(server.base, token, SMALL); // cold start, JIT
+    await timed(server.base, token, HEAVY); // module state, caches, wasm of the large path
+    return { server, token };
+  } catch (e) {
+    await server.stop();
+    throw e;
+  }
 }
 
-async function main() {
-  prepareState(STATE);
-  const server = await startServer({ stateDir: STATE, port: PORT, args: ["--inspector-port", INSPECTOR] });
+/** Small requests on `a` and `b` in turn (a, b, a, b, ...): [p50 of a, p50 of b] (ms). */
+async function smallAB(a, b) {
+  const [x, y] = await interleaved(
+    [a, b].map(({ server, token }, i) => ({ name: String(i), base: server.base, token, body: SMALL })),
+    SMALL_N,
+  );
+  return [x.p50, y.p50];
+}
+
+/** The heavy server's figures (see the module docs), with small-request p50s against the fresh server `fresh`. */
+async function measure(heavy, fresh) {
+  const { server, token } = heavy;
+  const [freshBefore, before] = await smallAB(fresh, heavy);
+  const cdp = await inspector(INSPECTOR);
   try {
-    const { base } = server;
-    const token = await getToken(base, join(STATE, "demo-client.json"));
-    for (let i = 0; i < 3; i++) await timed(base, token, SMALL); // cold start, JIT
-    await timed(base, token, HEAVY); // module state, caches, wasm of the large path
-    const before = await smallP50(base, token, SMALL_N);
-    const cdp = await inspector(INSPECTOR);
     await collectGarbage(cdp);
-    const idle = await heapMiB(cdp);
-    const one = await heapDuring(cdp, base, token, HEAVY);
-    const rssStart = workerdRssMiB(server.pgid);
+    const heapIdle = await heapMiB(cdp);
+    const one = await heapDuring(cdp, server.base, token, HEAVY);
+    const rssBefore = workerdRssMiB(server.pgid);
     const heavyMs = [];
-    for (let i = 0; i < HEAVY_N; i++) heavyMs.push((await timed(base, token, HEAVY)).ms);
-    const rssHeavy = workerdRssMiB(server.pgid);
-    const heapHeavy = await heapMiB(cdp);
-    const after = await smallP50(base, token, SMALL_N);
+    for (let i = 0; i < HEAVY_N; i++) heavyMs.push((await timed(server.base, token, HEAVY)).ms);
+    const rssAfterHeavy = workerdRssMiB(server.pgid);
+    const heapAfterHeavy = await heapMiB(cdp);
+    const [freshAfter, after] = await smallAB(fresh, heavy);
     const hwm = workerdPeakMiB(server.pgid);
     await collectGarbage(cdp);
     await sleep(IDLE_MS);
-    const rssIdle = workerdRssMiB(server.pgid);
-    const heapIdle = await heapMiB(cdp);
-    cdp.close();
-    const r = { heapIdleMiB: idle, heapPeakMiB: one.peak, heapAtResponseMiB: one.after, heapAfterHeavyMiB: heapHeavy, heapAfterGcMiB: heapIdle, rssBeforeMiB: rssStart, rssAfterHeavyMiB: rssHeavy, rssAfterGcIdleMiB: rssIdle, hwmMiB: hwm, heavyP50: pct(heavyMs, 50), smallP50Before: before, smallP50After: after };
-    console.log(`\nEO Edge memory bench (NDVI FLOAT32 GeoTIFF 2500x2500 over 29RKH; small: NDVI PNG 512x512, N=${SMALL_N}; heavy N=${HEAVY_N})`);
-    console.log(`Worker isolate JS memory (heap + ArrayBuffers): ${fmt(idle)} MiB idle after GC; one 2500x2500 request: peak ${fmt(one.peak)} MiB (${one.samples} samples; upper bound, garbage included), ${fmt(one.after)} MiB at its response (target < 128 MB)`);
-    console.log(`heavy request p50 ${fmt(r.heavyP50)} ms; after ${HEAVY_N} of them: JS memory ${fmt(heapHeavy)} MiB, workerd RSS ${fmt(rssStart)} -> ${fmt(rssHeavy)} MiB (VmHWM ${fmt(hwm)} MiB)`);
-    console.log(`after a full GC and ${IDLE_MS / 1000} s idle: JS memory ${fmt(heapIdle)} MiB, workerd RSS ${fmt(rssIdle)} MiB`);
-    console.log(`small request p50: ${fmt(before)} ms before, ${fmt(after)} ms after the heavy requests (ratio ${(after / before).toFixed(2)}, target <= 1.1)`);
-    console.log(JSON.stringify(r));
+    return {
+      heapIdleMiB: heapIdle, heapPeakMiB: one.peak, heapAtResponseMiB: one.after, samples: one.samples,
+      heapAfterHeavyMiB: heapAfterHeavy, heapAfterGcMiB: await heapMiB(cdp),
+      rssBeforeMiB: rssBefore, rssAfterHeavyMiB: rssAfterHeavy, rssAfterGcIdleMiB: workerdRssMiB(server.pgid), hwmMiB: hwm,
+      heavyP50: pct(heavyMs, 50), smallBefore: before, smallAfter: after, freshBefore, freshAfter,
+    };
   } finally {
-    await server.stop();
+    cdp.close();
+  }
+}
+
+function print(r) {
+  console.log(`\nEO Edge memory bench (NDVI FLOAT32 GeoTIFF 2500x2500 over 29RKH; small: NDVI PNG 512x512, N=${SMALL_N}; heavy N=${HEAVY_N})`);
+  console.log(`Worker isolate JS memory (heap + ArrayBuffers): ${fmt(r.heapIdleMiB)} MiB idle after GC; one 2500x2500 request: peak ${fmt(r.heapPeakMiB)} MiB (${r.samples} samples; garbage included), ${fmt(r.heapAtResponseMiB)} MiB at its response (target < 128 MB)`);
+  console.log(`heavy request p50 ${fmt(r.heavyP50)} ms; after ${HEAVY_N} of them: JS memory ${fmt(r.heapAfterHeavyMiB)} MiB, workerd RSS ${fmt(r.rssBeforeMiB)} -> ${fmt(r.rssAfterHeavyMiB)} MiB (VmHWM ${fmt(r.hwmMiB)} MiB)`);
+  console.log(`after a full GC and ${IDLE_MS / 1000} s idle: JS memory ${fmt(r.heapAfterGcMiB)} MiB, workerd RSS ${fmt(r.rssAfterGcIdleMiB)} MiB`);
+  console.log(`small request p50, interleaved with a fresh server: before the heavy requests ${fmt(r.smallBefore)} ms (fresh ${fmt(r.freshBefore)}), after ${fmt(r.smallAfter)} ms (fresh ${fmt(r.freshAfter)}); after/fresh ${(r.smallAfter / r.freshAfter).toFixed(2)} (target <= 1.1)`);
+  console.log(JSON.stringify(r));
+}
+
+/** Two servers on their own states: `heavy` (with the inspector) serves the heavy requests, `fresh` only small ones. */
+async function main() {
+  const heavy = await serverWithToken(STATE, PORT, ["--inspector-port", INSPECTOR]);
+  try {
+    const fresh = await serverWithToken(STATE_FRESH, PORT_FRESH);
+    try {
+      print(await measure(heavy, fresh));
+    } finally {
+      await fresh.server.stop();
+    }
+  } finally {
+    await heavy.server.stop();
   }
 }
 
