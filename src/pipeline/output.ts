@@ -3,7 +3,8 @@
  * that delivers rasters shares (Processing's responses, async and batch deliveries to a bucket).
  */
 import { z } from "zod";
-import { encodeGeoTiff, encodeJpeg, encodeJson, encodePng, type EncodeInput } from "../raster/encode";
+import { encodeJpeg, encodeJson, encodePng, geoTiffParts, type EncodeInput } from "../raster/encode";
+import { concatBytes } from "../raster/encode/bytes";
 import { invalidArgument } from "../raster/errors";
 import { storedSampleType, toSampleType, type EvalResult } from "../raster/evalscript";
 import type { Grid } from "../raster/types";
@@ -69,17 +70,28 @@ export function outputRaster(result: EvalResult, identifier: string, grid: Pick<
 /**
  * Encodes output `r.identifier` of `result` (a `grid.width` x `grid.height` raster in `grid.crs`) as MIME `type`
  * (image/png, image/jpeg with `r.format.quality`, image/tiff; application/json only for `userdata`).
+ * @returns the file as its parts in order: a GeoTIFF's header and strips (uncompressed strips are views of the
+ *   evaluation's samples, no copy), one array for the other formats.
  * @throws EngineError invalid-argument when the identifier matches no output or the type does not fit it.
  */
-export async function encodeOutput(result: EvalResult, r: OutputRequest, type: string, grid: Grid): Promise<Uint8Array> {
+export async function encodeOutputParts(result: EvalResult, r: OutputRequest, type: string, grid: Grid): Promise<Uint8Array[]> {
   if (r.identifier === "userdata") {
     if (type !== "application/json") throw invalidArgument("The 'userdata' response must have format type application/json.");
-    return encodeJson(result.userData ?? {});
+    return [encodeJson(result.userData ?? {})];
   }
   if (!result.outputs[r.identifier]) outputRaster(result, r.identifier, grid); // throws: no such output
   if (type === "application/json") throw invalidArgument(`application/json is only available for the 'userdata' response, not '${r.identifier}'.`);
   const input = outputRaster(result, r.identifier, grid);
-  if (type === "image/png") return encodePng(input);
-  if (type === "image/jpeg") return encodeJpeg(input, r.format.quality);
-  return encodeGeoTiff(input, { epsg: grid.crs.epsg, bbox: grid.bbox, geographic: grid.crs.geographic });
+  if (type === "image/png") return [await encodePng(input)];
+  if (type === "image/jpeg") return [await encodeJpeg(input, r.format.quality)];
+  return geoTiffParts(input, { epsg: grid.crs.epsg, bbox: grid.bbox, geographic: grid.crs.geographic });
+}
+
+/**
+ * encodeOutputParts joined into one array (the file bytes).
+ * @throws as encodeOutputParts.
+ */
+export async function encodeOutput(result: EvalResult, r: OutputRequest, type: string, grid: Grid): Promise<Uint8Array> {
+  const parts = await encodeOutputParts(result, r, type, grid);
+  return parts.length === 1 ? parts[0]! : concatBytes(parts);
 }

@@ -38,7 +38,11 @@ describe("strip processing", () => {
     expect(r.headers.get("server-timing")).toMatch(/read;dur=/);
     expect(strips(r)).toBe(expectedStrips(1098, 1098));
     expect(strips(r)).toBe(3);
-    const tif = await readTiff(await r.arrayBuffer());
+    // 4.8 MB of FLOAT32: uncompressed (AUTO), its strips streamed unjoined (src/process/stream.ts)
+    expect(r.body).toBeInstanceOf(ReadableStream);
+    const bytes = await r.arrayBuffer();
+    expect(bytes.byteLength).toBeGreaterThan(1098 * 1098 * 4);
+    const tif = await readTiff(bytes);
     expect([tif.width, tif.height]).toEqual([1098, 1098]);
     const file = await window("sentinel-2-l2a/S2A_29RKH_20200219_0_L2A/B04.tif", 0, 0, 0, 1098, 1098);
     let bad = 0;

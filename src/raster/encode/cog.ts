@@ -7,12 +7,13 @@
  *   (NewSubfileType 254 = 1, "reduced-resolution image"), chained by their next-IFD offsets;
  * - then the tile data, smallest overview first and the full-resolution image last, tiles row by row,
  *   so a reader gets all metadata in the first bytes and the overview it needs in one range.
+ * Tiles are compressed as the GeoTIFF writer's strips (./deflate.ts `compressSamples`).
  * Edge tiles are padded to the full tile size with the nodata value (0 without one), as TIFF requires.
  * Predictor (cogParameters.usePredictor, default true): 2 for integer types; FLOAT32 gets none, since predictor 3
  * needs the optional `imagecodecs` package in tifffile (see ./predictor.ts). Georeferencing: main IFD only.
  */
-import { zlibSync } from "fflate";
 import { concatBytes } from "./bytes";
+import { compressSamples } from "./deflate";
 import { overview, overviewFactors } from "./cogoverviews";
 import { geoEntries } from "./geokeys";
 import { ifdSize, writeIfd, type TiffEntry } from "./ifd";
@@ -65,7 +66,7 @@ function tilesOf(image: EncodeInput, tw: number, th: number, predictor: 1 | 2): 
         tile.set(data.subarray(from, from + cols * bands), r * tw * bands);
       }
       const bytes = new Uint8Array(tile.buffer, 0, tile.length * bps);
-      out.push(zlibSync(predictor === 2 ? predict(bytes, sampleType, th, tw * bands, bands) : bytes, { level: 6 }));
+      out.push(compressSamples(predictor === 2 ? predict(bytes, sampleType, th, tw * bands, bands) : bytes, bps));
     }
   }
   return out;

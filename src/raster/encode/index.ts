@@ -4,7 +4,7 @@
  */
 export { encodePng } from "./png";
 export { encodeJpeg, DEFAULT_JPEG_QUALITY } from "./jpeg";
-export { encodeGeoTiff, AUTO_DEFLATE_MAX_BYTES, type GeoTiffOptions } from "./tiff";
+export { encodeGeoTiff, geoTiffParts, AUTO_DEFLATE_MAX_BYTES, type GeoTiffOptions } from "./tiff";
 export { encodeJson, extensionFor, mimeFor } from "./mime";
 export { tarArchive, multipartMixed, type ArchiveEntry, type MultipartEntry } from "./archive";
 export type { EncodeInput, GeoRef, SampleArray, SampleType } from "./types";

@@ -1,6 +1,6 @@
 /**
  * GeoTIFF writer: one little-endian classic TIFF 6.0 image, pixel-interleaved (PlanarConfiguration 1), in strips,
- * DEFLATE-compressed (Compression 8, zlib via fflate) or raw (Compression 1), see GeoTiffOptions.
+ * DEFLATE-compressed (Compression 8, zlib via ./deflate.ts `compressSamples`) or raw (Compression 1), see GeoTiffOptions.
  * Predictor: 2 (horizontal differencing) for integers, none (1) for FLOAT32. Floating-point predictor 3 is
  * deliberately not written: tifffile (sentinelhub-py's decoder) needs the optional `imagecodecs` package for it,
  * while zlib and predictor 2 are built in; GDAL, geotiff.js and libtiff read all of these (see ./predictor.ts).
@@ -15,19 +15,19 @@
  * geotiff.js `writeArrayBuffer` was not used: it writes Int8/Int16 samples as zeros, allocates a DataView per
  * sample, has no compression and limits the IFD to 1000 bytes.
  */
-import { zlibSync } from "fflate";
 import { geoEntries } from "./geokeys";
 import { ifdSize, writeIfd, type TiffEntry } from "./ifd";
 import { predict, predictorFor } from "./predictor";
 import { bytesPerSample, checkInput, type EncodeInput, type GeoRef, type SampleType } from "./types";
 import { concatBytes } from "./bytes";
+import { compressSamples } from "./deflate";
 
 /** Options of the GeoTIFF writer. */
 export interface GeoTiffOptions {
   /**
-   * "DEFLATE": zlib level 1 with predictor (about 40-60 MB of samples per second here: 2500x2500 FLOAT32 takes
-   * 0.4-0.6 s); "NONE": raw samples (2500x2500 FLOAT32 in about 20 ms); "AUTO" (default): DEFLATE up to
-   * AUTO_DEFLATE_MAX_BYTES of samples, NONE above, which bounds the encode time to about 100 ms.
+   * "DEFLATE": zlib with predictor (./deflate.ts `compressSamples`: about 200 MB of FLOAT32 or 16-bit samples
+   * per second here, 1024x1024 FLOAT32 in about 20 ms); "NONE": raw samples (2500x2500 FLOAT32 in about 20 ms);
+   * "AUTO" (default): DEFLATE up to AUTO_DEFLATE_MAX_BYTES of samples, NONE above, which bounds the encode time.
    */
   compression?: "AUTO" | "DEFLATE" | "NONE";
 }
@@ -46,10 +46,11 @@ function bytesOf(input: EncodeInput): Uint8Array {
 
 /**
  * One strip's bytes as stored: `strip` holds `rows` rows of `input.width * input.bands` samples (raw bytes);
- * zlib level 1 after the predictor when `deflate`, else `strip` itself.
+ * zlib (./deflate.ts `compressSamples`) after the predictor when `deflate`, else `strip` itself.
  */
 export function encodeStrip(strip: Uint8Array, input: Pick<EncodeInput, "width" | "bands" | "sampleType">, rows: number, deflate: boolean): Uint8Array {
-  return deflate ? zlibSync(predict(strip, input.sampleType, rows, input.width * input.bands, input.bands), { level: 1 }) : strip;
+  if (!deflate) return strip;
+  return compressSamples(predict(strip, input.sampleType, rows, input.width * input.bands, input.bands), bytesPerSample(input.sampleType));
 }
 
 /** The strips of the image: compressed (with predictor) or views of the raw samples. */
@@ -87,12 +88,11 @@ export function imageEntries(input: Omit<EncodeInput, "data">, rowsPerStrip: num
 }
 
 /**
- * Encodes a raster of any sampleType and band count as a GeoTIFF georeferenced in `georef` (see ./geokeys.ts),
- * with GDAL_NODATA when `input.nodataValue` is set.
- * @returns the file bytes.
- * @throws EngineError invalid-argument for a bad bbox or EPSG code; Error when the file would exceed 4 GiB (classic TIFF).
+ * The GeoTIFF of `input` (see encodeGeoTiff) as its parts in file order: the header with the IFD, then the strips.
+ * Without compression the strips are views of `input.data` (no copy), so a response can stream them as they are.
+ * @throws as encodeGeoTiff.
  */
-export function encodeGeoTiff(input: EncodeInput, georef: GeoRef, options: GeoTiffOptions = {}): Uint8Array {
+export function geoTiffParts(input: EncodeInput, georef: GeoRef, options: GeoTiffOptions = {}): Uint8Array[] {
   checkInput(input);
   const compression = options.compression ?? "AUTO";
   const deflate = compression === "DEFLATE" || (compression === "AUTO" && input.data.byteLength <= AUTO_DEFLATE_MAX_BYTES);
@@ -113,5 +113,15 @@ export function encodeGeoTiff(input: EncodeInput, georef: GeoRef, options: GeoTi
   const head = new Uint8Array(header);
   head.set([0x49, 0x49, 42, 0, 8, 0, 0, 0]); // "II", 42, IFD at byte 8
   writeIfd(head, 8, entries);
-  return concatBytes([head, ...parts]);
+  return [head, ...parts];
+}
+
+/**
+ * Encodes a raster of any sampleType and band count as a GeoTIFF georeferenced in `georef` (see ./geokeys.ts),
+ * with GDAL_NODATA when `input.nodataValue` is set.
+ * @returns the file bytes (one new array; geoTiffParts gives the same bytes without joining them).
+ * @throws EngineError invalid-argument for a bad bbox or EPSG code; Error when the file would exceed 4 GiB (classic TIFF).
+ */
+export function encodeGeoTiff(input: EncodeInput, georef: GeoRef, options: GeoTiffOptions = {}): Uint8Array {
+  return concatBytes(geoTiffParts(input, georef, options));
 }

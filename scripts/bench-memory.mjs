@@ -1,0 +1,184 @@
+// Memory of large Processing requests and what they leave behind (issue 15); a section for `npm run bench` (its PARTS,
+// as `memory`), or alone: `npx node scripts/bench-memory.mjs`. On the seeded scratch state (.state-bench) it starts
+// wrangler dev (port BENCH_MEMORY_PORT, default 8794) with the DevTools inspector on BENCH_MEMORY_INSPECTOR (default 9239)
+// and reports:
+//  1. small requests: SMALL_N (BENCH_N, default 30) warm NDVI PNG 512x512 requests (the bench's NDVI request);
+//  2. the JS memory of one NDVI FLOAT32 GeoTIFF 2500x2500 request in the Worker's isolate: V8 heap objects plus
+//     ArrayBuffer backing stores (Runtime.getHeapUsage usedSize + backingStorageSize over the inspector; rasters live in
+//     the backing stores), idle after a full GC, then polled back to back while the request runs and at its response.
+//     workerd collects lazily, so that peak counts the garbage the request made too (a GC inside it lowers it).
+//     V8 answers between JS turns only. The evalscript sandbox isolates (Worker Loader) are not reachable this way;
+//  3. workerd's resident memory (VmRSS summed over the server's process group) before and after HEAVY_N (default 30)
+//     such requests, the peak (VmHWM), the isolate's JS memory after them (uncollected garbage included);
+//  4. small-request p50 before and after the heavy requests, each interleaved request by request with a second, fresh
+//     server (port BENCH_MEMORY_PORT_FRESH, default 8793, state .state-bench/fresh) that serves only small requests, so
+//     both see the same machine load: after / fresh is the slowdown the heavy requests left behind;
+//  5. RSS and JS memory after a full GC and IDLE_MS idle (does memory return?).
+// Targets (issue 15): peak < 128 MB (the isolate limit); the small request not slower; memory returns.
+import { readFileSync, readdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { NDVI_SCRIPT, fmt, getToken, interleaved, pct, prepareState, processBody, sleep, startServer, timed, workerdPeakMiB, workerdMiB, summaryRow } from "./lib/bench.mjs";
+
+const PORT = process.env.BENCH_MEMORY_PORT ?? "8794";
+const INSPECTOR = process.env.BENCH_MEMORY_INSPECTOR ?? "9239";
+const SMALL_N = Number(process.env.BENCH_N ?? 30);
+const HEAVY_N = Number(process.env.HEAVY_N ?? 30);
+const IDLE_MS = 5000;
+const PORT_FRESH = process.env.BENCH_MEMORY_PORT_FRESH ?? "8793";
+const STATE = resolve(".state-bench");
+const STATE_FRESH = resolve(".state-bench", "fresh");
+const MIB = 1024 * 1024;
+
+const FLOAT_SCRIPT = `//VERSION=3
+function setup(){return {input:["B04","B08"],output:{bands:1,sampleType:"FLOAT32"}}}
+function evaluatePixel(s){return [(s.B08-s.B04)/(s.B08+s.B04)]}`;
+const SMALL = processBody(NDVI_SCRIPT, 512, 512, "image/png");
+const HEAVY = processBody(FLOAT_SCRIPT, 2500, 2500, "image/tiff");
+
+
+/**
+ * A DevTools protocol session with the Worker's isolate (the first target the inspector lists):
+ * { send(method, params) -> result, close() }.
+ */
+async function inspector(port) {
+  const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
+  const url = targets.find((t) => t.webSocketDebuggerUrl)?.webSocketDebuggerUrl;
+  if (!url) throw new Error(`no inspector target on port ${port}: ${JSON.stringify(targets)}`);
+  // wrangler's inspector proxy accepts only local DevTools origins
+  const ws = new WebSocket(url, { headers: { origin: "http://127.0.0.1" } });
+  await new Promise((ok, fail) => ((ws.onopen = ok), (ws.onerror = fail)));
+  let id = 0;
+  const pending = new Map();
+  ws.onmessage = (e) => {
+    const msg = JSON.parse(e.data);
+    const p = pending.get(msg.id);
+    if (!p) return;
+    pending.delete(msg.id);
+    if (msg.error) p.fail(new Error(`${msg.error.message} (${msg.error.code})`));
+    else p.ok(msg.result);
+  };
+  const send = (method, params = {}) =>
+    new Promise((ok, fail) => {
+      pending.set(++id, { ok, fail });
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  return { send, close: () => ws.close() };
+}
+
+/**
+ * The isolate's memory in MiB: V8 heap objects (usedSize) plus ArrayBuffer backing stores (backingStorageSize:
+ * the typed arrays of rasters live there, outside the V8 heap, and count against the isolate's 128 MB as well).
+ */
+async function heapMiB(cdp) {
+  const u = await cdp.send("Runtime.getHeapUsage");
+  return (u.usedSize + (u.backingStorageSize ?? 0)) / MIB;
+}
+
+/**
+ * A full GC of the isolate: a heap snapshot (its chunks are dropped) starts with one. workerd's inspector does not
+ * answer HeapProfiler.collectGarbage and collects nothing for it.
+ */
+const collectGarbage = (cdp) => cdp.send("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+
+/** Runs one request while polling the heap back to back: { peak (MiB), after (MiB, at the response), samples }. */
+async function heapDuring(cdp, base, token, body) {
+  let done = false;
+  let peak = 0;
+  let samples = 0;
+  const request = timed(base, token, body).finally(() => (done = true));
+  while (!done) {
+    peak = Math.max(peak, await heapMiB(cdp));
+    samples++;
+  }
+  await request;
+  const after = await heapMiB(cdp);
+  return { peak: Math.max(peak, after), after, samples };
+}
+
+/** Starts a server on its own seeded state; { server, token }. */
+async function serverWithToken(stateDir, port, args = []) {
+  prepareState(stateDir);
+  const server = await startServer({ stateDir, port, args });
+  try {
+    const token = await getToken(server.base, join(stateDir, "demo-client.json"));
+    for (let i = 0; i < 3; i++) await timed(server.base, token, SMALL); // cold start, JIT
+    await timed(server.base, token, HEAVY); // module state, caches, wasm of the large path
+    return { server, token };
+  } catch (e) {
+    await server.stop();
+    throw e;
+  }
+}
+
+/** Small requests on `a` and `b` in turn (a, b, a, b, ...): [p50 of a, p50 of b] (ms). */
+async function smallAB(a, b) {
+  const [x, y] = await interleaved(
+    [a, b].map(({ server, token }, i) => ({ name: String(i), base: server.base, token, body: SMALL })),
+    SMALL_N,
+  );
+  return [x.p50, y.p50];
+}
+
+/** The heavy server's figures (see the module docs), with small-request p50s against the fresh server `fresh`. */
+async function measure(heavy, fresh) {
+  const { server, token } = heavy;
+  const [freshBefore, before] = await smallAB(fresh, heavy);
+  const cdp = await inspector(INSPECTOR);
+  try {
+    await collectGarbage(cdp);
+    const heapIdle = await heapMiB(cdp);
+    const one = await heapDuring(cdp, server.base, token, HEAVY);
+    const rssBefore = workerdMiB(server.pgid, "VmRSS");
+    const heavyMs = [];
+    for (let i = 0; i < HEAVY_N; i++) heavyMs.push((await timed(server.base, token, HEAVY)).ms);
+    const rssAfterHeavy = workerdMiB(server.pgid, "VmRSS");
+    const heapAfterHeavy = await heapMiB(cdp);
+    const [freshAfter, after] = await smallAB(fresh, heavy);
+    const hwm = workerdPeakMiB(server.pgid);
+    await collectGarbage(cdp);
+    await sleep(IDLE_MS);
+    return {
+      heapIdleMiB: heapIdle, heapPeakMiB: one.peak, heapAtResponseMiB: one.after, samples: one.samples,
+      heapAfterHeavyMiB: heapAfterHeavy, heapAfterGcMiB: await heapMiB(cdp),
+      rssBeforeMiB: rssBefore, rssAfterHeavyMiB: rssAfterHeavy, rssAfterGcIdleMiB: workerdMiB(server.pgid, "VmRSS"), hwmMiB: hwm,
+      heavyP50: pct(heavyMs, 50), smallBefore: before, smallAfter: after, freshBefore, freshAfter,
+    };
+  } finally {
+    cdp.close();
+  }
+}
+
+function print(r) {
+  console.log(`\nEO Edge memory bench (NDVI FLOAT32 GeoTIFF 2500x2500 over 29RKH; small: NDVI PNG 512x512, N=${SMALL_N}; heavy N=${HEAVY_N})`);
+  console.log(`Worker isolate JS memory (heap + ArrayBuffers): ${fmt(r.heapIdleMiB)} MiB idle after GC; one 2500x2500 request: peak ${fmt(r.heapPeakMiB)} MiB (${r.samples} samples; garbage included), ${fmt(r.heapAtResponseMiB)} MiB at its response (target < 128 MB)`);
+  console.log(`heavy request p50 ${fmt(r.heavyP50)} ms; after ${HEAVY_N} of them: JS memory ${fmt(r.heapAfterHeavyMiB)} MiB, workerd RSS ${fmt(r.rssBeforeMiB)} -> ${fmt(r.rssAfterHeavyMiB)} MiB (VmHWM ${fmt(r.hwmMiB)} MiB)`);
+  console.log(`after a full GC and ${IDLE_MS / 1000} s idle: JS memory ${fmt(r.heapAfterGcMiB)} MiB, workerd RSS ${fmt(r.rssAfterGcIdleMiB)} MiB`);
+  console.log(`small request p50, interleaved with a fresh server: before the heavy requests ${fmt(r.smallBefore)} ms (fresh ${fmt(r.freshBefore)}), after ${fmt(r.smallAfter)} ms (fresh ${fmt(r.freshAfter)}); after/fresh ${(r.smallAfter / r.freshAfter).toFixed(2)} (target <= 1.1)`);
+  console.log(JSON.stringify(r));
+  const peak = r.heapPeakMiB * 1.048576; // MiB -> MB, the isolate limit's unit
+  summaryRow("peak JS heap of one 2500x2500 FLOAT32 request", `${fmt(peak)} MB (Worker isolate, heap + ArrayBuffers)`, "fits the 128 MB isolate limit", peak < 128);
+  const ratio = r.smallAfter / r.freshAfter;
+  summaryRow(
+    `small requests after ${HEAVY_N} heavy ones (p50 vs a fresh server); workerd RSS`,
+    `${ratio.toFixed(2)}x; RSS ${fmt(r.rssBeforeMiB)} -> ${fmt(r.rssAfterHeavyMiB)} MiB, ${fmt(r.rssAfterGcIdleMiB)} after GC + idle`,
+    "no slowdown; memory returns",
+    ratio <= 1.1 && r.rssAfterGcIdleMiB <= r.rssBeforeMiB * 1.5,
+  );
+}
+
+/** Two servers on their own states: `heavy` (with the inspector) serves the heavy requests, `fresh` only small ones. */
+async function main() {
+  const heavy = await serverWithToken(STATE, PORT, ["--inspector-port", INSPECTOR]);
+  try {
+    const fresh = await serverWithToken(STATE_FRESH, PORT_FRESH);
+    try {
+      print(await measure(heavy, fresh));
+    } finally {
+      await fresh.server.stop();
+    }
+  } finally {
+    await heavy.server.stop();
+  }
+}
+
+await main();
