@@ -96,6 +96,7 @@ class SandboxRuntime implements EvalscriptRuntime {
     private readonly hash: string,
     private readonly limits: RuntimeLimits,
     tenant: string,
+    private readonly general = false,
   ) {
     this.api = sandboxFor(loader, compiled, hash, limits.cpuMs, tenant);
   }
@@ -162,6 +163,7 @@ class SandboxRuntime implements EvalscriptRuntime {
       inputMetadata: { ...INPUT_METADATA, ...input.inputMetadata },
       timeRange: input.timeRange,
       convert: input.convert ?? false,
+      general: this.general,
       limits: { outputBands: this.limits.outputBands, outputBytes: this.limits.outputBytes },
     };
   }
@@ -304,12 +306,15 @@ function assemble(outputs: EvalOutputSpec[], parts: [number, BlockValues][], siz
 /**
  * Loads the sandbox of a compiled evalscript (isolate cached by script hash; nothing runs until a call).
  * @param env needs the Worker Loader binding `LOADER` (`[[worker_loaders]] binding = "LOADER"`).
+ * @param options `general`: never use the script's column function (specialize.ts), always call evaluatePixel
+ *   with sample objects (tests compare both paths).
  */
 export async function loadEvalscript(
   env: { LOADER: WorkerLoader },
   compiled: CompiledEvalscript,
   limits: Partial<RuntimeLimits> = {},
   tenant = "",
+  options: { general?: boolean } = {},
 ): Promise<EvalscriptRuntime> {
-  return new SandboxRuntime(env.LOADER, compiled, await scriptHash(compiled), { ...DEFAULT_LIMITS, ...limits }, tenant);
+  return new SandboxRuntime(env.LOADER, compiled, await scriptHash(compiled), { ...DEFAULT_LIMITS, ...limits }, tenant, options.general);
 }

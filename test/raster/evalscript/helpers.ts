@@ -3,6 +3,7 @@
  * from data/ (via the SAMPLE_DATA binding), and a one-call runner over the real Worker Loader.
  */
 import { env } from "cloudflare:workers";
+import { expect } from "vitest";
 import { window } from "../../helpers/raster";
 import { compileEvalscript, loadEvalscript, type EvalInput, type EvalResult, type EvalscriptRuntime, type SceneInfo } from "../../../src/raster/evalscript";
 import type { RuntimeLimits } from "../../../src/raster/evalscript/runtime";
@@ -13,10 +14,69 @@ export async function script(name: string): Promise<string> {
   return new TextDecoder().decode(await sampleFile(`evalscripts/${name}`));
 }
 
-/** Compiles and loads a script (text or data/evalscripts file name ending in .js). */
+/**
+ * Compiles and loads a script (text or data/evalscripts file name ending in .js). Its evaluations run twice,
+ * through the column function (when the script has one, specialize.ts) and through the general per-pixel path,
+ * and must agree bit for bit (values, stored types, userData, or the same error): see {@link bothPaths}.
+ */
 export async function load(source: string, limits?: Partial<RuntimeLimits>): Promise<EvalscriptRuntime> {
   const text = source.endsWith(".js") && !source.includes("\n") ? await script(source) : source;
-  return loadEvalscript(env, compileEvalscript(text), limits);
+  const compiled = compileEvalscript(text);
+  return bothPaths(await loadEvalscript(env, compiled, limits), await loadEvalscript(env, compiled, limits, "", { general: true }));
+}
+
+/** The outcome of an evaluation: its result or the error it threw. */
+async function outcome(p: Promise<EvalResult>): Promise<{ result?: EvalResult; error?: unknown }> {
+  try {
+    return { result: await p };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/** Bytes of a typed array (bit-for-bit comparison, NaN payloads included). */
+const bytesOf = (a: ArrayBufferView): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
+/** Throws unless two outcomes are the same: equal errors, or outputs equal bit for bit and equal userData. */
+export function expectSameOutcome(a: { result?: EvalResult; error?: unknown }, b: { result?: EvalResult; error?: unknown }, what = ""): void {
+  if (a.error || b.error) {
+    expect(String(b.error), `${what} error of the general path`).toBe(String(a.error));
+    expect((b.error as { details?: unknown })?.details, what).toEqual((a.error as { details?: unknown })?.details);
+    return;
+  }
+  const [x, y] = [a.result!, b.result!];
+  expect(Object.keys(y.outputs), what).toEqual(Object.keys(x.outputs));
+  for (const [id, o] of Object.entries(x.outputs)) {
+    const g = y.outputs[id]!;
+    expect({ ...g, values: g.values.constructor.name, stored: g.stored?.constructor.name }, `${what} output ${id}`).toEqual({ ...o, values: o.values.constructor.name, stored: o.stored?.constructor.name });
+    for (const k of ["values", "stored"] as const) {
+      const [u, v] = [o[k], g[k]];
+      if (!u || !v) continue;
+      const [p, q] = [bytesOf(u), bytesOf(v)];
+      let diff = -1;
+      for (let i = 0; i < p.length && diff < 0; i++) if (p[i] !== q[i]) diff = i;
+      expect(diff, `${what} output ${id}.${k}: first differing byte`).toBe(-1);
+      expect(q.length).toBe(p.length);
+    }
+  }
+  expect(y.userData, `${what} userData`).toEqual(x.userData);
+}
+
+/** A runtime whose evaluations run on `column` and on `general` and are compared (expectSameOutcome). */
+function bothPaths(column: EvalscriptRuntime, general: EvalscriptRuntime): EvalscriptRuntime {
+  const compare = async (run: (rt: EvalscriptRuntime) => Promise<EvalResult>): Promise<EvalResult> => {
+    const a = await outcome(run(column));
+    expectSameOutcome(a, await outcome(run(general)));
+    if (a.error) throw a.error;
+    return a.result!;
+  };
+  return {
+    compiled: column.compiled,
+    setup: () => column.setup(),
+    preProcessScenes: (...args) => column.preProcessScenes(...args),
+    evaluate: (input) => compare((rt) => rt.evaluate(input)),
+    evaluateRows: (input, loadRows) => compare((rt) => rt.evaluateRows(input, loadRows)),
+  };
 }
 
 /** Runs a whole evaluation: setup, evaluate. */
