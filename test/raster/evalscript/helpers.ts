@@ -34,8 +34,21 @@ async function outcome(p: Promise<EvalResult>): Promise<{ result?: EvalResult; e
   }
 }
 
-/** Bytes of a typed array (bit-for-bit comparison, NaN payloads included). */
-const bytesOf = (a: ArrayBufferView): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+/**
+ * Index of the first element where two typed arrays differ bit for bit, or -1. NaNs count as equal whatever
+ * their sign and payload bits: V8 gives 0/0 a positive or a negative NaN depending on which code (interpreter,
+ * optimised, constant-folded) ran it, so those bits are not deterministic even on one path.
+ */
+function firstDifference(a: ArrayBufferView, b: ArrayBufferView): number {
+  const words = a instanceof Float32Array;
+  const u = words ? new Uint32Array(a.buffer, a.byteOffset, a.byteLength >> 2) : new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  const v = words ? new Uint32Array(b.buffer, b.byteOffset, b.byteLength >> 2) : new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+  const x = a as Float32Array;
+  const y = b as Float32Array;
+  if (u.length !== v.length) return Math.min(u.length, v.length);
+  for (let i = 0; i < u.length; i++) if (u[i] !== v[i] && !(words && Number.isNaN(x[i]) && Number.isNaN(y[i]))) return i;
+  return -1;
+}
 
 /** Throws unless two outcomes are the same: equal errors, or outputs equal bit for bit and equal userData. */
 export function expectSameOutcome(a: { result?: EvalResult; error?: unknown }, b: { result?: EvalResult; error?: unknown }, what = ""): void {
@@ -52,11 +65,8 @@ export function expectSameOutcome(a: { result?: EvalResult; error?: unknown }, b
     for (const k of ["values", "stored"] as const) {
       const [u, v] = [o[k], g[k]];
       if (!u || !v) continue;
-      const [p, q] = [bytesOf(u), bytesOf(v)];
-      let diff = -1;
-      for (let i = 0; i < p.length && diff < 0; i++) if (p[i] !== q[i]) diff = i;
-      expect(diff, `${what} output ${id}.${k}: first differing byte`).toBe(-1);
-      expect(q.length).toBe(p.length);
+      const at = firstDifference(u, v);
+      expect(at, `${what} output ${id}.${k}: first difference at ${at} (${u[at]} vs ${v[at]})`).toBe(-1);
     }
   }
   expect(y.userData, `${what} userData`).toEqual(x.userData);
