@@ -176,13 +176,70 @@ function checkBody(fn: AnyNode): void {
   });
 }
 
+/** Reused-value rewrites of evaluatePixel's return literals (see {@link returnRewrites}). */
+interface Reuse {
+  replace: Copy["replace"];
+  /** Declarations of the reused arrays and objects, e.g. `var Pr0=[0,0,0];`. */
+  decls: string;
+}
+
+/** Plain keys of an object literal whose values can be written into a reused object, or undefined. */
+function plainKeys(o: AnyNode): string[] | undefined {
+  const keys: string[] = [];
+  for (const p of o.properties as AnyNode[]) {
+    const key = p.key as AnyNode | undefined;
+    if (p.type !== "Property" || p.kind !== "init" || p.computed || p.method || p.shorthand || !key) return undefined;
+    const name = key.type === "Identifier" ? (key.name as string) : typeof key.value === "string" ? key.value : undefined;
+    if (name === undefined || name === "__proto__" || keys.includes(name)) return undefined;
+    keys.push(name);
+  }
+  return keys.length ? keys : undefined;
+}
+
+/**
+ * Rewrites of `return [a, b, ...]` and `return {id: [a, ...], ...}` in evaluatePixel's own body (the copy only)
+ * into stores to arrays / objects made once per script instance: `(Pr0[0]=a,Pr0[1]=b,Pr0)`. The elements are
+ * evaluated in the same order and the loop reads the same values, lengths and keys (entry.js put / putAll), so
+ * nothing observable changes; what goes is one allocation per pixel. Literals with holes, spreads, computed,
+ * shorthand or accessor keys are left as they are.
+ */
+function returnRewrites(fn: AnyNode, base: string, source: string): Reuse {
+  const replace: Copy["replace"] = [];
+  let decls = "";
+  let n = 0;
+  const rewrite = (node: AnyNode): void => {
+    const parts = node.type === "ArrayExpression" ? (node.elements as (AnyNode | null)[]) : (node.properties as AnyNode[]);
+    const keys = node.type === "ObjectExpression" ? plainKeys(node) : undefined;
+    if (node.type === "ArrayExpression" ? parts.length === 0 || parts.some((e) => !e || e.type === "SpreadElement") : !keys) return;
+    const values = keys ? parts.map((p) => p!.value as AnyNode) : (parts as AnyNode[]);
+    // the text between values: punctuation and keys only (a parenthesised value's parens lie outside its node)
+    const gaps = values.map((v, k) => source.slice(k ? values[k - 1]!.end : node.start, v.start)).concat(source.slice(values[values.length - 1]!.end, node.end));
+    if (gaps.some((g) => /[()/]/.test(g))) return;
+    const name = `${base}r${n++}`;
+    const slot = (k: number): string => (keys ? `${name}[${JSON.stringify(keys[k])}]=` : `${name}[${k}]=`);
+    decls += `var ${name}=${keys ? `{${keys.map((k) => `${JSON.stringify(k)}:0`).join(",")}}` : `[${values.map(() => "0").join(",")}]`};`;
+    values.forEach((v, k) => replace.push({ start: k ? values[k - 1]!.end : node.start, end: v.start, text: (k ? "," : "(") + slot(k) }));
+    replace.push({ start: values[values.length - 1]!.end, end: node.end, text: `,${name})` });
+    if (keys) for (const v of values) if (v.type === "ArrayExpression") rewrite(v);
+  };
+  const go = (node: AnyNode): void => {
+    if (node !== fn && FUNCTION_TYPES.has(node.type)) return;
+    const arg = node.type === "ReturnStatement" ? (node.argument as AnyNode | null) : null;
+    if (arg && (arg.type === "ArrayExpression" || arg.type === "ObjectExpression")) rewrite(arg);
+    forEachChild(node, go);
+  };
+  go(fn);
+  return { replace, decls };
+}
+
 /**
  * The column plan of a parsed script, or why there is none.
  * @param program the acorn Program of the user's script.
+ * @param source the script's text.
  * @param names the reserved prefix for generated identifiers.
  * @returns `{plan}` (bands in parameter order and the copy to emit after the script) or `{reason}`.
  */
-export function columnPlan(program: Node, names: ColumnNames): { plan?: ColumnPlan; reason?: string } {
+export function columnPlan(program: Node, source: string, names: ColumnNames): { plan?: ColumnPlan; reason?: string } {
   try {
     const fn = findEvaluatePixel(program as AnyNode);
     const params = fn.params as AnyNode[];
@@ -203,8 +260,10 @@ export function columnPlan(program: Node, names: ColumnNames): { plan?: ColumnPl
     } else {
       return refuse("evaluatePixel's sample parameter has a default value or is an array pattern");
     }
-    const body = fn.body as AnyNode;
-    return { plan: { bands, copy: columnCopy(names, fn, body, locals, bands, replace) } };
+    const reuse = returnRewrites(fn, names.base, source);
+    const copy = columnCopy(names, fn, locals, bands, [...replace, ...reuse.replace]);
+    copy.tail += reuse.decls;
+    return { plan: { bands, copy } };
   } catch (err) {
     if (err instanceof Refused) return { reason: err.message };
     throw err;
@@ -215,8 +274,9 @@ export function columnPlan(program: Node, names: ColumnNames): { plan?: ColumnPl
  * The copy: `var Pp=function evaluatePixel(<locals>){<body>};` then the band array variables and the control
  * object `Pc = {names, bind(arrays), step(i)}` (strict, ours), all in the script's scope.
  */
-function columnCopy(names: ColumnNames, fn: AnyNode, body: AnyNode, locals: string[], bands: string[], replace: Copy["replace"]): Copy {
+function columnCopy(names: ColumnNames, fn: AnyNode, locals: string[], bands: string[], replace: Copy["replace"]): Copy {
   const b = names.base;
+  const body = fn.body as AnyNode;
   const arrays = Array.from({ length: bands.length }, (_, k) => `${b}a${k}`);
   const bind = arrays.map((a, k) => `${a}=A[${k}];`).join("");
   const args = arrays.map((a) => `${a}[i]`).join(",");

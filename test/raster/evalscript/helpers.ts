@@ -53,8 +53,13 @@ function firstDifference(a: ArrayBufferView, b: ArrayBufferView): number {
 /** Throws unless two outcomes are the same: equal errors, or outputs equal bit for bit and equal userData. */
 export function expectSameOutcome(a: { result?: EvalResult; error?: unknown }, b: { result?: EvalResult; error?: unknown }, what = ""): void {
   if (a.error || b.error) {
-    expect(String(b.error), `${what} error of the general path`).toBe(String(a.error));
-    expect((b.error as { details?: unknown })?.details, what).toEqual((a.error as { details?: unknown })?.details);
+    // where V8 runs out of stack (which call, which frame) depends on the frames below, as on one path
+    // from one run to the next: the position is not compared, the pixel is
+    const deep = /Maximum call stack size exceeded/.test(String(a.error));
+    const norm = (e: unknown) => (deep ? String(e).replace(/at line \d+, column \d+ \([^,]*,( in [^,]*,)?/, "at (") : String(e));
+    const details = (e: unknown) => ({ ...(e as { details?: object })?.details, ...(deep ? { line: 0, column: 0, function: "" } : {}) });
+    expect(norm(b.error), `${what} error of the general path`).toBe(norm(a.error));
+    expect(details(b.error), what).toEqual(details(a.error));
     return;
   }
   const [x, y] = [a.result!, b.result!];
