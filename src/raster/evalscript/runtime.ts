@@ -9,6 +9,7 @@ import type { CompiledEvalscript } from "./compile";
 import { executionError, sandboxCrash, type Budget } from "./errors";
 import { HOST_LIMITS } from "./limits";
 import { dispose, sandboxFor, scriptHash, type Block, type BlockValues, type Reply, type SandboxApi, type SessionParams } from "./sandbox";
+import { packBand } from "./pack";
 import { bandCountOf, mosaickingByDatasource, normalizeSetup } from "./setup";
 import type { EvalInput, EvalOutputSpec, EvalResult, EvalSetup, SceneData, SceneInfo, TimeRange } from "./types";
 
@@ -260,7 +261,7 @@ function rowsPerBlock(input: EvalInput, scenes: SceneData[], params: SessionPara
 
 /**
  * The requested bands (and dataMask when requested) of rows [row, row + rows) of each scene; the arrays
- * themselves for a whole image (RPC copies them anyway).
+ * themselves for a whole image (RPC copies them anyway), as integers and a scale where that is exact (pack.ts).
  */
 function blockOf(scenes: SceneData[], params: SessionParams, row: number, rows: number): Block {
   const whole = row === 0 && rows === params.height;
@@ -272,10 +273,10 @@ function blockOf(scenes: SceneData[], params: SessionParams, row: number, rows: 
     rows,
     scenes: scenes.map((s) => {
       const names = params.bandsBy[s.datasource ?? ""] ?? [];
-      const bands: Record<string, Float32Array> = {};
+      const bands: Block["scenes"][number]["bands"] = {};
       for (const b of names) {
         const a = s.bands[b];
-        if (a && b !== "dataMask") bands[b] = cut(a);
+        if (a && b !== "dataMask") bands[b] = packBand(cut(a));
       }
       return names.includes("dataMask") ? { bands, dataMask: cut(s.dataMask) } : { bands };
     }),

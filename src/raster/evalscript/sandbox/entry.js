@@ -68,6 +68,19 @@ function fill(s, a, i) {
 const ZERO = new native.Float32Array(0);
 
 /**
+ * Band values of a block: as sent, or (../pack.ts) the Float32 values of integers and their scale, bit for bit
+ * those the host had: value = Math.fround(dn * scale) (the Float32Array store rounds).
+ * @param {Float32Array | import("../pack").PackedBand | undefined} band
+ * @returns {Float32Array | undefined}
+ */
+function unpack(band) {
+  if (band === undefined || !("dn" in band)) return band;
+  const dn = band.dn, scale = band.scale, out = new native.Float32Array(dn.length);
+  for (let i = 0; i < dn.length; i++) out[i] = dn[i] * scale;
+  return out;
+}
+
+/**
  * Stored sampleType conversion; must equal ../sampletype.ts toSampleType (test/raster/evalscript/convert.test.ts).
  * @type {Record<string, [number, number, typeof Int8Array | typeof Uint8Array | typeof Int16Array | typeof Uint16Array]>}
  */
@@ -287,7 +300,7 @@ class Evaluation {
    */
   evaluate(block) {
     const p = this.p, n = p.width * block.rows;
-    this.arrays = block.scenes.map((s, k) => this.names[k].map((nm) => (nm === "dataMask" ? s.dataMask : s.bands[nm]) ?? ZERO));
+    this.arrays = block.scenes.map((s, k) => this.names[k].map((nm) => (nm === "dataMask" ? s.dataMask : unpack(s.bands[nm])) ?? ZERO));
     for (const list of this.arrays) for (let b = 0; b < list.length; b++) if (list[b].length < n) list[b] = new native.Float32Array(n);
     for (const o of this.outputs) o.values = new native.Float32Array(n * o.bands);
     this.samples = this.samplesArgument();

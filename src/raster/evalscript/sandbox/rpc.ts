@@ -3,6 +3,7 @@
  * (entry.js): what each call takes and returns. Types only; the sandbox's JavaScript reads them through JSDoc
  * (`@typedef {import("./rpc").SessionParams} SessionParams`), so both sides are checked against one definition.
  */
+import type { PackedBand } from "../pack";
 import type { SampleArray } from "../sampletype";
 import type { Budget, SandboxFailure } from "../errors";
 import type { EvalOutputSpec, Mosaicking, SceneInfo, TimeRange } from "../types";
@@ -43,7 +44,8 @@ export interface SessionParams {
 export interface Block {
   rowStart: number;
   rows: number;
-  scenes: { bands: Record<string, Float32Array>; dataMask?: Uint8Array }[];
+  /** Band values, or integers and their scale (../pack.ts: value = Math.fround(dn * scale)). */
+  scenes: { bands: Record<string, Float32Array | PackedBand>; dataMask?: Uint8Array }[];
 }
 
 /** Output values of one block, per output id, band-interleaved. */
