@@ -61,7 +61,7 @@
  *   400s naming the cause; other requests keep being served.
  */
 export { compileEvalscript, type CompiledEvalscript } from "./compile";
-export { loadEvalscript, DEFAULT_LIMITS, type EvalscriptRuntime, type FusionScenes, type RowsInput, type RuntimeLimits } from "./runtime";
+export { loadEvalscript, DEFAULT_LIMITS, type EvalscriptRuntime, type RuntimeOptions, type FusionScenes, type RowsInput, type RuntimeLimits } from "./runtime";
 export { toSampleType, storedSampleType, type SampleArray } from "./sampletype";
 export type {
   EvalInput,
