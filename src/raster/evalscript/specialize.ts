@@ -19,6 +19,7 @@
 import type { Node } from "acorn";
 import type { AnyNode } from "./ast";
 import { forEachChild, walk } from "./ast";
+import { patternNames, scanNames } from "./globals";
 import type { Copy } from "./instrument";
 
 /** The column function of a script: the band names its parameters take and the copy instrument() emits. */
@@ -48,17 +49,16 @@ const refuse = (why: string): never => {
 function findEvaluatePixel(program: AnyNode): AnyNode {
   const top = (program.body as AnyNode[]).filter((s) => s.type === "FunctionDeclaration" && (s.id as AnyNode).name === "evaluatePixel");
   if (top.length !== 1) refuse(top.length ? "evaluatePixel is declared more than once" : "evaluatePixel is not a top-level function declaration");
-  let bindings = 0;
-  walk(program, (n, parent, key) => {
-    if (n.type !== "Identifier" || n.name !== "evaluatePixel" || !parent) return;
-    const declares = (FUNCTION_TYPES.has(parent.type) && key === "id") || (parent.type === "VariableDeclarator" && key === "id") || parent.type === "ClassDeclaration";
-    if (declares) bindings++;
-    const writes = (parent.type === "AssignmentExpression" && key === "left") || parent.type === "UpdateExpression" || key === "params";
-    if (writes || parent.type.endsWith("Pattern") || ((parent.type === "ForInStatement" || parent.type === "ForOfStatement") && key === "left")) {
-      refuse("evaluatePixel is assigned or redeclared");
-    }
+  if (scanNames(program).assigned.has("evaluatePixel")) refuse("evaluatePixel is assigned");
+  const bound: string[] = [];
+  const add = { add: (name: string) => bound.push(name) };
+  walk(program, (n) => {
+    if (n.type === "VariableDeclarator") patternNames(n.id as AnyNode, add);
+    if ((FUNCTION_TYPES.has(n.type) || n.type.startsWith("Class")) && n.id) patternNames(n.id as AnyNode, add);
+    if (Array.isArray(n.params)) for (const p of n.params as AnyNode[]) patternNames(p, add);
+    if (n.type === "CatchClause") patternNames(n.param as AnyNode, add);
   });
-  if (bindings !== 1) refuse("evaluatePixel is declared more than once");
+  if (bound.filter((b) => b === "evaluatePixel").length !== 1) refuse("evaluatePixel is declared more than once");
   const fn = top[0]!;
   if (fn.async || fn.generator) refuse("evaluatePixel is async or a generator");
   return fn;
