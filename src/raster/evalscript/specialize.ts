@@ -197,7 +197,8 @@ function plainKeys(o: AnyNode): string[] | undefined {
 }
 
 /**
- * Rewrites of `return [a, b, ...]` and `return {id: [a, ...], ...}` in evaluatePixel's own body (the copy only)
+ * Rewrites of `return [a, b, ...]` and `return {id: [a, ...], ...}` (also as branches of `c ? x : y`) in
+ * evaluatePixel's own body (the copy only)
  * into stores to arrays / objects made once per script instance: `(Pr0[0]=a,Pr0[1]=b,Pr0)`. The elements are
  * evaluated in the same order and the loop reads the same values, lengths and keys (entry.js put / putAll), so
  * nothing observable changes; what goes is one allocation per pixel. Literals with holes, spreads, computed,
@@ -220,12 +221,15 @@ function returnRewrites(fn: AnyNode, base: string, source: string): Reuse {
     decls += `var ${name}=${keys ? `{${keys.map((k) => `${JSON.stringify(k)}:0`).join(",")}}` : `[${values.map(() => "0").join(",")}]`};`;
     values.forEach((v, k) => replace.push({ start: k ? values[k - 1]!.end : node.start, end: v.start, text: (k ? "," : "(") + slot(k) }));
     replace.push({ start: values[values.length - 1]!.end, end: node.end, text: `,${name})` });
-    if (keys) for (const v of values) if (v.type === "ArrayExpression") rewrite(v);
+    if (keys) for (const v of values) returned(v);
+  };
+  const returned = (value: AnyNode): void => {
+    if (value.type === "ArrayExpression" || value.type === "ObjectExpression") rewrite(value);
+    if (value.type === "ConditionalExpression") for (const branch of [value.consequent, value.alternate] as AnyNode[]) returned(branch);
   };
   const go = (node: AnyNode): void => {
     if (node !== fn && FUNCTION_TYPES.has(node.type)) return;
-    const arg = node.type === "ReturnStatement" ? (node.argument as AnyNode | null) : null;
-    if (arg && (arg.type === "ArrayExpression" || arg.type === "ObjectExpression")) rewrite(arg);
+    if (node.type === "ReturnStatement" && node.argument) returned(node.argument as AnyNode);
     forEachChild(node, go);
   };
   go(fn);

@@ -62,6 +62,8 @@ describe("accepted scripts give the general path's values, errors and budget sto
     "function evaluatePixel(s) { return { default: [ /* a */ (s.B08 - s.B04) / (s.B08 + s.B04), (s.dataMask, s.B04) ], m: [s.dataMask ? 0.5 : NaN] }; }",
     // destructuring, implicit global state carried from pixel to pixel, a band not requested (undefined)
     "function evaluatePixel({ B04, B08, B11 }) { k = (k || 0) + 1; return { default: [k * B04, B11], m: [B08 > 0.3] }; }",
+    // literals in the branches of a conditional return, one of them a wrong band count on some pixels
+    "function evaluatePixel(s) { const n = index(s.B08, s.B04); return n < 0.1 ? { default: [1, n], m: [s.dataMask] } : { default: n > 0.5 ? [0.2, n] : [n], m: [0] }; }",
     // a single number for a 2-band output: the same TypeError from both paths
     "function evaluatePixel(s) { return s.B04 > 0.2 ? { default: [s.B04, 1], m: [1] } : 3; }",
   ])("%s", async (ep) => {
