@@ -13,6 +13,7 @@ import { walk } from "./ast";
 import { instrument, ticks, type SourceMap } from "./instrument";
 import { HOST_LIMITS } from "./limits";
 import { regexShape } from "./regex";
+import { columnPlan } from "./specialize";
 import { LIBRARY_NAMES } from "./sandbox/library";
 import { RESERVED_PREFIX, wrapperNames, wrapperPrefix, wrapperSuffix } from "./wrapper";
 
@@ -36,6 +37,11 @@ export interface CompiledEvalscript {
   readonly map: SourceMap;
   /** Length of the wrapper text on line 1 before the script: stack frames there are the wrapper's own. */
   readonly prefixLength: number;
+  /**
+   * The column function (specialize.ts): the band names its parameters take, or why the script has none
+   * (evaluatePixel then always runs per pixel with a sample object).
+   */
+  readonly column: { bands: string[] } | { refused: string };
 }
 
 const DOCS = "https://docs.sentinel-hub.com/api/latest/evalscript/v3/";
@@ -112,8 +118,10 @@ function compile(source: string): CompiledEvalscript {
   const wrapper = wrapperNames();
   const tickNames = { counter: wrapper.counter, stop: wrapper.stop };
   const prefix = wrapperPrefix(wrapper, bindableGlobals(names, LIBRARY_NAMES), ticks(tickNames).statement);
-  const { code, map } = instrument(source, program, prefix, wrapperSuffix(wrapper, SCRIPT_FUNCTIONS), tickNames);
-  return { source, code, map, prefixLength: prefix.length };
+  const { plan, reason } = columnPlan(program, source, { base: wrapper.column });
+  const suffix = wrapperSuffix(wrapper, SCRIPT_FUNCTIONS, plan !== undefined);
+  const { code, map } = instrument(source, program, prefix, suffix, tickNames, plan?.copy);
+  return { source, code, map, prefixLength: prefix.length, column: plan ? { bands: plan.bands } : { refused: reason ?? "" } };
 }
 
 /**

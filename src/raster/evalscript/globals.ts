@@ -25,8 +25,8 @@ const BUILTINS = [
 /** Never bound: special or reserved identifiers. */
 const NEVER = new Set(["arguments", "eval", "let", "yield", "await", "static", "implements", "interface", "package", "private", "protected", "public"]);
 
-/** Identifiers bound by a declaration pattern (`a`, `{a, b: [c]}`, `...d`, `e = 1`). */
-function patternNames(p: AnyNode | null | undefined, out: Set<string>): void {
+/** Identifiers bound by a declaration pattern (`a`, `{a, b: [c]}`, `...d`, `e = 1`), added to `out`. */
+export function patternNames(p: AnyNode | null | undefined, out: { add(name: string): unknown }): void {
   if (!p) return;
   if (p.type === "Identifier") out.add(p.name as string);
   else if (p.type === "ObjectPattern") for (const prop of p.properties as AnyNode[]) patternNames((prop.value ?? prop.argument) as AnyNode, out);

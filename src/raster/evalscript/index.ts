@@ -35,6 +35,14 @@
  *   (band-interleaved by pixel); `toSampleType` converts per sampleType (sampletype.ts: AUTO = round(v*255)
  *   clamped, integers rounded and clamped, NaN -> 0, FLOAT32 as is). Pixels where dataMask is 0 are
  *   evaluated too (band values 0), as on Sentinel Hub.
+ * - Column function (specialize.ts): when the AST proves that evaluatePixel only reads `sample.<band>` values
+ *   of its first parameter (or destructures band names), uses no `this` / `arguments` / other parameters and
+ *   never lets the sample escape, the module also carries an edited copy of evaluatePixel taking the band
+ *   values as parameters (its return literals writing into arrays made once per instance); SIMPLE single-scene
+ *   evaluations call it per pixel instead of filling a sample object. Ticks, per-call budget, output writing
+ *   and error positions are the general path's (RuntimeOptions.general forces the general path; the tests
+ *   compare both bit for bit, NaN sign bits aside). RuntimeOptions.pack sends exact integer bands as
+ *   Uint16 / Uint8 and a scale (pack.ts; off: measured slower).
  * - updateOutputMetadata(scenes, inputMetadata, outputMetadata) after the last pixel; `outputMetadata.userData`
  *   (set there or in evaluatePixel) is returned as `userData` (the userdata.json response).
  * - Limits (RuntimeLimits, limits.ts): `perCall` 2e7 ticks per script call, `total` 1e9 + 2000 per pixel and
@@ -61,7 +69,7 @@
  *   400s naming the cause; other requests keep being served.
  */
 export { compileEvalscript, type CompiledEvalscript } from "./compile";
-export { loadEvalscript, DEFAULT_LIMITS, type EvalscriptRuntime, type FusionScenes, type RowsInput, type RuntimeLimits } from "./runtime";
+export { loadEvalscript, DEFAULT_LIMITS, type EvalscriptRuntime, type RuntimeOptions, type FusionScenes, type RowsInput, type RuntimeLimits } from "./runtime";
 export { toSampleType, storedSampleType, type SampleArray } from "./sampletype";
 export type {
   EvalInput,

@@ -35,6 +35,8 @@ interface Insertion {
   text: string;
   rank: number;
   anchor?: number;
+  /** Source characters the text replaces (copies only). */
+  skip?: number;
 }
 
 const LOOPS = new Set(["WhileStatement", "DoWhileStatement", "ForStatement", "ForInStatement", "ForOfStatement"]);
@@ -74,15 +76,16 @@ function guardNode(node: AnyNode, tick: { statement: string; expression: string 
 
 /**
  * Maps offsets of the generated text back to the user's source. The generated text is the source with
- * insertions; each kept chunk of the source is recorded with its offsets in both texts.
+ * insertions (and, after it, an edited copy of one function: {@link Copy}); each kept chunk of the source is
+ * recorded with its offsets in both texts and its length.
  */
 export class SourceMap {
   private readonly genLineStarts: number[];
   private readonly userLineStarts: number[];
 
   constructor(
-    /** [generated offset, user offset] at the start of each kept chunk, ascending. */
-    private readonly chunks: [number, number][],
+    /** [generated offset, user offset, length] of each kept chunk, ascending by generated offset. */
+    private readonly chunks: [number, number, number][],
     /** [generated start, generated end, user anchor] of inserted texts that report an anchor, ascending. */
     private readonly anchors: [number, number, number][],
     generated: string,
@@ -95,17 +98,15 @@ export class SourceMap {
   /**
    * User-script position of a generated position (both 1-based line and column, as V8 stack traces give
    * them). A position inside an inserted tick maps to the start of the loop or function it guards; inside
-   * other inserted text, to the user offset where the text was inserted.
+   * other inserted text, to the user offset where the text was inserted (or its anchor).
    */
   toUser(line: number, column: number): { line: number; column: number } {
     const g = (this.genLineStarts[line - 1] ?? 0) + column - 1;
     const anchor = this.anchors.find(([from, to]) => g >= from && g < to);
     if (anchor) return offsetToLineColumn(this.userLineStarts, anchor[2]);
     const lo = lastAtOrBelow(this.chunks.length, (i) => this.chunks[i]![0], g);
-    const [genStart, userStart] = this.chunks[lo]!;
-    const next = this.chunks[lo + 1];
-    const chunkLength = next ? next[1] - userStart : Infinity;
-    const u = userStart + Math.min(Math.max(0, g - genStart), chunkLength);
+    const [genStart, userStart, length] = this.chunks[lo]!;
+    const u = userStart + Math.min(Math.max(0, g - genStart), length);
     return offsetToLineColumn(this.userLineStarts, u);
   }
 }
@@ -143,9 +144,57 @@ function lastAtOrBelow(n: number, key: (i: number) => number, v: number): number
 }
 
 /**
+ * An edited copy of a range of the source, emitted after it (specialize.ts: evaluatePixel as a column
+ * function): `head`, the source range [from, to) with its ticks and with `replace` ranges swapped for their
+ * text, then `tail`. Positions in the copy map back to the user's source; head and tail map to `anchor`.
+ */
+export interface Copy {
+  from: number;
+  to: number;
+  head: string;
+  tail: string;
+  anchor: number;
+  /** Non-overlapping source ranges inside [from, to) and their replacement text (no tick falls inside one). */
+  replace: { start: number; end: number; text: string }[];
+}
+
+/** Builds the generated text piece by piece, recording the chunks and anchors of its SourceMap. */
+class Emitter {
+  readonly parts: string[] = [];
+  readonly chunks: [number, number, number][] = [];
+  readonly anchors: [number, number, number][] = [];
+  length = 0;
+
+  text(t: string, anchor?: number): void {
+    if (anchor !== undefined && t) this.anchors.push([this.length, this.length + t.length, anchor]);
+    this.parts.push(t);
+    this.length += t.length;
+  }
+
+  /** Source [from, to) with `insertions` (sorted) whose offset lies in [from, to], or (`open`) in [from, to). */
+  range(source: string, from: number, to: number, insertions: Insertion[], open = false): void {
+    let at = from;
+    for (const ins of insertions) {
+      if (ins.at < from || ins.at > to || (open && ins.at === to)) continue;
+      this.source(source, at, ins.at);
+      this.text(ins.text, ins.anchor);
+      at = ins.at + (ins.skip ?? 0);
+    }
+    this.source(source, at, to);
+  }
+
+  private source(source: string, from: number, to: number): void {
+    if (to <= from) return;
+    this.chunks.push([this.length, from, to - from]);
+    this.parts.push(source.slice(from, to));
+    this.length += to - from;
+  }
+}
+
+/**
  * Instruments `source` (already parsed into `program`): returns the guarded code, with `prefix` put in front
- * (on line 1, it must not contain a newline) and `suffix` appended, and the map back to `source` positions.
- * Ticks use the counter and stop function named by `names`.
+ * (on line 1, it must not contain a newline), the instrumented `copy` (if any) after the source, and `suffix`
+ * appended, and the map back to `source` positions. Ticks use the counter and stop function named by `names`.
  */
 export function instrument(
   source: string,
@@ -153,32 +202,25 @@ export function instrument(
   prefix: string,
   suffix: string,
   names: TickNames,
+  copy?: Copy,
 ): { code: string; map: SourceMap } {
   if (/[\r\n\u2028\u2029]/.test(prefix)) throw new Error("instrument: prefix must be a single line");
   const tick = ticks(names);
-  const insertions: Insertion[] = [{ at: 0, text: prefix, rank: 1e15 }];
+  const insertions: Insertion[] = [];
   walk(program, (n) => {
     if (LOOPS.has(n.type) || FUNCTIONS.has(n.type)) insertions.push(...guardNode(n, tick));
   });
-  insertions.sort((a, b) => a.at - b.at || b.rank - a.rank);
-  const parts: string[] = [];
-  const chunks: [number, number][] = [];
-  const anchors: [number, number, number][] = [];
-  let genLength = 0;
-  let from = 0;
-  for (const ins of insertions) {
-    if (ins.at > from) {
-      chunks.push([genLength, from]);
-      parts.push(source.slice(from, ins.at));
-      genLength += ins.at - from;
-      from = ins.at;
-    }
-    parts.push(ins.text);
-    if (ins.anchor !== undefined) anchors.push([genLength, genLength + ins.text.length, ins.anchor]);
-    genLength += ins.text.length;
+  const sorted = (list: Insertion[]) => list.sort((a, b) => a.at - b.at || b.rank - a.rank);
+  const out = new Emitter();
+  out.text(prefix);
+  out.range(source, 0, source.length, sorted([...insertions]));
+  if (copy) {
+    const swaps = copy.replace.map((r): Insertion => ({ at: r.start, text: r.text, rank: -1, anchor: r.start, skip: r.end - r.start }));
+    out.text(copy.head, copy.anchor);
+    out.range(source, copy.from, copy.to, sorted([...insertions, ...swaps]), true);
+    out.text(copy.tail, copy.anchor);
   }
-  chunks.push([genLength, from]);
-  parts.push(source.slice(from), suffix);
-  const code = parts.join("");
-  return { code, map: new SourceMap(chunks, anchors, code, source) };
+  out.text(suffix);
+  const code = out.parts.join("");
+  return { code, map: new SourceMap(out.chunks, out.anchors, code, source) };
 }

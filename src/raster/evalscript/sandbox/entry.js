@@ -68,6 +68,19 @@ function fill(s, a, i) {
 const ZERO = new native.Float32Array(0);
 
 /**
+ * Band values of a block: as sent, or (../pack.ts) the Float32 values of integers and their scale, bit for bit
+ * those the host had: value = Math.fround(dn * scale) (the Float32Array store rounds).
+ * @param {Float32Array | import("../pack").PackedBand | undefined} band
+ * @returns {Float32Array | undefined}
+ */
+function unpack(band) {
+  if (band === undefined || !("dn" in band)) return band;
+  const dn = band.dn, scale = band.scale, out = new native.Float32Array(dn.length);
+  for (let i = 0; i < dn.length; i++) out[i] = dn[i] * scale;
+  return out;
+}
+
+/**
  * Stored sampleType conversion; must equal ../sampletype.ts toSampleType (test/raster/evalscript/convert.test.ts).
  * @type {Record<string, [number, number, typeof Int8Array | typeof Uint8Array | typeof Int16Array | typeof Uint16Array]>}
  */
@@ -136,23 +149,20 @@ function putAll(outs, r, i) {
 }
 
 /**
- * The pixel loop over n pixels of the current block (locals only: this is the hot path).
+ * The pixel loop over n pixels of the current block (locals only: this is the hot path). `st.step(i)` is
+ * evaluatePixel's value at pixel i: the column function, or a call with the filled sample objects.
  * @param {Evaluation} st
  * @param {number} n
  */
 function pixels(st, n) {
-  const inst = st.script.inst, perCall = st.script.perCall, ep = /** @type {Function} */ (st.script.fns.evaluatePixel);
-  const samples = st.samples, scenesArg = st.scenesArg, im = st.inputMetadata, cd = st.customData, om = st.outputMetadata;
+  const inst = st.script.inst, perCall = st.script.perCall, step = st.step;
   const outs = st.outputs, single = outs.length === 1, o0 = outs[0], nb0 = single ? o0.bands : 0, vals0 = o0.values;
-  const simple = st.p.mosaicking === "SIMPLE" && !st.fusion, obj0 = st.objs[0], arr0 = st.arrays[0];
   let left = st.left, i = 0;
   enter(inst);
   try {
     for (; i < n; i++) {
-      if (simple) fill(obj0, arr0, i);
-      else st.fillAll(i);
       inst.set(perCall);
-      const r = ep(samples, scenesArg, im, cd, om);
+      const r = step(i);
       const k = inst.left();
       if (k < 0) inst.stop();
       left -= perCall - k;
@@ -166,6 +176,32 @@ function pixels(st, n) {
     st.left = left;
     st.at = i;
   }
+}
+
+/** Stands for a band the script reads but did not request: every value undefined, as on the sample object. */
+const ABSENT = Object.freeze(new native.Array(0));
+
+/**
+ * evaluatePixel per pixel for an evaluation: the column function bound to the block's band arrays when the
+ * script has one and the evaluation allows it (SIMPLE, one scene, no data fusion, not forced general), else a
+ * call with the filled sample object(s) and the other four arguments.
+ * @param {Evaluation} st
+ * @returns {(i: number) => unknown}
+ */
+function stepper(st) {
+  const column = st.script.fns.column, p = st.p;
+  if (column && !p.general && p.mosaicking === "SIMPLE" && !st.fusion && p.scenes.length === 1) {
+    const names = st.names[0], arrays = st.arrays[0];
+    column.bind(column.names.map((nm) => { const k = names.indexOf(nm); return k < 0 ? ABSENT : arrays[k]; }));
+    return column.step;
+  }
+  const ep = /** @type {Function} */ (st.script.fns.evaluatePixel);
+  const samples = st.samples, scenesArg = st.scenesArg, im = st.inputMetadata, cd = st.customData, om = st.outputMetadata;
+  if (p.mosaicking === "SIMPLE" && !st.fusion) {
+    const obj0 = st.objs[0], arr0 = st.arrays[0];
+    return (i) => { fill(obj0, arr0, i); return ep(samples, scenesArg, im, cd, om); };
+  }
+  return (i) => { st.fillAll(i); return ep(samples, scenesArg, im, cd, om); };
 }
 
 /** @type {Record<string, number>} */
@@ -222,6 +258,8 @@ class Evaluation {
     this.at = 0;
     /** @type {{ col: number, row: number } | undefined} */
     this.pixel = undefined;
+    /** evaluatePixel's value at pixel i of the current block (stepper). @type {(i: number) => unknown} */
+    this.step = (i) => i;
   }
   /** Applies updateOutput(outputs, collection); returns {id: bands}. */
   updateOutput() {
@@ -262,11 +300,12 @@ class Evaluation {
    */
   evaluate(block) {
     const p = this.p, n = p.width * block.rows;
-    this.arrays = block.scenes.map((s, k) => this.names[k].map((nm) => (nm === "dataMask" ? s.dataMask : s.bands[nm]) ?? ZERO));
+    this.arrays = block.scenes.map((s, k) => this.names[k].map((nm) => (nm === "dataMask" ? s.dataMask : unpack(s.bands[nm])) ?? ZERO));
     for (const list of this.arrays) for (let b = 0; b < list.length; b++) if (list[b].length < n) list[b] = new native.Float32Array(n);
     for (const o of this.outputs) o.values = new native.Float32Array(n * o.bands);
     this.samples = this.samplesArgument();
     NAMES = this.names[0] ?? [];
+    this.step = stepper(this);
     this.script.stage = "evaluatePixel";
     this.pixel = undefined;
     try {

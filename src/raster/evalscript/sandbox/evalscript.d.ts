@@ -4,7 +4,17 @@
  */
 
 /** The script's functions an instance exports (undefined when the script does not define one). */
-export type ScriptFunctions = Record<string, ((...args: any[]) => any) | undefined>;
+export type ScriptFunctions = Record<string, ((...args: any[]) => any) | undefined> & { column?: Column };
+
+/**
+ * The column function of a specialised script (../specialize.ts): `bind` takes one array per name of `names`
+ * (the band values of the current block), `step(i)` returns evaluatePixel's value for pixel i.
+ */
+export interface Column {
+  names: string[];
+  bind(arrays: ArrayLike<number | undefined>[]): void;
+  step(i: number): unknown;
+}
 
 /** The control surface of one script instance (wrapper.ts wrapperSuffix). */
 export interface Instance {

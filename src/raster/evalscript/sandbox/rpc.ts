@@ -3,6 +3,7 @@
  * (entry.js): what each call takes and returns. Types only; the sandbox's JavaScript reads them through JSDoc
  * (`@typedef {import("./rpc").SessionParams} SessionParams`), so both sides are checked against one definition.
  */
+import type { PackedBand } from "../pack";
 import type { SampleArray } from "../sampletype";
 import type { Budget, SandboxFailure } from "../errors";
 import type { EvalOutputSpec, Mosaicking, SceneInfo, TimeRange } from "../types";
@@ -30,6 +31,8 @@ export interface SessionParams {
   customData: Record<string, unknown>;
   inputMetadata: Record<string, unknown>;
   timeRange?: TimeRange;
+  /** Run evaluatePixel per pixel with a sample object even when the script has a column function (tests). */
+  general?: boolean;
   /** Return outputs converted to their stored sampleType (entry.js `toStored`). */
   convert?: boolean;
   budget: Budget;
@@ -41,7 +44,8 @@ export interface SessionParams {
 export interface Block {
   rowStart: number;
   rows: number;
-  scenes: { bands: Record<string, Float32Array>; dataMask?: Uint8Array }[];
+  /** Band values, or integers and their scale (../pack.ts: value = Math.fround(dn * scale)). */
+  scenes: { bands: Record<string, Float32Array | PackedBand>; dataMask?: Uint8Array }[];
 }
 
 /** Output values of one block, per output id, band-interleaved. */

@@ -1,0 +1,82 @@
+/**
+ * The column function (specialize.ts): which evaluatePixel shapes get one (and which band parameters), which
+ * are refused and why; and tricky accepted scripts evaluated on real 29RKH pixels through both paths, equal bit
+ * for bit (helpers.ts `run` compares the column path with the forced general path).
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { compileEvalscript, type EvalInput } from "../../../src/raster/evalscript";
+import { ones, rkhWindow, RKH_INFO, run } from "./helpers";
+
+const SETUP = `function setup() { return { input: ["B04", "B08", "dataMask"], output: [{ id: "default", bands: 2, sampleType: "FLOAT32" }, { id: "m", bands: 1 }] }; }`;
+const script = (ep: string, extra = "") => `//VERSION=3\n${SETUP}\n${ep}\n${extra}`;
+const column = (src: string) => compileEvalscript(src).column;
+
+describe("which scripts get a column function", () => {
+  it.each([
+    ["function evaluatePixel(s) { return [s.B08, s.B04]; }", ["B08", "B04"]],
+    ["function evaluatePixel(s) { return [s['B04'], s.B04 * 2]; }", ["B04"]],
+    ["function evaluatePixel({ B04, B08: nir }) { return [nir, B04]; }", ["B04", "B08"]],
+    ["function evaluatePixel(s, scenes) { const f = (x) => x * 2; return [f(s.B04), 1]; }", ["B04"]],
+    ["function evaluatePixel(s) { n++; return [n, s.dataMask]; }", ["dataMask"]],
+  ])("%s -> %j", (ep, bands) => {
+    expect(column(script(ep, "var n = 0;"))).toEqual({ bands });
+  });
+
+  it.each([
+    ["function evaluatePixel(s) { return isCloud(s); }", /other than reading sample/],
+    ["function evaluatePixel(s) { s.B04 = 1; return [s.B04]; }", /other than reading sample/],
+    ["function evaluatePixel(s) { delete s.B04; return [1]; }", /other than reading sample/],
+    ["function evaluatePixel(s) { return [s.B04.toFixed(2)]; }", /other than reading sample/],
+    ["function evaluatePixel(s) { for (const x of s.B04) {} return [1]; }", /other than reading sample/],
+    ["function evaluatePixel(s) { const k = 'B04'; return [s[k]]; }", /other than reading sample/],
+    ["function evaluatePixel(s) { return [s.toString]; }", /Object.prototype/],
+    ["function evaluatePixel(s) { return [(() => s.B04)()]; }", /captures the sample/],
+    ["function evaluatePixel(s) { return [this.x]; }", /uses this/],
+    ["function evaluatePixel(s) { return [arguments.length]; }", /uses arguments/],
+    ["function evaluatePixel(s, scenes) { return [scenes.length]; }", /parameter "scenes"/],
+    ["function evaluatePixel(s, a, b, c, om) { om.userData = 1; return [1]; }", /parameter "om"/],
+    ["function evaluatePixel(s) { return evaluatePixel.length; }", /refers to itself/],
+    ["function evaluatePixel(s) { return [s.B04]; }\n({ evaluatePixel } = { evaluatePixel: (s) => [1] });", /assigned/],
+    ["function evaluatePixel(s) { return [s.B04]; }\nif (true) { function evaluatePixel(s) { return [2]; } }", /more than once/],
+    ["var evaluatePixel = function (s) { return [s.B04]; };", /not a top-level function declaration/],
+    ["function evaluatePixel({ B04 = 0 }) { return [B04]; }", /defaults/],
+  ])("%s -> refused", (ep, why) => {
+    const c = column(script(ep));
+    expect("refused" in c && c.refused).toMatch(why);
+  });
+});
+
+describe("accepted scripts give the general path's values, errors and budget stops", () => {
+  const W = 32;
+  let input: EvalInput;
+  beforeAll(async () => {
+    const bands = await rkhWindow(["B04", "B08"], 470, 60, W, W);
+    const dataMask = ones(W * W);
+    for (let i = 0; i < W; i++) dataMask[i] = 0;
+    input = { width: W, height: W, scenes: [{ info: RKH_INFO, bands, dataMask }] };
+  });
+  const both = (ep: string, extra = "", setup = SETUP) => run(`//VERSION=3\n${setup}\n${ep}\n${extra}`, input);
+
+  it.each([
+    // multiple outputs, object literal with arrays, comments and parentheses between values, NaN
+    "function evaluatePixel(s) { return { default: [ /* a */ (s.B08 - s.B04) / (s.B08 + s.B04), (s.dataMask, s.B04) ], m: [s.dataMask ? 0.5 : NaN] }; }",
+    // destructuring, implicit global state carried from pixel to pixel, a band not requested (undefined)
+    "function evaluatePixel({ B04, B08, B11 }) { k = (k || 0) + 1; return { default: [k * B04, B11], m: [B08 > 0.3] }; }",
+    // literals in the branches of a conditional return, one of them a wrong band count on some pixels
+    "function evaluatePixel(s) { const n = index(s.B08, s.B04); return n < 0.1 ? { default: [1, n], m: [s.dataMask] } : { default: n > 0.5 ? [0.2, n] : [n], m: [0] }; }",
+    // a single number for a 2-band output: the same TypeError from both paths
+    "function evaluatePixel(s) { return s.B04 > 0.2 ? { default: [s.B04, 1], m: [1] } : 3; }",
+  ])("%s", async (ep) => {
+    await both(ep).catch((e: Error) => expect(e.message).toMatch(/evaluatePixel (must return|returned)/));
+  });
+
+  it("an error part-way through the literal names the same user line, column and pixel", async () => {
+    const e = await both("function evaluatePixel(s) {\n  return { default: [s.B04, s.B08 > 0.35 ? nope.x : 1], m: [1] };\n}").catch((x: Error) => x);
+    expect((e as Error).message).toMatch(/ReferenceError: nope is not defined at line 4, column 44 \(evaluatePixel, output pixel column \d+, row \d+\)/);
+  });
+
+  it("an endless loop inside evaluatePixel ends in the same 400", async () => {
+    const e = await both("function evaluatePixel(s) { while (s.B04 >= 0) {} return { default: [1, 1], m: [1] }; }").catch((x: Error) => x);
+    expect((e as Error).message).toMatch(/stopped at line 3, column 29 \(evaluatePixel/);
+  });
+});
