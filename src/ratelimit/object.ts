@@ -29,6 +29,9 @@ export interface UnitsUsage {
   quota: number | null;
 }
 
+/** How long a charge id is remembered (retries of a charge come within seconds), in ms: one day. */
+export const CHARGE_ID_TTL_MS = 86_400_000;
+
 /** Storage key of the buckets (one record: policy key -> bucket). */
 const BUCKETS_KEY = "buckets";
 
@@ -48,6 +51,7 @@ export class RateLimiter extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS units (month TEXT PRIMARY KEY, used REAL NOT NULL)");
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS charges (id TEXT PRIMARY KEY, at REAL NOT NULL)");
     void ctx.blockConcurrencyWhile(async () => {
       const saved = await ctx.storage.get<Record<string, Bucket>>(BUCKETS_KEY);
       for (const [k, b] of Object.entries(saved ?? {})) this.buckets.set(k, b);
@@ -77,10 +81,19 @@ export class RateLimiter extends DurableObject<Env> {
     return verdict;
   }
 
-  /** Adds `pu` processing units to this account's month (UTC, by the clock); returns the month's usage. */
-  async charge(account: string, pu: number): Promise<UnitsUsage> {
-    const month = monthOf(this.clock());
-    this.ctx.storage.sql.exec("INSERT INTO units (month, used) VALUES (?, ?) ON CONFLICT (month) DO UPDATE SET used = used + excluded.used", month, pu);
+  /**
+   * Adds `pu` processing units to this account's month (UTC, by the clock); returns the month's usage. With an
+   * `id` the charge is idempotent: a charge id already counted in the last CHARGE_ID_TTL_MS adds nothing (so a
+   * caller may retry a call whose answer it lost, see src/accounts/units.ts chargeLater).
+   */
+  async charge(account: string, pu: number, id?: string): Promise<UnitsUsage> {
+    const now = this.clock();
+    if (id !== undefined) {
+      const sql = this.ctx.storage.sql;
+      sql.exec("DELETE FROM charges WHERE at < ?", now - CHARGE_ID_TTL_MS);
+      if (sql.exec("INSERT INTO charges (id, at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", id, now).rowsWritten === 0) return this.usage(account);
+    }
+    this.ctx.storage.sql.exec("INSERT INTO units (month, used) VALUES (?, ?) ON CONFLICT (month) DO UPDATE SET used = used + excluded.used", monthOf(now), pu);
     return this.usage(account);
   }
 
