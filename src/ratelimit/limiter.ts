@@ -7,10 +7,21 @@ import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import type { LimitSubject, LimitVerdict, RateLimiter } from "./object";
 
-/** The RateLimiter object of a subject: `account:<id>` or `client:<id>`. */
+/** Object ids by namespace and name (idFromName hashes the name; an id is plain data, safe to keep per isolate). */
+const ids = new WeakMap<object, Map<string, DurableObjectId>>();
+const MAX_IDS = 4096;
+
+/** The RateLimiter object of a subject: `account:<id>` or `client:<id>` (its id cached per isolate). */
 export function limiterOf(env: Pick<Env, "RATE_LIMITER">, subject: LimitSubject): DurableObjectStub<RateLimiter> {
   const name = subject.kind === "client" ? `client:${subject.client}` : `account:${subject.account}`;
-  return env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name));
+  let known = ids.get(env.RATE_LIMITER);
+  if (!known) ids.set(env.RATE_LIMITER, (known = new Map()));
+  let id = known.get(name);
+  if (!id) {
+    if (known.size >= MAX_IDS) known.clear();
+    known.set(name, (id = env.RATE_LIMITER.idFromName(name)));
+  }
+  return env.RATE_LIMITER.get(id);
 }
 
 /** One RPC to the subject's RateLimiter: takes a token from each of its policies (see RateLimiter.take). */
