@@ -25,9 +25,17 @@ export const CHARGE_ATTEMPTS = 3;
  * `ctx.waitUntil` (the runtime keeps the invocation alive until it settles) with one charge id, retried up to
  * CHARGE_ATTEMPTS times when the Durable Object call fails; the id makes a retry of a charge that did land add
  * nothing, so the units are counted exactly once. A charge failing every attempt is logged (console.error with
- * account, units and id). Returns the promise given to waitUntil (tests await it).
+ * account, units and id). `admitted` (the request's rate-limit decision, AuthedRequest.admitted): nothing is
+ * charged unless it resolves true, so a request started before its decision and then refused costs nothing.
+ * Returns the promise given to waitUntil (tests await it).
  */
-export function chargeLater(ctx: Pick<ExecutionContext, "waitUntil">, env: Pick<Env, "RATE_LIMITER">, account: string, pu: number): Promise<void> {
+export function chargeLater(
+  ctx: Pick<ExecutionContext, "waitUntil">,
+  env: Pick<Env, "RATE_LIMITER">,
+  account: string,
+  pu: number,
+  admitted: Promise<boolean> = Promise.resolve(true),
+): Promise<void> {
   const id = crypto.randomUUID();
   const attempt = async (left: number): Promise<void> => {
     try {
@@ -37,7 +45,7 @@ export function chargeLater(ctx: Pick<ExecutionContext, "waitUntil">, env: Pick<
       console.error(`processing units not charged: account ${account}, ${units(pu)} PU, charge ${id}:`, e);
     }
   };
-  const done = attempt(CHARGE_ATTEMPTS);
+  const done = admitted.then((yes) => (yes ? attempt(CHARGE_ATTEMPTS) : undefined));
   ctx.waitUntil(done);
   return done;
 }

@@ -13,6 +13,11 @@ import { ApiError, errorResponse, renderError } from "./errors";
 export type Handler = (request: AuthedRequest, env: Env, ctx: ExecutionContext) => Response | Promise<Response>;
 export interface AuthedRequest extends IRequest {
   claims?: TokenClaims;
+  /**
+   * The rate limiter's decision for this request (set by the rate-limit middleware; absent when limits are off or
+   * the route is public): a route that may run before it arrives gates its side effects on it (true: admitted).
+   */
+  admitted?: Promise<boolean>;
 }
 
 /**

@@ -28,8 +28,8 @@ export async function processHandler(request: AuthedRequest, env: Env, ctx: Exec
   const evaluation = await evaluatePlan(env, script, plan, { convert: true });
   const t0 = Date.now();
   const { body, contentType } = await renderResponses(evaluation.result, responses, packing, plan.grid);
-  // the charge (a Durable Object call) runs after the response, exactly once (chargeLater)
-  chargeLater(ctx, env, accountOf(request), evaluation.processingUnits);
+  // the charge (a Durable Object call) runs after the response, exactly once, if the rate limiter admitted it
+  chargeLater(ctx, env, accountOf(request), evaluation.processingUnits, request.admitted);
   const timings = { script: s1 - s0, sources: s2 - s1, ...evaluation.timings, encode: Date.now() - t0 };
   return new Response(body, {
     headers: {

@@ -11,6 +11,7 @@ import { CRS, bandsScript, process } from "../helpers/process";
 import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { CHARGE_ATTEMPTS, chargeLater, chargeUnits, outOfUnits, unitsUsage } from "../../src/accounts/units";
 import type { RateLimiter } from "../../src/ratelimit/object";
+import { takeToken } from "../../src/ratelimit/limiter";
 import type { Env } from "../../src/env";
 
 const request = {
@@ -141,5 +142,21 @@ describe("processing units", () => {
     const stub = real.get(real.idFromName(`account:${a.account}`));
     const ids = await runInDurableObject(stub, (o: RateLimiter, state) => state.storage.sql.exec("SELECT count(*) AS n FROM charges").one().n);
     expect(ids).toBe(1);
+  });
+
+  it("a Process request started before its limiter decision and refused charges nothing", async () => {
+    const a = await newAccount({ policies: [{ samplingPeriod: "PT1H", limit: 10 }] });
+    const bearer = await tokenOf(a.client);
+    await setLimiterClock(`account:${a.account}`, T);
+    const r1 = await process(request, bearer);
+    expect(r1.status).toBe(200);
+    const spent = Number(r1.headers.get("x-processingunits-spent"));
+    await waitForUsage(a.account, spent);
+    // other isolates take the 9 tokens left: this isolate still thinks there is headroom and starts the next one early
+    for (let i = 0; i < 9; i++) await takeToken(env, { kind: "account", account: a.account });
+    const r2 = await process(request, bearer);
+    expect(r2.status).toBe(429);
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await unitsUsage(env, a.account)).used).toBeCloseTo(spent, 9);
   });
 });
