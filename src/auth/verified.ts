@@ -33,7 +33,7 @@ interface ClientState {
 export const authCache = {
   clock: (): number => Date.now(),
   tokens: new Map<string, TokenClaims>(),
-  clients: new Map<string, Promise<ClientState>>(),
+  clients: new Map<string, ClientState>(),
 };
 
 /** Adds `key -> value` to a Map used as a FIFO of at most `max` entries. */
@@ -70,20 +70,18 @@ async function readClient(env: Pick<Env, "DB">, clientId: string, at: number): P
 
 /**
  * True while client `clientId` may use its tokens: it exists, is not deleted (as of at most CLIENT_RECHECK_MS ago)
- * and its expiry (if any) is in the future. One D1 read per client per CLIENT_RECHECK_MS per isolate; concurrent
- * requests share it. A failed read is not cached (it rejects, the request gets a logged 500).
+ * and its expiry (if any) is in the future. One D1 read per client per CLIENT_RECHECK_MS per isolate (concurrent
+ * first readers each read: only resolved states are cached, never a promise another request's I/O settles).
+ * A failed read rejects (the request gets a logged 500) and caches nothing.
  */
 export async function clientUsable(env: Pick<Env, "DB">, clientId: string): Promise<boolean> {
   const now = authCache.clock();
   let state = authCache.clients.get(clientId);
-  const known = state && (await state.catch(() => undefined));
-  if (!known || now - known.at >= CLIENT_RECHECK_MS || now < known.at) {
-    state = readClient(env, clientId, now);
+  if (!state || now - state.at >= CLIENT_RECHECK_MS || now < state.at) {
+    state = await readClient(env, clientId, now);
     remember(authCache.clients, clientId, state, MAX_CLIENTS);
-    state.catch(() => authCache.clients.delete(clientId));
   }
-  const s = await state!;
-  return s.usable && (s.expires === null || s.expires > now);
+  return state.usable && (state.expires === null || state.expires > now);
 }
 
 /** Drops what this isolate knows of client `clientId` (called when it is deleted), so its tokens stop at once here. */

@@ -55,4 +55,12 @@ describe("starting before the limiter's decision", () => {
     await drain(b.account, 1);
     expect(await once(b.account, PROCESS)).toEqual({ ran: false, status: 429, admitted: false });
   });
+
+  it("an account this isolate never saw starts once without waiting; then its decision counts", async () => {
+    const a = await newAccount({ policies: [{ samplingPeriod: "PT1H", limit: 3 }] });
+    await setLimiterClock(`account:${a.account}`, T0);
+    await drain(a.account, 3); // used up elsewhere
+    expect(await once(a.account, PROCESS)).toEqual({ ran: true, status: 429, admitted: false }); // cold: ran early
+    expect(await once(a.account, PROCESS)).toEqual({ ran: false, status: 429, admitted: false });
+  });
 });
