@@ -10,8 +10,9 @@
 //     authenticated GET (GET /api/v1/metadata/location) alternated between them N times: p50 of each and the
 //     difference (issue 14 target < 1 ms); then 16 concurrent clients of one account on the cheap GET: decisions/s
 //     of that account's RateLimiter object (passed and 429 alike).
-// Ports BENCH_REQPATH_PORT (default 9145) and +1 (inspector ports +2, +3). Prints one table per part.
-import { cpSync, existsSync, rmSync } from "node:fs";
+// Ports BENCH_REQPATH_PORT (default 9145) and +1 (inspector ports +2, +3). REQPATH_PARTS=cold,concurrency,limiter
+// picks parts. Prints one table per part; CPU figures are the workerd processes' user+system time (/proc).
+import { cpSync, existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { NDVI_SCRIPT, fmt, getToken, pct, prepareState, processBody, startServer, timed } from "./lib/bench.mjs";
 
@@ -26,6 +27,8 @@ const STATE = resolve(".state-reqpath");
 const STATE2 = resolve(".state-reqpath-2");
 const NDVI = processBody(NDVI_SCRIPT, 512, 512, "image/png");
 const CHEAP = "/api/v1/metadata/location";
+/** Parts to run (REQPATH_PARTS, comma-separated; default all). */
+const PARTS = new Set((process.env.REQPATH_PARTS ?? "cold,concurrency,limiter").split(","));
 
 /** A wrangler dev server on `port` with its state `dir`; more wrangler args in `args`. */
 const serve = (dir, port, args = []) => startServer({ stateDir: dir, port, args: ["--inspector-port", String(port + 2), "--var", `PUBLIC_BASE_URL:http://127.0.0.1:${port}`, ...args] });
@@ -43,6 +46,25 @@ async function get(base, token, path) {
   const r = await fetch(base + path, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   await r.arrayBuffer();
   return { status: r.status, ms: performance.now() - t0 };
+}
+
+/**
+ * CPU time (user + system, ms) used so far by the workerd processes of process group `pgid` (a startServer's):
+ * work counted rather than timed, so a busy shared machine does not blur an A/B of two servers.
+ */
+function workerdCpuMs(pgid) {
+  let ticks = 0;
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      const f = stat.slice(close + 2).split(" ");
+      if (stat.slice(0, close).includes("workerd") && Number(f[2]) === pgid) ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      /* process ended */
+    }
+  }
+  return ticks * 10; // USER_HZ = 100 on Linux
 }
 
 /** Server-Timing stages as { name: ms }. */
@@ -93,31 +115,41 @@ async function concurrency(base, token) {
   console.log(`${fmt(one, 2)} | ${fmt(eight, 2)} | ${fmt(eight / one, 2)}`);
 }
 
-/** Part 3: limiter on vs off, alternated; then one limiter object under STREAMS clients. */
+/** Part 3: limiter on vs off, alternated (wall p50, workerd CPU per request); then one limiter object under STREAMS clients. */
 async function limiter(on, off) {
-  const rows = { on: { ndvi: [], cheap: [] }, off: { ndvi: [], cheap: [] } };
-  for (const s of [on, off]) for (let i = 0; i < 5; i++) await timed(s.base, s.token, NDVI);
+  const rows = {};
+  for (const k of ["on", "off"]) rows[k] = { ndvi: [], cheap: [], wait: [], cpu: { ndvi: 0, cheap: 0 } };
+  const servers = [["on", on], ["off", off]];
+  for (const [, s] of servers) for (let i = 0; i < 5; i++) await timed(s.base, s.token, NDVI);
   for (let i = 0; i < N; i++)
-    for (const [k, s] of [["on", on], ["off", off]]) {
-      rows[k].ndvi.push((await timed(s.base, s.token, NDVI)).ms);
+    for (const [k, s] of servers) {
+      let c0 = workerdCpuMs(s.pgid);
+      const r = await timed(s.base, s.token, NDVI);
+      rows[k].cpu.ndvi += workerdCpuMs(s.pgid) - c0;
+      rows[k].ndvi.push(r.ms);
+      rows[k].wait.push(stages(r.timing).ratelimit ?? 0);
+      c0 = workerdCpuMs(s.pgid);
       for (let j = 0; j < 5; j++) rows[k].cheap.push((await get(s.base, s.token, CHEAP)).ms);
+      rows[k].cpu.cheap += workerdCpuMs(s.pgid) - c0;
     }
   console.log(`\n## rate limiter (alternated, ${N} NDVI and ${5 * N} GET ${CHEAP} per server)`);
-  console.log("request | p50 limiter on | p50 off | added (target < 1 ms)");
+  console.log("request | p50 limiter on | p50 off | added (target < 1 ms) | workerd CPU ms/request on | off");
   for (const k of ["ndvi", "cheap"]) {
     const [a, b] = [pct(rows.on[k], 50), pct(rows.off[k], 50)];
-    console.log(`${k === "ndvi" ? "NDVI 512 PNG" : `GET ${CHEAP}`} | ${fmt(a, 2)} | ${fmt(b, 2)} | ${fmt(a - b, 2)}`);
+    const n = k === "ndvi" ? N : 5 * N;
+    console.log(`${k === "ndvi" ? "NDVI 512 PNG" : `GET ${CHEAP}`} | ${fmt(a, 2)} | ${fmt(b, 2)} | ${fmt(a - b, 2)} | ${fmt(rows.on.cpu[k] / n, 2)} | ${fmt(rows.off.cpu[k] / n, 2)}`);
   }
+  console.log(`NDVI responses that waited for the limiter's decision (Server-Timing ratelimit): p50 ${fmt(pct(rows.on.wait, 50), 2)} ms, p95 ${fmt(pct(rows.on.wait, 95), 2)} ms`);
   let refused = 0;
   const stream = async () => {
     for (let i = 0; i < PER_STREAM; i++) if ((await get(on.base, on.token, CHEAP)).status === 429) refused++;
   };
   const s = (await ms(() => Promise.all([...Array(STREAMS)].map(stream)))) / 1000;
-  console.log(`one account's limiter object, ${STREAMS} concurrent clients: ${fmt((STREAMS * PER_STREAM) / s)} decisions/s (${refused} of ${STREAMS * PER_STREAM} refused)`);
+  console.log(`one account's limiter object, ${STREAMS} concurrent clients: ${fmt((STREAMS * PER_STREAM) / s)} decisions/s (${refused} of ${STREAMS * PER_STREAM} refused; bound by the Worker's own request path, one isolate under wrangler dev)`);
 }
 
 if (!existsSync(join(STATE, "demo-client.json"))) prepareState(STATE);
-await cold();
+if (PARTS.has("cold")) await cold();
 rmSync(STATE2, { recursive: true, force: true });
 cpSync(STATE, STATE2, { recursive: true });
 const on = await serve(STATE, PORT);
@@ -125,8 +157,8 @@ const off = await serve(STATE2, PORT + 1, ["--var", "RATE_LIMITS:off"]);
 try {
   on.token = await getToken(on.base, join(STATE, "demo-client.json"));
   off.token = await getToken(off.base, join(STATE2, "demo-client.json"));
-  await concurrency(on.base, on.token);
-  await limiter(on, off);
+  if (PARTS.has("concurrency")) await concurrency(on.base, on.token);
+  if (PARTS.has("limiter")) await limiter(on, off);
 } finally {
   await Promise.all([on.stop(), off.stop()]);
 }
