@@ -5,6 +5,7 @@
  */
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
+import { withHeaders } from "../http/base";
 import type { LimitSubject, LimitVerdict, RateLimiter } from "./object";
 
 /** Object ids by namespace and name (idFromName hashes the name; an id is plain data, safe to keep per isolate). */
@@ -48,9 +49,7 @@ export function refusal(v: LimitVerdict, what: string): ApiError {
   return new ApiError(429, `Too many ${what}: the rate-limit policy of ${p.limit} per ${p.samplingPeriod} is used up; retry after ${v.retryAfterMs} ms.`, { violatedPolicy: p }, undefined, limitHeaders(v));
 }
 
-/** Copies a response with the rate-limit headers of `v` added. */
+/** `response` with the rate-limit headers of `v` (set in place when its headers are mutable, see withHeaders). */
 export function withLimitHeaders(response: Response, v: LimitVerdict): Response {
-  const out = new Response(response.body, response);
-  for (const [k, value] of Object.entries(limitHeaders(v))) out.headers.set(k, value);
-  return out;
+  return withHeaders(response, limitHeaders(v));
 }
