@@ -115,14 +115,14 @@ async function concurrency(base, token) {
   console.log(`${fmt(one, 2)} | ${fmt(eight, 2)} | ${fmt(eight / one, 2)}`);
 }
 
-/** Part 3: limiter on vs off, alternated (wall p50, workerd CPU per request); then one limiter object under STREAMS clients. */
+/** Part 3: limiter on vs off, alternated in both orders (wall p50, workerd CPU per request); then one limiter object under STREAMS clients. */
 async function limiter(on, off) {
   const rows = {};
   for (const k of ["on", "off"]) rows[k] = { ndvi: [], cheap: [], wait: [], cpu: { ndvi: 0, cheap: 0 } };
   const servers = [["on", on], ["off", off]];
   for (const [, s] of servers) for (let i = 0; i < 5; i++) await timed(s.base, s.token, NDVI);
   for (let i = 0; i < N; i++)
-    for (const [k, s] of servers) {
+    for (const [k, s] of i % 2 ? [...servers].reverse() : servers) {
       let c0 = workerdCpuMs(s.pgid);
       const r = await timed(s.base, s.token, NDVI);
       rows[k].cpu.ndvi += workerdCpuMs(s.pgid) - c0;
