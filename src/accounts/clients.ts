@@ -10,6 +10,7 @@ import { badRequest, notFound } from "../http/errors";
 import { createClient } from "../auth/clients";
 import { accountLimits } from "./plans";
 import { oauthClients as clientRows } from "../storage/schema";
+import { forgetClient } from "../auth/verified";
 import type { ClientRecord, CreateClientBody } from "./clientschema";
 
 type Row = typeof clientRows.$inferSelect;
@@ -74,9 +75,9 @@ export async function createAccountClient(env: Pick<Env, "DB">, account: string,
 }
 
 /**
- * Deletes (deactivates) a client of `account`: it moves to the inactive list and can no longer get tokens (tokens
- * already issued stay valid until they expire, within the hour). Throws 404 for an unknown, foreign or already
- * deleted client.
+ * Deletes (deactivates) a client of `account`: it moves to the inactive list and can no longer get tokens; tokens
+ * already issued stop working at once in this isolate and within CLIENT_RECHECK_MS (30 s) in others
+ * (src/auth/verified.ts). Throws 404 for an unknown, foreign or already deleted client.
  */
 export async function deleteClient(env: Pick<Env, "DB">, account: string, clientId: string): Promise<void> {
   const done = await drizzle(env.DB)
@@ -85,4 +86,5 @@ export async function deleteClient(env: Pick<Env, "DB">, account: string, client
     .where(and(eq(clientRows.clientId, clientId), eq(clientRows.accountId, account), isNull(clientRows.deleted)))
     .returning({ clientId: clientRows.clientId });
   if (done.length === 0) throw notFound(`No OAuth client '${clientId.slice(0, 100)}' to delete in this account.`);
+  forgetClient(clientId);
 }

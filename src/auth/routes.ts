@@ -30,6 +30,8 @@ export async function tokenEndpoint(request: Request, env: Env): Promise<Respons
 }
 
 async function grantToken(request: Request, env: Env): Promise<Response> {
+  // the signing key (a D1 read and key imports in a cold isolate) loads while the client is checked
+  signingKey(env).catch(() => undefined);
   const form = await readTokenForm(request);
   const grant = form.get("grant_type");
   if (!grant) throw new OAuthError(400, "invalid_request", "Missing form parameter grant_type.");

@@ -6,15 +6,17 @@ import { SignJWT, jwtVerify, errors as joseErrors } from "jose";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { publicBaseUrl } from "../http/base";
-import { ALG, signingKey } from "./keys";
+import { ALG, signingKey, type SigningKey } from "./keys";
 import type { ClientInfo } from "./clients";
+import { cachedClaims, clientUsable, rememberClaims } from "./verified";
 
 export const TOKEN_LIFETIME_S = 3600;
 
 /** Claims EO Edge puts in (and reads from) an access token. */
 export interface TokenClaims {
   sub: string;
-  azp: string;
+  /** The OAuth client the token was issued to (absent only in tokens the token endpoint never issues). */
+  azp?: string;
   account: string;
   aid: string;
   /** Keycloak's claim: web origins a single-page-app client's token may be used from (`["*"]`: all). */
@@ -46,8 +48,10 @@ const unauthorized = (message: string): ApiError =>
 
 /**
  * Verifies `Authorization: Bearer <jwt>`: signature (EdDSA with this deployment's key only), `exp`, and `iss`
- * equal to {@link issuer}. Throws a 401 ApiError when the header is missing or malformed, or the token is
- * expired, wrongly signed, from another issuer or lacks the account claims.
+ * equal to {@link issuer}, then that the token's client (`azp`) is still active (see ./verified.ts: a token this
+ * isolate verified before is not verified again until its `exp`; a deleted or expired client's tokens stop within
+ * CLIENT_RECHECK_MS). Throws a 401 ApiError when the header is missing or malformed, or the token is expired,
+ * wrongly signed, from another issuer, lacks the account claims or belongs to a deleted or expired client.
  */
 export async function authenticate(request: Request, env: Env): Promise<TokenClaims> {
   const header = request.headers.get("authorization");
@@ -55,10 +59,22 @@ export async function authenticate(request: Request, env: Env): Promise<TokenCla
   const m = /^Bearer\s+(\S+)$/i.exec(header.trim());
   if (!m) throw unauthorized("Malformed Authorization header: expected 'Bearer <access token>'.");
   const key = await signingKey(env);
+  const token = m[1]!;
+  const scope = `${key.kid} ${issuer(env)}`;
+  const claims = cachedClaims(scope, token) ?? (await verify(env, key.publicKey, token));
+  if (claims.azp !== undefined && !(await clientUsable(env, claims.azp)))
+    throw unauthorized("Access token of a deleted or expired OAuth client: create a client and request a new token.");
+  rememberClaims(scope, token, claims);
+  return claims;
+}
+
+/** Verifies the JWT `token` with `publicKey` (see {@link authenticate}); its claims, or a 401 ApiError. */
+async function verify(env: Env, publicKey: SigningKey["publicKey"], token: string): Promise<TokenClaims> {
   const iss = issuer(env);
   try {
-    const { payload } = await jwtVerify(m[1]!, key.publicKey, { algorithms: [ALG], issuer: iss, requiredClaims: ["exp"] });
+    const { payload } = await jwtVerify(token, publicKey, { algorithms: [ALG], issuer: iss, requiredClaims: ["exp"] });
     if (typeof payload.account !== "string" || typeof payload.sub !== "string") throw unauthorized("Access token lacks account claims.");
+    if (payload.azp !== undefined && typeof payload.azp !== "string") throw unauthorized("Access token has a malformed client (azp) claim.");
     return payload as unknown as TokenClaims;
   } catch (e) {
     if (e instanceof ApiError) throw e;

@@ -25,3 +25,19 @@ export function json(body: unknown, status = 200, headers: Record<string, string
 export function serverTiming(timings: Record<string, number>): string {
   return Object.entries(timings).map(([k, v]) => `${k};dur=${v}`).join(", ");
 }
+
+/**
+ * `response` with `headers` set (replacing same-named ones): in place when its headers are mutable (a Response the
+ * Worker built), else on a copy sharing the body (e.g. a fetch() response, whose headers are immutable). Setting
+ * in place spares the body a second stream hop per copy.
+ */
+export function withHeaders(response: Response, headers: Record<string, string>): Response {
+  let out = response;
+  try {
+    for (const [k, v] of Object.entries(headers)) out.headers.set(k, v);
+  } catch {
+    out = new Response(response.body, response);
+    for (const [k, v] of Object.entries(headers)) out.headers.set(k, v);
+  }
+  return out;
+}

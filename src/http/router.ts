@@ -7,12 +7,17 @@ import { Router, type IRequest, type RouterType } from "itty-router";
 import type { ZodType } from "zod";
 import type { Env } from "../env";
 import type { TokenClaims } from "../auth/tokens";
-import { publicBaseUrl } from "./base";
+import { publicBaseUrl, withHeaders } from "./base";
 import { ApiError, errorResponse, renderError } from "./errors";
 
 export type Handler = (request: AuthedRequest, env: Env, ctx: ExecutionContext) => Response | Promise<Response>;
 export interface AuthedRequest extends IRequest {
   claims?: TokenClaims;
+  /**
+   * The rate limiter's decision for this request (set by the rate-limit middleware; absent when limits are off or
+   * the route is public): a route that may run before it arrives gates its side effects on it (true: admitted).
+   */
+  admitted?: Promise<boolean>;
 }
 
 /**
@@ -193,8 +198,8 @@ export class Api {
     } catch (err) {
       response = renderError(err);
     }
-    const out = new Response(response.body, response);
-    for (const [k, v] of Object.entries(CORS)) if (!out.headers.has(k)) out.headers.set(k, v);
+    // every CORS header is set (a handler's own value kept), so `out` has mutable headers for restrictOrigin
+    const out = withHeaders(response, Object.fromEntries(Object.entries(CORS).map(([k, v]) => [k, response.headers.get(k) ?? v])));
     restrictOrigin(out.headers, routed?.claims?.["allowed-origins"], request.headers.get("origin"));
     return out;
   }

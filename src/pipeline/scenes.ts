@@ -36,7 +36,8 @@ export function s1PropertyFilter(dataFilter: Record<string, unknown> | undefined
 /**
  * The scene search of a data source (its request entry and resolved collection, see sources.ts) over `lonLatBbox`
  * (CRS84 degrees) between `from` and `to` (ms, inclusive): its collection, maxCloudCoverage (default 100), the S1
- * property filters, and `order` (default: its mosaickingOrder, else mostRecent).
+ * property filters, and `order` (default: its mosaickingOrder, else mostRecent). Searches of built-in collections
+ * may be answered from the isolate's scene cache (src/storage/scenes.ts).
  */
 export function sceneQueryFor(
   { request: source, collection: c }: { request: DataSourceRequest; collection: DataCollection },
@@ -56,5 +57,6 @@ export function sceneQueryFor(
     order,
     limit,
     properties: collection === "sentinel-1-grd" ? s1PropertyFilter(source.dataFilter) : undefined,
+    cacheable: c.kind === "builtin",
   };
 }

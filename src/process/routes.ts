@@ -3,7 +3,7 @@ import type { Env } from "../env";
 import { serverTiming } from "../http/base";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { negotiate } from "./accept";
-import { chargeUnits } from "../accounts/units";
+import { chargeLater } from "../accounts/units";
 import { evaluatePlan, prepareEvalscript } from "../pipeline/pipeline";
 import { planRequest, withSources } from "../pipeline/plan";
 import { renderResponses } from "./render";
@@ -15,7 +15,7 @@ import { SCRIPT_BODY } from "../openapi/meta";
 const DEFAULT_RESPONSES: ResponseRequest[] = [{ identifier: "default", format: { type: "image/png" } }];
 
 /** Handles a Processing API request end to end. */
-export async function processHandler(request: AuthedRequest, env: Env): Promise<Response> {
+export async function processHandler(request: AuthedRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
   const req = await readProcessRequest(request);
   const responses = req.output?.responses ?? DEFAULT_RESPONSES;
   const packing = negotiate(responses, request.headers.get("accept"));
@@ -26,13 +26,11 @@ export async function processHandler(request: AuthedRequest, env: Env): Promise<
   const plan = await withSources({ env, account: script.account }, area, req.input.data, script.setup);
   const s2 = Date.now();
   const evaluation = await evaluatePlan(env, script, plan, { convert: true });
-  // the charge (a Durable Object call) runs while the output is encoded; the response waits for both
-  const charged = chargeUnits(env, accountOf(request), evaluation.processingUnits);
   const t0 = Date.now();
   const { body, contentType } = await renderResponses(evaluation.result, responses, packing, plan.grid);
-  const t1 = Date.now();
-  await charged;
-  const timings = { script: s1 - s0, sources: s2 - s1, ...evaluation.timings, encode: t1 - t0, charge: Date.now() - t1 };
+  // the charge (a Durable Object call) runs after the response, exactly once, if the rate limiter admitted it
+  chargeLater(ctx, env, accountOf(request), evaluation.processingUnits, request.admitted);
+  const timings = { script: s1 - s0, sources: s2 - s1, ...evaluation.timings, encode: Date.now() - t0 };
   return new Response(body, {
     headers: {
       "content-type": contentType,

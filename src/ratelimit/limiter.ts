@@ -5,12 +5,24 @@
  */
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
+import { withHeaders } from "../http/base";
 import type { LimitSubject, LimitVerdict, RateLimiter } from "./object";
 
-/** The RateLimiter object of a subject: `account:<id>` or `client:<id>`. */
+/** Object ids by namespace and name (idFromName hashes the name; an id is plain data, safe to keep per isolate). */
+const ids = new WeakMap<object, Map<string, DurableObjectId>>();
+const MAX_IDS = 4096;
+
+/** The RateLimiter object of a subject: `account:<id>` or `client:<id>` (its id cached per isolate). */
 export function limiterOf(env: Pick<Env, "RATE_LIMITER">, subject: LimitSubject): DurableObjectStub<RateLimiter> {
   const name = subject.kind === "client" ? `client:${subject.client}` : `account:${subject.account}`;
-  return env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name));
+  let known = ids.get(env.RATE_LIMITER);
+  if (!known) ids.set(env.RATE_LIMITER, (known = new Map()));
+  let id = known.get(name);
+  if (!id) {
+    if (known.size >= MAX_IDS) known.clear();
+    known.set(name, (id = env.RATE_LIMITER.idFromName(name)));
+  }
+  return env.RATE_LIMITER.get(id);
 }
 
 /** One RPC to the subject's RateLimiter: takes a token from each of its policies (see RateLimiter.take). */
@@ -37,9 +49,7 @@ export function refusal(v: LimitVerdict, what: string): ApiError {
   return new ApiError(429, `Too many ${what}: the rate-limit policy of ${p.limit} per ${p.samplingPeriod} is used up; retry after ${v.retryAfterMs} ms.`, { violatedPolicy: p }, undefined, limitHeaders(v));
 }
 
-/** Copies a response with the rate-limit headers of `v` added. */
+/** `response` with the rate-limit headers of `v` (set in place when its headers are mutable, see withHeaders). */
 export function withLimitHeaders(response: Response, v: LimitVerdict): Response {
-  const out = new Response(response.body, response);
-  for (const [k, value] of Object.entries(limitHeaders(v))) out.headers.set(k, value);
-  return out;
+  return withHeaders(response, limitHeaders(v));
 }

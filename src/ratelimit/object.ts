@@ -3,13 +3,13 @@
  * processing units of the month) or of one OAuth client (its token-request policies), addressed by name
  * (`account:<id>`, `client:<id>`, see ./limiter.ts). One RPC per request: {@link RateLimiter.take}.
  * Limits are read from D1 (src/accounts/plans.ts) and cached for CONFIG_TTL_MS, so an operator's change to a plan
- * or an account applies within a minute. Buckets live in memory and in the object's storage (written behind);
- * processing units in its SQLite table `units`.
+ * or an account applies within a minute. Buckets live in memory; those of sampling periods over a minute are also
+ * written behind to the object's storage (see RateLimiter.writeBehind); processing units in its SQLite table `units`.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { accountLimits, type AccountLimits } from "../accounts/plans";
-import { policyKey, take, type Bucket, type Policy, type Verdict } from "./policy";
+import { durationMs, policyKey, take, type Bucket, type Policy, type Verdict } from "./policy";
 
 /** How long limits read from D1 are used before being read again, in ms. */
 export const CONFIG_TTL_MS = 60_000;
@@ -29,6 +29,15 @@ export interface UnitsUsage {
   quota: number | null;
 }
 
+/** How long a charge id is remembered (retries of a charge come within seconds), in ms: one day. */
+export const CHARGE_ID_TTL_MS = 86_400_000;
+
+/** Policies with a sampling period up to this (ms) keep their buckets in memory only (see RateLimiter.writeBehind). */
+export const MEMORY_ONLY_MS = 60_000;
+
+/** Tokens a long policy's bucket may take between two writes: one per thousandth of its limit, at least 1. */
+export const writeEvery = (p: Policy): number => Math.max(1, Math.floor(p.limit / 1000));
+
 /** Storage key of the buckets (one record: policy key -> bucket). */
 const BUCKETS_KEY = "buckets";
 
@@ -44,10 +53,13 @@ export class RateLimiter extends DurableObject<Env> {
   clock: () => number = () => Date.now();
   private limits?: { value: AccountLimits; at: number };
   private readonly buckets = new Map<string, Bucket>();
+  /** Tokens taken from each long policy's bucket since its last write (see writeBehind). */
+  private readonly unwritten = new Map<string, number>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS units (month TEXT PRIMARY KEY, used REAL NOT NULL)");
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS charges (id TEXT PRIMARY KEY, at REAL NOT NULL)");
     void ctx.blockConcurrencyWhile(async () => {
       const saved = await ctx.storage.get<Record<string, Bucket>>(BUCKETS_KEY);
       for (const [k, b] of Object.entries(saved ?? {})) this.buckets.set(k, b);
@@ -71,16 +83,45 @@ export class RateLimiter extends DurableObject<Env> {
     const verdict = take(policies, this.buckets, now);
     const current = new Set(policies.map(policyKey));
     for (const k of this.buckets.keys()) if (!current.has(k)) this.buckets.delete(k);
-    // kept in memory and written behind: the answer does not wait for the write (allowUnconfirmed), so a crash
-    // can at most forget the last few requests' tokens
-    void this.ctx.storage.put(BUCKETS_KEY, Object.fromEntries(this.buckets), { allowUnconfirmed: true });
+    if (verdict.allowed) this.writeBehind(policies);
     return verdict;
   }
 
-  /** Adds `pu` processing units to this account's month (UTC, by the clock); returns the month's usage. */
-  async charge(account: string, pu: number): Promise<UnitsUsage> {
-    const month = monthOf(this.clock());
-    this.ctx.storage.sql.exec("INSERT INTO units (month, used) VALUES (?, ?) ON CONFLICT (month) DO UPDATE SET used = used + excluded.used", month, pu);
+  /**
+   * Writes the buckets of long policies (sampling period over MEMORY_ONLY_MS) behind an allowed take, once
+   * `writeEvery` of their tokens were taken since the last write: the answer never waits for the write
+   * (allowUnconfirmed), and a restart forgets at most `writeEvery(p) - 1` takes of a long policy (none for limits
+   * up to 1999) and at most one sampling period of a short one (kept in memory only; a write per request cost
+   * more than the rest of the limiter, scripts/bench-reqpath.mjs).
+   */
+  private writeBehind(policies: readonly Policy[]): void {
+    let due = false;
+    for (const p of policies) {
+      if (durationMs(p.samplingPeriod)! <= MEMORY_ONLY_MS) continue;
+      const k = policyKey(p);
+      const n = (this.unwritten.get(k) ?? 0) + 1;
+      this.unwritten.set(k, n);
+      due ||= n >= writeEvery(p);
+    }
+    if (!due) return;
+    this.unwritten.clear();
+    const long = [...this.buckets].filter(([k]) => durationMs(k.slice(0, k.indexOf("/")))! > MEMORY_ONLY_MS);
+    void this.ctx.storage.put(BUCKETS_KEY, Object.fromEntries(long), { allowUnconfirmed: true });
+  }
+
+  /**
+   * Adds `pu` processing units to this account's month (UTC, by the clock); returns the month's usage. With an
+   * `id` the charge is idempotent: a charge id already counted in the last CHARGE_ID_TTL_MS adds nothing (so a
+   * caller may retry a call whose answer it lost, see src/accounts/units.ts chargeLater).
+   */
+  async charge(account: string, pu: number, id?: string): Promise<UnitsUsage> {
+    const now = this.clock();
+    if (id !== undefined) {
+      const sql = this.ctx.storage.sql;
+      sql.exec("DELETE FROM charges WHERE at < ?", now - CHARGE_ID_TTL_MS);
+      if (sql.exec("INSERT INTO charges (id, at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", id, now).rowsWritten === 0) return this.usage(account);
+    }
+    this.ctx.storage.sql.exec("INSERT INTO units (month, used) VALUES (?, ?) ON CONFLICT (month) DO UPDATE SET used = used + excluded.used", monthOf(now), pu);
     return this.usage(account);
   }
 

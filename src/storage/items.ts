@@ -3,6 +3,7 @@
  * An item's asset hrefs are R2 keys in the DATA bucket (paths under data/ in the repository).
  */
 import type { Env } from "../env";
+import { forgetScenes } from "./scenes";
 
 /** The subset of a STAC 1.0.0 Item EO Edge relies on. */
 export interface StacItem {
@@ -27,7 +28,7 @@ export interface StacAsset {
   [k: string]: unknown;
 }
 
-/** Inserts or replaces one item. Throws when datetime or bbox is missing. */
+/** Inserts or replaces one item (and empties this isolate's scene cache). Throws when datetime or bbox is missing. */
 export async function upsertItem(env: Pick<Env, "DB">, item: StacItem): Promise<void> {
   const t = Date.parse(item.properties.datetime);
   if (!Number.isFinite(t)) throw new Error(`item ${item.id}: invalid datetime`);
@@ -39,6 +40,7 @@ export async function upsertItem(env: Pick<Env, "DB">, item: StacItem): Promise<
   )
     .bind(item.collection, item.id, t, typeof cc === "number" ? cc : null, minLon, minLat, maxLon, maxLat, JSON.stringify(item))
     .run();
+  forgetScenes();
 }
 
 /** One stored item of `collection` (catalog collection id), or null when there is none with that id. */

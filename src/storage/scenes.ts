@@ -5,6 +5,7 @@
  * either side, and so are queries whose box crosses it (west > east).
  */
 import type { Env } from "../env";
+import { Lru } from "../raster/lru";
 import { bboxOverlapSql, type BBox } from "./condition";
 import type { StacItem } from "./items";
 
@@ -25,6 +26,11 @@ export interface SceneQuery {
   limit: number;
   /** Item properties that must equal these values (ASCII case-insensitive), e.g. `sat:orbit_state`. */
   properties?: Record<string, string>;
+  /**
+   * True when the answer may come from this isolate's scene cache (see {@link findScenes}): for built-in
+   * collections, whose items change only when the archive is seeded (upsertItem).
+   */
+  cacheable?: boolean;
 }
 
 export interface Scene {
@@ -43,11 +49,44 @@ const ORDER_SQL: Record<MosaickingOrder, string> = {
 /** A property name safe to splice into a JSON path (names come from code, e.g. s1PropertyFilter). */
 const PROPERTY = /^[A-Za-z0-9_:.-]+$/;
 
+/** How long a cached scene search answers, in ms. */
+export const SCENES_TTL_MS = 60_000;
+const cache = new Lru<{ at: number; scenes: readonly Scene[] }>(512);
+
+/** Empties this isolate's scene cache (upsertItem calls it; so must any other writer of built-in items). */
+export function forgetScenes(): void {
+  cache.clear();
+}
+
+/** `x` and everything in it made read-only (cached scenes are shared by requests: a change would leak). */
+function deepFreeze<T>(x: T): T {
+  if (x && typeof x === "object" && !Object.isFrozen(x)) {
+    Object.freeze(x);
+    for (const v of Object.values(x)) deepFreeze(v);
+  }
+  return x;
+}
+
 /**
- * Finds scenes (STAC items) for a query: at most `limit`, in mosaicking order.
+ * Finds scenes (STAC items) for a query: at most `limit`, in mosaicking order. A `cacheable` query is answered
+ * from this isolate's cache for SCENES_TTL_MS (one D1 round trip less per request); items written through
+ * upsertItem in this isolate empty it at once, other isolates see them within SCENES_TTL_MS. Cached scenes are
+ * deeply frozen: callers must not change them.
  * @throws Error when a property name of `q.properties` is not a plain name (they come from code, never a request).
  */
 export async function findScenes(env: Pick<Env, "DB">, q: SceneQuery): Promise<Scene[]> {
+  if (!q.cacheable) return searchScenes(env, q);
+  const key = JSON.stringify([q.collection, q.lonLatBbox, q.from, q.to, q.maxCloudCoverage, q.order, q.limit, q.properties ?? null]);
+  const hit = cache.get(key);
+  const now = Date.now();
+  if (hit && now - hit.at < SCENES_TTL_MS && now >= hit.at) return hit.scenes as Scene[];
+  const scenes = deepFreeze(await searchScenes(env, q));
+  cache.set(key, { at: now, scenes });
+  return scenes;
+}
+
+/** The D1 search of {@link findScenes}. */
+async function searchScenes(env: Pick<Env, "DB">, q: SceneQuery): Promise<Scene[]> {
   const overlap = bboxOverlapSql(q.lonLatBbox);
   const props = Object.entries(q.properties ?? {});
   for (const [name] of props) if (!PROPERTY.test(name)) throw new Error(`findScenes: bad property name ${JSON.stringify(name)}`);

@@ -8,7 +8,11 @@ import { authed, envelope } from "../helpers/auth";
 import { newAccount, setLimiterClock, tokenOf } from "../helpers/accounts";
 import { seedSamples } from "../helpers/seed";
 import { CRS, bandsScript, process } from "../helpers/process";
-import { chargeUnits, outOfUnits, unitsUsage } from "../../src/accounts/units";
+import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { CHARGE_ATTEMPTS, chargeLater, chargeUnits, outOfUnits, unitsUsage } from "../../src/accounts/units";
+import type { RateLimiter } from "../../src/ratelimit/object";
+import { takeToken } from "../../src/ratelimit/limiter";
+import type { Env } from "../../src/env";
 
 const request = {
   input: {
@@ -30,6 +34,16 @@ function setup() { return { input: ["B04", "dataMask"], output: [{ id: "b", band
 function evaluatePixel(s) { return { b: [s.B04], dataMask: [s.dataMask] }; }`,
   },
 };
+/** Polls the account's usage (every 20 ms, at most 5 s) until it is at least `pu`; returns it. */
+async function waitForUsage(account: string, pu: number): Promise<number> {
+  for (let i = 0; i < 250; i++) {
+    const used = (await unitsUsage(env, account)).used;
+    if (used >= pu - 1e-9) return used;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`usage of ${account} never reached ${pu}`);
+}
+
 /** The limiter's clock in the quota test: mid-January 2026 (UTC). */
 const T = Date.UTC(2026, 0, 15, 12, 0, 0);
 const postStatistics = (bearer: string): Promise<Response> =>
@@ -47,6 +61,8 @@ describe("processing units", () => {
     expect(r1.status).toBe(200);
     const spent1 = Number(r1.headers.get("x-processingunits-spent"));
     expect(spent1).toBeGreaterThan(0);
+    // Process charges after its response (ctx.waitUntil): wait for it to land, then check it landed once
+    await waitForUsage(a.account, spent1);
     const r2 = await postStatistics(bearer);
     expect(r2.status, await r2.clone().text()).toBe(200);
     const spent2 = Number(r2.headers.get("x-processingunits-spent"));
@@ -77,5 +93,70 @@ describe("processing units", () => {
     expect(refused.headers.has("x-ratelimit-violatedpolicy")).toBe(false);
     expect((await postStatistics(bearer)).status).toBe(403);
     expect((await authed("/api/v1/metadata/location", {}, bearer)).status).toBe(200);
+  });
+
+  it("a Process charge lands after the response exactly once, however long one waits", async () => {
+    const a = await newAccount();
+    const r = await process(request, await tokenOf(a.client));
+    expect(r.status).toBe(200);
+    const spent = Number(r.headers.get("x-processingunits-spent"));
+    expect(await waitForUsage(a.account, spent)).toBeCloseTo(spent, 9);
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await unitsUsage(env, a.account)).used).toBeCloseTo(spent, 9);
+  });
+
+  it("a charge id counts once: a retried charge adds nothing", async () => {
+    const a = await newAccount();
+    await chargeUnits(env, a.account, 0.25, "charge-1");
+    await chargeUnits(env, a.account, 0.25, "charge-1");
+    const u = await chargeUnits(env, a.account, 0.5, "charge-2");
+    expect(u.used).toBeCloseTo(0.75, 9);
+    expect((await chargeUnits(env, a.account, 1)).used).toBeCloseTo(1.75, 9); // no id: always counted
+  });
+
+  it("chargeLater retries a failed call with the same id and runs inside waitUntil", async () => {
+    const a = await newAccount();
+    let calls = 0;
+    const real = env.RATE_LIMITER;
+    // a namespace whose first stub call fails after the charge landed (the answer is lost): the retry must not double it
+    const flaky = {
+      idFromName: (n: string) => real.idFromName(n),
+      get: (id: DurableObjectId) => {
+        const stub = real.get(id);
+        return {
+          charge: async (account: string, pu: number, chargeId?: string) => {
+            const out = await stub.charge(account, pu, chargeId);
+            if (++calls === 1) throw new Error("connection lost after the charge");
+            return out;
+          },
+        };
+      },
+    } as unknown as Env["RATE_LIMITER"];
+    const ctx = createExecutionContext();
+    const done = chargeLater(ctx, { RATE_LIMITER: flaky }, a.account, 0.5);
+    await waitOnExecutionContext(ctx);
+    await done;
+    expect(calls).toBe(2);
+    expect(CHARGE_ATTEMPTS).toBeGreaterThanOrEqual(2);
+    expect((await unitsUsage(env, a.account)).used).toBeCloseTo(0.5, 9);
+    const stub = real.get(real.idFromName(`account:${a.account}`));
+    const ids = await runInDurableObject(stub, (o: RateLimiter, state) => state.storage.sql.exec("SELECT count(*) AS n FROM charges").one().n);
+    expect(ids).toBe(1);
+  });
+
+  it("a Process request started before its limiter decision and refused charges nothing", async () => {
+    const a = await newAccount({ policies: [{ samplingPeriod: "PT1H", limit: 10 }] });
+    const bearer = await tokenOf(a.client);
+    await setLimiterClock(`account:${a.account}`, T);
+    const r1 = await process(request, bearer);
+    expect(r1.status).toBe(200);
+    const spent = Number(r1.headers.get("x-processingunits-spent"));
+    await waitForUsage(a.account, spent);
+    // other isolates take the 9 tokens left: this isolate still thinks there is headroom and starts the next one early
+    for (let i = 0; i < 9; i++) await takeToken(env, { kind: "account", account: a.account });
+    const r2 = await process(request, bearer);
+    expect(r2.status).toBe(429);
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await unitsUsage(env, a.account)).used).toBeCloseTo(spent, 9);
   });
 });

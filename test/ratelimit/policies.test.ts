@@ -3,12 +3,13 @@
  * object's injectable clock (never slept): the spec's example, headers, no accumulation, per-client token limits.
  */
 import { env } from "cloudflare:workers";
-import { evictDurableObject } from "cloudflare:test";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createClient } from "../../src/auth/clients";
 import { authed, envelope } from "../helpers/auth";
 import { newAccount, requestToken, setLimiterClock, tokenOf } from "../helpers/accounts";
 import { durationMs } from "../../src/ratelimit/policy";
+import type { RateLimiter } from "../../src/ratelimit/object";
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 const LOCATIONS = "/api/v1/metadata/location";
@@ -135,5 +136,26 @@ describe("the buckets outlive the object", () => {
     await evictDurableObject(env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name)));
     await setLimiterClock(name, T0 + 1000);
     expect(statuses(await burst(bearer, 1))).toEqual([429]);
+  });
+});
+
+describe("what the limiter writes", () => {
+  /** The buckets record in the object's storage (undefined before the first write). */
+  const stored = (name: string) =>
+    runInDurableObject(env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name)), (_o: RateLimiter, state) => state.storage.get<Record<string, { tokens: number }>>("buckets"));
+
+  it("long policies are written every limit/1000 takes, short ones never (a restart refills them)", async () => {
+    const a = await newAccount({ policies: [{ samplingPeriod: "PT1S", limit: 3000 }, { samplingPeriod: "PT1H", limit: 2000 }] });
+    const bearer = await tokenOf(a.client);
+    const name = `account:${a.account}`;
+    await setLimiterClock(name, T0);
+    expect(statuses(await burst(bearer, 1))).toEqual([200]);
+    expect(await stored(name)).toBeUndefined(); // 1 of the 2 takes a write may lag behind
+    expect((await burst(bearer, 1))[0]!.headers.get("x-ratelimit-remaining")).toBe("1998");
+    expect(await stored(name)).toEqual({ "PT1H/2000": { tokens: 1998, at: T0 } }); // the PT1S bucket is not written
+    await evictDurableObject(env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name)));
+    await setLimiterClock(name, T0);
+    // the hour's bucket came back from storage: 1998 - 1 left (a fresh one would leave 1999)
+    expect((await burst(bearer, 1))[0]!.headers.get("x-ratelimit-remaining")).toBe("1997");
   });
 });
