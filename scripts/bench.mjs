@@ -24,7 +24,7 @@ const PARTS = {
   catalog: "scripts/bench-catalog.mjs",
   batch: "scripts/bench-batch.mjs",
   byoc: "scripts/bench-byoc.mjs",
-  limiter: "scripts/bench-limiter.mjs",
+  limiter: "scripts/bench-reqpath.mjs",
 };
 /**
  * Summary rows of the targets a section from another branch measures: printed as not measured while its script is
@@ -34,6 +34,12 @@ const ABSENT_ROWS = {
   decode: ["tile decode (DEFLATE + predictor, the sample COGs), WASM / geotiff.js JS", ">= 2x faster"],
   memory: ["peak JS heap of one 2500x2500 FLOAT32 request", "fits the 128 MB isolate limit"],
 };
+/**
+ * Environment of a section beyond the bench's own: scripts/bench-reqpath.mjs serves two sections, the cold-start
+ * breakdown (`reqpath`) and the limiter on/off figures of issue 14 (`limiter`); its concurrency part is left out
+ * because the processing section measures 8 clients against 1.
+ */
+const PART_ENV = { reqpath: { REQPATH_PARTS: "cold" }, limiter: { REQPATH_PARTS: "limiter" } };
 /** Sections whose script imports the TypeScript sources directly (run with tsx). */
 const TSX_PARTS = new Set(["decode"]);
 const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim()).filter(Boolean);
@@ -57,7 +63,7 @@ for (const [name, script] of Object.entries(PARTS).filter(([name]) => !ONLY || O
   }
   console.log(`\n=== section ${name} (${script}) ===`);
   const rowsBefore = rowCount();
-  const r = spawnSync("npx", [TSX_PARTS.has(name) ? "tsx" : "node", script], { stdio: "inherit", env: { ...env, BENCH_SUMMARY: summary } });
+  const r = spawnSync("npx", [TSX_PARTS.has(name) ? "tsx" : "node", script], { stdio: "inherit", env: { ...env, ...PART_ENV[name], BENCH_SUMMARY: summary } });
   if (ABSENT_ROWS[name] && rowCount() === rowsBefore) summaryRow(ABSENT_ROWS[name][0], `see section ${name} above (no summary row written)`, ABSENT_ROWS[name][1], null);
   if (r.status !== 0) {
     console.log(`${script} failed (exit ${r.status ?? r.signal})`);
