@@ -5,7 +5,7 @@ import { readScriptRequest } from "../http/body";
 import { validate } from "../http/parse";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { computeStatistics } from "../stats/aggregate";
-import { chargeUnits } from "../accounts/units";
+import { chargeLater } from "../accounts/units";
 import { statisticalRequestSchema, type StatisticalRequest } from "../stats/schema";
 import { SCRIPT_BODY } from "../openapi/meta";
 
@@ -14,11 +14,12 @@ const placeEvalscript = (body: Record<string, unknown>, evalscript: string): voi
   body.aggregation = { ...(body.aggregation as Record<string, unknown> | undefined), evalscript };
 };
 
-/** Handles a Statistical API request. */
-export async function statisticsHandler(request: AuthedRequest, env: Env): Promise<Response> {
+/** Handles a Statistical API request; its processing units are charged after the response (chargeLater). */
+export async function statisticsHandler(request: AuthedRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
   const req: StatisticalRequest = validate(statisticalRequestSchema, await readScriptRequest(request, placeEvalscript), "statistical request");
   const result = await computeStatistics(env, req, accountOf(request));
-  await chargeUnits(env, accountOf(request), result.processingUnits);
+  // like Process: the charge (a Durable Object call) runs after the response, exactly once, if the limiter admitted it
+  chargeLater(ctx, env, accountOf(request), result.processingUnits, request.admitted);
   return json(result.response, 200, {
     "x-processingunits-spent": String(result.processingUnits),
     "server-timing": serverTiming(result.timings),

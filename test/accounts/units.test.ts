@@ -66,6 +66,8 @@ describe("processing units", () => {
     const r2 = await postStatistics(bearer);
     expect(r2.status, await r2.clone().text()).toBe(200);
     const spent2 = Number(r2.headers.get("x-processingunits-spent"));
+    // Statistics also charges after its response
+    await waitForUsage(a.account, spent1 + spent2);
     const usage = await unitsUsage(env, a.account);
     expect(usage.used).toBeCloseTo(spent1 + spent2, 9);
     expect(usage.month).toBe(new Date().toISOString().slice(0, 7));
