@@ -9,7 +9,7 @@ import type { RasterReader } from "../reader";
 import type { Grid, Resampling, WarpedBand } from "../types";
 import { Lru } from "../lru";
 import { DEFAULT_ERROR_THRESHOLD, pixelTransform, sourceCoords, type PixelTransform, type SourceCoords } from "./coords";
-import { warpRows, type KernelMode, type SourceWindow } from "./kernels";
+import { centreIndex, nearWarp, warpRows, type KernelMode, type SourceWindow, type WindowGeometry } from "./kernels";
 import { chooseLevel, kernelScale, type KernelScale } from "./plan";
 
 export { chooseLevel } from "./plan";
@@ -60,15 +60,39 @@ function readWindowFor(bounds: [number, number, number, number], scale: KernelSc
  */
 const coordsCache = new Lru<SourceCoords>(16);
 
-function coordsFor(exact: PixelTransform, grid: Grid, reader: RasterReader, levelIndex: number, threshold: number): SourceCoords {
+/** Bytes of NEAREST index maps (4 bytes per output pixel) kept per isolate: a 2048 x 2048 grid's map fits twice. */
+export const INDEX_CACHE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * NEAREST index maps (centreIndex: the window pixel under every output centre) per coordinates and window
+ * geometry: shared by the bands and files of one request (same grid, same level layout) and by warm requests
+ * over the same grid. Keys hold everything the map depends on, so a changed grid or file layout never hits.
+ */
+export const indexCache = new Lru<Int32Array>(64, INDEX_CACHE_BYTES, (a) => a.byteLength);
+
+/** The cache key of the source coordinates of `grid` on level `levelIndex` of `reader`. */
+function coordsKey(grid: Grid, reader: RasterReader, levelIndex: number, threshold: number): string {
   const gt = reader.levels[levelIndex]!.geoTransform;
-  const key = [grid.crs.epsg, ...grid.bbox, grid.width, grid.height, reader.crs.epsg, ...gt, threshold].join("|");
+  return [grid.crs.epsg, ...grid.bbox, grid.width, grid.height, reader.crs.epsg, ...gt, threshold].join("|");
+}
+
+function coordsFor(exact: PixelTransform, grid: Grid, reader: RasterReader, key: string, threshold: number): SourceCoords {
   let coords = coordsCache.get(key);
   if (!coords) {
     coords = sourceCoords(exact, grid.width, grid.height, threshold, grid.crs.epsg !== reader.crs.epsg);
     coordsCache.set(key, coords);
   }
   return coords;
+}
+
+function indexFor(coords: SourceCoords, coordsKey: string, w: WindowGeometry): Int32Array {
+  const key = [coordsKey, w.x0, w.y0, w.width, w.height, w.imageWidth, w.imageHeight].join("|");
+  let index = indexCache.get(key);
+  if (!index) {
+    index = centreIndex(coords, w);
+    indexCache.set(key, index);
+  }
+  return index;
 }
 
 /** The kernel GDAL runs for this resampling and scale. */
@@ -101,7 +125,8 @@ export async function readWarped(reader: RasterReader, bands: number[], grid: Gr
   const level = reader.levels[levelIndex]!;
   const exact = pixelTransform(grid, reader.crs, level.geoTransform);
   const threshold = opts.errorThreshold ?? DEFAULT_ERROR_THRESHOLD;
-  const coords = coordsFor(exact, grid, reader, levelIndex, threshold);
+  const key = coordsKey(grid, reader, levelIndex, threshold);
+  const coords = coordsFor(exact, grid, reader, key, threshold);
   const scale = coords.bounds && kernelScale(exact, grid, level.width, level.height, opts.resampling);
   const win = scale && readWindowFor(coords.bounds!, scale, level.width, level.height);
   if (!scale || !win) return out;
@@ -116,6 +141,8 @@ export async function readWarped(reader: RasterReader, bands: number[], grid: Gr
   const src = await reader.read(levelIndex, bands, win);
   const nodata = opts.nodata === undefined ? reader.nodata : opts.nodata;
   const window: SourceWindow = { ...win, imageWidth: level.width, imageHeight: level.height, nodata: nodata === null ? NaN : Math.fround(nodata), bands: src };
-  warpRows(coords, window, scale, kernelMode(opts.resampling, scale), out);
+  const mode = kernelMode(opts.resampling, scale);
+  if (mode === "near") nearWarp(indexFor(coords, key, window), window, out);
+  else warpRows(coords, window, scale, mode, out);
   return out;
 }
