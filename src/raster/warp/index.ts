@@ -9,10 +9,12 @@ import type { RasterReader } from "../reader";
 import type { Grid, Resampling, WarpedBand } from "../types";
 import { Lru } from "../lru";
 import { DEFAULT_ERROR_THRESHOLD, pixelTransform, sourceCoords, type PixelTransform, type SourceCoords } from "./coords";
-import { centreIndex, nearWarp, warpRows, type KernelMode, type SourceWindow, type WindowGeometry } from "./kernels";
+import { warpRows, type KernelMode } from "./kernels";
+import { warpNear } from "./near";
 import { chooseLevel, kernelScale, type KernelScale } from "./plan";
 
 export { chooseLevel } from "./plan";
+export { INDEX_CACHE_BYTES, indexCache } from "./near";
 
 /** Options of readWarped. */
 export interface WarpOptions {
@@ -60,16 +62,6 @@ function readWindowFor(bounds: [number, number, number, number], scale: KernelSc
  */
 const coordsCache = new Lru<SourceCoords>(16);
 
-/** Bytes of NEAREST index maps (4 bytes per output pixel) kept per isolate: a 2048 x 2048 grid's map fits twice. */
-export const INDEX_CACHE_BYTES = 32 * 1024 * 1024;
-
-/**
- * NEAREST index maps (centreIndex: the window pixel under every output centre) per coordinates and window
- * geometry: shared by the bands and files of one request (same grid, same level layout) and by warm requests
- * over the same grid. Keys hold everything the map depends on, so a changed grid or file layout never hits.
- */
-export const indexCache = new Lru<Int32Array>(64, INDEX_CACHE_BYTES, (a) => a.byteLength);
-
 /** The cache key of the source coordinates of `grid` on level `levelIndex` of `reader`. */
 function coordsKey(grid: Grid, reader: RasterReader, levelIndex: number, threshold: number): string {
   const gt = reader.levels[levelIndex]!.geoTransform;
@@ -83,16 +75,6 @@ function coordsFor(exact: PixelTransform, grid: Grid, reader: RasterReader, key:
     coordsCache.set(key, coords);
   }
   return coords;
-}
-
-function indexFor(coords: SourceCoords, coordsKey: string, w: WindowGeometry): Int32Array {
-  const key = [coordsKey, w.x0, w.y0, w.width, w.height, w.imageWidth, w.imageHeight].join("|");
-  let index = indexCache.get(key);
-  if (!index) {
-    index = centreIndex(coords, w);
-    indexCache.set(key, index);
-  }
-  return index;
 }
 
 /** The kernel GDAL runs for this resampling and scale. */
@@ -109,7 +91,8 @@ function kernelMode(resampling: Resampling, scale: KernelScale): KernelMode {
  * Overview: the level GDAL's `-ovr AUTO` picks (see plan.ts chooseLevel: the coarsest overview whose size ratio
  * does not exceed output-pixel / source-pixel size over the footprint; same rule, same numbers).
  * Reads one window of the level (the output footprint plus the kernel reach) with a single `reader.read` for all
- * bands (the COG reader turns it into one coalesced range read of the blocks it touches).
+ * bands (the COG reader turns it into one coalesced range read of the blocks it touches); NEAREST gathers from
+ * the reader's decoded blocks where it offers them (near.ts), through a per-isolate index map.
  * Output pixel (c, r) samples the source at its centre: x = minX + (c + 0.5) * resX, y = maxY - (r + 0.5) * resY.
  * `valid` is 0 where the source pixel under the centre is nodata or outside the scene (GDAL writes nothing
  * there) and `data` is 0; elsewhere `data` is the resampled value in file units.
@@ -138,11 +121,11 @@ export async function readWarped(reader: RasterReader, bands: number[], grid: Gr
       undefined,
       { name: "windowPixels", max: MAX_WINDOW_PIXELS },
     );
-  const src = await reader.read(levelIndex, bands, win);
   const nodata = opts.nodata === undefined ? reader.nodata : opts.nodata;
-  const window: SourceWindow = { ...win, imageWidth: level.width, imageHeight: level.height, nodata: nodata === null ? NaN : Math.fround(nodata), bands: src };
+  const geometry = { ...win, imageWidth: level.width, imageHeight: level.height };
+  const nd = nodata === null ? NaN : Math.fround(nodata);
   const mode = kernelMode(opts.resampling, scale);
-  if (mode === "near") nearWarp(indexFor(coords, key, window), window, out);
-  else warpRows(coords, window, scale, mode, out);
+  if (mode === "near") await warpNear(reader, levelIndex, bands, geometry, coords, key, nd, out);
+  else warpRows(coords, { ...geometry, nodata: nd, bands: await reader.read(levelIndex, bands, win) }, scale, mode, out);
   return out;
 }

@@ -5,8 +5,7 @@
  * - Every method: GDAL writes nothing when the pixel under the output centre (GWKCheckAndComputeSrcOffsets:
  *   trunc(x + 1e-10), trunc(y + 1e-10)) is outside the image or nodata ("do not apply invalid source pixels",
  *   GWKRealCase/GWKGeneralCase).
- * - near: that pixel (JavaScript: as fast as WebAssembly for a copy), through an index map (centreIndex) computed
- *   once per grid and window and shared by bands, files and warm requests (index.ts indexCache).
+ * - near: that pixel; in JavaScript (as fast as WebAssembly for a gather), see near.ts.
  * - bilinear, scale >= 0.95: GWKBilinearResample4Sample: the 2 x 2 neighbours of (x - 0.5, y - 0.5); pixels
  *   outside the image or nodata are dropped and the remaining weights renormalised.
  * - cubic, scale >= 0.95: GWKCubicResample4Sample: Keys cubic convolution (a = -0.5, GWKCubicComputeWeights) on
@@ -43,56 +42,6 @@ export interface SourceWindow {
 export type KernelMode = "near" | "bilinear4" | "cubic4" | "bilinear" | "cubic";
 
 const WASM_MODE: Record<Exclude<KernelMode, "near">, number> = { bilinear4: 1, cubic4: 2, bilinear: 3, cubic: 4 };
-
-/** Window indices of the pixels under the centres of one output row (-1: outside the image). */
-function centres(w: WindowGeometry, sx: Float64Array, sy: Float64Array, kc: Int32Array): void {
-  const iw = w.imageWidth, ih = w.imageHeight, ww = w.width, x0 = w.x0, y0 = w.y0;
-  for (let c = 0; c < kc.length; c++) {
-    const x = sx[c]!;
-    const y = sy[c]!;
-    if (!(x >= 0 && y >= 0) || x + 1e-10 > iw || y + 1e-10 > ih) kc[c] = -1;
-    else kc[c] = (Math.min(Math.trunc(y + 1e-10), ih - 1) - y0) * ww + (Math.min(Math.trunc(x + 1e-10), iw - 1) - x0);
-  }
-}
-
-/** The part of a SourceWindow that decides which window pixel lies under an output centre. */
-export type WindowGeometry = Pick<SourceWindow, "x0" | "y0" | "width" | "height" | "imageWidth" | "imageHeight">;
-
-/**
- * Window index (row-major in `w`) of the source pixel under every output pixel centre, width*height of the
- * output grid, -1 where the centre lies outside the image (GWKCheckAndComputeSrcOffsets). It depends only on the
- * coordinates and the window geometry, not on band values, so callers compute it once per grid and window and
- * share it between bands and files (the NEAREST kernel is then one gather per band).
- */
-export function centreIndex(coords: SourceCoords, w: WindowGeometry): Int32Array {
-  const { width, height } = coords;
-  const index = new Int32Array(width * height);
-  const sx = new Float64Array(width);
-  const sy = new Float64Array(width);
-  for (let r = 0; r < height; r++) {
-    coords.row(r, sx, sy);
-    centres(w, sx, sy, index.subarray(r * width, (r + 1) * width));
-  }
-  return index;
-}
-
-/** NEAREST for all bands: the value under each centre where it is neither NaN nor nodata (`index`: centreIndex). */
-export function nearWarp(index: Int32Array, w: SourceWindow, out: WarpedBand[]): void {
-  const nd = w.nodata;
-  const n = index.length;
-  for (let b = 0; b < w.bands.length; b++) {
-    const d = w.bands[b]!;
-    const { data, valid } = out[b]!;
-    for (let o = 0; o < n; o++) {
-      const k = index[o]!;
-      if (k < 0) continue;
-      const v = d[k]!;
-      if (v !== v || v === nd) continue;
-      data[o] = v;
-      valid[o] = 1;
-    }
-  }
-}
 
 interface KernelExports {
   memory: WebAssembly.Memory;
@@ -157,8 +106,6 @@ function wasmRows(coords: SourceCoords, w: SourceWindow, scale: KernelScale, mod
 /**
  * Warps every output pixel of every band with a bilinear or cubic kernel: `out[b].data` / `.valid` get the value
  * where GDAL writes one. `mode` comes from the resampling and the KernelScale (4-sample formulas when both scales
- * are >= 0.95). NEAREST is nearWarp.
+ * are >= 0.95). NEAREST is near.ts.
  */
-export function warpRows(coords: SourceCoords, w: SourceWindow, scale: KernelScale, mode: Exclude<KernelMode, "near">, out: WarpedBand[]): void {
-  wasmRows(coords, w, scale, mode, out);
-}
+export const warpRows: (coords: SourceCoords, w: SourceWindow, scale: KernelScale, mode: Exclude<KernelMode, "near">, out: WarpedBand[]) => void = wasmRows;
