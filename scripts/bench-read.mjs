@@ -2,7 +2,7 @@
 // the bench (B04 + B08 of 29RKH onto EPSG:4326 [-12, 24.3, -10.8, 25.3] at 512² and 1024²) and the statistics
 // request (the whole tile at 100 m in UTM 29N, 1098²), NEAREST. Caches are warmed first, as in a warm isolate.
 // Run: `npm run -s bench:read` (tsx). Not a test. Prints the median and best ms of N rounds per case, and with
-// READ_PROFILE=1 the time per sub-stage of the last round (level choice, lattice, window copy, kernels).
+// BENCH_CASES=512,stat only the cases whose names contain one of the words; RESAMPLING=BILINEAR other kernels.
 import { register } from "node:module";
 import { readFileSync } from "node:fs";
 
@@ -41,7 +41,8 @@ const readBoth = (warp, grid) => Promise.all(cogs.map((c) => warp.readWarped(c, 
 const sum = (out) => out.reduce((a, [b]) => a + b.data.reduce((s, v) => s + v, 0) + b.valid.reduce((s, v) => s + v, 0), 0);
 
 console.log(`read stage (B04 + B08, ${RESAMPLING}), ${N} rounds, warm caches`);
-for (const [name, grid] of Object.entries(CASES)) {
+const only = process.env.BENCH_CASES?.split(",");
+for (const [name, grid] of Object.entries(CASES).filter(([n]) => !only || only.some((o) => n.includes(o)))) {
   const times = DIRS.map(() => []);
   const checksums = await Promise.all(warps.map(async (w) => sum(await readBoth(w, grid))));
   for (let i = 0; i < N; i++)
