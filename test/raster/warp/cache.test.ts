@@ -1,6 +1,6 @@
 /**
- * The per-isolate NEAREST index maps of readWarped (src/raster/warp/index.ts indexCache): shared between files of
- * one layout, never stale when a file is replaced, bounded in bytes. Oracles: GDAL references (test/fixtures/warp)
+ * The per-isolate caches of readWarped: prepared warps (src/raster/warp/prepared.ts: level, coordinates, window) and
+ * NEAREST index maps (near.ts): shared between files of one layout, never stale when a file is replaced, bounded. Oracles: GDAL references (test/fixtures/warp)
  * and the files' pixels read with geotiff.js (test/helpers/raster.ts), both independent of the engine.
  */
 import { env } from "cloudflare:workers";
@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openCog } from "../../../src/raster/cog";
 import { crsFromEpsg } from "../../../src/raster/crs";
 import type { Grid, WarpedBand } from "../../../src/raster/types";
-import { INDEX_CACHE_BYTES, indexCache, readWarped } from "../../../src/raster/warp";
+import { INDEX_CACHE_BYTES, indexCache, preparedCache, readWarped } from "../../../src/raster/warp";
 import { r2Source } from "../../../src/storage/r2source";
 import { sampleFile } from "../../helpers/seed";
 import { window } from "../../helpers/raster";
@@ -38,6 +38,7 @@ afterEach(() => indexCache.resize(64, INDEX_CACHE_BYTES));
 describe("NEAREST index maps", () => {
   it("are shared by files of one layout, each warped to its own GDAL reference", async () => {
     indexCache.clear();
+    preparedCache.clear();
     const near04 = await ref("rkh4326_near");
     const near08 = await ref("rkh4326_b08_near");
     const grid = gridOf(near04.meta);
@@ -45,6 +46,7 @@ describe("NEAREST index maps", () => {
     expect(indexCache.stats.entries).toBe(1);
     const [b08] = await readWarped(await openCog(await sourceFor(B08)), [0], grid, { resampling: "NEAREST", errorThreshold: 0 });
     expect(indexCache.stats.entries).toBe(1);
+    expect(preparedCache.stats.entries).toBe(1);
     expect(indexCache.stats.bytes).toBe(grid.width * grid.height * 4);
     expect(mismatches(near04.data, b04!)).toBe(0);
     expect(mismatches(near08.data, b08!)).toBe(0);
@@ -54,6 +56,7 @@ describe("NEAREST index maps", () => {
 
   it("follow a file replaced under the same key, with another layout (B04 at 100 m, then B01 at 600 m)", async () => {
     indexCache.clear();
+    preparedCache.clear();
     const key = "test/index-cache/swap.tif";
     const grid: Grid = { crs: crsFromEpsg(32629), bbox: [199980, 2797020, 203580, 2800020], width: 36, height: 30 };
     const [fine] = await readWarped(await replace(key, B04), [0], grid, { resampling: "NEAREST", nodata: null });
@@ -61,6 +64,7 @@ describe("NEAREST index maps", () => {
     expect(Array.from(fine!.data)).toEqual(Array.from(pixels04));
     const [coarse] = await readWarped(await replace(key, B01), [0], grid, { resampling: "NEAREST", nodata: null });
     expect(indexCache.stats.entries).toBe(2);
+    expect(preparedCache.stats.entries).toBe(2);
     const pixels01 = await window(B01, 0, 0, 0, 6, 5);
     const expected = Array.from({ length: 36 * 30 }, (_, i) => pixels01[Math.floor(i / 36 / 6) * 6 + Math.floor((i % 36) / 6)]!);
     expect(Array.from(coarse!.data)).toEqual(expected);
