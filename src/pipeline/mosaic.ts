@@ -79,8 +79,19 @@ function mergeScene(r: SceneRaster, bands: Record<string, Float32Array>, filled:
   return taken;
 }
 
+/** Number of 1s in a 0/1 mask. */
+function ones(mask: Uint8Array): number {
+  let n = 0;
+  for (let i = 0; i < mask.length; i++) n += mask[i]!;
+  return n;
+}
+
 /** First scene of a mosaic: its arrays are taken over, pixels without data (or outside `target`) zeroed. */
 function firstScene(r: SceneRaster, filled: Uint8Array, target: Uint8Array | null): number {
+  if (r.zeroed && !target) {
+    filled.set(r.valid);
+    return ones(r.valid);
+  }
   const arrays = Object.values(r.bands);
   let taken = 0;
   for (let i = 0; i < filled.length; i++) {

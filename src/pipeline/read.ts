@@ -29,6 +29,8 @@ export interface SceneRaster {
   bands: Record<string, Float32Array>;
   /** 1 where the scene has data. */
   valid: Uint8Array;
+  /** True when every band is already 0 wherever `valid` is 0 (mosaicking then need not zero them). */
+  zeroed?: boolean;
 }
 
 /** Output pixel size in metres (approximate for geographic grids, at the grid's centre latitude). */
@@ -74,13 +76,30 @@ async function readFileBands(env: Env, c: DataCollection, item: StacItem, names:
   return out;
 }
 
-/** Pixels where every file band has data (the files' valid masks ANDed; all 1 without files). */
-function allValid(files: Map<string, { valid: Uint8Array }>, n: number): Uint8Array {
+/**
+ * Pixels where every file band has data: the files' valid masks (0/1, width*height) ANDed, all 1 without files;
+ * `same` tells whether all masks were equal (then each band's own mask is the scene's). ANDs four pixels per
+ * step where the masks are 4-byte aligned (as readWarped allocates them).
+ */
+function allValid(files: Map<string, { valid: Uint8Array }>, n: number): { valid: Uint8Array; same: boolean } {
   const masks = [...files.values()].map((f) => f.valid);
-  if (masks.length === 1) return masks[0]!;
-  const valid = new Uint8Array(n).fill(1);
-  for (const m of masks) for (let i = 0; i < n; i++) valid[i] &= m[i]!;
-  return valid;
+  if (masks.length === 0) return { valid: new Uint8Array(n).fill(1), same: true };
+  if (masks.length === 1) return { valid: masks[0]!, same: true };
+  const valid = masks[0]!.slice();
+  let same = true;
+  for (const m of masks.slice(1)) {
+    const words = m.byteOffset % 4 === 0 ? n >> 2 : 0;
+    const [v32, m32] = [new Uint32Array(valid.buffer, 0, words), new Uint32Array(m.buffer, m.byteOffset, words)];
+    for (let i = 0; i < words; i++) {
+      if (v32[i] !== m32[i]) same = false;
+      v32[i] &= m32[i]!;
+    }
+    for (let i = words * 4; i < n; i++) {
+      if (valid[i] !== m[i]) same = false;
+      valid[i] &= m[i]!;
+    }
+  }
+  return { valid, same };
 }
 
 /**
@@ -96,7 +115,7 @@ export async function readScene(env: Env, c: DataCollection, item: StacItem, req
   }
   // Sentinel-2 files use DN 0 for no data even where no nodata tag is set.
   const files = fileNames.size ? await readFileBands(env, c, item, [...fileNames], grid, o, c.optical ? 0 : null) : new Map();
-  const valid = allValid(files, n);
+  const { valid, same } = allValid(files, n);
   const angles = defs.some((b) => b.def.kind === "angle") ? sceneAngles(item) : {};
   const bands: Record<string, Float32Array> = {};
   const order = [...defs].sort((a, b) => Number(a.def.kind === "file") - Number(b.def.kind === "file"));
@@ -105,5 +124,6 @@ export async function readScene(env: Env, c: DataCollection, item: StacItem, req
     else if (b.def.kind === "derived") bands[b.name] = clmFromScl(files.get(b.def.from!)!.data, files.get(b.def.from!)!.valid);
     else bands[b.name] = convertUnits(files.get(b.name)!.data, files.get(b.name)!.valid, b.def, b.units, c, item, o.harmonize);
   }
-  return { bands, valid };
+  // convertUnits zeroes each file band where its own mask is 0; with equal masks that is the scene's mask.
+  return { bands, valid, zeroed: same && defs.every((b) => b.def.kind === "file") };
 }

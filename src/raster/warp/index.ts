@@ -7,12 +7,15 @@
 import { EngineError, invalidArgument } from "../errors";
 import type { RasterReader } from "../reader";
 import type { Grid, Resampling, WarpedBand } from "../types";
-import { Lru } from "../lru";
-import { DEFAULT_ERROR_THRESHOLD, pixelTransform, sourceCoords, type PixelTransform, type SourceCoords } from "./coords";
-import { warpRows, type KernelMode, type SourceWindow } from "./kernels";
-import { chooseLevel, kernelScale, type KernelScale } from "./plan";
+import { DEFAULT_ERROR_THRESHOLD } from "./coords";
+import { warpRows, type KernelMode } from "./kernels";
+import { warpNear } from "./near";
+import type { KernelScale } from "./plan";
+import { preparedWarp } from "./prepared";
 
 export { chooseLevel } from "./plan";
+export { INDEX_CACHE_BYTES, indexCache } from "./near";
+export { preparedCache } from "./prepared";
 
 /** Options of readWarped. */
 export interface WarpOptions {
@@ -45,32 +48,6 @@ function checkArguments(reader: RasterReader, bands: number[], grid: Grid, opts:
   if (opts.level !== undefined && !reader.levels[opts.level]) throw invalidArgument(`Level ${opts.level} does not exist (0..${reader.levels.length - 1}).`);
 }
 
-/** The pixel window of the level the kernels can touch: the coordinates' bounds plus the kernel reach. */
-function readWindowFor(bounds: [number, number, number, number], scale: KernelScale, width: number, height: number) {
-  const x0 = Math.max(0, Math.floor(bounds[0]) - scale.xRadius - 2);
-  const y0 = Math.max(0, Math.floor(bounds[1]) - scale.yRadius - 2);
-  const x1 = Math.min(width, Math.ceil(bounds[2]) + scale.xRadius + 2);
-  const y1 = Math.min(height, Math.ceil(bounds[3]) + scale.yRadius + 2);
-  return x1 > x0 && y1 > y0 ? { x0, y0, width: x1 - x0, height: y1 - y0 } : null;
-}
-
-/**
- * Source coordinates are the same for every band file sharing a grid, CRS and geotransform (B02, B03, B04,
- * B08 of one Sentinel-2 tile), so the lattice is kept per isolate for a few grids.
- */
-const coordsCache = new Lru<SourceCoords>(16);
-
-function coordsFor(exact: PixelTransform, grid: Grid, reader: RasterReader, levelIndex: number, threshold: number): SourceCoords {
-  const gt = reader.levels[levelIndex]!.geoTransform;
-  const key = [grid.crs.epsg, ...grid.bbox, grid.width, grid.height, reader.crs.epsg, ...gt, threshold].join("|");
-  let coords = coordsCache.get(key);
-  if (!coords) {
-    coords = sourceCoords(exact, grid.width, grid.height, threshold, grid.crs.epsg !== reader.crs.epsg);
-    coordsCache.set(key, coords);
-  }
-  return coords;
-}
-
 /** The kernel GDAL runs for this resampling and scale. */
 function kernelMode(resampling: Resampling, scale: KernelScale): KernelMode {
   if (resampling === "NEAREST" || scale.nearestOnly) return "near";
@@ -85,7 +62,8 @@ function kernelMode(resampling: Resampling, scale: KernelScale): KernelMode {
  * Overview: the level GDAL's `-ovr AUTO` picks (see plan.ts chooseLevel: the coarsest overview whose size ratio
  * does not exceed output-pixel / source-pixel size over the footprint; same rule, same numbers).
  * Reads one window of the level (the output footprint plus the kernel reach) with a single `reader.read` for all
- * bands (the COG reader turns it into one coalesced range read of the blocks it touches).
+ * bands (the COG reader turns it into one coalesced range read of the blocks it touches); NEAREST gathers from
+ * the reader's decoded blocks where it offers them (near.ts), through a per-isolate index map.
  * Output pixel (c, r) samples the source at its centre: x = minX + (c + 0.5) * resX, y = maxY - (r + 0.5) * resY.
  * `valid` is 0 where the source pixel under the centre is nodata or outside the scene (GDAL writes nothing
  * there) and `data` is 0; elsewhere `data` is the resampled value in file units.
@@ -97,13 +75,8 @@ export async function readWarped(reader: RasterReader, bands: number[], grid: Gr
   const n = grid.width * grid.height;
   const out: WarpedBand[] = bands.map(() => ({ data: new Float32Array(n), valid: new Uint8Array(n) }));
   if (bands.length === 0) return out;
-  const levelIndex = opts.level ?? chooseLevel(reader, grid);
+  const { levelIndex, coords, coordsKey, scale, win } = preparedWarp(reader, grid, opts.resampling, opts.errorThreshold ?? DEFAULT_ERROR_THRESHOLD, opts.level);
   const level = reader.levels[levelIndex]!;
-  const exact = pixelTransform(grid, reader.crs, level.geoTransform);
-  const threshold = opts.errorThreshold ?? DEFAULT_ERROR_THRESHOLD;
-  const coords = coordsFor(exact, grid, reader, levelIndex, threshold);
-  const scale = coords.bounds && kernelScale(exact, grid, level.width, level.height, opts.resampling);
-  const win = scale && readWindowFor(coords.bounds!, scale, level.width, level.height);
   if (!scale || !win) return out;
   if (win.width * win.height * bands.length > MAX_WINDOW_PIXELS)
     throw new EngineError(
@@ -113,9 +86,11 @@ export async function readWarped(reader: RasterReader, bands: number[], grid: Gr
       undefined,
       { name: "windowPixels", max: MAX_WINDOW_PIXELS },
     );
-  const src = await reader.read(levelIndex, bands, win);
   const nodata = opts.nodata === undefined ? reader.nodata : opts.nodata;
-  const window: SourceWindow = { ...win, imageWidth: level.width, imageHeight: level.height, nodata: nodata === null ? NaN : Math.fround(nodata), bands: src };
-  warpRows(coords, window, scale, kernelMode(opts.resampling, scale), out);
+  const geometry = { ...win, imageWidth: level.width, imageHeight: level.height };
+  const nd = nodata === null ? NaN : Math.fround(nodata);
+  const mode = kernelMode(opts.resampling, scale);
+  if (mode === "near") await warpNear(reader, levelIndex, bands, geometry, coords, coordsKey, nd, out);
+  else warpRows(coords, { ...geometry, nodata: nd, bands: await reader.read(levelIndex, bands, win) }, scale, mode, out);
   return out;
 }

@@ -5,7 +5,7 @@
  * - Every method: GDAL writes nothing when the pixel under the output centre (GWKCheckAndComputeSrcOffsets:
  *   trunc(x + 1e-10), trunc(y + 1e-10)) is outside the image or nodata ("do not apply invalid source pixels",
  *   GWKRealCase/GWKGeneralCase).
- * - near: that pixel (JavaScript: as fast as WebAssembly for a copy).
+ * - near: that pixel; in JavaScript (as fast as WebAssembly for a gather), see near.ts.
  * - bilinear, scale >= 0.95: GWKBilinearResample4Sample: the 2 x 2 neighbours of (x - 0.5, y - 0.5); pixels
  *   outside the image or nodata are dropped and the remaining weights renormalised.
  * - cubic, scale >= 0.95: GWKCubicResample4Sample: Keys cubic convolution (a = -0.5, GWKCubicComputeWeights) on
@@ -42,42 +42,6 @@ export interface SourceWindow {
 export type KernelMode = "near" | "bilinear4" | "cubic4" | "bilinear" | "cubic";
 
 const WASM_MODE: Record<Exclude<KernelMode, "near">, number> = { bilinear4: 1, cubic4: 2, bilinear: 3, cubic: 4 };
-
-/** Window indices of the pixels under the centres of one output row (-1: outside the image). */
-function centres(w: SourceWindow, sx: Float64Array, sy: Float64Array, kc: Int32Array): void {
-  const iw = w.imageWidth, ih = w.imageHeight, ww = w.width, x0 = w.x0, y0 = w.y0;
-  for (let c = 0; c < kc.length; c++) {
-    const x = sx[c]!;
-    const y = sy[c]!;
-    if (!(x >= 0 && y >= 0) || x + 1e-10 > iw || y + 1e-10 > ih) kc[c] = -1;
-    else kc[c] = (Math.min(Math.trunc(y + 1e-10), ih - 1) - y0) * ww + (Math.min(Math.trunc(x + 1e-10), iw - 1) - x0);
-  }
-}
-
-/** NEAREST for all bands. */
-function nearRows(coords: SourceCoords, w: SourceWindow, out: WarpedBand[]): void {
-  const { width, height } = coords;
-  const sx = new Float64Array(width);
-  const sy = new Float64Array(width);
-  const kc = new Int32Array(width);
-  const nd = w.nodata;
-  for (let r = 0; r < height; r++) {
-    coords.row(r, sx, sy);
-    centres(w, sx, sy, kc);
-    for (let b = 0; b < w.bands.length; b++) {
-      const d = w.bands[b]!;
-      const { data, valid } = out[b]!;
-      for (let c = 0, o = r * width; c < width; c++, o++) {
-        const k = kc[c]!;
-        if (k < 0) continue;
-        const v = d[k]!;
-        if (v !== v || v === nd) continue;
-        data[o] = v;
-        valid[o] = 1;
-      }
-    }
-  }
-}
 
 interface KernelExports {
   memory: WebAssembly.Memory;
@@ -140,10 +104,8 @@ function wasmRows(coords: SourceCoords, w: SourceWindow, scale: KernelScale, mod
 }
 
 /**
- * Warps every output pixel of every band: `out[b].data` / `.valid` get the value where GDAL writes one.
- * `mode` comes from the resampling and the KernelScale (4-sample formulas when both scales are >= 0.95).
+ * Warps every output pixel of every band with a bilinear or cubic kernel: `out[b].data` / `.valid` get the value
+ * where GDAL writes one. `mode` comes from the resampling and the KernelScale (4-sample formulas when both scales
+ * are >= 0.95). NEAREST is near.ts.
  */
-export function warpRows(coords: SourceCoords, w: SourceWindow, scale: KernelScale, mode: KernelMode, out: WarpedBand[]): void {
-  if (mode === "near") nearRows(coords, w, out);
-  else wasmRows(coords, w, scale, mode, out);
-}
+export const warpRows: (coords: SourceCoords, w: SourceWindow, scale: KernelScale, mode: Exclude<KernelMode, "near">, out: WarpedBand[]) => void = wasmRows;

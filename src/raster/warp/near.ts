@@ -1,0 +1,83 @@
+/**
+ * GDAL's NEAREST warp (alg/gdalwarpkernel.cpp GWKNearest*: the source pixel under the output centre,
+ * GWKCheckAndComputeSrcOffsets: trunc(x + 1e-10), trunc(y + 1e-10); nothing written where it is outside the image,
+ * NaN or nodata) as a gather through an index map: the source position under every output centre depends only on
+ * the grid, the level's geotransform and the window, never on pixel values, so it is computed once and kept per
+ * isolate (indexCache, bounded in bytes), shared by the bands and files of one layout (B04 and B08 of a tile) and
+ * by warm requests over the same grid. Gathering straight from the COG reader's decoded Uint16 blocks (no window
+ * copy, block index `slot << shift | offset`) was tried and measured slower than this copy-then-gather.
+ */
+import { Lru } from "../lru";
+import type { RasterReader } from "../reader";
+import type { WarpedBand } from "../types";
+import type { SourceCoords } from "./coords";
+import type { SourceWindow } from "./kernels";
+
+/** The part of a SourceWindow that decides which window pixel lies under an output centre. */
+export type WindowGeometry = Pick<SourceWindow, "x0" | "y0" | "width" | "height" | "imageWidth" | "imageHeight">;
+
+/** Bytes of index maps (4 bytes per output pixel) kept per isolate: a 2048 x 2048 grid's map fits twice. */
+export const INDEX_CACHE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Index maps per coordinates and window geometry. Keys hold everything a map depends on, so a changed
+ * grid or file layout never hits; a map larger than the budget is used once and not kept.
+ */
+export const indexCache = new Lru<Int32Array>(64, INDEX_CACHE_BYTES, (a) => a.byteLength);
+
+/** Window indices of the pixels under the centres of one output row (-1: outside the image). */
+function centres(w: WindowGeometry, sx: Float64Array, sy: Float64Array, kc: Int32Array): void {
+  const iw = w.imageWidth, ih = w.imageHeight, ww = w.width, x0 = w.x0, y0 = w.y0;
+  for (let c = 0; c < kc.length; c++) {
+    const x = sx[c]!;
+    const y = sy[c]!;
+    if (!(x >= 0 && y >= 0) || x + 1e-10 > iw || y + 1e-10 > ih) kc[c] = -1;
+    else kc[c] = (Math.min(Math.trunc(y + 1e-10), ih - 1) - y0) * ww + (Math.min(Math.trunc(x + 1e-10), iw - 1) - x0);
+  }
+}
+
+/** Window index (row-major in `w`) of the source pixel under every output centre (width*height), -1 outside the image. */
+export function centreIndex(coords: SourceCoords, w: WindowGeometry): Int32Array {
+  const { width, height } = coords;
+  const index = new Int32Array(width * height);
+  const sx = new Float64Array(width);
+  const sy = new Float64Array(width);
+  for (let r = 0; r < height; r++) {
+    coords.row(r, sx, sy);
+    centres(w, sx, sy, index.subarray(r * width, (r + 1) * width));
+  }
+  return index;
+}
+
+/** NEAREST for all bands from window-sized arrays: the value under each centre unless NaN or `nodata` (Float32). */
+export function nearWindow(index: Int32Array, bands: Float32Array[], nodata: number, out: WarpedBand[]): void {
+  for (let b = 0; b < bands.length; b++) {
+    const d = bands[b]!;
+    const { data, valid } = out[b]!;
+    for (let o = 0; o < index.length; o++) {
+      const k = index[o]!;
+      if (k < 0) continue;
+      const v = d[k]!;
+      if (v !== v || v === nodata) continue;
+      data[o] = v;
+      valid[o] = 1;
+    }
+  }
+}
+
+/**
+ * NEAREST warp of 0-based `bands` of `reader` level `levelIndex` through window `w` onto `out` (see the module
+ * comment). `coordsKey` names `coords` (grid, level geotransform, error threshold); `nodata` is Float32 or NaN.
+ * @throws what the reader's `read` throws.
+ */
+export async function warpNear(
+  reader: RasterReader, levelIndex: number, bands: number[], w: WindowGeometry, coords: SourceCoords, coordsKey: string, nodata: number, out: WarpedBand[],
+): Promise<void> {
+  const key = [coordsKey, w.x0, w.y0, w.width, w.height, w.imageWidth, w.imageHeight].join("|");
+  let index = indexCache.get(key);
+  if (!index) {
+    index = centreIndex(coords, w);
+    indexCache.set(key, index);
+  }
+  nearWindow(index, await reader.read(levelIndex, bands, { x0: w.x0, y0: w.y0, width: w.width, height: w.height }), nodata, out);
+}

@@ -1,0 +1,65 @@
+/**
+ * A warp prepared for one output grid and one reader layout: the level GDAL's `-ovr AUTO` picks (plan.ts
+ * chooseLevel), the source coordinates of every output pixel (coords.ts), the kernel scale (plan.ts kernelScale)
+ * and the source window the kernels can touch. None of it depends on pixel values, so it is kept per isolate:
+ * the band files of one tile (B02, B03, B04, B08: same CRS, geotransform and level sizes) and warm requests over
+ * the same grid skip the proj4 passes (chooseLevel's 100 points, kernelScale's 84, the lattice's ~1,100).
+ */
+import { Lru } from "../lru";
+import type { PixelWindow, RasterReader } from "../reader";
+import type { Grid, Resampling } from "../types";
+import { pixelTransform, sourceCoords, type SourceCoords } from "./coords";
+import { chooseLevel, kernelScale, type KernelScale } from "./plan";
+
+/** What readWarped needs before reading pixels. `scale` and `win` are null when the grid misses the level. */
+export interface PreparedWarp {
+  levelIndex: number;
+  coords: SourceCoords;
+  /** Names grid, level geotransform and error threshold: the identity of `coords` (near.ts keys its maps on it). */
+  coordsKey: string;
+  scale: KernelScale | null;
+  win: PixelWindow | null;
+}
+
+/**
+ * Prepared warps per grid, reader layout (CRS, geotransform, level sizes), resampling, error threshold and level
+ * override: the key holds everything the result depends on, so a replaced file with another layout never hits.
+ * Bounded by entries (a prepared warp holds the lattice cells of its coordinates, a few hundred KB at most).
+ */
+export const preparedCache = new Lru<PreparedWarp>(32);
+
+/** The pixel window of the level the kernels can touch: the coordinates' bounds plus the kernel reach. */
+function readWindowFor(bounds: [number, number, number, number], scale: KernelScale, width: number, height: number): PixelWindow | null {
+  const x0 = Math.max(0, Math.floor(bounds[0]) - scale.xRadius - 2);
+  const y0 = Math.max(0, Math.floor(bounds[1]) - scale.yRadius - 2);
+  const x1 = Math.min(width, Math.ceil(bounds[2]) + scale.xRadius + 2);
+  const y1 = Math.min(height, Math.ceil(bounds[3]) + scale.yRadius + 2);
+  return x1 > x0 && y1 > y0 ? { x0, y0, width: x1 - x0, height: y1 - y0 } : null;
+}
+
+/** Computes a prepared warp (no cache). */
+function prepare(reader: RasterReader, grid: Grid, resampling: Resampling, threshold: number, level: number | undefined): PreparedWarp {
+  const levelIndex = level ?? chooseLevel(reader, grid);
+  const l = reader.levels[levelIndex]!;
+  const exact = pixelTransform(grid, reader.crs, l.geoTransform);
+  const coordsKey = [grid.crs.epsg, ...grid.bbox, grid.width, grid.height, reader.crs.epsg, ...l.geoTransform, threshold].join("|");
+  const coords = sourceCoords(exact, grid.width, grid.height, threshold, grid.crs.epsg !== reader.crs.epsg);
+  const scale = coords.bounds && kernelScale(exact, grid, l.width, l.height, resampling);
+  const win = scale && readWindowFor(coords.bounds!, scale, l.width, l.height);
+  return { levelIndex, coords, coordsKey, scale: scale || null, win: win || null };
+}
+
+/**
+ * The prepared warp of `grid` from `reader` (cached; see preparedCache). `threshold`: error threshold of the
+ * approximate transformer in source pixels; `level`: a level override, undefined for GDAL's choice.
+ */
+export function preparedWarp(reader: RasterReader, grid: Grid, resampling: Resampling, threshold: number, level?: number): PreparedWarp {
+  const layout = [reader.crs.epsg, ...reader.geoTransform, ...reader.levels.flatMap((l) => [l.width, l.height])];
+  const key = [grid.crs.epsg, ...grid.bbox, grid.width, grid.height, ...layout, resampling, threshold, level ?? "auto"].join("|");
+  let p = preparedCache.get(key);
+  if (!p) {
+    p = prepare(reader, grid, resampling, threshold, level);
+    preparedCache.set(key, p);
+  }
+  return p;
+}

@@ -1,0 +1,88 @@
+/**
+ * The per-isolate caches of readWarped: prepared warps (src/raster/warp/prepared.ts: level, coordinates, window) and
+ * NEAREST index maps (near.ts): shared between files of one layout, never stale when a file is replaced, bounded. Oracles: GDAL references (test/fixtures/warp)
+ * and the files' pixels read with geotiff.js (test/helpers/raster.ts), both independent of the engine.
+ */
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it } from "vitest";
+import { openCog } from "../../../src/raster/cog";
+import { crsFromEpsg } from "../../../src/raster/crs";
+import type { Grid, WarpedBand } from "../../../src/raster/types";
+import { INDEX_CACHE_BYTES, indexCache, preparedCache, readWarped } from "../../../src/raster/warp";
+import { r2Source } from "../../../src/storage/r2source";
+import { sampleFile } from "../../helpers/seed";
+import { window } from "../../helpers/raster";
+import { B04, B08, ref, REF_NODATA, sourceFor, type WarpRef } from "./refs";
+
+const gridOf = (m: WarpRef): Grid => ({ crs: crsFromEpsg(m.epsg), bbox: m.bbox, width: m.width, height: m.height });
+const B01 = "sentinel-2-l2a/S2A_29RKH_20200219_0_L2A/B01.tif";
+
+/** Pixels where validity or value differ from a GDAL reference (-9999 = no data). */
+function mismatches(expected: Float32Array, got: WarpedBand): number {
+  let bad = 0;
+  for (let i = 0; i < expected.length; i++) {
+    const valid = expected[i] !== REF_NODATA;
+    if (valid !== (got.valid[i] === 1) || (valid && expected[i] !== got.data[i])) bad++;
+  }
+  return bad;
+}
+
+/** Puts sample file `path` under `key` in R2 and opens it (a new etag: a new source id). */
+async function replace(key: string, path: string) {
+  await env.DATA.put(key, await sampleFile(path));
+  return openCog((await r2Source(env.DATA, key))!);
+}
+
+afterEach(() => indexCache.resize(64, INDEX_CACHE_BYTES));
+
+describe("NEAREST index maps", () => {
+  it("are shared by files of one layout, each warped to its own GDAL reference", async () => {
+    indexCache.clear();
+    preparedCache.clear();
+    const near04 = await ref("rkh4326_near");
+    const near08 = await ref("rkh4326_b08_near");
+    const grid = gridOf(near04.meta);
+    const [b04] = await readWarped(await openCog(await sourceFor(B04)), [0], grid, { resampling: "NEAREST", errorThreshold: 0 });
+    expect(indexCache.stats.entries).toBe(1);
+    const [b08] = await readWarped(await openCog(await sourceFor(B08)), [0], grid, { resampling: "NEAREST", errorThreshold: 0 });
+    expect(indexCache.stats.entries).toBe(1);
+    expect(preparedCache.stats.entries).toBe(1);
+    expect(indexCache.stats.bytes).toBe(grid.width * grid.height * 4);
+    expect(mismatches(near04.data, b04!)).toBe(0);
+    expect(mismatches(near08.data, b08!)).toBe(0);
+    const [again] = await readWarped(await openCog(await sourceFor(B04)), [0], grid, { resampling: "NEAREST", errorThreshold: 0 });
+    expect(mismatches(near04.data, again!)).toBe(0);
+  });
+
+  it("follow a file replaced under the same key, with another layout (B04 at 100 m, then B01 at 600 m)", async () => {
+    indexCache.clear();
+    preparedCache.clear();
+    const key = "test/index-cache/swap.tif";
+    const grid: Grid = { crs: crsFromEpsg(32629), bbox: [199980, 2797020, 203580, 2800020], width: 36, height: 30 };
+    const [fine] = await readWarped(await replace(key, B04), [0], grid, { resampling: "NEAREST", nodata: null });
+    const pixels04 = await window(B04, 0, 0, 0, 36, 30);
+    expect(Array.from(fine!.data)).toEqual(Array.from(pixels04));
+    const [coarse] = await readWarped(await replace(key, B01), [0], grid, { resampling: "NEAREST", nodata: null });
+    expect(indexCache.stats.entries).toBe(2);
+    expect(preparedCache.stats.entries).toBe(2);
+    const pixels01 = await window(B01, 0, 0, 0, 6, 5);
+    const expected = Array.from({ length: 36 * 30 }, (_, i) => pixels01[Math.floor(i / 36 / 6) * 6 + Math.floor((i % 36) / 6)]!);
+    expect(Array.from(coarse!.data)).toEqual(expected);
+    expect(coarse!.valid.every((v) => v === 1)).toBe(true);
+  });
+
+  it("stay within their byte budget: a map larger than it is used once and not kept", async () => {
+    indexCache.clear();
+    expect(indexCache.stats.maxBytes).toBe(INDEX_CACHE_BYTES);
+    const { meta, data } = await ref("rkh4326_near");
+    indexCache.resize(64, meta.width * meta.height * 4 - 1);
+    const cog = await openCog(await sourceFor(B04));
+    const [band] = await readWarped(cog, [0], gridOf(meta), { resampling: "NEAREST", errorThreshold: 0 });
+    expect(mismatches(data, band!)).toBe(0);
+    expect(indexCache.stats).toMatchObject({ entries: 0, bytes: 0 });
+    indexCache.resize(64, 3 * 32 * 32 * 4);
+    for (const size of [32, 31, 30, 29]) await readWarped(cog, [0], { ...gridOf(meta), width: size, height: size }, { resampling: "NEAREST" });
+    expect(indexCache.stats.entries).toBe(3);
+    expect(indexCache.stats.bytes).toBeLessThanOrEqual(3 * 32 * 32 * 4);
+  });
+});
