@@ -41,7 +41,7 @@ function run(cmd, args) {
 }
 
 run("npx", ["wrangler", "d1", "migrations", "apply", "eo-edge", "--local", "--persist-to", persist]);
-run("npx", ["tsx", "scripts/seed.ts", persist]);
+run("npx", ["tsx", "--import", "./scripts/lib/wasm-register.mjs", "scripts/seed.ts", persist]);
 // The second location hosts Sentinel-1 GRD (the registry's location; null = the primary location)
 const HOSTED = "UPDATE data_collections SET location = 'creo' WHERE id = 'sentinel-1-grd'";
 run("npx", ["wrangler", "d1", "execute", "eo-edge", "--local", "--persist-to", persist, "--command", HOSTED]);

@@ -30,7 +30,7 @@ export function run(cmd, args) {
 export function prepareState(stateDir) {
   mkdirSync(stateDir, { recursive: true });
   run("npx", ["wrangler", "d1", "migrations", "apply", "eo-edge", "--local", "--persist-to", stateDir]);
-  run("npx", ["tsx", "scripts/seed.ts", stateDir]);
+  run("npx", ["tsx", "--import", "./scripts/lib/wasm-register.mjs", "scripts/seed.ts", stateDir]);
 }
 
 /** Waits until base answers the OpenID configuration request (up to 60 s); throws when it never does. */
