@@ -14,10 +14,13 @@ import type { CompiledEvalscript } from "./compile";
 import { SANDBOX_LIMITS } from "./limits";
 import { regexShape } from "./regex";
 import ENTRY_JS from "./sandbox/entry.js";
+import EVALUATION_JS from "./sandbox/evaluation.js";
 import HARDEN_JS from "./sandbox/harden.js";
 import LIB_JS from "./sandbox/lib.js";
+import PIXELS_JS from "./sandbox/pixels.js";
 import SCENES_JS from "./sandbox/scenes.js";
 import SCRIPT_JS from "./sandbox/script.js";
+import VALUES_JS from "./sandbox/values.js";
 import type { SandboxApi } from "./sandbox/rpc";
 
 /** Compatibility date of sandbox isolates (the date the runtime was tested with). */
@@ -26,7 +29,7 @@ export const SANDBOX_COMPATIBILITY_DATE = "2026-11-01";
 export type { Block, BlockValues, Reply, SandboxApi, SceneRef, SessionParams, SessionStub } from "./sandbox/rpc";
 
 /** Bump when the sandbox code changes so that isolates of an older runtime are not reused. */
-export const RUNTIME_VERSION = "eo-edge-evalscript-7";
+export const RUNTIME_VERSION = "eo-edge-evalscript-8";
 
 /**
  * The sandbox's modules by the names they import each other by: the sources of sandbox/*.js as given (the Worker
@@ -36,6 +39,9 @@ export const RUNTIME_VERSION = "eo-edge-evalscript-7";
  */
 export const SANDBOX_MODULES: Readonly<Record<string, string>> = {
   "entry.js": ENTRY_JS,
+  "evaluation.js": EVALUATION_JS,
+  "pixels.js": PIXELS_JS,
+  "values.js": VALUES_JS,
   "lib.js": LIB_JS,
   "harden.js": HARDEN_JS,
   "scenes.js": SCENES_JS,
