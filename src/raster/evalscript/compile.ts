@@ -118,7 +118,7 @@ function compile(source: string): CompiledEvalscript {
   const wrapper = wrapperNames();
   const tickNames = { counter: wrapper.counter, stop: wrapper.stop };
   const prefix = wrapperPrefix(wrapper, bindableGlobals(names, LIBRARY_NAMES), ticks(tickNames).statement);
-  const { plan, reason } = columnPlan(program, source, { base: wrapper.column });
+  const { plan, reason } = columnPlan(program, source, { base: wrapper.column, counter: wrapper.counter, cause: wrapper.cause, stop: wrapper.stop });
   const suffix = wrapperSuffix(wrapper, SCRIPT_FUNCTIONS, plan !== undefined);
   const { code, map } = instrument(source, program, prefix, suffix, tickNames, plan?.copy);
   return { source, code, map, prefixLength: prefix.length, column: plan ? { bands: plan.bands } : { refused: reason ?? "" } };

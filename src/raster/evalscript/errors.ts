@@ -6,6 +6,7 @@
  */
 import { EngineError, scriptSyntax, type EngineErrorKind, type EngineLimit } from "../errors";
 import type { CompiledEvalscript } from "./compile";
+import { RESERVED_PREFIX } from "./wrapper";
 
 /** What the sandbox returns for a failed call (see sandbox/entry.ts `failure`). */
 export interface SandboxFailure {
@@ -34,13 +35,16 @@ export interface Budget {
 
 /**
  * The first stack frame in the user's script: function name and generated line/column. Frames in the wrapper
- * text before the script (line 1 up to `prefixLength`: the stop and charge functions) are skipped.
+ * text before the script (line 1 up to `prefixLength`: the stop and charge functions) and in generated functions
+ * named with the reserved prefix (the column loop, columnloop.ts) are skipped.
  */
 function userFrame(stack: string, prefixLength: number): { fn?: string; line: number; column: number } | undefined {
   for (const line of stack.split("\n")) {
     const m = /^\s*at (?:(.+?) \()?evalscript\.js:(\d+):(\d+)\)?\s*$/.exec(line);
     if (!m || (m[2] === "1" && Number(m[3]) <= prefixLength)) continue;
-    return { fn: m[1]?.replace(/^Object\./, ""), line: Number(m[2]), column: Number(m[3]) };
+    const fn = m[1]?.replace(/^Object\./, "");
+    if (fn?.startsWith(RESERVED_PREFIX)) continue;
+    return { fn, line: Number(m[2]), column: Number(m[3]) };
   }
   return undefined;
 }

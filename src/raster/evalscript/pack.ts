@@ -3,7 +3,7 @@
  * `Math.fround(q * scale)` for an integer q in 0..65535 and one of the unit scales of the pipeline
  * (../../pipeline/bands.ts convertUnits: 1 for DN and class bands, 1/10000 for reflectance, 1/1000 for AOT)
  * travels as Uint8Array / Uint16Array q plus the scale, a half or a quarter of the bytes; the sandbox
- * (sandbox/entry.js `unpack`) turns it back into the same Float32 values, bit for bit (the check below is the
+ * (sandbox/values.js `unpack`) turns it back into the same Float32 values, bit for bit (the check below is the
  * proof, per value: NaN and -0 are never packed).
  */
 

@@ -13,11 +13,15 @@
 import type { CompiledEvalscript } from "./compile";
 import { SANDBOX_LIMITS } from "./limits";
 import { regexShape } from "./regex";
+import CONCAT_JS from "./sandbox/concat.js";
 import ENTRY_JS from "./sandbox/entry.js";
+import EVALUATION_JS from "./sandbox/evaluation.js";
 import HARDEN_JS from "./sandbox/harden.js";
 import LIB_JS from "./sandbox/lib.js";
+import PIXELS_JS from "./sandbox/pixels.js";
 import SCENES_JS from "./sandbox/scenes.js";
 import SCRIPT_JS from "./sandbox/script.js";
+import VALUES_JS from "./sandbox/values.js";
 import type { SandboxApi } from "./sandbox/rpc";
 
 /** Compatibility date of sandbox isolates (the date the runtime was tested with). */
@@ -26,7 +30,7 @@ export const SANDBOX_COMPATIBILITY_DATE = "2026-11-01";
 export type { Block, BlockValues, Reply, SandboxApi, SceneRef, SessionParams, SessionStub } from "./sandbox/rpc";
 
 /** Bump when the sandbox code changes so that isolates of an older runtime are not reused. */
-export const RUNTIME_VERSION = "eo-edge-evalscript-7";
+export const RUNTIME_VERSION = "eo-edge-evalscript-11";
 
 /**
  * The sandbox's modules by the names they import each other by: the sources of sandbox/*.js as given (the Worker
@@ -35,7 +39,11 @@ export const RUNTIME_VERSION = "eo-edge-evalscript-7";
  * self-contained for this). Their types for the checker: sandbox/limits.d.ts and sandbox/regex.d.ts.
  */
 export const SANDBOX_MODULES: Readonly<Record<string, string>> = {
+  "concat.js": CONCAT_JS,
   "entry.js": ENTRY_JS,
+  "evaluation.js": EVALUATION_JS,
+  "pixels.js": PIXELS_JS,
+  "values.js": VALUES_JS,
   "lib.js": LIB_JS,
   "harden.js": HARDEN_JS,
   "scenes.js": SCENES_JS,

@@ -3,9 +3,10 @@
  * evaluatePixel's only contact with the pixel is reading `sample.<band>` values of its first parameter (or
  * destructuring band names from it), the compiled module gets an edited copy of evaluatePixel that takes the
  * band values as parameters, and a `column` control object: `bind(arrays)` points it at one block's band arrays
- * (in `bands` order) and `step(i)` evaluates pixel i, returning what evaluatePixel would. The sandbox loop
- * (sandbox/entry.js `pixels`) then skips filling a sample object and the 5-argument call per pixel; budget
- * ticks, the per-call budget reset and the output writing stay the same code as the general path, so results
+ * (in `bands` order), `step(i)` evaluates pixel i, returning what evaluatePixel would, and `loop` runs the
+ * block's pixels in the script's scope (columnloop.ts). The sandbox (sandbox/pixels.js `pixels`) then skips
+ * filling a sample object and the 5-argument call per pixel; budget ticks, the per-call budget reset, the total
+ * and the output writes are the general loop's (pixels.js `generalLoop`) statement for statement, so results
  * (values, NaN, conversions, errors, budget stops) are those of the general path.
  *
  * Refused (the general path runs; `reason` says why): evaluatePixel not declared exactly once as a top-level
@@ -21,6 +22,9 @@ import type { AnyNode } from "./ast";
 import { forEachChild, walk } from "./ast";
 import { patternNames, scanNames } from "./globals";
 import type { Copy } from "./instrument";
+import { columnCopy, type ColumnNames } from "./columnloop";
+
+export type { ColumnNames } from "./columnloop";
 
 /** The column function of a script: the band names its parameters take and the copy instrument() emits. */
 export interface ColumnPlan {
@@ -28,11 +32,6 @@ export interface ColumnPlan {
   copy: Copy;
 }
 
-/** Reserved names the generated code uses (wrapper.ts `WrapperNames.column` prefix). */
-export interface ColumnNames {
-  /** Prefix for generated identifiers (reserved: scripts cannot name them). */
-  base: string;
-}
 
 /** Property names of Object.prototype: a sample read of these would find the prototype's value. */
 const PROTO = new Set(Object.getOwnPropertyNames(Object.prototype));
@@ -200,7 +199,7 @@ function plainKeys(o: AnyNode): string[] | undefined {
  * Rewrites of `return [a, b, ...]` and `return {id: [a, ...], ...}` (also as branches of `c ? x : y`) in
  * evaluatePixel's own body (the copy only)
  * into stores to arrays / objects made once per script instance: `(Pr0[0]=a,Pr0[1]=b,Pr0)`. The elements are
- * evaluated in the same order and the loop reads the same values, lengths and keys (entry.js put / putAll), so
+ * evaluated in the same order and the loop reads the same values, lengths and keys (sandbox/pixels.js put / putAll), so
  * nothing observable changes; what goes is one allocation per pixel. Literals with holes, spreads, computed,
  * shorthand or accessor keys are left as they are.
  */
@@ -265,32 +264,12 @@ export function columnPlan(program: Node, source: string, names: ColumnNames): {
       return refuse("evaluatePixel's sample parameter has a default value or is an array pattern");
     }
     const reuse = returnRewrites(fn, names.base, source);
-    const copy = columnCopy(names, fn, locals, bands, [...replace, ...reuse.replace]);
+    const body = fn.body as AnyNode;
+    const copy = columnCopy(names, { start: body.start, end: body.end }, fn.start as number, locals, bands, [...replace, ...reuse.replace]);
     copy.tail += reuse.decls;
     return { plan: { bands, copy } };
   } catch (err) {
     if (err instanceof Refused) return { reason: err.message };
     throw err;
   }
-}
-
-/**
- * The copy: `var Pp=function evaluatePixel(<locals>){<body>};` then the band array variables and the control
- * object `Pc = {names, bind(arrays), step(i)}` (strict, ours), all in the script's scope.
- */
-function columnCopy(names: ColumnNames, fn: AnyNode, locals: string[], bands: string[], replace: Copy["replace"]): Copy {
-  const b = names.base;
-  const body = fn.body as AnyNode;
-  const arrays = Array.from({ length: bands.length }, (_, k) => `${b}a${k}`);
-  const bind = arrays.map((a, k) => `${a}=A[${k}];`).join("");
-  const args = arrays.map((a) => `${a}[i]`).join(",");
-  const vars = arrays.length ? `var ${arrays.join(",")};` : "";
-  return {
-    from: body.start,
-    to: body.end,
-    anchor: fn.start as number,
-    head: `\n;var ${b}p=function evaluatePixel(${locals.join(",")})`,
-    tail: `;${vars}var ${b}c={names:${JSON.stringify(bands)},bind:function(A){"use strict";${bind}},step:function(i){"use strict";return ${b}p(${args});}};`,
-    replace,
-  };
 }

@@ -1,7 +1,8 @@
 /**
  * Outputs converted to their stored sampleType inside the sandbox (EvalInput.convert, used by the Processing
  * API) equal the host's toSampleType of the raw values, for every sampleType, on real pixels plus edge values
- * (NaN, negatives, values beyond each range), in one block and in row blocks.
+ * (NaN, negatives, values beyond each range), in one block and in row blocks, and one isolate's evaluations
+ * of different sizes in turn (the sandbox writes converted outputs to a scratch array it reuses, values.js).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { toSampleType, type EvalInput, type SampleType } from "../../../src/raster/evalscript";
@@ -37,4 +38,23 @@ describe("in-sandbox sampleType conversion", () => {
       expect(blocks.outputs.default!.stored!.constructor).toBe(converted.stored!.constructor);
     });
   }
+});
+
+describe("the sandbox's reused scratch of converted outputs", () => {
+  it("evaluations of different sizes in one isolate, in turn: each equals its own raw values converted", async () => {
+    const rt = await load(`${script("UINT16")}\n// a fresh isolate: its scratch starts empty`);
+    const crop = (w: number, x0: number): EvalInput => {
+      const B04 = new Float32Array(w * w);
+      const src = input.scenes[0]!.bands.B04!;
+      for (let y = 0; y < w; y++) for (let x = 0; x < w; x++) B04[y * w + x] = src[y * W + x0 + x]!;
+      return { width: w, height: w, scenes: [{ info: RKH_INFO, bands: { B04 }, dataMask: ones(w * w) }] };
+    };
+    for (const [w, x0] of [[W / 4, 30], [W / 2, 7], [W, 0], [W / 4, 3], [W, 0]] as const) {
+      const one = crop(w, x0);
+      const raw = (await rt.evaluate(one)).outputs.default!;
+      const converted = (await rt.evaluate({ ...one, convert: true })).outputs.default!;
+      expect(converted.stored, `${w}x${w} at ${x0}`).toHaveLength(w * w * 2);
+      expect(Array.from(converted.stored!), `${w}x${w} at ${x0}`).toEqual(Array.from(toSampleType(raw.values, "UINT16")));
+    }
+  });
 });

@@ -8,12 +8,21 @@ export type ScriptFunctions = Record<string, ((...args: any[]) => any) | undefin
 
 /**
  * The column function of a specialised script (../specialize.ts): `bind` takes one array per name of `names`
- * (the band values of the current block), `step(i)` returns evaluatePixel's value for pixel i.
+ * (the band values of the current block), `step(i)` returns evaluatePixel's value for pixel i, `loop` runs the
+ * pixels state.at .. n-1 of the bound block (../columnloop.ts; the same per pixel as pixels.js generalLoop).
  */
 export interface Column {
   names: string[];
   bind(arrays: ArrayLike<number | undefined>[]): void;
   step(i: number): unknown;
+  loop(
+    state: { at: number; left: number; over(): never },
+    n: number,
+    perCall: number,
+    values: Float32Array,
+    bands: number,
+    write: (r: unknown, i: number) => void,
+  ): void;
 }
 
 /** The control surface of one script instance (wrapper.ts wrapperSuffix). */

@@ -29,6 +29,7 @@
  */
 import { L } from "./limits.js";
 import { regexShape } from "./regex.js";
+import { concatPlain } from "./concat.js";
 
 const { apply, construct } = Reflect;
 /** The global object, indexed by name (the hardening replaces and deletes its properties). @type {Record<string, any>} */
@@ -107,15 +108,19 @@ function guardConstructor(name, check, owner = globalThis) {
 }
 
 /**
- * Replaces proto[name] by a function with the same name and length that calls check(this, args) first.
+ * Replaces proto[name] by a function with the same name and length that calls check(this, args) first, then
+ * `fast(this, args)` when given (its value unless undefined), else the original.
  * @param {any} proto
  * @param {string} name
  * @param {(self: any, args: any[], name: string) => void} check
+ * @param {(self: any, args: any[]) => unknown} [fast]
  */
-function guardMethod(proto, name, check) {
+function guardMethod(proto, name, check, fast) {
   const f = proto[name];
   if (typeof f !== "function") return;
-  const g = { [name](/** @type {any[]} */ ...args) { check(this, args, name); return apply(f, this, args); } }[name];
+  const g = fast
+    ? { [name](/** @type {any[]} */ ...args) { check(this, args, name); const r = fast(this, args); return r !== undefined ? r : apply(f, this, args); } }[name]
+    : { [name](/** @type {any[]} */ ...args) { check(this, args, name); return apply(f, this, args); } }[name];
   Object.defineProperty(g, "length", { value: f.length });
   Object.defineProperty(proto, name, { value: g, writable: true, configurable: true, enumerable: false });
 }
@@ -139,6 +144,8 @@ for (const name of TYPED) {
   });
 }
 guardConstructor("Array", (args) => { if (args.length === 1 && typeof args[0] === "number") elements(args[0], "Array(" + args[0] + ")"); });
+/** The guarded Array (the species constructor of plain arrays). */
+const ArrayProxy = G.Array;
 const arrayFrom = Array.from;
 Object.defineProperty(Array, "from", { value: /** @this {unknown} @param {unknown} items @param {unknown[]} rest */ function from(items, ...rest) { elements(lengthOf(items), "Array.from(...)"); return apply(arrayFrom, this, [items, ...rest]); }, writable: true, configurable: true });
 
@@ -146,7 +153,12 @@ const AP = native.Array.prototype;
 /** A relative index argument (fill's start / end) clamped to [0, len]. @type {(len: number, v: unknown, dflt: number) => number} */
 const range = (len, v, dflt) => { const n = v === undefined ? dflt : Math.trunc(Number(v)) || 0; return n < 0 ? Math.max(len + n, 0) : Math.min(n, len); };
 guardMethod(AP, "fill", (self, args) => { const n = lengthOf(self); elements(range(n, args[2], n) - range(n, args[1], 0), "Array.prototype.fill range"); });
-guardMethod(AP, "concat", (self, args) => elements(args.reduce((n, a) => n + (Array.isArray(a) ? a.length : 1), lengthOf(self)), "Array.prototype.concat result"));
+guardMethod(AP, "concat", (self, args) => {
+  let n = lengthOf(self);
+  for (let i = 0; i < args.length; i++) n += Array.isArray(args[i]) ? args[i].length : 1;
+  charge(args.length, L.elementsPerTick); // what counting through the guarded args.reduce charged
+  elements(n, "Array.prototype.concat result");
+}, (self, args) => concatPlain(self, args, ArrayProxy));
 for (const m of ["includes", "indexOf", "lastIndexOf", "join", "toString", "toLocaleString", "reverse", "sort", "copyWithin", "slice", "splice",
   "map", "forEach", "filter", "some", "every", "reduce", "reduceRight", "find", "findIndex", "findLast", "findLastIndex",
   "toSorted", "toReversed", "toSpliced", "with", "flat", "flatMap"]) {

@@ -22,6 +22,24 @@ define("JAVA_DOUBLE_MAX_VAL", JAVA_DOUBLE_MAX_VAL);
 define("SampleType", Object.freeze({ AUTO: "AUTO", UINT8: "UINT8", UINT16: "UINT16", INT8: "INT8", INT16: "INT16", FLOAT32: "FLOAT32" }));
 define("Mosaicking", Object.freeze({ SIMPLE: "SIMPLE", ORBIT: "ORBIT", TILE: "TILE" }));
 
+/**
+ * a.map(f) (f gets value and index) without the species lookup for a plain Array of fewer than 4 elements (a
+ * colour): harden.js redefines Array.prototype.constructor, after which every native map / slice creates its
+ * result through the guarded Array Proxy (~1 us per call). Longer or other receivers take the guarded native map;
+ * below 4 elements it charges 0 ticks (floor(length / 4)), so the charges are the same. Holes stay holes.
+ * @template T, U
+ * @param {T[]} a
+ * @param {(v: T, i: number) => U} f
+ * @returns {U[]}
+ */
+function mapSmall(a, f) {
+  const n = Array.isArray(a) ? a.length : 4;
+  if (n >= 4 || a.constructor !== g.Array) return a.map(f);
+  /** @type {U[]} */
+  const out = [];
+  for (let i = 0; i < n; i++) if (i in a) out.push(f(a[i], i)); else out.length++;
+  return out;
+}
 /** 0xRRGGBB -> [r, g, b] in 0..255. @param {number} hex */
 const hex2rgb = (hex) => [(hex >>> 16) & 255, (hex >>> 8) & 255, hex & 255];
 /** [r, g, b] in 0..255 -> 0xRRGGBB. @param {number[]} rgb */
@@ -42,11 +60,11 @@ define("inverse", /** @type {(x: number) => number} */ function inverse(x) { ret
  */
 function mix(a, b, t) {
   if (typeof a === "number" && typeof b === "number") return a * (1 - t) + b * t;
-  if (Array.isArray(a) && Array.isArray(b)) return a.map((v, i) => v * (1 - t) + b[i] * t);
+  if (Array.isArray(a) && Array.isArray(b)) return mapSmall(a, (v, i) => v * (1 - t) + b[i] * t);
   throw new TypeError('"colors" must be an array of numbers or an array of arrays of numbers');
 }
 /** @param {unknown} c */
-const copy = (c) => (Array.isArray(c) ? c.slice() : c);
+const copy = (c) => (Array.isArray(c) ? mapSmall(c, (v) => v) : c);
 
 /**
  * Linear between the colours of the enclosing limits, clamped at the ends (a new array); 'value' when limits or
@@ -73,9 +91,9 @@ define("colorMap", /** @type {(value: number, limits: unknown, colors: unknown) 
 });
 
 define("combine", /** @type {(color1: any, color2: any, alpha: number) => Color} */ function combine(color1, color2, alpha) {
-  if (Array.isArray(color1)) return color1.map((c, i) => c * alpha + color2[i] * (1 - alpha));
+  if (Array.isArray(color1)) return mapSmall(color1, (c, i) => c * alpha + color2[i] * (1 - alpha));
   const a = hex2rgb(color1), b = hex2rgb(color2);
-  return rgb2hex([0, 1, 2].map((i) => Math.round(a[i] * alpha + b[i] * (1 - alpha))));
+  return rgb2hex(mapSmall([0, 1, 2], (i) => Math.round(a[i] * alpha + b[i] * (1 - alpha))));
 });
 
 class ColorMapVisualizer {
@@ -175,7 +193,7 @@ class ColorGradientVisualizer {
     return p[n - 1][1];
   }
   /** @param {number} value */
-  process(value) { return hex2rgb(/** @type {number} */ (this.getColor(value))).map((x) => x / 255); }
+  process(value) { return mapSmall(hex2rgb(/** @type {number} */ (this.getColor(value))), (x) => x / 255); }
   /** @param {number[]} values */
   processList(values) { return values.map((x) => this.process(x)); }
   /** @param {number} minVal @param {number} maxVal */

@@ -33,7 +33,7 @@ export interface SessionParams {
   timeRange?: TimeRange;
   /** Run evaluatePixel per pixel with a sample object even when the script has a column function (tests). */
   general?: boolean;
-  /** Return outputs converted to their stored sampleType (entry.js `toStored`). */
+  /** Return outputs converted to their stored sampleType (values.js `toStored`). */
   convert?: boolean;
   budget: Budget;
   /** Output limits the sandbox checks after updateOutput (../limits.ts HOST_LIMITS). */

@@ -1,0 +1,80 @@
+// @ts-check
+/**
+ * Sandbox module with the value arrays of an evaluation (evaluation.js): band values of a block as the host
+ * sent them (unpacked from integers, ../pack.ts), the Float32 values evaluatePixel's outputs are written to,
+ * and their conversion to the stored sample type (../sampletype.ts).
+ *
+ * Memory: an output converted to an integer sample type is written to a Float32 scratch array that this
+ * isolate keeps and reuses across blocks and requests (only the converted array goes back over RPC). Every
+ * sandbox call runs to its end synchronously, so no two calls ever use the scratch at the same time.
+ */
+import { native } from "./harden.js";
+
+/**
+ * Band values of a block: as sent, or (../pack.ts) the Float32 values of integers and their scale, bit for bit
+ * those the host had: value = Math.fround(dn * scale) (the Float32Array store rounds).
+ * @param {Float32Array | import("../pack").PackedBand | undefined} band
+ * @returns {Float32Array | undefined}
+ */
+export function unpack(band) {
+  if (band === undefined || !("dn" in band)) return band;
+  const dn = band.dn, scale = band.scale, out = new native.Float32Array(dn.length);
+  for (let i = 0; i < dn.length; i++) out[i] = dn[i] * scale;
+  return out;
+}
+
+/** Zeros shared by every band a block lacks (only ever read; grown, never shrunk). */
+let zeros = new native.Float32Array(0);
+
+/**
+ * A band's values as sent (unpacked), or, for a band the script asked for that the block lacks (or sent
+ * shorter than the block), n zeros.
+ * @param {Float32Array | import("../pack").PackedBand | Uint8Array | undefined} band
+ * @param {number} n pixels of the block
+ * @returns {ArrayLike<number>}
+ */
+export function bandValues(band, n) {
+  const v = band !== undefined && "dn" in band ? unpack(band) : band;
+  if (v !== undefined && v.length >= n) return v;
+  if (zeros.length < n) zeros = new native.Float32Array(n);
+  return zeros.subarray(0, n);
+}
+
+/** Scratch Float32 arrays of converted outputs, by output index (grown, never shrunk). @type {Float32Array[]} */
+const scratch = [];
+
+/**
+ * The Float32 array output number k writes `length` values to: a fresh one when it goes back as is (FLOAT32, or
+ * `convert` off), else this isolate's scratch (a view of `length` values; its content is stale: every value is
+ * written before it is read).
+ * @param {number} k index of the output
+ * @param {number} length
+ * @param {boolean} converted whether the values are converted (toStored) before they leave the sandbox
+ */
+export function outputValues(k, length, converted) {
+  if (!converted) return new native.Float32Array(length);
+  if (!scratch[k] || scratch[k].length < length) scratch[k] = new native.Float32Array(length);
+  return scratch[k].subarray(0, length);
+}
+
+/**
+ * Stored sampleType conversion; must equal ../sampletype.ts toSampleType (test/raster/evalscript/convert.test.ts).
+ * @type {Record<string, [number, number, typeof Int8Array | typeof Uint8Array | typeof Int16Array | typeof Uint16Array]>}
+ */
+const RANGES = { INT8: [-128, 127, native.Int8Array], UINT8: [0, 255, native.Uint8Array], INT16: [-32768, 32767, native.Int16Array], UINT16: [0, 65535, native.Uint16Array] };
+/**
+ * Output values converted to the stored sampleType: rounded (AUTO: scaled by 255 first), clamped, NaN as 0.
+ * @param {Float32Array} values
+ * @param {string} sampleType INT8, UINT8, INT16, UINT16, AUTO (as UINT8) or FLOAT32 (returned as is)
+ */
+export function toStored(values, sampleType) {
+  if (sampleType === "FLOAT32") return values;
+  const [min, max, T] = RANGES[sampleType === "AUTO" ? "UINT8" : sampleType];
+  const scale = sampleType === "AUTO" ? 255 : 1;
+  const out = new T(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = Math.round(values[i] * scale);
+    out[i] = v !== v ? 0 : v < min ? min : v > max ? max : v;
+  }
+  return out;
+}
