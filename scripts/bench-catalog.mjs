@@ -4,6 +4,7 @@
 // dates spread over 2016-2024, footprints moved to pseudo-random places; each marked "eoedge:derived": true and
 // "eoedge:derived_from": <real id>), starts `wrangler dev` on it and times real HTTP requests with a real token.
 // Reports p50/p95 of: bbox+datetime search, CQL2 `eo:cloud_cover < 10`, ids lookup, and page 1 vs page 50.
+// CATALOG_RATE_LIMITS=off serves without the rate limiter (`--var RATE_LIMITS:off`), to tell its cost from the catalog's.
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { getPlatformProxy } from "wrangler";
@@ -156,7 +157,9 @@ async function paging(api) {
 async function main() {
   prepareState(STATE);
   await loadCatalog();
-  const server = await startServer({ stateDir: STATE, port: PORT });
+  const args = process.env.CATALOG_RATE_LIMITS === "off" ? ["--var", "RATE_LIMITS:off"] : [];
+  if (args.length) console.log("notice: rate limiter off (CATALOG_RATE_LIMITS=off)");
+  const server = await startServer({ stateDir: STATE, port: PORT, args });
   try {
     const api = { root: `${server.base}${CATALOG}`, token: await getToken(server.base, join(STATE, "demo-client.json")) };
     const q = queries();
