@@ -6,7 +6,7 @@
  * Keys are cached per isolate, per key source.
  */
 import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey as JoseKey } from "jose";
-import { eq } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import type { Env } from "../env";
 import { db } from "../storage/db";
 import { signingKeys } from "../storage/schema";
@@ -63,9 +63,17 @@ async function fromSecret(secret: string): Promise<SigningKey> {
   return fromJwk(jwk.kid ?? "prod", jwk);
 }
 
+/**
+ * The oldest stored key of ALG (ties broken by kid): the one key every isolate agrees on, even when two isolates
+ * inserted a key each at first start (kids are random, so the insert's conflict clause cannot stop the second).
+ */
+function oldestKey(d: ReturnType<typeof db>) {
+  return d.select().from(signingKeys).where(eq(signingKeys.alg, ALG)).orderBy(asc(signingKeys.created), asc(signingKeys.kid)).limit(1).get();
+}
+
 async function fromD1(env: Env): Promise<SigningKey> {
   const d = db(env);
-  const row = await d.select().from(signingKeys).where(eq(signingKeys.alg, ALG)).limit(1).get();
+  const row = await oldestKey(d);
   if (row) return fromJwk(row.kid, JSON.parse(row.privateJwk) as JWK);
   const pair = await generateKeyPair(ALG, { extractable: true });
   const priv = await exportJWK(pair.privateKey);
@@ -75,7 +83,7 @@ async function fromD1(env: Env): Promise<SigningKey> {
     .insert(signingKeys)
     .values({ kid, alg: ALG, privateJwk: JSON.stringify(priv), publicJwk: JSON.stringify(key.publicJwk), created: new Date().toISOString() })
     .onConflictDoNothing();
-  // Another isolate may have won the race: use whatever is stored first.
-  const stored = await d.select().from(signingKeys).where(eq(signingKeys.alg, ALG)).limit(1).get();
+  // Another isolate may have inserted its own key at the same time: every isolate uses the oldest (then lowest kid).
+  const stored = await oldestKey(d);
   return stored && stored.kid !== kid ? fromJwk(stored.kid, JSON.parse(stored.privateJwk) as JWK) : key;
 }
