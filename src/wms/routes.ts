@@ -25,7 +25,7 @@ import { formatOf, kvp, parseGetMap, parseMaxcc, parseTime, required, type Kvp }
 import { renderMap, type MapTarget } from "./render";
 import { MAX_ZOOM, tileBbox, tileIndex, tileSize } from "./tiles";
 import { crsFromEpsg } from "../raster/crs";
-import { chargeUnits } from "../accounts/units";
+import { chargeLater } from "../accounts/units";
 
 const PUBLIC = true;
 
@@ -50,10 +50,13 @@ function operation(p: Kvp, service: string): string {
   return required(p, "REQUEST").toLowerCase();
 }
 
-/** The encoded map as a response (format content type, processing units spent, charged to the instance owner's account). */
-async function mapResponse(env: Env, inst: StoredInstance, layer: LayerInput, target: MapTarget): Promise<Response> {
+/**
+ * The encoded map as a response (format content type, processing units spent); the units are charged to the instance
+ * owner's account after the response (chargeLater: exactly once, off the critical path of every map tile).
+ */
+async function mapResponse(env: Env, ctx: ExecutionContext, inst: StoredInstance, layer: LayerInput, target: MapTarget): Promise<Response> {
   const { body, processingUnits } = await renderMap(env, inst.account, layer, target);
-  await chargeUnits(env, inst.account, processingUnits);
+  chargeLater(ctx, env, inst.account, processingUnits);
   return new Response(body, { headers: { "content-type": target.format, "x-processingunits-spent": String(processingUnits) } });
 }
 
@@ -77,18 +80,18 @@ const collectionOf = (l: LayerInput): string => l.datasourceDefaults.type;
 const xmlResponse = (xml: string) => new Response(xml, { headers: { "content-type": "text/xml; charset=utf-8" } });
 
 /** GET /ogc/wms/{instanceId}. */
-async function wms(request: AuthedRequest, env: Env): Promise<Response> {
+async function wms(request: AuthedRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
   const p = kvp(new URL(request.url));
   const inst = await instanceOf(request, env);
   const op = operation(p, "WMS");
   if (op === "getcapabilities") return xmlResponse(capabilitiesXml(`${publicBaseUrl(env)}/ogc/wms/${inst.id}`, inst.body.name, ...(await layersWithExtents(env, inst)), collectionOf));
   if (op !== "getmap") throw new WmsException("OperationNotSupported", `REQUEST '${p.get("REQUEST")}' is not supported; use GetCapabilities or GetMap.`, "REQUEST");
   const req = parseGetMap(p);
-  return mapResponse(env, inst, await layerOf(env, inst, req.layer, "LAYERS"), req);
+  return mapResponse(env, ctx, inst, await layerOf(env, inst, req.layer, "LAYERS"), req);
 }
 
 /** GET /ogc/wmts/{instanceId}: GetCapabilities, GetTile. */
-async function wmts(request: AuthedRequest, env: Env): Promise<Response> {
+async function wmts(request: AuthedRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
   const p = kvp(new URL(request.url));
   const inst = await instanceOf(request, env);
   const op = operation(p, "WMTS");
@@ -103,7 +106,7 @@ async function wmts(request: AuthedRequest, env: Env): Promise<Response> {
   const maxcc = parseMaxcc(p);
   const layer = await layerOf(env, inst, required(p, "LAYER"), "LAYER");
   const target: MapTarget = { crs: crsFromEpsg(3857), bbox: tileBbox(z, x, y), width: size, height: size, format, ...(time ? { time: parseTime(time) } : {}), ...(maxcc !== undefined ? { maxcc } : {}) };
-  return mapResponse(env, inst, layer, target);
+  return mapResponse(env, ctx, inst, layer, target);
 }
 
 /**
@@ -118,7 +121,8 @@ function asException(err: unknown): Response {
   throw err;
 }
 
-const guarded = (h: (r: AuthedRequest, env: Env) => Promise<Response>) => (r: AuthedRequest, env: Env) => h(r, env).catch(asException);
+type OgcHandler = (r: AuthedRequest, env: Env, ctx: ExecutionContext) => Promise<Response>;
+const guarded = (h: OgcHandler): OgcHandler => (r, env, ctx) => h(r, env, ctx).catch(asException);
 
 /** Registers the public OGC routes (the instance id is the credential, see the module docs). */
 export function registerWms(api: Api): void {

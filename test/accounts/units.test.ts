@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { authed, envelope } from "../helpers/auth";
-import { newAccount, setLimiterClock, tokenOf } from "../helpers/accounts";
+import { newAccount, waitForUsage, setLimiterClock, tokenOf } from "../helpers/accounts";
 import { seedSamples } from "../helpers/seed";
 import { CRS, bandsScript, process } from "../helpers/process";
 import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
@@ -34,15 +34,6 @@ function setup() { return { input: ["B04", "dataMask"], output: [{ id: "b", band
 function evaluatePixel(s) { return { b: [s.B04], dataMask: [s.dataMask] }; }`,
   },
 };
-/** Polls the account's usage (every 20 ms, at most 5 s) until it is at least `pu`; returns it. */
-async function waitForUsage(account: string, pu: number): Promise<number> {
-  for (let i = 0; i < 250; i++) {
-    const used = (await unitsUsage(env, account)).used;
-    if (used >= pu - 1e-9) return used;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`usage of ${account} never reached ${pu}`);
-}
 
 /** The limiter's clock in the quota test: mid-January 2026 (UTC). */
 const T = Date.UTC(2026, 0, 15, 12, 0, 0);

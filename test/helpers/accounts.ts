@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { createClient } from "../../src/auth/clients";
 import type { RateLimiter } from "../../src/ratelimit/object";
+import { unitsUsage } from "../../src/accounts/units";
 import type { Policy } from "../../src/ratelimit/policy";
 import { TOKEN_PATH, call, form } from "./auth";
 
@@ -44,4 +45,14 @@ export async function setLimiterClock(name: string, ms: number): Promise<void> {
   await runInDurableObject(stub, (o: RateLimiter) => {
     o.clock = () => ms;
   });
+}
+
+/** Polls the account's usage (every 20 ms, at most 5 s) until it is at least `pu`; returns it. */
+export async function waitForUsage(account: string, pu: number): Promise<number> {
+  for (let i = 0; i < 250; i++) {
+    const used = (await unitsUsage(env, account)).used;
+    if (used >= pu - 1e-9) return used;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`usage of ${account} never reached ${pu}`);
 }

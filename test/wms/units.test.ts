@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call } from "../helpers/auth";
-import { newAccount, tokenOf } from "../helpers/accounts";
+import { newAccount, tokenOf, waitForUsage } from "../helpers/accounts";
 import { seedSamples } from "../helpers/seed";
 import { createInstance, layerBody } from "../helpers/wms";
 import { unitsUsage } from "../../src/accounts/units";
@@ -29,6 +29,9 @@ describe("WMS / WMTS processing units", () => {
     expect(tile.status, await tile.clone().text()).toBe(200);
     const spent = [map, tile].map((r) => Number(r.headers.get("x-processingunits-spent")));
     expect(spent.every((pu) => pu > 0)).toBe(true);
+    // charged after the responses (chargeLater): wait for both to land, then check they landed once
+    await waitForUsage(owner.account, spent[0]! + spent[1]!);
+    await new Promise((r) => setTimeout(r, 100));
     expect((await unitsUsage(env, owner.account)).used).toBeCloseTo(spent[0]! + spent[1]!, 9);
     expect((await unitsUsage(env, other.account)).used).toBe(0);
   });
