@@ -64,6 +64,8 @@ export class RateLimiter extends DurableObject<Env> {
     super(ctx, env);
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS units (month TEXT PRIMARY KEY, used REAL NOT NULL)");
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS charges (id TEXT PRIMARY KEY, at REAL NOT NULL)");
+    // charge() prunes expired ids on every call: by this index, not a scan of a day's ids
+    ctx.storage.sql.exec("CREATE INDEX IF NOT EXISTS charges_at ON charges (at)");
     void ctx.blockConcurrencyWhile(async () => {
       const saved = await ctx.storage.get<Record<string, Bucket>>(BUCKETS_KEY);
       for (const [k, b] of Object.entries(saved ?? {})) this.buckets.set(k, b);
