@@ -55,11 +55,17 @@ export class RateLimiter extends DurableObject<Env> {
   private readonly buckets = new Map<string, Bucket>();
   /** Tokens taken from each long policy's bucket since its last write (see writeBehind). */
   private readonly unwritten = new Map<string, number>();
+  /** The policies whose buckets `buckets` holds (others' buckets were dropped): cleanup runs only when they change. */
+  private kept?: readonly Policy[];
+  /** The month's units as last read or written (this object is the only writer of its table `units`). */
+  private spent?: { month: string; used: number };
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS units (month TEXT PRIMARY KEY, used REAL NOT NULL)");
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS charges (id TEXT PRIMARY KEY, at REAL NOT NULL)");
+    // charge() prunes expired ids on every call: by this index, not a scan of a day's ids
+    ctx.storage.sql.exec("CREATE INDEX IF NOT EXISTS charges_at ON charges (at)");
     void ctx.blockConcurrencyWhile(async () => {
       const saved = await ctx.storage.get<Record<string, Bucket>>(BUCKETS_KEY);
       for (const [k, b] of Object.entries(saved ?? {})) this.buckets.set(k, b);
@@ -81,10 +87,16 @@ export class RateLimiter extends DurableObject<Env> {
     }
     const policies: Policy[] = subject.kind === "account" ? limits.policies : limits.tokenPolicies;
     const verdict = take(policies, this.buckets, now);
-    const current = new Set(policies.map(policyKey));
-    for (const k of this.buckets.keys()) if (!current.has(k)) this.buckets.delete(k);
+    if (policies !== this.kept) this.keepOnly(policies);
     if (verdict.allowed) this.writeBehind(policies);
     return verdict;
+  }
+
+  /** Drops the buckets of policies other than `policies` (a changed plan starts new, full buckets). */
+  private keepOnly(policies: readonly Policy[]): void {
+    const current = new Set(policies.map(policyKey));
+    for (const k of this.buckets.keys()) if (!current.has(k)) this.buckets.delete(k);
+    this.kept = policies;
   }
 
   /**
@@ -121,7 +133,9 @@ export class RateLimiter extends DurableObject<Env> {
       sql.exec("DELETE FROM charges WHERE at < ?", now - CHARGE_ID_TTL_MS);
       if (sql.exec("INSERT INTO charges (id, at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", id, now).rowsWritten === 0) return this.usage(account);
     }
-    this.ctx.storage.sql.exec("INSERT INTO units (month, used) VALUES (?, ?) ON CONFLICT (month) DO UPDATE SET used = used + excluded.used", monthOf(now), pu);
+    const month = monthOf(now);
+    this.ctx.storage.sql.exec("INSERT INTO units (month, used) VALUES (?, ?) ON CONFLICT (month) DO UPDATE SET used = used + excluded.used", month, pu);
+    if (this.spent?.month === month) this.spent.used += pu;
     return this.usage(account);
   }
 
@@ -132,8 +146,11 @@ export class RateLimiter extends DurableObject<Env> {
     return { month: monthOf(now), used: this.usedIn(monthOf(now)), quota: limits.puQuota };
   }
 
+  /** Units used in `month`: read from the table `units` once per month, then kept up to date by {@link charge}. */
   private usedIn(month: string): number {
-    return this.ctx.storage.sql.exec<{ used: number }>("SELECT used FROM units WHERE month = ?", month).toArray()[0]?.used ?? 0;
+    if (this.spent?.month !== month)
+      this.spent = { month, used: this.ctx.storage.sql.exec<{ used: number }>("SELECT used FROM units WHERE month = ?", month).toArray()[0]?.used ?? 0 };
+    return this.spent.used;
   }
 
   private async limitsOf(account: string, now: number): Promise<AccountLimits> {

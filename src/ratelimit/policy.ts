@@ -19,6 +19,18 @@ const DURATION = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?
  * undefined for another form (years, months and weeks have no fixed length) or a zero duration.
  */
 export function durationMs(iso: string): number | undefined {
+  if (durations.has(iso)) return durations.get(iso);
+  if (durations.size >= MAX_DURATIONS) durations.clear();
+  const ms = parseDuration(iso);
+  durations.set(iso, ms);
+  return ms;
+}
+
+/** Durations already parsed (a take refills and prices each bucket by its policy's period, see {@link take}). */
+const durations = new Map<string, number | undefined>();
+const MAX_DURATIONS = 1024;
+
+function parseDuration(iso: string): number | undefined {
   const m = DURATION.exec(iso);
   if (!m || iso === "P" || iso.endsWith("T")) return undefined;
   const [d, h, min, s] = m.slice(1).map((x) => Number(x ?? 0)) as [number, number, number, number];

@@ -158,4 +158,22 @@ describe("what the limiter writes", () => {
     // the hour's bucket came back from storage: 1998 - 1 left (a fresh one would leave 1999)
     expect((await burst(bearer, 1))[0]!.headers.get("x-ratelimit-remaining")).toBe("1997");
   });
+
+  it("a changed policy drops the old policy's bucket: it is not written, and a policy changed back starts full", async () => {
+    const a = await newAccount({ policies: [{ samplingPeriod: "PT1H", limit: 2 }] });
+    const bearer = await tokenOf(a.client);
+    const name = `account:${a.account}`;
+    const setPolicies = (json: string) => env.DB.prepare("UPDATE accounts SET policies = ? WHERE id = ?").bind(json, a.account).run();
+    await setLimiterClock(name, T0);
+    expect((await burst(bearer, 1))[0]!.headers.get("x-ratelimit-remaining")).toBe("1");
+    expect(await stored(name)).toEqual({ "PT1H/2": { tokens: 1, at: T0 } });
+    await setPolicies('[{"samplingPeriod":"PT1H","limit":3}]');
+    await setLimiterClock(name, T0 + 60_000);
+    expect((await burst(bearer, 1))[0]!.headers.get("x-ratelimit-remaining")).toBe("2");
+    expect(await stored(name)).toEqual({ "PT1H/3": { tokens: 2, at: T0 + 60_000 } });
+    await setPolicies('[{"samplingPeriod":"PT1H","limit":2}]');
+    await setLimiterClock(name, T0 + 120_000);
+    // a fresh bucket (2 - 1); the first one kept would have refilled to 1.07 only and left 0
+    expect((await burst(bearer, 1))[0]!.headers.get("x-ratelimit-remaining")).toBe("1");
+  });
 });
