@@ -7,12 +7,14 @@
  * working within CLIENT_RECHECK_MS (30 s) in every isolate, at once in the isolate that deleted it
  * ({@link forgetClient}), and at its `expires` instant exactly (the cached expiry is compared on every request).
  * Tokens without `azp` are never issued by the token endpoint; they are valid until `exp` (only the holder of the
- * signing key can make one). Sizes are bounded: MAX_TOKENS tokens and MAX_CLIENTS clients, oldest evicted first.
+ * signing key can make one). Sizes are bounded: MAX_TOKENS tokens and MAX_CLIENTS clients, least recently used evicted
+ * first (the engine's per-isolate Lru).
  */
 import { eq } from "drizzle-orm";
 import type { Env } from "../env";
 import { db } from "../storage/db";
 import { oauthClients } from "../storage/schema";
+import { Lru } from "../raster/lru";
 import type { TokenClaims } from "./tokens";
 
 /** How long a client's state read from D1 is trusted, in ms (the delay after which a deletion elsewhere applies). */
@@ -32,16 +34,9 @@ interface ClientState {
 /** The per-isolate caches and their clock (tests replace `clock` to move time, as RateLimiter.clock). */
 export const authCache = {
   clock: (): number => Date.now(),
-  tokens: new Map<string, TokenClaims>(),
-  clients: new Map<string, ClientState>(),
+  tokens: new Lru<TokenClaims>(MAX_TOKENS),
+  clients: new Lru<ClientState>(MAX_CLIENTS),
 };
-
-/** Adds `key -> value` to a Map used as a FIFO of at most `max` entries. */
-function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > max) map.delete(map.keys().next().value!);
-}
 
 /**
  * The cached claims of `token` verified under `scope` (the verifying key id and the issuer: another key or issuer
@@ -56,7 +51,7 @@ export function cachedClaims(scope: string, token: string): TokenClaims | undefi
 
 /** Caches the verified claims of `token` under `scope` (see {@link cachedClaims}) until its `exp`. */
 export function rememberClaims(scope: string, token: string, claims: TokenClaims): void {
-  remember(authCache.tokens, `${scope} ${token}`, claims, MAX_TOKENS);
+  authCache.tokens.set(`${scope} ${token}`, claims);
 }
 
 async function readClient(env: Pick<Env, "DB">, clientId: string, at: number): Promise<ClientState> {
@@ -79,7 +74,7 @@ export async function clientUsable(env: Pick<Env, "DB">, clientId: string): Prom
   let state = authCache.clients.get(clientId);
   if (!state || now - state.at >= CLIENT_RECHECK_MS || now < state.at) {
     state = await readClient(env, clientId, now);
-    remember(authCache.clients, clientId, state, MAX_CLIENTS);
+    authCache.clients.set(clientId, state);
   }
   return state.usable && (state.expires === null || state.expires > now);
 }

@@ -9,6 +9,7 @@
  * request started early and refused is answered 429 like any other (only its work is wasted, which happens only
  * when other isolates emptied the bucket in between), and the account's counts are exact.
  */
+import { Lru } from "../raster/lru";
 import type { LimitVerdict } from "./object";
 
 /** Tokens that must be left (after the requests already started early) for one more to start early. */
@@ -18,11 +19,10 @@ export const HEADROOM_TTL_MS = 10_000;
 const MAX_ACCOUNTS = 4096;
 
 /** Per account: tokens left at the last decision less requests started early since, and that decision's time. */
-const seen = new Map<string, { left: number; at: number }>();
+const seen = new Lru<{ left: number; at: number }>(MAX_ACCOUNTS);
 
 /** Notes a decision for `account` (refused and out-of-units decisions leave no headroom). */
 export function noteVerdict(account: string, v: LimitVerdict, now = Date.now()): void {
-  if (seen.size >= MAX_ACCOUNTS && !seen.has(account)) seen.clear();
   seen.set(account, { left: v.allowed ? v.remaining : 0, at: now });
 }
 

@@ -6,22 +6,20 @@
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { withHeaders } from "../http/base";
+import { Lru } from "../raster/lru";
 import type { LimitSubject, LimitVerdict, RateLimiter } from "./object";
 
 /** Object ids by namespace and name (idFromName hashes the name; an id is plain data, safe to keep per isolate). */
-const ids = new WeakMap<object, Map<string, DurableObjectId>>();
+const ids = new WeakMap<object, Lru<DurableObjectId>>();
 const MAX_IDS = 4096;
 
 /** The RateLimiter object of a subject: `account:<id>` or `client:<id>` (its id cached per isolate). */
 export function limiterOf(env: Pick<Env, "RATE_LIMITER">, subject: LimitSubject): DurableObjectStub<RateLimiter> {
   const name = subject.kind === "client" ? `client:${subject.client}` : `account:${subject.account}`;
   let known = ids.get(env.RATE_LIMITER);
-  if (!known) ids.set(env.RATE_LIMITER, (known = new Map()));
+  if (!known) ids.set(env.RATE_LIMITER, (known = new Lru<DurableObjectId>(MAX_IDS)));
   let id = known.get(name);
-  if (!id) {
-    if (known.size >= MAX_IDS) known.clear();
-    known.set(name, (id = env.RATE_LIMITER.idFromName(name)));
-  }
+  if (!id) known.set(name, (id = env.RATE_LIMITER.idFromName(name)));
   return env.RATE_LIMITER.get(id);
 }
 
