@@ -1,6 +1,8 @@
 /**
  * A small least-recently-used cache bounded by entry count and by total size (bytes, as given by `sizeOf`).
- * Shared by the raster engine's per-isolate caches (COG headers and blocks, warp lattices, evalscripts, scene files).
+ * Shared by the per-isolate caches: the raster engine's (COG headers and blocks, prepared warps and index maps,
+ * evalscripts, scene files) and the request path's (scene searches, verified tokens and clients, limiter ids and
+ * headroom).
  * Lives per isolate (module scope); values must not be tied to one request (no streams or responses).
  */
 export class Lru<V> {

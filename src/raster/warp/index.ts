@@ -62,8 +62,8 @@ function kernelMode(resampling: Resampling, scale: KernelScale): KernelMode {
  * Overview: the level GDAL's `-ovr AUTO` picks (see plan.ts chooseLevel: the coarsest overview whose size ratio
  * does not exceed output-pixel / source-pixel size over the footprint; same rule, same numbers).
  * Reads one window of the level (the output footprint plus the kernel reach) with a single `reader.read` for all
- * bands (the COG reader turns it into one coalesced range read of the blocks it touches); NEAREST gathers from
- * the reader's decoded blocks where it offers them (near.ts), through a per-isolate index map.
+ * bands (the COG reader turns it into one coalesced range read of the blocks it touches); NEAREST then gathers
+ * from that window through a per-isolate index map (near.ts), the other resamplings run the WebAssembly kernels.
  * Output pixel (c, r) samples the source at its centre: x = minX + (c + 0.5) * resX, y = maxY - (r + 0.5) * resY.
  * `valid` is 0 where the source pixel under the centre is nodata or outside the scene (GDAL writes nothing
  * there) and `data` is 0; elsewhere `data` is the resampled value in file units.
