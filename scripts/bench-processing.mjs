@@ -12,7 +12,7 @@
 // Figures: wall time over HTTP on 127.0.0.1 (p50 of N warm runs, nearest rank); Server-Timing stages per request.
 import { execFileSync } from "node:child_process";
 import { join, resolve } from "node:path";
-import { NDVI_SCRIPT, RKH_BBOX, fmt, getToken, metric, pct, prepareState, processBody, scenario, startServer, summaryRow, timed, workerdMiB } from "./lib/bench.mjs";
+import { NDVI_SCRIPT, RKH_BBOX, fmt, getToken, metric, pct, prepareState, processBody, scenario, startServer, summaryRow, throughput, timed, workerdMiB } from "./lib/bench.mjs";
 
 const N = Number(process.env.BENCH_N ?? 30);
 const HEAVY_N = Number(process.env.BENCH_HEAVY_N ?? N);
@@ -55,16 +55,6 @@ function gdalBaseline(mode) {
     console.log(`notice: GDAL baseline ${mode} failed or python3-gdal missing (apt-get install gdal-bin python3-gdal): ${e.message.split("\n")[0]}`);
     return null;
   }
-}
-
-/** Requests/s of `total` requests of body, from `clients` concurrent clients pulling from one counter. */
-async function throughput(base, token, body, clients, total) {
-  let started = 0;
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (started++ < total) await timed(base, token, body);
-  }));
-  return total / ((performance.now() - t0) / 1000);
 }
 
 /** A ratio row: ours / GDAL p50 with both figures; met when at most `max`. */

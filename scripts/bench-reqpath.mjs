@@ -14,7 +14,7 @@
 // picks parts. Prints one table per part; CPU figures are the workerd processes' user+system time (/proc).
 import { cpSync, existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { NDVI_SCRIPT, fmt, getToken, pct, prepareState, processBody, startServer, summaryRow, timed } from "./lib/bench.mjs";
+import { NDVI_SCRIPT, fmt, getToken, pct, prepareState, processBody, startServer, summaryRow, throughput, timed } from "./lib/bench.mjs";
 
 const N = Number(process.env.BENCH_N ?? 40);
 const COLD_RUNS = Number(process.env.COLD_RUNS ?? 3);
@@ -96,21 +96,11 @@ async function cold() {
   summaryRow("first NDVI request after start, median of fresh servers", `${fmt(med((r) => r.ndvi))} ms (stages ${st})`, "<= 150 ms", med((r) => r.ndvi) <= 150);
 }
 
-/** requests/s of CONC_N NDVI requests made by `clients` concurrent clients. */
-async function throughput(base, token, clients) {
-  let left = CONC_N;
-  const client = async () => {
-    while (left-- > 0) await timed(base, token, NDVI);
-  };
-  const s = (await ms(() => Promise.all([...Array(clients)].map(client)))) / 1000;
-  return CONC_N / s;
-}
-
 /** Part 2: 1 client vs 8 clients on one warm server. */
 async function concurrency(base, token) {
   for (let i = 0; i < 5; i++) await timed(base, token, NDVI);
-  const one = await throughput(base, token, 1);
-  const eight = await throughput(base, token, CLIENTS);
+  const one = await throughput(base, token, NDVI, 1, CONC_N);
+  const eight = await throughput(base, token, NDVI, CLIENTS, CONC_N);
   console.log(`\n## concurrency (NDVI 512 PNG, ${CONC_N} requests)`);
   console.log(`1 client req/s | ${CLIENTS} clients req/s | ratio (target >= 1.6)`);
   console.log(`${fmt(one, 2)} | ${fmt(eight, 2)} | ${fmt(eight / one, 2)}`);

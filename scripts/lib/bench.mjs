@@ -264,6 +264,16 @@ export async function timed(base, token, body) {
   return { ms, timing: r.headers.get("server-timing") ?? "", bytes: buf.byteLength };
 }
 
+/** Requests/s of `total` requests of body, from `clients` concurrent clients pulling from one counter. */
+export async function throughput(base, token, body, clients, total) {
+  let started = 0;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (started++ < total) await timed(base, token, body);
+  }));
+  return total / ((performance.now() - t0) / 1000);
+}
+
 /** One cold then n warm runs of body: { name, first, p50, p95 (ms), runs, bytes }. */
 export async function scenario(base, token, n, name, body) {
   const first = await timed(base, token, body);
