@@ -5,7 +5,6 @@
  *
  * Control object `Pc` (strict functions, ours; the script cannot name it):
  * - `names`: the band names of the parameters; `bind(arrays)`: the block's band arrays in `names` order;
- * - `step(i)`: evaluatePixel's value at pixel i (kept for callers that loop themselves);
  * - `loop(S, n, P, V, B, W)`: pixels S.at .. n-1 of the bound block, per pixel exactly what the sandbox's
  *   general loop (sandbox/pixels.js) does: the counter reset to P ticks unless stopped, the call, a stop when the
  *   counter went below 0, S.left (the request's total) charged with the ticks used and S.over() (throws) when
@@ -42,7 +41,7 @@ function loopMethod(names: ColumnNames, call: string): string {
 
 /**
  * The copy: `var Pp=function evaluatePixel(<locals>){<body>};` then the band array variables and the control
- * object `Pc = {names, bind(arrays), step(i), loop(...)}`, all in the script's scope.
+ * object `Pc = {names, bind(arrays), loop(...)}`, all in the script's scope.
  * @param body the [start, end) source offsets of evaluatePixel's body block; `anchor` its start (errors map there).
  */
 export function columnCopy(names: ColumnNames, body: { start: number; end: number }, anchor: number, locals: string[], bands: string[], replace: Copy["replace"]): Copy {
@@ -58,7 +57,7 @@ export function columnCopy(names: ColumnNames, body: { start: number; end: numbe
     head: `\n;var ${b}p=function evaluatePixel(${locals.join(",")})`,
     tail:
       `;${vars}var ${b}c={names:${JSON.stringify(bands)},bind:function(A){"use strict";${bind}},` +
-      `step:function(i){"use strict";return ${b}p(${args});},${loopMethod(names, `${b}p(${args})`)}};`,
+      `${loopMethod(names, `${b}p(${args})`)}};`,
     replace,
   };
 }

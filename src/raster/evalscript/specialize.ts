@@ -3,8 +3,7 @@
  * evaluatePixel's only contact with the pixel is reading `sample.<band>` values of its first parameter (or
  * destructuring band names from it), the compiled module gets an edited copy of evaluatePixel that takes the
  * band values as parameters, and a `column` control object: `bind(arrays)` points it at one block's band arrays
- * (in `bands` order), `step(i)` evaluates pixel i, returning what evaluatePixel would, and `loop` runs the
- * block's pixels in the script's scope (columnloop.ts). The sandbox (sandbox/pixels.js `pixels`) then skips
+ * (in `bands` order) and `loop` runs the block's pixels in the script's scope (columnloop.ts). The sandbox (sandbox/pixels.js `pixels`) then skips
  * filling a sample object and the 5-argument call per pixel; budget ticks, the per-call budget reset, the total
  * and the output writes are the general loop's (pixels.js `generalLoop`) statement for statement, so results
  * (values, NaN, conversions, errors, budget stops) are those of the general path.

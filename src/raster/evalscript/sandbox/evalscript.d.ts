@@ -8,13 +8,12 @@ export type ScriptFunctions = Record<string, ((...args: any[]) => any) | undefin
 
 /**
  * The column function of a specialised script (../specialize.ts): `bind` takes one array per name of `names`
- * (the band values of the current block), `step(i)` returns evaluatePixel's value for pixel i, `loop` runs the
- * pixels state.at .. n-1 of the bound block (../columnloop.ts; the same per pixel as pixels.js generalLoop).
+ * (the band values of the current block), `loop` runs the pixels state.at .. n-1 of the bound block
+ * (../columnloop.ts; the same per pixel as pixels.js generalLoop).
  */
 export interface Column {
   names: string[];
   bind(arrays: ArrayLike<number | undefined>[]): void;
-  step(i: number): unknown;
   loop(
     state: { at: number; left: number; over(): never },
     n: number,
