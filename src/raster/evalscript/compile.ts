@@ -120,7 +120,7 @@ function compile(source: string): CompiledEvalscript {
   const prefix = wrapperPrefix(wrapper, bindableGlobals(names, LIBRARY_NAMES), ticks(tickNames).statement);
   const { plan, reason } = columnPlan(program, source, { base: wrapper.column, counter: wrapper.counter, cause: wrapper.cause, stop: wrapper.stop });
   const suffix = wrapperSuffix(wrapper, SCRIPT_FUNCTIONS, plan !== undefined);
-  const { code, map } = instrument(source, program, prefix, suffix, tickNames, plan?.copy);
+  const { code, map } = instrument(source, program, prefix, suffix, tickNames, plan ? [plan.copy, ...plan.helpers] : []);
   return { source, code, map, prefixLength: prefix.length, column: plan ? { bands: plan.bands } : { refused: reason ?? "" } };
 }
 

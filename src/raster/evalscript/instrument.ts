@@ -76,7 +76,7 @@ function guardNode(node: AnyNode, tick: { statement: string; expression: string 
 
 /**
  * Maps offsets of the generated text back to the user's source. The generated text is the source with
- * insertions (and, after it, an edited copy of one function: {@link Copy}); each kept chunk of the source is
+ * insertions (and, after it, edited copies of functions: {@link Copy}); each kept chunk of the source is
  * recorded with its offsets in both texts and its length.
  */
 export class SourceMap {
@@ -145,7 +145,7 @@ function lastAtOrBelow(n: number, key: (i: number) => number, v: number): number
 
 /**
  * An edited copy of a range of the source, emitted after it (specialize.ts: evaluatePixel as a column
- * function): `head`, the source range [from, to) with its ticks and with `replace` ranges swapped for their
+ * function, samplereads.ts: the helpers it passes the sample to): `head`, the source range [from, to) with its ticks and with `replace` ranges swapped for their
  * text, then `tail`. Positions in the copy map back to the user's source; head and tail map to `anchor`.
  */
 export interface Copy {
@@ -193,7 +193,7 @@ class Emitter {
 
 /**
  * Instruments `source` (already parsed into `program`): returns the guarded code, with `prefix` put in front
- * (on line 1, it must not contain a newline), the instrumented `copy` (if any) after the source, and `suffix`
+ * (on line 1, it must not contain a newline), the instrumented `copies` (if any) after the source, and `suffix`
  * appended, and the map back to `source` positions. Ticks use the counter and stop function named by `names`.
  */
 export function instrument(
@@ -202,7 +202,7 @@ export function instrument(
   prefix: string,
   suffix: string,
   names: TickNames,
-  copy?: Copy,
+  copies: readonly Copy[] = [],
 ): { code: string; map: SourceMap } {
   if (/[\r\n\u2028\u2029]/.test(prefix)) throw new Error("instrument: prefix must be a single line");
   const tick = ticks(names);
@@ -214,7 +214,7 @@ export function instrument(
   const out = new Emitter();
   out.text(prefix);
   out.range(source, 0, source.length, sorted([...insertions]));
-  if (copy) {
+  for (const copy of copies) {
     const swaps = copy.replace.map((r): Insertion => ({ at: r.start, text: r.text, rank: -1, anchor: r.start, skip: r.end - r.start }));
     out.text(copy.head, copy.anchor);
     out.range(source, copy.from, copy.to, sorted([...insertions, ...swaps]), true);

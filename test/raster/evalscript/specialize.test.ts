@@ -23,12 +23,12 @@ describe("which scripts get a column function", () => {
   });
 
   it.each([
-    ["function evaluatePixel(s) { return isCloud(s); }", /other than reading sample/],
+    ["function evaluatePixel(s) { return isCloud(s); }", /passed to isCloud, which is not a top-level function/],
     ["function evaluatePixel(s) { s.B04 = 1; return [s.B04]; }", /other than reading sample/],
     ["function evaluatePixel(s) { delete s.B04; return [1]; }", /other than reading sample/],
     ["function evaluatePixel(s) { return [s.B04.toFixed(2)]; }", /other than reading sample/],
     ["function evaluatePixel(s) { for (const x of s.B04) {} return [1]; }", /other than reading sample/],
-    ["function evaluatePixel(s) { const k = 'B04'; return [s[k]]; }", /other than reading sample/],
+    ["function evaluatePixel(s) { const k = 'B04'; return [s[k]]; }", /computed key/],
     ["function evaluatePixel(s) { return [s.toString]; }", /Object.prototype/],
     ["function evaluatePixel(s) { return [(() => s.B04)()]; }", /captures the sample/],
     ["function evaluatePixel(s) { return [this.x]; }", /uses this/],
@@ -40,6 +40,8 @@ describe("which scripts get a column function", () => {
     ["function evaluatePixel(s) { return [s.B04]; }\nif (true) { function evaluatePixel(s) { return [2]; } }", /more than once/],
     ["var evaluatePixel = function (s) { return [s.B04]; };", /not a top-level function declaration/],
     ["function evaluatePixel({ B04 = 0 }) { return [B04]; }", /defaults/],
+    ["function evaluatePixel(s) { with (Math) { return [s.B04]; } }", /evaluatePixel uses with/],
+    ["function evaluatePixel(s) { return [f()]; }\nfunction f() { return f.caller.arguments.length; }", /a function.s (caller|arguments) property/],
   ])("%s -> refused", (ep, why) => {
     const c = column(script(ep));
     expect("refused" in c && c.refused).toMatch(why);

@@ -1,0 +1,185 @@
+/**
+ * Where a function's sample goes (the proof behind the column function, specialize.ts). The sample may only be:
+ * - read as `sample.<band>` / `sample["band"]` values: each read becomes the band's parameter;
+ * - aliased by `var|let|const p = sample` as a direct statement of the function's body, the alias then used
+ *   the same way after its declaration (the declarator's value becomes `void 0`);
+ * - destructured by `var|let|const {B04, B08: nir} = sample` (anywhere in the function): the declarator becomes
+ *   `B04=<param>,nir=<param>`;
+ * - passed as one argument to a helper: a top-level function declaration, bound once in the whole script, never
+ *   assigned and named only as a callee, with plain identifier parameters, no `this` / `arguments` /
+ *   `new.target` / `with` and no reference to evaluatePixel, whose parameter at that position obeys these same
+ *   rules (transitively). The helper gets an edited copy taking the band values it needs in place of that
+ *   parameter, `var <id>=function <name>(...)` emitted after the script, and the call names the copy. The
+ *   original stays for every other caller. A helper reached again with the sample while its analysis is under
+ *   way (recursion) is refused.
+ * Anything else (passed on elsewhere, stored, written, called, captured by a nested function, redeclared, read
+ * through a computed key) refuses the column function with a reason.
+ */
+import type { Node } from "acorn";
+import { forEachChild, walk, type AnyNode } from "./ast";
+import { patternNames, scanNames } from "./globals";
+import type { Copy } from "./instrument";
+import { checkShape, declaresName, destructured, FUNCTION_TYPES, memberName, PROTO, readOnly, referenceOf, refuse, type Step } from "./samplecheck";
+
+/** Band reads of one function: the band names in parameter order and the source replacements of its copy. */
+export interface Reads {
+  bands: string[];
+  replace: Copy["replace"];
+}
+
+/** A helper's copy: its generated variable name and the bands its parameters take in place of the sample. */
+interface Helper {
+  id: string;
+  bands: string[];
+}
+
+/** How many times each name is bound (variables, functions, classes, parameters, catch) in a program. */
+export function bindingCounts(program: Node): Map<string, number> {
+  const counts = new Map<string, number>();
+  const add = { add: (name: string) => counts.set(name, (counts.get(name) ?? 0) + 1) };
+  walk(program, (n) => {
+    if (n.type === "VariableDeclarator") patternNames(n.id as AnyNode, add);
+    if ((FUNCTION_TYPES.has(n.type) || n.type.startsWith("Class")) && n.id) patternNames(n.id as AnyNode, add);
+    if (Array.isArray(n.params)) for (const p of n.params as AnyNode[]) patternNames(p, add);
+    if (n.type === "CatchClause") patternNames(n.param as AnyNode, add);
+  });
+  return counts;
+}
+
+/** The sample's names in `fn`: its parameter (declarator null) and aliases declared by direct body statements. */
+function sampleAliases(fn: AnyNode, sample: string): Map<string, AnyNode | null> {
+  const out = new Map<string, AnyNode | null>([[sample, null]]);
+  const params = new Set((fn.params as AnyNode[]).map((p) => p.name));
+  for (const st of (fn.body as AnyNode).body as AnyNode[]) {
+    if (st.type !== "VariableDeclaration") continue;
+    for (const d of st.declarations as AnyNode[]) {
+      const [id, init] = [d.id as AnyNode, d.init as AnyNode | null];
+      if (id.type === "Identifier" && init?.type === "Identifier" && out.has(init.name as string) && !params.has(id.name) && !out.has(id.name as string)) out.set(id.name as string, d);
+    }
+  }
+  return out;
+}
+
+/** The analysis of one script: the helper declarations it may copy and the copies made so far. */
+export class SampleReads {
+  /** The helper copies to emit after the script (instrument.ts), callees before callers. */
+  readonly copies: Copy[] = [];
+  private readonly helpers = new Map<string, Helper | "pending">();
+  private readonly top = new Map<string, AnyNode>();
+  private readonly bound: Map<string, number>;
+  private readonly assigned: Set<string>;
+  /** Names referenced other than as the callee of a call. */
+  private readonly named = new Set<string>();
+
+  /** @param base the reserved prefix of generated names (band parameters `<base>b<k>`, copies `<base>h<k>`). */
+  constructor(program: Node, private readonly base: string) {
+    for (const s of (program as AnyNode).body as AnyNode[]) if (s.type === "FunctionDeclaration") this.top.set((s.id as AnyNode).name as string, s);
+    this.bound = bindingCounts(program);
+    this.assigned = scanNames(program).assigned;
+    walk(program, (n, parent, key) => {
+      if (n.type !== "Identifier" || !referenceOf(parent, key) || declaresName(parent, key)) return;
+      if (!(parent?.type === "CallExpression" && key === "callee")) this.named.add(n.name as string);
+    });
+  }
+
+  /**
+   * The band reads of the sample named `sample` (a parameter of `fn`) and the replacements that turn `fn`'s
+   * body into its copy's; helper copies it needs are added to {@link copies}. `what` names `fn` in reasons.
+   * @throws Refused when the sample is used in any other way (module docstring).
+   */
+  reads(fn: AnyNode, sample: string, what: string): Reads {
+    const out: Reads = { bands: [], replace: [] };
+    const aliases = sampleAliases(fn, sample);
+    const path: Step[] = [];
+    const go = (n: AnyNode, key: string, nested: boolean): void => {
+      const parent = path[path.length - 1]?.[0] ?? null;
+      if (n.type === "Identifier" && aliases.has(n.name as string) && parent !== fn) {
+        const decl = aliases.get(n.name as string);
+        if (declaresName(parent, key)) {
+          if (parent !== decl) refuse(`${what} redeclares its sample "${n.name}"`);
+        } else if (referenceOf(parent, key)) {
+          if (nested) refuse(`a function inside ${what} captures the sample "${n.name}"`);
+          if (decl && n.start < decl.end) refuse(`${what} uses the sample's alias "${n.name}" before its declaration`);
+          this.use(n, key, path, what, out, aliases);
+        }
+      }
+      path.push([n, key]);
+      const inner = nested || (n !== fn && FUNCTION_TYPES.has(n.type));
+      forEachChild(n, (c, k) => go(c, k, inner));
+      path.pop();
+    };
+    go(fn, "", false);
+    return out;
+  }
+
+  /**
+   * One reference `n` of the sample (under `key` in its parent; path: its ancestors with their keys): a band
+   * read, an alias's or a destructuring declarator, or a helper call.
+   */
+  private use(n: AnyNode, key: string, path: Step[], what: string, out: Reads, aliases: Map<string, AnyNode | null>): void {
+    const parent = path[path.length - 1]![0];
+    const local = (band: string): string => {
+      if (PROTO.has(band)) refuse(`${what} reads sample.${band}, a name of Object.prototype`);
+      const k = out.bands.indexOf(band);
+      return `${this.base}b${k < 0 ? out.bands.push(band) - 1 : k}`;
+    };
+    const band = parent.type === "MemberExpression" && key === "object" ? memberName(parent) : undefined;
+    if (band !== undefined && readOnly(path[path.length - 1]!, [path[path.length - 2], path[path.length - 3]])) {
+      out.replace.push({ start: parent.start, end: parent.end, text: local(band) });
+    } else if (parent.type === "CallExpression" && (parent.arguments as AnyNode[]).includes(n)) {
+      this.call(parent, n, what, out, aliases, local);
+    } else if (parent.type === "VariableDeclarator" && parent.init === n && aliases.get((parent.id as AnyNode).name as string) === parent) {
+      out.replace.push({ start: n.start, end: n.end, text: "void 0" });
+    } else if (parent.type === "VariableDeclarator" && parent.init === n && (parent.id as AnyNode).type === "ObjectPattern") {
+      const pairs = destructured(parent.id as AnyNode);
+      if (!pairs.length) refuse(`${what} destructures nothing from its sample`);
+      out.replace.push({ start: parent.start, end: parent.end, text: pairs.map(([b, l]) => `${l}=${local(b)}`).join(",") });
+    } else if (parent.type === "MemberExpression" && key === "object" && parent.computed && band === undefined) {
+      refuse(`${what} reads the sample "${n.name}" through a computed key (an ORBIT / TILE sample list, or a band chosen at run time)`);
+    } else {
+      refuse(`${what} uses the sample "${n.name}" other than reading sample.<band>`);
+    }
+  }
+
+  /** A call passing the sample `n`: the callee becomes the helper's copy, the argument the bands it takes. */
+  private call(call: AnyNode, n: AnyNode, what: string, out: Reads, aliases: Map<string, AnyNode | null>, local: (band: string) => string): void {
+    const callee = call.callee as AnyNode;
+    const args = call.arguments as AnyNode[];
+    if (callee.type !== "Identifier" || call.optional) refuse(`${what} passes the sample to something other than a named function`);
+    if (args.some((a) => a.type === "SpreadElement")) refuse(`${what} passes the sample in a call with a spread argument`);
+    if (args.filter((a) => a.type === "Identifier" && aliases.has(a.name as string)).length > 1) refuse(`${what} passes the sample twice to ${callee.name}`);
+    const helper = this.helper(callee.name as string, args.indexOf(n));
+    out.replace.push({ start: callee.start, end: callee.end, text: helper.id });
+    out.replace.push({ start: n.start, end: n.end, text: helper.bands.length ? helper.bands.map(local).join(",") : "0" });
+  }
+
+  /** The copy of helper `name` taking band values in place of its parameter `index` (made once, memoised). */
+  private helper(name: string, index: number): Helper {
+    const key = `${name}/${index}`;
+    const known = this.helpers.get(key);
+    if (known === "pending") refuse(`helper ${name} passes the sample to itself (recursion)`);
+    if (known) return known as Helper;
+    const fn = this.top.get(name);
+    if (!fn || name === "evaluatePixel" || this.bound.get(name) !== 1 || this.assigned.has(name)) {
+      refuse(`the sample is passed to ${name}, which is not a top-level function declared once and never assigned`);
+    }
+    if (this.named.has(name)) refuse(`helper ${name} is used other than called`);
+    if (fn!.async || fn!.generator) refuse(`helper ${name} is async or a generator`);
+    const params = fn!.params as AnyNode[];
+    if (params.some((p) => p.type !== "Identifier")) refuse(`helper ${name} has a parameter with a default, pattern or rest`);
+    if (index >= params.length) refuse(`the sample is passed to ${name} beyond its parameters`);
+    const sample = params[index]!.name as string;
+    if (params.filter((p) => p.name === sample).length > 1) refuse(`helper ${name} declares its parameter "${sample}" twice`);
+    checkShape(fn!, `helper ${name}`, new Set(["evaluatePixel"]));
+    this.helpers.set(key, "pending");
+    const { bands, replace } = this.reads(fn!, sample, `helper ${name}`);
+    const id = `${this.base}h${this.copies.length}`;
+    const swapped = bands.length ? bands.map((_, k) => `${this.base}b${k}`).join(",") : `${this.base}z`;
+    const list = params.map((p, k) => (k === index ? swapped : (p.name as string))).join(",");
+    const body = fn!.body as AnyNode;
+    this.copies.push({ from: body.start, to: body.end, anchor: fn!.start, head: `\n;var ${id}=function ${name}(${list})`, tail: ";", replace });
+    const helper = { id, bands };
+    this.helpers.set(key, helper);
+    return helper;
+  }
+}
