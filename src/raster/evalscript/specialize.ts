@@ -1,20 +1,23 @@
 /**
  * Specialised evaluatePixel: the column function. When the host can prove, on the script's acorn AST, that
  * evaluatePixel's only contact with the pixel is reading `sample.<band>` values of its first parameter (or
- * destructuring band names from it), the compiled module gets an edited copy of evaluatePixel that takes the
- * band values as parameters, and a `column` control object: `bind(arrays)` points it at one block's band arrays
- * (in `bands` order) and `loop` runs the block's pixels in the script's scope (columnloop.ts). The sandbox (sandbox/pixels.js `pixels`) then skips
+ * destructuring band names from it), directly, through aliases or through helper functions it passes the sample
+ * to (samplereads.ts), the compiled module gets an edited copy of evaluatePixel that takes the band values as
+ * parameters (and copies of those helpers), and a `column` control object: `bind(arrays)` points it at one
+ * block's band arrays (in `bands` order) and `loop` runs the block's pixels in the script's scope
+ * (columnloop.ts). The sandbox (sandbox/pixels.js `pixels`) then skips
  * filling a sample object and the 5-argument call per pixel; budget ticks, the per-call budget reset, the total
  * and the output writes are the general loop's (pixels.js `generalLoop`) statement for statement, so results
  * (values, NaN, conversions, errors, budget stops) are those of the general path.
  *
  * Refused (the general path runs; `reason` says why): evaluatePixel not declared exactly once as a top-level
- * function (or assigned), async / generator, `this`, `arguments`, `new.target`, a reference to evaluatePixel
- * itself, a second parameter that is used (scenes, inputMetadata, customData, outputMetadata), the sample used
- * other than as `sample.<name>` / `sample["name"]` reads (passed on, stored, written, deleted, called, iterated,
- * captured by a nested function, redeclared), names that live on Object.prototype, and destructuring with
- * defaults, nesting, computed keys or rest. Whether a script qualifies at run time (SIMPLE mosaicking, one
- * scene, no data fusion) is decided by the sandbox.
+ * function (or assigned), async / generator, `this`, `arguments`, `new.target`, `with`, a reference to
+ * evaluatePixel itself, a second parameter that is used (scenes, inputMetadata, customData, outputMetadata), a
+ * read of any function's `caller` / `arguments` property anywhere in the script, the sample used other than
+ * samplereads.ts allows (stored, written, deleted, called, iterated, captured by a nested function, redeclared,
+ * read through a computed key, passed to anything but a provable helper), names that live on Object.prototype,
+ * and destructuring with defaults, nesting, computed keys or rest. Whether a script qualifies at run time
+ * (SIMPLE mosaicking, one scene, no data fusion) is decided by the sandbox.
  */
 import type { Node } from "acorn";
 import type { AnyNode } from "./ast";

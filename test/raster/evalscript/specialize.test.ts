@@ -18,8 +18,41 @@ describe("which scripts get a column function", () => {
     ["function evaluatePixel({ B04, B08: nir }) { return [nir, B04]; }", ["B04", "B08"]],
     ["function evaluatePixel(s, scenes) { const f = (x) => x * 2; return [f(s.B04), 1]; }", ["B04"]],
     ["function evaluatePixel(s) { n++; return [n, s.dataMask]; }", ["dataMask"]],
+    // helpers: their bands join evaluatePixel's, in the order the calls are met; transitively; none at all
+    ["function evaluatePixel(s) { return [f(s), s.B04]; }", ["B08", "B03", "B04"]],
+    ["function evaluatePixel(s) { return [g(2, s), n]; }", ["B04", "B08", "B03"]],
+    ["function evaluatePixel(s) { return [none(s), s.B11]; }", ["B11"]],
+    ["function evaluatePixel(s) { const p = s; let q = p; return [q.B12, f(p) + f(s)]; }", ["B12", "B08", "B03"]],
+    ["function evaluatePixel(s) { let { B04, B08: nir } = s; var { B02 } = s; return [nir - B04, B02]; }", ["B04", "B08", "B02"]],
   ])("%s -> %j", (ep, bands) => {
-    expect(column(script(ep, "var n = 0;"))).toEqual({ bands });
+    const helpers = "function f(p) { return p.B08 - p.B03; }\nfunction g(k, p) { return p.B04 * k + f(p); }\nfunction none(p) { return 1; }";
+    expect(column(script(ep, `var n = 0;\n${helpers}\nvar z = f({ B08: 1, B03: 0 }) + g(1, 2);`))).toEqual({ bands });
+  });
+
+  const helper = (body: string, params = "p") => `function h(${params}) { ${body} }`;
+  it.each([
+    [helper("return n ? h(p, n - 1) : p.B04;", "p, n"), "return [h(s, 2)];", /recursion/],
+    [helper("return p.B04;") + "\nh = null;", "return [h(s)];", /not a top-level function declared once/],
+    [helper("return p.B04;") + "\nfunction k(h) { return h; }", "return [h(s)];", /not a top-level function declared once/],
+    [helper("return p.B04;") + "\nvar alias = h;", "return [h(s)];", /helper h is used other than called/],
+    [helper("return arguments[0].B04;"), "return [h(s)];", /helper h uses arguments/],
+    [helper("return this.B04;"), "return [h(s)];", /helper h uses this/],
+    [helper("return evaluatePixel.length + p.B04;"), "return [h(s)];", /helper h refers to evaluatePixel/],
+    [helper("keep = p; return 1;"), "return [h(s)];", /helper h uses the sample "p" other than reading/],
+    [helper("return [1].map(() => p.B04)[0];"), "return [h(s)];", /a function inside helper h captures the sample "p"/],
+    [helper("return p.B04 * k;", "p, k = 1"), "return [h(s)];", /helper h has a parameter with a default/],
+    [helper("return 1;", ""), "return [h(s)];", /beyond its parameters/],
+    [helper("return p.B04;", "p, q"), "return [h(s, s)];", /passes the sample twice to h/],
+    [helper("return p.B04;"), "const a = []; return [h(...a, s)];", /spread argument/],
+    ["", "return [Math.max(s)];", /passes the sample to something other than a named function/],
+    ["", "var x = p.B04; var p = s; return [x];", /alias "p" before its declaration/],
+    ["", "if (s.B04) { var p = s; } return [p.B08];", /uses the sample "s" other than reading/],
+    ["", "let p = s; p = 2; return [p];", /uses the sample "p" other than reading/],
+    ["", "const p = s; { let p = 1; } return [p];", /redeclares its sample "p"/],
+    ["", "const { B04, ...rest } = s; return [B04];", /rest or computed keys/],
+  ])("%s / evaluatePixel: %s -> refused", (extra, body, why) => {
+    const c = column(script(`function evaluatePixel(s) { ${body} }`, extra));
+    expect("refused" in c && c.refused).toMatch(why);
   });
 
   it.each([
@@ -75,6 +108,31 @@ describe("accepted scripts give the general path's values, errors and budget sto
   it("an error part-way through the literal names the same user line, column and pixel", async () => {
     const e = await both("function evaluatePixel(s) {\n  return { default: [s.B04, s.B08 > 0.35 ? nope.x : 1], m: [1] };\n}").catch((x: Error) => x);
     expect((e as Error).message).toMatch(/ReferenceError: nope is not defined at line 4, column 44 \(evaluatePixel, output pixel column \d+, row \d+\)/);
+  });
+
+  const HELPERS = [
+    "function cloud(p, t) { calls++; let c = 0; for (let i = 0; i < 3; i++) c += p.B04 > t * i ? 1 : 0; return c + twice(p); }",
+    "function twice(q) { const { B08 } = q; return q.B04 * 2 + B08; }",
+    "var calls = 0;",
+  ].join("\n");
+
+  it.each([
+    // helpers (nested, extra parameters, loops, state), an alias and a destructuring declaration
+    "function evaluatePixel(s) { const a = s; let { dataMask, B08: nir } = s; return { default: [cloud(a, 0.1), calls], m: [dataMask ? twice(s) - nir : NaN] }; }",
+    // the helper also called with a plain object (the original runs there)
+    "function evaluatePixel(s) { return { default: [cloud(s, 0.2), cloud({ B04: 1, B08: 2 }, 0.2)], m: [1] }; }",
+  ])("%s", async (ep) => {
+    await both(ep, HELPERS);
+  });
+
+  it("an error inside a helper names the helper and the same user line, column and pixel", async () => {
+    const e = await both("function evaluatePixel(s) {\n  return { default: [h(s), 1], m: [1] };\n}", "function h(p) {\n  return p.B08 > 0.35 ? nope.x : p.B04;\n}").catch((x: Error) => x);
+    expect((e as Error).message).toMatch(/ReferenceError: nope is not defined at line 7, column 25 \(evaluatePixel, in h, output pixel column \d+, row \d+\)/);
+  });
+
+  it("an endless loop inside a helper ends in the same 400", async () => {
+    const e = await both("function evaluatePixel(s) { return { default: [h(1, s), 1], m: [1] }; }", "function h(k, p) { while (p.B04 >= 0) {} return k; }").catch((x: Error) => x);
+    expect((e as Error).message).toMatch(/stopped at line 4, column 20 \(evaluatePixel, in h,/);
   });
 
   it("an endless loop inside evaluatePixel ends in the same 400", async () => {
