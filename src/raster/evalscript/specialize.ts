@@ -53,22 +53,31 @@ function findEvaluatePixel(program: AnyNode): AnyNode {
 }
 
 /**
- * Refuses `this`, `arguments`, `new.target`, `with`, references to evaluatePixel and used extra parameters in
- * the body, and anywhere in the script a read of a function's `caller` or `arguments` property (through which
- * a function called from a copy would see the copy and its band arguments instead of the sample).
+ * Refuses `this`, `arguments`, `new.target`, `with` and references to evaluatePixel in the body, and anywhere
+ * in the script a read of a function's `caller` or `arguments` property (through which a function called from
+ * a copy would see the copy and its band arguments instead of the sample).
+ * @returns the references of evaluatePixel's other parameters (scenes, metadata, ...), to be dropped or refused
+ *   ({@link extraUses}), and the names of those the body does not redeclare (droppable).
  */
-function checkBody(program: AnyNode, fn: AnyNode): void {
+function checkBody(program: AnyNode, fn: AnyNode): { uses: AnyNode[]; droppable: Set<string> } {
   checkShape(fn, "evaluatePixel", new Set(["evaluatePixel"]));
   const extra = new Set((fn.params as AnyNode[]).slice(1).map((p) => (p.type === "Identifier" ? (p.name as string) : refuse("evaluatePixel has a destructured second parameter"))));
+  const uses: AnyNode[] = [];
   walk(fn, (n, parent, key) => {
-    if (n.type === "Identifier" && referenceOf(parent, key) && parent !== fn && extra.has(n.name as string)) {
-      refuse(`evaluatePixel uses its parameter "${n.name}" (scenes, metadata or outputMetadata)`);
-    }
+    if (n.type === "Identifier" && referenceOf(parent, key) && parent !== fn && extra.has(n.name as string)) uses.push(n);
   });
   walk(program, (n) => {
     const name = n.type === "MemberExpression" ? memberName(n) : undefined;
     if (name === "caller" || name === "arguments") refuse(`the script reads a function's ${name} property`);
   });
+  const counts = bindingCounts(fn);
+  return { uses, droppable: new Set([...extra].filter((name) => counts.get(name) === 1)) };
+}
+
+/** Refuses a use of evaluatePixel's other parameters that the copy did not drop (samplereads.ts `dropped`). */
+function extraUses(uses: AnyNode[], dropped: ReadonlySet<AnyNode>): void {
+  const kept = uses.find((n) => !dropped.has(n));
+  if (kept) refuse(`evaluatePixel uses its parameter "${kept.name}" (scenes, metadata or outputMetadata)`);
 }
 
 /** Reused-value rewrites of evaluatePixel's return literals (see {@link returnRewrites}). */
@@ -143,7 +152,7 @@ export function columnPlan(program: Node, source: string, names: ColumnNames): {
     const fn = findEvaluatePixel(program as AnyNode);
     const params = fn.params as AnyNode[];
     if (params.length === 0) refuse("evaluatePixel takes no sample parameter");
-    checkBody(program as AnyNode, fn);
+    const extra = checkBody(program as AnyNode, fn);
     const first = params[0]!;
     const param = (k: number): string => `${names.base}b${k}`;
     const analysis = new SampleReads(program, names.base);
@@ -151,7 +160,7 @@ export function columnPlan(program: Node, source: string, names: ColumnNames): {
     let replace: Copy["replace"] = [];
     let locals: string[];
     if (first.type === "Identifier") {
-      ({ bands, replace } = analysis.reads(fn, first.name as string, "evaluatePixel"));
+      ({ bands, replace } = analysis.reads(fn, first.name as string, "evaluatePixel", false, extra.droppable));
       locals = bands.map((_, k) => param(k));
     } else if (first.type === "ObjectPattern") {
       const pairs = destructured(first);
@@ -160,6 +169,7 @@ export function columnPlan(program: Node, source: string, names: ColumnNames): {
     } else {
       return refuse("evaluatePixel's sample parameter has a default value or is an array pattern");
     }
+    extraUses(extra.uses, analysis.dropped);
     const reuse = returnRewrites(fn, names.base, source);
     const body = fn.body as AnyNode;
     const copy = columnCopy(names, { start: body.start, end: body.end }, fn.start as number, locals, bands, [...replace, ...reuse.replace]);

@@ -17,10 +17,10 @@ import { load, rkhWindow, RKH_INFO, script, wfInfos, wfScene } from "./helpers";
  * scripts index their sample list (`samples[0]`, `samples[i]`), which no static proof can turn into bands.
  */
 const SCRIPTS: Record<string, true | RegExp> = {
-  agriculture_growth_stage__script: /uses its parameter "scenes"/,
+  agriculture_growth_stage__script: /computed key/, // ORBIT
   barren_soil__script: true,
   burned_area__script: /computed key/, // ORBIT
-  cab__script: /uses its parameter "scene"/, // V2 auto-converted: evaluatePixelOrig([sample], [scene], ...)
+  cab__script: true, // V2 auto-converted: evaluatePixelOrig([sample], [scene], ...), a helper copy
   cloud_statistics__script: /computed key/, // ORBIT
   "cloudless_mosaic__L2A-first_quartile_4bands": /computed key/, // ORBIT
   evi__eob: true, // isCloud(samples): a helper copy
@@ -29,7 +29,7 @@ const SCRIPTS: Record<string, true | RegExp> = {
   "false-color-urban-rgb__script": true,
   fire_boundary__fire_boundary_script: true,
   fire_boundary__script: true,
-  forest_cut_temporal_detection__script: /uses its parameter "scenes"/,
+  forest_cut_temporal_detection__script: /computed key/, // ORBIT
   l2a_optimized__script: true,
   landslide_detection_rapid_mapping__script: true,
   max_ndvi__script: /computed key/, // ORBIT

@@ -11,6 +11,9 @@ const SETUP = `function setup() { return { input: ["B04", "B08", "dataMask"], ou
 const script = (ep: string, extra = "") => `//VERSION=3\n${SETUP}\n${ep}\n${extra}`;
 const column = (src: string) => compileEvalscript(src).column;
 
+/** The body of a V2 script under Sentinel Hub's V2-to-V3 wrapper, reading its list's first sample. */
+const ORIG = "function orig(samples) { var sample = samples[0]; return { default: [sample.B04, samples[0].B08], m: [1] }; }";
+
 describe("which scripts get a column function", () => {
   it.each([
     ["function evaluatePixel(s) { return [s.B08, s.B04]; }", ["B08", "B04"]],
@@ -24,8 +27,10 @@ describe("which scripts get a column function", () => {
     ["function evaluatePixel(s) { return [none(s), s.B11]; }", ["B11"]],
     ["function evaluatePixel(s) { const p = s; let q = p; return [q.B12, f(p) + f(s)]; }", ["B12", "B08", "B03"]],
     ["function evaluatePixel(s) { let { B04, B08: nir } = s; var { B02 } = s; return [nir - B04, B02]; }", ["B04", "B08", "B02"]],
+    // Sentinel Hub's V2-to-V3 wrapper: the sample in a one-element list, the other parameters past orig's
+    ["function evaluatePixel(s, scene, m, c, om) { const r = orig([s], [scene], m, c, om); return r[Object.keys(r)[0]]; }", ["B04", "B08"]],
   ])("%s -> %j", (ep, bands) => {
-    const helpers = "function f(p) { return p.B08 - p.B03; }\nfunction g(k, p) { return p.B04 * k + f(p); }\nfunction none(p) { return 1; }";
+    const helpers = "function f(p) { return p.B08 - p.B03; }\nfunction g(k, p) { return p.B04 * k + f(p); }\nfunction none(p) { return 1; }\n" + ORIG;
     expect(column(script(ep, `var n = 0;\n${helpers}\nvar z = f({ B08: 1, B03: 0 }) + g(1, 2);`))).toEqual({ bands });
   });
 
@@ -50,8 +55,16 @@ describe("which scripts get a column function", () => {
     ["", "let p = s; p = 2; return [p];", /uses the sample "p" other than reading/],
     ["", "const p = s; { let p = 1; } return [p];", /redeclares its sample "p"/],
     ["", "const { B04, ...rest } = s; return [B04];", /rest or computed keys/],
+    [helper("return p.B04;"), "return [h([s, 1])];", /uses the sample "s" other than reading/],
+    [helper("return p.length;"), "return [h([s])];", /helper h uses its sample list "p" other than as p\[0\]/],
+    [helper("return p[1].B04;"), "return [h([s])];", /helper h uses its sample list "p" other than as p\[0\]/],
+    [helper("return p[0] = 1;"), "return [h([s])];", /helper h uses the sample "p\[0\]" other than reading/],
+    [helper("return p.B04 + q.length;", "p, q"), "return [h(s, scenes)];", /uses its parameter "scenes"/],
+    [helper("return p.B04;"), "return [h(s, scenes), scenes.length];", /uses its parameter "scenes"/],
+    [helper("return p.B04;"), "{ let scenes = []; return [h(s, scenes)]; }", /uses its parameter "scenes"/],
+    [helper("return p.B04;"), "return [h(s, [scenes, 1])];", /uses its parameter "scenes"/],
   ])("%s / evaluatePixel: %s -> refused", (extra, body, why) => {
-    const c = column(script(`function evaluatePixel(s) { ${body} }`, extra));
+    const c = column(script(`function evaluatePixel(s, scenes) { ${body} }`, extra));
     expect("refused" in c && c.refused).toMatch(why);
   });
 
@@ -123,6 +136,14 @@ describe("accepted scripts give the general path's values, errors and budget sto
     "function evaluatePixel(s) { return { default: [cloud(s, 0.2), cloud({ B04: 1, B08: 2 }, 0.2)], m: [1] }; }",
   ])("%s", async (ep) => {
     await both(ep, HELPERS);
+  });
+
+  it("Sentinel Hub's V2-to-V3 wrapper, with an error part-way in the wrapped function", async () => {
+    const ep = "function evaluatePixel(s, scene, m, c, om) { const r = orig([s], [scene], m, c, om); return r[Object.keys(r)[0]]; }";
+    const setup = `function setup() { return { input: ["B04", "B08"], output: { bands: 2, sampleType: "FLOAT32" } }; }`;
+    await both(ep, ORIG, setup);
+    const e = await both(ep, ORIG.replace("samples[0].B08]", "samples[0].B08 > 0.35 ? nope : 1]"), setup).catch((x: Error) => x);
+    expect((e as Error).message).toMatch(/ReferenceError: nope is not defined at line 4, column \d+ \(evaluatePixel, in orig, output pixel/);
   });
 
   it("an error inside a helper names the helper and the same user line, column and pixel", async () => {
