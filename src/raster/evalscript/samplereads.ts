@@ -9,13 +9,14 @@
  *   wrapper Sentinel Hub's V2-to-V3 conversion writes: `evaluatePixelOrig([sample], [scene], metadata, ...)`):
  *   a top-level function declaration, bound once in the whole script, never assigned and named only as a
  *   callee, with plain identifier parameters, no `this` / `arguments` / `new.target` / `with` and no reference
- *   to evaluatePixel, whose parameter at that position obeys these same rules (transitively; for `[sample]` it
- *   may only be read as `p[0]`, which then stands for the sample). The helper gets an edited copy taking the
- *   band values it needs in place of that parameter, `var <id>=function <name>(...)` emitted after the script,
- *   and the call names the copy. The original stays for every other caller. A helper reached again with the
- *   sample while its analysis is under way (recursion) is refused. Arguments past the helper's parameters that
- *   are a droppable name (evaluatePixel's scenes / metadata parameters) or `[name]` become `0` in the copy:
- *   the helper cannot see them (no `arguments`) and reading a parameter has no effect.
+ *   to evaluatePixel or to itself (in the copy its name would be the copy's), whose parameter at that position
+ *   obeys these same rules (transitively; for `[sample]` it may only be read as `p[0]`, which then stands for
+ *   the sample). The helper gets an edited copy taking the band values it needs in place of that parameter,
+ *   `var <id>=function <name>(...)` emitted after the script, and the call names the copy. The original stays
+ *   for every other caller. The sample coming back to a helper whose analysis is under way (recursion through
+ *   other helpers) is refused. Arguments past the helper's parameters that are a droppable name (evaluatePixel's
+ *   scenes / metadata parameters) or `[name]` become `0` in the copy: the helper cannot see them (no
+ *   `arguments`) and reading a parameter has no effect.
  * Anything else (passed on elsewhere, stored, written, called, captured by a nested function, redeclared, read
  * through a computed key) refuses the column function with a reason.
  */
@@ -208,7 +209,7 @@ export class SampleReads {
   private helper(name: string, index: number, wrapped: boolean): Helper {
     const key = `${name}/${index}/${wrapped}`;
     const known = this.helpers.get(key);
-    if (known === "pending") refuse(`helper ${name} passes the sample to itself (recursion)`);
+    if (known === "pending") refuse(`the sample comes back to helper ${name} (recursion)`);
     if (known) return known as Helper;
     const fn = this.top.get(name);
     if (!fn || name === "evaluatePixel" || this.bound.get(name) !== 1 || this.assigned.has(name)) {
@@ -221,7 +222,8 @@ export class SampleReads {
     if (index >= params.length) refuse(`the sample is passed to ${name} beyond its parameters`);
     const sample = params[index]!.name as string;
     if (params.filter((p) => p.name === sample).length > 1) refuse(`helper ${name} declares its parameter "${sample}" twice`);
-    checkShape(fn!, `helper ${name}`, new Set(["evaluatePixel"]));
+    // inside the copy (a named function expression) its own name would mean the copy, not the original
+    checkShape(fn!, `helper ${name}`, new Set(["evaluatePixel", name]));
     this.helpers.set(key, "pending");
     const { bands, replace } = this.reads(fn!, sample, `helper ${name}`, wrapped);
     const id = `${this.base}h${this.copies.length}`;

@@ -36,7 +36,8 @@ describe("which scripts get a column function", () => {
 
   const helper = (body: string, params = "p") => `function h(${params}) { ${body} }`;
   it.each([
-    [helper("return n ? h(p, n - 1) : p.B04;", "p, n"), "return [h(s, 2)];", /recursion/],
+    [helper("return n ? g(p, n - 1) : p.B04;", "p, n") + "\nfunction g(q, n) { return h(q, n); }", "return [h(s, 2)];", /the sample comes back to helper h \(recursion\)/],
+    [helper("return n ? h({ B04: 1 }, 0) + p.B04 : p.B04;", "p, n"), "return [h(s, 2)];", /helper h refers to h/],
     [helper("return p.B04;") + "\nh = null;", "return [h(s)];", /not a top-level function declared once/],
     [helper("return p.B04;") + "\nfunction k(h) { return h; }", "return [h(s)];", /not a top-level function declared once/],
     [helper("return p.B04;") + "\nvar alias = h;", "return [h(s)];", /helper h is used other than called/],
@@ -134,6 +135,8 @@ describe("accepted scripts give the general path's values, errors and budget sto
     "function evaluatePixel(s) { const a = s; let { dataMask, B08: nir } = s; return { default: [cloud(a, 0.1), calls], m: [dataMask ? twice(s) - nir : NaN] }; }",
     // the helper also called with a plain object (the original runs there)
     "function evaluatePixel(s) { return { default: [cloud(s, 0.2), cloud({ B04: 1, B08: 2 }, 0.2)], m: [1] }; }",
+    // a helper calling itself by name with another object (refused: in a copy the name would be the copy)
+    "function evaluatePixel(s) { return { default: [self(s, 1), 1], m: [1] }; }\nfunction self(p, n) { return n ? self({ B04: 1 }, 0) + p.B04 : p.B04; }",
   ])("%s", async (ep) => {
     await both(ep, HELPERS);
   });
