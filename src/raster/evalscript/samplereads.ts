@@ -7,8 +7,8 @@
  *   `B04=<param>,nir=<param>`;
  * - passed as one argument to a helper, alone or as the only element of an array literal (`[sample]`, the
  *   wrapper Sentinel Hub's V2-to-V3 conversion writes: `evaluatePixelOrig([sample], [scene], metadata, ...)`):
- *   a top-level function declaration, bound once in the whole script, never assigned and named only as a
- *   callee, with plain identifier parameters, no `this` / `arguments` / `new.target` / `with` and no reference
+ *   a top-level function declaration (or top-level `var|let|const name = function / arrow` with a block body),
+ *   bound once in the whole script, never assigned and named only as a callee, with plain identifier parameters, no `this` / `arguments` / `new.target` / `with` and no reference
  *   to evaluatePixel or to itself (in the copy its name would be the copy's), whose parameter at that position
  *   obeys these same rules (transitively; for `[sample]` it may only be read as `p[0]`, which then stands for
  *   the sample). The helper gets an edited copy taking the band values it needs in place of that parameter,
@@ -104,7 +104,14 @@ export class SampleReads {
 
   /** @param base the reserved prefix of generated names (band parameters `<base>b<k>`, copies `<base>h<k>`). */
   constructor(program: Node, private readonly base: string) {
-    for (const s of (program as AnyNode).body as AnyNode[]) if (s.type === "FunctionDeclaration") this.top.set((s.id as AnyNode).name as string, s);
+    for (const s of (program as AnyNode).body as AnyNode[]) {
+      if (s.type === "FunctionDeclaration") this.top.set((s.id as AnyNode).name as string, s);
+      for (const d of s.type === "VariableDeclaration" ? (s.declarations as AnyNode[]) : []) {
+        const init = d.init as AnyNode | null;
+        const block = init && FUNCTION_TYPES.has(init.type) && (init.body as AnyNode).type === "BlockStatement";
+        if ((d.id as AnyNode).type === "Identifier" && block) this.top.set((d.id as AnyNode).name as string, init!);
+      }
+    }
     this.bound = bindingCounts(program);
     this.assigned = scanNames(program).assigned;
     walk(program, (n, parent, key) => {
@@ -223,14 +230,15 @@ export class SampleReads {
     const sample = params[index]!.name as string;
     if (params.filter((p) => p.name === sample).length > 1) refuse(`helper ${name} declares its parameter "${sample}" twice`);
     // inside the copy (a named function expression) its own name would mean the copy, not the original
-    checkShape(fn!, `helper ${name}`, new Set(["evaluatePixel", name]));
+    const own = ((fn!.id as AnyNode | null)?.name as string | undefined) ?? name;
+    checkShape(fn!, `helper ${name}`, new Set(["evaluatePixel", name, own]));
     this.helpers.set(key, "pending");
     const { bands, replace } = this.reads(fn!, sample, `helper ${name}`, wrapped);
     const id = `${this.base}h${this.copies.length}`;
     const swapped = bands.length ? bands.map((_, k) => `${this.base}b${k}`).join(",") : `${this.base}z`;
     const list = params.map((p, k) => (k === index ? swapped : (p.name as string))).join(",");
     const body = fn!.body as AnyNode;
-    this.copies.push({ from: body.start, to: body.end, anchor: fn!.start, head: `\n;var ${id}=function ${name}(${list})`, tail: ";", replace });
+    this.copies.push({ from: body.start, to: body.end, anchor: fn!.start, head: `\n;var ${id}=function ${own}(${list})`, tail: ";", replace });
     const helper = { id, bands, arity: params.length };
     this.helpers.set(key, helper);
     return helper;

@@ -14,6 +14,9 @@ const column = (src: string) => compileEvalscript(src).column;
 /** The body of a V2 script under Sentinel Hub's V2-to-V3 wrapper, reading its list's first sample. */
 const ORIG = "function orig(samples) { var sample = samples[0]; return { default: [sample.B04, samples[0].B08], m: [1] }; }";
 
+/** Helpers declared as variables (the arrow reads B02, the function expression B05). */
+const VARS = "\nconst ar = (p) => { return p.B02; };\nlet fe = function named(p) { return p.B05 + 1; };";
+
 describe("which scripts get a column function", () => {
   it.each([
     ["function evaluatePixel(s) { return [s.B08, s.B04]; }", ["B08", "B04"]],
@@ -29,8 +32,10 @@ describe("which scripts get a column function", () => {
     ["function evaluatePixel(s) { let { B04, B08: nir } = s; var { B02 } = s; return [nir - B04, B02]; }", ["B04", "B08", "B02"]],
     // Sentinel Hub's V2-to-V3 wrapper: the sample in a one-element list, the other parameters past orig's
     ["function evaluatePixel(s, scene, m, c, om) { const r = orig([s], [scene], m, c, om); return r[Object.keys(r)[0]]; }", ["B04", "B08"]],
+    // helpers declared as top-level variables: an arrow and a named function expression, block bodies
+    ["function evaluatePixel(s) { return [ar(s), fe(s)]; }", ["B02", "B05"]],
   ])("%s -> %j", (ep, bands) => {
-    const helpers = "function f(p) { return p.B08 - p.B03; }\nfunction g(k, p) { return p.B04 * k + f(p); }\nfunction none(p) { return 1; }\n" + ORIG;
+    const helpers = "function f(p) { return p.B08 - p.B03; }\nfunction g(k, p) { return p.B04 * k + f(p); }\nfunction none(p) { return 1; }\n" + ORIG + VARS;
     expect(column(script(ep, `var n = 0;\n${helpers}\nvar z = f({ B08: 1, B03: 0 }) + g(1, 2);`))).toEqual({ bands });
   });
 
@@ -57,6 +62,9 @@ describe("which scripts get a column function", () => {
     ["", "const p = s; { let p = 1; } return [p];", /redeclares its sample "p"/],
     ["", "const { B04, ...rest } = s; return [B04];", /rest or computed keys/],
     [helper("return p.B04;"), "return [h([s, 1])];", /uses the sample "s" other than reading/],
+    ["const ex = (p) => p.B04;", "return [ex(s)];", /passed to ex, which is not a top-level function/],
+    ["var re = function (p) { return p.B04; };\nre = null;", "return [re(s)];", /passed to re, which is not a top-level function/],
+    ["const named = function inner(p) { return inner.length + p.B04; };", "return [named(s)];", /helper named refers to inner/],
     [helper("return p.length;"), "return [h([s])];", /helper h uses its sample list "p" other than as p\[0\]/],
     [helper("return p[1].B04;"), "return [h([s])];", /helper h uses its sample list "p" other than as p\[0\]/],
     [helper("return p[0] = 1;"), "return [h([s])];", /helper h uses the sample "p\[0\]" other than reading/],
@@ -147,6 +155,13 @@ describe("accepted scripts give the general path's values, errors and budget sto
     await both(ep, ORIG, setup);
     const e = await both(ep, ORIG.replace("samples[0].B08]", "samples[0].B08 > 0.35 ? nope : 1]"), setup).catch((x: Error) => x);
     expect((e as Error).message).toMatch(/ReferenceError: nope is not defined at line 4, column \d+ \(evaluatePixel, in orig, output pixel/);
+  });
+
+  it("helpers declared as variables: values, and an error naming the function expression", async () => {
+    const setup = `function setup() { return { input: ["B02", "B05", "B04"], output: { bands: 2, sampleType: "FLOAT32" } }; }`;
+    await both("function evaluatePixel(s) { return [ar(s), fe(s)]; }", VARS, setup);
+    const e = await both("function evaluatePixel(s) { return [ar(s), fe(s)]; }", VARS.replace("p.B05 + 1", "p.B05 + (p.B04 > 0.2 ? nope : 1)"), setup).catch((x: Error) => x);
+    expect((e as Error).message).toMatch(/ReferenceError: nope is not defined at line 6, column \d+ \(evaluatePixel, in named, output pixel/);
   });
 
   it("an error inside a helper names the helper and the same user line, column and pixel", async () => {
