@@ -35,10 +35,12 @@
  *   (band-interleaved by pixel); `toSampleType` converts per sampleType (sampletype.ts: AUTO = round(v*255)
  *   clamped, integers rounded and clamped, NaN -> 0, FLOAT32 as is). Pixels where dataMask is 0 are
  *   evaluated too (band values 0), as on Sentinel Hub.
- * - Column function (specialize.ts): when the AST proves that evaluatePixel only reads `sample.<band>` values
- *   of its first parameter (or destructures band names), uses no `this` / `arguments` / other parameters and
- *   never lets the sample escape, the module also carries an edited copy of evaluatePixel taking the band
- *   values as parameters (its return literals writing into arrays made once per instance); SIMPLE single-scene
+ * - Column function (specialize.ts, samplereads.ts): when the AST proves that evaluatePixel only reads
+ *   `sample.<band>` values of its first parameter (directly, through aliases or destructuring, or through
+ *   top-level helpers it passes the sample to, `[sample]` included), uses no `this` / `arguments` and its other
+ *   parameters at most as arguments those helpers ignore, and never lets the sample escape, the module also
+ *   carries edited copies of evaluatePixel and of those helpers taking the band values as parameters (its
+ *   return literals writing into arrays made once per instance); SIMPLE single-scene
  *   evaluations call it per pixel instead of filling a sample object. Ticks, per-call budget, output writing
  *   and error positions are the general path's (RuntimeOptions.general forces the general path; the tests
  *   compare both bit for bit, NaN sign bits aside). RuntimeOptions.pack sends exact integer bands as
