@@ -26,8 +26,8 @@ const WF = { bbox: [501360, 5629040, 502000, 5629680], crs: "http://www.opengis.
 /**
  * Scripts no request over the sample data can run, with the error expected and why (not counted as failures).
  * burned_area: preProcessScenes keeps only the 2017-05-15 and 2017-06-24 Knysna acquisitions; with none left
- * evaluatePixel gets an empty samples list (as on Sentinel Hub, whose ORBIT scripts guard `samples.length == 0`),
- * so samples[1].B08 throws. With two West Flanders dates and its bands (B05, B12 stood in) it runs (checked).
+ * evaluatePixel gets an empty samples list (Sentinel Hub's custom-script docs: "only one scene available (or zero
+ * if there is no data)"; published ORBIT scripts guard `samples.length == 0`), so samples[1].B08 throws. With two West Flanders dates and its bands (B05, B12 stood in) it runs (checked).
  */
 const NOT_RUNNABLE = {
   "sentinel-2__burned_area__script.js": [/reading 'B08'/, "needs the 2017-05-15 and 2017-06-24 Knysna acquisitions (preProcessScenes), not in the sample data"],
