@@ -7,7 +7,7 @@
  *   `B04=<param>,nir=<param>`;
  * - passed as one argument to a helper, alone or as the only element of an array literal (`[sample]`, the
  *   wrapper Sentinel Hub's V2-to-V3 conversion writes: `evaluatePixelOrig([sample], [scene], metadata, ...)`):
- *   a top-level function declaration (or top-level `var|let|const name = function / arrow` with a block body),
+ *   a top-level function declaration (or top-level `var|let|const name = function / arrow`),
  *   bound once in the whole script, never assigned and named only as a callee, with plain identifier parameters, no `this` / `arguments` / `new.target` / `with` and no reference
  *   to evaluatePixel or to itself (in the copy its name would be the copy's), whose parameter at that position
  *   obeys these same rules (transitively; for `[sample]` it may only be read as `p[0]`, which then stands for
@@ -77,7 +77,8 @@ export function bindingCounts(program: Node): Map<string, number> {
 function sampleAliases(fn: AnyNode, sample: string, wrapped: boolean): Map<string, AnyNode | null> {
   const out = new Map<string, AnyNode | null>(wrapped ? [] : [[sample, null]]);
   const params = new Set((fn.params as AnyNode[]).map((p) => p.name));
-  for (const st of (fn.body as AnyNode).body as AnyNode[]) {
+  const body = fn.body as AnyNode;
+  for (const st of body.type === "BlockStatement" ? (body.body as AnyNode[]) : []) {
     if (st.type !== "VariableDeclaration") continue;
     for (const d of st.declarations as AnyNode[]) {
       const [id, init] = [d.id as AnyNode, d.init as AnyNode | null];
@@ -86,6 +87,21 @@ function sampleAliases(fn: AnyNode, sample: string, wrapped: boolean): Map<strin
     }
   }
   return out;
+}
+
+/**
+ * The copy of helper `fn` under `head` (`var <id>=function <name>(<params>)`). An arrow's expression body
+ * becomes `{return <body>}`: the copied range keeps the tick instrument() opens at its start
+ * (`(<tick>,`) and the tail closes it, as the range leaves out insertions at its end; refused when a nested
+ * arrow's body ends there too (its closing would be left out as well).
+ */
+function helperCopy(fn: AnyNode, head: string, replace: Copy["replace"]): Copy {
+  const body = fn.body as AnyNode;
+  if (body.type === "BlockStatement") return { from: body.start, to: body.end, anchor: fn.start, head, tail: ";", replace };
+  walk(body, (n) => {
+    if (n.type === "ArrowFunctionExpression" && (n.body as AnyNode).type !== "BlockStatement" && n.end === body.end) refuse("a helper's arrow body ends with another arrow's body");
+  });
+  return { from: body.start, to: body.end, anchor: fn.start, head: `${head}{return `, tail: ")};", replace };
 }
 
 /** The analysis of one script: the helper declarations it may copy and the copies made so far. */
@@ -108,8 +124,7 @@ export class SampleReads {
       if (s.type === "FunctionDeclaration") this.top.set((s.id as AnyNode).name as string, s);
       for (const d of s.type === "VariableDeclaration" ? (s.declarations as AnyNode[]) : []) {
         const init = d.init as AnyNode | null;
-        const block = init && FUNCTION_TYPES.has(init.type) && (init.body as AnyNode).type === "BlockStatement";
-        if ((d.id as AnyNode).type === "Identifier" && block) this.top.set((d.id as AnyNode).name as string, init!);
+        if ((d.id as AnyNode).type === "Identifier" && init && FUNCTION_TYPES.has(init.type)) this.top.set((d.id as AnyNode).name as string, init);
       }
     }
     this.bound = bindingCounts(program);
@@ -237,8 +252,7 @@ export class SampleReads {
     const id = `${this.base}h${this.copies.length}`;
     const swapped = bands.length ? bands.map((_, k) => `${this.base}b${k}`).join(",") : `${this.base}z`;
     const list = params.map((p, k) => (k === index ? swapped : (p.name as string))).join(",");
-    const body = fn!.body as AnyNode;
-    this.copies.push({ from: body.start, to: body.end, anchor: fn!.start, head: `\n;var ${id}=function ${own}(${list})`, tail: ";", replace });
+    this.copies.push(helperCopy(fn!, `\n;var ${id}=function ${own}(${list})`, replace));
     const helper = { id, bands, arity: params.length };
     this.helpers.set(key, helper);
     return helper;

@@ -14,8 +14,8 @@ const column = (src: string) => compileEvalscript(src).column;
 /** The body of a V2 script under Sentinel Hub's V2-to-V3 wrapper, reading its list's first sample. */
 const ORIG = "function orig(samples) { var sample = samples[0]; return { default: [sample.B04, samples[0].B08], m: [1] }; }";
 
-/** Helpers declared as variables (the arrow reads B02, the function expression B05). */
-const VARS = "\nconst ar = (p) => { return p.B02; };\nlet fe = function named(p) { return p.B05 + 1; };";
+/** Helpers declared as variables (the arrow reads B02, the function expression B05, the expression-bodied arrow B04 B08 and ar's). */
+const VARS = "\nconst ar = (p) => { return p.B02; };\nlet fe = function named(p) { return p.B05 + 1; };\nconst ex = (k, p) => (p.B04 * k, { v: p.B08 > 0.3 ? ar(p) : k });";
 
 describe("which scripts get a column function", () => {
   it.each([
@@ -33,7 +33,7 @@ describe("which scripts get a column function", () => {
     // Sentinel Hub's V2-to-V3 wrapper: the sample in a one-element list, the other parameters past orig's
     ["function evaluatePixel(s, scene, m, c, om) { const r = orig([s], [scene], m, c, om); return r[Object.keys(r)[0]]; }", ["B04", "B08"]],
     // helpers declared as top-level variables: an arrow and a named function expression, block bodies
-    ["function evaluatePixel(s) { return [ar(s), fe(s)]; }", ["B02", "B05"]],
+    ["function evaluatePixel(s) { return [ar(s), fe(s) + ex(2, s).v]; }", ["B02", "B05", "B04", "B08"]],
   ])("%s -> %j", (ep, bands) => {
     const helpers = "function f(p) { return p.B08 - p.B03; }\nfunction g(k, p) { return p.B04 * k + f(p); }\nfunction none(p) { return 1; }\n" + ORIG + VARS;
     expect(column(script(ep, `var n = 0;\n${helpers}\nvar z = f({ B08: 1, B03: 0 }) + g(1, 2);`))).toEqual({ bands });
@@ -62,7 +62,8 @@ describe("which scripts get a column function", () => {
     ["", "const p = s; { let p = 1; } return [p];", /redeclares its sample "p"/],
     ["", "const { B04, ...rest } = s; return [B04];", /rest or computed keys/],
     [helper("return p.B04;"), "return [h([s, 1])];", /uses the sample "s" other than reading/],
-    ["const ex = (p) => p.B04;", "return [ex(s)];", /passed to ex, which is not a top-level function/],
+    ["const ex = (p) => () => p.B04;", "return [ex(s)()];", /captures the sample "p"/],
+    ["const ex = (p, k) => k ? p.B04 : () => 2;", "return [ex(s, 1)];", /arrow body ends with another arrow's body/],
     ["var re = function (p) { return p.B04; };\nre = null;", "return [re(s)];", /passed to re, which is not a top-level function/],
     ["const named = function inner(p) { return inner.length + p.B04; };", "return [named(s)];", /helper named refers to inner/],
     [helper("return p.length;"), "return [h([s])];", /helper h uses its sample list "p" other than as p\[0\]/],
@@ -159,7 +160,12 @@ describe("accepted scripts give the general path's values, errors and budget sto
 
   it("helpers declared as variables: values, and an error naming the function expression", async () => {
     const setup = `function setup() { return { input: ["B02", "B05", "B04"], output: { bands: 2, sampleType: "FLOAT32" } }; }`;
-    await both("function evaluatePixel(s) { return [ar(s), fe(s)]; }", VARS, setup);
+    await both("function evaluatePixel(s) { return [ar(s), fe(s) + ex(2, s).v]; }", VARS, setup);
+    await both("function evaluatePixel(s) { return [ex(1, s).v, ex(0, s).v]; }", VARS, setup);
+    // an arrow inside the expression body, ending before it
+    await both("function evaluatePixel(s) { return [ex2(s, (f) => f()), 1]; }", "const ex2 = (p, q) => p.B04 + q(() => 1);", setup);
+    // a body that is one sample read (a replacement from the body's first to its last character)
+    await both("function evaluatePixel(s) { return [bare(s), 1]; }", "var bare = (p) => p.B04;", setup);
     const e = await both("function evaluatePixel(s) { return [ar(s), fe(s)]; }", VARS.replace("p.B05 + 1", "p.B05 + (p.B04 > 0.2 ? nope : 1)"), setup).catch((x: Error) => x);
     expect((e as Error).message).toMatch(/ReferenceError: nope is not defined at line 6, column \d+ \(evaluatePixel, in named, output pixel/);
   });
