@@ -113,7 +113,12 @@ describe("accepted scripts give the general path's values, errors and budget sto
     for (let i = 0; i < W; i++) dataMask[i] = 0;
     input = { width: W, height: W, scenes: [{ info: RKH_INFO, bands, dataMask }] };
   });
-  const both = (ep: string, extra = "", setup = SETUP) => run(`//VERSION=3\n${setup}\n${ep}\n${extra}`, input);
+  /** Runs both paths (helpers.ts `run`) on a script that must have a column function (unless `refused`). */
+  const both = (ep: string, extra = "", setup = SETUP, refused = false) => {
+    const text = `//VERSION=3\n${setup}\n${ep}\n${extra}`;
+    expect("bands" in compileEvalscript(text).column).toBe(!refused);
+    return run(text, input);
+  };
 
   it.each([
     // multiple outputs, object literal with arrays, comments and parentheses between values, NaN
@@ -144,10 +149,12 @@ describe("accepted scripts give the general path's values, errors and budget sto
     "function evaluatePixel(s) { const a = s; let { dataMask, B08: nir } = s; return { default: [cloud(a, 0.1), calls], m: [dataMask ? twice(s) - nir : NaN] }; }",
     // the helper also called with a plain object (the original runs there)
     "function evaluatePixel(s) { return { default: [cloud(s, 0.2), cloud({ B04: 1, B08: 2 }, 0.2)], m: [1] }; }",
-    // a helper calling itself by name with another object (refused: in a copy the name would be the copy)
-    "function evaluatePixel(s) { return { default: [self(s, 1), 1], m: [1] }; }\nfunction self(p, n) { return n ? self({ B04: 1 }, 0) + p.B04 : p.B04; }",
   ])("%s", async (ep) => {
     await both(ep, HELPERS);
+  });
+
+  it("a helper calling itself by name with another object: refused (in a copy the name would be the copy)", async () => {
+    await both("function evaluatePixel(s) { return { default: [self(s, 1), 1], m: [1] }; }", "function self(p, n) { return n ? self({ B04: 1 }, 0) + p.B04 : p.B04; }", SETUP, true);
   });
 
   it("Sentinel Hub's V2-to-V3 wrapper, with an error part-way in the wrapped function", async () => {
