@@ -8,7 +8,7 @@ import { Lru } from "../lru";
 import type { CompiledEvalscript } from "./compile";
 import { executionError, sandboxCrash, type Budget } from "./errors";
 import { HOST_LIMITS } from "./limits";
-import { dispose, sandboxFor, scriptHash, type Block, type BlockValues, type Reply, type SandboxApi, type SessionParams } from "./sandbox";
+import { dispose, SANDBOX_RECYCLE_BYTES, sandboxFor, scriptHash, type Block, type BlockValues, type Reply, type Sandbox, type SandboxApi, type SessionParams } from "./sandbox";
 import { packBand } from "./pack";
 import { bandCountOf, mosaickingByDatasource, normalizeSetup } from "./setup";
 import type { EvalInput, EvalOutputSpec, EvalResult, EvalSetup, SceneData, SceneInfo, TimeRange } from "./types";
@@ -27,6 +27,8 @@ export interface RuntimeLimits {
   cpuMs: number;
   /** Bytes of input (or output) per evaluation RPC; larger requests go in blocks of rows. */
   blockBytes: number;
+  /** Bytes a sandbox isolate is sent and returns before it is recycled (sandboxgen.ts SANDBOX_RECYCLE_BYTES). */
+  recycleBytes: number;
   /** Output bands per evaluation, all outputs together (checked in the sandbox after updateOutput). */
   outputBands: number;
   /** Raw output bytes per evaluation: width * height * sum of bands * bytes per sample (limits.ts). */
@@ -44,6 +46,7 @@ export const DEFAULT_LIMITS: RuntimeLimits = {
   totalPerSample: 2000,
   cpuMs: 30_000,
   blockBytes: 16 * 1024 * 1024,
+  recycleBytes: SANDBOX_RECYCLE_BYTES,
   outputBands: HOST_LIMITS.outputBands,
   outputBytes: HOST_LIMITS.outputBytes,
 };
@@ -101,8 +104,13 @@ export interface RowsInput extends Omit<EvalInput, "scenes"> {
   rows: number;
 }
 
+/** Bytes a lease of the sandbox has sent and received, charged to its isolate when it ends (sandboxgen.ts). */
+interface Meter {
+  bytes: number;
+}
+
 class SandboxRuntime implements EvalscriptRuntime {
-  private readonly api: SandboxApi;
+  private readonly sandbox: Sandbox;
 
   constructor(
     loader: WorkerLoader,
@@ -112,7 +120,18 @@ class SandboxRuntime implements EvalscriptRuntime {
     tenant: string,
     private readonly options: RuntimeOptions = {},
   ) {
-    this.api = sandboxFor(loader, compiled, hash, limits.cpuMs, tenant);
+    this.sandbox = sandboxFor(loader, compiled, hash, limits.cpuMs, tenant, limits.recycleBytes);
+  }
+
+  /** Runs `f` on a lease of the sandbox isolate; what `f` meters is charged to the isolate when it ends. */
+  private async leased<T>(f: (api: SandboxApi, meter: Meter) => Promise<T>): Promise<T> {
+    const lease = this.sandbox.acquire();
+    const meter = { bytes: 0 };
+    try {
+      return await f(lease.api, meter);
+    } finally {
+      await lease.release(meter.bytes);
+    }
   }
 
   /** One RPC: a failure reply becomes the script's 400; a crashed sandbox call becomes a 400 or rethrows. */
@@ -135,7 +154,7 @@ class SandboxRuntime implements EvalscriptRuntime {
     const cached = setupCache.get(this.hash);
     if (cached) return cached;
     const budget = this.budget();
-    const setup = normalizeSetup((await this.call(() => this.api.setup(budget), budget)).value);
+    const setup = normalizeSetup((await this.leased((api) => this.call(() => api.setup(budget), budget))).value);
     setupCache.set(this.hash, setup);
     return setup;
   }
@@ -145,7 +164,7 @@ class SandboxRuntime implements EvalscriptRuntime {
     const setup = await this.setup();
     const by = fusion ? { ...fusion, mosaickingBy: mosaickingByDatasource(setup) } : {};
     const p = { infos: scenes, mosaicking: setup.mosaicking, timeRange, ...by, inputMetadata: INPUT_METADATA, budget };
-    const { indices } = await this.call(() => this.api.preProcessScenes(p), budget);
+    const { indices } = await this.leased((api) => this.call(() => api.preProcessScenes(p), budget));
     return indices.map((i) => scenes[i]!);
   }
 
@@ -155,12 +174,16 @@ class SandboxRuntime implements EvalscriptRuntime {
     const samples = input.width * input.height * Math.max(1, scenes.length);
     const params: SessionParams = { ...this.sessionParams(setup, input, scenes), budget: this.budget(samples) };
     const rows = rowsPerBlock(input, scenes, params, this.limits.blockBytes);
-    if (rows >= input.height) {
-      const reply = await this.call(() => this.api.evaluate(params, blockOf(scenes, params, 0, input.height, this.options.pack)), params.budget);
+    if (rows < input.height) {
+      return this.session(setup, params, rows, async (row, count) => blockOf(scenes, params, row, count, this.options.pack));
+    }
+    return this.leased(async (api, meter) => {
+      const block = blockOf(scenes, params, 0, input.height, this.options.pack);
+      const reply = await this.call(() => api.evaluate(params, block), params.budget);
+      meter.bytes += bytesOf(block, reply.values);
       const outputs = resolveOutputs(setup.outputs, reply.bands);
       return { outputs: assemble(outputs, [[0, reply.values]], input, params.convert), userData: reply.userData };
-    }
-    return this.evaluateBlocks(setup, scenes, params, rows);
+    });
   }
 
   /** Session parameters (all but the budget) of an evaluation of `scenes`. */
@@ -188,37 +211,31 @@ class SandboxRuntime implements EvalscriptRuntime {
       ...this.sessionParams(setup, input, input.scenes),
       budget: this.budget(input.width * input.height * Math.max(1, input.scenes.length)),
     };
-    const opened = await this.call(() => this.api.open(params), params.budget);
-    try {
-      const outputs = resolveOutputs(setup.outputs, opened.bands);
-      const parts: [number, BlockValues][] = [];
-      for (let row = 0; row < input.height; row += input.rows) {
-        const rows = Math.min(input.rows, input.height - row);
-        const scenes = checkInput({ ...input, height: rows, scenes: await load(row, rows) }, setup);
-        const block = { ...blockOf(scenes, { ...params, height: rows }, 0, rows, this.options.pack), rowStart: row };
-        parts.push([row, (await this.call(() => opened.session.run(block), params.budget)).values]);
-      }
-      const { userData } = await this.call(() => opened.session.finish(), params.budget);
-      return { outputs: assemble(outputs, parts, input, params.convert), userData };
-    } finally {
-      dispose(opened.session);
-    }
+    return this.session(setup, params, input.rows, async (row, rows) => {
+      const scenes = checkInput({ ...input, height: rows, scenes: await load(row, rows) }, setup);
+      return { ...blockOf(scenes, { ...params, height: rows }, 0, rows, this.options.pack), rowStart: row };
+    });
   }
 
-  private async evaluateBlocks(setup: EvalSetup, scenes: SceneData[], params: SessionParams, rows: number): Promise<EvalResult> {
-    const opened = await this.call(() => this.api.open(params), params.budget);
-    try {
-      const outputs = resolveOutputs(setup.outputs, opened.bands);
-      const parts: [number, BlockValues][] = [];
-      for (let row = 0; row < params.height; row += rows) {
-        const block = blockOf(scenes, params, row, Math.min(rows, params.height - row), this.options.pack);
-        parts.push([row, (await this.call(() => opened.session.run(block), params.budget)).values]);
+  /** One script session over blocks of `rows` rows, each made by `blockAt(rowStart, rows)` when its turn comes. */
+  private session(setup: EvalSetup, params: SessionParams, rows: number, blockAt: (row: number, rows: number) => Promise<Block>): Promise<EvalResult> {
+    return this.leased(async (api, meter) => {
+      const opened = await this.call(() => api.open(params), params.budget);
+      try {
+        const outputs = resolveOutputs(setup.outputs, opened.bands);
+        const parts: [number, BlockValues][] = [];
+        for (let row = 0; row < params.height; row += rows) {
+          const block = await blockAt(row, Math.min(rows, params.height - row));
+          const { values } = await this.call(() => opened.session.run(block), params.budget);
+          meter.bytes += bytesOf(block, values);
+          parts.push([row, values]);
+        }
+        const { userData } = await this.call(() => opened.session.finish(), params.budget);
+        return { outputs: assemble(outputs, parts, params, params.convert), userData };
+      } finally {
+        dispose(opened.session);
       }
-      const { userData } = await this.call(() => opened.session.finish(), params.budget);
-      return { outputs: assemble(outputs, parts, params, params.convert), userData };
-    } finally {
-      dispose(opened.session);
-    }
+    });
   }
 }
 
@@ -295,6 +312,17 @@ function blockOf(scenes: SceneData[], params: SessionParams, row: number, rows: 
       return names.includes("dataMask") ? { bands, dataMask: cut(s.dataMask) } : { bands };
     }),
   };
+}
+
+/** Bytes of a block's pixels and of the values it gave: what the sandbox isolate allocated for it. */
+function bytesOf(block: Block, values: BlockValues): number {
+  let n = 0;
+  for (const s of block.scenes) {
+    n += s.dataMask?.byteLength ?? 0;
+    for (const b of Object.values(s.bands)) n += b instanceof Float32Array ? b.byteLength : b.dn.byteLength;
+  }
+  for (const v of Object.values(values)) n += v.byteLength;
+  return n;
 }
 
 /** Applies updateOutput's band counts to the setup outputs. */
