@@ -8,8 +8,8 @@ import { Lru } from "../lru";
 import type { CompiledEvalscript } from "./compile";
 import { executionError, sandboxCrash, type Budget } from "./errors";
 import { HOST_LIMITS } from "./limits";
-import { dispose, SANDBOX_RECYCLE_BYTES, sandboxFor, scriptHash, type Block, type BlockValues, type Reply, type Sandbox, type SandboxApi, type SessionParams } from "./sandbox";
-import { packBand } from "./pack";
+import { dispose, SANDBOX_RECYCLE_BYTES, sandboxFor, scriptHash, type Block, type Reply, type Sandbox, type SandboxApi, type SessionParams } from "./sandbox";
+import { Assembly, blockOf, bytesOf, rowsPerBlock } from "./blocks";
 import { bandCountOf, mosaickingByDatasource, normalizeSetup } from "./setup";
 import type { EvalInput, EvalOutputSpec, EvalResult, EvalSetup, SceneData, SceneInfo, TimeRange } from "./types";
 
@@ -181,8 +181,9 @@ class SandboxRuntime implements EvalscriptRuntime {
       const block = blockOf(scenes, params, 0, input.height, this.options.pack);
       const reply = await this.call(() => api.evaluate(params, block), params.budget);
       meter.bytes += bytesOf(block, reply.values);
-      const outputs = resolveOutputs(setup.outputs, reply.bands);
-      return { outputs: assemble(outputs, [[0, reply.values]], input, params.convert), userData: reply.userData };
+      const assembly = new Assembly(resolveOutputs(setup.outputs, reply.bands), input);
+      assembly.add(0, input.height, reply.values);
+      return { outputs: assembly.result(params.convert), userData: reply.userData };
     });
   }
 
@@ -222,16 +223,16 @@ class SandboxRuntime implements EvalscriptRuntime {
     return this.leased(async (api, meter) => {
       const opened = await this.call(() => api.open(params), params.budget);
       try {
-        const outputs = resolveOutputs(setup.outputs, opened.bands);
-        const parts: [number, BlockValues][] = [];
+        const assembly = new Assembly(resolveOutputs(setup.outputs, opened.bands), params);
         for (let row = 0; row < params.height; row += rows) {
-          const block = await blockAt(row, Math.min(rows, params.height - row));
+          const count = Math.min(rows, params.height - row);
+          const block = await blockAt(row, count);
           const { values } = await this.call(() => opened.session.run(block), params.budget);
           meter.bytes += bytesOf(block, values);
-          parts.push([row, values]);
+          assembly.add(row, count, values);
         }
         const { userData } = await this.call(() => opened.session.finish(), params.budget);
-        return { outputs: assemble(outputs, parts, params, params.convert), userData };
+        return { outputs: assembly.result(params.convert), userData };
       } finally {
         dispose(opened.session);
       }
@@ -278,72 +279,9 @@ function bandsByDatasource(setup: EvalSetup): Record<string, string[]> {
   return by;
 }
 
-/**
- * Rows per RPC so that one block's input, and its output, stay under `blockBytes` (workerd RPC messages are
- * limited to 32 MiB). dataMask is counted as 1 byte either way; outputs as setup() declares them.
- */
-function rowsPerBlock(input: EvalInput, scenes: SceneData[], params: SessionParams, blockBytes: number): number {
-  let inBytes = 0;
-  for (const s of scenes) inBytes += 1 + 4 * (params.bandsBy[s.datasource ?? ""]?.length ?? 0);
-  const outBytes = 4 * params.outputs.reduce((n, o) => n + o.bands, 0);
-  return Math.max(1, Math.floor(blockBytes / Math.max(1, Math.max(inBytes, outBytes) * input.width)));
-}
-
-/**
- * The requested bands (and dataMask when requested) of rows [row, row + rows) of each scene; the arrays
- * themselves for a whole image (RPC copies them anyway); with `pack`, as integers and a scale where that is
- * exact (pack.ts).
- */
-function blockOf(scenes: SceneData[], params: SessionParams, row: number, rows: number, pack = false): Block {
-  const whole = row === 0 && rows === params.height;
-  const from = row * params.width;
-  const to = from + rows * params.width;
-  const cut = <A extends Float32Array | Uint8Array>(a: A): A => (whole ? a : (a.slice(from, to) as A));
-  return {
-    rowStart: row,
-    rows,
-    scenes: scenes.map((s) => {
-      const names = params.bandsBy[s.datasource ?? ""] ?? [];
-      const bands: Block["scenes"][number]["bands"] = {};
-      for (const b of names) {
-        const a = s.bands[b];
-        if (a && b !== "dataMask") bands[b] = pack ? packBand(cut(a)) : cut(a);
-      }
-      return names.includes("dataMask") ? { bands, dataMask: cut(s.dataMask) } : { bands };
-    }),
-  };
-}
-
-/** Bytes of a block's pixels and of the values it gave: what the sandbox isolate allocated for it. */
-function bytesOf(block: Block, values: BlockValues): number {
-  let n = 0;
-  for (const s of block.scenes) {
-    n += s.dataMask?.byteLength ?? 0;
-    for (const b of Object.values(s.bands)) n += b instanceof Float32Array ? b.byteLength : b.dn.byteLength;
-  }
-  for (const v of Object.values(values)) n += v.byteLength;
-  return n;
-}
-
 /** Applies updateOutput's band counts to the setup outputs. */
 function resolveOutputs(outputs: EvalOutputSpec[], bands: Record<string, number>): EvalOutputSpec[] {
   return outputs.map((o) => ({ ...o, bands: bandCountOf(bands[o.id], `updateOutput: output "${o.id}"`) }));
-}
-
-/** Joins block values into one band-interleaved array per output. */
-function assemble(outputs: EvalOutputSpec[], parts: [number, BlockValues][], size: { width: number; height: number }, converted = false): EvalResult["outputs"] {
-  const result: EvalResult["outputs"] = {};
-  for (const o of outputs) {
-    const stride = size.width * o.bands;
-    const first = parts[0]![1][o.id]!;
-    const whole = parts.length === 1 && parts[0]![0] === 0;
-    const values = whole ? first : new (first.constructor as new (n: number) => typeof first)(size.height * stride);
-    if (values.length !== size.height * stride) throw new Error(`evalscript: output ${o.id} has ${values.length} values, expected ${size.height * stride}`);
-    if (!whole) for (const [row, v] of parts) values.set(v[o.id]! as never, row * stride);
-    const common = { bands: o.bands, sampleType: o.sampleType, nodataValue: o.nodataValue };
-    result[o.id] = values instanceof Float32Array && !converted ? { ...common, values } : { ...common, values: new Float32Array(0), stored: values };
-  }
-  return result;
 }
 
 /**
