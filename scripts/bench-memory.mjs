@@ -8,8 +8,10 @@
 //     the backing stores), idle after a full GC, then polled back to back while the request runs and at its response.
 //     workerd collects lazily, so that peak counts the garbage the request made too (a GC inside it lowers it).
 //     V8 answers between JS turns only. The evalscript sandbox isolates (Worker Loader) are not reachable this way;
-//  3. workerd's resident memory (VmRSS summed over the server's process group) before and after HEAVY_N (default 30)
-//     such requests, the peak (VmHWM), the isolate's JS memory after them (uncollected garbage included);
+//  3. workerd's resident memory (VmRSS, the largest workerd process of the server's process group) before and after
+//     each of HEAVY_N (default 30) such requests (the curve: flat once the evalscript sandbox isolates are recycled,
+//     src/raster/evalscript/sandboxgen.ts), the peak (VmHWM), the isolate's JS memory after them (uncollected
+//     garbage included; the sandbox isolates hold theirs apart, see sandboxgen.ts);
 //  4. small-request p50 before and after the heavy requests, each interleaved request by request with a second, fresh
 //     server (port BENCH_MEMORY_PORT_FRESH, default 8793, state .state-bench/fresh) that serves only small requests, so
 //     both see the same machine load: after / fresh is the slowdown the heavy requests left behind;
@@ -130,7 +132,11 @@ async function measure(heavy, fresh) {
     const one = await heapDuring(cdp, server.base, token, HEAVY);
     const rssBefore = workerdMiB(server.pgid, "VmRSS");
     const heavyMs = [];
-    for (let i = 0; i < HEAVY_N; i++) heavyMs.push((await timed(server.base, token, HEAVY)).ms);
+    const rssCurve = [rssBefore];
+    for (let i = 0; i < HEAVY_N; i++) {
+      heavyMs.push((await timed(server.base, token, HEAVY)).ms);
+      rssCurve.push(workerdMiB(server.pgid, "VmRSS"));
+    }
     const rssAfterHeavy = workerdMiB(server.pgid, "VmRSS");
     const heapAfterHeavy = await heapMiB(cdp);
     const [freshAfter, after] = await smallAB(fresh, heavy);
@@ -141,6 +147,7 @@ async function measure(heavy, fresh) {
       heapIdleMiB: heapIdle, heapPeakMiB: one.peak, heapAtResponseMiB: one.after, samples: one.samples,
       heapAfterHeavyMiB: heapAfterHeavy, heapAfterGcMiB: await heapMiB(cdp),
       rssBeforeMiB: rssBefore, rssAfterHeavyMiB: rssAfterHeavy, rssAfterGcIdleMiB: workerdMiB(server.pgid, "VmRSS"), hwmMiB: hwm,
+      rssCurveMiB: rssCurve.map(Math.round),
       heavyP50: pct(heavyMs, 50), smallBefore: before, smallAfter: after, freshBefore, freshAfter,
     };
   } finally {
@@ -152,6 +159,7 @@ function print(r) {
   console.log(`\nEO Edge memory bench (NDVI FLOAT32 GeoTIFF 2500x2500 over 29RKH; small: NDVI PNG 512x512, N=${SMALL_N}; heavy N=${HEAVY_N})`);
   console.log(`Worker isolate JS memory (heap + ArrayBuffers): ${fmt(r.heapIdleMiB)} MiB idle after GC; one 2500x2500 request: peak ${fmt(r.heapPeakMiB)} MiB (${r.samples} samples; garbage included), ${fmt(r.heapAtResponseMiB)} MiB at its response (target < 128 MB)`);
   console.log(`heavy request p50 ${fmt(r.heavyP50)} ms; after ${HEAVY_N} of them: JS memory ${fmt(r.heapAfterHeavyMiB)} MiB, workerd RSS ${fmt(r.rssBeforeMiB)} -> ${fmt(r.rssAfterHeavyMiB)} MiB (VmHWM ${fmt(r.hwmMiB)} MiB)`);
+  console.log(`workerd RSS (MiB) before and after each heavy request: ${r.rssCurveMiB.join(" ")}`);
   console.log(`after a full GC and ${IDLE_MS / 1000} s idle: JS memory ${fmt(r.heapAfterGcMiB)} MiB, workerd RSS ${fmt(r.rssAfterGcIdleMiB)} MiB`);
   console.log(`small request p50, interleaved with a fresh server: before the heavy requests ${fmt(r.smallBefore)} ms (fresh ${fmt(r.freshBefore)}), after ${fmt(r.smallAfter)} ms (fresh ${fmt(r.freshAfter)}); after/fresh ${(r.smallAfter / r.freshAfter).toFixed(2)} (target <= 1.1)`);
   console.log(JSON.stringify(r));
