@@ -2,13 +2,15 @@
  * The sandbox isolate of one compiled evalscript, through the Worker Loader binding: modules, limits and the
  * RPC surface (sandbox/rpc.ts, served by sandbox/entry.js). The isolate is cached by the script's hash and the
  * account ({@link isolateName}; shared by that account's requests with the same script: sandbox/harden.js freezes
- * everything a script could leave state in), has no network
+ * everything a script could leave state in) and recycled after a byte budget (generations, sandboxgen.ts; the
+ * host-made main module's Recycler entrypoint aborts the old one), has no network
  * (`globalOutbound: null`) and no bindings (`env: {}`), and runs the script as a CommonJS module (sloppy mode).
  *
  * The isolate's modules are the plain ES modules of sandbox/*.js, imported here as text (wrangler.toml `rules`,
  * type "Text", which `wrangler types` turns into the `*.js` text module declaration of worker-configuration.d.ts)
  * and type-checked as JavaScript by `npm run typecheck` (sandbox/tsconfig.json), plus two made from host
- * constants ({@link SANDBOX_MODULES}) and the compiled script ("evalscript.js").
+ * constants ({@link SANDBOX_MODULES}), the main module ("main.js", {@link MAIN_JS}) and the compiled script
+ * ("evalscript.js").
  */
 import type { CompiledEvalscript } from "./compile";
 import { leaseGeneration, SANDBOX_RECYCLE_BYTES } from "./sandboxgen";
