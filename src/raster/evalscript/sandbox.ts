@@ -104,14 +104,15 @@ interface Recycler {
  * The sandbox's main module: entry.js's default entrypoint, plus the Recycler entrypoint that aborts the isolate
  * (`abortIsolate` of cloudflare:workers: workerd removes an aborted dynamic isolate from the loader's cache and
  * frees it once its calls are done; workerd never evicts a named isolate on its own). Scripts cannot reach it:
- * it is another entrypoint of the host's stub. The id is drawn on first use (no random values at load).
+ * it is another entrypoint of the host's stub. The id is drawn on first use (no random values at load). A runtime
+ * without abortIsolate loads all the same and keeps the old isolates, as it did before recycling.
  */
-const MAIN_JS = `import { WorkerEntrypoint, abortIsolate } from "cloudflare:workers";
+const MAIN_JS = `import * as workers from "cloudflare:workers";
 export { default } from "./entry.js";
 let id;
-export class Recycler extends WorkerEntrypoint {
+export class Recycler extends workers.WorkerEntrypoint {
   id() { return (id ??= crypto.randomUUID()); }
-  recycle() { abortIsolate("evalscript sandbox recycled after its byte budget"); }
+  recycle() { workers.abortIsolate?.("evalscript sandbox recycled after its byte budget"); }
 }
 `;
 

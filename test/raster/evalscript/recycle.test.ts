@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compileEvalscript, loadEvalscript, type EvalInput } from "../../../src/raster/evalscript";
-import { sandboxFor, scriptHash } from "../../../src/raster/evalscript/sandbox";
+import { isolateName, sandboxFor, scriptHash } from "../../../src/raster/evalscript/sandbox";
 import { leaseGeneration } from "../../../src/raster/evalscript/sandboxgen";
 import { ones, rkhWindow, RKH_INFO } from "./helpers";
 
@@ -50,7 +50,12 @@ describe("sandbox isolates", () => {
     // b's isolate is retired, not gone: it serves b until b ends
     expect((await b.api.setup(budget)).ok).toBe(true);
     expect(await b.isolateId()).toBe(first);
-    await b.release(0);
+    await b.release(0); // the last lease of the old isolate: aborted, so the loader no longer knows its name
+    const fresh = `import { WorkerEntrypoint } from "cloudflare:workers";
+export default class extends WorkerEntrypoint {}
+export class Recycler extends WorkerEntrypoint { id() { return "loaded again"; } }`;
+    const again = env.LOADER.get(`${isolateName(key)}:0`, () => ({ compatibilityDate: "2026-11-01", mainModule: "m.js", modules: { "m.js": fresh }, env: {}, globalOutbound: null }));
+    expect(await (again.getEntrypoint("Recycler") as unknown as { id(): Promise<string> }).id()).toBe("loaded again");
     await c.release(10);
     const d = sandbox.acquire();
     expect(await d.isolateId()).toBe(second); // under the budget: the same isolate
