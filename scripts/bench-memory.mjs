@@ -7,9 +7,13 @@
 //     ArrayBuffer backing stores (Runtime.getHeapUsage usedSize + backingStorageSize over the inspector; rasters live in
 //     the backing stores), idle after a full GC, then polled back to back while the request runs and at its response.
 //     workerd collects lazily, so that peak counts the garbage the request made too (a GC inside it lowers it).
-//     V8 answers between JS turns only. The evalscript sandbox isolates (Worker Loader) are not reachable this way;
-//  3. workerd's resident memory (VmRSS summed over the server's process group) before and after HEAVY_N (default 30)
-//     such requests, the peak (VmHWM), the isolate's JS memory after them (uncollected garbage included);
+//     V8 answers between JS turns only. The evalscript sandbox isolates (Worker Loader) are not reachable this way
+//     (wrangler's inspector proxy shows the Worker only; 3. reads them through workerd's own);
+//  3. workerd's resident memory (VmRSS, the largest workerd process of the server's process group) before and after
+//     each of HEAVY_N (default 30) such requests (the curve: flat once the evalscript sandbox isolates are recycled,
+//     src/raster/evalscript/sandboxgen.ts), the peak (VmHWM), the isolate's JS memory after them (uncollected
+//     garbage included), and the evalscript sandbox isolates' count and JS memory (workerd's own inspector,
+//     scripts/lib/isolates.mjs: they hold their garbage apart, see sandboxgen.ts);
 //  4. small-request p50 before and after the heavy requests, each interleaved request by request with a second, fresh
 //     server (port BENCH_MEMORY_PORT_FRESH, default 8793, state .state-bench/fresh) that serves only small requests, so
 //     both see the same machine load: after / fresh is the slowdown the heavy requests left behind;
@@ -17,6 +21,7 @@
 // Targets (issue 15): peak < 128 MB (the isolate limit); the small request not slower; memory returns.
 import { readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { isolatesMiB } from "./lib/isolates.mjs";
 import { NDVI_SCRIPT, fmt, getToken, interleaved, pct, prepareState, processBody, sleep, startServer, timed, workerdPeakMiB, workerdMiB, summaryRow } from "./lib/bench.mjs";
 
 const PORT = process.env.BENCH_MEMORY_PORT ?? "8794";
@@ -130,17 +135,23 @@ async function measure(heavy, fresh) {
     const one = await heapDuring(cdp, server.base, token, HEAVY);
     const rssBefore = workerdMiB(server.pgid, "VmRSS");
     const heavyMs = [];
-    for (let i = 0; i < HEAVY_N; i++) heavyMs.push((await timed(server.base, token, HEAVY)).ms);
+    const rssCurve = [rssBefore];
+    for (let i = 0; i < HEAVY_N; i++) {
+      heavyMs.push((await timed(server.base, token, HEAVY)).ms);
+      rssCurve.push(workerdMiB(server.pgid, "VmRSS"));
+    }
     const rssAfterHeavy = workerdMiB(server.pgid, "VmRSS");
     const heapAfterHeavy = await heapMiB(cdp);
+    const sandboxes = await isolatesMiB(server.pgid);
     const [freshAfter, after] = await smallAB(fresh, heavy);
     const hwm = workerdPeakMiB(server.pgid);
     await collectGarbage(cdp);
     await sleep(IDLE_MS);
     return {
       heapIdleMiB: heapIdle, heapPeakMiB: one.peak, heapAtResponseMiB: one.after, samples: one.samples,
-      heapAfterHeavyMiB: heapAfterHeavy, heapAfterGcMiB: await heapMiB(cdp),
+      heapAfterHeavyMiB: heapAfterHeavy, sandboxIsolates: sandboxes.count, sandboxMiB: sandboxes.mib, heapAfterGcMiB: await heapMiB(cdp),
       rssBeforeMiB: rssBefore, rssAfterHeavyMiB: rssAfterHeavy, rssAfterGcIdleMiB: workerdMiB(server.pgid, "VmRSS"), hwmMiB: hwm,
+      rssCurveMiB: rssCurve.map(Math.round),
       heavyP50: pct(heavyMs, 50), smallBefore: before, smallAfter: after, freshBefore, freshAfter,
     };
   } finally {
@@ -152,6 +163,8 @@ function print(r) {
   console.log(`\nEO Edge memory bench (NDVI FLOAT32 GeoTIFF 2500x2500 over 29RKH; small: NDVI PNG 512x512, N=${SMALL_N}; heavy N=${HEAVY_N})`);
   console.log(`Worker isolate JS memory (heap + ArrayBuffers): ${fmt(r.heapIdleMiB)} MiB idle after GC; one 2500x2500 request: peak ${fmt(r.heapPeakMiB)} MiB (${r.samples} samples; garbage included), ${fmt(r.heapAtResponseMiB)} MiB at its response (target < 128 MB)`);
   console.log(`heavy request p50 ${fmt(r.heavyP50)} ms; after ${HEAVY_N} of them: JS memory ${fmt(r.heapAfterHeavyMiB)} MiB, workerd RSS ${fmt(r.rssBeforeMiB)} -> ${fmt(r.rssAfterHeavyMiB)} MiB (VmHWM ${fmt(r.hwmMiB)} MiB)`);
+  console.log(`workerd RSS (MiB) before and after each heavy request: ${r.rssCurveMiB.join(" ")}`);
+  console.log(`evalscript sandbox isolates after them (workerd's inspector): ${r.sandboxIsolates}, JS memory ${fmt(r.sandboxMiB)} MiB (garbage included; recycled after 256 MiB of pixels and values)`);
   console.log(`after a full GC and ${IDLE_MS / 1000} s idle: JS memory ${fmt(r.heapAfterGcMiB)} MiB, workerd RSS ${fmt(r.rssAfterGcIdleMiB)} MiB`);
   console.log(`small request p50, interleaved with a fresh server: before the heavy requests ${fmt(r.smallBefore)} ms (fresh ${fmt(r.freshBefore)}), after ${fmt(r.smallAfter)} ms (fresh ${fmt(r.freshAfter)}); after/fresh ${(r.smallAfter / r.freshAfter).toFixed(2)} (target <= 1.1)`);
   console.log(JSON.stringify(r));

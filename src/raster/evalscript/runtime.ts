@@ -8,8 +8,8 @@ import { Lru } from "../lru";
 import type { CompiledEvalscript } from "./compile";
 import { executionError, sandboxCrash, type Budget } from "./errors";
 import { HOST_LIMITS } from "./limits";
-import { dispose, sandboxFor, scriptHash, type Block, type BlockValues, type Reply, type SandboxApi, type SessionParams } from "./sandbox";
-import { packBand } from "./pack";
+import { dispose, SANDBOX_RECYCLE_BYTES, sandboxFor, scriptHash, type Block, type Reply, type Sandbox, type SandboxApi, type SessionParams } from "./sandbox";
+import { Assembly, blockOf, bytesOf, rowsPerBlock } from "./blocks";
 import { bandCountOf, mosaickingByDatasource, normalizeSetup } from "./setup";
 import type { EvalInput, EvalOutputSpec, EvalResult, EvalSetup, SceneData, SceneInfo, TimeRange } from "./types";
 
@@ -27,6 +27,8 @@ export interface RuntimeLimits {
   cpuMs: number;
   /** Bytes of input (or output) per evaluation RPC; larger requests go in blocks of rows. */
   blockBytes: number;
+  /** Bytes a sandbox isolate is sent and returns before it is recycled (sandboxgen.ts SANDBOX_RECYCLE_BYTES). */
+  recycleBytes: number;
   /** Output bands per evaluation, all outputs together (checked in the sandbox after updateOutput). */
   outputBands: number;
   /** Raw output bytes per evaluation: width * height * sum of bands * bytes per sample (limits.ts). */
@@ -44,6 +46,7 @@ export const DEFAULT_LIMITS: RuntimeLimits = {
   totalPerSample: 2000,
   cpuMs: 30_000,
   blockBytes: 16 * 1024 * 1024,
+  recycleBytes: SANDBOX_RECYCLE_BYTES,
   outputBands: HOST_LIMITS.outputBands,
   outputBytes: HOST_LIMITS.outputBytes,
 };
@@ -101,8 +104,13 @@ export interface RowsInput extends Omit<EvalInput, "scenes"> {
   rows: number;
 }
 
+/** Bytes a lease of the sandbox has sent and received, charged to its isolate when it ends (sandboxgen.ts). */
+interface Meter {
+  bytes: number;
+}
+
 class SandboxRuntime implements EvalscriptRuntime {
-  private readonly api: SandboxApi;
+  private readonly sandbox: Sandbox;
 
   constructor(
     loader: WorkerLoader,
@@ -112,7 +120,18 @@ class SandboxRuntime implements EvalscriptRuntime {
     tenant: string,
     private readonly options: RuntimeOptions = {},
   ) {
-    this.api = sandboxFor(loader, compiled, hash, limits.cpuMs, tenant);
+    this.sandbox = sandboxFor(loader, compiled, hash, limits.cpuMs, tenant, limits.recycleBytes);
+  }
+
+  /** Runs `f` on a lease of the sandbox isolate; what `f` meters is charged to the isolate when it ends. */
+  private async leased<T>(f: (api: SandboxApi, meter: Meter) => Promise<T>): Promise<T> {
+    const lease = this.sandbox.acquire();
+    const meter = { bytes: 0 };
+    try {
+      return await f(lease.api, meter);
+    } finally {
+      await lease.release(meter.bytes);
+    }
   }
 
   /** One RPC: a failure reply becomes the script's 400; a crashed sandbox call becomes a 400 or rethrows. */
@@ -135,7 +154,7 @@ class SandboxRuntime implements EvalscriptRuntime {
     const cached = setupCache.get(this.hash);
     if (cached) return cached;
     const budget = this.budget();
-    const setup = normalizeSetup((await this.call(() => this.api.setup(budget), budget)).value);
+    const setup = normalizeSetup((await this.leased((api) => this.call(() => api.setup(budget), budget))).value);
     setupCache.set(this.hash, setup);
     return setup;
   }
@@ -145,7 +164,7 @@ class SandboxRuntime implements EvalscriptRuntime {
     const setup = await this.setup();
     const by = fusion ? { ...fusion, mosaickingBy: mosaickingByDatasource(setup) } : {};
     const p = { infos: scenes, mosaicking: setup.mosaicking, timeRange, ...by, inputMetadata: INPUT_METADATA, budget };
-    const { indices } = await this.call(() => this.api.preProcessScenes(p), budget);
+    const { indices } = await this.leased((api) => this.call(() => api.preProcessScenes(p), budget));
     return indices.map((i) => scenes[i]!);
   }
 
@@ -155,12 +174,17 @@ class SandboxRuntime implements EvalscriptRuntime {
     const samples = input.width * input.height * Math.max(1, scenes.length);
     const params: SessionParams = { ...this.sessionParams(setup, input, scenes), budget: this.budget(samples) };
     const rows = rowsPerBlock(input, scenes, params, this.limits.blockBytes);
-    if (rows >= input.height) {
-      const reply = await this.call(() => this.api.evaluate(params, blockOf(scenes, params, 0, input.height, this.options.pack)), params.budget);
-      const outputs = resolveOutputs(setup.outputs, reply.bands);
-      return { outputs: assemble(outputs, [[0, reply.values]], input, params.convert), userData: reply.userData };
+    if (rows < input.height) {
+      return this.session(setup, params, rows, async (row, count) => blockOf(scenes, params, row, count, this.options.pack));
     }
-    return this.evaluateBlocks(setup, scenes, params, rows);
+    return this.leased(async (api, meter) => {
+      const block = blockOf(scenes, params, 0, input.height, this.options.pack);
+      const reply = await this.call(() => api.evaluate(params, block), params.budget);
+      meter.bytes += bytesOf(block, reply.values);
+      const assembly = new Assembly(resolveOutputs(setup.outputs, reply.bands), input);
+      assembly.add(0, input.height, reply.values);
+      return { outputs: assembly.result(params.convert), userData: reply.userData };
+    });
   }
 
   /** Session parameters (all but the budget) of an evaluation of `scenes`. */
@@ -188,37 +212,31 @@ class SandboxRuntime implements EvalscriptRuntime {
       ...this.sessionParams(setup, input, input.scenes),
       budget: this.budget(input.width * input.height * Math.max(1, input.scenes.length)),
     };
-    const opened = await this.call(() => this.api.open(params), params.budget);
-    try {
-      const outputs = resolveOutputs(setup.outputs, opened.bands);
-      const parts: [number, BlockValues][] = [];
-      for (let row = 0; row < input.height; row += input.rows) {
-        const rows = Math.min(input.rows, input.height - row);
-        const scenes = checkInput({ ...input, height: rows, scenes: await load(row, rows) }, setup);
-        const block = { ...blockOf(scenes, { ...params, height: rows }, 0, rows, this.options.pack), rowStart: row };
-        parts.push([row, (await this.call(() => opened.session.run(block), params.budget)).values]);
-      }
-      const { userData } = await this.call(() => opened.session.finish(), params.budget);
-      return { outputs: assemble(outputs, parts, input, params.convert), userData };
-    } finally {
-      dispose(opened.session);
-    }
+    return this.session(setup, params, input.rows, async (row, rows) => {
+      const scenes = checkInput({ ...input, height: rows, scenes: await load(row, rows) }, setup);
+      return { ...blockOf(scenes, { ...params, height: rows }, 0, rows, this.options.pack), rowStart: row };
+    });
   }
 
-  private async evaluateBlocks(setup: EvalSetup, scenes: SceneData[], params: SessionParams, rows: number): Promise<EvalResult> {
-    const opened = await this.call(() => this.api.open(params), params.budget);
-    try {
-      const outputs = resolveOutputs(setup.outputs, opened.bands);
-      const parts: [number, BlockValues][] = [];
-      for (let row = 0; row < params.height; row += rows) {
-        const block = blockOf(scenes, params, row, Math.min(rows, params.height - row), this.options.pack);
-        parts.push([row, (await this.call(() => opened.session.run(block), params.budget)).values]);
+  /** One script session over blocks of `rows` rows, each made by `blockAt(rowStart, rows)` when its turn comes. */
+  private session(setup: EvalSetup, params: SessionParams, rows: number, blockAt: (row: number, rows: number) => Promise<Block>): Promise<EvalResult> {
+    return this.leased(async (api, meter) => {
+      const opened = await this.call(() => api.open(params), params.budget);
+      try {
+        const assembly = new Assembly(resolveOutputs(setup.outputs, opened.bands), params);
+        for (let row = 0; row < params.height; row += rows) {
+          const count = Math.min(rows, params.height - row);
+          const block = await blockAt(row, count);
+          const { values } = await this.call(() => opened.session.run(block), params.budget);
+          meter.bytes += bytesOf(block, values);
+          assembly.add(row, count, values);
+        }
+        const { userData } = await this.call(() => opened.session.finish(), params.budget);
+        return { outputs: assembly.result(params.convert), userData };
+      } finally {
+        dispose(opened.session);
       }
-      const { userData } = await this.call(() => opened.session.finish(), params.budget);
-      return { outputs: assemble(outputs, parts, params, params.convert), userData };
-    } finally {
-      dispose(opened.session);
-    }
+    });
   }
 }
 
@@ -261,61 +279,9 @@ function bandsByDatasource(setup: EvalSetup): Record<string, string[]> {
   return by;
 }
 
-/**
- * Rows per RPC so that one block's input, and its output, stay under `blockBytes` (workerd RPC messages are
- * limited to 32 MiB). dataMask is counted as 1 byte either way; outputs as setup() declares them.
- */
-function rowsPerBlock(input: EvalInput, scenes: SceneData[], params: SessionParams, blockBytes: number): number {
-  let inBytes = 0;
-  for (const s of scenes) inBytes += 1 + 4 * (params.bandsBy[s.datasource ?? ""]?.length ?? 0);
-  const outBytes = 4 * params.outputs.reduce((n, o) => n + o.bands, 0);
-  return Math.max(1, Math.floor(blockBytes / Math.max(1, Math.max(inBytes, outBytes) * input.width)));
-}
-
-/**
- * The requested bands (and dataMask when requested) of rows [row, row + rows) of each scene; the arrays
- * themselves for a whole image (RPC copies them anyway); with `pack`, as integers and a scale where that is
- * exact (pack.ts).
- */
-function blockOf(scenes: SceneData[], params: SessionParams, row: number, rows: number, pack = false): Block {
-  const whole = row === 0 && rows === params.height;
-  const from = row * params.width;
-  const to = from + rows * params.width;
-  const cut = <A extends Float32Array | Uint8Array>(a: A): A => (whole ? a : (a.slice(from, to) as A));
-  return {
-    rowStart: row,
-    rows,
-    scenes: scenes.map((s) => {
-      const names = params.bandsBy[s.datasource ?? ""] ?? [];
-      const bands: Block["scenes"][number]["bands"] = {};
-      for (const b of names) {
-        const a = s.bands[b];
-        if (a && b !== "dataMask") bands[b] = pack ? packBand(cut(a)) : cut(a);
-      }
-      return names.includes("dataMask") ? { bands, dataMask: cut(s.dataMask) } : { bands };
-    }),
-  };
-}
-
 /** Applies updateOutput's band counts to the setup outputs. */
 function resolveOutputs(outputs: EvalOutputSpec[], bands: Record<string, number>): EvalOutputSpec[] {
   return outputs.map((o) => ({ ...o, bands: bandCountOf(bands[o.id], `updateOutput: output "${o.id}"`) }));
-}
-
-/** Joins block values into one band-interleaved array per output. */
-function assemble(outputs: EvalOutputSpec[], parts: [number, BlockValues][], size: { width: number; height: number }, converted = false): EvalResult["outputs"] {
-  const result: EvalResult["outputs"] = {};
-  for (const o of outputs) {
-    const stride = size.width * o.bands;
-    const first = parts[0]![1][o.id]!;
-    const whole = parts.length === 1 && parts[0]![0] === 0;
-    const values = whole ? first : new (first.constructor as new (n: number) => typeof first)(size.height * stride);
-    if (values.length !== size.height * stride) throw new Error(`evalscript: output ${o.id} has ${values.length} values, expected ${size.height * stride}`);
-    if (!whole) for (const [row, v] of parts) values.set(v[o.id]! as never, row * stride);
-    const common = { bands: o.bands, sampleType: o.sampleType, nodataValue: o.nodataValue };
-    result[o.id] = values instanceof Float32Array && !converted ? { ...common, values } : { ...common, values: new Float32Array(0), stored: values };
-  }
-  return result;
 }
 
 /**

@@ -2,15 +2,18 @@
  * The sandbox isolate of one compiled evalscript, through the Worker Loader binding: modules, limits and the
  * RPC surface (sandbox/rpc.ts, served by sandbox/entry.js). The isolate is cached by the script's hash and the
  * account ({@link isolateName}; shared by that account's requests with the same script: sandbox/harden.js freezes
- * everything a script could leave state in), has no network
+ * everything a script could leave state in) and recycled after a byte budget (generations, sandboxgen.ts; the
+ * host-made main module's Recycler entrypoint aborts the old one), has no network
  * (`globalOutbound: null`) and no bindings (`env: {}`), and runs the script as a CommonJS module (sloppy mode).
  *
  * The isolate's modules are the plain ES modules of sandbox/*.js, imported here as text (wrangler.toml `rules`,
  * type "Text", which `wrangler types` turns into the `*.js` text module declaration of worker-configuration.d.ts)
  * and type-checked as JavaScript by `npm run typecheck` (sandbox/tsconfig.json), plus two made from host
- * constants ({@link SANDBOX_MODULES}) and the compiled script ("evalscript.js").
+ * constants ({@link SANDBOX_MODULES}), the main module ("main.js", {@link MAIN_JS}) and the compiled script
+ * ("evalscript.js").
  */
 import type { CompiledEvalscript } from "./compile";
+import { leaseGeneration, SANDBOX_RECYCLE_BYTES } from "./sandboxgen";
 import { SANDBOX_LIMITS } from "./limits";
 import { regexShape } from "./regex";
 import CONCAT_JS from "./sandbox/concat.js";
@@ -27,6 +30,7 @@ import type { SandboxApi } from "./sandbox/rpc";
 /** Compatibility date of sandbox isolates (the date the runtime was tested with). */
 export const SANDBOX_COMPATIBILITY_DATE = "2026-11-01";
 
+export { SANDBOX_RECYCLE_BYTES } from "./sandboxgen";
 export type { Block, BlockValues, Reply, SandboxApi, SceneRef, SessionParams, SessionStub } from "./sandbox/rpc";
 
 /** Bump when the sandbox code changes so that isolates of an older runtime are not reused. */
@@ -73,20 +77,84 @@ export function isolateName(hash: string, tenant = ""): string {
 }
 
 /**
- * The sandbox entrypoint of `compiled`, loading the isolate on first use (cache key: {@link isolateName}).
+ * A script's sandbox for one account: {@link Sandbox.acquire} leases the isolate of the current generation
+ * (sandboxgen.ts recycles it after a byte budget).
+ */
+export interface Sandbox {
+  /** Leases the current isolate for a sequence of calls; release the lease in a `finally`. */
+  acquire(): SandboxLease;
+}
+
+/** One lease of a sandbox isolate: its RPC surface, its id, and the release that meters it. */
+export interface SandboxLease {
+  api: SandboxApi;
+  /** A random id the isolate draws on the first call of this (tests tell a recycled isolate by it). */
+  isolateId(): Promise<string>;
+  /** Ends the lease, charging `bytes` (pixels sent, values returned) to the isolate; never throws. */
+  release(bytes: number): Promise<void>;
+}
+
+/** Surface of the host-made main module's Recycler entrypoint ({@link MAIN_JS}). */
+interface Recycler {
+  id(): Promise<string>;
+  recycle(): Promise<void>;
+}
+
+/**
+ * The sandbox's main module: entry.js's default entrypoint, plus the Recycler entrypoint that aborts the isolate
+ * (`abortIsolate` of cloudflare:workers: workerd removes an aborted dynamic isolate from the loader's cache and
+ * frees it once its calls are done; workerd never evicts a named isolate on its own). Scripts cannot reach it:
+ * it is another entrypoint of the host's stub. The id is drawn on first use (no random values at load). A runtime
+ * without abortIsolate loads all the same and keeps the old isolates, as it did before recycling.
+ */
+const MAIN_JS = `import * as workers from "cloudflare:workers";
+export { default } from "./entry.js";
+let id;
+export class Recycler extends workers.WorkerEntrypoint {
+  id() { return (id ??= crypto.randomUUID()); }
+  recycle() { workers.abortIsolate?.("evalscript sandbox recycled after its byte budget"); }
+}
+`;
+
+/**
+ * The sandbox of `compiled` for `tenant`: one isolate per script hash and account ({@link isolateName}) and
+ * generation, loaded on first use and recycled after `recycleBytes` ({@link SANDBOX_RECYCLE_BYTES}).
  * @param cpuMs Worker Loader CPU limit per call (enforced on Cloudflare, not by local workerd).
  * @param tenant the account the isolate belongs to ("" for engine-internal use and tests).
  */
-export function sandboxFor(loader: WorkerLoader, compiled: CompiledEvalscript, hash: string, cpuMs: number, tenant = ""): SandboxApi {
-  const stub = loader.get(isolateName(hash, tenant), () => ({
+export function sandboxFor(
+  loader: WorkerLoader,
+  compiled: CompiledEvalscript,
+  hash: string,
+  cpuMs: number,
+  tenant = "",
+  recycleBytes = SANDBOX_RECYCLE_BYTES,
+): Sandbox {
+  const code = (): WorkerLoaderWorkerCode => ({
     compatibilityDate: SANDBOX_COMPATIBILITY_DATE,
-    mainModule: "entry.js",
-    modules: { ...SANDBOX_MODULES, "evalscript.js": { cjs: compiled.code } },
+    mainModule: "main.js",
+    modules: { ...SANDBOX_MODULES, "main.js": MAIN_JS, "evalscript.js": { cjs: compiled.code } },
     env: {},
     globalOutbound: null,
     limits: { cpuMs },
-  }));
-  return stub.getEntrypoint(undefined, { limits: { cpuMs } }) as unknown as SandboxApi;
+  });
+  return {
+    acquire: () => {
+      const lease = leaseGeneration(isolateName(hash, tenant), recycleBytes);
+      const stub = loader.get(lease.name, code);
+      const recycler = () => stub.getEntrypoint("Recycler") as unknown as Recycler;
+      return {
+        api: stub.getEntrypoint(undefined, { limits: { cpuMs } }) as unknown as SandboxApi,
+        isolateId: () => recycler().id(),
+        release: async (bytes) => {
+          if (!lease.release(bytes)) return;
+          await recycler()
+            .recycle()
+            .catch(() => undefined); // the abort ends this call with an error
+        },
+      };
+    },
+  };
 }
 
 /** Releases an RPC stub (workerd keeps the remote object alive until then). */

@@ -1,0 +1,86 @@
+/**
+ * Sandbox isolates are recycled after a byte budget (sandboxgen.ts; issue 15: a sandbox isolate kept every heavy
+ * request's arrays as garbage and workerd's RSS grew with each): the next lease gets a fresh isolate, a lease in
+ * flight keeps the old one until it ends, and evaluations across recycles give the same values.
+ */
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { compileEvalscript, loadEvalscript, type EvalInput } from "../../../src/raster/evalscript";
+import { isolateName, sandboxFor, scriptHash } from "../../../src/raster/evalscript/sandbox";
+import { leaseGeneration } from "../../../src/raster/evalscript/sandboxgen";
+import { ones, rkhWindow, RKH_INFO } from "./helpers";
+
+const NDVI = `//VERSION=3
+function setup() { return { input: ["B04", "B08"], output: { bands: 1, sampleType: "FLOAT32" } }; }
+function evaluatePixel(s) { return [(s.B08 - s.B04) / (s.B08 + s.B04)]; }`;
+const budget = { perCall: 1e7, total: 1e9 };
+
+describe("generations (host bookkeeping)", () => {
+  it("a generation past its budget is retired; the release that leaves it idle says to abort it", () => {
+    const base = `gen-test-${crypto.randomUUID()}`;
+    const a = leaseGeneration(base, 100);
+    const b = leaseGeneration(base, 100);
+    expect(b.name).toBe(a.name);
+    expect(a.release(60)).toBe(false); // 60 < 100
+    expect(a.release(1000)).toBe(false); // a second release of one lease counts nothing
+    const c = leaseGeneration(base, 100);
+    expect(c.name).toBe(a.name);
+    expect(c.release(40)).toBe(false); // 100 reached: retired, but b still holds it
+    const d = leaseGeneration(base, 100);
+    expect(d.name).not.toBe(a.name);
+    expect(d.name).toBe(`${base}:1`);
+    expect(b.release(0)).toBe(true); // the last lease of the retired generation
+    expect(d.release(10)).toBe(false);
+  });
+});
+
+describe("sandbox isolates", () => {
+  it("the next lease after the budget gets a fresh isolate; a lease in flight keeps working on the old one", async () => {
+    const compiled = compileEvalscript(NDVI);
+    const key = `${await scriptHash(compiled)}-${crypto.randomUUID()}`;
+    const sandbox = sandboxFor(env.LOADER, compiled, key, 30_000, "", 1000);
+    const a = sandbox.acquire();
+    const first = await a.isolateId();
+    const b = sandbox.acquire();
+    expect(await b.isolateId()).toBe(first);
+    await a.release(1000);
+    const c = sandbox.acquire();
+    const second = await c.isolateId();
+    expect(second).not.toBe(first);
+    // b's isolate is retired, not gone: it serves b until b ends
+    expect((await b.api.setup(budget)).ok).toBe(true);
+    expect(await b.isolateId()).toBe(first);
+    await b.release(0); // the last lease of the old isolate: aborted, so the loader no longer knows its name
+    const fresh = `import { WorkerEntrypoint } from "cloudflare:workers";
+export default class extends WorkerEntrypoint {}
+export class Recycler extends WorkerEntrypoint { id() { return "loaded again"; } }`;
+    const again = env.LOADER.get(`${isolateName(key)}:0`, () => ({ compatibilityDate: "2026-11-01", mainModule: "m.js", modules: { "m.js": fresh }, env: {}, globalOutbound: null }));
+    expect(await (again.getEntrypoint("Recycler") as unknown as { id(): Promise<string> }).id()).toBe("loaded again");
+    await c.release(10);
+    const d = sandbox.acquire();
+    expect(await d.isolateId()).toBe(second); // under the budget: the same isolate
+    expect((await d.api.setup(budget)).ok).toBe(true);
+    await d.release(0);
+  });
+
+  describe("evaluations across recycles", () => {
+    const W = 64;
+    let input: EvalInput;
+    beforeAll(async () => {
+      input = { width: W, height: W, scenes: [{ info: RKH_INFO, bands: await rkhWindow(["B04", "B08"], 500, 400, W, W), dataMask: ones(W * W) }] };
+    });
+
+    it("an isolate recycled after every evaluation (whole and in blocks) gives the values of a kept one", async () => {
+      const compiled = compileEvalscript(NDVI);
+      const kept = await (await loadEvalscript(env, compiled)).evaluate(input);
+      const expected = kept.outputs.default!.values;
+      const b4 = input.scenes[0]!.bands.B04!;
+      const b8 = input.scenes[0]!.bands.B08!;
+      expect(expected[77]).toBe(Math.fround((b8[77]! - b4[77]!) / (b8[77]! + b4[77]!)));
+      for (const limits of [{ recycleBytes: 1 }, { recycleBytes: 1, blockBytes: 9 * W * 8 }]) {
+        const recycled = await loadEvalscript(env, compiled, limits, `recycle-${crypto.randomUUID()}`);
+        for (let i = 0; i < 3; i++) expect((await recycled.evaluate(input)).outputs.default!.values).toEqual(expected);
+      }
+    });
+  });
+});
