@@ -18,7 +18,7 @@
 //   --no-freeze       also run a variant with harden.js but without its final freeze of the realm
 //   --cpu-prof DIR    write a V8 .cpuprofile per child into DIR; --top K prints the K functions of most self time
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -159,7 +159,7 @@ async function driver(o) {
     for (let r = 0; r < o.rounds; r++) {
       for (const v of r % 2 ? [...variants].reverse() : variants) {
         const dir = join(tmp, v, name.replace(/\.js$/, ""));
-        const prof = o.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${o.cpuProf}`, `--cpu-prof-name=${name.replace(/\.js$/, "")}.${v}.${r}.cpuprofile`] : [];
+        const prof = o.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${join(o.cpuProf, `${name.replace(/\.js$/, "")}.${v}.${r}`)}`] : [];
         const args = [...prof, "--import", "tsx", import.meta.filename, "--child", dir, join(tmp, "bands"), String(o.size), String(o.n), o.general ? "1" : "0"];
         const c = spawnSync(process.execPath, args, { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 24 });
         const line = c.stdout.split("\n").find((l) => l.startsWith("{"));
@@ -172,8 +172,10 @@ async function driver(o) {
     const cell = (v) => (errors[v] ? `ERROR ${String(errors[v]).replace(/\s+/g, " ").slice(0, 160)}` : `${(median(ms[v]) / px).toFixed(1)} (${hashes[v]})`);
     log(`${name} | ${variants.map(cell).join(" | ")}`);
     if (o.cpuProf && o.top) for (const v of variants) {
-      const f = join(o.cpuProf, `${name.replace(/\.js$/, "")}.${v}.0.cpuprofile`);
-      try { for (const [t, share, key] of topFunctions(f, o.top)) log(`    ${v} ${t.toFixed(0).padStart(6)} ms ${(100 * share).toFixed(1).padStart(5)}%  ${key}`); } catch {}
+      // one profile per thread (the module hooks run in their own): the main thread's is the largest
+      const d = join(o.cpuProf, `${name.replace(/\.js$/, "")}.${v}.0`);
+      const f = readdirSync(d).map((x) => join(d, x)).sort((a, b) => statSync(b).size - statSync(a).size)[0];
+      for (const [t, share, key] of topFunctions(f, o.top)) log(`    ${v} ${t.toFixed(0).padStart(6)} ms ${(100 * share).toFixed(1).padStart(5)}%  ${key}`);
     }
   }
   rmSync(tmp, { recursive: true, force: true });
@@ -183,9 +185,9 @@ async function driver(o) {
 function hashOf(values) {
   let h = 0x811c9dc5;
   for (const id of Object.keys(values).sort()) {
-    const a = values[id];
-    const words = a instanceof Float32Array ? Uint32Array.from(a, (v, i) => (v !== v ? 0x7fc00000 : new Uint32Array(a.buffer, a.byteOffset, a.length)[i])) : a;
-    for (let i = 0; i < words.length; i++) h = Math.imul(h ^ words[i], 16777619) >>> 0;
+    const a = values[id], f = a instanceof Float32Array;
+    const words = f ? new Uint32Array(a.buffer, a.byteOffset, a.length) : a;
+    for (let i = 0; i < words.length; i++) h = Math.imul(h ^ (f && a[i] !== a[i] ? 0x7fc00000 : words[i]), 16777619) >>> 0;
   }
   return h.toString(16).padStart(8, "0");
 }
@@ -198,6 +200,13 @@ async function child([dir, bandDir, sizeArg, nArg, generalArg]) {
   const { normalizeSetup } = await import("../src/raster/evalscript/setup.ts");
   const { HOST_LIMITS } = await import("../src/raster/evalscript/limits.ts");
   const size = Number(sizeArg), n = Number(nArg), px = size * size;
+  // every band as DN and as reflectance, made before harden.js guards typed array methods (and charges nobody)
+  const dn = {}, refl = {};
+  for (const f of readdirSync(bandDir).filter((x) => x.endsWith(".f32"))) {
+    const b = f.slice(0, -4), raw = new Float32Array(readFileSync(join(bandDir, f)).buffer.slice(0));
+    dn[b] = raw;
+    refl[b] = /^B\d/.test(b) ? raw.map((v) => v * (1 / 10000)) : raw;
+  }
   // node's lazy globals (fetch, WebSocket, ...) load on first read and need Buffer, which harden.js deletes
   for (const k of Reflect.ownKeys(globalThis)) try { void globalThis[k]; } catch {}
   const { default: Entry } = await import(pathToFileURL(join(dir, "entry.js")).href);
@@ -213,12 +222,7 @@ async function child([dir, bandDir, sizeArg, nArg, generalArg]) {
   }
   const names = bandsBy[""] ?? Object.values(bandsBy)[0] ?? [];
   const bands = {};
-  for (const b of names) {
-    if (b === "dataMask") continue;
-    const raw = new Float32Array(readFileSync(join(bandDir, `${b}.f32`)).buffer.slice(0));
-    const reflectance = /^B\d/.test(b) && units[b] !== "DN";
-    bands[b] = reflectance ? raw.map((v) => v * (1 / 10000)) : raw;
-  }
+  for (const b of names) if (b !== "dataMask") bands[b] = units[b] === "DN" ? dn[b] : refl[b];
   const dataMask = new Uint8Array(readFileSync(join(bandDir, "dataMask.u8")));
   const params = {
     width: size, height: size, mosaicking: setup.mosaicking, bandsBy, outputs: setup.outputs,
