@@ -77,6 +77,17 @@ function plainLength(self, ArrayCtor) {
 }
 
 /**
+ * The receiver's length for map / filter (callback args[0]), or -1 when the callback is not callable (the native
+ * method throws), the receiver is not an Array or its species is not ArrayCtor.
+ * @param {unknown} self
+ * @param {unknown[]} args
+ * @param {Function} ArrayCtor
+ */
+function callbackLength(self, args, ArrayCtor) {
+  return typeof args[0] === "function" && Array.isArray(self) ? plainLength(self, ArrayCtor) : -1;
+}
+
+/**
  * ToIntegerOrInfinity of a relative index (a number or undefined), clamped to [0, len].
  * @param {number | undefined} v
  * @param {number} len
@@ -117,9 +128,7 @@ export function slicePlain(self, args, ArrayCtor, create) {
  * @returns {unknown[] | undefined}
  */
 export function mapPlain(self, args, ArrayCtor, create) {
-  const f = args[0], thisArg = args[1];
-  if (typeof f !== "function" || !Array.isArray(self)) return undefined;
-  const len = plainLength(self, ArrayCtor);
+  const len = callbackLength(self, args, ArrayCtor), f = /** @type {Function} */ (args[0]), thisArg = args[1];
   if (len < 0) return undefined;
   create(len);
   const o = /** @type {any} */ (self);
@@ -138,9 +147,7 @@ export function mapPlain(self, args, ArrayCtor, create) {
  * @returns {unknown[] | undefined}
  */
 export function filterPlain(self, args, ArrayCtor, create) {
-  const f = args[0], thisArg = args[1];
-  if (typeof f !== "function" || !Array.isArray(self)) return undefined;
-  const len = plainLength(self, ArrayCtor);
+  const len = callbackLength(self, args, ArrayCtor), f = /** @type {Function} */ (args[0]), thisArg = args[1];
   if (len < 0) return undefined;
   create(0);
   const o = /** @type {any} */ (self);
