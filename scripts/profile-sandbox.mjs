@@ -15,7 +15,7 @@
 //   --general         run evaluatePixel with sample objects even where the script has a column function
 //   --ref REV         also run the sandbox/*.js of git revision REV ("ref"), interleaved with the worktree's ("cur")
 //   --no-harden       also run a variant without harden.js (its exports stubbed): the price of the hardening
-//   --no-freeze       also run a variant with harden.js but without its final freeze of the realm
+//   --no-freeze       also run a variant with harden.js but without its final freeze of the realm (freeze.js freezeAll)
 //   --cpu-prof DIR    write a V8 .cpuprofile per child into DIR; --top K prints the K functions of most self time
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -102,7 +102,7 @@ async function variantModules(kind, rev) {
     }
   }
   if (kind === "noharden") mods["harden.js"] = NO_HARDEN;
-  if (kind === "nofreeze") mods["harden.js"] = mods["harden.js"].replace(/\nfreezeAll\(roots\(\)\);/, "\n");
+  if (kind === "nofreeze") mods["freeze.js"] = mods["freeze.js"].replace(/\n {2}freezeAll\(roots\(\)\);\n.*\n/, "\n");
   return mods;
 }
 
