@@ -12,11 +12,13 @@
 //   --scripts a,b     scripts of data/evalscripts whose file name contains one of the words (default: all)
 //   --n N             timed evaluations per child (default 5); --rounds R: children per (script, variant) (default 1)
 //   --size S          block of S x S pixels (default 1024, at most 1098)
+//   --scenes K        ORBIT / TILE scripts get the scene K times (default 1; a script comparing two dates needs 2)
 //   --general         run evaluatePixel with sample objects even where the script has a column function
 //   --ref REV         also run the sandbox/*.js of git revision REV ("ref"), interleaved with the worktree's ("cur")
 //   --no-harden       also run a variant without harden.js (its exports stubbed): the price of the hardening
 //   --no-freeze       also run a variant with harden.js but without its final freeze of the realm (freeze.js freezeAll)
-//   --cpu-prof DIR    write a V8 .cpuprofile per child into DIR; --top K prints the K functions of most self time
+//   --cpu-prof DIR    write a V8 .cpuprofile per child into DIR; --top K prints the K sandbox / script functions of most
+//                     self time (time in builtins counts for their JS caller: a guard's wrapper shows the native method)
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -54,13 +56,14 @@ export function enter(inst) {}\n`;
 
 /** @param {string[]} argv */
 function options(argv) {
-  const o = { scripts: [], n: 5, rounds: 1, size: 1024, general: false, ref: "", noHarden: false, noFreeze: false, cpuProf: "", top: 0 };
+  const o = { scripts: [], n: 5, rounds: 1, size: 1024, scenes: 1, general: false, ref: "", noHarden: false, noFreeze: false, cpuProf: "", top: 0 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i], next = () => argv[++i];
     if (a === "--scripts") o.scripts = next().split(",");
     else if (a === "--n") o.n = Number(next());
     else if (a === "--rounds") o.rounds = Number(next());
     else if (a === "--size") o.size = Math.min(1098, Number(next()));
+    else if (a === "--scenes") o.scenes = Number(next());
     else if (a === "--general") o.general = true;
     else if (a === "--ref") o.ref = next();
     else if (a === "--no-harden") o.noHarden = true;
@@ -106,7 +109,7 @@ async function variantModules(kind, rev) {
   return mods;
 }
 
-/** Self time per function of a .cpuprofile, the k largest: [ms, share, "name url:line"]. */
+/** Self time per function of the sandbox and the script in a .cpuprofile (and GC), the k largest: [ms, share of all, "name file:line"]. */
 function topFunctions(path, k) {
   const p = JSON.parse(readFileSync(path, "utf8"));
   const dt = new Map();
@@ -115,26 +118,68 @@ function topFunctions(path, k) {
   let total = 0;
   for (const n of p.nodes) {
     const ms = dt.get(n.id) ?? 0, c = n.callFrame;
+    total += ms;
+    if (!c.url.includes("/profile-sandbox-") && c.functionName !== "(garbage collector)") continue; // node's and the harness's own
     const key = `${c.functionName || "(anonymous)"} ${c.url.split("/").slice(-1)[0]}:${c.lineNumber + 1}`;
     by.set(key, (by.get(key) ?? 0) + ms);
-    total += ms;
   }
   return [...by].sort((a, b) => b[1] - a[1]).slice(0, k).map(([key, ms]) => [ms, ms / total, key]);
 }
 
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 
-async function driver(o) {
+/** The temp dir of a run: hooks, shim, package.json and the band files; the hooks registered here too. */
+async function prepare(o) {
   const tmp = mkdtempSync(join(tmpdir(), "profile-sandbox-"));
   writeFileSync(join(tmp, "hooks.mjs"), HOOKS);
   writeFileSync(join(tmp, "shim.mjs"), SHIM);
   writeFileSync(join(tmp, "package.json"), '{ "type": "module" }\n');
   (await import("node:module")).register(pathToFileURL(join(tmp, "hooks.mjs")).href);
-  const { compileEvalscript } = await import("../src/raster/evalscript/compile.ts");
   const { bands, dataMask } = await sceneBands(o.size);
   mkdirSync(join(tmp, "bands"));
   for (const [b, v] of Object.entries(bands)) writeFileSync(join(tmp, "bands", `${b}.f32`), v);
   writeFileSync(join(tmp, "bands", "dataMask.u8"), dataMask);
+  return tmp;
+}
+
+/** Runs one child; its { ms, hash } or { error }. */
+function runChild(o, tmp, dir, prof) {
+  const flags = prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : [];
+  const args = [...flags, "--import", "tsx", import.meta.filename, "--child", dir, join(tmp, "bands"), String(o.size), String(o.n), o.general ? "1" : "0", String(o.scenes)];
+  const c = spawnSync(process.execPath, args, { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 24 });
+  const line = c.stdout.split("\n").find((l) => l.startsWith("{"));
+  return line ? JSON.parse(line) : { error: (c.stderr || c.stdout).slice(-400) };
+}
+
+/** The K functions of most self time in the main thread's profile under dir (the hooks thread writes its own). */
+function printTop(log, dir, k, label) {
+  const f = readdirSync(dir).map((x) => join(dir, x)).sort((a, b) => statSync(b).size - statSync(a).size)[0];
+  for (const [t, share, key] of topFunctions(f, k)) log(`    ${label} ${t.toFixed(0).padStart(6)} ms ${(100 * share).toFixed(1).padStart(5)}%  ${key}`);
+}
+
+/** Measures one script in every variant, rounds interleaved (variant order reversed every other round); prints its row. */
+function measure(o, tmp, mods, variants, name, compiled, log) {
+  const base = name.replace(/\.js$/, ""), ms = Object.fromEntries(variants.map((v) => [v, []])), hashes = {}, errors = {};
+  for (const v of variants) {
+    mkdirSync(join(tmp, v, base), { recursive: true });
+    for (const [f, text] of Object.entries({ ...mods[v], "evalscript.js": compiled.code })) writeFileSync(join(tmp, v, base, f), text);
+  }
+  for (let r = 0; r < o.rounds; r++) {
+    for (const v of r % 2 ? [...variants].reverse() : variants) {
+      const res = runChild(o, tmp, join(tmp, v, base), o.cpuProf && join(o.cpuProf, `${base}.${v}.${r}`));
+      if (res.error) errors[v] = res.error;
+      else { ms[v].push(...res.ms); hashes[v] = res.hash; }
+    }
+  }
+  const px = (o.size * o.size) / 1e6;
+  const cell = (v) => (errors[v] ? `ERROR ${String(errors[v]).replace(/\s+/g, " ").slice(0, 160)}` : `${(median(ms[v]) / px).toFixed(1)} (${hashes[v]})`);
+  log(`${name} | ${variants.map(cell).join(" | ")}`);
+  if (o.cpuProf && o.top) for (const v of variants) if (!errors[v]) printTop(log, join(o.cpuProf, `${base}.${v}.0`), o.top, v);
+}
+
+async function driver(o) {
+  const tmp = await prepare(o);
+  const { compileEvalscript } = await import("../src/raster/evalscript/compile.ts");
   const variants = ["cur", ...(o.ref ? ["ref"] : []), ...(o.noHarden ? ["noharden"] : []), ...(o.noFreeze ? ["nofreeze"] : [])];
   const mods = Object.fromEntries(await Promise.all(variants.map(async (v) => [v, await variantModules(v, o.ref)])));
   const names = readdirSync(join(ROOT, "data/evalscripts")).filter((f) => f.endsWith(".js") && (!o.scripts.length || o.scripts.some((s) => f.includes(s)))).sort();
@@ -149,34 +194,7 @@ async function driver(o) {
       log(`${name} | does not compile: ${String(e.message).slice(0, 80)}`);
       continue;
     }
-    const ms = Object.fromEntries(variants.map((v) => [v, []])), hashes = {}, errors = {};
-    for (const v of variants) {
-      const dir = join(tmp, v, name.replace(/\.js$/, ""));
-      mkdirSync(dir, { recursive: true });
-      for (const [f, text] of Object.entries(mods[v])) writeFileSync(join(dir, f), text);
-      writeFileSync(join(dir, "evalscript.js"), compiled.code);
-    }
-    for (let r = 0; r < o.rounds; r++) {
-      for (const v of r % 2 ? [...variants].reverse() : variants) {
-        const dir = join(tmp, v, name.replace(/\.js$/, ""));
-        const prof = o.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${join(o.cpuProf, `${name.replace(/\.js$/, "")}.${v}.${r}`)}`] : [];
-        const args = [...prof, "--import", "tsx", import.meta.filename, "--child", dir, join(tmp, "bands"), String(o.size), String(o.n), o.general ? "1" : "0"];
-        const c = spawnSync(process.execPath, args, { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 24 });
-        const line = c.stdout.split("\n").find((l) => l.startsWith("{"));
-        const res = line ? JSON.parse(line) : { error: (c.stderr || c.stdout).slice(-400) };
-        if (res.error) errors[v] = res.error;
-        else { ms[v].push(...res.ms); hashes[v] = res.hash; }
-      }
-    }
-    const px = (o.size * o.size) / 1e6;
-    const cell = (v) => (errors[v] ? `ERROR ${String(errors[v]).replace(/\s+/g, " ").slice(0, 160)}` : `${(median(ms[v]) / px).toFixed(1)} (${hashes[v]})`);
-    log(`${name} | ${variants.map(cell).join(" | ")}`);
-    if (o.cpuProf && o.top) for (const v of variants) {
-      // one profile per thread (the module hooks run in their own): the main thread's is the largest
-      const d = join(o.cpuProf, `${name.replace(/\.js$/, "")}.${v}.0`);
-      const f = readdirSync(d).map((x) => join(d, x)).sort((a, b) => statSync(b).size - statSync(a).size)[0];
-      for (const [t, share, key] of topFunctions(f, o.top)) log(`    ${v} ${t.toFixed(0).padStart(6)} ms ${(100 * share).toFixed(1).padStart(5)}%  ${key}`);
-    }
+    measure(o, tmp, mods, variants, name, compiled, log);
   }
   rmSync(tmp, { recursive: true, force: true });
 }
@@ -193,7 +211,7 @@ function hashOf(values) {
 }
 
 /** One child: setup, 1 warm-up and n timed evaluations of the script in `dir`; prints one JSON line. */
-async function child([dir, bandDir, sizeArg, nArg, generalArg]) {
+async function child([dir, bandDir, sizeArg, nArg, generalArg, scenesArg]) {
   const proc = process, now = performance.now.bind(performance), clone = structuredClone;
   const { register } = await import("node:module");
   register(pathToFileURL(join(dir, "../../hooks.mjs")).href);
@@ -221,15 +239,16 @@ async function child([dir, bandDir, sizeArg, nArg, generalArg]) {
     i.bands.forEach((b, k) => { if (!list.includes(b)) { list.push(b); units[b] = i.units?.[k]; } });
   }
   const names = bandsBy[""] ?? Object.values(bandsBy)[0] ?? [];
+  const k = setup.mosaicking === "SIMPLE" ? 1 : Number(scenesArg) || 1;
   const bands = {};
   for (const b of names) if (b !== "dataMask") bands[b] = units[b] === "DN" ? dn[b] : refl[b];
   const dataMask = new Uint8Array(readFileSync(join(bandDir, "dataMask.u8")));
   const params = {
     width: size, height: size, mosaicking: setup.mosaicking, bandsBy, outputs: setup.outputs,
-    scenes: [{ info: RKH_INFO }], customData: {}, inputMetadata: { serviceVersion: "1.0.0", normalizationFactor: 0.0001 },
+    scenes: Array.from({ length: k }, () => ({ info: RKH_INFO })), customData: {}, inputMetadata: { serviceVersion: "1.0.0", normalizationFactor: 0.0001 },
     convert: true, general: generalArg === "1", budget, limits: { outputBands: HOST_LIMITS.outputBands, outputBytes: HOST_LIMITS.outputBytes },
   };
-  const block = { rowStart: 0, rows: size, scenes: [names.includes("dataMask") ? { bands, dataMask } : { bands }] };
+  const block = { rowStart: 0, rows: size, scenes: Array.from({ length: k }, () => (names.includes("dataMask") ? { bands, dataMask } : { bands })) };
   const ms = [];
   let hash = "";
   for (let i = 0; i <= n; i++) {
