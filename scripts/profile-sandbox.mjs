@@ -5,7 +5,8 @@
 // with geotiff.js: 10 m bands as stored, 20 m / 60 m bands repeated 2x / 6x onto the 10 m grid, as nearest
 // resampling gives them; reflectance = DN / 10000, CLM from SCL, the item's scene angles, dataMask = B04 != 0).
 // Every (variant, script) runs in its own child process (harden.js freezes the whole realm once), 1 warm-up
-// evaluation then N timed ones; prints ms per Mpx (median) per script and variant, and a hash of the outputs
+// evaluation then N timed ones; prints CPU ms per Mpx (median; the process's user + system time, which a loaded
+// machine disturbs far less than wall time) per script and variant, and a hash of the outputs
 // (NaN bits canonical) so that variants can be checked to give the same values.
 //
 //   npm run -s profile:sandbox -- [options]      (= npx tsx scripts/profile-sandbox.mjs [options])
@@ -13,6 +14,7 @@
 //   --n N             timed evaluations per child (default 5); --rounds R: children per (script, variant) (default 1)
 //   --size S          block of S x S pixels (default 1024, at most 1098)
 //   --scenes K        ORBIT / TILE scripts get the scene K times (default 1; a script comparing two dates needs 2)
+//   --wall            wall-clock ms instead of CPU ms
 //   --general         run evaluatePixel with sample objects even where the script has a column function
 //   --ref REV         also run the sandbox/*.js of git revision REV ("ref"), interleaved with the worktree's ("cur")
 //   --no-harden       also run a variant without harden.js (its exports stubbed): the price of the hardening
@@ -56,7 +58,7 @@ export function enter(inst) {}\n`;
 
 /** @param {string[]} argv */
 function options(argv) {
-  const o = { scripts: [], n: 5, rounds: 1, size: 1024, scenes: 1, general: false, ref: "", noHarden: false, noFreeze: false, cpuProf: "", top: 0 };
+  const o = { scripts: [], n: 5, rounds: 1, size: 1024, scenes: 1, wall: false, general: false, ref: "", noHarden: false, noFreeze: false, cpuProf: "", top: 0 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i], next = () => argv[++i];
     if (a === "--scripts") o.scripts = next().split(",");
@@ -65,6 +67,7 @@ function options(argv) {
     else if (a === "--size") o.size = Math.min(1098, Number(next()));
     else if (a === "--scenes") o.scenes = Number(next());
     else if (a === "--general") o.general = true;
+    else if (a === "--wall") o.wall = true;
     else if (a === "--ref") o.ref = next();
     else if (a === "--no-harden") o.noHarden = true;
     else if (a === "--no-freeze") o.noFreeze = true;
@@ -145,7 +148,7 @@ async function prepare(o) {
 /** Runs one child; its { ms, hash } or { error }. */
 function runChild(o, tmp, dir, prof) {
   const flags = prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : [];
-  const args = [...flags, "--import", "tsx", import.meta.filename, "--child", dir, join(tmp, "bands"), String(o.size), String(o.n), o.general ? "1" : "0", String(o.scenes)];
+  const args = [...flags, "--import", "tsx", import.meta.filename, "--child", dir, join(tmp, "bands"), String(o.size), String(o.n), o.general ? "1" : "0", String(o.scenes), o.wall ? "1" : "0"];
   const c = spawnSync(process.execPath, args, { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 24 });
   const line = c.stdout.split("\n").find((l) => l.startsWith("{"));
   return line ? JSON.parse(line) : { error: (c.stderr || c.stdout).slice(-400) };
@@ -184,7 +187,7 @@ async function driver(o) {
   const mods = Object.fromEntries(await Promise.all(variants.map(async (v) => [v, await variantModules(v, o.ref)])));
   const names = readdirSync(join(ROOT, "data/evalscripts")).filter((f) => f.endsWith(".js") && (!o.scripts.length || o.scripts.some((s) => f.includes(s)))).sort();
   const log = (s) => process.stdout.write(s + "\n");
-  log(`${o.size}x${o.size} block of 29RKH, ${o.n} timed evaluations x ${o.rounds} round(s); ms per Mpx, median (output hash)${o.general ? "; general path forced" : ""}`);
+  log(`${o.size}x${o.size} block of 29RKH, ${o.n} timed evaluations x ${o.rounds} round(s); ${o.wall ? "wall" : "CPU"} ms per Mpx, median (output hash)${o.general ? "; general path forced" : ""}`);
   log(`script | ${variants.join(" | ")}`);
   for (const name of names) {
     let compiled;
@@ -211,8 +214,11 @@ function hashOf(values) {
 }
 
 /** One child: setup, 1 warm-up and n timed evaluations of the script in `dir`; prints one JSON line. */
-async function child([dir, bandDir, sizeArg, nArg, generalArg, scenesArg]) {
+async function child([dir, bandDir, sizeArg, nArg, generalArg, scenesArg, wallArg]) {
   const proc = process, now = performance.now.bind(performance), clone = structuredClone;
+  // CPU time (user + system, all threads of the process, ms) unless wall time is asked for: on a shared machine
+  // the wall time of a run also counts the time other processes had the cores
+  const cpu = () => { const u = proc.cpuUsage(); return (u.user + u.system) / 1000; }, wall = wallArg === "1";
   const { register } = await import("node:module");
   register(pathToFileURL(join(dir, "../../hooks.mjs")).href);
   const { normalizeSetup } = await import("../src/raster/evalscript/setup.ts");
@@ -253,9 +259,9 @@ async function child([dir, bandDir, sizeArg, nArg, generalArg, scenesArg]) {
   let hash = "";
   for (let i = 0; i <= n; i++) {
     const [p, b] = clone([params, block]); // as RPC delivers them: fresh objects and arrays per call
-    const t0 = now();
+    const t0 = wall ? now() : cpu();
     const r = api.evaluate(p, b);
-    const t = now() - t0;
+    const t = (wall ? now() : cpu()) - t0;
     if (!r.ok) throw new Error(`evaluate: ${JSON.stringify(r.error).slice(0, 300)}`);
     if (i > 0) ms.push(t);
     else hash = hashOf(r.values);
