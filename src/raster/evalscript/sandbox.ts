@@ -31,7 +31,7 @@ export const SANDBOX_COMPATIBILITY_DATE = "2026-11-01";
 export type { Block, BlockValues, Reply, SandboxApi, SceneRef, SessionParams, SessionStub } from "./sandbox/rpc";
 
 /** Bump when the sandbox code changes so that isolates of an older runtime are not reused. */
-export const RUNTIME_VERSION = "eo-edge-evalscript-13";
+export const RUNTIME_VERSION = "eo-edge-evalscript-14";
 
 /**
  * The sandbox's modules by the names they import each other by: the sources of sandbox/*.js as given (the Worker
