@@ -11,6 +11,7 @@
 //
 //   npm run -s profile:sandbox -- [options]      (= npx tsx scripts/profile-sandbox.mjs [options])
 //   --scripts a,b     scripts of data/evalscripts whose file name contains one of the words (default: all)
+//   --file F          (repeatable) an evalscript file of your own instead of those of data/evalscripts
 //   --n N             timed evaluations per child (default 5); --rounds R: children per (script, variant) (default 1)
 //   --size S          block of S x S pixels (default 1024, at most 1098)
 //   --scenes K        ORBIT / TILE scripts get the scene K times (default 1; a script comparing two dates needs 2)
@@ -24,7 +25,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -58,10 +59,11 @@ export function enter(inst) {}\n`;
 
 /** @param {string[]} argv */
 function options(argv) {
-  const o = { scripts: [], n: 5, rounds: 1, size: 1024, scenes: 1, wall: false, general: false, ref: "", noHarden: false, noFreeze: false, cpuProf: "", top: 0 };
+  const o = { scripts: [], files: [], n: 5, rounds: 1, size: 1024, scenes: 1, wall: false, general: false, ref: "", noHarden: false, noFreeze: false, cpuProf: "", top: 0 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i], next = () => argv[++i];
     if (a === "--scripts") o.scripts = next().split(",");
+    else if (a === "--file") o.files.push(resolve(next()));
     else if (a === "--n") o.n = Number(next());
     else if (a === "--rounds") o.rounds = Number(next());
     else if (a === "--size") o.size = Math.min(1098, Number(next()));
@@ -162,7 +164,7 @@ function printTop(log, dir, k, label) {
 
 /** Measures one script in every variant, rounds interleaved (variant order reversed every other round); prints its row. */
 function measure(o, tmp, mods, variants, name, compiled, log) {
-  const base = name.replace(/\.js$/, ""), ms = Object.fromEntries(variants.map((v) => [v, []])), hashes = {}, errors = {};
+  const base = basename(name).replace(/\.js$/, ""), ms = Object.fromEntries(variants.map((v) => [v, []])), hashes = {}, errors = {};
   for (const v of variants) {
     mkdirSync(join(tmp, v, base), { recursive: true });
     for (const [f, text] of Object.entries({ ...mods[v], "evalscript.js": compiled.code })) writeFileSync(join(tmp, v, base, f), text);
@@ -185,14 +187,14 @@ async function driver(o) {
   const { compileEvalscript } = await import("../src/raster/evalscript/compile.ts");
   const variants = ["cur", ...(o.ref ? ["ref"] : []), ...(o.noHarden ? ["noharden"] : []), ...(o.noFreeze ? ["nofreeze"] : [])];
   const mods = Object.fromEntries(await Promise.all(variants.map(async (v) => [v, await variantModules(v, o.ref)])));
-  const names = readdirSync(join(ROOT, "data/evalscripts")).filter((f) => f.endsWith(".js") && (!o.scripts.length || o.scripts.some((s) => f.includes(s)))).sort();
+  const names = o.files.length ? o.files : readdirSync(join(ROOT, "data/evalscripts")).filter((f) => f.endsWith(".js") && (!o.scripts.length || o.scripts.some((s) => f.includes(s)))).sort();
   const log = (s) => process.stdout.write(s + "\n");
   log(`${o.size}x${o.size} block of 29RKH, ${o.n} timed evaluations x ${o.rounds} round(s); ${o.wall ? "wall" : "CPU"} ms per Mpx, median (output hash)${o.general ? "; general path forced" : ""}`);
   log(`script | ${variants.join(" | ")}`);
   for (const name of names) {
     let compiled;
     try {
-      compiled = compileEvalscript(readFileSync(join(ROOT, "data/evalscripts", name), "utf8"));
+      compiled = compileEvalscript(readFileSync(resolve(ROOT, "data/evalscripts", name), "utf8"));
     } catch (e) {
       log(`${name} | does not compile: ${String(e.message).slice(0, 80)}`);
       continue;
