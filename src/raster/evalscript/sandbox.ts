@@ -19,6 +19,7 @@ import { regexShape } from "./regex";
 import CONCAT_JS from "./sandbox/concat.js";
 import ENTRY_JS from "./sandbox/entry.js";
 import EVALUATION_JS from "./sandbox/evaluation.js";
+import FREEZE_JS from "./sandbox/freeze.js";
 import HARDEN_JS from "./sandbox/harden.js";
 import LIB_JS from "./sandbox/lib.js";
 import PIXELS_JS from "./sandbox/pixels.js";
@@ -50,6 +51,7 @@ export const SANDBOX_MODULES: Readonly<Record<string, string>> = {
   "values.js": VALUES_JS,
   "lib.js": LIB_JS,
   "harden.js": HARDEN_JS,
+  "freeze.js": FREEZE_JS,
   "scenes.js": SCENES_JS,
   "script.js": SCRIPT_JS,
   "limits.js": `export const L = ${JSON.stringify(SANDBOX_LIMITS)};\n`,

@@ -2,7 +2,8 @@
  * Array.prototype.concat in the sandbox (sandbox/concat.js: the guard's copy without the species lookup) against
  * the native concat of the test's own isolate (V8's, species intact): the same results, holes, spreading, and the
  * same getter and Proxy trap calls in the same order; receivers whose species is not the plain Array (subclass,
- * overridden constructor, array-likes) and spreadable non-arrays go to the native concat.
+ * overridden constructor, array-likes) and spreadable non-arrays go to the native concat. The same for slice, map
+ * and filter (sandbox/concat.js slicePlain, mapPlain, filterPlain).
  */
 import { describe, expect, it } from "vitest";
 import { run } from "./helpers";
@@ -79,4 +80,61 @@ function evaluatePixel(s) { return viz.process((s.B08 - s.B04) / (s.B08 + s.B04)
       expect([...v.subarray(i * 4, i * 4 + 4)], `pixel ${i}`).toEqual(want);
     }
   });
+
+  it("slice, map and filter equal the native ones: results, holes, callbacks, getter and trap calls, errors", async () => {
+    const src = `//VERSION=3
+${arrayCases.toString()}
+function setup() { return { input: ["dataMask"], output: { bands: 1 } }; }
+function evaluatePixel(s) { return [0]; }
+function updateOutputMetadata(scenes, im, om) { om.userData = arrayCases(); }`;
+    const expected = JSON.parse(JSON.stringify(arrayCases()));
+    // the guard (harden.js) reads the receiver's length first, to cap it
+    for (const m of ["slice", "map", "filter"]) expected.log.splice(expected.log.indexOf(`${m} get length`), 0, `${m} get length`);
+    expect(expected.log.length).toBeGreaterThan(20);
+    expect((await run(src, { width: 1, height: 1, scenes: [] })).userData).toEqual(expected);
+  });
 });
+
+/** Cases of slice, map and filter, run here and (as its source text) in the sandbox. */
+function arrayCases(): Record<string, unknown> {
+  const log: string[] = [];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const any = (a: unknown): any => a;
+  const shape = (a: unknown[]) => ({ length: a.length, keys: Object.keys(a), json: JSON.stringify(a), plain: Object.getPrototypeOf(a) === Array.prototype });
+  const traps = <T extends object>(t: T, name: string): T =>
+    new Proxy(t, {
+      get(o, k, r) { log.push(`${name} get ${String(k)}`); return Reflect.get(o, k, r); },
+      has(o, k) { log.push(`${name} has ${String(k)}`); return Reflect.has(o, k); },
+    });
+  const got = [1, 2, 3];
+  Object.defineProperty(got, 1, { get() { log.push("getter 1"); return 20; }, enumerable: true });
+  class Sub extends Array {}
+  const own = any([1, 2]);
+  own.constructor = undefined;
+  // eslint-disable-next-line no-sparse-arrays
+  const holes = any([1, , 3, , 5]);
+  const error = (f: () => unknown) => { try { f(); return "no error"; } catch (e) { return String(e); } };
+  const bound = { valueOf() { log.push("valueOf"); return 1; } };
+  const calls: unknown[] = [];
+  const self = { k: 2 };
+  return {
+    slice: [[], [1], [-2], [1, -1], [NaN, Infinity], [-Infinity, 2], [3, 1], [0.7, 2.9], [-0], [undefined, 2]].map((b) => shape(any([1, 2, 3, 4]).slice(...b))),
+    sliceHoles: shape(holes.slice(1)),
+    sliceObjectBound: shape(any([1, 2, 3]).slice(bound)),
+    sliceGetter: shape(got.slice(0, 2)),
+    map: shape(any([1, 2, 3]).map(function (this: { k: number }, v: number, i: number, a: unknown[]) { calls.push([v, i, a.length, this === self]); return v * this.k; }, self)),
+    mapHoles: shape(holes.map((v: number) => v + 1)),
+    mapGetter: shape(got.map((v: number) => v)),
+    filter: shape(any([1, 2, 3, 4]).filter(function (this: unknown, v: number, i: number) { calls.push([v, i, this === self]); return v % 2; }, self)),
+    filterHoles: shape(holes.filter(() => true)),
+    filterGetter: shape(got.filter((v: number) => v > 1)),
+    calls,
+    proxies: [shape(any(Array.prototype.slice).call(traps([5, , 6], "slice"), 0, 3)), shape(any(Array.prototype.map).call(traps([5, 6], "map"), (v: number) => v)),
+      shape(any(Array.prototype.filter).call(traps([5, 6], "filter"), () => true))],
+    subclass: [Sub.of(1, 2).slice(0) instanceof Sub, Sub.of(1, 2).map((v) => v) instanceof Sub, Sub.of(1, 2).filter(() => true) instanceof Sub],
+    ownConstructor: [shape(own.slice(0)), shape(own.map((v: number) => v)), shape(own.filter(() => true))],
+    arrayLike: [shape(any(Array.prototype.slice).call({ length: 2, 0: "a", 1: "b" }, 1)), shape(any(Array.prototype.map).call({ length: 1, 0: "z" }, (v: string) => v + v))],
+    errors: [error(() => any([1]).map(5)), error(() => any([1]).filter(undefined)), error(() => any([1]).slice(Symbol.iterator))],
+    log,
+  };
+}

@@ -59,6 +59,8 @@ function updateOutputMetadata(scenes, im, om) {
     floor: Math.floor(1.5), index: index(3, 1), ramp: new ColorRampVisualizer([[0, 0x000000], [1, 0xffffff]]).process(0.5),
     dollar1: typeof RegExp.$1, json: typeof JSON.leak, fn: typeof Function.prototype.leak, errorTrace: typeof Error.prepareStackTrace,
     ownToString: String(new P()), ownError: String(new E("x")),
+    arrayIndex: typeof [][0], objectIndex: typeof ({})[7], push: [].push.name, arraySlice: typeof [].slice(0)[0],
+    frozen: Object.isFrozen(Array.prototype) && Object.isFrozen(Object.prototype),
   };
   var writes = [
     function () { globalThis.leak = 1; }, function () { Object.prototype.leak = 1; }, function () { Array.prototype.leak = 1; },
@@ -66,6 +68,9 @@ function updateOutputMetadata(scenes, im, om) {
     function () { ColorRampVisualizer.prototype.process = function () { return [99]; }; }, function () { /(\\d+)/.exec("pixel 1234"); },
     function () { JSON.leak = 1; }, function () { Function.prototype.leak = 1; }, function () { Error.prepareStackTrace = function () { return 1; }; },
     function () { Object.defineProperty(Object.prototype, "leak", { value: 1 }); },
+    function () { Array.prototype[0] = 1; }, function () { Object.prototype[7] = 1; },
+    function () { Object.defineProperty(Array.prototype, "0", { value: 1 }); }, function () { Array.prototype.push = function leak() {}; },
+    function () { Object.defineProperty(Array.prototype, "slice", { value: function () { return [1]; } }); },
   ];
   for (var i = 0; i < writes.length; i++) try { writes[i](); } catch (e) {}
   om.userData = seen;
@@ -75,6 +80,7 @@ function updateOutputMetadata(scenes, im, om) {
     global: "undefined", objectProto: "undefined", arrayProto: "undefined", math: "undefined", floor: 1, index: 0.5,
     ramp: [0.5, 0.5, 0.5], dollar1: "undefined", json: "undefined", fn: "undefined",
     errorTrace: "undefined", ownToString: "own toString", ownError: "OwnError: x",
+    arrayIndex: "undefined", objectIndex: "undefined", push: "push", arraySlice: "undefined", frozen: true,
   };
 
   it("globals, prototypes, intrinsics, library objects and RegExp statics: the second run sees a clean isolate", async () => {

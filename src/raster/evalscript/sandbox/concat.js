@@ -1,7 +1,7 @@
 // @ts-check
 /**
- * Sandbox module with Array.prototype.concat without the species lookup (harden.js installs it behind the
- * concat guard). Why: harden.js points Array.prototype.constructor at the guarded Array Proxy and makes it an
+ * Sandbox module with Array.prototype.concat, slice, map and filter without the species lookup (harden.js
+ * installs them behind the guards of those methods). Why: harden.js points Array.prototype.constructor at the guarded Array Proxy and makes it an
  * accessor, which switches V8's species protector off; every native concat then creates its result through
  * the accessor and the Proxy's construct trap (measured ~1 us per call, which held ColorRampVisualizer scripts
  * ending in `.concat(sample.dataMask)` at ~1 Mpx/s).
@@ -52,6 +52,111 @@ export function concatPlain(self, args, ArrayCtor) {
     if (!spreadable(e)) { out.push(e); continue; }
     const o = /** @type {any} */ (e), len = Math.min(Math.max(Math.floor(Number(o.length)) || 0, 0), 2 ** 53 - 1);
     for (let k = 0; k < len; k++) if (k in o) out.push(o[k]); else out.length++;
+  }
+  return out;
+}
+
+const { apply } = Reflect;
+
+/**
+ * The steps of slice / map / filter (ECMA-262 sec. 23.1.3.28, 23.1.3.21, 23.1.3.8) after the receiver's length
+ * when its species constructor is the plain (guarded) Array, which harden.js's Proxy would construct with
+ * `new Array(n)`: `create(n)` does that constructor's check (charge and cap) without the Proxy. Each runs only
+ * on an Array receiver (Array.isArray) whose `constructor` (read after the length, as ArraySpeciesCreate does)
+ * is `ArrayCtor`, and only when the arguments need no conversion that script code could observe (callable
+ * callback; numeric or undefined slice bounds); otherwise it returns undefined before reading anything and the
+ * caller runs the native method. Elements are read as the specification reads them (HasProperty, then Get),
+ * holes stay holes (map, slice) and the callback gets (value, index, receiver) with thisArg.
+ * @param {unknown} self
+ * @param {Function} ArrayCtor the global (guarded) Array constructor
+ * @returns {number} the receiver's length (ToLength), or -1 when its species is not ArrayCtor
+ */
+function plainLength(self, ArrayCtor) {
+  const o = /** @type {any} */ (self), len = Math.min(Math.max(Math.floor(Number(o.length)) || 0, 0), 2 ** 53 - 1);
+  return o.constructor === ArrayCtor ? len : -1;
+}
+
+/**
+ * The receiver's length for map / filter (callback args[0]), or -1 when the callback is not callable (the native
+ * method throws), the receiver is not an Array or its species is not ArrayCtor.
+ * @param {unknown} self
+ * @param {unknown[]} args
+ * @param {Function} ArrayCtor
+ */
+function callbackLength(self, args, ArrayCtor) {
+  return typeof args[0] === "function" && Array.isArray(self) ? plainLength(self, ArrayCtor) : -1;
+}
+
+/**
+ * ToIntegerOrInfinity of a relative index (a number or undefined), clamped to [0, len].
+ * @param {number | undefined} v
+ * @param {number} len
+ * @param {number} dflt the value for undefined
+ */
+function clampIndex(v, len, dflt) {
+  const n = v === undefined ? dflt : Math.trunc(v) || 0;
+  return n < 0 ? Math.max(len + n, 0) : Math.min(n, len);
+}
+
+/**
+ * `self.slice(start, end)` with the plain Array species, or undefined (see {@link plainLength}).
+ * @param {unknown} self
+ * @param {unknown[]} args
+ * @param {Function} ArrayCtor
+ * @param {(n: number) => void} create the guarded Array's check of `new Array(n)`
+ * @returns {unknown[] | undefined}
+ */
+export function slicePlain(self, args, ArrayCtor, create) {
+  const start = args[0], end = args[1];
+  if (!Array.isArray(self) || (start !== undefined && typeof start !== "number") || (end !== undefined && typeof end !== "number")) return undefined;
+  const len = plainLength(self, ArrayCtor);
+  if (len < 0) return undefined;
+  const o = /** @type {any} */ (self), k0 = clampIndex(start, len, 0), k1 = clampIndex(end, len, len);
+  create(Math.max(k1 - k0, 0));
+  /** @type {unknown[]} */
+  const out = [];
+  for (let k = k0; k < k1; k++) if (k in o) out.push(o[k]); else out.length++;
+  return out;
+}
+
+/**
+ * `self.map(f, thisArg)` with the plain Array species, or undefined (see {@link plainLength}).
+ * @param {unknown} self
+ * @param {unknown[]} args
+ * @param {Function} ArrayCtor
+ * @param {(n: number) => void} create the guarded Array's check of `new Array(n)`
+ * @returns {unknown[] | undefined}
+ */
+export function mapPlain(self, args, ArrayCtor, create) {
+  const len = callbackLength(self, args, ArrayCtor), f = /** @type {Function} */ (args[0]), thisArg = args[1];
+  if (len < 0) return undefined;
+  create(len);
+  const o = /** @type {any} */ (self);
+  /** @type {unknown[]} */
+  const out = [];
+  for (let k = 0; k < len; k++) if (k in o) out.push(apply(f, thisArg, [o[k], k, o])); else out.length++;
+  return out;
+}
+
+/**
+ * `self.filter(f, thisArg)` with the plain Array species, or undefined (see {@link plainLength}).
+ * @param {unknown} self
+ * @param {unknown[]} args
+ * @param {Function} ArrayCtor
+ * @param {(n: number) => void} create the guarded Array's check of `new Array(n)`
+ * @returns {unknown[] | undefined}
+ */
+export function filterPlain(self, args, ArrayCtor, create) {
+  const len = callbackLength(self, args, ArrayCtor), f = /** @type {Function} */ (args[0]), thisArg = args[1];
+  if (len < 0) return undefined;
+  create(0);
+  const o = /** @type {any} */ (self);
+  /** @type {unknown[]} */
+  const out = [];
+  for (let k = 0; k < len; k++) {
+    if (!(k in o)) continue;
+    const v = o[k];
+    if (apply(f, thisArg, [v, k, o])) out.push(v);
   }
   return out;
 }
