@@ -10,6 +10,7 @@
  * does per pixel exactly what {@link generalLoop} does, inside the script's scope.
  */
 import { native, enter } from "./harden.js";
+import { putAll } from "./writers.js";
 
 /** @typedef {import("./evaluation.js").Evaluation} Evaluation */
 /** @typedef {import("./evaluation.js").Output} Output */
@@ -76,31 +77,40 @@ function mismatch(o, r) {
  * @returns {void}
  */
 export function put(o, r, i, single) {
-  const nb = o.bands, vals = o.values;
-  if (typeof r === "object" && r !== null) {
-    const len = r.length;
-    if (len === nb) { const base = i * nb; for (let k = 0; k < nb; k++) vals[base + k] = r[k]; return; }
-    if (single && len === undefined && o.id in r) return put(o, r[o.id], i, false);
-    throw mismatch(o, r);
-  }
-  if (nb === 1 && r !== undefined && (typeof r === "number" || typeof r === "boolean" || typeof r === "string")) { vals[i] = /** @type {number} */ (r); return; }
+  if (typeof r === "object" && r !== null) return putObject(o, r, r.length, i, single);
+  if (o.bands === 1 && r !== undefined && (typeof r === "number" || typeof r === "boolean" || typeof r === "string")) { o.values[i] = /** @type {number} */ (r); return; }
   throw mismatch(o, r);
 }
 
 /**
- * Stores evaluatePixel's object of values (one per output id) at pixel `i`.
- * @param {Output[]} outs
+ * {@link put} for an object `r` whose `length` was read once as `len` (writers.js reads it at its own site).
+ * @param {Output} o
  * @param {any} r
+ * @param {unknown} len
  * @param {number} i
+ * @param {boolean} single
+ * @returns {void}
  */
-export function putAll(outs, r, i) {
-  if (typeof r !== "object" || r === null) throw new TypeError("evaluatePixel must return an object with one array per output id (" + outs.map((o) => o.id).join(", ") + ")");
-  for (let k = 0; k < outs.length; k++) {
-    const o = outs[k];
-    if (!(o.id in r)) throw new TypeError("evaluatePixel returned no value for output \"" + o.id + "\"");
-    put(o, r[o.id], i, false);
-  }
+export function putObject(o, r, len, i, single) {
+  const nb = o.bands, vals = o.values;
+  if (len === nb) { const base = i * nb; for (let k = 0; k < nb; k++) vals[base + k] = r[k]; return; }
+  if (single && len === undefined && o.id in r) return put(o, r[o.id], i, false);
+  throw mismatch(o, r);
 }
+
+/**
+ * The error for an evaluatePixel value that is not an object while there are several outputs.
+ * @param {Output[]} outs
+ */
+export function notObject(outs) {
+  return new TypeError("evaluatePixel must return an object with one array per output id (" + outs.map((o) => o.id).join(", ") + ")");
+}
+
+/**
+ * The error for an output id evaluatePixel's object lacks.
+ * @param {Output} o
+ */
+export function missing(o) { return new TypeError("evaluatePixel returned no value for output \"" + o.id + "\""); }
 
 /**
  * The per-pixel loop of the general path (the column function's generated `loop` is the same code in the
