@@ -156,9 +156,10 @@ export function pixels(st, n) {
   /** @type {(r: unknown, i: number) => void} */
   const write = single ? (r, i) => put(o0, r, i, true) : (r, i) => putAll(outs, r, i);
   st.at = 0;
+  // before enter(): the band lookup's array methods are the sandbox's work, not charged to the script's budget
+  const column = columnFor(st);
   enter(st.script.inst);
   try {
-    const column = columnFor(st);
     if (column) column.loop(st, n, st.script.perCall, o0.values, B, write);
     else generalLoop(st, n, stepper(st), o0.values, B, write);
   } finally {
