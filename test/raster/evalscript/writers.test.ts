@@ -87,4 +87,10 @@ return r;`;
     const scalar = await rejection(run(script(many(2), "return s.B04;"), input()));
     expect(scalar.message).toMatch(/evaluatePixel must return an object with one array per output id \(o0, o1\)/);
   });
+
+  it("that error is the script's even when its call used the whole per-call budget (9 ticks: entry and 8 loop turns)", async () => {
+    const src = script(many(4), "for (var j = 0; j < 8; j++) {} return s.B04;");
+    expect((await rejection(run(src, input(), { perCall: 8 }))).message).toMatch(/one call ran more than 8 loop iterations/);
+    expect((await rejection(run(src, input(), { perCall: 9 }))).message).toMatch(/evaluatePixel must return an object with one array per output id \(o0, o1, o2, o3\)/);
+  });
 });

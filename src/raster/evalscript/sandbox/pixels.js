@@ -105,7 +105,10 @@ export function putObject(o, r, len, i, single) {
  * @param {Output[]} outs
  */
 export function notObject(outs) {
-  return new TypeError("evaluatePixel must return an object with one array per output id (" + outs.map((o) => o.id).join(", ") + ")");
+  // a loop, not map/join: harden.js charges those to the running script, whose counter may be spent
+  let ids = "";
+  for (let k = 0; k < outs.length; k++) ids += (k ? ", " : "") + outs[k].id;
+  return new TypeError("evaluatePixel must return an object with one array per output id (" + ids + ")");
 }
 
 /**
