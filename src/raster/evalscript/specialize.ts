@@ -104,7 +104,7 @@ function plainKeys(o: AnyNode): string[] | undefined {
  * Rewrites of `return [a, b, ...]` and `return {id: [a, ...], ...}` (also as branches of `c ? x : y`) in
  * evaluatePixel's own body (the copy only)
  * into stores to arrays / objects made once per script instance: `(Pr0[0]=a,Pr0[1]=b,Pr0)`. The elements are
- * evaluated in the same order and the loop reads the same values, lengths and keys (sandbox/pixels.js put / putAll), so
+ * evaluated in the same order and the loop reads the same values, lengths and keys (sandbox/pixels.js put and the generated writers.js), so
  * nothing observable changes; what goes is one allocation per pixel. Literals with holes, spreads, computed,
  * shorthand or accessor keys are left as they are.
  */

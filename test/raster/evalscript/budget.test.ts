@@ -158,3 +158,21 @@ describe("work the loop counter does not see", () => {
     expect(thrown.message).toBe("Failed to evaluate script! Error: (the thrown value could not be read) (evaluatePixel, output pixel column 0, row 0).");
   });
 });
+
+describe("the per-call budget is the script's own", () => {
+  it("every call may use its whole per-call budget, in every row block (the sandbox's band lookup is not charged to it)", async () => {
+    const src = `//VERSION=3
+function setup() { return { input: ["B02", "B03", "B04", "B08"], output: { bands: 1, sampleType: "FLOAT32" } }; }
+function evaluatePixel(s) { var x = 0; for (var j = 0; j < 8; j++) x += s.B04; return [x + s.B02 + s.B03 + s.B08]; }`;
+    // the smallest per-call budget the whole image runs with in one block: what one call uses (ticks, by trying)
+    let perCall = 1;
+    while (perCall < 100 && !(await run(src, input(), { perCall }).then(() => true, () => false))) perCall++;
+    expect(perCall).toBeGreaterThan(8);
+    expect(perCall).toBeLessThan(100);
+    const whole = await run(src, input(), { perCall });
+    // rows of ~1 KiB: several blocks, each starting with the counter its previous block's last call left (0 ticks)
+    const blocks = await run(src, input(), { perCall, blockBytes: 1024 });
+    expect(Array.from(blocks.outputs.default!.values)).toEqual(Array.from(whole.outputs.default!.values));
+    expect(whole.outputs.default!.values[5]).toBe(f32(8 * px.B04![5]! + px.B02![5]! + px.B03![5]! + px.B08![5]!));
+  });
+});

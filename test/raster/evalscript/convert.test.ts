@@ -18,7 +18,7 @@ beforeAll(async () => {
 
 /** Band 0: scaled reflectance; band 1: edge values that cycle through NaN, negatives and huge numbers. */
 const script = (sampleType: SampleType) => `//VERSION=3
-var EDGES = [NaN, -1e9, -129.5, -0.5, 0.4999, 0.5, 1.5, 254.5, 255.5, 32767.5, 65535.5, 1e9, Infinity, -Infinity];
+var EDGES = [NaN, -1e9, -129.5, -0.5, -0.3, 0.4999, 0.5, 1.5, 254.5, 255.5, 32767.5, 65535.5, 1e9, Infinity, -Infinity];
 var k = 0;
 function setup(){ return { input: ["B04"], output: { bands: 2, sampleType: "${sampleType}" } }; }
 function evaluatePixel(s){ k++; return [s.B04 * ${sampleType === "AUTO" ? 3 : 40000}, EDGES[k % EDGES.length]]; }`;
