@@ -19,11 +19,12 @@
 //   --general         run evaluatePixel with sample objects even where the script has a column function
 //   --ref REV         also run the sandbox/*.js of git revision REV ("ref"), interleaved with the worktree's ("cur")
 //   --no-harden       also run a variant without harden.js (its exports stubbed): the price of the hardening
+//   --plain           also run the script as written, without EO Edge's runtime (scripts/lib/plain-eval.mjs: a floor)
 //   --no-freeze       also run a variant with harden.js but without its final freeze of the realm (freeze.js freezeAll)
 //   --cpu-prof DIR    write a V8 .cpuprofile per child into DIR; --top K prints the K sandbox / script functions of most
 //                     self time (time in builtins counts for their JS caller: a guard's wrapper shows the native method)
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -59,7 +60,7 @@ export function enter(inst) {}\n`;
 
 /** @param {string[]} argv */
 function options(argv) {
-  const o = { scripts: [], files: [], n: 5, rounds: 1, size: 1024, scenes: 1, wall: false, general: false, ref: "", noHarden: false, noFreeze: false, cpuProf: "", top: 0 };
+  const o = { scripts: [], files: [], n: 5, rounds: 1, size: 1024, scenes: 1, wall: false, general: false, ref: "", noHarden: false, noFreeze: false, plain: false, cpuProf: "", top: 0 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i], next = () => argv[++i];
     if (a === "--scripts") o.scripts = next().split(",");
@@ -73,6 +74,7 @@ function options(argv) {
     else if (a === "--ref") o.ref = next();
     else if (a === "--no-harden") o.noHarden = true;
     else if (a === "--no-freeze") o.noFreeze = true;
+    else if (a === "--plain") o.plain = true;
     else if (a === "--cpu-prof") o.cpuProf = resolve(next());
     else if (a === "--top") o.top = Number(next());
     else throw new Error(`unknown option ${a}`);
@@ -167,7 +169,8 @@ function measure(o, tmp, mods, variants, name, compiled, log) {
   const base = basename(name).replace(/\.js$/, ""), ms = Object.fromEntries(variants.map((v) => [v, []])), hashes = {}, errors = {};
   for (const v of variants) {
     mkdirSync(join(tmp, v, base), { recursive: true });
-    for (const [f, text] of Object.entries({ ...mods[v], "evalscript.js": compiled.code })) writeFileSync(join(tmp, v, base, f), text);
+    const extra = v === "plain" ? { "raw.js": compiled.source } : { "evalscript.js": compiled.code };
+    for (const [f, text] of Object.entries({ ...mods[v], ...extra })) writeFileSync(join(tmp, v, base, f), text);
   }
   for (let r = 0; r < o.rounds; r++) {
     for (const v of r % 2 ? [...variants].reverse() : variants) {
@@ -185,7 +188,7 @@ function measure(o, tmp, mods, variants, name, compiled, log) {
 async function driver(o) {
   const tmp = await prepare(o);
   const { compileEvalscript } = await import("../src/raster/evalscript/compile.ts");
-  const variants = ["cur", ...(o.ref ? ["ref"] : []), ...(o.noHarden ? ["noharden"] : []), ...(o.noFreeze ? ["nofreeze"] : [])];
+  const variants = ["cur", ...(o.ref ? ["ref"] : []), ...(o.noHarden ? ["noharden"] : []), ...(o.noFreeze ? ["nofreeze"] : []), ...(o.plain ? ["plain"] : [])];
   const mods = Object.fromEntries(await Promise.all(variants.map(async (v) => [v, await variantModules(v, o.ref)])));
   const names = o.files.length ? o.files : readdirSync(join(ROOT, "data/evalscripts")).filter((f) => f.endsWith(".js") && (!o.scripts.length || o.scripts.some((s) => f.includes(s)))).sort();
   const log = (s) => process.stdout.write(s + "\n");
@@ -199,7 +202,7 @@ async function driver(o) {
       log(`${name} | does not compile: ${String(e.message).slice(0, 80)}`);
       continue;
     }
-    measure(o, tmp, mods, variants, name, compiled, log);
+    measure(o, tmp, mods, variants, name, { ...compiled, source: readFileSync(resolve(ROOT, "data/evalscripts", name), "utf8") }, log);
   }
   rmSync(tmp, { recursive: true, force: true });
 }
@@ -232,6 +235,16 @@ async function child([dir, bandDir, sizeArg, nArg, generalArg, scenesArg, wallAr
     const b = f.slice(0, -4), raw = new Float32Array(readFileSync(join(bandDir, f)).buffer.slice(0));
     dn[b] = raw;
     refl[b] = /^B\d/.test(b) ? raw.map((v) => v * (1 / 10000)) : raw;
+  }
+  if (existsSync(join(dir, "raw.js"))) {
+    const bandsFor = (names, units) => ({
+      bands: Object.fromEntries(names.filter((b) => b !== "dataMask").map((b) => [b, units[b] === "DN" ? dn[b] : refl[b]])),
+      dataMask: new Uint8Array(readFileSync(join(bandDir, "dataMask.u8"))),
+    });
+    const { plainRun } = await import("./lib/plain-eval.mjs");
+    const res = await plainRun(dir, (await import("../src/raster/evalscript/setup.ts")).normalizeSetup, bandsFor, Number(sizeArg), Number(nArg), wall ? now : cpu);
+    proc.stdout.write(JSON.stringify(res) + "\n");
+    return;
   }
   // node's lazy globals (fetch, WebSocket, ...) load on first read and need Buffer, which harden.js deletes
   for (const k of Reflect.ownKeys(globalThis)) try { void globalThis[k]; } catch {}
