@@ -4,11 +4,13 @@
  * NaN or nodata) as a gather through an index map: the source position under every output centre depends only on
  * the grid, the level's geotransform and the window, never on pixel values, so it is computed once and kept per
  * isolate (indexCache, bounded in bytes), shared by the bands and files of one layout (B04 and B08 of a tile) and
- * by warm requests over the same grid. Gathering straight from the COG reader's decoded Uint16 blocks (no window
- * copy, block index `slot << shift | offset`) was tried and measured slower than this copy-then-gather.
+ * by warm requests over the same grid. The window is read in the file's own type where Float32 holds it exactly
+ * (RasterReader.readNative: Uint16 for Sentinel-2), which halves the bytes the gather walks and turns the window
+ * copy into a plain one. Gathering straight from the COG reader's decoded Uint16 blocks (no window copy, block
+ * index `slot << shift | offset`) was tried and measured slower than this copy-then-gather.
  */
 import { Lru } from "../lru";
-import type { RasterReader } from "../reader";
+import type { NativeWindow, RasterReader } from "../reader";
 import type { WarpedBand } from "../types";
 import type { SourceCoords } from "./coords";
 import type { SourceWindow } from "./kernels";
@@ -49,8 +51,12 @@ export function centreIndex(coords: SourceCoords, w: WindowGeometry): Int32Array
   return index;
 }
 
-/** NEAREST for all bands from window-sized arrays: the value under each centre unless NaN or `nodata` (Float32). */
-export function nearWindow(index: Int32Array, bands: Float32Array[], nodata: number, out: WarpedBand[]): void {
+/**
+ * NEAREST for all bands from window-sized arrays (Float32, or an 8/16-bit integer type whose values Float32 holds
+ * exactly, so that the comparison with the Float32 `nodata` and the stored value are the same as from Float32):
+ * the value under each centre unless NaN or `nodata`.
+ */
+export function nearWindow(index: Int32Array, bands: NativeWindow[], nodata: number, out: WarpedBand[]): void {
   for (let b = 0; b < bands.length; b++) {
     const d = bands[b]!;
     const { data, valid } = out[b]!;
@@ -79,5 +85,6 @@ export async function warpNear(
     index = centreIndex(coords, w);
     indexCache.set(key, index);
   }
-  nearWindow(index, await reader.read(levelIndex, bands, { x0: w.x0, y0: w.y0, width: w.width, height: w.height }), nodata, out);
+  const win = { x0: w.x0, y0: w.y0, width: w.width, height: w.height };
+  nearWindow(index, await (reader.readNative ? reader.readNative(levelIndex, bands, win) : reader.read(levelIndex, bands, win)), nodata, out);
 }
