@@ -38,6 +38,13 @@ function centres(w: WindowGeometry, sx: Float64Array, sy: Float64Array, kc: Int3
   }
 }
 
+/**
+ * Index maps that map output pixel o to window pixel o for the whole window (the grid is the window's own pixel
+ * grid, e.g. a UTM request at the file's resolution over its pixel edges): nearWindow copies the window instead of
+ * gathering it.
+ */
+const identityMaps = new WeakSet<Int32Array>();
+
 /** Window index (row-major in `w`) of the source pixel under every output centre (width*height), -1 outside the image. */
 export function centreIndex(coords: SourceCoords, w: WindowGeometry): Int32Array {
   const { width, height } = coords;
@@ -48,7 +55,18 @@ export function centreIndex(coords: SourceCoords, w: WindowGeometry): Int32Array
     coords.row(r, sx, sy);
     centres(w, sx, sy, index.subarray(r * width, (r + 1) * width));
   }
+  if (index.length === w.width * w.height && index.every((k, o) => k === o)) identityMaps.add(index);
   return index;
+}
+
+/** NEAREST through an identity map: the window itself, with 0 and valid 0 where it is NaN or `nodata`. */
+function nearCopy(d: NativeWindow, nodata: number, data: Float32Array, valid: Uint8Array): void {
+  data.set(d);
+  for (let o = 0; o < data.length; o++) {
+    const v = data[o]!;
+    if (v !== v || v === nodata) data[o] = 0;
+    else valid[o] = 1;
+  }
 }
 
 /**
@@ -60,6 +78,10 @@ export function nearWindow(index: Int32Array, bands: NativeWindow[], nodata: num
   for (let b = 0; b < bands.length; b++) {
     const d = bands[b]!;
     const { data, valid } = out[b]!;
+    if (identityMaps.has(index) && d.length === index.length) {
+      nearCopy(d, nodata, data, valid);
+      continue;
+    }
     for (let o = 0; o < index.length; o++) {
       const k = index[o]!;
       if (k < 0) continue;
