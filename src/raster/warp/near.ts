@@ -40,8 +40,8 @@ function centres(w: WindowGeometry, sx: Float64Array, sy: Float64Array, kc: Int3
 
 /**
  * Index maps that map output pixel o to window pixel o for the whole window (the grid is the window's own pixel
- * grid, e.g. a UTM request at the file's resolution over its pixel edges): nearWindow copies the window instead of
- * gathering it.
+ * grid, e.g. a UTM request at the file's resolution over its pixel edges): warpNear takes the Float32 window as
+ * the output instead of gathering it.
  */
 const identityMaps = new WeakSet<Int32Array>();
 
@@ -59,9 +59,8 @@ export function centreIndex(coords: SourceCoords, w: WindowGeometry): Int32Array
   return index;
 }
 
-/** NEAREST through an identity map: the window itself, with 0 and valid 0 where it is NaN or `nodata`. */
-function nearCopy(d: NativeWindow, nodata: number, data: Float32Array, valid: Uint8Array): void {
-  data.set(d);
+/** NEAREST through an identity map, in place: `data` (the Float32 window) gets 0 and `valid` 0 where it is NaN or `nodata`. */
+function maskInPlace(data: Float32Array, nodata: number, valid: Uint8Array): void {
   for (let o = 0; o < data.length; o++) {
     const v = data[o]!;
     if (v !== v || v === nodata) data[o] = 0;
@@ -78,10 +77,6 @@ export function nearWindow(index: Int32Array, bands: NativeWindow[], nodata: num
   for (let b = 0; b < bands.length; b++) {
     const d = bands[b]!;
     const { data, valid } = out[b]!;
-    if (identityMaps.has(index) && d.length === index.length) {
-      nearCopy(d, nodata, data, valid);
-      continue;
-    }
     for (let o = 0; o < index.length; o++) {
       const k = index[o]!;
       if (k < 0) continue;
@@ -108,5 +103,11 @@ export async function warpNear(
     indexCache.set(key, index);
   }
   const win = { x0: w.x0, y0: w.y0, width: w.width, height: w.height };
+  if (identityMaps.has(index)) {
+    // The Float32 window is the output: no gather, no second copy.
+    const windows = await reader.read(levelIndex, bands, win);
+    for (const [b, o] of out.entries()) maskInPlace((o.data = windows[b]!), nodata, o.valid);
+    return;
+  }
   nearWindow(index, await (reader.readNative ? reader.readNative(levelIndex, bands, win) : reader.read(levelIndex, bands, win)), nodata, out);
 }
