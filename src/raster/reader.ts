@@ -70,7 +70,16 @@ export interface RasterReader {
    *   thrown synchronously); Error when the storage read or decoding fails.
    */
   read(level: number, bands: number[], window: PixelWindow): Promise<Float32Array[]>;
+  /**
+   * Optional, as `read` but in the stored integer type when Float32 holds every value of it exactly (8- and 16-bit
+   * integers): the same numbers as `read` returns, in half the bytes and without a conversion pass. Absent (or
+   * undefined) for other sources; callers then use `read`.
+   */
+  readonly readNative?: (level: number, bands: number[], window: PixelWindow) => Promise<NativeWindow[]>;
 }
+
+/** A window in a stored type Float32 represents exactly (see RasterReader.readNative). */
+export type NativeWindow = Uint8Array | Int8Array | Uint16Array | Int16Array | Float32Array;
 
 /** Pixel size [x, y] (positive, CRS units) of a geotransform. */
 export function resolutionOf(gt: GeoTransform): [number, number] {

@@ -70,8 +70,8 @@ async function loadBlocks(source: ByteSource, header: CogHeader, level: LevelLay
   );
 }
 
-/** Copies the part of one decoded block that lies inside the window into `out` (Float32, window-sized). */
-function copyBlock(ref: BlockRef, level: LevelLayout, win: PixelWindow, out: Float32Array, sampleInBlock: number, stride: number): void {
+/** Copies the part of one decoded block that lies inside the window into `out` (window-sized). */
+function copyBlock(ref: BlockRef, level: LevelLayout, win: PixelWindow, out: SampleArray, sampleInBlock: number, stride: number): void {
   const data = ref.data!;
   const bx0 = ref.bx * level.blockWidth;
   const by0 = ref.by * level.blockHeight;
@@ -87,9 +87,14 @@ function copyBlock(ref: BlockRef, level: LevelLayout, win: PixelWindow, out: Flo
   }
 }
 
+/** The array type a window is returned in: Float32, or the file's own type (`native`, see readWindow). */
+type WindowArray = new (n: number) => SampleArray;
+
 /**
- * Reads `win` of level `levelIndex` for the given 0-based samples. Returns one Float32Array per requested sample
- * (window-sized, row-major). Empty (sparse) blocks read as `fill` (the nodata value, else 0).
+ * Reads `win` of level `levelIndex` for the given 0-based samples. Returns one array per requested sample
+ * (window-sized, row-major): Float32Array, or with `native` the decoded blocks' own typed array (Uint16Array for
+ * a UINT16 file: half the bytes and a plain copy instead of a conversion). Empty (sparse) blocks read as `fill`
+ * (the nodata value, else 0; with `native` the caller makes sure it is representable in the file's type).
  * @throws Error when a block cannot be read or decoded.
  */
 export async function readWindow(
@@ -99,13 +104,15 @@ export async function readWindow(
   samples: number[],
   win: PixelWindow,
   fill = 0,
-): Promise<Float32Array[]> {
+  native: WindowArray | null = null,
+): Promise<SampleArray[]> {
   const level = header.levels[levelIndex]!;
   const refs = blocksFor(source.id, levelIndex, level, samples, win);
   await loadBlocks(source, header, level, refs);
   const interleaved = level.planarConfiguration === 1;
+  const Out: WindowArray = native ?? Float32Array;
   return samples.map((sample) => {
-    const out = new Float32Array(win.width * win.height);
+    const out = new Out(win.width * win.height);
     if (refs.some((r) => !r.data)) out.fill(fill);
     for (const ref of refs) {
       if (!ref.data || (!interleaved && ref.sample !== sample)) continue;

@@ -6,7 +6,7 @@
  */
 import type { ByteSource, Crs } from "../types";
 import { crsFromEpsg } from "../crs";
-import { bboxOf, checkWindow, pyramidLevels, type RasterLevel, type RasterReader } from "../reader";
+import { bboxOf, checkWindow, pyramidLevels, type NativeWindow, type RasterLevel, type RasterReader } from "../reader";
 import { blockCache, readWindow, type PixelWindow } from "./blocks";
 import { parseHeader, type CogHeader, type GeoTransform, type SampleType } from "./header";
 import { Lru } from "../lru";
@@ -18,6 +18,7 @@ export type CogLevel = RasterLevel;
 
 /** An opened COG: a RasterReader (CRS from the GeoKeys' EPSG code, nodata from GDAL_NODATA) on a ByteSource. */
 export interface Cog extends RasterReader {
+  readNative?: RasterReader["readNative"];
   readonly source: ByteSource;
   readonly crs: Crs;
   readonly levels: CogLevel[];
@@ -54,6 +55,9 @@ function cogOf(source: ByteSource, header: CogHeader): Cog {
     nodata: header.nodata, sampleType: header.sampleType, levels: pyramidLevels(header.geoTransform, header.levels), header,
     read: (level, bands, win) => readCogWindow(cog, level, bands, win),
   };
+  const Native = NATIVE[header.sampleType];
+  const fill = windowFill(cog);
+  if (Native && Native.of(fill)[0] === fill) cog.readNative = (level, bands, win) => readCogWindow(cog, level, bands, win, Native);
   return cog;
 }
 
@@ -71,13 +75,25 @@ export async function openCog(source: ByteSource): Promise<Cog> {
   return cogOf(source, header);
 }
 
+/** Stored types whose every value Float32 holds exactly: windows of them can stay in that type (readNative). */
+const NATIVE: Partial<Record<SampleType, { new (n: number): NativeWindow; of(...v: number[]): NativeWindow }>> = {
+  UINT8: Uint8Array, INT8: Int8Array, UINT16: Uint16Array, INT16: Int16Array,
+};
+
+/** What samples of blocks the file does not store read as: the nodata value when finite, else 0. */
+function windowFill(cog: Pick<Cog, "nodata">): number {
+  return cog.nodata !== null && Number.isFinite(cog.nodata) ? cog.nodata : 0;
+}
+
 /**
- * Reads a pixel window of level `level` (0 = full resolution) for 0-based `bands`: one Float32Array per band,
- * window-sized, row-major; values in the file's units. Only the blocks the window touches are read.
+ * Reads a pixel window of level `level` (0 = full resolution) for 0-based `bands`: one Float32Array per band
+ * (or, given `native`, that typed array: see RasterReader.readNative), window-sized, row-major; values in the
+ * file's units. Only the blocks the window touches are read.
  * @throws RangeError for windows outside the level or bad band indices.
  */
-export function readCogWindow(cog: Cog, level: number, bands: number[], win: PixelWindow): Promise<Float32Array[]> {
+export function readCogWindow(cog: Cog, level: number, bands: number[], win: PixelWindow): Promise<Float32Array[]>;
+export function readCogWindow(cog: Cog, level: number, bands: number[], win: PixelWindow, native: new (n: number) => NativeWindow): Promise<NativeWindow[]>;
+export function readCogWindow(cog: Cog, level: number, bands: number[], win: PixelWindow, native?: new (n: number) => NativeWindow): Promise<NativeWindow[]> {
   checkWindow(cog, level, bands, win);
-  const fill = cog.nodata !== null && Number.isFinite(cog.nodata) ? cog.nodata : 0;
-  return readWindow(cog.source, cog.header, level, bands, win, fill);
+  return readWindow(cog.source, cog.header, level, bands, win, windowFill(cog), native ?? null) as Promise<NativeWindow[]>;
 }

@@ -4,11 +4,13 @@
  * NaN or nodata) as a gather through an index map: the source position under every output centre depends only on
  * the grid, the level's geotransform and the window, never on pixel values, so it is computed once and kept per
  * isolate (indexCache, bounded in bytes), shared by the bands and files of one layout (B04 and B08 of a tile) and
- * by warm requests over the same grid. Gathering straight from the COG reader's decoded Uint16 blocks (no window
- * copy, block index `slot << shift | offset`) was tried and measured slower than this copy-then-gather.
+ * by warm requests over the same grid. The window is read in the file's own type where Float32 holds it exactly
+ * (RasterReader.readNative: Uint16 for Sentinel-2), which halves the bytes the gather walks and turns the window
+ * copy into a plain one. Gathering straight from the COG reader's decoded Uint16 blocks (no window copy, block
+ * index `slot << shift | offset`) was tried and measured slower than this copy-then-gather.
  */
 import { Lru } from "../lru";
-import type { RasterReader } from "../reader";
+import type { NativeWindow, RasterReader } from "../reader";
 import type { WarpedBand } from "../types";
 import type { SourceCoords } from "./coords";
 import type { SourceWindow } from "./kernels";
@@ -36,6 +38,13 @@ function centres(w: WindowGeometry, sx: Float64Array, sy: Float64Array, kc: Int3
   }
 }
 
+/**
+ * Index maps that map output pixel o to window pixel o for the whole window (the grid is the window's own pixel
+ * grid, e.g. a UTM request at the file's resolution over its pixel edges): warpNear takes the Float32 window as
+ * the output instead of gathering it.
+ */
+const identityMaps = new WeakSet<Int32Array>();
+
 /** Window index (row-major in `w`) of the source pixel under every output centre (width*height), -1 outside the image. */
 export function centreIndex(coords: SourceCoords, w: WindowGeometry): Int32Array {
   const { width, height } = coords;
@@ -46,11 +55,25 @@ export function centreIndex(coords: SourceCoords, w: WindowGeometry): Int32Array
     coords.row(r, sx, sy);
     centres(w, sx, sy, index.subarray(r * width, (r + 1) * width));
   }
+  if (index.length === w.width * w.height && index.every((k, o) => k === o)) identityMaps.add(index);
   return index;
 }
 
-/** NEAREST for all bands from window-sized arrays: the value under each centre unless NaN or `nodata` (Float32). */
-export function nearWindow(index: Int32Array, bands: Float32Array[], nodata: number, out: WarpedBand[]): void {
+/** NEAREST through an identity map, in place: `data` (the Float32 window) gets 0 and `valid` 0 where it is NaN or `nodata`. */
+function maskInPlace(data: Float32Array, nodata: number, valid: Uint8Array): void {
+  for (let o = 0; o < data.length; o++) {
+    const v = data[o]!;
+    if (v !== v || v === nodata) data[o] = 0;
+    else valid[o] = 1;
+  }
+}
+
+/**
+ * NEAREST for all bands from window-sized arrays (Float32, or an 8/16-bit integer type whose values Float32 holds
+ * exactly, so that the comparison with the Float32 `nodata` and the stored value are the same as from Float32):
+ * the value under each centre unless NaN or `nodata`.
+ */
+export function nearWindow(index: Int32Array, bands: NativeWindow[], nodata: number, out: WarpedBand[]): void {
   for (let b = 0; b < bands.length; b++) {
     const d = bands[b]!;
     const { data, valid } = out[b]!;
@@ -79,5 +102,12 @@ export async function warpNear(
     index = centreIndex(coords, w);
     indexCache.set(key, index);
   }
-  nearWindow(index, await reader.read(levelIndex, bands, { x0: w.x0, y0: w.y0, width: w.width, height: w.height }), nodata, out);
+  const win = { x0: w.x0, y0: w.y0, width: w.width, height: w.height };
+  if (identityMaps.has(index)) {
+    // The Float32 window is the output: no gather, no second copy.
+    const windows = await reader.read(levelIndex, bands, win);
+    for (const [b, o] of out.entries()) maskInPlace((o.data = windows[b]!), nodata, o.valid);
+    return;
+  }
+  nearWindow(index, await (reader.readNative ? reader.readNative(levelIndex, bands, win) : reader.read(levelIndex, bands, win)), nodata, out);
 }

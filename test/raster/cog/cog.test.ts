@@ -97,6 +97,22 @@ describe("readCogWindow", () => {
     expect(await readCogWindow(chunky, 0, [2, 0], win)).toEqual(await readCogWindow(planar, 0, [2, 0], win));
   });
 
+  it("reads windows in the stored 16-bit type (readNative) with the same values as the Float32 read", async () => {
+    const { data } = await ref("rkhutm_native_pixels");
+    const cog = await openCog(await sourceFor(B04));
+    const [px] = await cog.readNative!(0, [0], { x0: 300, y0: 400, width: 64, height: 64 });
+    expect(px).toBeInstanceOf(Uint16Array);
+    expect(Array.from(px!)).toEqual(Array.from(data));
+    const win = { x0: 500, y0: 0, width: 549, height: 30 }; // across two 512 px blocks
+    const [a, b] = [await cog.readNative!(0, [0], win), await readCogWindow(cog, 0, [0], win)];
+    expect(Array.from(a[0]!)).toEqual(Array.from(b[0]!));
+    const chunky = await fixtureCog("belgium_pixel_interleaved.tif");
+    const bwin = { x0: 5, y0: 7, width: 60, height: 40 };
+    const native = await chunky.readNative!(0, [2, 0], bwin);
+    expect(native[0]).toBeInstanceOf(Int16Array);
+    expect(native.map((n) => Array.from(n))).toEqual((await readCogWindow(chunky, 0, [2, 0], bwin)).map((f) => Array.from(f)));
+  });
+
   it("rejects windows outside the level and bad band indices", async () => {
     const cog = await openCog(await sourceFor(BELGIUM));
     expect(() => readCogWindow(cog, 0, [3], { x0: 0, y0: 0, width: 1, height: 1 })).toThrow(RangeError);

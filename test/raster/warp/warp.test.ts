@@ -112,6 +112,7 @@ describe("readWarped", () => {
     const path = "sentinel-2-l1c/S2_19UDP_20170729_L1C/B04.tif";
     const file = await window(path, 0, 0, 0, 122, 122); // geotiff.js, independent of the raster engine
     const cog = await openCog(await sourceFor(path));
+    // The file's own pixel grid: the NEAREST index map is the identity (near.ts copies the window instead of gathering).
     const grid: Grid = { crs: crsFromEpsg(32619), bbox: [399960, 5290200, 509760, 5400000], width: 122, height: 122 };
     const [asFile] = await readWarped(cog, [0], grid, { resampling: "NEAREST" });
     const [zero] = await readWarped(cog, [0], grid, { resampling: "NEAREST", nodata: 0 });
