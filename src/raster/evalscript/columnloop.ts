@@ -28,14 +28,15 @@ export interface ColumnNames {
 }
 
 /** The control object's `loop` method (see the module docstring); `call` is the column call for pixel `i`. */
-function loopMethod(names: ColumnNames, call: string): string {
-  const { counter: k, cause: h, stop: s } = names;
+function loopMethod(names: ColumnNames, call: string, direct: boolean): string {
+  const { counter: k, cause: h, stop: s, base: b } = names;
   return (
-    `loop:function ${names.base}l(S,n,P,V,B,W){"use strict";var i=S.at,L=S.left,r,q,j,o;try{for(;i<n;i++){` +
-    `if(!${h})${k}=P;r=${call};q=${k};if(q<0)${s}();L-=P-q;if(L<0)S.over();` +
+    `loop:function ${b}l(S,n,P,V,B,W){"use strict";var i=S.at,L=S.left,r,q,j,o;${direct ? `${b}u(S,V,B);` : ""}try{for(;i<n;i++){` +
+    `if(!${h})${k}=P;${direct ? `${b}i=i;` : ""}r=${call};q=${k};if(q<0)${s}();L-=P-q;if(L<0)S.over();` +
+    (direct ? `if(r===${b}T);else ` : "") +
     `if(typeof r==="number"&&B===1)V[i]=r;` +
     `else if(B>0&&typeof r==="object"&&r!==null&&r.length===B){o=i*B;for(j=0;j<B;j++)V[o+j]=r[j];}` +
-    `else W(r,i);}}finally{S.at=i;S.left=L;}}`
+    `else W(r,i);}}finally{S.at=i;S.left=L;${direct ? `${b}w();` : ""}}}`
   );
 }
 
@@ -44,7 +45,7 @@ function loopMethod(names: ColumnNames, call: string): string {
  * object `Pc = {names, bind(arrays), loop(...)}`, all in the script's scope.
  * @param body the [start, end) source offsets of evaluatePixel's body block; `anchor` its start (errors map there).
  */
-export function columnCopy(names: ColumnNames, body: { start: number; end: number }, anchor: number, locals: string[], bands: string[], replace: Copy["replace"]): Copy {
+export function columnCopy(names: ColumnNames, body: { start: number; end: number }, anchor: number, locals: string[], bands: string[], replace: Copy["replace"], direct = false): Copy {
   const b = names.base;
   const arrays = Array.from({ length: bands.length }, (_, k) => `${b}a${k}`);
   const bind = arrays.map((a, k) => `${a}=A[${k}];`).join("");
@@ -57,7 +58,7 @@ export function columnCopy(names: ColumnNames, body: { start: number; end: numbe
     head: `\n;var ${b}p=function evaluatePixel(${locals.join(",")})`,
     tail:
       `;${vars}var ${b}c={names:${JSON.stringify(bands)},bind:function(A){"use strict";${bind}},` +
-      `${loopMethod(names, `${b}p(${args})`)}};`,
+      `${loopMethod(names, `${b}p(${args})`, direct)}};`,
     replace,
   };
 }

@@ -1,0 +1,190 @@
+/**
+ * Rewrites of evaluatePixel's returned literals in the column copy (specialize.ts): `return [a, b, ...]` and
+ * `return {id: [a, ...], ...}` (also as branches of `c ? x : y`) in evaluatePixel's own body (not in nested
+ * functions).
+ *
+ * Direct writes: a literal whose every value is an array literal with elements (`[a, b]`, or an object of them)
+ * evaluates its elements in source order into temporaries; then, when the block's outputs fit it (its flag, set
+ * by the generated `${base}u(S, V, B)` at the start of each loop: one output of exactly that many bands for an
+ * array; several outputs whose ids are exactly the object's keys, each with its array's length in bands) and
+ * every element is a number other than NaN, it stores them straight into the outputs' Float32 values at pixel
+ * `${base}i` and returns the sentinel `${base}T`, which the loop (columnloop.ts) takes as "written". Otherwise
+ * it stores them into arrays / objects made once per script instance and returns those, which the loop writes
+ * as before. Why both guards: a number other than NaN is stored into a Float32Array as the general path stores
+ * it (same rounding; a NaN goes through a JS array on the general path, whose double store canonicalises its
+ * bits; other types convert with ToNumber, which may run script code or throw), and a shape that does not fit
+ * must reach the writers for their error. The stores happen before the loop's budget checks, which only ever
+ * end the evaluation (the values of a failed evaluation are never read). Measured with callgrind by a previous
+ * helper: ndvi_scl 1085 -> ~720 instructions per pixel expected from dropping the writer.
+ *
+ * Other literals (no elements, holes, spreads, computed / shorthand / accessor keys, values that are not
+ * array literals) keep the reused-value rewrite `(Pr0[0]=a,Pr0[1]=b,Pr0)`: same order, values, lengths and
+ * keys, one allocation per pixel less.
+ */
+import type { AnyNode } from "./ast";
+import { forEachChild } from "./ast";
+import type { Copy } from "./instrument";
+import { FUNCTION_TYPES } from "./samplecheck";
+
+/** The rewrites of a copy's returned literals and the declarations they need (emitted after the copy). */
+export interface Reuse {
+  replace: Copy["replace"];
+  /** Declarations of the reused arrays, temporaries, flags, targets and the setup function `${base}u`. */
+  decls: string;
+}
+
+/** Plain keys of an object literal whose values can be written into a reused object, or undefined. */
+function plainKeys(o: AnyNode): string[] | undefined {
+  const keys: string[] = [];
+  for (const p of o.properties as AnyNode[]) {
+    const key = p.key as AnyNode | undefined;
+    if (p.type !== "Property" || p.kind !== "init" || p.computed || p.method || p.shorthand || !key) return undefined;
+    const name = key.type === "Identifier" ? (key.name as string) : typeof key.value === "string" ? key.value : undefined;
+    if (name === undefined || name === "__proto__" || keys.includes(name)) return undefined;
+    keys.push(name);
+  }
+  return keys.length ? keys : undefined;
+}
+
+/** The elements of an array literal when it has some and no holes or spreads, else undefined. */
+function plainElements(a: AnyNode): AnyNode[] | undefined {
+  if (a.type !== "ArrayExpression") return undefined;
+  const parts = a.elements as (AnyNode | null)[];
+  return parts.length && parts.every((e) => e && e.type !== "SpreadElement") ? (parts as AnyNode[]) : undefined;
+}
+
+/** The texts between consecutive values, from `start` to `end` (undefined when one holds a paren or a slash). */
+function gapsOf(values: AnyNode[], start: number, end: number, source: string): string[] | undefined {
+  // punctuation and keys only (a parenthesised value's parens lie outside its node; a slash may start a comment)
+  const gaps = values.map((v, k) => source.slice(k ? values[k - 1]!.end : start, v.start)).concat(source.slice(values[values.length - 1]!.end, end));
+  return gaps.some((g) => /[()/]/.test(g)) ? undefined : gaps;
+}
+
+/** Builds the rewrites and declarations of one copy (see the module docstring). */
+class Rewriter {
+  readonly replace: Copy["replace"] = [];
+  decls = "";
+  /** Setup statements of `${base}u` and the target variables it sets. */
+  private setup = "";
+  private targets: string[] = [];
+  private temps = 0;
+  private n = 0;
+  constructor(private readonly base: string, private readonly source: string) {}
+
+  /** A fresh generated name `${base}<kind><n>`. */
+  private fresh(kind: string): string {
+    return `${this.base}${kind}${this.n++}`;
+  }
+
+  /** Replaces the gaps around `values` (gaps as from {@link gapsOf}): before value k `open(k)`, after the last `close`. */
+  private swapGaps(values: AnyNode[], start: number, end: number, open: (k: number) => string, close: string): void {
+    values.forEach((v, k) => this.replace.push({ start: k ? values[k - 1]!.end : start, end: v.start, text: open(k) }));
+    this.replace.push({ start: values[values.length - 1]!.end, end, text: close });
+  }
+
+  /** A reused array of `m` values, declared once. */
+  private reused(m: number): string {
+    const name = this.fresh("r");
+    this.decls += `var ${name}=[${Array.from({ length: m }, () => "0").join(",")}];`;
+    return name;
+  }
+
+  /** Direct writes of `arrays` (elements per array; `keys` for an object literal, else one array). */
+  private direct(node: AnyNode, arrays: AnyNode[][], keys: string[] | undefined): boolean {
+    const values = arrays.flat();
+    const gaps = gapsOf(values, node.start as number, node.end as number, this.source);
+    if (!gaps) return false;
+    const b = this.base, t = (k: number): string => `${b}t${k}`;
+    this.temps = Math.max(this.temps, values.length);
+    const flag = this.fresh("d");
+    const targets = arrays.map(() => this.fresh("v"));
+    this.targets.push(...targets);
+    let at = 0;
+    const writes: string[] = [];
+    const fallback: string[] = [];
+    const object = keys ? this.fresh("r") : "";
+    let last = object;
+    arrays.forEach((a, j) => {
+      const m = a.length, first = at;
+      a.forEach((_, e) => writes.push(`${targets[j]}[${m === 1 ? `${b}i` : `${b}i*${m}${e ? `+${e}` : ""}`}]=${t(first + e)}`));
+      const r = this.reused(m);
+      if (!keys) last = r;
+      fallback.push(...a.map((_, e) => `${r}[${e}]=${t(first + e)}`), ...(keys ? [`${object}[${JSON.stringify(keys[j])}]=${r}`] : []));
+      at += m;
+    });
+    // a numeric literal (never NaN) needs no check
+    const checked = values.flatMap((v, k) => (v.type === "Literal" && typeof v.value === "number" ? [] : [k]));
+    const guard = [flag, ...checked.map((k) => `typeof ${t(k)}==="number"&&${t(k)}===${t(k)}`)].join("&&");
+    this.swapGaps(values, node.start as number, node.end as number, (k) => `${k ? "," : "("}${t(k)}=`, `,${guard}?(${writes.join(",")},${b}T):(${fallback.join(",")},${last}))`);
+    if (keys) {
+      this.decls += `var ${object}={${keys.map((k) => `${JSON.stringify(k)}:0`).join(",")}};`;
+      this.setup += `R=${b}m(S.outputs,${JSON.stringify(keys)},${JSON.stringify(arrays.map((a) => a.length))});${flag}=B===0&&R!==null;if(R){${targets.map((v, j) => `${v}=R[${j}];`).join("")}}`;
+    } else {
+      this.setup += `${flag}=B===${arrays[0]!.length};if(${flag})${targets[0]}=V;`;
+    }
+    this.decls += `var ${flag}=false,${targets.join(",")};`;
+    return true;
+  }
+
+  /** The reused-value rewrite of an array or object literal (see the module docstring). */
+  private reuse(node: AnyNode): void {
+    const parts = node.type === "ArrayExpression" ? (node.elements as (AnyNode | null)[]) : (node.properties as AnyNode[]);
+    const keys = node.type === "ObjectExpression" ? plainKeys(node) : undefined;
+    if (node.type === "ArrayExpression" ? !plainElements(node) : !keys) return;
+    const values = keys ? parts.map((p) => p!.value as AnyNode) : (parts as AnyNode[]);
+    if (!gapsOf(values, node.start as number, node.end as number, this.source)) return;
+    const name = this.fresh("r");
+    const slot = (k: number): string => (keys ? `${name}[${JSON.stringify(keys[k])}]=` : `${name}[${k}]=`);
+    this.decls += `var ${name}=${keys ? `{${keys.map((k) => `${JSON.stringify(k)}:0`).join(",")}}` : `[${values.map(() => "0").join(",")}]`};`;
+    this.swapGaps(values, node.start as number, node.end as number, (k) => (k ? "," : "(") + slot(k), `,${name})`);
+    if (keys) for (const v of values) this.returned(v);
+  }
+
+  /** Rewrites a returned value: a literal (direct when it can be), or the branches of a conditional. */
+  returned(value: AnyNode): void {
+    if (value.type === "ConditionalExpression") for (const branch of [value.consequent, value.alternate] as AnyNode[]) this.returned(branch);
+    if (value.type !== "ArrayExpression" && value.type !== "ObjectExpression") return;
+    const keys = value.type === "ObjectExpression" ? plainKeys(value) : undefined;
+    const arrays = keys ? (value.properties as AnyNode[]).map((p) => plainElements(p.value as AnyNode)) : [plainElements(value)];
+    if ((value.type === "ArrayExpression" || keys) && arrays.every((a) => a) && this.direct(value, arrays as AnyNode[][], keys)) return;
+    this.reuse(value);
+  }
+
+  /** The declarations with the temporaries, the sentinel and the setup function `${base}u(S, V, B)`. */
+  finish(): Reuse {
+    const b = this.base;
+    if (!this.setup) return { replace: this.replace, decls: this.decls };
+    const temps = Array.from({ length: this.temps }, (_, k) => `${b}t${k}`);
+    const clear = this.targets.map((v) => `${v}=null;`).join("");
+    return {
+      replace: this.replace,
+      decls:
+        this.decls +
+        `var ${temps.join(",")},${b}i=0,${b}T={};` +
+        `var ${b}m=function(O,K,N){"use strict";var R=[],j,k;if(O.length!==K.length)return null;` +
+        `for(j=0;j<K.length;j++){for(k=0;k<O.length&&O[k].id!==K[j];k++);if(k===O.length||O[k].bands!==N[j])return null;R[j]=O[k].values;}return R;};` +
+        `var ${b}u=function(S,V,B){"use strict";var R;${clear}${this.setup}};` +
+        `var ${b}w=function(){"use strict";${clear}};`,
+    };
+  }
+}
+
+/**
+ * The rewrites of evaluatePixel's returned literals (see the module docstring).
+ * @param fn evaluatePixel's acorn node; `base` the reserved prefix; `source` the script's text.
+ * @returns the replacements (inside fn's body) and the declarations to emit after the copy; when any literal
+ *   writes directly, the declarations define `${base}u(S, V, B)` (call at loop start), `${base}w()` (call at loop
+ *   end: drops the references to the outputs), `${base}i` must be set to the pixel index before each call and a
+ *   value `=== ${base}T` means "already written".
+ */
+export function returnRewrites(fn: AnyNode, base: string, source: string): Reuse & { direct: boolean } {
+  const rw = new Rewriter(base, source);
+  const go = (node: AnyNode): void => {
+    if (node !== fn && FUNCTION_TYPES.has(node.type)) return;
+    if (node.type === "ReturnStatement" && node.argument) rw.returned(node.argument as AnyNode);
+    forEachChild(node, go);
+  };
+  go(fn);
+  const out = rw.finish();
+  return { ...out, direct: out.decls.includes(`var ${base}u=`) };
+}
