@@ -57,6 +57,8 @@ describe("direct writes of returned literals", () => {
     [ONE(2), "function evaluatePixel(s) { const z = s.B04 - s.B04; return [z / z, s.dataMask ? s.B08 / z : NaN]; }"],
     // non-numbers: booleans, strings, undefined (a band not requested), null, an object with valueOf (called in the writer)
     [ONE(3), "var calls = 0; const o = { valueOf() { return ++calls; } };\nfunction evaluatePixel(s) { return s.B04 > 0.1 ? [s.B04 > 0.2, '0.5', s.B11] : [null, o, calls]; }"],
+    // an element whose conversion throws: on both paths in the writer, outside the script's try/catch
+    [ONE(2), "const bad = { valueOf() { throw new RangeError('boom'); } };\nfunction evaluatePixel(s) { try { return [s.B04 > 0.2 ? bad : 1, 1]; } catch (e) { return [7, 7]; } }"],
     // early returns from a loop and a switch, nested ternaries, a literal with a wrong band count on some pixels
     [ONE(2), "function evaluatePixel(s) { for (let k = 0; k < 3; k++) { if (s.B04 > 0.1 * k) return k ? [k, s.B08] : [s.B04, k]; } switch (s.dataMask) { case 0: return [0, 0]; } return s.B08 > 0.4 ? [1] : [2, 2]; }"],
     // literals returned by a helper or a nested arrow (not rewritten), try/finally overriding the value
@@ -71,7 +73,7 @@ describe("direct writes of returned literals", () => {
   ])("%s %s: both paths give the same values or error", async (setup, ep) => {
     const src = text(setup, ep);
     expect(direct(src)).toBe(true);
-    await run(src, input).catch((e: Error) => expect(e.message).toMatch(/evaluatePixel (must return|returned)/));
+    await run(src, input).catch((e: Error) => expect(e.message).toMatch(/evaluatePixel (must return|returned)|boom/));
   });
 
   it("the errors of mismatched shapes name the same pixel as the general path", async () => {
