@@ -4,18 +4,20 @@
  * functions).
  *
  * Direct writes: a literal whose every value is an array literal with elements (`[a, b]`, or an object of them)
- * evaluates its elements in source order into temporaries; then, when the block's outputs fit it (its flag, set
- * by the generated `${base}u(S, V, B)` at the start of each loop: one output of exactly that many bands for an
- * array; several outputs whose ids are exactly the object's keys, each with its array's length in bands) and
- * every element is a number other than NaN, it stores them straight into the outputs' Float32 values at pixel
- * `${base}i` and returns the sentinel `${base}T`, which the loop (columnloop.ts) takes as "written". Otherwise
- * it stores them into arrays / objects made once per script instance and returns those, which the loop writes
- * as before. Why both guards: a number other than NaN is stored into a Float32Array as the general path stores
- * it (same rounding; a NaN goes through a JS array on the general path, whose double store canonicalises its
- * bits; other types convert with ToNumber, which may run script code or throw), and a shape that does not fit
- * must reach the writers for their error. The stores happen before the loop's budget checks, which only ever
- * end the evaluation (the values of a failed evaluation are never read). Measured with callgrind by a previous
- * helper: ndvi_scl 1085 -> ~720 instructions per pixel expected from dropping the writer.
+ * becomes a call of a small generated function `${base}w<n>(a, b, ...)` (its arguments evaluated in the
+ * elements' order). When the block's outputs fit the literal (its flag, set by the generated `${base}u(S, V, B)`
+ * at the start of each loop: one output of exactly that many bands for an array; several outputs whose ids are
+ * exactly the object's keys, each with its array's length in bands) and every element is a number, it stores
+ * them straight into the outputs' Float32 values at pixel `${base}i` and returns the sentinel `${base}T`, which
+ * the loop (columnloop.ts) takes as "written"; otherwise it fills arrays / objects made once per script instance
+ * and returns those, which the loop writes as before. Why both guards: a number is stored into a Float32Array
+ * exactly as the general path's writer stores it (same rounding; a NaN stays a NaN, its payload bits as V8 gives
+ * them, as for `return x`), while other types convert with ToNumber, which may run script code or throw (in the
+ * writer, outside the script's try/catch), and a shape that does not fit must reach the writers for their error.
+ * The stores happen before the loop's budget checks, which only ever end the evaluation (the values of a failed
+ * evaluation are never read). The function is out of line so that evaluatePixel's copy stays small enough for
+ * V8 to inline it into the loop. A previous helper measured with callgrind ndvi_scl 1085 instructions per pixel,
+ * ~720 of them the script and the loop (the rest: the writer this replaces).
  *
  * Other literals (no elements, holes, spreads, computed / shorthand / accessor keys, values that are not
  * array literals) keep the reused-value rewrite `(Pr0[0]=a,Pr0[1]=b,Pr0)`: same order, values, lengths and
@@ -29,7 +31,7 @@ import { FUNCTION_TYPES } from "./samplecheck";
 /** The rewrites of a copy's returned literals and the declarations they need (emitted after the copy). */
 export interface Reuse {
   replace: Copy["replace"];
-  /** Declarations of the reused arrays, temporaries, flags, targets and the setup function `${base}u`. */
+  /** Declarations of the reused arrays, flags, targets and the setup function `${base}u`. */
   decls: string;
 }
 
@@ -60,6 +62,12 @@ function gapsOf(values: AnyNode[], start: number, end: number, source: string): 
   return gaps.some((g) => /[()/]/.test(g)) ? undefined : gaps;
 }
 
+/** Whether an element is a numeric literal or its negation (a number: needs no type check). */
+function isConstant(v: AnyNode): boolean {
+  const lit = v.type === "UnaryExpression" && v.operator === "-" ? (v.argument as AnyNode) : v;
+  return lit.type === "Literal" && typeof lit.value === "number";
+}
+
 /** Builds the rewrites and declarations of one copy (see the module docstring). */
 class Rewriter {
   readonly replace: Copy["replace"] = [];
@@ -67,7 +75,6 @@ class Rewriter {
   /** Setup statements of `${base}u` and the target variables it sets. */
   private setup = "";
   private targets: string[] = [];
-  private temps = 0;
   private n = 0;
   constructor(private readonly base: string, private readonly source: string) {}
 
@@ -89,36 +96,36 @@ class Rewriter {
     return name;
   }
 
-  /** Direct writes of `arrays` (elements per array; `keys` for an object literal, else one array). */
+  /**
+   * Direct writes of `arrays` (elements per array; `keys` for an object literal, else one array): the literal
+   * becomes a call `${base}w<n>(a, b, ...)` (the arguments evaluated in the elements' order) of a small
+   * generated function that, when the flag is set and every element is a number, stores them at pixel `${base}i`
+   * and returns `${base}T`, else fills the reused values and returns them. Numeric constants (`0.2`, `-1`) need
+   * no type check.
+   */
   private direct(node: AnyNode, arrays: AnyNode[][], keys: string[] | undefined): boolean {
     const values = arrays.flat();
-    const gaps = gapsOf(values, node.start as number, node.end as number, this.source);
-    if (!gaps) return false;
-    const b = this.base, t = (k: number): string => `${b}t${k}`;
-    this.temps = Math.max(this.temps, values.length);
-    const flag = this.fresh("d");
+    if (!gapsOf(values, node.start as number, node.end as number, this.source)) return false;
+    const b = this.base, a = (k: number): string => `a${k}`;
+    const flag = this.fresh("d"), fn = this.fresh("w");
     const targets = arrays.map(() => this.fresh("v"));
     this.targets.push(...targets);
-    let at = 0;
-    const writes: string[] = [];
-    const fallback: string[] = [];
+    const writes: string[] = [], stores: string[] = [];
     const object = keys ? this.fresh("r") : "";
-    let last = object;
-    arrays.forEach((a, j) => {
-      const m = a.length, first = at;
-      a.forEach((_, e) => writes.push(`${targets[j]}[${m === 1 ? `${b}i` : `${b}i*${m}${e ? `+${e}` : ""}`}]=${t(first + e)}`));
-      const r = this.reused(m);
+    let last = object, at = 0;
+    arrays.forEach((elements, j) => {
+      const m = elements.length, first = at, r = this.reused(m);
+      elements.forEach((_, e) => writes.push(`${targets[j]}[${m === 1 ? `${b}i` : `${b}i*${m}${e ? `+${e}` : ""}`}]=${a(first + e)};`));
+      stores.push(...elements.map((_, e) => `${r}[${e}]=${a(first + e)};`), ...(keys ? [`${object}[${JSON.stringify(keys[j])}]=${r};`] : []));
       if (!keys) last = r;
-      fallback.push(...a.map((_, e) => `${r}[${e}]=${t(first + e)}`), ...(keys ? [`${object}[${JSON.stringify(keys[j])}]=${r}`] : []));
       at += m;
     });
-    // a numeric literal (never NaN) needs no check
-    const checked = values.flatMap((v, k) => (v.type === "Literal" && typeof v.value === "number" ? [] : [k]));
-    const guard = [flag, ...checked.map((k) => `typeof ${t(k)}==="number"&&${t(k)}===${t(k)}`)].join("&&");
-    this.swapGaps(values, node.start as number, node.end as number, (k) => `${k ? "," : "("}${t(k)}=`, `,${guard}?(${writes.join(",")},${b}T):(${fallback.join(",")},${last}))`);
+    const guard = [flag, ...values.flatMap((v, k) => (isConstant(v) ? [] : [`typeof ${a(k)}==="number"`]))].join("&&");
+    this.swapGaps(values, node.start as number, node.end as number, (k) => (k ? "," : `${fn}(`), ")");
+    this.decls += `var ${fn}=function(${values.map((_, k) => a(k)).join(",")}){"use strict";if(${guard}){${writes.join("")}return ${b}T;}${stores.join("")}return ${last};};`;
     if (keys) {
       this.decls += `var ${object}={${keys.map((k) => `${JSON.stringify(k)}:0`).join(",")}};`;
-      this.setup += `R=${b}m(S.outputs,${JSON.stringify(keys)},${JSON.stringify(arrays.map((a) => a.length))});${flag}=B===0&&R!==null;if(R){${targets.map((v, j) => `${v}=R[${j}];`).join("")}}`;
+      this.setup += `R=${b}m(S.outputs,${JSON.stringify(keys)},${JSON.stringify(arrays.map((x) => x.length))});${flag}=B===0&&R!==null;if(R){${targets.map((v, j) => `${v}=R[${j}];`).join("")}}`;
     } else {
       this.setup += `${flag}=B===${arrays[0]!.length};if(${flag})${targets[0]}=V;`;
     }
@@ -154,13 +161,12 @@ class Rewriter {
   finish(): Reuse {
     const b = this.base;
     if (!this.setup) return { replace: this.replace, decls: this.decls };
-    const temps = Array.from({ length: this.temps }, (_, k) => `${b}t${k}`);
     const clear = this.targets.map((v) => `${v}=null;`).join("");
     return {
       replace: this.replace,
       decls:
         this.decls +
-        `var ${temps.join(",")},${b}i=0,${b}T={};` +
+        `var ${b}i=0,${b}T={};` +
         `var ${b}m=function(O,K,N){"use strict";var R=[],j,k;if(O.length!==K.length)return null;` +
         `for(j=0;j<K.length;j++){for(k=0;k<O.length&&O[k].id!==K[j];k++);if(k===O.length||O[k].bands!==N[j])return null;R[j]=O[k].values;}return R;};` +
         `var ${b}u=function(S,V,B){"use strict";var R;${clear}${this.setup}};` +
