@@ -33,6 +33,8 @@ export interface Reuse {
   replace: Copy["replace"];
   /** Declarations of the reused arrays, flags, targets and the setup function `${base}u`. */
   decls: string;
+  /** The temporaries the rewrites assign: extra parameters of the copy (never passed), so that they are locals. */
+  temps: string[];
 }
 
 /** Plain keys of an object literal whose values can be written into a reused object, or undefined. */
@@ -62,6 +64,9 @@ function gapsOf(values: AnyNode[], start: number, end: number, source: string): 
   return gaps.some((g) => /[()/]/.test(g)) ? undefined : gaps;
 }
 
+/** Elements written inline per copy at most (NDVI + SCL: 2, the bench's NDVI: 8, landslide's 5 literals: 15). */
+const INLINE_ELEMENTS = 8;
+
 /** Whether an element is a numeric literal or its negation (a number: needs no type check). */
 function isConstant(v: AnyNode): boolean {
   const lit = v.type === "UnaryExpression" && v.operator === "-" ? (v.argument as AnyNode) : v;
@@ -76,6 +81,9 @@ class Rewriter {
   private setup = "";
   private targets: string[] = [];
   private n = 0;
+  /** Temporaries needed (the largest literal) and elements written inline so far. */
+  private temps = 0;
+  private inlined = 0;
   constructor(private readonly base: string, private readonly source: string) {}
 
   /** A fresh generated name `${base}<kind><n>`. */
@@ -97,32 +105,37 @@ class Rewriter {
   }
 
   /**
-   * Direct writes of `arrays` (elements per array; `keys` for an object literal, else one array): the literal
-   * becomes a call `${base}w<n>(a, b, ...)` (the arguments evaluated in the elements' order) of a small
-   * generated function that, when the flag is set and every element is a number, stores them at pixel `${base}i`
-   * and returns `${base}T`, else fills the reused values and returns them. Numeric constants (`0.2`, `-1`) need
-   * no type check.
+   * Direct writes of `arrays` (elements per array; `keys` for an object literal, else one array), inline:
+   * numeric constants (`0.2`, `-1`: numbers, no side effect) are written as they are, other elements go through
+   * temporaries (extra parameters of the copy: locals, not boxed); the reused values are filled by an
+   * out-of-line function `${base}f<n>` (rare). Refused (false) past {@link INLINE_ELEMENTS} elements in all:
+   * a larger copy is no longer inlined into the loop by V8, which costs more than the writer it saves.
    */
   private direct(node: AnyNode, arrays: AnyNode[][], keys: string[] | undefined): boolean {
     const values = arrays.flat();
-    if (!gapsOf(values, node.start as number, node.end as number, this.source)) return false;
-    const b = this.base, a = (k: number): string => `a${k}`;
-    const flag = this.fresh("d"), fn = this.fresh("w");
+    if (this.inlined + values.length > INLINE_ELEMENTS || !gapsOf(values, node.start as number, node.end as number, this.source)) return false;
+    this.inlined += values.length;
+    const b = this.base;
+    const constant = values.map((v) => isConstant(v));
+    const expr = (k: number): string => (constant[k] ? this.source.slice(values[k]!.start, values[k]!.end) : `${b}t${k}`);
+    this.temps = Math.max(this.temps, values.length);
+    const flag = this.fresh("d"), fill = this.fresh("f");
     const targets = arrays.map(() => this.fresh("v"));
     this.targets.push(...targets);
     const writes: string[] = [], stores: string[] = [];
     const object = keys ? this.fresh("r") : "";
     let last = object, at = 0;
-    arrays.forEach((elements, j) => {
-      const m = elements.length, first = at, r = this.reused(m);
-      elements.forEach((_, e) => writes.push(`${targets[j]}[${m === 1 ? `${b}i` : `${b}i*${m}${e ? `+${e}` : ""}`}]=${a(first + e)};`));
-      stores.push(...elements.map((_, e) => `${r}[${e}]=${a(first + e)};`), ...(keys ? [`${object}[${JSON.stringify(keys[j])}]=${r};`] : []));
+    arrays.forEach((a, j) => {
+      const m = a.length, first = at, r = this.reused(m);
+      a.forEach((_, e) => writes.push(`${targets[j]}[${m === 1 ? `${b}i` : `${b}i*${m}${e ? `+${e}` : ""}`}]=${expr(first + e)}`));
+      stores.push(...a.map((_, e) => `${r}[${e}]=a${first + e};`), ...(keys ? [`${object}[${JSON.stringify(keys[j])}]=${r};`] : []));
       if (!keys) last = r;
       at += m;
     });
-    const guard = [flag, ...values.flatMap((v, k) => (isConstant(v) ? [] : [`typeof ${a(k)}==="number"`]))].join("&&");
-    this.swapGaps(values, node.start as number, node.end as number, (k) => (k ? "," : `${fn}(`), ")");
-    this.decls += `var ${fn}=function(${values.map((_, k) => a(k)).join(",")}){"use strict";if(${guard}){${writes.join("")}return ${b}T;}${stores.join("")}return ${last};};`;
+    const guard = [flag, ...values.flatMap((_, k) => (constant[k] ? [] : [`typeof ${b}t${k}==="number"`]))].join("&&");
+    const open = (k: number): string => `${k ? "," : " ("}${constant[k] ? "" : `${b}t${k}=`}`;
+    this.swapGaps(values, node.start as number, node.end as number, open, `,${guard}?(${writes.join(",")},${b}T):${fill}(${values.map((_, k) => expr(k)).join(",")}))`);
+    this.decls += `var ${fill}=function(${values.map((_, k) => `a${k}`).join(",")}){"use strict";${stores.join("")}return ${last};};`;
     if (keys) {
       this.decls += `var ${object}={${keys.map((k) => `${JSON.stringify(k)}:0`).join(",")}};`;
       this.setup += `R=${b}m(S.outputs,${JSON.stringify(keys)},${JSON.stringify(arrays.map((x) => x.length))});${flag}=B===0&&R!==null;if(R){${targets.map((v, j) => `${v}=R[${j}];`).join("")}}`;
@@ -160,10 +173,12 @@ class Rewriter {
   /** The declarations with the temporaries, the sentinel and the setup function `${base}u(S, V, B)`. */
   finish(): Reuse {
     const b = this.base;
-    if (!this.setup) return { replace: this.replace, decls: this.decls };
+    const temps = Array.from({ length: this.temps }, (_, k) => `${b}t${k}`);
+    if (!this.setup) return { replace: this.replace, decls: this.decls, temps };
     const clear = this.targets.map((v) => `${v}=null;`).join("");
     return {
       replace: this.replace,
+      temps,
       decls:
         this.decls +
         `var ${b}i=0,${b}T={};` +

@@ -113,7 +113,7 @@ export function columnPlan(program: Node, source: string, names: ColumnNames): {
     extraUses(extra.uses, analysis.dropped);
     const reuse = returnRewrites(fn, names.base, source);
     const body = fn.body as AnyNode;
-    const copy = columnCopy(names, { start: body.start, end: body.end }, fn.start as number, locals, bands, [...replace, ...reuse.replace], reuse.direct);
+    const copy = columnCopy(names, { start: body.start, end: body.end }, fn.start as number, [...locals, ...reuse.temps], bands, [...replace, ...reuse.replace], reuse.direct);
     copy.tail += reuse.decls;
     return { plan: { bands, copy, helpers: analysis.copies } };
   } catch (err) {

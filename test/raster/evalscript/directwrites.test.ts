@@ -59,6 +59,8 @@ describe("direct writes of returned literals", () => {
     [ONE(3), "var calls = 0; const o = { valueOf() { return ++calls; } };\nfunction evaluatePixel(s) { return s.B04 > 0.1 ? [s.B04 > 0.2, '0.5', s.B11] : [null, o, calls]; }"],
     // an element whose conversion throws: on both paths in the writer, outside the script's try/catch
     [ONE(2), "const bad = { valueOf() { throw new RangeError('boom'); } };\nfunction evaluatePixel(s) { try { return [s.B04 > 0.2 ? bad : 1, 1]; } catch (e) { return [7, 7]; } }"],
+    // no space after return, negative constants, a conditional of literals
+    [ONE(2), "function evaluatePixel(s) { if (s.B04 > 0.2) return[-1, s.B08]; return(s.B08 > 0.3)?[s.B04,-0.5]:[0, 1]; }"],
     // early returns from a loop and a switch, nested ternaries, a literal with a wrong band count on some pixels
     [ONE(2), "function evaluatePixel(s) { for (let k = 0; k < 3; k++) { if (s.B04 > 0.1 * k) return k ? [k, s.B08] : [s.B04, k]; } switch (s.dataMask) { case 0: return [0, 0]; } return s.B08 > 0.4 ? [1] : [2, 2]; }"],
     // literals returned by a helper or a nested arrow (not rewritten), try/finally overriding the value
