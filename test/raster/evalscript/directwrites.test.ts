@@ -62,7 +62,7 @@ describe("direct writes of returned literals", () => {
     // no space after return, negative constants, a conditional of literals
     [ONE(2), "function evaluatePixel(s) { if (s.B04 > 0.2) return[-1, s.B08]; return(s.B08 > 0.3)?[s.B04,-0.5]:[0, 1]; }"],
     // early returns from a loop and a switch, nested ternaries, a literal with a wrong band count on some pixels
-    [ONE(2), "function evaluatePixel(s) { for (let k = 0; k < 3; k++) { if (s.B04 > 0.1 * k) return k ? [k, s.B08] : [s.B04, k]; } switch (s.dataMask) { case 0: return [0, 0]; } return s.B08 > 0.4 ? [1] : [2, 2]; }"],
+    [ONE(2), "function evaluatePixel(s) { for (let k = 0; k < 3; k++) { if (s.B04 > 0.1 * k) return k ? [k, s.B08] : [s.B04, k]; } switch (s.dataMask) { case 0: return [0]; } return s.B08 > 0.4 ? [1] : [2, 2]; }"],
     // literals returned by a helper or a nested arrow (not rewritten), try/finally overriding the value
     [ONE(2), "function h(x) { return [x, 1]; }\nfunction evaluatePixel(s) { const f = () => [5, 2]; try { return s.B04 > 0.15 ? h(s.B04) : [3, 4]; } finally { if (s.B08 > 0.35) return f(); } }"],
     // several outputs: a missing id, a wrong length, an extra key, an object for only some pixels
@@ -94,8 +94,8 @@ describe("direct writes of returned literals", () => {
     expect(String(e)).toMatch(/budget|ticks|stopped/i);
   });
 
-  it("literals that cannot write directly keep the reused values (spread, hole, shorthand, no elements)", () => {
-    for (const ep of ["function evaluatePixel(s) { const a = [1]; return [...a, s.B04]; }", "function evaluatePixel(s) { return [, s.B04]; }", "function evaluatePixel(s) { const a = [1, 2]; return { a, m: [1] }; }", "function evaluatePixel(s) { return []; }"]) {
+  it("literals that cannot write directly keep the reused values (spread, hole, shorthand, no elements; every literal of a copy when one cannot or past 8 elements)", () => {
+    for (const ep of ["function evaluatePixel(s) { const a = [1]; return [...a, s.B04]; }", "function evaluatePixel(s) { return [, s.B04]; }", "function evaluatePixel(s) { const a = [1, 2]; return { a, m: [1] }; }", "function evaluatePixel(s) { return []; }", "function evaluatePixel(s) { return s.B04 > 0.1 ? [s.B04, 1] : [...[s.B08], 2]; }", "function evaluatePixel(s) { return s.B04 > 0.1 ? [1, 2, 3] : s.B04 > 0.2 ? [4, 5, 6] : [s.B04, s.B08, 0]; }"]) {
       expect(direct(text(ONE(2), ep)), ep).toBe(false);
     }
   });
