@@ -3,21 +3,22 @@
  * `return {id: [a, ...], ...}` (also as branches of `c ? x : y`) in evaluatePixel's own body (not in nested
  * functions).
  *
- * Direct writes: a literal whose every value is an array literal with elements (`[a, b]`, or an object of them)
- * becomes a call of a small generated function `${base}w<n>(a, b, ...)` (its arguments evaluated in the
- * elements' order). When the block's outputs fit the literal (its flag, set by the generated `${base}u(S, V, B)`
- * at the start of each loop: one output of exactly that many bands for an array; several outputs whose ids are
- * exactly the object's keys, each with its array's length in bands) and every element is a number, it stores
- * them straight into the outputs' Float32 values at pixel `${base}i` and returns the sentinel `${base}T`, which
- * the loop (columnloop.ts) takes as "written"; otherwise it fills arrays / objects made once per script instance
- * and returns those, which the loop writes as before. Why both guards: a number is stored into a Float32Array
- * exactly as the general path's writer stores it (same rounding; a NaN stays a NaN, its payload bits as V8 gives
- * them, as for `return x`), while other types convert with ToNumber, which may run script code or throw (in the
- * writer, outside the script's try/catch), and a shape that does not fit must reach the writers for their error.
- * The stores happen before the loop's budget checks, which only ever end the evaluation (the values of a failed
- * evaluation are never read). The function is out of line so that evaluatePixel's copy stays small enough for
- * V8 to inline it into the loop. A previous helper measured with callgrind ndvi_scl 1085 instructions per pixel,
- * ~720 of them the script and the loop (the rest: the writer this replaces).
+ * Direct writes: when every returned literal of the copy is an array literal with elements (`[a, b]`) or an
+ * object of them, with at most {@link INLINE_ELEMENTS} elements in all (else none writes directly: a larger copy
+ * is not inlined into the loop, and a loop getting both kinds of values measured slower), each literal evaluates
+ * its elements in source order into temporaries (extra parameters of the copy; numeric constants stay as they
+ * are). When the block's outputs fit the literal (its flag, set by the generated `${base}u(S, V, B)` at the
+ * start of each loop: one output of exactly that many bands for an array; several outputs whose ids are exactly
+ * the object's keys, each with its array's length in bands) and every element is a number, it stores them
+ * straight into the outputs' Float32 values at pixel `${base}i` and gives the sentinel `${base}T`, which the loop
+ * (columnloop.ts) takes as "written"; otherwise an out-of-line `${base}f<n>` fills arrays / objects made once per
+ * script instance and returns those, which the loop writes as before. Why both guards: a number is stored into a
+ * Float32Array exactly as the general path's writer stores it (same rounding; a NaN stays a NaN, its payload as
+ * V8 gives it, as for `return x`), while other types convert with ToNumber, which may run script code or throw
+ * (in the writer, outside the script's try/catch), and a shape that does not fit must reach the writers for
+ * their error. The stores happen before the loop's budget checks, which only ever end the evaluation (the values
+ * of a failed evaluation are never read). A previous helper measured with callgrind ndvi_scl at 1085
+ * instructions per pixel, ~720 of them the script and the loop (the rest: the writer this skips).
  *
  * Other literals (no elements, holes, spreads, computed / shorthand / accessor keys, values that are not
  * array literals) keep the reused-value rewrite `(Pr0[0]=a,Pr0[1]=b,Pr0)`: same order, values, lengths and
