@@ -10,7 +10,9 @@
  *   counter went below 0, S.left (the request's total) charged with the ticks used and S.over() (throws) when
  *   it goes below 0, then the value written: a number into V[i] when B is 1, an array-like of length B into
  *   V[i*B .. i*B+B-1], anything else handed to W(r, i) (the generic writer, which also throws for a mismatch).
- *   B is 0 when there are several outputs (W writes everything). S.at and S.left are written back on exit,
+ *   B is 0 when there are several outputs (W writes everything). With direct writes (returns.ts) the loop first
+ *   calls `u(S, V, B)` (which literals fit the outputs), sets the pixel index `i` before each call, skips the
+ *   write when the copy gave the sentinel `T` (it wrote the values itself) and drops the output references on exit. S.at and S.left are written back on exit,
  *   also when the loop throws. Its name has the reserved prefix, so error positions skip its stack frame
  *   (errors.ts `userFrame`): an error of the writer or of the total budget names no script line, as on the
  *   general path, whose loop is not script code.
