@@ -10,7 +10,9 @@
  *   counter went below 0, S.left (the request's total) charged with the ticks used and S.over() (throws) when
  *   it goes below 0, then the value written: a number into V[i] when B is 1, an array-like of length B into
  *   V[i*B .. i*B+B-1], anything else handed to W(r, i) (the generic writer, which also throws for a mismatch).
- *   B is 0 when there are several outputs (W writes everything). S.at and S.left are written back on exit,
+ *   B is 0 when there are several outputs (W writes everything). With direct writes (returns.ts) the loop first
+ *   calls `u(S, V, B)` (which literals fit the outputs), sets the pixel index `i` before each call, skips the
+ *   write when the copy gave the sentinel `T` (it wrote the values itself) and drops the output references on exit. S.at and S.left are written back on exit,
  *   also when the loop throws. Its name has the reserved prefix, so error positions skip its stack frame
  *   (errors.ts `userFrame`): an error of the writer or of the total budget names no script line, as on the
  *   general path, whose loop is not script code.
@@ -28,14 +30,15 @@ export interface ColumnNames {
 }
 
 /** The control object's `loop` method (see the module docstring); `call` is the column call for pixel `i`. */
-function loopMethod(names: ColumnNames, call: string): string {
-  const { counter: k, cause: h, stop: s } = names;
+function loopMethod(names: ColumnNames, call: string, direct: boolean): string {
+  const { counter: k, cause: h, stop: s, base: b } = names;
   return (
-    `loop:function ${names.base}l(S,n,P,V,B,W){"use strict";var i=S.at,L=S.left,r,q,j,o;try{for(;i<n;i++){` +
-    `if(!${h})${k}=P;r=${call};q=${k};if(q<0)${s}();L-=P-q;if(L<0)S.over();` +
+    `loop:function ${b}l(S,n,P,V,B,W){"use strict";var i=S.at,L=S.left,r,q,j,o;${direct ? `${b}u(S,V,B);` : ""}try{for(;i<n;i++){` +
+    `if(!${h})${k}=P;${direct ? `${b}i=i;` : ""}r=${call};q=${k};if(q<0)${s}();L-=P-q;if(L<0)S.over();` +
+    (direct ? `if(r===${b}T);else ` : "") +
     `if(typeof r==="number"&&B===1)V[i]=r;` +
     `else if(B>0&&typeof r==="object"&&r!==null&&r.length===B){o=i*B;for(j=0;j<B;j++)V[o+j]=r[j];}` +
-    `else W(r,i);}}finally{S.at=i;S.left=L;}}`
+    `else W(r,i);}}finally{S.at=i;S.left=L;${direct ? `${b}w();` : ""}}}`
   );
 }
 
@@ -44,7 +47,7 @@ function loopMethod(names: ColumnNames, call: string): string {
  * object `Pc = {names, bind(arrays), loop(...)}`, all in the script's scope.
  * @param body the [start, end) source offsets of evaluatePixel's body block; `anchor` its start (errors map there).
  */
-export function columnCopy(names: ColumnNames, body: { start: number; end: number }, anchor: number, locals: string[], bands: string[], replace: Copy["replace"]): Copy {
+export function columnCopy(names: ColumnNames, body: { start: number; end: number }, anchor: number, locals: string[], bands: string[], replace: Copy["replace"], direct = false): Copy {
   const b = names.base;
   const arrays = Array.from({ length: bands.length }, (_, k) => `${b}a${k}`);
   const bind = arrays.map((a, k) => `${a}=A[${k}];`).join("");
@@ -57,7 +60,7 @@ export function columnCopy(names: ColumnNames, body: { start: number; end: numbe
     head: `\n;var ${b}p=function evaluatePixel(${locals.join(",")})`,
     tail:
       `;${vars}var ${b}c={names:${JSON.stringify(bands)},bind:function(A){"use strict";${bind}},` +
-      `${loopMethod(names, `${b}p(${args})`)}};`,
+      `${loopMethod(names, `${b}p(${args})`, direct)}};`,
     replace,
   };
 }

@@ -21,11 +21,12 @@
  */
 import type { Node } from "acorn";
 import type { AnyNode } from "./ast";
-import { forEachChild, walk } from "./ast";
+import { walk } from "./ast";
+import { returnRewrites } from "./returns";
 import { scanNames } from "./globals";
 import type { Copy } from "./instrument";
 import { columnCopy, type ColumnNames } from "./columnloop";
-import { checkShape, destructured, FUNCTION_TYPES, memberName, referenceOf, Refused, refuse } from "./samplecheck";
+import { checkShape, destructured, memberName, referenceOf, Refused, refuse } from "./samplecheck";
 import { bindingCounts, SampleReads } from "./samplereads";
 
 export type { ColumnNames } from "./columnloop";
@@ -80,66 +81,6 @@ function extraUses(uses: AnyNode[], dropped: ReadonlySet<AnyNode>): void {
   if (kept) refuse(`evaluatePixel uses its parameter "${kept.name}" (scenes, metadata or outputMetadata)`);
 }
 
-/** Reused-value rewrites of evaluatePixel's return literals (see {@link returnRewrites}). */
-interface Reuse {
-  replace: Copy["replace"];
-  /** Declarations of the reused arrays and objects, e.g. `var Pr0=[0,0,0];`. */
-  decls: string;
-}
-
-/** Plain keys of an object literal whose values can be written into a reused object, or undefined. */
-function plainKeys(o: AnyNode): string[] | undefined {
-  const keys: string[] = [];
-  for (const p of o.properties as AnyNode[]) {
-    const key = p.key as AnyNode | undefined;
-    if (p.type !== "Property" || p.kind !== "init" || p.computed || p.method || p.shorthand || !key) return undefined;
-    const name = key.type === "Identifier" ? (key.name as string) : typeof key.value === "string" ? key.value : undefined;
-    if (name === undefined || name === "__proto__" || keys.includes(name)) return undefined;
-    keys.push(name);
-  }
-  return keys.length ? keys : undefined;
-}
-
-/**
- * Rewrites of `return [a, b, ...]` and `return {id: [a, ...], ...}` (also as branches of `c ? x : y`) in
- * evaluatePixel's own body (the copy only)
- * into stores to arrays / objects made once per script instance: `(Pr0[0]=a,Pr0[1]=b,Pr0)`. The elements are
- * evaluated in the same order and the loop reads the same values, lengths and keys (sandbox/pixels.js put and the generated writers.js), so
- * nothing observable changes; what goes is one allocation per pixel. Literals with holes, spreads, computed,
- * shorthand or accessor keys are left as they are.
- */
-function returnRewrites(fn: AnyNode, base: string, source: string): Reuse {
-  const replace: Copy["replace"] = [];
-  let decls = "";
-  let n = 0;
-  const rewrite = (node: AnyNode): void => {
-    const parts = node.type === "ArrayExpression" ? (node.elements as (AnyNode | null)[]) : (node.properties as AnyNode[]);
-    const keys = node.type === "ObjectExpression" ? plainKeys(node) : undefined;
-    if (node.type === "ArrayExpression" ? parts.length === 0 || parts.some((e) => !e || e.type === "SpreadElement") : !keys) return;
-    const values = keys ? parts.map((p) => p!.value as AnyNode) : (parts as AnyNode[]);
-    // the text between values: punctuation and keys only (a parenthesised value's parens lie outside its node)
-    const gaps = values.map((v, k) => source.slice(k ? values[k - 1]!.end : node.start, v.start)).concat(source.slice(values[values.length - 1]!.end, node.end));
-    if (gaps.some((g) => /[()/]/.test(g))) return;
-    const name = `${base}r${n++}`;
-    const slot = (k: number): string => (keys ? `${name}[${JSON.stringify(keys[k])}]=` : `${name}[${k}]=`);
-    decls += `var ${name}=${keys ? `{${keys.map((k) => `${JSON.stringify(k)}:0`).join(",")}}` : `[${values.map(() => "0").join(",")}]`};`;
-    values.forEach((v, k) => replace.push({ start: k ? values[k - 1]!.end : node.start, end: v.start, text: (k ? "," : "(") + slot(k) }));
-    replace.push({ start: values[values.length - 1]!.end, end: node.end, text: `,${name})` });
-    if (keys) for (const v of values) returned(v);
-  };
-  const returned = (value: AnyNode): void => {
-    if (value.type === "ArrayExpression" || value.type === "ObjectExpression") rewrite(value);
-    if (value.type === "ConditionalExpression") for (const branch of [value.consequent, value.alternate] as AnyNode[]) returned(branch);
-  };
-  const go = (node: AnyNode): void => {
-    if (node !== fn && FUNCTION_TYPES.has(node.type)) return;
-    if (node.type === "ReturnStatement" && node.argument) returned(node.argument as AnyNode);
-    forEachChild(node, go);
-  };
-  go(fn);
-  return { replace, decls };
-}
-
 /**
  * The column plan of a parsed script, or why there is none.
  * @param program the acorn Program of the user's script.
@@ -172,7 +113,7 @@ export function columnPlan(program: Node, source: string, names: ColumnNames): {
     extraUses(extra.uses, analysis.dropped);
     const reuse = returnRewrites(fn, names.base, source);
     const body = fn.body as AnyNode;
-    const copy = columnCopy(names, { start: body.start, end: body.end }, fn.start as number, locals, bands, [...replace, ...reuse.replace]);
+    const copy = columnCopy(names, { start: body.start, end: body.end }, fn.start as number, [...locals, ...reuse.temps], bands, [...replace, ...reuse.replace], reuse.direct);
     copy.tail += reuse.decls;
     return { plan: { bands, copy, helpers: analysis.copies } };
   } catch (err) {
