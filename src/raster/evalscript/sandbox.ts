@@ -92,6 +92,8 @@ export interface Sandbox {
 /** One lease of a sandbox isolate: its RPC surface, its id, and the release that meters it. */
 export interface SandboxLease {
   api: SandboxApi;
+  /** The Worker Loader name of the leased isolate (sandboxgen.ts: never reused by this Worker isolate). */
+  name: string;
   /** A random id the isolate draws on the first call of this (tests tell a recycled isolate by it). */
   isolateId(): Promise<string>;
   /** Ends the lease, charging `bytes` (pixels sent, values returned) to the isolate; never throws. */
@@ -149,6 +151,7 @@ export function sandboxFor(
       const recycler = () => stub.getEntrypoint("Recycler") as unknown as Recycler;
       return {
         api: stub.getEntrypoint(undefined, { limits: { cpuMs } }) as unknown as SandboxApi,
+        name: lease.name,
         isolateId: () => recycler().id(),
         release: async (bytes) => {
           if (!lease.release(bytes)) return;

@@ -27,8 +27,19 @@ interface Generation {
   retired: boolean;
 }
 
-/** The current generation per isolate name (names beyond the bound start again from a fresh count). */
+/** The current generation per isolate name (a name dropped from the bound gets a fresh generation when it comes back). */
 const current = new Lru<Generation>(1024);
+
+/**
+ * Generation numbers are drawn from one counter per Worker isolate, under a random epoch drawn on first use (random
+ * values are not allowed at global scope in workerd), so no Worker Loader name is ever used twice: neither by a name
+ * that fell out of `current` and came back, nor by a Worker isolate started after this one (a reload) while the
+ * loader still knows this one's names. Loading code under the name of an isolate whose abort is under way was seen
+ * to crash workerd (kj/table.c++ "inserted row already exists").
+ */
+let epoch: string | undefined;
+let nextIndex = 0;
+const fresh = (): Generation => ({ index: nextIndex++, bytes: 0, active: 0, retired: false });
 
 /** A lease of the current generation of `base`: its loader name, and `release(bytes)`. */
 export interface GenerationLease {
@@ -43,13 +54,14 @@ export interface GenerationLease {
  * retired (the next lease gets a new generation); it is to be aborted by the release that leaves it idle.
  */
 export function leaseGeneration(base: string, budget = SANDBOX_RECYCLE_BYTES): GenerationLease {
+  epoch ??= crypto.randomUUID().slice(0, 8);
   let gen = current.get(base);
-  if (!gen) current.set(base, (gen = { index: 0, bytes: 0, active: 0, retired: false }));
+  if (!gen) current.set(base, (gen = fresh()));
   const leased = gen;
   leased.active++;
   let released = false;
   return {
-    name: `${base}:${leased.index}`,
+    name: `${base}:${epoch}.${leased.index}`,
     release(bytes) {
       if (released) return false;
       released = true;
@@ -57,7 +69,7 @@ export function leaseGeneration(base: string, budget = SANDBOX_RECYCLE_BYTES): G
       leased.bytes += bytes;
       if (!leased.retired && leased.bytes >= budget) {
         leased.retired = true;
-        if (current.get(base) === leased) current.set(base, { index: leased.index + 1, bytes: 0, active: 0, retired: false });
+        if (current.get(base) === leased) current.set(base, fresh());
       }
       return leased.retired && leased.active === 0;
     },

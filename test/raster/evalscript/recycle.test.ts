@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compileEvalscript, loadEvalscript, type EvalInput } from "../../../src/raster/evalscript";
-import { isolateName, sandboxFor, scriptHash } from "../../../src/raster/evalscript/sandbox";
+import { sandboxFor, scriptHash } from "../../../src/raster/evalscript/sandbox";
 import { leaseGeneration } from "../../../src/raster/evalscript/sandboxgen";
 import { ones, rkhWindow, RKH_INFO } from "./helpers";
 
@@ -28,9 +28,26 @@ describe("generations (host bookkeeping)", () => {
     expect(c.release(40)).toBe(false); // 100 reached: retired, but b still holds it
     const d = leaseGeneration(base, 100);
     expect(d.name).not.toBe(a.name);
-    expect(d.name).toBe(`${base}:1`);
+    expect(d.name.startsWith(`${base}:`)).toBe(true);
     expect(b.release(0)).toBe(true); // the last lease of the retired generation
     expect(d.release(10)).toBe(false);
+    // generations draw from one counter: recycling the name ten times (the first on d's generation) never hands
+    // out a loader name twice
+    const names = new Set([a.name, d.name]);
+    for (let i = 0; i < 10; i++) {
+      const l = leaseGeneration(base, 1);
+      l.release(1);
+      names.add(l.name);
+    }
+    expect(names.size).toBe(11);
+  });
+
+  it("a name that fell out of the bookkeeping (1024 names) comes back under a loader name never used before", () => {
+    const first = `gen-evicted-${crypto.randomUUID()}`;
+    const lease = leaseGeneration(first, 1);
+    expect(lease.release(1)).toBe(true); // retired and idle: the caller aborts this isolate
+    for (let i = 0; i < 1100; i++) leaseGeneration(`gen-filler-${i}-${crypto.randomUUID()}`).release(0);
+    expect(leaseGeneration(first, 1).name).not.toBe(lease.name);
   });
 });
 
@@ -41,6 +58,7 @@ describe("sandbox isolates", () => {
     const sandbox = sandboxFor(env.LOADER, compiled, key, 30_000, "", 1000);
     const a = sandbox.acquire();
     const first = await a.isolateId();
+    const firstName = a.name;
     const b = sandbox.acquire();
     expect(await b.isolateId()).toBe(first);
     await a.release(1000);
@@ -54,7 +72,7 @@ describe("sandbox isolates", () => {
     const fresh = `import { WorkerEntrypoint } from "cloudflare:workers";
 export default class extends WorkerEntrypoint {}
 export class Recycler extends WorkerEntrypoint { id() { return "loaded again"; } }`;
-    const again = env.LOADER.get(`${isolateName(key)}:0`, () => ({ compatibilityDate: "2026-11-01", mainModule: "m.js", modules: { "m.js": fresh }, env: {}, globalOutbound: null }));
+    const again = env.LOADER.get(firstName, () => ({ compatibilityDate: "2026-11-01", mainModule: "m.js", modules: { "m.js": fresh }, env: {}, globalOutbound: null }));
     expect(await (again.getEntrypoint("Recycler") as unknown as { id(): Promise<string> }).id()).toBe("loaded again");
     await c.release(10);
     const d = sandbox.acquire();
