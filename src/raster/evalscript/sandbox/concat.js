@@ -17,6 +17,21 @@
 
 const SPREAD = Symbol.isConcatSpreadable;
 
+/** ECMAScript ToLength, loosely (no ToPrimitive hint): a non-negative integer up to 2^53 - 1. @param {unknown} v */
+export const toLength = (v) => { const n = Math.floor(Number(v)); return n > 0 ? Math.min(n, 2 ** 53 - 1) : 0; };
+
+/**
+ * A relative index argument (ToIntegerOrInfinity; slice's start / end, fill's start / end) clamped to [0, len];
+ * `dflt` for undefined.
+ * @param {unknown} v
+ * @param {number} len
+ * @param {number} dflt
+ */
+export function relativeIndex(v, len, dflt) {
+  const n = v === undefined ? dflt : Math.trunc(Number(v)) || 0;
+  return n < 0 ? Math.max(len + n, 0) : Math.min(n, len);
+}
+
 /**
  * @param {unknown} e
  * @returns {boolean}
@@ -50,7 +65,7 @@ export function concatPlain(self, args, ArrayCtor) {
   for (let a = -1; a < args.length; a++) {
     const e = a < 0 ? self : args[a];
     if (!spreadable(e)) { out.push(e); continue; }
-    const o = /** @type {any} */ (e), len = Math.min(Math.max(Math.floor(Number(o.length)) || 0, 0), 2 ** 53 - 1);
+    const o = /** @type {any} */ (e), len = toLength(o.length);
     for (let k = 0; k < len; k++) if (k in o) out.push(o[k]); else out.length++;
   }
   return out;
@@ -72,7 +87,7 @@ const { apply } = Reflect;
  * @returns {number} the receiver's length (ToLength), or -1 when its species is not ArrayCtor
  */
 function plainLength(self, ArrayCtor) {
-  const o = /** @type {any} */ (self), len = Math.min(Math.max(Math.floor(Number(o.length)) || 0, 0), 2 ** 53 - 1);
+  const o = /** @type {any} */ (self), len = toLength(o.length);
   return o.constructor === ArrayCtor ? len : -1;
 }
 
@@ -88,17 +103,6 @@ function callbackLength(self, args, ArrayCtor) {
 }
 
 /**
- * ToIntegerOrInfinity of a relative index (a number or undefined), clamped to [0, len].
- * @param {number | undefined} v
- * @param {number} len
- * @param {number} dflt the value for undefined
- */
-function clampIndex(v, len, dflt) {
-  const n = v === undefined ? dflt : Math.trunc(v) || 0;
-  return n < 0 ? Math.max(len + n, 0) : Math.min(n, len);
-}
-
-/**
  * `self.slice(start, end)` with the plain Array species, or undefined (see {@link plainLength}).
  * @param {unknown} self
  * @param {unknown[]} args
@@ -111,7 +115,7 @@ export function slicePlain(self, args, ArrayCtor, create) {
   if (!Array.isArray(self) || (start !== undefined && typeof start !== "number") || (end !== undefined && typeof end !== "number")) return undefined;
   const len = plainLength(self, ArrayCtor);
   if (len < 0) return undefined;
-  const o = /** @type {any} */ (self), k0 = clampIndex(start, len, 0), k1 = clampIndex(end, len, len);
+  const o = /** @type {any} */ (self), k0 = relativeIndex(start, len, 0), k1 = relativeIndex(end, len, len);
   create(Math.max(k1 - k0, 0));
   /** @type {unknown[]} */
   const out = [];

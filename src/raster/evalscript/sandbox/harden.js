@@ -30,7 +30,7 @@
  */
 import { L } from "./limits.js";
 import { regexShape } from "./regex.js";
-import { concatPlain, filterPlain, mapPlain, slicePlain } from "./concat.js";
+import { concatPlain, filterPlain, mapPlain, relativeIndex, slicePlain, toLength } from "./concat.js";
 import { freezeRealm } from "./freeze.js";
 
 const { apply, construct } = Reflect;
@@ -87,8 +87,6 @@ function elements(n, what) {
   if (n > L.arrayLength) limit((typeof what === "function" ? what(n) : what) + " has " + n + " elements; the evalscript sandbox allows " + L.arrayLength + " elements per array");
   charge(n, L.elementsPerTick);
 }
-/** ECMAScript ToLength, loosely: a non-negative integer up to 2^53 - 1. @param {unknown} v */
-const toLength = (v) => { const n = Math.floor(Number(v)); return n > 0 ? Math.min(n, 2 ** 53 - 1) : 0; };
 /** @param {any} o */
 const lengthOf = (o) => (o !== null && o !== undefined ? toLength(o.length) : 0);
 
@@ -162,9 +160,7 @@ const AP = native.Array.prototype;
  * @type {Record<string, typeof slicePlain>}
  */
 const PLAIN = { slice: slicePlain, map: mapPlain, filter: filterPlain };
-/** A relative index argument (fill's start / end) clamped to [0, len]. @type {(len: number, v: unknown, dflt: number) => number} */
-const range = (len, v, dflt) => { const n = v === undefined ? dflt : Math.trunc(Number(v)) || 0; return n < 0 ? Math.max(len + n, 0) : Math.min(n, len); };
-guardMethod(AP, "fill", (self, args) => { const n = lengthOf(self); elements(range(n, args[2], n) - range(n, args[1], 0), "Array.prototype.fill range"); });
+guardMethod(AP, "fill", (self, args) => { const n = lengthOf(self); elements(relativeIndex(args[2], n, n) - relativeIndex(args[1], n, 0), "Array.prototype.fill range"); });
 guardMethod(AP, "concat", (self, args) => {
   let n = lengthOf(self);
   for (let i = 0; i < args.length; i++) n += Array.isArray(args[i]) ? args[i].length : 1;
