@@ -171,8 +171,7 @@ class SandboxRuntime implements EvalscriptRuntime {
   async evaluate(input: EvalInput): Promise<EvalResult> {
     const setup = await this.setup();
     const scenes = checkInput(input, setup);
-    const samples = input.width * input.height * Math.max(1, scenes.length);
-    const params: SessionParams = { ...this.sessionParams(setup, input, scenes), budget: this.budget(samples) };
+    const params = this.sessionParams(setup, input, scenes);
     const rows = rowsPerBlock(input, scenes, params, this.limits.blockBytes);
     if (rows < input.height) {
       return this.session(setup, params, rows, async (row, count) => blockOf(scenes, params, row, count, this.options.pack));
@@ -187,9 +186,10 @@ class SandboxRuntime implements EvalscriptRuntime {
     });
   }
 
-  /** Session parameters (all but the budget) of an evaluation of `scenes`. */
-  private sessionParams(setup: EvalSetup, input: Omit<EvalInput, "scenes">, scenes: { info: SceneInfo; datasource?: string }[]): Omit<SessionParams, "budget"> {
+  /** Session parameters of an evaluation of `scenes`, with the budget of width x height x scenes samples. */
+  private sessionParams(setup: EvalSetup, input: Omit<EvalInput, "scenes">, scenes: { info: SceneInfo; datasource?: string }[]): SessionParams {
     return {
+      budget: this.budget(input.width * input.height * Math.max(1, scenes.length)),
       width: input.width,
       height: input.height,
       mosaicking: setup.mosaicking,
@@ -208,10 +208,7 @@ class SandboxRuntime implements EvalscriptRuntime {
 
   async evaluateRows(input: RowsInput, load: (rowStart: number, rows: number) => Promise<SceneData[]>): Promise<EvalResult> {
     const setup = await this.setup();
-    const params: SessionParams = {
-      ...this.sessionParams(setup, input, input.scenes),
-      budget: this.budget(input.width * input.height * Math.max(1, input.scenes.length)),
-    };
+    const params = this.sessionParams(setup, input, input.scenes);
     return this.session(setup, params, input.rows, async (row, rows) => {
       const scenes = checkInput({ ...input, height: rows, scenes: await load(row, rows) }, setup);
       return { ...blockOf(scenes, { ...params, height: rows }, 0, rows, this.options.pack), rowStart: row };

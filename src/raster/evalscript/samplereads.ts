@@ -113,8 +113,10 @@ export class SampleReads {
   private readonly helpers = new Map<string, Helper | "pending">();
   private readonly calls = new Set<AnyNode>();
   private readonly top = new Map<string, AnyNode>();
-  private readonly bound: Map<string, number>;
-  private readonly assigned: Set<string>;
+  /** How many times each name is bound in the program ({@link bindingCounts}). */
+  readonly bound: Map<string, number>;
+  /** Names the program assigns to (globals.ts scanNames). */
+  readonly assigned: Set<string>;
   /** Names referenced other than as the callee of a call. */
   private readonly named = new Set<string>();
 

@@ -23,7 +23,6 @@ import type { Node } from "acorn";
 import type { AnyNode } from "./ast";
 import { walk } from "./ast";
 import { returnRewrites } from "./returns";
-import { scanNames } from "./globals";
 import type { Copy } from "./instrument";
 import { columnCopy, type ColumnNames } from "./columnloop";
 import { checkShape, destructured, memberName, referenceOf, Refused, refuse } from "./samplecheck";
@@ -42,12 +41,15 @@ export interface ColumnPlan {
 }
 
 
-/** The top-level `function evaluatePixel` when it is the only binding and never assigned; refuses otherwise. */
-function findEvaluatePixel(program: AnyNode): AnyNode {
+/**
+ * The top-level `function evaluatePixel` when it is the only binding and never assigned (the program's bindings
+ * and assignments as `analysis` scanned them); refuses otherwise.
+ */
+function findEvaluatePixel(program: AnyNode, analysis: SampleReads): AnyNode {
   const top = (program.body as AnyNode[]).filter((s) => s.type === "FunctionDeclaration" && (s.id as AnyNode).name === "evaluatePixel");
   if (top.length !== 1) refuse(top.length ? "evaluatePixel is declared more than once" : "evaluatePixel is not a top-level function declaration");
-  if (scanNames(program).assigned.has("evaluatePixel")) refuse("evaluatePixel is assigned");
-  if (bindingCounts(program).get("evaluatePixel") !== 1) refuse("evaluatePixel is declared more than once");
+  if (analysis.assigned.has("evaluatePixel")) refuse("evaluatePixel is assigned");
+  if (analysis.bound.get("evaluatePixel") !== 1) refuse("evaluatePixel is declared more than once");
   const fn = top[0]!;
   if (fn.async || fn.generator) refuse("evaluatePixel is async or a generator");
   return fn;
@@ -90,13 +92,13 @@ function extraUses(uses: AnyNode[], dropped: ReadonlySet<AnyNode>): void {
  */
 export function columnPlan(program: Node, source: string, names: ColumnNames): { plan?: ColumnPlan; reason?: string } {
   try {
-    const fn = findEvaluatePixel(program as AnyNode);
+    const analysis = new SampleReads(program, names.base);
+    const fn = findEvaluatePixel(program as AnyNode, analysis);
     const params = fn.params as AnyNode[];
     if (params.length === 0) refuse("evaluatePixel takes no sample parameter");
     const extra = checkBody(program as AnyNode, fn);
     const first = params[0]!;
     const param = (k: number): string => `${names.base}b${k}`;
-    const analysis = new SampleReads(program, names.base);
     let bands: string[];
     let replace: Copy["replace"] = [];
     let locals: string[];
