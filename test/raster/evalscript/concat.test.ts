@@ -43,13 +43,16 @@ function cases(): Record<string, unknown> {
   };
 }
 
-describe("Array.prototype.concat in the sandbox", () => {
-  it("equals the native concat: results, holes, spreading, getter and trap calls", async () => {
-    const src = `//VERSION=3
-${cases.toString()}
+/** An evalscript whose updateOutputMetadata returns `f()` as userData (f's source is sent as part of the script). */
+const userDataScript = (f: () => unknown): string => `//VERSION=3
+${f.toString()}
 function setup() { return { input: ["dataMask"], output: { bands: 1 } }; }
 function evaluatePixel(s) { return [0]; }
-function updateOutputMetadata(scenes, im, om) { om.userData = cases(); }`;
+function updateOutputMetadata(scenes, im, om) { om.userData = ${f.name}(); }`;
+
+describe("Array.prototype.concat in the sandbox", () => {
+  it("equals the native concat: results, holes, spreading, getter and trap calls", async () => {
+    const src = userDataScript(cases);
     const expected = JSON.parse(JSON.stringify(cases()));
     expect(expected.log.length).toBeGreaterThan(6);
     // the guard (harden.js) reads the length of the receiver and of each Array argument first, to cap the result
@@ -82,11 +85,7 @@ function evaluatePixel(s) { return viz.process((s.B08 - s.B04) / (s.B08 + s.B04)
   });
 
   it("slice, map and filter equal the native ones: results, holes, callbacks, getter and trap calls, errors", async () => {
-    const src = `//VERSION=3
-${arrayCases.toString()}
-function setup() { return { input: ["dataMask"], output: { bands: 1 } }; }
-function evaluatePixel(s) { return [0]; }
-function updateOutputMetadata(scenes, im, om) { om.userData = arrayCases(); }`;
+    const src = userDataScript(arrayCases);
     const expected = JSON.parse(JSON.stringify(arrayCases()));
     // the guard (harden.js) reads the receiver's length first, to cap it
     for (const m of ["slice", "map", "filter"]) expected.log.splice(expected.log.indexOf(`${m} get length`), 0, `${m} get length`);
