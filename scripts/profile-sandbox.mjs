@@ -19,7 +19,7 @@
 //   --general         run evaluatePixel with sample objects even where the script has a column function
 //   --ref REV         also run the sandbox/*.js of git revision REV ("ref"), interleaved with the worktree's ("cur")
 //   --no-harden       also run a variant without harden.js (its exports stubbed): the price of the hardening
-//   --plain           also run the script as written, without EO Edge's runtime (scripts/lib/plain-eval.mjs: a floor)
+//   --plain           also run the script as written, without EO Edge's runtime (scripts/lib/plain-eval.mjs: the script's own cost)
 //   --no-freeze       also run a variant with harden.js but without its final freeze of the realm (freeze.js freezeAll)
 //   --cpu-prof DIR    write a V8 .cpuprofile per child into DIR; --top K prints the K sandbox / script functions of most
 //                     self time (time in builtins counts for their JS caller: a guard's wrapper shows the native method)
@@ -28,6 +28,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { inputBands, plainRun } from "./lib/plain-eval.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const SANDBOX_DIR = join(ROOT, "src/raster/evalscript/sandbox");
@@ -241,7 +242,6 @@ async function child([dir, bandDir, sizeArg, nArg, generalArg, scenesArg, wallAr
       bands: Object.fromEntries(names.filter((b) => b !== "dataMask").map((b) => [b, units[b] === "DN" ? dn[b] : refl[b]])),
       dataMask: new Uint8Array(readFileSync(join(bandDir, "dataMask.u8"))),
     });
-    const { plainRun } = await import("./lib/plain-eval.mjs");
     const res = await plainRun(dir, (await import("../src/raster/evalscript/setup.ts")).normalizeSetup, bandsFor, Number(sizeArg), Number(nArg), wall ? now : cpu);
     proc.stdout.write(JSON.stringify(res) + "\n");
     return;
@@ -254,11 +254,7 @@ async function child([dir, bandDir, sizeArg, nArg, generalArg, scenesArg, wallAr
   const s = api.setup(budget);
   if (!s.ok) throw new Error(`setup: ${JSON.stringify(s.error)}`);
   const setup = normalizeSetup(s.value);
-  const bandsBy = {}, units = {};
-  for (const i of setup.inputs) {
-    const list = (bandsBy[i.datasource ?? ""] ??= []);
-    i.bands.forEach((b, k) => { if (!list.includes(b)) { list.push(b); units[b] = i.units?.[k]; } });
-  }
+  const { bandsBy, units } = inputBands(setup);
   const names = bandsBy[""] ?? Object.values(bandsBy)[0] ?? [];
   const k = setup.mosaicking === "SIMPLE" ? 1 : Number(scenesArg) || 1;
   const bands = {};

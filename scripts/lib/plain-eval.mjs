@@ -13,6 +13,20 @@ import { pathToFileURL } from "node:url";
 import { runInThisContext } from "node:vm";
 
 /**
+ * The bands a normalized setup requests, per datasource id ("" without data fusion; first request order, each once),
+ * and the units asked for each band name.
+ * @returns {{ bandsBy: Record<string, string[]>, units: Record<string, string | undefined> }}
+ */
+export function inputBands(setup) {
+  const bandsBy = {}, units = {};
+  for (const i of setup.inputs) {
+    const list = (bandsBy[i.datasource ?? ""] ??= []);
+    i.bands.forEach((b, k) => { if (!list.includes(b)) { list.push(b); units[b] = i.units?.[k]; } });
+  }
+  return { bandsBy, units };
+}
+
+/**
  * setup and evaluatePixel of the evalscript text `source`, defined in this realm (the library's globals must be set).
  * @param {string} source
  */
@@ -46,8 +60,7 @@ export async function plainRun(dir, normalizeSetup, bandsFor, size, n, clock) {
   const fns = scriptFunctions(readFileSync(join(dir, "raw.js"), "utf8"));
   const setup = normalizeSetup(fns.setup());
   if (setup.mosaicking !== "SIMPLE") throw new Error(`the plain variant runs SIMPLE mosaicking only, not ${setup.mosaicking}`);
-  const names = [], units = {};
-  for (const input of setup.inputs) input.bands.forEach((b, k) => { if (!names.includes(b)) { names.push(b); units[b] = input.units?.[k]; } });
+  const { bandsBy, units } = inputBands(setup), names = bandsBy[""] ?? [];
   const { bands, dataMask } = bandsFor(names, units);
   const arrays = names.map((b) => (b === "dataMask" ? dataMask : bands[b]));
   const px = size * size, sample = Object.fromEntries(names.map((b) => [b, 0]));
