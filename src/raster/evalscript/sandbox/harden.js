@@ -120,7 +120,10 @@ function guardMethod(proto, name, check, fast) {
   if (typeof f !== "function") return;
   const g = fast
     ? { [name](/** @type {any[]} */ ...args) { check(this, args, name); const r = fast(this, args); return r !== undefined ? r : apply(f, this, args); } }[name]
-    : { [name](/** @type {any[]} */ ...args) { check(this, args, name); return apply(f, this, args); } }[name];
+    : check.length <= 1
+      // A check of the receiver alone: args only reach apply, so V8 forwards them without making the array
+      ? { [name](/** @type {any[]} */ ...args) { check(this); return apply(f, this, args); } }[name]
+      : { [name](/** @type {any[]} */ ...args) { check(this, args, name); return apply(f, this, args); } }[name];
   Object.defineProperty(g, "length", { value: f.length });
   Object.defineProperty(proto, name, { value: g, writable: true, configurable: true, enumerable: false });
 }
