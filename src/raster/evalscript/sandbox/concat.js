@@ -43,6 +43,33 @@ function spreadable(e) {
 }
 
 /**
+ * Appends `e` to `out` as ArrayConcat does with each item: its present elements when it is spreadable (holes
+ * stay holes: the length is extended), else `e` itself.
+ * @param {unknown[]} out
+ * @param {unknown} e
+ */
+function appendItem(out, e) {
+  if (spreadable(e)) copyRange(out, e, 0, toLength(/** @type {any} */ (e).length));
+  else out.push(e);
+}
+
+/**
+ * Appends elements k0 .. k1 - 1 of `o` to `out`, present ones read (HasProperty, then Get), holes kept as holes.
+ * @param {unknown[]} out
+ * @param {any} o
+ * @param {number} k0
+ * @param {number} k1
+ */
+function copyRange(out, o, k0, k1) {
+  for (let k = k0; k < k1; k++) if (k in o) out.push(o[k]); else out.length++;
+}
+
+/** Whether concat's native steps are needed for an argument: an object that is not an Array, or a function. @param {unknown} e */
+const foreign = (e) => (typeof e === "object" && e !== null && !Array.isArray(e)) || typeof e === "function";
+/** Whether the receiver's species constructor is `ArrayCtor` (an Array whose `constructor` is it). @param {unknown} self @param {Function} ArrayCtor */
+const plainReceiver = (self, ArrayCtor) => Array.isArray(self) && /** @type {any} */ (self).constructor === ArrayCtor;
+
+/**
  * `self.concat(...args)` when its species constructor is `ArrayCtor` (the global Array) and every argument is
  * an Array or a primitive, else undefined (the caller runs the native concat: an object that is not an Array
  * may be spreadable with any length, which the guard does not count). The guard has capped the result's length
@@ -53,21 +80,31 @@ function spreadable(e) {
  * @returns {unknown[] | undefined}
  */
 export function concatPlain(self, args, ArrayCtor) {
-  for (let a = 0; a < args.length; a++) {
-    const e = args[a];
-    if ((typeof e === "object" && e !== null && !Array.isArray(e)) || typeof e === "function") return undefined;
-  }
-  if (!Array.isArray(self) || self.constructor !== ArrayCtor) return undefined;
+  for (let a = 0; a < args.length; a++) if (foreign(args[a])) return undefined;
+  if (!plainReceiver(self, ArrayCtor)) return undefined;
   // push, not out[n] = v: index stores past the end take V8's slow path once Array.prototype is frozen
   // (measured ~50 ns each in the sandbox); a hole is made by extending the length.
   /** @type {unknown[]} */
   const out = [];
-  for (let a = -1; a < args.length; a++) {
-    const e = a < 0 ? self : args[a];
-    if (!spreadable(e)) { out.push(e); continue; }
-    const o = /** @type {any} */ (e), len = toLength(o.length);
-    for (let k = 0; k < len; k++) if (k in o) out.push(o[k]); else out.length++;
-  }
+  appendItem(out, self);
+  for (let a = 0; a < args.length; a++) appendItem(out, args[a]);
+  return out;
+}
+
+/**
+ * {@link concatPlain} of one argument, `self.concat(e)` (ColorRampVisualizer scripts' `rgb.concat(dataMask)`), which
+ * needs no arguments array.
+ * @param {unknown} self
+ * @param {unknown} e
+ * @param {Function} ArrayCtor
+ * @returns {unknown[] | undefined}
+ */
+export function concatOne(self, e, ArrayCtor) {
+  if (foreign(e) || !plainReceiver(self, ArrayCtor)) return undefined;
+  /** @type {unknown[]} */
+  const out = [];
+  appendItem(out, self);
+  appendItem(out, e);
   return out;
 }
 
@@ -92,26 +129,26 @@ function plainLength(self, ArrayCtor) {
 }
 
 /**
- * The receiver's length for map / filter (callback args[0]), or -1 when the callback is not callable (the native
+ * The receiver's length for map / filter (callback f), or -1 when the callback is not callable (the native
  * method throws), the receiver is not an Array or its species is not ArrayCtor.
  * @param {unknown} self
- * @param {unknown[]} args
+ * @param {unknown} f
  * @param {Function} ArrayCtor
  */
-function callbackLength(self, args, ArrayCtor) {
-  return typeof args[0] === "function" && Array.isArray(self) ? plainLength(self, ArrayCtor) : -1;
+function callbackLength(self, f, ArrayCtor) {
+  return typeof f === "function" && Array.isArray(self) ? plainLength(self, ArrayCtor) : -1;
 }
 
 /**
  * `self.slice(start, end)` with the plain Array species, or undefined (see {@link plainLength}).
  * @param {unknown} self
- * @param {unknown[]} args
+ * @param {unknown} start
+ * @param {unknown} end
  * @param {Function} ArrayCtor
  * @param {(n: number) => void} create the guarded Array's check of `new Array(n)`
  * @returns {unknown[] | undefined}
  */
-export function slicePlain(self, args, ArrayCtor, create) {
-  const start = args[0], end = args[1];
+export function slicePlain(self, start, end, ArrayCtor, create) {
   if (!Array.isArray(self) || (start !== undefined && typeof start !== "number") || (end !== undefined && typeof end !== "number")) return undefined;
   const len = plainLength(self, ArrayCtor);
   if (len < 0) return undefined;
@@ -119,39 +156,41 @@ export function slicePlain(self, args, ArrayCtor, create) {
   create(Math.max(k1 - k0, 0));
   /** @type {unknown[]} */
   const out = [];
-  for (let k = k0; k < k1; k++) if (k in o) out.push(o[k]); else out.length++;
+  copyRange(out, o, k0, k1);
   return out;
 }
 
 /**
  * `self.map(f, thisArg)` with the plain Array species, or undefined (see {@link plainLength}).
  * @param {unknown} self
- * @param {unknown[]} args
+ * @param {unknown} f
+ * @param {unknown} thisArg
  * @param {Function} ArrayCtor
  * @param {(n: number) => void} create the guarded Array's check of `new Array(n)`
  * @returns {unknown[] | undefined}
  */
-export function mapPlain(self, args, ArrayCtor, create) {
-  const len = callbackLength(self, args, ArrayCtor), f = /** @type {Function} */ (args[0]), thisArg = args[1];
+export function mapPlain(self, f, thisArg, ArrayCtor, create) {
+  const len = callbackLength(self, f, ArrayCtor);
   if (len < 0) return undefined;
   create(len);
   const o = /** @type {any} */ (self);
   /** @type {unknown[]} */
   const out = [];
-  for (let k = 0; k < len; k++) if (k in o) out.push(apply(f, thisArg, [o[k], k, o])); else out.length++;
+  for (let k = 0; k < len; k++) if (k in o) out.push(apply(/** @type {Function} */ (f), thisArg, [o[k], k, o])); else out.length++;
   return out;
 }
 
 /**
  * `self.filter(f, thisArg)` with the plain Array species, or undefined (see {@link plainLength}).
  * @param {unknown} self
- * @param {unknown[]} args
+ * @param {unknown} f
+ * @param {unknown} thisArg
  * @param {Function} ArrayCtor
  * @param {(n: number) => void} create the guarded Array's check of `new Array(n)`
  * @returns {unknown[] | undefined}
  */
-export function filterPlain(self, args, ArrayCtor, create) {
-  const len = callbackLength(self, args, ArrayCtor), f = /** @type {Function} */ (args[0]), thisArg = args[1];
+export function filterPlain(self, f, thisArg, ArrayCtor, create) {
+  const len = callbackLength(self, f, ArrayCtor);
   if (len < 0) return undefined;
   create(0);
   const o = /** @type {any} */ (self);
@@ -160,7 +199,7 @@ export function filterPlain(self, args, ArrayCtor, create) {
   for (let k = 0; k < len; k++) {
     if (!(k in o)) continue;
     const v = o[k];
-    if (apply(f, thisArg, [v, k, o])) out.push(v);
+    if (apply(/** @type {Function} */ (f), thisArg, [v, k, o])) out.push(v);
   }
   return out;
 }

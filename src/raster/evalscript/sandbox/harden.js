@@ -30,7 +30,7 @@
  */
 import { L } from "./limits.js";
 import { regexShape } from "./regex.js";
-import { concatPlain, filterPlain, mapPlain, relativeIndex, slicePlain, toLength } from "./concat.js";
+import { concatOne, concatPlain, filterPlain, mapPlain, relativeIndex, slicePlain, toLength } from "./concat.js";
 import { freezeRealm } from "./freeze.js";
 
 const { apply, construct } = Reflect;
@@ -109,22 +109,32 @@ function guardConstructor(name, check, owner = globalThis) {
 
 /**
  * Replaces proto[name] by a function with the same name and length that calls check(this, args) first, then
- * `fast(this, args)` when given (its value unless undefined), else the original.
+ * `fast(this, a0, a1)` when given (its value unless undefined; only for methods that read at most two arguments
+ * and whose check reads only the receiver), else the original.
+ *
+ * No arguments array is made when the check reads only the receiver (check.length <= 1): the arguments then
+ * only reach `apply`, which V8 forwards without allocating (a rest array per call cost ndvi_scl's
+ * `CLOUD.indexOf(s.SCL)` 15 of its 38 CPU ms per Mpx in profile:sandbox).
  * @param {any} proto
  * @param {string} name
  * @param {(self: any, args: any[], name: string) => void} check
- * @param {(self: any, args: any[]) => unknown} [fast]
+ * @param {(self: any, a0: unknown, a1: unknown) => unknown} [fast]
  */
 function guardMethod(proto, name, check, fast) {
   const f = proto[name];
   if (typeof f !== "function") return;
+  const own = /** @type {(self: any) => void} */ (check);
   const g = fast
-    ? { [name](/** @type {any[]} */ ...args) { check(this, args, name); const r = fast(this, args); return r !== undefined ? r : apply(f, this, args); } }[name]
+    ? { [name](/** @type {unknown} */ a0, /** @type {unknown} */ a1) { own(this); const r = fast(this, a0, a1); return r !== undefined ? r : apply(f, this, arguments); } }[name]
     : check.length <= 1
-      // A check of the receiver alone: args only reach apply, so V8 forwards them without making the array
-      ? { [name](/** @type {any[]} */ ...args) { check(this); return apply(f, this, args); } }[name]
+      ? { [name](/** @type {any[]} */ ...args) { own(this); return apply(f, this, args); } }[name]
       : { [name](/** @type {any[]} */ ...args) { check(this, args, name); return apply(f, this, args); } }[name];
-  Object.defineProperty(g, "length", { value: f.length });
+  setMethod(proto, name, g, f.length);
+}
+
+/** Defines proto[name] = g (writable, configurable, not enumerable) with the `length` of the method it replaces. @param {any} proto @param {string} name @param {Function} g @param {number} length */
+function setMethod(proto, name, g, length) {
+  Object.defineProperty(g, "length", { value: length });
   Object.defineProperty(proto, name, { value: g, writable: true, configurable: true, enumerable: false });
 }
 
@@ -164,17 +174,41 @@ const AP = native.Array.prototype;
  */
 const PLAIN = { slice: slicePlain, map: mapPlain, filter: filterPlain };
 guardMethod(AP, "fill", (self, args) => { const n = lengthOf(self); elements(relativeIndex(args[2], n, n) - relativeIndex(args[1], n, 0), "Array.prototype.fill range"); });
-guardMethod(AP, "concat", (self, args) => {
-  let n = lengthOf(self);
-  for (let i = 0; i < args.length; i++) n += Array.isArray(args[i]) ? args[i].length : 1;
-  charge(args.length, L.elementsPerTick); // what counting through the guarded args.reduce charged
+/**
+ * The guard of concat: counts the result (the receiver's length plus each argument's, an Array's length or 1)
+ * and charges the arguments as counting through the guarded args.reduce did.
+ * @param {number} n elements of the result
+ * @param {number} count arguments
+ */
+function concatCount(n, count) {
+  charge(count, L.elementsPerTick);
   elements(n, "Array.prototype.concat result");
-}, (self, args) => concatPlain(self, args, ArrayProxy));
+}
+/** An argument's elements in concat's count. @param {unknown} e */
+const concatLength = (e) => (Array.isArray(e) ? e.length : 1);
+{
+  const nativeConcat = AP.concat;
+  // One argument (ColorRampVisualizer scripts' `rgb.concat(dataMask)`, per pixel) without an arguments array;
+  // the same reads, count, charge and steps as with several (concat.js concatPlain / concatOne).
+  setMethod(AP, "concat", { concat(/** @type {unknown} */ a0) {
+    if (arguments.length !== 1) {
+      const args = [...arguments];
+      let n = lengthOf(this);
+      for (let i = 0; i < args.length; i++) n += concatLength(args[i]);
+      concatCount(n, args.length);
+      const r = concatPlain(this, args, ArrayProxy);
+      return r !== undefined ? r : apply(nativeConcat, this, args);
+    }
+    concatCount(lengthOf(this) + concatLength(a0), 1);
+    const r = concatOne(this, a0, ArrayProxy);
+    return r !== undefined ? r : apply(nativeConcat, this, [a0]);
+  } }.concat, nativeConcat.length);
+}
 for (const m of ["includes", "indexOf", "lastIndexOf", "join", "toString", "toLocaleString", "reverse", "sort", "copyWithin", "slice", "splice",
   "map", "forEach", "filter", "some", "every", "reduce", "reduceRight", "find", "findIndex", "findLast", "findLastIndex",
   "toSorted", "toReversed", "toSpliced", "with", "flat", "flatMap"]) {
   const what = "the receiver of Array.prototype." + m, plain = Object.hasOwn(PLAIN, m) ? PLAIN[m] : undefined;
-  guardMethod(AP, m, (self) => elements(lengthOf(self), what), plain && ((self, args) => plain(self, args, ArrayProxy, newArray)));
+  guardMethod(AP, m, (self) => elements(lengthOf(self), what), plain && ((self, a0, a1) => plain(self, a0, a1, ArrayProxy, newArray)));
 }
 /**
  * flat makes arrays longer than its receiver: count the result first (shared sub-arrays once, up to the cap).
