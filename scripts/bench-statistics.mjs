@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fmt, getToken, metric, pct, prepareState, startServer, summaryRow, waitReady } from "./lib/bench.mjs";
 
-const N = Number(process.env.BENCH_N ?? 10);
+const N = Number(process.env.BENCH_N ?? 30);
 const PORT = process.env.BENCH_STATS_PORT ?? "8799";
 const STATE = resolve(".state-bench");
 const NDVI_SCL = readFileSync("test/fixtures/statistics/ndvi_scl.js", "utf8");
