@@ -16,6 +16,8 @@
  */
 
 const SPREAD = Symbol.isConcatSpreadable;
+/** The realm's Array (this module is evaluated before harden.js replaces the global by its guarded Proxy). */
+const NativeArray = Array;
 
 /** ECMAScript ToLength, loosely (no ToPrimitive hint): a non-negative integer up to 2^53 - 1. @param {unknown} v */
 export const toLength = (v) => { const n = Math.floor(Number(v)); return n > 0 ? Math.min(n, 2 ** 53 - 1) : 0; };
@@ -101,6 +103,15 @@ export function concatPlain(self, args, ArrayCtor) {
  */
 export function concatOne(self, e, ArrayCtor) {
   if (foreign(e) || !plainReceiver(self, ArrayCtor)) return undefined;
+  if (typeof e !== "object" || e === null) {
+    // a primitive is appended as one element, after the receiver's elements: the result's length is known, so it
+    // is made at that length (no growth by push; stores within the length keep V8's fast path)
+    if (!spreadable(self)) return [self, e];
+    const o = /** @type {any} */ (self), len = toLength(o.length), out = new NativeArray(len + 1);
+    for (let k = 0; k < len; k++) if (k in o) out[k] = o[k];
+    out[len] = e;
+    return out;
+  }
   /** @type {unknown[]} */
   const out = [];
   appendItem(out, self);

@@ -188,17 +188,19 @@ function concatCount(n, count) {
 const concatLength = (e) => (Array.isArray(e) ? e.length : 1);
 {
   const nativeConcat = AP.concat;
-  // One argument (ColorRampVisualizer scripts' `rgb.concat(dataMask)`, per pixel) without an arguments array;
-  // the same reads, count, charge and steps as with several (concat.js concatPlain / concatOne).
+  /** concat with any number of arguments. @this {unknown} @param {unknown[]} args */
+  const concatMany = function (...args) {
+    let n = lengthOf(this);
+    for (let i = 0; i < args.length; i++) n += concatLength(args[i]);
+    concatCount(n, args.length);
+    const r = concatPlain(this, args, ArrayProxy);
+    return r !== undefined ? r : apply(nativeConcat, this, args);
+  };
+  // One argument (ColorRampVisualizer scripts' `rgb.concat(dataMask)`, per pixel) without an arguments array
+  // (`arguments` only reaches apply, which V8 forwards without making it); the same reads, count, charge and
+  // steps as with several (concat.js concatPlain / concatOne).
   setMethod(AP, "concat", { concat(/** @type {unknown} */ a0) {
-    if (arguments.length !== 1) {
-      const args = [...arguments];
-      let n = lengthOf(this);
-      for (let i = 0; i < args.length; i++) n += concatLength(args[i]);
-      concatCount(n, args.length);
-      const r = concatPlain(this, args, ArrayProxy);
-      return r !== undefined ? r : apply(nativeConcat, this, args);
-    }
+    if (arguments.length !== 1) return apply(concatMany, this, arguments);
     concatCount(lengthOf(this) + concatLength(a0), 1);
     const r = concatOne(this, a0, ArrayProxy);
     return r !== undefined ? r : apply(nativeConcat, this, [a0]);
