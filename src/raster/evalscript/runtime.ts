@@ -8,7 +8,7 @@ import { Lru } from "../lru";
 import type { CompiledEvalscript } from "./compile";
 import { executionError, sandboxCrash, type Budget } from "./errors";
 import { HOST_LIMITS } from "./limits";
-import { dispose, SANDBOX_RECYCLE_BYTES, sandboxFor, scriptHash, type Block, type Reply, type Sandbox, type SandboxApi, type SessionParams } from "./sandbox";
+import { dispose, SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES, sandboxFor, scriptHash, type Block, type Reply, type Sandbox, type SandboxApi, type SessionParams } from "./sandbox";
 import { Assembly, blockOf, bytesOf, rowsPerBlock } from "./blocks";
 import { bandCountOf, mosaickingByDatasource, normalizeSetup } from "./setup";
 import type { EvalInput, EvalOutputSpec, EvalResult, EvalSetup, SceneData, SceneInfo, TimeRange } from "./types";
@@ -29,6 +29,8 @@ export interface RuntimeLimits {
   blockBytes: number;
   /** Bytes a sandbox isolate is sent and returns before it is recycled (sandboxgen.ts SANDBOX_RECYCLE_BYTES). */
   recycleBytes: number;
+  /** Bytes all live sandbox isolates may hold before idle ones are aborted (sandboxgen.ts SANDBOX_POOL_BYTES). */
+  poolBytes: number;
   /** Output bands per evaluation, all outputs together (checked in the sandbox after updateOutput). */
   outputBands: number;
   /** Raw output bytes per evaluation: width * height * sum of bands * bytes per sample (limits.ts). */
@@ -47,6 +49,7 @@ export const DEFAULT_LIMITS: RuntimeLimits = {
   cpuMs: 30_000,
   blockBytes: 16 * 1024 * 1024,
   recycleBytes: SANDBOX_RECYCLE_BYTES,
+  poolBytes: SANDBOX_POOL_BYTES,
   outputBands: HOST_LIMITS.outputBands,
   outputBytes: HOST_LIMITS.outputBytes,
 };
@@ -120,7 +123,7 @@ class SandboxRuntime implements EvalscriptRuntime {
     tenant: string,
     private readonly options: RuntimeOptions = {},
   ) {
-    this.sandbox = sandboxFor(loader, compiled, hash, limits.cpuMs, tenant, limits.recycleBytes);
+    this.sandbox = sandboxFor(loader, compiled, hash, limits.cpuMs, tenant, limits.recycleBytes, limits.poolBytes);
   }
 
   /** Runs `f` on a lease of the sandbox isolate; what `f` meters is charged to the isolate when it ends. */

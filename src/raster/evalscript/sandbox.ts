@@ -12,7 +12,7 @@
  * ({@link SANDBOX_MODULES}), the main module ("main.js", {@link MAIN_JS}) and the compiled script ("evalscript.js").
  */
 import type { CompiledEvalscript } from "./compile";
-import { leaseGeneration, SANDBOX_RECYCLE_BYTES } from "./sandboxgen";
+import { evictIdle, leaseGeneration, SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES } from "./sandboxgen";
 import { SANDBOX_LIMITS } from "./limits";
 import { regexShape } from "./regex";
 import CONCAT_JS from "./sandbox/concat.js";
@@ -31,7 +31,7 @@ import { writersModule } from "./writers";
 /** Compatibility date of sandbox isolates (the date the runtime was tested with). */
 export const SANDBOX_COMPATIBILITY_DATE = "2026-11-01";
 
-export { SANDBOX_RECYCLE_BYTES } from "./sandboxgen";
+export { SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES } from "./sandboxgen";
 export type { Block, BlockValues, Reply, SandboxApi, SceneRef, SessionParams, SessionStub } from "./sandbox/rpc";
 
 /** Bump when the sandbox code changes so that isolates of an older runtime are not reused. */
@@ -124,7 +124,8 @@ export class Recycler extends workers.WorkerEntrypoint {
 
 /**
  * The sandbox of `compiled` for `tenant`: one isolate per script hash and account ({@link isolateName}) and
- * generation, loaded on first use and recycled after `recycleBytes` ({@link SANDBOX_RECYCLE_BYTES}).
+ * generation, loaded on first use and recycled after `recycleBytes` ({@link SANDBOX_RECYCLE_BYTES}); idle isolates
+ * (of any script) are aborted while all live ones hold more than `poolBytes` ({@link SANDBOX_POOL_BYTES}).
  * @param cpuMs Worker Loader CPU limit per call (enforced on Cloudflare, not by local workerd).
  * @param tenant the account the isolate belongs to ("" for engine-internal use and tests).
  */
@@ -135,6 +136,7 @@ export function sandboxFor(
   cpuMs: number,
   tenant = "",
   recycleBytes = SANDBOX_RECYCLE_BYTES,
+  poolBytes = SANDBOX_POOL_BYTES,
 ): Sandbox {
   const code = (): WorkerLoaderWorkerCode => ({
     compatibilityDate: SANDBOX_COMPATIBILITY_DATE,
@@ -144,20 +146,24 @@ export function sandboxFor(
     globalOutbound: null,
     limits: { cpuMs },
   });
+  // a stub of the calling request: an idle isolate may be aborted on behalf of another script's request
+  const recycler = (name: string) => loader.get(name, code).getEntrypoint("Recycler") as unknown as Recycler;
+  const abort = (name: string) => recycler(name).recycle();
   return {
     acquire: () => {
-      const lease = leaseGeneration(isolateName(hash, tenant), recycleBytes);
+      const lease = leaseGeneration(isolateName(hash, tenant), recycleBytes, abort);
       const stub = loader.get(lease.name, code);
-      const recycler = () => stub.getEntrypoint("Recycler") as unknown as Recycler;
       return {
         api: stub.getEntrypoint(undefined, { limits: { cpuMs } }) as unknown as SandboxApi,
         name: lease.name,
-        isolateId: () => recycler().id(),
+        isolateId: () => recycler(lease.name).id(),
         release: async (bytes) => {
-          if (!lease.release(bytes)) return;
-          await recycler()
-            .recycle()
-            .catch(() => undefined); // the abort ends this call with an error
+          const retired = lease.release(bytes);
+          // this isolate when its own budget is spent, and idle ones (this one last) past the pool's bytes
+          const aborts = evictIdle(poolBytes).map((f) => f());
+          if (retired) aborts.push(abort(lease.name));
+          // each abort ends its call with an error
+          await Promise.all(aborts.map((p) => p.catch(() => undefined)));
         },
       };
     },

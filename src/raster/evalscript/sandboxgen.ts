@@ -19,12 +19,43 @@ import { Lru } from "../lru";
  */
 export const SANDBOX_RECYCLE_BYTES = 256 * 1024 * 1024;
 
+/**
+ * Bytes charged to all live sandbox isolates together (every script and account) after which idle ones are
+ * aborted, least recently leased first ({@link evictIdle}). Why: an isolate keeps its garbage until it is
+ * recycled, and a script sent a few times never reaches its own budget. Measured on `npm start`: 20 real scripts
+ * in turn, six 1024² requests each, grew workerd from 0.56 to 2.8 GB RSS, and the first script, sent again,
+ * evaluated in 222-303 ms instead of 106-148 ms.
+ */
+export const SANDBOX_POOL_BYTES = 512 * 1024 * 1024;
+
+/** Aborts the isolate of a loader name (sandbox.ts: the Recycler entrypoint of that name). */
+export type AbortIsolate = (name: string) => Promise<unknown>;
+
 /** One generation of an isolate name: bytes charged, leases open, retired (a newer one serves new leases). */
 interface Generation {
-  index: number;
+  base: string;
+  /** The Worker Loader name (never used twice). */
+  name: string;
   bytes: number;
   active: number;
   retired: boolean;
+  /** Aborts this generation's isolate (given by its first lease). */
+  abort?: AbortIsolate;
+}
+
+/** Live generations (loaded and not yet aborted), least recently leased first, and the bytes charged to them. */
+const live = new Set<Generation>();
+let liveBytes = 0;
+
+/** Drops a generation from the live ones (it is being aborted). */
+function forget(g: Generation): void {
+  if (live.delete(g)) liveBytes -= g.bytes;
+}
+
+/** Retires a generation: the next lease of its name gets a new one. */
+function retire(g: Generation): void {
+  g.retired = true;
+  if (current.get(g.base) === g) current.set(g.base, fresh(g.base));
 }
 
 /** The current generation per isolate name (a name dropped from the bound gets a fresh generation when it comes back). */
@@ -39,7 +70,7 @@ const current = new Lru<Generation>(1024);
  */
 let epoch: string | undefined;
 let nextIndex = 0;
-const fresh = (): Generation => ({ index: nextIndex++, bytes: 0, active: 0, retired: false });
+const fresh = (base: string): Generation => ({ base, name: `${base}:${epoch}.${nextIndex++}`, bytes: 0, active: 0, retired: false });
 
 /** A lease of the current generation of `base`: its loader name, and `release(bytes)`. */
 export interface GenerationLease {
@@ -52,26 +83,53 @@ export interface GenerationLease {
 /**
  * Leases the current generation of isolate name `base`. A generation whose charged bytes reach `budget` is
  * retired (the next lease gets a new generation); it is to be aborted by the release that leaves it idle.
+ * `abort` aborts the generation's isolate when {@link evictIdle} picks it (the first lease's is kept).
  */
-export function leaseGeneration(base: string, budget = SANDBOX_RECYCLE_BYTES): GenerationLease {
+export function leaseGeneration(base: string, budget = SANDBOX_RECYCLE_BYTES, abort?: AbortIsolate): GenerationLease {
   epoch ??= crypto.randomUUID().slice(0, 8);
   let gen = current.get(base);
-  if (!gen) current.set(base, (gen = fresh()));
+  if (!gen) current.set(base, (gen = fresh(base)));
   const leased = gen;
   leased.active++;
+  leased.abort ??= abort;
+  live.delete(leased);
+  live.add(leased);
   let released = false;
   return {
-    name: `${base}:${epoch}.${leased.index}`,
+    name: leased.name,
     release(bytes) {
       if (released) return false;
       released = true;
       leased.active--;
       leased.bytes += bytes;
-      if (!leased.retired && leased.bytes >= budget) {
-        leased.retired = true;
-        if (current.get(base) === leased) current.set(base, fresh());
-      }
-      return leased.retired && leased.active === 0;
+      if (live.has(leased)) liveBytes += bytes;
+      if (!leased.retired && leased.bytes >= budget) retire(leased);
+      const idleRetired = leased.retired && leased.active === 0;
+      if (idleRetired) forget(leased);
+      return idleRetired;
     },
   };
+}
+
+/**
+ * Picks the live generations to abort so that those left hold at most `pool` bytes: idle ones with an abort
+ * function, least recently leased first. They are retired and forgotten here (their names are never leased
+ * again); the caller runs the returned thunks, each once.
+ */
+export function evictIdle(pool = SANDBOX_POOL_BYTES): (() => Promise<unknown>)[] {
+  const out: (() => Promise<unknown>)[] = [];
+  for (const g of live) {
+    if (liveBytes <= pool) break;
+    const abort = g.abort;
+    if (g.active > 0 || !abort) continue;
+    retire(g);
+    forget(g);
+    out.push(() => abort(g.name));
+  }
+  return out;
+}
+
+/** Live generations and the bytes charged to them (diagnostics and tests). */
+export function poolStats(): { generations: number; bytes: number } {
+  return { generations: live.size, bytes: liveBytes };
 }

@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compileEvalscript, loadEvalscript, type EvalInput } from "../../../src/raster/evalscript";
 import { sandboxFor, scriptHash } from "../../../src/raster/evalscript/sandbox";
-import { leaseGeneration } from "../../../src/raster/evalscript/sandboxgen";
+import { evictIdle, leaseGeneration, poolStats } from "../../../src/raster/evalscript/sandboxgen";
 import { ones, rkhWindow, RKH_INFO } from "./helpers";
 
 const NDVI = `//VERSION=3
@@ -51,7 +51,59 @@ describe("generations (host bookkeeping)", () => {
   });
 });
 
+describe("the pool of live isolates (host bookkeeping)", () => {
+  it("past the pool's bytes, idle generations are aborted least recently leased first; one in use never", async () => {
+    const aborted: string[] = [];
+    const abort = async (name: string) => void aborted.push(name);
+    const [x, y, z] = ["x", "y", "z"].map((k) => `pool-${k}-${crypto.randomUUID()}`);
+    const base = poolStats().bytes;
+    const lx = leaseGeneration(x!, 1e9, abort);
+    lx.release(300);
+    const ly = leaseGeneration(y!, 1e9, abort);
+    ly.release(300);
+    expect(evictIdle(base + 600)).toHaveLength(0);
+    for (const f of evictIdle(base + 500)) await f();
+    expect(aborted).toEqual([lx.name]); // x: leased least recently
+    expect(poolStats().bytes).toBe(base + 300);
+    const again = leaseGeneration(x!, 1e9, abort);
+    expect(again.name).not.toBe(lx.name); // an aborted isolate's name is never leased again
+    again.release(0);
+    const lz = leaseGeneration(z!, 1e9, abort);
+    lz.release(400);
+    const inUse = leaseGeneration(z!, 1e9, abort);
+    for (const f of evictIdle(base)) await f();
+    expect(aborted).toEqual([lx.name, ly.name, again.name]); // z is leased: kept, whatever the bytes
+    inUse.release(0);
+    for (const f of evictIdle(base)) await f();
+    expect(aborted.at(-1)).toBe(lz.name);
+    expect(poolStats().bytes).toBe(base);
+  });
+});
+
 describe("sandbox isolates", () => {
+  it("an idle isolate of another script is aborted once the live isolates hold more than the pool's bytes", async () => {
+    const sandboxes = await Promise.all(
+      [NDVI, `${NDVI}\n// another script`].map(async (src) => {
+        const compiled = compileEvalscript(src);
+        return sandboxFor(env.LOADER, compiled, `${await scriptHash(compiled)}-${crypto.randomUUID()}`, 30_000, "", 1e12, poolStats().bytes + 100);
+      }),
+    );
+    const a = sandboxes[0]!.acquire();
+    const first = await a.isolateId();
+    await a.release(80);
+    const b = sandboxes[1]!.acquire();
+    const other = await b.isolateId();
+    await b.release(80); // 160 bytes live: the first script's idle isolate goes
+    const a2 = sandboxes[0]!.acquire();
+    expect(a2.name).not.toBe(a.name);
+    expect(await a2.isolateId()).not.toBe(first);
+    expect((await a2.api.setup(budget)).ok).toBe(true);
+    await a2.release(0);
+    const b2 = sandboxes[1]!.acquire();
+    expect(await b2.isolateId()).toBe(other); // the most recently used one stays
+    await b2.release(0);
+  });
+
   it("the next lease after the budget gets a fresh isolate; a lease in flight keeps working on the old one", async () => {
     const compiled = compileEvalscript(NDVI);
     const key = `${await scriptHash(compiled)}-${crypto.randomUUID()}`;
