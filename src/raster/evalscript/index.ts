@@ -50,7 +50,9 @@
  * - Limits (RuntimeLimits, limits.ts): `perCall` 2e7 ticks per script call, `total` 1e9 + 2000 per pixel and
  *   scene per request, `cpuMs` 30 s per sandbox call (production only), `blockBytes` 16 MiB per RPC (row
  *   blocks), `recycleBytes` 256 MiB moved per sandbox isolate before a fresh one replaces it (sandboxgen.ts:
- *   an isolate's lazily collected garbage otherwise grew workerd's RSS with every heavy request), 1000 output bands and 256 MiB of raw output per request, 8 MiB of userdata JSON, 1 MiB of
+ *   an isolate's lazily collected garbage otherwise grew workerd's RSS with every heavy request), `poolBytes`
+ *   512 MiB moved by all live sandbox isolates together before idle ones are aborted, least recently used first
+ *   (a script sent a few times never reaches its own budget), 1000 output bands and 256 MiB of raw output per request, 8 MiB of userdata JSON, 1 MiB of
  *   setup() JSON, 1 MiB of script text, error messages cut at 2000 characters. Ticks count loop iterations and
  *   function calls (instrument.ts, with a counter the script cannot reach: wrapper.ts) and the work the counter
  *   does not see: allocations (64 MiB per buffer, 8M elements per array, 16M characters per repeat/pad),
