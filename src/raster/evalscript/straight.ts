@@ -14,9 +14,9 @@
  * - operators other than `in`, `instanceof` and `delete`; assignments and updates of the locals;
  * - calls of `Math.<function>` and of the sandbox's `index(a, b)` (sandbox/lib.js: pure, not instrumented),
  *   without spread arguments, when the script binds neither `Math` nor `index`;
- * - returned array literals (holes allowed, no spread) and object literals of plain keys (no `__proto__`,
- *   computed, shorthand-free of patterns, methods, accessors or spread), also as branches of `c ? x : y`,
- *   whose values are the above (returns.ts writes or reuses them; the writers read only their own elements).
+ * - returned array literals (holes allowed, no spread) and object literals of plain keys (no `__proto__` key,
+ *   no computed keys, methods, accessors or spread), also as branches of `c ? x : y`, whose values are the
+ *   above (returns.ts writes or reuses them; the writers read only their own elements).
  * Anything else (loops, functions, other calls, script globals, member reads, helpers the sample is passed
  * to) is not straight-line: the loop keeps its per-pixel bookkeeping.
  */
