@@ -19,6 +19,7 @@ import CONCAT_JS from "./sandbox/concat.js";
 import ENTRY_JS from "./sandbox/entry.js";
 import EVALUATION_JS from "./sandbox/evaluation.js";
 import FREEZE_JS from "./sandbox/freeze.js";
+import GUARDS_JS from "./sandbox/guards.js";
 import HARDEN_JS from "./sandbox/harden.js";
 import LIB_JS from "./sandbox/lib.js";
 import PIXELS_JS from "./sandbox/pixels.js";
@@ -35,7 +36,7 @@ export { SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES } from "./sandboxgen";
 export type { Block, BlockValues, Reply, SandboxApi, SceneRef, SessionParams, SessionStub } from "./sandbox/rpc";
 
 /** Bump when the sandbox code changes so that isolates of an older runtime are not reused. */
-export const RUNTIME_VERSION = "eo-edge-evalscript-19";
+export const RUNTIME_VERSION = "eo-edge-evalscript-20";
 
 /**
  * The sandbox's modules by the names they import each other by: the sources of sandbox/*.js as given (the Worker
@@ -51,6 +52,7 @@ export const SANDBOX_MODULES: Readonly<Record<string, string>> = {
   "pixels.js": PIXELS_JS,
   "values.js": VALUES_JS,
   "lib.js": LIB_JS,
+  "guards.js": GUARDS_JS,
   "harden.js": HARDEN_JS,
   "freeze.js": FREEZE_JS,
   "scenes.js": SCENES_JS,

@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * Sandbox module that hardens the isolate before any script runs (imported by entry.js
- * after lib.js, before the script module):
+ * after lib.js, before the script module; the budget accounting and the guard installers it uses are guards.js):
  * 1. Work the tick counter cannot see is capped and charged to the running script's budget (SANDBOX_LIMITS in
  *    ../limits.ts, passed as the module limits.js): ArrayBuffer / SharedArrayBuffer (incl. resizable maxByteLength and transfer), typed arrays,
  *    Array(n), Array.from, Array.prototype.fill, every Array method that walks its receiver (a script can set
@@ -31,9 +31,12 @@
 import { L } from "./limits.js";
 import { regexShape } from "./regex.js";
 import { concatOne, concatPlain, filterPlain, mapPlain, relativeIndex, slicePlain, toLength } from "./concat.js";
+import { bytes, charge, elements, guardConstructor, guardMethod, lengthOf, limit, setMethod } from "./guards.js";
 import { freezeRealm } from "./freeze.js";
 
-const { apply, construct } = Reflect;
+export { enter } from "./guards.js";
+
+const { apply } = Reflect;
 /** The global object, indexed by name (the hardening replaces and deletes its properties). @type {Record<string, any>} */
 const G = globalThis;
 const TYPED = ["Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array", "Uint32Array",
@@ -42,101 +45,6 @@ const TYPED = ["Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Ui
 /** The original constructors, for the sandbox's own (uncharged) buffers. */
 export const native = Object.freeze(Object.fromEntries(["Array", "ArrayBuffer", ...TYPED].map((n) => [n, G[n]])));
 
-/** @type {import("./evalscript.js").Instance | null} */
-let current = null;
-/**
- * Points charges and limit stops at the running script instance (null between calls).
- * @param {import("./evalscript.js").Instance | null} inst
- */
-export function enter(inst) { current = inst; }
-
-/**
- * Stops the running script (its failure reports 'message'), or throws a RangeError outside a call.
- * @param {string} message
- * @returns {never}
- */
-function limit(message) {
-  if (current) current.stop(message);
-  throw new RangeError(message);
-}
-/**
- * Charges floor(units / per) ticks to the running script.
- * @param {number} units
- * @param {number} per
- */
-function charge(units, per) {
-  if (current && units >= per) current.charge(Math.floor(units / per));
-}
-/** @param {number} n */
-const MiB = (n) => (n / 1048576).toFixed(0) + " MiB";
-/**
- * Stops the script when n bytes exceed the allocation cap; charges them otherwise.
- * @param {number} n
- * @param {string} what the allocation, for the message
- */
-function bytes(n, what) {
-  if (n > L.allocationBytes) limit(what + " would allocate " + n + " bytes; the evalscript sandbox allows " + L.allocationBytes + " bytes (" + MiB(L.allocationBytes) + ") per allocation");
-  charge(n, L.bytesPerTick);
-}
-/**
- * Stops the script when n elements exceed the array cap; charges them otherwise.
- * @param {number} n
- * @param {string | ((n: number) => string)} what the array, for the message (a function of n: made only then)
- */
-function elements(n, what) {
-  if (n > L.arrayLength) limit((typeof what === "function" ? what(n) : what) + " has " + n + " elements; the evalscript sandbox allows " + L.arrayLength + " elements per array");
-  charge(n, L.elementsPerTick);
-}
-/** @param {any} o */
-const lengthOf = (o) => (o !== null && o !== undefined ? toLength(o.length) : 0);
-
-/**
- * Replaces owner[name] (a constructor) by a Proxy whose construct / apply traps call check(args, name) first.
- * @param {string} name
- * @param {(args: any[], name: string) => void} check
- * @param {any} [owner]
- */
-function guardConstructor(name, check, owner = globalThis) {
-  const C = owner[name];
-  /** @type {any} */
-  const P = new Proxy(C, {
-    construct(t, args, nt) { check(args, name); return construct(t, args, nt === P ? t : nt); },
-    apply(t, self, args) { check(args, name); return apply(t, self, args); },
-  });
-  Object.defineProperty(C.prototype, "constructor", { value: P, writable: true, configurable: true, enumerable: false });
-  Object.defineProperty(owner, name, { value: P, writable: true, configurable: true, enumerable: false });
-}
-
-/**
- * Replaces proto[name] by a function with the same name and length that calls check(this, args) first, then
- * `fast(this, a0, a1)` when given (its value unless undefined; only for methods that read at most two arguments
- * and whose check reads only the receiver), else the original.
- *
- * No arguments array is made when the check reads only the receiver (check.length <= 1): the arguments then
- * only reach `apply`, which V8 forwards without allocating (a rest array per call cost ndvi_scl's
- * `CLOUD.indexOf(s.SCL)` 15 of its 38 CPU ms per Mpx in profile:sandbox).
- * @param {any} proto
- * @param {string} name
- * @param {(self: any, args: any[], name: string) => void} check
- * @param {(self: any, a0: unknown, a1: unknown) => unknown} [fast]
- */
-function guardMethod(proto, name, check, fast) {
-  const f = proto[name];
-  if (typeof f !== "function") return;
-  const own = /** @type {(self: any) => void} */ (check);
-  const g = fast
-    ? { [name](/** @type {unknown} */ a0, /** @type {unknown} */ a1) { own(this); const r = fast(this, a0, a1); return r !== undefined ? r : apply(f, this, arguments); } }[name]
-    : check.length <= 1
-      ? { [name](/** @type {any[]} */ ...args) { own(this); return apply(f, this, args); } }[name]
-      : { [name](/** @type {any[]} */ ...args) { check(this, args, name); return apply(f, this, args); } }[name];
-  setMethod(proto, name, g, f.length);
-}
-
-/** Defines proto[name] = g (writable, configurable, not enumerable) with the `length` of the method it replaces. @param {any} proto @param {string} name @param {Function} g @param {number} length */
-function setMethod(proto, name, g, length) {
-  Object.defineProperty(g, "length", { value: length });
-  Object.defineProperty(proto, name, { value: g, writable: true, configurable: true, enumerable: false });
-}
 
 /** @type {(args: any[], name: string) => void} */
 const bufferBytes = (args, name) => {
