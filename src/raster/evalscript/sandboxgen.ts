@@ -58,8 +58,11 @@ function retire(g: Generation): void {
   if (current.get(g.base) === g) current.set(g.base, fresh(g.base));
 }
 
+/** Isolate names whose current generation is kept, and live generations at most ({@link evictIdle}). */
+const NAMES = 1024;
+
 /** The current generation per isolate name (a name dropped from the bound gets a fresh generation when it comes back). */
-const current = new Lru<Generation>(1024);
+const current = new Lru<Generation>(NAMES);
 
 /**
  * Generation numbers are drawn from one counter per Worker isolate, under a random epoch drawn on first use (random
@@ -112,14 +115,15 @@ export function leaseGeneration(base: string, budget = SANDBOX_RECYCLE_BYTES, ab
 }
 
 /**
- * Picks the live generations to abort so that those left hold at most `pool` bytes: idle ones with an abort
- * function, least recently leased first. They are retired and forgotten here (their names are never leased
- * again); the caller runs the returned thunks, each once.
+ * Picks the live generations to abort so that those left hold at most `pool` bytes and number at most 1024 (the
+ * names `current` keeps: a generation whose name fell out of it would otherwise never be aborted): idle ones with
+ * an abort function, least recently leased first. They are retired and forgotten here (their names are never
+ * leased again); the caller runs the returned thunks, each once.
  */
 export function evictIdle(pool = SANDBOX_POOL_BYTES): (() => Promise<unknown>)[] {
   const out: (() => Promise<unknown>)[] = [];
   for (const g of live) {
-    if (liveBytes <= pool) break;
+    if (liveBytes <= pool && live.size <= NAMES) break;
     const abort = g.abort;
     if (g.active > 0 || !abort) continue;
     retire(g);

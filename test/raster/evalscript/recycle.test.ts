@@ -42,12 +42,21 @@ describe("generations (host bookkeeping)", () => {
     expect(names.size).toBe(11);
   });
 
-  it("a name that fell out of the bookkeeping (1024 names) comes back under a loader name never used before", () => {
+  it("a name that fell out of the bookkeeping (1024 names) comes back under a loader name never used before, and its isolate is aborted", async () => {
     const first = `gen-evicted-${crypto.randomUUID()}`;
     const lease = leaseGeneration(first, 1);
     expect(lease.release(1)).toBe(true); // retired and idle: the caller aborts this isolate
-    for (let i = 0; i < 1100; i++) leaseGeneration(`gen-filler-${i}-${crypto.randomUUID()}`).release(0);
+    const aborted: string[] = [];
+    const abort = async (name: string) => void aborted.push(name);
+    const fillers = Array.from({ length: 1100 }, (_, i) => leaseGeneration(`gen-filler-${i}-${crypto.randomUUID()}`, undefined, abort));
+    for (const f of fillers) f.release(0);
     expect(leaseGeneration(first, 1).name).not.toBe(lease.name);
+    // past 1024 live generations the least recently leased idle ones go, whatever their bytes
+    for (const f of evictIdle(Infinity)) await f();
+    expect(aborted.slice(0, 3)).toEqual(fillers.slice(0, 3).map((f) => f.name));
+    expect(poolStats().generations).toBeLessThanOrEqual(1024);
+    for (const f of evictIdle(-1)) await f(); // every idle filler: none left for the tests below
+    expect(poolStats().generations).toBeLessThan(10);
   });
 });
 
