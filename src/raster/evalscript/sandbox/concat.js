@@ -84,8 +84,17 @@ const plainReceiver = (self, ArrayCtor) => Array.isArray(self) && /** @type {any
 export function concatPlain(self, args, ArrayCtor) {
   for (let a = 0; a < args.length; a++) if (foreign(args[a])) return undefined;
   if (!plainReceiver(self, ArrayCtor)) return undefined;
-  // push, not out[n] = v: index stores past the end take V8's slow path once Array.prototype is frozen
-  // (measured ~50 ns each in the sandbox); a hole is made by extending the length.
+  return concatItems(self, args);
+}
+
+/**
+ * The receiver's items then each argument's, appended in order ({@link appendItem}). Pushed, not stored at
+ * out[n]: index stores past the end take V8's slow path once Array.prototype is frozen (measured ~50 ns each in
+ * the sandbox); a hole is made by extending the length.
+ * @param {unknown} self
+ * @param {unknown[]} args
+ */
+function concatItems(self, args) {
   /** @type {unknown[]} */
   const out = [];
   appendItem(out, self);
@@ -112,11 +121,7 @@ export function concatOne(self, e, ArrayCtor) {
     out[len] = e;
     return out;
   }
-  /** @type {unknown[]} */
-  const out = [];
-  appendItem(out, self);
-  appendItem(out, e);
-  return out;
+  return concatItems(self, [e]);
 }
 
 const { apply } = Reflect;
