@@ -61,11 +61,13 @@ export async function prepareEvalscript(env: Env, evalscript: string, account: s
   return { runtime, setup: await runtime.setup(), account };
 }
 
-function readOptions(d: DataSourceRequest): ReadOptions {
+/** A source's read options; `strip`: the plan is one strip of a large request (its index maps are not cached). */
+function readOptions(d: DataSourceRequest, strip: boolean): ReadOptions {
   return {
     upsampling: d.processing?.upsampling ?? "NEAREST",
     downsampling: d.processing?.downsampling ?? "NEAREST",
     harmonize: d.processing?.harmonizeValues ?? true,
+    cacheIndex: !strip,
   };
 }
 
@@ -124,13 +126,13 @@ async function sceneGroups(script: PreparedScript, found: Found[]): Promise<Grou
 const sceneRefs = (grouped: Grouped[]) =>
   grouped.flatMap((s) => s.groups.map((g) => (s.source.datasource === undefined ? { info: g.info } : { info: g.info, datasource: s.source.datasource })));
 
-/** The samples of every source on plan `p` (rows of a strip or the whole grid), in `sceneRefs` order. */
-async function samplesOf(env: Env, grouped: Grouped[], p: Plan): Promise<SceneData[]> {
+/** The samples of every source on plan `p` (rows of a strip, `strip` true, or the whole grid), in `sceneRefs` order. */
+async function samplesOf(env: Env, grouped: Grouped[], p: Plan, strip: boolean): Promise<SceneData[]> {
   checkSampleValues(p.grid.width * p.grid.height, grouped.map((s) => ({ samples: s.groups.length, bands: s.source.fileBands.length })));
   const out: SceneData[] = [];
   for (const { source, groups } of grouped) {
     if (groups.length === 0) continue;
-    const read = (s: Scene) => readScene(env, source.collection, s.item, source.bands, p.grid, readOptions(source.request));
+    const read = (s: Scene) => readScene(env, source.collection, s.item, source.bands, p.grid, readOptions(source.request, strip));
     const samples = await mosaicScenes(source.mosaicking, groups, read, p, source.fileBands);
     out.push(...samples.map((x) => (source.datasource === undefined ? x : { ...x, datasource: source.datasource })));
   }
@@ -156,7 +158,7 @@ export async function evaluatePlan(env: Env, script: PreparedScript, plan: Plan,
   const t0 = Date.now();
   const grouped = await sceneGroups(script, await Promise.all(sources.map((s) => findSource(env, s, plan))));
   const t1 = Date.now();
-  const samplesFor = (p: Plan) => samplesOf(env, grouped, p);
+  const samplesFor = (p: Plan) => samplesOf(env, grouped, p, p !== plan);
   const range = grouped[0]!.range;
   const { width, height } = plan.grid;
   let run: { result: EvalResult; readMs: number; strips: number };

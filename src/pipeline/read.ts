@@ -22,6 +22,8 @@ export interface ReadOptions {
   upsampling: Resampling;
   downsampling: Resampling;
   harmonize: boolean;
+  /** Keep NEAREST index maps for later requests (WarpOptions.cacheIndex; false for the strips of a large request). */
+  cacheIndex?: boolean;
 }
 
 export interface SceneRaster {
@@ -69,7 +71,7 @@ async function readFileBands(env: Env, c: DataCollection, item: StacItem, names:
   await Promise.all(
     [...byKey].map(async ([key, e]) => {
       const cog = c.kind === "zarr" ? await openZarrAsset(env, c, item, key) : await openCog(await sceneFile(env, key, item));
-      const warped = await readWarped(cog, e.indices, grid, { resampling: chooseResampling(grid, e.gsd, o), nodata: cog.nodata ?? nodataDefault });
+      const warped = await readWarped(cog, e.indices, grid, { resampling: chooseResampling(grid, e.gsd, o), nodata: cog.nodata ?? nodataDefault, cacheIndex: o.cacheIndex });
       e.names.forEach((n, i) => out.set(n, warped[i]!));
     }),
   );

@@ -9,6 +9,7 @@ import { seedSamples } from "../helpers/seed";
 import { window } from "../helpers/raster";
 import { CRS, bandsScript, process, readTiff } from "../helpers/process";
 import { STRIP_PIXELS, STRIP_TARGET } from "../../src/pipeline/pipeline";
+import { indexCache } from "../../src/raster/warp";
 
 /** The strip count the Processing API reports in Server-Timing. */
 const strips = (r: Response): number => Number(/strips;desc="(\d+)"/.exec(r.headers.get("server-timing") ?? "")?.[1]);
@@ -33,8 +34,11 @@ describe("strip processing", () => {
       output: { resx: 100, resy: 100, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
       evalscript: bandsScript(["B04"]),
     };
+    indexCache.clear();
     const r = await process(body, bearer);
     expect(r.status).toBe(200);
+    // the strips' NEAREST index maps are used once and not kept (src/raster/warp/near.ts)
+    expect(indexCache.stats.entries).toBe(0);
     expect(r.headers.get("server-timing")).toMatch(/read;dur=/);
     expect(strips(r)).toBe(expectedStrips(1098, 1098));
     expect(strips(r)).toBe(3);

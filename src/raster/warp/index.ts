@@ -30,6 +30,11 @@ export interface WarpOptions {
   errorThreshold?: number;
   /** Read this level (0 = full resolution) instead of GDAL's -ovr AUTO choice. */
   level?: number;
+  /**
+   * Keep NEAREST's index map in the per-isolate cache for the next request over the same grid (default true);
+   * false for grids used once, such as the strips of a large request (near.ts warpNear).
+   */
+  cacheIndex?: boolean;
 }
 
 const RESAMPLINGS: Resampling[] = ["NEAREST", "BILINEAR", "BICUBIC"];
@@ -90,7 +95,7 @@ export async function readWarped(reader: RasterReader, bands: number[], grid: Gr
   const geometry = { ...win, imageWidth: level.width, imageHeight: level.height };
   const nd = nodata === null ? NaN : Math.fround(nodata);
   const mode = kernelMode(opts.resampling, scale);
-  if (mode === "near") await warpNear(reader, levelIndex, bands, geometry, coords, coordsKey, nd, out);
+  if (mode === "near") await warpNear(reader, levelIndex, bands, geometry, coords, coordsKey, nd, out, opts.cacheIndex ?? true);
   else warpRows(coords, { ...geometry, nodata: nd, bands: await reader.read(levelIndex, bands, win) }, scale, mode, out);
   return out;
 }

@@ -85,4 +85,29 @@ describe("NEAREST index maps", () => {
     expect(indexCache.stats.entries).toBe(3);
     expect(indexCache.stats.bytes).toBeLessThanOrEqual(3 * 32 * 32 * 4);
   });
+
+  it("are neither looked up nor kept with cacheIndex false (strips), and equal GDAL's with three warps of two layouts at once", async () => {
+    indexCache.clear();
+    preparedCache.clear();
+    const near04 = await ref("rkh4326_near");
+    const near08 = await ref("rkh4326_b08_near");
+    const grid = gridOf(near04.meta);
+    const opts = { resampling: "NEAREST" as const, errorThreshold: 0, cacheIndex: false };
+    // B01 (600 m) has another window than B04 / B08 (100 m): its map differs, and all three share the one scratch map
+    const grid01: Grid = { crs: crsFromEpsg(32629), bbox: [199980, 2797020, 203580, 2800020], width: 36, height: 30 };
+    const [cog04, cog08, cog01] = await Promise.all([B04, B08, B01].map(async (path) => openCog(await sourceFor(path))));
+    // started in one turn, the largest map first: each reads (an await) before it gathers
+    const [[b04], [b01], [b08]] = await Promise.all([
+      readWarped(cog04!, [0], grid, opts),
+      readWarped(cog01!, [0], grid01, { ...opts, nodata: null }),
+      readWarped(cog08!, [0], grid, opts),
+    ]);
+    expect(mismatches(near04.data, b04!)).toBe(0);
+    expect(mismatches(near08.data, b08!)).toBe(0);
+    expect(indexCache.stats).toMatchObject({ entries: 0, bytes: 0 });
+    const pixels01 = await window(B01, 0, 0, 0, 6, 5);
+    expect(Array.from(b01!.data)).toEqual(Array.from({ length: 36 * 30 }, (_, i) => pixels01[Math.floor(i / 36 / 6) * 6 + Math.floor((i % 36) / 6)]!));
+    await readWarped(await openCog(await sourceFor(B04)), [0], grid, { ...opts, cacheIndex: true });
+    expect(indexCache.stats.entries).toBe(1);
+  });
 });
