@@ -35,6 +35,13 @@ export const MAX_SCENES = 100;
 export const STRIP_PIXELS = 1 << 20;
 export const STRIP_TARGET = 1 << 19;
 
+/**
+ * Requests up to this many output pixels keep their strips' NEAREST index maps in the per-isolate cache (4 bytes per
+ * pixel: 8 MiB, a quarter of INDEX_CACHE_BYTES); larger ones compute each strip's map once and keep none (a
+ * 2500 x 2500 request's maps held ~25 MB of the isolate's 128 MB for good, see src/raster/warp/near.ts).
+ */
+export const CACHED_MAP_PIXELS = 1 << 21;
+
 /** Minimum cost of a Processing API request in processing units (Sentinel Hub). */
 export const MIN_PROCESSING_UNITS = 0.005;
 
@@ -61,13 +68,13 @@ export async function prepareEvalscript(env: Env, evalscript: string, account: s
   return { runtime, setup: await runtime.setup(), account };
 }
 
-/** A source's read options; `strip`: the plan is one strip of a large request (its index maps are not cached). */
-function readOptions(d: DataSourceRequest, strip: boolean): ReadOptions {
+/** A source's read options; `cacheIndex`: keep NEAREST index maps for later requests (see CACHED_MAP_PIXELS). */
+function readOptions(d: DataSourceRequest, cacheIndex: boolean): ReadOptions {
   return {
     upsampling: d.processing?.upsampling ?? "NEAREST",
     downsampling: d.processing?.downsampling ?? "NEAREST",
     harmonize: d.processing?.harmonizeValues ?? true,
-    cacheIndex: !strip,
+    cacheIndex,
   };
 }
 
@@ -126,13 +133,13 @@ async function sceneGroups(script: PreparedScript, found: Found[]): Promise<Grou
 const sceneRefs = (grouped: Grouped[]) =>
   grouped.flatMap((s) => s.groups.map((g) => (s.source.datasource === undefined ? { info: g.info } : { info: g.info, datasource: s.source.datasource })));
 
-/** The samples of every source on plan `p` (rows of a strip, `strip` true, or the whole grid), in `sceneRefs` order. */
-async function samplesOf(env: Env, grouped: Grouped[], p: Plan, strip: boolean): Promise<SceneData[]> {
+/** The samples of every source on plan `p` (rows of a strip or the whole grid), in `sceneRefs` order. */
+async function samplesOf(env: Env, grouped: Grouped[], p: Plan, cacheIndex: boolean): Promise<SceneData[]> {
   checkSampleValues(p.grid.width * p.grid.height, grouped.map((s) => ({ samples: s.groups.length, bands: s.source.fileBands.length })));
   const out: SceneData[] = [];
   for (const { source, groups } of grouped) {
     if (groups.length === 0) continue;
-    const read = (s: Scene) => readScene(env, source.collection, s.item, source.bands, p.grid, readOptions(source.request, strip));
+    const read = (s: Scene) => readScene(env, source.collection, s.item, source.bands, p.grid, readOptions(source.request, cacheIndex));
     const samples = await mosaicScenes(source.mosaicking, groups, read, p, source.fileBands);
     out.push(...samples.map((x) => (source.datasource === undefined ? x : { ...x, datasource: source.datasource })));
   }
@@ -158,9 +165,9 @@ export async function evaluatePlan(env: Env, script: PreparedScript, plan: Plan,
   const t0 = Date.now();
   const grouped = await sceneGroups(script, await Promise.all(sources.map((s) => findSource(env, s, plan))));
   const t1 = Date.now();
-  const samplesFor = (p: Plan) => samplesOf(env, grouped, p, p !== plan);
-  const range = grouped[0]!.range;
   const { width, height } = plan.grid;
+  const samplesFor = (p: Plan) => samplesOf(env, grouped, p, width * height <= CACHED_MAP_PIXELS);
+  const range = grouped[0]!.range;
   let run: { result: EvalResult; readMs: number; strips: number };
   if (width * height <= STRIP_PIXELS) {
     const samples = await samplesFor(plan);

@@ -8,7 +8,7 @@ import { token } from "../helpers/auth";
 import { seedSamples } from "../helpers/seed";
 import { window } from "../helpers/raster";
 import { CRS, bandsScript, process, readTiff } from "../helpers/process";
-import { STRIP_PIXELS, STRIP_TARGET } from "../../src/pipeline/pipeline";
+import { CACHED_MAP_PIXELS, STRIP_PIXELS, STRIP_TARGET } from "../../src/pipeline/pipeline";
 import { indexCache } from "../../src/raster/warp";
 
 /** The strip count the Processing API reports in Server-Timing. */
@@ -17,6 +17,35 @@ const strips = (r: Response): number => Number(/strips;desc="(\d+)"/.exec(r.head
 const expectedStrips = (width: number, height: number): number =>
   width * height <= STRIP_PIXELS ? 1 : Math.ceil(height / Math.max(1, Math.ceil(STRIP_TARGET / width)));
 const WF_BBOX = [501360, 5629040, 502000, 5629680];
+const RKH_B04 = "sentinel-2-l2a/S2A_29RKH_20200219_0_L2A/B04.tif";
+
+/** B04 of the whole 29RKH tile (its 100 m file's extent, EPSG:32629) at `res` metres, as a FLOAT32 GeoTIFF. */
+const rkhTile = (res: number) => ({
+  input: {
+    bounds: { bbox: [199980, 2690220, 309780, 2800020], properties: { crs: CRS(32629) } },
+    data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" } } }],
+  },
+  output: { resx: res, resy: res, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
+  evalscript: bandsScript(["B04"]),
+});
+
+/**
+ * Pixels of a size x size GeoTIFF of rkhTile that differ from the file read with geotiff.js: NEAREST takes file pixel
+ * floor((i + 0.5) * scale) per axis (scale = output / file pixel size; exact in binary for 1 and 0.75), DN / 10000.
+ */
+async function mismatchesVsFile(bytes: ArrayBuffer, size: number, scale: number): Promise<number> {
+  const tif = await readTiff(bytes);
+  expect([tif.width, tif.height]).toEqual([size, size]);
+  const file = await window(RKH_B04, 0, 0, 0, 1098, 1098);
+  let bad = 0;
+  for (let row = 0; row < size; row++) {
+    for (let col = 0; col < size; col++) {
+      const src = Math.floor((row + 0.5) * scale) * 1098 + Math.floor((col + 0.5) * scale);
+      if (Math.abs(tif.data[row * size + col]! - file[src]! / 10000) > 1e-6) bad++;
+    }
+  }
+  return bad;
+}
 
 let bearer: string;
 beforeAll(async () => {
@@ -25,33 +54,30 @@ beforeAll(async () => {
 });
 
 describe("strip processing", () => {
-  it("the whole 29RKH tile at native 100 m (1098 x 1098 px) equals the file's pixels", async () => {
-    const body = {
-      input: {
-        bounds: { bbox: [199980, 2690220, 309780, 2800020], properties: { crs: CRS(32629) } },
-        data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" } } }],
-      },
-      output: { resx: 100, resy: 100, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
-      evalscript: bandsScript(["B04"]),
-    };
+  it("the whole 29RKH tile at native 100 m (1098 x 1098 px) equals the file's pixels; its strips' index maps are kept", async () => {
     indexCache.clear();
-    const r = await process(body, bearer);
+    const r = await process(rkhTile(100), bearer);
     expect(r.status).toBe(200);
-    // the strips' NEAREST index maps are used once and not kept (src/raster/warp/near.ts)
-    expect(indexCache.stats.entries).toBe(0);
     expect(r.headers.get("server-timing")).toMatch(/read;dur=/);
     expect(strips(r)).toBe(expectedStrips(1098, 1098));
     expect(strips(r)).toBe(3);
+    // 1098 x 1098 <= CACHED_MAP_PIXELS: one NEAREST index map per strip stays for the next request
+    expect(indexCache.stats.entries).toBe(3);
     // 4.8 MB of FLOAT32: uncompressed (AUTO), its strips streamed unjoined (src/process/stream.ts)
     expect(r.body).toBeInstanceOf(ReadableStream);
     const bytes = await r.arrayBuffer();
     expect(bytes.byteLength).toBeGreaterThan(1098 * 1098 * 4);
-    const tif = await readTiff(bytes);
-    expect([tif.width, tif.height]).toEqual([1098, 1098]);
-    const file = await window("sentinel-2-l2a/S2A_29RKH_20200219_0_L2A/B04.tif", 0, 0, 0, 1098, 1098);
-    let bad = 0;
-    for (let i = 0; i < file.length; i++) if (Math.abs(tif.data[i]! - file[i]! / 10000) > 1e-6) bad++;
-    expect(bad).toBe(0);
+    expect(await mismatchesVsFile(bytes, 1098, 1)).toBe(0);
+  });
+
+  it("above CACHED_MAP_PIXELS (the tile at 75 m, 1464 x 1464 px) equals the file's pixels and keeps no index map", async () => {
+    expect(1464 * 1464).toBeGreaterThan(CACHED_MAP_PIXELS);
+    indexCache.clear();
+    const r = await process(rkhTile(75), bearer);
+    expect(r.status).toBe(200);
+    expect(strips(r)).toBe(expectedStrips(1464, 1464));
+    expect(indexCache.stats.entries).toBe(0);
+    expect(await mismatchesVsFile(await r.arrayBuffer(), 1464, 0.75)).toBe(0);
   });
 
   it("ORBIT samples keep their order and count across strips (1050 x 1050 px over West Flanders)", async () => {
