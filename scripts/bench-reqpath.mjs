@@ -12,9 +12,9 @@
 //     of that account's RateLimiter object (passed and 429 alike).
 // Ports BENCH_REQPATH_PORT (default 9145) and +1 (inspector ports +2, +3). REQPATH_PARTS=cold,concurrency,limiter
 // picks parts. Prints one table per part; CPU figures are the workerd processes' user+system time (/proc).
-import { cpSync, existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { cpSync, existsSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { NDVI_SCRIPT, fmt, getToken, pct, prepareState, processBody, startServer, summaryRow, throughput, timed } from "./lib/bench.mjs";
+import { NDVI_SCRIPT, fmt, getToken, pct, prepareState, processBody, startServer, summaryRow, concurrencyRounds, timed, workerdThreadTicks } from "./lib/bench.mjs";
 
 const N = Number(process.env.BENCH_N ?? 40);
 const COLD_RUNS = Number(process.env.COLD_RUNS ?? 3);
@@ -54,16 +54,7 @@ async function get(base, token, path) {
  */
 function workerdCpuMs(pgid) {
   let ticks = 0;
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      const f = stat.slice(close + 2).split(" ");
-      if (stat.slice(0, close).includes("workerd") && Number(f[2]) === pgid) ticks += Number(f[11]) + Number(f[12]);
-    } catch {
-      /* process ended */
-    }
-  }
+  for (const t of workerdThreadTicks(pgid).values()) ticks += t;
   return ticks * 10; // USER_HZ = 100 on Linux
 }
 
@@ -96,14 +87,14 @@ async function cold() {
   summaryRow("first NDVI request after start, median of fresh servers", `${fmt(med((r) => r.ndvi))} ms (stages ${st})`, "<= 150 ms", med((r) => r.ndvi) <= 150);
 }
 
-/** Part 2: 1 client vs 8 clients on one warm server. */
-async function concurrency(base, token) {
+/** Part 2: 1 client vs 8 clients on one warm server (`server`: serve's, with its token). */
+async function concurrency(server) {
+  const { base, token } = server;
   for (let i = 0; i < 5; i++) await timed(base, token, NDVI);
-  const one = await throughput(base, token, NDVI, 1, CONC_N);
-  const eight = await throughput(base, token, NDVI, CLIENTS, CONC_N);
-  console.log(`\n## concurrency (NDVI 512 PNG, ${CONC_N} requests)`);
-  console.log(`1 client req/s | ${CLIENTS} clients req/s | ratio (target >= 1.6)`);
-  console.log(`${fmt(one, 2)} | ${fmt(eight, 2)} | ${fmt(eight / one, 2)}`);
+  console.log(`\n## concurrency (NDVI 512 PNG, ${CONC_N} requests each way, 3 rounds in turn)`);
+  console.log(`1 client req/s (busiest workerd thread, cores) | ${CLIENTS} clients req/s (cores) | ratio (target >= 1.6)`);
+  for (const r of await concurrencyRounds(server, token, NDVI, CLIENTS, CONC_N, 3))
+    console.log(`${fmt(r.one, 2)} (${fmt(r.cores[0], 2)}) | ${fmt(r.many, 2)} (${fmt(r.cores[1], 2)}) | ${fmt(r.ratio, 2)}`);
 }
 
 /** Part 3: limiter on vs off, alternated in both orders (wall p50, workerd CPU per request); then one limiter object under STREAMS clients. */
@@ -156,7 +147,7 @@ const off = await serve(STATE2, PORT + 1, ["--var", "RATE_LIMITS:off"]);
 try {
   on.token = await getToken(on.base, join(STATE, "demo-client.json"));
   off.token = await getToken(off.base, join(STATE2, "demo-client.json"));
-  if (PARTS.has("concurrency")) await concurrency(on.base, on.token);
+  if (PARTS.has("concurrency")) await concurrency(on);
   if (PARTS.has("limiter")) await limiter(on, off);
 } finally {
   await Promise.all([on.stop(), off.stop()]);

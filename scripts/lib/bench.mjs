@@ -191,23 +191,66 @@ export async function call(base, token, method, path, body, expect) {
 }
 
 /**
+ * The fields after "comm" of a /proc stat line ("pid (comm) state ppid pgrp ...": comm may hold spaces, so the
+ * fields start after the last ")"): [state, ppid, pgrp, ..., utime at 11, stime at 12, ...]; and comm.
+ */
+function statFields(path) {
+  const stat = readFileSync(path, "utf8");
+  const close = stat.lastIndexOf(")");
+  return { comm: stat.slice(stat.indexOf("(") + 1, close), f: stat.slice(close + 2).split(" ") };
+}
+
+/** Pids of the workerd processes in process group pgid (a startServer's). */
+export function workerdPids(pgid) {
+  const pids = [];
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const { comm, f } = statFields(`/proc/${pid}/stat`);
+      if (comm.includes("workerd") && Number(f[2]) === pgid) pids.push(pid);
+    } catch {
+      /* process ended */
+    }
+  }
+  return pids;
+}
+
+/**
  * Resident memory (MiB) of the workerd processes in process group pgid (a startServer's), the largest over them:
  * `field` "VmHWM" (peak since start, the default) or "VmRSS" (now); 0 when none.
  */
 export function workerdMiB(pgid, field = "VmHWM") {
   let most = 0;
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+  for (const pid of workerdPids(pgid)) {
     try {
-      // /proc/<pid>/stat is "pid (comm) state ppid pgrp ..."; comm may hold spaces, so fields start after the last ")".
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      if (!stat.slice(0, close).includes("workerd") || Number(stat.slice(close + 2).split(" ")[2]) !== pgid) continue;
       const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
       if (m) most = Math.max(most, Number(m[1]) / 1024);
     } catch {
       /* process ended */
     }
   }
+  return most;
+}
+
+/** CPU time (user + system, in ticks of 10 ms) per thread of the workerd processes in process group pgid: Map "pid/tid" -> ticks. */
+export function workerdThreadTicks(pgid) {
+  const ticks = new Map();
+  for (const pid of workerdPids(pgid)) {
+    try {
+      for (const tid of readdirSync(`/proc/${pid}/task`)) {
+        const { f } = statFields(`/proc/${pid}/task/${tid}/stat`);
+        ticks.set(`${pid}/${tid}`, Number(f[11]) + Number(f[12]));
+      }
+    } catch {
+      /* process or thread ended */
+    }
+  }
+  return ticks;
+}
+
+/** The busiest workerd thread's share of one core between two workerdThreadTicks snapshots `seconds` apart. */
+export function busiestThreadCores(before, after, seconds) {
+  let most = 0;
+  for (const [k, t] of after) most = Math.max(most, (t - (before.get(k) ?? 0)) / 100 / seconds);
   return most;
 }
 
@@ -272,6 +315,27 @@ export async function throughput(base, token, body, clients, total) {
     while (started++ < total) await timed(base, token, body);
   }));
   return total / ((performance.now() - t0) / 1000);
+}
+
+/**
+ * 1 client against `clients` concurrent clients, `rounds` times in turn (1, n, 1, n, ...), `total` requests each way
+ * per round (alternating keeps a drift of the machine's load out of the ratio). Each round:
+ * { one, many (req/s), ratio, cores: [busiest workerd thread's share of a core with 1 client, with n] }; workerd
+ * runs the Worker's and the sandboxes' JavaScript on one thread, so that share shows how close a run is to the
+ * one-thread ceiling (pgid: the server's process group, startServer's `pgid`).
+ */
+export async function concurrencyRounds(server, token, body, clients, total, rounds) {
+  const out = [];
+  const run = async (n) => {
+    const [t0, w0] = [workerdThreadTicks(server.pgid), performance.now()];
+    const rps = await throughput(server.base, token, body, n, total);
+    return { rps, cores: busiestThreadCores(t0, workerdThreadTicks(server.pgid), (performance.now() - w0) / 1000) };
+  };
+  for (let r = 0; r < rounds; r++) {
+    const [one, many] = [await run(1), await run(clients)];
+    out.push({ one: one.rps, many: many.rps, ratio: many.rps / one.rps, cores: [one.cores, many.cores] });
+  }
+  return out;
 }
 
 /** One cold then n warm runs of body: { name, first, p50, p95 (ms), runs, bytes }. */
