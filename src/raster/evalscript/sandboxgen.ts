@@ -34,9 +34,11 @@ export const SANDBOX_POOL_BYTES = 512 * 1024 * 1024;
  * optimised code of the sandbox's pixel loop and output conversion keeps the shape the isolate's first evaluations
  * gave it. Measured on local workerd (eval stage of NDVI PNG 512 x 512, the bench's 4-band AUTO script): after 35
  * requests of 64 x 64 px, 11-17 ms for the isolate's whole life (about 75 requests, until its byte budget recycled
- * it, after which 3-5 ms), against 3-7 ms on an isolate whose first request was 512 x 512; after 35 of 256 x 256,
- * 7-14 ms; true colour 13-18 against 4-8 ms. An isolate whose first blocks were 512 x 512 served 1024 x 1024 as
- * fast as a fresh one, and a few small blocks first (1 or 5) did little harm.
+ * it), against 3-7 ms on an isolate whose first request was 512 x 512. Most of that was the total budget changing
+ * representation (sandbox/evaluation.js, fixed there); after 35 requests of 128 x 128 or 256 x 256 px the rest
+ * remained (7-11 ms, cause not found). With this replacement: 4-7 ms from the second large request. An isolate
+ * whose first blocks were 512 x 512 served 1024 x 1024 as fast as a fresh one, and 1 or 5 small blocks first did
+ * little harm.
  */
 export const LARGE_BLOCK_PIXELS = 1 << 17;
 
