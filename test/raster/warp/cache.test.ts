@@ -35,13 +35,17 @@ async function replace(key: string, path: string) {
 
 afterEach(() => indexCache.resize(64, INDEX_CACHE_BYTES));
 
+/** Empties both caches; the GDAL references of B04 and B08 over 29RKH (EPSG:4326, NEAREST) and their grid. */
+async function emptyCachesAndRefs() {
+  indexCache.clear();
+  preparedCache.clear();
+  const near04 = await ref("rkh4326_near");
+  return { near04, near08: await ref("rkh4326_b08_near"), grid: gridOf(near04.meta) };
+}
+
 describe("NEAREST index maps", () => {
   it("are shared by files of one layout, each warped to its own GDAL reference", async () => {
-    indexCache.clear();
-    preparedCache.clear();
-    const near04 = await ref("rkh4326_near");
-    const near08 = await ref("rkh4326_b08_near");
-    const grid = gridOf(near04.meta);
+    const { near04, near08, grid } = await emptyCachesAndRefs();
     const [b04] = await readWarped(await openCog(await sourceFor(B04)), [0], grid, { resampling: "NEAREST", errorThreshold: 0 });
     expect(indexCache.stats.entries).toBe(1);
     const [b08] = await readWarped(await openCog(await sourceFor(B08)), [0], grid, { resampling: "NEAREST", errorThreshold: 0 });
@@ -87,11 +91,7 @@ describe("NEAREST index maps", () => {
   });
 
   it("are neither looked up nor kept with cacheIndex false (strips), and equal GDAL's with three warps of two layouts at once", async () => {
-    indexCache.clear();
-    preparedCache.clear();
-    const near04 = await ref("rkh4326_near");
-    const near08 = await ref("rkh4326_b08_near");
-    const grid = gridOf(near04.meta);
+    const { near04, near08, grid } = await emptyCachesAndRefs();
     const opts = { resampling: "NEAREST" as const, errorThreshold: 0, cacheIndex: false };
     // B01 (600 m) has another window than B04 / B08 (100 m): its map differs, and all three share the one scratch map
     const grid01: Grid = { crs: crsFromEpsg(32629), bbox: [199980, 2797020, 203580, 2800020], width: 36, height: 30 };
