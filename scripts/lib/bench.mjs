@@ -200,19 +200,25 @@ function statFields(path) {
   return { comm: stat.slice(stat.indexOf("(") + 1, close), f: stat.slice(close + 2).split(" ") };
 }
 
-/** Pids of the workerd processes in process group pgid (a startServer's). */
-export function workerdPids(pgid) {
+/**
+ * Pids of the processes in process group pgid (a startServer's) for which keep(pid, comm) is true (default: all);
+ * a process that ends while it is looked at (keep may read its /proc files too) is left out.
+ */
+export function groupPids(pgid, keep = () => true) {
   const pids = [];
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
       const { comm, f } = statFields(`/proc/${pid}/stat`);
-      if (comm.includes("workerd") && Number(f[2]) === pgid) pids.push(pid);
+      if (Number(f[2]) === pgid && keep(pid, comm)) pids.push(pid);
     } catch {
       /* process ended */
     }
   }
   return pids;
 }
+
+/** Pids of the workerd processes in process group pgid. */
+export const workerdPids = (pgid) => groupPids(pgid, (_pid, comm) => comm.includes("workerd"));
 
 /**
  * Resident memory (MiB) of the workerd processes in process group pgid (a startServer's), the largest over them:

@@ -2,21 +2,7 @@
 // which shows the Worker only): the Worker Loader's evalscript sandboxes ("LOADER:evalscript:...") included.
 // Linux only (/proc). Used by scripts/bench-memory.mjs.
 import { readFileSync, readdirSync, readlinkSync } from "node:fs";
-
-/** Pids of the processes in group pgid whose command line contains `needle`. */
-function groupPids(pgid, needle) {
-  const pids = [];
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) !== pgid) continue;
-      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(needle)) pids.push(pid);
-    } catch {
-      /* process ended */
-    }
-  }
-  return pids;
-}
+import { groupPids } from "./bench.mjs";
 
 /** TCP ports process pid listens on (IPv4): its socket inodes matched against /proc/<pid>/net/tcp's LISTEN rows. */
 function listeningPorts(pid) {
@@ -60,7 +46,7 @@ async function isolateMiB(url) {
 export async function isolatesMiB(pgid, prefix = "LOADER:evalscript:") {
   let count = 0;
   let mib = 0;
-  for (const pid of groupPids(pgid, "--inspector-addr")) {
+  for (const pid of groupPids(pgid, (p) => readFileSync(`/proc/${p}/cmdline`, "utf8").includes("--inspector-addr"))) {
     for (const port of listeningPorts(pid)) {
       let targets;
       try {
