@@ -166,7 +166,8 @@ export async function evaluatePlan(env: Env, script: PreparedScript, plan: Plan,
   const grouped = await sceneGroups(script, await Promise.all(sources.map((s) => findSource(env, s, plan))));
   const t1 = Date.now();
   const { width, height } = plan.grid;
-  const samplesFor = (p: Plan) => samplesOf(env, grouped, p, width * height <= CACHED_MAP_PIXELS);
+  const cacheIndex = width * height <= CACHED_MAP_PIXELS;
+  const samplesFor = (p: Plan) => samplesOf(env, grouped, p, cacheIndex);
   const range = grouped[0]!.range;
   let run: { result: EvalResult; readMs: number; strips: number };
   if (width * height <= STRIP_PIXELS) {

@@ -76,8 +76,9 @@ function scratchIndex(key: string, coords: SourceCoords, w: WindowGeometry): Int
   if (scratch.key === key) return scratch.index;
   const n = coords.width * coords.height;
   const buffer = scratch.buffer.length < n ? new Int32Array(n) : scratch.buffer;
-  scratch = { key: "", buffer, index: new Int32Array(0) }; // nothing is held while it is being written
-  scratch = { key, buffer, index: fillCentres(coords, w, buffer.subarray(0, n)) };
+  scratch = { key: "", buffer, index: buffer.subarray(0, n) }; // no key while it is being written
+  fillCentres(coords, w, scratch.index);
+  scratch.key = key;
   return scratch.index;
 }
 
