@@ -15,6 +15,19 @@ function setup() { return { input: ["B04", "B08"], output: { bands: 1, sampleTyp
 function evaluatePixel(s) { return [(s.B08 - s.B04) / (s.B08 + s.B04)]; }`;
 const budget = { perCall: 1e7, total: 1e9 };
 
+/**
+ * The Recycler id of loader name `name` after asking the loader for it with new code (a Recycler answering "loaded
+ * again"): that string when the isolate of the name was aborted (the loader loads the new code), else the old
+ * isolate's own random id.
+ */
+async function idAfterLoadingAgain(name: string): Promise<string> {
+  const code = `import { WorkerEntrypoint } from "cloudflare:workers";
+export default class extends WorkerEntrypoint {}
+export class Recycler extends WorkerEntrypoint { id() { return "loaded again"; } }`;
+  const again = env.LOADER.get(name, () => ({ compatibilityDate: "2026-11-01", mainModule: "m.js", modules: { "m.js": code }, env: {}, globalOutbound: null }));
+  return (again.getEntrypoint("Recycler") as unknown as { id(): Promise<string> }).id();
+}
+
 describe("generations (host bookkeeping)", () => {
   it("a generation past its budget is retired; the release that leaves it idle says to abort it", () => {
     const base = `gen-test-${crypto.randomUUID()}`;
@@ -175,11 +188,7 @@ describe("sandbox isolates", () => {
     expect((await b.api.setup(budget)).ok).toBe(true);
     expect(await b.isolateId()).toBe(first);
     await b.release(0); // the last lease of the old isolate: aborted, so the loader no longer knows its name
-    const fresh = `import { WorkerEntrypoint } from "cloudflare:workers";
-export default class extends WorkerEntrypoint {}
-export class Recycler extends WorkerEntrypoint { id() { return "loaded again"; } }`;
-    const again = env.LOADER.get(firstName, () => ({ compatibilityDate: "2026-11-01", mainModule: "m.js", modules: { "m.js": fresh }, env: {}, globalOutbound: null }));
-    expect(await (again.getEntrypoint("Recycler") as unknown as { id(): Promise<string> }).id()).toBe("loaded again");
+    expect(await idAfterLoadingAgain(firstName)).toBe("loaded again");
     await c.release(10);
     const d = sandbox.acquire();
     expect(await d.isolateId()).toBe(second); // under the budget: the same isolate
@@ -199,11 +208,7 @@ export class Recycler extends WorkerEntrypoint { id() { return "loaded again"; }
       await l.release(0);
       if (l.replaced) {
         // aborted by that release: the loader no longer knows the name, so it loads (and answers from) new code
-        const probe = `import { WorkerEntrypoint } from "cloudflare:workers";
-export default class extends WorkerEntrypoint {}
-export class Recycler extends WorkerEntrypoint { id() { return "loaded again"; } }`;
-        const again = env.LOADER.get(l.replaced, () => ({ compatibilityDate: "2026-11-01", mainModule: "m.js", modules: { "m.js": probe }, env: {}, globalOutbound: null }));
-        expect(await (again.getEntrypoint("Recycler") as unknown as { id(): Promise<string> }).id()).toBe("loaded again");
+        expect(await idAfterLoadingAgain(l.replaced)).toBe("loaded again");
       }
     }
     expect(replaced).toHaveLength(1);
