@@ -143,7 +143,7 @@ describe("S3 endpoint: authentication", () => {
     expect(await r.text()).toContain("<Code>AccessDenied</Code><Message>This S3 endpoint has no access keys configured");
   });
 
-  it("accepts presigned URLs until they expire", async (ctx) => {
+  it("accepts presigned URLs until they expire, and checks their x-amz-checksum-crc32 header", async (ctx) => {
     const bucket = unique();
     await env.BUCKETS.put(`${bucket}/p.txt`, "presigned");
     const [fresh, expired] = await botoSign(ctx, [
@@ -155,6 +155,10 @@ describe("S3 endpoint: authentication", () => {
     const [putUrl] = await botoSign(ctx, [{ op: "put_object", params: { Bucket: bucket, Key: "up.txt" }, presign: 600 }]);
     const put = await call(putUrl!.url, { method: "PUT", body: "uploaded with a presigned URL" });
     expect(put.status).toBe(200);
+    expect(await (await env.BUCKETS.get(`${bucket}/up.txt`))!.text()).toBe("uploaded with a presigned URL");
+    // a presigned (unsigned) payload with a checksum header: the checksum is checked (AAAAAA== is the CRC32 of no bytes)
+    const wrong = await call(putUrl!.url, { method: "PUT", headers: { "x-amz-checksum-crc32": "AAAAAA==" }, body: "replaced" });
+    expect([wrong.status, /<Code>(\w+)<\/Code>/.exec(await wrong.text())?.[1]]).toEqual([400, "BadDigest"]);
     expect(await (await env.BUCKETS.get(`${bucket}/up.txt`))!.text()).toBe("uploaded with a presigned URL");
     const late = await send(expired!);
     expect(late.status).toBe(403);
