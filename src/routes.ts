@@ -38,8 +38,8 @@ export function buildApi(): Api {
     })
     .on("GET", CERTS_PATH, certs, { public: true, tags: ["OAuth"], summary: "JSON Web Key Set of the token signing key" })
     .on("GET", OIDC_PATH, openidConfiguration, { public: true, tags: ["OAuth"], summary: "OpenID Provider configuration" })
-    .on("GET", "/api/v1/metadata/location", listLocations, { tags: ["Locations"], summary: "List the locations" })
-    .on("GET", "/api/v1/metadata/location/:locationId", getLocation, { tags: ["Locations"], summary: "One location" });
+    .on("GET", "/api/v1/metadata/location", listLocations, { tags: ["Locations"], summary: "List the locations", speculative: true })
+    .on("GET", "/api/v1/metadata/location/:locationId", getLocation, { tags: ["Locations"], summary: "One location", speculative: true });
   registerProcess(api);
   registerCatalog(api);
   registerStatistics(api);

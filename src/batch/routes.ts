@@ -114,7 +114,7 @@ export function registerBatch(api: Api): void {
       .on("GET", `${base}/:taskId`, getTask, { ...tag, summary: "One batch task" })
       .on("PUT", `${base}/:taskId`, updateTask, { ...tag, summary: "Update a batch task's description", body: updateSchema })
       .on("POST", `${base}/:taskId/analyse`, action("analyse"), { ...tag, summary: "Analyse a task", status: 204 })
-      .on("POST", `${base}/:taskId/start`, action("start"), { ...tag, summary: "Start a task", status: 204 })
+      .on("POST", `${base}/:taskId/start`, action("start"), { ...tag, summary: "Start a task", status: 204, metered: true })
       .on("POST", `${base}/:taskId/stop`, action("stop"), { ...tag, summary: "Stop a task", status: 204 });
   }
 }

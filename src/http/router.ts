@@ -33,9 +33,9 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /**
  * What a route is, given to `Api.on`: what the OpenAPI description (src/openapi) says of it (the zod schemas are
- * the ones the handler validates with, so the document cannot drift from the validation), and how the router
- * treats it (body limit, error format). Every field is optional; a route without metadata is still documented with
- * a generic operation.
+ * the ones the handler validates with, so the document cannot drift from the validation), and how the router and
+ * middleware treat it (body limit, error format, the account it acts for, metering, early start). Every field is
+ * optional; a route without metadata is still documented with a generic operation.
  */
 export interface RouteMeta {
   /** One-line summary of the operation. */
@@ -62,18 +62,37 @@ export interface RouteMeta {
    */
   maxBody?: number;
   /**
+   * The account a public route acts for, from the request (a WMS instance's owner: its id in the URL is the
+   * credential); undefined when there is none (the handler answers, e.g. 404). Its calls are then rate-limited
+   * and metered as that account's, like an authenticated call (src/ratelimit/middleware.ts).
+   */
+  account?: (request: AuthedRequest, env: Env) => Promise<string | undefined>;
+  /**
+   * The route spends processing units (it evaluates pixels, or starts work that will): the rate-limit middleware
+   * also refuses it with 403 OUT_OF_PU once its account's monthly quota is used up. `true` for every call, or a
+   * predicate for a route with several operations (WMS: GetMap spends, GetCapabilities does not). The one place
+   * that says which calls are metered.
+   */
+  metered?: boolean | ((request: Request) => boolean);
+  /**
+   * The handler may start before the rate limiter's decision arrives (src/ratelimit/headroom.ts): it changes
+   * nothing before it answers, or gates what it changes on `request.admitted` (Processing charges its units so).
+   */
+  speculative?: boolean;
+  /**
    * Renders whatever the route throws (its handler, the middleware around it, the router's body-size check) in
-   * the route's own error format, keeping status and headers (the token endpoint answers OAuth errors). Default:
-   * the JSON error envelope.
+   * the route's own error format, keeping status and headers: the OGC routes answer ServiceExceptionReports, the
+   * token endpoint OAuth errors. Default: the JSON error envelope.
    */
   errors?: (err: unknown) => Response;
 }
 
-/** What a middleware knows of the matched route: its method, itty path pattern and whether it was registered public. */
+/** What a middleware knows of the matched route: method, itty path pattern, whether it is public, its metadata. */
 export interface RouteInfo {
   method: Method;
   path: string;
   isPublic: boolean;
+  meta: RouteMeta;
 }
 
 /**
@@ -92,7 +111,6 @@ export type Middleware = (
 
 /** One route of the table: method, itty path, whether it is public, its metadata (possibly empty), its path RegExp. */
 export interface RouteDef extends RouteInfo {
-  meta: RouteMeta;
   pattern: RegExp;
 }
 
@@ -161,14 +179,14 @@ export class Api {
 
   /**
    * Registers a route. `options` is either `isPublic` (passed to middleware: the auth middleware lets public routes
-   * through) or the route's metadata (RouteMeta: OpenAPI description, body limit, error format),
-   * whose `public` field means the same.
+   * through) or the route's metadata (RouteMeta: OpenAPI description, body limit, error format, rate limits and
+   * metering), whose `public` field means the same.
    */
   on(method: Method, path: string, handler: Handler, options: boolean | RouteMeta = false): this {
     const meta = typeof options === "boolean" ? { public: options } : options;
     const isPublic = meta.public === true;
-    const route: RouteInfo = { method, path, isPublic };
-    this.defs.push({ ...route, meta, pattern: toPattern(path) });
+    const route: RouteInfo = { method, path, isPublic, meta };
+    this.defs.push({ ...route, pattern: toPattern(path) });
     // the route's error format applies to its handler (whose errors middleware may render, e.g. to add headers)
     // and to the whole chain (a middleware's refusal, the declared body size)
     const own = meta.errors;
