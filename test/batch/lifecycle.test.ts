@@ -182,7 +182,7 @@ describe("bad requests", () => {
   });
 
   it("cogOutput with an INT8 output fails the analysis with the reason", async () => {
-    const body = batchRequest("b", { cogOutput: true });
+    const body = batchRequest("batch-int8", { cogOutput: true });
     body.processRequest.evalscript = body.processRequest.evalscript.replace('sampleType: "FLOAT32"', 'sampleType: "INT8"');
     const { id } = (await (await batchCall("", bearer, "POST", body)).json()) as { id: string };
     expect((await batchCall(`/${id}/analyse`, bearer, "POST")).status).toBe(204);
@@ -190,9 +190,9 @@ describe("bad requests", () => {
   });
 
   it("multipart/form-data: the evalscript part becomes processRequest.evalscript", async () => {
-    const { evalscript, ...processRequest } = batchRequest("b").processRequest;
+    const { evalscript, ...processRequest } = batchRequest("batch-form").processRequest;
     const form = new FormData();
-    form.set("request", JSON.stringify({ ...batchRequest("b"), processRequest }));
+    form.set("request", JSON.stringify({ ...batchRequest("batch-form"), processRequest }));
     form.set("evalscript", evalscript);
     const r = await authed(BATCH, { method: "POST", body: form }, bearer);
     expect(r.status).toBe(201);
