@@ -73,8 +73,7 @@ export default defineConfig(async () => {
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
           // PUBLIC_BASE_URL: the origin tests send requests to (test/helpers/auth.ts BASE)
-          // S3_*: the keys of the S3 endpoint (src/s3) in tests
-          bindings: { TEST_MIGRATIONS: migrations, PUBLIC_BASE_URL: "http://localhost", S3_ACCESS_KEY_ID: "EOEDGETESTKEY", S3_SECRET_ACCESS_KEY: "eo-edge-test-secret", MEASURE_TRANSFER: process.env.MEASURE_TRANSFER ?? "" },
+          bindings: { TEST_MIGRATIONS: migrations, PUBLIC_BASE_URL: "http://localhost", MEASURE_TRANSFER: process.env.MEASURE_TRANSFER ?? "" },
           serviceBindings: { SAMPLE_DATA: sampleData, PY_DECODE: pyScript("py_decode.py"), PY_S3: pyScript("py_s3.py"), PY_ZARR: pyScript("py_zarr.py") },
         },
       }),

@@ -10,7 +10,6 @@
 // max_concurrency (node_modules/miniflare/dist/src/workers/queues/broker.worker.js, #flush), and src/tasks/queue.ts
 // handles a batch's messages one after the other, so locally the three rows measure the same single consumer; on
 // Cloudflare the setting scales the number of consumer invocations.
-import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { AwsClient } from "aws4fetch";
@@ -28,7 +27,8 @@ const BUCKET = "eo-edge-bench";
 /** EPSG:32629 box just inside 29RKH (x 199980..309780, y 2690220..2800020); BENCH_BATCH_BBOX="minX,minY,maxX,maxY" overrides. */
 const BBOX = (process.env.BENCH_BATCH_BBOX ?? "200500,2691000,309000,2799500").split(",").map(Number);
 const TIMEOUT_MS = 15 * 60_000;
-const KEYS = { accessKeyId: "bench", secretAccessKey: randomBytes(16).toString("hex") };
+/** The demo account's S3 keys (seeded by prepareState into the state folder): the demo account's batch writes BUCKET. */
+const demoKeys = () => JSON.parse(readFileSync(join(STATE, "demo-s3-keys.json"), "utf8"));
 
 const SCRIPT = `//VERSION=3
 function setup(){return {input:[{bands:["B04","B08"],units:"DN"}],output:{bands:2,sampleType:"UINT16"}}}
@@ -69,7 +69,7 @@ async function until(base, token, id, statuses) {
 
 /** The GeoTIFFs under s3://BUCKET/<prefix>/ (through the S3 endpoint): { tiles, pixels (sum of width x height) }. */
 async function outputs(base, prefix) {
-  const s3 = new AwsClient({ ...KEYS, service: "s3", region: "us-east-1" });
+  const s3 = new AwsClient({ ...demoKeys(), service: "s3", region: "us-east-1" });
   const keys = [];
   let token = "";
   do {
@@ -90,7 +90,7 @@ async function outputs(base, prefix) {
 /** One batch task on a server whose consumer has max_concurrency c; the row of the table. */
 async function measure(c) {
   writeFileSync(CONFIG, configWith(c));
-  const server = await startServer({ stateDir: STATE, port: PORT, args: ["--config", CONFIG, "--var", `S3_ACCESS_KEY_ID:${KEYS.accessKeyId}`, "--var", `S3_SECRET_ACCESS_KEY:${KEYS.secretAccessKey}`] });
+  const server = await startServer({ stateDir: STATE, port: PORT, args: ["--config", CONFIG] });
   try {
     const token = await getToken(server.base, join(STATE, "demo-client.json"));
     const prefix = `c${c}-${Date.now()}`;

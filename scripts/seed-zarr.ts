@@ -20,7 +20,7 @@ const PATH = "zarr/westflanders.zarr/";
 
 /** Uploads the store and (re)ingests the collection; returns its status. */
 export async function seedZarr(env: Pick<Env, "DB" | "BUCKETS">, account: string): Promise<string> {
-  const bucket = resolveBucket(env, { url: `s3://${BUCKET}/${PATH}` });
+  const bucket = await resolveBucket(env, account, { url: `s3://${BUCKET}/${PATH}` });
   const files = JSON.parse(await readFile(join(STORE, "files.json"), "utf8")) as string[];
   for (const f of files) {
     const size = (await stat(join(STORE, f))).size;

@@ -14,6 +14,7 @@ import { upsertItem, type StacItem } from "../src/storage/items";
 import { createClient, verifyClient } from "../src/auth/clients";
 import { SAMPLE_ZARR_ID, seedZarr } from "./seed-zarr";
 import { seedByoc } from "./seed-byoc";
+import { seedS3Keys } from "./seed-s3-keys";
 
 const persist = resolve(process.argv[2] ?? ".state");
 const DATA = resolve("data");
@@ -71,6 +72,7 @@ async function main(): Promise<void> {
       }
     }
     const demo = await demoClient(env);
+    console.log(`demo account's S3 access key: ${await seedS3Keys(env, DEMO_ACCOUNT, persist)}`);
     console.log(`Zarr sample collection zarr-${SAMPLE_ZARR_ID}: ${await seedZarr(env, DEMO_ACCOUNT)}`);
     const byoc = await seedByoc(env, DEMO_ACCOUNT, DATA);
     console.log(`BYOC sample collection byoc-${byoc.id} (${byoc.ingested} tiles ingested now)`);

@@ -11,6 +11,7 @@
 import type { Env } from "../env";
 import { renderError } from "../http/errors";
 import { encodeJson } from "../raster/encode";
+import { BucketAccessDenied } from "../buckets";
 import { deliveryTarget } from "./delivery";
 import type { AsyncRecord } from "./object";
 
@@ -25,7 +26,7 @@ function redacted<T extends object | undefined>(storage: T): T {
 
 /** Writes one JSON file of a request (`request.json`, `error.json`). */
 async function putJson(env: Env, record: AsyncRecord, file: string, value: unknown): Promise<void> {
-  const { store, key } = deliveryTarget(env, record.request.output.delivery.s3, record.id, file);
+  const { store, key } = await deliveryTarget(env, record.account, record.request.output.delivery.s3, record.id, file);
   await store.put(key, encodeJson(value), { contentType: JSON_TYPE });
 }
 
@@ -41,9 +42,16 @@ export async function errorEnvelope(error: unknown): Promise<{ error: Record<str
   return (await renderError(error).json()) as { error: Record<string, unknown> };
 }
 
-/** Writes `error.json` and marks `request.json` FAILED. */
+/**
+ * Writes `error.json` and marks `request.json` FAILED; nothing when the account may no longer use the delivery
+ * bucket (its owner revoked the grant: the failure is then only in the request's status).
+ */
 export async function writeFailure(env: Env, record: AsyncRecord, error: unknown): Promise<void> {
   const envelope = await errorEnvelope(error);
-  await putJson(env, record, "error.json", envelope);
-  await writeRequestCopy(env, record, "FAILED", { finished: new Date().toISOString(), error: envelope.error });
+  try {
+    await putJson(env, record, "error.json", envelope);
+    await writeRequestCopy(env, record, "FAILED", { finished: new Date().toISOString(), error: envelope.error });
+  } catch (e) {
+    if (!(e instanceof BucketAccessDenied)) throw e;
+  }
 }

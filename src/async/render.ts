@@ -53,7 +53,8 @@ export async function renderAsync(env: Env, record: AsyncRecord): Promise<number
   const plan = await withSources({ env, account: record.account }, asyncArea(request), request.input.data, script.setup);
   const rows = stripRows(plan.grid.width);
   const s3 = request.output.delivery.s3;
-  const files = responsesOf(record).map((r) => outputFile(r, plan.grid, rows, deliveryTarget(env, s3, record.id, fileName(r))));
+  const targets = await Promise.all(responsesOf(record).map((r) => deliveryTarget(env, record.account, s3, record.id, fileName(r))));
+  const files = responsesOf(record).map((r, i) => outputFile(r, plan.grid, rows, targets[i]!));
   try {
     let units = 0;
     let last: EvalResult = { outputs: {} };

@@ -2,7 +2,7 @@
  * Submitting an async request: everything the client can get wrong is checked before it is accepted, so a bad
  * request is a 400 now rather than an error.json later: the body (./schema.ts), the evalscript reference, the
  * bounds and size (./plan.ts), the script (compiled, setup() run), the responses against setup()'s outputs, and the
- * delivery URL.
+ * delivery URL; the buckets of the reference and the delivery must be the account's (or granted to it, 403).
  */
 import type { Env } from "../env";
 import { readScriptRequest } from "../http/body";
@@ -13,7 +13,8 @@ import { resolveSources } from "../pipeline/sources";
 import type { OutputRequest } from "../pipeline/output";
 import type { EvalSetup } from "../raster/evalscript";
 import type { Grid } from "../raster/types";
-import { deliveryTarget, readScriptReference } from "./delivery";
+import { readScriptObject } from "../buckets/script";
+import { deliveryTarget } from "./delivery";
 import type { AsyncRecord } from "./object";
 import { fileName, MAX_WHOLE_PIXELS } from "./outputs";
 import { asyncArea, responsesOf } from "./render";
@@ -47,17 +48,18 @@ function checkResponses(responses: OutputRequest[], setup: EvalSetup, grid: Grid
 
 /**
  * Parses and checks a submission of `account`; returns the record to store under a new id.
- * @throws ApiError 400 (envelope) for any of the checks in the module docs; 415 for a wrong content type.
+ * @throws ApiError 400 (envelope) for any of the checks in the module docs; 415 for a wrong content type;
+ *   BucketAccessDenied (403) for a bucket of another account.
  */
 export async function acceptAsync(request: Request, env: Env, account: string): Promise<AsyncRecord> {
   const body = await readScriptRequest(request, (b, script) => void (b.evalscript = script));
   const req = validate(asyncRequestSchema, body, "async process request");
-  const evalscript = req.evalscript ?? (await readScriptReference(env, req.evalscriptReference!.s3));
+  const evalscript = req.evalscript ?? (await readScriptObject(env, account, req.evalscriptReference!.s3, "evalscriptReference"));
   const plan = asyncArea(req);
   const { setup } = await prepareEvalscript(env, evalscript, account);
   await resolveSources({ env, account }, req.input.data, setup); // unknown collections, bands, units: 400 now
   const record: AsyncRecord = { id: crypto.randomUUID(), account, created: new Date().toISOString(), location: env.LOCATION_ID, request: { ...req, evalscript } };
   checkResponses(responsesOf(record), setup, plan.grid);
-  deliveryTarget(env, req.output.delivery.s3, record.id, "request.json"); // a bad URL is a 400 now
+  await deliveryTarget(env, account, req.output.delivery.s3, record.id, "request.json"); // a bad URL is a 400 now, a bucket of another account a 403
   return record;
 }

@@ -25,9 +25,9 @@ import { writeZarrMetadata } from "./zarrmeta";
 import { prepareBatchCollection } from "./collection";
 
 /** The output tiles of a task's request. @throws ApiError 400 / EngineError for a request that cannot be tiled. */
-async function requestTiles(env: Env, req: BatchRequest): Promise<BatchTile[]> {
+async function requestTiles(env: Env, account: string, req: BatchRequest): Promise<BatchTile[]> {
   if (req.input.type === "tiling-grid") return tilingGridTiles(req.input, req.processRequest.input.bounds!);
-  return geoPackageTiles(env, req.input);
+  return geoPackageTiles(env, account, req.input);
 }
 
 /** Processing units estimated for `tiles` (see the module comment). @throws EngineError invalid-argument for INT8 outputs with cogOutput. */
@@ -49,8 +49,8 @@ export async function analyseMessage(body: TaskMessage, env: Env): Promise<void>
   const task = (await stub.view()) as TaskView | null;
   if (!task || task.status !== "ANALYSING") return;
   try {
-    const tiles = await requestTiles(env, task.request);
-    if (task.request.output.type === "zarr") await writeZarrMetadata(env, task.id, task.request, tiles, task.created);
+    const tiles = await requestTiles(env, task.domainAccountId, task.request);
+    if (task.request.output.type === "zarr") await writeZarrMetadata(env, task.domainAccountId, task.id, task.request, tiles, task.created);
     await prepareBatchCollection(env, { id: task.id, account: task.domainAccountId, request: task.request });
     await stub.analysisDone(tiles, await estimate(env, task.request, task.domainAccountId, tiles));
   } catch (e) {

@@ -7,7 +7,7 @@
 import type { Env } from "../env";
 import { resolveBucket, type BucketDescriptor, type ObjectStore } from "../buckets";
 import { badRequest } from "../http/errors";
-import type { BatchResponse } from "./schema";
+import type { BatchRequest, BatchResponse } from "./schema";
 
 const PLACEHOLDER = /<(requestId|tileName|outputId|format)>/g;
 
@@ -38,10 +38,22 @@ export function outputUrl(url: string, values: { requestId: string; tileName: st
 }
 
 /**
- * The store and object key of an object URL (`s3://bucket/path/file`), with the delivery's credentials.
- * @throws EngineError invalid-argument for a bad bucket URL.
+ * The store and object key of an object URL (`s3://bucket/path/file`), with the delivery's credentials, used by
+ * `account` (the task's, from its record).
+ * @throws EngineError invalid-argument for a bad bucket URL; BucketAccessDenied (403) for a bucket `account` may
+ *   not use.
  */
-export function bucketObject(env: Env, delivery: BucketDescriptor, url: string): { store: ObjectStore; key: string } {
-  const at = resolveBucket(env, { ...delivery, url });
+export async function bucketObject(env: Env, account: string, delivery: BucketDescriptor, url: string): Promise<{ store: ObjectStore; key: string }> {
+  const at = await resolveBucket(env, account, { ...delivery, url });
   return { store: at.store, key: at.prefix };
+}
+
+/**
+ * Checks at creation that `account` may use every bucket the request names: the GeoPackage input's and the
+ * delivery's (raster or Zarr), claiming unowned ones; the queue-time work checks again with the task's account.
+ * @throws EngineError invalid-argument for a bad bucket URL; BucketAccessDenied (403) for another account's bucket.
+ */
+export async function checkBuckets(env: Env, account: string, req: BatchRequest): Promise<void> {
+  const descriptors: BucketDescriptor[] = [req.output.delivery.s3, ...(req.input.type === "geopackage" ? [req.input.features.s3] : [])];
+  for (const d of descriptors) await resolveBucket(env, account, d);
 }

@@ -22,6 +22,7 @@ import { bucketObject, outputUrl } from "./delivery";
 import { DEFAULT_BATCH_RESPONSES, encodeTileOutput } from "./encode";
 import { MAX_TILE_ATTEMPTS } from "./messages";
 import type { TileWork } from "./object";
+import type { BatchResponse } from "./schema";
 import { batchStub } from "./stub";
 import { batchTileGrid } from "./tiles";
 import { writeZarrTile } from "./zarrtile";
@@ -38,15 +39,16 @@ function tileOf(body: TaskMessage): { task: string; tile: string } {
   return { task: body.task, tile: body.tile };
 }
 
-/** The outputs' objects of a tile (store and key per response). */
+/** The outputs' objects of a tile (store and key per response), in buckets the task's account may use. */
 function tileObjects(env: Env, w: Work) {
   const delivery = w.request.output.delivery.s3;
   const responses = w.request.processRequest.output?.responses ?? DEFAULT_BATCH_RESPONSES;
-  return responses.map((response) => ({ response, ...bucketObject(env, delivery, outputUrl(delivery.url, { requestId: w.id, tileName: w.tile.name, response })) }));
+  const objectOf = async (response: BatchResponse) => ({ response, ...(await bucketObject(env, w.account, delivery, outputUrl(delivery.url, { requestId: w.id, tileName: w.tile.name, response }))) });
+  return Promise.all(responses.map(objectOf));
 }
 
 /** "none", "some" or "all" of the objects exist. */
-async function existing(objects: ReturnType<typeof tileObjects>): Promise<string> {
+async function existing(objects: Awaited<ReturnType<typeof tileObjects>>): Promise<string> {
   const found = (await Promise.all(objects.map((o) => o.store.head(o.key)))).filter(Boolean).length;
   return found === 0 ? "none" : found === objects.length ? "all" : "some";
 }
@@ -64,10 +66,10 @@ async function runTile(env: Env, w: Work): Promise<{ pu: number } | { error: str
   const out = w.request.output;
   if (out.type === "zarr") {
     const { grid, evaluation } = await evaluateTile(env, w);
-    await writeZarrTile(env, w.id, w.request, w.tile, grid, evaluation.result);
+    await writeZarrTile(env, w.account, w.id, w.request, w.tile, grid, evaluation.result);
     return { pu: evaluation.processingUnits };
   }
-  const objects = tileObjects(env, w);
+  const objects = await tileObjects(env, w);
   const before = w.existing ?? (await batchStub(env, w.id).recordExisting(w.tile.name, await existing(objects)));
   if (before === "all" && out.skipExisting) return addTileItem(env, w).then(() => ({ pu: 0 }));
   if (before !== "none" && !out.overwrite)

@@ -16,11 +16,12 @@ import type { GeoPackageInput } from "./schema";
 import type { BatchTile } from "./tiles";
 
 /**
- * The tiles of a GeoPackageInput, in feature (fid) order.
- * @throws EngineError invalid-argument (see the module comment); ApiError 400 for a size above 3500 px.
+ * The tiles of a GeoPackageInput of a task of `account`, in feature (fid) order.
+ * @throws EngineError invalid-argument (see the module comment); ApiError 400 for a size above 3500 px;
+ *   BucketAccessDenied (403) for a GeoPackage in a bucket `account` may not use.
  */
-export async function geoPackageTiles(env: Env, input: GeoPackageInput): Promise<BatchTile[]> {
-  const { store, key } = bucketObject(env, input.features.s3, input.features.s3.url);
+export async function geoPackageTiles(env: Env, account: string, input: GeoPackageInput): Promise<BatchTile[]> {
+  const { store, key } = await bucketObject(env, account, input.features.s3, input.features.s3.url);
   const layer = await readGeoPackageObject(store, key);
   return batchFeatures(layer, input.defaults).map((f) => ({
     name: f.identifier,

@@ -12,7 +12,7 @@ import { readJson, validate } from "../http/parse";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { compileEvalscript } from "../raster/evalscript";
 import { keysetSql, searchSql } from "../storage/keyset";
-import { checkDelivery } from "./delivery";
+import { checkBuckets, checkDelivery } from "./delivery";
 import { checkZarrRequest } from "./zarrcheck";
 import { checkCollectionRequest } from "./collection";
 import { accepted } from "./outcome";
@@ -41,13 +41,14 @@ function checkRequest(req: BatchRequest): void {
   compileEvalscript(req.processRequest.evalscript);
 }
 
-/** POST: creates a task (CREATED); 201 with the task. */
+/** POST: creates a task (CREATED); 201 with the task, 403 when a bucket it names is another account's. */
 async function createTask(request: AuthedRequest, env: Env): Promise<Response> {
   const body = await readScriptRequest(request, (b, script) => {
     if (b.processRequest && typeof b.processRequest === "object") (b.processRequest as Record<string, unknown>).evalscript = script;
   });
   const req = validate(batchRequestSchema, body, "batch process request");
   checkRequest(req);
+  await checkBuckets(env, accountOf(request), req);
   const now = new Date().toISOString();
   const record: TaskRecord = { id: crypto.randomUUID(), account: accountOf(request), request: req, created: now, location: env.LOCATION_ID, userAction: "NONE", userActionUpdated: now, estimatePU: null, tileCount: null };
   return Response.json(await batchStub(env, record.id).create(record), { status: 201 });

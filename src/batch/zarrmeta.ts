@@ -27,9 +27,12 @@ export interface ZarrEnvelope {
   resolution: number;
 }
 
-/** The bucket location (store and key prefix) of a task's Zarr group: delivery URL with `<requestId>` = `id`. */
-export function zarrLocation(env: Env, out: ZarrOutput, id: string): BucketLocation {
-  return resolveBucket(env, { ...out.delivery.s3, url: out.delivery.s3.url.replaceAll("<requestId>", id) });
+/**
+ * The bucket location (store and key prefix) of a task's Zarr group: delivery URL with `<requestId>` = `id`, used
+ * by the task's `account`. @throws BucketAccessDenied (403) for a bucket `account` may not use.
+ */
+export function zarrLocation(env: Env, account: string, out: ZarrOutput, id: string): Promise<BucketLocation> {
+  return resolveBucket(env, account, { ...out.delivery.s3, url: out.delivery.s3.url.replaceAll("<requestId>", id) });
 }
 
 /** The output ZarrOutput of a request (the caller checked `output.type`). */
@@ -102,12 +105,12 @@ export async function readStoreJson(at: BucketLocation, key: string): Promise<Re
 }
 
 /**
- * Writes the store's metadata for task `id` (group attributes first: they claim the folder, so a redelivered
+ * Writes the store's metadata for task `id` of `account` (group attributes first: they claim the folder, so a redelivered
  * analysis of the same task rewrites it while another task's store, or other files, refuse).
  * @throws EngineError invalid-argument when the delivery folder already holds files that are not this task's store.
  */
-export async function writeZarrMetadata(env: Env, id: string, req: BatchRequest, tiles: BatchTile[], created: string): Promise<void> {
-  const at = zarrLocation(env, zarrOutput(req), id);
+export async function writeZarrMetadata(env: Env, account: string, id: string, req: BatchRequest, tiles: BatchTile[], created: string): Promise<void> {
+  const at = await zarrLocation(env, account, zarrOutput(req), id);
   const attrs = await readStoreJson(at, ".zattrs");
   if (attrs?.["eoedge:requestId"] !== id) {
     const listing = await at.store.list({ prefix: at.prefix ? `${at.prefix}/` : "", limit: 1 });

@@ -68,12 +68,13 @@ async function tileOffset(at: Parameters<typeof readStoreJson>[0], tile: BatchTi
 }
 
 /**
- * Writes the chunks of every response of `result` (evaluated on `grid`, the pixel grid of `tile`).
+ * Writes the chunks of every response of `result` (evaluated on `grid`, the pixel grid of `tile`) into the store of
+ * task `id` of `account`.
  * @throws EngineError invalid-argument for a multi-band output or a tile that does not fall on chunk boundaries;
  *   Error when the store's metadata is missing (retried: analysis writes it before any tile runs).
  */
-export async function writeZarrTile(env: Env, id: string, req: BatchRequest, tile: BatchTile, grid: Grid, result: EvalResult): Promise<void> {
-  const at = zarrLocation(env, zarrOutput(req), id);
+export async function writeZarrTile(env: Env, account: string, id: string, req: BatchRequest, tile: BatchTile, grid: Grid, result: EvalResult): Promise<void> {
+  const at = await zarrLocation(env, account, zarrOutput(req), id);
   const off = await tileOffset(at, tile);
   for (const r of req.processRequest.output!.responses!) {
     const raster = outputRaster(result, r.identifier, grid);

@@ -3,31 +3,22 @@
  * - BUCKET_BINDINGS: which bucket names are R2 buckets bound in wrangler.toml, as `{ "<bucket>": "<BINDING>" }`
  *   (a TOML inline table or its JSON text); other names are local buckets in BUCKETS;
  * - S3_ENDPOINT, S3_REGION: the S3-compatible storage that descriptors with accessKey/secretAccessKey go to
- *   (path-style; S3_REGION defaults to us-east-1, "auto" for Cloudflare R2);
- * - S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: the keys of EO Edge's own S3 endpoint (src/s3/), which also
- *   authorise descriptors with keys when no S3_ENDPOINT is set.
+ *   (path-style; S3_REGION defaults to us-east-1, "auto" for Cloudflare R2).
+ * The keys of EO Edge's own S3 endpoint are per account, in D1 (./keys.ts); who may use a bucket: ./owners.ts.
  */
 import type { Env } from "../env";
 
-/** What bucket resolution reads from the environment; every field but BUCKETS is optional. */
-export type BucketEnv = Pick<Env, "BUCKETS"> & {
+/** What bucket resolution reads from the environment: BUCKETS, DB (owners, keys) and the optional settings. */
+export type BucketEnv = Pick<Env, "BUCKETS" | "DB"> & {
   BUCKET_BINDINGS?: string | Record<string, string>;
   S3_ENDPOINT?: string;
   S3_REGION?: string;
-  S3_ACCESS_KEY_ID?: string;
-  S3_SECRET_ACCESS_KEY?: string;
 };
 
 /** A pair of S3 keys. */
 export interface S3Keys {
   accessKeyId: string;
   secretAccessKey: string;
-}
-
-/** The keys of the local S3 endpoint, or undefined when not configured (the endpoint then refuses every request). */
-export function localKeys(env: BucketEnv): S3Keys | undefined {
-  const { S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secretAccessKey } = env;
-  return accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined;
 }
 
 /**

@@ -1,19 +1,27 @@
 /**
- * Resolves Sentinel Hub bucket descriptors (`s3://<bucket>/<prefix>`) to object stores:
+ * Resolves Sentinel Hub bucket descriptors (`s3://<bucket>/<prefix>`) to object stores, for an account:
  * - with accessKey/secretAccessKey and S3_ENDPOINT configured: that S3-compatible storage (./remote.ts, SigV4);
- * - with keys and no S3_ENDPOINT: the keys must be the local S3 endpoint's (S3_ACCESS_KEY_ID/S3_SECRET_ACCESS_KEY),
- *   then as without keys; other keys are refused (400);
- * - without keys: the R2 bucket BUCKET_BINDINGS binds the name to, else a local bucket in BUCKETS (./local.ts).
- * Configuration: ./config.ts.
+ *   the keys are the grant (the storage decides);
+ * - with keys and no S3_ENDPOINT: the keys must be one of the calling account's S3 keys (./keys.ts), then as
+ *   without keys; other keys are refused (403, the same answer for unknown keys, another account's and a wrong
+ *   secret);
+ * - without keys: the R2 bucket BUCKET_BINDINGS binds the name to, else a local bucket in BUCKETS (./local.ts),
+ *   once the account may use it: it owns the bucket (claimed on first use) or the owner's bucket policy grants it
+ *   (./owners.ts); any other account gets BucketAccessDenied (403) before any object is touched.
+ * Every function that hands out a store takes the account, so no caller can skip the check; queue-time work
+ * passes the account stored in its task record. Configuration: ./config.ts.
  */
 import { invalidArgument } from "../raster/errors";
-import { boundBucket, localKeys, type BucketEnv } from "./config";
+import { boundBucket, type BucketEnv } from "./config";
+import { isAccountKey } from "./keys";
 import { localBucket, r2Store } from "./local";
+import { authorizeBucket, BucketAccessDenied } from "./owners";
 import { remoteBucket, type RemoteConfig } from "./remote";
 import type { BucketDescriptor, BucketLocation, ObjectStore } from "./types";
 
 export type { BucketDescriptor, BucketLocation, ObjectStore, StoredObject, ObjectBody, ObjectListing, ListOptions, MultipartUpload } from "./types";
 export type { BucketEnv } from "./config";
+export { BucketAccessDenied } from "./owners";
 
 /** S3 bucket names: 3-63 characters, lower-case letters, digits, dots and hyphens (AWS naming rules). */
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
@@ -38,38 +46,45 @@ export function parseS3Url(url: string): { bucket: string; prefix: string } {
   return { bucket, prefix };
 }
 
-/**
- * The store of bucket `bucket` on this deployment (no keys involved): its bound R2 bucket or a local bucket.
- * @throws Error when BUCKET_BINDINGS is malformed or names a missing binding (see ./config.ts).
- */
-export function deploymentBucket(env: BucketEnv, bucket: string): ObjectStore {
+/** The store of bucket `bucket` on this deployment, unchecked: its bound R2 bucket or a local bucket. */
+function deploymentBucket(env: BucketEnv, bucket: string): ObjectStore {
   const bound = boundBucket(env, bucket);
   return bound ? r2Store(bound, bucket, "") : localBucket(env.BUCKETS, bucket);
 }
 
-/** The store a descriptor with keys names (see the module comment). @throws EngineError invalid-argument. */
-function keyedBucket(env: BucketEnv, descriptor: BucketDescriptor, bucket: string): ObjectStore {
+/**
+ * The store of local or bound bucket `bucket` for `account` (no keys involved), claimed for it when unowned.
+ * @throws BucketAccessDenied when the bucket is another account's and not granted to `account`; Error when
+ *   BUCKET_BINDINGS is malformed or names a missing binding (see ./config.ts).
+ */
+export async function accountBucket(env: BucketEnv, account: string, bucket: string): Promise<ObjectStore> {
+  await authorizeBucket(env, account, bucket);
+  return deploymentBucket(env, bucket);
+}
+
+/** The store a descriptor with keys names (see the module comment). @throws EngineError invalid-argument, BucketAccessDenied. */
+async function keyedBucket(env: BucketEnv, account: string, descriptor: BucketDescriptor, bucket: string): Promise<ObjectStore> {
   const { accessKey, secretAccessKey } = descriptor;
   if (!accessKey || !secretAccessKey) throw invalidArgument(`The descriptor of '${descriptor.url}' must give both accessKey and secretAccessKey, or neither.`);
   if (env.S3_ENDPOINT) {
     const config: RemoteConfig = { endpoint: env.S3_ENDPOINT, region: descriptor.region ?? env.S3_REGION ?? "us-east-1", accessKeyId: accessKey, secretAccessKey };
     return remoteBucket(config, bucket);
   }
-  const local = localKeys(env);
-  if (!local || local.accessKeyId !== accessKey || local.secretAccessKey !== secretAccessKey)
-    throw invalidArgument(`No S3 endpoint is configured (S3_ENDPOINT) and the keys given for '${descriptor.url}' are not this deployment's S3 keys; give its keys or none.`);
-  return deploymentBucket(env, bucket);
+  if (!(await isAccountKey(env, account, { accessKeyId: accessKey, secretAccessKey })))
+    throw new BucketAccessDenied(bucket, account, "the keys given are not S3 keys of your account (give your own keys, or none)");
+  return accountBucket(env, account, bucket);
 }
 
 /**
- * The store and prefix of a descriptor (resolution rules in the module comment); the store is not contacted.
+ * The store and prefix of a descriptor used by `account` (rules in the module comment); the store is not contacted.
  * `iamRoleARN` (Sentinel Hub's recommended flow) is accepted and ignored: no role can be assumed here, so such a
  * descriptor resolves as one without keys (bound or local bucket).
- * @throws EngineError invalid-argument (see parseS3Url; keys refused).
+ * @throws EngineError invalid-argument (see parseS3Url, half keys); BucketAccessDenied (403) for a bucket of
+ *   another account or keys that are not the caller's.
  */
-export function resolveBucket(env: BucketEnv, descriptor: BucketDescriptor): BucketLocation {
+export async function resolveBucket(env: BucketEnv, account: string, descriptor: BucketDescriptor): Promise<BucketLocation> {
   const { bucket, prefix } = parseS3Url(descriptor.url);
   const keyed = descriptor.accessKey !== undefined || descriptor.secretAccessKey !== undefined;
-  const store = keyed ? keyedBucket(env, descriptor, bucket) : deploymentBucket(env, bucket);
+  const store = keyed ? await keyedBucket(env, account, descriptor, bucket) : await accountBucket(env, account, bucket);
   return { store, prefix, key: (path) => (prefix ? `${prefix}/${path.replace(/^\/+/, "")}` : path.replace(/^\/+/, "")) };
 }

@@ -1,5 +1,9 @@
-/** Access to a caller's BYOC collection from a route's `:collectionId` (another account's is a 404). */
+/**
+ * Access to a caller's BYOC collection from a route's `:collectionId` (another account's is a 404), and to a
+ * collection's bucket, which the collection's account must own or be granted (src/buckets/owners.ts, 403).
+ */
 import type { Env } from "../env";
+import { accountBucket, type ObjectStore } from "../buckets";
 import { notFound } from "../http/errors";
 import { accountOf, type AuthedRequest } from "../http/router";
 import type { ByocCollection } from "./model";
@@ -17,3 +21,11 @@ export async function ownCollection(request: AuthedRequest, env: Env): Promise<B
   if (!c) throw notFound(`BYOC collection ${id.slice(0, 64)} not found.`);
   return c;
 }
+
+/**
+ * The store of a collection's bucket, used as the collection's account (checked at creation, at every tile, file
+ * and ingestion: a collection made before buckets had owners may name another account's bucket).
+ * @throws BucketAccessDenied (403) when the account may not use the bucket.
+ */
+export const collectionStore = (env: Pick<Env, "BUCKETS" | "DB">, c: Pick<ByocCollection, "accountId" | "s3Bucket">): Promise<ObjectStore> =>
+  accountBucket(env, c.accountId, c.s3Bucket);

@@ -3,19 +3,17 @@
  * the collection's bucket) that exist; a file is streamed from the bucket with a single HTTP Range (206, 416).
  */
 import type { Env } from "../env";
-import { resolveBucket, type ObjectStore } from "../buckets";
 import { parseRange } from "../http/range";
 import { json } from "../http/base";
 import { notFound } from "../http/errors";
 import type { AuthedRequest } from "../http/router";
+import { collectionStore } from "./access";
 import type { ByocCollection, ByocTile } from "./model";
 import { fileKey, filesOf } from "./tiles";
 
-const storeOf = (env: Pick<Env, "BUCKETS">, c: ByocCollection): ObjectStore => resolveBucket(env, { url: `s3://${c.s3Bucket}` }).store;
-
-/** The keys of the tile's band files present in the bucket (sorted). */
-async function tileFiles(env: Pick<Env, "BUCKETS">, c: ByocCollection, t: ByocTile): Promise<string[]> {
-  const store = storeOf(env, c);
+/** The keys of the tile's band files present in the bucket (sorted). @throws BucketAccessDenied (403). */
+async function tileFiles(env: Pick<Env, "BUCKETS" | "DB">, c: ByocCollection, t: ByocTile): Promise<string[]> {
+  const store = await collectionStore(env, c);
   const keys = [...filesOf(c.bands).keys()].map((s) => fileKey(t.path, s));
   const present = await Promise.all(keys.map(async (k) => ((await store.head(k)) ? k : null)));
   return present.filter((k): k is string => k !== null).sort();
@@ -30,7 +28,7 @@ export async function listFiles(env: Env, c: ByocCollection, t: ByocTile): Promi
 export async function getFile(request: AuthedRequest, env: Env, c: ByocCollection, t: ByocTile): Promise<Response> {
   const key = decodeURIComponent(String(request.params.file ?? ""));
   if (!(await tileFiles(env, c, t)).includes(key)) throw notFound(`Tile ${t.id} has no file '${key.slice(0, 200)}'.`);
-  const store = storeOf(env, c);
+  const store = await collectionStore(env, c);
   const head = (await store.head(key))!;
   const range = parseRange(request.headers.get("range"), head.size);
   const obj = await store.get(key, range ? { offset: range.start, length: range.end - range.start + 1 } : undefined);

@@ -7,9 +7,10 @@
  * Sources: Sentinel Hub BYOC documentation ("Cloud Optimized GeoTIFF", "Constraints and settings").
  */
 import type { Env } from "../env";
-import { resolveBucket } from "../buckets";
+import { BucketAccessDenied, type ObjectStore } from "../buckets";
 import { openCog, type Cog } from "../raster/cog";
-import { openFile } from "../storage/sources";
+import { storeSource } from "../storage/sources";
+import { collectionStore } from "./access";
 import { fileKey, filesOf } from "./tiles";
 import { formatOf, type BandFormat, type ByocCollection, type ByocTile } from "./model";
 
@@ -48,8 +49,8 @@ function checkCog(cog: Cog, key: string): void {
 }
 
 /** The sources (file (BAND) values) of a tile whose collection has no bands yet: the .tif files the path matches. */
-async function discoverSources(env: Pick<Env, "BUCKETS">, bucket: string, path: string): Promise<string[]> {
-  const store = resolveBucket(env, { url: `s3://${bucket}` }).store;
+async function discoverSources(store: ObjectStore, path: string): Promise<string[]> {
+  const bucket = store.bucket;
   const [before, after] = path.includes("(BAND)") ? [path.slice(0, path.indexOf("(BAND)")), path.slice(path.indexOf("(BAND)") + 6) + ".tif"] : [`${path.replace(/\/+$/, "")}/`, ".tif"];
   const dir = before.slice(0, before.lastIndexOf("/") + 1);
   const listed = await store.list({ prefix: dir, limit: 1000 });
@@ -85,9 +86,9 @@ function checkBands(bands: [string, BandFormat][], files: Map<string, Cog>, path
 }
 
 /** Opens one band file's header. @throws IngestError when it is missing or not a readable GeoTIFF. */
-async function openBandFile(env: Pick<Env, "DATA" | "BUCKETS">, bucket: string, key: string): Promise<{ cog: Cog; bytes: number }> {
-  const source = await openFile(env, { bucket: { url: `s3://${bucket}` }, key });
-  if (!source) return fail(`Band file ${key} is missing in bucket '${bucket}'.`);
+async function openBandFile(store: ObjectStore, key: string): Promise<{ cog: Cog; bytes: number }> {
+  const source = await storeSource(store, key);
+  if (!source) return fail(`Band file ${key} is missing in bucket '${store.bucket}'.`);
   const cog = await openCog(source).catch((e: unknown) => fail(`File ${key} is not a readable GeoTIFF: ${e instanceof Error ? e.message : String(e)}.`));
   checkCog(cog, key);
   return { cog, bytes: Math.min(source.size, 16 * 1024) };
@@ -96,15 +97,17 @@ async function openBandFile(env: Pick<Env, "DATA" | "BUCKETS">, bucket: string, 
 /**
  * Inspects a tile's files.
  * @throws IngestError with the failure cause (missing file or bucket, not a COG, CRS mismatch, band mismatch,
- *   no common area, a leading `/`); other errors are storage faults (the message is retried).
+ *   no common area, a leading `/`, a bucket the collection's account may not use); other errors are storage
+ *   faults (the message is retried).
  */
-export async function inspectTile(env: Pick<Env, "DATA" | "BUCKETS">, c: ByocCollection, t: ByocTile): Promise<Inspection> {
+export async function inspectTile(env: Pick<Env, "BUCKETS" | "DB">, c: ByocCollection, t: ByocTile): Promise<Inspection> {
   if (t.path.startsWith("/")) fail(`Tile path '${t.path}' must not start with '/'.`);
-  const sources = c.bands.length ? [...filesOf(c.bands).keys()] : await discoverSources(env, c.s3Bucket, t.path);
+  const store = await collectionStore(env, c).catch((e: unknown) => (e instanceof BucketAccessDenied ? fail(e.message) : Promise.reject(e)));
+  const sources = c.bands.length ? [...filesOf(c.bands).keys()] : await discoverSources(store, t.path);
   const files = new Map<string, Cog>();
   let headerBytes = 0;
   for (const source of sources) {
-    const { cog, bytes } = await openBandFile(env, c.s3Bucket, fileKey(t.path, source));
+    const { cog, bytes } = await openBandFile(store, fileKey(t.path, source));
     files.set(source, cog);
     headerBytes += bytes;
   }

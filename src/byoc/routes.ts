@@ -8,7 +8,7 @@ import { json } from "../http/base";
 import { pagedList, parsePageRequest, parseSearch } from "../http/paging";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { newCollection, updatedCollection } from "./collections";
-import { MAX_PAGE, ownCollection } from "./access";
+import { collectionStore, MAX_PAGE, ownCollection } from "./access";
 import { collectionJson, type ByocCollection } from "./model";
 import { collectionBody, readBody } from "./schema";
 import { deleteCollection, insertCollection, listCollections, saveCollection } from "./store";
@@ -21,8 +21,10 @@ async function render(env: Env, c: ByocCollection): Promise<Record<string, unkno
   return collectionJson(c, await collectionSummary(env, c.id));
 }
 
+/** POST: 201 with the collection; 403 when its bucket is another account's (src/buckets/owners.ts). */
 async function create(request: AuthedRequest, env: Env): Promise<Response> {
   const c = newCollection(accountOf(request), await readBody(request, collectionBody));
+  await collectionStore(env, c);
   await insertCollection(env, c, env.LOCATION_ID || null);
   return json({ data: await render(env, c) }, 201);
 }
@@ -39,9 +41,11 @@ async function get(request: AuthedRequest, env: Env): Promise<Response> {
   return json({ data: await render(env, await ownCollection(request, env)) });
 }
 
+/** PUT: 204; 403 when the (new) bucket is another account's. */
 async function update(request: AuthedRequest, env: Env): Promise<Response> {
   const c = await ownCollection(request, env);
   const next = updatedCollection(c, await readBody(request, collectionBody), await tileCount(env, c.id));
+  await collectionStore(env, next);
   await saveCollection(env, next, await rewriteItems(env, next));
   return new Response(null, { status: 204 });
 }

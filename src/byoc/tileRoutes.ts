@@ -13,7 +13,7 @@ import { duplicatePath } from "./collections";
 import { getFile, listFiles } from "./files";
 import { enqueueIngestion } from "./ingest";
 import { byocType, type ByocCollection, type ByocTile } from "./model";
-import { MAX_PAGE, ownCollection } from "./access";
+import { collectionStore, MAX_PAGE, ownCollection } from "./access";
 import { parseStatus, readBody, tileBody, tileUpdateBody } from "./schema";
 import { getCollection } from "./store";
 import { deleteTile, getTile, insertTile, listTiles, rewriteItems, updateTileStatements } from "./tiles";
@@ -33,8 +33,12 @@ export function tileJson(t: ByocTile): Record<string, unknown> {
   return out;
 }
 
-/** Inserts a tile (409 for a path the collection has) and queues its ingestion. */
+/**
+ * Inserts a tile (409 for a path the collection has) and queues its ingestion; 403 when the collection's bucket
+ * is not its account's (a collection made before buckets had owners).
+ */
 async function addTile(env: Env, c: ByocCollection, fields: Pick<ByocTile, "path" | "sensingTime" | "coverGeometry">): Promise<ByocTile> {
+  await collectionStore(env, c);
   const t: ByocTile = {
     id: crypto.randomUUID(), collection: c.id, account: c.accountId, status: "WAITING", tileGeometry: null, tileEpsg: null, nativeBbox: null,
     metersPerPixel: null, failedCause: null, warnings: null, created: new Date().toISOString(), ...fields,

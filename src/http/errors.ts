@@ -61,7 +61,8 @@ export interface KindedError extends Error {
  * Status and code per kind. Every kind of the engine is the client's to fix (400); failures while the script
  * runs carry Sentinel Hub's EXECUTION_ERROR, the others COMMON_BAD_PAYLOAD. `not-found` (404 COMMON_NOT_FOUND):
  * something the request names is not here, e.g. a collection hosted in another location (src/locations/hosting.ts).
- * A kind missing here is a 500.
+ * `forbidden` (403 COMMON_FORBIDDEN): the caller may not use what it names, e.g. another account's bucket
+ * (src/buckets/owners.ts). A kind missing here is a 500.
  */
 const KINDS: Record<string, { status: number; code?: string }> = {
   "invalid-argument": { status: 400 },
@@ -71,6 +72,7 @@ const KINDS: Record<string, { status: number; code?: string }> = {
   "budget-exceeded": { status: 400, code: EXECUTION_ERROR },
   "limit-exceeded": { status: 400, code: EXECUTION_ERROR },
   "not-found": { status: 404 },
+  forbidden: { status: 403 },
 };
 
 /**

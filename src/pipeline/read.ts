@@ -49,9 +49,12 @@ export function chooseResampling(grid: Grid, gsd: number | undefined, o: ReadOpt
   return outputMetres(grid) < gsd ? o.upsampling : o.downsampling;
 }
 
-/** Opens a scene file. @throws Error when it is missing from storage. */
-async function sceneFile(env: Env, key: string, item: StacItem) {
-  const source = await openFile(env, key);
+/**
+ * Opens a scene file of collection `c`, as its owner (src/storage/sources.ts openFile).
+ * @throws Error when it is missing from storage; BucketAccessDenied when the owner may not use its bucket.
+ */
+async function sceneFile(env: Env, c: DataCollection, key: string, item: StacItem) {
+  const source = await openFile(env, c.owner, key);
   if (!source) throw new Error(`scene file ${key} of item ${item.id} is missing from storage`);
   return source;
 }
@@ -70,7 +73,7 @@ async function readFileBands(env: Env, c: DataCollection, item: StacItem, names:
   const out = new Map<string, { data: Float32Array; valid: Uint8Array }>();
   await Promise.all(
     [...byKey].map(async ([key, e]) => {
-      const cog = c.kind === "zarr" ? await openZarrAsset(env, c, item, key) : await openCog(await sceneFile(env, key, item));
+      const cog = c.kind === "zarr" ? await openZarrAsset(env, c, item, key) : await openCog(await sceneFile(env, c, key, item));
       const warped = await readWarped(cog, e.indices, grid, { resampling: chooseResampling(grid, e.gsd, o), nodata: cog.nodata ?? nodataDefault, cacheIndex: o.cacheIndex });
       e.names.forEach((n, i) => out.set(n, warped[i]!));
     }),

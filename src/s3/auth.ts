@@ -110,15 +110,16 @@ function signerOf(request: Request, s: SignedRequest, keys: S3Keys): AwsV4Signer
 }
 
 /**
- * Verifies the request's SigV4 signature against `keys` at time `now` (ms). Returns the claims (the caller checks
- * the payload hash against the body). @throws S3Error AccessDenied (no keys configured, anonymous, expired),
- * InvalidAccessKeyId, SignatureDoesNotMatch (with StringToSign and CanonicalRequest, as S3 answers),
- * RequestTimeTooSkewed, AuthorizationHeaderMalformed.
+ * Verifies the request's SigV4 signature at time `now` (ms) against the key `keyOf` finds for its access key id
+ * (the accounts' keys, src/buckets/keys.ts). Returns the claims with the signer of aws-chunked chunk signatures
+ * (the caller checks the payload hash against the body) and the key. @throws S3Error AccessDenied (anonymous,
+ * expired), InvalidAccessKeyId (no such key), SignatureDoesNotMatch (with StringToSign and CanonicalRequest, as S3
+ * answers), RequestTimeTooSkewed, AuthorizationHeaderMalformed.
  */
-export async function verifySignature(request: Request, keys: S3Keys | undefined, now: number): Promise<SignedRequest> {
+export async function verifySignature<K extends S3Keys>(request: Request, keyOf: (accessKeyId: string) => Promise<K | null>, now: number): Promise<{ s: SignedRequest; keys: K }> {
   const s = signatureOf(request);
-  if (!keys) throw accessDenied("This S3 endpoint has no access keys configured (S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY).");
-  if (s.accessKeyId !== keys.accessKeyId) throw new S3Error(403, "InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.", { AWSAccessKeyId: s.accessKeyId });
+  const keys = await keyOf(s.accessKeyId);
+  if (!keys) throw new S3Error(403, "InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.", { AWSAccessKeyId: s.accessKeyId });
   checkDate(s, now);
   if (!s.signedHeaders.includes("host")) throw malformed("SignedHeaders must include host.");
   const signer = signerOf(request, s, keys);
@@ -128,7 +129,7 @@ export async function verifySignature(request: Request, keys: S3Keys | undefined
     const fields = { AWSAccessKeyId: s.accessKeyId, StringToSign: await signer.stringToSign(), SignatureProvided: s.signature, CanonicalRequest: await signer.canonicalString() };
     throw new S3Error(403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided. Check your key and signing method.", fields);
   }
-  return { ...s, signString: stringSigner(keys.secretAccessKey, s) };
+  return { s: { ...s, signString: stringSigner(keys.secretAccessKey, s) }, keys };
 }
 
 /** Constant-time comparison of two hex strings of equal length (workerd's crypto.subtle.timingSafeEqual). */

@@ -1,21 +1,26 @@
 /**
  * EO Edge's S3-compatible endpoint: the deployment's buckets (local buckets in BUCKETS and R2 buckets bound through
  * BUCKET_BINDINGS, src/buckets/) served path-style under S3_PATH, so `aws --endpoint-url <base>/s3 s3 cp ...`,
- * boto3 (`endpoint_url=<base>/s3`) and any SigV4 client read and write them. Every request is signed with the keys
- * S3_ACCESS_KEY_ID / S3_SECRET_ACCESS_KEY (./auth.ts); request bodies are checked against the signed
- * x-amz-content-sha256 (or taken as sent for UNSIGNED-PAYLOAD) and any x-amz-checksum-* header (./payload.ts);
- * aws-chunked uploads, unsigned with a checksum trailer or with signed chunks, are decoded and verified
- * (./chunked.ts, ./chunksig.ts); multipart uploads go to ./multipart.ts. Errors are S3's XML (./xml.ts), never the
- * API's JSON envelope.
+ * boto3 (`endpoint_url=<base>/s3`) and any SigV4 client read and write them. Every request is signed with an S3
+ * key of an account (src/buckets/keys.ts, checked by ./auth.ts) and acts as that account: ListBuckets lists its
+ * buckets, every other operation needs a bucket it owns (claimed on first use) or is granted by the owner's bucket
+ * policy (src/buckets/owners.ts; ./bucketops.ts: CreateBucket, Get/Put/DeleteBucketPolicy), else AccessDenied
+ * whether or not the key exists. Request bodies are checked against the signed x-amz-content-sha256 (or taken as
+ * sent for UNSIGNED-PAYLOAD) and any x-amz-checksum-* header (./payload.ts); aws-chunked uploads, unsigned with a
+ * checksum trailer or with signed chunks, are decoded and verified (./chunked.ts, ./chunksig.ts); multipart uploads
+ * go to ./multipart.ts. Errors are S3's XML (./xml.ts), never the API's JSON envelope.
  */
-import { deploymentBucket, hasDotSegment, isBucketName } from "../buckets";
-import { localKeys, type BucketEnv } from "../buckets/config";
+import { accountBucket, BucketAccessDenied, hasDotSegment, isBucketName } from "../buckets";
+import type { BucketEnv } from "../buckets/config";
+import { s3KeyById } from "../buckets/keys";
+import { PolicyError } from "../buckets/policy";
 import { verifySignature, type SignedRequest } from "./auth";
+import { createBucket, policyOperation } from "./bucketops";
 import { deleteObject, getObject, putObject } from "./objects";
 import { listBuckets, listObjects } from "./listing";
 import { multipartOperation } from "./multipart";
 import { streamedBody } from "./payload";
-import { S3Error, errorResponse, invalidArgument, notImplemented } from "./xml";
+import { S3Error, accessDenied, errorResponse, invalidArgument, notImplemented } from "./xml";
 
 /** The path the endpoint is served under (the `--endpoint-url` is `<PUBLIC_BASE_URL>/s3`). */
 export const S3_PATH = "/s3";
@@ -47,10 +52,10 @@ function target(url: URL): { bucket: string; key: string } {
 }
 
 /** Sub-resources this endpoint does not implement (ACLs, tagging, versions, ...). */
-const UNSUPPORTED = ["acl", "tagging", "versions", "versionId", "policy", "cors", "lifecycle", "location", "versioning"];
+const UNSUPPORTED = ["acl", "tagging", "versions", "versionId", "cors", "lifecycle", "location", "versioning"];
 
-/** One operation after authentication. @throws S3Error. */
-async function operate(request: Request, env: BucketEnv, s: SignedRequest): Promise<Response> {
+/** One operation after authentication, as `account`. @throws S3Error, BucketAccessDenied, PolicyError. */
+async function operate(request: Request, env: BucketEnv, s: SignedRequest, account: string): Promise<Response> {
   const url = new URL(request.url);
   const { bucket, key } = target(url);
   const sub = UNSUPPORTED.find((p) => url.searchParams.has(p));
@@ -59,13 +64,15 @@ async function operate(request: Request, env: BucketEnv, s: SignedRequest): Prom
   if (request.headers.has("x-amz-copy-source")) throw notImplemented("CopyObject is not implemented by this endpoint.");
   const m = request.method;
   if (!bucket) {
-    if (m === "GET") return listBuckets(env);
+    if (m === "GET") return listBuckets(env, account);
   } else if (!key) {
-    const store = deploymentBucket(env, bucket);
+    if (url.searchParams.has("policy")) return policyOperation(env, account, bucket, request, s);
+    if (m === "PUT") return createBucket(env, account, bucket);
+    const store = await accountBucket(env, account, bucket);
     if (m === "GET") return listObjects(store, url.searchParams);
-    if (m === "HEAD" || m === "PUT") return new Response(null, { headers: { location: `/${bucket}` } }); // buckets exist implicitly
+    if (m === "HEAD") return new Response(null, { headers: { location: `/${bucket}` } });
   } else {
-    const store = deploymentBucket(env, bucket);
+    const store = await accountBucket(env, account, bucket);
     const multipart = await multipartOperation(store, key, request, s);
     if (multipart) return multipart;
     if (m === "GET" || m === "HEAD") return getObject(store, key, request);
@@ -75,17 +82,26 @@ async function operate(request: Request, env: BucketEnv, s: SignedRequest): Prom
   throw new S3Error(405, "MethodNotAllowed", `The method ${m} is not allowed on this resource.`, { Method: m, ResourceType: key ? "OBJECT" : bucket ? "BUCKET" : "SERVICE" });
 }
 
+/** A bucket refused to the account is S3's AccessDenied (same answer for every key); an unreadable policy MalformedPolicy. */
+function s3ErrorOf(err: unknown): unknown {
+  if (err instanceof BucketAccessDenied) return accessDenied("Access Denied");
+  if (err instanceof PolicyError) return new S3Error(400, "MalformedPolicy", err.message);
+  return err;
+}
+
 /**
- * Serves one request to the S3 endpoint: SigV4 check, then the operation; every failure is S3's XML error (4xx,
- * 501 for operations not implemented), unexpected faults a logged 500 InternalError.
+ * Serves one request to the S3 endpoint: SigV4 check against the accounts' keys, then the operation as the key's
+ * account; every failure is S3's XML error (4xx, 501 for operations not implemented), unexpected faults a logged
+ * 500 InternalError.
  */
 export async function serveS3(request: Request, env: BucketEnv): Promise<Response> {
   const url = new URL(request.url);
   const resource = url.pathname.slice(S3_PATH.length) || "/";
   try {
-    const s = await verifySignature(request, localKeys(env), Date.now());
-    return await operate(request, env, s);
-  } catch (err) {
+    const { s, keys } = await verifySignature(request, (id) => s3KeyById(env, id), Date.now());
+    return await operate(request, env, s, keys.accountId);
+  } catch (caught) {
+    const err = s3ErrorOf(caught);
     if (err instanceof S3Error) return errorResponse(err, resource, request.method);
     console.error("S3 endpoint fault", err);
     return errorResponse(new S3Error(500, "InternalError", "We encountered an internal error. Please try again."), resource, request.method);

@@ -3,7 +3,8 @@
  * continuation-token, start-after, max-keys, encoding-type=url), ListObjects v1 (marker) and ListBuckets.
  * Continuation tokens are the store's listing cursors (opaque, as S3's).
  */
-import { bucketBindings, type BucketEnv } from "../buckets/config";
+import type { BucketEnv } from "../buckets/config";
+import { ownedBuckets } from "../buckets/owners";
 import type { ObjectListing, ObjectStore } from "../buckets/types";
 import { invalidArgument, xmlResponse } from "./xml";
 
@@ -67,15 +68,8 @@ export async function listObjects(store: ObjectStore, q: URLSearchParams): Promi
   return xmlResponse("ListBucketResult", { ...common, Marker: enc(startAfter ?? ""), ...encoding, IsTruncated: truncated, ...next, ...entries(page, enc) });
 }
 
-/** ListBuckets: the local buckets holding objects in BUCKETS and the bound buckets of BUCKET_BINDINGS. */
-export async function listBuckets(env: BucketEnv): Promise<Response> {
-  const names = new Set(Object.keys(bucketBindings(env)));
-  let cursor: string | undefined;
-  do {
-    const r = await env.BUCKETS.list({ delimiter: "/", cursor });
-    for (const p of r.delimitedPrefixes) names.add(p.replace(/\/$/, ""));
-    cursor = r.truncated ? r.cursor : undefined;
-  } while (cursor);
-  const Bucket = [...names].sort().map((Name) => ({ Name, CreationDate: new Date(0).toISOString() }));
-  return xmlResponse("ListAllMyBucketsResult", { Owner: { ID: "eo-edge", DisplayName: "eo-edge" }, Buckets: { Bucket } });
+/** ListBuckets: the buckets `account` owns (as S3 lists a caller's own buckets, not those granted to it). */
+export async function listBuckets(env: BucketEnv, account: string): Promise<Response> {
+  const Bucket = (await ownedBuckets(env, account)).map((b) => ({ Name: b.bucket, CreationDate: b.created }));
+  return xmlResponse("ListAllMyBucketsResult", { Owner: { ID: account, DisplayName: account }, Buckets: { Bucket } });
 }

@@ -8,6 +8,7 @@ import { resolveBucket, type BucketDescriptor } from "../buckets";
 import type { AreaGeometry } from "../pipeline/input";
 import { invalidArgument } from "../raster/errors";
 import { readGeoPackageObject, type GeoPackageFeature } from "../vector/geopackage";
+import type { BatchStatisticalRequest } from "./schema";
 
 /** One input feature. */
 export interface BatchFeature {
@@ -25,16 +26,22 @@ export class FeaturesError extends Error {
   override readonly name = "FeaturesError";
 }
 
-/** The descriptor's object key and store; the URL names the .gpkg object itself. @throws EngineError invalid-argument otherwise. */
-function locate(env: Pick<Env, "BUCKETS">, descriptor: BucketDescriptor) {
-  const loc = resolveBucket(env, descriptor);
+/**
+ * The descriptor's object key and store, used by `account`; the URL names the .gpkg object itself.
+ * @throws EngineError invalid-argument otherwise; BucketAccessDenied (403) for a bucket `account` may not use.
+ */
+async function locate(env: Pick<Env, "BUCKETS" | "DB">, account: string, descriptor: BucketDescriptor) {
+  const loc = await resolveBucket(env, account, descriptor);
   if (!loc.prefix) throw invalidArgument(`input.features.s3.url '${descriptor.url}' names a bucket, not a GeoPackage object (s3://<bucket>/<path>.gpkg).`);
   return loc;
 }
 
-/** True when the GeoPackage object exists (checked at creation). @throws EngineError invalid-argument for a bad URL. */
-export async function featuresExist(env: Pick<Env, "BUCKETS">, descriptor: BucketDescriptor): Promise<boolean> {
-  const loc = locate(env, descriptor);
+/**
+ * True when the GeoPackage object exists (checked at creation by `account`).
+ * @throws EngineError invalid-argument for a bad URL; BucketAccessDenied (403) for another account's bucket.
+ */
+export async function featuresExist(env: Pick<Env, "BUCKETS" | "DB">, account: string, descriptor: BucketDescriptor): Promise<boolean> {
+  const loc = await locate(env, account, descriptor);
   return (await loc.store.head(loc.prefix)) !== null;
 }
 
@@ -48,14 +55,14 @@ function identifierOf(f: GeoPackageFeature): string | undefined {
 }
 
 /**
- * Reads the task's features: the first feature layer of the GeoPackage (src/vector/geopackage.ts), Polygons and
- * MultiPolygons only, in fid order.
+ * Reads the features of a task of `account`: the first feature layer of the GeoPackage (src/vector/geopackage.ts),
+ * Polygons and MultiPolygons only, in fid order.
  * @throws EngineError invalid-argument when the object is missing, too large, not a GeoPackage, has no feature
  *   layer, a CRS without EPSG code or another geometry type; FeaturesError when it has no features or a feature
- *   has no geometry.
+ *   has no geometry; BucketAccessDenied (403) for a bucket `account` may not use.
  */
-export async function readFeatures(env: Pick<Env, "BUCKETS">, descriptor: BucketDescriptor): Promise<BatchFeature[]> {
-  const loc = locate(env, descriptor);
+export async function readFeatures(env: Pick<Env, "BUCKETS" | "DB">, account: string, descriptor: BucketDescriptor): Promise<BatchFeature[]> {
+  const loc = await locate(env, account, descriptor);
   const layer = await readGeoPackageObject(loc.store, loc.prefix);
   if (layer.features.length === 0) throw new FeaturesError(`Layer "${layer.name}" of the GeoPackage ${descriptor.url} has no features.`);
   return layer.features.map((f) => {
@@ -63,4 +70,14 @@ export async function readFeatures(env: Pick<Env, "BUCKETS">, descriptor: Bucket
     const identifier = identifierOf(f);
     return { id: f.fid, geometry: f.geometry as AreaGeometry, crs: crsUri(layer.epsg), ...(identifier !== undefined ? { identifier } : {}) };
   });
+}
+
+/**
+ * Checks at creation that `account` may use the buckets of the output and of the evalscript reference (the
+ * GeoPackage's: featuresExist), claiming unowned ones; queue-time work checks again with the task's account.
+ * @throws EngineError invalid-argument for a bad URL; BucketAccessDenied (403) for another account's bucket.
+ */
+export async function checkBuckets(env: Pick<Env, "BUCKETS" | "DB">, account: string, req: BatchStatisticalRequest): Promise<void> {
+  const reference = req.aggregation.evalscriptReference?.s3;
+  for (const d of [req.output.s3, ...(reference ? [reference] : [])]) await resolveBucket(env, account, d);
 }

@@ -10,7 +10,7 @@ import { readScriptRequest } from "../http/body";
 import { badRequest, notFound } from "../http/errors";
 import { pagedList, parsePageRequest } from "../http/paging";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
-import { featuresExist } from "./features";
+import { checkBuckets, featuresExist } from "./features";
 import { insertListed, listPage, parseSort, sortColumns, sortKey } from "./listing";
 import type { TaskView, UserAction } from "./object";
 import { enqueueAnalysis, enqueueFeatures, statbatchStub } from "./run";
@@ -28,11 +28,15 @@ const placeEvalscript = (body: Record<string, unknown>, evalscript: string): voi
   body.aggregation = { ...(body.aggregation as Record<string, unknown> | undefined), evalscript };
 };
 
-/** POST: validates, checks the GeoPackage exists (400 otherwise), stores the task (CREATED) and answers it (201). */
+/**
+ * POST: validates, checks the buckets are the caller's (403 otherwise) and the GeoPackage exists (400 otherwise),
+ * stores the task (CREATED) and answers it (201).
+ */
 async function create(request: AuthedRequest, env: Env): Promise<Response> {
   const account = accountOf(request);
   const req = parseBatchStatisticalRequest(await readScriptRequest(request, placeEvalscript));
-  if (!(await featuresExist(env, req.input.features.s3)))
+  await checkBuckets(env, account, req);
+  if (!(await featuresExist(env, account, req.input.features.s3)))
     throw badRequest(`input.features: the GeoPackage ${req.input.features.s3.url} does not exist; upload it first.`);
   const id = crypto.randomUUID();
   const created = new Date().toISOString();

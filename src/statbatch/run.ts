@@ -12,6 +12,7 @@
  */
 import type { Env } from "../env";
 import { resolveBucket } from "../buckets";
+import { readScriptObject } from "../buckets/script";
 import { ApiError, badRequest, EXECUTION_ERROR, kindedError } from "../http/errors";
 import { prepareEvalscript } from "../pipeline/pipeline";
 import { computeStatistics } from "../stats/aggregate";
@@ -58,14 +59,13 @@ export async function enqueueFeatures(env: Pick<Env, "TASK_QUEUE" | "STATBATCH_T
   }
 }
 
-/** The evalscript text: `aggregation.evalscript`, or the object `evalscriptReference.s3.url` names. @throws ApiError 400 when missing. */
-async function evalscriptOf(env: Env, req: BatchStatisticalRequest): Promise<string> {
+/**
+ * The evalscript text: `aggregation.evalscript`, or the object `evalscriptReference.s3.url` names, read as the
+ * task's `account`. @throws EngineError invalid-argument (400) when missing; BucketAccessDenied (403).
+ */
+async function evalscriptOf(env: Env, account: string, req: BatchStatisticalRequest): Promise<string> {
   if (req.aggregation.evalscript !== undefined) return req.aggregation.evalscript;
-  const descriptor = req.aggregation.evalscriptReference!.s3;
-  const loc = resolveBucket(env, descriptor);
-  const obj = loc.prefix ? await loc.store.get(loc.prefix) : null;
-  if (!obj) throw badRequest(`aggregation.evalscriptReference: ${descriptor.url} does not exist.`);
-  return new Response(obj.body).text();
+  return readScriptObject(env, account, req.aggregation.evalscriptReference!.s3, "aggregation.evalscriptReference");
 }
 
 /** A failure the client caused (bad GeoPackage, script, request): the ApiError it renders as, else undefined. */
@@ -88,8 +88,8 @@ export async function statbatchAnalyse(body: TaskMessage, env: Env, message: Mes
   if (!task || task.state !== "ANALYSING") return;
   let features;
   try {
-    features = await readFeatures(env, task.request.input.features.s3);
-    const script = await prepareEvalscript(env, await evalscriptOf(env, task.request), task.account);
+    features = await readFeatures(env, task.account, task.request.input.features.s3);
+    const script = await prepareEvalscript(env, await evalscriptOf(env, task.account, task.request), task.account);
     checkSetup(script.setup, featureRequest(task.request, { geometry: features[0]!.geometry, properties: { crs: features[0]!.crs } }, "-").calculations);
   } catch (e) {
     const client = clientError(e);
@@ -115,7 +115,7 @@ async function computeFeature(env: Env, job: FeatureJob): Promise<{ result: Feat
   const { id, identifier } = job.feature;
   try {
     const bounds = { geometry: job.feature.geometry, properties: { crs: job.feature.crs } };
-    const req = featureRequest(job.request, bounds, await evalscriptOf(env, job.request));
+    const req = featureRequest(job.request, bounds, await evalscriptOf(env, job.account, job.request));
     const r = await computeStatistics(env, req, job.account);
     return { result: { id, identifier, response: r.response }, failed: r.response.status === "FAILED", pu: r.processingUnits };
   } catch (e) {
@@ -126,9 +126,9 @@ async function computeFeature(env: Env, job: FeatureJob): Promise<{ result: Feat
   }
 }
 
-/** Writes a feature's result file where the task's output template puts it. */
+/** Writes a feature's result file where the task's output template puts it, as the task's account. */
 async function writeResult(env: Env, job: FeatureJob, result: FeatureResult): Promise<void> {
-  const loc = resolveBucket(env, featureOutput(job.request.output.s3, job.taskId, job.feature));
+  const loc = await resolveBucket(env, job.account, featureOutput(job.request.output.s3, job.taskId, job.feature));
   await loc.store.put(loc.prefix, JSON.stringify(result), { contentType: "application/json" });
 }
 

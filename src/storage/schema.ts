@@ -101,3 +101,27 @@ export const items = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.collection, t.id] }), index("items_time").on(t.collection, t.datetime, t.id)],
 );
+
+/** 0010: owners of local and bound buckets and their bucket policies (src/buckets/owners.ts). */
+export const bucketOwners = sqliteTable(
+  "bucket_owners",
+  {
+    bucket: text("bucket").primaryKey(),
+    accountId: text("account_id").notNull(),
+    policy: text("policy"),
+    created: text("created").notNull(),
+  },
+  (t) => [index("bucket_owners_account").on(t.accountId, t.bucket)],
+);
+
+/** 0010: the S3 endpoint's access keys per account; the secret itself, as SigV4 verification needs it (src/buckets/keys.ts). */
+export const s3Keys = sqliteTable(
+  "s3_keys",
+  {
+    accessKeyId: text("access_key_id").primaryKey(),
+    secret: text("secret").notNull(),
+    accountId: text("account_id").notNull(),
+    created: text("created").notNull(),
+  },
+  (t) => [index("s3_keys_account").on(t.accountId, t.created)],
+);

@@ -5,7 +5,7 @@
  * seen at open), so a COG, or any other reader over a ByteSource, opens the same way from either.
  */
 import type { Env } from "../env";
-import { resolveBucket, type BucketDescriptor, type ObjectStore } from "../buckets";
+import { BucketAccessDenied, parseS3Url, resolveBucket, type BucketDescriptor, type ObjectStore } from "../buckets";
 import { Lru } from "../raster/lru";
 import { openRanged, type RangeBackend, type RangedSource } from "./ranged";
 import { r2Source } from "./r2source";
@@ -70,11 +70,16 @@ async function openArchive(data: R2Bucket, key: string): Promise<RangedSource | 
 
 /**
  * Opens the file at `location` (or the href `locationOf` parses) as a ByteSource, or null when it does not exist.
- * @throws EngineError invalid-argument for an invalid bucket descriptor (src/buckets parseS3Url); storage errors.
+ * A file in a user's bucket is opened as `account` (the owner of the collection whose item names it), which must
+ * be allowed to use that bucket (src/buckets/owners.ts); `account` null (a built-in collection) reads only the
+ * archive.
+ * @throws EngineError invalid-argument for an invalid bucket descriptor (src/buckets parseS3Url); BucketAccessDenied
+ *   (403) for a bucket `account` may not use; storage errors.
  */
-export function openFile(env: Pick<Env, "DATA" | "BUCKETS">, location: FileLocation | string): Promise<RangedSource | null> {
+export async function openFile(env: Pick<Env, "DATA" | "BUCKETS" | "DB">, account: string | null, location: FileLocation | string): Promise<RangedSource | null> {
   const loc = typeof location === "string" ? locationOf(location) : location;
   if (!loc.bucket) return openArchive(env.DATA, loc.key);
-  const bucket = resolveBucket(env, loc.bucket);
+  if (account === null) throw new BucketAccessDenied(parseS3Url(loc.bucket.url).bucket, null, "only an account's own collections read its buckets");
+  const bucket = await resolveBucket(env, account, loc.bucket);
   return storeSource(bucket.store, bucket.key(loc.key));
 }

@@ -6,9 +6,11 @@
  * data array, units DN) with one STAC item per time step (collection `zarr-<id>`, `zarr:time_index`, assets =
  * the band arrays), so processing mosaics time steps like scenes and the catalog lists them. On failure the
  * record is FAILED with `ingestionErrors` and nothing stays registered. Status is INGESTED or FAILED afterwards.
+ * The group is read as the collection's account, which must own or be granted its bucket (src/buckets/owners.ts):
+ * otherwise ingestion FAILS with that reason (create refuses such a bucket with 403 before, src/zarr/routes.ts).
  */
 import type { Env } from "../env";
-import { resolveBucket } from "../buckets";
+import { BucketAccessDenied, resolveBucket } from "../buckets";
 import { crsFromEpsg, parseCrs, transformBounds } from "../raster/crs";
 import { bboxOf } from "../raster/reader";
 import { sampleTypeOf } from "../raster/zarr/reader";
@@ -76,8 +78,11 @@ const EMPTY: IngestedInfo = { envelope: null, width: null, height: null, zattrs:
 export async function ingestZarr(env: Pick<Env, "DB" | "BUCKETS">, r: ZarrRecord): Promise<{ status: "INGESTED" | "FAILED"; errors: string | null }> {
   await unregisterZarr(env, r.id);
   const crs = parseCrs(r.crs);
-  const bucket = resolveBucket(env, { url: `s3://${r.s3Bucket}/${r.path}` });
-  const g = await inspectGroup(bucket.store, bucket.prefix);
+  const bucket = await resolveBucket(env, r.account, { url: `s3://${r.s3Bucket}/${r.path}` }).catch((e: unknown) => {
+    if (e instanceof BucketAccessDenied) return { errors: [e.message] };
+    throw e;
+  });
+  const g = "errors" in bucket ? bucket : await inspectGroup(bucket.store, bucket.prefix);
   if ("errors" in g) {
     const errors = g.errors.join("; ");
     await saveIngestion(env, r.id, "FAILED", errors, EMPTY);

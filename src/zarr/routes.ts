@@ -10,7 +10,7 @@ import { badRequest, notFound } from "../http/errors";
 import { matchesSearch, pagedList, parsePageRequest, parseSearch, seekArray } from "../http/paging";
 import { readJson, validate } from "../http/parse";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
-import { parseS3Url } from "../buckets";
+import { resolveBucket } from "../buckets";
 import { parseCrs } from "../raster/crs";
 import { ingestZarr, unregisterZarr } from "./ingest";
 import { arrayJson, deleteZarr, getZarr, insertZarr, listZarr, renameZarr, zarrJson, type ZarrRecord } from "./records";
@@ -40,9 +40,10 @@ async function ingestAndRead(env: Env, r: ZarrRecord, status: number): Promise<R
   return Response.json({ data: zarrJson((await getZarr(env, r.account, r.id))!) }, { status });
 }
 
+/** POST: 201 with the ingested (or FAILED) collection; 403 when the bucket is another account's (nothing stored). */
 async function create(request: AuthedRequest, env: Env): Promise<Response> {
   const body = validate(createSchema, await readJson(request));
-  parseS3Url(`s3://${body.s3Bucket}/${body.path}`);
+  await resolveBucket(env, accountOf(request), { url: `s3://${body.s3Bucket}/${body.path}` });
   try {
     parseCrs(body.crs);
   } catch (e) {

@@ -12,6 +12,8 @@ import { window } from "../helpers/raster";
 import { asyncStub } from "../../src/async/queue";
 import type { AsyncRecord } from "../../src/async/object";
 import { stripRows } from "../../src/async/render";
+import { createS3Key, type AccountS3Key } from "../../src/buckets/keys";
+import { newAccount, tokenOf } from "../helpers/accounts";
 
 const RKH_BBOX = [199980, 2690220, 309780, 2800020];
 const TIME = { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" };
@@ -38,9 +40,13 @@ async function finished(id: string, bearer: string): Promise<void> {
 }
 
 let bearer: string;
+/** An S3 key of the bearer's account (descriptors with keys must carry the caller's own). */
+let keys: AccountS3Key;
 beforeAll(async () => {
   await seedSamples((i) => i.id === "S2A_29RKH_20200219_0_L2A");
-  bearer = await token();
+  const me = await newAccount();
+  bearer = await tokenOf(me.client);
+  keys = (await createS3Key(env, me.account))!;
 });
 
 describe("async process: delivery", () => {
@@ -78,7 +84,7 @@ describe("async process: delivery", () => {
 
   it("a templated URL (<REQUEST_ID>, <OUTPUT>) and the /async/v1/process alias; the script from evalscriptReference", async () => {
     await env.BUCKETS.put("async-in/scripts/dn.js", DN_SCRIPT);
-    const b = body({ evalscript: undefined, evalscriptReference: { s3: { url: "s3://async-in/scripts/dn.js" } } }, { delivery: { s3: { url: "s3://async-out/flat/<REQUEST_ID>_<OUTPUT>", accessKey: "EOEDGETESTKEY", secretAccessKey: "eo-edge-test-secret" } } });
+    const b = body({ evalscript: undefined, evalscriptReference: { s3: { url: "s3://async-in/scripts/dn.js" } } }, { delivery: { s3: { url: "s3://async-out/flat/<REQUEST_ID>_<OUTPUT>", accessKey: keys.accessKeyId, secretAccessKey: keys.secretAccessKey } } });
     const r = await post(b, bearer, "/async/v1/process");
     expect(r.status).toBe(200);
     const { id } = (await r.json()) as { id: string };
@@ -86,8 +92,8 @@ describe("async process: delivery", () => {
     expect(await object(`async-out/flat/${id}_default.tif`)).not.toBeNull();
     const copy = await (await object(`async-out/flat/${id}_request.json`))!.text();
     expect(copy).toContain("dn.js");
-    expect(copy).not.toContain("eo-edge-test-secret");
-    expect(copy).not.toContain("EOEDGETESTKEY");
+    expect(copy).not.toContain(keys.secretAccessKey);
+    expect(copy).not.toContain(keys.accessKeyId);
   });
 
   it("a script failing while it runs: FAILED, status 404, error.json holds the envelope (EXECUTION_ERROR)", async () => {

@@ -14,11 +14,14 @@ import type { Env } from "../../src/env";
 
 const E = env as unknown as Env;
 
-/** A RUNNING request in its object (no queue message sent), delivering to s3://life/<case>. */
+/** The account of every request here: it owns the bucket `life` (claimed by its first delivery). */
+const ACCOUNT = crypto.randomUUID();
+
+/** A RUNNING request of ACCOUNT in its object (no queue message sent), delivering to s3://life/<case>. */
 async function running(name: string): Promise<AsyncRecord> {
   const record = {
     id: crypto.randomUUID(),
-    account: "acc-" + name,
+    account: ACCOUNT,
     created: new Date().toISOString(),
     request: { input: {}, output: { delivery: { s3: { url: `s3://life/${name}` } } }, evalscript: "//VERSION=3" },
   } as unknown as AsyncRecord;

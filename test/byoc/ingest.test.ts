@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { resolveBucket } from "../../src/buckets";
+import { localBucket } from "../../src/buckets/local";
 import { inspectTile } from "../../src/byoc/inspect";
 import { getCollection } from "../../src/byoc/store";
 import { insertTile, moveTile, tileById } from "../../src/byoc/tiles";
@@ -132,7 +132,7 @@ describe("collection rules", () => {
 
   it("query: count, viewtoken and search with | and &", async () => {
     const token = await tokenOf(crypto.randomUUID());
-    for (const name of ["alpha beta", "beta gamma", "delta"]) await api(token, "POST", C, { name, s3Bucket: BUCKET });
+    for (const name of ["alpha beta", "beta gamma", "delta"]) await api(token, "POST", C, { name, s3Bucket: "byoc-query" }); // its own bucket: BUCKET is OWNER's
     const names = async (q: string) => (await api(token, "GET", `${C}?${q}`)).json.data.map((c: { name: string }) => c.name);
     expect(await names("search=beta")).toEqual(["alpha beta", "beta gamma"]);
     expect(await names(`search=${encodeURIComponent("alpha|delta")}`)).toEqual(["alpha beta", "delta"]);
@@ -151,7 +151,7 @@ describe("redelivery and reingest", () => {
     const t = await ingest(c, "good");
     const before = await tileById(env, t.id);
     // the file is gone: a re-run of the ingestion would FAIL the tile, a redelivery must not re-run it
-    const store = resolveBucket(env, { url: `s3://${BUCKET}` }).store;
+    const store = localBucket(env.BUCKETS, BUCKET);
     await store.delete("good/B08.tif");
     const batch = createMessageBatch(TASK_QUEUE_NAME, [{ id: "redelivered", timestamp: new Date(), attempts: 2, body: { kind: "byoc-ingest", tile: t.id } }]);
     const ctx = createExecutionContext();

@@ -2,13 +2,16 @@
 import { env } from "cloudflare:workers";
 import { vi } from "vitest";
 import { createClient } from "../../src/auth/clients";
-import { resolveBucket } from "../../src/buckets";
+import { localBucket } from "../../src/buckets/local";
 import { authed, call, form, TOKEN_PATH } from "./auth";
 import { sampleFile } from "./seed";
 
-/** Copies a file of data/ (or `fixtures/...`) to `key` of local bucket `bucket`. */
+/**
+ * Copies a file of data/ (or `fixtures/...`) to `key` of local bucket `bucket`, straight into the BUCKETS binding
+ * as an operator would: no account uses (claims) the bucket here, the first API call naming it does.
+ */
 export async function putInBucket(bucket: string, key: string, path: string): Promise<void> {
-  await resolveBucket(env, { url: `s3://${bucket}` }).store.put(key, await sampleFile(path));
+  await localBucket(env.BUCKETS, bucket).put(key, await sampleFile(path));
 }
 
 /** A bearer token of account `accountId`. */

@@ -7,13 +7,28 @@ import { env } from "cloudflare:workers";
 import { Crc32Js, Sha256Js } from "@smithy/core/checksum";
 import { SignatureV4 } from "@smithy/signature-v4";
 import type { TestContext } from "vitest";
-import type { BucketEnv } from "../../src/buckets";
+import { createS3Key } from "../../src/buckets/keys";
 import { BASE, call } from "./auth";
 
-/** The endpoint URL clients are given (`--endpoint-url`), and the test keys of vitest.config.ts. */
+/** The endpoint URL clients are given (`--endpoint-url`). */
 export const ENDPOINT = `${BASE}/s3`;
-const configured = env as unknown as BucketEnv;
-export const KEYS = { key: configured.S3_ACCESS_KEY_ID!, secret: configured.S3_SECRET_ACCESS_KEY! };
+
+/** An account with an S3 key (`key` / `secret`, as boto3 calls them), stored in D1 as the accounts API stores it. */
+export interface S3Account {
+  account: string;
+  key: string;
+  secret: string;
+}
+
+/** A new account with one S3 key of the endpoint (src/buckets/keys.ts). */
+export async function s3Account(): Promise<S3Account> {
+  const account = crypto.randomUUID();
+  const made = (await createS3Key(env, account))!;
+  return { account, key: made.accessKeyId, secret: made.secretAccessKey };
+}
+
+/** The account and key boto calls sign with by default (made when this module loads, for each test file). */
+export const KEYS: S3Account = await s3Account();
 
 /** One botocore call: a boto3 S3 client method, its parameters (Body as bytes), how to sign. */
 export interface BotoCall {

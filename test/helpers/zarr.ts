@@ -1,10 +1,11 @@
 /**
  * Copies the Zarr stores written by scripts/make-zarr.py (test/fixtures/zarr/<name>, listed in its files.json) into a
- * local user bucket (BUCKETS, through resolveBucket), for tests of Zarr collections and the Zarr reader; `edit`
+ * local user bucket (straight into the BUCKETS binding: no account claims the bucket here), for tests of Zarr collections and the Zarr reader; `edit`
  * drops (returns null) or rewrites files on the way, to build broken stores from the real one.
  */
 import { env } from "cloudflare:workers";
-import { resolveBucket } from "../../src/buckets";
+import { parseS3Url } from "../../src/buckets";
+import { localBucket } from "../../src/buckets/local";
 import { sampleFile } from "./seed";
 
 /** Rewrites one file (its path in the store and bytes): new bytes, [new path, bytes], or null to leave the file out. */
@@ -13,7 +14,8 @@ export type ZarrEdit = (file: string, bytes: ArrayBuffer) => ArrayBuffer | strin
 /** Puts every file of fixture store `name` (e.g. "westflanders.zarr") under `url` (`s3://<bucket>/<prefix>`); returns the file count. */
 export async function putZarrFixture(name: string, url: string, edit?: ZarrEdit): Promise<number> {
   const files = JSON.parse(new TextDecoder().decode(await sampleFile(`fixtures/zarr/${name}/files.json`))) as string[];
-  const bucket = resolveBucket(env, { url });
+  const { bucket: bucketName, prefix } = parseS3Url(url);
+  const bucket = { store: localBucket(env.BUCKETS, bucketName), key: (path: string) => (prefix ? `${prefix}/${path}` : path) };
   for (const f of files) {
     if (!edit && (await bucket.store.head(bucket.key(f)))) continue;
     const bytes = await sampleFile(`fixtures/zarr/${name}/${f}`);

@@ -10,11 +10,14 @@ import { STATBATCH_ANALYSE_KIND } from "../../src/statbatch/run";
 import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import type { Env } from "../../src/env";
 import { authed, envelope, token } from "../helpers/auth";
+import { newAccount, tokenOf } from "../helpers/accounts";
+import { createS3Key, type AccountS3Key } from "../../src/buckets/keys";
 import { sampleFile } from "../helpers/seed";
-import { KEYS } from "../helpers/s3";
 import { createBody, putObject, sb, waitForStatus } from "./helpers";
 
 const BUCKET = "sb-api";
+/** The bucket of the paging test's own account. */
+const PAGING = "sb-api-paging";
 const AGG = {
   timeRange: { from: "2018-04-01T00:00:00Z", to: "2018-04-30T00:00:00Z" },
   aggregationInterval: { of: "P1D" },
@@ -25,10 +28,13 @@ const AGG = {
 
 let bearer: string;
 let other: string;
+/** An S3 key of the bearer's account (a descriptor with keys must carry the caller's own). */
+let keys: AccountS3Key;
 
 beforeAll(async () => {
-  [bearer, other] = await Promise.all([token(), token()]);
-  await putObject(BUCKET, "fields.gpkg", "SQLite format 3\0 but not really a GeoPackage");
+  const me = await newAccount();
+  [bearer, other, keys] = await Promise.all([tokenOf(me.client), token(), createS3Key(env, me.account).then((k) => k!)]);
+  for (const bucket of [BUCKET, PAGING]) await putObject(bucket, "fields.gpkg", "SQLite format 3\0 but not really a GeoPackage");
   await putObject(BUCKET, "wf.gpkg", await sampleFile("fixtures/vector/westflanders_fields.gpkg"));
   await putObject(BUCKET, "scripts/ndvi.js", AGG.evalscript);
 });
@@ -42,12 +48,16 @@ async function created(body = createBody(BUCKET, "fields.gpkg", AGG)): Promise<R
 
 describe("create", () => {
   it("answers the task CREATED with its request (secret keys left out), account and zero progress", async () => {
-    const t = await created();
+    const body = createBody(BUCKET, "fields.gpkg", AGG);
+    const descriptorKeys = { accessKey: keys.accessKeyId, secretAccessKey: keys.secretAccessKey };
+    Object.assign(body.input.features.s3, descriptorKeys);
+    Object.assign(body.output.s3, descriptorKeys);
+    const t = await created(body);
     expect(t).toMatchObject({ status: "CREATED", userAction: "NONE", completionPercentage: 0, costPU: 0 });
     expect(t.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(t.domainAccountId).toBe(t.projectId);
     const req = t.request as { input: { features: { s3: Record<string, string> } }; output: { s3: Record<string, string> } };
-    expect(req.input.features.s3).toEqual({ url: `s3://${BUCKET}/fields.gpkg`, accessKey: KEYS.key });
+    expect(req.input.features.s3).toEqual({ url: `s3://${BUCKET}/fields.gpkg`, accessKey: keys.accessKeyId });
     expect(req.output.s3.secretAccessKey).toBeUndefined();
     expect(Date.parse(String(t.created))).toBeGreaterThan(Date.now() - 60_000);
   });
@@ -94,7 +104,7 @@ describe("get, status, list", () => {
   it("pages with count/viewtoken and sorts by created and status", async () => {
     const me = await token();
     const made: { id: string; created: string }[] = [];
-    for (let i = 0; i < 3; i++) made.push((await (await sb("", me, "POST", createBody(BUCKET, "fields.gpkg", AGG))).json()) as { id: string; created: string });
+    for (let i = 0; i < 3; i++) made.push((await (await sb("", me, "POST", createBody(PAGING, "fields.gpkg", AGG))).json()) as { id: string; created: string });
     // the listing's order: created, then id
     const ids = made.sort((a, b) => (a.created === b.created ? (a.id < b.id ? -1 : 1) : a.created < b.created ? -1 : 1)).map((t) => t.id);
     await sb(`/${ids[1]}/analyse`, me, "POST"); // ANALYSING, then FAILED (unreadable GeoPackage)

@@ -2,10 +2,6 @@
 import { env } from "cloudflare:workers";
 import { expect, vi } from "vitest";
 import { authed } from "../helpers/auth";
-import { KEYS } from "../helpers/s3";
-
-/** The deployment's own S3 keys (vitest.config.ts): a local bucket is reached with them or with none (src/buckets). */
-const S3_KEYS = { accessKey: KEYS.key, secretAccessKey: KEYS.secret };
 
 export const BASE_PATH = "/api/v1/statistics/batch";
 
@@ -30,13 +26,16 @@ export async function listKeys(bucket: string, prefix: string): Promise<string[]
   return r.objects.map((o) => o.key.slice(bucket.length + 1)).sort();
 }
 
-/** A create body: features in s3://`bucket`/`gpkg`, output under s3://`bucket`/out. */
+/**
+ * A create body: features in s3://`bucket`/`gpkg`, output under s3://`bucket`/out, descriptors without keys (the
+ * caller's account uses the bucket as its own: the first account to use it owns it, src/buckets/owners.ts).
+ */
 export function createBody(bucket: string, gpkg: string, aggregation: Record<string, unknown>, calculations?: unknown, output = `s3://${bucket}/out`) {
   return {
-    input: { features: { s3: { url: `s3://${bucket}/${gpkg}`, ...S3_KEYS } }, data: [{ type: "sentinel-2-l2a" }] },
+    input: { features: { s3: { url: `s3://${bucket}/${gpkg}` } as Record<string, string> }, data: [{ type: "sentinel-2-l2a" }] },
     aggregation,
     ...(calculations === undefined ? {} : { calculations }),
-    output: { s3: { url: output, ...S3_KEYS } },
+    output: { s3: { url: output } as Record<string, string> },
   };
 }
 

@@ -15,17 +15,19 @@ import { statbatchStub } from "../../src/statbatch/run";
 import { createBody, putObject, sb, waitForStatus } from "./helpers";
 
 const BUCKET = "sb-units";
+/** The bucket of the account with a quota (a bucket belongs to one account). */
+const QUOTA_BUCKET = "sb-units-quota";
 let aggregation: Record<string, unknown>;
 
 beforeAll(async () => {
   await seedSamples((i) => i.id.startsWith("S2_L2A_31UDS_"));
   aggregation = { timeRange: { from: "2018-04-10T00:00:00Z", to: "2018-04-20T00:00:00Z" }, aggregationInterval: { of: "P1D" }, resx: 20, resy: 20, evalscript: await ndviScl() };
-  await putObject(BUCKET, "fields.gpkg", await sampleFile("fixtures/vector/westflanders_fields.gpkg"));
+  for (const bucket of [BUCKET, QUOTA_BUCKET]) await putObject(bucket, "fields.gpkg", await sampleFile("fixtures/vector/westflanders_fields.gpkg"));
 });
 
-/** Creates a task of `bearer`'s account (201 checked) and returns its id. */
-async function created(bearer: string): Promise<string> {
-  const r = await sb("", bearer, "POST", createBody(BUCKET, "fields.gpkg", aggregation));
+/** Creates a task of `bearer`'s account over the fields in `bucket` (201 checked) and returns its id. */
+async function created(bearer: string, bucket = BUCKET): Promise<string> {
+  const r = await sb("", bearer, "POST", createBody(bucket, "fields.gpkg", aggregation));
   expect(r.status, await r.clone().text()).toBe(201);
   return ((await r.json()) as { id: string }).id;
 }
@@ -56,7 +58,7 @@ describe("statistical batch processing units", () => {
   it("an account running out of units stops its task with OUT_OF_PU; START is then refused with 403 OUT_OF_PU", async () => {
     const a = await newAccount({ puQuota: 1 });
     const bearer = await tokenOf(a.client);
-    const id = await created(bearer);
+    const id = await created(bearer, QUOTA_BUCKET);
     await chargeUnits(env, a.account, 0.999999); // one feature's PU is far more than 1e-6
     expect((await sb(`/${id}/start`, bearer, "POST")).status).toBe(204);
     const status = await waitForStatus(id, bearer, ["STOPPED", "DONE", "PARTIAL", "FAILED"], 120_000);
@@ -68,6 +70,6 @@ describe("statistical batch processing units", () => {
     expect(pu).toBeGreaterThan(0);
     const start = await sb(`/${id}/start`, bearer, "POST");
     expect([start.status, (await envelope(start)).code]).toEqual([403, "OUT_OF_PU"]);
-    await created(bearer); // creating spends nothing: not refused
+    await created(bearer, QUOTA_BUCKET); // creating spends nothing: not refused
   });
 });

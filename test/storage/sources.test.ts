@@ -19,10 +19,12 @@ import { sampleFile, sampleItems } from "../helpers/seed";
 import { B04, ref, sourceFor } from "../raster/warp/refs";
 
 const USER = { url: "s3://user-bucket/byoc" };
+/** The account that reads the user bucket (it claims it on first use). */
+const READER = crypto.randomUUID();
 
 /** Copies a sample file into the local user bucket `s3://user-bucket/byoc` (same key as in data/). */
 async function putInUserBucket(path: string): Promise<void> {
-  const bucket = resolveBucket(env, USER);
+  const bucket = await resolveBucket(env, READER, USER);
   if (!(await bucket.store.head(bucket.key(path)))) await bucket.store.put(bucket.key(path), await sampleFile(path));
 }
 
@@ -45,7 +47,7 @@ describe("openFile", () => {
     await sourceFor(B04);
     await putInUserBucket(B04);
     const fromData = (await r2Source(env.DATA, B04))!;
-    const fromUser = (await openFile(env, `s3://user-bucket/byoc/${B04}`))!;
+    const fromUser = (await openFile(env, READER, `s3://user-bucket/byoc/${B04}`))!;
     expect(fromUser.id).toBe(`s3://user-bucket/byoc/${B04}#${fromUser.etag}`);
     const warp = async (source: typeof fromData) => readWarped(await openCog(source), [0], gridOf(meta), { resampling: "BILINEAR" });
     const [a] = await warp(fromData);
@@ -61,15 +63,15 @@ describe("openFile", () => {
   it("reuses an opened archive file (no request) but opens user-bucket files afresh", async () => {
     await sourceFor(B04);
     await putInUserBucket(B04);
-    expect(await openFile(env, B04)).toBe(await openFile(env, B04));
+    expect(await openFile(env, READER, B04)).toBe(await openFile(env, READER, B04));
     const href = `s3://user-bucket/byoc/${B04}`;
-    expect(await openFile(env, href)).not.toBe(await openFile(env, href));
+    expect(await openFile(env, READER, href)).not.toBe(await openFile(env, READER, href));
   });
 
   it("returns null for missing files and rejects an invalid bucket name with invalid-argument (400)", async () => {
-    expect(await openFile(env, "no/such/file.tif")).toBeNull();
-    expect(await openFile(env, "s3://user-bucket/no/such/file.tif")).toBeNull();
-    const e = await rejection((async () => openFile(env, { bucket: { url: "s3://No_Such" }, key: "a.tif" }))());
+    expect(await openFile(env, READER, "no/such/file.tif")).toBeNull();
+    expect(await openFile(env, READER, "s3://user-bucket/no/such/file.tif")).toBeNull();
+    const e = await rejection((async () => openFile(env, READER, { bucket: { url: "s3://No_Such" }, key: "a.tif" }))());
     expect([e.kind, e.status]).toEqual(["invalid-argument", 400]);
   });
 });
@@ -79,7 +81,7 @@ describe("storeSource", () => {
     await sourceFor(B04);
     await putInUserBucket(B04);
     const ranges = [{ offset: 40000, length: 100 }, { offset: 30000, length: 50 }, { offset: 900000, length: 10 }];
-    const viaStore = (await storeSource(resolveBucket(env, USER).store, `byoc/${B04}`, { prefix: 0 }))!;
+    const viaStore = (await storeSource((await resolveBucket(env, READER, USER)).store, `byoc/${B04}`, { prefix: 0 }))!;
     const viaR2 = (await r2Source(env.DATA, B04, { prefix: 0 }))!;
     const got = await viaStore.read(ranges);
     expect(got.map((b) => Array.from(new Uint8Array(b)))).toEqual((await viaR2.read(ranges)).map((b) => Array.from(new Uint8Array(b))));
@@ -88,7 +90,7 @@ describe("storeSource", () => {
   });
 
   it("fails instead of mixing versions when the object is replaced after it was opened", async () => {
-    const { store } = resolveBucket(env, USER);
+    const { store } = await resolveBucket(env, READER, USER);
     await store.put("tmp/changing.bin", new Uint8Array(100));
     const s = (await storeSource(store, "tmp/changing.bin", { prefix: 0 }))!;
     await store.put("tmp/changing.bin", new Uint8Array(100).fill(1));
@@ -110,7 +112,9 @@ describe("readScene", () => {
     const o = { upsampling: "NEAREST", downsampling: "NEAREST", harmonize: false } as const;
     const c = await collectionForType(env, null, "sentinel-2-l2a");
     const a = await readScene(env, c, item, request, gridOf(meta), o);
-    const b = await readScene(env, c, moved, request, gridOf(meta), o);
+    // the same bands as a collection of the bucket's owner (a built-in collection reads no user bucket)
+    const b = await readScene(env, { ...c, owner: READER }, moved, request, gridOf(meta), o);
+    await expect(readScene(env, c, moved, request, gridOf(meta), o)).rejects.toMatchObject({ kind: "forbidden" });
     expect(a.valid.reduce((s, v) => s + v, 0)).toBe(meta.width * meta.height);
     expect(Object.keys(b.bands).sort()).toEqual(["B04", "B08", "CLM"]);
     for (const name of Object.keys(a.bands)) expect(Array.from(b.bands[name]!)).toEqual(Array.from(a.bands[name]!));

@@ -116,7 +116,7 @@ describe("readGeoPackage", () => {
 
 describe("readGeoPackageObject", () => {
   it("reads a GeoPackage from a bucket and names a missing object", async () => {
-    const bucket = resolveBucket(env as unknown as Env, { url: "s3://gpkg-test/inputs" });
+    const bucket = await resolveBucket(env as unknown as Env, crypto.randomUUID(), { url: "s3://gpkg-test/inputs" });
     await bucket.store.put(bucket.key("fields.gpkg"), await bytes("westflanders_fields.gpkg"));
     const layer = await readGeoPackageObject(bucket.store, bucket.key("fields.gpkg"));
     expect(layer.features.length).toBe(20);

@@ -12,6 +12,8 @@ import { readerContract, readerRefs } from "../helpers/reader-contract";
 import { sampleFile } from "../helpers/seed";
 import { putZarrFixture } from "../helpers/zarr";
 
+/** The account the reader reads the bucket as (it claims the bucket on first use). */
+const READER = crypto.randomUUID();
 const stores = JSON.parse(new TextDecoder().decode(await sampleFile("fixtures/zarr/reader/stores.json"))) as Record<string, string>;
 const { refs } = await readerRefs();
 
@@ -20,7 +22,7 @@ await readerContract(
   async (file) => {
     const url = `s3://zarr-bucket/${stores[file]}`;
     await putZarrFixture(stores[file]!, url);
-    const bucket = resolveBucket(env, { url });
+    const bucket = await resolveBucket(env, READER, { url });
     const bands = Array.from({ length: refs[file]!.bandCount }, (_, i) => `b${i + 1}`);
     return openZarrSlice(objectZarrStore(bucket.store, bucket.prefix), { arrays: bands, crs: crsFromEpsg(refs[file]!.epsg), id: url });
   },

@@ -49,13 +49,14 @@ const DOCS = "https://docs.sentinel-hub.com/api/latest/evalscript/v3/";
 /**
  * Checks the version header: the first non-blank line must start with `//VERSION=3` (text after the 3 that
  * does not continue the number is tolerated, e.g. `//VERSION=3.Landslide_detection`, as Sentinel Hub does).
+ * The message quotes nothing of the script: a script may come from a bucket object (evalscriptReference), and an
+ * error message must not hand out that object's bytes.
  */
 function checkVersion(source: string): void {
   const first = source.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/).find((l) => l.trim() !== "") ?? "";
   if (!/^\s*\/\/VERSION=3(?![0-9])/.test(first)) {
-    const shown = first.trim().slice(0, 60);
     throw unsupported(
-      `Invalid evalscript: the first line must be //VERSION=3 (found ${shown ? `"${shown}"` : "an empty script"}). ` +
+      `Invalid evalscript: the first line must be //VERSION=3${first ? "" : " (the script is empty)"}. ` +
         `EO Edge runs evalscript version 3 only, see ${DOCS}`,
     );
   }

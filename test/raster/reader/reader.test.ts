@@ -1,7 +1,7 @@
 /**
  * The raster reader interface's contract (test/helpers/reader-contract.ts: GDAL's description and ReadAsArray
  * windows of real sample COGs at every overview level) run against its first implementation, the COG reader,
- * on files in the built-in archive (DATA) and in a local user bucket (BUCKETS, opened through resolveBucket).
+ * on files in the built-in archive (DATA) and in a local user bucket (BUCKETS, opened through resolveBucket as an account).
  */
 import { env } from "cloudflare:workers";
 import { openCog } from "../../../src/raster/cog";
@@ -14,11 +14,13 @@ import { sourceFor } from "../warp/refs";
 await readerContract("COG reader on DATA", async (file) => openCog(await sourceFor(file)));
 
 const USER = { url: "s3://user-bucket/cogs" };
+/** The account that reads the user bucket (it claims it on first use). */
+const READER = crypto.randomUUID();
 
 await readerContract("COG reader on a user bucket", async (file) => {
-  const bucket = resolveBucket(env, USER);
+  const bucket = await resolveBucket(env, READER, USER);
   if (!(await bucket.store.head(bucket.key(file)))) await bucket.store.put(bucket.key(file), await sampleFile(file));
-  const source = await openFile(env, { bucket: USER, key: file });
+  const source = await openFile(env, READER, { bucket: USER, key: file });
   if (!source) throw new Error(`missing ${file}`);
   return openCog(source);
 });

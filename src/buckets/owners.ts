@@ -1,0 +1,112 @@
+/**
+ * Who may use a local or bound bucket (table bucket_owners, migration 0010): its owner, and the accounts its
+ * bucket policy grants (./policy.ts). A bucket belongs to the account that first creates it (S3 CreateBucket on
+ * the S3 endpoint) or first uses it (a descriptor, a BYOC/Zarr collection, an evalscriptReference, a GeoPackage
+ * input, a delivery, any S3 endpoint operation): the claim is an INSERT ... ON CONFLICT DO NOTHING read back in the
+ * same D1 batch, so of two first users exactly one wins and the other is refused. Owners never change (buckets are
+ * not deleted); grants change with the policy.
+ *
+ * Every other account gets {@link BucketAccessDenied} (403), decided from the bucket name alone before any object
+ * is touched, so the answer is the same whether or not the key (or any object) exists.
+ * Decisions are cached per isolate for ACCESS_RECHECK_MS (a policy change is seen at once by the isolate that made
+ * it, within that time by the others).
+ */
+import type { Env } from "../env";
+import { Lru } from "../raster/lru";
+import { policyGrantees } from "./policy";
+
+/** How long an isolate trusts a bucket's owner and grants before reading them again, ms. */
+export const ACCESS_RECHECK_MS = 30_000;
+
+/**
+ * The caller may not use the bucket. A kinded error (`kind` "forbidden"): the HTTP layer renders it as the 403
+ * envelope (src/http/errors.ts), the S3 endpoint as AccessDenied.
+ */
+export class BucketAccessDenied extends Error {
+  readonly kind = "forbidden";
+  /**
+   * @param bucket the bucket the caller named.
+   * @param account the caller's account (null: a built-in collection, which has none).
+   * @param reason why, when not "the bucket belongs to another account".
+   */
+  constructor(
+    readonly bucket: string,
+    account: string | null,
+    reason = "it belongs to another account. Its owner can grant it to your account with a bucket policy (S3 PutBucketPolicy naming your account id)",
+  ) {
+    super(`Access to bucket '${bucket}' is denied${account === null ? "" : ` to account ${account}`}: ${reason}.`);
+  }
+}
+
+/** A bucket's owner and the accounts its policy grants. */
+interface Access {
+  owner: string;
+  grantees: string[];
+  at: number;
+}
+
+const cache = new Lru<Access>(2048);
+
+type Row = { account_id: string; policy: string | null };
+
+/** The cached decision data of a bucket's row. */
+function remember(bucket: string, owner: string, policy: string | null): Access {
+  const access = { owner, grantees: policy ? policyGrantees(policy, bucket) : [], at: Date.now() };
+  cache.set(bucket, access);
+  return access;
+}
+
+/**
+ * The owner row of `bucket`, claimed for `account` when the bucket has none (atomically: insert-if-absent and
+ * read back in one batch). Answers whether this call made the claim.
+ */
+export async function claimBucket(env: Pick<Env, "DB">, account: string, bucket: string): Promise<{ owner: string; policy: string | null; claimed: boolean }> {
+  const [inserted, read] = await env.DB.batch<Row>([
+    env.DB.prepare("INSERT INTO bucket_owners (bucket, account_id, policy, created) VALUES (?, ?, NULL, ?) ON CONFLICT (bucket) DO NOTHING").bind(bucket, account, new Date().toISOString()),
+    env.DB.prepare("SELECT account_id, policy FROM bucket_owners WHERE bucket = ?").bind(bucket),
+  ]);
+  const row = read!.results[0]!;
+  remember(bucket, row.account_id, row.policy);
+  return { owner: row.account_id, policy: row.policy, claimed: (inserted?.meta.changes ?? 0) > 0 };
+}
+
+/**
+ * Checks that `account` may use `bucket` (read and write), claiming it when it has no owner yet.
+ * @throws BucketAccessDenied when it belongs to another account that does not grant it to `account`.
+ */
+export async function authorizeBucket(env: Pick<Env, "DB">, account: string, bucket: string): Promise<void> {
+  let access = cache.get(bucket);
+  if (!access || Date.now() - access.at > ACCESS_RECHECK_MS) {
+    const row = await env.DB.prepare("SELECT account_id, policy FROM bucket_owners WHERE bucket = ?").bind(bucket).first<Row>();
+    const { owner, policy } = row ? { owner: row.account_id, policy: row.policy } : await claimBucket(env, account, bucket);
+    access = remember(bucket, owner, policy);
+  }
+  if (access.owner !== account && !access.grantees.includes(account.toLowerCase())) throw new BucketAccessDenied(bucket, account);
+}
+
+/** The buckets `account` owns, by name, with their creation time (ISO 8601). */
+export async function ownedBuckets(env: Pick<Env, "DB">, account: string): Promise<{ bucket: string; created: string }[]> {
+  const { results } = await env.DB.prepare("SELECT bucket, created FROM bucket_owners WHERE account_id = ? ORDER BY bucket").bind(account).all<{ bucket: string; created: string }>();
+  return results;
+}
+
+/**
+ * The policy of a bucket `account` owns (claimed when unowned), or null when it has none.
+ * @throws BucketAccessDenied when another account owns it (grantees do not see nor change the policy).
+ */
+export async function bucketPolicy(env: Pick<Env, "DB">, account: string, bucket: string): Promise<string | null> {
+  const row = await claimBucket(env, account, bucket);
+  if (row.owner !== account) throw new BucketAccessDenied(bucket, account);
+  return row.policy;
+}
+
+/**
+ * Sets (`policy` text) or removes (null) the policy of a bucket `account` owns; this isolate sees it at once.
+ * @throws BucketAccessDenied (not the owner), PolicyError (./policy.ts) for a policy EO Edge cannot read.
+ */
+export async function setBucketPolicy(env: Pick<Env, "DB">, account: string, bucket: string, policy: string | null): Promise<void> {
+  await bucketPolicy(env, account, bucket);
+  if (policy !== null) policyGrantees(policy, bucket);
+  await env.DB.prepare("UPDATE bucket_owners SET policy = ? WHERE bucket = ? AND account_id = ?").bind(policy, bucket, account).run();
+  cache.delete(bucket);
+}
