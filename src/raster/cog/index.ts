@@ -64,7 +64,8 @@ function cogOf(source: ByteSource, header: CogHeader): Cog {
 /**
  * Opens the COG in `source`. The parsed header is cached per isolate by `source.id` (LRU of 256 headers), so a
  * warm open costs no read at all.
- * @throws EngineError unsupported when the file's CRS is not supported; Error when the file is not a readable GeoTIFF.
+ * @throws EngineError unsupported when the file's CRS is not supported, invalid-file when the file is not a readable
+ *   GeoTIFF or breaks a limit of ./limits.ts (TIFF_LIMITS); the storage's Error when a read fails.
  */
 export async function openCog(source: ByteSource): Promise<Cog> {
   let header = headerCache.get(source.id);
@@ -89,7 +90,8 @@ function windowFill(cog: Pick<Cog, "nodata">): number {
  * Reads a pixel window of level `level` (0 = full resolution) for 0-based `bands`: one Float32Array per band
  * (or, given `native`, that typed array: see RasterReader.readNative), window-sized, row-major; values in the
  * file's units. Only the blocks the window touches are read.
- * @throws RangeError for windows outside the level or bad band indices.
+ * @throws RangeError for windows outside the level or bad band indices; EngineError invalid-file for blocks that
+ *   do not decode.
  */
 export function readCogWindow(cog: Cog, level: number, bands: number[], win: PixelWindow): Promise<Float32Array[]>;
 export function readCogWindow(cog: Cog, level: number, bands: number[], win: PixelWindow, native: new (n: number) => NativeWindow): Promise<NativeWindow[]>;
