@@ -6,9 +6,9 @@ import { resolveBucket } from "../../src/buckets";
 import { authed, call, form, TOKEN_PATH } from "./auth";
 import { sampleFile } from "./seed";
 
-/** Copies a file of data/ (or `fixtures/...`) to `key` of local bucket `bucket`. */
-export async function putInBucket(bucket: string, key: string, path: string): Promise<void> {
-  await resolveBucket(env, { url: `s3://${bucket}` }).store.put(key, await sampleFile(path));
+/** Copies a file of data/ (or `fixtures/...`), or puts `bytes`, to `key` of local bucket `bucket`. */
+export async function putInBucket(bucket: string, key: string, file: string | ArrayBuffer): Promise<void> {
+  await resolveBucket(env, { url: `s3://${bucket}` }).store.put(key, typeof file === "string" ? await sampleFile(file) : file);
 }
 
 /** A bearer token of account `accountId`. */
