@@ -57,9 +57,13 @@ function header(v: DataView): { flavour: Flavour; first: number } {
   throw invalidFile(`the file is not a TIFF or BigTIFF (version ${magic}).`);
 }
 
-/** Checks one IFD's entries: known field types, values within TIFF_LIMITS.tagBytes and inside the file. */
-function checkEntries(v: DataView, f: Flavour, count: number, fileSize: number, where: string): void {
+/**
+ * Checks one IFD's entries: known field types, values within TIFF_LIMITS.tagBytes and inside the file.
+ * @returns the bytes of all its values.
+ */
+function checkEntries(v: DataView, f: Flavour, count: number, fileSize: number, where: string): number {
   const inline = f.offsetBytes;
+  let total = 0;
   for (let i = 0; i < count; i++) {
     const at = f.countBytes + i * f.entryBytes;
     const [tag, type] = [v.getUint16(at, f.little), v.getUint16(at + 2, f.little)];
@@ -73,19 +77,23 @@ function checkEntries(v: DataView, f: Flavour, count: number, fileSize: number, 
     checkLimit("tagBytes", n * size, `${where}: the values of tag ${tag}`);
     const offset = uint(v, at + 4 + f.offsetBytes, f.offsetBytes, f.little);
     if (n * size > inline && offset + n * size > fileSize) throw invalidFile(`${where}: the values of tag ${tag} lie past the end of the file (${fileSize} bytes).`);
+    total += n * size;
   }
+  return total;
 }
 
 /**
  * Follows the IFD chain of the TIFF in `source` (`prefix`: its first bytes, already read) and checks it: every IFD
  * inside the file, none visited twice (a loop), at most TIFF_LIMITS.ifds IFDs of at most TIFF_LIMITS.ifdEntries
- * entries, each entry of a known field type with values inside the file and within TIFF_LIMITS.tagBytes.
+ * entries, each entry of a known field type with values inside the file and within TIFF_LIMITS.tagBytes, all
+ * values within TIFF_LIMITS.headerBytes.
  * @returns the number of IFDs.
  * @throws EngineError invalid-file naming the first breach; StorageFault when a read fails.
  */
 export async function checkIfdChain(source: ByteSource, prefix: ArrayBuffer): Promise<number> {
   const { flavour: f, first } = header(new DataView(prefix, 0, Math.min(prefix.byteLength, 16)));
   const seen = new Set<number>();
+  let values = 0;
   for (let offset = first; offset !== 0; ) {
     const where = `IFD ${seen.size} (at byte ${offset})`;
     if (seen.has(offset)) throw invalidFile(`the IFD chain loops: ${where} was already read.`);
@@ -96,7 +104,8 @@ export async function checkIfdChain(source: ByteSource, prefix: ArrayBuffer): Pr
     checkLimit("ifdEntries", count, `${where}: the number of entries`);
     const length = f.countBytes + count * f.entryBytes + f.offsetBytes;
     const ifd = await bytesAt(source, prefix, offset, length);
-    checkEntries(ifd, f, count, source.size, where);
+    values += checkEntries(ifd, f, count, source.size, where);
+    checkLimit("headerBytes", values, "the bytes of the tag values of the IFDs");
     offset = uint(ifd, length - f.offsetBytes, f.offsetBytes, f.little);
   }
   if (seen.size === 0) throw invalidFile("the TIFF has no image (its first IFD offset is 0).");

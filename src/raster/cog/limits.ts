@@ -18,8 +18,10 @@ export const TIFF_LIMITS = {
   ifds: 64,
   /** Entries (tags) in one IFD. */
   ifdEntries: 512,
-  /** Bytes of one tag's values (TileOffsets of `blocks` 8-byte offsets fit). */
-  tagBytes: 4 * 1024 * 1024,
+  /** Bytes of one tag's values (TileOffsets of `blocks` 8-byte BigTIFF offsets fit). */
+  tagBytes: 2 * 1024 * 1024,
+  /** Bytes of the values of all tags of all IFDs (what the parser reads and the header cache keeps). */
+  headerBytes: 8 * 1024 * 1024,
   /** Blocks (tiles or strips, of every plane) of one image. */
   blocks: 262_144,
   /** Decoded bytes of one block: width x height x samples in the block x bytes per sample (4096 x 4096 x 1 byte). */

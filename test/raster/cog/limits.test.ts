@@ -58,11 +58,18 @@ describe("the IFD chain", () => {
     expect(e.limit).toEqual({ name: "tiff.ifds", max: 64 });
   });
 
-  it("a tag declaring 2^30 values (allocated as given by geotiff.js) and bytes that are no TIFF", async () => {
+  it("a tag declaring 2^30 values (allocated as given by geotiff.js), 10 MiB of tag values, bytes that are no TIFF", async () => {
     const t = await patched(WF);
     const entry = t.ifd(0) + 2 + 12 * 10; // TileOffsets, the 11th entry
     new DataView(t.bytes.buffer).setUint32(entry + 4, 2 ** 30, true);
     await invalidFile(parseHeader(memorySource(t.buffer)), /values of tag 324 \(4294967296\) exceeds the GeoTIFF limit tagBytes/);
+    const u = await patched(WF);
+    const metadata = u.ifd(0) + 2 + 12 * 17; // GDAL_METADATA (ASCII), the 18th entry: 2 MiB of text, in 5 IFDs
+    new DataView(u.bytes.buffer).setUint32(metadata + 4, 2 * 1024 * 1024, true);
+    new DataView(u.bytes.buffer).setUint32(metadata + 8, u.append(new Uint8Array(2 * 1024 * 1024)), true);
+    const ifd = u.bytes.slice(u.ifd(0), u.nextAt(u.ifd(0)) + 4);
+    for (let i = 0; i < 4; i++) u.setNext(i, u.append(ifd));
+    await invalidFile(parseHeader(memorySource(u.buffer)), /IFDs \(\d+\) exceeds the GeoTIFF limit headerBytes = 8388608/);
     await invalidFile(parseHeader(memorySource(new TextEncoder().encode("PK\x03\x04 not a tiff at all").slice().buffer as ArrayBuffer)), /not a TIFF/);
   });
 });
