@@ -15,6 +15,10 @@ import { CRS, process, readTiff } from "../helpers/process";
 import { sampleFile, seedSamples } from "../helpers/seed";
 import { deflateBomb } from "../helpers/tiff";
 import { putZarrFile, putZarrFixture, zarrFixtureFiles } from "../helpers/zarr";
+import { crsFromEpsg } from "../../src/raster/crs";
+import type { EngineError } from "../../src/raster/errors";
+import { guardedStore } from "../../src/raster/zarr/guard";
+import { openZarrSlice } from "../../src/raster/zarr/reader";
 
 const ROOT = "/api/v1/zarr/collections";
 const FIXTURE = "westflanders.zarr";
@@ -157,5 +161,26 @@ describe("Process after the store changed: 400 in the envelope, another account 
   it("a DEFLATE bomb as chunks (1.6 KB inflating to 258 KB, the chunk holds 4 KiB): refused at the chunk's size", async () => {
     const type = await changed("p-bomb", b04Chunks(() => deflateBomb(1000).slice().buffer));
     await refused(type, /a chunk is not valid deflate data of at most 4096 bytes \(deflate data decompresses to more than 4096 bytes\)/);
+  });
+});
+
+describe("the Zarr reader on a store in memory", () => {
+  const enc = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+  const vector = (n: number) => new Uint8Array(new Float64Array(Array.from({ length: n }, (_, i) => i * 10 + 5)).buffer);
+  const meta = (shape: number[], chunks: number[]) => enc({ zarr_format: 2, shape, chunks, dtype: "<f8", compressor: null, fill_value: 0, order: "C", filters: null });
+
+  it("a window spanning more than zarr.chunksPerRead chunks is refused before any chunk is read", async () => {
+    const objects = new Map<string, Uint8Array>([
+      ["/.zgroup", enc({ zarr_format: 2 })], ["/x/.zarray", meta([200], [200])], ["/x/0", vector(200)],
+      ["/y/.zarray", meta([200], [200])], ["/y/0", vector(200)], ["/B/.zarray", meta([200, 200], [1, 1])],
+    ]);
+    const reads: string[] = [];
+    const store = guardedStore({ get: async (key) => (reads.push(key), objects.get(key)) });
+    const reader = await openZarrSlice(store, { arrays: ["B"], crs: crsFromEpsg(32631), id: "mem" });
+    expect((await reader.read(0, [0], { x0: 0, y0: 0, width: 100, height: 100 }))[0]!.length).toBe(10_000); // 10 000 chunks: at the limit
+    reads.length = 0;
+    const e = (await reader.read(0, [0], { x0: 0, y0: 0, width: 101, height: 100 }).then(() => expect.fail("not refused"), (err: unknown) => err)) as EngineError;
+    expect([e.kind, e.message, e.limit]).toEqual(["invalid-file", "Zarr mem: a 101 x 100 px window spans 10100 chunks of 1 x 1 px; at most zarr.chunksPerRead = 10000 (use larger chunks).", { name: "zarr.chunksPerRead", max: 10_000 }]);
+    expect(reads).toEqual([]);
   });
 });

@@ -17,6 +17,11 @@ export const ZARR_LIMITS = {
   coordinates: 1_048_576,
   /** Decoded bytes of one chunk (read whole): 3072 x 3072 float64, the largest chunk Sentinel Hub's constraints allow. */
   chunkBytes: 3072 * 3072 * 8,
+  /**
+   * Chunks of one array one window read spans: one storage read each, and a Worker makes at most 10 000
+   * subrequests per request (a 2500 x 2500 px window in chunks of 25 x 25 px).
+   */
+  chunksPerRead: 10_000,
 } as const;
 
 /** Compressors (`compressor.id`) the reader decodes, besides none (`null`). */

@@ -103,6 +103,10 @@ class ZarrSlice implements RasterReader {
 
   async read(level: number, bands: number[], w: PixelWindow): Promise<Float32Array[]> {
     checkWindow(this, level, bands, w);
+    const { blockWidth: cw, blockHeight: ch } = this.levels[level]!;
+    const chunks = (Math.floor((w.x0 + w.width - 1) / cw) - Math.floor(w.x0 / cw) + 1) * (Math.floor((w.y0 + w.height - 1) / ch) - Math.floor(w.y0 / ch) + 1);
+    if (chunks > ZARR_LIMITS.chunksPerRead)
+      throw invalidFile(`Zarr ${this.id}: a ${w.width} x ${w.height} px window spans ${chunks} chunks of ${cw} x ${ch} px; at most zarr.chunksPerRead = ${ZARR_LIMITS.chunksPerRead} (use larger chunks).`, { name: "zarr.chunksPerRead", max: ZARR_LIMITS.chunksPerRead });
     const rows = zarr.slice(w.y0, w.y0 + w.height);
     const cols = zarr.slice(w.x0, w.x0 + w.width);
     return Promise.all(
