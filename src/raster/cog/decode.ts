@@ -78,7 +78,7 @@ export type DecodePath = "auto" | "wasm" | "js";
  */
 async function decodeJs(header: CogHeader, level: LevelLayout, bytes: ArrayBuffer, maxBytes: number): Promise<ArrayBufferLike> {
   const decompress = JS_DECOMPRESS[level.compression];
-  if (!decompress) throw unsupported(`GeoTIFF compression ${level.compression} is not supported; supported: none (1), LZW (5), DEFLATE (8, 32946), PackBits (32773), ZSTD (50000).`);
+  if (!decompress) throw unsupported(`GeoTIFF compression ${level.compression} is not supported; supported: none (1), LZW (5), DEFLATE (8, 32946), PackBits (32773), and ZSTD (50000) with the WebAssembly decode core.`);
   return new BoundedDecoder(decoderParameters(header, level), (data) => decompress(data, maxBytes)).decode(bytes);
 }
 
