@@ -183,4 +183,12 @@ describe("the Zarr reader on a store in memory", () => {
     expect([e.kind, e.message, e.limit]).toEqual(["invalid-file", "Zarr mem: a 101 x 100 px window spans 10100 chunks of 1 x 1 px; at most zarr.chunksPerRead = 10000 (use larger chunks).", { name: "zarr.chunksPerRead", max: 10_000 }]);
     expect(reads).toEqual([]);
   });
+
+  it("a group listing more than zarr.overviews overview levels is refused before opening them", async () => {
+    const objects = new Map<string, Uint8Array>([["/.zgroup", enc({ zarr_format: 2 })], ["/.zattrs", enc({ overviews: Array.from({ length: 33 }, (_, i) => `o${i}`) })]]);
+    const reads: string[] = [];
+    const store = guardedStore({ get: async (key) => (reads.push(key), objects.get(key)) });
+    await expect(openZarrSlice(store, { arrays: ["B"], crs: crsFromEpsg(32631), id: "mem" })).rejects.toThrow("Zarr mem: the group's overviews attribute must list at most zarr.overviews = 32 sub-group names.");
+    expect(reads.some((k) => k.startsWith("/o"))).toBe(false);
+  });
 });

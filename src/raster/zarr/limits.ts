@@ -13,6 +13,8 @@ export const ZARR_LIMITS = {
   metadataBytes: 1024 * 1024,
   /** Dimensions of an array (data arrays are [y, x] or [time, y, x], coordinate arrays 1-D). */
   dimensions: 3,
+  /** Overview sub-groups a group's `overviews` attribute lists (each is opened with the group). */
+  overviews: 32,
   /** Values of a coordinate array (x / y / lon / lat / time), read whole. */
   coordinates: 1_048_576,
   /** Decoded bytes of one chunk (read whole): 3072 x 3072 float64, the largest chunk Sentinel Hub's constraints allow. */

@@ -138,8 +138,10 @@ function checkBands(bands: ZArray[][], names: string[], width: number, height: n
 async function openSlice(store: Readable, opts: ZarrSliceOptions): Promise<RasterReader> {
   const root = zarr.root(store);
   const group = await zarr.open.v2(root, { kind: "group" });
-  const overviews = Array.isArray(group.attrs.overviews) ? (group.attrs.overviews as string[]) : [];
-  const locations = [root, ...overviews.map((o) => root.resolve(o))];
+  const overviews = Array.isArray(group.attrs.overviews) ? (group.attrs.overviews as unknown[]) : [];
+  if (overviews.length > ZARR_LIMITS.overviews || !overviews.every((o) => typeof o === "string"))
+    throw invalidFile(`the group's overviews attribute must list at most zarr.overviews = ${ZARR_LIMITS.overviews} sub-group names.`, { name: "zarr.overviews", max: ZARR_LIMITS.overviews });
+  const locations = [root, ...(overviews as string[]).map((o) => root.resolve(o))];
   const bands = await Promise.all(locations.map((l) => openLevel(l, opts.arrays)));
   const [x, y] = await Promise.all((opts.coords ?? ["x", "y"]).map(async (n) => readVector(await zarr.open.v2(root.resolve(n), { kind: "array", attrs: false }))));
   const sampleType = checkBands(bands, opts.arrays, x!.length, y!.length);
