@@ -3,6 +3,7 @@ import { Api } from "./http/router";
 import { bearerAuth } from "./auth/middleware";
 import { rateLimit } from "./ratelimit/middleware";
 import { CERTS_PATH, OIDC_PATH, TOKEN_PATH, certs, openidConfiguration, tokenEndpoint } from "./auth/routes";
+import { TOKEN_BODY_BYTES, tokenErrors } from "./auth/oauth";
 import { getLocation, listLocations } from "./locations/routes";
 import { registerStatistics } from "./statistics/routes";
 import { registerCatalog } from "./catalog/routes";
@@ -26,11 +27,19 @@ export function buildApi(): Api {
   api.use(bearerAuth);
   api.use(rateLimit);
   api
-    .on("POST", TOKEN_PATH, tokenEndpoint, { public: true, tags: ["OAuth"], summary: "Access token (client credentials grant)", body: tokenFormSchema, bodyTypes: ["application/x-www-form-urlencoded"] })
+    .on("POST", TOKEN_PATH, tokenEndpoint, {
+      public: true,
+      tags: ["OAuth"],
+      summary: "Access token (client credentials grant)",
+      body: tokenFormSchema,
+      bodyTypes: ["application/x-www-form-urlencoded"],
+      maxBody: TOKEN_BODY_BYTES,
+      errors: tokenErrors,
+    })
     .on("GET", CERTS_PATH, certs, { public: true, tags: ["OAuth"], summary: "JSON Web Key Set of the token signing key" })
     .on("GET", OIDC_PATH, openidConfiguration, { public: true, tags: ["OAuth"], summary: "OpenID Provider configuration" })
-    .on("GET", "/api/v1/metadata/location", listLocations, { tags: ["Locations"], summary: "List the locations" })
-    .on("GET", "/api/v1/metadata/location/:locationId", getLocation, { tags: ["Locations"], summary: "One location" });
+    .on("GET", "/api/v1/metadata/location", listLocations, { tags: ["Locations"], summary: "List the locations", speculative: true })
+    .on("GET", "/api/v1/metadata/location/:locationId", getLocation, { tags: ["Locations"], summary: "One location", speculative: true });
   registerProcess(api);
   registerCatalog(api);
   registerStatistics(api);

@@ -44,7 +44,7 @@ async function status(request: AuthedRequest, env: Env): Promise<Response> {
 /** Registers the Async Processing routes. */
 export function registerAsync(api: Api): void {
   const tags = ["Async"];
-  const post = { tags, summary: "Submit an asynchronous Process request (outputs written to object storage)", body: asyncRequestSchema, bodyTypes: SCRIPT_BODY, status: 202 };
+  const post = { tags, summary: "Submit an asynchronous Process request (outputs written to object storage)", body: asyncRequestSchema, bodyTypes: SCRIPT_BODY, status: 202, metered: true };
   for (const root of ["/api/v1/async/process", "/async/v1/process"])
     api.on("POST", root, submit, post).on("GET", `${root}/:requestId`, status, { tags, summary: "Status of a running async request" });
 }

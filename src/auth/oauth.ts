@@ -3,7 +3,7 @@
  * format (RFC 6749 section 5.2): `{error, error_description}`, never the API envelope.
  */
 import { json } from "../http/base";
-import { ApiError } from "../http/errors";
+import { ApiError, renderError } from "../http/errors";
 import { readText } from "../http/limits";
 import { mediaType } from "../http/parse";
 
@@ -34,20 +34,25 @@ export const invalidBasicClient = (message: string): OAuthError =>
   new OAuthError(401, "invalid_client", message, { "www-authenticate": 'Basic realm="main"' });
 
 /**
- * Reads the `application/x-www-form-urlencoded` body. Throws OAuthError `invalid_request`: 400 for another
- * Content-Type or a field over TOKEN_FIELD_CHARS, 413 for a body over TOKEN_BODY_BYTES (checked while reading).
+ * The token endpoint's errors (its RouteMeta `errors`): OAuthError as itself; the HTTP layer's body-size refusal
+ * (ApiError 413: the router's Content-Length check, or readText while reading) as `invalid_request` with that
+ * status; anything else (the token policies' 429 envelope with its headers, a 500) as the API renders it.
+ */
+export function tokenErrors(err: unknown): Response {
+  if (err instanceof OAuthError) return err.response();
+  if (err instanceof ApiError && err.status === 413) return new OAuthError(413, "invalid_request", err.message).response();
+  return renderError(err);
+}
+
+/**
+ * Reads the `application/x-www-form-urlencoded` body. Throws OAuthError `invalid_request` 400 for another
+ * Content-Type or a field over TOKEN_FIELD_CHARS; ApiError 413 for a body over TOKEN_BODY_BYTES (checked while
+ * reading; {@link tokenErrors} answers it as an OAuth error).
  */
 export async function readTokenForm(request: Request): Promise<URLSearchParams> {
   if (mediaType(request) !== "application/x-www-form-urlencoded")
     throw new OAuthError(400, "invalid_request", "Send the token request as application/x-www-form-urlencoded.");
-  let text: string;
-  try {
-    text = await readText(request, TOKEN_BODY_BYTES);
-  } catch (e) {
-    if (e instanceof ApiError) throw new OAuthError(e.status, "invalid_request", e.message);
-    throw e;
-  }
-  const form = new URLSearchParams(text);
+  const form = new URLSearchParams(await readText(request, TOKEN_BODY_BYTES));
   for (const [name, value] of form) {
     if (name.length > TOKEN_FIELD_CHARS || value.length > TOKEN_FIELD_CHARS)
       throw new OAuthError(400, "invalid_request", `Form field '${name.slice(0, 32)}' is too long: at most ${TOKEN_FIELD_CHARS} characters.`);

@@ -7,11 +7,11 @@
 import type { Env } from "../env";
 import { readScriptRequest } from "../http/body";
 import { badRequest, notFound } from "../http/errors";
-import { pagedList, parsePageRequest } from "../http/paging";
+import { pagedList, parsePageRequest, parseSearch } from "../http/paging";
 import { readJson, validate } from "../http/parse";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { compileEvalscript } from "../raster/evalscript";
-import { keysetSql } from "../storage/keyset";
+import { keysetSql, searchSql } from "../storage/keyset";
 import { checkDelivery } from "./delivery";
 import { checkZarrRequest } from "./zarrcheck";
 import { checkCollectionRequest } from "./collection";
@@ -68,7 +68,7 @@ const SORTS: Record<string, { columns: string[]; descending: boolean }> = {
   "status:desc": { columns: ["status", "created", "id"], descending: true },
 };
 
-/** GET: the caller's tasks, paged; `sort` (default created:desc), `search` (words all found in id or description). */
+/** GET: the caller's tasks, paged; `sort` (default created:desc), `search` (parseSearch) on id and description. */
 async function queryTasks(request: AuthedRequest, env: Env): Promise<Response> {
   const url = new URL(request.url);
   const sortName = url.searchParams.get("sort") ?? "created:desc";
@@ -76,10 +76,9 @@ async function queryTasks(request: AuthedRequest, env: Env): Promise<Response> {
   if (!sort) throw badRequest(`Invalid sort '${sortName}': use ${Object.keys(SORTS).join(", ")}.`);
   const page = parsePageRequest(url, MAX_PAGE, sort.columns.length);
   const k = keysetSql(sort.columns, page, sort.descending);
-  const words = (url.searchParams.get("search") ?? "").split(/\s+/).filter(Boolean);
-  const match = words.map(() => " AND instr(lower(id || ' ' || description), lower(?)) > 0").join("");
-  const rows = await env.DB.prepare(`SELECT id, created, status FROM batch_tasks WHERE account_id = ?${match} AND ${k.where} ORDER BY ${k.orderBy} LIMIT ?`)
-    .bind(accountOf(request), ...words, ...k.params, k.limit)
+  const s = searchSql(parseSearch(url), "id || ' ' || description");
+  const rows = await env.DB.prepare(`SELECT id, created, status FROM batch_tasks WHERE account_id = ? AND ${s.text} AND ${k.where} ORDER BY ${k.orderBy} LIMIT ?`)
+    .bind(accountOf(request), ...s.params, ...k.params, k.limit)
     .all<{ id: string; created: string; status: string }>();
   const keyOf = (r: { id: string; created: string; status: string }) => sort.columns.map((c) => r[c as "id"]);
   const list = pagedList(url, page, rows.results, keyOf);
@@ -115,7 +114,7 @@ export function registerBatch(api: Api): void {
       .on("GET", `${base}/:taskId`, getTask, { ...tag, summary: "One batch task" })
       .on("PUT", `${base}/:taskId`, updateTask, { ...tag, summary: "Update a batch task's description", body: updateSchema })
       .on("POST", `${base}/:taskId/analyse`, action("analyse"), { ...tag, summary: "Analyse a task", status: 204 })
-      .on("POST", `${base}/:taskId/start`, action("start"), { ...tag, summary: "Start a task", status: 204 })
+      .on("POST", `${base}/:taskId/start`, action("start"), { ...tag, summary: "Start a task", status: 204, metered: true })
       .on("POST", `${base}/:taskId/stop`, action("stop"), { ...tag, summary: "Stop a task", status: 204 });
   }
 }

@@ -2,31 +2,17 @@
  * zod schemas of Batch Processing v2 requests (Sentinel Hub OpenAPI `BatchV2ProcessRequest`,
  * `BatchV2ProcessRequestUpdatePayload`): `processRequest` (a Process request whose responses are TIFF rasters or
  * `userdata` JSON), `input` (TilingGridInput or GeoPackageInput), `output` (RasterOutput, or ZarrOutput: ./zarrschema.ts), `description`, `instanceType`. Unknown members are kept (passthrough).
+ * Descriptor URLs and response identifiers (file names of the outputs) are checked by src/buckets/descriptor.ts.
  */
 import { z } from "zod";
 import { dataSourceSchema, boundsSchema } from "../pipeline/input";
 import { OVERVIEW_RESAMPLING } from "../raster/encode/cogoverviews";
 import { zarrOutputSchema } from "./zarrschema";
-
-/** Object-storage descriptor `{s3: {url, accessKey?, ...}}` (OpenAPI `ObjectStorageInfoV2`, S3 variant). */
-export const objectStorageSchema = z.object(
-  {
-    s3: z
-      .object({
-        url: z.string().regex(/^s3:\/\//, "s3.url must look like s3://<bucket>/<prefix>"),
-        accessKey: z.string().optional(),
-        secretAccessKey: z.string().optional(),
-        region: z.string().optional(),
-        iamRoleARN: z.string().optional(),
-      })
-      .passthrough(),
-  },
-  { error: "an object-storage descriptor {s3: {url: 's3://<bucket>/<prefix>'}} is required" },
-);
+import { identifierSchema, objectStorageSchema } from "../buckets/descriptor";
 
 const responseSchema = z
   .object({
-    identifier: z.string().min(1).default("default"),
+    identifier: identifierSchema,
     format: z.object({ type: z.enum(["image/tiff", "application/json", "zarr/array"], { error: "batch outputs are image/tiff rasters (or application/json for userdata, zarr/array with Zarr output)" }) }).passthrough(),
   })
   .passthrough();
@@ -55,7 +41,7 @@ export type TilingGridInput = z.infer<typeof tilingGridInputSchema>;
 export const geoPackageInputSchema = z
   .object({
     type: z.literal("geopackage"),
-    features: objectStorageSchema,
+    features: objectStorageSchema("input.features"),
     defaults: z
       .object({ width: z.number().int().min(1).max(3500).optional(), height: z.number().int().min(1).max(3500).optional(), resolution: z.number().positive().optional() })
       .refine((d) => !(d.resolution !== undefined && (d.width !== undefined || d.height !== undefined)), "defaults: set width and height, or resolution, not both")
@@ -78,7 +64,7 @@ export const cogParametersSchema = z
 export const rasterOutputSchema = z
   .object({
     type: z.literal("raster"),
-    delivery: objectStorageSchema,
+    delivery: objectStorageSchema("output.delivery"),
     overwrite: z.boolean().default(false),
     skipExisting: z.boolean().default(false),
     cogOutput: z.boolean().default(false),

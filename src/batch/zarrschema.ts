@@ -9,6 +9,7 @@
  * blosc/lz4). Only `origin: "topLeft"` is offered.
  */
 import { z } from "zod";
+import { objectStorageSchema } from "../buckets/descriptor";
 
 /** Zarr v2 dtypes Sentinel Hub allows for output arrays. */
 export const ZARR_DTYPES = ["|u1", "|i1", "<u2", ">u2", "<i2", ">i2", "<f4", ">f4", "<f8", ">f8"] as const;
@@ -47,7 +48,7 @@ export type ZarrArrayParameters = z.infer<typeof fullParametersSchema> & { custo
 export const zarrOutputSchema = z
   .object({
     type: z.literal("zarr"),
-    delivery: z.object({ s3: z.object({ url: z.string().regex(/^s3:\/\//, "s3.url must look like s3://<bucket>/<prefix>") }).passthrough() }, { error: "output.delivery {s3: {url}} is required" }),
+    delivery: objectStorageSchema("output.delivery"),
     group: z
       .object({
         zarr_format: z.literal(2, { error: "group.zarr_format: only Zarr version 2 is supported" }),

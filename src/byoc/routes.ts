@@ -5,7 +5,7 @@
  */
 import type { Env } from "../env";
 import { json } from "../http/base";
-import { pagedList, parsePageRequest } from "../http/paging";
+import { pagedList, parsePageRequest, parseSearch } from "../http/paging";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { newCollection, updatedCollection } from "./collections";
 import { MAX_PAGE, ownCollection } from "./access";
@@ -30,7 +30,7 @@ async function create(request: AuthedRequest, env: Env): Promise<Response> {
 async function list(request: AuthedRequest, env: Env): Promise<Response> {
   const url = new URL(request.url);
   const page = parsePageRequest(url, MAX_PAGE, 2);
-  const rows = await listCollections(env, accountOf(request), url.searchParams.get("search"), page);
+  const rows = await listCollections(env, accountOf(request), parseSearch(url), page);
   const paged = pagedList(url, page, rows, (c) => [c.created, c.id]);
   return json({ data: await Promise.all(paged.data.map((c) => render(env, c))), links: paged.links });
 }

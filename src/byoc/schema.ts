@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { ApiError, badRequest, zodIssues } from "../http/errors";
+import { readJson } from "../http/parse";
 import { TILE_STATUSES } from "./model";
 
 const band = z.object({
@@ -57,14 +58,13 @@ export function parseStatus(value: string | null): (typeof TILE_STATUSES)[number
   throw badRequest(`Invalid status '${value.slice(0, 40)}': one of ${TILE_STATUSES.join(", ")}.`);
 }
 
-/** Parses a JSON body with `schema`. @throws ApiError 400 for malformed JSON or a body the schema refuses. */
+/**
+ * Parses a JSON body with `schema`.
+ * @throws ApiError 400 for malformed JSON or a body the schema refuses, 413 over MAX_BODY_BYTES (src/http/limits.ts,
+ *   counted while reading: a body is never buffered past the limit).
+ */
 export async function readBody<T extends z.ZodType>(request: Request, schema: T): Promise<z.infer<T>> {
-  let raw: unknown;
-  try {
-    raw = await request.json();
-  } catch {
-    throw badRequest("The request body must be JSON.");
-  }
+  const raw = await readJson(request);
   const r = schema.safeParse(raw);
   if (!r.success) throw new ApiError(400, `Invalid request: ${r.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ")}`, zodIssues(r.error));
   return r.data;

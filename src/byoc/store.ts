@@ -5,7 +5,7 @@
  */
 import type { Env } from "../env";
 import type { PageRequest } from "../http/paging";
-import { keysetSql } from "../storage/keyset";
+import { keysetSql, searchSql } from "../storage/keyset";
 import { byocType, sampleTypeOf, type BandFormat, type ByocCollection } from "./model";
 
 type DB = Pick<Env, "DB">;
@@ -90,21 +90,10 @@ export async function deleteCollection(env: DB, id: string): Promise<void> {
   ]);
 }
 
-/**
- * The SQL condition of a `search` value on the collection name: words joined by `|` (or) and `&` (and), each a
- * case-insensitive substring of the name (Sentinel Hub's query collections `search`). Empty: no condition.
- */
-export function searchSql(search: string | null): { text: string; params: string[] } {
-  const groups = (search ?? "").split("|").map((g) => g.split("&").map((w) => w.trim().toLowerCase()).filter(Boolean)).filter((g) => g.length);
-  if (!groups.length) return { text: "1", params: [] };
-  const text = groups.map((g) => `(${g.map(() => "instr(lower(title), ?) > 0").join(" AND ")})`).join(" OR ");
-  return { text: `(${text})`, params: groups.flat() };
-}
-
-/** One page (count + 1 rows, see pagedList) of `account`'s collections in (created, id) order. */
-export async function listCollections(env: DB, account: string, search: string | null, page: PageRequest): Promise<ByocCollection[]> {
+/** One page (count + 1 rows, see pagedList) of `account`'s collections in (created, id) order whose title matches `search` (parseSearch). */
+export async function listCollections(env: DB, account: string, search: readonly string[][], page: PageRequest): Promise<ByocCollection[]> {
   const k = keysetSql(["created", "id"], page);
-  const s = searchSql(search);
+  const s = searchSql(search, "title");
   const sql = `SELECT id, owner, title, config, created FROM data_collections
     WHERE owner = ? AND kind = 'byoc' AND ${s.text} AND ${k.where} ORDER BY ${k.orderBy} LIMIT ?`;
   const { results } = await env.DB.prepare(sql).bind(account, ...s.params, ...k.params, k.limit).all<Row>();

@@ -25,6 +25,8 @@ export const CATALOG_ROOTS = ["/api/v1/catalog/1.0.0", "/catalog/v1", "/api/v1/c
 /** Route metadata (src/openapi): the discovery routes are public, everything else needs a token. */
 const tag = { tags: ["Catalog"] };
 const open = { ...tag, public: true };
+/** The catalog's GETs only read: they may start before the rate limiter's decision (RouteMeta `speculative`). */
+const read = { ...tag, speculative: true };
 const GEO = { "content-type": "application/geo+json" };
 const param = (request: AuthedRequest, name: string): string => decodeURIComponent(request.params[name] ?? "");
 
@@ -67,7 +69,7 @@ export function registerCatalog(api: Api): void {
       .on("GET", `${root}/conformance`, conformance, { ...open, summary: "Conformance classes" })
       .on("GET", `${root}/conformances`, conformance, { ...open, summary: "Conformance classes (alias)" })
       .on("GET", `${root}/queryables`, (request, env) =>
-        json(queryablesDocument("*", `${urlsOf(env).root}/queryables`), 200, { "content-type": "application/schema+json" }), { ...tag, summary: "Queryables of every collection (JSON Schema)" })
+        json(queryablesDocument("*", `${urlsOf(env).root}/queryables`), 200, { "content-type": "application/schema+json" }), { ...read, summary: "Queryables of every collection (JSON Schema)" })
       .on("GET", `${root}/collections`, async (request, env) => {
         const urls = urlsOf(env);
         const [collections, extents] = await Promise.all([listCollections(env, viewer(request)), itemExtents(env)]);
@@ -79,41 +81,41 @@ export function registerCatalog(api: Api): void {
           ],
           collections: collections.map((c) => renderCollection(c, extents.get(c.id), urls)),
         });
-      }, { ...tag, summary: "List collections" })
+      }, { ...read, summary: "List collections" })
       .on("GET", `${root}/collections/:collectionId`, async (request, env) => {
         const id = param(request, "collectionId");
         const c = await requireCollection(env, viewer(request), id);
         return json(renderCollection(c, (await itemExtents(env, id)).get(id), urlsOf(env)));
-      }, { ...tag, summary: "One collection" })
+      }, { ...read, summary: "One collection" })
       .on("GET", `${root}/collections/:collectionId/queryables`, async (request, env) => {
         const id = param(request, "collectionId");
         await requireCollection(env, viewer(request), id);
         const urls = urlsOf(env);
         return json(queryablesDocument(id, `${urls.collection(id)}/queryables`), 200, { "content-type": "application/schema+json" });
-      }, { ...tag, summary: "Queryables of a collection (JSON Schema)" })
+      }, { ...read, summary: "Queryables of a collection (JSON Schema)" })
       .on("GET", `${root}/collections/:collectionId/items`, async (request, env) => {
         const id = param(request, "collectionId");
         const urls = urlsOf(env);
         const parent = { rel: "parent", href: urls.collection(id), type: "application/json" };
         return respond(env, viewer(request), urls, searchFromQuery(request.query), id, { self: request.url, method: "GET", extra: [parent] }, false);
-      }, { ...tag, summary: "Items of a collection (OGC API Features)", query: searchQuerySchema.omit({ collections: true }), responseType: GEO["content-type"] })
+      }, { ...read, summary: "Items of a collection (OGC API Features)", query: searchQuerySchema.omit({ collections: true }), responseType: GEO["content-type"] })
       .on("GET", `${root}/collections/:collectionId/items/:featureId`, async (request, env) => {
         const [c, id] = [param(request, "collectionId"), param(request, "featureId")];
         await requireCollection(env, viewer(request), c);
         const item = await itemsBackend(env).get(c, id);
         if (!item) throw notFound(`Item '${id}' not found in collection '${c}'.`);
         return json(renderItem(item, urlsOf(env)), 200, GEO);
-      }, { ...tag, summary: "One item", responseType: GEO["content-type"] })
+      }, { ...read, summary: "One item", responseType: GEO["content-type"] })
       .on("GET", `${root}/collections/:collectionId/items/:featureId/assets/:asset`, async (request, env) => {
         const [c, id] = [param(request, "collectionId"), param(request, "featureId")];
         const [, item] = await Promise.all([requireCollection(env, viewer(request), c), itemsBackend(env).get(c, id)]);
         if (!item) throw notFound(`Item '${id}' not found in collection '${c}'.`);
         return serveAsset(request, env, item, param(request, "asset"), urlsOf(env));
-      }, { ...tag, summary: "An item's asset (HTTP Range supported)" })
+      }, { ...read, summary: "An item's asset (HTTP Range supported)" })
       .on("GET", `${root}/search`, async (request, env) => {
         const req = searchFromQuery(request.query);
         return respond(env, viewer(request), urlsOf(env), req, searchCollection(req), { self: request.url, method: "GET" }, true);
-      }, { ...tag, summary: "Search items (query parameters)", query: searchQuerySchema, responseType: GEO["content-type"] })
+      }, { ...read, summary: "Search items (query parameters)", query: searchQuerySchema, responseType: GEO["content-type"] })
       .on("POST", `${root}/search`, async (request, env) => {
         const req = searchFromBody(await readJson(request));
         const urls = urlsOf(env);

@@ -4,7 +4,7 @@
  */
 import { ApiError } from "./errors";
 
-/** Largest JSON or multipart/form-data body of the Processing, Statistical and Catalog APIs: 4 MiB. */
+/** Largest JSON or multipart/form-data body of any API route (the S3 endpoint, outside the router, excepted): 4 MiB. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 const MIB = 1024 * 1024;
@@ -15,13 +15,22 @@ export const payloadTooLarge = (limit: number): ApiError =>
   new ApiError(413, `The request body is too large: at most ${describe(limit)} (${limit} bytes) are accepted.`);
 
 /**
+ * Throws the 413 of `limit` when the request declares a Content-Length over it (nothing is read). The router
+ * calls it before every route (with MAX_BODY_BYTES: no route of the API takes more), so a route that reads its
+ * body late or forgets the limit still refuses what is declared too large; {@link readBytes} also counts the
+ * bytes streamed.
+ */
+export function refuseDeclaredOversize(request: Request, limit = MAX_BODY_BYTES): void {
+  if (Number(request.headers.get("content-length") ?? "0") > limit) throw payloadTooLarge(limit);
+}
+
+/**
  * Reads the whole body as bytes, at most `limit` bytes (default {@link MAX_BODY_BYTES}).
  * Returns an empty array for a request without a body. Throws a 413 ApiError when Content-Length or the bytes
  * actually received exceed the limit (the rest of the stream is cancelled, never buffered).
  */
 export async function readBytes(request: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limit) throw payloadTooLarge(limit);
+  refuseDeclaredOversize(request, limit);
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

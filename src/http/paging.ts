@@ -7,6 +7,7 @@
  * where the sort key is the tuple an endpoint sorts by (e.g. `[created, id]`, unique). A caller reads `count + 1`
  * rows strictly after the key in sort order (or strictly before it, in reverse order, for `prev`), then lets
  * {@link pagedList} cut them and build the links; {@link seekArray} does that read over an in-memory list.
+ * A list's `search` query is parsed (and bounded) by {@link parseSearch}.
  */
 import { base64url } from "jose";
 import { badRequest } from "./errors";
@@ -139,4 +140,31 @@ export function pagedList<T>(url: URL, page: PageRequest, rows: readonly T[], ke
     links.previous = withToken(url, links.previousToken);
   }
   return { data, links };
+}
+
+/** Most words a list's `search` may hold: each becomes one SQL condition, and D1 refuses expression trees over 100 deep. */
+export const MAX_SEARCH_WORDS = 20;
+/** Longest `search` value, in characters. */
+export const MAX_SEARCH_CHARS = 500;
+
+/**
+ * A list's `search` query as OR-groups of AND-words, lower case (Sentinel Hub's "one word, or words joined with `|`
+ * for or and `&` for and"; words separated by spaces must all match too); `[]` when absent or blank. A name
+ * matches a group when each of its words is a substring of it (case-insensitive): see {@link matchesSearch}, and
+ * src/storage/keyset.ts searchSql for the same test in SQL.
+ * @throws ApiError 400 naming the limit for a value over MAX_SEARCH_CHARS characters or MAX_SEARCH_WORDS words.
+ */
+export function parseSearch(url: URL): string[][] {
+  const search = url.searchParams.get("search") ?? "";
+  if (search.length > MAX_SEARCH_CHARS) throw badRequest(`Invalid search: at most ${MAX_SEARCH_CHARS} characters are accepted (this one has ${search.length}).`);
+  const groups = search.split("|").map((g) => g.split(/[&\s]+/).filter(Boolean).map((w) => w.toLowerCase())).filter((g) => g.length > 0);
+  const words = groups.reduce((n, g) => n + g.length, 0);
+  if (words > MAX_SEARCH_WORDS) throw badRequest(`Invalid search: at most ${MAX_SEARCH_WORDS} words (joined by |, & or spaces) are accepted (this one has ${words}).`);
+  return groups;
+}
+
+/** Whether `text` matches a parsed search (see {@link parseSearch}); everything matches an empty one. */
+export function matchesSearch(text: string, search: readonly (readonly string[])[]): boolean {
+  const t = text.toLowerCase();
+  return search.length === 0 || search.some((g) => g.every((w) => t.includes(w)));
 }

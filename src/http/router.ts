@@ -9,6 +9,7 @@ import type { Env } from "../env";
 import type { TokenClaims } from "../auth/tokens";
 import { publicBaseUrl, withHeaders } from "./base";
 import { ApiError, errorResponse, renderError } from "./errors";
+import { refuseDeclaredOversize } from "./limits";
 
 export type Handler = (request: AuthedRequest, env: Env, ctx: ExecutionContext) => Response | Promise<Response>;
 export interface AuthedRequest extends IRequest {
@@ -31,9 +32,10 @@ export function accountOf(request: AuthedRequest): string {
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /**
- * What the OpenAPI description (src/openapi) says of a route, given to `Api.on`: the zod schemas are the ones the
- * handler validates with, so the document cannot drift from the validation. Every field is optional; a route
- * without metadata is still documented with a generic operation.
+ * What a route is, given to `Api.on`: what the OpenAPI description (src/openapi) says of it (the zod schemas are
+ * the ones the handler validates with, so the document cannot drift from the validation), and how the router and
+ * middleware treat it (body limit, error format, the account it acts for, metering, early start). Every field is
+ * optional; a route without metadata is still documented with a generic operation.
  */
 export interface RouteMeta {
   /** One-line summary of the operation. */
@@ -54,13 +56,43 @@ export interface RouteMeta {
   responseType?: string;
   /** True when no token is needed (the auth middleware lets the route through); the same as `on`'s boolean. */
   public?: boolean;
+  /**
+   * Largest body the route takes, in bytes (default MAX_BODY_BYTES, src/http/limits.ts): the router refuses a
+   * larger declared Content-Length with 413 before the route runs; its reader counts the bytes streamed.
+   */
+  maxBody?: number;
+  /**
+   * The account a public route acts for, from the request (a WMS instance's owner: its id in the URL is the
+   * credential); undefined when there is none (the handler answers, e.g. 404). Its calls are then rate-limited
+   * and metered as that account's, like an authenticated call (src/ratelimit/middleware.ts).
+   */
+  account?: (request: AuthedRequest, env: Env) => Promise<string | undefined>;
+  /**
+   * The route spends processing units (it evaluates pixels, or starts work that will): the rate-limit middleware
+   * also refuses it with 403 OUT_OF_PU once its account's monthly quota is used up. `true` for every call, or a
+   * predicate for a route with several operations (WMS: GetMap spends, GetCapabilities does not). The one place
+   * that says which calls are metered.
+   */
+  metered?: boolean | ((request: Request) => boolean);
+  /**
+   * The handler may start before the rate limiter's decision arrives (src/ratelimit/headroom.ts): it changes
+   * nothing before it answers, or gates what it changes on `request.admitted` (Processing charges its units so).
+   */
+  speculative?: boolean;
+  /**
+   * Renders whatever the route throws (its handler, the middleware around it, the router's body-size check) in
+   * the route's own error format, keeping status and headers: the OGC routes answer ServiceExceptionReports, the
+   * token endpoint OAuth errors. Default: the JSON error envelope.
+   */
+  errors?: (err: unknown) => Response;
 }
 
-/** What a middleware knows of the matched route: its method, itty path pattern and whether it was registered public. */
+/** What a middleware knows of the matched route: method, itty path pattern, whether it is public, its metadata. */
 export interface RouteInfo {
   method: Method;
   path: string;
   isPublic: boolean;
+  meta: RouteMeta;
 }
 
 /**
@@ -77,12 +109,8 @@ export type Middleware = (
   route: RouteInfo,
 ) => Promise<Response>;
 
-/** One route of the table: method, itty path, whether it is public, its metadata (possibly empty). */
-export interface RouteDef {
-  method: Method;
-  path: string;
-  isPublic: boolean;
-  meta: RouteMeta;
+/** One route of the table: method, itty path, whether it is public, its metadata (possibly empty), its path RegExp. */
+export interface RouteDef extends RouteInfo {
   pattern: RegExp;
 }
 
@@ -151,14 +179,24 @@ export class Api {
 
   /**
    * Registers a route. `options` is either `isPublic` (passed to middleware: the auth middleware lets public routes
-   * through) or the route's OpenAPI metadata, whose `public` field means the same.
+   * through) or the route's metadata (RouteMeta: OpenAPI description, body limit, error format, rate limits and
+   * metering), whose `public` field means the same.
    */
   on(method: Method, path: string, handler: Handler, options: boolean | RouteMeta = false): this {
     const meta = typeof options === "boolean" ? { public: options } : options;
     const isPublic = meta.public === true;
-    this.defs.push({ method, path, isPublic, meta, pattern: toPattern(path) });
-    const route: RouteInfo = { method, path, isPublic };
-    const wrapped: Handler = (request, env, ctx) => this.run(0, route, handler, request, env, ctx);
+    const route: RouteInfo = { method, path, isPublic, meta };
+    this.defs.push({ ...route, pattern: toPattern(path) });
+    // the route's error format applies to its handler (whose errors middleware may render, e.g. to add headers)
+    // and to the whole chain (a middleware's refusal, the declared body size)
+    const own = meta.errors;
+    const guard = (run: () => Response | Promise<Response>): Response | Promise<Response> => (own ? Promise.resolve().then(run).catch(own) : run());
+    const inner: Handler = (request, env, ctx) => guard(() => handler(request, env, ctx));
+    const wrapped: Handler = (request, env, ctx) =>
+      guard(() => {
+        refuseDeclaredOversize(request, meta.maxBody); // every route's; readers also count the bytes streamed
+        return this.run(0, route, inner, request, env, ctx);
+      });
     this.router[method.toLowerCase() as "get"](path, wrapped);
     return this;
   }

@@ -42,6 +42,7 @@ export async function processHandler(request: AuthedRequest, env: Env, ctx: Exec
 
 /** Registers the Processing API routes. */
 export function registerProcess(api: Api): void {
-  const meta = { summary: "Render an evalscript over a bbox or geometry", tags: ["Process"], body: processRequestSchema, bodyTypes: SCRIPT_BODY };
+  // metered: spends processing units; speculative: may start before the limiter's decision (the charge waits for it)
+  const meta = { summary: "Render an evalscript over a bbox or geometry", tags: ["Process"], body: processRequestSchema, bodyTypes: SCRIPT_BODY, metered: true, speculative: true };
   api.on("POST", "/api/v1/process", processHandler, meta).on("POST", "/process/v1", processHandler, meta);
 }

@@ -1,36 +1,31 @@
-/** The rate-limit middleware registered after bearer auth in src/routes.ts. */
-import type { Middleware, RouteInfo } from "../http/router";
+/**
+ * The rate-limit middleware registered after bearer auth in src/routes.ts. What it does to a route is said by the
+ * route's metadata (RouteMeta in src/http/router.ts), never by a list of paths kept here: `metered` (the call
+ * spends processing units), `account` (the account a public route acts for), `speculative` (it may start before
+ * the decision).
+ */
+import type { Env } from "../env";
+import type { AuthedRequest, Middleware, RouteInfo } from "../http/router";
 import { accountOf } from "../http/router";
 import { renderError } from "../http/errors";
 import { refusal, takeToken, withLimitHeaders } from "./limiter";
 import type { LimitVerdict } from "./object";
 import { admitEarly, noteVerdict } from "./headroom";
 
-/**
- * Route patterns that spend processing units (refused with 403 OUT_OF_PU once the month's quota is used up):
- * Processing, Statistics and async submission (both path forms), and START of a batch or statistical batch task
- * (creating, analysing and stopping a task spend nothing and stay allowed, so a user can always stop a task).
- */
-const METERED = [
-  /^\/(?:api\/v1\/(?:process|statistics|async\/process)|process\/v1|statistics\/v1|async\/v1\/process)$/,
-  /^\/(?:api\/v2\/batch\/process|batch\/v2\/process|api\/v1\/statistics\/batch|statistics\/batch\/v1)\/:\w+\/start$/,
-];
+/** True for a call that spends processing units (the route's `metered` metadata). */
+export const isMetered = (request: Request, route: RouteInfo): boolean => {
+  const m = route.meta.metered;
+  return typeof m === "function" ? m(request) : m === true;
+};
 
 /**
- * Routes that may run while their limiter decision is on its way (see ./headroom.ts): their handlers change nothing
- * before they answer, or gate what they change on `request.admitted` (Processing charges its units with
- * chargeLater(..., request.admitted)). Reads of locations and the catalog, and the Processing API.
+ * The account whose limits a call takes: the token's, or for a public route the one its `account` metadata names
+ * (undefined: none, e.g. the token endpoint, or a WMS URL naming no instance).
  */
-const SPECULATIVE: readonly { method: string; path: RegExp }[] = [
-  { method: "POST", path: /^\/(?:api\/v1\/process|process\/v1)$/ },
-  { method: "GET", path: /^\/api\/v1\/(?:metadata\/location|catalog)(?:\/|$)/ },
-];
-
-/** True for a POST that spends processing units (see METERED). */
-export const isMetered = (route: RouteInfo): boolean => route.method === "POST" && METERED.some((m) => m.test(route.path));
-
-/** True for a route that may start before its limiter decision (see SPECULATIVE). */
-export const isSpeculative = (route: RouteInfo): boolean => SPECULATIVE.some((s) => s.method === route.method && s.path.test(route.path));
+async function accountFor(request: AuthedRequest, env: Env, route: RouteInfo): Promise<string | undefined> {
+  if (route.meta.account) return route.meta.account(request, env);
+  return route.isPublic ? undefined : accountOf(request);
+}
 
 /** The route's response (an error rendered as the envelope). */
 async function respond(next: () => Promise<Response>): Promise<Response> {
@@ -42,21 +37,24 @@ async function respond(next: () => Promise<Response>): Promise<Response> {
 }
 
 /**
- * Every authenticated call takes one token from each policy of its account (one RPC to the account's RateLimiter).
- * Refused: 429 (or 403 OUT_OF_PU for a metered call past the quota) in the envelope with the rate-limit headers;
- * passed: the route's response (errors included) carries X-RateLimit-Remaining, Retry-After and a Server-Timing
- * entry `ratelimit;dur=<ms>` (the time the response waited for the decision). A SPECULATIVE route starts at once
- * when this isolate's last decision for the account left headroom (./headroom.ts): the decision arrives while it
- * runs, and a refusal still answers 429/403 (its response is dropped, `request.admitted` resolves false). Public
- * routes (token endpoint, JWKS) pass untouched: the token endpoint limits per client itself. With the variable
- * RATE_LIMITS=off (benchmarks only, never set by default) every call passes untouched.
+ * Every call with an account (a token's, or a public route's `account`) takes one token from each policy of that
+ * account (one RPC to its RateLimiter); a `metered` call is also checked against the account's monthly processing
+ * units. Refused: a thrown 429 (or 403 OUT_OF_PU) ApiError with the rate-limit headers, rendered in the route's
+ * error format (the envelope, or the route's `errors`); passed: the route's response (errors included) carries
+ * X-RateLimit-Remaining, Retry-After and a Server-Timing entry `ratelimit;dur=<ms>` (the time the response waited
+ * for the decision). A `speculative` route starts at once when this isolate's last decision for the account left
+ * headroom (./headroom.ts): the decision arrives while it runs, and a refusal still answers 429/403 (its response
+ * is dropped, `request.admitted` resolves false). Calls without an account pass untouched (the token endpoint
+ * limits per client itself). With the variable RATE_LIMITS=off (benchmarks only, never set by default) every call
+ * passes untouched.
  */
 export const rateLimit: Middleware = async (request, env, _ctx, next, route) => {
-  if (route.isPublic || env.RATE_LIMITS === "off") return next();
-  const account = accountOf(request);
-  const asked = takeToken(env, { kind: "account", account }, isMetered(route)).then((v) => (noteVerdict(account, v), v));
+  if (env.RATE_LIMITS === "off") return next();
+  const account = await accountFor(request, env, route);
+  if (account === undefined) return next();
+  const asked = takeToken(env, { kind: "account", account }, isMetered(request, route)).then((v) => (noteVerdict(account, v), v));
   request.admitted = asked.then((v) => v.allowed, () => false);
-  const early = isSpeculative(route) && admitEarly(account);
+  const early = route.meta.speculative === true && admitEarly(account);
   const response = early ? await respond(next) : undefined;
   const t0 = performance.now();
   const verdict = await asked;

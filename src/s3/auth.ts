@@ -2,11 +2,14 @@
  * AWS Signature Version 4 checks of requests to the S3 endpoint: the Authorization header form (what aws cli and
  * boto3 send) and presigned URLs (X-Amz-* query parameters, `aws s3 presign`). The canonical request and signature
  * are computed by aws4fetch's AwsV4Signer over exactly the headers the client signed; this module only parses,
- * compares and checks dates (AWS docs: "Authenticating Requests (AWS Signature Version 4)", S3 API reference).
+ * compares and checks dates (AWS docs: "Authenticating Requests (AWS Signature Version 4)", S3 API reference). The
+ * signature verified is the seed of a signed aws-chunked upload, whose chunk signatures ./chunksig.ts checks with the
+ * request's signString.
  */
 import { AwsV4Signer } from "aws4fetch";
 import type { S3Keys } from "../buckets/config";
-import { S3Error, accessDenied, notImplemented } from "./xml";
+import { stringSigner } from "./chunksig";
+import { S3Error, accessDenied } from "./xml";
 
 /** How far X-Amz-Date may be from the clock (S3: 15 minutes). */
 export const MAX_SKEW_MS = 15 * 60 * 1000;
@@ -27,6 +30,8 @@ export interface SignedRequest {
   expires?: number;
   /** x-amz-content-sha256 (header form). */
   payload?: string;
+  /** Set once verified: hex HMAC-SHA256 of a string with the request's signing key (chunk signatures, ./chunksig.ts). */
+  signString?: (stringToSign: string) => Promise<string>;
 }
 
 const malformed = (message: string) => new S3Error(400, "AuthorizationHeaderMalformed", message);
@@ -108,15 +113,13 @@ function signerOf(request: Request, s: SignedRequest, keys: S3Keys): AwsV4Signer
  * Verifies the request's SigV4 signature against `keys` at time `now` (ms). Returns the claims (the caller checks
  * the payload hash against the body). @throws S3Error AccessDenied (no keys configured, anonymous, expired),
  * InvalidAccessKeyId, SignatureDoesNotMatch (with StringToSign and CanonicalRequest, as S3 answers),
- * RequestTimeTooSkewed, AuthorizationHeaderMalformed, NotImplemented (signed STREAMING-* payloads).
+ * RequestTimeTooSkewed, AuthorizationHeaderMalformed.
  */
 export async function verifySignature(request: Request, keys: S3Keys | undefined, now: number): Promise<SignedRequest> {
   const s = signatureOf(request);
   if (!keys) throw accessDenied("This S3 endpoint has no access keys configured (S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY).");
   if (s.accessKeyId !== keys.accessKeyId) throw new S3Error(403, "InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.", { AWSAccessKeyId: s.accessKeyId });
   checkDate(s, now);
-  if (s.payload?.startsWith("STREAMING-") && s.payload !== "STREAMING-UNSIGNED-PAYLOAD-TRAILER") // signed chunks: not checked here
-    throw notImplemented(`Signed streaming uploads (x-amz-content-sha256: ${s.payload}) are not supported; send the body with its SHA-256, UNSIGNED-PAYLOAD or STREAMING-UNSIGNED-PAYLOAD-TRAILER.`);
   if (!s.signedHeaders.includes("host")) throw malformed("SignedHeaders must include host.");
   const signer = signerOf(request, s, keys);
   const expected = await signer.signature();
@@ -125,11 +128,11 @@ export async function verifySignature(request: Request, keys: S3Keys | undefined
     const fields = { AWSAccessKeyId: s.accessKeyId, StringToSign: await signer.stringToSign(), SignatureProvided: s.signature, CanonicalRequest: await signer.canonicalString() };
     throw new S3Error(403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided. Check your key and signing method.", fields);
   }
-  return s;
+  return { ...s, signString: stringSigner(keys.secretAccessKey, s) };
 }
 
 /** Constant-time comparison of two hex strings of equal length (workerd's crypto.subtle.timingSafeEqual). */
-function timingSafeEqualHex(a: string, b: string): boolean {
+export function timingSafeEqualHex(a: string, b: string): boolean {
   const enc = new TextEncoder();
   return a.length === b.length && crypto.subtle.timingSafeEqual(enc.encode(a), enc.encode(b));
 }

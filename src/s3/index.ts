@@ -2,9 +2,11 @@
  * EO Edge's S3-compatible endpoint: the deployment's buckets (local buckets in BUCKETS and R2 buckets bound through
  * BUCKET_BINDINGS, src/buckets/) served path-style under S3_PATH, so `aws --endpoint-url <base>/s3 s3 cp ...`,
  * boto3 (`endpoint_url=<base>/s3`) and any SigV4 client read and write them. Every request is signed with the keys
- * S3_ACCESS_KEY_ID / S3_SECRET_ACCESS_KEY (./auth.ts); the body of a PutObject is checked against the signed
- * x-amz-content-sha256 (or taken as sent for UNSIGNED-PAYLOAD, ./payload.ts); aws-chunked streaming uploads are
- * refused with NotImplemented; multipart uploads go to ./multipart.ts. Errors are S3's XML (./xml.ts), never the API's JSON envelope.
+ * S3_ACCESS_KEY_ID / S3_SECRET_ACCESS_KEY (./auth.ts); request bodies are checked against the signed
+ * x-amz-content-sha256 (or taken as sent for UNSIGNED-PAYLOAD) and any x-amz-checksum-* header (./payload.ts);
+ * aws-chunked uploads, unsigned with a checksum trailer or with signed chunks, are decoded and verified
+ * (./chunked.ts, ./chunksig.ts); multipart uploads go to ./multipart.ts. Errors are S3's XML (./xml.ts), never the
+ * API's JSON envelope.
  */
 import { deploymentBucket, hasDotSegment, isBucketName } from "../buckets";
 import { localKeys, type BucketEnv } from "../buckets/config";

@@ -5,6 +5,7 @@
 import type { ObjectStore, StoredObject } from "../buckets/types";
 import { parseRange } from "../http/range";
 import { ApiError } from "../http/errors";
+import type { StreamedBody } from "./payload";
 import { S3Error, noSuchKey } from "./xml";
 
 /** The headers S3 sends with an object (ETag quoted, Last-Modified as an HTTP date). */
@@ -43,15 +44,17 @@ export async function getObject(store: ObjectStore, key: string, request: Reques
 }
 
 /**
- * PutObject of `body`: checked bytes, or a stream the store checks against `sha256` (a refusal is
- * XAmzContentSHA256Mismatch and stores nothing).
+ * PutObject of `put.body`: checked bytes, or a stream the store checks against `sha256` and that fails on a checksum
+ * mismatch (refusals are XAmzContentSHA256Mismatch / BadDigest and store nothing).
  */
-export async function putObject(store: ObjectStore, key: string, put: { body: ReadableStream | ArrayBuffer; sha256?: string }, request: Request): Promise<Response> {
+export async function putObject(store: ObjectStore, key: string, put: StreamedBody, request: Request): Promise<Response> {
   const contentType = request.headers.get("content-type") ?? undefined;
   try {
     const o = await store.put(key, put.body, { contentType, sha256: put.sha256 });
     return new Response(null, { headers: { etag: `"${o.etag}"` } });
   } catch (err) {
+    const mismatch = put.mismatch?.();
+    if (mismatch) throw mismatch;
     if (put.sha256 && err instanceof Error && /sha-?256|digest|checksum/i.test(err.message))
       throw new S3Error(400, "XAmzContentSHA256Mismatch", "The provided 'x-amz-content-sha256' header does not match what was computed.", { ClientComputedContentSHA256: put.sha256 });
     throw err;

@@ -1,9 +1,13 @@
 /**
- * Request bodies of the S3 endpoint, checked against the signed payload hash (x-amz-content-sha256: the body's hex
- * SHA-256, or UNSIGNED-PAYLOAD; presigned URLs are unsigned), as S3 does (S3 API reference, Common Request Headers).
+ * Request bodies of the S3 endpoint, checked as S3 does (S3 API reference, Common Request Headers): against the
+ * signed payload hash x-amz-content-sha256 (the body's hex SHA-256, or UNSIGNED-PAYLOAD; presigned URLs are
+ * unsigned), decoded when aws-chunked (STREAMING-*, ./chunked.ts), and against an `x-amz-checksum-*` header when
+ * one is sent (./checksums.ts: the CRC32 the AWS SDKs add by default).
  */
 import type { SignedRequest } from "./auth";
-import { decodeChunked } from "./chunked";
+import { checkedStream, checksumHeader, verifyChecksum } from "./checksums";
+import { decodeChunked, type ChunkedForm } from "./chunked";
+import { ChunkSignatures } from "./chunksig";
 import { S3Error, invalidArgument, notImplemented } from "./xml";
 
 /** Hex SHA-256 of `bytes` (crypto.subtle). */
@@ -11,21 +15,30 @@ async function sha256Hex(bytes: ArrayBuffer): Promise<string> {
   return [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/**
- * The request body, checked against the signed payload hash; an unsigned aws-chunked body
- * (STREAMING-UNSIGNED-PAYLOAD-TRAILER) is decoded (./chunked.ts).
- * @throws S3Error NotImplemented (other aws-chunked bodies), XAmzContentSHA256Mismatch, InvalidArgument (malformed
- * hash or decoded length), IncompleteBody and BadDigest (see decodeChunked).
- */
-export async function bodyOf(request: Request, s: SignedRequest): Promise<ArrayBuffer> {
-  const payload = s.presigned ? "UNSIGNED-PAYLOAD" : s.payload!;
-  if (payload === "STREAMING-UNSIGNED-PAYLOAD-TRAILER") {
+/** The aws-chunked form of a STREAMING-* payload hash, undefined for other values. */
+function chunkedForm(payload: string, request: Request, s: SignedRequest): ChunkedForm | undefined {
+  const declared = request.headers.get("x-amz-trailer") ?? undefined;
+  if (payload === "STREAMING-UNSIGNED-PAYLOAD-TRAILER") return { trailer: true, declared };
+  if (payload === "STREAMING-AWS4-HMAC-SHA256-PAYLOAD") return { signatures: new ChunkSignatures(s), trailer: false };
+  if (payload === "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER") return { signatures: new ChunkSignatures(s), trailer: true, declared };
+  return undefined;
+}
+
+/** The payload hash a request's body must match: x-amz-content-sha256, UNSIGNED-PAYLOAD for presigned URLs. */
+const payloadOf = (s: SignedRequest): string => (s.presigned ? "UNSIGNED-PAYLOAD" : s.payload!);
+
+/** The body as sent, checked against the payload hash; aws-chunked bodies decoded. @throws S3Error as bodyOf. */
+async function payloadBytes(request: Request, s: SignedRequest): Promise<ArrayBuffer> {
+  const payload = payloadOf(s);
+  const form = chunkedForm(payload, request, s);
+  if (form) {
     const length = request.headers.get("x-amz-decoded-content-length") ?? "";
     if (!/^\d+$/.test(length)) throw invalidArgument("x-amz-decoded-content-length must give the payload's length in bytes.", "x-amz-decoded-content-length", length);
-    return decodeChunked(await request.arrayBuffer(), Number(length));
+    return decodeChunked(await request.arrayBuffer(), Number(length), form);
   }
+  if (payload.startsWith("STREAMING-")) throw notImplemented(`x-amz-content-sha256 ${payload} is not supported (SigV4a and event streams are not).`);
   if (/aws-chunked/i.test(request.headers.get("content-encoding") ?? ""))
-    throw notImplemented("Content-Encoding aws-chunked is supported only with x-amz-content-sha256 STREAMING-UNSIGNED-PAYLOAD-TRAILER.");
+    throw notImplemented("Content-Encoding aws-chunked is supported only with an x-amz-content-sha256 STREAMING-* value.");
   const body = await request.arrayBuffer();
   if (payload === "UNSIGNED-PAYLOAD") return body;
   if (!/^[0-9a-f]{64}$/.test(payload)) throw invalidArgument("x-amz-content-sha256 must be a hex SHA-256, UNSIGNED-PAYLOAD or a STREAMING-* value.", "x-amz-content-sha256", payload);
@@ -36,13 +49,38 @@ export async function bodyOf(request: Request, s: SignedRequest): Promise<ArrayB
 }
 
 /**
- * The body of a PutObject without buffering when it can stream (a Content-Length and a hex SHA-256 for the store to
- * check, or UNSIGNED-PAYLOAD); otherwise {@link bodyOf}'s checked bytes. @throws S3Error as bodyOf.
+ * The request body (the payload: aws-chunked bodies decoded), checked against the signed payload hash, chunk
+ * signatures and checksums.
+ * @throws S3Error NotImplemented (other STREAMING-* values, aws-chunked without one), XAmzContentSHA256Mismatch,
+ * InvalidArgument (malformed hash or decoded length), BadDigest (an x-amz-checksum-* header or trailer that does
+ * not match), and decodeChunked's IncompleteBody, SignatureDoesNotMatch, MalformedTrailerError.
  */
-export async function streamedBody(request: Request, s: SignedRequest): Promise<{ body: ReadableStream | ArrayBuffer; sha256?: string }> {
-  const payload = s.presigned ? "UNSIGNED-PAYLOAD" : s.payload!;
-  const streams = request.body !== null && /^\d+$/.test(request.headers.get("content-length") ?? "") && !request.headers.has("content-encoding");
-  if (streams && payload === "UNSIGNED-PAYLOAD") return { body: request.body! };
-  if (streams && /^[0-9a-f]{64}$/.test(payload)) return { body: request.body!, sha256: payload };
-  return { body: await bodyOf(request, s) };
+export async function bodyOf(request: Request, s: SignedRequest): Promise<ArrayBuffer> {
+  const body = await payloadBytes(request, s);
+  await verifyChecksum(checksumHeader(request), new Uint8Array(body));
+  return body;
+}
+
+/** A body to store: bytes, or a stream the store checks against `sha256` and whose `mismatch()` tells a checksum failure. */
+export interface StreamedBody {
+  body: ReadableStream | ArrayBuffer;
+  sha256?: string;
+  mismatch?: () => S3Error | undefined;
+}
+
+/**
+ * The body of a PutObject without buffering when it can stream (a Content-Length and a hex SHA-256 for the store to
+ * check, or UNSIGNED-PAYLOAD; an x-amz-checksum-* header checked on the way, ./checksums.ts checkedStream);
+ * otherwise {@link bodyOf}'s checked bytes. @throws S3Error as bodyOf.
+ */
+export async function streamedBody(request: Request, s: SignedRequest): Promise<StreamedBody> {
+  const payload = payloadOf(s);
+  const length = request.headers.get("content-length") ?? "";
+  const streams = request.body !== null && /^\d+$/.test(length) && !request.headers.has("content-encoding");
+  const sha256 = /^[0-9a-f]{64}$/.test(payload) ? payload : undefined;
+  if (!streams || (!sha256 && payload !== "UNSIGNED-PAYLOAD")) return { body: await bodyOf(request, s) };
+  const claim = checksumHeader(request);
+  if (!claim) return { body: request.body!, sha256 };
+  const { stream, mismatch } = checkedStream(request.body!, Number(length), claim);
+  return { body: stream, sha256, mismatch };
 }

@@ -93,7 +93,7 @@ export function registerStatisticalBatch(api: Api): void {
       .on("GET", `${p}/:id`, get, { ...tag, summary: "One statistical batch task" })
       .on("GET", `${p}/:id/status`, status, { ...tag, summary: "Status of a statistical batch task" })
       .on("POST", `${p}/:id/analyse`, action("ANALYSE"), { ...tag, summary: "Analyse a task", status: 204 })
-      .on("POST", `${p}/:id/start`, action("START"), { ...tag, summary: "Start a task", status: 204 })
+      .on("POST", `${p}/:id/start`, action("START"), { ...tag, summary: "Start a task", status: 204, metered: true })
       .on("POST", `${p}/:id/stop`, action("STOP"), { ...tag, summary: "Stop a task", status: 204 })
       .on("POST", `${p}/:id/cancel`, action("STOP"), { ...tag, summary: "Stop a task (alias of stop)", status: 204 });
   }

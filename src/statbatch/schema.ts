@@ -3,7 +3,8 @@
  * `BatchStatisticalInput` {features: ObjectStorageInfoV2, data}, `aggregation` = the Statistical API's aggregation
  * with `evalscript` or `evalscriptReference`, `calculations`, `output` = `ObjectStorageOutputInfoV2` {s3:
  * S3BucketInfoTemplated}). The parts shared with the synchronous Statistical API are validated with its own zod
- * schema (src/stats/schema.ts), so both APIs accept and reject the same aggregations and calculations.
+ * schema (src/stats/schema.ts), so both APIs accept and reject the same aggregations and calculations; descriptor
+ * URLs are checked by src/buckets/descriptor.ts, as async's and batch's are.
  */
 import { z } from "zod";
 import { validate } from "../http/parse";
@@ -11,22 +12,10 @@ import { badRequest } from "../http/errors";
 import { dataSourceSchema } from "../pipeline/input";
 import { statisticalRequestSchema, type StatisticalRequest } from "../stats/schema";
 import type { BucketDescriptor } from "../buckets";
-
-const s3Schema = z
-  .object({
-    url: z.string({ error: "s3.url is required: s3://<bucket>/<path>" }).startsWith("s3://", "s3.url must start with s3://"),
-    accessKey: z.string().optional(),
-    secretAccessKey: z.string().optional(),
-    region: z.string().optional(),
-    iamRoleARN: z.string().optional(),
-  })
-  .passthrough();
-
-/** `{s3: {url, accessKey?, secretAccessKey?, region?, iamRoleARN?}}` (ObjectStorageInfoV2, S3 variant). */
-export const storageSchema = z.object({ s3: s3Schema }, { error: "an object-storage descriptor {s3: {url: \"s3://<bucket>/<path>\"}} is required" });
+import { objectStorageSchema } from "../buckets/descriptor";
 
 const aggregationShape = z
-  .object({ evalscriptReference: storageSchema.optional(), evalscript: z.string().optional() })
+  .object({ evalscriptReference: objectStorageSchema("aggregation.evalscriptReference").optional(), evalscript: z.string().optional() })
   .passthrough()
   .refine((a) => (a.evalscript === undefined) !== (a.evalscriptReference === undefined), {
     message: "aggregation needs exactly one of evalscript or evalscriptReference",
@@ -35,14 +24,14 @@ const aggregationShape = z
 export const batchStatisticalRequestSchema = z.object({
   input: z.object(
     {
-      features: storageSchema,
+      features: objectStorageSchema("input.features"),
       data: z.array(dataSourceSchema).min(1, "input.data needs at least one data source"),
     },
     { error: "input is required: {features: {s3: {url}}, data: [...]}" },
   ),
   aggregation: aggregationShape,
   calculations: z.unknown().optional(),
-  output: storageSchema,
+  output: objectStorageSchema("output"),
 });
 export type BatchStatisticalRequest = z.infer<typeof batchStatisticalRequestSchema>;
 

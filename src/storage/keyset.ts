@@ -3,7 +3,8 @@
  * `count + 1` rows after (or, backwards, before) a cursor's sort key, using SQLite row-value comparison
  * (`(a, b) > (?, ?)`, SQLite >= 3.15; D1 and Durable Object SQLite have it). String columns compare with SQLite's
  * BINARY collation (UTF-8 bytes), which orders like JavaScript's code units except for characters above U+FFFF
- * against U+E000..U+FFFF.
+ * against U+E000..U+FFFF. A list's `search` (parsed by src/http/paging.ts parseSearch) becomes SQL with
+ * {@link searchSql}.
  */
 
 /** The part of a page request (src/http/paging.ts PageRequest) the SQL needs; declared here so storage imports no HTTP. */
@@ -42,4 +43,15 @@ export function keysetSql(columns: readonly string[], page: SeekPage, descending
   if (!key) return { where: "1", orderBy, limit: page.count + 1, params: [] };
   const row = (xs: readonly string[]) => `(${xs.join(", ")})`;
   return { where: `${row(columns)} ${ascending ? ">" : "<"} ${row(columns.map(() => "?"))}`, orderBy, limit: page.count + 1, params: [...key] };
+}
+
+/**
+ * The SQL condition of a parsed `search` (OR-groups of lower-case AND-words, src/http/paging.ts parseSearch) on
+ * the text expression `expr` (code, never a request's): each word a substring of `lower(expr)`; `1` (no condition)
+ * for an empty search. SQLite's lower() folds ASCII letters only.
+ */
+export function searchSql(search: readonly (readonly string[])[], expr: string): { text: string; params: string[] } {
+  if (search.length === 0) return { text: "1", params: [] };
+  const text = search.map((g) => `(${g.map(() => `instr(lower(${expr}), ?) > 0`).join(" AND ")})`).join(" OR ");
+  return { text: `(${text})`, params: search.flat() };
 }

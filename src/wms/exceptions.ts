@@ -1,7 +1,9 @@
 /**
  * OGC service exceptions (WMS 1.3.0, OGC 06-042 section 6.11 and annex E.3 "Service exception" schema):
  * `<ServiceExceptionReport version="1.3.0" xmlns="http://www.opengis.net/ogc">` with one `<ServiceException
- * code="..." locator="...">message</ServiceException>`, sent as `text/xml` with a 4xx status.
+ * code="..." locator="...">message</ServiceException>`, sent as `text/xml` with a 4xx status. Codes are those of
+ * WMS 1.3.0 (table E.1), OWS common and Sentinel Hub's own: `InstanceNotFound`, and the rate limiter's refusals
+ * with the error envelope's codes (`OUT_OF_PU`, `COMMON_TOO_MANY_REQUESTS`).
  */
 import { XMLBuilder } from "fast-xml-parser";
 
@@ -42,7 +44,7 @@ export function exceptionXml(e: { code?: string; message: string; locator?: stri
   return builder.build(doc) as string;
 }
 
-/** The HTTP response of a service exception (`text/xml`, the exception's status). */
-export function exceptionResponse(e: { code?: string; message: string; locator?: string; status?: number }): Response {
-  return new Response(exceptionXml(e), { status: e.status ?? 400, headers: { "content-type": "text/xml; charset=utf-8" } });
+/** The HTTP response of a service exception (`text/xml`, the exception's status, and `headers`, e.g. Retry-After). */
+export function exceptionResponse(e: { code?: string; message: string; locator?: string; status?: number; headers?: Record<string, string> }): Response {
+  return new Response(exceptionXml(e), { status: e.status ?? 400, headers: { ...e.headers, "content-type": "text/xml; charset=utf-8" } });
 }

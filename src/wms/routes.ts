@@ -8,7 +8,11 @@
  * Authentication: as Sentinel Hub's OGC services, the instance id in the URL is the credential (a random UUID, no
  * bearer token: map clients such as GDAL, QGIS, Leaflet send plain GETs); requests render with the instance
  * owner's account. Whoever holds the URL can read the maps; deleting the instance revokes it.
- * Every client error is an OGC ServiceExceptionReport with a 4xx status (exceptions.ts).
+ * Limits: every call takes a token from the owner's rate-limit policies, and GetMap / GetTile are metered (route
+ * metadata `account` and `metered`, read by src/ratelimit/middleware.ts): past the owner's monthly processing
+ * units 403 OUT_OF_PU, over a policy 429, with the rate-limit headers; their units are charged to the owner.
+ * Every client error, those refusals included, is an OGC ServiceExceptionReport with its 4xx status and headers
+ * (exceptions.ts; the route metadata's `errors`).
  */
 import type { Env } from "../env";
 import { itemsBackend } from "../storage/backend";
@@ -29,13 +33,28 @@ import { chargeLater } from "../accounts/units";
 
 const PUBLIC = true;
 
+/** The instance lookup of each request (the rate limiter asks for its owner, then the handler for it: one D1 read). */
+const lookups = new WeakMap<Request, Promise<StoredInstance | null>>();
+
+/** The instance of the path, or null when there is none (read once per request). */
+function findInstance(request: AuthedRequest, env: Env): Promise<StoredInstance | null> {
+  let found = lookups.get(request);
+  if (!found) lookups.set(request, (found = instanceById(env, decodeURIComponent(request.params.instanceId ?? ""))));
+  return found;
+}
+
 /** The instance of the path; 404 exception when there is none. */
 async function instanceOf(request: AuthedRequest, env: Env): Promise<StoredInstance> {
-  const id = decodeURIComponent(request.params.instanceId ?? "");
-  const inst = await instanceById(env, id);
-  if (!inst) throw new WmsException("InstanceNotFound", `No WMS instance '${id}'; create one with POST /configuration/v1/wms/instances.`, undefined, 404);
+  const inst = await findInstance(request, env);
+  if (!inst) throw new WmsException("InstanceNotFound", `No WMS instance '${decodeURIComponent(request.params.instanceId ?? "")}'; create one with POST /configuration/v1/wms/instances.`, undefined, 404);
   return inst;
 }
+
+/** The account an OGC request acts for (RouteMeta `account`): the instance's owner; none for an unknown instance. */
+const ownerOf = async (request: AuthedRequest, env: Env): Promise<string | undefined> => (await findInstance(request, env))?.account;
+
+/** RouteMeta `metered` of an OGC route: true for its rendering operation (`getmap`, `gettile`), whatever the case. */
+const renders = (op: string) => (request: Request): boolean => kvp(new URL(request.url)).get("REQUEST")?.trim().toLowerCase() === op;
 
 async function layerOf(env: Env, inst: StoredInstance, name: string, locator: string): Promise<LayerInput> {
   const layer = await getLayer(env, inst.id, name);
@@ -52,11 +71,12 @@ function operation(p: Kvp, service: string): string {
 
 /**
  * The encoded map as a response (format content type, processing units spent); the units are charged to the instance
- * owner's account after the response (chargeLater: exactly once, off the critical path of every map tile).
+ * owner's account after the response (chargeLater: exactly once, off the critical path of every map tile), when the
+ * rate limiter admitted the request.
  */
-async function mapResponse(env: Env, ctx: ExecutionContext, inst: StoredInstance, layer: LayerInput, target: MapTarget): Promise<Response> {
+async function mapResponse(request: AuthedRequest, env: Env, ctx: ExecutionContext, inst: StoredInstance, layer: LayerInput, target: MapTarget): Promise<Response> {
   const { body, processingUnits } = await renderMap(env, inst.account, layer, target);
-  chargeLater(ctx, env, inst.account, processingUnits);
+  chargeLater(ctx, env, inst.account, processingUnits, request.admitted);
   return new Response(body, { headers: { "content-type": target.format, "x-processingunits-spent": String(processingUnits) } });
 }
 
@@ -87,7 +107,7 @@ async function wms(request: AuthedRequest, env: Env, ctx: ExecutionContext): Pro
   if (op === "getcapabilities") return xmlResponse(capabilitiesXml(`${publicBaseUrl(env)}/ogc/wms/${inst.id}`, inst.body.name, ...(await layersWithExtents(env, inst)), collectionOf));
   if (op !== "getmap") throw new WmsException("OperationNotSupported", `REQUEST '${p.get("REQUEST")}' is not supported; use GetCapabilities or GetMap.`, "REQUEST");
   const req = parseGetMap(p);
-  return mapResponse(env, ctx, inst, await layerOf(env, inst, req.layer, "LAYERS"), req);
+  return mapResponse(request, env, ctx, inst, await layerOf(env, inst, req.layer, "LAYERS"), req);
 }
 
 /** GET /ogc/wmts/{instanceId}: GetCapabilities, GetTile. */
@@ -106,28 +126,38 @@ async function wmts(request: AuthedRequest, env: Env, ctx: ExecutionContext): Pr
   const maxcc = parseMaxcc(p);
   const layer = await layerOf(env, inst, required(p, "LAYER"), "LAYER");
   const target: MapTarget = { crs: crsFromEpsg(3857), bbox: tileBbox(z, x, y), width: size, height: size, format, ...(time ? { time: parseTime(time) } : {}), ...(maxcc !== undefined ? { maxcc } : {}) };
-  return mapResponse(env, ctx, inst, layer, target);
+  return mapResponse(request, env, ctx, inst, layer, target);
 }
 
+/** The limiter's refusals keep their API code in the report (OUT_OF_PU, COMMON_TOO_MANY_REQUESTS), as in the envelope. */
+const REFUSALS = new Set([403, 429]);
+
 /**
- * The exception report of a thrown client error: WmsException as itself, ApiError / engine errors (bad bbox,
- * unknown collection, evalscript failure) as InvalidParameterValue with their 4xx status. Anything else is
- * rethrown (a logged 500 envelope).
+ * The exception report of a thrown client error (RouteMeta `errors` of the OGC routes): WmsException as itself;
+ * the rate limiter's 403 OUT_OF_PU and 429 with their code, status and rate-limit headers; other ApiError / engine
+ * errors (bad bbox, unknown collection, evalscript failure) as InvalidParameterValue with their 4xx status.
+ * Anything else is rethrown (a logged 500 envelope).
  */
 function asException(err: unknown): Response {
   if (err instanceof WmsException) return exceptionResponse(err);
   const api = err instanceof ApiError ? err : kindedError(err);
-  if (api && api.status < 500) return exceptionResponse({ code: "InvalidParameterValue", message: api.message, status: api.status });
-  throw err;
+  if (!api || api.status >= 500) throw err;
+  const code = REFUSALS.has(api.status) ? api.code : "InvalidParameterValue";
+  return exceptionResponse({ code, message: api.message, status: api.status, headers: api.headers });
 }
-
-type OgcHandler = (r: AuthedRequest, env: Env, ctx: ExecutionContext) => Promise<Response>;
-const guarded = (h: OgcHandler): OgcHandler => (r, env, ctx) => h(r, env, ctx).catch(asException);
 
 /** Registers the public OGC routes (the instance id is the credential, see the module docs). */
 export function registerWms(api: Api): void {
-  const ogc = (summary: string) => ({ public: PUBLIC, tags: ["OGC"], summary, responseType: "image/png" });
+  const ogc = (summary: string, op: string) => ({
+    public: PUBLIC,
+    tags: ["OGC"],
+    summary,
+    responseType: "image/png",
+    account: ownerOf,
+    metered: renders(op),
+    errors: asException,
+  });
   api
-    .on("GET", "/ogc/wms/:instanceId", guarded(wms), ogc("OGC WMS 1.3.0: GetCapabilities, GetMap (KVP query; the instance id is the credential)"))
-    .on("GET", "/ogc/wmts/:instanceId", guarded(wmts), ogc("OGC WMTS 1.0.0 and XYZ tiles: GetCapabilities, GetTile (KVP query)"));
+    .on("GET", "/ogc/wms/:instanceId", wms, ogc("OGC WMS 1.3.0: GetCapabilities, GetMap (KVP query; the instance id is the credential)", "getmap"))
+    .on("GET", "/ogc/wmts/:instanceId", wmts, ogc("OGC WMTS 1.0.0 and XYZ tiles: GetCapabilities, GetTile (KVP query)", "gettile"));
 }

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { Env } from "../env";
 import { badRequest, notFound } from "../http/errors";
-import { pagedList, parsePageRequest, seekArray } from "../http/paging";
+import { matchesSearch, pagedList, parsePageRequest, parseSearch, seekArray } from "../http/paging";
 import { readJson, validate } from "../http/parse";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { parseS3Url } from "../buckets";
@@ -61,12 +61,12 @@ async function create(request: AuthedRequest, env: Env): Promise<Response> {
   return ingestAndRead(env, (await getZarr(env, record.account, record.id))!, 201);
 }
 
-/** A paged, optionally `search`-filtered (case-insensitive substring) list of `rows` sorted by `key`. */
+/** A paged, optionally `search`-filtered (parseSearch, on `name`) list of `rows` sorted by `key`. */
 function listing<T>(request: AuthedRequest, rows: T[], name: (t: T) => string, key: (t: T) => (string | number)[], render: (t: T) => unknown): Response {
   const url = new URL(request.url);
   const page = parsePageRequest(url, MAX_PAGE);
-  const search = url.searchParams.get("search")?.toLowerCase();
-  const matching = search ? rows.filter((r) => name(r).toLowerCase().includes(search)) : rows;
+  const search = parseSearch(url);
+  const matching = rows.filter((r) => matchesSearch(name(r), search));
   const { data, links } = pagedList(url, page, seekArray(matching, page, key), key);
   return Response.json({ data: data.map(render), links });
 }

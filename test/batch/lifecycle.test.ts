@@ -166,14 +166,14 @@ describe("user actions and updates", () => {
 
 describe("bad requests", () => {
   const bad: [string, unknown, RegExp][] = [
-    ["unknown grid", batchRequest("b", {}, { id: 99 }), /Tiling grid 99 does not exist/],
-    ["resolution not offered", batchRequest("b", {}, { resolution: 15 }), /Resolution 15 is not offered by tiling grid 0/],
-    ["missing delivery", { ...batchRequest("b"), output: { type: "raster" } }, /output\.delivery/],
-    ["template without <tileName>", batchRequest("b", { delivery: { s3: { url: "s3://b/x/<outputId>.tif" } } }), /<tileName>/],
-    ["PNG output", { ...batchRequest("b"), processRequest: { ...batchRequest("b").processRequest, output: { responses: [{ identifier: "default", format: { type: "image/png" } }] } } }, /image\/tiff/],
-    ["Zarr output without delivery", { ...batchRequest("b"), output: { type: "zarr", group: { zarr_format: 2 } } }, /output\.delivery/],
-    ["bad evalscript", { ...batchRequest("b"), processRequest: { ...batchRequest("b").processRequest, evalscript: "function setup( {" } }, /./],
-    ["unsupported COG resampling", batchRequest("b", { cogOutput: true, cogParameters: { resamplingAlgorithm: "lanczos" } }), /nearest, average, mode/],
+    ["unknown grid", batchRequest("bad-requests", {}, { id: 99 }), /Tiling grid 99 does not exist/],
+    ["resolution not offered", batchRequest("bad-requests", {}, { resolution: 15 }), /Resolution 15 is not offered by tiling grid 0/],
+    ["missing delivery", { ...batchRequest("bad-requests"), output: { type: "raster" } }, /output\.delivery/],
+    ["template without <tileName>", batchRequest("bad-requests", { delivery: { s3: { url: "s3://bad-requests/x/<outputId>.tif" } } }), /<tileName>/],
+    ["PNG output", { ...batchRequest("bad-requests"), processRequest: { ...batchRequest("bad-requests").processRequest, output: { responses: [{ identifier: "default", format: { type: "image/png" } }] } } }, /image\/tiff/],
+    ["Zarr output without delivery", { ...batchRequest("bad-requests"), output: { type: "zarr", group: { zarr_format: 2 } } }, /output\.delivery/],
+    ["bad evalscript", { ...batchRequest("bad-requests"), processRequest: { ...batchRequest("bad-requests").processRequest, evalscript: "function setup( {" } }, /./],
+    ["unsupported COG resampling", batchRequest("bad-requests", { cogOutput: true, cogParameters: { resamplingAlgorithm: "lanczos" } }), /nearest, average, mode/],
   ];
   it.each(bad)("%s -> 400 with a message", async (_, body, message) => {
     const r = await batchCall("", bearer, "POST", body);
@@ -182,7 +182,7 @@ describe("bad requests", () => {
   });
 
   it("cogOutput with an INT8 output fails the analysis with the reason", async () => {
-    const body = batchRequest("b", { cogOutput: true });
+    const body = batchRequest("bad-requests", { cogOutput: true });
     body.processRequest.evalscript = body.processRequest.evalscript.replace('sampleType: "FLOAT32"', 'sampleType: "INT8"');
     const { id } = (await (await batchCall("", bearer, "POST", body)).json()) as { id: string };
     expect((await batchCall(`/${id}/analyse`, bearer, "POST")).status).toBe(204);
@@ -190,9 +190,9 @@ describe("bad requests", () => {
   });
 
   it("multipart/form-data: the evalscript part becomes processRequest.evalscript", async () => {
-    const { evalscript, ...processRequest } = batchRequest("b").processRequest;
+    const { evalscript, ...processRequest } = batchRequest("bad-requests").processRequest;
     const form = new FormData();
-    form.set("request", JSON.stringify({ ...batchRequest("b"), processRequest }));
+    form.set("request", JSON.stringify({ ...batchRequest("bad-requests"), processRequest }));
     form.set("evalscript", evalscript);
     const r = await authed(BATCH, { method: "POST", body: form }, bearer);
     expect(r.status).toBe(201);

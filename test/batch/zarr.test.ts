@@ -109,7 +109,7 @@ describe("batch Zarr output", () => {
       [{ ...base, processRequest: processRequest("image/tiff") }, /zarr\/array/],
       [{ ...base, output: { ...ZARR, arrayParameters: { ...ZARR.arrayParameters, chunks: [1, 100, 100] } } }, /evenly divide/],
       [{ ...base, output: { ...ZARR, arrayParameters: undefined, arrayOverrides: {} } }, /output array red/],
-      [{ ...base, output: { ...ZARR, delivery: { s3: { url: "s3://b/<tileName>" } } } }, /only use <requestId>/],
+      [{ ...base, output: { ...ZARR, delivery: { s3: { url: "s3://batch-zarr/<tileName>" } } } }, /only use <requestId>/],
       [{ ...base, output: { ...ZARR, arrayParameters: { ...ZARR.arrayParameters, compressor: { id: "blosc" } } } }, /blosc/],
     ];
     for (const [body, message] of cases) {

@@ -86,10 +86,21 @@ describe("WMS instances", () => {
     ["defaultStyleName not among styles", { name: "x", layers: [layerBody("A", SCRIPT, { defaultStyleName: "nope" })] }, "layers.0.defaultStyleName"],
     ["maxCloudCoverage over 100", { name: "x", layers: [layerBody("A", SCRIPT, { datasourceDefaults: { type: "S2L2A", maxCloudCoverage: 101 } })] }, "layers.0.datasourceDefaults.maxCloudCoverage"],
     ["timeRange not a date", { name: "x", layers: [layerBody("A", SCRIPT, { datasourceDefaults: { type: "S2L2A", timeRange: { from: "soon" } } })] }, "layers.0.datasourceDefaults.timeRange.from"],
+    ["two layers with the same id", { name: "x", layers: [layerBody("A", SCRIPT), layerBody("B", SCRIPT), layerBody("A", SCRIPT, { title: "second A" })] }, "layers.2.id"],
   ])("400 for %s", async (_what, body, path) => {
     const r = await authed(INSTANCES, jsonInit("POST", body), alice);
     expect(r.status).toBe(400);
     const e = await envelope(r);
     expect((e.errors as { path: string }[]).map((x) => x.path)).toContain(path);
+  });
+
+  it("replacing an instance with two layers of the same id is a 400 that keeps the stored layers", async () => {
+    const inst = await createInstance(alice, [layerBody("A", SCRIPT)]);
+    const r = await authed(`${INSTANCES}/${inst.id}`, jsonInit("PUT", { name: "dup", layers: [layerBody("Z", SCRIPT), layerBody("Z", SCRIPT)] }), alice);
+    expect(r.status).toBe(400);
+    const e = await envelope(r);
+    expect(e.message).toMatch(/'Z'.*layers\.0/);
+    const layers = (await (await authed(`${INSTANCES}/${inst.id}/layers`, {}, alice)).json()) as { id: string }[];
+    expect(layers.map((l) => l.id)).toEqual(["A"]);
   });
 });

@@ -6,6 +6,8 @@ import type { RateLimiter } from "../../src/ratelimit/object";
 import { unitsUsage } from "../../src/accounts/units";
 import type { Policy } from "../../src/ratelimit/policy";
 import { TOKEN_PATH, call, form } from "./auth";
+import { buildApi } from "../../src/routes";
+import type { Method, RouteInfo } from "../../src/http/router";
 
 export interface TestAccount {
   account: string;
@@ -55,4 +57,11 @@ export async function waitForUsage(account: string, pu: number): Promise<number>
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`usage of ${account} never reached ${pu}`);
+}
+
+/** The route `method path` of the real route table (what middleware gets: its metadata says metered, speculative...). */
+export function routeOf(method: Method, path: string): RouteInfo {
+  const r = buildApi().routes().find((d) => d.method === method && d.path === path);
+  if (!r) throw new Error(`no route ${method} ${path}`);
+  return r;
 }

@@ -1,9 +1,11 @@
 /**
  * The request body limit (4 MiB, src/http/limits.ts): a 413 envelope naming the limit, enforced on the declared
- * Content-Length and on the bytes actually streamed (a 50 MB body is cut off after the limit, not buffered).
+ * Content-Length (by the router, for every route) and on the bytes actually streamed (a 50 MB body is cut off
+ * after the limit, not buffered), BYOC's JSON bodies included (they once took 40 MiB and 300 MiB bodies, 201).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { authed, callWithEnv, envelope, token } from "../helpers/auth";
+import { buildApi } from "../../src/routes";
 
 const LIMIT = 4 * 1024 * 1024;
 const ROUTES = ["/api/v1/process", "/api/v1/statistics", "/api/v1/catalog/1.0.0/search"];
@@ -91,4 +93,48 @@ describe("multipart body limit", () => {
     const r = await authed("/api/v1/process", { method: "POST", body: f }, bearer);
     await expect413(r);
   });
+});
+
+describe("BYOC bodies", () => {
+  const COLLECTIONS = "/api/v1/byoc/collections";
+  let collection: string;
+  beforeAll(async () => {
+    const r = await authed(COLLECTIONS, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "limits", s3Bucket: "limits-test" }) }, bearer);
+    expect(r.status).toBe(201);
+    collection = ((await r.json()) as { data: { id: string } }).data.id;
+  });
+  const send = (method: string, path: string, body: BodyInit, headers: Record<string, string> = {}) =>
+    callWithEnv({}, path, { method, headers: { "content-type": "application/json", authorization: `Bearer ${bearer}`, ...headers }, body });
+
+  it.each(["/api/v1/byoc/collections", "/byoc/v1/collections"])("POST %s: the limit plus one byte is a 413, 40 MiB too; the limit is read (400)", async (path) => {
+    await expect413(await send("POST", path, jsonOfSize(LIMIT + 1)));
+    await expect413(await send("POST", path, jsonOfSize(40 * 1024 * 1024)));
+    const r = await send("POST", path, jsonOfSize(LIMIT));
+    expect(r.status).toBe(400);
+    expect((await envelope(r)).message).not.toMatch(/too large|JSON/);
+  });
+
+  it("a 300 MiB body streamed without Content-Length to the create, update and tile routes is cut off after the limit", async () => {
+    for (const [method, path] of [["POST", COLLECTIONS], ["PUT", `${COLLECTIONS}/${collection}`], ["POST", `${COLLECTIONS}/${collection}/tiles`]] as const) {
+      const { stream, pulled } = countingStream(300 * 1024 * 1024);
+      await expect413(await send(method, path, stream));
+      expect(pulled(), `${method} ${path}`).toBeLessThanOrEqual(LIMIT + 2 * 64 * 1024);
+    }
+  });
+});
+
+describe("every route with a body", () => {
+  const withBody = buildApi().routes().filter((r) => r.method === "POST" || r.method === "PUT" || r.method === "PATCH");
+  it.each(withBody.map((r) => [r.method, r.path, r.meta.maxBody ?? LIMIT] as const))(
+    "%s %s: a declared Content-Length over its limit is a 413 naming it, before any byte is read",
+    async (method, path, limit) => {
+      const { stream, pulled } = countingStream(50 * 1024 * 1024);
+      const concrete = path.replace(/:[A-Za-z]+\+?/g, "x");
+      const headers = { "content-type": "application/json", "content-length": String(50 * 1024 * 1024), authorization: `Bearer ${bearer}` };
+      const r = await callWithEnv({}, concrete, { method, headers, body: stream });
+      expect(r.status).toBe(413);
+      expect(await r.text()).toContain(`(${limit} bytes)`); // the envelope, or the route's own format (OAuth errors)
+      expect(pulled()).toBeLessThanOrEqual(2 * 64 * 1024);
+    },
+  );
 });

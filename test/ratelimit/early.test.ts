@@ -9,11 +9,11 @@ import type { AuthedRequest, RouteInfo } from "../../src/http/router";
 import { rateLimit } from "../../src/ratelimit/middleware";
 import { takeToken } from "../../src/ratelimit/limiter";
 import type { TokenClaims } from "../../src/auth/tokens";
-import { newAccount, setLimiterClock } from "../helpers/accounts";
+import { newAccount, routeOf, setLimiterClock } from "../helpers/accounts";
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
-const PROCESS: RouteInfo = { method: "POST", path: "/api/v1/process", isPublic: false };
-const CREATE: RouteInfo = { method: "POST", path: "/api/v1/async/process", isPublic: false };
+const PROCESS = routeOf("POST", "/api/v1/process");
+const CREATE = routeOf("POST", "/api/v1/async/process");
 
 /** One call of the middleware: whether the route ran, the status (429/403 thrown as ApiError), `admitted`. */
 async function once(account: string, route: RouteInfo): Promise<{ ran: boolean; status: number; admitted: boolean | undefined }> {

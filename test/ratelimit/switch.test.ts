@@ -8,10 +8,10 @@ import { describe, expect, it } from "vitest";
 import type { AuthedRequest } from "../../src/http/router";
 import { rateLimit } from "../../src/ratelimit/middleware";
 import type { TokenClaims } from "../../src/auth/tokens";
-import { newAccount, setLimiterClock } from "../helpers/accounts";
+import { newAccount, routeOf, setLimiterClock } from "../helpers/accounts";
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
-const ROUTE = { method: "GET" as const, path: "/api/v1/metadata/location", isPublic: false };
+const ROUTE = routeOf("GET", "/api/v1/metadata/location");
 
 /** `n` calls of the middleware for `account` with `vars` over the test env; how many reached the route, and the last response. */
 async function calls(account: string, n: number, vars: Record<string, string> = {}): Promise<{ passed: number; last?: Response; refused: number }> {

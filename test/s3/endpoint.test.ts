@@ -143,7 +143,7 @@ describe("S3 endpoint: authentication", () => {
     expect(await r.text()).toContain("<Code>AccessDenied</Code><Message>This S3 endpoint has no access keys configured");
   });
 
-  it("accepts presigned URLs until they expire, and refuses aws-chunked streaming uploads with NotImplemented", async (ctx) => {
+  it("accepts presigned URLs until they expire, and checks their x-amz-checksum-crc32 header", async (ctx) => {
     const bucket = unique();
     await env.BUCKETS.put(`${bucket}/p.txt`, "presigned");
     const [fresh, expired] = await botoSign(ctx, [
@@ -156,14 +156,13 @@ describe("S3 endpoint: authentication", () => {
     const put = await call(putUrl!.url, { method: "PUT", body: "uploaded with a presigned URL" });
     expect(put.status).toBe(200);
     expect(await (await env.BUCKETS.get(`${bucket}/up.txt`))!.text()).toBe("uploaded with a presigned URL");
+    // a presigned (unsigned) payload with a checksum header: the checksum is checked (AAAAAA== is the CRC32 of no bytes)
+    const wrong = await call(putUrl!.url, { method: "PUT", headers: { "x-amz-checksum-crc32": "AAAAAA==" }, body: "replaced" });
+    expect([wrong.status, /<Code>(\w+)<\/Code>/.exec(await wrong.text())?.[1]]).toEqual([400, "BadDigest"]);
+    expect(await (await env.BUCKETS.get(`${bucket}/up.txt`))!.text()).toBe("uploaded with a presigned URL");
     const late = await send(expired!);
     expect(late.status).toBe(403);
     expect(await late.text()).toContain("<Code>AccessDenied</Code><Message>Request has expired");
-    const [streaming] = await botoAll(ctx, [{
-      op: "put_object", params: { Bucket: bucket, Key: "s", Body: "x" },
-      tamper: (s) => ({ ...s, headers: { ...s.headers, "x-amz-content-sha256": "STREAMING-AWS4-HMAC-SHA256-PAYLOAD", "content-encoding": "aws-chunked" } }),
-    }]);
-    expect([streaming!.status, streaming!.error!.Code]).toEqual([501, "NotImplemented"]);
   });
 });
 
@@ -200,19 +199,23 @@ describe("S3 endpoint: multipart uploads", () => {
 });
 
 describe("S3 endpoint: aws-chunked uploads (botocore over HTTPS)", () => {
-  it("decodes STREAMING-UNSIGNED-PAYLOAD-TRAILER bodies and checks their CRC32 trailer", async (ctx) => {
+  // Which body botocore sends over https depends on its version; the aws-chunked forms themselves are tested with
+  // explicitly built requests in chunked.test.ts. Here: whatever botocore sends is stored exactly, and when it is an
+  // aws-chunked body with a CRC32 trailer, a corrupted trailer is refused.
+  it("stores what botocore sends for put_object with ChecksumAlgorithm CRC32; a corrupted CRC32 trailer is BadDigest", async (ctx) => {
     const bucket = unique();
     const data = bytes(70_000);
-    const https = `${ENDPOINT.replace(/^http:/, "https:")}`;
-    const put = { op: "put_object", endpoint: https, params: { Bucket: bucket, Key: "c.bin", Body: data, ChecksumAlgorithm: "CRC32" } };
+    const put = { op: "put_object", endpoint: ENDPOINT.replace(/^http:/, "https:"), params: { Bucket: bucket, Key: "c.bin", Body: data, ChecksumAlgorithm: "CRC32" } };
     const [signed] = await botoSign(ctx, [put]);
-    expect([signed!.headers["x-amz-content-sha256"], signed!.headers["Content-Encoding"]]).toEqual(["STREAMING-UNSIGNED-PAYLOAD-TRAILER", "aws-chunked"]);
+    const sent = new Headers(signed!.headers);
+    const trailer = sent.get("x-amz-content-sha256") === "STREAMING-UNSIGNED-PAYLOAD-TRAILER" && /crc32:[^\r]+\r\n/.test(atob(signed!.body));
     const [ok, corrupt] = await botoAll(ctx, [
       put,
       { ...put, params: { ...put.params, Key: "bad.bin" }, tamper: (s) => ({ ...s, body: btoa(atob(s.body).replace(/crc32:[^\r]+/, "crc32:AAAAAA==")) }) },
     ]);
     expect(ok!.status).toBe(200);
     expect(new Uint8Array(await (await env.BUCKETS.get(`${bucket}/c.bin`))!.arrayBuffer())).toEqual(data);
+    if (!trailer) return;
     expect([corrupt!.status, corrupt!.error!.Code]).toEqual([400, "BadDigest"]);
     expect(await env.BUCKETS.head(`${bucket}/bad.bin`)).toBeNull();
   });

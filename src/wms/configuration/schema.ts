@@ -42,11 +42,24 @@ export const layerSchema = z
     path: ["defaultStyleName"],
   });
 
+/** Layers of an instance: at most 100, each id once (a second layer of an id would silently replace the first). */
+const layersSchema = z
+  .array(layerSchema)
+  .max(100)
+  .superRefine((layers, ctx) => {
+    const first = new Map<string, number>();
+    for (const [i, l] of layers.entries()) {
+      const j = first.get(l.id);
+      if (j === undefined) first.set(l.id, i);
+      else ctx.addIssue({ code: "custom", path: [i, "id"], message: `layer id '${l.id}' is already used by layers.${j}; each layer id must be unique in an instance` });
+    }
+  });
+
 export const instanceSchema = z.object({
   name: z.string().min(1).max(200),
   description: z.string().max(2000).optional(),
   additionalData: z.record(z.string(), z.unknown()).optional(),
-  layers: z.array(layerSchema).max(100).optional(),
+  layers: layersSchema.optional(),
 });
 
 export type LayerInput = z.infer<typeof layerSchema>;
