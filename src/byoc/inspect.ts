@@ -2,13 +2,16 @@
  * Reads and checks the band files of a BYOC tile (what Sentinel Hub's ingestion checks): each file exists in the
  * collection's bucket, is a tiled GeoTIFF (a COG: tiles, and overviews when the image is larger than one block),
  * uses a compression the reader decodes, a sample format BYOC holds (8/16/32-bit UINT/INT, 32-bit FLOAT), the
- * same CRS as the other files, and the bit depth / sample format and band count the collection's bands expect.
- * Only headers are read (openFile + openCog: one ranged read per file for a GDAL COG).
+ * same CRS as the other files, and the bit depth / sample format and band count the collection's bands expect;
+ * its header stays within the COG reader's file limits (src/raster/cog/limits.ts: the IFD chain, tag sizes, block
+ * sizes and counts, every block inside the file). Only headers are read (openFile + openCog: one ranged read per
+ * file for a GDAL COG), so a corrupt or oversized (bomb) block is found by the request that reads it (a 400).
  * Sources: Sentinel Hub BYOC documentation ("Cloud Optimized GeoTIFF", "Constraints and settings").
  */
 import type { Env } from "../env";
 import { BucketAccessDenied, type ObjectStore } from "../buckets";
 import { openCog, type Cog } from "../raster/cog";
+import { EngineError } from "../raster/errors";
 import { storeSource } from "../storage/sources";
 import { collectionStore } from "./access";
 import { fileKey, filesOf } from "./tiles";
@@ -85,20 +88,27 @@ function checkBands(bands: [string, BandFormat][], files: Map<string, Cog>, path
   }
 }
 
-/** Opens one band file's header. @throws IngestError when it is missing or not a readable GeoTIFF. */
+/** The failure cause of a file openCog refused: its invalid-file message (naming the file and the limit) as it is. */
+const openFailure = (key: string, e: unknown): string =>
+  e instanceof EngineError && e.kind === "invalid-file" ? e.message : `File ${key} is not a readable GeoTIFF: ${e instanceof Error ? e.message : String(e)}.`;
+
+/**
+ * Opens one band file's header (checked against the COG reader's file limits, src/raster/cog/limits.ts).
+ * @throws IngestError when it is missing, not a readable GeoTIFF, or breaks a limit.
+ */
 async function openBandFile(store: ObjectStore, key: string): Promise<{ cog: Cog; bytes: number }> {
   const source = await storeSource(store, key);
   if (!source) return fail(`Band file ${key} is missing in bucket '${store.bucket}'.`);
-  const cog = await openCog(source).catch((e: unknown) => fail(`File ${key} is not a readable GeoTIFF: ${e instanceof Error ? e.message : String(e)}.`));
+  const cog = await openCog(source).catch((e: unknown) => fail(openFailure(key, e)));
   checkCog(cog, key);
   return { cog, bytes: Math.min(source.size, 16 * 1024) };
 }
 
 /**
  * Inspects a tile's files.
- * @throws IngestError with the failure cause (missing file or bucket, not a COG, CRS mismatch, band mismatch,
- *   no common area, a leading `/`, a bucket the collection's account may not use); other errors are storage
- *   faults (the message is retried).
+ * @throws IngestError with the failure cause (missing file or bucket, not a COG, a file beyond the COG reader's
+ *   limits, CRS mismatch, band mismatch, no common area, a leading `/`, a bucket the collection's account may not
+ *   use); other errors are storage faults (the message is retried).
  */
 export async function inspectTile(env: Pick<Env, "BUCKETS" | "DB">, c: ByocCollection, t: ByocTile): Promise<Inspection> {
   if (t.path.startsWith("/")) fail(`Tile path '${t.path}' must not start with '/'.`);

@@ -62,7 +62,8 @@ export interface KindedError extends Error {
  * runs carry Sentinel Hub's EXECUTION_ERROR, the others COMMON_BAD_PAYLOAD. `not-found` (404 COMMON_NOT_FOUND):
  * something the request names is not here, e.g. a collection hosted in another location (src/locations/hosting.ts).
  * `forbidden` (403 COMMON_FORBIDDEN): the caller may not use what it names, e.g. another account's bucket
- * (src/buckets/owners.ts). A kind missing here is a 500.
+ * (src/buckets/owners.ts). `invalid-file` (400): a file of the caller's collection is corrupt or beyond a file
+ * limit. A kind missing here is a 500.
  */
 const KINDS: Record<string, { status: number; code?: string }> = {
   "invalid-argument": { status: 400 },
@@ -71,6 +72,7 @@ const KINDS: Record<string, { status: number; code?: string }> = {
   "script-error": { status: 400, code: EXECUTION_ERROR },
   "budget-exceeded": { status: 400, code: EXECUTION_ERROR },
   "limit-exceeded": { status: 400, code: EXECUTION_ERROR },
+  "invalid-file": { status: 400 },
   "not-found": { status: 404 },
   forbidden: { status: 403 },
 };

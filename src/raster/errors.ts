@@ -3,7 +3,8 @@
  * `kind`, never an HTTP error. The HTTP layer turns kinds into the error envelope in one place
  * (src/http/errors.ts, `kindedError`), recognising the error by its shape (`kind` + `details`), so neither layer
  * imports the other; areas (statistics, processing) decide by `kind` (e.g. budget-exceeded is an interval TIMEOUT).
- * Internal faults (a corrupt file, a size beyond the format) stay plain Errors.
+ * A stored file that is malformed, corrupt or beyond a file limit is invalid-file (the file is a user's: a BYOC
+ * or Zarr collection); storage faults (a failed or short read) stay plain Errors.
  */
 
 /**
@@ -14,8 +15,10 @@
  * - script-error: the evalscript threw while running (details carry stage, function, line/column, pixel).
  * - budget-exceeded: the evalscript ran out of its execution ticks (per call or per request).
  * - limit-exceeded: the running evalscript hit a sandbox or output limit (memory, CPU time, output size).
+ * - invalid-file: a stored file the request reads (a COG, a Zarr array) is malformed, corrupt, or declares sizes
+ *   beyond the engine's file limits (src/raster/cog/limits.ts, src/raster/zarr/limits.ts); `limit` names the limit.
  */
-export const ENGINE_ERROR_KINDS = ["invalid-argument", "unsupported", "script-syntax", "script-error", "budget-exceeded", "limit-exceeded"] as const;
+export const ENGINE_ERROR_KINDS = ["invalid-argument", "unsupported", "script-syntax", "script-error", "budget-exceeded", "limit-exceeded", "invalid-file"] as const;
 
 /** One of ENGINE_ERROR_KINDS. */
 export type EngineErrorKind = (typeof ENGINE_ERROR_KINDS)[number];
@@ -65,6 +68,9 @@ export const invalidArgument = (message: string, details?: readonly EngineErrorD
 
 /** An unsupported EngineError (a value the engine does not implement). */
 export const unsupported = (message: string): EngineError => new EngineError("unsupported", message);
+
+/** An invalid-file EngineError: a stored file is malformed or corrupt, or breaks `limit` (a file limit). */
+export const invalidFile = (message: string, limit?: EngineLimit): EngineError => new EngineError("invalid-file", message, undefined, limit);
 
 /** A script-syntax EngineError with one detail: the user's 1-based line and column and what is wrong there. */
 export const scriptSyntax = (message: string, at: EngineErrorDetail): EngineError => new EngineError("script-syntax", message, [at]);

@@ -74,7 +74,7 @@ async function intervalsWithData(env: Env, plan: Plan, intervals: Interval[]): P
 /**
  * The interval error type of each engine error kind: the script running out of its execution budget is a
  * TIMEOUT, its other failures while running (its own error, a sandbox limit) EXECUTION_ERROR, the rest (bad
- * values, unsupported ones, a script that does not compile) BAD_REQUEST.
+ * values, unsupported ones, a script that does not compile, a corrupt or oversized file) BAD_REQUEST.
  */
 const INTERVAL_ERROR_TYPE: Record<EngineErrorKind, IntervalErrorType> = {
   "invalid-argument": "BAD_REQUEST",
@@ -83,11 +83,12 @@ const INTERVAL_ERROR_TYPE: Record<EngineErrorKind, IntervalErrorType> = {
   "script-error": "EXECUTION_ERROR",
   "budget-exceeded": "TIMEOUT",
   "limit-exceeded": "EXECUTION_ERROR",
+  "invalid-file": "BAD_REQUEST",
 };
 
 /**
  * The interval error type of a failure, by kind only: an EngineError by INTERVAL_ERROR_TYPE; anything else (an
- * internal fault: storage, decoding) is EXECUTION_ERROR.
+ * internal fault: storage) is EXECUTION_ERROR.
  */
 const errorType = (e: unknown): IntervalErrorType => (e instanceof EngineError ? INTERVAL_ERROR_TYPE[e.kind] : "EXECUTION_ERROR");
 

@@ -7,13 +7,19 @@
  * ([time, y, x]) dimensions matching the coordinate arrays, order C, chunks of at most 3072 pixels spatially, and a
  * 32- or 64-bit data type. EO Edge reads the data types u4, i4, f4 and f8 (i8 is refused: no raster sample type
  * holds it). Dimension names come from `_ARRAY_DIMENSIONS` (xarray's convention) when present.
- * Every violation is collected as one message; nothing is written.
+ * Every array's metadata must also be what the Zarr reader reads (src/raster/zarr/limits.ts: compressor none,
+ * zlib or gzip, no filters, a numeric fill_value, chunks >= 1 of at most 72 MiB) within the reader's limits, and
+ * the group holds at most MAX_ARRAYS arrays and MAX_TIME_STEPS time steps; all of it is checked before any
+ * coordinate array is read. Every violation is collected as one message; nothing is written.
  */
 import * as zarr from "zarrita";
 import type { ObjectStore } from "../buckets";
+import { EngineError } from "../raster/errors";
 import { geoTransformOf, readVector } from "../raster/zarr/reader";
+import { ZARR_LIMITS, zarrayProblems } from "../raster/zarr/limits";
+import { zarrFailure } from "../raster/zarr/guard";
 import type { GeoTransform } from "../raster/types";
-import { objectZarrStore } from "../storage/zarrstore";
+import { objectZarrStore, readObject } from "../storage/zarrstore";
 import type { ZarrArrayInfo } from "./records";
 
 /** A group that passed: its attributes, arrays, grid and time steps. */
@@ -33,27 +39,39 @@ export interface InspectedGroup {
 
 const DATA_TYPES = new Set(["<u4", "<i4", "<f4", "<f8", ">u4", ">i4", ">f4", ">f8"]);
 const MAX_CHUNK = 3072;
+/** Arrays of a group (each is listed, its metadata read and stored with the collection). */
+export const MAX_ARRAYS = 256;
+/** Time steps of a group (each becomes a catalog item, written at ingestion). */
+export const MAX_TIME_STEPS = 10_000;
 const IDENTIFIER = /^[\p{L}$_][\p{L}$_0-9]*$/u;
 const RESERVED = new Set("break case catch class const continue debugger default delete do else export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static enum await implements package protected interface private public".split(" "));
 const UNIT_MS: Record<string, number> = { days: 86_400_000, hours: 3_600_000, minutes: 60_000, seconds: 1000, millis: 1, micros: 1e-3, nanos: 1e-6 };
 
+/**
+ * A metadata object as JSON, or null when it is missing or not JSON.
+ * @throws EngineError invalid-file when it is larger than ZARR_LIMITS.metadataBytes.
+ */
 async function readJson(store: ObjectStore, key: string): Promise<Record<string, unknown> | null> {
-  const obj = await store.get(key);
-  if (!obj) return null;
+  const bytes = await readObject(store, key, ZARR_LIMITS.metadataBytes);
+  if (!bytes) return null;
   try {
-    return JSON.parse(await new Response(obj.body).text()) as Record<string, unknown>;
+    return JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
   } catch {
     return null;
   }
 }
 
-/** The arrays directly under `prefix` (sub-directories holding a .zarray), in name order. */
+/** A group breaking a limit of its own (not of an array): ingestion reports the message. */
+class GroupError extends Error {}
+
+/** The arrays directly under `prefix` (sub-directories holding a .zarray), in name order. @throws GroupError past MAX_ARRAYS. */
 async function listArrays(store: ObjectStore, prefix: string): Promise<ZarrArrayInfo[]> {
   const names: string[] = [];
   let cursor: string | undefined;
   do {
     const page = await store.list({ prefix, delimiter: "/", cursor });
     names.push(...page.prefixes.map((p) => p.slice(prefix.length).replace(/\/$/, "")));
+    if (names.length > MAX_ARRAYS) throw new GroupError(`the group holds more than ${MAX_ARRAYS} arrays`);
     cursor = page.cursor;
   } while (cursor);
   const infos = await Promise.all(
@@ -100,11 +118,18 @@ function regular(v: Float64Array): boolean {
   return step !== 0 && v.every((x, i) => Math.abs(x - (v[0]! + i * step)) <= Math.abs(step) * 1e-6);
 }
 
-/**
- * Inspects the group at `prefix` (no trailing `/`) of `store`.
- * @returns the group, or `{errors}` listing every violated constraint (a missing group is one error).
- */
-export async function inspectGroup(store: ObjectStore, prefix: string): Promise<InspectedGroup | { errors: string[] }> {
+/** The group's problems found without reading any chunk: coordinate arrays and time units, every array's metadata. */
+function metadataErrors(arrays: ZarrArrayInfo[], byName: Map<string, ZarrArrayInfo>, coords: [string, string]): string[] {
+  const errors: string[] = [];
+  if (!byName.has(coords[0]) || !byName.has(coords[1])) errors.push(`missing coordinate arrays: the group needs x and y (or lon and lat); found ${arrays.map((a) => a.name).join(", ") || "no arrays"}`);
+  const timeArr = byName.get("time");
+  if (timeArr && !parseTimeUnits(timeArr.zattrs?.units)) errors.push(`the time array's units attribute ${JSON.stringify(timeArr.zattrs?.units ?? null)} is not "<days|hours|minutes|seconds|millis|micros|nanos> since <ISO 8601 instant>"`);
+  if (timeArr && (shapeOf(timeArr)[0] ?? 0) > MAX_TIME_STEPS) errors.push(`the time array has ${shapeOf(timeArr)[0]} time steps; at most ${MAX_TIME_STEPS}`);
+  return [...errors, ...arrays.flatMap((a) => zarrayProblems(a.name, a.zarray))];
+}
+
+/** inspectGroup without the conversion of limit breaches into errors. */
+async function inspect(store: ObjectStore, prefix: string): Promise<InspectedGroup | { errors: string[] }> {
   const base = prefix ? `${prefix}/` : "";
   const zgroup = await readJson(store, `${base}.zgroup`);
   if (!zgroup) return { errors: [`s3://${store.bucket}/${base} holds no Zarr group (no .zgroup)`] };
@@ -112,14 +137,11 @@ export async function inspectGroup(store: ObjectStore, prefix: string): Promise<
   const arrays = await listArrays(store, base);
   const byName = new Map(arrays.map((a) => [a.name, a]));
   const [xName, yName] = byName.has("x") || byName.has("y") ? ["x", "y"] : ["lon", "lat"];
-  const errors: string[] = [];
-  if (!byName.has(xName) || !byName.has(yName)) errors.push(`missing coordinate arrays: the group needs x and y (or lon and lat); found ${arrays.map((a) => a.name).join(", ") || "no arrays"}`);
-  const timeArr = byName.get("time");
-  const time = timeArr ? parseTimeUnits(timeArr.zattrs?.units) : null;
-  if (timeArr && !time) errors.push(`the time array's units attribute ${JSON.stringify(timeArr.zattrs?.units ?? null)} is not "<days|hours|minutes|seconds|millis|micros|nanos> since <ISO 8601 instant>"`);
+  const errors = metadataErrors(arrays, byName, [xName, yName]);
   if (errors.length) return { errors };
   const zstore = objectZarrStore(store, prefix);
   const vector = async (name: string) => readVector(await zarr.open.v2(zarr.root(zstore).resolve(name), { kind: "array", attrs: false }));
+  const timeArr = byName.get("time");
   const [x, y, t] = await Promise.all([vector(xName), vector(yName), timeArr ? vector("time") : Promise.resolve(null)]);
   if (x.length < 2 || y.length < 2 || !regular(x) || !regular(y)) errors.push(`coordinate arrays ${xName} and ${yName} must hold at least 2 regularly spaced values each`);
   const coordNames = new Set([xName, yName, "time"]);
@@ -127,6 +149,23 @@ export async function inspectGroup(store: ObjectStore, prefix: string): Promise<
   if (!bands.length) errors.push("the group has no data arrays besides the coordinate arrays");
   for (const b of bands) errors.push(...checkDataArray(b, x.length, y.length, t ? t.length : null));
   if (errors.length) return { errors };
+  const time = timeArr ? parseTimeUnits(timeArr.zattrs?.units) : null;
   const times = t && time ? Array.from(t, (v) => time.epoch + v * time.scale) : [];
   return { zattrs: await readJson(store, `${base}.zattrs`), arrays, bands, width: x.length, height: y.length, geoTransform: geoTransformOf(x, y), times, coords: [xName, yName] };
+}
+
+/**
+ * Inspects the group at `prefix` (no trailing `/`) of `store`.
+ * @returns the group, or `{errors}` listing every violated constraint (a missing group is one error; a breach of
+ *   the Zarr reader's limits found while reading, e.g. an oversized metadata object or coordinate array, is one).
+ * @throws storage faults.
+ */
+export async function inspectGroup(store: ObjectStore, prefix: string): Promise<InspectedGroup | { errors: string[] }> {
+  try {
+    return await inspect(store, prefix);
+  } catch (e) {
+    const failure = e instanceof GroupError ? e : zarrFailure(e);
+    if (failure instanceof GroupError || (failure instanceof EngineError && failure.kind === "invalid-file")) return { errors: [failure.message] };
+    throw failure;
+  }
 }

@@ -16,11 +16,19 @@ import { ingestZarr, unregisterZarr } from "./ingest";
 import { arrayJson, deleteZarr, getZarr, insertZarr, listZarr, renameZarr, zarrJson, type ZarrRecord } from "./records";
 
 const MAX_PAGE = 100;
+/**
+ * Longest `path` in UTF-8 bytes: object keys are at most 1024 bytes (R2, S3), and the group's keys add an array
+ * name and a chunk key (`B04/18.1.1`) to it.
+ */
+const MAX_PATH_BYTES = 512;
 
 const createSchema = z.object({
   name: z.string().min(1),
   s3Bucket: z.string().min(1),
-  path: z.string().regex(/^[^/].*\/$/, "path must end with '/' and not start with it"),
+  path: z
+    .string()
+    .regex(/^[^/].*\/$/, "path must end with '/' and not start with it")
+    .refine((p) => new TextEncoder().encode(p).length <= MAX_PATH_BYTES, `path must be at most ${MAX_PATH_BYTES} bytes (UTF-8)`),
   crs: z.string().min(1),
   envelope: z.unknown().optional(),
 });

@@ -7,11 +7,11 @@ import { authed, call, form, TOKEN_PATH } from "./auth";
 import { sampleFile } from "./seed";
 
 /**
- * Copies a file of data/ (or `fixtures/...`) to `key` of local bucket `bucket`, straight into the BUCKETS binding
- * as an operator would: no account uses (claims) the bucket here, the first API call naming it does.
+ * Copies a file of data/ (or `fixtures/...`), or puts `bytes`, to `key` of local bucket `bucket`, straight into the
+ * BUCKETS binding as an operator would: no account uses (claims) the bucket here, the first API call naming it does.
  */
-export async function putInBucket(bucket: string, key: string, path: string): Promise<void> {
-  await localBucket(env.BUCKETS, bucket).put(key, await sampleFile(path));
+export async function putInBucket(bucket: string, key: string, file: string | ArrayBuffer): Promise<void> {
+  await localBucket(env.BUCKETS, bucket).put(key, typeof file === "string" ? await sampleFile(file) : file);
 }
 
 /** A bearer token of account `accountId`. */

@@ -1,7 +1,8 @@
 /**
  * Copies the Zarr stores written by scripts/make-zarr.py (test/fixtures/zarr/<name>, listed in its files.json) into a
- * local user bucket (straight into the BUCKETS binding: no account claims the bucket here), for tests of Zarr collections and the Zarr reader; `edit`
- * drops (returns null) or rewrites files on the way, to build broken stores from the real one.
+ * local user bucket (straight into the BUCKETS binding: no account claims the bucket here), for tests of Zarr
+ * collections and the Zarr reader; `edit` drops (returns null) or rewrites files on the way, to build broken stores
+ * from the real one; `putZarrFile` overwrites one file of a store already there.
  */
 import { env } from "cloudflare:workers";
 import { parseS3Url } from "../../src/buckets";
@@ -11,18 +12,34 @@ import { sampleFile } from "./seed";
 /** Rewrites one file (its path in the store and bytes): new bytes, [new path, bytes], or null to leave the file out. */
 export type ZarrEdit = (file: string, bytes: ArrayBuffer) => ArrayBuffer | string | [string, ArrayBuffer | string] | null;
 
+/** The files of fixture store `name` (paths inside the store). */
+export async function zarrFixtureFiles(name: string): Promise<string[]> {
+  return JSON.parse(new TextDecoder().decode(await sampleFile(`fixtures/zarr/${name}/files.json`))) as string[];
+}
+
+/** The local bucket and key maker of `url` (`s3://<bucket>/<prefix>`), straight over the BUCKETS binding. */
+function fixtureBucket(url: string): { store: ReturnType<typeof localBucket>; key: (path: string) => string } {
+  const { bucket, prefix } = parseS3Url(url);
+  return { store: localBucket(env.BUCKETS, bucket), key: (path: string) => (prefix ? `${prefix}/${path}` : path) };
+}
+
+/** Puts `body` at `file` (its path in the store) of the store at `url` (`s3://<bucket>/<prefix>`). */
+export async function putZarrFile(url: string, file: string, body: ArrayBuffer | string): Promise<void> {
+  const bucket = fixtureBucket(url);
+  await bucket.store.put(bucket.key(file), body);
+}
+
 /** Puts every file of fixture store `name` (e.g. "westflanders.zarr") under `url` (`s3://<bucket>/<prefix>`); returns the file count. */
 export async function putZarrFixture(name: string, url: string, edit?: ZarrEdit): Promise<number> {
-  const files = JSON.parse(new TextDecoder().decode(await sampleFile(`fixtures/zarr/${name}/files.json`))) as string[];
-  const { bucket: bucketName, prefix } = parseS3Url(url);
-  const bucket = { store: localBucket(env.BUCKETS, bucketName), key: (path: string) => (prefix ? `${prefix}/${path}` : path) };
+  const files = await zarrFixtureFiles(name);
+  const bucket = fixtureBucket(url);
   for (const f of files) {
     if (!edit && (await bucket.store.head(bucket.key(f)))) continue;
     const bytes = await sampleFile(`fixtures/zarr/${name}/${f}`);
     const out = edit ? edit(f, bytes) : bytes;
     if (out === null) continue;
     const [path, body] = Array.isArray(out) ? out : [f, out];
-    await bucket.store.put(bucket.key(path), body);
+    await putZarrFile(url, path, body);
   }
   return files.length;
 }

@@ -16,6 +16,7 @@ const EXPECTED: Record<EngineErrorKind, [number, string]> = {
   "script-error": [400, "EXECUTION_ERROR"],
   "budget-exceeded": [400, "EXECUTION_ERROR"],
   "limit-exceeded": [400, "EXECUTION_ERROR"],
+  "invalid-file": [400, "COMMON_BAD_PAYLOAD"],
 };
 
 const body = async (r: Response) => (await r.json()) as { error: { status: number; reason: string; message: string; code: string; errors: unknown } };

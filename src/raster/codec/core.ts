@@ -39,8 +39,6 @@ const NAMES: Record<number, string> = { 1: "uncompressed", 5: "LZW", 8: "DEFLATE
 /** Memory past which an instance is dropped after its call (the next call starts a fresh one): WebAssembly memory
  * counts against the isolate's 128 MB, and a few MB hold the usual blocks (a 1024² FLOAT32 tile is 4 MB). */
 const MAX_MEMORY = 32 * 1024 * 1024;
-/** A stream may decode to at most this many times the expected block size (bounds a corrupt or hostile block). */
-const MAX_GROWTH = 16;
 const SLOT_IN = 0;
 const SLOT_OUT = 1;
 
@@ -92,16 +90,18 @@ export class DecodeCore {
   /**
    * Decodes one GeoTIFF block: decompresses `bytes` (Compression `compression`), undoes the predictor over
    * `layout` and returns exactly `layout.rows * width * samplesPerPixel * bytesPerSample` bytes, samples in
-   * little-endian order. A stream that decodes to more keeps its first bytes (as libtiff does).
-   * @throws Error for a corrupt or truncated stream, a stream shorter than the block, an unsupported compression,
-   *   predictor or sample size.
+   * little-endian order. A stream that decodes to more keeps its first bytes (as libtiff does), up to `maxBytes`
+   * (default: the expected size): DEFLATE and ZSTD streams that decode to more are refused once they pass it
+   * (a decompression bomb is never inflated whole), LZW stops there.
+   * @throws Error for a corrupt or truncated stream, a stream shorter than the block or longer than `maxBytes`, an
+   *   unsupported compression, predictor or sample size.
    */
-  decode(compression: number, bytes: Uint8Array, layout: BlockLayout): ArrayBuffer {
+  decode(compression: number, bytes: Uint8Array, layout: BlockLayout, maxBytes?: number): ArrayBuffer {
     if (!DecodeCore.supports(compression, layout.predictor)) throw new Error(`decode core: compression ${compression} / predictor ${layout.predictor} not supported`);
     const core = this.exports();
     const rowBytes = layout.width * layout.samplesPerPixel * layout.bytesPerSample;
     const expected = rowBytes * layout.rows;
-    const out = this.decompress(core, compression, bytes, expected);
+    const out = this.decompress(core, compression, bytes, expected, Math.max(maxBytes ?? expected, expected));
     const { width, rows, samplesPerPixel: spp, bytesPerSample: bps, predictor } = layout;
     const r = predictor === 2 ? core.dc_predictor_horizontal(out, width, rows, spp, bps)
       : predictor === 3 ? core.dc_predictor_float(out, width, rows, spp, bps) : 0;
@@ -111,8 +111,11 @@ export class DecodeCore {
     return result;
   }
 
-  /** Decompresses into the output slot (at least `expected` bytes); returns its address. */
-  private decompress(core: CoreExports, compression: number, bytes: Uint8Array, expected: number): number {
+  /**
+   * Decompresses into the output slot (at least `expected` bytes, output buffers doubling from `expected` up to
+   * `maxBytes` while the stream needs more room); returns its address.
+   */
+  private decompress(core: CoreExports, compression: number, bytes: Uint8Array, expected: number, maxBytes: number): number {
     const name = NAMES[compression] ?? `compression ${compression}`;
     const inPtr = this.input(core, bytes);
     if (compression === 1) {
@@ -120,10 +123,11 @@ export class DecodeCore {
       return inPtr;
     }
     const fn = compression === 5 ? core.dc_lzw : compression === 50000 ? core.dc_zstd : core.dc_inflate_zlib;
-    for (let cap = Math.max(expected, 1); ; cap *= 2) {
+    for (let cap = Math.max(expected, 1); ; cap = Math.min(cap * 2, maxBytes)) {
       const out = this.buffer(core, SLOT_OUT, cap);
       const n = fn(inPtr, bytes.byteLength, out, cap);
-      if (n === ERR_SPACE && cap < expected * MAX_GROWTH) continue;
+      if (n === ERR_SPACE && cap < maxBytes) continue;
+      if (n === ERR_SPACE) throw new Error(`GeoTIFF block: ${name} data decodes to more than ${maxBytes} bytes (the block holds ${expected})`);
       if (n < 0) throw new Error(`GeoTIFF block: ${ERRORS[n] ?? n} ${name} data (${bytes.byteLength} bytes)`);
       if (n < expected) throw new Error(`GeoTIFF block decoded to ${n} bytes, expected ${expected} (truncated ${name} data?)`);
       return out;

@@ -6,6 +6,8 @@
  */
 import type { ByteSource } from "../types";
 import { decodeBlock, type SampleArray } from "./decode";
+import { EngineError, invalidFile } from "../errors";
+import { fileName } from "./limits";
 import type { CogHeader, LevelLayout } from "./header";
 import { Lru } from "../lru";
 import type { PixelWindow } from "../reader";
@@ -50,7 +52,16 @@ function blockRows(level: LevelLayout, by: number): number {
   return level.tiled ? level.blockHeight : Math.min(level.blockHeight, level.height - by * level.blockHeight);
 }
 
-/** Fetches (one coalesced read) and decodes (concurrently) the blocks that are not cached yet. */
+/** The invalid-file error of a block that does not decode (EngineErrors, e.g. an unsupported compression, as they are). */
+function blockError(source: ByteSource, ref: BlockRef, e: unknown): EngineError {
+  if (e instanceof EngineError) return e;
+  return invalidFile(`GeoTIFF ${fileName(source)}: block ${ref.index} cannot be decoded (${e instanceof Error ? e.message : String(e)}).`);
+}
+
+/**
+ * Fetches (one coalesced read) and decodes (concurrently) the blocks that are not cached yet.
+ * @throws EngineError invalid-file for a block that does not decode (corrupt, truncated, a decompression bomb).
+ */
 async function loadBlocks(source: ByteSource, header: CogHeader, level: LevelLayout, refs: BlockRef[]): Promise<void> {
   const perPixel = level.planarConfiguration === 1 ? header.samplesPerPixel : 1;
   const missing: BlockRef[] = [];
@@ -64,8 +75,8 @@ async function loadBlocks(source: ByteSource, header: CogHeader, level: LevelLay
   await Promise.all(
     missing.map(async (ref, i) => {
       const samples = level.blockWidth * blockRows(level, ref.by) * perPixel;
-      ref.data = await decodeBlock(header, level, bytes[i]!, samples);
-      blockCache.set(ref.key, ref.data);
+      const data = await decodeBlock(header, level, bytes[i]!, samples).catch((e: unknown) => Promise.reject(blockError(source, ref, e)));
+      blockCache.set(ref.key, (ref.data = data));
     }),
   );
 }
@@ -95,7 +106,7 @@ type WindowArray = new (n: number) => SampleArray;
  * (window-sized, row-major): Float32Array, or with `native` the decoded blocks' own typed array (Uint16Array for
  * a UINT16 file: half the bytes and a plain copy instead of a conversion). Empty (sparse) blocks read as `fill`
  * (the nodata value, else 0; with `native` the caller makes sure it is representable in the file's type).
- * @throws Error when a block cannot be read or decoded.
+ * @throws EngineError invalid-file when a block cannot be decoded; the storage's Error when it cannot be read.
  */
 export async function readWindow(
   source: ByteSource,

@@ -1,12 +1,16 @@
 /**
  * Parses the header of a (Cloud Optimized) GeoTIFF with geotiff.js into plain data: image levels, block
  * layout and byte ranges, georeferencing, CRS code and nodata. Plain data so it can be cached per isolate
- * independently of the request that read it.
+ * independently of the request that read it. The IFD chain is checked first (./ifds.ts) and every level's layout
+ * after (./limits.ts), so a hostile file fails with invalid-file before geotiff.js loops or allocates on its sizes.
  */
 import { GeoTIFF } from "geotiff";
 import type { ImageFileDirectory } from "geotiff";
 import type { ByteSource, GeoTransform } from "../types";
 import type { SampleType } from "../reader";
+import { EngineError, invalidFile } from "../errors";
+import { checkIfdChain, readOrFault, StorageFault } from "./ifds";
+import { checkLevel, fileName } from "./limits";
 
 export type { GeoTransform, SampleType };
 
@@ -48,7 +52,7 @@ export const HEADER_PREFETCH = 16 * 1024;
 
 /**
  * A geotiff.js source over a ByteSource that answers header reads from one prefetched buffer, so that
- * parsing a COG header usually costs a single range read.
+ * parsing a COG header usually costs a single range read. Failed reads reach the caller as StorageFault.
  */
 function prefetchingSource(source: ByteSource, prefetch: ArrayBuffer) {
   return {
@@ -57,7 +61,7 @@ function prefetchingSource(source: ByteSource, prefetch: ArrayBuffer) {
       const clamped = slices.map((s) => ({ offset: s.offset, length: Math.max(0, Math.min(s.length, source.size - s.offset)) }));
       if (clamped.every((s) => s.offset + s.length <= prefetch.byteLength))
         return clamped.map((s) => prefetch.slice(s.offset, s.offset + s.length));
-      return source.read(clamped);
+      return readOrFault(source, clamped);
     },
     close() {},
   };
@@ -142,36 +146,50 @@ async function levelLayout(fd: ImageFileDirectory): Promise<LevelLayout> {
   };
 }
 
-/**
- * Parses the header of the GeoTIFF in `source`: all IFDs (full resolution and reduced-resolution images;
- * transparency masks are skipped), block offsets, GeoKeys, GDAL_NODATA.
- * @throws Error for files that are not GeoTIFFs or lack georeferencing / an EPSG code.
- */
-export async function parseHeader(source: ByteSource): Promise<CogHeader> {
-  const [prefetch] = await source.read([{ offset: 0, length: Math.min(HEADER_PREFETCH, source.size) }]);
-  const tiff = await GeoTIFF.fromSource(prefetchingSource(source, prefetch!) as never);
-  const count = await tiff.getImageCount();
-  const main = await tiff.getImage(0);
-  const fd = main.fileDirectory;
-  const keys = geoKeys((await fd.loadValue("GeoKeyDirectory")) as ArrayLike<number> | undefined);
-  const levels: LevelLayout[] = [await levelLayout(fd)];
+/** The levels of the file: full resolution and reduced-resolution images (transparency masks skipped), finest first. */
+async function levelsOf(tiff: GeoTIFF, count: number): Promise<LevelLayout[]> {
+  const levels: LevelLayout[] = [await levelLayout((await tiff.getImage(0)).fileDirectory)];
   for (let i = 1; i < count; i++) {
     const img = await tiff.getImage(i);
     const subfile = first(await img.fileDirectory.loadValue("NewSubfileType"), 0);
     if ((subfile & 1) === 1 && (subfile & 4) === 0) levels.push(await levelLayout(img.fileDirectory));
   }
-  levels.sort((a, b) => b.width - a.width);
+  return levels.sort((a, b) => b.width - a.width);
+}
+
+/** Parses a file whose IFD chain passed checkIfdChain (`count` IFDs). */
+async function parseChecked(source: ByteSource, prefetch: ArrayBuffer, count: number): Promise<CogHeader> {
+  const tiff = await GeoTIFF.fromSource(prefetchingSource(source, prefetch) as never);
+  const fd = (await tiff.getImage(0)).fileDirectory;
+  const keys = geoKeys((await fd.loadValue("GeoKeyDirectory")) as ArrayLike<number> | undefined);
   const bits = first(await fd.loadValue("BitsPerSample"), 1);
+  const sampleType = sampleTypeOf(first(await fd.loadValue("SampleFormat"), 1), bits);
+  const samplesPerPixel = first(await fd.loadValue("SamplesPerPixel"), 1);
+  const levels = await levelsOf(tiff, count);
+  levels.forEach((l, i) => checkLevel(l, samplesPerPixel, bits / 8, source.size, i === 0 ? "the full-resolution image" : `overview ${i}`));
   const nodataText = ((await fd.loadValue("GDAL_NODATA")) as string | undefined)?.replace(/\0/g, "").trim();
   const nodata = !nodataText ? null : /^[-+]?nan$/i.test(nodataText) ? NaN : Number.isFinite(Number(nodataText)) ? Number(nodataText) : null;
   return {
-    littleEndian: tiff.littleEndian,
-    epsg: epsgOf(keys),
-    geoTransform: await geoTransformOf(fd, keys),
-    samplesPerPixel: first(await fd.loadValue("SamplesPerPixel"), 1),
-    bitsPerSample: bits,
-    sampleType: sampleTypeOf(first(await fd.loadValue("SampleFormat"), 1), bits),
-    nodata,
-    levels,
+    littleEndian: tiff.littleEndian, epsg: epsgOf(keys), geoTransform: await geoTransformOf(fd, keys),
+    samplesPerPixel, bitsPerSample: bits, sampleType, nodata, levels,
   };
+}
+
+/**
+ * Parses the header of the GeoTIFF in `source`: all IFDs (full resolution and reduced-resolution images;
+ * transparency masks are skipped), block offsets, GeoKeys, GDAL_NODATA; the IFD chain and every level's layout
+ * are checked against TIFF_LIMITS (./limits.ts) first.
+ * @throws EngineError invalid-file for files that are not GeoTIFFs, lack georeferencing / an EPSG code, or break
+ *   a limit; the storage's Error when a read fails.
+ */
+export async function parseHeader(source: ByteSource): Promise<CogHeader> {
+  const [prefetch] = await source.read([{ offset: 0, length: Math.min(HEADER_PREFETCH, source.size) }]);
+  try {
+    return await parseChecked(source, prefetch!, await checkIfdChain(source, prefetch!));
+  } catch (e) {
+    if (e instanceof StorageFault) throw e.error;
+    if (e instanceof EngineError && e.kind !== "invalid-file") throw e;
+    const reason = e instanceof EngineError ? e.message : `not a readable GeoTIFF: ${e instanceof Error ? e.message : String(e)}`;
+    throw invalidFile(`GeoTIFF ${fileName(source)}: ${reason}`, e instanceof EngineError ? e.limit : undefined);
+  }
 }

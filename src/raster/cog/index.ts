@@ -1,8 +1,8 @@
 /**
  * Cloud Optimized GeoTIFFs on a ByteSource, the first implementation of the engine's RasterReader (../reader.ts):
  * `openCog` parses the header (geotiff.js, one range read for a GDAL COG) and caches it per isolate by
- * `source.id` (key + etag) in a bounded LRU; `read` / `readCogWindow` read pixel windows of any level through the
- * block reader (coalesced range reads, decoded-block LRU).
+ * `source.id` (key + etag) in an LRU bounded in entries and bytes; `read` / `readCogWindow` read pixel windows of
+ * any level through the block reader (coalesced range reads, decoded-block LRU).
  */
 import type { ByteSource, Crs } from "../types";
 import { crsFromEpsg } from "../crs";
@@ -26,7 +26,11 @@ export interface Cog extends RasterReader {
   readonly header: CogHeader;
 }
 
-const headerCache = new Lru<CogHeader>(256);
+/** Byte budget of the parsed-header cache (per isolate): a header costs about 16 bytes per block (offset and count). */
+export const HEADER_CACHE_BYTES = 16 * 1024 * 1024;
+
+const headerBytes = (h: CogHeader): number => 1024 + h.levels.reduce((n, l) => n + 8 * (l.offsets.length + l.byteCounts.length), 0);
+const headerCache = new Lru<CogHeader>(256, HEADER_CACHE_BYTES, headerBytes);
 
 /** Resizes the per-isolate caches: parsed headers (entries) and decoded blocks (bytes). */
 export function configureCogCaches(o: { headers?: number; blockBytes?: number }): void {
@@ -62,9 +66,10 @@ function cogOf(source: ByteSource, header: CogHeader): Cog {
 }
 
 /**
- * Opens the COG in `source`. The parsed header is cached per isolate by `source.id` (LRU of 256 headers), so a
- * warm open costs no read at all.
- * @throws EngineError unsupported when the file's CRS is not supported; Error when the file is not a readable GeoTIFF.
+ * Opens the COG in `source`. The parsed header is cached per isolate by `source.id` (LRU of 256 headers and
+ * HEADER_CACHE_BYTES), so a warm open costs no read at all.
+ * @throws EngineError unsupported when the file's CRS is not supported, invalid-file when the file is not a readable
+ *   GeoTIFF or breaks a limit of ./limits.ts (TIFF_LIMITS); the storage's Error when a read fails.
  */
 export async function openCog(source: ByteSource): Promise<Cog> {
   let header = headerCache.get(source.id);
@@ -89,7 +94,8 @@ function windowFill(cog: Pick<Cog, "nodata">): number {
  * Reads a pixel window of level `level` (0 = full resolution) for 0-based `bands`: one Float32Array per band
  * (or, given `native`, that typed array: see RasterReader.readNative), window-sized, row-major; values in the
  * file's units. Only the blocks the window touches are read.
- * @throws RangeError for windows outside the level or bad band indices.
+ * @throws RangeError for windows outside the level or bad band indices; EngineError invalid-file for blocks that
+ *   do not decode.
  */
 export function readCogWindow(cog: Cog, level: number, bands: number[], win: PixelWindow): Promise<Float32Array[]>;
 export function readCogWindow(cog: Cog, level: number, bands: number[], win: PixelWindow, native: new (n: number) => NativeWindow): Promise<NativeWindow[]>;
