@@ -75,13 +75,19 @@ export const rasterOutputSchema = z
   .passthrough();
 export type RasterOutput = z.infer<typeof rasterOutputSchema>;
 
+/**
+ * `instanceType`: NORMAL or LARGE (the OpenAPI's enum), in any case: sentinelhub-py's BatchProcessClient sends its
+ * default as "normal" (sentinelhub/api/batch/process.py); stored in the spec's upper case.
+ */
+const instanceTypeSchema = z.preprocess((v) => (typeof v === "string" ? v.toUpperCase() : v), z.enum(["NORMAL", "LARGE"], { error: "instanceType must be NORMAL or LARGE (any case)" }));
+
 export const batchRequestSchema = z
   .object({
     processRequest: batchProcessRequestSchema,
     input: z.discriminatedUnion("type", [tilingGridInputSchema, geoPackageInputSchema], { error: "input.type must be 'tiling-grid' or 'geopackage'" }),
     output: z.discriminatedUnion("type", [rasterOutputSchema, zarrOutputSchema], { error: "output.type must be 'raster' or 'zarr'" }),
     description: z.string().max(10_000).optional(),
-    instanceType: z.enum(["NORMAL", "LARGE"]).optional(),
+    instanceType: instanceTypeSchema.optional(),
   })
   .passthrough();
 export type BatchRequest = z.infer<typeof batchRequestSchema>;

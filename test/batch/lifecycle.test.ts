@@ -181,6 +181,17 @@ describe("bad requests", () => {
     expect((await envelope(r)).message).toMatch(message);
   });
 
+  it("instanceType in any case is stored in the spec's upper case (sentinelhub-py sends 'normal'); others 400", async () => {
+    for (const [sent, stored] of [["normal", "NORMAL"], ["Large", "LARGE"], ["NORMAL", "NORMAL"]]) {
+      const r = await batchCall("", bearer, "POST", { ...batchRequest("batch-instance"), instanceType: sent });
+      expect(r.status).toBe(201);
+      expect(((await r.json()) as { request: { instanceType: string } }).request.instanceType).toBe(stored);
+    }
+    const r = await batchCall("", bearer, "POST", { ...batchRequest("batch-instance"), instanceType: "huge" });
+    expect(r.status).toBe(400);
+    expect((await envelope(r)).message).toMatch(/instanceType must be NORMAL or LARGE/);
+  });
+
   it("cogOutput with an INT8 output fails the analysis with the reason", async () => {
     const body = batchRequest("batch-int8", { cogOutput: true });
     body.processRequest.evalscript = body.processRequest.evalscript.replace('sampleType: "FLOAT32"', 'sampleType: "INT8"');
