@@ -2,6 +2,11 @@
  * The error envelope of the interface spec: `{"error":{"status","reason","message","code","errors"}}`.
  * Throw an ApiError anywhere below a route; the router renders it with the matching HTTP status. Layers without
  * HTTP (the raster engine) throw errors with a `kind` instead (KindedError); `renderError` maps them here.
+ *
+ * `errors` is always a JSON object, as in the spec ("errors: object") and Sentinel Hub's OpenAPI (schema `Boom`:
+ * "Additional information about the error", `type: object`; QuotaExceededError fills it with named values):
+ * `{}` when there is nothing to add, named facts otherwise (e.g. `{violatedPolicy}` on 429), and for an invalid
+ * body one member per invalid field, `{"<dotted path>": "<what is wrong>"}` (zodIssues).
  */
 import type { ZodError } from "zod";
 
@@ -20,12 +25,15 @@ const CODES: Record<number, string> = {
   500: "COMMON_EXCEPTION", 503: "COMMON_SERVICE_UNAVAILABLE",
 };
 
+/** The envelope's `errors` member: named details of a failure (a JSON object, never an array or null). */
+export type ErrorDetails = Readonly<Record<string, unknown>>;
+
 /** A failure the client should see: HTTP status, a message saying what to fix, optional details. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
-    readonly errors?: unknown,
+    readonly errors?: ErrorDetails,
     readonly code: string = CODES[status] ?? "COMMON_EXCEPTION",
     readonly headers: Record<string, string> = {},
   ) {
@@ -34,14 +42,26 @@ export class ApiError extends Error {
 }
 
 /** 400 COMMON_BAD_PAYLOAD with a message; `errors` is optional detail (e.g. zod issues). */
-export const badRequest = (message: string, errors?: unknown): ApiError => new ApiError(400, message, errors);
+export const badRequest = (message: string, errors?: ErrorDetails): ApiError => new ApiError(400, message, errors);
 
 /** 404 for a missing resource. */
 export const notFound = (message: string): ApiError => new ApiError(404, message);
 
-/** Converts zod issues into the envelope's `errors` member: `[{path, message, code}]`. */
-export function zodIssues(err: ZodError): { path: string; message: string; code: string }[] {
-  return err.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message, code: i.code }));
+/** Key of an issue about the whole value (an empty zod path) in zodIssues. */
+export const ROOT_PATH = "body";
+
+/**
+ * Converts zod issues into the envelope's `errors` member: one member per invalid field, keyed by its dotted path
+ * (`output.responses.0.format.type`; ROOT_PATH for the value itself), valued with zod's message; several issues of
+ * one field are joined with "; ". Members keep the issues' order.
+ */
+export function zodIssues(err: ZodError): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const i of err.issues) {
+    const path = i.path.map(String).join(".") || ROOT_PATH;
+    out[path] = out[path] === undefined ? i.message : `${out[path]}; ${i.message}`;
+  }
+  return out;
 }
 
 /** Sentinel Hub's error code for evalscript failures. */
@@ -50,11 +70,12 @@ export const EXECUTION_ERROR = "EXECUTION_ERROR";
 /**
  * A failure raised below the HTTP layer that names its kind instead of a status, e.g. the raster engine's
  * EngineError (src/raster/errors.ts, kinds in ENGINE_ERROR_KINDS). The http layer owns this shape and
- * recognises errors by it, so src/http imports nothing from the engine. `details` become the envelope's `errors`.
+ * recognises errors by it, so src/http imports nothing from the engine. Its one detail entry (engine failures
+ * carry at most one: the script position, the hosting location) becomes the envelope's `errors` object.
  */
 export interface KindedError extends Error {
   readonly kind: string;
-  readonly details?: readonly unknown[];
+  readonly details?: readonly ErrorDetails[];
 }
 
 /**
@@ -78,21 +99,21 @@ const KINDS: Record<string, { status: number; code?: string }> = {
 };
 
 /**
- * The ApiError a KindedError renders as (same message, `details` as `errors`); undefined for any other value or
- * a kind this layer does not know.
+ * The ApiError a KindedError renders as (same message, its first detail entry as `errors`); undefined for any
+ * other value or a kind this layer does not know.
  */
 export function kindedError(err: unknown): ApiError | undefined {
   if (!(err instanceof Error)) return undefined;
   const { kind, details } = err as Partial<KindedError>;
   if (typeof kind !== "string" || !Object.hasOwn(KINDS, kind)) return undefined;
   const { status, code } = KINDS[kind]!;
-  return new ApiError(status, err.message, details, code);
+  return new ApiError(status, err.message, details?.[0], code);
 }
 
-/** Renders the error envelope as a JSON Response. */
-export function errorResponse(status: number, message: string, errors?: unknown, code?: string, headers: Record<string, string> = {}): Response {
+/** Renders the error envelope as a JSON Response (`errors`: `{}` when absent). */
+export function errorResponse(status: number, message: string, errors?: ErrorDetails, code?: string, headers: Record<string, string> = {}): Response {
   const body = {
-    error: { status, reason: REASONS[status] ?? "Error", message, code: code ?? CODES[status] ?? "COMMON_EXCEPTION", errors: errors ?? null },
+    error: { status, reason: REASONS[status] ?? "Error", message, code: code ?? CODES[status] ?? "COMMON_EXCEPTION", errors: errors ?? {} },
   };
   return new Response(JSON.stringify(body), {
     status,

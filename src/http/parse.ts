@@ -1,6 +1,6 @@
 /** Request body parsing with zod: every failure becomes a 400 COMMON_BAD_PAYLOAD envelope. */
 import type { ZodType } from "zod";
-import { badRequest, zodIssues } from "./errors";
+import { badRequest, ROOT_PATH, zodIssues } from "./errors";
 import { readText } from "./limits";
 
 /** True for the JSON media types a JSON body may be sent as: application/json, any `+json`, or none given. */
@@ -29,9 +29,9 @@ export function validate<T>(schema: ZodType<T>, value: unknown, what = "request"
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const issues = zodIssues(r.error);
-  const first = issues[0];
-  const where = first?.path ? ` at '${first.path}'` : "";
-  throw badRequest(`Invalid ${what}${where}: ${first?.message ?? "invalid value"}`, issues);
+  const [path, message] = Object.entries(issues)[0] ?? [ROOT_PATH, "invalid value"];
+  const where = path !== ROOT_PATH ? ` at '${path}'` : "";
+  throw badRequest(`Invalid ${what}${where}: ${message}`, issues);
 }
 
 /** The request's media type: Content-Type without parameters, lower case ("" when absent). */

@@ -42,7 +42,7 @@ const ERROR_SCHEMA: JsonSchema = {
         reason: { type: "string" },
         message: { type: "string" },
         code: { type: "string" },
-        errors: {},
+        errors: { type: "object", description: "Additional information about the error: named facts, or one member per invalid field ({\"<dotted path>\": \"<what is wrong>\"}); {} when there is none." },
       },
     },
   },

@@ -60,7 +60,7 @@ describe("misconfiguration is a 500 envelope without internals", () => {
         reason: "Internal Server Error",
         message: "Internal error while processing the request.",
         code: "COMMON_EXCEPTION",
-        errors: null,
+        errors: {},
       });
       expect(text).not.toMatch(/JWT_PRIVATE_JWK|PUBLIC_BASE_URL|\bat \S+ \(|\.ts:\d+/);
     }

@@ -89,7 +89,7 @@ const post = (path: string, body: unknown) => authed(path, { method: "POST", hea
 async function expect400(r: Response, member: RegExp | string): Promise<void> {
   const text = await r.text();
   expect(r.status, text).toBe(400);
-  const e = JSON.parse(text).error as { status: number; code: string; message: string; errors: { path: string }[] | null };
+  const e = JSON.parse(text).error as { status: number; code: string; message: string; errors: Record<string, string> };
   expect([e.status, e.code]).toEqual([400, "COMMON_BAD_PAYLOAD"]);
   expect(e.message).toMatch(member);
 }

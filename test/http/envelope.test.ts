@@ -1,6 +1,7 @@
 /**
  * The error envelope on every body-taking route (Processing, Statistical, Catalog search): 401 without a token,
- * 405, 415, malformed JSON, multipart mistakes; and the CORS preflight browsers send before them.
+ * 405, 415, malformed JSON, multipart mistakes; and the CORS preflight browsers send before them. `errors` is always
+ * a JSON object (the spec's `errors: object`, Sentinel Hub's OpenAPI schema Boom), for schema failures keyed by field.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { authed, call, envelope, token } from "../helpers/auth";
@@ -22,6 +23,7 @@ async function expectEnvelope(r: Response, status: number, code: string): Promis
   const e = (JSON.parse(text) as { error: Record<string, unknown> }).error;
   expect(Object.keys(e).sort()).toEqual(["code", "errors", "message", "reason", "status"]);
   expect([e.status, e.code, typeof e.reason, typeof e.message]).toEqual([status, code, "string", "string"]);
+  expect(e.errors !== null && typeof e.errors === "object" && !Array.isArray(e.errors), JSON.stringify(e.errors)).toBe(true);
   return e.message as string;
 }
 
@@ -91,6 +93,22 @@ describe.each(SCRIPT_ROUTES)("%s multipart/form-data", (route) => {
   it("400 for a multipart body that cannot be parsed", async () => {
     const r = await post(route, "--x\r\nnot a part", "multipart/form-data; boundary=x");
     expect(await expectEnvelope(r, 400, "COMMON_BAD_PAYLOAD")).toMatch(/Malformed multipart/);
+  });
+});
+
+describe("errors of an invalid body", () => {
+  it("one member per invalid field, keyed by its dotted path, valued with what is wrong", async () => {
+    const body = { input: { bounds: { bbox: [0, 0, 1, 1] }, data: [{ type: "sentinel-2-l2a" }] }, output: { width: "wide", responses: [{ identifier: "default", format: { type: 7 } }] } };
+    const r = await post("/api/v1/process", JSON.stringify(body), "application/json");
+    expect(await expectEnvelope(r, 400, "COMMON_BAD_PAYLOAD")).toMatch(/^Invalid process request at '/);
+    const { errors } = (await envelope(await post("/api/v1/process", JSON.stringify(body), "application/json"))) as { errors: Record<string, string> };
+    expect(Object.keys(errors)).toEqual(expect.arrayContaining(["output.width", "output.responses.0.format.type", "evalscript"]));
+    for (const v of Object.values(errors)) expect(typeof v).toBe("string");
+  });
+
+  it("an unknown route and a 404 resource carry errors {}", async () => {
+    expect((await envelope(await authed("/api/v1/nothing", {}, bearer))).errors).toEqual({});
+    expect((await envelope(await authed(`/api/v2/batch/process/${crypto.randomUUID()}`, {}, bearer))).errors).toEqual({});
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * The one place engine errors become the envelope (src/http/errors.ts renderError/kindedError): each kind of
  * src/raster/errors.ts renders with the status and code the API has always sent for it (Sentinel Hub:
- * EXECUTION_ERROR for a script's failures while running, COMMON_BAD_PAYLOAD for the rest), details as `errors`;
+ * EXECUTION_ERROR for a script's failures while running, COMMON_BAD_PAYLOAD for the rest), the detail as the `errors` object;
  * values that only look like engine errors are internal 500s.
  */
 import { describe, expect, it } from "vitest";
@@ -28,11 +28,11 @@ describe("renderError for engine errors", () => {
     const [status, code] = EXPECTED[kind];
     expect(r.status).toBe(status);
     expect(r.headers.get("content-type")).toBe("application/json");
-    expect(await body(r)).toEqual({ error: { status, reason: "Bad Request", message: `what to fix (${kind})`, code, errors: details } });
+    expect(await body(r)).toEqual({ error: { status, reason: "Bad Request", message: `what to fix (${kind})`, code, errors: details[0] } });
   });
 
-  it("no details -> errors null", async () => {
-    expect((await body(renderError(new EngineError("unsupported", "no")))).error.errors).toBeNull();
+  it("no details -> errors is an empty object (the spec's errors: object, never null)", async () => {
+    expect((await body(renderError(new EngineError("unsupported", "no")))).error.errors).toEqual({});
   });
 
   it("a look-alike is an internal error: a plain object with a kind, an Error with an unknown or inherited kind", async () => {

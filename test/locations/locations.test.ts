@@ -44,7 +44,7 @@ const json = (body: unknown) => ({
   body: JSON.stringify(body),
 });
 const get = () => ({ headers: { authorization: `Bearer ${bearer}` } });
-const error = async (r: Response) => ((await r.json()) as { error: { status: number; code: string; message: string; errors: { collection: string; location: { id: string; url: string } }[] } }).error;
+const error = async (r: Response) => ((await r.json()) as { error: { status: number; code: string; message: string; errors: { collection: string; location: { id: string; url: string } } } }).error;
 
 const s1Process = {
   input: {
@@ -133,11 +133,11 @@ describe("a collection hosted in another location", () => {
     expect(e.message).toBe(
       `Collection sentinel-1-grd not found in location 'aws-eu-central-1'; it is hosted in location 'creo': send the request to ${CREO} (GET ${EU}/api/v1/metadata/location/creo lists its endpoints).`,
     );
-    expect(e.errors[0]!.collection).toBe("sentinel-1-grd");
-    expect(e.errors[0]!.location).toMatchObject({ id: "creo", url: CREO });
+    expect(e.errors.collection).toBe("sentinel-1-grd");
+    expect(e.errors.location).toMatchObject({ id: "creo", url: CREO });
     const back = await fetchAt(TWO, `${CREO}/api/v1/process`, json(s2Process));
     expect(back.status).toBe(404);
-    expect((await error(back)).errors[0]!.location.id).toBe("aws-eu-central-1");
+    expect((await error(back)).errors.location.id).toBe("aws-eu-central-1");
   });
 
   it("Process at the right location: the file's VV values", async () => {
@@ -162,7 +162,7 @@ function evaluatePixel(s) { return { vv: [s.VV], dataMask: [s.dataMask] }; }`,
     };
     const r = await fetchAt(TWO, `${EU}/api/v1/statistics`, json(body));
     expect(r.status).toBe(404);
-    expect((await error(r)).errors[0]!.location.id).toBe("creo");
+    expect((await error(r)).errors.location.id).toBe("creo");
     expect((await fetchAt(TWO, `${CREO}/api/v1/statistics`, json(body))).status).toBe(200);
   });
 

@@ -2,7 +2,7 @@
 // failures carry the error envelope {error:{status,reason,message,code,errors}} (src/http/errors.ts).
 const KEY = "eo-edge-token";
 
-/** Error of an API call: `message` is the envelope's message; `errors` its per-field list (may be undefined). */
+/** Error of an API call: `message` is the envelope's message; `errors` its details object (may be undefined). */
 export class ApiError extends Error {
   constructor(status, envelope) {
     const e = envelope?.error ?? {};
@@ -44,19 +44,20 @@ export async function json(path, options) {
 }
 
 /**
- * Shows `err` in the status element `where` (role=alert); when the envelope names a field (errors[].parameter) and
- * the form has an element with data-field=<that name>, the message goes next to that field instead.
+ * Shows `err` in the status element `where` (role=alert); when the envelope names a field (a member of `errors`,
+ * `{"<dotted path>": "<message>"}`) and the form has an element with data-field=<that path or a prefix of it>,
+ * the message goes next to that field instead.
  */
 export function showError(where, err, form = document) {
   for (const old of form.querySelectorAll(".field-error")) old.remove();
-  const list = Array.isArray(err.errors) ? err.errors : [];
+  const fields = err.errors && typeof err.errors === "object" ? Object.entries(err.errors).filter(([, m]) => typeof m === "string") : [];
   let placed = false;
-  for (const e of list) {
-    const parts = Array.isArray(e.path) ? e.path.map(String) : String(e.parameter ?? e.path ?? "").split(".");
+  for (const [path, message] of fields) {
+    const parts = path.split(".");
     let el = null;
     for (let n = parts.length; n > 0 && !el; n--) el = form.querySelector(`[data-field="${parts.slice(0, n).join(".")}"]`);
     if (!el) continue;
-    el.after(Object.assign(document.createElement("span"), { className: "field-error", role: "alert", textContent: e.message ?? err.message }));
+    el.after(Object.assign(document.createElement("span"), { className: "field-error", role: "alert", textContent: message }));
     placed = true;
   }
   where.textContent = placed ? `${err.status ?? ""} ${err.message}` : `${err.status ? err.status + ": " : ""}${err.message}`;

@@ -23,7 +23,7 @@ async function checkLayers(env: Env, account: string, layers: LayerInput[] | und
       await collectionForType(env, account, l.datasourceDefaults.type);
     } catch (e) {
       const path = `${prefix}${prefix ? `${i}.` : ""}datasourceDefaults.type`;
-      throw badRequest(`Invalid WMS layer at '${path}': ${(e as Error).message}`, [{ path, message: (e as Error).message }]);
+      throw badRequest(`Invalid WMS layer at '${path}': ${(e as Error).message}`, { [path]: (e as Error).message });
     }
   }
 }

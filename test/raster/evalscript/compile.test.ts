@@ -56,7 +56,7 @@ describe("syntax errors", () => {
   it("names the user's line and column", () => {
     const e = compileError("//VERSION=3\nfunction setup() {\n  return { input: [\"B04\"], output: { bands: 1 } };\n}\nfunction evaluatePixel(s) {\n  return [s.B04 * ];\n}");
     expect(e.message).toMatch(/^Evalscript syntax error at line 6, column 19: Unexpected token/);
-    expect(e.errors).toEqual([{ line: 6, column: 19, message: "Unexpected token" }]);
+    expect(e.errors).toEqual({ line: 6, column: 19, message: "Unexpected token" });
     expect([e.kind, e.status, e.code]).toEqual(["script-syntax", 400, "COMMON_BAD_PAYLOAD"]);
   });
 

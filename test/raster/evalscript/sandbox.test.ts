@@ -98,7 +98,7 @@ describe("errors in script code", () => {
       "Failed to evaluate script! TypeError: Cannot read properties of undefined (reading 'value') at line 4, column 20 " +
         "(evaluatePixel, in helper, output pixel column 0, row 0).",
     );
-    expect(e.errors).toEqual([{ stage: "evaluatePixel", function: "helper", line: 4, column: 20, pixel: { col: 0, row: 0 } }]);
+    expect(e.errors).toEqual({ stage: "evaluatePixel", function: "helper", line: 4, column: 20, pixel: { col: 0, row: 0 } });
   });
 
   it("error at a later pixel, thrown string, error in setup", async () => {
