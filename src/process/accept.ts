@@ -5,9 +5,11 @@
  * axios's default `Accept: application/json, text/plain, *\/*` gets the requested format.
  * What a request can produce:
  * - one response: its own format.type first, then the other image formats (an image Accept overrides the
- *   requested type, as Sentinel Hub documents; `userdata` is JSON only), `application/octet-stream` (= the
- *   requested type), or packed as `application/x-tar`, `application/tar` or `multipart/mixed`;
+ *   requested type, as Sentinel Hub documents; `userdata` is JSON only), `application/octet-stream`, or packed as
+ *   `application/x-tar`, `application/tar` or `multipart/mixed`;
  * - several responses: `application/x-tar` (the default), `application/tar`, `multipart/mixed`, octet-stream.
+ * The spec's Accept "sets the response type": `application/octet-stream` is answered with that Content-Type, the
+ * bytes being the requested format (one response) or the default tar (several).
  * An Accept list that matches none of these is a 400 naming what the request can produce: Sentinel Hub's OpenAPI
  * documents 400 (and no 406) for the process endpoint.
  */
@@ -20,7 +22,8 @@ const PICTURES = ["image/png", "image/jpeg", "image/tiff"];
 const PACKED = ["application/x-tar", "application/tar", "multipart/mixed"];
 const OCTET_STREAM = "application/octet-stream";
 
-export type Packing = { kind: "single"; type: string } | { kind: "tar"; contentType: string } | { kind: "multipart" };
+/** How to answer: one encoded `type` sent as `contentType`, a tar sent as `contentType`, or multipart/mixed. */
+export type Packing = { kind: "single"; type: string; contentType: string } | { kind: "tar"; contentType: string } | { kind: "multipart" };
 
 /** The media types a request for `responses` can be answered with, most preferred first. */
 export function producibleTypes(responses: readonly ResponseRequest[]): string[] {
@@ -54,6 +57,6 @@ export function negotiate(responses: ResponseRequest[], accept: string | null): 
     throw badRequest(`The Accept header '${accept}' allows none of the types this request can produce: ${available.join(", ")}.`);
   const type = chosen === OCTET_STREAM ? available[0]! : chosen;
   if (type === "multipart/mixed") return { kind: "multipart" };
-  if (type.endsWith("tar")) return { kind: "tar", contentType: type };
-  return { kind: "single", type };
+  if (type.endsWith("tar")) return { kind: "tar", contentType: chosen };
+  return { kind: "single", type, contentType: chosen };
 }

@@ -22,7 +22,7 @@ export async function renderResponses(
   grid: Grid,
 ): Promise<{ body: Uint8Array | ReadableStream<Uint8Array>; contentType: string }> {
   if (packing.kind === "single") {
-    return { body: partsBody(await encodeOutputParts(result, responses[0]!, packing.type, grid)), contentType: packing.type };
+    return { body: partsBody(await encodeOutputParts(result, responses[0]!, packing.type, grid)), contentType: packing.contentType };
   }
   const files: RenderedFile[] = [];
   for (const r of responses) files.push({ identifier: r.identifier, contentType: r.format.type, data: await encodeOutput(result, r, r.format.type, grid) });

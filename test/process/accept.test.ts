@@ -49,20 +49,21 @@ describe("bestType", () => {
 describe("negotiate", () => {
   it("axios's default Accept gets the requested format", () => {
     for (const type of ["image/png", "image/jpeg", "image/tiff"]) {
-      expect(negotiate(one(type), "application/json, text/plain, */*")).toEqual({ kind: "single", type });
+      expect(negotiate(one(type), "application/json, text/plain, */*")).toEqual({ kind: "single", type, contentType: type });
     }
   });
 
-  it("an image Accept overrides the requested type; image/* and octet-stream keep it", () => {
-    expect(negotiate(one("image/tiff"), "image/png")).toEqual({ kind: "single", type: "image/png" });
-    expect(negotiate(one("image/jpeg"), "image/*")).toEqual({ kind: "single", type: "image/jpeg" });
-    expect(negotiate(one("image/jpeg"), "application/octet-stream")).toEqual({ kind: "single", type: "image/jpeg" });
-    expect(negotiate(one("image/png"), "image/png;q=0, image/tiff;q=0.5")).toEqual({ kind: "single", type: "image/tiff" });
+  it("an image Accept overrides the requested type; image/* and octet-stream keep it (octet-stream as the Content-Type)", () => {
+    expect(negotiate(one("image/tiff"), "image/png")).toEqual({ kind: "single", type: "image/png", contentType: "image/png" });
+    expect(negotiate(one("image/jpeg"), "image/*")).toEqual({ kind: "single", type: "image/jpeg", contentType: "image/jpeg" });
+    expect(negotiate(one("image/jpeg"), "application/octet-stream")).toEqual({ kind: "single", type: "image/jpeg", contentType: "application/octet-stream" });
+    expect(negotiate(three, "application/octet-stream")).toEqual({ kind: "tar", contentType: "application/octet-stream" });
+    expect(negotiate(one("image/png"), "image/png;q=0, image/tiff;q=0.5")).toEqual({ kind: "single", type: "image/tiff", contentType: "image/tiff" });
   });
 
   it("userdata is JSON only", () => {
     expect(producibleTypes(one("application/json", "userdata")).slice(0, 2)).toEqual(["application/json", "application/octet-stream"]);
-    expect(negotiate(one("application/json", "userdata"), "*/*")).toEqual({ kind: "single", type: "application/json" });
+    expect(negotiate(one("application/json", "userdata"), "*/*")).toEqual({ kind: "single", type: "application/json", contentType: "application/json" });
     expect(rejection(() => negotiate(one("application/json", "userdata"), "image/png")).status).toBe(400);
   });
 

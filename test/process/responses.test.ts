@@ -109,6 +109,16 @@ describe("several responses", () => {
     expect(new Uint8Array(await r.arrayBuffer())).toEqual(single.mask);
   });
 
+  it("Accept: application/octet-stream answers that Content-Type (the spec: Accept sets the response type)", async () => {
+    const one = await process(body([{ identifier: "mask", format: { type: "image/png" } }]), bearer, { accept: "application/octet-stream" });
+    expect(one.status).toBe(200);
+    expect(one.headers.get("content-type")).toBe("application/octet-stream");
+    expect(new Uint8Array(await one.arrayBuffer())).toEqual(single.mask);
+    const three = await process(body(THREE), bearer, { accept: "application/octet-stream" });
+    expect(three.headers.get("content-type")).toBe("application/octet-stream");
+    await expectThree(byName(readTar(new Uint8Array(await three.arrayBuffer()))));
+  });
+
   it("several responses with an image Accept is a 400 naming the packed types", async () => {
     const r = await process(body(THREE), bearer, { accept: "image/png" });
     expect(r.status).toBe(400);
