@@ -12,7 +12,8 @@ import { getCollection } from "./store";
 /** Most collections or tiles per page (Sentinel Hub's BYOC lists). */
 export const MAX_PAGE = 100;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A collection or tile id (case-insensitive). */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The caller's collection `:collectionId`. @throws ApiError 404 when there is none (or it is another account's). */
 export async function ownCollection(request: AuthedRequest, env: Env): Promise<ByocCollection> {

@@ -3,7 +3,8 @@
  * applying an update. Update: `name` and `s3Bucket` required; s3Bucket may change only while the collection has
  * no tiles; `noData` omitted deletes it; `additionalData` omitted keeps the bands, given it replaces them; once a
  * tile exists bands may be renamed, removed or get another noData, but not added nor changed (source, bandIndex,
- * bitDepth, sampleFormat); once set, the sample format cannot change.
+ * bitDepth, sampleFormat), and not all removed (the spec: "To remove all bands, first empty the collection");
+ * once set, the sample format cannot change.
  */
 import { ApiError, badRequest } from "../http/errors";
 import type { BandFormat, ByocCollection } from "./model";
@@ -33,12 +34,17 @@ export function newCollection(account: string, body: CollectionBody): ByocCollec
 
 const identity = (f: BandFormat): string => `${f.source}#${f.bandIndex}#${f.bitDepth}#${f.sampleFormat}`;
 
-/** @throws ApiError 400 when `next` adds or changes bands of a collection with tiles, or changes the sample format. */
+/**
+ * @throws ApiError 400 when `next` adds or changes bands of a collection with tiles, removes all its bands, or
+ *   changes the sample format.
+ */
 function checkBandChange(prev: [string, BandFormat][], next: [string, BandFormat][], tiles: number): void {
   const format = prev[0]?.[1].sampleFormat;
   const other = next.find(([, f]) => format !== undefined && f.sampleFormat !== format);
   if (other) throw badRequest(`Band ${other[0]}: the collection's sample format is ${format} and cannot change (it is set once the collection has bands).`);
   if (tiles === 0) return;
+  if (next.length === 0 && prev.length > 0)
+    throw badRequest(`additionalData has no bands, which would remove all ${prev.length} band(s); the collection has ${tiles} tile(s): delete them first, then remove the bands.`);
   const known = new Set(prev.map(([, f]) => identity(f)));
   const changed = next.find(([, f]) => !known.has(identity(f)));
   if (changed)

@@ -64,9 +64,13 @@ export function formatOf(t: SampleType): Pick<BandFormat, "bitDepth" | "sampleFo
 /** The processing type id (input.data[].type and catalog collection id) of a BYOC collection uuid. */
 export const byocType = (id: string): string => `byoc-${id}`;
 
-/** OpenAPI BYOCCollection JSON (additionalData filled by the caller with the ingested tiles' summary). */
+/**
+ * OpenAPI BYOCCollection JSON (additionalData filled by the caller with the ingested tiles' summary). Each band
+ * carries BYOCFormat's read-only `aliases` (alias names usable in evalscripts; "only used in certain specific
+ * collections and not settable by the user": always empty here, and ignored in request bodies).
+ */
 export function collectionJson(c: ByocCollection, summary: Record<string, unknown>): Record<string, unknown> {
-  const bands = Object.fromEntries(c.bands.map(([name, f]) => [name, f]));
+  const bands = Object.fromEntries(c.bands.map(([name, f]) => [name, { ...f, aliases: [] }]));
   return {
     id: c.id,
     accountId: c.accountId,

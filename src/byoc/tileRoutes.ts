@@ -13,7 +13,7 @@ import { duplicatePath } from "./collections";
 import { getFile, listFiles } from "./files";
 import { enqueueIngestion } from "./ingest";
 import { byocType, type ByocCollection, type ByocTile } from "./model";
-import { collectionStore, MAX_PAGE, ownCollection } from "./access";
+import { collectionStore, MAX_PAGE, ownCollection, UUID } from "./access";
 import { parseStatus, readBody, tileBody, tileUpdateBody } from "./schema";
 import { getCollection } from "./store";
 import { deleteTile, getTile, insertTile, listTiles, rewriteItems, updateTileStatements } from "./tiles";
@@ -110,13 +110,17 @@ const sameBands = (a: ByocCollection, b: ByocCollection): boolean => JSON.string
 
 /**
  * POST copyTiles?toCollection=<uuid>: the source's INGESTED tiles whose path the target lacks become new tiles of
- * the target (queued for ingestion from the target's bucket). 400 unless the target has the same bands or none.
+ * the target (queued for ingestion from the target's bucket). 400 without `toCollection` (the spec: a required
+ * uuid) or with one that is not a uuid, 404 for a target the caller does not have, 400 unless the target has the
+ * same bands or none.
  */
 export async function copyTiles(request: AuthedRequest, env: Env): Promise<Response> {
   const from = await ownCollection(request, env);
-  const toId = (new URL(request.url).searchParams.get("toCollection") ?? "").toLowerCase();
-  const to = toId ? await getCollection(env, accountOf(request), toId) : null;
-  if (!to) throw notFound(`Target BYOC collection ${toId.slice(0, 64) || "(toCollection missing)"} not found.`);
+  const toId = (new URL(request.url).searchParams.get("toCollection") ?? "").trim().toLowerCase();
+  if (!UUID.test(toId))
+    throw badRequest(toId ? `toCollection '${toId.slice(0, 64)}' is not a collection id (a uuid).` : "The query parameter toCollection (the target collection's id) is required.", { toCollection: "a uuid is required" });
+  const to = await getCollection(env, accountOf(request), toId);
+  if (!to) throw notFound(`Target BYOC collection ${toId} not found.`);
   if (to.bands.length && !sameBands(from, to)) throw new ApiError(400, `Collection ${to.id} has other bands than ${from.id}; copy needs the same bands or none.`);
   const { results } = await env.DB.prepare(
     `SELECT path, sensing_time, cover_geometry FROM byoc_tiles s WHERE collection = ? AND status = 'INGESTED'

@@ -104,12 +104,16 @@ export async function deleteZarr(env: Pick<Env, "DB">, id: string): Promise<void
   await env.DB.prepare("DELETE FROM zarr_collections WHERE id = ?").bind(id).run();
 }
 
-/** The Sentinel Hub `ZarrCollection` JSON of a record. */
+/**
+ * The Sentinel Hub `ZarrCollection` JSON of a record; its bands are BYOC bands (the spec), each with the read-only
+ * `aliases` of OpenAPI BYOCFormat (always empty: not settable by users).
+ */
 export function zarrJson(r: ZarrRecord): Record<string, unknown> {
+  const bands = Object.fromEntries(Object.entries(r.bands ?? {}).map(([name, b]) => [name, { ...b, aliases: [] }]));
   return {
     id: r.id, accountId: r.account, name: r.name, created: r.created, s3Bucket: r.s3Bucket, path: r.path, status: r.status,
     ingestionErrors: r.ingestionErrors, crs: r.crs, envelope: r.envelope, width: r.width, height: r.height, zattrs: r.zattrs,
-    additionalData: { bands: r.bands ?? {}, ...(r.maxMetersPerPixel === null ? {} : { maxMetersPerPixel: r.maxMetersPerPixel }) },
+    additionalData: { bands, ...(r.maxMetersPerPixel === null ? {} : { maxMetersPerPixel: r.maxMetersPerPixel }) },
   };
 }
 

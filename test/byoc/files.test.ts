@@ -52,4 +52,18 @@ describe("copyTiles", () => {
     const r = await api(owner, "POST", `${C}/${c}/copyTiles?toCollection=${other}`);
     expect([r.status, r.json.error.message]).toEqual([400, expect.stringContaining("other bands")]);
   });
+
+  it("toCollection missing or not a uuid is a 400 (the spec's required uuid); an unknown or another account's target a 404", async () => {
+    for (const q of ["", "?toCollection=", "?toCollection=not-a-uuid"]) {
+      const r = await api(owner, "POST", `${C}/${c}/copyTiles${q}`);
+      expect([r.status, r.json.error.code], q).toEqual([400, "COMMON_BAD_PAYLOAD"]);
+      expect(r.json.error.errors).toEqual({ toCollection: "a uuid is required" });
+    }
+    const stranger = await tokenOf(crypto.randomUUID());
+    const theirs = (await api(stranger, "POST", C, { name: "theirs", s3Bucket: "byoc-files-theirs" })).json.data.id;
+    for (const id of [crypto.randomUUID(), theirs]) {
+      const r = await api(owner, "POST", `${C}/${c}/copyTiles?toCollection=${id}`);
+      expect([r.status, r.json.error.message]).toEqual([404, `Target BYOC collection ${id} not found.`]);
+    }
+  });
 });

@@ -128,6 +128,25 @@ describe("collection rules", () => {
     // null is omitted (clients serialising unset fields)
     expect((await api(owner, "PUT", `${C}/${c}`, { name: "renamed", s3Bucket: BUCKET, noData: null, additionalData: null, created: null })).status).toBe(204);
     expect(Object.keys((await api(owner, "GET", `${C}/${c}`)).json.data.additionalData.bands)).toEqual(["RED"]);
+    // all bands removed (additionalData without bands, or with empty bands): only once the collection is empty
+    for (const additionalData of [{}, { bands: {} }]) {
+      const all = await api(owner, "PUT", `${C}/${c}`, { name: "renamed", s3Bucket: BUCKET, additionalData });
+      expect([all.status, all.json.error.message]).toEqual([400, expect.stringMatching(/would remove all 1 band\(s\); the collection has 1 tile\(s\): delete them first/)]);
+    }
+    const [tile] = (await api(owner, "GET", `${C}/${c}/tiles`)).json.data;
+    expect((await api(owner, "DELETE", `${C}/${c}/tiles/${tile.id}`)).status).toBe(204);
+    expect((await api(owner, "PUT", `${C}/${c}`, { name: "renamed", s3Bucket: BUCKET, additionalData: { bands: {} } })).status).toBe(204);
+    const emptied = (await api(owner, "GET", `${C}/${c}`)).json.data;
+    expect([emptied.isConfigured, emptied.additionalData.bands]).toEqual([false, {}]);
+  });
+
+  it("bands carry the read-only aliases[] (OpenAPI BYOCFormat); aliases sent back are ignored", async () => {
+    const c = await newCollection();
+    const got = (await api(owner, "GET", `${C}/${c}`)).json.data;
+    expect(got.additionalData.bands.B04).toEqual({ source: "B04", bandIndex: 1, bitDepth: 16, sampleFormat: "UINT", aliases: [] });
+    // sentinelhub-py's update sends the collection it read, read-only members included
+    expect((await api(owner, "PUT", `${C}/${c}`, { ...got, additionalData: { bands: { ...got.additionalData.bands, B04: { ...got.additionalData.bands.B04, aliases: ["RED"] } } } })).status).toBe(204);
+    expect((await api(owner, "GET", `${C}/${c}`)).json.data.additionalData.bands.B04.aliases).toEqual([]);
   });
 
   it("query: count, viewtoken and search with | and &", async () => {

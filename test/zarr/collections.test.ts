@@ -70,7 +70,7 @@ describe("a Zarr collection from the West Flanders group", () => {
     expect(data.envelope.coordinates[0]![0]).toEqual([501360, 5629040]);
     expect(data.envelope.coordinates[0]![2]).toEqual([502000, 5629680]);
     expect(Object.keys(data.additionalData.bands)).toEqual(["B02", "B03", "B04", "B08"]);
-    expect(data.additionalData.bands.B04).toEqual({ bitDepth: 32, sampleFormat: "UINT", noData: 0 });
+    expect(data.additionalData.bands.B04).toEqual({ bitDepth: 32, sampleFormat: "UINT", noData: 0, aliases: [] });
     expect(data.additionalData.maxMetersPerPixel).toBe(30);
     const arrays = (await (await authed(`${ROOT}/${id}/arrays?count=2`, {}, owner)).json()) as { data: { name: string }[]; links: { next?: string } };
     expect(arrays.data.map((a) => a.name)).toEqual(["B02", "B03"]);
