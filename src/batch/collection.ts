@@ -6,8 +6,9 @@
  * - createCollection: the collection's id is the task id; it is registered at the end of analysis, owned by the
  *   task's account, one band per response (the response identifier, the evalscript output's stored sample type,
  *   units DN, its nodataValue, the grid resolution in metres).
- * - collectionId: an existing batch collection of the account whose bands are the responses with the same sample
- *   types; the analysis fails naming the difference otherwise.
+ * - collectionId: an existing batch collection of the account (else the creation is a 404 naming it, the same for
+ *   another account's) whose bands are the responses with the same sample types; the analysis fails naming the
+ *   difference otherwise (or when the collection was deleted meanwhile).
  * Each written tile is then an item (`<tileName>_<taskId>`: bbox and geometry of the tile in CRS84, `proj:epsg`,
  * datetime = end of the first data source's timeRange (else its start, else the tile's processing time), one asset
  * per band = the tile's output file). Items are upserted before the tile is counted, so under at-least-once delivery
@@ -16,6 +17,7 @@
  */
 import type { Env } from "../env";
 import { badRequest } from "../http/errors";
+import { UnknownCollectionError } from "../pipeline/collections";
 import { prepareEvalscript } from "../pipeline/pipeline";
 import { crsFromEpsg, transformBounds } from "../raster/crs";
 import { invalidArgument } from "../raster/errors";
@@ -51,6 +53,13 @@ export function checkCollectionRequest(req: BatchRequest): void {
   if (!out.cogOutput) throw badRequest("output.createCollection / output.collectionId need output.cogOutput = true.");
   if (rasterResponses(req).some((r) => r.format.type !== "image/tiff")) throw badRequest("With createCollection / collectionId every output must be image/tiff.");
   if (out.collectionId !== undefined && !UUID.test(out.collectionId)) throw badRequest(`output.collectionId '${out.collectionId.slice(0, 80)}' is not a collection id (a uuid).`);
+}
+
+/** @throws UnknownCollectionError (404) when output.collectionId names no batch collection of `account`. */
+export async function checkCollectionTarget(env: Env, account: string, req: BatchRequest): Promise<void> {
+  const id = collectionOutput(req)?.collectionId;
+  if (id === undefined) return;
+  if ((await findCollection(env, account, batchType(id)))?.kind !== "batch") throw new UnknownCollectionError("batch", id, batchType(id));
 }
 
 /** The bands the outputs give. @throws EngineError invalid-argument for a multi-band output. */

@@ -14,7 +14,7 @@ import { compileEvalscript } from "../raster/evalscript";
 import { keysetSql, searchSql } from "../storage/keyset";
 import { checkBuckets, checkDelivery } from "./delivery";
 import { checkZarrRequest } from "./zarrcheck";
-import { checkCollectionRequest } from "./collection";
+import { checkCollectionRequest, checkCollectionTarget } from "./collection";
 import { accepted } from "./outcome";
 import type { TaskRecord, TaskView } from "./record";
 import { batchRequestSchema, updateSchema, type BatchRequest } from "./schema";
@@ -41,13 +41,17 @@ function checkRequest(req: BatchRequest): void {
   compileEvalscript(req.processRequest.evalscript);
 }
 
-/** POST: creates a task (CREATED); 201 with the task, 403 when a bucket it names is another account's. */
+/**
+ * POST: creates a task (CREATED); 201 with the task, 403 when a bucket it names is another account's, 404 when
+ * output.collectionId names no batch collection of the account.
+ */
 async function createTask(request: AuthedRequest, env: Env): Promise<Response> {
   const body = await readScriptRequest(request, (b, script) => {
     if (b.processRequest && typeof b.processRequest === "object") (b.processRequest as Record<string, unknown>).evalscript = script;
   });
   const req = validate(batchRequestSchema, body, "batch process request");
   checkRequest(req);
+  await checkCollectionTarget(env, accountOf(request), req);
   await checkBuckets(env, accountOf(request), req);
   const now = new Date().toISOString();
   const record: TaskRecord = { id: crypto.randomUUID(), account: accountOf(request), request: req, created: now, location: env.LOCATION_ID, userAction: "NONE", userActionUpdated: now, estimatePU: null, tileCount: null };

@@ -15,14 +15,37 @@ import { builtinCollections, resolveCollectionType, type BandDef, type DataColle
 
 export type { BandDef, DataCollection, Units };
 
+/** The user collection kinds a processing type names (`byoc-<id>`, `batch-<id>`, `zarr-<id>`), as messages say them. */
+const USER_KINDS: Record<string, string> = { byoc: "BYOC", batch: "Batch", zarr: "Zarr" };
+
+/**
+ * A user collection (BYOC, batch, Zarr) the account does not have: a failure with kind `not-found`, which the HTTP
+ * layer renders as 404 COMMON_NOT_FOUND (src/http/errors.ts recognises the kind by shape), as Sentinel Hub answers
+ * "BYOC collection <id> not found." (sentinelhub-py issue 133). The same whether the id is unknown, another
+ * account's or a Zarr collection not INGESTED, so that nothing tells another account's collection exists.
+ * `details` (the envelope's `errors`): `{collection}`, the type as sent.
+ */
+export class UnknownCollectionError extends Error {
+  override readonly name = "UnknownCollectionError";
+  readonly kind = "not-found";
+  readonly details: readonly [{ collection: string }];
+  constructor(kind: string, id: string, type: string) {
+    super(`${USER_KINDS[kind]} collection ${id.slice(0, 100)} not found.`);
+    this.details = [{ collection: type }];
+  }
+}
+
 /**
  * The collection `type` names for `account` (null: anonymous, built-ins only): a type id, an alias as Sentinel
  * Hub spells it (S2L2A), or a built-in id in another letter case.
- * @throws EngineError invalid-argument naming the type and the built-in types when the account sees none.
+ * @throws UnknownCollectionError (404) for a `byoc-`, `batch-` or `zarr-` type the account does not have;
+ *   EngineError invalid-argument naming the type and the built-in types for any other unknown type.
  */
 export async function collectionForType(env: Pick<Env, "DB">, account: string | null, type: string): Promise<DataCollection> {
   const c = await resolveCollectionType(env, account, type);
   if (c) return c;
+  const user = /^(byoc|batch|zarr)-(.+)$/i.exec(type);
+  if (user) throw new UnknownCollectionError(user[1]!.toLowerCase(), user[2]!, type);
   const supported = (await builtinCollections(env)).map((x) => [x.id, ...x.aliases].join(" / ")).join(", ");
   throw new EngineError("invalid-argument", `Unknown data collection type '${type}'. Supported: ${supported}.`);
 }

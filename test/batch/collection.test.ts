@@ -11,6 +11,7 @@ import { DATA, ONE_TILE, batchCall, batchRequest, bucketFiles, runBatchTask, syn
 import { pyDecode, samplesOf, type PyImage } from "../helpers/pydecode";
 import { CRS } from "../helpers/process";
 import { seedSamples } from "../helpers/seed";
+import { tokenOf } from "../helpers/byoc";
 
 let bearer: string;
 beforeAll(async () => {
@@ -104,6 +105,13 @@ describe("batch createCollection", () => {
       const r = await batchCall("", bearer, "POST", collectionRequest("batch-coll5", output));
       expect(r.status).toBe(400);
       expect(JSON.stringify(await r.json())).toMatch(message);
+    }
+    // an unknown collectionId, or another account's, is a 404 naming it (the same answer for both)
+    const stranger = await tokenOf(crypto.randomUUID());
+    for (const [id, bearerOf] of [[crypto.randomUUID(), bearer], [first.id, stranger]] as const) {
+      const r = await batchCall("", bearerOf, "POST", collectionRequest("batch-coll6", { collectionId: id }));
+      expect(r.status).toBe(404);
+      expect(((await r.json()) as { error: unknown }).error).toEqual({ status: 404, reason: "Not Found", message: `Batch collection ${id} not found.`, code: "COMMON_NOT_FOUND", errors: { collection: `batch-${id}` } });
     }
   });
 });

@@ -42,6 +42,16 @@ describe("bad input -> 400", () => {
   it("no evaluatePixel", () => expect400((b) => void (b.evalscript = "//VERSION=3\nfunction setup(){return {input:['B04'],output:{bands:1}}}"), /evaluatePixel/));
   it("unknown band", () => expect400((b) => void (b.evalscript = bandsScript(["B99"])), /Unknown band 'B99'/));
   it("unknown collection type", () => expect400((b) => void (b.input.data[0]!.type = "landsat-99"), /Unknown data collection type 'landsat-99'/));
+  it("an unknown BYOC, batch or Zarr collection is a 404 naming it (Sentinel Hub: 'BYOC collection <id> not found.')", async () => {
+    const id = crypto.randomUUID();
+    for (const [type, kind] of [[`byoc-${id}`, "BYOC"], [`batch-${id}`, "Batch"], [`zarr-${id}`, "Zarr"], [`BYOC-${id}`, "BYOC"]]) {
+      const b = good();
+      b.input.data[0]!.type = type!;
+      const r = await process(b, bearer);
+      expect(r.status).toBe(404);
+      expect(((await r.json()) as { error: unknown }).error).toEqual({ status: 404, reason: "Not Found", message: `${kind} collection ${id} not found.`, code: "COMMON_NOT_FOUND", errors: { collection: type } });
+    }
+  });
   it("bbox with min > max", () => expect400((b) => void (b.input.bounds.bbox = [502000, 5629040, 501360, 5629680]), /minX must be < maxX/));
   it("bbox outside the CRS", () => expect400((b) => void (b.input.bounds = { bbox: [170, 80, 200, 95], properties: { crs: CRS(4326) } }), /outside the valid area/));
   it("unknown CRS", () => expect400((b) => void (b.input.bounds.properties.crs = "http://www.opengis.net/def/crs/EPSG/0/999999"), /999999/));

@@ -118,8 +118,8 @@ function evaluatePixel(s){return [(s.B08-s.B04)/(s.B08+s.B04)]}`,
     const tif = await readTiff(await r.arrayBuffer());
     expect(compare(tif.data, ref.data, 1e-6).mismatch).toBeLessThan(0.005);
     const denied = await process(body, otherToken);
-    expect(denied.status).toBe(400);
-    expect(((await denied.json()) as { error: { message: string } }).error.message).toContain(`Unknown data collection type '${TYPE}'`);
+    expect(denied.status).toBe(404);
+    expect(((await denied.json()) as { error: { message: string } }).error.message).toBe(`BYOC collection ${UUID} not found.`);
   });
 
   it("catalog: listed, readable and searchable for the owner only", async () => {

@@ -52,7 +52,7 @@ describe("BYOC", () => {
   it("A's collection, tile files and pixels stay A's: B gets 404 for them, A gets them", async () => {
     expect((await api(b.bearer, "GET", `${BYOC}/${aCollection}/tiles/${aTile}/files`)).status).toBe(404);
     expect((await authed(`${BYOC}/${aCollection}/tiles/${aTile}/files/wf/${WF_DATE}/B04.tif`, {}, b.bearer)).status).toBe(404);
-    expect((await process(wfRequest(`byoc-${aCollection}`), b.bearer)).status).toBe(400); // an unknown collection type for B
+    expect((await process(wfRequest(`byoc-${aCollection}`), b.bearer)).status).toBe(404); // as an unknown collection for B
     expect((await api(a.bearer, "GET", `${BYOC}/${aCollection}/tiles/${aTile}/files`)).json).toEqual(BANDS.map((band) => `wf/${WF_DATE}/${band}.tif`));
     expect((await wfB04(`byoc-${aCollection}`, a.bearer)).filter((v) => v > 0).length).toBe(64 * 64);
   });

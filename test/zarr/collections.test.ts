@@ -154,8 +154,8 @@ function evaluatePixel(s){return {default:[s.B04], dataMask:[s.dataMask]}}`,
     const list = (await (await authed(ROOT, {}, other)).json()) as { data: unknown[] };
     expect(list.data).toEqual([]);
     const r = await process(processBody(`zarr-${id}`, "2018-04-19T00:00:00Z", "2018-04-20T00:00:00Z"), other);
-    expect(r.status).toBe(400);
-    expect((await envelope(r)).message).toContain(`Unknown data collection type 'zarr-${id}'`);
+    expect(r.status).toBe(404);
+    expect(await envelope(r)).toMatchObject({ message: `Zarr collection ${id} not found.`, code: "COMMON_NOT_FOUND", errors: { collection: `zarr-${id}` } });
   });
 });
 
@@ -238,6 +238,6 @@ describe("update, reingest, delete", () => {
     expect((await pixels(`zarr-${data.id}`, "2018-04-19T00:00:00Z", "2018-04-20T00:00:00Z")).length).toBe(64 * 64 * 3);
     expect((await authed(`${ROOT}/${data.id}`, { method: "DELETE" }, owner)).status).toBe(204);
     expect((await authed(`${ROOT}/${data.id}`, {}, owner)).status).toBe(404);
-    expect((await process(processBody(`zarr-${data.id}`, "2018-04-19T00:00:00Z", "2018-04-20T00:00:00Z"), owner)).status).toBe(400);
+    expect((await process(processBody(`zarr-${data.id}`, "2018-04-19T00:00:00Z", "2018-04-20T00:00:00Z"), owner)).status).toBe(404);
   });
 });
