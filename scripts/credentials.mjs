@@ -7,13 +7,26 @@
 // `npm start` recorded in <state>/endpoints.json, else the ones $PORT (default 8787) gives (scripts/lib/local.mjs).
 import { currentState, demoClient, demoS3Keys, servedEndpoints } from "./lib/local.mjs";
 
+/** True when process pid exists. */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+
 const state = currentState();
 const client = demoClient(state);
+const served = servedEndpoints(state);
 if (!client) {
-  process.stderr.write(`No demo client in ${state} yet: run \`npm start\` once (it prepares the state folder and creates it).\n`);
+  const preparing = served.pid !== undefined && alive(served.pid);
+  process.stderr.write(preparing
+    ? `npm start (pid ${served.pid}) is still preparing ${state}: try again once it prints its banner.\n`
+    : `No demo client in ${state} yet: run \`npm start\` once (it prepares the state folder and creates it).\n`);
   process.exit(1);
 }
-const served = servedEndpoints(state);
 const s3 = demoS3Keys(state);
 const credentials = {
   base_url: served.base_url,
