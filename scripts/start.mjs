@@ -81,6 +81,7 @@ const forward = createServer((client) => {
   client.on("error", close);
   upstream.on("error", close);
 });
+forward.on("error", (e) => (dev.kill("SIGINT"), die(`the second location's port ${port2}: ${e.message}`)));
 forward.listen(port2, "127.0.0.1");
 const stop = () => (forward.close(), dev.kill("SIGINT"));
 process.on("SIGINT", stop);

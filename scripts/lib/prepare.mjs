@@ -35,11 +35,14 @@ export function seedFingerprint(options = []) {
 /** <state>/seed.json: `{ fingerprint, seeded }` of the last complete seed (written by scripts/seed.ts). */
 export const seedMarker = (state) => join(state, "seed.json");
 
-/** True when state was seeded completely from the current inputs with `options` and its demo client file is there. */
+/**
+ * True when state was seeded completely from the current inputs with `options` and its demo client file and
+ * wrangler's storage folder (v3/) are there.
+ */
 export function seededUpToDate(state, options = []) {
   try {
     const marker = JSON.parse(readFileSync(seedMarker(state), "utf8"));
-    return existsSync(join(state, "demo-client.json")) && marker.fingerprint === seedFingerprint(options);
+    return existsSync(join(state, "demo-client.json")) && existsSync(join(state, "v3")) && marker.fingerprint === seedFingerprint(options);
   } catch {
     return false;
   }
