@@ -17,12 +17,12 @@ const EXPECTED = [0, 1, 2].flatMap((j) => [0, 1, 2].map((i) => `29RKH_${i}_${j}`
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
 
-/** `npm start` in its own process group; resolves when wrangler says Ready. */
+/** `npm start` in its own process group; resolves when its banner says it is running (scripts/start.mjs). */
 function startServer() {
   const child = spawn("npm", ["start"], { env: { ...process.env, PORT, EO_EDGE_STATE: state }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   const ready = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("server not ready after 180 s")), 180_000);
-    child.stdout.on("data", (b) => /Ready on/.test(String(b)) && (clearTimeout(timer), resolve()));
+    child.stdout.on("data", (b) => /EO Edge is running/.test(String(b)) && (clearTimeout(timer), resolve()));
     child.on("exit", (code) => reject(new Error(`npm start exited with ${code}`)));
   });
   child.stderr.on("data", () => {});

@@ -14,6 +14,7 @@ import { env, printSummary, summaryRow } from "./lib/bench.mjs";
  * memory and request-path benches come from other branches) is skipped with a notice.
  */
 const PARTS = {
+  startup: "scripts/bench-startup.mjs",
   processing: "scripts/bench-processing.mjs",
   scripts: "scripts/bench-scripts.mjs",
   floor: "scripts/bench-floor.mjs",

@@ -2,13 +2,27 @@
 // - leaflet/: Leaflet's dist build for web/map.html (and its CSS/images for the console);
 // - console.js: the console (web/src/main.js) bundled with esbuild, with CodeMirror 6, Chart.js and Leaflet from npm;
 // - evalscripts/: the repository's data/evalscripts (the request builder's presets) and their index.json.
+// Skipped when every output is newer than every input (web/src, data/evalscripts, package-lock.json for the
+// libraries' versions, this script); `--force` rebuilds.
 import { build } from "esbuild";
-import { cpSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
 const vendor = join("web", "vendor");
+const INPUTS = [join("web", "src"), join("data", "evalscripts"), "package-lock.json", "scripts/build-web.mjs"];
+const OUTPUTS = [join(vendor, "console.js"), join(vendor, "evalscripts", "index.json"), join(vendor, "leaflet", "leaflet.js")];
+
+/** Modification times (ms) of path and, for a folder, of everything under it; [] when it does not exist. */
+function mtimes(path) {
+  const s = statSync(path, { throwIfNoEntry: false });
+  if (!s) return [];
+  return s.isDirectory() ? [s.mtimeMs, ...readdirSync(path).flatMap((n) => mtimes(join(path, n)))] : [s.mtimeMs];
+}
+
+const outputs = OUTPUTS.map((o) => mtimes(o)[0] ?? -Infinity);
+if (!process.argv.includes("--force") && Math.min(...outputs) > Math.max(...INPUTS.flatMap(mtimes))) process.exit(0);
 const leaflet = dirname(require.resolve("leaflet/dist/leaflet.js"));
 mkdirSync(join(vendor, "leaflet"), { recursive: true });
 for (const f of ["leaflet.js", "leaflet.css"]) cpSync(join(leaflet, f), join(vendor, "leaflet", f));

@@ -1,103 +1,135 @@
-// `npm start`: apply D1 migrations, seed local D1/R2 with data/ (idempotent), then serve two locations side by side
-// and print the demo credentials. State lives in $EO_EDGE_STATE (default .state).
+// `npm start`: builds what is out of date (wasm/build.mjs, scripts/build-web.mjs), prepares the state folder
+// $EO_EDGE_STATE (default .state: D1 migrations, sample data, demo client; skipped while nothing changed, see
+// scripts/lib/prepare.mjs), serves two locations side by side and prints a short banner with the addresses and
+// the demo credentials. The child commands' output is kept and shown only when one fails; wrangler dev's own
+// lines are shown from the moment it serves (request logs), see scripts/lib/devlog.mjs.
 //
 // Locations (src/locations/): one wrangler dev Worker (one D1, R2, Durable Objects and queue: one coherent state)
 // answers on two addresses: http://127.0.0.1:$PORT (default 8787) is location `aws-eu-central-1` (the primary,
 // hosting Sentinel-2 L1C/L2A) and http://127.0.0.1:$PORT2 (default PORT+1) is location `creo` (hosting Sentinel-1
 // GRD). PORT2 is a plain TCP forward to PORT; the Worker serves a request as the location whose configured URL
 // it was sent to (LOCATIONS). Tokens from either address work at both (one issuer, as Sentinel Hub's one login).
+// The addresses are written to <state>/endpoints.json for `npm run credentials` (scripts/credentials.mjs).
 import { spawn, spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
-import { join, resolve } from "node:path";
+import { relative } from "node:path";
+import { devLog, eachLine } from "./lib/devlog.mjs";
+import { demoClient, demoS3Keys, endpoints, portFree, recordStart, startPorts, startState, wrangler, wranglerEnv } from "./lib/local.mjs";
+import { forgetSeed, prepareState } from "./lib/prepare.mjs";
 
-const persist = resolve(process.env.EO_EDGE_STATE ?? ".state");
-const port = process.env.PORT ?? "8787";
-const port2 = process.env.PORT2 ?? String(Number(port) + 1);
-const env = { ...process.env, WRANGLER_SEND_METRICS: "false" };
+const t0 = performance.now();
+const seconds = () => ((performance.now() - t0) / 1000).toFixed(1);
+const state = startState();
+const { port, port2 } = startPorts();
+const served = endpoints(port, port2);
+/** The seed options of npm start's state: Sentinel-1 GRD hosted in the second location. */
+const SEED_OPTIONS = ["--locations"];
 
-/**
- * The S3 endpoint's keys: $S3_ACCESS_KEY_ID/$S3_SECRET_ACCESS_KEY when both are set, else demo keys made once per
- * state directory and kept in <persist>/demo-s3-keys.json.
- */
-function s3Keys() {
-  if (process.env.S3_ACCESS_KEY_ID && process.env.S3_SECRET_ACCESS_KEY)
-    return { accessKeyId: process.env.S3_ACCESS_KEY_ID, secretAccessKey: process.env.S3_SECRET_ACCESS_KEY };
-  const file = join(persist, "demo-s3-keys.json");
-  if (!existsSync(file)) {
-    const keys = { accessKeyId: `EOEDGE${randomBytes(7).toString("hex").toUpperCase()}`, secretAccessKey: randomBytes(30).toString("base64url") };
-    writeFileSync(file, JSON.stringify(keys, null, 2) + "\n", { mode: 0o600 });
-  }
-  return JSON.parse(readFileSync(file, "utf8"));
+/** Exits with a message (and the output of the failed command, when given). */
+function die(message, output = "") {
+  if (output) process.stderr.write(output.endsWith("\n") ? output : `${output}\n`);
+  console.error(`npm start: ${message}`);
+  process.exit(1);
 }
 
-function run(cmd, args) {
-  const r = spawnSync(cmd, args, { stdio: "inherit", env });
-  if (r.status !== 0) {
-    console.error(`\n${cmd} ${args.join(" ")} failed (exit ${r.status})`);
-    process.exit(r.status ?? 1);
-  }
+/** Runs a build script with this Node, quietly; shows its output when it fails, its notices when it prints any. */
+function build(script) {
+  const r = spawnSync(process.execPath, [script], { encoding: "utf8", env: wranglerEnv });
+  if (r.status !== 0) die(`${script} failed (exit ${r.status ?? r.signal})`, `${r.stdout}${r.stderr}`);
+  const said = `${r.stdout}${r.stderr}`.trim();
+  if (said) console.log(said);
 }
 
-run("npx", ["wrangler", "d1", "migrations", "apply", "eo-edge", "--local", "--persist-to", persist]);
-run("npx", ["tsx", "--import", "./scripts/lib/wasm-register.mjs", "scripts/seed.ts", persist]);
-// The second location hosts Sentinel-1 GRD (the registry's location; null = the primary location)
-const HOSTED = "UPDATE data_collections SET location = 'creo' WHERE id = 'sentinel-1-grd'";
-run("npx", ["wrangler", "d1", "execute", "eo-edge", "--local", "--persist-to", persist, "--command", HOSTED]);
+for (const p of [port, port2]) if (!(await portFree(p))) die(`port ${p} is in use (another npm start?): stop it, or set PORT (and PORT2) to free ports.`);
+build("wasm/build.mjs");
+build("scripts/build-web.mjs");
+mkdirSync(state, { recursive: true });
+const s3 = demoS3Keys(state, true);
+recordStart(state, served);
+const where = relative(".", state) || ".";
+try {
+  const prepared = prepareState(state, SEED_OPTIONS, () => console.log(`Preparing ${where}: D1 migrations, sample data, demo client (once per change of data/, migrations/ or src/; about half a minute)...`));
+  if (prepared.seeded) console.log(`Prepared ${where} in ${seconds()} s: ${prepared.summary}`);
+} catch (e) {
+  die(`preparing ${where} failed; see above. A half-prepared state folder can be deleted (rm -rf ${where}).`, e.message);
+}
+const demo = demoClient(state);
 
-const demo = JSON.parse(readFileSync(join(persist, "demo-client.json"), "utf8"));
-const s3 = s3Keys();
-const base = `http://127.0.0.1:${port}`;
-const base2 = `http://127.0.0.1:${port2}`;
-const locations = JSON.stringify([{ id: "aws-eu-central-1", url: base }, { id: "creo", url: base2 }]);
-// PUBLIC_BASE_URL (token issuer and links) is the primary location's address
-// S3_*: the keys of the S3 endpoint (src/s3)
-const vars = [`PUBLIC_BASE_URL:${base}`, "LOCATION_ID:aws-eu-central-1", `LOCATIONS:${locations}`, `S3_ACCESS_KEY_ID:${s3.accessKeyId}`, `S3_SECRET_ACCESS_KEY:${s3.secretAccessKey}`].flatMap((v) => ["--var", v]);
-const devArgs = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", port, "--persist-to", persist, ...vars];
-const dev = spawn("npx", devArgs, { stdio: ["inherit", "pipe", "inherit"], env });
+const locations = JSON.stringify(served.locations.map(({ id, url }) => ({ id, url })));
+// PUBLIC_BASE_URL (token issuer and links) is the primary location's address. The S3 endpoint's keys are the
+// accounts' (D1, src/buckets/keys.ts): the seed stores the demo keys for the demo account.
+const vars = [`PUBLIC_BASE_URL:${served.base_url}`, "LOCATION_ID:aws-eu-central-1", `LOCATIONS:${locations}`].flatMap((v) => ["--var", v]);
+const dev = spawn(...wrangler(["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", ...vars]), { stdio: ["ignore", "pipe", "pipe"], env: wranglerEnv });
+
+// Until it serves, wrangler dev's output (banner, bindings table) is kept for a failure report; then shown, filtered.
+let ready = false;
+const early = [];
+const log = devLog((line) => console.log(line));
+const onLine = (line) => (ready ? log.push(line) : early.push(line));
+eachLine(dev.stdout, onLine);
+eachLine(dev.stderr, onLine);
+dev.on("exit", (code, signal) => {
+  if (!ready) die(`wrangler dev exited (${code ?? signal}) before serving`, early.join("\n"));
+  process.exit(code ?? 0);
+});
 
 // The second location's address: every connection piped to the Worker's port unchanged (the Host header names PORT2)
 const forward = createServer((client) => {
-  const upstream = createConnection({ host: "127.0.0.1", port: Number(port) });
+  const upstream = createConnection({ host: "127.0.0.1", port });
   client.pipe(upstream).pipe(client);
   const close = () => (client.destroy(), upstream.destroy());
   client.on("error", close);
   upstream.on("error", close);
 });
-forward.listen(Number(port2), "127.0.0.1");
-let announced = false;
-dev.stdout.on("data", (chunk) => {
-  process.stdout.write(chunk);
-  if (!announced && /Ready on/.test(String(chunk))) {
-    announced = true;
-    console.log(`
-================ EO Edge is running on ${base} ================
-Location aws-eu-central-1 (Sentinel-2 L1C/L2A): ${base}
-Location creo (Sentinel-1 GRD):                 ${base2}
-Demo client id:     ${demo.client_id}
-Demo client secret: ${demo.client_secret}
-Token URL:          ${base}/auth/realms/main/protocol/openid-connect/token
-S3 endpoint:        ${base}/s3   (local buckets; path-style, Signature V4)
-S3 access key id:   ${s3.accessKeyId}
-S3 secret key:      ${s3.secretAccessKey}
-  AWS_ACCESS_KEY_ID=${s3.accessKeyId} AWS_SECRET_ACCESS_KEY=${s3.secretAccessKey} AWS_DEFAULT_REGION=us-east-1 \\
-    aws --endpoint-url ${base}/s3 s3 ls s3://my-bucket/
-
-TOKEN=$(curl -s -d grant_type=client_credentials -d client_id=${demo.client_id} -d client_secret=${demo.client_secret} \\
-  ${base}/auth/realms/main/protocol/openid-connect/token | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')
-curl -s -H "Authorization: Bearer $TOKEN" ${base}/api/v1/metadata/location
-curl -s -X POST ${base}/api/v1/process -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -o ndvi.png -d '{
-  "input": {"bounds": {"bbox": [-12.0, 24.3, -10.8, 25.3]},
-            "data": [{"type": "sentinel-2-l2a", "dataFilter": {"timeRange": {"from": "2020-02-01T00:00:00Z", "to": "2020-03-01T00:00:00Z"}}}]},
-  "output": {"width": 512, "height": 512},
-  "evalscript": "//VERSION=3\\nfunction setup(){return {input:[\\"B04\\",\\"B08\\",\\"dataMask\\"],output:{bands:4}}}\\nfunction evaluatePixel(s){let n=(s.B08-s.B04)/(s.B08+s.B04);return [n<0.1?1:0.2, n<0.1?0.8:0.6, 0.2, s.dataMask]}"
-}'
-================================================================
-`);
-  }
-});
+forward.on("error", (e) => (dev.kill("SIGINT"), die(`the second location's port ${port2}: ${e.message}`)));
+forward.listen(port2, "127.0.0.1");
 const stop = () => (forward.close(), dev.kill("SIGINT"));
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
-dev.on("exit", (code) => process.exit(code ?? 0));
+
+/** Resolves once the Worker answers its OpenID configuration (the first HTTP 200). */
+async function served200() {
+  for (;;) {
+    try {
+      if ((await fetch(`${served.base_url}/auth/realms/main/.well-known/openid-configuration`)).status === 200) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** True when the token endpoint accepts the demo client (it was deleted or changed if not). */
+async function demoClientAccepted() {
+  const body = new URLSearchParams({ grant_type: "client_credentials", ...demo });
+  return (await fetch(served.token_url, { method: "POST", body })).status === 200;
+}
+
+await served200();
+const accepted = await demoClientAccepted();
+// the request logs of these two requests are ours, not the user's
+log.swallow(/GET \/auth\/realms\/main\/\.well-known\/openid-configuration /);
+log.swallow(/POST \/auth\/realms\/main\/protocol\/openid-connect\/token /);
+// of the lines before, only warnings and errors are shown
+for (const line of early.splice(0)) log.push(line, /\[wrangler:(warn|error)\]|✘|ERROR/.test(line));
+ready = true;
+
+const pad = (s, n) => s.padEnd(n);
+console.log(`
+EO Edge is running (state ${where}, ready in ${seconds()} s)
+  Console           ${served.console_url}
+  API docs          ${served.docs_url}
+${served.locations.map((l) => `  ${pad(l.id, 17)} ${pad(l.url, 23)} S3 ${pad(l.s3_endpoint, 26)} (${l.hosts})`).join("\n")}
+  Token URL         ${served.token_url}
+  Demo client       id ${demo.client_id}  secret ${demo.client_secret}
+  Demo S3 keys      id ${s3.accessKeyId}  secret ${s3.secretAccessKey}
+For scripts: npm run -s credentials (all of it as JSON). In a shell:
+  eval "$(npm run -s credentials -- --env)"
+  TOKEN=$(curl -s -d grant_type=client_credentials -d client_id=$CLIENT_ID -d client_secret=$CLIENT_SECRET $TOKEN_URL | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')
+  curl -s -H "Authorization: Bearer $TOKEN" $BASE_URL/api/v1/metadata/location
+Requests are logged below; Ctrl-C stops the server.`);
+if (!accepted) {
+  console.log(`WARNING: the server refuses the demo client of ${where}/demo-client.json (deleted?); restart npm start to make a new one.`);
+  forgetSeed(state);
+}

@@ -1,12 +1,15 @@
 // Shared pieces of the benchmarks (scripts/bench.mjs and scripts/bench-*.mjs): the 29RKH NDVI request and its timing,
 // percentiles and number formatting, Server-Timing parsing, a scratch wrangler state seeded like `npm start`,
 // a `wrangler dev` server on it, a demo-client token and the workerd peak memory.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
-import { createConnection } from "node:net";
+import { portFree, wranglerEnv } from "./local.mjs";
+import { prepareState as prepareSeeded } from "./prepare.mjs";
 
-/** Environment for every child process: the caller's, with wrangler's usage metrics off. */
-export const env = { ...process.env, WRANGLER_SEND_METRICS: "false" };
+export { portFree };
+
+/** Environment for every child process: the caller's, with wrangler's network calls off (scripts/lib/local.mjs). */
+export const env = wranglerEnv;
 
 /** Resolves after ms milliseconds. */
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -20,17 +23,14 @@ export const fmt = (x, digits = 1) => (x === undefined || !Number.isFinite(x) ? 
 /** Duration (ms) of the metric `name` in a Server-Timing header value ("a;dur=1.2, b;dur=3"); NaN when absent. */
 export const metric = (serverTiming, name) => Number(new RegExp(`(?:^|,\\s*)${name};dur=([\\d.]+)`).exec(serverTiming)?.[1] ?? NaN);
 
-/** Runs cmd synchronously (stdout discarded, stderr shown); throws an Error naming the command when it fails. */
-export function run(cmd, args) {
-  const r = spawnSync(cmd, args, { stdio: ["ignore", "ignore", "inherit"], env });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed`);
-}
-
-/** Creates the wrangler state directory stateDir (absolute path), applies the D1 migrations and seeds it like `npm start`. */
+/**
+ * Prepares the wrangler state directory stateDir (absolute path) as `npm start` does for one location (migrations,
+ * sample data, demo client: scripts/seed.ts), unless it is already seeded from the current inputs
+ * (scripts/lib/prepare.mjs). @throws Error with the seed's output when it fails
+ */
 export function prepareState(stateDir) {
   mkdirSync(stateDir, { recursive: true });
-  run("npx", ["wrangler", "d1", "migrations", "apply", "eo-edge", "--local", "--persist-to", stateDir]);
-  run("npx", ["tsx", "--import", "./scripts/lib/wasm-register.mjs", "scripts/seed.ts", stateDir]);
+  prepareSeeded(stateDir);
 }
 
 /** Waits until base answers the OpenID configuration request (up to 60 s); throws when it never does. */
@@ -70,14 +70,6 @@ export function groupStopper(child) {
   };
 }
 
-/** Resolves true when nothing accepts TCP connections on 127.0.0.1:port. */
-export function portFree(port) {
-  return new Promise((done) => {
-    const socket = createConnection({ host: "127.0.0.1", port: Number(port) });
-    socket.once("connect", () => (socket.destroy(), done(false)));
-    socket.once("error", () => done(true));
-  });
-}
 
 /** Process groups of the servers started here and not yet stopped: killed if this process ends or is interrupted. */
 const liveGroups = new Set();

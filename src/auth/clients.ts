@@ -1,10 +1,12 @@
 /**
  * OAuth clients: creation (secret shown once, stored as a salted SHA-256; secrets are 192 random bits, so a fast
  * hash is enough) and credential checks that cost the same whether the client exists, is expired or the secret is
- * wrong: one D1 lookup, one SHA-256 and one constant-time comparison every time.
+ * wrong: one D1 lookup, one SHA-256 and one constant-time comparison (src/http/compare.ts) every time. Runs in
+ * workerd and, for the seeding of `npm start` (scripts/seed.ts), in Node.
  */
 import { eq } from "drizzle-orm";
 import type { Env } from "../env";
+import { constantTimeEqual } from "../http/compare";
 import { db } from "../storage/db";
 import { accounts, oauthClients } from "../storage/schema";
 
@@ -13,14 +15,6 @@ const hex = (b: ArrayBuffer | Uint8Array): string =>
 
 async function hashSecret(salt: string, secret: string): Promise<string> {
   return hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(salt + secret)));
-}
-
-/** Constant-time comparison of two hex digests (crypto.subtle.timingSafeEqual; unequal lengths compare `a` to itself). */
-function sameDigest(a: string, b: string): boolean {
-  const x = new TextEncoder().encode(a);
-  const y = new TextEncoder().encode(b);
-  const equal = crypto.subtle.timingSafeEqual(x, x.length === y.length ? y : x);
-  return equal && x.length === y.length;
 }
 
 /** Stands in for the stored hash of an unknown client, so that unknown clients cost a hash and a comparison too. */
@@ -67,7 +61,7 @@ export async function createClient(
 export async function verifyClient(env: Pick<Env, "DB">, clientId: string, secret: string): Promise<ClientInfo | null> {
   const row = await db(env).select().from(oauthClients).where(eq(oauthClients.clientId, clientId)).get();
   const [salt = "", digest = ""] = (row?.secretHash ?? DUMMY_HASH).split("$");
-  const secretOk = sameDigest(digest, await hashSecret(salt, secret));
+  const secretOk = constantTimeEqual(digest, await hashSecret(salt, secret));
   const expired = !!row?.expires && !(Date.parse(row.expires) >= Date.now());
   if (!row || !secretOk || expired || row.deleted !== null) return null;
   return { clientId: row.clientId, accountId: row.accountId, name: row.name, spaOrigins: row.spaOrigins ? (JSON.parse(row.spaOrigins) as string[]) : null };

@@ -8,6 +8,7 @@
  */
 import { AwsV4Signer } from "aws4fetch";
 import type { S3Keys } from "../buckets/config";
+import { constantTimeEqual } from "../http/compare";
 import { stringSigner } from "./chunksig";
 import { S3Error, accessDenied } from "./xml";
 
@@ -124,16 +125,10 @@ export async function verifySignature<K extends S3Keys>(request: Request, keyOf:
   if (!s.signedHeaders.includes("host")) throw malformed("SignedHeaders must include host.");
   const signer = signerOf(request, s, keys);
   const expected = await signer.signature();
-  const same = signer.signedHeaders === s.signedHeaders.join(";") && timingSafeEqualHex(expected, s.signature);
+  const same = signer.signedHeaders === s.signedHeaders.join(";") && constantTimeEqual(expected, s.signature);
   if (!same) {
     const fields = { AWSAccessKeyId: s.accessKeyId, StringToSign: await signer.stringToSign(), SignatureProvided: s.signature, CanonicalRequest: await signer.canonicalString() };
     throw new S3Error(403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided. Check your key and signing method.", fields);
   }
   return { s: { ...s, signString: stringSigner(keys.secretAccessKey, s) }, keys };
-}
-
-/** Constant-time comparison of two hex strings of equal length (workerd's crypto.subtle.timingSafeEqual). */
-export function timingSafeEqualHex(a: string, b: string): boolean {
-  const enc = new TextEncoder();
-  return a.length === b.length && crypto.subtle.timingSafeEqual(enc.encode(a), enc.encode(b));
 }

@@ -10,7 +10,8 @@
  * The HMAC and its key derivation are aws4fetch's (the signer that checks the seed, ./auth.ts).
  */
 import { AwsV4Signer } from "aws4fetch";
-import { timingSafeEqualHex, type SignedRequest } from "./auth";
+import { constantTimeEqual } from "../http/compare";
+import type { SignedRequest } from "./auth";
 import { S3Error } from "./xml";
 
 /** An AwsV4Signer whose string to sign is given: its signature() is HMAC(signing key of the scope, text). */
@@ -59,7 +60,7 @@ export class ChunkSignatures {
 
   private async check(algorithm: string, hashes: string, signature: string, what: string): Promise<void> {
     const expected = await this.s.signString!(`${algorithm}\n${this.s.datetime}\n${this.scope}\n${this.previous}\n${hashes}`);
-    if (!timingSafeEqualHex(expected, signature))
+    if (!constantTimeEqual(expected, signature))
       throw new S3Error(403, "SignatureDoesNotMatch", `The ${what} signature we calculated does not match the signature you provided (chunk-signature chain of the Authorization header's seed signature).`);
     this.previous = signature;
   }

@@ -1,0 +1,140 @@
+// The local deployment `npm start` serves (scripts/start.mjs) and `npm run credentials` describes
+// (scripts/credentials.mjs): its state folder, its addresses, the demo credentials kept in the state folder, and
+// the environment of every wrangler process (no network calls: the machine may be offline).
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createConnection } from "node:net";
+import { dirname, join, resolve } from "node:path";
+
+/**
+ * Environment for wrangler (and getPlatformProxy in scripts/seed.ts): the caller's, with every network call of
+ * wrangler itself off. WRANGLER_SEND_METRICS: usage metrics; WRANGLER_HIDE_BANNER: the banner and with it the npm
+ * registry update check (wrangler's printWranglerBanner); CLOUDFLARE_CF_FETCH_ENABLED=false: miniflare's download of
+ * https://workers.cloudflare.com/cf.json for `Request.cf` (offline: a `getaddrinfo ENOTFOUND` stack trace per
+ * start; requests then carry miniflare's placeholder `cf` object, as they do after a failed download);
+ * WRANGLER_SEND_ERROR_REPORTS: crash reports (off by default; kept off).
+ */
+export const wranglerEnv = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: "false",
+  WRANGLER_HIDE_BANNER: "true",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  WRANGLER_SEND_ERROR_REPORTS: "false",
+};
+
+/**
+ * [command, args] running wrangler with `args` on this Node (npm scripts' Node 22, >= the 22.12 wrangler needs):
+ * its CLI module as wrangler's bin script runs it (`node --no-warnings wrangler-dist/cli.js`), without `npx` (which
+ * starts npm first, about 0.4 s of CPU) and without the bin script's own process, which does not pass a signal on
+ * to the CLI: a SIGINT sent to the spawned process reaches wrangler itself, which stops its workerd.
+ */
+export const wrangler = (args) => [process.execPath, ["--no-warnings", resolve("node_modules/wrangler/wrangler-dist/cli.js"), ...args]];
+
+/** Where `npm start` records the state folder it serves, so that `npm run credentials` finds it without EO_EDGE_STATE. */
+const LAST_START = resolve("node_modules/.cache/eo-edge/last-start.json");
+
+/** The state folder `npm start` uses: $EO_EDGE_STATE, default `.state` (absolute). */
+export const startState = () => resolve(process.env.EO_EDGE_STATE ?? ".state");
+
+/**
+ * The state folder of the service a script should reach: $EO_EDGE_STATE when set, else the one the last
+ * `npm start` served (recorded by {@link recordStart}) while it exists, else `.state` (absolute).
+ */
+export function currentState() {
+  if (process.env.EO_EDGE_STATE) return startState();
+  try {
+    const { state } = JSON.parse(readFileSync(LAST_START, "utf8"));
+    if (typeof state === "string" && existsSync(state)) return state;
+  } catch {
+    /* no npm start yet */
+  }
+  return startState();
+}
+
+/** The S3 endpoint of a location served at `base` (the one place that says where it is). */
+export const s3Endpoint = (base) => `${base}/s3`;
+
+/**
+ * The addresses of the two locations `npm start` serves on 127.0.0.1:port and :port2 (src/locations; the Worker
+ * answers on port, port2 forwards to it): the primary `aws-eu-central-1` (Sentinel-2; token issuer, console,
+ * docs) and `creo` (Sentinel-1 GRD). The shape of <state>/endpoints.json.
+ */
+export function endpoints(port, port2) {
+  const base = `http://127.0.0.1:${port}`;
+  const base2 = `http://127.0.0.1:${port2}`;
+  return {
+    base_url: base,
+    token_url: `${base}/auth/realms/main/protocol/openid-connect/token`,
+    s3_endpoint: s3Endpoint(base),
+    console_url: `${base}/`,
+    docs_url: `${base}/docs.html`,
+    locations: [
+      { id: "aws-eu-central-1", hosts: "Sentinel-2 L1C/L2A", url: base, s3_endpoint: s3Endpoint(base) },
+      { id: "creo", hosts: "Sentinel-1 GRD", url: base2, s3_endpoint: s3Endpoint(base2) },
+    ],
+  };
+}
+
+/** `npm start`'s ports: $PORT (default 8787) and $PORT2 (default PORT + 1). */
+export function startPorts() {
+  const port = Number(process.env.PORT ?? 8787);
+  return { port, port2: Number(process.env.PORT2 ?? port + 1) };
+}
+
+/** Writes <state>/endpoints.json (what this start serves, with its pid) and points `npm run credentials` at state. */
+export function recordStart(state, served) {
+  writeFileSync(join(state, "endpoints.json"), JSON.stringify({ ...served, pid: process.pid, started: new Date().toISOString() }, null, 2) + "\n");
+  try {
+    mkdirSync(dirname(LAST_START), { recursive: true });
+    writeFileSync(LAST_START, JSON.stringify({ state }) + "\n");
+  } catch {
+    /* read-only node_modules: credentials then needs EO_EDGE_STATE */
+  }
+}
+
+/** The addresses recorded by the last `npm start` of state, else those $PORT/$PORT2 (or the defaults) give. */
+export function servedEndpoints(state) {
+  try {
+    return JSON.parse(readFileSync(join(state, "endpoints.json"), "utf8"));
+  } catch {
+    const { port, port2 } = startPorts();
+    return endpoints(port, port2);
+  }
+}
+
+/**
+ * The demo S3 keys of state, kept in <state>/demo-s3-keys.json (mode 0600), the one source of the keys the S3
+ * endpoint of that state accepts: made once per state folder (random), or taken from $S3_ACCESS_KEY_ID and
+ * $S3_SECRET_ACCESS_KEY when `override` and both are set (then written to the file, so that credentials and later
+ * starts see them). Returns { accessKeyId, secretAccessKey }.
+ */
+export function demoS3Keys(state, override = false) {
+  const file = join(state, "demo-s3-keys.json");
+  const env = process.env;
+  const given = override && env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY } : undefined;
+  if (given || !existsSync(file)) {
+    const keys = given ?? { accessKeyId: `EOEDGE${randomBytes(7).toString("hex").toUpperCase()}`, secretAccessKey: randomBytes(30).toString("base64url") };
+    mkdirSync(state, { recursive: true });
+    writeFileSync(file, JSON.stringify(keys, null, 2) + "\n", { mode: 0o600 });
+  }
+  return JSON.parse(readFileSync(file, "utf8"));
+}
+
+/** The demo OAuth client of state (<state>/demo-client.json, written by scripts/seed.ts); undefined before the first seed. */
+export function demoClient(state) {
+  try {
+    const { client_id, client_secret } = JSON.parse(readFileSync(join(state, "demo-client.json"), "utf8"));
+    return { client_id, client_secret };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resolves true when nothing accepts TCP connections on 127.0.0.1:port. */
+export function portFree(port) {
+  return new Promise((done) => {
+    const socket = createConnection({ host: "127.0.0.1", port: Number(port) });
+    socket.once("connect", () => (socket.destroy(), done(false)));
+    socket.once("error", () => done(true));
+  });
+}
