@@ -9,12 +9,13 @@
  *    secret, else a new one is created and written there (so one demo client per state folder, whatever the number
  *    of seeds);
  * 4. seeds the Zarr and BYOC sample collections (scripts/seed-zarr.ts, scripts/seed-byoc.ts);
- * 5. with `--locations`: hosts Sentinel-1 GRD in location `creo`, as `npm start` serves it (scripts/start.mjs);
+ * 5. hosts every built-in collection in the primary location (states seeded before hosted Sentinel-1 GRD in
+ *    `creo`; BYOC collections are hosted by their bucket's region, src/locations/regions.ts);
  * 6. writes <persist>/seed.json with the fingerprint of its inputs (scripts/lib/prepare.mjs), which lets
  *    `npm start` skip all of this while nothing changed.
  * Prints one summary line last.
  *
- * Usage (through npm so Node 22 is used): `npm run -s seed -- [persistDir] [--locations]` (default .state).
+ * Usage (through npm so Node 22 is used): `npm run -s seed -- [persistDir]` (default .state).
  */
 import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -109,12 +110,12 @@ async function main(): Promise<void> {
     const s3Key = await seedS3Keys(env, DEMO_ACCOUNT, persist);
     const zarr = await seedZarr(env, DEMO_ACCOUNT);
     const byoc = await seedByoc(env, DEMO_ACCOUNT, DATA);
-    // The second location of npm start hosts Sentinel-1 GRD (the registry's location; null = the primary location)
-    if (options.includes("--locations")) await env.DB.prepare("UPDATE data_collections SET location = 'creo' WHERE id = 'sentinel-1-grd'").run();
+    // The built-ins are hosted where sentinelhub-py expects them: the primary location (registry location NULL)
+    await env.DB.prepare("UPDATE data_collections SET location = NULL WHERE kind = 'builtin' AND location IS NOT NULL").run();
     await writeFile(seedMarker(persist), JSON.stringify({ fingerprint, s3AccessKeyId: s3Key, seeded: new Date().toISOString() }, null, 2) + "\n");
     console.log(
       `${migrations.length} migrations applied, ${all.length} items, ${files} new files, ` +
-        `zarr-${SAMPLE_ZARR_ID} ${zarr}, byoc-${byoc.id} (${byoc.ingested} tiles ingested now), ` +
+        `zarr-${SAMPLE_ZARR_ID} ${zarr}, ${byoc.map((b) => `byoc-${b.id} (${b.ingested} tiles ingested now)`).join(", ")}, ` +
         `demo client ${demo.client_id} (${demo.created ? "created" : "reused"}), demo S3 key ${s3Key}`,
     );
   } finally {

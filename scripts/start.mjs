@@ -6,8 +6,9 @@
 //
 // Locations (src/locations/): one wrangler dev Worker (one D1, R2, Durable Objects and queue: one coherent state)
 // answers on two addresses: http://127.0.0.1:$PORT (default 8787) is location `aws-eu-central-1` (the primary,
-// hosting Sentinel-2 L1C/L2A) and http://127.0.0.1:$PORT2 (default PORT+1) is location `creo` (hosting Sentinel-1
-// GRD). PORT2 is a plain TCP forward to PORT; the Worker serves a request as the location whose configured URL
+// hosting Sentinel-2 L1C/L2A and Sentinel-1 GRD, where sentinelhub-py expects them) and http://127.0.0.1:$PORT2
+// (default PORT+1) is location `creo` (hosting the BYOC collections of buckets in CREODIAS regions: the seeded
+// Sentinel-1 BYOC sample, scripts/lib/regions.mjs). PORT2 is a plain TCP forward to PORT; the Worker serves a request as the location whose configured URL
 // it was sent to (LOCATIONS). Tokens from either address work at both (one issuer, as Sentinel Hub's one login).
 // The addresses are written to <state>/endpoints.json for `npm run credentials` (scripts/credentials.mjs).
 import { spawn, spawnSync } from "node:child_process";
@@ -17,14 +18,13 @@ import { relative } from "node:path";
 import { devLog, eachLine } from "./lib/devlog.mjs";
 import { demoClient, demoS3Keys, endpoints, portFree, recordStart, startPorts, startState, wrangler, wranglerEnv } from "./lib/local.mjs";
 import { forgetSeed, prepareState } from "./lib/prepare.mjs";
+import { BUCKET_REGIONS } from "./lib/regions.mjs";
 
 const t0 = performance.now();
 const seconds = () => ((performance.now() - t0) / 1000).toFixed(1);
 const state = startState();
 const { port, port2 } = startPorts();
 const served = endpoints(port, port2);
-/** The seed options of npm start's state: Sentinel-1 GRD hosted in the second location. */
-const SEED_OPTIONS = ["--locations"];
 
 /** Exits with a message (and the output of the failed command, when given). */
 function die(message, output = "") {
@@ -49,7 +49,7 @@ const s3 = demoS3Keys(state, true);
 recordStart(state, served);
 const where = relative(".", state) || ".";
 try {
-  const prepared = prepareState(state, SEED_OPTIONS, () => console.log(`Preparing ${where}: D1 migrations, sample data, demo client (once per change of data/, migrations/ or src/; about half a minute)...`));
+  const prepared = prepareState(state, [], () => console.log(`Preparing ${where}: D1 migrations, sample data, demo client (once per change of data/, migrations/ or src/; about half a minute)...`));
   if (prepared.seeded) console.log(`Prepared ${where} in ${seconds()} s: ${prepared.summary}`);
 } catch (e) {
   die(`preparing ${where} failed; see above. A half-prepared state folder can be deleted (rm -rf ${where}).`, e.message);
@@ -59,7 +59,8 @@ const demo = demoClient(state);
 const locations = JSON.stringify(served.locations.map(({ id, url }) => ({ id, url })));
 // PUBLIC_BASE_URL (token issuer and links) is the primary location's address. The S3 endpoint's keys are the
 // accounts' (D1, src/buckets/keys.ts): the seed stores the demo keys for the demo account.
-const vars = [`PUBLIC_BASE_URL:${served.base_url}`, "LOCATION_ID:aws-eu-central-1", `LOCATIONS:${locations}`].flatMap((v) => ["--var", v]);
+// BUCKET_REGIONS: the second location's BYOC sample is in a CREODIAS bucket (scripts/lib/regions.mjs).
+const vars = [`PUBLIC_BASE_URL:${served.base_url}`, "LOCATION_ID:aws-eu-central-1", `LOCATIONS:${locations}`, `BUCKET_REGIONS:${JSON.stringify(BUCKET_REGIONS)}`].flatMap((v) => ["--var", v]);
 const dev = spawn(...wrangler(["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", ...vars]), { stdio: ["ignore", "pipe", "pipe"], env: wranglerEnv });
 
 // Until it serves, wrangler dev's output (banner, bindings table) is kept for a failure report; then shown, filtered.

@@ -56,8 +56,9 @@ export const s3Endpoint = (base) => `${base}/s3`;
 
 /**
  * The addresses of the two locations `npm start` serves on 127.0.0.1:port and :port2 (src/locations; the Worker
- * answers on port, port2 forwards to it): the primary `aws-eu-central-1` (Sentinel-2; token issuer, console,
- * docs) and `creo` (Sentinel-1 GRD). The shape of <state>/endpoints.json.
+ * answers on port, port2 forwards to it): the primary `aws-eu-central-1` (Sentinel-2, Sentinel-1 GRD; token issuer,
+ * console, docs) and `creo` (BYOC collections of buckets in CREODIAS regions, scripts/lib/regions.mjs). The shape
+ * of <state>/endpoints.json.
  */
 export function endpoints(port, port2) {
   const base = `http://127.0.0.1:${port}`;
@@ -69,8 +70,8 @@ export function endpoints(port, port2) {
     console_url: `${base}/`,
     docs_url: `${base}/docs.html`,
     locations: [
-      { id: "aws-eu-central-1", hosts: "Sentinel-2 L1C/L2A", url: base, s3_endpoint: s3Endpoint(base) },
-      { id: "creo", hosts: "Sentinel-1 GRD", url: base2, s3_endpoint: s3Endpoint(base2) },
+      { id: "aws-eu-central-1", hosts: "Sentinel-2 L1C/L2A, Sentinel-1 GRD", url: base, s3_endpoint: s3Endpoint(base) },
+      { id: "creo", hosts: "BYOC in CREODIAS buckets", url: base2, s3_endpoint: s3Endpoint(base2) },
     ],
   };
 }

@@ -12,7 +12,7 @@ import { wranglerEnv } from "./local.mjs";
  * Everything the seeded state is made from: the migrations, the sample data, the Zarr sample store, the seed
  * scripts, and src/ (the seed runs the Worker's own ingestion and storage code, whose output lands in D1).
  */
-const INPUTS = ["migrations", "data", "test/fixtures/zarr/westflanders.zarr", "src", "scripts/seed.ts", "scripts/seed-byoc.ts", "scripts/seed-zarr.ts", "scripts/seed-files.ts", "scripts/seed-s3-keys.ts", "scripts/lib/pool.mjs", "wrangler.toml"];
+const INPUTS = ["migrations", "data", "test/fixtures/zarr/westflanders.zarr", "src", "scripts/seed.ts", "scripts/seed-byoc.ts", "scripts/seed-zarr.ts", "scripts/seed-files.ts", "scripts/seed-s3-keys.ts", "scripts/lib/pool.mjs", "scripts/lib/regions.mjs", "wrangler.toml"];
 
 /** Files under path (a file or a folder, relative to the repository root), sorted; none when it does not exist. */
 function files(path) {
@@ -22,8 +22,8 @@ function files(path) {
 }
 
 /**
- * SHA-256 (hex) of the seed's inputs (names and contents of every file of INPUTS) and its options (e.g.
- * `["--locations"]`): equal fingerprints, equal seeded state. About 0.1 s for ~25 MB.
+ * SHA-256 (hex) of the seed's inputs (names and contents of every file of INPUTS) and its options (none today):
+ * equal fingerprints, equal seeded state. About 0.1 s for ~25 MB.
  */
 export function seedFingerprint(options = []) {
   const h = createHash("sha256");

@@ -21,11 +21,14 @@ async function render(env: Env, c: ByocCollection): Promise<Record<string, unkno
   return collectionJson(c, await collectionSummary(env, c.id));
 }
 
-/** POST: 201 with the collection; 403 when its bucket is another account's (src/buckets/owners.ts). */
+/**
+ * POST: 201 with the collection; 403 when its bucket is another account's (src/buckets/owners.ts). Whichever
+ * location the request is sent to, the collection is hosted by its bucket's region (src/locations/regions.ts).
+ */
 async function create(request: AuthedRequest, env: Env): Promise<Response> {
   const c = newCollection(accountOf(request), await readBody(request, collectionBody));
   await collectionStore(env, c);
-  await insertCollection(env, c, env.LOCATION_ID || null);
+  await insertCollection(env, c);
   return json({ data: await render(env, c) }, 201);
 }
 

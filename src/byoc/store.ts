@@ -39,14 +39,14 @@ function bandStatements(env: DB, c: ByocCollection): D1PreparedStatement[] {
 }
 
 /**
- * Registers a new collection of `c.accountId` with its bands (one batch), hosted in location `location` (the
- * location the create request was sent to; null = the primary location).
+ * Registers a new collection of `c.accountId` with its bands (one batch). No location is stored: a BYOC collection
+ * is hosted by its bucket's region (src/locations/regions.ts), decided on each request.
  */
-export async function insertCollection(env: DB, c: ByocCollection, location: string | null = null): Promise<void> {
+export async function insertCollection(env: DB, c: ByocCollection): Promise<void> {
   const row = env.DB.prepare(
     `INSERT INTO data_collections (id, type, aliases, kind, owner, title, location, optical, config, stac, created)
-     VALUES (?, ?, '[]', 'byoc', ?, ?, ?, 0, ?, '{}', ?)`,
-  ).bind(c.id, byocType(c.id), c.accountId, c.name, location, configOf(c), c.created);
+     VALUES (?, ?, '[]', 'byoc', ?, ?, NULL, 0, ?, '{}', ?)`,
+  ).bind(c.id, byocType(c.id), c.accountId, c.name, configOf(c), c.created);
   await env.DB.batch([row, ...bandStatements(env, c)]);
 }
 

@@ -8,20 +8,29 @@
  * and names the location that hosts the collection and its URL in the message and in `errors`.
  */
 import { findLocation, parseLocations, primaryLocation, type Location, type LocationEnv } from "./config";
+import { bucketLocation, type RegionEnv } from "./regions";
 
 /** What a hosting check needs of a registry collection (src/storage/registry.ts DataCollection). */
 export interface Hosted {
   /** Processing type / catalog id. */
   id: string;
-  /** Location id it is hosted in; null = the primary location. */
+  /** Location id it is hosted in; null = the primary location. Not read for BYOC collections (see hostOf). */
   location: string | null;
+  /** Registry kind: `byoc` collections are hosted by their bucket's region. */
+  kind?: string;
+  /** Kind-specific settings: a BYOC collection's `s3Bucket`. */
+  config?: Record<string, unknown>;
 }
 
-/** The location id a collection is hosted in (its registry location, else the primary location). */
-export const hostOf = (env: LocationEnv, c: Hosted): string => c.location ?? primaryLocation(env);
+/**
+ * The location id a collection is hosted in: for a BYOC collection the location of its bucket's region
+ * (./regions.ts), for the others its registry location; else the primary location.
+ */
+export const hostOf = (env: RegionEnv, c: Hosted): string =>
+  (c.kind === "byoc" ? bucketLocation(env, String(c.config?.s3Bucket ?? "")) : c.location) ?? primaryLocation(env);
 
 /** True when this deployment (LOCATION_ID) hosts collection `c`. */
-export const hostedHere = (env: LocationEnv, c: Hosted): boolean => hostOf(env, c) === (env.LOCATION_ID || primaryLocation(env));
+export const hostedHere = (env: RegionEnv, c: Hosted): boolean => hostOf(env, c) === (env.LOCATION_ID || primaryLocation(env));
 
 /**
  * A collection hosted in another location, as a failure with kind `not-found` that the HTTP layer renders as
@@ -43,7 +52,7 @@ export class NotHostedError extends Error {
  * The failure for collection `c` hosted in another location: the message names that location and the URL to send
  * the request to (see NotHostedError).
  */
-export function elsewhere(env: LocationEnv, c: Hosted): NotHostedError {
+export function elsewhere(env: RegionEnv, c: Hosted): NotHostedError {
   const id = hostOf(env, c);
   const at: Location | undefined = findLocation(env, id);
   const here = env.LOCATION_ID || primaryLocation(env);
@@ -58,7 +67,7 @@ export function elsewhere(env: LocationEnv, c: Hosted): NotHostedError {
  * Batch requests go through withSources, which calls this once the sources are resolved).
  * @throws NotHostedError (404 COMMON_NOT_FOUND) from `elsewhere`.
  */
-export function assertHosted(env: LocationEnv, list: Hosted[]): void {
+export function assertHosted(env: RegionEnv, list: Hosted[]): void {
   const away = list.find((c) => !hostedHere(env, c));
   if (away) throw elsewhere(env, away);
 }

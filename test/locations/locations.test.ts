@@ -1,7 +1,9 @@
 /**
  * Locations (spec 4.14): the listing in Sentinel Hub's `Location` shape, one location by id, 404 for unknown ids,
- * and the routing of collections: two locations served by one Worker (aws-eu-central-1 at http://localhost, creo at
- * http://127.0.0.1:8788, as `npm start` runs them), Sentinel-1 GRD hosted in creo and Sentinel-2 in the primary.
+ * and the hosting of collections as Sentinel Hub hosts them: two locations served by one Worker (aws-eu-central-1
+ * at http://localhost, creo at http://127.0.0.1:8788, as `npm start` runs them); Sentinel-2 and Sentinel-1 GRD in the
+ * primary (sentinelhub-py's ServiceUrl.MAIN), a BYOC collection where its bucket's region says (BUCKET_REGIONS:
+ * bucket `loc-creo` is in CREODIAS region WAW3-1, vitest.config.ts; src/locations/regions.ts), others in the primary.
  * A request for a collection hosted in the other location is 404 COMMON_NOT_FOUND naming the right location and
  * URL; at the right location the same request returns the file's pixels (read by geotiff.js, not the engine).
  * An async request accepted at the second location is processed by the queue consumer as that location (the
@@ -10,12 +12,14 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { authed, token } from "../helpers/auth";
+import { api, putInBucket, settled } from "../helpers/byoc";
 import { fetchAt } from "../helpers/locations";
 import { CRS, bandsScript, readTiff } from "../helpers/process";
 import { window } from "../helpers/raster";
 import { seedSamples } from "../helpers/seed";
 import { newAccount, tokenOf } from "../helpers/accounts";
 import { parseLocations } from "../../src/locations/config";
+import { bucketLocations } from "../../src/locations/regions";
 import { asyncStub } from "../../src/async/queue";
 import { unitsUsage } from "../../src/accounts/units";
 
@@ -25,17 +29,32 @@ const TWO = {
   LOCATION_ID: "aws-eu-central-1",
   LOCATIONS: JSON.stringify([{ id: "aws-eu-central-1", url: EU }, { id: "creo", url: `${CREO}/` }]),
 };
+/** The bucket BUCKET_REGIONS puts in CREODIAS region WAW3-1 (vitest.config.ts), and one it does not list. */
+const CREO_BUCKET = "loc-creo";
+const EU_BUCKET = "loc-eu";
+const WF = "sentinel-2-l2a/westflanders/2017-08-24";
 const S1_DIR = "sentinel-1-grd/S1A_IW_GRDH_1SDV_20180716T004042_FD5B";
 // 32 x 32 px of the S1 file's 200 m UTM 43N grid, 300 px right and 400 px down of its origin (see test/process/sentinel1.test.ts)
 const X0 = 566396.008448501 + 300 * 200;
 const Y1 = 1237182.1888995206 - 400 * 200;
 let bearer: string;
+/** BYOC collections of the token's account: in the CREODIAS bucket, and in an unlisted bucket. */
+let creoByoc: string, euByoc: string;
+
+/** A BYOC collection of `bucket` with one ingested tile of the West Flanders 2017-08-24 B04 and B08 files. */
+async function byocIn(bucket: string): Promise<string> {
+  for (const b of ["B04", "B08"]) await putInBucket(bucket, `wf/${b}.tif`, `${WF}/${b}.tif`);
+  const c = (await api(bearer, "POST", "/api/v1/byoc/collections", { name: `in ${bucket}`, s3Bucket: bucket })).json.data.id as string;
+  const t = await api(bearer, "POST", `/api/v1/byoc/collections/${c}/tiles`, { path: "wf", sensingTime: "2017-08-24T10:52:40Z" });
+  expect((await settled(bearer, c, t.json.data.id)).status).toBe("INGESTED");
+  return c;
+}
 
 beforeAll(async () => {
-  // before any registry lookup in this file's isolate (built-ins are cached per isolate)
-  await env.DB.prepare("UPDATE data_collections SET location = 'creo' WHERE id = 'sentinel-1-grd'").run();
   await seedSamples((i) => i.collection === "sentinel-1-grd" || i.id === "S2A_29RKH_20200219_0_L2A");
   bearer = await token();
+  creoByoc = await byocIn(CREO_BUCKET);
+  euByoc = await byocIn(EU_BUCKET);
 });
 
 const json = (body: unknown) => ({
@@ -72,6 +91,21 @@ const s2Process = {
   output: { width: 8, height: 8, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
   evalscript: bandsScript(["B04"]),
 };
+/** The 64 x 64 px West Flanders tile of a BYOC collection `id`, its B04 in DN. */
+const byocProcess = (id: string) => ({
+  input: { bounds: { bbox: [501360, 5629040, 502000, 5629680], properties: { crs: CRS(32631) } }, data: [{ type: `byoc-${id}`, dataFilter: { timeRange: { from: "2017-08-24T00:00:00Z", to: "2017-08-25T00:00:00Z" } } }] },
+  output: { width: 64, height: 64, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
+  evalscript: `//VERSION=3
+function setup() { return { input: [{ bands: ["B04"], units: "DN" }], output: { bands: 1, sampleType: "UINT16" } }; }
+function evaluatePixel(s) { return [s.B04]; }`,
+});
+/** `tiff` holds the B04 file's values (geotiff.js reading both). */
+async function expectFileB04(tiff: ArrayBuffer): Promise<void> {
+  const tif = await readTiff(tiff);
+  const b04 = await window(`${WF}/B04.tif`, 0, 0, 0, 64, 64);
+  expect(new Set(b04).size).toBeGreaterThan(100);
+  expect(Array.from(tif.data)).toEqual(Array.from(b04));
+}
 
 describe("GET /api/v1/metadata/location", () => {
   it("lists this deployment alone by default, in the OpenAPI Location shape", async () => {
@@ -124,40 +158,56 @@ describe("GET /api/v1/metadata/location", () => {
   });
 });
 
-describe("a collection hosted in another location", () => {
-  it("Process: 404 COMMON_NOT_FOUND naming the hosting location and its URL", async () => {
-    const r = await fetchAt(TWO, `${EU}/api/v1/process`, json(s1Process));
+describe("where collections are hosted", () => {
+  it("BUCKET_REGIONS: each listed bucket's region names its location; anything else is a deployment error", () => {
+    expect([...bucketLocations({ ...TWO, PUBLIC_BASE_URL: EU, BUCKET_REGIONS: '{"a":"eu-central-1","b":"WAW3-1","c":"us-west-2"}' })]).toEqual([
+      ["a", "aws-eu-central-1"],
+      ["b", "creo"],
+      ["c", "aws-us-west-2"],
+    ]);
+    expect(() => bucketLocations({ ...TWO, PUBLIC_BASE_URL: EU, BUCKET_REGIONS: '{"a":"mars-1"}' })).toThrow(/region "mars-1"; known regions: eu-central-1/);
+    expect(() => bucketLocations({ ...TWO, PUBLIC_BASE_URL: EU, BUCKET_REGIONS: "[1]" })).toThrow(/JSON object/);
+  });
+
+  it("Process: a collection of the other location is 404 COMMON_NOT_FOUND naming the hosting location and its URL", async () => {
+    const r = await fetchAt(TWO, `${EU}/api/v1/process`, json(byocProcess(creoByoc)));
     expect(r.status).toBe(404);
     const e = await error(r);
     expect(e.code).toBe("COMMON_NOT_FOUND");
     expect(e.message).toBe(
-      `Collection sentinel-1-grd not found in location 'aws-eu-central-1'; it is hosted in location 'creo': send the request to ${CREO} (GET ${EU}/api/v1/metadata/location/creo lists its endpoints).`,
+      `Collection byoc-${creoByoc} not found in location 'aws-eu-central-1'; it is hosted in location 'creo': send the request to ${CREO} (GET ${EU}/api/v1/metadata/location/creo lists its endpoints).`,
     );
-    expect(e.errors.collection).toBe("sentinel-1-grd");
+    expect(e.errors.collection).toBe(`byoc-${creoByoc}`);
     expect(e.errors.location).toMatchObject({ id: "creo", url: CREO });
-    const back = await fetchAt(TWO, `${CREO}/api/v1/process`, json(s2Process));
-    expect(back.status).toBe(404);
-    expect((await error(back)).errors.location.id).toBe("aws-eu-central-1");
+    for (const body of [s2Process, s1Process, byocProcess(euByoc)]) {
+      const back = await fetchAt(TWO, `${CREO}/api/v1/process`, json(body));
+      expect(back.status).toBe(404);
+      expect((await error(back)).errors.location.id).toBe("aws-eu-central-1");
+    }
   });
 
-  it("Process at the right location: the file's VV values", async () => {
-    const r = await fetchAt(TWO, `${CREO}/api/v1/process`, json(s1Process));
-    expect(r.status).toBe(200);
-    await expectFileVV(await r.arrayBuffer());
-    expect((await fetchAt(TWO, `${EU}/api/v1/process`, json(s2Process))).status).toBe(200); // S2 stays in the primary
+  it("Process at the right location: the files' values (Sentinel-1 GRD and Sentinel-2 in the primary, the BYOC collection in creo)", async () => {
+    const byoc = await fetchAt(TWO, `${CREO}/api/v1/process`, json(byocProcess(creoByoc)));
+    expect(byoc.status).toBe(200);
+    await expectFileB04(await byoc.arrayBuffer());
+    const s1 = await fetchAt(TWO, `${EU}/api/v1/process`, json(s1Process));
+    expect(s1.status).toBe(200);
+    await expectFileVV(await s1.arrayBuffer());
+    expect((await fetchAt(TWO, `${EU}/api/v1/process`, json(s2Process))).status).toBe(200);
+    await expectFileB04(await (await fetchAt(TWO, `${EU}/api/v1/process`, json(byocProcess(euByoc)))).arrayBuffer());
   });
 
   it("Statistics: the same 404 at the wrong location", async () => {
     const body = {
-      input: s1Process.input,
+      input: byocProcess(creoByoc).input,
       aggregation: {
-        timeRange: { from: "2018-07-16T00:00:00Z", to: "2018-07-17T00:00:00Z" },
+        timeRange: { from: "2017-08-24T00:00:00Z", to: "2017-08-25T00:00:00Z" },
         aggregationInterval: { of: "P1D" },
         width: 16,
         height: 16,
         evalscript: `//VERSION=3
-function setup() { return { input: ["VV", "dataMask"], output: [{ id: "vv", bands: 1, sampleType: "FLOAT32" }, { id: "dataMask", bands: 1 }] }; }
-function evaluatePixel(s) { return { vv: [s.VV], dataMask: [s.dataMask] }; }`,
+function setup() { return { input: ["B04", "dataMask"], output: [{ id: "b04", bands: 1, sampleType: "FLOAT32" }, { id: "dataMask", bands: 1 }] }; }
+function evaluatePixel(s) { return { b04: [s.B04], dataMask: [s.dataMask] }; }`,
       },
     };
     const r = await fetchAt(TWO, `${EU}/api/v1/statistics`, json(body));
@@ -166,28 +216,43 @@ function evaluatePixel(s) { return { vv: [s.VV], dataMask: [s.dataMask] }; }`,
     expect((await fetchAt(TWO, `${CREO}/api/v1/statistics`, json(body))).status).toBe(200);
   });
 
-  it("Catalog: each location lists only its collections; the other's is 404 naming its location", async () => {
+  it("Catalog and metadata: each location lists only its collections; the other's is 404 naming its location", async () => {
     const ids = async (base: string) =>
-      ((await (await fetchAt(TWO, `${base}/api/v1/catalog/1.0.0/collections`, get())).json()) as { collections: { id: string }[] }).collections.map((c) => c.id);
-    expect(await ids(EU)).toEqual(["sentinel-2-l1c", "sentinel-2-l2a"]);
-    expect(await ids(CREO)).toEqual(["sentinel-1-grd"]);
-    const search = { collections: ["sentinel-1-grd"], datetime: "2018-07-16T00:00:00Z/2018-07-17T00:00:00Z", limit: 5 };
+      ((await (await fetchAt(TWO, `${base}/api/v1/catalog/1.0.0/collections`, get())).json()) as { collections: { id: string }[] }).collections.map((c) => c.id).sort();
+    expect(await ids(EU)).toEqual([`byoc-${euByoc}`, "sentinel-1-grd", "sentinel-2-l1c", "sentinel-2-l2a"].sort());
+    expect(await ids(CREO)).toEqual([`byoc-${creoByoc}`]);
+    const search = { collections: [`byoc-${creoByoc}`], datetime: "2017-08-24T00:00:00Z/2017-08-25T00:00:00Z", limit: 5 };
     const wrong = await fetchAt(TWO, `${EU}/api/v1/catalog/1.0.0/search`, json(search));
     expect(wrong.status).toBe(404);
     expect((await error(wrong)).message).toContain(`hosted in location 'creo': send the request to ${CREO}`);
     const right = await fetchAt(TWO, `${CREO}/api/v1/catalog/1.0.0/search`, json(search));
     expect(right.status).toBe(200);
-    const features = ((await right.json()) as { features: { id: string }[] }).features;
-    expect(features.map((f) => f.id)).toContain("S1A_IW_GRDH_1SDV_20180716T004042_20180716T004107_022812_02792A_FD5B");
-    expect((await fetchAt(TWO, `${CREO}/api/v1/catalog/1.0.0/collections/sentinel-2-l2a`, get())).status).toBe(404);
+    expect(((await right.json()) as { features: unknown[] }).features).toHaveLength(1);
+    expect((await fetchAt(TWO, `${CREO}/api/v1/catalog/1.0.0/collections/sentinel-1-grd`, get())).status).toBe(404);
+    const meta = await fetchAt(TWO, `${EU}/api/v1/metadata/collection/byoc-${creoByoc}`, get());
+    expect(((await meta.json()) as { location: { id: string; url: string } }).location).toMatchObject({ id: "creo", url: CREO });
+  });
+
+  it("the hosting follows the bucket: an empty collection moved to the CREODIAS bucket is hosted in creo", async () => {
+    const c = (await api(bearer, "POST", "/api/v1/byoc/collections", { name: "moving", s3Bucket: EU_BUCKET })).json.data.id as string;
+    const hostOf = async () => ((await (await fetchAt(TWO, `${EU}/api/v1/metadata/collection/byoc-${c}`, get())).json()) as { location: { id: string } }).location.id;
+    expect(await hostOf()).toBe("aws-eu-central-1");
+    expect((await api(bearer, "PUT", `/api/v1/byoc/collections/${c}`, { name: "moving", s3Bucket: CREO_BUCKET })).status).toBe(204);
+    expect(await hostOf()).toBe("creo");
   });
 });
 
 describe("async requests keep the location that accepted them", () => {
-  it("an async S1 GRD request sent to creo is processed as creo: DONE with the file's pixels, its PU charged once", async () => {
+  it("an async request for the creo BYOC collection sent to creo is processed as creo: DONE with the file's pixels, its PU charged once", async () => {
     const a = await newAccount();
-    const own = { ...json({ ...s1Process, output: { ...s1Process.output, delivery: { s3: { url: "s3://async-loc/out" } } } }) };
-    own.headers = { ...own.headers, authorization: `Bearer ${await tokenOf(a.client)}` };
+    const abearer = await tokenOf(a.client);
+    // the account's own collection in a bucket of its own in the CREODIAS region
+    const c = (await api(abearer, "POST", "/api/v1/byoc/collections", { name: "async", s3Bucket: `${CREO_BUCKET}-async` })).json.data.id as string;
+    for (const b of ["B04", "B08"]) await putInBucket(`${CREO_BUCKET}-async`, `wf/${b}.tif`, `${WF}/${b}.tif`);
+    const t = await api(abearer, "POST", `/api/v1/byoc/collections/${c}/tiles`, { path: "wf", sensingTime: "2017-08-24T10:52:40Z" });
+    expect((await settled(abearer, c, t.json.data.id)).status).toBe("INGESTED");
+    const own = { ...json({ ...byocProcess(c), output: { ...byocProcess(c).output, delivery: { s3: { url: "s3://async-loc/out" } } } }) };
+    own.headers = { ...own.headers, authorization: `Bearer ${abearer}` };
     const r = await fetchAt(TWO, `${CREO}/api/v1/async/process`, own);
     expect(r.status, await r.clone().text()).toBe(200);
     const { id } = (await r.json()) as { id: string };
@@ -200,7 +265,7 @@ describe("async requests keep the location that accepted them", () => {
     }, { timeout: 60_000, interval: 250 });
     const error = await env.BUCKETS.get(`async-loc/out/${id}/error.json`);
     expect(state, error ? await error.text() : "").toBe("DONE");
-    await expectFileVV(await (await env.BUCKETS.get(`async-loc/out/${id}/default.tif`))!.arrayBuffer());
+    await expectFileB04(await (await env.BUCKETS.get(`async-loc/out/${id}/default.tif`))!.arrayBuffer());
     const spent = (await asyncStub(env, id).snapshot()).counters.processingUnits!;
     expect(spent).toBeGreaterThan(0);
     expect((await unitsUsage(env, a.account)).used).toBeCloseTo(spent, 9);
