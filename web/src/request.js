@@ -7,8 +7,9 @@ import { createEditor, loadPresets, setText } from "./editor.js";
 import { curlSnippet, jsSnippet, pySnippet } from "./snippets.js";
 
 const $ = (id) => document.getElementById(id);
-const BUILT_IN = ["sentinel-2-l2a", "sentinel-2-l1c", "sentinel-1-grd"];
 const EPSG3857 = "http://www.opengis.net/def/crs/EPSG/0/3857";
+/** The collection selected first (the map opens over its 29RKH scene), when this location hosts it. */
+const DEFAULT_COLLECTION = "sentinel-2-l2a";
 const EXT = { "image/png": "png", "image/jpeg": "jpg", "image/tiff": "tif" };
 let ctl, editor;
 
@@ -96,12 +97,16 @@ async function footprints() {
   }
 }
 
-/** Built-in collections plus the account's BYOC (byoc-<id>) and Zarr (zarr-<id>) collections. */
+/**
+ * The collections this location hosts, from its catalog (which lists only those, src/locations/hosting.ts): the
+ * built-ins by id, the account's BYOC, batch and Zarr collections (byoc-<id>, ...) by kind and title. A collection
+ * of another location (e.g. a BYOC collection of a CREODIAS bucket on the primary) is not offered.
+ */
 async function fillCollections() {
-  for (const c of BUILT_IN) $("collection").append(new Option(c, c));
-  for (const [kind, path] of [["byoc", "/api/v1/byoc/collections"], ["zarr", "/api/v1/zarr/collections"]]) {
-    const list = await json(path).catch(() => ({ data: [] }));
-    for (const c of list.data ?? []) $("collection").append(new Option(`${kind}: ${c.name ?? c.id}`, `${kind}-${c.id}`));
+  const list = await json("/api/v1/catalog/1.0.0/collections").catch(() => ({ collections: [] }));
+  for (const c of list.collections ?? []) {
+    const kind = /^(byoc|batch|zarr)-/.exec(c.id)?.[1];
+    $("collection").append(new Option(kind ? `${kind}: ${c.title ?? c.id}` : c.id, c.id, false, c.id === DEFAULT_COLLECTION));
   }
 }
 
