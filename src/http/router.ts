@@ -81,10 +81,10 @@ export interface RouteMeta {
   speculative?: boolean;
   /**
    * Renders whatever the route throws (its handler, the middleware around it, the router's body-size check) in
-   * the route's own error format, keeping status and headers: the OGC routes answer ServiceExceptionReports, the
-   * token endpoint OAuth errors. Default: the JSON error envelope.
+   * the route's own error format, keeping status and headers: the OGC routes answer ServiceExceptionReports (in
+   * the WMS version of `request`), the token endpoint OAuth errors. Default: the JSON error envelope.
    */
-  errors?: (err: unknown) => Response;
+  errors?: (err: unknown, request: Request) => Response;
 }
 
 /** What a middleware knows of the matched route: method, itty path pattern, whether it is public, its metadata. */
@@ -190,10 +190,11 @@ export class Api {
     // the route's error format applies to its handler (whose errors middleware may render, e.g. to add headers)
     // and to the whole chain (a middleware's refusal, the declared body size)
     const own = meta.errors;
-    const guard = (run: () => Response | Promise<Response>): Response | Promise<Response> => (own ? Promise.resolve().then(run).catch(own) : run());
-    const inner: Handler = (request, env, ctx) => guard(() => handler(request, env, ctx));
+    const guard = (request: Request, run: () => Response | Promise<Response>): Response | Promise<Response> =>
+      own ? Promise.resolve().then(run).catch((err: unknown) => own(err, request)) : run();
+    const inner: Handler = (request, env, ctx) => guard(request, () => handler(request, env, ctx));
     const wrapped: Handler = (request, env, ctx) =>
-      guard(() => {
+      guard(request, () => {
         refuseDeclaredOversize(request, meta.maxBody); // every route's; readers also count the bytes streamed
         return this.run(0, route, inner, request, env, ctx);
       });

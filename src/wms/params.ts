@@ -1,15 +1,18 @@
 /**
- * WMS 1.3.0 request parameters (OGC 06-042, 7.2.4 / 7.3.2 GetMap): key-value pairs with case-insensitive names.
- * Every missing or invalid value throws a WmsException with its OGC code and the parameter as locator.
+ * WMS request parameters (OGC 06-042 WMS 1.3.0, 7.2.4 / 7.3.2 GetMap; WMS 1.1.1, 7.2 GetMap): key-value pairs with
+ * case-insensitive names. Every missing or invalid value throws a WmsException with its OGC code and the parameter
+ * as locator.
  *
- * Axis order (OGC 06-042 6.7.3): with CRS=EPSG:4326 in 1.3.0 the BBOX is minLat,minLon,maxLat,maxLon (the EPSG
- * axis order); CRS:84 and 1.1.1's SRS=EPSG:4326 are lon,lat. Parsed bboxes are always x/y (lon/lat) order, the
- * order of the Processing API's `bounds.bbox`.
+ * CRS and axis order: 1.3.0 names the CRS `CRS` and uses the CRS's own axis order (OGC 06-042 6.7.3: with
+ * CRS=EPSG:4326 the BBOX is minLat,minLon,maxLat,maxLon); 1.1.1 names it `SRS` and is always x,y (EPSG:4326
+ * lon,lat); CRS:84 is lon,lat in both. Parsed bboxes are always x/y (lon/lat) order, the order of the Processing
+ * API's `bounds.bbox`.
  */
 import { crsFromEpsg } from "../raster/crs";
 import type { Crs } from "../raster/types";
 import { MAX_SYNC_SIZE } from "../pipeline/plan";
 import { WmsException } from "./exceptions";
+import { operationVersion, WMS_VERSIONS, type WmsVersion } from "./version";
 
 /** Parameters by upper-case name (the first value of a repeated name wins). */
 export type Kvp = Map<string, string>;
@@ -32,8 +35,11 @@ export function required(p: Kvp, name: string): string {
 export const MAP_FORMATS = ["image/png", "image/jpeg"] as const;
 export type MapFormat = (typeof MAP_FORMATS)[number];
 
-/** CRSs advertised in GetCapabilities (any projected EPSG code EO Edge supports is accepted too). */
-export const CAPABILITY_CRS = ["CRS:84", "EPSG:4326", "EPSG:3857"];
+/**
+ * CRSs advertised in GetCapabilities per version (any projected EPSG code EO Edge supports is accepted too):
+ * CRS:84 is a 1.3.0 name (OGC 06-042 annex B.3), 1.1.1's geographic CRS is EPSG:4326 in lon,lat order.
+ */
+export const CAPABILITY_CRS: Readonly<Record<WmsVersion, string[]>> = { "1.1.1": ["EPSG:4326", "EPSG:3857"], "1.3.0": ["CRS:84", "EPSG:4326", "EPSG:3857"] };
 
 /** A time window in ms since the epoch, both ends inclusive. */
 export interface TimeWindow {
@@ -55,8 +61,12 @@ export interface MapRequest {
   maxcc?: number;
 }
 
-/** The CRS of `name` (CRS:84, EPSG:<code>) and whether its BBOX is lat,lon (EPSG:4326 in 1.3.0). InvalidCRS otherwise. */
-export function parseWmsCrs(name: string, version: string): { crs: Crs; latLon: boolean } {
+/**
+ * The CRS of `name` (CRS:84, EPSG:<code>) and whether its BBOX is lat,lon (EPSG:4326 in 1.3.0).
+ * @throws WmsException InvalidCRS (locator: the version's CRS parameter) for another name or a geographic CRS
+ *   other than WGS 84.
+ */
+export function parseWmsCrs(name: string, version: WmsVersion): { crs: Crs; latLon: boolean } {
   const upper = name.toUpperCase();
   if (upper === "CRS:84" || upper === "OGC:CRS84") return { crs: crsFromEpsg(4326), latLon: false };
   const m = /^EPSG:(\d+)$/.exec(upper);
@@ -66,9 +76,10 @@ export function parseWmsCrs(name: string, version: string): { crs: Crs; latLon: 
   } catch {
     crs = undefined;
   }
+  const param = WMS_VERSIONS[version].crsParam;
   if (!crs || (crs.geographic && crs.epsg !== 4326))
-    throw new WmsException("InvalidCRS", `CRS '${name}' is not supported; use one of ${CAPABILITY_CRS.join(", ")} or a projected EPSG:<code>.`, "CRS");
-  return { crs, latLon: crs.epsg === 4326 && version !== "1.1.1" };
+    throw new WmsException("InvalidCRS", `${param} '${name}' is not supported; use one of ${CAPABILITY_CRS[version].join(", ")} or a projected EPSG:<code>.`, param);
+  return { crs, latLon: crs.epsg === 4326 && version === "1.3.0" };
 }
 
 /** A positive integer number of pixels up to MAX_SYNC_SIZE; InvalidParameterValue otherwise. */
@@ -148,12 +159,10 @@ function parseLayer(p: Kvp): { layer: string; style?: string } {
   return { layer: layers[0]!.trim(), ...(style ? { style } : {}) };
 }
 
-/** Parses a GetMap request (VERSION 1.3.0 with CRS, or 1.1.1 with SRS). */
+/** Parses a GetMap request (VERSION 1.3.0 with CRS, or 1.1.1 with SRS; 1.3.0 when VERSION is absent). */
 export function parseGetMap(p: Kvp): MapRequest {
-  const version = p.get("VERSION") ?? "1.3.0";
-  if (version !== "1.3.0" && version !== "1.1.1") throw new WmsException("InvalidParameterValue", `VERSION '${version}' is not supported; use 1.3.0 (or 1.1.1).`, "VERSION");
-  const crsName = version === "1.1.1" ? required(p, "SRS") : required(p, "CRS");
-  const { crs, latLon } = parseWmsCrs(crsName, version);
+  const version = operationVersion(p);
+  const { crs, latLon } = parseWmsCrs(required(p, WMS_VERSIONS[version].crsParam), version);
   const time = p.get("TIME")?.trim();
   const maxcc = parseMaxcc(p);
   return {

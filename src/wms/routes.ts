@@ -1,6 +1,7 @@
 /**
- * OGC endpoints of WMS instances at the location's wmsUrl: `GET /ogc/wms/{instanceId}` (WMS 1.3.0 GetCapabilities,
- * GetMap) and `GET /ogc/wmts/{instanceId}` (WMTS 1.0.0 KVP GetCapabilities and GetTile in Sentinel Hub's tile
+ * OGC endpoints of WMS instances at the location's wmsUrl: `GET /ogc/wms/{instanceId}` (WMS 1.1.1 and 1.3.0
+ * GetCapabilities, negotiated as the standard says, and GetMap in either version: ./version.ts) and
+ * `GET /ogc/wmts/{instanceId}` (WMTS 1.0.0 KVP GetCapabilities and GetTile in Sentinel Hub's tile
  * matrix sets PopularWebMercator256/512; an XYZ template for
  * Leaflet / OpenLayers is `/ogc/wmts/{id}?REQUEST=GetTile&LAYER=<layer>&TILEMATRIXSET=PopularWebMercator256&
  * TILEMATRIX={z}&TILECOL={x}&TILEROW={y}`).
@@ -12,7 +13,7 @@
  * metadata `account` and `metered`, read by src/ratelimit/middleware.ts): past the owner's monthly processing
  * units 403 OUT_OF_PU, over a policy 429, with the rate-limit headers; their units are charged to the owner.
  * Every client error, those refusals included, is an OGC ServiceExceptionReport with its 4xx status and headers
- * (exceptions.ts; the route metadata's `errors`).
+ * (exceptions.ts; the route metadata's `errors`), in the request's WMS version (1.3.0's for WMTS).
  */
 import type { Env } from "../env";
 import { itemsBackend } from "../storage/backend";
@@ -22,12 +23,13 @@ import { ApiError, kindedError } from "../http/errors";
 import type { Api, AuthedRequest } from "../http/router";
 import type { LayerInput } from "./configuration/schema";
 import { instanceById, getLayer, listLayers, type StoredInstance } from "./configuration/store";
-import { capabilitiesXml, isoDay, type LayerExtent } from "./capabilities";
+import { capabilitiesType, capabilitiesXml, isoDay, type LayerExtent } from "./capabilities";
 import { wmtsCapabilitiesXml } from "./wmts-capabilities";
 import { exceptionResponse, WmsException } from "./exceptions";
 import { formatOf, kvp, parseGetMap, parseMaxcc, parseTime, required, type Kvp } from "./params";
 import { renderMap, type MapTarget } from "./render";
 import { MAX_ZOOM, tileBbox, tileIndex, tileSize } from "./tiles";
+import { negotiateVersion, reportVersion, requestedVersion, type WmsVersion } from "./version";
 import { crsFromEpsg } from "../raster/crs";
 import { chargeLater } from "../accounts/units";
 
@@ -97,14 +99,18 @@ async function layersWithExtents(env: Env, inst: StoredInstance): Promise<[Layer
 
 /** The key of a layer's extent: its data collection type as configured (checked against the registry when stored). */
 const collectionOf = (l: LayerInput): string => l.datasourceDefaults.type;
-const xmlResponse = (xml: string) => new Response(xml, { headers: { "content-type": "text/xml; charset=utf-8" } });
+const xmlResponse = (xml: string, type = "text/xml; charset=utf-8") => new Response(xml, { headers: { "content-type": type } });
 
 /** GET /ogc/wms/{instanceId}. */
 async function wms(request: AuthedRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
   const p = kvp(new URL(request.url));
   const inst = await instanceOf(request, env);
   const op = operation(p, "WMS");
-  if (op === "getcapabilities") return xmlResponse(capabilitiesXml(`${publicBaseUrl(env)}/ogc/wms/${inst.id}`, inst.body.name, ...(await layersWithExtents(env, inst)), collectionOf));
+  if (op === "getcapabilities") {
+    const version = negotiateVersion(requestedVersion(p));
+    const xml = capabilitiesXml(version, `${publicBaseUrl(env)}/ogc/wms/${inst.id}`, inst.body.name, ...(await layersWithExtents(env, inst)), collectionOf);
+    return xmlResponse(xml, capabilitiesType(version));
+  }
   if (op !== "getmap") throw new WmsException("OperationNotSupported", `REQUEST '${p.get("REQUEST")}' is not supported; use GetCapabilities or GetMap.`, "REQUEST");
   const req = parseGetMap(p);
   return mapResponse(request, env, ctx, inst, await layerOf(env, inst, req.layer, "LAYERS"), req);
@@ -133,31 +139,36 @@ async function wmts(request: AuthedRequest, env: Env, ctx: ExecutionContext): Pr
 const REFUSALS = new Set([403, 429]);
 
 /**
- * The exception report of a thrown client error (RouteMeta `errors` of the OGC routes): WmsException as itself;
- * the rate limiter's 403 OUT_OF_PU and 429 with their code, status and rate-limit headers; other ApiError / engine
- * errors (bad bbox, unknown collection, evalscript failure) as InvalidParameterValue with their 4xx status.
- * Anything else is rethrown (a logged 500 envelope).
+ * The exception report, in WMS `version`, of a thrown client error: WmsException as itself; the rate limiter's 403
+ * OUT_OF_PU and 429 with their code, status and rate-limit headers; other ApiError / engine errors (bad bbox,
+ * unknown collection, evalscript failure) as InvalidParameterValue with their 4xx status. Anything else is
+ * rethrown (a logged 500 envelope).
  */
-function asException(err: unknown): Response {
-  if (err instanceof WmsException) return exceptionResponse(err);
+function asException(err: unknown, version: WmsVersion): Response {
+  if (err instanceof WmsException) return exceptionResponse(err, version);
   const api = err instanceof ApiError ? err : kindedError(err);
   if (!api || api.status >= 500) throw err;
   const code = REFUSALS.has(api.status) ? api.code : "InvalidParameterValue";
-  return exceptionResponse({ code, message: api.message, status: api.status, headers: api.headers });
+  return exceptionResponse({ code, message: api.message, status: api.status, headers: api.headers }, version);
 }
+
+/** RouteMeta `errors` of the WMS route: the report in the request's version (reportVersion). */
+const wmsException = (err: unknown, request: Request): Response => asException(err, reportVersion(kvp(new URL(request.url))));
+/** RouteMeta `errors` of the WMTS route: WMS 1.3.0's report. */
+const wmtsException = (err: unknown): Response => asException(err, "1.3.0");
 
 /** Registers the public OGC routes (the instance id is the credential, see the module docs). */
 export function registerWms(api: Api): void {
-  const ogc = (summary: string, op: string) => ({
+  const ogc = (summary: string, op: string, errors: (err: unknown, request: Request) => Response) => ({
     public: PUBLIC,
     tags: ["OGC"],
     summary,
     responseType: "image/png",
     account: ownerOf,
     metered: renders(op),
-    errors: asException,
+    errors,
   });
   api
-    .on("GET", "/ogc/wms/:instanceId", wms, ogc("OGC WMS 1.3.0: GetCapabilities, GetMap (KVP query; the instance id is the credential)", "getmap"))
-    .on("GET", "/ogc/wmts/:instanceId", wmts, ogc("OGC WMTS 1.0.0 and XYZ tiles: GetCapabilities, GetTile (KVP query)", "gettile"));
+    .on("GET", "/ogc/wms/:instanceId", wms, ogc("OGC WMS 1.1.1 and 1.3.0: GetCapabilities (version negotiation), GetMap (KVP query; the instance id is the credential)", "getmap", wmsException))
+    .on("GET", "/ogc/wmts/:instanceId", wmts, ogc("OGC WMTS 1.0.0 and XYZ tiles: GetCapabilities, GetTile (KVP query)", "gettile", wmtsException));
 }

@@ -1,4 +1,4 @@
-/** WMS parameter parsing, tile maths and the capabilities XML (read back with fast-xml-parser). */
+/** WMS parameter parsing, version negotiation, tile maths and the capabilities XML of both versions (read back with fast-xml-parser). */
 import { describe, expect, it } from "vitest";
 import { XMLParser } from "fast-xml-parser";
 import proj4 from "proj4";
@@ -6,6 +6,7 @@ import { kvp, parseGetMap, parseTime } from "../../src/wms/params";
 import { WmsException } from "../../src/wms/exceptions";
 import { MERCATOR_HALF, tileBbox } from "../../src/wms/tiles";
 import { capabilitiesXml } from "../../src/wms/capabilities";
+import { negotiateVersion } from "../../src/wms/version";
 import type { LayerInput } from "../../src/wms/configuration/schema";
 
 const q = (s: string) => kvp(new URL("http://x/ogc/wms/i?" + s));
@@ -69,11 +70,33 @@ describe("GetMap parameters", () => {
     ["LAYERS=", "MissingParameterValue@LAYERS"],
     ["LAYERS=A,B", "InvalidParameterValue@LAYERS"],
     ["VERSION=2.0.0", "InvalidParameterValue@VERSION"],
+    ["CRS=", "MissingParameterValue@CRS"],
+    ["VERSION=1.1.1", "MissingParameterValue@SRS"], // 1.1.1 names it SRS
   ])("override %s -> %s", (override, code) => {
     const p = q(`${BASE}&CRS=CRS:84&BBOX=1,2,3,4`);
     const [k, v] = override.split("=") as [string, string];
     p.set(k, v);
     expect(codeOf(() => parseGetMap(p))).toBe(code);
+  });
+});
+
+describe("version negotiation (WMS 1.3.0 / 1.1.1 section 6.2.4)", () => {
+  it.each([
+    [undefined, "1.3.0"], // none: the highest
+    ["1.3.0", "1.3.0"],
+    ["1.1.1", "1.1.1"],
+    ["1.1.0", "1.1.1"], // lower than every supported version: the lowest
+    ["1.0.0", "1.1.1"],
+    ["1.2.0", "1.1.1"], // unknown: the highest supported below it
+    ["1.3", "1.3.0"],
+    ["1.3.1", "1.3.0"],
+    ["2.0.0", "1.3.0"], // higher than every supported version: the highest
+  ])("VERSION %s -> %s", (requested, answered) => {
+    expect(negotiateVersion(requested)).toBe(answered);
+  });
+
+  it("a VERSION that is not a version number is InvalidParameterValue", () => {
+    for (const v of ["latest", "1.3.0.0", "1..3", "-1"]) expect(codeOf(() => negotiateVersion(v))).toBe("InvalidParameterValue@VERSION");
   });
 });
 
@@ -103,8 +126,10 @@ describe("GetCapabilities XML", () => {
     styles: [{ name: "default", evalScript: "//VERSION=3" }, { name: "bright", description: "Brighter", evalScript: "//VERSION=3" }],
     datasourceDefaults: { type: "sentinel-2-l2a", timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-03-01T00:00:00Z" } },
   };
-  const xml = capabilitiesXml("http://h/ogc/wms/abc", "My <maps>", [layer], new Map([["sentinel-2-l2a", { bbox: [-12, 24.3, -10.8, 25.3], interval: ["2017-08-24", "2023-06-06"] }]]), () => "sentinel-2-l2a");
-  const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@" }).parse(xml);
+  const caps = (version: "1.1.1" | "1.3.0") =>
+    capabilitiesXml(version, "http://h/ogc/wms/abc", "My <maps>", [layer], new Map([["sentinel-2-l2a", { bbox: [-12, 24.3, -10.8, 25.3], interval: ["2017-08-24", "2023-06-06"] }]]), () => "sentinel-2-l2a");
+  const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@", parseAttributeValue: true });
+  const doc = parser.parse(caps("1.3.0"));
 
   it("is WMS 1.3.0 with GetCapabilities/GetMap, the CRS list, escaped text and one named layer", () => {
     const caps = doc.WMS_Capabilities;
@@ -124,5 +149,34 @@ describe("GetCapabilities XML", () => {
     expect(l.Dimension["@default"]).toBe("2020-02-01/2020-03-01");
     expect(l.Dimension["#text"]).toBe("2017-08-24/2023-06-06/P1D");
     expect(l.Style.map((s: { Name: string }) => s.Name)).toEqual(["default", "bright"]);
+  });
+
+  it("is WMS 1.1.1 (WMT_MS_Capabilities, no DOCTYPE): OGC:WMS, SRS, LatLonBoundingBox, Dimension + Extent, se_xml", () => {
+    const xml = caps("1.1.1");
+    expect(xml).not.toMatch(/<!DOCTYPE|xmlns=/);
+    const c = parser.parse(xml).WMT_MS_Capabilities;
+    expect(c["@version"]).toBe("1.1.1");
+    expect(c.Service.Name).toBe("OGC:WMS");
+    expect(c.Service.Title).toBe("My <maps>");
+    expect(c.Capability.Request.GetCapabilities.Format).toBe("application/vnd.ogc.wms_xml");
+    expect(c.Capability.Request.GetMap.Format).toEqual(["image/png", "image/jpeg"]);
+    expect(c.Capability.Request.GetMap.DCPType.HTTP.Get.OnlineResource["@xlink:href"]).toBe("http://h/ogc/wms/abc?");
+    expect(c.Capability.Exception.Format).toBe("application/vnd.ogc.se_xml");
+    expect(c.Capability.Layer.SRS).toEqual(["EPSG:4326", "EPSG:3857"]);
+    expect(c.Capability.Layer.CRS).toBeUndefined();
+    const l = c.Capability.Layer.Layer;
+    expect(l.Name).toBe("TRUE_COLOR");
+    expect(l.LatLonBoundingBox).toEqual({ "@minx": -12, "@miny": 24.3, "@maxx": -10.8, "@maxy": 25.3 });
+    expect(l.BoundingBox).toEqual({ "@SRS": "EPSG:4326", "@minx": -12, "@miny": 24.3, "@maxx": -10.8, "@maxy": 25.3 });
+    expect(l.Dimension).toEqual({ "@name": "time", "@units": "ISO8601" });
+    expect(l.Extent["@name"]).toBe("time");
+    expect(l.Extent["@default"]).toBe("2020-02-01/2020-03-01");
+    expect(l.Extent["#text"]).toBe("2017-08-24/2023-06-06/P1D");
+    // the DTD's element order: Name, Title, Abstract, SRS*, LatLonBoundingBox, BoundingBox*, Dimension*, Extent*, Style*
+    const order = ["<Name>", "<Title>", "<Abstract", "<LatLonBoundingBox", "<BoundingBox", "<Dimension", "<Extent", "<Style>"];
+    const inner = xml.slice(xml.indexOf("<Layer queryable"));
+    const at = order.map((t) => inner.indexOf(t));
+    expect(at.every((i) => i >= 0)).toBe(true);
+    expect(at).toEqual([...at].sort((a, b) => a - b));
   });
 });

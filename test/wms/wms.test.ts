@@ -1,7 +1,9 @@
 /**
  * OGC WMS / WMTS endpoints on the real 29RKH scene: GetMap and GetTile give the same bytes as the Processing API
  * for the same bbox, CRS, size, data source and evalscript; EPSG:4326 (lat,lon axis order) equals the GDAL
- * reference of test/fixtures/process (scripts/references.py); every bad parameter is an OGC exception with 400.
+ * reference of test/fixtures/process (scripts/references.py); WMS 1.1.1 (SRS, lon,lat EPSG:4326) gives the same
+ * map; GetCapabilities negotiates the version as the WMS standard says; every bad parameter is an OGC exception
+ * with 400, in the request's version.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { XMLParser } from "fast-xml-parser";
@@ -62,6 +64,19 @@ describe("GetMap", () => {
     // CRS:84 with the same lon,lat bbox is the same map
     const r84 = await getMap(`CRS=CRS:84&BBOX=${w},${s},${e},${n}&WIDTH=128&HEIGHT=128&FORMAT=image/png`);
     expect(new Uint8Array(await r84.arrayBuffer())).toEqual(bytes);
+  });
+
+  it("WMS 1.1.1: SRS=EPSG:4326 with a lon,lat BBOX is the same map as 1.3.0's lat,lon one", async () => {
+    const [w, s, e, n] = [-11.9, 24.5, -11.6, 24.8];
+    const v13 = await getMap(`CRS=EPSG:4326&BBOX=${s},${w},${n},${e}&WIDTH=96&HEIGHT=64&FORMAT=image/png`);
+    const v11 = await call(`${wms}?SERVICE=WMS&VERSION=1.1.1&REQUEST=GetMap&LAYERS=TRUE_COLOR&STYLES=&SRS=EPSG:4326&BBOX=${w},${s},${e},${n}&WIDTH=96&HEIGHT=64&FORMAT=image/png&EXCEPTIONS=application/vnd.ogc.se_xml`);
+    expect([v13.status, v11.status]).toEqual([200, 200]);
+    const bytes = new Uint8Array(await v11.arrayBuffer());
+    expect(bytes).toEqual(new Uint8Array(await v13.arrayBuffer()));
+    expect(bytes).toEqual(await processImage(4326, [w, s, e, n], 96, 64));
+    // 1.1.1 EPSG:3857 too
+    const m = await call(`${wms}?SERVICE=WMS&VERSION=1.1.1&REQUEST=GetMap&LAYERS=TRUE_COLOR&SRS=EPSG:3857&BBOX=-1320000,2810000,-1300000,2830000&WIDTH=50&HEIGHT=50&FORMAT=image/png`);
+    expect(new Uint8Array(await m.arrayBuffer())).toEqual(await processImage(3857, [-1320000, 2810000, -1300000, 2830000], 50, 50));
   });
 
   it("EPSG:3857 PNG and JPEG, TIME as a date, equal the Processing API's output", async () => {
@@ -137,6 +152,42 @@ describe("GetCapabilities", () => {
   });
 });
 
+describe("GetCapabilities version negotiation (WMS 1.3.0 section 6.2.4)", () => {
+  it.each([
+    ["", "WMS_Capabilities", "1.3.0", "text/xml; charset=utf-8"],
+    ["&VERSION=1.3.0", "WMS_Capabilities", "1.3.0", "text/xml; charset=utf-8"],
+    ["&VERSION=1.1.1", "WMT_MS_Capabilities", "1.1.1", "application/vnd.ogc.wms_xml"],
+    ["&VERSION=1.2.0", "WMT_MS_Capabilities", "1.1.1", "application/vnd.ogc.wms_xml"], // the next lower supported
+    ["&VERSION=1.0.0", "WMT_MS_Capabilities", "1.1.1", "application/vnd.ogc.wms_xml"], // the lowest supported
+    ["&WMTVER=1.0.0", "WMT_MS_Capabilities", "1.1.1", "application/vnd.ogc.wms_xml"], // WMS 1.0's name for it
+    ["&VERSION=2.0.0", "WMS_Capabilities", "1.3.0", "text/xml; charset=utf-8"], // the highest supported
+  ])("%s -> %s %s", async (q, root, version, type) => {
+    const r = await call(`${wms}?SERVICE=WMS&REQUEST=GetCapabilities${q}`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe(type);
+    const caps = xml.parse(await r.text())[root];
+    expect(caps["@version"]).toBe(version);
+    const layers = caps.Capability.Layer.Layer as Record<string, any>[];
+    expect(layers.map((l) => l.Name)).toEqual(["TRUE_COLOR", "OLD"]);
+    expect(caps.Capability.Request.GetMap.DCPType.HTTP.Get.OnlineResource["@xlink:href"]).toBe(`http://localhost${wms}?`);
+  });
+
+  it("1.1.1: the extent of the seeded scene as LatLonBoundingBox and EPSG:4326 BoundingBox, TIME as an Extent", async () => {
+    const caps = xml.parse(await (await call(`${wms}?SERVICE=WMS&REQUEST=GetCapabilities&VERSION=1.1.1`)).text()).WMT_MS_Capabilities;
+    const l = caps.Capability.Layer.Layer[0];
+    const box = ["@minx", "@miny", "@maxx", "@maxy"];
+    expect(box.map((k) => Number(l.LatLonBoundingBox[k]))).toEqual([-11.9792449, 24.2963214, -10.8745468, 25.3046239]);
+    expect([l.BoundingBox["@SRS"], ...box.map((k) => Number(l.BoundingBox[k]))]).toEqual(["EPSG:4326", -11.9792449, 24.2963214, -10.8745468, 25.3046239]);
+    expect(l.Extent["#text"]).toBe("2020-02-19/2020-02-19/P1D");
+  });
+
+  it("a VERSION that is not a version number is an exception report", async () => {
+    const r = await call(`${wms}?SERVICE=WMS&REQUEST=GetCapabilities&VERSION=latest`);
+    expect(r.status).toBe(400);
+    expect(xml.parse(await r.text()).ServiceExceptionReport.ServiceException["@locator"]).toBe("VERSION");
+  });
+});
+
 describe("WMTS GetCapabilities", () => {
   it("lists the layers with Sentinel Hub's tile matrix sets (GoogleMapsCompatible scales of OGC 07-057r7 annex E.4)", async () => {
     const r = await call(`/ogc/wmts/${wms.split("/").pop()}?SERVICE=WMTS&REQUEST=GetCapabilities`);
@@ -175,6 +226,21 @@ describe("service exceptions", () => {
     const report = xml.parse(await r.text()).ServiceExceptionReport;
     expect(report["@version"]).toBe("1.3.0");
     expect(report.ServiceException["@code"]).toBe(code);
+  });
+
+  it.each([
+    ["REQUEST=GetMap&LAYERS=TRUE_COLOR&BBOX=-11.9,24.5,-11.6,24.8&WIDTH=32&HEIGHT=32&FORMAT=image/png", "MissingParameterValue", "SRS"],
+    ["REQUEST=GetMap&LAYERS=TRUE_COLOR&SRS=EPSG:4269&BBOX=-11.9,24.5,-11.6,24.8&WIDTH=32&HEIGHT=32&FORMAT=image/png", "InvalidCRS", "SRS"],
+    ["REQUEST=GetMap&LAYERS=NOPE&SRS=EPSG:4326&BBOX=-11.9,24.5,-11.6,24.8&WIDTH=32&HEIGHT=32&FORMAT=image/png", "LayerNotDefined", "LAYERS"],
+  ])("a WMS 1.1.1 request's exception is a 1.1.1 report (application/vnd.ogc.se_xml): %s", async (q, code, locator) => {
+    const r = await call(`${wms}?SERVICE=WMS&VERSION=1.1.1&${q}`);
+    expect(r.status).toBe(400);
+    expect(r.headers.get("content-type")).toBe("application/vnd.ogc.se_xml");
+    const text = await r.text();
+    expect(text).not.toContain("xmlns");
+    const report = xml.parse(text).ServiceExceptionReport;
+    expect(report["@version"]).toBe("1.1.1");
+    expect([report.ServiceException["@code"], report.ServiceException["@locator"]]).toEqual([code, locator]);
   });
 
   it("an unknown instance id is a 404 exception report", async () => {
