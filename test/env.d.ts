@@ -8,6 +8,7 @@ declare global {
       PY_DECODE: Fetcher;
       PY_S3: Fetcher;
       PY_ZARR: Fetcher;
+      CLIENT_RELAY: Fetcher;
     }
   }
 }

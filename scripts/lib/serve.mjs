@@ -1,4 +1,4 @@
-// `npm start` on a spare port for the client checks (scripts/wms-gdal-check.mjs, scripts/browser-check.mjs):
+// `npm start` on $PORT or a spare port for the client checks (scripts/wms-gdal-check.mjs, scripts/browser-check.mjs):
 // starts it in its own process group with the state in $EO_EDGE_STATE (default .state), waits until it answers,
 // and returns { base, token, stop() }. stop() interrupts the group (SIGINT, SIGKILL after 10 s); the group is also
 // killed if the calling process exits or is interrupted first.
@@ -19,9 +19,12 @@ export function sparePort() {
   });
 }
 
-/** Starts `npm start` (migrations, seed, wrangler dev) on a spare port; resolves once it serves requests. */
+/**
+ * Starts `npm start` (migrations, seed, wrangler dev) on $PORT (its second location on $PORT2 or PORT + 1), else on
+ * a spare port; resolves once it serves requests.
+ */
 export async function startEoEdge() {
-  const port = await sparePort();
+  const port = process.env.PORT ? Number(process.env.PORT) : await sparePort();
   const state = resolve(process.env.EO_EDGE_STATE ?? ".state");
   const child = spawn("npm", ["start", "--silent"], { stdio: ["ignore", "ignore", "inherit"], env: { ...env, PORT: String(port), EO_EDGE_STATE: state }, detached: true });
   const untrack = reapOnExit(child.pid);
