@@ -8,7 +8,10 @@
 //     the chart's labels are the 19 acquisition dates the catalog lists for that area;
 //  4. a batch task created from the request builder, analysed and started with the buttons, reaches DONE;
 //  5. an OAuth client created (secret shown once, and it gets a token), an expiry in the past shown next to its
-//     field, then deleted (it moves to the inactive list).
+//     field, then deleted (it moves to the inactive list);
+//  6. each location's request builder offers the collections its catalog lists (the primary: Sentinel-2 and
+//     Sentinel-1 GRD, not the BYOC sample of the CREODIAS bucket; the second location: that sample), and the page
+//     shows the base layer instance's WMS and WMTS GetCapabilities URLs, which answer WMS 1.3.0 / WMTS 1.0.0.
 // Screenshots go to test-artifacts/browser/ (git-ignored). Prints figures and the elapsed time; exits 1 on failure.
 import { decode } from "fast-png";
 import { spawnSync } from "node:child_process";
@@ -207,6 +210,28 @@ async function clients(page, base) {
   check(!stillActive, `deleted client ${id}: in the inactive list, not in the active one`);
 }
 
+/**
+ * At each location the request builder offers what that location's catalog lists, and shows the GetCapabilities
+ * URLs of the base layer's instance at the primary location (which hosts its Sentinel-2 L2A); they answer.
+ */
+async function locations(page, base, token) {
+  const base2 = base.replace(/:(\d+)$/, (_, p) => `:${process.env.PORT2 ?? Number(p) + 1}`);
+  for (const at of [base, base2]) {
+    if (at === base) await page.goto(`${at}/#request`);
+    else await logIn(page, at, client); // the token is kept per origin (sessionStorage)
+    await page.waitForSelector("body[data-request-ready]", { timeout: 60_000 });
+    const offered = await page.$$eval("#collection option", (os) => os.map((o) => o.value));
+    const listed = (await (await api(at, token, "/api/v1/catalog/1.0.0/collections")).json()).collections.map((c) => c.id);
+    check(offered.join() === listed.join() && offered.length > 0, `request builder at ${at} offers its catalog's collections: [${offered.join(", ")}]`);
+    await page.waitForSelector("#ogcUrls:not([hidden])", { timeout: 60_000 });
+    for (const [id, root] of [["#wmsCaps", "<WMS_Capabilities"], ["#wmtsCaps", "<Capabilities"]]) {
+      const url = await page.getAttribute(id, "href");
+      const r = await fetch(url);
+      check(url.startsWith(`${base}/ogc/`) && r.status === 200 && (await r.text()).includes(root), `at ${at}: ${id} ${url}: ${r.status}, ${root}`);
+    }
+  }
+}
+
 const t0 = Date.now();
 mkdirSync(SHOTS, { recursive: true });
 const server = process.env.CONSOLE_BASE ? { base: process.env.CONSOLE_BASE, stop: async () => {} } : await startEoEdge();
@@ -220,7 +245,7 @@ try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
   page.on("pageerror", (e) => check(false, `page error: ${e.message}`));
   page.on("console", (m) => m.type() === "error" && console.log(`     console: ${m.text()}`));
-  const steps = [logIn, trueColour, snippets, footprints, statistics, batch, collections, clients].filter((f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name) || f === logIn);
+  const steps = [logIn, trueColour, snippets, footprints, statistics, batch, collections, clients, locations].filter((f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name) || f === logIn);
   for (const step of steps) {
     try {
       await step(page, server.base, step === logIn ? client : token);

@@ -18,10 +18,19 @@ async function consoleInstance() {
   return (await json("/configuration/v1/wms/instances", { method: "POST", body: { name: CONSOLE_INSTANCE, layers: [layer] } })).id;
 }
 
-/** Leaflet tile layer of the instance's TRUE_COLOR layer as WMTS GetTile (PopularWebMercator256). */
-function baseLayer(instance) {
+/**
+ * The address of the location hosting the base layer's Sentinel-2 L2A: the primary location, the first one
+ * GET /api/v1/metadata/location lists (the console may be served by another location, which does not host it).
+ */
+async function primaryOrigin() {
+  const list = await json("/api/v1/metadata/location").catch(() => []);
+  return list[0]?.url ?? location.origin;
+}
+
+/** Leaflet tile layer of the instance's TRUE_COLOR layer as WMTS GetTile (PopularWebMercator256) at `origin`. */
+function baseLayer({ id, origin }) {
   const q = new URLSearchParams({ SERVICE: "WMTS", REQUEST: "GetTile", LAYER: "TRUE_COLOR", TILEMATRIXSET: "PopularWebMercator256", FORMAT: "image/png" });
-  return L.tileLayer(`/ogc/wmts/${encodeURIComponent(instance)}?${q}&TILEMATRIX={z}&TILECOL={x}&TILEROW={y}`, { maxZoom: 18, attribution: "EO Edge, Copernicus Sentinel data" });
+  return L.tileLayer(`${origin}/ogc/wmts/${encodeURIComponent(id)}?${q}&TILEMATRIX={z}&TILECOL={x}&TILEROW={y}`, { maxZoom: 18, attribution: "EO Edge, Copernicus Sentinel data" });
 }
 
 /**
@@ -31,7 +40,7 @@ function baseLayer(instance) {
 export function createMap(el, view, onAoi) {
   const map = L.map(el, { keyboard: true }).setView([view.lat, view.lon], view.zoom);
   const aoi = L.rectangle([[0, 0], [0, 0]], { color: "#ff7800", weight: 2, fill: false, interactive: false });
-  let base = null, overlay = null, footprints = null, drawing = false, start = null;
+  let base = null, overlay = null, footprints = null, drawing = false, start = null, instance;
 
   const setAoi = (bounds, notify = true) => {
     aoi.setBounds(bounds).addTo(map);
@@ -58,11 +67,16 @@ export function createMap(el, view, onAoi) {
       drawing = on;
       el.classList.toggle("drawing", on);
     },
-    /** Shows (creating the instance when needed) or hides the true-colour base layer. */
+    /**
+     * Shows (creating the instance when needed) or hides the true-colour base layer; resolves to the instance
+     * `{id, origin}` (origin: the address of the location serving its maps).
+     */
     async showBase(on) {
-      if (on && !base) base = baseLayer(await consoleInstance());
+      instance ??= on ? { id: await consoleInstance(), origin: await primaryOrigin() } : undefined;
+      if (on && !base) base = baseLayer(instance);
       if (on) base.addTo(map).bringToBack();
       else base?.remove();
+      return instance;
     },
     /** Puts the image `url` over `bounds` (LatLngBounds), replacing the previous result. */
     showImage(url, bounds) {

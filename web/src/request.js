@@ -110,6 +110,18 @@ async function fillCollections() {
   }
 }
 
+/**
+ * Shows the GetCapabilities URLs of the base layer's WMS instance `{id, origin}` (at the address of the location
+ * hosting its collection), as QGIS, GDAL and OWSLib take them (WMS and WMTS; src/wms/routes.ts).
+ */
+function showOgcUrls({ id: instance, origin }) {
+  for (const [id, service] of [["wmsCaps", "wms"], ["wmtsCaps", "wmts"]]) {
+    const url = `${origin}/ogc/${service}/${encodeURIComponent(instance)}?SERVICE=${service.toUpperCase()}&REQUEST=GetCapabilities`;
+    Object.assign($(id), { href: url, textContent: url });
+  }
+  $("ogcUrls").hidden = false;
+}
+
 /** First show of the request page: map, editor, presets, collections, events. */
 export async function initRequest() {
   ctl = window.eoConsole.map = createMap($("map"), { lat: 24.8, lon: -11.43, zoom: 10 }, (b) => (setFields(b), updateSnippets()));
@@ -124,7 +136,7 @@ export async function initRequest() {
   for (const k of ["west", "south", "east", "north"]) $(k).addEventListener("change", () => aoiBounds() && (ctl.setAoi(aoiBounds(), false), updateSnippets()));
   for (const k of ["collection", "from", "to", "mosaicking", "width", "height", "format", "matchScreen"]) $(k).addEventListener("change", updateSnippets);
   ctl.map.on("zoomend", updateSnippets);
-  $("baseLayer").addEventListener("change", () => ctl.showBase($("baseLayer").checked).catch((err) => showError($("mapState"), err)));
+  $("baseLayer").addEventListener("change", () => ctl.showBase($("baseLayer").checked).then((id) => id && showOgcUrls(id), (err) => showError($("mapState"), err)));
   $("footprints").addEventListener("click", footprints);
   $("builder").addEventListener("submit", run);
   const load = await loadPresets($("preset"));
@@ -132,6 +144,7 @@ export async function initRequest() {
   $("preset").value = "sentinel-2__true_color__script.js";
   setText(editor, await load($("preset").value));
   await fillCollections();
-  await ctl.showBase(true).catch((err) => showError($("mapState"), err));
+  const instance = await ctl.showBase(true).catch((err) => showError($("mapState"), err));
+  if (instance) showOgcUrls(instance);
   document.body.dataset.requestReady = "1";
 }
