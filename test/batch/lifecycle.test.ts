@@ -166,14 +166,14 @@ describe("user actions and updates", () => {
 
 describe("bad requests", () => {
   const bad: [string, unknown, RegExp][] = [
-    ["unknown grid", batchRequest("b", {}, { id: 99 }), /Tiling grid 99 does not exist/],
-    ["resolution not offered", batchRequest("b", {}, { resolution: 15 }), /Resolution 15 is not offered by tiling grid 0/],
-    ["missing delivery", { ...batchRequest("b"), output: { type: "raster" } }, /output\.delivery/],
-    ["template without <tileName>", batchRequest("b", { delivery: { s3: { url: "s3://b/x/<outputId>.tif" } } }), /<tileName>/],
-    ["PNG output", { ...batchRequest("b"), processRequest: { ...batchRequest("b").processRequest, output: { responses: [{ identifier: "default", format: { type: "image/png" } }] } } }, /image\/tiff/],
-    ["Zarr output without delivery", { ...batchRequest("b"), output: { type: "zarr", group: { zarr_format: 2 } } }, /output\.delivery/],
-    ["bad evalscript", { ...batchRequest("b"), processRequest: { ...batchRequest("b").processRequest, evalscript: "function setup( {" } }, /./],
-    ["unsupported COG resampling", batchRequest("b", { cogOutput: true, cogParameters: { resamplingAlgorithm: "lanczos" } }), /nearest, average, mode/],
+    ["unknown grid", batchRequest("bad-requests", {}, { id: 99 }), /Tiling grid 99 does not exist/],
+    ["resolution not offered", batchRequest("bad-requests", {}, { resolution: 15 }), /Resolution 15 is not offered by tiling grid 0/],
+    ["missing delivery", { ...batchRequest("bad-requests"), output: { type: "raster" } }, /output\.delivery/],
+    ["template without <tileName>", batchRequest("bad-requests", { delivery: { s3: { url: "s3://bad-requests/x/<outputId>.tif" } } }), /<tileName>/],
+    ["PNG output", { ...batchRequest("bad-requests"), processRequest: { ...batchRequest("bad-requests").processRequest, output: { responses: [{ identifier: "default", format: { type: "image/png" } }] } } }, /image\/tiff/],
+    ["Zarr output without delivery", { ...batchRequest("bad-requests"), output: { type: "zarr", group: { zarr_format: 2 } } }, /output\.delivery/],
+    ["bad evalscript", { ...batchRequest("bad-requests"), processRequest: { ...batchRequest("bad-requests").processRequest, evalscript: "function setup( {" } }, /./],
+    ["unsupported COG resampling", batchRequest("bad-requests", { cogOutput: true, cogParameters: { resamplingAlgorithm: "lanczos" } }), /nearest, average, mode/],
   ];
   it.each(bad)("%s -> 400 with a message", async (_, body, message) => {
     const r = await batchCall("", bearer, "POST", body);
