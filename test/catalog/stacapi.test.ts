@@ -112,6 +112,18 @@ describe("datetime and collections are optional", () => {
   });
 });
 
+describe("CQL2 forms STAC tools send", () => {
+  it("between with its bounds as one array (CQL2 drafts, stac-api-validator) equals the three-argument form", async () => {
+    const want = items.filter((i) => cc(i) !== null && cc(i)! >= 0.1 && cc(i)! <= 5).sort(byTime).map(key);
+    for (const args of [[{ property: "eo:cloud_cover" }, 0.1, 5], [{ property: "eo:cloud_cover" }, [0.1, 5]]]) {
+      const r = await api(`${ROOT}/search`, { filter: { op: "between", args }, "filter-lang": "cql2-json", limit: 100 });
+      expect(keys(r.json.features), JSON.stringify(args)).toEqual(want);
+    }
+    const bad = await api(`${ROOT}/search`, { filter: { op: "between", args: [{ property: "eo:cloud_cover" }, [1, 2, 3]] }, "filter-lang": "cql2-json" });
+    expect([bad.status, bad.json.error.message]).toEqual([400, "Operator 'between' takes 3 arguments; got 2."]);
+  });
+});
+
 describe("numberMatched and context.matched", () => {
   it("equal the number of items all pages return, for exact and spatial conditions", async () => {
     const searches: Record<string, unknown>[] = [
