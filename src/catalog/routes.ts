@@ -1,6 +1,7 @@
 /**
  * Catalog routes (STAC API 1.0.0) under the roots /api/v1/catalog/1.0.0, /catalog/v1 and /api/v1/catalog.
- * Handlers parse (schema.ts), call the domain modules and render; links point back into the root that was called.
+ * Handlers parse (schema.ts), call the domain modules and render; links point back into the root that was called,
+ * at the address of the location that answered.
  */
 import type { Env } from "../env";
 import type { Api, AuthedRequest } from "../http/router";
@@ -18,6 +19,7 @@ import { featureCollection, renderFeatures, type Page, type PageLinks } from "./
 import { searchBodySchema, searchFromBody, searchFromQuery, searchQuerySchema, type SearchRequest } from "./schema";
 import { countMatched, searchPage, withItems } from "./search";
 import { itemsBackend } from "../storage/backend";
+import { findLocation, primaryLocation } from "../locations/config";
 
 /** Catalog roots: the STAC 1.0.0 root of the spec, the OpenAPI's /catalog/v1 alias and the older /api/v1/catalog. */
 export const CATALOG_ROOTS = ["/api/v1/catalog/1.0.0", "/catalog/v1", "/api/v1/catalog"];
@@ -29,6 +31,15 @@ const open = { ...tag, public: true };
 const read = { ...tag, speculative: true };
 const GEO = { "content-type": "application/geo+json" };
 const param = (request: AuthedRequest, name: string): string => decodeURIComponent(request.params[name] ?? "");
+
+/**
+ * The base URL of the catalog's links: the configured URL of the location serving the request (src/locations: a
+ * request is served as the location whose configured URL it was sent to, never by its Host header), so that STAC
+ * clients following links stay in that location's catalog; PUBLIC_BASE_URL without LOCATIONS.
+ */
+function locationBase(env: Env): string {
+  return findLocation(env, env.LOCATION_ID || primaryLocation(env))?.url ?? publicBaseUrl(env);
+}
 
 /** The account the caller acts for: its token's, or null on public routes called without one. */
 const viewer = (request: AuthedRequest): string | null => request.claims?.account ?? null;
@@ -68,7 +79,7 @@ async function respond(env: Env, account: string | null, urls: CatalogUrls, req:
  */
 export function registerCatalog(api: Api): void {
   for (const root of CATALOG_ROOTS) {
-    const urlsOf = (env: Env): CatalogUrls => new CatalogUrls(publicBaseUrl(env) + root);
+    const urlsOf = (env: Env): CatalogUrls => new CatalogUrls(locationBase(env) + root);
     const conformance = () => json({ conformsTo: CONFORMANCE });
     api
       .on("GET", root, async (request, env) => {
