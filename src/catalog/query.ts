@@ -51,8 +51,9 @@ export function checkBBox(b: number[]): BBox {
 }
 
 /**
- * Resolves filter property names ("properties." prefix allowed) against the queryables of the searched collections
- * (a property of any of them; items without it have no value, so comparisons with it are not true).
+ * Resolves filter property names ("properties." prefix allowed) against the queryables of `collections` (a
+ * property of any of them; none: every queryable of the item search). Items without the property have no value,
+ * so comparisons with it are not true.
  */
 export function queryableLookup(collections: string[]): (name: string) => Queryable {
   const queryables = queryablesOfAll(collections);
@@ -131,8 +132,9 @@ export function conjuncts(req: SearchRequest, collections: string[]): BoolNode[]
 }
 
 /**
- * Compiles a request over `collections` (every collection it may search; property names are resolved against
- * `queryables`, by default the same collections) into a search plan. Throws 400 ApiErrors for invalid members.
+ * Compiles a request over `collections` (every collection it may search) into a search plan; property names are
+ * resolved against the queryables of `queryables` (by default the same collections; none: the item search's).
+ * Throws 400 ApiErrors for invalid members.
  */
 export function planSearch(req: SearchRequest, collections: string[], queryables: string[] = collections): SearchPlan {
   const limit = pageLimit(req.limit);

@@ -57,11 +57,12 @@ async function requireCollection(env: Env, account: string | null, id: string) {
  */
 async function respond(env: Env, account: string | null, urls: CatalogUrls, req: SearchRequest, named: string[] | undefined, links: PageLinks, isSearch: boolean): Promise<Response> {
   const scope = named ?? (await listCollections(env, account)).map((c) => c.id);
-  const plan = planSearch(req, scope);
+  // names resolve against the named collections' queryables, else against the item search's (GET /queryables)
+  const plan = planSearch(req, scope, named ?? []);
   const run = async (): Promise<Page> => {
     const readable = await withItems(env, plan);
     if (req.distinct !== undefined) {
-      const page = await distinctPage(env, readable, distinctSql(req.distinct, queryableLookup(scope)));
+      const page = await distinctPage(env, readable, distinctSql(req.distinct, queryableLookup(named ?? [])));
       return { features: page.values, limit: plan.limit, next: page.next };
     }
     const [page, matched] = await Promise.all([searchPage(env, readable), countMatched(env, readable)]);

@@ -56,6 +56,13 @@ describe("each location's catalog", () => {
     }
   });
 
+  it("a filter without collections accepts every queryable of the item search; a named collection's are its own", async () => {
+    const all = await at(CREO, `${ROOT}/search?filter=eo:cloud_cover < 10`); // Sentinel-1 has no cloud cover
+    expect([all.status, all.json.features.length, all.json.numberMatched]).toEqual([200, 0, 0]);
+    const named = await at(CREO, `${ROOT}/search?collections=sentinel-1-grd&filter=eo:cloud_cover < 10`);
+    expect([named.status, named.json.error?.message]).toEqual([400, expect.stringMatching(/Unknown property 'eo:cloud_cover'/)]);
+  });
+
   it("naming a collection of the other location is a 404 naming it, also among several", async () => {
     const r = await at(EU, `${ROOT}/search`, { collections: ["sentinel-2-l2a", "sentinel-1-grd"] });
     expect(r.status).toBe(404);
