@@ -41,6 +41,14 @@ function locationBase(env: Env): string {
   return findLocation(env, env.LOCATION_ID || primaryLocation(env))?.url ?? publicBaseUrl(env);
 }
 
+/** The URL of `request` at the answering location's address (the router moved it to PUBLIC_BASE_URL's origin). */
+function requestUrl(request: Request, env: Env): string {
+  const url = new URL(request.url);
+  const base = new URL(locationBase(env));
+  [url.protocol, url.host] = [base.protocol, base.host];
+  return url.toString();
+}
+
 /** The account the caller acts for: its token's, or null on public routes called without one. */
 const viewer = (request: AuthedRequest): string | null => request.claims?.account ?? null;
 
@@ -119,7 +127,7 @@ export function registerCatalog(api: Api): void {
         const id = param(request, "collectionId");
         const urls = urlsOf(env);
         const parent = { rel: "parent", href: urls.collection(id), type: "application/json", title: `Collection ${id}` };
-        return respond(env, viewer(request), urls, searchFromQuery(request.query), [id], { self: request.url, method: "GET", extra: [parent] }, false);
+        return respond(env, viewer(request), urls, searchFromQuery(request.query), [id], { self: requestUrl(request, env), method: "GET", extra: [parent] }, false);
       }, { ...read, summary: "Items of a collection (OGC API Features)", query: searchQuerySchema.omit({ collections: true }), responseType: GEO["content-type"] })
       .on("GET", `${root}/collections/:collectionId/items/:featureId`, async (request, env) => {
         const [c, id] = [param(request, "collectionId"), param(request, "featureId")];
@@ -136,7 +144,7 @@ export function registerCatalog(api: Api): void {
       }, { ...read, summary: "An item's asset (HTTP Range supported)" })
       .on("GET", `${root}/search`, async (request, env) => {
         const req = searchFromQuery(request.query);
-        return respond(env, viewer(request), urlsOf(env), req, namedCollections(req), { self: request.url, method: "GET" }, true);
+        return respond(env, viewer(request), urlsOf(env), req, namedCollections(req), { self: requestUrl(request, env), method: "GET" }, true);
       }, { ...read, summary: "Search items (query parameters)", query: searchQuerySchema, responseType: GEO["content-type"] })
       .on("POST", `${root}/search`, async (request, env) => {
         const req = searchFromBody(await readJson(request));
