@@ -60,8 +60,8 @@ async function requireCollection(env: Env, account: string | null, id: string) {
 
 /**
  * Runs a search or feature list over the `named` collections (each must be one the caller sees here: 404
- * otherwise) or, when none is named, over every collection the caller sees here, and renders its page with the
- * match count.
+ * otherwise) or, when none is named, over every collection the caller sees here, and renders its page (the first
+ * one with the match count).
  */
 async function respond(env: Env, account: string | null, urls: CatalogUrls, req: SearchRequest, named: string[] | undefined, links: PageLinks, isSearch: boolean): Promise<Response> {
   const scope = named ?? (await listCollections(env, account)).map((c) => c.id);
@@ -73,7 +73,9 @@ async function respond(env: Env, account: string | null, urls: CatalogUrls, req:
       const page = await distinctPage(env, readable, distinctSql(req.distinct, queryableLookup(named ?? [])));
       return { features: page.values, limit: plan.limit, next: page.next };
     }
-    const [page, matched] = await Promise.all([searchPage(env, readable), countMatched(env, readable)]);
+    // the count is of the whole search: computed with its first page (pystac-client's matched() reads that one)
+    const first = plan.position.kind === "offset" && plan.position.offset === 0;
+    const [page, matched] = await Promise.all([searchPage(env, readable), first ? countMatched(env, readable) : undefined]);
     return { features: renderFeatures(page.items, urls, req.fields), limit: plan.limit, next: page.next, matched };
   };
   // The collection checks and the search run concurrently (one D1 round trip of latency instead of two).

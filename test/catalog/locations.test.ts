@@ -45,7 +45,7 @@ describe("each location's catalog", () => {
       let page = await at(base, `${ROOT}/search?limit=1`);
       for (let n = 0; n < 30; n++) {
         expect(page.status).toBe(200);
-        expect(page.json.numberMatched).toBe(want.length);
+        expect(page.json.numberMatched).toBe(n === 0 ? want.length : undefined);
         expect(page.json.links.find((l: any) => l.rel === "self").href.startsWith(base)).toBe(true);
         seen.push(...page.json.features.map((f: any) => `${f.collection}/${f.id}`));
         const next = page.json.links.find((l: any) => l.rel === "next");
