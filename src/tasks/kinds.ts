@@ -15,7 +15,7 @@ import { ANALYSE_KIND, TILE_KIND } from "../batch/messages";
 import { analyseMessage } from "../batch/analyse";
 import { deadTile, tileMessage } from "../batch/execute";
 import { STATBATCH_ANALYSE_KIND, STATBATCH_FEATURE_KIND, statbatchAnalyse, statbatchDeadAnalysis, statbatchDeadFeature, statbatchFeature } from "../statbatch/run";
-import { ASYNC_KIND, deadAsyncMessage, runAsyncMessage } from "../async/queue";
+import { ASYNC_KIND, asyncUnit, deadAsyncMessage, runAsyncMessage } from "../async/queue";
 import { BYOC_INGEST_KIND, byocIngest, byocIngestDead } from "../byoc/ingest";
 
 export const PROBE_KIND = "probe";
@@ -61,5 +61,5 @@ export const queueRouter = new QueueRouter()
   .on(TILE_KIND, tileMessage, { onDead: deadTile })
   .on(STATBATCH_ANALYSE_KIND, statbatchAnalyse, { onDead: statbatchDeadAnalysis })
   .on(STATBATCH_FEATURE_KIND, statbatchFeature, { onDead: statbatchDeadFeature })
-  .on(ASYNC_KIND, runAsyncMessage, { onDead: deadAsyncMessage })
+  .on(ASYNC_KIND, runAsyncMessage, { onDead: deadAsyncMessage, lease: asyncUnit })
   .on(BYOC_INGEST_KIND, byocIngest, { onDead: byocIngestDead });
