@@ -16,7 +16,7 @@ import { analyseMessage } from "../batch/analyse";
 import { deadTile, tileMessage } from "../batch/execute";
 import { STATBATCH_ANALYSE_KIND, STATBATCH_FEATURE_KIND, statbatchAnalyse, statbatchDeadAnalysis, statbatchDeadFeature, statbatchFeature } from "../statbatch/run";
 import { ASYNC_KIND, asyncUnit, deadAsyncMessage, runAsyncMessage } from "../async/queue";
-import { BYOC_INGEST_KIND, byocIngest, byocIngestDead } from "../byoc/ingest";
+import { BYOC_INGEST_KIND, byocIngest, byocIngestDead, ingestUnit } from "../byoc/ingest";
 
 export const PROBE_KIND = "probe";
 
@@ -62,4 +62,4 @@ export const queueRouter = new QueueRouter()
   .on(STATBATCH_ANALYSE_KIND, statbatchAnalyse, { onDead: statbatchDeadAnalysis })
   .on(STATBATCH_FEATURE_KIND, statbatchFeature, { onDead: statbatchDeadFeature })
   .on(ASYNC_KIND, runAsyncMessage, { onDead: deadAsyncMessage, lease: asyncUnit })
-  .on(BYOC_INGEST_KIND, byocIngest, { onDead: byocIngestDead });
+  .on(BYOC_INGEST_KIND, byocIngest, { onDead: byocIngestDead, lease: ingestUnit });
