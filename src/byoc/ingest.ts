@@ -9,7 +9,8 @@
  * Nothing in flight is lost: each tile's ingestion is a leased unit (src/tasks/lease.ts) of its collection's
  * UnitObject (`byoc:<collection id>`), put before the tile is QUEUED. A message lost with a killed Worker, or an
  * ingestion killed mid-way, is sent again when its lease expires; after its last attempt the tile is FAILED with
- * the cause. A tile QUEUED or INGESTING whose unit is not live (lease expired, or no unit) can be reingested.
+ * the cause. Any tile can be reingested unless its unit is live (an ingestion under way: queued or running under
+ * a lease that has not expired); so a tile QUEUED or INGESTING whose Worker died can be once its lease expired.
  */
 import type { Env } from "../env";
 import { crsFromEpsg, transformBounds } from "../raster/crs";
@@ -23,9 +24,6 @@ import { itemStatement, moveStatement, moveTile, tileById, tileItem } from "./ti
 
 export const BYOC_INGEST_KIND = "byoc-ingest";
 
-/** The states a tile is (re)ingested from without asking its lease: nothing is under way. */
-export const IDLE_STATES: TileStatus[] = ["WAITING", "INGESTED", "FAILED"];
-
 /** The UnitObject holding the ingestion units of collection `collection` (one per tile, named by tile id). */
 const ingestionUnits = (env: Pick<Env, "UNITS">, collection: string) => unitsStub(env, `byoc:${collection}`);
 
@@ -33,23 +31,18 @@ const ingestionUnits = (env: Pick<Env, "UNITS">, collection: string) => unitsStu
 export const ingestUnit = (body: TaskMessage, env: Env): UnitRef | null =>
   typeof body.collection === "string" && typeof body.tile === "string" ? { stub: ingestionUnits(env, body.collection), unit: body.tile } : null;
 
-/** True while tile `tile`'s ingestion is under way: its unit is PENDING under a lease that has not expired. */
-export async function ingestionLive(env: Pick<Env, "UNITS">, collection: string, tile: string): Promise<boolean> {
-  return (await ingestionUnits(env, collection).unit(tile))?.live ?? false;
-}
-
 /**
- * Sends a tile to ingestion: its unit leased, the tile moved from one of `from` to QUEUED (its item removed),
- * then the message. False (nothing queued) when the tile was in none of `from`. The caller checks that no
- * ingestion of the tile is under way when `from` holds QUEUED or INGESTING (see {@link ingestionLive}).
+ * Sends tile `tileId` (in state `from`, as the caller saw it) to ingestion: its unit leased, the tile moved to
+ * QUEUED (its item removed), then the message. False (nothing queued) while an ingestion of the tile is under way
+ * (its unit is live), or when the tile is no longer `from`.
  */
-export async function enqueueIngestion(env: Pick<Env, "DB" | "TASK_QUEUE" | "UNITS">, tileId: string, c: ByocCollection, from = IDLE_STATES): Promise<boolean> {
+export async function enqueueIngestion(env: Pick<Env, "DB" | "TASK_QUEUE" | "UNITS">, tileId: string, c: ByocCollection, from: TileStatus): Promise<boolean> {
   const message: TaskMessage = { kind: BYOC_INGEST_KIND, tile: tileId, collection: c.id };
   // leased first: a Worker killed after this point leaves a unit its watchdog sends (at worst it finds nothing to do)
-  await ingestionUnits(env, c.id).putUnits([{ id: tileId, message }]);
+  if ((await ingestionUnits(env, c.id).putUnits([{ id: tileId, message }], true)).length === 0) return false;
   const [, moved] = await env.DB.batch([
     env.DB.prepare("DELETE FROM items WHERE collection = ? AND id = ?").bind(byocType(c.id), tileId),
-    moveStatement(env, tileId, from, "QUEUED", { failed_cause: null, warnings: null }),
+    moveStatement(env, tileId, [from], "QUEUED", { failed_cause: null, warnings: null }),
   ]);
   if (!moved || moved.meta.changes === 0) return false;
   await env.TASK_QUEUE.send(message);

@@ -11,7 +11,7 @@ import { pagedList, parsePageRequest } from "../http/paging";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { duplicatePath } from "./collections";
 import { getFile, listFiles } from "./files";
-import { enqueueIngestion, IDLE_STATES, ingestionLive } from "./ingest";
+import { enqueueIngestion } from "./ingest";
 import type { ByocCollection, ByocTile } from "./model";
 import { MAX_PAGE, ownCollection } from "./access";
 import { parseStatus, readBody, tileBody, tileUpdateBody } from "./schema";
@@ -42,7 +42,7 @@ async function addTile(env: Env, c: ByocCollection, fields: Pick<ByocTile, "path
   await insertTile(env, t).catch((e: unknown) => {
     throw String(e).includes("UNIQUE") ? duplicatePath(t.path) : e;
   });
-  await enqueueIngestion(env, t.id, c);
+  await enqueueIngestion(env, t.id, c, "WAITING");
   return { ...t, status: "QUEUED" };
 }
 
@@ -91,14 +91,13 @@ async function update(request: AuthedRequest, env: Env): Promise<Response> {
 }
 
 /**
- * Reingest: from WAITING, INGESTED or FAILED, and from QUEUED or INGESTING once no ingestion is under way (its lease
- * expired: the Worker running it was killed, or its message lost); 400 while one is.
+ * Reingest from any state unless an ingestion of the tile is under way (400): so also a tile QUEUED or INGESTING
+ * whose Worker was killed or whose message was lost, once its lease expired.
  */
 async function reingest(request: AuthedRequest, env: Env): Promise<Response> {
   const { c, t } = await ownTile(request, env);
-  const busy = () => badRequest(`Tile ${t.id} is ${t.status} and its ingestion is under way; reingest it once it is INGESTED or FAILED.`);
-  if (!IDLE_STATES.includes(t.status) && (await ingestionLive(env, c.id, t.id))) throw busy();
-  if (!(await enqueueIngestion(env, t.id, c, [t.status]))) throw busy(); // it moved meanwhile
+  if (!(await enqueueIngestion(env, t.id, c, t.status)))
+    throw badRequest(`Tile ${t.id} is ${t.status} and its ingestion is under way; reingest it once it is INGESTED or FAILED.`);
   return new Response(null, { status: 204 });
 }
 

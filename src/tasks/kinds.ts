@@ -17,6 +17,7 @@ import { deadTile, tileMessage } from "../batch/execute";
 import { STATBATCH_ANALYSE_KIND, STATBATCH_FEATURE_KIND, statbatchAnalyse, statbatchDeadAnalysis, statbatchDeadFeature, statbatchFeature } from "../statbatch/run";
 import { ASYNC_KIND, asyncUnit, deadAsyncMessage, runAsyncMessage } from "../async/queue";
 import { BYOC_INGEST_KIND, byocIngest, byocIngestDead, ingestUnit } from "../byoc/ingest";
+import { ZARR_INGEST_KIND, zarrIngestDead, zarrIngestMessage, zarrUnit } from "../zarr/ingest";
 
 export const PROBE_KIND = "probe";
 
@@ -62,4 +63,5 @@ export const queueRouter = new QueueRouter()
   .on(STATBATCH_ANALYSE_KIND, statbatchAnalyse, { onDead: statbatchDeadAnalysis })
   .on(STATBATCH_FEATURE_KIND, statbatchFeature, { onDead: statbatchDeadFeature })
   .on(ASYNC_KIND, runAsyncMessage, { onDead: deadAsyncMessage, lease: asyncUnit })
-  .on(BYOC_INGEST_KIND, byocIngest, { onDead: byocIngestDead, lease: ingestUnit });
+  .on(BYOC_INGEST_KIND, byocIngest, { onDead: byocIngestDead, lease: ingestUnit })
+  .on(ZARR_INGEST_KIND, zarrIngestMessage, { onDead: zarrIngestDead, lease: zarrUnit });

@@ -92,14 +92,22 @@ export class Leases {
     readonly policy: LeasePolicy = LEASE_POLICY,
   ) {}
 
-  /** Puts units PENDING with a queued lease from `now`; a unit put again starts over (attempts 0, no owner). */
-  put(units: readonly UnitSpec[], now: number): void {
-    for (const u of units)
+  /**
+   * Puts units PENDING with a queued lease from `now`; a unit put again starts over (attempts 0, no owner), unless
+   * `onlyIdle` and it is live (PENDING under a running lease: its work is under way). Returns the ids put.
+   */
+  put(units: readonly UnitSpec[], now: number, onlyIdle = false): string[] {
+    const put: string[] = [];
+    for (const u of units) {
+      if (onlyIdle && this.get(u.id, now)?.live) continue;
       this.sql.exec(
         `INSERT INTO task_units (id, message, lease_until) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET message = excluded.message,
            status = 'PENDING', attempts = 0, sends = 1, owner = NULL, lease_until = excluded.lease_until, cause = NULL`,
         u.id, JSON.stringify(u.message), now + this.policy.leaseMs,
       );
+      put.push(u.id);
+    }
+    return put;
   }
 
   /** The unit `id`, or null. */

@@ -36,10 +36,14 @@ export abstract class LeasedObject extends DurableObject<Env> {
     this.leases = new Leases(this.sql);
   }
 
-  /** Puts units PENDING under a queued lease (a unit put again starts over); the caller sends their messages. */
-  async putUnits(units: UnitSpec[]): Promise<void> {
-    this.leases.put(units, Date.now());
+  /**
+   * Puts units PENDING under a queued lease (a unit put again starts over, unless `onlyIdle` and its work is under
+   * way: then it is left alone); the caller sends their messages. Returns the ids put.
+   */
+  async putUnits(units: UnitSpec[], onlyIdle = false): Promise<string[]> {
+    const put = this.leases.put(units, Date.now(), onlyIdle);
     await this.arm();
+    return put;
   }
 
   /** Claims unit `id` for `owner` (one delivery attempt). */

@@ -60,6 +60,7 @@ describe("leased units: the watchdog re-sends what was lost, and each unit compl
     await units.putUnits([{ id: "u", message }]);
     expect(await units.claimUnit("u", "dead#1")).toEqual({ run: true, attempt: 1, leaseMs: LEASE_POLICY.leaseMs });
     expect(await units.claimUnit("u", "other#1")).toEqual({ run: false, reason: "busy" });
+    expect(await units.putUnits([{ id: "u", message }], true)).toEqual([]); // put only if idle: its work is under way
     expect(await deliver("dup", message)).toEqual({ acked: ["dup"], retried: [] }); // a duplicate delivery: no work
     expect(await counters(task)).toEqual({});
     expect(await units.renewUnit("u", "dead#1")).toBe(true);
