@@ -72,10 +72,9 @@ export class AsyncTask extends TaskDurableObject<AsyncState> {
    * the processing units charged; its render unit ends with it. `applied` is false for every later call.
    */
   async finish(to: "DONE" | "FAILED", processingUnits = 0): Promise<TransitionResult<MessageOutcome<AsyncState>>> {
+    this.leases.complete(RENDER_UNIT, to); // (a no-op when the request had ended: its move ended its units)
     const outcome = this.applyMessage(RENDER_UNIT, { to, counters: { [UNITS_COUNTER]: processingUnits } });
-    if (!outcome.ok || !outcome.value.applied) return outcome;
-    this.leases.complete(RENDER_UNIT, to);
-    await this.cancelTimeout();
+    if (outcome.ok && outcome.value.applied) await this.cancelTimeout();
     return outcome;
   }
 

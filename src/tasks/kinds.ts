@@ -14,7 +14,9 @@ import { unitsStub } from "./unit-object";
 import { ANALYSE_KIND, TILE_KIND } from "../batch/messages";
 import { analyseMessage } from "../batch/analyse";
 import { deadTile, tileMessage } from "../batch/execute";
-import { STATBATCH_ANALYSE_KIND, STATBATCH_FEATURE_KIND, statbatchAnalyse, statbatchDeadAnalysis, statbatchDeadFeature, statbatchFeature } from "../statbatch/run";
+import {
+  analysisUnit, featureUnit, STATBATCH_ANALYSE_KIND, STATBATCH_FEATURE_KIND, statbatchAnalyse, statbatchDeadAnalysis, statbatchDeadFeature, statbatchFeature,
+} from "../statbatch/run";
 import { ASYNC_KIND, asyncUnit, deadAsyncMessage, runAsyncMessage } from "../async/queue";
 import { BYOC_INGEST_KIND, byocIngest, byocIngestDead, ingestUnit } from "../byoc/ingest";
 import { ZARR_INGEST_KIND, zarrIngestDead, zarrIngestMessage, zarrUnit } from "../zarr/ingest";
@@ -60,8 +62,8 @@ export const queueRouter = new QueueRouter()
   .on(PROBE_KIND, probe, { onDead: deadProbe, retryDelay: () => 0, lease: probeUnit })
   .on(ANALYSE_KIND, analyseMessage)
   .on(TILE_KIND, tileMessage, { onDead: deadTile })
-  .on(STATBATCH_ANALYSE_KIND, statbatchAnalyse, { onDead: statbatchDeadAnalysis })
-  .on(STATBATCH_FEATURE_KIND, statbatchFeature, { onDead: statbatchDeadFeature })
+  .on(STATBATCH_ANALYSE_KIND, statbatchAnalyse, { onDead: statbatchDeadAnalysis, lease: analysisUnit })
+  .on(STATBATCH_FEATURE_KIND, statbatchFeature, { onDead: statbatchDeadFeature, lease: featureUnit })
   .on(ASYNC_KIND, runAsyncMessage, { onDead: deadAsyncMessage, lease: asyncUnit })
   .on(BYOC_INGEST_KIND, byocIngest, { onDead: byocIngestDead, lease: ingestUnit })
   .on(ZARR_INGEST_KIND, zarrIngestMessage, { onDead: zarrIngestDead, lease: zarrUnit });

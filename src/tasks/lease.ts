@@ -145,6 +145,11 @@ export class Leases {
     return this.sql.exec("UPDATE task_units SET status = ?, cause = ?, owner = NULL WHERE id = ? AND status = 'PENDING'", status, cause, id).rowsWritten > 0;
   }
 
+  /** Ends every PENDING unit (their task ended: nothing is left to do); a late delivery is then acked without work. */
+  completeAll(status: "DONE" | "FAILED", cause: string | null = null): void {
+    this.sql.exec("UPDATE task_units SET status = ?, cause = ?, owner = NULL WHERE status = 'PENDING'", status, cause);
+  }
+
   /**
    * The units whose lease expired at `at`: each gets a new queued lease from `now` (doubling per send of a unit
    * never claimed since, up to maxQueuedMs) and no owner; returned are their messages, to be sent by the caller.

@@ -115,10 +115,11 @@ export abstract class TaskDurableObject<S extends string> extends LeasedObject {
     if (to !== undefined && !isTerminal(this.machine, task.state) && this.machine.transitions[task.state].includes(to)) this.transition(to);
   }
 
-  /** Checks and stores a move (inside a transaction). @throws TransitionError */
+  /** Checks and stores a move (inside a transaction); a terminal state ends the task's pending units. @throws TransitionError */
   private move(to: S, expected?: S): void {
     checkTransition(this.machine, this.snapshot().state, to, expected);
     this.touch(to);
+    if (isTerminal(this.machine, to)) this.leases.completeAll("DONE", `The ${this.machine.name} ended ${to}.`);
   }
 
   private touch(state: S): void {
