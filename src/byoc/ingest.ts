@@ -15,8 +15,7 @@
 import type { Env } from "../env";
 import { crsFromEpsg, transformBounds } from "../raster/crs";
 import type { TaskMessage } from "../tasks/queue";
-import type { UnitRef } from "../tasks/runner";
-import { unitsStub } from "../tasks/unit-object";
+import { unitsStub, type UnitRef } from "../tasks/runner";
 import { IngestError, inspectTile, type Inspection } from "./inspect";
 import { byocType, type ByocCollection, type ByocTile, type TileStatus } from "./model";
 import { configureBands, getCollection } from "./store";

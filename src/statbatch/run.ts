@@ -19,7 +19,7 @@ import { prepareEvalscript } from "../pipeline/pipeline";
 import { computeStatistics } from "../stats/aggregate";
 import { checkSetup } from "../stats/setup";
 import type { TaskMessage } from "../tasks/queue";
-import { sendMessages } from "../tasks/leased";
+import { sendMessages } from "../tasks/runner";
 import type { UnitRef } from "../tasks/runner";
 import { asLocation } from "../locations/hosting";
 import { FeaturesError, readFeatures } from "./features";

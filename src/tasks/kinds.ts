@@ -9,8 +9,7 @@
 import type { Env } from "../env";
 import { unwrap } from "./machine";
 import { QueueRouter, type TaskMessage } from "./queue";
-import type { UnitRef } from "./runner";
-import { unitsStub } from "./unit-object";
+import { unitsStub, type UnitRef } from "./runner";
 import { ANALYSE_KIND, TILE_KIND } from "../batch/messages";
 import { analyseMessage } from "../batch/analyse";
 import { deadTile, tileMessage } from "../batch/execute";

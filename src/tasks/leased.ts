@@ -12,17 +12,9 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { LEASE_SCHEMA, Leases, type Claim, type UnitSpec, type UnitView } from "./lease";
-import type { TaskMessage } from "./queue";
+import { sendMessages } from "./runner";
 
 const ALARM_SCHEMA = "CREATE TABLE IF NOT EXISTS task_alarm (k INTEGER PRIMARY KEY CHECK (k = 1), deadline INTEGER, armed INTEGER)";
-
-/** Messages per Queue sendBatch call (the Queues limit). */
-const SEND_BATCH = 100;
-
-/** Sends task messages on the task queue, in batches of 100. */
-export async function sendMessages(env: Pick<Env, "TASK_QUEUE">, messages: readonly TaskMessage[]): Promise<void> {
-  for (let i = 0; i < messages.length; i += SEND_BATCH) await env.TASK_QUEUE.sendBatch(messages.slice(i, i + SEND_BATCH).map((body) => ({ body })));
-}
 
 export abstract class LeasedObject extends DurableObject<Env> {
   /** The object's SQLite storage; subclasses keep their own tables in it. */

@@ -3,8 +3,23 @@
  * lease alive with a heartbeat while the work runs, and complete it; or say why it must not run. The queue
  * consumer (./queue.ts) runs every unit of a leased kind this way; a request that does the work itself (Zarr
  * ingestion) uses it too, so a killed request is resumed by the watchdog like a lost message.
+ * Also the Worker-side helpers of units: UnitObject stubs and sending unit messages. This module does not import
+ * cloudflare:workers (the areas importing it are also run by Node scripts, e.g. the seed).
  */
+import type { Env } from "../env";
 import type { Claim } from "./lease";
+import type { TaskMessage } from "./queue";
+
+/** Messages per Queue sendBatch call (the Queues limit). */
+const SEND_BATCH = 100;
+
+/** Sends task messages on the task queue, in batches of 100. */
+export async function sendMessages(env: Pick<Env, "TASK_QUEUE">, messages: readonly TaskMessage[]): Promise<void> {
+  for (let i = 0; i < messages.length; i += SEND_BATCH) await env.TASK_QUEUE.sendBatch(messages.slice(i, i + SEND_BATCH).map((body) => ({ body })));
+}
+
+/** The UnitObject (./unit-object.ts) named `name`. */
+export const unitsStub = (env: Pick<Env, "UNITS">, name: string) => env.UNITS.get(env.UNITS.idFromName(name));
 
 /** The RPC surface of an object holding leased units (LeasedObject, ./leased.ts), as the Worker calls it. */
 export interface LeaseStub {

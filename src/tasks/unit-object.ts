@@ -5,10 +5,7 @@
  * (`zarr:<collection id>`). The state the API shows stays where it was (D1 rows); the object only makes sure every
  * unit ends, resumed after a lost message or a killed Worker, or dead-lettered with a cause.
  */
-import type { Env } from "../env";
 import { LeasedObject } from "./leased";
 
+/** (Its stubs: unitsStub in ./runner.ts, which Node scripts can import: this module needs cloudflare:workers.) */
 export class UnitObject extends LeasedObject {}
-
-/** The UnitObject stub named `name`. */
-export const unitsStub = (env: Pick<Env, "UNITS">, name: string) => env.UNITS.get(env.UNITS.idFromName(name));

@@ -12,8 +12,7 @@
 import type { Env } from "../env";
 import { resolveBucket } from "../buckets";
 import type { TaskMessage } from "../tasks/queue";
-import { runLeased, type UnitRef } from "../tasks/runner";
-import { unitsStub } from "../tasks/unit-object";
+import { runLeased, unitsStub, type UnitRef } from "../tasks/runner";
 import { crsFromEpsg, parseCrs, transformBounds } from "../raster/crs";
 import { bboxOf } from "../raster/reader";
 import { sampleTypeOf } from "../raster/zarr/reader";

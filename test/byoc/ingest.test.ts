@@ -14,7 +14,7 @@ import { getCollection } from "../../src/byoc/store";
 import { insertTile, moveTile, tileById } from "../../src/byoc/tiles";
 import { DEAD_LETTER_QUEUE_NAME, TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import { LEASE_POLICY } from "../../src/tasks/lease";
-import { unitsStub } from "../../src/tasks/unit-object";
+import { unitsStub } from "../../src/tasks/runner";
 import type { TileStatus } from "../../src/byoc/model";
 import type { Env } from "../../src/env";
 import { api, putInBucket, settled, tokenOf } from "../helpers/byoc";

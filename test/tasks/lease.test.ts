@@ -13,7 +13,7 @@ import { unwrap } from "../../src/tasks/machine";
 import { LEASE_POLICY } from "../../src/tasks/lease";
 import { LeaseLostError, runLeased } from "../../src/tasks/runner";
 import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
-import { unitsStub } from "../../src/tasks/unit-object";
+import { unitsStub } from "../../src/tasks/runner";
 import type { Env } from "../../src/env";
 
 const E = env as unknown as Env;

@@ -8,7 +8,7 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { unitsStub } from "../../src/tasks/unit-object";
+import { unitsStub } from "../../src/tasks/runner";
 import { LEASE_POLICY } from "../../src/tasks/lease";
 import { unregisterZarr } from "../../src/zarr/ingest";
 import { createClient } from "../../src/auth/clients";
