@@ -4,7 +4,7 @@
 // killed with kill -9 twice, each time restarted on the same state: while the async request renders with the rest
 // queued behind it; then, after a BYOC collection with one tile per West Flanders date was added, once the batch is
 // under way again. Then it waits until each work ends (lost messages and killed units are sent again by the leases'
-// watchdog alarms, src/tasks/lease.ts; batch tiles by the batch watchdog), lists the delivery buckets through the
+// watchdog alarms, src/tasks/lease.ts), lists the delivery buckets through the
 // R2 binding of the persisted state (wrangler's platform proxy) and checks that every output is there exactly once,
 // that a request finished before a kill wrote nothing again (outputs written before a kill and again after it are
 // listed: a unit in flight at the kill runs again, same keys), and that the account's processing units grew by

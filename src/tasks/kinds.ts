@@ -13,6 +13,7 @@ import { unitsStub, type UnitRef } from "./runner";
 import { ANALYSE_KIND, TILE_KIND } from "../batch/messages";
 import { analyseMessage } from "../batch/analyse";
 import { deadTile, tileMessage } from "../batch/execute";
+import { batchAnalysisUnit, batchTileUnit } from "../batch/stub";
 import {
   analysisUnit, featureUnit, STATBATCH_ANALYSE_KIND, STATBATCH_FEATURE_KIND, statbatchAnalyse, statbatchDeadAnalysis, statbatchDeadFeature, statbatchFeature,
 } from "../statbatch/run";
@@ -59,8 +60,8 @@ const probeUnit = (body: TaskMessage, env: Env): UnitRef | null =>
 /** The consumer the Worker's `queue()` entry uses. */
 export const queueRouter = new QueueRouter()
   .on(PROBE_KIND, probe, { onDead: deadProbe, retryDelay: () => 0, lease: probeUnit })
-  .on(ANALYSE_KIND, analyseMessage)
-  .on(TILE_KIND, tileMessage, { onDead: deadTile })
+  .on(ANALYSE_KIND, analyseMessage, { lease: batchAnalysisUnit })
+  .on(TILE_KIND, tileMessage, { onDead: deadTile, lease: batchTileUnit })
   .on(STATBATCH_ANALYSE_KIND, statbatchAnalyse, { onDead: statbatchDeadAnalysis, lease: analysisUnit })
   .on(STATBATCH_FEATURE_KIND, statbatchFeature, { onDead: statbatchDeadFeature, lease: featureUnit })
   .on(ASYNC_KIND, runAsyncMessage, { onDead: deadAsyncMessage, lease: asyncUnit })
