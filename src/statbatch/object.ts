@@ -221,9 +221,9 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
   }
 
   /**
-   * The watchdog (armed while ANALYSING or PROCESSING, re-armed on every change, e.g. each finished feature): after
-   * STALL_MS without progress the analysis or the pending features are enqueued again (a message may have been
-   * lost, e.g. the Worker stopped between a state change and its enqueue); after MAX_STALLS such rounds the task FAILS.
+   * The stall watchdog (armed while ANALYSING or PROCESSING, re-armed on every change, e.g. each finished feature):
+   * after STALL_MS without progress the analysis or the pending features are enqueued again; after MAX_STALLS such
+   * rounds the task FAILS. A backstop: a lost message or Worker is handled within a minute by the units' leases.
    */
   protected override async onTimeout(task: TaskSnapshot<StatisticalBatchState>): Promise<void> {
     const r = this.row();
