@@ -8,7 +8,8 @@ import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
-import { WATCHDOG_MS } from "../../src/batch/object";
+import { TILE_KIND, tileUnitId } from "../../src/batch/messages";
+import { unwrap } from "../../src/tasks/machine";
 import { DEAD_LETTER_QUEUE_NAME, TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import { authed, envelope, token } from "../helpers/auth";
 import { BATCH, ONE_TILE, batchCall, batchRequest, bucketFiles, getTask, waitForStatus } from "../helpers/batch";
@@ -61,16 +62,31 @@ describe("once-only tiles", () => {
     expect((await stub.tiles())[0]).toMatchObject({ status: "DONE", error: null });
   });
 
-  it("the watchdog alarm re-sends the unfinished tiles of a task idle for WATCHDOG_MS (lost messages, restarted server)", async () => {
-    const { id, stub } = await taskIn("PROCESSING", "batch-watchdog", ONE_TILE); // PROCESSING, but no message was sent
-    await stub.scheduleTimeout(WATCHDOG_MS);
-    expect(await runDurableObjectAlarm(stub)).toBe(true); // just moved to PROCESSING: not idle, the alarm is re-armed
-    expect((await getTask(id, bearer)).status).toBe("PROCESSING");
-    const idleSince = new Date(Date.now() - WATCHDOG_MS - 1000).toISOString();
-    await runInDurableObject(stub, (_, state) => void state.storage.sql.exec("UPDATE task_state SET updated = ?", idleSince));
-    expect(await runDurableObjectAlarm(stub)).toBe(true);
+  it("a tile whose message was lost (its unit leased, never sent: a restarted server) is sent again by the alarm", async () => {
+    const { id, stub, tiles } = await taskIn("ANALYSIS_DONE", "batch-watchdog", ONE_TILE);
+    await stub.putUnits([{ id: tileUnitId(tiles[0]!), message: { kind: TILE_KIND, task: id, tile: tiles[0] } }]);
+    unwrap(await stub.transition("PROCESSING"));
+    expect(await runDurableObjectAlarm(stub)).toBe(true); // as at the lease's expiry
     expect(await waitForStatus(id, bearer, ["DONE", "FAILED"])).toMatchObject({ status: "DONE", completionPercentage: 100 });
     expect([...(await bucketFiles("batch-watchdog", `out/${id}/`)).keys()]).toEqual([`out/${id}/29RKH_0_4/default.tiff`]);
+    expect(await stub.unit(tileUnitId(tiles[0]!))).toMatchObject({ status: "DONE", attempts: 1 });
+  });
+
+  it("a slow tile is not run twice: a copy delivered while its lease runs is acked without work; a killed one runs again", async () => {
+    const { id, stub, tiles } = await taskIn("ANALYSIS_DONE", "batch-slow", ONE_TILE);
+    const unit = tileUnitId(tiles[0]!);
+    await stub.putUnits([{ id: unit, message: { kind: TILE_KIND, task: id, tile: tiles[0] } }]);
+    unwrap(await stub.transition("PROCESSING"));
+    expect(await stub.claimUnit(unit, "slow#1")).toMatchObject({ run: true, attempt: 1 }); // a delivery still rendering it
+    expect(await deliver(TASK_QUEUE_NAME, [msg("copy", { kind: TILE_KIND, task: id, tile: tiles[0] })])).toEqual({ acked: ["copy"], retried: [] });
+    expect((await bucketFiles("batch-slow", "")).size).toBe(0);
+    expect((await stub.snapshot()).counters).toEqual({});
+    // that delivery was killed: once its lease expired, the alarm sends the tile again
+    await runInDurableObject(stub, (_, state) => void state.storage.sql.exec("UPDATE task_units SET lease_until = 0 WHERE id = ?", unit));
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await waitForStatus(id, bearer, ["DONE", "FAILED"])).toMatchObject({ status: "DONE", completionPercentage: 100 });
+    expect(await stub.unit(unit)).toMatchObject({ status: "DONE", attempts: 2 });
+    expect([...(await bucketFiles("batch-slow", `out/${id}/`)).keys()]).toEqual([`out/${id}/29RKH_0_4/default.tiff`]);
   });
 
   it("messages of a stopped task are acked without work", async () => {
