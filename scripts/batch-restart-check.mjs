@@ -1,10 +1,19 @@
-// Batch v2 survives a killed server: `npm start` (own port and --persist-to state dir), create and start a batch over
-// 3 x 3 tiles of 29RKH, kill -9 the server's process group mid-way, start it again on the same state, poll the task
-// to DONE (the task object's watchdog alarm re-sends the tiles lost with the killed server), then list the delivery bucket through the R2 binding of the persisted state (wrangler's platform proxy)
-// and check that every tile is there exactly once and that tiles finished before the kill were not written again.
-// Usage: npm run batch:restart-check  (PORT default 8795; EO_EDGE_STATE default a fresh temp dir, removed at the end)
+// The restart check: nothing in flight is lost when the server is killed. `npm start` (own port and --persist-to
+// state dir), then a batch task over 5 x 5 tiles of 29RKH, a statistical batch task over the 20 West Flanders fields
+// (daily NDVI over 17 months) and an async request (8000 x 8000 px of 12 bands). The server's process group is
+// killed with kill -9 twice, each time restarted on the same state: while the async request renders with the rest
+// queued behind it; then, after a BYOC collection with one tile per West Flanders date was added, once the batch is
+// under way again. Then it waits until each work ends (lost messages and killed units are sent again by the leases'
+// watchdog alarms, src/tasks/lease.ts), lists the delivery buckets through the
+// R2 binding of the persisted state (wrangler's platform proxy) and checks that every output is there exactly once,
+// that a request finished before a kill wrote nothing again (outputs written before a kill and again after it are
+// listed: a unit in flight at the kill runs again, same keys), and that the account's processing units grew by
+// exactly the works' costs (each charged once).
+// Usage: npm run batch:restart-check  (PORT default 8795, PORT2 = PORT + 1; EO_EDGE_STATE default a fresh temp
+// dir, removed at the end; KILL_AFTER_MS, the longest wait for a kill's moment, default 120000)
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getPlatformProxy } from "wrangler";
@@ -13,7 +22,9 @@ const PORT = process.env.PORT ?? "8795";
 const BASE = `http://127.0.0.1:${PORT}`;
 const state = process.env.EO_EDGE_STATE ?? (await mkdtemp(join(tmpdir(), "eo-edge-restart-")));
 const BUCKET = "restart-check";
-const EXPECTED = [0, 1, 2].flatMap((j) => [0, 1, 2].map((i) => `29RKH_${i}_${j}`)).sort();
+const GPKG = "test/fixtures/vector/westflanders_fields.gpkg";
+const FIELDS = 20; // features of GPKG
+const WF = "data/sentinel-2-l2a/westflanders";
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
 
@@ -37,11 +48,15 @@ async function stopServer(child, signal = "SIGKILL") {
   for (let i = 0; i < 100 && (await fetch(BASE).then(() => true, () => false)); i++) await sleep(100);
 }
 
-async function api(path, token, init = {}) {
-  const r = await fetch(BASE + path, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers } });
-  if (r.status >= 400) throw new Error(`${init.method ?? "GET"} ${path}: ${r.status} ${await r.text()}`);
+/** An API call; the parsed JSON (null for 204), or throws with the status. `timeout` ms at most (a busy Worker may not answer). */
+async function api(path, token, init = {}, timeout = 30_000) {
+  const r = await fetch(BASE + path, { ...init, signal: AbortSignal.timeout(timeout), headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers } });
+  if (r.status >= 400) throw Object.assign(new Error(`${init.method ?? "GET"} ${path}: ${r.status} ${await r.text()}`), { status: r.status });
   return r.status === 204 ? null : r.json();
 }
+const post = (path, token, body) => api(path, token, { method: "POST", ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+/** `f()`, or null when it fails (a status poll while the Worker is busy). */
+const maybe = (f) => f().catch(() => null);
 
 async function bearer() {
   const demo = JSON.parse(await readFile(join(state, "demo-client.json"), "utf8"));
@@ -50,85 +65,218 @@ async function bearer() {
   return (await r.json()).access_token;
 }
 
-/** key -> etag of the delivery bucket's objects, read from the persisted R2 state (server stopped). */
-async function listBucket(prefix) {
+/** Runs `f(env)` with the R2 binding of the persisted state (the server must be stopped). */
+async function withBuckets(f) {
   const dir = await mkdtemp(join(tmpdir(), "eo-edge-r2-"));
   const config = join(dir, "wrangler.json");
   await writeFile(config, JSON.stringify({ name: "eo-edge", compatibility_date: "2026-11-01", r2_buckets: [{ binding: "BUCKETS", bucket_name: "eo-edge-buckets" }] }));
   const proxy = await getPlatformProxy({ configPath: config, persist: { path: join(state, "v3") } });
   try {
-    const out = new Map();
-    let cursor;
-    do {
-      const page = await proxy.env.BUCKETS.list({ prefix: `${BUCKET}/${prefix}`, cursor });
-      for (const o of page.objects) out.set(o.key.slice(BUCKET.length + prefix.length + 1), o.etag);
-      cursor = page.truncated ? page.cursor : undefined;
-    } while (cursor);
-    return out;
+    return await f(proxy.env.BUCKETS);
   } finally {
     await proxy.dispose();
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-const request = {
+/** key (under `prefix`, without it) -> etag of the delivery bucket's objects, and the JSON of `json` keys. */
+async function listBucket(prefix, json = []) {
+  return withBuckets(async (r2) => {
+    const out = new Map();
+    let cursor;
+    do {
+      const page = await r2.list({ prefix: `${BUCKET}/${prefix}`, cursor });
+      for (const o of page.objects) out.set(o.key.slice(BUCKET.length + prefix.length + 1), o.etag);
+      cursor = page.truncated ? page.cursor : undefined;
+    } while (cursor);
+    const docs = {};
+    for (const k of json) docs[k] = await (await r2.get(`${BUCKET}/${prefix}${k}`))?.json();
+    return { objects: out, docs };
+  });
+}
+
+const TILES = [0, 1, 2, 3, 4]; // the batch's tiles are 29RKH_<i>_<j> for i, j in TILES
+const TIME = { timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-03-01T00:00:00Z" } };
+const RKH = { crs: "http://www.opengis.net/def/crs/EPSG/0/32629" };
+const BATCH = {
   processRequest: {
-    input: {
-      bounds: { bbox: [201000, 2741000, 259000, 2799000], properties: { crs: "http://www.opengis.net/def/crs/EPSG/0/32629" } },
-      data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-03-01T00:00:00Z" } } }],
-    },
+    input: { bounds: { bbox: [201000, 2701000, 299000, 2799000], properties: RKH }, data: [{ type: "sentinel-2-l2a", dataFilter: TIME }] },
     output: { responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
     evalscript: `//VERSION=3
-function setup() { return { input: ["B02", "B03", "B04", "B08"], output: { bands: 4, sampleType: "FLOAT32" } }; }
-function evaluatePixel(s) { return [s.B02, s.B03, s.B04, s.B08]; }`,
+function setup() { return { input: ["B04"], output: { bands: 1, sampleType: "UINT16" } }; }
+function evaluatePixel(s) { return [s.B04 * 10000]; }`,
   },
   input: { type: "tiling-grid", id: 0, resolution: 10 },
-  output: { type: "raster", delivery: { s3: { url: `s3://${BUCKET}/out` } } },
+  output: { type: "raster", delivery: { s3: { url: `s3://${BUCKET}/batch` } } },
   description: "restart check",
 };
+const ASYNC = {
+  input: { bounds: { bbox: [199980, 2690220, 309780, 2800020], properties: RKH }, data: [{ type: "sentinel-2-l2a", dataFilter: TIME }] },
+  output: { width: 8000, height: 8000, responses: [{ identifier: "default", format: { type: "image/tiff" } }], delivery: { s3: { url: `s3://${BUCKET}/async` } } },
+  evalscript: `//VERSION=3
+const BANDS = ["B01", "B02", "B03", "B04", "B05", "B06", "B07", "B08", "B8A", "B09", "B11", "B12"];
+function setup() { return { input: BANDS, output: { bands: 1, sampleType: "UINT16" } }; }
+function evaluatePixel(s) { let sum = 0; for (const b of BANDS) sum += s[b]; return [1000 * sum]; }`,
+};
+const statbatchRequest = async () => ({
+  input: { features: { s3: { url: `s3://${BUCKET}/in/fields.gpkg` } }, data: [{ type: "sentinel-2-l2a" }] },
+  aggregation: {
+    timeRange: { from: "2017-08-01T00:00:00Z", to: "2018-12-31T00:00:00Z" }, aggregationInterval: { of: "P1D" }, resx: 10, resy: 10,
+    evalscript: await readFile("test/fixtures/statistics/ndvi_scl.js", "utf8"),
+  },
+  output: { s3: { url: `s3://${BUCKET}/statbatch` } },
+});
+
+/** The West Flanders dates with files (one BYOC tile each). */
+async function byocDates() {
+  return (await readdir(WF)).filter((d) => existsSync(join(WF, d, "B04.tif"))).sort();
+}
+
+/**
+ * Submits the batch and statistical batch tasks at once, then the async request (the batch tiles and the features,
+ * queued once their analysis ran, wait behind its render); their ids.
+ */
+async function submit(token) {
+  const startBatch = async () => {
+    const id = (await post("/api/v2/batch/process", token, BATCH)).id;
+    await post(`/api/v2/batch/process/${id}/start`, token);
+    return id;
+  };
+  const startStatbatch = async () => {
+    const id = (await post("/api/v1/statistics/batch", token, await statbatchRequest())).id;
+    await post(`/api/v1/statistics/batch/${id}/start`, token);
+    return id;
+  };
+  const [batch, statbatch] = await Promise.all([startBatch(), startStatbatch()]);
+  return { batch, statbatch, async: (await post("/api/v1/async/process", token, ASYNC)).id };
+}
+
+/** A BYOC collection with one tile per West Flanders date, all queued for ingestion at once: its id and tile count. */
+async function addByoc(token) {
+  const id = (await post("/api/v1/byoc/collections", token, { name: "restart check", s3Bucket: "eo-edge-byoc-sample" })).data.id;
+  const dates = await byocDates();
+  const tile = (d) => api(`/api/v1/byoc/collections/${id}/tiles`, token, { method: "POST", body: JSON.stringify({ path: `westflanders/${d}/(BAND)` }) }, 120_000);
+  await Promise.all(dates.map(tile));
+  return { byoc: id, tiles: dates.length };
+}
+
+/** Where each work stands (null members when the Worker did not answer in time). */
+async function progress(token, ids, timeout = 1000) {
+  const [batch, asyncRunning, statbatch, tiles] = await Promise.all([
+    maybe(() => api(`/api/v2/batch/process/${ids.batch}`, token, {}, timeout)),
+    api(`/api/v1/async/process/${ids.async}`, token, {}, timeout).then(() => true, (e) => (e.status === 404 ? false : null)),
+    maybe(() => api(`/api/v1/statistics/batch/${ids.statbatch}/status`, token, {}, timeout)),
+    ids.byoc ? maybe(() => api(`/api/v1/byoc/collections/${ids.byoc}/tiles?count=100`, token, {}, timeout)) : null,
+  ]);
+  const counts = tiles && Object.entries(Object.groupBy(tiles.data, (t) => t.status)).map(([s, l]) => `${l.length} ${s}`).join(", ");
+  return {
+    batch, asyncRunning, statbatch, tiles: tiles?.data,
+    text: `batch ${batch ? `${batch.status} ${batch.completionPercentage}%` : "?"}; async ${asyncRunning === null ? "?" : asyncRunning ? "RUNNING" : "finished"}; ` +
+      `statistical batch ${statbatch ? `${statbatch.status} ${statbatch.completionPercentage}%` : "?"}; BYOC tiles ${counts ?? "?"}`,
+  };
+}
+
+const finished = (p, ids) =>
+  ["DONE", "FAILED"].includes(p.batch?.status) && p.asyncRunning === false && ["DONE", "FAILED", "PARTIAL"].includes(p.statbatch?.status) &&
+  p.tiles?.length === ids.tiles && p.tiles.every((t) => t.status === "INGESTED" || t.status === "FAILED");
+
+/** The objects of `before` whose etag changed in `after` (written again). */
+const rewritten = (before, after) => [...before].filter(([k, etag]) => after.get(k) !== etag).map(([k]) => k);
+
+const report = [];
+/** Records one check's verdict. */
+function check(ok, what) {
+  report.push(ok);
+  log(`${ok ? "ok  " : "FAIL"} ${what}`);
+}
+
+await withBuckets(async (r2) => void (await r2.put(`${BUCKET}/in/fields.gpkg`, await readFile(GPKG))));
+/** Lists the three delivery prefixes (the server stopped): kind -> key -> etag. */
+async function listings(ids) {
+  return {
+    batch: (await listBucket(`batch/${ids.batch}/`)).objects,
+    async: (await listBucket(`async/${ids.async}/`)).objects,
+    statbatch: (await listBucket(`statbatch/${ids.statbatch}/`)).objects,
+  };
+}
+
+/**
+ * The kills: the first while the async request renders and the batch tiles and statistical features wait behind
+ * it in the queue (their messages are lost); the BYOC tiles are added after the first restart, behind the work sent
+ * again, and the second kill comes once the batch is under way again (some of each work finished, some running,
+ * some queued).
+ */
+const KILLS = [
+  { what: "the async request rendering, batch tiles and features queued behind it", after: 4000, when: () => true },
+  { what: "the batch under way", after: 0, when: (p) => p.batch?.completionPercentage > 0 },
+];
 
 let server = startServer();
 try {
   await server.ready;
   log(`server up on ${BASE}, state ${state}`);
   let token = await bearer();
-  const task = await api("/api/v2/batch/process", token, { method: "POST", body: JSON.stringify(request) });
-  await api(`/api/v2/batch/process/${task.id}/start`, token, { method: "POST" });
-  log(`task ${task.id} started`);
-  // kill at the first sign of progress (a finished tile), at the latest KILL_AFTER_MS after the start; the Worker is
-  // busy with tiles, so a status poll may not answer in time: each poll waits at most 1 s
-  const limit = Date.now() + Number(process.env.KILL_AFTER_MS ?? 12_000);
-  let seen = "no status";
-  while (Date.now() < limit) {
-    const t = await fetch(`${BASE}/api/v2/batch/process/${task.id}`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(1000) })
-      .then((r) => r.json(), () => null);
-    if (t) seen = `${t.status} ${t.completionPercentage}%`;
-    if (t && t.completionPercentage > 0) break;
-    await sleep(300);
+  const used0 = (await api("/api/v1/accounts/me", token)).processingUnits.used;
+  const ids = await submit(token);
+  log(`submitted: batch ${ids.batch}, statistical batch ${ids.statbatch}, async ${ids.async}`);
+  const before = []; // the listings at each kill, and whether the async request had finished then
+  for (const kill of KILLS) {
+    // each poll waits at most 1 s (the Worker is busy); at the latest KILL_AFTER_MS
+    await sleep(kill.after);
+    const limit = Date.now() + Number(process.env.KILL_AFTER_MS ?? 120_000);
+    let seen = { text: "no status" };
+    for (let p; Date.now() < limit; await sleep(300)) {
+      p = await progress(token, ids);
+      if (p.batch || p.asyncRunning !== null) seen = p;
+      if (kill.when(p)) break;
+    }
+    await stopServer(server.child);
+    log(`kill -9 of the server's process group (${kill.what}); last status seen: ${seen.text}`);
+    const listed = await listings(ids);
+    before.push({ listed, asyncDone: seen.asyncRunning === false });
+    log(`outputs written so far: batch ${listed.batch.size} of ${TILES.length ** 2} tiles, async ${[...listed.async.keys()].join(" ") || "none"}, statistical batch ${listed.statbatch.size} of ${FIELDS} features`);
+    server = startServer();
+    await server.ready;
+    log("server restarted on the same state");
+    token = await bearer();
+    if (ids.byoc) continue;
+    Object.assign(ids, await addByoc(token));
+    log(`submitted: BYOC collection ${ids.byoc} (${ids.tiles} tiles)`);
   }
-  await stopServer(server.child);
-  log(`kill -9 of the server's process group (last status seen: ${seen})`);
-  const before = await listBucket(`out/${task.id}/`);
-  log(`objects written before the kill: ${before.size} of ${EXPECTED.length}${before.size > 0 && before.size < EXPECTED.length ? " (mid-way)" : " (NOT mid-way: change KILL_AFTER_MS)"}`);
-  server = startServer();
-  await server.ready;
   const restarted = Date.now();
-  log("server restarted on the same state");
-  token = await bearer();
-  let t;
+  let p;
   do {
-    await sleep(1000);
-    t = await api(`/api/v2/batch/process/${task.id}`, token);
-  } while (t.status !== "DONE" && t.status !== "FAILED" && Date.now() - restarted < 300_000);
-  log(`task ${t.status} ${t.completionPercentage}% ${Math.round((Date.now() - restarted) / 1000)} s after the restart, costPU ${t.costPU}`);
+    await sleep(2000);
+    p = await progress(token, ids, 10_000);
+  } while (!finished(p, ids) && Date.now() - restarted < 600_000);
+  log(`${Math.round((Date.now() - restarted) / 1000)} s after the last restart: ${p.text}`);
+  const used = (await api("/api/v1/accounts/me", token)).processingUnits.used - used0;
   await stopServer(server.child, "SIGINT");
-  const after = await listBucket(`out/${task.id}/`);
-  const names = [...after.keys()].map((k) => k.replace(/\/default\.tiff$/, "")).sort();
-  const rewritten = [...before].filter(([k, etag]) => after.get(k) !== etag).map(([k]) => k);
-  const ok = t.status === "DONE" && JSON.stringify(names) === JSON.stringify(EXPECTED) && after.size === EXPECTED.length;
-  log(`bucket: ${after.size} objects, tiles ${names.join(" ")}`);
-  log(`written before the kill and rewritten after it (in flight at the kill, same key): ${rewritten.length ? rewritten.join(" ") : "none"}`);
-  console.log(ok ? "OK: DONE, every tile written once" : "FAILED: see above");
+  const after = await listings(ids);
+  /** Keys written before a kill and again after it (units in flight at that kill run again: same keys). */
+  const again = (kind) => [...new Set(before.flatMap((b) => rewritten(b.listed[kind], after[kind])))].sort();
+
+  const tilesWritten = [...after.batch.keys()].map((k) => k.replace(/\/default\.tiff$/, "")).sort();
+  const expectedTiles = TILES.flatMap((j) => TILES.map((i) => `29RKH_${i}_${j}`)).sort();
+  check(p.batch?.status === "DONE" && JSON.stringify(tilesWritten) === JSON.stringify(expectedTiles), `batch DONE, ${after.batch.size} objects: ${tilesWritten.join(" ")}`);
+  log(`     batch tiles written before a kill and again after it (in flight at the kill, same key): ${again("batch").join(" ") || "none"}`);
+
+  const copy = (await listBucket(`async/${ids.async}/`, ["request.json"])).docs["request.json"];
+  check(copy?.status === "DONE" && [...after.async.keys()].sort().join(" ") === "default.tif request.json", `async ${copy?.status}, objects: ${[...after.async.keys()].sort().join(" ")}, ${copy?.processingUnits} PU`);
+  const doneAt = before.findIndex((b) => b.asyncDone);
+  if (doneAt >= 0) check(rewritten(before[doneAt].listed.async, after.async).length === 0, `async: finished before kill ${doneAt + 1}, nothing written again`);
+  log(`     async objects written before a kill and again after it: ${again("async").join(" ") || "none"}`);
+
+  check(p.statbatch?.status === "DONE" && after.statbatch.size === FIELDS, `statistical batch ${p.statbatch?.status}, ${after.statbatch.size} feature files of ${FIELDS}`);
+  log(`     statistical batch feature files written before a kill and again after it (in flight at the kill): ${again("statbatch").join(" ") || "none"}`);
+
+  const ingested = (p.tiles ?? []).filter((t) => t.status === "INGESTED").length;
+  check(ingested === ids.tiles, `BYOC: ${ingested} of ${ids.tiles} tiles INGESTED`);
+
+  const costs = (p.batch?.costPU ?? 0) + (copy?.processingUnits ?? 0) + (p.statbatch?.costPU ?? 0);
+  check(Math.abs(used - costs) <= 1e-6 * Math.max(1, costs), `processing units charged ${used.toFixed(6)} = batch ${p.batch?.costPU} + async ${copy?.processingUnits} + statistical batch ${p.statbatch?.costPU} (each charged once)`);
+  const ok = report.every(Boolean);
+  console.log(ok ? "OK: every work DONE or INGESTED, every output written once, units charged once" : "FAILED: see above");
   process.exitCode = ok ? 0 : 1;
 } finally {
   await stopServer(server.child);

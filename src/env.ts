@@ -8,6 +8,8 @@
  * - TASKS (Durable Objects): one task (state machine, counters, processed message ids) per name; see src/tasks/;
  * - ASYNC_TASKS, BATCH_TASKS, STATBATCH_TASKS (Durable Objects): one Async Processing request, Batch v2 task or
  *   Statistical Batch task per name (src/async, src/batch, src/statbatch);
+ * - UNITS (Durable Objects): leased units of work without a task object of their own (BYOC and Zarr ingestion, one
+ *   object per collection; src/tasks/unit-object.ts);
  * - RATE_LIMITER (Durable Objects): rate-limit buckets per account / OAuth client (src/ratelimit/);
  * - BUCKETS (R2): local user buckets of `s3://` descriptors, keys `<bucket>/<key>` (src/buckets/);
  * - TASK_QUEUE (Queue producer): task messages `{kind, ...}`, consumed by the Worker's `queue()` (src/tasks/kinds.ts);

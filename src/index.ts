@@ -12,6 +12,7 @@ export { AsyncTask } from "./async/object";
 export { BatchTask } from "./batch/object";
 export { StatisticalBatchTask } from "./statbatch/object";
 export { RateLimiter } from "./ratelimit/object";
+export { UnitObject } from "./tasks/unit-object";
 
 const api = buildApi();
 let warmed = false;

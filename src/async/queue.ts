@@ -1,19 +1,25 @@
 /**
  * The `async-process` queue kind: `{kind: "async-process", id}` runs request `id` (./render.ts) and ends it in
- * its Durable Object, once per message id (a redelivery of a finished request changes nothing).
- * - Success: DONE with its processing units, charged to the account once (src/accounts/units.ts); `request.json` updated.
+ * its Durable Object, once (a redelivery of a finished request changes nothing). It runs as the request's leased
+ * render unit ({@link asyncUnit}): a duplicate delivery while it renders is acked without work, a render lost with
+ * its Worker is sent again by the object's lease watchdog.
+ * - Success: DONE with its processing units, charged to the account once (src/accounts/units.ts, charge id
+ *   `async:<id>`, before the request is ended: a render killed between the two charges nothing more when it is
+ *   run again); `request.json` updated.
  * - A failure the client must fix (ApiError 4xx, EngineError: bad script, unknown identifier, ...): FAILED at
  *   once, `error.json` written (./record.ts).
  * - Any other failure is retried (wrangler.toml max_retries, backoff of src/tasks/queue.ts); a message that
- *   fails every attempt reaches the dead-letter queue, whose onDead hook FAILS the request the same way.
+ *   fails every attempt (or a render whose every attempt was lost) reaches the onDead hook, which FAILS the
+ *   request the same way, with the cause.
  */
 import type { Env } from "../env";
 import { ApiError, kindedError } from "../http/errors";
 import type { TaskMessage } from "../tasks/queue";
+import type { UnitRef } from "../tasks/runner";
 import { unwrap } from "../tasks/machine";
 import { chargeUnits } from "../accounts/units";
 import { asLocation } from "../locations/hosting";
-import type { AsyncRecord } from "./object";
+import { RENDER_UNIT, type AsyncRecord } from "./object";
 import { writeFailure, writeRequestCopy } from "./record";
 import { renderAsync } from "./render";
 
@@ -24,6 +30,9 @@ export const asyncMessage = (id: string): TaskMessage => ({ kind: ASYNC_KIND, id
 
 /** The AsyncTask stub of a request id. */
 export const asyncStub = (env: Env, id: string) => env.ASYNC_TASKS.get(env.ASYNC_TASKS.idFromName(id));
+
+/** The render unit a message runs (the `lease` of the kind, src/tasks/queue.ts). */
+export const asyncUnit = (body: TaskMessage, env: Env): UnitRef | null => (typeof body.id === "string" ? { stub: asyncStub(env, body.id), unit: RENDER_UNIT } : null);
 
 /** True for failures a retry cannot fix. */
 const clientError = (e: unknown): boolean => (e instanceof ApiError && e.status < 500) || kindedError(e) !== undefined;
@@ -38,30 +47,29 @@ async function runningRecord(env: Env, body: TaskMessage): Promise<AsyncRecord |
 }
 
 /** Ends a request as FAILED with `error` written to its bucket. */
-async function fail(env: Env, record: AsyncRecord, messageId: string, error: unknown): Promise<void> {
+async function fail(env: Env, record: AsyncRecord, error: unknown): Promise<void> {
   await writeFailure(env, record, error);
-  unwrap(await asyncStub(env, record.id).finish(messageId, "FAILED"));
+  unwrap(await asyncStub(env, record.id).finish("FAILED"));
 }
 
-/** Queue handler of ASYNC_KIND. */
-export async function runAsyncMessage(body: TaskMessage, env: Env, message: Message<unknown>): Promise<void> {
+/** Queue handler of ASYNC_KIND; `signal` aborts the render when its lease was lost. */
+export async function runAsyncMessage(body: TaskMessage, env: Env, _message: Message<unknown>, signal?: AbortSignal): Promise<void> {
   const record = await runningRecord(env, body);
   if (!record) return;
   let units: number;
   try {
-    units = await renderAsync(asLocation(env, record.location), record);
+    units = await renderAsync(asLocation(env, record.location), record, signal);
   } catch (e) {
     if (!clientError(e)) throw e;
-    return fail(env, record, message.id, e);
+    return fail(env, record, e);
   }
   await writeRequestCopy(env, record, "DONE", { finished: new Date().toISOString(), processingUnits: units });
-  const outcome = unwrap(await asyncStub(env, record.id).finish(message.id, "DONE", units));
-  // charged once: only by the message that moved the request to DONE (a redelivery is not applied)
-  if (outcome.applied) await chargeUnits(env, record.account, units);
+  await chargeUnits(env, record.account, units, `async:${record.id}`);
+  unwrap(await asyncStub(env, record.id).finish("DONE", units));
 }
 
-/** Dead-letter hook: the request FAILS (its message failed every attempt). */
-export async function deadAsyncMessage(body: TaskMessage, env: Env, message: Message<unknown>): Promise<void> {
+/** Dead-letter hook: the request FAILS (its message failed every attempt, or `cause`: every attempt was lost). */
+export async function deadAsyncMessage(body: TaskMessage, env: Env, message: Message<unknown>, cause?: string): Promise<void> {
   const record = await runningRecord(env, body);
-  if (record) await fail(env, record, `dead:${message.id}`, new ApiError(500, `Processing failed after ${message.attempts} attempts.`));
+  if (record) await fail(env, record, new ApiError(500, cause ?? `Processing failed after ${message.attempts} attempts.`));
 }

@@ -45,9 +45,9 @@ export const stripRows = (width: number): number => Math.max(1, Math.floor(ASYNC
 /**
  * Renders the request and writes every response file. Returns the processing units charged.
  * @throws ApiError / EngineError for what the client must fix (the request then FAILS), other errors for
- *   transient faults (the message is retried).
+ *   transient faults (the message is retried); `signal`'s reason (a LeaseLostError) between strips once it aborts.
  */
-export async function renderAsync(env: Env, record: AsyncRecord): Promise<number> {
+export async function renderAsync(env: Env, record: AsyncRecord, signal?: AbortSignal): Promise<number> {
   const { request } = record;
   const script = await prepareEvalscript(env, request.evalscript, record.account);
   const plan = await withSources({ env, account: record.account }, asyncArea(request), request.input.data, script.setup);
@@ -59,6 +59,7 @@ export async function renderAsync(env: Env, record: AsyncRecord): Promise<number
     let units = 0;
     let last: EvalResult = { outputs: {} };
     for (let row = 0; row < plan.grid.height; row += rows) {
+      signal?.throwIfAborted(); // the render's lease was lost: another delivery renders it now
       const count = Math.min(rows, plan.grid.height - row);
       const evaluation = await evaluatePlan(env, script, stripPlan(plan, row, count), { convert: true });
       units += evaluation.processingUnits;

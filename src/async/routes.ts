@@ -19,7 +19,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The status body (`AsyncStatusResponse`). */
 const running = (id: string): Response => Response.json({ id, status: "RUNNING" });
 
-/** POST: checks, stores the record in the request's Durable Object, writes request.json, enqueues the work. */
+/**
+ * POST: checks, stores the record (and its leased render unit) in the request's Durable Object, writes
+ * request.json, enqueues the render (sent again by the object's lease watchdog if the message is lost).
+ */
 async function submit(request: AuthedRequest, env: Env): Promise<Response> {
   const record = await acceptAsync(request, env, accountOf(request));
   await asyncStub(env, record.id).create(record);

@@ -100,8 +100,8 @@ export async function tileMessage(body: TaskMessage, env: Env): Promise<void> {
   }
 }
 
-/** Dead-letter hook of `batch-tile`: the tile is FAILED (counted once). */
-export async function deadTile(body: TaskMessage, env: Env): Promise<void> {
+/** Dead-letter hook of `batch-tile` (also for a tile whose every attempt was lost: `cause`): the tile is FAILED (counted once). */
+export async function deadTile(body: TaskMessage, env: Env, _message: Message<unknown>, cause?: string): Promise<void> {
   const { task, tile } = tileOf(body);
-  await batchStub(env, task).tileFailed(tile, "The tile failed every delivery attempt of the queue (dead-lettered).");
+  await batchStub(env, task).tileFailed(tile, cause ?? "The tile failed every delivery attempt of the queue (dead-lettered).");
 }

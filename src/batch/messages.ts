@@ -7,3 +7,7 @@ export const TILE_KIND = "batch-tile";
 
 /** Tries of a tile before it is marked FAILED (the queue's own retries and dead-letter queue bound it too). */
 export const MAX_TILE_ATTEMPTS = 3;
+
+/** The ids of a task's leased units (src/tasks/lease.ts) in its object: the analysis and each tile. */
+export const ANALYSIS_UNIT = "analyse";
+export const tileUnitId = (tile: string): string => `tile:${tile}`;

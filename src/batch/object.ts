@@ -7,21 +7,21 @@
  * Exactly-once tile accounting: a tile is finished through the base's applyMessage with the id `tile:<name>`, so
  * however often its queue message is delivered, retried, or re-sent by the watchdog, it counts once (done or
  * failed, whichever comes first), and the last tile moves the task to DONE (or FAILED when every tile failed).
- * Watchdog: while a task is ANALYSING or PROCESSING an alarm fires every {@link WATCHDOG_MS}; it re-sends the
- * analysis, or the unfinished tiles once no tile has finished for that long, so a task survives lost messages and
- * a restarted server (alarms are durable; see scripts/batch-restart-check.mjs).
+ * Resumption: the analysis and each tile are leased units (src/tasks/lease.ts), put when their messages are sent.
+ * A tile is claimed by the delivery that runs it, so a copy delivered meanwhile is acked without work (a slow tile
+ * is never run twice at once); one whose message or Worker was lost is sent again by the base's alarm when its
+ * lease expires, so a task survives lost messages and a restarted server (alarms are durable; see
+ * scripts/batch-restart-check.mjs).
  */
 import { TaskDurableObject, type TaskSnapshot } from "../tasks/object";
 import { BATCH_MACHINE, type BatchState } from "../tasks/machines";
 import { taskView, type TaskRecord, type TaskView, type UserAction } from "./record";
 import type { BatchTile } from "./tiles";
 import type { BatchRequest } from "./schema";
-import { ANALYSE_KIND, TILE_KIND } from "./messages";
+import { ANALYSE_KIND, ANALYSIS_UNIT, TILE_KIND, tileUnitId } from "./messages";
 import { refuse, type Outcome } from "./outcome";
 import { chargeUnits, usedUp } from "../accounts/units";
-
-/** Watchdog period: analysis or a tile not finished this long after it was sent is sent again. */
-export const WATCHDOG_MS = 30_000;
+import { sendMessages } from "../tasks/runner";
 
 const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS batch_task (k INTEGER PRIMARY KEY CHECK (k = 1), record TEXT NOT NULL)",
@@ -128,13 +128,13 @@ export class BatchTask extends TaskDurableObject<BatchState> {
     if (!BATCH_MACHINE.transitions[state].includes("STOPPED")) return refuse(400, `The batch task is ${state}: only an analysing, analysed or processing task can be stopped.`);
     this.save({ ...this.act(r, "STOP"), stoppedStatusReason: "USER_ACTION" });
     this.transition("STOPPED");
-    await this.cancelTimeout();
     return this.done();
   }
 
   /** The analysis result: stores the tiles and the estimate; ANALYSING -> ANALYSIS_DONE, and on to PROCESSING after START. */
   async analysisDone(tiles: BatchTile[], estimatePU: number): Promise<TaskView> {
     const r = this.record()!;
+    this.leases.complete(ANALYSIS_UNIT, "DONE");
     if (r.tileCount === null) {
       tiles.forEach((t, i) => this.sql.exec("INSERT OR IGNORE INTO batch_tiles (name, idx, tile) VALUES (?, ?, ?)", t.name, i, JSON.stringify(t)));
       this.save({ ...r, tileCount: tiles.length, estimatePU });
@@ -207,8 +207,9 @@ export class BatchTask extends TaskDurableObject<BatchState> {
       const out = this.applyMessage(`tile:${name}`, { counters, to: last ? (allFailed ? "FAILED" : "DONE") : undefined });
       if (out.ok && out.value.applied) {
         this.sql.exec("UPDATE batch_tiles SET status = ? WHERE name = ?", status, name);
+        this.leases.complete(tileUnitId(name), "DONE");
         if (allFailed) this.save({ ...r, error: `All ${r.tileCount} tiles failed; first error: ${this.tiles().find((t) => t.error)?.error ?? status}` });
-        if (last) await this.cancelTimeout();
+        if (last) await this.arm(); // (the terminal move ended every unit: disarms)
         await this.charge(counters.pu ?? 0);
       }
     }
@@ -226,7 +227,6 @@ export class BatchTask extends TaskDurableObject<BatchState> {
     if (!usedUp(usage) || this.snapshot().state !== "PROCESSING") return;
     this.save({ ...this.record()!, stoppedStatusReason: "OUT_OF_PU" });
     this.transition("STOPPED");
-    await this.cancelTimeout();
   }
 
   private async done(): Promise<{ ok: true; value: TaskView }> {
@@ -234,9 +234,12 @@ export class BatchTask extends TaskDurableObject<BatchState> {
     return { ok: true, value: this.viewOf(this.record()!) };
   }
 
+  /** Puts the analysis as a leased unit and sends its message. */
   private async sendAnalysis(): Promise<void> {
-    await this.env.TASK_QUEUE.send({ kind: ANALYSE_KIND, task: this.record()!.id });
-    await this.scheduleTimeout(WATCHDOG_MS);
+    const message = { kind: ANALYSE_KIND, task: this.record()!.id };
+    this.leases.put([{ id: ANALYSIS_UNIT, message }], Date.now());
+    await this.env.TASK_QUEUE.send(message);
+    await this.arm();
   }
 
   /** -> PROCESSING; the tiles not finished are (re)sent. */
@@ -246,25 +249,22 @@ export class BatchTask extends TaskDurableObject<BatchState> {
     else await this.sendTiles();
   }
 
-  /** Sends every PENDING tile and re-arms the watchdog. */
+  /** Puts every PENDING tile as a leased unit (one put again starts over) and sends their messages. */
   private async sendTiles(): Promise<void> {
     const id = this.record()!.id;
     const names = this.sql.exec<{ name: string }>("SELECT name FROM batch_tiles WHERE status = 'PENDING' ORDER BY idx").toArray().map((t) => t.name);
-    for (let i = 0; i < names.length; i += 100)
-      await this.env.TASK_QUEUE.sendBatch(names.slice(i, i + 100).map((tile) => ({ body: { kind: TILE_KIND, task: id, tile } })));
-    await this.scheduleTimeout(WATCHDOG_MS);
+    const units = names.map((tile) => ({ id: tileUnitId(tile), message: { kind: TILE_KIND, task: id, tile } }));
+    this.leases.put(units, Date.now());
+    await sendMessages(this.env, units.map((u) => u.message));
+    await this.arm();
   }
 
   /**
-   * Watchdog (alarm): re-sends the analysis of an ANALYSING task, and the unfinished tiles of a PROCESSING task that
-   * made no progress (no tile finished) for WATCHDOG_MS, so a healthy task with a long queue backlog is not flooded
-   * with copies; nothing for other states.
+   * Timeout hook: only for a task whose alarm an earlier version armed as its 30 s watchdog (batch sets no deadline
+   * now): its analysis or pending tiles are put as leased units and sent again, the leases' watchdog takes over.
    */
   protected override async onTimeout(task: TaskSnapshot<BatchState>): Promise<void> {
     if (task.state === "ANALYSING") await this.sendAnalysis();
-    if (task.state !== "PROCESSING") return;
-    const idle = Date.now() - Date.parse(task.updated);
-    if (idle >= WATCHDOG_MS) await this.sendTiles();
-    else await this.scheduleTimeout(WATCHDOG_MS - idle);
+    if (task.state === "PROCESSING") await this.sendTiles();
   }
 }

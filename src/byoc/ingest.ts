@@ -1,29 +1,50 @@
 /**
- * BYOC ingestion on the task queue (kind `byoc-ingest`, message `{kind, tile}`): takes the tile QUEUED ->
- * INGESTING, inspects its files (inspect.ts) and ends INGESTED (tile geometry, CRS, item and, for a collection
+ * BYOC ingestion on the task queue (kind `byoc-ingest`, message `{kind, tile, collection}`): takes the tile QUEUED
+ * -> INGESTING, inspects its files (inspect.ts) and ends INGESTED (tile geometry, CRS, item and, for a collection
  * without bands, the bands, all in one D1 batch) or FAILED with the cause. Redelivery-safe: every move is a
  * conditional UPDATE (tiles.ts) and the item is written only while the tile is INGESTING, so a late or duplicate
  * message changes nothing once the tile is INGESTED or FAILED. Storage faults are retried; a message that fails
  * every attempt ends the tile FAILED (onDead).
+ *
+ * Nothing in flight is lost: each tile's ingestion is a leased unit (src/tasks/lease.ts) of its collection's
+ * UnitObject (`byoc:<collection id>`), put before the tile is QUEUED. A message lost with a killed Worker, or an
+ * ingestion killed mid-way, is sent again when its lease expires; after its last attempt the tile is FAILED with
+ * the cause. Any tile can be reingested unless its unit is live (an ingestion under way: queued or running under
+ * a lease that has not expired); so a tile QUEUED or INGESTING whose Worker died can be once its lease expired.
  */
 import type { Env } from "../env";
 import { crsFromEpsg, transformBounds } from "../raster/crs";
 import type { TaskMessage } from "../tasks/queue";
+import { unitsStub, type UnitRef } from "../tasks/runner";
 import { IngestError, inspectTile, type Inspection } from "./inspect";
-import type { ByocCollection, ByocTile } from "./model";
+import { byocType, type ByocCollection, type ByocTile, type TileStatus } from "./model";
 import { configureBands, getCollection } from "./store";
 import { itemStatement, moveStatement, moveTile, tileById, tileItem } from "./tiles";
 
 export const BYOC_INGEST_KIND = "byoc-ingest";
 
-/** Sends a tile to ingestion: WAITING|INGESTED|FAILED -> QUEUED, then the message. False when it is busy. */
-export async function enqueueIngestion(env: Pick<Env, "DB" | "TASK_QUEUE">, tileId: string, typeId: string): Promise<boolean> {
+/** The UnitObject holding the ingestion units of collection `collection` (one per tile, named by tile id). */
+const ingestionUnits = (env: Pick<Env, "UNITS">, collection: string) => unitsStub(env, `byoc:${collection}`);
+
+/** The leased unit of a `byoc-ingest` message (the `lease` of the kind); null for a message without its collection. */
+export const ingestUnit = (body: TaskMessage, env: Env): UnitRef | null =>
+  typeof body.collection === "string" && typeof body.tile === "string" ? { stub: ingestionUnits(env, body.collection), unit: body.tile } : null;
+
+/**
+ * Sends tile `tileId` (in state `from`, as the caller saw it) to ingestion: its unit leased, the tile moved to
+ * QUEUED (its item removed), then the message. False (nothing queued) while an ingestion of the tile is under way
+ * (its unit is live), or when the tile is no longer `from`.
+ */
+export async function enqueueIngestion(env: Pick<Env, "DB" | "TASK_QUEUE" | "UNITS">, tileId: string, c: ByocCollection, from: TileStatus): Promise<boolean> {
+  const message: TaskMessage = { kind: BYOC_INGEST_KIND, tile: tileId, collection: c.id };
+  // leased first: a Worker killed after this point leaves a unit its watchdog sends (at worst it finds nothing to do)
+  if ((await ingestionUnits(env, c.id).putUnits([{ id: tileId, message }], true)).length === 0) return false;
   const [, moved] = await env.DB.batch([
-    env.DB.prepare("DELETE FROM items WHERE collection = ? AND id = ?").bind(typeId, tileId),
-    moveStatement(env, tileId, ["WAITING", "INGESTED", "FAILED"], "QUEUED", { failed_cause: null, warnings: null }),
+    env.DB.prepare("DELETE FROM items WHERE collection = ? AND id = ?").bind(byocType(c.id), tileId),
+    moveStatement(env, tileId, [from], "QUEUED", { failed_cause: null, warnings: null }),
   ]);
   if (!moved || moved.meta.changes === 0) return false;
-  await env.TASK_QUEUE.send({ kind: BYOC_INGEST_KIND, tile: tileId });
+  await env.TASK_QUEUE.send(message);
   return true;
 }
 
@@ -77,7 +98,8 @@ export async function byocIngest(body: TaskMessage, env: Env): Promise<void> {
   await finish(env, done.c, { ...t, status: "INGESTING" }, done.r);
 }
 
-/** A message that failed every attempt: the tile ends FAILED (from QUEUED or INGESTING). */
-export async function byocIngestDead(body: TaskMessage, env: Env): Promise<void> {
-  await moveTile(env, String(body.tile), ["QUEUED", "INGESTING"], "FAILED", { failed_cause: "Ingestion failed repeatedly (storage errors); reingest the tile to try again." });
+/** A message that failed every attempt (or whose every attempt was lost: `cause`): the tile ends FAILED (from QUEUED or INGESTING). */
+export async function byocIngestDead(body: TaskMessage, env: Env, _message: Message<unknown>, cause?: string): Promise<void> {
+  const why = cause ?? "Ingestion failed repeatedly (storage errors).";
+  await moveTile(env, String(body.tile), ["QUEUED", "INGESTING"], "FAILED", { failed_cause: `${why} Reingest the tile to try again.` });
 }

@@ -46,7 +46,7 @@ async function addTile(env: Env, c: ByocCollection, fields: Pick<ByocTile, "path
   await insertTile(env, t).catch((e: unknown) => {
     throw String(e).includes("UNIQUE") ? duplicatePath(t.path) : e;
   });
-  await enqueueIngestion(env, t.id, byocType(c.id));
+  await enqueueIngestion(env, t.id, c, "WAITING");
   return { ...t, status: "QUEUED" };
 }
 
@@ -94,9 +94,14 @@ async function update(request: AuthedRequest, env: Env): Promise<Response> {
   return new Response(null, { status: 204 });
 }
 
+/**
+ * Reingest from any state unless an ingestion of the tile is under way (400): so also a tile QUEUED or INGESTING
+ * whose Worker was killed or whose message was lost, once its lease expired.
+ */
 async function reingest(request: AuthedRequest, env: Env): Promise<Response> {
   const { c, t } = await ownTile(request, env);
-  if (!(await enqueueIngestion(env, t.id, byocType(c.id)))) throw badRequest(`Tile ${t.id} is ${t.status}; reingest it once it is INGESTED or FAILED.`);
+  if (!(await enqueueIngestion(env, t.id, c, t.status)))
+    throw badRequest(`Tile ${t.id} is ${t.status} and its ingestion is under way; reingest it once it is INGESTED or FAILED.`);
   return new Response(null, { status: 204 });
 }
 

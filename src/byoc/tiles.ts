@@ -3,7 +3,8 @@
  * conditional UPDATE so redelivered or concurrent queue messages cannot undo each other:
  *   create -> WAITING; enqueued -> QUEUED; consumer takes it: QUEUED|INGESTING -> INGESTING (INGESTING again on a
  *   redelivery after a crash); INGESTING -> INGESTED (status + item + bands in one batch) | FAILED (cause);
- *   reingest: WAITING|INGESTED|FAILED -> QUEUED (item removed in the same batch).
+ *   reingest: WAITING|INGESTED|FAILED -> QUEUED (item removed in the same batch), and QUEUED|INGESTING -> QUEUED
+ *   once the ingestion's lease expired (ingest.ts).
  */
 import type { Env } from "../env";
 import type { PageRequest } from "../http/paging";

@@ -7,7 +7,8 @@ import type { Env } from "../env";
 import type { LocationEnv } from "../locations/config";
 import { assertHosted, hostedHere } from "../locations/hosting";
 import { isoTime } from "./time";
-import type { CatalogUrls } from "./render";
+import { CATALOG_TITLE, type CatalogUrls } from "./render";
+import { QUERYABLES_REL } from "./queryables";
 import { itemsBackend } from "../storage/backend";
 import { findCollection as findRegistered, visibleCollections, type DataCollection } from "../storage/registry";
 
@@ -69,7 +70,7 @@ export async function itemExtents(env: Pick<Env, "DB">, collection?: string): Pr
   return out;
 }
 
-/** The STAC collection document as served under `urls`. */
+/** The STAC collection document as served under `urls`; every link has a title (stac-check's best practice). */
 export function renderCollection(base: CollectionBase, extent: Extent | undefined, urls: CatalogUrls): Record<string, unknown> {
   const { extent_default, id, title, links: _ignored, ...rest } = base;
   const self = urls.collection(id);
@@ -84,11 +85,11 @@ export function renderCollection(base: CollectionBase, extent: Extent | undefine
     license: rest.license ?? "various",
     extent: extent ?? extent_default,
     links: [
-      { rel: "root", href: `${urls.root}/`, type: "application/json" },
-      { rel: "self", href: self, type: "application/json" },
-      { rel: "parent", href: `${urls.root}/`, type: "application/json" },
-      { rel: "items", href: `${self}/items`, type: "application/geo+json" },
-      { rel: "http://www.opengis.net/def/rel/ogc/1.0/queryables", href: `${self}/queryables`, type: "application/schema+json" },
+      { rel: "root", href: `${urls.root}/`, type: "application/json", title: CATALOG_TITLE },
+      { rel: "self", href: self, type: "application/json", title },
+      { rel: "parent", href: `${urls.root}/`, type: "application/json", title: CATALOG_TITLE },
+      { rel: "items", href: `${self}/items`, type: "application/geo+json", title: `Items of ${title}` },
+      { rel: QUERYABLES_REL, href: `${self}/queryables`, type: "application/schema+json", title: `Queryables of ${title}` },
       ...(base.license === "proprietary"
         ? [{ rel: "license", href: "https://sentinels.copernicus.eu/documents/247904/690755/Sentinel_Data_Legal_Notice", title: "Legal notice on the use of Copernicus Sentinel Data and Service Information" }]
         : []),

@@ -38,6 +38,7 @@ export async function distinctPage(env: Pick<Env, "DB">, plan: SearchPlan, expr:
   } else {
     const withValue: SearchPlan = {
       ...plan,
+      sort: [], // the candidates are walked in datetime order (the Cursor's); values are sorted here
       condition: { ...plan.condition, columns: [...plan.condition.columns, { text: expr, params: [] }] },
     };
     const seen = new Set<unknown>();

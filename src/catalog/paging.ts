@@ -3,8 +3,10 @@
  * - below 2^40 it is an offset into the result list, the form Sentinel Hub documents and sentinelhub-js computes
  *   itself (`findTiles(..., maxCount, offset)`); such pages cost O(offset);
  * - from 2^40 on it is a keyset position issued by this service: `datetime_ms * 2048 + k`, i.e. "after the first
- *   k rows whose datetime is datetime_ms", in the catalog's (datetime, id) order. Resuming from it is an index
- *   seek, so every page costs the same whatever its depth. It fits a double exactly until the year 2109.
+ *   k rows whose datetime is datetime_ms", in the search's datetime order (ascending or descending, then id and
+ *   collection; src/storage/search.ts fullOrder). Resuming from it is an index seek, so every page costs the same
+ *   whatever its depth. It fits a double exactly until the year 2109. Searches sorted by another field first
+ *   (`sortby`) page with offsets only.
  */
 import { badRequest } from "../http/errors";
 
@@ -25,7 +27,7 @@ export function decodeNext(next: unknown): Position {
   return { kind: "keyset", datetime: Math.floor(n / PER_MS), skip: n % PER_MS };
 }
 
-/** Tracks the keyset position while rows are consumed in (datetime, id) order. */
+/** Tracks the keyset position while rows are consumed in a datetime order. */
 export class Cursor {
   constructor(
     public datetime: number | undefined = undefined,
@@ -50,5 +52,16 @@ export class Cursor {
     const token = t * PER_MS + this.skip;
     if (token < KEYSET_BASE) throw badRequest("Keyset paging needs item datetimes after 1970-01-07; narrow the search.");
     return token;
+  }
+}
+
+/** Tracks the position as a row count from the start, for orders that do not start with datetime. */
+export class OffsetCursor {
+  readonly datetime = undefined;
+  constructor(public skip = 0) {}
+
+  /** Advances past one row. */
+  consume(): void {
+    this.skip++;
   }
 }

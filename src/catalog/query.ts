@@ -1,7 +1,11 @@
 /**
- * A SearchRequest checked against the interface spec and compiled into a SearchPlan: collection (exactly one),
+ * A SearchRequest checked and compiled into a SearchPlan: collections (the caller resolves which: routes.ts),
  * limit (1..100, default 10, larger values capped), bbox (4 or 6 numbers, antimeridian boxes), intersects, datetime
- * (required on /search), ids, CQL2 filter (text or JSON, CRS84 only) and the paging position.
+ * (optional), ids, CQL2 filter (text or JSON, CRS84 only), sortby and the paging position.
+ *
+ * Sentinel Hub's interface is narrower: `datetime` required and exactly one collection. The STAC API item search
+ * makes both optional, and this catalog accepts that superset (README, Catalog), so what Sentinel Hub clients send
+ * is answered as before.
  */
 import type { Geometry } from "geojson";
 import { badRequest } from "../http/errors";
@@ -11,20 +15,21 @@ import { parseCql2Text } from "./cql2/text";
 import { compileCondition, type BoolNode } from "../storage/condition";
 import { bboxGeometry, geometryBBox, type BBox } from "./geometry";
 import { decodeNext } from "./paging";
-import { queryablesOf, type Queryable } from "./queryables";
+import { queryablesOfAll, type Queryable } from "./queryables";
 import type { SearchRequest } from "./schema";
 import type { SearchPlan } from "./search";
+import { sortTerms } from "./sort";
+import { datetimeFirst } from "../storage/search";
 import { parseDatetime, type TimeRange } from "./time";
 
 export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 100;
 const CRS84 = ["http://www.opengis.net/def/crs/OGC/1.3/CRS84", "https://www.opengis.net/def/crs/OGC/1.3/CRS84"];
 
-/** The one collection a search names. Throws 400 unless exactly one is given. */
-export function searchCollection(req: SearchRequest): string {
-  const c = req.collections ?? [];
-  if (c.length !== 1) throw badRequest(`'collections' must hold exactly one collection id; got ${c.length}.`);
-  return c[0]!;
+/** The collections a search names, each once; undefined when it names none (then it searches every collection). */
+export function namedCollections(req: SearchRequest): string[] | undefined {
+  const c = [...new Set((req.collections ?? []).map((x) => x.trim()).filter(Boolean))];
+  return c.length ? c : undefined;
 }
 
 /** Page size: default 10, values above 100 become 100; below 1 or not an integer -> 400. */
@@ -45,12 +50,16 @@ export function checkBBox(b: number[]): BBox {
   return [w, s, e, n];
 }
 
-/** Resolves filter property names ("properties." prefix allowed) against the collection's queryables. */
-export function queryableLookup(collection: string): (name: string) => Queryable {
-  const queryables = queryablesOf(collection);
+/**
+ * Resolves filter property names ("properties." prefix allowed) against the queryables of `collections` (a
+ * property of any of them; none: every queryable of the item search). Items without the property have no value,
+ * so comparisons with it are not true.
+ */
+export function queryableLookup(collections: string[]): (name: string) => Queryable {
+  const queryables = queryablesOfAll(collections);
   return (name) => {
     const q = queryables.get(name.replace(/^properties\./, ""));
-    if (!q) throw badRequest(`Unknown property '${name}' in the filter; queryables of ${collection}: ${[...queryables.keys()].join(", ")}.`);
+    if (!q) throw badRequest(`Unknown property '${name}' in the filter; queryables: ${[...queryables.keys()].join(", ")}.`);
     return q;
   };
 }
@@ -95,48 +104,51 @@ function parseFilter(f: unknown, lang: "cql2-text" | "cql2-json"): unknown {
   }
 }
 
-function spatialNode(geometry: Geometry, bbox: BBox): BoolNode {
-  return { kind: "spatial", geometry, bbox };
-}
-
 function intersectsNode(g: Geometry): BoolNode {
   try {
-    return spatialNode(g, geometryBBox(g));
+    return { kind: "spatial", geometry: g, bbox: geometryBBox(g) };
   } catch (e) {
     throw badRequest(`Invalid intersects geometry: ${(e as Error).message} (coordinates are lon, lat in CRS84).`);
   }
 }
 
-/** The `datetime` member as inclusive bounds (400 when required and absent, or invalid). */
-export function timeRange(req: SearchRequest, requireDatetime: boolean): TimeRange {
-  if (req.datetime === undefined) {
-    if (!requireDatetime) return {};
-    throw badRequest("'datetime' is required: an RFC 3339 instant or interval such as 2020-01-01T00:00:00Z/2020-02-01T00:00:00Z.");
-  }
-  return parseDatetime(req.datetime);
+/** The `datetime` member as inclusive bounds (absent: all times). Throws 400 when invalid. */
+export function timeRange(req: SearchRequest): TimeRange {
+  return req.datetime === undefined ? {} : parseDatetime(req.datetime);
 }
 
-/** The spatial and filter conditions of a request, as top-level conjuncts. */
-export function conjuncts(req: SearchRequest, collection: string): BoolNode[] {
+/** The spatial and filter conditions of a request over `collections`, as top-level conjuncts. */
+export function conjuncts(req: SearchRequest, collections: string[]): BoolNode[] {
   const out: BoolNode[] = [];
   if (req.bbox && req.intersects) throw badRequest("Use either 'bbox' or 'intersects', not both.");
   if (req.bbox) {
     const box = checkBBox(req.bbox);
-    out.push(spatialNode(bboxGeometry(box), box));
+    out.push({ kind: "spatial", geometry: bboxGeometry(box), bbox: box, rect: true });
   }
   if (req.intersects) out.push(intersectsNode(req.intersects));
   const filter = filterJson(req);
-  if (filter !== undefined) out.push(compileFilter(filter, queryableLookup(collection)));
+  if (filter !== undefined) out.push(compileFilter(filter, queryableLookup(collections)));
   return out;
 }
 
-/** Compiles a request for `collection` into a search plan. Throws 400 ApiErrors for invalid members. */
-export function planSearch(req: SearchRequest, collection: string, requireDatetime: boolean): SearchPlan {
+/**
+ * Compiles a request over `collections` (every collection it may search) into a search plan; property names are
+ * resolved against the queryables of `queryables` (by default the same collections; none: the item search's).
+ * Throws 400 ApiErrors for invalid members.
+ */
+export function planSearch(req: SearchRequest, collections: string[], queryables: string[] = collections): SearchPlan {
   const limit = pageLimit(req.limit);
-  const time = timeRange(req, requireDatetime);
-  const condition = compileCondition(conjuncts(req, collection));
-  const params = condition.where.params.length + condition.columns.reduce((n, c) => n + c.params.length, 0);
-  if (params > 90) throw badRequest("The search is too large (more than 90 literal values); simplify the filter or use 'in' lists.");
+  const time = timeRange(req);
+  const condition = compileCondition(conjuncts(req, queryables));
+  const sql = [condition.where, ...condition.columns, ...(condition.sure ? [condition.sure] : [])];
+  if (sql.reduce((n, c) => n + c.params.length, 0) > 90) {
+    throw badRequest("The search is too large (more than 90 literal values); simplify the filter or use 'in' lists.");
+  }
   const ids = req.ids && req.ids.length > 0 ? req.ids : undefined;
-  return { collection, ids, time, condition, limit, position: decodeNext(req.next) };
+  const sort = sortTerms(req.sortby);
+  const position = decodeNext(req.next);
+  if (position.kind === "keyset" && !datetimeFirst(sort)) {
+    throw badRequest(`Invalid 'next' ${JSON.stringify(req.next)} for a search sorted by ${sort[0]!.field}: use the value of context.next.`);
+  }
+  return { collections, ids, time, condition, sort, limit, position };
 }

@@ -5,6 +5,9 @@
  */
 import { itemPropertySql } from "../storage/properties";
 
+/** Link relation of a queryables document (OGC API Features part 3). */
+export const QUERYABLES_REL = "http://www.opengis.net/def/rel/ogc/1.0/queryables";
+
 /** Value type of a queryable, as the filter compiler sees it. */
 export type QueryableType = "string" | "number" | "datetime" | "geometry";
 
@@ -30,11 +33,16 @@ const num = (name: string, title: string, extra: Record<string, unknown> = {}): 
 
 const COMMON: [string, Queryable][] = [
   ["id", { type: "string", sql: prop("id"), schema: { title: "Item ID", type: "string" } }],
+  ["collection", { type: "string", sql: prop("collection"), schema: { title: "Collection ID", type: "string" } }],
   ["datetime", { type: "datetime", sql: prop("datetime"), schema: { title: "Acquisition time", type: "string", format: "date-time" } }],
   ["geometry", { type: "geometry", schema: { title: "Footprint", $ref: "https://geojson.org/schema/Geometry.json" } }],
   str("platform", "Platform"),
   str("constellation", "Constellation"),
+  str("mission", "Mission"),
   num("gsd", "Ground sample distance (m)", { exclusiveMinimum: 0 }),
+  // Sentinel Hub Catalog 0.9's name of gsd (its 1.0.0 moved eo:gsd to gsd). Items carry gsd only: the eo v1.0.0
+  // schema forbids unknown eo: fields, so a filter on eo:gsd reads gsd.
+  ["eo:gsd", { type: "number", sql: prop("gsd"), schema: { title: "Ground sample distance (m), the former name of gsd", type: "number", exclusiveMinimum: 0 } }],
   ["proj:epsg", { type: "number", sql: prop("proj:epsg"), schema: { title: "EPSG code of the native CRS", type: "integer" } }],
 ];
 
@@ -70,15 +78,30 @@ export function queryablesOf(collection: string): Map<string, Queryable> {
   return (Object.hasOwn(BY_COLLECTION, collection) ? BY_COLLECTION[collection] : undefined) ?? GENERIC;
 }
 
-/** The queryables JSON Schema document (OGC API Features part 3), `$id` = its own URL. */
-export function queryablesDocument(collection: string, selfUrl: string): Record<string, unknown> {
-  const properties = Object.fromEntries([...queryablesOf(collection)].map(([name, q]) => [name, q.schema]));
+/** The queryables of any of `collections` (every known queryable when none is given), each name once. */
+export function queryablesOfAll(collections: string[]): Map<string, Queryable> {
+  const sets = collections.length ? collections.map(queryablesOf) : [...Object.values(BY_COLLECTION), GENERIC];
+  const out = new Map<string, Queryable>();
+  for (const set of sets) for (const [name, q] of set) if (!out.has(name)) out.set(name, q);
+  return out;
+}
+
+/**
+ * The queryables JSON Schema document (OGC API Features part 3), `$id` = its own URL: of one collection, or
+ * (`collection` undefined) of the item search over every collection (GET /queryables).
+ */
+export function queryablesDocument(collection: string | undefined, selfUrl: string): Record<string, unknown> {
+  const set = collection === undefined ? queryablesOfAll([]) : queryablesOf(collection);
+  const properties = Object.fromEntries([...set].map(([name, q]) => [name, q.schema]));
   return {
     $schema: "https://json-schema.org/draft/2019-09/schema",
     $id: selfUrl,
     type: "object",
-    title: `Queryables of ${collection}`,
-    description: "Queryable names for CQL2 filters of the STAC item search and the collection's items.",
+    title: collection === undefined ? "Queryables of the item search" : `Queryables of ${collection}`,
+    description:
+      collection === undefined
+        ? "Queryable names for CQL2 filters of the STAC item search over any collection."
+        : "Queryable names for CQL2 filters of the STAC item search and the collection's items.",
     properties,
     additionalProperties: false,
   };

@@ -12,6 +12,9 @@ const OWN_RELS = new Set(["self", "root", "parent", "collection"]);
 
 type Band = NonNullable<StacAsset["eo:bands"]>[number];
 
+/** Title of the catalog (its landing page), also the title of every link to it. */
+export const CATALOG_TITLE = "EO Edge STAC catalog";
+
 /** URL paths of one catalog root (e.g. `https://host/api/v1/catalog/1.0.0`). */
 export class CatalogUrls {
   constructor(readonly root: string) {}
@@ -90,11 +93,12 @@ function extensions(item: StacItem, props: Record<string, unknown>): string[] {
 /** A stored item as served under `urls` (a new object; the input is not changed). */
 export function renderItem(item: StacItem, urls: CatalogUrls): Record<string, unknown> {
   const properties = renderProperties(item);
+  const collection = `Collection ${item.collection}`;
   const links = [
     { rel: "self", href: urls.item(item.collection, item.id), type: "application/geo+json" },
-    { rel: "parent", href: urls.collection(item.collection), type: "application/json" },
-    { rel: "collection", href: urls.collection(item.collection), type: "application/json" },
-    { rel: "root", href: `${urls.root}/`, type: "application/json" },
+    { rel: "parent", href: urls.collection(item.collection), type: "application/json", title: collection },
+    { rel: "collection", href: urls.collection(item.collection), type: "application/json", title: collection },
+    { rel: "root", href: `${urls.root}/`, type: "application/json", title: CATALOG_TITLE },
     ...(item.links as { rel?: string }[]).filter((l) => !OWN_RELS.has(l.rel ?? "")),
   ];
   return {

@@ -1,10 +1,11 @@
 /**
- * Result documents of item searches and feature lists: FeatureCollection with links (self, root, next in the GET
- * href form or the POST body/merge form), `context` {next, limit, returned}, `numberReturned` and `timeStamp`.
+ * Result documents of item searches and feature lists: FeatureCollection with titled links (self, root, next in
+ * the GET href form or the POST body/merge form), `context` {next, limit, returned, matched}, `numberReturned`,
+ * `numberMatched` (when counted) and `timeStamp`.
  */
 import type { StacItem } from "../storage/items";
 import { applyFields, type FieldsSpec } from "./fields";
-import { renderItem, type CatalogUrls } from "./render";
+import { CATALOG_TITLE, renderItem, type CatalogUrls } from "./render";
 
 export interface PageLinks {
   /** URL of this request (GET) or of the search endpoint (POST). */
@@ -24,26 +25,31 @@ function nextLink(links: PageLinks, next: number): Record<string, unknown> {
   return { rel: "next", href: url.toString(), type: "application/geo+json", title: "Next set of results", method: "GET" };
 }
 
-/** Builds a FeatureCollection page. `features` are rendered items or distinct values. */
-export function featureCollection(
-  urls: CatalogUrls,
-  features: unknown[],
-  limit: number,
-  next: number | undefined,
-  links: PageLinks,
-  withContext: boolean,
-): Record<string, unknown> {
+/** One page of results: rendered items or distinct values, the page size, the next token and the match count. */
+export interface Page {
+  features: unknown[];
+  limit: number;
+  next?: number;
+  /** Items the search matches over all pages (absent when not counted). */
+  matched?: number;
+}
+
+/** Builds a FeatureCollection page; `withContext` adds the context extension's member (searches). */
+export function featureCollection(urls: CatalogUrls, page: Page, links: PageLinks, withContext: boolean): Record<string, unknown> {
+  const { features, limit, next, matched } = page;
+  const counted = matched === undefined ? {} : { matched };
   return {
     type: "FeatureCollection",
     features,
     links: [
-      { rel: "self", href: links.self, type: "application/geo+json" },
-      { rel: "root", href: `${urls.root}/`, type: "application/json" },
+      { rel: "self", href: links.self, type: "application/geo+json", title: "This page of results" },
+      { rel: "root", href: `${urls.root}/`, type: "application/json", title: CATALOG_TITLE },
       ...(links.extra ?? []),
       ...(next === undefined ? [] : [nextLink(links, next)]),
     ],
-    ...(withContext ? { context: { ...(next === undefined ? {} : { next }), limit, returned: features.length } } : {}),
+    ...(withContext ? { context: { ...(next === undefined ? {} : { next }), limit, returned: features.length, ...counted } } : {}),
     numberReturned: features.length,
+    ...(matched === undefined ? {} : { numberMatched: matched }),
     timeStamp: new Date().toISOString(),
   };
 }

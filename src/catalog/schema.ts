@@ -1,6 +1,7 @@
 /**
- * Search requests of the catalog, with the member names of the STAC API (item search, fields, filter, context,
- * Sentinel Hub's distinct): the POST JSON body and the GET query string, both read into one `SearchRequest`.
+ * Search requests of the catalog, with the member names of the STAC API (item search, fields, sort, filter,
+ * context, Sentinel Hub's distinct): the POST JSON body and the GET query string, both read into one
+ * `SearchRequest`.
  */
 import { z } from "zod";
 import type { Geometry } from "geojson";
@@ -8,6 +9,7 @@ import { badRequest } from "../http/errors";
 import { validate } from "../http/parse";
 import { parseFieldsParam, type FieldsSpec } from "./fields";
 import { geometrySchema } from "./geometry";
+import { parseSortParam, type SortRequest } from "./sort";
 
 /** A search request as received (validated in shape; semantics are checked in query.ts). */
 export interface SearchRequest {
@@ -18,6 +20,7 @@ export interface SearchRequest {
   ids?: string[];
   limit?: number;
   fields?: FieldsSpec;
+  sortby?: SortRequest[];
   filter?: unknown;
   filterLang?: "cql2-text" | "cql2-json";
   filterCrs?: string;
@@ -27,7 +30,14 @@ export interface SearchRequest {
 
 const optional = <T extends z.ZodType>(t: T) => t.nullish().transform((v) => v ?? undefined);
 
-/** POST /search body (STAC item search + fields + filter + context + distinct). Unknown members are ignored. */
+/** A sortby term of the POST form. */
+const sortTermSchema = z.object({ field: z.string(), direction: z.enum(["asc", "desc", "ASC", "DESC"]).optional() });
+
+/**
+ * POST /search body (STAC item search + fields + sort + filter + context + distinct). Unknown members are ignored.
+ * `fields` must be an object when present (null is refused, as stac-api-validator expects); in it a missing
+ * `include` differs from a null one (see fields.ts).
+ */
 export const searchBodySchema = z.object({
   collections: optional(z.union([z.array(z.string()), z.string().transform((s) => s.split(","))])),
   bbox: optional(z.array(z.number())),
@@ -35,19 +45,18 @@ export const searchBodySchema = z.object({
   datetime: optional(z.string()),
   ids: optional(z.array(z.string())),
   limit: optional(z.number()),
-  fields: optional(z.object({ include: optional(z.array(z.string())), exclude: optional(z.array(z.string())) })),
+  fields: z.object({ include: z.array(z.string()).nullish(), exclude: z.array(z.string()).nullish() }).optional(),
   filter: optional(z.union([z.string(), z.boolean(), z.record(z.string(), z.unknown())])),
   "filter-lang": optional(z.enum(["cql2-text", "cql2-json"])),
   "filter-crs": optional(z.string()),
   distinct: optional(z.string()),
   next: optional(z.union([z.number(), z.string()])),
-  sortby: z.unknown().optional(),
+  sortby: optional(z.union([z.array(sortTermSchema), z.string()])),
   query: z.unknown().optional(),
 });
 
-function rejectUnsupported(body: { sortby?: unknown; query?: unknown }): void {
+function rejectUnsupported(body: { query?: unknown }): void {
   if (body.query !== undefined) throw badRequest("The 'query' extension is not supported; use 'filter' (CQL2).");
-  if (body.sortby !== undefined) throw badRequest("'sortby' is not supported: results are sorted by datetime, then id.");
 }
 
 /** Reads a POST /search body. Throws 400 (with zod issues) for wrong member types. */
@@ -61,7 +70,11 @@ export function searchFromBody(raw: unknown): SearchRequest {
     datetime: b.datetime,
     ids: b.ids,
     limit: b.limit,
-    fields: b.fields ? { include: b.fields.include ?? [], exclude: b.fields.exclude ?? [] } : undefined,
+    fields: b.fields ? { include: b.fields.include === undefined ? undefined : (b.fields.include ?? []), exclude: b.fields.exclude ?? [] } : undefined,
+    sortby:
+      typeof b.sortby === "string"
+        ? parseSortParam(b.sortby)
+        : b.sortby?.map((t) => ({ field: t.field, descending: t.direction?.toLowerCase() === "desc" })),
     filter: b.filter,
     filterLang: b["filter-lang"],
     filterCrs: b["filter-crs"],
@@ -115,19 +128,19 @@ const param = (description: string) => z.string().optional().describe(descriptio
  * routes' OpenAPI query parameters (src/openapi).
  */
 export const searchQuerySchema = z.object({
-  collections: param("Collection id (exactly one; comma-separated list accepted)"),
-  datetime: param("RFC 3339 instant or interval; '..' for an open end"),
+  collections: param("Comma-separated collection ids (default: every collection)"),
+  datetime: param("RFC 3339 instant or interval; '..' for an open end (default: all times)"),
   bbox: param("4 or 6 comma-separated numbers, CRS84"),
   intersects: param("GeoJSON geometry (JSON text)"),
   ids: param("Comma-separated item ids"),
   limit: param("Page size, an integer 1..100 (default 10)"),
-  fields: param("Comma list of properties; '-' prefix excludes"),
+  fields: param("Comma list of JSON paths; '-' prefix excludes, '+' or none includes"),
+  sortby: param("Comma list of datetime, eo:cloud_cover, id, collection; '-' prefix descending (default: datetime)"),
   filter: param("CQL2 filter (text, or JSON with filter-lang=cql2-json)"),
   "filter-lang": param("cql2-text (default) or cql2-json"),
   "filter-crs": param("CRS of the filter's geometries (CRS84 only)"),
   distinct: param("Return the distinct values of this property ('date' for days)"),
   next: param("context.next of the previous page"),
-  sortby: param("Not supported (400): results are sorted by datetime, then id"),
   query: param("Not supported (400): use filter (CQL2)"),
 });
 
@@ -147,6 +160,7 @@ export function searchFromQuery(query: Query): SearchRequest {
     ids: list(q.ids),
     limit: integer("limit", q.limit),
     fields: query.fields === undefined ? undefined : parseFieldsParam(q.fields ?? ""),
+    sortby: q.sortby === undefined ? undefined : parseSortParam(q.sortby),
     filter: q.filter,
     filterLang: lang as SearchRequest["filterLang"],
     filterCrs: q["filter-crs"],

@@ -10,7 +10,7 @@ export function parseInstant(text: string): number | null {
   if (!m) return null;
   const [, y, mo, d, h, mi, s] = m.map(Number) as number[];
   if (mo! < 1 || mo! > 12 || d! < 1 || d! > 31 || h! > 23 || mi! > 59 || s! > 60) return null;
-  const t = Date.parse(text.trim().replace(" ", "T"));
+  const t = Date.parse(text.trim().replace(" ", "T").toUpperCase()); // RFC 3339 allows 't' and 'z'; Date.parse does not
   return Number.isFinite(t) && new Date(Date.UTC(y!, mo! - 1, d!)).getUTCDate() === d ? t : null;
 }
 
@@ -30,8 +30,8 @@ export interface TimeRange {
 const OPEN = new Set(["..", ""]);
 
 /**
- * Parses the STAC `datetime` parameter: an instant, or `<start>/<end>` where either end may be `..` or empty
- * (open). Throws a 400 ApiError naming what is wrong.
+ * Parses the STAC `datetime` parameter: an instant, or `<start>/<end>` where either end (not both) may be `..` or
+ * empty (open). Throws a 400 ApiError naming what is wrong.
  */
 export function parseDatetime(value: string): TimeRange {
   const text = value.trim().replace(/(\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?) (\d{2}:\d{2})/g, "$1+$2"); // '+' decoded as space
@@ -48,6 +48,7 @@ export function parseDatetime(value: string): TimeRange {
   });
   if (parts.length === 1) return { start: ends[0], end: ends[0] };
   const [start, end] = ends;
+  if (start === undefined && end === undefined) throw badRequest(`Invalid datetime '${value}': at most one end of an interval may be open.`);
   if (start !== undefined && end !== undefined && start > end) {
     throw badRequest(`Invalid datetime '${value}': the start is after the end.`);
   }

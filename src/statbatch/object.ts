@@ -7,6 +7,8 @@
  * Counting: a feature is counted once, whatever the number of messages that carry it (redeliveries, a restart
  * after STOP): {@link finishFeature} applies the change under the once-only id `feature:<fid>`. When the last
  * feature is counted the task moves to DONE (none failed), PARTIAL (some failed) or FAILED (all failed).
+ * The analysis and each feature are leased units (src/tasks/lease.ts), put with the move that calls for them: one
+ * whose message or Worker was lost is sent again when its lease expires, by the base class's alarm.
  * Every state change is mirrored into D1 (./listing.ts) for the account's task list.
  */
 import { TaskDurableObject, type TaskSnapshot } from "../tasks/object";
@@ -14,7 +16,7 @@ import { STATISTICAL_BATCH_MACHINE, type StatisticalBatchState, type UserAction 
 import { mirrorStatus } from "./listing";
 import type { BatchStatisticalRequest } from "./schema";
 import type { BatchFeature } from "./features";
-import { enqueueAnalysis, sendFeatureMessages } from "./run";
+import { ANALYSIS_UNIT, analysisMessage, enqueueAnalysis, featureMessage, featureUnitId, sendFeatureMessages } from "./run";
 import { chargeUnits, usedUp } from "../accounts/units";
 
 /** The watchdog's period: a running task without progress for this long is looked at (see onTimeout). */
@@ -140,12 +142,14 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
     const proceed = this.ctx.storage.transactionSync(() => {
       if (this.snapshot().state !== "ANALYSING" || this.processed(messageId)) return false;
       this.applyMessage(messageId, {});
+      this.leases.complete(ANALYSIS_UNIT, "DONE");
       this.sql.exec("DELETE FROM sb_features");
       for (const f of features)
         this.sql.exec("INSERT INTO sb_features (fid, identifier, geometry, crs) VALUES (?, ?, ?, ?)", f.id, f.identifier ?? null, JSON.stringify(f.geometry), f.crs);
       this.transitionTo("ANALYSIS_DONE");
       if (this.row()!.user_action !== "START") return false;
       this.transitionTo("PROCESSING");
+      this.leaseFeatures();
       return true;
     });
     await this.mirror();
@@ -189,6 +193,7 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
     const applied = this.ctx.storage.transactionSync(() => {
       const updated = this.sql.exec("UPDATE sb_features SET status = ? WHERE fid = ? AND status = 'pending'", failed ? "failed" : "done", fid).rowsWritten;
       if (updated === 0) return false;
+      this.leases.complete(featureUnitId(fid), "DONE");
       const out = this.applyMessage(`feature:${fid}`, { counters: { [failed ? "failed" : "done"]: 1, pu } });
       if (out.ok && out.value.applied) this.completeIfLast(out.value.snapshot);
       return true;
@@ -216,9 +221,9 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
   }
 
   /**
-   * The watchdog (armed while ANALYSING or PROCESSING, re-armed on every change, e.g. each finished feature): after
-   * STALL_MS without progress the analysis or the pending features are enqueued again (a message may have been
-   * lost, e.g. the Worker stopped between a state change and its enqueue); after MAX_STALLS such rounds the task FAILS.
+   * The stall watchdog (armed while ANALYSING or PROCESSING, re-armed on every change, e.g. each finished feature):
+   * after STALL_MS without progress the analysis or the pending features are enqueued again; after MAX_STALLS such
+   * rounds the task FAILS. A backstop: a lost message or Worker is handled within a minute by the units' leases.
    */
   protected override async onTimeout(task: TaskSnapshot<StatisticalBatchState>): Promise<void> {
     const r = this.row();
@@ -251,9 +256,11 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
       followUp = "none";
     } else if (state === "CREATED" || (state === "STOPPED" && !analysedBefore)) {
       this.transitionTo("ANALYSING");
+      this.leases.put([{ id: ANALYSIS_UNIT, message: analysisMessage(r.id) }], Date.now());
       followUp = "analyse";
     } else if (action === "START" && (state === "ANALYSIS_DONE" || state === "STOPPED")) {
       this.transitionTo("PROCESSING");
+      this.leaseFeatures();
       followUp = "features";
     } else if (action === "START" && state === "ANALYSING" && r.user_action === "ANALYSE") followUp = "none";
     else return refuse();
@@ -262,6 +269,13 @@ export class StatisticalBatchTask extends TaskDurableObject<StatisticalBatchStat
       action, new Date().toISOString(), action === "STOP" ? "USER_ACTION" : null,
     );
     return { ok: true, followUp };
+  }
+
+  /** Puts every pending feature as a leased unit (their messages are sent by the caller: enqueueFeatures). */
+  private leaseFeatures(): void {
+    const id = this.row()!.id;
+    const units = this.pendingFeatures(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER).map((fid) => ({ id: featureUnitId(fid), message: featureMessage(id, fid) }));
+    this.leases.put(units, Date.now());
   }
 
   private transitionTo(to: StatisticalBatchState): void {

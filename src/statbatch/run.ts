@@ -9,6 +9,8 @@
  *   `{id, identifier, error: {type, message}}` and counted failed. Other failures are retried by the queue
  *   (bounded by max_retries); a dead letter counts the feature failed (onDead).
  * A message for a task that is not PROCESSING (stopped) is acked without work: START enqueues pending features again.
+ * The analysis and each feature run as leased units of the task's object ({@link analysisUnit}, {@link featureUnit}):
+ * one lost with its message or its Worker is sent again when its lease expires (./object.ts puts them).
  */
 import type { Env } from "../env";
 import { resolveBucket } from "../buckets";
@@ -18,6 +20,8 @@ import { prepareEvalscript } from "../pipeline/pipeline";
 import { computeStatistics } from "../stats/aggregate";
 import { checkSetup } from "../stats/setup";
 import type { TaskMessage } from "../tasks/queue";
+import { sendMessages } from "../tasks/runner";
+import type { UnitRef } from "../tasks/runner";
 import { asLocation } from "../locations/hosting";
 import { FeaturesError, readFeatures } from "./features";
 import type { FeatureJob, StatisticalBatchTask } from "./object";
@@ -25,9 +29,6 @@ import { featureOutput, featureRequest, type BatchStatisticalRequest } from "./s
 
 export const STATBATCH_ANALYSE_KIND = "statbatch-analyse";
 export const STATBATCH_FEATURE_KIND = "statbatch-feature";
-
-/** Messages per sendBatch call (the Queues limit is 100). */
-const SEND_BATCH = 100;
 
 /** The RPC surface of a task object, as the Worker calls it (the request's passthrough members defeat Rpc's typing). */
 type Rpc<T> = { [K in keyof T]: T[K] extends (...a: infer A) => infer R ? (...a: A) => Promise<Awaited<R>> : never };
@@ -37,15 +38,32 @@ export type StatBatchStub = Rpc<Pick<StatisticalBatchTask, "create" | "view" | "
 export const statbatchStub = (env: Pick<Env, "STATBATCH_TASKS">, id: string): StatBatchStub =>
   env.STATBATCH_TASKS.get(env.STATBATCH_TASKS.idFromName(id)) as unknown as StatBatchStub;
 
+/** The analysis of a task, and each of its features, is a leased unit of its object (src/tasks/lease.ts): their ids. */
+export const ANALYSIS_UNIT = "analyse";
+export const featureUnitId = (fid: number): string => `f:${fid}`;
+
+/** The messages of the analysis and of feature `fid` of task `taskId`. */
+export const analysisMessage = (taskId: string): TaskMessage => ({ kind: STATBATCH_ANALYSE_KIND, task: taskId });
+export const featureMessage = (taskId: string, fid: number): TaskMessage => ({ kind: STATBATCH_FEATURE_KIND, task: taskId, fid });
+
+/** The task object as a holder of leased units. */
+const unitsOf = (env: Pick<Env, "STATBATCH_TASKS">, id: string) => env.STATBATCH_TASKS.get(env.STATBATCH_TASKS.idFromName(id));
+
+/** The leased unit of a `statbatch-analyse` message (the kind's `lease`). */
+export const analysisUnit = (body: TaskMessage, env: Env): UnitRef | null => (typeof body.task === "string" ? { stub: unitsOf(env, body.task), unit: ANALYSIS_UNIT } : null);
+
+/** The leased unit of a `statbatch-feature` message (the kind's `lease`). */
+export const featureUnit = (body: TaskMessage, env: Env): UnitRef | null =>
+  typeof body.task === "string" && typeof body.fid === "number" ? { stub: unitsOf(env, body.task), unit: featureUnitId(body.fid) } : null;
+
 /** Enqueues the analysis of task `taskId`. */
 export async function enqueueAnalysis(env: Pick<Env, "TASK_QUEUE">, taskId: string): Promise<void> {
-  await env.TASK_QUEUE.send({ kind: STATBATCH_ANALYSE_KIND, task: taskId });
+  await env.TASK_QUEUE.send(analysisMessage(taskId));
 }
 
-/** Sends one `statbatch-feature` message per feature id, in batches of SEND_BATCH. */
+/** Sends one `statbatch-feature` message per feature id. */
 export async function sendFeatureMessages(env: Pick<Env, "TASK_QUEUE">, taskId: string, fids: readonly number[]): Promise<void> {
-  for (let i = 0; i < fids.length; i += SEND_BATCH)
-    await env.TASK_QUEUE.sendBatch(fids.slice(i, i + SEND_BATCH).map((fid) => ({ body: { kind: STATBATCH_FEATURE_KIND, task: taskId, fid } })));
+  await sendMessages(env, fids.map((fid) => featureMessage(taskId, fid)));
 }
 
 /** Enqueues one `statbatch-feature` message per pending feature of task `taskId`. */
@@ -100,9 +118,9 @@ export async function statbatchAnalyse(body: TaskMessage, env: Env, message: Mes
   if (await stub.analysed(message.id, features)) await enqueueFeatures(env, taskId);
 }
 
-/** A dead analysis message: the task FAILS. */
-export async function statbatchDeadAnalysis(body: TaskMessage, env: Env): Promise<void> {
-  await statbatchStub(env, taskOf(body)).fail("The analysis failed repeatedly (storage or internal error); start the task again.");
+/** A dead analysis message (or one whose every attempt was lost: `cause`): the task FAILS. */
+export async function statbatchDeadAnalysis(body: TaskMessage, env: Env, _message: Message<unknown>, cause?: string): Promise<void> {
+  await statbatchStub(env, taskOf(body)).fail(`${cause ?? "The analysis failed repeatedly (storage or internal error)."} Start the task again.`);
 }
 
 /** The file written for a feature: the Statistical API response, or the error that stopped it. */
@@ -148,11 +166,11 @@ export async function statbatchFeature(body: TaskMessage, env: Env): Promise<voi
   await statbatchStub(env, job.taskId).finishFeature(job.feature.id, failed, pu);
 }
 
-/** A dead feature message: the feature is written as EXECUTION_ERROR and counted failed. */
-export async function statbatchDeadFeature(body: TaskMessage, env: Env): Promise<void> {
+/** A dead feature message (or one whose every attempt was lost: `cause`): the feature is written as EXECUTION_ERROR and counted failed. */
+export async function statbatchDeadFeature(body: TaskMessage, env: Env, _message: Message<unknown>, cause?: string): Promise<void> {
   const job = await jobOf(env, body);
   if (!job) return;
-  const error = { type: "EXECUTION_ERROR" as const, message: "The feature failed on every attempt (storage or internal error; see the service log)." };
+  const error = { type: "EXECUTION_ERROR" as const, message: cause ?? "The feature failed on every attempt (storage or internal error; see the service log)." };
   // the failure may be the output location itself (e.g. an identifier no bucket key allows): count the feature anyway
   await writeResult(env, job, { id: job.feature.id, identifier: job.feature.identifier, error }).catch((e) =>
     console.error(`statistical batch ${job.taskId}: the error file of feature ${job.feature.id} cannot be written:`, String(e).slice(0, 300)),

@@ -9,9 +9,21 @@ import type { Env } from "../env";
 import { itemExtents, type ItemExtent } from "./extents";
 import { getItem, upsertItem, type StacItem } from "./items";
 import { findScenes, type MosaickingOrder, type Scene, type SceneQuery } from "./scenes";
-import { distinctValues, fetchRows, scanMatches, type ItemQuery, type ItemRow, type RowCursor } from "./search";
+import {
+  countMatches,
+  distinctValues,
+  fetchRows,
+  newestItems,
+  scanMatches,
+  type CountLimits,
+  type ItemQuery,
+  type ItemRow,
+  type RowCursor,
+  type SortField,
+  type SortTerm,
+} from "./search";
 
-export type { ItemExtent, ItemQuery, ItemRow, MosaickingOrder, RowCursor, Scene, SceneQuery, StacItem };
+export type { CountLimits, ItemExtent, ItemQuery, ItemRow, MosaickingOrder, RowCursor, Scene, SceneQuery, SortField, SortTerm, StacItem };
 
 export interface ItemsBackend {
   /** Inserts or replaces an item (key: collection + id). Throws when its datetime or bbox is missing. */
@@ -20,12 +32,16 @@ export interface ItemsBackend {
   get(collection: string, id: string): Promise<StacItem | null>;
   /** Processing scene search: overlap (antimeridian-aware), time, cloud cover, properties, mosaicking order. */
   scenes(q: SceneQuery): Promise<Scene[]>;
-  /** Catalog rows in (datetime, id) order from `datetime >= from`, skipping `skip`, at most `take`. */
+  /** Catalog rows in the query's order from a datetime (datetime orders only), skipping `skip`, at most `take`. */
   rows(q: ItemQuery, from: number | undefined, skip: number, take: number): Promise<ItemRow[]>;
   /** Walks the rows that pass the exact condition from the cursor until `visit` returns false. */
   scan(q: ItemQuery, pageSize: number, cursor: RowCursor, visit: (row: ItemRow, item: StacItem) => boolean): Promise<void>;
+  /** The number of matching rows, or undefined past the limits. */
+  count(q: ItemQuery, limits: CountLimits): Promise<number | undefined>;
   /** Distinct non-null values of an SQL expression over an exact query, ascending. */
   distinct(q: ItemQuery, expr: string, offset: number, take: number): Promise<unknown[]>;
+  /** The id of the newest item of each collection that has items. */
+  newest(collections: string[]): Promise<{ collection: string; id: string }[]>;
   /** Per-collection extents of the items (all collections, or one). */
   extents(collection?: string): Promise<Map<string, ItemExtent>>;
 }
@@ -38,7 +54,9 @@ export function itemsBackend(env: Pick<Env, "DB">): ItemsBackend {
     scenes: (q) => findScenes(env, q),
     rows: (q, from, skip, take) => fetchRows(env, q, from, skip, take),
     scan: (q, pageSize, cursor, visit) => scanMatches(env, q, pageSize, cursor, visit),
+    count: (q, limits) => countMatches(env, q, limits),
     distinct: (q, expr, offset, take) => distinctValues(env, q, expr, offset, take),
+    newest: (collections) => newestItems(env, collections),
     extents: (collection) => itemExtents(env, collection),
   };
 }

@@ -21,10 +21,13 @@ export interface Sql {
   params: unknown[];
 }
 
-/** A query condition: SQL leaves, spatial leaves (item geometry intersects `geometry`, CRS84) and logic. */
+/**
+ * A query condition: SQL leaves, spatial leaves (item geometry intersects `geometry`, CRS84; `rect`: the geometry
+ * is its `bbox`, a lon/lat box such as a search's `bbox`) and logic.
+ */
 export type BoolNode =
   | { kind: "sql"; sql: Sql }
-  | { kind: "spatial"; geometry: Geometry; bbox: BBox }
+  | { kind: "spatial"; geometry: Geometry; bbox: BBox; rect?: boolean }
   | { kind: "and" | "or"; args: BoolNode[] }
   | { kind: "not"; arg: BoolNode }
   | { kind: "const"; value: boolean };
@@ -85,7 +88,23 @@ function join(parts: Sql[], op: " AND " | " OR "): Sql {
 
 const negate = (x: Sql): Sql => ({ text: `(NOT ${x.text})`, params: x.params });
 
-/** SQL that is true at least whenever `node` is (`superset`) or at most whenever it is (`!superset`). */
+/**
+ * SQL test that an item's bbox lies inside the box `[w, s, e, n]` (w > e crosses the antimeridian): then the item's
+ * footprint, which its bbox bounds, surely intersects the box. The item's longitudes [min_lon, EAST] must fit in
+ * the query's, unshifted or shifted by +360 (items east of the antimeridian in a box crossing it).
+ */
+export function bboxWithinSql([w, s, e, n]: BBox): Sql {
+  const qe = w > e ? e + 360 : e;
+  return {
+    text: `(min_lat >= ? AND max_lat <= ? AND ((min_lon >= ? AND ${EAST_SQL} <= ?) OR (min_lon + 360 >= ? AND ${EAST_SQL} + 360 <= ?)))`,
+    params: [s, n, w, qe, w, qe],
+  };
+}
+
+/**
+ * SQL that is true at least whenever `node` is (`superset`) or at most whenever it is (`!superset`). A spatial
+ * leaf's superset is bbox overlap; its subset is bbox inside for a box (`rect`), else nothing.
+ */
 function bound(node: BoolNode, superset: boolean): Sql {
   switch (node.kind) {
     case "sql":
@@ -93,7 +112,7 @@ function bound(node: BoolNode, superset: boolean): Sql {
     case "const":
       return node.value ? TRUE : FALSE;
     case "spatial":
-      return superset ? bboxOverlapSql(node.bbox) : FALSE;
+      return superset ? bboxOverlapSql(node.bbox) : node.rect ? bboxWithinSql(node.bbox) : FALSE;
     case "not":
       return negate(bound(node.arg, !superset));
     default:
@@ -141,11 +160,13 @@ export interface Condition {
   columns: Sql[];
   /** Exact decision for a candidate row, from the selected columns and the item geometry. */
   test?: (columns: unknown[], geometry: Geometry | null) => boolean;
+  /** With `test`: SQL true only for rows that surely match (a subset; NULL or false: decide with `test`). */
+  sure?: Sql;
 }
 
 /**
  * Compiles top-level conjuncts: those without spatial leaves go to WHERE as they are; the others contribute their
- * superset to WHERE and are decided per row by `test`.
+ * superset to WHERE and are decided per row by `test` (their subset makes `sure`, which counts skip testing).
  */
 export function compileCondition(conjuncts: BoolNode[]): Condition {
   const exact = conjuncts.filter((c) => !hasSpatial(c));
@@ -158,5 +179,6 @@ export function compileCondition(conjuncts: BoolNode[]): Condition {
   const columns = leafNodes.map((n) => bound(n, true));
   const test = (values: unknown[], geometry: Geometry | null): boolean =>
     spatial.every((c) => evaluate(c, index, values, geometry) === true);
-  return { where, columns, test };
+  const sure = join([...exact.map((c) => bound(c, true)), ...spatial.map((c) => bound(c, false))], " AND ");
+  return { where, columns, test, sure };
 }

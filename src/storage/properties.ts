@@ -5,13 +5,14 @@
  */
 
 /** Properties kept in their own column: STAC name -> column (`datetime` in ms since epoch, UTC). */
-const COLUMNS: Record<string, string> = { id: "id", datetime: "datetime", "eo:cloud_cover": "cloud_cover" };
+const COLUMNS: Record<string, string> = { id: "items.id", collection: "items.collection", datetime: "datetime", "eo:cloud_cover": "cloud_cover" };
 
 /** Plain property names (letters, digits, `_ : . -`): the only ones spliced into a JSON path. */
 const NAME = /^[A-Za-z0-9_:.-]+$/;
 
 /**
- * SQL reading property `name` of an item (`id`, `datetime` and `eo:cloud_cover` from their columns, others with
+ * SQL reading property `name` of an item (`id`, `collection`, `datetime` and `eo:cloud_cover` from their columns
+ * (`collection` is the item's top-level member, which CQL2 filters may name), others with
  * json_extract from `properties`). Names come from code (the queryables tables), never from a request.
  * @throws Error for a name that is not plain.
  */

@@ -1,27 +1,35 @@
 /**
- * The message kinds the queue consumer knows. Only `probe` so far, the diagnostic kind: it records the message on
+ * The message kinds the queue consumer knows, and `probe`, the diagnostic kind: it records the message on
  * the TaskObject named `task` (counter `probes` + 1, once per message id), or with `fail: true` fails every
- * attempt (retried at once) until the dead-letter queue hands it to onDead (counter `dead` + 1). Tests and a
- * running server check the queue → consumer → Durable Object path and the dead-letter path with it.
+ * attempt (retried at once) until the dead-letter queue hands it to onDead (counter `dead` + 1). With `units`
+ * and `unit` it runs as leased unit `unit` of the UnitObject named `units` (./lease.ts). Tests and a running
+ * server check the queue → consumer → Durable Object path, the dead-letter path and the lease watchdog with it.
  * The task APIs register their kinds here.
  */
 import type { Env } from "../env";
 import { unwrap } from "./machine";
 import { QueueRouter, type TaskMessage } from "./queue";
+import { unitsStub, type UnitRef } from "./runner";
 import { ANALYSE_KIND, TILE_KIND } from "../batch/messages";
 import { analyseMessage } from "../batch/analyse";
 import { deadTile, tileMessage } from "../batch/execute";
-import { STATBATCH_ANALYSE_KIND, STATBATCH_FEATURE_KIND, statbatchAnalyse, statbatchDeadAnalysis, statbatchDeadFeature, statbatchFeature } from "../statbatch/run";
-import { ASYNC_KIND, deadAsyncMessage, runAsyncMessage } from "../async/queue";
-import { BYOC_INGEST_KIND, byocIngest, byocIngestDead } from "../byoc/ingest";
+import { batchAnalysisUnit, batchTileUnit } from "../batch/stub";
+import {
+  analysisUnit, featureUnit, STATBATCH_ANALYSE_KIND, STATBATCH_FEATURE_KIND, statbatchAnalyse, statbatchDeadAnalysis, statbatchDeadFeature, statbatchFeature,
+} from "../statbatch/run";
+import { ASYNC_KIND, asyncUnit, deadAsyncMessage, runAsyncMessage } from "../async/queue";
+import { BYOC_INGEST_KIND, byocIngest, byocIngestDead, ingestUnit } from "../byoc/ingest";
+import { ZARR_INGEST_KIND, zarrIngestDead, zarrIngestMessage, zarrUnit } from "../zarr/ingest";
 
 export const PROBE_KIND = "probe";
 
-/** A probe message: `{kind: "probe", task: "<TaskObject name>", fail?: true}`. */
+/** A probe message: `{kind: "probe", task: "<TaskObject name>", fail?: true, units?: "<UnitObject name>", unit?: "<unit id>"}`. */
 export interface ProbeMessage extends TaskMessage {
   kind: typeof PROBE_KIND;
   task: string;
   fail?: boolean;
+  units?: string;
+  unit?: string;
 }
 
 /** The TaskObject stub of a task name. */
@@ -45,12 +53,17 @@ async function deadProbe(body: TaskMessage, env: Env, message: Message<unknown>)
   unwrap(await taskStub(env, probeTask(body)).applyMessage(`dead:${message.id}`, { counters: { dead: 1 } }));
 }
 
+/** The leased unit of a probe with `units` and `unit`. */
+const probeUnit = (body: TaskMessage, env: Env): UnitRef | null =>
+  typeof body.units === "string" && typeof body.unit === "string" ? { stub: unitsStub(env, body.units), unit: body.unit } : null;
+
 /** The consumer the Worker's `queue()` entry uses. */
 export const queueRouter = new QueueRouter()
-  .on(PROBE_KIND, probe, { onDead: deadProbe, retryDelay: () => 0 })
-  .on(ANALYSE_KIND, analyseMessage)
-  .on(TILE_KIND, tileMessage, { onDead: deadTile })
-  .on(STATBATCH_ANALYSE_KIND, statbatchAnalyse, { onDead: statbatchDeadAnalysis })
-  .on(STATBATCH_FEATURE_KIND, statbatchFeature, { onDead: statbatchDeadFeature })
-  .on(ASYNC_KIND, runAsyncMessage, { onDead: deadAsyncMessage })
-  .on(BYOC_INGEST_KIND, byocIngest, { onDead: byocIngestDead });
+  .on(PROBE_KIND, probe, { onDead: deadProbe, retryDelay: () => 0, lease: probeUnit })
+  .on(ANALYSE_KIND, analyseMessage, { lease: batchAnalysisUnit })
+  .on(TILE_KIND, tileMessage, { onDead: deadTile, lease: batchTileUnit })
+  .on(STATBATCH_ANALYSE_KIND, statbatchAnalyse, { onDead: statbatchDeadAnalysis, lease: analysisUnit })
+  .on(STATBATCH_FEATURE_KIND, statbatchFeature, { onDead: statbatchDeadFeature, lease: featureUnit })
+  .on(ASYNC_KIND, runAsyncMessage, { onDead: deadAsyncMessage, lease: asyncUnit })
+  .on(BYOC_INGEST_KIND, byocIngest, { onDead: byocIngestDead, lease: ingestUnit })
+  .on(ZARR_INGEST_KIND, zarrIngestMessage, { onDead: zarrIngestDead, lease: zarrUnit });

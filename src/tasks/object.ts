@@ -7,10 +7,11 @@
  * method runs its reads and writes synchronously, without an await, so no other call interleaves: the Durable
  * Object input gate); progress counters change together with the state; a queue message id (`Message.id`,
  * stable across redeliveries) is applied at most once, so at-least-once delivery never double-counts; the alarm
- * hook handles timeouts. Storage: tables task_state (one row), task_counters, task_messages.
+ * hook handles timeouts; units of work run under leases re-sent by the alarm when lost (the base, ./leased.ts).
+ * Storage: tables task_state (one row), task_counters, task_messages, and the base's task_units and task_alarm.
  */
-import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
+import { LeasedObject } from "./leased";
 import { TransitionError, checkTransition, isTerminal, type TaskMachine, type TransitionResult } from "./machine";
 
 /** A task as stored: state, when it last changed (ISO 8601 UTC), progress counters by name. */
@@ -53,14 +54,11 @@ function asResult<T>(f: () => T): TransitionResult<T> {
  * (`stub.transition("ANALYSING")`); illegal moves come back as `{ok: false, error}` (wrap with `unwrap` from
  * ./machine.ts to get a thrown TransitionError on the caller's side).
  */
-export abstract class TaskDurableObject<S extends string> extends DurableObject<Env> {
+export abstract class TaskDurableObject<S extends string> extends LeasedObject {
   protected abstract readonly machine: TaskMachine<S>;
-  /** The object's SQLite storage; subclasses keep their own tables in it (see {@link tables}). */
-  protected readonly sql: SqlStorage;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = ctx.storage.sql;
     for (const statement of [...SCHEMA, ...this.tables()]) this.sql.exec(statement);
   }
 
@@ -106,18 +104,8 @@ export abstract class TaskDurableObject<S extends string> extends DurableObject<
     return this.sql.exec("SELECT 1 FROM task_messages WHERE id = ?", messageId).toArray().length > 0;
   }
 
-  /** Arms the timeout: the alarm fires `ms` milliseconds from now (replacing an earlier one). */
-  async scheduleTimeout(ms: number): Promise<void> {
-    await this.ctx.storage.setAlarm(Date.now() + ms);
-  }
-
-  /** Disarms the timeout (e.g. when the task finished). */
-  async cancelTimeout(): Promise<void> {
-    await this.ctx.storage.deleteAlarm();
-  }
-
-  /** Durable Object alarm handler: calls {@link onTimeout} with the task as it is. */
-  override async alarm(): Promise<void> {
+  /** The base's timeout hook (scheduleTimeout's deadline reached): calls {@link onTimeout} with the task as it is. */
+  protected override async deadlineReached(): Promise<void> {
     await this.onTimeout(this.snapshot());
   }
 
@@ -127,10 +115,11 @@ export abstract class TaskDurableObject<S extends string> extends DurableObject<
     if (to !== undefined && !isTerminal(this.machine, task.state) && this.machine.transitions[task.state].includes(to)) this.transition(to);
   }
 
-  /** Checks and stores a move (inside a transaction). @throws TransitionError */
+  /** Checks and stores a move (inside a transaction); a terminal state ends the task's pending units. @throws TransitionError */
   private move(to: S, expected?: S): void {
     checkTransition(this.machine, this.snapshot().state, to, expected);
     this.touch(to);
+    if (isTerminal(this.machine, to)) this.leases.completeAll("DONE", `The ${this.machine.name} ended ${to}.`);
   }
 
   private touch(state: S): void {

@@ -4,8 +4,16 @@
  * known kind is retried at once. After `max_retries` (wrangler.toml) a message moves to the dead-letter queue,
  * which this Worker consumes too: the body is logged in full and the kind's `onDead` hook runs (e.g. mark a tile
  * FAILED in its task object), then the dead letter is acked.
+ *
+ * A kind with a `lease` option runs each message as a leased unit (./lease.ts, ./runner.ts): claimed before the
+ * handler runs (a unit another delivery is running, or that finished, is acked without work), kept alive by a
+ * heartbeat, completed after it; a unit out of attempts, or a message the watchdog re-sent as dead (member
+ * {@link DEAD_CAUSE}), goes to onDead with the cause, and the unit ends FAILED. A message whose unit its object
+ * does not know (sent before the unit existed) runs as before, without a lease.
  */
 import type { Env } from "../env";
+import { DEAD_CAUSE } from "./lease";
+import { LeaseLostError, runLeased, type UnitRef } from "./runner";
 
 /** A task message: `kind` picks the handler; the rest is the handler's (JSON-serialisable). */
 export interface TaskMessage {
@@ -15,20 +23,29 @@ export interface TaskMessage {
 
 /**
  * Handles one message. `message.id` is stable across redeliveries: pass it to the task object's `applyMessage` so
- * a redelivered message is counted once. Throw to have the message retried.
+ * a redelivered message is counted once. Throw to have the message retried. `signal` (leased kinds) is aborted
+ * with a LeaseLostError when the unit's lease was lost: stop before writing more.
  */
-export type KindHandler = (body: TaskMessage, env: Env, message: Message<unknown>) => Promise<void>;
+export type KindHandler = (body: TaskMessage, env: Env, message: Message<unknown>, signal?: AbortSignal) => Promise<void>;
 
 /** Queue names as in wrangler.toml (`[[queues.consumers]]`). */
 export const TASK_QUEUE_NAME = "eo-edge-tasks";
 export const DEAD_LETTER_QUEUE_NAME = "eo-edge-tasks-dlq";
 
+/**
+ * Runs for a message of this kind that failed every attempt (from the dead-letter queue), or whose unit is out of
+ * attempts: then `cause` says why (the hook records it, e.g. as the tile's failure cause).
+ */
+export type DeadHandler = (body: TaskMessage, env: Env, message: Message<unknown>, cause?: string) => Promise<void>;
+
 /** How a kind is handled beyond its handler. */
 export interface KindOptions {
-  /** Runs once for a message of this kind that failed every attempt (from the dead-letter queue). */
-  onDead?: KindHandler;
+  /** Runs once for a message of this kind that failed every attempt; see {@link DeadHandler}. */
+  onDead?: DeadHandler;
   /** Seconds before retry after failed attempt n (default {@link retryDelaySeconds}). */
   retryDelay?: (attempts: number) => number;
+  /** The leased unit a message runs (see the module docs); null for a message without one. */
+  lease?: (body: TaskMessage, env: Env) => UnitRef | null;
 }
 
 interface Kind extends KindOptions {
@@ -73,21 +90,34 @@ export class QueueRouter {
       message.retry({ delaySeconds: 0 });
       return;
     }
+    const body = message.body as TaskMessage;
+    if (typeof body[DEAD_CAUSE] === "string") return this.bury(message, env, body[DEAD_CAUSE]);
+    const delay = (entry.retryDelay ?? retryDelaySeconds)(message.attempts);
+    const unit = entry.lease?.(body, env) ?? null;
     try {
-      await entry.handler(message.body as TaskMessage, env, message);
+      const run = (signal?: AbortSignal) => entry.handler(body, env, message, signal);
+      const outcome = unit ? await runLeased(unit, `${message.id}#${message.attempts}`, run, delay * 1000) : { ran: true as const, value: await run() };
+      if (!outcome.ran && outcome.claim.reason === "exhausted") return this.bury(message, env, outcome.claim.cause);
+      if (!outcome.ran && outcome.claim.reason === "unknown") await run(); // sent before its unit existed
       message.ack();
     } catch (e) {
+      if (e instanceof LeaseLostError) return message.ack(); // the unit was re-sent: its new delivery does the work
       console.error(`queue: ${kind} message ${message.id} failed (attempt ${message.attempts}):`, String(e).slice(0, 500));
-      message.retry({ delaySeconds: (entry.retryDelay ?? retryDelaySeconds)(message.attempts) });
+      message.retry({ delaySeconds: delay });
     }
   }
 
-  /** A dead letter: logged with its body, handed to the kind's onDead (retried if that throws), then acked. */
-  private async bury(message: Message<unknown>, env: Env): Promise<void> {
+  /**
+   * A dead letter (or a unit out of attempts, with its `cause`): logged with its body, handed to the kind's onDead
+   * (retried if that throws), its unit ended FAILED, then acked.
+   */
+  private async bury(message: Message<unknown>, env: Env, cause?: string): Promise<void> {
     const { kind, entry } = this.kindEntry(message.body);
-    console.error(`queue: dead letter ${message.id} (${kind ?? "no kind"}):`, JSON.stringify(message.body)?.slice(0, 2000));
+    console.error(`queue: dead letter ${message.id} (${kind ?? "no kind"}${cause ? `: ${cause}` : ""}):`, JSON.stringify(message.body)?.slice(0, 2000));
     try {
-      await entry?.onDead?.(message.body as TaskMessage, env, message);
+      await entry?.onDead?.(message.body as TaskMessage, env, message, cause);
+      const unit = entry?.lease?.(message.body as TaskMessage, env);
+      if (unit) await unit.stub.completeUnit(unit.unit, "FAILED", cause ?? `The message failed all ${message.attempts} delivery attempts (dead-lettered).`);
       message.ack();
     } catch (e) {
       console.error(`queue: onDead of ${kind} failed for ${message.id}:`, String(e).slice(0, 500));

@@ -1,7 +1,9 @@
 /**
  * Ingestion of a Zarr collection, run synchronously by create and reingest: it reads only metadata (.zgroup,
  * .zattrs, each array's .zarray/.zattrs and the x / y / time coordinate arrays: a few small objects whatever the
- * size of the data), so a queue round trip would only add latency; no pixel chunk is read.
+ * size of the data), so a queue round trip would only add latency; no pixel chunk is read. It still runs as a
+ * leased unit ({@link runZarrIngestion}): a request killed mid-ingestion leaves a unit whose lease expires, and the
+ * watchdog sends its message (kind `zarr-ingest`), whose consumer ingests again; nothing stays INGESTING.
  * On success the collection is registered in the collection registry (kind zarr, type `zarr-<id>`, one band per
  * data array, units DN) with one STAC item per time step (collection `zarr-<id>`, `zarr:time_index`, assets =
  * the band arrays), so processing mosaics time steps like scenes and the catalog lists them. On failure the
@@ -11,6 +13,8 @@
  */
 import type { Env } from "../env";
 import { BucketAccessDenied, resolveBucket } from "../buckets";
+import type { TaskMessage } from "../tasks/queue";
+import { runLeased, unitsStub, type UnitRef } from "../tasks/runner";
 import { crsFromEpsg, parseCrs, transformBounds } from "../raster/crs";
 import { bboxOf } from "../raster/reader";
 import { sampleTypeOf } from "../raster/zarr/reader";
@@ -18,7 +22,7 @@ import type { Crs } from "../raster/types";
 import { registerCollection, type BandDef } from "../storage/registry";
 import { upsertItem, type StacItem } from "../storage/items";
 import { inspectGroup, type InspectedGroup } from "./inspect";
-import { saveIngestion, type IngestedInfo, type ZarrRecord } from "./records";
+import { getZarr, markIngesting, saveIngestion, type IngestedInfo, type ZarrRecord } from "./records";
 
 /** The processing type id of a Zarr collection. */
 export const zarrType = (id: string): string => `zarr-${id}`;
@@ -107,4 +111,51 @@ export async function ingestZarr(env: Pick<Env, "DB" | "BUCKETS">, r: ZarrRecord
   };
   await saveIngestion(env, r.id, "INGESTED", null, info);
   return { status: "INGESTED", errors: null };
+}
+
+export const ZARR_INGEST_KIND = "zarr-ingest";
+
+/** The unit id of a collection's ingestion in its UnitObject (`zarr:<id>`). */
+const INGEST_UNIT = "ingest";
+
+/** The UnitObject of collection `id`'s ingestion. */
+const ingestionUnits = (env: Pick<Env, "UNITS">, id: string) => unitsStub(env, `zarr:${id}`);
+
+/** The leased unit of a `zarr-ingest` message `{kind, collection, account}` (the kind's `lease`). */
+export const zarrUnit = (body: TaskMessage, env: Pick<Env, "UNITS">): UnitRef | null =>
+  typeof body.collection === "string" ? { stub: ingestionUnits(env, body.collection), unit: INGEST_UNIT } : null;
+
+/** The record a `zarr-ingest` message names, or null (deleted since). */
+async function recordOf(env: Env, body: TaskMessage): Promise<ZarrRecord | null> {
+  return typeof body.collection === "string" && typeof body.account === "string" ? getZarr(env, body.account, body.collection) : null;
+}
+
+/**
+ * Ingests `r` now, as the leased unit of its collection (put again, so a reingest starts over), marked INGESTING
+ * meanwhile. Returns false, ingesting nothing, while another ingestion of it is under way (its lease runs).
+ * Storage faults propagate; the unit is then retried by its watchdog.
+ */
+export async function runZarrIngestion(env: Env, r: ZarrRecord): Promise<boolean> {
+  const message: TaskMessage = { kind: ZARR_INGEST_KIND, collection: r.id, account: r.account };
+  const stub = ingestionUnits(env, r.id);
+  if ((await stub.putUnits([{ id: INGEST_UNIT, message }], true)).length === 0) return false;
+  const run = await runLeased({ stub, unit: INGEST_UNIT }, `request:${crypto.randomUUID()}`, async () => {
+    await markIngesting(env, r.id);
+    await ingestZarr(env, r);
+  });
+  return run.ran;
+}
+
+/** Queue handler of `zarr-ingest`: the ingestion of a request that did not finish it (see the module docs). */
+export async function zarrIngestMessage(body: TaskMessage, env: Env): Promise<void> {
+  const r = await recordOf(env, body);
+  if (r) await ingestZarr(env, r);
+}
+
+/** Its every attempt lost or failed: the collection is FAILED with the cause, nothing stays registered. */
+export async function zarrIngestDead(body: TaskMessage, env: Env, message: Message<unknown>, cause?: string): Promise<void> {
+  const r = await recordOf(env, body);
+  if (!r) return;
+  await unregisterZarr(env, r.id);
+  await saveIngestion(env, r.id, "FAILED", cause ?? `Ingestion failed on all ${message.attempts} attempts (storage errors); reingest to try again.`, EMPTY);
 }

@@ -93,6 +93,11 @@ export async function saveIngestion(env: Pick<Env, "DB">, id: string, status: Za
   ).bind(status, errors, json(info.envelope), info.width, info.height, json(info.zattrs), JSON.stringify(info.arrays), json(info.bands), info.maxMetersPerPixel, id).run();
 }
 
+/** Marks a collection INGESTING (its ingestion started; what it found before stays until the ingestion saves). */
+export async function markIngesting(env: Pick<Env, "DB">, id: string): Promise<void> {
+  await env.DB.prepare("UPDATE zarr_collections SET status = 'INGESTING', ingestion_errors = NULL WHERE id = ?").bind(id).run();
+}
+
 /** Renames the account's collection; false when there is none. */
 export async function renameZarr(env: Pick<Env, "DB">, account: string, id: string, name: string): Promise<boolean> {
   const r = await env.DB.prepare("UPDATE zarr_collections SET name = ? WHERE id = ? AND account = ?").bind(name, id, account).run();

@@ -12,7 +12,7 @@ import { readJson, validate } from "../http/parse";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { resolveBucket } from "../buckets";
 import { parseCrs } from "../raster/crs";
-import { ingestZarr, unregisterZarr } from "./ingest";
+import { runZarrIngestion, unregisterZarr } from "./ingest";
 import { arrayJson, deleteZarr, getZarr, insertZarr, listZarr, renameZarr, zarrJson, type ZarrRecord } from "./records";
 
 const MAX_PAGE = 100;
@@ -42,9 +42,9 @@ async function owned(request: AuthedRequest, env: Env): Promise<ZarrRecord> {
   return r;
 }
 
-/** Ingests and answers the updated record. */
+/** Ingests and answers the updated record; 400 while another ingestion of it is under way. */
 async function ingestAndRead(env: Env, r: ZarrRecord, status: number): Promise<Response> {
-  await ingestZarr(env, r);
+  if (!(await runZarrIngestion(env, r))) throw badRequest(`Zarr collection '${r.id}' is being ingested; reingest it once it is INGESTED or FAILED.`);
   return Response.json({ data: zarrJson((await getZarr(env, r.account, r.id))!) }, { status });
 }
 

@@ -160,7 +160,7 @@ describe("async process: status", () => {
     expect((await envelope(other)).code).toBe("COMMON_NOT_FOUND");
     expect((await status(crypto.randomUUID(), bearer)).status).toBe(404);
     expect((await status("not-a-uuid", bearer)).status).toBe(404);
-    expect((await stub.finish("m1", "DONE", 1)).ok).toBe(true);
+    expect((await stub.finish("DONE", 1)).ok).toBe(true);
     expect((await status(rec.id, bearer)).status).toBe(404);
   });
 });

@@ -1,16 +1,23 @@
 /**
  * The async request's ends outside the happy path, through the real Worker queue() handler and AsyncTask objects:
  * a dead letter FAILS its request (error.json, 500 envelope), a redelivered message of a finished request changes
- * nothing, and the timeout alarm FAILS a request that never finished.
+ * nothing, the timeout alarm FAILS a request that never finished; and a render lost with its Worker (its message
+ * never sent, or its consumer killed mid-render: a lease that expires) is sent again by the object's alarm and
+ * ends DONE once (files written once, units charged once), or FAILED with the cause after its last attempt.
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { ASYNC_KIND, asyncStub } from "../../src/async/queue";
-import type { AsyncRecord } from "../../src/async/object";
+import { RENDER_UNIT, type AsyncRecord } from "../../src/async/object";
+import { asyncRequestSchema } from "../../src/async/schema";
+import { unitsUsage } from "../../src/accounts/units";
+import { LEASE_POLICY } from "../../src/tasks/lease";
 import { DEAD_LETTER_QUEUE_NAME, TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import type { Env } from "../../src/env";
+import { seedSamples } from "../helpers/seed";
+import { CRS } from "../helpers/process";
 
 const E = env as unknown as Env;
 
@@ -54,7 +61,7 @@ describe("async request lifecycle", () => {
 
   it("a redelivered message of a finished request is acked and renders nothing", async () => {
     const rec = await running("redelivered");
-    expect((await asyncStub(E, rec.id).finish("m1", "DONE", 2)).ok).toBe(true);
+    expect((await asyncStub(E, rec.id).finish("DONE", 2)).ok).toBe(true);
     const result = await consume(TASK_QUEUE_NAME, rec.id, "m1");
     expect(result.explicitAcks).toEqual(["m1"]);
     expect(result.retryMessages).toEqual([]);
@@ -65,8 +72,78 @@ describe("async request lifecycle", () => {
   it("the timeout alarm FAILS a request still RUNNING and writes error.json", async () => {
     const rec = await running("timeout");
     const stub = asyncStub(E, rec.id);
+    await stub.scheduleTimeout(0); // the 12 hours are over (before the render's lease expires)
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect((await stub.snapshot()).state).toBe("FAILED");
     expect((await json(`life/timeout/${rec.id}/error.json`)).error.message).toMatch(/did not finish within 12 hours/);
+  });
+});
+
+/** A renderable request (29RKH B04 at 1 km, 110 x 110 px, GeoTIFF) of a new account, created in its object only. */
+async function renderable(bucket: string): Promise<AsyncRecord> {
+  const request = asyncRequestSchema.parse({
+    input: { bounds: { bbox: [199980, 2690220, 309780, 2800020], properties: { crs: CRS(32629) } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" } } }] },
+    output: { width: 110, height: 110, responses: [{ identifier: "default", format: { type: "image/tiff" } }], delivery: { s3: { url: `s3://${bucket}/out` } } },
+    evalscript: `//VERSION=3
+function setup() { return { input: ["B04"], output: { bands: 1, sampleType: "UINT16" } }; }
+function evaluatePixel(s) { return [s.B04 * 10000]; }`,
+  });
+  const record = { id: crypto.randomUUID(), account: crypto.randomUUID(), created: new Date().toISOString(), request } as AsyncRecord;
+  expect(await asyncStub(E, record.id).create(record)).toBe(true);
+  return record;
+}
+
+/** The render's lease ran out (its consumer died with the server). */
+const expire = (rec: AsyncRecord) =>
+  runInDurableObject(asyncStub(E, rec.id), (_o, state) => void state.storage.sql.exec("UPDATE task_units SET lease_until = 0 WHERE id = ?", RENDER_UNIT));
+
+/** key -> etag of the objects under `prefix`. */
+async function listing(prefix: string): Promise<Map<string, string>> {
+  return new Map((await E.BUCKETS.list({ prefix })).objects.map((o) => [o.key, o.etag]));
+}
+
+describe("async request: a render lost with its Worker resumes (lease + watchdog)", () => {
+  beforeAll(async () => {
+    await seedSamples((i) => i.id === "S2A_29RKH_20200219_0_L2A");
+  });
+
+  it("killed mid-render (claimed, lease expired): re-sent by the alarm, DONE once; files written once, units charged once", async () => {
+    const rec = await renderable("lease-kill");
+    const stub = asyncStub(E, rec.id);
+    expect(await stub.claimUnit(RENDER_UNIT, "killed#1")).toMatchObject({ run: true, attempt: 1 });
+    // the message of the killed attempt, delivered again meanwhile: the lease is still the killed consumer's
+    expect((await consume(TASK_QUEUE_NAME, rec.id, "dup")).explicitAcks).toEqual(["dup"]);
+    expect((await stub.snapshot()).state).toBe("RUNNING");
+    await expire(rec);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    await vi.waitFor(async () => expect((await stub.snapshot()).state).toBe("DONE"), { timeout: 60_000, interval: 200 });
+    const pu = (await stub.snapshot()).counters.processingUnits!;
+    expect(pu).toBeGreaterThan(0);
+    expect(await stub.unit(RENDER_UNIT)).toMatchObject({ status: "DONE", attempts: 2 });
+    const files = await listing(`lease-kill/out/${rec.id}/`);
+    expect([...files.keys()].sort()).toEqual([`lease-kill/out/${rec.id}/default.tif`, `lease-kill/out/${rec.id}/request.json`]);
+    expect((await unitsUsage(E, rec.account)).used).toBeCloseTo(pu, 9);
+    // the lost message turning up after all: nothing is rendered, written or charged again
+    expect((await consume(TASK_QUEUE_NAME, rec.id, "late")).explicitAcks).toEqual(["late"]);
+    expect(await listing(`lease-kill/out/${rec.id}/`)).toEqual(files);
+    expect((await unitsUsage(E, rec.account)).used).toBeCloseTo(pu, 9);
+  });
+
+  it("every attempt lost: after the last one the alarm FAILS the request with the cause; error.json, nothing charged", async () => {
+    const rec = await renderable("lease-dead");
+    const stub = asyncStub(E, rec.id);
+    for (let i = 1; i <= LEASE_POLICY.maxAttempts; i++) {
+      expect(await stub.claimUnit(RENDER_UNIT, `killed#${i}`)).toMatchObject({ run: true, attempt: i });
+      await expire(rec);
+    }
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    await vi.waitFor(async () => expect((await stub.snapshot()).state).toBe("FAILED"), { timeout: 30_000, interval: 200 });
+    const error = await json(`lease-dead/out/${rec.id}/error.json`);
+    expect(error.error).toMatchObject({ status: 500, message: expect.stringMatching(/^No attempt finished: 3 attempt\(s\) were each lost/) });
+    expect(await json(`lease-dead/out/${rec.id}/request.json`)).toMatchObject({ id: rec.id, status: "FAILED" });
+    expect(await stub.unit(RENDER_UNIT)).toMatchObject({ status: "FAILED" });
+    expect((await stub.snapshot()).counters).toEqual({ processingUnits: 0 });
+    expect((await unitsUsage(E, rec.account)).used).toBe(0);
+    expect(await E.BUCKETS.head(`lease-dead/out/${rec.id}/default.tif`)).toBeNull();
   });
 });

@@ -8,7 +8,8 @@ import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
-import { WATCHDOG_MS } from "../../src/batch/object";
+import { TILE_KIND, tileUnitId } from "../../src/batch/messages";
+import { unwrap } from "../../src/tasks/machine";
 import { DEAD_LETTER_QUEUE_NAME, TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import { authed, envelope, token } from "../helpers/auth";
 import { BATCH, ONE_TILE, batchCall, batchRequest, bucketFiles, getTask, waitForStatus } from "../helpers/batch";
@@ -61,16 +62,31 @@ describe("once-only tiles", () => {
     expect((await stub.tiles())[0]).toMatchObject({ status: "DONE", error: null });
   });
 
-  it("the watchdog alarm re-sends the unfinished tiles of a task idle for WATCHDOG_MS (lost messages, restarted server)", async () => {
-    const { id, stub } = await taskIn("PROCESSING", "batch-watchdog", ONE_TILE); // PROCESSING, but no message was sent
-    await stub.scheduleTimeout(WATCHDOG_MS);
-    expect(await runDurableObjectAlarm(stub)).toBe(true); // just moved to PROCESSING: not idle, the alarm is re-armed
-    expect((await getTask(id, bearer)).status).toBe("PROCESSING");
-    const idleSince = new Date(Date.now() - WATCHDOG_MS - 1000).toISOString();
-    await runInDurableObject(stub, (_, state) => void state.storage.sql.exec("UPDATE task_state SET updated = ?", idleSince));
-    expect(await runDurableObjectAlarm(stub)).toBe(true);
+  it("a tile whose message was lost (its unit leased, never sent: a restarted server) is sent again by the alarm", async () => {
+    const { id, stub, tiles } = await taskIn("ANALYSIS_DONE", "batch-watchdog", ONE_TILE);
+    await stub.putUnits([{ id: tileUnitId(tiles[0]!), message: { kind: TILE_KIND, task: id, tile: tiles[0] } }]);
+    unwrap(await stub.transition("PROCESSING"));
+    expect(await runDurableObjectAlarm(stub)).toBe(true); // as at the lease's expiry
     expect(await waitForStatus(id, bearer, ["DONE", "FAILED"])).toMatchObject({ status: "DONE", completionPercentage: 100 });
     expect([...(await bucketFiles("batch-watchdog", `out/${id}/`)).keys()]).toEqual([`out/${id}/29RKH_0_4/default.tiff`]);
+    expect(await stub.unit(tileUnitId(tiles[0]!))).toMatchObject({ status: "DONE", attempts: 1 });
+  });
+
+  it("a slow tile is not run twice: a copy delivered while its lease runs is acked without work; a killed one runs again", async () => {
+    const { id, stub, tiles } = await taskIn("ANALYSIS_DONE", "batch-slow", ONE_TILE);
+    const unit = tileUnitId(tiles[0]!);
+    await stub.putUnits([{ id: unit, message: { kind: TILE_KIND, task: id, tile: tiles[0] } }]);
+    unwrap(await stub.transition("PROCESSING"));
+    expect(await stub.claimUnit(unit, "slow#1")).toMatchObject({ run: true, attempt: 1 }); // a delivery still rendering it
+    expect(await deliver(TASK_QUEUE_NAME, [msg("copy", { kind: TILE_KIND, task: id, tile: tiles[0] })])).toEqual({ acked: ["copy"], retried: [] });
+    expect((await bucketFiles("batch-slow", "")).size).toBe(0);
+    expect((await stub.snapshot()).counters).toEqual({});
+    // that delivery was killed: once its lease expired, the alarm sends the tile again
+    await runInDurableObject(stub, (_, state) => void state.storage.sql.exec("UPDATE task_units SET lease_until = 0 WHERE id = ?", unit));
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await waitForStatus(id, bearer, ["DONE", "FAILED"])).toMatchObject({ status: "DONE", completionPercentage: 100 });
+    expect(await stub.unit(unit)).toMatchObject({ status: "DONE", attempts: 2 });
+    expect([...(await bucketFiles("batch-slow", `out/${id}/`)).keys()]).toEqual([`out/${id}/29RKH_0_4/default.tiff`]);
   });
 
   it("messages of a stopped task are acked without work", async () => {
@@ -166,14 +182,14 @@ describe("user actions and updates", () => {
 
 describe("bad requests", () => {
   const bad: [string, unknown, RegExp][] = [
-    ["unknown grid", batchRequest("b", {}, { id: 99 }), /Tiling grid 99 does not exist/],
-    ["resolution not offered", batchRequest("b", {}, { resolution: 15 }), /Resolution 15 is not offered by tiling grid 0/],
-    ["missing delivery", { ...batchRequest("b"), output: { type: "raster" } }, /output\.delivery/],
-    ["template without <tileName>", batchRequest("b", { delivery: { s3: { url: "s3://b/x/<outputId>.tif" } } }), /<tileName>/],
-    ["PNG output", { ...batchRequest("b"), processRequest: { ...batchRequest("b").processRequest, output: { responses: [{ identifier: "default", format: { type: "image/png" } }] } } }, /image\/tiff/],
-    ["Zarr output without delivery", { ...batchRequest("b"), output: { type: "zarr", group: { zarr_format: 2 } } }, /output\.delivery/],
-    ["bad evalscript", { ...batchRequest("b"), processRequest: { ...batchRequest("b").processRequest, evalscript: "function setup( {" } }, /./],
-    ["unsupported COG resampling", batchRequest("b", { cogOutput: true, cogParameters: { resamplingAlgorithm: "lanczos" } }), /nearest, average, mode/],
+    ["unknown grid", batchRequest("bad-requests", {}, { id: 99 }), /Tiling grid 99 does not exist/],
+    ["resolution not offered", batchRequest("bad-requests", {}, { resolution: 15 }), /Resolution 15 is not offered by tiling grid 0/],
+    ["missing delivery", { ...batchRequest("bad-requests"), output: { type: "raster" } }, /output\.delivery/],
+    ["template without <tileName>", batchRequest("bad-requests", { delivery: { s3: { url: "s3://bad-requests/x/<outputId>.tif" } } }), /<tileName>/],
+    ["PNG output", { ...batchRequest("bad-requests"), processRequest: { ...batchRequest("bad-requests").processRequest, output: { responses: [{ identifier: "default", format: { type: "image/png" } }] } } }, /image\/tiff/],
+    ["Zarr output without delivery", { ...batchRequest("bad-requests"), output: { type: "zarr", group: { zarr_format: 2 } } }, /output\.delivery/],
+    ["bad evalscript", { ...batchRequest("bad-requests"), processRequest: { ...batchRequest("bad-requests").processRequest, evalscript: "function setup( {" } }, /./],
+    ["unsupported COG resampling", batchRequest("bad-requests", { cogOutput: true, cogParameters: { resamplingAlgorithm: "lanczos" } }), /nearest, average, mode/],
   ];
   it.each(bad)("%s -> 400 with a message", async (_, body, message) => {
     const r = await batchCall("", bearer, "POST", body);

@@ -5,7 +5,7 @@
  * Bad files: scripts/make_byoc_fixtures.py (GDAL) -> test/fixtures/byoc.
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { localBucket } from "../../src/buckets/local";
@@ -13,6 +13,9 @@ import { inspectTile } from "../../src/byoc/inspect";
 import { getCollection } from "../../src/byoc/store";
 import { insertTile, moveTile, tileById } from "../../src/byoc/tiles";
 import { DEAD_LETTER_QUEUE_NAME, TASK_QUEUE_NAME } from "../../src/tasks/queue";
+import { LEASE_POLICY } from "../../src/tasks/lease";
+import { unitsStub } from "../../src/tasks/runner";
+import type { TileStatus } from "../../src/byoc/model";
 import type { Env } from "../../src/env";
 import { api, putInBucket, settled, tokenOf } from "../helpers/byoc";
 
@@ -194,7 +197,7 @@ describe("redelivery and reingest", () => {
     const batch = createMessageBatch(DEAD_LETTER_QUEUE_NAME, [{ id: "dead", timestamp: new Date(), attempts: 1, body: { kind: "byoc-ingest", tile: id } }]);
     await worker.queue(batch, env as unknown as Env);
     const t = await tileById(env, id);
-    expect([t?.status, t?.failedCause]).toEqual(["FAILED", "Ingestion failed repeatedly (storage errors); reingest the tile to try again."]);
+    expect([t?.status, t?.failedCause]).toEqual(["FAILED", "Ingestion failed repeatedly (storage errors). Reingest the tile to try again."]);
     expect(await itemCount(c)).toBe(0);
   });
 
@@ -207,5 +210,78 @@ describe("redelivery and reingest", () => {
     let bytes = 0;
     for (let i = 0; i < n; i++) bytes += (await inspectTile(env, c, tile)).headerBytes;
     console.log(`BYOC inspect: ${((performance.now() - t0) / n).toFixed(1)} ms per 2-band tile, ${bytes / n} header bytes read per tile`);
+  });
+});
+
+/** A WAITING tile of collection `c` at `path`, inserted directly (no message). */
+async function waitingTile(c: string, path = "good"): Promise<string> {
+  const id = crypto.randomUUID();
+  await insertTile(env, { id, collection: c, account: OWNER, path, status: "WAITING", sensingTime: null, coverGeometry: null, tileGeometry: null, tileEpsg: null, nativeBbox: null, metersPerPixel: null, failedCause: null, warnings: null, created: new Date().toISOString() });
+  return id;
+}
+
+/** The collection's ingestion units (one per tile) and a tile's unit put as enqueueIngestion puts it, never sent. */
+async function leasedTile(c: string, to: TileStatus): Promise<{ id: string; units: ReturnType<typeof unitsStub> }> {
+  const id = await waitingTile(c);
+  const units = unitsStub(env, `byoc:${c}`);
+  await units.putUnits([{ id, message: { kind: "byoc-ingest", tile: id, collection: c } }]);
+  expect(await moveTile(env, id, ["WAITING"], to)).toBe(true);
+  return { id, units };
+}
+
+/** The lease of tile `id`'s ingestion ran out (the Worker holding it died). */
+const expire = (units: ReturnType<typeof unitsStub>, id: string) =>
+  runInDurableObject(units, (_o, state) => void state.storage.sql.exec("UPDATE task_units SET lease_until = 0 WHERE id = ?", id));
+
+const reingest = (c: string, id: string) => api(owner, "POST", `${C}/${c}/tiles/${id}/reingest`);
+
+describe("nothing in flight is lost: leased ingestion (issue 25)", () => {
+  it("a tile QUEUED when the server died (message never sent): busy for reingest; the alarm re-sends it, INGESTED once", async () => {
+    const c = await newCollection();
+    const { id, units } = await leasedTile(c, "QUEUED");
+    const refused = await reingest(c, id);
+    expect([refused.status, refused.json.error.message]).toEqual([400, `Tile ${id} is QUEUED and its ingestion is under way; reingest it once it is INGESTED or FAILED.`]);
+    expect(await runDurableObjectAlarm(units)).toBe(true);
+    expect((await settled(owner, c, id)).status).toBe("INGESTED");
+    expect(await units.unit(id)).toMatchObject({ status: "DONE", attempts: 1 });
+    expect(await itemCount(c)).toBe(1);
+  });
+
+  it("a tile INGESTING when its Worker was killed: reingest refused while the lease runs, accepted once it expired", async () => {
+    const c = await newCollection();
+    const { id, units } = await leasedTile(c, "INGESTING");
+    expect((await units.claimUnit(id, "killed#1")).run).toBe(true);
+    expect((await reingest(c, id)).status).toBe(400);
+    await expire(units, id);
+    expect((await reingest(c, id)).status).toBe(204);
+    expect((await settled(owner, c, id)).status).toBe("INGESTED");
+    expect(await units.unit(id)).toMatchObject({ status: "DONE", attempts: 1 }); // started over by the reingest
+    expect(await itemCount(c)).toBe(1);
+  });
+
+  it("every attempt lost: the alarm ends the tile FAILED with the cause; reingest then ingests it", async () => {
+    const c = await newCollection();
+    const { id, units } = await leasedTile(c, "INGESTING");
+    for (let i = 1; i <= LEASE_POLICY.maxAttempts; i++) {
+      expect((await units.claimUnit(id, `killed#${i}`)).run).toBe(true);
+      await expire(units, id);
+    }
+    expect(await runDurableObjectAlarm(units)).toBe(true);
+    const failed = await settled(owner, c, id);
+    expect([failed.status, failed.additionalData.failedIngestionCause]).toEqual([
+      "FAILED",
+      "No attempt finished: 3 attempt(s) were each lost (the service stopped, or the work stalled for more than 60 s) or failed. Reingest the tile to try again.",
+    ]);
+    expect(await units.unit(id)).toMatchObject({ status: "FAILED" });
+    expect((await reingest(c, id)).status).toBe(204);
+    expect((await settled(owner, c, id)).status).toBe("INGESTED");
+  });
+
+  it("a tile QUEUED without a unit (queued before leases existed, its message lost) can be reingested", async () => {
+    const c = await newCollection();
+    const id = await waitingTile(c);
+    expect(await moveTile(env, id, ["WAITING"], "QUEUED")).toBe(true);
+    expect((await reingest(c, id)).status).toBe(204);
+    expect((await settled(owner, c, id)).status).toBe("INGESTED");
   });
 });

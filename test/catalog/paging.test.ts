@@ -93,7 +93,8 @@ describe("every page, no item lost or repeated", () => {
 
   it("the last page has no next link and no context.next", async () => {
     const r = await api(`${ROOT}/search`, { ...BASE, limit: 100 });
-    expect(r.json.context).toEqual({ limit: 100, returned: order.length });
+    expect(r.json.context).toEqual({ limit: 100, returned: order.length, matched: order.length });
+    expect(r.json.numberMatched).toBe(order.length);
     expect(nextLink(r)).toBeUndefined();
   });
 });

@@ -15,8 +15,12 @@ beforeAll(async () => {
   bearer = await token();
 });
 
-/** A valid JSON document of exactly `bytes` bytes: `{"pad":"xxx…"}`. */
-const jsonOfSize = (bytes: number): string => `{"pad":"${"x".repeat(bytes - 10)}"}`;
+/**
+ * A valid JSON document of exactly `bytes` bytes that every route refuses as a request: `{"limit":0,"pad":"xxx…"}`
+ * (no valid catalog page size; the other routes lack their required members). A search body without members would
+ * be a valid search of every collection.
+ */
+const jsonOfSize = (bytes: number): string => `{"limit":0,"pad":"${"x".repeat(bytes - 20)}"}`;
 
 /** A body stream of `total` bytes of JSON-ish filler in 64 KiB chunks, recording how many bytes were pulled. */
 function countingStream(total: number): { stream: ReadableStream<Uint8Array>; pulled: () => number } {

@@ -4,7 +4,7 @@
  * outcomes (DONE / PARTIAL / FAILED), STOP/START keeping finished features, and the listing's status mirror.
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
@@ -128,5 +128,22 @@ describe("StatisticalBatchTask", () => {
     const file = (await (await E.BUCKETS.get(`b-b/out/${id}/2.json`))!.json()) as { id: number; error: { type: string } };
     expect(file).toMatchObject({ id: 2, error: { type: "BAD_REQUEST" } });
     expect(await runDurableObjectAlarm(object)).toBe(false); // disarmed once terminal
+  });
+
+  it("a feature whose Worker was killed mid-way (its lease expired) is sent again by the alarm and counted once", async () => {
+    const { id, stub, account } = await processing();
+    const object = E.STATBATCH_TASKS.get(E.STATBATCH_TASKS.idFromName(id));
+    expect(await object.claimUnit("f:1", "killed#1")).toMatchObject({ run: true, attempt: 1 });
+    // its message delivered again while the lease runs: acked without computing or writing anything
+    const batch = createMessageBatch(TASK_QUEUE_NAME, [{ id: "dup", timestamp: new Date(), attempts: 1, body: { kind: STATBATCH_FEATURE_KIND, task: id, fid: 1 } }]);
+    await worker.queue(batch, E);
+    expect((await getQueueResult(batch, createExecutionContext())).explicitAcks).toEqual(["dup"]);
+    expect((await E.BUCKETS.list({ prefix: `b-b/out/${id}/` })).objects).toEqual([]);
+    await runInDurableObject(object, (_o, state) => void state.storage.sql.exec("UPDATE task_units SET lease_until = 0"));
+    expect(await runDurableObjectAlarm(object)).toBe(true);
+    await vi.waitFor(async () => expect((await stub.view(account))!.state).toBe("FAILED"), { timeout: 20_000, interval: 200 });
+    expect((await stub.view(account))!).toMatchObject({ failed: 3, done: 0 });
+    expect(await object.unit("f:1")).toMatchObject({ status: "DONE", attempts: 2 });
+    expect((await E.BUCKETS.list({ prefix: `b-b/out/${id}/` })).objects.map((o) => o.key).sort()).toEqual([1, 2, 3].map((f) => `b-b/out/${id}/${f}.json`));
   });
 });

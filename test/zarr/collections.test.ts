@@ -5,8 +5,12 @@
  * (the oracle: pixels the COG reader reads from the original files), data fusion of both subtracts to zero, the
  * catalog lists the time steps, and bad inputs give FAILED with ingestionErrors or a 4xx. Account-scoped.
  */
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { unitsStub } from "../../src/tasks/runner";
+import { LEASE_POLICY } from "../../src/tasks/lease";
+import { unregisterZarr } from "../../src/zarr/ingest";
 import { createClient } from "../../src/auth/clients";
 import { authed, call, envelope, form, TOKEN_PATH } from "../helpers/auth";
 import { CRS, process, readTiff } from "../helpers/process";
@@ -239,5 +243,49 @@ describe("update, reingest, delete", () => {
     expect((await authed(`${ROOT}/${data.id}`, { method: "DELETE" }, owner)).status).toBe(204);
     expect((await authed(`${ROOT}/${data.id}`, {}, owner)).status).toBe(404);
     expect((await process(processBody(`zarr-${data.id}`, "2018-04-19T00:00:00Z", "2018-04-20T00:00:00Z"), owner)).status).toBe(404);
+  });
+});
+
+describe("an ingestion killed mid-way (issue 25: nothing in flight is lost)", () => {
+  /** A copy of the group's collection left as a killed request leaves it: INGESTING, unregistered, its unit claimed. */
+  async function killedIngestion(name: string) {
+    const { data } = await createZarr({ s3Bucket: "zarr-user", path: "stores/westflanders.zarr/", name });
+    await unregisterZarr(env, data.id);
+    await env.DB.prepare("UPDATE zarr_collections SET status = 'INGESTING' WHERE id = ?").bind(data.id).run();
+    const units = unitsStub(env, `zarr:${data.id}`);
+    await units.putUnits([{ id: "ingest", message: { kind: "zarr-ingest", collection: data.id, account: OWNER } }]);
+    expect((await units.claimUnit("ingest", "request:killed")).run).toBe(true);
+    return { id: data.id, units };
+  }
+  const expire = (units: ReturnType<typeof unitsStub>) =>
+    runInDurableObject(units, (_o, state) => void state.storage.sql.exec("UPDATE task_units SET lease_until = 0"));
+  const get = async (zid: string) => ((await (await authed(`${ROOT}/${zid}`, {}, owner)).json()) as { data: Zarr }).data;
+
+  it("reingest is refused while its lease runs; once it expired the alarm re-sends it and the queue ingests it", async () => {
+    const { id: zid, units } = await killedIngestion("killed");
+    const busy = await authed(`${ROOT}/${zid}/reingest`, { method: "PUT" }, owner);
+    expect([busy.status, (await envelope(busy)).message]).toEqual([400, `Zarr collection '${zid}' is being ingested; reingest it once it is INGESTED or FAILED.`]);
+    expect((await get(zid)).status).toBe("INGESTING");
+    await expire(units);
+    expect(await runDurableObjectAlarm(units)).toBe(true);
+    await vi.waitFor(async () => expect((await get(zid)).status).toBe("INGESTED"), { timeout: 15_000, interval: 100 });
+    expect(await units.unit("ingest")).toMatchObject({ status: "DONE", attempts: 2 });
+    expect((await pixels(`zarr-${zid}`, "2018-04-19T00:00:00Z", "2018-04-20T00:00:00Z")).length).toBe(64 * 64 * 3);
+  });
+
+  it("every attempt lost: FAILED with the cause, nothing registered; reingest then ingests it", async () => {
+    const { id: zid, units } = await killedIngestion("dead");
+    await expire(units);
+    for (let i = 2; i <= LEASE_POLICY.maxAttempts; i++) {
+      expect((await units.claimUnit("ingest", `request:killed-${i}`)).run).toBe(true);
+      await expire(units);
+    }
+    expect(await runDurableObjectAlarm(units)).toBe(true);
+    await vi.waitFor(async () => expect((await get(zid)).status).toBe("FAILED"), { timeout: 15_000, interval: 100 });
+    expect((await get(zid)).ingestionErrors).toMatch(/^No attempt finished: 3 attempt\(s\) were each lost/);
+    expect((await process(processBody(`zarr-${zid}`, "2018-04-19T00:00:00Z", "2018-04-20T00:00:00Z"), owner)).status).toBe(400);
+    const re = await authed(`${ROOT}/${zid}/reingest`, { method: "PUT" }, owner);
+    expect(re.status).toBe(200);
+    expect(((await re.json()) as { data: Zarr }).data.status).toBe("INGESTED");
   });
 });

@@ -174,8 +174,10 @@ export function compileFilter(node: unknown, lookup: Lookup): BoolNode {
     return leaf(comparisonSql(a!, COMPARISON[op]!, b!));
   }
   if (op === "between") {
-    arity("between", args, 3);
-    const [v, lo, hi] = unify(args.map((x) => scalar(x, lookup)));
+    // CQL2 1.0 JSON: [value, low, high]; drafts (and stac-api-validator 0.6.8) also send [value, [low, high]]
+    const bounds = args.length === 2 && Array.isArray(args[1]) && args[1].length === 2 ? [args[0], ...args[1]] : args;
+    arity("between", bounds, 3);
+    const [v, lo, hi] = unify(bounds.map((x) => scalar(x, lookup)));
     return leaf(betweenSql(v!, lo!, hi!));
   }
   if (op === "isnull") {

@@ -1,0 +1,73 @@
+/**
+ * Running one leased unit of work (./lease.ts) from the Worker's side: claim it in its Durable Object, keep the
+ * lease alive with a heartbeat while the work runs, and complete it; or say why it must not run. The queue
+ * consumer (./queue.ts) runs every unit of a leased kind this way; a request that does the work itself (Zarr
+ * ingestion) uses it too, so a killed request is resumed by the watchdog like a lost message.
+ * Also the Worker-side helpers of units: UnitObject stubs and sending unit messages. This module does not import
+ * cloudflare:workers (the areas importing it are also run by Node scripts, e.g. the seed).
+ */
+import type { Env } from "../env";
+import type { Claim } from "./lease";
+import type { TaskMessage } from "./queue";
+
+/** Messages per Queue sendBatch call (the Queues limit). */
+const SEND_BATCH = 100;
+
+/** Sends task messages on the task queue, in batches of 100. */
+export async function sendMessages(env: Pick<Env, "TASK_QUEUE">, messages: readonly TaskMessage[]): Promise<void> {
+  for (let i = 0; i < messages.length; i += SEND_BATCH) await env.TASK_QUEUE.sendBatch(messages.slice(i, i + SEND_BATCH).map((body) => ({ body })));
+}
+
+/** The UnitObject (./unit-object.ts) named `name`. */
+export const unitsStub = (env: Pick<Env, "UNITS">, name: string) => env.UNITS.get(env.UNITS.idFromName(name));
+
+/** The RPC surface of an object holding leased units (LeasedObject, ./leased.ts), as the Worker calls it. */
+export interface LeaseStub {
+  claimUnit(id: string, owner: string): Promise<Claim>;
+  renewUnit(id: string, owner: string): Promise<boolean>;
+  releaseUnit(id: string, owner: string, retryMs: number): Promise<void>;
+  completeUnit(id: string, status: "DONE" | "FAILED", cause?: string): Promise<boolean>;
+}
+
+/** A unit: the object that holds it and its id there. */
+export interface UnitRef {
+  stub: LeaseStub;
+  unit: string;
+}
+
+/** The outcome of {@link runLeased}: the work's value, or the claim that did not let it run. */
+export type LeasedRun<T> = { ran: true; value: T } | { ran: false; claim: Exclude<Claim, { run: true }> };
+
+/** Thrown into the work's signal when its lease was lost (expired and re-sent, or the unit finished elsewhere). */
+export class LeaseLostError extends Error {
+  override readonly name = "LeaseLostError";
+}
+
+/**
+ * Claims `ref` for `owner` and runs `work` under a heartbeat that renews the lease every third of it; completes the
+ * unit DONE when the work resolves. When the work throws, the unit is released for a retry in `retryMs` and the
+ * error is rethrown (a LeaseLostError instead when the lease was lost meanwhile: nothing to retry). `work` gets a signal aborted with a LeaseLostError when a
+ * renewal finds the lease gone: the unit is someone else's now, the work should stop writing.
+ */
+export async function runLeased<T>(ref: UnitRef, owner: string, work: (signal: AbortSignal) => Promise<T>, retryMs = 0): Promise<LeasedRun<T>> {
+  const claim = await ref.stub.claimUnit(ref.unit, owner);
+  if (!claim.run) return { ran: false, claim };
+  const lost = new AbortController();
+  const renew = () =>
+    ref.stub.renewUnit(ref.unit, owner).then(
+      (ok) => ok || lost.abort(new LeaseLostError(`The lease of unit ${ref.unit} was lost.`)),
+      (e: unknown) => console.error(`lease: renewal of ${ref.unit} failed:`, String(e).slice(0, 300)),
+    );
+  const heartbeat = setInterval(() => void renew(), claim.leaseMs / 3);
+  try {
+    const value = await work(lost.signal);
+    await ref.stub.completeUnit(ref.unit, "DONE");
+    return { ran: true, value };
+  } catch (e) {
+    if (lost.signal.aborted) throw lost.signal.reason;
+    await ref.stub.releaseUnit(ref.unit, owner, retryMs).catch(() => {});
+    throw e;
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
