@@ -7,7 +7,9 @@
  * every attempt ends the tile FAILED (onDead).
  *
  * Nothing in flight is lost: each tile's ingestion is a leased unit (src/tasks/lease.ts) of its collection's
- * UnitObject (`byoc:<collection id>`), put before the tile is QUEUED. A message lost with a killed Worker, or an
+ * UnitObject (`byoc:<collection id>`), put before the tile is QUEUED (a new tile is answered WAITING and queued
+ * after the response: its unit is put first, so a Worker killed before queueing it leaves a unit whose message
+ * the watchdog sends; the consumer takes a tile still WAITING too). A message lost with a killed Worker, or an
  * ingestion killed mid-way, is sent again when its lease expires; after its last attempt the tile is FAILED with
  * the cause. Any tile can be reingested unless its unit is live (an ingestion under way: queued or running under
  * a lease that has not expired); so a tile QUEUED or INGESTING whose Worker died can be once its lease expired.
@@ -30,22 +32,37 @@ const ingestionUnits = (env: Pick<Env, "UNITS">, collection: string) => unitsStu
 export const ingestUnit = (body: TaskMessage, env: Env): UnitRef | null =>
   typeof body.collection === "string" && typeof body.tile === "string" ? { stub: ingestionUnits(env, body.collection), unit: body.tile } : null;
 
+const ingestMessage = (tileId: string, c: ByocCollection): TaskMessage => ({ kind: BYOC_INGEST_KIND, tile: tileId, collection: c.id });
+
 /**
- * Sends tile `tileId` (in state `from`, as the caller saw it) to ingestion: its unit leased, the tile moved to
- * QUEUED (its item removed), then the message. False (nothing queued) while an ingestion of the tile is under way
- * (its unit is live), or when the tile is no longer `from`.
+ * Leases the ingestion of tile `tileId`: its unit put, so that from now on a Worker killed before or during the
+ * ingestion leaves a unit its watchdog sends (at worst it finds nothing to do). False while an ingestion of the tile
+ * is under way (its unit is live).
  */
-export async function enqueueIngestion(env: Pick<Env, "DB" | "TASK_QUEUE" | "UNITS">, tileId: string, c: ByocCollection, from: TileStatus): Promise<boolean> {
-  const message: TaskMessage = { kind: BYOC_INGEST_KIND, tile: tileId, collection: c.id };
-  // leased first: a Worker killed after this point leaves a unit its watchdog sends (at worst it finds nothing to do)
-  if ((await ingestionUnits(env, c.id).putUnits([{ id: tileId, message }], true)).length === 0) return false;
+export async function leaseIngestion(env: Pick<Env, "UNITS">, tileId: string, c: ByocCollection): Promise<boolean> {
+  return (await ingestionUnits(env, c.id).putUnits([{ id: tileId, message: ingestMessage(tileId, c) }], true)).length > 0;
+}
+
+/**
+ * Sends tile `tileId`, leased (leaseIngestion), to ingestion: moved from `from` to QUEUED (its item removed), then
+ * the message. False (nothing sent) when the tile is no longer `from`.
+ */
+export async function queueIngestion(env: Pick<Env, "DB" | "TASK_QUEUE">, tileId: string, c: ByocCollection, from: TileStatus): Promise<boolean> {
   const [, moved] = await env.DB.batch([
     env.DB.prepare("DELETE FROM items WHERE collection = ? AND id = ?").bind(byocType(c.id), tileId),
     moveStatement(env, tileId, [from], "QUEUED", { failed_cause: null, warnings: null }),
   ]);
   if (!moved || moved.meta.changes === 0) return false;
-  await env.TASK_QUEUE.send(message);
+  await env.TASK_QUEUE.send(ingestMessage(tileId, c));
   return true;
+}
+
+/**
+ * Sends tile `tileId` (in state `from`, as the caller saw it) to ingestion now: leaseIngestion, then
+ * queueIngestion. False (nothing queued) while an ingestion of the tile is under way, or when it is no longer `from`.
+ */
+export async function enqueueIngestion(env: Pick<Env, "DB" | "TASK_QUEUE" | "UNITS">, tileId: string, c: ByocCollection, from: TileStatus): Promise<boolean> {
+  return (await leaseIngestion(env, tileId, c)) && queueIngestion(env, tileId, c, from);
 }
 
 /** A CRS84 polygon of a box in `epsg` (its corners after transformBounds' densified edges). */
@@ -84,7 +101,8 @@ async function inspectAndConfigure(env: Env, c: ByocCollection, t: ByocTile): Pr
 export async function byocIngest(body: TaskMessage, env: Env): Promise<void> {
   const id = String(body.tile);
   const t = await tileById(env, id);
-  if (!t || !(await moveTile(env, id, ["QUEUED", "INGESTING"], "INGESTING"))) return;
+  // WAITING too: the watchdog's message of a new tile whose Worker died before queueing it
+  if (!t || !(await moveTile(env, id, ["WAITING", "QUEUED", "INGESTING"], "INGESTING"))) return;
   const c = await getCollection(env, t.account, t.collection);
   if (!c) return;
   let done: { c: ByocCollection; r: Inspection };
@@ -98,8 +116,8 @@ export async function byocIngest(body: TaskMessage, env: Env): Promise<void> {
   await finish(env, done.c, { ...t, status: "INGESTING" }, done.r);
 }
 
-/** A message that failed every attempt (or whose every attempt was lost: `cause`): the tile ends FAILED (from QUEUED or INGESTING). */
+/** A message that failed every attempt (or whose every attempt was lost: `cause`): the tile ends FAILED (from WAITING, QUEUED or INGESTING). */
 export async function byocIngestDead(body: TaskMessage, env: Env, _message: Message<unknown>, cause?: string): Promise<void> {
   const why = cause ?? "Ingestion failed repeatedly (storage errors).";
-  await moveTile(env, String(body.tile), ["QUEUED", "INGESTING"], "FAILED", { failed_cause: `${why} Reingest the tile to try again.` });
+  await moveTile(env, String(body.tile), ["WAITING", "QUEUED", "INGESTING"], "FAILED", { failed_cause: `${why} Reingest the tile to try again.` });
 }

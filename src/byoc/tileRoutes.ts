@@ -1,6 +1,6 @@
 /**
  * BYOC tile routes (interface spec 4.7; OpenAPI tag byoc_tile) under a collection prefix: create (201, the tile
- * QUEUED for ingestion), query (count, viewtoken, sort created:asc|desc, exact path, status), get, update
+ * WAITING, queued for ingestion right after the response), query (count, viewtoken, sort created:asc|desc, exact path, status), get, update
  * (coverGeometry, sensingTime; 204), reingest (204), delete (204), files list and file get (Range); and the
  * collection's copyTiles. HEAD of a file is not routed (the router has no HEAD method).
  */
@@ -11,7 +11,7 @@ import { pagedList, parsePageRequest } from "../http/paging";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { duplicatePath } from "./collections";
 import { getFile, listFiles } from "./files";
-import { enqueueIngestion } from "./ingest";
+import { enqueueIngestion, leaseIngestion, queueIngestion } from "./ingest";
 import { byocType, type ByocCollection, type ByocTile } from "./model";
 import { collectionStore, MAX_PAGE, ownCollection, UUID } from "./access";
 import { parseStatus, readBody, tileBody, tileUpdateBody } from "./schema";
@@ -34,10 +34,11 @@ export function tileJson(t: ByocTile): Record<string, unknown> {
 }
 
 /**
- * Inserts a tile (409 for a path the collection has) and queues its ingestion; 403 when the collection's bucket
- * is not its account's (a collection made before buckets had owners).
+ * Inserts a tile WAITING (409 for a path the collection has) and leases its ingestion, which is queued (QUEUED and
+ * its message sent) after the response; 403 when the collection's bucket is not its account's (a collection made
+ * before buckets had owners). Returns the tile as created.
  */
-async function addTile(env: Env, c: ByocCollection, fields: Pick<ByocTile, "path" | "sensingTime" | "coverGeometry">): Promise<ByocTile> {
+async function addTile(env: Env, ctx: ExecutionContext, c: ByocCollection, fields: Pick<ByocTile, "path" | "sensingTime" | "coverGeometry">): Promise<ByocTile> {
   await collectionStore(env, c);
   const t: ByocTile = {
     id: crypto.randomUUID(), collection: c.id, account: c.accountId, status: "WAITING", tileGeometry: null, tileEpsg: null, nativeBbox: null,
@@ -46,15 +47,16 @@ async function addTile(env: Env, c: ByocCollection, fields: Pick<ByocTile, "path
   await insertTile(env, t).catch((e: unknown) => {
     throw String(e).includes("UNIQUE") ? duplicatePath(t.path) : e;
   });
-  await enqueueIngestion(env, t.id, c, "WAITING");
-  return { ...t, status: "QUEUED" };
+  await leaseIngestion(env, t.id, c);
+  ctx.waitUntil(queueIngestion(env, t.id, c, "WAITING"));
+  return t;
 }
 
-async function create(request: AuthedRequest, env: Env): Promise<Response> {
+async function create(request: AuthedRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
   const c = await ownCollection(request, env);
   const body = await readBody(request, tileBody);
   const sensingTime = body.sensingTime ? new Date(body.sensingTime).toISOString() : null;
-  const t = await addTile(env, c, { path: body.path, sensingTime, coverGeometry: body.coverGeometry ?? null });
+  const t = await addTile(env, ctx, c, { path: body.path, sensingTime, coverGeometry: body.coverGeometry ?? null });
   return json({ data: tileJson(t) }, 201);
 }
 
@@ -119,7 +121,7 @@ const sameBands = (a: ByocCollection, b: ByocCollection): boolean => JSON.string
  * uuid) or with one that is not a uuid, 404 for a target the caller does not have, 400 unless the target has the
  * same bands or none.
  */
-export async function copyTiles(request: AuthedRequest, env: Env): Promise<Response> {
+export async function copyTiles(request: AuthedRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
   const from = await ownCollection(request, env);
   const toId = (new URL(request.url).searchParams.get("toCollection") ?? "").trim().toLowerCase();
   if (!UUID.test(toId))
@@ -133,7 +135,7 @@ export async function copyTiles(request: AuthedRequest, env: Env): Promise<Respo
   )
     .bind(from.id, to.id)
     .all<{ path: string; sensing_time: string | null; cover_geometry: string | null }>();
-  for (const r of results) await addTile(env, to, { path: r.path, sensingTime: r.sensing_time, coverGeometry: r.cover_geometry && JSON.parse(r.cover_geometry) });
+  for (const r of results) await addTile(env, ctx, to, { path: r.path, sensingTime: r.sensing_time, coverGeometry: r.cover_geometry && JSON.parse(r.cover_geometry) });
   return new Response(null, { status: 204 });
 }
 

@@ -1,8 +1,9 @@
 /**
  * BYOC tiles in D1 (table byoc_tiles, migration 0008) and their catalog items. State machine, every move a
  * conditional UPDATE so redelivered or concurrent queue messages cannot undo each other:
- *   create -> WAITING; enqueued -> QUEUED; consumer takes it: QUEUED|INGESTING -> INGESTING (INGESTING again on a
- *   redelivery after a crash); INGESTING -> INGESTED (status + item + bands in one batch) | FAILED (cause);
+ *   create -> WAITING (the create answer); queued after the response -> QUEUED; consumer takes it:
+ *   WAITING|QUEUED|INGESTING -> INGESTING (WAITING: a new tile whose Worker died before queueing it, sent by the
+ *   watchdog; INGESTING again on a redelivery after a crash); INGESTING -> INGESTED (status + item + bands in one batch) | FAILED (cause);
  *   reingest: WAITING|INGESTED|FAILED -> QUEUED (item removed in the same batch), and QUEUED|INGESTING -> QUEUED
  *   once the ingestion's lease expired (ingest.ts).
  */

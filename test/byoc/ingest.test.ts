@@ -49,7 +49,7 @@ async function newCollection(body: Record<string, unknown> = {}): Promise<string
 async function ingest(c: string, path: string): Promise<any> {
   const r = await api(owner, "POST", `${C}/${c}/tiles`, { path, sensingTime: "2017-08-24T10:52:40Z" });
   expect(r.status).toBe(201);
-  expect(r.json.data.status).toBe("QUEUED");
+  expect(r.json.data.status).toBe("WAITING"); // the spec's first state; queued right after the answer
   return settled(owner, c, r.json.data.id);
 }
 
@@ -275,6 +275,18 @@ describe("nothing in flight is lost: leased ingestion (issue 25)", () => {
     expect(await units.unit(id)).toMatchObject({ status: "FAILED" });
     expect((await reingest(c, id)).status).toBe(204);
     expect((await settled(owner, c, id)).status).toBe("INGESTED");
+  });
+
+  it("a new tile whose Worker died after answering WAITING (never queued): listed WAITING; the alarm sends it, INGESTED once", async () => {
+    const c = await newCollection();
+    const { id, units } = await leasedTile(c, "WAITING");
+    const waiting = await api(owner, "GET", `${C}/${c}/tiles?status=WAITING`);
+    expect(waiting.json.data.map((t: { id: string; status: string }) => [t.id, t.status])).toEqual([[id, "WAITING"]]);
+    await expire(units, id);
+    expect(await runDurableObjectAlarm(units)).toBe(true);
+    expect((await settled(owner, c, id)).status).toBe("INGESTED");
+    expect(await units.unit(id)).toMatchObject({ status: "DONE", attempts: 1 });
+    expect(await itemCount(c)).toBe(1);
   });
 
   it("a tile QUEUED without a unit (queued before leases existed, its message lost) can be reingested", async () => {
