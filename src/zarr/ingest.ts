@@ -1,9 +1,11 @@
 /**
- * Ingestion of a Zarr collection, run synchronously by create and reingest: it reads only metadata (.zgroup,
+ * Ingestion of a Zarr collection, run by the request itself: by reingest before it answers, by create right after
+ * it answered the collection CREATED (the spec's first state; ctx.waitUntil). It reads only metadata (.zgroup,
  * .zattrs, each array's .zarray/.zattrs and the x / y / time coordinate arrays: a few small objects whatever the
  * size of the data), so a queue round trip would only add latency; no pixel chunk is read. It still runs as a
- * leased unit ({@link runZarrIngestion}): a request killed mid-ingestion leaves a unit whose lease expires, and the
- * watchdog sends its message (kind `zarr-ingest`), whose consumer ingests again; nothing stays INGESTING.
+ * leased unit, leased before create answers ({@link leaseZarrIngestion}, {@link ingestLeased}): a request killed
+ * before or during the ingestion leaves a unit whose lease expires, and the watchdog sends its message (kind
+ * `zarr-ingest`), whose consumer ingests again; nothing stays CREATED or INGESTING.
  * On success the collection is registered in the collection registry (kind zarr, type `zarr-<id>`, one band per
  * data array, units DN) with one STAC item per time step (collection `zarr-<id>`, `zarr:time_index`, assets =
  * the band arrays), so processing mosaics time steps like scenes and the catalog lists them. On failure the
@@ -131,19 +133,31 @@ async function recordOf(env: Env, body: TaskMessage): Promise<ZarrRecord | null>
 }
 
 /**
- * Ingests `r` now, as the leased unit of its collection (put again, so a reingest starts over), marked INGESTING
- * meanwhile. Returns false, ingesting nothing, while another ingestion of it is under way (its lease runs).
- * Storage faults propagate; the unit is then retried by its watchdog.
+ * Leases the ingestion of `r`: the unit of its collection put (again, so a reingest starts over). From then on a
+ * request killed before or during the ingestion leaves a unit its watchdog sends. False while another ingestion of
+ * it is under way (its lease runs).
  */
-export async function runZarrIngestion(env: Env, r: ZarrRecord): Promise<boolean> {
+export async function leaseZarrIngestion(env: Pick<Env, "UNITS">, r: ZarrRecord): Promise<boolean> {
   const message: TaskMessage = { kind: ZARR_INGEST_KIND, collection: r.id, account: r.account };
-  const stub = ingestionUnits(env, r.id);
-  if ((await stub.putUnits([{ id: INGEST_UNIT, message }], true)).length === 0) return false;
-  const run = await runLeased({ stub, unit: INGEST_UNIT }, `request:${crypto.randomUUID()}`, async () => {
+  return (await ingestionUnits(env, r.id).putUnits([{ id: INGEST_UNIT, message }], true)).length > 0;
+}
+
+/**
+ * Runs the leased ingestion of `r` (leaseZarrIngestion) now, marked INGESTING meanwhile. False, ingesting nothing,
+ * when its unit is not there to claim (another owner holds it, or it finished). Storage faults propagate; the
+ * unit is then retried by its watchdog.
+ */
+export async function ingestLeased(env: Env, r: ZarrRecord): Promise<boolean> {
+  const run = await runLeased({ stub: ingestionUnits(env, r.id), unit: INGEST_UNIT }, `request:${crypto.randomUUID()}`, async () => {
     await markIngesting(env, r.id);
     await ingestZarr(env, r);
   });
   return run.ran;
+}
+
+/** Ingests `r` now: leaseZarrIngestion, then ingestLeased. False, ingesting nothing, while another ingestion of it is under way. */
+export async function runZarrIngestion(env: Env, r: ZarrRecord): Promise<boolean> {
+  return (await leaseZarrIngestion(env, r)) && ingestLeased(env, r);
 }
 
 /** Queue handler of `zarr-ingest`: the ingestion of a request that did not finish it (see the module docs). */

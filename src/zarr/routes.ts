@@ -1,6 +1,7 @@
 /**
  * Zarr Import API (Sentinel Hub OpenAPI tag zarr_collection / zarr_array; spec 4.8): `/api/v1/zarr/collections`
- * (alias `/zarr/v1/collections`): create (201 `{data}`; ingested synchronously, see ./ingest.ts), query (paged,
+ * (alias `/zarr/v1/collections`): create (201 `{data}` CREATED, ingested right after the answer: INGESTING, then
+ * INGESTED or FAILED; see ./ingest.ts), query (paged,
  * `search` by name), get, update name (204), delete (204), reingest (200 `{data}`), arrays query (paged, `search`
  * by array name) and get. Every collection is its account's: another account gets 404.
  */
@@ -12,7 +13,7 @@ import { readJson, validate } from "../http/parse";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { resolveBucket } from "../buckets";
 import { parseCrs } from "../raster/crs";
-import { runZarrIngestion, unregisterZarr } from "./ingest";
+import { ingestLeased, leaseZarrIngestion, runZarrIngestion, unregisterZarr } from "./ingest";
 import { arrayJson, deleteZarr, getZarr, insertZarr, listZarr, renameZarr, zarrJson, type ZarrRecord } from "./records";
 
 const MAX_PAGE = 100;
@@ -42,14 +43,11 @@ async function owned(request: AuthedRequest, env: Env): Promise<ZarrRecord> {
   return r;
 }
 
-/** Ingests and answers the updated record; 400 while another ingestion of it is under way. */
-async function ingestAndRead(env: Env, r: ZarrRecord, status: number): Promise<Response> {
-  if (!(await runZarrIngestion(env, r))) throw badRequest(`Zarr collection '${r.id}' is being ingested; reingest it once it is INGESTED or FAILED.`);
-  return Response.json({ data: zarrJson((await getZarr(env, r.account, r.id))!) }, { status });
-}
-
-/** POST: 201 with the ingested (or FAILED) collection; 403 when the bucket is another account's (nothing stored). */
-async function create(request: AuthedRequest, env: Env): Promise<Response> {
+/**
+ * POST: 201 with the collection CREATED, its ingestion leased and run after the answer (GET shows INGESTING, then
+ * INGESTED or FAILED); 403 when the bucket is another account's (nothing stored).
+ */
+async function create(request: AuthedRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
   const body = validate(createSchema, await readJson(request));
   await resolveBucket(env, accountOf(request), { url: `s3://${body.s3Bucket}/${body.path}` });
   try {
@@ -59,7 +57,11 @@ async function create(request: AuthedRequest, env: Env): Promise<Response> {
   }
   const record = { id: crypto.randomUUID(), account: accountOf(request), name: body.name, s3Bucket: body.s3Bucket, path: body.path, crs: body.crs, created: new Date().toISOString() };
   await insertZarr(env, record);
-  return ingestAndRead(env, (await getZarr(env, record.account, record.id))!, 201);
+  const created = (await getZarr(env, record.account, record.id))!;
+  await leaseZarrIngestion(env, created);
+  // a storage fault leaves the unit to its watchdog (./ingest.ts)
+  ctx.waitUntil(ingestLeased(env, created).catch((e: unknown) => console.error("zarr ingestion after create:", String(e).slice(0, 300))));
+  return Response.json({ data: zarrJson(created) }, { status: 201 });
 }
 
 /** A paged, optionally `search`-filtered (parseSearch, on `name`) list of `rows` sorted by `key`. */
@@ -96,8 +98,11 @@ async function remove(request: AuthedRequest, env: Env): Promise<Response> {
   return new Response(null, { status: 204 });
 }
 
+/** PUT reingest: ingests now and answers the updated record; 400 while another ingestion of it is under way. */
 async function reingest(request: AuthedRequest, env: Env): Promise<Response> {
-  return ingestAndRead(env, await owned(request, env), 200);
+  const r = await owned(request, env);
+  if (!(await runZarrIngestion(env, r))) throw badRequest(`Zarr collection '${r.id}' is being ingested; reingest it once it is INGESTED or FAILED.`);
+  return Response.json({ data: zarrJson((await getZarr(env, r.account, r.id))!) });
 }
 
 async function arrays(request: AuthedRequest, env: Env): Promise<Response> {

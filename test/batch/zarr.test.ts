@@ -10,6 +10,7 @@ import { DATA, batchCall, bucketFiles, runBatchTask, waitForStatus } from "../he
 import { pyDecode, samplesOf, type PyImage } from "../helpers/pydecode";
 import { pyReadZarr } from "../helpers/pyzarr";
 import { seedSamples } from "../helpers/seed";
+import { settledZarr } from "../helpers/zarr";
 
 let bearer: string;
 beforeAll(async () => {
@@ -91,7 +92,8 @@ describe("batch Zarr output", () => {
     // the 16-bit array (Zarr import takes 32 / 64-bit data; batch output allows <u2)
     const imported = await authed("/api/v1/zarr/collections", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "batch zarr", s3Bucket: "batch-zarr", path: prefix, crs: "http://www.opengis.net/def/crs/OGC/1.3/CRS84" }) }, bearer);
     expect(imported.status).toBe(201);
-    expect(((await imported.json()) as { data: unknown }).data).toMatchObject({ status: "FAILED", ingestionErrors: 'array red has dtype "<u2"; supported: u4, i4, f4, f8' });
+    const importedId = ((await imported.json()) as { data: { id: string } }).data.id;
+    expect(await settledZarr(bearer, importedId)).toMatchObject({ status: "FAILED", ingestionErrors: 'array red has dtype "<u2"; supported: u4, i4, f4, f8' });
 
     // another task delivering into the (now non-empty) folder of this store fails its analysis
     const output = { ...ZARR, delivery: { s3: { url: `s3://batch-zarr/out/${zarrTask.id}` } } };

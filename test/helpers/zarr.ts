@@ -2,9 +2,12 @@
  * Copies the Zarr stores written by scripts/make-zarr.py (test/fixtures/zarr/<name>, listed in its files.json) into a
  * local user bucket (straight into the BUCKETS binding: no account claims the bucket here), for tests of Zarr
  * collections and the Zarr reader; `edit` drops (returns null) or rewrites files on the way, to build broken stores
- * from the real one; `putZarrFile` overwrites one file of a store already there.
+ * from the real one; `putZarrFile` overwrites one file of a store already there; `settledZarr` waits for a
+ * collection's ingestion, which create starts after answering (CREATED).
  */
 import { env } from "cloudflare:workers";
+import { vi } from "vitest";
+import { authed } from "./auth";
 import { parseS3Url } from "../../src/buckets";
 import { localBucket } from "../../src/buckets/local";
 import { sampleFile } from "./seed";
@@ -42,4 +45,17 @@ export async function putZarrFixture(name: string, url: string, edit?: ZarrEdit)
     await putZarrFile(url, path, body);
   }
   return files.length;
+}
+
+/** Waits until Zarr collection `id` (as `bearer` sees it) is INGESTED or FAILED; returns its JSON. */
+export async function settledZarr(bearer: string, id: string): Promise<any> {
+  let data: any;
+  await vi.waitFor(
+    async () => {
+      data = ((await (await authed(`/api/v1/zarr/collections/${id}`, {}, bearer)).json()) as { data: any }).data;
+      if (data.status !== "INGESTED" && data.status !== "FAILED") throw new Error(`Zarr collection ${id} is ${data.status}`);
+    },
+    { timeout: 20_000, interval: 100 },
+  );
+  return data;
 }

@@ -9,7 +9,7 @@ import { authed } from "../helpers/auth";
 import { api, putInBucket, settled } from "../helpers/byoc";
 import { CRS, process } from "../helpers/process";
 import { seedSamples } from "../helpers/seed";
-import { putZarrFixture } from "../helpers/zarr";
+import { putZarrFixture, settledZarr } from "../helpers/zarr";
 import { refused, tenant, type Tenant, WF_DATE, WF_SENSED, wfB04, wfRequest } from "./helpers";
 
 const BYOC = "/api/v1/byoc/collections";
@@ -33,6 +33,7 @@ beforeAll(async () => {
   await putZarrFixture("westflanders.zarr", `s3://${A_ZARR}/wf.zarr/`);
   const zarr = await authed(ZARR, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "A's zarr", s3Bucket: A_ZARR, path: "wf.zarr/", crs: CRS(32631) }) }, a.bearer);
   expect(zarr.status).toBe(201);
+  expect((await settledZarr(a.bearer, ((await zarr.json()) as { data: { id: string } }).data.id)).status).toBe("INGESTED");
 });
 
 describe("BYOC", () => {

@@ -12,7 +12,7 @@ import { authed } from "../helpers/auth";
 import { api, putInBucket, settled } from "../helpers/byoc";
 import { CRS, process } from "../helpers/process";
 import { seedSamples } from "../helpers/seed";
-import { putZarrFixture } from "../helpers/zarr";
+import { putZarrFixture, settledZarr } from "../helpers/zarr";
 import { jsonInit } from "../helpers/wms";
 import { grantPolicy, refused, tenant, type Tenant, WF_DATE, WF_SENSED, wfB04, wfRequest } from "./helpers";
 
@@ -59,7 +59,8 @@ describe("a granted bucket, then the grant revoked", () => {
     const created = await authed(ZARR, jsonInit("POST", { name: "B's view of A's group", s3Bucket: BUCKET, path: "wf.zarr/", crs: CRS(32631) }), b.bearer);
     expect(created.status).toBe(201);
     const z = ((await created.json()) as { data: { id: string; status: string } }).data;
-    expect(z.status).toBe("INGESTED");
+    expect(z.status).toBe("CREATED"); // ingested right after the answer
+    expect((await settledZarr(b.bearer, z.id)).status).toBe("INGESTED");
     expect((await wfB04(`zarr-${z.id}`, b.bearer)).filter((v) => v > 0).length).toBe(64 * 64);
 
     await setBucketPolicy(env, a.account, BUCKET, null);

@@ -10,13 +10,14 @@ import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { unitsStub } from "../../src/tasks/runner";
 import { LEASE_POLICY } from "../../src/tasks/lease";
-import { unregisterZarr } from "../../src/zarr/ingest";
+import { leaseZarrIngestion, unregisterZarr } from "../../src/zarr/ingest";
 import { createClient } from "../../src/auth/clients";
 import { authed, call, envelope, form, TOKEN_PATH } from "../helpers/auth";
 import { CRS, process, readTiff } from "../helpers/process";
 import { seedSamples } from "../helpers/seed";
 import { statistics } from "../statistics/helpers";
-import { putZarrFixture } from "../helpers/zarr";
+import { putZarrFixture, settledZarr } from "../helpers/zarr";
+import { getZarr, insertZarr } from "../../src/zarr/records";
 
 const ROOT = "/api/v1/zarr/collections";
 const WF = "s3://zarr-user/stores/westflanders.zarr/";
@@ -34,9 +35,11 @@ async function tokenFor(accountId: string): Promise<string> {
 const json = (method: string, body: unknown): RequestInit => ({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 type Zarr = { id: string; status: string; ingestionErrors: string | null; width: number; height: number; name: string; envelope: { coordinates: number[][][] }; additionalData: { bands: Record<string, unknown>; maxMetersPerPixel: number } };
 
-async function createZarr(body: Record<string, unknown>, bearer = owner): Promise<{ status: number; data: Zarr }> {
+/** Creates a collection: the answer (status, CREATED, the spec's first state) and the collection once ingested. */
+async function createZarr(body: Record<string, unknown>, bearer = owner): Promise<{ status: number; created: Zarr; data: Zarr }> {
   const r = await authed(ROOT, json("POST", { name: "West Flanders", crs: CRS(32631), ...body }), bearer);
-  return { status: r.status, data: ((await r.json()) as { data: Zarr }).data };
+  const created = ((await r.json()) as { data: Zarr }).data;
+  return { status: r.status, created, data: r.status === 201 ? await settledZarr(bearer, created.id) : created };
 }
 
 const SCRIPT = `//VERSION=3
@@ -62,7 +65,7 @@ beforeAll(async () => {
   await putZarrFixture("westflanders.zarr", WF);
   [owner, other] = await Promise.all([tokenFor(OWNER), tokenFor(OTHER)]);
   const created = await createZarr({ s3Bucket: "zarr-user", path: "stores/westflanders.zarr/" });
-  expect(created.status).toBe(201);
+  expect([created.status, created.created.status, created.created.ingestionErrors]).toEqual([201, "CREATED", null]);
   id = created.data.id;
 });
 
@@ -180,8 +183,8 @@ describe("lon / lat coordinate arrays", () => {
 
 describe("bad inputs", () => {
   const failed = async (path: string, bucket = "zarr-user") => {
-    const { status, data } = await createZarr({ s3Bucket: bucket, path });
-    expect(status).toBe(201);
+    const { status, created, data } = await createZarr({ s3Bucket: bucket, path });
+    expect([status, created.status]).toEqual([201, "CREATED"]);
     expect(data.status).toBe("FAILED");
     return data.ingestionErrors!;
   };
@@ -273,6 +276,18 @@ describe("an ingestion killed mid-way (issue 25: nothing in flight is lost)", ()
     expect((await pixels(`zarr-${zid}`, "2018-04-19T00:00:00Z", "2018-04-20T00:00:00Z")).length).toBe(64 * 64 * 3);
   });
 
+  it("a request killed after answering CREATED (the ingestion leased, never run): listed CREATED; the alarm sends it, INGESTED", async () => {
+    const zid = crypto.randomUUID();
+    await insertZarr(env, { id: zid, account: OWNER, name: "never run", s3Bucket: "zarr-user", path: "stores/westflanders.zarr/", crs: CRS(32631), created: new Date().toISOString() });
+    expect(await leaseZarrIngestion(env, (await getZarr(env, OWNER, zid))!)).toBe(true);
+    expect((await get(zid)).status).toBe("CREATED");
+    const units = unitsStub(env, `zarr:${zid}`);
+    await expire(units);
+    expect(await runDurableObjectAlarm(units)).toBe(true);
+    expect((await settledZarr(owner, zid)).status).toBe("INGESTED");
+    expect(await units.unit("ingest")).toMatchObject({ status: "DONE", attempts: 1 });
+  });
+
   it("every attempt lost: FAILED with the cause, nothing registered; reingest then ingests it", async () => {
     const { id: zid, units } = await killedIngestion("dead");
     await expire(units);
@@ -283,7 +298,7 @@ describe("an ingestion killed mid-way (issue 25: nothing in flight is lost)", ()
     expect(await runDurableObjectAlarm(units)).toBe(true);
     await vi.waitFor(async () => expect((await get(zid)).status).toBe("FAILED"), { timeout: 15_000, interval: 100 });
     expect((await get(zid)).ingestionErrors).toMatch(/^No attempt finished: 3 attempt\(s\) were each lost/);
-    expect((await process(processBody(`zarr-${zid}`, "2018-04-19T00:00:00Z", "2018-04-20T00:00:00Z"), owner)).status).toBe(400);
+    expect((await process(processBody(`zarr-${zid}`, "2018-04-19T00:00:00Z", "2018-04-20T00:00:00Z"), owner)).status).toBe(404);
     const re = await authed(`${ROOT}/${zid}/reingest`, { method: "PUT" }, owner);
     expect(re.status).toBe(200);
     expect(((await re.json()) as { data: Zarr }).data.status).toBe("INGESTED");

@@ -14,7 +14,7 @@ import { api, tokenOf } from "../helpers/byoc";
 import { CRS, process, readTiff } from "../helpers/process";
 import { sampleFile, seedSamples } from "../helpers/seed";
 import { deflateBomb } from "../helpers/tiff";
-import { putZarrFile, putZarrFixture, zarrFixtureFiles } from "../helpers/zarr";
+import { putZarrFile, putZarrFixture, settledZarr, zarrFixtureFiles } from "../helpers/zarr";
 import { crsFromEpsg } from "../../src/raster/crs";
 import type { EngineError } from "../../src/raster/errors";
 import { guardedStore } from "../../src/raster/zarr/guard";
@@ -52,10 +52,18 @@ async function otherAccountSucceeds(): Promise<void> {
   expect(await pixels(bType, b)).toEqual(expected);
 }
 
-/** Creates account A's collection on `path` of A's bucket; the created record. */
-async function create(path: string): Promise<{ status: number; json: any }> {
-  return api(a, "POST", ROOT, { name: path, s3Bucket: A_BUCKET, path, crs: CRS(32631) });
+/** Creates `bearer`'s collection on `path` of `bucket`; the answer, its `data` the collection once ingested. */
+async function createAs(bearer: string, bucket: string, path: string): Promise<{ status: number; json: any }> {
+  const r = await api(bearer, "POST", ROOT, { name: path, s3Bucket: bucket, path, crs: CRS(32631) });
+  if (r.status === 201) {
+    expect(r.json.data.status).toBe("CREATED"); // ingested right after the answer
+    r.json.data = await settledZarr(bearer, r.json.data.id);
+  }
+  return r;
 }
+
+/** Creates account A's collection on `path` of A's bucket (createAs). */
+const create = (path: string) => createAs(a, A_BUCKET, path);
 
 /** `.zarray` of array `array` of the fixture rewritten by `edit` (an object to merge, or the whole new text). */
 const zarray = (array: string, edit: Record<string, unknown> | string) => (file: string, bytes: ArrayBuffer) => {
@@ -67,7 +75,7 @@ beforeAll(async () => {
   await seedSamples((i) => i.assets.B04?.href.includes("westflanders") ?? false);
   [a, b] = await Promise.all([tokenOf(crypto.randomUUID()), tokenOf(crypto.randomUUID())]);
   await putZarrFixture(FIXTURE, `s3://${B_BUCKET}/wf.zarr`);
-  const created = await api(b, "POST", ROOT, { name: "B", s3Bucket: B_BUCKET, path: "wf.zarr/", crs: CRS(32631) });
+  const created = await createAs(b, B_BUCKET, "wf.zarr/");
   expect(created.json.data.status).toBe("INGESTED");
   bType = `zarr-${created.json.data.id}`;
   expected = await pixels("sentinel-2-l2a", b);
