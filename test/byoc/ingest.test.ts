@@ -235,16 +235,21 @@ const expire = (units: ReturnType<typeof unitsStub>, id: string) =>
 
 const reingest = (c: string, id: string) => api(owner, "POST", `${C}/${c}/tiles/${id}/reingest`);
 
+/** The units' alarm sends tile `id`'s unit and the queue ingests the tile, once (one attempt, one item). */
+async function alarmIngestsOnce(units: ReturnType<typeof unitsStub>, c: string, id: string): Promise<void> {
+  expect(await runDurableObjectAlarm(units)).toBe(true);
+  expect((await settled(owner, c, id)).status).toBe("INGESTED");
+  expect(await units.unit(id)).toMatchObject({ status: "DONE", attempts: 1 });
+  expect(await itemCount(c)).toBe(1);
+}
+
 describe("nothing in flight is lost: leased ingestion (issue 25)", () => {
   it("a tile QUEUED when the server died (message never sent): busy for reingest; the alarm re-sends it, INGESTED once", async () => {
     const c = await newCollection();
     const { id, units } = await leasedTile(c, "QUEUED");
     const refused = await reingest(c, id);
     expect([refused.status, refused.json.error.message]).toEqual([400, `Tile ${id} is QUEUED and its ingestion is under way; reingest it once it is INGESTED or FAILED.`]);
-    expect(await runDurableObjectAlarm(units)).toBe(true);
-    expect((await settled(owner, c, id)).status).toBe("INGESTED");
-    expect(await units.unit(id)).toMatchObject({ status: "DONE", attempts: 1 });
-    expect(await itemCount(c)).toBe(1);
+    await alarmIngestsOnce(units, c, id);
   });
 
   it("a tile INGESTING when its Worker was killed: reingest refused while the lease runs, accepted once it expired", async () => {
@@ -283,10 +288,7 @@ describe("nothing in flight is lost: leased ingestion (issue 25)", () => {
     const waiting = await api(owner, "GET", `${C}/${c}/tiles?status=WAITING`);
     expect(waiting.json.data.map((t: { id: string; status: string }) => [t.id, t.status])).toEqual([[id, "WAITING"]]);
     await expire(units, id);
-    expect(await runDurableObjectAlarm(units)).toBe(true);
-    expect((await settled(owner, c, id)).status).toBe("INGESTED");
-    expect(await units.unit(id)).toMatchObject({ status: "DONE", attempts: 1 });
-    expect(await itemCount(c)).toBe(1);
+    await alarmIngestsOnce(units, c, id);
   });
 
   it("a tile QUEUED without a unit (queued before leases existed, its message lost) can be reingested", async () => {
