@@ -73,7 +73,8 @@ export default defineConfig(async () => {
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
           // PUBLIC_BASE_URL: the origin tests send requests to (test/helpers/auth.ts BASE)
-          bindings: { TEST_MIGRATIONS: migrations, PUBLIC_BASE_URL: "http://localhost", MEASURE_TRANSFER: process.env.MEASURE_TRANSFER ?? "" },
+          // S3_HOSTS: 127.0.0.1 on any port serves the S3 endpoint at its root (test/s3/address.test.ts)
+          bindings: { TEST_MIGRATIONS: migrations, PUBLIC_BASE_URL: "http://localhost", S3_HOSTS: "127.0.0.1", MEASURE_TRANSFER: process.env.MEASURE_TRANSFER ?? "" },
           serviceBindings: { SAMPLE_DATA: sampleData, PY_DECODE: pyScript("py_decode.py"), PY_S3: pyScript("py_s3.py"), PY_ZARR: pyScript("py_zarr.py") },
         },
       }),
