@@ -8,6 +8,8 @@ declare global {
       PY_DECODE: Fetcher;
       PY_S3: Fetcher;
       PY_ZARR: Fetcher;
+      PY_S3_CLIENTS: Fetcher;
+      S3_BRIDGE: Fetcher;
     }
   }
 }
