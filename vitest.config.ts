@@ -2,6 +2,8 @@ import { defineConfig } from "vitest/config";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { spawn } from "node:child_process";
 import { readFile, readdir } from "node:fs/promises";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { clientRelay } from "./scripts/lib/client-relay.mjs";
 
@@ -46,7 +48,9 @@ const PYTHON = "/usr/bin/python3";
  * - PY_DECODE (scripts/py_decode.py): decodes test outputs with the decoders real clients use (Pillow, tifffile
  *   without imagecodecs, GDAL, Python's tarfile and email);
  * - PY_S3 (scripts/py_s3.py): S3 requests signed and answers parsed by botocore (tests of src/s3);
- * - PY_ZARR (scripts/py_zarr.py): Zarr v2 stores read by zarr-python (tests of batch Zarr output).
+ * - PY_ZARR (scripts/py_zarr.py): Zarr v2 stores read by zarr-python (tests of batch Zarr output);
+ * - PY_S3_CLIENTS (scripts/py_s3_clients.py): GDAL's /vsis3/ and Zarr driver and rasterio reading objects over
+ *   S3_BRIDGE (tests of src/s3 at the root of an S3 address).
  */
 function pyScript(script: string): (request: Request) => Promise<Response> {
   return (request) => request.arrayBuffer().then((body) => new Promise((done) => {
@@ -65,6 +69,47 @@ function pyScript(script: string): (request: Request) => Promise<Response> {
   }));
 }
 
+/** What the S3 bridge needs of the Miniflare instance that runs the tests (Miniflare passes itself to services). */
+interface Dispatcher {
+  dispatchFetch(url: string, init?: RequestInit): Promise<Response>;
+}
+
+/** Forwards one request of a TCP client to the Worker under test and streams its answer back (until the client hangs up). */
+async function forwardToWorker(mf: Dispatcher, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  const body = req.method === "GET" || req.method === "HEAD" ? undefined : Buffer.concat(chunks);
+  const hangUp = new AbortController();
+  res.on("close", () => hangUp.abort()); // GDAL closes a connection once it has the bytes it needs
+  const r = await mf.dispatchFetch(`http://${req.headers.host}${req.url}`, { method: req.method, headers, body, redirect: "manual", signal: hangUp.signal });
+  res.writeHead(r.status, Object.fromEntries(r.headers));
+  if (r.body && req.method !== "HEAD") for await (const chunk of r.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
+  res.end();
+}
+
+/** The address of each Miniflare instance's bridge (one HTTP server per instance, started on first use). */
+const bridges = new WeakMap<Dispatcher, Promise<string>>();
+
+/**
+ * S3_BRIDGE: a real TCP address in front of the Worker under test, for S3 clients that take a host and port rather
+ * than a fetch function (GDAL's /vsis3/ with AWS_S3_ENDPOINT, rasterio): GET http://bridge/ answers
+ * {"endpoint": "127.0.0.1:<port>"}, an HTTP server on a free port that passes every request unchanged (method,
+ * path, headers with the Host the client signed, body) to the Worker through Miniflare's dispatchFetch, as the
+ * TCP forward of `npm start`'s S3 port does; the Worker serves S3 at the root of 127.0.0.1 (S3_HOSTS below).
+ */
+function s3Bridge(_request: Request, mf: Dispatcher): Promise<Response> {
+  let address = bridges.get(mf);
+  if (!address) {
+    const server = createServer((req, res) => forwardToWorker(mf, req, res).catch((e: Error) => (res.headersSent ? res.destroy() : res.writeHead(502).end(String(e)))));
+    address = new Promise((done) => server.listen(0, "127.0.0.1", () => done(`127.0.0.1:${(server.address() as AddressInfo).port}`)));
+    server.unref();
+    bridges.set(mf, address);
+  }
+  return address.then((endpoint) => Response.json({ endpoint }));
+}
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
   return {
@@ -74,13 +119,17 @@ export default defineConfig(async () => {
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
           // PUBLIC_BASE_URL: the origin tests send requests to (test/helpers/auth.ts BASE); BUCKET_REGIONS: the buckets
-          // test/locations puts in a CREODIAS region, so their BYOC collections are hosted in location creo
+          // test/locations puts in a CREODIAS region, so their BYOC collections are hosted in location creo;
+          // S3_HOSTS: 127.0.0.1 on any port (the S3 bridge; test/s3/address.test.ts) serves the S3 endpoint at its root
           bindings: {
             TEST_MIGRATIONS: migrations, PUBLIC_BASE_URL: "http://localhost", MEASURE_TRANSFER: process.env.MEASURE_TRANSFER ?? "",
-            BUCKET_REGIONS: JSON.stringify({ "loc-creo": "waw3-1", "loc-creo-async": "waw3-1" }),
+            BUCKET_REGIONS: JSON.stringify({ "loc-creo": "waw3-1", "loc-creo-async": "waw3-1" }), S3_HOSTS: "127.0.0.1",
           },
           // CLIENT_RELAY (scripts/lib/client-relay.mjs): real HTTP client programs (GDAL, OWSLib) against the Worker
-          serviceBindings: { SAMPLE_DATA: sampleData, PY_DECODE: pyScript("py_decode.py"), PY_S3: pyScript("py_s3.py"), PY_ZARR: pyScript("py_zarr.py"), CLIENT_RELAY: clientRelay },
+          serviceBindings: {
+            SAMPLE_DATA: sampleData, PY_DECODE: pyScript("py_decode.py"), PY_S3: pyScript("py_s3.py"), PY_ZARR: pyScript("py_zarr.py"),
+            CLIENT_RELAY: clientRelay, PY_S3_CLIENTS: pyScript("py_s3_clients.py"), S3_BRIDGE: s3Bridge as never,
+          },
         },
       }),
     ],

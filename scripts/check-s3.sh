@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # End-to-end check of the S3 endpoint (src/s3) with the tools users have, outside vitest:
-#   `npm start` on a spare port, then `aws s3 cp` up (multipart: 9 MB), `aws s3 ls`, a boto3 GetObject with Range, `aws s3 cp` down,
-#   and `npx wrangler r2 object get` of the same object straight from the local R2 state; every byte is compared
-#   with the uploaded file. Usage: scripts/check-s3.sh  (env: PORT, default 8797; EO_EDGE_STATE, default .state).
-# Needs aws cli and python3 with boto3 (Debian: apt-get install -y awscli python3-boto3).
+#   `npm start` on spare ports, then against its S3 port (the endpoint at the root of its own address) `aws s3 cp`
+#   up (multipart: 9 MB), `aws s3 ls`, a boto3 GetObject with Range, `aws s3 cp` down, `npx wrangler r2 object get`
+#   of the same object straight from the local R2 state, `aws s3 presign` (Signature Version 2, aws cli v1's default,
+#   and s3v4) through curl, and GDAL's /vsis3/ (gdal_translate) when GDAL is installed; every byte is compared with
+#   the uploaded file. Usage: scripts/check-s3.sh  (env: PORT, default 8797, S3 on PORT+2; EO_EDGE_STATE, default .state).
+# Needs aws cli and python3 with boto3 (Debian: apt-get install -y awscli python3-boto3; GDAL: gdal-bin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PORT="${PORT:-8797}" EO_EDGE_STATE="${EO_EDGE_STATE:-.state}"
@@ -20,7 +22,7 @@ keys="$EO_EDGE_STATE/demo-s3-keys.json"
 export AWS_ACCESS_KEY_ID="${S3_ACCESS_KEY_ID:-$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['accessKeyId'])" "$keys")}"
 export AWS_SECRET_ACCESS_KEY="${S3_SECRET_ACCESS_KEY:-$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['secretAccessKey'])" "$keys")}"
 export AWS_DEFAULT_REGION=us-east-1
-endpoint="http://127.0.0.1:$PORT/s3"
+endpoint="$(EO_EDGE_STATE="$EO_EDGE_STATE" npm run -s credentials | python3 -c "import json,sys; print(json.load(sys.stdin)['s3_endpoint'])")"
 bucket=check-s3
 key="run-$(date +%s)/sample file.bin"
 head -c 9000000 /dev/urandom >"$work/in.bin" # above aws cli's 8 MiB multipart threshold: 2 parts
@@ -59,13 +61,25 @@ PY
 echo "== npx wrangler r2 object get eo-edge-buckets/$bucket/$key --local"
 npx wrangler r2 object get "eo-edge-buckets/$bucket/$key" --local --persist-to "$EO_EDGE_STATE" --file "$work/r2.bin" 2>&1 | grep -v "^$" | tail -3
 cmp "$work/in.bin" "$work/r2.bin" && echo "wrangler r2 bytes equal the upload"
-echo "== aws s3 presign + curl"
-# aws cli v1 presigns with Signature Version 2 unless told otherwise; the endpoint accepts SigV4 only
+echo "== aws s3 presign + curl (aws cli v1's default Signature Version 2, then s3v4)"
+url="$(aws --endpoint-url "$endpoint" s3 presign "s3://$bucket/$key" --expires-in 300)"
+echo "${url%%\?*}?$(sed -E 's/.*(AWSAccessKeyId|X-Amz-Algorithm)=.*/\1/' <<<"$url")=..."
+curl -sf "$url" -o "$work/presigned.bin"
+cmp "$work/in.bin" "$work/presigned.bin" && echo "presigned URL bytes equal the upload"
 printf '[default]\ns3 =\n    signature_version = s3v4\n' >"$work/aws-config"
 url="$(AWS_CONFIG_FILE="$work/aws-config" aws --endpoint-url "$endpoint" s3 presign "s3://$bucket/$key" --expires-in 300)"
 echo "${url%%\?*}?X-Amz-Algorithm=...&X-Amz-Expires=$(sed -E 's/.*X-Amz-Expires=([0-9]+).*/\1/' <<<"$url")&..."
-curl -sf "$url" -o "$work/presigned.bin"
-cmp "$work/in.bin" "$work/presigned.bin" && echo "presigned URL bytes equal the upload"
+curl -sf "$url" -o "$work/presigned4.bin"
+cmp "$work/in.bin" "$work/presigned4.bin" && echo "presigned URL bytes equal the upload"
+gdalpy=""
+for py in /usr/bin/python3 python3; do "$py" -c "from osgeo import gdal" 2>/dev/null && { gdalpy="$py"; break; }; done
+if [ -n "$gdalpy" ]; then
+  echo "== GDAL /vsis3/ (AWS_S3_ENDPOINT=${endpoint#http://})"
+  AWS_S3_ENDPOINT="${endpoint#http://}" AWS_HTTPS=NO AWS_VIRTUAL_HOSTING=FALSE \
+    "$gdalpy" -c "from osgeo import gdal; import sys; gdal.UseExceptions(); f = gdal.VSIFOpenL(sys.argv[1], 'rb'); open(sys.argv[2], 'wb').write(gdal.VSIFReadL(1, 10**8, f))" \
+    "/vsis3/$bucket/$key" "$work/gdal.bin"
+  cmp "$work/in.bin" "$work/gdal.bin" && echo "GDAL /vsis3/ bytes equal the upload"
+fi
 echo "== aws s3 rm"
 aws --endpoint-url "$endpoint" s3 rm "s3://$bucket/$key"
 echo "S3 END-TO-END CHECK PASSED"

@@ -7,6 +7,7 @@ stdin: {"items": [item, ...]}, each item
    "op": "put_object" | "get_object" | "list_objects_v2" | ... (a boto3 S3 client method), "params": {...},
    "time": "2020-01-01T00:00:00" (optional: sign as at this UTC time),
    "presign": 3600 (optional: a presigned URL of that many seconds instead of a header-signed request),
+   "signature_version": "s3v4" (default) or "s3" (Signature Version 2: HmacV1Auth, presigned HmacV1QueryAuth),
    "response": {"status": 200, "headers": {...}, "body": "<base64>"} (optional)}
 Without "response": answers {"method", "url", "headers", "body": base64} of the request botocore would send.
 With "response": answers what the boto3 call returns for that HTTP answer ({"result": {...}} with bytes as
@@ -15,8 +16,10 @@ stdout: {"results": [...]} in item order. Exit 3 when boto3 is missing (the test
 """
 import base64
 import datetime
+import email.utils
 import json
 import sys
+import time
 
 try:
     import boto3
@@ -59,6 +62,19 @@ class FixedClock:
         return self.when
 
 
+class FixedTime:
+    """Stands in for botocore.auth's `time` module (SigV2 presigned URLs: Expires = time() + expiry)."""
+
+    def __init__(self, when):
+        self.seconds = when.replace(tzinfo=datetime.timezone.utc).timestamp()
+
+    def time(self):
+        return self.seconds
+
+    def __getattr__(self, name):
+        return getattr(time, name)
+
+
 class RawBody:
     """The minimal urllib3-like body botocore's AWSResponse reads from."""
 
@@ -77,7 +93,7 @@ class RawBody:
 
 
 def client(item):
-    cfg = Config(signature_version="s3v4", s3={"addressing_style": "path"}, retries={"max_attempts": 0})
+    cfg = Config(signature_version=item.get("signature_version", "s3v4"), s3={"addressing_style": "path"}, retries={"max_attempts": 0})
     return boto3.client("s3", endpoint_url=item["endpoint"], aws_access_key_id=item["key"], aws_secret_access_key=item["secret"],
                         region_name=item.get("region", "us-east-1"), config=cfg)
 
@@ -143,9 +159,13 @@ def parse(item):
 
 
 def run(item):
-    clock = FixedClock(datetime.datetime.fromisoformat(item["time"])) if "time" in item else datetime
+    when = datetime.datetime.fromisoformat(item["time"]) if "time" in item else None
+    clock = FixedClock(when) if when else datetime
     for module in SIGNERS:
         module.datetime = clock
+    # SigV2 reads the clock through time.time() (presigned Expires) and email.utils.formatdate (the Date header)
+    botocore.auth.time = FixedTime(when) if when else time
+    botocore.auth.formatdate = (lambda usegmt=True: email.utils.formatdate(FixedTime(when).time(), usegmt=usegmt)) if when else email.utils.formatdate
     if "params" in item and "Body" in item["params"]:
         item["params"]["Body"] = base64.b64decode(item["params"]["Body"])
     return parse(item) if "response" in item else sign(item)

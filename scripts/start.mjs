@@ -10,6 +10,9 @@
 // (default PORT+1) is location `creo` (hosting the BYOC collections of buckets in CREODIAS regions: the seeded
 // Sentinel-1 BYOC sample, scripts/lib/regions.mjs). PORT2 is a plain TCP forward to PORT; the Worker serves a request as the location whose configured URL
 // it was sent to (LOCATIONS). Tokens from either address work at both (one issuer, as Sentinel Hub's one login).
+// http://127.0.0.1:$S3_PORT (default PORT+2) is the S3 endpoint at the root of its own address, for GDAL's /vsis3/,
+// rasterio and s3fs, which cannot sign for an endpoint under a path (<location>/s3 still serves boto3 and aws cli):
+// another TCP forward to PORT, served as S3 because its address is in S3_HOSTS (src/s3/address.ts).
 // The addresses are written to <state>/endpoints.json for `npm run credentials` (scripts/credentials.mjs).
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
@@ -23,8 +26,8 @@ import { BUCKET_REGIONS } from "./lib/regions.mjs";
 const t0 = performance.now();
 const seconds = () => ((performance.now() - t0) / 1000).toFixed(1);
 const state = startState();
-const { port, port2 } = startPorts();
-const served = endpoints(port, port2);
+const { port, port2, s3Port } = startPorts();
+const served = endpoints(port, port2, s3Port);
 
 /** Exits with a message (and the output of the failed command, when given). */
 function die(message, output = "") {
@@ -41,7 +44,8 @@ function build(script) {
   if (said) console.log(said);
 }
 
-for (const p of [port, port2]) if (!(await portFree(p))) die(`port ${p} is in use (another npm start?): stop it, or set PORT (and PORT2) to free ports.`);
+if (new Set([port, port2, s3Port]).size !== 3) die(`PORT (${port}), PORT2 (${port2}) and S3_PORT (${s3Port}) must be three different ports.`);
+for (const p of [port, port2, s3Port]) if (!(await portFree(p))) die(`port ${p} is in use (another npm start?): stop it, or set PORT (and PORT2, S3_PORT) to free ports.`);
 build("wasm/build.mjs");
 build("scripts/build-web.mjs");
 mkdirSync(state, { recursive: true });
@@ -60,7 +64,8 @@ const locations = JSON.stringify(served.locations.map(({ id, url }) => ({ id, ur
 // PUBLIC_BASE_URL (token issuer and links) is the primary location's address. The S3 endpoint's keys are the
 // accounts' (D1, src/buckets/keys.ts): the seed stores the demo keys for the demo account.
 // BUCKET_REGIONS: the second location's BYOC sample is in a CREODIAS bucket (scripts/lib/regions.mjs).
-const vars = [`PUBLIC_BASE_URL:${served.base_url}`, "LOCATION_ID:aws-eu-central-1", `LOCATIONS:${locations}`, `BUCKET_REGIONS:${JSON.stringify(BUCKET_REGIONS)}`].flatMap((v) => ["--var", v]);
+// S3_HOSTS: the S3 port's address, served as S3 at its root (src/s3/address.ts).
+const vars = [`PUBLIC_BASE_URL:${served.base_url}`, "LOCATION_ID:aws-eu-central-1", `LOCATIONS:${locations}`, `BUCKET_REGIONS:${JSON.stringify(BUCKET_REGIONS)}`, `S3_HOSTS:${new URL(served.s3_endpoint).host}`].flatMap((v) => ["--var", v]);
 const dev = spawn(...wrangler(["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", ...vars]), { stdio: ["ignore", "pipe", "pipe"], env: wranglerEnv });
 
 // Until it serves, wrangler dev's output (banner, bindings table) is kept for a failure report; then shown, filtered.
@@ -75,17 +80,21 @@ dev.on("exit", (code, signal) => {
   process.exit(code ?? 0);
 });
 
-// The second location's address: every connection piped to the Worker's port unchanged (the Host header names PORT2)
-const forward = createServer((client) => {
-  const upstream = createConnection({ host: "127.0.0.1", port });
-  client.pipe(upstream).pipe(client);
-  const close = () => (client.destroy(), upstream.destroy());
-  client.on("error", close);
-  upstream.on("error", close);
-});
-forward.on("error", (e) => (dev.kill("SIGINT"), die(`the second location's port ${port2}: ${e.message}`)));
-forward.listen(port2, "127.0.0.1");
-const stop = () => (forward.close(), dev.kill("SIGINT"));
+/** Listens on 127.0.0.1:from and pipes every connection to the Worker's port unchanged (the Host header names `from`). */
+function forwardPort(from, what) {
+  const server = createServer((client) => {
+    const upstream = createConnection({ host: "127.0.0.1", port });
+    client.pipe(upstream).pipe(client);
+    const close = () => (client.destroy(), upstream.destroy());
+    client.on("error", close);
+    upstream.on("error", close);
+  });
+  server.on("error", (e) => (dev.kill("SIGINT"), die(`${what} port ${from}: ${e.message}`)));
+  server.listen(from, "127.0.0.1");
+  return server;
+}
+const forwards = [forwardPort(port2, "the second location's"), forwardPort(s3Port, "the S3 endpoint's")];
+const stop = () => (forwards.forEach((f) => f.close()), dev.kill("SIGINT"));
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
 
@@ -121,7 +130,8 @@ console.log(`
 EO Edge is running (state ${where}, ready in ${seconds()} s)
   Console           ${served.console_url}
   API docs          ${served.docs_url}
-${served.locations.map((l) => `  ${pad(l.id, 17)} ${pad(l.url, 23)} S3 ${pad(l.s3_endpoint, 26)} (${l.hosts})`).join("\n")}
+${served.locations.map((l) => `  ${pad(l.id, 17)} ${pad(l.url, 23)} (${l.hosts}; S3 also at ${l.url}/s3)`).join("\n")}
+  S3 endpoint       ${pad(served.s3_endpoint, 23)} (every bucket, both locations; GDAL: AWS_S3_ENDPOINT=${new URL(served.s3_endpoint).host} AWS_HTTPS=NO)
   Token URL         ${served.token_url}
   Demo client       id ${demo.client_id}  secret ${demo.client_secret}
   Demo S3 keys      id ${s3.accessKeyId}  secret ${s3.secretAccessKey}

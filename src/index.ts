@@ -3,7 +3,7 @@ import type { Env } from "./env";
 import { atLocation } from "./locations/hosting";
 import { buildApi } from "./routes";
 import { queueRouter } from "./tasks/kinds";
-import { isS3Request, serveS3 } from "./s3";
+import { s3Prefix, serveS3 } from "./s3";
 import { signingKey } from "./auth/keys";
 import { builtinCollections } from "./storage/registry";
 
@@ -29,11 +29,26 @@ function warmUp(env: Env, ctx: ExecutionContext): void {
   ctx.waitUntil(Promise.allSettled([signingKey(env), builtinCollections(env)]));
 }
 
+/**
+ * `answer` (the API's), or for a GET or HEAD it answered 404 the console's static file of that path (web/, the
+ * ASSETS binding) when there is one. The Worker runs before the static files (wrangler.toml run_worker_first) so
+ * that S3 hosts answer at their root; API paths keep precedence over file names.
+ */
+async function orStaticFile(request: Request, env: Env, answer: Promise<Response>): Promise<Response> {
+  const response = await answer;
+  if (response.status !== 404 || (request.method !== "GET" && request.method !== "HEAD")) return response;
+  const file = await env.ASSETS.fetch(request);
+  if (file.status === 404) return (await file.body?.cancel(), response);
+  await response.body?.cancel();
+  return file;
+}
+
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-    if (isS3Request(request)) return serveS3(request, env); // S3-compatible endpoint: SigV4, XML errors (src/s3)
+    const s3 = s3Prefix(request, env);
+    if (s3 !== undefined) return serveS3(request, env, s3); // S3-compatible endpoint: SigV4/V2, XML errors (src/s3)
     warmUp(env, ctx);
-    return api.fetch(request, atLocation(request, env), ctx);
+    return orStaticFile(request, env, api.fetch(request, atLocation(request, env), ctx));
   },
   queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
     return queueRouter.consume(batch, env);

@@ -51,35 +51,41 @@ export function currentState() {
   return startState();
 }
 
-/** The S3 endpoint of a location served at `base` (the one place that says where it is). */
-export const s3Endpoint = (base) => `${base}/s3`;
+/**
+ * The S3 endpoint `npm start` serves on 127.0.0.1:s3Port (the one place that says where it is): the S3 API at the
+ * root of its own port, as GDAL's `/vsis3/` (AWS_S3_ENDPOINT=127.0.0.1:<port>), rasterio and s3fs need; the Worker
+ * serves S3 at the root of the addresses in S3_HOSTS (src/s3/address.ts). Every location's `<url>/s3` serves the
+ * same buckets, for clients given an endpoint URL.
+ */
+export const s3Endpoint = (s3Port) => `http://127.0.0.1:${s3Port}`;
 
 /**
- * The addresses of the two locations `npm start` serves on 127.0.0.1:port and :port2 (src/locations; the Worker
- * answers on port, port2 forwards to it): the primary `aws-eu-central-1` (Sentinel-2, Sentinel-1 GRD; token issuer,
- * console, docs) and `creo` (BYOC collections of buckets in CREODIAS regions, scripts/lib/regions.mjs). The shape
+ * The addresses `npm start` serves on 127.0.0.1 (src/locations; the Worker answers on port, port2 and s3Port
+ * forward to it): the locations, primary `aws-eu-central-1` (Sentinel-2, Sentinel-1 GRD; token issuer, console,
+ * docs) on port and `creo` (BYOC collections of buckets in CREODIAS regions, scripts/lib/regions.mjs) on port2, and
+ * the S3 endpoint on s3Port. The buckets are the deployment's, not a location's: one S3 port serves both. The shape
  * of <state>/endpoints.json.
  */
-export function endpoints(port, port2) {
+export function endpoints(port, port2, s3Port) {
   const base = `http://127.0.0.1:${port}`;
   const base2 = `http://127.0.0.1:${port2}`;
   return {
     base_url: base,
     token_url: `${base}/auth/realms/main/protocol/openid-connect/token`,
-    s3_endpoint: s3Endpoint(base),
+    s3_endpoint: s3Endpoint(s3Port),
     console_url: `${base}/`,
     docs_url: `${base}/docs.html`,
     locations: [
-      { id: "aws-eu-central-1", hosts: "Sentinel-2 L1C/L2A, Sentinel-1 GRD", url: base, s3_endpoint: s3Endpoint(base) },
-      { id: "creo", hosts: "BYOC in CREODIAS buckets", url: base2, s3_endpoint: s3Endpoint(base2) },
+      { id: "aws-eu-central-1", hosts: "Sentinel-2 L1C/L2A, Sentinel-1 GRD", url: base },
+      { id: "creo", hosts: "BYOC in CREODIAS buckets", url: base2 },
     ],
   };
 }
 
-/** `npm start`'s ports: $PORT (default 8787) and $PORT2 (default PORT + 1). */
+/** `npm start`'s ports: $PORT (default 8787), $PORT2 (default PORT + 1) and $S3_PORT (default PORT + 2). */
 export function startPorts() {
   const port = Number(process.env.PORT ?? 8787);
-  return { port, port2: Number(process.env.PORT2 ?? port + 1) };
+  return { port, port2: Number(process.env.PORT2 ?? port + 1), s3Port: Number(process.env.S3_PORT ?? port + 2) };
 }
 
 /** Writes <state>/endpoints.json (what this start serves, with its pid) and points `npm run credentials` at state. */
@@ -93,13 +99,13 @@ export function recordStart(state, served) {
   }
 }
 
-/** The addresses recorded by the last `npm start` of state, else those $PORT/$PORT2 (or the defaults) give. */
+/** The addresses recorded by the last `npm start` of state, else those $PORT/$PORT2/$S3_PORT (or the defaults) give. */
 export function servedEndpoints(state) {
   try {
     return JSON.parse(readFileSync(join(state, "endpoints.json"), "utf8"));
   } catch {
-    const { port, port2 } = startPorts();
-    return endpoints(port, port2);
+    const { port, port2, s3Port } = startPorts();
+    return endpoints(port, port2, s3Port);
   }
 }
 

@@ -22,6 +22,7 @@ export function r2Store(r2: R2Bucket, bucket: string, root: string): ObjectStore
     etag: o.etag,
     uploaded: o.uploaded,
     contentType: o.httpMetadata?.contentType,
+    ...(o.customMetadata && Object.keys(o.customMetadata).length ? { metadata: o.customMetadata } : {}),
   });
   const multipart: MultipartUploads = {
     async create(key, options) {
@@ -49,7 +50,8 @@ export function r2Store(r2: R2Bucket, bucket: string, root: string): ObjectStore
       return o ? meta(o) : null;
     },
     async put(key, body, options) {
-      const o = await r2.put(full(key), body, { httpMetadata: options?.contentType ? { contentType: options.contentType } : undefined, sha256: options?.sha256 });
+      const httpMetadata = options?.contentType ? { contentType: options.contentType } : undefined;
+      const o = await r2.put(full(key), body, { httpMetadata, sha256: options?.sha256, customMetadata: options?.metadata });
       return meta(o!);
     },
     async delete(keys) {

@@ -24,6 +24,8 @@ export interface StoredObject {
   etag: string;
   uploaded: Date;
   contentType?: string;
+  /** Custom metadata (R2 customMetadata): the S3 endpoint keeps an upload's checksum header here (src/s3/objects.ts). */
+  metadata?: Record<string, string>;
 }
 
 /** An object's bytes (the whole object or the requested range). */
@@ -80,8 +82,9 @@ export interface ObjectStore {
   /**
    * Stores `body` (a stream must have a known length, e.g. a request body with Content-Length). `sha256` (hex): the
    * digest the bytes must have; R2 stores refuse a mismatch (throw, nothing stored), other stores ignore it.
+   * `metadata`: custom metadata, kept by R2 stores (StoredObject.metadata), ignored by other stores.
    */
-  put(key: string, body: ReadableStream | ArrayBuffer | ArrayBufferView | string, options?: { contentType?: string; sha256?: string }): Promise<StoredObject>;
+  put(key: string, body: ReadableStream | ArrayBuffer | ArrayBufferView | string, options?: { contentType?: string; sha256?: string; metadata?: Record<string, string> }): Promise<StoredObject>;
   delete(keys: string | string[]): Promise<void>;
   /** `cursor` continues a previous listing; `startAfter` lists keys after this one (S3's start-after). */
   list(options?: ListOptions): Promise<ObjectListing>;

@@ -1,6 +1,7 @@
 /**
- * AWS Signature Version 4 checks of requests to the S3 endpoint: the Authorization header form (what aws cli and
- * boto3 send) and presigned URLs (X-Amz-* query parameters, `aws s3 presign`). The canonical request and signature
+ * Signature checks of requests to the S3 endpoint. AWS Signature Version 4: the Authorization header form (what aws
+ * cli and boto3 send) and presigned URLs (X-Amz-* query parameters, `aws s3 presign` with s3v4); Signature Version
+ * 2 (`Authorization: AWS ...`, presigned AWSAccessKeyId/Expires/Signature URLs) is ./sigv2.ts's. The canonical request and signature
  * are computed by aws4fetch's AwsV4Signer over exactly the headers the client signed; this module only parses,
  * compares and checks dates (AWS docs: "Authenticating Requests (AWS Signature Version 4)", S3 API reference). The
  * signature verified is the seed of a signed aws-chunked upload, whose chunk signatures ./chunksig.ts checks with the
@@ -10,6 +11,7 @@ import { AwsV4Signer } from "aws4fetch";
 import type { S3Keys } from "../buckets/config";
 import { constantTimeEqual } from "../http/compare";
 import { stringSigner } from "./chunksig";
+import { checkTimeV2, isSigV2, signatureV2Of, verifyV2 } from "./sigv2";
 import { S3Error, accessDenied } from "./xml";
 
 /** How far X-Amz-Date may be from the clock (S3: 15 minutes). */
@@ -33,6 +35,8 @@ export interface SignedRequest {
   payload?: string;
   /** Set once verified: hex HMAC-SHA256 of a string with the request's signing key (chunk signatures, ./chunksig.ts). */
   signString?: (stringToSign: string) => Promise<string>;
+  /** Signature Version 2 (./sigv2.ts): no scope (date, region empty), no signed headers, payload UNSIGNED-PAYLOAD. */
+  sigv2?: true;
 }
 
 const malformed = (message: string) => new S3Error(400, "AuthorizationHeaderMalformed", message);
@@ -46,14 +50,12 @@ function credential(value: string): Pick<SignedRequest, "accessKeyId" | "date" |
 }
 
 /**
- * The signature claims of a request, from its Authorization header or presigned query.
- * @throws S3Error AccessDenied (anonymous), AuthorizationHeaderMalformed / InvalidRequest (malformed parts, SigV2).
+ * The SigV4 signature claims of a request, from its Authorization header or presigned query.
+ * @throws S3Error AccessDenied (anonymous), AuthorizationHeaderMalformed / InvalidRequest (malformed parts).
  */
 export function signatureOf(request: Request): SignedRequest {
   const url = new URL(request.url);
   const auth = request.headers.get("authorization");
-  if (/^AWS /.test(auth ?? "") || url.searchParams.has("AWSAccessKeyId"))
-    throw new S3Error(400, "InvalidRequest", "Signature Version 2 is not supported; sign with AWS4-HMAC-SHA256 (for `aws s3 presign`: aws configure set default.s3.signature_version s3v4).");
   if (auth) {
     const m = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/.exec(auth.trim());
     if (!m) throw malformed("The Authorization header must be AWS4-HMAC-SHA256 Credential=..., SignedHeaders=..., Signature=<64 hex digits> (Signature Version 4).");
@@ -63,7 +65,7 @@ export function signatureOf(request: Request): SignedRequest {
     return { ...credential(m[1]!), datetime, signedHeaders: m[2]!.split(";"), signature: m[3]!, presigned: false, payload };
   }
   const q = url.searchParams;
-  if (q.get("X-Amz-Algorithm") === null) throw accessDenied("Anonymous access is not allowed: sign requests with this endpoint's access keys (AWS Signature Version 4).");
+  if (q.get("X-Amz-Algorithm") === null) throw accessDenied("Anonymous access is not allowed: sign requests with this endpoint's access keys (AWS Signature Version 4 or 2).");
   if (q.get("X-Amz-Algorithm") !== "AWS4-HMAC-SHA256") throw malformed("X-Amz-Algorithm must be AWS4-HMAC-SHA256.");
   const expires = Number(q.get("X-Amz-Expires") ?? "");
   if (!Number.isInteger(expires) || expires < 1 || expires > MAX_EXPIRES_S)
@@ -97,10 +99,13 @@ export function checkDate(s: SignedRequest, now: number): void {
   }
 }
 
-/** The signer of the request as its client computed it: same URL (Host header's host), signed headers and date. */
+/**
+ * The signer of the request as its client computed it: same URL, signed headers and date. The host signed is the
+ * URL's: the Host header the client sent in production and under wrangler dev (whose proxy restores it), while
+ * Miniflare's dispatchFetch (the tests' TCP bridge) keeps the client's URL but sends its own Host header.
+ */
 function signerOf(request: Request, s: SignedRequest, keys: S3Keys): AwsV4Signer {
   const url = new URL(request.url);
-  url.host = request.headers.get("host") ?? url.host;
   if (s.presigned) url.searchParams.delete("X-Amz-Signature");
   const headers = new Headers();
   for (const name of s.signedHeaders) if (name !== "host") headers.set(name, request.headers.get(name) ?? "");
@@ -110,17 +115,37 @@ function signerOf(request: Request, s: SignedRequest, keys: S3Keys): AwsV4Signer
   });
 }
 
+/** The key `keyOf` finds for `accessKeyId`. @throws S3Error InvalidAccessKeyId. */
+async function keyFor<K extends S3Keys>(accessKeyId: string, keyOf: (accessKeyId: string) => Promise<K | null>): Promise<K> {
+  const keys = await keyOf(accessKeyId);
+  if (!keys) throw new S3Error(403, "InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.", { AWSAccessKeyId: accessKeyId });
+  return keys;
+}
+
+/** Verifies a SigV2 request (./sigv2.ts); its claims as a SignedRequest with `sigv2` set. @throws S3Error as verifySignature. */
+async function verifySignatureV2<K extends S3Keys>(request: Request, prefix: string, keyOf: (accessKeyId: string) => Promise<K | null>, now: number): Promise<{ s: SignedRequest; keys: K }> {
+  const v2 = signatureV2Of(request);
+  const keys = await keyFor(v2.accessKeyId, keyOf);
+  checkTimeV2(v2, now, MAX_SKEW_MS);
+  await verifyV2(request, prefix, v2, keys.accessKeyId, keys.secretAccessKey);
+  const s: SignedRequest = { accessKeyId: v2.accessKeyId, datetime: "", date: "", region: "", service: "s3", signedHeaders: [], signature: v2.signature, presigned: v2.presigned, payload: "UNSIGNED-PAYLOAD", sigv2: true };
+  return { s, keys };
+}
+
 /**
- * Verifies the request's SigV4 signature at time `now` (ms) against the key `keyOf` finds for its access key id
- * (the accounts' keys, src/buckets/keys.ts). Returns the claims with the signer of aws-chunked chunk signatures
- * (the caller checks the payload hash against the body) and the key. @throws S3Error AccessDenied (anonymous,
- * expired), InvalidAccessKeyId (no such key), SignatureDoesNotMatch (with StringToSign and CanonicalRequest, as S3
- * answers), RequestTimeTooSkewed, AuthorizationHeaderMalformed.
+ * Verifies the request's SigV4 or SigV2 signature at time `now` (ms) against the key `keyOf` finds for its access
+ * key id (the accounts' keys, src/buckets/keys.ts); `prefix`: the endpoint's path prefix in the request ("" at the
+ * root of an S3 address, "/s3" elsewhere), which SigV4 signs as part of the path and SigV2 leaves out. Returns the claims with the signer of aws-chunked chunk
+ * signatures (the caller checks the payload hash against the body) and the key. @throws S3Error AccessDenied
+ * (anonymous, expired), InvalidAccessKeyId (no such key), SignatureDoesNotMatch (with StringToSign and, for SigV4,
+ * CanonicalRequest, as S3 answers), RequestTimeTooSkewed, AuthorizationHeaderMalformed.
  */
-export async function verifySignature<K extends S3Keys>(request: Request, keyOf: (accessKeyId: string) => Promise<K | null>, now: number): Promise<{ s: SignedRequest; keys: K }> {
+export async function verifySignature<K extends S3Keys>(
+  request: Request, keyOf: (accessKeyId: string) => Promise<K | null>, now: number, prefix = "",
+): Promise<{ s: SignedRequest; keys: K }> {
+  if (isSigV2(request)) return verifySignatureV2(request, prefix, keyOf, now);
   const s = signatureOf(request);
-  const keys = await keyOf(s.accessKeyId);
-  if (!keys) throw new S3Error(403, "InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.", { AWSAccessKeyId: s.accessKeyId });
+  const keys = await keyFor(s.accessKeyId, keyOf);
   checkDate(s, now);
   if (!s.signedHeaders.includes("host")) throw malformed("SignedHeaders must include host.");
   const signer = signerOf(request, s, keys);

@@ -2,7 +2,9 @@
  * S3's additional checksums (S3 user guide, "Checking object integrity"): a `x-amz-checksum-<algorithm>` header or
  * aws-chunked trailer carries the base64 of the payload's CRC32 / CRC32C (big-endian, crc-32 package) or SHA-1 /
  * SHA-256 (crypto.subtle, workerd's DigestStream); a mismatch is 400 BadDigest and stores nothing. CRC64NVME is
- * accepted unchecked (no maintained JS implementation).
+ * accepted unchecked (no maintained JS implementation). A Content-MD5 header (RFC 1864: base64 MD5, what SigV2
+ * clients send) is checked the same way. A checked x-amz-checksum-* value is stored with the object and
+ * answered by HeadObject / GetObject (./objects.ts).
  */
 import { buf as crc32 } from "crc-32";
 import { buf as crc32c } from "crc-32/crc32c";
@@ -31,7 +33,7 @@ function crcHasher(crc: (bytes: Uint8Array, seed?: number) => number): Hasher {
   };
 }
 
-/** A SHA digest over workerd's DigestStream. */
+/** A SHA (or MD5) digest over workerd's DigestStream. */
 function shaHasher(algorithm: string): Hasher {
   const stream = new crypto.DigestStream(algorithm);
   const writer = stream.getWriter();
@@ -47,42 +49,56 @@ function hasherOf(name: string): Hasher | undefined {
   if (name === "x-amz-checksum-crc32c") return crcHasher(crc32c);
   if (name === "x-amz-checksum-sha1") return shaHasher("SHA-1");
   if (name === "x-amz-checksum-sha256") return shaHasher("SHA-256");
+  if (name === "content-md5") return shaHasher("MD5");
   return undefined;
 }
 
 const badDigest = (name: string) => new S3Error(400, "BadDigest", `The ${name} you specified did not match the calculated checksum.`);
 
-/** The `x-amz-checksum-*` header of a request (the first one), if any. */
-export function checksumHeader(request: Request): ChecksumClaim | undefined {
-  for (const [name, value] of request.headers) if (/^x-amz-checksum-(?!mode$|algorithm$|type$)/.test(name)) return { name, value: value.trim() };
-  return undefined;
+/** The checksum headers of a request: its first `x-amz-checksum-*` header and its Content-MD5 header, those sent. */
+export function checksumHeaders(request: Request): ChecksumClaim[] {
+  const claims: ChecksumClaim[] = [];
+  const amz = [...request.headers].find(([name]) => /^x-amz-checksum-(?!mode$|algorithm$|type$)/.test(name));
+  if (amz) claims.push({ name: amz[0], value: amz[1].trim() });
+  const md5 = request.headers.get("content-md5");
+  if (md5 !== null) claims.push({ name: "content-md5", value: md5.trim() });
+  return claims;
 }
 
-/** Checks `claim` against the whole payload. @throws S3Error BadDigest. */
-export async function verifyChecksum(claim: ChecksumClaim | undefined, bytes: Uint8Array): Promise<void> {
-  const hasher = claim && hasherOf(claim.name);
-  if (!hasher) return;
-  await hasher.update(bytes);
-  if ((await hasher.digest()) !== claim!.value) throw badDigest(claim!.name);
+/** The claim of `claims` this endpoint stores with the object: an x-amz-checksum-* it checks (not CRC64NVME, not MD5). */
+export const storedChecksum = (claims: ChecksumClaim[]): ChecksumClaim | undefined => claims.find((c) => c.name.startsWith("x-amz-checksum-") && hasherOf(c.name));
+
+/** The claims this endpoint can check, each with a new hasher. */
+const checkable = (claims: ChecksumClaim[]) => claims.flatMap((claim) => {
+  const hasher = hasherOf(claim.name);
+  return hasher ? [{ claim, hasher }] : [];
+});
+
+/** Checks every claim of `claims` against the whole payload. @throws S3Error BadDigest. */
+export async function verifyChecksums(claims: ChecksumClaim[], bytes: Uint8Array): Promise<void> {
+  for (const { claim, hasher } of checkable(claims)) {
+    await hasher.update(bytes);
+    if ((await hasher.digest()) !== claim.value) throw badDigest(claim.name);
+  }
 }
 
 /**
- * `body` (of `length` bytes) as a stream of that known length whose checksum is compared with `claim` at its end.
- * The last chunk is held back until the checksum matched, so a consumer never receives the whole of a payload that
+ * `body` (of `length` bytes) as a stream of that known length whose checksums are compared with `claims` at its
+ * end. The last chunk is held back until they matched, so a consumer never receives the whole of a payload that
  * does not match: the stream errors instead, and `mismatch()` then answers the BadDigest to report.
  */
-export function checkedStream(body: ReadableStream<Uint8Array>, length: number, claim: ChecksumClaim): { stream: ReadableStream; mismatch: () => S3Error | undefined } {
-  const hasher = hasherOf(claim.name);
-  if (!hasher) return { stream: body, mismatch: () => undefined };
+export function checkedStream(body: ReadableStream<Uint8Array>, length: number, claims: ChecksumClaim[]): { stream: ReadableStream; mismatch: () => S3Error | undefined } {
+  const hashers = checkable(claims);
+  if (!hashers.length) return { stream: body, mismatch: () => undefined };
   let held: Uint8Array | undefined, failure: S3Error | undefined;
   const tap = new TransformStream<Uint8Array, Uint8Array>({
     async transform(chunk, out) {
-      await hasher.update(chunk);
+      for (const { hasher } of hashers) await hasher.update(chunk);
       if (held) out.enqueue(held);
       held = chunk;
     },
     async flush(out) {
-      if ((await hasher.digest()) !== claim.value) throw (failure = badDigest(claim.name));
+      for (const { claim, hasher } of hashers) if ((await hasher.digest()) !== claim.value) throw (failure = badDigest(claim.name));
       if (held) out.enqueue(held);
     },
   });

@@ -8,7 +8,7 @@
  * Signatures are checked in order (./chunksig.ts); the decoded length must equal x-amz-decoded-content-length; the
  * trailers x-amz-trailer declares must be sent, and a checksum trailer must match (./checksums.ts).
  */
-import { verifyChecksum } from "./checksums";
+import { verifyChecksums, type ChecksumClaim } from "./checksums";
 import type { ChunkSignatures } from "./chunksig";
 import { S3Error } from "./xml";
 
@@ -31,8 +31,11 @@ function lineEnd(bytes: Uint8Array, from: number): number {
   return -1;
 }
 
-/** Checks the trailer lines against the form and the payload `out`. @throws S3Error MalformedTrailerError, SignatureDoesNotMatch, BadDigest. */
-async function checkTrailer(lines: string[], form: ChunkedForm, out: Uint8Array): Promise<void> {
+/**
+ * Checks the trailer lines against the form and the payload `out`; answers the checksum trailer (checked), if any.
+ * @throws S3Error MalformedTrailerError, SignatureDoesNotMatch, BadDigest.
+ */
+async function checkTrailer(lines: string[], form: ChunkedForm, out: Uint8Array): Promise<ChecksumClaim | undefined> {
   if (lines.length > 0 && !form.trailer) throw malformedTrailer("This aws-chunked body has trailing headers but x-amz-content-sha256 names a form without a trailer.");
   const fields = lines.map((line) => ({ name: line.slice(0, line.indexOf(":")).trim().toLowerCase(), value: line.slice(line.indexOf(":") + 1).trim() }));
   if (fields.some((f) => !f.name)) throw malformedTrailer("A trailing header of the aws-chunked body is not name:value.");
@@ -43,16 +46,18 @@ async function checkTrailer(lines: string[], form: ChunkedForm, out: Uint8Array)
   }
   for (const name of (form.declared ?? "").split(",").map((n) => n.trim().toLowerCase()).filter(Boolean))
     if (!fields.some((f) => f.name === name)) throw malformedTrailer(`The trailer ${name} declared in x-amz-trailer is missing from the body.`);
-  for (const f of fields) if (f.name.startsWith("x-amz-checksum-")) await verifyChecksum(f, out);
+  const checksums = fields.filter((f) => f.name.startsWith("x-amz-checksum-"));
+  await verifyChecksums(checksums, out);
+  return checksums[0];
 }
 
 /**
- * The payload of an aws-chunked body of `form`.
+ * The payload of an aws-chunked body of `form`, and its checksum trailer (checked) if it has one.
  * @throws S3Error IncompleteBody (malformed or cut-short chunks, a missing or unexpected chunk signature, a length
  * differing from `decodedLength`), SignatureDoesNotMatch (a chunk or trailer signature), MalformedTrailerError,
  * BadDigest (a checksum trailer that does not match).
  */
-export async function decodeChunked(body: ArrayBuffer, decodedLength: number, form: ChunkedForm): Promise<ArrayBuffer> {
+export async function decodeChunked(body: ArrayBuffer, decodedLength: number, form: ChunkedForm): Promise<{ bytes: ArrayBuffer; checksum?: ChecksumClaim }> {
   const bytes = new Uint8Array(body);
   if (decodedLength > bytes.length) throw incomplete(`x-amz-decoded-content-length ${decodedLength} exceeds the ${bytes.length} bytes sent.`);
   const out = new Uint8Array(decodedLength);
@@ -76,6 +81,6 @@ export async function decodeChunked(body: ArrayBuffer, decodedLength: number, fo
   const lines: string[] = [];
   for (let end = lineEnd(bytes, at); end > at; at = end + 2, end = lineEnd(bytes, at)) lines.push(text(bytes.subarray(at, end)));
   if (lineEnd(bytes, at) !== at && at < bytes.length) throw incomplete("The trailer of the aws-chunked body is cut short.");
-  await checkTrailer(lines, form, out);
-  return out.buffer;
+  const checksum = await checkTrailer(lines, form, out);
+  return { bytes: out.buffer, checksum };
 }

@@ -1,7 +1,8 @@
 /**
  * EO Edge's S3-compatible endpoint: the deployment's buckets (local buckets in BUCKETS and R2 buckets bound through
- * BUCKET_BINDINGS, src/buckets/) served path-style under S3_PATH, so `aws --endpoint-url <base>/s3 s3 cp ...`,
- * boto3 (`endpoint_url=<base>/s3`) and any SigV4 client read and write them. Every request is signed with an S3
+ * BUCKET_BINDINGS, src/buckets/) served path-style under S3_PATH and at the root of the S3_HOSTS addresses
+ * (./address.ts), so `aws --endpoint-url <base>/s3 s3 cp ...`, boto3 (`endpoint_url=<base>/s3`), GDAL's `/vsis3/`
+ * (AWS_S3_ENDPOINT=<S3 host>) and any SigV4 or SigV2 client read and write them. Every request is signed with an S3
  * key of an account (src/buckets/keys.ts, checked by ./auth.ts) and acts as that account: ListBuckets lists its
  * buckets, every other operation needs a bucket it owns (claimed on first use) or is granted by the owner's bucket
  * policy (src/buckets/owners.ts; ./bucketops.ts: CreateBucket, Get/Put/DeleteBucketPolicy), else AccessDenied
@@ -22,21 +23,17 @@ import { multipartOperation } from "./multipart";
 import { streamedBody } from "./payload";
 import { S3Error, accessDenied, errorResponse, invalidArgument, notImplemented } from "./xml";
 
-/** The path the endpoint is served under (the `--endpoint-url` is `<PUBLIC_BASE_URL>/s3`). */
-export const S3_PATH = "/s3";
-
-/** Whether a request is for the S3 endpoint (its path is S3_PATH or below). */
-export const isS3Request = (request: Request): boolean => {
-  const path = new URL(request.url).pathname;
-  return path === S3_PATH || path.startsWith(`${S3_PATH}/`);
-};
+export { S3_PATH, s3Prefix } from "./address";
 
 /** S3's longest key, UTF-8 bytes. */
 const MAX_KEY_BYTES = 1024;
 
-/** Bucket and key of the path (`/s3/<bucket>/<key>`, percent-decoded). @throws S3Error InvalidBucketName, InvalidArgument. */
-function target(url: URL): { bucket: string; key: string } {
-  const rest = url.pathname.slice(S3_PATH.length + 1);
+/**
+ * Bucket and key of the path (`<prefix>/<bucket>/<key>`, percent-decoded).
+ * @throws S3Error InvalidBucketName, InvalidArgument.
+ */
+function target(url: URL, prefix: string): { bucket: string; key: string } {
+  const rest = url.pathname.slice(prefix.length + 1);
   const slash = rest.indexOf("/");
   const bucket = slash < 0 ? rest : rest.slice(0, slash);
   let key: string;
@@ -55,9 +52,9 @@ function target(url: URL): { bucket: string; key: string } {
 const UNSUPPORTED = ["acl", "tagging", "versions", "versionId", "cors", "lifecycle", "location", "versioning"];
 
 /** One operation after authentication, as `account`. @throws S3Error, BucketAccessDenied, PolicyError. */
-async function operate(request: Request, env: BucketEnv, s: SignedRequest, account: string): Promise<Response> {
+async function operate(request: Request, env: BucketEnv, prefix: string, s: SignedRequest, account: string): Promise<Response> {
   const url = new URL(request.url);
-  const { bucket, key } = target(url);
+  const { bucket, key } = target(url, prefix);
   const sub = UNSUPPORTED.find((p) => url.searchParams.has(p));
   if (sub) throw notImplemented(`The '${sub}' sub-resource is not implemented by this endpoint.`);
   if (!key && url.searchParams.has("uploads")) throw notImplemented("ListMultipartUploads is not implemented by this endpoint.");
@@ -90,16 +87,17 @@ function s3ErrorOf(err: unknown): unknown {
 }
 
 /**
- * Serves one request to the S3 endpoint: SigV4 check against the accounts' keys, then the operation as the key's
- * account; every failure is S3's XML error (4xx, 501 for operations not implemented), unexpected faults a logged
- * 500 InternalError.
+ * Serves one request to the S3 endpoint, whose path prefix in the request is `prefix` (./address.ts s3Prefix: ""
+ * at the root of an S3 host, "/s3" elsewhere): signature check against the accounts' keys, then the operation as
+ * the key's account; every failure is S3's XML error (4xx, 501 for operations not implemented), unexpected faults a
+ * logged 500 InternalError.
  */
-export async function serveS3(request: Request, env: BucketEnv): Promise<Response> {
+export async function serveS3(request: Request, env: BucketEnv, prefix: string): Promise<Response> {
   const url = new URL(request.url);
-  const resource = url.pathname.slice(S3_PATH.length) || "/";
+  const resource = url.pathname.slice(prefix.length) || "/";
   try {
-    const { s, keys } = await verifySignature(request, (id) => s3KeyById(env, id), Date.now());
-    return await operate(request, env, s, keys.accountId);
+    const { s, keys } = await verifySignature(request, (id) => s3KeyById(env, id), Date.now(), prefix);
+    return await operate(request, env, prefix, s, keys.accountId);
   } catch (caught) {
     const err = s3ErrorOf(caught);
     if (err instanceof S3Error) return errorResponse(err, resource, request.method);

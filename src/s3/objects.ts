@@ -1,6 +1,9 @@
 /**
  * The object operations of the S3 endpoint over an ObjectStore (S3 API reference): GetObject (single Range ->
  * 206 + Content-Range, unsatisfiable -> 416 InvalidRange), HeadObject, PutObject (ETag), DeleteObject (204).
+ * An upload's checked x-amz-checksum-* value (./payload.ts) is kept in the object's custom metadata under the
+ * header's name and answered by PutObject, and by HeadObject and whole-object GetObject requests that send
+ * `x-amz-checksum-mode: ENABLED` (S3 user guide, "Checking object integrity").
  */
 import type { ObjectStore, StoredObject } from "../buckets/types";
 import { parseRange } from "../http/range";
@@ -29,12 +32,19 @@ function rangeOf(header: string | null, size: number): { start: number; end: num
   }
 }
 
+/** The stored checksum headers of `o` (x-amz-checksum-<algorithm> and its type), {} when it has none. */
+function checksumHeaders(o: StoredObject): Record<string, string> {
+  const stored = Object.entries(o.metadata ?? {}).filter(([name]) => name.startsWith("x-amz-checksum-"));
+  return stored.length ? { ...Object.fromEntries(stored), "x-amz-checksum-type": "FULL_OBJECT" } : {};
+}
+
 /** GetObject / HeadObject. @throws S3Error NoSuchKey, InvalidRange. */
 export async function getObject(store: ObjectStore, key: string, request: Request): Promise<Response> {
   const head = await store.head(key);
   if (!head) throw noSuchKey(key);
-  const headers = objectHeaders(head);
   const range = rangeOf(request.headers.get("range"), head.size);
+  const checksums = !range && /^enabled$/i.test(request.headers.get("x-amz-checksum-mode") ?? "") ? checksumHeaders(head) : {};
+  const headers = { ...objectHeaders(head), ...checksums };
   if (request.method === "HEAD") return new Response(null, { headers: { ...headers, "content-length": String(head.size) } });
   const o = await store.get(key, range ? { offset: range.start, length: range.end - range.start + 1 } : undefined);
   if (!o) throw noSuchKey(key);
@@ -49,9 +59,10 @@ export async function getObject(store: ObjectStore, key: string, request: Reques
  */
 export async function putObject(store: ObjectStore, key: string, put: StreamedBody, request: Request): Promise<Response> {
   const contentType = request.headers.get("content-type") ?? undefined;
+  const metadata = put.checksum ? { [put.checksum.name]: put.checksum.value } : undefined;
   try {
-    const o = await store.put(key, put.body, { contentType, sha256: put.sha256 });
-    return new Response(null, { headers: { etag: `"${o.etag}"` } });
+    const o = await store.put(key, put.body, { contentType, sha256: put.sha256, metadata });
+    return new Response(null, { headers: { etag: `"${o.etag}"`, ...metadata } });
   } catch (err) {
     const mismatch = put.mismatch?.();
     if (mismatch) throw mismatch;

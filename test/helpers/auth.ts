@@ -32,14 +32,14 @@ export const form = (o: Record<string, string>, headers: Record<string, string> 
   body: new URLSearchParams(o).toString(),
 });
 
-/** Creates a client and returns its credentials. */
-export async function testClient(expires?: string): Promise<{ client_id: string; client_secret: string }> {
-  return createClient(env, { accountId: crypto.randomUUID(), name: "test", expires });
+/** Creates a client (of a new account unless `accountId` is given) and returns its credentials. */
+export async function testClient(expires?: string, accountId: string = crypto.randomUUID()): Promise<{ client_id: string; client_secret: string }> {
+  return createClient(env, { accountId, name: "test", expires });
 }
 
-/** Gets a bearer token through the token endpoint. */
-export async function token(): Promise<string> {
-  const c = await testClient();
+/** Gets a bearer token through the token endpoint (for a new account unless `accountId` is given). */
+export async function token(accountId?: string): Promise<string> {
+  const c = await testClient(undefined, accountId);
   const r = await call(TOKEN_PATH, form({ grant_type: "client_credentials", ...c }));
   if (r.status !== 200) throw new Error(`token endpoint answered ${r.status}: ${await r.text()}`);
   return ((await r.json()) as { access_token: string }).access_token;

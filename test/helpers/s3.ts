@@ -44,6 +44,8 @@ export interface BotoCall {
   presign?: number;
   /** The endpoint URL (default ENDPOINT; an https one makes botocore send aws-chunked uploads with trailers). */
   endpoint?: string;
+  /** botocore's signature_version: "s3v4" (default) or "s3" (Signature Version 2). */
+  signatureVersion?: "s3v4" | "s3";
 }
 
 /** The request botocore sends (body base64). */
@@ -77,7 +79,10 @@ const item = (c: BotoCall) => {
   const params = { ...c.params };
   if (params.Body instanceof Uint8Array) params.Body = b64(params.Body);
   else if (typeof params.Body === "string") params.Body = b64(new TextEncoder().encode(params.Body));
-  return { endpoint: c.endpoint ?? ENDPOINT, key: c.key ?? KEYS.key, secret: c.secret ?? KEYS.secret, region: c.region, op: c.op, params, time: c.time, presign: c.presign };
+  return {
+    endpoint: c.endpoint ?? ENDPOINT, key: c.key ?? KEYS.key, secret: c.secret ?? KEYS.secret, region: c.region, op: c.op, params,
+    time: c.time, presign: c.presign, signature_version: c.signatureVersion,
+  };
 };
 
 /** The requests botocore would send for `calls`. */

@@ -7,7 +7,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call } from "../helpers/auth";
-import { ENDPOINT, botoAll, botoSign, fromB64, send } from "../helpers/s3";
+import { Sha256Js } from "@smithy/core/checksum";
+import { ENDPOINT, botoAll, botoSign, crc32Of, fromB64, send, type SignedRequest } from "../helpers/s3";
 
 /** Deterministic bytes 0..n-1 mod 251 (no byte pattern repeats at a power of two). */
 const bytes = (n: number) => Uint8Array.from({ length: n }, (_, i) => i % 251);
@@ -63,6 +64,54 @@ describe("S3 endpoint: objects", () => {
   });
 });
 
+describe("S3 endpoint: stored checksums", () => {
+  it("answers the x-amz-checksum-* an object was uploaded with on HeadObject and GetObject with ChecksumMode ENABLED", async (ctx) => {
+    const bucket = unique();
+    const data = bytes(70_000);
+    const sha = new Sha256Js();
+    sha.update(data);
+    const sha256 = btoa(String.fromCharCode(...(await sha.digest())));
+    const crc = { Bucket: bucket, Key: "crc.bin" };
+    const [put, head, get, plain, range, putSha, headSha, putNone, headNone] = await botoAll(ctx, [
+      { op: "put_object", params: { ...crc, Body: data, ChecksumAlgorithm: "CRC32" } },
+      { op: "head_object", params: { ...crc, ChecksumMode: "ENABLED" } },
+      { op: "get_object", params: { ...crc, ChecksumMode: "ENABLED" } }, // botocore checks the body against it
+      { op: "get_object", params: crc },
+      { op: "get_object", params: { ...crc, ChecksumMode: "ENABLED", Range: "bytes=0-99" } },
+      // over https botocore may send the checksum as an aws-chunked trailer (by version): stored the same way
+      { op: "put_object", endpoint: ENDPOINT.replace(/^http:/, "https:"), params: { Bucket: bucket, Key: "sha.bin", Body: data, ChecksumAlgorithm: "SHA256" } },
+      { op: "head_object", params: { Bucket: bucket, Key: "sha.bin", ChecksumMode: "ENABLED" } },
+      // an upload without a checksum header (an https presigned PUT sends none whatever the botocore version)
+      { op: "put_object", params: { Bucket: bucket, Key: "none.bin" }, presign: 600 },
+      { op: "head_object", params: { Bucket: bucket, Key: "none.bin", ChecksumMode: "ENABLED" } },
+    ].map((c) => (c.presign ? { ...c, tamper: (s: SignedRequest) => ({ ...s, method: "PUT", body: btoa("no checksum") }) } : c)));
+    const crc32 = await crc32Of(data);
+    expect([put!.status, put!.result!.ChecksumCRC32]).toEqual([200, crc32]);
+    expect(head!.result).toMatchObject({ ChecksumCRC32: crc32, ContentLength: 70_000 });
+    expect(get!.result).toMatchObject({ ChecksumCRC32: crc32, ContentLength: 70_000 });
+    expect(fromB64(get!.result!.Body as string)).toEqual(data);
+    expect(plain!.headers.get("x-amz-checksum-crc32")).toBeNull(); // only when asked for, as S3
+    expect([range!.status, range!.headers.get("x-amz-checksum-crc32")]).toEqual([206, null]); // not for a part of the object
+    expect(putSha!.status).toBe(200);
+    expect(headSha!.result).toMatchObject({ ChecksumSHA256: sha256 });
+    expect(headSha!.headers.get("x-amz-checksum-crc32")).toBeNull();
+    expect(putNone!.status).toBe(200);
+    expect(headNone!.status).toBe(200);
+    expect([...headNone!.headers.keys()].filter((h) => h.startsWith("x-amz-checksum"))).toEqual([]);
+  });
+
+  it("checks a Content-MD5 header (what SigV2 clients send): a mismatch is BadDigest and stores nothing", async (ctx) => {
+    const bucket = unique();
+    const [ok, bad] = await botoAll(ctx, [
+      { op: "put_object", params: { Bucket: bucket, Key: "m.txt", Body: "md5 checked", ContentMD5: "hA+o2pvbsHUaMEEJ1dea/g==" } },
+      { op: "put_object", params: { Bucket: bucket, Key: "n.txt", Body: "md5 checked", ContentMD5: "AAAAAAAAAAAAAAAAAAAAAA==" } },
+    ]);
+    expect(ok!.status).toBe(200);
+    expect([bad!.status, bad!.error?.Code]).toEqual([400, "BadDigest"]);
+    expect(await env.BUCKETS.head(`${bucket}/n.txt`)).toBeNull();
+  });
+});
+
 describe("S3 endpoint: ListObjectsV2", () => {
   it("lists with prefix, delimiter, start-after, max-keys and continuation tokens as botocore parses them", async (ctx) => {
     const bucket = unique();
@@ -111,13 +160,22 @@ describe("S3 endpoint: authentication", () => {
     const bucket = unique();
     const list = { op: "list_objects_v2", params: { Bucket: bucket } };
     const inAnHour = new Date(Date.now() + 3600_000).toISOString().slice(0, 19);
+    // a changed body fails its Content-MD5 / x-amz-checksum-* header first when botocore sends one (by version)
+    let digestSent = false;
     const answers = await botoAll(ctx, [
       { ...list, secret: "not-the-secret" },
       { ...list, key: "AKIAUNKNOWN" },
       { ...list, time: "2020-01-01T00:00:00" },
       { ...list, time: inAnHour },
       { op: "get_object", params: { Bucket: bucket, Key: "a" }, tamper: (s) => ({ ...s, url: s.url.replace("/a", "/b") }) },
-      { op: "put_object", params: { Bucket: bucket, Key: "a", Body: "signed" }, tamper: (s) => ({ ...s, body: btoa("evil!!") }) },
+      {
+        op: "put_object",
+        params: { Bucket: bucket, Key: "a", Body: "signed" },
+        tamper: (s) => {
+          digestSent = Object.keys(s.headers).some((h) => /^(content-md5|x-amz-checksum-)/i.test(h));
+          return { ...s, body: btoa("evil!!") };
+        },
+      },
       { ...list, tamper: (s) => ({ ...s, headers: {} }) },
       { ...list, tamper: (s) => ({ ...s, headers: { ...s.headers, Authorization: "AWS4-HMAC-SHA256 nonsense" } }) },
       { ...list, tamper: (s) => ({ ...s, headers: { ...s.headers, Authorization: "AWS AKIDEXAMPLE:c2lnbmF0dXJl" } }) },
@@ -128,10 +186,10 @@ describe("S3 endpoint: authentication", () => {
       [403, "RequestTimeTooSkewed"],
       [403, "RequestTimeTooSkewed"],
       [403, "SignatureDoesNotMatch"],
-      [400, "XAmzContentSHA256Mismatch"],
+      [400, digestSent ? "BadDigest" : "XAmzContentSHA256Mismatch"],
       [403, "AccessDenied"],
       [400, "AuthorizationHeaderMalformed"],
-      [400, "InvalidRequest"], // Signature Version 2
+      [403, "InvalidAccessKeyId"], // Signature Version 2 is checked too (test/s3/sigv2.test.ts): this key is unknown
     ]);
     expect(await env.BUCKETS.head(`${bucket}/a`)).toBeNull();
   });
