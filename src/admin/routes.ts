@@ -117,7 +117,7 @@ const ADMIN_DOC =
 export function registerAdmin(api: Api): void {
   const base = "/api/v1/admin";
   const on = (method: Parameters<Api["on"]>[0], path: string, handler: Handler, meta: RouteMeta): void =>
-    void api.on(method, `${base}${path}`, adminOnly(handler), { public: true, tags: ["Admin"], description: ADMIN_DOC, ...meta });
+    void api.on(method, `${base}${path}`, adminOnly(handler), { public: true, securityScheme: "AdminToken", tags: ["Admin"], description: ADMIN_DOC, ...meta });
   on("GET", "/accounts", accounts, { summary: "List accounts (paged; search by name or id)" });
   on("POST", "/accounts", postAccount, { summary: "Create an account", body: createAccountSchema, status: 201 });
   on("GET", "/accounts/:accountId", account, { summary: "One account: plan, limits in force, overrides, processing units" });

@@ -71,6 +71,19 @@ describe("the guard", () => {
   });
 });
 
+describe("the OpenAPI description", () => {
+  it("documents every admin operation under the tag Admin with the AdminToken bearer scheme", async () => {
+    const doc = (await (await callWithEnv({}, "/api/v1/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { tags: string[]; security: unknown }>>;
+      components: { securitySchemes: Record<string, unknown> };
+    };
+    const admin = Object.entries(doc.paths).filter(([p]) => p.startsWith("/api/v1/admin/"));
+    expect(admin.map(([p]) => p)).toEqual(expect.arrayContaining(["/api/v1/admin/accounts", "/api/v1/admin/accounts/{accountId}", "/api/v1/admin/keys/rotate", "/api/v1/admin/data/{key}"]));
+    for (const [, ops] of admin) for (const op of Object.values(ops)) expect([op.tags, op.security]).toEqual([["Admin"], [{ AdminToken: [] }]]);
+    expect(doc.components.securitySchemes.AdminToken).toMatchObject({ type: "http", scheme: "bearer" });
+  });
+});
+
 describe("accounts", () => {
   it("creates an account on a plan, with an id of the operator's choice; the same id again is a 409", async () => {
     const a = await newAccount({ id: "acme-ops", name: "ACME", plan: "trial" });
