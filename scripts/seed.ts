@@ -27,7 +27,7 @@ import { r2Store } from "../src/buckets/local";
 import { SAMPLE_ZARR_ID, seedZarr } from "./seed-zarr";
 import { seedByoc } from "./seed-byoc";
 import { seedS3Keys } from "./seed-s3-keys";
-import { uploadMissing } from "./seed-files";
+import { sampleItems, uploadMissing } from "./seed-files";
 import { SEED_CONCURRENCY, inPool } from "./lib/pool.mjs";
 import { seedFingerprint, seedMarker } from "./lib/prepare.mjs";
 
@@ -36,14 +36,6 @@ const options = args.filter((a) => a.startsWith("--"));
 const persist = resolve(args.find((a) => !a.startsWith("--")) ?? ".state");
 const DATA = resolve("data");
 const DEMO_ACCOUNT = "00000000-0000-4000-8000-000000000001";
-
-async function items(): Promise<StacItem[]> {
-  const out: StacItem[] = [];
-  for (const c of await readdir(join(DATA, "items"))) {
-    for (const f of (await readdir(join(DATA, "items", c))).sort()) out.push(JSON.parse(await readFile(join(DATA, "items", c, f), "utf8")));
-  }
-  return out;
-}
 
 /**
  * Applies the migrations of migrations/ not yet in `d1_migrations`, each with its row in one batch (what wrangler's
@@ -103,7 +95,7 @@ async function main(): Promise<void> {
   const { env } = proxy;
   try {
     const migrations = await applyMigrations(env.DB);
-    const all = await items();
+    const all = await sampleItems(DATA);
     await inPool(all, SEED_CONCURRENCY, (item) => upsertItem(env, item));
     const files = await uploadAssets(env, all);
     const demo = await demoClient(env);

@@ -17,8 +17,16 @@
  * - PUBLIC_BASE_URL: public base URL (http(s), no trailing slash needed): token issuer and links; see src/http/base.ts.
  */
 export interface Env extends WorkerEnv {
-  /** Production: the token signing key as an Ed25519 private JWK (JSON string), set with `wrangler secret put`. */
+  /**
+   * Production: the first token signing key as an Ed25519 private JWK (JSON string), set with `wrangler secret put`
+   * (`npm run deploy` makes one); keys rotated in later are sealed under it (src/auth/keys.ts).
+   */
   JWT_PRIVATE_JWK?: string;
+  /**
+   * The operators' admin API (src/admin, `/api/v1/admin/...`): the bearer secret its calls must send, at least
+   * ADMIN_TOKEN_MIN_CHARS characters; unset (or shorter), the admin API answers 404 (`npm run deploy` sets one).
+   */
+  ADMIN_TOKEN?: string;
   /** Optional: every location of the deployment family, JSON `[{id, url}, ...]`, primary first (src/locations/config.ts). */
   LOCATIONS?: string;
   /**

@@ -13,6 +13,7 @@ import { registerStatisticalBatch } from "./statbatch/routes";
 import { registerAsync } from "./async/routes";
 import { registerTilingGrids } from "./batch/grids/routes";
 import { registerAccounts } from "./accounts/routes";
+import { registerAdmin } from "./admin/routes";
 import { registerConfiguration } from "./wms/configuration/routes";
 import { registerWms } from "./wms/routes";
 import { registerZarr } from "./zarr/routes";
@@ -48,6 +49,7 @@ export function buildApi(): Api {
   registerAsync(api);
   registerTilingGrids(api);
   registerAccounts(api);
+  registerAdmin(api);
   registerConfiguration(api);
   registerWms(api);
   registerZarr(api);

@@ -7,7 +7,7 @@ import { json, publicBaseUrl } from "../http/base";
 import { verifyClient } from "./clients";
 import { limitHeaders, refusal, takeToken } from "../ratelimit/limiter";
 import { OAuthError, basicCredentials, invalidBasicClient, readTokenForm } from "./oauth";
-import { ALG, signingKey } from "./keys";
+import { ALG, keySet, signingKey } from "./keys";
 import { TOKEN_LIFETIME_S, issueToken, issuer } from "./tokens";
 
 export const TOKEN_PATH = "/auth/realms/main/protocol/openid-connect/token";
@@ -46,10 +46,12 @@ export async function tokenEndpoint(request: Request, env: Env): Promise<Respons
   );
 }
 
-/** GET JWKS with the public signing key. */
+/**
+ * GET JWKS: the public keys that verify this deployment's tokens, the active signing key first, then keys retired
+ * less than RETIRED_KEY_TTL_MS ago (their last tokens are still valid; see ./keys.ts).
+ */
 export async function certs(_request: Request, env: Env): Promise<Response> {
-  const key = await signingKey(env);
-  return json({ keys: [key.publicJwk] });
+  return json({ keys: (await keySet(env)).keys.map((k) => k.publicJwk) });
 }
 
 /** GET OpenID Provider configuration (issuer and URLs from PUBLIC_BASE_URL, never from the Host header). */

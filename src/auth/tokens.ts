@@ -2,15 +2,15 @@
  * Access tokens: EdDSA (Ed25519) signed JWTs valid for one hour (Sentinel Hub / Keycloak style claims).
  * Issuer: `<PUBLIC_BASE_URL>/auth/realms/main`, from configuration only, and checked on every token.
  */
-import { SignJWT, jwtVerify, errors as joseErrors } from "jose";
+import { SignJWT, decodeProtectedHeader, jwtVerify, errors as joseErrors } from "jose";
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { publicBaseUrl } from "../http/base";
-import { ALG, signingKey, type SigningKey } from "./keys";
+import { ALG, TOKEN_LIFETIME_S, signingKey, verifyingKey, type VerifyingKey } from "./keys";
 import type { ClientInfo } from "./clients";
 import { cachedClaims, clientUsable, rememberClaims } from "./verified";
 
-export const TOKEN_LIFETIME_S = 3600;
+export { TOKEN_LIFETIME_S };
 
 /** Claims EO Edge puts in (and reads from) an access token. */
 export interface TokenClaims {
@@ -46,33 +46,47 @@ export async function issueToken(env: Env, client: ClientInfo): Promise<string> 
 const unauthorized = (message: string): ApiError =>
   new ApiError(401, message, undefined, "COMMON_UNAUTHORIZED", { "www-authenticate": 'Bearer realm="main"' });
 
+/** The `kid` of a token's protected header, or undefined when the token is not a JWS with a string kid. */
+function kidOf(token: string): string | undefined {
+  try {
+    const { kid } = decodeProtectedHeader(token);
+    return typeof kid === "string" ? kid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Verifies `Authorization: Bearer <jwt>`: signature (EdDSA with this deployment's key only), `exp`, and `iss`
- * equal to {@link issuer}, then that the token's client (`azp`) is still active (see ./verified.ts: a token this
- * isolate verified before is not verified again until its `exp`; a deleted or expired client's tokens stop within
- * CLIENT_RECHECK_MS). Throws a 401 ApiError when the header is missing or malformed, or the token is expired,
- * wrongly signed, from another issuer, lacks the account claims or belongs to a deleted or expired client.
+ * Verifies `Authorization: Bearer <jwt>`: signature (EdDSA with the key of this deployment's key set that the
+ * token's `kid` names: the active key, or a retired one until its last tokens expired, see ./keys.ts), `exp`, and
+ * `iss` equal to {@link issuer}, then that the token's client (`azp`) is still active (see ./verified.ts: a token
+ * this isolate verified before is not verified again until its `exp`; a deleted or expired client's tokens stop
+ * within CLIENT_RECHECK_MS). Throws a 401 ApiError when the header is missing or malformed, or the token is
+ * expired, wrongly signed or signed by an unknown key, from another issuer, lacks the account claims or belongs to
+ * a deleted or expired client.
  */
 export async function authenticate(request: Request, env: Env): Promise<TokenClaims> {
   const header = request.headers.get("authorization");
   if (!header) throw unauthorized("Missing Authorization header: send 'Authorization: Bearer <access token>'.");
   const m = /^Bearer\s+(\S+)$/i.exec(header.trim());
   if (!m) throw unauthorized("Malformed Authorization header: expected 'Bearer <access token>'.");
-  const key = await signingKey(env);
   const token = m[1]!;
-  const scope = `${key.kid} ${issuer(env)}`;
-  const claims = cachedClaims(scope, token) ?? (await verify(env, key.publicKey, token));
+  const key = await verifyingKey(env, kidOf(token));
+  if (!key) throw unauthorized("Invalid access token: signature or format not accepted.");
+  // cached verifications are scoped to the key (its kid and public value) and the issuer
+  const scope = `${key.kid} ${key.publicJwk.x} ${issuer(env)}`;
+  const claims = cachedClaims(scope, token) ?? (await verify(env, key, token));
   if (claims.azp !== undefined && !(await clientUsable(env, claims.azp)))
     throw unauthorized("Access token of a deleted or expired OAuth client: create a client and request a new token.");
   rememberClaims(scope, token, claims);
   return claims;
 }
 
-/** Verifies the JWT `token` with `publicKey` (see {@link authenticate}); its claims, or a 401 ApiError. */
-async function verify(env: Env, publicKey: SigningKey["publicKey"], token: string): Promise<TokenClaims> {
+/** Verifies the JWT `token` with `key` (see {@link authenticate}); its claims, or a 401 ApiError. */
+async function verify(env: Env, key: VerifyingKey, token: string): Promise<TokenClaims> {
   const iss = issuer(env);
   try {
-    const { payload } = await jwtVerify(token, publicKey, { algorithms: [ALG], issuer: iss, requiredClaims: ["exp"] });
+    const { payload } = await jwtVerify(token, key.publicKey, { algorithms: [ALG], issuer: iss, requiredClaims: ["exp"] });
     if (typeof payload.account !== "string" || typeof payload.sub !== "string") throw unauthorized("Access token lacks account claims.");
     if (payload.azp !== undefined && typeof payload.azp !== "string") throw unauthorized("Access token has a malformed client (azp) claim.");
     return payload as unknown as TokenClaims;

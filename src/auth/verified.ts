@@ -39,8 +39,8 @@ export const authCache = {
 };
 
 /**
- * The cached claims of `token` verified under `scope` (the verifying key id and the issuer: another key or issuer
- * never hits), or undefined when absent or past `exp`.
+ * The cached claims of `token` verified under `scope` (the verifying key's id and public value, and the issuer:
+ * another key or issuer never hits), or undefined when absent or past `exp`.
  */
 export function cachedClaims(scope: string, token: string): TokenClaims | undefined {
   const claims = authCache.tokens.get(`${scope} ${token}`);

@@ -57,6 +57,11 @@ export interface RouteMeta {
   /** True when no token is needed (the auth middleware lets the route through); the same as `on`'s boolean. */
   public?: boolean;
   /**
+   * A public route guarded by its handler with another credential: the name of its OpenAPI security scheme
+   * (`AdminToken`: the admin API's bearer secret, src/admin/guard.ts), instead of "no security".
+   */
+  securityScheme?: "AdminToken";
+  /**
    * Largest body the route takes, in bytes (default MAX_BODY_BYTES, src/http/limits.ts): the router refuses a
    * larger declared Content-Length with 413 before the route runs; its reader counts the bytes streamed.
    */

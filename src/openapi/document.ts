@@ -91,7 +91,7 @@ function operation(route: RouteDef, schemas: Schemas): JsonSchema {
           },
         }
       : {}),
-    security: route.isPublic ? [] : SECURED,
+    security: meta.securityScheme ? [{ [meta.securityScheme]: [] }] : route.isPublic ? [] : SECURED,
     responses: {
       [String(status)]: ok,
       "4XX": { description: "Invalid request, missing token, rate limited, not found (error envelope)", content: { "application/json": { schema: ERROR_REF } } },
@@ -128,6 +128,7 @@ export function openApiDocument(routes: readonly RouteDef[], base: string): Json
       securitySchemes: {
         OAuth2: { type: "oauth2", flows: { clientCredentials: { tokenUrl: `${base}${TOKEN_PATH}`, scopes: {} } } },
         BearerJWT: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
+        AdminToken: { type: "http", scheme: "bearer", description: "The deployment's ADMIN_TOKEN secret (the admin API, /api/v1/admin/...)." },
       },
     },
   };

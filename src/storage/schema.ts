@@ -40,6 +40,8 @@ export const signingKeys = sqliteTable("signing_keys", {
   privateJwk: text("private_jwk").notNull(),
   publicJwk: text("public_jwk").notNull(),
   created: text("created").notNull(),
+  // 0011: when the key stopped signing (src/auth/keys.ts); NULL while it may sign
+  retired: text("retired"),
 });
 
 /** The collection registry (migration 0003; column meanings are documented there). */

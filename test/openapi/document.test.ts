@@ -73,7 +73,7 @@ describe("OpenAPI 3.1 description", () => {
     for (const r of routes) {
       const op = doc.paths[openApiPath(r.path)]?.[r.method.toLowerCase()];
       expect(op, `${r.method} ${r.path}`).toBeDefined();
-      expect(op!.security.length === 0, `${r.method} ${r.path} public`).toBe(r.isPublic);
+      expect(op!.security.length === 0, `${r.method} ${r.path} public`).toBe(r.isPublic && r.meta.securityScheme === undefined);
       expect(op!.requestBody !== undefined, `${r.method} ${r.path} body`).toBe(r.meta.body !== undefined);
     }
     const count = Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
