@@ -178,7 +178,7 @@ describe("async process: bad inputs are 400 envelopes", () => {
     ["unknown identifier", body({}, { responses: [{ identifier: "nope", format: { type: "image/tiff" } }] }), /matches no evalscript output/],
     ["PNG above 2500 x 2500", body({}, { width: 3000, height: 3000, responses: [{ identifier: "default", format: { type: "image/png" } }] }), /6250000/],
     ["two responses, one file", body({}, { responses: [{ identifier: "default", format: { type: "image/tiff" } }, { identifier: "default", format: { type: "image/tiff" } }] }), /both write/],
-    ["unknown collection type", body({ input: { bounds: { bbox: RKH_BBOX, properties: { crs: CRS(32629) } }, data: [{ type: "byoc-nope" }] } }), /Unknown data collection type 'byoc-nope'/],
+    ["unknown collection type", body({ input: { bounds: { bbox: RKH_BBOX, properties: { crs: CRS(32629) } }, data: [{ type: "landsat-99" }] } }), /Unknown data collection type 'landsat-99'/],
     ["script syntax error", body({ evalscript: "//VERSION=3\nfunction setup( {" }), /./],
   ];
   for (const [name, b, message] of cases) {
@@ -190,4 +190,11 @@ describe("async process: bad inputs are 400 envelopes", () => {
       expect(e.message).toMatch(message);
     });
   }
+
+  it("an unknown BYOC collection is a 404 naming it", async () => {
+    const id = crypto.randomUUID();
+    const r = await post(body({ input: { bounds: { bbox: RKH_BBOX, properties: { crs: CRS(32629) } }, data: [{ type: `byoc-${id}` }] } }), bearer);
+    expect(r.status).toBe(404);
+    expect(await envelope(r)).toMatchObject({ code: "COMMON_NOT_FOUND", message: `BYOC collection ${id} not found.`, errors: { collection: `byoc-${id}` } });
+  });
 });
