@@ -161,7 +161,7 @@ if (o["dry-run"]) {
 try {
   await waitServing(s.url, o.local ? 60 : 600, log);
   const admin = adminClient(s.url, process.env.EO_EDGE_ADMIN_TOKEN ?? (await readFile(tokenFile, "utf8")).trim());
-  step(6, "first account and its admin OAuth client");
+  step(6, "first account, its admin OAuth client and an S3 key");
   s.bootstrap = await bootstrap(admin, s.bootstrap, log);
   await writeFile(join(home, "deploy.json"), JSON.stringify({ ...s, databaseIds }, null, 2) + "\n");
   if (o["with-samples"]) {

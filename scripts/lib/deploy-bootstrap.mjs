@@ -27,9 +27,10 @@ export async function waitServing(base, seconds, log) {
 }
 
 /**
- * The deployment's first account ("Operator", plan enterprise) with an OAuth client "admin" whose secret is printed
- * here once and stored nowhere. Made only while the deployment has no account at all; when `known` (the account
- * made by an earlier run) still exists, or other accounts exist, nothing is made. Returns { accountId, clientId? }.
+ * The deployment's first account ("Operator", plan enterprise) with an OAuth client "admin" and an S3 key of the
+ * S3 endpoint, whose secrets are printed here once and stored nowhere. Made only while the deployment has no account at all; when `known` (the account
+ * made by an earlier run) still exists, or other accounts exist, nothing is made. Returns { accountId, clientId?,
+ * s3AccessKeyId? }.
  * @param {ReturnType<import("./admin-client.mjs").adminClient>} client @param {{ accountId?: string, clientId?: string } | undefined} known
  */
 export async function bootstrap(client, known, log) {
@@ -47,11 +48,14 @@ export async function bootstrap(client, known, log) {
   }
   const account = await client.call("POST", "/accounts", { name: "Operator", plan: "enterprise" });
   const c = await client.call("POST", `/accounts/${account.id}/clients`, { name: "admin", neverExpire: true, confirmNeverExpireRisk: true });
-  log(`  created the first account ${account.id} (plan enterprise) and its OAuth client "admin":`);
-  log(`    client_id     ${c.clientId}`);
-  log(`    client_secret ${c.clientSecret}`);
-  log("    (the secret is shown this once and stored nowhere: keep it in your password manager)");
-  return { accountId: account.id, clientId: c.clientId };
+  const k = await client.call("POST", `/accounts/${account.id}/s3keys`);
+  log(`  created the first account ${account.id} (plan enterprise), its OAuth client "admin" and an S3 key:`);
+  log(`    client_id             ${c.clientId}`);
+  log(`    client_secret         ${c.clientSecret}`);
+  log(`    s3_access_key_id      ${k.accessKeyId}`);
+  log(`    s3_secret_access_key  ${k.secretAccessKey}`);
+  log("    (the secrets are shown this once and stored nowhere: keep them in your password manager)");
+  return { accountId: account.id, clientId: c.clientId, s3AccessKeyId: k.accessKeyId };
 }
 
 /**

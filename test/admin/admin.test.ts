@@ -118,7 +118,7 @@ describe("accounts", () => {
     // before the account's first call: the limiter reads the new limits at once
     const changed = await admin(`/accounts/${a.id}`, body("PATCH", { plan: "basic", policies: [{ samplingPeriod: "PT1H", limit: 2 }] }));
     expect(changed.status).toBe(200);
-    expect(await changed.json()).toMatchObject({ plan: { id: "basic" }, maxClients: 10, policies: [{ samplingPeriod: "PT1H", limit: 2 }], overrides: { policies: [{ samplingPeriod: "PT1H", limit: 2 }] } });
+    expect(await changed.json()).toMatchObject({ name: "test account", plan: { id: "basic" }, maxClients: 10, policies: [{ samplingPeriod: "PT1H", limit: 2 }], overrides: { policies: [{ samplingPeriod: "PT1H", limit: 2 }] } });
     const { token: t } = await clientToken(a.id);
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await callWithEnv(over, "/api/v1/metadata/location", bearerWith(t))).status);
