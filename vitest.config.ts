@@ -95,15 +95,16 @@ const bridges = new WeakMap<Dispatcher, Promise<string>>();
 /**
  * S3_BRIDGE: a real TCP address in front of the Worker under test, for S3 clients that take a host and port rather
  * than a fetch function (GDAL's /vsis3/ with AWS_S3_ENDPOINT, rasterio): GET http://bridge/ answers
- * {"endpoint": "127.0.0.1:<port>"}, an HTTP server on a free port that passes every request unchanged (method,
+ * {"endpoint": "127.0.0.2:<port>"}, an HTTP server on a free port that passes every request unchanged (method,
  * path, headers with the Host the client signed, body) to the Worker through Miniflare's dispatchFetch, as the
- * TCP forward of `npm start`'s S3 port does; the Worker serves S3 at the root of 127.0.0.1 (S3_HOSTS below).
+ * TCP forward of `npm start`'s S3 port does; the Worker serves S3 at the root of 127.0.0.2 (S3_HOSTS below: a loopback
+ * address of its own, as 127.0.0.1 addresses are the API's, e.g. the second location of test/locations).
  */
 function s3Bridge(_request: Request, mf: Dispatcher): Promise<Response> {
   let address = bridges.get(mf);
   if (!address) {
     const server = createServer((req, res) => forwardToWorker(mf, req, res).catch((e: Error) => (res.headersSent ? res.destroy() : res.writeHead(502).end(String(e)))));
-    address = new Promise((done) => server.listen(0, "127.0.0.1", () => done(`127.0.0.1:${(server.address() as AddressInfo).port}`)));
+    address = new Promise((done) => server.listen(0, "127.0.0.2", () => done(`127.0.0.2:${(server.address() as AddressInfo).port}`)));
     server.unref();
     bridges.set(mf, address);
   }
@@ -120,10 +121,10 @@ export default defineConfig(async () => {
         miniflare: {
           // PUBLIC_BASE_URL: the origin tests send requests to (test/helpers/auth.ts BASE); BUCKET_REGIONS: the buckets
           // test/locations puts in a CREODIAS region, so their BYOC collections are hosted in location creo;
-          // S3_HOSTS: 127.0.0.1 on any port (the S3 bridge; test/s3/address.test.ts) serves the S3 endpoint at its root
+          // S3_HOSTS: 127.0.0.2 on any port (the S3 bridge; test/s3/address.test.ts) serves the S3 endpoint at its root
           bindings: {
             TEST_MIGRATIONS: migrations, PUBLIC_BASE_URL: "http://localhost", MEASURE_TRANSFER: process.env.MEASURE_TRANSFER ?? "",
-            BUCKET_REGIONS: JSON.stringify({ "loc-creo": "waw3-1", "loc-creo-async": "waw3-1" }), S3_HOSTS: "127.0.0.1",
+            BUCKET_REGIONS: JSON.stringify({ "loc-creo": "waw3-1", "loc-creo-async": "waw3-1" }), S3_HOSTS: "127.0.0.2",
           },
           // CLIENT_RELAY (scripts/lib/client-relay.mjs): real HTTP client programs (GDAL, OWSLib) against the Worker
           serviceBindings: {

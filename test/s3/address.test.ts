@@ -1,6 +1,6 @@
 /**
  * Where the S3 endpoint answers (src/s3/address.ts, src/index.ts): under /s3 on every address, at the root of the
- * S3_HOSTS addresses (127.0.0.1 on any port in vitest.config.ts), while the other addresses keep the API and the
+ * S3_HOSTS addresses (127.0.0.2 on any port in vitest.config.ts), while the other addresses keep the API and the
  * console's static files, which the Worker now serves itself (wrangler.toml run_worker_first: a bucket may be named
  * like a file of web/, and ListBuckets is `GET /`).
  */
@@ -10,7 +10,7 @@ import { call } from "../helpers/auth";
 import { botoAll } from "../helpers/s3";
 
 /** An S3 address of the tests: S3 at its root. */
-const ROOT = "http://127.0.0.1:9000";
+const ROOT = "http://127.0.0.2:9000";
 const unique = () => `a-${crypto.randomUUID().slice(0, 8)}`;
 const codeOf = (xml: string) => /<Code>(\w+)<\/Code>/.exec(xml)?.[1];
 

@@ -16,8 +16,8 @@ import { ENDPOINT, botoAll, botoSign, send } from "../helpers/s3";
 const SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
 const AKID = "AKIAIOSFODNN7EXAMPLE";
 const unique = () => `v2-${crypto.randomUUID().slice(0, 8)}`;
-/** A root S3 address (S3_HOSTS is 127.0.0.1 in vitest.config.ts): the endpoint URL boto3 gets there. */
-const ROOT = "http://127.0.0.1:9000";
+/** A root S3 address (S3_HOSTS is 127.0.0.2 in vitest.config.ts): the endpoint URL boto3 gets there. */
+const ROOT = "http://127.0.0.2:9000";
 
 /** AWS's examples as path-style requests (the resource is the same: /<bucket>/<key>), with their string to sign and signature. */
 const EXAMPLES: { name: string; request: Request; presigned?: boolean; date: string; stringToSign: string; signature: string }[] = [

@@ -23,7 +23,10 @@ const square = (x: number) => ({ type: "Polygon" as const, coordinates: [[[x, 0]
 const FEATURES: BatchFeature[] = [1, 2, 3].map((id) => ({ id, geometry: square(id), crs: "http://www.opengis.net/def/crs/EPSG/0/32631" }));
 
 /** A new task, started and analysed with FEATURES: PROCESSING. */
-async function processing(account = crypto.randomUUID()) {
+/** The account of this file's tasks: it owns bucket b-b (claimed on first use, src/buckets/owners.ts). */
+const OWNER = crypto.randomUUID();
+
+async function processing(account = OWNER) {
   const id = crypto.randomUUID();
   const stub = statbatchStub(E, id);
   await stub.create(id, account, REQUEST, new Date().toISOString());
