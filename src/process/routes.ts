@@ -5,6 +5,7 @@ import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { negotiate } from "./accept";
 import { chargeLater } from "../accounts/units";
 import { evaluatePlan, prepareEvalscript } from "../pipeline/pipeline";
+import { planBytes, withAdmission } from "../pipeline/admission";
 import { planRequest, withSources } from "../pipeline/plan";
 import { renderResponses } from "./render";
 import { readProcessRequest } from "./request";
@@ -14,7 +15,10 @@ import { SCRIPT_BODY } from "../openapi/meta";
 
 const DEFAULT_RESPONSES: ResponseRequest[] = [{ identifier: "default", format: { type: "image/png" } }];
 
-/** Handles a Processing API request end to end. */
+/**
+ * Handles a Processing API request end to end. Evaluation and encoding run once the isolate's admission lets the
+ * request's pixels in (src/pipeline/admission.ts: they wait for room, or the request is answered 503).
+ */
 export async function processHandler(request: AuthedRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
   const req = await readProcessRequest(request);
   const responses = req.output?.responses ?? DEFAULT_RESPONSES;
@@ -25,12 +29,15 @@ export async function processHandler(request: AuthedRequest, env: Env, ctx: Exec
   const s1 = Date.now();
   const plan = await withSources({ env, account: script.account }, area, req.input.data, script.setup);
   const s2 = Date.now();
-  const evaluation = await evaluatePlan(env, script, plan, { convert: true });
-  const t0 = Date.now();
-  const { body, contentType } = await renderResponses(evaluation.result, responses, packing, plan.grid);
+  const { s3, evaluation, t0, body, contentType } = await withAdmission(planBytes(plan, script.setup), async () => {
+    const s3 = Date.now();
+    const evaluation = await evaluatePlan(env, script, plan, { convert: true });
+    const t0 = Date.now();
+    return { s3, evaluation, t0, ...(await renderResponses(evaluation.result, responses, packing, plan.grid)) };
+  });
   // the charge (a Durable Object call) runs after the response, exactly once, if the rate limiter admitted it
   chargeLater(ctx, env, accountOf(request), evaluation.processingUnits, request.admitted);
-  const timings = { script: s1 - s0, sources: s2 - s1, ...evaluation.timings, encode: Date.now() - t0 };
+  const timings = { script: s1 - s0, sources: s2 - s1, admission: s3 - s2, ...evaluation.timings, encode: Date.now() - t0 };
   return new Response(body, {
     headers: {
       "content-type": contentType,

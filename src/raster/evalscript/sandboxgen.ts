@@ -13,21 +13,20 @@
  * abort (sandbox.ts, Recycler) removes it from the loader's cache and frees it.
  */
 import { Lru } from "../lru";
+import { SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES } from "../memory";
 
 /**
- * Bytes (pixels sent plus values returned) after which a sandbox isolate is recycled: bounds the garbage one
- * isolate holds to about this plus one request, for one cold start (~40 ms, isolation.test.ts) per budget.
+ * SANDBOX_RECYCLE_BYTES (src/raster/memory.ts): bytes (pixels sent plus values returned) after which a sandbox
+ * isolate is recycled: bounds the garbage one isolate holds to about this plus one call, for one cold start
+ * (~40 ms, isolation.test.ts) per budget.
+ *
+ * SANDBOX_POOL_BYTES (src/raster/memory.ts): bytes charged to all live sandbox isolates together (every script and
+ * account) after which idle ones are aborted, least recently leased first ({@link evictIdle}). Why: an isolate
+ * keeps its garbage until it is recycled, and a script sent a few times never reaches its own budget. Measured on
+ * `npm start`: 20 real scripts in turn, six 1024² requests each, grew workerd from 0.56 to 2.8 GB RSS, and the
+ * first script, sent again, evaluated in 222-303 ms instead of 106-148 ms.
  */
-export const SANDBOX_RECYCLE_BYTES = 256 * 1024 * 1024;
-
-/**
- * Bytes charged to all live sandbox isolates together (every script and account) after which idle ones are
- * aborted, least recently leased first ({@link evictIdle}). Why: an isolate keeps its garbage until it is
- * recycled, and a script sent a few times never reaches its own budget. Measured on `npm start`: 20 real scripts
- * in turn, six 1024² requests each, grew workerd from 0.56 to 2.8 GB RSS, and the first script, sent again,
- * evaluated in 222-303 ms instead of 106-148 ms.
- */
-export const SANDBOX_POOL_BYTES = 512 * 1024 * 1024;
+export { SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES };
 
 /**
  * Blocks of at least this many pixels are large: an isolate that has evaluated {@link SMALL_HISTORY} or more blocks,
