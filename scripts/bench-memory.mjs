@@ -20,8 +20,10 @@
 //  5. RSS and JS memory after a full GC and IDLE_MS idle (does memory return?);
 //  6. (issue 27) the isolate's JS memory right after start, one 16x16 request and a full GC (its code with the caches
 //     nearly empty: BASELINE_BYTES of src/raster/memory.ts), and its peak while CONCURRENT (default 4) of the
-//     2500x2500 requests are sent at once: each must answer 200, or 503 with Retry-After (the admission of
-//     src/pipeline/admission.ts), and the peak stay below 128 MB; the script exits 1 when they do not.
+//     2500x2500 requests are sent at once, twice: polled as in 2. (garbage included), then sampled after full GCs
+//     (what the requests hold: an isolate at the edge collects before its 128 MB are full; local workerd's V8 has no
+//     such limit and lets garbage pile up). Each must answer 200, or 503 with Retry-After (the admission of
+//     src/pipeline/admission.ts), and the GC'd peak stay below 128 MB; the script exits 1 when they do not.
 // Targets (issue 15): peak < 128 MB (the isolate limit); the small request not slower; memory returns.
 import { readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -108,9 +110,12 @@ async function heapDuring(cdp, base, token, body) {
 
 /**
  * `n` requests of body sent at once while the heap is polled back to back: { peak (MiB), answers: [{status,
- * retryAfter}] }. A 503 is the admission refusing a request that found no room in time.
+ * retryAfter}] }. A 503 is the admission refusing a request that found no room in time. With `live`, every sample
+ * follows a full GC (a heap snapshot, which pauses the isolate): the peak of what the requests really hold, as an
+ * isolate whose V8 collects before its 128 MB are full (at the edge) would see it; without, the peak counts the
+ * garbage local workerd leaves (its V8 has no such limit and collects lazily).
  */
-async function concurrentDuring(cdp, base, token, body, n) {
+async function concurrentDuring(cdp, base, token, body, n, live = false) {
   let left = n;
   let peak = 0;
   const one = async () => {
@@ -124,7 +129,10 @@ async function concurrentDuring(cdp, base, token, body, n) {
     return { status: r.status, retryAfter: r.headers.get("retry-after") };
   };
   const all = Promise.all(Array.from({ length: n }, one));
-  while (left > 0) peak = Math.max(peak, await heapMiB(cdp));
+  while (left > 0) {
+    if (live) await collectGarbage(cdp);
+    peak = Math.max(peak, await heapMiB(cdp));
+  }
   return { peak: Math.max(peak, await heapMiB(cdp)), answers: await all };
 }
 
@@ -183,13 +191,16 @@ async function measure(heavy, fresh) {
     const heapAfterHeavy = await heapMiB(cdp);
     await collectGarbage(cdp);
     const many = await concurrentDuring(cdp, server.base, token, HEAVY, CONCURRENT);
+    await collectGarbage(cdp);
+    const manyLive = await concurrentDuring(cdp, server.base, token, HEAVY, CONCURRENT, true);
     const sandboxes = await isolatesMiB(server.pgid);
     const [freshAfter, after] = await smallAB(fresh, heavy);
     const hwm = workerdPeakMiB(server.pgid);
     await collectGarbage(cdp);
     await sleep(IDLE_MS);
     return {
-      baselineMiB: heavy.baselineMiB, concurrentPeakMiB: many.peak, concurrentAnswers: many.answers,
+      baselineMiB: heavy.baselineMiB, concurrentPeakMiB: many.peak, concurrentLivePeakMiB: manyLive.peak,
+      concurrentAnswers: [...many.answers, ...manyLive.answers],
       heapIdleMiB: heapIdle, heapPeakMiB: one.peak, heapAtResponseMiB: one.after, samples: one.samples,
       heapAfterHeavyMiB: heapAfterHeavy, sandboxIsolates: sandboxes.count, sandboxMiB: sandboxes.mib, heapAfterGcMiB: await heapMiB(cdp),
       rssBeforeMiB: rssBefore, rssAfterHeavyMiB: rssAfterHeavy, rssAfterGcIdleMiB: workerdMiB(server.pgid, "VmRSS"), hwmMiB: hwm,
@@ -201,8 +212,12 @@ async function measure(heavy, fresh) {
   }
 }
 
-/** True when every answer of the concurrent requests is a 200 or a 503 with Retry-After, and their peak fits 128 MB. */
-const concurrentOk = (r) => r.concurrentAnswers.every((a) => a.status === 200 || (a.status === 503 && a.retryAfter !== null)) && r.concurrentPeakMiB * 1.048576 < 128;
+/**
+ * True when every answer of the concurrent requests is a 200 or a 503 with Retry-After, and what they hold (the peak
+ * sampled after full GCs) fits 128 MB.
+ */
+const concurrentOk = (r) =>
+  r.concurrentAnswers.every((a) => a.status === 200 || (a.status === 503 && a.retryAfter !== null)) && r.concurrentLivePeakMiB * 1.048576 < 128;
 
 function print(r) {
   console.log(`\nEO Edge memory bench (NDVI FLOAT32 GeoTIFF 2500x2500 over 29RKH; small: NDVI PNG 512x512, N=${SMALL_N}; heavy N=${HEAVY_N})`);
@@ -214,7 +229,7 @@ function print(r) {
   console.log(`small request p50, interleaved with a fresh server: before the heavy requests ${fmt(r.smallBefore)} ms (fresh ${fmt(r.freshBefore)}), after ${fmt(r.smallAfter)} ms (fresh ${fmt(r.freshAfter)}); after/fresh ${(r.smallAfter / r.freshAfter).toFixed(2)} (target <= 1.1)`);
   const answers = r.concurrentAnswers.map((a) => (a.status === 503 ? `503 (Retry-After ${a.retryAfter})` : String(a.status))).join(", ");
   console.log(`right after start (one 16x16 request, full GC): JS memory ${fmt(r.baselineMiB)} MiB (the code, caches nearly empty)`);
-  console.log(`${CONCURRENT} of the 2500x2500 requests at once: ${answers}; peak JS memory ${fmt(r.concurrentPeakMiB)} MiB (target: each 200 or 503 with Retry-After, peak < 128 MB): ${concurrentOk(r) ? "ok" : "FAILED"}`);
+  console.log(`${CONCURRENT} of the 2500x2500 requests at once, twice: ${answers}; peak JS memory ${fmt(r.concurrentLivePeakMiB)} MiB sampled after full GCs, ${fmt(r.concurrentPeakMiB)} MiB with local workerd's uncollected garbage (target: each 200 or 503 with Retry-After, the first < 128 MB): ${concurrentOk(r) ? "ok" : "FAILED"}`);
   console.log(JSON.stringify(r));
   const peak = r.heapPeakMiB * 1.048576; // MiB -> MB, the isolate limit's unit
   summaryRow("peak JS heap of one 2500x2500 FLOAT32 request", `${fmt(peak)} MB (Worker isolate, heap + ArrayBuffers)`, "fits the 128 MB isolate limit", peak < 128);
@@ -227,8 +242,8 @@ function print(r) {
   );
   summaryRow(
     `peak JS heap with ${CONCURRENT} 2500x2500 FLOAT32 requests at once (issue 27)`,
-    `${fmt(r.concurrentPeakMiB * 1.048576)} MB; answers ${answers}`,
-    "each 200 or 503 + Retry-After; < 128 MB",
+    `${fmt(r.concurrentLivePeakMiB * 1.048576)} MB after full GCs (${fmt(r.concurrentPeakMiB * 1.048576)} MB garbage included); answers ${answers}`,
+    "each 200 or 503 + Retry-After; < 128 MB after GC",
     concurrentOk(r),
   );
 }

@@ -21,6 +21,13 @@ export const ADMISSION_WAIT_MS = 5000;
 /** Retry-After of a refused request, in seconds: about one large request's time (scripts/bench-memory.mjs). */
 export const ADMISSION_RETRY_AFTER_S = 2;
 
+/**
+ * How long a streamed body (src/process/stream.ts) may hold its request's share after the request has been
+ * rendered, in ms: until its client has read it, but no longer, so a client that reads slowly or not at all never
+ * keeps the room from others.
+ */
+export const ADMISSION_SEND_MS = 2000;
+
 /** How often a waiting request looks whether it may start, in ms. */
 const POLL_MS = 10;
 
@@ -49,7 +56,7 @@ export function planBytes(plan: Pick<Plan, "grid" | "sources">, setup: Pick<Eval
   return requestBytes(plan.grid.width * plan.grid.height, input, output);
 }
 
-/** A request's share of the budget, held until {@link Permit.release} (call it once, in a `finally`). */
+/** A request's share of the budget, held until {@link Permit.release} (idempotent: a second call does nothing). */
 export interface Permit {
   release(): void;
 }
@@ -115,19 +122,6 @@ export async function admit(bytes: number, waitMs = wait): Promise<Permit> {
       admitted--;
     },
   };
-}
-
-/**
- * Runs `f` admitted with `bytes` ({@link admit}) and releases its share when `f` settles.
- * @throws OverloadedError as admit; whatever `f` throws.
- */
-export async function withAdmission<T>(bytes: number, f: () => Promise<T>): Promise<T> {
-  const permit = await admit(bytes);
-  try {
-    return await f();
-  } finally {
-    permit.release();
-  }
 }
 
 /**

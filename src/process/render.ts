@@ -13,16 +13,17 @@ import type { ResponseRequest } from "./schema";
 
 /**
  * Renders the HTTP body and its content type. A single file goes out as its parts (./stream.ts: a GeoTIFF's
- * strips are not joined); several files are packed into one array.
+ * strips are not joined; `sent` runs once they are written, see partsBody); several files are packed into one array.
  */
 export async function renderResponses(
   result: EvalResult,
   responses: ResponseRequest[],
   packing: Packing,
   grid: Grid,
+  sent?: () => void,
 ): Promise<{ body: Uint8Array | ReadableStream<Uint8Array>; contentType: string }> {
   if (packing.kind === "single") {
-    return { body: partsBody(await encodeOutputParts(result, responses[0]!, packing.type, grid)), contentType: packing.type };
+    return { body: partsBody(await encodeOutputParts(result, responses[0]!, packing.type, grid), sent), contentType: packing.type };
   }
   const files: RenderedFile[] = [];
   for (const r of responses) files.push({ identifier: r.identifier, contentType: r.format.type, data: await encodeOutput(result, r, r.format.type, grid) });

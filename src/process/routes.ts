@@ -5,7 +5,7 @@ import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { negotiate } from "./accept";
 import { chargeLater } from "../accounts/units";
 import { evaluatePlan, prepareEvalscript } from "../pipeline/pipeline";
-import { planBytes, withAdmission } from "../pipeline/admission";
+import { ADMISSION_SEND_MS, admit, planBytes } from "../pipeline/admission";
 import { planRequest, withSources } from "../pipeline/plan";
 import { renderResponses } from "./render";
 import { readProcessRequest } from "./request";
@@ -17,7 +17,9 @@ const DEFAULT_RESPONSES: ResponseRequest[] = [{ identifier: "default", format: {
 
 /**
  * Handles a Processing API request end to end. Evaluation and encoding run once the isolate's admission lets the
- * request's pixels in (src/pipeline/admission.ts: they wait for room, or the request is answered 503).
+ * request's pixels in (src/pipeline/admission.ts: they wait for room, or the request is answered 503); they are
+ * let out once the body is sent (a streamed GeoTIFF's strips are the evaluation's values; at most ADMISSION_SEND_MS
+ * after, so a slow client never holds the room), or at once for a body in one array.
  */
 export async function processHandler(request: AuthedRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
   const req = await readProcessRequest(request);
@@ -29,12 +31,18 @@ export async function processHandler(request: AuthedRequest, env: Env, ctx: Exec
   const s1 = Date.now();
   const plan = await withSources({ env, account: script.account }, area, req.input.data, script.setup);
   const s2 = Date.now();
-  const { s3, evaluation, t0, body, contentType } = await withAdmission(planBytes(plan, script.setup), async () => {
-    const s3 = Date.now();
+  const permit = await admit(planBytes(plan, script.setup));
+  const s3 = Date.now();
+  const { evaluation, t0, body, contentType } = await (async () => {
     const evaluation = await evaluatePlan(env, script, plan, { convert: true });
     const t0 = Date.now();
-    return { s3, evaluation, t0, ...(await renderResponses(evaluation.result, responses, packing, plan.grid)) };
+    return { evaluation, t0, ...(await renderResponses(evaluation.result, responses, packing, plan.grid, permit.release)) };
+  })().catch((e: unknown) => {
+    permit.release();
+    throw e;
   });
+  if (body instanceof ReadableStream) setTimeout(permit.release, ADMISSION_SEND_MS);
+  else permit.release();
   // the charge (a Durable Object call) runs after the response, exactly once, if the rate limiter admitted it
   chargeLater(ctx, env, accountOf(request), evaluation.processingUnits, request.admitted);
   const timings = { script: s1 - s0, sources: s2 - s1, admission: s3 - s2, ...evaluation.timings, encode: Date.now() - t0 };

@@ -7,8 +7,10 @@
 /**
  * One body of the parts, in order, with a Content-Length: the part itself when there is one, else a
  * FixedLengthStream (workerd) fed part by part as the client reads. A client that goes away aborts the writes.
+ * `sent` runs once the stream is done with the parts (all written, or aborted): the caller's memory admission
+ * holds the parts until then (src/pipeline/admission.ts); for a single part it is not called.
  */
-export function partsBody(parts: readonly Uint8Array[]): Uint8Array | ReadableStream<Uint8Array> {
+export function partsBody(parts: readonly Uint8Array[], sent?: () => void): Uint8Array | ReadableStream<Uint8Array> {
   if (parts.length === 1) return parts[0]!;
   const total = parts.reduce((n, p) => n + p.length, 0);
   const { readable, writable } = new FixedLengthStream(total);
@@ -16,6 +18,8 @@ export function partsBody(parts: readonly Uint8Array[]): Uint8Array | ReadableSt
   void (async () => {
     for (const p of parts) await writer.write(p);
     await writer.close();
-  })().catch((e: unknown) => writer.abort(e).catch(() => undefined));
+  })()
+    .catch((e: unknown) => writer.abort(e).catch(() => undefined))
+    .finally(() => sent?.());
   return readable;
 }

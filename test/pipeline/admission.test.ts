@@ -14,7 +14,7 @@ import { envelope } from "../helpers/auth";
 import {
   BASELINE_BYTES, CACHE_BUDGETS, CACHE_BYTES, ISOLATE_MEMORY_BYTES, REQUEST_BYTES, SANDBOX_BASELINE_BYTES, SANDBOX_BLOCK_BYTES, SANDBOX_RECYCLE_BYTES,
 } from "../../src/raster/memory";
-import { ADMISSION_RETRY_AFTER_S, admissionStats, admit, planBytes, requestBytes, setAdmission } from "../../src/pipeline/admission";
+import { ADMISSION_RETRY_AFTER_S, ADMISSION_SEND_MS, admissionStats, admit, planBytes, requestBytes, setAdmission } from "../../src/pipeline/admission";
 import { MAX_SYNC_SIZE } from "../../src/pipeline/plan";
 import { blockCache } from "../../src/raster/cog/blocks";
 import { indexCache } from "../../src/raster/warp";
@@ -43,15 +43,25 @@ beforeAll(async () => {
 
 afterEach(() => setAdmission());
 
-/** The NDVI GeoTIFF of `r` equals GDAL's (scripts/references.py), as in test/process/process.test.ts. */
-async function expectNdvi(r: Response): Promise<void> {
-  expect(r.status, await r.clone().text()).toBe(200);
-  const tif = await readTiff(await r.arrayBuffer());
+/** An answer read at once (its body holds the request's share until read): status, headers, body. */
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: ArrayBuffer;
+}
+const answer = async (r: Response): Promise<Answer> => ({ status: r.status, headers: r.headers, body: await r.arrayBuffer() });
+/** `n` NDVI requests sent at once, each read as it comes. */
+const burst = (n: number): Promise<Answer[]> => Promise.all(Array.from({ length: n }, () => process(ndvi.body, bearer).then(answer)));
+
+/** The NDVI GeoTIFF of `a` equals GDAL's (scripts/references.py), as in test/process/process.test.ts. */
+async function expectNdvi(a: Answer): Promise<void> {
+  expect(a.status, new TextDecoder().decode(a.body).slice(0, 300)).toBe(200);
+  const tif = await readTiff(a.body);
   expect(compare(tif.data, ndvi.ref, 1e-6).mismatch).toBeLessThan(0.005);
 }
 
 /** The admission wait of a response (its Server-Timing `admission` stage), in ms. */
-const waited = (r: Response): number => Number(/admission;dur=([\d.]+)/.exec(r.headers.get("server-timing") ?? "")?.[1] ?? NaN);
+const waited = (r: Answer): number => Number(/admission;dur=([\d.]+)/.exec(r.headers.get("server-timing") ?? "")?.[1] ?? NaN);
 
 describe("the isolate's memory budgets", () => {
   it("code + caches + the requests in flight fit in 128 MB, and the largest Processing request fits the requests' share", () => {
@@ -93,14 +103,14 @@ describe("admission of Processing requests", () => {
     } finally {
       held.release();
     }
-    await expectNdvi(await process(ndvi.body, bearer));
-    expect(admissionStats()).toMatchObject({ bytes: 0, requests: 0, waiting: 0 });
+    await expectNdvi(await answer(await process(ndvi.body, bearer)));
+    expect(admissionStats()).toMatchObject({ bytes: 0, requests: 0, waiting: 0 }); // released once the body was read
   });
 
   it("a request waits for room (first come, first served) and answers the same pixels", async () => {
     setAdmission({ budget: ndvi.bytes, waitMs: 5000 });
     const held = await admit(ndvi.bytes);
-    const pending = process(ndvi.body, bearer);
+    const pending = process(ndvi.body, bearer).then(answer);
     await new Promise((r) => setTimeout(r, 300));
     expect(admissionStats().waiting).toBe(1);
     held.release();
@@ -109,11 +119,21 @@ describe("admission of Processing requests", () => {
     await expectNdvi(r);
   });
 
+  it("a streamed body holds its share until read, but at most ADMISSION_SEND_MS: an unread one never blocks others", async () => {
+    setAdmission({ budget: ndvi.bytes, waitMs: 5000 });
+    const unread = await process(ndvi.body, bearer); // a streamed GeoTIFF nobody reads yet
+    const next = await answer(await process(ndvi.body, bearer));
+    expect(waited(next)).toBeGreaterThanOrEqual(ADMISSION_SEND_MS - 300);
+    expect(waited(next)).toBeLessThan(5000);
+    await expectNdvi(next);
+    await expectNdvi(await answer(unread));
+  });
+
   it("concurrent requests beyond the budget: those admitted are correct, the others 503 with Retry-After, never more in flight than fits", async () => {
     setAdmission({ budget: 2 * ndvi.bytes, waitMs: 0 });
     const held = await admit(ndvi.bytes); // one slot taken for the whole burst: at most one request runs at a time
     try {
-      const answers = await Promise.all(Array.from({ length: 4 }, () => process(ndvi.body, bearer)));
+      const answers = await burst(4);
       const statuses = answers.map((r) => r.status);
       expect(statuses.every((s) => s === 200 || s === 503)).toBe(true);
       expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
@@ -129,7 +149,7 @@ describe("admission of Processing requests", () => {
 
   it("with the default wait, four requests at once on room for one all answer, one after the other", async () => {
     setAdmission({ budget: ndvi.bytes });
-    const answers = await Promise.all(Array.from({ length: 4 }, () => process(ndvi.body, bearer)));
+    const answers = await burst(4);
     for (const r of answers) await expectNdvi(r);
     expect(admissionStats().peakBytes).toBe(ndvi.bytes);
     expect(answers.filter((r) => waited(r) > 0).length).toBeGreaterThanOrEqual(1);
