@@ -22,11 +22,10 @@ export const ADMISSION_WAIT_MS = 5000;
 export const ADMISSION_RETRY_AFTER_S = 2;
 
 /**
- * How long a streamed body (src/process/stream.ts) may hold its request's share after the request has been
- * rendered, in ms: until its client has read it, but no longer, so a client that reads slowly or not at all never
- * keeps the room from others.
+ * A streamed body (src/process/stream.ts) holds its request's share while its client reads it; a client that takes
+ * nothing for this long (ms) lets it go, so one that stops reading never keeps the room from others.
  */
-export const ADMISSION_SEND_MS = 2000;
+export const ADMISSION_STALL_MS = 2000;
 
 /** How often a waiting request looks whether it may start, in ms. */
 const POLL_MS = 10;
