@@ -1,19 +1,23 @@
-// Catalog benchmark (part of `npm run bench`; alone: `npx node scripts/bench-catalog.mjs`).
-// Builds a scratch state (.wrangler/state-bench-catalog) seeded like `npm start`, adds a catalog of
-// BENCH_ITEMS (default 100,000) items DERIVED from the real sentinel-2-l2a items in data/items (same documents,
-// dates spread over 2016-2024, footprints moved to pseudo-random places; each marked "eoedge:derived": true and
-// "eoedge:derived_from": <real id>), starts `wrangler dev` on it and times real HTTP requests with a real token.
-// Reports p50/p95 of: bbox+datetime search, CQL2 `eo:cloud_cover < 10`, ids lookup, and page 1 vs page 50.
+// Catalog benchmark (part of `npm run bench`: sections `catalog`, and `catalog1m` with BENCH_ITEMS=1000000; alone:
+// `npx node scripts/bench-catalog.mjs`). Builds a scratch state (.wrangler/state-bench-catalog-<items>) seeded like
+// `npm start`, adds a catalog of BENCH_ITEMS (default 100,000) items DERIVED from the real sentinel-2-l2a items in
+// data/items (same documents, dates spread over 2016-2024, footprints moved to pseudo-random places; each marked
+// "eoedge:derived": true and "eoedge:derived_from": <real id>), starts `wrangler dev` on it and times real HTTP
+// requests with a real token. Reports p50/p95 of: bbox+datetime search, CQL2 `eo:cloud_cover < 10`, bbox + datetime
+// + CQL2 together, ids lookup, and page 1 vs page 50; and the catalog's size in D1: bytes per item (its row and
+// index entries) and items per GB, the figures that decide when one D1 database (10 GB) is not enough.
+// The items are written straight into the local D1 database file (node:sqlite, one transaction: a million items
+// in minutes; the same columns as src/storage/items.ts upsertItem, the schema's triggers and indexes apply).
 // CATALOG_RATE_LIMITS=off serves without the rate limiter (`--var RATE_LIMITS:off`), to tell its cost from the catalog's.
-import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { getPlatformProxy } from "wrangler";
-import { fmt, getToken, pct, prepareState, startServer } from "./lib/bench.mjs";
+import { DatabaseSync } from "node:sqlite";
+import { fmt, getToken, pct, prepareState, startServer, summaryRow } from "./lib/bench.mjs";
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 100_000);
 const N = Number(process.env.BENCH_N ?? 50);
 const PORT = process.env.BENCH_CATALOG_PORT ?? "8799";
-const STATE = resolve(".wrangler/state-bench-catalog");
+const STATE = resolve(`.wrangler/state-bench-catalog-${ITEMS}`);
 const CATALOG = "/api/v1/catalog/1.0.0";
 const COLLECTION = "sentinel-2-l2a";
 const T0 = Date.parse("2016-01-01T00:00:00Z");
@@ -59,32 +63,57 @@ function derive(src, n, rnd) {
   };
 }
 
-/** Inserts the derived catalog with multi-row INSERTs (the same columns upsertItem in src/storage/items.ts writes). */
-async function loadCatalog() {
-  const { env: bindings, dispose } = await getPlatformProxy({ persist: { path: join(STATE, "v3") } });
+/** The local D1 database file of the state (miniflare's D1 object storage; the only .sqlite besides its metadata). */
+function d1File() {
+  const dir = join(STATE, "v3", "d1", "miniflare-D1DatabaseObject");
+  const files = readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite");
+  if (files.length !== 1) throw new Error(`expected one D1 database in ${dir}, found ${files.join(", ") || "none"}`);
+  return join(dir, files[0]);
+}
+
+/** Bytes the database file holds (pages in use, after a WAL checkpoint). */
+const usedBytes = (db) => {
+  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  const page = db.prepare("PRAGMA page_size").get().page_size;
+  const pages = db.prepare("PRAGMA page_count").get().page_count - db.prepare("PRAGMA freelist_count").get().freelist_count;
+  return page * pages;
+};
+
+/**
+ * Writes the derived catalog into the local D1 database file in one transaction (no server may run on the state):
+ * { itemBytes (average doc JSON), rowBytes (database bytes per item: row, indexes and all), fileBytes }. Reuses a
+ * catalog of the right size from an earlier run (its bytes per item kept in the table _eoedge_bench).
+ */
+function loadCatalog() {
+  const db = new DatabaseSync(d1File());
   try {
-    const have = await bindings.DB.prepare("SELECT count(*) AS n FROM items WHERE id LIKE 'D%'").first();
-    if (have.n === ITEMS) return;
-    await bindings.DB.prepare("DELETE FROM items WHERE id LIKE 'D%'").run();
-    const sources = realItems();
-    const rnd = prng(42);
-    const sql =
-      "INSERT OR REPLACE INTO items (collection, id, datetime, cloud_cover, min_lon, min_lat, max_lon, max_lat, doc) " +
-      "SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8 FROM json_each(?)";
-    const BATCH = 250;
+    db.exec("CREATE TABLE IF NOT EXISTS _eoedge_bench (key TEXT PRIMARY KEY, value)");
+    const have = db.prepare("SELECT count(*) AS n FROM items WHERE id LIKE 'D%'").get().n;
     const t0 = performance.now();
-    for (let start = 0; start < ITEMS; start += BATCH) {
-      const rows = [];
-      for (let n = start; n < Math.min(ITEMS, start + BATCH); n++) {
+    if (have !== ITEMS) {
+      db.exec("DELETE FROM items WHERE id LIKE 'D%'");
+      db.exec("VACUUM");
+      const before = usedBytes(db);
+      const sources = realItems();
+      const rnd = prng(42);
+      const insert = db.prepare(
+        "INSERT INTO items (collection, id, datetime, cloud_cover, min_lon, min_lat, max_lon, max_lat, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      );
+      db.exec("BEGIN");
+      for (let n = 0; n < ITEMS; n++) {
         const it = derive(sources[n % sources.length], n, rnd);
         const cc = it.properties["eo:cloud_cover"];
-        rows.push([COLLECTION, it.id, Date.parse(it.properties.datetime), typeof cc === "number" ? cc : null, ...it.bbox, JSON.stringify(it)]);
+        insert.run(COLLECTION, it.id, Date.parse(it.properties.datetime), typeof cc === "number" ? cc : null, ...it.bbox, JSON.stringify(it));
       }
-      await bindings.DB.prepare(sql).bind(JSON.stringify(rows)).run();
+      db.exec("COMMIT");
+      db.prepare("INSERT OR REPLACE INTO _eoedge_bench VALUES ('bytes', ?)").run(usedBytes(db) - before);
+      console.log(`loaded ${ITEMS} derived items in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     }
-    console.log(`loaded ${ITEMS} derived items in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const added = Number(db.prepare("SELECT value FROM _eoedge_bench WHERE key = 'bytes'").get().value);
+    const itemBytes = db.prepare("SELECT avg(length(doc)) AS b FROM items WHERE id LIKE 'D%'").get().b;
+    return { itemBytes, rowBytes: added / ITEMS, fileBytes: statSync(d1File()).size };
   } finally {
-    await dispose();
+    db.close();
   }
 }
 
@@ -131,6 +160,7 @@ function queries() {
   return {
     bbox: Array.from({ length: N }, () => ({ bbox: box(20), datetime: window(90) })),
     cql2: Array.from({ length: N }, () => ({ datetime: window(365), filter: "eo:cloud_cover < 10", "filter-lang": "cql2-text" })),
+    all: Array.from({ length: N }, () => ({ bbox: box(20), datetime: window(365), filter: "eo:cloud_cover < 30", "filter-lang": "cql2-text" })),
     ids: Array.from({ length: N }, () => ({ datetime: "2015-01-01T00:00:00Z/..", ids: ids().map(idOf) })),
   };
 }
@@ -156,7 +186,7 @@ async function paging(api) {
 
 async function main() {
   prepareState(STATE);
-  await loadCatalog();
+  const size = loadCatalog();
   const args = process.env.CATALOG_RATE_LIMITS === "off" ? ["--var", "RATE_LIMITS:off"] : [];
   if (args.length) console.log("notice: rate limiter off (CATALOG_RATE_LIMITS=off)");
   const server = await startServer({ stateDir: STATE, port: PORT, args });
@@ -166,6 +196,7 @@ async function main() {
     const rows = [
       await timeQueries(api, "bbox 20x20 deg + 90-day datetime", q.bbox),
       await timeQueries(api, "CQL2 eo:cloud_cover < 10 + 1-year datetime", q.cql2),
+      await timeQueries(api, "bbox 20x20 deg + 1-year datetime + CQL2 eo:cloud_cover < 30", q.all),
       await timeQueries(api, "ids lookup (10 ids)", q.ids),
     ];
     const p = await paging(api);
@@ -179,7 +210,16 @@ async function main() {
       `paging (limit 10) ${DEEP_LABEL}, keyset next | ${fmt(pct(p.deepK, 50))} | ${fmt(pct(p.deepK, 95))} | 10`,
       `paging (limit 10) ${DEEP_LABEL}, offset next | ${fmt(pct(p.deepO, 50))} | ${fmt(pct(p.deepO, 95))} | 10`,
       `page 50 / page 1 (keyset, p50): ${(pct(p.fiftieth, 50) / pct(p.first, 50)).toFixed(2)}`,
+      `size in D1: item JSON ${fmt(size.itemBytes, 0)} bytes on average; ${fmt(size.rowBytes, 0)} bytes of database per item (row, indexes, pages); ` +
+        `${fmt(1e9 / size.rowBytes / 1e6, 2)} M items per GB, ${fmt(10e9 / size.rowBytes / 1e6, 1)} M in one 10 GB database; file ${fmt(size.fileBytes / 1e9, 2)} GB`,
     ];
+    const all = rows[2];
+    summaryRow(
+      `catalog search at ${ITEMS.toLocaleString("en-US")} items: bbox + datetime + CQL2, one collection`,
+      `p50 ${fmt(all.p50)} ms, p95 ${fmt(all.p95)} ms; ${fmt(size.rowBytes, 0)} bytes/item in D1 (${fmt(10e9 / size.rowBytes / 1e6, 1)} M items per 10 GB database)`,
+      "measured",
+      null,
+    );
     console.log(lines.join("\n"));
     if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, lines.join("\n") + "\n");
   } finally {

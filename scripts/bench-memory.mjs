@@ -17,7 +17,13 @@
 //  4. small-request p50 before and after the heavy requests, each interleaved request by request with a second, fresh
 //     server (port BENCH_MEMORY_PORT_FRESH, default 8793, state .state-bench/fresh) that serves only small requests, so
 //     both see the same machine load: after / fresh is the slowdown the heavy requests left behind;
-//  5. RSS and JS memory after a full GC and IDLE_MS idle (does memory return?).
+//  5. RSS and JS memory after a full GC and IDLE_MS idle (does memory return?);
+//  6. (issue 27) the isolate's JS memory right after start, one 16x16 request and a full GC (its code with the caches
+//     nearly empty: BASELINE_BYTES of src/raster/memory.ts), and its peak while CONCURRENT (default 4) of the
+//     2500x2500 requests are sent at once, twice: polled as in 2. (garbage included), then sampled after full GCs
+//     (what the requests hold: an isolate at the edge collects before its 128 MB are full; local workerd's V8 has no
+//     such limit and lets garbage pile up). Each must answer 200, or 503 with Retry-After (the admission of
+//     src/pipeline/admission.ts), and the GC'd peak stay below 128 MB; the script exits 1 when they do not.
 // Targets (issue 15): peak < 128 MB (the isolate limit); the small request not slower; memory returns.
 import { readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -29,6 +35,7 @@ const INSPECTOR = process.env.BENCH_MEMORY_INSPECTOR ?? "9239";
 const SMALL_N = Number(process.env.BENCH_N ?? 30);
 const HEAVY_N = Number(process.env.HEAVY_N ?? 30);
 const IDLE_MS = 5000;
+const CONCURRENT = Number(process.env.CONCURRENT ?? 4);
 const PORT_FRESH = process.env.BENCH_MEMORY_PORT_FRESH ?? "8793";
 const STATE = resolve(".state-bench");
 const STATE_FRESH = resolve(".state-bench", "fresh");
@@ -39,6 +46,7 @@ function setup(){return {input:["B04","B08"],output:{bands:1,sampleType:"FLOAT32
 function evaluatePixel(s){return [(s.B08-s.B04)/(s.B08+s.B04)]}`;
 const SMALL = processBody(NDVI_SCRIPT, 512, 512, "image/png");
 const HEAVY = processBody(FLOAT_SCRIPT, 2500, 2500, "image/tiff");
+const TINY = processBody(NDVI_SCRIPT, 16, 16, "image/png");
 
 
 /**
@@ -100,15 +108,54 @@ async function heapDuring(cdp, base, token, body) {
   return { peak: Math.max(peak, after), after, samples };
 }
 
-/** Starts a server on its own seeded state; { server, token }. */
-async function serverWithToken(stateDir, port, args = []) {
+/**
+ * `n` requests of body sent at once while the heap is polled back to back: { peak (MiB), answers: [{status,
+ * retryAfter}] }. A 503 is the admission refusing a request that found no room in time. With `live`, every sample
+ * follows a full GC (a heap snapshot, which pauses the isolate): the peak of what the requests really hold, as an
+ * isolate whose V8 collects before its 128 MB are full (at the edge) would see it; without, the peak counts the
+ * garbage local workerd leaves (its V8 has no such limit and collects lazily).
+ */
+async function concurrentDuring(cdp, base, token, body, n, live = false) {
+  let left = n;
+  let peak = 0;
+  const one = async () => {
+    const r = await fetch(`${base}/api/v1/process`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    await r.arrayBuffer();
+    left--;
+    return { status: r.status, retryAfter: r.headers.get("retry-after") };
+  };
+  const all = Promise.all(Array.from({ length: n }, one));
+  while (left > 0) {
+    if (live) await collectGarbage(cdp);
+    peak = Math.max(peak, await heapMiB(cdp));
+  }
+  return { peak: Math.max(peak, await heapMiB(cdp)), answers: await all };
+}
+
+/**
+ * Starts a server on its own seeded state; { server, token, baselineMiB }. With `inspectorPort`, baselineMiB is the
+ * isolate's JS memory after one 16x16 request and a full GC (before the warm-up requests fill the caches).
+ */
+async function serverWithToken(stateDir, port, args = [], inspectorPort) {
   prepareState(stateDir);
   const server = await startServer({ stateDir, port, args });
   try {
     const token = await getToken(server.base, join(stateDir, "demo-client.json"));
+    let baselineMiB;
+    if (inspectorPort) {
+      await timed(server.base, token, TINY);
+      const cdp = await inspector(inspectorPort);
+      await collectGarbage(cdp);
+      baselineMiB = await heapMiB(cdp);
+      cdp.close();
+    }
     for (let i = 0; i < 3; i++) await timed(server.base, token, SMALL); // cold start, JIT
     await timed(server.base, token, HEAVY); // module state, caches, wasm of the large path
-    return { server, token };
+    return { server, token, baselineMiB };
   } catch (e) {
     await server.stop();
     throw e;
@@ -142,12 +189,18 @@ async function measure(heavy, fresh) {
     }
     const rssAfterHeavy = workerdMiB(server.pgid, "VmRSS");
     const heapAfterHeavy = await heapMiB(cdp);
+    await collectGarbage(cdp);
+    const many = await concurrentDuring(cdp, server.base, token, HEAVY, CONCURRENT);
+    await collectGarbage(cdp);
+    const manyLive = await concurrentDuring(cdp, server.base, token, HEAVY, CONCURRENT, true);
     const sandboxes = await isolatesMiB(server.pgid);
     const [freshAfter, after] = await smallAB(fresh, heavy);
     const hwm = workerdPeakMiB(server.pgid);
     await collectGarbage(cdp);
     await sleep(IDLE_MS);
     return {
+      baselineMiB: heavy.baselineMiB, concurrentPeakMiB: many.peak, concurrentLivePeakMiB: manyLive.peak,
+      concurrentAnswers: [...many.answers, ...manyLive.answers],
       heapIdleMiB: heapIdle, heapPeakMiB: one.peak, heapAtResponseMiB: one.after, samples: one.samples,
       heapAfterHeavyMiB: heapAfterHeavy, sandboxIsolates: sandboxes.count, sandboxMiB: sandboxes.mib, heapAfterGcMiB: await heapMiB(cdp),
       rssBeforeMiB: rssBefore, rssAfterHeavyMiB: rssAfterHeavy, rssAfterGcIdleMiB: workerdMiB(server.pgid, "VmRSS"), hwmMiB: hwm,
@@ -159,6 +212,13 @@ async function measure(heavy, fresh) {
   }
 }
 
+/**
+ * True when every answer of the concurrent requests is a 200 or a 503 with Retry-After, and what they hold (the peak
+ * sampled after full GCs) fits 128 MB.
+ */
+const concurrentOk = (r) =>
+  r.concurrentAnswers.every((a) => a.status === 200 || (a.status === 503 && a.retryAfter !== null)) && r.concurrentLivePeakMiB * 1.048576 < 128;
+
 function print(r) {
   console.log(`\nEO Edge memory bench (NDVI FLOAT32 GeoTIFF 2500x2500 over 29RKH; small: NDVI PNG 512x512, N=${SMALL_N}; heavy N=${HEAVY_N})`);
   console.log(`Worker isolate JS memory (heap + ArrayBuffers): ${fmt(r.heapIdleMiB)} MiB idle after GC; one 2500x2500 request: peak ${fmt(r.heapPeakMiB)} MiB (${r.samples} samples; garbage included), ${fmt(r.heapAtResponseMiB)} MiB at its response (target < 128 MB)`);
@@ -167,6 +227,9 @@ function print(r) {
   console.log(`evalscript sandbox isolates after them (workerd's inspector): ${r.sandboxIsolates}, JS memory ${fmt(r.sandboxMiB)} MiB (garbage included; recycled after 256 MiB of pixels and values)`);
   console.log(`after a full GC and ${IDLE_MS / 1000} s idle: JS memory ${fmt(r.heapAfterGcMiB)} MiB, workerd RSS ${fmt(r.rssAfterGcIdleMiB)} MiB`);
   console.log(`small request p50, interleaved with a fresh server: before the heavy requests ${fmt(r.smallBefore)} ms (fresh ${fmt(r.freshBefore)}), after ${fmt(r.smallAfter)} ms (fresh ${fmt(r.freshAfter)}); after/fresh ${(r.smallAfter / r.freshAfter).toFixed(2)} (target <= 1.1)`);
+  const answers = r.concurrentAnswers.map((a) => (a.status === 503 ? `503 (Retry-After ${a.retryAfter})` : String(a.status))).join(", ");
+  console.log(`right after start (one 16x16 request, full GC): JS memory ${fmt(r.baselineMiB)} MiB (the code, caches nearly empty)`);
+  console.log(`${CONCURRENT} of the 2500x2500 requests at once, twice: ${answers}; peak JS memory ${fmt(r.concurrentLivePeakMiB)} MiB sampled after full GCs, ${fmt(r.concurrentPeakMiB)} MiB with local workerd's uncollected garbage (target: each 200 or 503 with Retry-After, the first < 128 MB): ${concurrentOk(r) ? "ok" : "FAILED"}`);
   console.log(JSON.stringify(r));
   const peak = r.heapPeakMiB * 1.048576; // MiB -> MB, the isolate limit's unit
   summaryRow("peak JS heap of one 2500x2500 FLOAT32 request", `${fmt(peak)} MB (Worker isolate, heap + ArrayBuffers)`, "fits the 128 MB isolate limit", peak < 128);
@@ -177,15 +240,23 @@ function print(r) {
     "no slowdown; memory returns",
     ratio <= 1.1 && r.rssAfterGcIdleMiB <= r.rssBeforeMiB * 1.5,
   );
+  summaryRow(
+    `peak JS heap with ${CONCURRENT} 2500x2500 FLOAT32 requests at once (issue 27)`,
+    `${fmt(r.concurrentLivePeakMiB * 1.048576)} MB after full GCs (${fmt(r.concurrentPeakMiB * 1.048576)} MB garbage included); answers ${answers}`,
+    "each 200 or 503 + Retry-After; < 128 MB after GC",
+    concurrentOk(r),
+  );
 }
 
 /** Two servers on their own states: `heavy` (with the inspector) serves the heavy requests, `fresh` only small ones. */
 async function main() {
-  const heavy = await serverWithToken(STATE, PORT, ["--inspector-port", INSPECTOR]);
+  const heavy = await serverWithToken(STATE, PORT, ["--inspector-port", INSPECTOR], INSPECTOR);
   try {
     const fresh = await serverWithToken(STATE_FRESH, PORT_FRESH);
     try {
-      print(await measure(heavy, fresh));
+      const r = await measure(heavy, fresh);
+      print(r);
+      if (!concurrentOk(r)) process.exitCode = 1;
     } finally {
       await fresh.server.stop();
     }

@@ -9,7 +9,9 @@
 //  3. the limiter: two servers side by side (limiter on; `--var RATE_LIMITS:off` on the copy), NDVI and a cheap
 //     authenticated GET (GET /api/v1/metadata/location) alternated between them N times: p50 of each and the
 //     difference (issue 14 target < 1 ms); then 16 concurrent clients of one account on the cheap GET: decisions/s
-//     of that account's RateLimiter object (passed and 429 alike).
+//     of that account's RateLimiter object (passed and 429 alike); then the same with a tiny metered Process
+//     request (16x16 PNG: a decision and a processing-unit charge each, one limiter call since issue 27,
+//     src/ratelimit/carry.ts), against the server without the limiter: metered requests/s on and off.
 // Ports BENCH_REQPATH_PORT (default 9145) and +1 (inspector ports +2, +3). REQPATH_PARTS=cold,concurrency,limiter
 // picks parts. Prints one table per part; CPU figures are the workerd processes' user+system time (/proc).
 import { cpSync, existsSync, rmSync } from "node:fs";
@@ -26,6 +28,7 @@ const PORT = Number(process.env.BENCH_REQPATH_PORT ?? 9145);
 const STATE = resolve(".state-reqpath");
 const STATE2 = resolve(".state-reqpath-2");
 const NDVI = processBody(NDVI_SCRIPT, 512, 512, "image/png");
+const TINY = processBody(NDVI_SCRIPT, 16, 16, "image/png");
 const CHEAP = "/api/v1/metadata/location";
 /** Parts to run (REQPATH_PARTS, comma-separated; default all). */
 const PARTS = new Set((process.env.REQPATH_PARTS ?? "cold,concurrency,limiter").split(","));
@@ -136,6 +139,23 @@ async function limiter(on, off) {
   };
   const s = (await ms(() => Promise.all([...Array(STREAMS)].map(stream)))) / 1000;
   console.log(`one account's limiter object, ${STREAMS} concurrent clients: ${fmt((STREAMS * PER_STREAM) / s)} decisions/s (${refused} of ${STREAMS * PER_STREAM} refused; bound by the Worker's own request path, one isolate under wrangler dev)`);
+  const metered = {};
+  for (const [k, server] of [["on", on], ["off", off], ["on", on], ["off", off]]) {
+    const run = async () => {
+      for (let i = 0; i < PER_STREAM; i++) await timed(server.base, server.token, TINY);
+    };
+    const c0 = workerdCpuMs(server.pgid);
+    const secs = (await ms(() => Promise.all([...Array(STREAMS)].map(run)))) / 1000;
+    (metered[k] ??= []).push({ rps: (STREAMS * PER_STREAM) / secs, cpu: (workerdCpuMs(server.pgid) - c0) / (STREAMS * PER_STREAM) });
+  }
+  const best = (k) => metered[k].reduce((a, b) => (b.rps > a.rps ? b : a));
+  console.log(`metered Process 16x16 PNG, ${STREAMS} concurrent clients of one account (best of 2 rounds): limiter on ${fmt(best("on").rps)} requests/s (workerd CPU ${fmt(best("on").cpu, 2)} ms/request), off ${fmt(best("off").rps)} requests/s (${fmt(best("off").cpu, 2)} ms/request)`);
+  summaryRow(
+    "one account's limiter: decisions/s (16 clients, cheap GET) and metered requests/s on/off",
+    `${fmt((STREAMS * PER_STREAM) / s)} decisions/s; metered 16x16 Process ${fmt(best("on").rps)} / ${fmt(best("off").rps)} requests/s`,
+    "one limiter call per metered request",
+    null,
+  );
 }
 
 if (!existsSync(join(STATE, "demo-client.json"))) prepareState(STATE);

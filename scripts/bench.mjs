@@ -23,6 +23,7 @@ const PARTS = {
   memory: "scripts/bench-memory.mjs",
   reqpath: "scripts/bench-reqpath.mjs",
   catalog: "scripts/bench-catalog.mjs",
+  catalog1m: "scripts/bench-catalog.mjs",
   batch: "scripts/bench-batch.mjs",
   byoc: "scripts/bench-byoc.mjs",
   limiter: "scripts/bench-reqpath.mjs",
@@ -38,9 +39,10 @@ const ABSENT_ROWS = {
 /**
  * Environment of a section beyond the bench's own: scripts/bench-reqpath.mjs serves two sections, the cold-start
  * breakdown (`reqpath`) and the limiter on/off figures of issue 14 (`limiter`); its concurrency part is left out
- * because the processing section measures 8 clients against 1.
+ * because the processing section measures 8 clients against 1. scripts/bench-catalog.mjs serves `catalog` (100,000
+ * items) and `catalog1m` (1,000,000 items, issue 27; about 4.3 GB of local D1 state, loaded once and kept).
  */
-const PART_ENV = { reqpath: { REQPATH_PARTS: "cold" }, limiter: { REQPATH_PARTS: "limiter" } };
+const PART_ENV = { reqpath: { REQPATH_PARTS: "cold" }, limiter: { REQPATH_PARTS: "limiter" }, catalog1m: { BENCH_ITEMS: "1000000" } };
 /** Sections whose script imports the TypeScript sources directly (run with tsx). */
 const TSX_PARTS = new Set(["decode"]);
 const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim()).filter(Boolean);

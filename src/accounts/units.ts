@@ -2,6 +2,7 @@
 import type { Env } from "../env";
 import { limiterOf } from "../ratelimit/limiter";
 import type { UnitsUsage } from "../ratelimit/object";
+import { addCharge, CARRY_MS, forget, POLL_MS, takeCharges } from "../ratelimit/carry";
 
 /** Processing units to count: a finite positive number, else 0. */
 const units = (pu: number): number => (Number.isFinite(pu) && pu > 0 ? pu : 0);
@@ -17,17 +18,19 @@ export async function chargeUnits(env: Pick<Env, "RATE_LIMITER">, account: strin
   return limiterOf(env, { kind: "account", account }).charge(account, units(pu), id);
 }
 
-/** Attempts of {@link chargeLater} before it gives up and logs the lost charge. */
+/** Attempts of a charge sent on its own (by {@link chargeLater}) before it is given up and logged. */
 export const CHARGE_ATTEMPTS = 3;
 
 /**
- * Charges `pu` to `account` after the response, off the request's critical path: the call runs in
- * `ctx.waitUntil` (the runtime keeps the invocation alive until it settles) with one charge id, retried up to
- * CHARGE_ATTEMPTS times when the Durable Object call fails; the id makes a retry of a charge that did land add
- * nothing, so the units are counted exactly once. A charge failing every attempt is logged (console.error with
- * account, units and id). `admitted` (the request's rate-limit decision, AuthedRequest.admitted): nothing is
- * charged unless it resolves true, so a request started before its decision and then refused costs nothing.
- * Returns the promise given to waitUntil (tests await it).
+ * Charges `pu` to `account` after the response, off the request's critical path and without a call of its own
+ * when the account is busy: the charge (one charge id) waits in this isolate to ride on the next call to the
+ * account's RateLimiter (the next request's decision, src/ratelimit/carry.ts), and is sent on its own after
+ * CARRY_MS when none came, retried up to CHARGE_ATTEMPTS times when that call fails; the id makes a retry of a
+ * charge that did land add nothing, so the units are counted exactly once. A charge failing every attempt is
+ * logged (console.error with account, units and id). It all runs in `ctx.waitUntil` (the runtime keeps the
+ * invocation alive until the charge has landed). `admitted` (the request's rate-limit decision,
+ * AuthedRequest.admitted): nothing is charged unless it resolves true, so a request started before its decision
+ * and then refused costs nothing. Returns the promise given to waitUntil (tests await it).
  */
 export function chargeLater(
   ctx: Pick<ExecutionContext, "waitUntil">,
@@ -36,23 +39,41 @@ export function chargeLater(
   pu: number,
   admitted: Promise<boolean> = Promise.resolve(true),
 ): Promise<void> {
-  const id = crypto.randomUUID();
-  const attempt = async (left: number): Promise<void> => {
-    try {
-      await chargeUnits(env, account, pu, id);
-    } catch (e) {
-      if (left > 1) return attempt(left - 1);
-      console.error(`processing units not charged: account ${account}, ${units(pu)} PU, charge ${id}:`, e);
-    }
-  };
-  const done = admitted.then((yes) => (yes ? attempt(CHARGE_ATTEMPTS) : undefined));
+  const done = admitted.then((yes) => (yes ? chargeSoon(env, account, units(pu)) : undefined));
   ctx.waitUntil(done);
   return done;
 }
 
-/** The account's processing units of the current month and its quota (null = none). */
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** See {@link chargeLater}: resolves once the charge has landed, or has been given up (and logged). */
+async function chargeSoon(env: Pick<Env, "RATE_LIMITER">, account: string, pu: number): Promise<void> {
+  const w = addCharge(account, pu);
+  await sleep(CARRY_MS);
+  let attempts = 0;
+  let failure: unknown;
+  while (w.state !== "landed") {
+    if (w.state === "sent") {
+      await sleep(POLL_MS); // carried by a call still running: it lands, or comes back to waiting if that call fails
+      continue;
+    }
+    if (attempts++ >= CHARGE_ATTEMPTS) {
+      forget(account, w);
+      console.error(`processing units not charged: account ${account}, ${pu} PU, charge ${w.id}:`, failure);
+      return;
+    }
+    const carried = takeCharges(account); // this one and every other charge of the account still waiting
+    await carried.settle(limiterOf(env, { kind: "account", account }).chargeAll(account, carried.charges)).catch((e: unknown) => (failure = e));
+  }
+}
+
+/**
+ * The account's processing units of the current month and its quota (null = none), counting the charges of the
+ * account waiting in this isolate (src/ratelimit/carry.ts: they ride on this call).
+ */
 export async function unitsUsage(env: Pick<Env, "RATE_LIMITER">, account: string): Promise<UnitsUsage> {
-  return limiterOf(env, { kind: "account", account }).usage(account);
+  const carried = takeCharges(account);
+  return carried.settle(limiterOf(env, { kind: "account", account }).usage(account, carried.charges));
 }
 
 /** True when the account has a quota and has used it up this month (for long-running work to stop). */

@@ -24,8 +24,11 @@ import { findLocation, primaryLocation } from "../locations/config";
 /** Catalog roots: the STAC 1.0.0 root of the spec, the OpenAPI's /catalog/v1 alias and the older /api/v1/catalog. */
 export const CATALOG_ROOTS = ["/api/v1/catalog/1.0.0", "/catalog/v1", "/api/v1/catalog"];
 
-/** Route metadata (src/openapi): the discovery routes are public, everything else needs a token. */
-const tag = { tags: ["Catalog"] };
+/**
+ * Route metadata (src/openapi): the discovery routes are public, everything else needs a token. Every catalog route
+ * only reads D1: through a read session that may use a replica (RouteMeta `replicaReads`, src/http/replica.ts).
+ */
+const tag = { tags: ["Catalog"], replicaReads: true };
 const open = { ...tag, public: true };
 /** The catalog's GETs only read: they may start before the rate limiter's decision (RouteMeta `speculative`). */
 const read = { ...tag, speculative: true };

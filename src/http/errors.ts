@@ -76,6 +76,8 @@ export const EXECUTION_ERROR = "EXECUTION_ERROR";
 export interface KindedError extends Error {
   readonly kind: string;
   readonly details?: readonly ErrorDetails[];
+  /** Seconds after which the request may be sent again (a 503): the Retry-After header and `errors.retryAfter`. */
+  readonly retryAfterSeconds?: number;
 }
 
 /**
@@ -84,7 +86,9 @@ export interface KindedError extends Error {
  * something the request names is not here, e.g. a collection hosted in another location (src/locations/hosting.ts).
  * `forbidden` (403 COMMON_FORBIDDEN): the caller may not use what it names, e.g. another account's bucket
  * (src/buckets/owners.ts). `invalid-file` (400): a file of the caller's collection is corrupt or beyond a file
- * limit. A kind missing here is a 500.
+ * limit. `overloaded` (503 COMMON_SERVICE_UNAVAILABLE): the isolate's memory for requests in flight is taken
+ * (src/pipeline/admission.ts); it carries Retry-After in seconds (RFC 9110; a 429's is in milliseconds, Sentinel
+ * Hub's). A kind missing here is a 500.
  */
 const KINDS: Record<string, { status: number; code?: string }> = {
   "invalid-argument": { status: 400 },
@@ -96,6 +100,7 @@ const KINDS: Record<string, { status: number; code?: string }> = {
   "invalid-file": { status: 400 },
   "not-found": { status: 404 },
   forbidden: { status: 403 },
+  overloaded: { status: 503 },
 };
 
 /**
@@ -104,10 +109,11 @@ const KINDS: Record<string, { status: number; code?: string }> = {
  */
 export function kindedError(err: unknown): ApiError | undefined {
   if (!(err instanceof Error)) return undefined;
-  const { kind, details } = err as Partial<KindedError>;
+  const { kind, details, retryAfterSeconds: retry } = err as Partial<KindedError>;
   if (typeof kind !== "string" || !Object.hasOwn(KINDS, kind)) return undefined;
   const { status, code } = KINDS[kind]!;
-  return new ApiError(status, err.message, details?.[0], code);
+  if (typeof retry !== "number") return new ApiError(status, err.message, details?.[0], code);
+  return new ApiError(status, err.message, details?.[0] ?? { retryAfter: retry }, code, { "retry-after": String(retry) });
 }
 
 /** Renders the error envelope as a JSON Response (`errors`: `{}` when absent). */

@@ -10,6 +10,7 @@ import type { TokenClaims } from "../auth/tokens";
 import { publicBaseUrl, withHeaders } from "./base";
 import { ApiError, errorResponse, renderError } from "./errors";
 import { refuseDeclaredOversize } from "./limits";
+import { BOOKMARK_HEADER, withReadSession } from "./replica";
 
 export type Handler = (request: AuthedRequest, env: Env, ctx: ExecutionContext) => Response | Promise<Response>;
 export interface AuthedRequest extends IRequest {
@@ -80,6 +81,11 @@ export interface RouteMeta {
    */
   metered?: boolean | ((request: Request) => boolean);
   /**
+   * The route only reads D1, and reads dominate: its handler's `env.DB` is a read session (D1 read replication,
+   * ./replica.ts: it continues the client's `x-d1-bookmark` and answers with its own).
+   */
+  replicaReads?: boolean;
+  /**
    * The handler may start before the rate limiter's decision arrives (src/ratelimit/headroom.ts): it changes
    * nothing before it answers, or gates what it changes on `request.admitted` (Processing charges its units so).
    */
@@ -128,7 +134,7 @@ const CORS = {
   "access-control-allow-origin": "*",
   "access-control-allow-headers": "authorization, content-type, accept",
   "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
-  "access-control-expose-headers": "x-processingunits-spent, retry-after, x-ratelimit-remaining, x-ratelimit-violatedpolicy, server-timing",
+  "access-control-expose-headers": `x-processingunits-spent, retry-after, x-ratelimit-remaining, x-ratelimit-violatedpolicy, server-timing, ${BOOKMARK_HEADER}`,
 };
 
 /**
@@ -197,7 +203,8 @@ export class Api {
     const own = meta.errors;
     const guard = (request: Request, run: () => Response | Promise<Response>): Response | Promise<Response> =>
       own ? Promise.resolve().then(run).catch((err: unknown) => own(err, request)) : run();
-    const inner: Handler = (request, env, ctx) => guard(request, () => handler(request, env, ctx));
+    const run: Handler = meta.replicaReads ? (request, env, ctx) => withReadSession(request, env, (e) => Promise.resolve(handler(request, e, ctx))) : handler;
+    const inner: Handler = (request, env, ctx) => guard(request, () => run(request, env, ctx));
     const wrapped: Handler = (request, env, ctx) =>
       guard(request, () => {
         refuseDeclaredOversize(request, meta.maxBody); // every route's; readers also count the bytes streamed

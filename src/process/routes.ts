@@ -5,6 +5,8 @@ import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { negotiate } from "./accept";
 import { chargeLater } from "../accounts/units";
 import { evaluatePlan, prepareEvalscript } from "../pipeline/pipeline";
+import { ADMISSION_STALL_MS, admit, planBytes, type Permit } from "../pipeline/admission";
+import type { BodyProgress } from "./stream";
 import { planRequest, withSources } from "../pipeline/plan";
 import { renderResponses } from "./render";
 import { readProcessRequest } from "./request";
@@ -14,7 +16,13 @@ import { SCRIPT_BODY } from "../openapi/meta";
 
 const DEFAULT_RESPONSES: ResponseRequest[] = [{ identifier: "default", format: { type: "image/png" } }];
 
-/** Handles a Processing API request end to end. */
+/**
+ * Handles a Processing API request end to end. Evaluation and encoding run once the isolate's admission lets the
+ * request's pixels in (src/pipeline/admission.ts: they wait for room, or the request is answered 503); they are
+ * let out once the body is sent (a streamed GeoTIFF's strips are the evaluation's values), or when its client has
+ * taken nothing for ADMISSION_STALL_MS (so a client that stops reading never holds the room), or at once for a
+ * body in one array.
+ */
 export async function processHandler(request: AuthedRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
   const req = await readProcessRequest(request);
   const responses = req.output?.responses ?? DEFAULT_RESPONSES;
@@ -25,12 +33,22 @@ export async function processHandler(request: AuthedRequest, env: Env, ctx: Exec
   const s1 = Date.now();
   const plan = await withSources({ env, account: script.account }, area, req.input.data, script.setup);
   const s2 = Date.now();
-  const evaluation = await evaluatePlan(env, script, plan, { convert: true });
-  const t0 = Date.now();
-  const { body, contentType } = await renderResponses(evaluation.result, responses, packing, plan.grid);
+  const permit = await admit(planBytes(plan, script.setup));
+  const s3 = Date.now();
+  const hold = holdWhileRead(permit);
+  const { evaluation, t0, body, contentType } = await (async () => {
+    const evaluation = await evaluatePlan(env, script, plan, { convert: true });
+    const t0 = Date.now();
+    return { evaluation, t0, ...(await renderResponses(evaluation.result, responses, packing, plan.grid, hold)) };
+  })().catch((e: unknown) => {
+    permit.release();
+    throw e;
+  });
+  if (body instanceof ReadableStream) hold.wrote(); // its client's clock starts now
+  else permit.release();
   // the charge (a Durable Object call) runs after the response, exactly once, if the rate limiter admitted it
   chargeLater(ctx, env, accountOf(request), evaluation.processingUnits, request.admitted);
-  const timings = { script: s1 - s0, sources: s2 - s1, ...evaluation.timings, encode: Date.now() - t0 };
+  const timings = { script: s1 - s0, sources: s2 - s1, admission: s3 - s2, ...evaluation.timings, encode: Date.now() - t0 };
   return new Response(body, {
     headers: {
       "content-type": contentType,
@@ -38,6 +56,21 @@ export async function processHandler(request: AuthedRequest, env: Env, ctx: Exec
       "server-timing": `${serverTiming(timings)}, strips;desc="${evaluation.strips}"`,
     },
   });
+}
+
+/** Body progress that keeps `permit` while the client reads: released at the end, or after a stall of ADMISSION_STALL_MS. */
+function holdWhileRead(permit: Permit): BodyProgress {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return {
+    wrote() {
+      clearTimeout(timer);
+      timer = setTimeout(permit.release, ADMISSION_STALL_MS);
+    },
+    sent() {
+      clearTimeout(timer);
+      permit.release();
+    },
+  };
 }
 
 /** Registers the Processing API routes. */

@@ -1,5 +1,6 @@
 /**
- * Calling the RateLimiter object (one RPC per request) and answering with the spec's headers (Limits, Errors 2):
+ * Calling the RateLimiter object (one RPC per request, carrying the processing-unit charges of earlier requests:
+ * ./carry.ts) and answering with the spec's headers (Limits, Errors 2):
  * `X-RateLimit-Remaining` and `Retry-After` (ms) on every rate-limited response, plus `X-RateLimit-ViolatedPolicy`
  * on the 429.
  */
@@ -8,6 +9,7 @@ import { ApiError } from "../http/errors";
 import { withHeaders } from "../http/base";
 import { Lru } from "../raster/lru";
 import type { LimitSubject, LimitVerdict, RateLimiter } from "./object";
+import { takeCharges } from "./carry";
 
 /** Object ids by namespace and name (idFromName hashes the name; an id is plain data, safe to keep per isolate). */
 const ids = new WeakMap<object, Lru<DurableObjectId>>();
@@ -23,9 +25,15 @@ export function limiterOf(env: Pick<Env, "RATE_LIMITER">, subject: LimitSubject)
   return env.RATE_LIMITER.get(id);
 }
 
-/** One RPC to the subject's RateLimiter: takes a token from each of its policies (see RateLimiter.take). */
-export const takeToken = (env: Pick<Env, "RATE_LIMITER">, subject: LimitSubject, metered = false): Promise<LimitVerdict> =>
-  limiterOf(env, subject).take(subject, metered);
+/**
+ * One RPC to the subject's RateLimiter: takes a token from each of its policies (see RateLimiter.take); an
+ * account's call carries the charges of its earlier requests waiting in this isolate (./carry.ts).
+ */
+export function takeToken(env: Pick<Env, "RATE_LIMITER">, subject: LimitSubject, metered = false): Promise<LimitVerdict> {
+  if (subject.kind !== "account") return limiterOf(env, subject).take(subject, metered);
+  const carried = takeCharges(subject.account);
+  return carried.settle(limiterOf(env, subject).take(subject, metered, carried.charges));
+}
 
 /** The rate-limit headers of a verdict (X-RateLimit-ViolatedPolicy only when a policy refused it). */
 export function limitHeaders(v: LimitVerdict): Record<string, string> {

@@ -66,9 +66,14 @@ export const rateLimit: Middleware = async (request, env, _ctx, next, route) => 
   return finish(response ?? (await respond(next)), verdict, waited);
 };
 
-/** The response with the rate-limit headers of `verdict` and the Server-Timing entry of the wait for it. */
+/**
+ * The response with the rate-limit headers of `verdict` and the Server-Timing entry of the wait for it. A
+ * Retry-After the route set itself (a 503 of the isolate's admission, src/pipeline/admission.ts) is kept.
+ */
 function finish(response: Response, verdict: LimitVerdict, waitedMs: number): Response {
+  const own = response.headers.get("retry-after");
   const out = withLimitHeaders(response, verdict);
+  if (own !== null) out.headers.set("retry-after", own);
   const timing = `ratelimit;dur=${waitedMs.toFixed(3)}`;
   const others = out.headers.get("server-timing");
   out.headers.set("server-timing", others ? `${others}, ${timing}` : timing);

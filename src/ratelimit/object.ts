@@ -1,7 +1,8 @@
 /**
  * The Durable Object class bound as RATE_LIMITER: the token buckets of one account (its request policies and its
  * processing units of the month) or of one OAuth client (its token-request policies), addressed by name
- * (`account:<id>`, `client:<id>`, see ./limiter.ts). One RPC per request: {@link RateLimiter.take}.
+ * (`account:<id>`, `client:<id>`, see ./limiter.ts). One RPC per request: {@link RateLimiter.take}, which also
+ * counts the processing units of the account's earlier requests that the calling isolate carries (./carry.ts).
  * Limits are read from D1 (src/accounts/plans.ts) and cached for CONFIG_TTL_MS, so an operator's change to a plan
  * or an account applies within a minute. Buckets live in memory; those of sampling periods over a minute are also
  * written behind to the object's storage (see RateLimiter.writeBehind); processing units in its SQLite table `units`.
@@ -10,6 +11,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { accountLimits, type AccountLimits } from "../accounts/plans";
 import { durationMs, policyKey, take, type Bucket, type Policy, type Verdict } from "./policy";
+import type { Charge } from "./carry";
 
 /** How long limits read from D1 are used before being read again, in ms. */
 export const CONFIG_TTL_MS = 60_000;
@@ -64,7 +66,7 @@ export class RateLimiter extends DurableObject<Env> {
     super(ctx, env);
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS units (month TEXT PRIMARY KEY, used REAL NOT NULL)");
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS charges (id TEXT PRIMARY KEY, at REAL NOT NULL)");
-    // charge() prunes expired ids on every call: by this index, not a scan of a day's ids
+    // applyCharges prunes expired ids on every call that charges: by this index, not a scan of a day's ids
     ctx.storage.sql.exec("CREATE INDEX IF NOT EXISTS charges_at ON charges (at)");
     void ctx.blockConcurrencyWhile(async () => {
       const saved = await ctx.storage.get<Record<string, Bucket>>(BUCKETS_KEY);
@@ -73,12 +75,14 @@ export class RateLimiter extends DurableObject<Env> {
   }
 
   /**
-   * Takes one token from every policy of `subject` (none when one is empty). For `metered` calls of an account
-   * (Processing, Statistics, async, batch), first checks the month's processing units against the quota: past it,
+   * Takes one token from every policy of `subject` (none when one is empty). First counts `charges` (processing
+   * units of the account's earlier requests, each id once: {@link applyCharges}). For `metered` calls of an account
+   * (Processing, Statistics, async, batch), then checks the month's processing units against the quota: past it,
    * the call is refused with `outOfUnits`, takes no token, and `retryAfterMs` runs to the next month (UTC).
    */
-  async take(subject: LimitSubject, metered = false): Promise<LimitVerdict> {
+  async take(subject: LimitSubject, metered = false, charges: readonly Charge[] = []): Promise<LimitVerdict> {
     const now = this.clock();
+    this.applyCharges(charges, now);
     const limits = await this.limitsOf(subject.account, now);
     if (metered && subject.kind === "account" && limits.puQuota !== null) {
       const used = this.usedIn(monthOf(now));
@@ -124,29 +128,50 @@ export class RateLimiter extends DurableObject<Env> {
   /**
    * Adds `pu` processing units to this account's month (UTC, by the clock); returns the month's usage. With an
    * `id` the charge is idempotent: a charge id already counted in the last CHARGE_ID_TTL_MS adds nothing (so a
-   * caller may retry a call whose answer it lost, see src/accounts/units.ts chargeLater).
+   * caller may retry a call whose answer it lost). Tasks (async, batch, statistical batch) charge so.
    */
   async charge(account: string, pu: number, id?: string): Promise<UnitsUsage> {
     const now = this.clock();
-    if (id !== undefined) {
-      const sql = this.ctx.storage.sql;
-      sql.exec("DELETE FROM charges WHERE at < ?", now - CHARGE_ID_TTL_MS);
-      if (sql.exec("INSERT INTO charges (id, at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", id, now).rowsWritten === 0) return this.usage(account);
-    }
-    const month = monthOf(now);
-    this.ctx.storage.sql.exec("INSERT INTO units (month, used) VALUES (?, ?) ON CONFLICT (month) DO UPDATE SET used = used + excluded.used", month, pu);
-    if (this.spent?.month === month) this.spent.used += pu;
+    if (id === undefined) this.addUnits(pu, now);
+    else this.applyCharges([{ id, pu }], now);
     return this.usage(account);
   }
 
-  /** This account's processing units of the current month and its quota. */
-  async usage(account: string): Promise<UnitsUsage> {
+  /** Counts `charges` (each id once, {@link applyCharges}): the charges no request carried (./carry.ts). */
+  async chargeAll(account: string, charges: readonly Charge[]): Promise<UnitsUsage> {
+    this.applyCharges(charges, this.clock());
+    return this.usage(account);
+  }
+
+  /**
+   * Adds each charge's units to the month of `now`, unless its id was counted in the last CHARGE_ID_TTL_MS (a
+   * retry of a call whose answer was lost adds nothing); ids older than that are forgotten.
+   */
+  private applyCharges(charges: readonly Charge[], now: number): void {
+    if (charges.length === 0) return;
+    const sql = this.ctx.storage.sql;
+    sql.exec("DELETE FROM charges WHERE at < ?", now - CHARGE_ID_TTL_MS);
+    for (const c of charges) {
+      if (sql.exec("INSERT INTO charges (id, at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", c.id, now).rowsWritten > 0) this.addUnits(c.pu, now);
+    }
+  }
+
+  /** Adds `pu` units to the month of `now` (table `units` and the kept figure). */
+  private addUnits(pu: number, now: number): void {
+    const month = monthOf(now);
+    this.ctx.storage.sql.exec("INSERT INTO units (month, used) VALUES (?, ?) ON CONFLICT (month) DO UPDATE SET used = used + excluded.used", month, pu);
+    if (this.spent?.month === month) this.spent.used += pu;
+  }
+
+  /** This account's processing units of the current month and its quota, after counting `charges` (./carry.ts). */
+  async usage(account: string, charges: readonly Charge[] = []): Promise<UnitsUsage> {
     const now = this.clock();
+    this.applyCharges(charges, now);
     const limits = await this.limitsOf(account, now);
     return { month: monthOf(now), used: this.usedIn(monthOf(now)), quota: limits.puQuota };
   }
 
-  /** Units used in `month`: read from the table `units` once per month, then kept up to date by {@link charge}. */
+  /** Units used in `month`: read from the table `units` once per month, then kept up to date by {@link addUnits}. */
   private usedIn(month: string): number {
     if (this.spent?.month !== month)
       this.spent = { month, used: this.ctx.storage.sql.exec<{ used: number }>("SELECT used FROM units WHERE month = ?", month).toArray()[0]?.used ?? 0 };

@@ -12,6 +12,7 @@ import { createExecutionContext, runInDurableObject, waitOnExecutionContext } fr
 import { CHARGE_ATTEMPTS, chargeLater, chargeUnits, outOfUnits, unitsUsage } from "../../src/accounts/units";
 import type { RateLimiter } from "../../src/ratelimit/object";
 import { takeToken } from "../../src/ratelimit/limiter";
+import { CARRY_MS, type Charge } from "../../src/ratelimit/carry";
 import type { Env } from "../../src/env";
 
 const request = {
@@ -37,6 +38,11 @@ function evaluatePixel(s) { return { b: [s.B04], dataMask: [s.dataMask] }; }`,
 
 /** The limiter's clock in the quota test: mid-January 2026 (UTC). */
 const T = Date.UTC(2026, 0, 15, 12, 0, 0);
+/** Charge ids the account's RateLimiter has counted. */
+async function chargeIds(account: string): Promise<number> {
+  const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`account:${account}`));
+  return runInDurableObject(stub, (_o: RateLimiter, state) => Number(state.storage.sql.exec("SELECT count(*) AS n FROM charges").one().n));
+}
 const postStatistics = (bearer: string): Promise<Response> =>
   authed("/api/v1/statistics", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(statistics) }, bearer);
 
@@ -117,8 +123,8 @@ describe("processing units", () => {
       get: (id: DurableObjectId) => {
         const stub = real.get(id);
         return {
-          charge: async (account: string, pu: number, chargeId?: string) => {
-            const out = await stub.charge(account, pu, chargeId);
+          chargeAll: async (account: string, charges: Charge[]) => {
+            const out = await stub.chargeAll(account, charges);
             if (++calls === 1) throw new Error("connection lost after the charge");
             return out;
           },
@@ -132,9 +138,64 @@ describe("processing units", () => {
     expect(calls).toBe(2);
     expect(CHARGE_ATTEMPTS).toBeGreaterThanOrEqual(2);
     expect((await unitsUsage(env, a.account)).used).toBeCloseTo(0.5, 9);
-    const stub = real.get(real.idFromName(`account:${a.account}`));
-    const ids = await runInDurableObject(stub, (o: RateLimiter, state) => state.storage.sql.exec("SELECT count(*) AS n FROM charges").one().n);
-    expect(ids).toBe(1);
+    expect(await chargeIds(a.account)).toBe(1);
+  });
+
+  it("one limiter call per metered request: each charge rides on the account's next decision, the last one alone", async () => {
+    const a = await newAccount();
+    const calls: string[] = [];
+    const real = env.RATE_LIMITER;
+    // the real namespace, counting the calls its stubs make
+    const counting = {
+      idFromName: (n: string) => real.idFromName(n),
+      get: (id: DurableObjectId) => {
+        const stub = real.get(id) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+        return new Proxy({}, { get: (_t, method: string) => (...args: unknown[]) => (calls.push(method), stub[method]!(...args)) });
+      },
+    } as unknown as Env["RATE_LIMITER"];
+    const subject = { kind: "account" as const, account: a.account };
+    const ctx = createExecutionContext();
+    const charged: Promise<void>[] = [];
+    for (let i = 0; i < 6; i++) {
+      expect((await takeToken({ RATE_LIMITER: counting }, subject, true)).allowed).toBe(true); // the request's decision
+      charged.push(chargeLater(ctx, { RATE_LIMITER: counting }, a.account, 0.125)); // its cost, known after it ran
+    }
+    expect(calls).toEqual(Array(6).fill("take"));
+    await Promise.all(charged);
+    await waitOnExecutionContext(ctx);
+    // five charges rode on the next requests' decisions; the last waited CARRY_MS for one and went alone
+    expect(calls).toEqual([...Array(6).fill("take"), "chargeAll"]);
+    expect((await unitsUsage(env, a.account)).used).toBeCloseTo(0.75, 9);
+    expect(await chargeIds(a.account)).toBe(6);
+  });
+
+  it("a carried charge whose call failed is sent again under its id, and counts once", async () => {
+    const a = await newAccount();
+    const real = env.RATE_LIMITER;
+    let failTakes = 1;
+    // the first take lands (the charge it carries is counted) but its answer is lost
+    const flaky = {
+      idFromName: (n: string) => real.idFromName(n),
+      get: (id: DurableObjectId) => {
+        const stub = real.get(id);
+        return {
+          take: async (...args: Parameters<RateLimiter["take"]>) => {
+            const out = await stub.take(...args);
+            if (failTakes-- > 0) throw new Error("connection lost after the decision");
+            return out;
+          },
+          chargeAll: (account: string, charges: Charge[]) => stub.chargeAll(account, charges),
+        };
+      },
+    } as unknown as Env["RATE_LIMITER"];
+    const ctx = createExecutionContext();
+    const done = chargeLater(ctx, { RATE_LIMITER: flaky }, a.account, 0.5);
+    await new Promise((r) => setTimeout(r, 0)); // the charge is waiting
+    await expect(takeToken({ RATE_LIMITER: flaky }, { kind: "account", account: a.account }, true)).rejects.toThrow(/connection lost/);
+    await done;
+    expect((await unitsUsage(env, a.account)).used).toBeCloseTo(0.5, 9);
+    expect(await chargeIds(a.account)).toBe(1);
+    expect(CARRY_MS).toBeGreaterThan(0);
   });
 
   it("a Process request started before its limiter decision and refused charges nothing", async () => {

@@ -9,6 +9,8 @@
  * one made on the next call). Calls are synchronous, so concurrent requests of one isolate never interleave in it.
  */
 
+import { DECODE_WASM_BYTES } from "../memory";
+
 /** GeoTIFF Compression tag values the core decodes. */
 export const CORE_COMPRESSIONS: ReadonlySet<number> = new Set([1, 5, 8, 32946, 50000]);
 /** GeoTIFF Predictor tag values the core undoes. */
@@ -37,8 +39,9 @@ const ERR_SPACE = -2;
 const ERRORS: Record<number, string> = { [-1]: "corrupt or truncated", [-2]: "larger than expected", [-3]: "out of memory decoding", [-4]: "unsupported parameters for" };
 const NAMES: Record<number, string> = { 1: "uncompressed", 5: "LZW", 8: "DEFLATE", 32946: "DEFLATE", 50000: "ZSTD" };
 /** Memory past which an instance is dropped after its call (the next call starts a fresh one): WebAssembly memory
- * counts against the isolate's 128 MB, and a few MB hold the usual blocks (a 1024² FLOAT32 tile is 4 MB). */
-const MAX_MEMORY = 32 * 1024 * 1024;
+ * counts against the isolate's 128 MB (DECODE_WASM_BYTES, src/raster/memory.ts), and a few MB hold the usual blocks
+ * (a 1024² FLOAT32 tile is 4 MB). */
+const MAX_MEMORY = DECODE_WASM_BYTES;
 const SLOT_IN = 0;
 const SLOT_OUT = 1;
 

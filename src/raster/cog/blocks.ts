@@ -11,12 +11,11 @@ import { fileName } from "./limits";
 import type { CogHeader, LevelLayout } from "./header";
 import { Lru } from "../lru";
 import type { PixelWindow } from "../reader";
+import { BLOCK_CACHE_BYTES } from "../memory";
 
 export type { PixelWindow };
 
-/** Default byte budget of the decoded-block cache (per isolate). */
-export const BLOCK_CACHE_BYTES = 32 * 1024 * 1024;
-
+/** Decoded blocks per isolate, within BLOCK_CACHE_BYTES (src/raster/memory.ts, the isolate's budgets). */
 export const blockCache = new Lru<SampleArray>(4096, BLOCK_CACHE_BYTES, (a) => a.byteLength);
 
 interface BlockRef {

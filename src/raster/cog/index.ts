@@ -10,6 +10,7 @@ import { bboxOf, checkWindow, pyramidLevels, type NativeWindow, type RasterLevel
 import { blockCache, readWindow, type PixelWindow } from "./blocks";
 import { parseHeader, type CogHeader, type GeoTransform, type SampleType } from "./header";
 import { Lru } from "../lru";
+import { HEADER_CACHE_BYTES } from "../memory";
 
 export type { GeoTransform, SampleType, PixelWindow };
 
@@ -26,9 +27,7 @@ export interface Cog extends RasterReader {
   readonly header: CogHeader;
 }
 
-/** Byte budget of the parsed-header cache (per isolate): a header costs about 16 bytes per block (offset and count). */
-export const HEADER_CACHE_BYTES = 16 * 1024 * 1024;
-
+/** Parsed headers per isolate within HEADER_CACHE_BYTES (src/raster/memory.ts): a header costs about 16 bytes per block (offset and count). */
 const headerBytes = (h: CogHeader): number => 1024 + h.levels.reduce((n, l) => n + 8 * (l.offsets.length + l.byteCounts.length), 0);
 const headerCache = new Lru<CogHeader>(256, HEADER_CACHE_BYTES, headerBytes);
 

@@ -8,6 +8,7 @@ import { Lru } from "../lru";
 import type { CompiledEvalscript } from "./compile";
 import { executionError, sandboxCrash, type Budget } from "./errors";
 import { HOST_LIMITS } from "./limits";
+import { SANDBOX_BLOCK_BYTES } from "../memory";
 import { dispose, SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES, sandboxFor, scriptHash, type Block, type Reply, type Sandbox, type SandboxApi, type SessionParams } from "./sandbox";
 import { Assembly, blockOf, bytesOf, rowsPerBlock } from "./blocks";
 import { bandCountOf, mosaickingByDatasource, normalizeSetup } from "./setup";
@@ -47,7 +48,7 @@ export const DEFAULT_LIMITS: RuntimeLimits = {
   totalBase: 1_000_000_000,
   totalPerSample: 2000,
   cpuMs: 30_000,
-  blockBytes: 16 * 1024 * 1024,
+  blockBytes: SANDBOX_BLOCK_BYTES,
   recycleBytes: SANDBOX_RECYCLE_BYTES,
   poolBytes: SANDBOX_POOL_BYTES,
   outputBands: HOST_LIMITS.outputBands,

@@ -36,7 +36,7 @@ export { SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES } from "./sandboxgen";
 export type { Block, BlockValues, Reply, SandboxApi, SceneRef, SessionParams, SessionStub } from "./sandbox/rpc";
 
 /** Bump when the sandbox code changes so that isolates of an older runtime are not reused. */
-export const RUNTIME_VERSION = "eo-edge-evalscript-22";
+export const RUNTIME_VERSION = "eo-edge-evalscript-23";
 
 /**
  * The sandbox's modules by the names they import each other by: the sources of sandbox/*.js as given (the Worker
@@ -75,8 +75,10 @@ export async function scriptHash(compiled: CompiledEvalscript): Promise<string> 
 const hashes = new WeakMap<CompiledEvalscript, string>();
 
 /**
- * The Worker Loader name of a script's isolate: one isolate per script hash and tenant (the account of the
- * token), so two accounts sending the same script never share an isolate, whatever the in-isolate freeze holds.
+ * The name of a script's isolate: one isolate per script hash (which covers the runtime version, {@link scriptHash})
+ * and tenant (the account of the token), so two accounts sending the same script never share an isolate, whatever
+ * the in-isolate freeze holds. The Worker Loader id adds the generation (`<name>:<n>`, sandboxgen.ts): nothing
+ * random, so every Worker isolate asks for the same ids and the loader bills each once a day.
  */
 export function isolateName(hash: string, tenant = ""): string {
   return `evalscript:${encodeURIComponent(tenant)}:${hash}`;
@@ -116,16 +118,18 @@ interface Recycler {
 /**
  * The sandbox's main module: entry.js's default entrypoint, plus the Recycler entrypoint that aborts the isolate
  * (`abortIsolate` of cloudflare:workers: workerd removes an aborted dynamic isolate from the loader's cache and
- * frees it once its calls are done; workerd never evicts a named isolate on its own). Scripts cannot reach it:
- * it is another entrypoint of the host's stub. The id is drawn on first use (no random values at load). A runtime
+ * frees it once its calls are done; workerd never evicts a named isolate on its own), once no script session is
+ * open in it (entry.js whenIdle: another Worker isolate may be using the same name). Scripts cannot reach it: it
+ * is another entrypoint of the host's stub. The id is drawn on first use (no random values at load). A runtime
  * without abortIsolate loads all the same and keeps the old isolates, as it did before recycling.
  */
 const MAIN_JS = `import * as workers from "cloudflare:workers";
+import { whenIdle } from "./entry.js";
 export { default } from "./entry.js";
 let id;
 export class Recycler extends workers.WorkerEntrypoint {
   id() { return (id ??= crypto.randomUUID()); }
-  recycle() { workers.abortIsolate?.("evalscript sandbox recycled after its byte budget"); }
+  recycle() { whenIdle(() => workers.abortIsolate?.("evalscript sandbox recycled after its byte budget")); }
 }
 `;
 

@@ -1,8 +1,9 @@
 /**
  * Generations of sandbox isolates (host side, per Worker isolate): the isolate of a script and account is named
  * `<isolateName>:<generation>` and replaced by the next generation once it has been sent and has returned
- * {@link SANDBOX_RECYCLE_BYTES}; the old one is aborted when its last lease ends, so a request in flight on it
- * finishes there and no request ever sees a half-recycled isolate.
+ * {@link SANDBOX_RECYCLE_BYTES}; the old one is aborted when its last lease ends (and, inside it, once no script
+ * session of any Worker isolate is open in it: sandbox/entry.js whenIdle), so a request in flight on it finishes
+ * there and no request ever sees a half-recycled isolate.
  *
  * Why: a sandbox isolate collects its garbage lazily. Measured on local workerd (workerd's own inspector,
  * Runtime.getHeapUsage of the isolate "LOADER:evalscript:..."), the isolate serving 2500 x 2500 FLOAT32 NDVI
@@ -12,21 +13,20 @@
  * abort (sandbox.ts, Recycler) removes it from the loader's cache and frees it.
  */
 import { Lru } from "../lru";
+import { SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES } from "../memory";
 
 /**
- * Bytes (pixels sent plus values returned) after which a sandbox isolate is recycled: bounds the garbage one
- * isolate holds to about this plus one request, for one cold start (~40 ms, isolation.test.ts) per budget.
+ * SANDBOX_RECYCLE_BYTES (src/raster/memory.ts): bytes (pixels sent plus values returned) after which a sandbox
+ * isolate is recycled: bounds the garbage one isolate holds to about this plus one call, for one cold start
+ * (~40 ms, isolation.test.ts) per budget.
+ *
+ * SANDBOX_POOL_BYTES (src/raster/memory.ts): bytes charged to all live sandbox isolates together (every script and
+ * account) after which idle ones are aborted, least recently leased first ({@link evictIdle}). Why: an isolate
+ * keeps its garbage until it is recycled, and a script sent a few times never reaches its own budget. Measured on
+ * `npm start`: 20 real scripts in turn, six 1024² requests each, grew workerd from 0.56 to 2.8 GB RSS, and the
+ * first script, sent again, evaluated in 222-303 ms instead of 106-148 ms.
  */
-export const SANDBOX_RECYCLE_BYTES = 256 * 1024 * 1024;
-
-/**
- * Bytes charged to all live sandbox isolates together (every script and account) after which idle ones are
- * aborted, least recently leased first ({@link evictIdle}). Why: an isolate keeps its garbage until it is
- * recycled, and a script sent a few times never reaches its own budget. Measured on `npm start`: 20 real scripts
- * in turn, six 1024² requests each, grew workerd from 0.56 to 2.8 GB RSS, and the first script, sent again,
- * evaluated in 222-303 ms instead of 106-148 ms.
- */
-export const SANDBOX_POOL_BYTES = 512 * 1024 * 1024;
+export { SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES };
 
 /**
  * Blocks of at least this many pixels are large: an isolate that has evaluated {@link SMALL_HISTORY} or more blocks,
@@ -51,7 +51,7 @@ export type AbortIsolate = (name: string) => Promise<unknown>;
 /** One generation of an isolate name: bytes charged, leases open, retired (a newer one serves new leases). */
 interface Generation {
   base: string;
-  /** The Worker Loader name (never used twice). */
+  /** The Worker Loader name: `<base>:<generation number>` (never used twice by this Worker isolate). */
   name: string;
   bytes: number;
   active: number;
@@ -85,15 +85,22 @@ const NAMES = 1024;
 const current = new Lru<Generation>(NAMES);
 
 /**
- * Generation numbers are drawn from one counter per Worker isolate, under a random epoch drawn on first use (random
- * values are not allowed at global scope in workerd), so no Worker Loader name is ever used twice: neither by a name
- * that fell out of `current` and came back, nor by a Worker isolate started after this one (a reload) while the
- * loader still knows this one's names. Loading code under the name of an isolate whose abort is under way was seen
- * to crash workerd (kj/table.c++ "inserted row already exists").
+ * Generation numbers per isolate name, kept for 4 times as many names as {@link current} (a name that fell out of it
+ * comes back under its next number, never one a live or aborting isolate of this Worker isolate may still hold:
+ * loading code under the name of an isolate whose abort is under way was seen to crash workerd, kj/table.c++
+ * "inserted row already exists"). Loader names are thus deterministic, `<isolateName>:<generation>` (the script
+ * hash with the runtime version, the account, the generation), the same in every Worker isolate: the Worker Loader
+ * bills each unique (name, code) once a day, so the names of a day number about (scripts x accounts) x (recycles of
+ * the busiest isolate + 1), whatever the number of edge isolates (README, "Deploy to Cloudflare").
  */
-let epoch: string | undefined;
-let nextIndex = 0;
-const fresh = (base: string): Generation => ({ base, name: `${base}:${epoch}.${nextIndex++}`, bytes: 0, active: 0, retired: false, evaluations: 0, maxPixels: 0 });
+const generations = new Lru<number>(4 * NAMES);
+
+/** A new generation of `base`, named by its next generation number. */
+function fresh(base: string): Generation {
+  const n = generations.get(base) ?? 0;
+  generations.set(base, n + 1);
+  return { base, name: `${base}:${n}`, bytes: 0, active: 0, retired: false, evaluations: 0, maxPixels: 0 };
+}
 
 /** A lease of the current generation of `base`: its loader name, and `release(bytes)`. */
 export interface GenerationLease {
@@ -113,7 +120,6 @@ export interface GenerationLease {
  * only retires the generation and gets a fresh one ({@link LARGE_BLOCK_PIXELS}; `replaced` names it when idle).
  */
 export function leaseGeneration(base: string, budget = SANDBOX_RECYCLE_BYTES, abort?: AbortIsolate, pixels = 0): GenerationLease {
-  epoch ??= crypto.randomUUID().slice(0, 8);
   let gen = current.get(base);
   if (!gen) current.set(base, (gen = fresh(base)));
   let replaced: string | undefined;

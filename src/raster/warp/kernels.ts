@@ -24,6 +24,7 @@ import type { WarpedBand } from "../types";
 import type { SourceCoords } from "./coords";
 import type { KernelScale } from "./plan";
 import kernelsModule from "./warp_kernels.wasm";
+import { WARP_WASM_BYTES } from "../memory";
 
 /** A source window of one level, in image pixel coordinates, one Float32Array per band. */
 export interface SourceWindow {
@@ -50,8 +51,8 @@ interface KernelExports {
 }
 
 let shared: KernelExports | undefined;
-/** Instances whose memory would grow beyond this are used once and dropped (memory cannot shrink). */
-const KEEP_MEMORY_BYTES = 48 * 1024 * 1024;
+/** Instances whose memory would grow beyond WARP_WASM_BYTES (src/raster/memory.ts) are used once and dropped (memory cannot shrink). */
+const KEEP_MEMORY_BYTES = WARP_WASM_BYTES;
 
 const align8 = (n: number) => Math.ceil(n / 8) * 8;
 

@@ -14,15 +14,15 @@ import type { NativeWindow, RasterReader } from "../reader";
 import type { WarpedBand } from "../types";
 import type { SourceCoords } from "./coords";
 import type { SourceWindow } from "./kernels";
+import { INDEX_CACHE_BYTES } from "../memory";
+
+export { INDEX_CACHE_BYTES };
 
 /** The part of a SourceWindow that decides which window pixel lies under an output centre. */
 export type WindowGeometry = Pick<SourceWindow, "x0" | "y0" | "width" | "height" | "imageWidth" | "imageHeight">;
 
-/** Bytes of index maps (4 bytes per output pixel) kept per isolate: a 2048 x 2048 grid's map fits twice. */
-export const INDEX_CACHE_BYTES = 32 * 1024 * 1024;
-
 /**
- * Index maps per coordinates and window geometry. Keys hold everything a map depends on, so a changed
+ * Index maps per coordinates and window geometry, within INDEX_CACHE_BYTES (4 bytes per output pixel; src/raster/memory.ts). Keys hold everything a map depends on, so a changed
  * grid or file layout never hits; a map larger than the budget is used once and not kept.
  */
 export const indexCache = new Lru<Int32Array>(64, INDEX_CACHE_BYTES, (a) => a.byteLength);

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compileEvalscript, loadEvalscript, type EvalInput } from "../../../src/raster/evalscript";
-import { sandboxFor, scriptHash } from "../../../src/raster/evalscript/sandbox";
+import { isolateName, sandboxFor, scriptHash } from "../../../src/raster/evalscript/sandbox";
 import { evictIdle, LARGE_BLOCK_PIXELS, leaseGeneration, poolStats, SMALL_HISTORY } from "../../../src/raster/evalscript/sandboxgen";
 import { ones, rkhWindow, RKH_INFO } from "./helpers";
 
@@ -44,7 +44,7 @@ describe("generations (host bookkeeping)", () => {
     expect(d.name.startsWith(`${base}:`)).toBe(true);
     expect(b.release(0)).toBe(true); // the last lease of the retired generation
     expect(d.release(10)).toBe(false);
-    // generations draw from one counter: recycling the name ten times (the first on d's generation) never hands
+    // the name's generations are numbered in turn: recycling it ten times (the first on d's generation) never hands
     // out a loader name twice
     const names = new Set([a.name, d.name]);
     for (let i = 0; i < 10; i++) {
@@ -53,6 +53,16 @@ describe("generations (host bookkeeping)", () => {
       names.add(l.name);
     }
     expect(names.size).toBe(11);
+  });
+
+  it("loader names are deterministic: the isolate name and the generation number, nothing random", () => {
+    const base = isolateName("0".repeat(64), `acct-${crypto.randomUUID()}`);
+    const first = leaseGeneration(base, 100);
+    expect(first.name).toBe(`${base}:0`);
+    expect(first.release(100)).toBe(true); // retired and idle
+    const second = leaseGeneration(base, 100);
+    expect(second.name).toBe(`${base}:1`);
+    second.release(0);
   });
 
   it("a name that fell out of the bookkeeping (1024 names) comes back under a loader name never used before, and its isolate is aborted", async () => {
@@ -215,6 +225,37 @@ describe("sandbox isolates", () => {
     expect(new Set(ids.slice(0, SMALL_HISTORY)).size).toBe(1);
     expect(ids[SMALL_HISTORY]).not.toBe(ids[0]);
     expect(ids[SMALL_HISTORY + 1]).toBe(ids[SMALL_HISTORY]);
+  });
+
+  it("an isolate retired by another Worker isolate (same loader name) finishes the session in flight, then is aborted", async () => {
+    const compiled = compileEvalscript(NDVI);
+    const tenant = `shared-${crypto.randomUUID()}`;
+    const name = `${isolateName(await scriptHash(compiled), tenant)}:0`; // what every Worker isolate names it
+    const W = 64;
+    const bands = await rkhWindow(["B04", "B08"], 500, 400, W, W);
+    const whole = await (await loadEvalscript(env, compiled)).evaluate({ width: W, height: W, scenes: [{ info: RKH_INFO, bands, dataMask: ones(W * W) }] });
+    const runtime = await loadEvalscript(env, compiled, {}, tenant);
+    // asked for once the session is open: the isolate is loaded, its code is not asked for
+    const other = () =>
+      env.LOADER.get(name, () => {
+        throw new Error("not loaded");
+      }).getEntrypoint("Recycler") as unknown as { recycle(): Promise<void>; id(): Promise<string> };
+    const ids: string[] = [];
+    const result = await runtime.evaluateRows({ width: W, height: W, rows: 16, scenes: [{ info: RKH_INFO }] }, async (row, rows) => {
+      ids.push(await other().id());
+      if (row === 16) await other().recycle(); // another Worker isolate retires the name mid-session
+      const cut = (a: Float32Array) => a.slice(row * W, (row + rows) * W);
+      return [{ info: RKH_INFO, bands: { B04: cut(bands.B04!), B08: cut(bands.B08!) }, dataMask: ones(rows * W) }];
+    });
+    expect(result.outputs.default!.values).toEqual(whole.outputs.default!.values);
+    expect(new Set(ids).size).toBe(1); // every block ran on the one isolate
+    // aborted once the session ended (just after its last call answered)
+    let after = "";
+    for (let i = 0; i < 50 && after !== "loaded again"; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      after = await idAfterLoadingAgain(name);
+    }
+    expect(after).toBe("loaded again");
   });
 
   describe("evaluations across recycles", () => {

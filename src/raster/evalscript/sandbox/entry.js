@@ -19,16 +19,56 @@ import { L } from "./limits.js";
 /** @typedef {import("./rpc").SessionParams} SessionParams */
 /** @typedef {import("./rpc").Block} Block */
 
+/** Symbol.dispose: an RpcTarget's method of that key is its disposal (the caller dropped every stub of it). */
+const DISPOSE = /** @type {{ dispose: symbol }} */ (/** @type {unknown} */ (Symbol)).dispose;
+
+/** Sessions open (opened, neither finished nor disposed), and what runs once none is (see {@link whenIdle}). */
+let openSessions = 0;
+/** @type {(() => void) | undefined} */
+let onIdle;
+
+/**
+ * Runs `f` now when no session is open, else just after the last one ends (after its finish() has answered: an
+ * abort inside a call fails that call). The host's Recycler aborts the isolate so: a Worker isolate retiring this
+ * isolate's name never cuts a multi-block request of another one in the middle (the loader names are the same in
+ * every Worker isolate, sandboxgen.ts); single calls never overlap it (this isolate runs one call at a time and
+ * its calls do not await).
+ * @param {() => void} f
+ */
+export function whenIdle(f) {
+  if (openSessions === 0) f();
+  else onIdle = f;
+}
+
 /** RPC face of an Evaluation for multi-block requests (its state stays a plain object: fast property access). */
 class Session extends RpcTarget {
-  /** @param {Evaluation} evaluation */
-  constructor(evaluation) {
+  /**
+   * @param {Evaluation} evaluation
+   * @param {ExecutionContext} ctx the context of the open() call (the session's calls run in it)
+   */
+  constructor(evaluation, ctx) {
     super();
     this.evaluation = evaluation;
+    this.ctx = ctx;
+    this.open = true;
+    openSessions++;
   }
   /** @param {Block} block */
   run(block) { return this.evaluation.run(block); }
-  finish() { return this.evaluation.finish(); }
+  finish() {
+    try {
+      return this.evaluation.finish();
+    } finally {
+      this.end();
+    }
+  }
+  /** A session dropped without finish() (a failed request) ends at its disposal. */
+  [DISPOSE]() { this.end(); }
+  end() {
+    if (!this.open) return;
+    this.open = false;
+    if (--openSessions === 0 && onIdle) this.ctx.waitUntil(new Promise((r) => setTimeout(r, 0)).then(onIdle));
+  }
 }
 
 /** The RPC surface (rpc.ts SandboxApi; RPC makes each reply a Promise). */
@@ -82,7 +122,7 @@ export default class extends WorkerEntrypoint {
   open(p) {
     return attempt(p.budget.perCall, (script) => {
       const evaluation = new Evaluation(script, p);
-      return { ok: true, bands: evaluation.updateOutput(), session: new Session(evaluation) };
+      return { ok: true, bands: evaluation.updateOutput(), session: new Session(evaluation, this.ctx) };
     });
   }
 }

@@ -1,0 +1,144 @@
+/**
+ * Admission by pixels in flight (issue 27): the requests one isolate evaluates at once share its 128 MB, so each
+ * evaluating request is admitted with the bytes its pixels will hold ({@link requestBytes}), and the requests in
+ * flight together stay within REQUEST_BYTES (src/raster/memory.ts: the isolate less its code and its caches). A
+ * request that does not fit waits its turn (first come, first served) for up to ADMISSION_WAIT_MS, then is refused
+ * with an {@link OverloadedError} (kind `overloaded`: 503 with Retry-After, src/http/errors.ts). A request estimated
+ * larger than the whole budget is admitted only when nothing else is in flight.
+ *
+ * Per isolate (module state). A waiting request polls (every POLL_MS) instead of awaiting a promise that another
+ * request's release would resolve: workerd refuses I/O from a continuation resumed by another request.
+ */
+import { bytesPerSample } from "../raster/encode/types";
+import { storedSampleType, type EvalSetup } from "../raster/evalscript";
+import { REQUEST_BYTES } from "../raster/memory";
+import type { Plan } from "./plan";
+import { STRIP_PIXELS, STRIP_TARGET } from "./pipeline";
+
+/** How long a request waits for the requests in flight to make room before it is refused, in ms. */
+export const ADMISSION_WAIT_MS = 5000;
+
+/** Retry-After of a refused request, in seconds: about one large request's time (scripts/bench-memory.mjs). */
+export const ADMISSION_RETRY_AFTER_S = 2;
+
+/**
+ * A streamed body (src/process/stream.ts) holds its request's share while its client reads it; a client that takes
+ * nothing for this long (ms) lets it go, so one that stops reading keeps the room from others for 10 s at most.
+ * (At 2 s, the pauses of scripts/bench-memory.mjs's heap snapshots let the next 2500 x 2500 request start beside
+ * a body still being sent.)
+ */
+export const ADMISSION_STALL_MS = 10_000;
+
+/** How often a waiting request looks whether it may start, in ms. */
+const POLL_MS = 10;
+
+/**
+ * What a request's pixels hold at its peak, in bytes (JS memory of the isolate, garbage included), from the output
+ * grid and the bytes per pixel of its inputs and outputs:
+ * - outputs: the evaluation's values (the stored sample type, `outBytesPerPixel`) and the encoded file beside them;
+ * - inputs (Float32 bands and a dataMask byte per scene, `inBytesPerPixel`): the whole grid up to STRIP_PIXELS,
+ *   else one strip (STRIP_TARGET pixels) at a time, each held twice (the mosaic and the rows sent to the sandbox).
+ * Checked against the Worker isolate's JS memory (scripts/bench-memory.mjs): a 2500 x 2500 FLOAT32 NDVI GeoTIFF is
+ * estimated at 59 MB and peaked at 52-55 MB above the idle isolate (README, Benchmarks).
+ */
+export function requestBytes(pixels: number, inBytesPerPixel: number, outBytesPerPixel: number): number {
+  const held = pixels <= STRIP_PIXELS ? pixels : STRIP_TARGET;
+  return 2 * pixels * outBytesPerPixel + 2 * held * inBytesPerPixel;
+}
+
+/**
+ * {@link requestBytes} of a planned request: its output grid; per pixel, 4 bytes per file band plus a dataMask byte
+ * of each source (one sample each: the several dates of an ORBIT or TILE request count once here, bounded only by
+ * MAX_SAMPLE_VALUES of ./mosaic.ts), and each output's bands in its stored sample type (setup()'s band counts).
+ */
+export function planBytes(plan: Pick<Plan, "grid" | "sources">, setup: Pick<EvalSetup, "outputs">): number {
+  const input = plan.sources.reduce((n, s) => n + 4 * s.fileBands.length + 1, 0);
+  const output = setup.outputs.reduce((n, o) => n + o.bands * bytesPerSample(storedSampleType(o.sampleType)), 0);
+  return requestBytes(plan.grid.width * plan.grid.height, input, output);
+}
+
+/** A request's share of the budget, held until {@link Permit.release} (idempotent: a second call does nothing). */
+export interface Permit {
+  release(): void;
+}
+
+/** Bytes admitted and in flight (and their most since the last setAdmission), the tickets waiting in arrival order. */
+let inFlight = 0;
+let peak = 0;
+let admitted = 0;
+const waiting: number[] = [];
+let nextTicket = 0;
+
+/** The budget in bytes and the wait in ms (REQUEST_BYTES and ADMISSION_WAIT_MS unless a test set others). */
+let budget = REQUEST_BYTES;
+let wait = ADMISSION_WAIT_MS;
+
+/** The admission's state (tests and diagnostics): bytes (and their peak) and requests in flight, requests waiting, the budget. */
+export function admissionStats(): { bytes: number; peakBytes: number; requests: number; waiting: number; budget: number } {
+  return { bytes: inFlight, peakBytes: peak, requests: admitted, waiting: waiting.length, budget };
+}
+
+/**
+ * Sets this isolate's budget (bytes) and wait (ms), and starts a new peak; omitted ones go back to REQUEST_BYTES and
+ * ADMISSION_WAIT_MS. For tests: every isolate starts with the defaults.
+ */
+export function setAdmission(o: { budget?: number; waitMs?: number } = {}): void {
+  budget = o.budget ?? REQUEST_BYTES;
+  wait = o.waitMs ?? ADMISSION_WAIT_MS;
+  peak = inFlight;
+}
+
+const fits = (bytes: number): boolean => admitted === 0 || inFlight + bytes <= budget;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Admits a request estimated at `bytes` ({@link requestBytes}): at once when it fits beside the requests in flight
+ * and none is waiting, else after the requests before it, once it fits.
+ * @param waitMs how long it may wait (default ADMISSION_WAIT_MS).
+ * @throws OverloadedError when it could not start within `waitMs`.
+ */
+export async function admit(bytes: number, waitMs = wait): Promise<Permit> {
+  if (waiting.length > 0 || !fits(bytes)) {
+    const ticket = nextTicket++;
+    waiting.push(ticket);
+    const until = Date.now() + waitMs;
+    try {
+      while (waiting[0] !== ticket || !fits(bytes)) {
+        if (Date.now() >= until) throw overloaded(bytes);
+        await sleep(POLL_MS);
+      }
+    } finally {
+      waiting.splice(waiting.indexOf(ticket), 1);
+    }
+  }
+  inFlight += bytes;
+  peak = Math.max(peak, inFlight);
+  admitted++;
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      inFlight -= bytes;
+      admitted--;
+    },
+  };
+}
+
+/**
+ * The refusal of a request that could not start in time: not the caller's fault (a kinded error, not an
+ * EngineError: src/http/errors.ts answers kind `overloaded` with 503 and Retry-After: `retryAfterSeconds`).
+ */
+export class OverloadedError extends Error {
+  override readonly name = "OverloadedError";
+  readonly kind = "overloaded";
+  readonly retryAfterSeconds = ADMISSION_RETRY_AFTER_S;
+}
+
+/** The OverloadedError of a request of `bytes` that did not fit within its wait. */
+function overloaded(bytes: number): OverloadedError {
+  const mb = (n: number) => (n / 1e6).toFixed(1);
+  return new OverloadedError(
+    `This server is busy: the requests in flight hold ${mb(inFlight)} MB of the ${mb(budget)} MB its requests may use, and this one needs about ${mb(bytes)} MB. Retry after ${ADMISSION_RETRY_AFTER_S} s.`,
+  );
+}

@@ -1,0 +1,80 @@
+/**
+ * The memory budgets of one isolate, in one place (issue 27): Cloudflare gives every isolate 128 MB, shared by the
+ * requests it serves at once, and local workerd enforces none of it. What an isolate holds is
+ *   its code and module state (BASELINE_BYTES, measured)
+ *   + the per-isolate caches (CACHE_BUDGETS, each an LRU or a WebAssembly instance bounded by its budget here)
+ *   + the requests in flight (REQUEST_BYTES: the admission of src/pipeline/admission.ts keeps their estimated
+ *     bytes within it; a request estimated larger runs only alone).
+ * `BASELINE_BYTES + sum(CACHE_BUDGETS) + REQUEST_BYTES <= ISOLATE_MEMORY_BYTES` holds by construction and
+ * test/pipeline/admission.test.ts checks it with the largest Processing request (2500 x 2500 FLOAT32).
+ *
+ * Evalscript sandboxes are isolates of their own (Dynamic Workers, src/raster/evalscript/sandbox.ts): Cloudflare
+ * states no other memory limit for them, so each has the Workers limit of 128 MB too, and a sandbox isolate holds
+ *   its code (SANDBOX_BASELINE_BYTES) + one call's block in and its values out (2 x SANDBOX_BLOCK_BYTES)
+ *   + the garbage of earlier calls, bounded by recycling it after SANDBOX_RECYCLE_BYTES (sandboxgen.ts).
+ * SANDBOX_POOL_BYTES bounds all sandbox isolates of one process together, which only local workerd needs (one
+ * process, no per-isolate limit, no eviction of named isolates; at the edge each has its own 128 MB).
+ *
+ * The JS memory figures are the Worker isolate's V8 heap plus ArrayBuffer backing stores (Runtime.getHeapUsage
+ * usedSize + backingStorageSize over the DevTools protocol, scripts/bench-memory.mjs), garbage included.
+ */
+
+const MIB = 1024 * 1024;
+
+/** Memory of one isolate at the edge: 128 MB (Cloudflare Workers limits, "Memory"; MB read as 10^6 bytes). */
+export const ISOLATE_MEMORY_BYTES = 128_000_000;
+
+/**
+ * The Worker isolate's own JS memory with its caches nearly empty and no request in flight: modules, zod schemas,
+ * the router, the WebAssembly instances. Measured by scripts/bench-memory.mjs after a full GC of a server that had
+ * served one 16 x 16 request: 16.7-16.8 MiB (README, Benchmarks).
+ */
+export const BASELINE_BYTES = 18 * MIB;
+
+/** Decoded COG blocks kept per isolate (src/raster/cog/blocks.ts): eight 1024 x 1024 UINT16 Sentinel-2 blocks. */
+export const BLOCK_CACHE_BYTES = 16 * MIB;
+/** NEAREST index maps kept per isolate (src/raster/warp/near.ts): 4 bytes per output pixel, two 1024 x 1024 maps. */
+export const INDEX_CACHE_BYTES = 8 * MIB;
+/** Parsed COG headers kept per isolate (src/raster/cog/index.ts): about 16 bytes per block of each file. */
+export const HEADER_CACHE_BYTES = 2 * MIB;
+/**
+ * WebAssembly memory of the warp kernels' kept instance (src/raster/warp/kernels.ts; larger needs use a throwaway
+ * one): the source window of a bilinear or cubic strip, e.g. about 3000 x 260 Float32 pixels for a 2500 px wide strip.
+ */
+export const WARP_WASM_BYTES = 8 * MIB;
+/** WebAssembly memory of the decode core's kept instance (src/raster/codec/core.ts; a larger one is dropped after its call). */
+export const DECODE_WASM_BYTES = 8 * MIB;
+
+/** Every per-isolate cache budget by name (the sum is what the caches may hold together). */
+export const CACHE_BUDGETS: Readonly<Record<string, number>> = {
+  BLOCK_CACHE_BYTES,
+  INDEX_CACHE_BYTES,
+  HEADER_CACHE_BYTES,
+  WARP_WASM_BYTES,
+  DECODE_WASM_BYTES,
+};
+
+/** Sum of {@link CACHE_BUDGETS}. */
+export const CACHE_BYTES = Object.values(CACHE_BUDGETS).reduce((a, b) => a + b, 0);
+
+/** What the requests in flight of one isolate may hold together (estimated bytes, src/pipeline/admission.ts). */
+export const REQUEST_BYTES = ISOLATE_MEMORY_BYTES - BASELINE_BYTES - CACHE_BYTES;
+
+/** Bytes of pixels per RPC to a sandbox, each way (src/raster/evalscript/runtime.ts blockBytes; larger requests go in blocks of rows). */
+export const SANDBOX_BLOCK_BYTES = 16 * MIB;
+
+/** A sandbox isolate's own JS memory (the sandbox modules, a script): a few MiB, budgeted generously. */
+export const SANDBOX_BASELINE_BYTES = 16 * MIB;
+
+/**
+ * Bytes (pixels sent plus values returned) after which a sandbox isolate is recycled (sandboxgen.ts): the garbage it
+ * may hold, so that with one call in flight and its code it stays within the 128 MB of an isolate.
+ */
+export const SANDBOX_RECYCLE_BYTES = ISOLATE_MEMORY_BYTES - SANDBOX_BASELINE_BYTES - 2 * SANDBOX_BLOCK_BYTES;
+
+/**
+ * Bytes charged to all live sandbox isolates of this Worker isolate together after which idle ones are aborted
+ * (sandboxgen.ts evictIdle): bounds local workerd's resident memory (one process for every isolate); at the edge
+ * each sandbox isolate has its own limit and Cloudflare evicts idle ones.
+ */
+export const SANDBOX_POOL_BYTES = 512 * MIB;
