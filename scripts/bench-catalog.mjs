@@ -4,7 +4,7 @@
 // data/items (same documents, dates spread over 2016-2024, footprints moved to pseudo-random places; each marked
 // "eoedge:derived": true and "eoedge:derived_from": <real id>), starts `wrangler dev` on it and times real HTTP
 // requests with a real token. Reports p50/p95 of: bbox+datetime search, CQL2 `eo:cloud_cover < 10`, bbox + datetime
-// + CQL2 together, ids lookup, and page 1 vs page 50; and the catalog's size in D1: bytes per item (its row and
+// + CQL2 together (a 20 x 20 degree box, and a 2 x 2 one that matches few items of the year), ids lookup, and page 1 vs page 50; and the catalog's size in D1: bytes per item (its row and
 // index entries) and items per GB, the figures that decide when one D1 database (10 GB) is not enough.
 // The items are written straight into the local D1 database file (node:sqlite, one transaction: a million items
 // in minutes; the same columns as src/storage/items.ts upsertItem, the schema's triggers and indexes apply).
@@ -161,6 +161,7 @@ function queries() {
     bbox: Array.from({ length: N }, () => ({ bbox: box(20), datetime: window(90) })),
     cql2: Array.from({ length: N }, () => ({ datetime: window(365), filter: "eo:cloud_cover < 10", "filter-lang": "cql2-text" })),
     all: Array.from({ length: N }, () => ({ bbox: box(20), datetime: window(365), filter: "eo:cloud_cover < 30", "filter-lang": "cql2-text" })),
+    narrow: Array.from({ length: N }, () => ({ bbox: box(2), datetime: window(365), filter: "eo:cloud_cover < 30", "filter-lang": "cql2-text" })),
     ids: Array.from({ length: N }, () => ({ datetime: "2015-01-01T00:00:00Z/..", ids: ids().map(idOf) })),
   };
 }
@@ -197,6 +198,7 @@ async function main() {
       await timeQueries(api, "bbox 20x20 deg + 90-day datetime", q.bbox),
       await timeQueries(api, "CQL2 eo:cloud_cover < 10 + 1-year datetime", q.cql2),
       await timeQueries(api, "bbox 20x20 deg + 1-year datetime + CQL2 eo:cloud_cover < 30", q.all),
+      await timeQueries(api, "bbox 2x2 deg + 1-year datetime + CQL2 eo:cloud_cover < 30 (few matches)", q.narrow),
       await timeQueries(api, "ids lookup (10 ids)", q.ids),
     ];
     const p = await paging(api);

@@ -224,7 +224,7 @@ function print(r) {
   console.log(`Worker isolate JS memory (heap + ArrayBuffers): ${fmt(r.heapIdleMiB)} MiB idle after GC; one 2500x2500 request: peak ${fmt(r.heapPeakMiB)} MiB (${r.samples} samples; garbage included), ${fmt(r.heapAtResponseMiB)} MiB at its response (target < 128 MB)`);
   console.log(`heavy request p50 ${fmt(r.heavyP50)} ms; after ${HEAVY_N} of them: JS memory ${fmt(r.heapAfterHeavyMiB)} MiB, workerd RSS ${fmt(r.rssBeforeMiB)} -> ${fmt(r.rssAfterHeavyMiB)} MiB (VmHWM ${fmt(r.hwmMiB)} MiB)`);
   console.log(`workerd RSS (MiB) before and after each heavy request: ${r.rssCurveMiB.join(" ")}`);
-  console.log(`evalscript sandbox isolates after them (workerd's inspector): ${r.sandboxIsolates}, JS memory ${fmt(r.sandboxMiB)} MiB (garbage included; recycled after 256 MiB of pixels and values)`);
+  console.log(`evalscript sandbox isolates after them (workerd's inspector): ${r.sandboxIsolates}, JS memory ${fmt(r.sandboxMiB)} MiB (garbage included; each recycled after SANDBOX_RECYCLE_BYTES of pixels and values, src/raster/memory.ts)`);
   console.log(`after a full GC and ${IDLE_MS / 1000} s idle: JS memory ${fmt(r.heapAfterGcMiB)} MiB, workerd RSS ${fmt(r.rssAfterGcIdleMiB)} MiB`);
   console.log(`small request p50, interleaved with a fresh server: before the heavy requests ${fmt(r.smallBefore)} ms (fresh ${fmt(r.freshBefore)}), after ${fmt(r.smallAfter)} ms (fresh ${fmt(r.freshAfter)}); after/fresh ${(r.smallAfter / r.freshAfter).toFixed(2)} (target <= 1.1)`);
   const answers = r.concurrentAnswers.map((a) => (a.status === 503 ? `503 (Retry-After ${a.retryAfter})` : String(a.status))).join(", ");
