@@ -57,19 +57,17 @@ export function bytesOf(block: Block, values: BlockValues): number {
 
 /**
  * The band-interleaved output arrays of an evaluation, assembled from its blocks: each block's values are checked
- * as they arrive and kept; result() joins them into one array per output (of the element type the sandbox
- * returned: Float32, or the stored sampleType with `convert`). A single block covering the whole image is taken
- * as it is (no copy).
+ * as they arrive and copied into one array per output, allocated at the output's first block with the element type
+ * the sandbox returned (Float32, or the stored sampleType with `convert`), so the block is garbage at once and the
+ * evaluation never holds the blocks and their joined copy together. A single block covering the whole image is
+ * taken as it is (no copy).
  *
- * Joining at the end, not copying each block into an array allocated at the first block, is measured: the Worker
- * isolate's peak JS memory (heap + ArrayBuffers, garbage included; scripts/bench-memory.mjs's measure) of a
- * 2500 x 2500 FLOAT32 GeoTIFF request, from 54 MiB idle, was 84-89 MiB in 15 of 20 runs with the join (107-137
- * in the others) and 129-143 MiB in 9 of 10 with copies into an array allocated at the first block (94 once):
- * the join's large allocation at the end makes V8 collect the strips' garbage, while an early one leaves the
- * isolate no reason to collect during the request.
+ * (Joining the blocks at the end was tried before: its late large allocation made local workerd's V8, which has no
+ * heap limit, collect the strips' garbage, but at its end the blocks and their join coexisted, 2 x the output's
+ * bytes, over the request's estimate of src/pipeline/admission.ts.)
  */
 export class Assembly {
-  private readonly parts = new Map<string, [number, Float32Array | SampleArray][]>();
+  private readonly arrays = new Map<string, Float32Array | SampleArray>();
 
   /**
    * @param outputs the outputs with their band counts after updateOutput.
@@ -82,16 +80,23 @@ export class Assembly {
 
   /**
    * Takes the values of rows [row, row + rows).
-   * @throws Error when an output's block has not rows * width * bands values (a sandbox fault).
+   * @throws Error when an output's block has not rows * width * bands values, or an element type other than its
+   *   earlier blocks' (a sandbox fault).
    */
   add(row: number, rows: number, block: BlockValues): void {
     for (const o of this.outputs) {
       const stride = this.size.width * o.bands;
       const v = block[o.id];
       if (!v || v.length !== rows * stride) throw new Error(`evalscript: output ${o.id} has ${v?.length ?? 0} values in rows ${row}..${row + rows - 1}, expected ${rows * stride}`);
-      const list = this.parts.get(o.id) ?? [];
-      list.push([row * stride, v]);
-      this.parts.set(o.id, list);
+      const n = this.size.height * stride;
+      if (v.length === n) {
+        this.arrays.set(o.id, v); // the whole image: no copy
+        continue;
+      }
+      const all = this.arrays.get(o.id) ?? new (v.constructor as new (n: number) => typeof v)(n);
+      if (all.constructor !== v.constructor) throw new Error(`evalscript: output ${o.id} changed its element type in rows ${row}..${row + rows - 1}`);
+      all.set(v as never, row * stride);
+      this.arrays.set(o.id, all);
     }
   }
 
@@ -99,21 +104,10 @@ export class Assembly {
   result(converted = false): EvalResult["outputs"] {
     const result: EvalResult["outputs"] = {};
     for (const o of this.outputs) {
-      const values = this.joined(o);
+      const values = this.arrays.get(o.id) ?? new Float32Array(0);
       const common = { bands: o.bands, sampleType: o.sampleType, nodataValue: o.nodataValue };
       result[o.id] = values instanceof Float32Array && !converted ? { ...common, values } : { ...common, values: new Float32Array(0), stored: values };
     }
     return result;
-  }
-
-  /** The values of output `o`, its one block or its blocks joined. */
-  private joined(o: EvalOutputSpec): Float32Array | SampleArray {
-    const list = this.parts.get(o.id) ?? [];
-    const n = this.size.height * this.size.width * o.bands;
-    if (list.length === 1 && list[0]![1].length === n) return list[0]![1];
-    const first = list[0]?.[1] ?? new Float32Array(0);
-    const all = new (first.constructor as new (n: number) => typeof first)(n);
-    for (const [at, v] of list) all.set(v as never, at);
-    return all;
   }
 }
