@@ -27,7 +27,6 @@ import type { Copy } from "./instrument";
 import { columnCopy, type ColumnNames } from "./columnloop";
 import { checkShape, destructured, memberName, referenceOf, Refused, refuse } from "./samplecheck";
 import { bindingCounts, SampleReads } from "./samplereads";
-import { isStraightLine } from "./straight";
 
 export type { ColumnNames } from "./columnloop";
 
@@ -116,8 +115,7 @@ export function columnPlan(program: Node, source: string, names: ColumnNames): {
     extraUses(extra.uses, analysis.dropped);
     const reuse = returnRewrites(fn, names.base, source);
     const body = fn.body as AnyNode;
-    const straight = analysis.copies.length === 0 && isStraightLine(fn, first.type === "Identifier" ? (first.name as string) : undefined, first.type === "Identifier" ? [] : locals, analysis.bound);
-    const copy = columnCopy(names, { start: body.start, end: body.end }, fn.start as number, [...locals, ...reuse.temps], bands, [...replace, ...reuse.replace], reuse.direct, straight);
+    const copy = columnCopy(names, { start: body.start, end: body.end }, fn.start as number, [...locals, ...reuse.temps], bands, [...replace, ...reuse.replace], reuse.direct);
     copy.tail += reuse.decls;
     return { plan: { bands, copy, helpers: analysis.copies } };
   } catch (err) {
