@@ -127,12 +127,9 @@ class SandboxRuntime implements EvalscriptRuntime {
     this.sandbox = sandboxFor(loader, compiled, hash, limits.cpuMs, tenant, limits.recycleBytes, limits.poolBytes);
   }
 
-  /**
-   * Runs `f` on a lease of the sandbox isolate; what `f` meters is charged to the isolate when it ends. `pixels`:
-   * the block size when `f` evaluates (Sandbox.acquire).
-   */
-  private async leased<T>(f: (api: SandboxApi, meter: Meter) => Promise<T>, pixels = 0): Promise<T> {
-    const lease = this.sandbox.acquire(pixels);
+  /** Runs `f` on a lease of the sandbox isolate; what `f` meters is charged to the isolate when it ends. */
+  private async leased<T>(f: (api: SandboxApi, meter: Meter) => Promise<T>): Promise<T> {
+    const lease = this.sandbox.acquire();
     const meter = { bytes: 0 };
     try {
       return await f(lease.api, meter);
@@ -190,7 +187,7 @@ class SandboxRuntime implements EvalscriptRuntime {
       const assembly = new Assembly(resolveOutputs(setup.outputs, reply.bands), input);
       assembly.add(0, input.height, reply.values);
       return { outputs: assembly.result(params.convert), userData: reply.userData };
-    }, input.width * input.height);
+    });
   }
 
   /** Session parameters of an evaluation of `scenes`, with the budget of width x height x scenes samples. */
@@ -240,7 +237,7 @@ class SandboxRuntime implements EvalscriptRuntime {
       } finally {
         dispose(opened.session);
       }
-    }, Math.min(rows, params.height) * params.width);
+    });
   }
 }
 
