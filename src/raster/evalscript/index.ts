@@ -43,8 +43,7 @@
  *   return literals writing into arrays made once per instance); SIMPLE single-scene
  *   evaluations call it per pixel instead of filling a sample object. Ticks, per-call budget, output writing
  *   and error positions are the general path's (RuntimeOptions.general forces the general path; the tests
- *   compare both bit for bit, NaN sign bits aside). RuntimeOptions.pack sends exact integer bands as
- *   Uint16 / Uint8 and a scale (pack.ts; off: measured slower).
+ *   compare both bit for bit, NaN sign bits aside).
  * - updateOutputMetadata(scenes, inputMetadata, outputMetadata) after the last pixel; `outputMetadata.userData`
  *   (set there or in evaluatePixel) is returned as `userData` (the userdata.json response).
  * - Limits (RuntimeLimits, limits.ts): `perCall` 2e7 ticks per script call, `total` 1e9 + 2000 per pixel and
