@@ -17,8 +17,8 @@
  *   garbage until then: memory, not speed).
  * - sandbox/: the isolate's modules. entry.js the RPC surface (the script instantiated afresh per call: nothing
  *   persists between requests); harden.js (guards.js, freeze.js, concat.js) caps and charges native work the
- *   ticks cannot see and freezes the realm; evaluation.js, pixels.js, values.js and writers.js (made by ../writers.ts) the
- *   pixel loop and output values; scenes.js the scene arguments; lib.js the utility library (library.ts its names).
+ *   ticks cannot see and freezes the realm; evaluation.js, pixels.js, values.js and writers.js (made by
+ *   ../writers.ts) the pixel loop and output values; scenes.js the scene arguments; lib.js the utility library.
  * - limits.ts, errors.ts: the limits (RuntimeLimits in runtime.ts) and the 400s (`script-error`,
  *   `budget-exceeded`, `limit-exceeded`: "Failed to evaluate script! ... at line L, column C").
  * Semantics as on Sentinel Hub: SIMPLE mosaicking gives evaluatePixel one (reused) sample object, ORBIT / TILE an
