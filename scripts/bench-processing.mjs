@@ -83,8 +83,8 @@ async function small(server, token) {
   console.log(`NDVI PNG 512x512, 1 client then 8 concurrent clients, ${CONC_TOTAL} requests each, ${CONC_ROUNDS} rounds (busiest workerd thread, share of a core):`);
   for (const r of rounds) console.log(`  1 client ${fmt(r.one)} req/s (${fmt(r.cores[0], 2)}), 8 clients ${fmt(r.many)} req/s (${fmt(r.cores[1], 2)}), ratio ${fmt(r.ratio, 2)}`);
   const mid = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
-  console.log(`median round: ratio ${fmt(mid.ratio, 2)} (target >= 1.6)`);
-  summaryRow("8 concurrent clients / 1, NDVI 512 PNG req/s (median round)", `${fmt(mid.ratio, 2)} (${fmt(mid.many)} / ${fmt(mid.one)} req/s; one workerd thread at ${fmt(mid.cores[1], 2)} cores)`, ">= 1.6", mid.ratio >= 1.6);
+  console.log(`median round: ratio ${fmt(mid.ratio, 2)} (target >= 1.8 where one workerd thread does not bound it)`);
+  summaryRow("8 concurrent clients / 1, NDVI 512 PNG req/s (median round)", `${fmt(mid.ratio, 2)} (${fmt(mid.many)} / ${fmt(mid.one)} req/s; one workerd thread at ${fmt(mid.cores[1], 2)} cores)`, ">= 1.8 (bound: one workerd thread runs all the JavaScript; see the core share)", mid.ratio >= 1.8);
   return rows[0];
 }
 
@@ -97,7 +97,7 @@ async function large(server, token) {
   for (const r of rows) {
     const ev = stageP50(r, "eval");
     console.log(`  ${r.name}: eval ${fmt(ev)} ms = ${fmt(mpxs(1048576, ev))} Mpx/s`);
-    summaryRow(`evalscript Mpx/s, ${r.name}`, fmt(mpxs(1048576, ev)), ">= 100", mpxs(1048576, ev) >= 100);
+    summaryRow(`evalscript Mpx/s, ${r.name}`, fmt(mpxs(1048576, ev)), ">= 150", mpxs(1048576, ev) >= 150);
   }
   const enc = stageP50(rows[2], "encode");
   console.log(`GeoTIFF encode of 1 Mpx FLOAT32 (encode stage p50 of the NDVI FLOAT32 GeoTIFF 1024x1024): ${fmt(enc)} ms (target <= 30)`);
@@ -137,8 +137,8 @@ async function main() {
     const [gdal512, gdal1024] = [gdalBaseline("png"), gdalBaseline("tiff")];
     if (gdal512) console.log(`\nGDAL in-process NDVI PNG 512x512: first ${fmt(gdal512.first_ms)} ms, p50 ${fmt(gdal512.p50_ms)} ms, p95 ${fmt(gdal512.p95_ms)} ms, ${gdal512.bytes} bytes`);
     if (gdal1024) console.log(`GDAL in-process NDVI FLOAT32 GeoTIFF 1024x1024 (DEFLATE level 1): first ${fmt(gdal1024.first_ms)} ms, p50 ${fmt(gdal1024.p50_ms)} ms, p95 ${fmt(gdal1024.p95_ms)} ms, ${gdal1024.bytes} bytes`);
-    ratioRow("NDVI 512 PNG warm p50, ours / GDAL", before512, gdal512, 0.6);
-    ratioRow("NDVI 1024 FLOAT32 GeoTIFF warm p50, ours / GDAL", before1024, gdal1024, 0.8);
+    ratioRow("NDVI 512 PNG warm p50, ours / GDAL", before512, gdal512, 0.4);
+    ratioRow("NDVI 1024 FLOAT32 GeoTIFF warm p50, ours / GDAL", before1024, gdal1024, 0.5);
     await afterHeavy(server, token, before512, before1024, gdal1024);
   } finally {
     await server.stop();

@@ -19,6 +19,7 @@ const PARTS = {
   scripts: "scripts/bench-scripts.mjs",
   floor: "scripts/bench-floor.mjs",
   statistics: "scripts/bench-statistics.mjs",
+  timeseries: "scripts/bench-timeseries.mjs",
   decode: "scripts/bench-decode.mjs",
   memory: "scripts/bench-memory.mjs",
   reqpath: "scripts/bench-reqpath.mjs",

@@ -3,7 +3,6 @@
  * RPC, the bytes it moved (charged to the isolate, sandboxgen.ts) and the assembly of the values coming back.
  */
 import type { Block, BlockValues, SessionParams } from "./sandbox";
-import { packBand } from "./pack";
 import type { SampleArray } from "./sampletype";
 import type { EvalOutputSpec, EvalResult, SceneData } from "./types";
 
@@ -20,10 +19,9 @@ export function rowsPerBlock(input: { width: number }, scenes: SceneData[], para
 
 /**
  * The requested bands (and dataMask when requested) of rows [row, row + rows) of each scene; the arrays
- * themselves for a whole image (RPC copies them anyway); with `pack`, as integers and a scale where that is
- * exact (pack.ts).
+ * themselves for a whole image (RPC copies them anyway).
  */
-export function blockOf(scenes: SceneData[], params: SessionParams, row: number, rows: number, pack = false): Block {
+export function blockOf(scenes: SceneData[], params: SessionParams, row: number, rows: number): Block {
   const whole = row === 0 && rows === params.height;
   const from = row * params.width;
   const to = from + rows * params.width;
@@ -36,7 +34,7 @@ export function blockOf(scenes: SceneData[], params: SessionParams, row: number,
       const bands: Block["scenes"][number]["bands"] = {};
       for (const b of names) {
         const a = s.bands[b];
-        if (a && b !== "dataMask") bands[b] = pack ? packBand(cut(a)) : cut(a);
+        if (a && b !== "dataMask") bands[b] = cut(a);
       }
       return names.includes("dataMask") ? { bands, dataMask: cut(s.dataMask) } : { bands };
     }),
@@ -48,7 +46,7 @@ export function bytesOf(block: Block, values: BlockValues): number {
   let n = 0;
   for (const s of block.scenes) {
     n += s.dataMask?.byteLength ?? 0;
-    for (const b of Object.values(s.bands)) n += b instanceof Float32Array ? b.byteLength : b.dn.byteLength;
+    for (const b of Object.values(s.bands)) n += b.byteLength;
   }
   for (const v of Object.values(values)) n += v.byteLength;
   return n;

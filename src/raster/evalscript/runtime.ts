@@ -82,17 +82,10 @@ export interface EvalscriptRuntime {
   evaluateRows(input: RowsInput, load: (rowStart: number, rows: number) => Promise<SceneData[]>): Promise<EvalResult>;
 }
 
-/** How a runtime evaluates (defaults: column function where the script has one, Float32 bands). */
+/** How a runtime evaluates (default: the column function where the script has one). */
 export interface RuntimeOptions {
   /** Never use the script's column function (specialize.ts): evaluatePixel with sample objects (tests compare both paths). */
   general?: boolean;
-  /**
-   * Send bands that are exact integers times a unit scale as Uint16 / Uint8 (pack.ts). Off by default: measured
-   * slower (1024x1024 NDVI, A/B interleaved on a loaded 2-core machine: 50 ms packed against 33 ms Float32), as
-   * the host's exactness check and the sandbox's unpacking cost more than the RPC bytes saved; a pipeline that
-   * kept DN from the reader would skip the check.
-   */
-  pack?: boolean;
 }
 
 /** Data fusion scene lists for preProcessScenes: the datasource id of each scene and every id's time range. */
@@ -127,12 +120,9 @@ class SandboxRuntime implements EvalscriptRuntime {
     this.sandbox = sandboxFor(loader, compiled, hash, limits.cpuMs, tenant, limits.recycleBytes, limits.poolBytes);
   }
 
-  /**
-   * Runs `f` on a lease of the sandbox isolate; what `f` meters is charged to the isolate when it ends. `pixels`:
-   * the block size when `f` evaluates (Sandbox.acquire).
-   */
-  private async leased<T>(f: (api: SandboxApi, meter: Meter) => Promise<T>, pixels = 0): Promise<T> {
-    const lease = this.sandbox.acquire(pixels);
+  /** Runs `f` on a lease of the sandbox isolate; what `f` meters is charged to the isolate when it ends. */
+  private async leased<T>(f: (api: SandboxApi, meter: Meter) => Promise<T>): Promise<T> {
+    const lease = this.sandbox.acquire();
     const meter = { bytes: 0 };
     try {
       return await f(lease.api, meter);
@@ -181,16 +171,16 @@ class SandboxRuntime implements EvalscriptRuntime {
     const params = this.sessionParams(setup, input, scenes);
     const rows = rowsPerBlock(input, scenes, params, this.limits.blockBytes);
     if (rows < input.height) {
-      return this.session(setup, params, rows, async (row, count) => blockOf(scenes, params, row, count, this.options.pack));
+      return this.session(setup, params, rows, async (row, count) => blockOf(scenes, params, row, count));
     }
     return this.leased(async (api, meter) => {
-      const block = blockOf(scenes, params, 0, input.height, this.options.pack);
+      const block = blockOf(scenes, params, 0, input.height);
       const reply = await this.call(() => api.evaluate(params, block), params.budget);
       meter.bytes += bytesOf(block, reply.values);
       const assembly = new Assembly(resolveOutputs(setup.outputs, reply.bands), input);
       assembly.add(0, input.height, reply.values);
       return { outputs: assembly.result(params.convert), userData: reply.userData };
-    }, input.width * input.height);
+    });
   }
 
   /** Session parameters of an evaluation of `scenes`, with the budget of width x height x scenes samples. */
@@ -218,7 +208,7 @@ class SandboxRuntime implements EvalscriptRuntime {
     const params = this.sessionParams(setup, input, input.scenes);
     return this.session(setup, params, input.rows, async (row, rows) => {
       const scenes = checkInput({ ...input, height: rows, scenes: await load(row, rows) }, setup);
-      return { ...blockOf(scenes, { ...params, height: rows }, 0, rows, this.options.pack), rowStart: row };
+      return { ...blockOf(scenes, { ...params, height: rows }, 0, rows), rowStart: row };
     });
   }
 
@@ -240,7 +230,7 @@ class SandboxRuntime implements EvalscriptRuntime {
       } finally {
         dispose(opened.session);
       }
-    }, Math.min(rows, params.height) * params.width);
+    });
   }
 }
 

@@ -89,11 +89,8 @@ export function isolateName(hash: string, tenant = ""): string {
  * (sandboxgen.ts recycles it after a byte budget).
  */
 export interface Sandbox {
-  /**
-   * Leases the current isolate for a sequence of calls; release the lease in a `finally`. `pixels`: the block size
-   * of an evaluation (0 otherwise; sandboxgen.ts LARGE_BLOCK_PIXELS).
-   */
-  acquire(pixels?: number): SandboxLease;
+  /** Leases the current isolate for a sequence of calls; release the lease in a `finally`. */
+  acquire(): SandboxLease;
 }
 
 /** One lease of a sandbox isolate: its RPC surface, its id, and the release that meters it. */
@@ -105,8 +102,6 @@ export interface SandboxLease {
   isolateId(): Promise<string>;
   /** Ends the lease, charging `bytes` (pixels sent, values returned) to the isolate; never throws. */
   release(bytes: number): Promise<void>;
-  /** The loader name of an idle isolate this lease replaced (small blocks only, sandboxgen.ts): release aborts it. */
-  replaced?: string;
 }
 
 /** Surface of the host-made main module's Recycler entrypoint ({@link MAIN_JS}). */
@@ -161,20 +156,18 @@ export function sandboxFor(
   const recycler = (name: string) => loader.get(name, code).getEntrypoint("Recycler") as unknown as Recycler;
   const abort = (name: string) => recycler(name).recycle();
   return {
-    acquire: (pixels = 0) => {
-      const lease = leaseGeneration(isolateName(hash, tenant), recycleBytes, abort, pixels);
+    acquire: () => {
+      const lease = leaseGeneration(isolateName(hash, tenant), recycleBytes, abort);
       const stub = loader.get(lease.name, code);
       return {
         api: stub.getEntrypoint(undefined, { limits: { cpuMs } }) as unknown as SandboxApi,
         name: lease.name,
-        replaced: lease.replaced,
         isolateId: () => recycler(lease.name).id(),
         release: async (bytes) => {
           const retired = lease.release(bytes);
           // this isolate when its own budget is spent, and idle ones (this one last) past the pool's bytes
           const aborts = evictIdle(poolBytes).map((f) => f());
           if (retired) aborts.push(abort(lease.name));
-          if (lease.replaced) aborts.push(abort(lease.replaced));
           // each abort ends its call with an error
           await Promise.all(aborts.map((p) => p.catch(() => undefined)));
         },

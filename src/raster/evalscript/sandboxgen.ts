@@ -28,23 +28,6 @@ import { SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES } from "../memory";
  */
 export { SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES };
 
-/**
- * Blocks of at least this many pixels are large: an isolate that has evaluated {@link SMALL_HISTORY} or more blocks,
- * all smaller, is replaced by a fresh generation for its first large one ({@link leaseGeneration}). Why: V8's
- * optimised code of the sandbox's pixel loop and output conversion keeps the shape the isolate's first evaluations
- * gave it. Measured on local workerd (eval stage of NDVI PNG 512 x 512, the bench's 4-band AUTO script): after 35
- * requests of 64 x 64 px, 11-17 ms for the isolate's whole life (about 75 requests, until its byte budget recycled
- * it), against 3-7 ms on an isolate whose first request was 512 x 512. Most of that was the total budget changing
- * representation (sandbox/evaluation.js, fixed there); after 35 requests of 128 x 128 or 256 x 256 px the rest
- * remained (7-11 ms, cause not found). With this replacement: 4-7 ms from the second large request. An isolate
- * whose first blocks were 512 x 512 served 1024 x 1024 as fast as a fresh one, and 1 or 5 small blocks first did
- * little harm.
- */
-export const LARGE_BLOCK_PIXELS = 1 << 17;
-
-/** Evaluations of small blocks only after which the first large block gets a fresh generation. */
-export const SMALL_HISTORY = 3;
-
 /** Aborts the isolate of a loader name (sandbox.ts: the Recycler entrypoint of that name). */
 export type AbortIsolate = (name: string) => Promise<unknown>;
 
@@ -58,9 +41,6 @@ interface Generation {
   retired: boolean;
   /** Aborts this generation's isolate (given by its first lease). */
   abort?: AbortIsolate;
-  /** Evaluations leased so far and their largest block (pixels). */
-  evaluations: number;
-  maxPixels: number;
 }
 
 /** Live generations (loaded and not yet aborted), least recently leased first, and the bytes charged to them. */
@@ -99,7 +79,7 @@ const generations = new Lru<number>(4 * NAMES);
 function fresh(base: string): Generation {
   const n = generations.get(base) ?? 0;
   generations.set(base, n + 1);
-  return { base, name: `${base}:${n}`, bytes: 0, active: 0, retired: false, evaluations: 0, maxPixels: 0 };
+  return { base, name: `${base}:${n}`, bytes: 0, active: 0, retired: false };
 }
 
 /** A lease of the current generation of `base`: its loader name, and `release(bytes)`. */
@@ -108,34 +88,16 @@ export interface GenerationLease {
   name: string;
   /** Ends the lease, charging `bytes`. @returns true when the caller must abort the isolate now (retired, idle). */
   release(bytes: number): boolean;
-  /** The loader name of an idle generation this lease replaced (small blocks only, see LARGE_BLOCK_PIXELS): the caller aborts it. */
-  replaced?: string;
 }
 
 /**
  * Leases the current generation of isolate name `base`. A generation whose charged bytes reach `budget` is
  * retired (the next lease gets a new generation); it is to be aborted by the release that leaves it idle.
  * `abort` aborts the generation's isolate when {@link evictIdle} picks it (the first lease's is kept).
- * `pixels`: the block size of an evaluation (0 for setup and scene calls); the first large block after small ones
- * only retires the generation and gets a fresh one ({@link LARGE_BLOCK_PIXELS}; `replaced` names it when idle).
  */
-export function leaseGeneration(base: string, budget = SANDBOX_RECYCLE_BYTES, abort?: AbortIsolate, pixels = 0): GenerationLease {
-  let gen = current.get(base);
-  if (!gen) current.set(base, (gen = fresh(base)));
-  let replaced: string | undefined;
-  if (pixels >= LARGE_BLOCK_PIXELS && gen.maxPixels < LARGE_BLOCK_PIXELS && gen.evaluations >= SMALL_HISTORY) {
-    retire(gen);
-    if (gen.active === 0 && live.has(gen)) {
-      forget(gen);
-      replaced = gen.name;
-    }
-    gen = current.get(base)!;
-  }
-  if (pixels > 0) {
-    gen.evaluations++;
-    gen.maxPixels = Math.max(gen.maxPixels, pixels);
-  }
-  const leased = gen;
+export function leaseGeneration(base: string, budget = SANDBOX_RECYCLE_BYTES, abort?: AbortIsolate): GenerationLease {
+  let leased = current.get(base);
+  if (!leased) current.set(base, (leased = fresh(base)));
   leased.active++;
   leased.abort ??= abort;
   live.delete(leased);
@@ -143,7 +105,6 @@ export function leaseGeneration(base: string, budget = SANDBOX_RECYCLE_BYTES, ab
   let released = false;
   return {
     name: leased.name,
-    replaced,
     release(bytes) {
       if (released) return false;
       released = true;

@@ -16,14 +16,14 @@ export async function script(name: string): Promise<string> {
 
 /**
  * Compiles and loads a script (text or data/evalscripts file name ending in .js). Its evaluations run twice,
- * through the column function (when the script has one, specialize.ts) with bands packed as integers where
- * exact (pack.ts), and through the general per-pixel path with Float32 bands, and must agree bit for bit
+ * through the column function (when the script has one, specialize.ts) and through the general per-pixel path,
+ * and must agree bit for bit
  * (values, stored types, userData, or the same error): see {@link bothPaths}.
  */
 export async function load(source: string, limits?: Partial<RuntimeLimits>): Promise<EvalscriptRuntime> {
   const text = source.endsWith(".js") && !source.includes("\n") ? await script(source) : source;
   const compiled = compileEvalscript(text);
-  return bothPaths(await loadEvalscript(env, compiled, limits, "", { pack: true }), await loadEvalscript(env, compiled, limits, "", { general: true }));
+  return bothPaths(await loadEvalscript(env, compiled, limits), await loadEvalscript(env, compiled, limits, "", { general: true }));
 }
 
 /** The outcome of an evaluation: its result or the error it threw. */

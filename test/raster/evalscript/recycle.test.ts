@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compileEvalscript, loadEvalscript, type EvalInput } from "../../../src/raster/evalscript";
 import { isolateName, sandboxFor, scriptHash } from "../../../src/raster/evalscript/sandbox";
-import { evictIdle, LARGE_BLOCK_PIXELS, leaseGeneration, poolStats, SMALL_HISTORY } from "../../../src/raster/evalscript/sandboxgen";
+import { evictIdle, leaseGeneration, poolStats } from "../../../src/raster/evalscript/sandboxgen";
 import { ones, rkhWindow, RKH_INFO } from "./helpers";
 
 const NDVI = `//VERSION=3
@@ -80,51 +80,6 @@ describe("generations (host bookkeeping)", () => {
     expect(poolStats().generations).toBeLessThanOrEqual(1024);
     for (const f of evictIdle(-1)) await f(); // every idle filler: none left for the tests below
     expect(poolStats().generations).toBeLessThan(10);
-  });
-});
-
-describe("large blocks after small ones (host bookkeeping)", () => {
-  const [small, large] = [LARGE_BLOCK_PIXELS - 1, LARGE_BLOCK_PIXELS];
-  /** Leases and releases `n` evaluations of `pixels` on `base`; the last lease's name. */
-  const evaluations = (base: string, n: number, pixels: number) => {
-    let name = "";
-    for (let i = 0; i < n; i++) {
-      const l = leaseGeneration(base, 1e9, undefined, pixels);
-      expect(l.release(0)).toBe(false);
-      name = l.name;
-    }
-    return name;
-  };
-
-  it("an isolate that evaluated only small blocks is replaced for its first large one; idle, the lease names it for the abort", () => {
-    const base = `gen-large-${crypto.randomUUID()}`;
-    const first = evaluations(base, SMALL_HISTORY, small);
-    expect(leaseGeneration(base, 1e9, undefined, 0).release(0)).toBe(false); // setup calls count as no evaluation
-    const l = leaseGeneration(base, 1e9, undefined, large);
-    expect(l.name).not.toBe(first);
-    expect(l.replaced).toBe(first);
-    expect(l.release(0)).toBe(false);
-    // the fresh isolate has seen a large block: small and large ones alternate on it from now on
-    expect(evaluations(base, 5, small)).toBe(l.name);
-    expect(evaluations(base, 1, large)).toBe(l.name);
-  });
-
-  it("a replaced isolate still in use is aborted by its last release; fewer small blocks, or a large one seen, keep it", () => {
-    const base = `gen-large-busy-${crypto.randomUUID()}`;
-    const first = evaluations(base, SMALL_HISTORY - 1, small);
-    const busy = leaseGeneration(base, 1e9, undefined, small); // the third small evaluation, still running
-    expect(busy.name).toBe(first);
-    const l = leaseGeneration(base, 1e9, undefined, large);
-    expect([l.name === first, l.replaced]).toEqual([false, undefined]);
-    expect(busy.release(0)).toBe(true); // retired and now idle: the caller aborts it
-    l.release(0);
-    const few = `gen-large-few-${crypto.randomUUID()}`;
-    const kept = evaluations(few, SMALL_HISTORY - 1, small);
-    expect(evaluations(few, 1, large)).toBe(kept);
-    const seen = `gen-large-seen-${crypto.randomUUID()}`;
-    const big = evaluations(seen, 1, large);
-    expect(evaluations(seen, SMALL_HISTORY + 2, small)).toBe(big);
-    expect(evaluations(seen, 1, large)).toBe(big);
   });
 });
 
@@ -204,27 +159,6 @@ describe("sandbox isolates", () => {
     expect(await d.isolateId()).toBe(second); // under the budget: the same isolate
     expect((await d.api.setup(budget)).ok).toBe(true);
     await d.release(0);
-  });
-
-  it("small blocks then a large one: the large one runs on a fresh isolate and the small-block one is aborted", async () => {
-    const compiled = compileEvalscript(NDVI);
-    const sandbox = sandboxFor(env.LOADER, compiled, `${await scriptHash(compiled)}-${crypto.randomUUID()}`, 30_000);
-    const [ids, replaced]: string[][] = [[], []];
-    for (const pixels of [...Array<number>(SMALL_HISTORY).fill(64 * 64), LARGE_BLOCK_PIXELS, 64 * 64]) {
-      const l = sandbox.acquire(pixels);
-      ids.push(await l.isolateId());
-      if (l.replaced) replaced.push(l.replaced);
-      expect((await l.api.setup(budget)).ok).toBe(true);
-      await l.release(0);
-      if (l.replaced) {
-        // aborted by that release: the loader no longer knows the name, so it loads (and answers from) new code
-        expect(await idAfterLoadingAgain(l.replaced)).toBe("loaded again");
-      }
-    }
-    expect(replaced).toHaveLength(1);
-    expect(new Set(ids.slice(0, SMALL_HISTORY)).size).toBe(1);
-    expect(ids[SMALL_HISTORY]).not.toBe(ids[0]);
-    expect(ids[SMALL_HISTORY + 1]).toBe(ids[SMALL_HISTORY]);
   });
 
   it("an isolate retired by another Worker isolate (same loader name) finishes the session in flight, then is aborted", async () => {

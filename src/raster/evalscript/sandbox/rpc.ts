@@ -3,7 +3,6 @@
  * (entry.js): what each call takes and returns. Types only; the sandbox's JavaScript reads them through JSDoc
  * (`@typedef {import("./rpc").SessionParams} SessionParams`), so both sides are checked against one definition.
  */
-import type { PackedBand } from "../pack";
 import type { SampleArray } from "../sampletype";
 import type { Budget, SandboxFailure } from "../errors";
 import type { EvalOutputSpec, Mosaicking, SceneInfo, TimeRange } from "../types";
@@ -44,8 +43,8 @@ export interface SessionParams {
 export interface Block {
   rowStart: number;
   rows: number;
-  /** Band values, or integers and their scale (../pack.ts: value = Math.fround(dn * scale)). */
-  scenes: { bands: Record<string, Float32Array | PackedBand>; dataMask?: Uint8Array }[];
+  /** Band values (Float32, as the pipeline made them). */
+  scenes: { bands: Record<string, Float32Array>; dataMask?: Uint8Array }[];
 }
 
 /** Output values of one block, per output id, band-interleaved. */

@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * Sandbox module with the value arrays of an evaluation (evaluation.js): band values of a block as the host
- * sent them (unpacked from integers, ../pack.ts), the Float32 values evaluatePixel's outputs are written to,
+ * sent them, the Float32 values evaluatePixel's outputs are written to,
  * and their conversion to the stored sample type (../sampletype.ts).
  *
  * Memory: an output converted to an integer sample type is written to a Float32 scratch array that this
@@ -10,32 +10,18 @@
  */
 import { native } from "./harden.js";
 
-/**
- * Band values of a block: as sent, or (../pack.ts) the Float32 values of integers and their scale, bit for bit
- * those the host had: value = Math.fround(dn * scale) (the Float32Array store rounds).
- * @param {Float32Array | import("../pack").PackedBand | undefined} band
- * @returns {Float32Array | undefined}
- */
-export function unpack(band) {
-  if (band === undefined || !("dn" in band)) return band;
-  const dn = band.dn, scale = band.scale, out = new native.Float32Array(dn.length);
-  for (let i = 0; i < dn.length; i++) out[i] = dn[i] * scale;
-  return out;
-}
-
 /** Zeros shared by every band a block lacks (only ever read; grown, never shrunk). */
 let zeros = new native.Float32Array(0);
 
 /**
- * A band's values as sent (unpacked), or, for a band the script asked for that the block lacks (or sent
- * shorter than the block), n zeros.
- * @param {Float32Array | import("../pack").PackedBand | Uint8Array | undefined} band
+ * A band's values as sent, or, for a band the script asked for that the block lacks (or sent shorter than the
+ * block), n zeros.
+ * @param {Float32Array | Uint8Array | undefined} band
  * @param {number} n pixels of the block
  * @returns {ArrayLike<number>}
  */
 export function bandValues(band, n) {
-  const v = band !== undefined && "dn" in band ? unpack(band) : band;
-  if (v !== undefined && v.length >= n) return v;
+  if (band !== undefined && band.length >= n) return band;
   if (zeros.length < n) zeros = new native.Float32Array(n);
   return zeros.subarray(0, n);
 }
