@@ -1,0 +1,76 @@
+// Steps of scripts/browser-check-pages.mjs, one per console page; each gets { page, base, token, client, check,
+// shots } and checks what the page shows against the API called directly from Node.
+
+/** fetch of the API with the token; resolves to the parsed JSON (throws on a non-2xx). */
+export async function api(base, token, path, { method = "GET", body } = {}) {
+  const r = await fetch(base + path, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body && JSON.stringify(body) });
+  const text = await r.text();
+  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : null;
+}
+
+const WF = [3.019304, 50.813087, 3.028392, 50.818841];
+
+/** The Statistical API request the page sends when its Compute button is clicked, and the page's result. */
+async function computeStats(page) {
+  const [request] = await Promise.all([page.waitForRequest((r) => r.url().endsWith("/api/v1/statistics") && r.method() === "POST"), page.click("#statsRun")]);
+  await page.waitForFunction(() => document.body.dataset.statsDone !== undefined && !document.getElementById("statsRun").disabled, null, { timeout: 180_000 });
+  return request.postDataJSON();
+}
+
+/** The chart's mean series as [{x, y}] and the pixel x of each point. */
+const chartMeans = (page) => page.evaluate(() => {
+  const c = window.eoConsole.series;
+  const ds = c.data.datasets.find((d) => d.label === "mean");
+  return ds.data.map((p) => ({ ...p, px: c.scales.x.getPixelForValue(p.x) }));
+});
+
+/**
+ * Statistics: the defaults succeed on the first click (the sample area, dates around its scene), the chart's points
+ * are the API's means at the interval dates; West Flanders with the SCL mask: points on a time axis (pixel spacing
+ * proportional to time), CSV rows = the API's intervals; a bad interval shows the 400 message.
+ */
+export async function statistics({ page, base, token, check, shots }) {
+  await page.goto(`${base}/#statistics`);
+  await page.waitForSelector("body[data-stats-ready]", { timeout: 60_000 });
+  await page.evaluate(() => delete document.body.dataset.statsDone);
+  let body = await computeStats(page);
+  let state = await page.textContent("#statsState");
+  let direct = await api(base, token, "/api/v1/statistics", { method: "POST", body });
+  let means = await chartMeans(page);
+  const apiMeans = direct.data.filter((d) => Number.isFinite(d.outputs?.ndvi?.bands?.B0?.stats?.mean)).map((d) => ({ x: Date.parse(d.interval.from), y: d.outputs.ndvi.bands.B0.stats.mean }));
+  check(!/error/.test(await page.getAttribute("#statsState", "class")) && means.length >= 1 && JSON.stringify(means.map(({ x, y }) => ({ x, y }))) === JSON.stringify(apiMeans),
+    `statistics defaults, first click: "${state}"; ${body.aggregation.timeRange.from}..${body.aggregation.timeRange.to} at ${body.aggregation.resx} m; chart means ${JSON.stringify(means.map((m) => [new Date(m.x).toISOString().slice(0, 10), +m.y.toFixed(4)]))} = API`);
+  await shots(page, "statistics");
+
+  for (const [i, k] of ["statsWest", "statsSouth", "statsEast", "statsNorth"].entries()) await page.fill(`#${k}`, String(WF[i]));
+  await page.dispatchEvent("#statsNorth", "change");
+  await page.selectOption("#statsMask", "clouds");
+  await page.click("#statsDates");
+  await page.waitForFunction(() => /scenes in the catalog/.test(document.getElementById("statsState").textContent));
+  await page.evaluate(() => delete document.body.dataset.statsDone);
+  body = await computeStats(page);
+  direct = await api(base, token, "/api/v1/statistics", { method: "POST", body });
+  means = await chartMeans(page);
+  const withData = direct.data.filter((d) => Number.isFinite(d.outputs?.ndvi?.bands?.B0?.stats?.mean));
+  const spanT = means.at(-1).x - means[0].x, spanPx = means.at(-1).px - means[0].px;
+  const worst = Math.max(...means.map((m) => Math.abs((m.px - means[0].px) - ((m.x - means[0].x) / spanT) * spanPx)));
+  check(body.aggregation.evalscript.includes("SCL") && means.length === withData.length && means.length >= 10 && worst < 1,
+    `West Flanders, SCL mask: ${means.length} dated points (${withData.length} intervals with data of ${direct.data.length}); x pixel vs time off by ${worst.toFixed(2)} px (a real time axis)`);
+  const csv = await page.evaluate(async () => (await fetch(document.getElementById("statsCsv").href)).text());
+  const lines = csv.trim().split("\n");
+  const jsonExport = await page.evaluate(async () => (await fetch(document.getElementById("statsJson").href)).json());
+  const csvMeans = lines.slice(1).map((l) => l.split(",")[6]);
+  check(lines.length - 1 === direct.data.length && JSON.stringify(csvMeans) === JSON.stringify(direct.data.map((d) => String(d.outputs.ndvi.bands.B0.stats.mean))) && jsonExport.data.length === direct.data.length,
+    `CSV export: ${lines.length - 1} rows, mean column = the API's (API: ${direct.data.length} intervals), means equal; JSON export: ${jsonExport.data.length} intervals`);
+  await page.screenshot({ path: "test-artifacts/browser/pages-statistics-timeaxis.png", fullPage: true });
+
+  await page.fill("#statsInterval", "P1X");
+  await page.evaluate(() => delete document.body.dataset.statsDone);
+  await computeStats(page);
+  state = await page.textContent("#statsState");
+  check(/^400/.test(state.trim()) || /400/.test(state), `bad interval P1X: "${state.trim()}"`);
+  await page.fill("#statsInterval", "P1D");
+}
+
+export const STEPS = { statistics };
