@@ -73,4 +73,41 @@ export async function statistics({ page, base, token, check, shots }) {
   await page.fill("#statsInterval", "P1D");
 }
 
-export const STEPS = { statistics };
+
+
+/**
+ * OAuth clients: a past expiry is refused next to its field; a created client's shown secret gets a token; Delete
+ * asks first (dismissed: the client stays), accepted: it moves to the inactive list; the session's own client
+ * cannot be deleted (disabled button, marked).
+ */
+export async function clients({ page, base, client, check, shots }) {
+  await page.goto(`${base}/#clients`);
+  await page.waitForSelector(`#clientTable tr[data-id="${client.client_id}"]`, { timeout: 30_000 });
+  await page.fill("#clientName", "pages check");
+  await page.fill("#clientExpires", "2001-01-01");
+  await page.click("#clientForm button[type=submit]");
+  const note = await page.waitForSelector("#clientExpires + .field-error", { timeout: 10_000 }).then((e) => e.textContent());
+  check(/future/.test(note), `past expiry: message next to the field: "${note}"`);
+  await page.fill("#clientExpires", "");
+  await page.click("#clientForm button[type=submit]");
+  await page.waitForSelector("#newSecret:not([hidden])");
+  const [, id, secret] = /Client (\S+) created\. Its secret, shown only now: (\S+)/.exec(await page.textContent("#newSecret"));
+  const t = await fetch(`${base}/auth/realms/main/protocol/openid-connect/token`, { method: "POST", body: new URLSearchParams({ grant_type: "client_credentials", client_id: id, client_secret: secret }) });
+  check(t.status === 200, `created client ${id}: its shown secret gets a token (${t.status})`);
+  const own = page.locator(`#clientTable tr[data-id="${client.client_id}"] button`);
+  check(await own.isDisabled() && /this session/.test(await page.textContent(`#clientTable tr[data-id="${client.client_id}"]`)), "the session's own client: Delete disabled, marked \"this session's client\"");
+  const dialogs = [];
+  page.once("dialog", (d) => (dialogs.push(d.message()), d.dismiss()));
+  await page.click(`#clientTable button[aria-label="Delete ${id}"]`);
+  await page.waitForTimeout(500);
+  const kept = await page.$(`#clientTable tr[data-id="${id}"]`);
+  page.once("dialog", (d) => (dialogs.push(d.message()), d.accept()));
+  await page.click(`#clientTable button[aria-label="Delete ${id}"]`);
+  await page.waitForSelector(`#inactiveTable tr[data-id="${id}"]`, { timeout: 10_000 });
+  const stillActive = await page.$(`#clientTable tr[data-id="${id}"]`);
+  const t2 = await fetch(`${base}/auth/realms/main/protocol/openid-connect/token`, { method: "POST", body: new URLSearchParams({ grant_type: "client_credentials", client_id: id, client_secret: secret }) });
+  check(dialogs.length === 2 && dialogs[0].includes(id) && kept && !stillActive && t2.status === 401,
+    `delete asks first ("${dialogs[0]?.slice(0, 60)}..."): dismissed keeps it, accepted moves it to the inactive list; its secret now gets ${t2.status}`);
+  await shots(page, "clients");
+}
+export const STEPS = { statistics, clients };
