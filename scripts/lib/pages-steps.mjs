@@ -110,4 +110,32 @@ export async function clients({ page, base, client, check, shots }) {
     `delete asks first ("${dialogs[0]?.slice(0, 60)}..."): dismissed keeps it, accepted moves it to the inactive list; its secret now gets ${t2.status}`);
   await shots(page, "clients");
 }
-export const STEPS = { statistics, clients };
+export const STEPS = { statistics, clients, wmsmap };
+
+/**
+ * WMS map page: opened from the console's nav in the same tab, it uses the session (no credentials form): lists the
+ * account's instances as the Configuration API does, creates a true-colour instance, shows its tiles, and copies
+ * the WMS GetCapabilities URL (clipboard), which answers WMS 1.3.0 capabilities naming the layer.
+ */
+export async function wmsmap({ page, base, token, check, shots }) {
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
+  await page.goto(`${base}/#request`);
+  await page.click("header nav a[href='/map.html']");
+  await page.waitForFunction(() => /console's session/.test(document.getElementById("session").textContent), null, { timeout: 30_000 });
+  const credentialInputs = await page.locator("input[type=password]").count();
+  const before = (await api(base, token, "/configuration/v1/wms/instances")).map((i) => i.id);
+  const offered = await page.$$eval("#instances option", (os) => os.map((o) => o.value).filter(Boolean));
+  check(credentialInputs === 0 && JSON.stringify(offered) === JSON.stringify(before), `map page uses the console session: no password field, ${offered.length} instances listed as the API lists them`);
+  await page.click("#createTrueColour");
+  await page.waitForSelector("body[data-map-loaded]", { timeout: 120_000 });
+  const id = await page.inputValue("#instance");
+  const after = (await api(base, token, "/configuration/v1/wms/instances")).map((i) => i.id);
+  const state = await page.textContent("#mapState");
+  check(after.includes(id) && !before.includes(id) && (await page.inputValue("#instances")) === id && /[1-9]\d* tiles loaded, 0 failed/.test(state), `created instance ${id} from the map page, selected, tiles: ${state}`);
+  await page.click("#copyWms");
+  await page.waitForFunction(() => document.getElementById("copyWms").textContent !== "Copy");
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  const caps = await (await fetch(copied)).text();
+  check(copied === `${base}/ogc/wms/${id}?SERVICE=WMS&REQUEST=GetCapabilities` && caps.includes("<WMS_Capabilities") && caps.includes("<Name>TRUE_COLOR</Name>"), `Copy: ${copied} answers WMS 1.3.0 capabilities with layer TRUE_COLOR`);
+  await shots(page, "wmsmap");
+}
