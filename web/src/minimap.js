@@ -22,3 +22,16 @@ export function miniMap(el) {
 
 /** A Leaflet rectangle of a WGS84 bbox [west, south, east, north] (degrees). */
 export const bboxLayer = ([w, s, e, n], style = {}) => L.rectangle([[s, w], [n, e]], { weight: 2, fillOpacity: 0.1, ...style });
+
+/**
+ * The request builder's AOI (the bbox of its current request, CRS84/EPSG:4326 or EPSG:3857) as [w, s, e, n] degrees,
+ * or null before the builder was opened.
+ */
+export function builderAoi() {
+  const bounds = window.eoConsole.request?.()?.body?.input?.bounds;
+  const bbox = bounds?.bbox;
+  if (!bbox) return null;
+  if (!/3857/.test(bounds.properties?.crs ?? "")) return bbox;
+  const [a, b] = [L.CRS.EPSG3857.unproject(L.point(bbox[0], bbox[1])), L.CRS.EPSG3857.unproject(L.point(bbox[2], bbox[3]))];
+  return [a.lng, a.lat, b.lng, b.lat];
+}

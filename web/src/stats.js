@@ -6,7 +6,7 @@
 import { Chart, registerables } from "chart.js";
 import L from "leaflet";
 import { json, showError, showState } from "./api.js";
-import { bboxLayer, miniMap } from "./minimap.js";
+import { bboxLayer, builderAoi, miniMap } from "./minimap.js";
 import { INDICES, MASKS, statsScript } from "./statscripts.js";
 
 Chart.register(...registerables);
@@ -36,16 +36,6 @@ function resolution(bbox) {
 function setAoi(b) {
   ["statsWest", "statsSouth", "statsEast", "statsNorth"].forEach((k, i) => ($(k).value = String(+b[i].toFixed(6))));
   map?.show([bboxLayer(b)]);
-}
-
-/** The request builder's AOI (its request's bbox, CRS84/4326 or 3857) as [w, s, e, n] degrees, or null. */
-function builderAoi() {
-  const bounds = window.eoConsole.request?.()?.body?.input?.bounds;
-  const bbox = bounds?.bbox;
-  if (!bbox) return null;
-  if (!/3857/.test(bounds.properties?.crs ?? "")) return bbox;
-  const [a, b] = [L.CRS.EPSG3857.unproject(L.point(bbox[0], bbox[1])), L.CRS.EPSG3857.unproject(L.point(bbox[2], bbox[3]))];
-  return [a.lng, a.lat, b.lng, b.lat];
 }
 
 /** Sets From/To around the dates of the catalog's scenes of the collection over the AOI (15 days either side). */
