@@ -80,6 +80,14 @@ describe("OpenAPI 3.1 description", () => {
     expect(count).toBe(routes.length);
   });
 
+  it("describes every operation: a summary and a description of at least a sentence", () => {
+    const bare = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops as Record<string, { summary?: string; description?: string }>)
+        .filter(([, op]) => !op.summary || (op.description ?? "").length < 40)
+        .map(([method]) => `${method.toUpperCase()} ${path}`));
+    expect(bare).toEqual([]);
+  });
+
   it("validates against the official OpenAPI 3.1 schema; its Schema Objects against the OAS 3.1 dialect", () => {
     const check = ajv.compile(staticMeta(oas31));
     expect(check(doc), ajv.errorsText(check.errors).slice(0, 3000)).toBe(true);

@@ -1,84 +1,195 @@
-// The statistics page: Statistical API over the request builder's AOI and collection; a Chart.js time series of
-// NDVI mean ± stDev and the 10/50/90th percentiles per interval, and the histogram of a chosen interval.
+// The statistics page: Statistical API over an AOI (own bbox, or the request builder's) for any evalscript: index
+// presets with SCL cloud masks (./statscripts.js) or the user's script. Dates default to the catalog's scenes over
+// the AOI; the resolution is raised when the AOI would exceed 2500 px. Results: a Chart.js time series on a real
+// time axis (interval start dates, not evenly spaced) of mean ± stDev and percentiles of a chosen output band, the
+// histogram of a chosen interval, CSV and JSON downloads, and the AOI on a map.
 import { Chart, registerables } from "chart.js";
 import L from "leaflet";
 import { json, showError, showState } from "./api.js";
+import { bboxLayer, builderAoi, miniMap } from "./minimap.js";
+import { INDICES, MASKS, statsScript } from "./statscripts.js";
 
 Chart.register(...registerables);
 const $ = (id) => document.getElementById(id);
-const NDVI = `//VERSION=3
-function setup() {
-  return { input: [{ bands: ["B04", "B08", "dataMask"] }], output: [{ id: "ndvi", bands: 1, sampleType: "FLOAT32" }, { id: "dataMask", bands: 1 }] };
-}
-function evaluatePixel(s) { return { ndvi: [(s.B08 - s.B04) / (s.B08 + s.B04)], dataMask: [s.dataMask] }; }`;
-let series, histogram, entries = [];
+const MAX_PX = 2500;
+const DAY = 86_400_000;
+const CRS3857 = "http://www.opengis.net/def/crs/EPSG/0/3857";
+let series, histogram, map, result = { data: [] };
 
-/** The statistical request for the AOI fields of the request builder (EPSG:3857 bbox, resolution in metres). */
+/** The AOI fields as [west, south, east, north] (degrees). */
+const aoi = () => ["statsWest", "statsSouth", "statsEast", "statsNorth"].map((k) => Number($(k).value));
+
+/** EPSG:3857 bbox (metres) of the AOI. */
+function mercator([w, s, e, n]) {
+  const [a, b] = [L.CRS.EPSG3857.project(L.latLng(s, w)), L.CRS.EPSG3857.project(L.latLng(n, e))];
+  return [a.x, a.y, b.x, b.y];
+}
+
+/** The resolution (m) to use: the asked one, raised to a multiple of 10 m when the AOI would exceed MAX_PX a side. */
+function resolution(bbox) {
+  const asked = Number($("statsRes").value) || 10;
+  const needed = Math.max(bbox[2] - bbox[0], bbox[3] - bbox[1]) / MAX_PX;
+  return asked >= needed ? asked : Math.ceil(needed / 10) * 10;
+}
+
+/** Puts `[w, s, e, n]` into the AOI fields and onto the map. */
+function setAoi(b) {
+  ["statsWest", "statsSouth", "statsEast", "statsNorth"].forEach((k, i) => ($(k).value = String(+b[i].toFixed(6))));
+  map?.show([bboxLayer(b)]);
+}
+
+/** Sets From/To around the dates of the catalog's scenes of the collection over the AOI (15 days either side). */
+async function datesFromCatalog() {
+  const body = { collections: [$("statsCollection").value], bbox: aoi(), limit: 100 };
+  const items = await json("/api/v1/catalog/1.0.0/search", { method: "POST", body });
+  const times = (items.features ?? []).map((f) => Date.parse(f.properties.datetime)).filter(Number.isFinite);
+  if (!times.length) return showState($("statsState"), "the catalog lists no scenes of this collection over the AOI");
+  $("statsFrom").value = day(Math.min(...times) - 15 * DAY);
+  $("statsTo").value = day(Math.max(...times) + 15 * DAY);
+  showState($("statsState"), `${times.length} scenes in the catalog from ${day(Math.min(...times))} to ${day(Math.max(...times))}`);
+}
+
+/** The Statistical API request of the form; also shows the resolution used. */
 function statsRequest() {
-  const [w, s, e, n] = ["west", "south", "east", "north"].map((k) => Number($(k).value));
-  const [sw, ne] = [L.CRS.EPSG3857.project(L.latLng(s, w)), L.CRS.EPSG3857.project(L.latLng(n, e))];
-  const res = Number($("statsRes").value);
+  const bbox = mercator(aoi());
+  const res = resolution(bbox);
+  $("statsResUsed").textContent = `${res} m: ${Math.ceil((bbox[2] - bbox[0]) / res)} x ${Math.ceil((bbox[3] - bbox[1]) / res)} px`;
   return {
-    input: { bounds: { bbox: [sw.x, sw.y, ne.x, ne.y], properties: { crs: "http://www.opengis.net/def/crs/EPSG/0/3857" } }, data: [{ type: $("collection").value || "sentinel-2-l2a" }] },
+    input: { bounds: { bbox, properties: { crs: CRS3857 } }, data: [{ type: $("statsCollection").value }] },
     aggregation: {
       timeRange: { from: `${$("statsFrom").value}T00:00:00Z`, to: `${$("statsTo").value}T23:59:59Z` },
       aggregationInterval: { of: $("statsInterval").value.trim() },
-      resx: res, resy: res, evalscript: NDVI,
+      resx: res, resy: res, evalscript: $("statsScript").value,
     },
-    calculations: { default: { statistics: { default: { percentiles: { k: [10, 50, 90] } } }, histograms: { default: { binWidth: 0.05, lowEdge: -1, highEdge: 1 } } } },
+    calculations: { default: { statistics: { default: { percentiles: { k: [10, 50, 90] } } }, histograms: { default: { nBins: 20 } } } },
   };
 }
 
-const band = (entry) => entry.outputs?.ndvi?.bands?.B0;
-const line = (label, data, extra = {}) => ({ label, data, borderWidth: 1.5, pointRadius: 2, ...extra });
+/** "output/band" keys of the response's outputs (dataMask excluded), in order of appearance. */
+const bandKeys = (data) => [...new Set(data.flatMap((d) => Object.entries(d.outputs ?? {}).filter(([o]) => o !== "dataMask").flatMap(([o, v]) => Object.keys(v.bands ?? {}).map((b) => `${o}/${b}`))))];
+/** The statistics block of `entry` for key "output/band". */
+const bandOf = (entry, key) => { const [o, b] = key.split("/"); return entry.outputs?.[o]?.bands?.[b]; };
+const day = (t) => new Date(t).toISOString().slice(0, 10);
+/** True when a band block has statistics of at least one pixel (a fully masked interval's mean is "NaN"). */
+const hasData = (band) => Number.isFinite(band?.stats?.mean);
 
-/** Draws the series chart from the response entries that have statistics. */
+/** Draws the series chart of the chosen band: one point per interval with statistics, at its start date. */
 function drawSeries() {
-  const ok = entries.filter((d) => band(d)?.stats);
-  const st = ok.map((d) => band(d).stats);
-  const pct = (k) => st.map((s) => s.percentiles?.[`${k}.0`] ?? s.percentiles?.[k] ?? null);
-  const data = {
-    labels: ok.map((d) => d.interval.from.slice(0, 10)),
-    datasets: [
-      line("mean + stDev", st.map((s) => s.mean + s.stDev), { borderColor: "#9ecae1", fill: "+1", backgroundColor: "rgba(158,202,225,0.3)", pointRadius: 0 }),
-      line("mean - stDev", st.map((s) => s.mean - s.stDev), { borderColor: "#9ecae1", pointRadius: 0 }),
-      line("mean", st.map((s) => s.mean), { borderColor: "#08519c" }),
-      line("p10", pct(10), { borderColor: "#e6550d", borderDash: [4, 3] }),
-      line("p50", pct(50), { borderColor: "#31a354" }),
-      line("p90", pct(90), { borderColor: "#756bb1", borderDash: [4, 3] }),
-    ],
-  };
+  const key = $("statsBand").value;
+  const ok = result.data.filter((d) => hasData(bandOf(d, key)));
+  const pts = (f) => ok.map((d) => ({ x: Date.parse(d.interval.from), y: f(bandOf(d, key).stats) }));
+  const pct = (k) => (s) => s.percentiles?.[`${k}.0`] ?? s.percentiles?.[k] ?? null;
+  const line = (label, data, extra = {}) => ({ label, data, borderWidth: 1.5, pointRadius: 3, ...extra });
+  const datasets = [
+    line("mean + stDev", pts((s) => s.mean + s.stDev), { borderColor: "#9ecae1", fill: "+1", backgroundColor: "rgba(158,202,225,0.3)", pointRadius: 0 }),
+    line("mean - stDev", pts((s) => s.mean - s.stDev), { borderColor: "#9ecae1", pointRadius: 0 }),
+    line("mean", pts((s) => s.mean), { borderColor: "#08519c" }),
+    line("p10", pts(pct(10)), { borderColor: "#e6550d", borderDash: [4, 3] }),
+    line("p50", pts(pct(50)), { borderColor: "#31a354" }),
+    line("p90", pts(pct(90)), { borderColor: "#756bb1", borderDash: [4, 3] }),
+  ];
+  const [from, to] = [Date.parse(`${$("statsFrom").value}T00:00:00Z`), Date.parse(`${$("statsTo").value}T00:00:00Z`)];
   series?.destroy();
-  series = window.eoConsole.series = new Chart($("statsChart"), { type: "line", data, options: { animation: false, scales: { y: { title: { display: true, text: "NDVI" } } } } });
-  $("histInterval").replaceChildren(...ok.map((d, i) => new Option(d.interval.from.slice(0, 10), String(i))));
-  drawHistogram(ok);
+  series = window.eoConsole.series = new Chart($("statsChart"), {
+    type: "line",
+    data: { datasets },
+    options: {
+      animation: false, maintainAspectRatio: false, parsing: false,
+      scales: { x: { type: "linear", min: from, max: to, ticks: { callback: (v) => day(v), maxRotation: 0, autoSkipPadding: 12 }, title: { display: true, text: "interval start (UTC)" } }, y: { title: { display: true, text: key } } },
+      plugins: { tooltip: { callbacks: { title: (items) => day(items[0].parsed.x) } } },
+    },
+  });
+  $("histInterval").replaceChildren(...ok.map((d) => new Option(d.interval.from.slice(0, 10), d.interval.from)));
+  drawHistogram();
 }
 
-/** Draws the histogram of the interval chosen in #histInterval. */
-function drawHistogram(ok = entries.filter((d) => band(d)?.stats)) {
-  const bins = band(ok[Number($("histInterval").value)] ?? {})?.histogram?.bins ?? [];
+/** Draws the histogram of the chosen band in the interval chosen in #histInterval. */
+function drawHistogram() {
+  const entry = result.data.find((d) => d.interval.from === $("histInterval").value);
+  const bins = (entry && bandOf(entry, $("statsBand").value)?.histogram?.bins) ?? [];
   histogram?.destroy();
   histogram = window.eoConsole.histogram = new Chart($("histChart"), {
     type: "bar",
-    data: { labels: bins.map((b) => b.lowEdge.toFixed(2)), datasets: [{ label: "pixels per NDVI bin", data: bins.map((b) => b.count), backgroundColor: "#31a354" }] },
-    options: { animation: false },
+    data: { labels: bins.map((b) => b.lowEdge.toFixed(3)), datasets: [{ label: "pixels per bin (low edge)", data: bins.map((b) => b.count), backgroundColor: "#31a354" }] },
+    options: { animation: false, maintainAspectRatio: false },
   });
 }
 
-/** First show of the statistics page: its form and the histogram selector. */
-export function initStatistics() {
-  $("statsForm").addEventListener("submit", async (e) => {
-    e.preventDefault();
-    showState($("statsState"), "computing...");
-    try {
-      const res = await json("/api/v1/statistics", { method: "POST", body: statsRequest() });
-      entries = res.data;
-      drawSeries();
-      showState($("statsState"), `${res.status}: ${entries.length} intervals, ${res.geometryPixelCount} px`);
-      document.body.dataset.statsDone = String(entries.length);
-    } catch (err) {
-      showError($("statsState"), err, $("statsForm"));
-    }
+/** CSV of the result: one row per interval and output band (empty statistics for intervals without data). */
+function csv() {
+  const head = ["from", "to", "output", "band", "min", "max", "mean", "stDev", "sampleCount", "noDataCount", "p10", "p50", "p90", "error"];
+  const rows = result.data.flatMap((d) => {
+    const keys = bandKeys([d]);
+    if (!keys.length) return [[d.interval.from, d.interval.to, "", "", "", "", "", "", "", "", "", "", "", d.error?.message ?? d.error?.type ?? "no data"]];
+    return keys.map((k) => {
+      const s = bandOf(d, k).stats ?? {};
+      const p = (n) => s.percentiles?.[`${n}.0`] ?? s.percentiles?.[n] ?? "";
+      return [d.interval.from, d.interval.to, ...k.split("/"), s.min, s.max, s.mean, s.stDev, s.sampleCount, s.noDataCount, p(10), p(50), p(90), ""];
+    });
   });
-  $("histInterval").addEventListener("change", () => drawHistogram());
+  return [head, ...rows].map((r) => r.map((v) => (/[",\n]/.test(String(v ?? "")) ? `"${String(v).replaceAll('"', '""')}"` : String(v ?? ""))).join(",")).join("\n") + "\n";
+}
+
+/** Points the download links at the current result (CSV and JSON). */
+function exports() {
+  for (const [id, type, text] of [["statsCsv", "text/csv", csv()], ["statsJson", "application/json", JSON.stringify(result, null, 2)]]) {
+    const a = $(id);
+    if (a.href) URL.revokeObjectURL(a.href);
+    a.href = URL.createObjectURL(new Blob([text], { type }));
+    a.hidden = false;
+  }
+}
+
+/** Runs the form's request and draws the result. */
+async function compute() {
+  showState($("statsState"), "computing...");
+  $("statsRun").disabled = true;
+  try {
+    result = await json("/api/v1/statistics", { method: "POST", body: statsRequest() });
+    const keys = bandKeys(result.data);
+    $("statsBand").replaceChildren(...keys.map((k) => new Option(k, k)));
+    drawSeries();
+    exports();
+    const withData = result.data.filter((d) => keys.some((k) => hasData(bandOf(d, k)))).length;
+    showState($("statsState"), `${result.data.length} intervals, ${withData} with data${withData ? "" : ": no scenes in this range (see the dates of the catalog)"}`);
+    document.body.dataset.statsDone = String(withData);
+  } catch (err) {
+    showError($("statsState"), err, $("statsForm"));
+    document.body.dataset.statsDone = "error";
+  } finally {
+    $("statsRun").disabled = false;
+  }
+}
+
+/** First show of the statistics page: presets, collections, AOI (the builder's, else the fields'), dates, map. */
+export async function initStatistics() {
+  $("statsIndex").replaceChildren(...INDICES.map((i) => new Option(i.label, i.id)), new Option("Custom (edit the script)", "custom"));
+  $("statsMask").replaceChildren(...MASKS.map((m) => new Option(m.label, m.id)));
+  const preset = () => $("statsIndex").value !== "custom" && ($("statsScript").value = statsScript($("statsIndex").value, $("statsMask").value));
+  $("statsIndex").addEventListener("change", preset);
+  $("statsMask").addEventListener("change", preset);
+  $("statsScript").addEventListener("input", () => ($("statsIndex").value = "custom"));
+  preset();
+  map = miniMap($("statsMap"));
+  for (const k of ["statsWest", "statsSouth", "statsEast", "statsNorth"]) $(k).addEventListener("change", () => setAoi(aoi()));
+  $("statsUseBuilder").addEventListener("click", () => {
+    const b = builderAoi();
+    if (b) setAoi(b);
+    else showState($("statsState"), "open the request builder first");
+  });
+  $("statsDates").addEventListener("click", () => datesFromCatalog().catch((err) => showError($("statsState"), err)));
+  $("statsForm").addEventListener("submit", (e) => (e.preventDefault(), compute()));
+  $("statsBand").addEventListener("change", drawSeries);
+  $("histInterval").addEventListener("change", drawHistogram);
+  setAoi(builderAoi() ?? aoi());
+  try {
+    const { collections } = await json("/api/v1/catalog/1.0.0/collections");
+    const ids = collections.map((c) => c.id);
+    $("statsCollection").replaceChildren(...ids.map((id) => new Option(id, id)));
+    $("statsCollection").value = ids.includes("sentinel-2-l2a") ? "sentinel-2-l2a" : ids[0];
+    await datesFromCatalog();
+  } catch (err) {
+    showError($("statsState"), err);
+  }
+  document.body.dataset.statsReady = "1";
 }

@@ -1,0 +1,37 @@
+// Small Leaflet maps of the statistics, batch and collections pages: one overlay group whose content a page
+// replaces (AOI rectangle, tiling-grid tiles, collection extents) and a view fitted to it.
+import L from "leaflet";
+
+/** A map in element `el` (created once); `show(layers)` replaces the overlays and fits the view to them. */
+export function miniMap(el) {
+  const map = L.map(el, { zoomSnap: 0.25, attributionControl: false }).setView([30, 0], 2);
+  L.control.scale({ imperial: false }).addTo(map);
+  const group = L.featureGroup().addTo(map);
+  return {
+    map,
+    /** Replaces the overlays by `layers` (Leaflet layers) and fits the view to them (when there are any). */
+    show(layers) {
+      group.clearLayers();
+      for (const l of layers) group.addLayer(l);
+      map.invalidateSize();
+      const b = group.getBounds();
+      if (b.isValid()) map.fitBounds(b, { padding: [12, 12], maxZoom: 16, animate: false });
+    },
+  };
+}
+
+/** A Leaflet rectangle of a WGS84 bbox [west, south, east, north] (degrees). */
+export const bboxLayer = ([w, s, e, n], style = {}) => L.rectangle([[s, w], [n, e]], { weight: 2, fillOpacity: 0.1, ...style });
+
+/**
+ * The request builder's AOI (the bbox of its current request, CRS84/EPSG:4326 or EPSG:3857) as [w, s, e, n] degrees,
+ * or null before the builder was opened.
+ */
+export function builderAoi() {
+  const bounds = window.eoConsole.request?.()?.body?.input?.bounds;
+  const bbox = bounds?.bbox;
+  if (!bbox) return null;
+  if (!/3857/.test(bounds.properties?.crs ?? "")) return bbox;
+  const [a, b] = [L.CRS.EPSG3857.unproject(L.point(bbox[0], bbox[1])), L.CRS.EPSG3857.unproject(L.point(bbox[2], bbox[3]))];
+  return [a.lng, a.lat, b.lng, b.lat];
+}
