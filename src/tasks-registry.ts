@@ -12,12 +12,17 @@ import { PROBE_KIND, probeKind } from "./tasks/probe";
 import type { TaskPlugin } from "./tasks/plugin";
 import { statbatchPlugin } from "./statbatch/plugin";
 import { batchPlugin } from "./batch/plugin";
-import { ASYNC_KIND, asyncUnit, deadAsyncMessage, runAsyncMessage } from "./async/queue";
+import { asyncPlugin } from "./async/plugin";
 import { BYOC_INGEST_KIND, byocIngest, byocIngestDead, ingestUnit } from "./byoc/ingest";
 import { ZARR_INGEST_KIND, zarrIngestDead, zarrIngestMessage, zarrUnit } from "./zarr/ingest";
 
 /** The engine's plug-ins. */
-export const PLUGINS: readonly TaskPlugin[] = [batchPlugin, statbatchPlugin];
+export const PLUGINS: readonly TaskPlugin[] = [asyncPlugin, batchPlugin, statbatchPlugin];
+
+/** Async Processing requests (ASYNC_TASKS). */
+export class AsyncTask extends TaskEngine {
+  protected readonly plugin = asyncPlugin;
+}
 
 /** Batch Processing v2 tasks (BATCH_TASKS). */
 export class BatchTask extends TaskEngine {
@@ -33,6 +38,5 @@ export class StatisticalBatchTask extends TaskEngine {
 export const queueRouter = new QueueRouter()
   .on(PROBE_KIND, ...probeKind)
   .on(ENGINE_KIND, ...engineKind(PLUGINS))
-  .on(ASYNC_KIND, runAsyncMessage, { onDead: deadAsyncMessage, lease: asyncUnit })
   .on(BYOC_INGEST_KIND, byocIngest, { onDead: byocIngestDead, lease: ingestUnit })
   .on(ZARR_INGEST_KIND, zarrIngestMessage, { onDead: zarrIngestDead, lease: zarrUnit });

@@ -65,10 +65,10 @@ export abstract class TaskEngine extends TaskDurableObject<string> {
 
   /**
    * Stores a new task (CREATED; its request in R2 when large, its secret keys apart) and its listing row; a plug-in
-   * without user actions starts it at once. A second call answers the task as it is.
-   * @throws Error when the object holds another task.
+   * without user actions starts it at once unless `start` is false (tests that drive it by hand). A second call
+   * answers the task as it is. @throws Error when the object holds another task.
    */
-  async create(init: NewTask, request: unknown): Promise<Task> {
+  async create(init: NewTask, request: unknown, start = !this.plugin.userActions): Promise<Task> {
     const existing = this.record();
     if (existing && existing.id !== init.id) throw new Error(`task object already holds task ${existing.id}`);
     if (!existing) {
@@ -81,7 +81,7 @@ export abstract class TaskEngine extends TaskDurableObject<string> {
       });
       await insertListed(this.env, { ...init, kind: this.plugin.kind });
       if (this.plugin.timeoutMs) await this.scheduleTimeout(this.plugin.timeoutMs);
-      if (!this.plugin.userActions) await this.act(init.account, "START");
+      if (start) await this.act(init.account, "START");
     }
     return (await this.task(init.account))!;
   }
@@ -175,7 +175,7 @@ export abstract class TaskEngine extends TaskDurableObject<string> {
       if (!row || row.status !== "PENDING" || this.snapshot().state !== "PROCESSING") return false;
       if (!unwrap(this.applyMessage(`unit:${id}`, { counters: { [failed ? "failed" : "done"]: 1, pu: failed ? 0 : result.pu } })).applied) return false;
       this.sql.exec("UPDATE engine_units SET status = ?, error = ? WHERE id = ?", failed ? "FAILED" : "DONE", result.error?.slice(0, 2000) ?? null, id);
-      this.leases.complete(leaseId(id), "DONE");
+      this.leases.complete(leaseId(id), failed ? "FAILED" : "DONE", result.error ?? null);
       if (failed && this.plugin.failFast) this.end("FAILED", { ...r, error: result.error, failure: result.failure });
       else if (this.pending() === 0) this.finishProcessing(r);
       return true;
@@ -304,11 +304,10 @@ export abstract class TaskEngine extends TaskDurableObject<string> {
     this.end("DONE", r);
   }
 
-  /** Moves to a terminal state with record `r`; the secret keys are dropped (nothing runs any more). */
+  /** Moves to a terminal state with record `r` (afterChange then runs the `ended` hook and drops the secret keys). */
   private end(to: "DONE" | "FAILED" | "PARTIAL", r: TaskRecord): void {
     this.go(to);
     this.save(r);
-    this.sql.exec("DELETE FROM engine_secrets");
   }
 
   /**
@@ -325,6 +324,7 @@ export abstract class TaskEngine extends TaskDurableObject<string> {
       this.applyMessage("ended", {});
       if (this.plugin.timeoutMs) await this.cancelTimeout();
       await this.plugin.ended?.(this.env, await this.taskOf(this.record()!, true));
+      this.sql.exec("DELETE FROM engine_secrets"); // nothing runs any more: the secret keys are not kept
     }
   }
 

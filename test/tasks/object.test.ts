@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { TransitionError, unwrap, type TaskMachine } from "../../src/tasks/machine";
-import { ASYNC_MACHINE, BATCH_MACHINE, STATISTICAL_BATCH_MACHINE } from "../../src/tasks/machines";
+import { BATCH_MACHINE, STATISTICAL_BATCH_MACHINE } from "../../src/tasks/machines";
 import { probeStub } from "../../src/tasks/probe";
 import type { Env } from "../../src/env";
 
@@ -112,6 +112,5 @@ describe("Sentinel Hub machines", () => {
     const batch = ["CREATED", "ANALYSING", "ANALYSIS_DONE", "PROCESSING", "DONE", "FAILED", "STOPPED"];
     check(BATCH_MACHINE, batch, ["DONE", "FAILED"]);
     check(STATISTICAL_BATCH_MACHINE, [...batch, "PARTIAL"], ["DONE", "FAILED", "PARTIAL"]);
-    check(ASYNC_MACHINE, ["RUNNING", "DONE", "FAILED"], ["DONE", "FAILED"]);
   });
 });

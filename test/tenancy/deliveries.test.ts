@@ -10,8 +10,8 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import type { Env } from "../../src/env";
-import { ASYNC_KIND, asyncStub } from "../../src/async/queue";
-import type { AsyncRecord } from "../../src/async/object";
+import type { AsyncRecord } from "../../src/async/schema";
+import { asyncStub, renderMessage, runningRequest } from "../helpers/asynctasks";
 import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import { authed, envelope } from "../helpers/auth";
 import { BATCH, batchCall, batchRequest } from "../helpers/batch";
@@ -85,11 +85,11 @@ describe("async deliveries", () => {
     await postAsync(asyncBody("s3://tenant-a-queued/mine"), a.bearer); // A uses (owns) the bucket
     const before = await E.BUCKETS.list({ prefix: "tenant-a-queued/" });
     const record = { id: crypto.randomUUID(), account: b.account, created: new Date().toISOString(), request: asyncBody("s3://tenant-a-queued/x") } as unknown as AsyncRecord;
-    expect(await asyncStub(E, record.id).create(record)).toBe(true);
-    const batch = createMessageBatch(TASK_QUEUE_NAME, [msg("q1", { kind: ASYNC_KIND, id: record.id })]);
+    await runningRequest(record);
+    const batch = createMessageBatch(TASK_QUEUE_NAME, [msg("q1", renderMessage(record.id))]);
     await worker.queue(batch, E);
     expect((await getQueueResult(batch, createExecutionContext())).explicitAcks).toEqual(["q1"]);
-    expect((await asyncStub(E, record.id).snapshot()).state).toBe("FAILED");
+    expect((await asyncStub(record.id).snapshot()).state).toBe("FAILED");
     const after = await E.BUCKETS.list({ prefix: "tenant-a-queued/" });
     expect(after.objects.filter((o) => o.key.startsWith(`tenant-a-queued/x/`))).toEqual([]);
     expect(after.objects.map((o) => [o.key, o.etag])).toEqual(before.objects.map((o) => [o.key, o.etag]));
