@@ -2,15 +2,13 @@
 import type { Env } from "./env";
 import { atLocation } from "./locations/hosting";
 import { buildApi } from "./routes";
-import { queueRouter } from "./tasks/kinds";
+import { queueRouter } from "./tasks-registry";
 import { s3Prefix, serveS3 } from "./s3";
 import { signingKey } from "./auth/keys";
 import { builtinCollections } from "./storage/registry";
 
 export { TaskObject } from "./tasks/task-object";
-export { AsyncTask } from "./async/object";
-export { BatchTask } from "./batch/object";
-export { StatisticalBatchTask } from "./statbatch/object";
+export { AsyncTask, BatchTask, StatisticalBatchTask } from "./tasks-registry";
 export { RateLimiter } from "./ratelimit/object";
 export { UnitObject } from "./tasks/unit-object";
 

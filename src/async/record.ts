@@ -13,7 +13,7 @@ import { renderError } from "../http/errors";
 import { encodeJson } from "../raster/encode";
 import { BucketAccessDenied } from "../buckets";
 import { deliveryTarget } from "./delivery";
-import type { AsyncRecord } from "./object";
+import type { AsyncRecord } from "./schema";
 
 const JSON_TYPE = "application/json";
 

@@ -17,7 +17,7 @@ import { MAX_ASYNC_SIZE, planRequest, stripPlan, withSources, type AreaPlan } fr
 import type { OutputRequest } from "../pipeline/output";
 import type { EvalResult } from "../raster/evalscript";
 import { deliveryTarget } from "./delivery";
-import type { AsyncRecord } from "./object";
+import type { AsyncRecord } from "./schema";
 import { fileName, outputFile, type OutputFile } from "./outputs";
 
 /** Pixels per strip (whole rows): the pipeline's own strip size, so a strip is evaluated in one piece. */

@@ -7,9 +7,9 @@
 import type { Env } from "../env";
 import { notFound } from "../http/errors";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
-import type { AsyncRecord } from "./object";
+import { taskStub } from "../tasks/stub";
+import { asyncPlugin, isRunning } from "./plugin";
 import { writeRequestCopy } from "./record";
-import { asyncMessage, asyncStub } from "./queue";
 import { acceptAsync } from "./submit";
 import { SCRIPT_BODY } from "../openapi/meta";
 import { asyncRequestSchema } from "./schema";
@@ -20,14 +20,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const running = (id: string): Response => Response.json({ id, status: "RUNNING" });
 
 /**
- * POST: checks, stores the record (and its leased render unit) in the request's Durable Object, writes
- * request.json, enqueues the render (sent again by the object's lease watchdog if the message is lost).
+ * POST: checks, writes request.json, stores the request as a task of the engine (src/tasks), which starts it: its
+ * render is a leased unit, sent again by the object's lease watchdog if its message is lost.
  */
 async function submit(request: AuthedRequest, env: Env): Promise<Response> {
-  const record = await acceptAsync(request, env, accountOf(request));
-  await asyncStub(env, record.id).create(record);
-  await writeRequestCopy(env, record, "RUNNING");
-  await env.TASK_QUEUE.send(asyncMessage(record.id));
+  const { request: body, ...record } = await acceptAsync(request, env, accountOf(request));
+  await writeRequestCopy(env, { ...record, request: body }, "RUNNING");
+  await taskStub(asyncPlugin, env, record.id).create(record, body);
   return running(record.id);
 }
 
@@ -37,11 +36,9 @@ async function status(request: AuthedRequest, env: Env): Promise<Response> {
   const id = decodeURIComponent(request.params.requestId ?? "");
   const missing = () => notFound(`No running async request '${id}': it does not exist, or it finished (results or error.json are in its delivery bucket).`);
   if (!UUID.test(id)) throw missing();
-  const stub = asyncStub(env, id.toLowerCase());
-  const [stored, task] = await Promise.all([stub.record(), stub.snapshot()]);
-  const record = stored as AsyncRecord | null; // (RPC's serialised type of the zod-typed request collapses to never)
-  if (!record || record.account !== account || task.state !== "RUNNING") throw missing();
-  return running(record.id);
+  const task = await taskStub(asyncPlugin, env, id.toLowerCase()).task(account);
+  if (!task || !isRunning(task)) throw missing();
+  return running(task.id);
 }
 
 /** Registers the Async Processing routes. */

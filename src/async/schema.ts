@@ -33,3 +33,14 @@ export const asyncRequestSchema = z
     message: "give exactly one of evalscript (the script text) and evalscriptReference (an s3 object holding it)",
   });
 export type AsyncRequest = z.infer<typeof asyncRequestSchema>;
+
+/** A request as its task keeps it: id, account, creation time and the request with its evalscript filled in. */
+export interface AsyncRecord {
+  id: string;
+  account: string;
+  /** ISO 8601 UTC. */
+  created: string;
+  /** Location id that accepted it; it is rendered as that location. */
+  location?: string;
+  request: AsyncRequest & { evalscript: string };
+}

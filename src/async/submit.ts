@@ -15,7 +15,7 @@ import type { EvalSetup } from "../raster/evalscript";
 import type { Grid } from "../raster/types";
 import { readScriptObject } from "../buckets/script";
 import { deliveryTarget } from "./delivery";
-import type { AsyncRecord } from "./object";
+import type { AsyncRecord } from "./schema";
 import { fileName, MAX_WHOLE_PIXELS } from "./outputs";
 import { asyncArea, responsesOf } from "./render";
 import { asyncRequestSchema } from "./schema";

@@ -1,23 +1,20 @@
 /**
- * The queue consumer of batch analyses (kind `batch-analyse`): lists the task's output tiles (the tiling grid's
- * tiles intersecting the request bounds, or one per GeoPackage feature, ./features.ts) and estimates its cost, then hands both to the task object, which moves
- * it to ANALYSIS_DONE (a Zarr output's store metadata is written first, ./zarrmeta.ts; a createCollection task's collection is
- * registered, ./collection.ts) (and on to PROCESSING when the user already asked to START).
+ * The plan of a batch task (the plug-in's `plan`, ./plugin.ts): lists the task's output tiles (the tiling grid's
+ * tiles intersecting the request bounds, or one per GeoPackage feature, ./features.ts), one unit each, and estimates
+ * its cost (a Zarr output's store metadata is written first, ./zarrmeta.ts; a createCollection task's collection is
+ * registered, ./collection.ts); the engine then moves the task to ANALYSIS_DONE (and on to PROCESSING after START).
  *
  * Cost estimate in processing units (Sentinel Hub's definition, src/pipeline/bands.ts processingUnits): per tile
  * and per data source the tile's pixels / 512^2 x the source's input bands / 3 x 2 for FLOAT32 output, one sample
  * per source (a multi-temporal script is charged for the samples it really reads, so the final cost may be higher),
- * at least 0.005 per tile. A request error (bad evalscript, unknown bands, bad grid) fails the task with it.
+ * at least 0.005 per tile. A request error (bad evalscript, unknown bands, bad grid) fails the task with it (the engine).
  */
 import type { Env } from "../env";
 import { processingUnits } from "../pipeline/bands";
 import { MIN_PROCESSING_UNITS, prepareEvalscript } from "../pipeline/pipeline";
 import { resolveSources } from "../pipeline/sources";
-import type { TaskMessage } from "../tasks/queue";
+import type { Plan, Task } from "../tasks/plugin";
 import { invalidArgument } from "../raster/errors";
-import { isRequestError } from "./execute";
-import type { TaskView } from "./record";
-import { batchStub } from "./stub";
 import { tilingGridTiles, type BatchTile } from "./tiles";
 import { geoPackageTiles } from "./features";
 import type { BatchRequest } from "./schema";
@@ -42,19 +39,10 @@ async function estimate(env: Env, req: BatchRequest, account: string, tiles: Bat
   return Math.round(tiles.reduce((a, t) => a + perTile(t), 0) * 1e6) / 1e6;
 }
 
-/** Handler of `batch-analyse` messages `{task}`. @throws to have the queue retry a transient failure. */
-export async function analyseMessage(body: TaskMessage, env: Env): Promise<void> {
-  if (typeof body.task !== "string") throw new Error("batch-analyse message without a task");
-  const stub = batchStub(env, body.task);
-  const task = (await stub.view()) as TaskView | null;
-  if (!task || task.status !== "ANALYSING") return;
-  try {
-    const tiles = await requestTiles(env, task.domainAccountId, task.request);
-    if (task.request.output.type === "zarr") await writeZarrMetadata(env, task.domainAccountId, task.id, task.request, tiles, task.created);
-    await prepareBatchCollection(env, { id: task.id, account: task.domainAccountId, request: task.request });
-    await stub.analysisDone(tiles, await estimate(env, task.request, task.domainAccountId, tiles));
-  } catch (e) {
-    if (!isRequestError(e)) throw e;
-    await stub.analysisFailed(`Analysis failed: ${(e as Error).message}`);
-  }
+/** The plan of a task: its tiles (unit id = tile name) and its estimate. @throws ApiError 400 / EngineError for a request error. */
+export async function planTiles(env: Env, task: Task<BatchRequest>): Promise<Plan<BatchTile>> {
+  const tiles = await requestTiles(env, task.account, task.request);
+  if (task.request.output.type === "zarr") await writeZarrMetadata(env, task.account, task.id, task.request, tiles, task.created);
+  await prepareBatchCollection(env, task);
+  return { units: tiles.map((t) => ({ id: t.name, data: t })), estimatePU: await estimate(env, task.request, task.account, tiles) };
 }

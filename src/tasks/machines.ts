@@ -8,7 +8,6 @@ import type { TaskMachine } from "./machine";
 
 export type BatchState = "CREATED" | "ANALYSING" | "ANALYSIS_DONE" | "PROCESSING" | "DONE" | "FAILED" | "STOPPED";
 export type StatisticalBatchState = BatchState | "PARTIAL";
-export type AsyncState = "RUNNING" | "DONE" | "FAILED";
 
 /** The last user action on a batch or statistical batch task (the tasks' `userAction` member). */
 export type UserAction = "NONE" | "ANALYSE" | "START" | "STOP";
@@ -36,13 +35,5 @@ export const STATISTICAL_BATCH_MACHINE: TaskMachine<StatisticalBatchState> = {
   name: "statistical batch task",
   initial: "CREATED",
   transitions: { ...BATCH_EDGES, PROCESSING: [...BATCH_EDGES.PROCESSING, "PARTIAL"], PARTIAL: [] },
-  timeoutTo: "FAILED",
-};
-
-/** Async Processing request: RUNNING until it finishes either way (the status query then answers 404). */
-export const ASYNC_MACHINE: TaskMachine<AsyncState> = {
-  name: "async process request",
-  initial: "RUNNING",
-  transitions: { RUNNING: ["DONE", "FAILED"], DONE: [], FAILED: [] },
   timeoutTo: "FAILED",
 };

@@ -1,6 +1,6 @@
 /**
  * The Queue consumer entry: every message body is `{kind, ...}` and goes to the handler registered for its kind
- * (./kinds.ts). Per message: ack when the handler resolves; retry with backoff when it throws; a body without a
+ * (src/tasks-registry.ts). Per message: ack when the handler resolves; retry with backoff when it throws; a body without a
  * known kind is retried at once. After `max_retries` (wrangler.toml) a message moves to the dead-letter queue,
  * which this Worker consumes too: the body is logged in full and the kind's `onDead` hook runs (e.g. mark a tile
  * FAILED in its task object), then the dead letter is acked.

@@ -9,8 +9,8 @@ import { authed, envelope, token } from "../helpers/auth";
 import { seedSamples } from "../helpers/seed";
 import { CRS, process, readTiff } from "../helpers/process";
 import { window } from "../helpers/raster";
-import { asyncStub } from "../../src/async/queue";
-import type { AsyncRecord } from "../../src/async/object";
+import type { AsyncRecord } from "../../src/async/schema";
+import { asyncStub, runningRequest } from "../helpers/asynctasks";
 import { stripRows } from "../../src/async/render";
 import { createS3Key, type AccountS3Key } from "../../src/buckets/keys";
 import { newAccount, tokenOf } from "../helpers/accounts";
@@ -64,7 +64,7 @@ describe("async process: delivery", () => {
     expect(s).toBe("RUNNING");
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     await finished(id, bearer);
-    expect((await asyncStub(env, id).snapshot()).state).toBe("DONE");
+    expect((await asyncStub(id).snapshot()).state).toBe("DONE");
     const tif = await readTiff(await (await object(`async-out/runs/${id}/default.tif`))!.arrayBuffer());
     expect([tif.width, tif.height, tif.bbox]).toEqual([1098, 1098, RKH_BBOX]);
     // the tile at its native 100 m, in 3 strips (stripRows): every DN as stored in B04.tif (read with geotiff.js)
@@ -102,7 +102,7 @@ describe("async process: delivery", () => {
     expect(r.status).toBe(200);
     const { id } = (await r.json()) as { id: string };
     await finished(id, bearer);
-    expect((await asyncStub(env, id).snapshot()).state).toBe("FAILED");
+    expect((await asyncStub(id).snapshot()).state).toBe("FAILED");
     const error = (await (await object(`async-out/runs/${id}/error.json`))!.json()) as { error: { status: number; code: string; message: string } };
     expect(error.error).toMatchObject({ status: 400, code: "EXECUTION_ERROR" });
     expect(error.error.message).toContain("no reflectance wanted");
@@ -148,9 +148,7 @@ describe("async process: status", () => {
 
   it("RUNNING while the object is RUNNING, 404 once it is DONE; another account and unknown ids get 404", async () => {
     const rec = record(accountOf(bearer)); // created in its Durable Object without a queue message: stays RUNNING
-    const stub = asyncStub(env, rec.id);
-    expect(await stub.create(rec)).toBe(true);
-    expect(await stub.create(rec)).toBe(false);
+    const stub = await runningRequest(rec);
     const r = await status(rec.id, bearer);
     expect(r.status).toBe(200);
     expect(await r.json()).toEqual({ id: rec.id, status: "RUNNING" });
@@ -160,7 +158,8 @@ describe("async process: status", () => {
     expect((await envelope(other)).code).toBe("COMMON_NOT_FOUND");
     expect((await status(crypto.randomUUID(), bearer)).status).toBe(404);
     expect((await status("not-a-uuid", bearer)).status).toBe(404);
-    expect((await stub.finish("DONE", 1)).ok).toBe(true);
+    expect(await stub.finishUnit("render", { pu: 1 })).toBe(true);
+    expect((await stub.snapshot()).state).toBe("DONE");
     expect((await status(rec.id, bearer)).status).toBe(404);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The async request's ends outside the happy path, through the real Worker queue() handler and AsyncTask objects:
+ * The async request's ends outside the happy path, through the real Worker queue() handler and the engine's objects:
  * a dead letter FAILS its request (error.json, 500 envelope), a redelivered message of a finished request changes
  * nothing, the timeout alarm FAILS a request that never finished; and a render lost with its Worker (its message
  * never sent, or its consumer killed mid-render: a lease that expires) is sent again by the object's alarm and
@@ -9,9 +9,8 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { ASYNC_KIND, asyncStub } from "../../src/async/queue";
-import { RENDER_UNIT, type AsyncRecord } from "../../src/async/object";
-import { asyncRequestSchema } from "../../src/async/schema";
+import { asyncRequestSchema, type AsyncRecord } from "../../src/async/schema";
+import { asyncStub, renderMessage, RENDER_LEASE, runningRequest } from "../helpers/asynctasks";
 import { unitsUsage } from "../../src/accounts/units";
 import { LEASE_POLICY } from "../../src/tasks/lease";
 import { DEAD_LETTER_QUEUE_NAME, TASK_QUEUE_NAME } from "../../src/tasks/queue";
@@ -32,12 +31,12 @@ async function running(name: string): Promise<AsyncRecord> {
     created: new Date().toISOString(),
     request: { input: {}, output: { delivery: { s3: { url: `s3://life/${name}` } } }, evalscript: "//VERSION=3" },
   } as unknown as AsyncRecord;
-  expect(await asyncStub(E, record.id).create(record)).toBe(true);
+  await runningRequest(record);
   return record;
 }
 
 async function consume(queue: string, id: string, messageId: string) {
-  const batch = createMessageBatch(queue, [{ id: messageId, timestamp: new Date(), attempts: 4, body: { kind: ASYNC_KIND, id } }]);
+  const batch = createMessageBatch(queue, [{ id: messageId, timestamp: new Date(), attempts: 4, body: renderMessage(id) }]);
   const ctx = createExecutionContext();
   await worker.queue(batch, E);
   return getQueueResult(batch, ctx);
@@ -49,10 +48,10 @@ describe("async request lifecycle", () => {
   it("a dead letter FAILS the request: error.json (500 envelope), request.json FAILED; a second copy changes nothing", async () => {
     const rec = await running("dead");
     expect((await consume(DEAD_LETTER_QUEUE_NAME, rec.id, "d1")).explicitAcks).toEqual(["d1"]);
-    expect((await asyncStub(E, rec.id).snapshot()).state).toBe("FAILED");
+    expect((await asyncStub(rec.id).snapshot()).state).toBe("FAILED");
     const error = await json(`life/dead/${rec.id}/error.json`);
     expect(error.error).toMatchObject({ status: 500, code: "COMMON_EXCEPTION" });
-    expect(error.error.message).toMatch(/failed after 4 attempts/);
+    expect(error.error.message).toMatch(/failed all 4 delivery attempts/);
     expect(await json(`life/dead/${rec.id}/request.json`)).toMatchObject({ id: rec.id, status: "FAILED" });
     await E.BUCKETS.delete(`life/dead/${rec.id}/error.json`);
     expect((await consume(DEAD_LETTER_QUEUE_NAME, rec.id, "d1")).explicitAcks).toEqual(["d1"]);
@@ -61,17 +60,17 @@ describe("async request lifecycle", () => {
 
   it("a redelivered message of a finished request is acked and renders nothing", async () => {
     const rec = await running("redelivered");
-    expect((await asyncStub(E, rec.id).finish("DONE", 2)).ok).toBe(true);
+    expect(await asyncStub(rec.id).finishUnit("render", { pu: 2 })).toBe(true);
     const result = await consume(TASK_QUEUE_NAME, rec.id, "m1");
     expect(result.explicitAcks).toEqual(["m1"]);
     expect(result.retryMessages).toEqual([]);
-    expect(await asyncStub(E, rec.id).snapshot()).toMatchObject({ state: "DONE", counters: { processingUnits: 2 } });
-    expect((await E.BUCKETS.list({ prefix: `life/redelivered/${rec.id}/` })).objects).toEqual([]);
+    expect(await asyncStub(rec.id).snapshot()).toMatchObject({ state: "DONE", counters: { pu: 2 } });
+    expect((await E.BUCKETS.list({ prefix: `life/redelivered/${rec.id}/` })).objects.map((o) => o.key)).toEqual([`life/redelivered/${rec.id}/request.json`]);
   });
 
   it("the timeout alarm FAILS a request still RUNNING and writes error.json", async () => {
     const rec = await running("timeout");
-    const stub = asyncStub(E, rec.id);
+    const stub = asyncStub(rec.id);
     await stub.scheduleTimeout(0); // the 12 hours are over (before the render's lease expires)
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect((await stub.snapshot()).state).toBe("FAILED");
@@ -89,13 +88,13 @@ function setup() { return { input: ["B04"], output: { bands: 1, sampleType: "UIN
 function evaluatePixel(s) { return [s.B04 * 10000]; }`,
   });
   const record = { id: crypto.randomUUID(), account: crypto.randomUUID(), created: new Date().toISOString(), request } as AsyncRecord;
-  expect(await asyncStub(E, record.id).create(record)).toBe(true);
+  await runningRequest(record);
   return record;
 }
 
 /** The render's lease ran out (its consumer died with the server). */
 const expire = (rec: AsyncRecord) =>
-  runInDurableObject(asyncStub(E, rec.id), (_o, state) => void state.storage.sql.exec("UPDATE task_units SET lease_until = 0 WHERE id = ?", RENDER_UNIT));
+  runInDurableObject(asyncStub(rec.id), (_o, state) => void state.storage.sql.exec("UPDATE task_units SET lease_until = 0 WHERE id = ?", RENDER_LEASE));
 
 /** key -> etag of the objects under `prefix`. */
 async function listing(prefix: string): Promise<Map<string, string>> {
@@ -109,17 +108,17 @@ describe("async request: a render lost with its Worker resumes (lease + watchdog
 
   it("killed mid-render (claimed, lease expired): re-sent by the alarm, DONE once; files written once, units charged once", async () => {
     const rec = await renderable("lease-kill");
-    const stub = asyncStub(E, rec.id);
-    expect(await stub.claimUnit(RENDER_UNIT, "killed#1")).toMatchObject({ run: true, attempt: 1 });
+    const stub = asyncStub(rec.id);
+    expect(await stub.claimUnit(RENDER_LEASE, "killed#1")).toMatchObject({ run: true, attempt: 1 });
     // the message of the killed attempt, delivered again meanwhile: the lease is still the killed consumer's
     expect((await consume(TASK_QUEUE_NAME, rec.id, "dup")).explicitAcks).toEqual(["dup"]);
-    expect((await stub.snapshot()).state).toBe("RUNNING");
+    expect((await stub.snapshot()).state).toBe("PROCESSING"); // (the engine's state of a RUNNING request)
     await expire(rec);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     await vi.waitFor(async () => expect((await stub.snapshot()).state).toBe("DONE"), { timeout: 60_000, interval: 200 });
-    const pu = (await stub.snapshot()).counters.processingUnits!;
+    const pu = (await stub.snapshot()).counters.pu!;
     expect(pu).toBeGreaterThan(0);
-    expect(await stub.unit(RENDER_UNIT)).toMatchObject({ status: "DONE", attempts: 2 });
+    expect(await stub.unit(RENDER_LEASE)).toMatchObject({ status: "DONE", attempts: 2 });
     const files = await listing(`lease-kill/out/${rec.id}/`);
     expect([...files.keys()].sort()).toEqual([`lease-kill/out/${rec.id}/default.tif`, `lease-kill/out/${rec.id}/request.json`]);
     expect((await unitsUsage(E, rec.account)).used).toBeCloseTo(pu, 9);
@@ -131,9 +130,9 @@ describe("async request: a render lost with its Worker resumes (lease + watchdog
 
   it("every attempt lost: after the last one the alarm FAILS the request with the cause; error.json, nothing charged", async () => {
     const rec = await renderable("lease-dead");
-    const stub = asyncStub(E, rec.id);
+    const stub = asyncStub(rec.id);
     for (let i = 1; i <= LEASE_POLICY.maxAttempts; i++) {
-      expect(await stub.claimUnit(RENDER_UNIT, `killed#${i}`)).toMatchObject({ run: true, attempt: i });
+      expect(await stub.claimUnit(RENDER_LEASE, `killed#${i}`)).toMatchObject({ run: true, attempt: i });
       await expire(rec);
     }
     expect(await runDurableObjectAlarm(stub)).toBe(true);
@@ -141,8 +140,8 @@ describe("async request: a render lost with its Worker resumes (lease + watchdog
     const error = await json(`lease-dead/out/${rec.id}/error.json`);
     expect(error.error).toMatchObject({ status: 500, message: expect.stringMatching(/^No attempt finished: 3 attempt\(s\) were each lost/) });
     expect(await json(`lease-dead/out/${rec.id}/request.json`)).toMatchObject({ id: rec.id, status: "FAILED" });
-    expect(await stub.unit(RENDER_UNIT)).toMatchObject({ status: "FAILED" });
-    expect((await stub.snapshot()).counters).toEqual({ processingUnits: 0 });
+    expect(await stub.unit(RENDER_LEASE)).toMatchObject({ status: "FAILED" });
+    expect((await stub.snapshot()).counters).toEqual({ failed: 1, pu: 0 });
     expect((await unitsUsage(E, rec.account)).used).toBe(0);
     expect(await E.BUCKETS.head(`lease-dead/out/${rec.id}/default.tif`)).toBeNull();
   });

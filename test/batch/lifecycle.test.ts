@@ -8,13 +8,13 @@ import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
-import { TILE_KIND, tileUnitId } from "../../src/batch/messages";
+import { leaseId } from "../../src/tasks/messages";
 import { unwrap } from "../../src/tasks/machine";
 import { DEAD_LETTER_QUEUE_NAME, TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import { authed, envelope, token } from "../helpers/auth";
 import { BATCH, ONE_TILE, batchCall, batchRequest, bucketFiles, getTask, waitForStatus } from "../helpers/batch";
 import { seedSamples } from "../helpers/seed";
-import { batchTaskIn, deliver, msg } from "../helpers/batchtasks";
+import { batchTaskIn, deliver, msg, tileMessage } from "../helpers/batchtasks";
 
 const E = env as unknown as Env;
 let bearer: string;
@@ -34,7 +34,7 @@ describe("once-only tiles", () => {
   it("a redelivered or duplicated tile message counts once and writes each output once", async () => {
     const { id, stub, tiles } = await taskIn("PROCESSING", "batch-redeliver");
     expect(tiles).toHaveLength(4);
-    const body = (tile: string) => ({ kind: "batch-tile", task: id, tile });
+    const body = (tile: string) => tileMessage(id, tile);
     const out = await deliver(TASK_QUEUE_NAME, [
       msg("m0", body(tiles[0]!)),
       msg("m0", body(tiles[0]!), 2), // redelivery of m0
@@ -44,41 +44,41 @@ describe("once-only tiles", () => {
     expect(out).toEqual({ acked: ["m0", "m0", "m0b", "m1"], retried: [] });
     let task = await getTask(id, bearer);
     expect(task).toMatchObject({ status: "PROCESSING", completionPercentage: 50 });
-    expect((await stub.snapshot()).counters.tilesDone).toBe(2);
+    expect((await stub.snapshot()).counters.done).toBe(2);
     await deliver(TASK_QUEUE_NAME, [msg("m2", body(tiles[2]!)), msg("m3", body(tiles[3]!)), msg("m3", body(tiles[3]!), 2)]);
     task = await getTask(id, bearer);
     expect(task).toMatchObject({ status: "DONE", completionPercentage: 100 });
-    expect((await stub.snapshot()).counters.tilesDone).toBe(4);
+    expect((await stub.snapshot()).counters.done).toBe(4);
     const files = await bucketFiles("batch-redeliver", "out/");
     expect([...files.keys()].sort()).toEqual(tiles.map((t) => `out/${id}/${t}/default.tiff`).sort());
   });
 
   it("two deliveries racing on one tile (both told to run) count it once", async () => {
     const { stub, tiles } = await taskIn("PROCESSING", "batch-race");
-    const [a, b] = await Promise.all([stub.tileWork(tiles[0]!), stub.tileWork(tiles[0]!)]);
-    expect([a.run, b.run]).toEqual([true, true]);
-    await Promise.all([stub.tileDone(tiles[0]!, 0.25), stub.tileDone(tiles[0]!, 0.25), stub.tileFailed(tiles[0]!, "late failure")]);
-    expect((await stub.snapshot()).counters).toEqual({ tilesDone: 1, pu: 0.25 });
-    expect((await stub.tiles())[0]).toMatchObject({ status: "DONE", error: null });
+    const [a, b] = await Promise.all([stub.work(tiles[0]!), stub.work(tiles[0]!)]);
+    expect([a?.unit.id, b?.unit.id]).toEqual([tiles[0], tiles[0]]);
+    await Promise.all([stub.finishUnit(tiles[0]!, { pu: 0.25 }), stub.finishUnit(tiles[0]!, { pu: 0.25 }), stub.finishUnit(tiles[0]!, { pu: 0, error: "late failure" })]);
+    expect((await stub.snapshot()).counters).toEqual({ done: 1, pu: 0.25 });
+    expect((await stub.unitList())[0]).toMatchObject({ status: "DONE", error: null });
   });
 
   it("a tile whose message was lost (its unit leased, never sent: a restarted server) is sent again by the alarm", async () => {
     const { id, stub, tiles } = await taskIn("ANALYSIS_DONE", "batch-watchdog", ONE_TILE);
-    await stub.putUnits([{ id: tileUnitId(tiles[0]!), message: { kind: TILE_KIND, task: id, tile: tiles[0] } }]);
+    await stub.putUnits([{ id: leaseId(tiles[0]!), message: tileMessage(id, tiles[0]!) }]);
     unwrap(await stub.transition("PROCESSING"));
     expect(await runDurableObjectAlarm(stub)).toBe(true); // as at the lease's expiry
     expect(await waitForStatus(id, bearer, ["DONE", "FAILED"])).toMatchObject({ status: "DONE", completionPercentage: 100 });
     expect([...(await bucketFiles("batch-watchdog", `out/${id}/`)).keys()]).toEqual([`out/${id}/29RKH_0_4/default.tiff`]);
-    expect(await stub.unit(tileUnitId(tiles[0]!))).toMatchObject({ status: "DONE", attempts: 1 });
+    expect(await stub.unit(leaseId(tiles[0]!))).toMatchObject({ status: "DONE", attempts: 1 });
   });
 
   it("a slow tile is not run twice: a copy delivered while its lease runs is acked without work; a killed one runs again", async () => {
     const { id, stub, tiles } = await taskIn("ANALYSIS_DONE", "batch-slow", ONE_TILE);
-    const unit = tileUnitId(tiles[0]!);
-    await stub.putUnits([{ id: unit, message: { kind: TILE_KIND, task: id, tile: tiles[0] } }]);
+    const unit = leaseId(tiles[0]!);
+    await stub.putUnits([{ id: unit, message: tileMessage(id, tiles[0]!) }]);
     unwrap(await stub.transition("PROCESSING"));
     expect(await stub.claimUnit(unit, "slow#1")).toMatchObject({ run: true, attempt: 1 }); // a delivery still rendering it
-    expect(await deliver(TASK_QUEUE_NAME, [msg("copy", { kind: TILE_KIND, task: id, tile: tiles[0] })])).toEqual({ acked: ["copy"], retried: [] });
+    expect(await deliver(TASK_QUEUE_NAME, [msg("copy", tileMessage(id, tiles[0]!))])).toEqual({ acked: ["copy"], retried: [] });
     expect((await bucketFiles("batch-slow", "")).size).toBe(0);
     expect((await stub.snapshot()).counters).toEqual({});
     // that delivery was killed: once its lease expired, the alarm sends the tile again
@@ -91,7 +91,7 @@ describe("once-only tiles", () => {
 
   it("messages of a stopped task are acked without work", async () => {
     const { id, stub, tiles } = await taskIn("STOPPED", "batch-stopped");
-    const out = await deliver(TASK_QUEUE_NAME, tiles.map((t, i) => msg(`s${i}`, { kind: "batch-tile", task: id, tile: t })));
+    const out = await deliver(TASK_QUEUE_NAME, tiles.map((t, i) => msg(`s${i}`, tileMessage(id, t))));
     expect(out.acked).toHaveLength(4);
     expect((await bucketFiles("batch-stopped", "")).size).toBe(0);
     expect((await stub.snapshot()).counters).toEqual({});
@@ -100,16 +100,18 @@ describe("once-only tiles", () => {
 
   it("a tile failing MAX attempts, or dead-lettered, is FAILED once; all tiles failed -> task FAILED with error", async () => {
     const { id, stub, tiles } = await taskIn("PROCESSING", "batch-fail");
-    expect(await stub.tileAttemptFailed(tiles[0]!, "boom", 3)).toBe(false);
-    expect(await stub.tileAttemptFailed(tiles[0]!, "boom", 3)).toBe(false);
-    expect(await stub.tileAttemptFailed(tiles[0]!, "boom", 3)).toBe(true);
-    const dead = tiles.slice(1).map((t, i) => msg(`d${i}`, { kind: "batch-tile", task: id, tile: t }));
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      expect(await stub.claimUnit(leaseId(tiles[0]!), `boom#${attempt}`)).toMatchObject({ run: true, attempt });
+      expect(await stub.attemptFailed(tiles[0]!, "boom")).toBe(attempt === 3); // the last attempt counts it failed
+      await stub.releaseUnit(leaseId(tiles[0]!), `boom#${attempt}`, 0);
+    }
+    const dead = tiles.slice(1).map((t, i) => msg(`d${i}`, tileMessage(id, t)));
     expect((await deliver(DEAD_LETTER_QUEUE_NAME, [...dead, dead[0]!])).acked).toHaveLength(4);
-    expect((await stub.snapshot()).counters).toEqual({ tilesFailed: 4 });
+    expect((await stub.snapshot()).counters).toEqual({ failed: 4, pu: 0 });
     const task = await getTask(id, bearer);
     expect(task).toMatchObject({ status: "FAILED", completionPercentage: 100, costPU: 0 });
     expect(task.error).toMatch(/All 4 tiles failed; first error: boom \(after 3 attempts\)/);
-    expect((await stub.tiles()).map((t) => t.status)).toEqual(["FAILED", "FAILED", "FAILED", "FAILED"]);
+    expect((await stub.unitList()).map((t) => t.status)).toEqual(["FAILED", "FAILED", "FAILED", "FAILED"]);
   });
 
   it("existing outputs: the tile fails without overwrite, is skipped with skipExisting, rewritten with overwrite", async () => {
@@ -123,7 +125,7 @@ describe("once-only tiles", () => {
       expect(tiles).toEqual(["29RKH_0_4"]);
       const key = `batch-exists/out/${id}/${tiles[0]}/default.tiff`;
       await E.BUCKETS.put(key, "user's file");
-      await deliver(TASK_QUEUE_NAME, [msg(`e-${id}`, { kind: "batch-tile", task: id, tile: tiles[0] })]);
+      await deliver(TASK_QUEUE_NAME, [msg(`e-${id}`, tileMessage(id, tiles[0]!))]);
       const task = await getTask(id, bearer);
       expect(task.status).toBe(status);
       expect((await (await E.BUCKETS.get(key))!.text()).slice(0, content.length)).toBe(content);
@@ -146,24 +148,24 @@ describe("user actions and updates", () => {
     expect((await envelope(r)).message).toMatch(/PROCESSING.*cannot be updated/);
     const waiting = await taskIn("CREATED", "batch-update");
     await waiting.stub.transition("ANALYSING");
-    expect((await waiting.stub.start()).ok).toBe(true); // START while ANALYSING: processing follows the analysis
+    expect((await waiting.stub.act(account, "START"))?.ok).toBe(true); // START while ANALYSING: processing follows the analysis
     const w = await batchCall(`/${waiting.id}`, bearer, "PUT", { description: "x" });
     expect(w.status).toBe(409);
     expect((await envelope(w)).message).toMatch(/ANALYSING and waiting to be processed/);
   });
 
-  it("refuses actions the state forbids with 400 naming the state; start on CREATED analyses then processes", async () => {
+  it("refuses actions the state forbids with 409 naming the state; start on CREATED analyses then processes", async () => {
     const created = await taskIn("CREATED", "batch-actions", ONE_TILE);
     const stop = await batchCall(`/${created.id}/stop`, bearer, "POST");
-    expect(stop.status).toBe(400);
+    expect(stop.status).toBe(409);
     expect((await envelope(stop)).message).toMatch(/is CREATED/);
     expect((await batchCall(`/${created.id}/start`, bearer, "POST")).status).toBe(204);
     const done = await waitForStatus(created.id, bearer, ["DONE", "FAILED"]);
     expect(done).toMatchObject({ status: "DONE", userAction: "START" });
     for (const a of ["start", "analyse", "stop"]) {
       const r = await batchCall(`/${created.id}/${a}`, bearer, "POST");
-      expect(r.status).toBe(400);
-      expect((await envelope(r)).message).toMatch(/is DONE/);
+      expect(r.status).toBe(409);
+      expect(await envelope(r)).toMatchObject({ code: "COMMON_CONFLICT", message: expect.stringMatching(/is DONE/) });
     }
   });
 

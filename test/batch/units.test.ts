@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { envelope } from "../helpers/auth";
 import { newAccount, tokenOf } from "../helpers/accounts";
 import { batchCall, batchRequest, getTask } from "../helpers/batch";
-import { batchTaskIn, deliver, msg } from "../helpers/batchtasks";
+import { batchTaskIn, deliver, msg, tileMessage as tileBody } from "../helpers/batchtasks";
 import { seedSamples } from "../helpers/seed";
 import { chargeUnits, unitsUsage } from "../../src/accounts/units";
 import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
@@ -18,8 +18,6 @@ beforeAll(async () => {
   await seedSamples((i) => i.id === "S2A_29RKH_20200219_0_L2A");
 });
 
-const tileBody = (task: string, tile: string) => ({ kind: "batch-tile", task, tile });
-
 describe("batch processing units", () => {
   it("every tile's PU is charged once to the task's account, redeliveries included", async () => {
     const a = await newAccount();
@@ -27,7 +25,7 @@ describe("batch processing units", () => {
     await deliver(TASK_QUEUE_NAME, [msg("u0", tileBody(id, tiles[0]!)), msg("u0", tileBody(id, tiles[0]!), 2), msg("u1", tileBody(id, tiles[1]!))]);
     await deliver(TASK_QUEUE_NAME, [msg("u2", tileBody(id, tiles[2]!)), msg("u3", tileBody(id, tiles[3]!)), msg("u1", tileBody(id, tiles[1]!), 2)]);
     const { state, counters } = await stub.snapshot();
-    expect([state, counters.tilesDone]).toEqual(["DONE", 4]);
+    expect([state, counters.done]).toEqual(["DONE", 4]);
     expect(counters.pu).toBeGreaterThan(0);
     expect((await unitsUsage(env, a.account)).used).toBeCloseTo(counters.pu!, 9);
     expect((await getTask(id, await tokenOf(a.client))).costPU).toBeCloseTo(counters.pu!, 6);
@@ -42,8 +40,8 @@ describe("batch processing units", () => {
     const task = await getTask(id, bearer);
     expect([task.status, task.stoppedStatusReason]).toEqual(["STOPPED", "OUT_OF_PU"]);
     const { counters } = await stub.snapshot();
-    expect(counters.tilesDone).toBe(1); // the first tile's charge stopped the task: the other three did no work
-    expect((await stub.tiles()).filter((t) => t.status === "PENDING")).toHaveLength(3);
+    expect(counters.done).toBe(1); // the first tile's charge stopped the task: the other three did no work
+    expect((await stub.unitList()).filter((t) => t.status === "PENDING")).toHaveLength(3);
     expect((await unitsUsage(env, a.account)).used).toBeCloseTo(0.999999 + counters.pu!, 9);
     const start = await batchCall(`/${id}/start`, bearer, "POST");
     expect([start.status, (await envelope(start)).code]).toEqual([403, "OUT_OF_PU"]);

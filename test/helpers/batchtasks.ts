@@ -6,28 +6,40 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import worker from "../../src/index";
 import type { Env } from "../../src/env";
-import { batchStub } from "../../src/batch/stub";
+import { batchPlugin } from "../../src/batch/plugin";
 import { tilingGridTiles } from "../../src/batch/tiles";
 import { batchRequestSchema } from "../../src/batch/schema";
-import type { TaskRecord } from "../../src/batch/record";
+import { taskStub } from "../../src/tasks/stub";
+import { leaseId, unitMessage } from "../../src/tasks/messages";
 import { batchRequest } from "./batch";
 
 const E = env as unknown as Env;
 
-/** A task of `account` put in `state` through its object (ANALYSIS_DONE or later: tiles stored, nothing sent). */
+/** The engine stub of batch task `id`. */
+export const batchStub = (id: string) => taskStub(batchPlugin, E, id);
+/** The message of tile `tile` of task `id`. */
+export const tileMessage = (id: string, tile: string) => unitMessage("batch", id, tile, "heavy");
+
+/**
+ * A task of `account` put in `state` through its object (ANALYSIS_DONE or later: tiles planned; PROCESSING: each
+ * tile leased as if sent, but no message sent).
+ */
 export async function batchTaskIn(account: string, state: "CREATED" | "ANALYSIS_DONE" | "PROCESSING" | "STOPPED", bucket: string, bounds?: object, output: Record<string, unknown> = {}) {
   const request = batchRequestSchema.parse(batchRequest(bucket, output, {}, bounds));
-  const now = new Date().toISOString();
-  const record: TaskRecord = { id: crypto.randomUUID(), account, request, created: now, userAction: "NONE", userActionUpdated: now, estimatePU: null, tileCount: null };
-  const stub = batchStub(E, record.id);
-  await stub.create(record);
+  const id = crypto.randomUUID();
+  const stub = batchStub(id);
+  await stub.create({ id, account, created: new Date().toISOString() }, request);
   if (state !== "CREATED") {
     await stub.transition("ANALYSING");
-    await stub.analysisDone(tilingGridTiles(request.input as never, request.processRequest.input.bounds!), 1);
+    await stub.planned(tilingGridTiles(request.input as never, request.processRequest.input.bounds!).map((t) => ({ id: t.name, data: t })), 1);
   }
-  if (state === "PROCESSING") await stub.transition("PROCESSING");
-  if (state === "STOPPED") await stub.stop();
-  return { id: record.id, stub, tiles: (await stub.tiles()).map((t) => t.name) };
+  const tiles = (await stub.unitList()).map((t) => t.id);
+  if (state === "PROCESSING" || state === "STOPPED") {
+    await stub.putUnits(tiles.map((t) => ({ id: leaseId(t), message: tileMessage(id, t) })));
+    await stub.transition("PROCESSING");
+  }
+  if (state === "STOPPED") await stub.act(account, "STOP");
+  return { id, stub, tiles };
 }
 
 /** A queue message with `id` and `body` on its `attempts`-th delivery. */

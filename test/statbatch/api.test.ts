@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { STATBATCH_ANALYSE_KIND } from "../../src/statbatch/run";
+import { PLAN_UNIT, unitMessage } from "../../src/tasks/messages";
 import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import type { Env } from "../../src/env";
 import { authed, envelope, token } from "../helpers/auth";
@@ -53,9 +53,11 @@ describe("create", () => {
     Object.assign(body.input.features.s3, descriptorKeys);
     Object.assign(body.output.s3, descriptorKeys);
     const t = await created(body);
-    expect(t).toMatchObject({ status: "CREATED", userAction: "NONE", completionPercentage: 0, costPU: 0 });
+    expect(t).toMatchObject({ status: "CREATED", userAction: "NONE", completionPercentage: 0, costPU: 0, costMC: 0 });
     expect(t.id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(t.domainAccountId).toBe(t.projectId);
+    expect([t.domainAccountId, t.workspaceId]).toEqual([t.projectId, t.projectId]);
+    expect(JSON.stringify(await (await sb(`/${t.id}`, bearer)).json())).not.toContain(keys.secretAccessKey);
+    expect(JSON.stringify(await (await sb("", bearer)).json())).not.toContain(keys.secretAccessKey);
     const req = t.request as { input: { features: { s3: Record<string, string> } }; output: { s3: Record<string, string> } };
     expect(req.input.features.s3).toEqual({ url: `s3://${BUCKET}/fields.gpkg`, accessKey: keys.accessKeyId });
     expect(req.output.s3.secretAccessKey).toBeUndefined();
@@ -74,6 +76,7 @@ describe("create", () => {
     ["unknown placeholder", (b: Record<string, any>) => (b.output.s3.url = `s3://${BUCKET}/out/<ID>-<TILE>.json`), "<TILE>"],
     ["GeoPackage missing in the bucket", (b: Record<string, any>) => (b.input.features.s3.url = `s3://${BUCKET}/nope.gpkg`), "does not exist"],
     ["bucket URL without object", (b: Record<string, any>) => (b.input.features.s3.url = `s3://${BUCKET}`), "names a bucket"],
+    ["a status (it must not be specified on creation)", (b: Record<string, any>) => (b.status = "DONE"), "status must not be specified"],
   ])("400 for %s", async (_what, change, message) => {
     const body = createBody(BUCKET, "fields.gpkg", { ...AGG }) as Record<string, any>;
     body.aggregation = { ...AGG };
@@ -90,7 +93,7 @@ describe("get, status, list", () => {
     const got = (await (await sb(`/${t.id}`, bearer)).json()) as Record<string, unknown>;
     expect(got).toEqual(t);
     const alias = await authed(`/statistics/batch/v1/${t.id}/status`, {}, bearer);
-    expect(await alias.json()).toEqual({ id: t.id, status: "CREATED", completionPercentage: 0, lastUpdated: t.lastUpdated, costPU: 0, costPu: 0, created: t.created });
+    expect(await alias.json()).toEqual({ id: t.id, status: "CREATED", completionPercentage: 0, lastUpdated: t.lastUpdated, costPU: 0, costPu: 0, costMC: 0, created: t.created });
     for (const [path, method] of [[`/${t.id}`, "GET"], [`/${t.id}/status`, "GET"], [`/${t.id}/start`, "POST"], [`/${t.id}/stop`, "POST"]] as const) {
       const r = await sb(path, other, method);
       expect(r.status, path).toBe(404);
@@ -131,7 +134,7 @@ describe("get, status, list", () => {
 describe("user actions", () => {
   it("an unreadable GeoPackage fails the task at analysis with an error; later actions are refused naming the state", async () => {
     const t = await created();
-    expect((await sb(`/${t.id}/stop`, bearer, "POST")).status).toBe(400); // nothing to stop while CREATED
+    expect((await sb(`/${t.id}/stop`, bearer, "POST")).status).toBe(409); // nothing to stop while CREATED
     const r = await sb(`/${t.id}/analyse`, bearer, "POST");
     expect(r.status).toBe(204);
     const s = await waitForStatus(String(t.id), bearer, ["FAILED"]);
@@ -139,8 +142,8 @@ describe("user actions", () => {
     const task = (await (await sb(`/${t.id}`, bearer)).json()) as Record<string, unknown>;
     expect(task.userAction).toBe("ANALYSE");
     const again = await sb(`/${t.id}/start`, bearer, "POST");
-    expect(again.status).toBe(400);
-    expect((await envelope(again)).message).toContain("is FAILED");
+    expect([again.status, (await envelope(again)).code]).toEqual([409, "COMMON_CONFLICT"]);
+    expect((await (await sb(`/${t.id}/start`, bearer, "POST")).json()) as unknown).toMatchObject({ error: { message: expect.stringContaining("is FAILED") } });
   });
 
   it("stop while analysing: STOPPED with stoppedStatusReason USER_ACTION; the analysis result is dropped", async () => {
@@ -150,7 +153,7 @@ describe("user actions", () => {
     const s = (await (await sb(`/${t.id}/status`, bearer)).json()) as Record<string, unknown>;
     expect(s).toMatchObject({ status: "STOPPED", stoppedStatusReason: "USER_ACTION" });
     // the analysis message, consumed now (whatever the queue's own delivery does): it must not move the task
-    const batch = createMessageBatch(TASK_QUEUE_NAME, [{ id: `a-${t.id}`, timestamp: new Date(), attempts: 1, body: { kind: STATBATCH_ANALYSE_KIND, task: t.id } }]);
+    const batch = createMessageBatch(TASK_QUEUE_NAME, [{ id: `a-${t.id}`, timestamp: new Date(), attempts: 1, body: unitMessage("statbatch", String(t.id), PLAN_UNIT, "light") }]);
     await worker.queue(batch, env as unknown as Env);
     expect((await getQueueResult(batch, createExecutionContext())).explicitAcks).toEqual([`a-${t.id}`]);
     expect(((await (await sb(`/${t.id}/status`, bearer)).json()) as Record<string, unknown>).status).toBe("STOPPED");

@@ -11,7 +11,8 @@ import { newAccount, tokenOf } from "../helpers/accounts";
 import { sampleFile, seedSamples } from "../helpers/seed";
 import { ndviScl } from "../statistics/requests";
 import { chargeUnits, unitsUsage } from "../../src/accounts/units";
-import { statbatchStub } from "../../src/statbatch/run";
+import { statbatchPlugin } from "../../src/statbatch/plugin";
+import { taskStub } from "../../src/tasks/stub";
 import { createBody, putObject, sb, waitForStatus } from "./helpers";
 
 const BUCKET = "sb-units";
@@ -35,7 +36,7 @@ async function created(bearer: string, bucket = BUCKET): Promise<string> {
 /** The account's usage once it equals `base` + the task's counted PU (features finishing late are counted and charged too). */
 async function settledUsage(account: string, id: string, base = 0): Promise<{ used: number; pu: number }> {
   return vi.waitFor(async () => {
-    const pu = (await statbatchStub(env, id).view())!.pu;
+    const pu = (await taskStub(statbatchPlugin, env, id).task(account))!.pu;
     const { used } = await unitsUsage(env, account);
     expect(used).toBeCloseTo(base + pu, 9);
     return { used, pu };
@@ -64,9 +65,9 @@ describe("statistical batch processing units", () => {
     const status = await waitForStatus(id, bearer, ["STOPPED", "DONE", "PARTIAL", "FAILED"], 120_000);
     expect([status.status, status.stoppedStatusReason]).toEqual(["STOPPED", "OUT_OF_PU"]);
     const { pu } = await settledUsage(a.account, id, 0.999999);
-    const view = (await statbatchStub(env, id).view())!;
+    const view = (await taskStub(statbatchPlugin, env, id).task(a.account))!;
     expect(view.done).toBeGreaterThanOrEqual(1);
-    expect(view.done + view.failed).toBeLessThan(view.total); // stopped before the end
+    expect(view.done + view.failed).toBeLessThan(view.units!); // stopped before the end
     expect(pu).toBeGreaterThan(0);
     const start = await sb(`/${id}/start`, bearer, "POST");
     expect([start.status, (await envelope(start)).code]).toEqual([403, "OUT_OF_PU"]);

@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { STATBATCH_FEATURE_KIND } from "../../src/statbatch/run";
+import { unitMessage } from "../../src/tasks/messages";
 import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import type { Env } from "../../src/env";
 import { token } from "../helpers/auth";
@@ -84,7 +84,7 @@ describe("statistical batch over the West Flanders fields", () => {
     // a redelivered message (same id) and a duplicate (another id) of a finished feature change nothing
     const before = await getJson(BUCKET, `out/${id}/3.json`);
     const written = (await env.BUCKETS.head(`${BUCKET}/out/${id}/3.json`))!.version;
-    const msg = (mid: string, attempts: number) => ({ id: mid, timestamp: new Date(), attempts, body: { kind: STATBATCH_FEATURE_KIND, task: id, fid: 3 } });
+    const msg = (mid: string, attempts: number) => ({ id: mid, timestamp: new Date(), attempts, body: unitMessage("statbatch", id, "3", "light") });
     const batch = createMessageBatch(TASK_QUEUE_NAME, [msg("again-1", 2), msg("again-2", 1)]);
     await worker.queue(batch, env as unknown as Env);
     expect((await getQueueResult(batch, createExecutionContext())).explicitAcks.sort()).toEqual(["again-1", "again-2"]);

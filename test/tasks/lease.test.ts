@@ -2,13 +2,13 @@
  * Leased units of work (src/tasks/lease.ts, leased.ts, runner.ts) through the real queue, consumer and Durable
  * Objects: a lost message or a killed consumer is simulated by a unit that is put but never sent, or claimed by an
  * owner that never finishes and whose lease then expires; the object's alarm must re-send it, and it must run and
- * complete once. The `probe` kind runs as a leased unit when its message names `units` and `unit` (src/tasks/kinds.ts).
+ * complete once. The `probe` kind runs as a leased unit when its message names `units` and `unit` (src/tasks/probe.ts).
  */
 import { env } from "cloudflare:workers";
 import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { taskStub } from "../../src/tasks/kinds";
+import { probeStub } from "../../src/tasks/probe";
 import { unwrap } from "../../src/tasks/machine";
 import { LEASE_POLICY } from "../../src/tasks/lease";
 import { LeaseLostError, runLeased } from "../../src/tasks/runner";
@@ -22,7 +22,7 @@ const E = env as unknown as Env;
 function setup(extra: Record<string, unknown> = {}) {
   const names = { units: crypto.randomUUID(), task: crypto.randomUUID() };
   const message = { kind: "probe", task: names.task, units: names.units, unit: "u", ...extra };
-  return { units: unitsStub(E, names.units), task: taskStub(E, names.task), message };
+  return { units: unitsStub(E, names.units), task: probeStub(E, names.task), message };
 }
 
 /** The lease of unit `id` ran out (its owner died, or its message was lost). */
@@ -38,7 +38,7 @@ async function deliver(id: string, body: unknown) {
   return { acked: r.explicitAcks, retried: r.retryMessages.map((m) => m.msgId) };
 }
 
-const counters = async (task: ReturnType<typeof taskStub>) => (await task.snapshot()).counters;
+const counters = async (task: ReturnType<typeof probeStub>) => (await task.snapshot()).counters;
 
 describe("leased units: the watchdog re-sends what was lost, and each unit completes once", () => {
   it("a unit put but never sent (the Worker died before the send): the alarm sends it, it runs once", async () => {
@@ -149,7 +149,7 @@ describe("runLeased: the heartbeat", () => {
 describe("one alarm for the timeout and the leases", () => {
   it("runs what is due by the time it was armed for: the lease first, the task's timeout when its time comes", async () => {
     const name = crypto.randomUUID();
-    const task = taskStub(E, name);
+    const task = probeStub(E, name);
     unwrap(await task.transition("ANALYSING"));
     await task.scheduleTimeout(10 * 60_000);
     await task.putUnits([{ id: "u", message: { kind: "probe", task: name } }]);

@@ -3,12 +3,12 @@ import { env } from "cloudflare:workers";
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { TransitionError, unwrap, type TaskMachine } from "../../src/tasks/machine";
-import { ASYNC_MACHINE, BATCH_MACHINE, STATISTICAL_BATCH_MACHINE } from "../../src/tasks/machines";
-import { taskStub } from "../../src/tasks/kinds";
+import { BATCH_MACHINE, STATISTICAL_BATCH_MACHINE } from "../../src/tasks/machines";
+import { probeStub } from "../../src/tasks/probe";
 import type { Env } from "../../src/env";
 
 const E = env as unknown as Env;
-const fresh = () => taskStub(E, crypto.randomUUID());
+const fresh = () => probeStub(E, crypto.randomUUID());
 
 describe("TaskObject transitions", () => {
   it("walks CREATED -> ANALYSING -> ANALYSIS_DONE -> PROCESSING -> DONE, stamping each change", async () => {
@@ -38,11 +38,11 @@ describe("TaskObject transitions", () => {
 
   it("state survives a new stub and an eviction of the object (SQLite storage)", async () => {
     const name = crypto.randomUUID();
-    const first = taskStub(E, name);
+    const first = probeStub(E, name);
     unwrap(await first.transition("ANALYSING"));
     unwrap(await first.applyMessage("m1", { counters: { tiles: 3 } }));
     await evictDurableObject(first);
-    const again = taskStub(E, name);
+    const again = probeStub(E, name);
     expect(await again.snapshot()).toMatchObject({ state: "ANALYSING", counters: { tiles: 3 } });
     const rows = await runInDurableObject(again, (_o, state) => state.storage.sql.exec("SELECT state FROM task_state").toArray());
     expect(rows).toEqual([{ state: "ANALYSING" }]);
@@ -112,6 +112,5 @@ describe("Sentinel Hub machines", () => {
     const batch = ["CREATED", "ANALYSING", "ANALYSIS_DONE", "PROCESSING", "DONE", "FAILED", "STOPPED"];
     check(BATCH_MACHINE, batch, ["DONE", "FAILED"]);
     check(STATISTICAL_BATCH_MACHINE, [...batch, "PARTIAL"], ["DONE", "FAILED", "PARTIAL"]);
-    check(ASYNC_MACHINE, ["RUNNING", "DONE", "FAILED"], ["DONE", "FAILED"]);
   });
 });

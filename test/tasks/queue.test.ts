@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { taskStub } from "../../src/tasks/kinds";
+import { probeStub } from "../../src/tasks/probe";
 import { DEAD_LETTER_QUEUE_NAME, QueueRouter, TASK_QUEUE_NAME, retryDelaySeconds } from "../../src/tasks/queue";
 import type { Env } from "../../src/env";
 
@@ -29,20 +29,20 @@ describe("queue() of the Worker", () => {
     expect(result.explicitAcks.sort()).toEqual(["p1", "p1", "p2"]);
     // (getQueueResult reports which messages were retried, not the delaySeconds asked for)
     expect(result.retryMessages.map((m) => m.msgId)).toEqual(["u1", "u2", "u3"]);
-    expect((await taskStub(E, task).snapshot()).counters).toEqual({ probes: 2 });
+    expect((await probeStub(E, task).snapshot()).counters).toEqual({ probes: 2 });
   });
 
   it("end to end: messages sent through TASK_QUEUE reach the consumer and the task object", async () => {
     const task = crypto.randomUUID();
     await E.TASK_QUEUE.send({ kind: "probe", task });
     await E.TASK_QUEUE.sendBatch([{ body: { kind: "probe", task } }, { body: { kind: "probe", task } }]);
-    await vi.waitFor(async () => expect((await taskStub(E, task).snapshot()).counters).toEqual({ probes: 3 }), { timeout: 15_000, interval: 200 });
+    await vi.waitFor(async () => expect((await probeStub(E, task).snapshot()).counters).toEqual({ probes: 3 }), { timeout: 15_000, interval: 200 });
   });
 
   it("end to end: a message failing every attempt reaches the dead-letter queue and its kind's onDead once", async () => {
     const task = crypto.randomUUID();
     await E.TASK_QUEUE.send({ kind: "probe", task, fail: true });
-    await vi.waitFor(async () => expect((await taskStub(E, task).snapshot()).counters).toEqual({ dead: 1 }), { timeout: 20_000, interval: 250 });
+    await vi.waitFor(async () => expect((await probeStub(E, task).snapshot()).counters).toEqual({ dead: 1 }), { timeout: 20_000, interval: 250 });
   });
 
   it("dead letters: onDead runs (once per id), unknown kinds are acked after logging", async () => {
@@ -58,7 +58,7 @@ describe("queue() of the Worker", () => {
     const result = await getQueueResult(batch, ctx);
     expect(result.explicitAcks.sort()).toEqual(["d1", "d1", "d2"]);
     expect(result.retryMessages.map((m) => m.msgId)).toEqual(["d3"]);
-    expect((await taskStub(E, task).snapshot()).counters).toEqual({ dead: 1 });
+    expect((await probeStub(E, task).snapshot()).counters).toEqual({ dead: 1 });
   });
 });
 

@@ -10,12 +10,12 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import type { Env } from "../../src/env";
-import { ASYNC_KIND, asyncStub } from "../../src/async/queue";
-import type { AsyncRecord } from "../../src/async/object";
+import type { AsyncRecord } from "../../src/async/schema";
+import { asyncStub, renderMessage, runningRequest } from "../helpers/asynctasks";
 import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import { authed, envelope } from "../helpers/auth";
 import { BATCH, batchCall, batchRequest } from "../helpers/batch";
-import { batchTaskIn, deliver, msg } from "../helpers/batchtasks";
+import { batchTaskIn, deliver, msg, tileMessage } from "../helpers/batchtasks";
 import { putInBucket } from "../helpers/byoc";
 import { CRS } from "../helpers/process";
 import { sampleFile, seedSamples } from "../helpers/seed";
@@ -85,11 +85,11 @@ describe("async deliveries", () => {
     await postAsync(asyncBody("s3://tenant-a-queued/mine"), a.bearer); // A uses (owns) the bucket
     const before = await E.BUCKETS.list({ prefix: "tenant-a-queued/" });
     const record = { id: crypto.randomUUID(), account: b.account, created: new Date().toISOString(), request: asyncBody("s3://tenant-a-queued/x") } as unknown as AsyncRecord;
-    expect(await asyncStub(E, record.id).create(record)).toBe(true);
-    const batch = createMessageBatch(TASK_QUEUE_NAME, [msg("q1", { kind: ASYNC_KIND, id: record.id })]);
+    await runningRequest(record);
+    const batch = createMessageBatch(TASK_QUEUE_NAME, [msg("q1", renderMessage(record.id))]);
     await worker.queue(batch, E);
     expect((await getQueueResult(batch, createExecutionContext())).explicitAcks).toEqual(["q1"]);
-    expect((await asyncStub(E, record.id).snapshot()).state).toBe("FAILED");
+    expect((await asyncStub(record.id).snapshot()).state).toBe("FAILED");
     const after = await E.BUCKETS.list({ prefix: "tenant-a-queued/" });
     expect(after.objects.filter((o) => o.key.startsWith(`tenant-a-queued/x/`))).toEqual([]);
     expect(after.objects.map((o) => [o.key, o.etag])).toEqual(before.objects.map((o) => [o.key, o.etag]));
@@ -144,10 +144,10 @@ describe("batch", () => {
     const before = await objectState(A_OUT, `out/${aTask}/29RKH_0_3/default.tiff`);
     const output = { delivery: { s3: { url: `s3://${A_OUT}/out/${aTask}/<tileName>/<outputId>.<format>` } }, overwrite: true };
     const { id, stub, tiles } = await batchTaskIn(b.account, "PROCESSING", A_OUT, undefined, output);
-    const out = await deliver(TASK_QUEUE_NAME, [msg("t1", { kind: "batch-tile", task: id, tile: tiles[0]! })]);
+    const out = await deliver(TASK_QUEUE_NAME, [msg("t1", tileMessage(id, tiles[0]!))]);
     expect(out.acked).toEqual(["t1"]);
-    const tile = (await stub.tiles())[0]!;
-    expect(tile).toMatchObject({ status: "FAILED", attempts: 0 });
+    const tile = (await stub.unitList())[0]!;
+    expect(tile).toMatchObject({ status: "FAILED" });
     expect(tile.error).toMatch(/Access to bucket 'tenant-a-batch' is denied/);
     expect(tile.error).not.toContain("A's tile");
     expect(await objectState(A_OUT, `out/${aTask}/29RKH_0_3/default.tiff`)).toEqual(before);
