@@ -11,6 +11,16 @@ export { portFree };
 /** Environment for every child process: the caller's, with wrangler's network calls off (scripts/lib/local.mjs). */
 export const env = wranglerEnv;
 
+/**
+ * Environment that gives every isolate of a `wrangler dev` (miniflare passes MINIFLARE_WORKERD_V8_FLAGS to workerd's
+ * V8) the edge's memory limit: 128 MB (Cloudflare Workers limits, "Memory") = 122 MiB, V8 heap and ArrayBuffer
+ * backing stores together (the global heap limit, at factor 1 of the old space's, enforced), so V8 collects before
+ * it is full, as at the edge, and an isolate that holds more aborts workerd ("Reached heap limit": its requests then
+ * fail). Checked on workerd 2026-11-02: a request holding 120 MB of Float32Arrays answers, one holding 130 MB aborts
+ * it, one making 300 MB of garbage answers; without these flags local workerd has no limit and collects lazily.
+ */
+export const EDGE_V8_ENV = { MINIFLARE_WORKERD_V8_FLAGS: "--max-old-space-size=122 --maximum-global-heap-limit-factor=1 --enforce-global-heap-limit" };
+
 /** Resolves after ms milliseconds. */
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -99,7 +109,8 @@ export function reapOnExit(pgid) {
 
 /**
  * Starts `wrangler dev` on 127.0.0.1:port with the state in stateDir, in its own process group, and waits until it
- * answers. `args`: more wrangler dev arguments (e.g. `["--var", "RATE_LIMITS:off"]`, `["--config", file]`).
+ * answers. `args`: more wrangler dev arguments (e.g. `["--var", "RATE_LIMITS:off"]`, `["--config", file]`); `extraEnv`:
+ * more environment variables (e.g. EDGE_V8_ENV).
  * Returns { base: "http://127.0.0.1:<port>", pgid, readyMs (spawn to first answer), stop() }: pgid is that process
  * group (for workerdPeakMiB); stop() interrupts the whole group (SIGINT, SIGKILL after 10 s) and resolves once no
  * process of it is left, so the port is free for the next server. The group is also killed when this process exits.
@@ -107,14 +118,14 @@ export function reapOnExit(pgid) {
  * state its token endpoint rejects our demo client, which once surfaced as a 401 "signature or format not accepted"
  * on the first API call) or when the server does not come up.
  */
-export async function startServer({ stateDir, port, args = [] }) {
+export async function startServer({ stateDir, port, args = [], extraEnv = {} }) {
   const base = `http://127.0.0.1:${port}`;
   if (!(await portFree(port)))
     throw new Error(`port ${port} is already in use (a wrangler dev left over from an interrupted run, or someone else's server): stop it or pick another port (BENCH_PORT, BENCH_STATS_PORT, ...)`);
   const t0 = performance.now();
   const dev = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--log-level", "error", ...args], {
     stdio: ["ignore", "ignore", "inherit"],
-    env,
+    env: { ...env, ...extraEnv },
     detached: true,
   });
   const untrack = reapOnExit(dev.pid);

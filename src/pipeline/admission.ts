@@ -35,26 +35,36 @@ const POLL_MS = 10;
 /**
  * What a request's pixels hold at its peak, in bytes (JS memory of the isolate, garbage included), from the output
  * grid and the bytes per pixel of its inputs and outputs:
- * - outputs: the evaluation's values (the stored sample type, `outBytesPerPixel`) and the encoded file beside them;
+ * - outputs: the evaluation's values (the stored sample type, `outBytesPerPixel`) and the encoded file beside them
+ *   (`outCopies` 2; statistics hold no file, {@link planBytes});
  * - inputs (Float32 bands and a dataMask byte per scene, `inBytesPerPixel`): the whole grid up to STRIP_PIXELS,
  *   else one strip (STRIP_TARGET pixels) at a time, each held twice (the mosaic and the rows sent to the sandbox).
  * Checked against the Worker isolate's JS memory (scripts/bench-memory.mjs): a 2500 x 2500 FLOAT32 NDVI GeoTIFF is
  * estimated at 59 MB and peaked at 52-55 MB above the idle isolate (README, Benchmarks).
  */
-export function requestBytes(pixels: number, inBytesPerPixel: number, outBytesPerPixel: number): number {
+export function requestBytes(pixels: number, inBytesPerPixel: number, outBytesPerPixel: number, outCopies = 2): number {
   const held = pixels <= STRIP_PIXELS ? pixels : STRIP_TARGET;
-  return 2 * pixels * outBytesPerPixel + 2 * held * inBytesPerPixel;
+  return outCopies * pixels * outBytesPerPixel + 2 * held * inBytesPerPixel;
 }
+
+/**
+ * What an evaluation's outputs are for: `encode` (an image file: Processing, WMS / WMTS, async and batch tiles; the
+ * values in their stored sample type and the encoded file beside them) or `reduce` (statistics: the raw Float32
+ * values, then one band at a time its samples as Float64 and a mask byte, src/raster/stats/samples.ts).
+ */
+export type OutputUse = "encode" | "reduce";
 
 /**
  * {@link requestBytes} of a planned request: its output grid; per pixel, 4 bytes per file band plus a dataMask byte
  * of each source (one sample each: the several dates of an ORBIT or TILE request count once here, bounded only by
- * MAX_SAMPLE_VALUES of ./mosaic.ts), and each output's bands in its stored sample type (setup()'s band counts).
+ * MAX_SAMPLE_VALUES of ./mosaic.ts), and per {@link OutputUse} each output's bands (setup()'s band counts): in
+ * their stored sample type, twice (`encode`), or as Float32 values plus 9 bytes, once (`reduce`).
  */
-export function planBytes(plan: Pick<Plan, "grid" | "sources">, setup: Pick<EvalSetup, "outputs">): number {
+export function planBytes(plan: Pick<Plan, "grid" | "sources">, setup: Pick<EvalSetup, "outputs">, use: OutputUse = "encode"): number {
   const input = plan.sources.reduce((n, s) => n + 4 * s.fileBands.length + 1, 0);
-  const output = setup.outputs.reduce((n, o) => n + o.bands * bytesPerSample(storedSampleType(o.sampleType)), 0);
-  return requestBytes(plan.grid.width * plan.grid.height, input, output);
+  const pixels = plan.grid.width * plan.grid.height;
+  if (use === "reduce") return requestBytes(pixels, input, setup.outputs.reduce((n, o) => n + 4 * o.bands, 0) + 9, 1);
+  return requestBytes(pixels, input, setup.outputs.reduce((n, o) => n + o.bands * bytesPerSample(storedSampleType(o.sampleType)), 0));
 }
 
 /** A request's share of the budget, held until {@link Permit.release} (idempotent: a second call does nothing). */
@@ -123,6 +133,22 @@ export async function admit(bytes: number, waitMs = wait): Promise<Permit> {
       admitted--;
     },
   };
+}
+
+/**
+ * Runs `work` once admitted with `bytes` ({@link admit}) and lets the bytes go when it settles: for work whose pixels
+ * are garbage once it returns (a statistics run, an image encoded into one array). Queue consumers (async, batch and
+ * statistical batch units) share their isolate's memory with its requests and should run their evaluations
+ * through it too, with a longer `waitMs` or a retry of the message on an OverloadedError.
+ * @throws OverloadedError as admit; whatever `work` throws.
+ */
+export async function withAdmission<T>(bytes: number, work: () => Promise<T>, waitMs = wait): Promise<T> {
+  const permit = await admit(bytes, waitMs);
+  try {
+    return await work();
+  } finally {
+    permit.release();
+  }
 }
 
 /**

@@ -14,6 +14,7 @@ import type { Env } from "../env";
 import { EngineError, invalidArgument, type EngineErrorKind } from "../raster/errors";
 import { evaluatePlan, prepareEvalscript, type PreparedScript } from "../pipeline/pipeline";
 import { planRequest, withSources, withWindow, type Plan } from "../pipeline/plan";
+import { planBytes, withAdmission } from "../pipeline/admission";
 import { findScenes, sceneQueryFor } from "../pipeline/scenes";
 import { isoTime, splitIntervals, type Interval } from "./intervals";
 import { reduceEvaluation, type OutputsJson } from "./reduce";
@@ -133,9 +134,11 @@ async function mapPool<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>
 
 /**
  * Computes a statistical request. Throws 400 for invalid input (bounds, sizes, evalscript, calculations,
- * intervals, limits) before any interval runs, and when every interval fails with the same client error.
+ * intervals, limits) before any interval runs, and when every interval fails with the same client error; an
+ * OverloadedError (503) when its intervals' pixels found no room in the isolate within `admissionWaitMs`
+ * (src/pipeline/admission.ts; default its ADMISSION_WAIT_MS: a queue consumer may wait longer).
  */
-export async function computeStatistics(env: Env, req: StatisticalRequest, account: string): Promise<StatisticsResult> {
+export async function computeStatistics(env: Env, req: StatisticalRequest, account: string, admissionWaitMs?: number): Promise<StatisticsResult> {
   const agg = req.aggregation;
   const { of, lastIntervalBehavior } = agg.aggregationInterval;
   const intervals = splitIntervals(Date.parse(agg.timeRange.from), Date.parse(agg.timeRange.to), of, lastIntervalBehavior);
@@ -149,7 +152,10 @@ export async function computeStatistics(env: Env, req: StatisticalRequest, accou
     throw invalidArgument(
       `The request needs ${todo.length} intervals x ${pixels} px = ${pixels * todo.length} px; at most ${MAX_TOTAL_PIXELS} px per request are allowed. Use a coarser resx/resy, a smaller area, a longer aggregationInterval or a shorter timeRange.`,
     );
-  const runs = await mapPool(todo, pixels <= 512 * 512 ? 4 : 1, (iv) => runInterval(env, script, req, plan, iv));
+  // the intervals run at once share one admission of their pixels (src/pipeline/admission.ts; 503 when no room)
+  const parallel = Math.min(todo.length, pixels <= 512 * 512 ? 4 : 1);
+  const bytes = parallel * planBytes(plan, script.setup, "reduce");
+  const runs = await withAdmission(bytes, () => mapPool(todo, parallel, (iv) => runInterval(env, script, req, plan, iv)), admissionWaitMs);
   const wide = requestWideError(runs);
   if (wide) throw wide;
   const failures = runs.filter((r) => r.failure !== undefined).length;

@@ -8,6 +8,7 @@ import type { LayerInput } from "./configuration/schema";
 import { encodeOutput } from "../pipeline/output";
 import { evaluatePlan, prepareEvalscript } from "../pipeline/pipeline";
 import { planRequest, withSources } from "../pipeline/plan";
+import { planBytes, withAdmission } from "../pipeline/admission";
 import type { DataSourceRequest, ProcessInput } from "../pipeline/input";
 import type { Crs } from "../raster/types";
 import { WmsException } from "./exceptions";
@@ -56,9 +57,11 @@ export function styleScript(layer: LayerInput, style?: string): string {
 }
 
 /**
- * Renders `layer` for `target` with the evalscript runtime of `account` (the instance owner).
+ * Renders `layer` for `target` with the evalscript runtime of `account` (the instance owner), once the isolate's
+ * admission lets its pixels in (src/pipeline/admission.ts; the image is one array, so they are let out once encoded).
  * @returns the encoded image and the processing units spent.
- * @throws WmsException StyleNotDefined; the pipeline's EngineError / ApiError for bad bboxes, scripts or data.
+ * @throws WmsException StyleNotDefined; the pipeline's EngineError / ApiError for bad bboxes, scripts or data;
+ * OverloadedError (503 with Retry-After) when the pixels found no room in time.
  */
 export async function renderMap(env: Env, account: string, layer: LayerInput, target: MapTarget): Promise<{ body: Uint8Array; processingUnits: number }> {
   const evalscript = styleScript(layer, target.style);
@@ -69,8 +72,10 @@ export async function renderMap(env: Env, account: string, layer: LayerInput, ta
   const area = planRequest(input, { width: target.width, height: target.height });
   const script = await prepareEvalscript(env, evalscript, account);
   const plan = await withSources({ env, account }, area, input.data, script.setup);
-  const evaluation = await evaluatePlan(env, script, plan, { convert: true });
-  const identifier = script.setup.outputs[0]?.id ?? "default";
-  const body = await encodeOutput(evaluation.result, { identifier, format: { type: target.format } }, target.format, plan.grid);
-  return { body, processingUnits: evaluation.processingUnits };
+  return withAdmission(planBytes(plan, script.setup), async () => {
+    const evaluation = await evaluatePlan(env, script, plan, { convert: true });
+    const identifier = script.setup.outputs[0]?.id ?? "default";
+    const body = await encodeOutput(evaluation.result, { identifier, format: { type: target.format } }, target.format, plan.grid);
+    return { body, processingUnits: evaluation.processingUnits };
+  });
 }

@@ -135,19 +135,22 @@ async function wmts(request: AuthedRequest, env: Env, ctx: ExecutionContext): Pr
   return mapResponse(request, env, ctx, inst, layer, target);
 }
 
-/** The limiter's refusals keep their API code in the report (OUT_OF_PU, COMMON_TOO_MANY_REQUESTS), as in the envelope. */
-const REFUSALS = new Set([403, 429]);
+/**
+ * The refusals keep their API code in the report, as in the envelope: the limiter's (OUT_OF_PU,
+ * COMMON_TOO_MANY_REQUESTS) and the memory admission's 503 (COMMON_SERVICE_UNAVAILABLE, with Retry-After).
+ */
+const REFUSALS = new Set([403, 429, 503]);
 
 /**
  * The exception report, in WMS `version`, of a thrown client error: WmsException as itself; the rate limiter's 403
- * OUT_OF_PU and 429 with their code, status and rate-limit headers; other ApiError / engine errors (bad bbox,
- * unknown collection, evalscript failure) as InvalidParameterValue with their 4xx status. Anything else is
- * rethrown (a logged 500 envelope).
+ * OUT_OF_PU and 429, and the admission's 503, with their code, status and headers (rate limits, Retry-After); other
+ * ApiError / engine errors (bad bbox, unknown collection, evalscript failure) as InvalidParameterValue with their 4xx
+ * status. Anything else is rethrown (a logged 500 envelope).
  */
 function asException(err: unknown, version: WmsVersion): Response {
   if (err instanceof WmsException) return exceptionResponse(err, version);
   const api = err instanceof ApiError ? err : kindedError(err);
-  if (!api || api.status >= 500) throw err;
+  if (!api || (api.status >= 500 && !REFUSALS.has(api.status))) throw err;
   const code = REFUSALS.has(api.status) ? api.code : "InvalidParameterValue";
   return exceptionResponse({ code, message: api.message, status: api.status, headers: api.headers }, version);
 }

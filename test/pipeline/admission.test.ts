@@ -1,16 +1,18 @@
 /**
  * Memory within 128 MB per isolate (issue 27): the budgets of src/raster/memory.ts add up, the caches are bounded by
- * them, and the admission of src/pipeline/admission.ts lets Processing requests in by the bytes their pixels hold:
- * real requests beyond a small budget wait for room or get 503 with Retry-After, and the admitted ones answer the
- * GDAL reference's pixels. (The isolate's peak JS memory under four 2500 x 2500 FLOAT32 requests is a figure of
- * scripts/bench-memory.mjs: a test in workerd cannot see the heap.)
+ * them, and the admission of src/pipeline/admission.ts lets Processing, Statistical API and WMS / WMTS requests in
+ * by the bytes their pixels hold: real requests beyond a small budget wait for room or get 503 with Retry-After,
+ * and the admitted ones answer the GDAL reference's pixels. (The isolate's peak JS memory under four 2500 x 2500
+ * FLOAT32 requests is checked by scripts/bench-memory.mjs, with workerd's isolates limited to 128 MB as at the
+ * edge: a test in workerd cannot see the heap.)
  */
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { token } from "../helpers/auth";
 import { seedSamples } from "../helpers/seed";
 import { compare, reference } from "../helpers/refs";
 import { CRS, process, readTiff } from "../helpers/process";
-import { envelope } from "../helpers/auth";
+import { authed, call, envelope } from "../helpers/auth";
+import { createInstance, jsonInit, layerBody } from "../helpers/wms";
 import {
   BASELINE_BYTES, CACHE_BUDGETS, CACHE_BYTES, ISOLATE_MEMORY_BYTES, REQUEST_BYTES, SANDBOX_BASELINE_BYTES, SANDBOX_BLOCK_BYTES, SANDBOX_RECYCLE_BYTES,
 } from "../../src/raster/memory";
@@ -153,5 +155,56 @@ describe("admission of Processing requests", () => {
     for (const r of answers) await expectNdvi(r);
     expect(admissionStats().peakBytes).toBe(ndvi.bytes);
     expect(answers.filter((r) => waited(r) > 0).length).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("admission of Statistical API and WMS / WMTS requests", () => {
+  const STATS = `//VERSION=3
+function setup(){return {input:["B04","B08","dataMask"], output:[{id:"ndvi",bands:1,sampleType:"FLOAT32"},{id:"dataMask",bands:1}]}}
+function evaluatePixel(s){return {ndvi:[(s.B08-s.B04)/(s.B08+s.B04)], dataMask:[s.dataMask]}}`;
+  const statistics = () => {
+    const { input, output } = ndvi.body as { input: unknown; output: { width: number; height: number } };
+    const aggregation = { timeRange: RKH_TIME, aggregationInterval: { of: "P1D" }, width: output.width, height: output.height, evalscript: STATS };
+    return authed("/api/v1/statistics", jsonInit("POST", { input, aggregation, calculations: {} }), bearer);
+  };
+  /** Takes the whole (tiny) budget, runs `f`, lets it go. */
+  const whileFull = async <T>(f: () => Promise<T>): Promise<T> => {
+    setAdmission({ budget: 1, waitMs: 0 });
+    const held = await admit(1);
+    try {
+      return await f();
+    } finally {
+      held.release();
+      setAdmission();
+    }
+  };
+
+  it("a statistical request finds no room: 503 with Retry-After; with room, the mean of GDAL's NDVI", async () => {
+    const r = await whileFull(statistics);
+    const e = await envelope(r);
+    expect([r.status, e.code, r.headers.get("retry-after")]).toEqual([503, "COMMON_SERVICE_UNAVAILABLE", String(ADMISSION_RETRY_AFTER_S)]);
+    const ok = await statistics();
+    const json = (await ok.json()) as { status: string; data: { outputs: { ndvi: { bands: { B0: { stats: { mean: number } } } } } }[] };
+    expect([ok.status, json.status]).toEqual([200, "OK"]);
+    const valid = ndvi.ref.filter(Number.isFinite);
+    const mean = valid.reduce((a, v) => a + v, 0) / valid.length;
+    expect(json.data[0]!.outputs.ndvi.bands.B0.stats.mean).toBeCloseTo(mean, 3);
+    expect(admissionStats()).toMatchObject({ bytes: 0, requests: 0, waiting: 0 });
+  });
+
+  it("GetMap and GetTile find no room: a 503 exception report with Retry-After; with room, the map", async () => {
+    const inst = await createInstance(bearer, [layerBody("NDVI", NDVI.replace('sampleType:"FLOAT32"', 'sampleType:"UINT8"'))]);
+    const getMap = () => call(`/ogc/wms/${inst.id}?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetMap&LAYERS=NDVI&CRS=EPSG:4326&BBOX=24.4,-11.9,24.6,-11.7&WIDTH=64&HEIGHT=64&FORMAT=image/png`);
+    const getTile = () => call(`/ogc/wmts/${inst.id}?SERVICE=WMTS&REQUEST=GetTile&LAYER=NDVI&TILEMATRIXSET=PopularWebMercator256&TILEMATRIX=10&TILECOL=479&TILEROW=439&FORMAT=image/png`);
+    for (const r of await whileFull(() => Promise.all([getMap(), getTile()]))) {
+      const text = await r.text();
+      expect([r.status, r.headers.get("retry-after"), r.headers.get("content-type")?.split(";")[0]]).toEqual([503, String(ADMISSION_RETRY_AFTER_S), "text/xml"]);
+      expect(text).toMatch(/<ServiceException code="COMMON_SERVICE_UNAVAILABLE">This server is busy/);
+    }
+    for (const r of [await getMap(), await getTile()]) {
+      expect([r.status, r.headers.get("content-type")]).toEqual([200, "image/png"]);
+      expect(new Uint8Array(await r.arrayBuffer()).subarray(1, 4)).toEqual(new TextEncoder().encode("PNG"));
+    }
+    expect(admissionStats()).toMatchObject({ bytes: 0, requests: 0, waiting: 0 });
   });
 });
