@@ -10,6 +10,7 @@ import { inGroup, isFloat32, loadPresets } from "./presets.js";
 import { findPlace, PLACES } from "./places.js";
 import { datesOf, searchItems, underClouds } from "./timeline.js";
 import { MAX_SIDE, aoiBbox, buildRequest, cloudy, readForm, showAoi, stateOfBody, writeForm } from "./form.js";
+import { mapGeometry } from "./crs.js";
 import { addPin, decodeState, encodeState, hashState, permalink, pins, removePin } from "./state.js";
 import { aoiOfGeoJson, copyText, showDates, showPins, wireCopyButtons } from "./panels.js";
 
@@ -45,9 +46,12 @@ const savePermalink = debounce(() => {
   if (document.body.dataset.page === "request") history.replaceState(null, "", `#request?s=${encodeState(form())}`);
 }, 250);
 
+/** Degrees rounded to 6 decimals (0.1 m): the AOI is what its fields show, in the request and the permalink. */
+const r6 = (x) => Number(x.toFixed(6));
+
 /** New AOI (drawn, uploaded, searched, typed or restored): map, fields, dates, request. */
 function setAoi(next, { fit = false, notify = true } = {}) {
-  aoi = next;
+  aoi = next.geometry ? { geometry: mapGeometry(next.geometry, (p) => p.map(r6)) } : { bbox: next.bbox.map(r6) };
   ctl.setAoi(aoi, false);
   showAoi(aoi);
   if (fit) ctl.fit(aoiBbox(aoi));
