@@ -20,7 +20,7 @@ const DEFAULT_COLLECTION = "sentinel-2-l2a";
 const DEFAULT_AOI = { bbox: [-11.55, 24.72, -11.3, 24.88] };
 const EXT = { "image/png": "png", "image/jpeg": "jpg", "image/tiff": "tif" };
 const WIDE = "2014-01-01T00:00:00Z/2100-01-01T00:00:00Z"; // every date the samples (and Sentinel-1/2) can have
-let ctl, editor, preset, aoi = DEFAULT_AOI, running = null, resultUrl = null, jsonDirty = false, dates = [], ready = false;
+let ctl, editor, preset, aoi = DEFAULT_AOI, running = null, resultUrl = null, jsonDirty = false, dates = [], ready = false, autoTiff = false;
 /** The catalog's collections of this location by id (STAC collection JSON). */
 const collections = new Map();
 
@@ -122,19 +122,23 @@ async function applyPreset(value) {
     }
   }
   if (isFloat32(script) && $("format").value !== "image/tiff") {
-    $("format").value = "image/tiff";
+    ($("format").value = "image/tiff"), (autoTiff = true);
     notes.push("Format switched to GeoTIFF: the script writes FLOAT32, which PNG and JPEG cannot carry.");
+  } else if (!isFloat32(script) && autoTiff && $("format").value === "image/tiff") {
+    ($("format").value = "image/png"), (autoTiff = false);
+    notes.push("Format back to PNG (drawn on the map).");
   }
   if (p.cannotRun) notes.push(`Cannot run on the sample data: ${p.cannotRun}.`);
   $("presetNote").textContent = notes.join(" ");
   changed();
 }
 
-/** When the collection changes to one the preset is not written for: the first preset of its group. */
+/** When the collection changes to one the preset is not written for: its group's true colour, else first preset. */
 async function collectionChanged() {
   const c = $("collection").value, p = preset($("preset").value);
   if (p && !inGroup(p.group, c)) {
-    const first = [...$("preset").options].find((o) => preset(o.value) && inGroup(preset(o.value).group, c));
+    const fits = [...$("preset").options].filter((o) => preset(o.value) && inGroup(preset(o.value).group, c));
+    const first = fits.find((o) => /true[_-]colou?r/.test(o.value)) ?? fits[0];
     if (first) ($("preset").value = first.value), await applyPreset(first.value);
   }
   refreshDates();
@@ -272,7 +276,7 @@ function wireMap() {
     e.preventDefault();
     const found = findPlace($("placeSearch").value);
     if (!found) return showError($("mapState"), new Error(`"${$("placeSearch").value}": not a "lat, lon", a bbox "w, s, e, n" or a sample place (offline gazetteer: ${PLACES.length} places, listed in the field)`));
-    if (found.point) ctl.map.setView([found.point[1], found.point[0]], Math.max(ctl.map.getZoom(), 12));
+    if (found.point) ctl.map.setView([found.point[1], found.point[0]], Math.max(ctl.map.getZoom(), 12), { animate: false });
     else setAoi({ bbox: found.bbox }, { fit: true });
     showState($("mapState"), found.name ?? (found.point ? `centred on ${found.point[1]}, ${found.point[0]}` : "AOI set to the bbox"));
   });
@@ -299,6 +303,7 @@ function wireMap() {
 /** The form's, JSON view's, pins' and permalink's events. */
 function wireForm() {
   for (const k of ["from", "to", "mosaicking", "width", "height", "res", "format", "crs", "sizeMode"]) $(k).addEventListener("change", changed);
+  $("format").addEventListener("change", () => (autoTiff = false));
   for (const k of ["width", "height"]) $(k).addEventListener("input", () => ($("sizeMode").value = "size"));
   $("res").addEventListener("input", () => ($("sizeMode").value = "res"));
   $("maxcc").addEventListener("input", () => (($("maxccValue").textContent = `${$("maxcc").value} %`), changed()));
