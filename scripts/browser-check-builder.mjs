@@ -1,8 +1,8 @@
 // Browser check of the console's request builder and shell (issue 30 items 1-5; `npm run test:browser`): starts
 // `npm start` on a spare port (or uses $CONSOLE_BASE), drives Debian's Chromium (playwright-core, headless) at
 // 1280x720 and at 390x844 (a phone), and checks the page against the API called from Node and GDAL (the oracles):
-//  defaults   the first Run with the shipped defaults answers 200 and draws the result; at 1280x720 the Run button
-//             is on screen without scrolling, at 390 px nothing is wider than the screen;
+//  defaults   the first Run with the shipped defaults answers 200 and draws the result, at both locations; at
+//             1280x720 the Run button is on screen without scrolling, at 390 px nothing is wider than the screen;
 //  presets    every preset either runs (200) with the collection it switches to, or says why it cannot run; FLOAT32
 //             scripts switch the format to GeoTIFF; Sentinel-1 GRD, L1C and BYOC presets exist and run;
 //  time       the date buttons are the acquisition days the catalog lists over the AOI, the cloud filter disables
@@ -388,6 +388,20 @@ async function state(page, context) {
   check(/expired/.test(expired) && /logged out/.test(out) && !(await page.evaluate(() => sessionStorage.getItem("eo-edge-token"))), `expired token: "${expired}"; header log-out: "${out}", token dropped`);
 }
 
+/** The second location (another address, its own collections): its defaults run too, on its own sample. */
+async function otherLocation(browser) {
+  const base2 = base.replace(/:(\d+)$/, (_, p) => `:${process.env.PORT2 ?? Number(p) + 1}`);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  page.on("pageerror", (e) => consoleErrors.push(`page error: ${e.message}`));
+  await page.goto(`${base2}/#request`);
+  await logIn(page);
+  const r = await run(page);
+  await shot(page, "builder-second-location-1280x720");
+  check(r.ok, `defaults at the second location ${base2} (${r.body?.input.data[0].type}, preset ${await page.inputValue("#preset")}): ${r.state}`);
+  await context.close();
+}
+
 /** At 390 x 844: the defaults run, nothing is wider than the screen, map and Run usable. */
 async function phone(browser) {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
@@ -420,7 +434,9 @@ try {
       await shot(page, `builder-${step.name}-error`, true).catch(() => {});
     }
   }
-  if (!process.env.STEPS || process.env.STEPS.includes("phone")) await phone(browser).catch((e) => check(false, `phone: ${e.message.split("\n")[0]}`));
+  for (const step of [otherLocation, phone].filter((f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name))) {
+    await step(browser).catch((e) => check(false, `${step.name}: ${e.message.split("\n")[0]}`));
+  }
   check(consoleErrors.length === 0, `no console errors${consoleErrors.length ? `: ${consoleErrors.slice(0, 5).join(" | ")}` : ""}`);
 } finally {
   await browser?.close();

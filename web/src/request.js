@@ -6,7 +6,7 @@ import { call, showError, showState } from "./api.js";
 import { createMap } from "./map.js";
 import { createEditor, markError, setText } from "./editor.js";
 import { curlSnippet, jsSnippet, pySnippet } from "./snippets.js";
-import { inGroup, isFloat32, loadPresets } from "./presets.js";
+import { fits, isFloat32, loadPresets } from "./presets.js";
 import { findPlace, PLACES } from "./places.js";
 import { datesOf, searchItems, underClouds } from "./timeline.js";
 import { MAX_SIDE, aoiBbox, buildRequest, cloudy, readForm, showAoi, stateOfBody, writeForm } from "./form.js";
@@ -23,6 +23,10 @@ const WIDE = "2014-01-01T00:00:00Z/2100-01-01T00:00:00Z"; // every date the samp
 let ctl, editor, preset, aoi = DEFAULT_AOI, running = null, resultUrl = null, jsonDirty = false, dates = [], ready = false, autoTiff = false;
 /** The catalog's collections of this location by id (STAC collection JSON). */
 const collections = new Map();
+/** Band names of the BYOC and Zarr collections by collection id (their APIs' additionalData.bands). */
+const bandsOf = new Map();
+/** True when preset `p` can run with `collection`. */
+const fitsNow = (p, collection) => fits(p, collection, bandsOf.get(collection));
 
 const form = () => readForm(aoi, editor);
 const offered = () => [...$("collection").options].map((o) => o.value);
@@ -111,8 +115,8 @@ async function applyPreset(value) {
   const script = await p.load();
   setText(editor, script);
   const notes = [];
-  if (!inGroup(p.group, $("collection").value)) {
-    const target = offered().find((c) => inGroup(p.group, c));
+  if (!fitsNow(p, $("collection").value)) {
+    const target = offered().find((c) => fitsNow(p, c));
     if (!target) notes.push(`This preset is written for ${p.group}, which this location does not host.`);
     else {
       $("collection").value = target;
@@ -136,9 +140,9 @@ async function applyPreset(value) {
 /** When the collection changes to one the preset is not written for: its group's true colour, else first preset. */
 async function collectionChanged() {
   const c = $("collection").value, p = preset($("preset").value);
-  if (p && !inGroup(p.group, c)) {
-    const fits = [...$("preset").options].filter((o) => preset(o.value) && inGroup(preset(o.value).group, c));
-    const first = fits.find((o) => /true[_-]colou?r/.test(o.value)) ?? fits[0];
+  if (p && !fitsNow(p, c)) {
+    const ok = [...$("preset").options].filter((o) => preset(o.value) && fitsNow(preset(o.value), c));
+    const first = ok.find((o) => /true[_-]colou?r/.test(o.value)) ?? ok[0];
     if (first) ($("preset").value = first.value), await applyPreset(first.value);
   }
   refreshDates();
@@ -217,9 +221,18 @@ async function run(e) {
   }
 }
 
-/** Fills the collection list from this location's catalog (it lists only the collections it hosts). */
+/**
+ * Fills the collection list from this location's catalog (it lists only the collections it hosts), and the bands
+ * of its BYOC and Zarr collections from their APIs.
+ */
 async function fillCollections() {
   const list = await call("/api/v1/catalog/1.0.0/collections").then((r) => r.json()).catch(() => ({ collections: [] }));
+  const api = { byoc: "/api/v1/byoc/collections/", zarr: "/api/v1/zarr/collections/" };
+  await Promise.all((list.collections ?? []).map(async (c) => {
+    const kind = /^(byoc|zarr)-/.exec(c.id)?.[1];
+    const got = kind && (await call(api[kind] + c.id.slice(kind.length + 1)).then((r) => r.json(), () => null));
+    if (got) bandsOf.set(c.id, Object.keys(got.data?.additionalData?.bands ?? {}));
+  }));
   for (const c of list.collections ?? []) {
     collections.set(c.id, c);
     const kind = /^(byoc|batch|zarr)-/.exec(c.id)?.[1];
@@ -373,7 +386,13 @@ export async function initRequest() {
   if (st && !offered().includes(st.collection)) showError($("runState"), new Error(`The permalink's collection ${st.collection} is not hosted here.`)), (st = null);
   ready = true;
   if (st) restore(st);
-  else ($("preset").value = "sentinel-2__true_color__script.js"), await applyPreset($("preset").value), refreshDates();
+  else {
+    $("preset").value = "sentinel-2__true_color__script.js";
+    await (fitsNow(preset($("preset").value), $("collection").value) ? applyPreset($("preset").value) : collectionChanged());
+    // another location's first collection has its data elsewhere than the default AOI: start on its newest scene
+    if (!aoiMeets($("collection").value)) await zoomToData($("collection").value).catch((err) => showError($("mapState"), err));
+    refreshDates();
+  }
   changed();
   const instance = await ctl.showBase(true).catch((err) => showError($("mapState"), err));
   if (instance) showOgcUrls(instance);
