@@ -7,7 +7,8 @@
 //             scripts switch the format to GeoTIFF; Sentinel-1 GRD, L1C and BYOC presets exist and run;
 //  time       the date buttons are the acquisition days the catalog lists over the AOI, the cloud filter disables
 //             the cloudier ones, a date sets the range, a range without scenes says so and sends no request;
-//  map        country basemap, scale bar, cursor coordinates, place and coordinate search, zoom to data (the
+//  map        country basemap, scale bar, cursor coordinates, place and coordinate search, typed AOI coordinates
+//             moving the map, zoom to data (the
 //             catalog's newest scene), result opacity and toggle, polygon drawing (pixels outside it transparent),
 //             GeoJSON upload, UTM output (bbox checked with gdaltransform) and resolution sizing;
 //  requests   the curl and sentinelhub-py snippets carry exactly the body Run sends, copy buttons copy them, the
@@ -125,10 +126,16 @@ async function presets(page) {
   await choosePreset(page, "sentinel-2__true_color__script.js");
 }
 
+/** Runs `action` and waits until the dates with scenes were searched again after it. */
+async function newDates(page, action) {
+  const before = await page.getAttribute("body", "data-dates-ready");
+  await action();
+  await page.waitForFunction((b) => document.body.dataset.datesReady !== b, before, { timeout: 30_000 });
+}
+
 async function time(page) {
   await page.fill("#placeSearch", "West Flanders");
-  await page.click("#placeForm button[type=submit]");
-  await page.waitForFunction(() => document.querySelectorAll("#dateList button").length > 5, null, { timeout: 30_000 });
+  await newDates(page, () => page.click("#placeForm button[type=submit]"));
   const bbox = await page.$$eval("#west,#south,#east,#north", (els) => els.map((e) => Number(e.value)));
   const items = (await api("/api/v1/catalog/1.0.0/search", { collections: ["sentinel-2-l2a"], bbox, datetime: "2014-01-01T00:00:00Z/2100-01-01T00:00:00Z", limit: 100 })).features;
   const days = [...new Set(items.map((f) => f.properties.datetime.slice(0, 10)))].sort();
@@ -167,6 +174,10 @@ async function mapTools(page) {
   await page.click("#placeForm button[type=submit]");
   const c = await page.evaluate(() => window.eoConsole.map.map.getCenter());
   check(Math.abs(c.lat - 24.8) < 1e-4 && Math.abs(c.lng + 11.43) < 1e-4, `coordinate search "24.8, -11.43": map centred on ${c.lat}, ${c.lng}`);
+  // typed AOI coordinates move the map to the AOI: its map-pixel size is a usable output size
+  for (const [k, v] of Object.entries({ west: 5.069685, south: 51.214818, east: 5.080365, north: 51.220215 })) await page.fill(`#${k}`, String(v)), await page.dispatchEvent(`#${k}`, "change");
+  const typed = await page.evaluate(() => ({ shown: window.eoConsole.map.map.getBounds().contains([[51.214818, 5.069685], [51.220215, 5.080365]]), size: window.eoConsole.request().body.output }));
+  check(typed.shown && typed.size.width >= 200, `typed AOI (Mol): the map shows it, output ${typed.size.width} x ${typed.size.height} px`);
   // zoom to the data of Sentinel-1 GRD: the catalog's newest scene
   await page.selectOption("#collection", "sentinel-1-grd");
   await page.click("#zoomData");

@@ -70,10 +70,12 @@ function pickDate(date) {
 
 /** Reloads the dates with scenes of the collection over the AOI (catalog search, all dates). */
 const refreshDates = debounce(async () => {
-  const collection = $("collection").value;
+  const collection = $("collection").value, seq = ++refreshDates.seq;
   showState($("timelineState"), "searching the catalog...");
   try {
-    dates = datesOf(await searchItems(collection, aoi, WIDE));
+    const found = datesOf(await searchItems(collection, aoi, WIDE));
+    if (seq !== refreshDates.seq) return; // a newer search (other AOI or collection) is under way
+    dates = found;
     const st = form();
     const usable = showDates(dates, st, pickDate);
     showState($("timelineState"), dates.length ? `${dates.length} dates with ${collection} scenes over the AOI, ${usable.length} within the cloud limit` : `no ${collection} scenes over this AOI: use "Zoom to data"`);
@@ -82,6 +84,7 @@ const refreshDates = debounce(async () => {
   }
   document.body.dataset.datesReady = String(Date.now());
 }, 200);
+refreshDates.seq = 0;
 
 /** Moves the AOI and dates to the most recent scene of `collection` and shows the collection's footprints. */
 async function zoomToData(collection) {
@@ -137,11 +140,12 @@ async function applyPreset(value) {
   changed();
 }
 
-/** When the collection changes to one the preset is not written for: its group's true colour, else first preset. */
+/** When the collection changes to one the preset does not fit: the true colour of its own group, else the first fit. */
 async function collectionChanged() {
   const c = $("collection").value, p = preset($("preset").value);
   if (p && !fitsNow(p, c)) {
-    const ok = [...$("preset").options].filter((o) => preset(o.value) && fitsNow(preset(o.value), c));
+    const home = /^(byoc|zarr|batch)-/.test(c) ? "byoc/zarr" : c; // the collection's own group first
+    const ok = [...$("preset").options].filter((o) => preset(o.value) && fitsNow(preset(o.value), c)).sort((a, b) => (preset(a.value).group !== home) - (preset(b.value).group !== home));
     const first = ok.find((o) => /true[_-]colou?r/.test(o.value)) ?? ok[0];
     if (first) ($("preset").value = first.value), await applyPreset(first.value);
   }
