@@ -158,6 +158,7 @@ async function time(page) {
   const stale = (await page.isVisible("#download")) || (await page.locator("img.result-overlay").count()) > 0;
   check(!empty.ok && empty.body === null && /No sentinel-2-l2a scenes/.test(empty.state) && !stale, `range without scenes: "${empty.state.slice(0, 120)}..."; request sent: ${empty.body !== null}; old result left: ${stale}`);
   await page.$eval("#maxcc", (e) => ((e.value = "100"), e.dispatchEvent(new Event("input"))));
+  await page.click(`#dateList button[data-date="${pick}"]`);
 }
 
 async function mapTools(page) {
@@ -206,8 +207,9 @@ async function mapTools(page) {
   await utm(page);
 }
 
-/** Viewport position of the map's container point (0, 0) (inside its border), as the page is scrolled now. */
+/** Scrolls the map tools and the map into view; resolves to the viewport position of the map's point (0, 0). */
 const mapOrigin = (page) => page.locator("#map").evaluate((m) => {
+  document.querySelector("#page-request .tools").scrollIntoView();
   const r = m.getBoundingClientRect();
   return { x: r.x + m.clientLeft, y: r.y + m.clientTop };
 });

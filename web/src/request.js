@@ -128,10 +128,8 @@ async function applyPreset(value) {
       else refreshDates();
     }
   }
-  if (isFloat32(script) && $("format").value !== "image/tiff") {
-    ($("format").value = "image/tiff"), (autoTiff = true);
-    notes.push("Format switched to GeoTIFF: the script writes FLOAT32, which PNG and JPEG cannot carry.");
-  } else if (!isFloat32(script) && autoTiff && $("format").value === "image/tiff") {
+  if (isFloat32(script) && $("format").value !== "image/tiff") notes.push(toTiff());
+  else if (!isFloat32(script) && autoTiff && $("format").value === "image/tiff") {
     ($("format").value = "image/png"), (autoTiff = false);
     notes.push("Format back to PNG (drawn on the map).");
   }
@@ -178,16 +176,26 @@ async function scenesOf(st, signal) {
   return cloudy(st.collection) ? underClouds(items, st.maxcc) : items;
 }
 
+/** The error of a run whose range has no scenes: what was searched and the dates that have some. */
+function noScenes(st) {
+  const near = dates.filter((d) => (d.cloud ?? 0) <= st.maxcc).map((d) => d.date);
+  const clouds = cloudy(st.collection) && st.maxcc < 100 ? ` with cloud cover <= ${st.maxcc} %` : "";
+  return new Error(`No ${st.collection} scenes over the AOI between ${st.from} and ${st.to}${clouds}: nothing to render, the request was not sent. ` +
+    (near.length ? `Dates with scenes here: ${near.slice(-8).join(", ")} (pick one above the map).` : `There are none at any date here: use "Zoom to data".`));
+}
+
+/** Switches the format to GeoTIFF for a FLOAT32 script; returns the note saying so. */
+function toTiff() {
+  ($("format").value = "image/tiff"), (autoTiff = true);
+  return "Format switched to GeoTIFF: the script writes FLOAT32, which PNG and JPEG cannot carry.";
+}
+
 /** Sends the request; shows a PNG/JPEG on the map over the AOI and offers the file; says why when nothing can run. */
 async function run(e) {
   e?.preventDefault();
   if (running) return;
   clearResult();
-  if (isFloat32(editor.state.doc.toString()) && $("format").value !== "image/tiff") {
-    $("format").value = "image/tiff";
-    $("presetNote").textContent = "Format switched to GeoTIFF: the script writes FLOAT32, which PNG and JPEG cannot carry.";
-    changed();
-  }
+  if (isFloat32(editor.state.doc.toString()) && $("format").value !== "image/tiff") ($("presetNote").textContent = toTiff()), changed();
   const st = form();
   const { body, bounds, epsg } = buildRequest(st, ctl.map);
   const { width, height } = body.output;
@@ -197,11 +205,7 @@ async function run(e) {
   busy(true, t0);
   try {
     const scenes = await scenesOf(st, running.signal);
-    if (!scenes.length) {
-      const near = dates.filter((d) => (d.cloud ?? 0) <= st.maxcc).map((d) => d.date);
-      throw new Error(`No ${st.collection} scenes over the AOI between ${st.from} and ${st.to}${cloudy(st.collection) && st.maxcc < 100 ? ` with cloud cover <= ${st.maxcc} %` : ""}: nothing to render, the request was not sent. ` +
-        (near.length ? `Dates with scenes here: ${near.slice(-8).join(", ")} (pick one above the map).` : `There are none at any date here: use "Zoom to data".`));
-    }
+    if (!scenes.length) throw noScenes(st);
     const r = await call("/api/v1/process", { method: "POST", body, signal: running.signal });
     const blob = await r.blob();
     resultUrl = URL.createObjectURL(blob);
@@ -210,8 +214,9 @@ async function run(e) {
     if (drawn) await ctl.showImage(resultUrl, bounds);
     const where = !drawn ? "; a GeoTIFF is not drawn on the map: download it" : epsg !== 3857 ? `; drawn approximately (EPSG:${epsg} on the EPSG:3857 map)` : "";
     const days = [...new Set(scenes.map((s) => s.properties.datetime.slice(0, 10)))];
+    const pu = r.headers.get("x-processingunits-spent") ?? "?", took = ((performance.now() - t0) / 1000).toFixed(1);
     busy(false);
-    showState($("runState"), `${r.status}: ${width} x ${height} px, ${r.headers.get("x-processingunits-spent") ?? "?"} PU, ${((performance.now() - t0) / 1000).toFixed(1)} s; ${scenes.length} scene(s) of ${days.slice(0, 3).join(", ")}${days.length > 3 ? ", ..." : ""}${where}`);
+    showState($("runState"), `${r.status}: ${width} x ${height} px, ${pu} PU, ${took} s; ${scenes.length} scene(s) of ${days.slice(0, 3).join(", ")}${days.length > 3 ? ", ..." : ""}${where}`);
     markError(editor, "");
     document.body.dataset.runDone = String(Date.now());
   } catch (err) {
