@@ -8,7 +8,7 @@
 //  time       the date buttons are the acquisition days the catalog lists over the AOI, the cloud filter disables
 //             the cloudier ones, a date sets the range, a range without scenes says so and sends no request;
 //  map        country basemap, scale bar, cursor coordinates, place and coordinate search, typed AOI coordinates
-//             moving the map, zoom to data (the
+//             moving the map, #request?collection=<id> (the collections page's "open in the builder"), zoom to data (the
 //             catalog's newest scene), result opacity and toggle, polygon drawing (pixels outside it transparent),
 //             GeoJSON upload, UTM output (bbox checked with gdaltransform) and resolution sizing;
 //  requests   the curl and sentinelhub-py snippets carry exactly the body Run sends, copy buttons copy them, the
@@ -179,6 +179,11 @@ async function mapTools(page) {
   for (const [k, v] of Object.entries({ west: 5.069685, south: 51.214818, east: 5.080365, north: 51.220215 })) await page.fill(`#${k}`, String(v)), await page.dispatchEvent(`#${k}`, "change");
   const typed = await page.evaluate(() => ({ shown: window.eoConsole.map.map.getBounds().contains([[51.214818, 5.069685], [51.220215, 5.080365]]), size: window.eoConsole.request().body.output }));
   check(typed.shown && typed.size.width >= 200, `typed AOI (Mol): the map shows it, output ${typed.size.width} x ${typed.size.height} px`);
+  // "open in the builder" (#request?collection=<id>): the L1C collection on its scene
+  await page.goto(`${base}/#request?collection=sentinel-2-l1c`);
+  await page.waitForFunction(() => /most recent/.test(document.querySelector("#mapState").textContent));
+  const l1c = [await page.inputValue("#collection"), await page.inputValue("#preset"), await page.inputValue("#from")];
+  check(l1c.join() === "sentinel-2-l1c,l1c/true-colour,2017-07-29" && /#request\?s=/.test(page.url()), `#request?collection=sentinel-2-l1c opens [${l1c.join(", ")}]; then the URL is the permalink`);
   // zoom to the data of Sentinel-1 GRD: the catalog's newest scene
   await page.selectOption("#collection", "sentinel-1-grd");
   await page.click("#zoomData");

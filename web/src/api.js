@@ -57,10 +57,13 @@ export const logout = () => endSession("You are logged out.");
 
 /**
  * fetch with the bearer token and a JSON body (when `body` is given), cancelled by `signal`; throws ApiError on a
- * non-2xx (and ends the session on a 401: the token was refused).
+ * non-2xx (and ends the session on a 401: the token was refused), and without sending anything when there is no
+ * token (logged out, expired: a page's late refresh must not replace the log-in page's notice).
  */
 export async function call(path, { method = "GET", body, accept, signal } = {}) {
-  const headers = { authorization: `Bearer ${token()}` };
+  const t = token();
+  if (!t) throw new ApiError(401, { error: { message: "Not logged in: log in first." } }); // nothing sent without a token
+  const headers = { authorization: `Bearer ${t}` };
   if (body !== undefined) headers["content-type"] = "application/json";
   if (accept) headers.accept = accept;
   const r = await fetch(path, { method, headers, signal, body: body === undefined ? undefined : JSON.stringify(body) });

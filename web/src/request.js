@@ -369,9 +369,23 @@ function importJson(text, what) {
   }
 }
 
-/** Each show of the request page: the URL gets the permalink of the current state again. */
+/**
+ * "Open in the builder" (#request?collection=<id>, the collections page's links): that collection, its preset and
+ * its newest scene. Resolves to false when the hash names none.
+ */
+async function openCollection() {
+  const id = new URLSearchParams(location.hash.split("?")[1] ?? "").get("collection");
+  if (!id) return false;
+  if (!offered().includes(id)) return showError($("runState"), new Error(`Collection ${id} is not hosted at this location.`)), false;
+  $("collection").value = id;
+  await collectionChanged();
+  await zoomToData(id).catch((err) => showError($("mapState"), err));
+  return true;
+}
+
+/** Each show of the request page: a collection to open, then the URL gets the permalink of the state again. */
 export function showRequest() {
-  if (ready) savePermalink();
+  if (ready) openCollection().then(savePermalink);
 }
 
 /** First show of the request page: map, editor, presets, collections, events, then the permalink's state. */
@@ -399,7 +413,7 @@ export async function initRequest() {
     $("preset").value = "sentinel-2__true_color__script.js";
     await (fitsNow(preset($("preset").value), $("collection").value) ? applyPreset($("preset").value) : collectionChanged());
     // another location's first collection has its data elsewhere than the default AOI: start on its newest scene
-    if (!aoiMeets($("collection").value)) await zoomToData($("collection").value).catch((err) => showError($("mapState"), err));
+    if (!(await openCollection()) && !aoiMeets($("collection").value)) await zoomToData($("collection").value).catch((err) => showError($("mapState"), err));
     refreshDates();
   }
   changed();
