@@ -8,9 +8,9 @@
 //  time       the date buttons are the acquisition days the catalog lists over the AOI, the cloud filter disables
 //             the cloudier ones, a date sets the range, a range without scenes says so and sends no request;
 //  map        country basemap, scale bar, cursor coordinates, place and coordinate search, typed AOI coordinates
-//             moving the map, #request?collection=<id> (the collections page's "open in the builder"), zoom to data (the
-//             catalog's newest scene), result opacity and toggle, polygon drawing (pixels outside it transparent),
-//             GeoJSON upload, UTM output (bbox checked with gdaltransform) and resolution sizing;
+//             moving the map, #request?collection=<id> (the collections page's "open in the builder"), zoom to
+//             data (the catalog's newest scene), result opacity and toggle, polygon drawing (pixels outside it
+//             transparent), GeoJSON upload, UTM output (bbox checked with gdaltransform) and resolution sizing;
 //  requests   the curl and sentinelhub-py snippets carry exactly the body Run sends, copy buttons copy them, the
 //             request JSON edited or imported from a file changes the form and the request, Run is disabled with a
 //             progress bar while running and can be cancelled, and a failed run leaves no old result or download
