@@ -2,7 +2,7 @@
 // port (or uses $CONSOLE_BASE), drives Debian's Chromium (playwright-core, headless) through the console and checks
 // the results against the API called directly from Node (the oracle):
 //  1. log in with the demo client using the keyboard (Enter submits); every form control has an accessible name;
-//  2. draw an AOI by dragging on the map, run the true-colour preset, base layer off: the overlay sits where the
+//  2. draw an AOI by dragging on the map, run the true-colour preset, base layers off: the overlay sits where the
 //     AOI was dragged and its on-screen pixels equal the Processing API PNG for the same EPSG:3857 bbox and size;
 //  3. statistics over the West Flanders grid (UTM 31N 501360,5629040 - 502000,5629680) P1D 2017-08 - 2018-11:
 //     the chart's labels are the 19 acquisition dates the catalog lists for that area;
@@ -77,6 +77,7 @@ async function trueColour(page, base, token) {
   await page.mouse.up();
   await page.click("#drawAoi");
   await page.uncheck("#baseLayer");
+  await page.uncheck("#basemap");
   await page.selectOption("#preset", "sentinel-2__true_color__script.js");
   await page.waitForFunction(() => window.eoConsole.editor.state.doc.toString().includes("VERSION=3"));
   await page.click("#run");
@@ -100,7 +101,8 @@ async function trueColour(page, base, token) {
     `true colour on the map vs Processing API ${width}x${height} PNG: ${c.n} px, ${(100 * c.close).toFixed(1)} % within 8, mean diff ${c.mean.toFixed(2)}, ${c.distinct} distinct reds`);
   const outside = shot.data.slice((y1 + 40) * shot.width * shot.channels + (x1 + 40) * shot.channels, (y1 + 40) * shot.width * shot.channels + (x1 + 40) * shot.channels + 3);
   const refAt = [...ref.data.slice(0, 3)];
-  check(outside[0] === outside[1] && outside[1] === outside[2], `outside the AOI (base layer off) the map is plain grey: rgb(${[...outside]}) (scene corner rgb(${refAt}))`);
+  const bg = await page.$eval("#map", (m) => getComputedStyle(m).backgroundColor.match(/\d+/g).map(Number));
+  check(bg.every((c, i) => c === outside[i]), `outside the AOI (base layers off) the map is its plain background: rgb(${[...outside]}), background rgb(${bg}) (scene corner rgb(${refAt}))`);
 }
 
 async function statistics(page, base, token) {

@@ -1,6 +1,10 @@
-// The console's API client: the OAuth token (client credentials, kept in sessionStorage) and JSON calls whose
-// failures carry the error envelope {error:{status,reason,message,code,errors}} (src/http/errors.ts).
+// The console's API client: the OAuth token (client credentials, kept in sessionStorage with its expiry time) and
+// JSON calls whose failures carry the error envelope {error:{status,reason,message,code,errors}} (src/http/errors.ts).
+// A 401 answer or a token past its expiry ends the session: the token is dropped, a notice is kept for the log-in
+// page and the window gets an "eo-session-ended" event (main.js shows the log-in page with the notice).
 const KEY = "eo-edge-token";
+const EXPIRES = "eo-edge-token-expires";
+const NOTICE = "eo-edge-login-notice";
 
 /** Error of an API call: `message` is the envelope's message; `errors` its details object (may be undefined). */
 export class ApiError extends Error {
@@ -12,8 +16,30 @@ export class ApiError extends Error {
   }
 }
 
-/** The current access token, or null. */
-export const token = () => sessionStorage.getItem(KEY);
+/** The current access token, or null (none, or past its expiry: then the session is ended with a notice). */
+export function token() {
+  const t = sessionStorage.getItem(KEY);
+  if (t && Date.now() >= Number(sessionStorage.getItem(EXPIRES) ?? Infinity)) return endSession("Your session has expired: log in again."), null;
+  return t;
+}
+
+/** Expiry time of the token (ms since the epoch), or null. */
+export const tokenExpires = () => Number(sessionStorage.getItem(EXPIRES)) || null;
+
+/** Drops the token, keeps `notice` for the log-in page and tells the window ("eo-session-ended"). */
+export function endSession(notice) {
+  sessionStorage.removeItem(KEY);
+  sessionStorage.removeItem(EXPIRES);
+  sessionStorage.setItem(NOTICE, notice);
+  window.dispatchEvent(new Event("eo-session-ended"));
+}
+
+/** The log-in page's notice (why the session ended), read once; null when there is none. */
+export function takeNotice() {
+  const n = sessionStorage.getItem(NOTICE);
+  sessionStorage.removeItem(NOTICE);
+  return n;
+}
 
 /** Gets a token with the client credentials flow; keeps it in sessionStorage; resolves to expires_in (s). */
 export async function login(clientId, clientSecret) {
@@ -22,18 +48,30 @@ export async function login(clientId, clientSecret) {
   const json = await r.json().catch(() => ({}));
   if (!r.ok) throw new ApiError(r.status, json);
   sessionStorage.setItem(KEY, json.access_token);
+  sessionStorage.setItem(EXPIRES, String(Date.now() + 1000 * (json.expires_in ?? 3600)));
   return json.expires_in;
 }
 
-export const logout = () => sessionStorage.removeItem(KEY);
+/** Logs out: drops the token (the notice tells the log-in page it was on purpose). */
+export const logout = () => endSession("You are logged out.");
 
-/** fetch with the bearer token and a JSON body (when `body` is given); throws ApiError on a non-2xx. */
-export async function call(path, { method = "GET", body, accept } = {}) {
-  const headers = { authorization: `Bearer ${token()}` };
+/**
+ * fetch with the bearer token and a JSON body (when `body` is given), cancelled by `signal`; throws ApiError on a
+ * non-2xx (and ends the session on a 401: the token was refused), and without sending anything when there is no
+ * token (logged out, expired: a page's late refresh must not replace the log-in page's notice).
+ */
+export async function call(path, { method = "GET", body, accept, signal } = {}) {
+  const t = token();
+  if (!t) throw new ApiError(401, { error: { message: "Not logged in: log in first." } }); // nothing sent without a token
+  const headers = { authorization: `Bearer ${t}` };
   if (body !== undefined) headers["content-type"] = "application/json";
   if (accept) headers.accept = accept;
-  const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (!r.ok) throw new ApiError(r.status, await r.json().catch(() => null));
+  const r = await fetch(path, { method, headers, signal, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!r.ok) {
+    const err = new ApiError(r.status, await r.json().catch(() => null));
+    if (r.status === 401) endSession(`Your session has ended (${err.message}): log in again.`);
+    throw err;
+  }
   return r;
 }
 

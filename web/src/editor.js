@@ -1,8 +1,9 @@
-// The evalscript editor: CodeMirror 6 with JavaScript highlighting, and the preset list (the repository's
-// data/evalscripts, copied with an index.json into web/vendor/evalscripts/ by scripts/build-web.mjs).
+// The evalscript editor: CodeMirror 6 with JavaScript highlighting and a lint gutter in which the service's
+// evalscript errors ("... at line N, column M ...") are marked at their line.
 import { basicSetup } from "codemirror";
 import { EditorView } from "@codemirror/view";
 import { javascript } from "@codemirror/lang-javascript";
+import { lintGutter, setDiagnostics } from "@codemirror/lint";
 
 /** CodeMirror view in `parent` (labelled by `labelId`); `onChange()` after each edit. */
 export function createEditor(parent, labelId, onChange) {
@@ -11,18 +12,29 @@ export function createEditor(parent, labelId, onChange) {
     extensions: [
       basicSetup,
       javascript(),
+      lintGutter(),
       EditorView.contentAttributes.of({ "aria-labelledby": labelId }),
       EditorView.updateListener.of((u) => u.docChanged && onChange()),
     ],
   });
 }
 
-/** Replaces the editor's text. */
-export const setText = (view, text) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+/** Replaces the editor's text (clearing the marked errors). */
+export const setText = (view, text) => {
+  view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+  view.dispatch(setDiagnostics(view.state, []));
+};
 
-/** Fills `select` with the preset names; resolves to a loader `(name) => Promise<script text>`. */
-export async function loadPresets(select) {
-  const names = await (await fetch("/vendor/evalscripts/index.json")).json();
-  for (const n of names) select.append(new Option(n.replace(/\.js$/, "").replace(/__/g, " / "), n));
-  return async (name) => (await fetch(`/vendor/evalscripts/${encodeURIComponent(name)}`)).text();
+/**
+ * Marks the error `message` in the gutter at "line N[, column M]" when the message names one (the service's
+ * evalscript errors do); clears the marks otherwise. Returns the line number or null.
+ */
+export function markError(view, message) {
+  const m = /\bline (\d+)(?:, column (\d+))?/.exec(message ?? "");
+  const n = m ? Number(m[1]) : 0;
+  if (n < 1 || n > view.state.doc.lines) return view.dispatch(setDiagnostics(view.state, [])), null;
+  const line = view.state.doc.line(n);
+  const from = Math.min(line.to, line.from + Math.max(0, Number(m[2] ?? 1) - 1));
+  view.dispatch(setDiagnostics(view.state, [{ from, to: line.to, severity: "error", message }]));
+  return n;
 }

@@ -1,7 +1,9 @@
 // EO Edge console entry point (bundled by scripts/build-web.mjs into web/vendor/console.js): hash navigation
-// between the pages of web/index.html, log-in with client credentials, and each page's first show.
-import { login, logout, showError, showState, token } from "./api.js";
-import { initRequest } from "./request.js";
+// between the pages of web/index.html (#page or #page?s=<state>, see state.js), log-in with client credentials,
+// log-out from the header, the log-in page with a notice when the session ends (expired or refused token), and
+// each page's first show.
+import { login, logout, showError, showState, takeNotice, token, tokenExpires } from "./api.js";
+import { initRequest, showRequest } from "./request.js";
 import { initStatistics } from "./stats.js";
 import { initBatch, refreshBatch } from "./batch.js";
 import { refreshCollections } from "./collections.js";
@@ -9,21 +11,34 @@ import { initClients, refreshClients } from "./clients.js";
 
 const $ = (id) => document.getElementById(id);
 const PAGES = ["login", "request", "statistics", "batch", "collections", "clients"];
-const ON_SHOW = { batch: refreshBatch, collections: refreshCollections, clients: refreshClients };
+const ON_SHOW = { batch: refreshBatch, collections: refreshCollections, clients: refreshClients, request: showRequest };
 const started = new Set();
 window.eoConsole = {};
 
-/** Shows the page named by location.hash (log-in when there is no token); runs its refresh. */
+/** The page named by location.hash (#name or #name?...), "request" by default. */
+const pageOfHash = () => {
+  const name = location.hash.slice(1).split("?")[0];
+  return PAGES.includes(name) ? name : "request";
+};
+
+/**
+ * Shows the page named by location.hash; without a valid token the log-in page (the hash is kept, so logging in
+ * returns to the page and state it names), with the notice of why the session ended. Runs the page's refresh.
+ */
 function route() {
-  let name = location.hash.slice(1) || "request";
-  if (!PAGES.includes(name)) name = "request";
-  if (!token()) name = "login";
+  let name = pageOfHash();
+  const valid = Boolean(token());
+  if (!valid) name = "login";
   for (const p of PAGES) $(`page-${p}`).hidden = p !== name;
-  for (const a of document.querySelectorAll("nav a")) a.toggleAttribute("aria-current", a.getAttribute("href") === `#${name}`);
-  $("who").textContent = token() ? "logged in" : "not logged in";
+  for (const a of document.querySelectorAll("header nav a")) a.toggleAttribute("aria-current", a.getAttribute("href") === `#${name}`);
+  const until = tokenExpires() && new Date(tokenExpires()).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  $("who").textContent = valid ? `logged in (until ${until})` : "not logged in";
+  $("logoutHeader").hidden = !valid;
+  const notice = name === "login" && takeNotice();
+  if (notice) showState($("loginState"), notice);
   if (name === "request" && !started.has(name)) (started.add(name), initRequest());
-  if (name === "statistics" && !started.has(name)) (started.add(name), initStatistics());
-  ON_SHOW[name]?.().catch((e) => console.error(e));
+  else if (name === "statistics" && !started.has(name)) (started.add(name), initStatistics());
+  else ON_SHOW[name]?.()?.catch?.((e) => console.error(e));
   document.body.dataset.page = name;
 }
 
@@ -32,14 +47,17 @@ $("loginForm").addEventListener("submit", async (e) => {
   try {
     const expires = await login($("clientId").value.trim(), $("clientSecret").value.trim());
     showState($("loginState"), `token valid for ${expires} s`);
-    location.hash = "#request";
+    if (pageOfHash() === "login" || !location.hash) location.hash = "#request";
     route();
   } catch (err) {
     showError($("loginState"), err, $("loginForm"));
   }
 });
-$("logout").addEventListener("click", () => (logout(), route()));
+const logOut = () => (logout(), route());
+$("logout").addEventListener("click", logOut);
+$("logoutHeader").addEventListener("click", logOut);
 window.addEventListener("hashchange", route);
+window.addEventListener("eo-session-ended", () => setTimeout(route));
 initBatch();
 initClients();
 route();

@@ -1,13 +1,16 @@
-// The request builder's Leaflet map: a true-colour base layer (WMTS of a WMS instance the console creates for the
-// account on first use, named CONSOLE_INSTANCE), an AOI rectangle drawn by dragging (own small tool, no plugin),
-// catalog footprints clickable to their STAC item JSON, and the Process API result as an image overlay.
+// The request builder's Leaflet map: an offline country basemap (basemap.js), a true-colour base layer (WMTS of a
+// WMS instance the console creates for the account on first use, named CONSOLE_INSTANCE), the AOI (a box dragged or
+// a polygon clicked with small own tools, or set from outside), a scale bar and the cursor's coordinates, catalog
+// footprints clickable to their STAC item JSON, and the Process API result as an image overlay (opacity, toggle).
 import L from "leaflet";
 import { json } from "./api.js";
+import { countriesLayer } from "./basemap.js";
 
 const CONSOLE_INSTANCE = "EO Edge console base layer";
 const TRUE_COLOR = `//VERSION=3
 function setup() { return { input: ["B02", "B03", "B04", "dataMask"], output: { bands: 4 } }; }
 function evaluatePixel(s) { return [2.5 * s.B04, 2.5 * s.B03, 2.5 * s.B02, s.dataMask]; }`;
+const AOI_STYLE = { color: "#ff7800", weight: 2, fill: false, interactive: false };
 
 /** Id of the account's console WMS instance (true-colour Sentinel-2 L2A layer TRUE_COLOR), created when missing. */
 async function consoleInstance() {
@@ -33,39 +36,95 @@ function baseLayer({ id, origin }) {
   return L.tileLayer(`${origin}/ogc/wmts/${encodeURIComponent(id)}?${q}&TILEMATRIX={z}&TILECOL={x}&TILEROW={y}`, { maxZoom: 18, attribution: "EO Edge, Copernicus Sentinel data" });
 }
 
+/** GeoJSON Polygon of a WGS84 bbox [w, s, e, n]. */
+export const bboxPolygon = ([w, s, e, n]) => ({ type: "Polygon", coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] });
+
+/** A control in the bottom-left corner showing the cursor's latitude and longitude (degrees, 5 decimals). */
+function cursorControl(map) {
+  const Ctl = L.Control.extend({
+    onAdd() {
+      const div = L.DomUtil.create("div", "leaflet-control cursor-coords");
+      div.id = "cursorCoords";
+      div.textContent = "lat, lon";
+      map.on("mousemove", (e) => (div.textContent = `${e.latlng.lat.toFixed(5)}, ${e.latlng.wrap().lng.toFixed(5)}`));
+      return div;
+    },
+  });
+  return new Ctl({ position: "bottomleft" });
+}
+
 /**
- * Creates the map in element `el` at `view` {lat, lon, zoom}; `onAoi(bounds)` is called with a Leaflet LatLngBounds
- * whenever the AOI changes. Returns the map controller used by the request page.
+ * The polygon tool: each click adds a vertex, a double click, Enter or a click on the first vertex closes the
+ * ring (3 vertices at least), Escape drops it. `done(geometry)` gets a GeoJSON Polygon in lon/lat.
+ */
+function polygonTool(map, done) {
+  let verts = [], line = null;
+  const redraw = (extra) => {
+    line?.remove();
+    line = verts.length ? L.polyline(extra ? [...verts, extra] : verts, { ...AOI_STYLE, dashArray: "4 4" }).addTo(map) : null;
+  };
+  const finish = () => {
+    const ring = verts.filter((p, i) => i === 0 || !p.equals(verts[i - 1], 1e-9));
+    verts = [];
+    redraw();
+    if (ring.length >= 3) done({ type: "Polygon", coordinates: [[...ring, ring[0]].map((p) => [p.lng, p.lat])] });
+  };
+  const close = (px) => verts.length >= 3 && map.latLngToContainerPoint(verts[0]).distanceTo(px) < 8;
+  const handlers = {
+    click: (e) => (close(e.containerPoint) ? finish() : (verts.push(e.latlng), redraw())),
+    mousemove: (e) => verts.length && redraw(e.latlng),
+    dblclick: (e) => (L.DomEvent.stop(e), finish()),
+    keydown: (e) => (e.originalEvent.key === "Enter" ? finish() : e.originalEvent.key === "Escape" && ((verts = []), redraw())),
+  };
+  return {
+    on: () => (map.doubleClickZoom.disable(), map.on(handlers)),
+    off: () => (map.off(handlers), map.doubleClickZoom.enable(), (verts = []), redraw()),
+  };
+}
+
+/**
+ * Creates the map in element `el` at `view` {lat, lon, zoom}; `onAoi(aoi)` is called with {bbox: [w, s, e, n]} or
+ * {geometry} (GeoJSON Polygon, lon/lat) whenever the user draws an AOI. Returns the controller of the request page.
  */
 export function createMap(el, view, onAoi) {
   const map = L.map(el, { keyboard: true }).setView([view.lat, view.lon], view.zoom);
-  const aoi = L.rectangle([[0, 0], [0, 0]], { color: "#ff7800", weight: 2, fill: false, interactive: false });
-  let base = null, overlay = null, footprints = null, drawing = false, start = null, instance;
+  L.control.scale({ imperial: false, maxWidth: 150 }).addTo(map);
+  cursorControl(map).addTo(map);
+  const aoiLayer = L.geoJSON(null, { style: AOI_STYLE, interactive: false }).addTo(map);
+  let base = null, overlay = null, footprints = null, countries = null, mode = null, start = null, instance;
+  let opacity = 1, resultOn = true;
 
-  const setAoi = (bounds, notify = true) => {
-    aoi.setBounds(bounds).addTo(map);
-    if (notify) onAoi(bounds);
+  const setAoi = (aoi, notify = true) => {
+    aoiLayer.clearLayers().addData(aoi.geometry ?? bboxPolygon(aoi.bbox));
+    if (notify) onAoi(aoi);
   };
-  map.on("mousedown", (e) => {
-    if (!drawing) return;
-    start = e.latlng;
-    map.dragging.disable();
-  });
-  map.on("mousemove", (e) => start && setAoi(L.latLngBounds(start, e.latlng), false));
+  const boxOf = (a, b) => { const r = L.latLngBounds(a, b); return { bbox: [r.getWest(), r.getSouth(), r.getEast(), r.getNorth()] }; };
+  map.on("mousedown", (e) => mode === "box" && ((start = e.latlng), map.dragging.disable()));
+  map.on("mousemove", (e) => start && setAoi(boxOf(start, e.latlng), false));
   map.on("mouseup", (e) => {
     if (!start) return;
-    setAoi(L.latLngBounds(start, e.latlng));
+    setAoi(boxOf(start, e.latlng));
     start = null;
     map.dragging.enable();
   });
+  const polygon = polygonTool(map, (geometry) => setAoi({ geometry }));
 
   return {
     map,
     setAoi,
-    /** Turns the drag-to-draw AOI mode on or off. */
-    setDrawing(on) {
-      drawing = on;
-      el.classList.toggle("drawing", on);
+    /** Drawing mode: "box" (drag), "polygon" (click vertices) or null (pan). */
+    setDrawing(next) {
+      if (mode === "polygon") polygon.off();
+      mode = next;
+      if (mode === "polygon") polygon.on();
+      el.classList.toggle("drawing", Boolean(mode));
+    },
+    /** Fits the view to a WGS84 bbox [w, s, e, n]. */
+    fit: ([w, s, e, n]) => map.fitBounds([[s, w], [n, e]], { padding: [20, 20], maxZoom: 16 }),
+    /** Shows or hides the country outlines (loaded on first show). */
+    async showBasemap(on) {
+      if (on) (countries ??= await countriesLayer(map)).addTo(map);
+      else countries?.remove();
     },
     /**
      * Shows (creating the instance when needed) or hides the true-colour base layer; resolves to the instance
@@ -78,13 +137,20 @@ export function createMap(el, view, onAoi) {
       else base?.remove();
       return instance;
     },
-    /** Puts the image `url` over `bounds` (LatLngBounds), replacing the previous result. */
+    /** Puts the image `url` over `bounds` (LatLngBounds), replacing the previous result; resolves once loaded. */
     showImage(url, bounds) {
       overlay?.remove();
-      overlay = L.imageOverlay(url, bounds, { className: "result-overlay", alt: "Processing API result" }).addTo(map);
-      return new Promise((done) => overlay.once("load", done));
+      overlay = L.imageOverlay(url, bounds, { className: "result-overlay", alt: "Processing API result", opacity });
+      if (resultOn) overlay.addTo(map);
+      return new Promise((done) => (resultOn ? overlay.once("load", done) : done()));
     },
-    /** Shows GeoJSON features as footprints; `onClick(feature)` on a click or Enter. */
+    /** Removes the result overlay (a failed or cancelled run leaves no old result on the map). */
+    clearImage: () => (overlay?.remove(), (overlay = null)),
+    /** Result overlay opacity 0..1. */
+    setOpacity: (v) => ((opacity = v), overlay?.setOpacity(v)),
+    /** Shows or hides the result overlay. */
+    showResult: (on) => ((resultOn = on), overlay && (on ? overlay.addTo(map) : overlay.remove())),
+    /** Shows GeoJSON features as footprints; `onClick(feature)` on a click. */
     showFootprints(features, onClick) {
       footprints?.remove();
       footprints = L.geoJSON({ type: "FeatureCollection", features }, {

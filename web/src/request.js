@@ -1,119 +1,255 @@
-// The request builder page: map + AOI, collection/time/mosaicking/size/format, the evalscript editor with presets,
-// Run (image on the map at its bbox + the file), catalog footprints and the equivalent client snippets.
-import L from "leaflet";
-import { call, json, showError, showState } from "./api.js";
+// The request builder page: the map and AOI (box, polygon, GeoJSON upload, place search), collection, dates with
+// scenes and cloud filter, output CRS / size / format, the evalscript with presets, Run (with progress and cancel;
+// the image on the map at its bbox and the file), the request JSON (edit, import), the client snippets, the
+// permalink and pins. The form's state and its request: form.js; the side panels: panels.js.
+import { call, showError, showState } from "./api.js";
 import { createMap } from "./map.js";
-import { createEditor, loadPresets, setText } from "./editor.js";
+import { createEditor, markError, setText } from "./editor.js";
 import { curlSnippet, jsSnippet, pySnippet } from "./snippets.js";
+import { fits, isFloat32, loadPresets } from "./presets.js";
+import { findPlace, PLACES } from "./places.js";
+import { datesOf, searchItems, underClouds } from "./timeline.js";
+import { MAX_SIDE, aoiBbox, buildRequest, cloudy, readForm, showAoi, stateOfBody, writeForm } from "./form.js";
+import { mapGeometry } from "./crs.js";
+import { addPin, decodeState, encodeState, hashState, permalink, pins, removePin } from "./state.js";
+import { aoiOfGeoJson, copyText, showDates, showPins, wireCopyButtons } from "./panels.js";
 
 const $ = (id) => document.getElementById(id);
-const EPSG3857 = "http://www.opengis.net/def/crs/EPSG/0/3857";
-/** The collection selected first (the map opens over its 29RKH scene), when this location hosts it. */
+/** The collection selected first (the map opens over its 29RKH scene of 2020-02-19), when this location hosts it. */
 const DEFAULT_COLLECTION = "sentinel-2-l2a";
+const DEFAULT_AOI = { bbox: [-11.55, 24.72, -11.3, 24.88] };
 const EXT = { "image/png": "png", "image/jpeg": "jpg", "image/tiff": "tif" };
-let ctl, editor;
+const WIDE = "2014-01-01T00:00:00Z/2100-01-01T00:00:00Z"; // every date the samples (and Sentinel-1/2) can have
+let ctl, editor, preset, aoi = DEFAULT_AOI, running = null, resultUrl = null, jsonDirty = false, dates = [], ready = false, autoTiff = false;
+/** The catalog's collections of this location by id (STAC collection JSON). */
+const collections = new Map();
+/** Band names of the BYOC and Zarr collections by collection id (their APIs' additionalData.bands). */
+const bandsOf = new Map();
+/** True when preset `p` can run with `collection`. */
+const fitsNow = (p, collection) => fits(p, collection, bandsOf.get(collection));
 
-/** The AOI from the bbox fields as LatLngBounds (null when incomplete). */
-function aoiBounds() {
-  const v = ["south", "west", "north", "east"].map((k) => Number($(k).value));
-  if (v.some((x) => !Number.isFinite(x)) || ["south", "west"].some((k) => $(k).value === "")) return null;
-  return L.latLngBounds([v[0], v[1]], [v[2], v[3]]);
-}
+const form = () => readForm(aoi, editor);
+const offered = () => [...$("collection").options].map((o) => o.value);
+const debounce = (f, ms) => { let t; return () => (clearTimeout(t), (t = setTimeout(f, ms))); };
 
-/** Writes `b` (LatLngBounds) into the bbox fields. */
-function setFields(b) {
-  const r = (x) => Number(x.toFixed(6));
-  [$("west").value, $("south").value, $("east").value, $("north").value] = [r(b.getWest()), r(b.getSouth()), r(b.getEast()), r(b.getNorth())];
-}
-
-/** The AOI in EPSG:3857 metres [minx, miny, maxx, maxy] (the result overlays the map without resampling). */
-function mercatorBbox(b) {
-  const [sw, ne] = [L.CRS.EPSG3857.project(b.getSouthWest()), L.CRS.EPSG3857.project(b.getNorthEast())];
-  return [sw.x, sw.y, ne.x, ne.y];
-}
-
-/** Output size: the AOI's size in map pixels at the current zoom (when "match" is ticked) or the fields. */
-function outputSize(b) {
-  if (!$("matchScreen").checked) return [Number($("width").value), Number($("height").value)];
-  const [a, c] = [ctl.map.latLngToContainerPoint(b.getNorthWest()), ctl.map.latLngToContainerPoint(b.getSouthEast())];
-  const size = [Math.max(1, Math.round(c.x - a.x)), Math.max(1, Math.round(c.y - a.y))];
-  [$("width").value, $("height").value] = size;
-  return size;
-}
-
-/** The Processing API request of the form, plus the plain parameters the snippets use. */
-function currentRequest() {
-  const b = aoiBounds() ?? ctl.map.getBounds();
-  const [width, height] = outputSize(b);
-  const from = `${$("from").value}T00:00:00Z`, to = `${$("to").value}T23:59:59Z`;
-  const bbox = mercatorBbox(b), format = $("format").value, evalscript = editor.state.doc.toString();
-  const dataFilter = { timeRange: { from, to }, mosaickingOrder: $("mosaicking").value };
-  const body = {
-    input: { bounds: { bbox, properties: { crs: EPSG3857 } }, data: [{ type: $("collection").value, dataFilter }] },
-    output: { width, height, responses: [{ identifier: "default", format: { type: format } }] },
-    evalscript,
-  };
-  return { body, bounds: b, plain: { collection: $("collection").value, bbox, epsg: 3857, from, to, width, height, format, mosaickingOrder: dataFilter.mosaickingOrder, evalscript } };
-}
-
-/** Refreshes the curl / sentinelhub-py / sentinelhub-js snippets. */
-function updateSnippets() {
-  if (!editor) return;
-  const { body, plain } = currentRequest();
+/** After any change: sizes, snippets, request JSON (unless being edited), permalink (debounced), date marks. */
+function changed() {
+  if (!ready) return;
+  const st = form();
+  const { body, plain } = buildRequest(st, ctl.map);
+  [$("width").value, $("height").value] = [body.output.width, body.output.height];
   const out = `result.${EXT[plain.format]}`;
   $("snippetCurl").textContent = curlSnippet(location.origin, body, out);
   $("snippetPy").textContent = pySnippet(location.origin, body, out);
   $("snippetJs").textContent = jsSnippet(location.origin, plain, out);
+  if (!jsonDirty) $("requestJson").value = JSON.stringify(body, null, 2);
+  savePermalink();
+  showDates(dates, st, pickDate);
+}
+const savePermalink = debounce(() => {
+  if (document.body.dataset.page === "request") history.replaceState(null, "", `#request?s=${encodeState(form())}`);
+}, 250);
+
+/** Degrees rounded to 6 decimals (0.1 m): the AOI is what its fields show, in the request and the permalink. */
+const r6 = (x) => Number(x.toFixed(6));
+
+/** New AOI (drawn, uploaded, searched, typed or restored): map, fields, dates, request. */
+function setAoi(next, { fit = false, notify = true } = {}) {
+  aoi = next.geometry ? { geometry: mapGeometry(next.geometry, (p) => p.map(r6)) } : { bbox: next.bbox.map(r6) };
+  ctl.setAoi(aoi, false);
+  showAoi(aoi);
+  if (fit) ctl.fit(aoiBbox(aoi));
+  if (notify) (refreshDates(), changed());
 }
 
-/** Sends the request; shows a PNG/JPEG on the map over the AOI and offers the file. */
-async function run(e) {
-  e.preventDefault();
-  const { body, bounds } = currentRequest();
-  showState($("runState"), "running...");
+/** Sets the time range to one day with scenes. */
+function pickDate(date) {
+  [$("from").value, $("to").value] = [date, date];
+  changed();
+}
+
+/** Reloads the dates with scenes of the collection over the AOI (catalog search, all dates). */
+const refreshDates = debounce(async () => {
+  const collection = $("collection").value, seq = ++refreshDates.seq;
+  showState($("timelineState"), "searching the catalog...");
   try {
-    const r = await call("/api/v1/process", { method: "POST", body });
+    const found = datesOf(await searchItems(collection, aoi, WIDE));
+    if (seq !== refreshDates.seq) return; // a newer search (other AOI or collection) is under way
+    dates = found;
+    const st = form();
+    const usable = showDates(dates, st, pickDate);
+    showState($("timelineState"), dates.length ? `${dates.length} dates with ${collection} scenes over the AOI, ${usable.length} within the cloud limit` : `no ${collection} scenes over this AOI: use "Zoom to data"`);
+  } catch (err) {
+    showError($("timelineState"), err);
+  }
+  document.body.dataset.datesReady = String(Date.now());
+}, 200);
+refreshDates.seq = 0;
+
+/** Moves the AOI and dates to the most recent scene of `collection` and shows the collection's footprints. */
+async function zoomToData(collection) {
+  const items = await searchItems(collection, { bbox: [-180, -90, 180, 90] }, WIDE);
+  if (!items.length) return showState($("mapState"), `the catalog lists no ${collection} scenes`), false;
+  const last = items.reduce((a, b) => (a.properties.datetime > b.properties.datetime ? a : b));
+  ctl.showFootprints(items, showItem);
+  pickDate(last.properties.datetime.slice(0, 10));
+  setAoi({ bbox: last.bbox }, { fit: true });
+  showState($("mapState"), `${collection}: ${items.length} scenes; AOI and dates set to the most recent, ${last.id}`);
+  return true;
+}
+
+const showItem = (f) => Object.assign($("itemJson"), { hidden: false, textContent: JSON.stringify(f, null, 2) });
+
+/** True when the AOI meets the spatial extent of `collection` (its catalog bbox). */
+function aoiMeets(collection) {
+  const ext = collections.get(collection)?.extent?.spatial?.bbox?.[0];
+  const [w, s, e, n] = aoiBbox(aoi);
+  return !ext || (w <= ext[2] && e >= ext[0] && s <= ext[3] && n >= ext[1]);
+}
+
+/**
+ * Loads preset `value` into the editor and makes it runnable: a preset of another collection switches the
+ * collection (and the AOI and dates to its data when the AOI is away from them); a FLOAT32 script switches the
+ * format to GeoTIFF; a preset that cannot run on the samples says why.
+ */
+async function applyPreset(value) {
+  const p = preset(value);
+  if (!p) return;
+  const script = await p.load();
+  setText(editor, script);
+  const notes = [];
+  if (!fitsNow(p, $("collection").value)) {
+    const target = offered().find((c) => fitsNow(p, c));
+    if (!target) notes.push(`This preset is written for ${p.group}, which this location does not host.`);
+    else {
+      $("collection").value = target;
+      notes.push(`Collection switched to ${target}: the preset reads its bands.`);
+      if (!aoiMeets(target) && (await zoomToData(target))) notes.push(`AOI and dates moved to its data.`);
+      else refreshDates();
+    }
+  }
+  if (isFloat32(script) && $("format").value !== "image/tiff") notes.push(toTiff());
+  else if (!isFloat32(script) && autoTiff && $("format").value === "image/tiff") {
+    ($("format").value = "image/png"), (autoTiff = false);
+    notes.push("Format back to PNG (drawn on the map).");
+  }
+  if (p.cannotRun) notes.push(`Cannot run on the sample data: ${p.cannotRun}.`);
+  $("presetNote").textContent = notes.join(" ");
+  changed();
+}
+
+/** When the collection changes to one the preset does not fit: the true colour of its own group, else the first fit. */
+async function collectionChanged() {
+  const c = $("collection").value, p = preset($("preset").value);
+  if (p && !fitsNow(p, c)) {
+    const home = /^(byoc|zarr|batch)-/.test(c) ? "byoc/zarr" : c; // the collection's own group first
+    const ok = [...$("preset").options].filter((o) => preset(o.value) && fitsNow(preset(o.value), c)).sort((a, b) => (preset(a.value).group !== home) - (preset(b.value).group !== home));
+    const first = ok.find((o) => /true[_-]colou?r/.test(o.value)) ?? ok[0];
+    if (first) ($("preset").value = first.value), await applyPreset(first.value);
+  }
+  refreshDates();
+  changed();
+}
+
+/** Drops the previous result: overlay, download link and its object URL (no stale result after a failure). */
+function clearResult() {
+  ctl.clearImage();
+  $("download").hidden = true;
+  $("download").removeAttribute("href");
+  if (resultUrl) URL.revokeObjectURL(resultUrl);
+  resultUrl = null;
+  delete document.body.dataset.runDone;
+}
+
+/** Run's busy state: button disabled, Cancel and the progress bar shown, the elapsed time ticking. */
+function busy(on, t0) {
+  $("run").disabled = on;
+  $("cancel").hidden = !on;
+  $("progress").hidden = !on;
+  clearInterval(busy.timer);
+  if (on) busy.timer = setInterval(() => ($("runState").textContent = `running... ${((performance.now() - t0) / 1000).toFixed(1)} s`), 200);
+}
+
+/** The scenes the request would use: catalog items of its collection, AOI and range under the cloud limit. */
+async function scenesOf(st, signal) {
+  const items = await searchItems(st.collection, st.aoi, `${st.from}T00:00:00Z/${st.to}T23:59:59Z`, signal);
+  return cloudy(st.collection) ? underClouds(items, st.maxcc) : items;
+}
+
+/** The error of a run whose range has no scenes: what was searched and the dates that have some. */
+function noScenes(st) {
+  const near = dates.filter((d) => (d.cloud ?? 0) <= st.maxcc).map((d) => d.date);
+  const clouds = cloudy(st.collection) && st.maxcc < 100 ? ` with cloud cover <= ${st.maxcc} %` : "";
+  return new Error(`No ${st.collection} scenes over the AOI between ${st.from} and ${st.to}${clouds}: nothing to render, the request was not sent. ` +
+    (near.length ? `Dates with scenes here: ${near.slice(-8).join(", ")} (pick one above the map).` : `There are none at any date here: use "Zoom to data".`));
+}
+
+/** Switches the format to GeoTIFF for a FLOAT32 script; returns the note saying so. */
+function toTiff() {
+  ($("format").value = "image/tiff"), (autoTiff = true);
+  return "Format switched to GeoTIFF: the script writes FLOAT32, which PNG and JPEG cannot carry.";
+}
+
+/** Sends the request; shows a PNG/JPEG on the map over the AOI and offers the file; says why when nothing can run. */
+async function run(e) {
+  e?.preventDefault();
+  if (running) return;
+  clearResult();
+  if (isFloat32(editor.state.doc.toString()) && $("format").value !== "image/tiff") ($("presetNote").textContent = toTiff()), changed();
+  const st = form();
+  const { body, bounds, epsg } = buildRequest(st, ctl.map);
+  const { width, height } = body.output;
+  if (width > MAX_SIDE || height > MAX_SIDE) return showError($("runState"), new Error(`The output would be ${width} x ${height} px; at most ${MAX_SIDE} px a side: choose a coarser resolution, a smaller size or AOI.`));
+  const t0 = performance.now();
+  running = new AbortController();
+  busy(true, t0);
+  try {
+    const scenes = await scenesOf(st, running.signal);
+    if (!scenes.length) throw noScenes(st);
+    const r = await call("/api/v1/process", { method: "POST", body, signal: running.signal });
     const blob = await r.blob();
-    const url = URL.createObjectURL(blob);
-    Object.assign($("download"), { href: url, download: `result.${EXT[body.output.responses[0].format.type]}`, hidden: false });
-    if (/image\/(png|jpeg)/.test(blob.type)) await ctl.showImage(url, bounds);
-    showState($("runState"), `${r.status}: ${body.output.width} x ${body.output.height} px, ${r.headers.get("x-processingunits-spent") ?? "?"} PU`);
+    resultUrl = URL.createObjectURL(blob);
+    Object.assign($("download"), { href: resultUrl, download: `result.${EXT[body.output.responses[0].format.type]}`, hidden: false });
+    const drawn = /image\/(png|jpeg)/.test(blob.type);
+    if (drawn) await ctl.showImage(resultUrl, bounds);
+    const where = !drawn ? "; a GeoTIFF is not drawn on the map: download it" : epsg !== 3857 ? `; drawn approximately (EPSG:${epsg} on the EPSG:3857 map)` : "";
+    const days = [...new Set(scenes.map((s) => s.properties.datetime.slice(0, 10)))];
+    const pu = r.headers.get("x-processingunits-spent") ?? "?", took = ((performance.now() - t0) / 1000).toFixed(1);
+    busy(false);
+    showState($("runState"), `${r.status}: ${width} x ${height} px, ${pu} PU, ${took} s; ${scenes.length} scene(s) of ${days.slice(0, 3).join(", ")}${days.length > 3 ? ", ..." : ""}${where}`);
+    markError(editor, "");
     document.body.dataset.runDone = String(Date.now());
   } catch (err) {
-    showError($("runState"), err, $("page-request"));
-  }
-}
-
-/** Catalog search of the collection over the AOI (or view) and dates; footprints open their item JSON. */
-async function footprints() {
-  const b = aoiBounds() ?? ctl.map.getBounds();
-  const body = { collections: [$("collection").value], bbox: [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()], datetime: `${$("from").value}T00:00:00Z/${$("to").value}T23:59:59Z`, limit: 100 };
-  try {
-    const res = await json("/api/v1/catalog/1.0.0/search", { method: "POST", body });
-    ctl.showFootprints(res.features, (f) => Object.assign($("itemJson"), { hidden: false, textContent: JSON.stringify(f, null, 2) }));
-    showState($("mapState"), `${res.features.length} items`);
-  } catch (err) {
-    showError($("mapState"), err, $("page-request"));
+    busy(false);
+    if (err.name === "AbortError") showState($("runState"), "cancelled: no result");
+    else showError($("runState"), err, $("page-request")), markError(editor, err.message);
+  } finally {
+    busy(false);
+    running = null;
+    document.body.dataset.runEnded = String(Date.now());
   }
 }
 
 /**
- * The collections this location hosts, from its catalog (which lists only those, src/locations/hosting.ts): the
- * built-ins by id, the account's BYOC, batch and Zarr collections (byoc-<id>, ...) by kind and title. A collection
- * of another location (e.g. a BYOC collection of a CREODIAS bucket on the primary) is not offered.
+ * Fills the collection list from this location's catalog (it lists only the collections it hosts), and the bands
+ * of its BYOC and Zarr collections from their APIs.
  */
 async function fillCollections() {
-  const list = await json("/api/v1/catalog/1.0.0/collections").catch(() => ({ collections: [] }));
+  const list = await call("/api/v1/catalog/1.0.0/collections").then((r) => r.json()).catch(() => ({ collections: [] }));
+  const api = { byoc: "/api/v1/byoc/collections/", zarr: "/api/v1/zarr/collections/" };
+  await Promise.all((list.collections ?? []).map(async (c) => {
+    const kind = /^(byoc|zarr)-/.exec(c.id)?.[1];
+    const got = kind && (await call(api[kind] + c.id.slice(kind.length + 1)).then((r) => r.json(), () => null));
+    if (got) bandsOf.set(c.id, Object.keys(got.data?.additionalData?.bands ?? {}));
+  }));
   for (const c of list.collections ?? []) {
+    collections.set(c.id, c);
     const kind = /^(byoc|batch|zarr)-/.exec(c.id)?.[1];
     $("collection").append(new Option(kind ? `${kind}: ${c.title ?? c.id}` : c.id, c.id, false, c.id === DEFAULT_COLLECTION));
   }
 }
 
-/**
- * Shows the GetCapabilities URLs of the base layer's WMS instance `{id, origin}` (at the address of the location
- * hosting its collection), as QGIS, GDAL and OWSLib take them (WMS and WMTS; src/wms/routes.ts).
- */
+/** Shows the GetCapabilities URLs of the base layer's WMS instance `{id, origin}` (QGIS, GDAL, OWSLib take them). */
 function showOgcUrls({ id: instance, origin }) {
   for (const [id, service] of [["wmsCaps", "wms"], ["wmtsCaps", "wmts"]]) {
     const url = `${origin}/ogc/${service}/${encodeURIComponent(instance)}?SERVICE=${service.toUpperCase()}&REQUEST=GetCapabilities`;
@@ -122,28 +258,165 @@ function showOgcUrls({ id: instance, origin }) {
   $("ogcUrls").hidden = false;
 }
 
-/** First show of the request page: map, editor, presets, collections, events. */
-export async function initRequest() {
-  ctl = window.eoConsole.map = createMap($("map"), { lat: 24.8, lon: -11.43, zoom: 10 }, (b) => (setFields(b), updateSnippets()));
-  window.eoConsole.request = currentRequest;
-  editor = window.eoConsole.editor = createEditor($("editor"), "evalscriptLabel", updateSnippets);
-  ctl.setAoi(L.latLngBounds([24.72, -11.55], [24.88, -11.3]));
-  $("drawAoi").addEventListener("click", () => {
-    const on = $("drawAoi").getAttribute("aria-pressed") !== "true";
-    $("drawAoi").setAttribute("aria-pressed", String(on));
-    ctl.setDrawing(on);
-  });
-  for (const k of ["west", "south", "east", "north"]) $(k).addEventListener("change", () => aoiBounds() && (ctl.setAoi(aoiBounds(), false), updateSnippets()));
-  for (const k of ["collection", "from", "to", "mosaicking", "width", "height", "format", "matchScreen"]) $(k).addEventListener("change", updateSnippets);
-  ctl.map.on("zoomend", updateSnippets);
-  $("baseLayer").addEventListener("change", () => ctl.showBase($("baseLayer").checked).then((id) => id && showOgcUrls(id), (err) => showError($("mapState"), err)));
+/** Applies a whole state (permalink, pin, imported request). */
+function restore(st) {
+  writeForm(st, editor);
+  setAoi(st.aoi, { fit: true });
+  $("presetNote").textContent = "";
+}
+
+/** Catalog search of the collection over the AOI and dates; footprints open their item JSON. */
+async function footprints() {
+  const st = form();
+  try {
+    const items = await searchItems(st.collection, aoi, `${st.from}T00:00:00Z/${st.to}T23:59:59Z`);
+    ctl.showFootprints(items, showItem);
+    showState($("mapState"), `${items.length} items`);
+  } catch (err) {
+    showError($("mapState"), err, $("page-request"));
+  }
+}
+
+/** The map tools' events: drawing, layers, result, search, upload, zoom to data. */
+function wireMap() {
+  const tools = { drawAoi: "box", drawPolygon: "polygon" };
+  for (const [id, mode] of Object.entries(tools)) {
+    $(id).addEventListener("click", () => {
+      const on = $(id).getAttribute("aria-pressed") !== "true";
+      for (const other of Object.keys(tools)) $(other).setAttribute("aria-pressed", String(on && other === id));
+      ctl.setDrawing(on ? mode : null);
+    });
+  }
+  $("basemap").addEventListener("change", () => ctl.showBasemap($("basemap").checked));
+  $("baseLayer").addEventListener("change", () => ctl.showBase($("baseLayer").checked).then((i) => i && showOgcUrls(i), (err) => showError($("mapState"), err)));
+  $("showResult").addEventListener("change", () => ctl.showResult($("showResult").checked));
+  $("opacity").addEventListener("input", () => ctl.setOpacity(Number($("opacity").value) / 100));
   $("footprints").addEventListener("click", footprints);
+  $("zoomData").addEventListener("click", () => zoomToData($("collection").value).catch((err) => showError($("mapState"), err)));
+  $("placeList").replaceChildren(...PLACES.map((p) => new Option(p.name)));
+  $("placeForm").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const found = findPlace($("placeSearch").value);
+    if (!found) return showError($("mapState"), new Error(`"${$("placeSearch").value}": not a "lat, lon", a bbox "w, s, e, n" or a sample place (offline gazetteer: ${PLACES.length} places, listed in the field)`));
+    if (found.point) ctl.map.setView([found.point[1], found.point[0]], Math.max(ctl.map.getZoom(), 12), { animate: false });
+    else setAoi({ bbox: found.bbox }, { fit: true });
+    showState($("mapState"), found.name ?? (found.point ? `centred on ${found.point[1]}, ${found.point[0]}` : "AOI set to the bbox"));
+  });
+  $("aoiFile").addEventListener("change", async () => {
+    const file = $("aoiFile").files[0];
+    if (!file) return;
+    try {
+      setAoi(aoiOfGeoJson(await file.text()), { fit: true });
+      showState($("mapState"), `AOI from ${file.name}`);
+    } catch (err) {
+      showError($("mapState"), new Error(`${file.name}: ${err.message}`));
+    }
+    $("aoiFile").value = "";
+  });
+  for (const k of ["west", "south", "east", "north"]) {
+    $(k).addEventListener("change", () => {
+      const v = ["west", "south", "east", "north"].map((f) => Number($(f).value));
+      if (v.every(Number.isFinite) && v[0] < v[2] && v[1] < v[3]) setAoi({ bbox: v }, { fit: true });
+    });
+  }
+  ctl.map.on("zoomend moveend", () => $("sizeMode").value === "map" && changed());
+}
+
+/** The form's, JSON view's, pins' and permalink's events. */
+function wireForm() {
+  for (const k of ["from", "to", "mosaicking", "width", "height", "res", "format", "crs", "sizeMode"]) $(k).addEventListener("change", changed);
+  $("format").addEventListener("change", () => (autoTiff = false));
+  for (const k of ["width", "height"]) $(k).addEventListener("input", () => ($("sizeMode").value = "size"));
+  $("res").addEventListener("input", () => ($("sizeMode").value = "res"));
+  $("maxcc").addEventListener("input", () => (($("maxccValue").textContent = `${$("maxcc").value} %`), changed()));
+  $("collection").addEventListener("change", collectionChanged);
+  $("preset").addEventListener("change", () => applyPreset($("preset").value));
   $("builder").addEventListener("submit", run);
-  const load = await loadPresets($("preset"));
-  $("preset").addEventListener("change", async () => setText(editor, await load($("preset").value)));
-  $("preset").value = "sentinel-2__true_color__script.js";
-  setText(editor, await load($("preset").value));
+  $("cancel").addEventListener("click", () => running?.abort());
+  $("requestJson").addEventListener("input", () => (jsonDirty = true));
+  $("applyJson").addEventListener("click", () => importJson($("requestJson").value, "the request JSON"));
+  $("revertJson").addEventListener("click", () => ((jsonDirty = false), showState($("jsonState"), ""), changed()));
+  $("jsonFile").addEventListener("change", async () => {
+    const f = $("jsonFile").files[0];
+    if (f) importJson(await f.text(), f.name), ($("jsonFile").value = "");
+  });
+  $("pin").addEventListener("click", () => {
+    const name = $("pinName").value.trim() || `${$("collection").value} ${$("from").value}`;
+    showPins(addPin(name, form()), openPin, deletePin);
+    showState($("pinState"), `pinned "${name}" (kept in this browser)`);
+  });
+  $("copyLink").addEventListener("click", async () => {
+    const url = permalink("request", form());
+    await copyText(url);
+    Object.assign($("permalink"), { href: url, textContent: "permalink", hidden: false });
+    showState($("linkState"), `copied (${url.length} characters)`);
+  });
+  wireCopyButtons($("page-request"));
+  showPins(pins(), openPin, deletePin);
+}
+const openPin = (p) => (restore(p.state), showState($("pinState"), `opened "${p.name}"`));
+const deletePin = (p) => showPins(removePin(p.name), openPin, deletePin);
+
+/** Imports a Processing API request (JSON text) into the form. */
+function importJson(text, what) {
+  try {
+    restore(stateOfBody(JSON.parse(text), offered()));
+    jsonDirty = false;
+    changed();
+    showState($("jsonState"), `imported ${what}`);
+  } catch (err) {
+    showError($("jsonState"), new Error(`${what}: ${err.message}`));
+  }
+}
+
+/**
+ * "Open in the builder" (#request?collection=<id>, the collections page's links): that collection, its preset and
+ * its newest scene. Resolves to false when the hash names none.
+ */
+async function openCollection() {
+  const id = new URLSearchParams(location.hash.split("?")[1] ?? "").get("collection");
+  if (!id) return false;
+  if (!offered().includes(id)) return showError($("runState"), new Error(`Collection ${id} is not hosted at this location.`)), false;
+  $("collection").value = id;
+  await collectionChanged();
+  await zoomToData(id).catch((err) => showError($("mapState"), err));
+  return true;
+}
+
+/** Each show of the request page: a collection to open, then the URL gets the permalink of the state again. */
+export function showRequest() {
+  if (ready) openCollection().then(savePermalink);
+}
+
+/** First show of the request page: map, editor, presets, collections, events, then the permalink's state. */
+export async function initRequest() {
+  ctl = window.eoConsole.map = createMap($("map"), { lat: 24.8, lon: -11.43, zoom: 10 }, (a) => setAoi(a));
+  window.eoConsole.request = () => buildRequest(form(), ctl.map);
+  editor = window.eoConsole.editor = createEditor($("editor"), "evalscriptLabel", changed);
+  ctl.showBasemap(true).catch((err) => showError($("mapState"), err));
+  setAoi(DEFAULT_AOI, { notify: false, fit: true });
+  wireMap();
+  wireForm();
+  preset = await loadPresets($("preset"));
   await fillCollections();
+  const saved = hashState();
+  let st = null;
+  try {
+    st = saved && decodeState(saved);
+  } catch {
+    showError($("runState"), new Error("The permalink's state could not be read: the defaults are shown."));
+  }
+  if (st && !offered().includes(st.collection)) showError($("runState"), new Error(`The permalink's collection ${st.collection} is not hosted here.`)), (st = null);
+  ready = true;
+  if (st) restore(st);
+  else {
+    $("preset").value = "sentinel-2__true_color__script.js";
+    await (fitsNow(preset($("preset").value), $("collection").value) ? applyPreset($("preset").value) : collectionChanged());
+    // another location's first collection has its data elsewhere than the default AOI: start on its newest scene
+    if (!(await openCollection()) && !aoiMeets($("collection").value)) await zoomToData($("collection").value).catch((err) => showError($("mapState"), err));
+    refreshDates();
+  }
+  changed();
   const instance = await ctl.showBase(true).catch((err) => showError($("mapState"), err));
   if (instance) showOgcUrls(instance);
   document.body.dataset.requestReady = "1";

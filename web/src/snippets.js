@@ -33,24 +33,31 @@ open("${out}", "wb").write(data)`;
 const LAYERS = { "sentinel-2-l2a": "S2L2ALayer", "sentinel-2-l1c": "S2L1CLayer", "sentinel-1-grd": "S1GRDAWSEULayer" };
 const FORMATS = { "image/png": "MimeTypes.PNG", "image/jpeg": "MimeTypes.JPEG", "image/tiff": '"image/tiff"' };
 
+/** sentinelhub-js CRS of an EPSG code: its constants for 4326 and 3857, else a CRS object of the same shape. */
+const jsCrs = (epsg) => epsg === 4326 || epsg === 3857 ? `CRS_EPSG${epsg}` :
+  `{ authId: "EPSG:${epsg}", auth: "EPSG", opengisUrl: "http://www.opengis.net/def/crs/EPSG/0/${epsg}" }`;
+
 /**
  * JavaScript (Node): a sentinelhub-js layer's getMap through the Processing API, its requests redirected to this
- * server. `r` = {collection, bbox [minx,miny,maxx,maxy], epsg 4326|3857, from, to, width, height, format,
- * mosaickingOrder, evalscript}; BYOC collections (byoc-<id>) use BYOCLayer.
+ * server. `r` = {collection, epsg, bbox [minx,miny,maxx,maxy] and geometry (or null) in that CRS, from, to, width,
+ * height, format, mosaickingOrder, maxcc (%), evalscript}; BYOC collections (byoc-<id>) use BYOCLayer.
  */
 export function jsSnippet(origin, r, out) {
   const byoc = r.collection.startsWith("byoc-");
   const cls = byoc ? "BYOCLayer" : LAYERS[r.collection] ?? "S2L2ALayer";
   const extra = byoc ? `collectionId: "${r.collection.slice(5)}", ` : "";
+  const crs = jsCrs(r.epsg);
+  const imports = ["ApiType", "BBox", ...(crs.startsWith("CRS_") ? [crs] : []), "MimeTypes", cls, "addAxiosRequestInterceptor", "requestAuthToken", "setAuthToken"];
   return `import { writeFileSync } from "node:fs";
-import { ApiType, BBox, CRS_EPSG${r.epsg}, MimeTypes, ${cls}, addAxiosRequestInterceptor, requestAuthToken, setAuthToken } from "@sentinel-hub/sentinelhub-js";
+import { ${imports.join(", ")} } from "@sentinel-hub/sentinelhub-js";
 
 // sentinelhub-js calls https://services.sentinel-hub.com/...: send those requests to EO Edge instead
 addAxiosRequestInterceptor((config) => ({ ...config, url: config.url.replace(/^https:\\/\\/[^/]+/, "${origin}") }));
 setAuthToken(await requestAuthToken(process.env.CLIENT_ID, process.env.CLIENT_SECRET));
-const layer = new ${cls}({ ${extra}mosaickingOrder: "${r.mosaickingOrder}", maxCloudCoverPercent: 100, evalscript: ${JSON.stringify(r.evalscript)} });
+const layer = new ${cls}({ ${extra}mosaickingOrder: "${r.mosaickingOrder}", maxCloudCoverPercent: ${r.maxcc}, evalscript: ${JSON.stringify(r.evalscript)} });
 const data = await layer.getMap({
-  bbox: new BBox(CRS_EPSG${r.epsg}, ${r.bbox.join(", ")}),
+  bbox: new BBox(${crs}, ${r.bbox.join(", ")}),${r.geometry ? `
+  geometry: ${JSON.stringify(r.geometry)},` : ""}
   fromTime: new Date("${r.from}"), toTime: new Date("${r.to}"),
   width: ${r.width}, height: ${r.height}, format: ${FORMATS[r.format] ?? "MimeTypes.PNG"},
 }, ApiType.PROCESSING);

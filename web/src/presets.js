@@ -1,0 +1,78 @@
+// The request builder's presets, grouped by the collection they are written for: the repository's
+// data/evalscripts (Sentinel Hub custom-scripts for Sentinel-2 L2A, served from /vendor/evalscripts/) and short
+// scripts of this console for Sentinel-2 L1C, Sentinel-1 GRD and the BYOC / Zarr samples (bands B02-B08).
+// A preset fits a built-in collection of its group, and a BYOC / Zarr collection that has the bands it reads
+// (the scripts written here name them); one that does not fit the selected collection switches it (request.js).
+// A FLOAT32 script switches the format to GeoTIFF (PNG and JPEG carry 8/16-bit integers only).
+
+const v3 = (input, body, extra = "") => `//VERSION=3
+${extra}function setup() { return { input: ${JSON.stringify(input)}, output: { bands: 4 } }; }
+function evaluatePixel(s) { ${body} }
+`;
+const NDVI_RAMP = `return [...colorBlend((s.B08 - s.B04) / (s.B08 + s.B04), [-0.2, 0, 0.2, 0.4, 0.6, 0.8],
+    [[0.5, 0.5, 0.5], [0.75, 0.7, 0.55], [0.85, 0.85, 0.35], [0.5, 0.75, 0.25], [0.2, 0.55, 0.15], [0.05, 0.35, 0.05]]), s.dataMask];`;
+const S1_NOTE = "// The Sentinel-1 GRD sample is uncalibrated amplitude (DN 0..~800, not sigma0): stretched over DN 0..400.\n";
+
+/** Presets written here: group -> [{ id, name, bands (the collection bands it reads), script }]. */
+const OWN = {
+  "sentinel-2-l1c": [
+    { id: "l1c/true-colour", name: "True colour (TOA, gain 2.5)", bands: ["B02", "B03", "B04"], script: v3(["B02", "B03", "B04", "dataMask"], "return [2.5 * s.B04, 2.5 * s.B03, 2.5 * s.B02, s.dataMask];") },
+    { id: "l1c/false-colour", name: "False colour infrared (B08, B04, B03)", bands: ["B03", "B04", "B08"], script: v3(["B03", "B04", "B08", "dataMask"], "return [2.5 * s.B08, 2.5 * s.B04, 2.5 * s.B03, s.dataMask];") },
+    { id: "l1c/ndvi", name: "NDVI (colour ramp)", bands: ["B04", "B08"], script: v3(["B04", "B08", "dataMask"], NDVI_RAMP) },
+    { id: "l1c/ndvi-raw", name: "NDVI values (FLOAT32, GeoTIFF)", bands: ["B04", "B08"], script: `//VERSION=3
+function setup() { return { input: ["B04", "B08"], output: { bands: 1, sampleType: "FLOAT32" } }; }
+function evaluatePixel(s) { return [(s.B08 - s.B04) / (s.B08 + s.B04)]; }
+` },
+  ],
+  "sentinel-1-grd": [
+    { id: "s1/vv", name: "VV amplitude (grey)", bands: ["VV"], script: v3(["VV", "dataMask"], "const v = s.VV / 400;\n  return [v, v, v, s.dataMask];", S1_NOTE) },
+    { id: "s1/vv-vh", name: "VV / VH false colour", bands: ["VV", "VH"], script: v3(["VV", "VH", "dataMask"], "return [s.VV / 400, s.VH / 160, s.VV / (s.VH + 1) / 8, s.dataMask];", S1_NOTE) },
+    { id: "s1/vh", name: "VH amplitude (grey)", bands: ["VH"], script: v3(["VH", "dataMask"], "const v = s.VH / 160;\n  return [v, v, v, s.dataMask];", S1_NOTE) },
+  ],
+  "byoc/zarr": [
+    { id: "byoc/true-colour", name: "True colour (B02, B03, B04)", bands: ["B02", "B03", "B04"], script: v3(["B02", "B03", "B04", "dataMask"], "return [2.5 * s.B04, 2.5 * s.B03, 2.5 * s.B02, s.dataMask];") },
+    { id: "byoc/ndvi", name: "NDVI (colour ramp; B04, B08)", bands: ["B04", "B08"], script: v3(["B04", "B08", "dataMask"], NDVI_RAMP) },
+  ],
+};
+
+/** Group labels; the data/evalscripts presets are the Sentinel-2 L2A group. */
+const GROUPS = { "sentinel-2-l2a": "Sentinel-2 L2A", "sentinel-2-l1c": "Sentinel-2 L1C", "sentinel-1-grd": "Sentinel-1 GRD", "byoc/zarr": "BYOC / Zarr samples (S2 bands)" };
+
+/** Why a repository preset cannot render the sample data (upstream defects kept on purpose, data/SOURCES.md §3). */
+const CANNOT_RUN = {
+  "sentinel-2__burned_area__script.js": "keeps only the scenes of 2017-05-15 and 2017-06-24 (the Knysna fires, in preProcessScenes); the sample data has none, so evaluatePixel fails with a TypeError",
+  "sentinel-2__ndyi__script.js": "its body is a version 1 script under a //VERSION=3 line (an upstream defect): the service refuses it",
+};
+
+/**
+ * True when preset `p` can run with `collection`: a built-in collection of its group, or a BYOC / Zarr / batch
+ * collection whose bands (`bands`, names; null when unknown) include every band the preset reads.
+ */
+export function fits(p, collection, bands) {
+  if (!/^(byoc|zarr|batch)-/.test(collection)) return p.group === collection;
+  return Boolean(p.bands && bands && p.bands.every((b) => bands.includes(b)));
+}
+
+/** True when the evalscript's output is FLOAT32 (only image/tiff carries it). */
+export const isFloat32 = (script) => /sampleType\s*:\s*(["'])FLOAT32\1|SampleType\.FLOAT32/.test(script);
+
+/**
+ * Fills `select` with one optgroup per collection group; resolves to `preset(value)` -> {group, name, bands?,
+ * cannotRun?, load(): Promise<script text>} (undefined for an unknown value).
+ */
+export async function loadPresets(select) {
+  const files = await (await fetch("/vendor/evalscripts/index.json")).json();
+  const all = new Map();
+  for (const f of files) {
+    const name = f.replace(/^sentinel-2__/, "").replace(/\.js$/, "").replace(/__/g, " / ");
+    all.set(f, { group: "sentinel-2-l2a", name, cannotRun: CANNOT_RUN[f], load: async () => (await fetch(`/vendor/evalscripts/${encodeURIComponent(f)}`)).text() });
+  }
+  for (const [group, list] of Object.entries(OWN)) for (const p of list) all.set(p.id, { group, name: p.name, bands: p.bands, load: async () => p.script });
+  for (const [group, label] of Object.entries(GROUPS)) {
+    const og = Object.assign(document.createElement("optgroup"), { label });
+    for (const [value, p] of all) if (p.group === group) og.append(new Option(p.cannotRun ? `${p.name} (cannot run on the samples)` : p.name, value));
+    select.append(og);
+  }
+  select.append(new Option("(custom script)", ""));
+  return (value) => all.get(value);
+}

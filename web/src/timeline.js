@@ -1,0 +1,41 @@
+// Dates with scenes, from the catalog: a STAC search of the collection over the AOI (all pages, up to MAX_ITEMS),
+// grouped by acquisition day with the lowest eo:cloud_cover of the day. The request builder shows them as a
+// slider and a row of date buttons, filtered by the maximum cloud cover, and checks a time range before it runs.
+import { json } from "./api.js";
+
+const MAX_ITEMS = 1000;
+
+/**
+ * Catalog items of `collection` intersecting `aoi` ({bbox} or {geometry}, WGS84) in `datetime`
+ * ("<from>/<to>", RFC 3339 or open ".."), following the `next` links (POST body merged) up to MAX_ITEMS.
+ */
+export async function searchItems(collection, aoi, datetime, signal) {
+  let body = { collections: [collection], datetime, limit: 100, ...(aoi.geometry ? { intersects: aoi.geometry } : { bbox: aoi.bbox }) };
+  const items = [];
+  for (let url = "/api/v1/catalog/1.0.0/search"; url && items.length < MAX_ITEMS; ) {
+    const page = await json(url, { method: "POST", body, signal });
+    items.push(...page.features);
+    const next = page.links?.find((l) => l.rel === "next");
+    [url, body] = next ? [new URL(next.href, location.origin).pathname, { ...body, ...next.body }] : [null, body];
+  }
+  return items;
+}
+
+/** Cloud cover of an item in percent (null when the collection has none, e.g. Sentinel-1). */
+export const cloudOf = (item) => item.properties?.["eo:cloud_cover"] ?? null;
+
+/** Items passing the cloud filter: cover <= maxcc, or no cover at all (radar, BYOC without it). */
+export const underClouds = (items, maxcc) => items.filter((i) => (cloudOf(i) ?? 0) <= maxcc);
+
+/** [{date: "YYYY-MM-DD", cloud: lowest cover or null, count}] of `items`, sorted by date. */
+export function datesOf(items) {
+  const days = new Map();
+  for (const i of items) {
+    const date = i.properties.datetime.slice(0, 10), c = cloudOf(i);
+    const d = days.get(date) ?? { date, cloud: null, count: 0 };
+    d.count++;
+    if (c !== null) d.cloud = d.cloud === null ? c : Math.min(d.cloud, c);
+    days.set(date, d);
+  }
+  return [...days.values()].sort((a, b) => a.date.localeCompare(b.date));
+}
