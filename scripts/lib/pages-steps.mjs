@@ -261,4 +261,70 @@ export async function statbatch({ page, base, token, check, shots }) {
   await shots(page, "statbatch");
 }
 
-export const STEPS = { statistics, batch, statbatch, clients, wmsmap };
+export const STEPS = { statistics, batch, statbatch, collections, clients, wmsmap };
+
+/** Clicks Refresh on the collections page until `selector`'s text matches `re`; resolves to that text. */
+async function waitText(page, selector, re, seconds = 60) {
+  let text = "";
+  for (let i = 0; i < seconds && !re.test(text); i++) {
+    await page.click("#collRefresh");
+    await page.waitForTimeout(1000);
+    text = (await page.textContent(selector).catch(() => "")) ?? "";
+  }
+  return text;
+}
+
+/**
+ * Collections: the table lists the catalog's collections with the kind, the bands the API gives (STAC eo:bands or
+ * the collection metadata) and "open in the builder" links (#request?collection=<id>); a BYOC collection created
+ * from the form with a tile of the sample bucket is ingested (the tile API says INGESTED) and appears with its
+ * bands; a bad bucket name is refused at its field; a Zarr store registered from the form is INGESTED.
+ */
+export async function collections({ page, base, token, check, shots }) {
+  await page.goto(`${base}/#collections`);
+  await page.waitForSelector("#collState:text-matches('collections here|[0-9]{3}')", { timeout: 60_000 });
+  const catalog = (await api(base, token, "/api/v1/catalog/1.0.0/collections")).collections;
+  const rows = await page.$$eval("#catalogTable tbody tr", (trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)));
+  const l2a = rows.find((r) => r[0] === "sentinel-2-l2a");
+  const l2aBands = catalog.find((c) => c.id === "sentinel-2-l2a").summaries["eo:bands"].map((b) => b.name);
+  const sample = rows.find((r) => r[1] === "BYOC");
+  const sampleMeta = await api(base, token, `/api/v1/metadata/collection/${sample[0]}`);
+  const links = await page.$$eval("#catalogTable a", (as) => as.map((a) => a.getAttribute("href")));
+  check(JSON.stringify(rows.map((r) => r[0])) === JSON.stringify(catalog.map((c) => c.id)) && l2a[1] === "built-in" && l2a[3] === `${l2aBands.length}: ${l2aBands.join(", ")}` &&
+    sampleMeta.bands.every((b) => sample[3].includes(`${b.name} (${b.sampleType})`)) && rows.some((r) => r[1] === "Zarr") && links.length === catalog.length && links.every((h, i) => h === `#request?collection=${catalog[i].id}`),
+    `collections page: ${rows.length} collections as the catalog lists them, kinds [${[...new Set(rows.map((r) => r[1]))]}], S2 L2A bands ${l2a[3].slice(0, 30)}..., ${sample[0]} bands ${sample[3]}`);
+  await page.click(`#catalogTable button[aria-label="Map ${sample[0]}"]`);
+  await shots(page, "collections");
+
+  await page.fill("#byocName", "pages check");
+  await page.fill("#byocBucket", "Bad_Bucket");
+  await page.click("#byocForm button[type=submit]");
+  const bad = await page.waitForSelector("#byocBucket + .field-error", { timeout: 10_000 }).then((e) => e.textContent());
+  check(/bucket/i.test(bad), `bad bucket name: at the field: "${bad}"`);
+  await page.fill("#byocBucket", "eo-edge-byoc-sample");
+  await page.click("#byocForm button[type=submit]");
+  await page.waitForSelector("#byocState:text-matches('created [0-9a-f-]{36}')", { timeout: 30_000 });
+  const id = (await page.textContent("#byocState")).replace("created ", "").trim();
+  await page.waitForSelector(`#byocTable tr[data-id="${id}"]`);
+  await page.selectOption("#tileCollection", id);
+  await page.fill("#tilePath", "westflanders/2017-08-24/(BAND)");
+  await page.fill("#tileTime", "2017-08-24T10:52:40Z");
+  await page.click("#tileForm button[type=submit]");
+  await page.waitForSelector("#tileState:text-matches('created|[0-9]{3}')", { timeout: 30_000 });
+  const states = await waitText(page, `#byocTable tr[data-id="${id}"] td:nth-child(4)`, /INGESTED|FAILED/);
+  const tiles = (await api(base, token, `/api/v1/byoc/collections/${id}/tiles`)).data;
+  const row = await waitText(page, `#catalogTable tr[data-id="byoc-${id}"]`, /B02/, 20);
+  check(states === "1 INGESTED" && tiles.length === 1 && tiles[0].status === "INGESTED" && /B04 \(UINT16\)/.test(row), `BYOC ${id} created, tile added from the form: page "${states}", API ${tiles[0]?.status}; catalog row ${row.slice(0, 120)}`);
+
+  await page.fill("#zarrName", "pages check zarr");
+  await page.fill("#zarrBucket", "eo-edge-samples");
+  await page.fill("#zarrPath", "zarr/westflanders.zarr/");
+  await page.click("#zarrForm button[type=submit]");
+  await page.waitForSelector("#zarrState:text-matches('created|[0-9]{3}')", { timeout: 30_000 });
+  const zstate = await page.textContent("#zarrState");
+  const zid = zstate.replace("created ", "").trim();
+  const zrow = await waitText(page, `#zarrTable tr[data-id="${zid}"] td:nth-child(4)`, /INGESTED|FAILED/, 30);
+  const zapi = zid && (await api(base, token, `/api/v1/zarr/collections/${zid}`).catch((e) => ({ status: e.message })));
+  const zstatus = zapi?.data?.status ?? zapi?.status;
+  check(zrow === "INGESTED" && zstatus === "INGESTED", `Zarr store registered from the form: ${zstate}; page ${zrow}, API ${zstatus}`);
+}
