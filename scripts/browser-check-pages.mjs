@@ -18,6 +18,7 @@ const check = (ok, text) => (console.log(`${ok ? "OK  " : "FAIL"} ${text}`), ok 
 
 /** Screenshots of the current page at 1280x720 and 390 px wide; the narrow one must not scroll sideways. */
 async function shots(page, name) {
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(SHOTS, `pages-${name}-1280.png`) });
   await page.setViewportSize({ width: 390, height: 844 });
   await page.waitForTimeout(300);

@@ -14,9 +14,9 @@ let map = null, wired = false;
 /** The kind of a collection id: byoc-, zarr-, batch- prefixes, else built-in. */
 const kindOf = (id) => ({ byoc: "BYOC", zarr: "Zarr", batch: "batch" })[/^(byoc|zarr|batch)-/.exec(id)?.[1]] ?? "built-in";
 
-/** Band names of a STAC collection (eo:bands), else of its metadata (custom collections). */
+/** Band names of a STAC collection (eo:bands, or SAR polarizations), else of its metadata (custom collections). */
 async function bandsOf(c) {
-  const stac = c.summaries?.["eo:bands"]?.map((b) => b.name);
+  const stac = c.summaries?.["eo:bands"]?.map((b) => b.name) ?? c.summaries?.["sar:polarizations"]; // optical, SAR
   if (stac?.length) return stac;
   const meta = await json(`/api/v1/metadata/collection/${encodeURIComponent(c.id)}`).catch(() => null);
   return meta?.bands?.map((b) => `${b.name} (${b.sampleType})`) ?? [];
