@@ -11,13 +11,11 @@
 // Screenshots go to test-artifacts/browser/ (git-ignored). Prints figures and the elapsed time; exits 1 on failure.
 import { decode } from "fast-png";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { chromium } from "playwright-core";
-import { getToken } from "./lib/bench.mjs";
-import { startEoEdge } from "./lib/serve.mjs";
+import { consoleServer, SHOTS } from "./lib/console-check.mjs";
 
-const SHOTS = join("test-artifacts", "browser");
 const R = 6378137;
 const failures = [];
 let refPng = null; // the Processing API PNG of the true-colour step (oracle of the snippets step)
@@ -157,11 +155,7 @@ async function locations(page, base, token) {
 }
 
 const t0 = Date.now();
-mkdirSync(SHOTS, { recursive: true });
-const server = process.env.CONSOLE_BASE ? { base: process.env.CONSOLE_BASE, stop: async () => {} } : await startEoEdge();
-const clientFile = join(resolve(process.env.EO_EDGE_STATE ?? ".state"), "demo-client.json");
-const client = JSON.parse(readFileSync(clientFile, "utf8"));
-const token = server.token ?? (await getToken(server.base, clientFile));
+const { server, client, token } = await consoleServer();
 const snippetClient = client;
 let browser;
 try {
