@@ -253,6 +253,10 @@ export async function statbatch({ page, base, token, check, shots }) {
   const done = await waitStatus(page, "statBatchTable", id, /^(DONE|PARTIAL|FAILED)$/);
   const task = await api(base, token, `/api/v1/statistics/batch/${id}`);
   check(JSON.stringify(created) === JSON.stringify(ACTIONS.CREATED) && /DONE|PARTIAL/.test(done) && task.status === done, `statistical batch ${id} from the form: actions CREATED [${created}], ${done} (API: ${task.status})`);
+  await page.click(`#statBatchTable button[aria-label="Details ${id}"]`);
+  await page.waitForSelector("#taskDetails:not([hidden])");
+  const details = JSON.parse(await page.textContent("#taskJson"));
+  check(details.id === id && details.status === task.status && details.request.input.features.s3.url === "s3://console-batch/pages-check/fields.gpkg", `Details of ${id}: the task JSON the API gives (status ${details.status}, features ${details.request.input.features.s3.url})`);
   await page.click(`#statBatchTable button[aria-label="Outputs ${id}"]`);
   await page.waitForSelector("#outputCaption:text-matches('Outputs of " + id + "')", { timeout: 30_000 });
   const shown = await page.$$eval("#outputTable tbody tr", (rows) => rows.map((r) => r.dataset.id));
