@@ -92,13 +92,13 @@ export function registerStatisticalBatch(api: Api): void {
   const tag = { tags: ["Statistical batch"] };
   for (const p of PREFIXES) {
     api
-      .on("POST", p, create, { ...tag, summary: "Create a statistical batch task", description: "Statistical Batch API: stores a task that computes the Statistical API's aggregation for every feature of a GeoPackage (`input.features.s3.url`) and writes one JSON file per feature id to `output.s3.url`. Analyse, then start it.", body: batchStatisticalRequestSchema, bodyTypes: SCRIPT_BODY, status: 201 })
-      .on("GET", p, list, { ...tag, summary: "List statistical batch tasks", description: "The account's statistical batch tasks with status, `completionPercentage` and cost (`count`, `viewtoken` paging)." })
-      .on("GET", `${p}/:id`, get, { ...tag, summary: "One statistical batch task", description: "One statistical batch task: its request, status and progress. 404 for another account's task." })
-      .on("GET", `${p}/:id/status`, status, { ...tag, summary: "Status of a statistical batch task", description: "Only the status fields of a task (status, completionPercentage, costPU, error), for polling." })
-      .on("POST", `${p}/:id/analyse`, action("ANALYSE"), { ...tag, summary: "Analyse a task", description: "Starts the analysis of a CREATED task: counts the tiles of the grid or GeoPackage that intersect the AOI and estimates the processing units; the status goes ANALYSING, then ANALYSIS_DONE. 204 at once; poll the task.", status: 204 })
-      .on("POST", `${p}/:id/start`, action("START"), { ...tag, summary: "Start a task", description: "Starts processing an analysed task (or analyses it first): tiles are processed on the queue and the status goes PROCESSING, then DONE (or FAILED, or PARTIAL with failed tiles). Processing units are charged per tile. 204 at once; poll the task.", status: 204, metered: true })
-      .on("POST", `${p}/:id/stop`, action("STOP"), { ...tag, summary: "Stop a task", description: "Asks a running or analysed task to stop; tiles already written stay. The status becomes STOPPED. 204; 400 when the task has already ended.", status: 204 })
-      .on("POST", `${p}/:id/cancel`, action("STOP"), { ...tag, summary: "Stop a task (alias of stop)", description: "The same as `/stop`: cancels a running statistical batch task.", status: 204 });
+      .on("POST", p, create, { ...tag, summary: "Create a statistical batch task", body: batchStatisticalRequestSchema, bodyTypes: SCRIPT_BODY, status: 201 })
+      .on("GET", p, list, { ...tag, summary: "List statistical batch tasks" })
+      .on("GET", `${p}/:id`, get, { ...tag, summary: "One statistical batch task" })
+      .on("GET", `${p}/:id/status`, status, { ...tag, summary: "Status of a statistical batch task" })
+      .on("POST", `${p}/:id/analyse`, action("ANALYSE"), { ...tag, summary: "Analyse a task", status: 204 })
+      .on("POST", `${p}/:id/start`, action("START"), { ...tag, summary: "Start a task", status: 204, metered: true })
+      .on("POST", `${p}/:id/stop`, action("STOP"), { ...tag, summary: "Stop a task", status: 204 })
+      .on("POST", `${p}/:id/cancel`, action("STOP"), { ...tag, summary: "Stop a task (alias of stop)", status: 204 });
   }
 }
