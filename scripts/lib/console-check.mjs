@@ -38,3 +38,11 @@ export async function logInForm(page, base, client) {
   await page.press("#clientSecret", "Enter");
   await page.waitForFunction(() => sessionStorage.getItem("eo-edge-token"));
 }
+
+/** fetch of the API at `base` with the token; resolves to the parsed JSON (throws on a non-2xx). */
+export async function api(base, token, path, { method = "GET", body } = {}) {
+  const r = await fetch(base + path, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body && JSON.stringify(body) });
+  const text = await r.text();
+  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : null;
+}
