@@ -127,3 +127,39 @@ export async function statbatch({ page, base, token, check, shots }) {
   check(shown.length > 0 && JSON.stringify(shown) === JSON.stringify(listed), `statistical batch outputs: ${shown.length} objects (${shown.slice(0, 2).join(", ")}...) = the AWS SDK's listing`);
   await shots(page, "statbatch");
 }
+
+const NDVI_1BAND = `//VERSION=3
+function setup() { return { input: ["B04", "B08", "dataMask"], output: { id: "ndvi", bands: 1, sampleType: "FLOAT32" } }; }
+function evaluatePixel(s) { return [s.dataMask ? (s.B08 - s.B04) / (s.B08 + s.B04) : NaN]; }`;
+
+/**
+ * A batch collection from the batch page: with "also a batch collection" the true-colour script (4 bands) is refused
+ * in the page; a 1-band NDVI task started from CREATED ends DONE, and the collections page lists batch-<task id> as
+ * kind batch with the band the collection metadata gives.
+ */
+export async function batchcollection({ page, base, token, check }) {
+  await page.goto(`${base}/#batch`);
+  await page.waitForSelector("body[data-batch-ready]", { timeout: 60_000 });
+  await page.selectOption("#taskKind", "batch");
+  await page.check("#batchMakeCollection");
+  await page.click("#batchCreate");
+  const note = await page.waitForSelector("#batchMakeCollection + .field-error", { timeout: 10_000 }).then((e) => e.textContent());
+  await page.fill("#batchScript", NDVI_1BAND);
+  const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith("/api/v2/batch/process")), page.click("#batchCreate")]);
+  const { id } = await response.json();
+  check(/single-band/.test(note) && response.status() === 201, `batch collection: 4-band script refused at the checkbox ("${note}"); 1-band task ${id} created (${response.status()})`);
+  await page.waitForSelector(`#batchTable tr[data-id="${id}"]`);
+  await page.click(`#batchTable button[aria-label="Start ${id}"]`);
+  let status = "";
+  for (let i = 0; i < 180 && !/^(DONE|FAILED)$/.test(status); i++) {
+    await page.waitForTimeout(1000);
+    await page.click("#batchRefresh");
+    status = (await page.textContent(`#batchTable tr[data-id="${id}"] td:nth-child(3)`)) ?? "";
+  }
+  await page.goto(`${base}/#collections`);
+  await page.waitForSelector(`#catalogTable tr[data-id="batch-${id}"]`, { timeout: 30_000 });
+  const row = await page.$$eval(`#catalogTable tr[data-id="batch-${id}"] td`, (tds) => tds.map((td) => td.textContent));
+  const meta = await api(base, token, `/api/v1/metadata/collection/batch-${id}`);
+  const expected = `${meta.bands.length}: ${meta.bands.map((b) => `${b.name} (${b.sampleType})`).join(", ")}`;
+  check(status === "DONE" && row[1] === "batch" && row[3] === expected && meta.bands[0].name === "ndvi", `task ${id} ${status}; collections page: batch-${id} kind ${row[1]}, bands "${row[3]}" (metadata: "${expected}")`);
+}

@@ -1,7 +1,7 @@
 // Steps of scripts/browser-check-pages.mjs, one per console page; each gets { page, base, token, client, check,
 // shots } and checks what the page shows against the API called directly from Node (batch: ./pages-batch-steps.mjs).
 import { api } from "./console-check.mjs";
-import { batch, statbatch } from "./pages-batch-steps.mjs";
+import { batch, batchcollection, statbatch } from "./pages-batch-steps.mjs";
 
 const WF = [3.019304, 50.813087, 3.028392, 50.818841];
 
@@ -199,4 +199,4 @@ export async function collections({ page, base, token, check, shots }) {
   check(zrow === "INGESTED" && zstatus === "INGESTED", `Zarr store registered from the form: ${zstate}; page ${zrow}, API ${zstatus}`);
 }
 
-export const STEPS = { statistics, batch, statbatch, collections, clients, wmsmap };
+export const STEPS = { statistics, batch, statbatch, batchcollection, collections, clients, wmsmap };
