@@ -4,26 +4,19 @@
 //  1. log in with the demo client using the keyboard (Enter submits); every form control has an accessible name;
 //  2. draw an AOI by dragging on the map, run the true-colour preset, base layers off: the overlay sits where the
 //     AOI was dragged and its on-screen pixels equal the Processing API PNG for the same EPSG:3857 bbox and size;
-//  3. statistics over the West Flanders grid (UTM 31N 501360,5629040 - 502000,5629680) P1D 2017-08 - 2018-11:
-//     the chart's labels are the 19 acquisition dates the catalog lists for that area;
-//  4. a batch task created from the request builder, analysed and started with the buttons, reaches DONE;
-//  5. an OAuth client created (secret shown once, and it gets a token), an expiry in the past shown next to its
-//     field, then deleted (it moves to the inactive list);
-//  6. each location's request builder offers the collections its catalog lists (the primary: Sentinel-2 and
+//  3. each location's request builder offers the collections its catalog lists (the primary: Sentinel-2 and
 //     Sentinel-1 GRD, not the BYOC sample of the CREODIAS bucket; the second location: that sample), and the page
 //     shows the base layer instance's WMS and WMTS GetCapabilities URLs, which answer WMS 1.3.0 / WMTS 1.0.0.
+// The statistics, batch, collections, OAuth clients and WMS map pages: scripts/browser-check-pages.mjs.
 // Screenshots go to test-artifacts/browser/ (git-ignored). Prints figures and the elapsed time; exits 1 on failure.
 import { decode } from "fast-png";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { chromium } from "playwright-core";
-import { getToken } from "./lib/bench.mjs";
-import { startEoEdge } from "./lib/serve.mjs";
+import { consoleServer, SHOTS } from "./lib/console-check.mjs";
 
-const SHOTS = join("test-artifacts", "browser");
 const R = 6378137;
-const WF = { west: 3.019304, south: 50.813087, east: 3.028392, north: 50.818841 };
 const failures = [];
 let refPng = null; // the Processing API PNG of the true-colour step (oracle of the snippets step)
 const check = (ok, text) => (console.log(`${ok ? "OK  " : "FAIL"} ${text}`), ok || failures.push(text));
@@ -105,24 +98,6 @@ async function trueColour(page, base, token) {
   check(bg.every((c, i) => c === outside[i]), `outside the AOI (base layers off) the map is its plain background: rgb(${[...outside]}), background rgb(${bg}) (scene corner rgb(${refAt}))`);
 }
 
-async function statistics(page, base, token) {
-  await page.goto(`${base}/#request`);
-  await page.waitForSelector("body[data-request-ready]");
-  for (const [k, val] of Object.entries(WF)) await page.fill(`#${k}`, String(val));
-  await page.goto(`${base}/#statistics`);
-  await page.fill("#statsFrom", "2017-08-01");
-  await page.fill("#statsTo", "2018-11-30");
-  await page.fill("#statsInterval", "P1D");
-  await page.click("#statsForm button[type=submit]");
-  await page.waitForSelector("body[data-stats-done], #statsState.error", { timeout: 180_000 });
-  const labels = await page.evaluate(() => window.eoConsole.series.data.labels);
-  await page.screenshot({ path: join(SHOTS, "console-statistics.png"), fullPage: true });
-  const search = { collections: ["sentinel-2-l2a"], bbox: [WF.west, WF.south, WF.east, WF.north], datetime: "2017-08-01T00:00:00Z/2018-11-30T23:59:59Z", limit: 100 };
-  const items = await (await api(base, token, "/api/v1/catalog/1.0.0/search", search)).json();
-  const dates = [...new Set(items.features.map((f) => f.properties.datetime.slice(0, 10)))].sort();
-  check(labels.length === 19 && JSON.stringify(labels) === JSON.stringify(dates), `statistics chart: ${labels.length} dates ${labels[0]} .. ${labels.at(-1)}; catalog: ${dates.length} dates`);
-}
-
 /**
  * The request builder's curl and sentinelhub-js snippets, run here (bash + curl; the project's node with
  * sentinelhub-js from node_modules) with the demo client: both must write the same PNG as the true-colour step's
@@ -159,59 +134,6 @@ async function footprints(page, base, token) {
   check(paths.length === items.length && items.some((f) => f.id === shown.id && JSON.stringify(f) === JSON.stringify(shown)), `footprints: ${paths.length} drawn, catalog lists ${items.length}; clicked one shows item ${shown.id}`);
 }
 
-/** The collections page lists the BYOC and Zarr collections the APIs list (ids in the same order). */
-async function collections(page, base, token) {
-  await page.goto(`${base}/#collections`);
-  await page.waitForSelector("#collState:text-matches('Zarr collections|[0-9]{3}')", { timeout: 30_000 });
-  const shown = async (t) => page.$$eval(`#${t} tbody tr`, (rows) => rows.map((r) => r.dataset.id));
-  const listed = async (path) => (await (await api(base, token, `${path}?count=100`)).json()).data.map((c) => c.id);
-  const [byoc, zarr] = [await listed("/api/v1/byoc/collections"), await listed("/api/v1/zarr/collections")];
-  const states = await page.$$eval("#byocTable tbody td:nth-child(3), #zarrTable tbody td:nth-child(3)", (tds) => tds.map((t) => t.textContent));
-  check(JSON.stringify(await shown("byocTable")) === JSON.stringify(byoc) && JSON.stringify(await shown("zarrTable")) === JSON.stringify(zarr) && zarr.length > 0,
-    `collections page: ${byoc.length} BYOC, ${zarr.length} Zarr as the APIs list them; states [${states.join("; ")}]`);
-}
-
-/** Text of the status cell of task `id` in the batch table. */
-const taskStatus = (page, id) => page.textContent(`#batchTable tr[data-id="${id}"] td:nth-child(3)`);
-
-async function batch(page, base) {
-  await page.goto(`${base}/#batch`);
-  await page.click("#batchFill");
-  await page.click("#batchForm button[type=submit]");
-  await page.waitForSelector("#batchState:text-matches('created |[0-9]{3}')", { timeout: 30_000 });
-  const state = await page.textContent("#batchState");
-  if (!state.startsWith("created ")) throw new Error(`create: ${state}`);
-  const id = state.replace("created ", "").trim();
-  await page.click(`#batchTable button[aria-label="Analyse ${id}"]`);
-  for (let i = 0; i < 120 && (await taskStatus(page, id)) !== "ANALYSIS_DONE"; i++) await page.waitForTimeout(1000), await page.click("#batchRefresh");
-  await page.click(`#batchTable button[aria-label="Start ${id}"]`);
-  let status = "";
-  for (let i = 0; i < 180 && !/DONE|FAILED/.test(status); i++) await page.waitForTimeout(1000), await page.click("#batchRefresh"), (status = await taskStatus(page, id));
-  const row = await page.textContent(`#batchTable tr[data-id="${id}"]`);
-  await page.screenshot({ path: join(SHOTS, "console-batch.png"), fullPage: true });
-  check(status === "DONE" && row.includes("100 %"), `batch task ${id} from the UI: ${row}`);
-}
-
-async function clients(page, base) {
-  await page.goto(`${base}/#clients`);
-  await page.fill("#clientName", "browser check");
-  await page.fill("#clientExpires", "2001-01-01");
-  await page.click("#clientForm button[type=submit]");
-  const note = await page.waitForSelector("#clientExpires + .field-error", { timeout: 10_000 }).then((e) => e.textContent());
-  check(/future/.test(note), `past expiry: message next to the field: "${note}"`);
-  await page.fill("#clientExpires", "");
-  await page.click("#clientForm button[type=submit]");
-  await page.waitForSelector("#newSecret:not([hidden])");
-  const [, id, secret] = /Client (\S+) created\. Its secret, shown only now: (\S+)/.exec(await page.textContent("#newSecret"));
-  const t = await fetch(`${base}/auth/realms/main/protocol/openid-connect/token`, { method: "POST", body: new URLSearchParams({ grant_type: "client_credentials", client_id: id, client_secret: secret }) });
-  check(t.status === 200, `created client ${id}: its shown secret gets a token (${t.status})`);
-  await page.click(`#clientTable button[aria-label="Delete ${id}"]`);
-  await page.waitForSelector(`#inactiveTable tr[data-id="${id}"]`, { timeout: 10_000 });
-  const stillActive = await page.$(`#clientTable tr[data-id="${id}"]`);
-  await page.screenshot({ path: join(SHOTS, "console-clients.png"), fullPage: true });
-  check(!stillActive, `deleted client ${id}: in the inactive list, not in the active one`);
-}
-
 /**
  * At each location the request builder offers what that location's catalog lists, and shows the GetCapabilities
  * URLs of the base layer's instance at the primary location (which hosts its Sentinel-2 L2A); they answer.
@@ -235,11 +157,7 @@ async function locations(page, base, token) {
 }
 
 const t0 = Date.now();
-mkdirSync(SHOTS, { recursive: true });
-const server = process.env.CONSOLE_BASE ? { base: process.env.CONSOLE_BASE, stop: async () => {} } : await startEoEdge();
-const clientFile = join(resolve(process.env.EO_EDGE_STATE ?? ".state"), "demo-client.json");
-const client = JSON.parse(readFileSync(clientFile, "utf8"));
-const token = server.token ?? (await getToken(server.base, clientFile));
+const { server, client, token } = await consoleServer();
 const snippetClient = client;
 let browser;
 try {
@@ -247,7 +165,7 @@ try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
   page.on("pageerror", (e) => check(false, `page error: ${e.message}`));
   page.on("console", (m) => m.type() === "error" && console.log(`     console: ${m.text()}`));
-  const steps = [logIn, trueColour, snippets, footprints, statistics, batch, collections, clients, locations].filter((f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name) || f === logIn);
+  const steps = [logIn, trueColour, snippets, footprints, locations].filter((f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name) || f === logIn);
   for (const step of steps) {
     try {
       await step(page, server.base, step === logIn ? client : token);

@@ -10,21 +10,14 @@
 //    API lists for that body, a Process request with a bad width shows the 400 envelope;
 //  - no request to another origin (no CDN: it works offline), no console error, usable 390 px wide (no horizontal
 //    scroll). Screenshots: test-artifacts/browser/docs-*.png. Prints the figures; exits 1 on any failure.
-import { mkdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { getToken } from "./lib/bench.mjs";
-import { startEoEdge } from "./lib/serve.mjs";
+import { consoleServer, failOnErrors, logInForm, SHOTS } from "./lib/console-check.mjs";
 
-const SHOTS = join("test-artifacts", "browser");
 const failures = [];
 const check = (ok, text) => (console.log(`${ok ? "OK  " : "FAIL"} ${text}`), ok || failures.push(text));
 
-mkdirSync(SHOTS, { recursive: true });
-const server = process.env.CONSOLE_BASE ? { base: process.env.CONSOLE_BASE, stop: async () => {} } : await startEoEdge();
-const clientFile = join(resolve(process.env.EO_EDGE_STATE ?? ".state"), "demo-client.json");
-const client = JSON.parse(readFileSync(clientFile, "utf8"));
-const token = server.token ?? (await getToken(server.base, clientFile));
+const { server, client, token } = await consoleServer();
 let browser;
 try {
   const landing = await (await fetch(`${server.base}/api/v1/catalog/1.0.0/`)).json();
@@ -35,14 +28,9 @@ try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1 });
   const foreign = [];
   page.on("request", (r) => void (new URL(r.url()).origin !== new URL(server.base).origin && foreign.push(r.url())));
-  page.on("pageerror", (e) => check(false, `page error: ${e.message}`));
-  page.on("console", (m) => m.type() === "error" && !/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text()) && check(false, `console error: ${m.text()}`));
+  failOnErrors(page, check);
   // the console's token: log in at / (sessionStorage of this tab), then follow the landing page's service-doc link
-  await page.goto(`${server.base}/#login`);
-  await page.fill("#clientId", client.client_id);
-  await page.fill("#clientSecret", client.client_secret);
-  await page.press("#clientSecret", "Enter");
-  await page.waitForFunction(() => sessionStorage.getItem("eo-edge-token"));
+  await logInForm(page, server.base, client);
   await page.goto(link("service-doc"));
   await page.waitForFunction(() => /operations in|Error/.test(document.getElementById("state")?.textContent ?? ""), null, { timeout: 60_000 });
   const rendered = await page.locator("details.op").count();

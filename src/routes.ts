@@ -31,16 +31,16 @@ export function buildApi(): Api {
     .on("POST", TOKEN_PATH, tokenEndpoint, {
       public: true,
       tags: ["OAuth"],
-      summary: "Access token (client credentials grant)", description: "OAuth 2.0 client credentials grant (RFC 6749 4.4): send `grant_type=client_credentials` with `client_id` and `client_secret` in the form or as HTTP Basic. Answers `{access_token, token_type: \"Bearer\", expires_in}`; send the token as `Authorization: Bearer <token>` to every other operation. Errors follow RFC 6749 5.2 (`{error, error_description}`).",
+      summary: "Access token (client credentials grant)",
       body: tokenFormSchema,
       bodyTypes: ["application/x-www-form-urlencoded"],
       maxBody: TOKEN_BODY_BYTES,
       errors: tokenErrors,
     })
-    .on("GET", CERTS_PATH, certs, { public: true, tags: ["OAuth"], summary: "JSON Web Key Set of the token signing key", description: "The public keys (JWKS, RFC 7517) that verify the access tokens' RS256 signatures, retired keys included until their tokens expire." })
-    .on("GET", OIDC_PATH, openidConfiguration, { public: true, tags: ["OAuth"], summary: "OpenID Provider configuration", description: "OpenID Connect discovery document: issuer, token endpoint, JWKS URI and the supported grant type (client_credentials)." })
-    .on("GET", "/api/v1/metadata/location", listLocations, { tags: ["Locations"], summary: "List the locations", description: "The deployment's locations (Sentinel Hub's `aws-eu-central-1`, `creo`, ...): id, name, base URL and the data collections each one hosts. Send a collection's requests to the location that hosts it.", speculative: true })
-    .on("GET", "/api/v1/metadata/location/:locationId", getLocation, { tags: ["Locations"], summary: "One location", description: "One location by id: its base URL and the collections it hosts. 404 for an unknown id.", speculative: true });
+    .on("GET", CERTS_PATH, certs, { public: true, tags: ["OAuth"], summary: "JSON Web Key Set of the token signing key" })
+    .on("GET", OIDC_PATH, openidConfiguration, { public: true, tags: ["OAuth"], summary: "OpenID Provider configuration" })
+    .on("GET", "/api/v1/metadata/location", listLocations, { tags: ["Locations"], summary: "List the locations", speculative: true })
+    .on("GET", "/api/v1/metadata/location/:locationId", getLocation, { tags: ["Locations"], summary: "One location", speculative: true });
   registerProcess(api);
   registerCatalog(api);
   registerStatistics(api);

@@ -1,15 +1,7 @@
 // Steps of scripts/browser-check-pages.mjs, one per console page; each gets { page, base, token, client, check,
-// shots } and checks what the page shows against the API called directly from Node.
-import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-
-/** fetch of the API with the token; resolves to the parsed JSON (throws on a non-2xx). */
-export async function api(base, token, path, { method = "GET", body } = {}) {
-  const r = await fetch(base + path, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body && JSON.stringify(body) });
-  const text = await r.text();
-  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : null;
-}
+// shots } and checks what the page shows against the API called directly from Node (batch: ./pages-batch-steps.mjs).
+import { api } from "./console-check.mjs";
+import { batch, batchcollection, statbatch } from "./pages-batch-steps.mjs";
 
 const WF = [3.019304, 50.813087, 3.028392, 50.818841];
 
@@ -141,124 +133,70 @@ export async function wmsmap({ page, base, token, check, shots }) {
   await shots(page, "wmsmap");
 }
 
-/** The enabled action buttons of task `id`'s row in `table`, e.g. ["analyse", "start"]. */
-const enabledActions = (page, table, id) => page.$$eval(`#${table} tr[data-id="${id}"] button[data-action]`, (bs) => bs.filter((b) => !b.disabled).map((b) => b.dataset.action));
-
-/** Clicks Refresh until task `id`'s status cell in `table` matches `re` (at most `seconds`). */
-async function waitStatus(page, table, id, re, seconds = 180) {
-  let status = "";
-  for (let i = 0; i < seconds && !re.test(status); i++) {
+/** Clicks Refresh on the collections page until `selector`'s text matches `re`; resolves to that text. */
+async function waitText(page, selector, re, seconds = 60) {
+  let text = "";
+  for (let i = 0; i < seconds && !re.test(text); i++) {
+    await page.click("#collRefresh");
     await page.waitForTimeout(1000);
-    await page.click("#batchRefresh");
-    await page.waitForTimeout(100);
-    status = (await page.textContent(`#${table} tr[data-id="${id}"] td:nth-child(3)`).catch(() => "")) ?? "";
+    text = (await page.textContent(selector).catch(() => "")) ?? "";
   }
-  return status;
-}
-
-/** An S3 client of the endpoint (the AWS SDK, not the page's aws4fetch) with the demo account's key. */
-async function s3Oracle(base) {
-  const { S3Client, ListObjectsV2Command, GetObjectCommand, PutObjectCommand } = await import("@aws-sdk/client-s3");
-  const keys = JSON.parse(readFileSync(join(resolve(process.env.EO_EDGE_STATE ?? ".state"), "demo-s3-keys.json"), "utf8"));
-  const client = new S3Client({ endpoint: `${base}/s3`, region: "us-east-1", forcePathStyle: true, credentials: keys });
-  return {
-    list: async (Bucket, Prefix) => ((await client.send(new ListObjectsV2Command({ Bucket, Prefix }))).Contents ?? []).map((c) => c.Key),
-    get: async (Bucket, Key) => Buffer.from(await (await client.send(new GetObjectCommand({ Bucket, Key }))).Body.transformToByteArray()),
-    put: (Bucket, Key, Body) => client.send(new PutObjectCommand({ Bucket, Key, Body })),
-  };
-}
-
-/** Expected enabled actions per status (Sentinel Hub's batch lifecycle, written out here as the oracle). */
-const ACTIONS = { CREATED: ["analyse", "start"], ANALYSIS_DONE: ["start", "stop"], DONE: [], PARTIAL: [], FAILED: [] };
-
-/**
- * Batch: a form with a URL that names no tile and west > east is refused in the page (nothing sent, messages at
- * both fields); the grid preview's tile count equals the service's analysis; actions follow the status (CREATED,
- * ANALYSIS_DONE, DONE); the progress bar reaches 100; the outputs listed through the S3 endpoint equal the AWS SDK's
- * listing and a downloaded file equals its GetObject bytes.
- */
-export async function batch({ page, base, check, shots }) {
-  await page.goto(`${base}/#batch`);
-  await page.waitForSelector("body[data-batch-ready]", { timeout: 60_000 });
-  const posts = [];
-  const onRequest = (r) => r.method() === "POST" && r.url().endsWith("/api/v2/batch/process") && posts.push(r.url());
-  page.on("request", onRequest);
-  const goodUrl = await page.inputValue("#batchOutput");
-  await page.fill("#batchOutput", "s3://console-batch/out.tif");
-  await page.fill("#batchWest", "-11.2");
-  await page.click("#batchCreate");
-  await page.waitForTimeout(300);
-  const notes = await page.$$eval("#batchForm .field-error", (es) => es.map((e) => `${e.previousElementSibling?.id}: ${e.textContent}`));
-  check(posts.length === 0 && notes.some((n) => n.startsWith("batchOutput:") && /tileName/.test(n)) && notes.some((n) => n.startsWith("batchWest:")),
-    `invalid form not sent (${posts.length} POSTs); messages: ${notes.join(" | ")}`);
-  await page.fill("#batchOutput", goodUrl);
-  await page.fill("#batchWest", "-11.55");
-  await page.click("#gridPreview");
-  await page.waitForSelector("body[data-grid-tiles]");
-  const preview = (await page.getAttribute("body", "data-grid-tiles")).split(" ");
-  const drawn = await page.locator("#batchMap path.grid-tile").count();
-  await page.click("#batchCreate");
-  await page.waitForSelector("#batchState:text-matches('created |[0-9]{3}')", { timeout: 30_000 });
-  const id = (await page.textContent("#batchState")).replace("created ", "").trim();
-  page.off("request", onRequest);
-  await page.waitForSelector(`#batchTable tr[data-id="${id}"]`);
-  const created = await enabledActions(page, "batchTable", id);
-  await page.click(`#batchTable button[aria-label="Analyse ${id}"]`);
-  const analysed = await waitStatus(page, "batchTable", id, /ANALYSIS_DONE|FAILED/);
-  const afterAnalysis = await enabledActions(page, "batchTable", id);
-  check(JSON.stringify(created) === JSON.stringify(ACTIONS.CREATED) && analysed === "ANALYSIS_DONE" && JSON.stringify(afterAnalysis) === JSON.stringify(ACTIONS.ANALYSIS_DONE),
-    `task ${id}: actions CREATED [${created}], ${analysed} [${afterAnalysis}]`);
-  await page.click(`#batchTable button[aria-label="Start ${id}"]`);
-  const done = await waitStatus(page, "batchTable", id, /^(DONE|FAILED)$/);
-  const bar = await page.$eval(`#batchTable tr[data-id="${id}"] progress`, (p) => p.value);
-  const afterDone = await enabledActions(page, "batchTable", id);
-  check(done === "DONE" && bar === 100 && afterDone.length === 0, `task ${id} ${done}, progress bar ${bar}, actions [${afterDone}]`);
-  await page.click(`#batchTable button[aria-label="Outputs ${id}"]`);
-  await page.waitForSelector("#outputTable:not([hidden]) tbody tr", { timeout: 30_000 });
-  const shown = await page.$$eval("#outputTable tbody tr", (rows) => rows.map((r) => r.dataset.id));
-  const s3 = await s3Oracle(base);
-  const listed = await s3.list("console-batch", `${id}/`);
-  const [download] = await Promise.all([page.waitForEvent("download"), page.click(`#outputTable button[aria-label="Download ${shown[0]}"]`)]);
-  const bytes = readFileSync(await download.path());
-  const ref = await s3.get("console-batch", shown[0]);
-  const written = [...new Set(listed.map((k) => k.split("/")[1]))].sort();
-  check(preview.length > 0 && drawn === preview.length && JSON.stringify([...preview].sort()) === JSON.stringify(written), `grid preview: ${preview.length} tiles [${preview}] (${drawn} drawn); the task wrote tiles [${written}]`);
-  check(shown.length > 0 && JSON.stringify(shown) === JSON.stringify(listed) && Buffer.compare(bytes, ref) === 0,
-    `outputs through the S3 endpoint: ${shown.length} objects = the AWS SDK's listing; ${shown[0]} downloaded, ${bytes.length} bytes equal to GetObject`);
-  await page.click("#gridPreview");
-  await shots(page, "batch");
+  return text;
 }
 
 /**
- * Statistical batch: created from the form (the West Flanders fields GeoPackage put into a bucket here), analysed
- * and started with the buttons, it finishes (DONE or PARTIAL); its outputs listed through the S3 endpoint equal the
- * AWS SDK's listing.
+ * Collections: the table lists the catalog's collections with the kind, the bands the API gives (STAC eo:bands or
+ * the collection metadata) and "open in the builder" links (#request?collection=<id>); a BYOC collection created
+ * from the form with a tile of the sample bucket is ingested (the tile API says INGESTED) and appears with its
+ * bands; a bad bucket name is refused at its field; a Zarr store registered from the form is INGESTED.
  */
-export async function statbatch({ page, base, token, check, shots }) {
-  const s3 = await s3Oracle(base);
-  await s3.put("console-batch", "pages-check/fields.gpkg", readFileSync("test/fixtures/vector/westflanders_fields.gpkg"));
-  await page.goto(`${base}/#batch`);
-  await page.waitForSelector("body[data-batch-ready]", { timeout: 60_000 });
-  await page.selectOption("#taskKind", "statbatch");
-  await page.fill("#sbFeatures", "s3://console-batch/pages-check/fields.gpkg");
-  await page.fill("#batchFrom", "2018-04-01");
-  await page.fill("#batchTo", "2018-05-01");
-  await page.fill("#batchOutput", "s3://console-batch/pages-check/stats/");
-  const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith("/api/v1/statistics/batch")), page.click("#batchCreate")]);
-  if (response.status() !== 201) throw new Error(`create: ${response.status()} ${await response.text()}`);
-  const { id } = await response.json();
-  await page.waitForSelector(`#statBatchTable tr[data-id="${id}"]`);
-  const created = await enabledActions(page, "statBatchTable", id);
-  await page.click(`#statBatchTable button[aria-label="Start ${id}"]`);
-  const done = await waitStatus(page, "statBatchTable", id, /^(DONE|PARTIAL|FAILED)$/);
-  const task = await api(base, token, `/api/v1/statistics/batch/${id}`);
-  check(JSON.stringify(created) === JSON.stringify(ACTIONS.CREATED) && /DONE|PARTIAL/.test(done) && task.status === done, `statistical batch ${id} from the form: actions CREATED [${created}], ${done} (API: ${task.status})`);
-  await page.click(`#statBatchTable button[aria-label="Outputs ${id}"]`);
-  await page.waitForSelector("#outputCaption:text-matches('Outputs of " + id + "')", { timeout: 30_000 });
-  const shown = await page.$$eval("#outputTable tbody tr", (rows) => rows.map((r) => r.dataset.id));
-  const listed = await s3.list("console-batch", `pages-check/stats/${id}/`);
-  check(shown.length > 0 && JSON.stringify(shown) === JSON.stringify(listed), `statistical batch outputs: ${shown.length} objects (${shown.slice(0, 2).join(", ")}...) = the AWS SDK's listing`);
-  await shots(page, "statbatch");
+export async function collections({ page, base, token, check, shots }) {
+  await page.goto(`${base}/#collections`);
+  await page.waitForSelector("#collState:text-matches('collections here|[0-9]{3}')", { timeout: 60_000 });
+  const catalog = (await api(base, token, "/api/v1/catalog/1.0.0/collections")).collections;
+  const rows = await page.$$eval("#catalogTable tbody tr", (trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)));
+  const l2a = rows.find((r) => r[0] === "sentinel-2-l2a");
+  const l2aBands = catalog.find((c) => c.id === "sentinel-2-l2a").summaries["eo:bands"].map((b) => b.name);
+  const sample = rows.find((r) => r[1] === "BYOC");
+  const sampleMeta = await api(base, token, `/api/v1/metadata/collection/${sample[0]}`);
+  const links = await page.$$eval("#catalogTable a", (as) => as.map((a) => a.getAttribute("href")));
+  check(JSON.stringify(rows.map((r) => r[0])) === JSON.stringify(catalog.map((c) => c.id)) && l2a[1] === "built-in" && l2a[3] === `${l2aBands.length}: ${l2aBands.join(", ")}` &&
+    sampleMeta.bands.every((b) => sample[3].includes(`${b.name} (${b.sampleType})`)) && rows.some((r) => r[1] === "Zarr") && links.length === catalog.length && links.every((h, i) => h === `#request?collection=${catalog[i].id}`),
+    `collections page: ${rows.length} collections as the catalog lists them, kinds [${[...new Set(rows.map((r) => r[1]))]}], S2 L2A bands ${l2a[3].slice(0, 30)}..., ${sample[0]} bands ${sample[3]}`);
+  await page.click(`#catalogTable button[aria-label="Map ${sample[0]}"]`);
+  await shots(page, "collections");
+
+  await page.fill("#byocName", "pages check");
+  await page.fill("#byocBucket", "Bad_Bucket");
+  await page.click("#byocForm button[type=submit]");
+  const bad = await page.waitForSelector("#byocBucket + .field-error", { timeout: 10_000 }).then((e) => e.textContent());
+  check(/bucket/i.test(bad), `bad bucket name: at the field: "${bad}"`);
+  await page.fill("#byocBucket", "eo-edge-byoc-sample");
+  await page.click("#byocForm button[type=submit]");
+  await page.waitForSelector("#byocState:text-matches('created [0-9a-f-]{36}')", { timeout: 30_000 });
+  const id = (await page.textContent("#byocState")).replace("created ", "").trim();
+  await page.waitForSelector(`#byocTable tr[data-id="${id}"]`);
+  await page.selectOption("#tileCollection", id);
+  await page.fill("#tilePath", "westflanders/2017-08-24/(BAND)");
+  await page.fill("#tileTime", "2017-08-24T10:52:40Z");
+  await page.click("#tileForm button[type=submit]");
+  await page.waitForSelector("#tileState:text-matches('created|[0-9]{3}')", { timeout: 30_000 });
+  const states = await waitText(page, `#byocTable tr[data-id="${id}"] td:nth-child(4)`, /INGESTED|FAILED/);
+  const tiles = (await api(base, token, `/api/v1/byoc/collections/${id}/tiles`)).data;
+  const row = await waitText(page, `#catalogTable tr[data-id="byoc-${id}"]`, /B02/, 20);
+  check(states === "1 INGESTED" && tiles.length === 1 && tiles[0].status === "INGESTED" && /B04 \(UINT16\)/.test(row), `BYOC ${id} created, tile added from the form: page "${states}", API ${tiles[0]?.status}; catalog row ${row.slice(0, 120)}`);
+
+  await page.fill("#zarrName", "pages check zarr");
+  await page.fill("#zarrBucket", "eo-edge-samples");
+  await page.fill("#zarrPath", "zarr/westflanders.zarr/");
+  await page.click("#zarrForm button[type=submit]");
+  await page.waitForSelector("#zarrState:text-matches('created|[0-9]{3}')", { timeout: 30_000 });
+  const zstate = await page.textContent("#zarrState");
+  const zid = zstate.replace("created ", "").trim();
+  const zrow = await waitText(page, `#zarrTable tr[data-id="${zid}"] td:nth-child(4)`, /INGESTED|FAILED/, 30);
+  const zapi = zid && (await api(base, token, `/api/v1/zarr/collections/${zid}`).catch((e) => ({ status: e.message })));
+  const zstatus = zapi?.data?.status ?? zapi?.status;
+  check(zrow === "INGESTED" && zstatus === "INGESTED", `Zarr store registered from the form: ${zstate}; page ${zrow}, API ${zstatus}`);
 }
 
-export const STEPS = { statistics, batch, statbatch, clients, wmsmap };
+export const STEPS = { statistics, batch, statbatch, batchcollection, collections, clients, wmsmap };

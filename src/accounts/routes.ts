@@ -76,13 +76,13 @@ export function registerAccounts(api: Api): void {
   const base = "/api/v1/accounts/:accountId";
   const tag = { tags: ["Accounts"] };
   api
-    .on("GET", base, getAccount, { ...tag, summary: "The account: plan, rate-limit policies, processing units", description: "The caller's account (`me` or its id): name, plan, the rate-limit policies in force and the processing units used and left." })
-    .on("GET", `${base}/clients`, activeClients, { ...tag, summary: "Active OAuth clients", description: "The account's OAuth clients that can get tokens: client id, name, creation and expiry. Secrets are never listed." })
-    .on("GET", `${base}/clients/inactive`, inactiveClients, { ...tag, summary: "Expired and deleted OAuth clients", description: "The account's clients that can no longer get tokens (expired or deleted), with when that happened." })
-    .on("POST", `${base}/clients`, postClient, { ...tag, summary: "Create an OAuth client (the secret is shown once)", description: "Creates an OAuth client of the account: `name`, and `expires` (RFC 3339, in the future) or `neverExpire: true` with `confirmNeverExpireRisk: true`. The answer carries `clientSecret` once; it cannot be read again.", body: createClientSchema, status: 201 })
-    .on("GET", `${base}/clients/:clientId`, oneClient, { ...tag, summary: "One OAuth client", description: "One client of the account, without its secret. 404 for another account's client." })
-    .on("DELETE", `${base}/clients/:clientId`, removeClient, { ...tag, summary: "Delete an OAuth client", description: "Deletes a client: it can no longer get tokens (tokens already issued stay valid until they expire). It moves to the inactive list.", status: 204 })
-    .on("GET", `${base}/s3keys`, s3Keys, { ...tag, summary: "The account's S3 endpoint keys (without secrets)", description: "The access key ids of the account's keys for the S3-compatible endpoint (AWS Signature V4), without secrets." })
-    .on("POST", `${base}/s3keys`, postS3Key, { ...tag, summary: "Create an S3 endpoint key (the secret is shown once)", description: "Creates an access key id and secret for the S3 endpoint (AWS CLI, boto3, GDAL /vsis3/). The secret is in this answer only.", status: 201 })
-    .on("DELETE", `${base}/s3keys/:accessKeyId`, removeS3Key, { ...tag, summary: "Delete an S3 endpoint key", description: "Deletes an S3 endpoint key: requests signed with it are refused from then on.", status: 204 });
+    .on("GET", base, getAccount, { ...tag, summary: "The account: plan, rate-limit policies, processing units" })
+    .on("GET", `${base}/clients`, activeClients, { ...tag, summary: "Active OAuth clients" })
+    .on("GET", `${base}/clients/inactive`, inactiveClients, { ...tag, summary: "Expired and deleted OAuth clients" })
+    .on("POST", `${base}/clients`, postClient, { ...tag, summary: "Create an OAuth client (the secret is shown once)", body: createClientSchema, status: 201 })
+    .on("GET", `${base}/clients/:clientId`, oneClient, { ...tag, summary: "One OAuth client" })
+    .on("DELETE", `${base}/clients/:clientId`, removeClient, { ...tag, summary: "Delete an OAuth client", status: 204 })
+    .on("GET", `${base}/s3keys`, s3Keys, { ...tag, summary: "The account's S3 endpoint keys (without secrets)" })
+    .on("POST", `${base}/s3keys`, postS3Key, { ...tag, summary: "Create an S3 endpoint key (the secret is shown once)", status: 201 })
+    .on("DELETE", `${base}/s3keys/:accessKeyId`, removeS3Key, { ...tag, summary: "Delete an S3 endpoint key", status: 204 });
 }

@@ -44,7 +44,7 @@ async function status(request: AuthedRequest, env: Env): Promise<Response> {
 /** Registers the Async Processing routes. */
 export function registerAsync(api: Api): void {
   const tags = ["Async"];
-  const post = { tags, summary: "Submit an asynchronous Process request (outputs written to object storage)", description: "Asynchronous Processing API: takes a Process request (larger outputs allowed, up to 10000 px a side) and `output.delivery.s3.url`; answers 202 with the request id and status, renders in the background and writes the outputs to the bucket.", body: asyncRequestSchema, bodyTypes: SCRIPT_BODY, status: 202, metered: true };
+  const post = { tags, summary: "Submit an asynchronous Process request (outputs written to object storage)", body: asyncRequestSchema, bodyTypes: SCRIPT_BODY, status: 202, metered: true };
   for (const root of ["/api/v1/async/process", "/async/v1/process"])
-    api.on("POST", root, submit, post).on("GET", `${root}/:requestId`, status, { tags, summary: "Status of a running async request", description: "The status of an async request (RUNNING, DONE, FAILED) and its cost; 404 once it finished long ago or for another account's request." });
+    api.on("POST", root, submit, post).on("GET", `${root}/:requestId`, status, { tags, summary: "Status of a running async request" });
 }

@@ -67,12 +67,12 @@ export function registerBatch(api: Api): void {
   const tag = { tags: ["Batch"] };
   for (const base of ["/api/v2/batch/process", "/batch/v2/process"]) {
     api
-      .on("POST", base, create, { ...tag, summary: "Create a batch task", description: "Batch Processing v2: stores a task (status CREATED) that will run `processRequest` over a tiling grid (`input.type: tiling-grid`, grid id and resolution) or the tiles of a GeoPackage, writing each tile's outputs to `output.delivery.s3.url` (`<tileName>`, `<outputId>`, `<format>` placeholders) or to a Zarr store. Analyse it, then start it. 403 when the bucket is another account's; 400 when the body sets `status`.", body: batchRequestSchema, bodyTypes: SCRIPT_BODY, status: 201 })
-      .on("GET", base, (r, env) => listTasks(plugin, r, env, "created:desc"), { ...tag, summary: "List batch tasks", description: "The account's batch tasks, newest first: `count` (at most 100), `viewtoken` for the next page, `search` on description and id, `sort`. Each with status, progress (`completionPercentage`) and cost (`costPU`, `costMC`)." })
-      .on("GET", `${base}/:taskId`, async (r, env) => Response.json(taskView(await ownTask(plugin, r, env, "taskId", WHAT))), { ...tag, summary: "One batch task", description: "One batch task: its request, status (CREATED, ANALYSING, ANALYSIS_DONE, PROCESSING, DONE, FAILED, STOPPED, PARTIAL), tile counts, `completionPercentage`, estimated and used processing units (`costPU`, `costMC`). Secret keys of delivery descriptors are never returned. 404 for another account's task." })
-      .on("PUT", `${base}/:taskId`, updateTask, { ...tag, summary: "Update a batch task's description", description: "Changes the task's `description` (the only field that can change after creation).", body: updateSchema })
-      .on("POST", `${base}/:taskId/analyse`, actionRoute(plugin, "ANALYSE", "taskId", WHAT), { ...tag, summary: "Analyse a task", description: "Starts the analysis of a CREATED task: counts the tiles of the grid or GeoPackage that intersect the AOI and estimates the processing units; the status goes ANALYSING, then ANALYSIS_DONE. 204 at once; poll the task. 409 when the task's status does not allow it.", status: 204 })
-      .on("POST", `${base}/:taskId/start`, actionRoute(plugin, "START", "taskId", WHAT), { ...tag, summary: "Start a task", description: "Starts processing an analysed task (or analyses it first): tiles are processed on the queue and the status goes PROCESSING, then DONE (or FAILED, PARTIAL). Processing units are charged per tile. 204 at once; poll the task. 409 when the task's status does not allow it.", status: 204, metered: true })
-      .on("POST", `${base}/:taskId/stop`, actionRoute(plugin, "STOP", "taskId", WHAT), { ...tag, summary: "Stop a task", description: "Asks a running or analysed task to stop; tiles already written stay. The status becomes STOPPED. 204; 409 when the task has already ended.", status: 204 });
+      .on("POST", base, create, { ...tag, summary: "Create a batch task", body: batchRequestSchema, bodyTypes: SCRIPT_BODY, status: 201 })
+      .on("GET", base, (r, env) => listTasks(plugin, r, env, "created:desc"), { ...tag, summary: "List batch tasks" })
+      .on("GET", `${base}/:taskId`, async (r, env) => Response.json(taskView(await ownTask(plugin, r, env, "taskId", WHAT))), { ...tag, summary: "One batch task" })
+      .on("PUT", `${base}/:taskId`, updateTask, { ...tag, summary: "Update a batch task's description", body: updateSchema })
+      .on("POST", `${base}/:taskId/analyse`, actionRoute(plugin, "ANALYSE", "taskId", WHAT), { ...tag, summary: "Analyse a task", status: 204 })
+      .on("POST", `${base}/:taskId/start`, actionRoute(plugin, "START", "taskId", WHAT), { ...tag, summary: "Start a task", status: 204, metered: true })
+      .on("POST", `${base}/:taskId/stop`, actionRoute(plugin, "STOP", "taskId", WHAT), { ...tag, summary: "Stop a task", status: 204 });
   }
 }

@@ -65,12 +65,12 @@ const BYOC = { tags: ["BYOC"] };
 export function registerByoc(api: Api): void {
   for (const p of PREFIXES) {
     api
-      .on("POST", p, create, { ...BYOC, summary: "Create a BYOC collection", description: "Bring Your Own COG: creates a collection (`name`, `s3Bucket`, optional `additionalData.bands`) whose tiles are Cloud Optimized GeoTIFFs in the account's bucket. Its id (`byoc-<id>` as a Process `input.data.type`) is usable once a tile is ingested.", body: collectionBody })
-      .on("GET", p, list, { ...BYOC, summary: "List the account's BYOC collections (count, viewtoken, search)", description: "The account's BYOC collections: id, name, bucket, bands (after the first ingestion) and extent." })
-      .on("GET", `${p}/:collectionId`, get, { ...BYOC, summary: "Get a BYOC collection", description: "One BYOC collection with its bands and the extent of its ingested tiles." })
-      .on("PUT", `${p}/:collectionId`, update, { ...BYOC, summary: "Update a BYOC collection", description: "Changes the collection's name or band definitions.", body: collectionBody })
-      .on("DELETE", `${p}/:collectionId`, remove, { ...BYOC, summary: "Delete a BYOC collection", description: "Deletes the collection and its tiles' records (the COGs stay in the bucket)." })
-      .on("POST", `${p}/:collectionId/copyTiles`, copyTiles, { ...BYOC, summary: "Copy ingested tiles to another collection (toCollection)", description: "Copies the ingested tiles' records to another collection of the account (`toCollection`)." });
+      .on("POST", p, create, { ...BYOC, summary: "Create a BYOC collection", body: collectionBody })
+      .on("GET", p, list, { ...BYOC, summary: "List the account's BYOC collections (count, viewtoken, search)" })
+      .on("GET", `${p}/:collectionId`, get, { ...BYOC, summary: "Get a BYOC collection" })
+      .on("PUT", `${p}/:collectionId`, update, { ...BYOC, summary: "Update a BYOC collection", body: collectionBody })
+      .on("DELETE", `${p}/:collectionId`, remove, { ...BYOC, summary: "Delete a BYOC collection" })
+      .on("POST", `${p}/:collectionId/copyTiles`, copyTiles, { ...BYOC, summary: "Copy ingested tiles to another collection (toCollection)" });
     registerTileRoutes(api, p);
   }
 }

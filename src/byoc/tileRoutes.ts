@@ -146,18 +146,18 @@ const TILES = { tags: ["BYOC"] };
 export function registerTileRoutes(api: Api, p: string): void {
   const t = `${p}/:collectionId/tiles`;
   api
-    .on("POST", t, create, { ...TILES, summary: "Create a tile (its files are ingested on the queue)", description: "Adds a tile: `path` in the bucket (with a `(BAND)` placeholder for one file per band), optional `sensingTime` and `coverGeometry`. The COG headers are read on the queue: the status goes WAITING, then INGESTED or FAILED (with `additionalData.failedIngestionCause`).", body: tileBody })
-    .on("GET", t, list, { ...TILES, summary: "List a collection's tiles (count, viewtoken, sort, path, status)", description: "The collection's tiles with their status, sensing time and cover geometry; filter by `path` or `status`." })
-    .on("GET", `${t}/:tileId`, get, { ...TILES, summary: "Get a tile", description: "One tile: path, status, sensing time, cover geometry, and the failure cause when ingestion failed." })
-    .on("PUT", `${t}/:tileId`, update, { ...TILES, summary: "Update a tile", description: "Changes a tile's sensing time or cover geometry.", body: tileUpdateBody })
-    .on("DELETE", `${t}/:tileId`, remove, { ...TILES, summary: "Delete a tile", description: "Removes a tile from the collection (its files stay in the bucket)." })
-    .on("POST", `${t}/:tileId/reingest`, reingest, { ...TILES, summary: "Ingest a tile again", description: "Puts the tile back on the ingestion queue (after its files were fixed)." })
+    .on("POST", t, create, { ...TILES, summary: "Create a tile (its files are ingested on the queue)", body: tileBody })
+    .on("GET", t, list, { ...TILES, summary: "List a collection's tiles (count, viewtoken, sort, path, status)" })
+    .on("GET", `${t}/:tileId`, get, { ...TILES, summary: "Get a tile" })
+    .on("PUT", `${t}/:tileId`, update, { ...TILES, summary: "Update a tile", body: tileUpdateBody })
+    .on("DELETE", `${t}/:tileId`, remove, { ...TILES, summary: "Delete a tile" })
+    .on("POST", `${t}/:tileId/reingest`, reingest, { ...TILES, summary: "Ingest a tile again" })
     .on("GET", `${t}/:tileId/files`, async (request, env) => {
       const { c, t } = await ownTile(request, env);
       return listFiles(env, c, t);
-    }, { ...TILES, summary: "List a tile's files", description: "The files the tile's path resolves to (one per band with `(BAND)`), with their sizes." })
+    }, { ...TILES, summary: "List a tile's files" })
     .on("GET", `${t}/:tileId/files/:file+`, async (request, env) => {
       const { c, t } = await ownTile(request, env);
       return getFile(request, env, c, t);
-    }, { ...TILES, summary: "A tile file's bytes (Range supported; HEAD gives its size)", description: "The bytes of one of the tile's files; `Range` answers 206.", responseType: "application/octet-stream" });
+    }, { ...TILES, summary: "A tile file's bytes (Range supported; HEAD gives its size)", responseType: "application/octet-stream" });
 }

@@ -100,11 +100,11 @@ export function registerCatalog(api: Api): void {
         const collections = await listCollections(env, viewer(request));
         const newest = await itemsBackend(env).newest(collections.map((c) => c.id));
         return json(landingPage(urlsOf(env), collections, newest, publicBaseUrl(env)));
-      }, { ...open, summary: "STAC landing page", description: "STAC API 1.0.0 landing page: links to the conformance classes, the collections, the item search, this OpenAPI document (`service-desc`) and its HTML rendering (`service-doc`)." })
-      .on("GET", `${root}/conformance`, conformance, { ...open, summary: "Conformance classes", description: "The STAC API and OGC API - Features conformance classes this catalog implements (core, item search, filter with CQL2, fields, sort, query, features)." })
-      .on("GET", `${root}/conformances`, conformance, { ...open, summary: "Conformance classes (alias)", description: "The same list as `/conformance`, under the path sentinelhub-py's catalog client also asks for." })
+      }, { ...open, summary: "STAC landing page" })
+      .on("GET", `${root}/conformance`, conformance, { ...open, summary: "Conformance classes" })
+      .on("GET", `${root}/conformances`, conformance, { ...open, summary: "Conformance classes (alias)" })
       .on("GET", `${root}/queryables`, (request, env) =>
-        json(queryablesDocument(undefined, `${urlsOf(env).root}/queryables`), 200, { "content-type": "application/schema+json" }), { ...read, summary: "Queryables of the item search (JSON Schema)", description: "The properties the item search can filter on with `filter` (CQL2 text or JSON), as a JSON Schema (OGC API - Features Part 3)." })
+        json(queryablesDocument(undefined, `${urlsOf(env).root}/queryables`), 200, { "content-type": "application/schema+json" }), { ...read, summary: "Queryables of the item search (JSON Schema)" })
       .on("GET", `${root}/collections`, async (request, env) => {
         const urls = urlsOf(env);
         const [collections, extents] = await Promise.all([listCollections(env, viewer(request)), itemExtents(env)]);
@@ -116,45 +116,45 @@ export function registerCatalog(api: Api): void {
           ],
           collections: collections.map((c) => renderCollection(c, extents.get(c.id), urls)),
         });
-      }, { ...read, summary: "List collections", description: "The data collections of the catalog at this location (Sentinel-2 L1C/L2A, Sentinel-1 GRD, the account's BYOC collections...) with their spatial and temporal extents, bands (`eo:bands`) and links." })
+      }, { ...read, summary: "List collections" })
       .on("GET", `${root}/collections/:collectionId`, async (request, env) => {
         const id = param(request, "collectionId");
         const c = await requireCollection(env, viewer(request), id);
         return json(renderCollection(c, (await itemExtents(env, id)).get(id), urlsOf(env)));
-      }, { ...read, summary: "One collection", description: "One STAC collection: extent, bands, summaries and links to its items and queryables. 404 for an unknown id." })
+      }, { ...read, summary: "One collection" })
       .on("GET", `${root}/collections/:collectionId/queryables`, async (request, env) => {
         const id = param(request, "collectionId");
         await requireCollection(env, viewer(request), id);
         const urls = urlsOf(env);
         return json(queryablesDocument(id, `${urls.collection(id)}/queryables`), 200, { "content-type": "application/schema+json" });
-      }, { ...read, summary: "Queryables of a collection (JSON Schema)", description: "The properties of this collection's items that `filter` can use (e.g. `eo:cloud_cover`, `sat:orbit_state`), as a JSON Schema." })
+      }, { ...read, summary: "Queryables of a collection (JSON Schema)" })
       .on("GET", `${root}/collections/:collectionId/items`, async (request, env) => {
         const id = param(request, "collectionId");
         const urls = urlsOf(env);
         const parent = { rel: "parent", href: urls.collection(id), type: "application/json", title: `Collection ${id}` };
         return respond(env, viewer(request), urls, searchFromQuery(request.query), [id], { self: requestUrl(request, env), method: "GET", extra: [parent] }, false);
-      }, { ...read, summary: "Items of a collection (OGC API Features)", description: "The collection's items (scenes) as a GeoJSON FeatureCollection, filtered by `bbox`, `datetime` (RFC 3339 instant or interval), `filter`; paged with `limit` and the `next` link.", query: searchQuerySchema.omit({ collections: true }), responseType: GEO["content-type"] })
+      }, { ...read, summary: "Items of a collection (OGC API Features)", query: searchQuerySchema.omit({ collections: true }), responseType: GEO["content-type"] })
       .on("GET", `${root}/collections/:collectionId/items/:featureId`, async (request, env) => {
         const [c, id] = [param(request, "collectionId"), param(request, "featureId")];
         await requireCollection(env, viewer(request), c);
         const item = await itemsBackend(env).get(c, id);
         if (!item) throw notFound(`Item '${id}' not found in collection '${c}'.`);
         return json(renderItem(item, urlsOf(env)), 200, GEO);
-      }, { ...read, summary: "One item", description: "One STAC item (a scene): geometry, acquisition `datetime`, properties such as `eo:cloud_cover`, and its assets.", responseType: GEO["content-type"] })
+      }, { ...read, summary: "One item", responseType: GEO["content-type"] })
       .on("GET", `${root}/collections/:collectionId/items/:featureId/assets/:asset`, async (request, env) => {
         const [c, id] = [param(request, "collectionId"), param(request, "featureId")];
         const [, item] = await Promise.all([requireCollection(env, viewer(request), c), itemsBackend(env).get(c, id)]);
         if (!item) throw notFound(`Item '${id}' not found in collection '${c}'.`);
         return serveAsset(request, env, item, param(request, "asset"), urlsOf(env));
-      }, { ...read, summary: "An item's asset (HTTP Range supported)", description: "The bytes of one asset of an item (e.g. a band's GeoTIFF), from the service's object storage. `Range: bytes=a-b` answers 206 with that part (for COG readers such as GDAL's /vsicurl/)." })
+      }, { ...read, summary: "An item's asset (HTTP Range supported)" })
       .on("GET", `${root}/search`, async (request, env) => {
         const req = searchFromQuery(request.query);
         return respond(env, viewer(request), urlsOf(env), req, namedCollections(req), { self: requestUrl(request, env), method: "GET" }, true);
-      }, { ...read, summary: "Search items (query parameters)", description: "STAC item search with query parameters: `collections`, `bbox`, `intersects`, `datetime`, `ids`, `filter` (CQL2 text), `sortby`, `fields`, `limit`; answers a GeoJSON FeatureCollection with `next` links.", query: searchQuerySchema, responseType: GEO["content-type"] })
+      }, { ...read, summary: "Search items (query parameters)", query: searchQuerySchema, responseType: GEO["content-type"] })
       .on("POST", `${root}/search`, async (request, env) => {
         const req = searchFromBody(await readJson(request));
         const urls = urlsOf(env);
         return respond(env, viewer(request), urls, req, namedCollections(req), { self: `${urls.root}/search`, method: "POST" }, true);
-      }, { ...tag, summary: "Search items (JSON body)", description: "STAC item search with a JSON body: the same fields as the GET search, plus `filter-lang: cql2-json`, `query` and `distinct`. What sentinelhub-py's `SentinelHubCatalog.search` sends.", body: searchBodySchema, responseType: GEO["content-type"] });
+      }, { ...tag, summary: "Search items (JSON body)", body: searchBodySchema, responseType: GEO["content-type"] });
   }
 }

@@ -33,5 +33,5 @@ async function collectionMetadata(request: AuthedRequest, env: Env): Promise<Res
 
 /** Registers GET /api/v1/metadata/collection/:typeId. */
 export function registerCollectionMetadata(api: Api): void {
-  api.on("GET", `${PATH}/:typeId`, collectionMetadata, { tags: ["Metadata"], summary: "Metadata of a data collection type (bands, location)", description: "A collection type (e.g. `sentinel-2-l2a`, `byoc-<id>`): its bands with units and sample types, and the location that hosts it." });
+  api.on("GET", `${PATH}/:typeId`, collectionMetadata, { tags: ["Metadata"], summary: "Metadata of a data collection type (bands, location)" });
 }

@@ -1,13 +1,14 @@
 /**
  * The OpenAPI 3.1 description of EO Edge, generated per request from the router's route table (src/http/router.ts):
- * every registered route is a path + operation; the metadata given to `Api.on` (src/*\/routes.ts) adds the summary,
- * tags, security and the zod request schemas the handlers validate with. A route without metadata still appears, with
- * a generic operation. Spec: https://spec.openapis.org/oas/v3.1.0.
+ * every registered route is a path + operation; the metadata given to `Api.on` (src/*\/routes.ts) adds the summary
+ * (./descriptions.ts gives its description), tags, security and the zod request schemas the handlers validate with.
+ * A route without metadata still appears, with a generic operation. Spec: https://spec.openapis.org/oas/v3.1.0.
  */
 import type { ZodType } from "zod";
 import type { Method, RouteDef } from "../http/router";
 import { TOKEN_PATH } from "../auth/routes";
 import { S3_PATH } from "../s3";
+import { DESCRIPTIONS } from "./descriptions";
 import { jsonSchemaOf, queryParameters, type JsonSchema } from "./schemas";
 
 /** `/a/:id/b` and `/a/:key+` (itty) -> `/a/{id}/b`, `/a/{key}` (OpenAPI path template). */
@@ -65,6 +66,9 @@ class Schemas {
   }
 }
 
+/** The description of a route: its RouteMeta.description, else the table's for its summary (./descriptions.ts). */
+const describe = (meta: RouteDef["meta"]): string | undefined => meta.description ?? (meta.summary ? DESCRIPTIONS[meta.summary] : undefined);
+
 /** The OpenAPI Operation Object of one route. */
 function operation(route: RouteDef, schemas: Schemas): JsonSchema {
   const { meta, method, path } = route;
@@ -80,7 +84,7 @@ function operation(route: RouteDef, schemas: Schemas): JsonSchema {
   return {
     operationId: id,
     summary: meta.summary ?? `${method} ${path}`,
-    ...(meta.description ? { description: meta.description } : {}),
+    ...(describe(meta) ? { description: describe(meta) } : {}),
     tags: meta.tags ?? [defaultTag(path)],
     ...(params.length ? { parameters: params } : {}),
     ...(meta.body

@@ -12,9 +12,9 @@ import { OPENAPI_PATH, OPENAPI_TYPE } from "./paths";
 
 /** Registers the document's routes; call after every other route so the table is complete when it is served. */
 export function registerOpenApi(api: Api): void {
-  const meta = { public: true, summary: "This OpenAPI 3.1 description", description: "This document: every operation of the service with its parameters and request schemas, generated from the route table. Rendered at `/docs.html`.", tags: ["openapi"], responseType: OPENAPI_TYPE };
+  const meta = { public: true, summary: "This OpenAPI 3.1 description", tags: ["openapi"], responseType: OPENAPI_TYPE };
   const serve = (_r: AuthedRequest, env: Env): Response =>
     json(openApiDocument(api.routes(), publicBaseUrl(env)), 200, { "content-type": OPENAPI_TYPE });
   api.on("GET", OPENAPI_PATH, serve, meta);
-  for (const root of CATALOG_ROOTS) api.on("GET", `${root}/api`, serve, { ...meta, summary: "This OpenAPI 3.1 description (STAC service-desc alias)", description: "The same document at the STAC landing page's `service-desc` link." });
+  for (const root of CATALOG_ROOTS) api.on("GET", `${root}/api`, serve, { ...meta, summary: "This OpenAPI 3.1 description (STAC service-desc alias)" });
 }

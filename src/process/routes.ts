@@ -76,6 +76,6 @@ function holdWhileRead(permit: Permit): BodyProgress {
 /** Registers the Processing API routes. */
 export function registerProcess(api: Api): void {
   // metered: spends processing units; speculative: may start before the limiter's decision (the charge waits for it)
-  const meta = { summary: "Render an evalscript over a bbox or geometry", description: "Sentinel Hub Processing API: runs the evalscript (`//VERSION=3`, `setup()` + `evaluatePixel()`) over `input.bounds` (bbox or GeoJSON geometry in `properties.crs`) for `input.data` (collection, time range, mosaicking order, filters) and answers the image of `output` (`width`/`height` or `resx`/`resy`, at most 2500 px a side) in each response's format: PNG, JPEG, GeoTIFF (FLOAT32 with `sampleType`), or a tar/multipart of several outputs with `userdata.json`. Processing units are charged by area, bands and outputs.", tags: ["Process"], body: processRequestSchema, bodyTypes: SCRIPT_BODY, metered: true, speculative: true };
+  const meta = { summary: "Render an evalscript over a bbox or geometry", tags: ["Process"], body: processRequestSchema, bodyTypes: SCRIPT_BODY, metered: true, speculative: true };
   api.on("POST", "/api/v1/process", processHandler, meta).on("POST", "/process/v1", processHandler, meta);
 }

@@ -46,13 +46,13 @@ export function registerStatisticalBatch(api: Api): void {
   const act = (a: "ANALYSE" | "START" | "STOP") => actionRoute(plugin, a, "id", WHAT);
   for (const p of PREFIXES) {
     api
-      .on("POST", p, create, { ...tag, summary: "Create a statistical batch task", description: "Statistical Batch API: stores a task (status CREATED) that computes the Statistical API's aggregation for every feature of a GeoPackage (`input.features.s3.url`) and writes one JSON file per feature id to `output.s3.url`. Analyse, then start it. 400 when the body sets `status`.", body: batchStatisticalRequestSchema, bodyTypes: SCRIPT_BODY, status: 201 })
-      .on("GET", p, (r, env) => listTasks(plugin, r, env, "created"), { ...tag, summary: "List statistical batch tasks", description: "The account's statistical batch tasks with status, `completionPercentage` and cost (`costPU`, `costMC`); `count`, `viewtoken` paging." })
-      .on("GET", `${p}/:id`, async (r, env) => json(taskJson(await own(r, env))), { ...tag, summary: "One statistical batch task", description: "One statistical batch task: its request, status, progress, `costPU`, `costMC` and `workspaceId`. Secret keys of descriptors are never returned. 404 for another account's task." })
-      .on("GET", `${p}/:id/status`, async (r, env) => json(statusJson(await own(r, env))), { ...tag, summary: "Status of a statistical batch task", description: "Only the status fields of a task (status, completionPercentage, costPU, costMC, error), for polling." })
-      .on("POST", `${p}/:id/analyse`, act("ANALYSE"), { ...tag, summary: "Analyse a task", description: "Starts the analysis of a CREATED task: reads the GeoPackage's features and estimates the processing units; the status goes ANALYSING, then ANALYSIS_DONE. 204 at once; poll the task. 409 when the task's status does not allow it.", status: 204 })
-      .on("POST", `${p}/:id/start`, act("START"), { ...tag, summary: "Start a task", description: "Starts processing an analysed task (or analyses it first): features are processed on the queue and the status goes PROCESSING, then DONE (or FAILED, or PARTIAL with failed features). Processing units are charged per feature. 204 at once; poll the task. 409 when the task's status does not allow it.", status: 204, metered: true })
-      .on("POST", `${p}/:id/stop`, act("STOP"), { ...tag, summary: "Stop a task", description: "Asks a running or analysed task to stop; feature results already written stay. The status becomes STOPPED. 204; 409 when the task has already ended.", status: 204 })
-      .on("POST", `${p}/:id/cancel`, act("STOP"), { ...tag, summary: "Stop a task (alias of stop)", description: "The same as `/stop`: cancels a running statistical batch task.", status: 204 });
+      .on("POST", p, create, { ...tag, summary: "Create a statistical batch task", body: batchStatisticalRequestSchema, bodyTypes: SCRIPT_BODY, status: 201 })
+      .on("GET", p, (r, env) => listTasks(plugin, r, env, "created"), { ...tag, summary: "List statistical batch tasks" })
+      .on("GET", `${p}/:id`, async (r, env) => json(taskJson(await own(r, env))), { ...tag, summary: "One statistical batch task" })
+      .on("GET", `${p}/:id/status`, async (r, env) => json(statusJson(await own(r, env))), { ...tag, summary: "Status of a statistical batch task" })
+      .on("POST", `${p}/:id/analyse`, act("ANALYSE"), { ...tag, summary: "Analyse a task", status: 204 })
+      .on("POST", `${p}/:id/start`, act("START"), { ...tag, summary: "Start a task", status: 204, metered: true })
+      .on("POST", `${p}/:id/stop`, act("STOP"), { ...tag, summary: "Stop a task", status: 204 })
+      .on("POST", `${p}/:id/cancel`, act("STOP"), { ...tag, summary: "Stop a task (alias of stop)", status: 204 });
   }
 }

@@ -28,6 +28,6 @@ export async function statisticsHandler(request: AuthedRequest, env: Env, ctx: E
 
 /** Registers the Statistical API routes. */
 export function registerStatistics(api: Api): void {
-  const meta = { summary: "Statistics of an evalscript's outputs over a geometry and time intervals", description: "Sentinel Hub Statistical API: evaluates the evalscript for each `aggregation.aggregationInterval` (ISO 8601 duration, e.g. `P10D`) in `aggregation.timeRange` over `input.bounds` at `resx`/`resy` (at most 2500 x 2500 px), masks pixels with the `dataMask` output, and answers per interval and output band: min, max, mean, stDev, sampleCount, noDataCount, optional percentiles and histograms. Intervals without data have no `outputs` (or an `error`).", tags: ["Statistics"], body: statisticalRequestSchema, bodyTypes: SCRIPT_BODY, metered: true };
+  const meta = { summary: "Statistics of an evalscript's outputs over a geometry and time intervals", tags: ["Statistics"], body: statisticalRequestSchema, bodyTypes: SCRIPT_BODY, metered: true };
   api.on("POST", "/api/v1/statistics", statisticsHandler, meta).on("POST", "/statistics/v1", statisticsHandler, meta);
 }

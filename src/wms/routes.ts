@@ -162,23 +162,16 @@ const wmtsException = (err: unknown): Response => asException(err, "1.3.0");
 
 /** Registers the public OGC routes (the instance id is the credential, see the module docs). */
 export function registerWms(api: Api): void {
-  const ogc = (summary: string, description: string, op: string, errors: (err: unknown, request: Request) => Response) => ({
+  const ogc = (summary: string, op: string, errors: (err: unknown, request: Request) => Response) => ({
     public: PUBLIC,
     tags: ["OGC"],
     summary,
-    description,
     responseType: "image/png",
     account: ownerOf,
     metered: renders(op),
     errors,
   });
   api
-    .on("GET", "/ogc/wms/:instanceId", wms, ogc(
-      "OGC WMS 1.1.1 and 1.3.0: GetCapabilities (version negotiation), GetMap (KVP query; the instance id is the credential)",
-      "OGC WMS: `SERVICE=WMS&REQUEST=GetCapabilities` lists the instance's layers (add this URL in QGIS, GDAL `WMS:<url>` or OWSLib); `REQUEST=GetMap` with LAYERS, BBOX, CRS (1.3.0) or SRS (1.1.1), WIDTH, HEIGHT, FORMAT, TIME renders the layer's evalscript. Errors are ServiceExceptionReport XML. No token: the instance id is the credential.",
-      "getmap", wmsException))
-    .on("GET", "/ogc/wmts/:instanceId", wmts, ogc(
-      "OGC WMTS 1.0.0 and XYZ tiles: GetCapabilities, GetTile (KVP query)",
-      "OGC WMTS 1.0.0: `REQUEST=GetCapabilities`, and `REQUEST=GetTile` with LAYER, TILEMATRIXSET (PopularWebMercator256 or 512), TILEMATRIX, TILEROW, TILECOL, FORMAT, TIME: the z/x/y tiles web maps (Leaflet, OpenLayers) use. No token: the instance id is the credential.",
-      "gettile", wmtsException));
+    .on("GET", "/ogc/wms/:instanceId", wms, ogc("OGC WMS 1.1.1 and 1.3.0: GetCapabilities (version negotiation), GetMap (KVP query; the instance id is the credential)", "getmap", wmsException))
+    .on("GET", "/ogc/wmts/:instanceId", wmts, ogc("OGC WMTS 1.0.0 and XYZ tiles: GetCapabilities, GetTile (KVP query)", "gettile", wmtsException));
 }

@@ -123,13 +123,13 @@ export function registerZarr(api: Api): void {
   const tag = { tags: ["Zarr"] };
   for (const root of ["/api/v1/zarr/collections", "/zarr/v1/collections"]) {
     api
-      .on("POST", root, create, { ...tag, summary: "Register a Zarr collection", description: "Registers a Zarr v2/v3 store in a bucket (`s3.bucket`, `s3.path`) as a collection: its arrays become the bands evalscripts read. The metadata is read at once (ingestion state).", body: createSchema, status: 201 })
-      .on("GET", root, query, { ...tag, summary: "List Zarr collections", description: "The account's Zarr collections with their ingestion state." })
-      .on("GET", `${root}/:collectionId`, get, { ...tag, summary: "One Zarr collection", description: "One Zarr collection: store location, CRS, envelope, time axis and the arrays (bands)." })
-      .on("PUT", `${root}/:collectionId`, rename, { ...tag, summary: "Rename a Zarr collection", description: "Changes the collection's name (the store and its arrays stay as they are).", body: renameSchema })
-      .on("DELETE", `${root}/:collectionId`, remove, { ...tag, summary: "Delete a Zarr collection", description: "Unregisters the collection (the store's objects stay in the bucket).", status: 204 })
-      .on("PUT", `${root}/:collectionId/reingest`, reingest, { ...tag, summary: "Re-read the Zarr store's metadata", description: "Reads the store's metadata again (after arrays or time steps were added)." })
-      .on("GET", `${root}/:collectionId/arrays`, arrays, { ...tag, summary: "Arrays of a Zarr collection", description: "The arrays of the store: name, dtype, shape, chunks, fill value, dimensions." })
-      .on("GET", `${root}/:collectionId/arrays/:arrayName`, array, { ...tag, summary: "One array", description: "One array of a Zarr collection: dtype, shape, chunks, fill value and dimensions." });
+      .on("POST", root, create, { ...tag, summary: "Register a Zarr collection", body: createSchema, status: 201 })
+      .on("GET", root, query, { ...tag, summary: "List Zarr collections" })
+      .on("GET", `${root}/:collectionId`, get, { ...tag, summary: "One Zarr collection" })
+      .on("PUT", `${root}/:collectionId`, rename, { ...tag, summary: "Rename a Zarr collection", body: renameSchema })
+      .on("DELETE", `${root}/:collectionId`, remove, { ...tag, summary: "Delete a Zarr collection", status: 204 })
+      .on("PUT", `${root}/:collectionId/reingest`, reingest, { ...tag, summary: "Re-read the Zarr store's metadata" })
+      .on("GET", `${root}/:collectionId/arrays`, arrays, { ...tag, summary: "Arrays of a Zarr collection" })
+      .on("GET", `${root}/:collectionId/arrays/:arrayName`, array, { ...tag, summary: "One array" });
   }
 }

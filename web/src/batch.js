@@ -67,7 +67,7 @@ async function showOutputs(task, stat) {
   showState($("outputsState"), `${objects.length} objects`);
 }
 
-/** The action buttons of task `t` (enabled by its status), and Outputs / Tiles. */
+/** The action buttons of task `t` (enabled by its status), and Details / Outputs / Tiles. */
 function taskButtons(t, stat) {
   const base = stat ? STATBATCH : BATCH;
   const machine = stat ? STATISTICAL_BATCH_MACHINE : BATCH_MACHINE;
@@ -77,6 +77,11 @@ function taskButtons(t, stat) {
     b.dataset.action = a;
     return b;
   });
+  list.push(actionButton("Details", t.id, async () => {
+    $("taskJson").textContent = JSON.stringify(await json(`${base}/${t.id}`), null, 2);
+    $("taskDetails").hidden = false;
+    $("taskDetailsTitle").textContent = `${stat ? "Statistical batch" : "Batch"} task ${t.id}`;
+  }, async () => {}));
   list.push(actionButton("Outputs", t.id, () => showOutputs(t, stat).catch((err) => showError($("outputsState"), err)), async () => {}));
   const req = t.request ?? t;
   if (!stat && req.input?.type === "tiling-grid") list.push(actionButton("Tiles", t.id, async () => previewTiles(req.processRequest.input.bounds, req.input.id, req.input.resolution), async () => {}));

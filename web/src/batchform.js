@@ -47,7 +47,7 @@ export function formBody() {
       evalscript: script,
     },
     input: { type: "tiling-grid", ...gridChoice() },
-    output: { type: "raster", delivery: { s3: { url: $("batchOutput").value.trim() } } },
+    output: { type: "raster", delivery: { s3: { url: $("batchOutput").value.trim() } }, ...($("batchMakeCollection").checked ? { cogOutput: true, createCollection: true } : {}) },
     description: $("batchDescription").value.trim(),
   };
 }
@@ -71,6 +71,8 @@ export function formErrors() {
   if (![w, s, e, n].every(Number.isFinite) || w >= e || s >= n || s < -90 || n > 90) errors["processRequest.input.bounds"] = "west < east and south < north, in degrees";
   if (!url.includes("<tileName>") && !url.includes("<tileId>")) errors.output = "the URL must name each tile: put <tileName> in it, e.g. s3://bucket/<requestId>/<tileName>/<outputId>.<format>";
   if (!$("batchRes").value) errors["input.resolution"] = "choose a resolution the grid offers";
+  const bands = [...$("batchScript").value.matchAll(/\bbands\s*:\s*(\d+)/g)].map((m) => Number(m[1]));
+  if ($("batchMakeCollection").checked && bands.some((n) => n !== 1)) errors["output.createCollection"] = "a batch collection needs single-band outputs: this script has an output of several bands";
   return errors;
 }
 

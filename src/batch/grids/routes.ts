@@ -35,6 +35,6 @@ export function getTilingGrid(request: IRequest): Response {
 export function registerTilingGrids(api: Api): void {
   const tag = { tags: ["Batch"] };
   for (const base of ["/api/v2/batch/tilinggrids", "/batch/v2/tilinggrids"]) {
-    api.on("GET", base, listTilingGrids, { ...tag, summary: "List the tiling grids", description: "The tiling grids of batch tasks (`input.type: tiling-grid`): id, name, tile size, allowed resolutions and the CRS of their tiles (UTM zones, LAEA, WGS84)." }).on("GET", `${base}/:id`, getTilingGrid, { ...tag, summary: "One tiling grid", description: "One tiling grid by id (0: UTM 20 km, 1: UTM 10 km, 2: UTM 100 km, 3: WGS84 1 degree, 6: LAEA 100 km, 7: LAEA 20 km): tile size, unit and allowed resolutions." });
+    api.on("GET", base, listTilingGrids, { ...tag, summary: "List the tiling grids" }).on("GET", `${base}/:id`, getTilingGrid, { ...tag, summary: "One tiling grid" });
   }
 }

@@ -112,14 +112,14 @@ export function registerConfiguration(api: Api): void {
   const layer = `${one}/layers/:layerId`;
   const tag = { tags: ["Configuration (WMS instances)"] };
   api
-    .on("GET", INSTANCES_PATH, handlers.list, { ...tag, summary: "List WMS instances", description: "The account's OGC configuration instances (Sentinel Hub Configuration API): id, name and layers. The id is the credential of the public `/ogc/wms/{id}` and `/ogc/wmts/{id}` URLs." })
-    .on("POST", INSTANCES_PATH, handlers.create, { ...tag, summary: "Create a WMS instance", description: "Creates an instance with `name` and `layers` (each: `id`, `title`, `styles[].evalScript`, `datasourceDefaults` with the collection `type`, time range, mosaicking order). Answers 201 with its id.", body: instanceSchema, status: 201 })
-    .on("GET", one, handlers.get, { ...tag, summary: "One WMS instance", description: "One instance with its layers. 404 for another account's instance." })
-    .on("PUT", one, handlers.update, { ...tag, summary: "Replace a WMS instance", description: "Replaces the instance's name and layers.", body: instanceSchema })
-    .on("DELETE", one, handlers.remove, { ...tag, summary: "Delete a WMS instance", description: "Deletes the instance: its OGC URLs answer 404 from then on.", status: 204 })
-    .on("GET", `${one}/layers`, handlers.layers, { ...tag, summary: "Layers of an instance", description: "The layers of an instance (each a WMS/WMTS layer of its GetCapabilities)." })
-    .on("POST", `${one}/layers`, handlers.createLayer, { ...tag, summary: "Add a layer", description: "Adds a layer (`id`, `title`, styles with evalscripts, datasource defaults) to the instance.", body: layerSchema, status: 201 })
-    .on("GET", layer, handlers.layer, { ...tag, summary: "One layer", description: "One layer of an instance: its title, styles (evalscripts) and datasource defaults." })
-    .on("PUT", layer, handlers.updateLayer, { ...tag, summary: "Replace a layer", description: "Replaces one layer of an instance (title, styles, datasource defaults); its OGC URLs serve the new definition at once.", body: layerSchema })
-    .on("DELETE", layer, handlers.removeLayer, { ...tag, summary: "Delete a layer", description: "Removes one layer of an instance: it leaves the instance's WMS and WMTS capabilities.", status: 204 });
+    .on("GET", INSTANCES_PATH, handlers.list, { ...tag, summary: "List WMS instances" })
+    .on("POST", INSTANCES_PATH, handlers.create, { ...tag, summary: "Create a WMS instance", body: instanceSchema, status: 201 })
+    .on("GET", one, handlers.get, { ...tag, summary: "One WMS instance" })
+    .on("PUT", one, handlers.update, { ...tag, summary: "Replace a WMS instance", body: instanceSchema })
+    .on("DELETE", one, handlers.remove, { ...tag, summary: "Delete a WMS instance", status: 204 })
+    .on("GET", `${one}/layers`, handlers.layers, { ...tag, summary: "Layers of an instance" })
+    .on("POST", `${one}/layers`, handlers.createLayer, { ...tag, summary: "Add a layer", body: layerSchema, status: 201 })
+    .on("GET", layer, handlers.layer, { ...tag, summary: "One layer" })
+    .on("PUT", layer, handlers.updateLayer, { ...tag, summary: "Replace a layer", body: layerSchema })
+    .on("DELETE", layer, handlers.removeLayer, { ...tag, summary: "Delete a layer", status: 204 });
 }
