@@ -8,8 +8,8 @@ import { json } from "../http/base";
 import { notFound } from "../http/errors";
 import type { AuthedRequest } from "../http/router";
 import { collectionStore } from "./access";
-import type { ByocCollection, ByocTile } from "./model";
-import { fileKey, filesOf } from "./tiles";
+import type { ByocCollection, ByocTile } from "../storage/byoc/model";
+import { fileKey, filesOf } from "../storage/byoc/tiles";
 
 /** The keys of the tile's band files present in the bucket (sorted). @throws BucketAccessDenied (403). */
 async function tileFiles(env: Pick<Env, "BUCKETS" | "DB">, c: ByocCollection, t: ByocTile): Promise<string[]> {
