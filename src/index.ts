@@ -3,6 +3,9 @@ import type { Env } from "./env";
 import { atLocation } from "./locations/hosting";
 import { buildApi } from "./routes";
 import { queueRouter } from "./tasks/kinds";
+import { DELIVERY_KIND, POLL_KIND, pollMessage } from "./dataimport/deliveries";
+import { deliveryDead, deliveryLease, deliveryMessage } from "./dataimport/deliver";
+import { ARCHIVE_KIND, archiveDead, archiveMessage } from "./dataimport/archives";
 import { s3Prefix, serveS3 } from "./s3";
 import { signingKey } from "./auth/keys";
 import { builtinCollections } from "./storage/registry";
@@ -15,6 +18,12 @@ export { RateLimiter } from "./ratelimit/object";
 export { UnitObject } from "./tasks/unit-object";
 
 const api = buildApi();
+// Third-party import deliveries, subscription polls and delivery archives run on the task queue until they become plug-ins of the
+// task engine (issue 26); registered here, beside the engine's own kinds (src/tasks/kinds.ts).
+queueRouter
+  .on(DELIVERY_KIND, deliveryMessage, { onDead: deliveryDead, lease: deliveryLease })
+  .on(POLL_KIND, pollMessage)
+  .on(ARCHIVE_KIND, archiveMessage, { onDead: archiveDead });
 let warmed = false;
 
 /**

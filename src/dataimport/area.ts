@@ -1,10 +1,11 @@
 /**
  * Geodesic areas of request bounds (orders' and subscriptions' `sqkm`): the bounds (a bbox or a Polygon /
  * MultiPolygon, in the CRS of bounds.properties.crs, CRS84 by default) are brought to longitude/latitude with the
- * raster engine's CRS transforms, and their area on the WGS84 ellipsoid's authalic sphere is computed by
- * @turf/area (Chamberlain & Duquette, "Some algorithms for polygons on a sphere", JPL 2007).
+ * raster engine's CRS transforms, and their area on the WGS84 ellipsoid is computed by GeographicLib
+ * (geographiclib-geodesic: C. F. F. Karney, "Algorithms for geodesics", J. Geodesy 87, 2013), each ring's edges
+ * taken as geodesics (a bbox's edges are densified first, so it keeps its outline along parallels and meridians).
  */
-import turfArea from "@turf/area";
+import { Geodesic } from "geographiclib-geodesic";
 import { crsFromEpsg, parseCrs, transformer } from "../raster/crs";
 import type { AreaGeometry } from "../pipeline/input";
 
@@ -50,9 +51,17 @@ export function lonLatPolygons(b: Bounds): number[][][][] {
   );
 }
 
-/** The geodesic area of the bounds in km2. @throws EngineError invalid-argument for an unknown CRS. */
+/** The area of one lon/lat ring on the WGS84 ellipsoid, m2 (either orientation; the closing vertex may repeat). */
+function ringArea(ring: number[][]): number {
+  const poly = Geodesic.WGS84.Polygon(false);
+  const open = ring.length > 1 && ring[0]![0] === ring.at(-1)![0] && ring[0]![1] === ring.at(-1)![1] ? ring.slice(0, -1) : ring;
+  for (const [lon, lat] of open) poly.AddPoint(lat!, lon!);
+  return Math.abs(poly.Compute(false, true).area ?? 0);
+}
+
+/** The geodesic area of the bounds in km2 (outer rings less their holes). @throws EngineError unsupported for an unknown CRS. */
 export function boundsSqkm(b: Bounds): number {
-  const m2 = turfArea({ type: "MultiPolygon", coordinates: lonLatPolygons(b) });
+  const m2 = lonLatPolygons(b).reduce((sum, [outer, ...holes]) => sum + ringArea(outer!) - holes.reduce((h, r) => h + ringArea(r), 0), 0);
   return m2 / 1e6;
 }
 

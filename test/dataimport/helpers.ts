@@ -46,3 +46,42 @@ export async function refusedWith(r: Response, status: number): Promise<{ status
   expect(e.message.length).toBeGreaterThan(10);
   return e;
 }
+
+/** Waits until `check` answers a value (polling every 100 ms, up to `ms`). */
+export async function until<T>(what: string, check: () => Promise<T | undefined | null | false>, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A record's JSON (order or subscription). */
+export interface RecordJson {
+  id: string;
+  name: string;
+  accountId: string;
+  collectionId?: string;
+  status: string;
+  sqkm: number;
+  input: Record<string, unknown>;
+}
+
+/** A delivery's JSON. */
+export interface DeliveryJson {
+  id: string;
+  itemId: string;
+  status: string;
+  sqkm?: number;
+  errorMessage?: string;
+}
+
+/** Waits until every delivery of `path` (e.g. `/orders/<id>`) ended, and answers them. */
+export async function endedDeliveries(path: string, bearer: string, n: number): Promise<DeliveryJson[]> {
+  return until(`${n} ended deliveries of ${path}`, async () => {
+    const list = await ok<{ data: DeliveryJson[] }>(await di(`${path}/deliveries`, bearer));
+    return list.data.length === n && list.data.every((d) => ["DONE", "DELIVERY_FAILED", "IMPORT_FAILED", "NON_INGESTIBLE"].includes(d.status)) ? list.data : undefined;
+  });
+}

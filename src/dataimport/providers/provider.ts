@@ -6,6 +6,7 @@
  */
 import type { Env } from "../../env";
 import type { PageLinks } from "../../http/paging";
+import type { BandFormat } from "../../storage/byoc/model";
 import type { NativeSearchBody, SearchBody } from "../schema";
 
 /** What a provider call runs with: the bindings, the calling account, the user's provider key (if any). */
@@ -47,6 +48,8 @@ export interface Provider {
   readonly thumbnailCollections: readonly string[];
   /** Checks the provider's members of an input and names its quota collection. @throws ApiError 400. */
   check(input: SearchBody, purpose: "search" | "order" | "subscription"): { quotaCollection: string };
+  /** The BYOC bands a delivery of `input` is ingested as (a target collection must be empty or have exactly these). */
+  bands(input: SearchBody): [string, BandFormat][];
   search(ctx: ProviderContext, input: SearchBody, page: PageAsk): Promise<SearchPage>;
   nativeSearch(ctx: ProviderContext, body: NativeSearchBody, page: PageAsk): Promise<Record<string, unknown>>;
   thumbnail(ctx: ProviderContext, collectionId: string, productId: string): Promise<Response>;

@@ -111,6 +111,8 @@ export const sampleProvider: Provider = {
     return { quotaCollection: SAMPLE_COLLECTION };
   },
 
+  bands: () => SAMPLE_BANDS.map((b) => [b, { source: b, bandIndex: 1, bitDepth: 16, sampleFormat: "UINT" }]),
+
   async search(ctx, input, ask) {
     return page(ctx, await matching(ctx.env, filterOf(input)), ask);
   },
