@@ -80,8 +80,11 @@ export interface DeliveryJson {
 
 /** Waits until every delivery of `path` (e.g. `/orders/<id>`) ended, and answers them. */
 export async function endedDeliveries(path: string, bearer: string, n: number): Promise<DeliveryJson[]> {
+  let last: DeliveryJson[] = [];
   return until(`${n} ended deliveries of ${path}`, async () => {
-    const list = await ok<{ data: DeliveryJson[] }>(await di(`${path}/deliveries`, bearer));
-    return list.data.length === n && list.data.every((d) => ["DONE", "DELIVERY_FAILED", "IMPORT_FAILED", "NON_INGESTIBLE"].includes(d.status)) ? list.data : undefined;
+    last = (await ok<{ data: DeliveryJson[] }>(await di(`${path}/deliveries`, bearer))).data;
+    return last.length === n && last.every((d) => ["DONE", "DELIVERY_FAILED", "IMPORT_FAILED", "NON_INGESTIBLE"].includes(d.status)) ? last : undefined;
+  }).catch((e: Error) => {
+    throw new Error(`${e.message}; last seen: ${JSON.stringify(last)}`);
   });
 }
