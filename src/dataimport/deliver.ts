@@ -34,21 +34,32 @@ export interface DeliveryUnit {
 /** Where a delivery's files go in the collection's bucket. */
 const prefixOf = (c: ByocCollection, d: Delivery): string => `${c.id}/${d.id}/`;
 
-/** WAITING -> DELIVERED: the product's files fetched and written; or DELIVERY_FAILED / NON_INGESTIBLE. */
+/** The provider is still preparing a delivery: the unit is retried later (the queue's backoff), the reference kept. */
+export class DeliveryPending extends Error {}
+
+/**
+ * WAITING -> DELIVERED: the product's files fetched and written; or DELIVERY_FAILED / NON_INGESTIBLE.
+ * @throws DeliveryPending while the provider prepares the product (its reference saved first).
+ */
 async function fetchFiles(env: Env, r: ImportRecord, c: ByocCollection, d: Delivery): Promise<void> {
   const p = providerOf(r.provider);
-  let files;
+  let got;
   try {
-    files = await p.deliver({ env, account: r.account, apiKey: r.apiKey ?? undefined, url: new URL("http://internal/deliver") }, r.input as never, d.itemId);
+    got = await p.deliver({ env, account: r.account, apiKey: r.apiKey ?? undefined, url: new URL("http://internal/deliver") }, r.input as never, d.itemId, d.providerRef);
   } catch (e) {
     if (!(e instanceof DeliveryError)) throw e;
     await moveDelivery(env, d.id, ["WAITING"], e.status, { error_message: e.message });
     return;
   }
+  if ("pending" in got) {
+    await moveDelivery(env, d.id, ["WAITING"], "WAITING", { provider_ref: got.pending });
+    throw new DeliveryPending(`Delivery ${d.id}: ${r.provider} is preparing item ${d.itemId}.`);
+  }
+  const { files, sensingTime } = got;
   const store = await collectionBucket(env, c);
   const prefix = prefixOf(c, d);
   for (const f of files) await store.put(prefix + f.name, f.bytes);
-  await moveDelivery(env, d.id, ["WAITING"], "DELIVERED", { prefix, files: JSON.stringify(files.map((f) => f.name)) });
+  await moveDelivery(env, d.id, ["WAITING"], "DELIVERED", { prefix, files: JSON.stringify(files.map((f) => f.name)), sensing_time: sensingTime });
 }
 
 /** DELIVERED / PREPARING -> INGESTING: the delivery's BYOC tile made (once) and sent to ingestion. */
@@ -58,9 +69,8 @@ async function ingest(env: Env, c: ByocCollection, d: Delivery): Promise<void> {
   await env.DB.prepare("UPDATE import_deliveries SET tile_id = coalesce(tile_id, ?) WHERE id = ?").bind(crypto.randomUUID(), d.id).run();
   const tileId = (await deliveryById(env, d.id))!.tileId!;
   if (!(await tileById(env, tileId))) {
-    const sensed = await env.DB.prepare("SELECT datetime FROM items WHERE id = ?").bind(d.itemId).first<{ datetime: number }>();
     await insertTile(env, {
-      id: tileId, collection: c.id, account: c.accountId, path: `${d.prefix}(BAND)`, status: "WAITING", sensingTime: sensed ? new Date(sensed.datetime).toISOString() : null,
+      id: tileId, collection: c.id, account: c.accountId, path: `${d.prefix}(BAND)`, status: "WAITING", sensingTime: d.sensingTime,
       coverGeometry: null, tileGeometry: null, tileEpsg: null, nativeBbox: null, metersPerPixel: null, failedCause: null, warnings: null, created: new Date().toISOString(),
     });
   }

@@ -40,12 +40,14 @@ interface Row {
   prefix: string | null;
   files: string;
   tile_id: string | null;
+  provider_ref: string | null;
+  sensing_time: string | null;
   created: string;
 }
 
 const toDelivery = (r: Row): Delivery => ({
   id: r.id, parent: r.parent, account: r.account, provider: r.provider, itemId: r.item_id, sqkm: r.sqkm, status: r.status, errorMessage: r.error_message,
-  prefix: r.prefix, files: JSON.parse(r.files) as string[], tileId: r.tile_id, created: r.created,
+  prefix: r.prefix, files: JSON.parse(r.files) as string[], tileId: r.tile_id, providerRef: r.provider_ref, sensingTime: r.sensing_time, created: r.created,
 });
 
 /** The delivery `id` of record `parent`, or null. */
@@ -66,7 +68,7 @@ export async function listDeliveries(env: DB, parent: string, status: string | n
 }
 
 /**
- * Moves delivery `id` from one of `from` to `to`, setting `set` columns (error_message, files, prefix, tile_id);
+ * Moves delivery `id` from one of `from` to `to`, setting `set` columns (error_message, files, prefix, provider_ref, sensing_time);
  * true when it moved.
  */
 export async function moveDelivery(env: DB, id: string, from: readonly DeliveryStatus[], to: DeliveryStatus, set: Record<string, string | null> = {}): Promise<boolean> {
@@ -98,7 +100,7 @@ async function addDeliveries(env: Env, r: ImportRecord, items: readonly string[]
   const created = new Date().toISOString();
   const fresh: Delivery[] = [];
   for (const itemId of items) {
-    const d: Delivery = { id: crypto.randomUUID(), parent: r.id, account: r.account, provider: r.provider, itemId, sqkm, status: "WAITING", errorMessage: null, prefix: null, files: [], tileId: null, created };
+    const d: Delivery = { id: crypto.randomUUID(), parent: r.id, account: r.account, provider: r.provider, itemId, sqkm, status: "WAITING", errorMessage: null, prefix: null, files: [], tileId: null, providerRef: null, sensingTime: null, created };
     const put = await env.DB.prepare(
       "INSERT INTO import_deliveries (id, parent, account, provider, item_id, sqkm, status, created) VALUES (?, ?, ?, ?, ?, ?, 'WAITING', ?) ON CONFLICT (parent, item_id) DO NOTHING",
     )

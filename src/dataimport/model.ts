@@ -73,6 +73,10 @@ export interface Delivery {
   prefix: string | null;
   files: string[];
   tileId: string | null;
+  /** The delivery's reference at its provider while the provider prepares it (never shown). */
+  providerRef: string | null;
+  /** The product's acquisition time, from the provider (the tile's sensingTime). */
+  sensingTime: string | null;
   created: string;
 }
 

@@ -181,6 +181,9 @@ export const importDeliveries = sqliteTable(
     files: text("files").notNull().default("[]"),
     tileId: text("tile_id"),
     created: text("created").notNull(),
+    // 0013: the delivery's reference at its provider while it is prepared there, the product's acquisition time
+    providerRef: text("provider_ref"),
+    sensingTime: text("sensing_time"),
   },
   (t) => [unique().on(t.parent, t.itemId), index("import_deliveries_list").on(t.parent, t.created, t.id)],
 );

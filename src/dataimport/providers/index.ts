@@ -1,12 +1,13 @@
 /** The providers by API name (`provider` member) and by thumbnail collection id. */
 import { badRequest, notFound } from "../../http/errors";
 import type { Provider } from "./provider";
+import { planetProvider } from "./planet";
 import { sampleProvider } from "./sample";
 
 export type { Provider, ProviderContext, ProductFile, SearchPage, PageAsk } from "./provider";
 export { DeliveryError } from "./provider";
 
-const PROVIDERS: readonly Provider[] = [sampleProvider];
+const PROVIDERS: readonly Provider[] = [planetProvider, sampleProvider];
 
 /** The provider named `name`. @throws ApiError 400 naming the known ones. */
 export function providerOf(name: string): Provider {

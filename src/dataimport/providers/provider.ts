@@ -55,8 +55,13 @@ export interface Provider {
   thumbnail(ctx: ProviderContext, collectionId: string, productId: string): Promise<Response>;
   /** The item ids an order's input orders (its itemIds, else every item its query matches). @throws ApiError 400. */
   orderItems(ctx: ProviderContext, input: SearchBody): Promise<string[]>;
-  /** The files of item `itemId` as ordered by `input`. @throws DeliveryError when the provider cannot deliver it. */
-  deliver(ctx: ProviderContext, input: SearchBody, itemId: string): Promise<ProductFile[]>;
+  /**
+   * The files of item `itemId` as ordered by `input` and its acquisition time (the BYOC tile's sensingTime), or
+   * `{pending}` while the provider prepares them: `pending` is the provider's reference (e.g. its order id), given
+   * back as `ref` on the next call.
+   * @throws DeliveryError when the provider cannot deliver it.
+   */
+  deliver(ctx: ProviderContext, input: SearchBody, itemId: string, ref: string | null): Promise<{ files: ProductFile[]; sensingTime: string | null } | { pending: string }>;
 }
 
 /** A delivery that failed at the provider (DELIVERY_FAILED) or whose product cannot be ingested (NON_INGESTIBLE). */

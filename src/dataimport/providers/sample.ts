@@ -141,10 +141,11 @@ export const sampleProvider: Provider = {
   async deliver(ctx, _input, itemId) {
     const p = (await products(ctx.env)).find((x) => x.item.id === itemId);
     if (!p) throw new DeliveryError("DELIVERY_FAILED", `Product ${itemId} is no longer offered by provider SAMPLE.`);
-    return Promise.all(SAMPLE_BANDS.map(async (b) => {
+    const files = await Promise.all(SAMPLE_BANDS.map(async (b) => {
       const o = await ctx.env.DATA.get(p.item.assets[b]!.href);
       if (!o) throw new DeliveryError("DELIVERY_FAILED", `File ${b}.tif of product ${itemId} is missing at provider SAMPLE.`);
       return { name: `${b}.tif`, bytes: new Uint8Array(await o.arrayBuffer()) };
     }));
+    return { files, sensingTime: new Date(p.item.properties.datetime).toISOString() };
   },
 };
