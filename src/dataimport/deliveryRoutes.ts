@@ -8,7 +8,7 @@ import type { Env } from "../env";
 import { json } from "../http/base";
 import { ApiError, badRequest, notFound } from "../http/errors";
 import { pagedList, parsePageRequest } from "../http/paging";
-import { parseRange } from "../http/range";
+import { rangedResponse } from "../http/range";
 import type { AuthedRequest } from "../http/router";
 import type { ObjectStore } from "../buckets";
 import { getCollection } from "../storage/byoc/store";
@@ -47,19 +47,12 @@ async function doneDelivery(request: AuthedRequest, env: Env, kind: RecordKind):
   return { r, d, store: await collectionBucket(env, c) };
 }
 
-/** Streams `key` of `store` (single Range honoured: 206, 416). */
+/** Streams `key` of `store` (single Range honoured: 206, 416; HEAD: its size). */
 async function objectResponse(request: Request, store: ObjectStore, key: string, type: string): Promise<Response> {
+  const gone = () => notFound("File not found.");
   const head = await store.head(key);
-  if (!head) throw notFound(`File not found.`);
-  const range = parseRange(request.headers.get("range"), head.size);
-  const obj = await store.get(key, range ? { offset: range.start, length: range.end - range.start + 1 } : undefined);
-  if (!obj) throw notFound(`File not found.`);
-  const headers: Record<string, string> = { "content-type": type, "accept-ranges": "bytes", etag: `"${head.etag}"` };
-  if (!range) return new Response(obj.body, { headers: { ...headers, "content-length": String(head.size) } });
-  return new Response(obj.body, {
-    status: 206,
-    headers: { ...headers, "content-length": String(range.end - range.start + 1), "content-range": `bytes ${range.start}-${range.end}/${head.size}` },
-  });
+  if (!head) throw gone();
+  return rangedResponse(request, head.size, { "content-type": type, etag: `"${head.etag}"` }, async (range) => (await store.get(key, range))?.body ?? null, gone);
 }
 
 /** The `format` query of the archive routes (default zip). @throws ApiError 400. */

@@ -6,21 +6,15 @@
  */
 import type { Env } from "../env";
 import { json, withHeaders } from "../http/base";
-import { badRequest } from "../http/errors";
+import { parsePageRequest } from "../http/paging";
 import type { AuthedRequest } from "../http/router";
 import { checkSunset, providerHeaders } from "./deprecation";
 import { body, contextOf } from "./http";
 import { providerOf, thumbnailProvider, type PageAsk, type Provider } from "./providers";
 import { nativeSearchBody, searchBody } from "./schema";
 
-/** `count` and `viewtoken` of the query. @throws ApiError 400 for a count outside 1..the provider's maximum. */
-function pageAsk(url: URL, p: Provider): PageAsk {
-  const raw = url.searchParams.get("count");
-  const count = raw === null || raw === "" ? p.maxCount : Number(raw);
-  if (!/^\d*$/.test(raw ?? "") || !Number.isInteger(count) || count < 1 || count > p.maxCount)
-    throw badRequest(`Invalid count '${String(raw).slice(0, 20)}': an integer from 1 to ${p.maxCount} for provider ${p.name}.`, { count: `1..${p.maxCount}` });
-  return { count, viewtoken: url.searchParams.get("viewtoken") };
-}
+/** `count` (1..the provider's maximum, the maximum when omitted) and `viewtoken` of the query. @throws ApiError 400. */
+const pageAsk = (url: URL, p: Provider): PageAsk => ({ count: parsePageRequest(url, p.maxCount).count, viewtoken: url.searchParams.get("viewtoken") });
 
 /** POST /search. */
 export async function search(request: AuthedRequest, env: Env): Promise<Response> {
