@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { clientRelay } from "./scripts/lib/client-relay.mjs";
+import { startPlanetStub } from "./test/dataimport/planet-stub.mjs";
 
 const DATA = resolve("data");
 const FIXTURES = resolve("test/fixtures");
@@ -113,6 +114,8 @@ function s3Bridge(_request: Request, mf: Dispatcher): Promise<Response> {
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
+  // Planet's public APIs as a local HTTP server (test/dataimport/planet-stub.mjs), for the Planet adapter's tests
+  const planet = await startPlanetStub();
   return {
     plugins: [
       cloudflareTest({
@@ -125,6 +128,7 @@ export default defineConfig(async () => {
           bindings: {
             TEST_MIGRATIONS: migrations, PUBLIC_BASE_URL: "http://localhost", MEASURE_TRANSFER: process.env.MEASURE_TRANSFER ?? "",
             BUCKET_REGIONS: JSON.stringify({ "loc-creo": "waw3-1", "loc-creo-async": "waw3-1" }), S3_HOSTS: "127.0.0.2",
+            PLANET_API_URL: planet, PLANET_TILES_URL: planet,
           },
           // CLIENT_RELAY (scripts/lib/client-relay.mjs): real HTTP client programs (GDAL, OWSLib) against the Worker
           serviceBindings: {

@@ -27,6 +27,7 @@ const PARTS = {
   catalog1m: "scripts/bench-catalog.mjs",
   batch: "scripts/bench-batch.mjs",
   byoc: "scripts/bench-byoc.mjs",
+  dataimport: "scripts/bench-dataimport.mjs",
   limiter: "scripts/bench-reqpath.mjs",
 };
 /**

@@ -19,6 +19,7 @@ import { registerWms } from "./wms/routes";
 import { registerZarr } from "./zarr/routes";
 import { registerByoc } from "./byoc/routes";
 import { registerCollectionMetadata } from "./metadata/routes";
+import { registerDataImport } from "./dataimport/routes";
 import { registerOpenApi } from "./openapi/routes";
 import { tokenFormSchema } from "./openapi/meta";
 
@@ -55,6 +56,7 @@ export function buildApi(): Api {
   registerZarr(api);
   registerByoc(api);
   registerCollectionMetadata(api);
+  registerDataImport(api);
   registerOpenApi(api); // last: it documents the table built above
   return api;
 }

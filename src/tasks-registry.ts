@@ -15,6 +15,9 @@ import { batchPlugin } from "./batch/plugin";
 import { asyncPlugin } from "./async/plugin";
 import { BYOC_INGEST_KIND, byocIngest, byocIngestDead, ingestUnit } from "./byoc/ingest";
 import { ZARR_INGEST_KIND, zarrIngestDead, zarrIngestMessage, zarrUnit } from "./zarr/ingest";
+import { DELIVERY_KIND, POLL_KIND, pollMessage } from "./dataimport/deliveries";
+import { deliveryDead, deliveryLease, deliveryMessage } from "./dataimport/deliver";
+import { ARCHIVE_KIND, archiveDead, archiveMessage } from "./dataimport/archives";
 
 /** The engine's plug-ins. */
 export const PLUGINS: readonly TaskPlugin[] = [asyncPlugin, batchPlugin, statbatchPlugin];
@@ -34,9 +37,15 @@ export class StatisticalBatchTask extends TaskEngine {
   protected readonly plugin = statbatchPlugin;
 }
 
-/** The consumer the Worker's `queue()` entry uses. */
+/**
+ * The consumer the Worker's `queue()` entry uses. Third-party import deliveries, subscription polls and delivery
+ * archives are queue kinds of their own, not yet plug-ins of the engine.
+ */
 export const queueRouter = new QueueRouter()
   .on(PROBE_KIND, ...probeKind)
   .on(ENGINE_KIND, ...engineKind(PLUGINS))
   .on(BYOC_INGEST_KIND, byocIngest, { onDead: byocIngestDead, lease: ingestUnit })
-  .on(ZARR_INGEST_KIND, zarrIngestMessage, { onDead: zarrIngestDead, lease: zarrUnit });
+  .on(ZARR_INGEST_KIND, zarrIngestMessage, { onDead: zarrIngestDead, lease: zarrUnit })
+  .on(DELIVERY_KIND, deliveryMessage, { onDead: deliveryDead, lease: deliveryLease })
+  .on(POLL_KIND, pollMessage)
+  .on(ARCHIVE_KIND, archiveMessage, { onDead: archiveDead });

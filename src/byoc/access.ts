@@ -6,8 +6,8 @@ import type { Env } from "../env";
 import { accountBucket, type ObjectStore } from "../buckets";
 import { notFound } from "../http/errors";
 import { accountOf, type AuthedRequest } from "../http/router";
-import type { ByocCollection } from "./model";
-import { getCollection } from "./store";
+import type { ByocCollection } from "../storage/byoc/model";
+import { getCollection } from "../storage/byoc/store";
 
 /** Most collections or tiles per page (Sentinel Hub's BYOC lists). */
 export const MAX_PAGE = 100;

@@ -7,7 +7,7 @@
  * once set, the sample format cannot change.
  */
 import { ApiError, badRequest } from "../http/errors";
-import type { BandFormat, ByocCollection } from "./model";
+import type { BandFormat, ByocCollection } from "../storage/byoc/model";
 import type { CollectionBody } from "./schema";
 
 /** The band list of a body's additionalData.bands (source defaults to the band name), or null when not given. */

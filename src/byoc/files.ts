@@ -3,13 +3,13 @@
  * the collection's bucket) that exist; a file is streamed from the bucket with a single HTTP Range (206, 416).
  */
 import type { Env } from "../env";
-import { parseRange } from "../http/range";
+import { rangedResponse } from "../http/range";
 import { json } from "../http/base";
 import { notFound } from "../http/errors";
 import type { AuthedRequest } from "../http/router";
 import { collectionStore } from "./access";
-import type { ByocCollection, ByocTile } from "./model";
-import { fileKey, filesOf } from "./tiles";
+import type { ByocCollection, ByocTile } from "../storage/byoc/model";
+import { fileKey, filesOf } from "../storage/byoc/tiles";
 
 /** The keys of the tile's band files present in the bucket (sorted). @throws BucketAccessDenied (403). */
 async function tileFiles(env: Pick<Env, "BUCKETS" | "DB">, c: ByocCollection, t: ByocTile): Promise<string[]> {
@@ -27,16 +27,9 @@ export async function listFiles(env: Env, c: ByocCollection, t: ByocTile): Promi
 /** GET .../files/<key>: the file's bytes (Range honoured). @throws ApiError 404 for a key that is not the tile's. */
 export async function getFile(request: AuthedRequest, env: Env, c: ByocCollection, t: ByocTile): Promise<Response> {
   const key = decodeURIComponent(String(request.params.file ?? ""));
-  if (!(await tileFiles(env, c, t)).includes(key)) throw notFound(`Tile ${t.id} has no file '${key.slice(0, 200)}'.`);
+  const gone = () => notFound(`Tile ${t.id} has no file '${key.slice(0, 200)}'.`);
+  if (!(await tileFiles(env, c, t)).includes(key)) throw gone();
   const store = await collectionStore(env, c);
   const head = (await store.head(key))!;
-  const range = parseRange(request.headers.get("range"), head.size);
-  const obj = await store.get(key, range ? { offset: range.start, length: range.end - range.start + 1 } : undefined);
-  if (!obj) throw notFound(`Tile ${t.id} has no file '${key.slice(0, 200)}'.`);
-  const headers = { "content-type": "application/octet-stream", "accept-ranges": "bytes", etag: `"${head.etag}"` };
-  if (!range) return new Response(obj.body, { headers: { ...headers, "content-length": String(head.size) } });
-  return new Response(obj.body, {
-    status: 206,
-    headers: { ...headers, "content-length": String(range.end - range.start + 1), "content-range": `bytes ${range.start}-${range.end}/${head.size}` },
-  });
+  return rangedResponse(request, head.size, { "content-type": "application/octet-stream", etag: `"${head.etag}"` }, async (range) => (await store.get(key, range))?.body ?? null, gone);
 }

@@ -1,5 +1,6 @@
 /**
- * BYOC ingestion on the task queue (kind `byoc-ingest`, message `{kind, tile, collection}`): takes the tile QUEUED
+ * BYOC ingestion on the task queue (kind `byoc-ingest`, message `{kind, tile, collection}`, sent by
+ * src/storage/byoc/queue.ts for the BYOC API and third-party import deliveries alike): takes the tile QUEUED
  * -> INGESTING, inspects its files (inspect.ts) and ends INGESTED (tile geometry, CRS, item and, for a collection
  * without bands, the bands, all in one D1 batch) or FAILED with the cause. Redelivery-safe: every move is a
  * conditional UPDATE (tiles.ts) and the item is written only while the tile is INGESTING, so a late or duplicate
@@ -17,53 +18,18 @@
 import type { Env } from "../env";
 import { crsFromEpsg, transformBounds } from "../raster/crs";
 import type { TaskMessage } from "../tasks/queue";
-import { unitsStub, type UnitRef } from "../tasks/runner";
+import type { UnitRef } from "../tasks/runner";
+import { ingestionUnits } from "../storage/byoc/queue";
 import { IngestError, inspectTile, type Inspection } from "./inspect";
-import { byocType, type ByocCollection, type ByocTile, type TileStatus } from "./model";
-import { configureBands, getCollection } from "./store";
-import { itemStatement, moveStatement, moveTile, tileById, tileItem } from "./tiles";
+import type { ByocCollection, ByocTile } from "../storage/byoc/model";
+import { configureBands, getCollection } from "../storage/byoc/store";
+import { itemStatement, moveStatement, moveTile, tileById, tileItem } from "../storage/byoc/tiles";
 
-export const BYOC_INGEST_KIND = "byoc-ingest";
-
-/** The UnitObject holding the ingestion units of collection `collection` (one per tile, named by tile id). */
-const ingestionUnits = (env: Pick<Env, "UNITS">, collection: string) => unitsStub(env, `byoc:${collection}`);
+export { BYOC_INGEST_KIND } from "../storage/byoc/queue";
 
 /** The leased unit of a `byoc-ingest` message (the `lease` of the kind); null for a message without its collection. */
 export const ingestUnit = (body: TaskMessage, env: Env): UnitRef | null =>
   typeof body.collection === "string" && typeof body.tile === "string" ? { stub: ingestionUnits(env, body.collection), unit: body.tile } : null;
-
-const ingestMessage = (tileId: string, c: ByocCollection): TaskMessage => ({ kind: BYOC_INGEST_KIND, tile: tileId, collection: c.id });
-
-/**
- * Leases the ingestion of tile `tileId`: its unit put, so that from now on a Worker killed before or during the
- * ingestion leaves a unit its watchdog sends (at worst it finds nothing to do). False while an ingestion of the tile
- * is under way (its unit is live).
- */
-export async function leaseIngestion(env: Pick<Env, "UNITS">, tileId: string, c: ByocCollection): Promise<boolean> {
-  return (await ingestionUnits(env, c.id).putUnits([{ id: tileId, message: ingestMessage(tileId, c) }], true)).length > 0;
-}
-
-/**
- * Sends tile `tileId`, leased (leaseIngestion), to ingestion: moved from `from` to QUEUED (its item removed), then
- * the message. False (nothing sent) when the tile is no longer `from`.
- */
-export async function queueIngestion(env: Pick<Env, "DB" | "TASK_QUEUE">, tileId: string, c: ByocCollection, from: TileStatus): Promise<boolean> {
-  const [, moved] = await env.DB.batch([
-    env.DB.prepare("DELETE FROM items WHERE collection = ? AND id = ?").bind(byocType(c.id), tileId),
-    moveStatement(env, tileId, [from], "QUEUED", { failed_cause: null, warnings: null }),
-  ]);
-  if (!moved || moved.meta.changes === 0) return false;
-  await env.TASK_QUEUE.send(ingestMessage(tileId, c));
-  return true;
-}
-
-/**
- * Sends tile `tileId` (in state `from`, as the caller saw it) to ingestion now: leaseIngestion, then
- * queueIngestion. False (nothing queued) while an ingestion of the tile is under way, or when it is no longer `from`.
- */
-export async function enqueueIngestion(env: Pick<Env, "DB" | "TASK_QUEUE" | "UNITS">, tileId: string, c: ByocCollection, from: TileStatus): Promise<boolean> {
-  return (await leaseIngestion(env, tileId, c)) && queueIngestion(env, tileId, c, from);
-}
 
 /** A CRS84 polygon of a box in `epsg` (its corners after transformBounds' densified edges). */
 function lonLatPolygon(bbox: number[], epsg: number): { type: "Polygon"; coordinates: number[][][] } {

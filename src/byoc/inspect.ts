@@ -14,8 +14,8 @@ import { openCog, type Cog } from "../raster/cog";
 import { EngineError } from "../raster/errors";
 import { storeSource } from "../storage/sources";
 import { collectionStore } from "./access";
-import { fileKey, filesOf } from "./tiles";
-import { formatOf, type BandFormat, type ByocCollection, type ByocTile } from "./model";
+import { fileKey, filesOf } from "../storage/byoc/tiles";
+import { formatOf, type BandFormat, type ByocCollection, type ByocTile } from "../storage/byoc/model";
 
 /** A tile that cannot be ingested; `message` becomes additionalData.failedIngestionCause. */
 export class IngestError extends Error {}

@@ -9,12 +9,12 @@ import { pagedList, parsePageRequest, parseSearch } from "../http/paging";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { newCollection, updatedCollection } from "./collections";
 import { collectionStore, MAX_PAGE, ownCollection } from "./access";
-import { collectionJson, type ByocCollection } from "./model";
+import { collectionJson, type ByocCollection } from "../storage/byoc/model";
 import { collectionBody, readBody } from "./schema";
-import { deleteCollection, insertCollection, listCollections, saveCollection } from "./store";
+import { deleteCollection, insertCollection, listCollections, saveCollection } from "../storage/byoc/store";
 import { collectionSummary } from "./summary";
 import { copyTiles, registerTileRoutes } from "./tileRoutes";
-import { rewriteItems, tileCount } from "./tiles";
+import { rewriteItems, tileCount } from "../storage/byoc/tiles";
 
 export const PREFIXES = ["/api/v1/byoc/collections", "/byoc/v1/collections"];
 async function render(env: Env, c: ByocCollection): Promise<Record<string, unknown>> {

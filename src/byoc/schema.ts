@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { ApiError, badRequest, zodIssues } from "../http/errors";
 import { readJson } from "../http/parse";
-import { TILE_STATUSES } from "./model";
+import { TILE_STATUSES } from "../storage/byoc/model";
 
 const band = z.object({
   source: z.string().min(1).optional(),

@@ -4,7 +4,7 @@
  * union of the tiles' boxes), hasSensingTimes (YES / PARTIALLY / NO) and from/toSensingTime.
  */
 import type { Env } from "../env";
-import { byocType } from "./model";
+import { byocType } from "../storage/byoc/model";
 
 interface Stats {
   n: number;

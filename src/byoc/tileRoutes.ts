@@ -11,12 +11,12 @@ import { pagedList, parsePageRequest } from "../http/paging";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { duplicatePath } from "./collections";
 import { getFile, listFiles } from "./files";
-import { enqueueIngestion, leaseIngestion, queueIngestion } from "./ingest";
-import { byocType, type ByocCollection, type ByocTile } from "./model";
+import { enqueueIngestion, leaseIngestion, queueIngestion } from "../storage/byoc/queue";
+import { byocType, type ByocCollection, type ByocTile } from "../storage/byoc/model";
 import { collectionStore, MAX_PAGE, ownCollection, UUID } from "./access";
 import { parseStatus, readBody, tileBody, tileUpdateBody } from "./schema";
-import { getCollection } from "./store";
-import { deleteTile, getTile, insertTile, listTiles, rewriteItems, updateTileStatements } from "./tiles";
+import { getCollection } from "../storage/byoc/store";
+import { deleteTile, getTile, insertTile, listTiles, rewriteItems, updateTileStatements } from "../storage/byoc/tiles";
 
 /** OpenAPI BYOCTile JSON; tileGeometry in the tile's CRS (named in its `crs` member). */
 export function tileJson(t: ByocTile): Record<string, unknown> {

@@ -127,3 +127,80 @@ export const s3Keys = sqliteTable(
   },
   (t) => [index("s3_keys_account").on(t.accountId, t.created)],
 );
+
+/** 0012: third-party import orders and subscriptions (src/dataimport/; columns documented in the migration). */
+export const importOrders = sqliteTable(
+  "import_orders",
+  {
+    id: text("id").primaryKey(),
+    account: text("account").notNull(),
+    kind: text("kind", { enum: ["order", "subscription"] }).notNull(),
+    name: text("name").notNull(),
+    collectionId: text("collection_id"),
+    provider: text("provider").notNull(),
+    quotaCollection: text("quota_collection").notNull(),
+    status: text("status").notNull(),
+    sqkm: real("sqkm").notNull(),
+    input: text("input").notNull(),
+    apiKey: text("api_key"),
+    items: text("items").notNull().default("[]"),
+    charged: integer("charged").notNull().default(0),
+    deleted: integer("deleted").notNull().default(0),
+    created: text("created").notNull(),
+  },
+  (t) => [index("import_orders_list").on(t.account, t.kind, t.deleted, t.created, t.id)],
+);
+
+/** 0012: import quotas per account and quota collection (km2). */
+export const importQuotas = sqliteTable(
+  "import_quotas",
+  {
+    account: text("account").notNull(),
+    collection: text("collection").notNull(),
+    quotaSqkm: real("quota_sqkm").notNull(),
+    quotaUsed: real("quota_used").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.account, t.collection] })],
+);
+
+/** 0012: deliveries of an order or subscription (one per provider item). */
+export const importDeliveries = sqliteTable(
+  "import_deliveries",
+  {
+    id: text("id").primaryKey(),
+    parent: text("parent")
+      .notNull()
+      .references(() => importOrders.id, { onDelete: "cascade" }),
+    account: text("account").notNull(),
+    provider: text("provider").notNull(),
+    itemId: text("item_id").notNull(),
+    sqkm: real("sqkm"),
+    status: text("status").notNull(),
+    errorMessage: text("error_message"),
+    prefix: text("prefix"),
+    files: text("files").notNull().default("[]"),
+    tileId: text("tile_id"),
+    created: text("created").notNull(),
+    // 0013: the delivery's reference at its provider while it is prepared there, the product's acquisition time
+    providerRef: text("provider_ref"),
+    sensingTime: text("sensing_time"),
+  },
+  (t) => [unique().on(t.parent, t.itemId), index("import_deliveries_list").on(t.parent, t.created, t.id)],
+);
+
+/** 0012: zip archives of deliveries. */
+export const importArchives = sqliteTable(
+  "import_archives",
+  {
+    delivery: text("delivery")
+      .notNull()
+      .references(() => importDeliveries.id, { onDelete: "cascade" }),
+    format: text("format").notNull(),
+    account: text("account").notNull(),
+    requested: text("requested").notNull(),
+    status: text("status").notNull(),
+    size: integer("size"),
+    key: text("key"),
+  },
+  (t) => [primaryKey({ columns: [t.delivery, t.format] })],
+);

@@ -10,12 +10,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { localBucket } from "../../src/buckets/local";
 import { inspectTile } from "../../src/byoc/inspect";
-import { getCollection } from "../../src/byoc/store";
-import { insertTile, moveTile, tileById } from "../../src/byoc/tiles";
+import { getCollection } from "../../src/storage/byoc/store";
+import { insertTile, moveTile, tileById } from "../../src/storage/byoc/tiles";
 import { DEAD_LETTER_QUEUE_NAME, TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import { LEASE_POLICY } from "../../src/tasks/lease";
 import { unitsStub } from "../../src/tasks/runner";
-import type { TileStatus } from "../../src/byoc/model";
+import type { TileStatus } from "../../src/storage/byoc/model";
 import type { Env } from "../../src/env";
 import { api, putInBucket, settled, tokenOf } from "../helpers/byoc";
 

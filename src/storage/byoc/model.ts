@@ -2,7 +2,7 @@
  * BYOC records (interface spec "BYOC collection" / "BYOC tile"; OpenAPI BYOCCollection, BYOCFormat, BYOCTile) and
  * the mapping between a BYOC band format (bitDepth + sampleFormat) and the registry's sample types.
  */
-import type { SampleType } from "../storage/registry";
+import type { SampleType } from "../registry";
 
 export const TILE_STATUSES = ["WAITING", "QUEUED", "INGESTING", "INGESTED", "FAILED"] as const;
 export type TileStatus = (typeof TILE_STATUSES)[number];

@@ -3,9 +3,8 @@
  * JSON `{s3Bucket, noData?, bands: {name: BandFormat}}` is what the API shows; collection_bands rows (sample type,
  * no-data, source, band_index) are what processing reads. Both are written in one D1 batch.
  */
-import type { Env } from "../env";
-import type { PageRequest } from "../http/paging";
-import { keysetSql, searchSql } from "../storage/keyset";
+import type { Env } from "../../env";
+import { keysetSql, searchSql, type SeekPage } from "../keyset";
 import { byocType, sampleTypeOf, type BandFormat, type ByocCollection } from "./model";
 
 type DB = Pick<Env, "DB">;
@@ -91,7 +90,7 @@ export async function deleteCollection(env: DB, id: string): Promise<void> {
 }
 
 /** One page (count + 1 rows, see pagedList) of `account`'s collections in (created, id) order whose title matches `search` (parseSearch). */
-export async function listCollections(env: DB, account: string, search: readonly string[][], page: PageRequest): Promise<ByocCollection[]> {
+export async function listCollections(env: DB, account: string, search: readonly string[][], page: SeekPage): Promise<ByocCollection[]> {
   const k = keysetSql(["created", "id"], page);
   const s = searchSql(search, "title");
   const sql = `SELECT id, owner, title, config, created FROM data_collections

@@ -7,10 +7,9 @@
  *   reingest: WAITING|INGESTED|FAILED -> QUEUED (item removed in the same batch), and QUEUED|INGESTING -> QUEUED
  *   once the ingestion's lease expired (ingest.ts).
  */
-import type { Env } from "../env";
-import type { PageRequest } from "../http/paging";
-import { keysetSql } from "../storage/keyset";
-import type { StacItem } from "../storage/items";
+import type { Env } from "../../env";
+import { keysetSql, type SeekPage } from "../keyset";
+import type { StacItem } from "../items";
 import { byocType, type BandFormat, type ByocCollection, type ByocTile, type TileStatus } from "./model";
 
 type DB = Pick<Env, "DB">;
@@ -77,7 +76,7 @@ export interface TileQuery {
 }
 
 /** One page (count + 1 rows) of a collection's tiles in (created, id) order, filtered by exact path and status. */
-export async function listTiles(env: DB, collection: string, q: TileQuery, page: PageRequest): Promise<ByocTile[]> {
+export async function listTiles(env: DB, collection: string, q: TileQuery, page: SeekPage): Promise<ByocTile[]> {
   const k = keysetSql(["created", "id"], page, q.descending);
   const where = [q.path === null ? "" : " AND path = ?", q.status === null ? "" : " AND status = ?"].join("");
   const params = [q.path, q.status].filter((p) => p !== null);

@@ -1,0 +1,81 @@
+/**
+ * Zip archives of a delivery's files (OpenAPI DeliveryArchive: `deliveryId`, `format` zip, `requested`, `status`
+ * WAITING / PREPARING / DONE / FAILED, `size` once DONE), made on request on the task queue (kind ARCHIVE_KIND)
+ * with fflate's zipSync (stored, not recompressed: the files are compressed COGs) and kept in the collection's
+ * bucket under `<collection id>/archives/<delivery id>.zip`. Redelivery-safe: WAITING|PREPARING -> PREPARING ->
+ * DONE, the same key written again.
+ */
+import { zipSync } from "fflate";
+import type { Env } from "../env";
+import type { TaskMessage } from "../tasks/queue";
+import { getCollection } from "../storage/byoc/store";
+import { collectionBucket } from "./collections";
+import { deliveryById } from "./deliveries";
+import type { ArchiveStatus } from "./model";
+import { recordById } from "./store";
+
+export const ARCHIVE_KIND = "dataimport-archive";
+/** The one archive format (OpenAPI DeliveryArchiveFormat). */
+export const ARCHIVE_FORMATS = ["zip"] as const;
+
+export interface Archive {
+  delivery: string;
+  format: string;
+  account: string;
+  requested: string;
+  status: ArchiveStatus;
+  size: number | null;
+  key: string | null;
+}
+
+/** OpenAPI DeliveryArchive JSON. */
+export const archiveJson = (a: Archive): Record<string, unknown> => ({
+  deliveryId: a.delivery, format: a.format, requested: a.requested, status: a.status, ...(a.status === "DONE" && a.size !== null ? { size: a.size } : {}),
+});
+
+/** The archive of `delivery` in `format`, or null when none was requested. */
+export async function getArchive(env: Pick<Env, "DB">, delivery: string, format: string): Promise<Archive | null> {
+  return env.DB.prepare("SELECT delivery, format, account, requested, status, size, key FROM import_archives WHERE delivery = ? AND format = ?").bind(delivery, format).first<Archive>();
+}
+
+/** Records a request (WAITING) and sends it; false when one was requested before (same delivery and format). */
+export async function requestArchive(env: Pick<Env, "DB" | "TASK_QUEUE">, a: Archive): Promise<boolean> {
+  const r = await env.DB.prepare("INSERT INTO import_archives (delivery, format, account, requested, status) VALUES (?, ?, ?, ?, 'WAITING') ON CONFLICT DO NOTHING")
+    .bind(a.delivery, a.format, a.account, a.requested)
+    .run();
+  if (r.meta.changes === 0) return false;
+  await env.TASK_QUEUE.send({ kind: ARCHIVE_KIND, delivery: a.delivery, format: a.format });
+  return true;
+}
+
+const move = (env: Pick<Env, "DB">, delivery: string, from: ArchiveStatus[], to: ArchiveStatus, size: number | null = null, key: string | null = null) =>
+  env.DB.prepare(`UPDATE import_archives SET status = ?, size = coalesce(?, size), key = coalesce(?, key) WHERE delivery = ? AND format = 'zip' AND status IN (${from.map(() => "?").join(", ")})`)
+    .bind(to, size, key, delivery, ...from)
+    .run();
+
+/** Queue kind ARCHIVE_KIND: zips the delivery's files. @throws storage errors (retried). */
+export async function archiveMessage(body: TaskMessage, env: Env): Promise<void> {
+  const d = await deliveryById(env, String(body.delivery));
+  const r = d && (await recordById(env, d.parent));
+  const c = r?.collectionId ? await getCollection(env, r.account, r.collectionId) : null;
+  if (!d || !c || (await move(env, d.id, ["WAITING", "PREPARING"], "PREPARING")).meta.changes === 0) return;
+  const store = await collectionBucket(env, c);
+  const entries: Record<string, [Uint8Array, { level: 0 }]> = {};
+  for (const name of d.files) {
+    const o = await store.get(d.prefix + name);
+    if (!o) {
+      await move(env, d.id, ["PREPARING"], "FAILED");
+      return;
+    }
+    entries[name] = [new Uint8Array(await new Response(o.body).arrayBuffer()), { level: 0 }];
+  }
+  const zip = zipSync(entries);
+  const key = `${c.id}/archives/${d.id}.zip`;
+  await store.put(key, zip, { contentType: "application/zip" });
+  await move(env, d.id, ["PREPARING"], "DONE", zip.byteLength, key);
+}
+
+/** An archive whose message failed every attempt: FAILED. */
+export async function archiveDead(body: TaskMessage, env: Env): Promise<void> {
+  await move(env, String(body.delivery), ["WAITING", "PREPARING"], "FAILED");
+}

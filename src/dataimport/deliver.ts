@@ -1,0 +1,115 @@
+/**
+ * One delivery, as one unit of work: `deliver(unit)` takes a delivery through
+ *   WAITING -> (files fetched from the provider, written to the collection's bucket) DELIVERED
+ *   DELIVERED -> PREPARING (its BYOC tile made, path `<prefix>(BAND)`: files `<prefix><band>.tif`) -> INGESTING (the tile sent to BYOC
+ *   ingestion); DONE / IMPORT_FAILED follow the tile (./deliveries.ts refresh)
+ * or ends it DELIVERY_FAILED / NON_INGESTIBLE with the provider's reason. Each step starts from the state the
+ * previous one left and writes idempotently (same object keys, the tile id kept on the delivery before the tile is
+ * inserted), so a unit run again after a crash or a redelivered message (at-least-once) resumes where it stopped
+ * and never makes a second tile.
+ *
+ * Today it runs as the queue kind DELIVERY_KIND (registered in src/index.ts), leased like BYOC ingestion (unit =
+ * delivery id in the UnitObject `tpdi:<parent id>`). As a plug-in of the task engine (issue 26) it is the plug-in's
+ * "run one unit": its state is the delivery row, its units the deliveries ./deliveries.ts makes.
+ */
+import type { Env } from "../env";
+import { BucketAccessDenied } from "../buckets";
+import type { TaskMessage } from "../tasks/queue";
+import type { UnitRef } from "../tasks/runner";
+import type { ByocCollection } from "../storage/byoc/model";
+import { queueIngestion, leaseIngestion } from "../storage/byoc/queue";
+import { insertTile, tileById } from "../storage/byoc/tiles";
+import { collectionBucket, ensureCollection } from "./collections";
+import { deliveryById, deliveryUnits, moveDelivery, refresh } from "./deliveries";
+import type { Delivery, ImportRecord } from "./model";
+import { DeliveryError, providerOf } from "./providers";
+import { recordById } from "./store";
+
+/** What a delivery unit names: the delivery and its order or subscription. */
+export interface DeliveryUnit {
+  delivery: string;
+  parent: string;
+}
+
+/** Where a delivery's files go in the collection's bucket. */
+const prefixOf = (c: ByocCollection, d: Delivery): string => `${c.id}/${d.id}/`;
+
+/** The provider is still preparing a delivery: the unit is retried later (the queue's backoff), the reference kept. */
+export class DeliveryPending extends Error {}
+
+/**
+ * WAITING -> DELIVERED: the product's files fetched and written; or DELIVERY_FAILED / NON_INGESTIBLE.
+ * @throws DeliveryPending while the provider prepares the product (its reference saved first).
+ */
+async function fetchFiles(env: Env, r: ImportRecord, c: ByocCollection, d: Delivery): Promise<void> {
+  const p = providerOf(r.provider);
+  let got;
+  try {
+    got = await p.deliver({ env, account: r.account, apiKey: r.apiKey ?? undefined, url: new URL("http://internal/deliver") }, r.input as never, d.itemId, d.providerRef);
+  } catch (e) {
+    if (!(e instanceof DeliveryError)) throw e;
+    await moveDelivery(env, d.id, ["WAITING"], e.status, { error_message: e.message });
+    return;
+  }
+  if ("pending" in got) {
+    await moveDelivery(env, d.id, ["WAITING"], "WAITING", { provider_ref: got.pending });
+    throw new DeliveryPending(`Delivery ${d.id}: ${r.provider} is preparing item ${d.itemId}.`);
+  }
+  const { files, sensingTime } = got;
+  const store = await collectionBucket(env, c);
+  const prefix = prefixOf(c, d);
+  for (const f of files) await store.put(prefix + f.name, f.bytes);
+  await moveDelivery(env, d.id, ["WAITING"], "DELIVERED", { prefix, files: JSON.stringify(files.map((f) => f.name)), sensing_time: sensingTime });
+}
+
+/** DELIVERED / PREPARING -> INGESTING: the delivery's BYOC tile made (once) and sent to ingestion. */
+async function ingest(env: Env, c: ByocCollection, d: Delivery): Promise<void> {
+  if (!(await moveDelivery(env, d.id, ["DELIVERED", "PREPARING"], "PREPARING"))) return;
+  // the tile id is kept before the tile exists, so a rerun finds (or makes) the same tile
+  await env.DB.prepare("UPDATE import_deliveries SET tile_id = coalesce(tile_id, ?) WHERE id = ?").bind(crypto.randomUUID(), d.id).run();
+  const tileId = (await deliveryById(env, d.id))!.tileId!;
+  if (!(await tileById(env, tileId))) {
+    await insertTile(env, {
+      id: tileId, collection: c.id, account: c.accountId, path: `${d.prefix}(BAND)`, status: "WAITING", sensingTime: d.sensingTime,
+      coverGeometry: null, tileGeometry: null, tileEpsg: null, nativeBbox: null, metersPerPixel: null, failedCause: null, warnings: null, created: new Date().toISOString(),
+    });
+  }
+  const t = (await tileById(env, tileId))!;
+  if (t.status === "WAITING" && (await leaseIngestion(env, tileId, c))) await queueIngestion(env, tileId, c, "WAITING");
+  await moveDelivery(env, d.id, ["PREPARING"], "INGESTING");
+}
+
+/**
+ * Runs one delivery unit as far as it goes now (see the module comment). Deliveries of a record that is gone or
+ * no longer RUNNING, and ended deliveries, are left as they are.
+ * @throws storage errors (the unit is retried).
+ */
+export async function deliver(env: Env, unit: DeliveryUnit): Promise<void> {
+  const d = await deliveryById(env, unit.delivery);
+  const r = d && (await recordById(env, d.parent));
+  if (!d || !r || r.status !== "RUNNING" || !r.collectionId) return;
+  const c = await ensureCollection(env, r as ImportRecord & { collectionId: string }, providerOf(r.provider).bands(r.input as never));
+  try {
+    if (d.status === "WAITING") await fetchFiles(env, r, c, d);
+    const now = (await deliveryById(env, d.id))!;
+    if (now.status === "DELIVERED" || now.status === "PREPARING") await ingest(env, c, now);
+  } catch (e) {
+    if (!(e instanceof BucketAccessDenied)) throw e;
+    await moveDelivery(env, d.id, ["WAITING", "DELIVERED", "PREPARING"], "IMPORT_FAILED", { error_message: `The collection's bucket cannot be written: ${e.message}` });
+  }
+  await refresh(env, r);
+}
+
+/** Queue kind DELIVERY_KIND. */
+export const deliveryMessage = (body: TaskMessage, env: Env): Promise<void> => deliver(env, { delivery: String(body.delivery), parent: String(body.parent) });
+
+/** The leased unit of a DELIVERY_KIND message. */
+export const deliveryLease = (body: TaskMessage, env: Env): UnitRef | null =>
+  typeof body.parent === "string" && typeof body.delivery === "string" ? { stub: deliveryUnits(env, body.parent), unit: body.delivery } : null;
+
+/** A delivery whose unit failed every attempt: DELIVERY_FAILED (before its files arrived) or IMPORT_FAILED, with the cause. */
+export async function deliveryDead(body: TaskMessage, env: Env, _m: Message<unknown>, cause?: string): Promise<void> {
+  const why = cause ?? "The delivery failed repeatedly.";
+  await moveDelivery(env, String(body.delivery), ["WAITING"], "DELIVERY_FAILED", { error_message: why });
+  await moveDelivery(env, String(body.delivery), ["DELIVERED", "PREPARING"], "IMPORT_FAILED", { error_message: why });
+}

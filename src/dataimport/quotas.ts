@@ -1,0 +1,72 @@
+/**
+ * Import quotas per account and quota collection (OpenAPI Quota: `collectionId`, `quotaSqkm` purchased,
+ * `quotaUsed`; available = quotaSqkm - quotaUsed), and the charge of a confirmation: the record moves CREATED ->
+ * RUNNING only when the available quota covers its sqkm, and its sqkm is added to quota_used once, guarded by the
+ * record's `charged` flag. The four statements run as one D1 batch (a transaction, serialised with every other
+ * write), so a retried or raced confirm charges nothing more: only one batch finds the record CREATED.
+ */
+import type { Env } from "../env";
+import { ApiError } from "../http/errors";
+import type { ImportRecord } from "./model";
+
+/** Every quota collection (OpenAPI QuotaTpdiCollectionId and the providers' collections here), in listing order. */
+export const QUOTA_COLLECTIONS = ["MAXAR_WORLDVIEW", "PLANET_SCOPE", "PLANET_SKYSAT", "SAMPLE_SENTINEL_2"] as const;
+
+/** The quota a new account has in each collection, km2 (`DATAIMPORT_QUOTA_SQKM`, default 1000). */
+export function defaultQuota(env: Pick<Env, "DATAIMPORT_QUOTA_SQKM">): number {
+  const v = Number(env.DATAIMPORT_QUOTA_SQKM ?? "1000");
+  return Number.isFinite(v) && v >= 0 ? v : 1000;
+}
+
+export interface Quota {
+  collectionId: string;
+  quotaSqkm: number;
+  quotaUsed: number;
+}
+
+/** The quotas of `account` (defaults where it has no row yet), in QUOTA_COLLECTIONS order. */
+export async function quotasOf(env: Pick<Env, "DB" | "DATAIMPORT_QUOTA_SQKM">, account: string): Promise<Quota[]> {
+  const { results } = await env.DB.prepare("SELECT collection, quota_sqkm, quota_used FROM import_quotas WHERE account = ?")
+    .bind(account)
+    .all<{ collection: string; quota_sqkm: number; quota_used: number }>();
+  const rows = new Map(results.map((r) => [r.collection, r]));
+  return QUOTA_COLLECTIONS.map((c) => ({ collectionId: c, quotaSqkm: rows.get(c)?.quota_sqkm ?? defaultQuota(env), quotaUsed: rows.get(c)?.quota_used ?? 0 }));
+}
+
+/** Quotas compare to the area within this many km2 (float sums of areas). */
+const EPSILON = 1e-9;
+
+/**
+ * Confirms record `r` (CREATED -> RUNNING, charged once, `collectionId` set when it had none).
+ * @throws ApiError 409 when it is no longer CREATED (another confirm won), 403 with errors {availableQuota,
+ *   requiredQuota} (OpenAPI QuotaExceededError) when the quota does not cover it.
+ */
+export async function confirmCharge(env: Pick<Env, "DB" | "DATAIMPORT_QUOTA_SQKM">, r: ImportRecord, collectionId: string): Promise<void> {
+  const q = [r.account, r.quotaCollection] as const;
+  const [, moved] = await env.DB.batch([
+    env.DB.prepare("INSERT OR IGNORE INTO import_quotas (account, collection, quota_sqkm, quota_used) VALUES (?, ?, ?, 0)").bind(...q, defaultQuota(env)),
+    env.DB.prepare(
+      `UPDATE import_orders SET status = 'RUNNING', collection_id = coalesce(collection_id, ?) WHERE id = ? AND status = 'CREATED'
+         AND sqkm <= (SELECT quota_sqkm - quota_used FROM import_quotas WHERE account = ? AND collection = ?) + ${EPSILON}`,
+    ).bind(collectionId, r.id, ...q),
+    env.DB.prepare(
+      `UPDATE import_quotas SET quota_used = quota_used + (SELECT sqkm FROM import_orders WHERE id = ?)
+       WHERE account = ? AND collection = ? AND EXISTS (SELECT 1 FROM import_orders WHERE id = ? AND status = 'RUNNING' AND charged = 0)`,
+    ).bind(r.id, ...q, r.id),
+    env.DB.prepare("UPDATE import_orders SET charged = 1 WHERE id = ? AND status = 'RUNNING' AND charged = 0").bind(r.id),
+  ]);
+  if (moved!.meta.changes > 0) return;
+  const now = await env.DB.prepare("SELECT status FROM import_orders WHERE id = ?").bind(r.id).first<{ status: string }>();
+  if (now?.status !== "CREATED") throw notCreated(r, "confirmed", now?.status ?? "deleted");
+  const quota = (await quotasOf(env, r.account)).find((x) => x.collectionId === r.quotaCollection)!;
+  const available = quota.quotaSqkm - quota.quotaUsed;
+  throw new ApiError(
+    403,
+    `Insufficient quota for ${r.kind} ${r.id}: it needs ${r.sqkm} km2 of ${r.quotaCollection}, ${available} km2 are available.`,
+    { availableQuota: available, requiredQuota: r.sqkm },
+  );
+}
+
+/** 409 for an operation only a CREATED record allows. */
+export const notCreated = (r: Pick<ImportRecord, "kind" | "id">, what: string, status: string): ApiError =>
+  new ApiError(409, `The ${r.kind} ${r.id} is ${status}; only a CREATED ${r.kind} can be ${what}.`);
