@@ -3,8 +3,8 @@
  * 4 -> RGBA; 8 bit for UINT8, 16 bit for UINT16. Sentinel Hub accepts PNG for UINT8/UINT16 (and AUTO) only.
  *
  * 8-bit RGBA up to JSQUASH_MAX_PIXELS goes through @jsquash/png (Rust `png` crate in wasm, about 5 ms for
- * 512x512; it copies the image twice, into a clamped array and its wasm memory, and a 2500 x 2500 RGBA image made
- * an isolate limited to 128 MB abort, issue 27). Its wasm
+ * 512x512; it copies the image twice, into a clamped array and its wasm memory, which never shrinks, and a
+ * 2500 x 2500 RGBA image made an isolate limited to 128 MB abort, issue 27). Its wasm
  * `encode(data, width, height, bitDepth)` hard-codes colour type RGBA, so 1-3 band outputs would come back as
  * 4-channel images (sentinelhub-py would hand users (h, w, 4) arrays instead of (h, w) or (h, w, 3)), and its
  * 16-bit path stores samples in host (little-endian) byte order where PNG needs big-endian (0x0102 decodes as
@@ -23,8 +23,11 @@ import { checkInput, type EncodeInput } from "./types";
 import { concatBytes } from "./bytes";
 import { zlibParts } from "./deflate";
 
-/** 8-bit RGBA images larger than this (pixels) are written here, not by @jsquash/png: see the module docs. */
-export const JSQUASH_MAX_PIXELS = 1 << 20;
+/**
+ * 8-bit RGBA images larger than this (pixels, 512 x 512) are written here, not by @jsquash/png: see the module docs
+ * (its kept wasm memory grows to its largest image: ENCODER_WASM_BYTES of src/raster/memory.ts).
+ */
+export const JSQUASH_MAX_PIXELS = 1 << 18;
 
 /** Filtered scanline bytes per IDAT chunk (one piece of the zlib stream). */
 const IDAT_BYTES = 1 << 20;
