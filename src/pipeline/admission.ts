@@ -39,8 +39,10 @@ const POLL_MS = 10;
  *   (`outCopies` 2; statistics hold no file, {@link planBytes});
  * - inputs (Float32 bands and a dataMask byte per scene, `inBytesPerPixel`): the whole grid up to STRIP_PIXELS,
  *   else one strip (STRIP_TARGET pixels) at a time, each held twice (the mosaic and the rows sent to the sandbox).
- * Checked against the Worker isolate's JS memory (scripts/bench-memory.mjs): a 2500 x 2500 FLOAT32 NDVI GeoTIFF is
- * estimated at 59 MB and peaked at 52-55 MB above the idle isolate (README, Benchmarks).
+ * Checked against the Worker isolate's JS memory (scripts/bench-memory.mjs, isolates limited to 128 MB as at the
+ * edge): a 2500 x 2500 FLOAT32 NDVI GeoTIFF is estimated at 59.4 MB and peaked 31.8 MiB above the idle isolate,
+ * garbage included (README, "Memory and limits at the edge"). Not counted yet: a JPEG's RGBA copies (8 bytes per
+ * pixel, src/raster/encode/jpeg.ts).
  */
 export function requestBytes(pixels: number, inBytesPerPixel: number, outBytesPerPixel: number, outCopies = 2): number {
   const held = pixels <= STRIP_PIXELS ? pixels : STRIP_TARGET;
