@@ -9,7 +9,7 @@
  * kept one's WebAssembly memory (16.2 MiB to start) grows to its largest image and never shrinks, which the
  * isolate's 128 MB cannot spare beside its caches and a large request (src/raster/memory.ts, issue 27). Encoding
  * is synchronous, so one instance at most is in use per isolate. Its call holds the image as RGBA twice (here
- * and in its memory), 8 bytes per pixel, which a 2500 x 2500 image's admission estimate does not count yet.
+ * and in its memory): JPEG_ENCODE_BYTES_PER_PIXEL, counted by the admission of src/pipeline/admission.ts.
  * `baseline: true` (libjpeg's force_baseline) clamps quantisation values to 8 bits: without it, MozJPEG's
  * tables at low qualities need 16-bit DQT entries (quality 0 gave an extended SOF1 frame, and quality 50 a
  * "quantization tables are too coarse for baseline" warning). ITU T.81 allows only 8-bit tables in baseline
@@ -21,6 +21,9 @@ import { defaultOptions } from "@jsquash/jpeg/meta";
 import { initEmscriptenModule } from "@jsquash/jpeg/utils";
 import { invalidArgument, unsupported } from "../errors";
 import { checkInput, type EncodeInput } from "./types";
+
+/** Bytes per pixel a JPEG encode holds beside the values: the image as RGBA in JS (toRgba) and in MozJPEG's memory. */
+export const JPEG_ENCODE_BYTES_PER_PIXEL = 8;
 
 /** Sentinel Hub's default `output.responses[].format.quality` for image/jpeg. */
 export const DEFAULT_JPEG_QUALITY = 90;
