@@ -10,6 +10,7 @@
  * request's release would resolve: workerd refuses I/O from a continuation resumed by another request.
  */
 import { bytesPerSample } from "../raster/encode/types";
+import { JPEG_ENCODE_BYTES_PER_PIXEL } from "../raster/encode";
 import { storedSampleType, type EvalSetup } from "../raster/evalscript";
 import { REQUEST_BYTES } from "../raster/memory";
 import type { Plan } from "./plan";
@@ -39,8 +40,9 @@ const POLL_MS = 10;
  *   (`outCopies` 2; statistics hold no file, {@link planBytes});
  * - inputs (Float32 bands and a dataMask byte per scene, `inBytesPerPixel`): the whole grid up to STRIP_PIXELS,
  *   else one strip (STRIP_TARGET pixels) at a time, each held twice (the mosaic and the rows sent to the sandbox).
- * Checked against the Worker isolate's JS memory (scripts/bench-memory.mjs): a 2500 x 2500 FLOAT32 NDVI GeoTIFF is
- * estimated at 59 MB and peaked at 52-55 MB above the idle isolate (README, Benchmarks).
+ * Checked against the Worker isolate's JS memory (scripts/bench-memory.mjs, isolates limited to 128 MB as at the
+ * edge): a 2500 x 2500 FLOAT32 NDVI GeoTIFF is estimated at 59.4 MB and peaked 31.8 MiB above the idle isolate,
+ * garbage included (README, "Memory and limits at the edge").
  */
 export function requestBytes(pixels: number, inBytesPerPixel: number, outBytesPerPixel: number, outCopies = 2): number {
   const held = pixels <= STRIP_PIXELS ? pixels : STRIP_TARGET;
@@ -58,13 +60,15 @@ export type OutputUse = "encode" | "reduce";
  * {@link requestBytes} of a planned request: its output grid; per pixel, 4 bytes per file band plus a dataMask byte
  * of each source (one sample each: the several dates of an ORBIT or TILE request count once here, bounded only by
  * MAX_SAMPLE_VALUES of ./mosaic.ts), and per {@link OutputUse} each output's bands (setup()'s band counts): in
- * their stored sample type, twice (`encode`), or as Float32 values plus 9 bytes, once (`reduce`).
+ * their stored sample type, twice (`encode`), or as Float32 values plus 9 bytes, once (`reduce`). `formats`: the
+ * MIME types the outputs are encoded as; with image/jpeg, its encoder's JPEG_ENCODE_BYTES_PER_PIXEL more.
  */
-export function planBytes(plan: Pick<Plan, "grid" | "sources">, setup: Pick<EvalSetup, "outputs">, use: OutputUse = "encode"): number {
+export function planBytes(plan: Pick<Plan, "grid" | "sources">, setup: Pick<EvalSetup, "outputs">, use: OutputUse = "encode", formats: readonly string[] = []): number {
   const input = plan.sources.reduce((n, s) => n + 4 * s.fileBands.length + 1, 0);
   const pixels = plan.grid.width * plan.grid.height;
   if (use === "reduce") return requestBytes(pixels, input, setup.outputs.reduce((n, o) => n + 4 * o.bands, 0) + 9, 1);
-  return requestBytes(pixels, input, setup.outputs.reduce((n, o) => n + o.bands * bytesPerSample(storedSampleType(o.sampleType)), 0));
+  const jpeg = formats.includes("image/jpeg") ? pixels * JPEG_ENCODE_BYTES_PER_PIXEL : 0;
+  return jpeg + requestBytes(pixels, input, setup.outputs.reduce((n, o) => n + o.bands * bytesPerSample(storedSampleType(o.sampleType)), 0));
 }
 
 /** A request's share of the budget, held until {@link Permit.release} (idempotent: a second call does nothing). */

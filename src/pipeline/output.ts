@@ -3,7 +3,7 @@
  * that delivers rasters shares (Processing's responses, async and batch deliveries to a bucket).
  */
 import { z } from "zod";
-import { encodeJpeg, encodeJson, encodePng, geoTiffParts, type EncodeInput } from "../raster/encode";
+import { encodeJpeg, encodeJson, encodePngParts, geoTiffParts, type EncodeInput } from "../raster/encode";
 import { concatBytes } from "../raster/encode/bytes";
 import { invalidArgument } from "../raster/errors";
 import { storedSampleType, toSampleType, type EvalResult } from "../raster/evalscript";
@@ -71,7 +71,7 @@ export function outputRaster(result: EvalResult, identifier: string, grid: Pick<
  * Encodes output `r.identifier` of `result` (a `grid.width` x `grid.height` raster in `grid.crs`) as MIME `type`
  * (image/png, image/jpeg with `r.format.quality`, image/tiff; application/json only for `userdata`).
  * @returns the file as its parts in order: a GeoTIFF's header and strips (uncompressed strips are views of the
- *   evaluation's samples, no copy), one array for the other formats.
+ *   evaluation's samples, no copy), a PNG's chunks (src/raster/encode/png.ts), one array for the other formats.
  * @throws EngineError invalid-argument when the identifier matches no output or the type does not fit it.
  */
 export async function encodeOutputParts(result: EvalResult, r: OutputRequest, type: string, grid: Grid): Promise<Uint8Array[]> {
@@ -82,7 +82,7 @@ export async function encodeOutputParts(result: EvalResult, r: OutputRequest, ty
   if (!result.outputs[r.identifier]) outputRaster(result, r.identifier, grid); // throws: no such output
   if (type === "application/json") throw invalidArgument(`application/json is only available for the 'userdata' response, not '${r.identifier}'.`);
   const input = outputRaster(result, r.identifier, grid);
-  if (type === "image/png") return [await encodePng(input)];
+  if (type === "image/png") return encodePngParts(input);
   if (type === "image/jpeg") return [await encodeJpeg(input, r.format.quality)];
   return geoTiffParts(input, { epsg: grid.crs.epsg, bbox: grid.bbox, geographic: grid.crs.geographic });
 }

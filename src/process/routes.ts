@@ -33,7 +33,7 @@ export async function processHandler(request: AuthedRequest, env: Env, ctx: Exec
   const s1 = Date.now();
   const plan = await withSources({ env, account: script.account }, area, req.input.data, script.setup);
   const s2 = Date.now();
-  const permit = await admit(planBytes(plan, script.setup));
+  const permit = await admit(planBytes(plan, script.setup, "encode", responses.map((r) => r.format.type)));
   const s3 = Date.now();
   const hold = holdWhileRead(permit);
   const { evaluation, t0, body, contentType } = await (async () => {

@@ -45,6 +45,14 @@ export const WARP_WASM_BYTES = 8 * MIB;
 /** WebAssembly memory of the decode core's kept instance (src/raster/codec/core.ts; a larger one is dropped after its call). */
 export const DECODE_WASM_BYTES = 8 * MIB;
 
+/**
+ * WebAssembly memory of the kept PNG encoder (@jsquash/png, src/raster/encode/png.ts), which grows to its largest
+ * image and never shrinks: 1.1 MiB initial memory, 8-bit RGBA images up to JSQUASH_MAX_PIXELS = 512 x 512, i.e.
+ * 1 MiB in and at most as much out. Computed from the module's initial memory and that bound, not measured (the
+ * inspector's figures leave WebAssembly memory out). The JPEG encoder keeps none (src/raster/encode/jpeg.ts).
+ */
+export const ENCODER_WASM_BYTES = 4 * MIB;
+
 /** Every per-isolate cache budget by name (the sum is what the caches may hold together). */
 export const CACHE_BUDGETS: Readonly<Record<string, number>> = {
   BLOCK_CACHE_BYTES,
@@ -52,6 +60,7 @@ export const CACHE_BUDGETS: Readonly<Record<string, number>> = {
   HEADER_CACHE_BYTES,
   WARP_WASM_BYTES,
   DECODE_WASM_BYTES,
+  ENCODER_WASM_BYTES,
 };
 
 /** Sum of {@link CACHE_BUDGETS}. */

@@ -72,7 +72,7 @@ export async function renderMap(env: Env, account: string, layer: LayerInput, ta
   const area = planRequest(input, { width: target.width, height: target.height });
   const script = await prepareEvalscript(env, evalscript, account);
   const plan = await withSources({ env, account }, area, input.data, script.setup);
-  return withAdmission(planBytes(plan, script.setup), async () => {
+  return withAdmission(planBytes(plan, script.setup, "encode", [target.format]), async () => {
     const evaluation = await evaluatePlan(env, script, plan, { convert: true });
     const identifier = script.setup.outputs[0]?.id ?? "default";
     const body = await encodeOutput(evaluation.result, { identifier, format: { type: target.format } }, target.format, plan.grid);

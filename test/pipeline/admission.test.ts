@@ -158,6 +158,27 @@ describe("admission of Processing requests", () => {
   });
 });
 
+describe("admission of image formats", () => {
+  it("a JPEG counts its encoder's RGBA copies: where a request's PNG fits, its JPEG gets 503", async () => {
+    const { input, output } = ndvi.body as { input: unknown; output: { width: number; height: number } };
+    const evalscript = NDVI.replace('sampleType:"FLOAT32"', 'sampleType:"UINT8"').replace("return [", "return [255 * ");
+    const body = (type: string) => ({ input, evalscript, output: { ...output, responses: [{ identifier: "default", format: { type } }] } });
+    const png = requestBytes(output.width * output.height, 2 * 4 + 1, 1); // 1 UINT8 band out
+    setAdmission({ budget: png + 1, waitMs: 0 });
+    const held = await admit(1);
+    try {
+      const p = await answer(await process(body("image/png"), bearer));
+      const j = await answer(await process(body("image/jpeg"), bearer));
+      expect([p.status, p.headers.get("content-type")]).toEqual([200, "image/png"]);
+      expect([j.status, j.headers.get("retry-after")]).toEqual([503, String(ADMISSION_RETRY_AFTER_S)]);
+    } finally {
+      held.release();
+    }
+    const j = await answer(await process(body("image/jpeg"), bearer)); // alone it runs (estimated larger than the budget)
+    expect([j.status, j.headers.get("content-type")]).toEqual([200, "image/jpeg"]);
+  });
+});
+
 describe("admission of Statistical API and WMS / WMTS requests", () => {
   const STATS = `//VERSION=3
 function setup(){return {input:["B04","B08","dataMask"], output:[{id:"ndvi",bands:1,sampleType:"FLOAT32"},{id:"dataMask",bands:1}]}}

@@ -23,7 +23,8 @@
  * strategy here is the same Compression 8 / zlib stream that every inflater decodes (GDAL, libtiff/Pillow,
  * tifffile's built-in zlib, geotiff.js, browsers); only the size differs.
  */
-import { constants, deflateSync } from "node:zlib";
+import { buf as adler32 } from "adler-32";
+import { constants, deflateRawSync, deflateSync } from "node:zlib";
 
 /** zlib level 0 (stored) to 9 (smallest), or "huffman": entropy coding only, no string matching (Z_HUFFMAN_ONLY). */
 export type DeflateLevel = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | "huffman";
@@ -33,9 +34,42 @@ export type DeflateLevel = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | "huffman";
  * @returns a new array (never a view of `bytes`).
  */
 export function zlibCompress(bytes: Uint8Array, level: DeflateLevel): Uint8Array {
-  const options = level === "huffman" ? { level: 1, strategy: constants.Z_HUFFMAN_ONLY } : { level };
-  const out = deflateSync(bytes, options);
+  const out = deflateSync(bytes, zlibOptions(level));
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+}
+
+/** node:zlib options of a DeflateLevel. */
+const zlibOptions = (level: DeflateLevel) => (level === "huffman" ? { level: 1, strategy: constants.Z_HUFFMAN_ONLY } : { level });
+
+/**
+ * One zlib stream over `pieces`, compressed one piece at a time, so that neither the whole input nor the whole
+ * output need exist at once (a 2500 x 2500 PNG's scanlines are 25 MB): each piece becomes DEFLATE blocks ending in
+ * a sync flush (RFC 1951 3.2.3: BFINAL clear, so the blocks of the next piece continue the stream), the last one the
+ * final block; the first part carries the zlib header (RFC 1950: 0x78 0x01, FLEVEL is informational only) and the
+ * last the Adler-32 of all pieces. Pieces do not share a dictionary: a piece of 1 MiB loses a few bytes of matches
+ * across its start. One piece gives the bytes of `zlibCompress`.
+ * @returns the stream's parts, in order, as pieces are taken (an empty `pieces` gives the stream of no bytes).
+ */
+export function* zlibParts(pieces: Iterable<Uint8Array>, level: DeflateLevel): Generator<Uint8Array> {
+  let adler = 1;
+  let pending: Uint8Array | undefined;
+  let first = true;
+  const deflate = (bytes: Uint8Array, last: boolean): Uint8Array => {
+    const raw = deflateRawSync(bytes, { ...zlibOptions(level), finishFlush: last ? constants.Z_FINISH : constants.Z_SYNC_FLUSH });
+    const head = first ? 2 : 0;
+    const out = new Uint8Array(head + raw.length + (last ? 4 : 0));
+    if (first) out.set([0x78, 0x01]);
+    out.set(raw, head);
+    if (last) new DataView(out.buffer).setUint32(head + raw.length, adler >>> 0);
+    first = false;
+    return out;
+  };
+  for (const piece of pieces) {
+    if (pending) yield deflate(pending, false);
+    adler = adler32(piece, adler);
+    pending = piece;
+  }
+  yield deflate(pending ?? new Uint8Array(0), true);
 }
 
 /**

@@ -2,16 +2,28 @@
  * JPEG encoder through @jsquash/jpeg (MozJPEG in wasm, initialised with the statically imported encoder module).
  * Follows Sentinel Hub: UINT8 (or AUTO) only, `format.quality` 0-100 with default 90; 1 band -> greyscale JPEG,
  * 3 bands -> YCbCr (RGB) JPEG. JPEG has no alpha channel, so a 2nd band of 2 (grey + alpha) or the 4th of 4
- * (RGB + alpha, e.g. dataMask) is dropped. Sequential (not progressive) with optimised Huffman tables.
+ * (RGB + alpha, e.g. dataMask) is dropped. Sequential (not progressive) with optimised Huffman tables up to
+ * OPTIMIZE_MAX_PIXELS.
+ *
+ * Each image gets a throwaway MozJPEG instance (instantiated from the compiled module, garbage after its call): a
+ * kept one's WebAssembly memory (16.2 MiB to start) grows to its largest image and never shrinks, which the
+ * isolate's 128 MB cannot spare beside its caches and a large request (src/raster/memory.ts, issue 27). Encoding
+ * is synchronous, so one instance at most is in use per isolate. Its call holds the image as RGBA twice (here
+ * and in its memory): JPEG_ENCODE_BYTES_PER_PIXEL, counted by the admission of src/pipeline/admission.ts.
  * `baseline: true` (libjpeg's force_baseline) clamps quantisation values to 8 bits: without it, MozJPEG's
  * tables at low qualities need 16-bit DQT entries (quality 0 gave an extended SOF1 frame, and quality 50 a
  * "quantization tables are too coarse for baseline" warning). ITU T.81 allows only 8-bit tables in baseline
  * files and extended-frame support is optional in decoders; with it every quality gives a baseline SOF0 file.
  */
-import encodeJpegWasm, { init as initJpegEncoder } from "@jsquash/jpeg/encode";
 import jpegEncWasm from "@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm";
+import mozjpegEnc from "@jsquash/jpeg/codec/enc/mozjpeg_enc.js";
+import { defaultOptions } from "@jsquash/jpeg/meta";
+import { initEmscriptenModule } from "@jsquash/jpeg/utils";
 import { invalidArgument, unsupported } from "../errors";
 import { checkInput, type EncodeInput } from "./types";
+
+/** Bytes per pixel a JPEG encode holds beside the values: the image as RGBA in JS (toRgba) and in MozJPEG's memory. */
+export const JPEG_ENCODE_BYTES_PER_PIXEL = 8;
 
 /** Sentinel Hub's default `output.responses[].format.quality` for image/jpeg. */
 export const DEFAULT_JPEG_QUALITY = 90;
@@ -20,7 +32,12 @@ export const DEFAULT_JPEG_QUALITY = 90;
 const GRAYSCALE = 1;
 const YCBCR = 3;
 
-let encoderReady: Promise<void> | undefined;
+/**
+ * Images up to this many pixels get optimize_coding (Huffman tables fitted to the image, a few % smaller); it keeps
+ * every coefficient of the image for a second pass (libjpeg's full-image buffer: 3 bytes per pixel), too much for
+ * a 2500 x 2500 image in an isolate of 128 MB (issue 27).
+ */
+export const OPTIMIZE_MAX_PIXELS = 1 << 20;
 
 function checkJpeg(input: EncodeInput, quality: number): void {
   if (input.sampleType !== "UINT8") {
@@ -59,16 +76,8 @@ function toRgba(input: EncodeInput): Uint8ClampedArray {
  */
 export async function encodeJpeg(input: EncodeInput, quality: number = DEFAULT_JPEG_QUALITY): Promise<Uint8Array> {
   checkJpeg(input, quality);
-  // init(module) accepts a WebAssembly.Module at run time; its .d.ts only declares the options overload.
-  encoderReady ??= (initJpegEncoder as unknown as (m: WebAssembly.Module) => Promise<void>)(jpegEncWasm);
-  await encoderReady;
-  const image = { data: toRgba(input), width: input.width, height: input.height } as unknown as Parameters<typeof encodeJpegWasm>[0];
-  const out = await encodeJpegWasm(image, {
-    quality,
-    baseline: true,
-    progressive: false,
-    optimize_coding: true,
-    color_space: input.bands < 3 ? GRAYSCALE : YCBCR,
-  });
-  return new Uint8Array(out);
+  const large = input.width * input.height > OPTIMIZE_MAX_PIXELS;
+  const options = { ...defaultOptions, quality, baseline: true, progressive: false, optimize_coding: !large, color_space: input.bands < 3 ? GRAYSCALE : YCBCR };
+  const module = await initEmscriptenModule(mozjpegEnc, jpegEncWasm);
+  return new Uint8Array(module.encode(toRgba(input), input.width, input.height, options).buffer);
 }

@@ -2,12 +2,16 @@
  * PNG encoder (PNG spec, W3C 2nd edition / ISO 15948): 1 band -> greyscale, 2 -> greyscale+alpha, 3 -> RGB,
  * 4 -> RGBA; 8 bit for UINT8, 16 bit for UINT16. Sentinel Hub accepts PNG for UINT8/UINT16 (and AUTO) only.
  *
- * 8-bit RGBA goes through @jsquash/png (Rust `png` crate in wasm, about 5 ms for 512x512). Its wasm
+ * 8-bit RGBA up to JSQUASH_MAX_PIXELS goes through @jsquash/png (Rust `png` crate in wasm, about 5 ms for
+ * 512x512; it copies the image twice, into a clamped array and its wasm memory, which never shrinks, and a
+ * 2500 x 2500 RGBA image made an isolate limited to 128 MB abort, issue 27). Its wasm
  * `encode(data, width, height, bitDepth)` hard-codes colour type RGBA, so 1-3 band outputs would come back as
  * 4-channel images (sentinelhub-py would hand users (h, w, 4) arrays instead of (h, w) or (h, w, 3)), and its
  * 16-bit path stores samples in host (little-endian) byte order where PNG needs big-endian (0x0102 decodes as
  * 0x0201 with any other reader). Everything else is written here: rows with filter type 2 (Up), zlib level 1 (best speed/size on real S2 rows measured
- * against Sub/Paeth/None; native zlib through ./deflate.ts, twice as fast as fflate's level 1), one IDAT chunk.
+ * against Sub/Paeth/None; native zlib through ./deflate.ts, twice as fast as fflate's level 1), an IDAT chunk per ~1 MiB of
+ * scanlines (IDAT_BYTES), each compressed as it is filtered (./deflate.ts zlibParts), so the file's parts are all
+ * that is held beside the samples.
  */
 import encodeRgba, { init as initPngEncoder } from "@jsquash/png/encode";
 // @ts-expect-error -- wrangler bundles a .wasm import as a WebAssembly.Module; the package's .d.ts next to the
@@ -17,7 +21,16 @@ import { buf as crc32 } from "crc-32";
 import { unsupported } from "../errors";
 import { checkInput, type EncodeInput } from "./types";
 import { concatBytes } from "./bytes";
-import { zlibCompress } from "./deflate";
+import { zlibParts } from "./deflate";
+
+/**
+ * 8-bit RGBA images larger than this (pixels, 512 x 512) are written here, not by @jsquash/png: see the module docs
+ * (its kept wasm memory grows to its largest image: ENCODER_WASM_BYTES of src/raster/memory.ts).
+ */
+export const JSQUASH_MAX_PIXELS = 1 << 18;
+
+/** Filtered scanline bytes per IDAT chunk (one piece of the zlib stream). */
+const IDAT_BYTES = 1 << 20;
 
 /** PNG colour type per band count (PNG spec 11.2.2, table 11.1). */
 const COLOUR_TYPE: Record<number, number> = { 1: 0, 2: 4, 3: 2, 4: 6 };
@@ -70,24 +83,34 @@ function rowBytes(input: EncodeInput, row: number, out: Uint8Array): void {
   }
 }
 
-/** Scanlines, each prefixed by filter type 2 (Up: byte minus the byte above, PNG spec 9.2). */
-function filteredRows(input: EncodeInput): Uint8Array {
+/**
+ * Scanlines, each prefixed by filter type 2 (Up: byte minus the byte above, PNG spec 9.2), in pieces of whole rows
+ * of about IDAT_BYTES (at least one row), each made when it is taken.
+ */
+function* filteredRows(input: EncodeInput): Generator<Uint8Array> {
   const lineBytes = input.width * input.bands * (input.sampleType === "UINT16" ? 2 : 1);
+  const rowsPer = Math.max(1, Math.floor(IDAT_BYTES / (lineBytes + 1)));
   let prev = new Uint8Array(lineBytes);
   let cur = new Uint8Array(lineBytes);
-  const out = new Uint8Array(input.height * (lineBytes + 1));
-  for (let row = 0; row < input.height; row++) {
-    rowBytes(input, row, cur);
-    const dst = row * (lineBytes + 1) + 1;
-    out[dst - 1] = 2;
-    for (let i = 0; i < lineBytes; i++) out[dst + i] = cur[i] - prev[i];
-    [prev, cur] = [cur, prev];
+  for (let start = 0; start < input.height; start += rowsPer) {
+    const rows = Math.min(rowsPer, input.height - start);
+    const out = new Uint8Array(rows * (lineBytes + 1));
+    for (let r = 0; r < rows; r++) {
+      rowBytes(input, start + r, cur);
+      const dst = r * (lineBytes + 1) + 1;
+      out[dst - 1] = 2;
+      for (let i = 0; i < lineBytes; i++) out[dst + i] = cur[i] - prev[i];
+      [prev, cur] = [cur, prev];
+    }
+    yield out;
   }
-  return out;
 }
 
-/** PNG of 1-4 bands, 8 or 16 bit, written here (checked input); see the module comment. */
-export function writePng(input: EncodeInput): Uint8Array {
+/**
+ * PNG of 1-4 bands, 8 or 16 bit, written here (checked input), as its parts in order (the signature, IHDR, the
+ * IDAT chunks, IEND), or in one array when it has one IDAT chunk; see the module comment.
+ */
+export function writePngParts(input: EncodeInput): Uint8Array[] {
   const ihdr = new Uint8Array(13);
   const view = new DataView(ihdr.buffer);
   view.setUint32(0, input.width);
@@ -95,8 +118,9 @@ export function writePng(input: EncodeInput): Uint8Array {
   ihdr[8] = input.sampleType === "UINT16" ? 16 : 8;
   ihdr[9] = COLOUR_TYPE[input.bands];
   // bytes 10-12: compression 0 (deflate), filter method 0, interlace 0 (none)
-  const idat = zlibCompress(filteredRows(input), 1);
-  return concatBytes([SIGNATURE, chunk("IHDR", ihdr), chunk("IDAT", idat), chunk("IEND", new Uint8Array(0))]);
+  const idat = [...zlibParts(filteredRows(input), 1)].map((z) => chunk("IDAT", z));
+  const parts = [SIGNATURE, chunk("IHDR", ihdr), ...idat, chunk("IEND", new Uint8Array(0))];
+  return idat.length === 1 ? [concatBytes(parts)] : parts; // a small file in one array (a body sent without a stream)
 }
 
 let pngEncoderReady: Promise<unknown> | undefined;
@@ -115,6 +139,16 @@ async function jsquashRgba8(input: EncodeInput): Promise<Uint8Array> {
  * @throws EngineError unsupported for another sampleType or band count.
  */
 export async function encodePng(input: EncodeInput): Promise<Uint8Array> {
+  const parts = await encodePngParts(input);
+  return parts.length === 1 ? parts[0]! : concatBytes(parts);
+}
+
+/**
+ * encodePng's file as its parts in order (see writePngParts; one array from @jsquash/png).
+ * @throws as encodePng.
+ */
+export async function encodePngParts(input: EncodeInput): Promise<Uint8Array[]> {
   checkPng(input);
-  return input.bands === 4 && input.sampleType === "UINT8" ? jsquashRgba8(input) : writePng(input);
+  const jsquash = input.bands === 4 && input.sampleType === "UINT8" && input.width * input.height <= JSQUASH_MAX_PIXELS;
+  return jsquash ? [await jsquashRgba8(input)] : writePngParts(input);
 }

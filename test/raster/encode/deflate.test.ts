@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { unzlibSync } from "fflate";
-import { compressSamples, zlibCompress } from "../../../src/raster/encode/deflate";
+import { compressSamples, zlibCompress, zlibParts } from "../../../src/raster/encode/deflate";
 import { s2Window, type S2Window } from "./samples";
 
 /** Inflates with workerd's native DecompressionStream (a second, independent inflater next to fflate). */
@@ -56,5 +56,32 @@ describe("zlib compression of the encoders on real 29RKH pixels", () => {
     await expectRoundTrip(z, rgb);
     expect(z.length).toBe(zlibCompress(rgb, 1).length);
     expect(z.length).toBeLessThan(zlibCompress(rgb, "huffman").length);
+  });
+});
+
+describe("zlibParts: one zlib stream compressed piece by piece", () => {
+  const join = (parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
+  let raw: Uint8Array;
+  beforeAll(async () => {
+    const w = await s2Window(["B04"], 0, 0, 600, 500);
+    raw = new Uint8Array(new Float32Array(w.bands[0]!).buffer);
+  });
+
+  it("pieces of any size (one byte, uneven, empty ones among them) inflate to the whole, checksum included", async () => {
+    const cuts = [0, 1, 1, 70_000, 70_000, 500_001, raw.length];
+    const pieces = cuts.slice(1).map((to, i) => raw.subarray(cuts[i], to));
+    for (const level of [1, "huffman"] as const) {
+      const parts = [...zlibParts(pieces, level)];
+      expect(parts).toHaveLength(pieces.length);
+      await expectRoundTrip(join(parts), raw);
+      const bad = join(parts);
+      bad[bad.length - 1] ^= 1; // the Adler-32 of all pieces is checked (by zlib's inflate; fflate skips it)
+      await expect(inflateNative(bad)).rejects.toThrow();
+    }
+  });
+
+  it("one piece gives zlibCompress's bytes; no piece, the stream of no bytes", async () => {
+    expect(join([...zlibParts([raw], 1)])).toEqual(zlibCompress(raw, 1));
+    await expectRoundTrip(join([...zlibParts([], 1)]), new Uint8Array(0));
   });
 });

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { decode as decodeJpeg } from "jpeg-js";
 import { rejection } from "../../helpers/engine";
-import { DEFAULT_JPEG_QUALITY, encodeJpeg } from "../../../src/raster/encode/jpeg";
+import { DEFAULT_JPEG_QUALITY, encodeJpeg, OPTIMIZE_MAX_PIXELS } from "../../../src/raster/encode/jpeg";
 import type { EncodeInput } from "../../../src/raster/encode/types";
 import { pyDecode, samplesOf, type PyImage } from "../../helpers/pydecode";
 import { s2Window, toFloat32, toUint16, toUint8, type S2Window } from "./samples";
@@ -134,5 +134,19 @@ describe("encodeJpeg on real 29RKH pixels", () => {
     expect(e.kind).toBe("unsupported");
     expect(e.message).toContain("supports sampleType UINT8");
     expect((await rejection(encodeJpeg(toUint8(w), 101))).kind).toBe("invalid-argument");
+  });
+});
+
+describe("a large JPEG (above OPTIMIZE_MAX_PIXELS: standard Huffman tables, issue 27)", () => {
+  it("1100 x 1000 RGB: a baseline file that jpeg-js, Pillow and libjpeg (GDAL) decode close to the input, again and again", async (ctx) => {
+    const w = await s2Window(["B04", "B03", "B02"], 0, 0, 1100, 1000);
+    expect(w.width * w.height).toBeGreaterThan(OPTIMIZE_MAX_PIXELS);
+    const input = toUint8(w);
+    const jpeg = await encodeJpeg(input);
+    expect(frame(jpeg)).toEqual({ sof: 0, components: 3 });
+    expect(meanError(input, jpeg)).toBeLessThan(3);
+    expect(await encodeJpeg(input)).toEqual(jpeg); // a fresh encoder instance each time, the same file
+    const [r] = (await pyDecode(ctx, [{ kind: "jpeg", data: jpeg }])) as PyImage[];
+    for (const decoded of [r!.pillow, r!.gdal]) expect(meanDiff(input, samplesOf(decoded), 3)).toBeLessThan(3);
   });
 });

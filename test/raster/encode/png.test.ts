@@ -4,11 +4,11 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { rejection } from "../../helpers/engine";
-import { encodePng } from "../../../src/raster/encode/png";
+import { encodePng, encodePngParts, JSQUASH_MAX_PIXELS } from "../../../src/raster/encode/png";
 import type { EncodeInput } from "../../../src/raster/encode/types";
 import { decodePng } from "../../helpers/png";
 import { pyDecode, samplesOf, type PyImage } from "../../helpers/pydecode";
-import { caseInputs, encodeCases, firstBands, toFloat32, toSigned, toUint8, type S2Window } from "./samples";
+import { caseInputs, encodeCases, firstBands, s2Window, toFloat32, toSigned, toUint16, toUint8, type S2Window } from "./samples";
 
 /** IHDR fields: width, height, bit depth, colour type. */
 function ihdr(png: Uint8Array): { width: number; height: number; depth: number; colourType: number } {
@@ -109,3 +109,40 @@ describe("encodePng on real 29RKH pixels, decoded by fast-png with CRC checks", 
     expect(err.message).toMatch(/1 to 4 bands.*has 5/);
   });
 });
+
+describe("a large PNG, written in IDAT chunks compressed one at a time (issue 27)", () => {
+  let big: EncodeInput[], pngs: Uint8Array[];
+  beforeAll(async () => {
+    // 1100 x 1000 real pixels: above JSQUASH_MAX_PIXELS, so 8-bit RGBA is written here too
+    const w = await s2Window(["B04", "B03", "B02", "B08"], 0, 0, 1100, 1000);
+    expect(w.width * w.height).toBeGreaterThan(JSQUASH_MAX_PIXELS);
+    big = [toUint8(w), toUint16(firstBands(w, 1))];
+    pngs = await Promise.all(big.map(encodePng));
+  });
+
+  it("several IDAT chunks; fast-png (CRCs checked) and libpng (GDAL) decode every sample exactly", async (ctx) => {
+    for (const [i, png] of pngs.entries()) {
+      const idats = chunkTypes(png).filter((t) => t === "IDAT").length;
+      expect(idats).toBeGreaterThan(2);
+      expect((await decodePng(png)).samples).toEqual(big[i]!.data);
+    }
+    const results = (await pyDecode(ctx, pngs.map((data) => ({ kind: "png", data })))) as PyImage[];
+    results.forEach((r, i) => expect(samplesOf(r.gdal)).toEqual(big[i]!.data));
+  });
+
+  it("encodePngParts gives the file's chunks: the same bytes as encodePng", async () => {
+    const parts = await encodePngParts(big[0]!);
+    expect(parts.length).toBe(chunkTypes(pngs[0]!).length + 1); // the signature, then one part per chunk
+    const joined = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    parts.reduce((at, p) => (joined.set(p, at), at + p.length), 0);
+    expect(joined).toEqual(pngs[0]);
+  });
+});
+
+/** The chunk types of a PNG, in order. */
+function chunkTypes(png: Uint8Array): string[] {
+  const v = new DataView(png.buffer, png.byteOffset);
+  const out: string[] = [];
+  for (let at = 8; at < png.length; at += 12 + v.getUint32(at)) out.push(new TextDecoder().decode(png.subarray(at + 4, at + 8)));
+  return out;
+}
