@@ -156,6 +156,8 @@ async function time(page) {
   await page.dispatchEvent("#to", "change");
   const empty = await run(page);
   const stale = (await page.isVisible("#download")) || (await page.locator("img.result-overlay").count()) > 0;
+  await page.locator("#runState").scrollIntoViewIfNeeded();
+  await shot(page, "builder-no-scenes-1280x720");
   check(!empty.ok && empty.body === null && /No sentinel-2-l2a scenes/.test(empty.state) && !stale, `range without scenes: "${empty.state.slice(0, 120)}..."; request sent: ${empty.body !== null}; old result left: ${stale}`);
   await page.$eval("#maxcc", (e) => ((e.value = "100"), e.dispatchEvent(new Event("input"))));
   await page.click(`#dateList button[data-date="${pick}"]`);
