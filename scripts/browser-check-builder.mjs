@@ -82,12 +82,18 @@ async function run(page) {
   return { ok: state.startsWith("200:"), state, body };
 }
 
-/** Selects preset `value` and waits until its script is in the editor (and any switch of collection is done). */
-async function choosePreset(page, value) {
-  await page.selectOption("#preset", value);
-  await page.waitForFunction(() => !document.querySelector("#timelineState").textContent.startsWith("searching"));
-  await page.waitForTimeout(150);
+/** Runs `action` and waits until the page marks the end of its asynchronous step `name` (<body data-name>). */
+async function settled(page, name, action) {
+  const before = await page.evaluate((n) => document.body.dataset[n], name);
+  await action();
+  await page.waitForFunction(([n, b]) => document.body.dataset[n] !== b, [name, before], { timeout: 30_000 });
 }
+
+/** Selects preset `value` and waits until it is applied (script in the editor, collection, AOI, format switched). */
+const choosePreset = (page, value) => settled(page, "presetApplied", () => page.selectOption("#preset", value));
+
+/** Selects collection `id` and waits until it is applied (a preset that fits it chosen). */
+const chooseCollection = (page, id) => settled(page, "collectionApplied", () => page.selectOption("#collection", id));
 
 async function defaults(page) {
   const r = await run(page);
@@ -182,14 +188,12 @@ async function mapTools(page) {
   const typed = await page.evaluate(() => ({ shown: window.eoConsole.map.map.getBounds().contains([[51.214818, 5.069685], [51.220215, 5.080365]]), size: window.eoConsole.request().body.output }));
   check(typed.shown && typed.size.width >= 200, `typed AOI (Mol): the map shows it, output ${typed.size.width} x ${typed.size.height} px`);
   // "open in the builder" (#request?collection=<id>): the L1C collection on its scene
-  await page.goto(`${base}/#request?collection=sentinel-2-l1c`);
-  await page.waitForFunction(() => /most recent/.test(document.querySelector("#mapState").textContent));
+  await settled(page, "collectionOpened", () => page.goto(`${base}/#request?collection=sentinel-2-l1c`));
   const l1c = [await page.inputValue("#collection"), await page.inputValue("#preset"), await page.inputValue("#from")];
   check(l1c.join() === "sentinel-2-l1c,l1c/true-colour,2017-07-29" && /#request\?s=/.test(page.url()), `#request?collection=sentinel-2-l1c opens [${l1c.join(", ")}]; then the URL is the permalink`);
   // zoom to the data of Sentinel-1 GRD: the catalog's newest scene
-  await page.selectOption("#collection", "sentinel-1-grd");
-  await page.click("#zoomData");
-  await page.waitForFunction(() => /most recent/.test(document.querySelector("#mapState").textContent));
+  await chooseCollection(page, "sentinel-1-grd");
+  await settled(page, "zoomed", () => page.click("#zoomData"));
   const s1 = (await api("/api/v1/catalog/1.0.0/search", { collections: ["sentinel-1-grd"], limit: 100 })).features.sort((a, b) => b.properties.datetime.localeCompare(a.properties.datetime))[0];
   const aoi = await page.$$eval("#west,#south,#east,#north", (els) => els.map((e) => Number(e.value)));
   check(aoi.every((v, i) => Math.abs(v - s1.bbox[i]) < 1e-6) && (await page.inputValue("#from")) === s1.properties.datetime.slice(0, 10), `zoom to data (sentinel-1-grd): AOI [${aoi}] and date of ${s1.id}`);
@@ -202,7 +206,7 @@ async function mapTools(page) {
   await page.check("#showResult");
   check(r.ok && opacity === "0.4" && hidden === 0 && (await page.locator("img.result-overlay").count()) === 1, `Sentinel-1 GRD run: ${r.state}; result opacity ${opacity}; toggled off: ${hidden} overlays`);
   await page.$eval("#opacity", (e) => ((e.value = "100"), e.dispatchEvent(new Event("input"))));
-  await page.selectOption("#collection", "sentinel-2-l2a");
+  await chooseCollection(page, "sentinel-2-l2a");
   check((await page.inputValue("#preset")) === "sentinel-2__true_color__script.js", `back to sentinel-2-l2a: its true-colour preset is chosen again`);
   await page.fill("#placeSearch", "Western Sahara");
   await page.click("#placeForm button[type=submit]");
@@ -354,8 +358,7 @@ async function staleAfterError(page) {
 async function state(page, context) {
   await page.fill("#placeSearch", "West Flanders");
   await page.click("#placeForm button[type=submit]");
-  await page.selectOption("#collection", "byoc-00000000-0000-4000-8000-00000000b70c");
-  await page.waitForFunction(() => document.querySelector("#preset").value.startsWith("byoc/"));
+  await chooseCollection(page, "byoc-00000000-0000-4000-8000-00000000b70c");
   await choosePreset(page, "byoc/ndvi");
   await page.fill("#from", "2018-06-25");
   await page.fill("#to", "2018-07-15");

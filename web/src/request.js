@@ -29,6 +29,9 @@ const bandsOf = new Map();
 const fitsNow = (p, collection) => fits(p, collection, bandsOf.get(collection));
 
 const form = () => readForm(aoi, editor);
+let marks = 0;
+/** Marks the end of an asynchronous step on <body data-*> with a new number (the browser checks wait for it). */
+const mark = (name) => (document.body.dataset[name] = String(++marks));
 const offered = () => [...$("collection").options].map((o) => o.value);
 const debounce = (f, ms) => { let t; return () => (clearTimeout(t), (t = setTimeout(f, ms))); };
 
@@ -89,12 +92,13 @@ refreshDates.seq = 0;
 /** Moves the AOI and dates to the most recent scene of `collection` and shows the collection's footprints. */
 async function zoomToData(collection) {
   const items = await searchItems(collection, { bbox: [-180, -90, 180, 90] }, WIDE);
-  if (!items.length) return showState($("mapState"), `the catalog lists no ${collection} scenes`), false;
+  if (!items.length) return showState($("mapState"), `the catalog lists no ${collection} scenes`), mark("zoomed"), false;
   const last = items.reduce((a, b) => (a.properties.datetime > b.properties.datetime ? a : b));
   ctl.showFootprints(items, showItem);
   pickDate(last.properties.datetime.slice(0, 10));
   setAoi({ bbox: last.bbox }, { fit: true });
   showState($("mapState"), `${collection}: ${items.length} scenes; AOI and dates set to the most recent, ${last.id}`);
+  mark("zoomed");
   return true;
 }
 
@@ -114,7 +118,7 @@ function aoiMeets(collection) {
  */
 async function applyPreset(value) {
   const p = preset(value);
-  if (!p) return;
+  if (!p) return mark("presetApplied");
   const script = await p.load();
   setText(editor, script);
   const notes = [];
@@ -136,6 +140,7 @@ async function applyPreset(value) {
   if (p.cannotRun) notes.push(`Cannot run on the sample data: ${p.cannotRun}.`);
   $("presetNote").textContent = notes.join(" ");
   changed();
+  mark("presetApplied");
 }
 
 /** When the collection changes to one the preset does not fit: the true colour of its own group, else the first fit. */
@@ -149,6 +154,7 @@ async function collectionChanged() {
   }
   refreshDates();
   changed();
+  mark("collectionApplied");
 }
 
 /** Drops the previous result: overlay, download link and its object URL (no stale result after a failure). */
@@ -370,16 +376,17 @@ function importJson(text, what) {
 }
 
 /**
- * "Open in the builder" (#request?collection=<id>, the collections page's links): that collection, its preset and
- * its newest scene. Resolves to false when the hash names none.
+ * "Open in the builder" (#request?collection=<id>, the collections page's links): that collection, a preset that
+ * fits it and, when the AOI is away from its data, its newest scene. Resolves to false when the hash names none.
  */
 async function openCollection() {
   const id = new URLSearchParams(location.hash.split("?")[1] ?? "").get("collection");
   if (!id) return false;
   if (!offered().includes(id)) return showError($("runState"), new Error(`Collection ${id} is not hosted at this location.`)), false;
   $("collection").value = id;
-  await collectionChanged();
-  await zoomToData(id).catch((err) => showError($("mapState"), err));
+  await collectionChanged(); // its preset may have moved the AOI to the collection's data already
+  if (!aoiMeets(id)) await zoomToData(id).catch((err) => showError($("mapState"), err));
+  mark("collectionOpened");
   return true;
 }
 
