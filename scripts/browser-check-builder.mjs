@@ -11,6 +11,7 @@
 //             moving the map, #request?collection=<id> (the collections page's "open in the builder"), zoom to
 //             data (the catalog's newest scene), result opacity and toggle, polygon drawing (pixels outside it
 //             transparent), GeoJSON upload, UTM output (bbox checked with gdaltransform) and resolution sizing;
+//             the sentinelhub-js snippets of the polygon and the UTM requests, run with Node, write Run's bytes;
 //  requests   the curl and sentinelhub-py snippets carry exactly the body Run sends, copy buttons copy them, the
 //             request JSON edited or imported from a file changes the form and the request, Run is disabled with a
 //             progress bar while running and can be cancelled, and a failed run leaves no old result or download
@@ -22,7 +23,7 @@
 // Prints each check and the elapsed time; exits 1 on any failure.
 import { decode } from "fast-png";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { chromium } from "playwright-core";
 import { getToken } from "./lib/bench.mjs";
@@ -246,6 +247,7 @@ async function polygon(page) {
   }), "base64"));
   const alpha = (x, y) => png.data[(y * png.width + x) * png.channels + 3];
   await shot(page, "builder-polygon-1280x720");
+  await jsSnippetSame(page, "polygon");
   check(r.ok && g?.type === "Polygon" && g.coordinates[0].length === 4 && off < 0.01 && alpha(png.width - 2, png.height - 2) === 0 && alpha(Math.round(png.width * 0.4), Math.round(png.height * 0.3)) === 255,
     `polygon AOI (${kind}): ${r.state}; geometry vertices within ${off.toFixed(4)} m of GDAL's EPSG:3857; result transparent outside, opaque inside`);
 }
@@ -287,8 +289,30 @@ async function utm(page) {
   await shot(page, "builder-utm-1280x720");
   check(r.ok && b.properties.crs.endsWith("/32629") && off < 1 && r.body.output.width === size[0] && r.body.output.height === size[1],
     `UTM output: ${b?.properties.crs}, bbox within ${off.toFixed(3)} m of GDAL's outline of the AOI, ${r.body?.output.width} x ${r.body?.output.height} px at 200 m (expected ${size.join(" x ")}); ${r.state}`);
+  await jsSnippetSame(page, "UTM");
   await page.selectOption("#crs", "3857");
   await page.selectOption("#sizeMode", "map");
+}
+
+/**
+ * Runs the page's sentinelhub-js snippet (the project's node and node_modules, the demo client): it must write
+ * the same bytes as the result Run downloaded.
+ */
+async function jsSnippetSame(page, what) {
+  const dir = mkdtempSync(join(resolve("."), ".snippet-"));
+  try {
+    writeFileSync(join(dir, "run.mjs"), await page.textContent("#snippetJs"));
+    const env = { ...process.env, CLIENT_ID: client.client_id, CLIENT_SECRET: client.client_secret };
+    const r = spawnSync(process.execPath, ["run.mjs"], { cwd: dir, env, encoding: "utf8", timeout: 60_000 });
+    const got = existsSync(join(dir, "result.png")) ? readFileSync(join(dir, "result.png")) : Buffer.alloc(0);
+    const want = Buffer.from(await page.evaluate(async () => {
+      const b = new Uint8Array(await (await fetch(document.querySelector("#download").href)).arrayBuffer());
+      return btoa(String.fromCharCode(...b));
+    }), "base64");
+    check(r.status === 0 && got.length > 0 && Buffer.compare(got, want) === 0, `sentinelhub-js snippet (${what}): exit ${r.status}, ${got.length} bytes, same as Run's result (${want.length} bytes): ${Buffer.compare(got, want) === 0} ${r.stderr.slice(0, 200)}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function requests(page) {
