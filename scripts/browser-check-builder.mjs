@@ -98,6 +98,8 @@ const chooseCollection = (page, id) => settled(page, "collectionApplied", () => 
 
 async function defaults(page) {
   const r = await run(page);
+  const curl = JSON.parse(/<<'JSON'.*\n([\s\S]*)\nJSON$/.exec(await page.textContent("#snippetCurl"))[1]);
+  check(JSON.stringify(curl) === JSON.stringify(r.body) && r.body.input.data[0].type === "sentinel-2-l2a", `defaults: the curl snippet carries the body of the first Run, nothing changed before (type "${curl.input.data[0].type}")`);
   const overlay = await page.locator("img.result-overlay").count();
   const link = await page.isVisible("#download");
   const runBox = await page.locator("#run").boundingBox();
@@ -318,7 +320,7 @@ async function jsSnippetSame(page, what) {
 async function requests(page) {
   await page.evaluate(() => (document.querySelector("#snippets").open = true, document.querySelector("#jsonView").open = true));
   const r = await run(page);
-  const curl = JSON.parse(/<<'JSON'\n([\s\S]*)\nJSON$/.exec(await page.textContent("#snippetCurl"))[1]);
+  const curl = JSON.parse(/<<'JSON'.*\n([\s\S]*)\nJSON$/.exec(await page.textContent("#snippetCurl"))[1]);
   const py = JSON.parse(/json\.loads\(r"""([\s\S]*)"""\)/.exec(await page.textContent("#snippetPy"))[1]);
   const view = JSON.parse(await page.inputValue("#requestJson"));
   const same = (a) => JSON.stringify(a) === JSON.stringify(r.body);
@@ -328,7 +330,7 @@ async function requests(page) {
   check(copied === (await page.textContent("#snippetCurl")), `copy button: the clipboard holds the curl snippet (${copied.length} characters)`);
   // edit the JSON view: another size and mosaicking order, applied to the form
   await page.fill("#requestJson", JSON.stringify({ ...view, output: { ...view.output, width: 123, height: 77 }, input: { ...view.input, data: [{ ...view.input.data[0], dataFilter: { ...view.input.data[0].dataFilter, mosaickingOrder: "leastCC" } }] } }));
-  await page.click("#applyJson");
+  await settled(page, "jsonImported", () => page.click("#applyJson"));
   const edited = await run(page);
   check(edited.ok && edited.body.output.width === 123 && edited.body.output.height === 77 && edited.body.input.data[0].dataFilter.mosaickingOrder === "leastCC" && (await page.inputValue("#sizeMode")) === "size",
     `request JSON edited and applied: Run sends ${edited.body?.output.width} x ${edited.body?.output.height}, ${edited.body?.input.data[0].dataFilter.mosaickingOrder}`);
@@ -340,7 +342,7 @@ async function requests(page) {
     evalscript: await (await fetch(`${base}/vendor/evalscripts/sentinel-2__true_color__script.js`)).text(),
   };
   writeFileSync(file, JSON.stringify(imported));
-  await page.setInputFiles("#jsonFile", file);
+  await settled(page, "jsonImported", () => page.setInputFiles("#jsonFile", file));
   const ir = await run(page);
   check(ir.ok && JSON.stringify(ir.body) === JSON.stringify(imported), `request imported from a file: Run sends the file's request unchanged: ${JSON.stringify(ir.body) === JSON.stringify(imported)}; ${ir.state}`);
   await busyAndCancel(page);

@@ -373,6 +373,7 @@ function importJson(text, what) {
   } catch (err) {
     showError($("jsonState"), new Error(`${what}: ${err.message}`));
   }
+  mark("jsonImported");
 }
 
 /**
