@@ -7,12 +7,12 @@ import { createMap } from "./map.js";
 import { createEditor, markError, setText } from "./editor.js";
 import { curlSnippet, jsSnippet, pySnippet } from "./snippets.js";
 import { fits, isFloat32, loadPresets } from "./presets.js";
-import { findPlace, PLACES } from "./places.js";
+import { wireMapTools } from "./maptools.js";
 import { datesOf, searchItems, underClouds } from "./timeline.js";
 import { MAX_SIDE, aoiBbox, buildRequest, cloudy, readForm, showAoi, stateOfBody, writeForm } from "./form.js";
 import { mapGeometry } from "./crs.js";
 import { addPin, decodeState, encodeState, hashState, permalink, pins, removePin } from "./state.js";
-import { aoiOfGeoJson, copyText, showDates, showPins, wireCopyButtons } from "./panels.js";
+import { copyText, showDates, showPins, wireCopyButtons } from "./panels.js";
 
 const $ = (id) => document.getElementById(id);
 /** The collection selected first (the map opens over its 29RKH scene of 2020-02-19), when this location hosts it. */
@@ -283,50 +283,6 @@ async function footprints() {
   }
 }
 
-/** The map tools' events: drawing, layers, result, search, upload, zoom to data. */
-function wireMap() {
-  const tools = { drawAoi: "box", drawPolygon: "polygon" };
-  for (const [id, mode] of Object.entries(tools)) {
-    $(id).addEventListener("click", () => {
-      const on = $(id).getAttribute("aria-pressed") !== "true";
-      for (const other of Object.keys(tools)) $(other).setAttribute("aria-pressed", String(on && other === id));
-      ctl.setDrawing(on ? mode : null);
-    });
-  }
-  $("basemap").addEventListener("change", () => ctl.showBasemap($("basemap").checked));
-  $("baseLayer").addEventListener("change", () => ctl.showBase($("baseLayer").checked).then((i) => i && showOgcUrls(i), (err) => showError($("mapState"), err)));
-  $("showResult").addEventListener("change", () => ctl.showResult($("showResult").checked));
-  $("opacity").addEventListener("input", () => ctl.setOpacity(Number($("opacity").value) / 100));
-  $("footprints").addEventListener("click", footprints);
-  $("zoomData").addEventListener("click", () => zoomToData($("collection").value).catch((err) => showError($("mapState"), err)));
-  $("placeList").replaceChildren(...PLACES.map((p) => new Option(p.name)));
-  $("placeForm").addEventListener("submit", (e) => {
-    e.preventDefault();
-    const found = findPlace($("placeSearch").value);
-    if (!found) return showError($("mapState"), new Error(`"${$("placeSearch").value}": not a "lat, lon", a bbox "w, s, e, n" or a sample place (offline gazetteer: ${PLACES.length} places, listed in the field)`));
-    if (found.point) ctl.map.setView([found.point[1], found.point[0]], Math.max(ctl.map.getZoom(), 12), { animate: false });
-    else setAoi({ bbox: found.bbox }, { fit: true });
-    showState($("mapState"), found.name ?? (found.point ? `centred on ${found.point[1]}, ${found.point[0]}` : "AOI set to the bbox"));
-  });
-  $("aoiFile").addEventListener("change", async () => {
-    const file = $("aoiFile").files[0];
-    if (!file) return;
-    try {
-      setAoi(aoiOfGeoJson(await file.text()), { fit: true });
-      showState($("mapState"), `AOI from ${file.name}`);
-    } catch (err) {
-      showError($("mapState"), new Error(`${file.name}: ${err.message}`));
-    }
-    $("aoiFile").value = "";
-  });
-  for (const k of ["west", "south", "east", "north"]) {
-    $(k).addEventListener("change", () => {
-      const v = ["west", "south", "east", "north"].map((f) => Number($(f).value));
-      if (v.every(Number.isFinite) && v[0] < v[2] && v[1] < v[3]) setAoi({ bbox: v }, { fit: true });
-    });
-  }
-  ctl.map.on("zoomend moveend", () => $("sizeMode").value === "map" && changed());
-}
 
 /** The form's, JSON view's, pins' and permalink's events. */
 function wireForm() {
@@ -403,7 +359,7 @@ export async function initRequest() {
   editor = window.eoConsole.editor = createEditor($("editor"), "evalscriptLabel", changed);
   ctl.showBasemap(true).catch((err) => showError($("mapState"), err));
   setAoi(DEFAULT_AOI, { notify: false, fit: true });
-  wireMap();
+  wireMapTools(ctl, { setAoi, zoomToData, footprints, showOgcUrls, changed });
   wireForm();
   preset = await loadPresets($("preset"));
   await fillCollections();
