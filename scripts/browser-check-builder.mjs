@@ -11,6 +11,7 @@
 //             moving the map, #request?collection=<id> (the collections page's "open in the builder"), zoom to
 //             data (the catalog's newest scene), result opacity and toggle, polygon drawing (pixels outside it
 //             transparent), GeoJSON upload, UTM output (bbox checked with gdaltransform) and resolution sizing;
+//             the sentinelhub-js snippets of the polygon and the UTM requests, run with Node, write Run's bytes;
 //  requests   the curl and sentinelhub-py snippets carry exactly the body Run sends, copy buttons copy them, the
 //             request JSON edited or imported from a file changes the form and the request, Run is disabled with a
 //             progress bar while running and can be cancelled, and a failed run leaves no old result or download
@@ -22,7 +23,7 @@
 // Prints each check and the elapsed time; exits 1 on any failure.
 import { decode } from "fast-png";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { chromium } from "playwright-core";
 import { getToken } from "./lib/bench.mjs";
@@ -82,15 +83,23 @@ async function run(page) {
   return { ok: state.startsWith("200:"), state, body };
 }
 
-/** Selects preset `value` and waits until its script is in the editor (and any switch of collection is done). */
-async function choosePreset(page, value) {
-  await page.selectOption("#preset", value);
-  await page.waitForFunction(() => !document.querySelector("#timelineState").textContent.startsWith("searching"));
-  await page.waitForTimeout(150);
+/** Runs `action` and waits until the page marks the end of its asynchronous step `name` (<body data-name>). */
+async function settled(page, name, action) {
+  const before = await page.evaluate((n) => document.body.dataset[n], name);
+  await action();
+  await page.waitForFunction(([n, b]) => document.body.dataset[n] !== b, [name, before], { timeout: 30_000 });
 }
+
+/** Selects preset `value` and waits until it is applied (script in the editor, collection, AOI, format switched). */
+const choosePreset = (page, value) => settled(page, "presetApplied", () => page.selectOption("#preset", value));
+
+/** Selects collection `id` and waits until it is applied (a preset that fits it chosen). */
+const chooseCollection = (page, id) => settled(page, "collectionApplied", () => page.selectOption("#collection", id));
 
 async function defaults(page) {
   const r = await run(page);
+  const curl = JSON.parse(/<<'JSON'.*\n([\s\S]*)\nJSON$/.exec(await page.textContent("#snippetCurl"))[1]);
+  check(JSON.stringify(curl) === JSON.stringify(r.body) && r.body.input.data[0].type === "sentinel-2-l2a", `defaults: the curl snippet carries the body of the first Run, nothing changed before (type "${curl.input.data[0].type}")`);
   const overlay = await page.locator("img.result-overlay").count();
   const link = await page.isVisible("#download");
   const runBox = await page.locator("#run").boundingBox();
@@ -156,6 +165,8 @@ async function time(page) {
   await page.dispatchEvent("#to", "change");
   const empty = await run(page);
   const stale = (await page.isVisible("#download")) || (await page.locator("img.result-overlay").count()) > 0;
+  await page.locator("#runState").scrollIntoViewIfNeeded();
+  await shot(page, "builder-no-scenes-1280x720");
   check(!empty.ok && empty.body === null && /No sentinel-2-l2a scenes/.test(empty.state) && !stale, `range without scenes: "${empty.state.slice(0, 120)}..."; request sent: ${empty.body !== null}; old result left: ${stale}`);
   await page.$eval("#maxcc", (e) => ((e.value = "100"), e.dispatchEvent(new Event("input"))));
   await page.click(`#dateList button[data-date="${pick}"]`);
@@ -180,14 +191,12 @@ async function mapTools(page) {
   const typed = await page.evaluate(() => ({ shown: window.eoConsole.map.map.getBounds().contains([[51.214818, 5.069685], [51.220215, 5.080365]]), size: window.eoConsole.request().body.output }));
   check(typed.shown && typed.size.width >= 200, `typed AOI (Mol): the map shows it, output ${typed.size.width} x ${typed.size.height} px`);
   // "open in the builder" (#request?collection=<id>): the L1C collection on its scene
-  await page.goto(`${base}/#request?collection=sentinel-2-l1c`);
-  await page.waitForFunction(() => /most recent/.test(document.querySelector("#mapState").textContent));
+  await settled(page, "collectionOpened", () => page.goto(`${base}/#request?collection=sentinel-2-l1c`));
   const l1c = [await page.inputValue("#collection"), await page.inputValue("#preset"), await page.inputValue("#from")];
   check(l1c.join() === "sentinel-2-l1c,l1c/true-colour,2017-07-29" && /#request\?s=/.test(page.url()), `#request?collection=sentinel-2-l1c opens [${l1c.join(", ")}]; then the URL is the permalink`);
   // zoom to the data of Sentinel-1 GRD: the catalog's newest scene
-  await page.selectOption("#collection", "sentinel-1-grd");
-  await page.click("#zoomData");
-  await page.waitForFunction(() => /most recent/.test(document.querySelector("#mapState").textContent));
+  await chooseCollection(page, "sentinel-1-grd");
+  await settled(page, "zoomed", () => page.click("#zoomData"));
   const s1 = (await api("/api/v1/catalog/1.0.0/search", { collections: ["sentinel-1-grd"], limit: 100 })).features.sort((a, b) => b.properties.datetime.localeCompare(a.properties.datetime))[0];
   const aoi = await page.$$eval("#west,#south,#east,#north", (els) => els.map((e) => Number(e.value)));
   check(aoi.every((v, i) => Math.abs(v - s1.bbox[i]) < 1e-6) && (await page.inputValue("#from")) === s1.properties.datetime.slice(0, 10), `zoom to data (sentinel-1-grd): AOI [${aoi}] and date of ${s1.id}`);
@@ -200,7 +209,7 @@ async function mapTools(page) {
   await page.check("#showResult");
   check(r.ok && opacity === "0.4" && hidden === 0 && (await page.locator("img.result-overlay").count()) === 1, `Sentinel-1 GRD run: ${r.state}; result opacity ${opacity}; toggled off: ${hidden} overlays`);
   await page.$eval("#opacity", (e) => ((e.value = "100"), e.dispatchEvent(new Event("input"))));
-  await page.selectOption("#collection", "sentinel-2-l2a");
+  await chooseCollection(page, "sentinel-2-l2a");
   check((await page.inputValue("#preset")) === "sentinel-2__true_color__script.js", `back to sentinel-2-l2a: its true-colour preset is chosen again`);
   await page.fill("#placeSearch", "Western Sahara");
   await page.click("#placeForm button[type=submit]");
@@ -240,6 +249,7 @@ async function polygon(page) {
   }), "base64"));
   const alpha = (x, y) => png.data[(y * png.width + x) * png.channels + 3];
   await shot(page, "builder-polygon-1280x720");
+  await jsSnippetSame(page, "polygon");
   check(r.ok && g?.type === "Polygon" && g.coordinates[0].length === 4 && off < 0.01 && alpha(png.width - 2, png.height - 2) === 0 && alpha(Math.round(png.width * 0.4), Math.round(png.height * 0.3)) === 255,
     `polygon AOI (${kind}): ${r.state}; geometry vertices within ${off.toFixed(4)} m of GDAL's EPSG:3857; result transparent outside, opaque inside`);
 }
@@ -281,14 +291,36 @@ async function utm(page) {
   await shot(page, "builder-utm-1280x720");
   check(r.ok && b.properties.crs.endsWith("/32629") && off < 1 && r.body.output.width === size[0] && r.body.output.height === size[1],
     `UTM output: ${b?.properties.crs}, bbox within ${off.toFixed(3)} m of GDAL's outline of the AOI, ${r.body?.output.width} x ${r.body?.output.height} px at 200 m (expected ${size.join(" x ")}); ${r.state}`);
+  await jsSnippetSame(page, "UTM");
   await page.selectOption("#crs", "3857");
   await page.selectOption("#sizeMode", "map");
+}
+
+/**
+ * Runs the page's sentinelhub-js snippet (the project's node and node_modules, the demo client): it must write
+ * the same bytes as the result Run downloaded.
+ */
+async function jsSnippetSame(page, what) {
+  const dir = mkdtempSync(join(resolve("."), ".snippet-"));
+  try {
+    writeFileSync(join(dir, "run.mjs"), await page.textContent("#snippetJs"));
+    const env = { ...process.env, CLIENT_ID: client.client_id, CLIENT_SECRET: client.client_secret };
+    const r = spawnSync(process.execPath, ["run.mjs"], { cwd: dir, env, encoding: "utf8", timeout: 60_000 });
+    const got = existsSync(join(dir, "result.png")) ? readFileSync(join(dir, "result.png")) : Buffer.alloc(0);
+    const want = Buffer.from(await page.evaluate(async () => {
+      const b = new Uint8Array(await (await fetch(document.querySelector("#download").href)).arrayBuffer());
+      return btoa(String.fromCharCode(...b));
+    }), "base64");
+    check(r.status === 0 && got.length > 0 && Buffer.compare(got, want) === 0, `sentinelhub-js snippet (${what}): exit ${r.status}, ${got.length} bytes, same as Run's result (${want.length} bytes): ${Buffer.compare(got, want) === 0} ${r.stderr.slice(0, 200)}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function requests(page) {
   await page.evaluate(() => (document.querySelector("#snippets").open = true, document.querySelector("#jsonView").open = true));
   const r = await run(page);
-  const curl = JSON.parse(/<<'JSON'\n([\s\S]*)\nJSON$/.exec(await page.textContent("#snippetCurl"))[1]);
+  const curl = JSON.parse(/<<'JSON'.*\n([\s\S]*)\nJSON$/.exec(await page.textContent("#snippetCurl"))[1]);
   const py = JSON.parse(/json\.loads\(r"""([\s\S]*)"""\)/.exec(await page.textContent("#snippetPy"))[1]);
   const view = JSON.parse(await page.inputValue("#requestJson"));
   const same = (a) => JSON.stringify(a) === JSON.stringify(r.body);
@@ -298,7 +330,7 @@ async function requests(page) {
   check(copied === (await page.textContent("#snippetCurl")), `copy button: the clipboard holds the curl snippet (${copied.length} characters)`);
   // edit the JSON view: another size and mosaicking order, applied to the form
   await page.fill("#requestJson", JSON.stringify({ ...view, output: { ...view.output, width: 123, height: 77 }, input: { ...view.input, data: [{ ...view.input.data[0], dataFilter: { ...view.input.data[0].dataFilter, mosaickingOrder: "leastCC" } }] } }));
-  await page.click("#applyJson");
+  await settled(page, "jsonImported", () => page.click("#applyJson"));
   const edited = await run(page);
   check(edited.ok && edited.body.output.width === 123 && edited.body.output.height === 77 && edited.body.input.data[0].dataFilter.mosaickingOrder === "leastCC" && (await page.inputValue("#sizeMode")) === "size",
     `request JSON edited and applied: Run sends ${edited.body?.output.width} x ${edited.body?.output.height}, ${edited.body?.input.data[0].dataFilter.mosaickingOrder}`);
@@ -310,7 +342,7 @@ async function requests(page) {
     evalscript: await (await fetch(`${base}/vendor/evalscripts/sentinel-2__true_color__script.js`)).text(),
   };
   writeFileSync(file, JSON.stringify(imported));
-  await page.setInputFiles("#jsonFile", file);
+  await settled(page, "jsonImported", () => page.setInputFiles("#jsonFile", file));
   const ir = await run(page);
   check(ir.ok && JSON.stringify(ir.body) === JSON.stringify(imported), `request imported from a file: Run sends the file's request unchanged: ${JSON.stringify(ir.body) === JSON.stringify(imported)}; ${ir.state}`);
   await busyAndCancel(page);
@@ -352,8 +384,7 @@ async function staleAfterError(page) {
 async function state(page, context) {
   await page.fill("#placeSearch", "West Flanders");
   await page.click("#placeForm button[type=submit]");
-  await page.selectOption("#collection", "byoc-00000000-0000-4000-8000-00000000b70c");
-  await page.waitForFunction(() => document.querySelector("#preset").value.startsWith("byoc/"));
+  await chooseCollection(page, "byoc-00000000-0000-4000-8000-00000000b70c");
   await choosePreset(page, "byoc/ndvi");
   await page.fill("#from", "2018-06-25");
   await page.fill("#to", "2018-07-15");

@@ -6,8 +6,12 @@
 // A FLOAT32 script switches the format to GeoTIFF (PNG and JPEG carry 8/16-bit integers only).
 
 const v3 = (input, body, extra = "") => `//VERSION=3
-${extra}function setup() { return { input: ${JSON.stringify(input)}, output: { bands: 4 } }; }
-function evaluatePixel(s) { ${body} }
+${extra}function setup() {
+  return { input: [${input.map((b) => JSON.stringify(b)).join(", ")}], output: { bands: 4 } };
+}
+function evaluatePixel(s) {
+  ${body}
+}
 `;
 const NDVI_RAMP = `return [...colorBlend((s.B08 - s.B04) / (s.B08 + s.B04), [-0.2, 0, 0.2, 0.4, 0.6, 0.8],
     [[0.5, 0.5, 0.5], [0.75, 0.7, 0.55], [0.85, 0.85, 0.35], [0.5, 0.75, 0.25], [0.2, 0.55, 0.15], [0.05, 0.35, 0.05]]), s.dataMask];`;

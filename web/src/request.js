@@ -7,12 +7,12 @@ import { createMap } from "./map.js";
 import { createEditor, markError, setText } from "./editor.js";
 import { curlSnippet, jsSnippet, pySnippet } from "./snippets.js";
 import { fits, isFloat32, loadPresets } from "./presets.js";
-import { findPlace, PLACES } from "./places.js";
+import { wireMapTools } from "./maptools.js";
 import { datesOf, searchItems, underClouds } from "./timeline.js";
 import { MAX_SIDE, aoiBbox, buildRequest, cloudy, readForm, showAoi, stateOfBody, writeForm } from "./form.js";
 import { mapGeometry } from "./crs.js";
 import { addPin, decodeState, encodeState, hashState, permalink, pins, removePin } from "./state.js";
-import { aoiOfGeoJson, copyText, showDates, showPins, wireCopyButtons } from "./panels.js";
+import { copyText, showDates, showPins, wireCopyButtons } from "./panels.js";
 
 const $ = (id) => document.getElementById(id);
 /** The collection selected first (the map opens over its 29RKH scene of 2020-02-19), when this location hosts it. */
@@ -29,6 +29,9 @@ const bandsOf = new Map();
 const fitsNow = (p, collection) => fits(p, collection, bandsOf.get(collection));
 
 const form = () => readForm(aoi, editor);
+let marks = 0;
+/** Marks the end of an asynchronous step on <body data-*> with a new number (the browser checks wait for it). */
+const mark = (name) => (document.body.dataset[name] = String(++marks));
 const offered = () => [...$("collection").options].map((o) => o.value);
 const debounce = (f, ms) => { let t; return () => (clearTimeout(t), (t = setTimeout(f, ms))); };
 
@@ -89,12 +92,13 @@ refreshDates.seq = 0;
 /** Moves the AOI and dates to the most recent scene of `collection` and shows the collection's footprints. */
 async function zoomToData(collection) {
   const items = await searchItems(collection, { bbox: [-180, -90, 180, 90] }, WIDE);
-  if (!items.length) return showState($("mapState"), `the catalog lists no ${collection} scenes`), false;
+  if (!items.length) return showState($("mapState"), `the catalog lists no ${collection} scenes`), mark("zoomed"), false;
   const last = items.reduce((a, b) => (a.properties.datetime > b.properties.datetime ? a : b));
   ctl.showFootprints(items, showItem);
   pickDate(last.properties.datetime.slice(0, 10));
   setAoi({ bbox: last.bbox }, { fit: true });
   showState($("mapState"), `${collection}: ${items.length} scenes; AOI and dates set to the most recent, ${last.id}`);
+  mark("zoomed");
   return true;
 }
 
@@ -114,7 +118,7 @@ function aoiMeets(collection) {
  */
 async function applyPreset(value) {
   const p = preset(value);
-  if (!p) return;
+  if (!p) return mark("presetApplied");
   const script = await p.load();
   setText(editor, script);
   const notes = [];
@@ -136,6 +140,7 @@ async function applyPreset(value) {
   if (p.cannotRun) notes.push(`Cannot run on the sample data: ${p.cannotRun}.`);
   $("presetNote").textContent = notes.join(" ");
   changed();
+  mark("presetApplied");
 }
 
 /** When the collection changes to one the preset does not fit: the true colour of its own group, else the first fit. */
@@ -149,6 +154,7 @@ async function collectionChanged() {
   }
   refreshDates();
   changed();
+  mark("collectionApplied");
 }
 
 /** Drops the previous result: overlay, download link and its object URL (no stale result after a failure). */
@@ -277,50 +283,6 @@ async function footprints() {
   }
 }
 
-/** The map tools' events: drawing, layers, result, search, upload, zoom to data. */
-function wireMap() {
-  const tools = { drawAoi: "box", drawPolygon: "polygon" };
-  for (const [id, mode] of Object.entries(tools)) {
-    $(id).addEventListener("click", () => {
-      const on = $(id).getAttribute("aria-pressed") !== "true";
-      for (const other of Object.keys(tools)) $(other).setAttribute("aria-pressed", String(on && other === id));
-      ctl.setDrawing(on ? mode : null);
-    });
-  }
-  $("basemap").addEventListener("change", () => ctl.showBasemap($("basemap").checked));
-  $("baseLayer").addEventListener("change", () => ctl.showBase($("baseLayer").checked).then((i) => i && showOgcUrls(i), (err) => showError($("mapState"), err)));
-  $("showResult").addEventListener("change", () => ctl.showResult($("showResult").checked));
-  $("opacity").addEventListener("input", () => ctl.setOpacity(Number($("opacity").value) / 100));
-  $("footprints").addEventListener("click", footprints);
-  $("zoomData").addEventListener("click", () => zoomToData($("collection").value).catch((err) => showError($("mapState"), err)));
-  $("placeList").replaceChildren(...PLACES.map((p) => new Option(p.name)));
-  $("placeForm").addEventListener("submit", (e) => {
-    e.preventDefault();
-    const found = findPlace($("placeSearch").value);
-    if (!found) return showError($("mapState"), new Error(`"${$("placeSearch").value}": not a "lat, lon", a bbox "w, s, e, n" or a sample place (offline gazetteer: ${PLACES.length} places, listed in the field)`));
-    if (found.point) ctl.map.setView([found.point[1], found.point[0]], Math.max(ctl.map.getZoom(), 12), { animate: false });
-    else setAoi({ bbox: found.bbox }, { fit: true });
-    showState($("mapState"), found.name ?? (found.point ? `centred on ${found.point[1]}, ${found.point[0]}` : "AOI set to the bbox"));
-  });
-  $("aoiFile").addEventListener("change", async () => {
-    const file = $("aoiFile").files[0];
-    if (!file) return;
-    try {
-      setAoi(aoiOfGeoJson(await file.text()), { fit: true });
-      showState($("mapState"), `AOI from ${file.name}`);
-    } catch (err) {
-      showError($("mapState"), new Error(`${file.name}: ${err.message}`));
-    }
-    $("aoiFile").value = "";
-  });
-  for (const k of ["west", "south", "east", "north"]) {
-    $(k).addEventListener("change", () => {
-      const v = ["west", "south", "east", "north"].map((f) => Number($(f).value));
-      if (v.every(Number.isFinite) && v[0] < v[2] && v[1] < v[3]) setAoi({ bbox: v }, { fit: true });
-    });
-  }
-  ctl.map.on("zoomend moveend", () => $("sizeMode").value === "map" && changed());
-}
 
 /** The form's, JSON view's, pins' and permalink's events. */
 function wireForm() {
@@ -367,19 +329,21 @@ function importJson(text, what) {
   } catch (err) {
     showError($("jsonState"), new Error(`${what}: ${err.message}`));
   }
+  mark("jsonImported");
 }
 
 /**
- * "Open in the builder" (#request?collection=<id>, the collections page's links): that collection, its preset and
- * its newest scene. Resolves to false when the hash names none.
+ * "Open in the builder" (#request?collection=<id>, the collections page's links): that collection, a preset that
+ * fits it and, when the AOI is away from its data, its newest scene. Resolves to false when the hash names none.
  */
 async function openCollection() {
   const id = new URLSearchParams(location.hash.split("?")[1] ?? "").get("collection");
   if (!id) return false;
   if (!offered().includes(id)) return showError($("runState"), new Error(`Collection ${id} is not hosted at this location.`)), false;
   $("collection").value = id;
-  await collectionChanged();
-  await zoomToData(id).catch((err) => showError($("mapState"), err));
+  await collectionChanged(); // its preset may have moved the AOI to the collection's data already
+  if (!aoiMeets(id)) await zoomToData(id).catch((err) => showError($("mapState"), err));
+  mark("collectionOpened");
   return true;
 }
 
@@ -395,7 +359,7 @@ export async function initRequest() {
   editor = window.eoConsole.editor = createEditor($("editor"), "evalscriptLabel", changed);
   ctl.showBasemap(true).catch((err) => showError($("mapState"), err));
   setAoi(DEFAULT_AOI, { notify: false, fit: true });
-  wireMap();
+  wireMapTools(ctl, { setAoi, zoomToData, footprints, showOgcUrls, changed });
   wireForm();
   preset = await loadPresets($("preset"));
   await fillCollections();

@@ -2,12 +2,15 @@
 // (origin = location.origin). Clients' hosts and auth per /work/shared/docs/clients.md: sentinelhub-py takes
 // sh_base_url/sh_token_url in SHConfig; sentinelhub-js has hard-coded hosts, redirected with an axios interceptor.
 
-/** Shell: token by client credentials, then POST /api/v1/process writing the file `out`. */
+/**
+ * Shell: token by client credentials, then POST /api/v1/process writing the file `out`; an error answer is printed
+ * (to stderr) and no file is left (curl --fail-with-body, curl >= 7.76).
+ */
 export function curlSnippet(origin, body, out) {
   return `TOKEN=$(curl -s -d grant_type=client_credentials -d client_id=$CLIENT_ID -d client_secret=$CLIENT_SECRET \\
   ${origin}/auth/realms/main/protocol/openid-connect/token | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')
-curl -s -X POST ${origin}/api/v1/process -H "Authorization: Bearer $TOKEN" \\
-  -H 'Content-Type: application/json' -o ${out} --data-binary @- <<'JSON'
+curl -s --fail-with-body -X POST ${origin}/api/v1/process -H "Authorization: Bearer $TOKEN" \\
+  -H 'Content-Type: application/json' -o ${out} --data-binary @- <<'JSON' || { cat ${out} >&2; rm -f ${out}; false; }
 ${JSON.stringify(body, null, 2)}
 JSON`;
 }
