@@ -38,9 +38,9 @@ const ACTIONS = { CREATED: ["analyse", "start"], ANALYSIS_DONE: ["start", "stop"
  * Batch: a form with a URL that names no tile and west > east is refused in the page (nothing sent, messages at
  * both fields); the grid preview's tile count equals the service's analysis; actions follow the status (CREATED,
  * ANALYSIS_DONE, DONE); the progress bar reaches 100; the outputs listed through the S3 endpoint equal the AWS SDK's
- * listing and a downloaded file equals its GetObject bytes.
+ * listing and a downloaded file equals its GetObject bytes; the S3 keys the page signed with are gone afterwards.
  */
-export async function batch({ page, base, check, shots }) {
+export async function batch({ page, base, token, check, shots }) {
   await page.goto(`${base}/#batch`);
   await page.waitForSelector("body[data-batch-ready]", { timeout: 60_000 });
   const posts = [];
@@ -76,6 +76,7 @@ export async function batch({ page, base, check, shots }) {
   const bar = await page.$eval(`#batchTable tr[data-id="${id}"] progress`, (p) => p.value);
   const afterDone = await enabledActions(page, "batchTable", id);
   check(done === "DONE" && bar === 100 && afterDone.length === 0, `task ${id} ${done}, progress bar ${bar}, actions [${afterDone}]`);
+  const keysBefore = (await api(base, token, "/api/v1/accounts/me/s3keys")).data.length;
   await page.click(`#batchTable button[aria-label="Outputs ${id}"]`);
   await page.waitForSelector("#outputTable:not([hidden]) tbody tr", { timeout: 30_000 });
   const shown = await page.$$eval("#outputTable tbody tr", (rows) => rows.map((r) => r.dataset.id));
@@ -84,10 +85,11 @@ export async function batch({ page, base, check, shots }) {
   const [download] = await Promise.all([page.waitForEvent("download"), page.click(`#outputTable button[aria-label="Download ${shown[0]}"]`)]);
   const bytes = readFileSync(await download.path());
   const ref = await s3.get("console-batch", shown[0]);
+  const keysAfter = (await api(base, token, "/api/v1/accounts/me/s3keys")).data.length;
   const written = [...new Set(listed.map((k) => k.split("/")[1]))].sort();
   check(preview.length > 0 && drawn === preview.length && JSON.stringify([...preview].sort()) === JSON.stringify(written), `grid preview: ${preview.length} tiles [${preview}] (${drawn} drawn); the task wrote tiles [${written}]`);
-  check(shown.length > 0 && JSON.stringify(shown) === JSON.stringify(listed) && Buffer.compare(bytes, ref) === 0,
-    `outputs through the S3 endpoint: ${shown.length} objects = the AWS SDK's listing; ${shown[0]} downloaded, ${bytes.length} bytes equal to GetObject`);
+  check(shown.length > 0 && JSON.stringify(shown) === JSON.stringify(listed) && Buffer.compare(bytes, ref) === 0 && keysAfter === keysBefore,
+    `outputs through the S3 endpoint: ${shown.length} objects = the AWS SDK's listing; ${shown[0]} downloaded, ${bytes.length} bytes equal to GetObject; S3 keys of the account ${keysBefore} before, ${keysAfter} after (the page's own keys deleted)`);
   await page.click("#gridPreview");
   await shots(page, "batch");
 }

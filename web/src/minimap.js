@@ -24,11 +24,13 @@ export function miniMap(el) {
 export const bboxLayer = ([w, s, e, n], style = {}) => L.rectangle([[s, w], [n, e]], { weight: 2, fillOpacity: 0.1, ...style });
 
 /**
- * The request builder's AOI (the bbox of its current request, CRS84/EPSG:4326 or EPSG:3857) as [w, s, e, n] degrees,
- * or null before the builder was opened.
+ * The request builder's AOI as [w, s, e, n] degrees: the Leaflet bounds its request gives (any output CRS, box or
+ * polygon), else its request's bbox in CRS84/EPSG:4326 or EPSG:3857; null before the builder was opened.
  */
 export function builderAoi() {
-  const bounds = window.eoConsole.request?.()?.body?.input?.bounds;
+  const req = window.eoConsole.request?.();
+  if (req?.bounds?.getWest) return [req.bounds.getWest(), req.bounds.getSouth(), req.bounds.getEast(), req.bounds.getNorth()];
+  const bounds = req?.body?.input?.bounds;
   const bbox = bounds?.bbox;
   if (!bbox) return null;
   if (!/3857/.test(bounds.properties?.crs ?? "")) return bbox;
