@@ -1,5 +1,5 @@
 /**
- * BYOC ingestion on the task queue (kind `byoc-ingest`, message `{kind, tile, collection}`): takes the tile QUEUED
+ * BYOC ingestion on the ingest queue (kind `byoc-ingest`, message `{kind, tile, collection}`): takes the tile QUEUED
  * -> INGESTING, inspects its files (inspect.ts) and ends INGESTED (tile geometry, CRS, item and, for a collection
  * without bands, the bands, all in one D1 batch) or FAILED with the cause. Redelivery-safe: every move is a
  * conditional UPDATE (tiles.ts) and the item is written only while the tile is INGESTING, so a late or duplicate
@@ -17,7 +17,7 @@
 import type { Env } from "../env";
 import { crsFromEpsg, transformBounds } from "../raster/crs";
 import type { TaskMessage } from "../tasks/queue";
-import { unitsStub, type UnitRef } from "../tasks/runner";
+import { sendMessages, unitsStub, type Producers, type UnitRef } from "../tasks/runner";
 import { IngestError, inspectTile, type Inspection } from "./inspect";
 import { byocType, type ByocCollection, type ByocTile, type TileStatus } from "./model";
 import { configureBands, getCollection } from "./store";
@@ -32,7 +32,8 @@ const ingestionUnits = (env: Pick<Env, "UNITS">, collection: string) => unitsStu
 export const ingestUnit = (body: TaskMessage, env: Env): UnitRef | null =>
   typeof body.collection === "string" && typeof body.tile === "string" ? { stub: ingestionUnits(env, body.collection), unit: body.tile } : null;
 
-const ingestMessage = (tileId: string, c: ByocCollection): TaskMessage => ({ kind: BYOC_INGEST_KIND, tile: tileId, collection: c.id });
+/** A tile's ingestion message, on the ingest queue (wrangler.toml). */
+const ingestMessage = (tileId: string, c: ByocCollection): TaskMessage => ({ kind: BYOC_INGEST_KIND, tile: tileId, collection: c.id, queue: "ingest" });
 
 /**
  * Leases the ingestion of tile `tileId`: its unit put, so that from now on a Worker killed before or during the
@@ -47,13 +48,13 @@ export async function leaseIngestion(env: Pick<Env, "UNITS">, tileId: string, c:
  * Sends tile `tileId`, leased (leaseIngestion), to ingestion: moved from `from` to QUEUED (its item removed), then
  * the message. False (nothing sent) when the tile is no longer `from`.
  */
-export async function queueIngestion(env: Pick<Env, "DB" | "TASK_QUEUE">, tileId: string, c: ByocCollection, from: TileStatus): Promise<boolean> {
+export async function queueIngestion(env: Pick<Env, "DB"> & Producers, tileId: string, c: ByocCollection, from: TileStatus): Promise<boolean> {
   const [, moved] = await env.DB.batch([
     env.DB.prepare("DELETE FROM items WHERE collection = ? AND id = ?").bind(byocType(c.id), tileId),
     moveStatement(env, tileId, [from], "QUEUED", { failed_cause: null, warnings: null }),
   ]);
   if (!moved || moved.meta.changes === 0) return false;
-  await env.TASK_QUEUE.send(ingestMessage(tileId, c));
+  await sendMessages(env, [ingestMessage(tileId, c)]);
   return true;
 }
 
@@ -61,7 +62,7 @@ export async function queueIngestion(env: Pick<Env, "DB" | "TASK_QUEUE">, tileId
  * Sends tile `tileId` (in state `from`, as the caller saw it) to ingestion now: leaseIngestion, then
  * queueIngestion. False (nothing queued) while an ingestion of the tile is under way, or when it is no longer `from`.
  */
-export async function enqueueIngestion(env: Pick<Env, "DB" | "TASK_QUEUE" | "UNITS">, tileId: string, c: ByocCollection, from: TileStatus): Promise<boolean> {
+export async function enqueueIngestion(env: Pick<Env, "DB" | "UNITS"> & Producers, tileId: string, c: ByocCollection, from: TileStatus): Promise<boolean> {
   return (await leaseIngestion(env, tileId, c)) && queueIngestion(env, tileId, c, from);
 }
 
