@@ -1,6 +1,6 @@
 // `npm run bench` section `batch` (BENCH_ONLY=batch): Batch Processing v2 throughput and its PU estimate against the
 // charge (issue 12). On the seeded scratch state (.state-bench), for each consumer max_concurrency in CONCURRENCY
-// (1, 2, 4) it writes a temporary copy of wrangler.toml with `max_concurrency = <c>` on the eo-edge-tasks consumer
+// (1, 2, 4) it writes a temporary copy of wrangler.toml with `max_concurrency = <c>` on the eo-edge-heavy consumer (batch tiles)
 // (.wrangler-bench.toml, removed afterwards; the committed wrangler.toml is untouched), starts wrangler dev on it
 // (port BENCH_BATCH_PORT, default 8797) with S3 keys for the local S3 endpoint, then runs one batch task over the
 // tiles of the UTM 20 km grid (id 0, RESOLUTION m) that cut BBOX (all of 29RKH): create, analyse (costPU = the
@@ -49,11 +49,11 @@ const batchBody = (prefix) => ({
   description: `bench ${prefix}`,
 });
 
-/** wrangler.toml with `max_concurrency = c` on the eo-edge-tasks consumer. @throws Error when that block is not found. */
+/** wrangler.toml with `max_concurrency = c` on the eo-edge-heavy consumer. @throws Error when that block is not found. */
 function configWith(c) {
   const toml = readFileSync("wrangler.toml", "utf8");
-  const block = /(\[\[queues\.consumers\]\]\nqueue = "eo-edge-tasks"\n)/;
-  if (!block.test(toml)) throw new Error("wrangler.toml: no [[queues.consumers]] block for eo-edge-tasks");
+  const block = /(\[\[queues\.consumers\]\]\nqueue = "eo-edge-heavy"\n(?:\w+ = .*\n)*?)max_concurrency = \d+\n/;
+  if (!block.test(toml)) throw new Error("wrangler.toml: no [[queues.consumers]] block with max_concurrency for eo-edge-heavy");
   return toml.replace(block, `$1max_concurrency = ${c}\n`);
 }
 

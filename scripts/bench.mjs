@@ -26,6 +26,7 @@ const PARTS = {
   catalog: "scripts/bench-catalog.mjs",
   catalog1m: "scripts/bench-catalog.mjs",
   batch: "scripts/bench-batch.mjs",
+  taskcpu: "scripts/bench-taskcpu.mjs",
   byoc: "scripts/bench-byoc.mjs",
   dataimport: "scripts/bench-dataimport.mjs",
   limiter: "scripts/bench-reqpath.mjs",

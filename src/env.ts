@@ -12,7 +12,9 @@
  *   object per collection; src/tasks/unit-object.ts);
  * - RATE_LIMITER (Durable Objects): rate-limit buckets per account / OAuth client (src/ratelimit/);
  * - BUCKETS (R2): local user buckets of `s3://` descriptors, keys `<bucket>/<key>` (src/buckets/);
- * - TASK_QUEUE (Queue producer): task messages `{kind, ...}`, consumed by the Worker's `queue()` (src/tasks-registry.ts);
+ * - TASK_QUEUE, HEAVY_QUEUE, INGEST_QUEUE (Queue producers): task messages `{kind, ...}` by weight (light: plans,
+ *   features; heavy: tiles, async strips; ingest: BYOC tiles; src/tasks/runner.ts sendMessages), consumed by the
+ *   Worker's `queue()` (src/tasks-registry.ts);
  * - LOCATION_ID: location id of this deployment (`local` in development);
  * - PUBLIC_BASE_URL: public base URL (http(s), no trailing slash needed): token issuer and links; see src/http/base.ts.
  */

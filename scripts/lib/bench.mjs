@@ -3,6 +3,7 @@
 // a `wrangler dev` server on it, a demo-client token and the workerd peak memory.
 import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { createInterface } from "node:readline";
 import { portFree, wranglerEnv } from "./local.mjs";
 import { prepareState as prepareSeeded } from "./prepare.mjs";
 
@@ -110,7 +111,8 @@ export function reapOnExit(pgid) {
 /**
  * Starts `wrangler dev` on 127.0.0.1:port with the state in stateDir, in its own process group, and waits until it
  * answers. `args`: more wrangler dev arguments (e.g. `["--var", "RATE_LIMITS:off"]`, `["--config", file]`); `extraEnv`:
- * more environment variables (e.g. EDGE_V8_ENV).
+ * more environment variables (e.g. EDGE_V8_ENV); `onLine`: called with each line wrangler dev prints at log level info
+ * (e.g. the local queue's `QUEUE <name> 1/1 (<ms>ms)`).
  * Returns { base: "http://127.0.0.1:<port>", pgid, readyMs (spawn to first answer), stop() }: pgid is that process
  * group (for workerdPeakMiB); stop() interrupts the whole group (SIGINT, SIGKILL after 10 s) and resolves once no
  * process of it is left, so the port is free for the next server. The group is also killed when this process exits.
@@ -118,16 +120,17 @@ export function reapOnExit(pgid) {
  * state its token endpoint rejects our demo client, which once surfaced as a 401 "signature or format not accepted"
  * on the first API call) or when the server does not come up.
  */
-export async function startServer({ stateDir, port, args = [], extraEnv = {} }) {
+export async function startServer({ stateDir, port, args = [], extraEnv = {}, onLine }) {
   const base = `http://127.0.0.1:${port}`;
   if (!(await portFree(port)))
     throw new Error(`port ${port} is already in use (a wrangler dev left over from an interrupted run, or someone else's server): stop it or pick another port (BENCH_PORT, BENCH_STATS_PORT, ...)`);
   const t0 = performance.now();
-  const dev = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--log-level", "error", ...args], {
-    stdio: ["ignore", "ignore", "inherit"],
+  const dev = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--log-level", onLine ? "info" : "error", ...args], {
+    stdio: ["ignore", onLine ? "pipe" : "ignore", "inherit"],
     env: { ...env, ...extraEnv },
     detached: true,
   });
+  if (onLine) createInterface({ input: dev.stdout }).on("line", onLine);
   const untrack = reapOnExit(dev.pid);
   let exited = false;
   dev.on("exit", () => (exited = true));

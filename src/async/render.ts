@@ -1,6 +1,8 @@
 /**
- * Runs an async request: the shared pipeline (src/pipeline/pipeline.ts `evaluatePlan`) strip by strip over the
- * output grid, each strip's outputs handed to the delivered files (./outputs.ts) before the next strip is read.
+ * Renders an async request in strip units: the output grid is cut into units of whole rows ({@link stripUnits}, at
+ * most {@link ASYNC_UNIT_PIXELS} pixels each, so every queue message's CPU is bounded), each unit one queue message
+ * (./plugin.ts). A unit runs the shared pipeline (src/pipeline/pipeline.ts `evaluatePlan`) strip by strip over its
+ * rows and writes its part of every response (./outputs.ts); the assembly joins the parts once the last unit is done.
  *
  * A strip is {@link ASYNC_STRIP_PIXELS} pixels at most (whole rows), evaluated as one Processing request over the
  * strip's bbox (same pixel centres as the whole grid, so strips join exactly): scene search, preProcessScenes and
@@ -15,13 +17,19 @@ import type { Env } from "../env";
 import { evaluatePlan, prepareEvalscript, STRIP_TARGET } from "../pipeline/pipeline";
 import { MAX_ASYNC_SIZE, planRequest, stripPlan, withSources, type AreaPlan } from "../pipeline/plan";
 import type { OutputRequest } from "../pipeline/output";
-import type { EvalResult } from "../raster/evalscript";
+import type { Grid } from "../raster/types";
 import { deliveryTarget } from "./delivery";
 import type { AsyncRecord } from "./schema";
-import { fileName, outputFile, type OutputFile } from "./outputs";
+import { fileName, Part, partKey } from "./outputs";
 
 /** Pixels per strip (whole rows): the pipeline's own strip size, so a strip is evaluated in one piece. */
 export const ASYNC_STRIP_PIXELS = STRIP_TARGET;
+
+/**
+ * Most pixels of one strip unit (16 strips): 8 Mi px, about 1 s of CPU for a FLOAT32 NDVI (a whole 10000 x 10000
+ * one measured 11.9 s) and at most 32 MiB of samples; `npm run bench` (BENCH_ONLY=taskcpu) prints the largest.
+ */
+export const ASYNC_UNIT_PIXELS = 16 * STRIP_TARGET;
 
 /** Output area from which the async factor applies (px), and the factor. */
 const DISCOUNT_FROM_PIXELS = 10_000;
@@ -42,40 +50,45 @@ export const responsesOf = (record: Pick<AsyncRecord, "request">): OutputRequest
 /** Rows per strip for a grid `width` px wide. */
 export const stripRows = (width: number): number => Math.max(1, Math.floor(ASYNC_STRIP_PIXELS / width));
 
+/** A strip unit: rows [row, row + rows) of the output grid. */
+export interface StripUnit {
+  row: number;
+  rows: number;
+}
+
+/** The strip units of `grid`: whole strips of stripRows, at most ASYNC_UNIT_PIXELS pixels (one strip at least). */
+export function stripUnits(grid: Pick<Grid, "width" | "height">): StripUnit[] {
+  const strip = stripRows(grid.width);
+  const rows = strip * Math.max(1, Math.floor(ASYNC_UNIT_PIXELS / (strip * grid.width)));
+  const units: StripUnit[] = [];
+  for (let row = 0; row < grid.height; row += rows) units.push({ row, rows: Math.min(rows, grid.height - row) });
+  return units;
+}
+
 /**
- * Renders the request and writes every response file. Returns the processing units charged.
+ * Renders strip unit `unit` of the request and writes its part of every response (./outputs.ts). Returns the
+ * processing units charged. The delivery bucket is checked first (403 before any work).
  * @throws ApiError / EngineError for what the client must fix (the request then FAILS), other errors for
  *   transient faults (the message is retried); `signal`'s reason (a LeaseLostError) between strips once it aborts.
  */
-export async function renderAsync(env: Env, record: AsyncRecord, signal?: AbortSignal): Promise<number> {
+export async function renderUnit(env: Env, record: AsyncRecord, unit: StripUnit, signal?: AbortSignal): Promise<number> {
   const { request } = record;
   const script = await prepareEvalscript(env, request.evalscript, record.account);
   const plan = await withSources({ env, account: record.account }, asyncArea(request), request.input.data, script.setup);
-  const rows = stripRows(plan.grid.width);
-  const s3 = request.output.delivery.s3;
-  const targets = await Promise.all(responsesOf(record).map((r) => deliveryTarget(env, record.account, s3, record.id, fileName(r))));
-  const files = responsesOf(record).map((r, i) => outputFile(r, plan.grid, rows, targets[i]!));
-  try {
-    let units = 0;
-    let last: EvalResult = { outputs: {} };
-    for (let row = 0; row < plan.grid.height; row += rows) {
-      signal?.throwIfAborted(); // the render's lease was lost: another delivery renders it now
-      const count = Math.min(rows, plan.grid.height - row);
-      const evaluation = await evaluatePlan(env, script, stripPlan(plan, row, count), { convert: true });
-      units += evaluation.processingUnits;
-      for (const f of files) await f.strip(evaluation.result, row, count);
-      last = { outputs: {}, userData: evaluation.result.userData }; // not the pixels: only userData is used
-    }
-    for (const f of files) await f.finish(last);
-    const { width, height } = plan.grid;
-    return Math.round(units * (width * height >= DISCOUNT_FROM_PIXELS ? ASYNC_FACTOR : 1) * 1e6) / 1e6;
-  } catch (e) {
-    await abortAll(files);
-    throw e;
+  const strip = stripRows(plan.grid.width);
+  const responses = responsesOf(record);
+  for (const r of responses) await deliveryTarget(env, record.account, request.output.delivery.s3, record.id, fileName(r));
+  const parts = responses.map((r) => new Part(r, plan.grid, unit.rows, strip));
+  let units = 0;
+  for (let row = unit.row; row < unit.row + unit.rows; row += strip) {
+    signal?.throwIfAborted(); // the unit's lease was lost: another delivery renders it now
+    const count = Math.min(strip, unit.row + unit.rows - row);
+    const evaluation = await evaluatePlan(env, script, stripPlan(plan, row, count), { convert: true });
+    units += evaluation.processingUnits;
+    for (const p of parts) p.strip(evaluation.result, count);
   }
-}
-
-/** Aborts unfinished uploads, ignoring failures (the original error is what matters). */
-async function abortAll(files: OutputFile[]): Promise<void> {
-  for (const f of files) await f.abort().catch((e) => console.error("async: abort failed:", String(e)));
+  signal?.throwIfAborted();
+  await Promise.all(parts.map((p, i) => p.put(env.DATA, partKey(record.id, unit.row, i))));
+  const { width, height } = plan.grid;
+  return units * (width * height >= DISCOUNT_FROM_PIXELS ? ASYNC_FACTOR : 1);
 }

@@ -1,5 +1,5 @@
 /**
- * BYOC ingestion on the task queue (kind `byoc-ingest`, message `{kind, tile, collection}`, sent by
+ * BYOC ingestion on the ingest queue (kind `byoc-ingest`, message `{kind, tile, collection}`, sent by
  * src/storage/byoc/queue.ts for the BYOC API and third-party import deliveries alike): takes the tile QUEUED
  * -> INGESTING, inspects its files (inspect.ts) and ends INGESTED (tile geometry, CRS, item and, for a collection
  * without bands, the bands, all in one D1 batch) or FAILED with the cause. Redelivery-safe: every move is a

@@ -25,10 +25,10 @@ import type { UserAction } from "./machines";
 import { insertListed, mirrorListed } from "./listing";
 import { refuse, type Outcome } from "./outcome";
 import { loadValue, storeValue, valueKey, withoutSecrets, withSecrets, type Secrets } from "./records";
-import type { PlannedUnit, QueueName, Task, TaskPlugin, UnitResult } from "./plugin";
+import type { PlannedUnit, Task, TaskPlugin, UnitResult } from "./plugin";
 import { sendMessages } from "./runner";
 import { ASSEMBLE_UNIT, PLAN_UNIT, leaseId, unitMessage } from "./messages";
-import type { TaskMessage } from "./queue";
+import type { QueueName, TaskMessage } from "./queue";
 
 const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS engine_task (k INTEGER PRIMARY KEY CHECK (k = 1), record TEXT NOT NULL, request TEXT NOT NULL)",

@@ -3,8 +3,7 @@
  * `ns` (./plugin.ts `kind`); `unit` is {@link PLAN_UNIT}, {@link ASSEMBLE_UNIT} or a planned unit's id. `queue` names
  * the queue it travels on (./runner.ts sendMessages). Each is a leased unit of the task's object ({@link leaseId}).
  */
-import type { QueueName } from "./plugin";
-import type { TaskMessage } from "./queue";
+import type { QueueName, TaskMessage } from "./queue";
 
 export const ENGINE_KIND = "task";
 /** The unit that plans a task (ANALYSING). */

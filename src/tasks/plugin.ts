@@ -21,9 +21,7 @@
 import type { Env } from "../env";
 import type { TaskMachine } from "./machine";
 import type { UserAction } from "./machines";
-
-/** The queues units are sent on (wrangler.toml): `heavy` for units of seconds of CPU (tiles, strips), `light` else. */
-export type QueueName = "light" | "heavy";
+import type { QueueName } from "./queue";
 
 /** Why a STOPPED task stopped (Sentinel Hub's values). */
 export type StoppedReason = "OUT_OF_PU" | "USER_ACTION";
@@ -92,8 +90,8 @@ export interface TaskPlugin<R = any, U = any> {
   /** Plural noun of its units in messages ("tiles"). */
   readonly unitNoun: string;
   readonly machine: TaskMachine<string>;
-  /** Where its units go. */
-  readonly queue: QueueName;
+  /** Where its units go (wrangler.toml): `heavy` for units of seconds of CPU (tiles, strips), `light` else. */
+  readonly queue: Exclude<QueueName, "ingest">;
   /** The Durable Object namespace holding its tasks (one object per task id). */
   namespace(env: Env): DurableObjectNamespace;
   /** False: the task starts at creation and has no user actions (async). */

@@ -1,7 +1,7 @@
 /**
  * The Queue consumer entry: every message body is `{kind, ...}` and goes to the handler registered for its kind
  * (src/tasks-registry.ts). Per message: ack when the handler resolves; retry with backoff when it throws; a body without a
- * known kind is retried at once. After `max_retries` (wrangler.toml) a message moves to the dead-letter queue,
+ * known kind is retried at once. After `max_retries` (wrangler.toml) a message moves to its dead-letter queue,
  * which this Worker consumes too: the body is logged in full and the kind's `onDead` hook runs (e.g. mark a tile
  * FAILED in its task object), then the dead letter is acked.
  *
@@ -28,9 +28,15 @@ export interface TaskMessage {
  */
 export type KindHandler = (body: TaskMessage, env: Env, message: Message<unknown>, signal?: AbortSignal) => Promise<void>;
 
-/** Queue names as in wrangler.toml (`[[queues.consumers]]`). */
+/** The queues a message may name in its `queue` member (wrangler.toml; light when it names none). */
+export type QueueName = "light" | "heavy" | "ingest";
+
+/** Queue names as in wrangler.toml (`[[queues.consumers]]`): the light queue and its dead-letter queue. */
 export const TASK_QUEUE_NAME = "eo-edge-tasks";
 export const DEAD_LETTER_QUEUE_NAME = "eo-edge-tasks-dlq";
+
+/** True for a dead-letter queue: by wrangler.toml's convention (kept by `npm run deploy`'s renaming) `<queue>-dlq`. */
+export const isDeadLetterQueue = (name: string): boolean => name.endsWith("-dlq");
 
 /**
  * Runs for a message of this kind that failed every attempt (from the dead-letter queue), or whose unit is out of
@@ -70,11 +76,11 @@ export class QueueRouter {
   }
 
   /**
-   * The Worker's `queue()` handler, for the task queue and its dead-letter queue (told apart by `batch.queue`):
+   * The Worker's `queue()` handler, for every task queue and dead-letter queue (told apart by `batch.queue`):
    * one message after the other (a tile's memory is freed before the next).
    */
   async consume(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-    const dead = batch.queue === DEAD_LETTER_QUEUE_NAME;
+    const dead = isDeadLetterQueue(batch.queue);
     for (const message of batch.messages) await (dead ? this.bury(message, env) : this.handle(message, env));
   }
 

@@ -8,14 +8,23 @@
  */
 import type { Env } from "../env";
 import type { Claim } from "./lease";
-import type { TaskMessage } from "./queue";
+import type { QueueName, TaskMessage } from "./queue";
 
 /** Messages per Queue sendBatch call (the Queues limit). */
 const SEND_BATCH = 100;
 
-/** Sends task messages on the task queue, in batches of 100. */
-export async function sendMessages(env: Pick<Env, "TASK_QUEUE">, messages: readonly TaskMessage[]): Promise<void> {
-  for (let i = 0; i < messages.length; i += SEND_BATCH) await env.TASK_QUEUE.sendBatch(messages.slice(i, i + SEND_BATCH).map((body) => ({ body })));
+/** The producer binding of each queue (wrangler.toml). */
+const PRODUCERS = { light: "TASK_QUEUE", heavy: "HEAVY_QUEUE", ingest: "INGEST_QUEUE" } as const satisfies Record<QueueName, keyof Env>;
+
+/** The queue producers. */
+export type Producers = Pick<Env, (typeof PRODUCERS)[QueueName]>;
+
+/** Sends task messages, each on the queue its `queue` member names (light when none), in batches of 100. */
+export async function sendMessages(env: Producers, messages: readonly TaskMessage[]): Promise<void> {
+  for (const [queue, binding] of Object.entries(PRODUCERS)) {
+    const on = messages.filter((m) => (m.queue ?? "light") === queue).map((body) => ({ body }));
+    for (let i = 0; i < on.length; i += SEND_BATCH) await env[binding].sendBatch(on.slice(i, i + SEND_BATCH));
+  }
 }
 
 /** The UnitObject (./unit-object.ts) named `name`. */

@@ -10,7 +10,7 @@ import { seedSamples } from "../helpers/seed";
 import { CRS, process, readTiff } from "../helpers/process";
 import { window } from "../helpers/raster";
 import type { AsyncRecord } from "../../src/async/schema";
-import { asyncStub, runningRequest } from "../helpers/asynctasks";
+import { asyncStub, finishRequest, runningRequest } from "../helpers/asynctasks";
 import { stripRows } from "../../src/async/render";
 import { createS3Key, type AccountS3Key } from "../../src/buckets/keys";
 import { newAccount, tokenOf } from "../helpers/accounts";
@@ -158,7 +158,7 @@ describe("async process: status", () => {
     expect((await envelope(other)).code).toBe("COMMON_NOT_FOUND");
     expect((await status(crypto.randomUUID(), bearer)).status).toBe(404);
     expect((await status("not-a-uuid", bearer)).status).toBe(404);
-    expect(await stub.finishUnit("render", { pu: 1 })).toBe(true);
+    expect(await finishRequest(rec.id, 1)).toBe(true);
     expect((await stub.snapshot()).state).toBe("DONE");
     expect((await status(rec.id, bearer)).status).toBe(404);
   });

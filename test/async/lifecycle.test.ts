@@ -10,7 +10,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult, runDurableO
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { asyncRequestSchema, type AsyncRecord } from "../../src/async/schema";
-import { asyncStub, renderMessage, RENDER_LEASE, runningRequest } from "../helpers/asynctasks";
+import { asyncStub, finishRequest, renderMessage, RENDER_LEASE, runningRequest } from "../helpers/asynctasks";
 import { unitsUsage } from "../../src/accounts/units";
 import { LEASE_POLICY } from "../../src/tasks/lease";
 import { DEAD_LETTER_QUEUE_NAME, TASK_QUEUE_NAME } from "../../src/tasks/queue";
@@ -60,7 +60,7 @@ describe("async request lifecycle", () => {
 
   it("a redelivered message of a finished request is acked and renders nothing", async () => {
     const rec = await running("redelivered");
-    expect(await asyncStub(rec.id).finishUnit("render", { pu: 2 })).toBe(true);
+    expect(await finishRequest(rec.id, 2)).toBe(true);
     const result = await consume(TASK_QUEUE_NAME, rec.id, "m1");
     expect(result.explicitAcks).toEqual(["m1"]);
     expect(result.retryMessages).toEqual([]);

@@ -5,7 +5,9 @@
  *   GDAL and Pillow (PY_DECODE), with GDAL's geotransform and EPSG;
  * - `refl` (FLOAT32 B04 reflectance, 64 MB raw) decoded by geotiff.js; it is larger than one 5 MiB part, so it
  *   went out as a multipart upload (R2's `-<parts>` etag), strip by strip.
- * The sync pieces come as tar (one member per output) and are decoded with geotiff.js.
+ * The async request runs as two strip units (rows 0-2095 and 2096-3999, ./render.ts stripUnits) whose parts the
+ * assembly joins, so the comparison covers the join. The sync pieces come as tar (one member per output) and are
+ * decoded with geotiff.js.
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
@@ -14,6 +16,7 @@ import { seedSamples } from "../helpers/seed";
 import { CRS, process, readTiff } from "../helpers/process";
 import { readTar } from "../helpers/tar";
 import { pyDecode, samplesOf, type PyImage } from "../helpers/pydecode";
+import { stripUnits } from "../../src/async/render";
 
 const [X0, Y0, X1, Y1] = [199980, 2690220, 309780, 2800020];
 const XM = (X0 + X1) / 2;
@@ -78,6 +81,8 @@ function differing(a: ArrayLike<number>, b: ArrayLike<number>): number {
 
 describe("async 4000 x 4000 over 29RKH = four sync 2000 x 2000 pieces", () => {
   it("dn.tif: tifffile (no imagecodecs), GDAL and Pillow read the sync pixels exactly; GDAL georeferencing", async (ctx) => {
+    expect(stripUnits({ width: N, height: N })).toEqual([{ row: 0, rows: 2096 }, { row: 2096, rows: 1904 }]);
+    expect((await env.DATA.list({ prefix: `_tasks/${id}/` })).objects.filter((o) => o.key.includes("/parts/"))).toEqual([]); // deleted once DONE
     const file = new Uint8Array(await (await env.BUCKETS.get(`pieces/out/${id}/dn.tif`))!.arrayBuffer());
     const [decoded] = (await pyDecode(ctx, [{ kind: "tiff", data: file }])) as PyImage[];
     const { tifffile, gdal, pillow } = decoded!;

@@ -1,31 +1,46 @@
 /**
  * Async requests driven without the background queue: a request stored in its engine object and put in PROCESSING
- * with its render leased as if sent, but no message sent (so nothing runs behind the test's back).
+ * with its strip units leased as if sent, but no message sent (so nothing runs behind the test's back).
  */
 import { env } from "cloudflare:workers";
 import type { Env } from "../../src/env";
-import { asyncPlugin, RENDER_UNIT } from "../../src/async/plugin";
+import { asyncPlugin, stripUnitId } from "../../src/async/plugin";
 import type { AsyncRecord } from "../../src/async/schema";
+import type { Task } from "../../src/tasks/plugin";
 import { leaseId, unitMessage } from "../../src/tasks/messages";
 import { taskStub } from "../../src/tasks/stub";
 
 const E = env as unknown as Env;
 
+/** The first strip unit of a request (its only one up to ASYNC_UNIT_PIXELS). */
+export const FIRST_STRIP = stripUnitId(0);
 /** The engine stub of async request `id`. */
 export const asyncStub = (id: string) => taskStub(asyncPlugin, E, id);
-/** The render's message of request `id`. */
-export const renderMessage = (id: string) => unitMessage("async", id, RENDER_UNIT, "heavy");
-/** The render's lease id in its object. */
-export const RENDER_LEASE = leaseId(RENDER_UNIT);
+/** The message of strip unit `unit` of request `id`. */
+export const renderMessage = (id: string, unit = FIRST_STRIP) => unitMessage("async", id, unit, "heavy");
+/** The first strip's lease id in its object. */
+export const RENDER_LEASE = leaseId(FIRST_STRIP);
 
-/** Stores `record` as a RUNNING request (engine state PROCESSING, render leased, no message sent); its stub. */
+/**
+ * Stores `record` as a RUNNING request (engine state PROCESSING, its strip units leased, no message sent); its stub.
+ * A request whose grid cannot be planned (tests of failures) gets one unit of one row.
+ */
 export async function runningRequest(record: AsyncRecord) {
   const { request, ...init } = record;
   const stub = asyncStub(record.id);
   await stub.create(init, request, false);
   await stub.transition("ANALYSING");
-  await stub.planned([{ id: RENDER_UNIT, data: null }], null);
-  await stub.putUnits([{ id: RENDER_LEASE, message: renderMessage(record.id) }]);
+  const { units } = await asyncPlugin.plan(E, record as unknown as Task<AsyncRecord["request"]>).catch(() => ({ units: [{ id: FIRST_STRIP, data: { row: 0, rows: 1 } }] }));
+  await stub.planned(units, null);
+  await stub.putUnits(units.map((u) => ({ id: leaseId(u.id), message: renderMessage(record.id, u.id) })));
   await stub.transition("PROCESSING");
   return stub;
+}
+
+/** Counts the request's one strip unit done with `pu` and runs its assembly's end (no file written): DONE. */
+export async function finishRequest(id: string, pu: number): Promise<boolean> {
+  const stub = asyncStub(id);
+  const counted = await stub.finishUnit(FIRST_STRIP, { pu });
+  await stub.assembled();
+  return counted;
 }

@@ -4,7 +4,8 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { probeStub } from "../../src/tasks/probe";
-import { DEAD_LETTER_QUEUE_NAME, QueueRouter, TASK_QUEUE_NAME, retryDelaySeconds } from "../../src/tasks/queue";
+import { DEAD_LETTER_QUEUE_NAME, QueueRouter, TASK_QUEUE_NAME, isDeadLetterQueue, retryDelaySeconds } from "../../src/tasks/queue";
+import { sendMessages } from "../../src/tasks/runner";
 import type { Env } from "../../src/env";
 
 const E = env as unknown as Env;
@@ -43,6 +44,23 @@ describe("queue() of the Worker", () => {
     const task = crypto.randomUUID();
     await E.TASK_QUEUE.send({ kind: "probe", task, fail: true });
     await vi.waitFor(async () => expect((await probeStub(E, task).snapshot()).counters).toEqual({ dead: 1 }), { timeout: 20_000, interval: 250 });
+  });
+
+  it("end to end: sendMessages puts each message on the queue it names; a heavy one failing every attempt reaches heavy's dead-letter queue", async () => {
+    const task = crypto.randomUUID();
+    const sent = { light: 0, heavy: 0, ingest: 0 };
+    for (const name of ["TASK_QUEUE", "HEAVY_QUEUE", "INGEST_QUEUE"] as const) {
+      const queue = E[name];
+      vi.spyOn(queue, "sendBatch").mockImplementationOnce(async (batch) => {
+        for (const m of batch) sent[(m.body as { queue?: keyof typeof sent }).queue ?? "light"]++;
+        return queue.sendBatch.call(queue, batch);
+      });
+    }
+    await sendMessages(E, [{ kind: "probe", task, queue: "heavy" }, { kind: "probe", task }, { kind: "probe", task, queue: "ingest" }, { kind: "probe", task, queue: "heavy", fail: true }]);
+    await vi.waitFor(async () => expect((await probeStub(E, task).snapshot()).counters).toEqual({ probes: 3, dead: 1 }), { timeout: 30_000, interval: 250 });
+    expect(sent).toEqual({ light: 1, heavy: 2, ingest: 1 });
+    expect(["eo-edge-tasks-dlq", "eo-edge-heavy-dlq", "eo-staging-ingest-dlq"].map(isDeadLetterQueue)).toEqual([true, true, true]);
+    expect(["eo-edge-tasks", "eo-edge-heavy", "eo-edge-ingest"].map(isDeadLetterQueue)).toEqual([false, false, false]);
   });
 
   it("dead letters: onDead runs (once per id), unknown kinds are acked after logging", async () => {

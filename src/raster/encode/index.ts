@@ -7,4 +7,4 @@ export { encodeJpeg, DEFAULT_JPEG_QUALITY, JPEG_ENCODE_BYTES_PER_PIXEL } from ".
 export { encodeGeoTiff, geoTiffParts, AUTO_DEFLATE_MAX_BYTES, type GeoTiffOptions } from "./tiff";
 export { encodeJson, extensionFor, mimeFor } from "./mime";
 export { tarArchive, multipartMixed, type ArchiveEntry, type MultipartEntry } from "./archive";
-export type { EncodeInput, GeoRef, SampleArray, SampleType } from "./types";
+export { SAMPLE_ARRAYS, type EncodeInput, type GeoRef, type SampleArray, type SampleType } from "./types";

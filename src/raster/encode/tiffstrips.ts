@@ -15,7 +15,7 @@
 import { geoEntries } from "./geokeys";
 import { ifdSize, writeIfd } from "./ifd";
 import { encodeStrip, imageEntries } from "./tiff";
-import { bytesPerSample, checkInput, type EncodeInput, type GeoRef, type SampleArray } from "./types";
+import { bytesPerSample, checkInput, SAMPLE_ARRAYS, type EncodeInput, type GeoRef, type SampleArray } from "./types";
 
 /** The image a {@link GeoTiffStripWriter} writes: EncodeInput without the samples. */
 export type StripImage = Omit<EncodeInput, "data">;
@@ -41,7 +41,7 @@ export class GeoTiffStripWriter {
     private readonly georef: GeoRef,
     private readonly rowsPerStrip: number,
   ) {
-    checkInput({ ...image, width: image.width, height: 1, data: new (arrayOf(image))(image.width * image.bands) });
+    checkInput({ ...image, width: image.width, height: 1, data: new SAMPLE_ARRAYS[image.sampleType](image.width * image.bands) });
     if (!Number.isInteger(rowsPerStrip) || rowsPerStrip < 1) throw new Error(`tiffstrips: rowsPerStrip must be a positive integer, got ${rowsPerStrip}`);
     geoEntries(georef, image.width, image.height, image.nodataValue); // validates bbox and EPSG up front
   }
@@ -63,11 +63,22 @@ export class GeoTiffStripWriter {
     if (data.length !== samples) throw new Error(`tiffstrips: strip at row ${this.row} has ${data.length} samples, expected ${samples}`);
     checkInput({ ...this.image, height: rows, data });
     const bytes = encodeStrip(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), this.image, rows, true);
-    this.offsets.push(this.at);
-    this.counts.push(bytes.length);
-    this.at += bytes.length;
-    this.row += rows;
+    this.encoded(bytes.length);
     return bytes;
+  }
+
+  /**
+   * Takes the next strip as `bytes` bytes encoded elsewhere (by `strip` of a writer of the same image and
+   * rowsPerStrip: an async request's strips are encoded by its units, then joined). The caller appends them.
+   * @throws Error when the image is already complete.
+   */
+  encoded(bytes: number): void {
+    const rows = Math.min(this.rowsPerStrip, this.image.height - this.row);
+    if (rows <= 0) throw new Error("tiffstrips: all strips were written already");
+    this.offsets.push(this.at);
+    this.counts.push(bytes);
+    this.at += bytes;
+    this.row += rows;
   }
 
   /**
@@ -98,9 +109,4 @@ export class GeoTiffStripWriter {
   stripBytes(): number {
     return this.rowsPerStrip * this.image.width * this.image.bands * bytesPerSample(this.image.sampleType);
   }
-}
-
-/** The typed-array constructor of the image's sample type. */
-function arrayOf(image: StripImage): new (n: number) => SampleArray {
-  return { INT8: Int8Array, UINT8: Uint8Array, INT16: Int16Array, UINT16: Uint16Array, FLOAT32: Float32Array }[image.sampleType];
 }

@@ -41,6 +41,9 @@ const ARRAY_OF: Record<SampleType, { name: string; bytes: number }> = {
   FLOAT32: { name: "Float32Array", bytes: 4 },
 };
 
+/** The typed-array constructor of each sample type. */
+export const SAMPLE_ARRAYS: Record<SampleType, new (n: number) => SampleArray> = { INT8: Int8Array, UINT8: Uint8Array, INT16: Int16Array, UINT16: Uint16Array, FLOAT32: Float32Array };
+
 /** Bytes per sample of a sample type (1, 2 or 4). */
 export function bytesPerSample(sampleType: SampleType): number {
   return ARRAY_OF[sampleType].bytes;
