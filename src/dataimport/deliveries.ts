@@ -16,7 +16,7 @@ import type { TaskMessage } from "../tasks/queue";
 import type { Delivery, DeliveryStatus, ImportRecord } from "./model";
 import { providerOf } from "./providers";
 import type { SearchBody } from "./schema";
-import { moveRecord, recordById } from "./store";
+import { endRecord, recordById } from "./store";
 
 type DB = Pick<Env, "DB">;
 
@@ -198,6 +198,6 @@ export async function refresh(env: Env, r: ImportRecord): Promise<ImportRecord> 
     const to = ((r.input.data as { dataFilter?: { timeRange?: { to?: string } } }[])[0]?.dataFilter?.timeRange?.to);
     if (to && Date.parse(to) < Date.now()) next = "COMPLETED";
   }
-  if (next && (await moveRecord(env, r.id, ["RUNNING"], next))) return { ...r, status: next };
+  if (next && (await endRecord(env, r.id, ["RUNNING"], next))) return { ...r, status: next };
   return (await recordById(env, r.id)) ?? r;
 }
