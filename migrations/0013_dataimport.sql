@@ -13,7 +13,7 @@
 --   sqkm               km2 charged at confirmation (orders: max(geodesic area, provider minimum); subscriptions:
 --                      the area of input.bounds)
 --   input              the request's input JSON without the provider API key
---   api_key            the provider API key (write-only: never returned, never logged)
+--   api_key            the provider API key (write-only: never returned, never logged; cleared when the record ends)
 --   items              JSON array of the provider item ids the order resolved to (orders) or delivered (subscriptions)
 --   charged            1 once sqkm was added to the quota's quota_used (exactly once per record)
 --   deleted            1 once the user deleted a finished record (hidden unless deleted=true)

@@ -10,6 +10,7 @@
  *   POST   /api/v1/admin/accounts/{accountId}/clients           create a client (201, the secret shown once)
  *   DELETE /api/v1/admin/accounts/{accountId}/clients/{clientId}
  *   POST   /api/v1/admin/accounts/{accountId}/s3keys            create an S3 key (201, the secret shown once)
+ *   PUT    /api/v1/admin/accounts/{accountId}/importquotas/{collectionId}  set a third-party import quota {quotaSqkm}
  *   GET    /api/v1/admin/plans                                  the plans
  *   GET    /api/v1/admin/keys                                   the token signing keys (active first)
  *   POST   /api/v1/admin/keys/rotate                            rotate the signing key (old tokens stay valid)
@@ -17,6 +18,7 @@
  *   PUT    /api/v1/admin/data/{key}                             store a scene file (at most MAX_OBJECT_BYTES)
  *   POST   /api/v1/admin/items                                  upsert STAC items `{items: [...]}` (at most MAX_ITEMS)
  */
+import { z } from "zod";
 import type { Env } from "../env";
 import { json } from "../http/base";
 import { badRequest } from "../http/errors";
@@ -28,6 +30,7 @@ import { createAccount, createAccountSchema, getAccount, listAccounts, listPlans
 import { createAccountClient, deleteClient, listClients } from "../accounts/clients";
 import { createClientSchema } from "../accounts/clientschema";
 import { unitsUsage } from "../accounts/units";
+import { QUOTA_COLLECTIONS, setImportQuota } from "../accounts/importquotas";
 import { createS3Key, MAX_S3_KEYS } from "../buckets/keys";
 import { listSigningKeys, rotateSigningKey } from "../auth/rotate";
 import { adminOnly } from "./guard";
@@ -109,6 +112,17 @@ async function postItems(request: AuthedRequest, env: Env): Promise<Response> {
   return json({ upserted: await upsertItems(env, body.items) });
 }
 
+const importQuotaSchema = z.object({ quotaSqkm: z.number().finite().min(0) });
+
+/** PUT .../importquotas/:collectionId: the account's quota (km2) there; 404 for an unknown account, 400 for an unknown collection. */
+async function putImportQuota(request: AuthedRequest, env: Env): Promise<Response> {
+  const id = await existing(request, env);
+  const collection = param(request, "collectionId");
+  if (!(QUOTA_COLLECTIONS as readonly string[]).includes(collection)) throw badRequest(`Unknown quota collection '${collection.slice(0, 40)}': one of ${QUOTA_COLLECTIONS.join(", ")}.`);
+  const body = validate(importQuotaSchema, await readJson(request), "import quota");
+  return json(await setImportQuota(env, id, collection, body.quotaSqkm));
+}
+
 const ADMIN_DOC =
   "EO Edge's admin API for operators: send `Authorization: Bearer <ADMIN_TOKEN>` (the deployment's `ADMIN_TOKEN` " +
   "secret, not an OAuth access token). Without that secret set, every admin path answers 404.";
@@ -126,6 +140,7 @@ export function registerAdmin(api: Api): void {
   on("POST", "/accounts/:accountId/clients", postClient, { summary: "Create an OAuth client of an account (the secret is shown once)", body: createClientSchema, status: 201 });
   on("DELETE", "/accounts/:accountId/clients/:clientId", removeClient, { summary: "Delete an OAuth client of an account", status: 204 });
   on("POST", "/accounts/:accountId/s3keys", postS3Key, { summary: "Create an S3 endpoint key of an account (the secret is shown once)", status: 201 });
+  on("PUT", "/accounts/:accountId/importquotas/:collectionId", putImportQuota, { summary: "Set an account's third-party import quota (km2) in one collection", body: importQuotaSchema });
   on("GET", "/plans", plans, { summary: "The plans" });
   on("GET", "/keys", keys, { summary: "The token signing keys: the active one, and retired ones until their tokens expire" });
   on("POST", "/keys/rotate", rotate, { summary: "Rotate the token signing key (tokens of the old key stay valid until they expire)" });

@@ -69,9 +69,13 @@ async function ingest(env: Env, c: ByocCollection, d: Delivery): Promise<void> {
   await env.DB.prepare("UPDATE import_deliveries SET tile_id = coalesce(tile_id, ?) WHERE id = ?").bind(crypto.randomUUID(), d.id).run();
   const tileId = (await deliveryById(env, d.id))!.tileId!;
   if (!(await tileById(env, tileId))) {
-    await insertTile(env, {
+    const made = insertTile(env, {
       id: tileId, collection: c.id, account: c.accountId, path: `${d.prefix}(BAND)`, status: "WAITING", sensingTime: d.sensingTime,
       coverGeometry: null, tileGeometry: null, tileEpsg: null, nativeBbox: null, metersPerPixel: null, failedCause: null, warnings: null, created: new Date().toISOString(),
+    });
+    // a concurrent run of the same unit (a redelivered message) may have made it: the same id, so it is ours
+    await made.catch(async (e: unknown) => {
+      if (!String(e).includes("UNIQUE") || !(await tileById(env, tileId))) throw e;
     });
   }
   const t = (await tileById(env, tileId))!;

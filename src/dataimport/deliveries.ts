@@ -1,6 +1,7 @@
 /**
  * Deliveries of an order or a subscription (table import_deliveries) and how their parent follows them:
- * - confirming an order makes one delivery per ordered item (WAITING), each sent to ./deliver.ts as a leased unit;
+ * - confirming an order makes one delivery per ordered item (WAITING), each sent to ./deliver.ts as a leased unit
+ *   (`refresh` makes any the confirming Worker did not, so a confirmed order never ends without its deliveries);
  * - a RUNNING subscription polls its provider (at confirmation, on each read of it or its deliveries, and every
  *   POLL_SECONDS on the queue) and makes a delivery for every matching product it has not delivered yet;
  * - `refresh` moves deliveries INGESTING to DONE / IMPORT_FAILED by their BYOC tile, and a RUNNING order to DONE
@@ -15,7 +16,7 @@ import type { TaskMessage } from "../tasks/queue";
 import type { Delivery, DeliveryStatus, ImportRecord } from "./model";
 import { providerOf } from "./providers";
 import type { SearchBody } from "./schema";
-import { moveRecord, recordById } from "./store";
+import { endRecord, recordById } from "./store";
 
 type DB = Pick<Env, "DB">;
 
@@ -92,26 +93,36 @@ export const deliveryUnits = (env: Pick<Env, "UNITS">, parent: string) => unitsS
 
 const deliveryMessage = (d: Pick<Delivery, "id" | "parent">): TaskMessage => ({ kind: DELIVERY_KIND, delivery: d.id, parent: d.parent });
 
+/** The items `parent` has a delivery of. */
+async function deliveredItems(env: DB, parent: string): Promise<Set<string>> {
+  const { results } = await env.DB.prepare("SELECT item_id FROM import_deliveries WHERE parent = ?").bind(parent).all<{ item_id: string }>();
+  return new Set(results.map((x) => x.item_id));
+}
+
 /**
- * Makes a WAITING delivery for each of `items` not delivered yet to `r`, leases each as a unit (put before its
- * message, so a Worker killed in between leaves a unit the watchdog sends) and sends them. Answers the new ones.
+ * Makes a WAITING delivery for each of `items` `r` has none of, and sends it. Crash-safe in this order: the units
+ * are put first (a unit whose delivery was never written finds nothing to do), then the rows (one per item: UNIQUE
+ * parent, item_id), then the messages (a unit whose message was lost is sent by its object's watchdog).
  */
-async function addDeliveries(env: Env, r: ImportRecord, items: readonly string[], sqkm: number | null): Promise<Delivery[]> {
+async function addDeliveries(env: Env, r: ImportRecord, items: readonly string[], sqkm: number | null): Promise<void> {
+  const known = await deliveredItems(env, r.id);
   const created = new Date().toISOString();
-  const fresh: Delivery[] = [];
-  for (const itemId of items) {
-    const d: Delivery = { id: crypto.randomUUID(), parent: r.id, account: r.account, provider: r.provider, itemId, sqkm, status: "WAITING", errorMessage: null, prefix: null, files: [], tileId: null, providerRef: null, sensingTime: null, created };
+  const fresh: Delivery[] = items.filter((itemId) => !known.has(itemId)).map((itemId) => ({
+    id: crypto.randomUUID(), parent: r.id, account: r.account, provider: r.provider, itemId, sqkm, status: "WAITING", errorMessage: null, prefix: null, files: [], tileId: null,
+    providerRef: null, sensingTime: null, created,
+  }));
+  if (!fresh.length) return;
+  await deliveryUnits(env, r.id).putUnits(fresh.map((d) => ({ id: d.id, message: deliveryMessage(d) })));
+  const inserted: Delivery[] = [];
+  for (const d of fresh) {
     const put = await env.DB.prepare(
       "INSERT INTO import_deliveries (id, parent, account, provider, item_id, sqkm, status, created) VALUES (?, ?, ?, ?, ?, ?, 'WAITING', ?) ON CONFLICT (parent, item_id) DO NOTHING",
     )
       .bind(d.id, d.parent, d.account, d.provider, d.itemId, d.sqkm, d.created)
       .run();
-    if (put.meta.changes > 0) fresh.push(d);
+    if (put.meta.changes > 0) inserted.push(d);
   }
-  if (!fresh.length) return fresh;
-  await deliveryUnits(env, r.id).putUnits(fresh.map((d) => ({ id: d.id, message: deliveryMessage(d) })));
-  await sendMessages(env, fresh.map(deliveryMessage));
-  return fresh;
+  await sendMessages(env, inserted.map(deliveryMessage));
 }
 
 /**
@@ -123,11 +134,7 @@ export async function pollSubscription(env: Env, r: ImportRecord): Promise<void>
   const p = providerOf(r.provider);
   const input = r.input as unknown as SearchBody;
   const query = { ...input, data: [{ ...input.data[0]!, itemIds: undefined }] };
-  const found = await p.orderItems({ env, account: r.account, apiKey: r.apiKey ?? undefined, url: new URL("http://internal/poll") }, query);
-  const { results } = await env.DB.prepare("SELECT item_id FROM import_deliveries WHERE parent = ?").bind(r.id).all<{ item_id: string }>();
-  const known = new Set(results.map((x) => x.item_id));
-  const fresh = found.filter((id) => !known.has(id));
-  if (fresh.length) await addDeliveries(env, r, fresh, null);
+  await addDeliveries(env, r, await p.orderItems({ env, account: r.account, apiKey: r.apiKey ?? undefined, url: new URL("http://internal/poll") }, query), null);
 }
 
 /**
@@ -136,12 +143,15 @@ export async function pollSubscription(env: Env, r: ImportRecord): Promise<void>
  */
 export async function startDeliveries(env: Env, ctx: ExecutionContext, r: ImportRecord): Promise<void> {
   if (r.kind === "order") {
-    await addDeliveries(env, r, r.items, r.sqkm / r.items.length);
+    await addDeliveries(env, r, r.items, orderDeliverySqkm(r));
     return;
   }
   await pollSubscription(env, r);
   ctx.waitUntil(env.TASK_QUEUE.send({ kind: POLL_KIND, subscription: r.id }, { delaySeconds: POLL_SECONDS }));
 }
+
+/** The sqkm of each delivery of an order: its sqkm shared among its items. */
+const orderDeliverySqkm = (r: ImportRecord): number => r.sqkm / r.items.length;
 
 /** Queue kind POLL_KIND: polls the subscription and, while it runs, sends the next poll. */
 export async function pollMessage(body: TaskMessage, env: Env): Promise<void> {
@@ -171,6 +181,8 @@ async function followTiles(env: DB, parent: string): Promise<void> {
  */
 export async function refresh(env: Env, r: ImportRecord): Promise<ImportRecord> {
   if (r.status !== "RUNNING") return r;
+  // an order confirmed by a Worker killed before it made every delivery gets the missing ones now
+  if (r.kind === "order") await addDeliveries(env, r, r.items, orderDeliverySqkm(r));
   await pollSubscription(env, r);
   await followTiles(env, r.id);
   const counts = await env.DB.prepare(
@@ -179,13 +191,13 @@ export async function refresh(env: Env, r: ImportRecord): Promise<ImportRecord> 
     .bind(...DELIVERY_ENDS, r.id)
     .first<{ n: number; done: number | null; ended: number | null }>();
   const { n, done, ended } = { n: counts?.n ?? 0, done: counts?.done ?? 0, ended: counts?.ended ?? 0 };
-  if (ended < n) return r;
+  if (ended < n || (r.kind === "order" && n < r.items.length)) return r;
   let next: string | null = null;
   if (r.kind === "order") next = done === n ? "DONE" : done === 0 ? "FAILED" : "PARTIAL";
   else {
     const to = ((r.input.data as { dataFilter?: { timeRange?: { to?: string } } }[])[0]?.dataFilter?.timeRange?.to);
     if (to && Date.parse(to) < Date.now()) next = "COMPLETED";
   }
-  if (next && (await moveRecord(env, r.id, ["RUNNING"], next))) return { ...r, status: next };
+  if (next && (await endRecord(env, r.id, ["RUNNING"], next))) return { ...r, status: next };
   return (await recordById(env, r.id)) ?? r;
 }

@@ -3,7 +3,7 @@ import type { Env } from "../env";
 import { json } from "../http/base";
 import { notFound } from "../http/errors";
 import { accountOf, type AuthedRequest } from "../http/router";
-import { QUOTA_COLLECTIONS, quotasOf } from "./quotas";
+import { QUOTA_COLLECTIONS, quotasOf } from "../accounts/importquotas";
 
 /** GET /accountquotas: `{data: [quota]}` for every collection. */
 export async function listQuotas(request: AuthedRequest, env: Env): Promise<Response> {

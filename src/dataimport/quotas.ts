@@ -1,37 +1,13 @@
 /**
- * Import quotas per account and quota collection (OpenAPI Quota: `collectionId`, `quotaSqkm` purchased,
- * `quotaUsed`; available = quotaSqkm - quotaUsed), and the charge of a confirmation: the record moves CREATED ->
- * RUNNING only when the available quota covers its sqkm, and its sqkm is added to quota_used once, guarded by the
- * record's `charged` flag. The four statements run as one D1 batch (a transaction, serialised with every other
+ * The charge of a confirmation against the account's import quota (src/accounts/importquotas.ts): the record
+ * moves CREATED -> RUNNING only when the available quota covers its sqkm, and its sqkm is added to quota_used once,
+ * guarded by the record's `charged` flag. The four statements run as one D1 batch (a transaction, serialised with every other
  * write), so a retried or raced confirm charges nothing more: only one batch finds the record CREATED.
  */
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
+import { defaultQuota, quotasOf } from "../accounts/importquotas";
 import type { ImportRecord } from "./model";
-
-/** Every quota collection (OpenAPI QuotaTpdiCollectionId and the providers' collections here), in listing order. */
-export const QUOTA_COLLECTIONS = ["MAXAR_WORLDVIEW", "PLANET_SCOPE", "PLANET_SKYSAT", "SAMPLE_SENTINEL_2"] as const;
-
-/** The quota a new account has in each collection, km2 (`DATAIMPORT_QUOTA_SQKM`, default 1000). */
-export function defaultQuota(env: Pick<Env, "DATAIMPORT_QUOTA_SQKM">): number {
-  const v = Number(env.DATAIMPORT_QUOTA_SQKM ?? "1000");
-  return Number.isFinite(v) && v >= 0 ? v : 1000;
-}
-
-export interface Quota {
-  collectionId: string;
-  quotaSqkm: number;
-  quotaUsed: number;
-}
-
-/** The quotas of `account` (defaults where it has no row yet), in QUOTA_COLLECTIONS order. */
-export async function quotasOf(env: Pick<Env, "DB" | "DATAIMPORT_QUOTA_SQKM">, account: string): Promise<Quota[]> {
-  const { results } = await env.DB.prepare("SELECT collection, quota_sqkm, quota_used FROM import_quotas WHERE account = ?")
-    .bind(account)
-    .all<{ collection: string; quota_sqkm: number; quota_used: number }>();
-  const rows = new Map(results.map((r) => [r.collection, r]));
-  return QUOTA_COLLECTIONS.map((c) => ({ collectionId: c, quotaSqkm: rows.get(c)?.quota_sqkm ?? defaultQuota(env), quotaUsed: rows.get(c)?.quota_used ?? 0 }));
-}
 
 /** Quotas compare to the area within this many km2 (float sums of areas). */
 const EPSILON = 1e-9;

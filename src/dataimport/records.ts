@@ -18,7 +18,7 @@ import { FINISHED, ORDER_STATUSES, recordJson, SUBSCRIPTION_STATUSES, UNDELETABL
 import { providerOf } from "./providers";
 import { confirmCharge, notCreated } from "./quotas";
 import { recordBody } from "./schema";
-import { dropCreated, getRecord, hideFinished, insertRecord, listRecords, moveRecord } from "./store";
+import { dropCreated, getRecord, hideFinished, insertRecord, listRecords, endRecord } from "./store";
 
 /** Most records per page (the default too). */
 export const MAX_RECORDS = 100;
@@ -113,7 +113,7 @@ async function confirm(request: AuthedRequest, env: Env, ctx: ExecutionContext, 
 /** POST .../cancel (subscriptions): RUNNING -> CANCELLED (imported data kept); 409 otherwise. */
 async function cancel(request: AuthedRequest, env: Env): Promise<Response> {
   const r = await ownRecord(request, env, "subscription");
-  if (r.status !== "RUNNING" || !(await moveRecord(env, r.id, ["RUNNING"], "CANCELLED")))
+  if (r.status !== "RUNNING" || !(await endRecord(env, r.id, ["RUNNING"], "CANCELLED")))
     throw new ApiError(409, `The subscription ${r.id} is ${r.status}; only a RUNNING subscription can be cancelled.`);
   return answer({ ...r, status: "CANCELLED" });
 }

@@ -75,9 +75,12 @@ export async function listRecords(env: DB, account: string, kind: RecordKind, q:
   return results.map(toRecord);
 }
 
-/** Moves record `id` from one of `from` to `to` (and sets `extra` columns); true when it moved. */
-export async function moveRecord(env: DB, id: string, from: readonly string[], to: string): Promise<boolean> {
-  const r = await env.DB.prepare(`UPDATE import_orders SET status = ? WHERE id = ? AND status IN (${from.map(() => "?").join(", ")})`).bind(to, id, ...from).run();
+/**
+ * Ends record `id`: moves it from one of `from` to the final `to` and forgets its provider key (kept only while
+ * its deliveries may need it); true when it moved.
+ */
+export async function endRecord(env: DB, id: string, from: readonly string[], to: string): Promise<boolean> {
+  const r = await env.DB.prepare(`UPDATE import_orders SET status = ?, api_key = NULL WHERE id = ? AND status IN (${from.map(() => "?").join(", ")})`).bind(to, id, ...from).run();
   return r.meta.changes > 0;
 }
 

@@ -11,7 +11,7 @@ import { tokenOf } from "../helpers/byoc";
 import { sampleFile } from "../helpers/seed";
 import { wfB04 } from "../tenancy/helpers";
 import { DI, di, endedDeliveries, ok, refusedWith, sampleInput, seedWestFlanders, until, westFlandersItems, type DeliveryJson, type RecordJson } from "./helpers";
-import { authed } from "../helpers/auth";
+import { authed, callWithEnv } from "../helpers/auth";
 
 /** The area of the quadrangle lon0..lon1, lat0..lat1 on the WGS84 ellipsoid, km2 (closed form, e.g. Snyder 1987 eq. 3-12 integrated). */
 function quadrangleKm2(lon0: number, lat0: number, lon1: number, lat1: number): number {
@@ -184,6 +184,24 @@ describe("quota", () => {
     const e2 = await refusedWith(await di(`/orders/${second.id}/confirm`, me, "POST"), 403);
     expect((e2.errors.availableQuota as number)).toBeCloseTo(1000 - first.sqkm, 6);
     expect(e2.errors.requiredQuota).toBe(second.sqkm);
+  });
+
+  it("an operator sets an account's quota (admin API); confirms beyond it are refused", async () => {
+    const ADMIN_TOKEN = "test-admin-secret-0123456789abcdefghijklmnop";
+    const admin = (path: string, method: string, body: unknown) =>
+      callWithEnv({ ADMIN_TOKEN } as never, `/api/v1/admin${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const created = await ok<{ id: string }>(await admin("/accounts", "POST", { name: "importer" }), 201);
+    expect(await ok(await admin(`/accounts/${created.id}/importquotas/SAMPLE_SENTINEL_2`, "PUT", { quotaSqkm: 2 }))).toEqual({ collectionId: "SAMPLE_SENTINEL_2", quotaSqkm: 2, quotaUsed: 0 });
+    await refusedWith(await admin(`/accounts/${created.id}/importquotas/NOPE`, "PUT", { quotaSqkm: 2 }), 400);
+    await refusedWith(await admin(`/accounts/${created.id}/importquotas/SAMPLE_SENTINEL_2`, "PUT", { quotaSqkm: -1 }), 400);
+    await refusedWith(await admin(`/accounts/${crypto.randomUUID()}/importquotas/SAMPLE_SENTINEL_2`, "PUT", { quotaSqkm: 2 }), 404);
+    const me = await tokenOf(created.id);
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push((await ok<RecordJson>(await di("/orders", me, "POST", orderOf([august])))).id);
+    expect((await ok<RecordJson>(await di(`/orders/${ids[0]}/confirm`, me, "POST"))).status).toBe("RUNNING");
+    expect((await ok<RecordJson>(await di(`/orders/${ids[1]}/confirm`, me, "POST"))).status).toBe("RUNNING");
+    expect((await refusedWith(await di(`/orders/${ids[2]}/confirm`, me, "POST"), 403)).errors).toEqual({ availableQuota: 0, requiredQuota: 1 });
+    expect(await ok(await di("/accountquotas/SAMPLE_SENTINEL_2", me))).toEqual({ collectionId: "SAMPLE_SENTINEL_2", quotaSqkm: 2, quotaUsed: 2 });
   });
 
   it("charges raced confirms exactly once: one 200, the others 409", async () => {

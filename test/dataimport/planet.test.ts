@@ -6,6 +6,7 @@
  * thumbnails, and an order delivered through the Orders API (polled until success) and ingested: its Red band
  * equals the built-in B04 it was made of; a failed Planet order ends DELIVERY_FAILED with Planet's hint.
  */
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { callWithEnv } from "../helpers/auth";
 import { tokenOf } from "../helpers/byoc";
@@ -116,6 +117,8 @@ describe("the Planet adapter (operator keeps it after the sunset)", () => {
     expect(r.status, r.status === 200 ? "" : await r.clone().text()).toBe(200);
     expect(Array.from((await readTiff(await r.arrayBuffer())).data)).toEqual(await wfB04("sentinel-2-l2a", me));
     await until("order DONE", async () => (await ok<RecordJson>(await di(`/orders/${quote.id}`, me))).status === "DONE");
+    // the key is kept only while deliveries may need it
+    expect(await env.DB.prepare("SELECT api_key FROM import_orders WHERE id = ?").bind(quote.id).first()).toEqual({ api_key: null });
   }, 60_000);
 
   it("a failed Planet order ends the delivery DELIVERY_FAILED with Planet's hint, the order FAILED", async () => {
