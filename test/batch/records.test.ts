@@ -3,14 +3,17 @@
  * limit, and a polygon of 50,000 vertices, at the vertex limit, its coordinates written with 36 characters each) is
  * stored and read back equal through GET, while no row of its Durable Object holds more than 1 MB (the request lives
  * in R2, src/tasks/records.ts; Cloudflare's limit is 2 MB per row and local workerd accepts more, so the rows are
- * measured here).
+ * measured here). And the S3 keys of a delivery descriptor are write-only: never in a GET or list answer, and gone
+ * from the task's object once the task has ended.
  */
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { authed, token } from "../helpers/auth";
 import { CRS } from "../helpers/process";
-import { BATCH, SCRIPT, batchRequest, getTask } from "../helpers/batch";
+import { newAccount, tokenOf } from "../helpers/accounts";
+import { BATCH, ONE_TILE, SCRIPT, batchCall, batchRequest, bucketFiles, getTask, runBatchTask } from "../helpers/batch";
+import { createS3Key } from "../../src/buckets/keys";
 import { batchPlugin } from "../../src/batch/plugin";
 import { taskStub } from "../../src/tasks/stub";
 import type { Env } from "../../src/env";
@@ -62,5 +65,27 @@ describe("a 3.9 MiB batch request", () => {
     });
     expect(rows.length).toBeGreaterThan(0);
     expect(Math.max(...rows)).toBeLessThan(MiB);
+  });
+});
+
+describe("the S3 keys of a delivery descriptor", () => {
+  it("are never answered by GET or list, and leave the task's object when it ends (DONE, outputs written)", async () => {
+    const me = await newAccount();
+    const [mine, keys] = await Promise.all([tokenOf(me.client), createS3Key(E, me.account).then((k) => k!)]);
+    const body = batchRequest("batch-secrets", { delivery: { s3: { url: "s3://batch-secrets/out", accessKey: keys.accessKeyId, secretAccessKey: keys.secretAccessKey } } }, {}, ONE_TILE);
+    const secretsOf = (id: string) =>
+      runInDurableObject(taskStub(batchPlugin, E, id), (_o, state) => state.storage.sql.exec("SELECT * FROM engine_secrets").toArray().length);
+    const created = await batchCall("", mine, "POST", body);
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    expect(await secretsOf(id)).toBe(1); // kept while the task needs it
+    const { task } = await runBatchTask(body, mine);
+    expect(task.status).toBe("DONE");
+    expect([...(await bucketFiles("batch-secrets", `out/${task.id}/`)).keys()]).toEqual([`out/${task.id}/29RKH_0_4/default.tiff`]);
+    for (const path of [`/${task.id}`, `/${id}`, ""]) {
+      const text = await (await batchCall(path, mine)).text();
+      expect(text).not.toContain(keys.secretAccessKey);
+    }
+    expect(await secretsOf(task.id as string)).toBe(0);
   });
 });
