@@ -147,7 +147,7 @@ export async function startDeliveries(env: Env, ctx: ExecutionContext, r: Import
     return;
   }
   await pollSubscription(env, r);
-  ctx.waitUntil(env.TASK_QUEUE.send({ kind: POLL_KIND, subscription: r.id }, { delaySeconds: POLL_SECONDS }));
+  ctx.waitUntil(sendPoll(env, r.id));
 }
 
 /** The sqkm of each delivery of an order: its sqkm shared among its items. */
@@ -158,8 +158,11 @@ export async function pollMessage(body: TaskMessage, env: Env): Promise<void> {
   const r = await recordById(env, String(body.subscription));
   if (!r || r.status !== "RUNNING") return;
   await refresh(env, r);
-  await env.TASK_QUEUE.send({ kind: POLL_KIND, subscription: r.id }, { delaySeconds: POLL_SECONDS });
+  await sendPoll(env, r.id);
 }
+
+/** Sends the next poll of subscription `id` (light queue: one provider search), due in POLL_SECONDS. */
+const sendPoll = (env: Env, id: string): Promise<void> => sendMessages(env, [{ kind: POLL_KIND, subscription: id, queue: "light" }], POLL_SECONDS);
 
 /** Moves deliveries INGESTING whose tile ended: INGESTED -> DONE, FAILED -> IMPORT_FAILED (with the tile's cause). */
 async function followTiles(env: DB, parent: string): Promise<void> {

@@ -19,10 +19,13 @@ const PRODUCERS = { light: "TASK_QUEUE", heavy: "HEAVY_QUEUE", ingest: "INGEST_Q
 /** The queue producers. */
 export type Producers = Pick<Env, (typeof PRODUCERS)[QueueName]>;
 
-/** Sends task messages, each on the queue its `queue` member names (light when none), in batches of 100. */
-export async function sendMessages(env: Producers, messages: readonly TaskMessage[]): Promise<void> {
+/**
+ * Sends task messages, each on the queue its `queue` member names (light when none), in batches of 100; delivered
+ * after `delaySeconds` when given (Queues allow up to 43 200 s).
+ */
+export async function sendMessages(env: Producers, messages: readonly TaskMessage[], delaySeconds?: number): Promise<void> {
   for (const [queue, binding] of Object.entries(PRODUCERS)) {
-    const on = messages.filter((m) => (m.queue ?? "light") === queue).map((body) => ({ body }));
+    const on = messages.filter((m) => (m.queue ?? "light") === queue).map((body) => ({ body, ...(delaySeconds ? { delaySeconds } : {}) }));
     for (let i = 0; i < on.length; i += SEND_BATCH) await env[binding].sendBatch(on.slice(i, i + SEND_BATCH));
   }
 }
