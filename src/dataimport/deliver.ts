@@ -15,7 +15,7 @@
 import type { Env } from "../env";
 import { BucketAccessDenied } from "../buckets";
 import type { TaskMessage } from "../tasks/queue";
-import type { UnitRef } from "../tasks/runner";
+import { RunLater, type UnitRef } from "../tasks/runner";
 import type { ByocCollection } from "../storage/byoc/model";
 import { queueIngestion, leaseIngestion } from "../storage/byoc/queue";
 import { insertTile, tileById } from "../storage/byoc/tiles";
@@ -34,8 +34,18 @@ export interface DeliveryUnit {
 /** Where a delivery's files go in the collection's bucket. */
 const prefixOf = (c: ByocCollection, d: Delivery): string => `${c.id}/${d.id}/`;
 
-/** The provider is still preparing a delivery: the unit is retried later (the queue's backoff), the reference kept. */
-export class DeliveryPending extends Error {}
+/**
+ * Milliseconds between two looks at a delivery its provider is still preparing. Planet prepares an order in minutes
+ * ("queued", "running", then "success"); a look is one GET of the order, so 5 s keeps the wait after it is ready short.
+ */
+const PENDING_RETRY_MS = 5_000;
+
+/** The provider is still preparing a delivery: the unit snoozes (RunLater, no attempt used), the reference kept. */
+export class DeliveryPending extends RunLater {
+  constructor(message: string) {
+    super(message, PENDING_RETRY_MS);
+  }
+}
 
 /**
  * WAITING -> DELIVERED: the product's files fetched and written; or DELIVERY_FAILED / NON_INGESTIBLE.
