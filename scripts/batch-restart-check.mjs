@@ -1,6 +1,7 @@
 // The restart check: nothing in flight is lost when the server is killed. `npm start` (own port and --persist-to
 // state dir), then a batch task over 5 x 5 tiles of 29RKH, a statistical batch task over the 20 West Flanders fields
-// (daily NDVI over 17 months) and an async request (8000 x 8000 px of 12 bands). The server's process group is
+// (daily NDVI over 17 months), an async request (8000 x 8000 px of 12 bands) and a third-party order of every West
+// Flanders product of the SAMPLE provider (its deliveries units of the same engine). The server's process group is
 // killed with kill -9 twice, each time restarted on the same state: while the async request renders with the rest
 // queued behind it; then, after a BYOC collection with one tile per West Flanders date was added, once the batch is
 // under way again. Then it waits until each work ends (lost messages and killed units are sent again by the leases'
@@ -8,7 +9,8 @@
 // R2 binding of the persisted state (wrangler's platform proxy) and checks that every output is there exactly once,
 // that a request finished before a kill wrote nothing again (outputs written before a kill and again after it are
 // listed: a unit in flight at the kill runs again, same keys), and that the account's processing units grew by
-// exactly the works' costs (each charged once).
+// exactly the works' costs (each charged once); and that the order ended DONE with each delivery DONE and one BYOC
+// tile per delivery in its collection (a delivery run again makes no second tile).
 // Usage: npm run batch:restart-check  (PORT default 8795, PORT2 = PORT + 1; EO_EDGE_STATE default a fresh temp
 // dir, removed at the end; KILL_AFTER_MS, the longest wait for a kill's moment, default 120000)
 import { spawn } from "node:child_process";
@@ -127,6 +129,13 @@ const statbatchRequest = async () => ({
   output: { s3: { url: `s3://${BUCKET}/statbatch` } },
 });
 
+/** A SAMPLE order of every West Flanders product (the patch's bbox is inside each one's footprint). */
+const ORDER = {
+  provider: "SAMPLE",
+  bounds: { bbox: [3.02, 50.814, 3.028, 50.818], properties: { crs: "http://www.opengis.net/def/crs/OGC/1.3/CRS84" } },
+  data: [{ type: "catalog", itemType: "sentinel-2-l2a", productBundle: "analytic_10m", dataFilter: { timeRange: { from: "2017-01-01T00:00:00Z", to: "2019-01-01T00:00:00Z" } } }],
+};
+
 /** The West Flanders dates with files (one BYOC tile each). */
 async function byocDates() {
   return (await readdir(WF)).filter((d) => existsSync(join(WF, d, "B04.tif"))).sort();
@@ -147,8 +156,12 @@ async function submit(token) {
     await post(`/api/v1/statistics/batch/${id}/start`, token);
     return id;
   };
-  const [batch, statbatch] = await Promise.all([startBatch(), startStatbatch()]);
-  return { batch, statbatch, async: (await post("/api/v1/async/process", token, ASYNC)).id };
+  const startOrder = async () => {
+    const id = (await post("/api/v1/dataimport/orders", token, { name: "restart check", input: ORDER })).id;
+    return (await post(`/api/v1/dataimport/orders/${id}/confirm`, token)).id;
+  };
+  const [batch, statbatch, order] = await Promise.all([startBatch(), startStatbatch(), startOrder()]);
+  return { batch, statbatch, order, async: (await post("/api/v1/async/process", token, ASYNC)).id };
 }
 
 /** A BYOC collection with one tile per West Flanders date, all queued for ingestion at once: its id and tile count. */
@@ -162,23 +175,24 @@ async function addByoc(token) {
 
 /** Where each work stands (null members when the Worker did not answer in time). */
 async function progress(token, ids, timeout = 1000) {
-  const [batch, asyncRunning, statbatch, tiles] = await Promise.all([
+  const [batch, asyncRunning, statbatch, tiles, order] = await Promise.all([
     maybe(() => api(`/api/v2/batch/process/${ids.batch}`, token, {}, timeout)),
     api(`/api/v1/async/process/${ids.async}`, token, {}, timeout).then(() => true, (e) => (e.status === 404 ? false : null)),
     maybe(() => api(`/api/v1/statistics/batch/${ids.statbatch}/status`, token, {}, timeout)),
     ids.byoc ? maybe(() => api(`/api/v1/byoc/collections/${ids.byoc}/tiles?count=100`, token, {}, timeout)) : null,
+    maybe(() => api(`/api/v1/dataimport/orders/${ids.order}`, token, {}, timeout)),
   ]);
   const counts = tiles && Object.entries(Object.groupBy(tiles.data, (t) => t.status)).map(([s, l]) => `${l.length} ${s}`).join(", ");
   return {
-    batch, asyncRunning, statbatch, tiles: tiles?.data,
+    batch, asyncRunning, statbatch, tiles: tiles?.data, order,
     text: `batch ${batch ? `${batch.status} ${batch.completionPercentage}%` : "?"}; async ${asyncRunning === null ? "?" : asyncRunning ? "RUNNING" : "finished"}; ` +
-      `statistical batch ${statbatch ? `${statbatch.status} ${statbatch.completionPercentage}%` : "?"}; BYOC tiles ${counts ?? "?"}`,
+      `statistical batch ${statbatch ? `${statbatch.status} ${statbatch.completionPercentage}%` : "?"}; BYOC tiles ${counts ?? "?"}; order ${order?.status ?? "?"}`,
   };
 }
 
 const finished = (p, ids) =>
   ["DONE", "FAILED"].includes(p.batch?.status) && p.asyncRunning === false && ["DONE", "FAILED", "PARTIAL"].includes(p.statbatch?.status) &&
-  p.tiles?.length === ids.tiles && p.tiles.every((t) => t.status === "INGESTED" || t.status === "FAILED");
+  p.tiles?.length === ids.tiles && p.tiles.every((t) => t.status === "INGESTED" || t.status === "FAILED") && ["DONE", "PARTIAL", "FAILED"].includes(p.order?.status);
 
 /** The objects of `before` whose etag changed in `after` (written again). */
 const rewritten = (before, after) => [...before].filter(([k, etag]) => after.get(k) !== etag).map(([k]) => k);
@@ -218,7 +232,7 @@ try {
   let token = await bearer();
   const used0 = (await api("/api/v1/accounts/me", token)).processingUnits.used;
   const ids = await submit(token);
-  log(`submitted: batch ${ids.batch}, statistical batch ${ids.statbatch}, async ${ids.async}`);
+  log(`submitted: batch ${ids.batch}, statistical batch ${ids.statbatch}, async ${ids.async}, order ${ids.order}`);
   const before = []; // the listings at each kill, and whether the async request had finished then
   for (const kill of KILLS) {
     // each poll waits at most 1 s (the Worker is busy); at the latest KILL_AFTER_MS
@@ -251,6 +265,8 @@ try {
   } while (!finished(p, ids) && Date.now() - restarted < 600_000);
   log(`${Math.round((Date.now() - restarted) / 1000)} s after the last restart: ${p.text}`);
   const used = (await api("/api/v1/accounts/me", token)).processingUnits.used - used0;
+  const deliveries = (await api(`/api/v1/dataimport/orders/${ids.order}/deliveries?count=100`, token)).data;
+  const orderTiles = (await api(`/api/v1/byoc/collections/${p.order?.collectionId}/tiles?count=100`, token)).data;
   await stopServer(server.child, "SIGINT");
   const after = await listings(ids);
   /** Keys written before a kill and again after it (units in flight at that kill run again: same keys). */
@@ -273,10 +289,14 @@ try {
   const ingested = (p.tiles ?? []).filter((t) => t.status === "INGESTED").length;
   check(ingested === ids.tiles, `BYOC: ${ingested} of ${ids.tiles} tiles INGESTED`);
 
+  const delivered = deliveries.filter((d) => d.status === "DONE").length;
+  check(p.order?.status === "DONE" && delivered === deliveries.length && deliveries.length > 0 && orderTiles.length === deliveries.length &&
+    orderTiles.every((t) => t.status === "INGESTED"), `order ${p.order?.status}: ${delivered} of ${deliveries.length} deliveries DONE, ${orderTiles.length} BYOC tiles (one per delivery)`);
+
   const costs = (p.batch?.costPU ?? 0) + (copy?.processingUnits ?? 0) + (p.statbatch?.costPU ?? 0);
   check(Math.abs(used - costs) <= 1e-6 * Math.max(1, costs), `processing units charged ${used.toFixed(6)} = batch ${p.batch?.costPU} + async ${copy?.processingUnits} + statistical batch ${p.statbatch?.costPU} (each charged once)`);
   const ok = report.every(Boolean);
-  console.log(ok ? "OK: every work DONE or INGESTED, every output written once, units charged once" : "FAILED: see above");
+  console.log(ok ? "OK: every work DONE or INGESTED, every output written once, units charged once, one tile per delivery" : "FAILED: see above");
   process.exitCode = ok ? 0 : 1;
 } finally {
   await stopServer(server.child);

@@ -8,7 +8,7 @@ import { signingKey } from "./auth/keys";
 import { builtinCollections } from "./storage/registry";
 
 export { TaskObject } from "./tasks/task-object";
-export { AsyncTask, BatchTask, StatisticalBatchTask } from "./tasks-registry";
+export { AsyncTask, BatchTask, ImportTask, StatisticalBatchTask } from "./tasks-registry";
 export { RateLimiter } from "./ratelimit/object";
 export { UnitObject } from "./tasks/unit-object";
 

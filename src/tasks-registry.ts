@@ -1,7 +1,7 @@
 /**
  * Registration of the task engine's plug-ins and of every queue kind (a registration point, like ./routes.ts: it may
  * import every area; src/tasks imports none). Each plug-in (src/tasks/plugin.ts) is bound to its Durable Object class
- * here — the classes wrangler.toml binds (ASYNC_TASKS, BATCH_TASKS, STATBATCH_TASKS), exported by ./index.ts — and to
+ * here — the classes wrangler.toml binds (ASYNC_TASKS, BATCH_TASKS, STATBATCH_TASKS, IMPORT_TASKS), exported by ./index.ts — and to
  * the queue consumer's ENGINE_KIND handler.
  */
 import { TaskEngine } from "./tasks/engine";
@@ -15,12 +15,11 @@ import { batchPlugin } from "./batch/plugin";
 import { asyncPlugin } from "./async/plugin";
 import { BYOC_INGEST_KIND, byocIngest, byocIngestDead, ingestUnit } from "./byoc/ingest";
 import { ZARR_INGEST_KIND, zarrIngestDead, zarrIngestMessage, zarrUnit } from "./zarr/ingest";
-import { DELIVERY_KIND, POLL_KIND, pollMessage } from "./dataimport/deliveries";
-import { deliveryDead, deliveryLease, deliveryMessage } from "./dataimport/deliver";
+import { importPlugin } from "./dataimport/plugin";
 import { ARCHIVE_KIND, archiveDead, archiveMessage } from "./dataimport/archives";
 
 /** The engine's plug-ins. */
-export const PLUGINS: readonly TaskPlugin[] = [asyncPlugin, batchPlugin, statbatchPlugin];
+export const PLUGINS: readonly TaskPlugin[] = [asyncPlugin, batchPlugin, statbatchPlugin, importPlugin];
 
 /** Async Processing requests (ASYNC_TASKS). */
 export class AsyncTask extends TaskEngine {
@@ -37,15 +36,15 @@ export class StatisticalBatchTask extends TaskEngine {
   protected readonly plugin = statbatchPlugin;
 }
 
-/**
- * The consumer the Worker's `queue()` entry uses. Third-party import deliveries, subscription polls and delivery
- * archives are queue kinds of their own, not yet plug-ins of the engine.
- */
+/** Third-party import orders and subscriptions (IMPORT_TASKS): their deliveries are the units. */
+export class ImportTask extends TaskEngine {
+  protected readonly plugin = importPlugin;
+}
+
+/** The consumer the Worker's `queue()` entry uses. Third-party delivery archives are a queue kind of their own. */
 export const queueRouter = new QueueRouter()
   .on(PROBE_KIND, ...probeKind)
   .on(ENGINE_KIND, ...engineKind(PLUGINS))
   .on(BYOC_INGEST_KIND, byocIngest, { onDead: byocIngestDead, lease: ingestUnit })
   .on(ZARR_INGEST_KIND, zarrIngestMessage, { onDead: zarrIngestDead, lease: zarrUnit })
-  .on(DELIVERY_KIND, deliveryMessage, { onDead: deliveryDead, lease: deliveryLease })
-  .on(POLL_KIND, pollMessage)
   .on(ARCHIVE_KIND, archiveMessage, { onDead: archiveDead });

@@ -2,25 +2,23 @@
  * One delivery, as one unit of work: `deliver(unit)` takes a delivery through
  *   WAITING -> (files fetched from the provider, written to the collection's bucket) DELIVERED
  *   DELIVERED -> PREPARING (its BYOC tile made, path `<prefix>(BAND)`: files `<prefix><band>.tif`) -> INGESTING (the tile sent to BYOC
- *   ingestion); DONE / IMPORT_FAILED follow the tile (./deliveries.ts refresh)
+ *   ingestion); DONE / IMPORT_FAILED follow the tile (./plugin.ts, when the unit looks at it)
  * or ends it DELIVERY_FAILED / NON_INGESTIBLE with the provider's reason. Each step starts from the state the
  * previous one left and writes idempotently (same object keys, the tile id kept on the delivery before the tile is
  * inserted), so a unit run again after a crash or a redelivered message (at-least-once) resumes where it stopped
  * and never makes a second tile.
  *
- * Today it runs as the queue kind DELIVERY_KIND (registered in src/index.ts), leased like BYOC ingestion (unit =
- * delivery id in the UnitObject `tpdi:<parent id>`). As a plug-in of the task engine (issue 26) it is the plug-in's
- * "run one unit": its state is the delivery row, its units the deliveries ./deliveries.ts makes.
+ * It is the "run one unit" of the task engine's plug-in ./plugin.ts: its state is the delivery row, its units the
+ * deliveries ./deliveries.ts makes.
  */
 import type { Env } from "../env";
 import { BucketAccessDenied } from "../buckets";
-import type { TaskMessage } from "../tasks/queue";
-import type { UnitRef } from "../tasks/runner";
+import { RunLater } from "../tasks/runner";
 import type { ByocCollection } from "../storage/byoc/model";
 import { queueIngestion, leaseIngestion } from "../storage/byoc/queue";
 import { insertTile, tileById } from "../storage/byoc/tiles";
 import { collectionBucket, ensureCollection } from "./collections";
-import { deliveryById, deliveryUnits, moveDelivery, refresh } from "./deliveries";
+import { deliveryById, moveDelivery } from "./deliveries";
 import type { Delivery, ImportRecord } from "./model";
 import { DeliveryError, providerOf } from "./providers";
 import { recordById } from "./store";
@@ -34,8 +32,18 @@ export interface DeliveryUnit {
 /** Where a delivery's files go in the collection's bucket. */
 const prefixOf = (c: ByocCollection, d: Delivery): string => `${c.id}/${d.id}/`;
 
-/** The provider is still preparing a delivery: the unit is retried later (the queue's backoff), the reference kept. */
-export class DeliveryPending extends Error {}
+/**
+ * Milliseconds between two looks at a delivery its provider is still preparing. Planet prepares an order in minutes
+ * ("queued", "running", then "success"); a look is one GET of the order, so 5 s keeps the wait after it is ready short.
+ */
+const PENDING_RETRY_MS = 5_000;
+
+/** The provider is still preparing a delivery: the unit snoozes (RunLater, no attempt used), the reference kept. */
+export class DeliveryPending extends RunLater {
+  constructor(message: string) {
+    super(message, PENDING_RETRY_MS);
+  }
+}
 
 /**
  * WAITING -> DELIVERED: the product's files fetched and written; or DELIVERY_FAILED / NON_INGESTIBLE.
@@ -101,19 +109,4 @@ export async function deliver(env: Env, unit: DeliveryUnit): Promise<void> {
     if (!(e instanceof BucketAccessDenied)) throw e;
     await moveDelivery(env, d.id, ["WAITING", "DELIVERED", "PREPARING"], "IMPORT_FAILED", { error_message: `The collection's bucket cannot be written: ${e.message}` });
   }
-  await refresh(env, r);
-}
-
-/** Queue kind DELIVERY_KIND. */
-export const deliveryMessage = (body: TaskMessage, env: Env): Promise<void> => deliver(env, { delivery: String(body.delivery), parent: String(body.parent) });
-
-/** The leased unit of a DELIVERY_KIND message. */
-export const deliveryLease = (body: TaskMessage, env: Env): UnitRef | null =>
-  typeof body.parent === "string" && typeof body.delivery === "string" ? { stub: deliveryUnits(env, body.parent), unit: body.delivery } : null;
-
-/** A delivery whose unit failed every attempt: DELIVERY_FAILED (before its files arrived) or IMPORT_FAILED, with the cause. */
-export async function deliveryDead(body: TaskMessage, env: Env, _m: Message<unknown>, cause?: string): Promise<void> {
-  const why = cause ?? "The delivery failed repeatedly.";
-  await moveDelivery(env, String(body.delivery), ["WAITING"], "DELIVERY_FAILED", { error_message: why });
-  await moveDelivery(env, String(body.delivery), ["DELIVERED", "PREPARING"], "IMPORT_FAILED", { error_message: why });
 }

@@ -14,7 +14,8 @@ import type { ObjectStore } from "../buckets";
 import { getCollection } from "../storage/byoc/store";
 import { ARCHIVE_FORMATS, archiveJson, getArchive, requestArchive } from "./archives";
 import { collectionBucket } from "./collections";
-import { getDelivery, listDeliveries, refresh } from "./deliveries";
+import { getDelivery, listDeliveries } from "./deliveries";
+import { current } from "./plugin";
 import { DELIVERY_STATUSES, deliveryJson, type Delivery, type ImportRecord, type RecordKind } from "./model";
 import { ownRecord } from "./records";
 
@@ -26,7 +27,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The caller's record, brought up to date. */
 async function parent(request: AuthedRequest, env: Env, kind: RecordKind): Promise<ImportRecord> {
-  return refresh(env, await ownRecord(request, env, kind));
+  return current(env, await ownRecord(request, env, kind));
 }
 
 /** The caller's delivery `:deliveryId` of its record. @throws ApiError 404. */

@@ -12,7 +12,7 @@ import { accountOf, type AuthedRequest } from "../http/router";
 import { boundsSqkm } from "./area";
 import { checkTarget, ensureCollection } from "./collections";
 import { checkSunset, providerHeaders } from "./deprecation";
-import { refresh, startDeliveries } from "./deliveries";
+import { current, startImport } from "./plugin";
 import { body, contextOf } from "./http";
 import { FINISHED, ORDER_STATUSES, recordJson, SUBSCRIPTION_STATUSES, UNDELETABLE, type ImportRecord, type RecordKind } from "./model";
 import { providerOf } from "./providers";
@@ -78,7 +78,7 @@ async function list(request: AuthedRequest, env: Env, kind: RecordKind): Promise
   const q = listQuery(url, kind);
   const page = parsePageRequest(url, MAX_RECORDS, 2);
   const paged = pagedList(url, page, await listRecords(env, accountOf(request), kind, q, page), (r) => [r.created, r.id]);
-  const now = await Promise.all(paged.data.map((r) => refresh(env, r)));
+  const now = await Promise.all(paged.data.map((r) => current(env, r)));
   return json({ data: now.map(recordJson), links: paged.links });
 }
 
@@ -87,7 +87,7 @@ async function list(request: AuthedRequest, env: Env, kind: RecordKind): Promise
  * -> hidden (deleted=true lists it); orders PARTIAL/RUNNING and subscriptions RUNNING -> 409.
  */
 async function remove(request: AuthedRequest, env: Env, kind: RecordKind): Promise<Response> {
-  const r = await refresh(env, await ownRecord(request, env, kind));
+  const r = await current(env, await ownRecord(request, env, kind));
   if (UNDELETABLE[kind].includes(r.status)) throw new ApiError(409, `The ${kind} ${r.id} is ${r.status} and cannot be deleted${kind === "subscription" ? "; cancel it first" : " until it ends"}.`);
   const done = r.status === "CREATED" ? await dropCreated(env, r.id) : await hideFinished(env, r.id, FINISHED[kind]);
   if (!done) throw new ApiError(409, `The ${kind} ${r.id} changed state meanwhile; query it and try again.`);
@@ -96,9 +96,10 @@ async function remove(request: AuthedRequest, env: Env, kind: RecordKind): Promi
 
 /**
  * POST .../confirm: CREATED -> RUNNING, charged to the quota once, the target collection made when none was given
- * (its id in the answer's collectionId), deliveries started. 409 unless CREATED; 403 for insufficient quota.
+ * (its id in the answer's collectionId), its engine task started (./plugin.ts). 409 unless CREATED; 403 for
+ * insufficient quota.
  */
-async function confirm(request: AuthedRequest, env: Env, ctx: ExecutionContext, kind: RecordKind): Promise<Response> {
+async function confirm(request: AuthedRequest, env: Env, kind: RecordKind): Promise<Response> {
   const r = await ownRecord(request, env, kind);
   if (r.status !== "CREATED") throw notCreated(r, "confirmed", r.status);
   const p = providerOf(r.provider);
@@ -106,7 +107,7 @@ async function confirm(request: AuthedRequest, env: Env, ctx: ExecutionContext, 
   await confirmCharge(env, r, crypto.randomUUID());
   const running = (await getRecord(env, r.account, kind, r.id))!;
   await ensureCollection(env, running as ImportRecord & { collectionId: string }, p.bands(running.input as never));
-  await startDeliveries(env, ctx, running);
+  await startImport(env, running);
   return answer(running);
 }
 
@@ -122,8 +123,8 @@ async function cancel(request: AuthedRequest, env: Env): Promise<Response> {
 export const recordHandlers = (kind: RecordKind) => ({
   create: (request: AuthedRequest, env: Env) => create(request, env, kind),
   list: (request: AuthedRequest, env: Env) => list(request, env, kind),
-  get: async (request: AuthedRequest, env: Env) => answer(await refresh(env, await ownRecord(request, env, kind))),
+  get: async (request: AuthedRequest, env: Env) => answer(await current(env, await ownRecord(request, env, kind))),
   remove: (request: AuthedRequest, env: Env) => remove(request, env, kind),
-  confirm: (request: AuthedRequest, env: Env, ctx: ExecutionContext) => confirm(request, env, ctx, kind),
+  confirm: (request: AuthedRequest, env: Env) => confirm(request, env, kind),
   cancel,
 });

@@ -9,7 +9,8 @@
  * planned) to ANALYSING and sends the plan unit; the plan's units are stored and the task is ANALYSIS_DONE, then
  * PROCESSING when START was asked (START on CREATED analyses first, START while ANALYSING processes after it); each
  * PENDING unit is leased and sent; STOP stops any running phase (its queued units are acked without work, START
- * sends the unfinished ones again). A plug-in without user actions (async) is STARTed at creation.
+ * sends the unfinished ones again). A plug-in without user actions (async) is STARTed at creation. Units found while
+ * PROCESSING (a subscription's new products) join with addUnits.
  * Exactly once: a unit is counted by applyMessage(`unit:<id>`) — done or failed, whichever comes first — and its
  * processing units charged with that count only; after the last one the assembly unit runs (when the plug-in has
  * one), then the task ends DONE, PARTIAL (some failed, when the machine has it) or FAILED (all failed, or the first
@@ -144,17 +145,38 @@ export abstract class TaskEngine extends TaskDurableObject<string> {
   async planned(units: PlannedUnit[], estimatePU: number | null): Promise<boolean> {
     const r = this.record();
     if (!r || this.snapshot().state !== "ANALYSING") return false;
-    const rows = await Promise.all(units.map(async (u) => [u.id, await storeValue(this.env, valueKey(r.id, `unit-${u.id}`), u.data)] as const));
+    const rows = await this.storedUnits(r.id, units);
     this.atomically(() => {
       this.leases.complete(leaseId(PLAN_UNIT), "DONE");
       this.sql.exec("DELETE FROM engine_units");
-      rows.forEach(([id, data], i) => this.sql.exec("INSERT INTO engine_units (id, idx, data) VALUES (?, ?, ?)", id, i, data));
+      this.insertUnits(rows, 0);
       this.save({ ...r, units: units.length, estimatePU });
       this.go("ANALYSIS_DONE");
       if (r.userAction === "START") this.process();
     });
     await this.afterChange();
     return true;
+  }
+
+  /**
+   * Adds units to a PROCESSING task after its plan (work found while it runs: a subscription's new products); ids it
+   * has already are skipped; the rest are leased and sent. False when the task is not PROCESSING.
+   */
+  async addUnits(units: PlannedUnit[]): Promise<boolean> {
+    const r = this.record();
+    if (!r || this.snapshot().state !== "PROCESSING") return false;
+    const rows = await this.storedUnits(r.id, units.filter((u) => !this.unitRow(u.id)));
+    const added = this.atomically(() => {
+      const now = this.record()!;
+      if (this.snapshot().state !== "PROCESSING") return false;
+      const fresh = rows.filter(([id]) => !this.unitRow(id));
+      this.insertUnits(fresh, now.units ?? 0);
+      this.save({ ...now, units: (now.units ?? 0) + fresh.length });
+      if (fresh.length) this.leaseUnits(fresh.map(([id]) => id), this.plugin.queue);
+      return true;
+    });
+    if (added) await this.afterChange();
+    return added;
   }
 
   /** Keeps `value` for unit `id` unless one was kept before; returns the one kept. */
@@ -259,6 +281,16 @@ export abstract class TaskEngine extends TaskDurableObject<string> {
     const { version: _v, ...fields } = this.record() ?? r;
     const c = s.counters;
     return { ...fields, request, state: s.state, lastUpdated: s.updated || r.created, done: c.done ?? 0, failed: c.failed ?? 0, pu: Math.round((c.pu ?? 0) * 1e6) / 1e6 };
+  }
+
+  /** Units' data stored (in R2 when large): [id, stored data] pairs for {@link insertUnits}. */
+  private storedUnits(task: string, units: PlannedUnit[]): Promise<(readonly [string, string])[]> {
+    return Promise.all(units.map(async (u) => [u.id, await storeValue(this.env, valueKey(task, `unit-${u.id}`), u.data)] as const));
+  }
+
+  /** Inserts stored units PENDING, numbered from `first` (inside a transaction). */
+  private insertUnits(rows: readonly (readonly [string, string])[], first: number): void {
+    rows.forEach(([id, data], i) => this.sql.exec("INSERT INTO engine_units (id, idx, data) VALUES (?, ?, ?)", id, first + i, data));
   }
 
   private unitRow(id: string) {

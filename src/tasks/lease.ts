@@ -7,6 +7,7 @@
  *   while another owner's lease runs is refused ("busy": the message is acked without work), as is a claim of a
  *   finished unit ("finished"), so duplicate deliveries never run the same unit twice at once.
  * - renew: the consumer's heartbeat extends its lease while it works (./runner.ts, every third of the lease).
+ * - snooze: the work asks to run again later (./runner.ts RunLater): queued until then, its attempts restored.
  * - complete: DONE or FAILED, once: a late or duplicate completion changes nothing (`false`).
  * - sweep (the object's alarm, ./leased.ts): every PENDING unit whose lease expired lost its owner (the Worker
  *   died, the message was lost, the work stalled) and is re-sent, its owner dropped (a stalled owner's next renew
@@ -138,6 +139,14 @@ export class Leases {
   /** A failed attempt of `owner` that the queue retries in `retryMs`: the unit is queued again (no owner) until then plus a lease. */
   release(id: string, owner: string, now: number, retryMs: number): void {
     this.sql.exec("UPDATE task_units SET owner = NULL, sends = 1, lease_until = ? WHERE id = ? AND owner = ? AND status = 'PENDING'", now + retryMs + this.policy.leaseMs, id, owner);
+  }
+
+  /**
+   * `owner` asks for unit `id` to run again at `until` (./runner.ts RunLater: e.g. a provider still preparing it):
+   * the unit is queued again without an owner and with its attempts restored, and the sweep re-sends it then.
+   */
+  snooze(id: string, owner: string, until: number): void {
+    this.sql.exec("UPDATE task_units SET owner = NULL, attempts = 0, sends = 0, lease_until = ? WHERE id = ? AND owner = ? AND status = 'PENDING'", until, id, owner);
   }
 
   /** Ends a PENDING unit DONE or FAILED (with `cause`); false when it had ended before (nothing changes). */

@@ -54,6 +54,12 @@ export abstract class LeasedObject extends DurableObject<Env> {
     await this.arm();
   }
 
+  /** `owner`'s work asked unit `id` to run again in `ms` (./runner.ts RunLater): re-sent then, its attempts restored. */
+  async snoozeUnit(id: string, owner: string, ms: number): Promise<void> {
+    this.leases.snooze(id, owner, Date.now() + ms);
+    await this.arm();
+  }
+
   /** Ends unit `id` DONE or FAILED once; false when it had ended before. */
   completeUnit(id: string, status: "DONE" | "FAILED", cause?: string): boolean {
     return this.leases.complete(id, status, cause ?? null);

@@ -10,7 +10,9 @@
  *   task with its message; other errors are retried.
  * - `run`: one unit's work, returning its processing units, or `error` for a unit that failed for good (counted
  *   failed). A client error thrown counts the unit failed with its message; other errors are retried (the unit fails
- *   with "(after N attempts)" after the lease's last attempt, or with the dead-letter cause).
+ *   with "(after N attempts)" after the lease's last attempt, or with the dead-letter cause). Throwing RunLater
+ *   (./runner.ts) snoozes the unit: it runs again after the delay, uncounted and without using an attempt (a
+ *   provider still preparing an order); the plug-in's `timeoutMs` bounds a unit that never gets ready.
  * - `assemble` (optional): runs once after the last unit, as a unit of its own, before the task is DONE (an async
  *   request's file assembled from its strips).
  * - `view`: the task as the area's API answers it (Worker side; `task.request` has no S3 keys).

@@ -13,7 +13,7 @@
  */
 import type { Env } from "../env";
 import { DEAD_CAUSE } from "./lease";
-import { LeaseLostError, runLeased, type UnitRef } from "./runner";
+import { LeaseLostError, RunLater, runLeased, type UnitRef } from "./runner";
 
 /** A task message: `kind` picks the handler; the rest is the handler's (JSON-serialisable). */
 export interface TaskMessage {
@@ -108,6 +108,7 @@ export class QueueRouter {
       message.ack();
     } catch (e) {
       if (e instanceof LeaseLostError) return message.ack(); // the unit was re-sent: its new delivery does the work
+      if (e instanceof RunLater) return message.ack(); // snoozed: its object re-sends it when due
       console.error(`queue: ${kind} message ${message.id} failed (attempt ${message.attempts}):`, String(e).slice(0, 500));
       message.retry({ delaySeconds: delay });
     }

@@ -19,10 +19,13 @@ const PRODUCERS = { light: "TASK_QUEUE", heavy: "HEAVY_QUEUE", ingest: "INGEST_Q
 /** The queue producers. */
 export type Producers = Pick<Env, (typeof PRODUCERS)[QueueName]>;
 
-/** Sends task messages, each on the queue its `queue` member names (light when none), in batches of 100. */
-export async function sendMessages(env: Producers, messages: readonly TaskMessage[]): Promise<void> {
+/**
+ * Sends task messages, each on the queue its `queue` member names (light when none), in batches of 100; delivered
+ * after `delaySeconds` when given (Queues allow up to 43 200 s).
+ */
+export async function sendMessages(env: Producers, messages: readonly TaskMessage[], delaySeconds?: number): Promise<void> {
   for (const [queue, binding] of Object.entries(PRODUCERS)) {
-    const on = messages.filter((m) => (m.queue ?? "light") === queue).map((body) => ({ body }));
+    const on = messages.filter((m) => (m.queue ?? "light") === queue).map((body) => ({ body, ...(delaySeconds ? { delaySeconds } : {}) }));
     for (let i = 0; i < on.length; i += SEND_BATCH) await env[binding].sendBatch(on.slice(i, i + SEND_BATCH));
   }
 }
@@ -35,6 +38,7 @@ export interface LeaseStub {
   claimUnit(id: string, owner: string): Promise<Claim>;
   renewUnit(id: string, owner: string): Promise<boolean>;
   releaseUnit(id: string, owner: string, retryMs: number): Promise<void>;
+  snoozeUnit(id: string, owner: string, ms: number): Promise<void>;
   completeUnit(id: string, status: "DONE" | "FAILED", cause?: string): Promise<boolean>;
 }
 
@@ -53,9 +57,21 @@ export class LeaseLostError extends Error {
 }
 
 /**
+ * Thrown by a unit's work that cannot go on yet and should run again in `delayMs` (a provider still preparing an
+ * order): not a failure, so it consumes none of the unit's attempts; the unit's object re-sends it then (its alarm).
+ * The message is acked.
+ */
+export class RunLater extends Error {
+  override readonly name = "RunLater";
+  constructor(message: string, readonly delayMs: number) {
+    super(message);
+  }
+}
+
+/**
  * Claims `ref` for `owner` and runs `work` under a heartbeat that renews the lease every third of it; completes the
- * unit DONE when the work resolves. When the work throws, the unit is released for a retry in `retryMs` and the
- * error is rethrown (a LeaseLostError instead when the lease was lost meanwhile: nothing to retry). `work` gets a signal aborted with a LeaseLostError when a
+ * unit DONE when the work resolves. When the work throws RunLater, the unit is snoozed for its delay; other errors
+ * release it for a retry in `retryMs`; the error is rethrown (a LeaseLostError instead when the lease was lost meanwhile: nothing to retry). `work` gets a signal aborted with a LeaseLostError when a
  * renewal finds the lease gone: the unit is someone else's now, the work should stop writing.
  */
 export async function runLeased<T>(ref: UnitRef, owner: string, work: (signal: AbortSignal) => Promise<T>, retryMs = 0): Promise<LeasedRun<T>> {
@@ -74,7 +90,8 @@ export async function runLeased<T>(ref: UnitRef, owner: string, work: (signal: A
     return { ran: true, value };
   } catch (e) {
     if (lost.signal.aborted) throw lost.signal.reason;
-    await ref.stub.releaseUnit(ref.unit, owner, retryMs).catch(() => {});
+    if (e instanceof RunLater) await ref.stub.snoozeUnit(ref.unit, owner, e.delayMs);
+    else await ref.stub.releaseUnit(ref.unit, owner, retryMs).catch(() => {});
     throw e;
   } finally {
     clearInterval(heartbeat);

@@ -7,7 +7,7 @@ import type { TaskPlugin } from "./plugin";
 type Rpc<T> = { [K in keyof T]: T[K] extends (...a: infer A) => infer R ? (...a: A) => Promise<Awaited<R>> : never };
 
 /** The engine's public methods (the base's included: snapshot, transition, leased units). */
-export type TaskStub = Rpc<Pick<TaskEngine, "create" | "task" | "act" | "describe" | "work" | "planned" | "memo" | "finishUnit" | "attemptFailed" | "assembled" | "fail" | "unitList" | "snapshot" | "transition" | "putUnits" | "claimUnit" | "renewUnit" | "releaseUnit" | "completeUnit" | "unit" | "scheduleTimeout">> &
+export type TaskStub = Rpc<Pick<TaskEngine, "create" | "task" | "act" | "describe" | "work" | "planned" | "addUnits" | "memo" | "finishUnit" | "attemptFailed" | "assembled" | "fail" | "unitList" | "snapshot" | "transition" | "putUnits" | "claimUnit" | "renewUnit" | "releaseUnit" | "snoozeUnit" | "completeUnit" | "unit" | "scheduleTimeout">> &
   DurableObjectStub;
 
 /** The engine object of task `id` of plug-in `plugin` (one object per task, named by its id). */

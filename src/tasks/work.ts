@@ -12,6 +12,7 @@ import { asLocation } from "../locations/hosting";
 import { ASSEMBLE_UNIT, PLAN_UNIT, leaseId } from "./messages";
 import type { TaskPlugin, UnitResult } from "./plugin";
 import type { KindHandler, KindOptions, TaskMessage } from "./queue";
+import { RunLater } from "./runner";
 import { taskStub } from "./stub";
 
 /** The ApiError of a failure the client caused (retrying cannot help), else undefined. */
@@ -54,6 +55,7 @@ export function engineKind(plugins: readonly TaskPlugin[]): [KindHandler, KindOp
         }));
       }
     } catch (e) {
+      if (e instanceof RunLater) throw e; // not a failure: the unit runs again later (./runner.ts)
       const client = clientError(e);
       if (client && unit !== ASSEMBLE_UNIT) return stub.fail(`${unit === PLAN_UNIT ? "Analysis failed: " : ""}${client.message}`, { status: client.status, code: client.code });
       if (unit === PLAN_UNIT || unit === ASSEMBLE_UNIT || signal?.aborted || !(await stub.attemptFailed(unit, e instanceof Error ? e.message : String(e)))) throw e;

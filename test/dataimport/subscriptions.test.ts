@@ -8,7 +8,9 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tokenOf } from "../helpers/byoc";
 import { upsertItem } from "../../src/storage/items";
-import { di, endedDeliveries, ok, refusedWith, sampleInput, seedWestFlanders, westFlandersItems, type DeliveryJson, type RecordJson } from "./helpers";
+import { importStub, POLL_UNIT } from "../../src/dataimport/plugin";
+import type { Env } from "../../src/env";
+import { di, endedDeliveries, ok, refusedWith, sampleInput, seedWestFlanders, until, westFlandersItems, type DeliveryJson, type RecordJson } from "./helpers";
 
 beforeAll(async () => {
   await seedWestFlanders();
@@ -69,6 +71,23 @@ describe("subscription lifecycle", () => {
 
     // the quota was charged the subscription's sqkm, once
     expect((await ok<{ quotaUsed: number }>(await di("/accountquotas/SAMPLE_SENTINEL_2", me))).quotaUsed).toBeCloseTo(s.sqkm, 9);
+  });
+
+  it("one whose timeRange.to has passed: its engine task delivers what matches, its poll unit ends, it is COMPLETED", async () => {
+    const me = await tokenOf(crypto.randomUUID());
+    const s = await ok<RecordJson>(await di("/subscriptions", me, "POST", { name: "past", input: sampleInput("2017-08-01T00:00:00Z", "2017-09-30T23:59:59Z") }));
+    await ok(await di(`/subscriptions/${s.id}/confirm`, me, "POST"));
+    const matching = (await westFlandersItems()).filter((i) => i.properties.datetime >= "2017-08" && i.properties.datetime < "2017-10");
+    expect(matching.length).toBeGreaterThan(0);
+    const ended = await endedDeliveries(`/subscriptions/${s.id}`, me, matching.length);
+    expect(ended.map((d) => d.itemId).sort()).toEqual(matching.map((i) => i.id).sort());
+    expect(ended.every((d) => d.status === "DONE")).toBe(true);
+    await until("COMPLETED", async () => (await ok<RecordJson>(await di(`/subscriptions/${s.id}`, me))).status === "COMPLETED");
+    // the engine's view: a poll unit and one unit per delivery, each counted DONE; the task ended DONE
+    const units = await importStub(env as unknown as Env, s.id).unitList();
+    expect(units.map((u) => u.id).sort()).toEqual([...ended.map((d) => d.id), POLL_UNIT].sort());
+    expect(units.every((u) => u.status === "DONE")).toBe(true);
+    expect((await importStub(env as unknown as Env, s.id).snapshot()).state).toBe("DONE");
   });
 
   it("a CREATED subscription is deleted for good; a subscription needs timeRange.from", async () => {

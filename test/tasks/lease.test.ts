@@ -113,6 +113,25 @@ describe("leased units: the watchdog re-sends what was lost, and each unit compl
     expect(u.leaseUntil).toBeGreaterThanOrEqual(before + LEASE_POLICY.leaseMs);
   });
 
+  it("a unit that asks to run later (RunLater) is acked, queued until then and uses none of its attempts", async () => {
+    const { units, task, message } = setup({ laterMs: 600_000 });
+    await units.putUnits([{ id: "u", message }]);
+    // more snoozes than maxAttempts: a failing unit would be dead-lettered by now
+    for (let i = 1; i <= LEASE_POLICY.maxAttempts + 1; i++) {
+      const before = Date.now();
+      expect(await deliver(`s${i}`, message)).toEqual({ acked: [`s${i}`], retried: [] });
+      const u = (await units.unit("u"))!;
+      expect(u).toMatchObject({ status: "PENDING", attempts: 0, owner: null, live: true });
+      expect(u.leaseUntil).toBeGreaterThanOrEqual(before + 600_000);
+      expect(u.leaseUntil).toBeLessThanOrEqual(Date.now() + 600_000);
+    }
+    expect(await counters(task)).toEqual({});
+    // when it is due the alarm re-sends it; the unit is run (and snoozes again), never dead-lettered
+    expect(await runDurableObjectAlarm(units)).toBe(true);
+    await vi.waitFor(async () => expect((await units.unit("u"))!.leaseUntil).toBeGreaterThan(Date.now() + 300_000), { timeout: 15_000, interval: 100 });
+    expect(await units.unit("u")).toMatchObject({ status: "PENDING", attempts: 0 });
+  });
+
   it("a message whose object has no such unit (sent before units existed) runs without a lease", async () => {
     const { task, message } = setup();
     expect(await deliver("old", message)).toEqual({ acked: ["old"], retried: [] });
