@@ -33,21 +33,27 @@ export interface DeliveryUnit {
 const prefixOf = (c: ByocCollection, d: Delivery): string => `${c.id}/${d.id}/`;
 
 /**
- * Milliseconds between two looks at a delivery its provider is still preparing. Planet prepares an order in minutes
- * ("queued", "running", then "success"); a look is one GET of the order, so 5 s keeps the wait after it is ready short.
+ * Milliseconds between two looks at a delivery its provider is still preparing: a tenth of the time it has waited,
+ * from 5 s to 10 min. Planet prepares an order in minutes ("queued", "running", then "success"); a look is one GET of
+ * the order, so the first looks keep the wait after it is ready short and a slow product costs few GETs (about 60 a
+ * day at the ceiling).
  */
-const PENDING_RETRY_MS = 5_000;
+export const pendingRetryMs = (waitedMs: number): number => Math.min(600_000, Math.max(5_000, Math.round(waitedMs / 10)));
+
+/** How long a provider may prepare a product before its delivery is DELIVERY_FAILED (48 hours). */
+export const PENDING_MAX_MS = 48 * 3600_000;
 
 /** The provider is still preparing a delivery: the unit snoozes (RunLater, no attempt used), the reference kept. */
 export class DeliveryPending extends RunLater {
-  constructor(message: string) {
-    super(message, PENDING_RETRY_MS);
+  constructor(message: string, waitedMs: number) {
+    super(message, pendingRetryMs(waitedMs));
   }
 }
 
 /**
  * WAITING -> DELIVERED: the product's files fetched and written; or DELIVERY_FAILED / NON_INGESTIBLE.
- * @throws DeliveryPending while the provider prepares the product (its reference saved first).
+ * @throws DeliveryPending while the provider prepares the product (its reference saved first); after PENDING_MAX_MS
+ *   of preparing, the delivery is DELIVERY_FAILED instead.
  */
 async function fetchFiles(env: Env, r: ImportRecord, c: ByocCollection, d: Delivery): Promise<void> {
   const p = providerOf(r.provider);
@@ -60,8 +66,13 @@ async function fetchFiles(env: Env, r: ImportRecord, c: ByocCollection, d: Deliv
     return;
   }
   if ("pending" in got) {
+    const waited = Date.now() - Date.parse(d.created);
+    if (waited > PENDING_MAX_MS) {
+      await moveDelivery(env, d.id, ["WAITING"], "DELIVERY_FAILED", { error_message: `${r.provider} did not deliver item ${d.itemId} within ${PENDING_MAX_MS / 3600_000} hours.` });
+      return;
+    }
     await moveDelivery(env, d.id, ["WAITING"], "WAITING", { provider_ref: got.pending });
-    throw new DeliveryPending(`Delivery ${d.id}: ${r.provider} is preparing item ${d.itemId}.`);
+    throw new DeliveryPending(`Delivery ${d.id}: ${r.provider} is preparing item ${d.itemId}.`, waited);
   }
   const { files, sensingTime } = got;
   const store = await collectionBucket(env, c);

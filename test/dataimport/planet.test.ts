@@ -13,6 +13,7 @@ import { tokenOf } from "../helpers/byoc";
 import { process, readTiff } from "../helpers/process";
 import { wfB04, wfRequest } from "../tenancy/helpers";
 import { PLANET_ITEMS, PLANET_TEST_KEY } from "./planet-data.mjs";
+import { PENDING_MAX_MS, pendingRetryMs } from "../../src/dataimport/deliver";
 import { DI, di, endedDeliveries, ok, refusedWith, seedWestFlanders, until, WF_BBOX, type RecordJson } from "./helpers";
 
 const SUNSET = "Wed, 11 Nov 2026 00:00:00 GMT";
@@ -130,5 +131,19 @@ describe("the Planet adapter (operator keeps it after the sunset)", () => {
     expect(d).toMatchObject({ status: "DELIVERY_FAILED" });
     expect(d!.errorMessage).toContain("Item could not be delivered");
     expect((await ok<RecordJson>(await di(`/orders/${quote.id}`, me))).status).toBe("FAILED");
+  }, 60_000);
+
+  it("a product Planet prepares for more than 48 hours ends DELIVERY_FAILED; the looks between slow down to 10 min", async () => {
+    expect([0, 60_000, 3600_000, PENDING_MAX_MS].map(pendingRetryMs)).toEqual([5_000, 6_000, 360_000, 600_000]);
+    const me = await tokenOf(crypto.randomUUID());
+    const quote = await ok<RecordJson>(await served("/orders", "POST", { input: planetInput(PLANET_TEST_KEY, { harmonizeTo: "NONE", itemIds: [PLANET_ITEMS[0]!.id] }) }, me));
+    await ok(await served(`/orders/${quote.id}/confirm`, "POST", undefined, me));
+    // the delivery as if made 49 hours ago: its next look at Planet's still running order gives up
+    const longAgo = new Date(Date.now() - PENDING_MAX_MS - 3600_000).toISOString();
+    await env.DB.prepare("UPDATE import_deliveries SET created = ? WHERE parent = ?").bind(longAgo, quote.id).run();
+    const [d] = await endedDeliveries(`/orders/${quote.id}`, me, 1);
+    expect(d).toMatchObject({ status: "DELIVERY_FAILED" });
+    expect(d!.errorMessage).toBe(`PLANET did not deliver item ${PLANET_ITEMS[0]!.id} within 48 hours.`);
+    await until("order FAILED", async () => (await ok<RecordJson>(await di(`/orders/${quote.id}`, me))).status === "FAILED");
   }, 60_000);
 });
