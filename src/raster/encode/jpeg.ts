@@ -20,6 +20,7 @@ import mozjpegEnc from "@jsquash/jpeg/codec/enc/mozjpeg_enc.js";
 import { defaultOptions } from "@jsquash/jpeg/meta";
 import { initEmscriptenModule } from "@jsquash/jpeg/utils";
 import { invalidArgument, unsupported } from "../errors";
+import { joinStrips, MAX_RESTART_INTERVAL } from "./jpegstrips";
 import { checkInput, type EncodeInput } from "./types";
 
 /** Bytes per pixel a JPEG encode holds beside the values: the image as RGBA in JS (toRgba) and in MozJPEG's memory. */
@@ -55,29 +56,52 @@ function checkJpeg(input: EncodeInput, quality: number): void {
   checkInput(input);
 }
 
-/** RGBA pixels for the encoder: grey replicated to R, G, B for 1-2 bands; alpha opaque (JPEG ignores it). */
-function toRgba(input: EncodeInput): Uint8ClampedArray {
-  const { width, height, bands } = input;
+/**
+ * Rows `y0` to `y1` of the raster as RGBA pixels for the encoder, written into `out` (at least (y1 - y0) * width * 4
+ * bytes; the part used is returned): grey replicated to R, G, B for 1-2 bands; alpha opaque (JPEG ignores it).
+ */
+function toRgba(input: EncodeInput, y0: number, y1: number, out: Uint8ClampedArray): Uint8ClampedArray {
+  const { width, bands } = input;
   const data = input.data as Uint8Array;
   const grey = bands < 3;
-  const out = new Uint8ClampedArray(width * height * 4);
-  for (let p = 0, s = 0, o = 0; p < width * height; p++, s += bands, o += 4) {
-    out[o] = data[s];
-    out[o + 1] = grey ? data[s] : data[s + 1];
-    out[o + 2] = grey ? data[s] : data[s + 2];
+  const n = (y1 - y0) * width;
+  for (let p = 0, s = y0 * width * bands, o = 0; p < n; p++, s += bands, o += 4) {
+    out[o] = data[s]!;
+    out[o + 1] = grey ? data[s]! : data[s + 1]!;
+    out[o + 2] = grey ? data[s]! : data[s + 2]!;
     out[o + 3] = 255;
   }
-  return out;
+  return out.subarray(0, n * 4);
 }
 
 /**
- * Encodes a UINT8 raster of 1-4 bands as JPEG at `quality` (0-100, default 90).
+ * Encodes a UINT8 raster of 1-4 bands as JPEG at `quality` (0-100, default 90): in one call up to
+ * OPTIMIZE_MAX_PIXELS, else in strips of
+ * about STRIP_TARGET_PIXELS joined into one file (./jpegstrips.ts).
  * @throws EngineError unsupported for another sampleType or more than 4 bands, invalid-argument for a quality outside 0-100.
  */
 export async function encodeJpeg(input: EncodeInput, quality: number = DEFAULT_JPEG_QUALITY): Promise<Uint8Array> {
   checkJpeg(input, quality);
-  const large = input.width * input.height > OPTIMIZE_MAX_PIXELS;
+  const { width, height } = input;
+  const large = width * height > OPTIMIZE_MAX_PIXELS;
   const options = { ...defaultOptions, quality, baseline: true, progressive: false, optimize_coding: !large, color_space: input.bands < 3 ? GRAYSCALE : YCBCR };
   const module = await initEmscriptenModule(mozjpegEnc, jpegEncWasm);
-  return new Uint8Array(module.encode(toRgba(input), input.width, input.height, options).buffer);
+  if (!large) return new Uint8Array(module.encode(toRgba(input, 0, height, new Uint8ClampedArray(width * height * 4)), width, height, options).buffer);
+  const rows = stripRows(width);
+  const rgba = new Uint8ClampedArray(width * rows * 4);
+  return joinStrips(height, rows, (y0, y1) => module.encode(toRgba(input, y0, y1, rgba), width, y1 - y0, options));
+}
+
+/** Pixels of RGBA per strip of a large image (4 bytes each: 2 MiB in JS and as much in MozJPEG's memory). */
+const STRIP_TARGET_PIXELS = 1 << 19;
+
+/**
+ * Rows per strip of an image `width` pixels wide: a multiple of 16, the tallest MCU (4:2:0 YCbCr), so that every
+ * strip but the last holds whole MCU rows; about STRIP_TARGET_PIXELS, and few enough MCUs for a restart interval
+ * (8 x 8 MCUs of a grey image, ./jpegstrips.ts).
+ */
+function stripRows(width: number): number {
+  const target = Math.max(1, Math.floor(STRIP_TARGET_PIXELS / width / 16));
+  const limit = Math.max(1, Math.floor(MAX_RESTART_INTERVAL / 2 / Math.ceil(width / 8)));
+  return 16 * Math.min(target, limit);
 }
