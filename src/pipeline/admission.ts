@@ -10,7 +10,7 @@
  * request's release would resolve: workerd refuses I/O from a continuation resumed by another request.
  */
 import { bytesPerSample } from "../raster/encode/types";
-import { JPEG_ENCODE_BYTES_PER_PIXEL } from "../raster/encode";
+import { jpegEncodeBytes } from "../raster/encode";
 import { storedSampleType, type EvalSetup } from "../raster/evalscript";
 import { REQUEST_BYTES } from "../raster/memory";
 import type { Plan } from "./plan";
@@ -61,13 +61,13 @@ export type OutputUse = "encode" | "reduce";
  * of each source (one sample each: the several dates of an ORBIT or TILE request count once here, bounded only by
  * MAX_SAMPLE_VALUES of ./mosaic.ts), and per {@link OutputUse} each output's bands (setup()'s band counts): in
  * their stored sample type, twice (`encode`), or as Float32 values plus 9 bytes, once (`reduce`). `formats`: the
- * MIME types the outputs are encoded as; with image/jpeg, its encoder's JPEG_ENCODE_BYTES_PER_PIXEL more.
+ * MIME types the outputs are encoded as; with image/jpeg, its encoder's jpegEncodeBytes more.
  */
 export function planBytes(plan: Pick<Plan, "grid" | "sources">, setup: Pick<EvalSetup, "outputs">, use: OutputUse = "encode", formats: readonly string[] = []): number {
   const input = plan.sources.reduce((n, s) => n + 4 * s.fileBands.length + 1, 0);
   const pixels = plan.grid.width * plan.grid.height;
   if (use === "reduce") return requestBytes(pixels, input, setup.outputs.reduce((n, o) => n + 4 * o.bands, 0) + 9, 1);
-  const jpeg = formats.includes("image/jpeg") ? pixels * JPEG_ENCODE_BYTES_PER_PIXEL : 0;
+  const jpeg = formats.includes("image/jpeg") ? jpegEncodeBytes(pixels) : 0;
   return jpeg + requestBytes(pixels, input, setup.outputs.reduce((n, o) => n + o.bands * bytesPerSample(storedSampleType(o.sampleType)), 0));
 }
 

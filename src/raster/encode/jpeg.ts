@@ -2,14 +2,18 @@
  * JPEG encoder through @jsquash/jpeg (MozJPEG in wasm, initialised with the statically imported encoder module).
  * Follows Sentinel Hub: UINT8 (or AUTO) only, `format.quality` 0-100 with default 90; 1 band -> greyscale JPEG,
  * 3 bands -> YCbCr (RGB) JPEG. JPEG has no alpha channel, so a 2nd band of 2 (grey + alpha) or the 4th of 4
- * (RGB + alpha, e.g. dataMask) is dropped. Sequential (not progressive) with optimised Huffman tables up to
- * OPTIMIZE_MAX_PIXELS.
+ * (RGB + alpha, e.g. dataMask) is dropped. Sequential (not progressive) with Huffman tables fitted to the image
+ * (optimize_coding): without them this MozJPEG build writes corrupt data at some qualities (a 2500-pixel-wide
+ * Sentinel-2 strip at quality 30, 50 and 60 gave libjpeg's "bad Huffman code"; its trellis pass fits tables anyway).
  *
+ * Images up to OPTIMIZE_MAX_PIXELS are encoded in one call. MozJPEG holds an image as RGBA twice (here and in its
+ * memory) plus all its coefficients (optimize_coding's second pass), which a 2500 x 2500 image cannot spare in an
+ * isolate of 128 MB (issue 27); larger images go in strips of about STRIP_TARGET_PIXELS, joined into one file
+ * with the standard tables (./jpegstrips.ts), so one strip at a time exists in both.
  * Each image gets a throwaway MozJPEG instance (instantiated from the compiled module, garbage after its call): a
- * kept one's WebAssembly memory (16.2 MiB to start) grows to its largest image and never shrinks, which the
- * isolate's 128 MB cannot spare beside its caches and a large request (src/raster/memory.ts, issue 27). Encoding
- * is synchronous, so one instance at most is in use per isolate. Its call holds the image as RGBA twice (here
- * and in its memory): JPEG_ENCODE_BYTES_PER_PIXEL, counted by the admission of src/pipeline/admission.ts.
+ * kept one's WebAssembly memory (16.2 MiB to start) grows to its largest image and never shrinks. Encoding is
+ * synchronous, so one instance at most is in use per isolate. What a call holds beside the values is
+ * {@link jpegEncodeBytes}, counted by the admission of src/pipeline/admission.ts.
  * `baseline: true` (libjpeg's force_baseline) clamps quantisation values to 8 bits: without it, MozJPEG's
  * tables at low qualities need 16-bit DQT entries (quality 0 gave an extended SOF1 frame, and quality 50 a
  * "quantization tables are too coarse for baseline" warning). ITU T.81 allows only 8-bit tables in baseline
@@ -20,11 +24,24 @@ import mozjpegEnc from "@jsquash/jpeg/codec/enc/mozjpeg_enc.js";
 import { defaultOptions } from "@jsquash/jpeg/meta";
 import { initEmscriptenModule } from "@jsquash/jpeg/utils";
 import { invalidArgument, unsupported } from "../errors";
-import { joinStrips, MAX_RESTART_INTERVAL } from "./jpegstrips";
+import { joinStrips } from "./jpegstrips";
 import { checkInput, type EncodeInput } from "./types";
 
-/** Bytes per pixel a JPEG encode holds beside the values: the image as RGBA in JS (toRgba) and in MozJPEG's memory. */
-export const JPEG_ENCODE_BYTES_PER_PIXEL = 8;
+/** Bytes per pixel a one-call JPEG encode holds beside the values: the image as RGBA in JS and in MozJPEG's memory. */
+const RGBA_TWICE = 8;
+
+/**
+ * Bytes a JPEG encode of `pixels` pixels holds beside the values (JS and WebAssembly memory): up to
+ * OPTIMIZE_MAX_PIXELS the image as RGBA twice (RGBA_TWICE per pixel); above, one strip of it twice (about 4 MiB),
+ * the encoder's initial memory (16.2 MiB) and the joined file's chunks (within the values' copy the admission
+ * counts for the file).
+ */
+export function jpegEncodeBytes(pixels: number): number {
+  return pixels <= OPTIMIZE_MAX_PIXELS ? pixels * RGBA_TWICE : STRIP_TARGET_PIXELS * RGBA_TWICE + ENCODER_MEMORY_BYTES;
+}
+
+/** MozJPEG's initial WebAssembly memory, rounded up (16.2 MiB; a strip fits in it). */
+const ENCODER_MEMORY_BYTES = 17 * 1024 * 1024;
 
 /** Sentinel Hub's default `output.responses[].format.quality` for image/jpeg. */
 export const DEFAULT_JPEG_QUALITY = 90;
@@ -33,11 +50,7 @@ export const DEFAULT_JPEG_QUALITY = 90;
 const GRAYSCALE = 1;
 const YCBCR = 3;
 
-/**
- * Images up to this many pixels get optimize_coding (Huffman tables fitted to the image, a few % smaller); it keeps
- * every coefficient of the image for a second pass (libjpeg's full-image buffer: 3 bytes per pixel), too much for
- * a 2500 x 2500 image in an isolate of 128 MB (issue 27).
- */
+/** Images up to this many pixels are encoded in one call, larger ones in strips (see the module's docs). */
 export const OPTIMIZE_MAX_PIXELS = 1 << 20;
 
 function checkJpeg(input: EncodeInput, quality: number): void {
@@ -84,7 +97,7 @@ export async function encodeJpeg(input: EncodeInput, quality: number = DEFAULT_J
   checkJpeg(input, quality);
   const { width, height } = input;
   const large = width * height > OPTIMIZE_MAX_PIXELS;
-  const options = { ...defaultOptions, quality, baseline: true, progressive: false, optimize_coding: !large, color_space: input.bands < 3 ? GRAYSCALE : YCBCR };
+  const options = { ...defaultOptions, quality, baseline: true, progressive: false, optimize_coding: true, color_space: input.bands < 3 ? GRAYSCALE : YCBCR };
   const module = await initEmscriptenModule(mozjpegEnc, jpegEncWasm);
   if (!large) return new Uint8Array(module.encode(toRgba(input, 0, height, new Uint8ClampedArray(width * height * 4)), width, height, options).buffer);
   const rows = stripRows(width);
@@ -97,11 +110,8 @@ const STRIP_TARGET_PIXELS = 1 << 19;
 
 /**
  * Rows per strip of an image `width` pixels wide: a multiple of 16, the tallest MCU (4:2:0 YCbCr), so that every
- * strip but the last holds whole MCU rows; about STRIP_TARGET_PIXELS, and few enough MCUs for a restart interval
- * (8 x 8 MCUs of a grey image, ./jpegstrips.ts).
+ * strip but the last holds whole MCU rows (./jpegstrips.ts); about STRIP_TARGET_PIXELS.
  */
 function stripRows(width: number): number {
-  const target = Math.max(1, Math.floor(STRIP_TARGET_PIXELS / width / 16));
-  const limit = Math.max(1, Math.floor(MAX_RESTART_INTERVAL / 2 / Math.ceil(width / 8)));
-  return 16 * Math.min(target, limit);
+  return 16 * Math.max(1, Math.floor(STRIP_TARGET_PIXELS / width / 16));
 }

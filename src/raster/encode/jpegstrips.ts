@@ -1,12 +1,12 @@
 /**
  * One baseline JPEG from strips encoded on their own (issue 27: a large image's RGBA never exists whole). Every
- * strip is a complete baseline JPEG of some rows (MozJPEG, ./jpeg.ts); its entropy-coded data starts with the DC
- * predictions at 0 and ends padded to a byte, exactly as a restart interval does (ITU T.81 E.1.4, F.1.2.3). But each
- * strip has its own Huffman tables (MozJPEG's trellis quantisation fits them to the strip even without
- * optimize_coding), so each strip's data is re-coded with the standard tables of T.81 Annex K.3 (they hold every
- * symbol of 8-bit baseline JPEG): the coefficients are copied bit for bit, only the codes of their symbols change.
- * The file is the first strip's headers with the full height in its frame header (SOF0), the Annex K tables (DHT)
- * and a restart interval of one strip (DRI), then the strips' data separated by RST0-RST7 markers, then EOI.
+ * strip is a complete baseline JPEG of whole MCU rows (MozJPEG, ./jpeg.ts, with the same options: the same
+ * quantisation tables and sampling), but with its own Huffman tables (fitted to the strip) and its DC predictions
+ * starting at 0 (ITU T.81 F.1.2.1). So each strip's entropy-coded data is decoded symbol by symbol and coded again
+ * with the standard tables of T.81 Annex K.3 (they hold every symbol of 8-bit baseline JPEG), each block's DC
+ * difference taken from the previous block of its component across strips: the AC coefficients' bits are copied
+ * as they are. The file is the first strip's headers with the full height in its frame header (SOF0) and the
+ * Annex K tables (DHT), then one scan: the same kind of file as one call would write, no restart markers.
  */
 
 /** DHT payloads of T.81 Annex K.3 (Tc/Th, the 16 code counts, the symbols): DC and AC luminance, DC and AC chrominance. */
@@ -16,9 +16,6 @@ const ANNEX_K_TABLES = [
   "0100030101010101010101010000000000000102030405060708090a0b",
   "1100020102040403040705040400010277000102031104052131061241510761711322328108144291a1b1c109233352f0156272d10a162434e125f11718191a262728292a35363738393a434445464748494a535455565758595a636465666768696a737475767778797a82838485868788898a92939495969798999aa2a3a4a5a6a7a8a9aab2b3b4b5b6b7b8b9bac2c3c4c5c6c7c8c9cad2d3d4d5d6d7d8d9dae2e3e4e5e6e7e8e9eaf2f3f4f5f6f7f8f9fa",
 ].map((hex) => Uint8Array.from(hex.match(/../g)!, (b) => parseInt(b, 16)));
-
-/** Most MCUs of a restart interval (DRI's 16-bit field, T.81 B.2.4.4). */
-export const MAX_RESTART_INTERVAL = 0xffff;
 
 /** A Huffman table for decoding (code of up to 16 bits, left-aligned -> length << 8 | symbol) and encoding (symbol -> code, length). */
 interface Huffman {
@@ -122,13 +119,11 @@ class BitWriter {
     }
     this.acc &= (1 << this.n) - 1;
   }
-  /** Pads to a byte with 1 bits (T.81 F.1.2.3), then writes `marker` (0xFFxx) unstuffed when given. */
-  align(marker?: number): void {
+  /** Pads to a byte with 1 bits (T.81 F.1.2.3), then writes the EOI marker. */
+  end(): void {
     if (this.n > 0) this.put(0x7f, 8 - this.n);
-    if (marker !== undefined) {
-      this.byte(0xff);
-      this.byte(marker);
-    }
+    this.byte(0xff);
+    this.byte(0xd9);
   }
   /** The bytes written, in one array. */
   bytes(): Uint8Array {
@@ -199,8 +194,17 @@ function mcuSize(components: ScanComponent[]): { w: number; h: number } {
 /** The table id a component's symbols are re-coded with: 0 (luminance) for the first, 1 (chrominance) for others. */
 const standardId = (c: number) => (c === 0 ? 0 : 1);
 
-/** Re-codes the entropy-coded data of `strip` with the Annex K tables into `out` (T.81 F.1.2.1-F.1.2.2). */
-function recode(strip: Parsed, out: BitWriter): void {
+/** The DC difference coded by `bits`, the `size` bits after its symbol (T.81 F.2.2.1, EXTEND). */
+const extend = (bits: number, size: number) => (size > 0 && bits < 1 << (size - 1) ? bits - (1 << size) + 1 : bits);
+
+/** Bits of a DC difference's magnitude: its symbol (T.81 Table F.1; 0-11 for 8-bit samples). */
+const magnitude = (diff: number) => (diff === 0 ? 0 : 32 - Math.clz32(Math.abs(diff)));
+
+/**
+ * Codes the entropy-coded data of `strip` again with the Annex K tables into `out` (T.81 F.1.2.1-F.1.2.2);
+ * `pred`: each scan component's last DC value (quantised) before this strip, updated.
+ */
+function recode(strip: Parsed, out: BitWriter, pred: number[]): void {
   const own = tables(strip.segments.filter((s) => s.marker === 0xc4).map((s) => s.payload));
   const plan = strip.components.map((c, i) => ({
     blocks: c.h * c.v,
@@ -210,30 +214,40 @@ function recode(strip: Parsed, out: BitWriter): void {
   if (plan.some((p) => !p.dcIn || !p.acIn)) throw new Error("JPEG strip: a scan table is not defined");
   const mcu = mcuSize(strip.components);
   const mcus = Math.ceil(strip.width / mcu.w) * Math.ceil(strip.height / mcu.h);
+  const local = plan.map(() => 0);
   const r = new BitReader(strip.data);
   for (let m = 0; m < mcus; m++) {
-    for (const p of plan) {
+    plan.forEach((p, c) => {
       for (let b = 0; b < p.blocks; b++) {
-        const dc = r.symbol(p.dcIn);
-        out.put(p.dcOut.code[dc]!, p.dcOut.length[dc]!);
-        out.put(r.bits(dc), dc);
-        for (let k = 1; k < 64; ) {
-          const rs = r.symbol(p.acIn);
-          out.put(p.acOut.code[rs]!, p.acOut.length[rs]!);
-          if (rs === 0) break; // EOB
-          out.put(r.bits(rs & 15), rs & 15);
-          k += (rs >> 4) + 1;
-        }
+        const size = r.symbol(p.dcIn);
+        const dc = local[c]! + extend(r.bits(size), size);
+        const diff = dc - pred[c]!;
+        local[c] = pred[c] = dc;
+        const k = magnitude(diff);
+        out.put(p.dcOut.code[k]!, p.dcOut.length[k]!);
+        out.put(diff < 0 ? diff - 1 : diff, k);
+        recodeAc(r, p.acIn, out, p.acOut);
       }
-    }
+    });
+  }
+}
+
+/** Codes a block's AC coefficients again: their symbols from `from` into `to`, their bits as they are. */
+function recodeAc(r: BitReader, from: Huffman, out: BitWriter, to: Huffman): void {
+  for (let k = 1; k < 64; ) {
+    const rs = r.symbol(from);
+    out.put(to.code[rs]!, to.length[rs]!);
+    if (rs === 0) return; // EOB
+    out.put(r.bits(rs & 15), rs & 15);
+    k += (rs >> 4) + 1;
   }
 }
 
 /** A marker segment's bytes. */
 const segment = (marker: number, payload: Uint8Array) => Uint8Array.of(0xff, marker, (payload.length + 2) >> 8, (payload.length + 2) & 0xff, ...payload);
 
-/** The headers of the file from the first strip: its segments less DHT, the full height, Annex K DHT, DRI, SOS. */
-function header(first: Parsed, height: number, restart: number): Uint8Array[] {
+/** The headers of the file from the first strip: its segments less DHT, the full height, Annex K DHT, SOS. */
+function header(first: Parsed, height: number): Uint8Array[] {
   const out = [Uint8Array.of(0xff, 0xd8)];
   for (const { marker, payload } of first.segments) {
     if (marker === 0xc4) continue;
@@ -243,7 +257,6 @@ function header(first: Parsed, height: number, restart: number): Uint8Array[] {
   }
   const used = first.components.length > 1 ? ANNEX_K_TABLES : ANNEX_K_TABLES.slice(0, 2);
   out.push(...used.map((t) => segment(0xc4, t)));
-  out.push(segment(0xdd, Uint8Array.of(restart >> 8, restart & 0xff)));
   const sos = first.sos.slice();
   first.components.forEach((_, i) => (sos[2 + 2 * i] = standardId(i) * 0x11));
   out.push(segment(0xda, sos));
@@ -254,23 +267,21 @@ function header(first: Parsed, height: number, restart: number): Uint8Array[] {
  * One JPEG of `height` rows from strips of `rows` rows (a multiple of every MCU height, 16) encoded on their own:
  * `encode(y0, y1)` returns a complete baseline JPEG of rows y0 to y1, each strip with the same quantisation tables
  * and sampling (the same encoder options). Holds one strip's file at a time beside the output.
- * @throws Error when a strip is not a baseline JPEG of one scan, or a strip has more MCUs than a restart interval
- * holds (MAX_RESTART_INTERVAL; a bug of the caller's `rows`, not bad input).
+ * @throws Error when a strip is not a baseline JPEG of one scan as expected (a bug, not bad input).
  */
 export function joinStrips(height: number, rows: number, encode: (y0: number, y1: number) => Uint8Array): Uint8Array {
   const out = new BitWriter();
   let head: Uint8Array[] = [];
-  for (let y0 = 0, i = 0; y0 < height; y0 += rows, i++) {
+  let pred: number[] = [];
+  for (let y0 = 0; y0 < height; y0 += rows) {
     const strip = parse(encode(y0, Math.min(height, y0 + rows)));
-    if (i === 0) {
-      const mcu = mcuSize(strip.components);
-      const restart = Math.ceil(strip.width / mcu.w) * (rows / mcu.h);
-      if (!Number.isInteger(restart) || restart > MAX_RESTART_INTERVAL) throw new Error(`JPEG strips of ${rows} rows do not fit restart intervals (${restart} MCUs)`);
-      head = header(strip, height, restart);
-    } else out.align(0xd0 + ((i - 1) % 8));
-    recode(strip, out);
+    if (y0 === 0) {
+      head = header(strip, height);
+      pred = strip.components.map(() => 0);
+    }
+    recode(strip, out, pred);
   }
-  out.align(0xd9);
+  out.end();
   out.chunks.unshift(...head);
   return out.bytes();
 }
