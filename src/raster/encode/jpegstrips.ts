@@ -17,16 +17,19 @@ const ANNEX_K_TABLES = [
   "1100020102040403040705040400010277000102031104052131061241510761711322328108144291a1b1c109233352f0156272d10a162434e125f11718191a262728292a35363738393a434445464748494a535455565758595a636465666768696a737475767778797a82838485868788898a92939495969798999aa2a3a4a5a6a7a8a9aab2b3b4b5b6b7b8b9bac2c3c4c5c6c7c8c9cad2d3d4d5d6d7d8d9dae2e3e4e5e6e7e8e9eaf2f3f4f5f6f7f8f9fa",
 ].map((hex) => Uint8Array.from(hex.match(/../g)!, (b) => parseInt(b, 16)));
 
-/** A Huffman table for decoding (code of up to 16 bits, left-aligned -> length << 8 | symbol) and encoding (symbol -> code, length). */
+/**
+ * A Huffman table: for encoding, each symbol's code and length; for decoding (`lookup`, made on request: 128 KiB),
+ * each code of up to 16 bits, left-aligned, -> length << 8 | symbol.
+ */
 interface Huffman {
-  lookup: Uint16Array;
   code: Uint16Array;
   length: Uint8Array;
+  lookup?: Uint16Array;
 }
 
 /** The {@link Huffman} of a DHT table: `counts` of codes per length 1-16, then their symbols (T.81 C, Figure C.1-C.3). */
-function huffman(counts: Uint8Array, symbols: Uint8Array): Huffman {
-  const lookup = new Uint16Array(1 << 16);
+function huffman(counts: Uint8Array, symbols: Uint8Array, decode: boolean): Huffman {
+  const lookup = decode ? new Uint16Array(1 << 16) : undefined;
   const code = new Uint16Array(256);
   const length = new Uint8Array(256);
   for (let len = 1, c = 0, k = 0; len <= 16; len++, c <<= 1) {
@@ -35,27 +38,27 @@ function huffman(counts: Uint8Array, symbols: Uint8Array): Huffman {
       code[s] = c;
       length[s] = len;
       const from = c << (16 - len);
-      lookup.fill((len << 8) | s, from, from + (1 << (16 - len)));
+      lookup?.fill((len << 8) | s, from, from + (1 << (16 - len)));
     }
   }
-  return { lookup, code, length };
+  return { code, length, lookup };
 }
 
-/** The Huffman tables of DHT payloads, by Tc << 4 | Th (0x00 DC 0, 0x10 AC 0, ...). */
-function tables(payloads: Uint8Array[]): Map<number, Huffman> {
+/** The Huffman tables of DHT payloads, by Tc << 4 | Th (0x00 DC 0, 0x10 AC 0, ...); with `decode`, their lookups. */
+function tables(payloads: Uint8Array[], decode: boolean): Map<number, Huffman> {
   const out = new Map<number, Huffman>();
   for (const p of payloads) {
     for (let at = 0; at < p.length; ) {
       const counts = p.subarray(at + 1, at + 17);
       const n = counts.reduce((a, b) => a + b, 0);
-      out.set(p[at]!, huffman(counts, p.subarray(at + 17, at + 17 + n)));
+      out.set(p[at]!, huffman(counts, p.subarray(at + 17, at + 17 + n), decode));
       at += 17 + n;
     }
   }
   return out;
 }
 
-const STANDARD = tables(ANNEX_K_TABLES);
+const STANDARD = tables(ANNEX_K_TABLES, false);
 
 /** Reads the bits of entropy-coded data (0xFF 0x00 stuffing removed; past the end, 1 bits). */
 class BitReader {
@@ -77,7 +80,7 @@ class BitReader {
   /** The next symbol of table `h` (its code consumed). */
   symbol(h: Huffman): number {
     this.fill();
-    const e = h.lookup[(this.acc >>> (this.n - 16)) & 0xffff]!;
+    const e = h.lookup![(this.acc >>> (this.n - 16)) & 0xffff]!;
     const len = e >> 8;
     if (len === 0) throw new Error("JPEG strip: a Huffman code not in its table");
     this.n -= len;
@@ -205,7 +208,7 @@ const magnitude = (diff: number) => (diff === 0 ? 0 : 32 - Math.clz32(Math.abs(d
  * `pred`: each scan component's last DC value (quantised) before this strip, updated.
  */
 function recode(strip: Parsed, out: BitWriter, pred: number[]): void {
-  const own = tables(strip.segments.filter((s) => s.marker === 0xc4).map((s) => s.payload));
+  const own = tables(strip.segments.filter((s) => s.marker === 0xc4).map((s) => s.payload), true);
   const plan = strip.components.map((c, i) => ({
     blocks: c.h * c.v,
     dcIn: own.get(c.dc)!, acIn: own.get(0x10 | c.ac)!,
