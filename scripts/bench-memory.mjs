@@ -3,7 +3,8 @@
 // wrangler dev (port BENCH_MEMORY_PORT, default 8794) with the DevTools inspector on BENCH_MEMORY_INSPECTOR (default 9239)
 // and reports:
 //  1. small requests: SMALL_N (BENCH_N, default 30) warm NDVI PNG 512x512 requests (the bench's NDVI request);
-//  2. the JS memory of one NDVI FLOAT32 GeoTIFF 2500x2500 request in the Worker's isolate: V8 heap objects plus
+//  2. the JS memory of one 2500x2500 request (HEAVY_FORMAT: tiff, an NDVI FLOAT32 GeoTIFF, the default; png or jpeg,
+//     a true-colour UINT8 image) in the Worker's isolate: V8 heap objects plus
 //     ArrayBuffer backing stores (Runtime.getHeapUsage usedSize + backingStorageSize over the inspector; rasters live in
 //     the backing stores), idle after a full GC, then polled back to back while the request runs and at its response.
 //     The peak counts the garbage the request made too, up to the GC the 128 MB limit forces (see below).
@@ -46,7 +47,19 @@ const FLOAT_SCRIPT = `//VERSION=3
 function setup(){return {input:["B04","B08"],output:{bands:1,sampleType:"FLOAT32"}}}
 function evaluatePixel(s){return [(s.B08-s.B04)/(s.B08+s.B04)]}`;
 const SMALL = processBody(NDVI_SCRIPT, 512, 512, "image/png");
-const HEAVY = processBody(FLOAT_SCRIPT, 2500, 2500, "image/tiff");
+/** A true-colour image (3 bands UINT8) for the PNG and JPEG heavy requests. */
+const RGB_SCRIPT = `//VERSION=3
+function setup(){return {input:["B04","B03","B02"],output:{bands:3,sampleType:"UINT8"}}}
+function evaluatePixel(s){return [2.5*255*s.B04,2.5*255*s.B03,2.5*255*s.B02]}`;
+/** The heavy request's file format (HEAVY_FORMAT, default tiff): FLOAT32 NDVI GeoTIFF, or true-colour PNG / JPEG. */
+const HEAVY_KINDS = {
+  tiff: { label: "NDVI FLOAT32 GeoTIFF", script: FLOAT_SCRIPT, type: "image/tiff" },
+  png: { label: "true-colour UINT8 PNG", script: RGB_SCRIPT, type: "image/png" },
+  jpeg: { label: "true-colour UINT8 JPEG", script: RGB_SCRIPT, type: "image/jpeg" },
+};
+const HEAVY_KIND = HEAVY_KINDS[process.env.HEAVY_FORMAT ?? "tiff"];
+if (!HEAVY_KIND) throw new Error(`HEAVY_FORMAT must be one of ${Object.keys(HEAVY_KINDS).join(", ")}`);
+const HEAVY = processBody(HEAVY_KIND.script, 2500, 2500, HEAVY_KIND.type);
 const TINY = processBody(NDVI_SCRIPT, 16, 16, "image/png");
 
 
@@ -211,7 +224,7 @@ const concurrentOk = (r) =>
   r.concurrentAnswers.every((a) => a.status === 200 || (a.status === 503 && a.retryAfter !== null)) && r.concurrentPeakMiB * 1.048576 < 128;
 
 function print(r) {
-  console.log(`\nEO Edge memory bench (NDVI FLOAT32 GeoTIFF 2500x2500 over 29RKH; small: NDVI PNG 512x512, N=${SMALL_N}; heavy N=${HEAVY_N})`);
+  console.log(`\nEO Edge memory bench (${HEAVY_KIND.label} 2500x2500 over 29RKH; small: NDVI PNG 512x512, N=${SMALL_N}; heavy N=${HEAVY_N})`);
   console.log(`Worker isolate JS memory (heap + ArrayBuffers; isolates limited to 128 MB as at the edge): ${fmt(r.heapIdleMiB)} MiB idle after GC; one 2500x2500 request: peak ${fmt(r.heapPeakMiB)} MiB (${r.samples} samples; garbage included), ${fmt(r.heapAtResponseMiB)} MiB at its response (target < 128 MB)`);
   console.log(`heavy request p50 ${fmt(r.heavyP50)} ms; after ${HEAVY_N} of them: JS memory ${fmt(r.heapAfterHeavyMiB)} MiB, workerd RSS ${fmt(r.rssBeforeMiB)} -> ${fmt(r.rssAfterHeavyMiB)} MiB (VmHWM ${fmt(r.hwmMiB)} MiB)`);
   console.log(`workerd RSS (MiB) before and after each heavy request: ${r.rssCurveMiB.join(" ")}`);
@@ -223,7 +236,7 @@ function print(r) {
   console.log(`${CONCURRENT} of the 2500x2500 requests at once, twice: ${answers}; peak JS memory ${fmt(r.concurrentPeakMiB)} MiB, garbage included (target: each 200 or 503 with Retry-After, < 128 MB): ${concurrentOk(r) ? "ok" : "FAILED"}`);
   console.log(JSON.stringify(r));
   const peak = r.heapPeakMiB * 1.048576; // MiB -> MB, the isolate limit's unit
-  summaryRow("peak JS heap of one 2500x2500 FLOAT32 request", `${fmt(peak)} MB (Worker isolate, heap + ArrayBuffers)`, "fits the 128 MB isolate limit", peak < 128);
+  summaryRow(`peak JS heap of one 2500x2500 ${HEAVY_KIND.label} request`, `${fmt(peak)} MB (Worker isolate, heap + ArrayBuffers)`, "fits the 128 MB isolate limit", peak < 128);
   const ratio = r.smallAfter / r.freshAfter;
   summaryRow(
     `small requests after ${HEAVY_N} heavy ones (p50 vs a fresh server); workerd RSS`,
@@ -232,7 +245,7 @@ function print(r) {
     ratio <= 1.1 && r.rssAfterGcIdleMiB <= r.rssBeforeMiB * 1.5,
   );
   summaryRow(
-    `peak JS heap with ${CONCURRENT} 2500x2500 FLOAT32 requests at once (issue 27)`,
+    `peak JS heap with ${CONCURRENT} 2500x2500 ${HEAVY_KIND.label} requests at once (issue 27)`,
     `${fmt(r.concurrentPeakMiB * 1.048576)} MB garbage included; answers ${answers}`,
     "each 200 or 503 + Retry-After; < 128 MB",
     concurrentOk(r),

@@ -11,8 +11,10 @@
  *   (PNG's zlib stream and JPEG's entropy-coded scan run across the whole image: a strip cannot be encoded alone.)
  * - userdata (application/json): the userData of the last strip's evaluation (the last unit's part).
  */
+import { requestBytes, withConsumerAdmission } from "../pipeline/admission";
 import { encodeOutput, type OutputRequest } from "../pipeline/output";
-import { extensionFor, SAMPLE_ARRAYS, type SampleType } from "../raster/encode";
+import { extensionFor, jpegEncodeBytes, SAMPLE_ARRAYS, type SampleType } from "../raster/encode";
+import { bytesPerSample } from "../raster/encode/types";
 import { GeoTiffStripWriter } from "../raster/encode/tiffstrips";
 import { concatBytes } from "../raster/encode/bytes";
 import { invalidArgument } from "../raster/errors";
@@ -99,8 +101,9 @@ function outputOf(meta: PartMeta, stored: SampleArray): EvalOutputValues {
 }
 
 /**
- * Writes the file of response `r` over `grid` to `target` from its parts `keys` (in row order, in `data`).
- * @throws Error when a part is missing; the store's errors.
+ * Writes the file of response `r` over `grid` to `target` from its parts `keys` (in row order, in `data`). A PNG or
+ * JPEG is encoded whole, admitted with its bytes (withConsumerAdmission); a GeoTIFF is written strip by strip.
+ * @throws Error when a part is missing; OverloadedError when there was no room in time (retried); the store's errors.
  */
 export async function assembleFile(data: R2Bucket, keys: string[], r: OutputRequest, grid: Grid, rowsPerStrip: number, target: ObjectTarget): Promise<void> {
   if (r.identifier === "userdata") {
@@ -112,16 +115,21 @@ export async function assembleFile(data: R2Bucket, keys: string[], r: OutputRequ
   if (!meta) throw new Error(`async: part ${keys[0]} is missing`);
   const stored = storedSampleType(meta.sampleType as SampleType);
   if (r.format.type !== "image/tiff") {
-    const whole = new SAMPLE_ARRAYS[stored](grid.width * grid.height * Number(meta.bands));
-    const bytes = new Uint8Array(whole.buffer);
-    let at = 0;
-    for (const next of parts) {
-      const chunk = new Uint8Array(await (await next()).arrayBuffer());
-      bytes.set(chunk, at);
-      at += chunk.length;
-    }
-    const result: EvalResult = { outputs: { [r.identifier]: outputOf(meta, whole) } };
-    return void (await target.store.put(target.key, await encodeOutput(result, r, r.format.type, grid), { contentType: r.format.type }));
+    // the whole image's samples and its file (and a JPEG encoder's) share the isolate (src/pipeline/admission.ts)
+    const pixels = grid.width * grid.height;
+    const held = requestBytes(pixels, 0, Number(meta.bands) * bytesPerSample(stored)) + (r.format.type === "image/jpeg" ? jpegEncodeBytes(pixels) : 0);
+    return withConsumerAdmission(held, async () => {
+      const whole = new SAMPLE_ARRAYS[stored](pixels * Number(meta.bands));
+      const bytes = new Uint8Array(whole.buffer);
+      let at = 0;
+      for (const next of parts) {
+        const chunk = new Uint8Array(await (await next()).arrayBuffer());
+        bytes.set(chunk, at);
+        at += chunk.length;
+      }
+      const result: EvalResult = { outputs: { [r.identifier]: outputOf(meta, whole) } };
+      await target.store.put(target.key, await encodeOutput(result, r, r.format.type, grid), { contentType: r.format.type });
+    });
   }
   const { bands, nodataValue } = outputOf(meta, new SAMPLE_ARRAYS[stored](0));
   const image = { width: grid.width, height: grid.height, bands, sampleType: stored, nodataValue };

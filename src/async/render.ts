@@ -14,6 +14,7 @@
  * least 10,000 px", docs.planet.com/develop/apis/async-processing).
  */
 import type { Env } from "../env";
+import { planBytes, withConsumerAdmission } from "../pipeline/admission";
 import { evaluatePlan, prepareEvalscript, STRIP_TARGET } from "../pipeline/pipeline";
 import { MAX_ASYNC_SIZE, planRequest, stripPlan, withSources, type AreaPlan } from "../pipeline/plan";
 import type { OutputRequest } from "../pipeline/output";
@@ -67,9 +68,11 @@ export function stripUnits(grid: Pick<Grid, "width" | "height">): StripUnit[] {
 
 /**
  * Renders strip unit `unit` of the request and writes its part of every response (./outputs.ts). Returns the
- * processing units charged. The delivery bucket is checked first (403 before any work).
+ * processing units charged. The delivery bucket is checked first (403 before any work). The unit's strips and parts
+ * are admitted with their bytes (src/pipeline/admission.ts withConsumerAdmission).
  * @throws ApiError / EngineError for what the client must fix (the request then FAILS), other errors for
- *   transient faults (the message is retried); `signal`'s reason (a LeaseLostError) between strips once it aborts.
+ *   transient faults (the message is retried: an OverloadedError too, when the isolate had no room in time);
+ *   `signal`'s reason (a LeaseLostError) between strips once it aborts.
  */
 export async function renderUnit(env: Env, record: AsyncRecord, unit: StripUnit, signal?: AbortSignal): Promise<number> {
   const { request } = record;
@@ -78,17 +81,22 @@ export async function renderUnit(env: Env, record: AsyncRecord, unit: StripUnit,
   const strip = stripRows(plan.grid.width);
   const responses = responsesOf(record);
   for (const r of responses) await deliveryTarget(env, record.account, request.output.delivery.s3, record.id, fileName(r));
-  const parts = responses.map((r) => new Part(r, plan.grid, unit.rows, strip));
-  let units = 0;
-  for (let row = unit.row; row < unit.row + unit.rows; row += strip) {
-    signal?.throwIfAborted(); // the unit's lease was lost: another delivery renders it now
-    const count = Math.min(strip, unit.row + unit.rows - row);
-    const evaluation = await evaluatePlan(env, script, stripPlan(plan, row, count), { convert: true });
-    units += evaluation.processingUnits;
-    for (const p of parts) p.strip(evaluation.result, count);
-  }
-  signal?.throwIfAborted();
-  await Promise.all(parts.map((p, i) => p.put(env.DATA, partKey(record.id, unit.row, i))));
+  // the unit's pixels and parts share the isolate with its requests and other units (src/pipeline/admission.ts)
+  const bytes = planBytes(stripPlan(plan, unit.row, unit.rows), script.setup, "encode", responses.map((r) => r.format.type));
+  const units = await withConsumerAdmission(bytes, async () => {
+    const parts = responses.map((r) => new Part(r, plan.grid, unit.rows, strip));
+    let sum = 0;
+    for (let row = unit.row; row < unit.row + unit.rows; row += strip) {
+      signal?.throwIfAborted(); // the unit's lease was lost: another delivery renders it now
+      const count = Math.min(strip, unit.row + unit.rows - row);
+      const evaluation = await evaluatePlan(env, script, stripPlan(plan, row, count), { convert: true });
+      sum += evaluation.processingUnits;
+      for (const p of parts) p.strip(evaluation.result, count);
+    }
+    signal?.throwIfAborted();
+    await Promise.all(parts.map((p, i) => p.put(env.DATA, partKey(record.id, unit.row, i))));
+    return sum;
+  });
   const { width, height } = plan.grid;
   return units * (width * height >= DISCOUNT_FROM_PIXELS ? ASYNC_FACTOR : 1);
 }

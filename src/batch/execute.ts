@@ -13,8 +13,10 @@
  * error is retried until the lease's last attempt, then the tile is FAILED (the engine).
  */
 import type { Env } from "../env";
-import { evaluatePlan, prepareEvalscript } from "../pipeline/pipeline";
+import { planBytes, withConsumerAdmission } from "../pipeline/admission";
+import { evaluatePlan, prepareEvalscript, type Evaluation } from "../pipeline/pipeline";
 import { planGrid, withSources } from "../pipeline/plan";
+import type { Grid } from "../raster/types";
 import type { Task, UnitResult, UnitWork } from "../tasks/plugin";
 import { bucketObject, outputUrl } from "./delivery";
 import { DEFAULT_BATCH_RESPONSES, encodeTileOutput } from "./encode";
@@ -45,12 +47,15 @@ async function existing(objects: Awaited<ReturnType<typeof tileObjects>>): Promi
   return found === 0 ? "none" : found === objects.length ? "all" : "some";
 }
 
-/** Runs the shared pipeline over the tile's grid. */
-async function evaluateTile(env: Env, w: Work) {
+/**
+ * Runs the shared pipeline over the tile's grid and `use`s its values, admitted with their bytes beside the isolate's
+ * other requests and units (src/pipeline/admission.ts withConsumerAdmission: an OverloadedError is retried).
+ */
+async function evaluateTile<T>(env: Env, w: Work, use: (grid: Grid, evaluation: Evaluation) => Promise<T>): Promise<T> {
   const grid = batchTileGrid(w.tile);
   const script = await prepareEvalscript(env, w.request.processRequest.evalscript, w.account);
   const plan = await withSources({ env, account: w.account }, planGrid(grid, { geometry: w.tile.geometry }), w.request.processRequest.input.data, script.setup);
-  return { grid, evaluation: await evaluatePlan(env, script, plan, { convert: true }) };
+  return withConsumerAdmission(planBytes(plan, script.setup), async () => use(grid, await evaluatePlan(env, script, plan, { convert: true })));
 }
 
 /**
@@ -61,20 +66,23 @@ export async function runTile(env: Env, task: Task<BatchRequest>, unit: UnitWork
   const w: Work = { id: task.id, account: task.account, request: task.request, tile: unit.data };
   const out = w.request.output;
   if (out.type === "zarr") {
-    const { grid, evaluation } = await evaluateTile(env, w);
-    await writeZarrTile(env, w.account, w.id, w.request, w.tile, grid, evaluation.result);
-    return { pu: evaluation.processingUnits };
+    return evaluateTile(env, w, async (grid, evaluation) => {
+      await writeZarrTile(env, w.account, w.id, w.request, w.tile, grid, evaluation.result);
+      return { pu: evaluation.processingUnits };
+    });
   }
   const objects = await tileObjects(env, w);
   const before = unit.memo ?? (await unit.remember(await existing(objects)));
   if (before === "all" && out.skipExisting) return addTileItem(env, w).then(() => ({ pu: 0 }));
   if (before !== "none" && !out.overwrite)
     return { pu: 0, error: `Outputs of tile ${w.tile.name} already exist in the delivery bucket (${before}); set output.overwrite or output.skipExisting.` };
-  const { grid, evaluation } = await evaluateTile(env, w);
-  for (const o of objects) {
-    const file = await encodeTileOutput(evaluation.result, o.response, grid, out);
-    await o.store.put(o.key, file.data, { contentType: file.contentType });
-  }
+  const pu = await evaluateTile(env, w, async (grid, evaluation) => {
+    for (const o of objects) {
+      const file = await encodeTileOutput(evaluation.result, o.response, grid, out);
+      await o.store.put(o.key, file.data, { contentType: file.contentType });
+    }
+    return evaluation.processingUnits;
+  });
   await addTileItem(env, w);
-  return { pu: evaluation.processingUnits };
+  return { pu };
 }

@@ -10,7 +10,7 @@
  * request's release would resolve: workerd refuses I/O from a continuation resumed by another request.
  */
 import { bytesPerSample } from "../raster/encode/types";
-import { JPEG_ENCODE_BYTES_PER_PIXEL } from "../raster/encode";
+import { jpegEncodeBytes } from "../raster/encode";
 import { storedSampleType, type EvalSetup } from "../raster/evalscript";
 import { REQUEST_BYTES } from "../raster/memory";
 import type { Plan } from "./plan";
@@ -18,6 +18,14 @@ import { STRIP_PIXELS, STRIP_TARGET } from "./pipeline";
 
 /** How long a request waits for the requests in flight to make room before it is refused, in ms. */
 export const ADMISSION_WAIT_MS = 5000;
+
+/**
+ * How long a queue consumer's unit (an async strip unit, a batch tile, a statistical batch feature) waits for room,
+ * in ms: longer than a request (nobody waits on a socket, and waiting costs no CPU), well within the unit's lease
+ * (60 s, renewed while it runs). An OverloadedError after it is retried by the queue (src/tasks/work.ts: not a
+ * client error), with its backoff.
+ */
+export const CONSUMER_ADMISSION_WAIT_MS = 30_000;
 
 /** Retry-After of a refused request, in seconds: about one large request's time (scripts/bench-memory.mjs). */
 export const ADMISSION_RETRY_AFTER_S = 2;
@@ -61,13 +69,13 @@ export type OutputUse = "encode" | "reduce";
  * of each source (one sample each: the several dates of an ORBIT or TILE request count once here, bounded only by
  * MAX_SAMPLE_VALUES of ./mosaic.ts), and per {@link OutputUse} each output's bands (setup()'s band counts): in
  * their stored sample type, twice (`encode`), or as Float32 values plus 9 bytes, once (`reduce`). `formats`: the
- * MIME types the outputs are encoded as; with image/jpeg, its encoder's JPEG_ENCODE_BYTES_PER_PIXEL more.
+ * MIME types the outputs are encoded as; with image/jpeg, its encoder's jpegEncodeBytes more.
  */
 export function planBytes(plan: Pick<Plan, "grid" | "sources">, setup: Pick<EvalSetup, "outputs">, use: OutputUse = "encode", formats: readonly string[] = []): number {
   const input = plan.sources.reduce((n, s) => n + 4 * s.fileBands.length + 1, 0);
   const pixels = plan.grid.width * plan.grid.height;
   if (use === "reduce") return requestBytes(pixels, input, setup.outputs.reduce((n, o) => n + 4 * o.bands, 0) + 9, 1);
-  const jpeg = formats.includes("image/jpeg") ? pixels * JPEG_ENCODE_BYTES_PER_PIXEL : 0;
+  const jpeg = formats.includes("image/jpeg") ? jpegEncodeBytes(pixels) : 0;
   return jpeg + requestBytes(pixels, input, setup.outputs.reduce((n, o) => n + o.bands * bytesPerSample(storedSampleType(o.sampleType)), 0));
 }
 
@@ -86,6 +94,7 @@ let nextTicket = 0;
 /** The budget in bytes and the wait in ms (REQUEST_BYTES and ADMISSION_WAIT_MS unless a test set others). */
 let budget = REQUEST_BYTES;
 let wait = ADMISSION_WAIT_MS;
+let consumerWait = CONSUMER_ADMISSION_WAIT_MS;
 
 /** The admission's state (tests and diagnostics): bytes (and their peak) and requests in flight, requests waiting, the budget. */
 export function admissionStats(): { bytes: number; peakBytes: number; requests: number; waiting: number; budget: number } {
@@ -93,12 +102,14 @@ export function admissionStats(): { bytes: number; peakBytes: number; requests: 
 }
 
 /**
- * Sets this isolate's budget (bytes) and wait (ms), and starts a new peak; omitted ones go back to REQUEST_BYTES and
- * ADMISSION_WAIT_MS. For tests: every isolate starts with the defaults.
+ * Sets this isolate's budget (bytes) and waits (ms: a request's, a consumer unit's), and starts a new peak; omitted
+ * ones go back to REQUEST_BYTES, ADMISSION_WAIT_MS and CONSUMER_ADMISSION_WAIT_MS. For tests: every isolate starts
+ * with the defaults.
  */
-export function setAdmission(o: { budget?: number; waitMs?: number } = {}): void {
+export function setAdmission(o: { budget?: number; waitMs?: number; consumerWaitMs?: number } = {}): void {
   budget = o.budget ?? REQUEST_BYTES;
   wait = o.waitMs ?? ADMISSION_WAIT_MS;
+  consumerWait = o.consumerWaitMs ?? CONSUMER_ADMISSION_WAIT_MS;
   peak = inFlight;
 }
 
@@ -141,9 +152,8 @@ export async function admit(bytes: number, waitMs = wait): Promise<Permit> {
 
 /**
  * Runs `work` once admitted with `bytes` ({@link admit}) and lets the bytes go when it settles: for work whose pixels
- * are garbage once it returns (a statistics run, an image encoded into one array). Queue consumers (async, batch and
- * statistical batch units) share their isolate's memory with its requests and should run their evaluations
- * through it too, with a longer `waitMs` or a retry of the message on an OverloadedError.
+ * are garbage once it returns (a statistics run, an image encoded into one array). Queue consumers run theirs
+ * through {@link withConsumerAdmission}.
  * @throws OverloadedError as admit; whatever `work` throws.
  */
 export async function withAdmission<T>(bytes: number, work: () => Promise<T>, waitMs = wait): Promise<T> {
@@ -154,6 +164,14 @@ export async function withAdmission<T>(bytes: number, work: () => Promise<T>, wa
     permit.release();
   }
 }
+
+/**
+ * {@link withAdmission} for a queue consumer's unit (async strip units, batch tiles, statistical batch features):
+ * they share their isolate's memory with its requests and other units (the heavy queue's max_concurrency), and
+ * wait up to CONSUMER_ADMISSION_WAIT_MS.
+ * @throws OverloadedError (the message is retried); whatever `work` throws.
+ */
+export const withConsumerAdmission = <T>(bytes: number, work: () => Promise<T>): Promise<T> => withAdmission(bytes, work, consumerWait);
 
 /**
  * The refusal of a request that could not start in time: not the caller's fault (a kinded error, not an

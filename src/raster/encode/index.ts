@@ -3,7 +3,7 @@
  * of several responses. See each module for formats, tags and sources.
  */
 export { encodePng, encodePngParts } from "./png";
-export { encodeJpeg, DEFAULT_JPEG_QUALITY, JPEG_ENCODE_BYTES_PER_PIXEL } from "./jpeg";
+export { encodeJpeg, DEFAULT_JPEG_QUALITY, jpegEncodeBytes } from "./jpeg";
 export { encodeGeoTiff, geoTiffParts, AUTO_DEFLATE_MAX_BYTES, type GeoTiffOptions } from "./tiff";
 export { encodeJson, extensionFor, mimeFor } from "./mime";
 export { tarArchive, multipartMixed, type ArchiveEntry, type MultipartEntry } from "./archive";

@@ -137,16 +137,31 @@ describe("encodeJpeg on real 29RKH pixels", () => {
   });
 });
 
-describe("a large JPEG (above OPTIMIZE_MAX_PIXELS: standard Huffman tables, issue 27)", () => {
-  it("1100 x 1000 RGB: a baseline file that jpeg-js, Pillow and libjpeg (GDAL) decode close to the input, again and again", async (ctx) => {
+describe("a large JPEG (above OPTIMIZE_MAX_PIXELS: strips joined into one scan, issue 27)", () => {
+  it("1100 x 1000 RGB at quality 90 and 50, grey at 90: baseline files of one scan with the standard tables that jpeg-js, Pillow and libjpeg (GDAL) decode close to the input, again and again", async (ctx) => {
     const w = await s2Window(["B04", "B03", "B02"], 0, 0, 1100, 1000);
     expect(w.width * w.height).toBeGreaterThan(OPTIMIZE_MAX_PIXELS);
-    const input = toUint8(w);
-    const jpeg = await encodeJpeg(input);
-    expect(frame(jpeg)).toEqual({ sof: 0, components: 3 });
-    expect(meanError(input, jpeg)).toBeLessThan(3);
-    expect(await encodeJpeg(input)).toEqual(jpeg); // a fresh encoder instance each time, the same file
-    const [r] = (await pyDecode(ctx, [{ kind: "jpeg", data: jpeg }])) as PyImage[];
-    for (const decoded of [r!.pillow, r!.gdal]) expect(meanDiff(input, samplesOf(decoded), 3)).toBeLessThan(3);
+    const rgb = toUint8(w);
+    const grey = toUint8({ ...w, bands: [w.bands[0]!] });
+    const cases = [
+      { input: rgb, quality: 90, channels: 3, limit: 3 },
+      { input: rgb, quality: 50, channels: 3, limit: 6 }, // one call without optimize_coding wrote "bad Huffman code" data here
+      { input: grey, quality: 90, channels: 1, limit: 3 },
+    ];
+    const files = await Promise.all(cases.map((c) => encodeJpeg(c.input, c.quality)));
+    cases.forEach((c, i) => {
+      const jpeg = files[i]!;
+      expect(frame(jpeg)).toEqual({ sof: 0, components: c.channels });
+      expect(segments(jpeg).map((s) => s.marker).filter((m) => m === 0xc4 || m === 0xdd)).toEqual(c.channels === 3 ? [0xc4, 0xc4, 0xc4, 0xc4] : [0xc4, 0xc4]);
+      expect(Array.from(jpeg.subarray(-2))).toEqual([0xff, 0xd9]);
+      expect(meanError(c.input, jpeg)).toBeLessThan(c.limit);
+    });
+    expect(await encodeJpeg(rgb)).toEqual(files[0]); // a fresh encoder instance each time, the same file
+    const results = (await pyDecode(ctx, files.map((data) => ({ kind: "jpeg", data })))) as PyImage[];
+    cases.forEach((c, i) => {
+      const { pillow, gdal } = results[i]!;
+      expect(pillow).toMatchObject({ format: "JPEG", mode: c.channels === 3 ? "RGB" : "L", size: [1100, 1000] });
+      for (const decoded of [pillow, gdal]) expect(meanDiff(c.input, samplesOf(decoded), c.channels)).toBeLessThan(c.limit);
+    });
   });
 });
