@@ -12,7 +12,7 @@
 //     (wrangler's inspector proxy shows the Worker only; 3. reads them through workerd's own);
 //  3. workerd's resident memory (VmRSS, the largest workerd process of the server's process group) before and after
 //     each of HEAVY_N (default 30) such requests (the curve: flat once the evalscript sandbox isolates are recycled,
-//     src/raster/evalscript/sandboxgen.ts), the peak (VmHWM), the isolate's JS memory after them (uncollected
+//     src/raster/evalscript/host/sandboxgen.ts), the peak (VmHWM), the isolate's JS memory after them (uncollected
 //     garbage included), and the evalscript sandbox isolates' count and JS memory (workerd's own inspector,
 //     scripts/lib/isolates.mjs: they hold their garbage apart, see sandboxgen.ts);
 //  4. small-request p50 before and after the heavy requests, each interleaved request by request with a second, fresh

@@ -1,5 +1,5 @@
 // Profiles the evalscript sandbox in node (not a test, not part of `npm run bench`): the sandbox modules of
-// src/raster/evalscript/sandbox.ts (SANDBOX_MODULES, the same texts the Worker Loader gets) plus each compiled script
+// src/raster/evalscript/host/sandbox.ts (SANDBOX_MODULES, the same texts the Worker Loader gets) plus each compiled script
 // (compile.ts) are written to a temp dir, `cloudflare:workers` is shimmed (WorkerEntrypoint / RpcTarget as plain
 // classes), and entry.js's `evaluate(params, block)` runs over one real block of the 29RKH L2A scene (data/, read
 // with geotiff.js: 10 m bands as stored, 20 m / 60 m bands repeated 2x / 6x onto the 10 m grid, as nearest
@@ -104,7 +104,7 @@ async function sceneBands(size) {
 
 /** The sandbox modules of a variant: SANDBOX_MODULES, with sandbox/*.js of git revision `rev` and the harden.js edits. */
 async function variantModules(kind, rev) {
-  const { SANDBOX_MODULES } = await import("../src/raster/evalscript/sandbox.ts");
+  const { SANDBOX_MODULES } = await import("../src/raster/evalscript/host/sandbox.ts");
   const mods = { ...SANDBOX_MODULES };
   if (kind === "ref") {
     for (const f of Object.keys(mods)) {
@@ -188,7 +188,7 @@ function measure(o, tmp, mods, variants, name, compiled, log) {
 
 async function driver(o) {
   const tmp = await prepare(o);
-  const { compileEvalscript } = await import("../src/raster/evalscript/compile.ts");
+  const { compileEvalscript } = await import("../src/raster/evalscript/compile/compile.ts");
   const variants = ["cur", ...(o.ref ? ["ref"] : []), ...(o.noHarden ? ["noharden"] : []), ...(o.noFreeze ? ["nofreeze"] : []), ...(o.plain ? ["plain"] : [])];
   const mods = Object.fromEntries(await Promise.all(variants.map(async (v) => [v, await variantModules(v, o.ref)])));
   const names = o.files.length ? o.files : readdirSync(join(ROOT, "data/evalscripts")).filter((f) => f.endsWith(".js") && (!o.scripts.length || o.scripts.some((s) => f.includes(s)))).sort();
@@ -227,7 +227,7 @@ async function child([dir, bandDir, sizeArg, nArg, generalArg, scenesArg, wallAr
   const cpu = () => { const u = proc.cpuUsage(); return (u.user + u.system) / 1000; }, wall = wallArg === "1";
   const { register } = await import("node:module");
   register(pathToFileURL(join(dir, "../../hooks.mjs")).href);
-  const { normalizeSetup } = await import("../src/raster/evalscript/setup.ts");
+  const { normalizeSetup } = await import("../src/raster/evalscript/host/setup.ts");
   const { HOST_LIMITS } = await import("../src/raster/evalscript/limits.ts");
   const size = Number(sizeArg), n = Number(nArg), px = size * size;
   // every band as DN and as reflectance, made before harden.js guards typed array methods (and charges nobody)
@@ -242,7 +242,7 @@ async function child([dir, bandDir, sizeArg, nArg, generalArg, scenesArg, wallAr
       bands: Object.fromEntries(names.filter((b) => b !== "dataMask").map((b) => [b, units[b] === "DN" ? dn[b] : refl[b]])),
       dataMask: new Uint8Array(readFileSync(join(bandDir, "dataMask.u8"))),
     });
-    const res = await plainRun(dir, (await import("../src/raster/evalscript/setup.ts")).normalizeSetup, bandsFor, Number(sizeArg), Number(nArg), wall ? now : cpu);
+    const res = await plainRun(dir, (await import("../src/raster/evalscript/host/setup.ts")).normalizeSetup, bandsFor, Number(sizeArg), Number(nArg), wall ? now : cpu);
     proc.stdout.write(JSON.stringify(res) + "\n");
     return;
   }

@@ -2,7 +2,7 @@
  * The evalscript an `evalscriptReference` names (Async Processing `evalscriptReference.s3`, Statistical Batch
  * `aggregation.evalscriptReference.s3`): one object of a bucket the caller may use, read as UTF-8 text. Failures
  * name the reference, never the object's bytes; the compiler's version check quotes nothing of the script either
- * (src/raster/evalscript/compile.ts), so an object that is no evalscript cannot be read back through messages.
+ * (src/raster/evalscript/compile/compile.ts), so an object that is no evalscript cannot be read back through messages.
  */
 import { invalidArgument } from "../raster/errors";
 import type { BucketEnv } from "./config";

@@ -16,7 +16,7 @@
 import type { Env } from "../env";
 import { EngineError } from "../raster/errors";
 import type { EvalInputSpec, EvalSetup, Mosaicking } from "../raster/evalscript";
-import { mosaickingByDatasource } from "../raster/evalscript/setup";
+import { mosaickingByDatasource } from "../raster/evalscript/host/setup";
 import { checkBands, collectionForType, type DataCollection } from "./collections";
 import type { BandRequest } from "./read";
 import type { DataSourceRequest } from "./input";

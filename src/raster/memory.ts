@@ -8,7 +8,7 @@
  * `BASELINE_BYTES + sum(CACHE_BUDGETS) + REQUEST_BYTES <= ISOLATE_MEMORY_BYTES` holds by construction and
  * test/pipeline/admission.test.ts checks it with the largest Processing request (2500 x 2500 FLOAT32).
  *
- * Evalscript sandboxes are isolates of their own (Dynamic Workers, src/raster/evalscript/sandbox.ts): Cloudflare
+ * Evalscript sandboxes are isolates of their own (Dynamic Workers, src/raster/evalscript/host/sandbox.ts): Cloudflare
  * states no other memory limit for them, so each has the Workers limit of 128 MB too, and a sandbox isolate holds
  *   its code (SANDBOX_BASELINE_BYTES) + one call's block in and its values out (2 x SANDBOX_BLOCK_BYTES)
  *   + the garbage of earlier calls, bounded by recycling it after SANDBOX_RECYCLE_BYTES (sandboxgen.ts).
@@ -69,7 +69,7 @@ export const CACHE_BYTES = Object.values(CACHE_BUDGETS).reduce((a, b) => a + b, 
 /** What the requests in flight of one isolate may hold together (estimated bytes, src/pipeline/admission.ts). */
 export const REQUEST_BYTES = ISOLATE_MEMORY_BYTES - BASELINE_BYTES - CACHE_BYTES;
 
-/** Bytes of pixels per RPC to a sandbox, each way (src/raster/evalscript/runtime.ts blockBytes; larger requests go in blocks of rows). */
+/** Bytes of pixels per RPC to a sandbox, each way (src/raster/evalscript/host/runtime.ts blockBytes; larger requests go in blocks of rows). */
 export const SANDBOX_BLOCK_BYTES = 16 * MIB;
 
 /** A sandbox isolate's own JS memory (the sandbox modules, a script): a few MiB, budgeted generously. */

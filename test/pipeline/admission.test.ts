@@ -20,7 +20,7 @@ import { ADMISSION_RETRY_AFTER_S, ADMISSION_STALL_MS, admissionStats, admit, pla
 import { MAX_SYNC_SIZE } from "../../src/pipeline/plan";
 import { blockCache } from "../../src/raster/cog/blocks";
 import { indexCache } from "../../src/raster/warp";
-import { DEFAULT_LIMITS } from "../../src/raster/evalscript/runtime";
+import { DEFAULT_LIMITS } from "../../src/raster/evalscript/host/runtime";
 
 const RKH_TIME = { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" };
 const NDVI = `//VERSION=3

@@ -5,8 +5,8 @@
  * of the instrumented module are mapped back with the SourceMap).
  */
 import { EngineError, scriptSyntax, type EngineErrorKind, type EngineLimit } from "../errors";
-import type { CompiledEvalscript } from "./compile";
-import { RESERVED_PREFIX } from "./wrapper";
+import type { CompiledEvalscript } from "./compile/compile";
+import { RESERVED_PREFIX } from "./compile/wrapper";
 
 /** What the sandbox returns for a failed call (see sandbox/entry.ts `failure`). */
 export interface SandboxFailure {

@@ -1,25 +1,25 @@
 /**
- * Evalscript V3 runtime (Sentinel Hub: docs.sentinel-hub.com/api/latest/evalscript/v3/). The files, in the order a
- * request meets them:
- * - compile.ts: `//VERSION=3` header, acorn parse (400 with the user's line:column), setup() and evaluatePixel()
- *   required; instrument.ts puts a budget tick in every loop and function body; wrapper.ts wraps the script as a
- *   sloppy CommonJS module with the tick counter in a closure the script cannot name; globals.ts binds the
- *   globals it uses as locals (workerd's CommonJS global lookups are 5-10x slower); regex.ts refuses regexes that
- *   backtrack exponentially.
- * - specialize.ts (with samplereads.ts, samplecheck.ts, returns.ts, columnloop.ts): the column function, a copy
- *   of evaluatePixel taking band values as parameters when the AST proves it only reads `sample.<band>`.
- *   Measured in workerd (A/B, eval stage p50, 1024 x 1024 29RKH): NDVI FLOAT32 17 against 38 ms on the general
- *   path, true colour FLOAT32 26 against 57 ms, NDVI PNG 53 against 89 ms. Tests run both paths, bit for bit.
- * - runtime.ts: the host side. setup() (normalized by setup.ts, cached per script hash), preProcessScenes /
- *   filterScenes, evaluate(): one RPC per block of rows (blocks.ts; rows per block under `blockBytes`).
- * - sandbox.ts, sandboxgen.ts: one Worker Loader isolate per script hash and account (no network, no bindings),
- *   recycled after `recycleBytes` moved through it, idle ones aborted past `poolBytes` (an isolate keeps its
- *   garbage until then: memory, not speed).
+ * Evalscript V3 runtime (Sentinel Hub: docs.sentinel-hub.com/api/latest/evalscript/v3/). Its folders, in the order
+ * a request meets them:
+ * - compile/: compile.ts checks the `//VERSION=3` header, parses with acorn (400 with the user's line:column),
+ *   requires setup() and evaluatePixel(); instrument.ts puts a budget tick in every loop and function body;
+ *   wrapper.ts wraps the script as a sloppy CommonJS module with the tick counter in a closure the script cannot
+ *   name; globals.ts binds the globals it uses as locals (workerd's CommonJS global lookups are 5-10x slower);
+ *   regex.ts refuses regexes that backtrack exponentially.
+ * - column/: specialize.ts (with samplereads.ts, samplecheck.ts, returns.ts, columnloop.ts) makes the column
+ *   function, a copy of evaluatePixel taking band values as parameters when the AST proves it only reads
+ *   `sample.<band>`. Measured in workerd (A/B, eval stage p50, 1024 x 1024 29RKH): NDVI FLOAT32 17 against 38 ms
+ *   on the general path, true colour FLOAT32 26 against 57 ms, NDVI PNG 53 against 89 ms. Tests run both paths.
+ * - host/: runtime.ts, setup() (normalized by setup.ts, cached per script hash), preProcessScenes / filterScenes,
+ *   evaluate(): one RPC per block of rows (blocks.ts; rows per block under `blockBytes`); sandbox.ts and
+ *   sandboxgen.ts, one Worker Loader isolate per script hash and account (no network, no bindings), recycled
+ *   after `recycleBytes` moved through it, idle ones aborted past `poolBytes` (an isolate keeps its garbage until
+ *   then: memory, not speed); writers.ts makes the sandbox's writers.js.
  * - sandbox/: the isolate's modules. entry.js the RPC surface (the script instantiated afresh per call: nothing
  *   persists between requests); harden.js (guards.js, freeze.js, concat.js) caps and charges native work the
- *   ticks cannot see and freezes the realm; evaluation.js, pixels.js, values.js and writers.js (made by
- *   ../writers.ts) the pixel loop and output values; scenes.js the scene arguments; lib.js the utility library.
- * - limits.ts, errors.ts: the limits (RuntimeLimits in runtime.ts) and the 400s (`script-error`,
+ *   ticks cannot see and freezes the realm; evaluation.js, pixels.js, values.js and writers.js the pixel loop and
+ *   output values; scenes.js the scene arguments; lib.js the utility library.
+ * - limits.ts, errors.ts: the limits (RuntimeLimits in host/runtime.ts) and the 400s (`script-error`,
  *   `budget-exceeded`, `limit-exceeded`: "Failed to evaluate script! ... at line L, column C").
  * Semantics as on Sentinel Hub: SIMPLE mosaicking gives evaluatePixel one (reused) sample object, ORBIT / TILE an
  * array per scene (most recent first), data fusion arrays per datasource id; dataMask-0 pixels are evaluated too;
@@ -30,8 +30,8 @@
  * values.js (branch-free conversion). Not stoppable in local workerd (production's cpuMs and 128 MB end them):
  * flattening a string rope grown by `s += s` and native calls of microseconds repeated in a loop (harden.js).
  */
-export { compileEvalscript, type CompiledEvalscript } from "./compile";
-export { loadEvalscript, DEFAULT_LIMITS, type EvalscriptRuntime, type RuntimeOptions, type FusionScenes, type RowsInput, type RuntimeLimits } from "./runtime";
+export { compileEvalscript, type CompiledEvalscript } from "./compile/compile";
+export { loadEvalscript, DEFAULT_LIMITS, type EvalscriptRuntime, type RuntimeOptions, type FusionScenes, type RowsInput, type RuntimeLimits } from "./host/runtime";
 export { toSampleType, storedSampleType, type SampleArray } from "./sampletype";
 export type {
   EvalInput,

@@ -16,7 +16,7 @@ export const SANDBOX_LIMITS = {
   regexSubject: 10_000,
   /**
    * Bound on n^(k+1) for a regex with k quantifiers run on n characters (its worst backtracking, see
-   * ../regex.ts): /^(\d+)-(\d+)$/ (k = 2) runs on up to 464 characters, a k = 5 pattern on up to 21.
+   * compile/regex.ts): /^(\d+)-(\d+)$/ (k = 2) runs on up to 464 characters, a k = 5 pattern on up to 21.
    */
   regexSteps: 100_000_000,
   /** Budget ticks charged per 16 bytes allocated (an allocation is work the loop counter does not see). */

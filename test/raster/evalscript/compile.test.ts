@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import { parse } from "acorn";
 import { thrown, type RenderedEngineError } from "../../helpers/engine";
 import { compileEvalscript } from "../../../src/raster/evalscript";
-import { bindableGlobals, scanNames } from "../../../src/raster/evalscript/globals";
-import { instrument } from "../../../src/raster/evalscript/instrument";
+import { bindableGlobals, scanNames } from "../../../src/raster/evalscript/compile/globals";
+import { instrument } from "../../../src/raster/evalscript/compile/instrument";
 import { LIBRARY_NAMES } from "../../../src/raster/evalscript/sandbox/library";
 import { script } from "./helpers";
 

@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { window } from "../../helpers/raster";
 import { compileEvalscript, loadEvalscript, type EvalInput, type EvalResult, type EvalscriptRuntime, type SceneInfo } from "../../../src/raster/evalscript";
-import type { RuntimeLimits } from "../../../src/raster/evalscript/runtime";
+import type { RuntimeLimits } from "../../../src/raster/evalscript/host/runtime";
 import { sampleFile } from "../../helpers/seed";
 
 /** Text of a real evalscript in data/evalscripts. */

@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { compileEvalscript, type EvalInput } from "../../../src/raster/evalscript";
-import { isolateName, sandboxFor, scriptHash } from "../../../src/raster/evalscript/sandbox";
+import { isolateName, sandboxFor, scriptHash } from "../../../src/raster/evalscript/host/sandbox";
 import { f32, ones, rkhWindow, RKH_INFO, run } from "./helpers";
 
 const W = 16;

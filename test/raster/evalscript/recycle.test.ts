@@ -6,8 +6,8 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compileEvalscript, loadEvalscript, type EvalInput } from "../../../src/raster/evalscript";
-import { isolateName, sandboxFor, scriptHash } from "../../../src/raster/evalscript/sandbox";
-import { evictIdle, leaseGeneration, poolStats } from "../../../src/raster/evalscript/sandboxgen";
+import { isolateName, sandboxFor, scriptHash } from "../../../src/raster/evalscript/host/sandbox";
+import { evictIdle, leaseGeneration, poolStats } from "../../../src/raster/evalscript/host/sandboxgen";
 import { ones, rkhWindow, RKH_INFO } from "./helpers";
 
 const NDVI = `//VERSION=3

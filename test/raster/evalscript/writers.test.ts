@@ -1,5 +1,5 @@
 /**
- * The writer of several outputs (src/raster/evalscript/writers.ts, the generated sandbox module "writers.js"):
+ * The writer of several outputs (src/raster/evalscript/host/writers.ts, the generated sandbox module "writers.js"):
  * values land in the right output and band for outputs inside and past the unrolled slots, every value form the
  * generic writer takes still works, each value's `length` is read once, and mismatches give the same errors.
  * Every run goes through both paths (column function and general loop, helpers.ts `load`), compared bit for bit;
@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { EvalInput } from "../../../src/raster/evalscript";
-import { WRITER_SLOTS } from "../../../src/raster/evalscript/writers";
+import { WRITER_SLOTS } from "../../../src/raster/evalscript/host/writers";
 import { rejection } from "../../helpers/engine";
 import { f32, ones, rkhWindow, RKH_INFO, run } from "./helpers";
 

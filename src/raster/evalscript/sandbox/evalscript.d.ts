@@ -7,9 +7,9 @@
 export type ScriptFunctions = Record<string, ((...args: any[]) => any) | undefined> & { column?: Column };
 
 /**
- * The column function of a specialised script (../specialize.ts): `bind` takes one array per name of `names`
+ * The column function of a specialised script (../column/specialize.ts): `bind` takes one array per name of `names`
  * (the band values of the current block), `loop` runs the pixels state.at .. n-1 of the bound block
- * (../columnloop.ts; the same per pixel as pixels.js generalLoop).
+ * (../column/columnloop.ts; the same per pixel as pixels.js generalLoop).
  */
 export interface Column {
   names: string[];

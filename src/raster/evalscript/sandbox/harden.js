@@ -12,7 +12,7 @@
  *    size, so a loop repeating it ends. Removed: WebAssembly (WebAssembly.Memory allocates without a typed
  *    array), structuredClone, process and Buffer; console methods are no-ops (no unbounded server logs).
  * 2. Regular expressions: RegExp.prototype.exec (which test, match, matchAll, replace, search and split call
- *    once exec is not the original) refuses a catastrophic pattern (../regex.ts regexShape, whose source sandbox.ts
+ *    once exec is not the original) refuses a catastrophic pattern (../compile/regex.ts regexShape, whose source sandbox.ts
  *    passes as the module regex.js) and subjects longer than SANDBOX_LIMITS.regexSubject, or so long that n^(k+1)
  *    backtracking steps (k quantifiers) could exceed SANDBOX_LIMITS.regexSteps; each run is charged
  *    n^(k+1) / 10 ticks (measured ~3e9 steps/s, ~3 ns per tick). Literals are refused at compile time.

@@ -1,5 +1,5 @@
 /**
- * The RPC contract between the host (../sandbox.ts, ../runtime.ts) and the sandbox isolate's entrypoint
+ * The RPC contract between the host (../host/sandbox.ts, ../host/runtime.ts) and the sandbox isolate's entrypoint
  * (entry.js): what each call takes and returns. Types only; the sandbox's JavaScript reads them through JSDoc
  * (`@typedef {import("./rpc").SessionParams} SessionParams`), so both sides are checked against one definition.
  */
@@ -21,7 +21,7 @@ export interface SessionParams {
   width: number;
   height: number;
   mosaicking: Mosaicking;
-  /** Data fusion: the mosaicking of each datasource id (../setup.ts mosaickingByDatasource). */
+  /** Data fusion: the mosaicking of each datasource id (../host/setup.ts mosaickingByDatasource). */
   mosaickingBy?: Record<string, Mosaicking>;
   /** Sample property names per datasource id ("" = inputs without datasource). */
   bandsBy: Record<string, string[]>;

@@ -3,16 +3,16 @@
  * script's sandbox isolate (one RPC per call; pixels travel as whole band arrays, one block of rows per RPC
  * for requests larger than `blockBytes`).
  */
-import { invalidArgument } from "../errors";
-import { Lru } from "../lru";
-import type { CompiledEvalscript } from "./compile";
-import { executionError, sandboxCrash, type Budget } from "./errors";
-import { HOST_LIMITS } from "./limits";
-import { SANDBOX_BLOCK_BYTES } from "../memory";
+import { invalidArgument } from "../../errors";
+import { Lru } from "../../lru";
+import type { CompiledEvalscript } from "../compile/compile";
+import { executionError, sandboxCrash, type Budget } from "../errors";
+import { HOST_LIMITS } from "../limits";
+import { SANDBOX_BLOCK_BYTES } from "../../memory";
 import { dispose, SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES, sandboxFor, scriptHash, type Block, type Reply, type Sandbox, type SandboxApi, type SessionParams } from "./sandbox";
 import { Assembly, blockOf, bytesOf, rowsPerBlock } from "./blocks";
 import { bandCountOf, mosaickingByDatasource, normalizeSetup } from "./setup";
-import type { EvalInput, EvalOutputSpec, EvalResult, EvalSetup, SceneData, SceneInfo, TimeRange } from "./types";
+import type { EvalInput, EvalOutputSpec, EvalResult, EvalSetup, SceneData, SceneInfo, TimeRange } from "../types";
 
 /** Limits of the runtime; defaults in {@link DEFAULT_LIMITS}. */
 export interface RuntimeLimits {
@@ -23,7 +23,7 @@ export interface RuntimeLimits {
   totalPerSample: number;
   /**
    * Worker Loader `limits.cpuMs` per sandbox call (production; local workerd does not enforce it). With the
-   * 128 MB memory of a production isolate it ends what ticks cannot see (see ./index.ts, "Not stoppable").
+   * 128 MB memory of a production isolate it ends what ticks cannot see (see ../index.ts, "Not stoppable").
    */
   cpuMs: number;
   /** Bytes of input (or output) per evaluation RPC; larger requests go in blocks of rows. */
@@ -61,7 +61,7 @@ const INPUT_METADATA = { serviceVersion: "1.0.0", normalizationFactor: 0.0001 };
 /** Normalized setup() per script hash (setup takes no arguments, so its result is per script). */
 const setupCache = new Lru<EvalSetup>(256);
 
-/** A loaded evalscript; see ./index.ts for the Sentinel Hub behaviour of each call. */
+/** A loaded evalscript; see ../index.ts for the Sentinel Hub behaviour of each call. */
 export interface EvalscriptRuntime {
   readonly compiled: CompiledEvalscript;
   /** setup(), normalized and validated. @throws EngineError invalid-argument */

@@ -2,7 +2,7 @@
  * AST predicates of the column-function proof (specialize.ts, samplereads.ts): what kind of identifier
  * occurrence a node is, whether a `sample.<band>` read is used as a plain value, and the refusal exception.
  */
-import { walk, type AnyNode } from "./ast";
+import { walk, type AnyNode } from "../compile/ast";
 
 /** Property names of Object.prototype: a sample read of these would find the prototype's value. */
 export const PROTO = new Set(Object.getOwnPropertyNames(Object.prototype));

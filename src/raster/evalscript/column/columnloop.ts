@@ -17,7 +17,7 @@
  *   (errors.ts `userFrame`): an error of the writer or of the total budget names no script line, as on the
  *   general path, whose loop is not script code.
  */
-import type { Copy } from "./instrument";
+import type { Copy } from "../compile/instrument";
 
 /** Reserved names the generated code uses (wrapper.ts `WrapperNames`). */
 export interface ColumnNames {

@@ -21,9 +21,9 @@
  * through a computed key) refuses the column function with a reason.
  */
 import type { Node } from "acorn";
-import { forEachChild, walk, type AnyNode } from "./ast";
-import { patternNames, scanNames } from "./globals";
-import type { Copy } from "./instrument";
+import { forEachChild, walk, type AnyNode } from "../compile/ast";
+import { patternNames, scanNames } from "../compile/globals";
+import type { Copy } from "../compile/instrument";
 import { checkShape, declaresName, destructured, FUNCTION_TYPES, memberName, PROTO, readOnly, referenceOf, refuse, type Step } from "./samplecheck";
 
 /** Band reads of one function: the band names in parameter order and the source replacements of its copy. */

@@ -3,8 +3,8 @@
  * RPC, the bytes it moved (charged to the isolate, sandboxgen.ts) and the assembly of the values coming back.
  */
 import type { Block, BlockValues, SessionParams } from "./sandbox";
-import type { SampleArray } from "./sampletype";
-import type { EvalOutputSpec, EvalResult, SceneData } from "./types";
+import type { SampleArray } from "../sampletype";
+import type { EvalOutputSpec, EvalResult, SceneData } from "../types";
 
 /**
  * Rows per RPC so that one block's input, and its output, stay under `blockBytes` (workerd RPC messages are

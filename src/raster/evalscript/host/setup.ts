@@ -4,8 +4,8 @@
  * object or an array of `{id = "default", bands, sampleType = AUTO, nodataValue?}`, `mosaicking` SIMPLE
  * (default), ORBIT or TILE. Bad values throw a 400 that names the field to fix.
  */
-import { invalidArgument } from "../errors";
-import type { EvalInputSpec, EvalOutputSpec, EvalSetup, Mosaicking, SampleType } from "./types";
+import { invalidArgument } from "../../errors";
+import type { EvalInputSpec, EvalOutputSpec, EvalSetup, Mosaicking, SampleType } from "../types";
 
 const SAMPLE_TYPES: readonly SampleType[] = ["AUTO", "INT8", "UINT8", "INT16", "UINT16", "FLOAT32"];
 const MOSAICKINGS: readonly Mosaicking[] = ["SIMPLE", "ORBIT", "TILE"];

@@ -23,10 +23,10 @@
  * (SIMPLE mosaicking, one scene, no data fusion) is decided by the sandbox.
  */
 import type { Node } from "acorn";
-import type { AnyNode } from "./ast";
-import { walk } from "./ast";
+import type { AnyNode } from "../compile/ast";
+import { walk } from "../compile/ast";
 import { returnRewrites } from "./returns";
-import type { Copy } from "./instrument";
+import type { Copy } from "../compile/instrument";
 import { columnCopy, type ColumnNames } from "./columnloop";
 import { checkShape, destructured, memberName, referenceOf, Refused, refuse } from "./samplecheck";
 import { bindingCounts, SampleReads } from "./samplereads";

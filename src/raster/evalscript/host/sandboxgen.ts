@@ -12,8 +12,8 @@
  * never evicts a named Worker Loader isolate on its own, so a new name alone would leak the old isolate; the
  * abort (sandbox.ts, Recycler) removes it from the loader's cache and frees it.
  */
-import { Lru } from "../lru";
-import { SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES } from "../memory";
+import { Lru } from "../../lru";
+import { SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES } from "../../memory";
 
 /**
  * SANDBOX_RECYCLE_BYTES (src/raster/memory.ts): bytes (pixels sent plus values returned) after which a sandbox

@@ -6,15 +6,15 @@
  * undeclared variables).
  */
 import { parse, type Node } from "acorn";
-import { EngineError, invalidArgument, scriptSyntax, unsupported } from "../errors";
-import { Lru } from "../lru";
+import { EngineError, invalidArgument, scriptSyntax, unsupported } from "../../errors";
+import { Lru } from "../../lru";
 import { bindableGlobals, scanNames } from "./globals";
 import { walk } from "./ast";
 import { instrument, ticks, type SourceMap } from "./instrument";
-import { HOST_LIMITS } from "./limits";
+import { HOST_LIMITS } from "../limits";
 import { regexShape } from "./regex";
-import { columnPlan } from "./specialize";
-import { LIBRARY_NAMES } from "./sandbox/library";
+import { columnPlan } from "../column/specialize";
+import { LIBRARY_NAMES } from "../sandbox/library";
 import { RESERVED_PREFIX, wrapperNames, wrapperPrefix, wrapperSuffix } from "./wrapper";
 
 /** The script functions the wrapper exports (undefined when the script does not define one). */

@@ -24,9 +24,9 @@
  * array literals) keep the reused-value rewrite `(Pr0[0]=a,Pr0[1]=b,Pr0)`: same order, values, lengths and
  * keys, one allocation per pixel less.
  */
-import type { AnyNode } from "./ast";
-import { forEachChild } from "./ast";
-import type { Copy } from "./instrument";
+import type { AnyNode } from "../compile/ast";
+import { forEachChild } from "../compile/ast";
+import type { Copy } from "../compile/instrument";
 import { FUNCTION_TYPES } from "./samplecheck";
 
 /** The rewrites of a copy's returned literals and the declarations they need (emitted after the copy). */

@@ -11,29 +11,29 @@
  * and type-checked as JavaScript by `npm run typecheck` (sandbox/tsconfig.json), plus three made on the host
  * ({@link SANDBOX_MODULES}), the main module ("main.js", {@link MAIN_JS}) and the compiled script ("evalscript.js").
  */
-import type { CompiledEvalscript } from "./compile";
+import type { CompiledEvalscript } from "../compile/compile";
 import { evictIdle, leaseGeneration, SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES } from "./sandboxgen";
-import { SANDBOX_LIMITS } from "./limits";
-import { regexShape } from "./regex";
-import CONCAT_JS from "./sandbox/concat.js";
-import ENTRY_JS from "./sandbox/entry.js";
-import EVALUATION_JS from "./sandbox/evaluation.js";
-import FREEZE_JS from "./sandbox/freeze.js";
-import GUARDS_JS from "./sandbox/guards.js";
-import HARDEN_JS from "./sandbox/harden.js";
-import LIB_JS from "./sandbox/lib.js";
-import PIXELS_JS from "./sandbox/pixels.js";
-import SCENES_JS from "./sandbox/scenes.js";
-import SCRIPT_JS from "./sandbox/script.js";
-import VALUES_JS from "./sandbox/values.js";
-import type { SandboxApi } from "./sandbox/rpc";
+import { SANDBOX_LIMITS } from "../limits";
+import { regexShape } from "../compile/regex";
+import CONCAT_JS from "../sandbox/concat.js";
+import ENTRY_JS from "../sandbox/entry.js";
+import EVALUATION_JS from "../sandbox/evaluation.js";
+import FREEZE_JS from "../sandbox/freeze.js";
+import GUARDS_JS from "../sandbox/guards.js";
+import HARDEN_JS from "../sandbox/harden.js";
+import LIB_JS from "../sandbox/lib.js";
+import PIXELS_JS from "../sandbox/pixels.js";
+import SCENES_JS from "../sandbox/scenes.js";
+import SCRIPT_JS from "../sandbox/script.js";
+import VALUES_JS from "../sandbox/values.js";
+import type { SandboxApi } from "../sandbox/rpc";
 import { writersModule } from "./writers";
 
 /** Compatibility date of sandbox isolates (the date the runtime was tested with). */
 export const SANDBOX_COMPATIBILITY_DATE = "2026-11-01";
 
 export { SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES } from "./sandboxgen";
-export type { Block, BlockValues, Reply, SandboxApi, SceneRef, SessionParams, SessionStub } from "./sandbox/rpc";
+export type { Block, BlockValues, Reply, SandboxApi, SceneRef, SessionParams, SessionStub } from "../sandbox/rpc";
 
 /** Bump when the sandbox code changes so that isolates of an older runtime are not reused. */
 export const RUNTIME_VERSION = "eo-edge-evalscript-23";
