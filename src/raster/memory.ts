@@ -27,12 +27,16 @@ export const ISOLATE_MEMORY_BYTES = 128_000_000;
 /**
  * The Worker isolate's own JS memory with its caches nearly empty and no request in flight: modules, zod schemas,
  * the router, the WebAssembly instances. Measured by scripts/bench-memory.mjs after a full GC of a server that had
- * served one 16 x 16 request: 16.7-16.8 MiB (README, Benchmarks).
+ * served one 16 x 16 request: 16.7-16.8 MiB on b143cf5, 19.3-19.8 MiB once third-party import, the task engine's
+ * plug-ins and the strip JPEG encoder were added (README, Benchmarks).
  */
-export const BASELINE_BYTES = 18 * MIB;
+export const BASELINE_BYTES = 20 * MIB;
 
-/** Decoded COG blocks kept per isolate (src/raster/cog/blocks.ts): eight 1024 x 1024 UINT16 Sentinel-2 blocks. */
-export const BLOCK_CACHE_BYTES = 16 * MIB;
+/**
+ * Decoded COG blocks kept per isolate (src/raster/cog/blocks.ts): seven 1024 x 1024 UINT16 Sentinel-2 blocks (eight
+ * until the baseline grew by 2 MiB: one block less keeps the requests' share at 60.9 MB).
+ */
+export const BLOCK_CACHE_BYTES = 14 * MIB;
 /** NEAREST index maps kept per isolate (src/raster/warp/near.ts): 4 bytes per output pixel, two 1024 x 1024 maps. */
 export const INDEX_CACHE_BYTES = 8 * MIB;
 /** Parsed COG headers kept per isolate (src/raster/cog/index.ts): about 16 bytes per block of each file. */
