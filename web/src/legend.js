@@ -51,8 +51,8 @@ export function legendOf(script) {
   if (cls.length >= 2) return { classes: cls };
   const ramps = [...hexRamps(script), ...blendRamps(script)];
   if (ramps.length) return { ramps };
-  if (/sampleType\s*:\s*(["'])FLOAT32\1/.test(script)) return { none: "values (FLOAT32), no colour map: the GeoTIFF result is drawn over a viridis ramp" };
-  return { none: "no colour map declared (a band composite or stretched values)" };
+  if (/sampleType\s*:\s*(["'])FLOAT32\1/.test(script)) return { none: "none (FLOAT32 values, no colour map): a GeoTIFF result is drawn over a viridis ramp" };
+  return { none: "none (the script declares no colour map: a band composite or stretched values)" };
 }
 
 /** Draws the legend of `script` into element `el` (a list of swatches, or a gradient per ramp with its stops). */

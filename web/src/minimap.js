@@ -14,6 +14,11 @@ export function miniMap(el) {
   L.control.scale({ imperial: false }).addTo(map);
   countriesLayer(map).then((l) => (l.addTo(map), (el.dataset.basemap = "1")), (err) => (el.dataset.basemapError = err.message));
   const group = L.featureGroup().addTo(map);
+  const fit = () => {
+    const b = group.getBounds();
+    if (b.isValid()) map.fitBounds(b, { padding: [12, 12], maxZoom: 16, animate: false });
+  };
+  map.on("resize", fit); // a phone turned or a window resized: the overlays stay in view
   return {
     map,
     /** Replaces the overlays by `layers` (Leaflet layers) and fits the view to them (when there are any). */
@@ -21,8 +26,7 @@ export function miniMap(el) {
       group.clearLayers();
       for (const l of layers) group.addLayer(l);
       map.invalidateSize();
-      const b = group.getBounds();
-      if (b.isValid()) map.fitBounds(b, { padding: [12, 12], maxZoom: 16, animate: false });
+      fit();
     },
   };
 }
