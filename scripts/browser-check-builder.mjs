@@ -28,8 +28,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { chromium } from "playwright-core";
-import { getToken } from "./lib/bench.mjs";
-import { startEoEdge } from "./lib/serve.mjs";
+import { checkServer } from "./lib/serve.mjs";
 
 const SHOTS = join("test-artifacts", "builder");
 const failures = [];
@@ -536,10 +535,9 @@ async function phone(browser) {
 
 const t0 = Date.now();
 mkdirSync(SHOTS, { recursive: true });
-const server = process.env.CONSOLE_BASE ? { base: process.env.CONSOLE_BASE, stop: async () => {} } : await startEoEdge();
-const clientFile = join(resolve(process.env.EO_EDGE_STATE ?? ".state"), "demo-client.json");
-[base, client] = [server.base, JSON.parse(readFileSync(clientFile, "utf8"))];
-token = server.token ?? (await getToken(base, clientFile));
+const server = await checkServer();
+[base, token] = [server.base, server.token];
+client = JSON.parse(readFileSync(join(resolve(process.env.EO_EDGE_STATE ?? ".state"), "demo-client.json"), "utf8"));
 let browser;
 try {
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
