@@ -4,7 +4,9 @@
 //  defaults   the first Run with the shipped defaults answers 200 and draws the result, at both locations; at
 //             1280x720 the Run button is on screen without scrolling, at 390 px nothing is wider than the screen;
 //  presets    every preset either runs (200) with the collection it switches to, or says why it cannot run; FLOAT32
-//             scripts switch the format to GeoTIFF; Sentinel-1 GRD, L1C and BYOC presets exist and run;
+//             scripts switch the format to GeoTIFF and the FLOAT32 NDVI's result is drawn (its stretch = GDAL's
+//             percentiles of the same TIFF); Sentinel-1 GRD, L1C and BYOC presets exist and run; legends: the SCL
+//             classes, EO Browser's NDVI and NDMI ramps, the console's NDVI colorBlend ramp, none for true colour;
 //  time       the date buttons are the acquisition days the catalog lists over the AOI, the cloud filter disables
 //             the cloudier ones, a date sets the range, a range without scenes says so and sends no request;
 //  map        country basemap, scale bar, cursor coordinates, place and coordinate search, typed AOI coordinates
@@ -26,8 +28,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { chromium } from "playwright-core";
-import { getToken } from "./lib/bench.mjs";
-import { startEoEdge } from "./lib/serve.mjs";
+import { checkServer } from "./lib/serve.mjs";
 
 const SHOTS = join("test-artifacts", "builder");
 const failures = [];
@@ -111,13 +112,15 @@ async function defaults(page) {
 async function presets(page) {
   const values = await page.$$eval("#preset optgroup", (gs) => gs.map((g) => [g.label, [...g.querySelectorAll("option")].map((o) => o.value)]));
   check(["Sentinel-2 L2A", "Sentinel-2 L1C", "Sentinel-1 GRD"].every((l) => values.some(([g, v]) => g === l && v.length > 0)), `presets grouped by collection: ${values.map(([g, v]) => `${g} (${v.length})`).join(", ")}`);
-  const results = [];
+  const results = [], legends = {};
   for (const [group, list] of values) {
     for (const value of list) {
       await choosePreset(page, value);
       const note = await page.textContent("#presetNote");
       const [collection, format] = [await page.inputValue("#collection"), await page.inputValue("#format")];
       const float = /FLOAT32/.test(await page.evaluate(() => window.eoConsole.editor.state.doc.toString()));
+      legends[value] = await legendShown(page);
+      if (value === "sentinel-2__scene-classification__script.js") await page.locator("#legend").screenshot({ path: join(SHOTS, "builder-legend-scl.png") });
       expectHttpErrors = /Cannot run/.test(note);
       const r = await run(page);
       expectHttpErrors = false;
@@ -126,13 +129,80 @@ async function presets(page) {
       results.push({ group, value, collection, format, ok, state: r.state.slice(0, 90), note });
       if (!ok) check(false, `preset ${group} / ${value} with ${collection}, ${format}: ${r.state} (note: ${note})`);
       if (value === "s1/vv-vh") await shot(page, "builder-preset-s1");
+      if (value === "l1c/ndvi-raw" && r.ok) await checkTiffDrawn(page, r);
     }
   }
   const ran = results.filter((r) => r.state.startsWith("200")).length;
   const why = results.filter((r) => !r.state.startsWith("200")).map((r) => r.value);
   const groups = [...new Set(results.filter((r) => r.state.startsWith("200")).map((r) => r.collection.replace(/-[0-9a-f-]{36}$/, "")))];
   check(results.every((r) => r.ok), `presets: ${ran} of ${results.length} ran (collections ${groups.join(", ")}); ${why.length} say why they cannot run: ${why.join(", ")}; FLOAT32 ones switched to GeoTIFF`);
+  checkLegends(legends);
   await choosePreset(page, "sentinel-2__true_color__script.js");
+}
+
+/** GDAL (Debian's python3-gdal) 2nd and 98th percentiles (numpy, linear) and size of the finite, non-nodata values of a 1-band GeoTIFF. */
+function gdalStretch(bytes) {
+  const py = `import sys, numpy as np
+from osgeo import gdal
+gdal.FileFromMemBuffer("/vsimem/r.tif", sys.stdin.buffer.read())
+d = gdal.Open("/vsimem/r.tif"); b = d.GetRasterBand(1); a = b.ReadAsArray().astype("float64")
+ok = np.isfinite(a) & (a != b.GetNoDataValue() if b.GetNoDataValue() is not None else True)
+print(*np.percentile(a[ok], [2, 98]), d.RasterXSize, d.RasterYSize)`;
+  const r = spawnSync("/usr/bin/python3", ["-c", py], { input: Buffer.from(bytes) });
+  if (r.status !== 0) throw new Error(`gdal: ${r.stderr}`);
+  const [lo, hi, w, h] = r.stdout.toString().trim().split(" ").map(Number);
+  return { lo, hi, w, h };
+}
+
+/**
+ * A single-band FLOAT32 GeoTIFF result is drawn: one overlay of the TIFF's size, not uniform, and the result
+ * legend's stretch = GDAL's 2-98 % percentiles of the same request's TIFF (within 2 % of the range).
+ */
+async function checkTiffDrawn(page, r) {
+  const res = await fetch(`${base}/api/v1/process`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(r.body) });
+  const g = gdalStretch(new Uint8Array(await res.arrayBuffer()));
+  const shown = await page.evaluate(() => {
+    const img = document.querySelector("img.result-overlay");
+    const stops = JSON.parse(document.querySelector("#resultLegend .ramp")?.dataset.stops ?? "[]");
+    if (!img) return { stops };
+    const c = Object.assign(document.createElement("canvas"), { width: img.naturalWidth, height: img.naturalHeight });
+    const ctx = c.getContext("2d");
+    ctx.drawImage(img, 0, 0);
+    const d = ctx.getImageData(0, 0, c.width, c.height).data;
+    const colours = new Set();
+    for (let i = 0; i < d.length; i += 4) if (d[i + 3]) colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+    return { w: img.naturalWidth, h: img.naturalHeight, colours: colours.size, stops };
+  });
+  const [lo, hi] = [shown.stops[0]?.value, shown.stops.at(-1)?.value];
+  const tol = 0.02 * (g.hi - g.lo);
+  check(shown.w === g.w && shown.h === g.h && shown.colours > 20 && Math.abs(lo - g.lo) <= tol && Math.abs(hi - g.hi) <= tol && !/not drawn/.test(r.state),
+    `FLOAT32 GeoTIFF drawn: overlay ${shown.w} x ${shown.h} px (GDAL ${g.w} x ${g.h}), ${shown.colours} colours; stretch ${lo?.toFixed(4)}..${hi?.toFixed(4)} (GDAL 2-98 %: ${g.lo.toFixed(4)}..${g.hi.toFixed(4)}); "${r.state.slice(0, 80)}"`);
+  await shot(page, "builder-float32-tiff");
+}
+
+/** The legend the builder shows: its kind, class rows [value, label, css colour] or ramps' stops and css gradient. */
+const legendShown = (page) => page.$eval("#legend", (el) => ({
+  kind: el.dataset.kind,
+  classes: [...el.querySelectorAll("li")].map((li) => [li.dataset.value, li.textContent, getComputedStyle(li.firstChild).backgroundColor]),
+  ramps: [...el.querySelectorAll(".ramp")].map((r) => ({ stops: JSON.parse(r.dataset.stops), css: getComputedStyle(r).backgroundImage })),
+}));
+
+/**
+ * Legends against the scripts' published colour maps: SCL classes (Sentinel Hub's scene-classification script, ESA
+ * Sen2Cor class names), EO Browser's NDVI ramp (-0.5 #0c0c0c .. 1 #004400, 21 stops), NDMI's 6 stops, the
+ * console's NDVI colorBlend ramp (6 stops -0.2..0.8); true colour declares none.
+ */
+function checkLegends(legends) {
+  const scl = legends["sentinel-2__scene-classification__script.js"];
+  const ndvi = legends["sentinel-2__ndvi__eob.js"]?.ramps[0];
+  const ndmi = legends["sentinel-2__ndmi__eob.js"]?.ramps[0];
+  const own = legends["l1c/ndvi"]?.ramps[0];
+  const kinds = Object.values(legends).reduce((a, l) => ((a[l.kind] = (a[l.kind] ?? 0) + 1), a), {});
+  check(scl?.classes.length === 12 && scl.classes[4].join("|") === "4|4 Vegetation|rgb(0, 160, 0)" && scl.classes[6].join("|") === "6|6 Water|rgb(0, 0, 255)" && scl.classes[9][2] === "rgb(255, 255, 255)",
+    `legend of scene classification: ${scl?.classes.length} classes, ${scl?.classes.slice(3, 7).map((c) => `${c[1]} ${c[2]}`).join("; ")}`);
+  check(ndvi?.stops.length === 21 && ndvi.stops[0].value === -0.5 && /rgb\(12, 12, 12\) 0%/.test(ndvi.css) && /rgb\(0, 68, 0\) 100%/.test(ndvi.css) && ndmi?.stops.length === 6 &&
+    own?.stops.map((s) => s.value).join() === "-0.2,0,0.2,0.4,0.6,0.8" && legends["sentinel-2__true_color__script.js"]?.kind === "none",
+    `legends: NDVI (EO Browser) ${ndvi?.stops.length} stops ${ndvi?.css.slice(0, 60)}...; NDMI ${ndmi?.stops.length} stops; L1C NDVI stops ${own?.stops.map((s) => s.value)}; true colour ${legends["sentinel-2__true_color__script.js"]?.kind}; kinds ${JSON.stringify(kinds)}`);
 }
 
 /** Runs `action` and waits until the dates with scenes were searched again after it. */
@@ -465,10 +535,9 @@ async function phone(browser) {
 
 const t0 = Date.now();
 mkdirSync(SHOTS, { recursive: true });
-const server = process.env.CONSOLE_BASE ? { base: process.env.CONSOLE_BASE, stop: async () => {} } : await startEoEdge();
-const clientFile = join(resolve(process.env.EO_EDGE_STATE ?? ".state"), "demo-client.json");
-[base, client] = [server.base, JSON.parse(readFileSync(clientFile, "utf8"))];
-token = server.token ?? (await getToken(base, clientFile));
+const server = await checkServer();
+[base, token] = [server.base, server.token];
+client = JSON.parse(readFileSync(join(resolve(process.env.EO_EDGE_STATE ?? ".state"), "demo-client.json"), "utf8"));
 let browser;
 try {
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });

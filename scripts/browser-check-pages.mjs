@@ -13,8 +13,17 @@ import { STEPS } from "./lib/pages-steps.mjs";
 const failures = [];
 const check = (ok, text) => (console.log(`${ok ? "OK  " : "FAIL"} ${text}`), ok || failures.push(text));
 
-/** Screenshots of the current page at 1280x720 and 390 px wide; the narrow one must not scroll sideways. */
+/**
+ * Screenshots of the current page at 1280x720 and 390 px wide; the narrow one must not scroll sideways; each small
+ * map shown (#statsMap, #batchMap, #collMap) draws the offline basemap (> 100 country outlines in its basemap pane).
+ */
 async function shots(page, name) {
+  for (const id of ["statsMap", "batchMap", "collMap"]) {
+    if (!(await page.locator(`#${id}`).isVisible())) continue;
+    await page.waitForFunction((i) => document.getElementById(i).dataset.basemap || document.getElementById(i).dataset.basemapError, id, { timeout: 30_000 });
+    const outlines = await page.locator(`#${id} .leaflet-basemap-pane path`).count();
+    check(outlines > 100, `${name} page: its map #${id} shows the basemap (${outlines} country outlines)`);
+  }
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(SHOTS, `pages-${name}-1280.png`) });
   await page.setViewportSize({ width: 390, height: 844 });

@@ -1,13 +1,13 @@
-// Browser check of web/map.html (`npm run test:browser`): starts `npm start` on a spare port, creates a WMS
-// instance with the Sentinel Hub true-colour layer over the 29RKH sample scene, opens the map page in Debian's
-// Chromium (playwright-core, headless) once with XYZ tiles (WMTS GetTile) and once with WMS GetMap tiles, takes a
-// screenshot and compares the pixels of a tile fully inside the map with the Processing API's PNG over that
+// Browser check of web/map.html (`npm run test:browser`): starts `npm start` on a spare port (or uses $CONSOLE_BASE),
+// creates a WMS instance with the Sentinel Hub true-colour layer over the 29RKH sample scene, opens the map page in
+// Debian's Chromium (playwright-core, headless) once with XYZ tiles (WMTS GetTile) and once with WMS GetMap tiles,
+// takes a screenshot and compares the pixels of a tile fully inside the map with the Processing API's PNG over that
 // tile's EPSG:3857 bounds (decoded with fast-png; opaque pixels must be equal, the tile must not be uniform).
 // Prints the figures and the elapsed time; exits 1 on any failure.
 import { decode } from "fast-png";
 import { readFileSync } from "node:fs";
 import { chromium } from "playwright-core";
-import { createInstance, processBytes, startEoEdge } from "./lib/serve.mjs";
+import { checkServer, createInstance, processBytes } from "./lib/serve.mjs";
 
 const HALF = 20037508.342789244;
 const TIME = { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" };
@@ -78,7 +78,7 @@ async function checkMode(page, server, instance, mode) {
 }
 
 const t0 = Date.now();
-const server = await startEoEdge();
+const server = await checkServer();
 const tStarted = Date.now();
 let ok = false;
 let browser;

@@ -2,6 +2,7 @@
 // $CONSOLE_BASE), follows the STAC landing page's service-doc link in Debian's Chromium (playwright-core, headless),
 // waits for web/docs.html to render the service-desc document, and checks:
 //  - one entry per operation of the document, each with its description, and one table-of-contents link per entry;
+//  - the descriptions' Markdown code spans shown as <code>, no raw backticks;
 //  - the Processing API entry: its body fields as a table (with `evalscript`), the JSON Schema, an example curl
 //    request and the error envelope of the example response;
 //  - the search: "batch start" keeps exactly the operations whose text holds both words (computed here from the
@@ -37,6 +38,10 @@ try {
   const described = await page.locator("details.op > p.description").count();
   const tocLinks = await page.locator("#tocList li a").count();
   check(rendered === ops.length && described === ops.length && tocLinks === ops.length, `${rendered} operations rendered, ${described} with a description, ${tocLinks} in the table of contents; the document has ${ops.length}`);
+  // Markdown code spans of the descriptions (`...`) shown as code, not as raw backticks
+  const spans = (doc.info.description ?? "").match(/`[^`]+`/g) ?? [];
+  const md = await page.evaluate(() => ({ ticks: [...document.querySelectorAll("#description, details.op > p.description")].filter((e) => /`[^`]+`/.test(e.textContent)).length, codes: document.querySelectorAll("#description code").length }));
+  check(md.ticks === 0 && md.codes === spans.length, `descriptions: ${md.codes} code spans shown as code (the document's intro has ${spans.length}), ${md.ticks} with raw backticks`);
   await page.screenshot({ path: join(SHOTS, "docs-1280.png") });
 
   await page.click("#tocList a[href='#post_api_v1_process']");

@@ -18,6 +18,12 @@ function typeOf(s) {
   return String(s.type ?? "");
 }
 
+/**
+ * Text of an OpenAPI description (CommonMark) as nodes with its `code spans` in <code> (the only Markdown the
+ * service's descriptions use); an unpaired backtick stays as it is.
+ */
+const inline = (text) => text.split(/`([^`]+)`/).map((part, i) => (i % 2 ? el("code", {}, part) : part));
+
 /** A table with header `head` and rows of cells (strings or nodes). */
 const table = (head, rows) => el("table", {}, el("tr", {}, ...head.map((h) => el("th", {}, h))), ...rows.map((r) => el("tr", {}, ...r.map((c) => el("td", {}, c)))));
 
@@ -37,7 +43,7 @@ function operation(doc, method, path, op) {
     el("span", { class: "path" }, path), op.summary ?? "", " ", el("span", { class: "auth" }, open ? "(public)" : "(bearer token)"));
   const body = el("details", { class: "op", id: op.operationId ?? `${method}${path}` }, head);
   body.dataset.search = `${method} ${path} ${op.summary ?? ""} ${op.description ?? ""} ${op.tags?.join(" ") ?? ""}`.toLowerCase();
-  if (op.description) body.append(el("p", { class: "description" }, op.description));
+  if (op.description) body.append(el("p", { class: "description" }, ...inline(op.description)));
   if (op.parameters?.length) body.append(el("h4", {}, "Parameters"), parameters(op.parameters));
   const media = Object.entries(op.requestBody?.content ?? {});
   if (media.length) {
@@ -68,7 +74,7 @@ function filter() {
 /** Renders the whole document into the page. */
 function render(doc) {
   document.getElementById("title").textContent = `${doc.info.title} ${doc.info.version} (OpenAPI ${doc.openapi})`;
-  for (const para of (doc.info.description ?? "").split("\n\n")) document.getElementById("description").append(el("p", {}, para));
+  for (const para of (doc.info.description ?? "").split("\n\n")) document.getElementById("description").append(el("p", {}, ...inline(para)));
   const schemes = Object.entries(doc.components?.securitySchemes ?? {}).map(([name, s]) =>
     el("li", {}, el("b", {}, name), `: ${s.type}`, s.flows?.clientCredentials ? ` client credentials, token URL ${s.flows.clientCredentials.tokenUrl}` : "",
       s.scheme ? ` ${s.scheme} ${s.bearerFormat ?? ""}` : ""));

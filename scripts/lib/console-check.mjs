@@ -3,8 +3,7 @@
 // failing on page errors and console errors; logging in through the console's form.
 import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { getToken } from "./bench.mjs";
-import { startEoEdge } from "./serve.mjs";
+import { checkServer } from "./serve.mjs";
 
 /** Where the checks write their screenshots (git-ignored). */
 export const SHOTS = join("test-artifacts", "browser");
@@ -15,10 +14,9 @@ export const SHOTS = join("test-artifacts", "browser");
  */
 export async function consoleServer() {
   mkdirSync(SHOTS, { recursive: true });
-  const server = process.env.CONSOLE_BASE ? { base: process.env.CONSOLE_BASE, stop: async () => {} } : await startEoEdge();
-  const clientFile = join(resolve(process.env.EO_EDGE_STATE ?? ".state"), "demo-client.json");
-  const client = JSON.parse(readFileSync(clientFile, "utf8"));
-  return { server, client, token: server.token ?? (await getToken(server.base, clientFile)) };
+  const server = await checkServer();
+  const client = JSON.parse(readFileSync(join(resolve(process.env.EO_EDGE_STATE ?? ".state"), "demo-client.json"), "utf8"));
+  return { server, client, token: server.token };
 }
 
 /**

@@ -197,6 +197,22 @@ export async function collections({ page, base, token, check, shots }) {
   const zapi = zid && (await api(base, token, `/api/v1/zarr/collections/${zid}`).catch((e) => ({ status: e.message })));
   const zstatus = zapi?.data?.status ?? zapi?.status;
   check(zrow === "INGESTED" && zstatus === "INGESTED", `Zarr store registered from the form: ${zstate}; page ${zrow}, API ${zstatus}`);
+
+  // "Open in the builder" of the sample BYOC collection: the builder selects it, with a preset of that collection
+  // and an AOI on the collection's extent (the catalog's bbox)
+  const before = await page.evaluate(() => document.body.dataset.collectionOpened);
+  await page.click(`#catalogTable a[aria-label="Open ${sample[0]} in the request builder"]`);
+  await page.waitForFunction((b) => document.body.dataset.collectionOpened !== b && document.body.dataset.requestReady, before, { timeout: 120_000 });
+  const permalink = await page.waitForFunction(() => /^#request\?s=/.test(location.hash), null, { timeout: 10_000 }).then(() => true, () => false);
+  const opened = await page.evaluate(() => {
+    const { body, bounds: b } = window.eoConsole.request(); // b: the request's Leaflet bounds (degrees, any output CRS)
+    return { collection: document.getElementById("collection").value, preset: document.getElementById("preset").value, body, aoi: [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()] };
+  });
+  const [w, s, e, n] = catalog.find((c) => c.id === sample[0]).extent.spatial.bbox[0];
+  const aoi = opened.aoi;
+  const meets = aoi && aoi[0] < e && aoi[2] > w && aoi[1] < n && aoi[3] > s;
+  check(opened.collection === sample[0] && opened.body.input.data[0].type === sample[0] && meets && permalink,
+    `"Open in the builder" of ${sample[0]}: builder collection ${opened.collection}, preset ${opened.preset}, request type ${opened.body.input.data[0].type}, AOI [${aoi?.map((v) => +v.toFixed(4))}] on the extent [${[w, s, e, n].map((v) => +v.toFixed(4))}]; URL then the permalink: ${permalink}`);
 }
 
 export const STEPS = { statistics, batch, statbatch, batchcollection, collections, clients, wmsmap };

@@ -1,12 +1,24 @@
 // Small Leaflet maps of the statistics, batch and collections pages: one overlay group whose content a page
-// replaces (AOI rectangle, tiling-grid tiles, collection extents) and a view fitted to it.
+// replaces (AOI rectangle, tiling-grid tiles, collection extents) and a view fitted to it, over the builder's offline
+// basemap (Natural Earth country outlines, ./basemap.js) so the overlays show where on Earth they are.
 import L from "leaflet";
+import { countriesLayer } from "./basemap.js";
 
-/** A map in element `el` (created once); `show(layers)` replaces the overlays and fits the view to them. */
+/**
+ * A map in element `el` (created once) with the country outlines (loaded in the background; a failed load leaves
+ * the overlays on a blank map and sets `el.dataset.basemapError`); `show(layers)` replaces the overlays and fits the
+ * view to them.
+ */
 export function miniMap(el) {
   const map = L.map(el, { zoomSnap: 0.25, attributionControl: false }).setView([30, 0], 2);
   L.control.scale({ imperial: false }).addTo(map);
+  countriesLayer(map).then((l) => (l.addTo(map), (el.dataset.basemap = "1")), (err) => (el.dataset.basemapError = err.message));
   const group = L.featureGroup().addTo(map);
+  const fit = () => {
+    const b = group.getBounds();
+    if (b.isValid()) map.fitBounds(b, { padding: [12, 12], maxZoom: 16, animate: false });
+  };
+  map.on("resize", fit); // a phone turned or a window resized: the overlays stay in view
   return {
     map,
     /** Replaces the overlays by `layers` (Leaflet layers) and fits the view to them (when there are any). */
@@ -14,8 +26,7 @@ export function miniMap(el) {
       group.clearLayers();
       for (const l of layers) group.addLayer(l);
       map.invalidateSize();
-      const b = group.getBounds();
-      if (b.isValid()) map.fitBounds(b, { padding: [12, 12], maxZoom: 16, animate: false });
+      fit();
     },
   };
 }

@@ -1,12 +1,15 @@
 // The request builder page: the map and AOI (box, polygon, GeoJSON upload, place search), collection, dates with
 // scenes and cloud filter, output CRS / size / format, the evalscript with presets, Run (with progress and cancel;
 // the image on the map at its bbox and the file), the request JSON (edit, import), the client snippets, the
-// permalink and pins. The form's state and its request: form.js; the side panels: panels.js.
+// permalink and pins. The form's state and its request: form.js; the side panels: panels.js; the legend:
+// legend.js; a GeoTIFF result drawn: tiffview.js.
 import { call, showError, showState } from "./api.js";
 import { createMap } from "./map.js";
 import { createEditor, markError, setText } from "./editor.js";
 import { curlSnippet, jsSnippet, pySnippet } from "./snippets.js";
 import { fits, isFloat32, loadPresets } from "./presets.js";
+import { rampElements, renderLegend } from "./legend.js";
+import { VIRIDIS, tiffImage } from "./tiffview.js";
 import { wireMapTools } from "./maptools.js";
 import { datesOf, searchItems, underClouds } from "./timeline.js";
 import { MAX_SIDE, aoiBbox, buildRequest, cloudy, readForm, showAoi, stateOfBody, writeForm } from "./form.js";
@@ -20,7 +23,7 @@ const DEFAULT_COLLECTION = "sentinel-2-l2a";
 const DEFAULT_AOI = { bbox: [-11.55, 24.72, -11.3, 24.88] };
 const EXT = { "image/png": "png", "image/jpeg": "jpg", "image/tiff": "tif" };
 const WIDE = "2014-01-01T00:00:00Z/2100-01-01T00:00:00Z"; // every date the samples (and Sentinel-1/2) can have
-let ctl, editor, preset, aoi = DEFAULT_AOI, running = null, resultUrl = null, jsonDirty = false, dates = [], ready = false, autoTiff = false;
+let ctl, editor, preset, aoi = DEFAULT_AOI, running = null, resultUrl = null, tiffUrl = null, jsonDirty = false, dates = [], ready = false, autoTiff = false;
 /** The catalog's collections of this location by id (STAC collection JSON). */
 const collections = new Map();
 /** Band names of the BYOC and Zarr collections by collection id (their APIs' additionalData.bands). */
@@ -35,7 +38,7 @@ const mark = (name) => (document.body.dataset[name] = String(++marks));
 const offered = () => [...$("collection").options].map((o) => o.value);
 const debounce = (f, ms) => { let t; return () => (clearTimeout(t), (t = setTimeout(f, ms))); };
 
-/** After any change: sizes, snippets, request JSON (unless being edited), permalink (debounced), date marks. */
+/** After any change: sizes, snippets, request JSON (unless being edited), legend (legend.js), permalink (debounced), date marks. */
 function changed() {
   if (!ready) return;
   const st = form();
@@ -46,6 +49,7 @@ function changed() {
   $("snippetPy").textContent = pySnippet(location.origin, body, out);
   $("snippetJs").textContent = jsSnippet(location.origin, plain, out);
   if (!jsonDirty) $("requestJson").value = JSON.stringify(body, null, 2);
+  renderLegend($("legend"), st.evalscript);
   savePermalink();
   showDates(dates, st, pickDate);
 }
@@ -162,8 +166,9 @@ function clearResult() {
   ctl.clearImage();
   $("download").hidden = true;
   $("download").removeAttribute("href");
-  if (resultUrl) URL.revokeObjectURL(resultUrl);
-  resultUrl = null;
+  for (const url of [resultUrl, tiffUrl]) if (url) URL.revokeObjectURL(url);
+  resultUrl = tiffUrl = null;
+  $("resultLegend").replaceChildren();
   delete document.body.dataset.runDone;
 }
 
@@ -196,7 +201,22 @@ function toTiff() {
   return "Format switched to GeoTIFF: the script writes FLOAT32, which PNG and JPEG cannot carry.";
 }
 
-/** Sends the request; shows a PNG/JPEG on the map over the AOI and offers the file; says why when nothing can run. */
+/**
+ * Draws result `blob` over `bounds`: a PNG/JPEG as it is, a single-band float GeoTIFF over the viridis ramp (its
+ * stretch in #resultLegend). Resolves to true when drawn, else to the reason.
+ */
+async function drawResult(blob, bounds) {
+  if (/image\/(png|jpeg)/.test(blob.type)) return ctl.showImage(resultUrl, bounds).then(() => true);
+  const tiff = await tiffImage(blob).catch((err) => ({ reason: `GeoTIFF not decoded: ${err.message}` }));
+  if (tiff.reason) return tiff.reason;
+  tiffUrl = tiff.url;
+  await ctl.showImage(tiff.url, bounds);
+  const stops = VIRIDIS.map((color, i) => ({ value: tiff.min + ((tiff.max - tiff.min) * i) / (VIRIDIS.length - 1), color }));
+  $("resultLegend").replaceChildren(...rampElements("Result (GeoTIFF values, 2-98 % stretch):", stops));
+  return true;
+}
+
+/** Sends the request; shows a PNG/JPEG or a single-band float GeoTIFF on the map over the AOI and offers the file; says why when nothing can run. */
 async function run(e) {
   e?.preventDefault();
   if (running) return;
@@ -216,9 +236,8 @@ async function run(e) {
     const blob = await r.blob();
     resultUrl = URL.createObjectURL(blob);
     Object.assign($("download"), { href: resultUrl, download: `result.${EXT[body.output.responses[0].format.type]}`, hidden: false });
-    const drawn = /image\/(png|jpeg)/.test(blob.type);
-    if (drawn) await ctl.showImage(resultUrl, bounds);
-    const where = !drawn ? "; a GeoTIFF is not drawn on the map: download it" : epsg !== 3857 ? `; drawn approximately (EPSG:${epsg} on the EPSG:3857 map)` : "";
+    const drawn = await drawResult(blob, bounds);
+    const where = drawn !== true ? `; not drawn on the map (${drawn}): download it` : epsg !== 3857 ? `; drawn approximately (EPSG:${epsg} on the EPSG:3857 map)` : "";
     const days = [...new Set(scenes.map((s) => s.properties.datetime.slice(0, 10)))];
     const pu = r.headers.get("x-processingunits-spent") ?? "?", took = ((performance.now() - t0) / 1000).toFixed(1);
     busy(false);

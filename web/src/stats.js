@@ -25,9 +25,8 @@ function mercator([w, s, e, n]) {
   return [a.x, a.y, b.x, b.y];
 }
 
-/** The resolution (m) to use: the asked one, raised to a multiple of 10 m when the AOI would exceed MAX_PX a side. */
-function resolution(bbox) {
-  const asked = Number($("statsRes").value) || 10;
+/** The resolution (m) to use: `asked`, raised to a multiple of 10 m when the AOI would exceed MAX_PX a side. */
+function resolution(bbox, asked) {
   const needed = Math.max(bbox[2] - bbox[0], bbox[3] - bbox[1]) / MAX_PX;
   return asked >= needed ? asked : Math.ceil(needed / 10) * 10;
 }
@@ -49,11 +48,13 @@ async function datesFromCatalog() {
   showState($("statsState"), `${times.length} scenes in the catalog from ${day(Math.min(...times))} to ${day(Math.max(...times))}`);
 }
 
-/** The Statistical API request of the form; also shows the resolution used. */
+/** The Statistical API request of the form; also shows the resolution used (and why, when raised). */
 function statsRequest() {
   const bbox = mercator(aoi());
-  const res = resolution(bbox);
-  $("statsResUsed").textContent = `${res} m: ${Math.ceil((bbox[2] - bbox[0]) / res)} x ${Math.ceil((bbox[3] - bbox[1]) / res)} px`;
+  const asked = Number($("statsRes").value) || 10;
+  const res = resolution(bbox, asked);
+  const size = `${Math.ceil((bbox[2] - bbox[0]) / res)} x ${Math.ceil((bbox[3] - bbox[1]) / res)} px`;
+  $("statsResUsed").textContent = res === asked ? `${res} m: ${size}` : `computed at ${res} m (${size}): at ${asked} m the AOI would exceed ${MAX_PX} px a side`;
   return {
     input: { bounds: { bbox, properties: { crs: CRS3857 } }, data: [{ type: $("statsCollection").value }] },
     aggregation: {
