@@ -169,7 +169,7 @@ export async function withAdmission<T>(bytes: number, work: () => Promise<T>, wa
  * {@link withAdmission} for a queue consumer's unit (async strip units, batch tiles, statistical batch features):
  * they share their isolate's memory with its requests and other units (the heavy queue's max_concurrency), and
  * wait up to CONSUMER_ADMISSION_WAIT_MS.
- * @throws OverloadedError (the message is retried); whatever `work` throws.
+ * @throws OverloadedError (the task engine snoozes the unit: src/tasks/work.ts); whatever `work` throws.
  */
 export const withConsumerAdmission = <T>(bytes: number, work: () => Promise<T>): Promise<T> => withAdmission(bytes, work, consumerWait);
 

@@ -3,7 +3,9 @@
  * registered (src/tasks-registry.ts). A message runs as the leased unit it names (./lease.ts): the plan (the
  * plug-in's `plan`, its units handed to the task), one unit (`run`, its result counted once), or the assembly. Each
  * runs as the location that accepted the task. A client error (ApiError 4xx, an EngineError kind) FAILS the plan or
- * counts the unit failed; any other error is retried, and the unit counted failed after its lease's last attempt. A
+ * counts the unit failed; no room in the isolate's memory (kind `overloaded`, src/pipeline/admission.ts) snoozes the
+ * unit (RunLater: it is not the unit's fault, so no attempt is used); any other error is retried, and the unit
+ * counted failed after its lease's last attempt. A
  * message of a task that needs no such work (stopped, finished, unknown) is acked without work.
  */
 import type { Env } from "../env";
@@ -20,6 +22,10 @@ export function clientError(e: unknown): ApiError | undefined {
   const api = e instanceof ApiError ? e : kindedError(e);
   return api && api.status < 500 ? api : undefined;
 }
+
+/** True for the admission's refusal (kind `overloaded`): the isolate had no room for the unit's pixels in time. */
+const overloaded = (e: unknown): e is Error & { retryAfterSeconds?: number } =>
+  e instanceof Error && (e as { kind?: unknown }).kind === "overloaded";
 
 /** The result of a failed unit from the client error `e`. */
 const failedUnit = (e: ApiError): UnitResult => ({ pu: 0, error: e.message, failure: { status: e.status, code: e.code } });
@@ -56,6 +62,7 @@ export function engineKind(plugins: readonly TaskPlugin[]): [KindHandler, KindOp
       }
     } catch (e) {
       if (e instanceof RunLater) throw e; // not a failure: the unit runs again later (./runner.ts)
+      if (overloaded(e)) throw new RunLater(e.message, 1000 * (e.retryAfterSeconds ?? 2));
       const client = clientError(e);
       if (client && unit !== ASSEMBLE_UNIT) return stub.fail(`${unit === PLAN_UNIT ? "Analysis failed: " : ""}${client.message}`, { status: client.status, code: client.code });
       if (unit === PLAN_UNIT || unit === ASSEMBLE_UNIT || signal?.aborted || !(await stub.attemptFailed(unit, e instanceof Error ? e.message : String(e)))) throw e;

@@ -1,8 +1,8 @@
 /**
  * Async strip units share their isolate's memory with its requests and other units (issue 27): each is admitted
  * with its bytes (src/async/render.ts, src/pipeline/admission.ts withConsumerAdmission). A unit that finds no room
- * within the consumer's wait is retried by the queue (the unit stays PENDING, the request RUNNING), not failed; with
- * room it renders. Real queue handler, AsyncTask Durable Object, R2 and 29RKH pixels.
+ * within the consumer's wait is snoozed (acked; the unit stays PENDING with no attempt used, the request RUNNING, and
+ * its object sends it again after Retry-After), not failed; with room it renders. Real queue handler, AsyncTask Durable Object, R2 and 29RKH pixels.
  */
 import { env } from "cloudflare:workers";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
@@ -40,16 +40,16 @@ beforeAll(async () => {
 afterEach(() => setAdmission());
 
 describe("admission of async strip units", () => {
-  it("no room: the unit's message is retried and the unit stays PENDING; with room it renders (DONE), admitted with its bytes", async () => {
+  it("no room: the unit is snoozed (PENDING, no attempt used); with room it renders (DONE), admitted with its bytes", async () => {
     const record = { id: crypto.randomUUID(), account: crypto.randomUUID(), created: new Date().toISOString(), request: RECORD_REQUEST } as unknown as AsyncRecord;
     const stub = await runningRequest(record);
     setAdmission({ budget: 1, consumerWaitMs: 0 });
     const held = await admit(1); // a request in flight fills the budget
     try {
       const refused = await consume(record.id, "m1", 1);
-      expect(refused.retryMessages.map((m) => m.msgId)).toEqual(["m1"]);
-      expect(refused.explicitAcks).toEqual([]);
-      expect(await stub.unit(RENDER_LEASE)).toMatchObject({ status: "PENDING" });
+      expect(refused.retryMessages).toEqual([]);
+      expect(refused.explicitAcks).toEqual(["m1"]);
+      expect(await stub.unit(RENDER_LEASE)).toMatchObject({ status: "PENDING", attempts: 0, owner: null });
       expect((await stub.snapshot()).state).toBe("PROCESSING");
       expect(admissionStats()).toMatchObject({ requests: 1, waiting: 0 });
     } finally {

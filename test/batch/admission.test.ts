@@ -1,7 +1,8 @@
 /**
  * Batch tiles share their isolate's memory with its requests and other heavy messages (issue 27): each tile's
  * evaluation and files are admitted with their bytes (src/batch/execute.ts, src/pipeline/admission.ts
- * withConsumerAdmission). A tile that finds no room within the consumer's wait is retried by the queue, not failed.
+ * withConsumerAdmission). A tile that finds no room within the consumer's wait is snoozed (its message acked, no
+ * attempt used; its object sends it again after Retry-After), not failed.
  * Tile messages are delivered by the test (see test/helpers/batchtasks.ts); real task object, R2, 29RKH pixels.
  */
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +11,7 @@ import { batchTaskIn, deliver, msg, tileMessage } from "../helpers/batchtasks";
 import { seedSamples } from "../helpers/seed";
 import { admissionStats, admit, setAdmission } from "../../src/pipeline/admission";
 import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
+import { leaseId } from "../../src/tasks/messages";
 
 beforeAll(async () => {
   await seedSamples((i) => i.id === "S2A_29RKH_20200219_0_L2A");
@@ -17,18 +19,19 @@ beforeAll(async () => {
 afterEach(() => setAdmission());
 
 describe("admission of batch tiles", () => {
-  it("no room: the tile's message is retried and the tile stays PENDING; with room it is DONE, admitted with its bytes", async () => {
+  it("no room: the tile is snoozed and stays PENDING, no attempt used; with room it is DONE, admitted with its bytes", async () => {
     const a = await newAccount();
     const { id, stub, tiles } = await batchTaskIn(a.account, "PROCESSING", "batch-admission");
     setAdmission({ budget: 1, consumerWaitMs: 0 });
     const held = await admit(1); // a request in flight fills the budget
     try {
-      expect(await deliver(TASK_QUEUE_NAME, [msg("t0", tileMessage(id, tiles[0]!))])).toEqual({ acked: [], retried: ["t0"] });
+      expect(await deliver(TASK_QUEUE_NAME, [msg("t0", tileMessage(id, tiles[0]!))])).toEqual({ acked: ["t0"], retried: [] });
     } finally {
       held.release();
     }
     const row = async () => (await stub.unitList()).find((u) => u.id === tiles[0]);
     expect(await row()).toMatchObject({ status: "PENDING" });
+    expect(await stub.unit(leaseId(tiles[0]!))).toMatchObject({ status: "PENDING", attempts: 0, owner: null });
     const { done = 0, failed = 0 } = (await stub.snapshot()).counters;
     expect([done, failed]).toEqual([0, 0]);
     setAdmission();
