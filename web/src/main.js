@@ -34,6 +34,7 @@ function route() {
   const until = tokenExpires() && new Date(tokenExpires()).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
   $("who").textContent = valid ? `logged in (until ${until})` : "not logged in";
   $("logoutHeader").hidden = !valid;
+  document.querySelector('header nav a[href="#login"]').hidden = valid; // Log out replaces it while logged in
   const notice = name === "login" && takeNotice();
   if (notice) showState($("loginState"), notice);
   if (name === "request" && !started.has(name)) (started.add(name), initRequest());
