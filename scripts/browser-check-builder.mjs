@@ -263,6 +263,8 @@ async function mapTools(page) {
   // "open in the builder" (#request?collection=<id>): the L1C collection on its scene
   await settled(page, "collectionOpened", () => page.goto(`${base}/#request?collection=sentinel-2-l1c`));
   const l1c = [await page.inputValue("#collection"), await page.inputValue("#preset"), await page.inputValue("#from")];
+  // the permalink replaces the URL after a debounce (web/src/request.js): wait for it, up to 5 s
+  await page.waitForFunction(() => /#request\?s=/.test(location.href), null, { timeout: 5000 }).catch(() => {});
   check(l1c.join() === "sentinel-2-l1c,l1c/true-colour,2017-07-29" && /#request\?s=/.test(page.url()), `#request?collection=sentinel-2-l1c opens [${l1c.join(", ")}]; then the URL is the permalink`);
   // zoom to the data of Sentinel-1 GRD: the catalog's newest scene
   await chooseCollection(page, "sentinel-1-grd");
