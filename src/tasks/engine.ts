@@ -67,7 +67,9 @@ export abstract class TaskEngine extends TaskDurableObject<string> {
   /**
    * Stores a new task (CREATED; its request in R2 when large, its secret keys apart) and its listing row; a plug-in
    * without user actions starts it at once unless `start` is false (tests that drive it by hand). A second call
-   * answers the task as it is. @throws Error when the object holds another task.
+   * answers the task as it is, after finishing what a first call cut short while the task is still CREATED (its
+   * Worker died after the store): the listing row and the start; for a task beyond CREATED it mirrors the listing
+   * again (a mirror lost with its Worker). @throws Error when the object holds another task.
    */
   async create(init: NewTask, request: unknown, start = !this.plugin.userActions): Promise<Task> {
     const existing = this.record();
@@ -80,10 +82,12 @@ export abstract class TaskEngine extends TaskDurableObject<string> {
         this.sql.exec("INSERT INTO engine_task (k, record, request) VALUES (1, ?, ?)", JSON.stringify(record), stored);
         if (Object.keys(secrets).length) this.sql.exec("INSERT INTO engine_secrets (k, secrets) VALUES (1, ?)", JSON.stringify(secrets));
       });
-      await insertListed(this.env, { ...init, kind: this.plugin.kind });
       if (this.plugin.timeoutMs) await this.scheduleTimeout(this.plugin.timeoutMs);
-      if (start) await this.act(init.account, "START");
     }
+    if (!existing || this.snapshot().state === this.machine.initial) {
+      await insertListed(this.env, { ...init, kind: this.plugin.kind });
+      if (start) await this.act(init.account, "START");
+    } else await this.mirror();
     return (await this.task(init.account))!;
   }
 
