@@ -1,5 +1,9 @@
-/** Worker entry: the HTTP API (`fetch`), the task queue consumer (`queue`) and the Durable Object classes. */
+/**
+ * Worker entry: the HTTP API (`fetch`), the task queue consumer (`queue`), the cron's recovery sweep (`scheduled`) and
+ * the Durable Object classes.
+ */
 import type { Env } from "./env";
+import { resumeImports } from "./dataimport/plugin";
 import { atLocation } from "./locations/hosting";
 import { buildApi } from "./routes";
 import { queueRouter } from "./tasks-registry";
@@ -50,5 +54,13 @@ export default {
   },
   queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
     return queueRouter.consume(batch, env);
+  },
+  /**
+   * The cron (wrangler.toml `[triggers]`, every 5 minutes): third-party orders and subscriptions whose confirm died
+   * between its charge and its engine task's start are started (src/dataimport/plugin.ts resumeImports).
+   */
+  async scheduled(_controller: ScheduledController, env: Env): Promise<void> {
+    const n = await resumeImports(env);
+    if (n) console.log(`cron: ${n} third-party import record(s) resumed`);
   },
 } satisfies ExportedHandler<Env>;

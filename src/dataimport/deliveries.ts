@@ -99,8 +99,9 @@ export async function addDeliveries(env: DB, r: ImportRecord, items: readonly st
 }
 
 /**
- * Polls the provider for a RUNNING subscription's matching products and delivers the ones it has no delivery of.
- * Safe to run concurrently: a product gets one delivery (UNIQUE parent, item_id).
+ * Polls the provider for a RUNNING subscription's matching products and delivers the ones it has no delivery of:
+ * the work of the subscription's poll unit (./plugin.ts), never of a read. Safe to run concurrently: a product gets
+ * one delivery (UNIQUE parent, item_id).
  */
 export async function pollSubscription(env: Env, r: ImportRecord): Promise<void> {
   if (r.kind !== "subscription" || r.status !== "RUNNING") return;

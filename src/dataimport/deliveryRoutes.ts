@@ -2,7 +2,8 @@
  * Delivery routes of an order (`/orders/:orderId/deliveries`) or a subscription (`/subscriptions/:subscriptionId/
  * deliveries`), interface spec 4.12: list (status, count, viewtoken), get, files (list; get with Range; HEAD gives
  * the size), archive (create, status, download with Range: only DONE), tiles (the BYOC tiles made at ingestion,
- * last 3 months). Files and archives need a DONE delivery (409 otherwise, as the OpenAPI says).
+ * last 3 months). Files and archives need a DONE delivery (409 otherwise, as the OpenAPI says). Reads answer the
+ * D1 rows as the record's engine task (./plugin.ts) left them: no provider call; creating an archive is the one write.
  */
 import type { Env } from "../env";
 import { json } from "../http/base";
@@ -15,7 +16,6 @@ import { getCollection } from "../storage/byoc/store";
 import { ARCHIVE_FORMATS, archiveJson, getArchive, requestArchive } from "./archives";
 import { collectionBucket } from "./collections";
 import { getDelivery, listDeliveries } from "./deliveries";
-import { current } from "./plugin";
 import { DELIVERY_STATUSES, deliveryJson, type Delivery, type ImportRecord, type RecordKind } from "./model";
 import { ownRecord } from "./records";
 
@@ -25,14 +25,9 @@ const MAX_DELIVERIES = 100;
 const TILE_WINDOW_MS = 92 * 24 * 3600 * 1000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The caller's record, brought up to date. */
-async function parent(request: AuthedRequest, env: Env, kind: RecordKind): Promise<ImportRecord> {
-  return current(env, await ownRecord(request, env, kind));
-}
-
 /** The caller's delivery `:deliveryId` of its record. @throws ApiError 404. */
 async function ownDelivery(request: AuthedRequest, env: Env, kind: RecordKind): Promise<{ r: ImportRecord; d: Delivery }> {
-  const r = await parent(request, env, kind);
+  const r = await ownRecord(request, env, kind);
   const id = String(request.params.deliveryId ?? "");
   const d = UUID.test(id) ? await getDelivery(env, r.id, id.toLowerCase()) : null;
   if (!d) throw notFound(`Delivery ${id.slice(0, 64)} not found in ${kind} ${r.id}.`);
@@ -74,7 +69,7 @@ async function deliveryTiles(env: Env, d: Delivery): Promise<{ id: string; deliv
 /** The handlers of one parent kind, for ./routes.ts. */
 export const deliveryHandlers = (kind: RecordKind) => ({
   async list(request: AuthedRequest, env: Env): Promise<Response> {
-    const r = await parent(request, env, kind);
+    const r = await ownRecord(request, env, kind);
     const url = new URL(request.url);
     const status = url.searchParams.get("status") || null;
     if (status !== null && !(DELIVERY_STATUSES as readonly string[]).includes(status)) throw badRequest(`Invalid status '${status.slice(0, 40)}': one of ${DELIVERY_STATUSES.join(", ")}.`, { status: "unknown status" });

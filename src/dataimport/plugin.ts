@@ -1,20 +1,23 @@
 /**
  * Third-party import as a plug-in of the task engine (src/tasks/plugin.ts): a confirmed order or subscription is a
- * task (same id, object IMPORT_TASKS), started at confirmation; its units are its deliveries (unit id = delivery
- * id), each run by ./deliver.ts, plus for a subscription the unit {@link POLL_UNIT} that polls the provider every
- * POLL_SECONDS and adds a unit per new delivery (engine `addUnits`).
+ * task (same id, object IMPORT_TASKS, machine IMPORT_MACHINE), started at confirmation; its units are its
+ * deliveries (unit id = delivery id), each run by ./deliver.ts, plus for a subscription the unit {@link POLL_UNIT},
+ * the only place its provider is polled: every POLL_SECONDS it adds a unit per new delivery (engine `addUnits`).
+ * Reads (get, list, deliveries) only read D1: they call no provider, write nothing and touch no engine object.
+ * A confirm whose Worker died between the charge (D1: RUNNING) and the task's start is resumed by the cron sweep
+ * {@link resumeImports} (src/index.ts `scheduled`, wrangler.toml `[triggers]`), not by a read.
  * Where each field lives (one source of truth each): the record's spec fields and status (CREATED, RUNNING, CANCELLED
  * and the end) in D1 import_orders, as the API lists and queries them; the delivery's status, files and tile in D1
  * import_deliveries; the engine holds the run: which deliveries are units, which ended, and when the record ends
  * (its `tasks` listing row, kind "dataimport", is the engine's own, never shown). When the last unit is counted the
  * engine ends the task and `ended` writes the record's end: an order DONE (every delivery DONE), PARTIAL (some) or
- * FAILED (none); a subscription COMPLETED (its poll unit ends once timeRange.to has passed). A record no longer
- * RUNNING (a cancelled subscription) is left as it is: its units end without work.
+ * FAILED (none); a subscription COMPLETED (its poll unit ends after its first poll past timeRange.to). A record no
+ * longer RUNNING (a cancelled subscription) is left as it is: its units end without work.
  * A unit is counted done when its delivery is DONE, failed (with its errorMessage) when it ended otherwise; while the
  * provider prepares it (DeliveryPending) or its tile is being ingested it snoozes (RunLater).
  */
 import type { Env } from "../env";
-import { STATISTICAL_BATCH_MACHINE } from "../tasks/machines";
+import { IMPORT_MACHINE } from "../tasks/machines";
 import type { PlannedUnit, TaskPlugin, UnitResult } from "../tasks/plugin";
 import { RunLater } from "../tasks/runner";
 import { taskStub } from "../tasks/stub";
@@ -22,7 +25,7 @@ import { tileById } from "../storage/byoc/tiles";
 import { DELIVERY_ENDS, addDeliveries, deliveryById, moveDelivery, orderDeliverySqkm, parentDeliveries, pollSubscription } from "./deliveries";
 import { deliver } from "./deliver";
 import type { ImportRecord, RecordKind } from "./model";
-import { endRecord, recordById } from "./store";
+import { endRecord, recordById, stalledRecords } from "./store";
 
 /** The unit of a subscription that polls its provider (not a delivery). */
 export const POLL_UNIT = "poll";
@@ -65,7 +68,7 @@ export const importPlugin: TaskPlugin<ImportRequest, DeliveryData> = {
   kind: "dataimport",
   noun: "third-party import",
   unitNoun: "deliveries",
-  machine: STATISTICAL_BATCH_MACHINE,
+  machine: IMPORT_MACHINE,
   queue: "light",
   namespace: (env) => env.IMPORT_TASKS,
   userActions: false,
@@ -81,8 +84,9 @@ export const importPlugin: TaskPlugin<ImportRequest, DeliveryData> = {
       return deliveryResult(env, unit.id);
     }
     const r = await recordById(env, task.id);
-    if (!r || r.status !== "RUNNING" || pastEnd(r)) return { pu: 0 };
+    if (!r || r.status !== "RUNNING") return { pu: 0 };
     await pollDeliveries(env, r);
+    if (pastEnd(r)) return { pu: 0 }; // that was the last poll: the task ends once its deliveries ended
     throw new RunLater(`Subscription ${r.id}: next poll.`, POLL_SECONDS * 1000);
   },
   async dead(env, _task, unit, cause) {
@@ -99,15 +103,17 @@ export const importPlugin: TaskPlugin<ImportRequest, DeliveryData> = {
 /** The engine object of record `id`. */
 export const importStub = (env: Env, id: string) => taskStub(importPlugin, env, id);
 
-/** Polls a RUNNING subscription's provider and adds a unit for each delivery the engine does not run yet. */
-export async function pollDeliveries(env: Env, r: ImportRecord): Promise<void> {
+/** Polls a RUNNING subscription's provider and adds a unit for each delivery the engine does not run yet (the poll unit's work). */
+async function pollDeliveries(env: Env, r: ImportRecord): Promise<void> {
   await pollSubscription(env, r);
   await importStub(env, r.id).addUnits(await deliveryUnits(env, r.id));
 }
 
 /**
- * Starts (or finds started) the engine task of a RUNNING record: at confirmation, and on reads, so a confirm whose
- * Worker died after the charge still runs. An order's deliveries are made first, so they are listed at once.
+ * Starts (or finds started) the engine task of a RUNNING record: at confirmation, and by the sweep
+ * {@link resumeImports} when a confirm's Worker died after the charge. An order's deliveries are made first, so
+ * they are listed at once. Idempotent: deliveries are one per item, and a second `create` answers the task as it is
+ * (finishing a start cut short).
  */
 export async function startImport(env: Env, r: ImportRecord): Promise<void> {
   if (r.status !== "RUNNING") return;
@@ -115,13 +121,26 @@ export async function startImport(env: Env, r: ImportRecord): Promise<void> {
   await importStub(env, r.id).create({ id: r.id, account: r.account, created: r.created }, { kind: r.kind } satisfies ImportRequest);
 }
 
+/** Most stalled records one sweep resumes (the rest wait for the next one). */
+const SWEEP_BATCH = 100;
+
 /**
- * A record as a read answers it: a RUNNING one has its engine task made sure of (see {@link startImport}) and, for a
- * subscription, its provider polled (a new product shows at once, not only at the next scheduled poll).
+ * The recovery sweep, run by the Worker's cron (src/index.ts `scheduled`, every 5 minutes): each RUNNING record
+ * whose engine task never started (no listing row, or one still CREATED: the confirm's Worker died between the charge
+ * and the start) is started ({@link startImport}); each whose task ended while the record stayed RUNNING (the `ended`
+ * hook's write was lost) gets its end. Both are idempotent and conditional, so a sweep racing a confirm, the hook or
+ * another sweep changes nothing twice; a record that fails is logged and left to the next sweep. Answers the number
+ * of records it found.
  */
-export async function current(env: Env, r: ImportRecord): Promise<ImportRecord> {
-  if (r.status !== "RUNNING") return r;
-  await startImport(env, r);
-  if (r.kind === "subscription") await pollDeliveries(env, r);
-  return (await recordById(env, r.id)) ?? r;
+export async function resumeImports(env: Env): Promise<number> {
+  const stalled = await stalledRecords(env, SWEEP_BATCH);
+  for (const { record, taskState } of stalled) {
+    try {
+      if (taskState === null || taskState === IMPORT_MACHINE.initial) await startImport(env, record);
+      else await endRecord(env, record.id, ["RUNNING"], recordEnd(record.kind, taskState));
+    } catch (e) {
+      console.error(`resumeImports: ${record.kind} ${record.id} (the next sweep tries again):`, String(e).slice(0, 300)); // the others still run
+    }
+  }
+  return stalled.length;
 }

@@ -3,6 +3,8 @@
  * dataimport_subscription): create (a quote: CREATED with its sqkm), query (status, collectionId, count,
  * viewtoken, search, deleted), get, delete, confirm, and for subscriptions cancel. Every rejection of the state
  * tables is a 409 naming the state; insufficient quota on confirm is 403 with {availableQuota, requiredQuota}.
+ * Get and query answer the D1 rows as they are (no provider call, no write): the engine task (./plugin.ts) keeps
+ * them current.
  */
 import type { Env } from "../env";
 import { json } from "../http/base";
@@ -12,7 +14,7 @@ import { accountOf, type AuthedRequest } from "../http/router";
 import { boundsSqkm } from "./area";
 import { checkTarget, ensureCollection } from "./collections";
 import { checkSunset, providerHeaders } from "./deprecation";
-import { current, startImport } from "./plugin";
+import { startImport } from "./plugin";
 import { body, contextOf } from "./http";
 import { FINISHED, ORDER_STATUSES, recordJson, SUBSCRIPTION_STATUSES, UNDELETABLE, type ImportRecord, type RecordKind } from "./model";
 import { providerOf } from "./providers";
@@ -78,8 +80,7 @@ async function list(request: AuthedRequest, env: Env, kind: RecordKind): Promise
   const q = listQuery(url, kind);
   const page = parsePageRequest(url, MAX_RECORDS, 2);
   const paged = pagedList(url, page, await listRecords(env, accountOf(request), kind, q, page), (r) => [r.created, r.id]);
-  const now = await Promise.all(paged.data.map((r) => current(env, r)));
-  return json({ data: now.map(recordJson), links: paged.links });
+  return json({ data: paged.data.map(recordJson), links: paged.links });
 }
 
 /**
@@ -87,7 +88,7 @@ async function list(request: AuthedRequest, env: Env, kind: RecordKind): Promise
  * -> hidden (deleted=true lists it); orders PARTIAL/RUNNING and subscriptions RUNNING -> 409.
  */
 async function remove(request: AuthedRequest, env: Env, kind: RecordKind): Promise<Response> {
-  const r = await current(env, await ownRecord(request, env, kind));
+  const r = await ownRecord(request, env, kind);
   if (UNDELETABLE[kind].includes(r.status)) throw new ApiError(409, `The ${kind} ${r.id} is ${r.status} and cannot be deleted${kind === "subscription" ? "; cancel it first" : " until it ends"}.`);
   const done = r.status === "CREATED" ? await dropCreated(env, r.id) : await hideFinished(env, r.id, FINISHED[kind]);
   if (!done) throw new ApiError(409, `The ${kind} ${r.id} changed state meanwhile; query it and try again.`);
@@ -123,7 +124,7 @@ async function cancel(request: AuthedRequest, env: Env): Promise<Response> {
 export const recordHandlers = (kind: RecordKind) => ({
   create: (request: AuthedRequest, env: Env) => create(request, env, kind),
   list: (request: AuthedRequest, env: Env) => list(request, env, kind),
-  get: async (request: AuthedRequest, env: Env) => answer(await current(env, await ownRecord(request, env, kind))),
+  get: async (request: AuthedRequest, env: Env) => answer(await ownRecord(request, env, kind)),
   remove: (request: AuthedRequest, env: Env) => remove(request, env, kind),
   confirm: (request: AuthedRequest, env: Env) => confirm(request, env, kind),
   cancel,

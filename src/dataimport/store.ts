@@ -1,6 +1,7 @@
 /**
- * Orders and subscriptions in D1 (table import_orders, migration 0012): rows, lists and the conditional status
- * moves (every move names the states it may start from, so a raced or repeated call cannot undo another's).
+ * Orders and subscriptions in D1 (table import_orders, migration 0013): rows, lists, the conditional status
+ * moves (every move names the states it may start from, so a raced or repeated call cannot undo another's) and the
+ * recovery sweep's query.
  */
 import type { Env } from "../env";
 import type { SeekPage } from "../storage/keyset";
@@ -93,4 +94,19 @@ export async function dropCreated(env: DB, id: string): Promise<boolean> {
 export async function hideFinished(env: DB, id: string, finished: readonly string[]): Promise<boolean> {
   const r = await env.DB.prepare(`UPDATE import_orders SET deleted = 1 WHERE id = ? AND status IN (${finished.map(() => "?").join(", ")})`).bind(id, ...finished).run();
   return r.meta.changes > 0;
+}
+
+/**
+ * Up to `limit` RUNNING records whose engine task is not running, oldest first, with the task's state in the
+ * engine's D1 listing (src/tasks/listing.ts, table tasks): null when it has no row (never created), CREATED (never
+ * started), or DONE / PARTIAL / FAILED (ended, the record's end not written). For the recovery sweep (./plugin.ts).
+ */
+export async function stalledRecords(env: DB, limit: number): Promise<{ record: ImportRecord; taskState: string | null }[]> {
+  const { results } = await env.DB.prepare(
+    `SELECT o.*, t.status AS task_state FROM import_orders o LEFT JOIN tasks t ON t.id = o.id
+     WHERE o.status = 'RUNNING' AND (t.id IS NULL OR t.status IN ('CREATED', 'DONE', 'PARTIAL', 'FAILED')) ORDER BY o.created, o.id LIMIT ?`,
+  )
+    .bind(limit)
+    .all<Row & { task_state: string | null }>();
+  return results.map((r) => ({ record: toRecord(r), taskState: r.task_state }));
 }

@@ -30,10 +30,25 @@ export const BATCH_MACHINE: TaskMachine<BatchState> = {
   timeoutTo: "FAILED",
 };
 
+/** The batch edges plus PARTIAL (some units failed) after PROCESSING. */
+const PARTIAL_EDGES = { ...BATCH_EDGES, PROCESSING: [...BATCH_EDGES.PROCESSING, "PARTIAL"], PARTIAL: [] } as const satisfies Record<StatisticalBatchState, readonly StatisticalBatchState[]>;
+
 /** Statistical Batch task (`/api/v1/statistics/batch`): as batch, plus PARTIAL (some features failed) after PROCESSING. */
 export const STATISTICAL_BATCH_MACHINE: TaskMachine<StatisticalBatchState> = {
   name: "statistical batch task",
   initial: "CREATED",
-  transitions: { ...BATCH_EDGES, PROCESSING: [...BATCH_EDGES.PROCESSING, "PARTIAL"], PARTIAL: [] },
+  transitions: PARTIAL_EDGES,
   timeoutTo: "FAILED",
+};
+
+/**
+ * The engine task of a third-party order or subscription (src/dataimport/plugin.ts; the spec's Order and
+ * Subscription tables show no inner states, so the engine's phases are those of a statistical batch task): it ends
+ * DONE, PARTIAL (some deliveries failed: an order's PARTIAL) or FAILED; its record's status is written from that end.
+ * No timeout: a subscription runs until its timeRange.to, or until cancelled.
+ */
+export const IMPORT_MACHINE: TaskMachine<StatisticalBatchState> = {
+  name: "third-party import task",
+  initial: "CREATED",
+  transitions: PARTIAL_EDGES,
 };

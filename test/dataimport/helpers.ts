@@ -1,6 +1,12 @@
 /** Helpers of the third-party import tests: the sample products (West Flanders Sentinel-2 L2A patches) and calls. */
+import { env } from "cloudflare:workers";
+import { createScheduledController, runDurableObjectAlarm } from "cloudflare:test";
 import { expect } from "vitest";
 import { authed } from "../helpers/auth";
+import { importStub, POLL_UNIT } from "../../src/dataimport/plugin";
+import type { Env } from "../../src/env";
+import worker from "../../src/index";
+import { leaseId } from "../../src/tasks/messages";
 import { seedSamples, sampleItems } from "../helpers/seed";
 import type { StacItem } from "../../src/storage/items";
 
@@ -87,4 +93,25 @@ export async function endedDeliveries(path: string, bearer: string, n: number): 
   }).catch((e: Error) => {
     throw new Error(`${e.message}; last seen: ${JSON.stringify(last)}`);
   });
+}
+
+/**
+ * Runs subscription `id`'s next poll now, as production does when the poll unit's 5 minute snooze ends: its task
+ * object's alarm re-sends the unit (runDurableObjectAlarm runs the alarm as if its time had come). Waits first until
+ * every other unit was counted and the poll unit snoozes (so the alarm re-sends nothing else), then until the alarm
+ * re-sent the poll unit.
+ */
+export async function pollNow(id: string): Promise<void> {
+  const stub = importStub(env as unknown as Env, id);
+  const poll = async () => (await stub.unit(leaseId(POLL_UNIT)))!;
+  const snoozing = await until(`${id}: deliveries counted, the poll unit snoozing`, async () => {
+    const [units, u] = [await stub.unitList(), await poll()];
+    return units.every((x) => x.id === POLL_UNIT || x.status !== "PENDING") && u.owner === null && u.leaseUntil > Date.now() + 120_000 && u;
+  });
+  await until(`${id}: the poll unit re-sent`, async () => (await runDurableObjectAlarm(stub)) && (await poll()).leaseUntil !== snoozing.leaseUntil);
+}
+
+/** Runs the Worker's cron (the recovery sweep, src/index.ts `scheduled`) once, as Cloudflare's cron trigger does. */
+export async function runCron(): Promise<void> {
+  await worker.scheduled(createScheduledController({ cron: "*/5 * * * *" }), env as unknown as Env);
 }

@@ -15,6 +15,8 @@
  *   an item whose id ends in "_bad"); GET /download/<order>/<file> -> the bytes.
  * Auth: HTTP Basic with the API key as user name (Planet's scheme); the one valid key is PLANET_TEST_KEY
  * (./planet-data.mjs, with the items, shared with the tests).
+ * For the tests (not Planet's): GET /stub/searches?containing=<text> -> {count}, the quick searches received so far
+ * whose body contains the text (e.g. a subscription's unique timeRange.from), to count the provider calls of a flow.
  */
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -62,6 +64,7 @@ function matching(filter) {
 export function startPlanetStub() {
   const searches = new Map(); // id -> {items, size}
   const orders = new Map(); // id -> {items, polls}
+  const searchBodies = []; // the body of every quick search, in order
   const fixture = readFile(resolve("test/fixtures/dataimport/planet_AnalyticMS_SR_clip.tif"));
   let base = "";
   const page = (res, id, n) => {
@@ -79,10 +82,12 @@ export function startPlanetStub() {
     const chunks = [];
     for await (const c of req) chunks.push(c);
     const url = new URL(req.url, base);
+    if (url.pathname === "/stub/searches") return json(res, 200, { count: searchBodies.filter((b) => b.includes(url.searchParams.get("containing") ?? "")).length });
     if (url.pathname.startsWith("/download/")) return res.writeHead(200, { "content-type": "image/tiff" }).end(await fixture);
     if (!authorized(req)) return json(res, 401, { message: "Please enter your API key, or email and password.", errors: [] });
     let m;
     if (req.method === "POST" && url.pathname === "/data/v1/quick-search") {
+      searchBodies.push(Buffer.concat(chunks).toString());
       const body = JSON.parse(Buffer.concat(chunks).toString() || "{}");
       if (!Array.isArray(body.item_types) || body.item_types.some((t) => t !== "PSScene"))
         return json(res, 400, { field: { item_types: [{ message: `'${body.item_types}' is not a valid item type` }] }, general: [{ message: "Invalid item type" }] });

@@ -4,7 +4,8 @@
  * against a local HTTP server answering Planet's documented shapes (test/dataimport/planet-stub.mjs): quick search
  * with paging, Planet's errors (refused key, invalid item type) as 4xx envelopes that never echo the key,
  * thumbnails, and an order delivered through the Orders API (polled until success) and ingested: its Red band
- * equals the built-in B04 it was made of; a failed Planet order ends DELIVERY_FAILED with Planet's hint.
+ * equals the built-in B04 it was made of; a failed Planet order ends DELIVERY_FAILED with Planet's hint; reads of
+ * RUNNING subscriptions never call Planet: only their poll units search.
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +15,7 @@ import { process, readTiff } from "../helpers/process";
 import { wfB04, wfRequest } from "../tenancy/helpers";
 import { PLANET_ITEMS, PLANET_TEST_KEY } from "./planet-data.mjs";
 import { PENDING_MAX_MS, pendingRetryMs } from "../../src/dataimport/deliver";
-import { DI, di, endedDeliveries, ok, refusedWith, seedWestFlanders, until, WF_BBOX, type RecordJson } from "./helpers";
+import { DI, di, endedDeliveries, ok, pollNow, refusedWith, seedWestFlanders, until, WF_BBOX, type DeliveryJson, type RecordJson } from "./helpers";
 
 const SUNSET = "Wed, 11 Nov 2026 00:00:00 GMT";
 let bearer: string;
@@ -146,4 +147,30 @@ describe("the Planet adapter (operator keeps it after the sunset)", () => {
     expect(d!.errorMessage).toBe(`PLANET did not deliver item ${PLANET_ITEMS[0]!.id} within 48 hours.`);
     await until("order FAILED", async () => (await ok<RecordJson>(await di(`/orders/${quote.id}`, me))).status === "FAILED");
   }, 60_000);
+
+  it("reads of RUNNING subscriptions make no Planet search: only each one's poll unit searches", async () => {
+    const me = await tokenOf(crypto.randomUUID());
+    // a start after every stub item (the polls find nothing to deliver), unique to this test: it marks its searches
+    const from = new Date(Date.UTC(2021, 0, 1) + Math.floor(Math.random() * 365 * 86_400_000)).toISOString();
+    const searches = async () => ((await (await fetch(`${env.PLANET_API_URL}/stub/searches?containing=${from}`)).json()) as { count: number }).count;
+    const input = planetInput(PLANET_TEST_KEY, { dataFilter: { timeRange: { from } } });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const s = await ok<RecordJson>(await served("/subscriptions", "POST", { name: `watch ${i}`, input }, me));
+      expect((await ok<RecordJson>(await served(`/subscriptions/${s.id}/confirm`, "POST", undefined, me))).status).toBe("RUNNING");
+      ids.push(s.id);
+    }
+    await until("each subscription's first poll", async () => (await searches()) === 3);
+    for (const id of ids) await pollNow(id); // each poll unit snoozes after its first poll; then one more poll each
+    await until("each subscription's second poll", async () => (await searches()) === 6);
+    for (let round = 0; round < 5; round++) {
+      expect((await ok<{ data: RecordJson[] }>(await di("/subscriptions?count=100", me))).data.map((s) => s.status)).toEqual(["RUNNING", "RUNNING", "RUNNING"]);
+      for (const id of ids) {
+        expect((await ok<RecordJson>(await di(`/subscriptions/${id}`, me))).status).toBe("RUNNING");
+        expect((await ok<{ data: DeliveryJson[] }>(await di(`/subscriptions/${id}/deliveries`, me))).data).toEqual([]);
+      }
+    }
+    expect(await searches()).toBe(6); // 20 reads of each subscription: no search
+    for (const id of ids) await ok(await di(`/subscriptions/${id}/cancel`, me, "POST"));
+  });
 });

@@ -1,7 +1,7 @@
 /**
  * Subscriptions on the SAMPLE provider (interface spec 4.11, 4.12 and the Subscription state table): create,
- * confirm (RUNNING, every matching product delivered and ingested), each new matching product delivered once it
- * appears, cancel only while RUNNING, confirm only while CREATED, delete refused while RUNNING and hiding a
+ * confirm (RUNNING, every matching product delivered and ingested), each new matching product delivered by the next
+ * poll of its provider (the poll unit, driven here through its task object's alarm), cancel only while RUNNING, confirm only while CREATED, delete refused while RUNNING and hiding a
  * cancelled one (deleted=true lists it), sqkm = the geodesic area of the bounds (no minimum).
  */
 import { env } from "cloudflare:workers";
@@ -10,7 +10,7 @@ import { tokenOf } from "../helpers/byoc";
 import { upsertItem } from "../../src/storage/items";
 import { importStub, POLL_UNIT } from "../../src/dataimport/plugin";
 import type { Env } from "../../src/env";
-import { di, endedDeliveries, ok, refusedWith, sampleInput, seedWestFlanders, until, westFlandersItems, type DeliveryJson, type RecordJson } from "./helpers";
+import { di, endedDeliveries, ok, pollNow, refusedWith, sampleInput, seedWestFlanders, until, westFlandersItems, type DeliveryJson, type RecordJson } from "./helpers";
 
 beforeAll(async () => {
   await seedWestFlanders();
@@ -50,10 +50,13 @@ describe("subscription lifecycle", () => {
       expect(d.sqkm).toBeUndefined(); // order deliveries only
     }
 
-    // a new product appears at the provider: it is delivered, once
+    // a new product appears at the provider: reads do not show it (they never poll); the next poll delivers it, once
     const template = winterItems[0]!;
     const fresh = { ...template, id: `${template.id}_REPROCESSED`, properties: { ...template.properties, datetime: "2018-03-30T10:50:00Z" } };
     await upsertItem(env, fresh);
+    await ok(await di(`/subscriptions/${s.id}`, me));
+    expect((await ok<{ data: DeliveryJson[] }>(await di(`/subscriptions/${s.id}/deliveries`, me))).data).toHaveLength(3);
+    await pollNow(s.id);
     const all = await endedDeliveries(`/subscriptions/${s.id}`, me, 4);
     expect(all.filter((d) => d.itemId === fresh.id)).toMatchObject([{ status: "DONE" }]);
     const tiles = await ok<{ data: { id: string; status: string }[] }>(await di(`/subscriptions/${s.id}/deliveries/${all.find((d) => d.itemId === fresh.id)!.id}/tiles`, me));
