@@ -103,7 +103,7 @@ export const importPlugin: TaskPlugin<ImportRequest, DeliveryData> = {
 /** The engine object of record `id`. */
 export const importStub = (env: Env, id: string) => taskStub(importPlugin, env, id);
 
-/** Polls a RUNNING subscription's provider and adds a unit for each delivery the engine does not run yet (the poll unit's work). */
+/** The poll unit's work: polls a RUNNING subscription's provider, adds a unit per delivery the engine does not run yet. */
 async function pollDeliveries(env: Env, r: ImportRecord): Promise<void> {
   await pollSubscription(env, r);
   await importStub(env, r.id).addUnits(await deliveryUnits(env, r.id));
@@ -139,7 +139,7 @@ export async function resumeImports(env: Env): Promise<number> {
       if (taskState === null || taskState === IMPORT_MACHINE.initial) await startImport(env, record);
       else await endRecord(env, record.id, ["RUNNING"], recordEnd(record.kind, taskState));
     } catch (e) {
-      console.error(`resumeImports: ${record.kind} ${record.id} (the next sweep tries again):`, String(e).slice(0, 300)); // the others still run
+      console.error(`resumeImports: ${record.kind} ${record.id} (the next sweep tries again):`, String(e).slice(0, 300));
     }
   }
   return stalled.length;

@@ -1,8 +1,9 @@
 /**
  * Subscriptions on the SAMPLE provider (interface spec 4.11, 4.12 and the Subscription state table): create,
  * confirm (RUNNING, every matching product delivered and ingested), each new matching product delivered by the next
- * poll of its provider (the poll unit, driven here through its task object's alarm), cancel only while RUNNING, confirm only while CREATED, delete refused while RUNNING and hiding a
- * cancelled one (deleted=true lists it), sqkm = the geodesic area of the bounds (no minimum).
+ * poll of its provider (the poll unit, driven here through its task object's alarm; reads never poll), cancel only
+ * while RUNNING, confirm only while CREATED, delete refused while RUNNING and hiding a cancelled one (deleted=true
+ * lists it), sqkm = the geodesic area of the bounds (no minimum).
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
