@@ -66,7 +66,7 @@ const locations = JSON.stringify(served.locations.map(({ id, url }) => ({ id, ur
 // BUCKET_REGIONS: the second location's BYOC sample is in a CREODIAS bucket (scripts/lib/regions.mjs).
 // S3_HOSTS: the S3 port's address, served as S3 at its root (src/s3/address.ts).
 const vars = [`PUBLIC_BASE_URL:${served.base_url}`, "LOCATION_ID:aws-eu-central-1", `LOCATIONS:${locations}`, `BUCKET_REGIONS:${JSON.stringify(BUCKET_REGIONS)}`, `S3_HOSTS:${new URL(served.s3_endpoint).host}`].flatMap((v) => ["--var", v]);
-const dev = spawn(...wrangler(["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", ...vars]), { stdio: ["ignore", "pipe", "pipe"], env: wranglerEnv });
+const dev = spawn(...wrangler(["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", "--test-scheduled", ...vars]), { stdio: ["ignore", "pipe", "pipe"], env: wranglerEnv });
 
 // Until it serves, wrangler dev's output (banner, bindings table) is kept for a failure report; then shown, filtered.
 let ready = false;
@@ -124,6 +124,17 @@ log.swallow(/POST \/auth\/realms\/main\/protocol\/openid-connect\/token /);
 // of the lines before, only warnings and errors are shown
 for (const line of early.splice(0)) log.push(line, /\[wrangler:(warn|error)\]|✘|ERROR/.test(line));
 ready = true;
+
+// wrangler dev runs no crons: the Worker's `scheduled` handler (wrangler.toml [triggers]: the third-party import
+// sweep, src/dataimport/plugin.ts resumeImports) is run here through --test-scheduled's /__scheduled route, once
+// now (work cut short by a previous run's end resumes at start) and then every 5 minutes, as the cron would.
+const CRON = "*/5 * * * *";
+const sweep = () => {
+  log.swallow(/GET \/__scheduled/); // its request log line is ours, not the user's
+  fetch(`${served.base_url}/__scheduled?cron=${encodeURIComponent(CRON)}`).then((r) => r.arrayBuffer(), () => undefined);
+};
+sweep();
+setInterval(sweep, 5 * 60_000);
 
 const pad = (s, n) => s.padEnd(n);
 console.log(`
