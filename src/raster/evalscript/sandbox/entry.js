@@ -104,8 +104,8 @@ export default class extends WorkerEntrypoint {
       return { ok: true, indices };
     });
   }
-  /** One-block evaluation in one call: updateOutput, all pixels, updateOutputMetadata. */
   /**
+   * One-block evaluation in one call: updateOutput, all pixels, updateOutputMetadata.
    * @param {SessionParams} p
    * @param {Block} block
    */
@@ -119,8 +119,7 @@ export default class extends WorkerEntrypoint {
       return f.ok ? { ok: true, bands, values: r.values, userData: f.userData } : f;
     });
   }
-  /** Multi-block evaluation: returns the session (an RpcTarget) for run(block) calls and finish(). */
-  /** @param {SessionParams} p */
+  /** Multi-block evaluation: returns the session (an RpcTarget) for run(block) calls and finish(). @param {SessionParams} p */
   open(p) {
     return attempt(p.budget.perCall, (script) => {
       const evaluation = new Evaluation(script, p);

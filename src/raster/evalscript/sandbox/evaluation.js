@@ -136,8 +136,7 @@ export class Evaluation {
     }
     return Object.fromEntries(this.outputs.map((o) => [o.id, convert ? toStored(o.values, o.sampleType) : o.values]));
   }
-  /** ORBIT / TILE / data fusion: fills every scene's sample and resets the samples argument. */
-  /** @param {number} i */
+  /** ORBIT / TILE / data fusion: fills every scene's sample and resets the samples argument. @param {number} i */
   fillAll(i) {
     const objs = this.objs, arrays = this.arrays, ns = objs.length;
     if (!this.fusion) {
