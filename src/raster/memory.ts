@@ -11,8 +11,9 @@
  * Evalscript sandboxes are isolates of their own (Dynamic Workers, src/raster/evalscript/host/sandbox.ts): Cloudflare
  * states no other memory limit for them, so each has the Workers limit of 128 MB too, and a sandbox isolate holds
  *   its code (SANDBOX_BASELINE_BYTES) + one call's block in and its values out (2 x SANDBOX_BLOCK_BYTES)
- *   + the garbage of earlier calls, bounded by recycling it after SANDBOX_RECYCLE_BYTES (sandboxgen.ts).
- * SANDBOX_POOL_BYTES bounds all sandbox isolates of one process together, which only local workerd needs (one
+ *   + the garbage of earlier calls, which V8 collects under that limit (measured, SANDBOX_RECYCLE_BYTES).
+ * Local workerd has no such limit and collects lazily: recycling an isolate after SANDBOX_RECYCLE_BYTES
+ * (sandboxgen.ts) and SANDBOX_POOL_BYTES for all sandbox isolates of one process together bound it there (one
  * process, no per-isolate limit, no eviction of named isolates; at the edge each has its own 128 MB).
  *
  * The JS memory figures are the Worker isolate's V8 heap plus ArrayBuffer backing stores (Runtime.getHeapUsage
@@ -80,10 +81,17 @@ export const SANDBOX_BLOCK_BYTES = 16 * MIB;
 export const SANDBOX_BASELINE_BYTES = 16 * MIB;
 
 /**
- * Bytes (pixels sent plus values returned) after which a sandbox isolate is recycled (sandboxgen.ts): the garbage it
- * may hold, so that with one call in flight and its code it stays within the 128 MB of an isolate.
+ * Bytes (pixels sent plus values returned) after which a sandbox isolate is recycled (sandboxgen.ts): bounds the
+ * garbage local workerd leaves in it. Not needed for the 128 MB: under the edge's limit (EDGE_V8_ENV of
+ * scripts/lib/bench.mjs) V8 collects it, measured for issue 31 without any recycling: 30 requests of 2500 x 2500
+ * FLOAT32 NDVI (75 MB through the sandbox each) left workerd at 503 MiB RSS, as with recycling (507), no abort.
+ * Each recycle costs the next request a cold isolate (+25-40 ms eval), so this was raised from 74 MiB (the 128 MB
+ * less code and one call each way) to 256 MiB: interleaved servers, 30-40 requests each, eval stage p50 / mean:
+ * Statistical API 29RKH 1098² NDVI + SCL (30 MB a request) 59 / 58.1 -> 44 / 47.6 ms (wall p50 124 -> 104 ms;
+ * with the edge flags 45 / 47.0 -> 32 / 38.8 ms), NDVI PNG 1024² 21 / 26.2 -> 20 / 23.0 ms, 512² 7 / 8.0 ->
+ * 7 / 7.0 ms; workerd RSS after 30 of the 29RKH requests 609 -> 721 MiB without the flags, 523 -> 512 with them.
  */
-export const SANDBOX_RECYCLE_BYTES = ISOLATE_MEMORY_BYTES - SANDBOX_BASELINE_BYTES - 2 * SANDBOX_BLOCK_BYTES;
+export const SANDBOX_RECYCLE_BYTES = 256 * MIB;
 
 /**
  * Bytes charged to all live sandbox isolates of this Worker isolate together after which idle ones are aborted

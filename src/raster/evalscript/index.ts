@@ -13,12 +13,13 @@
  * - host/: runtime.ts, setup() (normalized by setup.ts, cached per script hash), preProcessScenes / filterScenes,
  *   evaluate(): one RPC per block of rows (blocks.ts; rows per block under `blockBytes`); sandbox.ts and
  *   sandboxgen.ts, one Worker Loader isolate per script hash and account (no network, no bindings), recycled
- *   after `recycleBytes` moved through it, idle ones aborted past `poolBytes` (an isolate keeps its garbage until
- *   then: memory, not speed); writers.ts makes the sandbox's writers.js.
+ *   after `recycleBytes` moved through it, idle ones aborted past `poolBytes` (local workerd leaves an isolate's
+ *   garbage until then, V8 under the edge's limit does not; each recycle costs the next request a cold isolate);
+ *   writers.ts makes the sandbox's writers.js.
  * - sandbox/: the isolate's modules. entry.js the RPC surface (the script instantiated afresh per call: nothing
- *   persists between requests); harden.js (guards.js, freeze.js, concat.js) caps and charges native work the
- *   ticks cannot see and freezes the realm; evaluation.js, pixels.js, values.js and writers.js the pixel loop and
- *   output values; scenes.js the scene arguments; lib.js the utility library.
+ *   persists between requests, for under 0.05 ms a call); harden.js (guards.js, freeze.js, concat.js) caps and
+ *   charges native work the ticks cannot see and freezes the realm; evaluation.js, pixels.js, values.js and
+ *   writers.js the pixel loop and output values; scenes.js the scene arguments; lib.js the utility library.
  * - limits.ts, errors.ts: the limits (RuntimeLimits in host/runtime.ts) and the 400s (`script-error`,
  *   `budget-exceeded`, `limit-exceeded`: "Failed to evaluate script! ... at line L, column C").
  * Semantics as on Sentinel Hub: SIMPLE mosaicking gives evaluatePixel one (reused) sample object, ORBIT / TILE an

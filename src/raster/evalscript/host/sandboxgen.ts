@@ -5,10 +5,11 @@
  * session of any Worker isolate is open in it: sandbox/entry.js whenIdle), so a request in flight on it finishes
  * there and no request ever sees a half-recycled isolate.
  *
- * Why: a sandbox isolate collects its garbage lazily. Measured on local workerd (workerd's own inspector,
- * Runtime.getHeapUsage of the isolate "LOADER:evalscript:..."), the isolate serving 2500 x 2500 FLOAT32 NDVI
- * requests held 432 MiB after 6 of them and 1 MiB after a forced GC: every request's transferred arrays stayed,
- * and workerd's RSS grew ~100 MB per heavy request (scripts/bench-memory.mjs: 0.8 -> 3.1 GiB after 30). workerd
+ * Why: without the edge's memory limit a sandbox isolate collects its garbage lazily. Measured on local workerd
+ * (workerd's own inspector, Runtime.getHeapUsage of the isolate "LOADER:evalscript:..."), the isolate serving
+ * 2500 x 2500 FLOAT32 NDVI requests held 432 MiB after 6 of them and 1 MiB after a forced GC, and workerd's RSS
+ * grew ~100 MB per heavy request (scripts/bench-memory.mjs: 0.8 -> 3.1 GiB after 30); under the edge's limit V8
+ * collects it (src/raster/memory.ts SANDBOX_RECYCLE_BYTES). workerd
  * never evicts a named Worker Loader isolate on its own, so a new name alone would leak the old isolate; the
  * abort (sandbox.ts, Recycler) removes it from the loader's cache and frees it.
  */
@@ -17,8 +18,8 @@ import { SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES } from "../../memory";
 
 /**
  * SANDBOX_RECYCLE_BYTES (src/raster/memory.ts): bytes (pixels sent plus values returned) after which a sandbox
- * isolate is recycled: bounds the garbage one isolate holds to about this plus one call, for one cold start
- * (~40 ms, isolation.test.ts) per budget.
+ * isolate is recycled: bounds the garbage one isolate holds locally to about this plus one call, for one cold
+ * start (+25-40 ms on the next request's eval stage) per budget.
  *
  * SANDBOX_POOL_BYTES (src/raster/memory.ts): bytes charged to all live sandbox isolates together (every script and
  * account) after which idle ones are aborted, least recently leased first ({@link evictIdle}). Why: an isolate

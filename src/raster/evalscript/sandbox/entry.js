@@ -2,7 +2,9 @@
 /**
  * Main module of the sandbox isolate (sandbox.ts loads it as text: a plain ES module, never bundled): a
  * WorkerEntrypoint whose methods the host calls over RPC. Each method instantiates the script afresh (top-level
- * code runs per call, so no state leaks between requests), runs one script function and returns
+ * code runs per call, so no state leaks between requests; its cost is lost in an RPC's: best of 200-call loops in
+ * workerd on a 16 x 16 block, a no-op call 0.09 ms, one that instantiates 0.10 ms, `evaluate` 0.18 ms, while the
+ * first sandbox call of a request costs ~2 ms, workerd's, for a no-op too), runs one script function and returns
  * `{ok: true, ...}` or `{ok: false, error}` (errors are data, mapped to the user's line:column by the host).
  * `evaluate` runs a whole request in one call; `open` returns a Session (an RpcTarget over an Evaluation,
  * evaluation.js) so huge requests can send row blocks while script state (globals, customData,
@@ -102,8 +104,8 @@ export default class extends WorkerEntrypoint {
       return { ok: true, indices };
     });
   }
-  /** One-block evaluation in one call: updateOutput, all pixels, updateOutputMetadata. */
   /**
+   * One-block evaluation in one call: updateOutput, all pixels, updateOutputMetadata.
    * @param {SessionParams} p
    * @param {Block} block
    */
@@ -117,8 +119,7 @@ export default class extends WorkerEntrypoint {
       return f.ok ? { ok: true, bands, values: r.values, userData: f.userData } : f;
     });
   }
-  /** Multi-block evaluation: returns the session (an RpcTarget) for run(block) calls and finish(). */
-  /** @param {SessionParams} p */
+  /** Multi-block evaluation: returns the session (an RpcTarget) for run(block) calls and finish(). @param {SessionParams} p */
   open(p) {
     return attempt(p.budget.perCall, (script) => {
       const evaluation = new Evaluation(script, p);

@@ -101,16 +101,16 @@ export class Script {
       setOverrideReader(null);
     }
   }
-  /** Ends the script with a limit breach: the failure reports 'message' (a 400). */
   /**
+   * Ends the script with a limit breach: the failure reports 'message' (a 400).
    * @param {string} message
    * @returns {void} never returns: stop() throws
    */
   refuse(message) {
     this.inst.stop(message);
   }
-  /** A copy of a script value (toPlain) whose JSON has at most 'max' characters. */
   /**
+   * A copy of a script value (toPlain) whose JSON has at most 'max' characters.
    * @param {unknown} value
    * @param {string} what the value's name in the message
    * @param {number} max
