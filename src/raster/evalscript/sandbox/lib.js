@@ -25,10 +25,11 @@ define("SampleType", Object.freeze({ AUTO: "AUTO", UINT8: "UINT8", UINT16: "UINT
 define("Mosaicking", Object.freeze({ SIMPLE: "SIMPLE", ORBIT: "ORBIT", TILE: "TILE" }));
 
 /**
- * a.map(f) (f gets value and index) without the species lookup for a plain Array of fewer than 4 elements (a
- * colour): harden.js redefines Array.prototype.constructor, after which every native map / slice creates its
- * result through the guarded Array Proxy (~1 us per call). Longer or other receivers take the guarded native map;
- * below 4 elements it charges 0 ticks (floor(length / 4)), so the charges are the same. Holes stay holes.
+ * a.map(f) (f gets value and index) without the guard for a plain Array of fewer than 4 elements (a colour):
+ * the guarded map (harden.js, concat.js mapPlain) costs ~7 ns more per call (profile:sandbox --ref, a script
+ * with colorBlend and ColorGradientVisualizer per pixel, 3 calls: 167 against 187 CPU ms per Mpx). Longer or
+ * other receivers take the guarded map; below 4 elements it charges 0 ticks (floor(length / 4)), so the charges
+ * are the same. Holes stay holes.
  * @template T, U
  * @param {T[]} a
  * @param {(v: T, i: number) => U} f
