@@ -28,7 +28,8 @@
  * updateOutputMetadata (its `userData`) are called around the pixels.
  * Other measured mechanisms name their figures where they live: concat.js (species-free concat, 10x on
  * ColorRampVisualizer scripts), writers.ts (per-output write sites), evaluation.js (the budget's +0.25),
- * values.js (branch-free conversion). Not stoppable in local workerd (production's cpuMs and 128 MB end them):
+ * values.js (branch-free conversion), lib.js / concat.js (`isArray` read before the hardening: a static read through
+ * the guarded Array Proxy costs ~20 ns, scripts' own `Array.isArray` too). Not stoppable in local workerd (production's cpuMs and 128 MB end them):
  * flattening a string rope grown by `s += s` and native calls of microseconds repeated in a loop (harden.js).
  */
 export { compileEvalscript, type CompiledEvalscript } from "./compile/compile";

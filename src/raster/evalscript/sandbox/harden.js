@@ -30,7 +30,7 @@
  */
 import { L } from "./limits.js";
 import { regexShape } from "./regex.js";
-import { concatOne, concatPlain, filterPlain, mapPlain, relativeIndex, slicePlain, toLength } from "./concat.js";
+import { concatOne, concatPlain, filterPlain, isArray, mapPlain, relativeIndex, slicePlain, toLength } from "./concat.js";
 import { bytes, charge, elements, guardConstructor, guardMethod, lengthOf, limit, setMethod } from "./guards.js";
 import { freezeRealm } from "./freeze.js";
 
@@ -93,7 +93,7 @@ function concatCount(n, count) {
   elements(n, "Array.prototype.concat result");
 }
 /** An argument's elements in concat's count. @param {unknown} e */
-const concatLength = (e) => (Array.isArray(e) ? e.length : 1);
+const concatLength = (e) => (isArray(e) ? e.length : 1);
 {
   const nativeConcat = AP.concat;
   /** concat with any number of arguments. @this {unknown} @param {unknown[]} args */
@@ -133,13 +133,13 @@ function flatCount(a, depth, memo) {
   let n = 0;
   for (let i = 0; i < a.length; i++) {
     const v = a[i];
-    n += Array.isArray(v) && depth > 0 ? flatCount(v, depth - 1, memo) : 1;
+    n += isArray(v) && depth > 0 ? flatCount(v, depth - 1, memo) : 1;
     if (n > L.arrayLength) elements(n, "the result of Array.prototype.flat");
   }
   memo.set(a, [depth, n]);
   return n;
 }
-guardMethod(AP, "flat", (self, args) => { if (Array.isArray(self)) elements(flatCount(self, args[0] === undefined ? 1 : toLength(args[0]) || 0, new Map()), "the result of Array.prototype.flat"); });
+guardMethod(AP, "flat", (self, args) => { if (isArray(self)) elements(flatCount(self, args[0] === undefined ? 1 : toLength(args[0]) || 0, new Map()), "the result of Array.prototype.flat"); });
 
 // Locale formatting takes microseconds per call (Intl.NumberFormat measured 6 us, toLocaleString 9 us: ~2000 ticks)
 const LOCALE_TICKS = 2000;

@@ -8,6 +8,8 @@
 
 /** The global object, where the library's names are defined. @type {Record<string, any>} */
 const g = globalThis;
+/** Array.isArray, read before harden.js makes the global Array a Proxy (whose property reads V8 never inlines: concat.js isArray). */
+const { isArray } = Array;
 /** The running script's EO Browser override variables (wrapper.ts OVERRIDE_NAMES), set by script.js per call. */
 /** @type {((name: string) => any) | null} */
 let overrideReader = null;
@@ -23,17 +25,18 @@ define("SampleType", Object.freeze({ AUTO: "AUTO", UINT8: "UINT8", UINT16: "UINT
 define("Mosaicking", Object.freeze({ SIMPLE: "SIMPLE", ORBIT: "ORBIT", TILE: "TILE" }));
 
 /**
- * a.map(f) (f gets value and index) without the species lookup for a plain Array of fewer than 4 elements (a
- * colour): harden.js redefines Array.prototype.constructor, after which every native map / slice creates its
- * result through the guarded Array Proxy (~1 us per call). Longer or other receivers take the guarded native map;
- * below 4 elements it charges 0 ticks (floor(length / 4)), so the charges are the same. Holes stay holes.
+ * a.map(f) (f gets value and index) without the guard for a plain Array of fewer than 4 elements (a colour):
+ * the guarded map (harden.js, concat.js mapPlain) costs ~7 ns more per call (profile:sandbox --ref, a script
+ * with colorBlend and ColorGradientVisualizer per pixel, 3 calls: 167 against 187 CPU ms per Mpx). Longer or
+ * other receivers take the guarded map; below 4 elements it charges 0 ticks (floor(length / 4)), so the charges
+ * are the same. Holes stay holes.
  * @template T, U
  * @param {T[]} a
  * @param {(v: T, i: number) => U} f
  * @returns {U[]}
  */
 function mapSmall(a, f) {
-  const n = Array.isArray(a) ? a.length : 4;
+  const n = isArray(a) ? a.length : 4;
   if (n >= 4 || a.constructor !== g.Array) return a.map(f);
   /** @type {U[]} */
   const out = [];
@@ -45,7 +48,7 @@ const hex2rgb = (hex) => [(hex >>> 16) & 255, (hex >>> 8) & 255, hex & 255];
 /** [r, g, b] in 0..255 -> 0xRRGGBB. @param {number[]} rgb */
 const rgb2hex = (rgb) => (rgb[0] << 16) + (rgb[1] << 8) + rgb[2];
 /** A colour as [r, g, b] in [0, 1] (arrays are taken as such). @param {Color} c */
-const toUnitRgb = (c) => (Array.isArray(c) ? c.slice(0, 3) : hex2rgb(c).map((x) => x / 255));
+const toUnitRgb = (c) => (isArray(c) ? c.slice(0, 3) : hex2rgb(c).map((x) => x / 255));
 define("hex2rgb", hex2rgb);
 define("rgb2hex", rgb2hex);
 
@@ -60,11 +63,11 @@ define("inverse", /** @type {(x: number) => number} */ function inverse(x) { ret
  */
 function mix(a, b, t) {
   if (typeof a === "number" && typeof b === "number") return a * (1 - t) + b * t;
-  if (Array.isArray(a) && Array.isArray(b)) return mapSmall(a, (v, i) => v * (1 - t) + b[i] * t);
+  if (isArray(a) && isArray(b)) return mapSmall(a, (v, i) => v * (1 - t) + b[i] * t);
   throw new TypeError('"colors" must be an array of numbers or an array of arrays of numbers');
 }
 /** @param {unknown} c */
-const copy = (c) => (Array.isArray(c) ? mapSmall(c, (v) => v) : c);
+const copy = (c) => (isArray(c) ? mapSmall(c, (v) => v) : c);
 
 /**
  * Linear between the colours of the enclosing limits, clamped at the ends (a new array); 'value' when limits or
@@ -74,7 +77,7 @@ const copy = (c) => (Array.isArray(c) ? mapSmall(c, (v) => v) : c);
  * @param {unknown} colors numbers or arrays, one per limit
  */
 function colorBlend(value, limits, colors) {
-  if (!Array.isArray(limits) || !Array.isArray(colors)) return value;
+  if (!isArray(limits) || !isArray(colors)) return value;
   if (limits.length === 0 || !(value > limits[0])) return copy(colors[0]);
   for (let i = 1; i < limits.length; i++) {
     if (value <= limits[i]) return mix(colors[i - 1], colors[i], (value - limits[i - 1]) / (limits[i] - limits[i - 1]));
@@ -85,13 +88,13 @@ define("colorBlend", colorBlend);
 define("valueInterpolate", /** @type {(value: number, limits: unknown, values: unknown) => unknown} */ function valueInterpolate(value, limits, values) { return colorBlend(value, limits, values); });
 
 define("colorMap", /** @type {(value: number, limits: unknown, colors: unknown) => unknown} */ function colorMap(value, limits, colors) {
-  if (!Array.isArray(limits) || !Array.isArray(colors)) return value;
+  if (!isArray(limits) || !isArray(colors)) return value;
   for (let i = 0; i < limits.length; i++) if (value < limits[i]) return colors[i];
   return colors[colors.length - 1];
 });
 
 define("combine", /** @type {(color1: any, color2: any, alpha: number) => Color} */ function combine(color1, color2, alpha) {
-  if (Array.isArray(color1)) return mapSmall(color1, (c, i) => c * alpha + color2[i] * (1 - alpha));
+  if (isArray(color1)) return mapSmall(color1, (c, i) => c * alpha + color2[i] * (1 - alpha));
   const a = hex2rgb(color1), b = hex2rgb(color2);
   return rgb2hex(mapSmall([0, 1, 2], (i) => Math.round(a[i] * alpha + b[i] * (1 - alpha))));
 });
@@ -276,7 +279,7 @@ class HighlightCompressVisualizerSingle extends HighlightCompressVisualizer {
 
 class Identity {
   /** @param {unknown} value */
-  process(value) { return Array.isArray(value) ? value : [value]; }
+  process(value) { return isArray(value) ? value : [value]; }
   /** @param {unknown[]} values */
   processList(values) { return values.map((x) => this.process(x)); }
 }
