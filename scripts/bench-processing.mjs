@@ -130,7 +130,26 @@ async function large(server, token) {
   return rows[2];
 }
 
-/** Step 6: heavy requests, then the small ones again; memory before and after. */
+/**
+ * Step 6: heavy requests, then the small ones again; memory before and after.
+ *
+ * What bounds the RSS row (issue 31, 2026-11-27; two wrangler dev servers on copies of one state given the same
+ * requests alternately, 3 runs of 20-30 heavy ones: one as here, one with EDGE_V8_ENV of scripts/lib/bench.mjs, the
+ * edge's 128 MB per isolate; JS = V8 heap + ArrayBuffers per isolate, workerd's inspector, scripts/lib/isolates.mjs):
+ * - at start RSS 205-210 MiB, JS 44 (the Worker 21, miniflare's D1/R2/queue simulators and helpers the rest);
+ * - after the heavy and then small requests, as here: RSS 895-939 MiB (before 592-620, row 1.44-1.56), JS 290-414
+ *   (sandbox isolates 150-277, the Worker 88; 224 right after the heavy ones); with the limit: RSS 726-810 (before
+ *   574-622, row 1.19-1.34), JS 264-352 (sandboxes 152-243, each up to its limit before SANDBOX_RECYCLE_BYTES
+ *   recycles it; the Worker 61); the simulators stay under 50 MiB either way;
+ * - the rest, 370-600 MiB either way (165 at start), is in no isolate: memory V8 has freed that workerd's allocator
+ *   (tcmalloc, linked into workerd) keeps mapped. Idle for 10 s, RSS does not fall.
+ * The limit lowers the row by ~0.2 but slows the heavy requests (GC under the limit): 2500 x 2500 FLOAT32 GeoTIFF
+ * wall p50 336 -> 595, 370 -> 556, 298 -> 430 ms (eval stage 102-112 -> 148-180 ms), true-colour PNG 2500 x 2500
+ * 474 -> 603, 491 -> 665 ms, Statistical API 29RKH 2500 x 2500 807-1000 -> 1190-1263 ms; the 512 PNG and 1024
+ * FLOAT32 requests within the noise. Nothing legitimate failed under it (those requests, an async 10000 x 10000,
+ * batch:restart-check, test:browser). So this server keeps workerd's default (no limit), and the row stays bound
+ * by the memory workerd keeps.
+ */
 async function afterHeavy(server, token, before512, before1024, gdal1024) {
   const rssBefore = workerdMiB(server.pgid, "VmRSS");
   const heavy = await scenario(server.base, token, HEAVY_N, "NDVI FLOAT32 GeoTIFF 2500x2500", processBody(FLOAT_SCRIPT, 2500, 2500, "image/tiff"));
