@@ -113,8 +113,10 @@ export async function clients({ page, base, client, check, shots }) {
 export async function wmsmap({ page, base, token, check, shots }) {
   await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
   await page.goto(`${base}/#request`);
-  await page.click("header nav a[href='/map.html']");
-  await page.waitForFunction(() => /console's session/.test(document.getElementById("session").textContent), null, { timeout: 30_000 });
+  // the map page (served as /map: assets drop .html) must be the one the predicate runs on, which still tolerates
+  // a missing #session
+  await Promise.all([page.waitForURL(/\/map(\.html)?([?#]|$)/, { waitUntil: "commit", timeout: 30_000 }), page.click("header nav a[href='/map.html']")]);
+  await page.waitForFunction(() => /console's session/.test(document.getElementById("session")?.textContent ?? ""), null, { timeout: 30_000 });
   const credentialInputs = await page.locator("input[type=password]").count();
   const before = (await api(base, token, "/configuration/v1/wms/instances")).map((i) => i.id);
   const offered = await page.$$eval("#instances option", (os) => os.map((o) => o.value).filter(Boolean));

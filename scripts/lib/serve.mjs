@@ -7,16 +7,26 @@ import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { env, getToken, groupStopper, reapOnExit, waitReady } from "./bench.mjs";
 
-/** A TCP port no process listens on right now (the kernel's pick for port 0). */
-export function sparePort() {
-  return new Promise((done, fail) => {
+/** Whether 127.0.0.1:port can be listened on right now. */
+const free = (port) =>
+  new Promise((done) => {
     const s = createServer();
-    s.once("error", fail);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => done(port));
-    });
+    s.once("error", () => done(false));
+    s.listen(port, "127.0.0.1", () => s.close(() => done(true)));
   });
+
+/**
+ * A TCP port no process listens on right now, with the next two free as well (npm start's second location and S3
+ * endpoint take PORT + 1 and PORT + 2), drawn from 20000-29999: below Linux's ephemeral range (32768-60999), where
+ * the kernel picks the ports of wrangler dev's own sockets (bound to port 0), so a concurrent wrangler dev cannot
+ * be handed the port between this check and npm start's bind (the cause of "Address already in use" flakes when
+ * the kernel's pick for port 0 was used instead).
+ */
+export async function sparePort() {
+  for (;;) {
+    const port = 20000 + Math.floor(Math.random() * 9997);
+    if ((await free(port)) && (await free(port + 1)) && (await free(port + 2))) return port;
+  }
 }
 
 /**
