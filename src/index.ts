@@ -6,6 +6,7 @@ import { queueRouter } from "./tasks-registry";
 import { s3Prefix, serveS3 } from "./s3";
 import { signingKey } from "./auth/keys";
 import { builtinCollections } from "./storage/registry";
+import { primeReadStage } from "./pipeline/prime";
 
 export { TaskObject } from "./tasks/task-object";
 export { AsyncTask, BatchTask, ImportTask, StatisticalBatchTask } from "./tasks-registry";
@@ -18,13 +19,14 @@ let warmed = false;
 /**
  * On an isolate's first request: loads what most requests need next (the token signing key, the built-in
  * collections) in the background, while the request itself is read, verified and limited, instead of one after
- * the other on its critical path. Both are cached per isolate by their modules; a failure here is ignored (the
- * request that needs it fails or retries on its own).
+ * the other on its critical path, and primes the read stage's pixel loops (src/pipeline/prime.ts). The first two are
+ * cached per isolate by their modules; a failure here is ignored (the request that needs it fails or retries on its
+ * own).
  */
 function warmUp(env: Env, ctx: ExecutionContext): void {
   if (warmed) return;
   warmed = true;
-  ctx.waitUntil(Promise.allSettled([signingKey(env), builtinCollections(env)]));
+  ctx.waitUntil(Promise.allSettled([signingKey(env), builtinCollections(env), primeReadStage()]));
 }
 
 /**
