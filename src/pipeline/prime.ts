@@ -2,17 +2,16 @@
  * Priming of the read stage's pixel loops, run in the background on an isolate's first request (src/index.ts warmUp).
  *
  * An isolate's first Process request ran the read stage's loops (the warp's proj4 lattice and index map, the NEAREST
- * gather, the scene mask, the unit conversion, the mosaic's count) over 2 x 262k pixels before V8 had compiled them,
- * and inflated its first blocks in the decode core's baseline (Liftoff) code: the V8 CPU profile of a cold NDVI 512 PNG
- * request showed 5-15 ms each in convertUnits, centres, nearWindow, allValid and ones, against well under 1 ms warm.
- * Running the same code a few times over a small in-memory raster and block while the first request (usually the
- * token request) waits for its I/O lets V8 compile them before real pixels come. Measured on fresh `wrangler dev`
- * servers (main and this, alternating, 4 each, twice): the first NDVI 512 PNG after start, read stage 42-106 ->
- * 29-85 ms (pairwise lower in 7 of 8), the request's workerd CPU 150-200 -> 120-150 ms, the request 142-260 -> 85-186
- * ms; the priming's own CPU (a few ms) falls on the request before. It keeps nothing in the caches a request reads
- * (the warp's NEAREST map is not cached; the prepared warp of the synthetic layout takes one LRU entry).
+ * gather, the scene mask, the unit conversion, the mosaic's count) over 2 x 262k pixels before V8 had compiled them:
+ * the V8 CPU profile of a cold NDVI 512 PNG request showed 5-15 ms each in convertUnits, centres, nearWindow, allValid
+ * and ones, against well under 1 ms warm. Running the same code a few times over a small in-memory raster while the
+ * first request (usually the token request) waits for its I/O lets V8 compile them before real pixels come. Measured
+ * on fresh `wrangler dev` servers (main and this, alternating, 4 each): the first NDVI 512 PNG after start, read stage
+ * 69-87 -> 34-67 ms, the request's workerd CPU 160-190 -> 130-150 ms. Priming the decode core too (a 256 x 256 block
+ * inflated each round) showed no gain beyond the noise (read 62-85 vs 52-90 ms) and made the token request slower
+ * (116-223 vs 128-253 ms): not done. It keeps nothing in the caches a request reads (the warp's NEAREST map is not
+ * cached; the prepared warp of the synthetic layout takes one LRU entry).
  */
-import { decodeCore } from "../raster/codec";
 import { crsFromEpsg, transformBounds } from "../raster/crs";
 import { bboxOf, pyramidLevels, type RasterReader } from "../raster/reader";
 import type { GeoTransform, Grid } from "../raster/types";
@@ -46,19 +45,6 @@ function syntheticReader(): RasterReader {
 }
 
 /**
- * A zlib-compressed 256 x 256 block of 16-bit samples (small random steps, like a Sentinel-2 band after predictor 2)
- * and its layout, for the decode core's priming; null when the core is a stub.
- */
-function syntheticBlock() {
-  const core = decodeCore();
-  if (!core) return null;
-  const samples = new Uint16Array(256 * 256);
-  for (let i = 0, x = 1; i < samples.length; i++) samples[i] = ((x = (Math.imul(x, 1103515245) + 12345) | 0) >>> 27) + (i % 256 ? 0 : 1000);
-  const layout = { width: 256, rows: 256, samplesPerPixel: 1, bytesPerSample: 2, predictor: 2 };
-  return { core, bytes: core.deflateZlib(new Uint8Array(samples.buffer), 1), layout, size: samples.byteLength };
-}
-
-/**
  * Runs the read stage's loops `rounds` times on a synthetic UTM scene warped to EPSG:4326 (96 x 96 px, two "files"),
  * each round after a timer so that requests in flight go first. Resolves when done; throws what the engine throws.
  */
@@ -71,10 +57,8 @@ export async function primeReadStage(rounds = 6): Promise<void> {
   const c = { optical: true } as unknown as DataCollection;
   const item = { properties: { "s2:processing_baseline": "04.00" } } as unknown as StacItem;
   const plan = { grid, geometryMask: null } as unknown as AreaPlan;
-  const block = syntheticBlock();
   for (let r = 0; r < rounds; r++) {
     await new Promise((resolve) => setTimeout(resolve, 0)); // after the requests in flight
-    block?.core.decode(8, block.bytes, block.layout, block.size);
     const files = new Map<string, { data: Float32Array; valid: Uint8Array }>();
     for (const name of ["a", "b"]) files.set(name, (await readWarped(reader, [0], grid, { resampling: "NEAREST", nodata: 0, cacheIndex: false }))[0]!);
     const { valid } = allValid(files, n);
