@@ -17,16 +17,19 @@ const api = buildApi();
 let warmed = false;
 
 /**
- * On an isolate's first request: loads what most requests need next (the token signing key, the built-in
+ * `answer()`, and on an isolate's first request: loads what most requests need next (the token signing key, the built-in
  * collections) in the background, while the request itself is read, verified and limited, instead of one after
- * the other on its critical path, and primes the read stage's pixel loops (src/pipeline/prime.ts). The first two are
- * cached per isolate by their modules; a failure here is ignored (the request that needs it fails or retries on its
- * own).
+ * the other on its critical path; once that request is answered, primes the read stage's pixel loops
+ * (src/pipeline/prime.ts) for the Process requests that usually follow. The first two are cached per isolate by their
+ * modules; a failure here is ignored (the request that needs it fails or retries on its own).
  */
-function warmUp(env: Env, ctx: ExecutionContext): void {
-  if (warmed) return;
+function warmUp(env: Env, ctx: ExecutionContext, answer: () => Promise<Response>): Promise<Response> {
+  if (warmed) return answer();
   warmed = true;
-  ctx.waitUntil(Promise.allSettled([signingKey(env), builtinCollections(env), primeReadStage()]));
+  ctx.waitUntil(Promise.allSettled([signingKey(env), builtinCollections(env)]));
+  const response = answer();
+  ctx.waitUntil(response.then(() => primeReadStage()).catch(() => undefined));
+  return response;
 }
 
 /**
@@ -47,8 +50,7 @@ export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     const s3 = s3Prefix(request, env);
     if (s3 !== undefined) return serveS3(request, env, s3); // S3-compatible endpoint: SigV4/V2, XML errors (src/s3)
-    warmUp(env, ctx);
-    return orStaticFile(request, env, api.fetch(request, atLocation(request, env), ctx));
+    return warmUp(env, ctx, () => orStaticFile(request, env, api.fetch(request, atLocation(request, env), ctx)));
   },
   queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
     return queueRouter.consume(batch, env);
