@@ -6,13 +6,13 @@
  * gather, the scene mask, the unit conversion, the mosaic's count) over 2 x 262k pixels before V8 had compiled them:
  * the V8 CPU profile of a cold NDVI 512 PNG request showed 5-15 ms each in convertUnits, centres, nearWindow, allValid
  * and ones, against well under 1 ms warm. Running the same code a few times over a small in-memory raster after the
- * first request (usually the token request) lets V8 compile them before real pixels come. Measured on fresh
- * `wrangler dev` servers (main and this, alternating, 5 each, a loaded machine): the first NDVI 512 PNG after start,
- * read stage 81-166 -> 52-108 ms, the request 178-405 -> 144-403 ms (median 285 -> 171), the token request before it
- * unchanged (median 151 vs 155 ms; priming while it waited for I/O instead cost it ~20 ms). Priming the decode core too (a 256 x 256 block
- * inflated each round) showed no gain beyond the noise (read 62-85 vs 52-90 ms) and made the token request slower
- * (116-223 vs 128-253 ms): not done. It keeps nothing in the caches a request reads (the warp's NEAREST map is not
- * cached; the prepared warp of the synthetic layout takes one LRU entry).
+ * first request (usually the token request) lets V8 compile them before real pixels come. Measured on fresh `wrangler
+ * dev` servers (main and this, alternating, 5 each, a loaded machine): the first NDVI 512 PNG after start, read stage
+ * 81-166 -> 52-108 ms, the request 178-405 -> 144-403 ms (median 285 -> 171), the token request before it unchanged
+ * (median 151 vs 155 ms; priming while it waited for I/O instead cost it ~20 ms). Priming the decode core too (a 256 x
+ * 256 block inflated each round) showed no gain beyond the noise (read 62-85 vs 52-90 ms) and made the token request
+ * slower (116-223 vs 128-253 ms): not done. It keeps nothing in the caches a request reads (the warp's NEAREST map is
+ * not cached; the prepared warp of the synthetic layout takes one LRU entry).
  */
 import { crsFromEpsg, transformBounds } from "../raster/crs";
 import { bboxOf, pyramidLevels, type RasterReader } from "../raster/reader";
