@@ -10,6 +10,7 @@ import { queueRouter } from "./tasks-registry";
 import { s3Prefix, serveS3 } from "./s3";
 import { signingKey } from "./auth/keys";
 import { builtinCollections } from "./storage/registry";
+import { primeReadStage } from "./pipeline/prime";
 
 export { TaskObject } from "./tasks/task-object";
 export { AsyncTask, BatchTask, ImportTask, StatisticalBatchTask } from "./tasks-registry";
@@ -20,15 +21,19 @@ const api = buildApi();
 let warmed = false;
 
 /**
- * On an isolate's first request: loads what most requests need next (the token signing key, the built-in
+ * `answer()`, and on an isolate's first request: loads what most requests need next (the token signing key, the built-in
  * collections) in the background, while the request itself is read, verified and limited, instead of one after
- * the other on its critical path. Both are cached per isolate by their modules; a failure here is ignored (the
- * request that needs it fails or retries on its own).
+ * the other on its critical path; once that request is answered, primes the read stage's pixel loops
+ * (src/pipeline/prime.ts) for the Process requests that usually follow. The first two are cached per isolate by their
+ * modules; a failure here is ignored (the request that needs it fails or retries on its own).
  */
-function warmUp(env: Env, ctx: ExecutionContext): void {
-  if (warmed) return;
+function warmUp(env: Env, ctx: ExecutionContext, answer: () => Promise<Response>): Promise<Response> {
+  if (warmed) return answer();
   warmed = true;
   ctx.waitUntil(Promise.allSettled([signingKey(env), builtinCollections(env)]));
+  const response = answer();
+  ctx.waitUntil(response.then(() => primeReadStage()).catch(() => undefined));
+  return response;
 }
 
 /**
@@ -49,8 +54,7 @@ export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     const s3 = s3Prefix(request, env);
     if (s3 !== undefined) return serveS3(request, env, s3); // S3-compatible endpoint: SigV4/V2, XML errors (src/s3)
-    warmUp(env, ctx);
-    return orStaticFile(request, env, api.fetch(request, atLocation(request, env), ctx));
+    return warmUp(env, ctx, () => orStaticFile(request, env, api.fetch(request, atLocation(request, env), ctx)));
   },
   queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
     return queueRouter.consume(batch, env);

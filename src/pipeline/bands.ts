@@ -21,7 +21,11 @@ export function s2Offset(item: StacItem): number {
 }
 
 /**
- * Converts DN (in place, returned) to the requested units. `valid` marks pixels with data; others stay 0.
+ * Converts DN (in place, returned) to the requested units. `valid` marks pixels with data; `dn` must be 0 where it is
+ * 0 (as readWarped returns bands), and they stay 0. The loop tests the mask only when the conversion maps 0 to another
+ * value (offset applied, not clamped): 1.4 against 2.0 workerd CPU ms per 1024 x 1024 NDVI request (2 Mpx; V8 CPU
+ * profiles of two wrangler dev servers, 4 alternating rounds of 10 requests). Branch-free variants (no mask, the
+ * options hoisted) were slower in workerd, though faster in node.
  */
 export function convertUnits(
   dn: Float32Array,
@@ -38,8 +42,10 @@ export function convertUnits(
   else if (units === "OPTICAL_DEPTH") scale = 1 / 1000;
   const clamp = harmonize;
   const applyOffset = units === "REFLECTANCE" || harmonize;
+  // readWarped's bands are 0 where there is no data: the mask matters only where the conversion maps 0 elsewhere
+  const check = (clamp ? Math.max(0, offset) : applyOffset ? offset : 0) * scale !== 0;
   for (let i = 0; i < dn.length; i++) {
-    if (!valid[i]) {
+    if (check && !valid[i]) {
       dn[i] = 0;
       continue;
     }

@@ -79,10 +79,17 @@ function mergeScene(r: SceneRaster, bands: Record<string, Float32Array>, filled:
   return taken;
 }
 
-/** Number of 1s in a 0/1 mask. */
+/**
+ * Number of 1s in a 0/1 mask: four pixels per step where the mask is 4-byte aligned (the byte sum of a word is the top
+ * byte of word * 0x01010101). 0.26-0.31 against 0.93-1.12 ms per Mpx byte by byte (workerd, vitest probe, 100
+ * interleaved rounds; ~0.7 ms of a 1024 x 1024 request).
+ */
 function ones(mask: Uint8Array): number {
+  const words = mask.byteOffset % 4 === 0 ? mask.length >> 2 : 0;
+  const w32 = new Uint32Array(mask.buffer, mask.byteOffset, words);
   let n = 0;
-  for (let i = 0; i < mask.length; i++) n += mask[i]!;
+  for (let i = 0; i < words; i++) n += Math.imul(w32[i]!, 0x01010101) >>> 24;
+  for (let i = words * 4; i < mask.length; i++) n += mask[i]!;
   return n;
 }
 

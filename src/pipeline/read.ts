@@ -86,7 +86,7 @@ async function readFileBands(env: Env, c: DataCollection, item: StacItem, names:
  * `same` tells whether all masks were equal (then each band's own mask is the scene's). ANDs four pixels per
  * step where the masks are 4-byte aligned (as readWarped allocates them).
  */
-function allValid(files: Map<string, { valid: Uint8Array }>, n: number): { valid: Uint8Array; same: boolean } {
+export function allValid(files: Map<string, { valid: Uint8Array }>, n: number): { valid: Uint8Array; same: boolean } {
   const masks = [...files.values()].map((f) => f.valid);
   if (masks.length === 0) return { valid: new Uint8Array(n).fill(1), same: true };
   if (masks.length === 1) return { valid: masks[0]!, same: true };

@@ -26,6 +26,13 @@ beforeAll(async () => {
   [item] = await seedSamples((i) => i.id.includes("19UDP"));
 });
 
+/** Reads B04 of the scene (as if of processing baseline `baseline`) in `units` with harmonizeValues `harmonize`. */
+async function readB04(baseline: string, units: string, harmonize: boolean) {
+  const c = await collectionForType(env, null, "sentinel-2-l1c");
+  const asBaseline = { ...item, properties: { ...item.properties, "s2:processing_baseline": baseline } };
+  return readScene(env, c, asBaseline, [{ name: "B04", units }], grid, { ...options, harmonize });
+}
+
 /** Reads `bands` (REFLECTANCE) of the scene and mosaics it alone, as a SIMPLE request does. */
 async function readAndMosaic(bands: string[]) {
   const c = await collectionForType(env, null, "sentinel-2-l1c");
@@ -60,5 +67,55 @@ describe("readScene + SIMPLE mosaic of one scene", () => {
     expect(zeroed).toBe(true);
     expect(Array.from(sample.dataMask)).toEqual(Array.from(b04, (v) => (v !== 0 ? 1 : 0)));
     expect(sample.bands.B04!.filter((v, i) => v !== (b04[i] !== 0 ? Math.fround(b04[i]! / 10000) : 0)).length).toBe(0);
+  });
+});
+
+describe("readScene units on a scene with no data (DN 0 at the swath edge)", () => {
+  let b04: Float32Array;
+  beforeAll(async () => {
+    b04 = await window(`${DIR}/B04.tif`, 0, 0, 0, 121, 122);
+    expect(b04.filter((v) => v === 0).length).toBeGreaterThan(1000);
+    expect(b04.filter((v) => v > 0 && v < 1000).length).toBeGreaterThan(0);
+  });
+  /** Pixels whose value differs from want(DN) where the file has data, or from 0 where it has none. */
+  const bad = (got: Float32Array, want: (dn: number) => number) => got.filter((v, i) => !Object.is(v, b04[i] !== 0 ? Math.fround(want(b04[i]!)) : 0)).length;
+
+  it("offset -1000 (baseline 04.00), not harmonized: (DN - 1000) / 10000 where there is data, 0 where there is none", async () => {
+    const r = await readB04("04.00", "REFLECTANCE", false);
+    expect(Array.from(r.valid)).toEqual(Array.from(b04, (v) => (v !== 0 ? 1 : 0)));
+    expect(bad(r.bands.B04!, (dn) => (dn - 1000) / 10000)).toBe(0);
+  });
+
+  it("offset -1000, harmonized: max(0, DN - 1000) / 10000; DN units: max(0, DN - 1000); 0 where there is no data", async () => {
+    expect(bad((await readB04("04.00", "REFLECTANCE", true)).bands.B04!, (dn) => Math.max(0, dn - 1000) / 10000)).toBe(0);
+    expect(bad((await readB04("04.00", "DN", true)).bands.B04!, (dn) => Math.max(0, dn - 1000))).toBe(0);
+  });
+
+  it("DN units not harmonized: the stored DN (offset not applied); baseline 02.14 reflectance: DN / 10000", async () => {
+    expect(bad((await readB04("04.00", "DN", false)).bands.B04!, (dn) => dn)).toBe(0);
+    expect(bad((await readB04("02.14", "REFLECTANCE", false)).bands.B04!, (dn) => dn / 10000)).toBe(0);
+  });
+});
+
+describe("SIMPLE mosaic stops once every pixel has data", () => {
+  /** Scenes read by a SIMPLE mosaic of two scenes whose first one has data where `valid` is 1 (zeroed bands). */
+  async function scenesRead(valid: Uint8Array): Promise<number> {
+    const n = grid.width * grid.height;
+    let reads = 0;
+    const read = async (): Promise<SceneRaster> => ({ valid: reads++ === 0 ? valid : new Uint8Array(n).fill(1), bands: { B04: new Float32Array(n) }, zeroed: true });
+    const plan = { grid, geometryMask: null } as unknown as AreaPlan;
+    await mosaicScenes("SIMPLE", [{ info: { id: "x", date: "2017-07-29T00:00:00Z" }, scenes: [{} as Scene, {} as Scene] }], read, plan, ["B04"]);
+    return reads;
+  }
+  const n = grid.width * grid.height; // 14762: not a multiple of 4, the last two pixels are counted one by one
+
+  it("a first scene with data everywhere is the mosaic; one pixel without data, in the middle or at the end, reads the next", async () => {
+    expect(n % 4).not.toBe(0);
+    expect(await scenesRead(new Uint8Array(n).fill(1))).toBe(1);
+    for (const hole of [0, 4001, n - 1]) {
+      const valid = new Uint8Array(n).fill(1);
+      valid[hole] = 0;
+      expect(await scenesRead(valid)).toBe(2);
+    }
   });
 });

@@ -17,7 +17,7 @@ import encodeRgba, { init as initPngEncoder } from "@jsquash/png/encode";
 // @ts-expect-error -- wrangler bundles a .wasm import as a WebAssembly.Module; the package's .d.ts next to the
 // file describes the instance's exports instead.
 import pngWasm from "@jsquash/png/codec/pkg/squoosh_png_bg.wasm";
-import { buf as crc32 } from "crc-32";
+import { crc32 } from "node:zlib";
 import { unsupported } from "../errors";
 import { checkInput, type EncodeInput } from "./types";
 import { concatBytes } from "./bytes";
@@ -39,8 +39,8 @@ const SIGNATURE = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]);
 
 /**
  * One chunk (PNG spec 5.3): length, type, data, then the CRC-32 of type + data (ISO 3309 / ITU-T V.42, the
- * zlib CRC: initial 0xFFFFFFFF, final XOR 0xFFFFFFFF, PNG spec Annex D) computed by the crc-32 package
- * (signed int32 result, stored as its unsigned bit pattern).
+ * zlib CRC: initial 0xFFFFFFFF, final XOR 0xFFFFFFFF, PNG spec Annex D) computed by the runtime's native zlib
+ * (`node:zlib` crc32, unsigned).
  */
 function chunk(type: string, data: Uint8Array): Uint8Array {
   const out = new Uint8Array(12 + data.length);
@@ -48,7 +48,7 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
   view.setUint32(0, data.length);
   for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
   out.set(data, 8);
-  view.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)) >>> 0);
+  view.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
   return out;
 }
 
