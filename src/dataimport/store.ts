@@ -97,15 +97,19 @@ export async function hideFinished(env: DB, id: string, finished: readonly strin
 }
 
 /**
+ * The query of {@link stalledRecords} (one parameter: the limit). It walks the partial index import_orders_running
+ * (migrations/0015), so a sweep reads the RUNNING records, not every order ever made.
+ */
+export const STALLED_SQL = `SELECT o.*, t.status AS task_state FROM import_orders o LEFT JOIN tasks t ON t.id = o.id
+     WHERE o.status = 'RUNNING' AND (t.id IS NULL OR t.status IN ('CREATED', 'DONE', 'PARTIAL', 'FAILED')) ORDER BY o.created, o.id LIMIT ?`;
+
+/**
  * Up to `limit` RUNNING records whose engine task is not running, oldest first, with the task's state in the
  * engine's D1 listing (src/tasks/listing.ts, table tasks): null when it has no row (never created), CREATED (never
  * started), or DONE / PARTIAL / FAILED (ended, the record's end not written). For the recovery sweep (./plugin.ts).
  */
 export async function stalledRecords(env: DB, limit: number): Promise<{ record: ImportRecord; taskState: string | null }[]> {
-  const { results } = await env.DB.prepare(
-    `SELECT o.*, t.status AS task_state FROM import_orders o LEFT JOIN tasks t ON t.id = o.id
-     WHERE o.status = 'RUNNING' AND (t.id IS NULL OR t.status IN ('CREATED', 'DONE', 'PARTIAL', 'FAILED')) ORDER BY o.created, o.id LIMIT ?`,
-  )
+  const { results } = await env.DB.prepare(STALLED_SQL)
     .bind(limit)
     .all<Row & { task_state: string | null }>();
   return results.map((r) => ({ record: toRecord(r), taskState: r.task_state }));

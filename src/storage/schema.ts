@@ -1,5 +1,6 @@
 /** Drizzle schema of the D1 database; the SQL lives in migrations/ (keep both in step). */
 import { sqliteTable, text, integer, real, primaryKey, index, unique } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
 
 export const accounts = sqliteTable("accounts", {
   id: text("id").primaryKey(),
@@ -148,7 +149,11 @@ export const importOrders = sqliteTable(
     deleted: integer("deleted").notNull().default(0),
     created: text("created").notNull(),
   },
-  (t) => [index("import_orders_list").on(t.account, t.kind, t.deleted, t.created, t.id)],
+  (t) => [
+    index("import_orders_list").on(t.account, t.kind, t.deleted, t.created, t.id),
+    // the recovery sweep's scan (src/dataimport/store.ts stalledRecords): RUNNING records only, oldest first
+    index("import_orders_running").on(t.created, t.id).where(sql`status = 'RUNNING'`),
+  ],
 );
 
 /** 0012: import quotas per account and quota collection (km2). */

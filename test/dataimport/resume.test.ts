@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { tokenOf } from "../helpers/byoc";
 import { deliver } from "../../src/dataimport/deliver";
 import { importStub } from "../../src/dataimport/plugin";
+import { STALLED_SQL } from "../../src/dataimport/store";
 import type { Env } from "../../src/env";
 import { di, endedDeliveries, ok, runCron, sampleInput, seedWestFlanders, until, westFlandersItems, type DeliveryJson, type RecordJson } from "./helpers";
 
@@ -31,6 +32,13 @@ async function chargedOnly(me: string, i: number): Promise<RecordJson> {
 }
 
 describe("resuming", () => {
+  it("the sweep's query walks the RUNNING records through their partial index, not every order", async () => {
+    const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${STALLED_SQL}`).bind(100).all<{ detail: string }>();
+    const details = plan.results.map((r) => r.detail);
+    expect(details.some((d) => /^SCAN o USING INDEX import_orders_running|^SEARCH o USING INDEX import_orders_running/.test(d)), details.join("; ")).toBe(true);
+    expect(details.some((d) => /^SCAN o$/.test(d) || /TEMP B-TREE/.test(d)), details.join("; ")).toBe(false);
+  });
+
   it("a confirm killed after the charge: reads start nothing; the cron's sweep starts it, the order ends DONE", async () => {
     const me = await tokenOf(crypto.randomUUID());
     const lost = (await chargedOnly(me, 3)).id; // no engine task at all
