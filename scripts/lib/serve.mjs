@@ -3,17 +3,9 @@
 // and returns { base, token, stop() }. stop() interrupts the group (SIGINT, SIGKILL after 10 s); the group is also
 // killed if the calling process exits or is interrupted first.
 import { spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { env, getToken, groupStopper, reapOnExit, waitReady } from "./bench.mjs";
-
-/** Whether 127.0.0.1:port can be listened on right now. */
-const free = (port) =>
-  new Promise((done) => {
-    const s = createServer();
-    s.once("error", () => done(false));
-    s.listen(port, "127.0.0.1", () => s.close(() => done(true)));
-  });
+import { portFree } from "./local.mjs";
 
 /**
  * A TCP port no process listens on right now, with the next two free as well (npm start's second location and S3
@@ -25,7 +17,7 @@ const free = (port) =>
 export async function sparePort() {
   for (;;) {
     const port = 20000 + Math.floor(Math.random() * 9997);
-    if ((await free(port)) && (await free(port + 1)) && (await free(port + 2))) return port;
+    if ((await portFree(port)) && (await portFree(port + 1)) && (await portFree(port + 2))) return port; // as npm start checks them
   }
 }
 
