@@ -6,10 +6,10 @@
 /** A colour: 0xRRGGBB, or [r, g, b] (numbers; in [0, 1] for the visualizers). @typedef {number | number[]} Color */
 /** [value, colour] pairs of a colour map or ramp. @typedef {[number, Color][]} ValueColors */
 
+import { isArray } from "./concat.js"; // read before harden.js makes the global Array a Proxy (see there)
+
 /** The global object, where the library's names are defined. @type {Record<string, any>} */
 const g = globalThis;
-/** Array.isArray, read before harden.js makes the global Array a Proxy (whose property reads V8 never inlines: concat.js isArray). */
-const { isArray } = Array;
 /** The running script's EO Browser override variables (wrapper.ts OVERRIDE_NAMES), set by script.js per call. */
 /** @type {((name: string) => any) | null} */
 let overrideReader = null;
