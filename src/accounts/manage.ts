@@ -10,6 +10,7 @@ import { z } from "zod";
 import type { Env } from "../env";
 import { ApiError, badRequest, notFound } from "../http/errors";
 import { policiesSchema, type Policy } from "../ratelimit/policy";
+import { jsonColumn } from "../storage/db";
 import { keysetSql, searchSql, type SeekPage } from "../storage/keyset";
 import { accounts as accountRows, plans } from "../storage/schema";
 import { accountLimits, type AccountLimits } from "./plans";
@@ -70,13 +71,12 @@ async function requirePlan(env: Pick<Env, "DB">, id: string): Promise<void> {
 /** The record of a stored account row. */
 async function record(env: Pick<Env, "DB">, row: Row): Promise<AccountRecord> {
   const limits = await accountLimits(env, row.id);
-  const parse = (s: string | null): Policy[] | null => (s === null ? null : (JSON.parse(s) as Policy[]));
   return {
     id: row.id,
     name: row.name,
     created: row.created,
     ...limits,
-    overrides: { policies: parse(row.policies), tokenPolicies: parse(row.tokenPolicies), puQuota: row.puQuota },
+    overrides: { policies: jsonColumn<Policy[]>(row.policies), tokenPolicies: jsonColumn<Policy[]>(row.tokenPolicies), puQuota: row.puQuota },
   };
 }
 

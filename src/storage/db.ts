@@ -7,3 +7,6 @@ import * as schema from "./schema";
 export function db(env: Pick<Env, "DB">): DrizzleD1Database<typeof schema> {
   return drizzle(env.DB, { schema });
 }
+
+/** A JSON text column's value: null stays null, anything else is parsed (the caller names its shape `T`). @throws SyntaxError for text that is not JSON. */
+export const jsonColumn = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));

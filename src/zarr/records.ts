@@ -3,6 +3,7 @@
  * (OpenAPI `ZarrCollection`, `ZarrArray`). Every query is scoped to the owning account.
  */
 import type { Env } from "../env";
+import { jsonColumn } from "../storage/db";
 
 export type ZarrStatus = "CREATED" | "INGESTING" | "INGESTED" | "FAILED";
 
@@ -55,13 +56,11 @@ interface Row {
   created: string;
 }
 
-const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
-
 function fromRow(r: Row): ZarrRecord {
   return {
     id: r.id, account: r.account, name: r.name, s3Bucket: r.s3_bucket, path: r.path, crs: r.crs, status: r.status,
-    ingestionErrors: r.ingestion_errors, created: r.created, envelope: parse(r.envelope), width: r.width, height: r.height,
-    zattrs: parse(r.zattrs), arrays: parse<ZarrArrayInfo[]>(r.arrays) ?? [], bands: parse(r.bands), maxMetersPerPixel: r.max_mpp,
+    ingestionErrors: r.ingestion_errors, created: r.created, envelope: jsonColumn(r.envelope), width: r.width, height: r.height,
+    zattrs: jsonColumn(r.zattrs), arrays: jsonColumn<ZarrArrayInfo[]>(r.arrays) ?? [], bands: jsonColumn(r.bands), maxMetersPerPixel: r.max_mpp,
   };
 }
 

@@ -8,6 +8,7 @@
  *   once the ingestion's lease expired (ingest.ts).
  */
 import type { Env } from "../../env";
+import { jsonColumn } from "../db";
 import { keysetSql, type SeekPage } from "../keyset";
 import type { StacItem } from "../items";
 import { byocType, type BandFormat, type ByocCollection, type ByocTile, type TileStatus } from "./model";
@@ -31,13 +32,11 @@ interface Row {
   created: string;
 }
 
-const parsed = <T>(s: string | null): T | null => (s === null ? null : (JSON.parse(s) as T));
-
 function toTile(r: Row): ByocTile {
   return {
     id: r.id, collection: r.collection, account: r.account, path: r.path, status: r.status, sensingTime: r.sensing_time,
-    coverGeometry: parsed(r.cover_geometry), tileGeometry: parsed(r.tile_geometry), tileEpsg: r.tile_epsg,
-    nativeBbox: parsed(r.native_bbox), metersPerPixel: r.meters_per_pixel, failedCause: r.failed_cause, warnings: r.warnings, created: r.created,
+    coverGeometry: jsonColumn(r.cover_geometry), tileGeometry: jsonColumn(r.tile_geometry), tileEpsg: r.tile_epsg,
+    nativeBbox: jsonColumn(r.native_bbox), metersPerPixel: r.meters_per_pixel, failedCause: r.failed_cause, warnings: r.warnings, created: r.created,
   };
 }
 
