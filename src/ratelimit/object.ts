@@ -3,13 +3,13 @@
  * processing units of the month) or of one OAuth client (its token-request policies), addressed by name
  * (`account:<id>`, `client:<id>`, see ./limiter.ts). One RPC per request: {@link RateLimiter.take}, which also
  * counts the processing units of the account's earlier requests that the calling isolate carries (./carry.ts).
- * Limits are read from D1 (src/accounts/plans.ts) and cached for CONFIG_TTL_MS, so an operator's change to a plan
+ * Limits are read from D1 (./plans.ts) and cached for CONFIG_TTL_MS, so an operator's change to a plan
  * or an account applies within a minute. Buckets live in memory; those of sampling periods over a minute are also
  * written behind to the object's storage (see RateLimiter.writeBehind); processing units in its SQLite table `units`.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import { accountLimits, type AccountLimits } from "../accounts/plans";
+import { accountLimits, type AccountLimits } from "./plans";
 import { durationMs, policyKey, take, type Bucket, type Policy, type Verdict } from "./policy";
 import type { Charge } from "./carry";
 

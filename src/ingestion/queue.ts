@@ -3,12 +3,14 @@
  * every writer of tiles (the BYOC API, third-party import deliveries); the kind's consumer is src/byoc/ingest.ts.
  * Each tile's ingestion is a leased unit (src/tasks/lease.ts) of its collection's UnitObject (`byoc:<collection
  * id>`), put before the tile is QUEUED, so a message lost with a killed Worker is sent again by the watchdog.
+ * Outside src/storage (which src/tasks imports) so that storage imports nothing of tasks; shared by two areas, so
+ * in neither.
  */
-import type { Env } from "../../env";
-import type { TaskMessage } from "../../tasks/queue";
-import { sendMessages, unitsStub, type Producers } from "../../tasks/runner";
-import { byocType, type ByocCollection, type TileStatus } from "./model";
-import { moveStatement } from "./tiles";
+import type { Env } from "../env";
+import type { TaskMessage } from "../tasks/queue";
+import { sendMessages, unitsStub, type Producers } from "../tasks/runner";
+import { byocType, type ByocCollection, type TileStatus } from "../storage/byoc/model";
+import { moveStatement } from "../storage/byoc/tiles";
 
 export const BYOC_INGEST_KIND = "byoc-ingest";
 

@@ -1,12 +1,13 @@
 /**
  * An account's plan and the limits in force for it: the plan's values unless the account overrides them
  * (accounts.policies / token_policies / pu_quota, migration 0006). Read by the RateLimiter Durable Object, which
- * caches them (src/ratelimit/object.ts), and by the OAuth clients API (client limit).
+ * caches them (./object.ts), and by the accounts API (client limit, src/accounts). Here rather than in
+ * src/accounts because the limiter reads it: accounts imports ratelimit, never the other way.
  */
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import type { Env } from "../env";
-import { parsePolicies, type Policy } from "../ratelimit/policy";
+import { parsePolicies, type Policy } from "./policy";
 import { accounts as accountRows, plans } from "../storage/schema";
 
 /** What an account may use. */
