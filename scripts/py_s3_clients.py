@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Reads objects of EO Edge's S3 endpoint the way GDAL and rasterio users do, for the tests of src/s3 (the
-PY_S3_CLIENTS service binding of vitest.config.ts runs this with /usr/bin/python3): GDAL's /vsis3/ file system and
+"""Reads objects of EO Edge's S3 endpoint the way GDAL and rasterio users do, for the tests of src/s3 (run with
+/usr/bin/python3 through the CLIENT_RELAY of vitest.config.ts, test/helpers/relay.ts): GDAL's /vsis3/ file system and
 Zarr driver, rasterio's s3:// URLs, configured only as their documentation says (AWS_S3_ENDPOINT=<host:port>,
 AWS_HTTPS=NO, AWS_VIRTUAL_HOSTING=FALSE, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY), against a real TCP address
-(the S3_BRIDGE of vitest.config.ts, or `npm start`'s S3 port).
+(the relay's, or `npm start`'s S3 port).
 
-stdin: {"tool": "gdal" | "rasterio", "endpoint": "127.0.0.1:<port>", "key": "...", "secret": "...",
+stdin: {"tool": "gdal" | "rasterio", "endpoint"?: "127.0.0.1:<port>" (default: the host:port of $EO_EDGE_BASE, the
+        relay's address), "key": "...", "secret": "...",
         "reads": [read, ...]}, each read one of
   {"raster": "<bucket>/<key>"}: the object opened as a raster (GDAL: /vsis3/<bucket>/<key>; rasterio:
       s3://<bucket>/<key>) -> {"driver", "size": [width, height], "count", "dtype", "geotransform" (GDAL order),
@@ -134,6 +135,7 @@ def run_rasterio(request):
 
 def main():
     request = json.load(sys.stdin)
+    request.setdefault("endpoint", os.environ.get("EO_EDGE_BASE", "").removeprefix("http://"))
     configure(request)
     versions, results = (run_gdal if request["tool"] == "gdal" else run_rasterio)(request)
     json.dump({"versions": versions, "results": results}, sys.stdout)

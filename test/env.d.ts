@@ -9,8 +9,6 @@ declare global {
       PY_S3: Fetcher;
       PY_ZARR: Fetcher;
       CLIENT_RELAY: Fetcher;
-      PY_S3_CLIENTS: Fetcher;
-      S3_BRIDGE: Fetcher;
     }
   }
 }

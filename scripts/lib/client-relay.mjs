@@ -5,8 +5,9 @@
 // handed back the Worker's answer. So the program talks HTTP with the Worker unchanged: nothing is mocked.
 //
 // Protocol (JSON bodies, POST http://relay/<op>):
-// - run {command: [program, ...args], stdin?: string, env?: {...}} -> {id, base}: starts the server and the program,
-//   whose environment gets EO_EDGE_BASE=<base> (http://127.0.0.1:<port>) and a scratch GDAL WMS cache folder;
+// - run {command: [program, ...args], stdin?: string, env?: {...}, host?: "127.0.0.2"} -> {id, base}: starts the
+//   server (on host, default 127.0.0.1; the S3 endpoint's tests use 127.0.0.2, an S3_HOSTS address) and the program,
+//   whose environment gets EO_EDGE_BASE=<base> (http://<host>:<port>) and a scratch GDAL WMS cache folder;
 // - next {id} -> {request: {rid, method, path, headers, body}} (body base64) when the program sent a request,
 //   {done: {code, stdout, stderr}} once it has exited, {idle: true} after 20 s without either;
 // - respond {id, rid, status, headers, body} (body base64) answers held request rid.
@@ -24,7 +25,7 @@ const runs = new Map();
 let counter = 0;
 
 /** Starts a run: the HTTP server, then the program. */
-async function start({ command, stdin = "", env = {} }) {
+async function start({ command, stdin = "", env = {}, host = "127.0.0.1" }) {
   const id = String(++counter);
   const run = { events: [], waiters: [], held: new Map(), rid: 0, scratch: mkdtempSync(join(tmpdir(), "eo-edge-relay-")) };
   const push = (event) => (run.waiters.length ? run.waiters.shift()(event) : run.events.push(event));
@@ -37,8 +38,8 @@ async function start({ command, stdin = "", env = {} }) {
       push({ request: { rid, method: req.method, path: req.url, headers: req.headers, body: Buffer.concat(chunks).toString("base64") } });
     });
   });
-  await new Promise((done) => run.server.listen(0, "127.0.0.1", done));
-  const base = `http://127.0.0.1:${run.server.address().port}`;
+  await new Promise((done) => run.server.listen(0, host, done));
+  const base = `http://${host}:${run.server.address().port}`;
   const out = [], err = [];
   const finish = (code) => {
     if (run.finished) return;
@@ -51,7 +52,7 @@ async function start({ command, stdin = "", env = {} }) {
   const child = spawn(command[0], command.slice(1), {
     stdio: ["pipe", "pipe", "pipe"],
     // no proxy for the relay's address; GDAL's WMS tile cache and any dot-folder in the run's scratch folder
-    env: { ...process.env, ...env, EO_EDGE_BASE: base, NO_PROXY: "127.0.0.1", no_proxy: "127.0.0.1", GDAL_DEFAULT_WMS_CACHE_PATH: join(run.scratch, "wms-cache"), HOME: run.scratch },
+    env: { ...process.env, ...env, EO_EDGE_BASE: base, NO_PROXY: host, no_proxy: host, GDAL_DEFAULT_WMS_CACHE_PATH: join(run.scratch, "wms-cache"), HOME: run.scratch },
   });
   child.stdout.on("data", (b) => out.push(b));
   child.stderr.on("data", (b) => err.push(b));

@@ -2,14 +2,13 @@
  * Measures how pixel arrays cross the Worker Loader RPC boundary: ms per MB host -> isolate and
  * isolate -> host for (a) one Float32Array per band in an object (today), (b) one ArrayBuffer holding all bands,
  * (c) one ArrayBuffer out, (d) a ReadableStream of bytes. A/B interleaved, medians printed; the assertions check
- * only that every mode delivers the same bytes (timings are printed, never asserted). Run the measurement with
- * `MEASURE_TRANSFER=1 npx vitest run test/raster/evalscript/transfer.test.ts` (vitest.config.ts passes it on);
- * without it each mode runs twice, a smoke run.
+ * only that every mode delivers the same bytes (timings are printed, never asserted). A benchmark, not a test: run
+ * it with `npm run bench:transfer` (vitest in workerd, as the tests; TRANSFER_REPS rounds per mode, default 24).
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { compileEvalscript, loadEvalscript, type EvalInput } from "../../../src/raster/evalscript";
-import { RKH_INFO, ones, rkhWindow } from "./helpers";
+import { compileEvalscript, loadEvalscript, type EvalInput } from "../src/raster/evalscript";
+import { RKH_INFO, ones, rkhWindow } from "../test/raster/evalscript/helpers";
 
 const ECHO = `
 import { WorkerEntrypoint } from "cloudflare:workers";
@@ -61,8 +60,8 @@ async function timed(modes: Record<string, () => Promise<unknown>>, reps: number
 }
 
 const N = 1024 * 1024;
-/** Rounds per mode: 24 with MEASURE_TRANSFER=1 in the environment (the printed figures), else 2 (a smoke run). */
-const REPS = (env as { MEASURE_TRANSFER?: string }).MEASURE_TRANSFER ? 24 : 2;
+/** Rounds per mode: TRANSFER_REPS from the environment (vitest.config.ts passes it on), default 24. */
+const REPS = Number((env as { TRANSFER_REPS?: string }).TRANSFER_REPS || 24);
 
 describe("RPC transfer of pixel arrays to and from a Worker Loader isolate", () => {
   it("every mode delivers the same values", async () => {
