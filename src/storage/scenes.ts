@@ -85,19 +85,48 @@ export async function findScenes(env: Pick<Env, "DB">, q: SceneQuery): Promise<S
   return scenes;
 }
 
-/** The D1 search of {@link findScenes}. */
-async function searchScenes(env: Pick<Env, "DB">, q: SceneQuery): Promise<Scene[]> {
+/** The WHERE clause of a scene query (parameters in order) and its property filters. */
+function sceneWhere(q: SceneQuery): { text: string; params: unknown[] } {
   const overlap = bboxOverlapSql(q.lonLatBbox);
   const props = Object.entries(q.properties ?? {});
   for (const [name] of props) if (!PROPERTY.test(name)) throw new Error(`findScenes: bad property name ${JSON.stringify(name)}`);
   const propSql = props.map(([name]) => ` AND upper(ifnull(json_extract(doc, '$.properties."${name}"'), '')) = upper(?)`).join("");
-  const rows = await env.DB.prepare(
-    `SELECT doc, datetime, cloud_cover FROM items
-     WHERE collection = ? AND datetime >= ? AND datetime <= ? AND ${overlap.text}
-       AND (cloud_cover IS NULL OR cloud_cover <= ?)${propSql}
-     ORDER BY ${ORDER_SQL[q.order]} LIMIT ?`,
-  )
-    .bind(q.collection, q.from, q.to, ...overlap.params, q.maxCloudCoverage, ...props.map(([, v]) => v), q.limit)
+  return {
+    text: `collection = ? AND datetime >= ? AND datetime <= ? AND ${overlap.text}
+       AND (cloud_cover IS NULL OR cloud_cover <= ?)${propSql}`,
+    params: [q.collection, q.from, q.to, ...overlap.params, q.maxCloudCoverage, ...props.map(([, v]) => v)],
+  };
+}
+
+/** The D1 search of {@link findScenes}. */
+async function searchScenes(env: Pick<Env, "DB">, q: SceneQuery): Promise<Scene[]> {
+  const where = sceneWhere(q);
+  const rows = await env.DB.prepare(`SELECT doc, datetime, cloud_cover FROM items WHERE ${where.text} ORDER BY ${ORDER_SQL[q.order]} LIMIT ?`)
+    .bind(...where.params, q.limit)
     .all<{ doc: string; datetime: number; cloud_cover: number | null }>();
   return rows.results.map((r) => ({ item: JSON.parse(r.doc) as StacItem, time: r.datetime, cloudCover: r.cloud_cover }));
+}
+
+/**
+ * The acquisition times (ms, ascending) of the scenes of `q` (its order ignored), at most `q.limit`: one D1 query
+ * that reads no item document, for planning a time series (src/stats/series.ts).
+ */
+export async function findSceneTimes(env: Pick<Env, "DB">, q: SceneQuery): Promise<number[]> {
+  const where = sceneWhere(q);
+  const rows = await env.DB.prepare(`SELECT datetime FROM items WHERE ${where.text} ORDER BY datetime ASC LIMIT ?`)
+    .bind(...where.params, q.limit)
+    .raw<[number]>();
+  return rows.map((r) => r[0]);
+}
+
+/** Orders scenes in place as the D1 search's ORDER_SQL does (ids compared as SQLite's BINARY collation for ASCII). */
+export function sortScenes(scenes: Scene[], order: MosaickingOrder): Scene[] {
+  const byId = (a: Scene, b: Scene) => (a.item.id < b.item.id ? -1 : a.item.id > b.item.id ? 1 : 0);
+  const cmp: Record<MosaickingOrder, (a: Scene, b: Scene) => number> = {
+    mostRecent: (a, b) => b.time - a.time || byId(a, b),
+    leastRecent: (a, b) => a.time - b.time || byId(a, b),
+    leastCC: (a, b) =>
+      Number(a.cloudCover === null) - Number(b.cloudCover === null) || (a.cloudCover ?? 0) - (b.cloudCover ?? 0) || b.time - a.time || byId(a, b),
+  };
+  return scenes.sort(cmp[order]);
 }
