@@ -35,7 +35,7 @@ export const BASELINE_BYTES = 20 * MIB;
 
 /**
  * Decoded COG blocks kept per isolate (src/raster/cog/blocks.ts): five 1024 x 1024 UINT16 Sentinel-2 blocks (eight
- * until the baseline grew by 2 MiB, seven until the caches below were sized in bytes (issue 38): their 5.25 MiB
+ * until the baseline grew by 2 MiB, seven until the caches below were sized in bytes: their 5.25 MiB
  * came from here, so the requests' share stays above the largest Processing request's 59.4 MB).
  */
 export const BLOCK_CACHE_BYTES = 10 * MIB;
