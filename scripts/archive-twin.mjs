@@ -100,7 +100,8 @@ async function route(req, res, twin) {
 
 /**
  * Starts the archive twin on host:port (port 0: a free port). `latencyMs`: delay before every answer (hooks
- * excepted), `root`: the repository whose data/archive/ is served, `sasTtlSeconds`: lifetime of SAS tokens.
+ * excepted), `root`: the repository whose data/archive/ is served, `sasTtlSeconds`: lifetime of SAS tokens. The
+ * server does not keep the Node process alive (unref'd: the CLI below and `npm start` keep theirs running).
  * Resolves to { url, stacUrl: { "earth-search", "planetary-computer" }, urlMap, stats(), resetStats(), close() }.
  */
 export async function startArchiveTwin({ port = 0, host = "127.0.0.1", latencyMs = 0, root, sasTtlSeconds = 3600 } = {}) {
@@ -111,7 +112,9 @@ export async function startArchiveTwin({ port = 0, host = "127.0.0.1", latencyMs
     route(req, res, twin).catch((e) => (res.headersSent ? res.destroy() : json(res, 500, { error: String(e?.stack ?? e) }))),
   );
   server.keepAliveTimeout = 30_000;
+  server.on("connection", (socket) => socket.unref());
   await new Promise((done, fail) => server.once("error", fail).listen(port, host, done));
+  server.unref();
   const { port: bound } = server.address();
   twin.url = `http://${host}:${bound}`;
   const stacUrl = Object.fromEntries(Object.entries(ARCHIVES).map(([id, a]) => [id, `${twin.url}${a.path}`]));
@@ -130,7 +133,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const twin = await startArchiveTwin({ port: Number(values.port), host: values.host, latencyMs: Number(values["latency-ms"]) });
   const { stats: _s, resetStats: _r, close, ...described } = twin;
   console.log(JSON.stringify(described));
-  const stop = () => close().then(() => process.exit(0));
+  const alive = setInterval(() => {}, 1 << 30); // the server is unref'd: keep the CLI running until a signal
+  const stop = () => (clearInterval(alive), close().then(() => process.exit(0)));
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
 }

@@ -7,7 +7,7 @@ import { createReadStream } from "node:fs";
 import { checkRequesterPays } from "./auth.mjs";
 import { BUCKETS } from "./store.mjs";
 
-const escapeXml = (s) => String(s).replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeXml = (s) => String(s).replace(/[<>&]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Writes S3's (or Azure's) XML error document. */
 export function sendXmlError(res, kind, { status, code, message }, extra = {}) {
