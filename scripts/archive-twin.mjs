@@ -11,7 +11,8 @@
 // The interface is fixed by /work/coord/ARCHIVE-CONTRACT.md (issue 36): startArchiveTwin() and the CLI
 // `node scripts/archive-twin.mjs --port P [--latency-ms L]`, which prints the twin's description as one JSON line.
 import { createServer } from "node:http";
-import { pathToFileURL } from "node:url";
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { SasAuthority, TWIN_AWS_KEYS } from "./lib/twin/auth.mjs";
 import { sendXmlError, serveObject } from "./lib/twin/objects.mjs";
@@ -128,7 +129,16 @@ export async function startArchiveTwin({ port = 0, host = "127.0.0.1", latencyMs
   };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+/** True when this module is the program (run as `node scripts/archive-twin.mjs`, also through a symlink). */
+const isMain = () => {
+  try {
+    return realpathSync(process.argv[1] ?? "") === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+};
+
+if (isMain()) {
   const { values } = parseArgs({ options: { port: { type: "string", default: "0" }, host: { type: "string", default: "127.0.0.1" }, "latency-ms": { type: "string", default: "0" } } });
   const twin = await startArchiveTwin({ port: Number(values.port), host: values.host, latencyMs: Number(values["latency-ms"]) });
   const { stats: _s, resetStats: _r, close, ...described } = twin;
