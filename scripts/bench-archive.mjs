@@ -4,8 +4,9 @@
 // a cloud round trip); wrangler dev (port BENCH_ARCHIVE_PORT, default 8797) reads `sentinel-2-l2a` through it
 // (EO_EDGE_ARCHIVE=twin, ARCHIVE_STAC_URL, ARCHIVE_URL_MAP). Two requests over 29RKH (scripts/lib/bench.mjs):
 // NDVI 512x512 PNG and NDVI 1024x1024 FLOAT32 GeoTIFF. Per request and round (BENCH_ARCHIVE_ROUNDS, default 3):
-// - ours: a fresh server on a fresh copy of the seeded state (empty Cache API, R2 and isolate caches): the token,
-//   then one cold request, then N warm ones (BENCH_N, default 30);
+// - ours: a fresh server on a fresh copy of the seeded state (empty Cache API, R2 and isolate caches) from which the
+//   bundled 29RKH item is removed (a deployment without the samples: the scene can only come from the archive, as
+//   src/pipeline reads the local store first): the token, one cold request, then N warm ones (BENCH_N, default 30);
 // - GDAL: a fresh python3 process (scripts/bench_gdal.py with BENCH_RKH=/vsicurl/<twin>/objects/sentinel-cogs/...):
 //   one cold run, then N warm ones, with the cloud settings GDAL recommends (GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR,
 //   GDAL_HTTP_MERGE_CONSECUTIVE_RANGES=YES, GDAL_HTTP_MULTIPLEX=YES, VSI_CACHE=TRUE).
@@ -13,8 +14,8 @@
 // the ratios ours / GDAL (targets: cold <= 0.7, warm <= 0.5) and the upstream requests of each (the twin's object
 // counts; ours must not exceed GDAL's). When the Worker makes no object request, it did not read through the
 // archive (the bundled sample answered): the section says so and marks the targets unmeasured.
-import { execFile } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -51,10 +52,22 @@ async function gdalRound(twin, mode) {
   }
 }
 
+/**
+ * Removes the bundled 29RKH item from the local D1 of the wrangler state `dir` (Debian's python3 sqlite3 on
+ * miniflare's D1 file), so that the Worker finds the scene only in the archive. Returns the rows removed.
+ */
+function dropLocalScene(dir) {
+  const d1 = join(dir, "v3", "d1", "miniflare-D1DatabaseObject");
+  const files = readdirSync(d1).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite").map((f) => join(d1, f));
+  const sql = "import sqlite3,sys\nn=0\nfor f in sys.argv[1:]:\n c=sqlite3.connect(f)\n try: n+=c.execute(\"delete from items where collection='sentinel-2-l2a' and id='S2A_29RKH_20200219_0_L2A'\").rowcount; c.commit()\n except sqlite3.OperationalError: pass\n c.close()\nprint(n)";
+  return Number(execFileSync("/usr/bin/python3", ["-c", sql, ...files], { encoding: "utf8" }).trim());
+}
+
 /** One round of ours: a fresh server on a fresh copy of the seeded state; { cold, warm, coldRequests, warmRequests }. */
 async function oursRound(twin, body) {
   const state = mkdtempSync(join(tmpdir(), "eo-edge-bench-archive-"));
   cpSync(STATE, state, { recursive: true });
+  if (dropLocalScene(state) !== 1) throw new Error("the seeded state holds no sentinel-2-l2a item S2A_29RKH_20200219_0_L2A to remove");
   const vars = { EO_EDGE_ARCHIVE: "twin", ARCHIVE_STAC_URL: twin.stacUrl["earth-search"], ARCHIVE_URL_MAP: JSON.stringify(twin.urlMap) };
   const server = await startServer({ stateDir: state, port: PORT, args: Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]) });
   try {
