@@ -26,7 +26,11 @@ export { TWIN_AWS_KEYS };
 
 const SAS_PREFIX = "/planetary-computer/api/sas/v1";
 const json = (res, status, body) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
-const freshStats = () => ({ stac: 0, object: 0, token: 0, other: 0, bytes: 0, objects: {} });
+/**
+ * A scope's counters: requests by kind, object bytes sent, requests per object, and the most requests it had in flight
+ * at once (`peakInFlight`: Workers allow 6 simultaneous connections per request).
+ */
+const freshStats = () => ({ stac: 0, object: 0, token: 0, other: 0, bytes: 0, objects: {}, inFlight: 0, peakInFlight: 0 });
 
 /** The state of one scope of the twin (the root, or /t/<name>): its stats, faults, latency and SAS authority. */
 function newScope(store, sasTtlSeconds, latencyMs) {
@@ -103,6 +107,9 @@ async function route(req, res, root) {
     path = scoped[2] ?? "/";
   }
   if (path.startsWith("/_twin/")) return serveHooks(req, res, path.slice(6), twin);
+  const stats = twin.stats;
+  stats.peakInFlight = Math.max(stats.peakInFlight, ++stats.inFlight);
+  res.on("close", () => (stats.inFlight -= 1));
   if (twin.latencyMs > 0) await new Promise((r) => setTimeout(r, twin.latencyMs));
   const archive = Object.entries(ARCHIVES).find(([, a]) => path === a.path || path.startsWith(`${a.path}/`));
   const kind = path.startsWith("/objects/") ? "object" : path.startsWith(SAS_PREFIX) ? "token" : archive ? "stac" : "other";

@@ -74,11 +74,11 @@ async function oursRound(twin, body) {
     const token = await getToken(server.base, join(state, "demo-client.json"));
     twin.resetStats();
     const cold = await timed(server.base, token, body);
-    const { object: coldRequests, stac: coldStac } = twin.stats();
+    const { object: coldRequests, stac: coldStac, peakInFlight } = twin.stats();
     twin.resetStats();
     const warm = [];
     for (let i = 0; i < N; i++) warm.push((await timed(server.base, token, body)).ms);
-    return { cold: cold.ms, warm: median(warm), coldRequests, coldStac, warmRequests: twin.stats().object / N, timing: cold.timing };
+    return { cold: cold.ms, warm: median(warm), coldRequests, coldStac, peakInFlight, warmRequests: twin.stats().object / N, timing: cold.timing };
   } finally {
     await server.stop();
     rmSync(state, { recursive: true, force: true });
@@ -97,7 +97,7 @@ async function main() {
         if (g) gdal.push(g);
         ours.push(await oursRound(twin, c.body));
         const o = ours.at(-1);
-        console.log(`  ${c.name} round ${r + 1}: ours cold ${fmt(o.cold)} ms (${o.coldRequests} object + ${o.coldStac} STAC req), warm p50 ${fmt(o.warm)} ms (${fmt(o.warmRequests, 2)} req/run); GDAL cold ${fmt(g?.cold)} ms (${g?.coldRequests ?? "-"} req), warm p50 ${fmt(g?.warm)} ms (${fmt(g?.warmRequests, 2)} req/run)`);
+        console.log(`  ${c.name} round ${r + 1}: ours cold ${fmt(o.cold)} ms (${o.coldRequests} object + ${o.coldStac} STAC req, at most ${o.peakInFlight} at once), warm p50 ${fmt(o.warm)} ms (${fmt(o.warmRequests, 2)} req/run); GDAL cold ${fmt(g?.cold)} ms (${g?.coldRequests ?? "-"} req), warm p50 ${fmt(g?.warm)} ms (${fmt(g?.warmRequests, 2)} req/run)`);
       }
       report(c.name, ours, gdal);
       console.log(`  cold Server-Timing (last round): ${ours.at(-1).timing}`);

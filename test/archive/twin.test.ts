@@ -82,6 +82,12 @@ describe("objects", () => {
     const hung = await Promise.race([fetch(`${ES}/collections`).then(() => "answered"), new Promise((r) => setTimeout(() => r("hung"), 300))]);
     expect(hung).toBe("hung");
     expect((await fetch(`${ES}/collections`)).status).toBe(200);
+    // requests in flight at once (latency holds them open): what a Worker's 6-connection limit is checked against
+    await hook("reset", {});
+    await hook("latency", { ms: 300 });
+    await Promise.all([0, 1, 2].map((i) => fetch(B04, { headers: { range: `bytes=${i}-${i}` } }).then((r) => r.arrayBuffer())));
+    await hook("latency", { ms: 0 });
+    expect(await hook("stats")).toMatchObject({ object: 3, peakInFlight: 3, inFlight: 0 });
     // the twin's root and other scopes keep their own counts and faults
     expect((await (await fetch(`${env.ARCHIVE_TWIN_URL}/t/other-scope/_twin/stats`)).json()) as object).toMatchObject({ object: 0 });
     const described = (await (await fetch(`${TWIN}/_twin/describe`)).json()) as { stacUrl: Record<string, string>; urlMap: Record<string, string> };
