@@ -14,7 +14,7 @@
 import type { Env } from "../env";
 import { ApiError, kindedError } from "../http/errors";
 import { asLocation } from "../locations/hosting";
-import type { Begin, UnitEnd } from "./engine";
+import type { Begin, UnitEnd } from "./verbs";
 import { ASSEMBLE_UNIT, PLAN_UNIT } from "./messages";
 import type { TaskPlugin, UnitResult } from "./plugin";
 import { retryDelaySeconds, type KindHandler, type KindOptions, type TaskMessage } from "./queue";

@@ -5,7 +5,8 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import type { Env } from "../../src/env";
-import type { Inspection, TaskEngine } from "../../src/tasks/engine";
+import type { TaskEngine } from "../../src/tasks/engine";
+import type { Inspection } from "../../src/tasks/verbs";
 import { PLAN_UNIT } from "../../src/tasks/messages";
 import type { PlannedUnit } from "../../src/tasks/plugin";
 import type { TaskStub } from "../../src/tasks/stub";
