@@ -1,5 +1,5 @@
 /**
- * The memory budgets of one isolate, in one place (issue 27): Cloudflare gives every isolate 128 MB, shared by the
+ * The memory budgets of one isolate, in one place: Cloudflare gives every isolate 128 MB, shared by the
  * requests it serves at once, and local workerd enforces none of it. What an isolate holds is
  *   its code and module state (BASELINE_BYTES, measured)
  *   + the per-isolate caches (CACHE_BUDGETS, each an LRU or a WebAssembly instance bounded by its budget here)
@@ -83,7 +83,7 @@ export const SANDBOX_BASELINE_BYTES = 16 * MIB;
 /**
  * Bytes (pixels sent plus values returned) after which a sandbox isolate is recycled (sandboxgen.ts): bounds the
  * garbage local workerd leaves in it. Not needed for the 128 MB: under the edge's limit (EDGE_V8_ENV of
- * scripts/lib/bench.mjs) V8 collects it, measured for issue 31 without any recycling: 30 requests of 2500 x 2500
+ * scripts/lib/bench.mjs) V8 collects it, measured without any recycling: 30 requests of 2500 x 2500
  * FLOAT32 NDVI (75 MB through the sandbox each) left workerd at 503 MiB RSS, as with recycling (507), no abort.
  * Each recycle costs the next request a cold isolate (+25-40 ms eval), so this was raised from 74 MiB (the 128 MB
  * less code and one call each way) to 256 MiB: interleaved servers, 30-40 requests each, eval stage p50 / mean:

@@ -1,7 +1,7 @@
 /**
  * The host side of evalscript execution: `loadEvalscript` gives an EvalscriptRuntime whose calls go to the
  * script's sandbox isolate (one RPC per call; pixels travel as whole band arrays, one block of rows per RPC
- * for requests larger than `blockBytes`). What a call costs besides the script (issue 31, wrangler dev, loaded
+ * for requests larger than `blockBytes`). What a call costs besides the script (wrangler dev, loaded
  * 2-core machine): the first sandbox call of a request ~2 ms, workerd's (a no-op call to a trivial Worker Loader
  * worker costs it too; started during the read, it only moved there); each further call 0.1-0.3 ms; the pixels'
  * copies in and out about 2.5 GB/s (9 MB of bands in 3-4 ms, median of warm loops). NDVI PNG 1024², one call:
