@@ -23,6 +23,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { chargeUnits, usedUp } from "../accounts/units";
 import { Leases } from "./lease";
+import { migrateOldTask } from "./legacy";
 import { canMove } from "./machine";
 import type { UserAction } from "./machines";
 import { insertListed, mirrorListed } from "./listing";
@@ -49,6 +50,7 @@ export abstract class TaskEngine extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.rows = new TaskRows(ctx.storage.sql);
+    ctx.storage.transactionSync(() => migrateOldTask(ctx.storage.sql));
     this.leases = new Leases(ctx.storage.sql, "units");
   }
 

@@ -4,7 +4,7 @@
  * across an eviction, the one alarm for the leases and the deadline, and the machines.
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, createMessageBatch, evictDurableObject, getQueueResult, runDurableObjectAlarm } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, evictDurableObject, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import type { Env } from "../../src/env";
@@ -108,5 +108,51 @@ describe("Sentinel Hub machines", () => {
     check(IMPORT_MACHINE, [...batch, "PARTIAL"], ["DONE", "FAILED", "PARTIAL", "STOPPED"]);
     for (const m of [ASYNC_MACHINE, IMPORT_MACHINE]) expect(Object.values<readonly string[]>(m.transitions).flat()).not.toContain("STOPPED");
     expect(ASYNC_MACHINE.name).toBe("async process request");
+  });
+});
+
+describe("a task stored before one row per unit", () => {
+  it("is moved into the task and units tables when its object first runs: counters, units, leases; then it runs on", async () => {
+    const id = crypto.randomUUID(), account = crypto.randomUUID();
+    const stub = taskStub(statbatchPlugin, E, id);
+    const message = (u: string) => JSON.stringify(unitMessage("statbatch", id, u, "light"));
+    const record = { id, account, created: "2026-11-30T10:00:00.000Z", userAction: "START", userActionUpdated: "2026-11-30T10:00:01.000Z", estimatePU: null, units: 3, version: 7 };
+    await runInDurableObject(stub as never, (_o, state) => {
+      const sql = state.storage.sql;
+      sql.exec("DROP TABLE units");
+      sql.exec("DROP TABLE task");
+      for (const statement of [
+        "CREATE TABLE engine_task (k INTEGER PRIMARY KEY CHECK (k = 1), record TEXT NOT NULL, request TEXT NOT NULL)",
+        "CREATE TABLE engine_secrets (k INTEGER PRIMARY KEY CHECK (k = 1), secrets TEXT NOT NULL)",
+        "CREATE TABLE engine_units (id TEXT PRIMARY KEY, idx INTEGER NOT NULL, data TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'PENDING', error TEXT, memo TEXT)",
+        "CREATE TABLE task_state (k INTEGER PRIMARY KEY CHECK (k = 1), state TEXT NOT NULL, updated TEXT NOT NULL)",
+        "CREATE TABLE task_counters (name TEXT PRIMARY KEY, value REAL NOT NULL)",
+        "CREATE TABLE task_messages (id TEXT PRIMARY KEY, at TEXT NOT NULL)",
+        "CREATE TABLE task_alarm (k INTEGER PRIMARY KEY CHECK (k = 1), deadline INTEGER, armed INTEGER)",
+        "CREATE TABLE task_units (id TEXT PRIMARY KEY, message TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'PENDING', attempts INTEGER NOT NULL DEFAULT 0, sends INTEGER NOT NULL DEFAULT 1, owner TEXT, lease_until INTEGER NOT NULL, cause TEXT)",
+      ])
+        sql.exec(statement);
+      sql.exec("INSERT INTO engine_task VALUES (1, ?, ?)", JSON.stringify(record), JSON.stringify(REQUEST));
+      sql.exec("INSERT INTO task_state VALUES (1, 'PROCESSING', '2026-11-30T10:05:00.000Z')");
+      sql.exec("INSERT INTO task_counters VALUES ('done', 1), ('failed', 1), ('pu', 0.5)");
+      sql.exec("INSERT INTO task_messages VALUES ('unit:a', 'x'), ('unit:b', 'x')");
+      sql.exec("INSERT INTO engine_units VALUES ('a', 0, '1', 'DONE', NULL, 'm'), ('b', 1, '2', 'FAILED', 'bad', NULL), ('c', 2, '3', 'PENDING', NULL, NULL)");
+      sql.exec("INSERT INTO task_units VALUES ('plan', ?, 'DONE', 1, 0, NULL, 0, NULL)", JSON.stringify({ kind: "task", ns: "statbatch", task: id, unit: "plan", queue: "light" }));
+      sql.exec("INSERT INTO task_units VALUES ('u:a', ?, 'DONE', 1, 0, NULL, 0, NULL), ('u:b', ?, 'FAILED', 3, 0, NULL, 0, 'bad'), ('u:c', ?, 'PENDING', 1, 0, 'gone#1', 123, NULL)", message("a"), message("b"), message("c"));
+    });
+    await evictDurableObject(stub as never);
+    expect((await stub.task(account))!).toMatchObject({ state: "PROCESSING", done: 1, failed: 1, pu: 0.5, units: 3, userAction: "START", lastUpdated: "2026-11-30T10:05:00.000Z" });
+    const stored = await inspect(stub);
+    expect(stored.units).toMatchObject([
+      { id: "a", status: "DONE", memo: "m" },
+      { id: "b", status: "FAILED", error: "bad", attempts: 3 },
+      { id: "c", status: "PENDING", attempts: 1, owner: "gone#1", leaseUntil: 123 },
+    ]);
+    expect(stored.phases).toMatchObject([{ id: "plan", status: "DONE" }]);
+    const tables = await runInDurableObject(stub as never, (_o, state) => state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' ORDER BY name").toArray().map((t) => t.name));
+    expect(tables).toEqual(["task", "units"]);
+    expect(await stub.begin("c", "new#1")).toMatchObject({ run: true, unit: { id: "c", data: 3 } }); // its lease expired: a new delivery takes it
+    await stub.end("c", "new#1", { result: { pu: 0.25 } });
+    expect((await stub.task(account))!).toMatchObject({ state: "PARTIAL", done: 2, failed: 1, pu: 0.75 });
   });
 });
