@@ -199,7 +199,8 @@ export abstract class TaskEngine extends DurableObject<Env> {
       this.rows.set("deadline", null);
       await this.fail(`The ${this.plugin.machine.name} did not finish within ${(this.plugin.timeoutMs ?? 0) / 3_600_000} hours.`);
     }
-    await this.afterChange();
+    if (this.rows.owed().length) await this.afterChange();
+    else await this.arm();
   }
 
   /** One failed attempt of `unit` (a transient error): counted failed after the lease's last attempt, else released for the queue's retry. */
