@@ -57,7 +57,7 @@ async function perform({ plugin, stub, unit }: Target, env: Env, begun: Begun, o
 
 /** Gives up a unit with `cause`: the plug-in's `dead` hook for a planned unit, then its end (counted failed, or the task FAILED). */
 async function giveUp({ plugin, stub, unit }: Target, env: Env, begun: Begun, owner: string, cause: string): Promise<void> {
-  if (unit !== PLAN_UNIT && unit !== ASSEMBLE_UNIT) await plugin.dead?.(asLocation(env, begun.task.location), begun.task, begun.unit as never, cause);
+  if (unit !== PLAN_UNIT && unit !== ASSEMBLE_UNIT) await plugin.dead?.(asLocation(env, begun.task.location), begun.task, begun.unit, cause);
   await stub.end(unit, owner, { dead: cause });
 }
 
