@@ -3,7 +3,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { spawn } from "node:child_process";
 import { readFile, readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { clientRelay } from "./scripts/lib/client-relay.mjs";
+import { clientRelay } from "./test/services/client-relay.mjs";
 import { startPlanetStub } from "./test/dataimport/planet-stub.mjs";
 import { startArchiveTwin, TWIN_AWS_KEYS } from "./scripts/archive-twin.mjs";
 
@@ -55,22 +55,22 @@ async function sampleData(request: Request): Promise<Response> {
   }
 }
 
-/** Debian's python3 with Pillow, tifffile, numpy and GDAL (see scripts/py_decode.py). */
+/** Debian's python3 with Pillow, tifffile, numpy and GDAL (see test/services/py_decode.py). */
 const PYTHON = "/usr/bin/python3";
 
 /**
- * A Node-side service running `scripts/<script>` with Debian's python3: POST http://py/ with the script's JSON on
+ * A Node-side service running `test/services/<script>` with Debian's python3: POST http://py/ with the script's JSON on
  * stdin; answers its JSON stdout, or 503 with the reason when python3 or one of its modules is missing (the script
  * exits 3; tests then skip), 500 with stderr for another failure. Services:
- * - PY_DECODE (scripts/py_decode.py): decodes test outputs with the decoders real clients use (Pillow, tifffile
+ * - PY_DECODE (test/services/py_decode.py): decodes test outputs with the decoders real clients use (Pillow, tifffile
  *   without imagecodecs, GDAL, Python's tarfile and email);
- * - PY_S3 (scripts/py_s3.py): S3 requests signed and answers parsed by botocore (tests of src/s3);
- * - PY_ZARR (scripts/py_zarr.py): Zarr v2 stores read by zarr-python (tests of batch Zarr output).
- * Client programs that talk HTTP (GDAL, OWSLib, rasterio: scripts/py_s3_clients.py) run through CLIENT_RELAY instead.
+ * - PY_S3 (test/services/py_s3.py): S3 requests signed and answers parsed by botocore (tests of src/s3);
+ * - PY_ZARR (test/services/py_zarr.py): Zarr v2 stores read by zarr-python (tests of batch Zarr output).
+ * Client programs that talk HTTP (GDAL, OWSLib, rasterio: test/services/py_s3_clients.py) run through CLIENT_RELAY instead.
  */
 function pyScript(script: string): (request: Request) => Promise<Response> {
   return (request) => request.arrayBuffer().then((body) => new Promise((done) => {
-    const child = spawn(PYTHON, [resolve("scripts", script)], { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(PYTHON, [resolve("test/services", script)], { stdio: ["pipe", "pipe", "pipe"] });
     const out: Buffer[] = [], err: Buffer[] = [];
     child.stdout.on("data", (b: Buffer) => out.push(b));
     child.stderr.on("data", (b: Buffer) => err.push(b));
@@ -108,7 +108,7 @@ export default defineConfig(async () => {
             EO_EDGE_ARCHIVE: "twin", ARCHIVE_STAC_URL: twin.stacUrl["earth-search"], ARCHIVE_URL_MAP: JSON.stringify(twin.urlMap),
             ARCHIVE_TWIN_URL: twin.url, AWS_ACCESS_KEY_ID: TWIN_AWS_KEYS.accessKeyId, AWS_SECRET_ACCESS_KEY: TWIN_AWS_KEYS.secretAccessKey,
           },
-          // CLIENT_RELAY (scripts/lib/client-relay.mjs): real HTTP client programs (GDAL, OWSLib, rasterio) against the Worker,
+          // CLIENT_RELAY (test/services/client-relay.mjs): real HTTP client programs (GDAL, OWSLib, rasterio) against the Worker,
           // the one way a program reaches the Worker under test (its address: 127.0.0.1, or 127.0.0.2 for S3 at the root)
           serviceBindings: {
             SAMPLE_DATA: sampleData, PY_DECODE: pyScript("py_decode.py"), PY_S3: pyScript("py_s3.py"), PY_ZARR: pyScript("py_zarr.py"),

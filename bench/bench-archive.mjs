@@ -1,4 +1,4 @@
-// `npm run bench` section `archive` (BENCH_ONLY=archive; alone: `npx node scripts/bench-archive.mjs`):
+// `npm run bench` section `archive` (BENCH_ONLY=archive; alone: `npx node bench/bench-archive.mjs`):
 // reads from an upstream archive against GDAL's /vsicurl/ over the same URLs, in the same run. An archive twin
 // (scripts/archive-twin.mjs) in this process answers every request after BENCH_ARCHIVE_LATENCY_MS (default 40 ms,
 // a cloud round trip); wrangler dev (port BENCH_ARCHIVE_PORT, default 8797) reads `sentinel-2-l2a` through it
@@ -7,7 +7,7 @@
 // - ours: a fresh server on a fresh copy of the seeded state (empty Cache API, R2 and isolate caches) from which the
 //   bundled 29RKH item is removed (a deployment without the samples: the scene can only come from the archive, as
 //   src/pipeline reads the local store first): the token, one cold request, then N warm ones (BENCH_N, default 30);
-// - GDAL: a fresh python3 process (scripts/bench_gdal.py with BENCH_RKH=/vsicurl/<twin>/objects/sentinel-cogs/...):
+// - GDAL: a fresh python3 process (bench/bench_gdal.py with BENCH_RKH=/vsicurl/<twin>/objects/sentinel-cogs/...):
 //   one cold run, then N warm ones, with the cloud settings GDAL recommends (GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR,
 //   GDAL_HTTP_MERGE_CONSECUTIVE_RANGES=YES, GDAL_HTTP_MULTIPLEX=YES, VSI_CACHE=TRUE).
 // Figures: wall times (ours over HTTP on 127.0.0.1, GDAL in process), the medians over rounds of cold and warm p50,
@@ -19,8 +19,8 @@ import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { startArchiveTwin } from "./archive-twin.mjs";
-import { NDVI_SCRIPT, fmt, getToken, pct, prepareState, processBody, RKH_BBOX, startServer, summaryRow, timed } from "./lib/bench.mjs";
+import { startArchiveTwin } from "../scripts/archive-twin.mjs";
+import { NDVI_SCRIPT, fmt, getToken, pct, prepareState, processBody, RKH_BBOX, startServer, summaryRow, timed } from "../scripts/lib/bench.mjs";
 
 const N = Number(process.env.BENCH_N ?? 30);
 const ROUNDS = Number(process.env.BENCH_ARCHIVE_ROUNDS ?? 3);
@@ -28,7 +28,7 @@ const LATENCY_MS = Number(process.env.BENCH_ARCHIVE_LATENCY_MS ?? 40);
 const PORT = process.env.BENCH_ARCHIVE_PORT ?? "8797";
 const STATE = resolve(".state-bench");
 const RKH_KEY = "sentinel-s2-l2a-cogs/29/R/KH/2020/2/S2A_29RKH_20200219_0_L2A";
-/** The NDVI as FLOAT32 (scripts/bench-processing.mjs's FLOAT_SCRIPT; GDAL's "tiff" mode computes the same). */
+/** The NDVI as FLOAT32 (bench/bench-processing.mjs's FLOAT_SCRIPT; GDAL's "tiff" mode computes the same). */
 const FLOAT_SCRIPT = `//VERSION=3
 function setup(){return {input:["B04","B08"],output:{bands:1,sampleType:"FLOAT32"}}}
 function evaluatePixel(s){return [(s.B08-s.B04)/(s.B08+s.B04)]}`;
@@ -43,7 +43,7 @@ const median = (xs) => pct(xs, 50);
 async function gdalRound(twin, mode) {
   const env = { ...process.env, ...GDAL_CLOUD, BENCH_RKH: `/vsicurl/${twin.url}/objects/sentinel-cogs/${RKH_KEY}`, BENCH_TWIN_URL: twin.url };
   try {
-    const { stdout } = await promisify(execFile)("/usr/bin/python3", ["scripts/bench_gdal.py", RKH_BBOX.join(","), String(N), mode], { env, maxBuffer: 1 << 20 });
+    const { stdout } = await promisify(execFile)("/usr/bin/python3", ["bench/bench_gdal.py", RKH_BBOX.join(","), String(N), mode], { env, maxBuffer: 1 << 20 });
     const r = JSON.parse(stdout);
     return { cold: r.first_ms, warm: r.p50_ms, coldRequests: r.first_requests, warmRequests: r.warm_requests / N };
   } catch (e) {

@@ -14,7 +14,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { AwsClient } from "aws4fetch";
 import { fromArrayBuffer } from "geotiff";
-import { call, fmt, getToken, prepareState, sleep, startServer } from "./lib/bench.mjs";
+import { call, fmt, getToken, prepareState, sleep, startServer } from "../scripts/lib/bench.mjs";
 
 const PORT = process.env.BENCH_BATCH_PORT ?? "8797";
 const STATE = resolve(".state-bench");

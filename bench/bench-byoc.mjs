@@ -12,7 +12,7 @@
 //     BYOC/built-in.
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { call, fmt, getToken, interleaved, prepareState, sleep, startServer } from "./lib/bench.mjs";
+import { call, fmt, getToken, interleaved, prepareState, sleep, startServer } from "../scripts/lib/bench.mjs";
 
 const N = Number(process.env.BENCH_N ?? 30);
 const PORT = process.env.BENCH_BYOC_PORT ?? "8795";

@@ -1,5 +1,5 @@
 // Catalog benchmark (part of `npm run bench`: sections `catalog`, and `catalog1m` with BENCH_ITEMS=1000000; alone:
-// `npx node scripts/bench-catalog.mjs`). Builds a scratch state (.wrangler/state-bench-catalog-<items>) seeded like
+// `npx node bench/bench-catalog.mjs`). Builds a scratch state (.wrangler/state-bench-catalog-<items>) seeded like
 // `npm start`, adds a catalog of BENCH_ITEMS (default 100,000) items DERIVED from the real sentinel-2-l2a items in
 // data/items (same documents, dates spread over 2016-2024, footprints moved to pseudo-random places; each marked
 // "eoedge:derived": true and "eoedge:derived_from": <real id>), starts `wrangler dev` on it and times real HTTP
@@ -12,7 +12,7 @@
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { fmt, getToken, pct, prepareState, startServer, summaryRow } from "./lib/bench.mjs";
+import { fmt, getToken, pct, prepareState, startServer, summaryRow } from "../scripts/lib/bench.mjs";
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 100_000);
 const N = Number(process.env.BENCH_N ?? 50);

@@ -8,7 +8,7 @@
 // unit: provider files -> bucket -> BYOC tile; then the tile's ingestion), each waiting for its batch (wrangler.toml
 // max_batch_timeout = 1 s).
 import { resolve, join } from "node:path";
-import { call, fmt, getToken, pct, prepareState, sleep, startServer, summaryRow } from "./lib/bench.mjs";
+import { call, fmt, getToken, pct, prepareState, sleep, startServer, summaryRow } from "../scripts/lib/bench.mjs";
 
 const N = Number(process.env.BENCH_DATAIMPORT_N ?? 5);
 const PORT = process.env.BENCH_DATAIMPORT_PORT ?? "8797";

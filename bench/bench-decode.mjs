@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getDecoder } from "geotiff";
 import { zlibSync } from "fflate";
-import { summaryRow } from "./lib/bench.mjs";
+import { summaryRow } from "../scripts/lib/bench.mjs";
 import { DecodeCore } from "../src/raster/codec/core.ts";
 import { parseHeader } from "../src/raster/cog/header.ts";
 

@@ -1,5 +1,5 @@
 // Memory of large Processing requests and what they leave behind; a section for `npm run bench` (its PARTS,
-// as `memory`), or alone: `npx node scripts/bench-memory.mjs`. On the seeded scratch state (.state-bench) it starts
+// as `memory`), or alone: `npx node bench/bench-memory.mjs`. On the seeded scratch state (.state-bench) it starts
 // wrangler dev (port BENCH_MEMORY_PORT, default 8794) with the DevTools inspector on BENCH_MEMORY_INSPECTOR (default 9239)
 // and reports:
 //  1. small requests: SMALL_N (BENCH_N, default 30) warm NDVI PNG 512x512 requests (the bench's NDVI request);
@@ -14,7 +14,7 @@
 //     each of HEAVY_N (default 30) such requests (the curve: flat once the evalscript sandbox isolates are recycled,
 //     src/raster/evalscript/host/sandboxgen.ts), the peak (VmHWM), the isolate's JS memory after them (uncollected
 //     garbage included), and the evalscript sandbox isolates' count and JS memory (workerd's own inspector,
-//     scripts/lib/isolates.mjs: they hold their garbage apart, see sandboxgen.ts);
+//     bench/lib/isolates.mjs: they hold their garbage apart, see sandboxgen.ts);
 //  4. small-request p50 before and after the heavy requests, each interleaved request by request with a second, fresh
 //     server (port BENCH_MEMORY_PORT_FRESH, default 8793, state .state-bench/fresh) that serves only small requests, so
 //     both see the same machine load: after / fresh is the slowdown the heavy requests left behind;
@@ -30,7 +30,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { isolatesMiB } from "./lib/isolates.mjs";
-import { EDGE_V8_ENV, NDVI_SCRIPT, fmt, getToken, interleaved, pct, prepareState, processBody, sleep, startServer, timed, workerdPeakMiB, workerdMiB, summaryRow } from "./lib/bench.mjs";
+import { EDGE_V8_ENV, NDVI_SCRIPT, fmt, getToken, interleaved, pct, prepareState, processBody, sleep, startServer, timed, workerdPeakMiB, workerdMiB, summaryRow } from "../scripts/lib/bench.mjs";
 
 const PORT = process.env.BENCH_MEMORY_PORT ?? "8794";
 const INSPECTOR = process.env.BENCH_MEMORY_INSPECTOR ?? "9239";

@@ -6,7 +6,7 @@
 import { register } from "node:module";
 import { readFileSync } from "node:fs";
 
-register("./lib/wasm-hooks.mjs", import.meta.url);
+register("../scripts/lib/wasm-hooks.mjs", import.meta.url);
 const { openCog } = await import("../src/raster/cog/index.ts");
 // Before/after: WARP_DIRS=warp_main,warp (folders under src/raster, e.g. a copy of main's src/raster/warp) times
 // each in the same process, alternating round by round, so that a shared machine's load hits both alike.

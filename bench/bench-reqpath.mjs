@@ -1,4 +1,4 @@
-// The per-request path: `npx node scripts/bench-reqpath.mjs` (or BENCH_ONLY=reqpath
+// The per-request path: `npx node bench/bench-reqpath.mjs` (or BENCH_ONLY=reqpath
 // once the coordinator folds it into `npm run bench`). On a seeded scratch state (.state-reqpath, a copy for a
 // second server) it measures
 //  1. cold start, COLD_RUNS times: a fresh `wrangler dev` (new isolate, empty per-isolate caches; the state's D1/R2
@@ -16,7 +16,7 @@
 // picks parts. Prints one table per part; CPU figures are the workerd processes' user+system time (/proc).
 import { cpSync, existsSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { NDVI_SCRIPT, fmt, getToken, pct, prepareState, processBody, startServer, summaryRow, concurrencyRounds, timed, workerdThreadTicks } from "./lib/bench.mjs";
+import { NDVI_SCRIPT, fmt, getToken, pct, prepareState, processBody, startServer, summaryRow, concurrencyRounds, timed, workerdThreadTicks } from "../scripts/lib/bench.mjs";
 
 const N = Number(process.env.BENCH_N ?? 40);
 const COLD_RUNS = Number(process.env.COLD_RUNS ?? 3);

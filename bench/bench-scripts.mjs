@@ -1,4 +1,4 @@
-// `npm run bench` section `scripts` (BENCH_ONLY=scripts; alone: `npx node scripts/bench-scripts.mjs`): the 30 real
+// `npm run bench` section `scripts` (BENCH_ONLY=scripts; alone: `npx node bench/bench-scripts.mjs`): the 30 real
 // evalscripts of data/evalscripts, each as a Process request (GeoTIFF, so every sample type is accepted) on wrangler
 // dev (port BENCH_SCRIPTS_PORT, default 8797; scratch state .state-bench):
 //  - single-scene scripts over the 29RKH L2A scene (EPSG:4326 bbox RKH_BBOX, 2020-02-19) at SIZE x SIZE (1024);
@@ -12,7 +12,7 @@
 // over the scripts that ran (target >= 30 Mpx/s).
 import { readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { fmt, getToken, metric, pct, prepareState, processBody, startServer, summaryRow, timed } from "./lib/bench.mjs";
+import { fmt, getToken, metric, pct, prepareState, processBody, startServer, summaryRow, timed } from "../scripts/lib/bench.mjs";
 
 const N = Number(process.env.BENCH_N ?? 30);
 const SCRIPTS_N = Number(process.env.BENCH_SCRIPTS_N ?? Math.min(N, 5));

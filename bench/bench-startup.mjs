@@ -1,4 +1,4 @@
-// `npm run bench` section `startup` (BENCH_ONLY=startup; alone: `npx node scripts/bench-startup.mjs`): how long
+// `npm run bench` section `startup` (BENCH_ONLY=startup; alone: `npx node bench/bench-startup.mjs`): how long
 // `npm start` takes to serve, as a user runs it, on a scratch state folder: the first start (empty state: D1
 // migrations, sample data, demo client, wrangler dev) and STARTUP_RESTARTS restarts of the same state (default 2;
 // their median), each from `npm start` to the first HTTP 200 (GET of the OpenID configuration, polled every 100 ms),
@@ -8,8 +8,8 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { env, fmt, groupStopper, pct, portFree, reapOnExit, sleep, summaryRow } from "./lib/bench.mjs";
-import { eachLine } from "./lib/devlog.mjs";
+import { env, fmt, groupStopper, pct, portFree, reapOnExit, sleep, summaryRow } from "../scripts/lib/bench.mjs";
+import { eachLine } from "../scripts/lib/devlog.mjs";
 
 const PORT = Number(process.env.BENCH_STARTUP_PORT ?? 8792);
 const RESTARTS = Number(process.env.STARTUP_RESTARTS ?? 2);

@@ -1,4 +1,4 @@
-// Statistical API benchmark (part of `npm run bench`; alone: `npx node scripts/bench-statistics.mjs`).
+// Statistical API benchmark (part of `npm run bench`; alone: `npx node bench/bench-statistics.mjs`).
 // Starts wrangler dev on a scratch state (.state-bench, seeded like `npm start`) unless BENCH_BASE points at a
 // running server (then BENCH_CLIENT names a demo-client.json). Scenarios: NDVI with SCL cloud masking
 // (test/fixtures/statistics/ndvi_scl.js) over the whole 29RKH tile at 100 m, one interval, with percentiles
@@ -7,7 +7,7 @@
 // the evalscript + reducers (Server-Timing stages `eval` + `reduce`, summed over intervals). Target >= 60 Mpx/s.
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { fmt, getToken, metric, pct, prepareState, startServer, summaryRow, waitReady } from "./lib/bench.mjs";
+import { fmt, getToken, metric, pct, prepareState, startServer, summaryRow, waitReady } from "../scripts/lib/bench.mjs";
 
 const N = Number(process.env.BENCH_N ?? 30);
 const PORT = process.env.BENCH_STATS_PORT ?? "8799";

@@ -15,7 +15,7 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { AwsClient } from "aws4fetch";
-import { call, fmt, getToken, prepareState, sleep, startServer, summaryRow, workerdPids } from "./lib/bench.mjs";
+import { call, fmt, getToken, prepareState, sleep, startServer, summaryRow, workerdPids } from "../scripts/lib/bench.mjs";
 
 const PORT = process.env.BENCH_TASKCPU_PORT ?? "8798";
 const STATE = resolve(".state-bench");

@@ -1,18 +1,18 @@
-// `npm run bench` section `timeseries` (BENCH_ONLY=timeseries; alone: `npx node scripts/bench-timeseries.mjs`): a time
+// `npm run bench` section `timeseries` (BENCH_ONLY=timeseries; alone: `npx node bench/bench-timeseries.mjs`): a time
 // series of one field against numpy + GDAL on the same files, in the same run. Starts wrangler dev (port
 // BENCH_TIMESERIES_PORT, default 8799) on a scratch state (.state-bench, seeded like `npm start`), then:
 //  - ours: a Statistical API request, NDVI with SCL cloud masking (test/fixtures/statistics/ndvi_scl.js) over the
 //    West Flanders field polygon (test/fixtures/statistics/references.json wf_polygon, EPSG:32631, resx/resy 10 m:
 //    50 x 50 px), P1D from 2017-08-01 to 2018-12-01 (487 intervals, 19 with an acquisition), percentiles and a
 //    histogram; HTTP wall time;
-//  - numpy + GDAL: scripts/bench_timeseries.py, the same statistics of the 19 dates from the same COGs
+//  - numpy + GDAL: bench/bench_timeseries.py, the same statistics of the 19 dates from the same COGs
 //    (gdal.Warp + numpy, in process, after its own cold run);
 //  - both in ROUNDS rounds in turn (N / ROUNDS warm runs each way per round); checks that both give the same mean
 //    per date (1e-5) and prints the median round's ratio of the p50s (target <= 0.5).
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { fmt, getToken, metric, pct, prepareState, startServer, summaryRow } from "./lib/bench.mjs";
+import { fmt, getToken, metric, pct, prepareState, startServer, summaryRow } from "../scripts/lib/bench.mjs";
 
 const N = Number(process.env.BENCH_N ?? 30);
 const PORT = process.env.BENCH_TIMESERIES_PORT ?? "8799";
@@ -54,8 +54,8 @@ function mismatches(ours, ref) {
   });
 }
 
-/** numpy + GDAL's figures for n warm runs (scripts/bench_timeseries.py). */
-const reference = (n) => JSON.parse(execFileSync("/usr/bin/python3", ["scripts/bench_timeseries.py", String(n)], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }));
+/** numpy + GDAL's figures for n warm runs (bench/bench_timeseries.py). */
+const reference = (n) => JSON.parse(execFileSync("/usr/bin/python3", ["bench/bench_timeseries.py", String(n)], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }));
 
 async function main() {
   prepareState(STATE);

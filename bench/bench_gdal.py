@@ -8,7 +8,7 @@ MODE "tiff" (SIZE 1024): the same warp, numpy NDVI (B08 - B04) / (B08 + B04) as 
   NaN where both are 0, as FLOAT_SCRIPT gives), written as a GeoTIFF in /vsimem with COMPRESS=DEFLATE, ZLEVEL=1
   and strips (what our encoder writes for a 4 MiB FLOAT32 image: zlib level 1, no predictor, src/raster/encode/tiff.ts).
 Prints JSON {"first_ms", "p50_ms", "p95_ms", "n", "bytes"}. Run with Debian's python3 (python3-gdal).
-Environment (the archive section, scripts/bench-archive.mjs): BENCH_RKH, the folder of B04.tif and B08.tif (default
+Environment (the archive section, bench/bench-archive.mjs): BENCH_RKH, the folder of B04.tif and B08.tif (default
 data/; e.g. /vsicurl/http://<twin>/objects/sentinel-cogs/<key prefix>); BENCH_TWIN_URL, an archive twin whose
 request counts are added to the JSON: "first_requests" (the cold run) and "warm_requests" (all N warm runs).
 """

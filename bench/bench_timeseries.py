@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""numpy + GDAL reference of `npm run bench` section `timeseries` (scripts/bench-timeseries.mjs), in process.
+"""numpy + GDAL reference of `npm run bench` section `timeseries` (bench/bench-timeseries.mjs), in process.
 
 Usage: bench_timeseries.py N, N warm runs after one cold run. One run is what a numpy + GDAL user writes for "P1D
 NDVI statistics over a field" on the West Flanders time series (data/sentinel-2-l2a/westflanders, the 19 dates'

@@ -9,7 +9,7 @@
 // machine disturbs far less than wall time) per script and variant, and a hash of the outputs
 // (NaN bits canonical) so that variants can be checked to give the same values.
 //
-//   npm run -s profile:sandbox -- [options]      (= npx tsx scripts/profile-sandbox.mjs [options])
+//   npm run -s profile:sandbox -- [options]      (= npx tsx bench/profile-sandbox.mjs [options])
 //   --scripts a,b     scripts of data/evalscripts whose file name contains one of the words (default: all)
 //   --file F          (repeatable) an evalscript file of your own instead of those of data/evalscripts
 //   --n N             timed evaluations per child (default 5); --rounds R: children per (script, variant) (default 1)
@@ -19,7 +19,7 @@
 //   --general         run evaluatePixel with sample objects even where the script has a column function
 //   --ref REV         also run the sandbox/*.js of git revision REV ("ref"), interleaved with the worktree's ("cur")
 //   --no-harden       also run a variant without harden.js (its exports stubbed): the price of the hardening
-//   --plain           also run the script as written, without EO Edge's runtime (scripts/lib/plain-eval.mjs: the script's own cost)
+//   --plain           also run the script as written, without EO Edge's runtime (bench/lib/plain-eval.mjs: the script's own cost)
 //   --no-freeze       also run a variant with harden.js but without its final freeze of the realm (freeze.js freezeAll)
 //   --cpu-prof DIR    write a V8 .cpuprofile per child into DIR; --top K prints the K sandbox / script functions of most
 //                     self time (time in builtins counts for their JS caller: a guard's wrapper shows the native method)

@@ -3,7 +3,7 @@
 // isolate that holds more aborts and its tests fail: the admission and memory budgets (test/pipeline/admission.test.ts),
 // the caches sized in bytes and a panned WMTS map (test/budget/). Extra arguments go to vitest.
 import { spawnSync } from "node:child_process";
-import { EDGE_V8_ENV } from "./lib/bench.mjs";
+import { EDGE_V8_ENV } from "../scripts/lib/bench.mjs";
 
 const files = ["test/pipeline/admission.test.ts", "test/budget/caches.test.ts", "test/budget/wmts-pan.test.ts"];
 const r = spawnSync("npx", ["vitest", "run", ...files, ...process.argv.slice(2)], { stdio: "inherit", env: { ...process.env, ...EDGE_V8_ENV } });

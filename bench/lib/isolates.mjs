@@ -1,8 +1,8 @@
 // The JS memory of every isolate of a `wrangler dev` server, through workerd's own inspector (not wrangler's proxy,
 // which shows the Worker only): the Worker Loader's evalscript sandboxes ("LOADER:evalscript:...") included.
-// Linux only (/proc). Used by scripts/bench-memory.mjs.
+// Linux only (/proc). Used by bench/bench-memory.mjs.
 import { readFileSync, readdirSync, readlinkSync } from "node:fs";
-import { groupPids } from "./bench.mjs";
+import { groupPids } from "../../scripts/lib/bench.mjs";
 
 /** TCP ports process pid listens on (IPv4): its socket inodes matched against /proc/<pid>/net/tcp's LISTEN rows. */
 function listeningPorts(pid) {

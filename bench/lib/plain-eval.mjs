@@ -1,4 +1,4 @@
-// The "plain" variant of scripts/profile-sandbox.mjs (`--plain`): what a real evalscript costs in V8 as its author
+// The "plain" variant of bench/profile-sandbox.mjs (`--plain`): what a real evalscript costs in V8 as its author
 // wrote it, with none of EO Edge's runtime around it. The script's own text runs in node's realm (vm, no
 // instrumentation, no budget, no hardening, no sandbox isolate), with the utility library (sandbox/lib.js) as its
 // globals, over the same block of pixels: per pixel one reused sample object is filled with the band values and

@@ -108,7 +108,7 @@ export class RateLimiter extends DurableObject<Env> {
    * `writeEvery` of their tokens were taken since the last write: the answer never waits for the write
    * (allowUnconfirmed), and a restart forgets at most `writeEvery(p) - 1` takes of a long policy (none for limits
    * up to 1999) and at most one sampling period of a short one (kept in memory only; a write per request cost
-   * more than the rest of the limiter, scripts/bench-reqpath.mjs).
+   * more than the rest of the limiter, bench/bench-reqpath.mjs).
    */
   private writeBehind(policies: readonly Policy[]): void {
     let due = false;

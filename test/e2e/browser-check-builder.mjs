@@ -28,7 +28,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { chromium } from "playwright-core";
-import { checkServer } from "./lib/serve.mjs";
+import { checkServer } from "../../scripts/lib/serve.mjs";
 
 const SHOTS = join("test-artifacts", "builder");
 const failures = [];

@@ -7,7 +7,7 @@
 //  3. each location's request builder offers the collections its catalog lists (the primary: Sentinel-2 and
 //     Sentinel-1 GRD, not the BYOC sample of the CREODIAS bucket; the second location: that sample), and the page
 //     shows the base layer instance's WMS and WMTS GetCapabilities URLs, which answer WMS 1.3.0 / WMTS 1.0.0.
-// The statistics, batch, collections, OAuth clients and WMS map pages: scripts/browser-check-pages.mjs.
+// The statistics, batch, collections, OAuth clients and WMS map pages: test/e2e/browser-check-pages.mjs.
 // Screenshots go to test-artifacts/browser/ (git-ignored). Prints figures and the elapsed time; exits 1 on failure.
 import { decode } from "fast-png";
 import { spawnSync } from "node:child_process";

@@ -7,7 +7,7 @@
 import { decode } from "fast-png";
 import { readFileSync } from "node:fs";
 import { chromium } from "playwright-core";
-import { checkServer, createInstance, processBytes } from "./lib/serve.mjs";
+import { checkServer, createInstance, processBytes } from "../../scripts/lib/serve.mjs";
 
 const HALF = 20037508.342789244;
 const TIME = { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" };

@@ -6,7 +6,7 @@
 // process with CONSOLE_BASE set. Every check runs even after one failed; prints each one's time and the total;
 // exits 1 when any failed. CHECKS=pages,builder runs some (by the names below).
 import { spawn } from "node:child_process";
-import { startEoEdge } from "./lib/serve.mjs";
+import { startEoEdge } from "../../scripts/lib/serve.mjs";
 
 const CHECKS = { map: "browser-check.mjs", console: "browser-check-console.mjs", pages: "browser-check-pages.mjs", builder: "browser-check-builder.mjs", docs: "docs-check.mjs", examples: "docs-examples.mjs" };
 
@@ -18,7 +18,7 @@ const results = [];
 try {
   for (const [name, file] of Object.entries(CHECKS).filter(([n]) => !process.env.CHECKS || process.env.CHECKS.split(",").includes(n))) {
     const t = Date.now();
-    const child = spawn(process.execPath, [`scripts/${file}`], { stdio: "inherit", env: { ...process.env, CONSOLE_BASE: server.base } });
+    const child = spawn(process.execPath, [`test/e2e/${file}`], { stdio: "inherit", env: { ...process.env, CONSOLE_BASE: server.base } });
     const status = await new Promise((done) => child.on("exit", (code) => done(code)));
     results.push(`${name} ${status === 0 ? "passed" : "FAILED"} (${seconds(t)} s)`);
     if (status !== 0) process.exitCode = 1;

@@ -4,9 +4,9 @@
 # sentinelhub-py expects them) and for the Sentinel-1 BYOC sample of a CREODIAS bucket (hosted in creo: a BYOC
 # collection is hosted by its bucket's region) through the Processing API and the Catalog, prints every answer, and
 # stops the server.
-# Usage: scripts/check-locations.sh   (PORT, PORT2 and EO_EDGE_STATE may be set; defaults 8797, PORT+1, a temp dir)
+# Usage: test/e2e/check-locations.sh   (PORT, PORT2 and EO_EDGE_STATE may be set; defaults 8797, PORT+1, a temp dir)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 PORT=${PORT:-8797}
 PORT2=${PORT2:-$((PORT + 1))}
 STATE=${EO_EDGE_STATE:-$(mktemp -d)}

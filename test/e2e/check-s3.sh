@@ -4,10 +4,10 @@
 #   up (multipart: 9 MB), `aws s3 ls`, a boto3 GetObject with Range, `aws s3 cp` down, `npx wrangler r2 object get`
 #   of the same object straight from the local R2 state, `aws s3 presign` (Signature Version 2, aws cli v1's default,
 #   and s3v4) through curl, and GDAL's /vsis3/ (gdal_translate) when GDAL is installed; every byte is compared with
-#   the uploaded file. Usage: scripts/check-s3.sh  (env: PORT, default 8797, S3 on PORT+2; EO_EDGE_STATE, default .state).
+#   the uploaded file. Usage: test/e2e/check-s3.sh  (env: PORT, default 8797, S3 on PORT+2; EO_EDGE_STATE, default .state).
 # Needs aws cli and python3 with boto3 (Debian: apt-get install -y awscli python3-boto3; GDAL: gdal-bin).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 export PORT="${PORT:-8797}" EO_EDGE_STATE="${EO_EDGE_STATE:-.state}"
 work="$(mktemp -d)"
 log="$work/server.log"

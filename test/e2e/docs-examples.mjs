@@ -13,7 +13,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { checkServer } from "./lib/serve.mjs";
+import { checkServer } from "../../scripts/lib/serve.mjs";
 
 const ROOT = resolve(".");
 const RUNNERS = { sh: "bash", python: "/usr/bin/python3", js: "node" };

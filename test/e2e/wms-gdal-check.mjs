@@ -4,13 +4,13 @@
 // `gdal_translate "WMS:<url>" -outsize 1024 1024` (GDAL's smallest overview: one 1024 x 1024 GetMap of the BBOX)
 // and one XYZ tile through GDAL's WMTS driver (GetCapabilities, then GetTile of matrix 9 read as the full
 // resolution, -srcwin on that tile), and compares the pixels with the Processing API's image of the same bbox, CRS
-// and size (read by GDAL too, scripts/wms_compare.py). Prints one line per case; exits 1 unless every case is
+// and size (read by GDAL too, test/e2e/wms_compare.py). Prints one line per case; exits 1 unless every case is
 // identical.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInstance, processBytes, startEoEdge } from "./lib/serve.mjs";
+import { createInstance, processBytes, startEoEdge } from "../../scripts/lib/serve.mjs";
 
 const SIZE = 1024;
 const HALF = 20037508.342789244;
@@ -66,7 +66,7 @@ try {
     };
     const ref = join(dir, format === "image/png" ? "process.png" : "process.jpg");
     writeFileSync(ref, await processBytes(server.base, server.token, body));
-    const c = JSON.parse(gdal("/usr/bin/python3", ["scripts/wms_compare.py", out, ref, "3"]));
+    const c = JSON.parse(gdal("/usr/bin/python3", ["test/e2e/wms_compare.py", out, ref, "3"]));
     const ok = c.differing === 0 && c.distinct > 1;
     if (!ok) failed++;
     console.log(`${ok ? "IDENTICAL" : "DIFFERENT"}  ${name}: ${c.width}x${c.height}x${c.bands}, ${c.differing} pixels differ (max ${c.maxDiff}), ${c.distinct} distinct red values; gdal_translate ${ms} ms`);

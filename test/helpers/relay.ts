@@ -1,6 +1,6 @@
 /**
  * Real HTTP client programs (GDAL, OWSLib, rasterio) against the Worker under test, through the CLIENT_RELAY service of
- * vitest.config.ts (scripts/lib/client-relay.mjs): the program talks HTTP to the relay's address, each of its
+ * vitest.config.ts (test/services/client-relay.mjs): the program talks HTTP to the relay's address, each of its
  * requests is answered here by the Worker (served as if PUBLIC_BASE_URL were the relay's address, so the URLs the
  * Worker writes into its documents lead back to it). When the program exits 3 (a module it needs is missing) or
  * cannot start, the calling test is SKIPPED with the reason (never passed silently).

@@ -3,7 +3,7 @@
  * them, and the admission of src/pipeline/admission.ts lets Processing, Statistical API and WMS / WMTS requests in
  * by the bytes their pixels hold: real requests beyond a small budget wait for room or get 503 with Retry-After,
  * and the admitted ones answer the GDAL reference's pixels. (The isolate's peak JS memory under four 2500 x 2500
- * FLOAT32 requests is checked by scripts/bench-memory.mjs, with workerd's isolates limited to 128 MB as at the
+ * FLOAT32 requests is checked by bench/bench-memory.mjs, with workerd's isolates limited to 128 MB as at the
  * edge: a test in workerd cannot see the heap.)
  */
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -56,7 +56,7 @@ const answer = async (r: Response): Promise<Answer> => ({ status: r.status, head
 /** `n` NDVI requests sent at once, each read as it comes. */
 const burst = (n: number): Promise<Answer[]> => Promise.all(Array.from({ length: n }, () => process(ndvi.body, bearer).then(answer)));
 
-/** The NDVI GeoTIFF of `a` equals GDAL's (scripts/references.py), as in test/process/process.test.ts. */
+/** The NDVI GeoTIFF of `a` equals GDAL's (test/reference/references.py), as in test/process/process.test.ts. */
 async function expectNdvi(a: Answer): Promise<void> {
   expect(a.status, new TextDecoder().decode(a.body).slice(0, 300)).toBe(200);
   const tif = await readTiff(a.body);

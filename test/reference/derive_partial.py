@@ -20,9 +20,9 @@ from osgeo import gdal
 
 gdal.UseExceptions()
 HERE = os.path.dirname(os.path.abspath(__file__))
-WF = os.path.join(HERE, "..", "data", "sentinel-2-l2a", "westflanders")
-ITEMS = os.path.join(HERE, "..", "data", "items", "sentinel-2-l2a")
-OUT = os.path.join(HERE, "..", "test", "fixtures", "process", "partial")
+WF = os.path.join(HERE, "..", "..", "data", "sentinel-2-l2a", "westflanders")
+ITEMS = os.path.join(HERE, "..", "..", "data", "items", "sentinel-2-l2a")
+OUT = os.path.join(HERE, "..", "..", "test", "fixtures", "process", "partial")
 ROWS, COLS = np.mgrid[0:64, 0:64]
 CUTS = {
     "2018-04-21": ("S2_L2A_31UDS_20180421T105629_wc00002806639B424A", COLS >= 20 + 0.4 * ROWS),
@@ -53,7 +53,7 @@ def item(date, source_id):
     out["id"] = f"partial_{date}"
     out["assets"] = {"B04": {**it["assets"]["B04"], "href": f"fixtures/process/partial/{date}/B04.tif"}}
     out["properties"]["eoedge:derived"] = True
-    out["properties"]["eoedge:note"] = f"DERIVED by scripts/derive_partial.py: real B04 of {source_id} cut along a synthetic swath edge"
+    out["properties"]["eoedge:note"] = f"DERIVED by test/reference/derive_partial.py: real B04 of {source_id} cut along a synthetic swath edge"
     return out
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """GDAL-written reference GeoTIFFs for the encode tests (test/raster/encode/tiff.test.ts).
 
-Run with Debian's python3 (python3-gdal 3.6): `/usr/bin/python3 scripts/encode_reference.py`.
+Run with Debian's python3 (python3-gdal 3.6): `/usr/bin/python3 test/reference/encode_reference.py`.
 Takes the 64x64 window at column 400, row 400 of data/sentinel-2-l2a/S2A_29RKH_20200219_0_L2A/B04.tif and writes
 - test/fixtures/encode/gdal_utm_uint16.tif: the DNs as UInt16 in EPSG:32629 on the window's own grid, nodata 0;
 - test/fixtures/encode/gdal_4326_float32.tif: reflectance DN / 10000 as Float32 on an EPSG:4326 grid
@@ -15,8 +15,8 @@ from osgeo import gdal, osr
 
 gdal.UseExceptions()
 HERE = os.path.dirname(os.path.abspath(__file__))
-SRC = os.path.join(HERE, "..", "data", "sentinel-2-l2a", "S2A_29RKH_20200219_0_L2A", "B04.tif")
-OUT = os.path.join(HERE, "..", "test", "fixtures", "encode")
+SRC = os.path.join(HERE, "..", "..", "data", "sentinel-2-l2a", "S2A_29RKH_20200219_0_L2A", "B04.tif")
+OUT = os.path.join(HERE, "..", "..", "test", "fixtures", "encode")
 X0, Y0, N = 400, 400, 64
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Zarr stores written from real sample pixels (Debian's python3-zarr 2.13 + GDAL): `/usr/bin/python3 scripts/make-zarr.py`.
+"""Zarr stores written from real sample pixels (Debian's python3-zarr 2.13 + GDAL): `/usr/bin/python3 test/reference/make-zarr.py`.
 
 1. test/fixtures/zarr/westflanders.zarr: the 19-date West Flanders series (data/sentinel-2-l2a/westflanders/<date>/,
    SOURCES.md 1f) as ONE Zarr v2 group following Sentinel Hub's Zarr import constraints
@@ -22,7 +22,7 @@ from osgeo import gdal
 
 gdal.UseExceptions()
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.join(HERE, "..")
+ROOT = os.path.join(HERE, "..", "..")
 DATA = os.path.join(ROOT, "data")
 OUT = os.path.join(ROOT, "test", "fixtures", "zarr")
 WF = os.path.join(DATA, "sentinel-2-l2a", "westflanders")

@@ -8,7 +8,7 @@ Planetary Computer (hrefs on its Azure storage accounts). Field names and asset 
 archives (stactools-packages cop-dem / landsat / sentinel1 examples, Earth Search items). Only the Earth Search
 sentinel-2-l2a item of 29RKH is a real item copied unchanged; it is not touched here.
 
-Run: /usr/bin/python3 scripts/make_archive_items.py (needs python3-gdal). Deterministic: re-running rewrites the
+Run: /usr/bin/python3 test/reference/make_archive_items.py (needs python3-gdal). Deterministic: re-running rewrites the
 same files.
 """
 import json
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from osgeo import gdal
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ARCHIVE = ROOT / "data" / "archive"
 STAC = ARCHIVE / "stac"
 DEM = {

@@ -7,7 +7,7 @@ Sentinel-2 band (data/sentinel-2-l2a/westflanders/2017-08-24, 64 x 64 px, EPSG:3
 - uint8_B04.tif:    B04 as 8-bit samples (a COG), for a collection whose B04 is 16-bit;
 - stack_B08_B04.tif: B08 and B04 as bands 1 and 2 of one COG (multi-band files with bandIndex).
 
-Usage: /usr/bin/python3 scripts/make_byoc_fixtures.py  (writes test/fixtures/byoc/)
+Usage: /usr/bin/python3 test/reference/make_byoc_fixtures.py  (writes test/fixtures/byoc/)
 """
 import os
 from osgeo import gdal

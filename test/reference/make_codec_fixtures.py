@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """GeoTIFF codec fixtures and GDAL references for the block decoders (src/raster/cog/decode.ts, src/raster/codec).
 
-Run with Debian's python3 (GDAL 3.6.2 + numpy): `/usr/bin/python3 scripts/make_codec_fixtures.py`
+Run with Debian's python3 (GDAL 3.6.2 + numpy): `/usr/bin/python3 test/reference/make_codec_fixtures.py`
 (part of `npm run references`). Writes test/fixtures/codec/*.tif and test/fixtures/codec/refs.json.
 
 The pixels are real: a 48 x 40 crop of the 29RKH Sentinel-2 B04 (and B03, B02 for the 3-band files), turned into
@@ -21,8 +21,8 @@ from osgeo import gdal, osr
 
 gdal.UseExceptions()
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "data")
-OUT = os.path.join(HERE, "..", "test", "fixtures", "codec")
+DATA = os.path.join(HERE, "..", "..", "data")
+OUT = os.path.join(HERE, "..", "..", "test", "fixtures", "codec")
 S2 = os.path.join(DATA, "sentinel-2-l2a", "S2A_29RKH_20200219_0_L2A")
 TYPES = {"Byte": "UINT8", "UInt16": "UINT16", "Int16": "INT16", "Float32": "FLOAT32", "Float64": "FLOAT64"}
 REAL = ["sentinel-2-l2a/S2A_29RKH_20200219_0_L2A/B04.tif", "sentinel-2-l2a/S2A_29RKH_20200219_0_L2A/B08.tif",

@@ -2,7 +2,7 @@
 - planet_AnalyticMS_SR_clip.tif: a 4-band UINT16 COG (blue, green, red, NIR = Sentinel-2 B02, B03, B04, B08 of the
   West Flanders 2017-08-24 patch), the shape of a PlanetScope analytic_sr_udm2 delivery's AnalyticMS_SR_clip.tif, so
   an imported Planet product reads known pixels (band 3 = B04).
-Run: /usr/bin/python3 scripts/make_dataimport_fixtures.py
+Run: /usr/bin/python3 test/reference/make_dataimport_fixtures.py
 """
 from osgeo import gdal
 

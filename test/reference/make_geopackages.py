@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """GeoPackage fixtures for src/vector/geopackage.ts and the batch / statistical batch GeoPackage inputs.
 
-Run with Debian's python3 (python3-gdal, GDAL 3.6): /usr/bin/python3 scripts/make_geopackages.py
+Run with Debian's python3 (python3-gdal, GDAL 3.6): /usr/bin/python3 test/reference/make_geopackages.py
 (not part of `npm run references`: GDAL stamps creation times into the files, so a rerun rewrites them, and
 reference.json with them). Writes test/fixtures/vector/:
 
@@ -31,7 +31,7 @@ from gdal_common import gis_srs as srs
 
 gdal.UseExceptions()
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "..", "test", "fixtures", "vector")
+OUT = os.path.join(HERE, "..", "..", "test", "fixtures", "vector")
 FOOTPRINT = (501360.0, 5629040.0, 502000.0, 5629680.0)  # data/sentinel-2-l2a/westflanders/*/B04.tif bounds
 COLS, ROWS = 5, 4
 CROPS = ["maize", "winter wheat", "potatoes", "sugar beet", "grassland"]

@@ -6,15 +6,15 @@ Asset hrefs are keys relative to data/, which is also the key layout in the loca
 Band assets are keyed by the Sentinel Hub band name (B04, SCL, VV...). A file holding several bands
 lists them in order in its asset's eo:bands.
 
-Run with Debian's python3 (needs python3-gdal): /usr/bin/python3 scripts/make_items.py
+Run with Debian's python3 (needs python3-gdal): /usr/bin/python3 test/reference/make_items.py
 Items for the L1C tile and the S1 scene are DERIVED here from tileInfo.json / productInfo.json
 (marked with "eoedge:derived": true).
 """
 import glob, json, os, re
 from osgeo import gdal, osr
 
-ROOT = os.path.join(os.path.dirname(__file__), "..", "data")
-SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "raster")  # originals (../shared/data)
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "data")
+SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data", "raster")  # originals (../shared/data)
 S2_BANDS = {  # name: (common_name, center_wavelength um, fwhm um)
     "B01": ("coastal", 0.443, 0.027), "B02": ("blue", 0.49, 0.098), "B03": ("green", 0.56, 0.045),
     "B04": ("red", 0.665, 0.038), "B05": ("rededge", 0.704, 0.019), "B06": ("rededge", 0.74, 0.018),

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """GeoPackage fixture of the Statistical Batch tests (Debian's python3 with python3-gdal):
-/usr/bin/python3 scripts/make_statbatch_gpkg.py writes test/fixtures/statbatch/mixed_features.gpkg.
+/usr/bin/python3 test/reference/make_statbatch_gpkg.py writes test/fixtures/statbatch/mixed_features.gpkg.
 
 Layer `features`, EPSG:32631, columns `identifier` TEXT (Sentinel Hub's identifier column, used by the
 <IDENTIFIER> output placeholder):
@@ -16,7 +16,7 @@ import os
 from osgeo import gdal, ogr, osr
 
 gdal.UseExceptions()
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "fixtures", "statbatch", "mixed_features.gpkg")
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "test", "fixtures", "statbatch", "mixed_features.gpkg")
 
 FEATURES = [
     ("field-a", (501400.0, 5629500.0, 501520.0, 5629640.0)),

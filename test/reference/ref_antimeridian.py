@@ -7,7 +7,7 @@ No sample scene crosses 180 degrees, so a real one is moved there: a 200 x 200 w
 (test/fixtures/process/antimeridian/B04.tif). The item's footprint (bbox west > east, split MultiPolygon) is the
 file's outline transformed to EPSG:4326 with OGR (edges densified), and the references are gdal.Warp (nearest,
 errorThreshold=0, exact transformer) of that file onto an EPSG:4326 box on each side of the antimeridian, as
-float32 DN (0 = no data). Run: /usr/bin/python3 scripts/ref_antimeridian.py.
+float32 DN (0 = no data). Run: /usr/bin/python3 test/reference/ref_antimeridian.py.
 """
 import json, os, tempfile
 import numpy as np
@@ -15,8 +15,8 @@ from osgeo import gdal, osr
 
 gdal.UseExceptions()
 HERE = os.path.dirname(os.path.abspath(__file__))
-SRC = os.path.join(HERE, "..", "data", "sentinel-2-l2a", "S2A_29RKH_20200219_0_L2A", "B04.tif")
-OUT = os.path.join(HERE, "..", "test", "fixtures", "process", "antimeridian")
+SRC = os.path.join(HERE, "..", "..", "data", "sentinel-2-l2a", "S2A_29RKH_20200219_0_L2A", "B04.tif")
+OUT = os.path.join(HERE, "..", "..", "test", "fixtures", "process", "antimeridian")
 EPSG, SIZE, RES = 32760, 200, 100.0
 WINDOW = (400, 300)  # column, row of the 29RKH window (land, no zeros)
 CENTRE_LAT = -17.45

@@ -18,7 +18,7 @@ from osgeo import gdal, osr
 
 gdal.UseExceptions()
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.join(HERE, "..")
+ROOT = os.path.join(HERE, "..", "..")
 DATA = os.path.join(ROOT, "data", "sentinel-2-l2a")
 RKH_B04 = os.path.join(DATA, "S2A_29RKH_20200219_0_L2A", "B04.tif")
 WF_B04 = os.path.join(DATA, "westflanders", "2018-04-14", "B04.tif")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reference masks for polygon rasterization (src/raster/grid/rasterize.ts), made with gdal.RasterizeLayer.
 
-Run with Debian's python3 (python3-gdal): /usr/bin/python3 scripts/ref_rasterize.py (part of `npm run references`).
+Run with Debian's python3 (python3-gdal): /usr/bin/python3 test/reference/ref_rasterize.py (part of `npm run references`).
 Writes test/fixtures/rasterize/<case>.json: {what, grid: {epsg, bbox, width, height}, geometry (GeoJSON in the grid
 CRS), mask (np.packbits of the row-major mask, row 0 north, base64), inside (pixel count), margin_px}.
 
@@ -22,8 +22,8 @@ from gdal_common import rasterize_geometry
 
 gdal.UseExceptions()
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCL = os.path.join(HERE, "..", "data", "sentinel-2-l2a", "S2A_29RKH_20200219_0_L2A", "SCL.tif")
-OUT = os.path.join(HERE, "..", "test", "fixtures", "rasterize")
+SCL = os.path.join(HERE, "..", "..", "data", "sentinel-2-l2a", "S2A_29RKH_20200219_0_L2A", "SCL.tif")
+OUT = os.path.join(HERE, "..", "..", "test", "fixtures", "rasterize")
 WINDOW = (262000.0, 2776000.0, 312000.0, 2800020.0)  # UTM 29N: the north-east clouds of the tile
 MIN_MARGIN = 1e-6
 

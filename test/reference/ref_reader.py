@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """GDAL references for the raster reader interface (src/raster/reader.ts) run against the COG reader.
 
-Run with Debian's python3 (GDAL 3.6.2 + numpy): `/usr/bin/python3 scripts/ref_reader.py` (part of `npm run references`).
+Run with Debian's python3 (GDAL 3.6.2 + numpy): `/usr/bin/python3 test/reference/ref_reader.py` (part of `npm run references`).
 Writes test/fixtures/reader/refs.json and test/fixtures/reader/windows.bin.
 
 For each real sample COG: what GDAL reports (EPSG code, geotransform, size, band count, data type, nodata) and,
@@ -16,8 +16,8 @@ from osgeo import gdal
 
 gdal.UseExceptions()
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "data")
-OUT = os.path.join(HERE, "..", "test", "fixtures", "reader")
+DATA = os.path.join(HERE, "..", "..", "data")
+OUT = os.path.join(HERE, "..", "..", "test", "fixtures", "reader")
 TYPES = {"Byte": "UINT8", "Int8": "INT8", "UInt16": "UINT16", "Int16": "INT16", "UInt32": "UINT32", "Int32": "INT32",
          "Float32": "FLOAT32", "Float64": "FLOAT64"}
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reference statistics for the Statistical API tests, computed with GDAL + numpy from the files in data/.
 
-Run with Debian's python3 (python3-gdal, numpy 1.24): /usr/bin/python3 scripts/ref_statistics.py
+Run with Debian's python3 (python3-gdal, numpy 1.24): /usr/bin/python3 test/reference/ref_statistics.py
 Writes test/fixtures/statistics/references.json and, for the reducer unit tests, the NDVI values and counted-pixel
 mask of two West Flanders dates (wf_<date>_ndvi.bin float32, wf_<date>_mask.bin uint8; row-major, row 0 north).
 
@@ -26,8 +26,8 @@ from gdal_common import rasterize
 
 gdal.UseExceptions()
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "data", "sentinel-2-l2a")
-OUT = os.path.join(HERE, "..", "test", "fixtures", "statistics")
+DATA = os.path.join(HERE, "..", "..", "data", "sentinel-2-l2a")
+OUT = os.path.join(HERE, "..", "..", "test", "fixtures", "statistics")
 WF = os.path.join(DATA, "westflanders")
 WF_GRID = dict(epsg=32631, bbox=[501360.0, 5629040.0, 502000.0, 5629680.0], width=64, height=64)
 WF_DATES = sorted(os.listdir(WF))

@@ -6,7 +6,7 @@ tile's own CRS, so the two agree only if projections, tile origins, steps, names
 edges of an area are straight lines in the area's own CRS (a CRS84 footprint's edges are straight in lon/lat and
 curve in UTM: the 110 km top edge of 29RKH sags about 100 m south of the UTM line through its corners).
 
-Run with Debian's python3 (python3-gdal): /usr/bin/python3 scripts/ref_tiling_grids.py (part of `npm run references`
+Run with Debian's python3 (python3-gdal): /usr/bin/python3 test/reference/ref_tiling_grids.py (part of `npm run references`
 once listed there). Writes test/fixtures/grids/reference.json: {cases: [{what, grid, resolution, buffer, area
 (GeoJSON), crs (EPSG of the area), tiles: [{name, epsg, bbox, width, height}]}], s2: {...}} with the tiles in EO
 Edge's order (EPSG, top edge descending, left edge ascending).
@@ -19,7 +19,7 @@ from osgeo import ogr, osr
 from gdal_common import gis_srs as srs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.join(HERE, "..")
+ROOT = os.path.join(HERE, "..", "..")
 OUT = os.path.join(ROOT, "test", "fixtures", "grids")
 RKH_ITEM = os.path.join(ROOT, "data", "items", "sentinel-2-l2a", "S2A_29RKH_20200219_0_L2A.json")
 FIELDS = os.path.join(ROOT, "test", "fixtures", "vector", "westflanders_fields.gpkg")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """GDAL references for the raster engine's reader and warper (test/raster/{crs,warp}).
 
-Run with Debian's python3 (GDAL 3.6.2 + numpy): `/usr/bin/python3 scripts/ref_warp.py`.
+Run with Debian's python3 (GDAL 3.6.2 + numpy): `/usr/bin/python3 test/reference/ref_warp.py`.
 Writes test/fixtures/warp/<case>.bin (raw little-endian float32, row-major, row 0 north, -9999 = no data) and
 test/fixtures/warp/refs.json (grid, band, resampling, the overview GDAL chose and the GDAL kernel it ran).
 
@@ -15,8 +15,8 @@ from osgeo import gdal, osr
 
 gdal.UseExceptions()
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "data", "sentinel-2-l2a")
-OUT = os.path.join(HERE, "..", "test", "fixtures", "warp")
+DATA = os.path.join(HERE, "..", "..", "data", "sentinel-2-l2a")
+OUT = os.path.join(HERE, "..", "..", "test", "fixtures", "warp")
 RKH = os.path.join(DATA, "S2A_29RKH_20200219_0_L2A")
 BELGIUM = os.path.join(DATA, "belgium", "openEO_2023-06-04Z.tif")
 NODATA = -9999.0
@@ -55,7 +55,7 @@ def case(name, path, epsg, bbox, w, h, resampling, band=1, note="", subsample=1)
     kept = np.ascontiguousarray(a[::subsample, ::subsample])
     kept.tofile(os.path.join(OUT, name + ".bin"))
     refs[name] = {
-        "file": os.path.relpath(path, os.path.join(HERE, "..", "data")), "band": band - 1, "epsg": epsg, "bbox": bbox,
+        "file": os.path.relpath(path, os.path.join(HERE, "..", "..", "data")), "band": band - 1, "epsg": epsg, "bbox": bbox,
         "width": w, "height": h, "resampling": resampling, "gdalOverview": ovr, "gdalKernels": kernels,
         "subsample": subsample, "stats": stats, "note": note,
     }
@@ -69,7 +69,7 @@ def native_pixels(name, path, x0, y0, w, h):
     a.tofile(os.path.join(OUT, name + ".bin"))
     gt = ds.GetGeoTransform()
     bbox = [gt[0] + x0 * gt[1], gt[3] + (y0 + h) * gt[5], gt[0] + (x0 + w) * gt[1], gt[3] + y0 * gt[5]]
-    refs[name] = {"file": os.path.relpath(path, os.path.join(HERE, "..", "data")), "band": 0, "epsg": 32629,
+    refs[name] = {"file": os.path.relpath(path, os.path.join(HERE, "..", "..", "data")), "band": 0, "epsg": 32629,
                   "bbox": bbox, "width": w, "height": h, "note": "raw file pixels (ReadAsArray), no warp"}
     return bbox
 

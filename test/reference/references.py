@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reference outputs for the Processing API tests, computed with GDAL + numpy from the same files in data/.
 
-Run with Debian's python3 (python3-gdal): `npm run references` (= /usr/bin/python3 scripts/references.py).
+Run with Debian's python3 (python3-gdal): `npm run references` (= /usr/bin/python3 test/reference/references.py).
 Writes test/fixtures/process/<name>.bin (raw little-endian float32, row-major, row 0 north) and
 test/fixtures/process/references.json (grids and notes). gdal.Warp uses errorThreshold=0 (exact transformer).
 Values are reflectance = DN / 10000 (29RKH is processing baseline 02.14: no offset), as Sentinel Hub returns
@@ -15,8 +15,8 @@ from ref_crs import crs_points, crs_windows
 
 gdal.UseExceptions()
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "data")
-OUT = os.path.join(HERE, "..", "test", "fixtures", "process")
+DATA = os.path.join(HERE, "..", "..", "data")
+OUT = os.path.join(HERE, "..", "..", "test", "fixtures", "process")
 RKH = os.path.join(DATA, "sentinel-2-l2a", "S2A_29RKH_20200219_0_L2A")
 WF = os.path.join(DATA, "sentinel-2-l2a", "westflanders")
 meta = {}
@@ -116,7 +116,7 @@ if __name__ == "__main__":
         westflanders(d)
     clip_mask()
     crs_windows(save)
-    crs_points(os.path.join(HERE, "..", "test", "fixtures", "crs", "points.json"))
+    crs_points(os.path.join(HERE, "..", "..", "test", "fixtures", "crs", "points.json"))
     multipolygon()
     resampling()
     with open(os.path.join(OUT, "references.json"), "w") as f:

@@ -2,7 +2,7 @@
  * The S3 endpoint at the root of an S3 address (S3_HOSTS, src/s3/address.ts) as GDAL and rasterio users reach it:
  * over a real TCP address (the CLIENT_RELAY of vitest.config.ts on 127.0.0.2, an S3_HOSTS address, whose requests
  * this Worker answers, test/helpers/relay.ts), configured only as their documentation says (AWS_S3_ENDPOINT=<host:port>, AWS_HTTPS=NO,
- * AWS_VIRTUAL_HOSTING=FALSE, the keys; scripts/py_s3_clients.py). What they read is compared with the stored bytes
+ * AWS_VIRTUAL_HOSTING=FALSE, the keys; test/services/py_s3_clients.py). What they read is compared with the stored bytes
  * and with readers independent of the Worker: tifffile on the COG's bytes, zarr-python on the Zarr store's files.
  */
 import { env } from "cloudflare:workers";
@@ -20,14 +20,14 @@ import { seedSamples } from "../helpers/seed";
 const endpoint = "127.0.0.2:8789";
 
 type Read = { raster: string } | { zarr: string } | { list: string };
-/** One read's answer (see scripts/py_s3_clients.py), `error` when the client failed. */
+/** One read's answer (see test/services/py_s3_clients.py), `error` when the client failed. */
 type ClientResult = Record<string, any> & { error?: string };
 
 /** Runs `tool` ("gdal" or "rasterio") on `reads` through the relay with `keys`; skips the test when it is not installed. */
 async function clients(ctx: TestContext, tool: "gdal" | "rasterio", keys: S3Account, reads: Read[]): Promise<ClientResult[]> {
   const stdin = JSON.stringify({ tool, key: keys.key, secret: keys.secret, reads });
-  const run = await runClient(ctx, ["/usr/bin/python3", "scripts/py_s3_clients.py"], stdin, "127.0.0.2");
-  if (run.code !== 0) throw new Error(`scripts/py_s3_clients.py failed (${run.code}): ${run.stderr.slice(-2000)}`);
+  const run = await runClient(ctx, ["/usr/bin/python3", "test/services/py_s3_clients.py"], stdin, "127.0.0.2");
+  if (run.code !== 0) throw new Error(`test/services/py_s3_clients.py failed (${run.code}): ${run.stderr.slice(-2000)}`);
   return (JSON.parse(run.stdout) as { results: ClientResult[] }).results;
 }
 

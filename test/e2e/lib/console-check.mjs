@@ -1,9 +1,9 @@
-// Shared set-up of the console's browser checks (scripts/browser-check-console.mjs, browser-check-pages.mjs,
+// Shared set-up of the console's browser checks (test/e2e/browser-check-console.mjs, browser-check-pages.mjs,
 // docs-check.mjs): the server ($CONSOLE_BASE, else `npm start` on a spare port), the demo client and a token;
 // failing on page errors and console errors; logging in through the console's form.
 import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { checkServer } from "./serve.mjs";
+import { checkServer } from "../../../scripts/lib/serve.mjs";
 
 /** Where the checks write their screenshots (git-ignored). */
 export const SHOTS = join("test-artifacts", "browser");

@@ -1,4 +1,4 @@
-// The batch page's steps of scripts/browser-check-pages.mjs (see ./pages-steps.mjs): Batch Processing and
+// The batch page's steps of test/e2e/browser-check-pages.mjs (see ./pages-steps.mjs): Batch Processing and
 // Statistical Batch tasks created, run and listed from the page, checked against the API and the AWS SDK's S3 client.
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";

@@ -1,4 +1,4 @@
-// Steps of scripts/browser-check-pages.mjs, one per console page; each gets { page, base, token, client, check,
+// Steps of test/e2e/browser-check-pages.mjs, one per console page; each gets { page, base, token, client, check,
 // shots } and checks what the page shows against the API called directly from Node (batch: ./pages-batch-steps.mjs).
 import { api } from "./console-check.mjs";
 import { batch, batchcollection, statbatch } from "./pages-batch-steps.mjs";
