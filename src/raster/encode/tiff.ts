@@ -40,7 +40,7 @@ export const AUTO_DEFLATE_MAX_BYTES = 4 * 1024 * 1024;
  * Largest raw size of FLOAT32 samples that AUTO compresses (1 MiB: 512x512 x 1 band). Float mantissas barely
  * compress: 1024x1024 NDVI FLOAT32 over 29RKH is 4,194,304 bytes stored against ~3.46 MB with zlib's Huffman coding
  * (deflate.ts: +0.73 MB, +21 %), and that coding took 20-46 ms, the largest stage of the request once the host path
- * (../evalscript/hostpath) evaluates NDVI in under 10 ms (issue 39). A Worker pays CPU, not bytes.
+ * (../evalscript/hostpath) evaluates NDVI in under 10 ms. A Worker pays CPU, not bytes.
  */
 export const AUTO_DEFLATE_MAX_FLOAT_BYTES = 1024 * 1024;
 
