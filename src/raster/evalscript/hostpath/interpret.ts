@@ -138,8 +138,8 @@ function writerOf(t: OutputTarget): (v: R, o: number, n: number, bands: number) 
 export function runProgram(program: Program, input: ProgramInput, from: number, to: number, targets: OutputTarget[], shift = 0): void {
   const regs: R[] = Array.from({ length: program.regs }, () => new Float64Array(BLOCK));
   for (const [r, x] of program.consts) regs[r]!.fill(x);
-  const zeros = new Float32Array(to);
-  const bands = program.bands.map((b) => input.bands[b] ?? zeros);
+  let zeros: Float32Array | undefined; // a band the scene lacks reads as 0 (as in the sandbox)
+  const bands = program.bands.map((b) => (Object.hasOwn(input.bands, b) ? input.bands[b]! : (zeros ??= new Float32Array(to))));
   const none = new Float64Array(0);
   const reg = (r: number) => (r < 0 ? none : regs[r]!);
   const steps = program.ops.map((o) => ({ o, f: o.code === OP.LOADF || o.code === OP.LOADM ? undefined : kernelOf(o.code, o.k), d: regs[o.d]!, a: reg(o.a), b: reg(o.b), c: reg(o.c) }));

@@ -5,7 +5,8 @@
  * evaluations whose budget could run out (the sandbox reports it), outputs over the host's limits, and every
  * call other than evaluate / evaluateRows when setup() is not a literal.
  */
-import { Lru } from "../../lru";
+import { approxBytes, Lru } from "../../lru";
+import { PROGRAM_CACHE_BYTES } from "../../memory";
 import { compileProgram, literalSetup } from "./compile";
 import { runProgram, type OutputTarget, type ProgramInput } from "./interpret";
 import { NotPure, type Program } from "./program";
@@ -16,9 +17,13 @@ import type { EvalInput, EvalOutputSpec, EvalResult, EvalSetup, SceneData, Scene
 import type { EvalscriptRuntime, FusionScenes, RowsInput, RuntimeLimits } from "../host/runtime";
 import type { CompiledEvalscript } from "../compile/compile";
 
+/** Bytes of a program (its operations and tables) or of a refusal's reason, for the cache's budget. */
+const programBytes = (p: Program | string): number =>
+  typeof p === "string" ? 2 * p.length : 64 * p.ops.length + 16 * p.consts.length + p.ramps.reduce((n, t) => n + 32 * t.values.length, 0) + 256;
+
 /** Per script hash: its literal setup() (null: the sandbox runs setup), its program or why it has none. */
-const literals = new Lru<{ setup: EvalSetup | null }>(256);
-const programs = new Lru<Program | string>(256);
+const literals = new Lru<{ setup: EvalSetup | null }>(256, PROGRAM_CACHE_BYTES / 4, approxBytes);
+const programs = new Lru<Program | string>(256, (3 * PROGRAM_CACHE_BYTES) / 4, programBytes);
 
 /** Characters of the JSON of setup()'s value (sandbox/limits SANDBOX_LIMITS.setupChars: larger ones the sandbox refuses). */
 const SETUP_CHARS = 1024 * 1024;
