@@ -65,7 +65,7 @@ export const DEFAULT_LIMITS: RuntimeLimits = {
 const INPUT_METADATA = { serviceVersion: "1.0.0", normalizationFactor: 0.0001 };
 
 /** Normalized setup() per script hash (setup takes no arguments, so its result is per script). */
-const setupCache = new Lru<EvalSetup>(256, SCRIPT_CACHE_BYTES / 2, approxBytes, true);
+const setupCache = new Lru<EvalSetup>(256, SCRIPT_CACHE_BYTES / 8, approxBytes, true);
 
 /** A loaded evalscript; see ../index.ts for the Sentinel Hub behaviour of each call. */
 export interface EvalscriptRuntime {

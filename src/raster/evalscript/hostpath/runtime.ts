@@ -6,7 +6,7 @@
  * call other than evaluate / evaluateRows when setup() is not a literal.
  */
 import { approxBytes, Lru } from "../../lru";
-import { PROGRAM_CACHE_BYTES } from "../../memory";
+import { SCRIPT_CACHE_BYTES } from "../../memory";
 import { compileProgram, literalSetup } from "./compile";
 import { runProgram, type OutputTarget, type ProgramInput } from "./interpret";
 import { NotPure, type Program } from "./program";
@@ -22,8 +22,8 @@ const programBytes = (p: Program | string): number =>
   typeof p === "string" ? 2 * p.length : 64 * p.ops.length + 16 * p.consts.length + p.ramps.reduce((n, t) => n + 32 * t.values.length, 0) + 256;
 
 /** Per script hash: its literal setup() (null: the sandbox runs setup), its program or why it has none. */
-const literals = new Lru<{ setup: EvalSetup | null }>(256, PROGRAM_CACHE_BYTES / 4, approxBytes);
-const programs = new Lru<Program | string>(256, (3 * PROGRAM_CACHE_BYTES) / 4, programBytes);
+const literals = new Lru<{ setup: EvalSetup | null }>(256, SCRIPT_CACHE_BYTES / 8, approxBytes);
+const programs = new Lru<Program | string>(256, SCRIPT_CACHE_BYTES / 4, programBytes);
 
 /** Characters of the JSON of setup()'s value (sandbox/limits SANDBOX_LIMITS.setupChars: larger ones the sandbox refuses). */
 const SETUP_CHARS = 1024 * 1024;
