@@ -6,7 +6,7 @@
  * then AUTO as the Uint8ClampedArray store of value x 255, the integer types as min(max(floor(v + 0.5))).
  * Memory: the program's registers (at most PROGRAM_LIMITS.regs x BLOCK x 8 bytes = 4 MiB) plus the outputs.
  */
-import { OP, rampComponent, rampIndex, type Program } from "./program";
+import { OP, rampIndex, type Program } from "./program";
 import { MATH1_KERNELS, MATH2_KERNELS } from "./mathkernels";
 import type { Kernel } from "./kernel";
 import type { SampleArray } from "../sampletype";
@@ -50,13 +50,33 @@ const KERNELS: Record<number, Kernel> = {
   },
   [OP.ISNAN]: (d, a, _b, _c, n) => { for (let i = 0; i < n; i++) d[i] = Number.isNaN(a[i]) ? 1 : 0; },
   [OP.ISFINITE]: (d, a, _b, _c, n) => { for (let i = 0; i < n; i++) d[i] = Number.isFinite(a[i]) ? 1 : 0; },
+  // rampIndex and rampComponent of ./program.ts written out with the table in locals (the same comparisons and
+  // arithmetic): called per pixel, the calls cost more than the search
   [OP.RAMPI]: (d, a, _b, _c, n, k, ramps) => {
-    const t = ramps[k]!;
-    for (let i = 0; i < n; i++) d[i] = rampIndex(t, a[i]!);
+    const t = ramps[k]!, v = t.values, m = v.length, v0 = v[0]!;
+    if (!t.sorted) {
+      for (let i = 0; i < n; i++) d[i] = rampIndex(t, a[i]!);
+      return;
+    }
+    for (let i = 0; i < n; i++) {
+      const x = a[i]!;
+      // sorted values: the first i >= 1 with x <= v[i] is 1 + the count of v[1..] below x (no branch to mispredict)
+      let s = 1;
+      for (let j = 1; j < m; j++) s += v[j]! < x ? 1 : 0;
+      d[i] = x > v0 ? s : 0;
+    }
   },
   [OP.RAMPC]: (d, a, b, _c, n, k, ramps) => {
-    const t = ramps[k >> 2]!, j = k & 3;
-    for (let i = 0; i < n; i++) d[i] = rampComponent(t, a[i]!, b[i]!, j);
+    const t = ramps[k >> 2]!, v = t.values, c = t.colors[k & 3]!, m = v.length, first = c[0]!, last = c[m - 1]!;
+    for (let i = 0; i < n; i++) {
+      const s = b[i]!;
+      if (s === 0) d[i] = first;
+      else if (s === m) d[i] = last;
+      else {
+        const lo = c[s - 1]!, hi = c[s]!, f = (a[i]! - v[s - 1]!) / (v[s]! - v[s - 1]!);
+        d[i] = lo + (hi - lo) * f;
+      }
+    }
   },
 };
 
