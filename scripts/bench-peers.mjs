@@ -30,6 +30,19 @@ function peers(n) {
   return JSON.parse(execFileSync("/usr/bin/python3", ["scripts/bench_peers.py", RKH_BBOX.join(","), String(n), SIZES.join(",")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }));
 }
 
+/**
+ * scenario() again once when its first fetch meets a socket the server closed while the peers ran (undici reuses
+ * an idle keep-alive connection that wrangler dev has dropped: "other side closed").
+ */
+async function ours(base, token, n, name, body) {
+  try {
+    return await scenario(base, token, n, name, body);
+  } catch (e) {
+    if (e?.cause?.code !== "UND_ERR_SOCKET") throw e;
+    return scenario(base, token, n, name, body);
+  }
+}
+
 async function main() {
   prepareState(STATE);
   const server = await startServer({ stateDir: STATE, port: PORT });
@@ -40,9 +53,9 @@ async function main() {
     const rounds = [];
     for (let k = 0; k < ROUNDS; k++) {
       const peer = peers(n);
-      const ours = {};
-      for (const size of SIZES) for (const [row, script] of Object.entries(SCRIPTS)) ours[`${row} ${size}`] = (await scenario(server.base, token, n, `${row} ${size}`, processBody(script, size, size, "image/png"))).p50;
-      rounds.push({ peer, ours, floor: await floorP50(floor.base, 50) });
+      const mine = {};
+      for (const size of SIZES) for (const [row, script] of Object.entries(SCRIPTS)) mine[`${row} ${size}`] = (await ours(server.base, token, n, `${row} ${size}`, processBody(script, size, size, "image/png"))).p50;
+      rounds.push({ peer, ours: mine, floor: await floorP50(floor.base, 50) });
     }
     console.log(`\nPeers, PNG over 29RKH in EPSG:4326 (p50 ms of ${n} warm runs per round, ${ROUNDS} rounds in turn, median round per row; machine state as it was)`);
     console.log("row | size | EO Edge | net of floor | GDAL | MapServer | EO Edge / GDAL | EO Edge / MapServer | no slower than either");
