@@ -12,9 +12,26 @@ import * as SunCalc from "suncalc";
 import type { StacItem } from "../storage/items";
 import type { BandDef, DataCollection } from "./collections";
 
-/** Offset added to Sentinel-2 DN before scaling, from the item's processing baseline. */
+/**
+ * The DN offset an upstream item's `raster:bands` declare for its reflectance bands (offset / scale of the red
+ * band's asset, e.g. -0.1 / 0.0001 = -1000), or undefined when they declare none or a zero offset.
+ */
+function rasterBandsOffset(item: StacItem): number | undefined {
+  const red = Object.values(item.assets).find((a) => a["eo:bands"]?.[0]?.name === "B04");
+  const rb = (red?.["raster:bands"] as { offset?: unknown; scale?: unknown }[] | undefined)?.[0];
+  if (typeof rb?.offset !== "number" || typeof rb.scale !== "number" || rb.offset === 0 || !(rb.scale > 0)) return undefined;
+  return Math.round(rb.offset / rb.scale);
+}
+
+/**
+ * Offset added to Sentinel-2 DN before scaling: what the item's `raster:bands` declare (offset / scale, Earth
+ * Search and STAC raster extension), else 0 when `earthsearch:boa_offset_applied` says the files already hold
+ * harmonized values, else -1000 from processing baseline 04.00 on (ESA), else 0.
+ */
 export function s2Offset(item: StacItem): number {
   const p = item.properties;
+  const declared = rasterBandsOffset(item);
+  if (declared !== undefined) return declared;
   if (p["earthsearch:boa_offset_applied"] === true) return 0;
   const baseline = Number.parseFloat(String(p["s2:processing_baseline"] ?? "0"));
   return baseline >= 4 ? -1000 : 0;

@@ -24,6 +24,7 @@ import { readScene, type ReadOptions } from "./read";
 import { findScenes, sceneQueryFor, type Scene } from "./scenes";
 import type { DataSourceRequest } from "./input";
 import { checkSampleValues, mosaicScenes, orbitGroups, tileGroups, type SceneGroup } from "./mosaic";
+import { checkSubrequests, subrequestLimit } from "./subrequests";
 
 /** Scenes considered at most per request (SIMPLE stops early once every pixel has data). */
 export const MAX_SCENES = 100;
@@ -95,9 +96,12 @@ interface Grouped {
 /** Scene search of one source over the plan's area within the source's window, in its mosaicking order. */
 async function findSource(env: Env, source: PlannedSource, plan: Plan): Promise<Found> {
   const { from, to } = source.window;
-  const scenes = await findScenes(env, sceneQueryFor(source, plan.lonLatBbox, from, to, MAX_SCENES));
+  const scenes = await findScenes(env, source, sceneQueryFor(source, plan.lonLatBbox, from, to, MAX_SCENES));
   return { source, scenes, range: { from: new Date(from).toISOString(), to: new Date(to).toISOString() } };
 }
+
+/** The bands a source reads from files: its file bands, a derived band's source instead of the band. */
+const derivedSources = (s: PlannedSource): string[] => [...new Set(s.fileBands.map((b) => s.collection.bands.get(b)?.from ?? b))];
 
 /** SIMPLE: one group of all scenes (pseudo-scene = the first); none for a fusion source without scenes. */
 function simpleGroups(f: Found): SceneGroup[] {
@@ -166,6 +170,9 @@ export async function evaluatePlan(env: Env, script: PreparedScript, plan: Plan,
   const grouped = await sceneGroups(script, await Promise.all(sources.map((s) => findSource(env, s, plan))));
   const t1 = Date.now();
   const { width, height } = plan.grid;
+  const strips = width * height <= STRIP_PIXELS ? 1 : Math.ceil(height / Math.max(1, Math.ceil(STRIP_TARGET / width)));
+  const read = grouped.map((g) => ({ scenes: g.groups.flatMap((x) => x.scenes), bands: derivedSources(g.source) }));
+  checkSubrequests(read, strips, subrequestLimit(env as { MAX_SUBREQUESTS?: string }));
   const cacheIndex = width * height <= CACHED_MAP_PIXELS;
   const samplesFor = (p: Plan) => samplesOf(env, grouped, p, cacheIndex);
   const range = grouped[0]!.range;

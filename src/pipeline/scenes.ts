@@ -3,15 +3,29 @@
  * a query of the items backend (src/storage/backend.ts; the D1 search is src/storage/scenes.ts).
  */
 import type { Env } from "../env";
-import { itemsBackend, type MosaickingOrder, type Scene, type SceneQuery } from "../storage/backend";
+import { findScenes as storeScenes, type ArchiveOptions } from "../archive";
+import type { MosaickingOrder, Scene, SceneQuery } from "../storage/backend";
 import type { DataCollection } from "./collections";
 import type { DataSourceRequest } from "./input";
 
 export type { MosaickingOrder, Scene, SceneQuery };
 
-/** Runs a scene search on the items backend: at most `q.limit` scenes in mosaicking order. */
-export function findScenes(env: Pick<Env, "DB">, q: SceneQuery): Promise<Scene[]> {
-  return itemsBackend(env).scenes(q);
+/**
+ * Runs the scene search `q` of a data source: at most `q.limit` scenes in mosaicking order, from the local store or,
+ * for a built-in an upstream archive serves and nothing local matches, from the archive (src/archive).
+ * @throws UpstreamError (502 / 503) when the archive fails; EngineError invalid-argument for options it cannot serve.
+ */
+export function findScenes(env: Env, source: { request: DataSourceRequest; collection: DataCollection }, q: SceneQuery): Promise<Scene[]> {
+  return storeScenes(env, source.collection, q, archiveOptions(source.request));
+}
+
+/** The request options that choose an archive's upstream collection: dataFilter.demInstance, processing.backCoeff. */
+export function archiveOptions(request: DataSourceRequest): ArchiveOptions {
+  const pick = (o: unknown, k: string) => {
+    const v = (o as Record<string, unknown> | undefined)?.[k];
+    return typeof v === "string" ? v : undefined;
+  };
+  return { demInstance: pick(request.dataFilter, "demInstance"), backCoeff: pick(request.processing, "backCoeff") };
 }
 
 /**

@@ -65,7 +65,7 @@ export interface StatisticsResult {
  * (ms, inclusive), at most `limit` per source; `complete` is false when a source hit the limit.
  */
 async function sceneTimes(env: Env, plan: Plan, from: number, to: number, limit: number): Promise<{ times: number[]; complete: boolean }> {
-  const found = await Promise.all(plan.sources.map((s) => findScenes(env, sceneQueryFor(s, plan.lonLatBbox, from, to, limit, "leastRecent"))));
+  const found = await Promise.all(plan.sources.map((s) => findScenes(env, s, sceneQueryFor(s, plan.lonLatBbox, from, to, limit, "leastRecent"))));
   return { times: found.flatMap((f) => f.map((s) => s.time)), complete: found.every((f) => f.length < limit) };
 }
 

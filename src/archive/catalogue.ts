@@ -1,0 +1,102 @@
+/**
+ * Which built-in collection comes from which upstream collection of each archive, and how an upstream item's assets
+ * are named in Sentinel Hub's terms (the band names evalscripts use). Sources: Earth Search v1 collections
+ * (earth-search.aws.element84.com/v1/collections), the Planetary Computer's catalog
+ * (planetarycomputer.microsoft.com/catalog), Sentinel Hub's data documentation (docs.sentinel-hub.com/api/latest/data/:
+ * sentinel-2-l2a, dem, landsat-8-l2, sentinel-1-grd).
+ */
+import { EngineError } from "../raster/errors";
+import type { ArchiveConfig, ArchiveKind } from "./config";
+
+/** Request options that choose the upstream collection (dataFilter.demInstance, processing.backCoeff). */
+export interface ArchiveOptions {
+  demInstance?: string;
+  backCoeff?: string;
+}
+
+/** One built-in collection as an archive serves it. */
+export interface ArchiveCollection {
+  /** The built-in's id (registry type id, catalog collection id). */
+  id: string;
+  /** The upstream collection for a request's options. @throws EngineError invalid-argument for options it cannot serve. */
+  upstream(options: ArchiveOptions): string;
+  /** Every upstream collection it may search (catalog searches). */
+  searched: string[];
+  /** Sentinel Hub band name -> upstream asset key. */
+  bands: Record<string, string>;
+  /** True when its assets live in a requester-pays bucket (offered only with the operator's AWS keys). */
+  requesterPays: boolean;
+  /** Extra STAC `query` terms every search carries (e.g. the Landsat 8-9 platforms). */
+  query?: Record<string, Record<string, unknown>>;
+}
+
+/** Sentinel-2 L2A: Sentinel Hub band -> Earth Search v1 asset key (common names; PC uses the band names as keys). */
+const S2_EARTH_SEARCH: Record<string, string> = {
+  B01: "coastal", B02: "blue", B03: "green", B04: "red", B05: "rededge1", B06: "rededge2", B07: "rededge3", B08: "nir",
+  B8A: "nir08", B09: "nir09", B11: "swir16", B12: "swir22", SCL: "scl", AOT: "aot", WVP: "wvp",
+};
+const S2_PC = Object.fromEntries(Object.keys(S2_EARTH_SEARCH).map((b) => [b, b]));
+
+/** Landsat Collection 2 Level-2 (both archives use the same asset keys) -> Sentinel Hub's landsat-ot-l2 band names. */
+const LANDSAT_L2: Record<string, string> = {
+  B01: "coastal", B02: "blue", B03: "green", B04: "red", B05: "nir08", B06: "swir16", B07: "swir22", B10: "lwir11",
+  BQA: "qa_pixel", QA_RADSAT: "qa_radsat", SR_QA_AEROSOL: "qa_aerosol", ST_QA: "qa", ST_TRAD: "trad", ST_URAD: "urad",
+  ST_DRAD: "drad", ST_ATRAN: "atran", ST_EMIS: "emis", ST_EMSD: "emsd", ST_CDIST: "cdist",
+};
+
+const DEM_INSTANCES: Record<string, string> = { COPERNICUS_30: "cop-dem-glo-30", COPERNICUS_90: "cop-dem-glo-90" };
+
+/** dataFilter.demInstance -> cop-dem-glo-30 / -90 (default COPERNICUS_30 where Sentinel Hub defaults to MAPZEN). */
+function demUpstream(o: ArchiveOptions): string {
+  const instance = o.demInstance ?? "COPERNICUS_30";
+  const id = DEM_INSTANCES[instance];
+  if (!id) throw new EngineError("invalid-argument", `demInstance '${instance}' is not available from the archive; supported: ${Object.keys(DEM_INSTANCES).join(", ")}.`);
+  return id;
+}
+
+const dem: ArchiveCollection = { id: "dem", upstream: demUpstream, searched: ["cop-dem-glo-30"], bands: { DEM: "data" }, requesterPays: false };
+const LANDSAT_QUERY = { platform: { in: ["landsat-8", "landsat-9"] } };
+
+/**
+ * Sentinel-1 GRD: without `backCoeff` the GRD amplitudes as stored; `backCoeff` needs calibrated data upstream:
+ * the Planetary Computer's sentinel-1-rtc (gamma0, radiometrically terrain corrected: Sentinel Hub's GAMMA0_TERRAIN).
+ */
+function s1Upstream(archive: ArchiveKind): (o: ArchiveOptions) => string {
+  return (o) => {
+    if (o.backCoeff === undefined) return "sentinel-1-grd";
+    if (archive === "planetary-computer" && o.backCoeff === "GAMMA0_TERRAIN") return "sentinel-1-rtc";
+    const supported = archive === "planetary-computer" ? "GAMMA0_TERRAIN (Planetary Computer sentinel-1-rtc), or no backCoeff for the GRD amplitudes" : "none: the archive holds uncalibrated GRD amplitudes only (omit backCoeff, or use EO_EDGE_ARCHIVE=planetary-computer for GAMMA0_TERRAIN)";
+    throw new EngineError("invalid-argument", `backCoeff '${o.backCoeff}' is not available for sentinel-1-grd from the ${archive} archive; supported: ${supported}.`);
+  };
+}
+
+const CATALOGUE: Record<ArchiveKind, ArchiveCollection[]> = {
+  "earth-search": [
+    { id: "sentinel-2-l2a", upstream: () => "sentinel-2-l2a", searched: ["sentinel-2-l2a"], bands: S2_EARTH_SEARCH, requesterPays: false },
+    dem,
+    { id: "landsat-ot-l2", upstream: () => "landsat-c2-l2", searched: ["landsat-c2-l2"], bands: LANDSAT_L2, requesterPays: true, query: LANDSAT_QUERY },
+    { id: "sentinel-1-grd", upstream: s1Upstream("earth-search"), searched: ["sentinel-1-grd"], bands: { VV: "vv", VH: "vh" }, requesterPays: true },
+  ],
+  "planetary-computer": [
+    { id: "sentinel-2-l2a", upstream: () => "sentinel-2-l2a", searched: ["sentinel-2-l2a"], bands: S2_PC, requesterPays: false },
+    dem,
+    { id: "landsat-ot-l2", upstream: () => "landsat-c2-l2", searched: ["landsat-c2-l2"], bands: LANDSAT_L2, requesterPays: false, query: LANDSAT_QUERY },
+    { id: "sentinel-1-grd", upstream: s1Upstream("planetary-computer"), searched: ["sentinel-1-grd"], bands: { VV: "vv", VH: "vh" }, requesterPays: false },
+  ],
+};
+
+/**
+ * The archive collection serving built-in `id` under `config`, or undefined when the archive does not offer it
+ * (no archive, not in the catalogue, or requester-pays without the operator's AWS keys).
+ */
+export function archiveCollection(config: ArchiveConfig | null, id: string): ArchiveCollection | undefined {
+  if (!config) return undefined;
+  const c = CATALOGUE[config.kind].find((x) => x.id === id);
+  return c && (!c.requesterPays || config.aws) ? c : undefined;
+}
+
+/** The built-in ids the archive offers under `config`. */
+export function offeredCollections(config: ArchiveConfig | null): string[] {
+  if (!config) return [];
+  return CATALOGUE[config.kind].filter((c) => !c.requesterPays || config.aws).map((c) => c.id);
+}
