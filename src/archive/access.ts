@@ -66,7 +66,7 @@ export async function sasToken(config: ArchiveConfig, collection: string, fresh 
   const hit = sasTokens.get(url);
   const now = Date.now();
   if (hit && !fresh && now < hit.useUntil) return hit.token;
-  const response = await upstreamFetch({ archive: config.name, request: () => new Request(url, { headers: { accept: "application/json" } }) });
+  const response = await upstreamFetch({ archive: config.name, retry: config.retry, request: () => new Request(url, { headers: { accept: "application/json" } }) });
   const body = (await response.json().catch(() => null)) as { token?: unknown; "msft:expiry"?: unknown } | null;
   const expiry = Date.parse(String(body?.["msft:expiry"] ?? ""));
   if (typeof body?.token !== "string" || !Number.isFinite(expiry)) {

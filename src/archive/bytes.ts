@@ -14,7 +14,7 @@ import { Lru } from "../raster/lru";
 import { coalesce, PREFIX_BYTES } from "../storage/ranged";
 import type { AssetAccess } from "./access";
 import { redact, UpstreamError } from "./errors";
-import { pooled, upstreamFetch, upstreamStats } from "./fetch";
+import { pooled, upstreamFetch, upstreamStats, type RetryPolicy } from "./fetch";
 
 /** Ranges closer than this are read with one request (one round trip beats a few KiB of extra bytes upstream). */
 export const COALESCE_GAP = 64 * 1024;
@@ -44,6 +44,7 @@ export interface UpstreamSource extends ByteSource {
 /** Options of openUpstream. */
 export interface UpstreamReadOptions {
   archive: string;
+  retry: RetryPolicy;
   /** R2 read-through cache of ranges (ARCHIVE_CACHE), or undefined. */
   blockCache?: R2Bucket;
 }
@@ -84,6 +85,7 @@ async function openMeta(access: AssetAccess, o: UpstreamReadOptions): Promise<Op
   }
   const response = await upstreamFetch({
     archive: o.archive,
+    retry: o.retry,
     request: () => access.request("GET", { range: `bytes=0-${PREFIX_BYTES - 1}` }),
     refresh: access.refresh,
     accept: [404, 416],
@@ -110,7 +112,7 @@ async function openMeta(access: AssetAccess, o: UpstreamReadOptions): Promise<Op
 
 /** One ranged GET of [offset, offset + length), checked against `etag` and the length. */
 async function getSpan(access: AssetAccess, o: UpstreamReadOptions, etag: string, offset: number, length: number): Promise<ArrayBuffer> {
-  const response = await upstreamFetch({ archive: o.archive, request: () => access.request("GET", { range: `bytes=${offset}-${offset + length - 1}` }), refresh: access.refresh });
+  const response = await upstreamFetch({ archive: o.archive, retry: o.retry, request: () => access.request("GET", { range: `bytes=${offset}-${offset + length - 1}` }), refresh: access.refresh });
   const got = response.headers.get("etag") ?? "";
   if (etag && got && got !== etag) {
     await response.body?.cancel();

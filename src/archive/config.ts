@@ -7,10 +7,12 @@
  * - `ARCHIVE_STAC_URL`: the STAC API root (default: the real API of `earth-search` / `planetary-computer`);
  * - `ARCHIVE_URL_MAP`: JSON `{ "<asset URL prefix>": "<replacement prefix>" }` applied to every asset href before
  *   it is read (the longest matching prefix wins), so a twin or a mirror can stand in for the buckets;
+ * - `ARCHIVE_TIMEOUT_MS`: how long one upstream attempt may take (default 10000; three attempts with backoff);
  * - `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` (secrets): the operator's keys for requester-pays buckets; without
  *   them the collections stored there are not offered.
  */
 import { EngineError } from "../raster/errors";
+import { DEFAULT_RETRY, type RetryPolicy } from "./fetch";
 
 /** The archive adapters: which STAC API flavour and asset access rules apply. */
 export type ArchiveKind = "earth-search" | "planetary-computer";
@@ -20,6 +22,7 @@ export interface ArchiveEnv {
   EO_EDGE_ARCHIVE?: string;
   ARCHIVE_STAC_URL?: string;
   ARCHIVE_URL_MAP?: string;
+  ARCHIVE_TIMEOUT_MS?: string;
   AWS_ACCESS_KEY_ID?: string;
   AWS_SECRET_ACCESS_KEY?: string;
   /** Optional R2 bucket: a read-through cache of upstream COG blocks. */
@@ -38,6 +41,8 @@ export interface ArchiveConfig {
   urlMap: [string, string][];
   /** The operator's AWS keys for requester-pays buckets, or null. */
   aws: { accessKeyId: string; secretAccessKey: string } | null;
+  /** Retry policy of every upstream request (./fetch.ts). */
+  retry: RetryPolicy;
 }
 
 /** Real STAC API roots of the adapters. */
@@ -77,7 +82,7 @@ const memo = new Map<string, ArchiveConfig | null>();
  */
 export function archiveConfig(env: ArchiveEnv): ArchiveConfig | null {
   const name = (env.EO_EDGE_ARCHIVE ?? "").trim();
-  const key = JSON.stringify([name, env.ARCHIVE_STAC_URL ?? "", env.ARCHIVE_URL_MAP ?? "", env.AWS_ACCESS_KEY_ID ?? "", env.AWS_SECRET_ACCESS_KEY ?? ""]);
+  const key = JSON.stringify([name, env.ARCHIVE_STAC_URL ?? "", env.ARCHIVE_URL_MAP ?? "", env.ARCHIVE_TIMEOUT_MS ?? "", env.AWS_ACCESS_KEY_ID ?? "", env.AWS_SECRET_ACCESS_KEY ?? ""]);
   if (memo.has(key)) return memo.get(key)!;
   let config: ArchiveConfig | null = null;
   if (name) {
@@ -85,7 +90,9 @@ export function archiveConfig(env: ArchiveEnv): ArchiveConfig | null {
     if (!kind) throw new EngineError("unsupported", `EO_EDGE_ARCHIVE '${name}' is not an archive this service knows; use twin, earth-search or planetary-computer.`);
     const stacUrl = (env.ARCHIVE_STAC_URL?.trim() || DEFAULT_STAC_URLS[kind]).replace(/\/+$/, "");
     const aws = env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY } : null;
-    config = { kind, name, stacUrl, urlMap: parseUrlMap(env.ARCHIVE_URL_MAP), aws };
+    const timeout = Number(env.ARCHIVE_TIMEOUT_MS);
+    const retry = { ...DEFAULT_RETRY, ...(Number.isInteger(timeout) && timeout > 0 ? { timeoutMs: timeout } : {}) };
+    config = { kind, name, stacUrl, urlMap: parseUrlMap(env.ARCHIVE_URL_MAP), aws, retry };
   }
   if (memo.size > 16) memo.clear();
   memo.set(key, config);

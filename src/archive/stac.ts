@@ -71,6 +71,7 @@ export async function searchPage(config: ArchiveConfig, search: UpstreamSearch, 
   const body = JSON.stringify({ ...search, ...(next ? resume(next) : {}) });
   const response = await upstreamFetch({
     archive: config.name,
+    retry: config.retry,
     request: () => new Request(`${config.stacUrl}/search`, { method: "POST", headers: { "content-type": "application/json", accept: "application/geo+json" }, body }),
   });
   const page = (await response.json().catch(() => null)) as { type?: string; features?: unknown; links?: unknown; numberMatched?: unknown; context?: { matched?: unknown } } | null;
@@ -83,7 +84,7 @@ export async function searchPage(config: ArchiveConfig, search: UpstreamSearch, 
 /** One item of an upstream collection, or null (404). @throws UpstreamError as searchPage. */
 export async function getItem(config: ArchiveConfig, collection: string, id: string): Promise<StacItem | null> {
   const url = `${config.stacUrl}/collections/${encodeURIComponent(collection)}/items/${encodeURIComponent(id)}`;
-  const response = await upstreamFetch({ archive: config.name, request: () => new Request(url, { headers: { accept: "application/geo+json" } }), accept: [404] });
+  const response = await upstreamFetch({ archive: config.name, retry: config.retry, request: () => new Request(url, { headers: { accept: "application/geo+json" } }), accept: [404] });
   if (response.status === 404) {
     await response.body?.cancel();
     return null;

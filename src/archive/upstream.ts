@@ -84,5 +84,5 @@ export async function upstreamScenes(config: ArchiveConfig, c: ArchiveCollection
  */
 export function openUpstreamAsset(config: ArchiveConfig, c: ArchiveCollection, item: StacItem, href: string, blockCache?: R2Bucket): Promise<ByteSource | null> {
   const access = assetAccess(config, href, upstreamCollectionOf(item) ?? c.upstream({}));
-  return openUpstream(access, { archive: config.name, blockCache });
+  return openUpstream(access, { archive: config.name, retry: config.retry, blockCache });
 }
