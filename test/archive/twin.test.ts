@@ -75,8 +75,12 @@ describe("objects", () => {
     expect(await failed.text()).toContain("<Code>SlowDown</Code>");
     expect((await fetch(B04, { headers: { range: "bytes=0-99" } })).status).toBe(206);
     const stats = await hook("stats");
-    expect(stats).toMatchObject({ object: 3, stac: 0, bytes: 200 });
+    expect(stats).toMatchObject({ object: 3, bytes: 200 });
     expect((stats.objects as Record<string, number>)[`sentinel-cogs/${RKH}/B04.tif`]).toBe(3);
+    await hook("faults", { prefix: "/earth-search/v1/collections", status: "hang", count: 1 });
+    const hung = await Promise.race([fetch(`${ES}/collections`).then(() => "answered"), new Promise((r) => setTimeout(() => r("hung"), 300))]);
+    expect(hung).toBe("hung");
+    expect((await fetch(`${ES}/collections`)).status).toBe(200);
     const bad = await fetch(`${TWIN}/_twin/faults`, { method: "POST", body: JSON.stringify({ prefix: "/", status: 200 }) });
     expect(bad.status).toBe(400);
   });
@@ -120,6 +124,28 @@ describe("Earth Search v1 STAC API", () => {
     expect(await ids(`filter=${encodeURIComponent("\"s2:processing_baseline\" = '04.00'")}`)).toEqual([]);
   });
 
+  it("pages with stac-server's next links (GET href and POST body) through every item once", async () => {
+    const all = (await (await fetch(`${ES}/search?limit=100`)).json()) as { numberMatched: number; features: { id: string }[] };
+    expect(all.numberMatched).toBeGreaterThanOrEqual(5);
+    type Page = { features: { id: string }[]; links: { rel: string; href: string; method?: string; body?: Record<string, unknown> }[]; context: { returned: number } };
+    for (const method of ["GET", "POST"]) {
+      const seen: string[] = [];
+      const first = await (method === "GET" ? fetch(`${ES}/search?limit=2`) : fetch(`${ES}/search`, { method, body: JSON.stringify({ limit: 2 }) }));
+      let page = (await first.json()) as Page;
+      for (;;) {
+        expect(page.context.returned).toBe(page.features.length);
+        seen.push(...page.features.map((f) => f.id));
+        const next = page.links.find((l) => l.rel === "next");
+        if (!next) break;
+        expect(next.method).toBe(method);
+        if (method === "POST") expect(next.body).toMatchObject({ limit: 2, next: expect.any(String) });
+        const r = await (method === "GET" ? fetch(next.href) : fetch(next.href, { method, body: JSON.stringify(next.body) }));
+        page = (await r.json()) as Page;
+      }
+      expect(seen, method).toEqual(all.features.map((f) => f.id));
+    }
+  });
+
   it("answers bad parameters with 400 in stac-server's shape", async () => {
     for (const q of ["limit=0", "bbox=1,2,3", "datetime=yesterday", "intersects=%7B", "next=nope"]) {
       const r = await fetch(`${ES}/search?${q}`);
@@ -138,6 +164,38 @@ describe("Planetary Computer", () => {
     expect(new URLSearchParams(sas.token).get("sig")).toBeTruthy();
     expect((await fetch(`${TWIN}/planetary-computer/api/sas/v1/token/no-such-collection`)).status).toBe(404);
     expect(await hook("stats")).toMatchObject({ token: 2 });
+  });
+
+  it("pages with pgstac tokens and serves Landsat with its real asset layout", async () => {
+    const r = await fetch(`${PC}/search`, { method: "POST", body: JSON.stringify({ collections: ["landsat-c2-l2", "cop-dem-glo-30", "sentinel-1-grd"], limit: 1 }) });
+    const page = (await r.json()) as { features: { id: string; assets: Record<string, { href: string }> }[]; links: { rel: string; body?: { token?: string } }[] };
+    expect(page.features).toHaveLength(1);
+    const token = page.links.find((l) => l.rel === "next")?.body?.token;
+    expect(token).toMatch(/^next:[a-z0-9-]+:.+$/);
+    const next = (await (await fetch(`${PC}/search`, { method: "POST", body: JSON.stringify({ collections: ["landsat-c2-l2", "cop-dem-glo-30", "sentinel-1-grd"], limit: 1, token }) })).json()) as typeof page;
+    expect(next.features[0]!.id).not.toBe(page.features[0]!.id);
+    const landsat = (await (await fetch(`${PC}/collections/landsat-c2-l2/items/LC08_L2SP_001062_20201031_02_T2`)).json()) as typeof page.features[0];
+    expect(landsat.assets.red!.href).toBe("https://landsateuwest.blob.core.windows.net/landsat-c2/level-2/standard/oli-tirs/2020/001/062/LC08_L2SP_001062_20201031_20201106_02_T2/LC08_L2SP_001062_20201031_20201106_02_T2_SR_B4.TIF");
+  });
+
+  it("reads blobs only with an unexpired SAS of their container, as Azure answers", async () => {
+    const blob = `${TWIN}/objects/elevationeuwest.blob.core.windows.net/copernicus-dem/COP90_hh/Copernicus_DSM_COG_30_S90_00_W164_00_DEM.tif`;
+    const anonymous = await fetch(blob, { headers: { range: "bytes=0-7" } });
+    expect(anonymous.status).toBe(409);
+    expect(await anonymous.text()).toContain("PublicAccessNotPermitted");
+    const { token } = (await (await fetch(`${TWIN}/planetary-computer/api/sas/v1/token/cop-dem-glo-90`)).json()) as { token: string };
+    const ok = await fetch(`${blob}?${token}`, { headers: { range: "bytes=0-7" } });
+    expect(ok.status).toBe(206);
+    const file = await sample("archive/copernicus-dem-90m/Copernicus_DSM_COG_30_S90_00_W164_00_DEM/Copernicus_DSM_COG_30_S90_00_W164_00_DEM.tif");
+    expect(new Uint8Array(await ok.arrayBuffer())).toEqual(file.slice(0, 8));
+    const other = (await (await fetch(`${TWIN}/planetary-computer/api/sas/v1/token/landsat-c2-l2`)).json()) as { token: string };
+    const wrong = await fetch(`${blob}?${other.token}`);
+    expect(wrong.status).toBe(403);
+    expect(await wrong.text()).toContain("<Code>AuthenticationFailed</Code>");
+    await hook("faults", { status: "expire-tokens" });
+    const expired = await fetch(`${blob}?${token}`, { headers: { range: "bytes=0-7" } });
+    expect(expired.status).toBe(403);
+    expect(await expired.text()).toContain("Signature not valid in the specified time frame");
   });
 
   it("serves the pgstac landing page and 404s an unknown collection in its shape", async () => {

@@ -114,7 +114,9 @@ export class SasAuthority {
   check(account, container, searchParams) {
     const st = searchParams.get("st"), se = searchParams.get("se"), sig = searchParams.get("sig");
     const failed = (detail) => deny(403, "AuthenticationFailed", `Server failed to authenticate the request. Make sure the value of Authorization header is formed correctly including the signature.\n${detail}`);
-    if (!sig || !se || !st) return deny(403, "NoAuthenticationInformation", "Server failed to authenticate the request. Please refer to the information in the www-authenticate header.");
+    // the Planetary Computer's storage accounts refuse anonymous reads with 409 (measured on landsateuwest)
+    if (!sig && !se) return deny(409, "PublicAccessNotPermitted", "Public access is not permitted on this storage account.");
+    if (!sig || !se || !st) return failed("Signature fields not well formed.");
     const expected = this.#sign(account, container, st, se);
     if (expected.length !== sig.length || !timingSafeEqual(Buffer.from(expected), Buffer.from(sig))) return failed("Signature did not match.");
     const now = Date.now(), expiry = Date.parse(se);
