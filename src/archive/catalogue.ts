@@ -26,6 +26,8 @@ export interface ArchiveCollection {
   bands: Record<string, string>;
   /** True when its assets live in a requester-pays bucket (offered only with the operator's AWS keys). */
   requesterPays: boolean;
+  /** True when items carry no acquisition time that matters (a DEM): scene searches ignore the time window. */
+  timeless?: boolean;
   /** Extra STAC `query` terms every search carries (e.g. the Landsat 8-9 platforms). */
   query?: Record<string, Record<string, unknown>>;
 }
@@ -44,9 +46,12 @@ const LANDSAT_L2: Record<string, string> = {
   ST_DRAD: "drad", ST_ATRAN: "atran", ST_EMIS: "emis", ST_EMSD: "emsd", ST_CDIST: "cdist",
 };
 
-const DEM_INSTANCES: Record<string, string> = { COPERNICUS_30: "cop-dem-glo-30", COPERNICUS_90: "cop-dem-glo-90" };
+const DEM_INSTANCES: Record<string, string> = { COPERNICUS: "cop-dem-glo-30", COPERNICUS_30: "cop-dem-glo-30", COPERNICUS_90: "cop-dem-glo-90" };
 
-/** dataFilter.demInstance -> cop-dem-glo-30 / -90 (default COPERNICUS_30 where Sentinel Hub defaults to MAPZEN). */
+/**
+ * dataFilter.demInstance -> cop-dem-glo-30 / -90. Sentinel Hub's default, MAPZEN, is not in the open archives:
+ * without demInstance the Copernicus GLO-30 DEM is read; MAPZEN asked for by name is a 400.
+ */
 function demUpstream(o: ArchiveOptions): string {
   const instance = o.demInstance ?? "COPERNICUS_30";
   const id = DEM_INSTANCES[instance];
@@ -54,7 +59,7 @@ function demUpstream(o: ArchiveOptions): string {
   return id;
 }
 
-const dem: ArchiveCollection = { id: "dem", upstream: demUpstream, searched: ["cop-dem-glo-30"], bands: { DEM: "data" }, requesterPays: false };
+const dem: ArchiveCollection = { id: "dem", upstream: demUpstream, searched: ["cop-dem-glo-30"], bands: { DEM: "data" }, requesterPays: false, timeless: true };
 const LANDSAT_QUERY = { platform: { in: ["landsat-8", "landsat-9"] } };
 
 /**

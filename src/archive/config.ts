@@ -11,7 +11,6 @@
  * - `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` (secrets): the operator's keys for requester-pays buckets; without
  *   them the collections stored there are not offered.
  */
-import { EngineError } from "../raster/errors";
 import { DEFAULT_RETRY, type RetryPolicy } from "./fetch";
 
 /** The archive adapters: which STAC API flavour and asset access rules apply. */
@@ -78,7 +77,7 @@ const memo = new Map<string, ArchiveConfig | null>();
 
 /**
  * The archive of `env`, or null when EO_EDGE_ARCHIVE is unset or empty (memoized per isolate by the values).
- * @throws EngineError unsupported for an unknown EO_EDGE_ARCHIVE; Error for a malformed ARCHIVE_URL_MAP.
+ * @throws Error (the operator's configuration: a logged 500) for an unknown EO_EDGE_ARCHIVE or a malformed ARCHIVE_URL_MAP.
  */
 export function archiveConfig(env: ArchiveEnv): ArchiveConfig | null {
   const name = (env.EO_EDGE_ARCHIVE ?? "").trim();
@@ -87,7 +86,7 @@ export function archiveConfig(env: ArchiveEnv): ArchiveConfig | null {
   let config: ArchiveConfig | null = null;
   if (name) {
     const kind = KINDS[name];
-    if (!kind) throw new EngineError("unsupported", `EO_EDGE_ARCHIVE '${name}' is not an archive this service knows; use twin, earth-search or planetary-computer.`);
+    if (!kind) throw new Error(`EO_EDGE_ARCHIVE '${name}' is not an archive this service knows; use twin, earth-search or planetary-computer`);
     const stacUrl = (env.ARCHIVE_STAC_URL?.trim() || DEFAULT_STAC_URLS[kind]).replace(/\/+$/, "");
     const aws = env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY } : null;
     const timeout = Number(env.ARCHIVE_TIMEOUT_MS);

@@ -39,7 +39,7 @@ export function sceneSearch(q: SceneQuery, c: ArchiveCollection, options: Archiv
   return {
     collections: [c.upstream(options)],
     bbox: [...q.lonLatBbox],
-    datetime: `${iso(q.from)}/${iso(q.to)}`,
+    ...(c.timeless ? {} : { datetime: `${iso(q.from)}/${iso(q.to)}` }),
     limit: Math.min(100, Math.max(1, q.limit)),
     ...(Object.keys(query).length ? { query } : {}),
     sortby,

@@ -53,6 +53,8 @@ export function convertUnits(
   item: StacItem,
   harmonize: boolean,
 ): Float32Array {
+  const declared = c.optical ? undefined : declaredScaling(item, def.name, units);
+  if (declared) return scaleValues(dn, valid, declared.scale, declared.offset);
   const offset = c.optical && def.units.includes("REFLECTANCE") ? s2Offset(item) : 0;
   let scale = 1;
   if (units === "REFLECTANCE") scale = 1 / 10000;
@@ -70,6 +72,24 @@ export function convertUnits(
     if (clamp && v < 0) v = 0;
     dn[i] = v * scale;
   }
+  return dn;
+}
+
+/**
+ * Scale and offset of a non-Sentinel-2 band in REFLECTANCE or KELVIN, from its asset's `raster:bands` (STAC raster
+ * extension, as Earth Search and the Planetary Computer publish Landsat Collection 2 Level-2: 0.0000275 / -0.2 for
+ * surface reflectance, 0.00341802 / 149.0 for surface temperature); undefined for other units or without them.
+ */
+function declaredScaling(item: StacItem, band: string, units: string): { scale: number; offset: number } | undefined {
+  if (units !== "REFLECTANCE" && units !== "KELVIN") return undefined;
+  const rb = (item.assets[band]?.["raster:bands"] as { scale?: unknown; offset?: unknown }[] | undefined)?.[0];
+  if (typeof rb?.scale !== "number") return undefined;
+  return { scale: rb.scale, offset: typeof rb.offset === "number" ? rb.offset : 0 };
+}
+
+/** `dn * scale + offset` in place where `valid`, 0 elsewhere. */
+function scaleValues(dn: Float32Array, valid: Uint8Array, scale: number, offset: number): Float32Array {
+  for (let i = 0; i < dn.length; i++) dn[i] = valid[i] ? dn[i]! * scale + offset : 0;
   return dn;
 }
 
