@@ -20,6 +20,8 @@ export interface ArchiveCollection {
   id: string;
   /** The upstream collection for a request's options. @throws EngineError invalid-argument for options it cannot serve. */
   upstream(options: ArchiveOptions): string;
+  /** Checks options against the scenes found (called when there are some). @throws EngineError invalid-argument. */
+  check?(options: ArchiveOptions): void;
   /** Every upstream collection it may search (catalog searches). */
   searched: string[];
   /** Sentinel Hub band name -> upstream asset key. */
@@ -63,13 +65,18 @@ const dem: ArchiveCollection = { id: "dem", upstream: demUpstream, searched: ["c
 const LANDSAT_QUERY = { platform: { in: ["landsat-8", "landsat-9"] } };
 
 /**
- * Sentinel-1 GRD: without `backCoeff` the GRD amplitudes as stored; `backCoeff` needs calibrated data upstream:
- * the Planetary Computer's sentinel-1-rtc (gamma0, radiometrically terrain corrected: Sentinel Hub's GAMMA0_TERRAIN).
+ * Sentinel-1 GRD: without `backCoeff` the GRD amplitudes as stored; `backCoeff` needs calibrated data upstream: the
+ * Planetary Computer's sentinel-1-rtc (gamma0, radiometrically terrain corrected: Sentinel Hub's GAMMA0_TERRAIN).
+ * Another backCoeff is searched in the GRD collection and refused only when scenes are found (`check`), so that a
+ * search that finds nothing answers "no data" as the local store does.
  */
 function s1Upstream(archive: ArchiveKind): (o: ArchiveOptions) => string {
+  return (o) => (archive === "planetary-computer" && o.backCoeff === "GAMMA0_TERRAIN" ? "sentinel-1-rtc" : "sentinel-1-grd");
+}
+
+function s1Check(archive: ArchiveKind): (o: ArchiveOptions) => void {
   return (o) => {
-    if (o.backCoeff === undefined) return "sentinel-1-grd";
-    if (archive === "planetary-computer" && o.backCoeff === "GAMMA0_TERRAIN") return "sentinel-1-rtc";
+    if (o.backCoeff === undefined || (archive === "planetary-computer" && o.backCoeff === "GAMMA0_TERRAIN")) return;
     const supported = archive === "planetary-computer" ? "GAMMA0_TERRAIN (Planetary Computer sentinel-1-rtc), or no backCoeff for the GRD amplitudes" : "none: the archive holds uncalibrated GRD amplitudes only (omit backCoeff, or use EO_EDGE_ARCHIVE=planetary-computer for GAMMA0_TERRAIN)";
     throw new EngineError("invalid-argument", `backCoeff '${o.backCoeff}' is not available for sentinel-1-grd from the ${archive} archive; supported: ${supported}.`);
   };
@@ -80,13 +87,13 @@ const CATALOGUE: Record<ArchiveKind, ArchiveCollection[]> = {
     { id: "sentinel-2-l2a", upstream: () => "sentinel-2-l2a", searched: ["sentinel-2-l2a"], bands: S2_EARTH_SEARCH, requesterPays: false },
     dem,
     { id: "landsat-ot-l2", upstream: () => "landsat-c2-l2", searched: ["landsat-c2-l2"], bands: LANDSAT_L2, requesterPays: true, query: LANDSAT_QUERY },
-    { id: "sentinel-1-grd", upstream: s1Upstream("earth-search"), searched: ["sentinel-1-grd"], bands: { VV: "vv", VH: "vh" }, requesterPays: true },
+    { id: "sentinel-1-grd", upstream: s1Upstream("earth-search"), check: s1Check("earth-search"), searched: ["sentinel-1-grd"], bands: { VV: "vv", VH: "vh" }, requesterPays: true },
   ],
   "planetary-computer": [
     { id: "sentinel-2-l2a", upstream: () => "sentinel-2-l2a", searched: ["sentinel-2-l2a"], bands: S2_PC, requesterPays: false },
     dem,
     { id: "landsat-ot-l2", upstream: () => "landsat-c2-l2", searched: ["landsat-c2-l2"], bands: LANDSAT_L2, requesterPays: false, query: LANDSAT_QUERY },
-    { id: "sentinel-1-grd", upstream: s1Upstream("planetary-computer"), searched: ["sentinel-1-grd"], bands: { VV: "vv", VH: "vh" }, requesterPays: false },
+    { id: "sentinel-1-grd", upstream: s1Upstream("planetary-computer"), check: s1Check("planetary-computer"), searched: ["sentinel-1-grd"], bands: { VV: "vv", VH: "vh" }, requesterPays: false },
   ],
 };
 

@@ -59,7 +59,7 @@ export async function upstreamScenes(config: ArchiveConfig, c: ArchiveCollection
   const search = sceneSearch(q, c, options);
   const key = JSON.stringify([config.stacUrl, search, q.properties ?? null, q.limit]);
   const hit = searches.get(key);
-  if (hit && Date.now() - hit.at < SEARCH_TTL_MS) return hit.scenes;
+  if (hit && Date.now() - hit.at < SEARCH_TTL_MS) return checked(c, options, hit.scenes);
   const scenes: Scene[] = [];
   let next: string | undefined;
   for (let page = 0; page < MAX_SEARCH_PAGES && scenes.length < q.limit; page++) {
@@ -75,6 +75,12 @@ export async function upstreamScenes(config: ArchiveConfig, c: ArchiveCollection
     if (!next) break;
   }
   searches.set(key, { at: Date.now(), scenes });
+  return checked(c, options, scenes);
+}
+
+/** `scenes`, after the collection's option check when there are any. */
+function checked(c: ArchiveCollection, options: ArchiveOptions, scenes: Scene[]): Scene[] {
+  if (scenes.length > 0) c.check?.(options);
   return scenes;
 }
 
