@@ -76,6 +76,18 @@ export async function findScenes(env: StoreEnv & ArchiveEnv, c: StoredCollection
 }
 
 /**
+ * The acquisition times (ms, ascending) of a query, at most `q.limit`: the local store's (one query without the
+ * items), or the archive's scenes' when nothing local matches (as findScenes).
+ */
+export async function findSceneTimes(env: StoreEnv & ArchiveEnv, c: StoredCollection, q: SceneQuery, options: ArchiveOptions = {}): Promise<number[]> {
+  const local = await itemsBackend(env).sceneTimes(q);
+  const archive = c.kind === "builtin" && local.length === 0 ? archiveFor(env, c.id) : undefined;
+  if (!archive) return local;
+  const scenes = await upstreamStore(env, archive.config, archive.collection).scenes({ ...q, order: "leastRecent" }, options);
+  return scenes.map((s) => s.time).sort((a, b) => a - b);
+}
+
+/**
  * Opens asset `href` of `item` (of collection `c`): from the archive for an item it answered (one with a `via`
  * link to the upstream API, under a built-in the archive serves), else from the local store.
  * @throws UpstreamError, BucketAccessDenied, storage errors (see the stores).

@@ -3,19 +3,35 @@
  * a query of the items backend (src/storage/backend.ts; the D1 search is src/storage/scenes.ts).
  */
 import type { Env } from "../env";
-import { findScenes as storeScenes, type ArchiveOptions } from "../archive";
+import { findScenes as storeScenes, findSceneTimes as storeSceneTimes, type ArchiveOptions } from "../archive";
 import type { MosaickingOrder, Scene, SceneQuery } from "../storage/backend";
 import type { DataCollection } from "./collections";
 import type { DataSourceRequest } from "./input";
 
 export type { MosaickingOrder, Scene, SceneQuery };
 
+export { sortScenes } from "../storage/scenes";
+
+/** A data source as the scene search needs it: its request entry and resolved collection (see sources.ts). */
+export interface SearchedSource {
+  request: DataSourceRequest;
+  collection: DataCollection;
+}
+
 /**
- * Runs the scene search `q` of a data source: at most `q.limit` scenes in mosaicking order, from the local store or,
- * for a built-in an upstream archive serves and nothing local matches, from the archive (src/archive).
+ * The acquisition times (ms, ascending) of the scene search `q` of `source`, at most `q.limit`, without the items
+ * (one query of the local store; the archive's search when the local store has none, see findScenes).
+ */
+export function findSceneTimes(env: Env, source: SearchedSource, q: SceneQuery): Promise<number[]> {
+  return storeSceneTimes(env, source.collection, q, archiveOptions(source.request));
+}
+
+/**
+ * Runs the scene search `q` of `source`: at most `q.limit` scenes in mosaicking order, from the local store or, for
+ * a built-in an upstream archive serves and nothing local matches, from the archive (src/archive).
  * @throws UpstreamError (502 / 503) when the archive fails; EngineError invalid-argument for options it cannot serve.
  */
-export function findScenes(env: Env, source: { request: DataSourceRequest; collection: DataCollection }, q: SceneQuery): Promise<Scene[]> {
+export function findScenes(env: Env, source: SearchedSource, q: SceneQuery): Promise<Scene[]> {
   return storeScenes(env, source.collection, q, archiveOptions(source.request));
 }
 

@@ -1,5 +1,5 @@
 /**
- * Async strip units share their isolate's memory with its requests and other units (issue 27): each is admitted
+ * Async strip units share their isolate's memory with its requests and other units: each is admitted
  * with its bytes (src/async/render.ts, src/pipeline/admission.ts withConsumerAdmission). A unit that finds no room
  * within the consumer's wait is snoozed (acked; the unit stays PENDING with no attempt used, the request RUNNING, and
  * its object sends it again after Retry-After), not failed; with room it renders. Real queue handler, AsyncTask Durable Object, R2 and 29RKH pixels.

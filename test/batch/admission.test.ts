@@ -1,5 +1,5 @@
 /**
- * Batch tiles share their isolate's memory with its requests and other heavy messages (issue 27): each tile's
+ * Batch tiles share their isolate's memory with its requests and other heavy messages: each tile's
  * evaluation and files are admitted with their bytes (src/batch/execute.ts, src/pipeline/admission.ts
  * withConsumerAdmission). A tile that finds no room within the consumer's wait is snoozed (its message acked, no
  * attempt used; its object sends it again after Retry-After), not failed.

@@ -1,5 +1,5 @@
 /**
- * Tenancy, deliveries and inputs (issue 25 "Buckets have no owner"): account B, with its own token, names account
+ * Tenancy, deliveries and inputs (buckets have owners): account B, with its own token, names account
  * A's bucket as an async / batch / statistical batch delivery, an evalscriptReference or a GeoPackage input. Every
  * attempt is a 403 envelope at submission that names nothing of A's objects (the same answer whether the object
  * exists or not), and A's objects keep their bytes. Work already queued under B's account (a record naming A's
