@@ -7,11 +7,14 @@
 //   (STAC API, scripts/lib/twin/stac.mjs), the Planetary Computer's SAS endpoint at
 //   {url}/planetary-computer/api/sas/v1/token/{collection} (and /sign?href=);
 // - test hooks: GET /_twin/stats, POST /_twin/reset, POST /_twin/faults {prefix, status|"hang"|"expire-tokens", count},
-//   POST /_twin/latency {ms}.
+//   POST /_twin/latency {ms}, GET /_twin/describe;
+// - scopes: everything above also under {url}/t/<name>/ (any name of [A-Za-z0-9_-]), with stats, faults, latency and
+//   SAS tokens of its own, so that test files running at the same time do not see each other's requests or faults.
 // The interface is fixed by /work/coord/ARCHIVE-CONTRACT.md (issue 36): startArchiveTwin() and the CLI
 // `node scripts/archive-twin.mjs --port P [--latency-ms L]`, which prints the twin's description as one JSON line.
 import { createServer } from "node:http";
-import { pathToFileURL } from "node:url";
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { SasAuthority, TWIN_AWS_KEYS } from "./lib/twin/auth.mjs";
 import { sendXmlError, serveObject } from "./lib/twin/objects.mjs";
@@ -23,7 +26,21 @@ export { TWIN_AWS_KEYS };
 
 const SAS_PREFIX = "/planetary-computer/api/sas/v1";
 const json = (res, status, body) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
-const freshStats = () => ({ stac: 0, object: 0, token: 0, other: 0, bytes: 0, objects: {} });
+/**
+ * A scope's counters: requests by kind, object bytes sent, requests per object, and the most requests it had in flight
+ * at once (`peakInFlight`: Workers allow 6 simultaneous connections per request).
+ */
+const freshStats = () => ({ stac: 0, object: 0, token: 0, other: 0, bytes: 0, objects: {}, inFlight: 0, peakInFlight: 0 });
+
+/** The state of one scope of the twin (the root, or /t/<name>): its stats, faults, latency and SAS authority. */
+function newScope(store, sasTtlSeconds, latencyMs) {
+  const scope = { store, sas: new SasAuthority(sasTtlSeconds), stats: freshStats(), faults: [], latencyMs, url: "" };
+  scope.reset = () => ((scope.stats = freshStats()), (scope.faults = []));
+  return scope;
+}
+
+/** What a twin (or one of its scopes) at `url` serves: { url, stacUrl: { <archive>: root }, urlMap }. */
+const describe = (url) => ({ url, stacUrl: Object.fromEntries(Object.entries(ARCHIVES).map(([id, a]) => [id, `${url}${a.path}`])), urlMap: urlMapFor(url) });
 
 /** The Planetary Computer's SAS endpoint: /token/{collection}, /token/{account}/{container}, /sign?href=. */
 function serveSas(req, res, sub, twin) {
@@ -54,6 +71,7 @@ async function bodyJson(req) {
 /** The test hooks under /_twin/ (never delayed, never faulted, not counted). */
 async function serveHooks(req, res, sub, twin) {
   if (sub === "/stats" && req.method === "GET") return json(res, 200, twin.stats);
+  if (sub === "/describe" && req.method === "GET") return json(res, 200, describe(twin.url));
   if (sub === "/reset" && req.method === "POST") return (twin.reset(), json(res, 200, { ok: true }));
   if (sub === "/latency" && req.method === "POST") return ((twin.latencyMs = Number((await bodyJson(req)).ms) || 0), json(res, 200, { latencyMs: twin.latencyMs }));
   if (sub === "/faults" && req.method === "POST") {
@@ -79,10 +97,19 @@ function injectFault(req, res, path, twin) {
   return true;
 }
 
-/** Routes one request (after the latency), counting it by kind. */
-async function route(req, res, twin) {
-  const path = (req.url ?? "/").split("?")[0];
+/** Routes one request (after the latency) to its scope (the root or /t/<name>/), counting it by kind. */
+async function route(req, res, root) {
+  let path = (req.url ?? "/").split("?")[0];
+  let twin = root;
+  const scoped = /^\/t\/([A-Za-z0-9_-]{1,64})(\/.*)?$/.exec(path);
+  if (scoped) {
+    twin = root.scope(scoped[1]);
+    path = scoped[2] ?? "/";
+  }
   if (path.startsWith("/_twin/")) return serveHooks(req, res, path.slice(6), twin);
+  const stats = twin.stats;
+  stats.peakInFlight = Math.max(stats.peakInFlight, ++stats.inFlight);
+  res.on("close", () => (stats.inFlight -= 1));
   if (twin.latencyMs > 0) await new Promise((r) => setTimeout(r, twin.latencyMs));
   const archive = Object.entries(ARCHIVES).find(([, a]) => path === a.path || path.startsWith(`${a.path}/`));
   const kind = path.startsWith("/objects/") ? "object" : path.startsWith(SAS_PREFIX) ? "token" : archive ? "stac" : "other";
@@ -106,8 +133,13 @@ async function route(req, res, twin) {
  */
 export async function startArchiveTwin({ port = 0, host = "127.0.0.1", latencyMs = 0, root, sasTtlSeconds = 3600 } = {}) {
   await loadCql2();
-  const twin = { store: loadStore(root), sas: new SasAuthority(sasTtlSeconds), stats: freshStats(), faults: [], latencyMs, url: "" };
-  twin.reset = () => ((twin.stats = freshStats()), (twin.faults = []));
+  const store = loadStore(root);
+  const scopes = new Map();
+  const twin = newScope(store, sasTtlSeconds, latencyMs);
+  twin.scope = (name) => {
+    if (!scopes.has(name)) scopes.set(name, Object.assign(newScope(store, sasTtlSeconds, 0), { url: `${twin.url}/t/${name}` }));
+    return scopes.get(name);
+  };
   const server = createServer((req, res) =>
     route(req, res, twin).catch((e) => (res.headersSent ? res.destroy() : json(res, 500, { error: String(e?.stack ?? e) }))),
   );
@@ -117,18 +149,24 @@ export async function startArchiveTwin({ port = 0, host = "127.0.0.1", latencyMs
   server.unref();
   const { port: bound } = server.address();
   twin.url = `http://${host}:${bound}`;
-  const stacUrl = Object.fromEntries(Object.entries(ARCHIVES).map(([id, a]) => [id, `${twin.url}${a.path}`]));
   return {
-    url: twin.url,
-    stacUrl,
-    urlMap: urlMapFor(twin.url),
+    ...describe(twin.url),
     stats: () => structuredClone(twin.stats),
     resetStats: () => twin.reset(),
     close: () => new Promise((done) => (server.close(() => done()), server.closeAllConnections())),
   };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+/** True when this module is the program (run as `node scripts/archive-twin.mjs`, also through a symlink). */
+const isMain = () => {
+  try {
+    return realpathSync(process.argv[1] ?? "") === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+};
+
+if (isMain()) {
   const { values } = parseArgs({ options: { port: { type: "string", default: "0" }, host: { type: "string", default: "127.0.0.1" }, "latency-ms": { type: "string", default: "0" } } });
   const twin = await startArchiveTwin({ port: Number(values.port), host: values.host, latencyMs: Number(values["latency-ms"]) });
   const { stats: _s, resetStats: _r, close, ...described } = twin;

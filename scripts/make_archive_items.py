@@ -160,8 +160,9 @@ def s1_items(objects):
     links = [{"rel": "license", "href": SENTINEL_LICENCE, "title": "Sentinel Data Legal Notice"}]
     ext = ["https://stac-extensions.github.io/sar/v1.0.0/schema.json", "https://stac-extensions.github.io/sat/v1.0.0/schema.json"]
     out = []
-    for archive, base, item_id in (("earth-search", f"s3://sentinel-s1-l1c/{S1_DIR}/", info["id"]),
-                                   ("planetary-computer", f"https://sentinel1euwest.blob.core.windows.net/s1-grd/{S1_DIR}/", info["id"][:-5])):
+    item_id = info["id"][:-5]  # stactools-sentinel1's ids (both archives') drop the product's 4-character checksum
+    for archive, base in (("earth-search", f"s3://sentinel-s1-l1c/{S1_DIR}/"),
+                          ("planetary-computer", f"https://sentinel1euwest.blob.core.windows.net/s1-grd/{S1_DIR}/")):
         assets = {pol: {"href": f"{base}measurement/iw-{pol}.tiff", "type": "image/tiff; application=geotiff; profile=cloud-optimized",
                         "title": f"{pol.upper()} Data", "description": "Actual SAR data that have been processed into an image",
                         "raster:bands": [{"data_type": "uint16", "nodata": 0}], "roles": ["data", "amplitude"]} for pol in ("vh", "vv")}

@@ -3,12 +3,13 @@
  * their real bucket keys answered as S3 answers (ranges, HEAD, 416, 404, requester-pays SigV4 checked with an
  * independent signer, aws4fetch), the Planetary Computer's SAS tokens, the two STAC APIs (filters, paging as
  * stac-server and pgstac page) and the test hooks (stats, faults). Bytes are compared with the files of data/.
+ * The tests use a scope of their own (`/t/<name>/`: its own stats and faults), as other test files share the twin.
  */
 import { env } from "cloudflare:workers";
 import { AwsClient } from "aws4fetch";
 import { beforeEach, describe, expect, it } from "vitest";
 
-const TWIN = env.ARCHIVE_TWIN_URL;
+const TWIN = `${env.ARCHIVE_TWIN_URL}/t/twin-test-${crypto.randomUUID().slice(0, 8)}`;
 const ES = `${TWIN}/earth-search/v1`;
 const PC = `${TWIN}/planetary-computer/api/stac/v1`;
 const RKH = "sentinel-s2-l2a-cogs/29/R/KH/2020/2/S2A_29RKH_20200219_0_L2A";
@@ -81,6 +82,17 @@ describe("objects", () => {
     const hung = await Promise.race([fetch(`${ES}/collections`).then(() => "answered"), new Promise((r) => setTimeout(() => r("hung"), 300))]);
     expect(hung).toBe("hung");
     expect((await fetch(`${ES}/collections`)).status).toBe(200);
+    // requests in flight at once (latency holds them open): what a Worker's 6-connection limit is checked against
+    await hook("reset", {});
+    await hook("latency", { ms: 300 });
+    await Promise.all([0, 1, 2].map((i) => fetch(B04, { headers: { range: `bytes=${i}-${i}` } }).then((r) => r.arrayBuffer())));
+    await hook("latency", { ms: 0 });
+    expect(await hook("stats")).toMatchObject({ object: 3, peakInFlight: 3, inFlight: 0 });
+    // the twin's root and other scopes keep their own counts and faults
+    expect((await (await fetch(`${env.ARCHIVE_TWIN_URL}/t/other-scope/_twin/stats`)).json()) as object).toMatchObject({ object: 0 });
+    const described = (await (await fetch(`${TWIN}/_twin/describe`)).json()) as { stacUrl: Record<string, string>; urlMap: Record<string, string> };
+    expect(described.stacUrl["earth-search"]).toBe(ES);
+    expect(described.urlMap["https://sentinel-cogs.s3.us-west-2.amazonaws.com/"]).toBe(`${TWIN}/objects/sentinel-cogs/`);
     const bad = await fetch(`${TWIN}/_twin/faults`, { method: "POST", body: JSON.stringify({ prefix: "/", status: 200 }) });
     expect(bad.status).toBe(400);
   });

@@ -98,12 +98,14 @@ export class SasAuthority {
   #sign(account, container, st, se) {
     return createHmac("sha256", this.secret).update(`${account}/${container}\n${st}\n${se}`).digest("base64");
   }
-  /** A token for account/container: `{ "msft:expiry": ISO, token: "st=..&se=..&sp=rl&sv=2021-06-08&sr=c&sig=.." }`. */
+  /** A token for account/container: `{ "msft:expiry": ISO, token: "st=..&se=..&sp=rl&sv=2024-05-04&sr=c&skoid=..&sig=.." }`. */
   issue(account, container, now = Date.now()) {
     const st = isoSeconds(now - 1000), se = isoSeconds(now + this.ttlSeconds * 1000);
     const sig = this.#sign(account, container, st, se);
     this.issued.add(sig);
-    const token = new URLSearchParams({ st, se, sp: "rl", sv: "2021-06-08", sr: "c", skoid: "twin", sig }).toString();
+    // the fields and order of the Planetary Computer's tokens (a user-delegation SAS: skoid..skv name the key)
+    const key = { skoid: "00000000-0000-4000-8000-000000000001", sktid: "00000000-0000-4000-8000-000000000002", skt: st, ske: se, sks: "b", skv: "2024-05-04" };
+    const token = new URLSearchParams({ st, se, sp: "rl", sv: "2024-05-04", sr: "c", ...key, sig }).toString();
     return { "msft:expiry": se, token };
   }
   /** Marks every token issued up to now invalid (as if they had expired). */
