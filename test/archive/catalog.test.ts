@@ -5,20 +5,21 @@
  * intersects, datetime, ids and CQL2 filters (eo:cloud_cover translated, the rest applied after); items by id; the
  * local store answers first once it holds the scene.
  */
-import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { authed, token } from "../helpers/auth";
+import { token } from "../helpers/auth";
 import { seedSamples } from "../helpers/seed";
+import { postJson, twinScope, type TwinScope } from "./scope";
 
-const TWIN = env.ARCHIVE_TWIN_URL;
 const ROOT = "/api/v1/catalog/1.0.0";
 const RKH = "S2A_29RKH_20200219_0_L2A";
 const COGS = "https://sentinel-cogs.s3.us-west-2.amazonaws.com/sentinel-s2-l2a-cogs/29/R/KH/2020/2/S2A_29RKH_20200219_0_L2A";
 const BBOX = [-12, 24, -11, 25];
 let bearer: string;
+let twin: TwinScope;
 
-const hook = (path: string, body?: unknown) =>
-  fetch(`${TWIN}/_twin/${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) }).then((r) => r.json() as Promise<Record<string, unknown>>);
+const hook = (path: string, body?: unknown) => twin.hook(path, body);
+/** The Worker reading this file's twin scope (GET `path`, or POST `body` as JSON). */
+const authed = (path: string, init: RequestInit, _bearer: string) => twin.call(path, init, bearer);
 
 interface Fc {
   features: { id: string; collection: string; assets: Record<string, { href: string; "eo:bands"?: { name: string }[] }>; links: { rel: string; href: string }[]; properties: Record<string, unknown> }[];
@@ -36,6 +37,7 @@ const ids = (fc: Fc) => fc.features.map((f) => f.id);
 
 beforeAll(async () => {
   bearer = await token();
+  twin = await twinScope();
 });
 
 beforeEach(async () => {
@@ -54,7 +56,7 @@ describe("searches answered by the archive", () => {
     expect(item.assets.red).toBeUndefined();
     expect(item.properties["eo:cloud_cover"]).toBeCloseTo(4.051854, 6);
     expect(item.links.find((l) => l.rel === "self")!.href).toBe(`http://localhost${ROOT}/collections/sentinel-2-l2a/items/${RKH}`);
-    expect(item.links.find((l) => l.rel === "via")!.href).toBe(`${env.ARCHIVE_STAC_URL}/collections/sentinel-2-l2a/items/${RKH}`);
+    expect(item.links.find((l) => l.rel === "via")!.href).toBe(`${twin.vars().ARCHIVE_STAC_URL}/collections/sentinel-2-l2a/items/${RKH}`);
     expect(fc.context!.next).toBeUndefined();
     expect((await hook("stats")).stac).toBeGreaterThanOrEqual(1);
   });

@@ -7,9 +7,9 @@
  * archive holds no calibrated data. (Plans over the subrequest limit are refused up front by src/pipeline/budget.ts,
  * upstream fetches counted with every other subrequest: test/budget.)
  */
-import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { callWithEnv, token } from "../helpers/auth";
+import { token } from "../helpers/auth";
+import { twinScope, type TwinScope } from "./scope";
 import { sampleFile } from "../helpers/seed";
 import { CRS, readTiff } from "../helpers/process";
 import { forgetOpens } from "../../src/archive/bytes";
@@ -17,16 +17,18 @@ import { forgetUpstreamSearches } from "../../src/archive/upstream";
 import { forgetSasTokens } from "../../src/archive/access";
 import { clearCogCaches } from "../../src/raster/cog";
 
-const TWIN = env.ARCHIVE_TWIN_URL;
-const PC = { EO_EDGE_ARCHIVE: "planetary-computer", ARCHIVE_STAC_URL: `${TWIN}/planetary-computer/api/stac/v1` };
 let bearer: string;
+let twin: TwinScope;
+/** The Planetary Computer adapter's vars on this file's scope. */
+let PC: Record<string, string>;
 
-const hook = (path: string, body?: unknown) =>
-  fetch(`${TWIN}/_twin/${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) }).then((r) => r.json() as Promise<Record<string, unknown>>);
+const hook = (path: string, body?: unknown) => twin.hook(path, body);
 
-/** POST /api/v1/process with some bindings replaced. */
+/** POST /api/v1/process through the Worker reading this file's twin scope, with some bindings replaced. */
 const processWith = (over: Record<string, string>, body: unknown) =>
-  callWithEnv(over as never, "/api/v1/process", { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` }, body: JSON.stringify(body) });
+  twin.call("/api/v1/process", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }, bearer, over);
+/** GET through the Worker reading this file's twin scope, with some bindings replaced. */
+const getWith = (over: Record<string, string>, path: string) => twin.call(path, {}, bearer, over);
 
 const script = (band: string, units = "DEFAULT") => `//VERSION=3
 function setup(){return {input:[{bands:["${band}","dataMask"], units:"${units}"}], output:{bands:2, sampleType:"FLOAT32"}}}
@@ -61,6 +63,8 @@ async function bands(r: Response): Promise<{ value: Float32Array; mask: Float32A
 
 beforeAll(async () => {
   bearer = await token();
+  twin = await twinScope();
+  PC = twin.vars("planetary-computer");
 });
 
 beforeEach(async () => {
@@ -121,7 +125,7 @@ describe("landsat-ot-l2 (requester pays)", () => {
     const r = await processWith({ AWS_ACCESS_KEY_ID: "", AWS_SECRET_ACCESS_KEY: "" }, landsatRequest("B04"));
     expect(r.status).toBe(400);
     expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(/Unknown data collection type 'landsat-ot-l2'/);
-    const list = await callWithEnv({ AWS_ACCESS_KEY_ID: "" } as never, "/api/v1/catalog/1.0.0/collections", { headers: { authorization: `Bearer ${bearer}` } });
+    const list = await getWith({ AWS_ACCESS_KEY_ID: "" }, "/api/v1/catalog/1.0.0/collections");
     const ids = ((await list.json()) as { collections: { id: string }[] }).collections.map((c) => c.id);
     expect(ids).toContain("dem");
     expect(ids).not.toContain("landsat-ot-l2");
@@ -136,7 +140,7 @@ describe("landsat-ot-l2 (requester pays)", () => {
 
 describe("offering and limits", () => {
   it("no archive: dem and landsat-ot-l2 are not offered", async () => {
-    const list = await callWithEnv({ EO_EDGE_ARCHIVE: "" } as never, "/api/v1/catalog/1.0.0/collections", { headers: { authorization: `Bearer ${bearer}` } });
+    const list = await getWith({ EO_EDGE_ARCHIVE: "" }, "/api/v1/catalog/1.0.0/collections");
     const ids = ((await list.json()) as { collections: { id: string }[] }).collections.map((c) => c.id);
     expect(ids).toEqual(["sentinel-2-l1c", "sentinel-2-l2a", "sentinel-1-grd"]);
   });

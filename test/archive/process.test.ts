@@ -4,25 +4,26 @@
  * pixels as GDAL (scripts/references.py) and as the bundled sample read from R2; failures upstream are retried and
  * then answered as 502 / 503 envelopes; the local store answers first when it holds scenes.
  */
-import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { callWithEnv, token } from "../helpers/auth";
+import { token } from "../helpers/auth";
 import { seedSamples } from "../helpers/seed";
 import { compare, reference } from "../helpers/refs";
-import { CRS, process, readTiff } from "../helpers/process";
+import { CRS, readTiff } from "../helpers/process";
+import { postJson, twinScope, type TwinScope } from "./scope";
 import { forgetOpens } from "../../src/archive/bytes";
 import { forgetUpstreamSearches } from "../../src/archive/upstream";
 import { clearCogCaches } from "../../src/raster/cog";
 
-const TWIN = env.ARCHIVE_TWIN_URL;
 const RKH_TIME = { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" };
 const NDVI = `//VERSION=3
 function setup(){return {input:["B04","B08"], output:{bands:1, sampleType:"FLOAT32"}}}
 function evaluatePixel(s){return [(s.B08-s.B04)/(s.B08+s.B04)]}`;
 let bearer: string;
+let twin: TwinScope;
 
-const hook = (path: string, body?: unknown) =>
-  fetch(`${TWIN}/_twin/${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) }).then((r) => r.json() as Promise<Record<string, unknown>>);
+const hook = (path: string, body?: unknown) => twin.hook(path, body);
+/** POST /api/v1/process through the Worker reading this file's twin scope (`over`: further bindings). */
+const process = (body: unknown, over: Record<string, string> = {}) => twin.call("/api/v1/process", postJson(body), bearer, over);
 
 const ndviRequest = (bbox: number[], width: number, height: number, extra: Record<string, unknown> = {}) => ({
   input: { bounds: { bbox, properties: { crs: CRS(4326) } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: RKH_TIME }, ...extra }] },
@@ -39,6 +40,7 @@ function cold(): void {
 
 beforeAll(async () => {
   bearer = await token();
+  twin = await twinScope();
 });
 
 beforeEach(async () => {
@@ -52,7 +54,7 @@ describe("NDVI over 29RKH through the archive", () => {
   it("equals GDAL on the same COG, read from the twin (no local items)", async () => {
     const ref = await reference("rkh4326_ndvi");
     const g = ref.meta.grid;
-    const r = await process(ndviRequest(g.bbox, g.width, g.height), bearer);
+    const r = await process(ndviRequest(g.bbox, g.width, g.height));
     expect(r.status).toBe(200);
     const tif = await readTiff(await r.arrayBuffer());
     expect([tif.width, tif.height]).toEqual([g.width, g.height]);
@@ -64,14 +66,15 @@ describe("NDVI over 29RKH through the archive", () => {
     const objects = Object.keys(stats.objects as Record<string, number>);
     expect(objects.some((k) => k.endsWith("/B04.tif"))).toBe(true);
     expect(objects.some((k) => k.endsWith("/B08.tif"))).toBe(true);
+    expect(stats.peakInFlight).toBeLessThanOrEqual(6); // Workers' simultaneous connections
   });
 
   it("a warm request makes no upstream request", async () => {
     const ref = await reference("rkh4326_ndvi");
     const g = ref.meta.grid;
-    expect((await process(ndviRequest(g.bbox, g.width, g.height), bearer)).status).toBe(200);
+    expect((await process(ndviRequest(g.bbox, g.width, g.height))).status).toBe(200);
     await hook("reset", {});
-    const r = await process(ndviRequest(g.bbox, g.width, g.height), bearer);
+    const r = await process(ndviRequest(g.bbox, g.width, g.height));
     expect(r.status).toBe(200);
     await r.arrayBuffer();
     const stats = await hook("stats");
@@ -82,12 +85,12 @@ describe("NDVI over 29RKH through the archive", () => {
   it("retries a 5xx, then answers; keeps failing -> 503 envelope; a 403 -> 502 envelope", async () => {
     const g = (await reference("rkh4326_ndvi")).meta.grid;
     await hook("faults", { prefix: "/objects/", status: 500, count: 1 });
-    const ok = await process(ndviRequest(g.bbox, g.width, g.height), bearer);
+    const ok = await process(ndviRequest(g.bbox, g.width, g.height));
     expect(ok.status).toBe(200);
     await ok.arrayBuffer();
     cold();
     await hook("faults", { prefix: "/objects/", status: 503, count: 100 });
-    const down = await process(ndviRequest(g.bbox, g.width, g.height), bearer);
+    const down = await process(ndviRequest(g.bbox, g.width, g.height));
     expect(down.status).toBe(503);
     const body = (await down.json()) as { error: Record<string, unknown> };
     expect(body.error).toMatchObject({ status: 503, reason: "Service Unavailable", code: "COMMON_SERVICE_UNAVAILABLE" });
@@ -96,7 +99,7 @@ describe("NDVI over 29RKH through the archive", () => {
     await hook("reset", {});
     cold();
     await hook("faults", { prefix: "/earth-search/", status: 403, count: 1 });
-    const denied = await process(ndviRequest(g.bbox, g.width, g.height), bearer);
+    const denied = await process(ndviRequest(g.bbox, g.width, g.height));
     expect(denied.status).toBe(502);
     expect(((await denied.json()) as { error: Record<string, unknown> }).error).toMatchObject({ status: 502, reason: "Bad Gateway", code: "COMMON_BAD_GATEWAY" });
   });
@@ -105,11 +108,7 @@ describe("NDVI over 29RKH through the archive", () => {
     const g = (await reference("rkh4326_ndvi")).meta.grid;
     await hook("faults", { prefix: "/earth-search/", status: "hang", count: 3 });
     const t0 = Date.now();
-    const r = await callWithEnv({ ARCHIVE_TIMEOUT_MS: "300" } as never, "/api/v1/process", {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` },
-      body: JSON.stringify(ndviRequest(g.bbox, g.width, g.height)),
-    });
+    const r = await process(ndviRequest(g.bbox, g.width, g.height), { ARCHIVE_TIMEOUT_MS: "300" });
     expect(r.status).toBe(503);
     expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(/no answer within 300 ms after 3 attempts/);
     expect(Date.now() - t0).toBeLessThan(5000);
@@ -118,7 +117,7 @@ describe("NDVI over 29RKH through the archive", () => {
   it("the local store answers first: the seeded sample gives the same pixels, without the twin", async () => {
     await seedSamples((i) => i.id === "S2A_29RKH_20200219_0_L2A");
     const g = (await reference("rkh4326_ndvi")).meta.grid;
-    const r = await process(ndviRequest(g.bbox, g.width, g.height), bearer);
+    const r = await process(ndviRequest(g.bbox, g.width, g.height));
     expect(r.status).toBe(200);
     const tif = await readTiff(await r.arrayBuffer());
     expect(Float32Array.from(tif.data)).toEqual(archived);
