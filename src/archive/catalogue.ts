@@ -67,8 +67,9 @@ const LANDSAT_QUERY = { platform: { in: ["landsat-8", "landsat-9"] } };
 /**
  * Sentinel-1 GRD: without `backCoeff` the GRD amplitudes as stored; `backCoeff` needs calibrated data upstream: the
  * Planetary Computer's sentinel-1-rtc (gamma0, radiometrically terrain corrected: Sentinel Hub's GAMMA0_TERRAIN).
- * Another backCoeff is searched in the GRD collection and refused only when scenes are found (`check`), so that a
- * search that finds nothing answers "no data" as the local store does.
+ * GRD scenes themselves are in radar geometry (ground control points), which this service does not orthorectify:
+ * another backCoeff, or none, is searched in the GRD collection and refused only when scenes are found (`check`), so
+ * that a search that finds nothing answers "no data" as the local store does. The catalog lists GRD items as usual.
  */
 function s1Upstream(archive: ArchiveKind): (o: ArchiveOptions) => string {
   return (o) => (archive === "planetary-computer" && o.backCoeff === "GAMMA0_TERRAIN" ? "sentinel-1-rtc" : "sentinel-1-grd");
@@ -76,9 +77,11 @@ function s1Upstream(archive: ArchiveKind): (o: ArchiveOptions) => string {
 
 function s1Check(archive: ArchiveKind): (o: ArchiveOptions) => void {
   return (o) => {
-    if (o.backCoeff === undefined || (archive === "planetary-computer" && o.backCoeff === "GAMMA0_TERRAIN")) return;
-    const supported = archive === "planetary-computer" ? "GAMMA0_TERRAIN (Planetary Computer sentinel-1-rtc), or no backCoeff for the GRD amplitudes" : "none: the archive holds uncalibrated GRD amplitudes only (omit backCoeff, or use EO_EDGE_ARCHIVE=planetary-computer for GAMMA0_TERRAIN)";
-    throw new EngineError("invalid-argument", `backCoeff '${o.backCoeff}' is not available for sentinel-1-grd from the ${archive} archive; supported: ${supported}.`);
+    if (archive === "planetary-computer" && o.backCoeff === "GAMMA0_TERRAIN") return;
+    const calibrated = archive === "planetary-computer" ? "processing.backCoeff GAMMA0_TERRAIN (the Planetary Computer's sentinel-1-rtc, map-projected)" : "none: the archive holds uncalibrated GRD amplitudes only (EO_EDGE_ARCHIVE=planetary-computer serves backCoeff GAMMA0_TERRAIN)";
+    if (o.backCoeff !== undefined) throw new EngineError("invalid-argument", `backCoeff '${o.backCoeff}' is not available for sentinel-1-grd from the ${archive} archive; supported: ${calibrated}.`);
+    // the GRD files are in radar geometry, georeferenced by ground control points only: EO Edge reads map grids
+    throw new EngineError("invalid-argument", `The sentinel-1-grd scenes of the ${archive} archive are in radar geometry (ground control points), which this service does not orthorectify; supported: ${calibrated}.`);
   };
 }
 

@@ -156,6 +156,11 @@ describe("offering and limits", () => {
     expect(((await es.json()) as { error: { message: string } }).error.message).toMatch(/backCoeff 'SIGMA0_ELLIPSOID' is not available .* earth-search archive; supported: none/);
     const pc = await processWith(PC, s1("GAMMA0_ELLIPSOID"));
     expect(pc.status).toBe(400);
-    expect(((await pc.json()) as { error: { message: string } }).error.message).toMatch(/supported: GAMMA0_TERRAIN/);
+    expect(((await pc.json()) as { error: { message: string } }).error.message).toMatch(/supported: processing.backCoeff GAMMA0_TERRAIN/);
+    // without backCoeff: the GRD files are in radar geometry (GCPs only), which this service does not orthorectify
+    const { processing: _, ...grd } = s1("x").input.data[0]!;
+    const raw = await processWith({}, { ...s1("x"), input: { ...s1("x").input, data: [grd] } });
+    expect(raw.status).toBe(400);
+    expect(((await raw.json()) as { error: { message: string } }).error.message).toMatch(/radar geometry \(ground control points\)/);
   });
 });
