@@ -61,7 +61,7 @@ function demUpstream(o: ArchiveOptions): string {
   return id;
 }
 
-const dem: ArchiveCollection = { id: "dem", upstream: demUpstream, searched: ["cop-dem-glo-30"], bands: { DEM: "data" }, requesterPays: false, timeless: true };
+const dem: ArchiveCollection = { id: "dem", upstream: demUpstream, searched: ["cop-dem-glo-30", "cop-dem-glo-90"], bands: { DEM: "data" }, requesterPays: false, timeless: true };
 const LANDSAT_QUERY = { platform: { in: ["landsat-8", "landsat-9"] } };
 
 /**

@@ -105,6 +105,28 @@ describe("searches answered by the archive", () => {
     expect(((await r.json()) as { error: { code: string } }).error.code).toBe("COMMON_SERVICE_UNAVAILABLE");
   });
 
+  it("paging maps onto the upstream's: stac-server's next (Earth Search), pgstac's token (Planetary Computer)", async () => {
+    for (const archive of ["earth-search", "planetary-computer"] as const) {
+      const over = twin.vars(archive);
+      const post = (body: Record<string, unknown>) => twin.call(`${ROOT}/search`, postJson({ collections: ["dem"], limit: 1, ...body }), bearer, over).then((r) => r.json() as Promise<Fc>);
+      const first = await post({});
+      expect(first.features).toHaveLength(1);
+      const next = first.context!.next as string;
+      expect(next).toMatch(/^a\./);
+      expect(first.links.find((l) => l.rel === "next")).toMatchObject({ method: "POST", body: { next } });
+      const second = await post({ next });
+      expect(second.features).toHaveLength(1);
+      expect(second.features[0]!.id).not.toBe(first.features[0]!.id);
+      expect(second.context!.next).toBeUndefined();
+      // the GET form: the next link's href carries the token
+      const got = (await (await twin.call(`${ROOT}/search?collections=dem&limit=1`, {}, bearer, over)).json()) as Fc;
+      const href = got.links.find((l) => l.rel === "next")!.href;
+      const page2 = (await (await twin.call(new URL(href).pathname + new URL(href).search, {}, bearer, over)).json()) as Fc;
+      expect(ids(page2)).toEqual(ids(second));
+      expect([...ids(first), ...ids(second)].sort()).toEqual(["Copernicus_DSM_COG_10_N00_00_E006_00_DEM", "Copernicus_DSM_COG_30_S90_00_W164_00_DEM"]);
+    }
+  });
+
   it("the local store answers first once it holds the scene", async () => {
     await seedSamples((i) => i.id === RKH);
     await hook("reset", {});
