@@ -127,6 +127,15 @@ describe("searches answered by the archive", () => {
     }
   });
 
+  it("tenancy: a user collection (another account's, or none) is never searched upstream", async () => {
+    const before = (await hook("stats")).stac as number;
+    const r = await authed(`${ROOT}/search`, postJson({ collections: [`byoc-${crypto.randomUUID()}`], bbox: BBOX }), bearer);
+    expect(r.status).toBe(404);
+    const item = await authed(`${ROOT}/collections/byoc-${crypto.randomUUID()}/items/${RKH}`, {}, bearer);
+    expect(item.status).toBe(404);
+    expect((await hook("stats")).stac).toBe(before);
+  });
+
   it("the local store answers first once it holds the scene", async () => {
     await seedSamples((i) => i.id === RKH);
     await hook("reset", {});

@@ -4,6 +4,7 @@
  * pixels as GDAL (scripts/references.py) and as the bundled sample read from R2; failures upstream are retried and
  * then answered as 502 / 503 envelopes; the local store answers first when it holds scenes.
  */
+import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { token } from "../helpers/auth";
 import { seedSamples } from "../helpers/seed";
@@ -23,7 +24,7 @@ let twin: TwinScope;
 
 const hook = (path: string, body?: unknown) => twin.hook(path, body);
 /** POST /api/v1/process through the Worker reading this file's twin scope (`over`: further bindings). */
-const process = (body: unknown, over: Record<string, string> = {}) => twin.call("/api/v1/process", postJson(body), bearer, over);
+const process = (body: unknown, over: Record<string, unknown> = {}) => twin.call("/api/v1/process", postJson(body), bearer, over);
 
 const ndviRequest = (bbox: number[], width: number, height: number, extra: Record<string, unknown> = {}) => ({
   input: { bounds: { bbox, properties: { crs: CRS(4326) } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: RKH_TIME }, ...extra }] },
@@ -80,6 +81,22 @@ describe("NDVI over 29RKH through the archive", () => {
     const stats = await hook("stats");
     expect(stats.object).toBe(0);
     expect(stats.stac).toBe(0);
+  });
+
+  it("cold isolate, warm caches: opens from the Cache API and blocks from the R2 block cache (ARCHIVE_CACHE): no object request", async () => {
+    const g = (await reference("rkh4326_ndvi")).meta.grid;
+    const bucket = env.BUCKETS; // a test R2 bucket as the block cache
+    const first = await process(ndviRequest(g.bbox, g.width, g.height), { ARCHIVE_CACHE: bucket });
+    expect(first.status).toBe(200);
+    const pixels = Float32Array.from((await readTiff(await first.arrayBuffer())).data);
+    const stored = await env.BUCKETS.list({ prefix: "archive-blocks/" });
+    expect(stored.objects.length).toBeGreaterThan(0);
+    const before = (await hook("stats")).object as number;
+    cold(); // this isolate forgets its opens, headers and blocks
+    const second = await process(ndviRequest(g.bbox, g.width, g.height), { ARCHIVE_CACHE: bucket });
+    expect(second.status).toBe(200);
+    expect(Float32Array.from((await readTiff(await second.arrayBuffer())).data)).toEqual(pixels);
+    expect((await hook("stats")).object).toBe(before);
   });
 
   it("retries a 5xx, then answers; keeps failing -> 503 envelope; a 403 -> 502 envelope", async () => {

@@ -17,7 +17,7 @@ export interface TwinScope {
   /** A hook of the scope: GET without a body, POST with one. */
   hook(path: string, body?: unknown): Promise<Record<string, unknown>>;
   /** The Worker's answer to `path` with `init`, the scope's vars (plus `over`) and a bearer token. */
-  call(path: string, init: RequestInit, bearer: string, over?: Record<string, string>): Promise<Response>;
+  call(path: string, init: RequestInit, bearer: string, over?: Record<string, unknown>): Promise<Response>;
 }
 
 /** A fresh scope of the twin. */
@@ -31,7 +31,7 @@ export async function twinScope(): Promise<TwinScope> {
   });
   const hook = (path: string, body?: unknown) =>
     fetch(`${url}/_twin/${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) }).then((r) => r.json() as Promise<Record<string, unknown>>);
-  const call = (path: string, init: RequestInit, bearer: string, over: Record<string, string> = {}) =>
+  const call = (path: string, init: RequestInit, bearer: string, over: Record<string, unknown> = {}) =>
     callWithEnv({ ...vars(), ...over } as never, path, { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${bearer}` } });
   return { url, vars, hook, call };
 }
