@@ -54,9 +54,9 @@ module.exports = {
     },
     {
       name: "shared-layers-below-http-and-areas",
-      comment: "The pipeline, the statistics computation and storage are HTTP-free and below every area.",
+      comment: "The pipeline, the statistics computation, storage and the archive readers are HTTP-free and below every area.",
       severity: "error",
-      from: { path: "^src/(pipeline|stats|storage)/" },
+      from: { path: "^src/(pipeline|stats|storage|archive)/" },
       to: { path: [`^src/http/`, area] },
     },
     {
