@@ -1,9 +1,9 @@
-// `npm run bench` section `floor` (BENCH_ONLY=floor; alone: `npx node scripts/bench-floor.mjs`): the transport floor.
+// `npm run bench` section `floor` (BENCH_ONLY=floor; alone: `npx node bench/bench-floor.mjs`): the transport floor.
 // A hello-world Worker (a temporary config and module in a scratch directory, nothing else bound) under the same
 // `wrangler dev` the other sections use (port BENCH_FLOOR_PORT, default 8795): p50/p95 of FLOOR_N sequential GETs
 // (default max(50, 5 x BENCH_N)) over HTTP on 127.0.0.1. Every wall time of the other sections includes this much of
 // dev server and transport that is none of EO Edge's work.
-import { fmt, pct, summaryRow } from "./lib/bench.mjs";
+import { fmt, pct, summaryRow } from "../scripts/lib/bench.mjs";
 import { floorTimes, startFloor } from "./lib/floor.mjs";
 
 const N = Number(process.env.BENCH_N ?? 30);

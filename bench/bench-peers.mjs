@@ -1,14 +1,14 @@
-// `npm run bench` section `peers` (BENCH_ONLY=peers; alone: `npx node scripts/bench-peers.mjs`): EO Edge against
-// GDAL and MapServer (python3-mapscript, scripts/bench_peers.py, in process) on the same renderings over the 29RKH
+// `npm run bench` section `peers` (BENCH_ONLY=peers; alone: `npx node bench/bench-peers.mjs`): EO Edge against
+// GDAL and MapServer (python3-mapscript, bench/bench_peers.py, in process) on the same renderings over the 29RKH
 // L2A scene: true colour (B04, B03, B02 x 2.5) and one band (B08 x 2.5), PNG in EPSG:4326 at 256, 512 and 1024 px.
 // Ours: Process API requests on wrangler dev (port BENCH_PEERS_PORT, default 8796; scratch state .state-bench), wall
 // p50 over HTTP. PEER_ROUNDS rounds in turn (the peers' warm runs, then ours), each row's figure the median round;
-// ours is also given net of the transport floor (scripts/lib/floor.mjs, measured in each round). Target:
+// ours is also given net of the transport floor (bench/lib/floor.mjs, measured in each round). Target:
 // EO Edge no slower than either peer at any size.
 import { execFileSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { floorP50, startFloor } from "./lib/floor.mjs";
-import { RKH_BBOX, fmt, getToken, prepareState, processBody, scenario, startServer, summaryRow } from "./lib/bench.mjs";
+import { RKH_BBOX, fmt, getToken, prepareState, processBody, scenario, startServer, summaryRow } from "../scripts/lib/bench.mjs";
 
 const N = Number(process.env.BENCH_N ?? 30);
 const ROUNDS = Number(process.env.PEER_ROUNDS ?? 3);
@@ -27,7 +27,7 @@ function evaluatePixel(s){return [2.5*s.B08]}`,
 
 /** The peers' p50s (ms) of n warm runs per row: { "GDAL true colour 256": ms, "MapServer ...": ms, ... }. */
 function peers(n) {
-  return JSON.parse(execFileSync("/usr/bin/python3", ["scripts/bench_peers.py", RKH_BBOX.join(","), String(n), SIZES.join(",")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }));
+  return JSON.parse(execFileSync("/usr/bin/python3", ["bench/bench_peers.py", RKH_BBOX.join(","), String(n), SIZES.join(",")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }));
 }
 
 /**

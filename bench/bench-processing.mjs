@@ -1,6 +1,6 @@
-// `npm run bench` section `processing` (BENCH_ONLY=processing; alone: `npx node scripts/bench-processing.mjs`):
+// `npm run bench` section `processing` (BENCH_ONLY=processing; alone: `npx node bench/bench-processing.mjs`):
 // Processing API latency, evalscript throughput, concurrency and worker memory against in-process GDAL baselines
-// measured in the same run (scripts/bench_gdal.py). Starts wrangler dev (port BENCH_PORT, default 8798) on a scratch
+// measured in the same run (bench/bench_gdal.py). Starts wrangler dev (port BENCH_PORT, default 8798) on a scratch
 // state (.state-bench, seeded like `npm start`), then in order:
 //  1. the first requests after start: the token (with its check) and the first Process request (NDVI 512x512 PNG,
 //     cold caches: script, sandbox, scene search, COG headers) with its Server-Timing;
@@ -13,13 +13,13 @@
 //     /vsimem), RATIO_ROUNDS rounds in turn (GDAL's runs then ours), the median round's ratio;
 //  6. HEAVY_N 2500x2500 FLOAT32 GeoTIFF requests, then the small requests again and workerd's RSS (does memory return?).
 // Figures: wall time over HTTP on 127.0.0.1 (p50 of N warm runs, nearest rank); Server-Timing stages per request.
-// The transport floor (a hello-world Worker under wrangler dev, scripts/lib/floor.mjs, port BENCH_PROC_FLOOR_PORT,
+// The transport floor (a hello-world Worker under wrangler dev, bench/lib/floor.mjs, port BENCH_PROC_FLOOR_PORT,
 // default BENCH_PORT + 1) is measured in the same run, next to each group of rows and in each ratio round, and every
 // wall time is printed also net of it: the edge has no dev proxy.
 import { execFileSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { floorP50, startFloor } from "./lib/floor.mjs";
-import { NDVI_SCRIPT, RKH_BBOX, fmt, getToken, metric, pct, prepareState, processBody, scenario, startServer, summaryRow, concurrencyRounds, timed, workerdMiB } from "./lib/bench.mjs";
+import { NDVI_SCRIPT, RKH_BBOX, fmt, getToken, metric, pct, prepareState, processBody, scenario, startServer, summaryRow, concurrencyRounds, timed, workerdMiB } from "../scripts/lib/bench.mjs";
 
 const N = Number(process.env.BENCH_N ?? 30);
 const HEAVY_N = Number(process.env.BENCH_HEAVY_N ?? N);
@@ -73,7 +73,7 @@ const mpxs = (px, ms) => px / 1e6 / (ms / 1000);
 /** GDAL's figures for MODE ("png" 512x512 or "tiff" 1024x1024), n warm runs; null (with a notice) without python3-gdal. */
 function gdalBaseline(mode, n = N) {
   try {
-    return JSON.parse(execFileSync("/usr/bin/python3", ["scripts/bench_gdal.py", RKH_BBOX.join(","), String(n), mode], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }));
+    return JSON.parse(execFileSync("/usr/bin/python3", ["bench/bench_gdal.py", RKH_BBOX.join(","), String(n), mode], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }));
   } catch (e) {
     console.log(`notice: GDAL baseline ${mode} failed or python3-gdal missing (apt-get install gdal-bin python3-gdal): ${e.message.split("\n")[0]}`);
     return null;
@@ -151,7 +151,7 @@ async function large(server, token) {
  *
  * What bounds the RSS row (2026-11-27; two wrangler dev servers on copies of one state given the same
  * requests alternately, 3 runs of 20-30 heavy ones: one as here, one with EDGE_V8_ENV of scripts/lib/bench.mjs, the
- * edge's 128 MB per isolate; JS = V8 heap + ArrayBuffers per isolate, workerd's inspector, scripts/lib/isolates.mjs):
+ * edge's 128 MB per isolate; JS = V8 heap + ArrayBuffers per isolate, workerd's inspector, bench/lib/isolates.mjs):
  * - at start RSS 205-210 MiB, JS 44 (the Worker 21, miniflare's D1/R2/queue simulators and helpers the rest);
  * - after the heavy and then small requests, as here: RSS 895-939 MiB (before 592-620, row 1.44-1.56), JS 290-414
  *   (sandbox isolates 150-277, the Worker 88; 224 right after the heavy ones); with the limit: RSS 726-810 (before
@@ -195,7 +195,7 @@ async function main() {
     console.log(`\nfirst token after start (token endpoint, JWKS and one authenticated GET: signing key from D1, rate limiter object): ${fmt(performance.now() - t0)} ms`);
     const before512 = await small(server, token);
     const before1024 = await large(server, token);
-    console.log("\nours / GDAL in-process (scripts/bench_gdal.py: gdal.Warp + numpy + PNG / GTiff DEFLATE level 1 in /vsimem), p50s:");
+    console.log("\nours / GDAL in-process (bench/bench_gdal.py: gdal.Warp + numpy + PNG / GTiff DEFLATE level 1 in /vsimem), p50s:");
     await ratioRow(server, token, "NDVI 512 PNG warm p50, ours / GDAL", NDVI512, "png", 0.45, 0.35);
     const gdal1024 = await ratioRow(server, token, "NDVI 1024 FLOAT32 GeoTIFF warm p50, ours / GDAL", NDVI1024F, "tiff", 0.5);
     await afterHeavy(server, token, before512, before1024, gdal1024 && { p50_ms: gdal1024.gdal });

@@ -70,9 +70,9 @@ async function measure(base, token, name) {
   return { name, error: errors.join(" / ") };
 }
 
-/** Prints which scripts take the host path (scripts/hostpath-coverage.ts) with their eval Mpx/s, and the summary row. */
+/** Prints which scripts take the host path (bench/hostpath-coverage.ts) with their eval Mpx/s, and the summary row. */
 function hostPathCoverage(rows) {
-  const cover = JSON.parse(execFileSync("npx", ["tsx", "scripts/hostpath-coverage.ts"], { encoding: "utf8" }));
+  const cover = JSON.parse(execFileSync("npx", ["tsx", "bench/hostpath-coverage.ts"], { encoding: "utf8" }));
   const mpxs = new Map(rows.map((r) => [r.name, r.error ? "failed" : fmt(r.mpxs)]));
   console.log("\nEvalscript host path (column program on the host, no pixels sent to the sandbox), per script:");
   console.log("script | path | eval Mpx/s | why not the host path");

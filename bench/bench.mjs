@@ -7,31 +7,31 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { env, printSummary, summaryRow } from "./lib/bench.mjs";
+import { env, printSummary, summaryRow } from "../scripts/lib/bench.mjs";
 
 /**
  * The sections of `npm run bench` in run order, by name. A section whose script is not in this checkout (the decode,
  * memory and request-path benches come from other branches) is skipped with a notice.
  */
 const PARTS = {
-  startup: "scripts/bench-startup.mjs",
-  processing: "scripts/bench-processing.mjs",
-  scripts: "scripts/bench-scripts.mjs",
-  floor: "scripts/bench-floor.mjs",
-  peers: "scripts/bench-peers.mjs",
-  statistics: "scripts/bench-statistics.mjs",
-  timeseries: "scripts/bench-timeseries.mjs",
-  decode: "scripts/bench-decode.mjs",
-  memory: "scripts/bench-memory.mjs",
-  reqpath: "scripts/bench-reqpath.mjs",
-  catalog: "scripts/bench-catalog.mjs",
-  catalog1m: "scripts/bench-catalog.mjs",
-  batch: "scripts/bench-batch.mjs",
-  taskcpu: "scripts/bench-taskcpu.mjs",
-  byoc: "scripts/bench-byoc.mjs",
-  dataimport: "scripts/bench-dataimport.mjs",
-  limiter: "scripts/bench-reqpath.mjs",
-  archive: "scripts/bench-archive.mjs",
+  startup: "bench/bench-startup.mjs",
+  processing: "bench/bench-processing.mjs",
+  scripts: "bench/bench-scripts.mjs",
+  floor: "bench/bench-floor.mjs",
+  peers: "bench/bench-peers.mjs",
+  statistics: "bench/bench-statistics.mjs",
+  timeseries: "bench/bench-timeseries.mjs",
+  decode: "bench/bench-decode.mjs",
+  memory: "bench/bench-memory.mjs",
+  reqpath: "bench/bench-reqpath.mjs",
+  catalog: "bench/bench-catalog.mjs",
+  catalog1m: "bench/bench-catalog.mjs",
+  batch: "bench/bench-batch.mjs",
+  taskcpu: "bench/bench-taskcpu.mjs",
+  byoc: "bench/bench-byoc.mjs",
+  dataimport: "bench/bench-dataimport.mjs",
+  limiter: "bench/bench-reqpath.mjs",
+  archive: "bench/bench-archive.mjs",
 };
 /**
  * Summary rows of the targets a section from another branch measures: printed as not measured while its script is
@@ -42,9 +42,9 @@ const ABSENT_ROWS = {
   memory: ["peak JS heap of one 2500x2500 FLOAT32 request", "fits the 128 MB isolate limit"],
 };
 /**
- * Environment of a section beyond the bench's own: scripts/bench-reqpath.mjs serves two sections, the cold-start
+ * Environment of a section beyond the bench's own: bench/bench-reqpath.mjs serves two sections, the cold-start
  * breakdown (`reqpath`) and the limiter on/off figures (`limiter`); its concurrency part is left out
- * because the processing section measures 8 clients against 1. scripts/bench-catalog.mjs serves `catalog` (100,000
+ * because the processing section measures 8 clients against 1. bench/bench-catalog.mjs serves `catalog` (100,000
  * items) and `catalog1m` (1,000,000 items; about 4.3 GB of local D1 state, loaded once and kept).
  */
 const PART_ENV = { reqpath: { REQPATH_PARTS: "cold" }, limiter: { REQPATH_PARTS: "limiter" }, catalog1m: { BENCH_ITEMS: "1000000" } };

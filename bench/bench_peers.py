@@ -3,7 +3,7 @@
 for the same request over the 29RKH L2A scene, in process, warm.
 
 Usage: bench_peers.py BBOX N SIZES, BBOX "w,s,e,n" in degrees (EPSG:4326), N warm runs after one cold run per row,
-SIZES "256,512,1024". Rows: true colour (B04, B03, B02 x 2.5 as 8 bits, as TRUE_COLOR of scripts/bench-peers.mjs) and
+SIZES "256,512,1024". Rows: true colour (B04, B03, B02 x 2.5 as 8 bits, as TRUE_COLOR of bench/bench-peers.mjs) and
 one band (B08 x 2.5 as 8 bits), SIZE x SIZE PNG in EPSG:4326, nearest:
 - GDAL: gdal.Warp of each band to MEM, numpy scaling, PNG driver into /vsimem;
 - MapServer 8 (python3-mapscript): a RASTER layer over a VRT of the bands (built once, outside the timing),

@@ -1,5 +1,5 @@
 // Which scripts of data/evalscripts take the evalscript host path (src/raster/evalscript/hostpath) and why the others
-// do not: prints JSON [{ name, host: true } | { name, reason }] (run with tsx; scripts/bench-scripts.mjs prints it).
+// do not: prints JSON [{ name, host: true } | { name, reason }] (run with tsx; bench/bench-scripts.mjs prints it).
 // The decision is the runtime's: setup() read from the source when it is a literal, else the sandbox's (here: the
 // script is listed with that reason), then the column program for that setup.
 import { readdirSync, readFileSync } from "node:fs";

@@ -1,10 +1,10 @@
 // The transport floor of `wrangler dev`: a hello-world Worker (a temporary config and module in a scratch directory,
-// nothing else bound) served like the project. scripts/bench-floor.mjs reports it alone; scripts/bench-processing.mjs
+// nothing else bound) served like the project. bench/bench-floor.mjs reports it alone; bench/bench-processing.mjs
 // measures it in the same run as its rows, interleaved, and prints every row also net of it (the edge has no dev proxy).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pct, startServer } from "./bench.mjs";
+import { pct, startServer } from "../../scripts/lib/bench.mjs";
 
 /** Starts the hello-world Worker on `port`: { base, stop() } (stop also removes its scratch directory). */
 export async function startFloor(port) {

@@ -3,7 +3,7 @@ holds (dem from Copernicus GLO-30 through the archive twin, landsat-ot-l2), comp
 COGs (test/fixtures/archive-reads, see its README). Run by hand (sentinelhub-py from its sources, as
 /work/shared/docs/clients.md describes; not part of the test suite, which needs only npm and Debian packages):
 
-  PYTHONPATH=<sentinelhub-py pylib> OAUTHLIB_INSECURE_TRANSPORT=1 /usr/bin/python3 scripts/shpy_archive_check.py \
+  PYTHONPATH=<sentinelhub-py pylib> OAUTHLIB_INSECURE_TRANSPORT=1 /usr/bin/python3 test/e2e/shpy_archive_check.py \
     http://127.0.0.1:8787 <demo client id> <demo client secret> test/fixtures/archive-reads
 """
 import sys, numpy as np
