@@ -39,12 +39,12 @@ function lonLatPolygon(bbox: number[], epsg: number): { type: "Polygon"; coordin
 
 /** Writes the INGESTED state: the item and the tile row, in one batch, only while the tile is INGESTING. */
 async function finish(env: Pick<Env, "DB">, c: ByocCollection, t: ByocTile, r: Inspection): Promise<void> {
-  const done: ByocTile = { ...t, tileGeometry: lonLatPolygon(r.bbox, r.epsg), tileEpsg: r.epsg, nativeBbox: r.bbox, metersPerPixel: r.metersPerPixel };
+  const done: ByocTile = { ...t, tileGeometry: lonLatPolygon(r.bbox, r.epsg), tileEpsg: r.epsg, nativeBbox: r.bbox, metersPerPixel: r.metersPerPixel, fileExt: r.fileExt };
   await env.DB.batch([
     itemStatement(env, tileItem(c, done), "INGESTING"),
     moveStatement(env, t.id, ["INGESTING"], "INGESTED", {
       tile_geometry: JSON.stringify(done.tileGeometry), tile_epsg: r.epsg, native_bbox: JSON.stringify(r.bbox),
-      meters_per_pixel: r.metersPerPixel, warnings: r.warnings.length ? r.warnings.join(" ") : null,
+      meters_per_pixel: r.metersPerPixel, file_ext: r.fileExt, warnings: r.warnings.length ? r.warnings.join(" ") : null,
     }),
   ]);
 }

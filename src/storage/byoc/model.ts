@@ -47,6 +47,8 @@ export interface ByocTile {
   failedCause: string | null;
   warnings: string | null;
   created: string;
+  /** The extension of the band files (`.tiff` / `.tif`) found at ingestion; null before (storage/byoc/paths.ts). */
+  fileExt?: string | null;
 }
 
 /** The registry sample type of a band format, e.g. 16 + UINT -> UINT16; FLOAT needs 32 bits. */

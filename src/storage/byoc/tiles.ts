@@ -11,6 +11,7 @@ import type { Env } from "../../env";
 import { jsonColumn } from "../db";
 import { keysetSql, type SeekPage } from "../keyset";
 import type { StacItem } from "../items";
+import { fileKey } from "./paths";
 import { byocType, type BandFormat, type ByocCollection, type ByocTile, type TileStatus } from "./model";
 
 type DB = Pick<Env, "DB">;
@@ -30,6 +31,7 @@ interface Row {
   failed_cause: string | null;
   warnings: string | null;
   created: string;
+  file_ext?: string | null;
 }
 
 function toTile(r: Row): ByocTile {
@@ -37,6 +39,7 @@ function toTile(r: Row): ByocTile {
     id: r.id, collection: r.collection, account: r.account, path: r.path, status: r.status, sensingTime: r.sensing_time,
     coverGeometry: jsonColumn(r.cover_geometry), tileGeometry: jsonColumn(r.tile_geometry), tileEpsg: r.tile_epsg,
     nativeBbox: jsonColumn(r.native_bbox), metersPerPixel: r.meters_per_pixel, failedCause: r.failed_cause, warnings: r.warnings, created: r.created,
+    fileExt: r.file_ext ?? null,
   };
 }
 
@@ -121,11 +124,6 @@ export async function deleteTile(env: DB, c: ByocCollection, id: string): Promis
   ]);
 }
 
-/** The key of a band's file in the bucket: `path` with (BAND) replaced by the source + `.tif`, else `path/<source>.tif`. */
-export function fileKey(path: string, source: string): string {
-  return path.includes("(BAND)") ? `${path.replaceAll("(BAND)", source)}.tif` : `${path.replace(/\/+$/, "")}/${source}.tif`;
-}
-
 /** The distinct files of a collection's bands: source -> (band name at 0-based sample index). */
 export function filesOf(bands: [string, BandFormat][]): Map<string, string[]> {
   const files = new Map<string, string[]>();
@@ -149,7 +147,7 @@ export function tileItem(c: ByocCollection, t: ByocTile): StacItem {
     [...filesOf(c.bands)].map(([source, names]) => [
       `${source}.tif`,
       {
-        href: `s3://${c.s3Bucket}/${fileKey(t.path, source)}`,
+        href: `s3://${c.s3Bucket}/${fileKey(t.path, source, t.fileExt)}`,
         type: "image/tiff; application=geotiff; profile=cloud-optimized",
         roles: ["data"],
         "eo:bands": Array.from(names, (n, i) => ({ name: n ?? `_${i + 1}` })),
