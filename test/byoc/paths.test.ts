@@ -78,3 +78,48 @@ describe("tile paths (Sentinel Hub's forms)", () => {
     expect(t.additionalData.failedIngestionCause).toMatch(/No band files match path 'nothing\/x_\(BAND\)\.tiff'.*nothing\/x_<band>\.tiff/);
   });
 });
+
+describe("tileGeometry given at creation (the spec: optional, any CRS, stored in CRS84, returned in the tile CRS)", () => {
+  const UTM31 = { type: "name", properties: { name: "urn:ogc:def:crs:EPSG::32631" } };
+  const ring = [[501400, 5629100], [501900, 5629100], [501900, 5629600], [501400, 5629100]];
+
+  it("is kept through ingestion and reingest; the files' extent only when none was given", async () => {
+    const c = await collection();
+    const [t] = await ingest(c, { path: "tiff", tileGeometry: { type: "Polygon", crs: UTM31, coordinates: [ring] } });
+    expect(t.status).toBe("INGESTED");
+    expect(t.tileGeometry.crs).toEqual(UTM31);
+    t.tileGeometry.coordinates[0].forEach((p: number[], i: number) => p.forEach((v, j) => expect(v).toBeCloseTo(ring[i]![j]!, 3)));
+    // the item's footprint: the given polygon in CRS84 (its bbox from GDAL: gdaltransform -s_srs EPSG:32631 -t_srs OGC:CRS84)
+    const item = (await api(owner, "GET", `/api/v1/catalog/1.0.0/collections/byoc-${c}/items/${t.id}`)).json;
+    [3.0198721546326, 50.8136253292962, 3.02697194166097, 50.8181217215268].forEach((v, i) => expect(item.bbox[i]).toBeCloseTo(v, 9));
+    expect(item.geometry.coordinates[0]).toHaveLength(4);
+    expect((await api(owner, "POST", `${C}/${c}/tiles/${t.id}/reingest`)).status).toBe(204);
+    const again = await settled(owner, c, t.id);
+    expect(again.tileGeometry.coordinates[0][1][0]).toBeCloseTo(501900, 3);
+    const [plain] = await ingest(c, { path: "tiff/(BAND).tiff" });
+    expect(plain.tileGeometry.coordinates).toEqual([[[501360, 5629040], [502000, 5629040], [502000, 5629680], [501360, 5629680], [501360, 5629040]]]);
+  });
+
+  it("without a crs member it is CRS84; a MultiPolygon is kept as one", async () => {
+    const c = await collection();
+    const square = [[3.02, 50.814], [3.025, 50.814], [3.025, 50.817], [3.02, 50.817], [3.02, 50.814]];
+    const [t] = await ingest(c, { path: "tiff", tileGeometry: { type: "MultiPolygon", coordinates: [[square]] } });
+    expect([t.status, t.tileGeometry.type, t.tileGeometry.crs]).toEqual(["INGESTED", "MultiPolygon", UTM31]);
+    const item = (await api(owner, "GET", `/api/v1/catalog/1.0.0/collections/byoc-${c}/items/${t.id}`)).json;
+    expect(item.geometry).toMatchObject({ type: "MultiPolygon", coordinates: [[square]] });
+  });
+
+  it("a geometry that is not a polygon, has an open ring, an unknown CRS or lies outside it is a 400 naming tileGeometry", async () => {
+    const c = await collection();
+    const bad: [unknown, RegExp][] = [
+      [{ type: "Point", coordinates: [3, 50] }, /tileGeometry/],
+      [{ type: "Polygon", coordinates: [[[3, 50], [4, 50], [4, 51], [3, 50.5]]] }, /tileGeometry.*closed/],
+      [{ type: "Polygon", crs: { type: "name", properties: { name: "EPSG:999999" } }, coordinates: [ring] }, /tileGeometry.*999999/],
+      [{ type: "Polygon", coordinates: [ring] }, /tileGeometry.*(outside|range)/],
+    ];
+    for (const [tileGeometry, message] of bad) {
+      const r = await api(owner, "POST", `${C}/${c}/tiles`, { path: `bad-${crypto.randomUUID()}`, tileGeometry });
+      expect([r.status, r.json.error.message]).toEqual([400, expect.stringMatching(message)]);
+    }
+  });
+});
