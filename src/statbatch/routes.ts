@@ -7,10 +7,10 @@
 import type { Env } from "../env";
 import { json } from "../http/base";
 import { readScriptRequest } from "../http/body";
-import { badRequest } from "../http/errors";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { actionRoute, createTask, listTasks, ownTask, refuseStatus } from "../tasks/api";
-import { checkBuckets, featuresExist } from "./features";
+import { checkBuckets } from "./features";
+import { requireObject } from "../buckets";
 import { statbatchPlugin as plugin, statusJson, taskJson } from "./plugin";
 import { batchStatisticalRequestSchema, parseBatchStatisticalRequest } from "./schema";
 import { SCRIPT_BODY } from "../openapi/meta";
@@ -33,8 +33,7 @@ async function create(request: AuthedRequest, env: Env): Promise<Response> {
   refuseStatus(body);
   const req = parseBatchStatisticalRequest(body);
   await checkBuckets(env, account, req);
-  if (!(await featuresExist(env, account, req.input.features.s3)))
-    throw badRequest(`input.features: the GeoPackage ${req.input.features.s3.url} does not exist; upload it first.`);
+  await requireObject(env, account, req.input.features.s3, "input.features", "GeoPackage");
   return json(taskJson(await createTask(plugin, request, env, req)), 201);
 }
 
