@@ -16,6 +16,7 @@ import type { Task } from "../tasks/plugin";
 import { taskStub } from "../tasks/stub";
 import { checkBuckets, checkDelivery } from "./delivery";
 import { checkZarrRequest } from "./zarrcheck";
+import { checkNamingUnknown } from "../http/members";
 import { checkCollectionRequest, checkCollectionTarget } from "./collection";
 import { batchPlugin as plugin, taskView } from "./plugin";
 import { batchRequestSchema, updateSchema, type BatchRequest } from "./schema";
@@ -46,9 +47,11 @@ async function create(request: AuthedRequest, env: Env): Promise<Response> {
   });
   refuseStatus(body);
   const req = validate(batchRequestSchema, body, "batch process request");
-  checkRequest(req);
-  await checkCollectionTarget(env, accountOf(request), req);
-  await checkBuckets(env, accountOf(request), req);
+  await checkNamingUnknown(batchRequestSchema, body, async () => {
+    checkRequest(req);
+    await checkCollectionTarget(env, accountOf(request), req);
+    await checkBuckets(env, accountOf(request), req);
+  });
   return Response.json(taskView(await createTask(plugin, request, env, req, req.description)), { status: 201 });
 }
 
