@@ -83,6 +83,10 @@ describe("the spec's example: 20 per second and 10000 per day", () => {
     expect(rs[10]!.headers.get("x-ratelimit-violatedpolicy")).toBe('{"samplingPeriod":"P1D","limit":30}');
     // 30 per day refill one token every 2 880 000 ms; 1 s of it has refilled already
     expect(Number(rs[10]!.headers.get("retry-after"))).toBe(2_880_000 - 1000);
+    // Retry-After stays in ms (Sentinel Hub's, what sentinelhub-py reads); the IETF draft's headers give seconds (rounded up)
+    expect([rs[10]!.headers.get("ratelimit-reset"), rs[10]!.headers.get("ratelimit-remaining"), rs[10]!.headers.get("ratelimit")]).toEqual(["2879", "0", '"eoedge";r=0;t=2879']);
+    const [left, wait] = [rs[9]!.headers.get("x-ratelimit-remaining"), String(Math.ceil(Number(rs[9]!.headers.get("retry-after")) / 1000))];
+    expect([rs[9]!.headers.get("ratelimit-reset"), rs[9]!.headers.get("ratelimit-remaining"), rs[9]!.headers.get("ratelimit")]).toEqual([wait, left, `"eoedge";r=${left};t=${wait}`]);
   });
 
   it("a changed policy applies once the object's cached limits are a minute old", async () => {
