@@ -11,8 +11,8 @@ import type { BatchRequest } from "./schema";
 import type { BatchTile } from "./tiles";
 
 /**
- * The API view of a task: the request with its current description, costPU the analysis estimate until the task is
- * DONE or FAILED, then the processing units charged (spent on processed tiles), costMC 0 (no monitoring credits are
+ * The API view of a task: the request with its current description, costPU 0 before analysis (as statistical batch
+ * shows it), the analysis estimate until the task is DONE or FAILED, then the processing units charged (spent on processed tiles), costMC 0 (no monitoring credits are
  * spent); completionPercentage counts finished (done or failed) tiles, 100 once DONE; domainAccountId, projectId and
  * workspaceId are the owning account.
  */
@@ -33,7 +33,8 @@ export function taskView(t: Task<BatchRequest>): Record<string, unknown> {
     created: t.created,
     completionPercentage: completion,
     lastUpdated: t.lastUpdated,
-    ...(cost !== null ? { costPU: cost, costMC: 0 } : {}),
+    costPU: cost ?? 0,
+    costMC: 0,
     ...(t.state === "STOPPED" && t.stoppedStatusReason ? { stoppedStatusReason: t.stoppedStatusReason } : {}),
   };
 }
