@@ -65,10 +65,17 @@ async function updateTask(request: AuthedRequest, env: Env): Promise<Response> {
   return Response.json(taskView(task as Task<BatchRequest>).request);
 }
 
-/** Registers the Batch Processing v2 routes under both path forms. */
+/**
+ * The path forms of the Batch Processing v2 routes: Sentinel Hub's two, and `/api/v1/batch/process` because the
+ * spec's Versioning section puts the batch paths under v1 while describing these (v2) bodies: the spec wins. A
+ * deprecated batch v1 body sent there is a 400 naming the members v2 does not have (tilingGrid, bucketName, ...).
+ */
+export const BATCH_PREFIXES = ["/api/v2/batch/process", "/batch/v2/process", "/api/v1/batch/process"];
+
+/** Registers the Batch Processing v2 routes under every path form (BATCH_PREFIXES). */
 export function registerBatch(api: Api): void {
   const tag = { tags: ["Batch"] };
-  for (const base of ["/api/v2/batch/process", "/batch/v2/process"]) {
+  for (const base of BATCH_PREFIXES) {
     api
       .on("POST", base, create, { ...tag, summary: "Create a batch task", body: batchRequestSchema, bodyTypes: SCRIPT_BODY, status: 201 })
       .on("GET", base, (r, env) => listTasks(plugin, r, env, "created:desc"), { ...tag, summary: "List batch tasks" })
