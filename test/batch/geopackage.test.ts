@@ -84,7 +84,7 @@ describe("batch v2 GeoPackage input", () => {
     expect(task.error).toMatch(/not a GeoPackage/);
   });
 
-  it("a missing GeoPackage is refused at creation (400 naming input.features), as statistical batch does (issue 40)", async () => {
+  it("a missing GeoPackage is refused at creation (400 naming input.features), as statistical batch does", async () => {
     const created = await batchCall("", bearer, "POST", request("s3://gpkg-in/missing.gpkg"));
     expect(created.status).toBe(400);
     const { error } = (await created.json()) as { error: { message: string; errors: Record<string, string> } };

@@ -1,5 +1,5 @@
 /**
- * Batch paths (issue 40): the spec's Versioning section puts the batch paths under `v1` (`/api/v1/...`) while
+ * Batch paths: the spec's Versioning section puts the batch paths under `v1` (`/api/v1/...`) while
  * describing v2 bodies; the spec wins, so `/api/v1/batch/process` and `/api/v1/batch/tilinggrids` serve the same
  * tasks and grids as `/api/v2/...`. Sentinel Hub's deprecated batch v1 bodies (tilingGrid, bucketName) are refused
  * with a 400 that names those members.

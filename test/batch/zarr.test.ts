@@ -121,7 +121,7 @@ describe("batch Zarr output", () => {
     }
   });
 
-  it("accepts sentinelhub-py 3.11.5's arrayParameter (singular) as arrayParameters; names unknown and missing members (issue 40)", async () => {
+  it("accepts sentinelhub-py 3.11.5's arrayParameter (singular) as arrayParameters; names unknown and missing members", async () => {
     const { arrayParameters, ...rest } = ZARR;
     const base = { processRequest: processRequest("zarr/array"), input: GRID };
     const singular = await batchCall("", bearer, "POST", { ...base, output: { ...rest, arrayParameter: arrayParameters } });

@@ -1,5 +1,5 @@
 /**
- * BYOC tile paths as Sentinel Hub documents them (issue 40): `folder` (files `folder/<band>.tiff`), `folder/(BAND)`
+ * BYOC tile paths as Sentinel Hub documents them: `folder` (files `folder/<band>.tiff`), `folder/(BAND)`
  * (the extension is optional), `folder/(BAND).tiff` and `folder/(BAND).tif`; `.tif` files work wherever `.tiff`
  * ones do. Real West Flanders COGs in a local bucket, ingested by the real queue consumer (workerd, D1, R2).
  */

@@ -1,6 +1,6 @@
 /**
- * Sentinel-2 items name their satellite unit (issue 40: 22 of 24 said `platform: "sentinel-2"`, so filtering on
- * a satellite missed them). The WorldCereal and openEO sources do not say which unit took each image; it follows
+ * Sentinel-2 items name their satellite unit (filtering on a satellite
+ * finds them). The WorldCereal and openEO sources do not say which unit took each image; it follows
  * from the orbits: Sentinel-2B flies the same ground tracks as 2A, 5 days later, each unit every 10 days
  * (scripts/make_items.py s2_platform, referenced to 2A's datatake GS2A_20200219T112111_024344). Checked here by
  * the search a user would send.

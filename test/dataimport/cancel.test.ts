@@ -1,5 +1,5 @@
 /**
- * Deliveries of a cancelled subscription (issue 40: they stayed WAITING forever, also after a restart). The spec's
+ * Deliveries of a cancelled subscription. The spec's
  * delivery states have no CANCELLED: a delivery that will never be made ends DELIVERY_FAILED with an errorMessage
  * naming the cancellation, at the cancel, when its unit runs next, and by the cron's sweep for one left WAITING
  * (a Worker killed between the cancel's writes, or a subscription cancelled before this rule).

@@ -187,7 +187,7 @@ describe("where collections are hosted", () => {
     }
   });
 
-  it("the 404 comes before any band check: a script naming bands the collection lacks still gets it (issue 40)", async () => {
+  it("the 404 comes before any band check: a script naming bands the collection lacks still gets it", async () => {
     const wrongBands = [{ ...s1Process, evalscript: bandsScript(["B04"]) }, { ...byocProcess(creoByoc), evalscript: bandsScript(["NO_SUCH_BAND"]) }];
     for (const [body, at] of [[wrongBands[0]!, CREO], [wrongBands[1]!, EU]] as const) {
       const r = await fetchAt(TWO, `${at}/api/v1/process`, json(body));

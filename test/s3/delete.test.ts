@@ -1,7 +1,5 @@
 /**
- * S3 DeleteObjects (POST /<bucket>?delete) and DeleteBucket as boto3 calls them (issue 40: both answered 405, so
- * `delete_objects`, `aws s3 rb`, GDAL's recursive delete, s3fs and rclone failed and a bucket could never be
- * removed): requests signed and answers parsed by botocore (scripts/py_s3.py); bodies without a checksum signed by
+ * S3 DeleteObjects (POST /<bucket>?delete) and DeleteBucket as boto3 calls them: requests signed and answers parsed by botocore (scripts/py_s3.py); bodies without a checksum signed by
  * the AWS SDK's signer. Another account: test/tenancy/s3.test.ts.
  */
 import { env } from "cloudflare:workers";
