@@ -229,7 +229,7 @@ function evaluatePixel(s) { return { b04: [s.B04], dataMask: [s.dataMask] }; }`,
   it("Catalog and metadata: each location lists only its collections; the other's is 404 naming its location", async () => {
     const ids = async (base: string) =>
       ((await (await fetchAt(TWO, `${base}/api/v1/catalog/1.0.0/collections`, get())).json()) as { collections: { id: string }[] }).collections.map((c) => c.id).sort();
-    expect(await ids(EU)).toEqual([`byoc-${euByoc}`, "sentinel-1-grd", "sentinel-2-l1c", "sentinel-2-l2a"].sort());
+    expect(await ids(EU)).toEqual([`byoc-${euByoc}`, "sentinel-1-grd", "sentinel-2-l1c", "sentinel-2-l2a", "dem", "landsat-ot-l2"].sort());
     expect(await ids(CREO)).toEqual([`byoc-${creoByoc}`]);
     const search = { collections: [`byoc-${creoByoc}`], datetime: "2017-08-24T00:00:00Z/2017-08-25T00:00:00Z", limit: 5 };
     const wrong = await fetchAt(TWO, `${EU}/api/v1/catalog/1.0.0/search`, json(search));
