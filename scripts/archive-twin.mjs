@@ -1,4 +1,4 @@
-// The archive twin: a local stand-in for the public cloud archives EO Edge reads (issue 36), serving the real
+// The archive twin: a local stand-in for the public cloud archives EO Edge reads, serving the real
 // fixtures of data/archive/ (see data/SOURCES.md) as the real services do, for `npm start`, the tests and the bench:
 // - objects under their real bucket keys: GET/HEAD {url}/objects/<bucket-or-host>/<key> with one Range (S3 and Azure
 //   Blob Storage answers and errors; requester-pays buckets need SigV4 of TWIN_AWS_KEYS, the Planetary Computer's
@@ -10,7 +10,7 @@
 //   POST /_twin/latency {ms}, GET /_twin/describe;
 // - scopes: everything above also under {url}/t/<name>/ (any name of [A-Za-z0-9_-]), with stats, faults, latency and
 //   SAS tokens of its own, so that test files running at the same time do not see each other's requests or faults.
-// The interface is fixed by /work/coord/ARCHIVE-CONTRACT.md (issue 36): startArchiveTwin() and the CLI
+// The interface is fixed by /work/coord/ARCHIVE-CONTRACT.md: startArchiveTwin() and the CLI
 // `node scripts/archive-twin.mjs --port P [--latency-ms L]`, which prints the twin's description as one JSON line.
 import { createServer } from "node:http";
 import { realpathSync } from "node:fs";

@@ -1,6 +1,6 @@
 /**
  * Seeds the sample Zarr collection for `npm start` (called by scripts/seed.ts): copies the West Flanders Zarr group
- * written by scripts/make-zarr.py (test/fixtures/zarr/westflanders.zarr) into the local bucket
+ * written by test/reference/make-zarr.py (test/fixtures/zarr/westflanders.zarr) into the local bucket
  * `s3://eo-edge-samples/zarr/westflanders.zarr/` and registers it for the demo account as Zarr collection
  * SAMPLE_ZARR_ID (processable as `zarr-<id>`), ingested like a POST /api/v1/zarr/collections. Idempotent: files
  * already there with the same size are skipped and an existing collection is

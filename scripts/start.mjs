@@ -62,7 +62,7 @@ try {
 }
 const demo = demoClient(state);
 
-// The public archives behind the built-in collections (issue 36, scripts/lib/archive-vars.mjs): the archive twin
+// The public archives behind the built-in collections (scripts/lib/archive-vars.mjs): the archive twin
 // (scripts/archive-twin.mjs) in this process on ARCHIVE_TWIN_PORT (default PORT+3), unless EO_EDGE_ARCHIVE names a
 // real archive (earth-search, planetary-computer; ARCHIVE_STAC_URL and ARCHIVE_URL_MAP override its defaults). The
 // twin's requester-pays buckets take its test keys (TWIN_AWS_KEYS, not AWS keys); real keys belong in .dev.vars.

@@ -6,7 +6,7 @@ import { CERTS_PATH, OIDC_PATH, TOKEN_PATH, certs, openidConfiguration, tokenEnd
 import { TOKEN_BODY_BYTES, tokenErrors } from "./auth/oauth";
 import { getLocation, listLocations } from "./locations/routes";
 import { registerStatistics } from "./statistics/routes";
-import { registerCatalog } from "./catalog/routes";
+import { CATALOG_ROOTS, registerCatalog } from "./catalog/routes";
 import { registerProcess } from "./process/routes";
 import { registerBatch } from "./batch/routes";
 import { registerStatisticalBatch } from "./statbatch/routes";
@@ -57,6 +57,6 @@ export function buildApi(): Api {
   registerByoc(api);
   registerCollectionMetadata(api);
   registerDataImport(api);
-  registerOpenApi(api); // last: it documents the table built above
+  registerOpenApi(api, CATALOG_ROOTS.map((root) => `${root}/api`)); // last: it documents the table built above
   return api;
 }

@@ -9,8 +9,6 @@ declare global {
       PY_S3: Fetcher;
       PY_ZARR: Fetcher;
       CLIENT_RELAY: Fetcher;
-      PY_S3_CLIENTS: Fetcher;
-      S3_BRIDGE: Fetcher;
       /** The archive twin's address (scripts/archive-twin.mjs): its objects, STAC APIs and /_twin/ hooks. */
       ARCHIVE_TWIN_URL: string;
       /** The twin's test keys (TWIN_AWS_KEYS), the requester-pays secrets of the tests' Worker. */

@@ -1,4 +1,4 @@
-// The archive vars of the Worker (issue 36; wrangler.toml [vars], src/archive/): EO_EDGE_ARCHIVE (`twin`,
+// The archive vars of the Worker (wrangler.toml [vars], src/archive/): EO_EDGE_ARCHIVE (`twin`,
 // `earth-search` or `planetary-computer`), ARCHIVE_STAC_URL (the chosen archive's STAC API root) and ARCHIVE_URL_MAP
 // (JSON: asset URL prefix -> replacement prefix). One place that says what each archive's defaults are, for
 // `npm start` (scripts/start.mjs, which runs the twin) and `npm run deploy` (scripts/deploy.mjs).

@@ -1,4 +1,4 @@
-// Shared pieces of the benchmarks (scripts/bench.mjs and scripts/bench-*.mjs): the 29RKH NDVI request and its timing,
+// Shared pieces of the benchmarks (bench/bench.mjs and bench/bench-*.mjs): the 29RKH NDVI request and its timing,
 // percentiles and number formatting, Server-Timing parsing, a scratch wrangler state seeded like `npm start`,
 // a `wrangler dev` server on it, a demo-client token and the workerd peak memory.
 import { spawn } from "node:child_process";
@@ -271,7 +271,7 @@ export const workerdPeakMiB = (pgid) => workerdMiB(pgid, "VmHWM");
 
 /**
  * One row of the closing summary of `npm run bench`: prints nothing, appends
- * `{figure, value, target, met}` as a JSON line to the file $BENCH_SUMMARY when set (scripts/bench.mjs sets it for
+ * `{figure, value, target, met}` as a JSON line to the file $BENCH_SUMMARY when set (bench/bench.mjs sets it for
  * its sections; a section run alone skips it). value and target are display strings; met is true, false or null
  * (not measured, e.g. a failed baseline).
  */

@@ -1,4 +1,4 @@
-// `npm start` on $PORT or a spare port for the client checks (scripts/wms-gdal-check.mjs, the browser checks):
+// `npm start` on $PORT or a spare port for the client checks (test/e2e/wms-gdal-check.mjs, the browser checks):
 // starts it in its own process group with the state in $EO_EDGE_STATE (default .state), waits until it answers,
 // and returns { base, token, stop() }. stop() interrupts the group (SIGINT, SIGKILL after 10 s); the group is also
 // killed if the calling process exits or is interrupted first.
@@ -55,7 +55,7 @@ export async function startEoEdge() {
 
 /**
  * The server a check runs against: $CONSOLE_BASE when set (a server someone else started, e.g. the shared one of
- * scripts/browser-checks.mjs; stop() does nothing), else startEoEdge(). Resolves to { base, token, stop() } with a
+ * test/e2e/browser-checks.mjs; stop() does nothing), else startEoEdge(). Resolves to { base, token, stop() } with a
  * token of the demo client of $EO_EDGE_STATE (default .state).
  */
 export async function checkServer() {

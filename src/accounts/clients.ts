@@ -8,7 +8,7 @@ import { drizzle } from "drizzle-orm/d1";
 import type { Env } from "../env";
 import { badRequest, notFound } from "../http/errors";
 import { createClient } from "../auth/clients";
-import { accountLimits } from "./plans";
+import { accountLimits } from "../ratelimit/plans";
 import { oauthClients as clientRows } from "../storage/schema";
 import { forgetClient } from "../auth/verified";
 import type { ClientRecord, CreateClientBody } from "./clientschema";

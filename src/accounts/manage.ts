@@ -13,7 +13,7 @@ import { policiesSchema, type Policy } from "../ratelimit/policy";
 import { jsonColumn } from "../storage/db";
 import { keysetSql, searchSql, type SeekPage } from "../storage/keyset";
 import { accounts as accountRows, plans } from "../storage/schema";
-import { accountLimits, type AccountLimits } from "./plans";
+import { accountLimits, type AccountLimits } from "../ratelimit/plans";
 
 /** An account id: a UUID by default; operators may choose another id of these characters. */
 const accountId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, "1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit");

@@ -18,7 +18,7 @@ import { badRequest, notFound } from "../http/errors";
 import { readJson, validate } from "../http/parse";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { unitsUsage } from "./units";
-import { accountLimits } from "./plans";
+import { accountLimits } from "../ratelimit/plans";
 import { createAccountClient, deleteClient, getClient, listClients } from "./clients";
 import { createClientSchema } from "./clientschema";
 

@@ -3,7 +3,7 @@
  * `[vars]` and secrets, docs/archives.md):
  * - `EO_EDGE_ARCHIVE`: `twin` (the local archive twin, scripts/archive-twin.mjs; it answers as Earth Search does),
  *   `earth-search` (Earth Search v1 over AWS Open Data) or `planetary-computer` (Microsoft Planetary Computer);
- *   unset or empty: no archive, the built-ins hold only the local store's items (as before issue 36);
+ *   unset or empty: no archive, the built-ins hold only the local store's items;
  * - `ARCHIVE_STAC_URL`: the STAC API root (default: the real API of `earth-search` / `planetary-computer`);
  * - `ARCHIVE_URL_MAP`: JSON `{ "<asset URL prefix>": "<replacement prefix>" }` applied to every asset href before
  *   it is read (the longest matching prefix wins), so a twin or a mirror can stand in for the buckets;

@@ -6,6 +6,7 @@
  */
 import type { Env } from "../env";
 import { notFound } from "../http/errors";
+import { isUuid } from "../http/ids";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { taskStub } from "../tasks/stub";
 import { asyncPlugin, isRunning } from "./plugin";
@@ -14,7 +15,6 @@ import { acceptAsync } from "./submit";
 import { SCRIPT_BODY } from "../openapi/meta";
 import { asyncRequestSchema } from "./schema";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The status body (`AsyncStatusResponse`). */
 const running = (id: string): Response => Response.json({ id, status: "RUNNING" });
@@ -35,7 +35,7 @@ async function status(request: AuthedRequest, env: Env): Promise<Response> {
   const account = accountOf(request);
   const id = decodeURIComponent(request.params.requestId ?? "");
   const missing = () => notFound(`No running async request '${id}': it does not exist, or it finished (results or error.json are in its delivery bucket).`);
-  if (!UUID.test(id)) throw missing();
+  if (!isUuid(id)) throw missing();
   const task = await taskStub(asyncPlugin, env, id.toLowerCase()).task(account);
   if (!task || !isRunning(task)) throw missing();
   return running(task.id);

@@ -9,22 +9,10 @@ import { publicBaseUrl } from "../http/base";
 import { ALG, TOKEN_LIFETIME_S, signingKey, verifyingKey, type VerifyingKey } from "./keys";
 import type { ClientInfo } from "./clients";
 import { cachedClaims, clientUsable, rememberClaims } from "./verified";
+import type { TokenClaims } from "../http/claims";
 
 export { TOKEN_LIFETIME_S };
-
-/** Claims EO Edge puts in (and reads from) an access token. */
-export interface TokenClaims {
-  sub: string;
-  /** The OAuth client the token was issued to (absent only in tokens the token endpoint never issues). */
-  azp?: string;
-  account: string;
-  aid: string;
-  /** Keycloak's claim: web origins a single-page-app client's token may be used from (`["*"]`: all). */
-  "allowed-origins"?: string[];
-  iss: string;
-  exp: number;
-  iat: number;
-}
+export type { TokenClaims };
 
 /** The token issuer of this deployment: `<PUBLIC_BASE_URL>/auth/realms/main`. Throws when PUBLIC_BASE_URL is unset. */
 export const issuer = (env: Pick<Env, "PUBLIC_BASE_URL">): string => `${publicBaseUrl(env)}/auth/realms/main`;

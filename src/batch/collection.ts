@@ -17,6 +17,7 @@
  */
 import type { Env } from "../env";
 import { badRequest } from "../http/errors";
+import { isUuid } from "../http/ids";
 import { UnknownCollectionError } from "../pipeline/collections";
 import { prepareEvalscript } from "../pipeline/pipeline";
 import { crsFromEpsg, transformBounds } from "../raster/crs";
@@ -28,7 +29,6 @@ import { outputUrl } from "./delivery";
 import type { BatchRequest, BatchResponse, RasterOutput } from "./schema";
 import type { BatchTile } from "./tiles";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The processing type id of a batch collection. */
 export const batchType = (id: string): string => `batch-${id}`;
@@ -52,7 +52,7 @@ export function checkCollectionRequest(req: BatchRequest): void {
   if (!out) return;
   if (!out.cogOutput) throw badRequest("output.createCollection / output.collectionId need output.cogOutput = true.");
   if (rasterResponses(req).some((r) => r.format.type !== "image/tiff")) throw badRequest("With createCollection / collectionId every output must be image/tiff.");
-  if (out.collectionId !== undefined && !UUID.test(out.collectionId)) throw badRequest(`output.collectionId '${out.collectionId.slice(0, 80)}' is not a collection id (a uuid).`);
+  if (out.collectionId !== undefined && !isUuid(out.collectionId)) throw badRequest(`output.collectionId '${out.collectionId.slice(0, 80)}' is not a collection id (a uuid).`);
 }
 
 /** @throws UnknownCollectionError (404) when output.collectionId names no batch collection of `account`. */

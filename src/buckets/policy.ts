@@ -10,6 +10,7 @@
  * are accepted: a narrower policy (GetObject only, one prefix) would be read as more than it says, so it is
  * refused instead. Deny statements, conditions, NotPrincipal / NotAction and `*` principals are refused too.
  */
+import { isUuid } from "../http/ids";
 
 /** A policy EO Edge cannot read; `message` says what to change (S3 MalformedPolicy). */
 export class PolicyError extends Error {}
@@ -19,8 +20,12 @@ export const MAX_POLICY_BYTES = 20 * 1024;
 /** Most accounts one policy grants. */
 export const MAX_GRANTEES = 100;
 
-const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
-const PRINCIPAL = new RegExp(`^(?:arn:aws:iam::)?(${UUID})(?::root)?$`, "i");
+const PRINCIPAL = /^(?:arn:aws:iam::)?([^:]+)(?::root)?$/i;
+/** The account id a principal names (`<account id>` or `arn:aws:iam::<account id>:root`), lower-case; undefined if none. */
+const principalId = (p: string): string | undefined => {
+  const id = PRINCIPAL.exec(p)?.[1];
+  return id !== undefined && isUuid(id) ? id.toLowerCase() : undefined;
+};
 const ALLOWED_KEYS = new Set(["Sid", "Effect", "Principal", "Action", "Resource"]);
 
 const fail = (message: string): never => {
@@ -44,7 +49,7 @@ function statementGrantees(s: unknown, bucket: string, i: number): string[] {
   if (Effect !== "Allow") fail(`${at}: Effect must be "Allow" (a grant; Deny statements are not supported).`);
   const aws = typeof Principal === "object" && Principal !== null ? (Principal as Record<string, unknown>).AWS : undefined;
   if (aws === undefined) fail(`${at}: Principal must be {"AWS": <account id or list of them>}.`);
-  const grantees = strings(aws, `${at}: Principal.AWS`).map((p) => PRINCIPAL.exec(p)?.[1]?.toLowerCase() ?? fail(`${at}: principal '${p.slice(0, 80)}' is not an EO Edge account id (or arn:aws:iam::<account id>:root).`));
+  const grantees = strings(aws, `${at}: Principal.AWS`).map((p) => principalId(p) ?? fail(`${at}: principal '${p.slice(0, 80)}' is not an EO Edge account id (or arn:aws:iam::<account id>:root).`));
   if (!strings(Action, `${at}: Action`).every((a) => a === "s3:*" || a === "*")) fail(`${at}: Action must be "s3:*": a grant gives the whole bucket, read and write.`);
   const own = [`arn:aws:s3:::${bucket}`, `arn:aws:s3:::${bucket}/*`];
   if (!strings(Resource, `${at}: Resource`).every((r) => own.includes(r))) fail(`${at}: Resource must be ${own.map((r) => `"${r}"`).join(" and/or ")} (grants are per bucket).`);

@@ -5,6 +5,7 @@
 import type { Env } from "../env";
 import { accountBucket, type ObjectStore } from "../buckets";
 import { notFound } from "../http/errors";
+import { isUuid } from "../http/ids";
 import { accountOf, type AuthedRequest } from "../http/router";
 import type { ByocCollection } from "../storage/byoc/model";
 import { getCollection } from "../storage/byoc/store";
@@ -13,12 +14,11 @@ import { getCollection } from "../storage/byoc/store";
 export const MAX_PAGE = 100;
 
 /** A collection or tile id (case-insensitive). */
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The caller's collection `:collectionId`. @throws ApiError 404 when there is none (or it is another account's). */
 export async function ownCollection(request: AuthedRequest, env: Env): Promise<ByocCollection> {
   const id = String(request.params.collectionId ?? "");
-  const c = UUID.test(id) ? await getCollection(env, accountOf(request), id.toLowerCase()) : null;
+  const c = isUuid(id) ? await getCollection(env, accountOf(request), id.toLowerCase()) : null;
   if (!c) throw notFound(`BYOC collection ${id.slice(0, 64)} not found.`);
   return c;
 }

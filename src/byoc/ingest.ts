@@ -1,6 +1,6 @@
 /**
  * BYOC ingestion on the ingest queue (kind `byoc-ingest`, message `{kind, tile, collection}`, sent by
- * src/storage/byoc/queue.ts for the BYOC API and third-party import deliveries alike): takes the tile QUEUED
+ * src/ingestion/queue.ts for the BYOC API and third-party import deliveries alike): takes the tile QUEUED
  * -> INGESTING, inspects its files (inspect.ts) and ends INGESTED (tile geometry, CRS, item and, for a collection
  * without bands, the bands, all in one D1 batch) or FAILED with the cause. Redelivery-safe: every move is a
  * conditional UPDATE (tiles.ts) and the item is written only while the tile is INGESTING, so a late or duplicate
@@ -19,13 +19,13 @@ import type { Env } from "../env";
 import { crsFromEpsg, transformBounds } from "../raster/crs";
 import type { TaskMessage } from "../tasks/queue";
 import type { UnitRef } from "../tasks/runner";
-import { ingestionUnits } from "../storage/byoc/queue";
+import { ingestionUnits } from "../ingestion/queue";
 import { IngestError, inspectTile, type Inspection } from "./inspect";
 import type { ByocCollection, ByocTile } from "../storage/byoc/model";
 import { configureBands, getCollection } from "../storage/byoc/store";
 import { itemStatement, moveStatement, moveTile, tileById, tileItem } from "../storage/byoc/tiles";
 
-export { BYOC_INGEST_KIND } from "../storage/byoc/queue";
+export { BYOC_INGEST_KIND } from "../ingestion/queue";
 
 /** The leased unit of a `byoc-ingest` message (the `lease` of the kind); null for a message without its collection. */
 export const ingestUnit = (body: TaskMessage, env: Env): UnitRef | null =>

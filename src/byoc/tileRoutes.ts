@@ -13,12 +13,13 @@ import { duplicatePath } from "./collections";
 import { crsMember, givenTileGeometry, reproject } from "./geometry";
 import { crsFromEpsg } from "../raster/crs";
 import { getFile, listFiles } from "./files";
-import { enqueueIngestion, leaseIngestion, queueIngestion } from "../storage/byoc/queue";
+import { enqueueIngestion, leaseIngestion, queueIngestion } from "../ingestion/queue";
 import { byocType, type ByocCollection, type ByocTile } from "../storage/byoc/model";
-import { collectionStore, MAX_PAGE, ownCollection, UUID } from "./access";
+import { isUuid } from "../http/ids";
+import { collectionStore, MAX_PAGE, ownCollection } from "./access";
 import { parseStatus, readBody, tileBody, tileUpdateBody } from "./schema";
 import { getCollection } from "../storage/byoc/store";
-import { deleteTile, getTile, insertTile, listTiles, rewriteItems, updateTileStatements } from "../storage/byoc/tiles";
+import { deleteTile, getTile, insertTile, listTiles, tilesToCopy, updateTile } from "../storage/byoc/tiles";
 
 /**
  * OpenAPI BYOCTile JSON; tileGeometry in the tile's CRS (named in its `crs` member): the one given at creation
@@ -101,7 +102,7 @@ async function update(request: AuthedRequest, env: Env): Promise<Response> {
     sensingTime: body.sensingTime === undefined ? t.sensingTime : body.sensingTime && new Date(body.sensingTime).toISOString(),
     coverGeometry: body.coverGeometry === undefined ? t.coverGeometry : body.coverGeometry,
   };
-  await env.DB.batch([...updateTileStatements(env, next), ...(await rewriteItems(env, c, next))]);
+  await updateTile(env, c, next);
   return new Response(null, { status: 204 });
 }
 
@@ -133,24 +134,12 @@ const sameBands = (a: ByocCollection, b: ByocCollection): boolean => JSON.string
 export async function copyTiles(request: AuthedRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
   const from = await ownCollection(request, env);
   const toId = (new URL(request.url).searchParams.get("toCollection") ?? "").trim().toLowerCase();
-  if (!UUID.test(toId))
+  if (!isUuid(toId))
     throw badRequest(toId ? `toCollection '${toId.slice(0, 64)}' is not a collection id (a uuid).` : "The query parameter toCollection (the target collection's id) is required.", { toCollection: "a uuid is required" });
   const to = await getCollection(env, accountOf(request), toId);
   if (!to) throw notFound(`Target BYOC collection ${toId} not found.`);
   if (to.bands.length && !sameBands(from, to)) throw new ApiError(400, `Collection ${to.id} has other bands than ${from.id}; copy needs the same bands or none.`);
-  const { results } = await env.DB.prepare(
-    `SELECT path, sensing_time, cover_geometry, tile_geometry, tile_geometry_given FROM byoc_tiles s WHERE collection = ? AND status = 'INGESTED'
-       AND NOT EXISTS (SELECT 1 FROM byoc_tiles t WHERE t.collection = ? AND t.path = s.path) ORDER BY created, id`,
-  )
-    .bind(from.id, to.id)
-    .all<{ path: string; sensing_time: string | null; cover_geometry: string | null; tile_geometry: string | null; tile_geometry_given: number }>();
-  for (const r of results) {
-    const given = r.tile_geometry_given === 1 && r.tile_geometry !== null;
-    await addTile(env, ctx, to, {
-      path: r.path, sensingTime: r.sensing_time, coverGeometry: r.cover_geometry && JSON.parse(r.cover_geometry),
-      tileGeometry: given ? JSON.parse(r.tile_geometry!) : null, tileGeometryGiven: given,
-    });
-  }
+  for (const t of await tilesToCopy(env, from.id, to.id)) await addTile(env, ctx, to, t);
   return new Response(null, { status: 204 });
 }
 

@@ -15,7 +15,7 @@ import type { Env } from "../env";
 import { BucketAccessDenied } from "../buckets";
 import { RunLater } from "../tasks/runner";
 import type { ByocCollection } from "../storage/byoc/model";
-import { queueIngestion, leaseIngestion } from "../storage/byoc/queue";
+import { queueIngestion, leaseIngestion } from "../ingestion/queue";
 import { insertTile, tileById } from "../storage/byoc/tiles";
 import { collectionBucket, ensureCollection } from "./collections";
 import { deliveryById, failCancelledDeliveries, moveDelivery } from "./deliveries";

@@ -8,11 +8,13 @@
 import type { Env } from "../env";
 import { json } from "../http/base";
 import { ApiError, badRequest, notFound } from "../http/errors";
+import { isUuid } from "../http/ids";
 import { pagedList, parsePageRequest } from "../http/paging";
 import { rangedResponse } from "../http/range";
 import type { AuthedRequest } from "../http/router";
 import type { ObjectStore } from "../buckets";
 import { getCollection } from "../storage/byoc/store";
+import { tileStatusSince } from "../storage/byoc/tiles";
 import { ARCHIVE_FORMATS, archiveJson, getArchive, requestArchive } from "./archives";
 import { collectionBucket } from "./collections";
 import { getDelivery, listDeliveries } from "./deliveries";
@@ -23,13 +25,12 @@ import { ownRecord } from "./records";
 const MAX_DELIVERIES = 100;
 /** Delivery tiles older than this are not shown (spec: "only tiles from the last 3 months"), ms. */
 const TILE_WINDOW_MS = 92 * 24 * 3600 * 1000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The caller's delivery `:deliveryId` of its record. @throws ApiError 404. */
 async function ownDelivery(request: AuthedRequest, env: Env, kind: RecordKind): Promise<{ r: ImportRecord; d: Delivery }> {
   const r = await ownRecord(request, env, kind);
   const id = String(request.params.deliveryId ?? "");
-  const d = UUID.test(id) ? await getDelivery(env, r.id, id.toLowerCase()) : null;
+  const d = isUuid(id) ? await getDelivery(env, r.id, id.toLowerCase()) : null;
   if (!d) throw notFound(`Delivery ${id.slice(0, 64)} not found in ${kind} ${r.id}.`);
   return { r, d };
 }
@@ -62,7 +63,7 @@ function formatOf(request: Request): string {
 async function deliveryTiles(env: Env, d: Delivery): Promise<{ id: string; deliveryId: string; status: string }[]> {
   if (!d.tileId) return [];
   const since = new Date(Date.now() - TILE_WINDOW_MS).toISOString();
-  const t = await env.DB.prepare("SELECT id, status FROM byoc_tiles WHERE id = ? AND created >= ?").bind(d.tileId, since).first<{ id: string; status: string }>();
+  const t = await tileStatusSince(env, d.tileId, since);
   return t ? [{ id: t.id, deliveryId: d.id, status: t.status }] : [];
 }
 

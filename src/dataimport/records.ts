@@ -9,6 +9,7 @@
 import type { Env } from "../env";
 import { json } from "../http/base";
 import { ApiError, badRequest, notFound } from "../http/errors";
+import { isUuid } from "../http/ids";
 import { pagedList, parsePageRequest, parseSearch } from "../http/paging";
 import { accountOf, type AuthedRequest } from "../http/router";
 import { boundsSqkm } from "./area";
@@ -28,7 +29,6 @@ export const MAX_RECORDS = 100;
 /** Most items one order may hold (OpenAPI PlanetOrderRequest: "at most 500 items can be ordered at once"). */
 export const MAX_ORDER_ITEMS = 500;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const STATUSES: Record<RecordKind, readonly string[]> = { order: ORDER_STATUSES, subscription: SUBSCRIPTION_STATUSES };
 
 const answer = (r: ImportRecord, status = 200): Response => json(recordJson(r), status, providerHeaders(r.provider));
@@ -36,7 +36,7 @@ const answer = (r: ImportRecord, status = 200): Response => json(recordJson(r), 
 /** The caller's record `:orderId` / `:subscriptionId`. @throws ApiError 404. */
 export async function ownRecord(request: AuthedRequest, env: Env, kind: RecordKind): Promise<ImportRecord> {
   const id = String((kind === "order" ? request.params.orderId : request.params.subscriptionId) ?? "");
-  const r = UUID.test(id) ? await getRecord(env, accountOf(request), kind, id.toLowerCase()) : null;
+  const r = isUuid(id) ? await getRecord(env, accountOf(request), kind, id.toLowerCase()) : null;
   if (!r) throw notFound(`${kind === "order" ? "Order" : "Subscription"} ${id.slice(0, 64)} not found.`);
   return r;
 }
@@ -72,7 +72,7 @@ function listQuery(url: URL, kind: RecordKind) {
   const deleted = url.searchParams.get("deleted") ?? "false";
   if (deleted !== "true" && deleted !== "false") throw badRequest(`Invalid deleted '${deleted.slice(0, 20)}': true or false.`, { deleted: "a boolean" });
   const collectionId = url.searchParams.get("collectionId") || null;
-  if (collectionId !== null && !UUID.test(collectionId)) throw badRequest(`Invalid collectionId '${collectionId.slice(0, 64)}': a uuid.`, { collectionId: "a uuid" });
+  if (collectionId !== null && !isUuid(collectionId)) throw badRequest(`Invalid collectionId '${collectionId.slice(0, 64)}': a uuid.`, { collectionId: "a uuid" });
   return { status, collectionId: collectionId?.toLowerCase() ?? null, deleted: deleted === "true", search: parseSearch(url) };
 }
 

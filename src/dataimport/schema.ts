@@ -44,7 +44,7 @@ export type SearchBody = z.infer<typeof searchBody>;
 export const nativeSearchBody = z.object({ provider: z.string().min(1, "provider is required"), planetApiKey: z.string().optional() }).passthrough();
 export type NativeSearchBody = z.infer<typeof nativeSearchBody>;
 
-const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "a BYOC collection id (uuid)").transform((s) => s.toLowerCase());
+const uuid = z.uuid("a BYOC collection id (uuid)").transform((s) => s.toLowerCase());
 
 /** Create body of an order or subscription (OpenAPI PlanetOrderRequest, PlanetSubscriptionRequest; read-only members ignored). */
 export const recordBody = z.object({

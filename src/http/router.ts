@@ -6,7 +6,7 @@
 import { Router, type IRequest, type RouterType } from "itty-router";
 import type { ZodType } from "zod";
 import type { Env } from "../env";
-import type { TokenClaims } from "../auth/tokens";
+import type { TokenClaims } from "./claims";
 import { publicBaseUrl, withHeaders } from "./base";
 import { ApiError, errorResponse, renderError } from "./errors";
 import { refuseDeclaredOversize } from "./limits";

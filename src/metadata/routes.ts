@@ -7,17 +7,18 @@
 import type { Env } from "../env";
 import { json, publicBaseUrl } from "../http/base";
 import { notFound } from "../http/errors";
+import { isUuid } from "../http/ids";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { findLocation } from "../locations/config";
 import { hostOf } from "../locations/hosting";
 import { resolveCollectionType } from "../storage/registry";
 
 const PATH = "/api/v1/metadata/collection";
-const CUSTOM = /^(byoc|batch|zarr)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const CUSTOM = /^(?:byoc|batch|zarr)-(.*)$/;
 
 async function collectionMetadata(request: AuthedRequest, env: Env): Promise<Response> {
   const type = decodeURIComponent(String(request.params.typeId ?? "")).toLowerCase();
-  const c = CUSTOM.test(type) ? await resolveCollectionType(env, accountOf(request), type) : undefined;
+  const c = isUuid(CUSTOM.exec(type)?.[1] ?? "") ? await resolveCollectionType(env, accountOf(request), type) : undefined;
   if (!c || c.kind !== type.split("-")[0]) throw notFound(`Collection ${type.slice(0, 80)} not found (custom collections: byoc-<id>, batch-<id>, zarr-<id>).`);
   const base = publicBaseUrl(env);
   const host = hostOf(env, c);

@@ -27,13 +27,13 @@ export const ADMISSION_WAIT_MS = 5000;
  */
 export const CONSUMER_ADMISSION_WAIT_MS = 30_000;
 
-/** Retry-After of a refused request, in seconds: about one large request's time (scripts/bench-memory.mjs). */
+/** Retry-After of a refused request, in seconds: about one large request's time (bench/bench-memory.mjs). */
 export const ADMISSION_RETRY_AFTER_S = 2;
 
 /**
  * A streamed body (src/process/stream.ts) holds its request's share while its client reads it; a client that takes
  * nothing for this long (ms) lets it go, so one that stops reading keeps the room from others for 10 s at most.
- * (At 2 s, the pauses of scripts/bench-memory.mjs's heap snapshots let the next 2500 x 2500 request start beside
+ * (At 2 s, the pauses of bench/bench-memory.mjs's heap snapshots let the next 2500 x 2500 request start beside
  * a body still being sent.)
  */
 export const ADMISSION_STALL_MS = 10_000;
@@ -48,7 +48,7 @@ const POLL_MS = 10;
  *   (`outCopies` 2; statistics hold no file, {@link planBytes});
  * - inputs (Float32 bands and a dataMask byte per scene, `inBytesPerPixel`): the whole grid up to STRIP_PIXELS,
  *   else one strip (STRIP_TARGET pixels) at a time, each held twice (the mosaic and the rows sent to the sandbox).
- * Checked against the Worker isolate's JS memory (scripts/bench-memory.mjs, isolates limited to 128 MB as at the
+ * Checked against the Worker isolate's JS memory (bench/bench-memory.mjs, isolates limited to 128 MB as at the
  * edge): a 2500 x 2500 FLOAT32 NDVI GeoTIFF is estimated at 59.4 MB and peaked 31.8 MiB above the idle isolate,
  * garbage included (README, "Memory and limits at the edge").
  */

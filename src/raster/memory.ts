@@ -17,7 +17,7 @@
  * process, no per-isolate limit, no eviction of named isolates; at the edge each has its own 128 MB).
  *
  * The JS memory figures are the Worker isolate's V8 heap plus ArrayBuffer backing stores (Runtime.getHeapUsage
- * usedSize + backingStorageSize over the DevTools protocol, scripts/bench-memory.mjs), garbage included.
+ * usedSize + backingStorageSize over the DevTools protocol, bench/bench-memory.mjs), garbage included.
  */
 
 const MIB = 1024 * 1024;
@@ -27,7 +27,7 @@ export const ISOLATE_MEMORY_BYTES = 128_000_000;
 
 /**
  * The Worker isolate's own JS memory with its caches nearly empty and no request in flight: modules, zod schemas,
- * the router, the WebAssembly instances. Measured by scripts/bench-memory.mjs after a full GC of a server that had
+ * the router, the WebAssembly instances. Measured by bench/bench-memory.mjs after a full GC of a server that had
  * served one 16 x 16 request: 16.7-16.8 MiB on b143cf5, 19.3-19.8 MiB once third-party import, the task engine's
  * plug-ins and the strip JPEG encoder were added (README, Benchmarks).
  */
@@ -35,7 +35,7 @@ export const BASELINE_BYTES = 20 * MIB;
 
 /**
  * Decoded COG blocks kept per isolate (src/raster/cog/blocks.ts): five 1024 x 1024 UINT16 Sentinel-2 blocks (eight
- * until the baseline grew by 2 MiB, seven until the caches below were sized in bytes (issue 38): their 5.25 MiB
+ * until the baseline grew by 2 MiB, seven until the caches below were sized in bytes: their 5.25 MiB
  * came from here, so the requests' share stays above the largest Processing request's 59.4 MB).
  */
 export const BLOCK_CACHE_BYTES = 10 * MIB;

@@ -3,13 +3,13 @@
  * processing units of the month) or of one OAuth client (its token-request policies), addressed by name
  * (`account:<id>`, `client:<id>`, see ./limiter.ts). One RPC per request: {@link RateLimiter.take}, which also
  * counts the processing units of the account's earlier requests that the calling isolate carries (./carry.ts).
- * Limits are read from D1 (src/accounts/plans.ts) and cached for CONFIG_TTL_MS, so an operator's change to a plan
+ * Limits are read from D1 (./plans.ts) and cached for CONFIG_TTL_MS, so an operator's change to a plan
  * or an account applies within a minute. Buckets live in memory; those of sampling periods over a minute are also
  * written behind to the object's storage (see RateLimiter.writeBehind); processing units in its SQLite table `units`.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import { accountLimits, type AccountLimits } from "../accounts/plans";
+import { accountLimits, type AccountLimits } from "./plans";
 import { durationMs, policyKey, take, type Bucket, type Policy, type Verdict } from "./policy";
 import type { Charge } from "./carry";
 
@@ -108,7 +108,7 @@ export class RateLimiter extends DurableObject<Env> {
    * `writeEvery` of their tokens were taken since the last write: the answer never waits for the write
    * (allowUnconfirmed), and a restart forgets at most `writeEvery(p) - 1` takes of a long policy (none for limits
    * up to 1999) and at most one sampling period of a short one (kept in memory only; a write per request cost
-   * more than the rest of the limiter, scripts/bench-reqpath.mjs).
+   * more than the rest of the limiter, bench/bench-reqpath.mjs).
    */
   private writeBehind(policies: readonly Policy[]): void {
     let due = false;

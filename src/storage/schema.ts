@@ -1,19 +1,23 @@
-/** Drizzle schema of the D1 database; the SQL lives in migrations/ (keep both in step). */
+/**
+ * Drizzle schema of the D1 tables read and written through drizzle (accounts, plans, OAuth clients, signing keys, the
+ * collection registry); the SQL of every table lives in migrations/ (keep both in step). The other tables (items,
+ * BYOC, Zarr, buckets, third-party import, tasks' listing) are reached by prepared statements in their store modules
+ * (docs/development.md, "Data access").
+ */
 import { sqliteTable, text, integer, real, primaryKey, index, unique } from "drizzle-orm/sqlite-core";
-import { sql } from "drizzle-orm";
 
 export const accounts = sqliteTable("accounts", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
   created: text("created").notNull(),
-  // 0006: the plan and per-account overrides of its policies and PU quota (src/accounts/plans.ts)
+  // 0006: the plan and per-account overrides of its policies and PU quota (src/ratelimit/plans.ts)
   plan: text("plan").notNull().default("enterprise"),
   policies: text("policies"),
   tokenPolicies: text("token_policies"),
   puQuota: real("pu_quota"),
 });
 
-/** 0006: plans as data (src/accounts/plans.ts). */
+/** 0006: plans as data (src/ratelimit/plans.ts). */
 export const plans = sqliteTable("plans", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
@@ -87,125 +91,4 @@ export const collectionBands = sqliteTable(
     bandIndex: integer("band_index"),
   },
   (t) => [primaryKey({ columns: [t.collection, t.name] }), unique().on(t.collection, t.position)],
-);
-
-export const items = sqliteTable(
-  "items",
-  {
-    collection: text("collection").notNull(),
-    id: text("id").notNull(),
-    datetime: integer("datetime").notNull(),
-    cloudCover: real("cloud_cover"),
-    minLon: real("min_lon").notNull(),
-    minLat: real("min_lat").notNull(),
-    maxLon: real("max_lon").notNull(),
-    maxLat: real("max_lat").notNull(),
-    doc: text("doc").notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.collection, t.id] }), index("items_time").on(t.collection, t.datetime, t.id)],
-);
-
-/** 0010: owners of local and bound buckets and their bucket policies (src/buckets/owners.ts). */
-export const bucketOwners = sqliteTable(
-  "bucket_owners",
-  {
-    bucket: text("bucket").primaryKey(),
-    accountId: text("account_id").notNull(),
-    policy: text("policy"),
-    created: text("created").notNull(),
-  },
-  (t) => [index("bucket_owners_account").on(t.accountId, t.bucket)],
-);
-
-/** 0010: the S3 endpoint's access keys per account; the secret itself, as SigV4 verification needs it (src/buckets/keys.ts). */
-export const s3Keys = sqliteTable(
-  "s3_keys",
-  {
-    accessKeyId: text("access_key_id").primaryKey(),
-    secret: text("secret").notNull(),
-    accountId: text("account_id").notNull(),
-    created: text("created").notNull(),
-  },
-  (t) => [index("s3_keys_account").on(t.accountId, t.created)],
-);
-
-/** 0012: third-party import orders and subscriptions (src/dataimport/; columns documented in the migration). */
-export const importOrders = sqliteTable(
-  "import_orders",
-  {
-    id: text("id").primaryKey(),
-    account: text("account").notNull(),
-    kind: text("kind", { enum: ["order", "subscription"] }).notNull(),
-    name: text("name").notNull(),
-    collectionId: text("collection_id"),
-    provider: text("provider").notNull(),
-    quotaCollection: text("quota_collection").notNull(),
-    status: text("status").notNull(),
-    sqkm: real("sqkm").notNull(),
-    input: text("input").notNull(),
-    apiKey: text("api_key"),
-    items: text("items").notNull().default("[]"),
-    charged: integer("charged").notNull().default(0),
-    deleted: integer("deleted").notNull().default(0),
-    created: text("created").notNull(),
-  },
-  (t) => [
-    index("import_orders_list").on(t.account, t.kind, t.deleted, t.created, t.id),
-    // the recovery sweep's scan (src/dataimport/store.ts stalledRecords): RUNNING records only, oldest first
-    index("import_orders_running").on(t.created, t.id).where(sql`status = 'RUNNING'`),
-  ],
-);
-
-/** 0012: import quotas per account and quota collection (km2). */
-export const importQuotas = sqliteTable(
-  "import_quotas",
-  {
-    account: text("account").notNull(),
-    collection: text("collection").notNull(),
-    quotaSqkm: real("quota_sqkm").notNull(),
-    quotaUsed: real("quota_used").notNull().default(0),
-  },
-  (t) => [primaryKey({ columns: [t.account, t.collection] })],
-);
-
-/** 0012: deliveries of an order or subscription (one per provider item). */
-export const importDeliveries = sqliteTable(
-  "import_deliveries",
-  {
-    id: text("id").primaryKey(),
-    parent: text("parent")
-      .notNull()
-      .references(() => importOrders.id, { onDelete: "cascade" }),
-    account: text("account").notNull(),
-    provider: text("provider").notNull(),
-    itemId: text("item_id").notNull(),
-    sqkm: real("sqkm"),
-    status: text("status").notNull(),
-    errorMessage: text("error_message"),
-    prefix: text("prefix"),
-    files: text("files").notNull().default("[]"),
-    tileId: text("tile_id"),
-    created: text("created").notNull(),
-    // 0013: the delivery's reference at its provider while it is prepared there, the product's acquisition time
-    providerRef: text("provider_ref"),
-    sensingTime: text("sensing_time"),
-  },
-  (t) => [unique().on(t.parent, t.itemId), index("import_deliveries_list").on(t.parent, t.created, t.id)],
-);
-
-/** 0012: zip archives of deliveries. */
-export const importArchives = sqliteTable(
-  "import_archives",
-  {
-    delivery: text("delivery")
-      .notNull()
-      .references(() => importDeliveries.id, { onDelete: "cascade" }),
-    format: text("format").notNull(),
-    account: text("account").notNull(),
-    requested: text("requested").notNull(),
-    status: text("status").notNull(),
-    size: integer("size"),
-    key: text("key"),
-  },
-  (t) => [primaryKey({ columns: [t.delivery, t.format] })],
 );

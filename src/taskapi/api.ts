@@ -7,6 +7,7 @@
  */
 import type { Env } from "../env";
 import { ApiError, badRequest, notFound } from "../http/errors";
+import { isUuid } from "../http/ids";
 import { accountOf, type AuthedRequest } from "../http/router";
 import type { UserAction } from "../tasks/machines";
 import type { Outcome } from "../tasks/outcome";
@@ -26,8 +27,6 @@ export interface TaskApi<R = any> {
   /** The task as the API answers it (`task.request` has no S3 keys). */
   view(task: Task<R>): unknown;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The status of a state rejection (Sentinel Hub's OpenAPI gives 409 for updating a batch task being processed; the same answer for every other state rejection keeps one code for one cause). */
 export const STATE_CONFLICT = 409;
@@ -54,7 +53,7 @@ export async function createTask<R>(api: TaskApi<R>, request: AuthedRequest, env
 /** The id of the task's path parameter, lower case. @throws ApiError 404 when it is not a uuid. */
 export function taskId(api: TaskApi, request: AuthedRequest): string {
   const id = String(request.params[api.param] ?? "");
-  if (!UUID.test(id)) throw notFound(`${api.what} ${id.slice(0, 64)} not found.`);
+  if (!isUuid(id)) throw notFound(`${api.what} ${id.slice(0, 64)} not found.`);
   return id.toLowerCase();
 }
 

@@ -99,8 +99,13 @@ export async function markIngesting(env: Pick<Env, "DB">, id: string): Promise<v
 
 /** Renames the account's collection; false when there is none. */
 export async function renameZarr(env: Pick<Env, "DB">, account: string, id: string, name: string): Promise<boolean> {
-  const r = await env.DB.prepare("UPDATE zarr_collections SET name = ? WHERE id = ? AND account = ?").bind(name, id, account).run();
-  return r.meta.changes > 0;
+  const [r] = await env.DB.batch([
+    env.DB.prepare("UPDATE zarr_collections SET name = ? WHERE id = ? AND account = ?").bind(name, id, account),
+    env.DB.prepare(
+      "UPDATE data_collections SET title = ? WHERE id = ? AND kind = 'zarr' AND EXISTS (SELECT 1 FROM zarr_collections WHERE id = ? AND account = ?)",
+    ).bind(name, id, id, account),
+  ]);
+  return (r?.meta.changes ?? 0) > 0;
 }
 
 /** Deletes the record (the registry entry and items are dropped by src/zarr/ingest.ts unregister). */

@@ -87,7 +87,6 @@ async function rename(request: AuthedRequest, env: Env): Promise<Response> {
   const r = await owned(request, env);
   const { name } = validate(renameSchema, await readJson(request));
   await renameZarr(env, r.account, r.id, name);
-  await env.DB.prepare("UPDATE data_collections SET title = ? WHERE id = ? AND kind = 'zarr'").bind(name, r.id).run();
   return new Response(null, { status: 204 });
 }
 

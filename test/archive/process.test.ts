@@ -1,7 +1,7 @@
 /**
  * Processing over the upstream archive (src/archive) against the archive twin (scripts/archive-twin.mjs, wired by
  * vitest.config.ts): the 29RKH scene read from the twin's Earth Search API and sentinel-cogs bucket gives the same
- * pixels as GDAL (scripts/references.py) and as the bundled sample read from R2; failures upstream are retried and
+ * pixels as GDAL (test/reference/references.py) and as the bundled sample read from R2; failures upstream are retried and
  * then answered as 502 / 503 envelopes; the local store answers first when it holds scenes.
  */
 import { env } from "cloudflare:workers";

@@ -1,7 +1,7 @@
 /**
  * Tiling grids: the descriptors Sentinel Hub serves, resolution checks, and tiles over real areas (the footprint of
  * the Sentinel-2 tile 29RKH, a West Flanders field) against an independent GDAL/OGR computation
- * (test/fixtures/grids/reference.json, written by scripts/ref_tiling_grids.py).
+ * (test/fixtures/grids/reference.json, written by test/reference/ref_tiling_grids.py).
  */
 import { describe, expect, it } from "vitest";
 import type { MultiPolygon, Polygon } from "geojson";

@@ -1,6 +1,6 @@
 /**
  * Batch Processing v2 with ZarrOutput in workerd (real D1, R2, Durable Objects and queue): the Zarr store a task
- * writes over 29RKH on the WGS84 1 degree grid, read back by zarr-python (scripts/py_zarr.py, an independent
+ * writes over 29RKH on the WGS84 1 degree grid, read back by zarr-python (test/services/py_zarr.py, an independent
  * reader), equals the per-tile GeoTIFFs (decoded by GDAL) of a raster task with the same processRequest, placed at
  * the offsets GDAL's geotransforms give against zarr-python's coordinate arrays; bad Zarr requests are 400s.
  */

@@ -1,5 +1,5 @@
 /**
- * The per-isolate caches are sized in bytes inside the isolate's memory budget (src/raster/memory.ts, issue 38):
+ * The per-isolate caches are sized in bytes inside the isolate's memory budget (src/raster/memory.ts):
  * each is filled past its budget with real entries and holds no more than its budget afterwards.
  */
 import { env } from "cloudflare:workers";

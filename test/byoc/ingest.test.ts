@@ -2,7 +2,7 @@
  * BYOC ingestion failures and rules (workerd, real D1/R2/queue): each bad input ends FAILED with a cause or is a
  * 4xx with a message; the tile list, catalog and collection are never half-written; redelivered messages change
  * nothing; collection update rules (bucket, bands, sample format, noData, additionalData) and search.
- * Bad files: scripts/make_byoc_fixtures.py (GDAL) -> test/fixtures/byoc.
+ * Bad files: test/reference/make_byoc_fixtures.py (GDAL) -> test/fixtures/byoc.
  */
 import { env } from "cloudflare:workers";
 import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";

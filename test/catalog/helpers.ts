@@ -41,7 +41,7 @@ export async function seedCatalog(): Promise<StacItem[]> {
 /**
  * `count` items derived from real ones (cycling through `sources`): the same documents with the id
  * `D<nnn>_<id>`, the datetime moved `k + 1` days later and the properties "eoedge:derived": true and
- * "eoedge:derived_from": <real id> (as scripts/bench-catalog.mjs labels its derived catalog). Inserted into D1.
+ * "eoedge:derived_from": <real id> (as bench/bench-catalog.mjs labels its derived catalog). Inserted into D1.
  */
 export async function seedDerived(sources: StacItem[], count: number): Promise<StacItem[]> {
   const out: StacItem[] = [];

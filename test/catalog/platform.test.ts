@@ -2,7 +2,7 @@
  * Sentinel-2 items name their satellite unit (filtering on a satellite
  * finds them). The WorldCereal and openEO sources do not say which unit took each image; it follows
  * from the orbits: Sentinel-2B flies the same ground tracks as 2A, 5 days later, each unit every 10 days
- * (scripts/make_items.py s2_platform, referenced to 2A's datatake GS2A_20200219T112111_024344). Checked here by
+ * (test/reference/make_items.py s2_platform, referenced to 2A's datatake GS2A_20200219T112111_024344). Checked here by
  * the search a user would send.
  */
 import { beforeAll, describe, expect, it } from "vitest";

@@ -7,7 +7,7 @@
  * requiredQuota), the quota charged exactly once, deleted orders hidden unless deleted=true.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { tokenOf } from "../helpers/byoc";
+import { api, tokenOf } from "../helpers/byoc";
 import { sampleFile } from "../helpers/seed";
 import { wfB04 } from "../tenancy/helpers";
 import { DI, di, endedDeliveries, ok, refusedWith, sampleInput, seedWestFlanders, until, westFlandersItems, type DeliveryJson, type RecordJson } from "./helpers";
@@ -154,8 +154,17 @@ describe("order lifecycle", () => {
   it("a CREATED order is deleted for good; lists filter by status, collectionId and search", async () => {
     const me = await tokenOf(crypto.randomUUID());
     const a = await ok<RecordJson>(await di("/orders", me, "POST", { ...orderOf([august]), name: "alpha order" }));
-    const b = await ok<RecordJson>(await di("/orders", me, "POST", { ...orderOf([august]), name: "beta order" }));
+    // b delivers into a BYOC collection of the account (empty: any bands fit), a into a new one at confirmation
+    const bucket = `orders-list-${crypto.randomUUID().slice(0, 8)}`;
+    const target = await api(me, "POST", "/api/v1/byoc/collections", { name: "order target", s3Bucket: bucket });
+    expect(target.status).toBe(201);
+    const b = await ok<RecordJson>(await di("/orders", me, "POST", { ...orderOf([august]), name: "beta order", collectionId: target.json.data.id }));
+    expect(b.collectionId).toBe(target.json.data.id);
     expect((await ok<{ data: RecordJson[] }>(await di("/orders?search=beta", me))).data.map((o) => o.id)).toEqual([b.id]);
+    expect((await ok<{ data: RecordJson[] }>(await di(`/orders?collectionId=${b.collectionId}`, me))).data.map((o) => o.id)).toEqual([b.id]);
+    expect((await ok<{ data: RecordJson[] }>(await di(`/orders?collectionId=${String(b.collectionId).toUpperCase()}`, me))).data.map((o) => o.id)).toEqual([b.id]);
+    expect((await ok<{ data: RecordJson[] }>(await di(`/orders?collectionId=${crypto.randomUUID()}`, me))).data).toEqual([]);
+    await refusedWith(await di("/orders?collectionId=not-a-uuid", me), 400);
     expect((await ok<{ data: RecordJson[] }>(await di("/orders?status=CREATED", me))).data.map((o) => o.id)).toEqual([a.id, b.id]);
     expect((await ok<{ data: RecordJson[] }>(await di("/orders?status=DONE", me))).data).toEqual([]);
     const page = await ok<{ data: RecordJson[]; links: { next?: string } }>(await di("/orders?count=1", me));

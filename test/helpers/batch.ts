@@ -60,14 +60,14 @@ export async function bucketFiles(bucket: string, prefix: string): Promise<Map<s
   return out;
 }
 
-/** GDAL's COG validator result for a file, and its decodings (scripts/py_decode.py kind `cog`). */
+/** GDAL's COG validator result for a file, and its decodings (test/services/py_decode.py kind `cog`). */
 export interface PyCog extends PyImage {
   cog: { warnings: string[]; errors: string[]; overviews: [number, number][]; block: [number, number] } | { error: string };
 }
 
 /** Validates and decodes TIFF files with GDAL / tifffile (skips the test when python3 lacks them). */
 export async function validateCogs(ctx: TestContext, files: Uint8Array[]): Promise<PyCog[]> {
-  // the PY_DECODE service takes kind "cog" (scripts/py_decode.py); pydecode.ts types only the older kinds
+  // the PY_DECODE service takes kind "cog" (test/services/py_decode.py); pydecode.ts types only the older kinds
   return (await pyDecode(ctx, files.map((data) => ({ kind: "cog" as "tiff", data })))) as PyCog[];
 }
 

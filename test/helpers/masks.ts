@@ -1,4 +1,4 @@
-/** Polygon mask references written by scripts/ref_rasterize.py (gdal.RasterizeLayer on real cloud polygons). */
+/** Polygon mask references written by test/reference/ref_rasterize.py (gdal.RasterizeLayer on real cloud polygons). */
 import type { MultiPolygon, Polygon } from "geojson";
 import { crsFromEpsg } from "../../src/raster/crs";
 import type { Grid } from "../../src/raster/types";

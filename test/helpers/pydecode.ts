@@ -1,6 +1,6 @@
 /**
  * Decoding with the real clients' decoders (Pillow, tifffile without imagecodecs, GDAL, Python's tarfile and
- * email) through the PY_DECODE service of vitest.config.ts, which runs scripts/py_decode.py. When python3 or one
+ * email) through the PY_DECODE service of vitest.config.ts, which runs test/services/py_decode.py. When python3 or one
  * of its modules is missing the calling test is SKIPPED with the reason (never passed silently).
  */
 import { env } from "cloudflare:workers";
@@ -59,7 +59,7 @@ export async function pyDecode(ctx: TestContext, items: PyItem[]): Promise<unkno
   const body = JSON.stringify({ items: items.map((i) => ({ kind: i.kind, contentType: i.contentType, data: base64(i.data) })) });
   const r = await env.PY_DECODE.fetch("http://py/", { method: "POST", body });
   if (r.status === 503) ctx.skip(`Python decoders unavailable: ${(await r.text()).trim()}`);
-  if (r.status !== 200) throw new Error(`scripts/py_decode.py failed: ${await r.text()}`);
+  if (r.status !== 200) throw new Error(`test/services/py_decode.py failed: ${await r.text()}`);
   const out = (await r.json()) as { imagecodecs: boolean; results: unknown[] };
   expect(out.imagecodecs).toBe(false);
   return out.results;

@@ -1,5 +1,5 @@
 /**
- * Reading a Zarr v2 store with zarr-python through the PY_ZARR service of vitest.config.ts (scripts/py_zarr.py):
+ * Reading a Zarr v2 store with zarr-python through the PY_ZARR service of vitest.config.ts (test/services/py_zarr.py):
  * the store's objects are sent as files; the test is SKIPPED when python3 lacks zarr (never passed silently).
  */
 import { env } from "cloudflare:workers";
@@ -31,6 +31,6 @@ export async function pyReadZarr(ctx: TestContext, files: Map<string, Uint8Array
   const body = JSON.stringify({ files: Object.fromEntries([...files].map(([k, v]) => [k, base64(v)])) });
   const r = await env.PY_ZARR.fetch("http://py/", { method: "POST", body });
   if (r.status === 503) ctx.skip(`zarr-python unavailable: ${(await r.text()).trim()}`);
-  if (r.status !== 200) throw new Error(`scripts/py_zarr.py failed: ${await r.text()}`);
+  if (r.status !== 200) throw new Error(`test/services/py_zarr.py failed: ${await r.text()}`);
   return (await r.json()) as PyZarrGroup;
 }

@@ -1,5 +1,5 @@
 /**
- * The contract of the raster reader interface (src/raster/reader.ts), checked against GDAL (scripts/ref_reader.py,
+ * The contract of the raster reader interface (src/raster/reader.ts), checked against GDAL (test/reference/ref_reader.py,
  * test/fixtures/reader): any RasterReader over one of the reference files (a COG from R2 or a user's bucket, a Zarr
  * array written from the same pixels, ...) must describe the same grid and return the same stored samples.
  * Call `readerContract` at the top level of a test file with a function that opens the reader for a file.

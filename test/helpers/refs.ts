@@ -1,4 +1,4 @@
-/** Reference arrays written by scripts/references.py (GDAL + numpy on the same files). */
+/** Reference arrays written by test/reference/references.py (GDAL + numpy on the same files). */
 import { sampleFile } from "./seed";
 
 export interface RefMeta {

@@ -1,6 +1,6 @@
 /**
- * Real HTTP client programs (GDAL, OWSLib) against the Worker under test, through the CLIENT_RELAY service of
- * vitest.config.ts (scripts/lib/client-relay.mjs): the program talks HTTP to the relay's address, each of its
+ * Real HTTP client programs (GDAL, OWSLib, rasterio) against the Worker under test, through the CLIENT_RELAY service of
+ * vitest.config.ts (test/services/client-relay.mjs): the program talks HTTP to the relay's address, each of its
  * requests is answered here by the Worker (served as if PUBLIC_BASE_URL were the relay's address, so the URLs the
  * Worker writes into its documents lead back to it). When the program exits 3 (a module it needs is missing) or
  * cannot start, the calling test is SKIPPED with the reason (never passed silently).
@@ -20,24 +20,28 @@ export interface ClientRun {
 
 const relay = async (op: string, body: unknown): Promise<any> => (await env.CLIENT_RELAY.fetch(`http://relay/${op}`, { method: "POST", body: JSON.stringify(body) })).json();
 
-/** The headers passed back to the program (the body is sent whole, so no transfer or length headers of ours). */
-const KEPT = ["content-type", "content-disposition", "x-processingunits-spent", "retry-after"];
+/**
+ * Headers not passed back to the program: the relay sends the body whole, in its own framing. Content-Length stays
+ * (the body is the Worker's bytes; a HEAD answer's is the object's size, which GDAL's /vsis3/ reads).
+ */
+const DROPPED = new Set(["transfer-encoding", "connection"]);
 
 /** Answers one request of the program with the Worker's response. */
 async function answer(id: string, base: string, req: { rid: string; method: string; path: string; headers: Record<string, string>; body: string }): Promise<void> {
   const body = req.body ? Uint8Array.from(atob(req.body), (c) => c.charCodeAt(0)) : undefined;
   const init: RequestInit = { method: req.method, headers: { ...req.headers, host: new URL(base).host }, ...(body?.length ? { body } : {}) };
   const r = await fetchAt({ PUBLIC_BASE_URL: base }, `${base}${req.path}`, init);
-  const headers = Object.fromEntries(KEPT.flatMap((k) => (r.headers.has(k) ? [[k, r.headers.get(k)!]] : [])));
+  const headers = Object.fromEntries([...r.headers].filter(([k]) => !DROPPED.has(k)));
   await relay("respond", { id, rid: req.rid, status: r.status, headers, body: base64(new Uint8Array(await r.arrayBuffer())) });
 }
 
 /**
  * Runs `command` (its environment has EO_EDGE_BASE, the address to send requests to) with `stdin`, answering its
  * requests with the Worker's responses until it exits; skips the test (ctx.skip) when it exits 3 or cannot start.
+ * `host`: the relay's listening address (default 127.0.0.1; 127.0.0.2 is an S3_HOSTS address: S3 at its root).
  */
-export async function runClient(ctx: TestContext, command: string[], stdin = ""): Promise<ClientRun> {
-  const { id, base } = (await relay("run", { command, stdin })) as { id: string; base: string };
+export async function runClient(ctx: TestContext, command: string[], stdin = "", host?: string): Promise<ClientRun> {
+  const { id, base } = (await relay("run", { command, stdin, host })) as { id: string; base: string };
   const requests: string[] = [];
   for (;;) {
     const e = await relay("next", { id });

@@ -1,6 +1,6 @@
 /**
  * S3 clients for tests of the S3 endpoint (src/s3): requests signed by botocore and answers parsed by botocore
- * (scripts/py_s3.py through the PY_S3 binding of vitest.config.ts), sent to the Worker under test. When python3 or
+ * (test/services/py_s3.py through the PY_S3 binding of vitest.config.ts), sent to the Worker under test. When python3 or
  * boto3 is missing the calling test is SKIPPED with the reason (never passed silently).
  */
 import { env } from "cloudflare:workers";
@@ -71,7 +71,7 @@ export const fromB64 = (s: string): Uint8Array => Uint8Array.from(atob(s), (c) =
 async function py(ctx: TestContext, items: object[]): Promise<any[]> {
   const r = await env.PY_S3.fetch("http://py/", { method: "POST", body: JSON.stringify({ items }) });
   if (r.status === 503) ctx.skip(`boto3 unavailable: ${(await r.text()).trim()}`);
-  if (r.status !== 200) throw new Error(`scripts/py_s3.py failed: ${await r.text()}`);
+  if (r.status !== 200) throw new Error(`test/services/py_s3.py failed: ${await r.text()}`);
   return ((await r.json()) as { results: any[] }).results;
 }
 

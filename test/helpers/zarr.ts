@@ -1,5 +1,5 @@
 /**
- * Copies the Zarr stores written by scripts/make-zarr.py (test/fixtures/zarr/<name>, listed in its files.json) into a
+ * Copies the Zarr stores written by test/reference/make-zarr.py (test/fixtures/zarr/<name>, listed in its files.json) into a
  * local user bucket (straight into the BUCKETS binding: no account claims the bucket here), for tests of Zarr
  * collections and the Zarr reader; `edit` drops (returns null) or rewrites files on the way, to build broken stores
  * from the real one; `putZarrFile` overwrites one file of a store already there; `settledZarr` waits for a

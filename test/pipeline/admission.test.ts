@@ -3,7 +3,7 @@
  * them, and the admission of src/pipeline/admission.ts lets Processing, Statistical API and WMS / WMTS requests in
  * by the bytes their pixels hold: real requests beyond a small budget wait for room or get 503 with Retry-After,
  * and the admitted ones answer the GDAL reference's pixels. (The isolate's peak JS memory under four 2500 x 2500
- * FLOAT32 requests is checked by scripts/bench-memory.mjs, with workerd's isolates limited to 128 MB as at the
+ * FLOAT32 requests is checked by bench/bench-memory.mjs, with workerd's isolates limited to 128 MB as at the
  * edge: a test in workerd cannot see the heap.)
  */
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -21,6 +21,7 @@ import { MAX_SYNC_SIZE } from "../../src/pipeline/plan";
 import { blockCache } from "../../src/raster/cog/blocks";
 import { indexCache } from "../../src/raster/warp";
 import { DEFAULT_LIMITS } from "../../src/raster/evalscript/host/runtime";
+import type { Lru } from "../../src/raster/lru";
 
 const RKH_TIME = { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" };
 const NDVI = `//VERSION=3
@@ -55,7 +56,7 @@ const answer = async (r: Response): Promise<Answer> => ({ status: r.status, head
 /** `n` NDVI requests sent at once, each read as it comes. */
 const burst = (n: number): Promise<Answer[]> => Promise.all(Array.from({ length: n }, () => process(ndvi.body, bearer).then(answer)));
 
-/** The NDVI GeoTIFF of `a` equals GDAL's (scripts/references.py), as in test/process/process.test.ts. */
+/** The NDVI GeoTIFF of `a` equals GDAL's (test/reference/references.py), as in test/process/process.test.ts. */
 async function expectNdvi(a: Answer): Promise<void> {
   expect(a.status, new TextDecoder().decode(a.body).slice(0, 300)).toBe(200);
   const tif = await readTiff(a.body);
@@ -64,6 +65,25 @@ async function expectNdvi(a: Answer): Promise<void> {
 
 /** The admission wait of a response (its Server-Timing `admission` stage), in ms. */
 const waited = (r: Answer): number => Number(/admission;dur=([\d.]+)/.exec(r.headers.get("server-timing") ?? "")?.[1] ?? NaN);
+
+/**
+ * Fills `cache` (empty first) with 1 MiB values up to its budget plus 4 MiB, then checks it holds at most its budget
+ * (and more than the budget less one value), the oldest values gone and the newest kept; empties it again.
+ */
+function fillPastBudget<V>(cache: Lru<V>, budget: number, make: (bytes: number) => V): void {
+  expect(cache.stats.maxBytes).toBe(budget);
+  cache.clear();
+  const size = 1 << 20;
+  const n = Math.ceil(budget / size) + 4;
+  for (let i = 0; i < n; i++) cache.set(`fill-${i}`, make(size));
+  const { bytes, entries } = cache.stats;
+  expect(bytes).toBeLessThanOrEqual(budget);
+  expect(bytes).toBeGreaterThan(budget - size);
+  expect(entries).toBe(bytes / size);
+  expect([cache.get("fill-0"), cache.get("fill-3")]).toEqual([undefined, undefined]);
+  expect(cache.get(`fill-${n - 1}`)).toBeDefined();
+  cache.clear();
+}
 
 describe("the isolate's memory budgets", () => {
   it("code + caches + the requests in flight fit in 128 MB, and the largest Processing request fits the requests' share", () => {
@@ -79,9 +99,9 @@ describe("the isolate's memory budgets", () => {
     expect(admissionStats().budget).toBe(REQUEST_BYTES);
   });
 
-  it("the caches are bounded by their budgets", () => {
-    expect(blockCache.stats.maxBytes).toBe(CACHE_BUDGETS.BLOCK_CACHE_BYTES);
-    expect(indexCache.stats.maxBytes).toBe(CACHE_BUDGETS.INDEX_CACHE_BYTES);
+  it("the caches are bounded by their budgets: filled past it, each keeps at most its budget and drops the oldest", () => {
+    fillPastBudget(blockCache, CACHE_BUDGETS.BLOCK_CACHE_BYTES, (bytes) => new Float32Array(bytes / 4));
+    fillPastBudget(indexCache, CACHE_BUDGETS.INDEX_CACHE_BYTES, (bytes) => new Int32Array(bytes / 4));
   });
 
   it("a sandbox isolate: its code and one call each way fit in 128 MB (V8 collects its garbage under that limit)", () => {

@@ -1,6 +1,6 @@
 /**
  * A scene whose footprint crosses the antimeridian (bbox min_lon > max_lon): the real 29RKH B04 pixels moved by
- * scripts/ref_antimeridian.py onto a UTM 60 South square centred on 180 degrees. The Process API over an EPSG:4326
+ * test/reference/ref_antimeridian.py onto a UTM 60 South square centred on 180 degrees. The Process API over an EPSG:4326
  * box on each side of 180 degrees must find the scene (the catalog's antimeridian rule, src/storage/condition.ts)
  * and return the pixels gdal.Warp (nearest, exact transformer) reads from the same file.
  */

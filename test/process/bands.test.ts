@@ -1,6 +1,6 @@
 /**
  * Band semantics through the Processing API on real files, each against an oracle outside the service:
- * the file's DN read by geotiff.js, the item metadata, gdal.Warp references (scripts/references.py) and the
+ * the file's DN read by geotiff.js, the item metadata, gdal.Warp references (test/reference/references.py) and the
  * NOAA solar position equations.
  * - reflectance = (DN + offset) / 10000 with offset -1000 from processing baseline 04.00 (ESA S2 PB 04.00), clamped
  *   at 0 unless harmonizeValues is false; DN units: max(0, DN + offset), or the stored DN when not harmonized;

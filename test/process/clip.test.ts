@@ -1,6 +1,6 @@
 /**
  * Clipping to a request geometry, exactly as gdal.RasterizeLayer: a real MultiPolygon with holes (the cloud polygons
- * of 29RKH, scripts/ref_rasterize.py, no pixel centre on an edge) gives dataMask equal to GDAL's mask with zero
+ * of 29RKH, test/reference/ref_rasterize.py, no pixel centre on an edge) gives dataMask equal to GDAL's mask with zero
  * mismatches, and data only inside it. The geometry vertex limit (src/raster/grid/vertices.ts) is a 400 for the
  * Processing and Statistical APIs.
  */

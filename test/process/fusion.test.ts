@@ -1,6 +1,6 @@
 /**
  * Data fusion in the Processing API on real pixels: two West Flanders L2A dates as two sources (compared with
- * the GDAL references of scripts/references.py), ORBIT fusion with preProcessScenes(collections.<id>), and
+ * the GDAL references of test/reference/references.py), ORBIT fusion with preProcessScenes(collections.<id>), and
  * S2 L2A + S1 GRD + S2 L1C in one request equal to single-source requests of each, and strips (> 1 Mpx).
  * Bad fusion input gets a 400 that says what to fix.
  */

@@ -1,6 +1,6 @@
 /**
  * SIMPLE mosaicking fills gaps per pixel: two overlapping PARTIAL acquisitions (real West Flanders B04 of
- * 2018-04-21 and 2018-04-19 cut along two swath edges by scripts/derive_partial.py, a DERIVED fixture, see
+ * 2018-04-21 and 2018-04-19 cut along two swath edges by test/reference/derive_partial.py, a DERIVED fixture, see
  * data/SOURCES.md) and the numpy mosaics the script wrote (test/fixtures/process/partial/<order>.bin).
  */
 import { env } from "cloudflare:workers";

@@ -1,6 +1,6 @@
 /**
  * Request geometries on real 29RKH pixels: a MultiPolygon with a hole given in a projected CRS (UTM 29N), sized by
- * resx/resy, resx only or width only; compared with gdal.RasterizeLayer + gdal.Warp (scripts/references.py
+ * resx/resy, resx only or width only; compared with gdal.RasterizeLayer + gdal.Warp (test/reference/references.py
  * multipolygon(): multi_mask, multi_b04) and with the file's own pixels read by geotiff.js.
  */
 import { beforeAll, describe, expect, it } from "vitest";

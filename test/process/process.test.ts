@@ -1,5 +1,5 @@
 /**
- * Processing API on real Sentinel-2 pixels, compared with GDAL references (scripts/references.py).
+ * Processing API on real Sentinel-2 pixels, compared with GDAL references (test/reference/references.py).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { token } from "../helpers/auth";

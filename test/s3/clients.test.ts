@@ -1,8 +1,8 @@
 /**
  * The S3 endpoint at the root of an S3 address (S3_HOSTS, src/s3/address.ts) as GDAL and rasterio users reach it:
- * over a real TCP address (S3_BRIDGE of vitest.config.ts, which forwards to this Worker as `npm start`'s S3 port
- * does), configured only as their documentation says (AWS_S3_ENDPOINT=<host:port>, AWS_HTTPS=NO,
- * AWS_VIRTUAL_HOSTING=FALSE, the keys; scripts/py_s3_clients.py). What they read is compared with the stored bytes
+ * over a real TCP address (the CLIENT_RELAY of vitest.config.ts on 127.0.0.2, an S3_HOSTS address, whose requests
+ * this Worker answers, test/helpers/relay.ts), configured only as their documentation says (AWS_S3_ENDPOINT=<host:port>, AWS_HTTPS=NO,
+ * AWS_VIRTUAL_HOSTING=FALSE, the keys; test/services/py_s3_clients.py). What they read is compared with the stored bytes
  * and with readers independent of the Worker: tifffile on the COG's bytes, zarr-python on the Zarr store's files.
  */
 import { env } from "cloudflare:workers";
@@ -12,26 +12,23 @@ import { token } from "../helpers/auth";
 import { DATA, bucketFiles, runBatchTask } from "../helpers/batch";
 import { pyDecode, type PyImage } from "../helpers/pydecode";
 import { pyReadZarr } from "../helpers/pyzarr";
+import { runClient } from "../helpers/relay";
 import { boto, s3Account, type S3Account } from "../helpers/s3";
 import { seedSamples } from "../helpers/seed";
 
-/** The bridge's address (host:port): S3 at its root. */
-let endpoint: string;
-beforeAll(async () => {
-  endpoint = ((await (await env.S3_BRIDGE.fetch("http://bridge/")).json()) as { endpoint: string }).endpoint;
-});
+/** An S3 address (S3_HOSTS: 127.0.0.2 on any port) the uploads are signed for; the clients use the relay's. */
+const endpoint = "127.0.0.2:8789";
 
 type Read = { raster: string } | { zarr: string } | { list: string };
-/** One read's answer (see scripts/py_s3_clients.py), `error` when the client failed. */
+/** One read's answer (see test/services/py_s3_clients.py), `error` when the client failed. */
 type ClientResult = Record<string, any> & { error?: string };
 
-/** Runs `tool` ("gdal" or "rasterio") on `reads` over the bridge with `keys`; skips the test when it is not installed. */
+/** Runs `tool` ("gdal" or "rasterio") on `reads` through the relay with `keys`; skips the test when it is not installed. */
 async function clients(ctx: TestContext, tool: "gdal" | "rasterio", keys: S3Account, reads: Read[]): Promise<ClientResult[]> {
-  const body = JSON.stringify({ tool, endpoint, key: keys.key, secret: keys.secret, reads });
-  const r = await env.PY_S3_CLIENTS.fetch("http://py/", { method: "POST", body });
-  if (r.status === 503) ctx.skip(`${tool} unavailable: ${(await r.text()).trim()}`);
-  if (r.status !== 200) throw new Error(`scripts/py_s3_clients.py failed: ${await r.text()}`);
-  return ((await r.json()) as { results: ClientResult[] }).results;
+  const stdin = JSON.stringify({ tool, key: keys.key, secret: keys.secret, reads });
+  const run = await runClient(ctx, ["/usr/bin/python3", "test/services/py_s3_clients.py"], stdin, "127.0.0.2");
+  if (run.code !== 0) throw new Error(`test/services/py_s3_clients.py failed (${run.code}): ${run.stderr.slice(-2000)}`);
+  return (JSON.parse(run.stdout) as { results: ClientResult[] }).results;
 }
 
 const hex = (b: ArrayBuffer) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, "0")).join("");

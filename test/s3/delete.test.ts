@@ -1,5 +1,5 @@
 /**
- * S3 DeleteObjects (POST /<bucket>?delete) and DeleteBucket as boto3 calls them: requests signed and answers parsed by botocore (scripts/py_s3.py); bodies without a checksum signed by
+ * S3 DeleteObjects (POST /<bucket>?delete) and DeleteBucket as boto3 calls them: requests signed and answers parsed by botocore (test/services/py_s3.py); bodies without a checksum signed by
  * the AWS SDK's signer. Another account: test/tenancy/s3.test.ts.
  */
 import { env } from "cloudflare:workers";

@@ -1,5 +1,5 @@
 /**
- * The S3 endpoint (src/s3) as boto3 sees it: every request is signed by botocore (scripts/py_s3.py), sent to the
+ * The S3 endpoint (src/s3) as boto3 sees it: every request is signed by botocore (test/services/py_s3.py), sent to the
  * Worker, and the answer parsed by botocore's own parser (the oracle); objects land in the BUCKETS R2 binding. Calls
  * sign with the key of one test account (test/helpers/s3.ts KEYS), which claims every bucket it uses; what other
  * accounts may do is test/tenancy/s3.test.ts.

@@ -3,7 +3,7 @@
  * "Signing and authenticating REST requests (AWS signature version 2)", secret
  * wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY), and what boto3 sends with `signature_version='s3'`, the default of
  * `generate_presigned_url` and aws cli v1's `s3 presign` for a custom endpoint: presigned GET/PUT URLs and
- * header-signed requests (botocore's HmacV1Auth / HmacV1QueryAuth via scripts/py_s3.py), under /s3 and at the root
+ * header-signed requests (botocore's HmacV1Auth / HmacV1QueryAuth via test/services/py_s3.py), under /s3 and at the root
  * of an S3 address.
  */
 import { env } from "cloudflare:workers";

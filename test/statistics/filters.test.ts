@@ -1,7 +1,7 @@
 /**
  * Statistical API data filters and edge cases on the real West Flanders series and the Sentinel-1 scene:
  * mosaickingOrder and maxCloudCoverage inside one interval holding four acquisitions (compared with numpy's
- * single-date references of scripts/ref_statistics.py), Sentinel-1 dataFilter members (the statistics scene
+ * single-date references of test/reference/ref_statistics.py), Sentinel-1 dataFilter members (the statistics scene
  * query once ignored them), `from == to`, and a geometry that covers no pixel centre.
  */
 import { beforeAll, describe, expect, it } from "vitest";

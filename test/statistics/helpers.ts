@@ -1,4 +1,4 @@
-/** Reference statistics of scripts/ref_statistics.py and comparisons of API band statistics with them. */
+/** Reference statistics of test/reference/ref_statistics.py and comparisons of API band statistics with them. */
 import { expect } from "vitest";
 import { authed } from "../helpers/auth";
 import { sampleFile } from "../helpers/seed";

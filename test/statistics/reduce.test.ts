@@ -1,5 +1,5 @@
 /**
- * Reducers and the per-interval response shape on real West Flanders NDVI pixels (scripts/ref_statistics.py),
+ * Reducers and the per-interval response shape on real West Flanders NDVI pixels (test/reference/ref_statistics.py),
  * compared with numpy: stats, every percentile interpolation, every histogram bin rule.
  */
 import { describe, expect, it } from "vitest";

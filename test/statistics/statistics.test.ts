@@ -1,7 +1,7 @@
 /**
  * Statistical API end to end on the real West Flanders series (19 dates), the Belgium series and the 29RKH
  * tile: every interval's stats, percentiles and histograms equal numpy on the same pixels
- * (scripts/ref_statistics.py -> test/fixtures/statistics/references.json).
+ * (test/reference/ref_statistics.py -> test/fixtures/statistics/references.json).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { authed, token } from "../helpers/auth";

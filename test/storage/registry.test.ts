@@ -2,7 +2,7 @@
  * The collection registry (migration 0003, src/storage/registry.ts): the built-ins' bands as Sentinel Hub documents
  * them (docs.sentinel-hub.com/api/latest/data/sentinel-2-l2a, -l1c, sentinel-1-grd; ESA Sentinel-2A wavelengths),
  * lookups by type, alias and case, typed errors, and scoping: an account's own collection is processable and
- * listed in the catalog for that account only (pixels compared with the GDAL reference of scripts/references.py).
+ * listed in the catalog for that account only (pixels compared with the GDAL reference of test/reference/references.py).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";

@@ -1,6 +1,6 @@
 /**
  * The GeoPackage reader against what GDAL/OGR and python's sqlite3 read from the same files
- * (test/fixtures/vector/reference.json, written by scripts/make_geopackages.py).
+ * (test/fixtures/vector/reference.json, written by test/reference/make_geopackages.py).
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * OGC clients, unmodified, against the WMS/WMTS of an instance over the real 29RKH scene (scripts/py_ogc.py through
+ * OGC clients, unmodified, against the WMS/WMTS of an instance over the real 29RKH scene (test/services/py_ogc.py through
  * the CLIENT_RELAY, test/helpers/relay.ts: the clients send real HTTP requests that the Worker answers):
  * - OWSLib's WebMapService with version="1.1.1" and "1.3.0": GetCapabilities (it asks for its version and must get
  *   that version's document) and getmap; the map equals the Processing API's image of the same grid byte for byte;
@@ -45,9 +45,9 @@ async function processPng(epsg: number, bbox: readonly number[], width: number, 
   return new Uint8Array(await r.arrayBuffer());
 }
 
-/** Runs scripts/py_ogc.py with `request`; its JSON answer (the run must succeed). */
+/** Runs test/services/py_ogc.py with `request`; its JSON answer (the run must succeed). */
 async function pyOgc(ctx: TestContext, request: unknown): Promise<{ result: any; run: ClientRun }> {
-  const run = await runClient(ctx, ["/usr/bin/python3", "scripts/py_ogc.py"], JSON.stringify(request));
+  const run = await runClient(ctx, ["/usr/bin/python3", "test/services/py_ogc.py"], JSON.stringify(request));
   expect(run.code, run.stderr).toBe(0);
   return { result: JSON.parse(run.stdout), run };
 }

@@ -1,7 +1,7 @@
 /**
  * OGC WMS / WMTS endpoints on the real 29RKH scene: GetMap and GetTile give the same bytes as the Processing API
  * for the same bbox, CRS, size, data source and evalscript; EPSG:4326 (lat,lon axis order) equals the GDAL
- * reference of test/fixtures/process (scripts/references.py); WMS 1.1.1 (SRS, lon,lat EPSG:4326) gives the same
+ * reference of test/fixtures/process (test/reference/references.py); WMS 1.1.1 (SRS, lon,lat EPSG:4326) gives the same
  * map; GetCapabilities negotiates the version as the WMS standard says; every bad parameter is an OGC exception
  * with 400, in the request's version.
  */

@@ -1,6 +1,6 @@
 /**
  * Zarr collections end to end (workerd, real D1 and R2): the 19-date West Flanders series written as one Zarr group
- * by scripts/make-zarr.py is created from a local user bucket, ingested, listed and processed. Process and
+ * by test/reference/make-zarr.py is created from a local user bucket, ingested, listed and processed. Process and
  * Statistics on `zarr-<id>` equal the same requests on the built-in collection over the same 19 scenes' COGs
  * (the oracle: pixels the COG reader reads from the original files), data fusion of both subtracts to zero, the
  * catalog lists the time steps, and bad inputs give FAILED with ingestionErrors or a 4xx. Account-scoped.

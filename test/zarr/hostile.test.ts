@@ -1,6 +1,6 @@
 /**
  * Hostile Zarr stores (workerd, real D1 and R2), reproductions of hostile stores, built from the West Flanders group
- * of scripts/make-zarr.py with one metadata file or chunk rewritten: a 200-byte `.zarray` declaring a
+ * of test/reference/make-zarr.py with one metadata file or chunk rewritten: a 200-byte `.zarray` declaring a
  * 1 000 000 000-value chunk (it took workerd down: "JavaScript heap out of memory"), an empty `x`, `chunks: [1,0,0]`,
  * blosc, an unknown compressor, a `delta` filter, an object `fill_value` (INGESTED, then all zeros or 500s),
  * random bytes or a DEFLATE bomb as a chunk and a `path` of 1100 characters (500s). Each ends FAILED with

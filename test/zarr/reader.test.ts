@@ -1,6 +1,6 @@
 /**
  * The raster reader contract (test/helpers/reader-contract.ts: GDAL's description and ReadAsArray windows of real
- * COGs) run on the Zarr reader over the same pixels written as Zarr groups by scripts/make-zarr.py (a UInt8 file
+ * COGs) run on the Zarr reader over the same pixels written as Zarr groups by test/reference/make-zarr.py (a UInt8 file
  * with an overview level, a 3-band Int16 file with nodata), read from a local user bucket through an ObjectStore.
  */
 import { env } from "cloudflare:workers";

@@ -3,7 +3,7 @@
  * block decompression (DEFLATE with libdeflate 1.14, ZSTD with libzstd 1.5.4, TIFF LZW written from the TIFF 6.0
  * specification), the horizontal (2) and floating-point (3) predictors, and zlib compression (libdeflate).
  *
- * This file takes the compiled module as an argument, so that it also runs in Node (scripts/bench-decode.mjs);
+ * This file takes the compiled module as an argument, so that it also runs in Node (bench/bench-decode.mjs);
  * ./index.ts holds workerd's static import. One instance is kept per DecodeCore; its buffers grow to the largest
  * block seen and are reused (WebAssembly memory cannot shrink: past MAX_MEMORY the instance is dropped and a fresh
  * one made on the next call). Calls are synchronous, so concurrent requests of one isolate never interleave in it.

@@ -4,7 +4,7 @@
  * Compressions 1 (with a predictor), 5 (LZW), 8 / 32946 (DEFLATE) and 50000 (ZSTD) with predictors 1, 2 and 3 go
  * through the WebAssembly decode core (src/raster/codec: libdeflate, libzstd, C LZW and predictors). Measured
  * (shared machine, indicative): in Node against geotiff.js 2.8-4.7x faster for DEFLATE (+ predictor 2 / 3) and
- * about 20x for LZW (scripts/bench-decode.mjs); under wrangler dev, all tiles of the sample bands, about as fast as
+ * about 20x for LZW (bench/bench-decode.mjs); under wrangler dev, all tiles of the sample bands, about as fast as
  * workerd's native inflate for plain DEFLATE (0.9-1.2x) and 1.3x with predictor 2; and ZSTD files become readable.
  * When that module was built as a stub (no clang), for PackBits, or with `path: "js"`, the JavaScript path
  * decodes (src/raster/codec/bounded.ts: DEFLATE through the runtime's native `DecompressionStream("deflate")`,

@@ -39,7 +39,7 @@ export interface BandReduction {
  * `mask.length` is the number of pixels of the sample matrix.
  * Passes: gather (band + mask -> compact float32), sum/min/max, squared deviations, radix-select counts, histogram,
  * each a tight typed-array loop. Fusing them (gather + select counts, deviations + histogram, deviations +
- * select counts) was measured slower in V8 in every case tried, by 5-95 % (scripts/bench-stats-kernels.mjs, 29RKH NDVI),
+ * select counts) was measured slower in V8 in every case tried, by 5-95 % (bench/bench-stats-kernels.mjs, 29RKH NDVI),
  * so they stay separate.
  */
 export function reduceBand(view: BandView, mask: Uint8Array, calc: BandCalculation = {}): BandReduction {

@@ -112,14 +112,39 @@ export function moveStatement(env: DB, id: string, from: TileStatus[], to: TileS
   );
 }
 
-/** Sets cover geometry and sensing time of a tile (and its item's datetime when it is ingested). */
-export function updateTileStatements(env: DB, t: ByocTile): D1PreparedStatement[] {
+/** Sets cover geometry and sensing time of tile `t` of collection `c`, and rewrites its item (one D1 batch). */
+export async function updateTile(env: DB, c: ByocCollection, t: ByocTile): Promise<void> {
   const row = env.DB.prepare("UPDATE byoc_tiles SET sensing_time = ?, cover_geometry = ? WHERE id = ?").bind(
     t.sensingTime,
     t.coverGeometry === null ? null : JSON.stringify(t.coverGeometry),
     t.id,
   );
-  return [row];
+  await env.DB.batch([row, ...(await rewriteItems(env, c, t))]);
+}
+
+/**
+ * The INGESTED tiles of collection `from` whose path collection `to` has no tile at, oldest first (copyTiles): path,
+ * sensing time, cover geometry, and the tile geometry when the user gave it at creation.
+ */
+export async function tilesToCopy(env: DB, from: string, to: string): Promise<Pick<ByocTile, "path" | "sensingTime" | "coverGeometry" | "tileGeometry" | "tileGeometryGiven">[]> {
+  const { results } = await env.DB.prepare(
+    `SELECT path, sensing_time, cover_geometry, tile_geometry, tile_geometry_given FROM byoc_tiles s WHERE collection = ? AND status = 'INGESTED'
+       AND NOT EXISTS (SELECT 1 FROM byoc_tiles t WHERE t.collection = ? AND t.path = s.path) ORDER BY created, id`,
+  )
+    .bind(from, to)
+    .all<{ path: string; sensing_time: string | null; cover_geometry: string | null; tile_geometry: string | null; tile_geometry_given: number }>();
+  return results.map((r) => {
+    const given = r.tile_geometry_given === 1 && r.tile_geometry !== null;
+    return {
+      path: r.path, sensingTime: r.sensing_time, coverGeometry: jsonColumn<ByocTile["coverGeometry"]>(r.cover_geometry),
+      tileGeometry: given ? jsonColumn<ByocTile["tileGeometry"]>(r.tile_geometry) : null, tileGeometryGiven: given,
+    };
+  });
+}
+
+/** Id and status of tile `id` when it was created at or after `since` (an ISO instant); null otherwise. */
+export async function tileStatusSince(env: DB, id: string, since: string): Promise<{ id: string; status: string } | null> {
+  return env.DB.prepare("SELECT id, status FROM byoc_tiles WHERE id = ? AND created >= ?").bind(id, since).first<{ id: string; status: string }>();
 }
 
 /** Deletes a tile and its item (one batch). */

@@ -2,7 +2,7 @@
  * Block decoding (src/raster/cog/decode.ts) with the WebAssembly decode core and with the JavaScript path, against
  * GDAL: every block of the real sample COGs and of GDAL-written fixtures (DEFLATE / LZW / ZSTD x predictors 1 / 2 / 3,
  * UINT8 ... FLOAT64, tiles and strips, 1 and 3 samples per pixel) is decoded and the assembled image's SHA-256
- * compared with that of GDAL's ReadRaster (scripts/make_codec_fixtures.py -> test/fixtures/codec/refs.json).
+ * compared with that of GDAL's ReadRaster (test/reference/make_codec_fixtures.py -> test/fixtures/codec/refs.json).
  */
 import { describe, expect, it } from "vitest";
 import { deflateSync, zlibSync } from "fflate";

@@ -2,7 +2,7 @@
 /**
  * The supported CRSs: exactly Sentinel Hub's documented list, definitions identical to the epsg-index package but
  * for the datum shift (PROJ's preferred transformation, scripts/crs-definitions.mjs), and proj4's transforms equal
- * to GDAL/PROJ's (scripts/ref_crs.py -> test/fixtures/crs/points.json).
+ * to GDAL/PROJ's (test/reference/ref_crs.py -> test/fixtures/crs/points.json).
  */
 import { describe, expect, it } from "vitest";
 import definitions from "../../../src/raster/crs/definitions.json";

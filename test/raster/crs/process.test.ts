@@ -1,6 +1,6 @@
 /**
  * Processing requests in the CRSs real users send (WGS 84, UTM, LAEA Europe, Lambert-93, NSIDC polar
- * stereographic north) on real Sentinel-2 pixels, against GDAL (scripts/ref_crs.py): the pixels equal
+ * stereographic north) on real Sentinel-2 pixels, against GDAL (test/reference/ref_crs.py): the pixels equal
  * gdal.Warp's, the grid equals GDAL's geotransform and the GeoTIFF GeoKeys equal those GDAL writes for the code.
  */
 import { beforeAll, describe, expect, it } from "vitest";

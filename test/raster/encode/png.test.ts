@@ -1,6 +1,6 @@
 /**
  * PNG outputs decoded by independent strict decoders: fast-png with CRC checking (test/helpers/png.ts) for every
- * band count x bit depth, and libpng through GDAL plus Pillow (scripts/py_decode.py via PY_DECODE).
+ * band count x bit depth, and libpng through GDAL plus Pillow (test/services/py_decode.py via PY_DECODE).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { rejection } from "../../helpers/engine";

@@ -105,7 +105,7 @@ describe("encodeGeoTiff on real 29RKH pixels", () => {
   });
 });
 
-describe("encodeGeoTiff against GDAL-written references (scripts/encode_reference.py)", () => {
+describe("encodeGeoTiff against GDAL-written references (test/reference/encode_reference.py)", () => {
   interface Ref { file: string; epsg: number; bbox: [number, number, number, number] }
   let refs: Record<"utm_uint16" | "geographic_float32", Ref>;
   let window: S2Window;

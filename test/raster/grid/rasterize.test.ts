@@ -1,5 +1,5 @@
 /**
- * rasterizeRings against gdal.RasterizeLayer (scripts/ref_rasterize.py) on real MultiPolygons with holes, with zero
+ * rasterizeRings against gdal.RasterizeLayer (test/reference/ref_rasterize.py) on real MultiPolygons with holes, with zero
  * tolerance (the fixtures keep every pixel centre off the edges), and against an independent per-pixel even-odd
  * test on random rings (self-intersecting, unclosed, vertices on centre lines, grids cutting them).
  */

@@ -1,4 +1,4 @@
-/** Loads the GDAL references written by scripts/ref_warp.py (test/fixtures/warp). */
+/** Loads the GDAL references written by test/reference/ref_warp.py (test/fixtures/warp). */
 import { env } from "cloudflare:workers";
 import { sampleFile } from "../../helpers/seed";
 import { r2Source, type R2ByteSource } from "../../../src/storage/r2source";

@@ -8,7 +8,7 @@
  * Why: without the edge's memory limit a sandbox isolate collects its garbage lazily. Measured on local workerd
  * (workerd's own inspector, Runtime.getHeapUsage of the isolate "LOADER:evalscript:..."), the isolate serving
  * 2500 x 2500 FLOAT32 NDVI requests held 432 MiB after 6 of them and 1 MiB after a forced GC, and workerd's RSS
- * grew ~100 MB per heavy request (scripts/bench-memory.mjs: 0.8 -> 3.1 GiB after 30); under the edge's limit V8
+ * grew ~100 MB per heavy request (bench/bench-memory.mjs: 0.8 -> 3.1 GiB after 30); under the edge's limit V8
  * collects it (src/raster/memory.ts SANDBOX_RECYCLE_BYTES). workerd
  * never evicts a named Worker Loader isolate on its own, so a new name alone would leak the old isolate; the
  * abort (sandbox.ts, Recycler) removes it from the loader's cache and frees it.
