@@ -36,7 +36,7 @@ export function listObjects(bucket, prefix, max = 1000) {
     const out = [];
     let token = "";
     do {
-      const q = new URLSearchParams({ "list-type": "2", prefix, "max-keys": "1000", ...(token ? { "continuation-token": token } : {}) });
+      const q = new URLSearchParams({ "list-type": "2", prefix, "max-keys": String(Math.min(max, 1000)), ...(token ? { "continuation-token": token } : {}) });
       const doc = new DOMParser().parseFromString(await (await fetchS3(`/${encodeURIComponent(bucket)}`, `?${q}`)).text(), "application/xml");
       for (const c of doc.querySelectorAll("Contents")) out.push({ key: c.querySelector("Key").textContent, size: Number(c.querySelector("Size").textContent) });
       token = doc.querySelector("IsTruncated")?.textContent === "true" ? doc.querySelector("NextContinuationToken")?.textContent ?? "" : "";
