@@ -375,6 +375,8 @@ export function showRequest() {
 export async function initRequest() {
   ctl = window.eoConsole.map = createMap($("map"), { lat: 24.8, lon: -11.43, zoom: 10 }, (a) => setAoi(a));
   window.eoConsole.request = () => buildRequest(form(), ctl.map);
+  window.eoConsole.aoi = () => aoi; // the statistics page takes the drawn polygon itself
+
   editor = window.eoConsole.editor = createEditor($("editor"), "evalscriptLabel", changed);
   ctl.showBasemap(true).catch((err) => showError($("mapState"), err));
   setAoi(DEFAULT_AOI, { notify: false, fit: true });
