@@ -7,7 +7,7 @@ import { call, showError, showState } from "./api.js";
 import { createMap } from "./map.js";
 import { createEditor, markError, setText } from "./editor.js";
 import { curlSnippet, jsSnippet, pySnippet } from "./snippets.js";
-import { fits, isFloat32, loadPresets } from "./presets.js";
+import { dnOf, fits, isFloat32, loadPresets } from "./presets.js";
 import { rampElements, renderLegend } from "./legend.js";
 import { VIRIDIS, tiffImage } from "./tiffview.js";
 import { wireMapTools } from "./maptools.js";
@@ -26,10 +26,10 @@ const WIDE = "2014-01-01T00:00:00Z/2100-01-01T00:00:00Z"; // every date the samp
 let ctl, editor, preset, aoi = DEFAULT_AOI, running = null, resultUrl = null, tiffUrl = null, jsonDirty = false, dates = [], ready = false, autoTiff = false;
 /** The catalog's collections of this location by id (STAC collection JSON). */
 const collections = new Map();
-/** Band names of the BYOC and Zarr collections by collection id (their APIs' additionalData.bands). */
+/** Bands of the BYOC and Zarr collections by collection id (their APIs' additionalData.bands: {name: format}). */
 const bandsOf = new Map();
 /** True when preset `p` can run with `collection`. */
-const fitsNow = (p, collection) => fits(p, collection, bandsOf.get(collection));
+const fitsNow = (p, collection) => fits(p, collection, bandsOf.has(collection) ? Object.keys(bandsOf.get(collection)) : undefined);
 
 const form = () => readForm(aoi, editor);
 let marks = 0;
@@ -123,8 +123,6 @@ function aoiMeets(collection) {
 async function applyPreset(value) {
   const p = preset(value);
   if (!p) return mark("presetApplied");
-  const script = await p.load();
-  setText(editor, script);
   const notes = [];
   if (!fitsNow(p, $("collection").value)) {
     const target = offered().find((c) => fitsNow(p, c));
@@ -136,6 +134,8 @@ async function applyPreset(value) {
       else refreshDates();
     }
   }
+  const script = await p.load(dnOf(bandsOf.get($("collection").value))); // scaled to the collection's values
+  setText(editor, script);
   if (isFloat32(script) && $("format").value !== "image/tiff") notes.push(toTiff());
   else if (!isFloat32(script) && autoTiff && $("format").value === "image/tiff") {
     ($("format").value = "image/png"), (autoTiff = false);
@@ -216,6 +216,16 @@ async function drawResult(blob, bounds) {
   return true;
 }
 
+/**
+ * Labels the drawn result with its collection and the dates of the scenes it shows, and hides the undated
+ * true-colour base layer (most recent scenes of any date), which would pass for the result around it.
+ */
+function showDrawn(st, days) {
+  const shown = days.length > 2 ? `${days[0]} .. ${days.at(-1)} (${days.length} dates, ${st.mosaicking})` : days.join(", ");
+  ctl.showLabel(`${st.collection}: ${shown}`);
+  if ($("baseLayer").checked) ($("baseLayer").checked = false), ctl.showBase(false);
+}
+
 /** Sends the request; shows a PNG/JPEG or a single-band float GeoTIFF on the map over the AOI and offers the file; says why when nothing can run. */
 async function run(e) {
   e?.preventDefault();
@@ -238,7 +248,8 @@ async function run(e) {
     Object.assign($("download"), { href: resultUrl, download: `result.${EXT[body.output.responses[0].format.type]}`, hidden: false });
     const drawn = await drawResult(blob, bounds);
     const where = drawn !== true ? `; not drawn on the map (${drawn}): download it` : epsg !== 3857 ? `; drawn approximately (EPSG:${epsg} on the EPSG:3857 map)` : "";
-    const days = [...new Set(scenes.map((s) => s.properties.datetime.slice(0, 10)))];
+    const days = [...new Set(scenes.map((s) => s.properties.datetime.slice(0, 10)))].sort();
+    if (drawn === true) showDrawn(st, days);
     const pu = r.headers.get("x-processingunits-spent") ?? "?", took = ((performance.now() - t0) / 1000).toFixed(1);
     busy(false);
     showState($("runState"), `${r.status}: ${width} x ${height} px, ${pu} PU, ${took} s; ${scenes.length} scene(s) of ${days.slice(0, 3).join(", ")}${days.length > 3 ? ", ..." : ""}${where}`);
@@ -265,7 +276,7 @@ async function fillCollections() {
   await Promise.all((list.collections ?? []).map(async (c) => {
     const kind = /^(byoc|zarr)-/.exec(c.id)?.[1];
     const got = kind && (await call(api[kind] + c.id.slice(kind.length + 1)).then((r) => r.json(), () => null));
-    if (got) bandsOf.set(c.id, Object.keys(got.data?.additionalData?.bands ?? {}));
+    if (got) bandsOf.set(c.id, got.data?.additionalData?.bands ?? {});
   }));
   for (const c of list.collections ?? []) {
     collections.set(c.id, c);
