@@ -12,7 +12,7 @@ import { rampElements, renderLegend } from "./legend.js";
 import { VIRIDIS, tiffImage } from "./tiffview.js";
 import { wireMapTools } from "./maptools.js";
 import { datesOf, searchItems, underClouds } from "./timeline.js";
-import { MAX_SIDE, aoiBbox, buildRequest, cloudy, readForm, showAoi, stateOfBody, writeForm } from "./form.js";
+import { MAX_SIDE, aoiBbox, autoResolution, buildRequest, cloudy, readForm, showAoi, stateOfBody, writeForm } from "./form.js";
 import { mapGeometry } from "./crs.js";
 import { addPin, decodeState, encodeState, hashState, permalink, pins, removePin } from "./state.js";
 import { copyText, showDates, showPins, wireCopyButtons } from "./panels.js";
@@ -23,6 +23,7 @@ const DEFAULT_COLLECTION = "sentinel-2-l2a";
 const DEFAULT_AOI = { bbox: [-11.55, 24.72, -11.3, 24.88] };
 const EXT = { "image/png": "png", "image/jpeg": "jpg", "image/tiff": "tif" };
 const WIDE = "2014-01-01T00:00:00Z/2100-01-01T00:00:00Z"; // every date the samples (and Sentinel-1/2) can have
+let resTyped = false; // the user typed a resolution: a new AOI keeps it
 let ctl, editor, preset, aoi = DEFAULT_AOI, running = null, resultUrl = null, tiffUrl = null, jsonDirty = false, dates = [], ready = false, autoTiff = false;
 /** The catalog's collections of this location by id (STAC collection JSON). */
 const collections = new Map();
@@ -44,6 +45,8 @@ function changed() {
   const st = form();
   const { body, plain } = buildRequest(st, ctl.map);
   [$("width").value, $("height").value] = [body.output.width, body.output.height];
+  // the Resolution field says what the request uses, whichever field sized it (CRS units per pixel across)
+  if (st.sizeMode !== "res") $("res").value = String(Number(((plain.bbox[2] - plain.bbox[0]) / body.output.width).toPrecision(4)));
   const out = `result.${EXT[plain.format]}`;
   $("snippetCurl").textContent = curlSnippet(location.origin, body, out);
   $("snippetPy").textContent = pySnippet(location.origin, body, out);
@@ -51,7 +54,22 @@ function changed() {
   if (!jsonDirty) $("requestJson").value = JSON.stringify(body, null, 2);
   renderLegend($("legend"), st.evalscript);
   savePermalink();
-  showDates(dates, st, pickDate);
+  datesStatus(showDates(dates, st, pickDate));
+}
+
+/** The timeline's status: how many dates have scenes, how many are within the current cloud limit. */
+function datesStatus(usable) {
+  const collection = $("collection").value;
+  if (refreshDates.failed) return;
+  showState($("timelineState"), dates.length ? `${dates.length} dates with ${collection} scenes over the AOI, ${usable.length} within the cloud limit (${$("maxcc").value} %)` : `no ${collection} scenes over this AOI: use "Zoom to data"`);
+}
+
+/** A new date, collection or pinned state: the previous result, its status and download no longer apply. */
+function dropResult() {
+  if (running) running.abort();
+  clearResult();
+  showState($("runState"), "");
+  ctl.showLabel("");
 }
 const savePermalink = debounce(() => {
   if (document.body.dataset.page === "request") history.replaceState(null, "", `#request?s=${encodeState(form())}`);
@@ -61,10 +79,12 @@ const savePermalink = debounce(() => {
 const r6 = (x) => Number(x.toFixed(6));
 
 /** New AOI (drawn, uploaded, searched, typed or restored): map, fields, dates, request. */
-function setAoi(next, { fit = false, notify = true } = {}) {
+function setAoi(next, { fit = false, notify = true, keepRes = false } = {}) {
   aoi = next.geometry ? { geometry: mapGeometry(next.geometry, (p) => p.map(r6)) } : { bbox: next.bbox.map(r6) };
   ctl.setAoi(aoi, false);
   showAoi(aoi);
+  // a resolution that suits the new AOI, unless one was typed or restored
+  if (!keepRes && !resTyped && $("sizeMode").value === "res") $("res").value = String(autoResolution(form(), ctl.map));
   if (fit) ctl.fit(aoiBbox(aoi));
   if (notify) (refreshDates(), changed());
 }
@@ -72,6 +92,7 @@ function setAoi(next, { fit = false, notify = true } = {}) {
 /** Sets the time range to one day with scenes. */
 function pickDate(date) {
   [$("from").value, $("to").value] = [date, date];
+  dropResult();
   changed();
 }
 
@@ -83,10 +104,10 @@ const refreshDates = debounce(async () => {
     const found = datesOf(await searchItems(collection, aoi, WIDE));
     if (seq !== refreshDates.seq) return; // a newer search (other AOI or collection) is under way
     dates = found;
-    const st = form();
-    const usable = showDates(dates, st, pickDate);
-    showState($("timelineState"), dates.length ? `${dates.length} dates with ${collection} scenes over the AOI, ${usable.length} within the cloud limit` : `no ${collection} scenes over this AOI: use "Zoom to data"`);
+    refreshDates.failed = false;
+    datesStatus(showDates(dates, form(), pickDate));
   } catch (err) {
+    refreshDates.failed = true;
     showError($("timelineState"), err);
   }
   document.body.dataset.datesReady = String(Date.now());
@@ -150,6 +171,7 @@ async function applyPreset(value) {
 /** When the collection changes to one the preset does not fit: the true colour of its own group, else the first fit. */
 async function collectionChanged() {
   const c = $("collection").value, p = preset($("preset").value);
+  dropResult();
   if (p && !fitsNow(p, c)) {
     const home = /^(byoc|zarr|batch)-/.test(c) ? "byoc/zarr" : c; // the collection's own group first
     const ok = [...$("preset").options].filter((o) => preset(o.value) && fitsNow(preset(o.value), c)).sort((a, b) => (preset(a.value).group !== home) - (preset(b.value).group !== home));
@@ -296,8 +318,9 @@ function showOgcUrls({ id: instance, origin }) {
 
 /** Applies a whole state (permalink, pin, imported request). */
 function restore(st) {
+  dropResult();
   writeForm(st, editor);
-  setAoi(st.aoi, { fit: true });
+  setAoi(st.aoi, { fit: true, keepRes: true });
   $("presetNote").textContent = "";
 }
 
@@ -317,9 +340,10 @@ async function footprints() {
 /** The form's, JSON view's, pins' and permalink's events. */
 function wireForm() {
   for (const k of ["from", "to", "mosaicking", "width", "height", "res", "format", "crs", "sizeMode"]) $(k).addEventListener("change", changed);
+  for (const k of ["from", "to"]) $(k).addEventListener("change", dropResult);
   $("format").addEventListener("change", () => (autoTiff = false));
   for (const k of ["width", "height"]) $(k).addEventListener("input", () => ($("sizeMode").value = "size"));
-  $("res").addEventListener("input", () => ($("sizeMode").value = "res"));
+  $("res").addEventListener("input", () => (($("sizeMode").value = "res"), (resTyped = true)));
   $("maxcc").addEventListener("input", () => (($("maxccValue").textContent = `${$("maxcc").value} %`), changed()));
   $("collection").addEventListener("change", collectionChanged);
   $("preset").addEventListener("change", () => applyPreset($("preset").value));
@@ -379,7 +403,9 @@ async function openCollection() {
 
 /** Each show of the request page: a collection to open, then the URL gets the permalink of the state again. */
 export function showRequest() {
-  if (ready) openCollection().then(savePermalink);
+  if (!ready) return;
+  ctl.map.invalidateSize(); // the window may have been resized while the page was hidden (its map was 0 x 0)
+  openCollection().then(savePermalink);
 }
 
 /** First show of the request page: map, editor, presets, collections, events, then the permalink's state. */
