@@ -8,8 +8,8 @@ import { createMap } from "./map.js";
 import { createEditor, markError, setText } from "./editor.js";
 import { curlSnippet, jsSnippet, pySnippet } from "./snippets.js";
 import { dnOf, fits, isFloat32, loadPresets } from "./presets.js";
-import { rampElements, renderLegend } from "./legend.js";
-import { VIRIDIS, tiffImage } from "./tiffview.js";
+import { renderLegend } from "./legend.js";
+import { busy, clearResult, drawResult, offerResult, showDrawn } from "./result.js";
 import { wireMapTools } from "./maptools.js";
 import { datesOf, searchItems, underClouds } from "./timeline.js";
 import { MAX_SIDE, aoiBbox, autoResolution, buildRequest, cloudy, readForm, showAoi, stateOfBody, writeForm } from "./form.js";
@@ -24,7 +24,7 @@ const DEFAULT_AOI = { bbox: [-11.55, 24.72, -11.3, 24.88] };
 const EXT = { "image/png": "png", "image/jpeg": "jpg", "image/tiff": "tif" };
 const WIDE = "2014-01-01T00:00:00Z/2100-01-01T00:00:00Z"; // every date the samples (and Sentinel-1/2) can have
 let resTyped = false; // the user typed a resolution: a new AOI keeps it
-let ctl, editor, preset, aoi = DEFAULT_AOI, running = null, resultUrl = null, tiffUrl = null, jsonDirty = false, dates = [], ready = false, autoTiff = false;
+let ctl, editor, preset, aoi = DEFAULT_AOI, running = null, jsonDirty = false, dates = [], ready = false, autoTiff = false;
 /** The catalog's collections of this location by id (STAC collection JSON). */
 const collections = new Map();
 /** Bands of the BYOC and Zarr collections by collection id (their APIs' additionalData.bands: {name: format}). */
@@ -67,7 +67,7 @@ function datesStatus(usable) {
 /** A new date, collection or pinned state: the previous result, its status and download no longer apply. */
 function dropResult() {
   if (running) running.abort();
-  clearResult();
+  clearResult(ctl);
   showState($("runState"), "");
   ctl.showLabel("");
 }
@@ -183,26 +183,6 @@ async function collectionChanged() {
   mark("collectionApplied");
 }
 
-/** Drops the previous result: overlay, download link and its object URL (no stale result after a failure). */
-function clearResult() {
-  ctl.clearImage();
-  $("download").hidden = true;
-  $("download").removeAttribute("href");
-  for (const url of [resultUrl, tiffUrl]) if (url) URL.revokeObjectURL(url);
-  resultUrl = tiffUrl = null;
-  $("resultLegend").replaceChildren();
-  delete document.body.dataset.runDone;
-}
-
-/** Run's busy state: button disabled, Cancel and the progress bar shown, the elapsed time ticking. */
-function busy(on, t0) {
-  $("run").disabled = on;
-  $("cancel").hidden = !on;
-  $("progress").hidden = !on;
-  clearInterval(busy.timer);
-  if (on) busy.timer = setInterval(() => ($("runState").textContent = `running... ${((performance.now() - t0) / 1000).toFixed(1)} s`), 200);
-}
-
 /** The scenes the request would use: catalog items of its collection, AOI and range under the cloud limit. */
 async function scenesOf(st, signal) {
   const items = await searchItems(st.collection, st.aoi, `${st.from}T00:00:00Z/${st.to}T23:59:59Z`, signal);
@@ -223,36 +203,11 @@ function toTiff() {
   return "Format switched to GeoTIFF: the script writes FLOAT32, which PNG and JPEG cannot carry.";
 }
 
-/**
- * Draws result `blob` over `bounds`: a PNG/JPEG as it is, a single-band float GeoTIFF over the viridis ramp (its
- * stretch in #resultLegend). Resolves to true when drawn, else to the reason.
- */
-async function drawResult(blob, bounds) {
-  if (/image\/(png|jpeg)/.test(blob.type)) return ctl.showImage(resultUrl, bounds).then(() => true);
-  const tiff = await tiffImage(blob).catch((err) => ({ reason: `GeoTIFF not decoded: ${err.message}` }));
-  if (tiff.reason) return tiff.reason;
-  tiffUrl = tiff.url;
-  await ctl.showImage(tiff.url, bounds);
-  const stops = VIRIDIS.map((color, i) => ({ value: tiff.min + ((tiff.max - tiff.min) * i) / (VIRIDIS.length - 1), color }));
-  $("resultLegend").replaceChildren(...rampElements("Result (GeoTIFF values, 2-98 % stretch):", stops));
-  return true;
-}
-
-/**
- * Labels the drawn result with its collection and the dates of the scenes it shows, and hides the undated
- * true-colour base layer (most recent scenes of any date), which would pass for the result around it.
- */
-function showDrawn(st, days) {
-  const shown = days.length > 2 ? `${days[0]} .. ${days.at(-1)} (${days.length} dates, ${st.mosaicking})` : days.join(", ");
-  ctl.showLabel(`${st.collection}: ${shown}`);
-  if ($("baseLayer").checked) ($("baseLayer").checked = false), ctl.showBase(false);
-}
-
 /** Sends the request; shows a PNG/JPEG or a single-band float GeoTIFF on the map over the AOI and offers the file; says why when nothing can run. */
 async function run(e) {
   e?.preventDefault();
   if (running) return;
-  clearResult();
+  clearResult(ctl);
   if (isFloat32(editor.state.doc.toString()) && $("format").value !== "image/tiff") ($("presetNote").textContent = toTiff()), changed();
   const st = form();
   const { body, bounds, epsg } = buildRequest(st, ctl.map);
@@ -266,12 +221,10 @@ async function run(e) {
     if (!scenes.length) throw noScenes(st);
     const r = await call("/api/v1/process", { method: "POST", body, signal: running.signal });
     const blob = await r.blob();
-    resultUrl = URL.createObjectURL(blob);
-    Object.assign($("download"), { href: resultUrl, download: `result.${EXT[body.output.responses[0].format.type]}`, hidden: false });
-    const drawn = await drawResult(blob, bounds);
+    const drawn = await drawResult(ctl, offerResult(blob, `result.${EXT[body.output.responses[0].format.type]}`), blob, bounds);
     const where = drawn !== true ? `; not drawn on the map (${drawn}): download it` : epsg !== 3857 ? `; drawn approximately (EPSG:${epsg} on the EPSG:3857 map)` : "";
     const days = [...new Set(scenes.map((s) => s.properties.datetime.slice(0, 10)))].sort();
-    if (drawn === true) showDrawn(st, days);
+    if (drawn === true) showDrawn(ctl, st, days);
     const pu = r.headers.get("x-processingunits-spent") ?? "?", took = ((performance.now() - t0) / 1000).toFixed(1);
     busy(false);
     showState($("runState"), `${r.status}: ${width} x ${height} px, ${pu} PU, ${took} s; ${scenes.length} scene(s) of ${days.slice(0, 3).join(", ")}${days.length > 3 ? ", ..." : ""}${where}`);
