@@ -57,6 +57,13 @@ function evaluatePixel(s) { return [(s.B08 - s.B04) / (s.B08 + s.B04)]; }
   ],
 };
 
+/**
+ * The groups whose scripts read a custom collection's values as stored: the BYOC / Zarr scripts (scaled by DN) and
+ * the Sentinel-1 ones (uncalibrated amplitude DN, as the Sentinel-1 BYOC sample stores it). The optical built-in
+ * collections' scripts assume reflectance 0..1: on digital numbers they draw a white square.
+ */
+const STORED_VALUES = new Set(["byoc/zarr", "sentinel-1-grd"]);
+
 /** Group labels; the data/evalscripts presets and the L2A false colour are the Sentinel-2 L2A group. */
 const GROUPS = { "sentinel-2-l2a": "Sentinel-2 L2A", "sentinel-2-l1c": "Sentinel-2 L1C", "sentinel-1-grd": "Sentinel-1 GRD", "byoc/zarr": "BYOC / Zarr samples (S2 bands)" };
 
@@ -69,11 +76,11 @@ const CANNOT_RUN = {
 /**
  * True when preset `p` can run with `collection`: a built-in collection of its group, or a BYOC / Zarr / batch
  * collection whose bands (`bands`, names; null when unknown) include every band the preset reads, for a preset of
- * the BYOC / Zarr group (scaled to the collection's values; the built-in collections' scripts assume reflectance).
+ * a group in STORED_VALUES.
  */
 export function fits(p, collection, bands) {
   if (!/^(byoc|zarr|batch)-/.test(collection)) return p.group === collection;
-  return Boolean(p.group === "byoc/zarr" && p.bands && bands && p.bands.every((b) => bands.includes(b)));
+  return Boolean(STORED_VALUES.has(p.group) && p.bands && bands && p.bands.every((b) => bands.includes(b)));
 }
 
 const FLOAT32 = /sampleType\s*:\s*(["'])FLOAT32\1|SampleType\.FLOAT32/;
