@@ -30,6 +30,7 @@ const PARTS = {
   byoc: "scripts/bench-byoc.mjs",
   dataimport: "scripts/bench-dataimport.mjs",
   limiter: "scripts/bench-reqpath.mjs",
+  archive: "scripts/bench-archive.mjs",
 };
 /**
  * Summary rows of the targets a section from another branch measures: printed as not measured while its script is

@@ -22,6 +22,7 @@ import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { experimental_readRawConfig } from "wrangler";
 import { adminClient } from "./lib/admin-client.mjs";
+import { archiveVars } from "./lib/archive-vars.mjs";
 import { bootstrap, smokeTest, uploadSamples, waitServing } from "./lib/deploy-bootstrap.mjs";
 import { deployConfig, locationConfig, resourcesOf, workersDevUrl } from "./lib/deploy-config.ts";
 import { checkStartup, localSecrets, newSecrets, provision, remoteSecrets } from "./lib/deploy-steps.mjs";
@@ -91,7 +92,9 @@ const configPath = join(dir, "wrangler.json");
 /** Writes the generated configuration for the deployment's URL `url` (locally: no custom domains). */
 async function writeConfig(url, databaseIds) {
   const loc = locationConfig({ ...s, url, ...(o.local ? { domains: {}, s3Domain: undefined, domain: undefined } : {}) });
-  const config = deployConfig(raw, { root: relative(dir, process.cwd()) || ".", name, databaseIds, vars: loc.vars, routes: loc.routes });
+  // the public archive behind the built-in collections (issue 36): Earth Search unless EO_EDGE_ARCHIVE names another
+  const archive = archiveVars(process.env.EO_EDGE_ARCHIVE || "earth-search");
+  const config = deployConfig(raw, { root: relative(dir, process.cwd()) || ".", name, databaseIds, vars: { ...loc.vars, ...archive }, routes: loc.routes });
   await writeFile(configPath, JSON.stringify(config, null, 2) + "\n");
   return loc;
 }
