@@ -11,7 +11,7 @@ import { dnOf, fits, isFloat32, loadPresets } from "./presets.js";
 import { renderLegend } from "./legend.js";
 import { busy, clearResult, drawResult, offerResult, showDrawn } from "./result.js";
 import { wireMapTools } from "./maptools.js";
-import { MAX_ITEMS, datesOf, noScenes, searchItems, underClouds } from "./timeline.js";
+import { MAX_ITEMS, datesOf, noScenes, searchDays, searchItems } from "./timeline.js";
 import { MAX_SIDE, aoiBbox, autoResolution, buildRequest, cloudy, readForm, showAoi, stateOfBody, writeForm } from "./form.js";
 import { mapGeometry } from "./crs.js";
 import { addPin, decodeState, encodeState, hashState, permalink, pins, removePin } from "./state.js";
@@ -186,13 +186,12 @@ async function collectionChanged() {
 
 /**
  * The days with scenes the request would use ([{date, count}], under the cloud limit): the timeline's dates when
- * they are those of its collection and AOI (no second catalog search per run), else a catalog search of its range.
+ * they are those of its collection and AOI (no second catalog search per run), else a promise of searchDays.
  */
-async function scenesOf(st, signal) {
+function scenesOf(st, signal) {
   const under = (d) => !cloudy(st.collection) || (d.cloud ?? 0) <= st.maxcc;
   if (datesKey === keyOf(st)) return dates.filter((d) => d.date >= st.from && d.date <= st.to && under(d));
-  const items = await searchItems(st.collection, st.aoi, `${st.from}T00:00:00Z/${st.to}T23:59:59Z`, signal);
-  return datesOf(cloudy(st.collection) ? underClouds(items, st.maxcc) : items);
+  return searchDays(st, signal);
 }
 const keyOf = (st) => JSON.stringify([st.collection, st.aoi]);
 
@@ -218,9 +217,11 @@ async function run(e) {
   try {
     // the request and the catalog search (the dates shown, or why nothing renders) run side by side: one after
     // the other, a console run took 2-3.7x the same request sent by curl
+    const known = scenesOf(st, running.signal); // the days at once (timeline), or a promise (search)
+    if (known.length === 0) throw noScenes(st, dates); // nothing to render: no request sent
     const sent = call("/api/v1/process", { method: "POST", body, signal: running.signal }).then(async (r) => ({ r, blob: await r.blob() }));
     sent.catch(() => {}); // awaited below unless there are no scenes
-    const scenes = await scenesOf(st, running.signal);
+    const scenes = await known;
     if (!scenes.length) throw (running.abort(), noScenes(st, dates));
     const { r, blob } = await sent;
     const drawn = await drawResult(ctl, offerResult(blob, `result.${EXT[body.output.responses[0].format.type]}`), blob, bounds);

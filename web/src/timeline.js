@@ -49,3 +49,9 @@ export function noScenes(st, dates) {
   return new Error(`No ${st.collection} scenes over the AOI between ${st.from} and ${st.to}${clouds}: nothing to render. ` +
     (near.length ? `Dates with scenes here: ${near.slice(-8).join(", ")} (pick one above the map).` : `There are none at any date here: use "Zoom to data".`));
 }
+
+/** [{date, cloud, count}] of a catalog search of state `st`'s collection, AOI and range, under its cloud limit. */
+export async function searchDays(st, signal) {
+  const items = await searchItems(st.collection, st.aoi, `${st.from}T00:00:00Z/${st.to}T23:59:59Z`, signal);
+  return datesOf(cloudy(st.collection) ? underClouds(items, st.maxcc) : items);
+}
