@@ -12,6 +12,7 @@
 //  small: the output size follows the Resolution field (not the window), which stays true in the other modes; the
 //     builder map survives a resize on another page; a new date or pin drops the old result; the cloud-filter
 //     status follows the slider; an L2A NIR false-colour preset;
+//  auto after log-in the map renders by itself, labelled with the date shown (time reported); so does a new date;
 //  perf a console run against the same request from Node (reported, not asserted: the target is 1.2x);
 //  w390 every page at 390x844: no horizontal scroll, every button reachable on screen.
 // Screenshots: test-artifacts/browser/defects-<step>.png. STEPS=f1,f2 runs some steps. Exits 1 on failure.
@@ -232,9 +233,46 @@ async function f6({ page, base }) {
   check(/\d{4}-\d\d-\d\d/.test(label) && dates && !(await page.isChecked("#baseLayer")), `F6 label "${label}" (range ${from}..${to}); base layer hidden: ${!(await page.isChecked("#baseLayer"))}`);
 }
 
+/**
+ * Automatic rendering: after log-in (a new tab) the default view renders by itself (time to the drawn result
+ * reported), labelled with its date; another date renders by itself, labelled with that date.
+ */
+async function auto({ page, base, client }) {
+  const tab = await page.context().browser().newPage({ viewport: { width: 1280, height: 720 } });
+  try {
+    await tab.goto(`${base}/#login`);
+    await tab.evaluate(() => localStorage.setItem("eo-edge-auto-render", "1")); // "Render on change", as chosen before
+    await tab.fill("#clientId", client.client_id);
+    await tab.fill("#clientSecret", client.client_secret);
+    const t0 = Date.now();
+    await tab.press("#clientSecret", "Enter");
+    await tab.waitForSelector("body[data-auto-run-ended]", { timeout: 120_000 });
+    const ms = Date.now() - t0;
+    const first = { state: await tab.textContent("#runState"), label: await tab.textContent("#resultDate"), overlay: await tab.locator("img.result-overlay").count() };
+    await tab.screenshot({ path: join(SHOTS, "defects-auto-first.png") });
+    // West Flanders (19 dates): the new AOI renders by itself too; then another date
+    let before = await tab.getAttribute("body", "data-auto-run-ended");
+    await tab.fill("#placeSearch", "3.019304, 50.813087, 3.028392, 50.818841");
+    await tab.click("#placeForm button[type=submit]");
+    await tab.waitForFunction((b) => document.body.dataset.autoRunEnded !== b && document.querySelectorAll("#dateList button").length > 5, before, { timeout: 60_000 });
+    const other = await tab.$eval("#dateList button:not([disabled]):not(.in-range)", (b) => b.dataset.date).catch(() => null);
+    before = await tab.getAttribute("body", "data-auto-run-ended");
+    if (other) await tab.click(`#dateList button[data-date="${other}"]`);
+    await tab.waitForFunction((b) => document.body.dataset.autoRunEnded !== b, before, { timeout: 60_000 });
+    const label = await tab.textContent("#resultDate");
+    await tab.screenshot({ path: join(SHOTS, "defects-auto-date.png") });
+    console.log(`INFO first map render after log-in: ${ms} ms (log-in submitted to the result drawn)`);
+    check(first.overlay === 1 && /^200/.test(first.state) && /\d{4}-\d\d-\d\d/.test(first.label), `after log-in the map renders by itself: "${first.state.slice(0, 80)}", label "${first.label}"`);
+    check(Boolean(other) && label.includes(other) && (await tab.locator("img.result-overlay").count()) === 1, `date ${other} picked: rendered by itself, label "${label}"`);
+  } finally {
+    await tab.close();
+  }
+}
+
 /** The smaller defects of the request builder. */
 async function small({ page, base }) {
   await openBuilder(page, base, "sentinel-2-l2a");
+  await page.uncheck("#autoRender"); // off by default: the stale-result checks look at what a change leaves
   const widthAt = async (w) => (await page.setViewportSize({ width: w, height: 844 }), await page.waitForTimeout(300), page.evaluate(() => window.eoConsole.request().body.output.width));
   const [wide, narrow] = [await widthAt(1280), await widthAt(390)];
   await page.setViewportSize({ width: 1280, height: 720 });
@@ -332,4 +370,4 @@ async function w390({ page, base }) {
   await page.setViewportSize({ width: 1280, height: 720 });
 }
 
-await runChecks("defects", { f1, f2, f3, f4, f5, f6, small, perf, w390 }, check, failures);
+await runChecks("defects", { f1, f2, f3, f4, f5, f6, small, perf, auto, w390 }, check, failures);

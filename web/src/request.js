@@ -10,7 +10,7 @@ import { curlSnippet, jsSnippet, pySnippet } from "./snippets.js";
 import { dnOf, fits, isFloat32, loadPresets } from "./presets.js";
 import { renderLegend } from "./legend.js";
 import { busy, clearResult, drawResult, offerResult, showDrawn } from "./result.js";
-import { wireMapTools } from "./maptools.js";
+import { showOgcUrls, wireMapTools } from "./maptools.js";
 import { MAX_ITEMS, datesOf, noScenes, searchDays, searchItems } from "./timeline.js";
 import { MAX_SIDE, aoiBbox, autoResolution, buildRequest, cloudy, readForm, showAoi, stateOfBody, writeForm } from "./form.js";
 import { mapGeometry } from "./crs.js";
@@ -37,7 +37,7 @@ let marks = 0;
 /** Marks the end of an asynchronous step on <body data-*> with a new number (the browser checks wait for it). */
 const mark = (name) => (document.body.dataset[name] = String(++marks));
 const offered = () => [...$("collection").options].map((o) => o.value);
-const debounce = (f, ms) => { let t; return () => (clearTimeout(t), (t = setTimeout(f, ms))); };
+const debounce = (f, ms) => { let t; return Object.assign(() => (clearTimeout(t), (t = setTimeout(f, ms))), { cancel: () => clearTimeout(t) }); };
 
 /** After any change: sizes, snippets, request JSON (unless being edited), legend (legend.js), permalink (debounced), date marks. */
 function changed() {
@@ -66,10 +66,11 @@ function datesStatus(usable) {
 
 /** A new date, collection or pinned state: the previous result, its status and download no longer apply. */
 function dropResult() {
-  if (running) running.abort();
+  if (running) (running.superseded = true), running.abort();
   clearResult(ctl);
   showState($("runState"), "");
   ctl.showLabel("");
+  autoRun();
 }
 const savePermalink = debounce(() => {
   if (document.body.dataset.page === "request") history.replaceState(null, "", `#request?s=${encodeState(form())}`);
@@ -86,7 +87,7 @@ function setAoi(next, { fit = false, notify = true, keepRes = false } = {}) {
   // a resolution that suits the new AOI, unless one was typed or restored
   if (!keepRes && !resTyped && $("sizeMode").value === "res") $("res").value = String(autoResolution(form(), ctl.map));
   if (fit) ctl.fit(aoiBbox(aoi));
-  if (notify) (refreshDates(), changed());
+  if (notify) (refreshDates(), changed(), autoRun());
 }
 
 /** Sets the time range to one day with scenes. */
@@ -166,6 +167,7 @@ async function applyPreset(value) {
   if (p.cannotRun) notes.push(`Cannot run on the sample data: ${p.cannotRun}.`);
   $("presetNote").textContent = notes.join(" ");
   changed();
+  autoRun();
   mark("presetApplied");
 }
 
@@ -194,17 +196,21 @@ function scenesOf(st, signal) {
   return searchDays(st, signal);
 }
 const keyOf = (st) => JSON.stringify([st.collection, st.aoi]);
-
 /** Switches the format to GeoTIFF for a FLOAT32 script; returns the note saying so. */
 function toTiff() {
   ($("format").value = "image/tiff"), (autoTiff = true);
   return "Format switched to GeoTIFF: the script writes FLOAT32, which PNG and JPEG cannot carry.";
 }
 
+/** #autoRender: a new date, layer, collection or AOI runs by itself (500 ms after); Run replaces such a run. */
+const autoRun = debounce(() => $("autoRender").checked && ready && document.body.dataset.page === "request" && run(null, true), 500);
+
 /** Sends the request; shows a PNG/JPEG or a single-band float GeoTIFF on the map over the AOI and offers the file; says why when nothing can run. */
-async function run(e) {
+async function run(e, auto = false) {
   e?.preventDefault();
-  if (running) return;
+  autoRun.cancel();
+  if (running && (auto || !running.auto)) return;
+  if (running) (running.superseded = true), running.abort(), await running.done;
   clearResult(ctl);
   if (isFloat32(editor.state.doc.toString()) && $("format").value !== "image/tiff") ($("presetNote").textContent = toTiff()), changed();
   const st = form();
@@ -212,7 +218,8 @@ async function run(e) {
   const { width, height } = body.output;
   if (width > MAX_SIDE || height > MAX_SIDE) return showError($("runState"), new Error(`The output would be ${width} x ${height} px; at most ${MAX_SIDE} px a side: choose a coarser resolution, a smaller size or AOI.`));
   const t0 = performance.now();
-  running = new AbortController();
+  let finish;
+  running = Object.assign(new AbortController(), { auto, done: new Promise((f) => (finish = f)) });
   busy(true, t0);
   try {
     // the request and the catalog search (the dates shown, or why nothing renders) run side by side: one after
@@ -235,12 +242,13 @@ async function run(e) {
     document.body.dataset.runDone = String(Date.now());
   } catch (err) {
     busy(false);
-    if (err.name === "AbortError") showState($("runState"), "cancelled: no result");
+    if (err.name === "AbortError") running.superseded || showState($("runState"), "cancelled: no result");
     else showError($("runState"), err, $("page-request")), markError(editor, err.message);
   } finally {
     busy(false);
-    running = null;
-    document.body.dataset.runEnded = String(Date.now());
+    // the checks wait for these: a manual run's end, an automatic run's end (none for a replaced one)
+    if (!running.superseded) document.body.dataset[auto ? "autoRunEnded" : "runEnded"] = String(Date.now());
+    (running = null), finish();
   }
 }
 
@@ -261,15 +269,6 @@ async function fillCollections() {
     const kind = /^(byoc|batch|zarr)-/.exec(c.id)?.[1];
     $("collection").append(new Option(kind ? `${kind}: ${c.title ?? c.id}` : c.id, c.id, false, c.id === DEFAULT_COLLECTION));
   }
-}
-
-/** Shows the GetCapabilities URLs of the base layer's WMS instance `{id, origin}` (QGIS, GDAL, OWSLib take them). */
-function showOgcUrls({ id: instance, origin }) {
-  for (const [id, service] of [["wmsCaps", "wms"], ["wmtsCaps", "wmts"]]) {
-    const url = `${origin}/ogc/${service}/${encodeURIComponent(instance)}?SERVICE=${service.toUpperCase()}&REQUEST=GetCapabilities`;
-    Object.assign($(id), { href: url, textContent: url });
-  }
-  $("ogcUrls").hidden = false;
 }
 
 /** Applies a whole state (permalink, pin, imported request). */
@@ -372,7 +371,7 @@ export async function initRequest() {
   editor = window.eoConsole.editor = createEditor($("editor"), "evalscriptLabel", changed);
   ctl.showBasemap(true).catch((err) => showError($("mapState"), err));
   setAoi(DEFAULT_AOI, { notify: false, fit: true });
-  wireMapTools(ctl, { setAoi, zoomToData, footprints, showOgcUrls, changed });
+  wireMapTools(ctl, { setAoi, zoomToData, footprints, changed });
   wireForm();
   preset = await loadPresets($("preset"));
   await fillCollections();
@@ -397,4 +396,5 @@ export async function initRequest() {
   const instance = await ctl.showBase(true).catch((err) => showError($("mapState"), err));
   if (instance) showOgcUrls(instance);
   document.body.dataset.requestReady = "1";
+  if ($("autoRender").checked) run(null, true); // the first view renders by itself, at once
 }
