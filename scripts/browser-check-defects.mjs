@@ -16,6 +16,7 @@
 //  perf a console run against the same request from Node (reported, not asserted: the target is 1.2x);
 //  w390 every page at 390x844: no horizontal scroll, every button reachable on screen.
 // Screenshots: test-artifacts/browser/defects-<step>.png. STEPS=f1,f2 runs some steps. Exits 1 on failure.
+import { decode } from "fast-png";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -61,6 +62,23 @@ const overlayPixels = (page) => page.evaluate(async () => {
   }
   return { opaque, white: white / Math.max(1, opaque), distinct: reds.size };
 });
+
+/** The colour at the centre of the result overlay on screen and in its image (the footprints once tinted it blue). */
+async function onScreen(page) {
+  const box = await page.locator("img.result-overlay").boundingBox();
+  const image = await page.evaluate(async () => {
+    const img = document.querySelector("img.result-overlay");
+    await img.decode();
+    const c = Object.assign(document.createElement("canvas"), { width: img.naturalWidth, height: img.naturalHeight });
+    const g = c.getContext("2d");
+    g.drawImage(img, 0, 0);
+    return [...g.getImageData(c.width >> 1, c.height >> 1, 1, 1).data.slice(0, 3)];
+  });
+  const shotPng = decode(await page.screenshot({ type: "png" }));
+  const [x, y] = [Math.round(box.x + box.width / 2), Math.round(box.y + box.height / 2)];
+  const screen = [...shotPng.data.slice((y * shotPng.width + x) * shotPng.channels, (y * shotPng.width + x) * shotPng.channels + 3)];
+  return { screen, image, diff: Math.max(...screen.map((v, i) => Math.abs(v - image[i]))) };
+}
 
 /** F1: the BYOC / Zarr true colour of the West Flanders samples is an image (not saturated white). */
 async function f1({ page, base }) {
@@ -229,6 +247,8 @@ async function f6({ page, base }) {
   const from = await page.inputValue("#from"), to = await page.inputValue("#to");
   const dates = (label.match(/\d{4}-\d\d-\d\d/g) ?? []).every((d) => d >= from && d <= to);
   await shot(page, "f6-ndvi");
+  const seen = await onScreen(page);
+  check(seen.diff <= 8, `F6 the drawn NDVI on screen is the image's colour (nothing over it): screen rgb(${seen.screen}), image rgb(${seen.image})`);
   check(format === "image/png" && px?.opaque > 500 && px.distinct > 10 && !/not drawn/.test(state), `F6 NDVI (eob) format ${format}, drawn: ${JSON.stringify(px)}; "${state}"`);
   check(/\d{4}-\d\d-\d\d/.test(label) && dates && !(await page.isChecked("#baseLayer")), `F6 label "${label}" (range ${from}..${to}); base layer hidden: ${!(await page.isChecked("#baseLayer"))}`);
 }

@@ -176,7 +176,7 @@ export function createMap(el, view, onAoi) {
     showFootprints(features, onClick) {
       footprints?.remove();
       footprints = L.geoJSON({ type: "FeatureCollection", features }, {
-        style: { color: "#3388ff", weight: 1, fillOpacity: 0.05 },
+        style: { color: "#3388ff", weight: 1, fillOpacity: 0 }, // outlines only: a tile's stacked fills tinted results
         onEachFeature: (f, layer) => {
           layer.bindTooltip(`${f.id} ${f.properties.datetime}`);
           layer.on("click", () => onClick(f));
