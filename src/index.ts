@@ -14,7 +14,6 @@ import { signingKey } from "./auth/keys";
 import { builtinCollections } from "./storage/registry";
 import { primeReadStage } from "./pipeline/prime";
 
-export { TaskObject } from "./tasks/task-object";
 export { AsyncTask, BatchTask, ImportTask, StatisticalBatchTask } from "./tasks-registry";
 export { RateLimiter } from "./ratelimit/object";
 export { UnitObject } from "./tasks/unit-object";

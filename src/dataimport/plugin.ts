@@ -22,7 +22,7 @@ import type { PlannedUnit, TaskPlugin, UnitResult } from "../tasks/plugin";
 import { RunLater } from "../tasks/runner";
 import { taskStub } from "../tasks/stub";
 import { tileById } from "../storage/byoc/tiles";
-import { DELIVERY_ENDS, addDeliveries, deliveryById, moveDelivery, orderDeliverySqkm, parentDeliveries, pollSubscription } from "./deliveries";
+import { DELIVERY_ENDS, addDeliveries, failCancelledDeliveries, deliveryById, moveDelivery, orderDeliverySqkm, parentDeliveries, pollSubscription } from "./deliveries";
 import { deliver } from "./deliver";
 import type { ImportRecord, RecordKind } from "./model";
 import { endRecord, recordById, stalledRecords } from "./store";
@@ -66,12 +66,9 @@ async function deliveryResult(env: Env, id: string): Promise<UnitResult> {
 
 export const importPlugin: TaskPlugin<ImportRequest, DeliveryData> = {
   kind: "dataimport",
-  noun: "third-party import",
-  unitNoun: "deliveries",
   machine: IMPORT_MACHINE,
   queue: "light",
   namespace: (env) => env.IMPORT_TASKS,
-  userActions: false,
   async plan(env, task) {
     const r = (await recordById(env, task.id))!;
     if (r.kind === "order") await addDeliveries(env, r, r.items, orderDeliverySqkm(r));
@@ -97,7 +94,6 @@ export const importPlugin: TaskPlugin<ImportRequest, DeliveryData> = {
   async ended(env, task) {
     await endRecord(env, task.id, ["RUNNING"], recordEnd(task.request.kind, task.state));
   },
-  view: (task) => ({ id: task.id, state: task.state }),
 };
 
 /** The engine object of record `id`. */
@@ -118,7 +114,7 @@ async function pollDeliveries(env: Env, r: ImportRecord): Promise<void> {
 export async function startImport(env: Env, r: ImportRecord): Promise<void> {
   if (r.status !== "RUNNING") return;
   if (r.kind === "order") await addDeliveries(env, r, r.items, orderDeliverySqkm(r));
-  await importStub(env, r.id).create({ id: r.id, account: r.account, created: r.created }, { kind: r.kind } satisfies ImportRequest);
+  await importStub(env, r.id).create({ id: r.id, account: r.account, created: r.created }, { kind: r.kind } satisfies ImportRequest, true);
 }
 
 /** Most stalled records one sweep resumes (the rest wait for the next one). */
@@ -129,10 +125,12 @@ const SWEEP_BATCH = 100;
  * whose engine task never started (no listing row, or one still CREATED: the confirm's Worker died between the charge
  * and the start) is started ({@link startImport}); each whose task ended while the record stayed RUNNING (the `ended`
  * hook's write was lost) gets its end. Both are idempotent and conditional, so a sweep racing a confirm, the hook or
- * another sweep changes nothing twice; a record that fails is logged and left to the next sweep. Answers the number
- * of records it found.
+ * another sweep changes nothing twice; a record that fails is logged and left to the next sweep. WAITING deliveries
+ * of cancelled subscriptions end DELIVERY_FAILED (failCancelledDeliveries: a cancel whose Worker died after the
+ * record's write). Answers the number of records it found.
  */
 export async function resumeImports(env: Env): Promise<number> {
+  await failCancelledDeliveries(env);
   const stalled = await stalledRecords(env, SWEEP_BATCH);
   for (const { record, taskState } of stalled) {
     try {
