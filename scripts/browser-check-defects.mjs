@@ -168,6 +168,7 @@ async function f3({ page, base, token }) {
   const empty = warned.match(/created ([0-9a-f-]{36})/)?.[1];
   if (empty) await deleteCollection(page, base, token, empty);
   await deleteCollection(page, base, token, id);
+  check(await page.isHidden("#tileTable"), "F3 the deleted collection's tile list is gone");
 }
 
 /** Deletes BYOC collection `id` with its row's Delete button, confirmed; the API must answer 404 for it then. */

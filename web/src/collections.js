@@ -57,6 +57,7 @@ const confirmed = (what) => window.confirm(`Delete ${what}? This cannot be undon
 async function showTiles(c) {
   const tiles = await tilesOf(c.id);
   $("tileTable").hidden = false;
+  $("tileTable").dataset.collection = c.id;
   $("tileCaption").textContent = `Tiles of ${c.name} (${c.id}): ${tiles.length}`;
   fillTable($("tileTable"), tiles, (t) => [t.path, t.sensingTime ?? "", t.status, t.additionalData?.failedIngestionCause ?? "",
     actionButton("Delete tile", t.id, async () => confirmed(`tile ${t.path}`) && (await json(`${BYOC}/${encodeURIComponent(c.id)}/tiles/${encodeURIComponent(t.id)}`, { method: "DELETE" })), async () => (await showTiles(c), await refreshCollections()))]);
@@ -89,6 +90,7 @@ export async function refreshCollections() {
     const remove = (path, c) => actionButton("Delete", c.id, async () => confirmed(`collection ${c.name} (${c.id}) and its tiles`) && (await json(`${path}/${encodeURIComponent(c.id)}`, { method: "DELETE" })), refreshCollections);
     fillTable($("byocTable"), byoc.data ?? [], (c) => [c.id, c.name, c.s3Bucket ?? "", states[byoc.data.indexOf(c)],
       buttons(actionButton("Tiles", c.id, () => showTiles(c), async () => {}), remove(BYOC, c))]);
+    if (!(byoc.data ?? []).some((c) => c.id === $("tileTable").dataset.collection)) $("tileTable").hidden = true; // deleted
     const chosen = $("tileCollection").value; // a refresh keeps the collection "Add tile" targets
     $("tileCollection").replaceChildren(...(byoc.data ?? []).map((c) => new Option(c.name, c.id, false, c.id === chosen)));
     fillTable($("zarrTable"), zarr.data ?? [], (c) => [c.id, c.name, `s3://${c.s3Bucket}/${c.path}`, c.status ?? "", buttons(remove(ZARR, c))]);
