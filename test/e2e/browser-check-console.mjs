@@ -71,6 +71,7 @@ async function trueColour(page, base, token) {
   await page.click("#drawAoi");
   await page.uncheck("#baseLayer");
   await page.uncheck("#basemap");
+  await page.selectOption("#sizeMode", "map"); // one output pixel per screen pixel (the default sizes by resolution)
   await page.selectOption("#preset", "sentinel-2__true_color__script.js");
   await page.waitForFunction(() => window.eoConsole.editor.state.doc.toString().includes("VERSION=3"));
   await page.click("#run");

@@ -6,8 +6,7 @@
 // browser's own line for a 4xx answer that a step provokes) or 5xx answer fails the check. STEPS=a,b runs some steps.
 // Prints figures and the elapsed time; exits 1 on failure.
 import { join } from "node:path";
-import { chromium } from "playwright-core";
-import { consoleServer, failOnErrors, logInForm, SHOTS } from "./lib/console-check.mjs";
+import { runChecks, SHOTS } from "./lib/console-check.mjs";
 import { STEPS } from "./lib/pages-steps.mjs";
 
 const failures = [];
@@ -34,27 +33,5 @@ async function shots(page, name) {
   check(overflow <= 0, `${name} page 390 px wide: horizontal overflow ${overflow} px`);
 }
 
-const t0 = Date.now();
-const { server, client, token } = await consoleServer();
-let browser;
-try {
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
-  const page = await browser.newPage({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1, acceptDownloads: true });
-  failOnErrors(page, check);
-  page.on("response", (r) => r.status() >= 500 && check(false, `${r.status()} from ${r.request().method()} ${r.url()}`));
-  await logInForm(page, server.base, client);
-  const ctx = { page, base: server.base, token, client, check, shots };
-  for (const [name, step] of Object.entries(STEPS).filter(([n]) => !process.env.STEPS || process.env.STEPS.split(",").includes(n))) {
-    try {
-      await step(ctx);
-    } catch (e) {
-      check(false, `${name}: ${e.message.split("\n")[0]}`);
-      await page.screenshot({ path: join(SHOTS, `pages-${name}-error.png`), fullPage: true }).catch(() => {});
-    }
-  }
-} finally {
-  await browser?.close();
-  await server.stop();
-}
-console.log(`pages browser check ${failures.length ? `FAILED (${failures.length})` : "passed"} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-process.exit(failures.length ? 1 : 0);
+await runChecks("pages", Object.fromEntries(Object.entries(STEPS).map(([n, step]) => [n, (ctx) => step({ ...ctx, shots })])), check, failures,
+  (page) => page.on("response", (r) => r.status() >= 500 && check(false, `${r.status()} from ${r.request().method()} ${r.url()}`)));

@@ -7,7 +7,7 @@ import { json, showError, showState } from "./api.js";
 import { actionButton, buttons, fillTable } from "./table.js";
 import { bboxLayer, miniMap } from "./minimap.js";
 import { gridTiles } from "./gridpreview.js";
-import { getObject, listObjects } from "./s3.js";
+import { getObject, listObjects, putObject } from "./s3.js";
 import { batchAoi, fillFromBuilder, fillGrids, formBody, formErrors, gridChoice, kind, showKind } from "./batchform.js";
 import { BATCH_MACHINE, STATISTICAL_BATCH_MACHINE } from "../../src/tasks/machines.ts";
 
@@ -158,4 +158,23 @@ export function initBatch() {
   $("gridPreview").addEventListener("click", () => previewTiles({ bbox: batchAoi() }, gridChoice().id, gridChoice().resolution));
   $("batchForm").addEventListener("submit", (e) => (e.preventDefault(), create()));
   $("batchRefresh").addEventListener("click", () => refreshBatch().catch((err) => showError($("batchState"), err)));
+  $("sbUpload").addEventListener("change", () => uploadFeatures().catch((err) => showError($("batchState"), err)));
+}
+
+/**
+ * Uploads the chosen GeoPackage through the S3 endpoint into the output URL's bucket, under uploads/<file name>,
+ * and points the Features field at it.
+ */
+async function uploadFeatures() {
+  const file = $("sbUpload").files[0];
+  const bucket = /^s3:\/\/([^/]+)/.exec($("batchOutput").value.trim())?.[1];
+  if (!file) return;
+  if (!bucket) throw new Error("Output (S3 URL) names no bucket: the GeoPackage is uploaded into the output's bucket.");
+  showState($("batchState"), `uploading ${file.name} (${file.size} bytes)...`);
+  const key = `uploads/${file.name}`;
+  await putObject(bucket, key, file);
+  $("sbFeatures").value = `s3://${bucket}/${key}`;
+  $("sbUpload").value = "";
+  formChanged();
+  showState($("batchState"), `uploaded ${file.name} (${file.size} bytes) to s3://${bucket}/${key}`);
 }

@@ -1,10 +1,13 @@
 // The collections page: every collection this location's catalog lists (built-in, BYOC, Zarr, batch: kind from
 // the id's prefix) with its bands (STAC eo:bands, else /api/v1/metadata/collection/{id}) and extents, shown on a
 // map and opened in the request builder (#request?collection=<id>); the account's BYOC collections (create, add a
-// tile to ingest, tile states) and Zarr collections (register a store, ingestion state).
+// tile to ingest, tile states with each failed tile's cause, delete a tile or a collection after a confirmation)
+// and Zarr collections (register a store, ingestion state). A new collection's bucket is listed first through the
+// S3 endpoint (./s3.js): a bucket that does not exist is refused, an empty one is accepted with a warning.
 import { json, showError, showState } from "./api.js";
 import { actionButton, buttons, fillTable } from "./table.js";
 import { bboxLayer, miniMap } from "./minimap.js";
+import { listObjects } from "./s3.js";
 
 const $ = (id) => document.getElementById(id);
 const BYOC = "/api/v1/byoc/collections";
@@ -36,12 +39,40 @@ function openLink(id) {
   return a;
 }
 
-/** "n STATUS, ..." of a BYOC collection's tiles (first 100). */
-async function tileStates(id) {
-  const tiles = await json(`${BYOC}/${encodeURIComponent(id)}/tiles?count=100`);
+/** The tiles of BYOC collection `id` (first 100; OpenAPI BYOCTile, failures in additionalData.failedIngestionCause). */
+const tilesOf = async (id) => (await json(`${BYOC}/${encodeURIComponent(id)}/tiles?count=100`)).data ?? [];
+
+/** "n STATUS, ..." of a collection's tiles, then each failed tile's path and cause (the API's words). */
+function tileStates(tiles) {
   const counts = {};
-  for (const t of tiles.data ?? []) counts[t.status] = (counts[t.status] ?? 0) + 1;
-  return Object.entries(counts).map(([s, n]) => `${n} ${s}`).join(", ") || "no tiles";
+  for (const t of tiles) counts[t.status] = (counts[t.status] ?? 0) + 1;
+  const failed = tiles.filter((t) => t.status === "FAILED").map((t) => `${t.path}: ${t.additionalData?.failedIngestionCause ?? "no cause given"}`);
+  return [Object.entries(counts).map(([s, n]) => `${n} ${s}`).join(", ") || "no tiles", ...failed].join("; ");
+}
+
+/** Asks before deleting `what`; true when confirmed. */
+const confirmed = (what) => window.confirm(`Delete ${what}? This cannot be undone.`);
+
+/** The tiles of collection `c` in #tileTable: path, sensing time, status, failure cause and a Delete button. */
+async function showTiles(c) {
+  const tiles = await tilesOf(c.id);
+  $("tileTable").hidden = false;
+  $("tileTable").dataset.collection = c.id;
+  $("tileCaption").textContent = `Tiles of ${c.name} (${c.id}): ${tiles.length}`;
+  fillTable($("tileTable"), tiles, (t) => [t.path, t.sensingTime ?? "", t.status, t.additionalData?.failedIngestionCause ?? "",
+    actionButton("Delete tile", t.id, async () => confirmed(`tile ${t.path}`) && (await json(`${BYOC}/${encodeURIComponent(c.id)}/tiles/${encodeURIComponent(t.id)}`, { method: "DELETE" })), async () => (await showTiles(c), await refreshCollections()))]);
+}
+
+/**
+ * Refuses a bucket the S3 endpoint does not know (throws with its NoSuchBucket message); resolves to a warning
+ * when the bucket has no objects under `prefix` (nothing to ingest yet), else to "".
+ */
+async function checkBucket(bucket, prefix = "") {
+  const objects = await listObjects(bucket, prefix, 1).catch((err) => {
+    if (/NoSuchBucket/.test(err.message)) throw new Error(`Bucket "${bucket}" does not exist (${err.message}): create it and upload the files first (S3 endpoint, docs/console.md).`);
+    return null; // not listable with a key of this account (e.g. another account's bucket): the API decides
+  });
+  return objects && !objects.length ? `; warning: s3://${bucket}/${prefix} holds no objects (the bucket does not exist or is empty): upload the files before adding tiles` : "";
 }
 
 /** Reloads the catalog, BYOC and Zarr tables. */
@@ -55,10 +86,14 @@ export async function refreshCollections() {
       const names = bands[catalog.collections.indexOf(c)];
       return [c.id, kindOf(c.id), c.title ?? "", `${names.length}: ${names.join(", ")}`, extentText(c), buttons(showExtent(c), openLink(c.id))];
     });
-    const states = await Promise.all((byoc.data ?? []).map((c) => tileStates(c.id).catch((e) => e.message)));
-    fillTable($("byocTable"), byoc.data ?? [], (c) => [c.id, c.name, c.s3Bucket ?? "", states[byoc.data.indexOf(c)]]);
-    $("tileCollection").replaceChildren(...(byoc.data ?? []).map((c) => new Option(c.name, c.id)));
-    fillTable($("zarrTable"), zarr.data ?? [], (c) => [c.id, c.name, `s3://${c.s3Bucket}/${c.path}`, c.status ?? ""]);
+    const states = await Promise.all((byoc.data ?? []).map((c) => tilesOf(c.id).then(tileStates, (e) => e.message)));
+    const remove = (path, c) => actionButton("Delete", c.id, async () => confirmed(`collection ${c.name} (${c.id}) and its tiles`) && (await json(`${path}/${encodeURIComponent(c.id)}`, { method: "DELETE" })), refreshCollections);
+    fillTable($("byocTable"), byoc.data ?? [], (c) => [c.id, c.name, c.s3Bucket ?? "", states[byoc.data.indexOf(c)],
+      buttons(actionButton("Tiles", c.id, () => showTiles(c), async () => {}), remove(BYOC, c))]);
+    if (!(byoc.data ?? []).some((c) => c.id === $("tileTable").dataset.collection)) $("tileTable").hidden = true; // deleted
+    const chosen = $("tileCollection").value; // a refresh keeps the collection "Add tile" targets
+    $("tileCollection").replaceChildren(...(byoc.data ?? []).map((c) => new Option(c.name, c.id, false, c.id === chosen)));
+    fillTable($("zarrTable"), zarr.data ?? [], (c) => [c.id, c.name, `s3://${c.s3Bucket}/${c.path}`, c.status ?? "", buttons(remove(ZARR, c))]);
     map.show(catalog.collections.map((c) => bboxLayer(c.extent.spatial.bbox[0], { weight: 1 })));
     showState($("collState"), `${catalog.collections.length} collections here; ${byoc.data?.length ?? 0} BYOC, ${zarr.data?.length ?? 0} Zarr of the account`);
   } catch (err) {
@@ -66,11 +101,15 @@ export async function refreshCollections() {
   }
 }
 
-/** Sends a create form's body to `path`; shows the new id in `state` (or the error at the fields) and reloads. */
-async function submit(form, state, path, body) {
+/**
+ * Sends a create form's body to `path` (after `precheck()`, which resolves to a warning or throws); shows the new
+ * id and the warning in `state` (or the error at the fields) and reloads.
+ */
+async function submit(form, state, path, body, precheck = async () => "") {
   try {
+    const warning = await precheck();
     const created = await json(path, { method: "POST", body });
-    showState(state, `created ${created.id ?? created.data?.id ?? ""}`);
+    showState(state, `created ${created.id ?? created.data?.id ?? ""}${warning}`);
     await refreshCollections();
   } catch (err) {
     showError(state, err, form);
@@ -82,11 +121,19 @@ function wire() {
   wired = true;
   map = miniMap($("collMap"));
   $("collRefresh").addEventListener("click", () => refreshCollections());
-  $("byocForm").addEventListener("submit", (e) => (e.preventDefault(), submit($("byocForm"), $("byocState"), BYOC, { name: $("byocName").value.trim(), s3Bucket: $("byocBucket").value.trim() })));
+  $("byocForm").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const bucket = $("byocBucket").value.trim();
+    submit($("byocForm"), $("byocState"), BYOC, { name: $("byocName").value.trim(), s3Bucket: bucket }, () => checkBucket(bucket));
+  });
   $("tileForm").addEventListener("submit", (e) => {
     e.preventDefault();
     const time = $("tileTime").value.trim();
     submit($("tileForm"), $("tileState"), `${BYOC}/${encodeURIComponent($("tileCollection").value)}/tiles`, { path: $("tilePath").value.trim(), ...(time ? { sensingTime: time } : {}) });
   });
-  $("zarrForm").addEventListener("submit", (e) => (e.preventDefault(), submit($("zarrForm"), $("zarrState"), ZARR, { name: $("zarrName").value.trim(), s3Bucket: $("zarrBucket").value.trim(), path: $("zarrPath").value.trim(), crs: $("zarrCrs").value.trim() })));
+  $("zarrForm").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const [bucket, path] = [$("zarrBucket").value.trim(), $("zarrPath").value.trim()];
+    submit($("zarrForm"), $("zarrState"), ZARR, { name: $("zarrName").value.trim(), s3Bucket: bucket, path, crs: $("zarrCrs").value.trim() }, () => checkBucket(bucket, path));
+  });
 }

@@ -116,3 +116,19 @@ export function stateOfBody(body, offered) {
     sizeMode: res ? "res" : "size", width: out.width, height: out.height, res: out.resx, format, preset: "", evalscript: body.evalscript,
   };
 }
+
+/** Output pixels across the longer side of the AOI that a resolution picked for a new AOI aims at. */
+export const AUTO_PIXELS = 512;
+
+/**
+ * The resolution for a new AOI of `st` (sizeMode "res", the user has not typed one): the smallest of 1, 2, 5 x 10^k
+ * (output CRS units) giving at most AUTO_PIXELS pixels across the AOI's longer side. Depends on the AOI only, never
+ * on the window. `map` as for buildRequest.
+ */
+export function autoResolution(st, map) {
+  const b = buildRequest({ ...st, sizeMode: "res", res: 1 }, map).plain.bbox;
+  const want = Math.max(b[2] - b[0], b[3] - b[1]) / AUTO_PIXELS;
+  const k = 10 ** Math.floor(Math.log10(want));
+  const step = [1, 2, 5, 10].find((f) => f * k >= want * (1 - 1e-9)) * k;
+  return Number(step.toPrecision(3));
+}

@@ -53,11 +53,39 @@ function cursorControl(map) {
   return new Ctl({ position: "bottomleft" });
 }
 
+/** A control in the top-right corner labelling what the result shows (#resultDate); set("") hides it. */
+function dateLabel() {
+  const div = L.DomUtil.create("div", "leaflet-control result-date");
+  Object.assign(div, { id: "resultDate", hidden: true });
+  div.setAttribute("role", "status");
+  const Ctl = L.Control.extend({ onAdd: () => div });
+  return Object.assign(new Ctl({ position: "topright" }), { set: (text) => Object.assign(div, { textContent: text, hidden: !text }) });
+}
+
+/**
+ * The box tool: a drag draws a box; `preview(aoi)` while dragging, `done(aoi)` on release, aoi = {bbox: [w, s, e,
+ * n]} (degrees). on() / off() switch it (map dragging is off during a drag).
+ */
+export function boxTool(map, preview, done) {
+  let start = null, active = false;
+  const boxOf = (a, b) => { const r = L.latLngBounds(a, b); return { bbox: [r.getWest(), r.getSouth(), r.getEast(), r.getNorth()] }; };
+  map.on("mousedown", (e) => active && ((start = e.latlng), map.dragging.disable()));
+  map.on("mousemove", (e) => start && preview(boxOf(start, e.latlng)));
+  map.on("mouseup", (e) => {
+    if (!start) return;
+    const aoi = boxOf(start, e.latlng);
+    start = null;
+    map.dragging.enable();
+    done(aoi);
+  });
+  return { on: () => (active = true), off: () => ((active = false), (start = null), map.dragging.enable()) };
+}
+
 /**
  * The polygon tool: each click adds a vertex, a double click, Enter or a click on the first vertex closes the
  * ring (3 vertices at least), Escape drops it. `done(geometry)` gets a GeoJSON Polygon in lon/lat.
  */
-function polygonTool(map, done) {
+export function polygonTool(map, done) {
   let verts = [], line = null;
   const redraw = (extra) => {
     line?.remove();
@@ -91,32 +119,24 @@ export function createMap(el, view, onAoi) {
   L.control.scale({ imperial: false, maxWidth: 150 }).addTo(map);
   cursorControl(map).addTo(map);
   const aoiLayer = L.geoJSON(null, { style: AOI_STYLE, interactive: false }).addTo(map);
-  let base = null, overlay = null, footprints = null, countries = null, mode = null, start = null, instance;
+  let base = null, overlay = null, footprints = null, countries = null, mode = null, instance;
   let opacity = 1, resultOn = true;
+  const label = dateLabel().addTo(map);
 
   const setAoi = (aoi, notify = true) => {
     aoiLayer.clearLayers().addData(aoi.geometry ?? bboxPolygon(aoi.bbox));
     if (notify) onAoi(aoi);
   };
-  const boxOf = (a, b) => { const r = L.latLngBounds(a, b); return { bbox: [r.getWest(), r.getSouth(), r.getEast(), r.getNorth()] }; };
-  map.on("mousedown", (e) => mode === "box" && ((start = e.latlng), map.dragging.disable()));
-  map.on("mousemove", (e) => start && setAoi(boxOf(start, e.latlng), false));
-  map.on("mouseup", (e) => {
-    if (!start) return;
-    setAoi(boxOf(start, e.latlng));
-    start = null;
-    map.dragging.enable();
-  });
-  const polygon = polygonTool(map, (geometry) => setAoi({ geometry }));
+  const tools = { box: boxTool(map, (aoi) => setAoi(aoi, false), (aoi) => setAoi(aoi)), polygon: polygonTool(map, (geometry) => setAoi({ geometry })) };
 
   return {
     map,
     setAoi,
     /** Drawing mode: "box" (drag), "polygon" (click vertices) or null (pan). */
     setDrawing(next) {
-      if (mode === "polygon") polygon.off();
+      tools[mode]?.off();
       mode = next;
-      if (mode === "polygon") polygon.on();
+      tools[mode]?.on();
       el.classList.toggle("drawing", Boolean(mode));
     },
     /** Fits the view to a WGS84 bbox [w, s, e, n]. */
@@ -144,6 +164,8 @@ export function createMap(el, view, onAoi) {
       if (resultOn) overlay.addTo(map);
       return new Promise((done) => (resultOn ? overlay.once("load", done) : done()));
     },
+    /** Shows `text` (the collection and dates of the drawn result) in the map's label; "" hides the label. */
+    showLabel: (text) => label.set(text),
     /** Removes the result overlay (a failed or cancelled run leaves no old result on the map). */
     clearImage: () => (overlay?.remove(), (overlay = null)),
     /** Result overlay opacity 0..1. */
@@ -154,7 +176,7 @@ export function createMap(el, view, onAoi) {
     showFootprints(features, onClick) {
       footprints?.remove();
       footprints = L.geoJSON({ type: "FeatureCollection", features }, {
-        style: { color: "#3388ff", weight: 1, fillOpacity: 0.05 },
+        style: { color: "#3388ff", weight: 1, fillOpacity: 0 }, // outlines only: a tile's stacked fills tinted results
         onEachFeature: (f, layer) => {
           layer.bindTooltip(`${f.id} ${f.properties.datetime}`);
           layer.on("click", () => onClick(f));

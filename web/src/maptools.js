@@ -5,12 +5,14 @@ import { aoiOfGeoJson } from "./panels.js";
 import { findPlace, PLACES } from "./places.js";
 
 const $ = (id) => document.getElementById(id);
+/** localStorage key of the "Render on change" choice. */
+export const AUTO_RENDER = "eo-edge-auto-render";
 
 /**
  * Wires the map tools of the request page to the map controller `ctl` (map.js) and the page's actions `page`:
- * {setAoi(aoi, {fit}), zoomToData(collection), footprints(), showOgcUrls(instance), changed()}.
+ * {setAoi(aoi, {fit}), zoomToData(collection), footprints(), changed()}.
  */
-export function wireMapTools(ctl, { setAoi, zoomToData, footprints, showOgcUrls, changed }) {
+export function wireMapTools(ctl, { setAoi, zoomToData, footprints, changed }) {
   const tools = { drawAoi: "box", drawPolygon: "polygon" };
   for (const [id, mode] of Object.entries(tools)) {
     $(id).addEventListener("click", () => {
@@ -22,6 +24,9 @@ export function wireMapTools(ctl, { setAoi, zoomToData, footprints, showOgcUrls,
   $("basemap").addEventListener("change", () => ctl.showBasemap($("basemap").checked));
   $("baseLayer").addEventListener("change", () => ctl.showBase($("baseLayer").checked).then((i) => i && showOgcUrls(i), (err) => showError($("mapState"), err)));
   $("showResult").addEventListener("change", () => ctl.showResult($("showResult").checked));
+  // automatic rendering (request.js autoRun): off unless chosen, the choice kept in this browser
+  $("autoRender").checked = localStorage.getItem(AUTO_RENDER) === "1";
+  $("autoRender").addEventListener("change", () => localStorage.setItem(AUTO_RENDER, $("autoRender").checked ? "1" : "0"));
   $("opacity").addEventListener("input", () => ctl.setOpacity(Number($("opacity").value) / 100));
   $("footprints").addEventListener("click", footprints);
   $("zoomData").addEventListener("click", () => zoomToData($("collection").value).catch((err) => showError($("mapState"), err)));
@@ -52,4 +57,13 @@ export function wireMapTools(ctl, { setAoi, zoomToData, footprints, showOgcUrls,
     });
   }
   ctl.map.on("zoomend moveend", () => $("sizeMode").value === "map" && changed());
+}
+
+/** Shows the GetCapabilities URLs of the base layer's WMS instance `{id, origin}` (QGIS, GDAL, OWSLib take them). */
+export function showOgcUrls({ id: instance, origin }) {
+  for (const [id, service] of [["wmsCaps", "wms"], ["wmtsCaps", "wmts"]]) {
+    const url = `${origin}/ogc/${service}/${encodeURIComponent(instance)}?SERVICE=${service.toUpperCase()}&REQUEST=GetCapabilities`;
+    Object.assign($(id), { href: url, textContent: url });
+  }
+  $("ogcUrls").hidden = false;
 }

@@ -7,12 +7,12 @@ import { call, showError, showState } from "./api.js";
 import { createMap } from "./map.js";
 import { createEditor, markError, setText } from "./editor.js";
 import { curlSnippet, jsSnippet, pySnippet } from "./snippets.js";
-import { fits, isFloat32, loadPresets } from "./presets.js";
-import { rampElements, renderLegend } from "./legend.js";
-import { VIRIDIS, tiffImage } from "./tiffview.js";
-import { wireMapTools } from "./maptools.js";
-import { datesOf, searchItems, underClouds } from "./timeline.js";
-import { MAX_SIDE, aoiBbox, buildRequest, cloudy, readForm, showAoi, stateOfBody, writeForm } from "./form.js";
+import { dnOf, fits, isFloat32, loadPresets } from "./presets.js";
+import { renderLegend } from "./legend.js";
+import { busy, clearResult, drawResult, offerResult, showDrawn } from "./result.js";
+import { showOgcUrls, wireMapTools } from "./maptools.js";
+import { MAX_ITEMS, datesOf, noScenes, searchDays, searchItems } from "./timeline.js";
+import { MAX_SIDE, aoiBbox, autoResolution, buildRequest, cloudy, readForm, showAoi, stateOfBody, writeForm } from "./form.js";
 import { mapGeometry } from "./crs.js";
 import { addPin, decodeState, encodeState, hashState, permalink, pins, removePin } from "./state.js";
 import { copyText, showDates, showPins, wireCopyButtons } from "./panels.js";
@@ -23,20 +23,21 @@ const DEFAULT_COLLECTION = "sentinel-2-l2a";
 const DEFAULT_AOI = { bbox: [-11.55, 24.72, -11.3, 24.88] };
 const EXT = { "image/png": "png", "image/jpeg": "jpg", "image/tiff": "tif" };
 const WIDE = "2014-01-01T00:00:00Z/2100-01-01T00:00:00Z"; // every date the samples (and Sentinel-1/2) can have
-let ctl, editor, preset, aoi = DEFAULT_AOI, running = null, resultUrl = null, tiffUrl = null, jsonDirty = false, dates = [], ready = false, autoTiff = false;
+let resTyped = false, datesKey = ""; // typed resolution: a new AOI keeps it; [collection, AOI] of `dates`
+let ctl, editor, preset, aoi = DEFAULT_AOI, running = null, jsonDirty = false, dates = [], ready = false, autoTiff = false;
 /** The catalog's collections of this location by id (STAC collection JSON). */
 const collections = new Map();
-/** Band names of the BYOC and Zarr collections by collection id (their APIs' additionalData.bands). */
+/** Bands of the BYOC and Zarr collections by collection id (their APIs' additionalData.bands: {name: format}). */
 const bandsOf = new Map();
 /** True when preset `p` can run with `collection`. */
-const fitsNow = (p, collection) => fits(p, collection, bandsOf.get(collection));
+const fitsNow = (p, collection) => fits(p, collection, bandsOf.has(collection) ? Object.keys(bandsOf.get(collection)) : undefined);
 
 const form = () => readForm(aoi, editor);
 let marks = 0;
 /** Marks the end of an asynchronous step on <body data-*> with a new number (the browser checks wait for it). */
 const mark = (name) => (document.body.dataset[name] = String(++marks));
 const offered = () => [...$("collection").options].map((o) => o.value);
-const debounce = (f, ms) => { let t; return () => (clearTimeout(t), (t = setTimeout(f, ms))); };
+const debounce = (f, ms) => { let t; return Object.assign(() => (clearTimeout(t), (t = setTimeout(f, ms))), { cancel: () => clearTimeout(t) }); };
 
 /** After any change: sizes, snippets, request JSON (unless being edited), legend (legend.js), permalink (debounced), date marks. */
 function changed() {
@@ -44,6 +45,8 @@ function changed() {
   const st = form();
   const { body, plain } = buildRequest(st, ctl.map);
   [$("width").value, $("height").value] = [body.output.width, body.output.height];
+  // the Resolution field says what the request uses, whichever field sized it (CRS units per pixel across)
+  if (st.sizeMode !== "res") $("res").value = String(Number(((plain.bbox[2] - plain.bbox[0]) / body.output.width).toPrecision(4)));
   const out = `result.${EXT[plain.format]}`;
   $("snippetCurl").textContent = curlSnippet(location.origin, body, out);
   $("snippetPy").textContent = pySnippet(location.origin, body, out);
@@ -51,7 +54,23 @@ function changed() {
   if (!jsonDirty) $("requestJson").value = JSON.stringify(body, null, 2);
   renderLegend($("legend"), st.evalscript);
   savePermalink();
-  showDates(dates, st, pickDate);
+  datesStatus(showDates(dates, st, pickDate));
+}
+
+/** The timeline's status: how many dates have scenes, how many are within the current cloud limit. */
+function datesStatus(usable) {
+  const collection = $("collection").value;
+  if (refreshDates.failed) return;
+  showState($("timelineState"), dates.length ? `${dates.length} dates with ${collection} scenes over the AOI, ${usable.length} within the cloud limit (${$("maxcc").value} %)` : `no ${collection} scenes over this AOI: use "Zoom to data"`);
+}
+
+/** A new date, collection or pinned state: the previous result, its status and download no longer apply. */
+function dropResult() {
+  if (running) (running.superseded = true), running.abort();
+  clearResult(ctl);
+  showState($("runState"), "");
+  ctl.showLabel("");
+  autoRun();
 }
 const savePermalink = debounce(() => {
   if (document.body.dataset.page === "request") history.replaceState(null, "", `#request?s=${encodeState(form())}`);
@@ -61,32 +80,36 @@ const savePermalink = debounce(() => {
 const r6 = (x) => Number(x.toFixed(6));
 
 /** New AOI (drawn, uploaded, searched, typed or restored): map, fields, dates, request. */
-function setAoi(next, { fit = false, notify = true } = {}) {
+function setAoi(next, { fit = false, notify = true, keepRes = false } = {}) {
   aoi = next.geometry ? { geometry: mapGeometry(next.geometry, (p) => p.map(r6)) } : { bbox: next.bbox.map(r6) };
   ctl.setAoi(aoi, false);
   showAoi(aoi);
+  // a resolution that suits the new AOI, unless one was typed or restored
+  if (!keepRes && !resTyped && $("sizeMode").value === "res") $("res").value = String(autoResolution(form(), ctl.map));
   if (fit) ctl.fit(aoiBbox(aoi));
-  if (notify) (refreshDates(), changed());
+  if (notify) (refreshDates(), changed(), autoRun());
 }
 
 /** Sets the time range to one day with scenes. */
 function pickDate(date) {
   [$("from").value, $("to").value] = [date, date];
+  dropResult();
   changed();
 }
 
 /** Reloads the dates with scenes of the collection over the AOI (catalog search, all dates). */
 const refreshDates = debounce(async () => {
-  const collection = $("collection").value, seq = ++refreshDates.seq;
+  const collection = $("collection").value, searched = aoi, seq = ++refreshDates.seq;
   showState($("timelineState"), "searching the catalog...");
   try {
-    const found = datesOf(await searchItems(collection, aoi, WIDE));
+    const items = await searchItems(collection, searched, WIDE);
     if (seq !== refreshDates.seq) return; // a newer search (other AOI or collection) is under way
-    dates = found;
-    const st = form();
-    const usable = showDates(dates, st, pickDate);
-    showState($("timelineState"), dates.length ? `${dates.length} dates with ${collection} scenes over the AOI, ${usable.length} within the cloud limit` : `no ${collection} scenes over this AOI: use "Zoom to data"`);
+    // complete dates (not cut at MAX_ITEMS) also tell a run which scenes it will use
+    [dates, datesKey] = [datesOf(items), items.length < MAX_ITEMS ? keyOf({ collection, aoi: searched }) : ""];
+    refreshDates.failed = false;
+    datesStatus(showDates(dates, form(), pickDate));
   } catch (err) {
+    refreshDates.failed = true;
     showError($("timelineState"), err);
   }
   document.body.dataset.datesReady = String(Date.now());
@@ -123,8 +146,6 @@ function aoiMeets(collection) {
 async function applyPreset(value) {
   const p = preset(value);
   if (!p) return mark("presetApplied");
-  const script = await p.load();
-  setText(editor, script);
   const notes = [];
   if (!fitsNow(p, $("collection").value)) {
     const target = offered().find((c) => fitsNow(p, c));
@@ -136,6 +157,8 @@ async function applyPreset(value) {
       else refreshDates();
     }
   }
+  const script = await p.load(dnOf(bandsOf.get($("collection").value))); // scaled to the collection's values
+  setText(editor, script);
   if (isFloat32(script) && $("format").value !== "image/tiff") notes.push(toTiff());
   else if (!isFloat32(script) && autoTiff && $("format").value === "image/tiff") {
     ($("format").value = "image/png"), (autoTiff = false);
@@ -144,12 +167,14 @@ async function applyPreset(value) {
   if (p.cannotRun) notes.push(`Cannot run on the sample data: ${p.cannotRun}.`);
   $("presetNote").textContent = notes.join(" ");
   changed();
+  autoRun();
   mark("presetApplied");
 }
 
 /** When the collection changes to one the preset does not fit: the true colour of its own group, else the first fit. */
 async function collectionChanged() {
   const c = $("collection").value, p = preset($("preset").value);
+  dropResult();
   if (p && !fitsNow(p, c)) {
     const home = /^(byoc|zarr|batch)-/.test(c) ? "byoc/zarr" : c; // the collection's own group first
     const ok = [...$("preset").options].filter((o) => preset(o.value) && fitsNow(preset(o.value), c)).sort((a, b) => (preset(a.value).group !== home) - (preset(b.value).group !== home));
@@ -161,97 +186,69 @@ async function collectionChanged() {
   mark("collectionApplied");
 }
 
-/** Drops the previous result: overlay, download link and its object URL (no stale result after a failure). */
-function clearResult() {
-  ctl.clearImage();
-  $("download").hidden = true;
-  $("download").removeAttribute("href");
-  for (const url of [resultUrl, tiffUrl]) if (url) URL.revokeObjectURL(url);
-  resultUrl = tiffUrl = null;
-  $("resultLegend").replaceChildren();
-  delete document.body.dataset.runDone;
+/**
+ * The days with scenes the request would use ([{date, count}], under the cloud limit): the timeline's dates when
+ * they are those of its collection and AOI (no second catalog search per run), else a promise of searchDays.
+ */
+function scenesOf(st, signal) {
+  const under = (d) => !cloudy(st.collection) || (d.cloud ?? 0) <= st.maxcc;
+  if (datesKey === keyOf(st)) return dates.filter((d) => d.date >= st.from && d.date <= st.to && under(d));
+  return searchDays(st, signal);
 }
-
-/** Run's busy state: button disabled, Cancel and the progress bar shown, the elapsed time ticking. */
-function busy(on, t0) {
-  $("run").disabled = on;
-  $("cancel").hidden = !on;
-  $("progress").hidden = !on;
-  clearInterval(busy.timer);
-  if (on) busy.timer = setInterval(() => ($("runState").textContent = `running... ${((performance.now() - t0) / 1000).toFixed(1)} s`), 200);
-}
-
-/** The scenes the request would use: catalog items of its collection, AOI and range under the cloud limit. */
-async function scenesOf(st, signal) {
-  const items = await searchItems(st.collection, st.aoi, `${st.from}T00:00:00Z/${st.to}T23:59:59Z`, signal);
-  return cloudy(st.collection) ? underClouds(items, st.maxcc) : items;
-}
-
-/** The error of a run whose range has no scenes: what was searched and the dates that have some. */
-function noScenes(st) {
-  const near = dates.filter((d) => (d.cloud ?? 0) <= st.maxcc).map((d) => d.date);
-  const clouds = cloudy(st.collection) && st.maxcc < 100 ? ` with cloud cover <= ${st.maxcc} %` : "";
-  return new Error(`No ${st.collection} scenes over the AOI between ${st.from} and ${st.to}${clouds}: nothing to render, the request was not sent. ` +
-    (near.length ? `Dates with scenes here: ${near.slice(-8).join(", ")} (pick one above the map).` : `There are none at any date here: use "Zoom to data".`));
-}
-
+const keyOf = (st) => JSON.stringify([st.collection, st.aoi]);
 /** Switches the format to GeoTIFF for a FLOAT32 script; returns the note saying so. */
 function toTiff() {
   ($("format").value = "image/tiff"), (autoTiff = true);
   return "Format switched to GeoTIFF: the script writes FLOAT32, which PNG and JPEG cannot carry.";
 }
 
-/**
- * Draws result `blob` over `bounds`: a PNG/JPEG as it is, a single-band float GeoTIFF over the viridis ramp (its
- * stretch in #resultLegend). Resolves to true when drawn, else to the reason.
- */
-async function drawResult(blob, bounds) {
-  if (/image\/(png|jpeg)/.test(blob.type)) return ctl.showImage(resultUrl, bounds).then(() => true);
-  const tiff = await tiffImage(blob).catch((err) => ({ reason: `GeoTIFF not decoded: ${err.message}` }));
-  if (tiff.reason) return tiff.reason;
-  tiffUrl = tiff.url;
-  await ctl.showImage(tiff.url, bounds);
-  const stops = VIRIDIS.map((color, i) => ({ value: tiff.min + ((tiff.max - tiff.min) * i) / (VIRIDIS.length - 1), color }));
-  $("resultLegend").replaceChildren(...rampElements("Result (GeoTIFF values, 2-98 % stretch):", stops));
-  return true;
-}
+/** #autoRender: a new date, layer, collection or AOI runs by itself (500 ms after); Run replaces such a run. */
+const autoRun = debounce(() => $("autoRender").checked && ready && document.body.dataset.page === "request" && run(null, true), 500);
 
 /** Sends the request; shows a PNG/JPEG or a single-band float GeoTIFF on the map over the AOI and offers the file; says why when nothing can run. */
-async function run(e) {
+async function run(e, auto = false) {
   e?.preventDefault();
-  if (running) return;
-  clearResult();
+  autoRun.cancel();
+  if (running && (auto || !running.auto)) return;
+  if (running) (running.superseded = true), running.abort(), await running.done;
+  clearResult(ctl);
   if (isFloat32(editor.state.doc.toString()) && $("format").value !== "image/tiff") ($("presetNote").textContent = toTiff()), changed();
   const st = form();
   const { body, bounds, epsg } = buildRequest(st, ctl.map);
   const { width, height } = body.output;
   if (width > MAX_SIDE || height > MAX_SIDE) return showError($("runState"), new Error(`The output would be ${width} x ${height} px; at most ${MAX_SIDE} px a side: choose a coarser resolution, a smaller size or AOI.`));
   const t0 = performance.now();
-  running = new AbortController();
+  let finish;
+  running = Object.assign(new AbortController(), { auto, done: new Promise((f) => (finish = f)) });
   busy(true, t0);
   try {
-    const scenes = await scenesOf(st, running.signal);
-    if (!scenes.length) throw noScenes(st);
-    const r = await call("/api/v1/process", { method: "POST", body, signal: running.signal });
-    const blob = await r.blob();
-    resultUrl = URL.createObjectURL(blob);
-    Object.assign($("download"), { href: resultUrl, download: `result.${EXT[body.output.responses[0].format.type]}`, hidden: false });
-    const drawn = await drawResult(blob, bounds);
+    // the request and the catalog search (the dates shown, or why nothing renders) run side by side: one after
+    // the other, a console run took 2-3.7x the same request sent by curl
+    const known = scenesOf(st, running.signal); // the days at once (timeline), or a promise (search)
+    if (known.length === 0) throw noScenes(st, dates); // nothing to render: no request sent
+    const sent = call("/api/v1/process", { method: "POST", body, signal: running.signal }).then(async (r) => ({ r, blob: await r.blob() }));
+    sent.catch(() => {}); // awaited below unless there are no scenes
+    const scenes = await known;
+    if (!scenes.length) throw (running.abort(), noScenes(st, dates));
+    const { r, blob } = await sent;
+    const drawn = await drawResult(ctl, offerResult(blob, `result.${EXT[body.output.responses[0].format.type]}`), blob, bounds);
     const where = drawn !== true ? `; not drawn on the map (${drawn}): download it` : epsg !== 3857 ? `; drawn approximately (EPSG:${epsg} on the EPSG:3857 map)` : "";
-    const days = [...new Set(scenes.map((s) => s.properties.datetime.slice(0, 10)))];
+    const days = scenes.map((d) => d.date), count = scenes.reduce((n, d) => n + d.count, 0);
+    if (drawn === true) showDrawn(ctl, st, days);
     const pu = r.headers.get("x-processingunits-spent") ?? "?", took = ((performance.now() - t0) / 1000).toFixed(1);
     busy(false);
-    showState($("runState"), `${r.status}: ${width} x ${height} px, ${pu} PU, ${took} s; ${scenes.length} scene(s) of ${days.slice(0, 3).join(", ")}${days.length > 3 ? ", ..." : ""}${where}`);
+    showState($("runState"), `${r.status}: ${width} x ${height} px, ${pu} PU, ${took} s; ${count} scene(s) of ${days.slice(0, 3).join(", ")}${days.length > 3 ? ", ..." : ""}${where}`);
     markError(editor, "");
     document.body.dataset.runDone = String(Date.now());
   } catch (err) {
     busy(false);
-    if (err.name === "AbortError") showState($("runState"), "cancelled: no result");
+    if (err.name === "AbortError") running.superseded || showState($("runState"), "cancelled: no result");
     else showError($("runState"), err, $("page-request")), markError(editor, err.message);
   } finally {
     busy(false);
-    running = null;
-    document.body.dataset.runEnded = String(Date.now());
+    // the checks wait for these: a manual run's end, an automatic run's end (none for a replaced one)
+    if (!running.superseded) document.body.dataset[auto ? "autoRunEnded" : "runEnded"] = String(Date.now());
+    (running = null), finish();
   }
 }
 
@@ -265,7 +262,7 @@ async function fillCollections() {
   await Promise.all((list.collections ?? []).map(async (c) => {
     const kind = /^(byoc|zarr)-/.exec(c.id)?.[1];
     const got = kind && (await call(api[kind] + c.id.slice(kind.length + 1)).then((r) => r.json(), () => null));
-    if (got) bandsOf.set(c.id, Object.keys(got.data?.additionalData?.bands ?? {}));
+    if (got) bandsOf.set(c.id, got.data?.additionalData?.bands ?? {});
   }));
   for (const c of list.collections ?? []) {
     collections.set(c.id, c);
@@ -274,19 +271,11 @@ async function fillCollections() {
   }
 }
 
-/** Shows the GetCapabilities URLs of the base layer's WMS instance `{id, origin}` (QGIS, GDAL, OWSLib take them). */
-function showOgcUrls({ id: instance, origin }) {
-  for (const [id, service] of [["wmsCaps", "wms"], ["wmtsCaps", "wmts"]]) {
-    const url = `${origin}/ogc/${service}/${encodeURIComponent(instance)}?SERVICE=${service.toUpperCase()}&REQUEST=GetCapabilities`;
-    Object.assign($(id), { href: url, textContent: url });
-  }
-  $("ogcUrls").hidden = false;
-}
-
 /** Applies a whole state (permalink, pin, imported request). */
 function restore(st) {
+  dropResult();
   writeForm(st, editor);
-  setAoi(st.aoi, { fit: true });
+  setAoi(st.aoi, { fit: true, keepRes: true });
   $("presetNote").textContent = "";
 }
 
@@ -302,13 +291,13 @@ async function footprints() {
   }
 }
 
-
 /** The form's, JSON view's, pins' and permalink's events. */
 function wireForm() {
   for (const k of ["from", "to", "mosaicking", "width", "height", "res", "format", "crs", "sizeMode"]) $(k).addEventListener("change", changed);
+  for (const k of ["from", "to"]) $(k).addEventListener("change", dropResult);
   $("format").addEventListener("change", () => (autoTiff = false));
   for (const k of ["width", "height"]) $(k).addEventListener("input", () => ($("sizeMode").value = "size"));
-  $("res").addEventListener("input", () => ($("sizeMode").value = "res"));
+  $("res").addEventListener("input", () => (($("sizeMode").value = "res"), (resTyped = true)));
   $("maxcc").addEventListener("input", () => (($("maxccValue").textContent = `${$("maxcc").value} %`), changed()));
   $("collection").addEventListener("change", collectionChanged);
   $("preset").addEventListener("change", () => applyPreset($("preset").value));
@@ -368,17 +357,21 @@ async function openCollection() {
 
 /** Each show of the request page: a collection to open, then the URL gets the permalink of the state again. */
 export function showRequest() {
-  if (ready) openCollection().then(savePermalink);
+  if (!ready) return;
+  ctl.map.invalidateSize(); // the window may have been resized while the page was hidden (its map was 0 x 0)
+  openCollection().then(savePermalink);
 }
 
 /** First show of the request page: map, editor, presets, collections, events, then the permalink's state. */
 export async function initRequest() {
   ctl = window.eoConsole.map = createMap($("map"), { lat: 24.8, lon: -11.43, zoom: 10 }, (a) => setAoi(a));
   window.eoConsole.request = () => buildRequest(form(), ctl.map);
+  window.eoConsole.aoi = () => aoi; // the statistics page takes the drawn polygon itself
+
   editor = window.eoConsole.editor = createEditor($("editor"), "evalscriptLabel", changed);
   ctl.showBasemap(true).catch((err) => showError($("mapState"), err));
   setAoi(DEFAULT_AOI, { notify: false, fit: true });
-  wireMapTools(ctl, { setAoi, zoomToData, footprints, showOgcUrls, changed });
+  wireMapTools(ctl, { setAoi, zoomToData, footprints, changed });
   wireForm();
   preset = await loadPresets($("preset"));
   await fillCollections();
@@ -403,4 +396,5 @@ export async function initRequest() {
   const instance = await ctl.showBase(true).catch((err) => showError($("mapState"), err));
   if (instance) showOgcUrls(instance);
   document.body.dataset.requestReady = "1";
+  if ($("autoRender").checked) run(null, true); // the first view renders by itself, at once
 }

@@ -1,5 +1,6 @@
 // The console's client of the service's S3 endpoint (`<origin>/s3`, path-style, AWS Signature V4 signed in the
-// browser with aws4fetch): ListObjectsV2 of a prefix and downloads of objects, for the outputs of batch tasks.
+// browser with aws4fetch): ListObjectsV2 of a prefix and downloads of objects, for the outputs of batch tasks;
+// PutObject, for a statistical batch's GeoPackage uploaded from the batch page.
 // Each operation signs with a key of its own: created for it (POST /api/v1/accounts/me/s3keys, whose secret is shown
 // only in that answer) and deleted when it ends, so the console neither keeps a secret nor leaves keys behind
 // (an account may have at most 10).
@@ -13,8 +14,8 @@ const KEYS = "/api/v1/accounts/me/s3keys";
 async function withKey(use) {
   const { accessKeyId, secretAccessKey } = await json(KEYS, { method: "POST" });
   const client = new AwsClient({ accessKeyId, secretAccessKey, service: "s3", region: "us-east-1" });
-  const fetchS3 = async (path, query = "") => {
-    const r = await client.fetch(`${ENDPOINT}${path}${query}`);
+  const fetchS3 = async (path, query = "", init = {}) => {
+    const r = await client.fetch(`${ENDPOINT}${path}${query}`, init);
     if (r.ok) return r;
     const xml = await r.text();
     const tag = (t) => new RegExp(`<${t}>([^<]*)</${t}>`).exec(xml)?.[1] ?? "";
@@ -36,13 +37,18 @@ export function listObjects(bucket, prefix, max = 1000) {
     const out = [];
     let token = "";
     do {
-      const q = new URLSearchParams({ "list-type": "2", prefix, "max-keys": "1000", ...(token ? { "continuation-token": token } : {}) });
+      const q = new URLSearchParams({ "list-type": "2", prefix, "max-keys": String(Math.min(max, 1000)), ...(token ? { "continuation-token": token } : {}) });
       const doc = new DOMParser().parseFromString(await (await fetchS3(`/${encodeURIComponent(bucket)}`, `?${q}`)).text(), "application/xml");
       for (const c of doc.querySelectorAll("Contents")) out.push({ key: c.querySelector("Key").textContent, size: Number(c.querySelector("Size").textContent) });
       token = doc.querySelector("IsTruncated")?.textContent === "true" ? doc.querySelector("NextContinuationToken")?.textContent ?? "" : "";
     } while (token && out.length < max);
     return out;
   });
+}
+
+/** Writes `body` (a Blob or File) as object `key` of `bucket` (S3 PutObject); resolves when stored. */
+export function putObject(bucket, key, body) {
+  return withKey(async (fetchS3) => void (await fetchS3(`/${encodeURIComponent(bucket)}/${keyPath(key)}`, "", { method: "PUT", body })));
 }
 
 /** The bytes of object `key` of `bucket` as a Blob. */

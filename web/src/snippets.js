@@ -15,7 +15,11 @@ ${JSON.stringify(body, null, 2)}
 JSON`;
 }
 
-/** Python: sentinelhub-py's download client posting the same JSON (its session gets the token). */
+/**
+ * Python: sentinelhub-py's download client posting the same JSON (its session gets the token). With
+ * decode_data=False, download() of one request returns a DownloadResponse (sentinelhub-py 3.11.5,
+ * sentinelhub/download/client.py): its `.content` is the response's bytes.
+ */
 export function pySnippet(origin, body, out) {
   return `import json, os
 from sentinelhub import SHConfig, DownloadRequest, MimeType, SentinelHubDownloadClient
@@ -29,8 +33,9 @@ config.sh_client_secret = os.environ["CLIENT_SECRET"]
 body = json.loads(r"""${JSON.stringify(body)}""")
 request = DownloadRequest(request_type="POST", url=f"{config.sh_base_url}/api/v1/process", post_values=body,
                           data_type=MimeType.RAW, headers={"content-type": "application/json"}, use_session=True)
-data = SentinelHubDownloadClient(config=config).download(request, decode_data=False)
-open("${out}", "wb").write(data)`;
+response = SentinelHubDownloadClient(config=config).download(request, decode_data=False)
+with open("${out}", "wb") as f:
+    f.write(response.content)`;
 }
 
 const LAYERS = { "sentinel-2-l2a": "S2L2ALayer", "sentinel-2-l1c": "S2L1CLayer", "sentinel-1-grd": "S1GRDAWSEULayer" };

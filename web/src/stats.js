@@ -1,4 +1,5 @@
-// The statistics page: Statistical API over an AOI (own bbox, or the request builder's) for any evalscript: index
+// The statistics page: Statistical API over an AOI (a box or polygon drawn on its map, typed bbox, or the request
+// builder's box or polygon: a polygon is sent as the request's geometry, not its bbox) for any evalscript: index
 // presets with SCL cloud masks (./statscripts.js) or the user's script. Dates default to the catalog's scenes over
 // the AOI; the resolution is raised when the AOI would exceed 2500 px. Results: a Chart.js time series on a real
 // time axis (interval start dates, not evenly spaced) of mean ± stDev and percentiles of a chosen output band, the
@@ -7,6 +8,8 @@ import { Chart, registerables } from "chart.js";
 import L from "leaflet";
 import { json, showError, showState } from "./api.js";
 import { bboxLayer, builderAoi, miniMap } from "./minimap.js";
+import { boxTool, polygonTool } from "./map.js";
+import { geometryBbox, mapGeometry, project } from "./crs.js";
 import { INDICES, MASKS, statsScript } from "./statscripts.js";
 
 Chart.register(...registerables);
@@ -15,6 +18,8 @@ const MAX_PX = 2500;
 const DAY = 86_400_000;
 const CRS3857 = "http://www.opengis.net/def/crs/EPSG/0/3857";
 let series, histogram, map, result = { data: [] };
+/** The polygon AOI (GeoJSON Polygon / MultiPolygon, WGS84), or null for the bbox of the fields. */
+let geometry = null;
 
 /** The AOI fields as [west, south, east, north] (degrees). */
 const aoi = () => ["statsWest", "statsSouth", "statsEast", "statsNorth"].map((k) => Number($(k).value));
@@ -31,10 +36,28 @@ function resolution(bbox, asked) {
   return asked >= needed ? asked : Math.ceil(needed / 10) * 10;
 }
 
-/** Puts `[w, s, e, n]` into the AOI fields and onto the map. */
-function setAoi(b) {
+/** Puts AOI `b` ([w, s, e, n]) or `poly` (its polygon, WGS84) into the AOI fields (its bbox) and onto the map. */
+function setAoi(b, poly = null) {
+  geometry = poly;
+  if (poly) b = geometryBbox(poly);
   ["statsWest", "statsSouth", "statsEast", "statsNorth"].forEach((k, i) => ($(k).value = String(+b[i].toFixed(6))));
-  map?.show([bboxLayer(b)]);
+  $("statsAoiKind").textContent = poly ? "polygon (the fields show its bbox; the statistics cover the polygon only)" : "box";
+  map?.show([poly ? L.geoJSON(poly, { style: { weight: 2, fillOpacity: 0.1 } }) : bboxLayer(b)]);
+}
+
+/** The drawing buttons of the statistics map: a box (drag) or a polygon (click the vertices). */
+function wireDrawing() {
+  let drag = null; // the box being dragged (the map is not refitted until it is done)
+  const preview = (a) => (drag?.remove(), (drag = bboxLayer(a.bbox).addTo(map.map)));
+  const tools = { statsDrawBox: boxTool(map.map, preview, (a) => (drag?.remove(), setAoi(a.bbox), stop())), statsDrawPolygon: polygonTool(map.map, (g) => (setAoi(null, g), stop())) };
+  const stop = () => Object.entries(tools).forEach(([id, t]) => ($(id).setAttribute("aria-pressed", "false"), t.off()));
+  for (const [id, tool] of Object.entries(tools)) {
+    $(id).addEventListener("click", () => {
+      const on = $(id).getAttribute("aria-pressed") !== "true";
+      stop();
+      if (on) ($(id).setAttribute("aria-pressed", "true"), tool.on());
+    });
+  }
 }
 
 /** Sets From/To around the dates of the catalog's scenes of the collection over the AOI (15 days either side). */
@@ -51,12 +74,13 @@ async function datesFromCatalog() {
 /** The Statistical API request of the form; also shows the resolution used (and why, when raised). */
 function statsRequest() {
   const bbox = mercator(aoi());
+  const bounds = geometry ? { geometry: mapGeometry(geometry, (p) => project(3857, p)) } : { bbox };
   const asked = Number($("statsRes").value) || 10;
   const res = resolution(bbox, asked);
   const size = `${Math.ceil((bbox[2] - bbox[0]) / res)} x ${Math.ceil((bbox[3] - bbox[1]) / res)} px`;
   $("statsResUsed").textContent = res === asked ? `${res} m: ${size}` : `computed at ${res} m (${size}): at ${asked} m the AOI would exceed ${MAX_PX} px a side`;
   return {
-    input: { bounds: { bbox, properties: { crs: CRS3857 } }, data: [{ type: $("statsCollection").value }] },
+    input: { bounds: { ...bounds, properties: { crs: CRS3857 } }, data: [{ type: $("statsCollection").value }] },
     aggregation: {
       timeRange: { from: `${$("statsFrom").value}T00:00:00Z`, to: `${$("statsTo").value}T23:59:59Z` },
       aggregationInterval: { of: $("statsInterval").value.trim() },
@@ -172,17 +196,18 @@ export async function initStatistics() {
   $("statsScript").addEventListener("input", () => ($("statsIndex").value = "custom"));
   preset();
   map = miniMap($("statsMap"));
+  wireDrawing();
   for (const k of ["statsWest", "statsSouth", "statsEast", "statsNorth"]) $(k).addEventListener("change", () => setAoi(aoi()));
   $("statsUseBuilder").addEventListener("click", () => {
-    const b = builderAoi();
-    if (b) setAoi(b);
+    const b = builderAoi(), poly = window.eoConsole.aoi?.()?.geometry;
+    if (b) setAoi(b, poly ?? null);
     else showState($("statsState"), "open the request builder first");
   });
   $("statsDates").addEventListener("click", () => datesFromCatalog().catch((err) => showError($("statsState"), err)));
   $("statsForm").addEventListener("submit", (e) => (e.preventDefault(), compute()));
   $("statsBand").addEventListener("change", drawSeries);
   $("histInterval").addEventListener("change", drawHistogram);
-  setAoi(builderAoi() ?? aoi());
+  setAoi(builderAoi() ?? aoi(), window.eoConsole.aoi?.()?.geometry ?? null);
   try {
     const { collections } = await json("/api/v1/catalog/1.0.0/collections");
     const ids = collections.map((c) => c.id);

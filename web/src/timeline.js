@@ -2,8 +2,10 @@
 // grouped by acquisition day with the lowest eo:cloud_cover of the day. The request builder shows them as a
 // slider and a row of date buttons, filtered by the maximum cloud cover, and checks a time range before it runs.
 import { json } from "./api.js";
+import { cloudy } from "./form.js";
 
-const MAX_ITEMS = 1000;
+/** Most items a search follows its pages for. */
+export const MAX_ITEMS = 1000;
 
 /**
  * Catalog items of `collection` intersecting `aoi` ({bbox} or {geometry}, WGS84) in `datetime`
@@ -38,4 +40,18 @@ export function datesOf(items) {
     days.set(date, d);
   }
   return [...days.values()].sort((a, b) => a.date.localeCompare(b.date));
+}
+
+/** The error of a run of state `st` whose range has no scenes: what was searched, and the `dates` (datesOf) with some. */
+export function noScenes(st, dates) {
+  const near = dates.filter((d) => (d.cloud ?? 0) <= st.maxcc).map((d) => d.date);
+  const clouds = cloudy(st.collection) && st.maxcc < 100 ? ` with cloud cover <= ${st.maxcc} %` : "";
+  return new Error(`No ${st.collection} scenes over the AOI between ${st.from} and ${st.to}${clouds}: nothing to render. ` +
+    (near.length ? `Dates with scenes here: ${near.slice(-8).join(", ")} (pick one above the map).` : `There are none at any date here: use "Zoom to data".`));
+}
+
+/** [{date, cloud, count}] of a catalog search of state `st`'s collection, AOI and range, under its cloud limit. */
+export async function searchDays(st, signal) {
+  const items = await searchItems(st.collection, st.aoi, `${st.from}T00:00:00Z/${st.to}T23:59:59Z`, signal);
+  return datesOf(cloudy(st.collection) ? underClouds(items, st.maxcc) : items);
 }

@@ -2,6 +2,7 @@
 // docs-check.mjs): the server ($CONSOLE_BASE, else `npm start` on a spare port), the demo client and a token;
 // failing on page errors and console errors; logging in through the console's form.
 import { mkdirSync, readFileSync } from "node:fs";
+import { chromium } from "playwright-core";
 import { join, resolve } from "node:path";
 import { checkServer } from "../../../scripts/lib/serve.mjs";
 
@@ -43,4 +44,38 @@ export async function api(base, token, path, { method = "GET", body } = {}) {
   const text = await r.text();
   if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${text.slice(0, 300)}`);
   return text ? JSON.parse(text) : null;
+}
+
+/**
+ * Runs a browser check: the server (consoleServer), Debian's Chromium with one 1280x720 page logged in through the
+ * form, failing on page and console errors (and on `extra(page)`'s own listeners), then each of `steps` ({name:
+ * async (ctx) => ...}; $STEPS=a,b picks some) with ctx = {page, base, token, client, check}; a step that throws is a
+ * failure with a screenshot `<label>-<step>-error.png`. Prints the verdict and the elapsed time and exits (1 on a
+ * failure). `check(ok, text)` is the check's own reporter (it keeps the failures in `failures`).
+ */
+export async function runChecks(label, steps, check, failures, extra = () => {}) {
+  const t0 = Date.now();
+  const { server, client, token } = await consoleServer();
+  let browser;
+  try {
+    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1, acceptDownloads: true });
+    failOnErrors(page, check);
+    extra(page);
+    await logInForm(page, server.base, client);
+    const ctx = { page, base: server.base, token, client, check };
+    for (const [name, step] of Object.entries(steps).filter(([n]) => !process.env.STEPS || process.env.STEPS.split(",").includes(n))) {
+      try {
+        await step(ctx);
+      } catch (e) {
+        check(false, `${name}: ${e.message.split("\n")[0]}`);
+        await page.screenshot({ path: join(SHOTS, `${label}-${name}-error.png`), fullPage: true }).catch(() => {});
+      }
+    }
+  } finally {
+    await browser?.close();
+    await server.stop();
+  }
+  console.log(`${label} browser check ${failures.length ? `FAILED (${failures.length})` : "passed"} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  process.exit(failures.length ? 1 : 0);
 }

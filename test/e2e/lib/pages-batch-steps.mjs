@@ -95,20 +95,26 @@ export async function batch({ page, base, token, check, shots }) {
 }
 
 /**
- * Statistical batch: created from the form (the West Flanders fields GeoPackage put into a bucket here), analysed
+ * Statistical batch: created from the form (the West Flanders fields GeoPackage uploaded from the page), analysed
  * and started with the buttons, it finishes (DONE or PARTIAL); its outputs listed through the S3 endpoint equal the
  * AWS SDK's listing.
  */
 export async function statbatch({ page, base, token, check, shots }) {
   const s3 = await s3Oracle(base);
-  await s3.put("console-batch", "pages-check/fields.gpkg", readFileSync("test/fixtures/vector/westflanders_fields.gpkg"));
   await page.goto(`${base}/#batch`);
   await page.waitForSelector("body[data-batch-ready]", { timeout: 60_000 });
   await page.selectOption("#taskKind", "statbatch");
-  await page.fill("#sbFeatures", "s3://console-batch/pages-check/fields.gpkg");
   await page.fill("#batchFrom", "2018-04-01");
   await page.fill("#batchTo", "2018-05-01");
   await page.fill("#batchOutput", "s3://console-batch/pages-check/stats/");
+  // the GeoPackage uploaded from the page (S3 PutObject signed in the browser): the bucket holds the file's bytes
+  const gpkg = "test/fixtures/vector/westflanders_fields.gpkg";
+  await page.setInputFiles("#sbUpload", gpkg);
+  await page.waitForFunction(() => /uploaded|error/i.test(document.getElementById("batchState").textContent), null, { timeout: 60_000 });
+  const features = await page.inputValue("#sbFeatures");
+  const stored = await s3.get("console-batch", "uploads/westflanders_fields.gpkg").catch(() => Buffer.alloc(0));
+  check(features === "s3://console-batch/uploads/westflanders_fields.gpkg" && Buffer.compare(stored, readFileSync(gpkg)) === 0,
+    `GeoPackage uploaded from the batch page: Features ${features}; the object equals the file (${stored.length} bytes)`);
   const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith("/api/v1/statistics/batch")), page.click("#batchCreate")]);
   if (response.status() !== 201) throw new Error(`create: ${response.status()} ${await response.text()}`);
   const { id } = await response.json();
@@ -121,7 +127,7 @@ export async function statbatch({ page, base, token, check, shots }) {
   await page.click(`#statBatchTable button[aria-label="Details ${id}"]`);
   await page.waitForSelector("#taskDetails:not([hidden])");
   const details = JSON.parse(await page.textContent("#taskJson"));
-  check(details.id === id && details.status === task.status && details.request.input.features.s3.url === "s3://console-batch/pages-check/fields.gpkg", `Details of ${id}: the task JSON the API gives (status ${details.status}, features ${details.request.input.features.s3.url})`);
+  check(details.id === id && details.status === task.status && details.request.input.features.s3.url === features, `Details of ${id}: the task JSON the API gives (status ${details.status}, features ${details.request.input.features.s3.url})`);
   await page.click(`#statBatchTable button[aria-label="Outputs ${id}"]`);
   await page.waitForSelector("#outputCaption:text-matches('Outputs of " + id + "')", { timeout: 30_000 });
   const shown = await page.$$eval("#outputTable tbody tr", (rows) => rows.map((r) => r.dataset.id));

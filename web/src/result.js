@@ -1,0 +1,62 @@
+// The request builder's result: the Run button's busy state, the file offered for download, the image drawn on the
+// map (PNG/JPEG as they are, a single-band float GeoTIFF over viridis with its legend), its date label, and dropping
+// it all (no stale result after a failure, a new date or pin). The object URLs made here are revoked on dropping.
+import { rampElements } from "./legend.js";
+import { VIRIDIS, tiffImage } from "./tiffview.js";
+
+const $ = (id) => document.getElementById(id);
+/** Object URLs of the current result (the file, a GeoTIFF's drawn PNG). */
+const urls = [];
+
+/** Offers `blob` as the download `name`; resolves to its object URL. */
+export function offerResult(blob, name) {
+  const url = URL.createObjectURL(blob);
+  urls.push(url);
+  Object.assign($("download"), { href: url, download: name, hidden: false });
+  return url;
+}
+
+/** Drops the previous result of map controller `ctl`: overlay, download link and their object URLs (no stale result). */
+export function clearResult(ctl) {
+  ctl.clearImage();
+  $("download").hidden = true;
+  $("download").removeAttribute("href");
+  for (const url of urls) URL.revokeObjectURL(url);
+  urls.length = 0;
+  $("resultLegend").replaceChildren();
+  delete document.body.dataset.runDone;
+}
+
+/** Run's busy state: button disabled, Cancel and the progress bar shown, the elapsed time ticking. */
+export function busy(on, t0) {
+  $("run").disabled = on;
+  $("cancel").hidden = !on;
+  $("progress").hidden = !on;
+  clearInterval(busy.timer);
+  if (on) busy.timer = setInterval(() => ($("runState").textContent = `running... ${((performance.now() - t0) / 1000).toFixed(1)} s`), 200);
+}
+
+/**
+ * Draws result `blob` (at object URL `url`) over `bounds` on map controller `ctl`: a PNG/JPEG as it is, a
+ * single-band float GeoTIFF over the viridis ramp (its stretch in #resultLegend). Resolves to true when drawn, else to the reason.
+ */
+export async function drawResult(ctl, url, blob, bounds) {
+  if (/image\/(png|jpeg)/.test(blob.type)) return ctl.showImage(url, bounds).then(() => true);
+  const tiff = await tiffImage(blob).catch((err) => ({ reason: `GeoTIFF not decoded: ${err.message}` }));
+  if (tiff.reason) return tiff.reason;
+  urls.push(tiff.url);
+  await ctl.showImage(tiff.url, bounds);
+  const stops = VIRIDIS.map((color, i) => ({ value: tiff.min + ((tiff.max - tiff.min) * i) / (VIRIDIS.length - 1), color }));
+  $("resultLegend").replaceChildren(...rampElements("Result (GeoTIFF values, 2-98 % stretch):", stops));
+  return true;
+}
+
+/**
+ * Labels the drawn result with its collection and the dates of the scenes it shows, and hides the undated
+ * true-colour base layer (most recent scenes of any date), which would pass for the result around it.
+ */
+export function showDrawn(ctl, st, days) {
+  const shown = days.length > 2 ? `${days[0]} .. ${days.at(-1)} (${days.length} dates, ${st.mosaicking})` : days.join(", ");
+  ctl.showLabel(`${st.collection}: ${shown}`);
+  if ($("baseLayer").checked) ($("baseLayer").checked = false), ctl.showBase(false);
+}
