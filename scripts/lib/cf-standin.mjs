@@ -43,13 +43,6 @@ async function readBody(req) {
   for await (const c of req) chunks.push(c);
   const buf = Buffer.concat(chunks);
   const type = req.headers["content-type"] ?? "";
-  if (type.includes("application/json")) {
-    try {
-      return JSON.parse(buf.toString() || "null");
-    } catch {
-      return buf.toString();
-    }
-  }
   if (type.includes("multipart/form-data")) {
     const parts = {};
     const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(type);
@@ -67,7 +60,12 @@ async function readBody(req) {
     }
     return parts;
   }
-  return buf.length ? buf.toString() : null;
+  if (!buf.length) return null;
+  try {
+    return JSON.parse(buf.toString()); // wrangler sends JSON bodies with or without a content-type
+  } catch {
+    return buf.toString();
+  }
 }
 
 /** Routes: [method, RegExp of the path after /client/v4, handler(state, match, body, query) -> body | {status, body}]. */
@@ -112,9 +110,14 @@ function routes() {
       st.buckets.push({ name: body.name, creation_date: new Date().toISOString() });
       return ok({});
     }],
+    ["GET", `^${account}/r2/buckets/([^/]+)$`, (st, m) => {
+      const b = st.buckets.find((x) => x.name === m[2]);
+      return b ? ok({ ...b, location: "WEUR", storage_class: "Standard" }) : fail(10006, "The specified bucket does not exist.", 404);
+    }],
     // Queues
     ["GET", `^${account}/queues$`, (st, m, body, q) => {
-      const list = q.get("name") ? st.queues.filter((x) => x.queue_name === q.get("name")) : st.queues;
+      const names = q.getAll("name"); // wrangler asks for several at once (ensureQueuesExistByConfig)
+      const list = names.length ? st.queues.filter((x) => names.includes(x.queue_name)) : st.queues;
       return ok(Number(q.get("page") ?? 1) > 1 ? [] : list, { result_info: { page: Number(q.get("page") ?? 1), per_page: 100, count: list.length, total_count: list.length } });
     }],
     ["POST", `^${account}/queues$`, (st, m, body) => {
@@ -139,12 +142,24 @@ function routes() {
       if (!s.secrets.includes(body.name)) s.secrets.push(body.name);
       return ok({ name: body.name, type: "secret_text" });
     }],
-    ["GET", `^${script}/settings$`, (st, m) => ok({ logpush: false, observability: st.scripts[m[2]]?.observability ?? null, tail_consumers: [] })],
+    ["GET", `^${account}/workers/services/([^/]+)$`, (st, m) => {
+      const s = st.scripts[m[2]];
+      if (!s) return fail(10007, "This Worker does not exist on your account.", 404);
+      return ok({ id: m[2], default_environment: { environment: "production", script: { id: m[2], tag: `tag-${m[2]}`, migration_tag: s.migrationTag ?? null } } });
+    }],
+    ["GET", `^${script}/settings$`, (st, m) => {
+      const s = st.scripts[m[2]];
+      return s ? ok({ bindings: s.lastMetadata?.bindings ?? [], logpush: false, observability: s.observability ?? null, tail_consumers: [] }) : fail(10007, "This Worker does not exist on your account.", 404);
+    }],
     ["PATCH", `^${script}/settings$`, (st, m, body) => ok(body)],
     ["GET", `^${script}/subdomain$`, (st, m) => ok({ enabled: st.scripts[m[2]]?.workersDev ?? false, previews_enabled: false })],
     ["POST", `^${script}/subdomain$`, (st, m, body) => {
       scriptOf(st, m[2]).workersDev = !!body?.enabled;
       return ok({ enabled: !!body?.enabled, previews_enabled: !!body?.previews_enabled });
+    }],
+    ["GET", `^${account}/workers/workers/([^/]+)$`, (st, m) => {
+      const s = st.scripts[m[2]];
+      return s ? ok({ id: m[2], name: m[2], subdomain: { enabled: s.workersDev ?? false, previews_enabled: false }, observability: s.observability }) : fail(10007, "This Worker does not exist on your account.", 404);
     }],
     ["POST", `^${script}/assets-upload-session$`, () => ok({ jwt: "standin-assets-jwt", buckets: [] })],
     ["PUT", `^${script}$`, (st, m, body) => {
@@ -153,6 +168,7 @@ function routes() {
       st.failNextVersion = false;
       s.versions.push(version);
       s.observability = body?.metadata?.observability ?? null;
+      s.migrationTag = body?.metadata?.migrations?.new_tag ?? s.migrationTag;
       s.lastMetadata = body?.metadata ?? null;
       deployOf(s, version.id);
       return ok({ id: m[2], etag: version.id, deployment_id: version.id, startup_time_ms: 12, handlers: ["fetch", "queue", "scheduled"] });
