@@ -126,8 +126,8 @@ async function firstDeployWithDomain(worker) {
   const saved = JSON.parse(await readFile(join(home(name), "deploy.json"), "utf8"));
   check(saved.bootstrap?.complete === false && worker.st.accounts.has(saved.bootstrap.accountId), "  deploy.json holds the account being made");
   check(["preflight", "resources", "secrets", "migrations", "deploy", "domains"].every((k) => saved.steps?.[k]), `  every step before it recorded: ${Object.keys(saved.steps ?? {}).join(", ")}`);
-  const second = await deploy([], api, worker); // no flags: deploy.json has them
-  check(second.code === 0, `a rerun with no flags finishes${second.code ? `:\n${second.out}` : ""}`);
+  const second = await deploy(["--name", name], api, worker); // no other flag: deploy.json has them
+  check(second.code === 0, `a rerun with only --name finishes${second.code ? `:\n${second.out}` : ""}`);
   check(worker.st.accounts.size === 1 && worker.st.accounts.get(saved.bootstrap.accountId).clients.length === 1, "  one account, one client (none left without a client)");
   const uploads = api.requests.filter((r) => r.method === "PUT" && /\/workers\/scripts\/[^/]+$/.test(r.path));
   const bindings = uploads[0]?.body?.metadata?.bindings ?? [];
@@ -158,7 +158,7 @@ async function firstDeployWorkersDev(worker) {
   // 4. a redeploy whose smoke test fails is rolled back to the version it replaced
   const before = JSON.parse(await readFile(join(home(name), "deploy.json"), "utf8")).version;
   worker.st.broken = true;
-  const again = await deploy([], api, worker);
+  const again = await deploy(["--name", name], api, worker);
   worker.st.broken = false;
   const rolled = api.requests.filter((x) => x.method === "POST" && /\/workers\/scripts\/[^/]+\/deployments$/.test(x.path));
   check(again.code === 1 && /rolling back to version/.test(again.out), "a failed smoke test stops the run and rolls back");

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile GeoPackages (issue 38): files whose SQL schema makes a naive reader run unbounded SQLite work.
+"""Hostile GeoPackages: files whose SQL schema makes a naive reader run unbounded SQLite work.
 
 Run with Debian's python3 (its sqlite3 module, SQLite 3.40; no GDAL needed): /usr/bin/python3
 scripts/make_hostile_geopackages.py. Each file is test/fixtures/vector/batch_features.gpkg (98 KB, GDAL-written,

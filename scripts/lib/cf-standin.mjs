@@ -122,7 +122,10 @@ function routes() {
     }],
     ["POST", `^${account}/queues$`, (st, m, body) => {
       if (st.queues.some((x) => x.queue_name === body.queue_name)) return fail(11009, "Queue name already taken");
-      const q = { queue_id: randomUUID(), queue_name: body.queue_name, created_on: new Date().toISOString(), modified_on: new Date().toISOString(), producers: [], consumers: [] };
+      const q = {
+        queue_id: randomUUID(), queue_name: body.queue_name, created_on: new Date().toISOString(), modified_on: new Date().toISOString(),
+        producers: [], consumers: [], producers_total_count: 0, consumers_total_count: 0,
+      };
       st.queues.push(q);
       return ok(q);
     }],

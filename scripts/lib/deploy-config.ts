@@ -197,7 +197,7 @@ export function startupCpuMs(profile: { nodes: { id: number; callFrame: { functi
 export const MAX_CONSUMER_CONCURRENCY = 250;
 
 /**
- * What in wrangler.toml makes a deployment unsafe to run (issue 38): `[observability]` not enabled (errors of the
+ * What in wrangler.toml makes a deployment unsafe to run: `[observability]` not enabled (errors of the
  * edge would be lost), a queue consumer without a bounded `max_concurrency` (Cloudflare autoscales it to 250
  * invocations, all on the same Durable Objects and D1 database). Empty when the configuration is fine.
  */

@@ -3,7 +3,7 @@
 //
 // `wrangler check startup` runs the bundle in workerd under V8's sampling profiler and counts every sample outside
 // `(idle)`; on a busy machine the wall time between samples is counted too, so the same bundle measured 550 ms and
-// 2,128 ms on loaded machines (issue 38). So each run here also profiles a calibration Worker, one line whose global
+// 2,128 ms on loaded machines. So each run here also profiles a calibration Worker, one line whose global
 // scope does a fixed amount of work (CALIBRATION_LOOP), alternately with the Worker, RUNS times each, and measures
 // the CPU time of that same work in this process (process.cpuUsage, which a loaded machine does not inflate). The
 // calibration's profiled median over its CPU time is how much this machine's load inflates a profile now; the

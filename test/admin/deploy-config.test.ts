@@ -161,7 +161,7 @@ describe("wrangler's outputs", () => {
   });
 
   it("startup judgement: a loaded machine's inflation (calibration profiled over its CPU time) is divided out, never multiplied in", () => {
-    // issue 38: the same bundle profiled 550 ms and 2,128 ms on loaded machines
+    // the same bundle profiled 550 ms and 2,128 ms on loaded machines
     expect(judgeStartup(550, 400, 100)).toBeCloseTo(137.5, 9); // calibration inflated 4x
     expect(judgeStartup(2128, 1600, 100)).toBeCloseTo(133, 9); // 16x
     expect(judgeStartup(300, 80, 100)).toBe(300); // quieter than its CPU time: taken as profiled
@@ -169,7 +169,7 @@ describe("wrangler's outputs", () => {
   });
 });
 
-describe("configProblems: wrangler.toml safe to deploy (issue 38)", () => {
+describe("configProblems: wrangler.toml safe to deploy", () => {
   const consumers = (extra: ({ queue: string } & Record<string, unknown>)[]) => ({ ...RAW, queues: { ...RAW.queues, consumers: extra } });
   it("needs [observability] enabled and a bounded max_concurrency on every consumer", () => {
     const ok = { ...consumers([{ queue: "eo-edge-tasks", max_concurrency: 16 }, { queue: "eo-edge-tasks-dlq", max_concurrency: 2 }]), observability: { enabled: true } };

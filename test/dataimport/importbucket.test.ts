@@ -1,5 +1,5 @@
 /**
- * Import buckets (issue 38): an order confirmed without collectionId delivers into `tpdi-<account hex>`, a name
+ * Import buckets: an order confirmed without collectionId delivers into `tpdi-<account hex>`, a name
  * anyone can compute (the demo account's id is public). Before, whoever used that name first owned it: B squatted
  * A's import bucket and every delivery of A's ended IMPORT_FAILED while A's quota stayed charged. Now `tpdi-` names
  * are reserved for the account they name (src/buckets/owners.ts): B is refused, a squat made before the

@@ -1,5 +1,5 @@
 /**
- * A hostile GeoPackage as a Statistical Batch and a Batch v2 input (issue 38): test/fixtures/vector/
+ * A hostile GeoPackage as a Statistical Batch and a Batch v2 input: test/fixtures/vector/
  * hostile_view_columns.gpkg (98 KB; `gpkg_geometry_columns` renamed and a view of that name over an endless
  * recursive CTE, scripts/make_hostile_geopackages.py) used to hang the isolate for every tenant, analysis retried
  * after a restart. The reader now reads only ordinary tables: the analysis ends FAILED naming the view, and another
