@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { clientRelay } from "./scripts/lib/client-relay.mjs";
 import { startPlanetStub } from "./test/dataimport/planet-stub.mjs";
+import { startArchiveTwin, TWIN_AWS_KEYS } from "./scripts/archive-twin.mjs";
 
 const DATA = resolve("data");
 const FIXTURES = resolve("test/fixtures");
@@ -116,6 +117,9 @@ export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
   // Planet's public APIs as a local HTTP server (test/dataimport/planet-stub.mjs), for the Planet adapter's tests
   const planet = await startPlanetStub();
+  // The archive twin (scripts/archive-twin.mjs, issue 36): the public archives' STAC APIs and buckets over data/archive/,
+  // on a free loopback port; the Worker reads it through the archive vars, the tests reach its hooks at ARCHIVE_TWIN_URL
+  const twin = await startArchiveTwin();
   return {
     plugins: [
       cloudflareTest({
@@ -129,6 +133,8 @@ export default defineConfig(async () => {
             TEST_MIGRATIONS: migrations, PUBLIC_BASE_URL: "http://localhost", MEASURE_TRANSFER: process.env.MEASURE_TRANSFER ?? "",
             BUCKET_REGIONS: JSON.stringify({ "loc-creo": "waw3-1", "loc-creo-async": "waw3-1" }), S3_HOSTS: "127.0.0.2",
             PLANET_API_URL: planet, PLANET_TILES_URL: planet,
+            EO_EDGE_ARCHIVE: "twin", ARCHIVE_STAC_URL: twin.stacUrl["earth-search"], ARCHIVE_URL_MAP: JSON.stringify(twin.urlMap),
+            ARCHIVE_TWIN_URL: twin.url, AWS_ACCESS_KEY_ID: TWIN_AWS_KEYS.accessKeyId, AWS_SECRET_ACCESS_KEY: TWIN_AWS_KEYS.secretAccessKey,
           },
           // CLIENT_RELAY (scripts/lib/client-relay.mjs): real HTTP client programs (GDAL, OWSLib) against the Worker
           serviceBindings: {

@@ -1,4 +1,4 @@
--- Accounts with a plan (issue 14): plans as data, per-account overrides, OAuth client lifecycle and SPA origins.
+-- Accounts with a plan: plans as data, per-account overrides, OAuth client lifecycle and SPA origins.
 -- Rate-limit policies are JSON arrays of {"samplingPeriod": <ISO 8601 duration>, "limit": <integer>}; a request must
 -- satisfy every policy of its account (src/ratelimit/). pu_quota: processing units per calendar month (UTC), NULL = none.
 CREATE TABLE plans (

@@ -1,4 +1,4 @@
--- Buckets belong to accounts (issue 25; src/buckets/owners.ts, README "Buckets and accounts").
+-- Buckets belong to accounts (src/buckets/owners.ts, README "Buckets and accounts").
 --
 -- bucket_owners: one row per local or bound bucket that has an owner.
 --   bucket      the bucket name of s3:// descriptors and of the S3 endpoint (AWS naming rules)

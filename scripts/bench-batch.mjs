@@ -1,5 +1,5 @@
 // `npm run bench` section `batch` (BENCH_ONLY=batch): Batch Processing v2 throughput and its PU estimate against the
-// charge (issue 12). On the seeded scratch state (.state-bench), for each consumer max_concurrency in CONCURRENCY
+// charge. On the seeded scratch state (.state-bench), for each consumer max_concurrency in CONCURRENCY
 // (1, 2, 4) it writes a temporary copy of wrangler.toml with `max_concurrency = <c>` on the eo-edge-heavy consumer (batch tiles)
 // (.wrangler-bench.toml, removed afterwards; the committed wrangler.toml is untouched), starts wrangler dev on it
 // (port BENCH_BATCH_PORT, default 8797) with S3 keys for the local S3 endpoint, then runs one batch task over the

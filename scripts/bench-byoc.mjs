@@ -1,5 +1,5 @@
 // `npm run bench` section `byoc` (BENCH_ONLY=byoc): BYOC ingestion time and Process latency on a BYOC collection
-// against the built-in collection (issue 13). On the seeded scratch state (.state-bench: the seed copies the 19 West
+// against the built-in collection. On the seeded scratch state (.state-bench: the seed copies the 19 West
 // Flanders dates, 64x64 px COGs of B02 B03 B04 B08 SCL, into the local bucket eo-edge-byoc-sample under
 // westflanders/<date>/) it starts wrangler dev (port BENCH_BYOC_PORT, default 8795) and
 //  1. creates a new BYOC collection on that bucket, posts one tile per date (path westflanders/<date>/(BAND), sensing

@@ -1,5 +1,5 @@
 // `npm run bench` section `dataimport` (BENCH_ONLY=dataimport): third-party import, time from an order's confirm to a
-// processable collection for one product (issue 29). On the seeded scratch state (.state-bench: the seed loads the
+// processable collection for one product. On the seeded scratch state (.state-bench: the seed loads the
 // sample scenes, which the built-in SAMPLE provider offers as products) it starts wrangler dev (port
 // BENCH_DATAIMPORT_PORT, default 8797) and, BENCH_DATAIMPORT_N times (default 5): creates an order of one West
 // Flanders product (4 band COGs of 64x64 px), confirms it, and polls until the order is DONE and a Process request on
@@ -75,7 +75,7 @@ try {
   console.log("measure | p50 s | max s");
   for (const [name, key] of [["confirm answered", "confirmS"], ["order DONE", "doneS"], ["Process answers the product's pixels", "processS"]])
     console.log(`${name} | ${fmt(pct(runs.map((r) => r[key]), 50), 2)} | ${fmt(Math.max(...runs.map((r) => r[key])), 2)}`);
-  summaryRow("third-party import: confirm -> processable collection (1 SAMPLE product)", `${fmt(pct(runs.map((r) => r.processS), 50), 2)} s p50`, "none set (issue 29 asks for the figure)", null);
+  summaryRow("third-party import: confirm -> processable collection (1 SAMPLE product)", `${fmt(pct(runs.map((r) => r.processS), 50), 2)} s p50`, "none set (the figure is reported)", null);
 } finally {
   await server.stop();
 }

@@ -1,4 +1,4 @@
-// Memory of large Processing requests and what they leave behind (issue 15); a section for `npm run bench` (its PARTS,
+// Memory of large Processing requests and what they leave behind; a section for `npm run bench` (its PARTS,
 // as `memory`), or alone: `npx node scripts/bench-memory.mjs`. On the seeded scratch state (.state-bench) it starts
 // wrangler dev (port BENCH_MEMORY_PORT, default 8794) with the DevTools inspector on BENCH_MEMORY_INSPECTOR (default 9239)
 // and reports:
@@ -19,14 +19,14 @@
 //     server (port BENCH_MEMORY_PORT_FRESH, default 8793, state .state-bench/fresh) that serves only small requests, so
 //     both see the same machine load: after / fresh is the slowdown the heavy requests left behind;
 //  5. RSS and JS memory after a full GC and IDLE_MS idle (does memory return?);
-//  6. (issue 27) the isolate's JS memory right after start, one 16x16 request and a full GC (its code with the caches
+//  6. the isolate's JS memory right after start, one 16x16 request and a full GC (its code with the caches
 //     nearly empty: BASELINE_BYTES of src/raster/memory.ts), and its peak, polled as in 2., while CONCURRENT (default
 //     4) of the 2500x2500 requests are sent at once, twice. Each must answer 200, or 503 with Retry-After (the
 //     admission of src/pipeline/admission.ts), and the peak stay below 128 MB; the script exits 1 when they do not.
 // Both servers run with the edge's memory limit (EDGE_V8_ENV of scripts/lib/bench.mjs: 128 MB of V8 heap and
 // ArrayBuffers per isolate), so V8 collects as at the edge and the polled peaks, garbage included, are what an edge
 // isolate would hold; an isolate that needs more aborts workerd and its requests fail (a 500), failing 6.
-// Targets (issue 15): peak < 128 MB (the isolate limit); the small request not slower; memory returns.
+// Targets: peak < 128 MB (the isolate limit); the small request not slower; memory returns.
 import { readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { isolatesMiB } from "./lib/isolates.mjs";
@@ -245,7 +245,7 @@ function print(r) {
     ratio <= 1.1 && r.rssAfterGcIdleMiB <= r.rssBeforeMiB * 1.5,
   );
   summaryRow(
-    `peak JS heap with ${CONCURRENT} 2500x2500 ${HEAVY_KIND.label} requests at once (issue 27)`,
+    `peak JS heap with ${CONCURRENT} 2500x2500 ${HEAVY_KIND.label} requests at once`,
     `${fmt(r.concurrentPeakMiB * 1.048576)} MB garbage included; answers ${answers}`,
     "each 200 or 503 + Retry-After; < 128 MB",
     concurrentOk(r),

@@ -133,7 +133,7 @@ async function large(server, token) {
 /**
  * Step 6: heavy requests, then the small ones again; memory before and after.
  *
- * What bounds the RSS row (issue 31, 2026-11-27; two wrangler dev servers on copies of one state given the same
+ * What bounds the RSS row (2026-11-27; two wrangler dev servers on copies of one state given the same
  * requests alternately, 3 runs of 20-30 heavy ones: one as here, one with EDGE_V8_ENV of scripts/lib/bench.mjs, the
  * edge's 128 MB per isolate; JS = V8 heap + ArrayBuffers per isolate, workerd's inspector, scripts/lib/isolates.mjs):
  * - at start RSS 205-210 MiB, JS 44 (the Worker 21, miniflare's D1/R2/queue simulators and helpers the rest);

@@ -1,16 +1,16 @@
-// The per-request path (issues 14 and 15, items 3 and 4): `npx node scripts/bench-reqpath.mjs` (or BENCH_ONLY=reqpath
+// The per-request path: `npx node scripts/bench-reqpath.mjs` (or BENCH_ONLY=reqpath
 // once the coordinator folds it into `npm run bench`). On a seeded scratch state (.state-reqpath, a copy for a
 // second server) it measures
 //  1. cold start, COLD_RUNS times: a fresh `wrangler dev` (new isolate, empty per-isolate caches; the state's D1/R2
 //     as seeded), then in order: the first request of any kind (GET of an unknown path: module instantiation), the
 //     token request, the first NDVI 512x512 PNG over 29RKH with its Server-Timing stages, a second one (warm);
 //  2. concurrency: CONC_N NDVI requests by 1 client in sequence, then by 8 clients at once (same account, same
-//     script): requests/s of each and their ratio (issue 15 target >= 1.6 on 2 cores);
+//     script): requests/s of each and their ratio (target >= 1.6 on 2 cores);
 //  3. the limiter: two servers side by side (limiter on; `--var RATE_LIMITS:off` on the copy), NDVI and a cheap
 //     authenticated GET (GET /api/v1/metadata/location) alternated between them N times: p50 of each and the
-//     difference (issue 14 target < 1 ms); then 16 concurrent clients of one account on the cheap GET: decisions/s
+//     difference (target < 1 ms); then 16 concurrent clients of one account on the cheap GET: decisions/s
 //     of that account's RateLimiter object (passed and 429 alike); then the same with a tiny metered Process
-//     request (16x16 PNG: a decision and a processing-unit charge each, one limiter call since issue 27,
+//     request (16x16 PNG: a decision and a processing-unit charge each, one limiter call since the charge rides on the decision,
 //     src/ratelimit/carry.ts), against the server without the limiter: metered requests/s on and off.
 // Ports BENCH_REQPATH_PORT (default 9145) and +1 (inspector ports +2, +3). REQPATH_PARTS=cold,concurrency,limiter
 // picks parts. Prints one table per part; CPU figures are the workerd processes' user+system time (/proc).
@@ -128,7 +128,7 @@ async function limiter(on, off) {
   const waited = pct(rows.on.wait, 50);
   const cpu = rows.on.cpu.ndvi / N - rows.off.cpu.ndvi / N;
   summaryRow(
-    "rate limiter's cost on the NDVI 512 request (issue 14)",
+    "rate limiter's cost on the NDVI 512 request",
     `waited ${fmt(waited, 2)} ms p50 for the decision; workerd CPU +${fmt(cpu, 2)} ms/request; wall p50 on/off ${fmt(pct(rows.on.ndvi, 50))} / ${fmt(pct(rows.off.ndvi, 50))} ms`,
     "< 1 ms added",
     waited < 1 && cpu < 1,

@@ -9,7 +9,7 @@
 // (NOT_RUNNABLE: Sentinel Hub answers them with the same 400), listed with why when they fail as expected.
 // Per script: 1 cold + SCRIPTS_N warm runs (default min(BENCH_N, 5)); the figure is output pixels per second of the
 // p50 of the Server-Timing `eval` stage. Prints one row per script, the failures with their error, and the median
-// over the scripts that ran (target >= 30 Mpx/s, issue 15).
+// over the scripts that ran (target >= 30 Mpx/s).
 import { readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fmt, getToken, metric, pct, prepareState, processBody, startServer, summaryRow, timed } from "./lib/bench.mjs";

@@ -3,7 +3,7 @@
 // migrations, sample data, demo client, wrangler dev) and STARTUP_RESTARTS restarts of the same state (default 2;
 // their median), each from `npm start` to the first HTTP 200 (GET of the OpenID configuration, polled every 100 ms),
 // and the lines a warm start prints up to the end of its banner. Ports BENCH_STARTUP_PORT (default 8792) and the
-// next one. Targets (issue 24, these 2-core machines): first start <= 60 s, restart <= 15 s, <= 40 lines.
+// next one. Targets (these 2-core machines): first start <= 60 s, restart <= 15 s, <= 40 lines.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -4,7 +4,7 @@
 // (test/fixtures/statistics/ndvi_scl.js) over the whole 29RKH tile at 100 m, one interval, with percentiles
 // and a histogram; the 19 West Flanders acquisitions with P1D and with P1M.
 // Figures: first request and warm p50 over N runs (HTTP wall time); pixels per second end to end and through
-// the evalscript + reducers (Server-Timing stages `eval` + `reduce`, summed over intervals). Target >= 60 Mpx/s (issue 15).
+// the evalscript + reducers (Server-Timing stages `eval` + `reduce`, summed over intervals). Target >= 60 Mpx/s.
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fmt, getToken, metric, pct, prepareState, startServer, summaryRow, waitReady } from "./lib/bench.mjs";

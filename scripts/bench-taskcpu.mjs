@@ -1,5 +1,5 @@
 // `npm run bench` section `taskcpu` (BENCH_ONLY=taskcpu): the largest CPU time of one queue message at the largest
-// sizes the task APIs allow (issue 26: target <= 10 s, a third of a consumer invocation's default 30 s). On the seeded
+// sizes the task APIs allow (target <= 10 s, a third of a consumer invocation's default 30 s). On the seeded
 // scratch state (.state-bench), one wrangler dev (port BENCH_TASKCPU_PORT, default 8798) runs, one after the other:
 // - async: a 10000 x 10000 FLOAT32 NDVI GeoTIFF over 29RKH (the async size limit): its strip units and assembly;
 // - batch: one tile of tiling grid 1 (10 km) at 1 m, 10000 x 10000 px (MAX_BATCH_TILE_SIZE), NDVI as UINT8 (a

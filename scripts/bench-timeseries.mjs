@@ -8,7 +8,7 @@
 //  - numpy + GDAL: scripts/bench_timeseries.py, the same statistics of the 19 dates from the same COGs
 //    (gdal.Warp + numpy, in process, after its own cold run);
 //  - both in ROUNDS rounds in turn (N / ROUNDS warm runs each way per round); checks that both give the same mean
-//    per date (1e-5) and prints the median round's ratio of the p50s (target <= 0.5, issue 31).
+//    per date (1e-5) and prints the median round's ratio of the p50s (target <= 0.5).
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";

@@ -1,4 +1,4 @@
-// `npm run bench`: every figure of issue 15's targets table and the other benchmarks, section by section (PARTS), each
+// `npm run bench`: every figure of the project's targets and the other benchmarks, section by section (PARTS), each
 // a script that starts and stops its own `wrangler dev` on a scratch state; the GDAL baselines run in the same run.
 // Ends with a summary table `figure | value | target | met?` collected from the sections (summaryRow in
 // scripts/lib/bench.mjs); exits 1 when a section fails. `BENCH_ONLY=processing,scripts npm run bench` runs only the
@@ -30,6 +30,7 @@ const PARTS = {
   byoc: "scripts/bench-byoc.mjs",
   dataimport: "scripts/bench-dataimport.mjs",
   limiter: "scripts/bench-reqpath.mjs",
+  archive: "scripts/bench-archive.mjs",
 };
 /**
  * Summary rows of the targets a section from another branch measures: printed as not measured while its script is
@@ -41,9 +42,9 @@ const ABSENT_ROWS = {
 };
 /**
  * Environment of a section beyond the bench's own: scripts/bench-reqpath.mjs serves two sections, the cold-start
- * breakdown (`reqpath`) and the limiter on/off figures of issue 14 (`limiter`); its concurrency part is left out
+ * breakdown (`reqpath`) and the limiter on/off figures (`limiter`); its concurrency part is left out
  * because the processing section measures 8 clients against 1. scripts/bench-catalog.mjs serves `catalog` (100,000
- * items) and `catalog1m` (1,000,000 items, issue 27; about 4.3 GB of local D1 state, loaded once and kept).
+ * items) and `catalog1m` (1,000,000 items; about 4.3 GB of local D1 state, loaded once and kept).
  */
 const PART_ENV = { reqpath: { REQPATH_PARTS: "cold" }, limiter: { REQPATH_PARTS: "limiter" }, catalog1m: { BENCH_ITEMS: "1000000" } };
 /** Sections whose script imports the TypeScript sources directly (run with tsx). */

@@ -8,13 +8,17 @@ MODE "tiff" (SIZE 1024): the same warp, numpy NDVI (B08 - B04) / (B08 + B04) as 
   NaN where both are 0, as FLOAT_SCRIPT gives), written as a GeoTIFF in /vsimem with COMPRESS=DEFLATE, ZLEVEL=1
   and strips (what our encoder writes for a 4 MiB FLOAT32 image: zlib level 1, no predictor, src/raster/encode/tiff.ts).
 Prints JSON {"first_ms", "p50_ms", "p95_ms", "n", "bytes"}. Run with Debian's python3 (python3-gdal).
+Environment (the archive section, scripts/bench-archive.mjs): BENCH_RKH, the folder of B04.tif and B08.tif (default
+data/; e.g. /vsicurl/http://<twin>/objects/sentinel-cogs/<key prefix>); BENCH_TWIN_URL, an archive twin whose
+request counts are added to the JSON: "first_requests" (the cold run) and "warm_requests" (all N warm runs).
 """
-import json, os, sys, time
+import json, os, sys, time, urllib.request
 import numpy as np
 from osgeo import gdal
 
 gdal.UseExceptions()
-RKH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "sentinel-2-l2a", "S2A_29RKH_20200219_0_L2A")
+RKH = os.environ.get("BENCH_RKH") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "sentinel-2-l2a", "S2A_29RKH_20200219_0_L2A")
+TWIN = os.environ.get("BENCH_TWIN_URL")
 BBOX = [float(v) for v in sys.argv[1].split(",")] if len(sys.argv) > 1 else [-12.0, 24.3, -10.8, 25.3]
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 30
 MODE = sys.argv[3] if len(sys.argv) > 3 else "png"
@@ -23,7 +27,7 @@ SIZE = int(sys.argv[4]) if len(sys.argv) > 4 else (512 if MODE == "png" else 102
 
 def warped(band):
     """B04 or B08 warped onto the SIZE x SIZE EPSG:4326 grid over BBOX (nearest), as float32 reflectance."""
-    ds = gdal.Warp("", os.path.join(RKH, band + ".tif"), format="MEM", dstSRS="EPSG:4326", outputBounds=BBOX,
+    ds = gdal.Warp("", RKH + "/" + band + ".tif", format="MEM", dstSRS="EPSG:4326", outputBounds=BBOX,
                    width=SIZE, height=SIZE, resampleAlg="near", srcNodata=0, dstNodata=0)
     return ds, ds.GetRasterBand(1).ReadAsArray().astype(np.float32) / np.float32(10000.0)
 
@@ -67,10 +71,23 @@ def tiff_once():
     return written("/vsimem/ndvi.tif")
 
 
+def twin_objects(reset=False):
+    """Object requests the archive twin has answered since its last reset (then resets it when asked)."""
+    count = json.load(urllib.request.urlopen(TWIN + "/_twin/stats"))["object"]
+    if reset:
+        urllib.request.urlopen(urllib.request.Request(TWIN + "/_twin/reset", data=b"{}", method="POST")).read()
+    return count
+
+
 once = png_once if MODE == "png" else tiff_once
+if TWIN:
+    twin_objects(reset=True)
 t0 = time.perf_counter(); size = once(); first = (time.perf_counter() - t0) * 1000
+counts = {"first_requests": twin_objects(reset=True)} if TWIN else {}
 times = []
 for _ in range(N):
     t0 = time.perf_counter(); once(); times.append((time.perf_counter() - t0) * 1000)
 times.sort()
-print(json.dumps({"first_ms": first, "p50_ms": times[(len(times) - 1) // 2], "p95_ms": times[max(0, -(-len(times) * 95 // 100) - 1)], "n": N, "bytes": size}))
+if TWIN:
+    counts["warm_requests"] = twin_objects()
+print(json.dumps({"first_ms": first, "p50_ms": times[(len(times) - 1) // 2], "p95_ms": times[max(0, -(-len(times) * 95 // 100) - 1)], "n": N, "bytes": size, **counts}))

@@ -1,4 +1,4 @@
-// Browser check of the console's request builder and shell (issue 30 items 1-5; `npm run test:browser`): starts
+// Browser check of the console's request builder and shell (`npm run test:browser`): starts
 // `npm start` on a spare port (or uses $CONSOLE_BASE), drives Debian's Chromium (playwright-core, headless) at
 // 1280x720 and at 390x844 (a phone), and checks the page against the API called from Node and GDAL (the oracles):
 //  defaults   the first Run with the shipped defaults answers 200 and draws the result, at both locations; at

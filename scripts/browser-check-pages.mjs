@@ -1,5 +1,5 @@
 // Browser check of the console's statistics, batch, collections, OAuth clients and WMS map pages
-// (`npm run test:browser:pages`; issue 30 items 6, 7 and 9): starts `npm start` on a spare port (or uses
+// (`npm run test:browser:pages`): starts `npm start` on a spare port (or uses
 // $CONSOLE_BASE), drives Debian's Chromium (playwright-core, headless) at 1280x720 and checks each flow against the
 // API called directly from Node (the oracle). Each page is also shown 390 px wide (no horizontal scrolling).
 // Screenshots: test-artifacts/browser/pages-<step>-{1280,390}.png. Any page error, console error (other than the

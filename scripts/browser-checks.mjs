@@ -1,13 +1,14 @@
-// `npm run test:browser`: every browser check (issue 30) against one `npm start` (lib/serve.mjs, on $PORT or a spare
+// `npm run test:browser`: every browser check against one `npm start` (lib/serve.mjs, on $PORT or a spare
 // port, state in $EO_EDGE_STATE) instead of one server per check: the WMS map (browser-check.mjs), the console's
 // log-in and locations (browser-check-console.mjs), its other pages (browser-check-pages.mjs), the request builder
-// (browser-check-builder.mjs) and the API reference (docs-check.mjs), one after the other, each in its own Node
+// (browser-check-builder.mjs), the API reference (docs-check.mjs) and, last (they change the demo account), the
+// examples of README.md and docs/ (docs-examples.mjs), one after the other, each in its own Node
 // process with CONSOLE_BASE set. Every check runs even after one failed; prints each one's time and the total;
 // exits 1 when any failed. CHECKS=pages,builder runs some (by the names below).
 import { spawn } from "node:child_process";
 import { startEoEdge } from "./lib/serve.mjs";
 
-const CHECKS = { map: "browser-check.mjs", console: "browser-check-console.mjs", pages: "browser-check-pages.mjs", builder: "browser-check-builder.mjs", docs: "docs-check.mjs" };
+const CHECKS = { map: "browser-check.mjs", console: "browser-check-console.mjs", pages: "browser-check-pages.mjs", builder: "browser-check-builder.mjs", docs: "docs-check.mjs", examples: "docs-examples.mjs" };
 
 const t0 = Date.now();
 const seconds = (from) => ((Date.now() - from) / 1000).toFixed(1);

@@ -1,5 +1,6 @@
 // `npm run -s credentials`: everything a script needs to reach the service `npm start` serves, as one JSON object:
-// {"base_url", "token_url", "client_id", "client_secret", "s3_endpoint", "s3_access_key_id", "s3_secret_access_key"}.
+// {"base_url", "token_url", "client_id", "client_secret", "s3_endpoint", "s3_access_key_id", "s3_secret_access_key",
+// "state_dir"} (state_dir: the state folder, for `wrangler ... --local --persist-to`).
 // `npm run -s credentials -- --env` prints the same as shell assignments (BASE_URL='...' ...) for
 // `eval "$(npm run -s credentials -- --env)"`.
 //
@@ -36,6 +37,7 @@ const credentials = {
   s3_endpoint: served.s3_endpoint,
   s3_access_key_id: s3.accessKeyId,
   s3_secret_access_key: s3.secretAccessKey,
+  state_dir: state,
 };
 if (process.argv.includes("--env")) {
   const quote = (v) => `'${String(v).replaceAll("'", "'\\''")}'`;

@@ -31,6 +31,7 @@ import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { experimental_readRawConfig } from "wrangler";
 import { adminClient } from "./lib/admin-client.mjs";
+import { archiveVars } from "./lib/archive-vars.mjs";
 import { cloudflareApi, wranglerAuth } from "./lib/cloudflare-api.mjs";
 import { bootstrap, credentialsFile, smokeTest, uploadSamples, waitServing } from "./lib/deploy-bootstrap.mjs";
 import { configProblems, deployConfig, locationConfig, resourcesOf } from "./lib/deploy-config.ts";
@@ -124,7 +125,9 @@ const done = (name) => save({ steps: { ...s.steps, [name]: new Date().toISOStrin
  */
 async function writeConfig(url, databaseIds) {
   const loc = locationConfig({ ...s, url, ...(o.local ? { domains: {}, s3Domain: undefined, domain: undefined } : {}) });
-  const config = deployConfig(raw, { root: relative(dir, process.cwd()) || ".", name, databaseIds, vars: loc.vars, routes: [] });
+  // the public archive behind the built-in collections (issue 36): Earth Search unless EO_EDGE_ARCHIVE names another
+  const archive = archiveVars(process.env.EO_EDGE_ARCHIVE || "earth-search");
+  const config = deployConfig(raw, { root: relative(dir, process.cwd()) || ".", name, databaseIds, vars: { ...loc.vars, ...archive }, routes: [] });
   await writeFile(configPath, JSON.stringify(config, null, 2) + "\n");
   return loc;
 }

@@ -1,4 +1,4 @@
-// Browser check of the API reference page (`npm run test:docs`): starts `npm start` on a spare port (or uses
+// Browser check of the API reference page (`npm run test:docs` runs it with scripts/docs-examples.mjs): starts `npm start` on a spare port (or uses
 // $CONSOLE_BASE), follows the STAC landing page's service-doc link in Debian's Chromium (playwright-core, headless),
 // waits for web/docs.html to render the service-desc document, and checks:
 //  - one entry per operation of the document, each with its description, and one table-of-contents link per entry;

@@ -22,6 +22,8 @@ import { devLog, eachLine } from "./lib/devlog.mjs";
 import { demoClient, demoS3Keys, endpoints, portFree, recordStart, startPorts, startState, wrangler, wranglerEnv } from "./lib/local.mjs";
 import { forgetSeed, prepareState } from "./lib/prepare.mjs";
 import { BUCKET_REGIONS } from "./lib/regions.mjs";
+import { archiveVars } from "./lib/archive-vars.mjs";
+import { startArchiveTwin, TWIN_AWS_KEYS } from "./archive-twin.mjs";
 
 const t0 = performance.now();
 const seconds = () => ((performance.now() - t0) / 1000).toFixed(1);
@@ -60,12 +62,27 @@ try {
 }
 const demo = demoClient(state);
 
+// The public archives behind the built-in collections (issue 36, scripts/lib/archive-vars.mjs): the archive twin
+// (scripts/archive-twin.mjs) in this process on ARCHIVE_TWIN_PORT (default PORT+3), unless EO_EDGE_ARCHIVE names a
+// real archive (earth-search, planetary-computer; ARCHIVE_STAC_URL and ARCHIVE_URL_MAP override its defaults). The
+// twin's requester-pays buckets take its test keys (TWIN_AWS_KEYS, not AWS keys); real keys belong in .dev.vars.
+const archive = process.env.EO_EDGE_ARCHIVE || "twin";
+const twinPort = Number(process.env.ARCHIVE_TWIN_PORT ?? port + 3);
+const twin = archive === "twin" ? await startArchiveTwin({ port: twinPort }).catch((e) => die(`the archive twin cannot listen on ${twinPort} (ARCHIVE_TWIN_PORT): ${e.message}`)) : undefined;
+let archiveVarList;
+try {
+  const keys = twin ? { AWS_ACCESS_KEY_ID: TWIN_AWS_KEYS.accessKeyId, AWS_SECRET_ACCESS_KEY: TWIN_AWS_KEYS.secretAccessKey } : {};
+  archiveVarList = Object.entries({ ...archiveVars(archive, process.env, twin), ...keys }).map(([k, v]) => `${k}:${v}`);
+} catch (e) {
+  die(e.message);
+}
+
 const locations = JSON.stringify(served.locations.map(({ id, url }) => ({ id, url })));
 // PUBLIC_BASE_URL (token issuer and links) is the primary location's address. The S3 endpoint's keys are the
 // accounts' (D1, src/buckets/keys.ts): the seed stores the demo keys for the demo account.
 // BUCKET_REGIONS: the second location's BYOC sample is in a CREODIAS bucket (scripts/lib/regions.mjs).
 // S3_HOSTS: the S3 port's address, served as S3 at its root (src/s3/address.ts).
-const vars = [`PUBLIC_BASE_URL:${served.base_url}`, "LOCATION_ID:aws-eu-central-1", `LOCATIONS:${locations}`, `BUCKET_REGIONS:${JSON.stringify(BUCKET_REGIONS)}`, `S3_HOSTS:${new URL(served.s3_endpoint).host}`].flatMap((v) => ["--var", v]);
+const vars = [`PUBLIC_BASE_URL:${served.base_url}`, "LOCATION_ID:aws-eu-central-1", `LOCATIONS:${locations}`, `BUCKET_REGIONS:${JSON.stringify(BUCKET_REGIONS)}`, `S3_HOSTS:${new URL(served.s3_endpoint).host}`, ...archiveVarList].flatMap((v) => ["--var", v]);
 const dev = spawn(...wrangler(["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", "--test-scheduled", ...vars]), { stdio: ["ignore", "pipe", "pipe"], env: wranglerEnv });
 
 // Until it serves, wrangler dev's output (banner, bindings table) is kept for a failure report; then shown, filtered.
@@ -143,6 +160,7 @@ EO Edge is running (state ${where}, ready in ${seconds()} s)
   API docs          ${served.docs_url}
 ${served.locations.map((l) => `  ${pad(l.id, 17)} ${pad(l.url, 23)} (${l.hosts}; S3 also at ${l.url}/s3)`).join("\n")}
   S3 endpoint       ${pad(served.s3_endpoint, 23)} (every bucket, both locations; GDAL: AWS_S3_ENDPOINT=${new URL(served.s3_endpoint).host} AWS_HTTPS=NO)
+  Archive           ${twin ? `twin ${twin.url} (Earth Search ${twin.stacUrl["earth-search"]}, Planetary Computer ${twin.stacUrl["planetary-computer"]})` : `${archive} ${archiveVarList[1].slice("ARCHIVE_STAC_URL:".length)}`}
   Token URL         ${served.token_url}
   Demo client       id ${demo.client_id}  secret ${demo.client_secret}
   Demo S3 keys      id ${s3.accessKeyId}  secret ${s3.secretAccessKey}

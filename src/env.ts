@@ -5,10 +5,9 @@
  * - DB (D1): accounts, OAuth clients, signing keys, the collection registry and STAC items;
  * - DATA (R2): scene files (COGs), keyed by their path under data/ (e.g. `sentinel-2-l2a/<scene>/B04.tif`);
  * - LOADER (Worker Loader): runs evalscripts in sandboxed isolates;
- * - TASKS (Durable Objects): one task (state machine, counters, processed message ids) per name; see src/tasks/;
  * - ASYNC_TASKS, BATCH_TASKS, STATBATCH_TASKS, IMPORT_TASKS (Durable Objects): one Async Processing request, Batch
- *   v2 task, Statistical Batch task or third-party order / subscription per name (src/async, src/batch,
- *   src/statbatch, src/dataimport/plugin.ts);
+ *   v2 task, Statistical Batch task or third-party order / subscription per name, each the task engine
+ *   (src/tasks/engine.ts) with its area's plug-in (src/async, src/batch, src/statbatch, src/dataimport/plugin.ts);
  * - UNITS (Durable Objects): leased units of work without a task object of their own (BYOC and Zarr ingestion, one
  *   object per collection; src/tasks/unit-object.ts);
  * - RATE_LIMITER (Durable Objects): rate-limit buckets per account / OAuth client (src/ratelimit/);

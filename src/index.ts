@@ -3,6 +3,8 @@
  * the Durable Object classes.
  */
 import type { Env } from "./env";
+import { meteredEnv } from "./budget/bindings";
+import { runMetered } from "./budget/meter";
 import { resumeImports } from "./dataimport/plugin";
 import { atLocation } from "./locations/hosting";
 import { buildApi } from "./routes";
@@ -12,7 +14,6 @@ import { signingKey } from "./auth/keys";
 import { builtinCollections } from "./storage/registry";
 import { primeReadStage } from "./pipeline/prime";
 
-export { TaskObject } from "./tasks/task-object";
 export { AsyncTask, BatchTask, ImportTask, StatisticalBatchTask } from "./tasks-registry";
 export { RateLimiter } from "./ratelimit/object";
 export { UnitObject } from "./tasks/unit-object";
@@ -50,21 +51,32 @@ async function orStaticFile(request: Request, env: Env, answer: Promise<Response
   return file;
 }
 
+/** The HTTP entry, below the counting wrapper. */
+function serve(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const s3 = s3Prefix(request, env);
+  if (s3 !== undefined) return serveS3(request, env, s3); // S3-compatible endpoint: SigV4/V2, XML errors (src/s3)
+  return warmUp(env, ctx, () => orStaticFile(request, env, api.fetch(request, atLocation(request, env), ctx)));
+}
+
+/**
+ * Every event runs under the counting wrapper (src/budget): its bindings and fetch() counted into the invocation's
+ * Meter, which refuses a call past the Paid plan's subrequest and D1 query limits, as the edge would.
+ */
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-    const s3 = s3Prefix(request, env);
-    if (s3 !== undefined) return serveS3(request, env, s3); // S3-compatible endpoint: SigV4/V2, XML errors (src/s3)
-    return warmUp(env, ctx, () => orStaticFile(request, env, api.fetch(request, atLocation(request, env), ctx)));
+    return runMetered(`${request.method} ${new URL(request.url).pathname}`, () => serve(request, meteredEnv(env), ctx));
   },
   queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-    return queueRouter.consume(batch, env);
+    return runMetered(`queue ${batch.queue}`, () => queueRouter.consume(batch, meteredEnv(env)));
   },
   /**
    * The cron (wrangler.toml `[triggers]`, every 5 minutes): third-party orders and subscriptions whose confirm died
    * between its charge and its engine task's start are started (src/dataimport/plugin.ts resumeImports).
    */
-  async scheduled(_controller: ScheduledController, env: Env): Promise<void> {
-    const n = await resumeImports(env);
-    if (n) console.log(`cron: ${n} third-party import record(s) resumed`);
+  scheduled(_controller: ScheduledController, env: Env): Promise<void> {
+    return runMetered("scheduled", async () => {
+      const n = await resumeImports(meteredEnv(env));
+      if (n) console.log(`cron: ${n} third-party import record(s) resumed`);
+    });
   },
 } satisfies ExportedHandler<Env>;

@@ -285,7 +285,7 @@ export function summaryRow(figure, value, target, met) {
 export function printSummary(file) {
   if (!existsSync(file)) return;
   const rows = readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
-  console.log("\nSummary of this run (the targets of issues 15 and 31 and the other sections' headline figures)\nfigure | value | target | met?");
+  console.log("\nSummary of this run (the project's targets and the other sections' headline figures)\nfigure | value | target | met?");
   for (const r of rows) console.log(`${r.figure} | ${r.value} | ${r.target} | ${r.met === null ? "-" : r.met ? "yes" : "NO"}`);
 }
 

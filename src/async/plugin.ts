@@ -1,6 +1,6 @@
 /**
  * Async Processing as a plug-in of the task engine (src/tasks/plugin.ts). A request is a task started at its
- * submission (no user actions): its plan is its strip units (./render.ts `stripUnits`: rows of the output grid, at
+ * submission (no user actions, ASYNC_MACHINE): its plan is its strip units (./render.ts `stripUnits`: rows of the output grid, at
  * most ASYNC_UNIT_PIXELS each), each rendered on the heavy queue into parts (./outputs.ts), then the assembly joins
  * the parts into the delivered files once, after the last unit. Exactly once under at-least-once delivery: a unit
  * run again overwrites its own parts, the engine counts and charges each unit once and runs the assembly once (a
@@ -11,7 +11,7 @@
  * internal states ANALYSING..PROCESSING), and 404 after (./routes.ts).
  */
 import { ApiError } from "../http/errors";
-import { BATCH_MACHINE } from "../tasks/machines";
+import { ASYNC_MACHINE } from "../tasks/machines";
 import type { Task, TaskPlugin } from "../tasks/plugin";
 import { deliveryTarget } from "./delivery";
 import { assembleFile, fileName, partKey, partsPrefix } from "./outputs";
@@ -32,12 +32,9 @@ export const isRunning = (t: Pick<AsyncTask, "state">): boolean => t.state !== "
 
 export const asyncPlugin: TaskPlugin<AsyncRecord["request"], StripUnit> = {
   kind: "async",
-  noun: "async process request",
-  unitNoun: "strips",
-  machine: BATCH_MACHINE,
+  machine: ASYNC_MACHINE,
   queue: "heavy",
   namespace: (env) => env.ASYNC_TASKS,
-  userActions: false,
   failFast: true,
   timeoutMs: ASYNC_TIMEOUT_MS,
   plan: async (_env, task) => ({ units: stripUnits(asyncArea(task.request).grid).map((u) => ({ id: stripUnitId(u.row), data: u })), estimatePU: null }),
@@ -57,5 +54,4 @@ export const asyncPlugin: TaskPlugin<AsyncRecord["request"], StripUnit> = {
     if (task.state === "DONE") return writeRequestCopy(env, task, "DONE", { finished, processingUnits: task.pu });
     await writeFailure(env, task, new ApiError(task.failure?.status ?? 500, task.error ?? "The request failed.", undefined, task.failure?.code));
   },
-  view: (task) => ({ id: task.id, status: "RUNNING" }),
 };

@@ -26,7 +26,7 @@ const running = (id: string): Response => Response.json({ id, status: "RUNNING" 
 async function submit(request: AuthedRequest, env: Env): Promise<Response> {
   const { request: body, ...record } = await acceptAsync(request, env, accountOf(request));
   await writeRequestCopy(env, { ...record, request: body }, "RUNNING");
-  await taskStub(asyncPlugin, env, record.id).create(record, body);
+  await taskStub(asyncPlugin, env, record.id).create(record, body, true);
   return running(record.id);
 }
 

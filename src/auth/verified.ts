@@ -14,8 +14,9 @@ import { eq } from "drizzle-orm";
 import type { Env } from "../env";
 import { db } from "../storage/db";
 import { oauthClients } from "../storage/schema";
-import { Lru } from "../raster/lru";
+import { approxBytes, Lru } from "../raster/lru";
 import type { TokenClaims } from "./tokens";
+import { REQUEST_CACHE_BYTES } from "../raster/memory";
 
 /** How long a client's state read from D1 is trusted, in ms (the delay after which a deletion elsewhere applies). */
 export const CLIENT_RECHECK_MS = 30_000;
@@ -34,8 +35,9 @@ interface ClientState {
 /** The per-isolate caches and their clock (tests replace `clock` to move time, as RateLimiter.clock). */
 export const authCache = {
   clock: (): number => Date.now(),
-  tokens: new Lru<TokenClaims>(MAX_TOKENS),
-  clients: new Lru<ClientState>(MAX_CLIENTS),
+  // sized in bytes (keys too: a token is its key), within the request path's share of the isolate's memory
+  tokens: new Lru<TokenClaims>(MAX_TOKENS, (REQUEST_CACHE_BYTES * 2) / 5, approxBytes, true),
+  clients: new Lru<ClientState>(MAX_CLIENTS, REQUEST_CACHE_BYTES / 5, approxBytes, true),
 };
 
 /**

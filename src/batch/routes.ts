@@ -10,17 +10,47 @@ import { badRequest } from "../http/errors";
 import { readJson, validate } from "../http/parse";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { compileEvalscript } from "../raster/evalscript";
-import { actionRoute, createTask, listTasks, ownTask, refuseStatus } from "../tasks/api";
-import { accepted } from "../tasks/outcome";
+import { accepted, actionRoute, createTask, listTasks, ownTask, refuseStatus, type TaskApi } from "../taskapi/api";
 import type { Task } from "../tasks/plugin";
 import { taskStub } from "../tasks/stub";
 import { checkBuckets, checkDelivery } from "./delivery";
 import { checkZarrRequest } from "./zarrcheck";
 import { checkCollectionRequest, checkCollectionTarget } from "./collection";
-import { batchPlugin as plugin, taskView } from "./plugin";
+import { batchPlugin as plugin } from "./plugin";
 import { batchRequestSchema, updateSchema, type BatchRequest } from "./schema";
 import { checkTilingGrid } from "./tiles";
 import { SCRIPT_BODY } from "../openapi/meta";
+
+/**
+ * The API view of a task: the request with its current description, costPU the analysis estimate until the task is
+ * DONE or FAILED, then the processing units charged (spent on processed tiles), costMC 0 (no monitoring credits are
+ * spent); completionPercentage counts finished (done or failed) tiles, 100 once DONE; domainAccountId, projectId and
+ * workspaceId are the owning account.
+ */
+export function taskView(t: Task<BatchRequest>): Record<string, unknown> {
+  const ended = t.state === "DONE" || t.state === "FAILED";
+  const completion = t.state === "DONE" ? 100 : t.units ? Math.round((10000 * (t.done + t.failed)) / t.units) / 100 : 0;
+  const cost = ended && t.units !== null ? t.pu : t.estimatePU;
+  return {
+    id: t.id,
+    request: { ...t.request, ...(t.description !== undefined ? { description: t.description } : {}) },
+    domainAccountId: t.account,
+    projectId: t.account,
+    workspaceId: t.account,
+    status: t.state,
+    ...(t.error !== undefined ? { error: t.error } : {}),
+    userAction: t.userAction,
+    userActionUpdated: t.userActionUpdated,
+    created: t.created,
+    completionPercentage: completion,
+    lastUpdated: t.lastUpdated,
+    ...(cost !== null ? { costPU: cost, costMC: 0 } : {}),
+    ...(t.state === "STOPPED" && t.stoppedStatusReason ? { stoppedStatusReason: t.stoppedStatusReason } : {}),
+  };
+}
+
+/** The API of batch tasks over the engine: the view, the nouns, path parameter `taskId`. */
+const batchApi: TaskApi<BatchRequest> = { plugin, noun: "batch process task", what: "Batch process task", param: "taskId", view: taskView };
 
 /** Request checks beyond the schema. @throws ApiError 400 naming what to fix. */
 function checkRequest(req: BatchRequest): void {
@@ -49,16 +79,14 @@ async function create(request: AuthedRequest, env: Env): Promise<Response> {
   checkRequest(req);
   await checkCollectionTarget(env, accountOf(request), req);
   await checkBuckets(env, accountOf(request), req);
-  return Response.json(taskView(await createTask(plugin, request, env, req, req.description)), { status: 201 });
+  return Response.json(taskView(await createTask(batchApi, request, env, req, req.description)), { status: 201 });
 }
-
-const WHAT = "Batch process task";
 
 /** PUT: updates the description; 409 while processing or waiting to be processed. Answers the task request. */
 async function updateTask(request: AuthedRequest, env: Env): Promise<Response> {
-  const { id } = await ownTask(plugin, request, env, "taskId", WHAT);
+  const { id } = await ownTask(batchApi, request, env);
   const { description } = validate(updateSchema, await readJson(request), "batch process update");
-  const task = accepted((await taskStub(plugin, env, id).describe(accountOf(request), description))!);
+  const task = accepted(batchApi, id, (await taskStub(plugin, env, id).describe(accountOf(request), description))!);
   return Response.json(taskView(task as Task<BatchRequest>).request);
 }
 
@@ -68,11 +96,11 @@ export function registerBatch(api: Api): void {
   for (const base of ["/api/v2/batch/process", "/batch/v2/process"]) {
     api
       .on("POST", base, create, { ...tag, summary: "Create a batch task", body: batchRequestSchema, bodyTypes: SCRIPT_BODY, status: 201 })
-      .on("GET", base, (r, env) => listTasks(plugin, r, env, "created:desc"), { ...tag, summary: "List batch tasks" })
-      .on("GET", `${base}/:taskId`, async (r, env) => Response.json(taskView(await ownTask(plugin, r, env, "taskId", WHAT))), { ...tag, summary: "One batch task" })
+      .on("GET", base, (r, env) => listTasks(batchApi, r, env, "created:desc"), { ...tag, summary: "List batch tasks" })
+      .on("GET", `${base}/:taskId`, async (r, env) => Response.json(taskView(await ownTask(batchApi, r, env))), { ...tag, summary: "One batch task" })
       .on("PUT", `${base}/:taskId`, updateTask, { ...tag, summary: "Update a batch task's description", body: updateSchema })
-      .on("POST", `${base}/:taskId/analyse`, actionRoute(plugin, "ANALYSE", "taskId", WHAT), { ...tag, summary: "Analyse a task", status: 204 })
-      .on("POST", `${base}/:taskId/start`, actionRoute(plugin, "START", "taskId", WHAT), { ...tag, summary: "Start a task", status: 204, metered: true })
-      .on("POST", `${base}/:taskId/stop`, actionRoute(plugin, "STOP", "taskId", WHAT), { ...tag, summary: "Stop a task", status: 204 });
+      .on("POST", `${base}/:taskId/analyse`, actionRoute(batchApi, "ANALYSE"), { ...tag, summary: "Analyse a task", status: 204 })
+      .on("POST", `${base}/:taskId/start`, actionRoute(batchApi, "START"), { ...tag, summary: "Start a task", status: 204, metered: true })
+      .on("POST", `${base}/:taskId/stop`, actionRoute(batchApi, "STOP"), { ...tag, summary: "Stop a task", status: 204 });
   }
 }

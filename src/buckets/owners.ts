@@ -17,8 +17,9 @@
  * it, within that time by the others).
  */
 import type { Env } from "../env";
-import { Lru } from "../raster/lru";
+import { approxBytes, Lru } from "../raster/lru";
 import { PolicyError, policyGrantees } from "./policy";
+import { REQUEST_CACHE_BYTES } from "../raster/memory";
 
 /** How long an isolate trusts a bucket's owner and grants before reading them again, ms. */
 export const ACCESS_RECHECK_MS = 30_000;
@@ -59,7 +60,7 @@ interface Access {
   at: number;
 }
 
-const cache = new Lru<Access>(2048);
+const cache = new Lru<Access>(2048, REQUEST_CACHE_BYTES / 5, approxBytes, true);
 
 type Row = { account_id: string; policy: string | null };
 

@@ -66,12 +66,9 @@ async function deliveryResult(env: Env, id: string): Promise<UnitResult> {
 
 export const importPlugin: TaskPlugin<ImportRequest, DeliveryData> = {
   kind: "dataimport",
-  noun: "third-party import",
-  unitNoun: "deliveries",
   machine: IMPORT_MACHINE,
   queue: "light",
   namespace: (env) => env.IMPORT_TASKS,
-  userActions: false,
   async plan(env, task) {
     const r = (await recordById(env, task.id))!;
     if (r.kind === "order") await addDeliveries(env, r, r.items, orderDeliverySqkm(r));
@@ -97,7 +94,6 @@ export const importPlugin: TaskPlugin<ImportRequest, DeliveryData> = {
   async ended(env, task) {
     await endRecord(env, task.id, ["RUNNING"], recordEnd(task.request.kind, task.state));
   },
-  view: (task) => ({ id: task.id, state: task.state }),
 };
 
 /** The engine object of record `id`. */
@@ -118,7 +114,7 @@ async function pollDeliveries(env: Env, r: ImportRecord): Promise<void> {
 export async function startImport(env: Env, r: ImportRecord): Promise<void> {
   if (r.status !== "RUNNING") return;
   if (r.kind === "order") await addDeliveries(env, r, r.items, orderDeliverySqkm(r));
-  await importStub(env, r.id).create({ id: r.id, account: r.account, created: r.created }, { kind: r.kind } satisfies ImportRequest);
+  await importStub(env, r.id).create({ id: r.id, account: r.account, created: r.created }, { kind: r.kind } satisfies ImportRequest, true);
 }
 
 /** Most stalled records one sweep resumes (the rest wait for the next one). */

@@ -88,7 +88,8 @@ export interface KindedError extends Error {
  * (src/buckets/owners.ts). `invalid-file` (400): a file of the caller's collection is corrupt or beyond a file
  * limit. `overloaded` (503 COMMON_SERVICE_UNAVAILABLE): the isolate's memory for requests in flight is taken
  * (src/pipeline/admission.ts); it carries Retry-After in seconds (RFC 9110; a 429's is in milliseconds, Sentinel
- * Hub's). A kind missing here is a 500.
+ * Hub's). `request-budget` (400): the request needs more subrequests or D1 queries than one Worker invocation may
+ * make (src/budget); its detail names the limit and the largest request that fits. A kind missing here is a 500.
  */
 const KINDS: Record<string, { status: number; code?: string }> = {
   "invalid-argument": { status: 400 },
@@ -101,6 +102,7 @@ const KINDS: Record<string, { status: number; code?: string }> = {
   "not-found": { status: 404 },
   forbidden: { status: 403 },
   overloaded: { status: 503 },
+  "request-budget": { status: 400 },
 };
 
 /**

@@ -2,9 +2,9 @@
  * Which location serves a request and whether it hosts a collection.
  *
  * Sentinel Hub answers a request for a collection hosted in another deployment with 404 Not Found: the Catalog
- * API with "Collection not found." (sentinel-hub/sentinelhub-py issue 450: Landsat searched on
+ * API with "Collection not found." (sentinel-hub/sentinelhub-py#450: Landsat searched on
  * services.sentinel-hub.com, hosted in aws-us-west-2), the Processing API with COMMON_NOT_FOUND "BYOC collection
- * <id> not found." (sentinelhub-py issue 133: a collection hosted on Mundi). EO Edge keeps that status and code
+ * <id> not found." (sentinel-hub/sentinelhub-py#133: a collection hosted on Mundi). EO Edge keeps that status and code
  * and names the location that hosts the collection and its URL in the message and in `errors`.
  */
 import { findLocation, parseLocations, primaryLocation, type Location, type LocationEnv } from "./config";

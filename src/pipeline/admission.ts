@@ -1,5 +1,5 @@
 /**
- * Admission by pixels in flight (issue 27): the requests one isolate evaluates at once share its 128 MB, so each
+ * Admission by pixels in flight: the requests one isolate evaluates at once share its 128 MB, so each
  * evaluating request is admitted with the bytes its pixels will hold ({@link requestBytes}), and the requests in
  * flight together stay within REQUEST_BYTES (src/raster/memory.ts: the isolate less its code and its caches). A
  * request that does not fit waits its turn (first come, first served) for up to ADMISSION_WAIT_MS, then is refused

@@ -21,7 +21,7 @@ const USER_KINDS: Record<string, string> = { byoc: "BYOC", batch: "Batch", zarr:
 /**
  * A user collection (BYOC, batch, Zarr) the account does not have: a failure with kind `not-found`, which the HTTP
  * layer renders as 404 COMMON_NOT_FOUND (src/http/errors.ts recognises the kind by shape), as Sentinel Hub answers
- * "BYOC collection <id> not found." (sentinelhub-py issue 133). The same whether the id is unknown, another
+ * "BYOC collection <id> not found." (sentinel-hub/sentinelhub-py#133). The same whether the id is unknown, another
  * account's or a Zarr collection not INGESTED, so that nothing tells another account's collection exists.
  * `details` (the envelope's `errors`): `{collection}`, the type as sent.
  */

@@ -24,6 +24,8 @@ import { readScene, type ReadOptions } from "./read";
 import { findScenes, sceneQueryFor, type Scene } from "./scenes";
 import type { DataSourceRequest } from "./input";
 import { checkSampleValues, mosaicScenes, orbitGroups, tileGroups, type SceneGroup } from "./mosaic";
+import { checkPlanBudget, evaluationSubrequests, READS_PER_BAND_STRIP } from "./budget";
+import { SANDBOX_BLOCK_BYTES } from "../raster/memory";
 
 /** Scenes considered at most per request (SIMPLE stops early once every pixel has data). */
 export const MAX_SCENES = 100;
@@ -92,11 +94,41 @@ interface Grouped {
   groups: SceneGroup[];
 }
 
+/**
+ * The scenes of one source of a plan, in its mosaicking order, at most MAX_SCENES: given by the caller (a Statistical
+ * API series reads them for many intervals at once, src/stats/series.ts) or searched in the source's window.
+ */
+export type SceneSource = (source: PlannedSource, index: number) => Promise<Scene[]>;
+
 /** Scene search of one source over the plan's area within the source's window, in its mosaicking order. */
-async function findSource(env: Env, source: PlannedSource, plan: Plan): Promise<Found> {
+async function findSource(env: Env, source: PlannedSource, index: number, plan: Plan, given?: SceneSource): Promise<Found> {
   const { from, to } = source.window;
-  const scenes = await findScenes(env, sceneQueryFor(source, plan.lonLatBbox, from, to, MAX_SCENES));
+  const scenes = given ? await given(source, index) : await findScenes(env, sceneQueryFor(source, plan.lonLatBbox, from, to, MAX_SCENES));
   return { source, scenes, range: { from: new Date(from).toISOString(), to: new Date(to).toISOString() } };
+}
+
+/**
+ * Rows per strip of a grid `width` px wide whose pixels carry `values` sample values: about STRIP_TARGET pixels,
+ * fewer when a block of that many rows would pass SANDBOX_BLOCK_BYTES (4 bytes a value; a many-date request's
+ * block must fit one RPC to the sandbox).
+ */
+export function stripRows(width: number, values: number): number {
+  return Math.max(1, Math.min(Math.ceil(STRIP_TARGET / width), Math.floor(SANDBOX_BLOCK_BYTES / (width * Math.max(1, values) * 4))));
+}
+
+/** Sample values per pixel of the grouped sources (each sample's bands and its dataMask). */
+const valuesPerPixel = (grouped: Grouped[]) => grouped.reduce((a, s) => a + s.groups.length * (s.source.fileBands.length + 1), 0);
+
+/**
+ * Refuses (RequestBudgetError, 400) an evaluation whose reads and sandbox calls would not fit the invocation's
+ * subrequests, naming the most scenes of these bands that fit (src/pipeline/budget.ts).
+ */
+function checkEvaluation(grouped: Grouped[], strips: number): void {
+  const sources = grouped.map((s) => ({ scenes: s.groups.reduce((a, g) => a + g.scenes.length, 0), bands: s.source.fileBands.length }));
+  const bands = Math.max(1, ...sources.map((s) => s.bands));
+  checkPlanBudget({ subrequests: evaluationSubrequests(sources, strips), d1Queries: 0 }, `The request (${sources.reduce((a, s) => a + s.scenes, 0)} scenes, ${strips} strip(s))`, (allow) =>
+    `At most ${Math.max(0, Math.floor((allow.subrequests - 2 * strips) / (bands * READS_PER_BAND_STRIP * strips)))} scenes of ${bands} band(s) fit at this size: use a shorter timeRange, maxCloudCoverage, fewer bands or fewer pixels`,
+  );
 }
 
 /** SIMPLE: one group of all scenes (pseudo-scene = the first); none for a fusion source without scenes. */
@@ -160,12 +192,14 @@ function fusionUnits(setup: EvalSetup, grouped: Grouped[], width: number, height
  * @throws EngineError invalid-argument for bands a scene lacks and too many sample values (mosaic.ts), the
  * script's EngineError kinds while it runs; plain Errors for internal faults (a missing or corrupt file).
  */
-export async function evaluatePlan(env: Env, script: PreparedScript, plan: Plan, opts: { convert?: boolean } = {}): Promise<Evaluation> {
+export async function evaluatePlan(env: Env, script: PreparedScript, plan: Plan, opts: { convert?: boolean; scenes?: SceneSource } = {}): Promise<Evaluation> {
   const sources = plan.sources;
   const t0 = Date.now();
-  const grouped = await sceneGroups(script, await Promise.all(sources.map((s) => findSource(env, s, plan))));
+  const grouped = await sceneGroups(script, await Promise.all(sources.map((s, i) => findSource(env, s, i, plan, opts.scenes))));
   const t1 = Date.now();
   const { width, height } = plan.grid;
+  const rows = stripRows(width, valuesPerPixel(grouped));
+  checkEvaluation(grouped, width * height <= STRIP_PIXELS ? 1 : Math.ceil(height / rows));
   const cacheIndex = width * height <= CACHED_MAP_PIXELS;
   const samplesFor = (p: Plan) => samplesOf(env, grouped, p, cacheIndex);
   const range = grouped[0]!.range;
@@ -175,7 +209,7 @@ export async function evaluatePlan(env: Env, script: PreparedScript, plan: Plan,
     const readMs = Date.now() - t1;
     run = { result: await script.runtime.evaluate({ width, height, scenes: samples, timeRange: range, convert: opts.convert }), readMs, strips: 1 };
   } else {
-    run = await evaluateStrips(script, plan, sceneRefs(grouped), samplesFor, range, opts.convert);
+    run = await evaluateStrips(script, plan, rows, sceneRefs(grouped), samplesFor, range, opts.convert);
   }
   const evalMs = Date.now() - t1 - run.readMs;
   return {
@@ -190,6 +224,7 @@ export async function evaluatePlan(env: Env, script: PreparedScript, plan: Plan,
 async function evaluateStrips(
   script: PreparedScript,
   plan: Plan,
+  rows: number,
   scenes: RowsInput["scenes"],
   samplesFor: (p: Plan) => Promise<SceneData[]>,
   timeRange: TimeRange,
@@ -198,7 +233,6 @@ async function evaluateStrips(
   const { width, height } = plan.grid;
   let readMs = 0;
   let strips = 0;
-  const rows = Math.max(1, Math.ceil(STRIP_TARGET / width));
   const result = await script.runtime.evaluateRows({ width, height, rows, scenes, timeRange, convert }, async (row, count) => {
     const t = Date.now();
     const samples = await samplesFor(stripPlan(plan, row, count));

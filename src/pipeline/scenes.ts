@@ -9,6 +9,13 @@ import type { DataSourceRequest } from "./input";
 
 export type { MosaickingOrder, Scene, SceneQuery };
 
+export { sortScenes } from "../storage/scenes";
+
+/** The acquisition times (ms, ascending) of a scene search, at most `q.limit`, without the items (one query). */
+export function findSceneTimes(env: Pick<Env, "DB">, q: SceneQuery): Promise<number[]> {
+  return itemsBackend(env).sceneTimes(q);
+}
+
 /** Runs a scene search on the items backend: at most `q.limit` scenes in mosaicking order. */
 export function findScenes(env: Pick<Env, "DB">, q: SceneQuery): Promise<Scene[]> {
   return itemsBackend(env).scenes(q);

@@ -1,5 +1,5 @@
 /**
- * The memory budgets of one isolate, in one place (issue 27): Cloudflare gives every isolate 128 MB, shared by the
+ * The memory budgets of one isolate, in one place: Cloudflare gives every isolate 128 MB, shared by the
  * requests it serves at once, and local workerd enforces none of it. What an isolate holds is
  *   its code and module state (BASELINE_BYTES, measured)
  *   + the per-isolate caches (CACHE_BUDGETS, each an LRU or a WebAssembly instance bounded by its budget here)
@@ -34,10 +34,11 @@ export const ISOLATE_MEMORY_BYTES = 128_000_000;
 export const BASELINE_BYTES = 20 * MIB;
 
 /**
- * Decoded COG blocks kept per isolate (src/raster/cog/blocks.ts): seven 1024 x 1024 UINT16 Sentinel-2 blocks (eight
- * until the baseline grew by 2 MiB: one block less keeps the requests' share at 60.9 MB).
+ * Decoded COG blocks kept per isolate (src/raster/cog/blocks.ts): five 1024 x 1024 UINT16 Sentinel-2 blocks (eight
+ * until the baseline grew by 2 MiB, seven until the caches below were sized in bytes (issue 38): their 5.25 MiB
+ * came from here, so the requests' share stays above the largest Processing request's 59.4 MB).
  */
-export const BLOCK_CACHE_BYTES = 14 * MIB;
+export const BLOCK_CACHE_BYTES = 10 * MIB;
 /** NEAREST index maps kept per isolate (src/raster/warp/near.ts): 4 bytes per output pixel, two 1024 x 1024 maps. */
 export const INDEX_CACHE_BYTES = 8 * MIB;
 /** Parsed COG headers kept per isolate (src/raster/cog/index.ts): about 16 bytes per block of each file. */
@@ -58,6 +59,23 @@ export const DECODE_WASM_BYTES = 8 * MIB;
  */
 export const ENCODER_WASM_BYTES = 4 * MIB;
 
+/**
+ * Scene searches kept per isolate (src/storage/scenes.ts): parsed STAC items, sized by their JSON text (see
+ * SCENE_BYTES_PER_CHAR there); a WMTS map panned over many tiles makes one entry per tile's bbox.
+ */
+export const SCENE_CACHE_BYTES = 1 * MIB;
+/** Opened archive files kept per isolate (src/storage/sources.ts): each holds its first PREFIX_BYTES (16 KiB). */
+export const FILE_CACHE_BYTES = 2 * MIB;
+/** Compiled evalscripts and their setup() results kept per isolate (src/raster/evalscript): their text and values. */
+export const SCRIPT_CACHE_BYTES = 1 * MIB;
+/** Prepared warps kept per isolate (src/raster/warp/prepared.ts): the lattice of source coordinates of a grid. */
+export const PREPARED_WARP_BYTES = 1 * MIB;
+/**
+ * The request path's small caches together (verified tokens and clients, src/auth/verified.ts; rate-limiter ids
+ * and headroom, src/ratelimit; bucket owners, src/buckets/owners.ts), each a share of this.
+ */
+export const REQUEST_CACHE_BYTES = MIB / 4;
+
 /** Every per-isolate cache budget by name (the sum is what the caches may hold together). */
 export const CACHE_BUDGETS: Readonly<Record<string, number>> = {
   BLOCK_CACHE_BYTES,
@@ -66,6 +84,11 @@ export const CACHE_BUDGETS: Readonly<Record<string, number>> = {
   WARP_WASM_BYTES,
   DECODE_WASM_BYTES,
   ENCODER_WASM_BYTES,
+  SCENE_CACHE_BYTES,
+  FILE_CACHE_BYTES,
+  SCRIPT_CACHE_BYTES,
+  PREPARED_WARP_BYTES,
+  REQUEST_CACHE_BYTES,
 };
 
 /** Sum of {@link CACHE_BUDGETS}. */
@@ -83,7 +106,7 @@ export const SANDBOX_BASELINE_BYTES = 16 * MIB;
 /**
  * Bytes (pixels sent plus values returned) after which a sandbox isolate is recycled (sandboxgen.ts): bounds the
  * garbage local workerd leaves in it. Not needed for the 128 MB: under the edge's limit (EDGE_V8_ENV of
- * scripts/lib/bench.mjs) V8 collects it, measured for issue 31 without any recycling: 30 requests of 2500 x 2500
+ * scripts/lib/bench.mjs) V8 collects it, measured without any recycling: 30 requests of 2500 x 2500
  * FLOAT32 NDVI (75 MB through the sandbox each) left workerd at 503 MiB RSS, as with recycling (507), no abort.
  * Each recycle costs the next request a cold isolate (+25-40 ms eval), so this was raised from 74 MiB (the 128 MB
  * less code and one call each way) to 256 MiB: interleaved servers, 30-40 requests each, eval stage p50 / mean:

@@ -9,8 +9,9 @@
  * request started early and refused is answered 429 like any other (only its work is wasted, which happens only
  * when other isolates emptied the bucket in between), and the account's counts are exact.
  */
-import { Lru } from "../raster/lru";
+import { approxBytes, Lru } from "../raster/lru";
 import type { LimitVerdict } from "./object";
+import { REQUEST_CACHE_BYTES } from "../raster/memory";
 
 /** Tokens that must be left (after the requests already started early) for one more to start early. */
 export const MIN_HEADROOM = 2;
@@ -19,7 +20,7 @@ export const HEADROOM_TTL_MS = 10_000;
 const MAX_ACCOUNTS = 4096;
 
 /** Per account: tokens left at the last decision less requests started early since, and that decision's time. */
-const seen = new Lru<{ left: number; at: number }>(MAX_ACCOUNTS);
+const seen = new Lru<{ left: number; at: number }>(MAX_ACCOUNTS, REQUEST_CACHE_BYTES / 10, approxBytes, true);
 
 /** Notes a decision for `account` (refused and out-of-units decisions leave no headroom). */
 export function noteVerdict(account: string, v: LimitVerdict, now = Date.now()): void {

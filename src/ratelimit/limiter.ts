@@ -10,16 +10,19 @@ import { withHeaders } from "../http/base";
 import { Lru } from "../raster/lru";
 import type { LimitSubject, LimitVerdict, RateLimiter } from "./object";
 import { takeCharges } from "./carry";
+import { REQUEST_CACHE_BYTES } from "../raster/memory";
 
 /** Object ids by namespace and name (idFromName hashes the name; an id is plain data, safe to keep per isolate). */
 const ids = new WeakMap<object, Lru<DurableObjectId>>();
 const MAX_IDS = 4096;
+/** Bytes a DurableObjectId holds (its 64 hex digits and the object). */
+const ID_BYTES = 256;
 
 /** The RateLimiter object of a subject: `account:<id>` or `client:<id>` (its id cached per isolate). */
 export function limiterOf(env: Pick<Env, "RATE_LIMITER">, subject: LimitSubject): DurableObjectStub<RateLimiter> {
   const name = subject.kind === "client" ? `client:${subject.client}` : `account:${subject.account}`;
   let known = ids.get(env.RATE_LIMITER);
-  if (!known) ids.set(env.RATE_LIMITER, (known = new Lru<DurableObjectId>(MAX_IDS)));
+  if (!known) ids.set(env.RATE_LIMITER, (known = new Lru<DurableObjectId>(MAX_IDS, REQUEST_CACHE_BYTES / 10, () => ID_BYTES, true)));
   let id = known.get(name);
   if (!id) known.set(name, (id = env.RATE_LIMITER.idFromName(name)));
   return env.RATE_LIMITER.get(id);

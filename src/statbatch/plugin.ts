@@ -8,7 +8,7 @@
  *   `{id, identifier, error: {type, message}}` (or its response) and counted failed. The engine ends the task DONE,
  *   PARTIAL (some failed) or FAILED (all failed).
  * - dead: a feature given up is written as EXECUTION_ERROR with the cause.
- * - view: `BatchStatisticsTaskDto` ({@link taskJson}) and its status (`BatchStatisticsTaskStatusDto`, {@link statusJson}).
+ * Its API (the views, user actions) is ./routes.ts.
  */
 import type { Env } from "../env";
 import { resolveBucket } from "../buckets";
@@ -80,51 +80,12 @@ async function dead(env: Env, task: StatTask, unit: { data: BatchFeature }, caus
   );
 }
 
-/** Percent of the features finished (done or failed), two decimals; 100 for a DONE task. */
-function completionPercentage(t: StatTask): number {
-  if (!t.units) return t.state === "DONE" ? 100 : 0;
-  return Math.round(((t.done + t.failed) / t.units) * 10_000) / 100;
-}
-
-/** `BatchStatisticsTaskStatusDto`; `costPU` is also written `costPu` (the spec gives both); no monitoring credits are spent (`costMC` 0). */
-export function statusJson(t: StatTask): Record<string, unknown> {
-  return {
-    id: t.id,
-    status: t.state,
-    ...(t.error ? { error: t.error } : {}),
-    completionPercentage: completionPercentage(t),
-    lastUpdated: t.lastUpdated,
-    costPU: t.pu,
-    costPu: t.pu,
-    costMC: 0,
-    created: t.created,
-    ...(t.state === "STOPPED" && t.stoppedStatusReason ? { stoppedStatusReason: t.stoppedStatusReason } : {}),
-  };
-}
-
-/** `BatchStatisticsTaskDto`: the status plus request (no secret keys), user action and the account (domainAccountId = projectId = workspaceId). */
-export function taskJson(t: StatTask): Record<string, unknown> {
-  return {
-    ...statusJson(t),
-    request: t.request,
-    userAction: t.userAction,
-    userActionUpdated: t.userActionUpdated,
-    domainAccountId: t.account,
-    projectId: t.account,
-    workspaceId: t.account,
-  };
-}
-
 export const statbatchPlugin: TaskPlugin<BatchStatisticalRequest, BatchFeature> = {
   kind: "statbatch",
-  noun: "statistical batch task",
-  unitNoun: "features",
   machine: STATISTICAL_BATCH_MACHINE,
   queue: "light",
   namespace: (env) => env.STATBATCH_TASKS,
-  userActions: true,
   plan,
   run: (env, task, unit) => run(env, task, unit.data),
   dead,
-  view: taskJson,
 };

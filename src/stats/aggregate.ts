@@ -1,6 +1,7 @@
 /**
  * The Statistical API's work: plan the sample matrix once, split the time range into intervals, find which
- * intervals have acquisitions (one catalogue query), run the processing pipeline (read, warp, mosaic within
+ * intervals have acquisitions and read their scenes with a bounded number of queries (series.ts: sized before
+ * any interval runs, a series beyond one invocation's subrequests or D1 queries refused with a 400), run the processing pipeline (read, warp, mosaic within
  * the interval, evalscript) for each of those and reduce its outputs to statistics.
  *
  * Intervals without an acquisition are omitted. An interval that fails carries `error: {type}` (BAD_REQUEST,
@@ -12,19 +13,18 @@
  */
 import type { Env } from "../env";
 import { EngineError, invalidArgument, type EngineErrorKind } from "../raster/errors";
-import { evaluatePlan, prepareEvalscript, type PreparedScript } from "../pipeline/pipeline";
+import { evaluatePlan, prepareEvalscript, STRIP_PIXELS, STRIP_TARGET, type PreparedScript } from "../pipeline/pipeline";
 import { planRequest, withSources, withWindow, type Plan } from "../pipeline/plan";
 import { planBytes, withAdmission } from "../pipeline/admission";
-import { findScenes, sceneQueryFor } from "../pipeline/scenes";
+import { RequestBudgetError } from "../budget/meter";
 import { isoTime, splitIntervals, type Interval } from "./intervals";
+import { checkSeriesBudget, planSeries, type Series } from "./series";
 import { reduceEvaluation, type OutputsJson } from "./reduce";
 import { checkSetup } from "./setup";
 import type { StatisticalRequest } from "./schema";
 
 /** Most pixels (width x height x intervals with data) one request may process. */
 export const MAX_TOTAL_PIXELS = 100_000_000;
-/** Catalogue items looked at to find the intervals with acquisitions. */
-export const MAX_ITEMS = 10_000;
 /**
  * Pixels of the intervals evaluated at once (at least one interval, at most {@link MAX_INTERVALS_IN_FLIGHT}): an
  * interval of a small grid waits mostly on I/O (its scene query, its COG reads, the sandbox RPC), which the
@@ -61,28 +61,6 @@ export interface StatisticsResult {
 }
 
 /**
- * Acquisition times (ms) of the scenes of all the plan's sources over the request area between `from` and `to`
- * (ms, inclusive), at most `limit` per source; `complete` is false when a source hit the limit.
- */
-async function sceneTimes(env: Env, plan: Plan, from: number, to: number, limit: number): Promise<{ times: number[]; complete: boolean }> {
-  const found = await Promise.all(plan.sources.map((s) => findScenes(env, sceneQueryFor(s, plan.lonLatBbox, from, to, limit, "leastRecent"))));
-  return { times: found.flatMap((f) => f.map((s) => s.time)), complete: found.every((f) => f.length < limit) };
-}
-
-/**
- * The intervals that hold at least one acquisition of any source the script reads (data fusion: of any of
- * them): one catalogue query per source over the whole range, or small queries per interval when a source
- * has more than MAX_ITEMS items in the range.
- */
-async function intervalsWithData(env: Env, plan: Plan, intervals: Interval[]): Promise<Interval[]> {
-  if (intervals.length === 0) return [];
-  const all = await sceneTimes(env, plan, intervals[0]!.from, intervals[intervals.length - 1]!.to - 1, MAX_ITEMS);
-  if (all.complete) return intervals.filter((iv) => all.times.some((t) => t >= iv.from && t < iv.to));
-  const found = await Promise.all(intervals.map(async (iv) => (await sceneTimes(env, plan, iv.from, iv.to - 1, 1)).times.length > 0));
-  return intervals.filter((_, i) => found[i]);
-}
-
-/**
  * The interval error type of each engine error kind: the script running out of its execution budget is a
  * TIMEOUT, its other failures while running (its own error, a sandbox limit) EXECUTION_ERROR, the rest (bad
  * values, unsupported ones, a script that does not compile, a corrupt or oversized file) BAD_REQUEST.
@@ -113,18 +91,26 @@ function requestWideError(runs: { failure?: unknown }[]): EngineError | undefine
   return runs.every((r) => isBadRequest(r.failure) && r.failure.message === first.message) ? first : undefined;
 }
 
-/** Runs one interval [iv.from, iv.to) (every source's window): evaluation + reduction, or its error entry. */
-async function runInterval(env: Env, script: PreparedScript, req: StatisticalRequest, plan: Plan, iv: Interval) {
+/**
+ * Runs interval `i` of the series (every source's window; its scenes from the series' batched reads): evaluation +
+ * reduction, or its error entry. A request budget error is the request's, not the interval's: it is thrown.
+ */
+async function runInterval(env: Env, script: PreparedScript, req: StatisticalRequest, plan: Plan, series: Series, i: number) {
+  const iv: Interval = series.intervals[i]!;
   const interval = { from: isoTime(iv.from), to: isoTime(iv.to) };
   try {
-    const ev = await evaluatePlan(env, script, withWindow(plan, { from: iv.from, to: iv.to - 1 }));
+    const scenes = (s: Plan["sources"][number], k: number) => series.scenes(k, s, i);
+    const ev = await evaluatePlan(env, script, withWindow(plan, { from: iv.from, to: iv.to - 1 }), { scenes });
     const t0 = Date.now();
     const outputs = reduceEvaluation(script.setup, ev.result, plan.geometryMask, req.calculations);
     return { entry: { interval, outputs } as IntervalEntry, pu: ev.processingUnits, timings: { ...ev.timings, reduce: Date.now() - t0 } };
   } catch (e) {
+    if (e instanceof RequestBudgetError) throw e;
     if (!(e instanceof EngineError)) console.error("statistical interval failed", interval, e);
     const message = e instanceof Error ? e.message : String(e);
     return { entry: { interval, error: { type: errorType(e), message } } as IntervalEntry, pu: 0, timings: {}, failure: e };
+  } finally {
+    series.done(i);
   }
 }
 
@@ -156,17 +142,19 @@ export async function computeStatistics(env: Env, req: StatisticalRequest, accou
   const script = await prepareEvalscript(env, agg.evalscript, account);
   checkSetup(script.setup, req.calculations);
   const plan = await withSources({ env, account }, area, req.input.data, script.setup);
-  const todo = await intervalsWithData(env, plan, intervals);
+  const series = await planSeries(env, plan, intervals);
+  const todo = series.intervals.map((_, i) => i);
   const pixels = plan.grid.width * plan.grid.height;
   if (pixels * todo.length > MAX_TOTAL_PIXELS)
     throw invalidArgument(
       `The request needs ${todo.length} intervals x ${pixels} px = ${pixels * todo.length} px; at most ${MAX_TOTAL_PIXELS} px per request are allowed. Use a coarser resx/resy, a smaller area, a longer aggregationInterval or a shorter timeRange.`,
     );
+  checkSeriesBudget(plan, series, pixels <= STRIP_PIXELS ? 1 : Math.ceil(pixels / STRIP_TARGET));
   // intervals in flight bounded by pixels; together they share one admission of their bytes
   // (src/pipeline/admission.ts; 503 when no room)
   const inFlight = Math.max(1, Math.min(MAX_INTERVALS_IN_FLIGHT, Math.floor(MAX_PIXELS_IN_FLIGHT / pixels), todo.length));
   const bytes = inFlight * planBytes(plan, script.setup, "reduce");
-  const runs = await withAdmission(bytes, () => mapPool(todo, inFlight, (iv) => runInterval(env, script, req, plan, iv)), admissionWaitMs);
+  const runs = await withAdmission(bytes, () => mapPool(todo, inFlight, (i) => runInterval(env, script, req, plan, series, i)), admissionWaitMs);
   const wide = requestWideError(runs);
   if (wide) throw wide;
   const failures = runs.filter((r) => r.failure !== undefined).length;

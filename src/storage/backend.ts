@@ -8,7 +8,7 @@
 import type { Env } from "../env";
 import { itemExtents, type ItemExtent } from "./extents";
 import { getItem, upsertItem, type StacItem } from "./items";
-import { findScenes, type MosaickingOrder, type Scene, type SceneQuery } from "./scenes";
+import { findSceneTimes, findScenes, type MosaickingOrder, type Scene, type SceneQuery } from "./scenes";
 import {
   countMatches,
   distinctValues,
@@ -32,6 +32,8 @@ export interface ItemsBackend {
   get(collection: string, id: string): Promise<StacItem | null>;
   /** Processing scene search: overlap (antimeridian-aware), time, cloud cover, properties, mosaicking order. */
   scenes(q: SceneQuery): Promise<Scene[]>;
+  /** The acquisition times (ms, ascending) of a scene search's scenes, at most `q.limit`, without their documents. */
+  sceneTimes(q: SceneQuery): Promise<number[]>;
   /** Catalog rows in the query's order from a datetime (datetime orders only), skipping `skip`, at most `take`. */
   rows(q: ItemQuery, from: number | undefined, skip: number, take: number): Promise<ItemRow[]>;
   /** Walks the rows that pass the exact condition from the cursor until `visit` returns false. */
@@ -52,6 +54,7 @@ export function itemsBackend(env: Pick<Env, "DB">): ItemsBackend {
     upsert: (item) => upsertItem(env, item),
     get: (collection, id) => getItem(env, collection, id),
     scenes: (q) => findScenes(env, q),
+    sceneTimes: (q) => findSceneTimes(env, q),
     rows: (q, from, skip, take) => fetchRows(env, q, from, skip, take),
     scan: (q, pageSize, cursor, visit) => scanMatches(env, q, pageSize, cursor, visit),
     count: (q, limits) => countMatches(env, q, limits),

@@ -6,6 +6,7 @@
  */
 import type { Env } from "../env";
 import { Lru } from "../raster/lru";
+import { SCENE_CACHE_BYTES } from "../raster/memory";
 import { bboxOverlapSql, type BBox } from "./condition";
 import type { StacItem } from "./items";
 
@@ -51,7 +52,15 @@ const PROPERTY = /^[A-Za-z0-9_:.-]+$/;
 
 /** How long a cached scene search answers, in ms. */
 export const SCENES_TTL_MS = 60_000;
-const cache = new Lru<{ at: number; scenes: readonly Scene[] }>(512);
+/**
+ * Bytes a parsed item holds per character of its JSON text: V8 objects of short strings and numbers take about 2-3x
+ * the UTF-16 text (an estimate; the cache budget, SCENE_CACHE_BYTES, keeps it well inside the isolate's memory).
+ */
+export const SCENE_BYTES_PER_CHAR = 6;
+const cache = new Lru<{ at: number; scenes: readonly Scene[]; bytes: number }>(512, SCENE_CACHE_BYTES, (e) => e.bytes, true);
+
+/** The scene cache's entries, bytes and budget (tests). */
+export const sceneCacheStats = () => cache.stats;
 
 /** Empties this isolate's scene cache (upsertItem calls it; so must any other writer of built-in items). */
 export function forgetScenes(): void {
@@ -75,29 +84,60 @@ function deepFreeze<T>(x: T): T {
  * @throws Error when a property name of `q.properties` is not a plain name (they come from code, never a request).
  */
 export async function findScenes(env: Pick<Env, "DB">, q: SceneQuery): Promise<Scene[]> {
-  if (!q.cacheable) return searchScenes(env, q);
+  if (!q.cacheable) return (await searchScenes(env, q)).scenes;
   const key = JSON.stringify([q.collection, q.lonLatBbox, q.from, q.to, q.maxCloudCoverage, q.order, q.limit, q.properties ?? null]);
   const hit = cache.get(key);
   const now = Date.now();
   if (hit && now - hit.at < SCENES_TTL_MS && now >= hit.at) return hit.scenes as Scene[];
-  const scenes = deepFreeze(await searchScenes(env, q));
-  cache.set(key, { at: now, scenes });
+  const found = await searchScenes(env, q);
+  const scenes = deepFreeze(found.scenes);
+  cache.set(key, { at: now, scenes, bytes: 64 + found.chars * SCENE_BYTES_PER_CHAR });
   return scenes;
 }
 
-/** The D1 search of {@link findScenes}. */
-async function searchScenes(env: Pick<Env, "DB">, q: SceneQuery): Promise<Scene[]> {
+/** The WHERE clause of a scene query (parameters in order) and its property filters. */
+function sceneWhere(q: SceneQuery): { text: string; params: unknown[] } {
   const overlap = bboxOverlapSql(q.lonLatBbox);
   const props = Object.entries(q.properties ?? {});
   for (const [name] of props) if (!PROPERTY.test(name)) throw new Error(`findScenes: bad property name ${JSON.stringify(name)}`);
   const propSql = props.map(([name]) => ` AND upper(ifnull(json_extract(doc, '$.properties."${name}"'), '')) = upper(?)`).join("");
-  const rows = await env.DB.prepare(
-    `SELECT doc, datetime, cloud_cover FROM items
-     WHERE collection = ? AND datetime >= ? AND datetime <= ? AND ${overlap.text}
-       AND (cloud_cover IS NULL OR cloud_cover <= ?)${propSql}
-     ORDER BY ${ORDER_SQL[q.order]} LIMIT ?`,
-  )
-    .bind(q.collection, q.from, q.to, ...overlap.params, q.maxCloudCoverage, ...props.map(([, v]) => v), q.limit)
+  return {
+    text: `collection = ? AND datetime >= ? AND datetime <= ? AND ${overlap.text}
+       AND (cloud_cover IS NULL OR cloud_cover <= ?)${propSql}`,
+    params: [q.collection, q.from, q.to, ...overlap.params, q.maxCloudCoverage, ...props.map(([, v]) => v)],
+  };
+}
+
+/** The D1 search of {@link findScenes}: the scenes and the characters of their JSON documents. */
+async function searchScenes(env: Pick<Env, "DB">, q: SceneQuery): Promise<{ scenes: Scene[]; chars: number }> {
+  const where = sceneWhere(q);
+  const rows = await env.DB.prepare(`SELECT doc, datetime, cloud_cover FROM items WHERE ${where.text} ORDER BY ${ORDER_SQL[q.order]} LIMIT ?`)
+    .bind(...where.params, q.limit)
     .all<{ doc: string; datetime: number; cloud_cover: number | null }>();
-  return rows.results.map((r) => ({ item: JSON.parse(r.doc) as StacItem, time: r.datetime, cloudCover: r.cloud_cover }));
+  const chars = rows.results.reduce((a, r) => a + r.doc.length, 0);
+  return { scenes: rows.results.map((r) => ({ item: JSON.parse(r.doc) as StacItem, time: r.datetime, cloudCover: r.cloud_cover })), chars };
+}
+
+/**
+ * The acquisition times (ms, ascending) of the scenes of `q` (its order ignored), at most `q.limit`: one D1 query
+ * that reads no item document, for planning a time series (src/stats/series.ts).
+ */
+export async function findSceneTimes(env: Pick<Env, "DB">, q: SceneQuery): Promise<number[]> {
+  const where = sceneWhere(q);
+  const rows = await env.DB.prepare(`SELECT datetime FROM items WHERE ${where.text} ORDER BY datetime ASC LIMIT ?`)
+    .bind(...where.params, q.limit)
+    .raw<[number]>();
+  return rows.map((r) => r[0]);
+}
+
+/** Orders scenes in place as the D1 search's ORDER_SQL does (ids compared as SQLite's BINARY collation for ASCII). */
+export function sortScenes(scenes: Scene[], order: MosaickingOrder): Scene[] {
+  const byId = (a: Scene, b: Scene) => (a.item.id < b.item.id ? -1 : a.item.id > b.item.id ? 1 : 0);
+  const cmp: Record<MosaickingOrder, (a: Scene, b: Scene) => number> = {
+    mostRecent: (a, b) => b.time - a.time || byId(a, b),
+    leastRecent: (a, b) => a.time - b.time || byId(a, b),
+    leastCC: (a, b) =>
+      Number(a.cloudCover === null) - Number(b.cloudCover === null) || (a.cloudCover ?? 0) - (b.cloudCover ?? 0) || b.time - a.time || byId(a, b),
+  };
+  return scenes.sort(cmp[order]);
 }

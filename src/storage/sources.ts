@@ -9,6 +9,8 @@ import { BucketAccessDenied, parseS3Url, resolveBucket, type BucketDescriptor, t
 import { Lru } from "../raster/lru";
 import { openRanged, type RangeBackend, type RangedSource } from "./ranged";
 import { r2Source } from "./r2source";
+import { FILE_CACHE_BYTES } from "../raster/memory";
+import { PREFIX_BYTES } from "./ranged";
 
 /** Where a stored file lives. */
 export interface FileLocation {
@@ -57,7 +59,12 @@ export function storeSource(store: ObjectStore, key: string, opts: { prefix?: nu
  * buckets are opened afresh each time (users replace files; the open also checks the caller can still read it).
  */
 const ARCHIVE_TTL_MS = 60_000;
-const archive = new Lru<{ source: RangedSource; at: number }>(512);
+/** Bytes an opened archive file holds: its prefix (PREFIX_BYTES) and its record. */
+const OPENED_FILE_BYTES = PREFIX_BYTES + 1024;
+const archive = new Lru<{ source: RangedSource; at: number }>(512, FILE_CACHE_BYTES, () => OPENED_FILE_BYTES, true);
+
+/** The file cache's entries, bytes and budget (tests). */
+export const fileCacheStats = () => archive.stats;
 
 async function openArchive(data: R2Bucket, key: string): Promise<RangedSource | null> {
   const hit = archive.get(key);

@@ -1,90 +1,77 @@
 /**
- * The task engine: the Durable Object class of one task of any kind, driven by its kind's plug-in (./plugin.ts has
- * the contract). Built on {@link TaskDurableObject} (machine edges, counters, once-only message ids, alarm) and its
- * leased units (./lease.ts, ./leased.ts). Storage (this object's SQLite): table engine_task (the record, one row:
- * the request stored by ./records.ts, in R2 when large, without secret keys), engine_secrets (the secret keys, deleted
- * once the task is terminal) and engine_units (the plan's units: data, status, error, memo), besides the base's.
+ * The task engine: the one Durable Object class of a task of any kind, driven by its kind's plug-in (./plugin.ts has
+ * the contract). Storage: one task row and one row per unit (./rows.ts).
  *
  * Lifecycle (Sentinel Hub's, interface spec "States and transitions"): ANALYSE moves CREATED (or a STOPPED task never
- * planned) to ANALYSING and sends the plan unit; the plan's units are stored and the task is ANALYSIS_DONE, then
- * PROCESSING when START was asked (START on CREATED analyses first, START while ANALYSING processes after it); each
- * PENDING unit is leased and sent; STOP stops any running phase (its queued units are acked without work, START
- * sends the unfinished ones again). A plug-in without user actions (async) is STARTed at creation. Units found while
- * PROCESSING (a subscription's new products) join with addUnits.
- * Exactly once: a unit is counted by applyMessage(`unit:<id>`) — done or failed, whichever comes first — and its
- * processing units charged with that count only; after the last one the assembly unit runs (when the plug-in has
- * one), then the task ends DONE, PARTIAL (some failed, when the machine has it) or FAILED (all failed, or the first
- * failure of a `failFast` plug-in). An account out of processing units STOPs a PROCESSING task (OUT_OF_PU).
- * Refused actions come back as data (Outcome, ./outcome.ts: 409 COMMON_CONFLICT); an illegal move inside the engine
- * throws (TransitionError), never ignored. Every change is mirrored into the D1 listing (./listing.ts).
+ * planned) to ANALYSING and sends the plan unit; the plan's units are stored IDLE and the task is ANALYSIS_DONE, then
+ * PROCESSING when START was asked (START on CREATED analyses first, START while ANALYSING processes after it): each
+ * IDLE unit is leased (PENDING) and sent; STOP stops any running phase (its units go back to IDLE: a delivery's next
+ * renewal fails, so its work stops; START sends them again). Units found while PROCESSING (a subscription's new
+ * products) join with addUnits.
+ * A unit's message runs through two calls (./work.ts): `begin` claims its lease and answers the task, the unit and
+ * its memo; `end` records how it ended. `renew` keeps the lease (and a memo) while it runs. A unit is counted once,
+ * by one conditional update of its row (./rows.ts), with its processing units, which are then charged to the account
+ * under an id of their own (so a charge retried after a restart counts once); after the last one the assembly unit
+ * runs (when the plug-in has one), then the task ends DONE, PARTIAL (some failed, when the machine has it) or FAILED
+ * (all failed, or the first failure of a `failFast` plug-in). An account out of processing units STOPs a PROCESSING
+ * task (OUT_OF_PU) whose machine can stop. Refused user actions come back as data (./outcome.ts); an illegal move
+ * inside the engine throws (TransitionError). Every change is mirrored into the D1 listing (./listing.ts).
+ * The alarm: the lease watchdog (./lease.ts sweep), the plug-in's timeout (`timeoutMs` after creation: FAILED) and
+ * charges a failed call left owed.
  */
+import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { chargeUnits, usedUp } from "../accounts/units";
-import { unwrap } from "./machine";
-import { TaskDurableObject, type TaskSnapshot } from "./object";
+import { Leases } from "./lease";
+import { migrateOldTask } from "./legacy";
+import { canMove } from "./machine";
 import type { UserAction } from "./machines";
 import { insertListed, mirrorListed } from "./listing";
 import { refuse, type Outcome } from "./outcome";
-import { loadValue, storeValue, valueKey, withoutSecrets, withSecrets, type Secrets } from "./records";
-import type { PlannedUnit, Task, TaskPlugin, UnitResult } from "./plugin";
+import { loadValue, storeUnits, storeValue, valueKey, withoutSecrets, withSecrets, type Secrets } from "./records";
+import type { Failure, Plan, PlannedUnit, Task, TaskPlugin, UnitResult } from "./plugin";
 import { sendMessages } from "./runner";
 import { ASSEMBLE_UNIT, PLAN_UNIT, leaseId, unitMessage } from "./messages";
 import type { QueueName, TaskMessage } from "./queue";
+import { TaskRows, acted, type TaskRecord } from "./rows";
+import type { Begin, Inspection, NewTask, UnitEnd } from "./verbs";
 
-const SCHEMA = [
-  "CREATE TABLE IF NOT EXISTS engine_task (k INTEGER PRIMARY KEY CHECK (k = 1), record TEXT NOT NULL, request TEXT NOT NULL)",
-  "CREATE TABLE IF NOT EXISTS engine_secrets (k INTEGER PRIMARY KEY CHECK (k = 1), secrets TEXT NOT NULL)",
-  `CREATE TABLE IF NOT EXISTS engine_units (id TEXT PRIMARY KEY, idx INTEGER NOT NULL, data TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'PENDING',
-     error TEXT, memo TEXT)`,
-];
+/** Seconds before the alarm charges processing units a failed call left owed. */
+const CHARGE_RETRY_MS = 30_000;
+const TERMINAL = ["DONE", "FAILED", "PARTIAL"];
 
-/** The stored record: the task's own fields besides request, state and counters. */
-type TaskRecord = Omit<Task, "request" | "state" | "lastUpdated" | "done" | "failed" | "pu"> & { version: number };
-
-/** A new task: id, account, creation time and location (the engine sets the rest). */
-export type NewTask = Pick<Task, "id" | "account" | "created" | "location" | "description">;
-
-/** What a unit's message should do: nothing, or run with the task (its secrets in) and the unit. */
-export type Work = { task: Task; unit: PlannedUnit & { memo: string | null } } | null;
-
-export type UnitRow = { id: string; status: string; error: string | null };
-
-const TERMINAL = new Set(["DONE", "FAILED", "PARTIAL"]);
-
-export abstract class TaskEngine extends TaskDurableObject<string> {
+export abstract class TaskEngine extends DurableObject<Env> {
   protected abstract readonly plugin: TaskPlugin;
+  private readonly rows: TaskRows;
+  private readonly leases: Leases;
   /** Messages to send once the change that called for them is stored (a lost send is re-sent by the watchdog). */
   private outbox: TaskMessage[] = [];
 
-  protected get machine() {
-    return this.plugin.machine;
-  }
-
-  protected override tables(): readonly string[] {
-    return SCHEMA;
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.rows = new TaskRows(ctx.storage.sql);
+    ctx.storage.transactionSync(() => migrateOldTask(ctx.storage.sql));
+    this.leases = new Leases(ctx.storage.sql, "units");
   }
 
   /**
-   * Stores a new task (CREATED; its request in R2 when large, its secret keys apart) and its listing row; a plug-in
-   * without user actions starts it at once unless `start` is false (tests that drive it by hand). A second call
-   * answers the task as it is, after finishing what a first call cut short while the task is still CREATED (its
-   * Worker died after the store): the listing row and the start; for a task beyond CREATED it mirrors the listing
-   * again (a mirror lost with its Worker). @throws Error when the object holds another task.
+   * Stores a new task (CREATED; its request in R2 when large, its secret keys apart) and its listing row; `start`
+   * STARTs it at once (a kind without user actions). A second call answers the task as it is, after finishing what a
+   * first call cut short while the task is still CREATED (its Worker died after the store): the listing row and the
+   * start; for a task beyond CREATED it mirrors the listing again. @throws Error when the object holds another task.
    */
-  async create(init: NewTask, request: unknown, start = !this.plugin.userActions): Promise<Task> {
-    const existing = this.record();
+  async create(init: NewTask, request: unknown, start = false): Promise<Task> {
+    const existing = this.rows.record();
     if (existing && existing.id !== init.id) throw new Error(`task object already holds task ${existing.id}`);
     if (!existing) {
       const { value, secrets } = withoutSecrets(request);
       const stored = await storeValue(this.env, valueKey(init.id, "request"), value);
       const record: TaskRecord = { ...init, userAction: "NONE", userActionUpdated: init.created, estimatePU: null, units: null, version: 0 };
-      this.atomically(() => {
-        this.sql.exec("INSERT INTO engine_task (k, record, request) VALUES (1, ?, ?)", JSON.stringify(record), stored);
-        if (Object.keys(secrets).length) this.sql.exec("INSERT INTO engine_secrets (k, secrets) VALUES (1, ?)", JSON.stringify(secrets));
-      });
-      if (this.plugin.timeoutMs) await this.scheduleTimeout(this.plugin.timeoutMs);
+      const deadline = this.plugin.timeoutMs ? Date.now() + this.plugin.timeoutMs : null;
+      this.rows.insert(record, stored, Object.keys(secrets).length ? JSON.stringify(secrets) : null, this.plugin.machine.initial, deadline);
+      await this.arm();
     }
-    if (!existing || this.snapshot().state === this.machine.initial) {
+    if (!existing || this.rows.row()!.state === this.plugin.machine.initial) {
       await insertListed(this.env, { ...init, kind: this.plugin.kind });
       if (start) await this.act(init.account, "START");
     } else await this.mirror();
@@ -93,72 +80,84 @@ export abstract class TaskEngine extends TaskDurableObject<string> {
 
   /** The task as `account` sees it (no secret keys); null when there is none or it is another account's. */
   async task(account: string): Promise<Task | null> {
-    const r = this.record();
-    return r && r.account === account ? this.taskOf(r, false) : null;
+    const r = this.rows.record();
+    return r && r.account === account ? this.taskOf(false) : null;
   }
 
   /** A user action of `account` (see the module docs); null when the task is not the account's. */
   async act(account: string, action: Exclude<UserAction, "NONE">): Promise<Outcome<Task> | null> {
-    const r = this.record();
+    const r = this.rows.record();
     if (!r || r.account !== account) return null;
-    const state = this.snapshot().state;
-    const planned = r.units !== null;
-    const refused = refuse(`The ${this.plugin.noun} ${r.id} is ${state}: ${action} is not possible now.`);
+    const state = this.rows.row()!.state;
     if (action === "STOP") {
-      if (!["ANALYSING", "ANALYSIS_DONE", "PROCESSING"].includes(state)) return refused;
-      this.atomically(() => (this.go("STOPPED"), this.save({ ...this.acted(r, action), stoppedStatusReason: "USER_ACTION" })));
-    } else if (state === "CREATED" || (state === "STOPPED" && !planned)) {
-      this.atomically(() => (this.go("ANALYSING"), this.save(this.acted(r, action)), this.leaseUnits([PLAN_UNIT], "light")));
+      if (!["ANALYSING", "ANALYSIS_DONE", "PROCESSING"].includes(state) || !canMove(this.plugin.machine, state, "STOPPED")) return refuse(state, action);
+      this.atomically(() => this.stop({ ...acted(r, action), stoppedStatusReason: "USER_ACTION" }));
+    } else if (state === "CREATED" || (state === "STOPPED" && r.units === null)) {
+      this.atomically(() => (this.go("ANALYSING"), this.rows.save(acted(r, action)), this.lease([PLAN_UNIT], "light")));
     } else if (action === "START" && (state === "ANALYSIS_DONE" || state === "STOPPED")) {
-      this.atomically(() => (this.save(this.acted(r, action)), this.process()));
-    } else if (action === "START" && state === "ANALYSING") this.save(this.acted(r, action));
-    else return refused;
+      this.atomically(() => (this.rows.save(acted(r, action)), this.process()));
+    } else if (action === "START" && state === "ANALYSING") this.rows.save(acted(r, action));
+    else return refuse(state, action);
     await this.afterChange();
     return { ok: true, value: (await this.task(account))! };
   }
 
   /**
-   * Sets the description (Batch v2 PUT); refused (409) while PROCESSING or ANALYSING after START ("being processed or
+   * Sets the description (Batch v2 PUT); refused while PROCESSING or ANALYSING after START ("being processed or
    * waiting to be processed", the spec). Null when the task is not the account's.
    */
   async describe(account: string, description: string | undefined): Promise<Outcome<Task> | null> {
-    const r = this.record();
+    const r = this.rows.record();
     if (!r || r.account !== account) return null;
-    const { state } = this.snapshot();
-    if (state === "PROCESSING" || (state === "ANALYSING" && r.userAction === "START"))
-      return refuse(`The ${this.plugin.noun} is ${state}${state === "ANALYSING" ? " and waiting to be processed" : ""}: it cannot be updated until it is stopped or finished.`);
-    if (description !== undefined) this.save({ ...r, description });
+    const { state } = this.rows.row()!;
+    if (state === "PROCESSING" || (state === "ANALYSING" && r.userAction === "START")) return refuse(state, "UPDATE");
+    if (description !== undefined) this.rows.save({ ...r, description });
     await this.mirror();
     return { ok: true, value: (await this.task(account))! };
   }
 
-  /** What the message of unit `id` (PLAN_UNIT, ASSEMBLE_UNIT or a planned unit) should do now (see {@link Work}). */
-  async work(id: string): Promise<Work> {
-    const r = this.record();
-    const { state } = this.snapshot();
-    if (!r) return null;
-    if (id === PLAN_UNIT) return state === "ANALYSING" ? { task: await this.taskOf(r, true), unit: { id, data: null, memo: null } } : null;
-    if (state !== "PROCESSING") return null;
-    if (id === ASSEMBLE_UNIT) return this.pending() === 0 ? { task: await this.taskOf(r, true), unit: { id, data: null, memo: null } } : null;
-    const row = this.unitRow(id);
-    if (!row || row.status !== "PENDING") return null;
-    return { task: await this.taskOf(r, true), unit: { id, data: await loadValue(this.env, row.data), memo: row.memo } };
+  /**
+   * Begins unit `unit` (PLAN_UNIT, ASSEMBLE_UNIT or a planned unit's id) for `owner` (one delivery attempt): claims
+   * its lease and answers the task and the unit (see {@link Begin}). `bury`: a dead letter's; nothing is claimed, a
+   * unit the task still needs is answered exhausted (the caller gives it up).
+   */
+  async begin(unit: string, owner: string, bury = false): Promise<Begin> {
+    const row = this.rows.unit(unit);
+    const task = this.rows.row();
+    if (!row || !task) return { run: false, reason: "unknown" };
+    if (row.status !== "PENDING") return { run: false, reason: row.status === "IDLE" ? "idle" : "finished" };
+    const needed = unit === PLAN_UNIT ? task.state === "ANALYSING" : task.state === "PROCESSING" && (unit !== ASSEMBLE_UNIT || this.rows.pending() === 0);
+    if (!needed) return { run: false, reason: "idle" };
+    const claim = bury ? ({ run: false, reason: "exhausted", cause: "" } as const) : this.leases.claim(row.id, owner, Date.now());
+    if (!claim.run && claim.reason !== "exhausted") return claim;
+    const begun = { task: await this.taskOf(true), unit: { id: unit, data: row.data === null ? null : await loadValue(this.env, row.data), memo: row.memo } };
+    return claim.run ? { run: true, leaseMs: claim.leaseMs, ...begun } : { ...claim, ...begun };
   }
 
-  /** The plan's result: its units stored, ANALYSING -> ANALYSIS_DONE, and on to PROCESSING after START. False when no longer ANALYSING. */
-  async planned(units: PlannedUnit[], estimatePU: number | null): Promise<boolean> {
-    const r = this.record();
-    if (!r || this.snapshot().state !== "ANALYSING") return false;
-    const rows = await this.storedUnits(r.id, units);
-    this.atomically(() => {
-      this.leases.complete(leaseId(PLAN_UNIT), "DONE");
-      this.sql.exec("DELETE FROM engine_units");
-      this.insertUnits(rows, 0);
-      this.save({ ...r, units: units.length, estimatePU });
-      this.go("ANALYSIS_DONE");
-      if (r.userAction === "START") this.process();
-    });
-    await this.afterChange();
+  /**
+   * Renews `owner`'s lease of `unit` (`live` false: the lease was lost, the owner must stop) and, given `memo`, keeps
+   * it for the unit unless one was kept before; answers the memo kept.
+   */
+  renew(unit: string, owner: string, memo?: string): { live: boolean; memo: string | null } {
+    const id = leaseId(unit);
+    if (memo !== undefined) this.rows.remember(unit, memo);
+    return { live: this.leases.renew(id, owner, Date.now()), memo: this.rows.unit(unit)?.memo ?? null };
+  }
+
+  /**
+   * Records how `unit` of `owner` ended (see {@link UnitEnd}). False only for a transient error the queue should
+   * retry; true when the end is recorded or nothing is left to do.
+   */
+  async end(unit: string, owner: string, how: UnitEnd): Promise<boolean> {
+    if ("later" in how) {
+      this.leases.snooze(leaseId(unit), owner, Date.now() + how.later);
+      await this.arm();
+    } else if ("retry" in how) return this.attemptFailed(unit, owner, how.retry, how.retryMs);
+    else if ("plan" in how) await this.planned(how.plan);
+    else if ("assembled" in how) await this.assembled();
+    else if ("fail" in how) await this.fail(how.fail, how.failure);
+    else if ("dead" in how && (unit === PLAN_UNIT || unit === ASSEMBLE_UNIT)) await this.fail(how.dead);
+    else await this.count(unit, "dead" in how ? { pu: 0, error: how.dead } : how.result);
     return true;
   }
 
@@ -167,89 +166,108 @@ export abstract class TaskEngine extends TaskDurableObject<string> {
    * has already are skipped; the rest are leased and sent. False when the task is not PROCESSING.
    */
   async addUnits(units: PlannedUnit[]): Promise<boolean> {
-    const r = this.record();
-    if (!r || this.snapshot().state !== "PROCESSING") return false;
-    const rows = await this.storedUnits(r.id, units.filter((u) => !this.unitRow(u.id)));
+    const r = this.rows.record();
+    if (!r || this.rows.row()!.state !== "PROCESSING") return false;
+    const rows = await storeUnits(this.env, r.id, units.filter((u) => !this.rows.unit(u.id)));
     const added = this.atomically(() => {
-      const now = this.record()!;
-      if (this.snapshot().state !== "PROCESSING") return false;
-      const fresh = rows.filter(([id]) => !this.unitRow(id));
+      const now = this.rows.record()!;
+      if (this.rows.row()!.state !== "PROCESSING") return false;
+      const fresh = rows.filter(([id]) => !this.rows.unit(id));
       this.insertUnits(fresh, now.units ?? 0);
-      this.save({ ...now, units: (now.units ?? 0) + fresh.length });
-      if (fresh.length) this.leaseUnits(fresh.map(([id]) => id), this.plugin.queue);
+      this.rows.save({ ...now, units: (now.units ?? 0) + fresh.length });
+      this.lease(fresh.map(([id]) => id), this.plugin.queue);
       return true;
     });
     if (added) await this.afterChange();
     return added;
   }
 
-  /** Keeps `value` for unit `id` unless one was kept before; returns the one kept. */
-  memo(id: string, value: string): string {
-    this.sql.exec("UPDATE engine_units SET memo = COALESCE(memo, ?) WHERE id = ?", value, id);
-    return this.unitRow(id)?.memo ?? value;
+  /** The task and its units as stored (diagnostics and tests, through runInDurableObject; not on the stub). */
+  inspect(): Inspection | null {
+    return this.rows.inspect();
   }
 
-  /**
-   * Counts unit `id` once (done, or failed with `result.error`) with its processing units, charged to the account;
-   * the last one ends the task (or sends the assembly). False when it was counted before or the task is not PROCESSING.
-   */
-  async finishUnit(id: string, result: UnitResult): Promise<boolean> {
-    const r = this.record()!;
-    const failed = result.error !== undefined;
-    const counted = this.atomically(() => {
-      const row = this.unitRow(id);
-      if (!row || row.status !== "PENDING" || this.snapshot().state !== "PROCESSING") return false;
-      if (!unwrap(this.applyMessage(`unit:${id}`, { counters: { [failed ? "failed" : "done"]: 1, pu: failed ? 0 : result.pu } })).applied) return false;
-      this.sql.exec("UPDATE engine_units SET status = ?, error = ? WHERE id = ?", failed ? "FAILED" : "DONE", result.error?.slice(0, 2000) ?? null, id);
-      this.leases.complete(leaseId(id), failed ? "FAILED" : "DONE", result.error ?? null);
-      if (failed && this.plugin.failFast) this.end("FAILED", { ...r, error: result.error, failure: result.failure });
-      else if (this.pending() === 0) this.finishProcessing(r);
+  /** The alarm: the lease watchdog, then the timeout when due, then charges left owed (see the module docs). */
+  override async alarm(): Promise<void> {
+    const t = this.rows.row();
+    if (!t) return;
+    const at = Math.max(Date.now(), t.armed ?? 0);
+    const sweep = this.leases.sweep(at, Date.now());
+    await sendMessages(this.env, [...sweep.resend, ...sweep.dead]);
+    if (sweep.resend.length + sweep.dead.length) console.log(`task ${this.rows.record()!.id}: ${sweep.resend.length} unit(s) re-sent, ${sweep.dead.length} out of attempts`);
+    if (t.deadline !== null && t.deadline <= at) {
+      this.rows.set("deadline", null);
+      await this.fail(`The ${this.plugin.machine.name} did not finish within ${(this.plugin.timeoutMs ?? 0) / 3_600_000} hours.`);
+    }
+    if (this.rows.owed().length) await this.afterChange();
+    else await this.arm();
+  }
+
+  /** One failed attempt of `unit` (a transient error): counted failed after the lease's last attempt, else released for the queue's retry. */
+  private async attemptFailed(unit: string, owner: string, error: string, retryMs: number): Promise<boolean> {
+    const lease = this.leases.get(leaseId(unit), Date.now());
+    if (unit !== PLAN_UNIT && unit !== ASSEMBLE_UNIT && lease && lease.attempts >= this.leases.policy.maxAttempts) {
+      await this.count(unit, { pu: 0, error: `${error} (after ${lease.attempts} attempts)` });
+      return true;
+    }
+    this.leases.release(leaseId(unit), owner, Date.now(), retryMs);
+    await this.arm();
+    return false;
+  }
+
+  /** The plan's result: its units stored IDLE, ANALYSING -> ANALYSIS_DONE, and on to PROCESSING after START. */
+  private async planned(plan: Plan): Promise<void> {
+    const r = this.rows.record();
+    if (!r || this.rows.row()!.state !== "ANALYSING") return;
+    const rows = await storeUnits(this.env, r.id, plan.units);
+    const changed = this.atomically(() => {
+      if (this.rows.row()!.state !== "ANALYSING" || !this.leases.complete(PLAN_UNIT, "DONE")) return false;
+      this.rows.dropPlanned();
+      this.insertUnits(rows, 0);
+      const now = this.rows.record()!;
+      this.rows.save({ ...now, units: plan.units.length, estimatePU: plan.estimatePU });
+      this.go("ANALYSIS_DONE");
+      if (now.userAction === "START") this.process();
       return true;
     });
-    if (!counted) return false;
-    if (!failed) await this.charge(result.pu);
-    await this.afterChange();
-    return true;
+    if (changed) await this.afterChange();
   }
 
   /**
-   * One failed attempt of unit `id` (a transient error): after the lease's last attempt the unit is counted failed
-   * (`error` "(after N attempts)") and true is returned; before it false (the queue retries it).
+   * Counts unit `unit` once (done, or failed with `result.error`) with its processing units, owed to the account until
+   * charged; the last one ends the task (or sends the assembly). Nothing happens when it was counted before or the
+   * task is not PROCESSING.
    */
-  async attemptFailed(id: string, error: string): Promise<boolean> {
-    const attempts = this.leases.get(leaseId(id), Date.now())?.attempts ?? 0;
-    if (attempts < this.leases.policy.maxAttempts) return false;
-    await this.finishUnit(id, { pu: 0, error: `${error} (after ${attempts} attempts)` });
-    return true;
+  private async count(unit: string, result: UnitResult): Promise<void> {
+    const failed = result.error !== undefined;
+    const pu = failed || !(result.pu > 0) ? 0 : result.pu;
+    const counted = this.atomically(() => {
+      if (this.rows.row()!.state !== "PROCESSING") return false;
+      if (!this.rows.count(unit, result.error, pu)) return false;
+      const r = this.rows.record()!;
+      if (failed && this.plugin.failFast) this.finish("FAILED", { ...r, error: result.error, ...(result.failure ? { failure: result.failure } : {}) });
+      else if (this.rows.pending() === 0) this.finishProcessing(r);
+      return true;
+    });
+    if (counted) await this.afterChange();
   }
 
   /** The assembly ran: the task ends DONE (once). */
-  async assembled(): Promise<void> {
-    const r = this.record()!;
-    if (this.snapshot().state !== "PROCESSING" || this.pending() > 0) return;
-    this.atomically(() => {
-      this.leases.complete(leaseId(ASSEMBLE_UNIT), "DONE");
-      this.end("DONE", r);
+  private async assembled(): Promise<void> {
+    const ended = this.atomically(() => {
+      if (this.rows.row()!.state !== "PROCESSING" || this.rows.pending() > 0 || !this.leases.complete(ASSEMBLE_UNIT, "DONE")) return false;
+      this.finish("DONE", this.rows.record()!);
+      return true;
     });
-    await this.afterChange();
+    if (ended) await this.afterChange();
   }
 
   /** FAILS a task that is ANALYSING or PROCESSING with `error` (a plan refused, a lost assembly, a timeout). */
-  async fail(error: string, failure?: { status: number; code: string }): Promise<void> {
-    const r = this.record();
-    if (!r || !["ANALYSING", "PROCESSING"].includes(this.snapshot().state)) return;
-    this.atomically(() => this.end("FAILED", { ...r, error: error.slice(0, 2000), ...(failure ? { failure } : {}) }));
+  private async fail(error: string, failure?: Failure): Promise<void> {
+    const r = this.rows.record();
+    if (!r || !["ANALYSING", "PROCESSING"].includes(this.rows.row()!.state)) return;
+    this.atomically(() => this.finish("FAILED", { ...r, error: error.slice(0, 2000), ...(failure ? { failure } : {}) }));
     await this.afterChange();
-  }
-
-  /** The planned units: id, status and error (diagnostics and tests). */
-  unitList(): UnitRow[] {
-    return this.sql.exec<UnitRow>("SELECT id, status, error FROM engine_units ORDER BY idx").toArray();
-  }
-
-  /** Timeout (plug-in's timeoutMs after creation): a task not yet terminal FAILS. */
-  protected override async onTimeout(task: TaskSnapshot<string>): Promise<void> {
-    if (!TERMINAL.has(task.state)) await this.fail(`The ${this.plugin.noun} did not finish within ${(this.plugin.timeoutMs ?? 0) / 3_600_000} hours.`);
   }
 
   /** Runs `f` in one transaction; when it throws, the messages it put in the outbox are dropped with its changes. */
@@ -262,125 +280,119 @@ export abstract class TaskEngine extends TaskDurableObject<string> {
     }
   }
 
-  private record(): TaskRecord | null {
-    const row = this.sql.exec<{ record: string }>("SELECT record FROM engine_task WHERE k = 1").toArray()[0];
-    return row ? (JSON.parse(row.record) as TaskRecord) : null;
+  /** The task as stored, its request with the secret keys put back when `secrets`. */
+  private async taskOf(secrets: boolean): Promise<Task> {
+    const t = this.rows.row()!;
+    const { version: _v, ...fields } = JSON.parse(t.record) as TaskRecord;
+    let request = await loadValue(this.env, t.request);
+    if (secrets && t.secrets) request = withSecrets(request, JSON.parse(t.secrets) as Secrets);
+    return { ...fields, request, state: t.state, lastUpdated: t.updated, done: t.done, failed: t.failed, pu: Math.round(t.pu * 1e6) / 1e6 };
   }
 
-  private save(r: TaskRecord): void {
-    this.sql.exec("UPDATE engine_task SET record = ? WHERE k = 1", JSON.stringify({ ...r, version: r.version + 1 }));
-  }
-
-  private acted(r: TaskRecord, action: UserAction): TaskRecord {
-    const { stoppedStatusReason: _reason, ...rest } = r;
-    return { ...rest, userAction: action, userActionUpdated: new Date().toISOString() };
-  }
-
-  private async taskOf(r: TaskRecord, secrets: boolean): Promise<Task> {
-    const s = this.snapshot();
-    const stored = this.sql.exec<{ request: string }>("SELECT request FROM engine_task WHERE k = 1").one().request;
-    let request = await loadValue(this.env, stored);
-    const kept = this.sql.exec<{ secrets: string }>("SELECT secrets FROM engine_secrets WHERE k = 1").toArray()[0];
-    if (secrets && kept) request = withSecrets(request, JSON.parse(kept.secrets) as Secrets);
-    const { version: _v, ...fields } = this.record() ?? r;
-    const c = s.counters;
-    return { ...fields, request, state: s.state, lastUpdated: s.updated || r.created, done: c.done ?? 0, failed: c.failed ?? 0, pu: Math.round((c.pu ?? 0) * 1e6) / 1e6 };
-  }
-
-  /** Units' data stored (in R2 when large): [id, stored data] pairs for {@link insertUnits}. */
-  private storedUnits(task: string, units: PlannedUnit[]): Promise<(readonly [string, string])[]> {
-    return Promise.all(units.map(async (u) => [u.id, await storeValue(this.env, valueKey(task, `unit-${u.id}`), u.data)] as const));
-  }
-
-  /** Inserts stored units PENDING, numbered from `first` (inside a transaction). */
+  /** Inserts stored units IDLE, numbered from `first` (inside a transaction). */
   private insertUnits(rows: readonly (readonly [string, string])[], first: number): void {
-    rows.forEach(([id, data], i) => this.sql.exec("INSERT INTO engine_units (id, idx, data) VALUES (?, ?, ?)", id, first + i, data));
-  }
-
-  private unitRow(id: string) {
-    return this.sql.exec<{ data: string; status: string; memo: string | null }>("SELECT data, status, memo FROM engine_units WHERE id = ?", id).toArray()[0];
-  }
-
-  private pending(): number {
-    return this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM engine_units WHERE status = 'PENDING'").one().n;
+    this.rows.insertUnits(this.rows.record()!.id, this.plugin.kind, this.plugin.queue, rows, first);
   }
 
   /** A checked move (inside a transaction). @throws TransitionError when the machine forbids it. */
   private go(to: string): void {
-    unwrap(this.transition(to));
+    this.rows.move(this.plugin.machine, to);
   }
 
-  /** -> PROCESSING with every PENDING unit leased and its message in the outbox; the end when none is left. */
+  /** -> STOPPED with record `r`: every leased unit back to IDLE (its owner's next renewal fails). */
+  private stop(r: TaskRecord): void {
+    this.go("STOPPED");
+    this.rows.save(r);
+    this.rows.unlease();
+  }
+
+  /** -> PROCESSING with every IDLE planned unit leased and its message in the outbox; the end when none is left. */
   private process(): void {
-    const r = this.record()!;
     this.go("PROCESSING");
-    const ids = this.sql.exec<{ id: string }>("SELECT id FROM engine_units WHERE status = 'PENDING' ORDER BY idx").toArray().map((u) => u.id);
-    if (ids.length === 0) this.finishProcessing(r);
-    else this.leaseUnits(ids, this.plugin.queue);
+    if (this.rows.pending() === 0) this.finishProcessing(this.rows.record()!);
+    else this.lease(this.rows.idle(), this.plugin.queue);
   }
 
-  /** Leases units `ids` (a unit leased again starts over) and puts their messages in the outbox. */
-  private leaseUnits(ids: string[], queue: QueueName): void {
-    const id = this.record()!.id;
-    const units = ids.map((u) => ({ id: leaseId(u), message: unitMessage(this.plugin.kind, id, u, queue) }));
-    this.leases.put(units, Date.now());
-    this.outbox.push(...units.map((u) => u.message));
+  /** Leases units `units` (a unit leased again starts over) and puts their messages in the outbox. */
+  private lease(units: string[], queue: QueueName): void {
+    const id = this.rows.record()!.id;
+    const specs = units.map((u) => ({ id: leaseId(u), message: unitMessage(this.plugin.kind, id, u, queue) }));
+    this.leases.put(specs, Date.now());
+    this.outbox.push(...specs.map((u) => u.message));
   }
 
   /** Every unit counted: the assembly is leased (its message in the outbox), or the task ends DONE, PARTIAL or FAILED. */
   private finishProcessing(r: TaskRecord): void {
-    const { done = 0, failed = 0 } = this.snapshot().counters;
+    const { done, failed } = this.rows.row()!;
     const total = r.units ?? 0;
     if (total > 0 && failed === total) {
-      const first = this.sql.exec<{ error: string | null }>("SELECT error FROM engine_units WHERE error IS NOT NULL ORDER BY idx LIMIT 1").toArray()[0]?.error;
-      return this.end("FAILED", { ...r, error: `All ${total} ${this.plugin.unitNoun} failed; first error: ${first ?? "unknown"}` });
+      return this.finish("FAILED", { ...r, error: `All ${total} ${this.plugin.machine.units} failed; first error: ${this.rows.firstError() ?? "unknown"}` });
     }
-    if (failed > 0 && this.machine.transitions.PROCESSING!.includes("PARTIAL")) return this.end("PARTIAL", r);
-    if (this.plugin.assemble && done + failed === total) return this.leaseUnits([ASSEMBLE_UNIT], this.plugin.queue);
-    this.end("DONE", r);
+    if (failed > 0 && canMove(this.plugin.machine, "PROCESSING", "PARTIAL")) return this.finish("PARTIAL", r);
+    if (this.plugin.assemble && done + failed === total) return this.lease([ASSEMBLE_UNIT], this.plugin.queue);
+    this.finish("DONE", r);
   }
 
-  /** Moves to a terminal state with record `r` (afterChange then runs the `ended` hook and drops the secret keys). */
-  private end(to: "DONE" | "FAILED" | "PARTIAL", r: TaskRecord): void {
+  /** Moves to a terminal state with record `r`; units still leased or idle are CANCELLED (nothing is left to do). */
+  private finish(to: "DONE" | "FAILED" | "PARTIAL", r: TaskRecord): void {
     this.go(to);
-    this.save(r);
+    this.rows.save(r);
+    this.rows.cancelOpen(`The ${this.plugin.machine.name} ended ${to}.`);
   }
 
   /**
-   * After a change: the outbox sent, the listing mirrored, the watchdog armed; the plug-in's `ended` hook runs once for
-   * a terminal task (once-only id `ended`).
+   * After a change: owed processing units charged, the outbox sent, the listing mirrored, the alarm armed; the
+   * plug-in's `ended` hook runs once for a terminal task, then its secret keys are dropped.
    */
   private async afterChange(): Promise<void> {
-    const messages = this.outbox.splice(0);
-    await sendMessages(this.env, messages);
+    await this.charge();
+    await sendMessages(this.env, this.outbox.splice(0));
     await this.mirror();
     await this.arm();
-    const state = this.snapshot().state;
-    if (TERMINAL.has(state) && !this.processed("ended")) {
-      this.applyMessage("ended", {});
-      if (this.plugin.timeoutMs) await this.cancelTimeout();
-      await this.plugin.ended?.(this.env, await this.taskOf(this.record()!, true));
-      this.sql.exec("DELETE FROM engine_secrets"); // nothing runs any more: the secret keys are not kept
+    if (TERMINAL.includes(this.rows.row()!.state) && this.rows.markEnded()) {
+      await this.arm();
+      await this.plugin.ended?.(this.env, await this.taskOf(true));
+      this.rows.set("secrets", null); // nothing runs any more: the secret keys are not kept
     }
   }
 
   /**
-   * Charges a counted unit's processing units to the account (once: only after its count was applied); a PROCESSING
-   * task of a plug-in with user actions whose account is then out of units is STOPPED with OUT_OF_PU.
+   * Charges the processing units of counted units to the account, each under its own charge id (a retry after a
+   * failure or a restart counts once); a PROCESSING task whose account is then out of units is STOPPED with
+   * OUT_OF_PU when its machine can stop. A failed charge stays owed for the alarm.
    */
-  private async charge(pu: number): Promise<void> {
-    if (!(pu > 0)) return;
-    const r = this.record()!;
-    const usage = await chargeUnits(this.env, r.account, pu);
-    if (!usedUp(usage) || !this.plugin.userActions || this.snapshot().state !== "PROCESSING") return;
-    this.atomically(() => (this.go("STOPPED"), this.save({ ...this.record()!, stoppedStatusReason: "OUT_OF_PU" })));
+  private async charge(): Promise<void> {
+    const r = this.rows.record()!;
+    let out = false;
+    for (const u of this.rows.owed()) {
+      try {
+        out = usedUp(await chargeUnits(this.env, r.account, u.pu, `task:${r.id}:${u.id}`)) || out;
+        this.rows.paid(u.id);
+      } catch (e) {
+        console.error(`task ${r.id}: charging unit ${u.id} failed (the alarm retries):`, String(e).slice(0, 300));
+      }
+    }
+    if (out && this.rows.row()!.state === "PROCESSING" && canMove(this.plugin.machine, "PROCESSING", "STOPPED"))
+      this.atomically(() => this.stop({ ...this.rows.record()!, stoppedStatusReason: "OUT_OF_PU" }));
+  }
+
+  /** Arms the alarm for the earliest of the deadline, the next lease expiry and an owed charge's retry (none: deleted). */
+  private async arm(): Promise<void> {
+    const t = this.rows.row();
+    if (!t) return;
+    const owed = this.rows.owed().length ? Date.now() + CHARGE_RETRY_MS : null;
+    const next = [t.deadline, this.leases.nextExpiry(), owed].filter((at): at is number => at !== null);
+    const at = next.length ? Math.min(...next) : null;
+    this.rows.set("armed", at);
+    if (at === null) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(at);
   }
 
   /** Mirrors state and description into the listing under a new version (the listing ignores older ones). */
   private async mirror(): Promise<void> {
-    const r = this.record();
+    const r = this.rows.record();
     if (!r) return;
-    this.save(r);
-    await mirrorListed(this.env, r.id, this.snapshot().state, r.description ?? "", r.version + 1);
+    this.rows.save(r);
+    await mirrorListed(this.env, r.id, this.rows.row()!.state, r.description ?? "", r.version + 1);
   }
 }

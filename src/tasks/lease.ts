@@ -1,7 +1,8 @@
 /**
  * Leased units of work: how queue-driven work survives a killed or stalled Worker. A unit (an async render, a BYOC
  * tile's ingestion, a statistical batch feature, ...) is a row of its Durable Object's SQLite storage (table
- * task_units) holding the queue message that runs it and a lease:
+ * `task_units` of a UnitObject, ./unit-object.ts; `units` of a task's engine object, ./engine.ts, which adds its own
+ * columns) holding the queue message that runs it and a lease:
  * - put: the unit is PENDING with a "queued" lease of {@link LeasePolicy.leaseMs}; whoever put it sends its message.
  * - claim: a consumer takes the unit before working on it (attempt + 1, the lease is its own for leaseMs); a claim
  *   while another owner's lease runs is refused ("busy": the message is acked without work), as is a claim of a
@@ -9,7 +10,7 @@
  * - renew: the consumer's heartbeat extends its lease while it works (./runner.ts, every third of the lease).
  * - snooze: the work asks to run again later (./runner.ts RunLater): queued until then, its attempts restored.
  * - complete: DONE or FAILED, once: a late or duplicate completion changes nothing (`false`).
- * - sweep (the object's alarm, ./leased.ts): every PENDING unit whose lease expired lost its owner (the Worker
+ * - sweep (the object's alarm): every PENDING unit whose lease expired lost its owner (the Worker
  *   died, the message was lost, the work stalled) and is re-sent, its owner dropped (a stalled owner's next renew
  *   fails, so it stops); a unit never claimed waits twice as long after each re-send (a long queue backlog is not
  *   flooded with copies); after {@link LeasePolicy.maxAttempts} claims the unit is handed to its kind's dead-letter
@@ -34,7 +35,8 @@ export const LEASE_POLICY: LeasePolicy = { leaseMs: 60_000, maxAttempts: 3, maxQ
 /** Member of a message body the watchdog re-sends for a unit out of attempts: the cause its kind's onDead records. */
 export const DEAD_CAUSE = "deadCause";
 
-export type UnitStatus = "PENDING" | "DONE" | "FAILED";
+/** PENDING: leased (queued or running); DONE, FAILED: ended. The engine adds IDLE (not sent: planned, or its task stopped) and CANCELLED (its task ended first). */
+export type UnitStatus = "PENDING" | "DONE" | "FAILED" | "IDLE" | "CANCELLED";
 
 /** A unit to put: its id within the object and the message that runs it. */
 export interface UnitSpec {
@@ -76,20 +78,22 @@ interface Row extends Record<string, SqlStorageValue> {
   cause: string | null;
 }
 
-export const LEASE_SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS task_units (id TEXT PRIMARY KEY, message TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'PENDING',
-     attempts INTEGER NOT NULL DEFAULT 0, sends INTEGER NOT NULL DEFAULT 1, owner TEXT, lease_until INTEGER NOT NULL, cause TEXT)`,
-  "CREATE INDEX IF NOT EXISTS task_units_due ON task_units (status, lease_until)",
+/** The statements creating a units table `table` with the lease columns and `extra` ones (`, name TYPE ...`). */
+export const leaseSchema = (table: string, extra = ""): string[] => [
+  `CREATE TABLE IF NOT EXISTS ${table} (id TEXT PRIMARY KEY, message TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'PENDING',
+     attempts INTEGER NOT NULL DEFAULT 0, sends INTEGER NOT NULL DEFAULT 1, owner TEXT, lease_until INTEGER NOT NULL, cause TEXT${extra})`,
+  `CREATE INDEX IF NOT EXISTS ${table}_due ON ${table} (status, lease_until)`,
 ];
 
 /** The cause recorded for a unit whose every attempt was lost or failed. */
 export const exhaustedCause = (attempts: number, p: LeasePolicy): string =>
   `No attempt finished: ${attempts} attempt(s) were each lost (the service stopped, or the work stalled for more than ${p.leaseMs / 1000} s) or failed.`;
 
-/** The units table of one Durable Object (see the module docs). */
+/** The units table `table` of one Durable Object (see the module docs; created by {@link leaseSchema}). */
 export class Leases {
   constructor(
     private readonly sql: SqlStorage,
+    private readonly table: string,
     readonly policy: LeasePolicy = LEASE_POLICY,
   ) {}
 
@@ -102,7 +106,7 @@ export class Leases {
     for (const u of units) {
       if (onlyIdle && this.get(u.id, now)?.live) continue;
       this.sql.exec(
-        `INSERT INTO task_units (id, message, lease_until) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET message = excluded.message,
+        `INSERT INTO ${this.table} (id, message, lease_until) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET message = excluded.message,
            status = 'PENDING', attempts = 0, sends = 1, owner = NULL, lease_until = excluded.lease_until, cause = NULL`,
         u.id, JSON.stringify(u.message), now + this.policy.leaseMs,
       );
@@ -113,7 +117,7 @@ export class Leases {
 
   /** The unit `id`, or null. */
   get(id: string, now: number): UnitView | null {
-    const r = this.sql.exec<Row>("SELECT * FROM task_units WHERE id = ?", id).toArray()[0];
+    const r = this.sql.exec<Row>(`SELECT * FROM ${this.table} WHERE id = ?`, id).toArray()[0];
     if (!r) return null;
     const status = r.status as UnitStatus;
     return { id: r.id, status, attempts: r.attempts, owner: r.owner, leaseUntil: r.lease_until, live: status === "PENDING" && r.lease_until > now, cause: r.cause };
@@ -127,18 +131,18 @@ export class Leases {
     if (u.owner === owner) return { run: true, attempt: u.attempts, leaseMs: this.policy.leaseMs };
     if (u.owner !== null && u.live) return { run: false, reason: "busy" };
     if (u.attempts >= this.policy.maxAttempts) return { run: false, reason: "exhausted", cause: exhaustedCause(u.attempts, this.policy) };
-    this.sql.exec("UPDATE task_units SET attempts = attempts + 1, sends = 0, owner = ?, lease_until = ? WHERE id = ?", owner, now + this.policy.leaseMs, id);
+    this.sql.exec(`UPDATE ${this.table} SET attempts = attempts + 1, sends = 0, owner = ?, lease_until = ? WHERE id = ?`, owner, now + this.policy.leaseMs, id);
     return { run: true, attempt: u.attempts + 1, leaseMs: this.policy.leaseMs };
   }
 
   /** Extends `owner`'s lease; false when it is not the owner any more (lease expired and re-sent) or the unit finished. */
   renew(id: string, owner: string, now: number): boolean {
-    return this.sql.exec("UPDATE task_units SET lease_until = ? WHERE id = ? AND owner = ? AND status = 'PENDING'", now + this.policy.leaseMs, id, owner).rowsWritten > 0;
+    return this.sql.exec(`UPDATE ${this.table} SET lease_until = ? WHERE id = ? AND owner = ? AND status = 'PENDING'`, now + this.policy.leaseMs, id, owner).rowsWritten > 0;
   }
 
   /** A failed attempt of `owner` that the queue retries in `retryMs`: the unit is queued again (no owner) until then plus a lease. */
   release(id: string, owner: string, now: number, retryMs: number): void {
-    this.sql.exec("UPDATE task_units SET owner = NULL, sends = 1, lease_until = ? WHERE id = ? AND owner = ? AND status = 'PENDING'", now + retryMs + this.policy.leaseMs, id, owner);
+    this.sql.exec(`UPDATE ${this.table} SET owner = NULL, sends = 1, lease_until = ? WHERE id = ? AND owner = ? AND status = 'PENDING'`, now + retryMs + this.policy.leaseMs, id, owner);
   }
 
   /**
@@ -146,17 +150,17 @@ export class Leases {
    * the unit is queued again without an owner and with its attempts restored, and the sweep re-sends it then.
    */
   snooze(id: string, owner: string, until: number): void {
-    this.sql.exec("UPDATE task_units SET owner = NULL, attempts = 0, sends = 0, lease_until = ? WHERE id = ? AND owner = ? AND status = 'PENDING'", until, id, owner);
+    this.sql.exec(`UPDATE ${this.table} SET owner = NULL, attempts = 0, sends = 0, lease_until = ? WHERE id = ? AND owner = ? AND status = 'PENDING'`, until, id, owner);
   }
 
   /** Ends a PENDING unit DONE or FAILED (with `cause`); false when it had ended before (nothing changes). */
   complete(id: string, status: "DONE" | "FAILED", cause: string | null = null): boolean {
-    return this.sql.exec("UPDATE task_units SET status = ?, cause = ?, owner = NULL WHERE id = ? AND status = 'PENDING'", status, cause, id).rowsWritten > 0;
+    return this.sql.exec(`UPDATE ${this.table} SET status = ?, cause = ?, owner = NULL WHERE id = ? AND status = 'PENDING'`, status, cause, id).rowsWritten > 0;
   }
 
   /** Ends every PENDING unit (their task ended: nothing is left to do); a late delivery is then acked without work. */
   completeAll(status: "DONE" | "FAILED", cause: string | null = null): void {
-    this.sql.exec("UPDATE task_units SET status = ?, cause = ?, owner = NULL WHERE status = 'PENDING'", status, cause);
+    this.sql.exec(`UPDATE ${this.table} SET status = ?, cause = ?, owner = NULL WHERE status = 'PENDING'`, status, cause);
   }
 
   /**
@@ -165,18 +169,18 @@ export class Leases {
    */
   sweep(at: number, now: number): Sweep {
     const out: Sweep = { resend: [], dead: [] };
-    for (const r of this.sql.exec<Row>("SELECT * FROM task_units WHERE status = 'PENDING' AND lease_until <= ? ORDER BY lease_until", at).toArray()) {
+    for (const r of this.sql.exec<Row>(`SELECT * FROM ${this.table} WHERE status = 'PENDING' AND lease_until <= ? ORDER BY lease_until`, at).toArray()) {
       const message = JSON.parse(r.message) as TaskMessage;
       if (r.attempts >= this.policy.maxAttempts) out.dead.push({ ...message, [DEAD_CAUSE]: exhaustedCause(r.attempts, this.policy) });
       else out.resend.push(message);
       const wait = Math.min(this.policy.leaseMs * 2 ** r.sends, this.policy.maxQueuedMs);
-      this.sql.exec("UPDATE task_units SET owner = NULL, sends = sends + 1, lease_until = ? WHERE id = ?", now + wait, r.id);
+      this.sql.exec(`UPDATE ${this.table} SET owner = NULL, sends = sends + 1, lease_until = ? WHERE id = ?`, now + wait, r.id);
     }
     return out;
   }
 
   /** When the next lease expires (the time to arm the alarm for), or null without PENDING units. */
   nextExpiry(): number | null {
-    return this.sql.exec<{ at: number | null }>("SELECT MIN(lease_until) AS at FROM task_units WHERE status = 'PENDING'").one().at;
+    return this.sql.exec<{ at: number | null }>(`SELECT MIN(lease_until) AS at FROM ${this.table} WHERE status = 'PENDING'`).one().at;
   }
 }

@@ -1,16 +1,8 @@
 /**
  * The D1 listing of the engine's tasks (table `tasks`, migrations/0012_tasks.sql): one row per task with the status
- * and description its Durable Object mirrors, and the account's paged list of one kind, sorted as Sentinel Hub's
- * task lists are (`sort`: created, created:desc, status, status:desc) and searched on id and description (`search`,
- * src/http/paging.ts parseSearch).
+ * and description its Durable Object mirrors (the account's paged lists: src/taskapi/list.ts).
  */
 import type { Env } from "../env";
-import { badRequest } from "../http/errors";
-import { pagedList, parsePageRequest, parseSearch, type PageLinks } from "../http/paging";
-import { keysetSql, searchSql } from "../storage/keyset";
-
-/** Largest (and default) page of a task list. */
-export const MAX_PAGE = 100;
 
 /** Adds a new task (CREATED) to its account's list; a second call changes nothing. */
 export async function insertListed(env: Pick<Env, "DB">, row: { id: string; kind: string; account: string; created: string; description?: string }): Promise<void> {
@@ -22,35 +14,4 @@ export async function insertListed(env: Pick<Env, "DB">, row: { id: string; kind
 /** Mirrors a task's status and description when `version` (the object's change counter) is newer than the row's. */
 export async function mirrorListed(env: Pick<Env, "DB">, id: string, status: string, description: string, version: number): Promise<void> {
   await env.DB.prepare("UPDATE tasks SET status = ?1, description = ?2, version = ?3 WHERE id = ?4 AND version < ?3").bind(status, description, version, id).run();
-}
-
-const SORTS: Record<string, { columns: string[]; descending: boolean }> = {
-  created: { columns: ["created", "id"], descending: false },
-  "created:desc": { columns: ["created", "id"], descending: true },
-  status: { columns: ["status", "created", "id"], descending: false },
-  "status:desc": { columns: ["status", "created", "id"], descending: true },
-};
-
-interface Row {
-  id: string;
-  created: string;
-  status: string;
-}
-
-/**
- * One page of `account`'s tasks of `kind` for the list URL `url` (`count`, `viewtoken`, `sort`, default `defaultSort`,
- * `search`): their ids and the page links. @throws ApiError 400 for a bad sort, count, viewtoken or search.
- */
-export async function listPage(env: Pick<Env, "DB">, kind: string, account: string, url: URL, defaultSort: string): Promise<{ ids: string[]; links: PageLinks }> {
-  const sortName = url.searchParams.get("sort") || defaultSort;
-  const sort = SORTS[sortName];
-  if (!sort) throw badRequest(`Invalid sort '${sortName.slice(0, 40)}': use one of ${Object.keys(SORTS).join(", ")}.`);
-  const page = parsePageRequest(url, MAX_PAGE, sort.columns.length);
-  const k = keysetSql(sort.columns, page, sort.descending);
-  const s = searchSql(parseSearch(url), "id || ' ' || description");
-  const rows = await env.DB.prepare(`SELECT id, created, status FROM tasks WHERE account = ? AND kind = ? AND ${s.text} AND ${k.where} ORDER BY ${k.orderBy} LIMIT ?`)
-    .bind(account, kind, ...s.params, ...k.params, k.limit)
-    .all<Row>();
-  const list = pagedList(url, page, rows.results, (r) => sort.columns.map((c) => r[c as keyof Row]));
-  return { ids: list.data.map((r) => r.id), links: list.links };
 }

@@ -1,10 +1,10 @@
 /**
  * The plug-in contract of the task engine (./engine.ts). The engine owns everything a task's lifecycle needs: the
  * record (./records.ts: request in R2 when large, S3 keys write-only), the state machine with ANALYSE / START / STOP
- * and `userAction`, its units of work (each a leased unit, ./lease.ts, completed exactly once, re-sent by the
+ * and `userAction`, its units of work (each a leased unit, ./lease.ts, counted exactly once, re-sent by the
  * watchdog only when its lease expired), processing-unit charging with OUT_OF_PU, the D1 listing mirror
  * (./listing.ts), ownership (every call names the account; another account's task is null = 404) and one typed stub
- * (./stub.ts). An area (async, batch, statbatch; later third-party deliveries) supplies what is its own:
+ * (./stub.ts). An area (async, batch, statbatch, third-party import) supplies what is its own:
  * - `plan`: the task's units (each an id unique in the task and JSON data) and its cost estimate, run once by the
  *   queue consumer while the task is ANALYSING. Throwing a client error (ApiError 4xx, an EngineError kind) FAILS the
  *   task with its message; other errors are retried.
@@ -15,7 +15,6 @@
  *   provider still preparing an order); the plug-in's `timeoutMs` bounds a unit that never gets ready.
  * - `assemble` (optional): runs once after the last unit, as a unit of its own, before the task is DONE (an async
  *   request's file assembled from its strips).
- * - `view`: the task as the area's API answers it (Worker side; `task.request` has no S3 keys).
  * - hooks `dead` (a unit given up: e.g. write its error file) and `ended` (once the task is terminal).
  * Registration: src/tasks-registry.ts (beside src/routes.ts) binds each plug-in to its Durable Object class and
  * the queue consumer; the engine imports no area.
@@ -24,6 +23,12 @@ import type { Env } from "../env";
 import type { TaskMachine } from "./machine";
 import type { UserAction } from "./machines";
 import type { QueueName } from "./queue";
+
+/** The HTTP status and envelope code of a client error that failed a task or a unit. */
+export interface Failure {
+  status: number;
+  code: string;
+}
 
 /** Why a STOPPED task stopped (Sentinel Hub's values). */
 export type StoppedReason = "OUT_OF_PU" | "USER_ACTION";
@@ -35,7 +40,7 @@ export interface Task<R = unknown> {
   created: string;
   /** Location id that accepted it; its units run as that location. */
   location?: string;
-  /** The request; with its S3 keys only in `plan`, `run`, `assemble`, `dead` (never in `view`). */
+  /** The request; with its S3 keys only in `plan`, `run`, `assemble`, `dead`, `ended` (never in an API's view). */
   request: R;
   description?: string;
   state: string;
@@ -44,7 +49,7 @@ export interface Task<R = unknown> {
   userActionUpdated: string;
   error?: string;
   /** HTTP status and envelope code of the failure that FAILED the task (a unit's client error), when known. */
-  failure?: { status: number; code: string };
+  failure?: Failure;
   stoppedStatusReason?: StoppedReason;
   /** Processing units estimated by the plan (null before). */
   estimatePU: number | null;
@@ -71,7 +76,7 @@ export interface UnitResult {
   pu: number;
   error?: string;
   /** The failure's HTTP status and envelope code (a plug-in whose first failure FAILS the task: `failFast`). */
-  failure?: { status: number; code: string };
+  failure?: Failure;
 }
 
 /** A unit handed to `run`: its id and data; `remember` keeps a value for the unit, the first one kept winning. */
@@ -83,21 +88,20 @@ export interface UnitWork<U = unknown> {
   remember(value: string): Promise<string>;
 }
 
-/** A task kind's plug-in (see the module docs). `R`: its request; `U`: its units' data. */
+/**
+ * A task kind's plug-in: the core the engine runs (see the module docs). `R`: its request; `U`: its units' data.
+ * What only its API needs (the view, the nouns of its messages, which user actions it has) is the area's own,
+ * beside its routes (src/taskapi/api.ts TaskApi).
+ */
 export interface TaskPlugin<R = any, U = any> {
   /** Kind name, e.g. "batch": the listing's `kind` and the `ns` of queue messages. */
   readonly kind: string;
-  /** In messages: "batch process task". */
-  readonly noun: string;
-  /** Plural noun of its units in messages ("tiles"). */
-  readonly unitNoun: string;
+  /** Its states and edges, and the names its stored errors use (./machine.ts). */
   readonly machine: TaskMachine<string>;
   /** Where its units go (wrangler.toml): `heavy` for units of seconds of CPU (tiles, strips), `light` else. */
   readonly queue: Exclude<QueueName, "ingest">;
   /** The Durable Object namespace holding its tasks (one object per task id). */
   namespace(env: Env): DurableObjectNamespace;
-  /** False: the task starts at creation and has no user actions (async). */
-  readonly userActions: boolean;
   /** True: the first failed unit FAILS the task (async). */
   readonly failFast?: boolean;
   /** A task not finished this long after creation FAILS (ms). */
@@ -109,5 +113,4 @@ export interface TaskPlugin<R = any, U = any> {
   dead?(env: Env, task: Task<R>, unit: PlannedUnit<U>, cause: string): Promise<void>;
   /** Once, when the task reached a terminal state (DONE, FAILED, PARTIAL). */
   ended?(env: Env, task: Task<R>): Promise<void>;
-  view(task: Task<R>): unknown;
 }

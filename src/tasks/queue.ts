@@ -5,7 +5,8 @@
  * which this Worker consumes too: the body is logged in full and the kind's `onDead` hook runs (e.g. mark a tile
  * FAILED in its task object), then the dead letter is acked.
  *
- * A kind with a `lease` option runs each message as a leased unit (./lease.ts, ./runner.ts): claimed before the
+ * A kind with a `lease` option runs each message as a leased unit of a UnitObject (./lease.ts, ./runner.ts: BYOC and
+ * Zarr ingestion, the probe; the engine's units run through their task's object, ./work.ts): claimed before the
  * handler runs (a unit another delivery is running, or that finished, is acked without work), kept alive by a
  * heartbeat, completed after it; a unit out of attempts, or a message the watchdog re-sent as dead (member
  * {@link DEAD_CAUSE}), goes to onDead with the cause, and the unit ends FAILED. A message whose unit its object
@@ -22,8 +23,8 @@ export interface TaskMessage {
 }
 
 /**
- * Handles one message. `message.id` is stable across redeliveries: pass it to the task object's `applyMessage` so
- * a redelivered message is counted once. Throw to have the message retried. `signal` (leased kinds) is aborted
+ * Handles one message. `message.id` is stable across redeliveries (an id for what must happen once per message).
+ * Throw to have the message retried. `signal` (leased kinds) is aborted
  * with a LeaseLostError when the unit's lease was lost: stop before writing more.
  */
 export type KindHandler = (body: TaskMessage, env: Env, message: Message<unknown>, signal?: AbortSignal) => Promise<void>;

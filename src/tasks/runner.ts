@@ -1,8 +1,9 @@
 /**
- * Running one leased unit of work (./lease.ts) from the Worker's side: claim it in its Durable Object, keep the
- * lease alive with a heartbeat while the work runs, and complete it; or say why it must not run. The queue
- * consumer (./queue.ts) runs every unit of a leased kind this way; a request that does the work itself (Zarr
- * ingestion) uses it too, so a killed request is resumed by the watchdog like a lost message.
+ * Running one leased unit of work (./lease.ts) of a UnitObject from the Worker's side: claim it, keep the lease
+ * alive with a heartbeat while the work runs, and complete it; or say why it must not run. The queue consumer
+ * (./queue.ts) runs every unit of a leased kind this way; a request that does the work itself (Zarr ingestion) uses
+ * it too, so a killed request is resumed by the watchdog like a lost message. (The engine's units run through its own
+ * begin / end, ./work.ts, with the same {@link heartbeat}.)
  * Also the Worker-side helpers of units: UnitObject stubs and sending unit messages. This module does not import
  * cloudflare:workers (the areas importing it are also run by Node scripts, e.g. the seed).
  */
@@ -33,7 +34,7 @@ export async function sendMessages(env: Producers, messages: readonly TaskMessag
 /** The UnitObject (./unit-object.ts) named `name`. */
 export const unitsStub = (env: Pick<Env, "UNITS">, name: string) => env.UNITS.get(env.UNITS.idFromName(name));
 
-/** The RPC surface of an object holding leased units (LeasedObject, ./leased.ts), as the Worker calls it. */
+/** The RPC surface of a UnitObject (./unit-object.ts), as the Worker calls it. */
 export interface LeaseStub {
   claimUnit(id: string, owner: string): Promise<Claim>;
   renewUnit(id: string, owner: string): Promise<boolean>;
@@ -69,31 +70,40 @@ export class RunLater extends Error {
 }
 
 /**
- * Claims `ref` for `owner` and runs `work` under a heartbeat that renews the lease every third of it; completes the
- * unit DONE when the work resolves. When the work throws RunLater, the unit is snoozed for its delay; other errors
- * release it for a retry in `retryMs`; the error is rethrown (a LeaseLostError instead when the lease was lost meanwhile: nothing to retry). `work` gets a signal aborted with a LeaseLostError when a
- * renewal finds the lease gone: the unit is someone else's now, the work should stop writing.
+ * A lease's heartbeat: calls `renew` every third of `leaseMs` until stopped; `signal` is aborted with a LeaseLostError
+ * when a renewal answers false (the lease is lost: the unit is someone else's now, the work should stop writing). A
+ * renewal that fails (the object unreachable) is logged, and the next one tries again.
+ */
+export function heartbeat(renew: () => Promise<boolean>, leaseMs: number, unit: string): { signal: AbortSignal; stop: () => void } {
+  const lost = new AbortController();
+  const beat = () =>
+    renew().then(
+      (ok) => ok || lost.abort(new LeaseLostError(`The lease of unit ${unit} was lost.`)),
+      (e: unknown) => console.error(`lease: renewal of ${unit} failed:`, String(e).slice(0, 300)),
+    );
+  const timer = setInterval(() => void beat(), leaseMs / 3);
+  return { signal: lost.signal, stop: () => clearInterval(timer) };
+}
+
+/**
+ * Claims `ref` for `owner` and runs `work` under a {@link heartbeat}; completes the unit DONE when the work resolves.
+ * When the work throws RunLater, the unit is snoozed for its delay; other errors release it for a retry in
+ * `retryMs`; the error is rethrown (a LeaseLostError instead when the lease was lost meanwhile: nothing to retry).
  */
 export async function runLeased<T>(ref: UnitRef, owner: string, work: (signal: AbortSignal) => Promise<T>, retryMs = 0): Promise<LeasedRun<T>> {
   const claim = await ref.stub.claimUnit(ref.unit, owner);
   if (!claim.run) return { ran: false, claim };
-  const lost = new AbortController();
-  const renew = () =>
-    ref.stub.renewUnit(ref.unit, owner).then(
-      (ok) => ok || lost.abort(new LeaseLostError(`The lease of unit ${ref.unit} was lost.`)),
-      (e: unknown) => console.error(`lease: renewal of ${ref.unit} failed:`, String(e).slice(0, 300)),
-    );
-  const heartbeat = setInterval(() => void renew(), claim.leaseMs / 3);
+  const beat = heartbeat(() => ref.stub.renewUnit(ref.unit, owner), claim.leaseMs, ref.unit);
   try {
-    const value = await work(lost.signal);
+    const value = await work(beat.signal);
     await ref.stub.completeUnit(ref.unit, "DONE");
     return { ran: true, value };
   } catch (e) {
-    if (lost.signal.aborted) throw lost.signal.reason;
+    if (beat.signal.aborted) throw beat.signal.reason;
     if (e instanceof RunLater) await ref.stub.snoozeUnit(ref.unit, owner, e.delayMs);
     else await ref.stub.releaseUnit(ref.unit, owner, retryMs).catch(() => {});
     throw e;
   } finally {
-    clearInterval(heartbeat);
+    beat.stop();
   }
 }

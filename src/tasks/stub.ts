@@ -6,9 +6,8 @@ import type { TaskPlugin } from "./plugin";
 /** The RPC surface of an object as the Worker calls it (the requests' zod types defeat the runtime's own Rpc typing). */
 type Rpc<T> = { [K in keyof T]: T[K] extends (...a: infer A) => infer R ? (...a: A) => Promise<Awaited<R>> : never };
 
-/** The engine's public methods (the base's included: snapshot, transition, leased units). */
-export type TaskStub = Rpc<Pick<TaskEngine, "create" | "task" | "act" | "describe" | "work" | "planned" | "addUnits" | "memo" | "finishUnit" | "attemptFailed" | "assembled" | "fail" | "unitList" | "snapshot" | "transition" | "putUnits" | "claimUnit" | "renewUnit" | "releaseUnit" | "snoozeUnit" | "completeUnit" | "unit" | "scheduleTimeout">> &
-  DurableObjectStub;
+/** The engine's verbs: the task's (create, task, act, describe, addUnits) and its units' (begin, renew, end). */
+export type TaskStub = Rpc<Pick<TaskEngine, "create" | "task" | "act" | "describe" | "addUnits" | "begin" | "renew" | "end">> & DurableObjectStub;
 
 /** The engine object of task `id` of plug-in `plugin` (one object per task, named by its id). */
 export function taskStub(plugin: Pick<TaskPlugin, "namespace">, env: Env, id: string): TaskStub {

@@ -1,21 +1,25 @@
 /**
  * The queue consumer's side of the engine: the handler of ENGINE_KIND messages (./messages.ts) for the plug-ins
- * registered (src/tasks-registry.ts). A message runs as the leased unit it names (./lease.ts): the plan (the
- * plug-in's `plan`, its units handed to the task), one unit (`run`, its result counted once), or the assembly. Each
- * runs as the location that accepted the task. A client error (ApiError 4xx, an EngineError kind) FAILS the plan or
- * counts the unit failed; no room in the isolate's memory (kind `overloaded`, src/pipeline/admission.ts) snoozes the
- * unit (RunLater: it is not the unit's fault, so no attempt is used); any other error is retried, and the unit
- * counted failed after its lease's last attempt. A
- * message of a task that needs no such work (stopped, finished, unknown) is acked without work.
+ * registered (src/tasks-registry.ts). A message runs the unit it names in two calls to the task's object: `begin`
+ * (claims the unit's lease; answers the task, the unit and its memo) and `end` (how it ended), with `renew` as the
+ * heartbeat while it runs (./runner.ts). The unit is the plan (the plug-in's `plan`), one planned unit (`run`) or
+ * the assembly, run as the location that accepted the task. A client error (ApiError 4xx, an EngineError kind)
+ * FAILS the plan or counts the unit failed; no room in the isolate's memory (kind `overloaded`,
+ * src/pipeline/admission.ts) snoozes the unit (it is not the unit's fault, so no attempt is used); any other error is
+ * retried by the queue, and the unit counted failed after its lease's last attempt. A unit out of attempts, or a
+ * dead letter, is given up: the plug-in's `dead` hook, then counted failed (the plan or assembly FAILS the task). A
+ * message of a unit its task does not need now (stopped, finished, unknown, another delivery running it) is acked
+ * without work.
  */
 import type { Env } from "../env";
 import { ApiError, kindedError } from "../http/errors";
 import { asLocation } from "../locations/hosting";
-import { ASSEMBLE_UNIT, PLAN_UNIT, leaseId } from "./messages";
+import type { Begin, UnitEnd } from "./verbs";
+import { ASSEMBLE_UNIT, PLAN_UNIT } from "./messages";
 import type { TaskPlugin, UnitResult } from "./plugin";
-import type { KindHandler, KindOptions, TaskMessage } from "./queue";
-import { RunLater } from "./runner";
-import { taskStub } from "./stub";
+import { retryDelaySeconds, type KindHandler, type KindOptions, type TaskMessage } from "./queue";
+import { RunLater, heartbeat } from "./runner";
+import { taskStub, type TaskStub } from "./stub";
 
 /** The ApiError of a failure the client caused (retrying cannot help), else undefined. */
 export function clientError(e: unknown): ApiError | undefined {
@@ -30,63 +34,67 @@ const overloaded = (e: unknown): e is Error & { retryAfterSeconds?: number } =>
 /** The result of a failed unit from the client error `e`. */
 const failedUnit = (e: ApiError): UnitResult => ({ pu: 0, error: e.message, failure: { status: e.status, code: e.code } });
 
-/** The ENGINE_KIND handler and options (onDead, lease) for `plugins`. */
+type Target = { plugin: TaskPlugin; stub: TaskStub; unit: string };
+type Begun = Extract<Begin, { task: unknown }>;
+
+/** Runs a begun unit's work; how it ended. */
+async function perform({ plugin, stub, unit }: Target, env: Env, begun: Begun, owner: string, retryMs: number, signal: AbortSignal): Promise<UnitEnd> {
+  const at = asLocation(env, begun.task.location);
+  try {
+    if (unit === PLAN_UNIT) return { plan: await plugin.plan(at, begun.task) };
+    if (unit === ASSEMBLE_UNIT) return (await plugin.assemble!(at, begun.task), { assembled: true });
+    const remember = async (value: string) => (await stub.renew(unit, owner, value)).memo ?? value;
+    return { result: await plugin.run(at, begun.task, { ...begun.unit, remember }, signal) };
+  } catch (e) {
+    if (e instanceof RunLater) return { later: e.delayMs }; // not a failure: the unit runs again later
+    if (overloaded(e)) return { later: 1000 * (e.retryAfterSeconds ?? 2) };
+    const client = clientError(e);
+    if (client && unit === PLAN_UNIT) return { fail: `Analysis failed: ${client.message}`, failure: { status: client.status, code: client.code } };
+    if (client && unit !== ASSEMBLE_UNIT) return { result: failedUnit(client) };
+    return { retry: e instanceof Error ? e.message : String(e), retryMs };
+  }
+}
+
+/** Gives up a unit with `cause`: the plug-in's `dead` hook for a planned unit, then its end (counted failed, or the task FAILED). */
+async function giveUp({ plugin, stub, unit }: Target, env: Env, begun: Begun, owner: string, cause: string): Promise<void> {
+  if (unit !== PLAN_UNIT && unit !== ASSEMBLE_UNIT) await plugin.dead?.(asLocation(env, begun.task.location), begun.task, begun.unit, cause);
+  await stub.end(unit, owner, { dead: cause });
+}
+
+/** The ENGINE_KIND handler and its dead-letter hook for `plugins`. */
 export function engineKind(plugins: readonly TaskPlugin[]): [KindHandler, KindOptions] {
   const byKind = new Map(plugins.map((p) => [p.kind, p]));
   /** The plug-in, stub and unit of a message. @throws Error for a malformed one (retried, then dead-lettered). */
-  const target = (body: TaskMessage, env: Env) => {
+  const target = (body: TaskMessage, env: Env): Target => {
     const plugin = byKind.get(String(body.ns));
     if (!plugin || typeof body.task !== "string" || typeof body.unit !== "string") throw new Error(`task message without a known ns, task and unit`);
     return { plugin, stub: taskStub(plugin, env, body.task), unit: body.unit };
   };
 
-  const handler: KindHandler = async (body, env, _message, signal) => {
-    const { plugin, stub, unit } = target(body, env);
-    const work = await stub.work(unit);
-    if (!work) return;
-    const at = asLocation(env, work.task.location);
+  const handler: KindHandler = async (body, env, message) => {
+    const t = target(body, env);
+    const owner = `${message.id}#${message.attempts}`;
+    const begun = await t.stub.begin(t.unit, owner);
+    if (!begun.run) return begun.reason === "exhausted" ? giveUp(t, env, begun, owner, begun.cause) : undefined;
+    const beat = heartbeat(async () => (await t.stub.renew(t.unit, owner)).live, begun.leaseMs, t.unit);
     try {
-      if (unit === PLAN_UNIT) {
-        const plan = await plugin.plan(at, work.task);
-        await stub.planned(plan.units, plan.estimatePU);
-      } else if (unit === ASSEMBLE_UNIT) {
-        await plugin.assemble!(at, work.task);
-        await stub.assembled();
-      } else {
-        const remember = (value: string) => stub.memo(unit, value);
-        await stub.finishUnit(unit, await plugin.run(at, work.task, { ...work.unit, remember }, signal).catch((e: unknown) => {
-          const client = clientError(e);
-          if (client) return failedUnit(client);
-          throw e;
-        }));
-      }
-    } catch (e) {
-      if (e instanceof RunLater) throw e; // not a failure: the unit runs again later (./runner.ts)
-      if (overloaded(e)) throw new RunLater(e.message, 1000 * (e.retryAfterSeconds ?? 2));
-      const client = clientError(e);
-      if (client && unit !== ASSEMBLE_UNIT) return stub.fail(`${unit === PLAN_UNIT ? "Analysis failed: " : ""}${client.message}`, { status: client.status, code: client.code });
-      if (unit === PLAN_UNIT || unit === ASSEMBLE_UNIT || signal?.aborted || !(await stub.attemptFailed(unit, e instanceof Error ? e.message : String(e)))) throw e;
+      const how = await perform(t, env, begun, owner, 1000 * retryDelaySeconds(message.attempts), beat.signal);
+      if ("retry" in how && beat.signal.aborted) return; // the lease was lost: the unit's next delivery does the work
+      const recorded = await t.stub.end(t.unit, owner, how);
+      if (!recorded && "retry" in how) throw new Error(how.retry); // the queue retries it
+    } finally {
+      beat.stop();
     }
   };
 
-  /** A unit given up (dead-lettered, or out of attempts: `cause`): the plan or assembly FAILS the task, a unit is counted failed. */
+  /** A dead letter (or a unit the watchdog found out of attempts: `cause`): given up unless its task no longer needs it. */
   const onDead: KindOptions["onDead"] = async (body, env, message, cause) => {
-    const { plugin, stub, unit } = target(body, env);
-    const why = cause ?? `The ${unit === PLAN_UNIT ? "analysis" : unit === ASSEMBLE_UNIT ? "assembly" : "unit"} failed all ${message.attempts} delivery attempts (dead-lettered).`;
-    const work = await stub.work(unit);
-    if (!work) return;
-    if (unit === PLAN_UNIT || unit === ASSEMBLE_UNIT) return stub.fail(why);
-    await plugin.dead?.(asLocation(env, work.task.location), work.task, work.unit, why);
-    await stub.finishUnit(unit, { pu: 0, error: why });
+    const t = target(body, env);
+    const owner = `${message.id}#dead`;
+    const begun = await t.stub.begin(t.unit, owner, true);
+    if (begun.run || begun.reason !== "exhausted") return;
+    const what = t.unit === PLAN_UNIT ? "analysis" : t.unit === ASSEMBLE_UNIT ? "assembly" : "unit";
+    await giveUp(t, env, begun, owner, cause ?? `The ${what} failed all ${message.attempts} delivery attempts (dead-lettered).`);
   };
-
-  const lease: KindOptions["lease"] = (body, env) => {
-    try {
-      const { stub, unit } = target(body, env);
-      return { stub, unit: leaseId(unit) };
-    } catch {
-      return null;
-    }
-  };
-  return [handler, { onDead, lease }];
+  return [handler, { onDead }];
 }

@@ -1,5 +1,5 @@
 /**
- * Async strip units share their isolate's memory with its requests and other units (issue 27): each is admitted
+ * Async strip units share their isolate's memory with its requests and other units: each is admitted
  * with its bytes (src/async/render.ts, src/pipeline/admission.ts withConsumerAdmission). A unit that finds no room
  * within the consumer's wait is snoozed (acked; the unit stays PENDING with no attempt used, the request RUNNING, and
  * its object sends it again after Retry-After), not failed; with room it renders. Real queue handler, AsyncTask Durable Object, R2 and 29RKH pixels.
@@ -12,9 +12,10 @@ import type { AsyncRecord } from "../../src/async/schema";
 import { admissionStats, admit, setAdmission } from "../../src/pipeline/admission";
 import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import type { Env } from "../../src/env";
-import { asyncStub, renderMessage, RENDER_LEASE, runningRequest } from "../helpers/asynctasks";
+import { asyncStub, renderMessage, FIRST_STRIP, runningRequest } from "../helpers/asynctasks";
 import { seedSamples } from "../helpers/seed";
 import { CRS } from "../helpers/process";
+import { stateOf, unitOf } from "../helpers/taskengine";
 
 const E = env as unknown as Env;
 
@@ -49,8 +50,8 @@ describe("admission of async strip units", () => {
       const refused = await consume(record.id, "m1", 1);
       expect(refused.retryMessages).toEqual([]);
       expect(refused.explicitAcks).toEqual(["m1"]);
-      expect(await stub.unit(RENDER_LEASE)).toMatchObject({ status: "PENDING", attempts: 0, owner: null });
-      expect((await stub.snapshot()).state).toBe("PROCESSING");
+      expect(await unitOf(stub, FIRST_STRIP)).toMatchObject({ status: "PENDING", attempts: 0, owner: null });
+      expect((await stateOf(stub))).toBe("PROCESSING");
       expect(admissionStats()).toMatchObject({ requests: 1, waiting: 0 });
     } finally {
       held.release();
@@ -59,7 +60,7 @@ describe("admission of async strip units", () => {
     const done = await consume(record.id, "m2", 2);
     expect(done.retryMessages).toEqual([]);
     expect(done.explicitAcks).toEqual(["m2"]);
-    expect(await stub.unit(RENDER_LEASE)).toMatchObject({ status: "DONE" });
+    expect(await unitOf(stub, FIRST_STRIP)).toMatchObject({ status: "DONE" });
     expect(admissionStats()).toMatchObject({ bytes: 0, requests: 0 });
     // 256 x 256 pixels: UINT16 values and their file, Float32 B04 and a mask byte twice
     expect(admissionStats().peakBytes).toBe(256 * 256 * (2 * 2 + 2 * 5));

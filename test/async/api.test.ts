@@ -14,6 +14,7 @@ import { asyncStub, finishRequest, runningRequest } from "../helpers/asynctasks"
 import { stripRows } from "../../src/async/render";
 import { createS3Key, type AccountS3Key } from "../../src/buckets/keys";
 import { newAccount, tokenOf } from "../helpers/accounts";
+import { stateOf } from "../helpers/taskengine";
 
 const RKH_BBOX = [199980, 2690220, 309780, 2800020];
 const TIME = { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" };
@@ -64,7 +65,7 @@ describe("async process: delivery", () => {
     expect(s).toBe("RUNNING");
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     await finished(id, bearer);
-    expect((await asyncStub(id).snapshot()).state).toBe("DONE");
+    expect((await stateOf(asyncStub(id)))).toBe("DONE");
     const tif = await readTiff(await (await object(`async-out/runs/${id}/default.tif`))!.arrayBuffer());
     expect([tif.width, tif.height, tif.bbox]).toEqual([1098, 1098, RKH_BBOX]);
     // the tile at its native 100 m, in 3 strips (stripRows): every DN as stored in B04.tif (read with geotiff.js)
@@ -102,7 +103,7 @@ describe("async process: delivery", () => {
     expect(r.status).toBe(200);
     const { id } = (await r.json()) as { id: string };
     await finished(id, bearer);
-    expect((await asyncStub(id).snapshot()).state).toBe("FAILED");
+    expect((await stateOf(asyncStub(id)))).toBe("FAILED");
     const error = (await (await object(`async-out/runs/${id}/error.json`))!.json()) as { error: { status: number; code: string; message: string } };
     expect(error.error).toMatchObject({ status: 400, code: "EXECUTION_ERROR" });
     expect(error.error.message).toContain("no reflectance wanted");
@@ -158,8 +159,8 @@ describe("async process: status", () => {
     expect((await envelope(other)).code).toBe("COMMON_NOT_FOUND");
     expect((await status(crypto.randomUUID(), bearer)).status).toBe(404);
     expect((await status("not-a-uuid", bearer)).status).toBe(404);
-    expect(await finishRequest(rec.id, 1)).toBe(true);
-    expect((await stub.snapshot()).state).toBe("DONE");
+    await finishRequest(rec.id, 1);
+    expect((await stateOf(stub))).toBe("DONE");
     expect((await status(rec.id, bearer)).status).toBe(404);
   });
 });

@@ -6,11 +6,13 @@
  * ends DONE once (files written once, units charged once), or FAILED with the cause after its last attempt.
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { asyncRequestSchema, type AsyncRecord } from "../../src/async/schema";
-import { asyncStub, finishRequest, renderMessage, RENDER_LEASE, runningRequest } from "../helpers/asynctasks";
+import { asyncStub, finishRequest, FIRST_STRIP, renderMessage, runningRequest } from "../helpers/asynctasks";
+import { inspect, setRow, stateOf, unitOf } from "../helpers/taskengine";
+import { leaseId } from "../../src/tasks/messages";
 import { unitsUsage } from "../../src/accounts/units";
 import { LEASE_POLICY } from "../../src/tasks/lease";
 import { DEAD_LETTER_QUEUE_NAME, TASK_QUEUE_NAME } from "../../src/tasks/queue";
@@ -48,7 +50,7 @@ describe("async request lifecycle", () => {
   it("a dead letter FAILS the request: error.json (500 envelope), request.json FAILED; a second copy changes nothing", async () => {
     const rec = await running("dead");
     expect((await consume(DEAD_LETTER_QUEUE_NAME, rec.id, "d1")).explicitAcks).toEqual(["d1"]);
-    expect((await asyncStub(rec.id).snapshot()).state).toBe("FAILED");
+    expect(await stateOf(asyncStub(rec.id))).toBe("FAILED");
     const error = await json(`life/dead/${rec.id}/error.json`);
     expect(error.error).toMatchObject({ status: 500, code: "COMMON_EXCEPTION" });
     expect(error.error.message).toMatch(/failed all 4 delivery attempts/);
@@ -60,20 +62,20 @@ describe("async request lifecycle", () => {
 
   it("a redelivered message of a finished request is acked and renders nothing", async () => {
     const rec = await running("redelivered");
-    expect(await finishRequest(rec.id, 2)).toBe(true);
+    await finishRequest(rec.id, 2);
     const result = await consume(TASK_QUEUE_NAME, rec.id, "m1");
     expect(result.explicitAcks).toEqual(["m1"]);
     expect(result.retryMessages).toEqual([]);
-    expect(await asyncStub(rec.id).snapshot()).toMatchObject({ state: "DONE", counters: { pu: 2 } });
+    expect(await inspect(asyncStub(rec.id))).toMatchObject({ state: "DONE", done: 1, pu: 2 });
     expect((await E.BUCKETS.list({ prefix: `life/redelivered/${rec.id}/` })).objects.map((o) => o.key)).toEqual([`life/redelivered/${rec.id}/request.json`]);
   });
 
   it("the timeout alarm FAILS a request still RUNNING and writes error.json", async () => {
     const rec = await running("timeout");
     const stub = asyncStub(rec.id);
-    await stub.scheduleTimeout(0); // the 12 hours are over (before the render's lease expires)
+    await setRow(stub, "UPDATE task SET deadline = 0"); // the 12 hours are over (before the render's lease expires)
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    expect((await stub.snapshot()).state).toBe("FAILED");
+    expect(await stateOf(stub)).toBe("FAILED");
     expect((await json(`life/timeout/${rec.id}/error.json`)).error.message).toMatch(/did not finish within 12 hours/);
   });
 });
@@ -94,7 +96,7 @@ function evaluatePixel(s) { return [s.B04 * 10000]; }`,
 
 /** The render's lease ran out (its consumer died with the server). */
 const expire = (rec: AsyncRecord) =>
-  runInDurableObject(asyncStub(rec.id), (_o, state) => void state.storage.sql.exec("UPDATE task_units SET lease_until = 0 WHERE id = ?", RENDER_LEASE));
+  setRow(asyncStub(rec.id), "UPDATE units SET lease_until = 0 WHERE id = ?", leaseId(FIRST_STRIP));
 
 /** key -> etag of the objects under `prefix`. */
 async function listing(prefix: string): Promise<Map<string, string>> {
@@ -109,16 +111,16 @@ describe("async request: a render lost with its Worker resumes (lease + watchdog
   it("killed mid-render (claimed, lease expired): re-sent by the alarm, DONE once; files written once, units charged once", async () => {
     const rec = await renderable("lease-kill");
     const stub = asyncStub(rec.id);
-    expect(await stub.claimUnit(RENDER_LEASE, "killed#1")).toMatchObject({ run: true, attempt: 1 });
+    expect(await stub.begin(FIRST_STRIP, "killed#1")).toMatchObject({ run: true });
     // the message of the killed attempt, delivered again meanwhile: the lease is still the killed consumer's
     expect((await consume(TASK_QUEUE_NAME, rec.id, "dup")).explicitAcks).toEqual(["dup"]);
-    expect((await stub.snapshot()).state).toBe("PROCESSING"); // (the engine's state of a RUNNING request)
+    expect(await stateOf(stub)).toBe("PROCESSING"); // (the engine's state of a RUNNING request)
     await expire(rec);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    await vi.waitFor(async () => expect((await stub.snapshot()).state).toBe("DONE"), { timeout: 60_000, interval: 200 });
-    const pu = (await stub.snapshot()).counters.pu!;
+    await vi.waitFor(async () => expect(await stateOf(stub)).toBe("DONE"), { timeout: 60_000, interval: 200 });
+    const { pu } = await inspect(stub);
     expect(pu).toBeGreaterThan(0);
-    expect(await stub.unit(RENDER_LEASE)).toMatchObject({ status: "DONE", attempts: 2 });
+    expect(await unitOf(stub, FIRST_STRIP)).toMatchObject({ status: "DONE", attempts: 2 });
     const files = await listing(`lease-kill/out/${rec.id}/`);
     expect([...files.keys()].sort()).toEqual([`lease-kill/out/${rec.id}/default.tif`, `lease-kill/out/${rec.id}/request.json`]);
     expect((await unitsUsage(E, rec.account)).used).toBeCloseTo(pu, 9);
@@ -132,16 +134,17 @@ describe("async request: a render lost with its Worker resumes (lease + watchdog
     const rec = await renderable("lease-dead");
     const stub = asyncStub(rec.id);
     for (let i = 1; i <= LEASE_POLICY.maxAttempts; i++) {
-      expect(await stub.claimUnit(RENDER_LEASE, `killed#${i}`)).toMatchObject({ run: true, attempt: i });
+      expect(await stub.begin(FIRST_STRIP, `killed#${i}`)).toMatchObject({ run: true });
+      expect(await unitOf(stub, FIRST_STRIP)).toMatchObject({ attempts: i });
       await expire(rec);
     }
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    await vi.waitFor(async () => expect((await stub.snapshot()).state).toBe("FAILED"), { timeout: 30_000, interval: 200 });
+    await vi.waitFor(async () => expect(await stateOf(stub)).toBe("FAILED"), { timeout: 30_000, interval: 200 });
     const error = await json(`lease-dead/out/${rec.id}/error.json`);
     expect(error.error).toMatchObject({ status: 500, message: expect.stringMatching(/^No attempt finished: 3 attempt\(s\) were each lost/) });
     expect(await json(`lease-dead/out/${rec.id}/request.json`)).toMatchObject({ id: rec.id, status: "FAILED" });
-    expect(await stub.unit(RENDER_LEASE)).toMatchObject({ status: "FAILED" });
-    expect((await stub.snapshot()).counters).toEqual({ failed: 1, pu: 0 });
+    expect(await unitOf(stub, FIRST_STRIP)).toMatchObject({ status: "FAILED" });
+    expect(await inspect(stub)).toMatchObject({ done: 0, failed: 1, pu: 0 });
     expect((await unitsUsage(E, rec.account)).used).toBe(0);
     expect(await E.BUCKETS.head(`lease-dead/out/${rec.id}/default.tif`)).toBeNull();
   });

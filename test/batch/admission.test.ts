@@ -1,5 +1,5 @@
 /**
- * Batch tiles share their isolate's memory with its requests and other heavy messages (issue 27): each tile's
+ * Batch tiles share their isolate's memory with its requests and other heavy messages: each tile's
  * evaluation and files are admitted with their bytes (src/batch/execute.ts, src/pipeline/admission.ts
  * withConsumerAdmission). A tile that finds no room within the consumer's wait is snoozed (its message acked, no
  * attempt used; its object sends it again after Retry-After), not failed.
@@ -11,7 +11,7 @@ import { batchTaskIn, deliver, msg, tileMessage } from "../helpers/batchtasks";
 import { seedSamples } from "../helpers/seed";
 import { admissionStats, admit, setAdmission } from "../../src/pipeline/admission";
 import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
-import { leaseId } from "../../src/tasks/messages";
+import { inspect, unitOf } from "../helpers/taskengine";
 
 beforeAll(async () => {
   await seedSamples((i) => i.id === "S2A_29RKH_20200219_0_L2A");
@@ -29,10 +29,9 @@ describe("admission of batch tiles", () => {
     } finally {
       held.release();
     }
-    const row = async () => (await stub.unitList()).find((u) => u.id === tiles[0]);
-    expect(await row()).toMatchObject({ status: "PENDING" });
-    expect(await stub.unit(leaseId(tiles[0]!))).toMatchObject({ status: "PENDING", attempts: 0, owner: null });
-    const { done = 0, failed = 0 } = (await stub.snapshot()).counters;
+    const row = () => unitOf(stub, tiles[0]!);
+    expect(await row()).toMatchObject({ status: "PENDING", attempts: 0, owner: null });
+    const { done, failed } = await inspect(stub);
     expect([done, failed]).toEqual([0, 0]);
     setAdmission();
     expect(await deliver(TASK_QUEUE_NAME, [msg("t0", tileMessage(id, tiles[0]!), 2)])).toEqual({ acked: ["t0"], retried: [] });

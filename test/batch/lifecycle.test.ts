@@ -5,11 +5,11 @@
  * States are set up through the task object itself so that no queue message runs behind the test's back.
  */
 import { env } from "cloudflare:workers";
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import { leaseId } from "../../src/tasks/messages";
-import { unwrap } from "../../src/tasks/machine";
+import { inspect, quietly, setRow, unitOf } from "../helpers/taskengine";
 import { DEAD_LETTER_QUEUE_NAME, TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import { authed, envelope, token } from "../helpers/auth";
 import { BATCH, ONE_TILE, batchCall, batchRequest, bucketFiles, getTask, waitForStatus } from "../helpers/batch";
@@ -44,48 +44,47 @@ describe("once-only tiles", () => {
     expect(out).toEqual({ acked: ["m0", "m0", "m0b", "m1"], retried: [] });
     let task = await getTask(id, bearer);
     expect(task).toMatchObject({ status: "PROCESSING", completionPercentage: 50 });
-    expect((await stub.snapshot()).counters.done).toBe(2);
+    expect((await inspect(stub)).done).toBe(2);
     await deliver(TASK_QUEUE_NAME, [msg("m2", body(tiles[2]!)), msg("m3", body(tiles[3]!)), msg("m3", body(tiles[3]!), 2)]);
     task = await getTask(id, bearer);
     expect(task).toMatchObject({ status: "DONE", completionPercentage: 100 });
-    expect((await stub.snapshot()).counters.done).toBe(4);
+    expect((await inspect(stub)).done).toBe(4);
     const files = await bucketFiles("batch-redeliver", "out/");
     expect([...files.keys()].sort()).toEqual(tiles.map((t) => `out/${id}/${t}/default.tiff`).sort());
   });
 
-  it("two deliveries racing on one tile (both told to run) count it once", async () => {
+  it("two deliveries racing on one tile: one begins it, the other finds it busy; three ends count it once", async () => {
     const { stub, tiles } = await taskIn("PROCESSING", "batch-race");
-    const [a, b] = await Promise.all([stub.work(tiles[0]!), stub.work(tiles[0]!)]);
-    expect([a?.unit.id, b?.unit.id]).toEqual([tiles[0], tiles[0]]);
-    await Promise.all([stub.finishUnit(tiles[0]!, { pu: 0.25 }), stub.finishUnit(tiles[0]!, { pu: 0.25 }), stub.finishUnit(tiles[0]!, { pu: 0, error: "late failure" })]);
-    expect((await stub.snapshot()).counters).toEqual({ done: 1, pu: 0.25 });
-    expect((await stub.unitList())[0]).toMatchObject({ status: "DONE", error: null });
+    const [a, b] = await Promise.all([stub.begin(tiles[0]!, "a#1"), stub.begin(tiles[0]!, "b#1")]);
+    expect([a.run, b.run].sort()).toEqual([false, true]);
+    expect(a.run ? b : a).toEqual({ run: false, reason: "busy" });
+    const ends = [stub.end(tiles[0]!, "a#1", { result: { pu: 0.25 } }), stub.end(tiles[0]!, "b#1", { result: { pu: 0.25 } }), stub.end(tiles[0]!, "a#1", { result: { pu: 0, error: "late failure" } })];
+    expect(await Promise.all(ends)).toEqual([true, true, true]);
+    expect(await inspect(stub)).toMatchObject({ done: 1, failed: 0, pu: 0.25 });
+    expect(await unitOf(stub, tiles[0]!)).toMatchObject({ status: "DONE", error: null, pu: 0.25 });
   });
 
   it("a tile whose message was lost (its unit leased, never sent: a restarted server) is sent again by the alarm", async () => {
     const { id, stub, tiles } = await taskIn("ANALYSIS_DONE", "batch-watchdog", ONE_TILE);
-    await stub.putUnits([{ id: leaseId(tiles[0]!), message: tileMessage(id, tiles[0]!) }]);
-    unwrap(await stub.transition("PROCESSING"));
+    await quietly(stub, (o) => o.act(account, "START"));
     expect(await runDurableObjectAlarm(stub)).toBe(true); // as at the lease's expiry
     expect(await waitForStatus(id, bearer, ["DONE", "FAILED"])).toMatchObject({ status: "DONE", completionPercentage: 100 });
     expect([...(await bucketFiles("batch-watchdog", `out/${id}/`)).keys()]).toEqual([`out/${id}/29RKH_0_4/default.tiff`]);
-    expect(await stub.unit(leaseId(tiles[0]!))).toMatchObject({ status: "DONE", attempts: 1 });
+    expect(await unitOf(stub, tiles[0]!)).toMatchObject({ status: "DONE", attempts: 1 });
   });
 
   it("a slow tile is not run twice: a copy delivered while its lease runs is acked without work; a killed one runs again", async () => {
     const { id, stub, tiles } = await taskIn("ANALYSIS_DONE", "batch-slow", ONE_TILE);
-    const unit = leaseId(tiles[0]!);
-    await stub.putUnits([{ id: unit, message: tileMessage(id, tiles[0]!) }]);
-    unwrap(await stub.transition("PROCESSING"));
-    expect(await stub.claimUnit(unit, "slow#1")).toMatchObject({ run: true, attempt: 1 }); // a delivery still rendering it
+    await quietly(stub, (o) => o.act(account, "START"));
+    expect(await stub.begin(tiles[0]!, "slow#1")).toMatchObject({ run: true }); // a delivery still rendering it
     expect(await deliver(TASK_QUEUE_NAME, [msg("copy", tileMessage(id, tiles[0]!))])).toEqual({ acked: ["copy"], retried: [] });
     expect((await bucketFiles("batch-slow", "")).size).toBe(0);
-    expect((await stub.snapshot()).counters).toEqual({});
+    expect(await inspect(stub)).toMatchObject({ done: 0, failed: 0, pu: 0 });
     // that delivery was killed: once its lease expired, the alarm sends the tile again
-    await runInDurableObject(stub, (_, state) => void state.storage.sql.exec("UPDATE task_units SET lease_until = 0 WHERE id = ?", unit));
+    await setRow(stub, "UPDATE units SET lease_until = 0 WHERE id = ?", leaseId(tiles[0]!));
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect(await waitForStatus(id, bearer, ["DONE", "FAILED"])).toMatchObject({ status: "DONE", completionPercentage: 100 });
-    expect(await stub.unit(unit)).toMatchObject({ status: "DONE", attempts: 2 });
+    expect(await unitOf(stub, tiles[0]!)).toMatchObject({ status: "DONE", attempts: 2 });
     expect([...(await bucketFiles("batch-slow", `out/${id}/`)).keys()]).toEqual([`out/${id}/29RKH_0_4/default.tiff`]);
   });
 
@@ -94,24 +93,24 @@ describe("once-only tiles", () => {
     const out = await deliver(TASK_QUEUE_NAME, tiles.map((t, i) => msg(`s${i}`, tileMessage(id, t))));
     expect(out.acked).toHaveLength(4);
     expect((await bucketFiles("batch-stopped", "")).size).toBe(0);
-    expect((await stub.snapshot()).counters).toEqual({});
+    expect(await inspect(stub)).toMatchObject({ done: 0, failed: 0, pu: 0 });
     expect(await getTask(id, bearer)).toMatchObject({ status: "STOPPED", stoppedStatusReason: "USER_ACTION", userAction: "STOP" });
   });
 
   it("a tile failing MAX attempts, or dead-lettered, is FAILED once; all tiles failed -> task FAILED with error", async () => {
     const { id, stub, tiles } = await taskIn("PROCESSING", "batch-fail");
     for (let attempt = 1; attempt <= 3; attempt++) {
-      expect(await stub.claimUnit(leaseId(tiles[0]!), `boom#${attempt}`)).toMatchObject({ run: true, attempt });
-      expect(await stub.attemptFailed(tiles[0]!, "boom")).toBe(attempt === 3); // the last attempt counts it failed
-      await stub.releaseUnit(leaseId(tiles[0]!), `boom#${attempt}`, 0);
+      expect(await stub.begin(tiles[0]!, `boom#${attempt}`)).toMatchObject({ run: true });
+      // a transient error: retried by the queue (false) until the last attempt counts it failed
+      expect(await stub.end(tiles[0]!, `boom#${attempt}`, { retry: "boom", retryMs: 0 })).toBe(attempt === 3);
     }
     const dead = tiles.slice(1).map((t, i) => msg(`d${i}`, tileMessage(id, t)));
     expect((await deliver(DEAD_LETTER_QUEUE_NAME, [...dead, dead[0]!])).acked).toHaveLength(4);
-    expect((await stub.snapshot()).counters).toEqual({ failed: 4, pu: 0 });
+    expect(await inspect(stub)).toMatchObject({ done: 0, failed: 4, pu: 0 });
     const task = await getTask(id, bearer);
     expect(task).toMatchObject({ status: "FAILED", completionPercentage: 100, costPU: 0 });
     expect(task.error).toMatch(/All 4 tiles failed; first error: boom \(after 3 attempts\)/);
-    expect((await stub.unitList()).map((t) => t.status)).toEqual(["FAILED", "FAILED", "FAILED", "FAILED"]);
+    expect((await inspect(stub)).units.map((t) => t.status)).toEqual(["FAILED", "FAILED", "FAILED", "FAILED"]);
   });
 
   it("existing outputs: the tile fails without overwrite, is skipped with skipExisting, rewritten with overwrite", async () => {
@@ -130,7 +129,7 @@ describe("once-only tiles", () => {
       expect(task.status).toBe(status);
       expect((await (await E.BUCKETS.get(key))!.text()).slice(0, content.length)).toBe(content);
       if (status === "FAILED") expect(task.error).toMatch(/already exist.*overwrite/);
-      else expect(task.costPU).toBe("skipExisting" in output ? 0 : (await stub.snapshot()).counters.pu);
+      else expect(task.costPU).toBe("skipExisting" in output ? 0 : (await inspect(stub)).pu);
     }
   });
 });
@@ -147,7 +146,7 @@ describe("user actions and updates", () => {
     expect(r.status).toBe(409);
     expect((await envelope(r)).message).toMatch(/PROCESSING.*cannot be updated/);
     const waiting = await taskIn("CREATED", "batch-update");
-    await waiting.stub.transition("ANALYSING");
+    await quietly(waiting.stub, (o) => o.act(account, "ANALYSE"));
     expect((await waiting.stub.act(account, "START"))?.ok).toBe(true); // START while ANALYSING: processing follows the analysis
     const w = await batchCall(`/${waiting.id}`, bearer, "PUT", { description: "x" });
     expect(w.status).toBe(409);

@@ -74,7 +74,7 @@ describe("the S3 keys of a delivery descriptor", () => {
     const [mine, keys] = await Promise.all([tokenOf(me.client), createS3Key(E, me.account).then((k) => k!)]);
     const body = batchRequest("batch-secrets", { delivery: { s3: { url: "s3://batch-secrets/out", accessKey: keys.accessKeyId, secretAccessKey: keys.secretAccessKey } } }, {}, ONE_TILE);
     const secretsOf = (id: string) =>
-      runInDurableObject(taskStub(batchPlugin, E, id), (_o, state) => state.storage.sql.exec("SELECT * FROM engine_secrets").toArray().length);
+      runInDurableObject(taskStub(batchPlugin, E, id), (_o, state) => state.storage.sql.exec("SELECT 1 FROM task WHERE secrets IS NOT NULL").toArray().length);
     const created = await batchCall("", mine, "POST", body);
     expect(created.status).toBe(201);
     const { id } = (await created.json()) as { id: string };

@@ -13,6 +13,7 @@ import { batchTaskIn, deliver, msg, tileMessage as tileBody } from "../helpers/b
 import { seedSamples } from "../helpers/seed";
 import { chargeUnits, unitsUsage } from "../../src/accounts/units";
 import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
+import { inspect } from "../helpers/taskengine";
 
 beforeAll(async () => {
   await seedSamples((i) => i.id === "S2A_29RKH_20200219_0_L2A");
@@ -24,11 +25,11 @@ describe("batch processing units", () => {
     const { id, stub, tiles } = await batchTaskIn(a.account, "PROCESSING", "batch-units");
     await deliver(TASK_QUEUE_NAME, [msg("u0", tileBody(id, tiles[0]!)), msg("u0", tileBody(id, tiles[0]!), 2), msg("u1", tileBody(id, tiles[1]!))]);
     await deliver(TASK_QUEUE_NAME, [msg("u2", tileBody(id, tiles[2]!)), msg("u3", tileBody(id, tiles[3]!)), msg("u1", tileBody(id, tiles[1]!), 2)]);
-    const { state, counters } = await stub.snapshot();
-    expect([state, counters.done]).toEqual(["DONE", 4]);
-    expect(counters.pu).toBeGreaterThan(0);
-    expect((await unitsUsage(env, a.account)).used).toBeCloseTo(counters.pu!, 9);
-    expect((await getTask(id, await tokenOf(a.client))).costPU).toBeCloseTo(counters.pu!, 6);
+    const { state, done, pu } = await inspect(stub);
+    expect([state, done]).toEqual(["DONE", 4]);
+    expect(pu).toBeGreaterThan(0);
+    expect((await unitsUsage(env, a.account)).used).toBeCloseTo(pu, 9);
+    expect((await getTask(id, await tokenOf(a.client))).costPU).toBeCloseTo(pu, 6);
   });
 
   it("an account running out of units stops its task with OUT_OF_PU; START is then refused with 403 OUT_OF_PU", async () => {
@@ -39,10 +40,10 @@ describe("batch processing units", () => {
     await deliver(TASK_QUEUE_NAME, tiles.map((t, i) => msg(`o${i}`, tileBody(id, t))));
     const task = await getTask(id, bearer);
     expect([task.status, task.stoppedStatusReason]).toEqual(["STOPPED", "OUT_OF_PU"]);
-    const { counters } = await stub.snapshot();
-    expect(counters.done).toBe(1); // the first tile's charge stopped the task: the other three did no work
-    expect((await stub.unitList()).filter((t) => t.status === "PENDING")).toHaveLength(3);
-    expect((await unitsUsage(env, a.account)).used).toBeCloseTo(0.999999 + counters.pu!, 9);
+    const { done, pu, units } = await inspect(stub);
+    expect(done).toBe(1); // the first tile's charge stopped the task: the other three did no work
+    expect(units.filter((t) => t.status === "IDLE")).toHaveLength(3); // waiting for START
+    expect((await unitsUsage(env, a.account)).used).toBeCloseTo(0.999999 + pu, 9);
     const start = await batchCall(`/${id}/start`, bearer, "POST");
     expect([start.status, (await envelope(start)).code]).toEqual([403, "OUT_OF_PU"]);
     expect((await batchCall("", bearer, "POST", batchRequest("batch-out-of-pu"))).status).toBe(201); // creating spends nothing

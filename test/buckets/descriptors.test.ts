@@ -20,7 +20,7 @@ const STAT_SCRIPT = `//VERSION=3
 function setup() { return { input: ["B04", "dataMask"], output: [{ id: "b", bands: 1, sampleType: "FLOAT32" }, { id: "dataMask", bands: 1 }] }; }
 function evaluatePixel(s) { return { b: [s.B04], dataMask: [s.dataMask] }; }`;
 
-/** URLs async refused before this check existed everywhere; the probe of issue 25 used the first six. */
+/** URLs async refused before this check existed everywhere; a tenancy probe used the first six. */
 const BAD_URLS: [string, string][] = [
   ["a '..' prefix after a short bucket", "s3://b/../x"],
   ["'..' as the bucket", "s3://.."],

@@ -1,5 +1,5 @@
 /**
- * Hostile band files in BYOC collections (workerd, real D1, R2 and queue), the reproductions of issue 25: a COG
+ * Hostile band files in BYOC collections (workerd, real D1, R2 and queue), reproductions of hostile files: a COG
  * whose first IFD points at itself (the tile stayed INGESTING for good and the isolate ran out of memory),
  * TileWidth 0 (INGESTED, then all zeros), a tile past the end of the file, corrupt, truncated and "bomb" DEFLATE
  * tiles (500s on Process at full resolution). Each ends FAILED with a cause at ingestion, or 400 in the error

@@ -243,7 +243,7 @@ async function alarmIngestsOnce(units: ReturnType<typeof unitsStub>, c: string, 
   expect(await itemCount(c)).toBe(1);
 }
 
-describe("nothing in flight is lost: leased ingestion (issue 25)", () => {
+describe("nothing in flight is lost: leased ingestion", () => {
   it("a tile QUEUED when the server died (message never sent): busy for reingest; the alarm re-sends it, INGESTED once", async () => {
     const c = await newCollection();
     const { id, units } = await leasedTile(c, "QUEUED");

@@ -6,9 +6,9 @@ import { authed } from "../helpers/auth";
 import { importStub, POLL_UNIT } from "../../src/dataimport/plugin";
 import type { Env } from "../../src/env";
 import worker from "../../src/index";
-import { leaseId } from "../../src/tasks/messages";
 import { seedSamples, sampleItems } from "../helpers/seed";
 import type { StacItem } from "../../src/storage/items";
+import { inspect, unitOf } from "../helpers/taskengine";
 
 export const DI = "/api/v1/dataimport";
 
@@ -103,9 +103,9 @@ export async function endedDeliveries(path: string, bearer: string, n: number): 
  */
 export async function pollNow(id: string): Promise<void> {
   const stub = importStub(env as unknown as Env, id);
-  const poll = async () => (await stub.unit(leaseId(POLL_UNIT)))!;
+  const poll = async () => (await unitOf(stub, POLL_UNIT))!;
   const snoozing = await until(`${id}: deliveries counted, the poll unit snoozing`, async () => {
-    const [units, u] = [await stub.unitList(), await poll()];
+    const [{ units }, u] = [await inspect(stub), await poll()];
     return units.every((x) => x.id === POLL_UNIT || x.status !== "PENDING") && u.owner === null && u.leaseUntil > Date.now() + 120_000 && u;
   });
   await until(`${id}: the poll unit re-sent`, async () => (await runDurableObjectAlarm(stub)) && (await poll()).leaseUntil !== snoozing.leaseUntil);

@@ -12,6 +12,7 @@ import { upsertItem } from "../../src/storage/items";
 import { importStub, POLL_UNIT } from "../../src/dataimport/plugin";
 import type { Env } from "../../src/env";
 import { di, endedDeliveries, ok, pollNow, refusedWith, sampleInput, seedWestFlanders, until, westFlandersItems, type DeliveryJson, type RecordJson } from "./helpers";
+import { inspect } from "../helpers/taskengine";
 
 beforeAll(async () => {
   await seedWestFlanders();
@@ -88,10 +89,10 @@ describe("subscription lifecycle", () => {
     expect(ended.every((d) => d.status === "DONE")).toBe(true);
     await until("COMPLETED", async () => (await ok<RecordJson>(await di(`/subscriptions/${s.id}`, me))).status === "COMPLETED");
     // the engine's view: a poll unit and one unit per delivery, each counted DONE; the task ended DONE
-    const units = await importStub(env as unknown as Env, s.id).unitList();
+    const { units, state } = await inspect(importStub(env as unknown as Env, s.id));
     expect(units.map((u) => u.id).sort()).toEqual([...ended.map((d) => d.id), POLL_UNIT].sort());
     expect(units.every((u) => u.status === "DONE")).toBe(true);
-    expect((await importStub(env as unknown as Env, s.id).snapshot()).state).toBe("DONE");
+    expect(state).toBe("DONE");
   });
 
   it("a CREATED subscription is deleted for good; a subscription needs timeRange.from", async () => {

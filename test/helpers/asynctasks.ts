@@ -7,8 +7,9 @@ import type { Env } from "../../src/env";
 import { asyncPlugin, stripUnitId } from "../../src/async/plugin";
 import type { AsyncRecord } from "../../src/async/schema";
 import type { Task } from "../../src/tasks/plugin";
-import { leaseId, unitMessage } from "../../src/tasks/messages";
+import { ASSEMBLE_UNIT, unitMessage } from "../../src/tasks/messages";
 import { taskStub } from "../../src/tasks/stub";
+import { planTask, quietly } from "./taskengine";
 
 const E = env as unknown as Env;
 
@@ -18,8 +19,6 @@ export const FIRST_STRIP = stripUnitId(0);
 export const asyncStub = (id: string) => taskStub(asyncPlugin, E, id);
 /** The message of strip unit `unit` of request `id`. */
 export const renderMessage = (id: string, unit = FIRST_STRIP) => unitMessage("async", id, unit, "heavy");
-/** The first strip's lease id in its object. */
-export const RENDER_LEASE = leaseId(FIRST_STRIP);
 
 /**
  * Stores `record` as a RUNNING request (engine state PROCESSING, its strip units leased, no message sent); its stub.
@@ -29,18 +28,15 @@ export async function runningRequest(record: AsyncRecord) {
   const { request, ...init } = record;
   const stub = asyncStub(record.id);
   await stub.create(init, request, false);
-  await stub.transition("ANALYSING");
   const { units } = await asyncPlugin.plan(E, record as unknown as Task<AsyncRecord["request"]>).catch(() => ({ units: [{ id: FIRST_STRIP, data: { row: 0, rows: 1 } }] }));
-  await stub.planned(units, null);
-  await stub.putUnits(units.map((u) => ({ id: leaseId(u.id), message: renderMessage(record.id, u.id) })));
-  await stub.transition("PROCESSING");
+  await planTask(stub, record.account, units, null, true);
   return stub;
 }
 
-/** Counts the request's one strip unit done with `pu` and runs its assembly's end (no file written): DONE. */
-export async function finishRequest(id: string, pu: number): Promise<boolean> {
-  const stub = asyncStub(id);
-  const counted = await stub.finishUnit(FIRST_STRIP, { pu });
-  await stub.assembled();
-  return counted;
+/** Counts the request's one strip unit done with `pu` and records its assembly (no file written): DONE. */
+export async function finishRequest(id: string, pu: number): Promise<void> {
+  await quietly(asyncStub(id), async (o) => {
+    await o.end(FIRST_STRIP, "test", { result: { pu } });
+    await o.end(ASSEMBLE_UNIT, "test", { assembled: true });
+  });
 }

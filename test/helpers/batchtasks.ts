@@ -10,8 +10,9 @@ import { batchPlugin } from "../../src/batch/plugin";
 import { tilingGridTiles } from "../../src/batch/tiles";
 import { batchRequestSchema } from "../../src/batch/schema";
 import { taskStub } from "../../src/tasks/stub";
-import { leaseId, unitMessage } from "../../src/tasks/messages";
+import { unitMessage } from "../../src/tasks/messages";
 import { batchRequest } from "./batch";
+import { inspect, planTask, quietly } from "./taskengine";
 
 const E = env as unknown as Env;
 
@@ -29,15 +30,9 @@ export async function batchTaskIn(account: string, state: "CREATED" | "ANALYSIS_
   const id = crypto.randomUUID();
   const stub = batchStub(id);
   await stub.create({ id, account, created: new Date().toISOString() }, request);
-  if (state !== "CREATED") {
-    await stub.transition("ANALYSING");
-    await stub.planned(tilingGridTiles(request.input as never, request.processRequest.input.bounds!).map((t) => ({ id: t.name, data: t })), 1);
-  }
-  const tiles = (await stub.unitList()).map((t) => t.id);
-  if (state === "PROCESSING" || state === "STOPPED") {
-    await stub.putUnits(tiles.map((t) => ({ id: leaseId(t), message: tileMessage(id, t) })));
-    await stub.transition("PROCESSING");
-  }
+  if (state !== "CREATED") await planTask(stub, account, tilingGridTiles(request.input as never, request.processRequest.input.bounds!).map((t) => ({ id: t.name, data: t })), 1);
+  const tiles = (await inspect(stub)).units.map((t) => t.id);
+  if (state === "PROCESSING" || state === "STOPPED") await quietly(stub, (o) => o.act(account, "START"));
   if (state === "STOPPED") await stub.act(account, "STOP");
   return { id, stub, tiles };
 }

@@ -1,5 +1,5 @@
 /**
- * D1 read replication on the catalog (issue 27): its routes read through a D1 session (src/http/replica.ts), answer
+ * D1 read replication on the catalog: its routes read through a D1 session (src/http/replica.ts), answer
  * with the session's `x-d1-bookmark`, and continue a client's bookmark; a malformed one is ignored, never a 500.
  */
 import { beforeAll, describe, expect, it } from "vitest";

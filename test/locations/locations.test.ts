@@ -22,6 +22,7 @@ import { parseLocations } from "../../src/locations/config";
 import { bucketLocations } from "../../src/locations/regions";
 import { asyncStub } from "../helpers/asynctasks";
 import { unitsUsage } from "../../src/accounts/units";
+import { inspect, stateOf } from "../helpers/taskengine";
 
 const EU = "http://localhost";
 const CREO = "http://127.0.0.1:8788";
@@ -259,14 +260,14 @@ describe("async requests keep the location that accepted them", () => {
     // the queue consumer runs with the deployment's own env (LOCATION_ID "local", no LOCATIONS): only the location
     // stored in the record makes creo's collection hosted there
     const state = await vi.waitFor(async () => {
-      const s = (await asyncStub(id).snapshot()).state;
+      const s = (await stateOf(asyncStub(id)));
       expect(["DONE", "FAILED"]).toContain(s);
       return s;
     }, { timeout: 60_000, interval: 250 });
     const error = await env.BUCKETS.get(`async-loc/out/${id}/error.json`);
     expect(state, error ? await error.text() : "").toBe("DONE");
     await expectFileB04(await (await env.BUCKETS.get(`async-loc/out/${id}/default.tif`))!.arrayBuffer());
-    const spent = (await asyncStub(id).snapshot()).counters.pu!;
+    const spent = (await inspect(asyncStub(id))).pu;
     expect(spent).toBeGreaterThan(0);
     expect((await unitsUsage(env, a.account)).used).toBeCloseTo(spent, 9);
   });

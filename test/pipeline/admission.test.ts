@@ -1,5 +1,5 @@
 /**
- * Memory within 128 MB per isolate (issue 27): the budgets of src/raster/memory.ts add up, the caches are bounded by
+ * Memory within 128 MB per isolate: the budgets of src/raster/memory.ts add up, the caches are bounded by
  * them, and the admission of src/pipeline/admission.ts lets Processing, Statistical API and WMS / WMTS requests in
  * by the bytes their pixels hold: real requests beyond a small budget wait for room or get 503 with Retry-After,
  * and the admitted ones answer the GDAL reference's pixels. (The isolate's peak JS memory under four 2500 x 2500

@@ -1,5 +1,5 @@
 /**
- * Leased units of work (src/tasks/lease.ts, leased.ts, runner.ts) through the real queue, consumer and Durable
+ * Leased units of work of a UnitObject (src/tasks/lease.ts, unit-object.ts, runner.ts) through the real queue, consumer and Durable
  * Objects: a lost message or a killed consumer is simulated by a unit that is put but never sent, or claimed by an
  * owner that never finishes and whose lease then expires; the object's alarm must re-send it, and it must run and
  * complete once. The `probe` kind runs as a leased unit when its message names `units` and `unit` (src/tasks/probe.ts).
@@ -8,8 +8,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { probeStub } from "../../src/tasks/probe";
-import { unwrap } from "../../src/tasks/machine";
+import { probeCounts } from "../../src/tasks/probe";
 import { LEASE_POLICY } from "../../src/tasks/lease";
 import { LeaseLostError, runLeased } from "../../src/tasks/runner";
 import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
@@ -18,11 +17,11 @@ import type { Env } from "../../src/env";
 
 const E = env as unknown as Env;
 
-/** A UnitObject, a TaskObject counting the probe's runs, and the probe message of unit `u`. */
+/** A UnitObject, the name the probe's runs are recorded under, and the probe message of unit `u`. */
 function setup(extra: Record<string, unknown> = {}) {
   const names = { units: crypto.randomUUID(), task: crypto.randomUUID() };
   const message = { kind: "probe", task: names.task, units: names.units, unit: "u", ...extra };
-  return { units: unitsStub(E, names.units), task: probeStub(E, names.task), message };
+  return { units: unitsStub(E, names.units), task: names.task, message };
 }
 
 /** The lease of unit `id` ran out (its owner died, or its message was lost). */
@@ -38,7 +37,7 @@ async function deliver(id: string, body: unknown) {
   return { acked: r.explicitAcks, retried: r.retryMessages.map((m) => m.msgId) };
 }
 
-const counters = async (task: ReturnType<typeof probeStub>) => (await task.snapshot()).counters;
+const counters = (task: string) => probeCounts(E, task);
 
 describe("leased units: the watchdog re-sends what was lost, and each unit completes once", () => {
   it("a unit put but never sent (the Worker died before the send): the alarm sends it, it runs once", async () => {
@@ -162,24 +161,5 @@ describe("runLeased: the heartbeat", () => {
     } finally {
       vi.useRealTimers();
     }
-  });
-});
-
-describe("one alarm for the timeout and the leases", () => {
-  it("runs what is due by the time it was armed for: the lease first, the task's timeout when its time comes", async () => {
-    const name = crypto.randomUUID();
-    const task = probeStub(E, name);
-    unwrap(await task.transition("ANALYSING"));
-    await task.scheduleTimeout(10 * 60_000);
-    await task.putUnits([{ id: "u", message: { kind: "probe", task: name } }]);
-    expect(await runDurableObjectAlarm(task)).toBe(true); // the unit's lease: re-sent, the task still running
-    await vi.waitFor(async () => expect((await task.snapshot()).counters).toEqual({ probes: 1 }), { timeout: 15_000, interval: 100 });
-    expect((await task.snapshot()).state).toBe("ANALYSING");
-    expect(await task.completeUnit("u", "DONE")).toBe(true);
-    expect(await runDurableObjectAlarm(task)).toBe(true); // armed for the re-sent unit's lease: nothing due any more
-    expect((await task.snapshot()).state).toBe("ANALYSING");
-    expect(await runDurableObjectAlarm(task)).toBe(true); // the deadline
-    expect((await task.snapshot()).state).toBe("FAILED");
-    expect(await runDurableObjectAlarm(task)).toBe(false);
   });
 });

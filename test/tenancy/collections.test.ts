@@ -1,5 +1,5 @@
 /**
- * Tenancy, collections (issue 25): account B cannot make a BYOC or Zarr collection over account A's bucket (create
+ * Tenancy, collections: account B cannot make a BYOC or Zarr collection over account A's bucket (create
  * or update: 403, nothing stored), so it can add no tile at A's paths, download none of A's files and process none
  * of A's pixels; A's own collections keep working. What B may do once A grants it the bucket, and what B loses
  * when A revokes the grant, is test/tenancy/grants.test.ts.

@@ -1,5 +1,5 @@
 /**
- * Tenancy, deliveries and inputs (issue 25 "Buckets have no owner"): account B, with its own token, names account
+ * Tenancy, deliveries and inputs (buckets have owners): account B, with its own token, names account
  * A's bucket as an async / batch / statistical batch delivery, an evalscriptReference or a GeoPackage input. Every
  * attempt is a 403 envelope at submission that names nothing of A's objects (the same answer whether the object
  * exists or not), and A's objects keep their bytes. Work already queued under B's account (a record naming A's
@@ -21,6 +21,7 @@ import { CRS } from "../helpers/process";
 import { sampleFile, seedSamples } from "../helpers/seed";
 import { jsonInit } from "../helpers/wms";
 import { DEMO_ACCOUNT, objectState, refused, tenant, type Tenant } from "./helpers";
+import { inspect, stateOf } from "../helpers/taskengine";
 
 const E = env as unknown as Env;
 const ASYNC = "/api/v1/async/process";
@@ -89,7 +90,7 @@ describe("async deliveries", () => {
     const batch = createMessageBatch(TASK_QUEUE_NAME, [msg("q1", renderMessage(record.id))]);
     await worker.queue(batch, E);
     expect((await getQueueResult(batch, createExecutionContext())).explicitAcks).toEqual(["q1"]);
-    expect((await asyncStub(record.id).snapshot()).state).toBe("FAILED");
+    expect((await stateOf(asyncStub(record.id)))).toBe("FAILED");
     const after = await E.BUCKETS.list({ prefix: "tenant-a-queued/" });
     expect(after.objects.filter((o) => o.key.startsWith(`tenant-a-queued/x/`))).toEqual([]);
     expect(after.objects.map((o) => [o.key, o.etag])).toEqual(before.objects.map((o) => [o.key, o.etag]));
@@ -146,7 +147,7 @@ describe("batch", () => {
     const { id, stub, tiles } = await batchTaskIn(b.account, "PROCESSING", A_OUT, undefined, output);
     const out = await deliver(TASK_QUEUE_NAME, [msg("t1", tileMessage(id, tiles[0]!))]);
     expect(out.acked).toEqual(["t1"]);
-    const tile = (await stub.unitList())[0]!;
+    const tile = (await inspect(stub)).units[0]!;
     expect(tile).toMatchObject({ status: "FAILED" });
     expect(tile.error).toMatch(/Access to bucket 'tenant-a-batch' is denied/);
     expect(tile.error).not.toContain("A's tile");

@@ -1,5 +1,5 @@
 /**
- * Tenancy, grants (issue 25): while A's bucket policy grants B the bucket, B may make BYOC and Zarr collections on
+ * Tenancy, grants: while A's bucket policy grants B the bucket, B may make BYOC and Zarr collections on
  * it, ingest, list and download tile files and process their pixels; once A removes the policy every one of those
  * is refused at its own step (files, download, Process, new tiles, reingestion, Zarr reingestion: 403 or FAILED
  * with the reason), never answering A's bytes. The policy is set here through src/buckets/owners.ts as the S3

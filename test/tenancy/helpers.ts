@@ -1,5 +1,5 @@
 /**
- * Helpers of the tenancy suite (issue 25): two accounts side by side, A the victim and B the other tenant with its
+ * Helpers of the tenancy suite: two accounts side by side, A the victim and B the other tenant with its
  * own token; B's refused calls must answer 403 in the error envelope, naming nothing of A's objects.
  */
 import { env } from "cloudflare:workers";

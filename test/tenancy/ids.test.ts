@@ -1,5 +1,5 @@
 /**
- * Tenancy, ids and quotas (issue 25: "70 of 70 attempts to use A's ids directly" held; kept so): with A's ids in
+ * Tenancy, ids and quotas ("70 of 70 attempts to use A's ids directly" held; kept so): with A's ids in
  * hand, B's token reads, changes, starts and deletes nothing of A's (async requests, batch and statistical batch
  * tasks, BYOC collections and tiles, Zarr collections, OAuth clients, WMS instances, the account itself), always
  * 404 as for an unknown id, and A's records are unchanged afterwards. B past its processing-unit quota is refused

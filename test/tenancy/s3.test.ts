@@ -1,5 +1,5 @@
 /**
- * Tenancy, the S3 endpoint (issue 25: "one global key pair, and ListBuckets shows every tenant's buckets"): keys
+ * Tenancy, the S3 endpoint ("one global key pair, and ListBuckets shows every tenant's buckets"): keys
  * are per account, made and deleted through the accounts API (the secret shown once); ListBuckets lists the
  * signer's own buckets; every operation on another account's bucket is AccessDenied, the same for existing and
  * missing keys, with none of the object's bytes; CreateBucket of a taken name is BucketAlreadyExists; the owner

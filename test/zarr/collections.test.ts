@@ -249,7 +249,7 @@ describe("update, reingest, delete", () => {
   });
 });
 
-describe("an ingestion killed mid-way (issue 25: nothing in flight is lost)", () => {
+describe("an ingestion killed mid-way (nothing in flight is lost)", () => {
   /** A copy of the group's collection left as a killed request leaves it: INGESTING, unregistered, its unit claimed. */
   async function killedIngestion(name: string) {
     const { data } = await createZarr({ s3Bucket: "zarr-user", path: "stores/westflanders.zarr/", name });

@@ -1,5 +1,5 @@
 /**
- * Hostile Zarr stores (workerd, real D1 and R2), the reproductions of issue 25, built from the West Flanders group
+ * Hostile Zarr stores (workerd, real D1 and R2), reproductions of hostile stores, built from the West Flanders group
  * of scripts/make-zarr.py with one metadata file or chunk rewritten: a 200-byte `.zarray` declaring a
  * 1 000 000 000-value chunk (it took workerd down: "JavaScript heap out of memory"), an empty `x`, `chunks: [1,0,0]`,
  * blosc, an unknown compressor, a `delta` filter, an object `fill_value` (INGESTED, then all zeros or 500s),

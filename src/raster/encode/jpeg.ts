@@ -8,7 +8,7 @@
  *
  * Images up to OPTIMIZE_MAX_PIXELS are encoded in one call. MozJPEG holds an image as RGBA twice (here and in its
  * memory) plus all its coefficients (optimize_coding's second pass), which a 2500 x 2500 image cannot spare in an
- * isolate of 128 MB (issue 27); larger images go in strips of about STRIP_TARGET_PIXELS, joined into one file
+ * isolate of 128 MB; larger images go in strips of about STRIP_TARGET_PIXELS, joined into one file
  * with the standard tables (./jpegstrips.ts), so one strip at a time exists in both.
  * Each image gets a throwaway MozJPEG instance (instantiated from the compiled module, garbage after its call): a
  * kept one's WebAssembly memory (16.2 MiB to start) grows to its largest image and never shrinks. Encoding is

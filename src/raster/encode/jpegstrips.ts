@@ -1,5 +1,5 @@
 /**
- * One baseline JPEG from strips encoded on their own (issue 27: a large image's RGBA never exists whole). Every
+ * One baseline JPEG from strips encoded on their own (a large image's RGBA never exists whole). Every
  * strip is a complete baseline JPEG of whole MCU rows (MozJPEG, ./jpeg.ts, with the same options: the same
  * quantisation tables and sampling), but with its own Huffman tables (fitted to the strip) and its DC predictions
  * starting at 0 (ITU T.81 F.1.2.1). So each strip's entropy-coded data is decoded symbol by symbol and coded again

@@ -4,7 +4,7 @@
  *
  * 8-bit RGBA up to JSQUASH_MAX_PIXELS goes through @jsquash/png (Rust `png` crate in wasm, about 5 ms for
  * 512x512; it copies the image twice, into a clamped array and its wasm memory, which never shrinks, and a
- * 2500 x 2500 RGBA image made an isolate limited to 128 MB abort, issue 27). Its wasm
+ * 2500 x 2500 RGBA image made an isolate limited to 128 MB abort). Its wasm
  * `encode(data, width, height, bitDepth)` hard-codes colour type RGBA, so 1-3 band outputs would come back as
  * 4-channel images (sentinelhub-py would hand users (h, w, 4) arrays instead of (h, w) or (h, w, 3)), and its
  * 16-bit path stores samples in host (little-endian) byte order where PNG needs big-endian (0x0102 decodes as

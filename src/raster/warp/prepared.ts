@@ -5,11 +5,12 @@
  * the band files of one tile (B02, B03, B04, B08: same CRS, geotransform and level sizes) and warm requests over
  * the same grid skip the proj4 passes (chooseLevel's 100 points, kernelScale's 84, the lattice's ~1,100).
  */
-import { Lru } from "../lru";
+import { approxBytes, Lru } from "../lru";
 import type { PixelWindow, RasterReader } from "../reader";
 import type { Grid, Resampling } from "../types";
 import { pixelTransform, sourceCoords, type SourceCoords } from "./coords";
 import { chooseLevel, kernelScale, type KernelScale } from "./plan";
+import { PREPARED_WARP_BYTES } from "../memory";
 
 /** What readWarped needs before reading pixels. `scale` and `win` are null when the grid misses the level. */
 export interface PreparedWarp {
@@ -24,9 +25,9 @@ export interface PreparedWarp {
 /**
  * Prepared warps per grid, reader layout (CRS, geotransform, level sizes), resampling, error threshold and level
  * override: the key holds everything the result depends on, so a replaced file with another layout never hits.
- * Bounded by entries (a prepared warp holds the lattice cells of its coordinates, a few hundred KB at most).
+ * Bounded by PREPARED_WARP_BYTES (src/raster/memory.ts; a prepared warp holds the lattice cells of its coordinates).
  */
-export const preparedCache = new Lru<PreparedWarp>(32);
+export const preparedCache = new Lru<PreparedWarp>(32, PREPARED_WARP_BYTES, approxBytes, true);
 
 /** The pixel window of the level the kernels can touch: the coordinates' bounds plus the kernel reach. */
 function readWindowFor(bounds: [number, number, number, number], scale: KernelScale, width: number, height: number): PixelWindow | null {

@@ -137,7 +137,7 @@ describe("encodeJpeg on real 29RKH pixels", () => {
   });
 });
 
-describe("a large JPEG (above OPTIMIZE_MAX_PIXELS: strips joined into one scan, issue 27)", () => {
+describe("a large JPEG (above OPTIMIZE_MAX_PIXELS: strips joined into one scan)", () => {
   it("1100 x 1000 RGB at quality 90 and 50, grey at 90: baseline files of one scan with the standard tables that jpeg-js, Pillow and libjpeg (GDAL) decode close to the input, again and again", async (ctx) => {
     const w = await s2Window(["B04", "B03", "B02"], 0, 0, 1100, 1000);
     expect(w.width * w.height).toBeGreaterThan(OPTIMIZE_MAX_PIXELS);

@@ -110,7 +110,7 @@ describe("encodePng on real 29RKH pixels, decoded by fast-png with CRC checks", 
   });
 });
 
-describe("a large PNG, written in IDAT chunks compressed one at a time (issue 27)", () => {
+describe("a large PNG, written in IDAT chunks compressed one at a time", () => {
   let big: EncodeInput[], pngs: Uint8Array[];
   beforeAll(async () => {
     // 1100 x 1000 real pixels: above JSQUASH_MAX_PIXELS, so 8-bit RGBA is written here too

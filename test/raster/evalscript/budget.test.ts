@@ -1,7 +1,7 @@
 /**
  * The budget cannot be reached from script code, and work the loop counter does not see (allocations, native
  * array walks, regex backtracking) ends in a 400 naming the cause while a concurrent request is served.
- * Reproductions of issue 9 items 1 and 2 (each answered 200 or stalled the runtime before).
+ * Reproductions of runaway scripts (each answered 200 or stalled the runtime before).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { rendered, type RenderedEngineError } from "../../helpers/engine";

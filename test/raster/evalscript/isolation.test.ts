@@ -1,5 +1,5 @@
 /**
- * No state of one request is visible to the next (issue 9 item 3): the isolate is cached per script text and
+ * No state of one request is visible to the next: the isolate is cached per script text and
  * account (isolateName) and shared by that account's requests, so globals, prototypes and intrinsics are frozen
  * and the script's own state lives in a fresh instance per call. Also measures what a fresh isolate would cost.
  */

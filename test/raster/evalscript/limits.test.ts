@@ -1,5 +1,5 @@
 /**
- * Output and size limits (issue 9 item 4): output bands and bytes per request, userdata, setup() value, error
+ * Output and size limits: output bands and bytes per request, userdata, setup() value, error
  * message and script text. Each breach is a 400 whose message gives the limit; none reaches the RPC or a 500.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Sandbox isolates are recycled after a byte budget (sandboxgen.ts; issue 15: a sandbox isolate kept every heavy
+ * Sandbox isolates are recycled after a byte budget (sandboxgen.ts: a sandbox isolate kept every heavy
  * request's arrays as garbage and workerd's RSS grew with each): the next lease gets a fresh isolate, a lease in
  * flight keeps the old one until it ends, and evaluations across recycles give the same values.
  */

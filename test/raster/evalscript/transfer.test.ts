@@ -1,5 +1,5 @@
 /**
- * Measures how pixel arrays cross the Worker Loader RPC boundary (issue 15): ms per MB host -> isolate and
+ * Measures how pixel arrays cross the Worker Loader RPC boundary: ms per MB host -> isolate and
  * isolate -> host for (a) one Float32Array per band in an object (today), (b) one ArrayBuffer holding all bands,
  * (c) one ArrayBuffer out, (d) a ReadableStream of bytes. A/B interleaved, medians printed; the assertions check
  * only that every mode delivers the same bytes (timings are printed, never asserted). Run the measurement with

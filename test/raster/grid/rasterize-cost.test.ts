@@ -1,6 +1,6 @@
 /**
  * Cost of rasterizing onto a 2500 x 2500 grid, printed for the record and never asserted as a time: the 2e5-vertex
- * polygon of issue 9 item 5, and the worst case allowed by the vertex limit (every crossing is work). What is
+ * polygon of a rasterising probe, and the worst case allowed by the vertex limit (every crossing is work). What is
  * asserted is the mask itself, against an independent per-pixel even-odd test on sampled pixels.
  */
 import { describe, expect, it } from "vitest";

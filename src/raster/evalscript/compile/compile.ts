@@ -7,7 +7,7 @@
  */
 import { parse, type Node } from "acorn";
 import { EngineError, invalidArgument, scriptSyntax, unsupported } from "../../errors";
-import { Lru } from "../../lru";
+import { approxBytes, Lru } from "../../lru";
 import { bindableGlobals, scanNames } from "./globals";
 import { walk } from "./ast";
 import { instrument, ticks, type SourceMap } from "./instrument";
@@ -16,6 +16,7 @@ import { regexShape } from "./regex";
 import { columnPlan } from "../column/specialize";
 import { LIBRARY_NAMES } from "../sandbox/library";
 import { RESERVED_PREFIX, wrapperNames, wrapperPrefix, wrapperSuffix } from "./wrapper";
+import { SCRIPT_CACHE_BYTES } from "../../memory";
 
 /** The script functions the wrapper exports (undefined when the script does not define one). */
 export const SCRIPT_FUNCTIONS = [
@@ -80,8 +81,11 @@ function parseScript(source: string): Node {
 }
 
 /** Recently compiled scripts by source text (scripts up to CACHE_MAX_CHARS), oldest evicted first. */
-const compiledCache = new Lru<CompiledEvalscript>(64);
+const compiledCache = new Lru<CompiledEvalscript>(64, SCRIPT_CACHE_BYTES / 2, approxBytes, true);
 const CACHE_MAX_CHARS = 100_000;
+
+/** The compiled-script cache's entries, bytes and budget (tests). */
+export const compiledCacheStats = () => compiledCache.stats;
 
 /**
  * Validates and instruments an evalscript (cached by source text).

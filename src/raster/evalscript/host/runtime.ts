@@ -1,14 +1,14 @@
 /**
  * The host side of evalscript execution: `loadEvalscript` gives an EvalscriptRuntime whose calls go to the
  * script's sandbox isolate (one RPC per call; pixels travel as whole band arrays, one block of rows per RPC
- * for requests larger than `blockBytes`). What a call costs besides the script (issue 31, wrangler dev, loaded
+ * for requests larger than `blockBytes`). What a call costs besides the script (wrangler dev, loaded
  * 2-core machine): the first sandbox call of a request ~2 ms, workerd's (a no-op call to a trivial Worker Loader
  * worker costs it too; started during the read, it only moved there); each further call 0.1-0.3 ms; the pixels'
  * copies in and out about 2.5 GB/s (9 MB of bands in 3-4 ms, median of warm loops). NDVI PNG 1024², one call:
  * 3-20 ms to reach the sandbox, 12-15 ms in it (8-9 the pixels, 4 the AUTO conversion), 5-7 ms back.
  */
 import { invalidArgument } from "../../errors";
-import { Lru } from "../../lru";
+import { approxBytes, Lru } from "../../lru";
 import type { CompiledEvalscript } from "../compile/compile";
 import { executionError, sandboxCrash, type Budget } from "../errors";
 import { HOST_LIMITS } from "../limits";
@@ -17,6 +17,7 @@ import { dispose, SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES, sandboxFor, scriptH
 import { Assembly, blockOf, bytesOf, rowsPerBlock } from "./blocks";
 import { bandCountOf, mosaickingByDatasource, normalizeSetup } from "./setup";
 import type { EvalInput, EvalOutputSpec, EvalResult, EvalSetup, SceneData, SceneInfo, TimeRange } from "../types";
+import { SCRIPT_CACHE_BYTES } from "../../memory";
 
 /** Limits of the runtime; defaults in {@link DEFAULT_LIMITS}. */
 export interface RuntimeLimits {
@@ -63,7 +64,7 @@ export const DEFAULT_LIMITS: RuntimeLimits = {
 const INPUT_METADATA = { serviceVersion: "1.0.0", normalizationFactor: 0.0001 };
 
 /** Normalized setup() per script hash (setup takes no arguments, so its result is per script). */
-const setupCache = new Lru<EvalSetup>(256);
+const setupCache = new Lru<EvalSetup>(256, SCRIPT_CACHE_BYTES / 2, approxBytes, true);
 
 /** A loaded evalscript; see ../index.ts for the Sentinel Hub behaviour of each call. */
 export interface EvalscriptRuntime {

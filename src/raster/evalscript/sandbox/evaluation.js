@@ -48,7 +48,7 @@ export class Evaluation {
      * workerd's V8 compresses pointers, so small integers (Smis) stop at 2^30 - 1; the total (1e9 + 2000 per pixel)
      * was one for blocks under ~270 x 270 px and not above, and the field's change of representation left the
      * isolate's optimised pixel loop and AUTO conversion ~3x slower for good (measured: NDVI PNG 512 x 512, eval
-     * stage 11-17 ms after 35 requests of 64 x 64 px, 3-9 ms with the fraction; re-measured for issue 31, two fresh
+     * stage 11-17 ms after 35 requests of 64 x 64 px, 3-9 ms with the fraction; re-measured later, two fresh
      * servers interleaved, 35 x 64² then 60 x 512² each, three runs: p50 14, 15, 11 ms with it, 16, 20, 14 ms
      * without). Charges are whole ticks, so the budget runs out (below 0) at the same charge as without it.
      */

@@ -23,7 +23,7 @@ let NAMES = [];
 export function fillNames(names) { NAMES = names; }
 /**
  * `fill(sample, arrays, i)`: sample[NAMES[k]] = arrays[k][i], with one store site per band index (unrolled for
- * 24 bands, a loop above) so V8 keeps each store monomorphic. Against a plain loop (issue 31, profile-sandbox
+ * 24 bands, a loop above) so V8 keeps each store monomorphic. Against a plain loop (profile-sandbox
  * --ref, 512², 3 scenes, CPU ms per Mpx, 5 rounds): simple_water_bodies (SIMPLE, 8 bands) 181 against 208, max_ndvi 138 against
  * 129, the other general-path scripts within 2 % (monthly_composite, burned_area, cloudless_mosaic, cab, l2a_optimized).
  * @param {Record<string, number>} s the reused sample object

@@ -1,0 +1,130 @@
+// `npm run bench` section `archive` (BENCH_ONLY=archive; alone: `npx node scripts/bench-archive.mjs`), issue 36:
+// reads from an upstream archive against GDAL's /vsicurl/ over the same URLs, in the same run. An archive twin
+// (scripts/archive-twin.mjs) in this process answers every request after BENCH_ARCHIVE_LATENCY_MS (default 40 ms,
+// a cloud round trip); wrangler dev (port BENCH_ARCHIVE_PORT, default 8797) reads `sentinel-2-l2a` through it
+// (EO_EDGE_ARCHIVE=twin, ARCHIVE_STAC_URL, ARCHIVE_URL_MAP). Two requests over 29RKH (scripts/lib/bench.mjs):
+// NDVI 512x512 PNG and NDVI 1024x1024 FLOAT32 GeoTIFF. Per request and round (BENCH_ARCHIVE_ROUNDS, default 3):
+// - ours: a fresh server on a fresh copy of the seeded state (empty Cache API, R2 and isolate caches) from which the
+//   bundled 29RKH item is removed (a deployment without the samples: the scene can only come from the archive, as
+//   src/pipeline reads the local store first): the token, one cold request, then N warm ones (BENCH_N, default 30);
+// - GDAL: a fresh python3 process (scripts/bench_gdal.py with BENCH_RKH=/vsicurl/<twin>/objects/sentinel-cogs/...):
+//   one cold run, then N warm ones, with the cloud settings GDAL recommends (GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR,
+//   GDAL_HTTP_MERGE_CONSECUTIVE_RANGES=YES, GDAL_HTTP_MULTIPLEX=YES, VSI_CACHE=TRUE).
+// Figures: wall times (ours over HTTP on 127.0.0.1, GDAL in process), the medians over rounds of cold and warm p50,
+// the ratios ours / GDAL (targets: cold <= 0.7, warm <= 0.5) and the upstream requests of each (the twin's object
+// counts; ours must not exceed GDAL's). When the Worker makes no object request, it did not read through the
+// archive (the bundled sample answered): the section says so and marks the targets unmeasured.
+import { execFile, execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { startArchiveTwin } from "./archive-twin.mjs";
+import { NDVI_SCRIPT, fmt, getToken, pct, prepareState, processBody, RKH_BBOX, startServer, summaryRow, timed } from "./lib/bench.mjs";
+
+const N = Number(process.env.BENCH_N ?? 30);
+const ROUNDS = Number(process.env.BENCH_ARCHIVE_ROUNDS ?? 3);
+const LATENCY_MS = Number(process.env.BENCH_ARCHIVE_LATENCY_MS ?? 40);
+const PORT = process.env.BENCH_ARCHIVE_PORT ?? "8797";
+const STATE = resolve(".state-bench");
+const RKH_KEY = "sentinel-s2-l2a-cogs/29/R/KH/2020/2/S2A_29RKH_20200219_0_L2A";
+/** The NDVI as FLOAT32 (scripts/bench-processing.mjs's FLOAT_SCRIPT; GDAL's "tiff" mode computes the same). */
+const FLOAT_SCRIPT = `//VERSION=3
+function setup(){return {input:["B04","B08"],output:{bands:1,sampleType:"FLOAT32"}}}
+function evaluatePixel(s){return [(s.B08-s.B04)/(s.B08+s.B04)]}`;
+const CASES = [
+  { name: "NDVI 512x512 PNG", mode: "png", body: processBody(NDVI_SCRIPT, 512, 512, "image/png") },
+  { name: "NDVI 1024x1024 FLOAT32 GeoTIFF", mode: "tiff", body: processBody(FLOAT_SCRIPT, 1024, 1024, "image/tiff") },
+];
+const GDAL_CLOUD = { GDAL_DISABLE_READDIR_ON_OPEN: "EMPTY_DIR", GDAL_HTTP_MERGE_CONSECUTIVE_RANGES: "YES", GDAL_HTTP_MULTIPLEX: "YES", VSI_CACHE: "TRUE" };
+const median = (xs) => pct(xs, 50);
+
+/** One GDAL round in a fresh python3: { cold, warm (p50 ms), coldRequests, warmRequests (per run) }, or null without GDAL. */
+async function gdalRound(twin, mode) {
+  const env = { ...process.env, ...GDAL_CLOUD, BENCH_RKH: `/vsicurl/${twin.url}/objects/sentinel-cogs/${RKH_KEY}`, BENCH_TWIN_URL: twin.url };
+  try {
+    const { stdout } = await promisify(execFile)("/usr/bin/python3", ["scripts/bench_gdal.py", RKH_BBOX.join(","), String(N), mode], { env, maxBuffer: 1 << 20 });
+    const r = JSON.parse(stdout);
+    return { cold: r.first_ms, warm: r.p50_ms, coldRequests: r.first_requests, warmRequests: r.warm_requests / N };
+  } catch (e) {
+    console.log(`notice: GDAL baseline unavailable (${String(e.message).split("\n")[0]})`);
+    return null;
+  }
+}
+
+/**
+ * Removes the bundled 29RKH item from the local D1 of the wrangler state `dir` (Debian's python3 sqlite3 on
+ * miniflare's D1 file), so that the Worker finds the scene only in the archive. Returns the rows removed.
+ */
+function dropLocalScene(dir) {
+  const d1 = join(dir, "v3", "d1", "miniflare-D1DatabaseObject");
+  const files = readdirSync(d1).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite").map((f) => join(d1, f));
+  const sql = "import sqlite3,sys\nn=0\nfor f in sys.argv[1:]:\n c=sqlite3.connect(f)\n try: n+=c.execute(\"delete from items where collection='sentinel-2-l2a' and id='S2A_29RKH_20200219_0_L2A'\").rowcount; c.commit()\n except sqlite3.OperationalError: pass\n c.close()\nprint(n)";
+  return Number(execFileSync("/usr/bin/python3", ["-c", sql, ...files], { encoding: "utf8" }).trim());
+}
+
+/** One round of ours: a fresh server on a fresh copy of the seeded state; { cold, warm, coldRequests, warmRequests }. */
+async function oursRound(twin, body) {
+  const state = mkdtempSync(join(tmpdir(), "eo-edge-bench-archive-"));
+  cpSync(STATE, state, { recursive: true });
+  if (dropLocalScene(state) !== 1) throw new Error("the seeded state holds no sentinel-2-l2a item S2A_29RKH_20200219_0_L2A to remove");
+  const vars = { EO_EDGE_ARCHIVE: "twin", ARCHIVE_STAC_URL: twin.stacUrl["earth-search"], ARCHIVE_URL_MAP: JSON.stringify(twin.urlMap) };
+  const server = await startServer({ stateDir: state, port: PORT, args: Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]) });
+  try {
+    const token = await getToken(server.base, join(state, "demo-client.json"));
+    twin.resetStats();
+    const cold = await timed(server.base, token, body);
+    const { object: coldRequests, stac: coldStac, peakInFlight } = twin.stats();
+    twin.resetStats();
+    const warm = [];
+    for (let i = 0; i < N; i++) warm.push((await timed(server.base, token, body)).ms);
+    return { cold: cold.ms, warm: median(warm), coldRequests, coldStac, peakInFlight, warmRequests: twin.stats().object / N, timing: cold.timing };
+  } finally {
+    await server.stop();
+    rmSync(state, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  prepareState(STATE);
+  const twin = await startArchiveTwin({ latencyMs: LATENCY_MS });
+  console.log(`archive twin ${twin.url}, ${LATENCY_MS} ms per request; ${ROUNDS} rounds of (fresh server: 1 cold + ${N} warm) per request, GDAL in a fresh process each round`);
+  try {
+    for (const c of CASES) {
+      const ours = [], gdal = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        const g = await gdalRound(twin, c.mode);
+        if (g) gdal.push(g);
+        ours.push(await oursRound(twin, c.body));
+        const o = ours.at(-1);
+        console.log(`  ${c.name} round ${r + 1}: ours cold ${fmt(o.cold)} ms (${o.coldRequests} object + ${o.coldStac} STAC req, at most ${o.peakInFlight} at once), warm p50 ${fmt(o.warm)} ms (${fmt(o.warmRequests, 2)} req/run); GDAL cold ${fmt(g?.cold)} ms (${g?.coldRequests ?? "-"} req), warm p50 ${fmt(g?.warm)} ms (${fmt(g?.warmRequests, 2)} req/run)`);
+      }
+      report(c.name, ours, gdal);
+      console.log(`  cold Server-Timing (last round): ${ours.at(-1).timing}`);
+    }
+  } finally {
+    await twin.close();
+  }
+}
+
+/** Prints the medians and ratios of one request and writes its summary rows. */
+function report(name, ours, gdal) {
+  const m = (xs, k) => median(xs.map((x) => x[k]));
+  const o = { cold: m(ours, "cold"), warm: m(ours, "warm"), coldRequests: m(ours, "coldRequests"), warmRequests: m(ours, "warmRequests") };
+  const g = gdal.length ? { cold: m(gdal, "cold"), warm: m(gdal, "warm"), coldRequests: m(gdal, "coldRequests"), warmRequests: m(gdal, "warmRequests") } : null;
+  const viaArchive = o.coldRequests > 0;
+  console.log(`${name}: ours cold ${fmt(o.cold)} ms, warm p50 ${fmt(o.warm)} ms; GDAL cold ${fmt(g?.cold)} ms, warm p50 ${fmt(g?.warm)} ms (medians of rounds)`);
+  console.log(`${name}: upstream requests ours cold ${o.coldRequests}, warm ${fmt(o.warmRequests, 2)}/run; GDAL cold ${g?.coldRequests ?? "-"}, warm ${fmt(g?.warmRequests, 2)}/run`);
+  if (!viaArchive) {
+    console.log(`notice: the Worker made no request to the archive twin for ${name}: it answered from the bundled sample, not through the archive read path (EO_EDGE_ARCHIVE=twin); the ratios below are not archive figures`);
+  }
+  const ok = (ratio, target) => (viaArchive && g ? ratio <= target : null);
+  const cold = g ? o.cold / g.cold : NaN, warm = g ? o.warm / g.warm : NaN;
+  console.log(`${name}: ours / GDAL cold ${fmt(cold, 2)} (target <= 0.7), warm ${fmt(warm, 2)} (target <= 0.5)`);
+  summaryRow(`archive ${name} cold, ours / GDAL /vsicurl/ (${LATENCY_MS} ms per request)`, `${fmt(cold, 2)} (${fmt(o.cold)} / ${fmt(g?.cold)} ms)`, "<= 0.7", ok(cold, 0.7));
+  summaryRow(`archive ${name} warm p50, ours / GDAL /vsicurl/`, `${fmt(warm, 2)} (${fmt(o.warm)} / ${fmt(g?.warm)} ms)`, "<= 0.5", ok(warm, 0.5));
+  summaryRow(`archive ${name} upstream requests cold, ours vs GDAL`, `${o.coldRequests} vs ${g?.coldRequests ?? "-"}`, "ours <= GDAL", viaArchive && g ? o.coldRequests <= g.coldRequests : null);
+}
+
+await main();
+process.exit(0);
