@@ -92,6 +92,8 @@ function deploy(args, api, worker) {
   });
 }
 
+/** The Worker uploads recorded: a first upload (PUT .../scripts/{name}) or a redeploy's version (POST .../versions). */
+const uploadsOf = (requests) => requests.filter((r) => (r.method === "PUT" && /\/workers\/scripts\/[^/]+$/.test(r.path)) || (r.method === "POST" && /\/workers\/scripts\/[^/]+\/versions$/.test(r.path)));
 const writes = (requests) => requests.filter((r) => r.method !== "GET" && !/\/domains\/changeset$/.test(r.path));
 const home = (name) => resolve(".deploy", name);
 
@@ -129,12 +131,14 @@ async function firstDeployWithDomain(worker) {
   const second = await deploy(["--name", name], api, worker); // no other flag: deploy.json has them
   check(second.code === 0, `a rerun with only --name finishes${second.code ? `:\n${second.out}` : ""}`);
   check(worker.st.accounts.size === 1 && worker.st.accounts.get(saved.bootstrap.accountId).clients.length === 1, "  one account, one client (none left without a client)");
-  const uploads = api.requests.filter((r) => r.method === "PUT" && /\/workers\/scripts\/[^/]+$/.test(r.path));
+  const uploads = uploadsOf(api.requests);
   const bindings = uploads[0]?.body?.metadata?.bindings ?? [];
   check(bindings.some((b) => b.name === "PUBLIC_BASE_URL" && b.text === "https://taken.example.org"), "  PUBLIC_BASE_URL is the custom domain's URL in the first upload");
   check(uploads.every((u) => u.body?.metadata?.observability?.enabled === true), "  observability enabled in every upload");
   const records = api.requests.filter((r) => r.method === "PUT" && /\/domains\/records$/.test(r.path));
-  check(records.length >= 1 && records.every((r) => r.body.override_existing_dns_record === true && r.body.override_existing_origin === false), "  custom domain written with override_existing_dns_record true (--replace-dns), override_existing_origin false");
+  const [firstPut, ...later] = records;
+  check(firstPut?.body.override_existing_dns_record === true && firstPut.body.override_existing_origin === false, "  custom domain written with override_existing_dns_record true (--replace-dns), override_existing_origin false");
+  check(later.length >= 1 && later.every((r) => r.body.override_existing_dns_record === false && r.body.override_existing_origin === false), "  the rerun without --replace-dns sends both overrides false (the flag is per run, never saved)");
   check(!api.requests.some((r) => /\/workers\/routes|\/domains\/records/.test(r.path) && r.method !== "GET" && !records.includes(r)), "  wrangler wrote no route or domain itself");
   const creds = join(home(name), "credentials.json");
   const mode = (await stat(creds)).mode & 0o777;
@@ -151,7 +155,7 @@ async function firstDeployWorkersDev(worker) {
   const api = await startStandin();
   const r = await deploy(["--name", name], api, worker);
   check(r.code === 0, `a first deploy without --domain finishes${r.code ? `:\n${r.out}` : ""}`);
-  const uploads = api.requests.filter((x) => x.method === "PUT" && /\/workers\/scripts\/[^/]+$/.test(x.path));
+  const uploads = uploadsOf(api.requests);
   const url = uploads[0]?.body?.metadata?.bindings?.find((b) => b.name === "PUBLIC_BASE_URL")?.text;
   check(uploads.length === 1 && url === `https://${name}.eo-twin.workers.dev`, `  one upload, PUBLIC_BASE_URL ${url} (never workers-dev-url.invalid)`);
   check(!api.requests.some((x) => /\/domains\/records$/.test(x.path)), "  no custom domain written");
@@ -160,7 +164,7 @@ async function firstDeployWorkersDev(worker) {
   worker.st.broken = true;
   const again = await deploy(["--name", name], api, worker);
   worker.st.broken = false;
-  const rolled = api.requests.filter((x) => x.method === "POST" && /\/workers\/scripts\/[^/]+\/deployments$/.test(x.path));
+  const rolled = api.requests.filter((x) => x.method === "POST" && /\/workers\/scripts\/[^/]+\/deployments$/.test(x.path) && x.body?.versions?.[0]?.version_id === before);
   check(again.code === 1 && /rolling back to version/.test(again.out), "a failed smoke test stops the run and rolls back");
   check(rolled.length === 1 && rolled[0].body?.versions?.[0]?.version_id === before && rolled[0].body.versions[0].percentage === 100, `  wrangler rollback deployed ${before} to 100%`);
   await api.close();

@@ -176,6 +176,15 @@ function routes() {
       deployOf(s, version.id);
       return ok({ id: m[2], etag: version.id, deployment_id: version.id, startup_time_ms: 12, handlers: ["fetch", "queue", "scheduled"] });
     }],
+    ["POST", `^${script}/versions$`, (st, m, body) => {
+      // a redeploy (wrangler's versions + deployments flow): the version, then POST deployments puts it live
+      const s = scriptOf(st, m[2]);
+      const version = { id: randomUUID(), number: s.versions.length + 1, metadata: { source: "wrangler" } };
+      s.versions.push(version);
+      s.observability = body?.metadata?.observability ?? s.observability;
+      s.lastMetadata = body?.metadata ?? s.lastMetadata;
+      return ok({ id: version.id, number: version.number, metadata: version.metadata, resources: { script: { etag: version.id, handlers: ["fetch", "queue", "scheduled"] }, bindings: body?.metadata?.bindings ?? [] }, startup_time_ms: 12 });
+    }],
     ["GET", `^${script}/deployments$`, (st, m) => ok({ deployments: [...(st.scripts[m[2]]?.deployments ?? [])].reverse() })],
     ["POST", `^${script}/deployments$`, (st, m, body) => {
       const s = scriptOf(st, m[2]);
