@@ -176,11 +176,6 @@ export function parseSecretList(text: string): string[] {
   return Array.isArray(list) ? list.map((s: { name?: unknown }) => s?.name).filter((x): x is string => typeof x === "string") : [];
 }
 
-/** The first `https://<...>.workers.dev` URL `wrangler deploy` printed, or undefined. */
-export function workersDevUrl(text: string): string | undefined {
-  return /https:\/\/[a-z0-9-]+(?:\.[a-z0-9-]+)*\.workers\.dev\b/i.exec(plain(text))?.[0];
-}
-
 /**
  * Milliseconds of CPU a startup profile spent (the `.cpuprofile` of `wrangler check startup`, Chrome DevTools
  * Protocol `Profiler.Profile`: `nodes`, `samples`, `timeDeltas` in microseconds): the time of every sample not in

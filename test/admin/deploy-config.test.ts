@@ -17,7 +17,6 @@ import {
   parseSecretList,
   resourcesOf,
   startupCpuMs,
-  workersDevUrl,
 } from "../../scripts/lib/deploy-config";
 
 /** wrangler.toml as experimental_readRawConfig reads it (the parts the deploy uses). */
@@ -137,12 +136,9 @@ describe("wrangler's outputs", () => {
     expect(parseQueuesList("┌┐\n└┘")).toEqual([]);
   });
 
-  it("secret list --format json, and the workers.dev URL of wrangler deploy", () => {
+  it("secret list --format json", () => {
     expect(parseSecretList('[\n  {\n    "name": "ADMIN_TOKEN",\n    "type": "secret_text"\n  },\n  {\n    "name": "JWT_PRIVATE_JWK",\n    "type": "secret_text"\n  }\n]')).toEqual(["ADMIN_TOKEN", "JWT_PRIVATE_JWK"]);
     expect(parseSecretList("")).toEqual([]);
-    const deployed = "Total Upload: 9592.53 KiB / gzip: 2955.72 KiB\nUploaded eo-edge (12.34 sec)\nDeployed eo-edge triggers (1.01 sec)\n  https://eo-edge.acme-corp.workers.dev\n  Consumer for eo-edge-tasks\nCurrent Version ID: 5f0c...";
-    expect(workersDevUrl(deployed)).toBe("https://eo-edge.acme-corp.workers.dev");
-    expect(workersDevUrl("Deployed eo-edge triggers\n  eo.example.org (custom domain)")).toBeUndefined();
   });
 
   it("startup CPU of a .cpuprofile: every sample outside (idle), garbage collection included", () => {
