@@ -18,6 +18,7 @@ const PARTS = {
   processing: "scripts/bench-processing.mjs",
   scripts: "scripts/bench-scripts.mjs",
   floor: "scripts/bench-floor.mjs",
+  peers: "scripts/bench-peers.mjs",
   statistics: "scripts/bench-statistics.mjs",
   timeseries: "scripts/bench-timeseries.mjs",
   decode: "scripts/bench-decode.mjs",

@@ -36,4 +36,12 @@ export interface Env extends WorkerEnv {
    * measure the limiter's cost (`wrangler dev --var RATE_LIMITS:off`); unset, or any other value, limits as usual.
    */
   RATE_LIMITS?: string;
+  /**
+   * Optional secrets: the operator's AWS keys for the requester-pays buckets of the upstream archive
+   * (src/archive/access.ts); without them the collections stored there are not offered (docs/archives.md).
+   */
+  AWS_ACCESS_KEY_ID?: string;
+  AWS_SECRET_ACCESS_KEY?: string;
+  /** Optional R2 bucket: a read-through cache of upstream COG blocks (src/archive/bytes.ts). */
+  ARCHIVE_CACHE?: R2Bucket;
 }

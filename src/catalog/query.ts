@@ -68,7 +68,7 @@ export function queryableLookup(collections: string[]): (name: string) => Querya
  * The filter as CQL2 JSON (parsing CQL2 text), or undefined when absent. Throws 400 past the limits of
  * cql2/limits.ts (text size before parsing; depth and node count, then serialized size, of the JSON).
  */
-function filterJson(req: SearchRequest): unknown {
+export function filterJson(req: SearchRequest): unknown {
   const f = req.filter;
   if (f === undefined || f === "") return undefined;
   if (req.filterCrs !== undefined && !CRS84.includes(req.filterCrs)) {

@@ -16,7 +16,7 @@ export interface PageLinks {
 }
 
 /** The link to the following page: GET href with `next=`, or POST with body {next} and merge true. */
-function nextLink(links: PageLinks, next: number): Record<string, unknown> {
+function nextLink(links: PageLinks, next: number | string): Record<string, unknown> {
   if (links.method === "POST") {
     return { rel: "next", href: links.self, type: "application/geo+json", title: "Next set of results", method: "POST", body: { next }, merge: true };
   }
@@ -29,7 +29,8 @@ function nextLink(links: PageLinks, next: number): Record<string, unknown> {
 export interface Page {
   features: unknown[];
   limit: number;
-  next?: number;
+  /** An offset or keyset position (numbers), or an upstream archive's continuation (`a.` strings, federated.ts). */
+  next?: number | string;
   /** Items the search matches over all pages (absent when not counted). */
   matched?: number;
 }

@@ -6,13 +6,14 @@
 import type { Env } from "../env";
 import type { Api, AuthedRequest } from "../http/router";
 import { json, publicBaseUrl } from "../http/base";
-import { notFound } from "../http/errors";
+import { badRequest, notFound } from "../http/errors";
 import { readJson } from "../http/parse";
 import { serveAsset } from "./assets";
 import { findCollection, itemExtents, listCollections, renderCollection } from "./collections";
 import { distinctPage, distinctSql } from "./distinct";
 import { CONFORMANCE, landingPage } from "./landing";
-import { namedCollections, planSearch, queryableLookup } from "./query";
+import { filterJson, namedCollections, planSearch, queryableLookup } from "./query";
+import { federatedItem, federatedPage, isUpstreamToken } from "./federated";
 import { queryablesDocument } from "./queryables";
 import { CATALOG_TITLE, CatalogUrls, renderItem } from "./render";
 import { featureCollection, renderFeatures, type Page, type PageLinks } from "./results";
@@ -68,9 +69,22 @@ async function requireCollection(env: Env, account: string | null, id: string) {
  */
 async function respond(env: Env, account: string | null, urls: CatalogUrls, req: SearchRequest, named: string[] | undefined, links: PageLinks, isSearch: boolean): Promise<Response> {
   const scope = named ?? (await listCollections(env, account)).map((c) => c.id);
+  // a `next` of an upstream archive's search (federated.ts) continues it; the plan is built without it
+  const upstreamNext = isUpstreamToken(req.next) ? req.next : undefined;
   // names resolve against the named collections' queryables, else against the item search's (GET /queryables)
-  const plan = planSearch(req, scope, named ?? []);
+  const plan = planSearch(upstreamNext ? { ...req, next: undefined } : req, scope, named ?? []);
+  // federation: a search of one built-in an archive serves, with nothing in the local store for it
+  const federated = named?.length === 1 && req.distinct === undefined ? named[0]! : undefined;
+  const fromArchive = async (next?: string): Promise<Page | undefined> => {
+    const page = federated === undefined ? undefined : await federatedPage(env, federated, req, plan, filterJson(req), next);
+    return page && { features: renderFeatures(page.items, urls, req.fields), limit: plan.limit, next: page.next, matched: page.matched };
+  };
   const run = async (): Promise<Page> => {
+    if (upstreamNext !== undefined) {
+      const page = await fromArchive(upstreamNext);
+      if (!page) throw badRequest(`Invalid 'next' ${JSON.stringify(upstreamNext)}: it continues a search of one archive-served collection; use the value of context.next.`);
+      return page;
+    }
     const readable = await withItems(env, plan);
     if (req.distinct !== undefined) {
       const page = await distinctPage(env, readable, distinctSql(req.distinct, queryableLookup(named ?? [])));
@@ -79,6 +93,10 @@ async function respond(env: Env, account: string | null, urls: CatalogUrls, req:
     // the count is of the whole search: computed with its first page (pystac-client's matched() reads that one)
     const first = plan.position.kind === "offset" && plan.position.offset === 0;
     const [page, matched] = await Promise.all([searchPage(env, readable), first ? countMatched(env, readable) : undefined]);
+    if (first && page.items.length === 0) {
+      const upstream = await fromArchive();
+      if (upstream) return upstream;
+    }
     return { features: renderFeatures(page.items, urls, req.fields), limit: plan.limit, next: page.next, matched };
   };
   // The collection checks and the search run concurrently (one D1 round trip of latency instead of two).
@@ -137,7 +155,8 @@ export function registerCatalog(api: Api): void {
       .on("GET", `${root}/collections/:collectionId/items/:featureId`, async (request, env) => {
         const [c, id] = [param(request, "collectionId"), param(request, "featureId")];
         await requireCollection(env, viewer(request), c);
-        const item = await itemsBackend(env).get(c, id);
+        // a built-in an archive serves (type ids of owned collections never collide with them): the archive's item
+        const item = (await itemsBackend(env).get(c, id)) ?? (await federatedItem(env, c, id));
         if (!item) throw notFound(`Item '${id}' not found in collection '${c}'.`);
         return json(renderItem(item, urlsOf(env)), 200, GEO);
       }, { ...read, summary: "One item", responseType: GEO["content-type"] })

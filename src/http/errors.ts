@@ -14,7 +14,7 @@ import type { ZodError } from "zod";
 const REASONS: Record<number, string> = {
   400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
   406: "Not Acceptable", 409: "Conflict", 410: "Gone", 413: "Payload Too Large", 414: "URI Too Long", 415: "Unsupported Media Type", 416: "Range Not Satisfiable",
-  422: "Unprocessable Entity", 429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable",
+  422: "Unprocessable Entity", 429: "Too Many Requests", 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
 };
 
 /** Default `error.code` per status (Sentinel Hub codes). */
@@ -22,7 +22,7 @@ const CODES: Record<number, string> = {
   400: "COMMON_BAD_PAYLOAD", 401: "COMMON_UNAUTHORIZED", 403: "COMMON_FORBIDDEN", 404: "COMMON_NOT_FOUND",
   405: "COMMON_METHOD_NOT_ALLOWED", 406: "COMMON_NOT_ACCEPTABLE", 409: "COMMON_CONFLICT", 410: "COMMON_GONE",
   413: "COMMON_PAYLOAD_TOO_LARGE", 414: "COMMON_URI_TOO_LONG", 415: "COMMON_UNSUPPORTED_MEDIA_TYPE", 416: "COMMON_RANGE_NOT_SATISFIABLE", 429: "COMMON_TOO_MANY_REQUESTS",
-  500: "COMMON_EXCEPTION", 503: "COMMON_SERVICE_UNAVAILABLE",
+  500: "COMMON_EXCEPTION", 502: "COMMON_BAD_GATEWAY", 503: "COMMON_SERVICE_UNAVAILABLE",
 };
 
 /** The envelope's `errors` member: named details of a failure (a JSON object, never an array or null). */
@@ -89,7 +89,9 @@ export interface KindedError extends Error {
  * limit. `overloaded` (503 COMMON_SERVICE_UNAVAILABLE): the isolate's memory for requests in flight is taken
  * (src/pipeline/admission.ts); it carries Retry-After in seconds (RFC 9110; a 429's is in milliseconds, Sentinel
  * Hub's). `request-budget` (400): the request needs more subrequests or D1 queries than one Worker invocation may
- * make (src/budget); its detail names the limit and the largest request that fits. A kind missing here is a 500.
+ * make (src/budget); its detail names the limit and the largest request that fits. `upstream-failed` (502
+ * COMMON_BAD_GATEWAY) and `upstream-unavailable` (503, Retry-After): the upstream archive a built-in collection is
+ * read from answered wrongly, or not at all after retries (src/archive/errors.ts). A kind missing here is a 500.
  */
 const KINDS: Record<string, { status: number; code?: string }> = {
   "invalid-argument": { status: 400 },
@@ -103,6 +105,8 @@ const KINDS: Record<string, { status: number; code?: string }> = {
   forbidden: { status: 403 },
   overloaded: { status: 503 },
   "request-budget": { status: 400 },
+  "upstream-failed": { status: 502 },
+  "upstream-unavailable": { status: 503 },
 };
 
 /**

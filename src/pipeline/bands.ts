@@ -12,9 +12,26 @@ import * as SunCalc from "suncalc";
 import type { StacItem } from "../storage/items";
 import type { BandDef, DataCollection } from "./collections";
 
-/** Offset added to Sentinel-2 DN before scaling, from the item's processing baseline. */
+/**
+ * The DN offset an upstream item's `raster:bands` declare for its reflectance bands (offset / scale of the red
+ * band's asset, e.g. -0.1 / 0.0001 = -1000), or undefined when they declare none or a zero offset.
+ */
+function rasterBandsOffset(item: StacItem): number | undefined {
+  const red = Object.values(item.assets).find((a) => a["eo:bands"]?.[0]?.name === "B04");
+  const rb = (red?.["raster:bands"] as { offset?: unknown; scale?: unknown }[] | undefined)?.[0];
+  if (typeof rb?.offset !== "number" || typeof rb.scale !== "number" || rb.offset === 0 || !(rb.scale > 0)) return undefined;
+  return Math.round(rb.offset / rb.scale);
+}
+
+/**
+ * Offset added to Sentinel-2 DN before scaling: what the item's `raster:bands` declare (offset / scale, Earth
+ * Search and STAC raster extension), else 0 when `earthsearch:boa_offset_applied` says the files already hold
+ * harmonized values, else -1000 from processing baseline 04.00 on (ESA), else 0.
+ */
 export function s2Offset(item: StacItem): number {
   const p = item.properties;
+  const declared = rasterBandsOffset(item);
+  if (declared !== undefined) return declared;
   if (p["earthsearch:boa_offset_applied"] === true) return 0;
   const baseline = Number.parseFloat(String(p["s2:processing_baseline"] ?? "0"));
   return baseline >= 4 ? -1000 : 0;
@@ -36,6 +53,8 @@ export function convertUnits(
   item: StacItem,
   harmonize: boolean,
 ): Float32Array {
+  const declared = c.optical ? undefined : declaredScaling(item, def.name, units);
+  if (declared) return scaleValues(dn, valid, declared.scale, declared.offset);
   const offset = c.optical && def.units.includes("REFLECTANCE") ? s2Offset(item) : 0;
   let scale = 1;
   if (units === "REFLECTANCE") scale = 1 / 10000;
@@ -53,6 +72,24 @@ export function convertUnits(
     if (clamp && v < 0) v = 0;
     dn[i] = v * scale;
   }
+  return dn;
+}
+
+/**
+ * Scale and offset of a non-Sentinel-2 band in REFLECTANCE or KELVIN, from its asset's `raster:bands` (STAC raster
+ * extension, as Earth Search and the Planetary Computer publish Landsat Collection 2 Level-2: 0.0000275 / -0.2 for
+ * surface reflectance, 0.00341802 / 149.0 for surface temperature); undefined for other units or without them.
+ */
+function declaredScaling(item: StacItem, band: string, units: string): { scale: number; offset: number } | undefined {
+  if (units !== "REFLECTANCE" && units !== "KELVIN") return undefined;
+  const rb = (item.assets[band]?.["raster:bands"] as { scale?: unknown; offset?: unknown }[] | undefined)?.[0];
+  if (typeof rb?.scale !== "number") return undefined;
+  return { scale: rb.scale, offset: typeof rb.offset === "number" ? rb.offset : 0 };
+}
+
+/** `dn * scale + offset` in place where `valid`, 0 elsewhere. */
+function scaleValues(dn: Float32Array, valid: Uint8Array, scale: number, offset: number): Float32Array {
+  for (let i = 0; i < dn.length; i++) dn[i] = valid[i] ? dn[i]! * scale + offset : 0;
   return dn;
 }
 

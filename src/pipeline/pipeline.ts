@@ -103,7 +103,7 @@ export type SceneSource = (source: PlannedSource, index: number) => Promise<Scen
 /** Scene search of one source over the plan's area within the source's window, in its mosaicking order. */
 async function findSource(env: Env, source: PlannedSource, index: number, plan: Plan, given?: SceneSource): Promise<Found> {
   const { from, to } = source.window;
-  const scenes = given ? await given(source, index) : await findScenes(env, sceneQueryFor(source, plan.lonLatBbox, from, to, MAX_SCENES));
+  const scenes = given ? await given(source, index) : await findScenes(env, source, sceneQueryFor(source, plan.lonLatBbox, from, to, MAX_SCENES));
   return { source, scenes, range: { from: new Date(from).toISOString(), to: new Date(to).toISOString() } };
 }
 

@@ -6,7 +6,7 @@ import type { Env } from "../env";
 import { openCog } from "../raster/cog";
 import { readWarped } from "../raster/warp";
 import type { Grid, Resampling } from "../raster/types";
-import { openFile } from "../storage/sources";
+import { openAsset } from "../archive";
 import { locateBand, type StacItem } from "../storage/items";
 import { invalidArgument } from "../raster/errors";
 import type { DataCollection } from "./collections";
@@ -50,11 +50,13 @@ export function chooseResampling(grid: Grid, gsd: number | undefined, o: ReadOpt
 }
 
 /**
- * Opens a scene file of collection `c`, as its owner (src/storage/sources.ts openFile).
- * @throws Error when it is missing from storage; BucketAccessDenied when the owner may not use its bucket.
+ * Opens a scene file of collection `c`: from the local store as its owner (src/storage/sources.ts openFile), or from
+ * the upstream archive for an item the archive answered (src/archive).
+ * @throws Error when it is missing from storage; BucketAccessDenied when the owner may not use its bucket;
+ *   UpstreamError (502 / 503) when the archive fails.
  */
 async function sceneFile(env: Env, c: DataCollection, key: string, item: StacItem) {
-  const source = await openFile(env, c.owner, key);
+  const source = await openAsset(env, c, item, key);
   if (!source) throw new Error(`scene file ${key} of item ${item.id} is missing from storage`);
   return source;
 }

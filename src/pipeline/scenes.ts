@@ -3,7 +3,8 @@
  * a query of the items backend (src/storage/backend.ts; the D1 search is src/storage/scenes.ts).
  */
 import type { Env } from "../env";
-import { itemsBackend, type MosaickingOrder, type Scene, type SceneQuery } from "../storage/backend";
+import { findScenes as storeScenes, findSceneTimes as storeSceneTimes, type ArchiveOptions } from "../archive";
+import type { MosaickingOrder, Scene, SceneQuery } from "../storage/backend";
 import type { DataCollection } from "./collections";
 import type { DataSourceRequest } from "./input";
 
@@ -11,14 +12,36 @@ export type { MosaickingOrder, Scene, SceneQuery };
 
 export { sortScenes } from "../storage/scenes";
 
-/** The acquisition times (ms, ascending) of a scene search, at most `q.limit`, without the items (one query). */
-export function findSceneTimes(env: Pick<Env, "DB">, q: SceneQuery): Promise<number[]> {
-  return itemsBackend(env).sceneTimes(q);
+/** A data source as the scene search needs it: its request entry and resolved collection (see sources.ts). */
+export interface SearchedSource {
+  request: DataSourceRequest;
+  collection: DataCollection;
 }
 
-/** Runs a scene search on the items backend: at most `q.limit` scenes in mosaicking order. */
-export function findScenes(env: Pick<Env, "DB">, q: SceneQuery): Promise<Scene[]> {
-  return itemsBackend(env).scenes(q);
+/**
+ * The acquisition times (ms, ascending) of the scene search `q` of `source`, at most `q.limit`, without the items
+ * (one query of the local store; the archive's search when the local store has none, see findScenes).
+ */
+export function findSceneTimes(env: Env, source: SearchedSource, q: SceneQuery): Promise<number[]> {
+  return storeSceneTimes(env, source.collection, q, archiveOptions(source.request));
+}
+
+/**
+ * Runs the scene search `q` of `source`: at most `q.limit` scenes in mosaicking order, from the local store or, for
+ * a built-in an upstream archive serves and nothing local matches, from the archive (src/archive).
+ * @throws UpstreamError (502 / 503) when the archive fails; EngineError invalid-argument for options it cannot serve.
+ */
+export function findScenes(env: Env, source: SearchedSource, q: SceneQuery): Promise<Scene[]> {
+  return storeScenes(env, source.collection, q, archiveOptions(source.request));
+}
+
+/** The request options that choose an archive's upstream collection: dataFilter.demInstance, processing.backCoeff. */
+export function archiveOptions(request: DataSourceRequest): ArchiveOptions {
+  const pick = (o: unknown, k: string) => {
+    const v = (o as Record<string, unknown> | undefined)?.[k];
+    return typeof v === "string" ? v : undefined;
+  };
+  return { demInstance: pick(request.dataFilter, "demInstance"), backCoeff: pick(request.processing, "backCoeff") };
 }
 
 /**

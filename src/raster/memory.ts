@@ -66,7 +66,11 @@ export const ENCODER_WASM_BYTES = 4 * MIB;
 export const SCENE_CACHE_BYTES = 1 * MIB;
 /** Opened archive files kept per isolate (src/storage/sources.ts): each holds its first PREFIX_BYTES (16 KiB). */
 export const FILE_CACHE_BYTES = 2 * MIB;
-/** Compiled evalscripts and their setup() results kept per isolate (src/raster/evalscript): their text and values. */
+/**
+ * Compiled evalscripts, their setup() results and their column programs kept per isolate (src/raster/evalscript):
+ * half for the compiled scripts, an eighth for setups, an eighth for literal setups and a quarter for programs
+ * (hostpath/runtime.ts).
+ */
 export const SCRIPT_CACHE_BYTES = 1 * MIB;
 /** Prepared warps kept per isolate (src/raster/warp/prepared.ts): the lattice of source coordinates of a grid. */
 export const PREPARED_WARP_BYTES = 1 * MIB;

@@ -28,6 +28,7 @@ export async function statisticsHandler(request: AuthedRequest, env: Env, ctx: E
 
 /** Registers the Statistical API routes. */
 export function registerStatistics(api: Api): void {
-  const meta = { summary: "Statistics of an evalscript's outputs over a geometry and time intervals", tags: ["Statistics"], body: statisticalRequestSchema, bodyTypes: SCRIPT_BODY, metered: true };
+  // speculative: may start before the limiter's decision (it only reads; the charge waits for the decision)
+  const meta = { summary: "Statistics of an evalscript's outputs over a geometry and time intervals", tags: ["Statistics"], body: statisticalRequestSchema, bodyTypes: SCRIPT_BODY, metered: true, speculative: true };
   api.on("POST", "/api/v1/statistics", statisticsHandler, meta).on("POST", "/statistics/v1", statisticsHandler, meta);
 }

@@ -95,7 +95,7 @@ function chunksOf(counts: number[]): { chunks: Chunk[]; of: number[] } {
 export async function planSeries(env: Env, plan: Plan, intervals: Interval[]): Promise<Series> {
   const from = intervals[0]?.from ?? 0;
   const to = (intervals[intervals.length - 1]?.to ?? 1) - 1;
-  const times = await Promise.all(plan.sources.map((s) => (intervals.length ? findSceneTimes(env, sceneQueryFor(s, plan.lonLatBbox, from, to, MAX_SERIES_ITEMS)) : [])));
+  const times = await Promise.all(plan.sources.map((s) => (intervals.length ? findSceneTimes(env, s, sceneQueryFor(s, plan.lonLatBbox, from, to, MAX_SERIES_ITEMS)) : [])));
   if (times.some((t) => t.length >= MAX_SERIES_ITEMS))
     throw invalidArgument(`The time range holds more than ${MAX_SERIES_ITEMS} acquisitions over the area; at most ${MAX_SERIES_ITEMS} are allowed. Use a shorter timeRange or a smaller area.`);
   const perSource = times.map((t) => countsOf(t, intervals));
@@ -114,8 +114,8 @@ export async function planSeries(env: Env, plan: Plan, intervals: Interval[]): P
       if (!c) return [];
       const iv = kept[i]!;
       const order = source.request.dataFilter?.mosaickingOrder ?? "mostRecent";
-      if (c.alone) return (c.scenes ??= findScenes(env, sceneQueryFor(source, plan.lonLatBbox, iv.from, iv.to - 1, MAX_SCENES)));
-      c.scenes ??= findScenes(env, sceneQueryFor(source, plan.lonLatBbox, kept[c.first]!.from, kept[c.last]!.to - 1, CHUNK_ITEMS, "leastRecent"));
+      if (c.alone) return (c.scenes ??= findScenes(env, source, sceneQueryFor(source, plan.lonLatBbox, iv.from, iv.to - 1, MAX_SCENES)));
+      c.scenes ??= findScenes(env, source, sceneQueryFor(source, plan.lonLatBbox, kept[c.first]!.from, kept[c.last]!.to - 1, CHUNK_ITEMS, "leastRecent"));
       const all = await c.scenes;
       return sortScenes(all.filter((s) => s.time >= iv.from && s.time < iv.to), order).slice(0, MAX_SCENES);
     },

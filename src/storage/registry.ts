@@ -11,11 +11,13 @@
  */
 import { and, asc, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { Env } from "../env";
+import { archiveConfig, type ArchiveEnv } from "../archive/config";
+import { offeredCollections } from "../archive/catalogue";
 import { db } from "./db";
 import { collectionBands, dataCollections } from "./schema";
 
 /** Units a band can be requested in (Sentinel Hub `units`). */
-export type Units = "REFLECTANCE" | "DN" | "DEGREES" | "OPTICAL_DEPTH" | "LINEAR_POWER";
+export type Units = "REFLECTANCE" | "DN" | "DEGREES" | "OPTICAL_DEPTH" | "LINEAR_POWER" | "METERS" | "KELVIN";
 
 /** Stored sample type of a band (Sentinel Hub sampleType names). */
 export type SampleType = (typeof collectionBands.sampleType.enumValues)[number];
@@ -137,13 +139,18 @@ async function load(env: Pick<Env, "DB">, where: SQL | undefined): Promise<DataC
  */
 const cache = new WeakMap<object, { at: number; list: DataCollection[] }>();
 
-/** The built-in collections (cached per isolate and D1 binding for CACHE_MS). */
-export async function builtinCollections(env: Pick<Env, "DB">): Promise<DataCollection[]> {
+/**
+ * The built-in collections (cached per isolate and D1 binding for CACHE_MS), without those only an upstream archive
+ * holds (`config.archiveOnly`: dem, landsat-ot-l2) when the deployment's archive does not serve them (no archive,
+ * or a requester-pays bucket without the operator's AWS keys: src/archive/catalogue.ts).
+ */
+export async function builtinCollections(env: Pick<Env, "DB"> & ArchiveEnv): Promise<DataCollection[]> {
   const hit = cache.get(env.DB);
-  if (hit && Date.now() - hit.at < CACHE_MS) return hit.list;
-  const list = await load(env, isNull(dataCollections.owner));
-  cache.set(env.DB, { at: Date.now(), list });
-  return list;
+  const list = hit && Date.now() - hit.at < CACHE_MS ? hit.list : await load(env, isNull(dataCollections.owner));
+  if (list !== hit?.list) cache.set(env.DB, { at: Date.now(), list });
+  if (!list.some((c) => c.config.archiveOnly === true)) return list;
+  const offered = offeredCollections(archiveConfig(env));
+  return list.filter((c) => c.config.archiveOnly !== true || offered.includes(c.id));
 }
 
 /** Owned collections of `account` matching `where` (none for anonymous callers). */

@@ -169,6 +169,8 @@ export function registerWms(api: Api): void {
     responseType: "image/png",
     account: ownerOf,
     metered: renders(op),
+    // may start before the limiter's decision: the routes only read, and the charge waits for the decision
+    speculative: true,
     errors,
   });
   api

@@ -35,7 +35,7 @@ beforeAll(async () => {
 
 describe("each location's catalog", () => {
   it("links at the answering location's address; a search without collections covers its collections only", async () => {
-    for (const [base, hosted] of [[CREO, ["sentinel-1-grd"]], [EU, ["sentinel-2-l1c", "sentinel-2-l2a"]]] as const) {
+    for (const [base, hosted] of [[CREO, ["sentinel-1-grd"]], [EU, ["sentinel-2-l1c", "sentinel-2-l2a", "dem", "landsat-ot-l2"]]] as const) {
       const landing = await at(base, `${ROOT}/`);
       const own = landing.json.links.filter((l: any) => !["service-desc", "service-doc"].includes(l.rel));
       for (const l of own) expect(l.href.startsWith(`${base}${ROOT}`), `${base}: ${l.rel} ${l.href}`).toBe(true);

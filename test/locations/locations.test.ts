@@ -187,6 +187,15 @@ describe("where collections are hosted", () => {
     }
   });
 
+  it("the 404 comes before any band check: a script naming bands the collection lacks still gets it", async () => {
+    const wrongBands = [{ ...s1Process, evalscript: bandsScript(["B04"]) }, { ...byocProcess(creoByoc), evalscript: bandsScript(["NO_SUCH_BAND"]) }];
+    for (const [body, at] of [[wrongBands[0]!, CREO], [wrongBands[1]!, EU]] as const) {
+      const r = await fetchAt(TWO, `${at}/api/v1/process`, json(body));
+      expect(r.status).toBe(404);
+      expect((await error(r)).code).toBe("COMMON_NOT_FOUND");
+    }
+  });
+
   it("Process at the right location: the files' values (Sentinel-1 GRD and Sentinel-2 in the primary, the BYOC collection in creo)", async () => {
     const byoc = await fetchAt(TWO, `${CREO}/api/v1/process`, json(byocProcess(creoByoc)));
     expect(byoc.status).toBe(200);
@@ -220,7 +229,7 @@ function evaluatePixel(s) { return { b04: [s.B04], dataMask: [s.dataMask] }; }`,
   it("Catalog and metadata: each location lists only its collections; the other's is 404 naming its location", async () => {
     const ids = async (base: string) =>
       ((await (await fetchAt(TWO, `${base}/api/v1/catalog/1.0.0/collections`, get())).json()) as { collections: { id: string }[] }).collections.map((c) => c.id).sort();
-    expect(await ids(EU)).toEqual([`byoc-${euByoc}`, "sentinel-1-grd", "sentinel-2-l1c", "sentinel-2-l2a"].sort());
+    expect(await ids(EU)).toEqual([`byoc-${euByoc}`, "sentinel-1-grd", "sentinel-2-l1c", "sentinel-2-l2a", "dem", "landsat-ot-l2"].sort());
     expect(await ids(CREO)).toEqual([`byoc-${creoByoc}`]);
     const search = { collections: [`byoc-${creoByoc}`], datetime: "2017-08-24T00:00:00Z/2017-08-25T00:00:00Z", limit: 5 };
     const wrong = await fetchAt(TWO, `${EU}/api/v1/catalog/1.0.0/search`, json(search));

@@ -84,7 +84,7 @@ describe("built-in collections", () => {
     expect(e).toBeInstanceOf(EngineError);
     expect((e as EngineError).kind).toBe("invalid-argument");
     expect((e as Error).message).toBe(
-      "Unknown data collection type 'landsat-99'. Supported: sentinel-2-l1c / S2L1C, sentinel-2-l2a / S2L2A, sentinel-1-grd / S1GRD.",
+      "Unknown data collection type 'landsat-99'. Supported: sentinel-2-l1c / S2L1C, sentinel-2-l2a / S2L2A, sentinel-1-grd / S1GRD, dem / DEM, landsat-ot-l2 / LOTL2.",
     );
   });
 
@@ -99,8 +99,8 @@ describe("owned collections are scoped to their account", () => {
     expect((await resolveCollectionType(env, OWNER, TYPE))?.collectionId).toBe(UUID);
     expect(await resolveCollectionType(env, OTHER, TYPE)).toBeUndefined();
     expect(await resolveCollectionType(env, null, TYPE)).toBeUndefined();
-    expect((await visibleCollections(env, OWNER)).map((c) => c.id)).toEqual(["sentinel-2-l1c", "sentinel-2-l2a", "sentinel-1-grd", TYPE]);
-    expect((await visibleCollections(env, OTHER)).map((c) => c.id)).toEqual(["sentinel-2-l1c", "sentinel-2-l2a", "sentinel-1-grd"]);
+    expect((await visibleCollections(env, OWNER)).map((c) => c.id)).toEqual(["sentinel-2-l1c", "sentinel-2-l2a", "sentinel-1-grd", "dem", "landsat-ot-l2", TYPE]);
+    expect((await visibleCollections(env, OTHER)).map((c) => c.id)).toEqual(["sentinel-2-l1c", "sentinel-2-l2a", "sentinel-1-grd", "dem", "landsat-ot-l2"]);
   });
 
   it("Process: the owner gets the file's pixels (= gdal.Warp NDVI), another account a 400", async () => {

@@ -27,13 +27,22 @@ export interface GeoTiffOptions {
   /**
    * "DEFLATE": zlib with predictor (./deflate.ts `compressSamples`: about 200 MB of FLOAT32 or 16-bit samples
    * per second here, 1024x1024 FLOAT32 in about 20 ms); "NONE": raw samples (2500x2500 FLOAT32 in about 20 ms);
-   * "AUTO" (default): DEFLATE up to AUTO_DEFLATE_MAX_BYTES of samples, NONE above, which bounds the encode time.
+   * "AUTO" (default): DEFLATE up to AUTO_DEFLATE_MAX_BYTES of integer samples or AUTO_DEFLATE_MAX_FLOAT_BYTES of
+   * FLOAT32 samples, NONE above, which bounds the encode time.
    */
   compression?: "AUTO" | "DEFLATE" | "NONE";
 }
 
-/** Largest raw sample size that AUTO compresses (4 MiB: e.g. 1024x1024 FLOAT32, 2048x1024 UINT16). */
+/** Largest raw size of integer samples that AUTO compresses (4 MiB: e.g. 2048x1024 UINT16, 1024x1024 RGBA UINT8). */
 export const AUTO_DEFLATE_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Largest raw size of FLOAT32 samples that AUTO compresses (1 MiB: 512x512 x 1 band). Float mantissas barely
+ * compress: 1024x1024 NDVI FLOAT32 over 29RKH is 4,194,304 bytes stored against ~3.46 MB with zlib's Huffman coding
+ * (deflate.ts: +0.73 MB, +21 %), and that coding took 20-46 ms, the largest stage of the request once the host path
+ * (../evalscript/hostpath) evaluates NDVI in under 10 ms. A Worker pays CPU, not bytes.
+ */
+export const AUTO_DEFLATE_MAX_FLOAT_BYTES = 1024 * 1024;
 
 const SAMPLE_FORMAT: Record<SampleType, number> = { INT8: 2, UINT8: 1, INT16: 2, UINT16: 1, FLOAT32: 3 };
 
@@ -95,7 +104,8 @@ export function imageEntries(input: Omit<EncodeInput, "data">, rowsPerStrip: num
 export function geoTiffParts(input: EncodeInput, georef: GeoRef, options: GeoTiffOptions = {}): Uint8Array[] {
   checkInput(input);
   const compression = options.compression ?? "AUTO";
-  const deflate = compression === "DEFLATE" || (compression === "AUTO" && input.data.byteLength <= AUTO_DEFLATE_MAX_BYTES);
+  const max = input.sampleType === "FLOAT32" ? AUTO_DEFLATE_MAX_FLOAT_BYTES : AUTO_DEFLATE_MAX_BYTES;
+  const deflate = compression === "DEFLATE" || (compression === "AUTO" && input.data.byteLength <= max);
   const rowBytes = input.width * input.bands * bytesPerSample(input.sampleType);
   const rowsPerStrip = Math.max(1, Math.min(input.height, Math.floor(STRIP_BYTES / rowBytes)));
   const parts = strips(input, rowsPerStrip, deflate);

@@ -20,6 +20,14 @@
  *   persists between requests, for under 0.05 ms a call); harden.js (guards.js, freeze.js, concat.js) caps and
  *   charges native work the ticks cannot see and freezes the realm; evaluation.js, pixels.js, values.js and
  *   writers.js the pixel loop and output values; scenes.js the scene arguments; lib.js the utility library.
+ * - hostpath/: the host path. A pure script (setup() a literal, evaluatePixel band maths, conditionals, Math, local
+ *   helpers, constant arrays, index(), colorBlend / valueInterpolate / ColorRampVisualizer / Identity /
+ *   HighlightCompressVisualizer with constant stops, dataMask, several outputs; SIMPLE mosaicking, one scene) is
+ *   compiled from its AST by compile.ts (statements.ts, library.ts, values.ts) into a column program (program.ts):
+ *   data, an array of operations over Float64Array registers, run by interpret.ts one loop per operation over blocks
+ *   of 1024 pixels, no pixel sent to the sandbox and no user code run on the host (no eval, no Function).
+ *   runtime.ts decides per script hash (loadEvalscript returns its HostPathRuntime unless forced to the sandbox) and
+ *   hands everything else to the sandbox unchanged; test/raster/evalscript/hostpath.test.ts compares both bit for bit.
  * - limits.ts, errors.ts: the limits (RuntimeLimits in host/runtime.ts) and the 400s (`script-error`,
  *   `budget-exceeded`, `limit-exceeded`: "Failed to evaluate script! ... at line L, column C").
  * Semantics as on Sentinel Hub: SIMPLE mosaicking gives evaluatePixel one (reused) sample object, ORBIT / TILE an

@@ -44,6 +44,19 @@ describe("encodeGeoTiff on real 29RKH pixels", () => {
     }
   }
 
+  it("AUTO compresses integer samples up to 4 MiB and FLOAT32 samples up to 1 MiB (above: stored)", async () => {
+    const at = (sampleType: "UINT16" | "FLOAT32", width: number): EncodeInput => {
+      const data = sampleType === "FLOAT32" ? new Float32Array(width * 512) : new Uint16Array(width * 512);
+      for (let i = 0; i < data.length; i++) data[i] = (i * 7919) % 1000; // real-ish noise, not all zeros
+      return { width, height: 512, bands: 1, sampleType, data };
+    };
+    const compression = async (input: EncodeInput) => tag(await openTiff(encodeGeoTiff(input, { epsg: 4326, bbox: [0, 0, 1, 1] })), "Compression");
+    expect(await compression(at("FLOAT32", 512))).toBe(8); // 1 MiB
+    expect(await compression(at("FLOAT32", 513))).toBe(1);
+    expect(await compression(at("UINT16", 4096))).toBe(8); // 4 MiB
+    expect(await compression(at("UINT16", 4097))).toBe(1);
+  });
+
   it("georeferences a UTM grid: EPSG 32629, PixelIsArea, origin and pixel size of the bbox", async () => {
     const image = await openTiff(encodeGeoTiff(toUint16(w), { epsg: w.epsg, bbox: w.bbox }));
     expect(w.epsg).toBe(32629);

@@ -168,7 +168,7 @@ describe("sandbox isolates", () => {
     const W = 64;
     const bands = await rkhWindow(["B04", "B08"], 500, 400, W, W);
     const whole = await (await loadEvalscript(env, compiled)).evaluate({ width: W, height: W, scenes: [{ info: RKH_INFO, bands, dataMask: ones(W * W) }] });
-    const runtime = await loadEvalscript(env, compiled, {}, tenant);
+    const runtime = await loadEvalscript(env, compiled, {}, tenant, { sandbox: true }); // NDVI would take the host path
     // asked for once the session is open: the isolate is loaded, its code is not asked for
     const other = () =>
       env.LOADER.get(name, () => {

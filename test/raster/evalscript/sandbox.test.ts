@@ -120,7 +120,7 @@ describe("errors in script code", () => {
   it("a syntax error only the engine sees (module fails to start) is a 400 with the user's position", async () => {
     const compiled = compileEvalscript(withBody("return [1];"));
     const broken = { ...compiled, code: compiled.code.replace("return [1];", "return [1]);") };
-    const e = await failure((await loadEvalscript(env, broken)).setup());
+    const e = await failure((await loadEvalscript(env, broken, {}, "", { sandbox: true })).setup()); // the host path reads setup() from the source
     expect(e.status).toBe(400);
     expect(e.message).toBe(`Evalscript syntax error at line 4, column ${29 + "return [1]".length}: Unexpected token ')'.`);
     await stillServes();

@@ -7,7 +7,6 @@
  * copies in and out about 2.5 GB/s (9 MB of bands in 3-4 ms, median of warm loops). NDVI PNG 1024², one call:
  * 3-20 ms to reach the sandbox, 12-15 ms in it (8-9 the pixels, 4 the AUTO conversion), 5-7 ms back.
  */
-import { invalidArgument } from "../../errors";
 import { approxBytes, Lru } from "../../lru";
 import type { CompiledEvalscript } from "../compile/compile";
 import { executionError, sandboxCrash, type Budget } from "../errors";
@@ -16,6 +15,8 @@ import { SANDBOX_BLOCK_BYTES } from "../../memory";
 import { dispose, SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES, sandboxFor, scriptHash, type Block, type Reply, type Sandbox, type SandboxApi, type SessionParams } from "./sandbox";
 import { Assembly, blockOf, bytesOf, rowsPerBlock } from "./blocks";
 import { bandCountOf, mosaickingByDatasource, normalizeSetup } from "./setup";
+import { checkInput, isFusion } from "./input";
+import { HostPathRuntime } from "../hostpath/runtime";
 import type { EvalInput, EvalOutputSpec, EvalResult, EvalSetup, SceneData, SceneInfo, TimeRange } from "../types";
 import { SCRIPT_CACHE_BYTES } from "../../memory";
 
@@ -64,7 +65,7 @@ export const DEFAULT_LIMITS: RuntimeLimits = {
 const INPUT_METADATA = { serviceVersion: "1.0.0", normalizationFactor: 0.0001 };
 
 /** Normalized setup() per script hash (setup takes no arguments, so its result is per script). */
-const setupCache = new Lru<EvalSetup>(256, SCRIPT_CACHE_BYTES / 2, approxBytes, true);
+const setupCache = new Lru<EvalSetup>(256, SCRIPT_CACHE_BYTES / 8, approxBytes, true);
 
 /** A loaded evalscript; see ../index.ts for the Sentinel Hub behaviour of each call. */
 export interface EvalscriptRuntime {
@@ -91,6 +92,8 @@ export interface EvalscriptRuntime {
 export interface RuntimeOptions {
   /** Never use the script's column function (specialize.ts): evaluatePixel with sample objects (tests compare both paths). */
   general?: boolean;
+  /** Never use the host path (../hostpath): every evaluation runs in the sandbox (the differential test, the bench's A/B). */
+  sandbox?: boolean;
 }
 
 /** Data fusion scene lists for preProcessScenes: the datasource id of each scene and every id's time range. */
@@ -239,35 +242,6 @@ class SandboxRuntime implements EvalscriptRuntime {
   }
 }
 
-/**
- * Validates EvalInput; SIMPLE without scenes gets an empty pseudo-scene (no data anywhere), except with data
- * fusion, where a datasource without scenes gets no sample (`samples.<id>` is empty).
- */
-function checkInput(input: EvalInput, setup: EvalSetup): SceneData[] {
-  const { width, height } = input;
-  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) {
-    throw invalidArgument(`Output width and height must be positive integers, got ${width}x${height}.`);
-  }
-  const n = width * height;
-  for (const s of input.scenes) {
-    if (s.dataMask.length !== n) throw new Error(`evalscript: dataMask of scene ${s.info.id} has ${s.dataMask.length} values, expected ${n}`);
-    for (const [b, a] of Object.entries(s.bands)) {
-      if (a.length !== n) throw new Error(`evalscript: band ${b} of scene ${s.info.id} has ${a.length} values, expected ${n}`);
-    }
-  }
-  const by = mosaickingByDatasource(setup);
-  const simple = input.scenes.filter((s) => (s.datasource === undefined ? setup.mosaicking : by[s.datasource]) === "SIMPLE");
-  if (new Set(simple.map((s) => s.datasource)).size < simple.length) {
-    throw new Error("evalscript: SIMPLE mosaicking takes one mosaicked scene (per datasource)");
-  }
-  if (input.scenes.length > 0 || setup.mosaicking !== "SIMPLE" || isFusion(setup)) return input.scenes;
-  const date = input.timeRange?.to ?? new Date().toISOString();
-  return [{ info: { id: "empty", date }, bands: {}, dataMask: new Uint8Array(n) }];
-}
-
-/** Data fusion: some setup() input names a datasource. */
-const isFusion = (setup: EvalSetup): boolean => setup.inputs.some((i) => i.datasource !== undefined);
-
 /** Sample property names per datasource ("" for inputs without one). */
 function bandsByDatasource(setup: EvalSetup): Record<string, string[]> {
   const by: Record<string, string[]> = {};
@@ -295,5 +269,8 @@ export async function loadEvalscript(
   tenant = "",
   options: RuntimeOptions = {},
 ): Promise<EvalscriptRuntime> {
-  return new SandboxRuntime(env.LOADER, compiled, await scriptHash(compiled), { ...DEFAULT_LIMITS, ...limits }, tenant, options);
+  const hash = await scriptHash(compiled);
+  const all = { ...DEFAULT_LIMITS, ...limits };
+  const sandbox = new SandboxRuntime(env.LOADER, compiled, hash, all, tenant, options);
+  return options.general || options.sandbox ? sandbox : new HostPathRuntime(sandbox, hash, all);
 }

@@ -1,0 +1,192 @@
+/**
+ * Upstream COG assets as ByteSources for the raster engine, with the reads suited to the edge:
+ * - opening costs at most one ranged GET of the first PREFIX_BYTES (size from Content-Range, the ETag, and the bytes
+ *   a COG header lives in); what it learns is kept per isolate (OPEN_TTL_MS) and in the Cache API under the URL, so a
+ *   warm open costs no request at all; the parsed header is then cached by the engine under `url#etag`
+ *   (src/raster/cog), and every later range is checked against that ETag (a replaced object fails, never mixes);
+ * - the ranges of one `read` are coalesced (gaps below COALESCE_GAP bytes merged) and fetched in parallel, at most
+ *   WORKERS_CONNECTIONS at once, each attempt bounded by a timeout and retried (./fetch.ts);
+ * - with an ARCHIVE_CACHE R2 binding, every requested range (a COG block) is read through it: found there, no
+ *   upstream request; fetched upstream, stored there for every isolate.
+ */
+import type { ByteSource } from "../raster/types";
+import { Lru } from "../raster/lru";
+import { coalesce, PREFIX_BYTES } from "../storage/ranged";
+import type { AssetAccess } from "./access";
+import { redact, UpstreamError } from "./errors";
+import { pooled, upstreamFetch, upstreamStats, type RetryPolicy } from "./fetch";
+
+/** Ranges closer than this are read with one request (one round trip beats a few KiB of extra bytes upstream). */
+export const COALESCE_GAP = 64 * 1024;
+
+/** How long an isolate trusts what an open learnt (size, ETag, prefix); archive objects are immutable. */
+export const OPEN_TTL_MS = 10 * 60_000;
+
+/** Cache API lifetime of an open's answer, in seconds. */
+const CACHE_API_TTL_S = 24 * 3600;
+
+interface Opened {
+  size: number;
+  etag: string;
+  prefix: ArrayBuffer;
+  at: number;
+}
+
+const opened = new Lru<Opened>(1024, 32 << 20, (o) => o.prefix.byteLength);
+
+/** An upstream asset opened for reading. */
+export interface UpstreamSource extends ByteSource {
+  /** The URL read (no token). */
+  readonly url: string;
+  readonly etag: string;
+}
+
+/** Options of openUpstream. */
+export interface UpstreamReadOptions {
+  archive: string;
+  retry: RetryPolicy;
+  /** R2 read-through cache of ranges (ARCHIVE_CACHE), or undefined. */
+  blockCache?: R2Bucket;
+}
+
+/** `bytes a-b/size` -> size, or undefined. */
+const totalSize = (contentRange: string | null): number | undefined => {
+  const m = /\/(\d+)\s*$/.exec(contentRange ?? "");
+  return m ? Number(m[1]) : undefined;
+};
+
+const cacheKey = (url: string) => new Request(`https://archive-cache.eo-edge.invalid/open?u=${encodeURIComponent(url)}`);
+
+/** Default Cache API cache when the runtime has one (workerd: yes). */
+const cacheApi = (): Cache | undefined => (typeof caches !== "undefined" ? (caches as unknown as { default?: Cache }).default : undefined);
+
+async function fromCacheApi(url: string): Promise<Opened | undefined> {
+  const hit = await cacheApi()?.match(cacheKey(url)).catch(() => undefined);
+  if (!hit) return undefined;
+  const size = Number(hit.headers.get("x-size"));
+  const etag = hit.headers.get("x-etag") ?? "";
+  if (!Number.isFinite(size) || !etag) return undefined;
+  return { size, etag, prefix: await hit.arrayBuffer(), at: Date.now() };
+}
+
+async function toCacheApi(url: string, o: Opened): Promise<void> {
+  const headers = { "x-size": String(o.size), "x-etag": o.etag, "cache-control": `max-age=${CACHE_API_TTL_S}` };
+  await cacheApi()?.put(cacheKey(url), new Response(o.prefix, { headers })).catch(() => undefined);
+}
+
+/** The first PREFIX_BYTES with size and ETag, from the caches or one ranged GET; null when the object is missing. */
+async function openMeta(access: AssetAccess, o: UpstreamReadOptions): Promise<Opened | null> {
+  const hit = opened.get(access.url);
+  if (hit && Date.now() - hit.at < OPEN_TTL_MS) return hit;
+  const cached = await fromCacheApi(access.url);
+  if (cached) {
+    opened.set(access.url, cached);
+    return cached;
+  }
+  const response = await upstreamFetch({
+    archive: o.archive,
+    retry: o.retry,
+    request: () => access.request("GET", { range: `bytes=0-${PREFIX_BYTES - 1}` }),
+    refresh: access.refresh,
+    accept: [404, 416],
+  });
+  if (response.status === 404) {
+    await response.body?.cancel();
+    return null;
+  }
+  if (response.status === 416) {
+    // an empty object: nothing a raster reader can read
+    await response.body?.cancel();
+    return { size: 0, etag: "", prefix: new ArrayBuffer(0), at: Date.now() };
+  }
+  const bytes = await response.arrayBuffer();
+  upstreamStats.bytes += bytes.byteLength;
+  const size = response.status === 206 ? totalSize(response.headers.get("content-range")) : bytes.byteLength;
+  const etag = response.headers.get("etag") ?? "";
+  if (size === undefined) throw new UpstreamError("upstream-failed", `The ${o.archive} archive answered a range of ${redact(access.url)} without Content-Range.`, { archive: o.archive, status: response.status });
+  const meta: Opened = { size, etag, prefix: bytes.byteLength === Math.min(PREFIX_BYTES, size) ? bytes : new ArrayBuffer(0), at: Date.now() };
+  opened.set(access.url, meta);
+  await toCacheApi(access.url, meta);
+  return meta;
+}
+
+/** One ranged GET of [offset, offset + length), checked against `etag` and the length. */
+async function getSpan(access: AssetAccess, o: UpstreamReadOptions, etag: string, offset: number, length: number): Promise<ArrayBuffer> {
+  const response = await upstreamFetch({ archive: o.archive, retry: o.retry, request: () => access.request("GET", { range: `bytes=${offset}-${offset + length - 1}` }), refresh: access.refresh });
+  const got = response.headers.get("etag") ?? "";
+  if (etag && got && got !== etag) {
+    await response.body?.cancel();
+    opened.delete(access.url);
+    await cacheApi()?.delete(cacheKey(access.url)).catch(() => undefined);
+    throw new UpstreamError("upstream-failed", `The object ${redact(access.url)} changed while it was read (ETag ${etag} -> ${got}); send the request again.`, { archive: o.archive });
+  }
+  const bytes = await response.arrayBuffer();
+  upstreamStats.bytes += bytes.byteLength;
+  if (response.status === 200 && bytes.byteLength > length) return bytes.slice(offset, offset + length); // Range ignored
+  if (bytes.byteLength !== length) throw new UpstreamError("upstream-failed", `Short read of ${redact(access.url)} at ${offset} (${bytes.byteLength} of ${length} bytes).`, { archive: o.archive });
+  return bytes;
+}
+
+/** R2 key of one range of a version of an asset. */
+const blockKey = async (url: string, etag: string, offset: number, length: number): Promise<string> => {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${url}\n${etag}`));
+  const hex = [...new Uint8Array(digest).slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `archive-blocks/${hex}/${offset}-${length}`;
+};
+
+/** Reads ranges (each of positive length, inside the object) upstream: coalesced, at most 6 requests at a time. */
+async function readUpstream(access: AssetAccess, o: UpstreamReadOptions, etag: string, ranges: { offset: number; length: number }[]): Promise<ArrayBuffer[]> {
+  const out: ArrayBuffer[] = ranges.map(() => new ArrayBuffer(0));
+  const spans = coalesce(ranges, COALESCE_GAP);
+  await pooled(
+    spans.map((span) => async () => {
+      const buf = await getSpan(access, o, etag, span.offset, span.end - span.offset);
+      for (const i of span.members) {
+        const r = ranges[i]!;
+        const start = r.offset - span.offset;
+        out[i] = start === 0 && r.length === buf.byteLength ? buf : buf.slice(start, start + r.length);
+      }
+    }),
+  );
+  return out;
+}
+
+/** As readUpstream, through the R2 block cache: ranges found there are not fetched, fetched ones are stored. */
+async function readThrough(cache: R2Bucket, access: AssetAccess, o: UpstreamReadOptions, etag: string, ranges: { offset: number; length: number }[]): Promise<ArrayBuffer[]> {
+  const keys = await Promise.all(ranges.map((r) => blockKey(access.url, etag, r.offset, r.length)));
+  const found = await pooled(keys.map((k) => async () => (await cache.get(k).catch(() => null))?.arrayBuffer() ?? null));
+  const missing = ranges.map((_, i) => i).filter((i) => found[i] === null);
+  const fetched = missing.length ? await readUpstream(access, o, etag, missing.map((i) => ranges[i]!)) : [];
+  await pooled(missing.map((i, j) => () => cache.put(keys[i]!, fetched[j]!).catch(() => null)));
+  missing.forEach((i, j) => (found[i] = fetched[j]!));
+  return found as ArrayBuffer[];
+}
+
+/**
+ * Opens an upstream asset as a ByteSource (`id` = URL + "#" + ETag), or null when it does not exist (404).
+ * Create one per request (it holds no connection; what the open learnt is shared through the caches).
+ * @throws UpstreamError after retries (./fetch.ts), on a Content-Range-less answer, a short read or a changed ETag.
+ */
+export async function openUpstream(access: AssetAccess, o: UpstreamReadOptions): Promise<UpstreamSource | null> {
+  const meta = await openMeta(access, o);
+  if (!meta) return null;
+  const { size, etag, prefix } = meta;
+  async function read(ranges: { offset: number; length: number }[]): Promise<ArrayBuffer[]> {
+    const clamped = ranges.map(({ offset, length }) => {
+      if (!(offset >= 0) || !(length >= 0)) throw new Error(`invalid byte range ${offset}+${length} of ${redact(access.url)}`);
+      return { offset: Math.min(offset, size), length: Math.max(0, Math.min(length, size - offset)) };
+    });
+    const out = clamped.map((r) => (r.offset + r.length <= prefix.byteLength ? prefix.slice(r.offset, r.offset + r.length) : null));
+    const todo = clamped.map((_, i) => i).filter((i) => out[i] === null && clamped[i]!.length > 0);
+    const wanted = todo.map((i) => clamped[i]!);
+    const got = todo.length === 0 ? [] : o.blockCache ? await readThrough(o.blockCache, access, o, etag, wanted) : await readUpstream(access, o, etag, wanted);
+    todo.forEach((i, j) => (out[i] = got[j]!));
+    return out.map((b) => b ?? new ArrayBuffer(0));
+  }
+  return { id: `${access.url}#${etag}`, size, url: access.url, etag, read };
+}
+
+/** Forgets what this isolate learnt from opens (tests measuring cold reads; the Cache API is kept). */
+export function forgetOpens(): void {
+  opened.clear();
+}
