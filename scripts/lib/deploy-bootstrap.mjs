@@ -1,6 +1,7 @@
 // What `npm run deploy` does through a deployment's own API once it serves (scripts/deploy.mjs): the first account
 // and its admin OAuth client, the sample scenes and items (`--with-samples`), and the smoke test. The same calls
 // for a local deployment and a remote one (the admin API, src/admin).
+import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { decode } from "fast-png";
 import { sampleItems, uploadMissing } from "../seed-files.ts";
@@ -27,35 +28,72 @@ export async function waitServing(base, seconds, log) {
 }
 
 /**
- * The deployment's first account ("Operator", plan enterprise) with an OAuth client "admin" and an S3 key of the
- * S3 endpoint, whose secrets are printed here once and stored nowhere. Made only while the deployment has no account at all; when `known` (the account
- * made by an earlier run) still exists, or other accounts exist, nothing is made. Returns { accountId, clientId?,
- * s3AccessKeyId? }.
- * @param {ReturnType<import("./admin-client.mjs").adminClient>} client @param {{ accountId?: string, clientId?: string } | undefined} known
+ * The deployment's first account ("Operator", plan enterprise) with an OAuth client "admin" and an S3 key of the S3
+ * endpoint, made atomically across crashes: the account's id is chosen and recorded (`record`, deploy.json) before
+ * it is created, each step finds what an interrupted run made, and a client whose secret was not kept (the run died
+ * between its creation and the file write) is deleted and made again. The secrets go to `secrets` (a mode-0600 file,
+ * {@link credentialsFile}), never to the log. Made only while the deployment has no account but the recorded one;
+ * when `known` is complete and still exists, or other accounts exist, nothing is made. Returns { accountId,
+ * clientId?, s3AccessKeyId?, complete? }.
+ * @param {ReturnType<import("./admin-client.mjs").adminClient>} client
+ * @param {{ accountId?: string, clientId?: string, s3AccessKeyId?: string, complete?: boolean } | undefined} known
+ * @param {{ record: (b: object) => Promise<void>, secrets: ReturnType<typeof credentialsFile>, log: (line: string) => void }} io
  */
-export async function bootstrap(client, known, log) {
-  if (known?.accountId) {
-    const found = await client.call("GET", `/accounts/${encodeURIComponent(known.accountId)}`).catch((e) => (e.status === 404 ? undefined : Promise.reject(e)));
-    if (found) {
-      log(`  first account ${known.accountId} exists (its client ${known.clientId ?? "-"}); nothing made`);
-      return known;
+export async function bootstrap(client, known, { record, secrets, log }) {
+  const exists = async (id) => !!(await client.call("GET", `/accounts/${encodeURIComponent(id)}`).catch((e) => (e.status === 404 ? undefined : Promise.reject(e))));
+  if (known?.accountId && (known.complete || known.complete === undefined) && (await exists(known.accountId))) {
+    log(`  first account ${known.accountId} exists (its client ${known.clientId ?? "-"}); nothing made`);
+    return known;
+  }
+  let b = known?.accountId && known.complete === false ? known : undefined;
+  if (!b) {
+    const some = await client.call("GET", "/accounts?count=1");
+    if (some.data.length > 0) {
+      log(`  the deployment has accounts already (e.g. ${some.data[0].id}); no first account made (npm run admin -- accounts create ...)`);
+      return { accountId: some.data[0].id };
     }
+    b = { accountId: crypto.randomUUID(), complete: false };
+    await record(b); // the id is kept before the account exists: a rerun finishes this one
   }
-  const some = await client.call("GET", "/accounts?count=1");
-  if (some.data.length > 0) {
-    log(`  the deployment has accounts already (e.g. ${some.data[0].id}); no first account made (npm run admin -- accounts create ...)`);
-    return { accountId: some.data[0].id };
+  if (!(await exists(b.accountId))) await client.call("POST", "/accounts", { id: b.accountId, name: "Operator", plan: "enterprise" });
+  const previous = await secrets.read();
+  const kept = previous.account_id === b.accountId ? previous : {}; // a file of an older deployment's account is replaced
+  const { active = [], inactive = [] } = (await client.call("GET", `/accounts/${b.accountId}/clients`)).data ?? {};
+  for (const c of [...active, ...inactive].filter((c) => c.name === "admin" && c.clientId !== kept.client_id)) {
+    await client.call("DELETE", `/accounts/${b.accountId}/clients/${c.clientId}`); // its secret was lost in a crash
   }
-  const account = await client.call("POST", "/accounts", { name: "Operator", plan: "enterprise" });
-  const c = await client.call("POST", `/accounts/${account.id}/clients`, { name: "admin", neverExpire: true, confirmNeverExpireRisk: true });
-  const k = await client.call("POST", `/accounts/${account.id}/s3keys`);
-  log(`  created the first account ${account.id} (plan enterprise), its OAuth client "admin" and an S3 key:`);
-  log(`    client_id             ${c.clientId}`);
-  log(`    client_secret         ${c.clientSecret}`);
-  log(`    s3_access_key_id      ${k.accessKeyId}`);
-  log(`    s3_secret_access_key  ${k.secretAccessKey}`);
-  log("    (the secrets are shown this once and stored nowhere: keep them in your password manager)");
-  return { accountId: account.id, clientId: c.clientId, s3AccessKeyId: k.accessKeyId };
+  if (!kept.client_id || ![...active, ...inactive].some((c) => c.clientId === kept.client_id)) {
+    const c = await client.call("POST", `/accounts/${b.accountId}/clients`, { name: "admin", neverExpire: true, confirmNeverExpireRisk: true });
+    await secrets.write({ account_id: b.accountId, client_id: c.clientId, client_secret: c.clientSecret }, kept !== previous);
+  }
+  if (!kept.s3_access_key_id) {
+    const k = await client.call("POST", `/accounts/${b.accountId}/s3keys`);
+    await secrets.write({ s3_access_key_id: k.accessKeyId, s3_secret_access_key: k.secretAccessKey });
+  }
+  const all = await secrets.read();
+  b = { accountId: b.accountId, clientId: all.client_id, s3AccessKeyId: all.s3_access_key_id, complete: true };
+  await record(b);
+  log(`  created the first account ${b.accountId} (plan enterprise), its OAuth client "admin" (${b.clientId}) and an S3 key (${b.s3AccessKeyId})`);
+  log(`  their secrets: ${secrets.path} (mode 0600; keep them in your password manager, then delete the file)`);
+  if (process.stdout.isTTY) for (const [k, v] of Object.entries(all)) log(`    ${k.padEnd(22)}${v}`);
+  return b;
+}
+
+/**
+ * The file holding a deployment's first secrets (`path`, JSON, mode 0600, written whole each time): `read()` the
+ * object (empty when absent), `write(members, replace?)` merged into it (or replacing it).
+ */
+export function credentialsFile(path) {
+  const read = async () => JSON.parse(await readFile(path, "utf8").catch(() => "{}"));
+  return {
+    path,
+    read,
+    /** @param {Record<string, string>} members @param {boolean} [replace] start a new file instead of merging */
+    async write(members, replace = false) {
+      await writeFile(path, JSON.stringify({ ...(replace ? {} : await read()), ...members }, null, 2) + "\n", { mode: 0o600 });
+      await chmod(path, 0o600);
+    },
+  };
 }
 
 /**

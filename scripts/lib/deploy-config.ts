@@ -176,11 +176,6 @@ export function parseSecretList(text: string): string[] {
   return Array.isArray(list) ? list.map((s: { name?: unknown }) => s?.name).filter((x): x is string => typeof x === "string") : [];
 }
 
-/** The first `https://<...>.workers.dev` URL `wrangler deploy` printed, or undefined. */
-export function workersDevUrl(text: string): string | undefined {
-  return /https:\/\/[a-z0-9-]+(?:\.[a-z0-9-]+)*\.workers\.dev\b/i.exec(plain(text))?.[0];
-}
-
 /**
  * Milliseconds of CPU a startup profile spent (the `.cpuprofile` of `wrangler check startup`, Chrome DevTools
  * Protocol `Profiler.Profile`: `nodes`, `samples`, `timeDeltas` in microseconds): the time of every sample not in
@@ -191,4 +186,35 @@ export function startupCpuMs(profile: { nodes: { id: number; callFrame: { functi
   let us = 0;
   profile.samples.forEach((id, i) => (us += idle.has(id) ? 0 : (profile.timeDeltas[i] ?? 0)));
   return us / 1000;
+}
+
+/** Largest max_concurrency a queue consumer may have (Cloudflare's own ceiling: 250 concurrent invocations). */
+export const MAX_CONSUMER_CONCURRENCY = 250;
+
+/**
+ * What in wrangler.toml makes a deployment unsafe to run: `[observability]` not enabled (errors of the
+ * edge would be lost), a queue consumer without a bounded `max_concurrency` (Cloudflare autoscales it to 250
+ * invocations, all on the same Durable Objects and D1 database). Empty when the configuration is fine.
+ */
+export function configProblems(raw: RawConfig): string[] {
+  const problems: string[] = [];
+  const observability = raw.observability as { enabled?: unknown } | undefined;
+  if (observability?.enabled !== true) problems.push("[observability] enabled = true is missing (Workers Logs keep the edge's errors)");
+  for (const c of raw.queues?.consumers ?? []) {
+    const n = c.max_concurrency;
+    if (!(typeof n === "number" && Number.isInteger(n) && n >= 1 && n < MAX_CONSUMER_CONCURRENCY)) {
+      problems.push(`queue consumer ${c.queue} has no bounded max_concurrency (${n === undefined ? "unset: autoscaled to 250" : String(n)}); give it 1..${MAX_CONSUMER_CONCURRENCY - 1} with the reason beside it`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * The startup check's judgement (scripts/lib/startup-check.mjs), in ms: the Worker's profiled median `worker`
+ * divided by the load factor, the calibration Worker's profiled median `calibration` over the CPU time its fixed
+ * work took outside the profiler (`calibrationCpu`); a factor below 1 counts as 1 (a quiet machine's profile is
+ * taken as it is, never scaled up).
+ */
+export function judgeStartup(worker: number, calibration: number, calibrationCpu: number): number {
+  return worker / Math.max(1, calibration / calibrationCpu);
 }

@@ -1,10 +1,11 @@
 // The steps of `npm run deploy` that act through wrangler (scripts/deploy.mjs): finding and creating the
 // account's resources, the Worker's secrets (remote: `wrangler secret put`, the value on stdin; local: the
-// `.dev.vars` file beside the generated configuration, which `wrangler dev` reads), and the startup check.
+// `.dev.vars` file beside the generated configuration, which `wrangler dev` reads). The startup check is
+// scripts/lib/startup-check.mjs.
 import { randomBytes } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { exportJWK, generateKeyPair } from "jose";
-import { parseD1List, parseQueuesList, parseR2BucketList, parseSecretList, startupCpuMs } from "./deploy-config.ts";
+import { parseD1List, parseQueuesList, parseR2BucketList, parseSecretList } from "./deploy-config.ts";
 
 /** Wrangler's answer to creating something that exists (D1 7502, R2 10004, Queues 11009): treated as done. */
 const EXISTS = /already (exists|taken)|\b(7502|10004|11009)\b/i;
@@ -98,17 +99,4 @@ export function localSecrets(file) {
       await writeFile(file, [...kept, `${name}='${value}'`].join("\n") + "\n", { mode: 0o600 });
     },
   };
-}
-
-/**
- * Builds the Worker as `wrangler deploy` would (`--dry-run --outfile`) and profiles its startup (`wrangler check
- * startup` on that bundle); resolves to the startup CPU in ms read from the profile (scripts/lib/deploy-config.ts
- * startupCpuMs). Runs offline.
- */
-export async function checkStartup(w, config, dir) {
-  const bundle = `${dir}/worker.bundle`;
-  const profile = `${dir}/worker-startup.cpuprofile`;
-  await w.must(["deploy", "--dry-run", "--outfile", bundle, "-c", config], { local: true });
-  await w.must(["check", "startup", "--worker", bundle, "--outfile", profile, "-c", config], { local: true });
-  return startupCpuMs(JSON.parse(await readFile(profile, "utf8")));
 }

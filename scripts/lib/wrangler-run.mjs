@@ -13,10 +13,10 @@ const env = { ...wranglerEnv, FORCE_COLOR: "0", NO_COLOR: "1" };
  * @param {string[]} args @param {{ input?: string }} [options]
  * @returns {Promise<{ code: number, out: string }>}
  */
-export function runWrangler(args, { input } = {}) {
+export function runWrangler(args, { input, extraEnv = {} } = {}) {
   return new Promise((done, fail) => {
     const [cmd, argv] = wrangler(args);
-    const child = spawn(cmd, argv, { env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(cmd, argv, { env: { ...env, ...extraEnv }, stdio: ["pipe", "pipe", "pipe"] });
     const out = [];
     const err = [];
     child.stdout.on("data", (b) => out.push(b));
@@ -34,17 +34,20 @@ export const shown = (args) => `npx wrangler ${args.map((a) => (/^[\w@%+=:,./-]+
 /**
  * A runner of wrangler commands for a deployment. `dryRun`: commands that act on (or read) the Cloudflare account
  * are printed with `would run:` and answer `{ code: 0, out: "" }`; local commands (`local: true`) still run.
- * `must(args)` throws an Error holding the command's output when it fails.
+ * `must(args)` throws an Error holding the command's output when it fails. `env`: variables added to every
+ * command's environment (e.g. CLOUDFLARE_ACCOUNT_ID once the preflight chose the account), changeable later.
  * @param {{ dryRun?: boolean, log?: (line: string) => void }} options
  */
 export function wranglerRunner({ dryRun = false, log = console.log } = {}) {
+  /** @type {Record<string, string>} */
+  const extraEnv = {};
   /** @param {string[]} args @param {{ input?: string, local?: boolean }} [o] */
   const run = async (args, o = {}) => {
     if (dryRun && !o.local) {
       log(`  would run: ${shown(args)}${o.input !== undefined ? " (value on stdin)" : ""}`);
       return { code: 0, out: "" };
     }
-    return runWrangler(args, o);
+    return runWrangler(args, { ...o, extraEnv });
   };
   /** @param {string[]} args @param {{ input?: string, local?: boolean }} [o] */
   const must = async (args, o = {}) => {
@@ -52,5 +55,5 @@ export function wranglerRunner({ dryRun = false, log = console.log } = {}) {
     if (r.code !== 0) throw new Error(`${shown(args)} failed (exit ${r.code}):\n${r.out.trim()}`);
     return r.out;
   };
-  return { run, must, dryRun };
+  return { run, must, dryRun, env: extraEnv };
 }

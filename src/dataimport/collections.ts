@@ -1,18 +1,18 @@
 /**
  * The BYOC collection an order or subscription imports into (spec: "A given collection must be empty or have the
  * same bands as the ordered data. When it is not given, a collection is created at confirmation"): the check of a
- * given one, and the idempotent creation of a new one in the account's import bucket (`tpdi-<account hex>`, claimed
- * for the account on first use), named after the record, with the provider's bands.
+ * given one, and the idempotent creation of a new one in the account's import bucket (`tpdi-<account hex>`,
+ * src/buckets/owners.ts importBucket: reserved for the account from the moment it exists), named after the record,
+ * with the provider's bands.
  */
 import type { Env } from "../env";
 import { accountBucket, type ObjectStore } from "../buckets";
+import { importBucket } from "../buckets/owners";
 import { badRequest, notFound } from "../http/errors";
 import type { BandFormat, ByocCollection } from "../storage/byoc/model";
 import { getCollection, insertCollection } from "../storage/byoc/store";
 import type { ImportRecord } from "./model";
 
-/** The bucket deliveries of `account` land in when it gave no collection. */
-export const importBucket = (account: string): string => `tpdi-${account.replace(/-/g, "").toLowerCase()}`;
 
 const same = (a: [string, BandFormat][], b: [string, BandFormat][]): boolean =>
   a.length === b.length && a.every(([n, f], i) => n === b[i]![0] && f.bitDepth === b[i]![1].bitDepth && f.sampleFormat === b[i]![1].sampleFormat && f.source === b[i]![1].source);

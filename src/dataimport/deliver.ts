@@ -21,6 +21,7 @@ import { collectionBucket, ensureCollection } from "./collections";
 import { deliveryById, failCancelledDeliveries, moveDelivery } from "./deliveries";
 import type { Delivery, ImportRecord } from "./model";
 import { DeliveryError, providerOf } from "./providers";
+import { refuseDelivery } from "./quotas";
 import { recordById } from "./store";
 
 /** What a delivery unit names: the delivery and its order or subscription. */
@@ -120,6 +121,6 @@ export async function deliver(env: Env, unit: DeliveryUnit): Promise<void> {
     if (now.status === "DELIVERED" || now.status === "PREPARING") await ingest(env, c, now);
   } catch (e) {
     if (!(e instanceof BucketAccessDenied)) throw e;
-    await moveDelivery(env, d.id, ["WAITING", "DELIVERED", "PREPARING"], "IMPORT_FAILED", { error_message: `The collection's bucket cannot be written: ${e.message}` });
+    await refuseDelivery(env, r, d, ["WAITING", "DELIVERED", "PREPARING"], `The collection's bucket cannot be written: ${e.message}`);
   }
 }

@@ -46,3 +46,24 @@ export async function confirmCharge(env: Pick<Env, "DB" | "DATAIMPORT_QUOTA_SQKM
 /** 409 for an operation only a CREATED record allows. */
 export const notCreated = (r: Pick<ImportRecord, "kind" | "id">, what: string, status: string): ApiError =>
   new ApiError(409, `The ${r.kind} ${r.id} is ${status}; only a CREATED ${r.kind} can be ${what}.`);
+
+/**
+ * Ends delivery `d` of record `r` IMPORT_FAILED (when it is still in one of `from`) because its bucket refused the
+ * write, and gives the delivery's sqkm (an order's share; subscription deliveries carry none) back to the record's
+ * quota: a refused delivery is never charged. The refund and the move run in one D1 batch, the refund guarded by
+ * the same state check, so a delivery is refunded at most once (and only when its record was charged). Answers
+ * whether this call moved it.
+ */
+export async function refuseDelivery(env: Pick<Env, "DB">, r: ImportRecord, d: { id: string; sqkm: number | null }, from: readonly string[], message: string): Promise<boolean> {
+  const states = from.map(() => "?").join(", ");
+  const [, moved] = await env.DB.batch([
+    env.DB.prepare(
+      `UPDATE import_quotas SET quota_used = max(0, quota_used - ?)
+        WHERE account = ? AND collection = ?
+          AND EXISTS (SELECT 1 FROM import_deliveries WHERE id = ? AND status IN (${states}))
+          AND EXISTS (SELECT 1 FROM import_orders WHERE id = ? AND charged = 1)`,
+    ).bind(d.sqkm ?? 0, r.account, r.quotaCollection, d.id, ...from, r.id),
+    env.DB.prepare(`UPDATE import_deliveries SET status = 'IMPORT_FAILED', error_message = ? WHERE id = ? AND status IN (${states})`).bind(message, d.id, ...from),
+  ]);
+  return (moved?.meta.changes ?? 0) > 0;
+}

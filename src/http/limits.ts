@@ -7,6 +7,21 @@ import { ApiError } from "./errors";
 /** Largest JSON or multipart/form-data body of any API route (the S3 endpoint, outside the router, excepted): 4 MiB. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Longest request URL the API answers (bytes of the whole URL): Cloudflare's edge refuses longer ones itself
+ * ("URL size 16 KB", developers.cloudflare.com/workers/platform/limits/), and workerd's HTTP server answers a plain
+ * text 414 above 64 KiB; between, the Worker answers the 414 in the error envelope, so a URL too long gets the same
+ * answer locally and at the edge.
+ */
+export const MAX_URL_BYTES = 16 * 1024;
+
+/** The 414 COMMON_URI_TOO_LONG for `request` when its URL is longer than MAX_URL_BYTES, else undefined. */
+export function uriTooLong(request: Request): ApiError | undefined {
+  const bytes = new TextEncoder().encode(request.url).byteLength;
+  if (bytes <= MAX_URL_BYTES) return undefined;
+  return new ApiError(414, `The request URL has ${bytes} bytes; at most ${MAX_URL_BYTES} are accepted. Send long parameters (an evalscript, a geometry) in a POST body.`);
+}
+
 const MIB = 1024 * 1024;
 const describe = (bytes: number): string => (bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`);
 

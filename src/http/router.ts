@@ -9,7 +9,7 @@ import type { Env } from "../env";
 import type { TokenClaims } from "./claims";
 import { publicBaseUrl, withHeaders } from "./base";
 import { ApiError, errorResponse, renderError } from "./errors";
-import { refuseDeclaredOversize } from "./limits";
+import { refuseDeclaredOversize, uriTooLong } from "./limits";
 import { BOOKMARK_HEADER, withReadSession } from "./replica";
 
 export type Handler = (request: AuthedRequest, env: Env, ctx: ExecutionContext) => Response | Promise<Response>;
@@ -241,6 +241,8 @@ export class Api {
     let response: Response;
     let routed: AuthedRequest | undefined;
     try {
+      const tooLong = uriTooLong(request);
+      if (tooLong) throw tooLong;
       if (request.method === "OPTIONS") response = preflight(request);
       else {
         routed = atPublicOrigin(request, env) as AuthedRequest;

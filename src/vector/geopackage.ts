@@ -12,18 +12,27 @@
  * as Sentinel Hub's Batch and Statistical Batch APIs require.
  *
  * SQLite runs in sql.js (./sqlite.ts); geometry blobs are decoded by ./gpkgbinary.ts.
+ * Only ordinary tables are read (a view, a virtual table or a generated column of the file is refused before any query
+ * touches it) and every query of a file shares a step budget (MAX_SQLITE_STEPS): a hostile file cannot make SQLite
+ * run the file author's SQL, nor run unbounded.
  * Every failure caused by the file (not SQLite, not a GeoPackage, no such layer, CRS without an EPSG code, a geometry
- * of a refused type) throws EngineError invalid-argument with a message naming the file's problem.
+ * of a refused type, a view, virtual table or generated column where a table is read) throws EngineError invalid-argument with a message naming the file's problem.
  */
 import type { Geometry } from "geojson";
-import type { Database } from "sql.js";
 import { EngineError } from "../raster/errors";
 import type { ObjectStore } from "../buckets/types";
 import { decodeGpkgGeometry } from "./gpkgbinary";
-import { openSqlite, queryRows, type SqlRow } from "./sqlite";
+import { openSqlite, queryRows, type SqlRow, type StepBudget } from "./sqlite";
 
 /** Largest GeoPackage read (bytes): the whole file is held in memory twice (the bytes and SQLite's copy). */
 export const MAX_GEOPACKAGE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Most SQLite steps (rows returned) spent on one file, over all its queries: the layer list, the table checks and
+ * the features. It bounds the CPU a hostile file can take (see ./sqlite.ts StepBudget); a layer of more features
+ * than this cannot be read.
+ */
+export const MAX_SQLITE_STEPS = 500_000;
 
 /** A feature layer as listed in gpkg_contents / gpkg_geometry_columns. */
 export interface GeoPackageLayerInfo {
@@ -62,6 +71,8 @@ export interface ReadGeoPackageOptions {
   layer?: string;
   /** Accepted GeoJSON geometry types; default ["Polygon", "MultiPolygon"]. Null geometries are always accepted. */
   geometryTypes?: readonly Geometry["type"][];
+  /** Step budget of the file (default MAX_SQLITE_STEPS). */
+  maxSteps?: number;
 }
 
 const DEFAULT_TYPES: readonly Geometry["type"][] = ["Polygon", "MultiPolygon"];
@@ -71,21 +82,31 @@ function invalid(message: string): EngineError {
   return new EngineError("invalid-argument", message);
 }
 
+/** An open GeoPackage: its queries share one step budget. */
+interface Gpkg {
+  rows(sql: string, params?: (string | number)[]): SqlRow[];
+}
+
 /** Runs `read` on the opened database, mapping SQLite's errors on a non-database to invalid-argument. */
-async function withGeoPackage<T>(bytes: Uint8Array, read: (db: Database) => T): Promise<T> {
+async function withGeoPackage<T>(bytes: Uint8Array, read: (db: Gpkg) => T, maxSteps = MAX_SQLITE_STEPS): Promise<T> {
   if (bytes.byteLength > MAX_GEOPACKAGE_BYTES) {
     throw invalid(`The GeoPackage has ${bytes.byteLength} bytes; at most ${MAX_GEOPACKAGE_BYTES} are supported.`);
   }
   if (!isSqlite(bytes)) throw invalid('The file is not a GeoPackage (not an SQLite 3 database: no "SQLite format 3" header).');
-  let db: Database;
+  let db: Awaited<ReturnType<typeof openSqlite>>;
   try {
     db = await openSqlite(bytes);
   } catch (e) {
     throw invalid(`The file is not a GeoPackage (not an SQLite database: ${e instanceof Error ? e.message : e}).`);
   }
+  const budget: StepBudget = {
+    steps: maxSteps,
+    exceeded: () => invalid(`The GeoPackage needs more than ${maxSteps} SQLite steps (rows) to read; at most that many are read from one file.`),
+  };
+  const gpkg: Gpkg = { rows: (sql, params) => queryRows(db, sql, params, budget) };
   try {
-    checkGeoPackage(db);
-    return read(db);
+    checkGeoPackage(gpkg);
+    return read(gpkg);
   } catch (e) {
     if (e instanceof EngineError) throw e;
     throw invalid(`The file is not a readable GeoPackage (${e instanceof Error ? e.message : e}).`);
@@ -101,17 +122,46 @@ function isSqlite(bytes: Uint8Array): boolean {
   return bytes.length >= 100 && [...SQLITE_MAGIC].every((c, i) => bytes[i] === c.charCodeAt(0));
 }
 
-/** @throws EngineError invalid-argument when a table every GeoPackage with features has is missing. */
-function checkGeoPackage(db: Database): void {
-  const present = new Set(queryRows(db, "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')").map((r) => String(r.name)));
-  const missing = REQUIRED_TABLES.filter((t) => !present.has(t));
+/**
+ * What `name` is in the schema: "table" (an ordinary table), "view", "virtual" (CREATE VIRTUAL TABLE), or undefined
+ * when absent. Reads sqlite_master only (never the object itself; SQLite names are case-insensitive).
+ */
+function schemaType(db: Gpkg, name: string): "table" | "view" | "virtual" | undefined {
+  const [row] = db.rows("SELECT type, sql FROM sqlite_master WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE", [name]);
+  if (!row) return undefined;
+  if (row.type === "view") return "view";
+  return /^\s*CREATE\s+VIRTUAL\s/i.test(String(row.sql ?? "")) ? "virtual" : "table";
+}
+
+/**
+ * Checks that `table` is an ordinary table whose columns are all stored, before any query reads it: a view or a
+ * virtual table runs SQL (or a module) of the file's author on every read, a generated column an expression per
+ * row. Triggers never run: nothing is written.
+ * @throws EngineError invalid-argument naming the table and what it is (`what`: "table" or "feature layer").
+ */
+function checkOrdinaryTable(db: Gpkg, table: string, what = "table"): void {
+  const type = schemaType(db, table);
+  if (type === undefined) throw invalid(`The file is not a GeoPackage: SQLite table ${table} missing.`);
+  if (type !== "table") {
+    throw invalid(`The GeoPackage's ${what} ${table} is a ${type === "view" ? "view" : "virtual table"}, not an ordinary table: only ordinary tables are read.`);
+  }
+  const generated = db.rows(`PRAGMA table_xinfo(${ident(table)})`).filter((c) => Number(c.hidden) === 2 || Number(c.hidden) === 3);
+  if (generated.length) {
+    throw invalid(`The GeoPackage's ${what} ${table} has generated column(s) ${generated.map((c) => String(c.name)).join(", ")}: only stored columns are read.`);
+  }
+}
+
+/** @throws EngineError invalid-argument when a table every GeoPackage with features has is missing or not a table. */
+function checkGeoPackage(db: Gpkg): void {
+  db.rows("PRAGMA trusted_schema = OFF"); // defence in depth: no function of the file's schema runs as trusted
+  const missing = REQUIRED_TABLES.filter((t) => schemaType(db, t) === undefined);
   if (missing.length) throw invalid(`The file is not a GeoPackage: SQLite table(s) ${missing.join(", ")} missing.`);
+  for (const t of REQUIRED_TABLES) checkOrdinaryTable(db, t);
 }
 
 /** Feature layers in gpkg_contents order (its rowid: the order they were added), with their EPSG codes. */
-function layerInfos(db: Database): GeoPackageLayerInfo[] {
-  const rows = queryRows(
-    db,
+function layerInfos(db: Gpkg): GeoPackageLayerInfo[] {
+  const rows = db.rows(
     `SELECT c.table_name AS name, g.column_name AS geometryColumn, g.geometry_type_name AS geometryType,
             g.srs_id AS srsId, s.organization AS org, s.organization_coordsys_id AS code
        FROM gpkg_contents c JOIN gpkg_geometry_columns g ON g.table_name = c.table_name
@@ -141,7 +191,7 @@ export function listGeoPackageLayers(bytes: Uint8Array): Promise<GeoPackageLayer
 }
 
 /** The layer asked for (or the first). @throws EngineError invalid-argument when there is none or no EPSG CRS. */
-function chooseLayer(db: Database, name: string | undefined): GeoPackageLayerInfo {
+function chooseLayer(db: Gpkg, name: string | undefined): GeoPackageLayerInfo {
   const layers = layerInfos(db);
   const names = layers.map((l) => l.name);
   const layer = name === undefined ? layers[0] : layers.find((l) => l.name === name);
@@ -162,19 +212,20 @@ function ident(name: string): string {
 }
 
 /** Column names of a table in order, and its integer primary key (the fid). */
-function tableColumns(db: Database, table: string): { fid: string; columns: string[] } {
-  const info = queryRows(db, `PRAGMA table_info(${ident(table)})`);
+function tableColumns(db: Gpkg, table: string): { fid: string; columns: string[] } {
+  checkOrdinaryTable(db, table, "feature layer");
+  const info = db.rows(`PRAGMA table_info(${ident(table)})`);
   const pk = info.find((c) => Number(c.pk) === 1 && String(c.type).toUpperCase().startsWith("INT"));
   if (!pk) throw invalid(`Layer "${table}" of the GeoPackage has no INTEGER PRIMARY KEY column (feature id).`);
   return { fid: String(pk.name), columns: info.map((c) => String(c.name)) };
 }
 
-function readLayer(db: Database, options: ReadGeoPackageOptions): GeoPackageLayer {
+function readLayer(db: Gpkg, options: ReadGeoPackageOptions): GeoPackageLayer {
   const info = chooseLayer(db, options.layer);
   const types = options.geometryTypes ?? DEFAULT_TYPES;
   const { fid, columns } = tableColumns(db, info.name);
   const attributes = columns.filter((c) => c !== fid && c !== info.geometryColumn);
-  const rows = queryRows(db, `SELECT * FROM ${ident(info.name)} ORDER BY ${ident(fid)}`);
+  const rows = db.rows(`SELECT * FROM ${ident(info.name)} ORDER BY ${ident(fid)}`);
   const features = rows.map((row): GeoPackageFeature => {
     const id = Number(row[fid]);
     const where = `Feature ${id} of layer "${info.name}"`;
@@ -197,7 +248,7 @@ function readLayer(db: Database, options: ReadGeoPackageOptions): GeoPackageLaye
  *   the layer does not exist, its CRS has no EPSG code, or a geometry is unreadable or of a type not accepted.
  */
 export function readGeoPackage(bytes: Uint8Array, options: ReadGeoPackageOptions = {}): Promise<GeoPackageLayer> {
-  return withGeoPackage(bytes, (db) => readLayer(db, options));
+  return withGeoPackage(bytes, (db) => readLayer(db, options), options.maxSteps);
 }
 
 /**

@@ -40,13 +40,31 @@ export async function openSqlite(bytes: Uint8Array): Promise<Database> {
 /** A row of a query as column name -> value (numbers, strings, blobs as Uint8Array, null). */
 export type SqlRow = Record<string, number | string | Uint8Array | null>;
 
-/** All rows of `sql` with its `?` parameters bound, as objects keyed by column name. */
-export function queryRows(db: Database, sql: string, params: (string | number)[] = []): SqlRow[] {
+/**
+ * A step budget shared by the queries on one database: `steps` left (one per row a query returns). sql.js 1.16
+ * exports no `sqlite3_progress_handler` (nor `sqlite3_interrupt`), and workerd's clock does not advance during
+ * synchronous work, so the work is bounded by steps: with only ordinary tables read (no views, virtual tables or
+ * generated columns: checked before a query touches a table, src/vector/geopackage.ts), one step reads one row.
+ */
+export interface StepBudget {
+  steps: number;
+  /** Thrown (by queryRows) when the budget is spent. */
+  exceeded: () => Error;
+}
+
+/**
+ * All rows of `sql` with its `?` parameters bound, as objects keyed by column name.
+ * @throws `budget.exceeded()` when the query would return more rows than the budget has steps left.
+ */
+export function queryRows(db: Database, sql: string, params: (string | number)[] = [], budget?: StepBudget): SqlRow[] {
   const stmt = db.prepare(sql);
   try {
     stmt.bind(params);
     const rows: SqlRow[] = [];
-    while (stmt.step()) rows.push(stmt.getAsObject() as SqlRow);
+    while (stmt.step()) {
+      if (budget && --budget.steps < 0) throw budget.exceeded();
+      rows.push(stmt.getAsObject() as SqlRow);
+    }
     return rows;
   } finally {
     stmt.free();

@@ -7,7 +7,9 @@
  */
 import { describe, expect, it } from "vitest";
 import {
+  configProblems,
   deployConfig,
+  judgeStartup,
   locationConfig,
   parseD1List,
   parseQueuesList,
@@ -15,7 +17,6 @@ import {
   parseSecretList,
   resourcesOf,
   startupCpuMs,
-  workersDevUrl,
 } from "../../scripts/lib/deploy-config";
 
 /** wrangler.toml as experimental_readRawConfig reads it (the parts the deploy uses). */
@@ -135,12 +136,9 @@ describe("wrangler's outputs", () => {
     expect(parseQueuesList("┌┐\n└┘")).toEqual([]);
   });
 
-  it("secret list --format json, and the workers.dev URL of wrangler deploy", () => {
+  it("secret list --format json", () => {
     expect(parseSecretList('[\n  {\n    "name": "ADMIN_TOKEN",\n    "type": "secret_text"\n  },\n  {\n    "name": "JWT_PRIVATE_JWK",\n    "type": "secret_text"\n  }\n]')).toEqual(["ADMIN_TOKEN", "JWT_PRIVATE_JWK"]);
     expect(parseSecretList("")).toEqual([]);
-    const deployed = "Total Upload: 9592.53 KiB / gzip: 2955.72 KiB\nUploaded eo-edge (12.34 sec)\nDeployed eo-edge triggers (1.01 sec)\n  https://eo-edge.acme-corp.workers.dev\n  Consumer for eo-edge-tasks\nCurrent Version ID: 5f0c...";
-    expect(workersDevUrl(deployed)).toBe("https://eo-edge.acme-corp.workers.dev");
-    expect(workersDevUrl("Deployed eo-edge triggers\n  eo.example.org (custom domain)")).toBeUndefined();
   });
 
   it("startup CPU of a .cpuprofile: every sample outside (idle), garbage collection included", () => {
@@ -156,5 +154,28 @@ describe("wrangler's outputs", () => {
       timeDeltas: [100000, 12000, 8000, 1500, 2500, 50000],
     };
     expect(startupCpuMs(profile)).toBe(24);
+  });
+
+  it("startup judgement: a loaded machine's inflation (calibration profiled over its CPU time) is divided out, never multiplied in", () => {
+    // the same bundle profiled 550 ms and 2,128 ms on loaded machines
+    expect(judgeStartup(550, 400, 100)).toBeCloseTo(137.5, 9); // calibration inflated 4x
+    expect(judgeStartup(2128, 1600, 100)).toBeCloseTo(133, 9); // 16x
+    expect(judgeStartup(300, 80, 100)).toBe(300); // quieter than its CPU time: taken as profiled
+    expect(judgeStartup(450, 100, 100)).toBe(450); // a real regression on a quiet machine still fails the 400 ms budget
+  });
+});
+
+describe("configProblems: wrangler.toml safe to deploy", () => {
+  const consumers = (extra: ({ queue: string } & Record<string, unknown>)[]) => ({ ...RAW, queues: { ...RAW.queues, consumers: extra } });
+  it("needs [observability] enabled and a bounded max_concurrency on every consumer", () => {
+    const ok = { ...consumers([{ queue: "eo-edge-tasks", max_concurrency: 16 }, { queue: "eo-edge-tasks-dlq", max_concurrency: 2 }]), observability: { enabled: true } };
+    expect(configProblems(ok)).toEqual([]);
+    const bad = { ...consumers([{ queue: "eo-edge-tasks" }, { queue: "eo-edge-ingest", max_concurrency: 250 }, { queue: "x", max_concurrency: 1.5 }]), observability: { enabled: false } };
+    expect(configProblems(bad)).toEqual([
+      "[observability] enabled = true is missing (Workers Logs keep the edge's errors)",
+      "queue consumer eo-edge-tasks has no bounded max_concurrency (unset: autoscaled to 250); give it 1..249 with the reason beside it",
+      "queue consumer eo-edge-ingest has no bounded max_concurrency (250); give it 1..249 with the reason beside it",
+      "queue consumer x has no bounded max_concurrency (1.5); give it 1..249 with the reason beside it",
+    ]);
   });
 });

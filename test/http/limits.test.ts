@@ -4,7 +4,7 @@
  * after the limit, not buffered), BYOC's JSON bodies included (they once took 40 MiB and 300 MiB bodies, 201).
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { authed, callWithEnv, envelope, token } from "../helpers/auth";
+import { authed, call, callWithEnv, envelope, token } from "../helpers/auth";
 import { buildApi } from "../../src/routes";
 
 const LIMIT = 4 * 1024 * 1024;
@@ -141,4 +141,20 @@ describe("every route with a body", () => {
       expect(pulled()).toBeLessThanOrEqual(2 * 64 * 1024);
     },
   );
+});
+
+describe("URL length (src/http/limits.ts MAX_URL_BYTES, 16 KiB: Cloudflare's edge limit)", () => {
+  it("a URL over 16 KiB is a 414 in the error envelope, public and authenticated routes alike; 16 KiB itself is served", async () => {
+    const base = "http://localhost/api/v1/catalog/1.0.0/collections?pad=";
+    const at = (bytes: number) => base + "x".repeat(bytes - base.length);
+    for (const [path, bearerOf] of [[at(16 * 1024 + 1), bearer], [at(60 * 1024), bearer], [at(20 * 1024), undefined]] as const) {
+      const r = bearerOf ? await authed(path, {}, bearerOf) : await call(path);
+      expect(r.status).toBe(414);
+      expect(r.headers.get("content-type")).toMatch(/application\/json/);
+      const e = await envelope(r);
+      expect(e).toMatchObject({ status: 414, reason: "URI Too Long", code: "COMMON_URI_TOO_LONG" });
+      expect(e.message).toMatch(/at most 16384 are accepted/);
+    }
+    expect((await authed(at(16 * 1024), {}, bearer)).status).toBe(200);
+  });
 });

@@ -7,7 +7,8 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { setBucketPolicy } from "../../src/buckets/owners";
+import { bucketPolicy, setBucketPolicy } from "../../src/buckets/owners";
+import { PolicyError } from "../../src/buckets/policy";
 import { authed } from "../helpers/auth";
 import { api, putInBucket, settled } from "../helpers/byoc";
 import { CRS, process } from "../helpers/process";
@@ -75,5 +76,14 @@ describe("a granted bucket, then the grant revoked", () => {
   it("only the owner sets the policy: B cannot grant itself (or anyone) A's bucket", async () => {
     await expect(setBucketPolicy(env, b.account, BUCKET, grantPolicy(BUCKET, [b.account]))).rejects.toMatchObject({ kind: "forbidden" });
     await refused(await authed(BYOC, jsonInit("POST", { name: "still refused", s3Bucket: BUCKET }), b.bearer));
+  });
+
+  it("a grant to an account that does not exist is refused naming it (S3 answers 400 MalformedPolicy)", async () => {
+    const ghost = crypto.randomUUID();
+    const before = await bucketPolicy(env, a.account, BUCKET);
+    const e = await setBucketPolicy(env, a.account, BUCKET, grantPolicy(BUCKET, [b.account, ghost])).then(() => null, (x: unknown) => x);
+    expect(e).toBeInstanceOf(PolicyError);
+    expect((e as Error).message).toBe(`The bucket policy grants account(s) that do not exist: ${ghost}. Grant existing account ids only.`);
+    expect(await bucketPolicy(env, a.account, BUCKET)).toBe(before); // the refused policy was not stored
   });
 });

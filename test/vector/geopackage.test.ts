@@ -112,6 +112,26 @@ describe("readGeoPackage", () => {
     const points = await rejection(readGeoPackage(await bytes("westflanders_fields.gpkg"), { geometryTypes: ["Point"] }));
     expect(points.message).toMatch(/Feature 1 of layer "fields" is a Polygon; accepted geometry types: Point/);
   });
+
+  it("reads only ordinary tables: views, virtual tables and generated columns are refused before SQLite runs them", async () => {
+    // scripts/make_hostile_geopackages.py: batch_features.gpkg with one hostile change each (a view over an endless
+    // recursive CTE hung the isolate before; a 900 MB generated string per row would exhaust its memory)
+    const cases = [
+      ["hostile_view_columns.gpkg", /GeoPackage's table gpkg_geometry_columns is a view, not an ordinary table/],
+      ["hostile_view_layer.gpkg", /GeoPackage's feature layer features is a view, not an ordinary table/],
+      ["hostile_virtual_layer.gpkg", /GeoPackage's feature layer features is a virtual table, not an ordinary table/],
+      ["hostile_generated.gpkg", /GeoPackage's feature layer features has generated column\(s\) heavy: only stored columns are read/],
+    ] as const;
+    for (const [file, reason] of cases) {
+      const e = await rejection(readGeoPackage(await bytes(file)));
+      expect([e.kind, e.message], file).toEqual(["invalid-argument", expect.stringMatching(reason)]);
+    }
+    expect((await rejection(listGeoPackageLayers(await bytes("hostile_view_columns.gpkg")))).message).toMatch(/is a view/);
+    const steps = await rejection(readGeoPackage(await bytes("batch_features.gpkg"), { maxSteps: 12 }));
+    expect(steps.message).toMatch(/needs more than 12 SQLite steps/);
+    // the unchanged file still reads, rtree virtual tables and triggers beside its layer included
+    expect((await readGeoPackage(await bytes("batch_features.gpkg"))).features.length).toBeGreaterThan(0);
+  });
 });
 
 describe("readGeoPackageObject", () => {
