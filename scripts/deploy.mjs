@@ -224,7 +224,7 @@ if (o["dry-run"]) {
 }
 
 // where this script reaches the deployed Worker: its public URL, or EO_EDGE_DEPLOY_REACH_URL (the deploy twin,
-// scripts/deploy-twin.mjs, which has no Cloudflare edge to reach)
+// test/e2e/deploy-twin.mjs, which has no Cloudflare edge to reach)
 const reach = process.env.EO_EDGE_DEPLOY_REACH_URL ?? s.url;
 try {
   await waitServing(reach, o.local ? 60 : 600, log);

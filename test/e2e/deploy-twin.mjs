@@ -18,7 +18,7 @@ import { createServer } from "node:http";
 import { rm, readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { encode } from "fast-png";
-import { defaultState, startStandin } from "./lib/cf-standin.mjs";
+import { defaultState, startStandin } from "../services/cf-standin.mjs";
 
 const ACCOUNT = defaultState().accounts[0].id;
 const failures = [];

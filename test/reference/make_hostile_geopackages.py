@@ -2,7 +2,7 @@
 """Hostile GeoPackages: files whose SQL schema makes a naive reader run unbounded SQLite work.
 
 Run with Debian's python3 (its sqlite3 module, SQLite 3.40; no GDAL needed): /usr/bin/python3
-scripts/make_hostile_geopackages.py. Each file is test/fixtures/vector/batch_features.gpkg (98 KB, GDAL-written,
+test/reference/make_hostile_geopackages.py. Each file is test/fixtures/vector/batch_features.gpkg (98 KB, GDAL-written,
 layer `features` inside the West Flanders sample scene) changed in one way; the reader (src/vector/geopackage.ts)
 must refuse each with invalid-argument before any query touches the hostile object:
 
@@ -15,7 +15,7 @@ must refuse each with invalid-argument before any query touches the hostile obje
 import os, shutil, sqlite3
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DIR = os.path.join(HERE, "..", "test", "fixtures", "vector")
+DIR = os.path.join(HERE, "..", "fixtures", "vector")
 BASE = os.path.join(DIR, "batch_features.gpkg")
 ENDLESS = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r)"
 

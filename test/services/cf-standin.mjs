@@ -1,5 +1,5 @@
 // A recorded stand-in of the Cloudflare API (https://api.cloudflare.com/client/v4) for `npm run deploy`'s twin
-// (scripts/deploy-twin.mjs): a local HTTP server answering, in the API's envelope (`{success, errors, messages,
+// (test/e2e/deploy-twin.mjs): a local HTTP server answering, in the API's envelope (`{success, errors, messages,
 // result, result_info}`), the endpoints wrangler 4.164 and scripts/lib/cloudflare-api.mjs call during a deploy,
 // with the shapes of the API's documentation and of wrangler's own reading of them (node_modules/wrangler). Point
 // wrangler at it with CLOUDFLARE_API_BASE_URL=<url>/client/v4 and CLOUDFLARE_API_TOKEN / CLOUDFLARE_ACCOUNT_ID.

@@ -1,7 +1,7 @@
 /**
  * A hostile GeoPackage as a Statistical Batch and a Batch v2 input: test/fixtures/vector/
  * hostile_view_columns.gpkg (98 KB; `gpkg_geometry_columns` renamed and a view of that name over an endless
- * recursive CTE, scripts/make_hostile_geopackages.py) used to hang the isolate for every tenant, analysis retried
+ * recursive CTE, test/reference/make_hostile_geopackages.py) used to hang the isolate for every tenant, analysis retried
  * after a restart. The reader now reads only ordinary tables: the analysis ends FAILED naming the view, and another
  * account's requests, sent while it runs, are answered.
  */

@@ -114,7 +114,7 @@ describe("readGeoPackage", () => {
   });
 
   it("reads only ordinary tables: views, virtual tables and generated columns are refused before SQLite runs them", async () => {
-    // scripts/make_hostile_geopackages.py: batch_features.gpkg with one hostile change each (a view over an endless
+    // test/reference/make_hostile_geopackages.py: batch_features.gpkg with one hostile change each (a view over an endless
     // recursive CTE hung the isolate before; a 900 MB generated string per row would exhaust its memory)
     const cases = [
       ["hostile_view_columns.gpkg", /GeoPackage's table gpkg_geometry_columns is a view, not an ordinary table/],
