@@ -1,4 +1,4 @@
-// `npm run deploy:twin`: `npm run deploy` against a recorded stand-in of the Cloudflare API (scripts/lib/
+// `npm run deploy:twin`: `npm run deploy` against a recorded stand-in of the Cloudflare API (test/services/
 // cf-standin.mjs), with wrangler itself pointed at it (CLOUDFLARE_API_BASE_URL), so that CI sees the calls and flags
 // a real deploy sends. The deployed Worker cannot be reached (there is no edge): a small stand-in of it answers the
 // admin API, the token, catalog and Process endpoints the bootstrap and smoke test call (EO_EDGE_DEPLOY_REACH_URL);
