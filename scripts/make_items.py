@@ -10,7 +10,7 @@ Run with Debian's python3 (needs python3-gdal): /usr/bin/python3 scripts/make_it
 Items for the L1C tile and the S1 scene are DERIVED here from tileInfo.json / productInfo.json
 (marked with "eoedge:derived": true).
 """
-import glob, json, os, re
+import datetime, glob, json, os, re
 from osgeo import gdal, osr
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "data")
@@ -96,14 +96,27 @@ def s2_29rkh():
     write(item("sentinel-2-l2a", orig["id"], f"{src}/B04.tif", props, assets))
 
 
+# Sentinel-2B flies Sentinel-2A's ground tracks 5 days after it, each unit every 10 days (143 orbits). Sentinel-2A's
+# datatake GS2A_20200219T112111_024344 (relative orbit 37) puts its relative orbit 51 on 2020-02-20; orbits 94 and 8
+# (which with 51 cover 31UDS and 31UFS) come 3 days after and before it. So the days after 2020-02-20 modulo 10 are
+# 0, 3, 7 for 2A and 5, 8, 2 for 2B (every sample date falls on one of them).
+S2_REFERENCE = datetime.date(2020, 2, 20)
+
+
+def s2_platform(when):
+    """sentinel-2a / sentinel-2b of an acquisition over 31UDS or 31UFS at ISO date-time `when`."""
+    days = (datetime.date.fromisoformat(when[:10]) - S2_REFERENCE).days % 10
+    return {0: "sentinel-2a", 3: "sentinel-2a", 7: "sentinel-2a", 5: "sentinel-2b", 8: "sentinel-2b", 2: "sentinel-2b"}[days]
+
+
 def westflanders():
     for d in sorted(glob.glob(os.path.join(ROOT, "sentinel-2-l2a", "westflanders", "20*"))):
         rel = os.path.relpath(d, ROOT)
         (fn,) = glob.glob(os.path.join(SHARED, "s2-timeseries-westflanders", os.path.basename(d), "*.stac-item.json"))
         orig = json.load(open(fn))
         props = dict(orig["properties"])
-        props.update({"platform": "sentinel-2", "gsd": 10, "s2:processing_baseline": "02.06"})
-        props["eoedge:note"] = "WorldCereal 640 m patch; platform unit and baseline not in the source (baseline < 04.00 by date)"
+        props.update({"platform": s2_platform(props["datetime"]), "gsd": 10, "s2:processing_baseline": "02.06"})
+        props["eoedge:note"] = "WorldCereal 640 m patch; platform unit from the orbits (s2_platform), baseline not in the source (< 04.00 by date)"
         assets = {b: raster_asset(f"{rel}/{b}.tif", [b]) for b in ["B02", "B03", "B04", "B08", "SCL"]}
         write(item("sentinel-2-l2a", orig["id"], f"{rel}/B04.tif", props, assets))
 
@@ -113,7 +126,8 @@ def belgium():
         orig = json.load(open(fn))
         tif = "sentinel-2-l2a/belgium/" + os.path.basename(fn).replace(".stac-item.json", ".tif")
         iid = "openEO_" + orig["properties"]["datetime"][:10] + "_mol_31U"
-        props = {"datetime": orig["properties"]["datetime"], "constellation": "sentinel-2", "platform": "sentinel-2",
+        props = {"datetime": orig["properties"]["datetime"], "constellation": "sentinel-2",
+                 "platform": s2_platform(orig["properties"]["datetime"]),
                  "instruments": ["msi"], "gsd": 10, "s2:processing_baseline": "05.09", "earthsearch:boa_offset_applied": True,
                  "eoedge:note": "openEO export, bands B04,B03,B02 Int16 in one file, nodata -32768; no cloud cover in source"}
         assets = {"data": raster_asset(tif, ["B04", "B03", "B02"], "B04, B03, B02")}

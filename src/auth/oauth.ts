@@ -36,11 +36,15 @@ export const invalidBasicClient = (message: string): OAuthError =>
 /**
  * The token endpoint's errors (its RouteMeta `errors`): OAuthError as itself; the HTTP layer's body-size refusal
  * (ApiError 413: the router's Content-Length check, or readText while reading) as `invalid_request` with that
- * status; anything else (the token policies' 429 envelope with its headers, a 500) as the API renders it.
+ * status; the token policies' 429 as `too_many_requests` with its status and rate-limit headers (so every error of
+ * the endpoint is OAuth's format, the one requests-oauthlib parses: the API's envelope puts an object in `error`);
+ * anything else (a 500) as the API renders it.
  */
 export function tokenErrors(err: unknown): Response {
   if (err instanceof OAuthError) return err.response();
   if (err instanceof ApiError && err.status === 413) return new OAuthError(413, "invalid_request", err.message).response();
+  // the rate limit's refusal keeps its status and headers (Retry-After, X-RateLimit-*, RateLimit-*)
+  if (err instanceof ApiError && err.status === 429) return new OAuthError(429, "too_many_requests", err.message, err.headers).response();
   return renderError(err);
 }
 

@@ -18,8 +18,8 @@ export const OIDC_PATH = "/auth/realms/main/.well-known/openid-configuration";
  * POST token: form `grant_type=client_credentials` with client_id/client_secret in the body or HTTP Basic.
  * Every failure is an OAuth error `{error, error_description}` (RFC 6749 5.2; registered with RouteMeta `errors`:
  * tokenErrors and `maxBody`: TOKEN_BODY_BYTES, in src/routes.ts); limits in ./oauth.ts. Token requests
- * of a verified client are rate limited by its account's token policies (per client): past them, a 429 envelope
- * with the rate-limit headers (spec, Errors 2), which every token response carries.
+ * of a verified client are rate limited by its account's token policies (per client): past them, a 429 OAuth error
+ * `too_many_requests` with the rate-limit headers (spec, Errors 2), which every token response carries.
  */
 export async function tokenEndpoint(request: Request, env: Env): Promise<Response> {
   // the signing key (a D1 read and key imports in a cold isolate) loads while the client is checked

@@ -5,7 +5,7 @@
  * must contain `<tileName>`, and `<outputId>` when there are several outputs.
  */
 import type { Env } from "../env";
-import { resolveBucket, type BucketDescriptor, type ObjectStore } from "../buckets";
+import { requireObject, resolveBucket, type BucketDescriptor, type ObjectStore } from "../buckets";
 import { badRequest } from "../http/errors";
 import type { BatchRequest, BatchResponse } from "./schema";
 
@@ -49,11 +49,13 @@ export async function bucketObject(env: Env, account: string, delivery: BucketDe
 }
 
 /**
- * Checks at creation that `account` may use every bucket the request names: the GeoPackage input's and the
- * delivery's (raster or Zarr), claiming unowned ones; the queue-time work checks again with the task's account.
- * @throws EngineError invalid-argument for a bad bucket URL; BucketAccessDenied (403) for another account's bucket.
+ * Checks at creation that `account` may use every bucket the request names: the delivery's (raster or Zarr) and
+ * the GeoPackage input's, whose object must exist (as statistical batch checks it), claiming unowned ones; the
+ * queue-time work checks again with the task's account.
+ * @throws EngineError invalid-argument for a bad bucket URL or a missing GeoPackage; BucketAccessDenied (403) for
+ *   another account's bucket.
  */
 export async function checkBuckets(env: Env, account: string, req: BatchRequest): Promise<void> {
-  const descriptors: BucketDescriptor[] = [req.output.delivery.s3, ...(req.input.type === "geopackage" ? [req.input.features.s3] : [])];
-  for (const d of descriptors) await resolveBucket(env, account, d);
+  await resolveBucket(env, account, req.output.delivery.s3);
+  if (req.input.type === "geopackage") await requireObject(env, account, req.input.features.s3, "input.features", "GeoPackage");
 }

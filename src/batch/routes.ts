@@ -15,6 +15,7 @@ import type { Task } from "../tasks/plugin";
 import { taskStub } from "../tasks/stub";
 import { checkBuckets, checkDelivery } from "./delivery";
 import { checkZarrRequest } from "./zarrcheck";
+import { checkNamingUnknown } from "../http/members";
 import { checkCollectionRequest, checkCollectionTarget } from "./collection";
 import { batchPlugin as plugin } from "./plugin";
 import { batchRequestSchema, updateSchema, type BatchRequest } from "./schema";
@@ -22,8 +23,8 @@ import { checkTilingGrid } from "./tiles";
 import { SCRIPT_BODY } from "../openapi/meta";
 
 /**
- * The API view of a task: the request with its current description, costPU the analysis estimate until the task is
- * DONE or FAILED, then the processing units charged (spent on processed tiles), costMC 0 (no monitoring credits are
+ * The API view of a task: the request with its current description, costPU 0 before analysis (as statistical batch
+ * shows it), the analysis estimate until the task is DONE or FAILED, then the processing units charged (spent on processed tiles), costMC 0 (no monitoring credits are
  * spent); completionPercentage counts finished (done or failed) tiles, 100 once DONE; domainAccountId, projectId and
  * workspaceId are the owning account.
  */
@@ -44,7 +45,8 @@ export function taskView(t: Task<BatchRequest>): Record<string, unknown> {
     created: t.created,
     completionPercentage: completion,
     lastUpdated: t.lastUpdated,
-    ...(cost !== null ? { costPU: cost, costMC: 0 } : {}),
+    costPU: cost ?? 0,
+    costMC: 0,
     ...(t.state === "STOPPED" && t.stoppedStatusReason ? { stoppedStatusReason: t.stoppedStatusReason } : {}),
   };
 }
@@ -76,9 +78,11 @@ async function create(request: AuthedRequest, env: Env): Promise<Response> {
   });
   refuseStatus(body);
   const req = validate(batchRequestSchema, body, "batch process request");
-  checkRequest(req);
-  await checkCollectionTarget(env, accountOf(request), req);
-  await checkBuckets(env, accountOf(request), req);
+  await checkNamingUnknown(batchRequestSchema, body, async () => {
+    checkRequest(req);
+    await checkCollectionTarget(env, accountOf(request), req);
+    await checkBuckets(env, accountOf(request), req);
+  });
   return Response.json(taskView(await createTask(batchApi, request, env, req, req.description)), { status: 201 });
 }
 
@@ -90,10 +94,17 @@ async function updateTask(request: AuthedRequest, env: Env): Promise<Response> {
   return Response.json(taskView(task as Task<BatchRequest>).request);
 }
 
-/** Registers the Batch Processing v2 routes under both path forms. */
+/**
+ * The path forms of the Batch Processing v2 routes: Sentinel Hub's two, and `/api/v1/batch/process` because the
+ * spec's Versioning section puts the batch paths under v1 while describing these (v2) bodies: the spec wins. A
+ * deprecated batch v1 body sent there is a 400 naming the members v2 does not have (tilingGrid, bucketName, ...).
+ */
+export const BATCH_PREFIXES = ["/api/v2/batch/process", "/batch/v2/process", "/api/v1/batch/process"];
+
+/** Registers the Batch Processing v2 routes under every path form (BATCH_PREFIXES). */
 export function registerBatch(api: Api): void {
   const tag = { tags: ["Batch"] };
-  for (const base of ["/api/v2/batch/process", "/batch/v2/process"]) {
+  for (const base of BATCH_PREFIXES) {
     api
       .on("POST", base, create, { ...tag, summary: "Create a batch task", body: batchRequestSchema, bodyTypes: SCRIPT_BODY, status: 201 })
       .on("GET", base, (r, env) => listTasks(batchApi, r, env, "created:desc"), { ...tag, summary: "List batch tasks" })

@@ -57,9 +57,16 @@ export const zarrOutputSchema = z
       })
       .passthrough(),
     arrayParameters: arrayParametersSchema.optional(),
+    /** sentinelhub-py 3.11.5's spelling (`zarr_output(array_parameters=...)` writes it): read as arrayParameters. */
+    arrayParameter: arrayParametersSchema.optional(),
     arrayOverrides: z.record(z.string(), overrideSchema).optional(),
   })
-  .passthrough();
+  .passthrough()
+  .refine((o) => !(o.arrayParameters && o.arrayParameter), {
+    message: "give arrayParameters or arrayParameter (sentinelhub-py's spelling of it), not both",
+    path: ["arrayParameter"],
+  })
+  .transform(({ arrayParameter, ...o }): typeof o & Record<string, unknown> => ({ ...o, arrayParameters: o.arrayParameters ?? arrayParameter }));
 export type ZarrOutput = z.infer<typeof zarrOutputSchema>;
 
 /**

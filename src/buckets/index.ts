@@ -11,7 +11,7 @@
  * Every function that hands out a store takes the account, so no caller can skip the check; queue-time work
  * passes the account stored in its task record. Configuration: ./config.ts.
  */
-import { invalidArgument } from "../raster/errors";
+import { EngineError, invalidArgument } from "../raster/errors";
 import { boundBucket, type BucketEnv } from "./config";
 import { isAccountKey } from "./keys";
 import { localBucket, r2Store } from "./local";
@@ -60,6 +60,22 @@ function deploymentBucket(env: BucketEnv, bucket: string): ObjectStore {
 export async function accountBucket(env: BucketEnv, account: string, bucket: string): Promise<ObjectStore> {
   await authorizeBucket(env, account, bucket);
   return deploymentBucket(env, bucket);
+}
+
+/**
+ * Checks, at a task's creation, that the object a descriptor's URL names exists (a GeoPackage input: batch v2 and
+ * statistical batch refuse a missing one alike), for `account`.
+ * @throws EngineError invalid-argument (400) naming `member` (e.g. `input.features`) when the URL names a bucket
+ *   only or the object is missing, and resolveBucket's errors (BucketAccessDenied: 403).
+ */
+export async function requireObject(env: BucketEnv, account: string, descriptor: BucketDescriptor, member: string, what: string): Promise<void> {
+  const at = await resolveBucket(env, account, descriptor);
+  const problem = !at.prefix
+    ? `${member}.s3.url '${descriptor.url}' names a bucket, not a ${what} object (s3://<bucket>/<path>).`
+    : (await at.store.head(at.prefix)) === null
+      ? `${member}: the ${what} ${descriptor.url} does not exist; upload it first.`
+      : null;
+  if (problem) throw new EngineError("invalid-argument", problem, [{ [`${member}.s3.url`]: problem }]);
 }
 
 /** The store a descriptor with keys names (see the module comment). @throws EngineError invalid-argument, BucketAccessDenied. */

@@ -3,8 +3,8 @@
  * bucket policy grants (./policy.ts). A bucket belongs to the account that first creates it (S3 CreateBucket on
  * the S3 endpoint) or first uses it (a descriptor, a BYOC/Zarr collection, an evalscriptReference, a GeoPackage
  * input, a delivery, any S3 endpoint operation): the claim is an INSERT ... ON CONFLICT DO NOTHING read back in the
- * same D1 batch, so of two first users exactly one wins and the other is refused. Owners never change (buckets are
- * not deleted); grants change with the policy.
+ * same D1 batch, so of two first users exactly one wins and the other is refused. Owners never change; the owner
+ * may delete an empty bucket (S3 DeleteBucket: the row goes, the name is free again); grants change with the policy.
  *
  * Every other account gets {@link BucketAccessDenied} (403), decided from the bucket name alone before any object
  * is touched, so the answer is the same whether or not the key (or any object) exists.
@@ -83,6 +83,17 @@ export async function authorizeBucket(env: Pick<Env, "DB">, account: string, buc
     access = remember(bucket, owner, policy);
   }
   if (access.owner !== account && !access.grantees.includes(account.toLowerCase())) throw new BucketAccessDenied(bucket, account);
+}
+
+/** The owner of `bucket`, or null when nobody owns it (nothing is claimed). */
+export async function bucketOwner(env: Pick<Env, "DB">, bucket: string): Promise<string | null> {
+  return (await env.DB.prepare("SELECT account_id FROM bucket_owners WHERE bucket = ?").bind(bucket).first<string>("account_id")) ?? null;
+}
+
+/** Removes the owner row of `bucket` if `account` owns it (S3 DeleteBucket); this isolate sees it at once. */
+export async function releaseBucket(env: Pick<Env, "DB">, account: string, bucket: string): Promise<void> {
+  await env.DB.prepare("DELETE FROM bucket_owners WHERE bucket = ? AND account_id = ?").bind(bucket, account).run();
+  cache.delete(bucket);
 }
 
 /** The buckets `account` owns, by name, with their creation time (ISO 8601). */

@@ -9,12 +9,13 @@ import { notFound } from "../http/errors";
 import type { AuthedRequest } from "../http/router";
 import { collectionStore } from "./access";
 import type { ByocCollection, ByocTile } from "../storage/byoc/model";
-import { fileKey, filesOf } from "../storage/byoc/tiles";
+import { filesOf } from "../storage/byoc/tiles";
+import { fileKey } from "../storage/byoc/paths";
 
 /** The keys of the tile's band files present in the bucket (sorted). @throws BucketAccessDenied (403). */
 async function tileFiles(env: Pick<Env, "BUCKETS" | "DB">, c: ByocCollection, t: ByocTile): Promise<string[]> {
   const store = await collectionStore(env, c);
-  const keys = [...filesOf(c.bands).keys()].map((s) => fileKey(t.path, s));
+  const keys = [...filesOf(c.bands).keys()].map((s) => fileKey(t.path, s, t.fileExt));
   const present = await Promise.all(keys.map(async (k) => ((await store.head(k)) ? k : null)));
   return present.filter((k): k is string => k !== null).sort();
 }

@@ -37,14 +37,18 @@ function lonLatPolygon(bbox: number[], epsg: number): { type: "Polygon"; coordin
   return { type: "Polygon", coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] };
 }
 
-/** Writes the INGESTED state: the item and the tile row, in one batch, only while the tile is INGESTING. */
+/**
+ * Writes the INGESTED state: the item and the tile row, in one batch, only while the tile is INGESTING. The tile
+ * geometry is the one given at creation, else the files' common extent.
+ */
 async function finish(env: Pick<Env, "DB">, c: ByocCollection, t: ByocTile, r: Inspection): Promise<void> {
-  const done: ByocTile = { ...t, tileGeometry: lonLatPolygon(r.bbox, r.epsg), tileEpsg: r.epsg, nativeBbox: r.bbox, metersPerPixel: r.metersPerPixel };
+  const tileGeometry = t.tileGeometryGiven && t.tileGeometry ? t.tileGeometry : lonLatPolygon(r.bbox, r.epsg);
+  const done: ByocTile = { ...t, tileGeometry, tileEpsg: r.epsg, nativeBbox: r.bbox, metersPerPixel: r.metersPerPixel, fileExt: r.fileExt };
   await env.DB.batch([
     itemStatement(env, tileItem(c, done), "INGESTING"),
     moveStatement(env, t.id, ["INGESTING"], "INGESTED", {
-      tile_geometry: JSON.stringify(done.tileGeometry), tile_epsg: r.epsg, native_bbox: JSON.stringify(r.bbox),
-      meters_per_pixel: r.metersPerPixel, warnings: r.warnings.length ? r.warnings.join(" ") : null,
+      tile_geometry: JSON.stringify(tileGeometry), tile_epsg: r.epsg, native_bbox: JSON.stringify(r.bbox),
+      meters_per_pixel: r.metersPerPixel, file_ext: r.fileExt, warnings: r.warnings.length ? r.warnings.join(" ") : null,
     }),
   ]);
 }

@@ -10,6 +10,8 @@ import { ApiError, badRequest, notFound } from "../http/errors";
 import { pagedList, parsePageRequest } from "../http/paging";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { duplicatePath } from "./collections";
+import { crsMember, givenTileGeometry, reproject } from "./geometry";
+import { crsFromEpsg } from "../raster/crs";
 import { getFile, listFiles } from "./files";
 import { enqueueIngestion, leaseIngestion, queueIngestion } from "../storage/byoc/queue";
 import { byocType, type ByocCollection, type ByocTile } from "../storage/byoc/model";
@@ -18,15 +20,18 @@ import { parseStatus, readBody, tileBody, tileUpdateBody } from "./schema";
 import { getCollection } from "../storage/byoc/store";
 import { deleteTile, getTile, insertTile, listTiles, rewriteItems, updateTileStatements } from "../storage/byoc/tiles";
 
-/** OpenAPI BYOCTile JSON; tileGeometry in the tile's CRS (named in its `crs` member). */
+/**
+ * OpenAPI BYOCTile JSON; tileGeometry in the tile's CRS (named in its `crs` member): the one given at creation
+ * (in CRS84 until ingestion learns the tile's CRS), else the files' extent once ingested.
+ */
 export function tileJson(t: ByocTile): Record<string, unknown> {
   const out: Record<string, unknown> = { id: t.id, path: t.path, status: t.status, sensingTime: t.sensingTime, created: t.created };
-  if (t.nativeBbox && t.tileEpsg) {
+  if (t.tileGeometryGiven && t.tileGeometry) {
+    const epsg = t.tileEpsg ?? 4326;
+    out.tileGeometry = { crs: crsMember(epsg), ...reproject(t.tileGeometry, crsFromEpsg(4326), crsFromEpsg(epsg)) };
+  } else if (t.nativeBbox && t.tileEpsg) {
     const [w, s, e, n] = t.nativeBbox;
-    out.tileGeometry = {
-      type: "Polygon", crs: { type: "name", properties: { name: `urn:ogc:def:crs:EPSG::${t.tileEpsg}` } },
-      coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]],
-    };
+    out.tileGeometry = { type: "Polygon", crs: crsMember(t.tileEpsg), coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] };
   }
   if (t.coverGeometry !== null) out.coverGeometry = t.coverGeometry;
   out.additionalData = { failedIngestionCause: t.failedCause, warnings: t.warnings };
@@ -38,7 +43,10 @@ export function tileJson(t: ByocTile): Record<string, unknown> {
  * its message sent) after the response; 403 when the collection's bucket is not its account's (a collection made
  * before buckets had owners). Returns the tile as created.
  */
-async function addTile(env: Env, ctx: ExecutionContext, c: ByocCollection, fields: Pick<ByocTile, "path" | "sensingTime" | "coverGeometry">): Promise<ByocTile> {
+async function addTile(
+  env: Env, ctx: ExecutionContext, c: ByocCollection,
+  fields: Pick<ByocTile, "path" | "sensingTime" | "coverGeometry"> & Partial<Pick<ByocTile, "tileGeometry" | "tileGeometryGiven">>,
+): Promise<ByocTile> {
   await collectionStore(env, c);
   const t: ByocTile = {
     id: crypto.randomUUID(), collection: c.id, account: c.accountId, status: "WAITING", tileGeometry: null, tileEpsg: null, nativeBbox: null,
@@ -56,7 +64,8 @@ async function create(request: AuthedRequest, env: Env, ctx: ExecutionContext): 
   const c = await ownCollection(request, env);
   const body = await readBody(request, tileBody);
   const sensingTime = body.sensingTime ? new Date(body.sensingTime).toISOString() : null;
-  const t = await addTile(env, ctx, c, { path: body.path, sensingTime, coverGeometry: body.coverGeometry ?? null });
+  const tileGeometry = body.tileGeometry ? givenTileGeometry(body.tileGeometry) : null;
+  const t = await addTile(env, ctx, c, { path: body.path, sensingTime, coverGeometry: body.coverGeometry ?? null, tileGeometry, tileGeometryGiven: tileGeometry !== null });
   return json({ data: tileJson(t) }, 201);
 }
 
@@ -130,12 +139,18 @@ export async function copyTiles(request: AuthedRequest, env: Env, ctx: Execution
   if (!to) throw notFound(`Target BYOC collection ${toId} not found.`);
   if (to.bands.length && !sameBands(from, to)) throw new ApiError(400, `Collection ${to.id} has other bands than ${from.id}; copy needs the same bands or none.`);
   const { results } = await env.DB.prepare(
-    `SELECT path, sensing_time, cover_geometry FROM byoc_tiles s WHERE collection = ? AND status = 'INGESTED'
+    `SELECT path, sensing_time, cover_geometry, tile_geometry, tile_geometry_given FROM byoc_tiles s WHERE collection = ? AND status = 'INGESTED'
        AND NOT EXISTS (SELECT 1 FROM byoc_tiles t WHERE t.collection = ? AND t.path = s.path) ORDER BY created, id`,
   )
     .bind(from.id, to.id)
-    .all<{ path: string; sensing_time: string | null; cover_geometry: string | null }>();
-  for (const r of results) await addTile(env, ctx, to, { path: r.path, sensingTime: r.sensing_time, coverGeometry: r.cover_geometry && JSON.parse(r.cover_geometry) });
+    .all<{ path: string; sensing_time: string | null; cover_geometry: string | null; tile_geometry: string | null; tile_geometry_given: number }>();
+  for (const r of results) {
+    const given = r.tile_geometry_given === 1 && r.tile_geometry !== null;
+    await addTile(env, ctx, to, {
+      path: r.path, sensingTime: r.sensing_time, coverGeometry: r.cover_geometry && JSON.parse(r.cover_geometry),
+      tileGeometry: given ? JSON.parse(r.tile_geometry!) : null, tileGeometryGiven: given,
+    });
+  }
   return new Response(null, { status: 204 });
 }
 

@@ -18,7 +18,7 @@ import type { ByocCollection } from "../storage/byoc/model";
 import { queueIngestion, leaseIngestion } from "../storage/byoc/queue";
 import { insertTile, tileById } from "../storage/byoc/tiles";
 import { collectionBucket, ensureCollection } from "./collections";
-import { deliveryById, moveDelivery } from "./deliveries";
+import { deliveryById, failCancelledDeliveries, moveDelivery } from "./deliveries";
 import type { Delivery, ImportRecord } from "./model";
 import { DeliveryError, providerOf } from "./providers";
 import { recordById } from "./store";
@@ -103,13 +103,15 @@ async function ingest(env: Env, c: ByocCollection, d: Delivery): Promise<void> {
 }
 
 /**
- * Runs one delivery unit as far as it goes now (see the module comment). Deliveries of a record that is gone or
- * no longer RUNNING, and ended deliveries, are left as they are.
+ * Runs one delivery unit as far as it goes now (see the module comment). A WAITING delivery of a cancelled
+ * subscription ends DELIVERY_FAILED (failCancelledDeliveries); deliveries of a record otherwise gone or no longer
+ * RUNNING, and ended deliveries, are left as they are.
  * @throws storage errors (the unit is retried).
  */
 export async function deliver(env: Env, unit: DeliveryUnit): Promise<void> {
   const d = await deliveryById(env, unit.delivery);
   const r = d && (await recordById(env, d.parent));
+  if (d?.status === "WAITING" && r?.status === "CANCELLED") await failCancelledDeliveries(env, r.id);
   if (!d || !r || r.status !== "RUNNING" || !r.collectionId) return;
   const c = await ensureCollection(env, r as ImportRecord & { collectionId: string }, providerOf(r.provider).bands(r.input as never));
   try {

@@ -86,6 +86,24 @@ async function deliveredItems(env: DB, parent: string): Promise<Set<string>> {
   return new Set(results.map((x) => x.item_id));
 }
 
+/** The errorMessage of a delivery its subscription's cancellation ended. */
+export const CANCELLED_DELIVERY = "The subscription was cancelled before this product was delivered.";
+
+/**
+ * Ends the WAITING deliveries of cancelled subscriptions (`parent` only, when given) DELIVERY_FAILED with
+ * {@link CANCELLED_DELIVERY}: the spec's delivery states have no CANCELLED, and DELIVERY_FAILED is the state of a
+ * product that will not be delivered. Run at the cancel, by a delivery unit that finds its subscription cancelled,
+ * and by the cron's sweep (a Worker killed between the cancel's writes). Answers how many it ended.
+ */
+export async function failCancelledDeliveries(env: DB, parent?: string): Promise<number> {
+  const only = parent === undefined ? "" : " AND id = ?";
+  const r = await env.DB.prepare(
+    `UPDATE import_deliveries SET status = 'DELIVERY_FAILED', error_message = ?
+     WHERE status = 'WAITING' AND parent IN (SELECT id FROM import_orders WHERE kind = 'subscription' AND status = 'CANCELLED'${only})`,
+  ).bind(CANCELLED_DELIVERY, ...(parent === undefined ? [] : [parent])).run();
+  return r.meta.changes;
+}
+
 /** Makes a WAITING delivery for each of `items` `r` has none of (one per item, raced or repeated: UNIQUE parent, item_id). */
 export async function addDeliveries(env: DB, r: ImportRecord, items: readonly string[], sqkm: number | null): Promise<void> {
   const known = await deliveredItems(env, r.id);

@@ -11,11 +11,12 @@
  */
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
+import { OPENAPI_PATH, OPENAPI_TYPE } from "../openapi/paths";
 
 /** The `Deprecation` date (unix seconds): the spec gives none, so one year before the first provider's sunset. */
 export const DEPRECATED_SINCE = Date.UTC(2025, 10, 11) / 1000;
 /** Where the deprecated operations are described: the deployment's OpenAPI document (relative to the request). */
-export const DEPRECATION_DOC = "/api/v1/openapi.json";
+export const DEPRECATION_DOC = OPENAPI_PATH;
 
 interface Sunset {
   /** Epoch ms of the sunset. */
@@ -32,7 +33,7 @@ export const SUNSETS: Readonly<Record<string, Sunset>> = {
 /** The headers every response of the area carries. */
 export const DEPRECATION_HEADERS: Readonly<Record<string, string>> = {
   deprecation: `@${DEPRECATED_SINCE}`,
-  link: `<${DEPRECATION_DOC}>; rel="deprecation"; type="text/html"`,
+  link: `<${DEPRECATION_DOC}>; rel="deprecation"; type="${OPENAPI_TYPE}"`,
 };
 
 /** The headers of a response about `provider`: DEPRECATION_HEADERS, plus Sunset and the successor link when it has a sunset. */

@@ -22,7 +22,7 @@ import type { PlannedUnit, TaskPlugin, UnitResult } from "../tasks/plugin";
 import { RunLater } from "../tasks/runner";
 import { taskStub } from "../tasks/stub";
 import { tileById } from "../storage/byoc/tiles";
-import { DELIVERY_ENDS, addDeliveries, deliveryById, moveDelivery, orderDeliverySqkm, parentDeliveries, pollSubscription } from "./deliveries";
+import { DELIVERY_ENDS, addDeliveries, failCancelledDeliveries, deliveryById, moveDelivery, orderDeliverySqkm, parentDeliveries, pollSubscription } from "./deliveries";
 import { deliver } from "./deliver";
 import type { ImportRecord, RecordKind } from "./model";
 import { endRecord, recordById, stalledRecords } from "./store";
@@ -125,10 +125,12 @@ const SWEEP_BATCH = 100;
  * whose engine task never started (no listing row, or one still CREATED: the confirm's Worker died between the charge
  * and the start) is started ({@link startImport}); each whose task ended while the record stayed RUNNING (the `ended`
  * hook's write was lost) gets its end. Both are idempotent and conditional, so a sweep racing a confirm, the hook or
- * another sweep changes nothing twice; a record that fails is logged and left to the next sweep. Answers the number
- * of records it found.
+ * another sweep changes nothing twice; a record that fails is logged and left to the next sweep. WAITING deliveries
+ * of cancelled subscriptions end DELIVERY_FAILED (failCancelledDeliveries: a cancel whose Worker died after the
+ * record's write). Answers the number of records it found.
  */
 export async function resumeImports(env: Env): Promise<number> {
+  await failCancelledDeliveries(env);
   const stalled = await stalledRecords(env, SWEEP_BATCH);
   for (const { record, taskState } of stalled) {
     try {

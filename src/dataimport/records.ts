@@ -21,6 +21,7 @@ import { providerOf } from "./providers";
 import { confirmCharge, notCreated } from "./quotas";
 import { recordBody } from "./schema";
 import { dropCreated, getRecord, hideFinished, insertRecord, listRecords, endRecord } from "./store";
+import { failCancelledDeliveries } from "./deliveries";
 
 /** Most records per page (the default too). */
 export const MAX_RECORDS = 100;
@@ -112,11 +113,15 @@ async function confirm(request: AuthedRequest, env: Env, kind: RecordKind): Prom
   return answer(running);
 }
 
-/** POST .../cancel (subscriptions): RUNNING -> CANCELLED (imported data kept); 409 otherwise. */
+/**
+ * POST .../cancel (subscriptions): RUNNING -> CANCELLED (imported data kept; its WAITING deliveries end
+ * DELIVERY_FAILED, deliveries.ts failCancelledDeliveries); 409 otherwise.
+ */
 async function cancel(request: AuthedRequest, env: Env): Promise<Response> {
   const r = await ownRecord(request, env, "subscription");
   if (r.status !== "RUNNING" || !(await endRecord(env, r.id, ["RUNNING"], "CANCELLED")))
     throw new ApiError(409, `The subscription ${r.id} is ${r.status}; only a RUNNING subscription can be cancelled.`);
+  await failCancelledDeliveries(env, r.id);
   return answer({ ...r, status: "CANCELLED" });
 }
 

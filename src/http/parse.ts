@@ -2,6 +2,7 @@
 import type { ZodType } from "zod";
 import { badRequest, ROOT_PATH, zodIssues } from "./errors";
 import { readText } from "./limits";
+import { namingUnknown, unknownMembers } from "./members";
 
 /** True for the JSON media types a JSON body may be sent as: application/json, any `+json`, or none given. */
 export const isJsonType = (type: string): boolean => type === "" || type === "application/json" || type.endsWith("+json");
@@ -24,14 +25,17 @@ export function parseJson(text: string, what = "The request body"): unknown {
   }
 }
 
-/** Validates `value` against `schema`; 400 with zod's issues in `errors` when invalid. */
+/**
+ * Validates `value` against `schema`; 400 with zod's issues in `errors` when invalid, naming the first and any
+ * member the schema does not declare (./members.ts).
+ */
 export function validate<T>(schema: ZodType<T>, value: unknown, what = "request"): T {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const issues = zodIssues(r.error);
   const [path, message] = Object.entries(issues)[0] ?? [ROOT_PATH, "invalid value"];
   const where = path !== ROOT_PATH ? ` at '${path}'` : "";
-  throw badRequest(`Invalid ${what}${where}: ${message}`, issues);
+  throw namingUnknown(badRequest(`Invalid ${what}${where}: ${message}`, issues), unknownMembers(schema, value));
 }
 
 /** The request's media type: Content-Type without parameters, lower case ("" when absent). */

@@ -206,13 +206,13 @@ export function sourceWindow(d: DataSourceRequest): TimeWindow {
 /**
  * The full plan: `area` with the sources of `data` the script reads (resolved against its `setup`, once per
  * request), each with its own window (sourceWindow).
- * Collections are looked up in the registry for `scope.account` and must be hosted in this location.
- * @throws the errors of resolveSources (unknown collections, bands or units; data fusion id mismatches); ApiError
- *   404 for a collection hosted in another location (src/locations/hosting.ts).
+ * Collections are looked up in the registry for `scope.account` and must be hosted in this location: checked as
+ * each is found, before its bands, so the spec's 404 comes first.
+ * @throws ApiError 404 for a collection hosted in another location (src/locations/hosting.ts); the errors of
+ *   resolveSources (unknown collections, bands or units; data fusion id mismatches).
  */
 export async function withSources(scope: RegistryScope & { env: LocationEnv }, area: AreaPlan, data: DataSourceRequest[], setup: EvalSetup): Promise<Plan> {
-  const sources = await resolveSources(scope, data, setup);
-  assertHosted(scope.env, sources.map((s) => s.collection));
+  const sources = await resolveSources({ ...scope, assertHere: (c) => assertHosted(scope.env, [c]) }, data, setup);
   return { ...area, sources: sources.map((s) => ({ ...s, window: sourceWindow(s.request) })) };
 }
 

@@ -54,10 +54,16 @@ function requestedBands(inputs: EvalInputSpec[], c: DataCollection): BandRequest
 export interface RegistryScope {
   env: Pick<Env, "DB">;
   account: string | null;
+  /**
+   * Checks a collection as soon as it is found, before its bands are (withSources: hosted in this location, so a
+   * collection of another location is its 404 whatever the script names).
+   */
+  assertHere?: (collection: Source["collection"]) => void;
 }
 
 async function source(scope: RegistryScope, request: DataSourceRequest, inputs: EvalInputSpec[], mosaicking: Mosaicking, datasource?: string): Promise<Source> {
   const collection = await collectionForType(scope.env, scope.account, request.type);
+  scope.assertHere?.(collection);
   const bands = requestedBands(inputs, collection);
   return { datasource, request, collection, mosaicking, bands, fileBands: bands.filter((b) => b.name !== "dataMask").map((b) => b.name) };
 }

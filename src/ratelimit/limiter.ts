@@ -38,9 +38,18 @@ export function takeToken(env: Pick<Env, "RATE_LIMITER">, subject: LimitSubject,
   return carried.settle(limiterOf(env, subject).take(subject, metered, carried.charges));
 }
 
-/** The rate-limit headers of a verdict (X-RateLimit-ViolatedPolicy only when a policy refused it). */
+/**
+ * The rate-limit headers of a verdict: Sentinel Hub's X-RateLimit-Remaining and Retry-After in MILLISECONDS (its
+ * convention, which sentinelhub-py reads), X-RateLimit-ViolatedPolicy only when a policy refused it; and for generic
+ * HTTP clients the IETF draft's (draft-ietf-httpapi-ratelimit-headers) in SECONDS, rounded up: RateLimit-Remaining
+ * and RateLimit-Reset (drafts up to -06) and RateLimit `"eoedge";r=<remaining>;t=<seconds>` (later drafts).
+ */
 export function limitHeaders(v: LimitVerdict): Record<string, string> {
-  const h: Record<string, string> = { "x-ratelimit-remaining": String(v.remaining), "retry-after": String(v.retryAfterMs) };
+  const reset = String(Math.ceil(v.retryAfterMs / 1000));
+  const h: Record<string, string> = {
+    "x-ratelimit-remaining": String(v.remaining), "retry-after": String(v.retryAfterMs),
+    "ratelimit-remaining": String(v.remaining), "ratelimit-reset": reset, ratelimit: `"eoedge";r=${v.remaining};t=${reset}`,
+  };
   if (v.violated) h["x-ratelimit-violatedpolicy"] = JSON.stringify({ samplingPeriod: v.violated.samplingPeriod, limit: v.violated.limit });
   return h;
 }

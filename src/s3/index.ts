@@ -5,7 +5,8 @@
  * (AWS_S3_ENDPOINT=<S3 host>) and any SigV4 or SigV2 client read and write them. Every request is signed with an S3
  * key of an account (src/buckets/keys.ts, checked by ./auth.ts) and acts as that account: ListBuckets lists its
  * buckets, every other operation needs a bucket it owns (claimed on first use) or is granted by the owner's bucket
- * policy (src/buckets/owners.ts; ./bucketops.ts: CreateBucket, Get/Put/DeleteBucketPolicy), else AccessDenied
+ * policy (src/buckets/owners.ts; ./bucketops.ts: CreateBucket, Get/Put/DeleteBucketPolicy; ./deletes.ts:
+ * DeleteObjects, DeleteBucket), else AccessDenied
  * whether or not the key exists. Request bodies are checked against the signed x-amz-content-sha256 (or taken as
  * sent for UNSIGNED-PAYLOAD) and any x-amz-checksum-* header (./payload.ts); aws-chunked uploads, unsigned with a
  * checksum trailer or with signed chunks, are decoded and verified (./chunked.ts, ./chunksig.ts); multipart uploads
@@ -17,6 +18,7 @@ import { s3KeyById } from "../buckets/keys";
 import { PolicyError } from "../buckets/policy";
 import { verifySignature, type SignedRequest } from "./auth";
 import { createBucket, policyOperation } from "./bucketops";
+import { deleteBucket, deleteObjects } from "./deletes";
 import { deleteObject, getObject, putObject } from "./objects";
 import { listBuckets, listObjects } from "./listing";
 import { multipartOperation } from "./multipart";
@@ -65,7 +67,9 @@ async function operate(request: Request, env: BucketEnv, prefix: string, s: Sign
   } else if (!key) {
     if (url.searchParams.has("policy")) return policyOperation(env, account, bucket, request, s);
     if (m === "PUT") return createBucket(env, account, bucket);
+    if (m === "DELETE") return deleteBucket(env, account, bucket);
     const store = await accountBucket(env, account, bucket);
+    if (m === "POST" && url.searchParams.has("delete")) return deleteObjects(store, request, s);
     if (m === "GET") return listObjects(store, url.searchParams);
     if (m === "HEAD") return new Response(null, { headers: { location: `/${bucket}` } });
   } else {

@@ -36,15 +36,6 @@ async function locate(env: Pick<Env, "BUCKETS" | "DB">, account: string, descrip
   return loc;
 }
 
-/**
- * True when the GeoPackage object exists (checked at creation by `account`).
- * @throws EngineError invalid-argument for a bad URL; BucketAccessDenied (403) for another account's bucket.
- */
-export async function featuresExist(env: Pick<Env, "BUCKETS" | "DB">, account: string, descriptor: BucketDescriptor): Promise<boolean> {
-  const loc = await locate(env, account, descriptor);
-  return (await loc.store.head(loc.prefix)) !== null;
-}
-
 /** The feature's CRS as the OGC URI the Statistical API's bounds take. */
 const crsUri = (epsg: number): string => `http://www.opengis.net/def/crs/EPSG/0/${epsg}`;
 
@@ -74,7 +65,7 @@ export async function readFeatures(env: Pick<Env, "BUCKETS" | "DB">, account: st
 
 /**
  * Checks at creation that `account` may use the buckets of the output and of the evalscript reference (the
- * GeoPackage's: featuresExist), claiming unowned ones; queue-time work checks again with the task's account.
+ * GeoPackage's: requireObject, src/buckets), claiming unowned ones; queue-time work checks again with the task's account.
  * @throws EngineError invalid-argument for a bad URL; BucketAccessDenied (403) for another account's bucket.
  */
 export async function checkBuckets(env: Pick<Env, "BUCKETS" | "DB">, account: string, req: BatchStatisticalRequest): Promise<void> {

@@ -7,11 +7,11 @@
 import type { Env } from "../env";
 import { json } from "../http/base";
 import { readScriptRequest } from "../http/body";
-import { badRequest } from "../http/errors";
 import { accountOf, type Api, type AuthedRequest } from "../http/router";
 import { actionRoute, createTask, listTasks, ownTask, refuseStatus, type TaskApi } from "../taskapi/api";
 import type { Task } from "../tasks/plugin";
-import { checkBuckets, featuresExist } from "./features";
+import { checkBuckets } from "./features";
+import { requireObject } from "../buckets";
 import { statbatchPlugin as plugin } from "./plugin";
 import { batchStatisticalRequestSchema, parseBatchStatisticalRequest, type BatchStatisticalRequest } from "./schema";
 import { SCRIPT_BODY } from "../openapi/meta";
@@ -73,8 +73,7 @@ async function create(request: AuthedRequest, env: Env): Promise<Response> {
   refuseStatus(body);
   const req = parseBatchStatisticalRequest(body);
   await checkBuckets(env, account, req);
-  if (!(await featuresExist(env, account, req.input.features.s3)))
-    throw badRequest(`input.features: the GeoPackage ${req.input.features.s3.url} does not exist; upload it first.`);
+  await requireObject(env, account, req.input.features.s3, "input.features", "GeoPackage");
   return json(taskJson(await createTask(statbatchApi, request, env, req)), 201);
 }
 

@@ -8,7 +8,7 @@
  * lon,lat); CRS:84 is lon,lat in both. Parsed bboxes are always x/y (lon/lat) order, the order of the Processing
  * API's `bounds.bbox`.
  */
-import { crsFromEpsg } from "../raster/crs";
+import { crsFromEpsg, SUPPORTED_CRS, SUPPORTED_EPSG } from "../raster/crs";
 import type { Crs } from "../raster/types";
 import { MAX_SYNC_SIZE } from "../pipeline/plan";
 import { WmsException } from "./exceptions";
@@ -35,11 +35,15 @@ export function required(p: Kvp, name: string): string {
 export const MAP_FORMATS = ["image/png", "image/jpeg"] as const;
 export type MapFormat = (typeof MAP_FORMATS)[number];
 
+/** The EPSG codes GetMap accepts (parseWmsCrs): every supported CRS but the geographic ones other than WGS 84. */
+const GETMAP_EPSG = [4326, 3857, ...SUPPORTED_EPSG.filter((c) => c !== 4326 && c !== 3857 && !crsFromEpsg(c).geographic)];
+const EPSG_NAMES = GETMAP_EPSG.map((c) => `EPSG:${c}`);
 /**
- * CRSs advertised in GetCapabilities per version (any projected EPSG code EO Edge supports is accepted too):
- * CRS:84 is a 1.3.0 name (OGC 06-042 annex B.3), 1.1.1's geographic CRS is EPSG:4326 in lon,lat order.
+ * CRSs advertised in GetCapabilities per version: every one GetMap accepts (Sentinel Hub's list: WGS 84, Web
+ * Mercator, the UTM zones, ...), as Sentinel Hub's WMS advertises its list. CRS:84 is a 1.3.0 name (OGC 06-042
+ * annex B.3), 1.1.1's geographic CRS is EPSG:4326 in lon,lat order.
  */
-export const CAPABILITY_CRS: Readonly<Record<WmsVersion, string[]>> = { "1.1.1": ["EPSG:4326", "EPSG:3857"], "1.3.0": ["CRS:84", "EPSG:4326", "EPSG:3857"] };
+export const CAPABILITY_CRS: Readonly<Record<WmsVersion, string[]>> = { "1.1.1": EPSG_NAMES, "1.3.0": ["CRS:84", ...EPSG_NAMES] };
 
 /** A time window in ms since the epoch, both ends inclusive. */
 export interface TimeWindow {
@@ -78,7 +82,7 @@ export function parseWmsCrs(name: string, version: WmsVersion): { crs: Crs; latL
   }
   const param = WMS_VERSIONS[version].crsParam;
   if (!crs || (crs.geographic && crs.epsg !== 4326))
-    throw new WmsException("InvalidCRS", `${param} '${name}' is not supported; use one of ${CAPABILITY_CRS[version].join(", ")} or a projected EPSG:<code>.`, param);
+    throw new WmsException("InvalidCRS", `${param} '${name}' is not supported; use ${version === "1.3.0" ? "CRS:84, " : ""}${SUPPORTED_CRS.replace("EPSG:4326 (or OGC CRS84)", "EPSG:4326")} (the capabilities list them).`, param);
   return { crs, latLon: crs.epsg === 4326 && version === "1.3.0" };
 }
 

@@ -75,14 +75,20 @@ describe("batch v2 GeoPackage input", () => {
     expect(Array.from(samplesOf(decoded[0]!.gdal)).some((v) => v > 0.01)).toBe(true);
   });
 
-  it("an unreadable or missing GeoPackage fails the analysis with the reason in error", async () => {
-    for (const [url, reason] of [["s3://gpkg-in/not-a.gpkg", /not a GeoPackage/], ["s3://gpkg-in/missing.gpkg", /does not exist/]] as const) {
-      const created = await batchCall("", bearer, "POST", request(url));
-      const { id } = (await created.json()) as { id: string };
-      expect((await batchCall(`/${id}/analyse`, bearer, "POST")).status).toBe(204);
-      const task = await waitForStatus(id, bearer, ["FAILED", "ANALYSIS_DONE"]);
-      expect(task.status).toBe("FAILED");
-      expect(task.error).toMatch(reason);
-    }
+  it("an unreadable GeoPackage fails the analysis with the reason in error", async () => {
+    const created = await batchCall("", bearer, "POST", request("s3://gpkg-in/not-a.gpkg"));
+    const { id } = (await created.json()) as { id: string };
+    expect((await batchCall(`/${id}/analyse`, bearer, "POST")).status).toBe(204);
+    const task = await waitForStatus(id, bearer, ["FAILED", "ANALYSIS_DONE"]);
+    expect(task.status).toBe("FAILED");
+    expect(task.error).toMatch(/not a GeoPackage/);
+  });
+
+  it("a missing GeoPackage is refused at creation (400 naming input.features), as statistical batch does", async () => {
+    const created = await batchCall("", bearer, "POST", request("s3://gpkg-in/missing.gpkg"));
+    expect(created.status).toBe(400);
+    const { error } = (await created.json()) as { error: { message: string; errors: Record<string, string> } };
+    expect(error.message).toBe("input.features: the GeoPackage s3://gpkg-in/missing.gpkg does not exist; upload it first.");
+    expect(Object.keys(error.errors)).toEqual(["input.features.s3.url"]);
   });
 });

@@ -19,8 +19,8 @@ beforeAll(async () => {
 async function runTask(body: unknown): Promise<{ id: string; task: Record<string, unknown> }> {
   const created = await batchCall("", bearer, "POST", body);
   expect(created.status).toBe(201);
-  const { id, status } = (await created.json()) as { id: string; status: string };
-  expect(status).toBe("CREATED");
+  const { id, status, costPU, costMC } = (await created.json()) as { id: string; status: string; costPU: number; costMC: number };
+  expect([status, costPU, costMC]).toEqual(["CREATED", 0, 0]); // present before analysis, as statistical batch shows it
   expect((await batchCall(`/${id}/analyse`, bearer, "POST")).status).toBe(204);
   const analysed = await waitForStatus(id, bearer, ["ANALYSIS_DONE", "FAILED"]);
   expect(analysed.status).toBe("ANALYSIS_DONE");

@@ -120,4 +120,21 @@ describe("batch Zarr output", () => {
       expect(JSON.stringify(await r.json())).toMatch(message);
     }
   });
+
+  it("accepts sentinelhub-py 3.11.5's arrayParameter (singular) as arrayParameters; names unknown and missing members", async () => {
+    const { arrayParameters, ...rest } = ZARR;
+    const base = { processRequest: processRequest("zarr/array"), input: GRID };
+    const singular = await batchCall("", bearer, "POST", { ...base, output: { ...rest, arrayParameter: arrayParameters } });
+    expect(singular.status).toBe(201);
+    expect(((await singular.json()) as { request: { output: Record<string, unknown> } }).request.output.arrayParameters).toEqual(arrayParameters);
+    const both = await batchCall("", bearer, "POST", { ...base, output: { ...ZARR, arrayParameter: arrayParameters } });
+    expect([both.status, JSON.stringify(await both.json())]).toEqual([400, expect.stringMatching(/arrayParameter.*arrayParameters/)]);
+    const typo = await batchCall("", bearer, "POST", { ...base, output: { ...rest, arrayParams: arrayParameters } });
+    const e = ((await typo.json()) as { error: { message: string; errors: Record<string, string> } }).error;
+    expect([typo.status, e.message, e.errors["output.arrayParams"]]).toEqual([400, expect.stringMatching(/unknown member.*output\.arrayParams/), "unknown member"]);
+    const { group: _g, ...noGroup } = ZARR;
+    const missing = await batchCall("", bearer, "POST", { ...base, output: noGroup });
+    const m = ((await missing.json()) as { error: { message: string; errors: Record<string, string> } }).error;
+    expect([missing.status, m.message, m.errors["output.group"]]).toEqual([400, expect.stringMatching(/'output\.group': required member is missing/), expect.stringMatching(/missing/)]);
+  });
 });

@@ -101,7 +101,7 @@ describe("collection rules", () => {
     const bands = Object.keys((await api(owner, "GET", `${C}/${c}`)).json.data.additionalData.bands);
     const rows = await env.DB.prepare("SELECT name FROM collection_bands WHERE collection = ? ORDER BY position").bind(c).all<{ name: string }>();
     expect(rows.results.map((r) => r.name)).toEqual(bands);
-    if (bands.length === 2) expect([t2.status, t1.status, t1.additionalData.failedIngestionCause]).toEqual(["INGESTED", "FAILED", "Band file missing/B08.tif is missing in bucket 'byoc-bad'."]);
+    if (bands.length === 2) expect([t2.status, t1.status, t1.additionalData.failedIngestionCause]).toEqual(["INGESTED", "FAILED", "Band file missing/B08.tif is missing in bucket 'byoc-bad'; the files expected for path 'missing': missing/B04.tif, missing/B08.tif."]);
     else expect([bands, t2.status, t1.status]).toEqual([["B04"], "INGESTED", "INGESTED"]);
   });
 

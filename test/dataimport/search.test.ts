@@ -144,5 +144,9 @@ describe("deprecation", () => {
       expect(r.headers.get("link")).toContain('rel="deprecation"');
       expect(r.headers.get("sunset")).toBeNull(); // SAMPLE has no sunset
     }
+    // the link's type is what it points at (the OpenAPI document's media type, as GET answers it)
+    const [, href, type] = /^<([^>]+)>; rel="deprecation"; type="([^"]+)"$/.exec(answers[0]!.headers.get("link")!)!;
+    const doc = await call(href!);
+    expect([doc.status, doc.headers.get("content-type")]).toEqual([200, type]);
   });
 });

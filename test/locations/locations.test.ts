@@ -187,6 +187,15 @@ describe("where collections are hosted", () => {
     }
   });
 
+  it("the 404 comes before any band check: a script naming bands the collection lacks still gets it", async () => {
+    const wrongBands = [{ ...s1Process, evalscript: bandsScript(["B04"]) }, { ...byocProcess(creoByoc), evalscript: bandsScript(["NO_SUCH_BAND"]) }];
+    for (const [body, at] of [[wrongBands[0]!, CREO], [wrongBands[1]!, EU]] as const) {
+      const r = await fetchAt(TWO, `${at}/api/v1/process`, json(body));
+      expect(r.status).toBe(404);
+      expect((await error(r)).code).toBe("COMMON_NOT_FOUND");
+    }
+  });
+
   it("Process at the right location: the files' values (Sentinel-1 GRD and Sentinel-2 in the primary, the BYOC collection in creo)", async () => {
     const byoc = await fetchAt(TWO, `${CREO}/api/v1/process`, json(byocProcess(creoByoc)));
     expect(byoc.status).toBe(200);

@@ -83,6 +83,10 @@ describe("the spec's example: 20 per second and 10000 per day", () => {
     expect(rs[10]!.headers.get("x-ratelimit-violatedpolicy")).toBe('{"samplingPeriod":"P1D","limit":30}');
     // 30 per day refill one token every 2 880 000 ms; 1 s of it has refilled already
     expect(Number(rs[10]!.headers.get("retry-after"))).toBe(2_880_000 - 1000);
+    // Retry-After stays in ms (Sentinel Hub's, what sentinelhub-py reads); the IETF draft's headers give seconds (rounded up)
+    expect([rs[10]!.headers.get("ratelimit-reset"), rs[10]!.headers.get("ratelimit-remaining"), rs[10]!.headers.get("ratelimit")]).toEqual(["2879", "0", '"eoedge";r=0;t=2879']);
+    const [left, wait] = [rs[9]!.headers.get("x-ratelimit-remaining"), String(Math.ceil(Number(rs[9]!.headers.get("retry-after")) / 1000))];
+    expect([rs[9]!.headers.get("ratelimit-reset"), rs[9]!.headers.get("ratelimit-remaining"), rs[9]!.headers.get("ratelimit")]).toEqual([wait, left, `"eoedge";r=${left};t=${wait}`]);
   });
 
   it("a changed policy applies once the object's cached limits are a minute old", async () => {
@@ -120,7 +124,9 @@ describe("token requests, per client", () => {
     expect(rs.slice(0, 3).map((r) => r.headers.get("x-ratelimit-remaining"))).toEqual(["2", "1", "0"]);
     expect(rs[3]!.headers.get("x-ratelimit-violatedpolicy")).toBe('{"samplingPeriod":"PT1M","limit":3}');
     expect(rs[3]!.headers.get("retry-after")).toBe("20000");
-    expect((await envelope(rs[3]!)).status).toBe(429);
+    // every token endpoint error is OAuth's {error, error_description} (what requests-oauthlib parses), the 429 too
+    const body = (await rs[3]!.json()) as Record<string, unknown>;
+    expect(body).toEqual({ error: "too_many_requests", error_description: expect.stringMatching(/Too many token requests/) });
     const other = await createClient(env, { accountId: a.account, name: "second" });
     expect((await requestToken(other)).status).toBe(200);
   });

@@ -107,6 +107,8 @@ describe("buckets per account", () => {
       on("list_objects_v2", { Prefix: "private/" }),
       on("put_object", { Key: "private/a.txt", Body: "B was here" }),
       on("delete_object", { Key: "private/a.txt" }),
+      on("delete_objects", { Delete: { Objects: [{ Key: "private/a.txt" }] } }),
+      on("delete_bucket"),
       on("create_multipart_upload", { Key: "private/a.txt" }),
       on("get_bucket_policy"),
       on("put_bucket_policy", { Policy: grantPolicy(A_BUCKET, [b.account]) }),
@@ -134,14 +136,16 @@ describe("buckets per account", () => {
     expect(put!.status).toBe(204);
     expect(JSON.parse(got!.result!.Policy as string)).toEqual(JSON.parse(text));
     await env.BUCKETS.put(`${bucket}/shared.txt`, "shared with B");
-    const [read, write, theirs] = await as(ctx, b, [
+    const [read, write, theirs, drop] = await as(ctx, b, [
       { op: "get_object", params: { Bucket: bucket, Key: "shared.txt" } },
       { op: "put_object", params: { Bucket: bucket, Key: "from-b.txt", Body: "B's answer" } },
       { op: "get_bucket_policy", params: { Bucket: bucket } },
+      { op: "delete_bucket", params: { Bucket: bucket } },
     ]);
     expect(new TextDecoder().decode(fromB64(read!.result!.Body as string))).toBe("shared with B");
     expect(write!.status).toBe(200);
     expect([theirs!.status, theirs!.error?.Code]).toEqual([403, "AccessDenied"]);
+    expect([drop!.status, drop!.error?.Code]).toEqual([403, "AccessDenied"]); // only the owner deletes a bucket
     const [deleted] = await as(ctx, a, [{ op: "delete_bucket_policy", params: { Bucket: bucket } }]);
     expect(deleted!.status).toBe(204);
     const [after] = await as(ctx, b, [{ op: "get_object", params: { Bucket: bucket, Key: "shared.txt" } }]);

@@ -78,7 +78,7 @@ describe("OWSLib WebMapService", () => {
     const layer = result.layers.TRUE_COLOR;
     expect(layer.title).toBe("Layer TRUE_COLOR");
     expect(layer.bbox84.slice(0, 4)).toEqual([-11.9792449, 24.2963214, -10.8745468, 25.3046239]);
-    expect(layer.crs).toEqual(expect.arrayContaining(["EPSG:4326", "EPSG:3857"]));
+    expect(layer.crs).toEqual(expect.arrayContaining(["EPSG:4326", "EPSG:3857", "EPSG:32629", "EPSG:3035"]));
     expect(layer.styles).toEqual(["default"]);
     expect(layer.time).toEqual(["2020-02-19/2020-02-19/P1D"]);
     expect(result.getmap.content_type).toBe("image/png");

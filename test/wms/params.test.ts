@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { XMLParser } from "fast-xml-parser";
 import proj4 from "proj4";
-import { kvp, parseGetMap, parseTime } from "../../src/wms/params";
+import { CAPABILITY_CRS, kvp, parseGetMap, parseTime } from "../../src/wms/params";
 import { WmsException } from "../../src/wms/exceptions";
 import { MERCATOR_HALF, tileBbox } from "../../src/wms/tiles";
 import { capabilitiesXml } from "../../src/wms/capabilities";
@@ -139,7 +139,8 @@ describe("GetCapabilities XML", () => {
     expect(caps.Service.Title).toBe("My <maps>");
     expect(caps.Capability.Request.GetMap.Format).toEqual(["image/png", "image/jpeg"]);
     expect(caps.Capability.Request.GetMap.DCPType.HTTP.Get.OnlineResource["@xlink:href"]).toBe("http://h/ogc/wms/abc?");
-    expect(caps.Capability.Layer.CRS).toEqual(["CRS:84", "EPSG:4326", "EPSG:3857"]);
+    expect(caps.Capability.Layer.CRS).toEqual(CAPABILITY_CRS["1.3.0"]);
+    expect(caps.Capability.Layer.CRS.slice(0, 3)).toEqual(["CRS:84", "EPSG:4326", "EPSG:3857"]);
     const l = caps.Capability.Layer.Layer;
     expect(l.Name).toBe("TRUE_COLOR");
     expect(l.Title).toBe("True colour & more");
@@ -162,7 +163,8 @@ describe("GetCapabilities XML", () => {
     expect(c.Capability.Request.GetMap.Format).toEqual(["image/png", "image/jpeg"]);
     expect(c.Capability.Request.GetMap.DCPType.HTTP.Get.OnlineResource["@xlink:href"]).toBe("http://h/ogc/wms/abc?");
     expect(c.Capability.Exception.Format).toBe("application/vnd.ogc.se_xml");
-    expect(c.Capability.Layer.SRS).toEqual(["EPSG:4326", "EPSG:3857"]);
+    expect(c.Capability.Layer.SRS).toEqual(CAPABILITY_CRS["1.1.1"]);
+    expect(c.Capability.Layer.SRS).toContain("EPSG:32631");
     expect(c.Capability.Layer.CRS).toBeUndefined();
     const l = c.Capability.Layer.Layer;
     expect(l.Name).toBe("TRUE_COLOR");
@@ -178,5 +180,20 @@ describe("GetCapabilities XML", () => {
     const at = order.map((t) => inner.indexOf(t));
     expect(at.every((i) => i >= 0)).toBe(true);
     expect(at).toEqual([...at].sort((a, b) => a - b));
+  });
+});
+
+describe("capabilities CRS list", () => {
+  it("advertises every CRS GetMap accepts: Sentinel Hub's list with the UTM zones; each listed one is accepted", () => {
+    for (const version of ["1.1.1", "1.3.0"] as const) {
+      const crs = CAPABILITY_CRS[version];
+      expect(crs).toEqual(expect.arrayContaining(["EPSG:4326", "EPSG:3857", "EPSG:32601", "EPSG:32631", "EPSG:32760", "EPSG:3035"]));
+      expect(crs.filter((c) => /^EPSG:32[67]\d\d$/.test(c))).toHaveLength(120);
+      const param = version === "1.3.0" ? "CRS" : "SRS";
+      for (const c of crs) {
+        const bbox = c === "EPSG:4326" || c === "CRS:84" ? "10,40,11,41" : "400000,4000000,410000,4010000";
+        expect(() => parseGetMap(q(`${BASE.replace("1.3.0", version)}&${param}=${c}&BBOX=${bbox}`)), c).not.toThrow();
+      }
+    }
   });
 });

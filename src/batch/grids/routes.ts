@@ -34,7 +34,8 @@ export function getTilingGrid(request: IRequest): Response {
 /** Registers the tiling grid routes (both path families). */
 export function registerTilingGrids(api: Api): void {
   const tag = { tags: ["Batch"] };
-  for (const base of ["/api/v2/batch/tilinggrids", "/batch/v2/tilinggrids"]) {
+  // /api/v1/...: the spec's Versioning puts batch under v1 (src/batch/routes.ts BATCH_PREFIXES)
+  for (const base of ["/api/v2/batch/tilinggrids", "/batch/v2/tilinggrids", "/api/v1/batch/tilinggrids"]) {
     api.on("GET", base, listTilingGrids, { ...tag, summary: "List the tiling grids" }).on("GET", `${base}/:id`, getTilingGrid, { ...tag, summary: "One tiling grid" });
   }
 }

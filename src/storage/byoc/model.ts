@@ -38,8 +38,10 @@ export interface ByocTile {
   status: TileStatus;
   sensingTime: string | null;
   coverGeometry: unknown;
-  /** GeoJSON Polygon in CRS84, set at ingestion. */
-  tileGeometry: { type: "Polygon"; coordinates: number[][][] } | null;
+  /** GeoJSON Polygon or MultiPolygon in CRS84: given at creation (`tileGeometryGiven`), else set at ingestion. */
+  tileGeometry: { type: "Polygon"; coordinates: number[][][] } | { type: "MultiPolygon"; coordinates: number[][][][] } | null;
+  /** True when the user gave tileGeometry at creation: ingestion keeps it (the spec's BYOC tile). */
+  tileGeometryGiven?: boolean;
   tileEpsg: number | null;
   /** [minX, minY, maxX, maxY] of the tile geometry in the tile CRS. */
   nativeBbox: number[] | null;
@@ -47,6 +49,8 @@ export interface ByocTile {
   failedCause: string | null;
   warnings: string | null;
   created: string;
+  /** The extension of the band files (`.tiff` / `.tif`) found at ingestion; null before (storage/byoc/paths.ts). */
+  fileExt?: string | null;
 }
 
 /** The registry sample type of a band format, e.g. 16 + UINT -> UINT16; FLOAT needs 32 bits. */

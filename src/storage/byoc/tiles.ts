@@ -11,6 +11,7 @@ import type { Env } from "../../env";
 import { jsonColumn } from "../db";
 import { keysetSql, type SeekPage } from "../keyset";
 import type { StacItem } from "../items";
+import { fileKey } from "./paths";
 import { byocType, type BandFormat, type ByocCollection, type ByocTile, type TileStatus } from "./model";
 
 type DB = Pick<Env, "DB">;
@@ -30,6 +31,8 @@ interface Row {
   failed_cause: string | null;
   warnings: string | null;
   created: string;
+  file_ext?: string | null;
+  tile_geometry_given?: number;
 }
 
 function toTile(r: Row): ByocTile {
@@ -37,15 +40,21 @@ function toTile(r: Row): ByocTile {
     id: r.id, collection: r.collection, account: r.account, path: r.path, status: r.status, sensingTime: r.sensing_time,
     coverGeometry: jsonColumn(r.cover_geometry), tileGeometry: jsonColumn(r.tile_geometry), tileEpsg: r.tile_epsg,
     nativeBbox: jsonColumn(r.native_bbox), metersPerPixel: r.meters_per_pixel, failedCause: r.failed_cause, warnings: r.warnings, created: r.created,
+    fileExt: r.file_ext ?? null, tileGeometryGiven: r.tile_geometry_given === 1,
   };
 }
 
-/** Inserts a new tile (WAITING). @throws Error (D1 UNIQUE constraint) when the collection has a tile with that path. */
+/**
+ * Inserts a new tile (WAITING), with its tile geometry when the user gave one (`tileGeometryGiven`).
+ * @throws Error (D1 UNIQUE constraint) when the collection has a tile with that path.
+ */
 export async function insertTile(env: DB, t: ByocTile): Promise<void> {
+  const given = t.tileGeometryGiven && t.tileGeometry ? JSON.stringify(t.tileGeometry) : null;
   await env.DB.prepare(
-    `INSERT INTO byoc_tiles (id, collection, account, path, status, sensing_time, cover_geometry, created) VALUES (?, ?, ?, ?, 'WAITING', ?, ?, ?)`,
+    `INSERT INTO byoc_tiles (id, collection, account, path, status, sensing_time, cover_geometry, tile_geometry, tile_geometry_given, created)
+     VALUES (?, ?, ?, ?, 'WAITING', ?, ?, ?, ?, ?)`,
   )
-    .bind(t.id, t.collection, t.account, t.path, t.sensingTime, t.coverGeometry === null ? null : JSON.stringify(t.coverGeometry), t.created)
+    .bind(t.id, t.collection, t.account, t.path, t.sensingTime, t.coverGeometry === null ? null : JSON.stringify(t.coverGeometry), given, given ? 1 : 0, t.created)
     .run();
 }
 
@@ -121,11 +130,6 @@ export async function deleteTile(env: DB, c: ByocCollection, id: string): Promis
   ]);
 }
 
-/** The key of a band's file in the bucket: `path` with (BAND) replaced by the source + `.tif`, else `path/<source>.tif`. */
-export function fileKey(path: string, source: string): string {
-  return path.includes("(BAND)") ? `${path.replaceAll("(BAND)", source)}.tif` : `${path.replace(/\/+$/, "")}/${source}.tif`;
-}
-
 /** The distinct files of a collection's bands: source -> (band name at 0-based sample index). */
 export function filesOf(bands: [string, BandFormat][]): Map<string, string[]> {
   const files = new Map<string, string[]>();
@@ -138,18 +142,19 @@ export function filesOf(bands: [string, BandFormat][]): Map<string, string[]> {
 }
 
 /**
- * The catalog item of an ingested tile: id = tile id, collection byoc-<uuid>, CRS84 geometry, datetime = sensing
+ * The catalog item of an ingested tile: id = tile id, collection byoc-<uuid>, CRS84 geometry (the tile geometry), datetime = sensing
  * time (the creation time when it has none), one asset per file (key `<source>.tif`, href `s3://bucket/key`)
  * whose `eo:bands` name the collection's bands at their sample index (the processing engine's locateBand).
  */
 export function tileItem(c: ByocCollection, t: ByocTile): StacItem {
   const g = t.tileGeometry!;
-  const xs = g.coordinates[0]!.map((p) => p[0]!), ys = g.coordinates[0]!.map((p) => p[1]!);
+  const positions = (g.type === "Polygon" ? g.coordinates : g.coordinates.flat()).flat();
+  const xs = positions.map((p) => p[0]!), ys = positions.map((p) => p[1]!);
   const assets = Object.fromEntries(
     [...filesOf(c.bands)].map(([source, names]) => [
       `${source}.tif`,
       {
-        href: `s3://${c.s3Bucket}/${fileKey(t.path, source)}`,
+        href: `s3://${c.s3Bucket}/${fileKey(t.path, source, t.fileExt)}`,
         type: "image/tiff; application=geotiff; profile=cloud-optimized",
         roles: ["data"],
         "eo:bands": Array.from(names, (n, i) => ({ name: n ?? `_${i + 1}` })),
