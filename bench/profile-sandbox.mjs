@@ -16,7 +16,6 @@
 //   --size S          block of S x S pixels (default 1024, at most 1098)
 //   --scenes K        ORBIT / TILE scripts get the scene K times (default 1; a script comparing two dates needs 2)
 //   --wall            wall-clock ms instead of CPU ms
-//   --general         run evaluatePixel with sample objects even where the script has a column function
 //   --ref REV         also run the sandbox/*.js of git revision REV ("ref"), interleaved with the worktree's ("cur")
 //   --no-harden       also run a variant without harden.js (its exports stubbed): the price of the hardening
 //   --plain           also run the script as written, without EO Edge's runtime (bench/lib/plain-eval.mjs: the script's own cost)
@@ -61,7 +60,7 @@ export function enter(inst) {}\n`;
 
 /** @param {string[]} argv */
 function options(argv) {
-  const o = { scripts: [], files: [], n: 5, rounds: 1, size: 1024, scenes: 1, wall: false, general: false, ref: "", noHarden: false, noFreeze: false, plain: false, cpuProf: "", top: 0 };
+  const o = { scripts: [], files: [], n: 5, rounds: 1, size: 1024, scenes: 1, wall: false, ref: "", noHarden: false, noFreeze: false, plain: false, cpuProf: "", top: 0 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i], next = () => argv[++i];
     if (a === "--scripts") o.scripts = next().split(",");
@@ -70,7 +69,6 @@ function options(argv) {
     else if (a === "--rounds") o.rounds = Number(next());
     else if (a === "--size") o.size = Math.min(1098, Number(next()));
     else if (a === "--scenes") o.scenes = Number(next());
-    else if (a === "--general") o.general = true;
     else if (a === "--wall") o.wall = true;
     else if (a === "--ref") o.ref = next();
     else if (a === "--no-harden") o.noHarden = true;
@@ -153,7 +151,7 @@ async function prepare(o) {
 /** Runs one child; its { ms, hash } or { error }. */
 function runChild(o, tmp, dir, prof) {
   const flags = prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : [];
-  const args = [...flags, "--import", "tsx", import.meta.filename, "--child", dir, join(tmp, "bands"), String(o.size), String(o.n), o.general ? "1" : "0", String(o.scenes), o.wall ? "1" : "0"];
+  const args = [...flags, "--import", "tsx", import.meta.filename, "--child", dir, join(tmp, "bands"), String(o.size), String(o.n), String(o.scenes), o.wall ? "1" : "0"];
   const c = spawnSync(process.execPath, args, { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 24 });
   const line = c.stdout.split("\n").find((l) => l.startsWith("{"));
   return line ? JSON.parse(line) : { error: (c.stderr || c.stdout).slice(-400) };
@@ -193,7 +191,7 @@ async function driver(o) {
   const mods = Object.fromEntries(await Promise.all(variants.map(async (v) => [v, await variantModules(v, o.ref)])));
   const names = o.files.length ? o.files : readdirSync(join(ROOT, "data/evalscripts")).filter((f) => f.endsWith(".js") && (!o.scripts.length || o.scripts.some((s) => f.includes(s)))).sort();
   const log = (s) => process.stdout.write(s + "\n");
-  log(`${o.size}x${o.size} block of 29RKH, ${o.n} timed evaluations x ${o.rounds} round(s); ${o.wall ? "wall" : "CPU"} ms per Mpx, median (output hash)${o.general ? "; general path forced" : ""}`);
+  log(`${o.size}x${o.size} block of 29RKH, ${o.n} timed evaluations x ${o.rounds} round(s); ${o.wall ? "wall" : "CPU"} ms per Mpx, median (output hash)`);
   log(`script | ${variants.join(" | ")}`);
   for (const name of names) {
     let compiled;
@@ -220,7 +218,7 @@ function hashOf(values) {
 }
 
 /** One child: setup, 1 warm-up and n timed evaluations of the script in `dir`; prints one JSON line. */
-async function child([dir, bandDir, sizeArg, nArg, generalArg, scenesArg, wallArg]) {
+async function child([dir, bandDir, sizeArg, nArg, scenesArg, wallArg]) {
   const proc = process, now = performance.now.bind(performance), clone = structuredClone;
   // CPU time (user + system, all threads of the process, ms) unless wall time is asked for: on a shared machine
   // the wall time of a run also counts the time other processes had the cores
@@ -263,7 +261,7 @@ async function child([dir, bandDir, sizeArg, nArg, generalArg, scenesArg, wallAr
   const params = {
     width: size, height: size, mosaicking: setup.mosaicking, bandsBy, outputs: setup.outputs,
     scenes: Array.from({ length: k }, () => ({ info: RKH_INFO })), customData: {}, inputMetadata: { serviceVersion: "1.0.0", normalizationFactor: 0.0001 },
-    convert: true, general: generalArg === "1", budget, limits: { outputBands: HOST_LIMITS.outputBands, outputBytes: HOST_LIMITS.outputBytes },
+    convert: true, budget, limits: { outputBands: HOST_LIMITS.outputBands, outputBytes: HOST_LIMITS.outputBytes },
   };
   const block = { rowStart: 0, rows: size, scenes: Array.from({ length: k }, () => (names.includes("dataMask") ? { bands, dataMask } : { bands })) };
   const ms = [];

@@ -35,8 +35,8 @@ export interface Budget {
 
 /**
  * The first stack frame in the user's script: function name and generated line/column. Frames in the wrapper
- * text before the script (line 1 up to `prefixLength`: the stop and charge functions) and in generated functions
- * named with the reserved prefix (the column loop, columnloop.ts) are skipped.
+ * text before the script (line 1 up to `prefixLength`: the stop function) and in functions named with the
+ * reserved prefix (the instance factory, whose call of the script's top level lies after the script) are skipped.
  */
 function userFrame(stack: string, prefixLength: number): { fn?: string; line: number; column: number } | undefined {
   for (const line of stack.split("\n")) {

@@ -6,10 +6,6 @@
  *   wrapper.ts wraps the script as a sloppy CommonJS module with the tick counter in a closure the script cannot
  *   name; globals.ts binds the globals it uses as locals (workerd's CommonJS global lookups are 5-10x slower);
  *   regex.ts refuses regexes that backtrack exponentially.
- * - column/: specialize.ts (with samplereads.ts, samplecheck.ts, returns.ts, columnloop.ts) makes the column
- *   function, a copy of evaluatePixel taking band values as parameters when the AST proves it only reads
- *   `sample.<band>`. Measured in workerd (A/B, eval stage p50, 1024 x 1024 29RKH): NDVI FLOAT32 17 against 38 ms
- *   on the general path, true colour FLOAT32 26 against 57 ms, NDVI PNG 53 against 89 ms. Tests run both paths.
  * - host/: runtime.ts, setup() (normalized by setup.ts, cached per script hash), preProcessScenes / filterScenes,
  *   evaluate(): one RPC per block of rows (blocks.ts; rows per block under `blockBytes`); sandbox.ts and
  *   sandboxgen.ts, one Worker Loader isolate per script hash and account (no network, no bindings), recycled

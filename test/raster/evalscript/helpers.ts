@@ -16,14 +16,14 @@ export async function script(name: string): Promise<string> {
 
 /**
  * Compiles and loads a script (text or data/evalscripts file name ending in .js). Its evaluations run twice,
- * through the column function (when the script has one, specialize.ts) and through the general per-pixel path,
- * and must agree bit for bit
+ * through the default runtime (the host path where the script has one, ../../../src/raster/evalscript/hostpath)
+ * and through the sandbox (forced), and must agree bit for bit
  * (values, stored types, userData, or the same error): see {@link bothPaths}.
  */
 export async function load(source: string, limits?: Partial<RuntimeLimits>): Promise<EvalscriptRuntime> {
   const text = source.endsWith(".js") && !source.includes("\n") ? await script(source) : source;
   const compiled = compileEvalscript(text);
-  return bothPaths(await loadEvalscript(env, compiled, limits), await loadEvalscript(env, compiled, limits, "", { general: true }));
+  return bothPaths(await loadEvalscript(env, compiled, limits), await loadEvalscript(env, compiled, limits, "", { sandbox: true }));
 }
 
 /** The outcome of an evaluation: its result or the error it threw. */
@@ -38,7 +38,7 @@ async function outcome(p: Promise<EvalResult>): Promise<{ result?: EvalResult; e
 /**
  * Index of the first element where two typed arrays differ bit for bit, or -1. NaNs count as equal whatever
  * their sign and payload bits: the sign of a computed NaN depends on the JIT tier that ran the pixel (measured on
- * the general path alone: `[2.5 * (0 / 0), ..]` over 65536 pixels gave 1042 positive NaNs on the first, still
+ * the sandbox alone: `[2.5 * (0 / 0), ..]` over 65536 pixels gave 1042 positive NaNs on the first, still
  * interpreted, evaluation and none on the next ones), so those bits are not deterministic even on one path.
  */
 function firstDifference(a: ArrayBufferView, b: ArrayBufferView): number {
@@ -67,7 +67,7 @@ export function expectSameOutcome(a: { result?: EvalResult; error?: unknown }, b
       if (!deep) return { ...d };
       return Array.isArray(d) ? d.map((x: Record<string, unknown>) => position(x)) : position({ ...d });
     };
-    expect(norm(b.error), `${what} error of the general path`).toBe(norm(a.error));
+    expect(norm(b.error), `${what} error of the second runtime`).toBe(norm(a.error));
     expect(details(b.error), what).toEqual(details(a.error));
     return;
   }
@@ -86,18 +86,18 @@ export function expectSameOutcome(a: { result?: EvalResult; error?: unknown }, b
   expect(y.userData, `${what} userData`).toEqual(x.userData);
 }
 
-/** A runtime whose evaluations run on `column` and on `general` and are compared (expectSameOutcome). */
-function bothPaths(column: EvalscriptRuntime, general: EvalscriptRuntime): EvalscriptRuntime {
+/** A runtime whose evaluations run on `main` (the default runtime) and on `sandbox` and are compared (expectSameOutcome). */
+function bothPaths(main: EvalscriptRuntime, sandbox: EvalscriptRuntime): EvalscriptRuntime {
   const compare = async (run: (rt: EvalscriptRuntime) => Promise<EvalResult>): Promise<EvalResult> => {
-    const a = await outcome(run(column));
-    expectSameOutcome(a, await outcome(run(general)));
+    const a = await outcome(run(main));
+    expectSameOutcome(a, await outcome(run(sandbox)));
     if (a.error) throw a.error;
     return a.result!;
   };
   return {
-    compiled: column.compiled,
-    setup: () => column.setup(),
-    preProcessScenes: (...args) => column.preProcessScenes(...args),
+    compiled: main.compiled,
+    setup: () => main.setup(),
+    preProcessScenes: (...args) => main.preProcessScenes(...args),
     evaluate: (input) => compare((rt) => rt.evaluate(input)),
     evaluateRows: (input, loadRows) => compare((rt) => rt.evaluateRows(input, loadRows)),
   };

@@ -2,7 +2,7 @@
  * The writer of several outputs (src/raster/evalscript/host/writers.ts, the generated sandbox module "writers.js"):
  * values land in the right output and band for outputs inside and past the unrolled slots, every value form the
  * generic writer takes still works, each value's `length` is read once, and mismatches give the same errors.
- * Every run goes through both paths (column function and general loop, helpers.ts `load`), compared bit for bit;
+ * Every run goes through both runtimes (the host path where it applies and the sandbox, helpers.ts `load`), compared bit for bit;
  * the expected values are computed here from the real band values (Math.fround of the same arithmetic).
  */
 import { beforeAll, describe, expect, it } from "vitest";

@@ -13,7 +13,6 @@ import { walk } from "./ast";
 import { instrument, ticks, type SourceMap } from "./instrument";
 import { HOST_LIMITS } from "../limits";
 import { regexShape } from "./regex";
-import { columnPlan } from "../column/specialize";
 import { LIBRARY_NAMES } from "../sandbox/library";
 import { RESERVED_PREFIX, wrapperNames, wrapperPrefix, wrapperSuffix } from "./wrapper";
 import { SCRIPT_CACHE_BYTES } from "../../memory";
@@ -38,11 +37,6 @@ export interface CompiledEvalscript {
   readonly map: SourceMap;
   /** Length of the wrapper text on line 1 before the script: stack frames there are the wrapper's own. */
   readonly prefixLength: number;
-  /**
-   * The column function (specialize.ts): the band names its parameters take, or why the script has none
-   * (evaluatePixel then always runs per pixel with a sample object).
-   */
-  readonly column: { bands: string[] } | { refused: string };
 }
 
 const DOCS = "https://docs.sentinel-hub.com/api/latest/evalscript/v3/";
@@ -123,10 +117,8 @@ function compile(source: string): CompiledEvalscript {
   const wrapper = wrapperNames();
   const tickNames = { counter: wrapper.counter, stop: wrapper.stop };
   const prefix = wrapperPrefix(wrapper, bindableGlobals(names, LIBRARY_NAMES), ticks(tickNames).statement);
-  const { plan, reason } = columnPlan(program, source, { base: wrapper.column, counter: wrapper.counter, cause: wrapper.cause, stop: wrapper.stop });
-  const suffix = wrapperSuffix(wrapper, SCRIPT_FUNCTIONS, plan !== undefined);
-  const { code, map } = instrument(source, program, prefix, suffix, tickNames, plan ? [plan.copy, ...plan.helpers] : []);
-  return { source, code, map, prefixLength: prefix.length, column: plan ? { bands: plan.bands } : { refused: reason ?? "" } };
+  const { code, map } = instrument(source, program, prefix, wrapperSuffix(wrapper, SCRIPT_FUNCTIONS), tickNames);
+  return { source, code, map, prefixLength: prefix.length };
 }
 
 /**

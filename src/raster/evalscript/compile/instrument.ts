@@ -35,8 +35,6 @@ interface Insertion {
   text: string;
   rank: number;
   anchor?: number;
-  /** Source characters the text replaces (copies only). */
-  skip?: number;
 }
 
 const LOOPS = new Set(["WhileStatement", "DoWhileStatement", "ForStatement", "ForInStatement", "ForOfStatement"]);
@@ -76,8 +74,7 @@ function guardNode(node: AnyNode, tick: { statement: string; expression: string 
 
 /**
  * Maps offsets of the generated text back to the user's source. The generated text is the source with
- * insertions (and, after it, edited copies of functions: {@link Copy}); each kept chunk of the source is
- * recorded with its offsets in both texts and its length.
+ * insertions; each kept chunk of the source is recorded with its offsets in both texts and its length.
  */
 export class SourceMap {
   private readonly genLineStarts: number[];
@@ -143,21 +140,6 @@ function lastAtOrBelow(n: number, key: (i: number) => number, v: number): number
   return lo;
 }
 
-/**
- * An edited copy of a range of the source, emitted after it (specialize.ts: evaluatePixel as a column
- * function, samplereads.ts: the helpers it passes the sample to): `head`, the source range [from, to) with its ticks and with `replace` ranges swapped for their
- * text, then `tail`. Positions in the copy map back to the user's source; head and tail map to `anchor`.
- */
-export interface Copy {
-  from: number;
-  to: number;
-  head: string;
-  tail: string;
-  anchor: number;
-  /** Non-overlapping source ranges inside [from, to) and their replacement text (no tick falls inside one). */
-  replace: { start: number; end: number; text: string }[];
-}
-
 /** Builds the generated text piece by piece, recording the chunks and anchors of its SourceMap. */
 class Emitter {
   readonly parts: string[] = [];
@@ -171,14 +153,14 @@ class Emitter {
     this.length += t.length;
   }
 
-  /** Source [from, to) with `insertions` (sorted) whose offset lies in [from, to], or (`open`) in [from, to). */
-  range(source: string, from: number, to: number, insertions: Insertion[], open = false): void {
+  /** Source [from, to) with `insertions` (sorted) whose offset lies in [from, to]. */
+  range(source: string, from: number, to: number, insertions: Insertion[]): void {
     let at = from;
     for (const ins of insertions) {
-      if (ins.at < from || ins.at > to || (open && ins.at === to)) continue;
+      if (ins.at < from || ins.at > to) continue;
       this.source(source, at, ins.at);
       this.text(ins.text, ins.anchor);
-      at = ins.at + (ins.skip ?? 0);
+      at = ins.at;
     }
     this.source(source, at, to);
   }
@@ -193,8 +175,7 @@ class Emitter {
 
 /**
  * Instruments `source` (already parsed into `program`): returns the guarded code, with `prefix` put in front
- * (on line 1, it must not contain a newline), the instrumented `copies` (if any) after the source, and `suffix`
- * appended, and the map back to `source` positions. Ticks use the counter and stop function named by `names`.
+ * (on line 1, it must not contain a newline) and `suffix` appended, and the map back to `source` positions. Ticks use the counter and stop function named by `names`.
  */
 export function instrument(
   source: string,
@@ -202,7 +183,6 @@ export function instrument(
   prefix: string,
   suffix: string,
   names: TickNames,
-  copies: readonly Copy[] = [],
 ): { code: string; map: SourceMap } {
   if (/[\r\n\u2028\u2029]/.test(prefix)) throw new Error("instrument: prefix must be a single line");
   const tick = ticks(names);
@@ -210,16 +190,10 @@ export function instrument(
   walk(program, (n) => {
     if (LOOPS.has(n.type) || FUNCTIONS.has(n.type)) insertions.push(...guardNode(n, tick));
   });
-  const sorted = (list: Insertion[]) => list.sort((a, b) => a.at - b.at || b.rank - a.rank);
+  insertions.sort((a, b) => a.at - b.at || b.rank - a.rank);
   const out = new Emitter();
   out.text(prefix);
-  out.range(source, 0, source.length, sorted([...insertions]));
-  for (const copy of copies) {
-    const swaps = copy.replace.map((r): Insertion => ({ at: r.start, text: r.text, rank: -1, anchor: r.start, skip: r.end - r.start }));
-    out.text(copy.head, copy.anchor);
-    out.range(source, copy.from, copy.to, sorted([...insertions, ...swaps]), true);
-    out.text(copy.tail, copy.anchor);
-  }
+  out.range(source, 0, source.length, insertions);
   out.text(suffix);
   const code = out.parts.join("");
   return { code, map: new SourceMap(out.chunks, out.anchors, code, source) };

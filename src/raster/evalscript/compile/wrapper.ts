@@ -39,15 +39,13 @@ export interface WrapperNames {
   stop: string;
   factory: string;
   override: string;
-  /** Prefix of the column function's generated names (specialize.ts). */
-  column: string;
 }
 
 /** Fresh names: the reserved prefix, 16 random hex digits (crypto.getRandomValues) and a role letter. */
 export function wrapperNames(): WrapperNames {
   const id = [...crypto.getRandomValues(new Uint8Array(8))].map((b) => b.toString(16).padStart(2, "0")).join("");
   const n = (role: string): string => `${RESERVED_PREFIX}${id}${role}`;
-  return { counter: n("k"), cause: n("h"), global: n("g"), error: n("e"), stop: n("s"), factory: n("f"), override: n("o"), column: n("c") };
+  return { counter: n("k"), cause: n("h"), global: n("g"), error: n("e"), stop: n("s"), factory: n("f"), override: n("o") };
 }
 
 /**
@@ -69,13 +67,10 @@ export function wrapperPrefix(names: WrapperNames, bound: string[], tick: string
   );
 }
 
-/**
- * Text after the script: the exported script functions (with `column`, the column control object of
- * specialize.ts, when the script has one) and the control surface (see the module docstring).
- */
-export function wrapperSuffix(names: WrapperNames, functions: readonly string[], column = false): string {
+/** Text after the script: the exported script functions and the control surface (see the module docstring). */
+export function wrapperSuffix(names: WrapperNames, functions: readonly string[]): string {
   const { counter: k, cause: h, global: g, stop: s, factory: f, override: o } = names;
-  const exported = [...functions.map((fn) => `${fn}:typeof ${fn}==="function"?${fn}:void 0`), ...(column ? [`column:${names.column}c`] : [])].join(",");
+  const exported = functions.map((fn) => `${fn}:typeof ${fn}==="function"?${fn}:void 0`).join(",");
   const strict = (params: string, body: string): string => `function(${params}){"use strict";${body}}`;
   const control = [
     `init:${strict("", `return ${f}.call(${g});`)}`,

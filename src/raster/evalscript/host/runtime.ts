@@ -88,10 +88,8 @@ export interface EvalscriptRuntime {
   evaluateRows(input: RowsInput, load: (rowStart: number, rows: number) => Promise<SceneData[]>): Promise<EvalResult>;
 }
 
-/** How a runtime evaluates (default: the column function where the script has one). */
+/** How a runtime evaluates (default: the host path where the script and the evaluation allow it). */
 export interface RuntimeOptions {
-  /** Never use the script's column function (specialize.ts): evaluatePixel with sample objects (tests compare both paths). */
-  general?: boolean;
   /** Never use the host path (../hostpath): every evaluation runs in the sandbox (the differential test, the bench's A/B). */
   sandbox?: boolean;
 }
@@ -206,7 +204,6 @@ class SandboxRuntime implements EvalscriptRuntime {
       inputMetadata: { ...INPUT_METADATA, ...input.inputMetadata },
       timeRange: input.timeRange,
       convert: input.convert ?? false,
-      general: this.options.general ?? false,
       limits: { outputBands: this.limits.outputBands, outputBytes: this.limits.outputBytes },
     };
   }
@@ -272,5 +269,5 @@ export async function loadEvalscript(
   const hash = await scriptHash(compiled);
   const all = { ...DEFAULT_LIMITS, ...limits };
   const sandbox = new SandboxRuntime(env.LOADER, compiled, hash, all, tenant, options);
-  return options.general || options.sandbox ? sandbox : new HostPathRuntime(sandbox, hash, all);
+  return options.sandbox ? sandbox : new HostPathRuntime(sandbox, hash, all);
 }

@@ -7,8 +7,8 @@
  * site with every id, and stores each output's values at one site with every array shape, so those sites go
  * polymorphic / megamorphic (a hash lookup per read). Here output k has its own `in` check, its own property read
  * and its own store function `wk`, each seeing one id and one shape. Measured on test/fixtures/statistics/ndvi_scl.js
- * (column path, 512² of 29RKH): 1612 instructions per pixel before, 1085 after, of which about 720 are the script
- * and the loop (callgrind, node 22 --single-threaded); in workerd, 1 Mpx NDVI + SCL mask 81 -> 57 ms and the eob
+ * (512² of 29RKH, with the sandbox's former column function): 1612 instructions per pixel before, 1085 after, of
+ * which about 720 are the script and the loop (callgrind, node 22 --single-threaded); in workerd, 1 Mpx NDVI + SCL mask 81 -> 57 ms and the eob
  * NDWI script (4 outputs) 203 -> 143 ms (with the conversion of values.js; wall time, interleaved, loaded machine).
  *
  * Semantics are those of the generic writer of sandbox/pixels.js (`putAll` then `put` per output), operation for

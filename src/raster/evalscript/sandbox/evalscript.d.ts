@@ -4,25 +4,7 @@
  */
 
 /** The script's functions an instance exports (undefined when the script does not define one). */
-export type ScriptFunctions = Record<string, ((...args: any[]) => any) | undefined> & { column?: Column };
-
-/**
- * The column function of a specialised script (../column/specialize.ts): `bind` takes one array per name of `names`
- * (the band values of the current block), `loop` runs the pixels state.at .. n-1 of the bound block
- * (../column/columnloop.ts; the same per pixel as pixels.js generalLoop).
- */
-export interface Column {
-  names: string[];
-  bind(arrays: ArrayLike<number | undefined>[]): void;
-  loop(
-    state: { at: number; left: number; over(): never },
-    n: number,
-    perCall: number,
-    values: Float32Array,
-    bands: number,
-    write: (r: unknown, i: number) => void,
-  ): void;
-}
+export type ScriptFunctions = Record<string, ((...args: any[]) => any) | undefined>;
 
 /** The control surface of one script instance (wrapper.ts wrapperSuffix). */
 export interface Instance {

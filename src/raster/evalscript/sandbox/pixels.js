@@ -8,10 +8,9 @@
  * Per pixel, SIMPLE mosaicking fills ONE reused sample object (property stores unrolled per band so V8 keeps
  * them monomorphic), ORBIT / TILE fill one reused object per scene and reset the samples array (scripts may
  * sort or splice it). Every call gets `budget.perCall` ticks (see ../compile/instrument.ts), a session `budget.total`.
- * A script with a column function (../column/specialize.ts) runs its generated loop (../column/columnloop.ts `loop`), which
- * does per pixel exactly what {@link generalLoop} does, inside the script's scope.
+ * (Pure scripts do not get here: the host path evaluates them, ../hostpath.)
  */
-import { native, enter } from "./harden.js";
+import { enter } from "./harden.js";
 import { putAll } from "./writers.js";
 
 /** @typedef {import("./evaluation.js").Evaluation} Evaluation */
@@ -25,7 +24,7 @@ export function fillNames(names) { NAMES = names; }
  * `fill(sample, arrays, i)`: sample[NAMES[k]] = arrays[k][i], with one store site per band index (unrolled for
  * 24 bands, a loop above) so V8 keeps each store monomorphic. Against a plain loop (profile-sandbox
  * --ref, 512², 3 scenes, CPU ms per Mpx, 5 rounds): simple_water_bodies (SIMPLE, 8 bands) 181 against 208, max_ndvi 138 against
- * 129, the other general-path scripts within 2 % (monthly_composite, burned_area, cloudless_mosaic, cab, l2a_optimized).
+ * 129, the other scripts measured within 2 % (monthly_composite, burned_area, cloudless_mosaic, cab, l2a_optimized).
  * @param {Record<string, number>} s the reused sample object
  * @param {ArrayLike<number>[]} a one array of values per band, in NAMES order
  * @param {number} i pixel index in the block
@@ -120,8 +119,7 @@ export function notObject(outs) {
 export function missing(o) { return new TypeError("evaluatePixel returned no value for output \"" + o.id + "\""); }
 
 /**
- * The per-pixel loop of the general path (the column function's generated `loop` is the same code in the
- * script's scope): pixels st.at .. n-1, each with a fresh per-call budget, the total charged (st.left), the
+ * The per-pixel loop: pixels st.at .. n-1, each with a fresh per-call budget, the total charged (st.left), the
  * value written by the fast writes (a number for one band, an array-like of B values; B = 0 with several
  * outputs) or by `write`. st.at and st.left are written back also when it throws.
  * @param {Evaluation} st
@@ -131,7 +129,7 @@ export function missing(o) { return new TypeError("evaluatePixel returned no val
  * @param {number} B bands of the only output, 0 with several outputs
  * @param {(r: unknown, i: number) => void} write the generic writer
  */
-function generalLoop(st, n, step, V, B, write) {
+function pixelLoop(st, n, step, V, B, write) {
   const inst = st.script.inst, P = st.script.perCall;
   let L = st.left, i = st.at;
   try {
@@ -153,8 +151,7 @@ function generalLoop(st, n, step, V, B, write) {
 }
 
 /**
- * Runs evaluatePixel over the n pixels of the current block: the column function's loop when the evaluation
- * allows it (see {@link columnFor}), else the general loop with the filled sample objects.
+ * Runs evaluatePixel over the n pixels of the current block with the filled sample objects.
  * @param {Evaluation} st
  * @param {number} n
  */
@@ -163,36 +160,16 @@ export function pixels(st, n) {
   /** @type {(r: unknown, i: number) => void} */
   const write = single ? (r, i) => put(o0, r, i, true) : (r, i) => putAll(outs, r, i);
   st.at = 0;
-  // before enter(): the band lookup's array methods are the sandbox's work, not charged to the script's budget
-  const column = columnFor(st);
   enter(st.script.inst);
   try {
-    if (column) column.loop(st, n, st.script.perCall, o0.values, B, write);
-    else generalLoop(st, n, stepper(st), o0.values, B, write);
+    pixelLoop(st, n, stepper(st), o0.values, B, write);
   } finally {
     enter(null);
   }
 }
 
-/** Stands for a band the script reads but did not request: every value undefined, as on the sample object. */
-const ABSENT = Object.freeze(new native.Array(0));
-
 /**
- * The script's column function bound to the block's band arrays when the script has one and the evaluation
- * allows it (SIMPLE, one scene, no data fusion, not forced general), else undefined.
- * @param {Evaluation} st
- */
-function columnFor(st) {
-  const column = st.script.fns.column, p = st.p;
-  if (!column || p.general || p.mosaicking !== "SIMPLE" || st.fusion || p.scenes.length !== 1) return undefined;
-  const names = st.names[0], arrays = st.arrays[0];
-  column.bind(column.names.map((nm) => { const k = names.indexOf(nm); return k < 0 ? ABSENT : arrays[k]; }));
-  return column;
-}
-
-/**
- * evaluatePixel per pixel on the general path: a call with the filled sample object(s) and the other four
- * arguments.
+ * evaluatePixel per pixel: a call with the filled sample object(s) and the other four arguments.
  * @param {Evaluation} st
  * @returns {(i: number) => unknown}
  */

@@ -30,8 +30,6 @@ export interface SessionParams {
   customData: Record<string, unknown>;
   inputMetadata: Record<string, unknown>;
   timeRange?: TimeRange;
-  /** Run evaluatePixel per pixel with a sample object even when the script has a column function (tests). */
-  general?: boolean;
   /** Return outputs converted to their stored sampleType (values.js `toStored`). */
   convert?: boolean;
   budget: Budget;
