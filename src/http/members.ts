@@ -12,7 +12,7 @@ z.config({ customError: (iss) => (iss.code === "invalid_type" && iss.input === u
 
 /** zod's definition of a schema (its internals: type and the fields the walk follows). */
 type Def = { type: string; innerType?: ZodType; in?: ZodType; shape?: Record<string, ZodType>; element?: ZodType; valueType?: ZodType; options?: ZodType[]; getter?: () => ZodType };
-const defOf = (s: ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
+const defOf = (s: ZodType): Def => (s as unknown as { _zod?: { def: Def } })._zod?.def ?? { type: "unknown" };
 
 /** The schema under optional / nullable / default / pipe / transform wrappers. */
 function unwrap(s: ZodType): ZodType {
@@ -30,7 +30,8 @@ export function unknownMembers(schema: ZodType, value: unknown, path: string[] =
   const s = unwrap(schema);
   const d = defOf(s);
   if (d.type === "object" && isPlain(value))
-    return Object.entries(value).flatMap(([k, v]) => (d.shape![k] ? unknownMembers(d.shape![k]!, v, [...path, k]) : [[...path, k].join(".")]));
+    // Own members only: a body's "constructor" or "toString" must not find Object.prototype's functions.
+    return Object.entries(value).flatMap(([k, v]) => (Object.hasOwn(d.shape!, k) ? unknownMembers(d.shape![k]!, v, [...path, k]) : [[...path, k].join(".")]));
   if (d.type === "array" && Array.isArray(value)) return value.flatMap((v, i) => unknownMembers(d.element!, v, [...path, String(i)]));
   if (d.type === "record" && isPlain(value)) return Object.entries(value).flatMap(([k, v]) => unknownMembers(d.valueType!, v, [...path, k]));
   if (d.type === "union") {

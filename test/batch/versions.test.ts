@@ -41,4 +41,13 @@ describe("batch under /api/v1 (the spec's Versioning)", () => {
     const { error } = (await r.json()) as { error: { message: string } };
     expect(error.message).toMatch(/unknown member\(s\), ignored: tilingGrid, bucketName/);
   });
+  it("members named like Object.prototype's (constructor, toString, __proto__) are unknown members, never a 500", async () => {
+    // JSON.parse makes "__proto__" an own member, as a client's body would.
+    const body = JSON.parse(`{"processRequest":{"constructor":1,"toString":{"a":1}},"__proto__":{"x":1},"hasOwnProperty":2}`);
+    const r = await call(V1, "POST", body);
+    expect(r.status).toBe(400);
+    const { error } = (await r.json()) as { error: { message: string } };
+    expect(error.message).toMatch(/unknown member\(s\), ignored: .*processRequest\.constructor, processRequest\.toString/);
+    expect(error.message).toMatch(/hasOwnProperty/);
+  });
 });
