@@ -5,7 +5,7 @@
  *   warm open costs no request at all; the parsed header is then cached by the engine under `url#etag`
  *   (src/raster/cog), and every later range is checked against that ETag (a replaced object fails, never mixes);
  * - the ranges of one `read` are coalesced (gaps below COALESCE_GAP bytes merged) and fetched in parallel, at most
- *   WORKERS_CONNECTIONS at once, each attempt bounded by a timeout and retried (./fetch.ts);
+ *   CONNECTION_LIMIT (src/budget/limits.ts) at once, each attempt bounded by a timeout and retried (./fetch.ts);
  * - with an ARCHIVE_CACHE R2 binding, every requested range (a COG block) is read through it: found there, no
  *   upstream request; fetched upstream, stored there for every isolate.
  */

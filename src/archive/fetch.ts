@@ -2,16 +2,12 @@
  * Upstream HTTP with the edge's rules: every attempt bounded by a timeout (never a hang), retries with exponential
  * backoff for what retrying can mend (network errors, timeouts, 5xx, 429), then an UpstreamError (502 / 503); a
  * caller-supplied `refresh` re-signs once after a 403 (an expired SAS token). Counts requests per isolate
- * (`upstreamStats`) for tests and the bench. Parallel work goes through `pooled`, at most WORKERS_CONNECTIONS at a
- * time (Workers keep at most 6 connections open per request; more would only queue inside the runtime).
+ * (`upstreamStats`) for tests and the bench. Parallel work goes through `pooled`, at most CONNECTION_LIMIT
+ * (src/budget/limits.ts) at a time (Workers keep at most 6 connections open per request; more would only queue
+ * inside the runtime).
  */
+import { CONNECTION_LIMIT } from "../budget/limits";
 import { redact, UpstreamError } from "./errors";
-
-/** Simultaneous open connections a Worker request may hold (Cloudflare Workers platform limits). */
-export const WORKERS_CONNECTIONS = 6;
-
-/** Subrequests one Worker request may make (Workers Paid plan). */
-export const WORKERS_SUBREQUESTS = 10_000;
 
 /** Retry policy: attempts in all, the first backoff (doubled each time) and each attempt's timeout, in ms. */
 export interface RetryPolicy {
@@ -90,7 +86,7 @@ export async function upstreamFetch(o: UpstreamOptions): Promise<Response> {
 }
 
 /** Runs `tasks` with at most `limit` running at once; results in task order; the first failure rejects. */
-export async function pooled<T>(tasks: (() => Promise<T>)[], limit = WORKERS_CONNECTIONS): Promise<T[]> {
+export async function pooled<T>(tasks: (() => Promise<T>)[], limit = CONNECTION_LIMIT): Promise<T[]> {
   const out = new Array<T>(tasks.length);
   let next = 0;
   const worker = async () => {

@@ -22,7 +22,6 @@ import { openUpstreamAsset, upstreamScenes } from "./upstream";
 export type { ArchiveEnv, ArchiveOptions };
 export { archiveConfig } from "./config";
 export { offeredCollections } from "./catalogue";
-export { WORKERS_SUBREQUESTS } from "./fetch";
 
 /** The bindings the stores use. */
 export type StoreEnv = Pick<Env, "DB" | "DATA" | "BUCKETS">;
