@@ -3,7 +3,21 @@
 // them and never import each other. The registration points src/routes.ts, src/index.ts and src/tasks-registry.ts
 // sit above everything and may import any folder.
 /** The API areas (src/<area>): each may import the shared layers and the services, never another area. */
-const AREAS = ["process", "statistics", "catalog", "async", "batch", "statbatch", "wms", "byoc", "zarr", "s3", "metadata", "admin", "dataimport"];
+const AREAS = [
+  "process",
+  "statistics",
+  "catalog",
+  "async",
+  "batch",
+  "statbatch",
+  "wms",
+  "byoc",
+  "zarr",
+  "s3",
+  "metadata",
+  "admin",
+  "dataimport",
+];
 /** Services areas share: they may be imported by areas and import no area. */
 const SERVICES = ["accounts", "locations", "auth", "ratelimit", "ingestion"]; // ingestion: BYOC tiles to the task engine
 const area = `^src/(${AREAS.join("|")})/`;
@@ -72,7 +86,8 @@ module.exports = {
     },
     {
       name: "shared-layers-below-http-and-areas",
-      comment: "The pipeline, the statistics computation, storage and the archive readers are HTTP-free and below every area.",
+      comment:
+        "The pipeline, the statistics computation, storage and the archive readers are HTTP-free and below every area.",
       severity: "error",
       from: { path: "^src/(pipeline|stats|storage|archive)/" },
       to: { path: [`^src/http/`, area] },
@@ -110,7 +125,10 @@ module.exports = {
       comment: "What web/ shares reaches no Worker runtime, Node built-in, HTTP, storage or environment module.",
       severity: "error",
       from: { path: "^web/" },
-      to: { reachable: true, path: ["^(cloudflare|node):", "^src/(http|storage|env)", "^src/tasks/(?!machines?\\.ts$)"] },
+      to: {
+        reachable: true,
+        path: ["^(cloudflare|node):", "^src/(http|storage|env)", "^src/tasks/(?!machines?\\.ts$)"],
+      },
     },
   ],
   options: {

@@ -18,9 +18,17 @@ const DATA = resolve("data");
  */
 const MODE = process.env.EO_EDGE_VITEST ?? "";
 const FAST = [
-  "test/raster/**/*.test.ts", "test/pipeline/**/*.test.ts", "test/storage/**/*.test.ts", "test/storage.test.ts",
-  "test/http/**/*.test.ts", "test/vector/**/*.test.ts", "test/auth/**/*.test.ts", "test/openapi/**/*.test.ts",
-  "test/buckets/**/*.test.ts", "test/locations/**/*.test.ts", "test/accounts/**/*.test.ts",
+  "test/raster/**/*.test.ts",
+  "test/pipeline/**/*.test.ts",
+  "test/storage/**/*.test.ts",
+  "test/storage.test.ts",
+  "test/http/**/*.test.ts",
+  "test/vector/**/*.test.ts",
+  "test/auth/**/*.test.ts",
+  "test/openapi/**/*.test.ts",
+  "test/buckets/**/*.test.ts",
+  "test/locations/**/*.test.ts",
+  "test/accounts/**/*.test.ts",
 ];
 const PYTHON_FILES = ["test/raster/encode/{archive,cog,jpeg,png,tiff-clients,tiffstrips}.test.ts"];
 const INCLUDE = { bench: ["bench/**/*.workerd.ts"], fast: FAST }[MODE] ?? ["test/**/*.test.ts"];
@@ -69,20 +77,25 @@ const PYTHON = "/usr/bin/python3";
  * Client programs that talk HTTP (GDAL, OWSLib, rasterio: test/services/py_s3_clients.py) run through CLIENT_RELAY instead.
  */
 function pyScript(script: string): (request: Request) => Promise<Response> {
-  return (request) => request.arrayBuffer().then((body) => new Promise((done) => {
-    const child = spawn(PYTHON, [resolve("test/services", script)], { stdio: ["pipe", "pipe", "pipe"] });
-    const out: Buffer[] = [], err: Buffer[] = [];
-    child.stdout.on("data", (b: Buffer) => out.push(b));
-    child.stderr.on("data", (b: Buffer) => err.push(b));
-    child.on("error", (e) => done(new Response(`${PYTHON} cannot run: ${e.message}`, { status: 503 })));
-    child.on("close", (code) => {
-      const stderr = Buffer.concat(err).toString();
-      if (code === 0) done(new Response(Buffer.concat(out), { headers: { "content-type": "application/json" } }));
-      else done(new Response(stderr || `${PYTHON} exited with ${code}`, { status: code === 3 ? 503 : 500 }));
-    });
-    child.stdin.on("error", () => {}); // python3 may exit before reading (missing modules): reported on close
-    child.stdin.end(Buffer.from(body));
-  }));
+  return (request) =>
+    request.arrayBuffer().then(
+      (body) =>
+        new Promise((done) => {
+          const child = spawn(PYTHON, [resolve("test/services", script)], { stdio: ["pipe", "pipe", "pipe"] });
+          const out: Buffer[] = [],
+            err: Buffer[] = [];
+          child.stdout.on("data", (b: Buffer) => out.push(b));
+          child.stderr.on("data", (b: Buffer) => err.push(b));
+          child.on("error", (e) => done(new Response(`${PYTHON} cannot run: ${e.message}`, { status: 503 })));
+          child.on("close", (code) => {
+            const stderr = Buffer.concat(err).toString();
+            if (code === 0) done(new Response(Buffer.concat(out), { headers: { "content-type": "application/json" } }));
+            else done(new Response(stderr || `${PYTHON} exited with ${code}`, { status: code === 3 ? 503 : 500 }));
+          });
+          child.stdin.on("error", () => {}); // python3 may exit before reading (missing modules): reported on close
+          child.stdin.end(Buffer.from(body));
+        }),
+    );
 }
 
 export default defineConfig(async () => {
@@ -102,16 +115,27 @@ export default defineConfig(async () => {
           // test/locations puts in a CREODIAS region, so their BYOC collections are hosted in location creo;
           // S3_HOSTS: 127.0.0.2 on any port (the relay's S3 address; test/s3/address.test.ts) serves S3 at its root
           bindings: {
-            TEST_MIGRATIONS: migrations, PUBLIC_BASE_URL: "http://localhost", TRANSFER_REPS: process.env.TRANSFER_REPS ?? "",
-            BUCKET_REGIONS: JSON.stringify({ "loc-creo": "waw3-1", "loc-creo-async": "waw3-1" }), S3_HOSTS: "127.0.0.2",
-            PLANET_API_URL: planet, PLANET_TILES_URL: planet,
-            EO_EDGE_ARCHIVE: "twin", ARCHIVE_STAC_URL: twin.stacUrl["earth-search"], ARCHIVE_URL_MAP: JSON.stringify(twin.urlMap),
-            ARCHIVE_TWIN_URL: twin.url, AWS_ACCESS_KEY_ID: TWIN_AWS_KEYS.accessKeyId, AWS_SECRET_ACCESS_KEY: TWIN_AWS_KEYS.secretAccessKey,
+            TEST_MIGRATIONS: migrations,
+            PUBLIC_BASE_URL: "http://localhost",
+            TRANSFER_REPS: process.env.TRANSFER_REPS ?? "",
+            BUCKET_REGIONS: JSON.stringify({ "loc-creo": "waw3-1", "loc-creo-async": "waw3-1" }),
+            S3_HOSTS: "127.0.0.2",
+            PLANET_API_URL: planet,
+            PLANET_TILES_URL: planet,
+            EO_EDGE_ARCHIVE: "twin",
+            ARCHIVE_STAC_URL: twin.stacUrl["earth-search"],
+            ARCHIVE_URL_MAP: JSON.stringify(twin.urlMap),
+            ARCHIVE_TWIN_URL: twin.url,
+            AWS_ACCESS_KEY_ID: TWIN_AWS_KEYS.accessKeyId,
+            AWS_SECRET_ACCESS_KEY: TWIN_AWS_KEYS.secretAccessKey,
           },
           // CLIENT_RELAY (test/services/client-relay.mjs): real HTTP client programs (GDAL, OWSLib, rasterio) against the Worker,
           // the one way a program reaches the Worker under test (its address: 127.0.0.1, or 127.0.0.2 for S3 at the root)
           serviceBindings: {
-            SAMPLE_DATA: sampleData, PY_DECODE: pyScript("py_decode.py"), PY_S3: pyScript("py_s3.py"), PY_ZARR: pyScript("py_zarr.py"),
+            SAMPLE_DATA: sampleData,
+            PY_DECODE: pyScript("py_decode.py"),
+            PY_S3: pyScript("py_s3.py"),
+            PY_ZARR: pyScript("py_zarr.py"),
             CLIENT_RELAY: clientRelay,
           },
         },
@@ -121,7 +145,9 @@ export default defineConfig(async () => {
       // @aws-sdk/client-s3 in workerd (test/s3/sdk.test.ts): @aws-sdk/xml-builder's "browser" field picks a parser
       // built on DOMParser, which workerd lacks; its Node parser (the one `./xml-parser` names) runs anywhere
       // (aws/aws-sdk-js-v3#7375). Only xml-builder imports a module of that name.
-      alias: [{ find: /^\.\/xml-parser$/, replacement: resolve("node_modules/@aws-sdk/xml-builder/dist-es/xml-parser.js") }],
+      alias: [
+        { find: /^\.\/xml-parser$/, replacement: resolve("node_modules/@aws-sdk/xml-builder/dist-es/xml-parser.js") },
+      ],
     },
     test: {
       include: INCLUDE,

@@ -20,7 +20,18 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { startArchiveTwin } from "../scripts/archive-twin.mjs";
-import { NDVI_SCRIPT, fmt, getToken, pct, prepareState, processBody, RKH_BBOX, startServer, summaryRow, timed } from "../scripts/lib/bench.mjs";
+import {
+  NDVI_SCRIPT,
+  fmt,
+  getToken,
+  pct,
+  prepareState,
+  processBody,
+  RKH_BBOX,
+  startServer,
+  summaryRow,
+  timed,
+} from "../scripts/lib/bench.mjs";
 
 const N = Number(process.env.BENCH_N ?? 30);
 const ROUNDS = Number(process.env.BENCH_ARCHIVE_ROUNDS ?? 3);
@@ -36,14 +47,28 @@ const CASES = [
   { name: "NDVI 512x512 PNG", mode: "png", body: processBody(NDVI_SCRIPT, 512, 512, "image/png") },
   { name: "NDVI 1024x1024 FLOAT32 GeoTIFF", mode: "tiff", body: processBody(FLOAT_SCRIPT, 1024, 1024, "image/tiff") },
 ];
-const GDAL_CLOUD = { GDAL_DISABLE_READDIR_ON_OPEN: "EMPTY_DIR", GDAL_HTTP_MERGE_CONSECUTIVE_RANGES: "YES", GDAL_HTTP_MULTIPLEX: "YES", VSI_CACHE: "TRUE" };
+const GDAL_CLOUD = {
+  GDAL_DISABLE_READDIR_ON_OPEN: "EMPTY_DIR",
+  GDAL_HTTP_MERGE_CONSECUTIVE_RANGES: "YES",
+  GDAL_HTTP_MULTIPLEX: "YES",
+  VSI_CACHE: "TRUE",
+};
 const median = (xs) => pct(xs, 50);
 
 /** One GDAL round in a fresh python3: { cold, warm (p50 ms), coldRequests, warmRequests (per run) }, or null without GDAL. */
 async function gdalRound(twin, mode) {
-  const env = { ...process.env, ...GDAL_CLOUD, BENCH_RKH: `/vsicurl/${twin.url}/objects/sentinel-cogs/${RKH_KEY}`, BENCH_TWIN_URL: twin.url };
+  const env = {
+    ...process.env,
+    ...GDAL_CLOUD,
+    BENCH_RKH: `/vsicurl/${twin.url}/objects/sentinel-cogs/${RKH_KEY}`,
+    BENCH_TWIN_URL: twin.url,
+  };
   try {
-    const { stdout } = await promisify(execFile)("/usr/bin/python3", ["bench/bench_gdal.py", RKH_BBOX.join(","), String(N), mode], { env, maxBuffer: 1 << 20 });
+    const { stdout } = await promisify(execFile)(
+      "/usr/bin/python3",
+      ["bench/bench_gdal.py", RKH_BBOX.join(","), String(N), mode],
+      { env, maxBuffer: 1 << 20 },
+    );
     const r = JSON.parse(stdout);
     return { cold: r.first_ms, warm: r.p50_ms, coldRequests: r.first_requests, warmRequests: r.warm_requests / N };
   } catch (e) {
@@ -58,8 +83,11 @@ async function gdalRound(twin, mode) {
  */
 function dropLocalScene(dir) {
   const d1 = join(dir, "v3", "d1", "miniflare-D1DatabaseObject");
-  const files = readdirSync(d1).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite").map((f) => join(d1, f));
-  const sql = "import sqlite3,sys\nn=0\nfor f in sys.argv[1:]:\n c=sqlite3.connect(f)\n try: n+=c.execute(\"delete from items where collection='sentinel-2-l2a' and id='S2A_29RKH_20200219_0_L2A'\").rowcount; c.commit()\n except sqlite3.OperationalError: pass\n c.close()\nprint(n)";
+  const files = readdirSync(d1)
+    .filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite")
+    .map((f) => join(d1, f));
+  const sql =
+    "import sqlite3,sys\nn=0\nfor f in sys.argv[1:]:\n c=sqlite3.connect(f)\n try: n+=c.execute(\"delete from items where collection='sentinel-2-l2a' and id='S2A_29RKH_20200219_0_L2A'\").rowcount; c.commit()\n except sqlite3.OperationalError: pass\n c.close()\nprint(n)";
   return Number(execFileSync("/usr/bin/python3", ["-c", sql, ...files], { encoding: "utf8" }).trim());
 }
 
@@ -67,9 +95,18 @@ function dropLocalScene(dir) {
 async function oursRound(twin, body) {
   const state = mkdtempSync(join(tmpdir(), "eo-edge-bench-archive-"));
   cpSync(STATE, state, { recursive: true });
-  if (dropLocalScene(state) !== 1) throw new Error("the seeded state holds no sentinel-2-l2a item S2A_29RKH_20200219_0_L2A to remove");
-  const vars = { EO_EDGE_ARCHIVE: "twin", ARCHIVE_STAC_URL: twin.stacUrl["earth-search"], ARCHIVE_URL_MAP: JSON.stringify(twin.urlMap) };
-  const server = await startServer({ stateDir: state, port: PORT, args: Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]) });
+  if (dropLocalScene(state) !== 1)
+    throw new Error("the seeded state holds no sentinel-2-l2a item S2A_29RKH_20200219_0_L2A to remove");
+  const vars = {
+    EO_EDGE_ARCHIVE: "twin",
+    ARCHIVE_STAC_URL: twin.stacUrl["earth-search"],
+    ARCHIVE_URL_MAP: JSON.stringify(twin.urlMap),
+  };
+  const server = await startServer({
+    stateDir: state,
+    port: PORT,
+    args: Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+  });
   try {
     const token = await getToken(server.base, join(state, "demo-client.json"));
     twin.resetStats();
@@ -78,7 +115,15 @@ async function oursRound(twin, body) {
     twin.resetStats();
     const warm = [];
     for (let i = 0; i < N; i++) warm.push((await timed(server.base, token, body)).ms);
-    return { cold: cold.ms, warm: median(warm), coldRequests, coldStac, peakInFlight, warmRequests: twin.stats().object / N, timing: cold.timing };
+    return {
+      cold: cold.ms,
+      warm: median(warm),
+      coldRequests,
+      coldStac,
+      peakInFlight,
+      warmRequests: twin.stats().object / N,
+      timing: cold.timing,
+    };
   } finally {
     await server.stop();
     rmSync(state, { recursive: true, force: true });
@@ -88,16 +133,21 @@ async function oursRound(twin, body) {
 async function main() {
   prepareState(STATE);
   const twin = await startArchiveTwin({ latencyMs: LATENCY_MS });
-  console.log(`archive twin ${twin.url}, ${LATENCY_MS} ms per request; ${ROUNDS} rounds of (fresh server: 1 cold + ${N} warm) per request, GDAL in a fresh process each round`);
+  console.log(
+    `archive twin ${twin.url}, ${LATENCY_MS} ms per request; ${ROUNDS} rounds of (fresh server: 1 cold + ${N} warm) per request, GDAL in a fresh process each round`,
+  );
   try {
     for (const c of CASES) {
-      const ours = [], gdal = [];
+      const ours = [],
+        gdal = [];
       for (let r = 0; r < ROUNDS; r++) {
         const g = await gdalRound(twin, c.mode);
         if (g) gdal.push(g);
         ours.push(await oursRound(twin, c.body));
         const o = ours.at(-1);
-        console.log(`  ${c.name} round ${r + 1}: ours cold ${fmt(o.cold)} ms (${o.coldRequests} object + ${o.coldStac} STAC req, at most ${o.peakInFlight} at once), warm p50 ${fmt(o.warm)} ms (${fmt(o.warmRequests, 2)} req/run); GDAL cold ${fmt(g?.cold)} ms (${g?.coldRequests ?? "-"} req), warm p50 ${fmt(g?.warm)} ms (${fmt(g?.warmRequests, 2)} req/run)`);
+        console.log(
+          `  ${c.name} round ${r + 1}: ours cold ${fmt(o.cold)} ms (${o.coldRequests} object + ${o.coldStac} STAC req, at most ${o.peakInFlight} at once), warm p50 ${fmt(o.warm)} ms (${fmt(o.warmRequests, 2)} req/run); GDAL cold ${fmt(g?.cold)} ms (${g?.coldRequests ?? "-"} req), warm p50 ${fmt(g?.warm)} ms (${fmt(g?.warmRequests, 2)} req/run)`,
+        );
       }
       report(c.name, ours, gdal);
       console.log(`  cold Server-Timing (last round): ${ours.at(-1).timing}`);
@@ -110,20 +160,54 @@ async function main() {
 /** Prints the medians and ratios of one request and writes its summary rows. */
 function report(name, ours, gdal) {
   const m = (xs, k) => median(xs.map((x) => x[k]));
-  const o = { cold: m(ours, "cold"), warm: m(ours, "warm"), coldRequests: m(ours, "coldRequests"), warmRequests: m(ours, "warmRequests") };
-  const g = gdal.length ? { cold: m(gdal, "cold"), warm: m(gdal, "warm"), coldRequests: m(gdal, "coldRequests"), warmRequests: m(gdal, "warmRequests") } : null;
+  const o = {
+    cold: m(ours, "cold"),
+    warm: m(ours, "warm"),
+    coldRequests: m(ours, "coldRequests"),
+    warmRequests: m(ours, "warmRequests"),
+  };
+  const g = gdal.length
+    ? {
+        cold: m(gdal, "cold"),
+        warm: m(gdal, "warm"),
+        coldRequests: m(gdal, "coldRequests"),
+        warmRequests: m(gdal, "warmRequests"),
+      }
+    : null;
   const viaArchive = o.coldRequests > 0;
-  console.log(`${name}: ours cold ${fmt(o.cold)} ms, warm p50 ${fmt(o.warm)} ms; GDAL cold ${fmt(g?.cold)} ms, warm p50 ${fmt(g?.warm)} ms (medians of rounds)`);
-  console.log(`${name}: upstream requests ours cold ${o.coldRequests}, warm ${fmt(o.warmRequests, 2)}/run; GDAL cold ${g?.coldRequests ?? "-"}, warm ${fmt(g?.warmRequests, 2)}/run`);
+  console.log(
+    `${name}: ours cold ${fmt(o.cold)} ms, warm p50 ${fmt(o.warm)} ms; GDAL cold ${fmt(g?.cold)} ms, warm p50 ${fmt(g?.warm)} ms (medians of rounds)`,
+  );
+  console.log(
+    `${name}: upstream requests ours cold ${o.coldRequests}, warm ${fmt(o.warmRequests, 2)}/run; GDAL cold ${g?.coldRequests ?? "-"}, warm ${fmt(g?.warmRequests, 2)}/run`,
+  );
   if (!viaArchive) {
-    console.log(`notice: the Worker made no request to the archive twin for ${name}: it answered from the bundled sample, not through the archive read path (EO_EDGE_ARCHIVE=twin); the ratios below are not archive figures`);
+    console.log(
+      `notice: the Worker made no request to the archive twin for ${name}: it answered from the bundled sample, not through the archive read path (EO_EDGE_ARCHIVE=twin); the ratios below are not archive figures`,
+    );
   }
   const ok = (ratio, target) => (viaArchive && g ? ratio <= target : null);
-  const cold = g ? o.cold / g.cold : NaN, warm = g ? o.warm / g.warm : NaN;
+  const cold = g ? o.cold / g.cold : NaN,
+    warm = g ? o.warm / g.warm : NaN;
   console.log(`${name}: ours / GDAL cold ${fmt(cold, 2)} (target <= 0.7), warm ${fmt(warm, 2)} (target <= 0.5)`);
-  summaryRow(`archive ${name} cold, ours / GDAL /vsicurl/ (${LATENCY_MS} ms per request)`, `${fmt(cold, 2)} (${fmt(o.cold)} / ${fmt(g?.cold)} ms)`, "<= 0.7", ok(cold, 0.7));
-  summaryRow(`archive ${name} warm p50, ours / GDAL /vsicurl/`, `${fmt(warm, 2)} (${fmt(o.warm)} / ${fmt(g?.warm)} ms)`, "<= 0.5", ok(warm, 0.5));
-  summaryRow(`archive ${name} upstream requests cold, ours vs GDAL`, `${o.coldRequests} vs ${g?.coldRequests ?? "-"}`, "ours <= GDAL", viaArchive && g ? o.coldRequests <= g.coldRequests : null);
+  summaryRow(
+    `archive ${name} cold, ours / GDAL /vsicurl/ (${LATENCY_MS} ms per request)`,
+    `${fmt(cold, 2)} (${fmt(o.cold)} / ${fmt(g?.cold)} ms)`,
+    "<= 0.7",
+    ok(cold, 0.7),
+  );
+  summaryRow(
+    `archive ${name} warm p50, ours / GDAL /vsicurl/`,
+    `${fmt(warm, 2)} (${fmt(o.warm)} / ${fmt(g?.warm)} ms)`,
+    "<= 0.5",
+    ok(warm, 0.5),
+  );
+  summaryRow(
+    `archive ${name} upstream requests cold, ours vs GDAL`,
+    `${o.coldRequests} vs ${g?.coldRequests ?? "-"}`,
+    "ours <= GDAL",
+    viaArchive && g ? o.coldRequests <= g.coldRequests : null,
+  );
 }
 
 await main();

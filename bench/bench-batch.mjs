@@ -39,7 +39,12 @@ const batchBody = (prefix) => ({
   processRequest: {
     input: {
       bounds: { bbox: BBOX, properties: { crs: "http://www.opengis.net/def/crs/EPSG/0/32629" } },
-      data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-03-01T00:00:00Z" } } }],
+      data: [
+        {
+          type: "sentinel-2-l2a",
+          dataFilter: { timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-03-01T00:00:00Z" } },
+        },
+      ],
     },
     output: { responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
     evalscript: SCRIPT,
@@ -53,7 +58,8 @@ const batchBody = (prefix) => ({
 function configWith(c) {
   const toml = readFileSync("wrangler.toml", "utf8");
   const block = /(\[\[queues\.consumers\]\]\nqueue = "eo-edge-heavy"\n(?:\w+ = .*\n)*?)max_concurrency = \d+\n/;
-  if (!block.test(toml)) throw new Error("wrangler.toml: no [[queues.consumers]] block with max_concurrency for eo-edge-heavy");
+  if (!block.test(toml))
+    throw new Error("wrangler.toml: no [[queues.consumers]] block with max_concurrency for eo-edge-heavy");
   return toml.replace(block, `$1max_concurrency = ${c}\n`);
 }
 
@@ -73,7 +79,9 @@ async function outputs(base, prefix) {
   const keys = [];
   let token = "";
   do {
-    const r = await s3.fetch(`${base}/s3/${BUCKET}?list-type=2&prefix=${encodeURIComponent(prefix + "/")}${token && `&continuation-token=${encodeURIComponent(token)}`}`);
+    const r = await s3.fetch(
+      `${base}/s3/${BUCKET}?list-type=2&prefix=${encodeURIComponent(prefix + "/")}${token && `&continuation-token=${encodeURIComponent(token)}`}`,
+    );
     const xml = await r.text();
     if (r.status !== 200) throw new Error(`ListObjectsV2: ${r.status} ${xml.slice(0, 300)}`);
     keys.push(...[...xml.matchAll(/<Key>([^<]+)<\/Key>/g)].map((m) => m[1]).filter((k) => /\.tiff?$/.test(k)));
@@ -81,7 +89,9 @@ async function outputs(base, prefix) {
   } while (token);
   let pixels = 0;
   for (const key of keys) {
-    const image = await (await fromArrayBuffer(await (await s3.fetch(`${base}/s3/${BUCKET}/${key}`)).arrayBuffer())).getImage();
+    const image = await (
+      await fromArrayBuffer(await (await s3.fetch(`${base}/s3/${BUCKET}/${key}`)).arrayBuffer())
+    ).getImage();
     pixels += image.getWidth() * image.getHeight();
   }
   return { tiles: keys.length, pixels };
@@ -111,8 +121,16 @@ async function measure(c) {
 prepareState(STATE);
 const rows = [];
 for (const c of CONCURRENCY) rows.push(await measure(c));
-console.log(`\nBatch Processing v2 over 29RKH (grid 0 = UTM 20 km at ${RESOLUTION} m, EPSG:32629 bbox ${BBOX.join(",")}; B04+B08 UINT16 GeoTIFF per tile)`);
-console.log("max_concurrency | tiles | Mpx | START->DONE s | tiles/min | Mpx/s | costPU estimate | costPU charged | charged/estimate");
+console.log(
+  `\nBatch Processing v2 over 29RKH (grid 0 = UTM 20 km at ${RESOLUTION} m, EPSG:32629 bbox ${BBOX.join(",")}; B04+B08 UINT16 GeoTIFF per tile)`,
+);
+console.log(
+  "max_concurrency | tiles | Mpx | START->DONE s | tiles/min | Mpx/s | costPU estimate | costPU charged | charged/estimate",
+);
 for (const r of rows)
-  console.log(`${r.c} | ${r.tiles} | ${fmt(r.pixels / 1e6, 2)} | ${fmt(r.s, 2)} | ${fmt((60 * r.tiles) / r.s)} | ${fmt(r.pixels / 1e6 / r.s, 3)} | ${fmt(r.estimate, 3)} | ${fmt(r.charged, 3)} | ${fmt(r.charged / r.estimate, 3)}`);
-console.log("note: wrangler dev's local queue broker (miniflare) keeps one batch in flight per queue and ignores max_concurrency: locally the rows measure the same single consumer");
+  console.log(
+    `${r.c} | ${r.tiles} | ${fmt(r.pixels / 1e6, 2)} | ${fmt(r.s, 2)} | ${fmt((60 * r.tiles) / r.s)} | ${fmt(r.pixels / 1e6 / r.s, 3)} | ${fmt(r.estimate, 3)} | ${fmt(r.charged, 3)} | ${fmt(r.charged / r.estimate, 3)}`,
+  );
+console.log(
+  "note: wrangler dev's local queue broker (miniflare) keeps one batch in flight per queue and ignores max_concurrency: locally the rows measure the same single consumer",
+);

@@ -31,7 +31,10 @@ function evaluatePixel(s){return [s.B04,s.B08]}`;
 
 /** The Process body over BBOX on collection `type` for DATE. */
 const processRequest = (type) => ({
-  input: { bounds: { bbox: BBOX, properties: { crs: "http://www.opengis.net/def/crs/EPSG/0/32631" } }, data: [{ type, dataFilter: { timeRange: { from: `${DATE}T00:00:00Z`, to: `${DATE}T23:59:59Z` } } }] },
+  input: {
+    bounds: { bbox: BBOX, properties: { crs: "http://www.opengis.net/def/crs/EPSG/0/32631" } },
+    data: [{ type, dataFilter: { timeRange: { from: `${DATE}T00:00:00Z`, to: `${DATE}T23:59:59Z` } } }],
+  },
   output: { width: 64, height: 64, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
   evalscript: SCRIPT,
 });
@@ -39,29 +42,56 @@ const processRequest = (type) => ({
 /** The dates of the series with their sensing time (the STAC item's datetime) and header bytes (sum over band files). */
 function series() {
   const items = readdirSync(ITEMS).filter((f) => f.includes("_31UDS_"));
-  return readdirSync(SERIES, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort().map((date) => {
-    const item = items.find((f) => f.includes(`_${date.replaceAll("-", "")}T`));
-    if (!item) throw new Error(`no STAC item for ${date} in ${ITEMS}`);
-    const headerBytes = readdirSync(join(SERIES, date)).reduce((sum, f) => sum + Math.min(HEADER_PREFETCH, statSync(join(SERIES, date, f)).size), 0);
-    return { date, sensingTime: JSON.parse(readFileSync(join(ITEMS, item), "utf8")).properties.datetime, headerBytes };
-  });
+  return readdirSync(SERIES, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort()
+    .map((date) => {
+      const item = items.find((f) => f.includes(`_${date.replaceAll("-", "")}T`));
+      if (!item) throw new Error(`no STAC item for ${date} in ${ITEMS}`);
+      const headerBytes = readdirSync(join(SERIES, date)).reduce(
+        (sum, f) => sum + Math.min(HEADER_PREFETCH, statSync(join(SERIES, date, f)).size),
+        0,
+      );
+      return {
+        date,
+        sensingTime: JSON.parse(readFileSync(join(ITEMS, item), "utf8")).properties.datetime,
+        headerBytes,
+      };
+    });
 }
 
 /** Creates a collection, posts a tile per date and waits until all are ingested: { id, s, tiles, headerBytes }. */
 async function ingest(base, token) {
   const dates = series();
-  const id = (await call(base, token, "POST", "/api/v1/byoc/collections", { name: `bench ${Date.now()}`, s3Bucket: BUCKET }, 201)).json.data.id;
+  const id = (
+    await call(base, token, "POST", "/api/v1/byoc/collections", { name: `bench ${Date.now()}`, s3Bucket: BUCKET }, 201)
+  ).json.data.id;
   const t0 = performance.now();
-  for (const d of dates) await call(base, token, "POST", `/api/v1/byoc/collections/${id}/tiles`, { path: `westflanders/${d.date}/(BAND)`, sensingTime: d.sensingTime }, 201);
+  for (const d of dates)
+    await call(
+      base,
+      token,
+      "POST",
+      `/api/v1/byoc/collections/${id}/tiles`,
+      { path: `westflanders/${d.date}/(BAND)`, sensingTime: d.sensingTime },
+      201,
+    );
   for (;;) {
-    const tiles = (await call(base, token, "GET", `/api/v1/byoc/collections/${id}/tiles?count=100`, undefined, 200)).json.data;
+    const tiles = (await call(base, token, "GET", `/api/v1/byoc/collections/${id}/tiles?count=100`, undefined, 200))
+      .json.data;
     const failed = tiles.filter((t) => t.status === "FAILED");
     if (failed.length) throw new Error(`BYOC ingestion failed: ${JSON.stringify(failed[0].additionalData)}`);
     if (tiles.length === dates.length && tiles.every((t) => t.status === "INGESTED")) break;
     if (performance.now() - t0 > TIMEOUT_MS) throw new Error("BYOC ingestion did not finish");
     await sleep(100);
   }
-  return { id, s: (performance.now() - t0) / 1000, tiles: dates.length, headerBytes: dates.reduce((sum, d) => sum + d.headerBytes, 0) };
+  return {
+    id,
+    s: (performance.now() - t0) / 1000,
+    tiles: dates.length,
+    headerBytes: dates.reduce((sum, d) => sum + d.headerBytes, 0),
+  };
 }
 
 prepareState(STATE);
@@ -69,13 +99,28 @@ const server = await startServer({ stateDir: STATE, port: PORT });
 try {
   const token = await getToken(server.base, join(STATE, "demo-client.json"));
   const ing = await ingest(server.base, token);
-  const [byoc, builtin] = await interleaved([`byoc-${ing.id}`, "sentinel-2-l2a"].map((type) => ({ name: type, base: server.base, token, body: processRequest(type) })), N);
-  console.log(`\nBYOC ingestion (${ing.tiles} tiles of 5 band COGs, West Flanders 64x64 px, through the queue; wall time from the first tile POST to all INGESTED)`);
+  const [byoc, builtin] = await interleaved(
+    [`byoc-${ing.id}`, "sentinel-2-l2a"].map((type) => ({
+      name: type,
+      base: server.base,
+      token,
+      body: processRequest(type),
+    })),
+    N,
+  );
+  console.log(
+    `\nBYOC ingestion (${ing.tiles} tiles of 5 band COGs, West Flanders 64x64 px, through the queue; wall time from the first tile POST to all INGESTED)`,
+  );
   console.log("tiles | total s | s/tile | header KiB/tile | s/GB of headers");
-  console.log(`${ing.tiles} | ${fmt(ing.s, 2)} | ${fmt(ing.s / ing.tiles, 3)} | ${fmt(ing.headerBytes / ing.tiles / 1024)} | ${fmt(ing.s / (ing.headerBytes / 1e9), 0)}`);
-  console.log(`\nProcess on BYOC vs the built-in collection (same COGs, B04+B08 UINT16 GeoTIFF 64x64, ${DATE}; 1 cold + ${N} warm runs each, interleaved)`);
+  console.log(
+    `${ing.tiles} | ${fmt(ing.s, 2)} | ${fmt(ing.s / ing.tiles, 3)} | ${fmt(ing.headerBytes / ing.tiles / 1024)} | ${fmt(ing.s / (ing.headerBytes / 1e9), 0)}`,
+  );
+  console.log(
+    `\nProcess on BYOC vs the built-in collection (same COGs, B04+B08 UINT16 GeoTIFF 64x64, ${DATE}; 1 cold + ${N} warm runs each, interleaved)`,
+  );
   console.log("collection | first ms | p50 ms | p95 ms | bytes");
-  for (const r of [byoc, builtin]) console.log(`${r.name} | ${fmt(r.first)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${r.bytes}`);
+  for (const r of [byoc, builtin])
+    console.log(`${r.name} | ${fmt(r.first)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${r.bytes}`);
   console.log(`ratio BYOC/built-in (p50): ${(byoc.p50 / builtin.p50).toFixed(2)}`);
 } finally {
   await server.stop();

@@ -40,11 +40,15 @@ const iso = (ms) => new Date(ms).toISOString().replace(".000Z", "Z");
 
 function realItems() {
   const dir = join("data", "items", COLLECTION);
-  return readdirSync(dir).sort().map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")));
+  return readdirSync(dir)
+    .sort()
+    .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")));
 }
 
 function shift(coords, dx, dy) {
-  return typeof coords[0] === "number" ? [coords[0] + dx, coords[1] + dy, ...coords.slice(2)] : coords.map((c) => shift(c, dx, dy));
+  return typeof coords[0] === "number"
+    ? [coords[0] + dx, coords[1] + dy, ...coords.slice(2)]
+    : coords.map((c) => shift(c, dx, dy));
 }
 
 /** The n-th derived item: a real item moved in time and space. */
@@ -75,7 +79,8 @@ function d1File() {
 const usedBytes = (db) => {
   db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   const page = db.prepare("PRAGMA page_size").get().page_size;
-  const pages = db.prepare("PRAGMA page_count").get().page_count - db.prepare("PRAGMA freelist_count").get().freelist_count;
+  const pages =
+    db.prepare("PRAGMA page_count").get().page_count - db.prepare("PRAGMA freelist_count").get().freelist_count;
   return page * pages;
 };
 
@@ -103,7 +108,14 @@ function loadCatalog() {
       for (let n = 0; n < ITEMS; n++) {
         const it = derive(sources[n % sources.length], n, rnd);
         const cc = it.properties["eo:cloud_cover"];
-        insert.run(COLLECTION, it.id, Date.parse(it.properties.datetime), typeof cc === "number" ? cc : null, ...it.bbox, JSON.stringify(it));
+        insert.run(
+          COLLECTION,
+          it.id,
+          Date.parse(it.properties.datetime),
+          typeof cc === "number" ? cc : null,
+          ...it.bbox,
+          JSON.stringify(it),
+        );
       }
       db.exec("COMMIT");
       db.prepare("INSERT OR REPLACE INTO _eoedge_bench VALUES ('bytes', ?)").run(usedBytes(db) - before);
@@ -159,9 +171,23 @@ function queries() {
   const idOf = (n) => `D${String(n).padStart(6, "0")}_${sources[n % sources.length].id}`;
   return {
     bbox: Array.from({ length: N }, () => ({ bbox: box(20), datetime: window(90) })),
-    cql2: Array.from({ length: N }, () => ({ datetime: window(365), filter: "eo:cloud_cover < 10", "filter-lang": "cql2-text" })),
-    all: Array.from({ length: N }, () => ({ bbox: box(20), datetime: window(365), filter: "eo:cloud_cover < 30", "filter-lang": "cql2-text" })),
-    narrow: Array.from({ length: N }, () => ({ bbox: box(2), datetime: window(365), filter: "eo:cloud_cover < 30", "filter-lang": "cql2-text" })),
+    cql2: Array.from({ length: N }, () => ({
+      datetime: window(365),
+      filter: "eo:cloud_cover < 10",
+      "filter-lang": "cql2-text",
+    })),
+    all: Array.from({ length: N }, () => ({
+      bbox: box(20),
+      datetime: window(365),
+      filter: "eo:cloud_cover < 30",
+      "filter-lang": "cql2-text",
+    })),
+    narrow: Array.from({ length: N }, () => ({
+      bbox: box(2),
+      datetime: window(365),
+      filter: "eo:cloud_cover < 30",
+      "filter-lang": "cql2-text",
+    })),
     ids: Array.from({ length: N }, () => ({ datetime: "2015-01-01T00:00:00Z/..", ids: ids().map(idOf) })),
   };
 }
@@ -169,7 +195,8 @@ function queries() {
 async function paging(api) {
   const body = { datetime: "2015-01-01T00:00:00Z/..", limit: 10 };
   let next;
-  for (let page = 1; page < 50; page++) next = (await search(api, { ...body, ...(next ? { next } : {}) })).json.context.next;
+  for (let page = 1; page < 50; page++)
+    next = (await search(api, { ...body, ...(next ? { next } : {}) })).json.context.next;
   // A position DEEP items deep: the keyset value "after derived item DEEP" (datetime_ms * 2048 + 1; derived
   // datetimes are distinct), against the offset form at the same depth.
   const deepKeyset = (T0 + Math.floor((DEEP * SPAN) / ITEMS)) * 2048 + 1;
@@ -192,7 +219,10 @@ async function main() {
   if (args.length) console.log("notice: rate limiter off (CATALOG_RATE_LIMITS=off)");
   const server = await startServer({ stateDir: STATE, port: PORT, args });
   try {
-    const api = { root: `${server.base}${CATALOG}`, token: await getToken(server.base, join(STATE, "demo-client.json")) };
+    const api = {
+      root: `${server.base}${CATALOG}`,
+      token: await getToken(server.base, join(STATE, "demo-client.json")),
+    };
     const q = queries();
     const rows = [
       await timeQueries(api, "bbox 20x20 deg + 90-day datetime", q.bbox),

@@ -27,16 +27,24 @@ const order = () => ({
 
 const processBody = (type) => ({
   input: {
-    bounds: { bbox: [501360, 5629040, 502000, 5629680], properties: { crs: "http://www.opengis.net/def/crs/EPSG/0/32631" } },
+    bounds: {
+      bbox: [501360, 5629040, 502000, 5629680],
+      properties: { crs: "http://www.opengis.net/def/crs/EPSG/0/32631" },
+    },
     data: [{ type, dataFilter: { timeRange: { from: "2017-09-26T00:00:00Z", to: "2017-09-26T23:59:59Z" } } }],
   },
   output: { width: 64, height: 64, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
-  evalscript: '//VERSION=3\nfunction setup(){return {input:[{bands:["B04"],units:"DN"}],output:{bands:1,sampleType:"UINT8"}}}\nfunction evaluatePixel(s){return [s.B04 / 16]}',
+  evalscript:
+    '//VERSION=3\nfunction setup(){return {input:[{bands:["B04"],units:"DN"}],output:{bands:1,sampleType:"UINT8"}}}\nfunction evaluatePixel(s){return [s.B04 / 16]}',
 });
 
 /** The Process answer (GeoTIFF bytes) on collection `type`, or null for another status. */
 async function processed(base, token, type) {
-  const r = await fetch(`${base}/api/v1/process`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(processBody(type)) });
+  const r = await fetch(`${base}/api/v1/process`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(processBody(type)),
+  });
   return r.status === 200 ? Buffer.from(await r.arrayBuffer()) : null;
 }
 
@@ -47,17 +55,20 @@ let reference;
 async function run(base, token) {
   const quote = (await call(base, token, "POST", "/api/v1/dataimport/orders", order(), 200)).json;
   const t0 = performance.now();
-  const confirmed = (await call(base, token, "POST", `/api/v1/dataimport/orders/${quote.id}/confirm`, undefined, 200)).json;
+  const confirmed = (await call(base, token, "POST", `/api/v1/dataimport/orders/${quote.id}/confirm`, undefined, 200))
+    .json;
   const confirmS = (performance.now() - t0) / 1000;
   let doneS, processS;
   while (doneS === undefined || processS === undefined) {
-    if (performance.now() - t0 > TIMEOUT_MS) throw new Error(`order ${quote.id} not processable after ${TIMEOUT_MS / 1000} s`);
+    if (performance.now() - t0 > TIMEOUT_MS)
+      throw new Error(`order ${quote.id} not processable after ${TIMEOUT_MS / 1000} s`);
     if (doneS === undefined) {
       const o = (await call(base, token, "GET", `/api/v1/dataimport/orders/${quote.id}`, undefined, 200)).json;
       if (o.status === "DONE") doneS = (performance.now() - t0) / 1000;
       else if (o.status !== "RUNNING") throw new Error(`order ${quote.id} ended ${o.status}`);
     }
-    if (processS === undefined && (await processed(base, token, `byoc-${confirmed.collectionId}`))?.equals(reference)) processS = (performance.now() - t0) / 1000;
+    if (processS === undefined && (await processed(base, token, `byoc-${confirmed.collectionId}`))?.equals(reference))
+      processS = (performance.now() - t0) / 1000;
     await sleep(50);
   }
   return { confirmS, doneS, processS };
@@ -71,11 +82,36 @@ try {
   if (!reference) throw new Error("Process on sentinel-2-l2a failed: is the state seeded?");
   const runs = [];
   for (let i = 0; i < N; i++) runs.push(await run(server.base, token));
-  console.log(`\nThird-party import, SAMPLE provider, one product (4 band COGs 64x64 px): ${N} orders, seconds from the confirm request`);
+  console.log(
+    `\nThird-party import, SAMPLE provider, one product (4 band COGs 64x64 px): ${N} orders, seconds from the confirm request`,
+  );
   console.log("measure | p50 s | max s");
-  for (const [name, key] of [["confirm answered", "confirmS"], ["order DONE", "doneS"], ["Process answers the product's pixels", "processS"]])
-    console.log(`${name} | ${fmt(pct(runs.map((r) => r[key]), 50), 2)} | ${fmt(Math.max(...runs.map((r) => r[key])), 2)}`);
-  summaryRow("third-party import: confirm -> processable collection (1 SAMPLE product)", `${fmt(pct(runs.map((r) => r.processS), 50), 2)} s p50`, "none set (the figure is reported)", null);
+  for (const [name, key] of [
+    ["confirm answered", "confirmS"],
+    ["order DONE", "doneS"],
+    ["Process answers the product's pixels", "processS"],
+  ])
+    console.log(
+      `${name} | ${fmt(
+        pct(
+          runs.map((r) => r[key]),
+          50,
+        ),
+        2,
+      )} | ${fmt(Math.max(...runs.map((r) => r[key])), 2)}`,
+    );
+  summaryRow(
+    "third-party import: confirm -> processable collection (1 SAMPLE product)",
+    `${fmt(
+      pct(
+        runs.map((r) => r.processS),
+        50,
+      ),
+      2,
+    )} s p50`,
+    "none set (the figure is reported)",
+    null,
+  );
 } finally {
   await server.stop();
 }

@@ -14,8 +14,15 @@ async function main() {
   const floor = await startFloor(PORT);
   try {
     const ms = await floorTimes(floor.base, FLOOR_N);
-    console.log(`\nTransport floor: hello-world Worker under wrangler dev, ${FLOOR_N} GETs: p50 ${fmt(pct(ms, 50))} ms, p95 ${fmt(pct(ms, 95))} ms`);
-    summaryRow("transport floor: hello-world Worker under wrangler dev, p50", `${fmt(pct(ms, 50))} ms`, "- (part of every wall time)", null);
+    console.log(
+      `\nTransport floor: hello-world Worker under wrangler dev, ${FLOOR_N} GETs: p50 ${fmt(pct(ms, 50))} ms, p95 ${fmt(pct(ms, 95))} ms`,
+    );
+    summaryRow(
+      "transport floor: hello-world Worker under wrangler dev, p50",
+      `${fmt(pct(ms, 50))} ms`,
+      "- (part of every wall time)",
+      null,
+    );
   } finally {
     await floor.stop();
   }

@@ -30,7 +30,22 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { isolatesMiB } from "./lib/isolates.mjs";
-import { EDGE_V8_ENV, NDVI_SCRIPT, fmt, getToken, interleaved, pct, prepareState, processBody, sleep, startServer, timed, workerdPeakMiB, workerdMiB, summaryRow } from "../scripts/lib/bench.mjs";
+import {
+  EDGE_V8_ENV,
+  NDVI_SCRIPT,
+  fmt,
+  getToken,
+  interleaved,
+  pct,
+  prepareState,
+  processBody,
+  sleep,
+  startServer,
+  timed,
+  workerdPeakMiB,
+  workerdMiB,
+  summaryRow,
+} from "../scripts/lib/bench.mjs";
 
 const PORT = process.env.BENCH_MEMORY_PORT ?? "8794";
 const INSPECTOR = process.env.BENCH_MEMORY_INSPECTOR ?? "9239";
@@ -61,7 +76,6 @@ const HEAVY_KIND = HEAVY_KINDS[process.env.HEAVY_FORMAT ?? "tiff"];
 if (!HEAVY_KIND) throw new Error(`HEAVY_FORMAT must be one of ${Object.keys(HEAVY_KINDS).join(", ")}`);
 const HEAVY = processBody(HEAVY_KIND.script, 2500, 2500, HEAVY_KIND.type);
 const TINY = processBody(NDVI_SCRIPT, 16, 16, "image/png");
-
 
 /**
  * A DevTools protocol session with the Worker's isolate (the first target the inspector lists):
@@ -206,13 +220,27 @@ async function measure(heavy, fresh) {
     await collectGarbage(cdp);
     await sleep(IDLE_MS);
     return {
-      baselineMiB: heavy.baselineMiB, concurrentPeakMiB: Math.max(many.peak, again.peak),
+      baselineMiB: heavy.baselineMiB,
+      concurrentPeakMiB: Math.max(many.peak, again.peak),
       concurrentAnswers: [...many.answers, ...again.answers],
-      heapIdleMiB: heapIdle, heapPeakMiB: one.peak, heapAtResponseMiB: one.after, samples: one.samples,
-      heapAfterHeavyMiB: heapAfterHeavy, sandboxIsolates: sandboxes.count, sandboxMiB: sandboxes.mib, heapAfterGcMiB: await heapMiB(cdp),
-      rssBeforeMiB: rssBefore, rssAfterHeavyMiB: rssAfterHeavy, rssAfterGcIdleMiB: workerdMiB(server.pgid, "VmRSS"), hwmMiB: hwm,
+      heapIdleMiB: heapIdle,
+      heapPeakMiB: one.peak,
+      heapAtResponseMiB: one.after,
+      samples: one.samples,
+      heapAfterHeavyMiB: heapAfterHeavy,
+      sandboxIsolates: sandboxes.count,
+      sandboxMiB: sandboxes.mib,
+      heapAfterGcMiB: await heapMiB(cdp),
+      rssBeforeMiB: rssBefore,
+      rssAfterHeavyMiB: rssAfterHeavy,
+      rssAfterGcIdleMiB: workerdMiB(server.pgid, "VmRSS"),
+      hwmMiB: hwm,
       rssCurveMiB: rssCurve.map(Math.round),
-      heavyP50: pct(heavyMs, 50), smallBefore: before, smallAfter: after, freshBefore, freshAfter,
+      heavyP50: pct(heavyMs, 50),
+      smallBefore: before,
+      smallAfter: after,
+      freshBefore,
+      freshAfter,
     };
   } finally {
     cdp.close();
@@ -221,22 +249,46 @@ async function measure(heavy, fresh) {
 
 /** True when every answer of the concurrent requests is a 200 or a 503 with Retry-After, and their peak fits 128 MB. */
 const concurrentOk = (r) =>
-  r.concurrentAnswers.every((a) => a.status === 200 || (a.status === 503 && a.retryAfter !== null)) && r.concurrentPeakMiB * 1.048576 < 128;
+  r.concurrentAnswers.every((a) => a.status === 200 || (a.status === 503 && a.retryAfter !== null)) &&
+  r.concurrentPeakMiB * 1.048576 < 128;
 
 function print(r) {
-  console.log(`\nEO Edge memory bench (${HEAVY_KIND.label} 2500x2500 over 29RKH; small: NDVI PNG 512x512, N=${SMALL_N}; heavy N=${HEAVY_N})`);
-  console.log(`Worker isolate JS memory (heap + ArrayBuffers; isolates limited to 128 MB as at the edge): ${fmt(r.heapIdleMiB)} MiB idle after GC; one 2500x2500 request: peak ${fmt(r.heapPeakMiB)} MiB (${r.samples} samples; garbage included), ${fmt(r.heapAtResponseMiB)} MiB at its response (target < 128 MB)`);
-  console.log(`heavy request p50 ${fmt(r.heavyP50)} ms; after ${HEAVY_N} of them: JS memory ${fmt(r.heapAfterHeavyMiB)} MiB, workerd RSS ${fmt(r.rssBeforeMiB)} -> ${fmt(r.rssAfterHeavyMiB)} MiB (VmHWM ${fmt(r.hwmMiB)} MiB)`);
+  console.log(
+    `\nEO Edge memory bench (${HEAVY_KIND.label} 2500x2500 over 29RKH; small: NDVI PNG 512x512, N=${SMALL_N}; heavy N=${HEAVY_N})`,
+  );
+  console.log(
+    `Worker isolate JS memory (heap + ArrayBuffers; isolates limited to 128 MB as at the edge): ${fmt(r.heapIdleMiB)} MiB idle after GC; one 2500x2500 request: peak ${fmt(r.heapPeakMiB)} MiB (${r.samples} samples; garbage included), ${fmt(r.heapAtResponseMiB)} MiB at its response (target < 128 MB)`,
+  );
+  console.log(
+    `heavy request p50 ${fmt(r.heavyP50)} ms; after ${HEAVY_N} of them: JS memory ${fmt(r.heapAfterHeavyMiB)} MiB, workerd RSS ${fmt(r.rssBeforeMiB)} -> ${fmt(r.rssAfterHeavyMiB)} MiB (VmHWM ${fmt(r.hwmMiB)} MiB)`,
+  );
   console.log(`workerd RSS (MiB) before and after each heavy request: ${r.rssCurveMiB.join(" ")}`);
-  console.log(`evalscript sandbox isolates after them (workerd's inspector): ${r.sandboxIsolates}, JS memory ${fmt(r.sandboxMiB)} MiB (garbage included; each recycled after SANDBOX_RECYCLE_BYTES of pixels and values, src/raster/memory.ts)`);
-  console.log(`after a full GC and ${IDLE_MS / 1000} s idle: JS memory ${fmt(r.heapAfterGcMiB)} MiB, workerd RSS ${fmt(r.rssAfterGcIdleMiB)} MiB`);
-  console.log(`small request p50, interleaved with a fresh server: before the heavy requests ${fmt(r.smallBefore)} ms (fresh ${fmt(r.freshBefore)}), after ${fmt(r.smallAfter)} ms (fresh ${fmt(r.freshAfter)}); after/fresh ${(r.smallAfter / r.freshAfter).toFixed(2)} (target <= 1.1)`);
-  const answers = r.concurrentAnswers.map((a) => (a.status === 503 ? `503 (Retry-After ${a.retryAfter})` : String(a.status))).join(", ");
-  console.log(`right after start (one 16x16 request, full GC): JS memory ${fmt(r.baselineMiB)} MiB (the code, caches nearly empty)`);
-  console.log(`${CONCURRENT} of the 2500x2500 requests at once, twice: ${answers}; peak JS memory ${fmt(r.concurrentPeakMiB)} MiB, garbage included (target: each 200 or 503 with Retry-After, < 128 MB): ${concurrentOk(r) ? "ok" : "FAILED"}`);
+  console.log(
+    `evalscript sandbox isolates after them (workerd's inspector): ${r.sandboxIsolates}, JS memory ${fmt(r.sandboxMiB)} MiB (garbage included; each recycled after SANDBOX_RECYCLE_BYTES of pixels and values, src/raster/memory.ts)`,
+  );
+  console.log(
+    `after a full GC and ${IDLE_MS / 1000} s idle: JS memory ${fmt(r.heapAfterGcMiB)} MiB, workerd RSS ${fmt(r.rssAfterGcIdleMiB)} MiB`,
+  );
+  console.log(
+    `small request p50, interleaved with a fresh server: before the heavy requests ${fmt(r.smallBefore)} ms (fresh ${fmt(r.freshBefore)}), after ${fmt(r.smallAfter)} ms (fresh ${fmt(r.freshAfter)}); after/fresh ${(r.smallAfter / r.freshAfter).toFixed(2)} (target <= 1.1)`,
+  );
+  const answers = r.concurrentAnswers
+    .map((a) => (a.status === 503 ? `503 (Retry-After ${a.retryAfter})` : String(a.status)))
+    .join(", ");
+  console.log(
+    `right after start (one 16x16 request, full GC): JS memory ${fmt(r.baselineMiB)} MiB (the code, caches nearly empty)`,
+  );
+  console.log(
+    `${CONCURRENT} of the 2500x2500 requests at once, twice: ${answers}; peak JS memory ${fmt(r.concurrentPeakMiB)} MiB, garbage included (target: each 200 or 503 with Retry-After, < 128 MB): ${concurrentOk(r) ? "ok" : "FAILED"}`,
+  );
   console.log(JSON.stringify(r));
   const peak = r.heapPeakMiB * 1.048576; // MiB -> MB, the isolate limit's unit
-  summaryRow(`peak JS heap of one 2500x2500 ${HEAVY_KIND.label} request`, `${fmt(peak)} MB (Worker isolate, heap + ArrayBuffers)`, "fits the 128 MB isolate limit", peak < 128);
+  summaryRow(
+    `peak JS heap of one 2500x2500 ${HEAVY_KIND.label} request`,
+    `${fmt(peak)} MB (Worker isolate, heap + ArrayBuffers)`,
+    "fits the 128 MB isolate limit",
+    peak < 128,
+  );
   const ratio = r.smallAfter / r.freshAfter;
   summaryRow(
     `small requests after ${HEAVY_N} heavy ones (p50 vs a fresh server); workerd RSS`,

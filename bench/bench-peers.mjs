@@ -8,7 +8,16 @@
 import { execFileSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { floorP50, startFloor } from "./lib/floor.mjs";
-import { RKH_BBOX, fmt, getToken, prepareState, processBody, scenario, startServer, summaryRow } from "../scripts/lib/bench.mjs";
+import {
+  RKH_BBOX,
+  fmt,
+  getToken,
+  prepareState,
+  processBody,
+  scenario,
+  startServer,
+  summaryRow,
+} from "../scripts/lib/bench.mjs";
 
 const N = Number(process.env.BENCH_N ?? 30);
 const ROUNDS = Number(process.env.PEER_ROUNDS ?? 3);
@@ -27,7 +36,12 @@ function evaluatePixel(s){return [2.5*s.B08]}`,
 
 /** The peers' p50s (ms) of n warm runs per row: { "GDAL true colour 256": ms, "MapServer ...": ms, ... }. */
 function peers(n) {
-  return JSON.parse(execFileSync("/usr/bin/python3", ["bench/bench_peers.py", RKH_BBOX.join(","), String(n), SIZES.join(",")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }));
+  return JSON.parse(
+    execFileSync("/usr/bin/python3", ["bench/bench_peers.py", RKH_BBOX.join(","), String(n), SIZES.join(",")], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    }),
+  );
 }
 
 /**
@@ -54,11 +68,19 @@ async function main() {
     for (let k = 0; k < ROUNDS; k++) {
       const peer = peers(n);
       const mine = {};
-      for (const size of SIZES) for (const [row, script] of Object.entries(SCRIPTS)) mine[`${row} ${size}`] = (await ours(server.base, token, n, `${row} ${size}`, processBody(script, size, size, "image/png"))).p50;
+      for (const size of SIZES)
+        for (const [row, script] of Object.entries(SCRIPTS))
+          mine[`${row} ${size}`] = (
+            await ours(server.base, token, n, `${row} ${size}`, processBody(script, size, size, "image/png"))
+          ).p50;
       rounds.push({ peer, ours: mine, floor: await floorP50(floor.base, 50) });
     }
-    console.log(`\nPeers, PNG over 29RKH in EPSG:4326 (p50 ms of ${n} warm runs per round, ${ROUNDS} rounds in turn, median round per row; machine state as it was)`);
-    console.log("row | size | EO Edge | net of floor | GDAL | MapServer | EO Edge / GDAL | EO Edge / MapServer | no slower than either");
+    console.log(
+      `\nPeers, PNG over 29RKH in EPSG:4326 (p50 ms of ${n} warm runs per round, ${ROUNDS} rounds in turn, median round per row; machine state as it was)`,
+    );
+    console.log(
+      "row | size | EO Edge | net of floor | GDAL | MapServer | EO Edge / GDAL | EO Edge / MapServer | no slower than either",
+    );
     for (const size of SIZES) {
       for (const row of Object.keys(SCRIPTS)) {
         const key = `${row} ${size}`;
@@ -66,8 +88,15 @@ async function main() {
         const mid = [...rounds].sort((a, b) => worst(a) - worst(b))[Math.floor(rounds.length / 2)];
         const [ours, gdal, ms] = [mid.ours[key], mid.peer[`GDAL ${key}`], mid.peer[`MapServer ${key}`]];
         const met = ours <= gdal && ours <= ms;
-        console.log(`${row} | ${size} | ${fmt(ours)} | ${fmt(ours - mid.floor)} | ${fmt(gdal)} | ${fmt(ms)} | ${fmt(ours / gdal, 2)} | ${fmt(ours / ms, 2)} | ${met ? "yes" : "no"}`);
-        summaryRow(`peers: ${key} px PNG, EO Edge / GDAL; / MapServer`, `${fmt(ours / gdal, 2)}; ${fmt(ours / ms, 2)} (${fmt(ours)} / ${fmt(gdal)} / ${fmt(ms)} ms)`, "<= 1 each", met);
+        console.log(
+          `${row} | ${size} | ${fmt(ours)} | ${fmt(ours - mid.floor)} | ${fmt(gdal)} | ${fmt(ms)} | ${fmt(ours / gdal, 2)} | ${fmt(ours / ms, 2)} | ${met ? "yes" : "no"}`,
+        );
+        summaryRow(
+          `peers: ${key} px PNG, EO Edge / GDAL; / MapServer`,
+          `${fmt(ours / gdal, 2)}; ${fmt(ours / ms, 2)} (${fmt(ours)} / ${fmt(gdal)} / ${fmt(ms)} ms)`,
+          "<= 1 each",
+          met,
+        );
       }
     }
   } finally {

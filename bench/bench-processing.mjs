@@ -19,7 +19,22 @@
 import { execFileSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { floorP50, startFloor } from "./lib/floor.mjs";
-import { NDVI_SCRIPT, RKH_BBOX, fmt, getToken, metric, pct, prepareState, processBody, scenario, startServer, summaryRow, concurrencyRounds, timed, workerdMiB } from "../scripts/lib/bench.mjs";
+import {
+  NDVI_SCRIPT,
+  RKH_BBOX,
+  fmt,
+  getToken,
+  metric,
+  pct,
+  prepareState,
+  processBody,
+  scenario,
+  startServer,
+  summaryRow,
+  concurrencyRounds,
+  timed,
+  workerdMiB,
+} from "../scripts/lib/bench.mjs";
 
 const N = Number(process.env.BENCH_N ?? 30);
 const HEAVY_N = Number(process.env.BENCH_HEAVY_N ?? N);
@@ -73,9 +88,16 @@ const mpxs = (px, ms) => px / 1e6 / (ms / 1000);
 /** GDAL's figures for MODE ("png" 512x512 or "tiff" 1024x1024), n warm runs; null (with a notice) without python3-gdal. */
 function gdalBaseline(mode, n = N) {
   try {
-    return JSON.parse(execFileSync("/usr/bin/python3", ["bench/bench_gdal.py", RKH_BBOX.join(","), String(n), mode], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }));
+    return JSON.parse(
+      execFileSync("/usr/bin/python3", ["bench/bench_gdal.py", RKH_BBOX.join(","), String(n), mode], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "inherit"],
+      }),
+    );
   } catch (e) {
-    console.log(`notice: GDAL baseline ${mode} failed or python3-gdal missing (apt-get install gdal-bin python3-gdal): ${e.message.split("\n")[0]}`);
+    console.log(
+      `notice: GDAL baseline ${mode} failed or python3-gdal missing (apt-get install gdal-bin python3-gdal): ${e.message.split("\n")[0]}`,
+    );
     return null;
   }
 }
@@ -93,35 +115,84 @@ async function ratioRow(server, token, figure, body, mode, max, maxNet) {
     if (!gdal) break;
     const ours = await scenario(server.base, token, n, figure, body);
     const floor = await floorNow();
-    rounds.push({ ours: ours.p50, gdal: gdal.p50_ms, floor, ratio: ours.p50 / gdal.p50_ms, net: (ours.p50 - floor) / gdal.p50_ms });
+    rounds.push({
+      ours: ours.p50,
+      gdal: gdal.p50_ms,
+      floor,
+      ratio: ours.p50 / gdal.p50_ms,
+      net: (ours.p50 - floor) / gdal.p50_ms,
+    });
   }
-  const median = (key) => (rounds.length ? [...rounds].sort((a, b) => a[key] - b[key])[Math.floor(rounds.length / 2)] : null);
-  const mid = median("ratio"), midNet = median("net");
-  console.log(`${figure}: rounds ${rounds.map((r) => `${fmt(r.ours)} / ${fmt(r.gdal)} ms = ${fmt(r.ratio, 2)} (floor ${fmt(r.floor)} ms, net ${fmt(r.net, 2)})`).join("; ")}; median ${fmt(mid?.ratio, 2)} (target <= ${max}), net of the floor ${fmt(midNet?.net, 2)}${maxNet ? ` (target <= ${maxNet})` : ""}`);
-  summaryRow(figure, mid ? `${fmt(mid.ratio, 2)} (${fmt(mid.ours)} / ${fmt(mid.gdal)} ms, median of ${rounds.length} rounds)` : "not measured (no GDAL)", `<= ${max}`, mid ? mid.ratio <= max : null);
-  summaryRow(`${figure}, net of the transport floor`, midNet ? `${fmt(midNet.net, 2)} ((${fmt(midNet.ours)} - ${fmt(midNet.floor)}) / ${fmt(midNet.gdal)} ms)` : "not measured (no GDAL)", maxNet ? `<= ${maxNet}` : "-", midNet && maxNet ? midNet.net <= maxNet : null);
+  const median = (key) =>
+    rounds.length ? [...rounds].sort((a, b) => a[key] - b[key])[Math.floor(rounds.length / 2)] : null;
+  const mid = median("ratio"),
+    midNet = median("net");
+  console.log(
+    `${figure}: rounds ${rounds.map((r) => `${fmt(r.ours)} / ${fmt(r.gdal)} ms = ${fmt(r.ratio, 2)} (floor ${fmt(r.floor)} ms, net ${fmt(r.net, 2)})`).join("; ")}; median ${fmt(mid?.ratio, 2)} (target <= ${max}), net of the floor ${fmt(midNet?.net, 2)}${maxNet ? ` (target <= ${maxNet})` : ""}`,
+  );
+  summaryRow(
+    figure,
+    mid
+      ? `${fmt(mid.ratio, 2)} (${fmt(mid.ours)} / ${fmt(mid.gdal)} ms, median of ${rounds.length} rounds)`
+      : "not measured (no GDAL)",
+    `<= ${max}`,
+    mid ? mid.ratio <= max : null,
+  );
+  summaryRow(
+    `${figure}, net of the transport floor`,
+    midNet
+      ? `${fmt(midNet.net, 2)} ((${fmt(midNet.ours)} - ${fmt(midNet.floor)}) / ${fmt(midNet.gdal)} ms)`
+      : "not measured (no GDAL)",
+    maxNet ? `<= ${maxNet}` : "-",
+    midNet && maxNet ? midNet.net <= maxNet : null,
+  );
   return mid;
 }
 
 const printRows = async (title, rows) => {
   const floor = await floorNow();
-  console.log(`\n${title}; transport floor now ${fmt(floor)} ms (p50 of ${FLOOR_N} GETs of a hello-world Worker)\nscenario | first ms | p50 ms | p50 net of the floor | p95 ms | bytes | Server-Timing of the last run`);
-  for (const r of rows) console.log(`${r.name} | ${fmt(r.first)} | ${fmt(r.p50)} | ${fmt(r.p50 - floor)} | ${fmt(r.p95)} | ${r.bytes} | ${r.runs.at(-1)?.timing ?? ""}`);
+  console.log(
+    `\n${title}; transport floor now ${fmt(floor)} ms (p50 of ${FLOOR_N} GETs of a hello-world Worker)\nscenario | first ms | p50 ms | p50 net of the floor | p95 ms | bytes | Server-Timing of the last run`,
+  );
+  for (const r of rows)
+    console.log(
+      `${r.name} | ${fmt(r.first)} | ${fmt(r.p50)} | ${fmt(r.p50 - floor)} | ${fmt(r.p95)} | ${r.bytes} | ${r.runs.at(-1)?.timing ?? ""}`,
+    );
 };
 
 /** Steps 1-3: the cold request, the small warm requests and the concurrency figures. */
 async function small(server, token) {
   const cold = await timed(server.base, token, NDVI512);
-  console.log(`server ready ${fmt(server.readyMs / 1000, 1)} s after spawn; first Process request (NDVI PNG 512x512, cold caches): ${fmt(cold.ms)} ms; Server-Timing: ${cold.timing}`);
-  summaryRow("first Process request after start (NDVI 512 PNG, cold)", `${fmt(cold.ms)} ms`, "<= 150 ms", cold.ms <= 150);
-  const rows = [await scenario(server.base, token, N, "NDVI PNG 512x512 EPSG:4326 (29RKH)", NDVI512), await scenario(server.base, token, N, "true colour PNG 512x512", processBody(TRUE_COLOR, 512, 512, "image/png"))];
+  console.log(
+    `server ready ${fmt(server.readyMs / 1000, 1)} s after spawn; first Process request (NDVI PNG 512x512, cold caches): ${fmt(cold.ms)} ms; Server-Timing: ${cold.timing}`,
+  );
+  summaryRow(
+    "first Process request after start (NDVI 512 PNG, cold)",
+    `${fmt(cold.ms)} ms`,
+    "<= 150 ms",
+    cold.ms <= 150,
+  );
+  const rows = [
+    await scenario(server.base, token, N, "NDVI PNG 512x512 EPSG:4326 (29RKH)", NDVI512),
+    await scenario(server.base, token, N, "true colour PNG 512x512", processBody(TRUE_COLOR, 512, 512, "image/png")),
+  ];
   await printRows(`Small requests (N=${N} warm runs each)`, rows);
   const rounds = await concurrencyRounds(server, token, NDVI512, 8, CONC_TOTAL, CONC_ROUNDS);
-  console.log(`NDVI PNG 512x512, 1 client then 8 concurrent clients, ${CONC_TOTAL} requests each, ${CONC_ROUNDS} rounds (busiest workerd thread, share of a core):`);
-  for (const r of rounds) console.log(`  1 client ${fmt(r.one)} req/s (${fmt(r.cores[0], 2)}), 8 clients ${fmt(r.many)} req/s (${fmt(r.cores[1], 2)}), ratio ${fmt(r.ratio, 2)}`);
+  console.log(
+    `NDVI PNG 512x512, 1 client then 8 concurrent clients, ${CONC_TOTAL} requests each, ${CONC_ROUNDS} rounds (busiest workerd thread, share of a core):`,
+  );
+  for (const r of rounds)
+    console.log(
+      `  1 client ${fmt(r.one)} req/s (${fmt(r.cores[0], 2)}), 8 clients ${fmt(r.many)} req/s (${fmt(r.cores[1], 2)}), ratio ${fmt(r.ratio, 2)}`,
+    );
   const mid = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
   console.log(`median round: ratio ${fmt(mid.ratio, 2)} (target >= 1.8 where one workerd thread does not bound it)`);
-  summaryRow("8 concurrent clients / 1, NDVI 512 PNG req/s (median round)", `${fmt(mid.ratio, 2)} (${fmt(mid.many)} / ${fmt(mid.one)} req/s; one workerd thread at ${fmt(mid.cores[1], 2)} cores)`, ">= 1.8 (bound: one workerd thread runs all the JavaScript; see the core share)", mid.ratio >= 1.8);
+  summaryRow(
+    "8 concurrent clients / 1, NDVI 512 PNG req/s (median round)",
+    `${fmt(mid.ratio, 2)} (${fmt(mid.many)} / ${fmt(mid.one)} req/s; one workerd thread at ${fmt(mid.cores[1], 2)} cores)`,
+    ">= 1.8 (bound: one workerd thread runs all the JavaScript; see the core share)",
+    mid.ratio >= 1.8,
+  );
   return rows[0];
 }
 
@@ -136,12 +207,27 @@ async function large(server, token) {
     console.log(`  ${r.name}: eval ${fmt(ev)} ms = ${fmt(mpxs(1048576, ev))} Mpx/s`);
     summaryRow(`evalscript Mpx/s, ${r.name}`, fmt(mpxs(1048576, ev)), ">= 150", mpxs(1048576, ev) >= 150);
   }
-  const floor = await scenario(server.base, token, N, "constant [0] FLOAT32 GeoTIFF 1024x1024 over B04 + B08", processBody(CONSTANT_F32, 1024, 1024, "image/tiff"));
+  const floor = await scenario(
+    server.base,
+    token,
+    N,
+    "constant [0] FLOAT32 GeoTIFF 1024x1024 over B04 + B08",
+    processBody(CONSTANT_F32, 1024, 1024, "image/tiff"),
+  );
   const floorEval = stageP50(floor, "eval");
-  console.log(`  the stage's floor, a script returning [0] over B04 + B08 (on the host path a constant program: the output written, no band read): eval ${fmt(floorEval)} ms = ${fmt(mpxs(1048576, floorEval))} Mpx/s`);
-  summaryRow("evalscript stage floor: [0] over B04 + B08, FLOAT32 1024x1024 (host path: the output write alone)", `${fmt(mpxs(1048576, floorEval))} Mpx/s (${fmt(floorEval)} ms)`, "-", null);
+  console.log(
+    `  the stage's floor, a script returning [0] over B04 + B08 (on the host path a constant program: the output written, no band read): eval ${fmt(floorEval)} ms = ${fmt(mpxs(1048576, floorEval))} Mpx/s`,
+  );
+  summaryRow(
+    "evalscript stage floor: [0] over B04 + B08, FLOAT32 1024x1024 (host path: the output write alone)",
+    `${fmt(mpxs(1048576, floorEval))} Mpx/s (${fmt(floorEval)} ms)`,
+    "-",
+    null,
+  );
   const enc = stageP50(rows[2], "encode");
-  console.log(`GeoTIFF encode of 1 Mpx FLOAT32 (encode stage p50 of the NDVI FLOAT32 GeoTIFF 1024x1024): ${fmt(enc)} ms (target <= 30)`);
+  console.log(
+    `GeoTIFF encode of 1 Mpx FLOAT32 (encode stage p50 of the NDVI FLOAT32 GeoTIFF 1024x1024): ${fmt(enc)} ms (target <= 30)`,
+  );
   summaryRow("GeoTIFF encode, 1 Mpx FLOAT32 (encode stage)", `${fmt(enc)} ms`, "<= 30 ms", enc <= 30);
   return rows[2];
 }
@@ -168,21 +254,56 @@ async function large(server, token) {
  */
 async function afterHeavy(server, token, before512, before1024, gdal1024) {
   const rssBefore = workerdMiB(server.pgid, "VmRSS");
-  const heavy = await scenario(server.base, token, HEAVY_N, "NDVI FLOAT32 GeoTIFF 2500x2500", processBody(FLOAT_SCRIPT, 2500, 2500, "image/tiff"));
+  const heavy = await scenario(
+    server.base,
+    token,
+    HEAVY_N,
+    "NDVI FLOAT32 GeoTIFF 2500x2500",
+    processBody(FLOAT_SCRIPT, 2500, 2500, "image/tiff"),
+  );
   const [peak, rssHeavy] = [workerdMiB(server.pgid, "VmHWM"), workerdMiB(server.pgid, "VmRSS")];
   const after512 = await scenario(server.base, token, N, "NDVI PNG 512x512 after the heavy requests", NDVI512);
-  const after1024 = await scenario(server.base, token, N, "NDVI FLOAT32 GeoTIFF 1024x1024 after the heavy requests", NDVI1024F);
+  const after1024 = await scenario(
+    server.base,
+    token,
+    N,
+    "NDVI FLOAT32 GeoTIFF 1024x1024 after the heavy requests",
+    NDVI1024F,
+  );
   const rssAfter = workerdMiB(server.pgid, "VmRSS");
-  await printRows(`Heavy requests (${HEAVY_N} warm) and the small ones after them (N=${N})`, [heavy, after512, after1024]);
-  console.log(`evalscript throughput 2500x2500 NDVI FLOAT32 (eval p50 ${fmt(stageP50(heavy, "eval"))} ms): ${fmt(mpxs(6.25e6, stageP50(heavy, "eval")))} Mpx/s`);
+  await printRows(`Heavy requests (${HEAVY_N} warm) and the small ones after them (N=${N})`, [
+    heavy,
+    after512,
+    after1024,
+  ]);
+  console.log(
+    `evalscript throughput 2500x2500 NDVI FLOAT32 (eval p50 ${fmt(stageP50(heavy, "eval"))} ms): ${fmt(mpxs(6.25e6, stageP50(heavy, "eval")))} Mpx/s`,
+  );
   const slow512 = after512.p50 / before512.p50;
   const slow1024 = after1024.p50 / before1024.p50;
-  console.log(`p50 after / before the heavy requests: NDVI PNG 512 ${fmt(after512.p50)} / ${fmt(before512.p50)} ms = ${fmt(slow512, 2)}; NDVI FLOAT32 1024 ${fmt(after1024.p50)} / ${fmt(before1024.p50)} ms = ${fmt(slow1024, 2)}`);
-  if (gdal1024) console.log(`ratio ours/GDAL NDVI FLOAT32 GeoTIFF 1024 after the heavy requests: ${fmt(after1024.p50 / gdal1024.p50_ms, 2)}`);
-  console.log(`workerd RSS: ${fmt(rssBefore)} MiB before the heavy requests, ${fmt(rssHeavy)} MiB right after them (peak VmHWM ${fmt(peak)} MiB), ${fmt(rssAfter)} MiB after the ${2 * N + 2} small requests that followed`);
+  console.log(
+    `p50 after / before the heavy requests: NDVI PNG 512 ${fmt(after512.p50)} / ${fmt(before512.p50)} ms = ${fmt(slow512, 2)}; NDVI FLOAT32 1024 ${fmt(after1024.p50)} / ${fmt(before1024.p50)} ms = ${fmt(slow1024, 2)}`,
+  );
+  if (gdal1024)
+    console.log(
+      `ratio ours/GDAL NDVI FLOAT32 GeoTIFF 1024 after the heavy requests: ${fmt(after1024.p50 / gdal1024.p50_ms, 2)}`,
+    );
+  console.log(
+    `workerd RSS: ${fmt(rssBefore)} MiB before the heavy requests, ${fmt(rssHeavy)} MiB right after them (peak VmHWM ${fmt(peak)} MiB), ${fmt(rssAfter)} MiB after the ${2 * N + 2} small requests that followed`,
+  );
   const worst = Math.max(slow512, slow1024);
-  summaryRow("small requests after heavy ones, p50 after / before (512 PNG; 1024 FLOAT32)", `${fmt(slow512, 2)}; ${fmt(slow1024, 2)}`, "<= 1.1 (no slowdown)", worst <= 1.1);
-  summaryRow("workerd RSS after the heavy requests (memory returns?)", `${fmt(rssAfter)} MiB (before ${fmt(rssBefore)}, peak ${fmt(peak)})`, `<= 1.5 x before`, rssAfter <= 1.5 * rssBefore);
+  summaryRow(
+    "small requests after heavy ones, p50 after / before (512 PNG; 1024 FLOAT32)",
+    `${fmt(slow512, 2)}; ${fmt(slow1024, 2)}`,
+    "<= 1.1 (no slowdown)",
+    worst <= 1.1,
+  );
+  summaryRow(
+    "workerd RSS after the heavy requests (memory returns?)",
+    `${fmt(rssAfter)} MiB (before ${fmt(rssBefore)}, peak ${fmt(peak)})`,
+    `<= 1.5 x before`,
+    rssAfter <= 1.5 * rssBefore,
+  );
 }
 
 async function main() {
@@ -192,12 +313,23 @@ async function main() {
   try {
     const t0 = performance.now();
     const token = await getToken(server.base, join(STATE, "demo-client.json"));
-    console.log(`\nfirst token after start (token endpoint, JWKS and one authenticated GET: signing key from D1, rate limiter object): ${fmt(performance.now() - t0)} ms`);
+    console.log(
+      `\nfirst token after start (token endpoint, JWKS and one authenticated GET: signing key from D1, rate limiter object): ${fmt(performance.now() - t0)} ms`,
+    );
     const before512 = await small(server, token);
     const before1024 = await large(server, token);
-    console.log("\nours / GDAL in-process (bench/bench_gdal.py: gdal.Warp + numpy + PNG / GTiff DEFLATE level 1 in /vsimem), p50s:");
+    console.log(
+      "\nours / GDAL in-process (bench/bench_gdal.py: gdal.Warp + numpy + PNG / GTiff DEFLATE level 1 in /vsimem), p50s:",
+    );
     await ratioRow(server, token, "NDVI 512 PNG warm p50, ours / GDAL", NDVI512, "png", 0.45, 0.35);
-    const gdal1024 = await ratioRow(server, token, "NDVI 1024 FLOAT32 GeoTIFF warm p50, ours / GDAL", NDVI1024F, "tiff", 0.5);
+    const gdal1024 = await ratioRow(
+      server,
+      token,
+      "NDVI 1024 FLOAT32 GeoTIFF warm p50, ours / GDAL",
+      NDVI1024F,
+      "tiff",
+      0.5,
+    );
     await afterHeavy(server, token, before512, before1024, gdal1024 && { p50_ms: gdal1024.gdal });
   } finally {
     await server.stop();

@@ -23,7 +23,8 @@ function fileSource(path) {
   return {
     id: `${path}#local`,
     size: buf.byteLength,
-    read: async (ranges) => ranges.map(({ offset, length }) => buf.buffer.slice(buf.byteOffset + offset, buf.byteOffset + offset + length)),
+    read: async (ranges) =>
+      ranges.map(({ offset, length }) => buf.buffer.slice(buf.byteOffset + offset, buf.byteOffset + offset + length)),
   };
 }
 
@@ -37,8 +38,10 @@ const CASES = {
 
 const median = (t) => [...t].sort((a, b) => a - b)[t.length >> 1];
 const RESAMPLING = process.env.RESAMPLING ?? "NEAREST";
-const readBoth = (warp, grid) => Promise.all(cogs.map((c) => warp.readWarped(c, [0], grid, { resampling: RESAMPLING, nodata: 0 })));
-const sum = (out) => out.reduce((a, [b]) => a + b.data.reduce((s, v) => s + v, 0) + b.valid.reduce((s, v) => s + v, 0), 0);
+const readBoth = (warp, grid) =>
+  Promise.all(cogs.map((c) => warp.readWarped(c, [0], grid, { resampling: RESAMPLING, nodata: 0 })));
+const sum = (out) =>
+  out.reduce((a, [b]) => a + b.data.reduce((s, v) => s + v, 0) + b.valid.reduce((s, v) => s + v, 0), 0);
 
 console.log(`read stage (B04 + B08, ${RESAMPLING}), ${N} rounds, warm caches`);
 const only = process.env.BENCH_CASES?.split(",");
@@ -52,5 +55,11 @@ for (const [name, grid] of Object.entries(CASES).filter(([n]) => !only || only.s
       times[m].push(performance.now() - t0);
     }
   for (const [m, d] of DIRS.entries())
-    console.log(`${name.padEnd(36)} ${d.padEnd(10)} median ${median(times[m]).toFixed(2).padStart(7)} ms  best ${Math.min(...times[m]).toFixed(2).padStart(7)} ms  checksum ${checksums[m]}`);
+    console.log(
+      `${name.padEnd(36)} ${d.padEnd(10)} median ${median(times[m]).toFixed(2).padStart(7)} ms  best ${Math.min(
+        ...times[m],
+      )
+        .toFixed(2)
+        .padStart(7)} ms  checksum ${checksums[m]}`,
+    );
 }

@@ -16,7 +16,19 @@
 // picks parts. Prints one table per part; CPU figures are the workerd processes' user+system time (/proc).
 import { cpSync, existsSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { NDVI_SCRIPT, fmt, getToken, pct, prepareState, processBody, startServer, summaryRow, concurrencyRounds, timed, workerdThreadTicks } from "../scripts/lib/bench.mjs";
+import {
+  NDVI_SCRIPT,
+  fmt,
+  getToken,
+  pct,
+  prepareState,
+  processBody,
+  startServer,
+  summaryRow,
+  concurrencyRounds,
+  timed,
+  workerdThreadTicks,
+} from "../scripts/lib/bench.mjs";
 
 const N = Number(process.env.BENCH_N ?? 40);
 const COLD_RUNS = Number(process.env.COLD_RUNS ?? 3);
@@ -34,7 +46,12 @@ const CHEAP = "/api/v1/metadata/location";
 const PARTS = new Set((process.env.REQPATH_PARTS ?? "cold,concurrency,limiter").split(","));
 
 /** A wrangler dev server on `port` with its state `dir`; more wrangler args in `args`. */
-const serve = (dir, port, args = []) => startServer({ stateDir: dir, port, args: ["--inspector-port", String(port + 2), "--var", `PUBLIC_BASE_URL:http://127.0.0.1:${port}`, ...args] });
+const serve = (dir, port, args = []) =>
+  startServer({
+    stateDir: dir,
+    port,
+    args: ["--inspector-port", String(port + 2), "--var", `PUBLIC_BASE_URL:http://127.0.0.1:${port}`, ...args],
+  });
 
 /** Milliseconds of fn(). */
 async function ms(fn) {
@@ -62,7 +79,8 @@ function workerdCpuMs(pgid) {
 }
 
 /** Server-Timing stages as { name: ms }. */
-const stages = (timing) => Object.fromEntries([...timing.matchAll(/(\w+);dur=([\d.]+)/g)].map((m) => [m[1], Number(m[2])]));
+const stages = (timing) =>
+  Object.fromEntries([...timing.matchAll(/(\w+);dur=([\d.]+)/g)].map((m) => [m[1], Number(m[2])]));
 
 /** Part 1: COLD_RUNS fresh servers; the median of each figure. */
 async function cold() {
@@ -84,10 +102,25 @@ async function cold() {
   console.log(`\n## cold start (median of ${COLD_RUNS} fresh servers)`);
   console.log("first request (404) ms | token request ms | first NDVI ms | its stages (ms) | second NDVI ms");
   const names = [...new Set(runs.flatMap((r) => Object.keys(r.stages)))];
-  const st = names.map((n) => `${n} ${fmt(med((r) => r.stages[n] ?? NaN), 0)}`).join(", ");
-  console.log(`${fmt(med((r) => r.first))} | ${fmt(med((r) => r.tokenMs))} | ${fmt(med((r) => r.ndvi))} | ${st} | ${fmt(med((r) => r.warm))}`);
+  const st = names
+    .map(
+      (n) =>
+        `${n} ${fmt(
+          med((r) => r.stages[n] ?? NaN),
+          0,
+        )}`,
+    )
+    .join(", ");
+  console.log(
+    `${fmt(med((r) => r.first))} | ${fmt(med((r) => r.tokenMs))} | ${fmt(med((r) => r.ndvi))} | ${st} | ${fmt(med((r) => r.warm))}`,
+  );
   console.log(`first token + NDVI after start: ${fmt(med((r) => r.tokenMs + r.ndvi))} ms (target: NDVI <= 150 ms)`);
-  summaryRow("first NDVI request after start, median of fresh servers", `${fmt(med((r) => r.ndvi))} ms (stages ${st})`, "<= 150 ms", med((r) => r.ndvi) <= 150);
+  summaryRow(
+    "first NDVI request after start, median of fresh servers",
+    `${fmt(med((r) => r.ndvi))} ms (stages ${st})`,
+    "<= 150 ms",
+    med((r) => r.ndvi) <= 150,
+  );
 }
 
 /** Part 2: 1 client vs 8 clients on one warm server (`server`: serve's, with its token). */
@@ -95,16 +128,23 @@ async function concurrency(server) {
   const { base, token } = server;
   for (let i = 0; i < 5; i++) await timed(base, token, NDVI);
   console.log(`\n## concurrency (NDVI 512 PNG, ${CONC_N} requests each way, 3 rounds in turn)`);
-  console.log(`1 client req/s (busiest workerd thread, cores) | ${CLIENTS} clients req/s (cores) | ratio (target >= 1.6)`);
+  console.log(
+    `1 client req/s (busiest workerd thread, cores) | ${CLIENTS} clients req/s (cores) | ratio (target >= 1.6)`,
+  );
   for (const r of await concurrencyRounds(server, token, NDVI, CLIENTS, CONC_N, 3))
-    console.log(`${fmt(r.one, 2)} (${fmt(r.cores[0], 2)}) | ${fmt(r.many, 2)} (${fmt(r.cores[1], 2)}) | ${fmt(r.ratio, 2)}`);
+    console.log(
+      `${fmt(r.one, 2)} (${fmt(r.cores[0], 2)}) | ${fmt(r.many, 2)} (${fmt(r.cores[1], 2)}) | ${fmt(r.ratio, 2)}`,
+    );
 }
 
 /** Part 3: limiter on vs off, alternated in both orders (wall p50, workerd CPU per request); then one limiter object under STREAMS clients. */
 async function limiter(on, off) {
   const rows = {};
   for (const k of ["on", "off"]) rows[k] = { ndvi: [], cheap: [], wait: [], cpu: { ndvi: 0, cheap: 0 } };
-  const servers = [["on", on], ["off", off]];
+  const servers = [
+    ["on", on],
+    ["off", off],
+  ];
   for (const [, s] of servers) for (let i = 0; i < 5; i++) await timed(s.base, s.token, NDVI);
   for (let i = 0; i < N; i++)
     for (const [k, s] of i % 2 ? [...servers].reverse() : servers) {
@@ -122,9 +162,13 @@ async function limiter(on, off) {
   for (const k of ["ndvi", "cheap"]) {
     const [a, b] = [pct(rows.on[k], 50), pct(rows.off[k], 50)];
     const n = k === "ndvi" ? N : 5 * N;
-    console.log(`${k === "ndvi" ? "NDVI 512 PNG" : `GET ${CHEAP}`} | ${fmt(a, 2)} | ${fmt(b, 2)} | ${fmt(a - b, 2)} | ${fmt(rows.on.cpu[k] / n, 2)} | ${fmt(rows.off.cpu[k] / n, 2)}`);
+    console.log(
+      `${k === "ndvi" ? "NDVI 512 PNG" : `GET ${CHEAP}`} | ${fmt(a, 2)} | ${fmt(b, 2)} | ${fmt(a - b, 2)} | ${fmt(rows.on.cpu[k] / n, 2)} | ${fmt(rows.off.cpu[k] / n, 2)}`,
+    );
   }
-  console.log(`NDVI responses that waited for the limiter's decision (Server-Timing ratelimit): p50 ${fmt(pct(rows.on.wait, 50), 2)} ms, p95 ${fmt(pct(rows.on.wait, 95), 2)} ms`);
+  console.log(
+    `NDVI responses that waited for the limiter's decision (Server-Timing ratelimit): p50 ${fmt(pct(rows.on.wait, 50), 2)} ms, p95 ${fmt(pct(rows.on.wait, 95), 2)} ms`,
+  );
   const waited = pct(rows.on.wait, 50);
   const cpu = rows.on.cpu.ndvi / N - rows.off.cpu.ndvi / N;
   summaryRow(
@@ -138,18 +182,30 @@ async function limiter(on, off) {
     for (let i = 0; i < PER_STREAM; i++) if ((await get(on.base, on.token, CHEAP)).status === 429) refused++;
   };
   const s = (await ms(() => Promise.all([...Array(STREAMS)].map(stream)))) / 1000;
-  console.log(`one account's limiter object, ${STREAMS} concurrent clients: ${fmt((STREAMS * PER_STREAM) / s)} decisions/s (${refused} of ${STREAMS * PER_STREAM} refused; bound by the Worker's own request path, one isolate under wrangler dev)`);
+  console.log(
+    `one account's limiter object, ${STREAMS} concurrent clients: ${fmt((STREAMS * PER_STREAM) / s)} decisions/s (${refused} of ${STREAMS * PER_STREAM} refused; bound by the Worker's own request path, one isolate under wrangler dev)`,
+  );
   const metered = {};
-  for (const [k, server] of [["on", on], ["off", off], ["on", on], ["off", off]]) {
+  for (const [k, server] of [
+    ["on", on],
+    ["off", off],
+    ["on", on],
+    ["off", off],
+  ]) {
     const run = async () => {
       for (let i = 0; i < PER_STREAM; i++) await timed(server.base, server.token, TINY);
     };
     const c0 = workerdCpuMs(server.pgid);
     const secs = (await ms(() => Promise.all([...Array(STREAMS)].map(run)))) / 1000;
-    (metered[k] ??= []).push({ rps: (STREAMS * PER_STREAM) / secs, cpu: (workerdCpuMs(server.pgid) - c0) / (STREAMS * PER_STREAM) });
+    (metered[k] ??= []).push({
+      rps: (STREAMS * PER_STREAM) / secs,
+      cpu: (workerdCpuMs(server.pgid) - c0) / (STREAMS * PER_STREAM),
+    });
   }
   const best = (k) => metered[k].reduce((a, b) => (b.rps > a.rps ? b : a));
-  console.log(`metered Process 16x16 PNG, ${STREAMS} concurrent clients of one account (best of 2 rounds): limiter on ${fmt(best("on").rps)} requests/s (workerd CPU ${fmt(best("on").cpu, 2)} ms/request), off ${fmt(best("off").rps)} requests/s (${fmt(best("off").cpu, 2)} ms/request)`);
+  console.log(
+    `metered Process 16x16 PNG, ${STREAMS} concurrent clients of one account (best of 2 rounds): limiter on ${fmt(best("on").rps)} requests/s (workerd CPU ${fmt(best("on").cpu, 2)} ms/request), off ${fmt(best("off").rps)} requests/s (${fmt(best("off").cpu, 2)} ms/request)`,
+  );
   summaryRow(
     "one account's limiter: decisions/s (16 clients, cheap GET) and metered requests/s on/off",
     `${fmt((STREAMS * PER_STREAM) / s)} decisions/s; metered 16x16 Process ${fmt(best("on").rps)} / ${fmt(best("off").rps)} requests/s`,

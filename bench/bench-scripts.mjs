@@ -14,7 +14,17 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { fmt, getToken, metric, pct, prepareState, processBody, startServer, summaryRow, timed } from "../scripts/lib/bench.mjs";
+import {
+  fmt,
+  getToken,
+  metric,
+  pct,
+  prepareState,
+  processBody,
+  startServer,
+  summaryRow,
+  timed,
+} from "../scripts/lib/bench.mjs";
 
 const N = Number(process.env.BENCH_N ?? 30);
 const SCRIPTS_N = Number(process.env.BENCH_SCRIPTS_N ?? Math.min(N, 5));
@@ -23,7 +33,12 @@ const PORT = process.env.BENCH_SCRIPTS_PORT ?? "8797";
 const STATE = resolve(".state-bench");
 const DIR = "data/evalscripts";
 /** West Flanders sample area (test/fixtures/statistics/references.json wf_grid, 64x64 px at 10 m) and its acquisitions. */
-const WF = { bbox: [501360, 5629040, 502000, 5629680], crs: "http://www.opengis.net/def/crs/EPSG/0/32631", size: 256, timeRange: { from: "2017-08-01T00:00:00Z", to: "2018-12-01T00:00:00Z" } };
+const WF = {
+  bbox: [501360, 5629040, 502000, 5629680],
+  crs: "http://www.opengis.net/def/crs/EPSG/0/32631",
+  size: 256,
+  timeRange: { from: "2017-08-01T00:00:00Z", to: "2018-12-01T00:00:00Z" },
+};
 
 /**
  * Scripts no request over the sample data can run, with the error expected and why (not counted as failures).
@@ -32,8 +47,14 @@ const WF = { bbox: [501360, 5629040, 502000, 5629680], crs: "http://www.opengis.
  * if there is no data)"; published ORBIT scripts guard `samples.length == 0`), so samples[1].B08 throws. With two West Flanders dates and its bands (B05, B12 stood in) it runs (checked).
  */
 const NOT_RUNNABLE = {
-  "sentinel-2__burned_area__script.js": [/reading 'B08'/, "needs the 2017-05-15 and 2017-06-24 Knysna acquisitions (preProcessScenes), not in the sample data"],
-  "sentinel-2__ndyi__script.js": [/'return' outside of function/, "a version 1 body under a //VERSION=3 header: a syntax error on Sentinel Hub too"],
+  "sentinel-2__burned_area__script.js": [
+    /reading 'B08'/,
+    "needs the 2017-05-15 and 2017-06-24 Knysna acquisitions (preProcessScenes), not in the sample data",
+  ],
+  "sentinel-2__ndyi__script.js": [
+    /'return' outside of function/,
+    "a version 1 body under a //VERSION=3 header: a syntax error on Sentinel Hub too",
+  ],
 };
 
 /** True when the script's setup asks for several scenes per pixel (mosaicking ORBIT or TILE). */
@@ -54,7 +75,17 @@ async function runs(base, token, { body, px, area }) {
   const warm = [];
   for (let i = 0; i < SCRIPTS_N; i++) warm.push(await timed(base, token, body));
   const ev = pct(warm.map((r) => metric(r.timing, "eval")).filter(Number.isFinite), 50);
-  return { area, px, first: first.ms, p50: pct(warm.map((r) => r.ms), 50), eval: ev, mpxs: px / 1e6 / (Math.max(ev, 0.5) / 1000) };
+  return {
+    area,
+    px,
+    first: first.ms,
+    p50: pct(
+      warm.map((r) => r.ms),
+      50,
+    ),
+    eval: ev,
+    mpxs: px / 1e6 / (Math.max(ev, 0.5) / 1000),
+  };
 }
 
 /** Measures one script on the first of its requests that succeeds: { name, ...runs } or { name, error } (every error). */
@@ -76,11 +107,19 @@ function hostPathCoverage(rows) {
   const mpxs = new Map(rows.map((r) => [r.name, r.error ? "failed" : fmt(r.mpxs)]));
   console.log("\nEvalscript host path (column program on the host, no pixels sent to the sandbox), per script:");
   console.log("script | path | eval Mpx/s | why not the host path");
-  for (const c of cover) console.log(`${c.name} | ${c.host ? "host" : "sandbox"} | ${mpxs.get(c.name) ?? ""} | ${c.reason ?? ""}`);
+  for (const c of cover)
+    console.log(`${c.name} | ${c.host ? "host" : "sandbox"} | ${mpxs.get(c.name) ?? ""} | ${c.reason ?? ""}`);
   const host = cover.filter((c) => c.host);
   const hostMpxs = rows.filter((r) => !r.error && host.some((c) => c.name === r.name)).map((r) => r.mpxs);
-  console.log(`host path: ${host.length} of ${cover.length} scripts; median eval ${fmt(hostMpxs.length ? pct(hostMpxs, 50) : NaN)} Mpx/s over them`);
-  summaryRow("evalscript host path: real scripts that take it (of data/evalscripts)", `${host.length} of ${cover.length}`, ">= 20", host.length >= 20);
+  console.log(
+    `host path: ${host.length} of ${cover.length} scripts; median eval ${fmt(hostMpxs.length ? pct(hostMpxs, 50) : NaN)} Mpx/s over them`,
+  );
+  summaryRow(
+    "evalscript host path: real scripts that take it (of data/evalscripts)",
+    `${host.length} of ${cover.length}`,
+    ">= 20",
+    host.length >= 20,
+  );
 }
 
 async function main() {
@@ -89,18 +128,44 @@ async function main() {
   try {
     const token = await getToken(server.base, join(STATE, "demo-client.json"));
     const rows = [];
-    for (const name of readdirSync(DIR).filter((f) => f.endsWith(".js")).sort()) rows.push(await measure(server.base, token, name));
+    for (const name of readdirSync(DIR)
+      .filter((f) => f.endsWith(".js"))
+      .sort())
+      rows.push(await measure(server.base, token, name));
     const ok = rows.filter((r) => !r.error);
-    console.log(`\nThe ${rows.length} real evalscripts of ${DIR} (1 cold + ${SCRIPTS_N} warm runs each, GeoTIFF; Mpx/s of the eval stage p50)`);
+    console.log(
+      `\nThe ${rows.length} real evalscripts of ${DIR} (1 cold + ${SCRIPTS_N} warm runs each, GeoTIFF; Mpx/s of the eval stage p50)`,
+    );
     console.log("script | area | first ms | p50 ms | eval p50 ms | eval Mpx/s");
-    for (const r of ok) console.log(`${r.name} | ${r.area} | ${fmt(r.first)} | ${fmt(r.p50)} | ${fmt(r.eval)} | ${fmt(r.mpxs)}`);
+    for (const r of ok)
+      console.log(`${r.name} | ${r.area} | ${fmt(r.first)} | ${fmt(r.p50)} | ${fmt(r.eval)} | ${fmt(r.mpxs)}`);
     const expected = (r) => NOT_RUNNABLE[r.name]?.[0].test(r.error);
-    for (const r of rows.filter((x) => x.error)) console.log(expected(r) ? `NOT RUNNABLE ${r.name}: ${NOT_RUNNABLE[r.name][1]}` : `FAILED ${r.name}: ${r.error}`);
+    for (const r of rows.filter((x) => x.error))
+      console.log(expected(r) ? `NOT RUNNABLE ${r.name}: ${NOT_RUNNABLE[r.name][1]}` : `FAILED ${r.name}: ${r.error}`);
     const failed = rows.filter((r) => r.error && !expected(r)).length;
-    const median = ok.length ? pct(ok.map((r) => r.mpxs), 50) : NaN;
+    const median = ok.length
+      ? pct(
+          ok.map((r) => r.mpxs),
+          50,
+        )
+      : NaN;
     const single = ok.filter((r) => r.px === SIZE * SIZE);
-    console.log(`median eval throughput: ${fmt(median)} Mpx/s over ${ok.length} scripts (${failed} failed, ${rows.length - ok.length - failed} not runnable); ${fmt(single.length ? pct(single.map((r) => r.mpxs), 50) : NaN)} Mpx/s over the ${single.length} run over 29RKH at ${SIZE}x${SIZE} (target >= 30)`);
-    summaryRow(`evalscript Mpx/s, median of the ${ok.length} real scripts that ran (${failed} failed)`, fmt(median), ">= 30", ok.length ? median >= 30 : null);
+    console.log(
+      `median eval throughput: ${fmt(median)} Mpx/s over ${ok.length} scripts (${failed} failed, ${rows.length - ok.length - failed} not runnable); ${fmt(
+        single.length
+          ? pct(
+              single.map((r) => r.mpxs),
+              50,
+            )
+          : NaN,
+      )} Mpx/s over the ${single.length} run over 29RKH at ${SIZE}x${SIZE} (target >= 30)`,
+    );
+    summaryRow(
+      `evalscript Mpx/s, median of the ${ok.length} real scripts that ran (${failed} failed)`,
+      fmt(median),
+      ">= 30",
+      ok.length ? median >= 30 : null,
+    );
     hostPathCoverage(rows);
   } finally {
     await server.stop();

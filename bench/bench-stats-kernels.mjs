@@ -38,7 +38,9 @@ const CASES = {
 };
 
 const rate = (ms) => `${(px / ms / 1e3).toFixed(1).padStart(6)} Mpx/s`;
-console.log(`NDVI 29RKH ${Math.sqrt(px)}² (${(px / 1e6).toFixed(2)} Mpx, ${mask.reduce((a, b) => a + b, 0)} valid), ${N} runs`);
+console.log(
+  `NDVI 29RKH ${Math.sqrt(px)}² (${(px / 1e6).toFixed(2)} Mpx, ${mask.reduce((a, b) => a + b, 0)} valid), ${N} runs`,
+);
 for (const [name, calc] of Object.entries(CASES)) {
   const times = DIRS.map(() => []);
   const last = [];
@@ -54,6 +56,8 @@ for (const [name, calc] of Object.entries(CASES)) {
     const [med, best] = [t[t.length >> 1], t[0]];
     const p = last[m].percentiles ? ` p=${last[m].percentiles.map((v) => v.toFixed(4)).join(",")}` : "";
     const label = `${name} [${dir}]`.padEnd(34);
-    console.log(`${label} median ${med.toFixed(2).padStart(6)} ms ${rate(med)}  best ${best.toFixed(2).padStart(6)} ms ${rate(best)}  mean=${last[m].summary.mean.toFixed(6)}${p}`);
+    console.log(
+      `${label} median ${med.toFixed(2).padStart(6)} ms ${rate(med)}  best ${best.toFixed(2).padStart(6)} ms ${rate(best)}  mean=${last[m].summary.mean.toFixed(6)}${p}`,
+    );
   });
 }

@@ -47,10 +47,16 @@ const ABSENT_ROWS = {
  * because the processing section measures 8 clients against 1. bench/bench-catalog.mjs serves `catalog` (100,000
  * items) and `catalog1m` (1,000,000 items; about 4.3 GB of local D1 state, loaded once and kept).
  */
-const PART_ENV = { reqpath: { REQPATH_PARTS: "cold" }, limiter: { REQPATH_PARTS: "limiter" }, catalog1m: { BENCH_ITEMS: "1000000" } };
+const PART_ENV = {
+  reqpath: { REQPATH_PARTS: "cold" },
+  limiter: { REQPATH_PARTS: "limiter" },
+  catalog1m: { BENCH_ITEMS: "1000000" },
+};
 /** Sections whose script imports the TypeScript sources directly (run with tsx). */
 const TSX_PARTS = new Set(["decode"]);
-const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim()).filter(Boolean);
+const ONLY = process.env.BENCH_ONLY?.split(",")
+  .map((s) => s.trim())
+  .filter(Boolean);
 const unknown = ONLY?.filter((name) => !(name in PARTS)) ?? [];
 if (unknown.length) {
   console.error(`BENCH_ONLY: unknown section(s) ${unknown.join(", ")}; sections: ${Object.keys(PARTS).join(", ")}`);
@@ -66,13 +72,18 @@ const failed = [];
 for (const [name, script] of Object.entries(PARTS).filter(([name]) => !ONLY || ONLY.includes(name))) {
   if (!existsSync(script)) {
     console.log(`\nnotice: section ${name} skipped: ${script} is not in this checkout`);
-    if (ABSENT_ROWS[name]) summaryRow(ABSENT_ROWS[name][0], `not measured (${script} absent)`, ABSENT_ROWS[name][1], null);
+    if (ABSENT_ROWS[name])
+      summaryRow(ABSENT_ROWS[name][0], `not measured (${script} absent)`, ABSENT_ROWS[name][1], null);
     continue;
   }
   console.log(`\n=== section ${name} (${script}) ===`);
   const rowsBefore = rowCount();
-  const r = spawnSync("npx", [TSX_PARTS.has(name) ? "tsx" : "node", script], { stdio: "inherit", env: { ...env, ...PART_ENV[name], BENCH_SUMMARY: summary } });
-  if (ABSENT_ROWS[name] && rowCount() === rowsBefore) summaryRow(ABSENT_ROWS[name][0], `see section ${name} above (no summary row written)`, ABSENT_ROWS[name][1], null);
+  const r = spawnSync("npx", [TSX_PARTS.has(name) ? "tsx" : "node", script], {
+    stdio: "inherit",
+    env: { ...env, ...PART_ENV[name], BENCH_SUMMARY: summary },
+  });
+  if (ABSENT_ROWS[name] && rowCount() === rowsBefore)
+    summaryRow(ABSENT_ROWS[name][0], `see section ${name} above (no summary row written)`, ABSENT_ROWS[name][1], null);
   if (r.status !== 0) {
     console.log(`${script} failed (exit ${r.status ?? r.signal})`);
     failed.push(name);

@@ -20,7 +20,10 @@ const rows = readdirSync(DIR)
       compileProgram(source, normalizeSetup(literal.value));
       return { name, host: true };
     } catch (e) {
-      return { name, reason: e instanceof NotPure ? e.message : `does not compile: ${(e as Error).message.split("\n")[0]}` };
+      return {
+        name,
+        reason: e instanceof NotPure ? e.message : `does not compile: ${(e as Error).message.split("\n")[0]}`,
+      };
     }
   });
 console.log(JSON.stringify(rows));

@@ -23,7 +23,16 @@
 //   --cpu-prof DIR    write a V8 .cpuprofile per child into DIR; --top K prints the K sandbox / script functions of most
 //                     self time (time in builtins counts for their JS caller: a guard's wrapper shows the native method)
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -52,7 +61,8 @@ export async function load(url, context, next) {
   return next(url, context);
 }
 `;
-const SHIM = "export class WorkerEntrypoint { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }\nexport class RpcTarget {}\n";
+const SHIM =
+  "export class WorkerEntrypoint { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }\nexport class RpcTarget {}\n";
 /** harden.js without the hardening: the exports the other modules import. */
 const NO_HARDEN = `export const native = Object.freeze({ Array, ArrayBuffer, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array,
   Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array });
@@ -60,9 +70,24 @@ export function enter(inst) {}\n`;
 
 /** @param {string[]} argv */
 function options(argv) {
-  const o = { scripts: [], files: [], n: 5, rounds: 1, size: 1024, scenes: 1, wall: false, ref: "", noHarden: false, noFreeze: false, plain: false, cpuProf: "", top: 0 };
+  const o = {
+    scripts: [],
+    files: [],
+    n: 5,
+    rounds: 1,
+    size: 1024,
+    scenes: 1,
+    wall: false,
+    ref: "",
+    noHarden: false,
+    noFreeze: false,
+    plain: false,
+    cpuProf: "",
+    top: 0,
+  };
   for (let i = 0; i < argv.length; i++) {
-    const a = argv[i], next = () => argv[++i];
+    const a = argv[i],
+      next = () => argv[++i];
     if (a === "--scripts") o.scripts = next().split(",");
     else if (a === "--file") o.files.push(resolve(next()));
     else if (a === "--n") o.n = Number(next());
@@ -88,15 +113,21 @@ async function sceneBands(size) {
   const out = {};
   for (const b of BANDS) {
     const buf = readFileSync(join(SCENE, `${b}.tif`));
-    const img = await (await fromArrayBuffer(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength))).getImage(0);
+    const img = await (
+      await fromArrayBuffer(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength))
+    ).getImage(0);
     const [r] = await img.readRasters();
-    const f = 1098 / img.getWidth(), w = img.getWidth(), v = new Float32Array(size * size);
-    for (let y = 0; y < size; y++) for (let x = 0; x < size; x++) v[y * size + x] = r[Math.floor(y / f) * w + Math.floor(x / f)];
+    const f = 1098 / img.getWidth(),
+      w = img.getWidth(),
+      v = new Float32Array(size * size);
+    for (let y = 0; y < size; y++)
+      for (let x = 0; x < size; x++) v[y * size + x] = r[Math.floor(y / f) * w + Math.floor(x / f)];
     out[b] = v;
   }
   const dataMask = Uint8Array.from(out.B04, (v) => (v === 0 ? 0 : 1));
   out.CLM = clmFromScl(out.SCL, dataMask);
-  for (const [k, v] of Object.entries(sceneAngles(JSON.parse(readFileSync(ITEM, "utf8"))))) out[k] = new Float32Array(size * size).fill(v);
+  for (const [k, v] of Object.entries(sceneAngles(JSON.parse(readFileSync(ITEM, "utf8")))))
+    out[k] = new Float32Array(size * size).fill(v);
   return { bands: out, dataMask };
 }
 
@@ -106,7 +137,11 @@ async function variantModules(kind, rev) {
   const mods = { ...SANDBOX_MODULES };
   if (kind === "ref") {
     for (const f of Object.keys(mods)) {
-      const r = spawnSync("git", ["show", `${rev}:src/raster/evalscript/sandbox/${f}`], { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 26 });
+      const r = spawnSync("git", ["show", `${rev}:src/raster/evalscript/sandbox/${f}`], {
+        cwd: ROOT,
+        encoding: "utf8",
+        maxBuffer: 1 << 26,
+      });
       if (r.status === 0) mods[f] = r.stdout;
     }
   }
@@ -119,17 +154,22 @@ async function variantModules(kind, rev) {
 function topFunctions(path, k) {
   const p = JSON.parse(readFileSync(path, "utf8"));
   const dt = new Map();
-  for (let i = 0; i < p.samples.length; i++) dt.set(p.samples[i], (dt.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000);
+  for (let i = 0; i < p.samples.length; i++)
+    dt.set(p.samples[i], (dt.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000);
   const by = new Map();
   let total = 0;
   for (const n of p.nodes) {
-    const ms = dt.get(n.id) ?? 0, c = n.callFrame;
+    const ms = dt.get(n.id) ?? 0,
+      c = n.callFrame;
     total += ms;
     if (!c.url.includes("/profile-sandbox-") && c.functionName !== "(garbage collector)") continue; // node's and the harness's own
     const key = `${c.functionName || "(anonymous)"} ${c.url.split("/").slice(-1)[0]}:${c.lineNumber + 1}`;
     by.set(key, (by.get(key) ?? 0) + ms);
   }
-  return [...by].sort((a, b) => b[1] - a[1]).slice(0, k).map(([key, ms]) => [ms, ms / total, key]);
+  return [...by]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, k)
+    .map(([key, ms]) => [ms, ms / total, key]);
 }
 
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
@@ -151,7 +191,19 @@ async function prepare(o) {
 /** Runs one child; its { ms, hash } or { error }. */
 function runChild(o, tmp, dir, prof) {
   const flags = prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : [];
-  const args = [...flags, "--import", "tsx", import.meta.filename, "--child", dir, join(tmp, "bands"), String(o.size), String(o.n), String(o.scenes), o.wall ? "1" : "0"];
+  const args = [
+    ...flags,
+    "--import",
+    "tsx",
+    import.meta.filename,
+    "--child",
+    dir,
+    join(tmp, "bands"),
+    String(o.size),
+    String(o.n),
+    String(o.scenes),
+    o.wall ? "1" : "0",
+  ];
   const c = spawnSync(process.execPath, args, { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 24 });
   const line = c.stdout.split("\n").find((l) => l.startsWith("{"));
   return line ? JSON.parse(line) : { error: (c.stderr || c.stdout).slice(-400) };
@@ -159,13 +211,19 @@ function runChild(o, tmp, dir, prof) {
 
 /** The K functions of most self time in the main thread's profile under dir (the hooks thread writes its own). */
 function printTop(log, dir, k, label) {
-  const f = readdirSync(dir).map((x) => join(dir, x)).sort((a, b) => statSync(b).size - statSync(a).size)[0];
-  for (const [t, share, key] of topFunctions(f, k)) log(`    ${label} ${t.toFixed(0).padStart(6)} ms ${(100 * share).toFixed(1).padStart(5)}%  ${key}`);
+  const f = readdirSync(dir)
+    .map((x) => join(dir, x))
+    .sort((a, b) => statSync(b).size - statSync(a).size)[0];
+  for (const [t, share, key] of topFunctions(f, k))
+    log(`    ${label} ${t.toFixed(0).padStart(6)} ms ${(100 * share).toFixed(1).padStart(5)}%  ${key}`);
 }
 
 /** Measures one script in every variant, rounds interleaved (variant order reversed every other round); prints its row. */
 function measure(o, tmp, mods, variants, name, compiled, log) {
-  const base = basename(name).replace(/\.js$/, ""), ms = Object.fromEntries(variants.map((v) => [v, []])), hashes = {}, errors = {};
+  const base = basename(name).replace(/\.js$/, ""),
+    ms = Object.fromEntries(variants.map((v) => [v, []])),
+    hashes = {},
+    errors = {};
   for (const v of variants) {
     mkdirSync(join(tmp, v, base), { recursive: true });
     const extra = v === "plain" ? { "raw.js": compiled.source } : { "evalscript.js": compiled.code };
@@ -175,23 +233,42 @@ function measure(o, tmp, mods, variants, name, compiled, log) {
     for (const v of r % 2 ? [...variants].reverse() : variants) {
       const res = runChild(o, tmp, join(tmp, v, base), o.cpuProf && join(o.cpuProf, `${base}.${v}.${r}`));
       if (res.error) errors[v] = res.error;
-      else { ms[v].push(...res.ms); hashes[v] = res.hash; }
+      else {
+        ms[v].push(...res.ms);
+        hashes[v] = res.hash;
+      }
     }
   }
   const px = (o.size * o.size) / 1e6;
-  const cell = (v) => (errors[v] ? `ERROR ${String(errors[v]).replace(/\s+/g, " ").slice(0, 160)}` : `${(median(ms[v]) / px).toFixed(1)} (${hashes[v]})`);
+  const cell = (v) =>
+    errors[v]
+      ? `ERROR ${String(errors[v]).replace(/\s+/g, " ").slice(0, 160)}`
+      : `${(median(ms[v]) / px).toFixed(1)} (${hashes[v]})`;
   log(`${name} | ${variants.map(cell).join(" | ")}`);
-  if (o.cpuProf && o.top) for (const v of variants) if (!errors[v]) printTop(log, join(o.cpuProf, `${base}.${v}.0`), o.top, v);
+  if (o.cpuProf && o.top)
+    for (const v of variants) if (!errors[v]) printTop(log, join(o.cpuProf, `${base}.${v}.0`), o.top, v);
 }
 
 async function driver(o) {
   const tmp = await prepare(o);
   const { compileEvalscript } = await import("../src/raster/evalscript/compile/compile.ts");
-  const variants = ["cur", ...(o.ref ? ["ref"] : []), ...(o.noHarden ? ["noharden"] : []), ...(o.noFreeze ? ["nofreeze"] : []), ...(o.plain ? ["plain"] : [])];
+  const variants = [
+    "cur",
+    ...(o.ref ? ["ref"] : []),
+    ...(o.noHarden ? ["noharden"] : []),
+    ...(o.noFreeze ? ["nofreeze"] : []),
+    ...(o.plain ? ["plain"] : []),
+  ];
   const mods = Object.fromEntries(await Promise.all(variants.map(async (v) => [v, await variantModules(v, o.ref)])));
-  const names = o.files.length ? o.files : readdirSync(join(ROOT, "data/evalscripts")).filter((f) => f.endsWith(".js") && (!o.scripts.length || o.scripts.some((s) => f.includes(s)))).sort();
+  const names = o.files.length
+    ? o.files
+    : readdirSync(join(ROOT, "data/evalscripts"))
+        .filter((f) => f.endsWith(".js") && (!o.scripts.length || o.scripts.some((s) => f.includes(s))))
+        .sort();
   const log = (s) => process.stdout.write(s + "\n");
-  log(`${o.size}x${o.size} block of 29RKH, ${o.n} timed evaluations x ${o.rounds} round(s); ${o.wall ? "wall" : "CPU"} ms per Mpx, median (output hash)`);
+  log(
+    `${o.size}x${o.size} block of 29RKH, ${o.n} timed evaluations x ${o.rounds} round(s); ${o.wall ? "wall" : "CPU"} ms per Mpx, median (output hash)`,
+  );
   log(`script | ${variants.join(" | ")}`);
   for (const name of names) {
     let compiled;
@@ -201,7 +278,15 @@ async function driver(o) {
       log(`${name} | does not compile: ${String(e.message).slice(0, 80)}`);
       continue;
     }
-    measure(o, tmp, mods, variants, name, { ...compiled, source: readFileSync(resolve(ROOT, "data/evalscripts", name), "utf8") }, log);
+    measure(
+      o,
+      tmp,
+      mods,
+      variants,
+      name,
+      { ...compiled, source: readFileSync(resolve(ROOT, "data/evalscripts", name), "utf8") },
+      log,
+    );
   }
   rmSync(tmp, { recursive: true, force: true });
 }
@@ -210,42 +295,66 @@ async function driver(o) {
 function hashOf(values) {
   let h = 0x811c9dc5;
   for (const id of Object.keys(values).sort()) {
-    const a = values[id], f = a instanceof Float32Array;
+    const a = values[id],
+      f = a instanceof Float32Array;
     const words = f ? new Uint32Array(a.buffer, a.byteOffset, a.length) : a;
-    for (let i = 0; i < words.length; i++) h = Math.imul(h ^ (f && a[i] !== a[i] ? 0x7fc00000 : words[i]), 16777619) >>> 0;
+    for (let i = 0; i < words.length; i++)
+      h = Math.imul(h ^ (f && a[i] !== a[i] ? 0x7fc00000 : words[i]), 16777619) >>> 0;
   }
   return h.toString(16).padStart(8, "0");
 }
 
 /** One child: setup, 1 warm-up and n timed evaluations of the script in `dir`; prints one JSON line. */
 async function child([dir, bandDir, sizeArg, nArg, scenesArg, wallArg]) {
-  const proc = process, now = performance.now.bind(performance), clone = structuredClone;
+  const proc = process,
+    now = performance.now.bind(performance),
+    clone = structuredClone;
   // CPU time (user + system, all threads of the process, ms) unless wall time is asked for: on a shared machine
   // the wall time of a run also counts the time other processes had the cores
-  const cpu = () => { const u = proc.cpuUsage(); return (u.user + u.system) / 1000; }, wall = wallArg === "1";
+  const cpu = () => {
+      const u = proc.cpuUsage();
+      return (u.user + u.system) / 1000;
+    },
+    wall = wallArg === "1";
   const { register } = await import("node:module");
   register(pathToFileURL(join(dir, "../../hooks.mjs")).href);
   const { normalizeSetup } = await import("../src/raster/evalscript/host/setup.ts");
   const { HOST_LIMITS } = await import("../src/raster/evalscript/limits.ts");
-  const size = Number(sizeArg), n = Number(nArg), px = size * size;
+  const size = Number(sizeArg),
+    n = Number(nArg),
+    px = size * size;
   // every band as DN and as reflectance, made before harden.js guards typed array methods (and charges nobody)
-  const dn = {}, refl = {};
+  const dn = {},
+    refl = {};
   for (const f of readdirSync(bandDir).filter((x) => x.endsWith(".f32"))) {
-    const b = f.slice(0, -4), raw = new Float32Array(readFileSync(join(bandDir, f)).buffer.slice(0));
+    const b = f.slice(0, -4),
+      raw = new Float32Array(readFileSync(join(bandDir, f)).buffer.slice(0));
     dn[b] = raw;
     refl[b] = /^B\d/.test(b) ? raw.map((v) => v * (1 / 10000)) : raw;
   }
   if (existsSync(join(dir, "raw.js"))) {
     const bandsFor = (names, units) => ({
-      bands: Object.fromEntries(names.filter((b) => b !== "dataMask").map((b) => [b, units[b] === "DN" ? dn[b] : refl[b]])),
+      bands: Object.fromEntries(
+        names.filter((b) => b !== "dataMask").map((b) => [b, units[b] === "DN" ? dn[b] : refl[b]]),
+      ),
       dataMask: new Uint8Array(readFileSync(join(bandDir, "dataMask.u8"))),
     });
-    const res = await plainRun(dir, (await import("../src/raster/evalscript/host/setup.ts")).normalizeSetup, bandsFor, Number(sizeArg), Number(nArg), wall ? now : cpu);
+    const res = await plainRun(
+      dir,
+      (await import("../src/raster/evalscript/host/setup.ts")).normalizeSetup,
+      bandsFor,
+      Number(sizeArg),
+      Number(nArg),
+      wall ? now : cpu,
+    );
     proc.stdout.write(JSON.stringify(res) + "\n");
     return;
   }
   // node's lazy globals (fetch, WebSocket, ...) load on first read and need Buffer, which harden.js deletes
-  for (const k of Reflect.ownKeys(globalThis)) try { void globalThis[k]; } catch {}
+  for (const k of Reflect.ownKeys(globalThis))
+    try {
+      void globalThis[k];
+    } catch {}
   const { default: Entry } = await import(pathToFileURL(join(dir, "entry.js")).href);
   const api = new Entry({}, {});
   const budget = { perCall: 20_000_000, total: 1e9 + 2000 * px };
@@ -259,11 +368,23 @@ async function child([dir, bandDir, sizeArg, nArg, scenesArg, wallArg]) {
   for (const b of names) if (b !== "dataMask") bands[b] = units[b] === "DN" ? dn[b] : refl[b];
   const dataMask = new Uint8Array(readFileSync(join(bandDir, "dataMask.u8")));
   const params = {
-    width: size, height: size, mosaicking: setup.mosaicking, bandsBy, outputs: setup.outputs,
-    scenes: Array.from({ length: k }, () => ({ info: RKH_INFO })), customData: {}, inputMetadata: { serviceVersion: "1.0.0", normalizationFactor: 0.0001 },
-    convert: true, budget, limits: { outputBands: HOST_LIMITS.outputBands, outputBytes: HOST_LIMITS.outputBytes },
+    width: size,
+    height: size,
+    mosaicking: setup.mosaicking,
+    bandsBy,
+    outputs: setup.outputs,
+    scenes: Array.from({ length: k }, () => ({ info: RKH_INFO })),
+    customData: {},
+    inputMetadata: { serviceVersion: "1.0.0", normalizationFactor: 0.0001 },
+    convert: true,
+    budget,
+    limits: { outputBands: HOST_LIMITS.outputBands, outputBytes: HOST_LIMITS.outputBytes },
   };
-  const block = { rowStart: 0, rows: size, scenes: Array.from({ length: k }, () => (names.includes("dataMask") ? { bands, dataMask } : { bands })) };
+  const block = {
+    rowStart: 0,
+    rows: size,
+    scenes: Array.from({ length: k }, () => (names.includes("dataMask") ? { bands, dataMask } : { bands })),
+  };
   const ms = [];
   let hash = "";
   for (let i = 0; i <= n; i++) {
@@ -281,7 +402,9 @@ async function child([dir, bandDir, sizeArg, nArg, scenesArg, wallArg]) {
 const argv = process.argv.slice(2);
 if (argv[0] === "--child") {
   const proc = process;
-  await child(argv.slice(1)).catch((e) => { proc.stdout.write(JSON.stringify({ error: String(e && e.stack || e) }) + "\n"); });
+  await child(argv.slice(1)).catch((e) => {
+    proc.stdout.write(JSON.stringify({ error: String((e && e.stack) || e) }) + "\n");
+  });
   proc.exit(0);
 } else {
   await driver(options(argv));

@@ -34,8 +34,13 @@ interface Echo {
 }
 
 const stub = (): Echo =>
-  env.LOADER.get("transfer-measure", () => ({ compatibilityDate: "2026-11-01", mainModule: "echo.js", modules: { "echo.js": ECHO }, env: {}, globalOutbound: null }))
-    .getEntrypoint() as unknown as Echo;
+  env.LOADER.get("transfer-measure", () => ({
+    compatibilityDate: "2026-11-01",
+    mainModule: "echo.js",
+    modules: { "echo.js": ECHO },
+    env: {},
+    globalOutbound: null,
+  })).getEntrypoint() as unknown as Echo;
 
 /**
  * Middle half mean: workerd's clock only moves at I/O and in whole milliseconds, so a median of a few-ms call is
@@ -88,17 +93,22 @@ describe("RPC transfer of pixel arrays to and from a Worker Loader isolate", () 
       const mb = (4 * N * k) / 2 ** 20;
       const bands = Object.fromEntries(Array.from({ length: k }, (_, i) => [`b${i}`, new Float32Array(N).fill(i)]));
       const one = new Float32Array(N * k);
-      const m = await timed({
-        inObj: () => e.takeObj(bands),
-        inBuf: () => e.takeBuf(one.buffer),
-        inStream: () => e.takeStream(new Response(one).body!),
-        make: () => e.make(N, k),
-        outObj: () => e.giveObj(N, k),
-        outBuf: () => e.giveBuf(N, k),
-        outStream: async () => new Response(await e.giveStream(N, k)).arrayBuffer(),
-      }, REPS);
+      const m = await timed(
+        {
+          inObj: () => e.takeObj(bands),
+          inBuf: () => e.takeBuf(one.buffer),
+          inStream: () => e.takeStream(new Response(one).body!),
+          make: () => e.make(N, k),
+          outObj: () => e.giveObj(N, k),
+          outBuf: () => e.giveBuf(N, k),
+          outStream: async () => new Response(await e.giveStream(N, k)).arrayBuffer(),
+        },
+        REPS,
+      );
       const per = (x: number) => (x / mb).toFixed(2);
-      lines.push(`${k} band(s) ${mb} MB: in obj ${per(m.inObj!)} buf ${per(m.inBuf!)} stream ${per(m.inStream!)} | out (minus alloc ${m.make!.toFixed(1)} ms) obj ${per(m.outObj! - m.make!)} buf ${per(m.outBuf! - m.make!)} stream ${per(m.outStream! - m.make!)} ms/MB`);
+      lines.push(
+        `${k} band(s) ${mb} MB: in obj ${per(m.inObj!)} buf ${per(m.inBuf!)} stream ${per(m.inStream!)} | out (minus alloc ${m.make!.toFixed(1)} ms) obj ${per(m.outObj! - m.make!)} buf ${per(m.outBuf! - m.make!)} stream ${per(m.outStream! - m.make!)} ms/MB`,
+      );
     }
     console.log(lines.join("\n"));
     expect(lines).toHaveLength(3);
@@ -137,16 +147,23 @@ function evaluatePixel(s) { return [2.5 * s.B04, 2.5 * s.B03, 2.5 * s.B02, s.dat
     const e = stub();
     const two = { B04: bands.B04!, B08: bands.B08!, dataMask: scene.dataMask };
     const three = { B02: bands.B02!, B03: bands.B03!, B04: bands.B04!, dataMask: scene.dataMask };
-    const m = await timed({
-      constant: () => runtimes[0]!.evaluate(input),
-      ndvi: () => runtimes[1]!.evaluate(input),
-      trueColour: () => runtimes[2]!.evaluate(input),
-      echoNdvi: async () => [await e.takeObj(two as never), await e.giveObj(W * W, 1)],
-      echoTrue: async () => [await e.takeObj(three as never), await e.giveObj(W * W, 4)],
-      echoNdviBuf: async () => [await e.takeBuf(packed(two)), await e.giveBuf(W * W, 1)],
-      echoTrueBuf: async () => [await e.takeBuf(packed(three)), await e.giveBuf(W * W, 4)],
-    }, REPS);
-    console.log(Object.entries(m).map(([k, v]) => `${k} ${v.toFixed(1)} ms`).join(", "));
+    const m = await timed(
+      {
+        constant: () => runtimes[0]!.evaluate(input),
+        ndvi: () => runtimes[1]!.evaluate(input),
+        trueColour: () => runtimes[2]!.evaluate(input),
+        echoNdvi: async () => [await e.takeObj(two as never), await e.giveObj(W * W, 1)],
+        echoTrue: async () => [await e.takeObj(three as never), await e.giveObj(W * W, 4)],
+        echoNdviBuf: async () => [await e.takeBuf(packed(two)), await e.giveBuf(W * W, 1)],
+        echoTrueBuf: async () => [await e.takeBuf(packed(three)), await e.giveBuf(W * W, 4)],
+      },
+      REPS,
+    );
+    console.log(
+      Object.entries(m)
+        .map(([k, v]) => `${k} ${v.toFixed(1)} ms`)
+        .join(", "),
+    );
     expect(Object.keys(m)).toHaveLength(7);
   });
 });

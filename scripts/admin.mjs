@@ -25,14 +25,23 @@ Policies P: PERIOD:LIMIT,... (ISO 8601 durations, e.g. PT1S:20,P1D:10000) or a J
 const { values: o, positionals: args } = parseArgs({
   allowPositionals: true,
   options: {
-    local: { type: "boolean" }, state: { type: "string" }, name: { type: "string" }, url: { type: "string" },
-    search: { type: "string" }, id: { type: "string" }, plan: { type: "string" }, quota: { type: "string" },
-    policies: { type: "string" }, "token-policies": { type: "string" }, client: { type: "string" }, expires: { type: "string" },
+    local: { type: "boolean" },
+    state: { type: "string" },
+    name: { type: "string" },
+    url: { type: "string" },
+    search: { type: "string" },
+    id: { type: "string" },
+    plan: { type: "string" },
+    quota: { type: "string" },
+    policies: { type: "string" },
+    "token-policies": { type: "string" },
+    client: { type: "string" },
+    expires: { type: "string" },
     help: { type: "boolean", short: "h" },
   },
 });
 const die = (message) => (console.error(`npm run admin: ${message}`), process.exit(1));
-if (o.help || args.length === 0) (console.log(USAGE), process.exit(o.help ? 0 : 1));
+if (o.help || args.length === 0) console.log(USAGE), process.exit(o.help ? 0 : 1);
 
 /** The deployment folder of npm run deploy: --state (local) or .deploy/<name> (name: --name, else wrangler.toml's). */
 function deploymentDir() {
@@ -49,8 +58,14 @@ const read = (file) => {
     return undefined;
   }
 };
-const url = o.url ?? JSON.parse(read("deploy.json") ?? "{}").url ?? die(`no deployment in ${dir} (run npm run deploy first, or give --url)`);
-const token = process.env.EO_EDGE_ADMIN_TOKEN ?? read("admin-token")?.trim() ?? die(`no admin token: ${join(dir, "admin-token")} is missing and EO_EDGE_ADMIN_TOKEN is unset`);
+const url =
+  o.url ??
+  JSON.parse(read("deploy.json") ?? "{}").url ??
+  die(`no deployment in ${dir} (run npm run deploy first, or give --url)`);
+const token =
+  process.env.EO_EDGE_ADMIN_TOKEN ??
+  read("admin-token")?.trim() ??
+  die(`no admin token: ${join(dir, "admin-token")} is missing and EO_EDGE_ADMIN_TOKEN is unset`);
 const client = adminClient(url.replace(/\/+$/, ""), token);
 
 /** A policy list from P (see USAGE); null for `none`. */
@@ -66,7 +81,14 @@ function policies(p) {
 }
 
 /** A PU quota from --quota: a number, or null for `none` (the plan's). */
-const quota = (q) => (q === undefined ? undefined : q === "none" ? null : Number.isFinite(Number(q)) ? Number(q) : die(`bad --quota '${q}': a number, or none`));
+const quota = (q) =>
+  q === undefined
+    ? undefined
+    : q === "none"
+      ? null
+      : Number.isFinite(Number(q))
+        ? Number(q)
+        : die(`bad --quota '${q}': a number, or none`);
 const defined = (obj) => Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
 const enc = encodeURIComponent;
 const need = (i, what) => args[i] ?? die(`missing ${what}\n${USAGE}`);
@@ -85,9 +107,24 @@ async function allAccounts() {
 }
 
 async function accountsCreate() {
-  const account = await client.call("POST", "/accounts", defined({ name: o.name ?? die("accounts create needs --name"), id: o.id, plan: o.plan, puQuota: quota(o.quota), policies: policies(o.policies), tokenPolicies: policies(o["token-policies"]) }));
+  const account = await client.call(
+    "POST",
+    "/accounts",
+    defined({
+      name: o.name ?? die("accounts create needs --name"),
+      id: o.id,
+      plan: o.plan,
+      puQuota: quota(o.quota),
+      policies: policies(o.policies),
+      tokenPolicies: policies(o["token-policies"]),
+    }),
+  );
   if (!o.client) return account;
-  const c = await client.call("POST", `/accounts/${enc(account.id)}/clients`, { name: o.client, neverExpire: true, confirmNeverExpireRisk: true });
+  const c = await client.call("POST", `/accounts/${enc(account.id)}/clients`, {
+    name: o.client,
+    neverExpire: true,
+    confirmNeverExpireRisk: true,
+  });
   return { ...account, client: c };
 }
 
@@ -96,18 +133,38 @@ const commands = {
   "accounts create": accountsCreate,
   "accounts show": () => client.call("GET", `/accounts/${enc(need(2, "ACCOUNT"))}`),
   "accounts set": () =>
-    client.call("PATCH", `/accounts/${enc(need(2, "ACCOUNT"))}`, defined({ name: o.name, plan: o.plan, puQuota: quota(o.quota), policies: policies(o.policies), tokenPolicies: policies(o["token-policies"]) })),
+    client.call(
+      "PATCH",
+      `/accounts/${enc(need(2, "ACCOUNT"))}`,
+      defined({
+        name: o.name,
+        plan: o.plan,
+        puQuota: quota(o.quota),
+        policies: policies(o.policies),
+        tokenPolicies: policies(o["token-policies"]),
+      }),
+    ),
   "clients list": () => client.call("GET", `/accounts/${enc(need(2, "ACCOUNT"))}/clients`),
   "clients create": () =>
-    client.call("POST", `/accounts/${enc(need(2, "ACCOUNT"))}/clients`, o.expires ? { name: o.name ?? die("clients create needs --name"), expires: o.expires } : { name: o.name ?? die("clients create needs --name"), neverExpire: true, confirmNeverExpireRisk: true }),
-  "clients delete": () => client.call("DELETE", `/accounts/${enc(need(2, "ACCOUNT"))}/clients/${enc(need(3, "CLIENT_ID"))}`).then(() => ({ deleted: args[3] })),
+    client.call(
+      "POST",
+      `/accounts/${enc(need(2, "ACCOUNT"))}/clients`,
+      o.expires
+        ? { name: o.name ?? die("clients create needs --name"), expires: o.expires }
+        : { name: o.name ?? die("clients create needs --name"), neverExpire: true, confirmNeverExpireRisk: true },
+    ),
+  "clients delete": () =>
+    client
+      .call("DELETE", `/accounts/${enc(need(2, "ACCOUNT"))}/clients/${enc(need(3, "CLIENT_ID"))}`)
+      .then(() => ({ deleted: args[3] })),
   "s3keys create": () => client.call("POST", `/accounts/${enc(need(2, "ACCOUNT"))}/s3keys`),
   plans: () => client.call("GET", "/plans"),
   "keys list": () => client.call("GET", "/keys"),
   "keys rotate": () => client.call("POST", "/keys/rotate"),
 };
 
-const run = commands[args.slice(0, 2).join(" ")] ?? commands[args[0]] ?? die(`unknown command '${args.join(" ")}'\n${USAGE}`);
+const run =
+  commands[args.slice(0, 2).join(" ")] ?? commands[args[0]] ?? die(`unknown command '${args.join(" ")}'\n${USAGE}`);
 try {
   console.log(JSON.stringify(await run(), null, 2));
 } catch (e) {

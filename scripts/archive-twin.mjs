@@ -25,12 +25,22 @@ import { ARCHIVES, BUCKETS, loadStore, PC_CONTAINERS, urlMapFor } from "./lib/tw
 export { TWIN_AWS_KEYS };
 
 const SAS_PREFIX = "/planetary-computer/api/sas/v1";
-const json = (res, status, body) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+const json = (res, status, body) =>
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 /**
  * A scope's counters: requests by kind, object bytes sent, requests per object, and the most requests it had in flight
  * at once (`peakInFlight`: Workers allow 6 simultaneous connections per request).
  */
-const freshStats = () => ({ stac: 0, object: 0, token: 0, other: 0, bytes: 0, objects: {}, inFlight: 0, peakInFlight: 0 });
+const freshStats = () => ({
+  stac: 0,
+  object: 0,
+  token: 0,
+  other: 0,
+  bytes: 0,
+  objects: {},
+  inFlight: 0,
+  peakInFlight: 0,
+});
 
 /** The state of one scope of the twin (the root, or /t/<name>): its stats, faults, latency and SAS authority. */
 function newScope(store, sasTtlSeconds, latencyMs) {
@@ -40,7 +50,11 @@ function newScope(store, sasTtlSeconds, latencyMs) {
 }
 
 /** What a twin (or one of its scopes) at `url` serves: { url, stacUrl: { <archive>: root }, urlMap }. */
-const describe = (url) => ({ url, stacUrl: Object.fromEntries(Object.entries(ARCHIVES).map(([id, a]) => [id, `${url}${a.path}`])), urlMap: urlMapFor(url) });
+const describe = (url) => ({
+  url,
+  stacUrl: Object.fromEntries(Object.entries(ARCHIVES).map(([id, a]) => [id, `${url}${a.path}`])),
+  urlMap: urlMapFor(url),
+});
 
 /** The Planetary Computer's SAS endpoint: /token/{collection}, /token/{account}/{container}, /sign?href=. */
 function serveSas(req, res, sub, twin) {
@@ -56,7 +70,10 @@ function serveSas(req, res, sub, twin) {
     const m = /^https:\/\/([^.]+)\.blob\.core\.windows\.net\/([^/]+)\//.exec(href);
     if (!m) return json(res, 400, { detail: `${href} is not an Azure Blob Storage URL` });
     const sas = twin.sas.issue(m[1], m[2]);
-    return json(res, 200, { href: `${href}${href.includes("?") ? "&" : "?"}${sas.token}`, "msft:expiry": sas["msft:expiry"] });
+    return json(res, 200, {
+      href: `${href}${href.includes("?") ? "&" : "?"}${sas.token}`,
+      "msft:expiry": sas["msft:expiry"],
+    });
   }
   return json(res, 404, { detail: "Not Found" });
 }
@@ -73,12 +90,17 @@ async function serveHooks(req, res, sub, twin) {
   if (sub === "/stats" && req.method === "GET") return json(res, 200, twin.stats);
   if (sub === "/describe" && req.method === "GET") return json(res, 200, describe(twin.url));
   if (sub === "/reset" && req.method === "POST") return (twin.reset(), json(res, 200, { ok: true }));
-  if (sub === "/latency" && req.method === "POST") return ((twin.latencyMs = Number((await bodyJson(req)).ms) || 0), json(res, 200, { latencyMs: twin.latencyMs }));
+  if (sub === "/latency" && req.method === "POST")
+    return ((twin.latencyMs = Number((await bodyJson(req)).ms) || 0), json(res, 200, { latencyMs: twin.latencyMs }));
   if (sub === "/faults" && req.method === "POST") {
     const { prefix = "/", status, count = 1 } = await bodyJson(req);
     if (status === "expire-tokens") twin.sas.revoke();
-    else if (status === "hang" || (Number.isInteger(status) && status >= 400 && status <= 599)) twin.faults.push({ prefix, status, count });
-    else return json(res, 400, { error: `status must be an HTTP error status, "hang" or "expire-tokens", got ${JSON.stringify(status)}` });
+    else if (status === "hang" || (Number.isInteger(status) && status >= 400 && status <= 599))
+      twin.faults.push({ prefix, status, count });
+    else
+      return json(res, 400, {
+        error: `status must be an HTTP error status, "hang" or "expire-tokens", got ${JSON.stringify(status)}`,
+      });
     return json(res, 200, { faults: twin.faults });
   }
   return json(res, 404, { error: "unknown hook" });
@@ -92,7 +114,12 @@ function injectFault(req, res, path, twin) {
   twin.faults = twin.faults.filter((f) => f.count > 0);
   if (fault.status === "hang") return true; // never answered; close() destroys the connection
   const code = fault.status === 503 ? "SlowDown" : fault.status >= 500 ? "InternalError" : "AccessDenied";
-  if (path.startsWith("/objects/")) sendXmlError(res, BUCKETS[path.split("/")[2]]?.kind ?? "s3", { status: fault.status, code, message: `Injected fault (${fault.status})` });
+  if (path.startsWith("/objects/"))
+    sendXmlError(res, BUCKETS[path.split("/")[2]]?.kind ?? "s3", {
+      status: fault.status,
+      code,
+      message: `Injected fault (${fault.status})`,
+    });
   else json(res, fault.status, { code, description: `Injected fault (${fault.status})` });
   return true;
 }
@@ -112,7 +139,13 @@ async function route(req, res, root) {
   res.on("close", () => (stats.inFlight -= 1));
   if (twin.latencyMs > 0) await new Promise((r) => setTimeout(r, twin.latencyMs));
   const archive = Object.entries(ARCHIVES).find(([, a]) => path === a.path || path.startsWith(`${a.path}/`));
-  const kind = path.startsWith("/objects/") ? "object" : path.startsWith(SAS_PREFIX) ? "token" : archive ? "stac" : "other";
+  const kind = path.startsWith("/objects/")
+    ? "object"
+    : path.startsWith(SAS_PREFIX)
+      ? "token"
+      : archive
+        ? "stac"
+        : "other";
   twin.stats[kind] += 1;
   if (kind === "object") {
     const key = decodeURIComponent(path.slice(9));
@@ -122,7 +155,11 @@ async function route(req, res, root) {
   if (kind === "object") return serveObject(req, res, path.slice(9), twin);
   if (kind === "token") return serveSas(req, res, path.slice(SAS_PREFIX.length), twin);
   if (archive) return serveStac(req, res, archive[0], path.slice(archive[1].path.length), twin);
-  json(res, 404, { error: "Not Found", archives: Object.values(ARCHIVES).map((a) => a.path), objects: "/objects/<bucket-or-host>/<key>" });
+  json(res, 404, {
+    error: "Not Found",
+    archives: Object.values(ARCHIVES).map((a) => a.path),
+    objects: "/objects/<bucket-or-host>/<key>",
+  });
 }
 
 /**
@@ -131,17 +168,26 @@ async function route(req, res, root) {
  * server does not keep the Node process alive (unref'd: the CLI below and `npm start` keep theirs running).
  * Resolves to { url, stacUrl: { "earth-search", "planetary-computer" }, urlMap, stats(), resetStats(), close() }.
  */
-export async function startArchiveTwin({ port = 0, host = "127.0.0.1", latencyMs = 0, root, sasTtlSeconds = 3600 } = {}) {
+export async function startArchiveTwin({
+  port = 0,
+  host = "127.0.0.1",
+  latencyMs = 0,
+  root,
+  sasTtlSeconds = 3600,
+} = {}) {
   await loadCql2();
   const store = loadStore(root);
   const scopes = new Map();
   const twin = newScope(store, sasTtlSeconds, latencyMs);
   twin.scope = (name) => {
-    if (!scopes.has(name)) scopes.set(name, Object.assign(newScope(store, sasTtlSeconds, 0), { url: `${twin.url}/t/${name}` }));
+    if (!scopes.has(name))
+      scopes.set(name, Object.assign(newScope(store, sasTtlSeconds, 0), { url: `${twin.url}/t/${name}` }));
     return scopes.get(name);
   };
   const server = createServer((req, res) =>
-    route(req, res, twin).catch((e) => (res.headersSent ? res.destroy() : json(res, 500, { error: String(e?.stack ?? e) }))),
+    route(req, res, twin).catch((e) =>
+      res.headersSent ? res.destroy() : json(res, 500, { error: String(e?.stack ?? e) }),
+    ),
   );
   server.keepAliveTimeout = 30_000;
   server.on("connection", (socket) => socket.unref());
@@ -167,8 +213,18 @@ const isMain = () => {
 };
 
 if (isMain()) {
-  const { values } = parseArgs({ options: { port: { type: "string", default: "0" }, host: { type: "string", default: "127.0.0.1" }, "latency-ms": { type: "string", default: "0" } } });
-  const twin = await startArchiveTwin({ port: Number(values.port), host: values.host, latencyMs: Number(values["latency-ms"]) });
+  const { values } = parseArgs({
+    options: {
+      port: { type: "string", default: "0" },
+      host: { type: "string", default: "127.0.0.1" },
+      "latency-ms": { type: "string", default: "0" },
+    },
+  });
+  const twin = await startArchiveTwin({
+    port: Number(values.port),
+    host: values.host,
+    latencyMs: Number(values["latency-ms"]),
+  });
   const { stats: _s, resetStats: _r, close, ...described } = twin;
   console.log(JSON.stringify(described));
   const alive = setInterval(() => {}, 1 << 30); // the server is unref'd: keep the CLI running until a signal

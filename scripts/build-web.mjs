@@ -13,7 +13,12 @@ import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 const vendor = join("web", "vendor");
 const INPUTS = [join("web", "src"), join("data", "evalscripts"), "package-lock.json", "scripts/build-web.mjs"];
-const OUTPUTS = [join(vendor, "console.js"), join(vendor, "evalscripts", "index.json"), join(vendor, "leaflet", "leaflet.js"), join(vendor, "basemap", "countries-50m.json")];
+const OUTPUTS = [
+  join(vendor, "console.js"),
+  join(vendor, "evalscripts", "index.json"),
+  join(vendor, "leaflet", "leaflet.js"),
+  join(vendor, "basemap", "countries-50m.json"),
+];
 
 /** Modification times (ms) of path and, for a folder, of everything under it; [] when it does not exist. */
 function mtimes(path) {
@@ -33,7 +38,9 @@ mkdirSync(join(vendor, "basemap"), { recursive: true });
 cpSync(require.resolve("world-atlas/countries-50m.json"), join(vendor, "basemap", "countries-50m.json"));
 
 const scripts = join("data", "evalscripts");
-const names = readdirSync(scripts).filter((n) => n.endsWith(".js")).sort();
+const names = readdirSync(scripts)
+  .filter((n) => n.endsWith(".js"))
+  .sort();
 mkdirSync(join(vendor, "evalscripts"), { recursive: true });
 for (const n of names) cpSync(join(scripts, n), join(vendor, "evalscripts", n));
 writeFileSync(join(vendor, "evalscripts", "index.json"), JSON.stringify(names));

@@ -23,9 +23,11 @@ const client = demoClient(state);
 const served = servedEndpoints(state);
 if (!client) {
   const preparing = served.pid !== undefined && alive(served.pid);
-  process.stderr.write(preparing
-    ? `npm start (pid ${served.pid}) is still preparing ${state}: try again once it prints its banner.\n`
-    : `No demo client in ${state} yet: run \`npm start\` once (it prepares the state folder and creates it).\n`);
+  process.stderr.write(
+    preparing
+      ? `npm start (pid ${served.pid}) is still preparing ${state}: try again once it prints its banner.\n`
+      : `No demo client in ${state} yet: run \`npm start\` once (it prepares the state folder and creates it).\n`,
+  );
   process.exit(1);
 }
 const s3 = demoS3Keys(state);

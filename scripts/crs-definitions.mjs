@@ -51,7 +51,18 @@ function projVersion() {
 
 /** PROJ's candidate operations EPSG:`code` -> EPSG:4326 as PROJJSON objects, in PROJ's order of preference. */
 function operationsToWgs84(code) {
-  const text = projinfo(["-s", `EPSG:${code}`, "-t", "EPSG:4326", "-o", "PROJJSON", "--spatial-test", "intersects", "--grid-check", "none"]);
+  const text = projinfo([
+    "-s",
+    `EPSG:${code}`,
+    "-t",
+    "EPSG:4326",
+    "-o",
+    "PROJJSON",
+    "--spatial-test",
+    "intersects",
+    "--grid-check",
+    "none",
+  ]);
   return text
     .split(/^Operation No\. \d+:$/m)
     .slice(1)
@@ -98,7 +109,14 @@ function towgs84Of(step) {
 function preferredShift(code, proj) {
   for (const op of operationsToWgs84(code)) {
     const step = transformationStep(op);
-    if (!step) return { towgs84: [0, 0, 0, 0, 0, 0, 0], operation: null, name: "no datum transformation", accuracy: null, source: proj };
+    if (!step)
+      return {
+        towgs84: [0, 0, 0, 0, 0, 0, 0],
+        operation: null,
+        name: "no datum transformation",
+        accuracy: null,
+        source: proj,
+      };
     const towgs84 = towgs84Of(step);
     if (towgs84) {
       const operation = `${step.id.authority}:${step.id.code}`;

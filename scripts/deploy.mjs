@@ -64,22 +64,41 @@ const USAGE = `npm run deploy -- [options]
 
 const { values: o } = parseArgs({
   options: {
-    local: { type: "boolean" }, "dry-run": { type: "boolean" }, "with-samples": { type: "boolean" }, serve: { type: "boolean" },
-    name: { type: "string" }, domain: { type: "string" }, location: { type: "string" },
-    "location-domain": { type: "string", multiple: true }, "location-url": { type: "string", multiple: true },
-    "s3-domain": { type: "string" }, "d1-location": { type: "string" }, "rotate-admin-token": { type: "boolean" },
-    "replace-dns": { type: "boolean" }, "replace-domain": { type: "boolean" },
-    state: { type: "string" }, port: { type: "string" }, help: { type: "boolean", short: "h" },
+    local: { type: "boolean" },
+    "dry-run": { type: "boolean" },
+    "with-samples": { type: "boolean" },
+    serve: { type: "boolean" },
+    name: { type: "string" },
+    domain: { type: "string" },
+    location: { type: "string" },
+    "location-domain": { type: "string", multiple: true },
+    "location-url": { type: "string", multiple: true },
+    "s3-domain": { type: "string" },
+    "d1-location": { type: "string" },
+    "rotate-admin-token": { type: "boolean" },
+    "replace-dns": { type: "boolean" },
+    "replace-domain": { type: "boolean" },
+    state: { type: "string" },
+    port: { type: "string" },
+    help: { type: "boolean", short: "h" },
   },
 });
-if (o.help) (console.log(USAGE), process.exit(0));
+if (o.help) console.log(USAGE), process.exit(0);
 const die = (message) => (console.error(`npm run deploy: ${message}`), process.exit(1));
-if (o.local && o["dry-run"]) die("--dry-run is for a Cloudflare deployment; --local already runs everything on this machine");
+if (o.local && o["dry-run"])
+  die("--dry-run is for a Cloudflare deployment; --local already runs everything on this machine");
 const log = (line) => console.log(line);
 const step = (n, what) => console.log(`${n}. ${what}`);
 
 /** `ID=VALUE` flags as an object. */
-const pairs = (list = []) => Object.fromEntries(list.map((p) => (/^[\w-]+=\S+$/.test(p) ? [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)] : die(`expected ID=VALUE, got '${p}'`))));
+const pairs = (list = []) =>
+  Object.fromEntries(
+    list.map((p) =>
+      /^[\w-]+=\S+$/.test(p)
+        ? [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)]
+        : die(`expected ID=VALUE, got '${p}'`),
+    ),
+  );
 
 const raw = experimental_readRawConfig({ config: "wrangler.toml" }).rawConfig;
 const name = o.name ?? raw.name;
@@ -114,7 +133,8 @@ let databaseIds = saved.databaseIds ?? {};
 /** Records `members` in <home>/deploy.json (settings and steps done; never in a dry run) as soon as they are known. */
 async function save(members = {}) {
   Object.assign(s, members);
-  if (!o["dry-run"]) await writeFile(join(home, "deploy.json"), JSON.stringify({ ...s, databaseIds }, null, 2) + "\n", { mode: 0o600 });
+  if (!o["dry-run"])
+    await writeFile(join(home, "deploy.json"), JSON.stringify({ ...s, databaseIds }, null, 2) + "\n", { mode: 0o600 });
 }
 /** Marks step `name` done (with the time) in deploy.json. */
 const done = (name) => save({ steps: { ...s.steps, [name]: new Date().toISOString() } });
@@ -124,16 +144,28 @@ const done = (name) => save({ steps: { ...s.steps, [name]: new Date().toISOStrin
  * empty: custom domains are attached by attachDomains after the preflight, never by wrangler.
  */
 async function writeConfig(url, databaseIds) {
-  const loc = locationConfig({ ...s, url, ...(o.local ? { domains: {}, s3Domain: undefined, domain: undefined } : {}) });
+  const loc = locationConfig({
+    ...s,
+    url,
+    ...(o.local ? { domains: {}, s3Domain: undefined, domain: undefined } : {}),
+  });
   // the public archive behind the built-in collections (issue 36): Earth Search unless EO_EDGE_ARCHIVE names another
   const archive = archiveVars(process.env.EO_EDGE_ARCHIVE || "earth-search");
-  const config = deployConfig(raw, { root: relative(dir, process.cwd()) || ".", name, databaseIds, vars: { ...loc.vars, ...archive }, routes: [] });
+  const config = deployConfig(raw, {
+    root: relative(dir, process.cwd()) || ".",
+    name,
+    databaseIds,
+    vars: { ...loc.vars, ...archive },
+    routes: [],
+  });
   await writeFile(configPath, JSON.stringify(config, null, 2) + "\n");
   return loc;
 }
 
 const t0 = performance.now();
-console.log(`EO Edge ${o.local ? `local deployment in ${relative(".", dir)} on ${s.url}` : `deployment '${name}'${o["dry-run"] ? " (dry run)" : ""}`}`);
+console.log(
+  `EO Edge ${o.local ? `local deployment in ${relative(".", dir)} on ${s.url}` : `deployment '${name}'${o["dry-run"] ? " (dry run)" : ""}`}`,
+);
 const problems = configProblems(raw);
 if (problems.length) die(`wrangler.toml is not safe to deploy:\n  ${problems.join("\n  ")}`);
 
@@ -153,7 +185,10 @@ if (!o.local && !o["dry-run"]) {
 
 step(1, "resources: D1, R2 buckets, queues (dead-letter queues included)");
 const wanted = resourcesOf(raw, name);
-if (o.local) log(`  local: ${[...wanted.databases.map((d) => d.name), ...wanted.buckets, ...wanted.queues].join(", ")} are made by wrangler dev in ${relative(".", dir)} on first use`);
+if (o.local)
+  log(
+    `  local: ${[...wanted.databases.map((d) => d.name), ...wanted.buckets, ...wanted.queues].join(", ")} are made by wrangler dev in ${relative(".", dir)} on first use`,
+  );
 else {
   ({ databaseIds } = await provision(w, wanted, { d1Location: s.d1Location }, log));
   await done("resources");
@@ -162,8 +197,11 @@ else {
 step(2, `configuration: ${relative(".", configPath)}`);
 // a dry run has no account to read the workers.dev subdomain from: its URL is a placeholder that is never deployed
 const loc = await writeConfig(s.url ?? `https://${name}.<your-subdomain>.workers.dev`, databaseIds);
-log(`  PUBLIC_BASE_URL ${loc.vars.PUBLIC_BASE_URL}, LOCATION_ID ${loc.vars.LOCATION_ID}${loc.vars.LOCATIONS ? `, LOCATIONS ${loc.vars.LOCATIONS}` : ""}${loc.vars.S3_HOSTS ? `, S3_HOSTS ${loc.vars.S3_HOSTS}` : ""}`);
-for (const r of loc.routes) log(`  custom domain ${r.pattern}${o.local ? "" : " (attached in step 5b, after the deploy)"}`);
+log(
+  `  PUBLIC_BASE_URL ${loc.vars.PUBLIC_BASE_URL}, LOCATION_ID ${loc.vars.LOCATION_ID}${loc.vars.LOCATIONS ? `, LOCATIONS ${loc.vars.LOCATIONS}` : ""}${loc.vars.S3_HOSTS ? `, S3_HOSTS ${loc.vars.S3_HOSTS}` : ""}`,
+);
+for (const r of loc.routes)
+  log(`  custom domain ${r.pattern}${o.local ? "" : " (attached in step 5b, after the deploy)"}`);
 
 step(3, "secrets: JWT_PRIVATE_JWK, ADMIN_TOKEN");
 const secrets = o.local ? localSecrets(join(dir, ".dev.vars")) : remoteSecrets(w, configPath);
@@ -171,31 +209,51 @@ const have = await secrets.names();
 const fresh = await newSecrets();
 const tokenFile = join(home, "admin-token");
 const set = (what) => (w.dryRun ? `${what} would be set when missing` : `${what} set`);
-if (!have.includes("JWT_PRIVATE_JWK")) await secrets.put("JWT_PRIVATE_JWK", fresh.JWT_PRIVATE_JWK).then(() => log(`  ${set("JWT_PRIVATE_JWK")} (a new Ed25519 key)`));
+if (!have.includes("JWT_PRIVATE_JWK"))
+  await secrets
+    .put("JWT_PRIVATE_JWK", fresh.JWT_PRIVATE_JWK)
+    .then(() => log(`  ${set("JWT_PRIVATE_JWK")} (a new Ed25519 key)`));
 else log("  JWT_PRIVATE_JWK is set (kept: rotate with npm run admin -- keys rotate)");
 if (!have.includes("ADMIN_TOKEN") || o["rotate-admin-token"]) {
   if (!w.dryRun) await writeFile(tokenFile, fresh.ADMIN_TOKEN + "\n", { mode: 0o600 }); // kept before it is set
   await secrets.put("ADMIN_TOKEN", fresh.ADMIN_TOKEN);
   log(`  ${set("ADMIN_TOKEN")}; its copy for npm run admin: ${relative(".", join(home, "admin-token"))} (mode 0600)`);
 } else if (!process.env.EO_EDGE_ADMIN_TOKEN && !existsSync(tokenFile) && !o["dry-run"]) {
-  die(`ADMIN_TOKEN is set on the Worker but ${relative(".", tokenFile)} is missing: set EO_EDGE_ADMIN_TOKEN, or run again with --rotate-admin-token`);
+  die(
+    `ADMIN_TOKEN is set on the Worker but ${relative(".", tokenFile)} is missing: set EO_EDGE_ADMIN_TOKEN, or run again with --rotate-admin-token`,
+  );
 } else log("  ADMIN_TOKEN is set");
 if (!o.local) await done("secrets");
 
 step(4, "D1 migrations");
 const db = wanted.databases[0].name;
-const migrated = await w.must(["d1", "migrations", "apply", db, ...(o.local ? ["--local", "--persist-to", dir] : ["--remote"]), "-c", configPath], { local: o.local });
+const migrated = await w.must(
+  ["d1", "migrations", "apply", db, ...(o.local ? ["--local", "--persist-to", dir] : ["--remote"]), "-c", configPath],
+  { local: o.local },
+);
 if (!w.dryRun) log(`  ${/No migrations to apply/.test(migrated) ? "no migration to apply" : `${db}: applied`}`);
 if (!o.local) await done("migrations");
 
-step(5, o.local ? `serve: wrangler dev on ${s.url}` : o["dry-run"] ? "deploy (dry run): bundle and startup check" : "deploy: wrangler deploy");
+step(
+  5,
+  o.local
+    ? `serve: wrangler dev on ${s.url}`
+    : o["dry-run"]
+      ? "deploy (dry run): bundle and startup check"
+      : "deploy: wrangler deploy",
+);
 let server;
 if (o["dry-run"]) {
   await w.must(["deploy", "-c", configPath]);
   const cpu = await checkStartup(w, configPath, dir, log);
   const load = `the calibration Worker ${cpu.calibration.toFixed(0)} ms profiled for ${cpu.calibrationCpu.toFixed(0)} ms of CPU`;
-  log(`  startup CPU ${cpu.judged.toFixed(1)} ms (profiled median ${cpu.worker.toFixed(1)} ms; ${load}), budget ${STARTUP_BUDGET_MS} ms, Cloudflare's limit 1 s`);
-  if (cpu.judged > STARTUP_BUDGET_MS) die(`startup takes ${cpu.judged.toFixed(1)} ms of CPU (profiled median ${cpu.worker.toFixed(1)} ms; ${load}), over the ${STARTUP_BUDGET_MS} ms budget`);
+  log(
+    `  startup CPU ${cpu.judged.toFixed(1)} ms (profiled median ${cpu.worker.toFixed(1)} ms; ${load}), budget ${STARTUP_BUDGET_MS} ms, Cloudflare's limit 1 s`,
+  );
+  if (cpu.judged > STARTUP_BUDGET_MS)
+    die(
+      `startup takes ${cpu.judged.toFixed(1)} ms of CPU (profiled median ${cpu.worker.toFixed(1)} ms; ${load}), over the ${STARTUP_BUDGET_MS} ms budget`,
+    );
 } else if (o.local) {
   server = await startServer({ stateDir: dir, port: s.port, args: ["-c", configPath] });
 } else {
@@ -206,19 +264,30 @@ if (o["dry-run"]) {
   await w.must(["deploy", "-c", configPath]);
   await save({ version: await liveVersion(api, s.accountId, name) });
   await done("deploy");
-  log(`  deployed version ${s.version}${s.previousVersion ? ` (replacing ${s.previousVersion})` : " (the Worker's first)"}: ${s.url}`);
-  step("5b", "custom domains (through the API; DNS records and other Workers' domains replaced only with --replace-dns / --replace-domain)");
+  log(
+    `  deployed version ${s.version}${s.previousVersion ? ` (replacing ${s.previousVersion})` : " (the Worker's first)"}: ${s.url}`,
+  );
+  step(
+    "5b",
+    "custom domains (through the API; DNS records and other Workers' domains replaced only with --replace-dns / --replace-domain)",
+  );
   try {
     await attachDomains(api, s.accountId, name, s.hosts ?? [], flags);
   } catch (e) {
-    die(e instanceof PreflightError ? `custom domains: ${e.message}. The Worker is deployed at its previous addresses.` : e.message);
+    die(
+      e instanceof PreflightError
+        ? `custom domains: ${e.message}. The Worker is deployed at its previous addresses.`
+        : e.message,
+    );
   }
   for (const h of s.hosts ?? []) log(`  ${h.host}: this Worker's custom domain`);
   await done("domains");
 }
 
 if (o["dry-run"]) {
-  log("6-8. bootstrap, samples and smoke test: would call the admin API and the token, catalog and Process endpoints of the deployed URL");
+  log(
+    "6-8. bootstrap, samples and smoke test: would call the admin API and the token, catalog and Process endpoints of the deployed URL",
+  );
   console.log(`Dry run done in ${((performance.now() - t0) / 1000).toFixed(1)} s: nothing changed on the account.`);
   process.exit(0);
 }
@@ -231,7 +300,9 @@ try {
   const admin = adminClient(reach, process.env.EO_EDGE_ADMIN_TOKEN ?? (await readFile(tokenFile, "utf8")).trim());
   step(6, "first account, its admin OAuth client and an S3 key");
   const secrets = credentialsFile(join(home, "credentials.json"));
-  await save({ bootstrap: await bootstrap(admin, s.bootstrap, { record: (b) => save({ bootstrap: b }), secrets, log }) });
+  await save({
+    bootstrap: await bootstrap(admin, s.bootstrap, { record: (b) => save({ bootstrap: b }), secrets, log }),
+  });
   await done("bootstrap");
   if (o["with-samples"]) {
     step(7, "sample scenes and items");
@@ -243,15 +314,22 @@ try {
     log(`  ${await smokeTest(reach, admin, s.bootstrap.accountId, !!o["with-samples"])}`);
   } catch (e) {
     if (o.local) throw e;
-    if (!s.previousVersion) die(`${e.message}\nThe Worker's first version failed its smoke test; there is no earlier version to roll back to.`);
+    if (!s.previousVersion)
+      die(
+        `${e.message}\nThe Worker's first version failed its smoke test; there is no earlier version to roll back to.`,
+      );
     log(`  ${e.message}`);
     log(`  rolling back to version ${s.previousVersion} (the one this deploy replaced)`);
     await rollback(w, configPath, name, s.previousVersion, `npm run deploy: smoke test of ${s.version} failed`);
     await save({ version: s.previousVersion, steps: { ...s.steps, deploy: undefined } });
-    die(`the smoke test failed; version ${s.previousVersion} serves again. Fix the cause and run npm run deploy again.`);
+    die(
+      `the smoke test failed; version ${s.previousVersion} serves again. Fix the cause and run npm run deploy again.`,
+    );
   }
   if (!o.local) await done("smoke");
-  console.log(`Done in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${s.url} (npm run admin -- ${o.local ? `--local --state ${relative(".", dir)} ` : ""}accounts list)`);
+  console.log(
+    `Done in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${s.url} (npm run admin -- ${o.local ? `--local --state ${relative(".", dir)} ` : ""}accounts list)`,
+  );
   if (server && o.serve) {
     console.log("Serving; Ctrl-C stops.");
     await new Promise(() => {});

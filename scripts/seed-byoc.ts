@@ -49,7 +49,10 @@ async function sensingTimes(data: string): Promise<Map<string, string>> {
   const dir = join(data, "items", "sentinel-2-l2a");
   const out = new Map<string, string>();
   for (const f of await readdir(dir)) {
-    const item = JSON.parse(await readFile(join(dir, f), "utf8")) as { properties: { datetime: string }; assets: Record<string, { href: string }> };
+    const item = JSON.parse(await readFile(join(dir, f), "utf8")) as {
+      properties: { datetime: string };
+      assets: Record<string, { href: string }>;
+    };
     const m = /westflanders\/(\d{4}-\d{2}-\d{2})\//.exec(Object.values(item.assets)[0]?.href ?? "");
     if (m) out.set(m[1]!, new Date(item.properties.datetime).toISOString());
   }
@@ -58,8 +61,15 @@ async function sensingTimes(data: string): Promise<Map<string, string>> {
 
 /** The West Flanders sample: one tile per date directory of the series. */
 async function westFlanders(data: string): Promise<Sample> {
-  const dates = (await readdir(join(data, SERIES), { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();
-  const files = (await Promise.all(dates.map(async (date) => (await readdir(join(data, SERIES, date))).map((file) => `${date}/${file}`)))).flat();
+  const dates = (await readdir(join(data, SERIES), { withFileTypes: true }))
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
+  const files = (
+    await Promise.all(
+      dates.map(async (date) => (await readdir(join(data, SERIES, date))).map((file) => `${date}/${file}`)),
+    )
+  ).flat();
   const times = await sensingTimes(data);
   return {
     id: BYOC_SAMPLE_ID,
@@ -67,7 +77,11 @@ async function westFlanders(data: string): Promise<Sample> {
     bucket: BYOC_SAMPLE_BUCKET,
     bands: [],
     files: files.map((file) => ({ key: `westflanders/${file}`, path: join(data, SERIES, file) })),
-    tiles: dates.map((date) => ({ id: `00000000-0000-4000-8001-${date.replaceAll("-", "")}0000`, path: `westflanders/${date}/(BAND)`, sensingTime: times.get(date) ?? null })),
+    tiles: dates.map((date) => ({
+      id: `00000000-0000-4000-8001-${date.replaceAll("-", "")}0000`,
+      path: `westflanders/${date}/(BAND)`,
+      sensingTime: times.get(date) ?? null,
+    })),
   };
 }
 
@@ -78,23 +92,58 @@ function sentinel1(data: string): Sample {
     id: BYOC_CREO_SAMPLE_ID,
     name: "Sentinel-1 GRD VV/VH in a CREODIAS bucket (BYOC sample, location creo)",
     bucket: CREO_SAMPLE_BUCKET,
-    bands: [["VV", band("vv")], ["VH", band("vh")]],
-    files: ["vv", "vh"].map((p) => ({ key: `s1/${S1_SCENE}/iw-${p}.utm43n-200m.tif`, path: join(data, "sentinel-1-grd", S1_SCENE, `iw-${p}.utm43n-200m.tif`) })),
-    tiles: [{ id: "00000000-0000-4000-8002-201807160040", path: `s1/${S1_SCENE}/iw-(BAND).utm43n-200m`, sensingTime: "2018-07-16T00:40:42.000Z" }],
+    bands: [
+      ["VV", band("vv")],
+      ["VH", band("vh")],
+    ],
+    files: ["vv", "vh"].map((p) => ({
+      key: `s1/${S1_SCENE}/iw-${p}.utm43n-200m.tif`,
+      path: join(data, "sentinel-1-grd", S1_SCENE, `iw-${p}.utm43n-200m.tif`),
+    })),
+    tiles: [
+      {
+        id: "00000000-0000-4000-8002-201807160040",
+        path: `s1/${S1_SCENE}/iw-(BAND).utm43n-200m`,
+        sensingTime: "2018-07-16T00:40:42.000Z",
+      },
+    ],
   };
 }
 
 /** Seeds sample `s` for `account` (files copied, collection registered, tiles ingested); the tiles ingested now. */
 async function seedSample(env: SeedEnv, account: string, s: Sample): Promise<number> {
   await uploadMissing(localBucket(env.BUCKETS, s.bucket), "", s.files);
-  if (!(await getCollection(env, account, s.id))) await insertCollection(env, { id: s.id, accountId: account, name: s.name, s3Bucket: s.bucket, created: "2026-01-01T00:00:00.000Z", bands: s.bands });
+  if (!(await getCollection(env, account, s.id)))
+    await insertCollection(env, {
+      id: s.id,
+      accountId: account,
+      name: s.name,
+      s3Bucket: s.bucket,
+      created: "2026-01-01T00:00:00.000Z",
+      bands: s.bands,
+    });
   // tiles are independent (a concurrent first configuration of the bands is settled by configureBands)
   const ingested = await inPool(s.tiles, SEED_CONCURRENCY, async ({ id, path, sensingTime }, i) => {
     const tile = await tileById(env, id);
     if (tile?.status === "INGESTED") return 0;
     if (!tile) {
       const created = new Date(Date.parse("2026-01-01T00:00:00Z") + i * 1000).toISOString();
-      await insertTile(env, { id, collection: s.id, account, path, status: "WAITING", sensingTime, coverGeometry: null, tileGeometry: null, tileEpsg: null, nativeBbox: null, metersPerPixel: null, failedCause: null, warnings: null, created });
+      await insertTile(env, {
+        id,
+        collection: s.id,
+        account,
+        path,
+        status: "WAITING",
+        sensingTime,
+        coverGeometry: null,
+        tileGeometry: null,
+        tileEpsg: null,
+        nativeBbox: null,
+        metersPerPixel: null,
+        failedCause: null,
+        warnings: null,
+        created,
+      });
     }
     await moveTile(env, id, ["WAITING", "FAILED"], "QUEUED");
     await byocIngest({ kind: BYOC_INGEST_KIND, tile: id }, env as Env);
@@ -107,8 +156,13 @@ async function seedSample(env: SeedEnv, account: string, s: Sample): Promise<num
 }
 
 /** Seeds the BYOC samples for `account`; returns each one's id and the number of its tiles ingested now. */
-export async function seedByoc(env: SeedEnv, account: string, data: string): Promise<{ id: string; ingested: number }[]> {
+export async function seedByoc(
+  env: SeedEnv,
+  account: string,
+  data: string,
+): Promise<{ id: string; ingested: number }[]> {
   const out: { id: string; ingested: number }[] = [];
-  for (const s of [await westFlanders(data), sentinel1(data)]) out.push({ id: s.id, ingested: await seedSample(env, account, s) });
+  for (const s of [await westFlanders(data), sentinel1(data)])
+    out.push({ id: s.id, ingested: await seedSample(env, account, s) });
   return out;
 }

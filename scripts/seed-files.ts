@@ -14,7 +14,8 @@ import { SEED_CONCURRENCY, inPool } from "./lib/pool.mjs";
 export async function sampleItems(data: string): Promise<StacItem[]> {
   const out: StacItem[] = [];
   for (const c of await readdir(join(data, "items"))) {
-    for (const f of (await readdir(join(data, "items", c))).sort()) out.push(JSON.parse(await readFile(join(data, "items", c, f), "utf8")) as StacItem);
+    for (const f of (await readdir(join(data, "items", c))).sort())
+      out.push(JSON.parse(await readFile(join(data, "items", c, f), "utf8")) as StacItem);
   }
   return out;
 }
@@ -35,7 +36,11 @@ async function sizes(store: Pick<ObjectStore, "list">, prefix: string): Promise<
  * Puts every `{key, path}` (object key in store, local file) that store does not hold with the file's size, at most
  * SEED_CONCURRENCY at a time; every key must start with `prefix` (the one listing made). Returns how many it put.
  */
-export async function uploadMissing(store: Pick<ObjectStore, "list" | "put">, prefix: string, files: { key: string; path: string }[]): Promise<number> {
+export async function uploadMissing(
+  store: Pick<ObjectStore, "list" | "put">,
+  prefix: string,
+  files: { key: string; path: string }[],
+): Promise<number> {
   const held = await sizes(store, prefix);
   const put = await inPool(files, SEED_CONCURRENCY, async ({ key, path }) => {
     if (held.get(key) === (await stat(path)).size) return 0;

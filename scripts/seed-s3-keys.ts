@@ -11,6 +11,7 @@ import { demoS3Keys } from "./lib/local.mjs";
 /** Stores the demo keys for `account`; answers the access key id. @throws Error when another account has that id. */
 export async function seedS3Keys(env: Pick<Env, "DB">, account: string, persist: string): Promise<string> {
   const keys = demoS3Keys(persist, true) as { accessKeyId: string; secretAccessKey: string };
-  if (!(await putS3Key(env, account, keys))) throw new Error(`S3 access key ${keys.accessKeyId} belongs to another account of this state`);
+  if (!(await putS3Key(env, account, keys)))
+    throw new Error(`S3 access key ${keys.accessKeyId} belongs to another account of this state`);
   return keys.accessKeyId;
 }

@@ -24,9 +24,21 @@ const PATH = "zarr/westflanders.zarr/";
 export async function seedZarr(env: Pick<Env, "DB" | "BUCKETS">, account: string): Promise<string> {
   const bucket = await resolveBucket(env, account, { url: `s3://${BUCKET}/${PATH}` });
   const files = JSON.parse(await readFile(join(STORE, "files.json"), "utf8")) as string[];
-  await uploadMissing(bucket.store, bucket.key(""), files.map((f) => ({ key: bucket.key(f), path: join(STORE, f) })));
+  await uploadMissing(
+    bucket.store,
+    bucket.key(""),
+    files.map((f) => ({ key: bucket.key(f), path: join(STORE, f) })),
+  );
   if (!(await getZarr(env, account, SAMPLE_ZARR_ID)))
-    await insertZarr(env, { id: SAMPLE_ZARR_ID, account, name: "West Flanders (Zarr sample)", s3Bucket: BUCKET, path: PATH, crs: "http://www.opengis.net/def/crs/EPSG/0/32631", created: "2026-01-01T00:00:00Z" });
+    await insertZarr(env, {
+      id: SAMPLE_ZARR_ID,
+      account,
+      name: "West Flanders (Zarr sample)",
+      s3Bucket: BUCKET,
+      path: PATH,
+      crs: "http://www.opengis.net/def/crs/EPSG/0/32631",
+      created: "2026-01-01T00:00:00Z",
+    });
   const { status, errors } = await ingestZarr(env, (await getZarr(env, account, SAMPLE_ZARR_ID))!);
   if (errors) throw new Error(`sample Zarr collection ${SAMPLE_ZARR_ID}: ${errors}`);
   return status;

@@ -43,14 +43,23 @@ const DEMO_ACCOUNT = "00000000-0000-4000-8000-000000000001";
  * which the vitest plugin's readD1Migrations uses). Returns the names applied.
  */
 async function applyMigrations(db: D1Database): Promise<string[]> {
-  await db.prepare("CREATE TABLE IF NOT EXISTS d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)").run();
-  const applied = new Set((await db.prepare("SELECT name FROM d1_migrations").all<{ name: string }>()).results.map((r) => r.name));
+  await db
+    .prepare(
+      "CREATE TABLE IF NOT EXISTS d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)",
+    )
+    .run();
+  const applied = new Set(
+    (await db.prepare("SELECT name FROM d1_migrations").all<{ name: string }>()).results.map((r) => r.name),
+  );
   if ((await readdir("migrations")).filter((f) => f.endsWith(".sql")).every((f) => applied.has(f))) return [];
   const { readD1Migrations } = await import("@cloudflare/vitest-plugin"); // ~0.7 s to load: only when needed
   const pending = (await readD1Migrations("migrations")).filter((m) => !applied.has(m.name));
   for (const m of pending) {
     try {
-      await db.batch([...m.queries.map((q) => db.prepare(q)), db.prepare("INSERT INTO d1_migrations (name) VALUES (?)").bind(m.name)]);
+      await db.batch([
+        ...m.queries.map((q) => db.prepare(q)),
+        db.prepare("INSERT INTO d1_migrations (name) VALUES (?)").bind(m.name),
+      ]);
     } catch (e) {
       throw new Error(`migration ${m.name} failed: ${(e as Error).message}`);
     }
@@ -61,13 +70,22 @@ async function applyMigrations(db: D1Database): Promise<string[]> {
 /** Uploads the files the items' assets name (keys = paths under data/) that R2 does not hold with the same size; returns how many. */
 function uploadAssets(env: { DATA: R2Bucket }, all: StacItem[]): Promise<number> {
   const keys = [...new Set(all.flatMap((item) => Object.values(item.assets).map((a) => a.href)))];
-  return uploadMissing(r2Store(env.DATA, "eo-edge-data", ""), "", keys.map((key) => ({ key, path: join(DATA, key) })));
+  return uploadMissing(
+    r2Store(env.DATA, "eo-edge-data", ""),
+    "",
+    keys.map((key) => ({ key, path: join(DATA, key) })),
+  );
 }
 
 /** The demo client of <persist>/demo-client.json when D1 accepts its secret, else a new one written there. */
-async function demoClient(env: { DB: D1Database }): Promise<{ client_id: string; client_secret: string; created: boolean }> {
+async function demoClient(env: {
+  DB: D1Database;
+}): Promise<{ client_id: string; client_secret: string; created: boolean }> {
   const file = join(persist, "demo-client.json");
-  const saved = await readFile(file, "utf8").then((t) => JSON.parse(t) as { client_id: string; client_secret: string }, () => undefined);
+  const saved = await readFile(file, "utf8").then(
+    (t) => JSON.parse(t) as { client_id: string; client_secret: string },
+    () => undefined,
+  );
   if (saved && (await verifyClient(env, saved.client_id, saved.client_secret))) return { ...saved, created: false };
   const created = await createClient(env, { accountId: DEMO_ACCOUNT, accountName: "EO Edge demo", name: "demo" });
   await writeFile(file, JSON.stringify(created, null, 2) + "\n", { mode: 0o600 });
@@ -82,7 +100,12 @@ async function storageConfig(): Promise<{ path: string; cleanup: () => Promise<v
   const c = unstable_readConfig({ config: "wrangler.toml" });
   const dir = await mkdtemp(join(tmpdir(), "eo-edge-seed-"));
   const path = join(dir, "wrangler.json");
-  const json = { name: c.name, compatibility_date: c.compatibility_date, d1_databases: c.d1_databases, r2_buckets: c.r2_buckets };
+  const json = {
+    name: c.name,
+    compatibility_date: c.compatibility_date,
+    d1_databases: c.d1_databases,
+    r2_buckets: c.r2_buckets,
+  };
   await writeFile(path, JSON.stringify(json));
   return { path, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
@@ -91,7 +114,10 @@ async function main(): Promise<void> {
   const fingerprint = seedFingerprint(options); // of the inputs as this seed reads them
   await rm(seedMarker(persist), { force: true });
   const config = await storageConfig();
-  const proxy = await getPlatformProxy<{ DB: D1Database; DATA: R2Bucket; BUCKETS: R2Bucket }>({ configPath: config.path, persist: { path: join(persist, "v3") } });
+  const proxy = await getPlatformProxy<{ DB: D1Database; DATA: R2Bucket; BUCKETS: R2Bucket }>({
+    configPath: config.path,
+    persist: { path: join(persist, "v3") },
+  });
   const { env } = proxy;
   try {
     const migrations = await applyMigrations(env.DB);
@@ -103,8 +129,13 @@ async function main(): Promise<void> {
     const zarr = await seedZarr(env, DEMO_ACCOUNT);
     const byoc = await seedByoc(env, DEMO_ACCOUNT, DATA);
     // The built-ins are hosted where sentinelhub-py expects them: the primary location (registry location NULL)
-    await env.DB.prepare("UPDATE data_collections SET location = NULL WHERE kind = 'builtin' AND location IS NOT NULL").run();
-    await writeFile(seedMarker(persist), JSON.stringify({ fingerprint, s3AccessKeyId: s3Key, seeded: new Date().toISOString() }, null, 2) + "\n");
+    await env.DB.prepare(
+      "UPDATE data_collections SET location = NULL WHERE kind = 'builtin' AND location IS NOT NULL",
+    ).run();
+    await writeFile(
+      seedMarker(persist),
+      JSON.stringify({ fingerprint, s3AccessKeyId: s3Key, seeded: new Date().toISOString() }, null, 2) + "\n",
+    );
     console.log(
       `${migrations.length} migrations applied, ${all.length} items, ${files} new files, ` +
         `zarr-${SAMPLE_ZARR_ID} ${zarr}, ${byoc.map((b) => `byoc-${b.id} (${b.ingested} tiles ingested now)`).join(", ")}, ` +

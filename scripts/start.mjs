@@ -19,7 +19,17 @@ import { mkdirSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { relative } from "node:path";
 import { devLog, eachLine } from "./lib/devlog.mjs";
-import { demoClient, demoS3Keys, endpoints, portFree, recordStart, startPorts, startState, wrangler, wranglerEnv } from "./lib/local.mjs";
+import {
+  demoClient,
+  demoS3Keys,
+  endpoints,
+  portFree,
+  recordStart,
+  startPorts,
+  startState,
+  wrangler,
+  wranglerEnv,
+} from "./lib/local.mjs";
 import { forgetSeed, prepareState } from "./lib/prepare.mjs";
 import { BUCKET_REGIONS } from "./lib/regions.mjs";
 import { archiveVars } from "./lib/archive-vars.mjs";
@@ -46,8 +56,11 @@ function build(script) {
   if (said) console.log(said);
 }
 
-if (new Set([port, port2, s3Port]).size !== 3) die(`PORT (${port}), PORT2 (${port2}) and S3_PORT (${s3Port}) must be three different ports.`);
-for (const p of [port, port2, s3Port]) if (!(await portFree(p))) die(`port ${p} is in use (another npm start?): stop it, or set PORT (and PORT2, S3_PORT) to free ports.`);
+if (new Set([port, port2, s3Port]).size !== 3)
+  die(`PORT (${port}), PORT2 (${port2}) and S3_PORT (${s3Port}) must be three different ports.`);
+for (const p of [port, port2, s3Port])
+  if (!(await portFree(p)))
+    die(`port ${p} is in use (another npm start?): stop it, or set PORT (and PORT2, S3_PORT) to free ports.`);
 build("wasm/build.mjs");
 build("scripts/build-web.mjs");
 mkdirSync(state, { recursive: true });
@@ -55,10 +68,17 @@ const s3 = demoS3Keys(state, true);
 recordStart(state, served);
 const where = relative(".", state) || ".";
 try {
-  const prepared = prepareState(state, [], () => console.log(`Preparing ${where}: D1 migrations, sample data, demo client (once per change of data/, migrations/ or src/; about half a minute)...`));
+  const prepared = prepareState(state, [], () =>
+    console.log(
+      `Preparing ${where}: D1 migrations, sample data, demo client (once per change of data/, migrations/ or src/; about half a minute)...`,
+    ),
+  );
   if (prepared.seeded) console.log(`Prepared ${where} in ${seconds()} s: ${prepared.summary}`);
 } catch (e) {
-  die(`preparing ${where} failed; see above. A half-prepared state folder can be deleted (rm -rf ${where}).`, e.message);
+  die(
+    `preparing ${where} failed; see above. A half-prepared state folder can be deleted (rm -rf ${where}).`,
+    e.message,
+  );
 }
 const demo = demoClient(state);
 
@@ -68,10 +88,17 @@ const demo = demoClient(state);
 // twin's requester-pays buckets take its test keys (TWIN_AWS_KEYS, not AWS keys); real keys belong in .dev.vars.
 const archive = process.env.EO_EDGE_ARCHIVE || "twin";
 const twinPort = Number(process.env.ARCHIVE_TWIN_PORT ?? port + 3);
-const twin = archive === "twin" ? await startArchiveTwin({ port: twinPort }).catch((e) => die(`the archive twin cannot listen on ${twinPort} (ARCHIVE_TWIN_PORT): ${e.message}`)) : undefined;
+const twin =
+  archive === "twin"
+    ? await startArchiveTwin({ port: twinPort }).catch((e) =>
+        die(`the archive twin cannot listen on ${twinPort} (ARCHIVE_TWIN_PORT): ${e.message}`),
+      )
+    : undefined;
 let archiveVarList;
 try {
-  const keys = twin ? { AWS_ACCESS_KEY_ID: TWIN_AWS_KEYS.accessKeyId, AWS_SECRET_ACCESS_KEY: TWIN_AWS_KEYS.secretAccessKey } : {};
+  const keys = twin
+    ? { AWS_ACCESS_KEY_ID: TWIN_AWS_KEYS.accessKeyId, AWS_SECRET_ACCESS_KEY: TWIN_AWS_KEYS.secretAccessKey }
+    : {};
   archiveVarList = Object.entries({ ...archiveVars(archive, process.env, twin), ...keys }).map(([k, v]) => `${k}:${v}`);
 } catch (e) {
   die(e.message);
@@ -82,8 +109,29 @@ const locations = JSON.stringify(served.locations.map(({ id, url }) => ({ id, ur
 // accounts' (D1, src/buckets/keys.ts): the seed stores the demo keys for the demo account.
 // BUCKET_REGIONS: the second location's BYOC sample is in a CREODIAS bucket (scripts/lib/regions.mjs).
 // S3_HOSTS: the S3 port's address, served as S3 at its root (src/s3/address.ts).
-const vars = [`PUBLIC_BASE_URL:${served.base_url}`, "LOCATION_ID:aws-eu-central-1", `LOCATIONS:${locations}`, `BUCKET_REGIONS:${JSON.stringify(BUCKET_REGIONS)}`, `S3_HOSTS:${new URL(served.s3_endpoint).host}`, ...archiveVarList].flatMap((v) => ["--var", v]);
-const dev = spawn(...wrangler(["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", "--test-scheduled", ...vars]), { stdio: ["ignore", "pipe", "pipe"], env: wranglerEnv });
+const vars = [
+  `PUBLIC_BASE_URL:${served.base_url}`,
+  "LOCATION_ID:aws-eu-central-1",
+  `LOCATIONS:${locations}`,
+  `BUCKET_REGIONS:${JSON.stringify(BUCKET_REGIONS)}`,
+  `S3_HOSTS:${new URL(served.s3_endpoint).host}`,
+  ...archiveVarList,
+].flatMap((v) => ["--var", v]);
+const dev = spawn(
+  ...wrangler([
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--persist-to",
+    state,
+    "--show-interactive-dev-session=false",
+    "--test-scheduled",
+    ...vars,
+  ]),
+  { stdio: ["ignore", "pipe", "pipe"], env: wranglerEnv },
+);
 
 // Until it serves, wrangler dev's output (banner, bindings table) is kept for a failure report; then shown, filtered.
 let ready = false;
@@ -148,7 +196,10 @@ ready = true;
 const CRON = "*/5 * * * *";
 const sweep = () => {
   log.swallow(/GET \/__scheduled/); // its request log line is ours, not the user's
-  fetch(`${served.base_url}/__scheduled?cron=${encodeURIComponent(CRON)}`).then((r) => r.arrayBuffer(), () => undefined);
+  fetch(`${served.base_url}/__scheduled?cron=${encodeURIComponent(CRON)}`).then(
+    (r) => r.arrayBuffer(),
+    () => undefined,
+  );
 };
 sweep();
 setInterval(sweep, 5 * 60_000);
@@ -170,6 +221,8 @@ For scripts: npm run -s credentials (all of it as JSON). In a shell:
   curl -s -H "Authorization: Bearer $TOKEN" $BASE_URL/api/v1/metadata/location
 Requests are logged below; Ctrl-C stops the server.`);
 if (!accepted) {
-  console.log(`WARNING: the server refuses the demo client of ${where}/demo-client.json (deleted?); restart npm start to make a new one.`);
+  console.log(
+    `WARNING: the server refuses the demo client of ${where}/demo-client.json (deleted?); restart npm start to make a new one.`,
+  );
   forgetSeed(state);
 }

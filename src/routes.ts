@@ -38,10 +38,26 @@ export function buildApi(): Api {
       maxBody: TOKEN_BODY_BYTES,
       errors: tokenErrors,
     })
-    .on("GET", CERTS_PATH, certs, { public: true, tags: ["OAuth"], summary: "JSON Web Key Set of the token signing key" })
-    .on("GET", OIDC_PATH, openidConfiguration, { public: true, tags: ["OAuth"], summary: "OpenID Provider configuration" })
-    .on("GET", "/api/v1/metadata/location", listLocations, { tags: ["Locations"], summary: "List the locations", speculative: true })
-    .on("GET", "/api/v1/metadata/location/:locationId", getLocation, { tags: ["Locations"], summary: "One location", speculative: true });
+    .on("GET", CERTS_PATH, certs, {
+      public: true,
+      tags: ["OAuth"],
+      summary: "JSON Web Key Set of the token signing key",
+    })
+    .on("GET", OIDC_PATH, openidConfiguration, {
+      public: true,
+      tags: ["OAuth"],
+      summary: "OpenID Provider configuration",
+    })
+    .on("GET", "/api/v1/metadata/location", listLocations, {
+      tags: ["Locations"],
+      summary: "List the locations",
+      speculative: true,
+    })
+    .on("GET", "/api/v1/metadata/location/:locationId", getLocation, {
+      tags: ["Locations"],
+      summary: "One location",
+      speculative: true,
+    });
   registerProcess(api);
   registerCatalog(api);
   registerStatistics(api);
@@ -57,6 +73,9 @@ export function buildApi(): Api {
   registerByoc(api);
   registerCollectionMetadata(api);
   registerDataImport(api);
-  registerOpenApi(api, CATALOG_ROOTS.map((root) => `${root}/api`)); // last: it documents the table built above
+  registerOpenApi(
+    api,
+    CATALOG_ROOTS.map((root) => `${root}/api`),
+  ); // last: it documents the table built above
   return api;
 }

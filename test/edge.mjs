@@ -6,5 +6,8 @@ import { spawnSync } from "node:child_process";
 import { EDGE_V8_ENV } from "../scripts/lib/bench.mjs";
 
 const files = ["test/pipeline/admission.test.ts", "test/budget/caches.test.ts", "test/budget/wmts-pan.test.ts"];
-const r = spawnSync("npx", ["vitest", "run", ...files, ...process.argv.slice(2)], { stdio: "inherit", env: { ...process.env, ...EDGE_V8_ENV } });
+const r = spawnSync("npx", ["vitest", "run", ...files, ...process.argv.slice(2)], {
+  stdio: "inherit",
+  env: { ...process.env, ...EDGE_V8_ENV },
+});
 process.exit(r.status ?? 1);

@@ -7,7 +7,11 @@ describe("sample seeding", () => {
   it("puts the 29RKH item in D1 and its COGs in R2", async () => {
     const items = await seedSamples((i) => i.id === "S2A_29RKH_20200219_0_L2A");
     expect(items).toHaveLength(1);
-    const row = await env.DB.prepare("SELECT id, cloud_cover, datetime FROM items").first<{ id: string; cloud_cover: number; datetime: number }>();
+    const row = await env.DB.prepare("SELECT id, cloud_cover, datetime FROM items").first<{
+      id: string;
+      cloud_cover: number;
+      datetime: number;
+    }>();
     expect(row?.id).toBe("S2A_29RKH_20200219_0_L2A");
     expect(row?.cloud_cover).toBeCloseTo(4.051854, 5);
     expect(new Date(row!.datetime).toISOString()).toBe("2020-02-19T11:34:25.405Z");

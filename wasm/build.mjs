@@ -29,7 +29,12 @@ for (const { source, output } of MODULES) {
 }
 
 try {
-  await buildDecodeCore(root, "src/raster/codec/decode_core.wasm", [fileURLToPath(import.meta.url)], process.argv.includes("--force"));
+  await buildDecodeCore(
+    root,
+    "src/raster/codec/decode_core.wasm",
+    [fileURLToPath(import.meta.url)],
+    process.argv.includes("--force"),
+  );
 } catch (e) {
   console.error(`build:wasm: the decode core failed: ${e.message}`);
   process.exit(1);

@@ -25,34 +25,81 @@ function typeOf(s) {
 const inline = (text) => text.split(/`([^`]+)`/).map((part, i) => (i % 2 ? el("code", {}, part) : part));
 
 /** A table with header `head` and rows of cells (strings or nodes). */
-const table = (head, rows) => el("table", {}, el("tr", {}, ...head.map((h) => el("th", {}, h))), ...rows.map((r) => el("tr", {}, ...r.map((c) => el("td", {}, c)))));
+const table = (head, rows) =>
+  el(
+    "table",
+    {},
+    el("tr", {}, ...head.map((h) => el("th", {}, h))),
+    ...rows.map((r) => el("tr", {}, ...r.map((c) => el("td", {}, c)))),
+  );
 
 /** Table of an operation's parameters (name, in, required, type, description). */
 const parameters = (params) =>
-  table(["Parameter", "In", "Required", "Type", "Description"], params.map((p) => [el("code", {}, p.name), p.in, p.required ? "yes" : "no", typeOf(p.schema), p.description ?? p.schema?.description ?? ""]));
+  table(
+    ["Parameter", "In", "Required", "Type", "Description"],
+    params.map((p) => [
+      el("code", {}, p.name),
+      p.in,
+      p.required ? "yes" : "no",
+      typeOf(p.schema),
+      p.description ?? p.schema?.description ?? "",
+    ]),
+  );
 
 /** Table of a body schema's top-level fields (name, required, type, description). */
 const fields = (schema) =>
-  table(["Field", "Required", "Type", "Description"], Object.entries(schema?.properties ?? {}).map(([name, p]) =>
-    [el("code", {}, name), (schema.required ?? []).includes(name) ? "yes" : "no", typeOf(p), p.description ?? ""]));
+  table(
+    ["Field", "Required", "Type", "Description"],
+    Object.entries(schema?.properties ?? {}).map(([name, p]) => [
+      el("code", {}, name),
+      (schema.required ?? []).includes(name) ? "yes" : "no",
+      typeOf(p),
+      p.description ?? "",
+    ]),
+  );
 
 /** One operation as a <details> element (its id is the operationId, the table of contents' anchor). */
 function operation(doc, method, path, op) {
   const open = Array.isArray(op.security) && op.security.length === 0;
-  const head = el("summary", {}, el("span", { class: `method ${method.toUpperCase()}` }, method.toUpperCase()),
-    el("span", { class: "path" }, path), op.summary ?? "", " ", el("span", { class: "auth" }, open ? "(public)" : "(bearer token)"));
+  const head = el(
+    "summary",
+    {},
+    el("span", { class: `method ${method.toUpperCase()}` }, method.toUpperCase()),
+    el("span", { class: "path" }, path),
+    op.summary ?? "",
+    " ",
+    el("span", { class: "auth" }, open ? "(public)" : "(bearer token)"),
+  );
   const body = el("details", { class: "op", id: op.operationId ?? `${method}${path}` }, head);
-  body.dataset.search = `${method} ${path} ${op.summary ?? ""} ${op.description ?? ""} ${op.tags?.join(" ") ?? ""}`.toLowerCase();
+  body.dataset.search =
+    `${method} ${path} ${op.summary ?? ""} ${op.description ?? ""} ${op.tags?.join(" ") ?? ""}`.toLowerCase();
   if (op.description) body.append(el("p", { class: "description" }, ...inline(op.description)));
   if (op.parameters?.length) body.append(el("h4", {}, "Parameters"), parameters(op.parameters));
   const media = Object.entries(op.requestBody?.content ?? {});
   if (media.length) {
     const schema = resolve(doc, media[0][1].schema); // the media types of one operation share its schema
-    body.append(el("h4", {}, "Request body ", el("code", {}, media.map(([type]) => type).join(", "))), fields(schema),
-      el("details", {}, el("summary", {}, "JSON Schema"), el("pre", { class: "schema" }, JSON.stringify(schema, null, 2))));
+    body.append(
+      el("h4", {}, "Request body ", el("code", {}, media.map(([type]) => type).join(", "))),
+      fields(schema),
+      el(
+        "details",
+        {},
+        el("summary", {}, "JSON Schema"),
+        el("pre", { class: "schema" }, JSON.stringify(schema, null, 2)),
+      ),
+    );
   }
-  body.append(el("h4", {}, "Responses"), table(["Status", "Description", "Media type"],
-    Object.entries(op.responses ?? {}).map(([status, r]) => [el("b", {}, status), r.description ?? "", Object.keys(r.content ?? {}).join(", ")])));
+  body.append(
+    el("h4", {}, "Responses"),
+    table(
+      ["Status", "Description", "Media type"],
+      Object.entries(op.responses ?? {}).map(([status, r]) => [
+        el("b", {}, status),
+        r.description ?? "",
+        Object.keys(r.content ?? {}).join(", "),
+      ]),
+    ),
+  );
   body.append(...examples(doc, method, path, op), tryIt(doc, method, path, op));
   return body;
 }
@@ -68,16 +115,25 @@ function filter() {
     shown += hit;
   }
   for (const s of document.querySelectorAll("section.tag")) s.hidden = !s.querySelector("details.op:not([hidden])");
-  document.getElementById("state").textContent = `${shown} of ${document.querySelectorAll("details.op").length} operations shown`;
+  document.getElementById("state").textContent =
+    `${shown} of ${document.querySelectorAll("details.op").length} operations shown`;
 }
 
 /** Renders the whole document into the page. */
 function render(doc) {
   document.getElementById("title").textContent = `${doc.info.title} ${doc.info.version} (OpenAPI ${doc.openapi})`;
-  for (const para of (doc.info.description ?? "").split("\n\n")) document.getElementById("description").append(el("p", {}, ...inline(para)));
+  for (const para of (doc.info.description ?? "").split("\n\n"))
+    document.getElementById("description").append(el("p", {}, ...inline(para)));
   const schemes = Object.entries(doc.components?.securitySchemes ?? {}).map(([name, s]) =>
-    el("li", {}, el("b", {}, name), `: ${s.type}`, s.flows?.clientCredentials ? ` client credentials, token URL ${s.flows.clientCredentials.tokenUrl}` : "",
-      s.scheme ? ` ${s.scheme} ${s.bearerFormat ?? ""}` : ""));
+    el(
+      "li",
+      {},
+      el("b", {}, name),
+      `: ${s.type}`,
+      s.flows?.clientCredentials ? ` client credentials, token URL ${s.flows.clientCredentials.tokenUrl}` : "",
+      s.scheme ? ` ${s.scheme} ${s.bearerFormat ?? ""}` : "",
+    ),
+  );
   document.getElementById("security").append(el("h2", {}, "Authentication"), el("ul", {}, ...schemes));
   const byTag = new Map();
   for (const [path, ops] of Object.entries(doc.paths))
@@ -91,8 +147,25 @@ function render(doc) {
   for (const [tag, ops] of byTag) {
     const id = `tag-${tag.replace(/\W+/g, "_")}`;
     main.append(el("section", { class: "tag", id }, el("h2", {}, `${tag} (${ops.length})`), ...ops));
-    const links = ops.map((d) => el("li", {}, el("a", { href: `#${d.id}` }, `${d.querySelector(".method").textContent} ${d.querySelector(".path").textContent}`)));
-    toc.append(el("details", { open: "" }, el("summary", {}, el("a", { href: `#${id}` }, `${tag} (${ops.length})`)), el("ul", {}, ...links)));
+    const links = ops.map((d) =>
+      el(
+        "li",
+        {},
+        el(
+          "a",
+          { href: `#${d.id}` },
+          `${d.querySelector(".method").textContent} ${d.querySelector(".path").textContent}`,
+        ),
+      ),
+    );
+    toc.append(
+      el(
+        "details",
+        { open: "" },
+        el("summary", {}, el("a", { href: `#${id}` }, `${tag} (${ops.length})`)),
+        el("ul", {}, ...links),
+      ),
+    );
   }
   const count = [...byTag.values()].reduce((n, ops) => n + ops.length, 0);
   document.getElementById("state").textContent = `${count} operations in ${byTag.size} groups`;

@@ -6,7 +6,10 @@
 /* global L */
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
-const map = (window.eoMap = L.map("map")).setView([Number(params.get("lat") ?? 24.65), Number(params.get("lon") ?? -11.4)], Number(params.get("zoom") ?? 10));
+const map = (window.eoMap = L.map("map")).setView(
+  [Number(params.get("lat") ?? 24.65), Number(params.get("lon") ?? -11.4)],
+  Number(params.get("zoom") ?? 10),
+);
 L.control.scale({ imperial: false }).addTo(map);
 const token = sessionStorage.getItem("eo-edge-token");
 let layers = [];
@@ -15,7 +18,10 @@ let listed = [];
 
 /** JSON of a Configuration API call with the console's token; throws with the error envelope's message. */
 async function api(path, init = {}) {
-  const r = await fetch(path, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers } });
+  const r = await fetch(path, {
+    ...init,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers },
+  });
   const body = await r.json().catch(() => null);
   if (!r.ok) throw new Error(`${r.status}: ${body?.error?.message ?? r.statusText}`);
   return body;
@@ -23,15 +29,25 @@ async function api(path, init = {}) {
 
 /** Tile URL template of the XYZ layer: WMTS KVP GetTile, z/x/y = TILEMATRIX/TILECOL/TILEROW. */
 function xyzUrl(instance, layer, time) {
-  const q = new URLSearchParams({ SERVICE: "WMTS", REQUEST: "GetTile", LAYER: layer, TILEMATRIXSET: "PopularWebMercator256", FORMAT: "image/png" });
+  const q = new URLSearchParams({
+    SERVICE: "WMTS",
+    REQUEST: "GetTile",
+    LAYER: layer,
+    TILEMATRIXSET: "PopularWebMercator256",
+    FORMAT: "image/png",
+  });
   if (time) q.set("TIME", time);
   return `/ogc/wmts/${encodeURIComponent(instance)}?${q}&TILEMATRIX={z}&TILECOL={x}&TILEROW={y}`;
 }
 
 /** Shows the instance's WMS and WMTS GetCapabilities URLs with their copy buttons. */
 function showCaps(instance) {
-  for (const [service, id] of [["wms", "Wms"], ["wmts", "Wmts"]]) {
-    $(`${service}CapsUrl`).textContent = `${location.origin}/ogc/${service}/${encodeURIComponent(instance)}?SERVICE=${service.toUpperCase()}&REQUEST=GetCapabilities`;
+  for (const [service, id] of [
+    ["wms", "Wms"],
+    ["wmts", "Wmts"],
+  ]) {
+    $(`${service}CapsUrl`).textContent =
+      `${location.origin}/ogc/${service}/${encodeURIComponent(instance)}?SERVICE=${service.toUpperCase()}&REQUEST=GetCapabilities`;
     $(`caps${id}`).hidden = false;
   }
 }
@@ -40,8 +56,18 @@ function showCaps(instance) {
 function show(instance, layer, time, mode) {
   for (const l of layers) map.removeLayer(l);
   if (control) map.removeControl(control);
-  const xyz = L.tileLayer(xyzUrl(instance, layer, time), { tileSize: 256, maxZoom: 18, attribution: "EO Edge, Copernicus Sentinel data" });
-  const wms = L.tileLayer.wms(`/ogc/wms/${encodeURIComponent(instance)}`, { layers: layer, format: "image/png", transparent: true, version: "1.3.0", ...(time ? { time } : {}) });
+  const xyz = L.tileLayer(xyzUrl(instance, layer, time), {
+    tileSize: 256,
+    maxZoom: 18,
+    attribution: "EO Edge, Copernicus Sentinel data",
+  });
+  const wms = L.tileLayer.wms(`/ogc/wms/${encodeURIComponent(instance)}`, {
+    layers: layer,
+    format: "image/png",
+    transparent: true,
+    version: "1.3.0",
+    ...(time ? { time } : {}),
+  });
   layers = [xyz, wms];
   let loaded = 0;
   let failed = 0;
@@ -67,7 +93,10 @@ function fillLayers(keep) {
 /** Lists the account's instances (with the console's token). */
 async function listInstances(select) {
   listed = await api("/configuration/v1/wms/instances");
-  $("instances").replaceChildren(new Option(`(${listed.length} instances)`, ""), ...listed.map((i) => new Option(`${i.name} (${i.id.slice(0, 8)})`, i.id)));
+  $("instances").replaceChildren(
+    new Option(`(${listed.length} instances)`, ""),
+    ...listed.map((i) => new Option(`${i.name} (${i.id.slice(0, 8)})`, i.id)),
+  );
   if (select) $("instances").value = select;
 }
 
@@ -77,8 +106,16 @@ function evaluatePixel(s) { return [2.5 * s.B04, 2.5 * s.B03, 2.5 * s.B02, s.dat
 
 /** Creates an instance with a true-colour Sentinel-2 L2A layer and shows it. */
 async function createTrueColour() {
-  const layer = { id: "TRUE_COLOR", title: "True colour", styles: [{ name: "default", evalScript: TRUE_COLOR }], datasourceDefaults: { type: "sentinel-2-l2a", mosaickingOrder: "mostRecent" } };
-  const { id } = await api("/configuration/v1/wms/instances", { method: "POST", body: JSON.stringify({ name: "map page", layers: [layer] }) });
+  const layer = {
+    id: "TRUE_COLOR",
+    title: "True colour",
+    styles: [{ name: "default", evalScript: TRUE_COLOR }],
+    datasourceDefaults: { type: "sentinel-2-l2a", mosaickingOrder: "mostRecent" },
+  };
+  const { id } = await api("/configuration/v1/wms/instances", {
+    method: "POST",
+    body: JSON.stringify({ name: "map page", layers: [layer] }),
+  });
   await listInstances(id);
   $("instance").value = id;
   fillLayers("TRUE_COLOR");
@@ -90,10 +127,15 @@ $("show").addEventListener("submit", (e) => {
   e.preventDefault();
   show($("instance").value.trim(), $("layerList").value, $("time").value.trim(), "xyz");
 });
-$("instances").addEventListener("change", () => ($("instance").value = $("instances").value, fillLayers()));
+$("instances").addEventListener("change", () => (($("instance").value = $("instances").value), fillLayers()));
 $("instance").addEventListener("change", () => fillLayers());
-$("createTrueColour").addEventListener("click", () => createTrueColour().catch((err) => ($("session").textContent = String(err.message))));
-for (const [button, code] of [["copyWms", "wmsCapsUrl"], ["copyWmts", "wmtsCapsUrl"]]) {
+$("createTrueColour").addEventListener("click", () =>
+  createTrueColour().catch((err) => ($("session").textContent = String(err.message))),
+);
+for (const [button, code] of [
+  ["copyWms", "wmsCapsUrl"],
+  ["copyWmts", "wmtsCapsUrl"],
+]) {
   $(button).addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText($(code).textContent);
@@ -125,7 +167,11 @@ function note(before, link, after = ".") {
       note(`The console's session could not list the instances (${err.message}): `, "log in again");
     }
   } else {
-    note("Not logged in: ", "log in at the console", " to list and create instances, or paste an instance id (it is the credential of the OGC URLs).");
+    note(
+      "Not logged in: ",
+      "log in at the console",
+      " to list and create instances, or paste an instance id (it is the credential of the OGC URLs).",
+    );
   }
   fillLayers(params.get("layer") ?? "TRUE_COLOR");
   if (wanted) show(wanted, $("layerList").value, $("time").value, params.get("mode") ?? "xyz");

@@ -10,8 +10,15 @@ import { pct, startServer } from "../../scripts/lib/bench.mjs";
 export async function startFloor(port) {
   const dir = mkdtempSync(join(tmpdir(), "eo-edge-floor-"));
   writeFileSync(join(dir, "worker.js"), 'export default { fetch() { return new Response("hello"); } };\n');
-  writeFileSync(join(dir, "wrangler.json"), JSON.stringify({ name: "hello-floor", main: "worker.js", compatibility_date: "2026-11-01" }));
-  const server = await startServer({ stateDir: join(dir, "state"), port, args: ["--config", join(dir, "wrangler.json")] });
+  writeFileSync(
+    join(dir, "wrangler.json"),
+    JSON.stringify({ name: "hello-floor", main: "worker.js", compatibility_date: "2026-11-01" }),
+  );
+  const server = await startServer({
+    stateDir: join(dir, "state"),
+    port,
+    args: ["--config", join(dir, "wrangler.json")],
+  });
   for (let i = 0; i < 10; i++) await (await fetch(server.base)).text(); // warm-up
   return {
     base: server.base,

@@ -18,10 +18,16 @@ import { runInThisContext } from "node:vm";
  * @returns {{ bandsBy: Record<string, string[]>, units: Record<string, string | undefined> }}
  */
 export function inputBands(setup) {
-  const bandsBy = {}, units = {};
+  const bandsBy = {},
+    units = {};
   for (const i of setup.inputs) {
     const list = (bandsBy[i.datasource ?? ""] ??= []);
-    i.bands.forEach((b, k) => { if (!list.includes(b)) { list.push(b); units[b] = i.units?.[k]; } });
+    i.bands.forEach((b, k) => {
+      if (!list.includes(b)) {
+        list.push(b);
+        units[b] = i.units?.[k];
+      }
+    });
   }
   return { bandsBy, units };
 }
@@ -44,8 +50,12 @@ function storeAll(outs, r, i) {
   for (const o of outs) store(o, r[o.id], i);
 }
 function store(o, r, i) {
-  const nb = o.bands, v = o.values;
-  if (typeof r === "number" || typeof r === "boolean") { v[i] = +r; return; }
+  const nb = o.bands,
+    v = o.values;
+  if (typeof r === "number" || typeof r === "boolean") {
+    v[i] = +r;
+    return;
+  }
   const base = i * nb;
   for (let k = 0; k < nb; k++) v[base + k] = r[k];
 }
@@ -59,16 +69,21 @@ export async function plainRun(dir, normalizeSetup, bandsFor, size, n, clock) {
   await import(pathToFileURL(join(dir, "lib.js")).href);
   const fns = scriptFunctions(readFileSync(join(dir, "raw.js"), "utf8"));
   const setup = normalizeSetup(fns.setup());
-  if (setup.mosaicking !== "SIMPLE") throw new Error(`the plain variant runs SIMPLE mosaicking only, not ${setup.mosaicking}`);
-  const { bandsBy, units } = inputBands(setup), names = bandsBy[""] ?? [];
+  if (setup.mosaicking !== "SIMPLE")
+    throw new Error(`the plain variant runs SIMPLE mosaicking only, not ${setup.mosaicking}`);
+  const { bandsBy, units } = inputBands(setup),
+    names = bandsBy[""] ?? [];
   const { bands, dataMask } = bandsFor(names, units);
   const arrays = names.map((b) => (b === "dataMask" ? dataMask : bands[b]));
-  const px = size * size, sample = Object.fromEntries(names.map((b) => [b, 0]));
-  const scenes = [{ date: new Date("2020-02-19T11:34:25Z"), idx: 0 }], meta = { serviceVersion: "1.0.0", normalizationFactor: 0.0001 };
+  const px = size * size,
+    sample = Object.fromEntries(names.map((b) => [b, 0]));
+  const scenes = [{ date: new Date("2020-02-19T11:34:25Z"), idx: 0 }],
+    meta = { serviceVersion: "1.0.0", normalizationFactor: 0.0001 };
   const ms = [];
   for (let run = 0; run <= n; run++) {
     const outs = setup.outputs.map((o) => ({ id: o.id, bands: o.bands, values: new Float32Array(px * o.bands) }));
-    const t0 = clock(), ep = fns.evaluatePixel;
+    const t0 = clock(),
+      ep = fns.evaluatePixel;
     for (let i = 0; i < px; i++) {
       for (let k = 0; k < names.length; k++) sample[names[k]] = arrays[k][i];
       storeAll(outs, ep(sample, scenes, meta, {}, {}), i);

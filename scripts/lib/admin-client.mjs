@@ -13,7 +13,11 @@ export function adminClient(base, token) {
   const call = async (method, path, body, o = {}) => {
     const headers = { authorization: `Bearer ${token}` };
     if (body !== undefined) headers["content-type"] = o.bytes ? "application/octet-stream" : "application/json";
-    const r = await fetch(`${base}/api/v1/admin${path}`, { method, headers, body: body === undefined ? undefined : o.bytes ? body : JSON.stringify(body) });
+    const r = await fetch(`${base}/api/v1/admin${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : o.bytes ? body : JSON.stringify(body),
+    });
     if (r.status === 204) return undefined;
     const text = await r.text();
     let parsed;
@@ -23,7 +27,9 @@ export function adminClient(base, token) {
       parsed = undefined;
     }
     if (!r.ok) {
-      const e = new Error(`${method} ${base}/api/v1/admin${path}: ${r.status} ${parsed?.error?.message ?? text.slice(0, 300)}`);
+      const e = new Error(
+        `${method} ${base}/api/v1/admin${path}: ${r.status} ${parsed?.error?.message ?? text.slice(0, 300)}`,
+      );
       e.status = r.status;
       throw e;
     }
@@ -44,7 +50,12 @@ export function adminDataStore(client) {
     async list({ prefix = "", cursor } = {}) {
       const q = new URLSearchParams({ prefix, ...(cursor ? { cursor } : {}) });
       const page = await client.call("GET", `/data?${q}`);
-      return { objects: page.objects, cursor: page.cursor, delimitedPrefixes: [], truncated: page.cursor !== undefined };
+      return {
+        objects: page.objects,
+        cursor: page.cursor,
+        delimitedPrefixes: [],
+        truncated: page.cursor !== undefined,
+      };
     },
     async put(key, body) {
       return client.call("PUT", `/data/${path(key)}`, body, { bytes: true });

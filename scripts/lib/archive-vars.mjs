@@ -15,11 +15,15 @@ export const ARCHIVE_STAC_ROOTS = {
  * Throws on an unknown archive or an ARCHIVE_URL_MAP that is not a JSON object.
  */
 export function archiveVars(archive, env = process.env, twin = undefined) {
-  if (archive !== "twin" && !ARCHIVE_STAC_ROOTS[archive]) throw new Error(`EO_EDGE_ARCHIVE=${archive}: use twin, earth-search or planetary-computer`);
-  if (archive === "twin" && !twin) throw new Error("EO_EDGE_ARCHIVE=twin needs the archive twin (npm start runs it; a deployment cannot)");
+  if (archive !== "twin" && !ARCHIVE_STAC_ROOTS[archive])
+    throw new Error(`EO_EDGE_ARCHIVE=${archive}: use twin, earth-search or planetary-computer`);
+  if (archive === "twin" && !twin)
+    throw new Error("EO_EDGE_ARCHIVE=twin needs the archive twin (npm start runs it; a deployment cannot)");
   const map = env.ARCHIVE_URL_MAP ?? JSON.stringify(archive === "twin" ? twin.urlMap : {});
   const parsed = JSON.parse(map);
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("ARCHIVE_URL_MAP must be a JSON object");
-  const stac = env.ARCHIVE_STAC_URL ?? (archive === "twin" ? twin.stacUrl["earth-search"] : ARCHIVE_STAC_ROOTS[archive]);
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+    throw new Error("ARCHIVE_URL_MAP must be a JSON object");
+  const stac =
+    env.ARCHIVE_STAC_URL ?? (archive === "twin" ? twin.stacUrl["earth-search"] : ARCHIVE_STAC_ROOTS[archive]);
   return { EO_EDGE_ARCHIVE: archive, ARCHIVE_STAC_URL: stac, ARCHIVE_URL_MAP: map };
 }

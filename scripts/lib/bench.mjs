@@ -20,19 +20,24 @@ export const env = wranglerEnv;
  * fail). Checked on workerd 2026-11-02: a request holding 120 MB of Float32Arrays answers, one holding 130 MB aborts
  * it, one making 300 MB of garbage answers; without these flags local workerd has no limit and collects lazily.
  */
-export const EDGE_V8_ENV = { MINIFLARE_WORKERD_V8_FLAGS: "--max-old-space-size=122 --maximum-global-heap-limit-factor=1 --enforce-global-heap-limit" };
+export const EDGE_V8_ENV = {
+  MINIFLARE_WORKERD_V8_FLAGS:
+    "--max-old-space-size=122 --maximum-global-heap-limit-factor=1 --enforce-global-heap-limit",
+};
 
 /** Resolves after ms milliseconds. */
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Nearest-rank p-th percentile (p in 0..100) of the numbers xs; undefined when xs is empty. */
-export const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.max(0, Math.ceil((p / 100) * xs.length) - 1))];
+export const pct = (xs, p) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.max(0, Math.ceil((p / 100) * xs.length) - 1))];
 
 /** x with `digits` decimals; "-" for undefined or a non-finite number. */
 export const fmt = (x, digits = 1) => (x === undefined || !Number.isFinite(x) ? "-" : x.toFixed(digits));
 
 /** Duration (ms) of the metric `name` in a Server-Timing header value ("a;dur=1.2, b;dur=3"); NaN when absent. */
-export const metric = (serverTiming, name) => Number(new RegExp(`(?:^|,\\s*)${name};dur=([\\d.]+)`).exec(serverTiming)?.[1] ?? NaN);
+export const metric = (serverTiming, name) =>
+  Number(new RegExp(`(?:^|,\\s*)${name};dur=([\\d.]+)`).exec(serverTiming)?.[1] ?? NaN);
 
 /**
  * Prepares the wrangler state directory stateDir (absolute path) as `npm start` does for one location (migrations,
@@ -81,7 +86,6 @@ export function groupStopper(child) {
   };
 }
 
-
 /** Process groups of the servers started here and not yet stopped: killed if this process ends or is interrupted. */
 const liveGroups = new Set();
 const killLive = () => {
@@ -123,13 +127,31 @@ export function reapOnExit(pgid) {
 export async function startServer({ stateDir, port, args = [], extraEnv = {}, onLine }) {
   const base = `http://127.0.0.1:${port}`;
   if (!(await portFree(port)))
-    throw new Error(`port ${port} is already in use (a wrangler dev left over from an interrupted run, or someone else's server): stop it or pick another port (BENCH_PORT, BENCH_STATS_PORT, ...)`);
+    throw new Error(
+      `port ${port} is already in use (a wrangler dev left over from an interrupted run, or someone else's server): stop it or pick another port (BENCH_PORT, BENCH_STATS_PORT, ...)`,
+    );
   const t0 = performance.now();
-  const dev = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--log-level", onLine ? "info" : "error", ...args], {
-    stdio: ["ignore", onLine ? "pipe" : "ignore", "inherit"],
-    env: { ...env, ...extraEnv },
-    detached: true,
-  });
+  const dev = spawn(
+    "npx",
+    [
+      "wrangler",
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--persist-to",
+      stateDir,
+      "--log-level",
+      onLine ? "info" : "error",
+      ...args,
+    ],
+    {
+      stdio: ["ignore", onLine ? "pipe" : "ignore", "inherit"],
+      env: { ...env, ...extraEnv },
+      detached: true,
+    },
+  );
   if (onLine) createInterface({ input: dev.stdout }).on("line", onLine);
   const untrack = reapOnExit(dev.pid);
   let exited = false;
@@ -163,7 +185,10 @@ export async function getToken(base, clientFile) {
   });
   const text = await r.text();
   const token = r.status === 200 ? JSON.parse(text).access_token : undefined;
-  if (typeof token !== "string") throw new Error(`token request to ${base} for client ${c.client_id} (${clientFile}): ${r.status} ${text.slice(0, 300)}`);
+  if (typeof token !== "string")
+    throw new Error(
+      `token request to ${base} for client ${c.client_id} (${clientFile}): ${r.status} ${text.slice(0, 300)}`,
+    );
   await checkToken(base, token);
   return token;
 }
@@ -180,7 +205,9 @@ export async function checkToken(base, token) {
   const r = await fetch(`${base}/api/v1/metadata/location`, { headers: { authorization: `Bearer ${token}` } });
   const text = await r.text();
   if (!kids.includes(kid) || r.status !== 200)
-    throw new Error(`${base} does not accept its own token: kid ${kid}, JWKS kids [${kids.join(", ")}], GET /api/v1/metadata/location ${r.status} ${text.slice(0, 200)}`);
+    throw new Error(
+      `${base} does not accept its own token: kid ${kid}, JWKS kids [${kids.join(", ")}], GET /api/v1/metadata/location ${r.status} ${text.slice(0, 200)}`,
+    );
 }
 
 /**
@@ -189,10 +216,15 @@ export async function checkToken(base, token) {
  */
 export async function call(base, token, method, path, body, expect) {
   const init = { method, headers: { authorization: `Bearer ${token}` } };
-  if (body !== undefined) Object.assign(init, { body: JSON.stringify(body), headers: { ...init.headers, "content-type": "application/json" } });
+  if (body !== undefined)
+    Object.assign(init, {
+      body: JSON.stringify(body),
+      headers: { ...init.headers, "content-type": "application/json" },
+    });
   const r = await fetch(base + path, init);
   const text = await r.text();
-  if (expect !== undefined && r.status !== expect) throw new Error(`${method} ${path}: ${r.status} ${text.slice(0, 300)}`);
+  if (expect !== undefined && r.status !== expect)
+    throw new Error(`${method} ${path}: ${r.status} ${text.slice(0, 300)}`);
   return { status: r.status, json: text ? JSON.parse(text) : undefined };
 }
 
@@ -284,9 +316,15 @@ export function summaryRow(figure, value, target, met) {
 /** Prints the rows summaryRow appended to file as a table `figure | value | target | met?`; nothing when absent. */
 export function printSummary(file) {
   if (!existsSync(file)) return;
-  const rows = readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
-  console.log("\nSummary of this run (the project's targets and the other sections' headline figures)\nfigure | value | target | met?");
-  for (const r of rows) console.log(`${r.figure} | ${r.value} | ${r.target} | ${r.met === null ? "-" : r.met ? "yes" : "NO"}`);
+  const rows = readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+  console.log(
+    "\nSummary of this run (the project's targets and the other sections' headline figures)\nfigure | value | target | met?",
+  );
+  for (const r of rows)
+    console.log(`${r.figure} | ${r.value} | ${r.target} | ${r.met === null ? "-" : r.met ? "yes" : "NO"}`);
 }
 
 /** The 29RKH benchmark area (EPSG:4326 bbox, degrees) and its one Sentinel-2 date. */
@@ -300,7 +338,10 @@ function evaluatePixel(s){let n=(s.B08-s.B04)/(s.B08+s.B04);return n<0.1?[1,0.8,
 
 /** A Process API body: `evalscript` over bbox (EPSG:4326 unless crs, an OGC CRS URL) as width x height of MIME type. */
 export const processBody = (evalscript, width, height, type, bbox = RKH_BBOX, crs, collection = "sentinel-2-l2a") => ({
-  input: { bounds: { bbox, properties: crs ? { crs } : undefined }, data: [{ type: collection, dataFilter: { timeRange: RKH_TIME } }] },
+  input: {
+    bounds: { bbox, properties: crs ? { crs } : undefined },
+    data: [{ type: collection, dataFilter: { timeRange: RKH_TIME } }],
+  },
   output: { width, height, responses: [{ identifier: "default", format: { type } }] },
   evalscript,
 });
@@ -323,9 +364,11 @@ export async function timed(base, token, body) {
 export async function throughput(base, token, body, clients, total) {
   let started = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (started++ < total) await timed(base, token, body);
-  }));
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (started++ < total) await timed(base, token, body);
+    }),
+  );
   return total / ((performance.now() - t0) / 1000);
 }
 

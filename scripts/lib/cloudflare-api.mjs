@@ -8,7 +8,9 @@
 /** An answer of the API with `success: false` (or not JSON): `status`, the API's error `codes` and messages. */
 export class CloudflareApiError extends Error {
   constructor(method, path, status, errors) {
-    super(`Cloudflare API ${method} ${path} answered ${status}: ${errors.map((e) => `${e.message} (${e.code})`).join("; ") || "no error detail"}`);
+    super(
+      `Cloudflare API ${method} ${path} answered ${status}: ${errors.map((e) => `${e.message} (${e.code})`).join("; ") || "no error detail"}`,
+    );
     this.status = status;
     this.codes = errors.map((e) => e.code);
   }
@@ -19,8 +21,14 @@ export class CloudflareApiError extends Error {
  * `result` (throws CloudflareApiError), `base` the URL used.
  * @param {{ base?: string, auth: { type: string, token?: string, key?: string, email?: string } }} options
  */
-export function cloudflareApi({ base = process.env.CLOUDFLARE_API_BASE_URL ?? "https://api.cloudflare.com/client/v4", auth }) {
-  const headers = auth.type === "api_key" ? { "X-Auth-Key": auth.key, "X-Auth-Email": auth.email } : { authorization: `Bearer ${auth.token}` };
+export function cloudflareApi({
+  base = process.env.CLOUDFLARE_API_BASE_URL ?? "https://api.cloudflare.com/client/v4",
+  auth,
+}) {
+  const headers =
+    auth.type === "api_key"
+      ? { "X-Auth-Key": auth.key, "X-Auth-Email": auth.email }
+      : { authorization: `Bearer ${auth.token}` };
   async function call(method, path, { body, query } = {}) {
     const qs = query ? `?${new URLSearchParams(query)}` : "";
     const r = await fetch(`${base}${path}${qs}`, {
@@ -49,6 +57,7 @@ export function cloudflareApi({ base = process.env.CLOUDFLARE_API_BASE_URL ?? "h
 export async function wranglerAuth(w) {
   const r = await w.run(["auth", "token", "--json"], { local: true });
   const json = r.code === 0 ? /\{[\s\S]*\}/.exec(r.out)?.[0] : undefined;
-  if (!json) throw new Error("not logged in to Cloudflare: run `npx wrangler login` first (or set CLOUDFLARE_API_TOKEN)");
+  if (!json)
+    throw new Error("not logged in to Cloudflare: run `npx wrangler login` first (or set CLOUDFLARE_API_TOKEN)");
   return JSON.parse(json);
 }

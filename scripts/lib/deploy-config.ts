@@ -9,7 +9,10 @@ export interface RawConfig {
   main: string;
   vars?: Record<string, unknown>;
   assets?: { directory: string } & Record<string, unknown>;
-  d1_databases?: ({ binding: string; database_name: string; database_id?: string; migrations_dir?: string } & Record<string, unknown>)[];
+  d1_databases?: ({ binding: string; database_name: string; database_id?: string; migrations_dir?: string } & Record<
+    string,
+    unknown
+  >)[];
   r2_buckets?: ({ binding: string; bucket_name: string } & Record<string, unknown>)[];
   queues?: {
     producers?: ({ binding: string; queue: string } & Record<string, unknown>)[];
@@ -49,14 +52,24 @@ export function renamed(resource: string, base: string, name: string): string {
  * every D1 database, every R2 bucket (DATA, BUCKETS and any other binding) and every queue (producers, consumers
  * and each consumer's dead-letter queue), named for deployment `name`.
  */
-export function resourcesOf(raw: RawConfig, name: string): { databases: { binding: string; name: string }[]; buckets: string[]; queues: string[] } {
+export function resourcesOf(
+  raw: RawConfig,
+  name: string,
+): { databases: { binding: string; name: string }[]; buckets: string[]; queues: string[] } {
   const n = (r: string): string => renamed(r, raw.name, name);
-  const unique = (xs: (string | undefined)[]): string[] => [...new Set(xs.filter((x): x is string => typeof x === "string" && x !== ""))];
+  const unique = (xs: (string | undefined)[]): string[] => [
+    ...new Set(xs.filter((x): x is string => typeof x === "string" && x !== "")),
+  ];
   const q = raw.queues ?? {};
   return {
     databases: (raw.d1_databases ?? []).map((d) => ({ binding: d.binding, name: n(d.database_name) })),
     buckets: unique((raw.r2_buckets ?? []).map((b) => n(b.bucket_name))),
-    queues: unique([...(q.producers ?? []).map((p) => p.queue), ...(q.consumers ?? []).flatMap((c) => [c.queue, c.dead_letter_queue])].map((x) => x && n(x))),
+    queues: unique(
+      [
+        ...(q.producers ?? []).map((p) => p.queue),
+        ...(q.consumers ?? []).flatMap((c) => [c.queue, c.dead_letter_queue]),
+      ].map((x) => x && n(x)),
+    ),
   };
 }
 
@@ -77,8 +90,17 @@ const https = (host: string): string => `https://${host}`;
 export function locationConfig(s: LocationSettings): { vars: Record<string, string>; routes: Route[] } {
   const served = Object.entries(s.domains ?? {});
   const elsewhere = Object.entries(s.urls ?? {});
-  const family = [{ id: s.location, url: s.url }, ...served.map(([id, host]) => ({ id, url: https(host) })), ...elsewhere.map(([id, url]) => ({ id, url: url.replace(/\/+$/, "") }))];
-  const vars: Record<string, string> = { PUBLIC_BASE_URL: s.url, LOCATION_ID: s.location, S3_HOSTS: s.s3Domain ?? "", ...(family.length > 1 ? { LOCATIONS: JSON.stringify(family) } : {}) };
+  const family = [
+    { id: s.location, url: s.url },
+    ...served.map(([id, host]) => ({ id, url: https(host) })),
+    ...elsewhere.map(([id, url]) => ({ id, url: url.replace(/\/+$/, "") })),
+  ];
+  const vars: Record<string, string> = {
+    PUBLIC_BASE_URL: s.url,
+    LOCATION_ID: s.location,
+    S3_HOSTS: s.s3Domain ?? "",
+    ...(family.length > 1 ? { LOCATIONS: JSON.stringify(family) } : {}),
+  };
   const hosts = [s.domain, ...served.map(([, host]) => host), s.s3Domain].filter((h): h is string => !!h);
   return { vars, routes: [...new Set(hosts)].map((pattern) => ({ pattern, custom_domain: true })) };
 }
@@ -90,7 +112,13 @@ export function locationConfig(s: LocationSettings): { vars: Record<string, stri
  */
 export function deployConfig(
   raw: RawConfig,
-  { root, name, databaseIds, vars, routes }: { root: string; name: string; databaseIds: Record<string, string>; vars: Record<string, string>; routes: Route[] },
+  {
+    root,
+    name,
+    databaseIds,
+    vars,
+    routes,
+  }: { root: string; name: string; databaseIds: Record<string, string>; vars: Record<string, string>; routes: Route[] },
 ): RawConfig {
   const n = (r: string): string => renamed(r, raw.name, name);
   const at = (p: string): string => `${root.replace(/\/+$/, "")}/${p.replace(/^\.\//, "")}`;
@@ -101,12 +129,21 @@ export function deployConfig(
     main: at(raw.main),
     ...(raw.assets ? { assets: { ...raw.assets, directory: at(raw.assets.directory) } } : {}),
     vars: { ...raw.vars, ...vars },
-    d1_databases: (raw.d1_databases ?? []).map((d) => ({ ...d, database_name: n(d.database_name), database_id: databaseIds[n(d.database_name)] ?? d.database_id, migrations_dir: at(d.migrations_dir ?? "migrations") })),
+    d1_databases: (raw.d1_databases ?? []).map((d) => ({
+      ...d,
+      database_name: n(d.database_name),
+      database_id: databaseIds[n(d.database_name)] ?? d.database_id,
+      migrations_dir: at(d.migrations_dir ?? "migrations"),
+    })),
     r2_buckets: (raw.r2_buckets ?? []).map((b) => ({ ...b, bucket_name: n(b.bucket_name) })),
     queues: {
       ...q,
       producers: (q.producers ?? []).map((p) => ({ ...p, queue: n(p.queue) })),
-      consumers: (q.consumers ?? []).map((c) => ({ ...c, queue: n(c.queue), ...(c.dead_letter_queue ? { dead_letter_queue: n(c.dead_letter_queue) } : {}) })),
+      consumers: (q.consumers ?? []).map((c) => ({
+        ...c,
+        queue: n(c.queue),
+        ...(c.dead_letter_queue ? { dead_letter_queue: n(c.dead_letter_queue) } : {}),
+      })),
     },
     ...(routes.length ? { routes } : {}),
   };
@@ -140,9 +177,14 @@ function firstJson(text: string): unknown {
  */
 export function parseD1List(text: string): { name: string; id: string }[] {
   const parsed = firstJson(plain(text)) as { result?: unknown } | unknown[] | undefined;
-  const list = (Array.isArray(parsed) ? parsed : parsed?.result) as { name?: unknown; uuid?: string; database_id?: string; id?: string }[] | undefined;
-  if (!Array.isArray(list)) throw new Error(`wrangler d1 list --json printed no list of databases: ${plain(text).slice(0, 300)}`);
-  return list.filter((d) => typeof d?.name === "string").map((d) => ({ name: d.name as string, id: (d.uuid ?? d.database_id ?? d.id) as string }));
+  const list = (Array.isArray(parsed) ? parsed : parsed?.result) as
+    | { name?: unknown; uuid?: string; database_id?: string; id?: string }[]
+    | undefined;
+  if (!Array.isArray(list))
+    throw new Error(`wrangler d1 list --json printed no list of databases: ${plain(text).slice(0, 300)}`);
+  return list
+    .filter((d) => typeof d?.name === "string")
+    .map((d) => ({ name: d.name as string, id: (d.uuid ?? d.database_id ?? d.id) as string }));
 }
 
 /**
@@ -160,12 +202,21 @@ export function parseQueuesList(text: string): string[] {
   const rows = plain(text)
     .split("\n")
     .filter((l) => /^\s*[│|]/.test(l))
-    .map((l) => l.trim().replace(/^[│|]|[│|]$/g, "").split(/[│|]/).map((c) => c.trim()))
+    .map((l) =>
+      l
+        .trim()
+        .replace(/^[│|]|[│|]$/g, "")
+        .split(/[│|]/)
+        .map((c) => c.trim()),
+    )
     .filter((cells) => !cells.every((c) => /^[-=+:─]*$/.test(c))); // separator rows
   const header = rows.findIndex((r) => r.includes("name"));
   if (header < 0) return [];
   const col = rows[header]!.indexOf("name");
-  return rows.slice(header + 1).map((r) => r[col]).filter((x): x is string => !!x);
+  return rows
+    .slice(header + 1)
+    .map((r) => r[col])
+    .filter((x): x is string => !!x);
 }
 
 /**
@@ -173,7 +224,9 @@ export function parseQueuesList(text: string): string[] {
  */
 export function parseSecretList(text: string): string[] {
   const list = firstJson(plain(text));
-  return Array.isArray(list) ? list.map((s: { name?: unknown }) => s?.name).filter((x): x is string => typeof x === "string") : [];
+  return Array.isArray(list)
+    ? list.map((s: { name?: unknown }) => s?.name).filter((x): x is string => typeof x === "string")
+    : [];
 }
 
 /**
@@ -181,7 +234,11 @@ export function parseSecretList(text: string): string[] {
  * Protocol `Profiler.Profile`: `nodes`, `samples`, `timeDeltas` in microseconds): the time of every sample not in
  * the `(idle)` node, garbage collection included (what wrangler prints as "Active").
  */
-export function startupCpuMs(profile: { nodes: { id: number; callFrame: { functionName: string } }[]; samples: number[]; timeDeltas: number[] }): number {
+export function startupCpuMs(profile: {
+  nodes: { id: number; callFrame: { functionName: string } }[];
+  samples: number[];
+  timeDeltas: number[];
+}): number {
   const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === "(idle)").map((n) => n.id));
   let us = 0;
   profile.samples.forEach((id, i) => (us += idle.has(id) ? 0 : (profile.timeDeltas[i] ?? 0)));
@@ -199,11 +256,14 @@ export const MAX_CONSUMER_CONCURRENCY = 250;
 export function configProblems(raw: RawConfig): string[] {
   const problems: string[] = [];
   const observability = raw.observability as { enabled?: unknown } | undefined;
-  if (observability?.enabled !== true) problems.push("[observability] enabled = true is missing (Workers Logs keep the edge's errors)");
+  if (observability?.enabled !== true)
+    problems.push("[observability] enabled = true is missing (Workers Logs keep the edge's errors)");
   for (const c of raw.queues?.consumers ?? []) {
     const n = c.max_concurrency;
     if (!(typeof n === "number" && Number.isInteger(n) && n >= 1 && n < MAX_CONSUMER_CONCURRENCY)) {
-      problems.push(`queue consumer ${c.queue} has no bounded max_concurrency (${n === undefined ? "unset: autoscaled to 250" : String(n)}); give it 1..${MAX_CONSUMER_CONCURRENCY - 1} with the reason beside it`);
+      problems.push(
+        `queue consumer ${c.queue} has no bounded max_concurrency (${n === undefined ? "unset: autoscaled to 250" : String(n)}); give it 1..${MAX_CONSUMER_CONCURRENCY - 1} with the reason beside it`,
+      );
     }
   }
   return problems;

@@ -21,12 +21,17 @@ async function chooseAccount(api) {
   const wanted = process.env.CLOUDFLARE_ACCOUNT_ID;
   if (wanted) {
     const a = accounts.find((x) => x.id === wanted);
-    if (!a) throw new PreflightError(`CLOUDFLARE_ACCOUNT_ID ${wanted} is not an account these credentials reach (they reach: ${accounts.map((x) => `${x.name} ${x.id}`).join(", ") || "none"})`);
+    if (!a)
+      throw new PreflightError(
+        `CLOUDFLARE_ACCOUNT_ID ${wanted} is not an account these credentials reach (they reach: ${accounts.map((x) => `${x.name} ${x.id}`).join(", ") || "none"})`,
+      );
     return a;
   }
   if (accounts.length === 1) return accounts[0];
   if (!accounts.length) throw new PreflightError("these credentials reach no Cloudflare account");
-  throw new PreflightError(`these credentials reach ${accounts.length} accounts: set CLOUDFLARE_ACCOUNT_ID to one of ${accounts.map((x) => `${x.id} (${x.name})`).join(", ")}`);
+  throw new PreflightError(
+    `these credentials reach ${accounts.length} accounts: set CLOUDFLARE_ACCOUNT_ID to one of ${accounts.map((x) => `${x.id} (${x.name})`).join(", ")}`,
+  );
 }
 
 /** The zone of `host` on the account (longest matching name), or undefined. */
@@ -46,11 +51,15 @@ async function zoneOf(api, accountId, host) {
  */
 async function hostState(api, accountId, name, host) {
   const zone = await zoneOf(api, accountId, host);
-  if (!zone) throw new PreflightError(`${host}: no zone of this account holds it; add the zone to the account (Cloudflare dashboard) or choose a hostname in one of its zones`);
+  if (!zone)
+    throw new PreflightError(
+      `${host}: no zone of this account holds it; add the zone to the account (Cloudflare dashboard) or choose a hostname in one of its zones`,
+    );
   const domains = await api.call("GET", `/accounts/${accountId}/workers/domains`, { query: { hostname: host } });
   const mine = domains.find((d) => d.hostname === host && d.service === name);
   const other = domains.find((d) => d.hostname === host && d.service !== name);
-  const records = mine || other ? [] : await api.call("GET", `/zones/${zone.id}/dns_records`, { query: { name: host } });
+  const records =
+    mine || other ? [] : await api.call("GET", `/zones/${zone.id}/dns_records`, { query: { name: host } });
   return { zone, records, other, mine };
 }
 
@@ -66,30 +75,48 @@ export async function preflight(api, s, { replaceDns = false, replaceDomain = fa
   log(`  account ${account.name} (${account.id})`);
   const subscriptions = await api.call("GET", `${at}/subscriptions`);
   if (!subscriptions.some((x) => /workers_paid|workers_standard|workers_enterprise/i.test(x?.rate_plan?.id ?? ""))) {
-    throw new PreflightError("the account is not on Workers Paid (Queues consumers, Durable Objects with SQLite at scale and 30 s of CPU per request need it): subscribe under Workers & Pages > Plans, then run again");
+    throw new PreflightError(
+      "the account is not on Workers Paid (Queues consumers, Durable Objects with SQLite at scale and 30 s of CPU per request need it): subscribe under Workers & Pages > Plans, then run again",
+    );
   }
   log("  Workers Paid: yes");
   try {
     await api.call("GET", `${at}/r2/buckets`, { query: { per_page: "1" } });
   } catch (e) {
-    if (e instanceof CloudflareApiError && e.codes.includes(10042)) throw new PreflightError("R2 is not enabled on the account: enable it under R2 Object Storage in the dashboard (it asks for a payment method), then run again");
+    if (e instanceof CloudflareApiError && e.codes.includes(10042))
+      throw new PreflightError(
+        "R2 is not enabled on the account: enable it under R2 Object Storage in the dashboard (it asks for a payment method), then run again",
+      );
     throw e;
   }
   log("  R2: enabled");
   let url;
   if (s.domain) url = `https://${s.domain}`;
   else {
-    const sub = await api.call("GET", `${at}/workers/subdomain`).catch((e) => (e instanceof CloudflareApiError && e.status === 404 ? null : Promise.reject(e)));
-    if (!sub?.subdomain) throw new PreflightError("the account has no workers.dev subdomain and no --domain was given: pick a subdomain under Workers & Pages (the dashboard's first visit asks for one), or deploy with --domain <hostname in one of your zones>");
+    const sub = await api
+      .call("GET", `${at}/workers/subdomain`)
+      .catch((e) => (e instanceof CloudflareApiError && e.status === 404 ? null : Promise.reject(e)));
+    if (!sub?.subdomain)
+      throw new PreflightError(
+        "the account has no workers.dev subdomain and no --domain was given: pick a subdomain under Workers & Pages (the dashboard's first visit asks for one), or deploy with --domain <hostname in one of your zones>",
+      );
     url = `https://${s.name}.${sub.subdomain}.workers.dev`;
   }
   log(`  URL ${url}`);
   const hosts = [];
   for (const host of [...new Set([s.domain, ...Object.values(s.domains ?? {}), s.s3Domain].filter(Boolean))]) {
     const h = await hostState(api, account.id, s.name, host);
-    if (h.other && !replaceDomain) throw new PreflightError(`${host} is the custom domain of another Worker (${h.other.service}): deploying would move it to ${s.name}. Choose another hostname, or pass --replace-domain to move it`);
-    if (h.records.length && !replaceDns) throw new PreflightError(`${host} has DNS records (${h.records.map((r) => `${r.type} ${r.content}`).join(", ")}): a custom domain replaces them. Choose another hostname, or pass --replace-dns to replace them`);
-    log(`  ${host}: zone ${h.zone.name}${h.mine ? ", already this Worker's domain" : h.other ? `, moved from Worker ${h.other.service} (--replace-domain)` : h.records.length ? `, replacing ${h.records.length} DNS record(s) (--replace-dns)` : ", free"}`);
+    if (h.other && !replaceDomain)
+      throw new PreflightError(
+        `${host} is the custom domain of another Worker (${h.other.service}): deploying would move it to ${s.name}. Choose another hostname, or pass --replace-domain to move it`,
+      );
+    if (h.records.length && !replaceDns)
+      throw new PreflightError(
+        `${host} has DNS records (${h.records.map((r) => `${r.type} ${r.content}`).join(", ")}): a custom domain replaces them. Choose another hostname, or pass --replace-dns to replace them`,
+      );
+    log(
+      `  ${host}: zone ${h.zone.name}${h.mine ? ", already this Worker's domain" : h.other ? `, moved from Worker ${h.other.service} (--replace-domain)` : h.records.length ? `, replacing ${h.records.length} DNS record(s) (--replace-dns)` : ", free"}`,
+    );
     hosts.push({ host, zoneId: h.zone.id, zoneName: h.zone.name });
   }
   return { accountId: account.id, accountName: account.name, url, hosts };
@@ -105,11 +132,25 @@ export async function attachDomains(api, accountId, name, hosts, { replaceDns = 
   if (!hosts.length) return;
   const service = `/accounts/${accountId}/workers/services/${name}/environments/production`;
   const origins = hosts.map((h) => ({ hostname: h.host, zone_id: h.zoneId }));
-  const changeset = await api.call("POST", `${service}/domains/changeset`, { query: { replace_state: "true" }, body: origins });
+  const changeset = await api.call("POST", `${service}/domains/changeset`, {
+    query: { replace_state: "true" },
+    body: origins,
+  });
   const moved = (changeset.updated ?? []).filter((d) => d.modified && d.service !== name);
-  if (moved.length && !replaceDomain) throw new PreflightError(`${moved.map((d) => d.hostname).join(", ")}: now the custom domain of another Worker; pass --replace-domain to move it`);
-  if ((changeset.conflicting ?? []).length && !replaceDns) throw new PreflightError(`${changeset.conflicting.map((d) => d.hostname).join(", ")}: now has DNS records; pass --replace-dns to replace them`);
+  if (moved.length && !replaceDomain)
+    throw new PreflightError(
+      `${moved.map((d) => d.hostname).join(", ")}: now the custom domain of another Worker; pass --replace-domain to move it`,
+    );
+  if ((changeset.conflicting ?? []).length && !replaceDns)
+    throw new PreflightError(
+      `${changeset.conflicting.map((d) => d.hostname).join(", ")}: now has DNS records; pass --replace-dns to replace them`,
+    );
   await api.call("PUT", `${service}/domains/records`, {
-    body: { override_scope: true, override_existing_origin: replaceDomain, override_existing_dns_record: replaceDns, origins },
+    body: {
+      override_scope: true,
+      override_existing_origin: replaceDomain,
+      override_existing_dns_record: replaceDns,
+      origins,
+    },
   });
 }

@@ -25,7 +25,8 @@ async function queueNames(w) {
 }
 
 /** The D1 databases of the account as [{ name, id }] (none in a dry run). */
-const databases = async (w) => (w.dryRun ? (await w.must(["d1", "list", "--json"]), []) : parseD1List(await w.must(["d1", "list", "--json"])));
+const databases = async (w) =>
+  w.dryRun ? (await w.must(["d1", "list", "--json"]), []) : parseD1List(await w.must(["d1", "list", "--json"]));
 
 /** Runs a create command; an answer saying the resource exists counts as success. Returns true when it created. */
 async function create(w, args) {
@@ -44,7 +45,9 @@ async function create(w, args) {
 export async function provision(w, wanted, { d1Location } = {}, log = console.log) {
   const have = {
     databases: await databases(w),
-    buckets: w.dryRun ? (await w.must(["r2", "bucket", "list"]), []) : parseR2BucketList(await w.must(["r2", "bucket", "list"])),
+    buckets: w.dryRun
+      ? (await w.must(["r2", "bucket", "list"]), [])
+      : parseR2BucketList(await w.must(["r2", "bucket", "list"])),
     queues: w.dryRun ? (await w.must(["queues", "list", "--page", "1"]), []) : await queueNames(w),
   };
   const created = [];
@@ -53,12 +56,19 @@ export async function provision(w, wanted, { d1Location } = {}, log = console.lo
     if (await create(w, args)) created.push(name);
   };
   for (const { name } of wanted.databases)
-    if (!have.databases.some((d) => d.name === name)) await make("D1 database", name, ["d1", "create", name, ...(d1Location ? ["--location", d1Location] : [])]);
-  for (const name of wanted.buckets) if (!have.buckets.includes(name)) await make("R2 bucket", name, ["r2", "bucket", "create", name]);
-  for (const name of wanted.queues) if (!have.queues.includes(name)) await make("queue", name, ["queues", "create", name]);
+    if (!have.databases.some((d) => d.name === name))
+      await make("D1 database", name, ["d1", "create", name, ...(d1Location ? ["--location", d1Location] : [])]);
+  for (const name of wanted.buckets)
+    if (!have.buckets.includes(name)) await make("R2 bucket", name, ["r2", "bucket", "create", name]);
+  for (const name of wanted.queues)
+    if (!have.queues.includes(name)) await make("queue", name, ["queues", "create", name]);
   const all = created.length && !w.dryRun ? await databases(w) : have.databases;
-  const ids = Object.fromEntries(all.filter((d) => wanted.databases.some((x) => x.name === d.name)).map((d) => [d.name, d.id]));
-  for (const { name } of wanted.databases) if (!w.dryRun && !ids[name]) throw new Error(`D1 database ${name} was not found after creating it (wrangler d1 list --json)`);
+  const ids = Object.fromEntries(
+    all.filter((d) => wanted.databases.some((x) => x.name === d.name)).map((d) => [d.name, d.id]),
+  );
+  for (const { name } of wanted.databases)
+    if (!w.dryRun && !ids[name])
+      throw new Error(`D1 database ${name} was not found after creating it (wrangler d1 list --json)`);
   return { databaseIds: ids, created };
 }
 
@@ -94,7 +104,8 @@ export function localSecrets(file) {
       return [...(await read()).matchAll(/^([A-Z_][A-Z0-9_]*)=/gm)].map((m) => m[1]);
     },
     async put(name, value) {
-      if (value.includes("'") || value.includes("\n")) throw new Error(`${name}: a value with a quote or a newline cannot be written to ${file}`);
+      if (value.includes("'") || value.includes("\n"))
+        throw new Error(`${name}: a value with a quote or a newline cannot be written to ${file}`);
       const kept = (await read()).split("\n").filter((l) => l && !l.startsWith(`${name}=`));
       await writeFile(file, [...kept, `${name}='${value}'`].join("\n") + "\n", { mode: 0o600 });
     },

@@ -9,7 +9,10 @@ import { CloudflareApiError } from "./cloudflare-api.mjs";
  */
 export async function liveVersion(api, accountId, name) {
   try {
-    const { deployments } = await api.call("GET", `/accounts/${accountId}/workers/scripts/${encodeURIComponent(name)}/deployments`);
+    const { deployments } = await api.call(
+      "GET",
+      `/accounts/${accountId}/workers/scripts/${encodeURIComponent(name)}/deployments`,
+    );
     const latest = deployments?.at(0);
     return latest ? [...latest.versions].sort((a, b) => b.percentage - a.percentage)[0]?.version_id : undefined;
   } catch (e) {

@@ -15,7 +15,7 @@ const TRAILER = /^\s*(stack:.*)?$/;
 
 /** The one line printed instead of workerd's block. */
 export const ABORTED_ISOLATE_LINE =
-  "[eo-edge] an evalscript sandbox isolate was recycled after its memory budget (workerd: \"script terminated for unknown reasons\"; no request failed)";
+  '[eo-edge] an evalscript sandbox isolate was recycled after its memory budget (workerd: "script terminated for unknown reasons"; no request failed)';
 
 /**
  * A line filter for wrangler dev's output: `push(line, show = true)` (a line without its newline) calls

@@ -28,7 +28,10 @@ export const wranglerEnv = {
  * starts npm first, about 0.4 s of CPU) and without the bin script's own process, which does not pass a signal on
  * to the CLI: a SIGINT sent to the spawned process reaches wrangler itself, which stops its workerd.
  */
-export const wrangler = (args) => [process.execPath, ["--no-warnings", resolve("node_modules/wrangler/wrangler-dist/cli.js"), ...args]];
+export const wrangler = (args) => [
+  process.execPath,
+  ["--no-warnings", resolve("node_modules/wrangler/wrangler-dist/cli.js"), ...args],
+];
 
 /** Where `npm start` records the state folder it serves, so that `npm run credentials` finds it without EO_EDGE_STATE. */
 const LAST_START = resolve("node_modules/.cache/eo-edge/last-start.json");
@@ -90,7 +93,10 @@ export function startPorts() {
 
 /** Writes <state>/endpoints.json (what this start serves, with its pid) and points `npm run credentials` at state. */
 export function recordStart(state, served) {
-  writeFileSync(join(state, "endpoints.json"), JSON.stringify({ ...served, pid: process.pid, started: new Date().toISOString() }, null, 2) + "\n");
+  writeFileSync(
+    join(state, "endpoints.json"),
+    JSON.stringify({ ...served, pid: process.pid, started: new Date().toISOString() }, null, 2) + "\n",
+  );
   try {
     mkdirSync(dirname(LAST_START), { recursive: true });
     writeFileSync(LAST_START, JSON.stringify({ state }) + "\n");
@@ -118,9 +124,15 @@ export function servedEndpoints(state) {
 export function demoS3Keys(state, override = false) {
   const file = join(state, "demo-s3-keys.json");
   const env = process.env;
-  const given = override && env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY } : undefined;
+  const given =
+    override && env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
+      ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
+      : undefined;
   if (given || !existsSync(file)) {
-    const keys = given ?? { accessKeyId: `EOEDGE${randomBytes(7).toString("hex").toUpperCase()}`, secretAccessKey: randomBytes(30).toString("base64url") };
+    const keys = given ?? {
+      accessKeyId: `EOEDGE${randomBytes(7).toString("hex").toUpperCase()}`,
+      secretAccessKey: randomBytes(30).toString("base64url"),
+    };
     mkdirSync(state, { recursive: true });
     writeFileSync(file, JSON.stringify(keys, null, 2) + "\n", { mode: 0o600 });
   }

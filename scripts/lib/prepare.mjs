@@ -12,13 +12,28 @@ import { wranglerEnv } from "./local.mjs";
  * Everything the seeded state is made from: the migrations, the sample data, the Zarr sample store, the seed
  * scripts, and src/ (the seed runs the Worker's own ingestion and storage code, whose output lands in D1).
  */
-const INPUTS = ["migrations", "data", "test/fixtures/zarr/westflanders.zarr", "src", "scripts/seed.ts", "scripts/seed-byoc.ts", "scripts/seed-zarr.ts", "scripts/seed-files.ts", "scripts/seed-s3-keys.ts", "scripts/lib/pool.mjs", "scripts/lib/regions.mjs", "wrangler.toml"];
+const INPUTS = [
+  "migrations",
+  "data",
+  "test/fixtures/zarr/westflanders.zarr",
+  "src",
+  "scripts/seed.ts",
+  "scripts/seed-byoc.ts",
+  "scripts/seed-zarr.ts",
+  "scripts/seed-files.ts",
+  "scripts/seed-s3-keys.ts",
+  "scripts/lib/pool.mjs",
+  "scripts/lib/regions.mjs",
+  "wrangler.toml",
+];
 
 /** Files under path (a file or a folder, relative to the repository root), sorted; none when it does not exist. */
 function files(path) {
   const stat = statSync(path, { throwIfNoEntry: false });
   if (!stat?.isDirectory()) return stat ? [path] : [];
-  return readdirSync(path, { withFileTypes: true }).flatMap((e) => files(join(path, e.name))).sort();
+  return readdirSync(path, { withFileTypes: true })
+    .flatMap((e) => files(join(path, e.name)))
+    .sort();
 }
 
 /**
@@ -44,7 +59,12 @@ export function seededUpToDate(state, options = []) {
   try {
     const marker = JSON.parse(readFileSync(seedMarker(state), "utf8"));
     const s3 = JSON.parse(readFileSync(join(state, "demo-s3-keys.json"), "utf8"));
-    return existsSync(join(state, "demo-client.json")) && existsSync(join(state, "v3")) && marker.fingerprint === seedFingerprint(options) && marker.s3AccessKeyId === s3.accessKeyId;
+    return (
+      existsSync(join(state, "demo-client.json")) &&
+      existsSync(join(state, "v3")) &&
+      marker.fingerprint === seedFingerprint(options) &&
+      marker.s3AccessKeyId === s3.accessKeyId
+    );
   } catch {
     return false;
   }
@@ -60,7 +80,8 @@ export function runSeed(state, options = []) {
   const args = ["--import", "tsx", "--import", "./scripts/lib/wasm-register.mjs", "scripts/seed.ts", state, ...options];
   const r = spawnSync(process.execPath, args, { encoding: "utf8", env: wranglerEnv, maxBuffer: 64 << 20 });
   const out = `${r.stdout ?? ""}${r.stderr ?? ""}`;
-  if (r.status !== 0) throw new Error(`scripts/seed.ts ${state} failed (exit ${r.status ?? r.signal ?? r.error?.message}):\n${out}`);
+  if (r.status !== 0)
+    throw new Error(`scripts/seed.ts ${state} failed (exit ${r.status ?? r.signal ?? r.error?.message}):\n${out}`);
   return out.trim().split("\n").at(-1) ?? "";
 }
 

@@ -28,7 +28,11 @@ export async function sparePort() {
 export async function startEoEdge() {
   const port = process.env.PORT ? Number(process.env.PORT) : await sparePort();
   const state = resolve(process.env.EO_EDGE_STATE ?? ".state");
-  const child = spawn("npm", ["start", "--silent"], { stdio: ["ignore", "ignore", "inherit"], env: { ...env, PORT: String(port), EO_EDGE_STATE: state }, detached: true });
+  const child = spawn("npm", ["start", "--silent"], {
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...env, PORT: String(port), EO_EDGE_STATE: state },
+    detached: true,
+  });
   const untrack = reapOnExit(child.pid);
   let exited = false;
   child.on("exit", () => (exited = true));
@@ -61,7 +65,11 @@ export async function startEoEdge() {
 export async function checkServer() {
   if (!process.env.CONSOLE_BASE) return startEoEdge();
   const base = process.env.CONSOLE_BASE;
-  return { base, token: await getToken(base, join(resolve(process.env.EO_EDGE_STATE ?? ".state"), "demo-client.json")), stop: async () => {} };
+  return {
+    base,
+    token: await getToken(base, join(resolve(process.env.EO_EDGE_STATE ?? ".state"), "demo-client.json")),
+    stop: async () => {},
+  };
 }
 
 /** Creates a WMS instance with `layers` through the Configuration API; returns its id. */
@@ -77,7 +85,11 @@ export async function createInstance(base, token, name, layers) {
 
 /** POSTs a Processing API request; resolves to the response bytes (throws on a non-200). */
 export async function processBytes(base, token, body) {
-  const r = await fetch(`${base}/api/v1/process`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const r = await fetch(`${base}/api/v1/process`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   if (r.status !== 200) throw new Error(`process: ${r.status} ${await r.text()}`);
   return new Uint8Array(await r.arrayBuffer());
 }

@@ -18,7 +18,8 @@ export const RUNS = 5;
  * The calibration Worker's fixed work: a loop of integer arithmetic (about 100 ms of CPU on this repository's CI
  * machines), the same text run in workerd's global scope and here.
  */
-export const CALIBRATION_LOOP = "let x = 0; for (let i = 0; i < 40_000_000; i++) x = (x + i * 7) % 1000003; globalThis.calibration = x;";
+export const CALIBRATION_LOOP =
+  "let x = 0; for (let i = 0; i < 40_000_000; i++) x = (x + i * 7) % 1000003; globalThis.calibration = x;";
 
 /** The median of `xs`. */
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -52,7 +53,10 @@ export async function checkStartup(w, config, dir, log = () => {}) {
   const cal = join(dir, "calibration");
   await mkdir(cal, { recursive: true });
   await writeFile(join(cal, "index.js"), `${CALIBRATION_LOOP} export default { fetch: () => new Response("ok") };\n`);
-  await writeFile(join(cal, "wrangler.json"), JSON.stringify({ name: "startup-calibration", main: "index.js", compatibility_date: "2026-11-01" }) + "\n");
+  await writeFile(
+    join(cal, "wrangler.json"),
+    JSON.stringify({ name: "startup-calibration", main: "index.js", compatibility_date: "2026-11-01" }) + "\n",
+  );
   const workerBundle = join(dir, "worker.bundle");
   const calBundle = join(cal, "worker.bundle");
   await bundle(w, config, workerBundle);
@@ -64,7 +68,13 @@ export async function checkStartup(w, config, dir, log = () => {}) {
     runs.calibrationCpu.push(calibrationCpuMs());
   }
   const ms = (xs) => xs.map((x) => x.toFixed(0)).join(", ");
-  log(`  startup profiles (ms): Worker ${ms(runs.worker)}; calibration Worker ${ms(runs.calibration)} (its work's CPU here: ${ms(runs.calibrationCpu)})`);
-  const [worker, calibration, calibrationCpu] = [median(runs.worker), median(runs.calibration), median(runs.calibrationCpu)];
+  log(
+    `  startup profiles (ms): Worker ${ms(runs.worker)}; calibration Worker ${ms(runs.calibration)} (its work's CPU here: ${ms(runs.calibrationCpu)})`,
+  );
+  const [worker, calibration, calibrationCpu] = [
+    median(runs.worker),
+    median(runs.calibration),
+    median(runs.calibrationCpu),
+  ];
   return { worker, calibration, calibrationCpu, judged: judgeStartup(worker, calibration, calibrationCpu), runs };
 }

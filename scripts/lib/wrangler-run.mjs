@@ -22,14 +22,17 @@ export function runWrangler(args, { input, extraEnv = {} } = {}) {
     child.stdout.on("data", (b) => out.push(b));
     child.stderr.on("data", (b) => err.push(b));
     child.on("error", fail);
-    child.on("close", (code) => done({ code: code ?? 1, out: Buffer.concat(out).toString() + Buffer.concat(err).toString() }));
+    child.on("close", (code) =>
+      done({ code: code ?? 1, out: Buffer.concat(out).toString() + Buffer.concat(err).toString() }),
+    );
     child.stdin.on("error", () => {}); // wrangler may exit before reading
     child.stdin.end(input ?? "");
   });
 }
 
 /** `wrangler <args>` as a shell would show it (secrets never appear in args). */
-export const shown = (args) => `npx wrangler ${args.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`)).join(" ")}`;
+export const shown = (args) =>
+  `npx wrangler ${args.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`)).join(" ")}`;
 
 /**
  * A runner of wrangler commands for a deployment. `dryRun`: commands that act on (or read) the Cloudflare account

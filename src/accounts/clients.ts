@@ -31,34 +31,58 @@ function clientRecord(row: Row, now: number): ClientRecord {
 }
 
 /** All clients of `account`, newest first, split into active and inactive (expired or deleted). */
-export async function listClients(env: Pick<Env, "DB">, account: string, now = Date.now()): Promise<{ active: ClientRecord[]; inactive: ClientRecord[] }> {
-  const rows = await drizzle(env.DB).select().from(clientRows).where(eq(clientRows.accountId, account)).orderBy(desc(clientRows.created)).all();
+export async function listClients(
+  env: Pick<Env, "DB">,
+  account: string,
+  now = Date.now(),
+): Promise<{ active: ClientRecord[]; inactive: ClientRecord[] }> {
+  const rows = await drizzle(env.DB)
+    .select()
+    .from(clientRows)
+    .where(eq(clientRows.accountId, account))
+    .orderBy(desc(clientRows.created))
+    .all();
   const records = rows.map((r) => clientRecord(r, now));
-  return { active: records.filter((r) => r.status === "ACTIVE"), inactive: records.filter((r) => r.status !== "ACTIVE") };
+  return {
+    active: records.filter((r) => r.status === "ACTIVE"),
+    inactive: records.filter((r) => r.status !== "ACTIVE"),
+  };
 }
 
 /** One client of `account`. Throws 404 when it does not exist or belongs to another account. */
 export async function getClient(env: Pick<Env, "DB">, account: string, clientId: string): Promise<ClientRecord> {
-  const row = await drizzle(env.DB).select().from(clientRows).where(and(eq(clientRows.clientId, clientId), eq(clientRows.accountId, account))).get();
+  const row = await drizzle(env.DB)
+    .select()
+    .from(clientRows)
+    .where(and(eq(clientRows.clientId, clientId), eq(clientRows.accountId, account)))
+    .get();
   if (!row) throw notFound(`No OAuth client '${clientId.slice(0, 100)}' in this account.`);
   return clientRecord(row, Date.now());
 }
 
 /** 400 naming the plan's client limit and what to do. */
 const tooManyClients = (active: number, plan: string, max: number) =>
-  badRequest(`This account has ${active} active OAuth clients, the most its plan '${plan}' allows (${max}): delete a client or upgrade the plan.`, {
-    maxClients: max,
-    active,
-  });
+  badRequest(
+    `This account has ${active} active OAuth clients, the most its plan '${plan}' allows (${max}): delete a client or upgrade the plan.`,
+    {
+      maxClients: max,
+      active,
+    },
+  );
 
 /**
  * Creates a client for `account` from a validated body; returns its record and the secret (shown this once, stored
  * only as a salted hash). Throws 400 when the account already has its plan's number of active clients. The count is
  * checked again after the insert (concurrent creations): a client over the limit is removed before anyone saw it.
  */
-export async function createAccountClient(env: Pick<Env, "DB">, account: string, body: CreateClientBody): Promise<ClientRecord & { clientSecret: string }> {
+export async function createAccountClient(
+  env: Pick<Env, "DB">,
+  account: string,
+  body: CreateClientBody,
+): Promise<ClientRecord & { clientSecret: string }> {
   const [limits, before] = await Promise.all([accountLimits(env, account), listClients(env, account)]);
-  if (before.active.length >= limits.maxClients) throw tooManyClients(before.active.length, limits.plan.name, limits.maxClients);
+  if (before.active.length >= limits.maxClients)
+    throw tooManyClients(before.active.length, limits.plan.name, limits.maxClients);
   const spa = body.singlePageApp?.allowedOrigins;
   const { client_id, client_secret } = await createClient(env, {
     accountId: account,

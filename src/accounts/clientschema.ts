@@ -18,7 +18,10 @@ export function isWebOrigin(s: string): boolean {
   }
 }
 
-const origin = z.string().max(300).refine(isWebOrigin, "a web origin 'https://host[:port]' without path or trailing slash");
+const origin = z
+  .string()
+  .max(300)
+  .refine(isWebOrigin, "a web origin 'https://host[:port]' without path or trailing slash");
 
 export const createClientSchema = z
   .strictObject({
@@ -38,10 +41,17 @@ export const createClientSchema = z
     if ((b.expires === undefined) === (b.neverExpire !== true))
       issue("expires", "give either an expiry date-time 'expires' or 'neverExpire': true");
     if (b.neverExpire === true && b.confirmNeverExpireRisk !== true)
-      issue("confirmNeverExpireRisk", "a client that never expires stays usable if its secret leaks: confirm with 'confirmNeverExpireRisk': true");
-    if (b.expires !== undefined && !(Date.parse(b.expires) > Date.now())) issue("expires", "the expiry date must be in the future");
+      issue(
+        "confirmNeverExpireRisk",
+        "a client that never expires stays usable if its secret leaks: confirm with 'confirmNeverExpireRisk': true",
+      );
+    if (b.expires !== undefined && !(Date.parse(b.expires) > Date.now()))
+      issue("expires", "the expiry date must be in the future");
     if (b.singlePageApp && b.singlePageApp.confirmExposureRisk !== true)
-      issue("singlePageApp.confirmExposureRisk", "a single-page-app client's secret is visible to every user of the page: confirm with 'confirmExposureRisk': true");
+      issue(
+        "singlePageApp.confirmExposureRisk",
+        "a single-page-app client's secret is visible to every user of the page: confirm with 'confirmExposureRisk': true",
+      );
   });
 
 export type CreateClientBody = z.infer<typeof createClientSchema>;

@@ -22,15 +22,26 @@ export interface Quota {
 
 /** The quotas of `account` (defaults where it has no row yet), in QUOTA_COLLECTIONS order. */
 export async function quotasOf(env: Pick<Env, "DB" | "DATAIMPORT_QUOTA_SQKM">, account: string): Promise<Quota[]> {
-  const { results } = await env.DB.prepare("SELECT collection, quota_sqkm, quota_used FROM import_quotas WHERE account = ?")
+  const { results } = await env.DB.prepare(
+    "SELECT collection, quota_sqkm, quota_used FROM import_quotas WHERE account = ?",
+  )
     .bind(account)
     .all<{ collection: string; quota_sqkm: number; quota_used: number }>();
   const rows = new Map(results.map((r) => [r.collection, r]));
-  return QUOTA_COLLECTIONS.map((c) => ({ collectionId: c, quotaSqkm: rows.get(c)?.quota_sqkm ?? defaultQuota(env), quotaUsed: rows.get(c)?.quota_used ?? 0 }));
+  return QUOTA_COLLECTIONS.map((c) => ({
+    collectionId: c,
+    quotaSqkm: rows.get(c)?.quota_sqkm ?? defaultQuota(env),
+    quotaUsed: rows.get(c)?.quota_used ?? 0,
+  }));
 }
 
 /** Sets the purchased quota (km2) of `account` in `collection` (one of QUOTA_COLLECTIONS), keeping what it used. */
-export async function setImportQuota(env: Pick<Env, "DB" | "DATAIMPORT_QUOTA_SQKM">, account: string, collection: string, quotaSqkm: number): Promise<Quota> {
+export async function setImportQuota(
+  env: Pick<Env, "DB" | "DATAIMPORT_QUOTA_SQKM">,
+  account: string,
+  collection: string,
+  quotaSqkm: number,
+): Promise<Quota> {
   await env.DB.prepare(
     "INSERT INTO import_quotas (account, collection, quota_sqkm, quota_used) VALUES (?, ?, ?, 0) ON CONFLICT (account, collection) DO UPDATE SET quota_sqkm = excluded.quota_sqkm",
   )

@@ -56,18 +56,25 @@ async function removeClient(request: AuthedRequest, env: Env): Promise<Response>
   return new Response(null, { status: 204 });
 }
 
-const s3Keys = async (request: AuthedRequest, env: Env): Promise<Response> => json({ data: await listS3Keys(env, ownAccount(request)) });
+const s3Keys = async (request: AuthedRequest, env: Env): Promise<Response> =>
+  json({ data: await listS3Keys(env, ownAccount(request)) });
 
 /** POST .../s3keys: a new key of the account; its secret is in this answer only. 400 at MAX_S3_KEYS keys. */
 async function postS3Key(request: AuthedRequest, env: Env): Promise<Response> {
   const key = await createS3Key(env, ownAccount(request));
-  if (!key) throw badRequest(`This account has ${MAX_S3_KEYS} S3 keys, the most it may have: delete one first.`, { maxS3Keys: MAX_S3_KEYS });
-  return json({ accessKeyId: key.accessKeyId, secretAccessKey: key.secretAccessKey, created: key.created }, 201, { "cache-control": "no-store" });
+  if (!key)
+    throw badRequest(`This account has ${MAX_S3_KEYS} S3 keys, the most it may have: delete one first.`, {
+      maxS3Keys: MAX_S3_KEYS,
+    });
+  return json({ accessKeyId: key.accessKeyId, secretAccessKey: key.secretAccessKey, created: key.created }, 201, {
+    "cache-control": "no-store",
+  });
 }
 
 async function removeS3Key(request: AuthedRequest, env: Env): Promise<Response> {
   const id = String(request.params.accessKeyId);
-  if (!(await deleteS3Key(env, ownAccount(request), id))) throw notFound(`No S3 key '${id.slice(0, 100)}' in this account.`);
+  if (!(await deleteS3Key(env, ownAccount(request), id)))
+    throw notFound(`No S3 key '${id.slice(0, 100)}' in this account.`);
   return new Response(null, { status: 204 });
 }
 
@@ -79,10 +86,23 @@ export function registerAccounts(api: Api): void {
     .on("GET", base, getAccount, { ...tag, summary: "The account: plan, rate-limit policies, processing units" })
     .on("GET", `${base}/clients`, activeClients, { ...tag, summary: "Active OAuth clients" })
     .on("GET", `${base}/clients/inactive`, inactiveClients, { ...tag, summary: "Expired and deleted OAuth clients" })
-    .on("POST", `${base}/clients`, postClient, { ...tag, summary: "Create an OAuth client (the secret is shown once)", body: createClientSchema, status: 201 })
+    .on("POST", `${base}/clients`, postClient, {
+      ...tag,
+      summary: "Create an OAuth client (the secret is shown once)",
+      body: createClientSchema,
+      status: 201,
+    })
     .on("GET", `${base}/clients/:clientId`, oneClient, { ...tag, summary: "One OAuth client" })
     .on("DELETE", `${base}/clients/:clientId`, removeClient, { ...tag, summary: "Delete an OAuth client", status: 204 })
     .on("GET", `${base}/s3keys`, s3Keys, { ...tag, summary: "The account's S3 endpoint keys (without secrets)" })
-    .on("POST", `${base}/s3keys`, postS3Key, { ...tag, summary: "Create an S3 endpoint key (the secret is shown once)", status: 201 })
-    .on("DELETE", `${base}/s3keys/:accessKeyId`, removeS3Key, { ...tag, summary: "Delete an S3 endpoint key", status: 204 });
+    .on("POST", `${base}/s3keys`, postS3Key, {
+      ...tag,
+      summary: "Create an S3 endpoint key (the secret is shown once)",
+      status: 201,
+    })
+    .on("DELETE", `${base}/s3keys/:accessKeyId`, removeS3Key, {
+      ...tag,
+      summary: "Delete an S3 endpoint key",
+      status: 204,
+    });
 }

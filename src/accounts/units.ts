@@ -14,7 +14,12 @@ const units = (pu: number): number => (Number.isFinite(pu) && pu > 0 ? pu : 0);
  * {@link outOfUnits} is true (batch tasks stop with `stoppedStatusReason: OUT_OF_PU`). `id` makes the charge
  * idempotent (RateLimiter.charge).
  */
-export async function chargeUnits(env: Pick<Env, "RATE_LIMITER">, account: string, pu: number, id?: string): Promise<UnitsUsage> {
+export async function chargeUnits(
+  env: Pick<Env, "RATE_LIMITER">,
+  account: string,
+  pu: number,
+  id?: string,
+): Promise<UnitsUsage> {
   return limiterOf(env, { kind: "account", account }).charge(account, units(pu), id);
 }
 
@@ -63,7 +68,9 @@ async function chargeSoon(env: Pick<Env, "RATE_LIMITER">, account: string, pu: n
       return;
     }
     const carried = takeCharges(account); // this one and every other charge of the account still waiting
-    await carried.settle(limiterOf(env, { kind: "account", account }).chargeAll(account, carried.charges)).catch((e: unknown) => (failure = e));
+    await carried
+      .settle(limiterOf(env, { kind: "account", account }).chargeAll(account, carried.charges))
+      .catch((e: unknown) => (failure = e));
   }
 }
 

@@ -14,7 +14,8 @@ import type { Handler } from "../http/router";
 export const ADMIN_TOKEN_MIN_CHARS = 32;
 
 const hex = (b: ArrayBuffer): string => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, "0")).join("");
-const sha256 = async (s: string): Promise<string> => hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)));
+const sha256 = async (s: string): Promise<string> =>
+  hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)));
 
 const unauthorized = (message: string): ApiError =>
   new ApiError(401, message, undefined, "COMMON_UNAUTHORIZED", { "www-authenticate": 'Bearer realm="admin"' });
@@ -26,9 +27,15 @@ const unauthorized = (message: string): ApiError =>
 export async function requireAdmin(request: Request, env: Pick<Env, "ADMIN_TOKEN">): Promise<void> {
   const expected = env.ADMIN_TOKEN ?? "";
   if (expected.length < ADMIN_TOKEN_MIN_CHARS)
-    throw new ApiError(404, `The admin API is off on this deployment: its ADMIN_TOKEN secret is not set (or shorter than ${ADMIN_TOKEN_MIN_CHARS} characters).`);
+    throw new ApiError(
+      404,
+      `The admin API is off on this deployment: its ADMIN_TOKEN secret is not set (or shorter than ${ADMIN_TOKEN_MIN_CHARS} characters).`,
+    );
   const m = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization")?.trim() ?? "");
-  if (!m) throw unauthorized("The admin API needs 'Authorization: Bearer <ADMIN_TOKEN>' (the deployment's admin secret, not an access token).");
+  if (!m)
+    throw unauthorized(
+      "The admin API needs 'Authorization: Bearer <ADMIN_TOKEN>' (the deployment's admin secret, not an access token).",
+    );
   if (!constantTimeEqual(await sha256(expected), await sha256(m[1]!))) throw unauthorized("Wrong admin token.");
 }
 

@@ -26,7 +26,15 @@ import { readBytes } from "../http/limits";
 import { pagedList, parsePageRequest, parseSearch } from "../http/paging";
 import { readJson, validate } from "../http/parse";
 import type { Api, AuthedRequest, Handler, RouteMeta } from "../http/router";
-import { createAccount, createAccountSchema, getAccount, listAccounts, listPlans, updateAccount, updateAccountSchema } from "../accounts/manage";
+import {
+  createAccount,
+  createAccountSchema,
+  getAccount,
+  listAccounts,
+  listPlans,
+  updateAccount,
+  updateAccountSchema,
+} from "../accounts/manage";
 import { createAccountClient, deleteClient, listClients } from "../accounts/clients";
 import { createClientSchema } from "../accounts/clientschema";
 import { unitsUsage } from "../accounts/units";
@@ -71,7 +79,8 @@ async function patchAccount(request: AuthedRequest, env: Env): Promise<Response>
 }
 
 /** The account of the path, which must exist (404 otherwise). */
-const existing = async (request: AuthedRequest, env: Env): Promise<string> => (await getAccount(env, param(request, "accountId"))).id;
+const existing = async (request: AuthedRequest, env: Env): Promise<string> =>
+  (await getAccount(env, param(request, "accountId"))).id;
 
 async function clients(request: AuthedRequest, env: Env): Promise<Response> {
   return json({ data: await listClients(env, await existing(request, env)) });
@@ -79,7 +88,10 @@ async function clients(request: AuthedRequest, env: Env): Promise<Response> {
 
 async function postClient(request: AuthedRequest, env: Env): Promise<Response> {
   const id = await existing(request, env);
-  return json(await createAccountClient(env, id, validate(createClientSchema, await readJson(request), "OAuth client")), 201);
+  return json(
+    await createAccountClient(env, id, validate(createClientSchema, await readJson(request), "OAuth client")),
+    201,
+  );
 }
 
 async function removeClient(request: AuthedRequest, env: Env): Promise<Response> {
@@ -89,7 +101,10 @@ async function removeClient(request: AuthedRequest, env: Env): Promise<Response>
 
 async function postS3Key(request: AuthedRequest, env: Env): Promise<Response> {
   const key = await createS3Key(env, await existing(request, env));
-  if (!key) throw badRequest(`This account has ${MAX_S3_KEYS} S3 keys, the most it may have: delete one first.`, { maxS3Keys: MAX_S3_KEYS });
+  if (!key)
+    throw badRequest(`This account has ${MAX_S3_KEYS} S3 keys, the most it may have: delete one first.`, {
+      maxS3Keys: MAX_S3_KEYS,
+    });
   return json({ accessKeyId: key.accessKeyId, secretAccessKey: key.secretAccessKey, created: key.created }, 201);
 }
 
@@ -118,7 +133,8 @@ const importQuotaSchema = z.object({ quotaSqkm: z.number().finite().min(0) });
 async function putImportQuota(request: AuthedRequest, env: Env): Promise<Response> {
   const id = await existing(request, env);
   const collection = param(request, "collectionId");
-  if (!(QUOTA_COLLECTIONS as readonly string[]).includes(collection)) throw badRequest(`Unknown quota collection '${collection.slice(0, 40)}': one of ${QUOTA_COLLECTIONS.join(", ")}.`);
+  if (!(QUOTA_COLLECTIONS as readonly string[]).includes(collection))
+    throw badRequest(`Unknown quota collection '${collection.slice(0, 40)}': one of ${QUOTA_COLLECTIONS.join(", ")}.`);
   const body = validate(importQuotaSchema, await readJson(request), "import quota");
   return json(await setImportQuota(env, id, collection, body.quotaSqkm));
 }
@@ -131,25 +147,58 @@ const ADMIN_DOC =
 export function registerAdmin(api: Api): void {
   const base = "/api/v1/admin";
   const on = (method: Parameters<Api["on"]>[0], path: string, handler: Handler, meta: RouteMeta): void =>
-    void api.on(method, `${base}${path}`, adminOnly(handler), { public: true, securityScheme: "AdminToken", tags: ["Admin"], description: ADMIN_DOC, ...meta });
+    void api.on(method, `${base}${path}`, adminOnly(handler), {
+      public: true,
+      securityScheme: "AdminToken",
+      tags: ["Admin"],
+      description: ADMIN_DOC,
+      ...meta,
+    });
   on("GET", "/accounts", accounts, { summary: "List accounts (paged; search by name or id)" });
   on("POST", "/accounts", postAccount, { summary: "Create an account", body: createAccountSchema, status: 201 });
-  on("GET", "/accounts/:accountId", account, { summary: "One account: plan, limits in force, overrides, processing units" });
-  on("PATCH", "/accounts/:accountId", patchAccount, { summary: "Set an account's name, plan, rate-limit policies or PU quota (applies within 60 s)", body: updateAccountSchema });
+  on("GET", "/accounts/:accountId", account, {
+    summary: "One account: plan, limits in force, overrides, processing units",
+  });
+  on("PATCH", "/accounts/:accountId", patchAccount, {
+    summary: "Set an account's name, plan, rate-limit policies or PU quota (applies within 60 s)",
+    body: updateAccountSchema,
+  });
   on("GET", "/accounts/:accountId/clients", clients, { summary: "An account's OAuth clients, active and inactive" });
-  on("POST", "/accounts/:accountId/clients", postClient, { summary: "Create an OAuth client of an account (the secret is shown once)", body: createClientSchema, status: 201 });
-  on("DELETE", "/accounts/:accountId/clients/:clientId", removeClient, { summary: "Delete an OAuth client of an account", status: 204 });
-  on("POST", "/accounts/:accountId/s3keys", postS3Key, { summary: "Create an S3 endpoint key of an account (the secret is shown once)", status: 201 });
-  on("PUT", "/accounts/:accountId/importquotas/:collectionId", putImportQuota, { summary: "Set an account's third-party import quota (km2) in one collection", body: importQuotaSchema });
+  on("POST", "/accounts/:accountId/clients", postClient, {
+    summary: "Create an OAuth client of an account (the secret is shown once)",
+    body: createClientSchema,
+    status: 201,
+  });
+  on("DELETE", "/accounts/:accountId/clients/:clientId", removeClient, {
+    summary: "Delete an OAuth client of an account",
+    status: 204,
+  });
+  on("POST", "/accounts/:accountId/s3keys", postS3Key, {
+    summary: "Create an S3 endpoint key of an account (the secret is shown once)",
+    status: 201,
+  });
+  on("PUT", "/accounts/:accountId/importquotas/:collectionId", putImportQuota, {
+    summary: "Set an account's third-party import quota (km2) in one collection",
+    body: importQuotaSchema,
+  });
   on("GET", "/plans", plans, { summary: "The plans" });
-  on("GET", "/keys", keys, { summary: "The token signing keys: the active one, and retired ones until their tokens expire" });
-  on("POST", "/keys/rotate", rotate, { summary: "Rotate the token signing key (tokens of the old key stay valid until they expire)" });
-  on("GET", "/data", data, { summary: "Objects of the DATA bucket (scene files) under `prefix`, 1000 per page (`cursor`)" });
+  on("GET", "/keys", keys, {
+    summary: "The token signing keys: the active one, and retired ones until their tokens expire",
+  });
+  on("POST", "/keys/rotate", rotate, {
+    summary: "Rotate the token signing key (tokens of the old key stay valid until they expire)",
+  });
+  on("GET", "/data", data, {
+    summary: "Objects of the DATA bucket (scene files) under `prefix`, 1000 per page (`cursor`)",
+  });
   on("PUT", "/data/:key+", putObject, {
     summary: `Store a scene file in the DATA bucket (at most ${MAX_OBJECT_BYTES / 1024 / 1024} MiB)`,
     status: 201,
     maxBody: MAX_OBJECT_BYTES,
     bodyTypes: ["application/octet-stream"],
   });
-  on("POST", "/items", postItems, { summary: `Upsert STAC items into the catalog (at most ${MAX_ITEMS} per call)`, body: itemsBodySchema });
+  on("POST", "/items", postItems, {
+    summary: `Upsert STAC items into the catalog (at most ${MAX_ITEMS} per call)`,
+    body: itemsBodySchema,
+  });
 }

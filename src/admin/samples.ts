@@ -21,19 +21,38 @@ export function checkKey(key: string): string {
   const bytes = new TextEncoder().encode(key).length;
   const segments = key.split("/");
   // eslint-disable-next-line no-control-regex
-  if (bytes === 0 || bytes > 1024 || /[\u0000-\u001f\u007f]/.test(key) || segments.some((s) => s === "" || s === "." || s === ".."))
-    throw badRequest(`Invalid object key '${key.slice(0, 100)}': 1 to 1024 bytes of '/'-separated names, none empty, '.' or '..'.`);
+  if (
+    bytes === 0 ||
+    bytes > 1024 ||
+    /[\u0000-\u001f\u007f]/.test(key) ||
+    segments.some((s) => s === "" || s === "." || s === "..")
+  )
+    throw badRequest(
+      `Invalid object key '${key.slice(0, 100)}': 1 to 1024 bytes of '/'-separated names, none empty, '.' or '..'.`,
+    );
   return key;
 }
 
 /** One page of DATA objects under `prefix`: keys and sizes, and the cursor of the next page (absent at the end). */
-export async function listData(env: Pick<Env, "DATA">, prefix: string, cursor?: string): Promise<{ objects: { key: string; size: number }[]; cursor?: string }> {
+export async function listData(
+  env: Pick<Env, "DATA">,
+  prefix: string,
+  cursor?: string,
+): Promise<{ objects: { key: string; size: number }[]; cursor?: string }> {
   const page = await env.DATA.list({ prefix, cursor, limit: LIST_LIMIT });
-  return { objects: page.objects.map((o) => ({ key: o.key, size: o.size })), ...(page.truncated ? { cursor: page.cursor } : {}) };
+  return {
+    objects: page.objects.map((o) => ({ key: o.key, size: o.size })),
+    ...(page.truncated ? { cursor: page.cursor } : {}),
+  };
 }
 
 /** Stores `bytes` as DATA object `key` (checked by {@link checkKey}); its key and size. */
-export async function putData(env: Pick<Env, "DATA">, key: string, bytes: Uint8Array, contentType?: string): Promise<{ key: string; size: number }> {
+export async function putData(
+  env: Pick<Env, "DATA">,
+  key: string,
+  bytes: Uint8Array,
+  contentType?: string,
+): Promise<{ key: string; size: number }> {
   const o = await env.DATA.put(checkKey(key), bytes, contentType ? { httpMetadata: { contentType } } : undefined);
   return { key: o.key, size: o.size };
 }
@@ -47,7 +66,9 @@ export const itemSchema = z.looseObject({
   collection: z.string().min(1).max(100),
   bbox: z.array(z.number().finite()).refine((b) => b.length === 4 || b.length === 6, "4 or 6 numbers"),
   geometry: z.looseObject({ type: z.string() }),
-  properties: z.looseObject({ datetime: z.string().refine((d) => Number.isFinite(Date.parse(d)), "an RFC 3339 date-time") }),
+  properties: z.looseObject({
+    datetime: z.string().refine((d) => Number.isFinite(Date.parse(d)), "an RFC 3339 date-time"),
+  }),
   assets: z.record(z.string(), asset),
 });
 
@@ -60,11 +81,16 @@ export const itemsBodySchema = z.strictObject({ items: z.array(itemSchema).min(1
  */
 export async function upsertItems(env: Pick<Env, "DB">, items: z.infer<typeof itemSchema>[]): Promise<number> {
   const types = [...new Set(items.map((i) => i.collection))];
-  const known = await env.DB.prepare(`SELECT type FROM data_collections WHERE type IN (${types.map(() => "?").join(", ")})`)
+  const known = await env.DB.prepare(
+    `SELECT type FROM data_collections WHERE type IN (${types.map(() => "?").join(", ")})`,
+  )
     .bind(...types)
     .all<{ type: string }>();
   const missing = types.filter((t) => !known.results.some((r) => r.type === t));
-  if (missing.length) throw badRequest(`Unknown collection(s) ${missing.join(", ")}: items must belong to a registered collection.`, { collections: missing });
+  if (missing.length)
+    throw badRequest(`Unknown collection(s) ${missing.join(", ")}: items must belong to a registered collection.`, {
+      collections: missing,
+    });
   for (const item of items) await upsertItem(env, item as unknown as StacItem);
   return items.length;
 }

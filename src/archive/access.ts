@@ -22,11 +22,18 @@ export const REQUESTER_PAYS: Record<string, string> = {
 };
 
 /** Regions of the public buckets (for `s3://` hrefs without a URL map entry). */
-const PUBLIC_REGIONS: Record<string, string> = { "sentinel-cogs": "us-west-2", "copernicus-dem-30m": "eu-central-1", "copernicus-dem-90m": "eu-central-1" };
+const PUBLIC_REGIONS: Record<string, string> = {
+  "sentinel-cogs": "us-west-2",
+  "copernicus-dem-30m": "eu-central-1",
+  "copernicus-dem-90m": "eu-central-1",
+};
 
 /** The S3 bucket an href names (`s3://bucket/...` or `https://bucket.s3[.region].amazonaws.com/...`), or undefined. */
 export function s3Bucket(href: string): string | undefined {
-  return /^s3:\/\/([^/]+)\//.exec(href)?.[1] ?? /^https:\/\/([^./]+)\.s3(?:[.-][a-z0-9-]+)?\.amazonaws\.com\//.exec(href)?.[1];
+  return (
+    /^s3:\/\/([^/]+)\//.exec(href)?.[1] ??
+    /^https:\/\/([^./]+)\.s3(?:[.-][a-z0-9-]+)?\.amazonaws\.com\//.exec(href)?.[1]
+  );
 }
 
 /** True when the href is a Planetary Computer blob (needs a SAS token). */
@@ -66,11 +73,19 @@ export async function sasToken(config: ArchiveConfig, collection: string, fresh 
   const hit = sasTokens.get(url);
   const now = Date.now();
   if (hit && !fresh && now < hit.useUntil) return hit.token;
-  const response = await upstreamFetch({ archive: config.name, retry: config.retry, request: () => new Request(url, { headers: { accept: "application/json" } }) });
+  const response = await upstreamFetch({
+    archive: config.name,
+    retry: config.retry,
+    request: () => new Request(url, { headers: { accept: "application/json" } }),
+  });
   const body = (await response.json().catch(() => null)) as { token?: unknown; "msft:expiry"?: unknown } | null;
   const expiry = Date.parse(String(body?.["msft:expiry"] ?? ""));
   if (typeof body?.token !== "string" || !Number.isFinite(expiry)) {
-    throw new UpstreamError("upstream-failed", `The ${config.name} SAS token endpoint answered without a token for collection ${collection}.`, { archive: config.name });
+    throw new UpstreamError(
+      "upstream-failed",
+      `The ${config.name} SAS token endpoint answered without a token for collection ${collection}.`,
+      { archive: config.name },
+    );
   }
   const margin = Math.min(5 * 60_000, Math.max(0, (expiry - now) / 4));
   sasTokens.set(url, { token: body.token.replace(/^\?/, ""), useUntil: expiry - margin });
@@ -85,13 +100,23 @@ export function forgetSasTokens(): void {
 const awsClients = new Map<string, AwsClient>();
 
 /** Signs a GET / HEAD of a requester-pays object (SigV4, service s3, the bucket's region). */
-export async function signRequesterPays(config: ArchiveConfig, bucket: string, url: string, init: { method: string; headers: Record<string, string> }): Promise<Request> {
+export async function signRequesterPays(
+  config: ArchiveConfig,
+  bucket: string,
+  url: string,
+  init: { method: string; headers: Record<string, string> },
+): Promise<Request> {
   const aws = config.aws!;
   const region = REQUESTER_PAYS[bucket]!;
   const key = `${aws.accessKeyId}\n${region}`;
   let client = awsClients.get(key);
   if (!client) {
-    client = new AwsClient({ accessKeyId: aws.accessKeyId, secretAccessKey: aws.secretAccessKey, service: "s3", region });
+    client = new AwsClient({
+      accessKeyId: aws.accessKeyId,
+      secretAccessKey: aws.secretAccessKey,
+      service: "s3",
+      region,
+    });
     awsClients.set(key, client);
   }
   return client.sign(url, { method: init.method, headers: { ...init.headers, "x-amz-request-payer": "requester" } });
@@ -114,13 +139,19 @@ export function assetAccess(config: ArchiveConfig, href: string, collection: str
   const url = resolveHref(href, config);
   const bucket = s3Bucket(href);
   if (bucket && REQUESTER_PAYS[bucket]) {
-    if (!config.aws) throw new UpstreamError("upstream-failed", `Reading s3://${bucket} (requester pays) needs the operator's AWS keys (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY).`, { archive: config.name });
+    if (!config.aws)
+      throw new UpstreamError(
+        "upstream-failed",
+        `Reading s3://${bucket} (requester pays) needs the operator's AWS keys (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY).`,
+        { archive: config.name },
+      );
     return { url, request: (method, headers) => signRequesterPays(config, bucket, url, { method, headers }) };
   }
   if (isAzureBlob(href)) {
     return {
       url,
-      request: async (method, headers) => new Request(`${url}${url.includes("?") ? "&" : "?"}${await sasToken(config, collection)}`, { method, headers }),
+      request: async (method, headers) =>
+        new Request(`${url}${url.includes("?") ? "&" : "?"}${await sasToken(config, collection)}`, { method, headers }),
       // after a 403 (token expired or revoked early): one new token, then the request again
       refresh: async () => Boolean(await sasToken(config, collection, true)),
     };

@@ -55,13 +55,17 @@ const totalSize = (contentRange: string | null): number | undefined => {
   return m ? Number(m[1]) : undefined;
 };
 
-const cacheKey = (url: string) => new Request(`https://archive-cache.eo-edge.invalid/open?u=${encodeURIComponent(url)}`);
+const cacheKey = (url: string) =>
+  new Request(`https://archive-cache.eo-edge.invalid/open?u=${encodeURIComponent(url)}`);
 
 /** Default Cache API cache when the runtime has one (workerd: yes). */
-const cacheApi = (): Cache | undefined => (typeof caches !== "undefined" ? (caches as unknown as { default?: Cache }).default : undefined);
+const cacheApi = (): Cache | undefined =>
+  typeof caches !== "undefined" ? (caches as unknown as { default?: Cache }).default : undefined;
 
 async function fromCacheApi(url: string): Promise<Opened | undefined> {
-  const hit = await cacheApi()?.match(cacheKey(url)).catch(() => undefined);
+  const hit = await cacheApi()
+    ?.match(cacheKey(url))
+    .catch(() => undefined);
   if (!hit) return undefined;
   const size = Number(hit.headers.get("x-size"));
   const etag = hit.headers.get("x-etag") ?? "";
@@ -71,7 +75,9 @@ async function fromCacheApi(url: string): Promise<Opened | undefined> {
 
 async function toCacheApi(url: string, o: Opened): Promise<void> {
   const headers = { "x-size": String(o.size), "x-etag": o.etag, "cache-control": `max-age=${CACHE_API_TTL_S}` };
-  await cacheApi()?.put(cacheKey(url), new Response(o.prefix, { headers })).catch(() => undefined);
+  await cacheApi()
+    ?.put(cacheKey(url), new Response(o.prefix, { headers }))
+    .catch(() => undefined);
 }
 
 /** The first PREFIX_BYTES with size and ETag, from the caches or one ranged GET; null when the object is missing. */
@@ -103,27 +109,59 @@ async function openMeta(access: AssetAccess, o: UpstreamReadOptions): Promise<Op
   upstreamStats.bytes += bytes.byteLength;
   const size = response.status === 206 ? totalSize(response.headers.get("content-range")) : bytes.byteLength;
   const etag = response.headers.get("etag") ?? "";
-  if (size === undefined) throw new UpstreamError("upstream-failed", `The ${o.archive} archive answered a range of ${redact(access.url)} without Content-Range.`, { archive: o.archive, status: response.status });
-  const meta: Opened = { size, etag, prefix: bytes.byteLength === Math.min(PREFIX_BYTES, size) ? bytes : new ArrayBuffer(0), at: Date.now() };
+  if (size === undefined)
+    throw new UpstreamError(
+      "upstream-failed",
+      `The ${o.archive} archive answered a range of ${redact(access.url)} without Content-Range.`,
+      { archive: o.archive, status: response.status },
+    );
+  const meta: Opened = {
+    size,
+    etag,
+    prefix: bytes.byteLength === Math.min(PREFIX_BYTES, size) ? bytes : new ArrayBuffer(0),
+    at: Date.now(),
+  };
   opened.set(access.url, meta);
   await toCacheApi(access.url, meta);
   return meta;
 }
 
 /** One ranged GET of [offset, offset + length), checked against `etag` and the length. */
-async function getSpan(access: AssetAccess, o: UpstreamReadOptions, etag: string, offset: number, length: number): Promise<ArrayBuffer> {
-  const response = await upstreamFetch({ archive: o.archive, retry: o.retry, request: () => access.request("GET", { range: `bytes=${offset}-${offset + length - 1}` }), refresh: access.refresh });
+async function getSpan(
+  access: AssetAccess,
+  o: UpstreamReadOptions,
+  etag: string,
+  offset: number,
+  length: number,
+): Promise<ArrayBuffer> {
+  const response = await upstreamFetch({
+    archive: o.archive,
+    retry: o.retry,
+    request: () => access.request("GET", { range: `bytes=${offset}-${offset + length - 1}` }),
+    refresh: access.refresh,
+  });
   const got = response.headers.get("etag") ?? "";
   if (etag && got && got !== etag) {
     await response.body?.cancel();
     opened.delete(access.url);
-    await cacheApi()?.delete(cacheKey(access.url)).catch(() => undefined);
-    throw new UpstreamError("upstream-failed", `The object ${redact(access.url)} changed while it was read (ETag ${etag} -> ${got}); send the request again.`, { archive: o.archive });
+    await cacheApi()
+      ?.delete(cacheKey(access.url))
+      .catch(() => undefined);
+    throw new UpstreamError(
+      "upstream-failed",
+      `The object ${redact(access.url)} changed while it was read (ETag ${etag} -> ${got}); send the request again.`,
+      { archive: o.archive },
+    );
   }
   const bytes = await response.arrayBuffer();
   upstreamStats.bytes += bytes.byteLength;
   if (response.status === 200 && bytes.byteLength > length) return bytes.slice(offset, offset + length); // Range ignored
-  if (bytes.byteLength !== length) throw new UpstreamError("upstream-failed", `Short read of ${redact(access.url)} at ${offset} (${bytes.byteLength} of ${length} bytes).`, { archive: o.archive });
+  if (bytes.byteLength !== length)
+    throw new UpstreamError(
+      "upstream-failed",
+      `Short read of ${redact(access.url)} at ${offset} (${bytes.byteLength} of ${length} bytes).`,
+      { archive: o.archive },
+    );
   return bytes;
 }
 
@@ -135,7 +173,12 @@ const blockKey = async (url: string, etag: string, offset: number, length: numbe
 };
 
 /** Reads ranges (each of positive length, inside the object) upstream: coalesced, at most 6 requests at a time. */
-async function readUpstream(access: AssetAccess, o: UpstreamReadOptions, etag: string, ranges: { offset: number; length: number }[]): Promise<ArrayBuffer[]> {
+async function readUpstream(
+  access: AssetAccess,
+  o: UpstreamReadOptions,
+  etag: string,
+  ranges: { offset: number; length: number }[],
+): Promise<ArrayBuffer[]> {
   const out: ArrayBuffer[] = ranges.map(() => new ArrayBuffer(0));
   const spans = coalesce(ranges, COALESCE_GAP);
   await pooled(
@@ -152,11 +195,26 @@ async function readUpstream(access: AssetAccess, o: UpstreamReadOptions, etag: s
 }
 
 /** As readUpstream, through the R2 block cache: ranges found there are not fetched, fetched ones are stored. */
-async function readThrough(cache: R2Bucket, access: AssetAccess, o: UpstreamReadOptions, etag: string, ranges: { offset: number; length: number }[]): Promise<ArrayBuffer[]> {
+async function readThrough(
+  cache: R2Bucket,
+  access: AssetAccess,
+  o: UpstreamReadOptions,
+  etag: string,
+  ranges: { offset: number; length: number }[],
+): Promise<ArrayBuffer[]> {
   const keys = await Promise.all(ranges.map((r) => blockKey(access.url, etag, r.offset, r.length)));
-  const found = await pooled(keys.map((k) => async () => (await cache.get(k).catch(() => null))?.arrayBuffer() ?? null));
+  const found = await pooled(
+    keys.map((k) => async () => (await cache.get(k).catch(() => null))?.arrayBuffer() ?? null),
+  );
   const missing = ranges.map((_, i) => i).filter((i) => found[i] === null);
-  const fetched = missing.length ? await readUpstream(access, o, etag, missing.map((i) => ranges[i]!)) : [];
+  const fetched = missing.length
+    ? await readUpstream(
+        access,
+        o,
+        etag,
+        missing.map((i) => ranges[i]!),
+      )
+    : [];
   await pooled(missing.map((i, j) => () => cache.put(keys[i]!, fetched[j]!).catch(() => null)));
   missing.forEach((i, j) => (found[i] = fetched[j]!));
   return found as ArrayBuffer[];
@@ -173,13 +231,21 @@ export async function openUpstream(access: AssetAccess, o: UpstreamReadOptions):
   const { size, etag, prefix } = meta;
   async function read(ranges: { offset: number; length: number }[]): Promise<ArrayBuffer[]> {
     const clamped = ranges.map(({ offset, length }) => {
-      if (!(offset >= 0) || !(length >= 0)) throw new Error(`invalid byte range ${offset}+${length} of ${redact(access.url)}`);
+      if (!(offset >= 0) || !(length >= 0))
+        throw new Error(`invalid byte range ${offset}+${length} of ${redact(access.url)}`);
       return { offset: Math.min(offset, size), length: Math.max(0, Math.min(length, size - offset)) };
     });
-    const out = clamped.map((r) => (r.offset + r.length <= prefix.byteLength ? prefix.slice(r.offset, r.offset + r.length) : null));
+    const out = clamped.map((r) =>
+      r.offset + r.length <= prefix.byteLength ? prefix.slice(r.offset, r.offset + r.length) : null,
+    );
     const todo = clamped.map((_, i) => i).filter((i) => out[i] === null && clamped[i]!.length > 0);
     const wanted = todo.map((i) => clamped[i]!);
-    const got = todo.length === 0 ? [] : o.blockCache ? await readThrough(o.blockCache, access, o, etag, wanted) : await readUpstream(access, o, etag, wanted);
+    const got =
+      todo.length === 0
+        ? []
+        : o.blockCache
+          ? await readThrough(o.blockCache, access, o, etag, wanted)
+          : await readUpstream(access, o, etag, wanted);
     todo.forEach((i, j) => (out[i] = got[j]!));
     return out.map((b) => b ?? new ArrayBuffer(0));
   }

@@ -36,19 +36,52 @@ export interface ArchiveCollection {
 
 /** Sentinel-2 L2A: Sentinel Hub band -> Earth Search v1 asset key (common names; PC uses the band names as keys). */
 const S2_EARTH_SEARCH: Record<string, string> = {
-  B01: "coastal", B02: "blue", B03: "green", B04: "red", B05: "rededge1", B06: "rededge2", B07: "rededge3", B08: "nir",
-  B8A: "nir08", B09: "nir09", B11: "swir16", B12: "swir22", SCL: "scl", AOT: "aot", WVP: "wvp",
+  B01: "coastal",
+  B02: "blue",
+  B03: "green",
+  B04: "red",
+  B05: "rededge1",
+  B06: "rededge2",
+  B07: "rededge3",
+  B08: "nir",
+  B8A: "nir08",
+  B09: "nir09",
+  B11: "swir16",
+  B12: "swir22",
+  SCL: "scl",
+  AOT: "aot",
+  WVP: "wvp",
 };
 const S2_PC = Object.fromEntries(Object.keys(S2_EARTH_SEARCH).map((b) => [b, b]));
 
 /** Landsat Collection 2 Level-2 (both archives use the same asset keys) -> Sentinel Hub's landsat-ot-l2 band names. */
 const LANDSAT_L2: Record<string, string> = {
-  B01: "coastal", B02: "blue", B03: "green", B04: "red", B05: "nir08", B06: "swir16", B07: "swir22", B10: "lwir11",
-  BQA: "qa_pixel", QA_RADSAT: "qa_radsat", SR_QA_AEROSOL: "qa_aerosol", ST_QA: "qa", ST_TRAD: "trad", ST_URAD: "urad",
-  ST_DRAD: "drad", ST_ATRAN: "atran", ST_EMIS: "emis", ST_EMSD: "emsd", ST_CDIST: "cdist",
+  B01: "coastal",
+  B02: "blue",
+  B03: "green",
+  B04: "red",
+  B05: "nir08",
+  B06: "swir16",
+  B07: "swir22",
+  B10: "lwir11",
+  BQA: "qa_pixel",
+  QA_RADSAT: "qa_radsat",
+  SR_QA_AEROSOL: "qa_aerosol",
+  ST_QA: "qa",
+  ST_TRAD: "trad",
+  ST_URAD: "urad",
+  ST_DRAD: "drad",
+  ST_ATRAN: "atran",
+  ST_EMIS: "emis",
+  ST_EMSD: "emsd",
+  ST_CDIST: "cdist",
 };
 
-const DEM_INSTANCES: Record<string, string> = { COPERNICUS: "cop-dem-glo-30", COPERNICUS_30: "cop-dem-glo-30", COPERNICUS_90: "cop-dem-glo-90" };
+const DEM_INSTANCES: Record<string, string> = {
+  COPERNICUS: "cop-dem-glo-30",
+  COPERNICUS_30: "cop-dem-glo-30",
+  COPERNICUS_90: "cop-dem-glo-90",
+};
 
 /**
  * dataFilter.demInstance -> cop-dem-glo-30 / -90. Sentinel Hub's default, MAPZEN, is not in the open archives:
@@ -57,11 +90,22 @@ const DEM_INSTANCES: Record<string, string> = { COPERNICUS: "cop-dem-glo-30", CO
 function demUpstream(o: ArchiveOptions): string {
   const instance = o.demInstance ?? "COPERNICUS_30";
   const id = DEM_INSTANCES[instance];
-  if (!id) throw new EngineError("invalid-argument", `demInstance '${instance}' is not available from the archive; supported: ${Object.keys(DEM_INSTANCES).join(", ")}.`);
+  if (!id)
+    throw new EngineError(
+      "invalid-argument",
+      `demInstance '${instance}' is not available from the archive; supported: ${Object.keys(DEM_INSTANCES).join(", ")}.`,
+    );
   return id;
 }
 
-const dem: ArchiveCollection = { id: "dem", upstream: demUpstream, searched: ["cop-dem-glo-30", "cop-dem-glo-90"], bands: { DEM: "data" }, requesterPays: false, timeless: true };
+const dem: ArchiveCollection = {
+  id: "dem",
+  upstream: demUpstream,
+  searched: ["cop-dem-glo-30", "cop-dem-glo-90"],
+  bands: { DEM: "data" },
+  requesterPays: false,
+  timeless: true,
+};
 const LANDSAT_QUERY = { platform: { in: ["landsat-8", "landsat-9"] } };
 
 /**
@@ -72,31 +116,82 @@ const LANDSAT_QUERY = { platform: { in: ["landsat-8", "landsat-9"] } };
  * that a search that finds nothing answers "no data" as the local store does. The catalog lists GRD items as usual.
  */
 function s1Upstream(archive: ArchiveKind): (o: ArchiveOptions) => string {
-  return (o) => (archive === "planetary-computer" && o.backCoeff === "GAMMA0_TERRAIN" ? "sentinel-1-rtc" : "sentinel-1-grd");
+  return (o) =>
+    archive === "planetary-computer" && o.backCoeff === "GAMMA0_TERRAIN" ? "sentinel-1-rtc" : "sentinel-1-grd";
 }
 
 function s1Check(archive: ArchiveKind): (o: ArchiveOptions) => void {
   return (o) => {
     if (archive === "planetary-computer" && o.backCoeff === "GAMMA0_TERRAIN") return;
-    const calibrated = archive === "planetary-computer" ? "processing.backCoeff GAMMA0_TERRAIN (the Planetary Computer's sentinel-1-rtc, map-projected)" : "none: the archive holds uncalibrated GRD amplitudes only (EO_EDGE_ARCHIVE=planetary-computer serves backCoeff GAMMA0_TERRAIN)";
-    if (o.backCoeff !== undefined) throw new EngineError("invalid-argument", `backCoeff '${o.backCoeff}' is not available for sentinel-1-grd from the ${archive} archive; supported: ${calibrated}.`);
+    const calibrated =
+      archive === "planetary-computer"
+        ? "processing.backCoeff GAMMA0_TERRAIN (the Planetary Computer's sentinel-1-rtc, map-projected)"
+        : "none: the archive holds uncalibrated GRD amplitudes only (EO_EDGE_ARCHIVE=planetary-computer serves backCoeff GAMMA0_TERRAIN)";
+    if (o.backCoeff !== undefined)
+      throw new EngineError(
+        "invalid-argument",
+        `backCoeff '${o.backCoeff}' is not available for sentinel-1-grd from the ${archive} archive; supported: ${calibrated}.`,
+      );
     // the GRD files are in radar geometry, georeferenced by ground control points only: EO Edge reads map grids
-    throw new EngineError("invalid-argument", `The sentinel-1-grd scenes of the ${archive} archive are in radar geometry (ground control points), which this service does not orthorectify; supported: ${calibrated}.`);
+    throw new EngineError(
+      "invalid-argument",
+      `The sentinel-1-grd scenes of the ${archive} archive are in radar geometry (ground control points), which this service does not orthorectify; supported: ${calibrated}.`,
+    );
   };
 }
 
 const CATALOGUE: Record<ArchiveKind, ArchiveCollection[]> = {
   "earth-search": [
-    { id: "sentinel-2-l2a", upstream: () => "sentinel-2-l2a", searched: ["sentinel-2-l2a"], bands: S2_EARTH_SEARCH, requesterPays: false },
+    {
+      id: "sentinel-2-l2a",
+      upstream: () => "sentinel-2-l2a",
+      searched: ["sentinel-2-l2a"],
+      bands: S2_EARTH_SEARCH,
+      requesterPays: false,
+    },
     dem,
-    { id: "landsat-ot-l2", upstream: () => "landsat-c2-l2", searched: ["landsat-c2-l2"], bands: LANDSAT_L2, requesterPays: true, query: LANDSAT_QUERY },
-    { id: "sentinel-1-grd", upstream: s1Upstream("earth-search"), check: s1Check("earth-search"), searched: ["sentinel-1-grd"], bands: { VV: "vv", VH: "vh" }, requesterPays: true },
+    {
+      id: "landsat-ot-l2",
+      upstream: () => "landsat-c2-l2",
+      searched: ["landsat-c2-l2"],
+      bands: LANDSAT_L2,
+      requesterPays: true,
+      query: LANDSAT_QUERY,
+    },
+    {
+      id: "sentinel-1-grd",
+      upstream: s1Upstream("earth-search"),
+      check: s1Check("earth-search"),
+      searched: ["sentinel-1-grd"],
+      bands: { VV: "vv", VH: "vh" },
+      requesterPays: true,
+    },
   ],
   "planetary-computer": [
-    { id: "sentinel-2-l2a", upstream: () => "sentinel-2-l2a", searched: ["sentinel-2-l2a"], bands: S2_PC, requesterPays: false },
+    {
+      id: "sentinel-2-l2a",
+      upstream: () => "sentinel-2-l2a",
+      searched: ["sentinel-2-l2a"],
+      bands: S2_PC,
+      requesterPays: false,
+    },
     dem,
-    { id: "landsat-ot-l2", upstream: () => "landsat-c2-l2", searched: ["landsat-c2-l2"], bands: LANDSAT_L2, requesterPays: false, query: LANDSAT_QUERY },
-    { id: "sentinel-1-grd", upstream: s1Upstream("planetary-computer"), check: s1Check("planetary-computer"), searched: ["sentinel-1-grd"], bands: { VV: "vv", VH: "vh" }, requesterPays: false },
+    {
+      id: "landsat-ot-l2",
+      upstream: () => "landsat-c2-l2",
+      searched: ["landsat-c2-l2"],
+      bands: LANDSAT_L2,
+      requesterPays: false,
+      query: LANDSAT_QUERY,
+    },
+    {
+      id: "sentinel-1-grd",
+      upstream: s1Upstream("planetary-computer"),
+      check: s1Check("planetary-computer"),
+      searched: ["sentinel-1-grd"],
+      bands: { VV: "vv", VH: "vh" },
+      requesterPays: false,
+    },
   ],
 };
 

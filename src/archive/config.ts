@@ -50,7 +50,11 @@ export const DEFAULT_STAC_URLS: Record<ArchiveKind, string> = {
   "planetary-computer": "https://planetarycomputer.microsoft.com/api/stac/v1",
 };
 
-const KINDS: Record<string, ArchiveKind> = { twin: "earth-search", "earth-search": "earth-search", "planetary-computer": "planetary-computer" };
+const KINDS: Record<string, ArchiveKind> = {
+  twin: "earth-search",
+  "earth-search": "earth-search",
+  "planetary-computer": "planetary-computer",
+};
 
 /** Parses ARCHIVE_URL_MAP; throws a plain Error (an operator's mistake, a 500 logged) when it is not a string map. */
 export function parseUrlMap(text: string | undefined): [string, string][] {
@@ -61,7 +65,8 @@ export function parseUrlMap(text: string | undefined): [string, string][] {
   } catch {
     throw new Error("ARCHIVE_URL_MAP is not valid JSON (expected an object of URL prefix -> URL prefix)");
   }
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("ARCHIVE_URL_MAP must be a JSON object");
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+    throw new Error("ARCHIVE_URL_MAP must be a JSON object");
   const entries = Object.entries(parsed as Record<string, unknown>);
   if (entries.some(([, v]) => typeof v !== "string")) throw new Error("ARCHIVE_URL_MAP values must be strings");
   return (entries as [string, string][]).sort((a, b) => b[0].length - a[0].length);
@@ -81,14 +86,27 @@ const memo = new Map<string, ArchiveConfig | null>();
  */
 export function archiveConfig(env: ArchiveEnv): ArchiveConfig | null {
   const name = (env.EO_EDGE_ARCHIVE ?? "").trim();
-  const key = JSON.stringify([name, env.ARCHIVE_STAC_URL ?? "", env.ARCHIVE_URL_MAP ?? "", env.ARCHIVE_TIMEOUT_MS ?? "", env.AWS_ACCESS_KEY_ID ?? "", env.AWS_SECRET_ACCESS_KEY ?? ""]);
+  const key = JSON.stringify([
+    name,
+    env.ARCHIVE_STAC_URL ?? "",
+    env.ARCHIVE_URL_MAP ?? "",
+    env.ARCHIVE_TIMEOUT_MS ?? "",
+    env.AWS_ACCESS_KEY_ID ?? "",
+    env.AWS_SECRET_ACCESS_KEY ?? "",
+  ]);
   if (memo.has(key)) return memo.get(key)!;
   let config: ArchiveConfig | null = null;
   if (name) {
     const kind = KINDS[name];
-    if (!kind) throw new Error(`EO_EDGE_ARCHIVE '${name}' is not an archive this service knows; use twin, earth-search or planetary-computer`);
+    if (!kind)
+      throw new Error(
+        `EO_EDGE_ARCHIVE '${name}' is not an archive this service knows; use twin, earth-search or planetary-computer`,
+      );
     const stacUrl = (env.ARCHIVE_STAC_URL?.trim() || DEFAULT_STAC_URLS[kind]).replace(/\/+$/, "");
-    const aws = env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY } : null;
+    const aws =
+      env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
+        ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY }
+        : null;
     const timeout = Number(env.ARCHIVE_TIMEOUT_MS);
     const retry = { ...DEFAULT_RETRY, ...(Number.isInteger(timeout) && timeout > 0 ? { timeoutMs: timeout } : {}) };
     config = { kind, name, stacUrl, urlMap: parseUrlMap(env.ARCHIVE_URL_MAP), aws, retry };

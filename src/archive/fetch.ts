@@ -74,7 +74,11 @@ export async function upstreamFetch(o: UpstreamOptions): Promise<Response> {
       }
     }
     if (!retryable(response.status)) {
-      throw new UpstreamError("upstream-failed", `The ${o.archive} archive answered ${response.status} for ${redact(request.url)}.`, { archive: o.archive, status: response.status });
+      throw new UpstreamError(
+        "upstream-failed",
+        `The ${o.archive} archive answered ${response.status} for ${redact(request.url)}.`,
+        { archive: o.archive, status: response.status },
+      );
     }
     last = `HTTP ${response.status}`;
   }

@@ -38,11 +38,19 @@ export interface CollectionStore {
 
 /** The local store: D1 items and files in R2 or the owner's buckets (src/storage). */
 export function localStore(env: StoreEnv, owner: string | null): CollectionStore {
-  return { name: "local", scenes: (q) => itemsBackend(env).scenes(q), open: (_item, href) => openFile(env, owner, href) };
+  return {
+    name: "local",
+    scenes: (q) => itemsBackend(env).scenes(q),
+    open: (_item, href) => openFile(env, owner, href),
+  };
 }
 
 /** The archive's store for built-in `c`. */
-export function upstreamStore(env: StoreEnv & ArchiveEnv, config: ArchiveConfig, c: ArchiveCollection): CollectionStore {
+export function upstreamStore(
+  env: StoreEnv & ArchiveEnv,
+  config: ArchiveConfig,
+  c: ArchiveCollection,
+): CollectionStore {
   return {
     name: config.name,
     scenes: (q, options) => upstreamScenes(config, c, q, options),
@@ -51,7 +59,10 @@ export function upstreamStore(env: StoreEnv & ArchiveEnv, config: ArchiveConfig,
 }
 
 /** The archive collection serving built-in collection `id` in `env`, with the configuration; undefined when none. */
-export function archiveFor(env: ArchiveEnv, id: string): { config: ArchiveConfig; collection: ArchiveCollection } | undefined {
+export function archiveFor(
+  env: ArchiveEnv,
+  id: string,
+): { config: ArchiveConfig; collection: ArchiveCollection } | undefined {
   const config = archiveConfig(env);
   const collection = archiveCollection(config, id);
   return config && collection ? { config, collection } : undefined;
@@ -68,7 +79,12 @@ export interface StoredCollection {
  * The scenes of a query: the local store's, or (a built-in the archive serves, nothing found locally) the archive's.
  * @throws UpstreamError (502 / 503) when the archive fails; EngineError invalid-argument for options it cannot serve.
  */
-export async function findScenes(env: StoreEnv & ArchiveEnv, c: StoredCollection, q: SceneQuery, options: ArchiveOptions = {}): Promise<Scene[]> {
+export async function findScenes(
+  env: StoreEnv & ArchiveEnv,
+  c: StoredCollection,
+  q: SceneQuery,
+  options: ArchiveOptions = {},
+): Promise<Scene[]> {
   const local = await localStore(env, c.owner).scenes(q, options);
   const archive = c.kind === "builtin" && local.length === 0 ? archiveFor(env, c.id) : undefined;
   return archive ? upstreamStore(env, archive.config, archive.collection).scenes(q, options) : local;
@@ -78,11 +94,19 @@ export async function findScenes(env: StoreEnv & ArchiveEnv, c: StoredCollection
  * The acquisition times (ms, ascending) of a query, at most `q.limit`: the local store's (one query without the
  * items), or the archive's scenes' when nothing local matches (as findScenes).
  */
-export async function findSceneTimes(env: StoreEnv & ArchiveEnv, c: StoredCollection, q: SceneQuery, options: ArchiveOptions = {}): Promise<number[]> {
+export async function findSceneTimes(
+  env: StoreEnv & ArchiveEnv,
+  c: StoredCollection,
+  q: SceneQuery,
+  options: ArchiveOptions = {},
+): Promise<number[]> {
   const local = await itemsBackend(env).sceneTimes(q);
   const archive = c.kind === "builtin" && local.length === 0 ? archiveFor(env, c.id) : undefined;
   if (!archive) return local;
-  const scenes = await upstreamStore(env, archive.config, archive.collection).scenes({ ...q, order: "leastRecent" }, options);
+  const scenes = await upstreamStore(env, archive.config, archive.collection).scenes(
+    { ...q, order: "leastRecent" },
+    options,
+  );
   return scenes.map((s) => s.time).sort((a, b) => a - b);
 }
 
@@ -91,8 +115,16 @@ export async function findSceneTimes(env: StoreEnv & ArchiveEnv, c: StoredCollec
  * link to the upstream API, under a built-in the archive serves), else from the local store.
  * @throws UpstreamError, BucketAccessDenied, storage errors (see the stores).
  */
-export function openAsset(env: StoreEnv & ArchiveEnv, c: StoredCollection, item: StacItem, href: string): Promise<ByteSource | null> {
-  const upstream = c.kind === "builtin" && /^[a-z][a-z0-9+.-]*:\/\//i.test(href) && upstreamCollectionOf(item) !== undefined;
+export function openAsset(
+  env: StoreEnv & ArchiveEnv,
+  c: StoredCollection,
+  item: StacItem,
+  href: string,
+): Promise<ByteSource | null> {
+  const upstream =
+    c.kind === "builtin" && /^[a-z][a-z0-9+.-]*:\/\//i.test(href) && upstreamCollectionOf(item) !== undefined;
   const archive = upstream ? archiveFor(env, c.id) : undefined;
-  return archive ? upstreamStore(env, archive.config, archive.collection).open(item, href) : localStore(env, c.owner).open(item, href);
+  return archive
+    ? upstreamStore(env, archive.config, archive.collection).open(item, href)
+    : localStore(env, c.owner).open(item, href);
 }

@@ -24,10 +24,19 @@ export function normalizeItem(upstream: StacItem, c: ArchiveCollection, stacUrl:
     const eo = a["eo:bands"]?.[0];
     assets[band] = { ...a, "eo:bands": [{ ...(eo ?? {}), name: band }] };
   }
-  for (const [key, a] of Object.entries(upstream.assets)) if (!mapped.has(key) && !Object.hasOwn(assets, key)) assets[key] = a;
+  for (const [key, a] of Object.entries(upstream.assets))
+    if (!mapped.has(key) && !Object.hasOwn(assets, key)) assets[key] = a;
   const self = `${stacUrl}/collections/${encodeURIComponent(upstream.collection)}/items/${encodeURIComponent(upstream.id)}`;
   const links = (upstream.links as { rel?: string }[]).filter((l) => l.rel !== VIA);
-  return { ...upstream, collection: c.id, assets, links: [...links, { rel: VIA, href: self, type: "application/geo+json", title: "The item in the upstream archive" }] };
+  return {
+    ...upstream,
+    collection: c.id,
+    assets,
+    links: [
+      ...links,
+      { rel: VIA, href: self, type: "application/geo+json", title: "The item in the upstream archive" },
+    ],
+  };
 }
 
 /** The upstream collection of a normalized item (from its `via` link), or undefined for a local item. */

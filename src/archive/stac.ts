@@ -36,7 +36,9 @@ export interface UpstreamPage {
 /** The paging member of a `next` link: `next=<v>` (stac-server) or `token=<v>` (pgstac), or undefined. */
 function continuation(links: unknown): string | undefined {
   if (!Array.isArray(links)) return undefined;
-  const link = links.find((l: { rel?: string }) => l?.rel === "next") as { href?: string; body?: Record<string, unknown> } | undefined;
+  const link = links.find((l: { rel?: string }) => l?.rel === "next") as
+    | { href?: string; body?: Record<string, unknown> }
+    | undefined;
   if (!link) return undefined;
   for (const member of ["next", "token"]) {
     const v = link.body?.[member];
@@ -60,7 +62,11 @@ function resume(next: string): Record<string, string> {
 }
 
 const shapeError = (config: ArchiveConfig, what: string) =>
-  new UpstreamError("upstream-failed", `The ${config.name} STAC API answered ${what}; expected a GeoJSON FeatureCollection of items.`, { archive: config.name });
+  new UpstreamError(
+    "upstream-failed",
+    `The ${config.name} STAC API answered ${what}; expected a GeoJSON FeatureCollection of items.`,
+    { archive: config.name },
+  );
 
 /**
  * One page of `search` (from its start, or from `next`, a continuation of an earlier page).
@@ -72,24 +78,49 @@ export async function searchPage(config: ArchiveConfig, search: UpstreamSearch, 
   const response = await upstreamFetch({
     archive: config.name,
     retry: config.retry,
-    request: () => new Request(`${config.stacUrl}/search`, { method: "POST", headers: { "content-type": "application/json", accept: "application/geo+json" }, body }),
+    request: () =>
+      new Request(`${config.stacUrl}/search`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/geo+json" },
+        body,
+      }),
   });
-  const page = (await response.json().catch(() => null)) as { type?: string; features?: unknown; links?: unknown; numberMatched?: unknown; context?: { matched?: unknown } } | null;
-  if (!page || page.type !== "FeatureCollection" || !Array.isArray(page.features)) throw shapeError(config, "something else");
-  const items = (page.features as StacItem[]).filter((f) => f && f.type === "Feature" && typeof f.id === "string" && f.properties && f.assets);
-  const matched = typeof page.numberMatched === "number" ? page.numberMatched : typeof page.context?.matched === "number" ? page.context.matched : undefined;
+  const page = (await response.json().catch(() => null)) as {
+    type?: string;
+    features?: unknown;
+    links?: unknown;
+    numberMatched?: unknown;
+    context?: { matched?: unknown };
+  } | null;
+  if (!page || page.type !== "FeatureCollection" || !Array.isArray(page.features))
+    throw shapeError(config, "something else");
+  const items = (page.features as StacItem[]).filter(
+    (f) => f && f.type === "Feature" && typeof f.id === "string" && f.properties && f.assets,
+  );
+  const matched =
+    typeof page.numberMatched === "number"
+      ? page.numberMatched
+      : typeof page.context?.matched === "number"
+        ? page.context.matched
+        : undefined;
   return { items, next: items.length ? continuation(page.links) : undefined, matched };
 }
 
 /** One item of an upstream collection, or null (404). @throws UpstreamError as searchPage. */
 export async function getItem(config: ArchiveConfig, collection: string, id: string): Promise<StacItem | null> {
   const url = `${config.stacUrl}/collections/${encodeURIComponent(collection)}/items/${encodeURIComponent(id)}`;
-  const response = await upstreamFetch({ archive: config.name, retry: config.retry, request: () => new Request(url, { headers: { accept: "application/geo+json" } }), accept: [404] });
+  const response = await upstreamFetch({
+    archive: config.name,
+    retry: config.retry,
+    request: () => new Request(url, { headers: { accept: "application/geo+json" } }),
+    accept: [404],
+  });
   if (response.status === 404) {
     await response.body?.cancel();
     return null;
   }
   const item = (await response.json().catch(() => null)) as StacItem | null;
-  if (!item || item.type !== "Feature" || typeof item.id !== "string") throw shapeError(config, "an item that is not a GeoJSON Feature");
+  if (!item || item.type !== "Feature" || typeof item.id !== "string")
+    throw shapeError(config, "an item that is not a GeoJSON Feature");
   return item;
 }

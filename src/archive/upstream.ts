@@ -35,7 +35,12 @@ export function sceneSearch(q: SceneQuery, c: ArchiveCollection, options: Archiv
   const query: Record<string, Record<string, unknown>> = { ...(c.query ?? {}) };
   if (q.maxCloudCoverage < 100) query["eo:cloud_cover"] = { lte: q.maxCloudCoverage };
   const sortby: UpstreamSearch["sortby"] =
-    q.order === "leastCC" ? [{ field: "properties.eo:cloud_cover", direction: "asc" }, { field: "properties.datetime", direction: "desc" }] : [{ field: "properties.datetime", direction: q.order === "leastRecent" ? "asc" : "desc" }];
+    q.order === "leastCC"
+      ? [
+          { field: "properties.eo:cloud_cover", direction: "asc" },
+          { field: "properties.datetime", direction: "desc" },
+        ]
+      : [{ field: "properties.datetime", direction: q.order === "leastRecent" ? "asc" : "desc" }];
   return {
     collections: [c.upstream(options)],
     bbox: [...q.lonLatBbox],
@@ -55,7 +60,12 @@ const matches = (item: StacItem, props: Record<string, string> | undefined): boo
  * @throws UpstreamError (502 / 503) when the STAC API fails; EngineError invalid-argument for options the archive
  *   cannot serve (catalogue.ts).
  */
-export async function upstreamScenes(config: ArchiveConfig, c: ArchiveCollection, q: SceneQuery, options: ArchiveOptions): Promise<Scene[]> {
+export async function upstreamScenes(
+  config: ArchiveConfig,
+  c: ArchiveCollection,
+  q: SceneQuery,
+  options: ArchiveOptions,
+): Promise<Scene[]> {
   const search = sceneSearch(q, c, options);
   const key = JSON.stringify([config.stacUrl, search, q.properties ?? null, q.limit]);
   const hit = searches.get(key);
@@ -88,7 +98,13 @@ function checked(c: ArchiveCollection, options: ArchiveOptions, scenes: Scene[])
  * Opens asset `href` of upstream item `item` of built-in `c` as a ByteSource, or null when the object is missing.
  * @throws UpstreamError (502 / 503) after retries; for requester-pays assets without the operator's AWS keys.
  */
-export function openUpstreamAsset(config: ArchiveConfig, c: ArchiveCollection, item: StacItem, href: string, blockCache?: R2Bucket): Promise<ByteSource | null> {
+export function openUpstreamAsset(
+  config: ArchiveConfig,
+  c: ArchiveCollection,
+  item: StacItem,
+  href: string,
+  blockCache?: R2Bucket,
+): Promise<ByteSource | null> {
   const access = assetAccess(config, href, upstreamCollectionOf(item) ?? c.upstream({}));
   return openUpstream(access, { archive: config.name, retry: config.retry, blockCache });
 }

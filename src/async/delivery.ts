@@ -27,7 +27,13 @@ export function deliveryTemplate(url: string): string {
  * @throws EngineError invalid-argument for a URL that is not `s3://<bucket>/...` (rendered as 400);
  *   BucketAccessDenied (403) for a bucket `account` may not use.
  */
-export async function deliveryTarget(env: Pick<Env, "BUCKETS" | "DB">, account: string, s3: BucketDescriptor, id: string, file: string): Promise<ObjectTarget> {
+export async function deliveryTarget(
+  env: Pick<Env, "BUCKETS" | "DB">,
+  account: string,
+  s3: BucketDescriptor,
+  id: string,
+  file: string,
+): Promise<ObjectTarget> {
   const url = deliveryTemplate(s3.url).replaceAll("<REQUEST_ID>", id).replaceAll("<OUTPUT>", file);
   const { store, prefix } = await resolveBucket(env, account, { ...s3, url });
   return { store, key: prefix };

@@ -18,7 +18,13 @@ import { bytesPerSample } from "../raster/encode/types";
 import { GeoTiffStripWriter } from "../raster/encode/tiffstrips";
 import { concatBytes } from "../raster/encode/bytes";
 import { invalidArgument } from "../raster/errors";
-import { storedSampleType, toSampleType, type EvalOutputValues, type EvalResult, type SampleArray } from "../raster/evalscript";
+import {
+  storedSampleType,
+  toSampleType,
+  type EvalOutputValues,
+  type EvalResult,
+  type SampleArray,
+} from "../raster/evalscript";
 import type { Grid } from "../raster/types";
 import type { ObjectTarget } from "./delivery";
 import { ObjectSink } from "./upload";
@@ -30,7 +36,8 @@ export const MAX_WHOLE_PIXELS = 2500 * 2500;
 export const fileName = (r: OutputRequest): string => `${r.identifier}.${extensionFor(r.format.type)}`;
 
 /** The DATA key of the part of response number `response` made by the unit starting at row `row` of request `id`. */
-export const partKey = (id: string, row: number, response: number): string => `${partsPrefix(id)}${String(row).padStart(5, "0")}-${response}`;
+export const partKey = (id: string, row: number, response: number): string =>
+  `${partsPrefix(id)}${String(row).padStart(5, "0")}-${response}`;
 /** The DATA prefix of every part of request `id` (deleted when it ends). */
 export const partsPrefix = (id: string): string => `_tasks/${id}/parts/`;
 
@@ -45,7 +52,10 @@ interface PartMeta {
 /** The output `r` names in a strip's result, its samples in the stored sample type. @throws EngineError invalid-argument */
 function samplesOf(result: EvalResult, r: OutputRequest): { out: EvalOutputValues; data: SampleArray } {
   const out = result.outputs[r.identifier];
-  if (!out) throw invalidArgument(`Response identifier '${r.identifier}' matches no evalscript output (outputs: ${Object.keys(result.outputs).join(", ") || "none"}; or use 'userdata').`);
+  if (!out)
+    throw invalidArgument(
+      `Response identifier '${r.identifier}' matches no evalscript output (outputs: ${Object.keys(result.outputs).join(", ") || "none"}; or use 'userdata').`,
+    );
   return { out, data: out.stored ?? toSampleType(out.values, out.sampleType) };
 }
 
@@ -70,10 +80,22 @@ export class Part {
     if (this.r.identifier === "userdata") return void (this.userData = result.userData);
     const { out, data } = samplesOf(result, this.r);
     this.out ??= out;
-    if (data.length !== rows * this.grid.width * this.out.bands) throw new Error(`async: output ${this.r.identifier} changed its band count between strips`);
-    if (this.r.format.type !== "image/tiff") return void this.chunks.push(new Uint8Array(data.buffer, data.byteOffset, data.byteLength).slice());
-    const image = { width: this.grid.width, height: this.rows, bands: out.bands, sampleType: storedSampleType(out.sampleType), nodataValue: out.nodataValue };
-    this.writer ??= new GeoTiffStripWriter(image, { epsg: this.grid.crs.epsg, bbox: this.grid.bbox, geographic: this.grid.crs.geographic }, this.rowsPerStrip);
+    if (data.length !== rows * this.grid.width * this.out.bands)
+      throw new Error(`async: output ${this.r.identifier} changed its band count between strips`);
+    if (this.r.format.type !== "image/tiff")
+      return void this.chunks.push(new Uint8Array(data.buffer, data.byteOffset, data.byteLength).slice());
+    const image = {
+      width: this.grid.width,
+      height: this.rows,
+      bands: out.bands,
+      sampleType: storedSampleType(out.sampleType),
+      nodataValue: out.nodataValue,
+    };
+    this.writer ??= new GeoTiffStripWriter(
+      image,
+      { epsg: this.grid.crs.epsg, bbox: this.grid.bbox, geographic: this.grid.crs.geographic },
+      this.rowsPerStrip,
+    );
     const bytes = this.writer.strip(data);
     this.chunks.push(bytes);
     this.counts.push(bytes.length);
@@ -83,7 +105,12 @@ export class Part {
   async put(data: R2Bucket, key: string): Promise<void> {
     if (this.r.identifier === "userdata") return void (await data.put(key, JSON.stringify(this.userData ?? null)));
     const out = this.out!;
-    const meta: PartMeta = { bands: String(out.bands), sampleType: out.sampleType, ...(out.nodataValue !== undefined ? { nodata: String(out.nodataValue) } : {}), ...(this.writer ? { counts: this.counts.join(",") } : {}) };
+    const meta: PartMeta = {
+      bands: String(out.bands),
+      sampleType: out.sampleType,
+      ...(out.nodataValue !== undefined ? { nodata: String(out.nodataValue) } : {}),
+      ...(this.writer ? { counts: this.counts.join(",") } : {}),
+    };
     await data.put(key, concatBytes(this.chunks), { customMetadata: meta as unknown as Record<string, string> });
   }
 }
@@ -97,7 +124,13 @@ async function part(data: R2Bucket, key: string): Promise<R2ObjectBody> {
 
 /** The output of a part's metadata, its stored samples `stored` (none for a TIFF). */
 function outputOf(meta: PartMeta, stored: SampleArray): EvalOutputValues {
-  return { bands: Number(meta.bands), sampleType: meta.sampleType as SampleType, ...(meta.nodata !== undefined ? { nodataValue: Number(meta.nodata) } : {}), values: new Float32Array(0), stored };
+  return {
+    bands: Number(meta.bands),
+    sampleType: meta.sampleType as SampleType,
+    ...(meta.nodata !== undefined ? { nodataValue: Number(meta.nodata) } : {}),
+    values: new Float32Array(0),
+    stored,
+  };
 }
 
 /**
@@ -105,10 +138,19 @@ function outputOf(meta: PartMeta, stored: SampleArray): EvalOutputValues {
  * JPEG is encoded whole, admitted with its bytes (withConsumerAdmission); a GeoTIFF is written strip by strip.
  * @throws Error when a part is missing; OverloadedError when there was no room in time (retried); the store's errors.
  */
-export async function assembleFile(data: R2Bucket, keys: string[], r: OutputRequest, grid: Grid, rowsPerStrip: number, target: ObjectTarget): Promise<void> {
+export async function assembleFile(
+  data: R2Bucket,
+  keys: string[],
+  r: OutputRequest,
+  grid: Grid,
+  rowsPerStrip: number,
+  target: ObjectTarget,
+): Promise<void> {
   if (r.identifier === "userdata") {
     const last: EvalResult = { outputs: {}, userData: await (await part(data, keys.at(-1)!)).json() };
-    return void (await target.store.put(target.key, await encodeOutput(last, r, "application/json", grid), { contentType: "application/json" }));
+    return void (await target.store.put(target.key, await encodeOutput(last, r, "application/json", grid), {
+      contentType: "application/json",
+    }));
   }
   const parts = keys.map((key) => () => part(data, key));
   const meta = (await data.head(keys[0]!))?.customMetadata as PartMeta | undefined;
@@ -117,7 +159,9 @@ export async function assembleFile(data: R2Bucket, keys: string[], r: OutputRequ
   if (r.format.type !== "image/tiff") {
     // the whole image's samples and its file (and a JPEG encoder's) share the isolate (src/pipeline/admission.ts)
     const pixels = grid.width * grid.height;
-    const held = requestBytes(pixels, 0, Number(meta.bands) * bytesPerSample(stored)) + (r.format.type === "image/jpeg" ? jpegEncodeBytes(pixels) : 0);
+    const held =
+      requestBytes(pixels, 0, Number(meta.bands) * bytesPerSample(stored)) +
+      (r.format.type === "image/jpeg" ? jpegEncodeBytes(pixels) : 0);
     return withConsumerAdmission(held, async () => {
       const whole = new SAMPLE_ARRAYS[stored](pixels * Number(meta.bands));
       const bytes = new Uint8Array(whole.buffer);
@@ -128,18 +172,25 @@ export async function assembleFile(data: R2Bucket, keys: string[], r: OutputRequ
         at += chunk.length;
       }
       const result: EvalResult = { outputs: { [r.identifier]: outputOf(meta, whole) } };
-      await target.store.put(target.key, await encodeOutput(result, r, r.format.type, grid), { contentType: r.format.type });
+      await target.store.put(target.key, await encodeOutput(result, r, r.format.type, grid), {
+        contentType: r.format.type,
+      });
     });
   }
   const { bands, nodataValue } = outputOf(meta, new SAMPLE_ARRAYS[stored](0));
   const image = { width: grid.width, height: grid.height, bands, sampleType: stored, nodataValue };
-  const writer = new GeoTiffStripWriter(image, { epsg: grid.crs.epsg, bbox: grid.bbox, geographic: grid.crs.geographic }, rowsPerStrip);
+  const writer = new GeoTiffStripWriter(
+    image,
+    { epsg: grid.crs.epsg, bbox: grid.bbox, geographic: grid.crs.geographic },
+    rowsPerStrip,
+  );
   const sink = new ObjectSink(target.store, target.key, "image/tiff");
   try {
     await sink.write(writer.start());
     for (const next of parts) {
       const object = await next();
-      for (const count of (object.customMetadata as unknown as PartMeta).counts!.split(",")) writer.encoded(Number(count));
+      for (const count of (object.customMetadata as unknown as PartMeta).counts!.split(","))
+        writer.encoded(Number(count));
       await sink.write(new Uint8Array(await object.arrayBuffer()));
     }
     const { header, trailer } = writer.finish();

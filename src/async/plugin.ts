@@ -37,14 +37,24 @@ export const asyncPlugin: TaskPlugin<AsyncRecord["request"], StripUnit> = {
   namespace: (env) => env.ASYNC_TASKS,
   failFast: true,
   timeoutMs: ASYNC_TIMEOUT_MS,
-  plan: async (_env, task) => ({ units: stripUnits(asyncArea(task.request).grid).map((u) => ({ id: stripUnitId(u.row), data: u })), estimatePU: null }),
+  plan: async (_env, task) => ({
+    units: stripUnits(asyncArea(task.request).grid).map((u) => ({ id: stripUnitId(u.row), data: u })),
+    estimatePU: null,
+  }),
   run: async (env, task, unit, signal) => ({ pu: await renderUnit(env, task, unit.data, signal) }),
   async assemble(env, task) {
     const { grid } = asyncArea(task.request);
     const rows = stripUnits(grid).map((u) => u.row);
     for (const [i, r] of responsesOf(task).entries()) {
       const target = await deliveryTarget(env, task.account, task.request.output.delivery.s3, task.id, fileName(r));
-      await assembleFile(env.DATA, rows.map((row) => partKey(task.id, row, i)), r, grid, stripRows(grid.width), target);
+      await assembleFile(
+        env.DATA,
+        rows.map((row) => partKey(task.id, row, i)),
+        r,
+        grid,
+        stripRows(grid.width),
+        target,
+      );
     }
   },
   async ended(env, task) {
@@ -52,6 +62,10 @@ export const asyncPlugin: TaskPlugin<AsyncRecord["request"], StripUnit> = {
     if (parts.objects.length) await env.DATA.delete(parts.objects.map((o) => o.key));
     const finished = new Date().toISOString();
     if (task.state === "DONE") return writeRequestCopy(env, task, "DONE", { finished, processingUnits: task.pu });
-    await writeFailure(env, task, new ApiError(task.failure?.status ?? 500, task.error ?? "The request failed.", undefined, task.failure?.code));
+    await writeFailure(
+      env,
+      task,
+      new ApiError(task.failure?.status ?? 500, task.error ?? "The request failed.", undefined, task.failure?.code),
+    );
   },
 };

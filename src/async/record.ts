@@ -31,10 +31,25 @@ async function putJson(env: Env, record: AsyncRecord, file: string, value: unkno
 }
 
 /** Writes (or rewrites) `request.json` with the request's status and `extra` fields (finished, processingUnits, error). */
-export async function writeRequestCopy(env: Env, record: AsyncRecord, status: string, extra: Record<string, unknown> = {}): Promise<void> {
+export async function writeRequestCopy(
+  env: Env,
+  record: AsyncRecord,
+  status: string,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   const { request } = record;
-  const copy = { ...request, output: { ...request.output, delivery: redacted(request.output.delivery) }, evalscriptReference: redacted(request.evalscriptReference) };
-  await putJson(env, record, "request.json", { id: record.id, status, created: record.created, ...extra, request: copy });
+  const copy = {
+    ...request,
+    output: { ...request.output, delivery: redacted(request.output.delivery) },
+    evalscriptReference: redacted(request.evalscriptReference),
+  };
+  await putJson(env, record, "request.json", {
+    id: record.id,
+    status,
+    created: record.created,
+    ...extra,
+    request: copy,
+  });
 }
 
 /** The error envelope of any failure, as the HTTP API renders it (4xx for client errors, a generic 500 otherwise). */

@@ -74,15 +74,31 @@ export function stripUnits(grid: Pick<Grid, "width" | "height">): StripUnit[] {
  *   transient faults (the message is retried: an OverloadedError too, when the isolate had no room in time);
  *   `signal`'s reason (a LeaseLostError) between strips once it aborts.
  */
-export async function renderUnit(env: Env, record: AsyncRecord, unit: StripUnit, signal?: AbortSignal): Promise<number> {
+export async function renderUnit(
+  env: Env,
+  record: AsyncRecord,
+  unit: StripUnit,
+  signal?: AbortSignal,
+): Promise<number> {
   const { request } = record;
   const script = await prepareEvalscript(env, request.evalscript, record.account);
-  const plan = await withSources({ env, account: record.account }, asyncArea(request), request.input.data, script.setup);
+  const plan = await withSources(
+    { env, account: record.account },
+    asyncArea(request),
+    request.input.data,
+    script.setup,
+  );
   const strip = stripRows(plan.grid.width);
   const responses = responsesOf(record);
-  for (const r of responses) await deliveryTarget(env, record.account, request.output.delivery.s3, record.id, fileName(r));
+  for (const r of responses)
+    await deliveryTarget(env, record.account, request.output.delivery.s3, record.id, fileName(r));
   // the unit's pixels and parts share the isolate with its requests and other units (src/pipeline/admission.ts)
-  const bytes = planBytes(stripPlan(plan, unit.row, unit.rows), script.setup, "encode", responses.map((r) => r.format.type));
+  const bytes = planBytes(
+    stripPlan(plan, unit.row, unit.rows),
+    script.setup,
+    "encode",
+    responses.map((r) => r.format.type),
+  );
   const units = await withConsumerAdmission(bytes, async () => {
     const parts = responses.map((r) => new Part(r, plan.grid, unit.rows, strip));
     let sum = 0;

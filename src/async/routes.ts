@@ -15,7 +15,6 @@ import { acceptAsync } from "./submit";
 import { SCRIPT_BODY } from "../openapi/meta";
 import { asyncRequestSchema } from "./schema";
 
-
 /** The status body (`AsyncStatusResponse`). */
 const running = (id: string): Response => Response.json({ id, status: "RUNNING" });
 
@@ -34,7 +33,10 @@ async function submit(request: AuthedRequest, env: Env): Promise<Response> {
 async function status(request: AuthedRequest, env: Env): Promise<Response> {
   const account = accountOf(request);
   const id = decodeURIComponent(request.params.requestId ?? "");
-  const missing = () => notFound(`No running async request '${id}': it does not exist, or it finished (results or error.json are in its delivery bucket).`);
+  const missing = () =>
+    notFound(
+      `No running async request '${id}': it does not exist, or it finished (results or error.json are in its delivery bucket).`,
+    );
   if (!isUuid(id)) throw missing();
   const task = await taskStub(asyncPlugin, env, id.toLowerCase()).task(account);
   if (!task || !isRunning(task)) throw missing();
@@ -44,7 +46,16 @@ async function status(request: AuthedRequest, env: Env): Promise<Response> {
 /** Registers the Async Processing routes. */
 export function registerAsync(api: Api): void {
   const tags = ["Async"];
-  const post = { tags, summary: "Submit an asynchronous Process request (outputs written to object storage)", body: asyncRequestSchema, bodyTypes: SCRIPT_BODY, status: 202, metered: true };
+  const post = {
+    tags,
+    summary: "Submit an asynchronous Process request (outputs written to object storage)",
+    body: asyncRequestSchema,
+    bodyTypes: SCRIPT_BODY,
+    status: 202,
+    metered: true,
+  };
   for (const root of ["/api/v1/async/process", "/async/v1/process"])
-    api.on("POST", root, submit, post).on("GET", `${root}/:requestId`, status, { tags, summary: "Status of a running async request" });
+    api
+      .on("POST", root, submit, post)
+      .on("GET", `${root}/:requestId`, status, { tags, summary: "Status of a running async request" });
 }

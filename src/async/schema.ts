@@ -11,12 +11,19 @@ import { ONE_OUTPUT_SIZE, oneOutputSize, outputGridShape, outputResponseSchema }
 import { MAX_ASYNC_SIZE } from "../pipeline/plan";
 import { identifierSchema, objectStorageSchema } from "../buckets/descriptor";
 
-const size = z.number().int("must be an integer").min(1, "must be at least 1 pixel").max(MAX_ASYNC_SIZE, `must be at most ${MAX_ASYNC_SIZE} pixels`);
+const size = z
+  .number()
+  .int("must be an integer")
+  .min(1, "must be at least 1 pixel")
+  .max(MAX_ASYNC_SIZE, `must be at most ${MAX_ASYNC_SIZE} pixels`);
 
 export const asyncOutputSchema = z
   .object({
     ...outputGridShape(size),
-    responses: z.array(outputResponseSchema.extend({ identifier: identifierSchema })).min(1).optional(),
+    responses: z
+      .array(outputResponseSchema.extend({ identifier: identifierSchema }))
+      .min(1)
+      .optional(),
     delivery: objectStorageSchema("output.delivery"),
   })
   .passthrough()

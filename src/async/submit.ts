@@ -25,11 +25,18 @@ const FORMATS = ["image/tiff", "image/png", "image/jpeg", "application/json"];
 /** Checks one response against the script's outputs and the grid. @throws ApiError 400 */
 function checkResponse(r: OutputRequest, setup: EvalSetup, grid: Grid): void {
   const type = r.format.type;
-  if (!FORMATS.includes(type)) throw badRequest(`Unsupported output format '${type}' of response '${r.identifier}'. Supported: ${FORMATS.join(", ")}.`);
+  if (!FORMATS.includes(type))
+    throw badRequest(
+      `Unsupported output format '${type}' of response '${r.identifier}'. Supported: ${FORMATS.join(", ")}.`,
+    );
   if ((r.identifier === "userdata") !== (type === "application/json"))
-    throw badRequest(`Response '${r.identifier}': application/json is the format of the 'userdata' response and only of it.`);
+    throw badRequest(
+      `Response '${r.identifier}': application/json is the format of the 'userdata' response and only of it.`,
+    );
   if (r.identifier !== "userdata" && !setup.outputs.some((o) => o.id === r.identifier))
-    throw badRequest(`Response identifier '${r.identifier}' matches no evalscript output (outputs: ${setup.outputs.map((o) => o.id).join(", ")}; or use 'userdata').`);
+    throw badRequest(
+      `Response identifier '${r.identifier}' matches no evalscript output (outputs: ${setup.outputs.map((o) => o.id).join(", ")}; or use 'userdata').`,
+    );
   if ((type === "image/png" || type === "image/jpeg") && grid.width * grid.height > MAX_WHOLE_PIXELS)
     throw badRequest(
       `Response '${r.identifier}': ${type} async outputs are limited to ${MAX_WHOLE_PIXELS} px (2500 x 2500); this one is ${grid.width} x ${grid.height}. Use image/tiff, which is written strip by strip up to 10000 x 10000.`,
@@ -41,7 +48,8 @@ function checkResponses(responses: OutputRequest[], setup: EvalSetup, grid: Grid
   const names = new Set<string>();
   for (const r of responses) {
     checkResponse(r, setup, grid);
-    if (names.has(fileName(r))) throw badRequest(`Two responses would both write '${fileName(r)}'; give each response its own identifier.`);
+    if (names.has(fileName(r)))
+      throw badRequest(`Two responses would both write '${fileName(r)}'; give each response its own identifier.`);
     names.add(fileName(r));
   }
 }
@@ -54,11 +62,18 @@ function checkResponses(responses: OutputRequest[], setup: EvalSetup, grid: Grid
 export async function acceptAsync(request: Request, env: Env, account: string): Promise<AsyncRecord> {
   const body = await readScriptRequest(request, (b, script) => void (b.evalscript = script));
   const req = validate(asyncRequestSchema, body, "async process request");
-  const evalscript = req.evalscript ?? (await readScriptObject(env, account, req.evalscriptReference!.s3, "evalscriptReference"));
+  const evalscript =
+    req.evalscript ?? (await readScriptObject(env, account, req.evalscriptReference!.s3, "evalscriptReference"));
   const plan = asyncArea(req);
   const { setup } = await prepareEvalscript(env, evalscript, account);
   await resolveSources({ env, account }, req.input.data, setup); // unknown collections, bands, units: 400 now
-  const record: AsyncRecord = { id: crypto.randomUUID(), account, created: new Date().toISOString(), location: env.LOCATION_ID, request: { ...req, evalscript } };
+  const record: AsyncRecord = {
+    id: crypto.randomUUID(),
+    account,
+    created: new Date().toISOString(),
+    location: env.LOCATION_ID,
+    request: { ...req, evalscript },
+  };
   checkResponses(responsesOf(record), setup, plan.grid);
   await deliveryTarget(env, account, req.output.delivery.s3, record.id, "request.json"); // a bad URL is a 400 now, a bucket of another account a 403
   return record;

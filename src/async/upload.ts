@@ -55,7 +55,8 @@ export class ObjectSink {
    * @throws Error otherwise (a bug of the caller).
    */
   patch(offset: number, bytes: Uint8Array): void {
-    if (offset < 0 || offset + bytes.length > Math.min(this.partBytes, this.size)) throw new Error(`upload: cannot patch bytes ${offset}..${offset + bytes.length} of ${this.key} any more`);
+    if (offset < 0 || offset + bytes.length > Math.min(this.partBytes, this.size))
+      throw new Error(`upload: cannot patch bytes ${offset}..${offset + bytes.length} of ${this.key} any more`);
     this.first.set(bytes, offset);
   }
 

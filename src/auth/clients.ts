@@ -35,11 +35,22 @@ export interface ClientInfo {
  */
 export async function createClient(
   env: Pick<Env, "DB">,
-  opts: { accountId: string; accountName?: string; name: string; clientId?: string; secret?: string; expires?: string | null; spaOrigins?: string[] | null },
+  opts: {
+    accountId: string;
+    accountName?: string;
+    name: string;
+    clientId?: string;
+    secret?: string;
+    expires?: string | null;
+    spaOrigins?: string[] | null;
+  },
 ): Promise<{ client_id: string; client_secret: string }> {
   const d = db(env);
   const now = new Date().toISOString();
-  await d.insert(accounts).values({ id: opts.accountId, name: opts.accountName ?? opts.name, created: now }).onConflictDoNothing();
+  await d
+    .insert(accounts)
+    .values({ id: opts.accountId, name: opts.accountName ?? opts.name, created: now })
+    .onConflictDoNothing();
   const clientId = opts.clientId ?? crypto.randomUUID();
   const secret = opts.secret ?? hex(crypto.getRandomValues(new Uint8Array(24)));
   const salt = hex(crypto.getRandomValues(new Uint8Array(16)));
@@ -47,10 +58,18 @@ export async function createClient(
   await d
     .insert(oauthClients)
     .values({
-      clientId, secretHash, accountId: opts.accountId, name: opts.name, created: now, expires: opts.expires ?? null,
+      clientId,
+      secretHash,
+      accountId: opts.accountId,
+      name: opts.name,
+      created: now,
+      expires: opts.expires ?? null,
       spaOrigins: opts.spaOrigins ? JSON.stringify(opts.spaOrigins) : null,
     })
-    .onConflictDoUpdate({ target: oauthClients.clientId, set: { secretHash, accountId: opts.accountId, name: opts.name } });
+    .onConflictDoUpdate({
+      target: oauthClients.clientId,
+      set: { secretHash, accountId: opts.accountId, name: opts.name },
+    });
   return { client_id: clientId, client_secret: secret };
 }
 
@@ -64,5 +83,10 @@ export async function verifyClient(env: Pick<Env, "DB">, clientId: string, secre
   const secretOk = constantTimeEqual(digest, await hashSecret(salt, secret));
   const expired = !!row?.expires && !(Date.parse(row.expires) >= Date.now());
   if (!row || !secretOk || expired || row.deleted !== null) return null;
-  return { clientId: row.clientId, accountId: row.accountId, name: row.name, spaOrigins: row.spaOrigins ? (JSON.parse(row.spaOrigins) as string[]) : null };
+  return {
+    clientId: row.clientId,
+    accountId: row.accountId,
+    name: row.name,
+    spaOrigins: row.spaOrigins ? (JSON.parse(row.spaOrigins) as string[]) : null,
+  };
 }

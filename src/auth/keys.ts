@@ -88,7 +88,14 @@ export async function secretKey(secret: string): Promise<SecretKey> {
 }
 
 /** The public JWK of private JWK `priv` under `kid`, as the JWKS publishes it. */
-export const publicJwkOf = (kid: string, priv: JWK): JWK => ({ kty: priv.kty, crv: priv.crv, x: priv.x, kid, alg: ALG, use: "sig" });
+export const publicJwkOf = (kid: string, priv: JWK): JWK => ({
+  kty: priv.kty,
+  crv: priv.crv,
+  x: priv.x,
+  kid,
+  alg: ALG,
+  use: "sig",
+});
 
 /** One trusted key before import: its private JWK, origin and dates. */
 interface Entry {
@@ -112,7 +119,14 @@ async function trustedJwk(row: Row, secret: SecretKey | undefined): Promise<JWK 
 /** The trusted keys of `rows` (oldest first) and of the secret, in the order that picks the active key. */
 async function entries(rows: Row[], secret: SecretKey | undefined): Promise<Entry[]> {
   const out: Entry[] = [];
-  if (secret) out.push({ kid: secret.kid, priv: secret.jwk, source: "secret", created: null, retired: rows.find((r) => r.kid === secret.kid)?.retired ?? null });
+  if (secret)
+    out.push({
+      kid: secret.kid,
+      priv: secret.jwk,
+      source: "secret",
+      created: null,
+      retired: rows.find((r) => r.kid === secret.kid)?.retired ?? null,
+    });
   for (const row of rows) {
     if (row.kid === secret?.kid) continue;
     const priv = await trustedJwk(row, secret);
@@ -123,7 +137,12 @@ async function entries(rows: Row[], secret: SecretKey | undefined): Promise<Entr
 
 /** The stored keys of ALG, oldest first (ties by kid). */
 function storedKeys(env: Pick<Env, "DB">): Promise<Row[]> {
-  return db(env).select().from(signingKeys).where(eq(signingKeys.alg, ALG)).orderBy(asc(signingKeys.created), asc(signingKeys.kid)).all();
+  return db(env)
+    .select()
+    .from(signingKeys)
+    .where(eq(signingKeys.alg, ALG))
+    .orderBy(asc(signingKeys.created), asc(signingKeys.kid))
+    .all();
 }
 
 /** Stores a new clear-text key (local development's first key). */
@@ -133,16 +152,30 @@ async function insertFirstKey(env: Pick<Env, "DB">): Promise<void> {
   const kid = crypto.randomUUID();
   await db(env)
     .insert(signingKeys)
-    .values({ kid, alg: ALG, privateJwk: JSON.stringify(priv), publicJwk: JSON.stringify(publicJwkOf(kid, priv)), created: new Date().toISOString() })
+    .values({
+      kid,
+      alg: ALG,
+      privateJwk: JSON.stringify(priv),
+      publicJwk: JSON.stringify(publicJwkOf(kid, priv)),
+      created: new Date().toISOString(),
+    })
     .onConflictDoNothing();
 }
 
 /** True while key `e` verifies at time `now` (ms): not retired, or retired less than RETIRED_KEY_TTL_MS ago. */
-const verifies = (e: Entry, now: number): boolean => e.retired === null || Date.parse(e.retired) + RETIRED_KEY_TTL_MS > now;
+const verifies = (e: Entry, now: number): boolean =>
+  e.retired === null || Date.parse(e.retired) + RETIRED_KEY_TTL_MS > now;
 
 async function verifying(e: Entry): Promise<VerifyingKey> {
   const publicJwk = publicJwkOf(e.kid, e.priv);
-  return { kid: e.kid, publicKey: (await importJWK(publicJwk, ALG)) as JoseKey, publicJwk, source: e.source, created: e.created, retired: e.retired };
+  return {
+    kid: e.kid,
+    publicKey: (await importJWK(publicJwk, ALG)) as JoseKey,
+    publicJwk,
+    source: e.source,
+    created: e.created,
+    retired: e.retired,
+  };
 }
 
 /** Reads and imports the key set (see the module comment). Throws on a malformed secret or a failed D1 read. */
@@ -180,7 +213,9 @@ function refresh(env: Env, source: string, cached: Cached, now: number): Promise
   });
   cached.refreshing = next.finally(() => (cached.refreshing = undefined));
   cached.refreshing.catch(() => undefined);
-  next.catch((e: unknown) => console.error("signing keys: reading the key set again failed; the previous set stays in use:", e));
+  next.catch((e: unknown) =>
+    console.error("signing keys: reading the key set again failed; the previous set stays in use:", e),
+  );
   return next;
 }
 
@@ -200,7 +235,8 @@ export function keySet(env: Env): Promise<KeySet> {
     cache.set(source, { set, at: now });
     return set;
   }
-  if (!cached.refreshing && (now - cached.at >= KEYSET_TTL_MS || now < cached.at)) void refresh(env, source, cached, now).catch(() => undefined);
+  if (!cached.refreshing && (now - cached.at >= KEYSET_TTL_MS || now < cached.at))
+    void refresh(env, source, cached, now).catch(() => undefined);
   return cached.set;
 }
 

@@ -25,7 +25,10 @@ export class OAuthError extends Error {
 
   /** The `{error, error_description}` JSON response. */
   response(): Response {
-    return json({ error: this.error, error_description: this.message }, this.status, { "cache-control": "no-store", ...this.headers });
+    return json({ error: this.error, error_description: this.message }, this.status, {
+      "cache-control": "no-store",
+      ...this.headers,
+    });
   }
 }
 
@@ -42,9 +45,11 @@ export const invalidBasicClient = (message: string): OAuthError =>
  */
 export function tokenErrors(err: unknown): Response {
   if (err instanceof OAuthError) return err.response();
-  if (err instanceof ApiError && err.status === 413) return new OAuthError(413, "invalid_request", err.message).response();
+  if (err instanceof ApiError && err.status === 413)
+    return new OAuthError(413, "invalid_request", err.message).response();
   // the rate limit's refusal keeps its status and headers (Retry-After, X-RateLimit-*, RateLimit-*)
-  if (err instanceof ApiError && err.status === 429) return new OAuthError(429, "too_many_requests", err.message, err.headers).response();
+  if (err instanceof ApiError && err.status === 429)
+    return new OAuthError(429, "too_many_requests", err.message, err.headers).response();
   return renderError(err);
 }
 
@@ -59,7 +64,11 @@ export async function readTokenForm(request: Request): Promise<URLSearchParams> 
   const form = new URLSearchParams(await readText(request, TOKEN_BODY_BYTES));
   for (const [name, value] of form) {
     if (name.length > TOKEN_FIELD_CHARS || value.length > TOKEN_FIELD_CHARS)
-      throw new OAuthError(400, "invalid_request", `Form field '${name.slice(0, 32)}' is too long: at most ${TOKEN_FIELD_CHARS} characters.`);
+      throw new OAuthError(
+        400,
+        "invalid_request",
+        `Form field '${name.slice(0, 32)}' is too long: at most ${TOKEN_FIELD_CHARS} characters.`,
+      );
   }
   return form;
 }
@@ -80,10 +89,13 @@ export function basicCredentials(request: Request): [string, string] | null {
     decoded = "";
   }
   const i = decoded.indexOf(":");
-  if (i < 0) throw invalidBasicClient("Malformed Authorization header: expected 'Basic base64(client_id:client_secret)'.");
+  if (i < 0)
+    throw invalidBasicClient("Malformed Authorization header: expected 'Basic base64(client_id:client_secret)'.");
   const [id, secret] = [decoded.slice(0, i), decoded.slice(i + 1)].map(formDecode);
   if (id === undefined || secret === undefined || id.length > TOKEN_FIELD_CHARS || secret.length > TOKEN_FIELD_CHARS)
-    throw invalidBasicClient(`Malformed Basic credentials: percent-encoded client_id and client_secret of at most ${TOKEN_FIELD_CHARS} characters each.`);
+    throw invalidBasicClient(
+      `Malformed Basic credentials: percent-encoded client_id and client_secret of at most ${TOKEN_FIELD_CHARS} characters each.`,
+    );
   return [id, secret];
 }
 

@@ -53,13 +53,33 @@ export async function rotateSigningKey(env: Env): Promise<{ kid: string; retired
   const kid = crypto.randomUUID();
   const d = db(env);
   const row = (k: string, privateJwk: string, jwk: typeof priv) =>
-    d.insert(signingKeys).values({ kid: k, alg: ALG, privateJwk, publicJwk: JSON.stringify(publicJwkOf(k, jwk)), created: now.toISOString() }).onConflictDoNothing();
+    d
+      .insert(signingKeys)
+      .values({
+        kid: k,
+        alg: ALG,
+        privateJwk,
+        publicJwk: JSON.stringify(publicJwkOf(k, jwk)),
+        created: now.toISOString(),
+      })
+      .onConflictDoNothing();
   // the secret's key gets its row (no private key) so that the update below can retire it
   if (secret) await row(secret.kid, "", secret.jwk);
   const [, retired] = await d.batch([
     row(kid, secret ? await seal(secret.kek, kid, priv) : JSON.stringify(priv), priv),
-    d.update(signingKeys).set({ retired: now.toISOString() }).where(and(isNull(signingKeys.retired), ne(signingKeys.kid, kid))).returning({ kid: signingKeys.kid }),
-    d.delete(signingKeys).where(and(lt(signingKeys.retired, new Date(now.getTime() - RETIRED_KEY_TTL_MS).toISOString()), ne(signingKeys.privateJwk, ""))),
+    d
+      .update(signingKeys)
+      .set({ retired: now.toISOString() })
+      .where(and(isNull(signingKeys.retired), ne(signingKeys.kid, kid)))
+      .returning({ kid: signingKeys.kid }),
+    d
+      .delete(signingKeys)
+      .where(
+        and(
+          lt(signingKeys.retired, new Date(now.getTime() - RETIRED_KEY_TTL_MS).toISOString()),
+          ne(signingKeys.privateJwk, ""),
+        ),
+      ),
   ] as const);
   forgetKeys();
   return { kid, retired: retired.map((r) => r.kid) };

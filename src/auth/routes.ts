@@ -28,7 +28,11 @@ export async function tokenEndpoint(request: Request, env: Env): Promise<Respons
   const grant = form.get("grant_type");
   if (!grant) throw new OAuthError(400, "invalid_request", "Missing form parameter grant_type.");
   if (grant !== "client_credentials")
-    throw new OAuthError(400, "unsupported_grant_type", `Unsupported grant_type '${grant}': only client_credentials is supported.`);
+    throw new OAuthError(
+      400,
+      "unsupported_grant_type",
+      `Unsupported grant_type '${grant}': only client_credentials is supported.`,
+    );
   const basic = basicCredentials(request);
   const clientId = basic?.[0] ?? form.get("client_id");
   const secret = basic?.[1] ?? form.get("client_secret");
@@ -40,7 +44,14 @@ export async function tokenEndpoint(request: Request, env: Env): Promise<Respons
   if (!verdict.allowed) throw refusal(verdict, "token requests for this client");
   const token = await issueToken(env, client);
   return json(
-    { access_token: token, expires_in: TOKEN_LIFETIME_S, refresh_expires_in: 0, token_type: "Bearer", "not-before-policy": 0, scope: "" },
+    {
+      access_token: token,
+      expires_in: TOKEN_LIFETIME_S,
+      refresh_expires_in: 0,
+      token_type: "Bearer",
+      "not-before-policy": 0,
+      scope: "",
+    },
     200,
     { "cache-control": "no-store", pragma: "no-cache", ...limitHeaders(verdict) },
   );

@@ -20,17 +20,24 @@ export const SEALED_PREFIX = "v1.";
  */
 export async function sealingKey(d: string): Promise<CryptoKey> {
   const ikm = await crypto.subtle.importKey("raw", base64url.decode(d), "HKDF", false, ["deriveKey"]);
-  return crypto.subtle.deriveKey({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: INFO }, ikm, { name: "AES-GCM", length: 256 }, false, [
-    "encrypt",
-    "decrypt",
-  ]);
+  return crypto.subtle.deriveKey(
+    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: INFO },
+    ikm,
+    { name: "AES-GCM", length: 256 },
+    false,
+    ["encrypt", "decrypt"],
+  );
 }
 
 /** `jwk` sealed for key id `kid`: the text stored in `signing_keys.private_jwk`. */
 export async function seal(kek: CryptoKey, kid: string, jwk: JWK): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const data = new TextEncoder().encode(JSON.stringify(jwk));
-  const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: new TextEncoder().encode(kid) }, kek, data);
+  const sealed = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv, additionalData: new TextEncoder().encode(kid) },
+    kek,
+    data,
+  );
   return `${SEALED_PREFIX}${base64url.encode(iv)}.${base64url.encode(new Uint8Array(sealed))}`;
 }
 

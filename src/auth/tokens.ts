@@ -21,7 +21,13 @@ export const issuer = (env: Pick<Env, "PUBLIC_BASE_URL">): string => `${publicBa
 export async function issueToken(env: Env, client: ClientInfo): Promise<string> {
   const key = await signingKey(env);
   const origins = client.spaOrigins ? { "allowed-origins": client.spaOrigins } : {};
-  return new SignJWT({ azp: client.clientId, account: client.accountId, aid: client.accountId, typ: "Bearer", ...origins })
+  return new SignJWT({
+    azp: client.clientId,
+    account: client.accountId,
+    aid: client.accountId,
+    typ: "Bearer",
+    ...origins,
+  })
     .setProtectedHeader({ alg: ALG, kid: key.kid, typ: "JWT" })
     .setSubject(client.accountId)
     .setIssuer(issuer(env))
@@ -74,13 +80,20 @@ export async function authenticate(request: Request, env: Env): Promise<TokenCla
 async function verify(env: Env, key: VerifyingKey, token: string): Promise<TokenClaims> {
   const iss = issuer(env);
   try {
-    const { payload } = await jwtVerify(token, key.publicKey, { algorithms: [ALG], issuer: iss, requiredClaims: ["exp"] });
-    if (typeof payload.account !== "string" || typeof payload.sub !== "string") throw unauthorized("Access token lacks account claims.");
-    if (payload.azp !== undefined && typeof payload.azp !== "string") throw unauthorized("Access token has a malformed client (azp) claim.");
+    const { payload } = await jwtVerify(token, key.publicKey, {
+      algorithms: [ALG],
+      issuer: iss,
+      requiredClaims: ["exp"],
+    });
+    if (typeof payload.account !== "string" || typeof payload.sub !== "string")
+      throw unauthorized("Access token lacks account claims.");
+    if (payload.azp !== undefined && typeof payload.azp !== "string")
+      throw unauthorized("Access token has a malformed client (azp) claim.");
     return payload as unknown as TokenClaims;
   } catch (e) {
     if (e instanceof ApiError) throw e;
-    if (e instanceof joseErrors.JWTExpired) throw unauthorized("Access token expired: request a new one from the token endpoint.");
+    if (e instanceof joseErrors.JWTExpired)
+      throw unauthorized("Access token expired: request a new one from the token endpoint.");
     if (e instanceof joseErrors.JWTClaimValidationFailed && e.claim === "iss")
       throw unauthorized(`Access token from another issuer: this service accepts tokens issued by ${iss}.`);
     throw unauthorized("Invalid access token: signature or format not accepted.");

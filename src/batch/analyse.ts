@@ -31,18 +31,27 @@ async function requestTiles(env: Env, account: string, req: BatchRequest): Promi
 async function estimate(env: Env, req: BatchRequest, account: string, tiles: BatchTile[]): Promise<number> {
   const { setup } = await prepareEvalscript(env, req.processRequest.evalscript, account);
   if (req.output.cogOutput && setup.outputs.some((o) => o.sampleType === "INT8"))
-    throw invalidArgument("cogOutput cannot be used with sampleType INT8 outputs (Sentinel Hub's rule for COG output); use UINT8, INT16 or another type.");
+    throw invalidArgument(
+      "cogOutput cannot be used with sampleType INT8 outputs (Sentinel Hub's rule for COG output); use UINT8, INT16 or another type.",
+    );
   const sources = await resolveSources({ env, account }, req.processRequest.input.data, setup);
   const float32 = setup.outputs.some((o) => o.sampleType === "FLOAT32");
   const perTile = (t: BatchTile) =>
-    Math.max(MIN_PROCESSING_UNITS, sources.reduce((a, s) => a + processingUnits(t.width, t.height, s.fileBands.length, 1, float32, 0), 0));
+    Math.max(
+      MIN_PROCESSING_UNITS,
+      sources.reduce((a, s) => a + processingUnits(t.width, t.height, s.fileBands.length, 1, float32, 0), 0),
+    );
   return Math.round(tiles.reduce((a, t) => a + perTile(t), 0) * 1e6) / 1e6;
 }
 
 /** The plan of a task: its tiles (unit id = tile name) and its estimate. @throws ApiError 400 / EngineError for a request error. */
 export async function planTiles(env: Env, task: Task<BatchRequest>): Promise<Plan<BatchTile>> {
   const tiles = await requestTiles(env, task.account, task.request);
-  if (task.request.output.type === "zarr") await writeZarrMetadata(env, task.account, task.id, task.request, tiles, task.created);
+  if (task.request.output.type === "zarr")
+    await writeZarrMetadata(env, task.account, task.id, task.request, tiles, task.created);
   await prepareBatchCollection(env, task);
-  return { units: tiles.map((t) => ({ id: t.name, data: t })), estimatePU: await estimate(env, task.request, task.account, tiles) };
+  return {
+    units: tiles.map((t) => ({ id: t.name, data: t })),
+    estimatePU: await estimate(env, task.request, task.account, tiles),
+  };
 }

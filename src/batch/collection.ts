@@ -29,7 +29,6 @@ import { outputUrl } from "./delivery";
 import type { BatchRequest, BatchResponse, RasterOutput } from "./schema";
 import type { BatchTile } from "./tiles";
 
-
 /** The processing type id of a batch collection. */
 export const batchType = (id: string): string => `batch-${id}`;
 
@@ -44,22 +43,27 @@ const targetId = (out: RasterOutput, taskId: string): string => out.collectionId
 
 /** The raster responses (userdata excluded). */
 const rasterResponses = (req: BatchRequest): BatchResponse[] =>
-  (req.processRequest.output?.responses ?? [{ identifier: "default", format: { type: "image/tiff" } }]).filter((r) => r.identifier !== "userdata");
+  (req.processRequest.output?.responses ?? [{ identifier: "default", format: { type: "image/tiff" } }]).filter(
+    (r) => r.identifier !== "userdata",
+  );
 
 /** Creation checks. @throws ApiError 400: no cogOutput, a non-TIFF response, a collectionId that is no uuid. */
 export function checkCollectionRequest(req: BatchRequest): void {
   const out = collectionOutput(req);
   if (!out) return;
   if (!out.cogOutput) throw badRequest("output.createCollection / output.collectionId need output.cogOutput = true.");
-  if (rasterResponses(req).some((r) => r.format.type !== "image/tiff")) throw badRequest("With createCollection / collectionId every output must be image/tiff.");
-  if (out.collectionId !== undefined && !isUuid(out.collectionId)) throw badRequest(`output.collectionId '${out.collectionId.slice(0, 80)}' is not a collection id (a uuid).`);
+  if (rasterResponses(req).some((r) => r.format.type !== "image/tiff"))
+    throw badRequest("With createCollection / collectionId every output must be image/tiff.");
+  if (out.collectionId !== undefined && !isUuid(out.collectionId))
+    throw badRequest(`output.collectionId '${out.collectionId.slice(0, 80)}' is not a collection id (a uuid).`);
 }
 
 /** @throws UnknownCollectionError (404) when output.collectionId names no batch collection of `account`. */
 export async function checkCollectionTarget(env: Env, account: string, req: BatchRequest): Promise<void> {
   const id = collectionOutput(req)?.collectionId;
   if (id === undefined) return;
-  if ((await findCollection(env, account, batchType(id)))?.kind !== "batch") throw new UnknownCollectionError("batch", id, batchType(id));
+  if ((await findCollection(env, account, batchType(id)))?.kind !== "batch")
+    throw new UnknownCollectionError("batch", id, batchType(id));
 }
 
 /** The bands the outputs give. @throws EngineError invalid-argument for a multi-band output. */
@@ -70,8 +74,16 @@ async function outputBands(env: Env, req: BatchRequest, account: string): Promis
   return rasterResponses(req).map((r) => {
     const o = setup.outputs.find((x) => x.id === r.identifier);
     if (!o) throw invalidArgument(`Response identifier '${r.identifier}' matches no evalscript output.`);
-    if (o.bands !== 1) throw invalidArgument(`A batch collection needs single-band outputs: output '${o.id}' has ${o.bands} bands.`);
-    return { name: o.id, kind: "file", units: ["DN"], sampleType: storedSampleType(o.sampleType), resolution: metres, nodata: o.nodataValue ?? null };
+    if (o.bands !== 1)
+      throw invalidArgument(`A batch collection needs single-band outputs: output '${o.id}' has ${o.bands} bands.`);
+    return {
+      name: o.id,
+      kind: "file",
+      units: ["DN"],
+      sampleType: storedSampleType(o.sampleType),
+      resolution: metres,
+      nodata: o.nodataValue ?? null,
+    };
   });
 }
 
@@ -79,24 +91,38 @@ async function outputBands(env: Env, req: BatchRequest, account: string): Promis
  * At analysis: registers the collection of a createCollection task, or checks the collectionId target.
  * @throws EngineError invalid-argument for multi-band outputs, an unknown target or one with other bands.
  */
-export async function prepareBatchCollection(env: Env, task: { id: string; account: string; request: BatchRequest }): Promise<void> {
+export async function prepareBatchCollection(
+  env: Env,
+  task: { id: string; account: string; request: BatchRequest },
+): Promise<void> {
   const out = collectionOutput(task.request);
   if (!out) return;
   const bands = await outputBands(env, task.request, task.account);
   const id = targetId(out, task.id);
   const existing = await findCollection(env, task.account, batchType(id));
   if (out.collectionId !== undefined) {
-    if (!existing || existing.kind !== "batch") throw invalidArgument(`output.collectionId: the account has no batch collection ${id}.`);
+    if (!existing || existing.kind !== "batch")
+      throw invalidArgument(`output.collectionId: the account has no batch collection ${id}.`);
     const have = [...existing.bands.values()].map((b) => `${b.name}:${b.sampleType}`).join(", ");
     const want = bands.map((b) => `${b.name}:${b.sampleType}`).join(", ");
-    if (have !== want) throw invalidArgument(`output.collectionId: collection ${id} has bands [${have}], the outputs give [${want}].`);
+    if (have !== want)
+      throw invalidArgument(`output.collectionId: collection ${id} has bands [${have}], the outputs give [${want}].`);
     return;
   }
   if (existing) return; // a redelivered analysis
   const title = task.request.description || `Batch ${task.id}`;
   await registerCollection(env, {
-    id: batchType(id), collectionId: id, aliases: [], kind: "batch", owner: task.account, title, location: null, optical: false,
-    config: { task: task.id }, stac: { description: `Results of batch task ${task.id}` }, bands,
+    id: batchType(id),
+    collectionId: id,
+    aliases: [],
+    kind: "batch",
+    owner: task.account,
+    title,
+    location: null,
+    optical: false,
+    config: { task: task.id },
+    stac: { description: `Results of batch task ${task.id}` },
+    bands,
   });
 }
 
@@ -105,7 +131,8 @@ export async function prepareBatchCollection(env: Env, task: { id: string; accou
  * else `fallback` (ISO 8601; default now).
  */
 export function requestTime(req: BatchRequest, fallback?: string): number {
-  const range = (req.processRequest.input.data[0] as { dataFilter?: { timeRange?: { from?: string; to?: string } } }).dataFilter?.timeRange;
+  const range = (req.processRequest.input.data[0] as { dataFilter?: { timeRange?: { from?: string; to?: string } } })
+    .dataFilter?.timeRange;
   const at = range?.to ?? range?.from ?? fallback;
   return at === undefined ? Date.now() : Date.parse(at);
 }
@@ -118,12 +145,36 @@ export async function addTileItem(env: Env, w: { id: string; request: BatchReque
   const assets = Object.fromEntries(
     rasterResponses(w.request).map((response) => {
       const href = outputUrl(out.delivery.s3.url, { requestId: w.id, tileName: w.tile.name, response });
-      return [response.identifier, { href, type: "image/tiff; application=geotiff; profile=cloud-optimized", roles: ["data"] }];
+      return [
+        response.identifier,
+        { href, type: "image/tiff; application=geotiff; profile=cloud-optimized", roles: ["data"] },
+      ];
     }),
   );
   await upsertItem(env, {
-    type: "Feature", stac_version: "1.0.0", id: `${w.tile.name}_${w.id}`, collection: batchType(targetId(out, w.id)),
-    geometry: { type: "Polygon", coordinates: [[[west, south], [east, south], [east, north], [west, north], [west, south]]] },
-    bbox: [west, south, east, north], properties: { datetime: new Date(requestTime(w.request)).toISOString(), "proj:epsg": w.tile.epsg, "batch:task": w.id }, links: [], assets,
+    type: "Feature",
+    stac_version: "1.0.0",
+    id: `${w.tile.name}_${w.id}`,
+    collection: batchType(targetId(out, w.id)),
+    geometry: {
+      type: "Polygon",
+      coordinates: [
+        [
+          [west, south],
+          [east, south],
+          [east, north],
+          [west, north],
+          [west, south],
+        ],
+      ],
+    },
+    bbox: [west, south, east, north],
+    properties: {
+      datetime: new Date(requestTime(w.request)).toISOString(),
+      "proj:epsg": w.tile.epsg,
+      "batch:task": w.id,
+    },
+    links: [],
+    assets,
   });
 }

@@ -25,15 +25,30 @@ export function deliveryTemplate(url: string): string {
  */
 export function checkDelivery(url: string, responses: BatchResponse[]): void {
   const template = deliveryTemplate(url);
-  const unknown = [...template.matchAll(/<([^>]*)>/g)].map((m) => m[1]!).filter((p) => !["requestId", "tileName", "outputId", "format"].includes(p));
-  if (unknown.length) throw badRequest(`output.delivery.s3.url has unknown placeholder(s) <${unknown.join(">, <")}>; use <requestId>, <tileName>, <outputId>, <format>.`);
-  if (!template.includes("<tileName>")) throw badRequest("output.delivery.s3.url must contain <tileName> so that every tile gets its own files.");
-  if (responses.length > 1 && !template.includes("<outputId>")) throw badRequest("output.delivery.s3.url must contain <outputId> when the request has several outputs.");
+  const unknown = [...template.matchAll(/<([^>]*)>/g)]
+    .map((m) => m[1]!)
+    .filter((p) => !["requestId", "tileName", "outputId", "format"].includes(p));
+  if (unknown.length)
+    throw badRequest(
+      `output.delivery.s3.url has unknown placeholder(s) <${unknown.join(">, <")}>; use <requestId>, <tileName>, <outputId>, <format>.`,
+    );
+  if (!template.includes("<tileName>"))
+    throw badRequest("output.delivery.s3.url must contain <tileName> so that every tile gets its own files.");
+  if (responses.length > 1 && !template.includes("<outputId>"))
+    throw badRequest("output.delivery.s3.url must contain <outputId> when the request has several outputs.");
 }
 
 /** The object key (inside the delivery bucket's location) of one output of one tile. */
-export function outputUrl(url: string, values: { requestId: string; tileName: string; response: BatchResponse }): string {
-  const v: Record<string, string> = { requestId: values.requestId, tileName: values.tileName, outputId: values.response.identifier, format: formatExtension(values.response) };
+export function outputUrl(
+  url: string,
+  values: { requestId: string; tileName: string; response: BatchResponse },
+): string {
+  const v: Record<string, string> = {
+    requestId: values.requestId,
+    tileName: values.tileName,
+    outputId: values.response.identifier,
+    format: formatExtension(values.response),
+  };
   return deliveryTemplate(url).replace(PLACEHOLDER, (_, k: string) => v[k]!);
 }
 
@@ -43,7 +58,12 @@ export function outputUrl(url: string, values: { requestId: string; tileName: st
  * @throws EngineError invalid-argument for a bad bucket URL; BucketAccessDenied (403) for a bucket `account` may
  *   not use.
  */
-export async function bucketObject(env: Env, account: string, delivery: BucketDescriptor, url: string): Promise<{ store: ObjectStore; key: string }> {
+export async function bucketObject(
+  env: Env,
+  account: string,
+  delivery: BucketDescriptor,
+  url: string,
+): Promise<{ store: ObjectStore; key: string }> {
   const at = await resolveBucket(env, account, { ...delivery, url });
   return { store: at.store, key: at.prefix };
 }
@@ -57,5 +77,6 @@ export async function bucketObject(env: Env, account: string, delivery: BucketDe
  */
 export async function checkBuckets(env: Env, account: string, req: BatchRequest): Promise<void> {
   await resolveBucket(env, account, req.output.delivery.s3);
-  if (req.input.type === "geopackage") await requireObject(env, account, req.input.features.s3, "input.features", "GeoPackage");
+  if (req.input.type === "geopackage")
+    await requireObject(env, account, req.input.features.s3, "input.features", "GeoPackage");
 }

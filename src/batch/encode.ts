@@ -22,11 +22,19 @@ export interface TileFile {
  * Encodes response `r` of a tile evaluated on `grid`.
  * @throws EngineError invalid-argument when the response names no output or has a format that does not fit it.
  */
-export async function encodeTileOutput(result: EvalResult, r: BatchResponse, grid: Grid, output: RasterOutput): Promise<TileFile> {
+export async function encodeTileOutput(
+  result: EvalResult,
+  r: BatchResponse,
+  grid: Grid,
+  output: RasterOutput,
+): Promise<TileFile> {
   const type = r.format.type;
   if (output.cogOutput && r.identifier !== "userdata") {
     const georef = { epsg: grid.crs.epsg, bbox: grid.bbox, geographic: grid.crs.geographic };
-    return { data: encodeCog(outputRaster(result, r.identifier, grid), georef, output.cogParameters), contentType: type };
+    return {
+      data: encodeCog(outputRaster(result, r.identifier, grid), georef, output.cogParameters),
+      contentType: type,
+    };
   }
   return { data: await encodeOutput(result, r, type, grid), contentType: type };
 }

@@ -37,7 +37,15 @@ interface Work {
 function tileObjects(env: Env, w: Work) {
   const delivery = w.request.output.delivery.s3;
   const responses = w.request.processRequest.output?.responses ?? DEFAULT_BATCH_RESPONSES;
-  const objectOf = async (response: BatchResponse) => ({ response, ...(await bucketObject(env, w.account, delivery, outputUrl(delivery.url, { requestId: w.id, tileName: w.tile.name, response }))) });
+  const objectOf = async (response: BatchResponse) => ({
+    response,
+    ...(await bucketObject(
+      env,
+      w.account,
+      delivery,
+      outputUrl(delivery.url, { requestId: w.id, tileName: w.tile.name, response }),
+    )),
+  });
   return Promise.all(responses.map(objectOf));
 }
 
@@ -54,8 +62,15 @@ async function existing(objects: Awaited<ReturnType<typeof tileObjects>>): Promi
 async function evaluateTile<T>(env: Env, w: Work, use: (grid: Grid, evaluation: Evaluation) => Promise<T>): Promise<T> {
   const grid = batchTileGrid(w.tile);
   const script = await prepareEvalscript(env, w.request.processRequest.evalscript, w.account);
-  const plan = await withSources({ env, account: w.account }, planGrid(grid, { geometry: w.tile.geometry }), w.request.processRequest.input.data, script.setup);
-  return withConsumerAdmission(planBytes(plan, script.setup), async () => use(grid, await evaluatePlan(env, script, plan, { convert: true })));
+  const plan = await withSources(
+    { env, account: w.account },
+    planGrid(grid, { geometry: w.tile.geometry }),
+    w.request.processRequest.input.data,
+    script.setup,
+  );
+  return withConsumerAdmission(planBytes(plan, script.setup), async () =>
+    use(grid, await evaluatePlan(env, script, plan, { convert: true })),
+  );
 }
 
 /**
@@ -75,7 +90,10 @@ export async function runTile(env: Env, task: Task<BatchRequest>, unit: UnitWork
   const before = unit.memo ?? (await unit.remember(await existing(objects)));
   if (before === "all" && out.skipExisting) return addTileItem(env, w).then(() => ({ pu: 0 }));
   if (before !== "none" && !out.overwrite)
-    return { pu: 0, error: `Outputs of tile ${w.tile.name} already exist in the delivery bucket (${before}); set output.overwrite or output.skipExisting.` };
+    return {
+      pu: 0,
+      error: `Outputs of tile ${w.tile.name} already exist in the delivery bucket (${before}); set output.overwrite or output.skipExisting.`,
+    };
   const pu = await evaluateTile(env, w, async (grid, evaluation) => {
     for (const o of objects) {
       const file = await encodeTileOutput(evaluation.result, o.response, grid, out);

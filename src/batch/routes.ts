@@ -52,18 +52,28 @@ export function taskView(t: Task<BatchRequest>): Record<string, unknown> {
 }
 
 /** The API of batch tasks over the engine: the view, the nouns, path parameter `taskId`. */
-const batchApi: TaskApi<BatchRequest> = { plugin, noun: "batch process task", what: "Batch process task", param: "taskId", view: taskView };
+const batchApi: TaskApi<BatchRequest> = {
+  plugin,
+  noun: "batch process task",
+  what: "Batch process task",
+  param: "taskId",
+  view: taskView,
+};
 
 /** Request checks beyond the schema. @throws ApiError 400 naming what to fix. */
 function checkRequest(req: BatchRequest): void {
-  const responses = req.processRequest.output?.responses ?? [{ identifier: "default", format: { type: "image/tiff" as const } }];
+  const responses = req.processRequest.output?.responses ?? [
+    { identifier: "default", format: { type: "image/tiff" as const } },
+  ];
   if (req.input.type === "tiling-grid") {
     checkTilingGrid(req.input);
-    if (!req.processRequest.input.bounds) throw badRequest("processRequest.input.bounds is required with a tiling-grid input.");
+    if (!req.processRequest.input.bounds)
+      throw badRequest("processRequest.input.bounds is required with a tiling-grid input.");
   }
   if (req.output.type === "zarr") checkZarrRequest(req, req.output);
   else checkDelivery(req.output.delivery.s3.url, responses);
-  if (req.output.type === "raster" && req.output.cogOutput && responses.some((r) => r.format.type !== "image/tiff")) throw badRequest("With cogOutput every output must be image/tiff.");
+  if (req.output.type === "raster" && req.output.cogOutput && responses.some((r) => r.format.type !== "image/tiff"))
+    throw badRequest("With cogOutput every output must be image/tiff.");
   checkCollectionRequest(req);
   compileEvalscript(req.processRequest.evalscript);
 }
@@ -74,7 +84,8 @@ function checkRequest(req: BatchRequest): void {
  */
 async function create(request: AuthedRequest, env: Env): Promise<Response> {
   const body = await readScriptRequest(request, (b, script) => {
-    if (b.processRequest && typeof b.processRequest === "object") (b.processRequest as Record<string, unknown>).evalscript = script;
+    if (b.processRequest && typeof b.processRequest === "object")
+      (b.processRequest as Record<string, unknown>).evalscript = script;
   });
   refuseStatus(body);
   const req = validate(batchRequestSchema, body, "batch process request");
@@ -106,12 +117,38 @@ export function registerBatch(api: Api): void {
   const tag = { tags: ["Batch"] };
   for (const base of BATCH_PREFIXES) {
     api
-      .on("POST", base, create, { ...tag, summary: "Create a batch task", body: batchRequestSchema, bodyTypes: SCRIPT_BODY, status: 201 })
+      .on("POST", base, create, {
+        ...tag,
+        summary: "Create a batch task",
+        body: batchRequestSchema,
+        bodyTypes: SCRIPT_BODY,
+        status: 201,
+      })
       .on("GET", base, (r, env) => listTasks(batchApi, r, env, "created:desc"), { ...tag, summary: "List batch tasks" })
-      .on("GET", `${base}/:taskId`, async (r, env) => Response.json(taskView(await ownTask(batchApi, r, env))), { ...tag, summary: "One batch task" })
-      .on("PUT", `${base}/:taskId`, updateTask, { ...tag, summary: "Update a batch task's description", body: updateSchema })
-      .on("POST", `${base}/:taskId/analyse`, actionRoute(batchApi, "ANALYSE"), { ...tag, summary: "Analyse a task", status: 204 })
-      .on("POST", `${base}/:taskId/start`, actionRoute(batchApi, "START"), { ...tag, summary: "Start a task", status: 204, metered: true })
-      .on("POST", `${base}/:taskId/stop`, actionRoute(batchApi, "STOP"), { ...tag, summary: "Stop a task", status: 204 });
+      .on("GET", `${base}/:taskId`, async (r, env) => Response.json(taskView(await ownTask(batchApi, r, env))), {
+        ...tag,
+        summary: "One batch task",
+      })
+      .on("PUT", `${base}/:taskId`, updateTask, {
+        ...tag,
+        summary: "Update a batch task's description",
+        body: updateSchema,
+      })
+      .on("POST", `${base}/:taskId/analyse`, actionRoute(batchApi, "ANALYSE"), {
+        ...tag,
+        summary: "Analyse a task",
+        status: 204,
+      })
+      .on("POST", `${base}/:taskId/start`, actionRoute(batchApi, "START"), {
+        ...tag,
+        summary: "Start a task",
+        status: 204,
+        metered: true,
+      })
+      .on("POST", `${base}/:taskId/stop`, actionRoute(batchApi, "STOP"), {
+        ...tag,
+        summary: "Stop a task",
+        status: 204,
+      });
   }
 }

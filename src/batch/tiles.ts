@@ -47,4 +47,9 @@ export function tilingGridTiles(input: TilingGridInput, bounds: Bounds): BatchTi
 }
 
 /** The pixel grid of a tile. @throws EngineError unsupported for an EPSG code EO Edge does not know. */
-export const batchTileGrid = (t: BatchTile): Grid => ({ crs: crsFromEpsg(t.epsg), bbox: t.bbox, width: t.width, height: t.height });
+export const batchTileGrid = (t: BatchTile): Grid => ({
+  crs: crsFromEpsg(t.epsg),
+  bbox: t.bbox,
+  width: t.width,
+  height: t.height,
+});

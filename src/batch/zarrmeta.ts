@@ -47,7 +47,10 @@ export const groupKey = (prefix: string, key: string): string => (prefix ? `${pr
  */
 export function zarrEnvelope(tiles: BatchTile[], resolution: number): ZarrEnvelope {
   const epsgs = [...new Set(tiles.map((t) => t.epsg))];
-  if (epsgs.length !== 1) throw invalidArgument(`Zarr output needs the tiles in one CRS; the area covers ${epsgs.length ? `EPSG:${epsgs.join(", EPSG:")}` : "no tile"}.`);
+  if (epsgs.length !== 1)
+    throw invalidArgument(
+      `Zarr output needs the tiles in one CRS; the area covers ${epsgs.length ? `EPSG:${epsgs.join(", EPSG:")}` : "no tile"}.`,
+    );
   const bbox: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
   for (const t of tiles) {
     bbox[0] = Math.min(bbox[0], t.bbox[0]);
@@ -61,10 +64,20 @@ export function zarrEnvelope(tiles: BatchTile[], resolution: number): ZarrEnvelo
 }
 
 /** Pixel centres of `n` pixels from `start` in steps of `step`. */
-const centres = (start: number, step: number, n: number): Float64Array => Float64Array.from({ length: n }, (_, i) => start + (i + 0.5) * step);
+const centres = (start: number, step: number, n: number): Float64Array =>
+  Float64Array.from({ length: n }, (_, i) => start + (i + 0.5) * step);
 
 /** .zarray of a one-chunk raw little-endian coordinate vector. */
-const vectorMeta = (n: number, dtype: string) => ({ zarr_format: 2, shape: [n], chunks: [n], dtype, compressor: null, fill_value: null, order: "C", filters: null });
+const vectorMeta = (n: number, dtype: string) => ({
+  zarr_format: 2,
+  shape: [n],
+  chunks: [n],
+  dtype,
+  compressor: null,
+  fill_value: null,
+  order: "C",
+  filters: null,
+});
 
 /** Every metadata object of the store (key relative to the group -> JSON or bytes). */
 function metadataObjects(req: BatchRequest, id: string, env: ZarrEnvelope, created: string): Map<string, unknown> {
@@ -73,10 +86,18 @@ function metadataObjects(req: BatchRequest, id: string, env: ZarrEnvelope, creat
   const [xn, yn] = geographic ? ["lon", "lat"] : ["x", "y"];
   const [w, , , n] = env.bbox;
   const objects = new Map<string, unknown>([
-    [".zattrs", {
-      date_modified: new Date().toISOString(), geospatial_bounds: env.bbox, geospatial_bounds_crs: `EPSG:${env.epsg}`,
-      crs: `EPSG:${env.epsg}`, resolution: [env.resolution, -env.resolution], "eoedge:requestId": id, ...out.group.customAttributes,
-    }],
+    [
+      ".zattrs",
+      {
+        date_modified: new Date().toISOString(),
+        geospatial_bounds: env.bbox,
+        geospatial_bounds_crs: `EPSG:${env.epsg}`,
+        crs: `EPSG:${env.epsg}`,
+        resolution: [env.resolution, -env.resolution],
+        "eoedge:requestId": id,
+        ...out.group.customAttributes,
+      },
+    ],
     [".zgroup", { zarr_format: 2 }],
     [`${xn}/.zarray`, vectorMeta(env.width, "<f8")],
     [`${xn}/.zattrs`, { _ARRAY_DIMENSIONS: [xn] }],
@@ -85,14 +106,22 @@ function metadataObjects(req: BatchRequest, id: string, env: ZarrEnvelope, creat
     [`${yn}/.zattrs`, { _ARRAY_DIMENSIONS: [yn] }],
     [`${yn}/0`, new Uint8Array(centres(n, -env.resolution, env.height).buffer)],
     ["time/.zarray", vectorMeta(1, "<i8")],
-    ["time/.zattrs", { _ARRAY_DIMENSIONS: ["time"], units: "seconds since 1970-01-01T00:00:00Z", calendar: "proleptic_gregorian" }],
+    [
+      "time/.zattrs",
+      { _ARRAY_DIMENSIONS: ["time"], units: "seconds since 1970-01-01T00:00:00Z", calendar: "proleptic_gregorian" },
+    ],
     ["time/0", new Uint8Array(BigInt64Array.of(BigInt(Math.round(requestTime(req, created) / 1000))).buffer)],
   ]);
   for (const r of req.processRequest.output!.responses!) {
     const p = arrayParameters(out, r.identifier);
     if (typeof p === "string") throw invalidArgument(p);
     const { customAttributes, ...zarray } = p;
-    objects.set(`${r.identifier}/.zarray`, { zarr_format: 2, shape: [1, env.height, env.width], ...zarray, filters: null });
+    objects.set(`${r.identifier}/.zarray`, {
+      zarr_format: 2,
+      shape: [1, env.height, env.width],
+      ...zarray,
+      filters: null,
+    });
     objects.set(`${r.identifier}/.zattrs`, { _ARRAY_DIMENSIONS: ["time", yn, xn], ...customAttributes });
   }
   return objects;
@@ -109,17 +138,29 @@ export async function readStoreJson(at: BucketLocation, key: string): Promise<Re
  * analysis of the same task rewrites it while another task's store, or other files, refuse).
  * @throws EngineError invalid-argument when the delivery folder already holds files that are not this task's store.
  */
-export async function writeZarrMetadata(env: Env, account: string, id: string, req: BatchRequest, tiles: BatchTile[], created: string): Promise<void> {
+export async function writeZarrMetadata(
+  env: Env,
+  account: string,
+  id: string,
+  req: BatchRequest,
+  tiles: BatchTile[],
+  created: string,
+): Promise<void> {
   const at = await zarrLocation(env, account, zarrOutput(req), id);
   const attrs = await readStoreJson(at, ".zattrs");
   if (attrs?.["eoedge:requestId"] !== id) {
     const listing = await at.store.list({ prefix: at.prefix ? `${at.prefix}/` : "", limit: 1 });
-    if (listing.objects.length) throw invalidArgument(`The Zarr delivery folder s3://${at.store.bucket}/${at.prefix} is not empty; Zarr output needs an empty folder.`);
+    if (listing.objects.length)
+      throw invalidArgument(
+        `The Zarr delivery folder s3://${at.store.bucket}/${at.prefix} is not empty; Zarr output needs an empty folder.`,
+      );
   }
   if (req.input.type !== "tiling-grid") throw invalidArgument("ZarrOutput needs a tiling-grid input.");
   const objects = metadataObjects(req, id, zarrEnvelope(tiles, req.input.resolution), created);
   for (const [key, value] of objects) {
     const body = value instanceof Uint8Array ? value : JSON.stringify(value);
-    await at.store.put(groupKey(at.prefix, key), body, { contentType: value instanceof Uint8Array ? "application/octet-stream" : "application/json" });
+    await at.store.put(groupKey(at.prefix, key), body, {
+      contentType: value instanceof Uint8Array ? "application/octet-stream" : "application/json",
+    });
   }
 }

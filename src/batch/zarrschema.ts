@@ -18,7 +18,10 @@ export type ZarrDtype = (typeof ZARR_DTYPES)[number];
 /** A compressor of the chunks (numcodecs ids): null = raw bytes. */
 export const compressorSchema = z
   .object({ id: z.string(), level: z.number().int().min(0).max(9).default(5) })
-  .refine((c) => c.id === "zlib" || c.id === "gzip", "compressor.id: EO Edge writes zlib or gzip (or null for raw chunks); blosc is not available")
+  .refine(
+    (c) => c.id === "zlib" || c.id === "gzip",
+    "compressor.id: EO Edge writes zlib or gzip (or null for raw chunks); blosc is not available",
+  )
   .transform((c) => ({ id: c.id as "zlib" | "gzip", level: c.level }))
   .nullable();
 export type ZarrCompressor = z.infer<typeof compressorSchema>;
@@ -42,7 +45,11 @@ export const arrayParametersSchema = z.object(parameterFields).partial().passthr
 const overrideSchema = arrayParametersSchema.extend({ customAttributes: z.record(z.string(), z.unknown()).optional() });
 
 /** Complete parameters of one output array. */
-export const fullParametersSchema = z.object({ ...parameterFields, order: parameterFields.order.default("C"), compressor: compressorSchema.default(DEFAULT_COMPRESSOR) });
+export const fullParametersSchema = z.object({
+  ...parameterFields,
+  order: parameterFields.order.default("C"),
+  compressor: compressorSchema.default(DEFAULT_COMPRESSOR),
+});
 export type ZarrArrayParameters = z.infer<typeof fullParametersSchema> & { customAttributes?: Record<string, unknown> };
 
 export const zarrOutputSchema = z
@@ -52,7 +59,14 @@ export const zarrOutputSchema = z
     group: z
       .object({
         zarr_format: z.literal(2, { error: "group.zarr_format: only Zarr version 2 is supported" }),
-        coordinates: z.object({ origin: z.literal("topLeft", { error: 'group.coordinates.origin: EO Edge writes "topLeft" only' }).optional() }).passthrough().optional(),
+        coordinates: z
+          .object({
+            origin: z
+              .literal("topLeft", { error: 'group.coordinates.origin: EO Edge writes "topLeft" only' })
+              .optional(),
+          })
+          .passthrough()
+          .optional(),
         customAttributes: z.record(z.string(), z.unknown()).optional(),
       })
       .passthrough(),
@@ -66,7 +80,10 @@ export const zarrOutputSchema = z
     message: "give arrayParameters or arrayParameter (sentinelhub-py's spelling of it), not both",
     path: ["arrayParameter"],
   })
-  .transform(({ arrayParameter, ...o }): typeof o & Record<string, unknown> => ({ ...o, arrayParameters: o.arrayParameters ?? arrayParameter }));
+  .transform(({ arrayParameter, ...o }): typeof o & Record<string, unknown> => ({
+    ...o,
+    arrayParameters: o.arrayParameters ?? arrayParameter,
+  }));
 export type ZarrOutput = z.infer<typeof zarrOutputSchema>;
 
 /**
@@ -76,6 +93,10 @@ export type ZarrOutput = z.infer<typeof zarrOutputSchema>;
 export function arrayParameters(out: ZarrOutput, name: string): ZarrArrayParameters | string {
   const { customAttributes, ...override } = out.arrayOverrides?.[name] ?? {};
   const parsed = fullParametersSchema.safeParse({ ...out.arrayParameters, ...override });
-  if (!parsed.success) return `output array ${name}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "parameters"}: ${i.message}`).join("; ")}`;
-  return { ...parsed.data, ...(customAttributes ? { customAttributes: customAttributes as Record<string, unknown> } : {}) };
+  if (!parsed.success)
+    return `output array ${name}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "parameters"}: ${i.message}`).join("; ")}`;
+  return {
+    ...parsed.data,
+    ...(customAttributes ? { customAttributes: customAttributes as Record<string, unknown> } : {}),
+  };
 }

@@ -43,7 +43,12 @@ async function compress(bytes: Uint8Array, c: ZarrCompressor): Promise<Uint8Arra
 }
 
 /** Chunk (row `cy`, column `cx` of the tile's chunks) of `data` (`width` wide) in dtype bytes; null when all fill. */
-function chunkBytes(data: ArrayLike<number>, width: number, at: { row: number; col: number; h: number; w: number }, m: ArrayMeta): Uint8Array | null {
+function chunkBytes(
+  data: ArrayLike<number>,
+  width: number,
+  at: { row: number; col: number; h: number; w: number },
+  m: ArrayMeta,
+): Uint8Array | null {
   const [size, set] = SETTERS[m.dtype.slice(1)]!;
   const little = m.dtype[0] !== ">";
   const out = new DataView(new ArrayBuffer(at.h * at.w * size));
@@ -59,7 +64,10 @@ function chunkBytes(data: ArrayLike<number>, width: number, at: { row: number; c
 }
 
 /** The tile's pixel offset in the store (row, column of its top-left pixel). */
-async function tileOffset(at: Parameters<typeof readStoreJson>[0], tile: BatchTile): Promise<{ row: number; col: number }> {
+async function tileOffset(
+  at: Parameters<typeof readStoreJson>[0],
+  tile: BatchTile,
+): Promise<{ row: number; col: number }> {
   const attrs = await readStoreJson(at, ".zattrs");
   const bounds = attrs?.geospatial_bounds as number[] | undefined;
   const res = (attrs?.resolution as number[] | undefined)?.[0];
@@ -73,22 +81,34 @@ async function tileOffset(at: Parameters<typeof readStoreJson>[0], tile: BatchTi
  * @throws EngineError invalid-argument for a multi-band output or a tile that does not fall on chunk boundaries;
  *   Error when the store's metadata is missing (retried: analysis writes it before any tile runs).
  */
-export async function writeZarrTile(env: Env, account: string, id: string, req: BatchRequest, tile: BatchTile, grid: Grid, result: EvalResult): Promise<void> {
+export async function writeZarrTile(
+  env: Env,
+  account: string,
+  id: string,
+  req: BatchRequest,
+  tile: BatchTile,
+  grid: Grid,
+  result: EvalResult,
+): Promise<void> {
   const at = await zarrLocation(env, account, zarrOutput(req), id);
   const off = await tileOffset(at, tile);
   for (const r of req.processRequest.output!.responses!) {
     const raster = outputRaster(result, r.identifier, grid);
-    if (raster.bands !== 1) throw invalidArgument(`Zarr output arrays are single-band: output '${r.identifier}' has ${raster.bands} bands.`);
+    if (raster.bands !== 1)
+      throw invalidArgument(`Zarr output arrays are single-band: output '${r.identifier}' has ${raster.bands} bands.`);
     const m = (await readStoreJson(at, `${r.identifier}/.zarray`)) as ArrayMeta | null;
     if (!m) throw new Error(`the Zarr store of the task has no array ${r.identifier}`);
     const [, ch, cw] = m.chunks;
-    if (off.row % ch || off.col % cw || grid.height % ch || grid.width % cw) throw invalidArgument(`tile ${tile.name} does not fall on the chunks of array ${r.identifier}`);
+    if (off.row % ch || off.col % cw || grid.height % ch || grid.width % cw)
+      throw invalidArgument(`tile ${tile.name} does not fall on the chunks of array ${r.identifier}`);
     for (let y = 0; y < grid.height; y += ch)
       for (let x = 0; x < grid.width; x += cw) {
         const bytes = chunkBytes(raster.data, grid.width, { row: y, col: x, h: ch, w: cw }, m);
         if (!bytes) continue;
         const key = `${r.identifier}/0.${(off.row + y) / ch}.${(off.col + x) / cw}`;
-        await at.store.put(groupKey(at.prefix, key), await compress(bytes, m.compressor), { contentType: "application/octet-stream" });
+        await at.store.put(groupKey(at.prefix, key), await compress(bytes, m.compressor), {
+          contentType: "application/octet-stream",
+        });
       }
   }
 }

@@ -30,7 +30,9 @@ export function bucketBindings(env: BucketEnv): Record<string, string> {
   if (raw === undefined || raw === "") return {};
   const map: unknown = typeof raw === "string" ? JSON.parse(raw) : raw;
   if (typeof map !== "object" || map === null || Object.values(map).some((v) => typeof v !== "string"))
-    throw new Error(`BUCKET_BINDINGS must map bucket names to R2 binding names, e.g. {"results": "RESULTS"}; got ${JSON.stringify(raw)}.`);
+    throw new Error(
+      `BUCKET_BINDINGS must map bucket names to R2 binding names, e.g. {"results": "RESULTS"}; got ${JSON.stringify(raw)}.`,
+    );
   return map as Record<string, string>;
 }
 
@@ -43,6 +45,8 @@ export function boundBucket(env: BucketEnv, bucket: string): R2Bucket | undefine
   if (name === undefined) return undefined;
   const binding = (env as unknown as Record<string, unknown>)[name] as Partial<R2Bucket> | undefined;
   if (typeof binding?.get !== "function" || typeof binding.list !== "function")
-    throw new Error(`BUCKET_BINDINGS maps bucket '${bucket}' to '${name}', which is not an R2 bucket binding of this Worker (add [[r2_buckets]] binding = "${name}").`);
+    throw new Error(
+      `BUCKET_BINDINGS maps bucket '${bucket}' to '${name}', which is not an R2 bucket binding of this Worker (add [[r2_buckets]] binding = "${name}").`,
+    );
   return binding as R2Bucket;
 }

@@ -28,7 +28,8 @@ const printable = (s: string): string =>
  * URLs over {@link MAX_S3_URL_CHARS} are refused too.
  */
 export function s3UrlProblem(url: string): string | undefined {
-  if (url.length > MAX_S3_URL_CHARS) return `the URL is ${url.length} characters long; at most ${MAX_S3_URL_CHARS} are accepted`;
+  if (url.length > MAX_S3_URL_CHARS)
+    return `the URL is ${url.length} characters long; at most ${MAX_S3_URL_CHARS} are accepted`;
   if (CONTROL.test(url)) return `'${printable(url)}' contains a control character (newline, tab, ...)`;
   try {
     parseS3Url(url.replace(PLACEHOLDER, "$1"));
@@ -46,7 +47,8 @@ export function s3UrlProblem(url: string): string | undefined {
 export function fileNameProblem(name: string): string | undefined {
   if (name.length > MAX_IDENTIFIER_CHARS) return `an identifier is at most ${MAX_IDENTIFIER_CHARS} characters`;
   if (CONTROL.test(name)) return `'${printable(name)}' contains a control character`;
-  if (/[/\\]/.test(name) || name === "." || name === "..") return `'${printable(name)}' is not a file name: no '/', '\\', '.' or '..'`;
+  if (/[/\\]/.test(name) || name === "." || name === "..")
+    return `'${printable(name)}' is not a file name: no '/', '\\', '.' or '..'`;
   return undefined;
 }
 
@@ -57,10 +59,16 @@ const refinedBy = (problem: (v: string) => string | undefined) => (v: string, ct
 };
 
 /** A descriptor URL checked by {@link s3UrlProblem}. */
-export const s3UrlSchema = z.string({ error: "s3.url is required: s3://<bucket>/<prefix>" }).superRefine(refinedBy(s3UrlProblem));
+export const s3UrlSchema = z
+  .string({ error: "s3.url is required: s3://<bucket>/<prefix>" })
+  .superRefine(refinedBy(s3UrlProblem));
 
 /** An output identifier that names a file, checked by {@link fileNameProblem} (default `default`). */
-export const identifierSchema = z.string().min(1, "an identifier is not empty").superRefine(refinedBy(fileNameProblem)).default("default");
+export const identifierSchema = z
+  .string()
+  .min(1, "an identifier is not empty")
+  .superRefine(refinedBy(fileNameProblem))
+  .default("default");
 
 /** `S3BucketInfo`: `url` plus optional keys and region (an `iamRoleARN` is accepted; unknown members are kept). */
 export const s3DescriptorSchema = z
@@ -78,4 +86,9 @@ export const s3DescriptorSchema = z
  * an object. Other members (a `gs` descriptor) are kept but never used: there is no Google Cloud Storage here.
  */
 export const objectStorageSchema = (what: string) =>
-  z.object({ s3: s3DescriptorSchema }, { error: `${what} must be an object-storage descriptor {"s3": {"url": "s3://<bucket>/<prefix>"}}` }).passthrough();
+  z
+    .object(
+      { s3: s3DescriptorSchema },
+      { error: `${what} must be an object-storage descriptor {"s3": {"url": "s3://<bucket>/<prefix>"}}` },
+    )
+    .passthrough();

@@ -19,7 +19,16 @@ import { authorizeBucket, BucketAccessDenied } from "./owners";
 import { remoteBucket, type RemoteConfig } from "./remote";
 import type { BucketDescriptor, BucketLocation, ObjectStore } from "./types";
 
-export type { BucketDescriptor, BucketLocation, ObjectStore, StoredObject, ObjectBody, ObjectListing, ListOptions, MultipartUpload } from "./types";
+export type {
+  BucketDescriptor,
+  BucketLocation,
+  ObjectStore,
+  StoredObject,
+  ObjectBody,
+  ObjectListing,
+  ListOptions,
+  MultipartUpload,
+} from "./types";
 export type { BucketEnv } from "./config";
 export { BucketAccessDenied } from "./owners";
 
@@ -40,7 +49,10 @@ export function parseS3Url(url: string): { bucket: string; prefix: string } {
   const m = /^s3:\/\/([^/]*)(?:\/(.*))?$/.exec(url);
   if (!m) throw invalidArgument(`Bucket URL '${url}' must look like s3://<bucket>/<prefix>.`);
   const bucket = m[1]!;
-  if (!isBucketName(bucket)) throw invalidArgument(`'${bucket}' in '${url}' is not a valid bucket name (3-63 lower-case letters, digits, dots, hyphens).`);
+  if (!isBucketName(bucket))
+    throw invalidArgument(
+      `'${bucket}' in '${url}' is not a valid bucket name (3-63 lower-case letters, digits, dots, hyphens).`,
+    );
   const prefix = (m[2] ?? "").replace(/\/+$/, "");
   if (hasDotSegment(prefix)) throw invalidArgument(`The prefix of '${url}' must not contain '.' or '..' segments.`);
   return { bucket, prefix };
@@ -68,7 +80,13 @@ export async function accountBucket(env: BucketEnv, account: string, bucket: str
  * @throws EngineError invalid-argument (400) naming `member` (e.g. `input.features`) when the URL names a bucket
  *   only or the object is missing, and resolveBucket's errors (BucketAccessDenied: 403).
  */
-export async function requireObject(env: BucketEnv, account: string, descriptor: BucketDescriptor, member: string, what: string): Promise<void> {
+export async function requireObject(
+  env: BucketEnv,
+  account: string,
+  descriptor: BucketDescriptor,
+  member: string,
+  what: string,
+): Promise<void> {
   const at = await resolveBucket(env, account, descriptor);
   const problem = !at.prefix
     ? `${member}.s3.url '${descriptor.url}' names a bucket, not a ${what} object (s3://<bucket>/<path>).`
@@ -79,15 +97,32 @@ export async function requireObject(env: BucketEnv, account: string, descriptor:
 }
 
 /** The store a descriptor with keys names (see the module comment). @throws EngineError invalid-argument, BucketAccessDenied. */
-async function keyedBucket(env: BucketEnv, account: string, descriptor: BucketDescriptor, bucket: string): Promise<ObjectStore> {
+async function keyedBucket(
+  env: BucketEnv,
+  account: string,
+  descriptor: BucketDescriptor,
+  bucket: string,
+): Promise<ObjectStore> {
   const { accessKey, secretAccessKey } = descriptor;
-  if (!accessKey || !secretAccessKey) throw invalidArgument(`The descriptor of '${descriptor.url}' must give both accessKey and secretAccessKey, or neither.`);
+  if (!accessKey || !secretAccessKey)
+    throw invalidArgument(
+      `The descriptor of '${descriptor.url}' must give both accessKey and secretAccessKey, or neither.`,
+    );
   if (env.S3_ENDPOINT) {
-    const config: RemoteConfig = { endpoint: env.S3_ENDPOINT, region: descriptor.region ?? env.S3_REGION ?? "us-east-1", accessKeyId: accessKey, secretAccessKey };
+    const config: RemoteConfig = {
+      endpoint: env.S3_ENDPOINT,
+      region: descriptor.region ?? env.S3_REGION ?? "us-east-1",
+      accessKeyId: accessKey,
+      secretAccessKey,
+    };
     return remoteBucket(config, bucket);
   }
   if (!(await isAccountKey(env, account, { accessKeyId: accessKey, secretAccessKey })))
-    throw new BucketAccessDenied(bucket, account, "the keys given are not S3 keys of your account (give your own keys, or none)");
+    throw new BucketAccessDenied(
+      bucket,
+      account,
+      "the keys given are not S3 keys of your account (give your own keys, or none)",
+    );
   return accountBucket(env, account, bucket);
 }
 
@@ -98,9 +133,17 @@ async function keyedBucket(env: BucketEnv, account: string, descriptor: BucketDe
  * @throws EngineError invalid-argument (see parseS3Url, half keys); BucketAccessDenied (403) for a bucket of
  *   another account or keys that are not the caller's.
  */
-export async function resolveBucket(env: BucketEnv, account: string, descriptor: BucketDescriptor): Promise<BucketLocation> {
+export async function resolveBucket(
+  env: BucketEnv,
+  account: string,
+  descriptor: BucketDescriptor,
+): Promise<BucketLocation> {
   const { bucket, prefix } = parseS3Url(descriptor.url);
   const keyed = descriptor.accessKey !== undefined || descriptor.secretAccessKey !== undefined;
   const store = keyed ? await keyedBucket(env, account, descriptor, bucket) : await accountBucket(env, account, bucket);
-  return { store, prefix, key: (path) => (prefix ? `${prefix}/${path.replace(/^\/+/, "")}` : path.replace(/^\/+/, "")) };
+  return {
+    store,
+    prefix,
+    key: (path) => (prefix ? `${prefix}/${path.replace(/^\/+/, "")}` : path.replace(/^\/+/, "")),
+  };
 }

@@ -20,27 +20,47 @@ export const MAX_S3_KEYS = 10;
 
 type Row = { access_key_id: string; secret: string; account_id: string; created: string };
 
-const keyOf = (r: Row): AccountS3Key => ({ accessKeyId: r.access_key_id, secretAccessKey: r.secret, accountId: r.account_id, created: r.created });
+const keyOf = (r: Row): AccountS3Key => ({
+  accessKeyId: r.access_key_id,
+  secretAccessKey: r.secret,
+  accountId: r.account_id,
+  created: r.created,
+});
 
 /** `n` random bytes. */
 const random = (n: number): Uint8Array => crypto.getRandomValues(new Uint8Array(n));
 
 /** A new random key pair (not stored). */
 export function newS3Keys(): S3Keys {
-  const hex = Array.from(random(7), (b) => b.toString(16).padStart(2, "0")).join("").toUpperCase();
-  const secret = btoa(String.fromCharCode(...random(30))).replace(/\+/g, "-").replace(/\//g, "_");
+  const hex = Array.from(random(7), (b) => b.toString(16).padStart(2, "0"))
+    .join("")
+    .toUpperCase();
+  const secret = btoa(String.fromCharCode(...random(30)))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_");
   return { accessKeyId: `EOEDGE${hex}`, secretAccessKey: secret };
 }
 
 /** The key with access key id `id`, or null. */
 export async function s3KeyById(env: Pick<Env, "DB">, id: string): Promise<AccountS3Key | null> {
-  const row = await env.DB.prepare("SELECT access_key_id, secret, account_id, created FROM s3_keys WHERE access_key_id = ?").bind(id).first<Row>();
+  const row = await env.DB.prepare(
+    "SELECT access_key_id, secret, account_id, created FROM s3_keys WHERE access_key_id = ?",
+  )
+    .bind(id)
+    .first<Row>();
   return row ? keyOf(row) : null;
 }
 
 /** The keys of `account`, oldest first, without their secrets. */
-export async function listS3Keys(env: Pick<Env, "DB">, account: string): Promise<{ accessKeyId: string; created: string }[]> {
-  const { results } = await env.DB.prepare("SELECT access_key_id, created FROM s3_keys WHERE account_id = ? ORDER BY created, access_key_id").bind(account).all<Row>();
+export async function listS3Keys(
+  env: Pick<Env, "DB">,
+  account: string,
+): Promise<{ accessKeyId: string; created: string }[]> {
+  const { results } = await env.DB.prepare(
+    "SELECT access_key_id, created FROM s3_keys WHERE account_id = ? ORDER BY created, access_key_id",
+  )
+    .bind(account)
+    .all<Row>();
   return results.map((r) => ({ accessKeyId: r.access_key_id, created: r.created }));
 }
 
@@ -71,7 +91,9 @@ export async function createS3Key(env: Pick<Env, "DB">, account: string): Promis
 
 /** Deletes a key of `account` (requests signed with it fail from now on). False when it has no such key. */
 export async function deleteS3Key(env: Pick<Env, "DB">, account: string, id: string): Promise<boolean> {
-  const r = await env.DB.prepare("DELETE FROM s3_keys WHERE access_key_id = ? AND account_id = ?").bind(id, account).run();
+  const r = await env.DB.prepare("DELETE FROM s3_keys WHERE access_key_id = ? AND account_id = ?")
+    .bind(id, account)
+    .run();
   return r.meta.changes > 0;
 }
 

@@ -26,7 +26,12 @@ export function r2Store(r2: R2Bucket, bucket: string, root: string): ObjectStore
   });
   const multipart: MultipartUploads = {
     async create(key, options) {
-      return (await r2.createMultipartUpload(full(key), options?.contentType ? { httpMetadata: { contentType: options.contentType } } : undefined)).uploadId;
+      return (
+        await r2.createMultipartUpload(
+          full(key),
+          options?.contentType ? { httpMetadata: { contentType: options.contentType } } : undefined,
+        )
+      ).uploadId;
     },
     async uploadPart(key, uploadId, partNumber, body) {
       return (await r2.resumeMultipartUpload(full(key), uploadId).uploadPart(partNumber, body)).etag;
@@ -40,10 +45,22 @@ export function r2Store(r2: R2Bucket, bucket: string, root: string): ObjectStore
     bucket,
     multipart,
     async get(key, range): Promise<ObjectBody | null> {
-      const o = await r2.get(full(key), range ? { range: range.length === undefined ? { offset: range.offset } : { offset: range.offset, length: range.length } } : undefined);
+      const o = await r2.get(
+        full(key),
+        range
+          ? {
+              range:
+                range.length === undefined ? { offset: range.offset } : { offset: range.offset, length: range.length },
+            }
+          : undefined,
+      );
       if (!o) return null;
       const r = o.range as { offset?: number; length?: number } | undefined;
-      return { ...meta(o), body: o.body, range: range ? { offset: r?.offset ?? range.offset, length: r?.length ?? o.size - range.offset } : undefined };
+      return {
+        ...meta(o),
+        body: o.body,
+        range: range ? { offset: r?.offset ?? range.offset, length: r?.length ?? o.size - range.offset } : undefined,
+      };
     },
     async head(key) {
       const o = await r2.head(full(key));
@@ -51,7 +68,11 @@ export function r2Store(r2: R2Bucket, bucket: string, root: string): ObjectStore
     },
     async put(key, body, options) {
       const httpMetadata = options?.contentType ? { contentType: options.contentType } : undefined;
-      const o = await r2.put(full(key), body, { httpMetadata, sha256: options?.sha256, customMetadata: options?.metadata });
+      const o = await r2.put(full(key), body, {
+        httpMetadata,
+        sha256: options?.sha256,
+        customMetadata: options?.metadata,
+      });
       return meta(o!);
     },
     async delete(keys) {
@@ -59,7 +80,13 @@ export function r2Store(r2: R2Bucket, bucket: string, root: string): ObjectStore
     },
     async list(options = {}): Promise<ObjectListing> {
       const startAfter = options.startAfter === undefined ? undefined : full(options.startAfter);
-      const r = await r2.list({ prefix: full(options.prefix ?? ""), delimiter: options.delimiter, cursor: options.cursor, limit: options.limit, startAfter });
+      const r = await r2.list({
+        prefix: full(options.prefix ?? ""),
+        delimiter: options.delimiter,
+        cursor: options.cursor,
+        limit: options.limit,
+        startAfter,
+      });
       return {
         objects: r.objects.map(meta),
         prefixes: r.delimitedPrefixes.map((p) => p.slice(root.length)),

@@ -48,7 +48,8 @@ export class BucketAccessDenied extends Error {
 export const IMPORT_BUCKET_PREFIX = "tpdi-";
 
 /** The import bucket of `account`: where deliveries of an order or subscription confirmed without collectionId land. */
-export const importBucket = (account: string): string => `${IMPORT_BUCKET_PREFIX}${account.replace(/-/g, "").toLowerCase()}`;
+export const importBucket = (account: string): string =>
+  `${IMPORT_BUCKET_PREFIX}${account.replace(/-/g, "").toLowerCase()}`;
 
 /** True when `bucket` is a name reserved for third-party import (see the module comment). */
 export const isImportBucket = (bucket: string): boolean => bucket.startsWith(IMPORT_BUCKET_PREFIX);
@@ -66,7 +67,11 @@ type Row = { account_id: string; policy: string | null };
 
 /** The cached decision data of a bucket's row. */
 function remember(bucket: string, owner: string, policy: string | null): Access {
-  const access = { owner, grantees: policy && !isImportBucket(bucket) ? policyGrantees(policy, bucket) : [], at: Date.now() };
+  const access = {
+    owner,
+    grantees: policy && !isImportBucket(bucket) ? policyGrantees(policy, bucket) : [],
+    at: Date.now(),
+  };
   cache.set(bucket, access);
   return access;
 }
@@ -78,14 +83,26 @@ function remember(bucket: string, owner: string, policy: string | null): Access 
  * policy dropped; for any other account the import bucket is refused.
  * @throws BucketAccessDenied for another account's import bucket.
  */
-export async function claimBucket(env: Pick<Env, "DB">, account: string, bucket: string): Promise<{ owner: string; policy: string | null; claimed: boolean }> {
+export async function claimBucket(
+  env: Pick<Env, "DB">,
+  account: string,
+  bucket: string,
+): Promise<{ owner: string; policy: string | null; claimed: boolean }> {
   const reserved = isImportBucket(bucket);
   if (reserved && importBucket(account) !== bucket) {
-    throw new BucketAccessDenied(bucket, account, `names starting with ${IMPORT_BUCKET_PREFIX} are reserved for the import deliveries of the account they name`);
+    throw new BucketAccessDenied(
+      bucket,
+      account,
+      `names starting with ${IMPORT_BUCKET_PREFIX} are reserved for the import deliveries of the account they name`,
+    );
   }
-  const onConflict = reserved ? "DO UPDATE SET account_id = excluded.account_id, policy = NULL WHERE account_id <> excluded.account_id" : "DO NOTHING";
+  const onConflict = reserved
+    ? "DO UPDATE SET account_id = excluded.account_id, policy = NULL WHERE account_id <> excluded.account_id"
+    : "DO NOTHING";
   const [inserted, read] = await env.DB.batch<Row>([
-    env.DB.prepare(`INSERT INTO bucket_owners (bucket, account_id, policy, created) VALUES (?, ?, NULL, ?) ON CONFLICT (bucket) ${onConflict}`).bind(bucket, account, new Date().toISOString()),
+    env.DB.prepare(
+      `INSERT INTO bucket_owners (bucket, account_id, policy, created) VALUES (?, ?, NULL, ?) ON CONFLICT (bucket) ${onConflict}`,
+    ).bind(bucket, account, new Date().toISOString()),
     env.DB.prepare("SELECT account_id, policy FROM bucket_owners WHERE bucket = ?").bind(bucket),
   ]);
   const row = read!.results[0]!;
@@ -100,16 +117,26 @@ export async function claimBucket(env: Pick<Env, "DB">, account: string, bucket:
 export async function authorizeBucket(env: Pick<Env, "DB">, account: string, bucket: string): Promise<void> {
   let access = cache.get(bucket);
   if (!access || Date.now() - access.at > ACCESS_RECHECK_MS) {
-    const row = await env.DB.prepare("SELECT account_id, policy FROM bucket_owners WHERE bucket = ?").bind(bucket).first<Row>();
-    const { owner, policy } = row && !isImportBucket(bucket) ? { owner: row.account_id, policy: row.policy } : await claimBucket(env, account, bucket);
+    const row = await env.DB.prepare("SELECT account_id, policy FROM bucket_owners WHERE bucket = ?")
+      .bind(bucket)
+      .first<Row>();
+    const { owner, policy } =
+      row && !isImportBucket(bucket)
+        ? { owner: row.account_id, policy: row.policy }
+        : await claimBucket(env, account, bucket);
     access = remember(bucket, owner, policy);
   }
-  if (access.owner !== account && !access.grantees.includes(account.toLowerCase())) throw new BucketAccessDenied(bucket, account);
+  if (access.owner !== account && !access.grantees.includes(account.toLowerCase()))
+    throw new BucketAccessDenied(bucket, account);
 }
 
 /** The owner of `bucket`, or null when nobody owns it (nothing is claimed). */
 export async function bucketOwner(env: Pick<Env, "DB">, bucket: string): Promise<string | null> {
-  return (await env.DB.prepare("SELECT account_id FROM bucket_owners WHERE bucket = ?").bind(bucket).first<string>("account_id")) ?? null;
+  return (
+    (await env.DB.prepare("SELECT account_id FROM bucket_owners WHERE bucket = ?")
+      .bind(bucket)
+      .first<string>("account_id")) ?? null
+  );
 }
 
 /** Removes the owner row of `bucket` if `account` owns it (S3 DeleteBucket); this isolate sees it at once. */
@@ -119,8 +146,15 @@ export async function releaseBucket(env: Pick<Env, "DB">, account: string, bucke
 }
 
 /** The buckets `account` owns, by name, with their creation time (ISO 8601). */
-export async function ownedBuckets(env: Pick<Env, "DB">, account: string): Promise<{ bucket: string; created: string }[]> {
-  const { results } = await env.DB.prepare("SELECT bucket, created FROM bucket_owners WHERE account_id = ? ORDER BY bucket").bind(account).all<{ bucket: string; created: string }>();
+export async function ownedBuckets(
+  env: Pick<Env, "DB">,
+  account: string,
+): Promise<{ bucket: string; created: string }[]> {
+  const { results } = await env.DB.prepare(
+    "SELECT bucket, created FROM bucket_owners WHERE account_id = ? ORDER BY bucket",
+  )
+    .bind(account)
+    .all<{ bucket: string; created: string }>();
   return results;
 }
 
@@ -141,15 +175,22 @@ export async function bucketPolicy(env: Pick<Env, "DB">, account: string, bucket
  */
 async function checkGrantees(env: Pick<Env, "DB">, bucket: string, grantees: string[]): Promise<void> {
   if (isImportBucket(bucket)) {
-    throw new PolicyError(`Bucket ${bucket} is an import bucket (names starting with ${IMPORT_BUCKET_PREFIX} are reserved for third-party import deliveries): it cannot be granted to other accounts.`);
+    throw new PolicyError(
+      `Bucket ${bucket} is an import bucket (names starting with ${IMPORT_BUCKET_PREFIX} are reserved for third-party import deliveries): it cannot be granted to other accounts.`,
+    );
   }
   if (!grantees.length) return;
-  const { results } = await env.DB.prepare("SELECT lower(id) AS id FROM accounts WHERE lower(id) IN (SELECT value FROM json_each(?))")
+  const { results } = await env.DB.prepare(
+    "SELECT lower(id) AS id FROM accounts WHERE lower(id) IN (SELECT value FROM json_each(?))",
+  )
     .bind(JSON.stringify(grantees))
     .all<{ id: string }>();
   const known = new Set(results.map((r) => r.id));
   const missing = grantees.filter((g) => !known.has(g));
-  if (missing.length) throw new PolicyError(`The bucket policy grants account(s) that do not exist: ${missing.join(", ")}. Grant existing account ids only.`);
+  if (missing.length)
+    throw new PolicyError(
+      `The bucket policy grants account(s) that do not exist: ${missing.join(", ")}. Grant existing account ids only.`,
+    );
 }
 
 /**
@@ -157,9 +198,16 @@ async function checkGrantees(env: Pick<Env, "DB">, bucket: string, grantees: str
  * @throws BucketAccessDenied (not the owner), PolicyError (./policy.ts) for a policy EO Edge cannot read, one of
  *   an import bucket or granting an account that does not exist.
  */
-export async function setBucketPolicy(env: Pick<Env, "DB">, account: string, bucket: string, policy: string | null): Promise<void> {
+export async function setBucketPolicy(
+  env: Pick<Env, "DB">,
+  account: string,
+  bucket: string,
+  policy: string | null,
+): Promise<void> {
   await bucketPolicy(env, account, bucket);
   if (policy !== null) await checkGrantees(env, bucket, policyGrantees(policy, bucket));
-  await env.DB.prepare("UPDATE bucket_owners SET policy = ? WHERE bucket = ? AND account_id = ?").bind(policy, bucket, account).run();
+  await env.DB.prepare("UPDATE bucket_owners SET policy = ? WHERE bucket = ? AND account_id = ?")
+    .bind(policy, bucket, account)
+    .run();
   cache.delete(bucket);
 }

@@ -35,7 +35,8 @@ const fail = (message: string): never => {
 /** A string or a list of strings as a list. */
 function strings(value: unknown, what: string): string[] {
   const list = Array.isArray(value) ? value : [value];
-  if (list.length === 0 || list.some((v) => typeof v !== "string")) fail(`${what} must be a string or a non-empty list of strings.`);
+  if (list.length === 0 || list.some((v) => typeof v !== "string"))
+    fail(`${what} must be a string or a non-empty list of strings.`);
   return list as string[];
 }
 
@@ -44,15 +45,23 @@ function statementGrantees(s: unknown, bucket: string, i: number): string[] {
   const at = `Statement ${i + 1}`;
   if (typeof s !== "object" || s === null || Array.isArray(s)) return fail(`${at} must be an object.`);
   const extra = Object.keys(s).find((k) => !ALLOWED_KEYS.has(k));
-  if (extra) fail(`${at}: '${extra.slice(0, 40)}' is not supported (statements hold Sid, Effect, Principal, Action, Resource).`);
+  if (extra)
+    fail(`${at}: '${extra.slice(0, 40)}' is not supported (statements hold Sid, Effect, Principal, Action, Resource).`);
   const { Effect, Principal, Action, Resource } = s as Record<string, unknown>;
   if (Effect !== "Allow") fail(`${at}: Effect must be "Allow" (a grant; Deny statements are not supported).`);
-  const aws = typeof Principal === "object" && Principal !== null ? (Principal as Record<string, unknown>).AWS : undefined;
+  const aws =
+    typeof Principal === "object" && Principal !== null ? (Principal as Record<string, unknown>).AWS : undefined;
   if (aws === undefined) fail(`${at}: Principal must be {"AWS": <account id or list of them>}.`);
-  const grantees = strings(aws, `${at}: Principal.AWS`).map((p) => principalId(p) ?? fail(`${at}: principal '${p.slice(0, 80)}' is not an EO Edge account id (or arn:aws:iam::<account id>:root).`));
-  if (!strings(Action, `${at}: Action`).every((a) => a === "s3:*" || a === "*")) fail(`${at}: Action must be "s3:*": a grant gives the whole bucket, read and write.`);
+  const grantees = strings(aws, `${at}: Principal.AWS`).map(
+    (p) =>
+      principalId(p) ??
+      fail(`${at}: principal '${p.slice(0, 80)}' is not an EO Edge account id (or arn:aws:iam::<account id>:root).`),
+  );
+  if (!strings(Action, `${at}: Action`).every((a) => a === "s3:*" || a === "*"))
+    fail(`${at}: Action must be "s3:*": a grant gives the whole bucket, read and write.`);
   const own = [`arn:aws:s3:::${bucket}`, `arn:aws:s3:::${bucket}/*`];
-  if (!strings(Resource, `${at}: Resource`).every((r) => own.includes(r))) fail(`${at}: Resource must be ${own.map((r) => `"${r}"`).join(" and/or ")} (grants are per bucket).`);
+  if (!strings(Resource, `${at}: Resource`).every((r) => own.includes(r)))
+    fail(`${at}: Resource must be ${own.map((r) => `"${r}"`).join(" and/or ")} (grants are per bucket).`);
   return grantees;
 }
 
@@ -62,7 +71,8 @@ function statementGrantees(s: unknown, bucket: string, i: number): string[] {
  *   or granting more than MAX_GRANTEES accounts.
  */
 export function policyGrantees(text: string, bucket: string): string[] {
-  if (new TextEncoder().encode(text).byteLength > MAX_POLICY_BYTES) fail(`A bucket policy is at most ${MAX_POLICY_BYTES} bytes.`);
+  if (new TextEncoder().encode(text).byteLength > MAX_POLICY_BYTES)
+    fail(`A bucket policy is at most ${MAX_POLICY_BYTES} bytes.`);
   let doc: unknown;
   try {
     doc = JSON.parse(text);

@@ -19,7 +19,10 @@ export interface RemoteConfig {
 }
 
 /** Keys and tag values stay strings (a key "0012" must not become 12); list elements are always arrays. */
-const xml = new XMLParser({ parseTagValue: false, isArray: (name) => name === "Contents" || name === "CommonPrefixes" });
+const xml = new XMLParser({
+  parseTagValue: false,
+  isArray: (name) => name === "Contents" || name === "CommonPrefixes",
+});
 
 const unquote = (etag: string | null | undefined): string => (etag ?? "").replace(/^(W\/)?"|"$/g, "");
 
@@ -41,24 +44,42 @@ function metaOf(key: string, r: Response): StoredObject {
  */
 async function failed(what: string, r: Response): Promise<never> {
   const text = await r.text();
-  const body = text.startsWith("<") ? (xml.parse(text) as { Error?: { Code?: string; Message?: string } }).Error : undefined;
+  const body = text.startsWith("<")
+    ? (xml.parse(text) as { Error?: { Code?: string; Message?: string } }).Error
+    : undefined;
   const reason = body ? `${body.Code ?? ""}: ${body.Message ?? ""}` : `HTTP ${r.status}`;
   const message = `The S3 storage refused ${what} (${reason}).`;
   throw r.status >= 400 && r.status < 500 ? invalidArgument(message) : new Error(message);
 }
 
 /** Buffers a stream body (S3 PUT needs a Content-Length; a Worker streams without one). */
-async function bytesOf(body: ReadableStream | ArrayBuffer | ArrayBufferView | string): Promise<ArrayBuffer | ArrayBufferView | string> {
+async function bytesOf(
+  body: ReadableStream | ArrayBuffer | ArrayBufferView | string,
+): Promise<ArrayBuffer | ArrayBufferView | string> {
   return body instanceof ReadableStream ? await new Response(body).arrayBuffer() : body;
 }
 
 /** One page of ListObjectsV2 parsed into an ObjectListing. */
 function listingOf(text: string): ObjectListing {
   type Contents = { Key: string; Size: string; ETag?: string; LastModified?: string };
-  const r = (xml.parse(text) as { ListBucketResult?: { Contents?: Contents[]; CommonPrefixes?: { Prefix: string }[]; IsTruncated?: string; NextContinuationToken?: string } }).ListBucketResult;
+  const r = (
+    xml.parse(text) as {
+      ListBucketResult?: {
+        Contents?: Contents[];
+        CommonPrefixes?: { Prefix: string }[];
+        IsTruncated?: string;
+        NextContinuationToken?: string;
+      };
+    }
+  ).ListBucketResult;
   if (!r) throw new Error("The S3 storage answered a listing without ListBucketResult.");
   return {
-    objects: (r.Contents ?? []).map((c) => ({ key: String(c.Key), size: Number(c.Size), etag: unquote(c.ETag), uploaded: new Date(c.LastModified ?? 0) })),
+    objects: (r.Contents ?? []).map((c) => ({
+      key: String(c.Key),
+      size: Number(c.Size),
+      etag: unquote(c.ETag),
+      uploaded: new Date(c.LastModified ?? 0),
+    })),
     prefixes: (r.CommonPrefixes ?? []).map((p) => String(p.Prefix)),
     cursor: r.IsTruncated === "true" ? r.NextContinuationToken : undefined,
   };
@@ -77,15 +98,24 @@ function listQuery(options: ListOptions): URLSearchParams {
 
 /** An ObjectStore for `bucket` on the S3-compatible storage of `config`. Failures: see {@link failed}. */
 export function remoteBucket(config: RemoteConfig, bucket: string): ObjectStore {
-  const aws = new AwsClient({ accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey, service: "s3", region: config.region, retries: 2 });
+  const aws = new AwsClient({
+    accessKeyId: config.accessKeyId,
+    secretAccessKey: config.secretAccessKey,
+    service: "s3",
+    region: config.region,
+    retries: 2,
+  });
   const send = config.fetcher ?? ((r: Request) => fetch(r));
   const base = `${config.endpoint.replace(/\/+$/, "")}/${encodeURIComponent(bucket)}`;
   const urlOf = (key: string) => `${base}/${key.split("/").map(encodeURIComponent).join("/")}`;
-  const call = async (url: string, init: RequestInit & { headers?: Record<string, string> } = {}) => send(await aws.sign(url, init));
+  const call = async (url: string, init: RequestInit & { headers?: Record<string, string> } = {}) =>
+    send(await aws.sign(url, init));
   return {
     bucket,
     async get(key, range): Promise<ObjectBody | null> {
-      const headers: Record<string, string> = range ? { range: `bytes=${range.offset}-${range.length === undefined ? "" : range.offset + range.length - 1}` } : {};
+      const headers: Record<string, string> = range
+        ? { range: `bytes=${range.offset}-${range.length === undefined ? "" : range.offset + range.length - 1}` }
+        : {};
       const r = await call(urlOf(key), { headers });
       if (r.status === 404) return (await r.body?.cancel(), null);
       if (!r.ok) return failed(`GetObject ${bucket}/${key}`, r);
@@ -103,7 +133,13 @@ export function remoteBucket(config: RemoteConfig, bucket: string): ObjectStore 
       const r = await call(urlOf(key), { method: "PUT", body: bytes, headers });
       if (!r.ok) return failed(`PutObject ${bucket}/${key}`, r);
       const size = typeof bytes === "string" ? new TextEncoder().encode(bytes).byteLength : bytes.byteLength;
-      return { key, size, etag: unquote(r.headers.get("etag")), uploaded: new Date(), contentType: options?.contentType };
+      return {
+        key,
+        size,
+        etag: unquote(r.headers.get("etag")),
+        uploaded: new Date(),
+        contentType: options?.contentType,
+      };
     },
     async delete(keys) {
       for (const key of Array.isArray(keys) ? keys : [keys]) {

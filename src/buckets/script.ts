@@ -18,11 +18,17 @@ export const MAX_SCRIPT_BYTES = 1024 * 1024;
  *   than MAX_SCRIPT_BYTES; BucketAccessDenied (403) for a bucket `account` may not use (checked first, so the
  *   answer for another account's bucket is the same whether or not the object exists).
  */
-export async function readScriptObject(env: BucketEnv, account: string, s3: BucketDescriptor, what: string): Promise<string> {
+export async function readScriptObject(
+  env: BucketEnv,
+  account: string,
+  s3: BucketDescriptor,
+  what: string,
+): Promise<string> {
   const { store, prefix } = await resolveBucket(env, account, s3);
   if (prefix === "") throw invalidArgument(`${what} '${s3.url}' must name an object: s3://<bucket>/<key>.`);
   const head = await store.head(prefix);
-  if (head && head.size > MAX_SCRIPT_BYTES) throw invalidArgument(`${what} '${s3.url}' is ${head.size} bytes; at most ${MAX_SCRIPT_BYTES} are read.`);
+  if (head && head.size > MAX_SCRIPT_BYTES)
+    throw invalidArgument(`${what} '${s3.url}' is ${head.size} bytes; at most ${MAX_SCRIPT_BYTES} are read.`);
   const object = head && (await store.get(prefix));
   if (!object) throw invalidArgument(`${what} '${s3.url}' does not exist.`);
   return new Response(object.body).text();

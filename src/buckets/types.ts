@@ -67,7 +67,12 @@ export interface MultipartUploads {
   /** Starts an upload; answers its upload id. */
   create(key: string, options?: { contentType?: string }): Promise<string>;
   /** Stores one part; answers its etag. */
-  uploadPart(key: string, uploadId: string, partNumber: number, body: ReadableStream | ArrayBuffer | ArrayBufferView | string): Promise<string>;
+  uploadPart(
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    body: ReadableStream | ArrayBuffer | ArrayBufferView | string,
+  ): Promise<string>;
   complete(key: string, uploadId: string, parts: UploadedPart[]): Promise<StoredObject>;
   abort(key: string, uploadId: string): Promise<void>;
 }
@@ -84,7 +89,11 @@ export interface ObjectStore {
    * digest the bytes must have; R2 stores refuse a mismatch (throw, nothing stored), other stores ignore it.
    * `metadata`: custom metadata, kept by R2 stores (StoredObject.metadata), ignored by other stores.
    */
-  put(key: string, body: ReadableStream | ArrayBuffer | ArrayBufferView | string, options?: { contentType?: string; sha256?: string; metadata?: Record<string, string> }): Promise<StoredObject>;
+  put(
+    key: string,
+    body: ReadableStream | ArrayBuffer | ArrayBufferView | string,
+    options?: { contentType?: string; sha256?: string; metadata?: Record<string, string> },
+  ): Promise<StoredObject>;
   delete(keys: string | string[]): Promise<void>;
   /** `cursor` continues a previous listing; `startAfter` lists keys after this one (S3's start-after). */
   list(options?: ListOptions): Promise<ObjectListing>;

@@ -5,7 +5,11 @@ import type { MultipartUpload, ObjectStore, UploadedPart } from "./types";
  * Starts a multipart upload of `key` in `store`; undefined when the store has no multipart support (write the
  * object with `put` then). The handle remembers each part's etag and completes in part-number order.
  */
-export async function startUpload(store: ObjectStore, key: string, options?: { contentType?: string }): Promise<MultipartUpload | undefined> {
+export async function startUpload(
+  store: ObjectStore,
+  key: string,
+  options?: { contentType?: string },
+): Promise<MultipartUpload | undefined> {
   const uploads = store.multipart;
   if (!uploads) return undefined;
   const uploadId = await uploads.create(key, options);
@@ -14,7 +18,12 @@ export async function startUpload(store: ObjectStore, key: string, options?: { c
     async uploadPart(partNumber, data) {
       parts.push({ partNumber, etag: await uploads.uploadPart(key, uploadId, partNumber, data) });
     },
-    complete: () => uploads.complete(key, uploadId, [...parts].sort((a, b) => a.partNumber - b.partNumber)),
+    complete: () =>
+      uploads.complete(
+        key,
+        uploadId,
+        [...parts].sort((a, b) => a.partNumber - b.partNumber),
+      ),
     abort: () => uploads.abort(key, uploadId),
   };
 }

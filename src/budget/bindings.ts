@@ -24,7 +24,10 @@ type AnyFn = (...args: unknown[]) => unknown;
  * `fn` bound to `self`, without touching `fn`'s own properties: an RPC stub's method answers every property name
  * (its `.bind` / `.apply` would be remote calls), so this goes through Reflect.
  */
-const bound = (fn: unknown, self: object): AnyFn => (...args: unknown[]) => Reflect.apply(fn as AnyFn, self, args);
+const bound =
+  (fn: unknown, self: object): AnyFn =>
+  (...args: unknown[]) =>
+    Reflect.apply(fn as AnyFn, self, args);
 
 /** Runs `call` counted as `kind` in the current invocation's Meter (uncounted outside one). */
 function counted<T>(kind: SubrequestKind, call: () => T, queries = 0): T {
@@ -67,7 +70,13 @@ const statements = new WeakMap<object, D1PreparedStatement>();
 
 /** A counted D1 statement: executing methods count one query; `bind` gives a counted statement. */
 function statement(s: D1PreparedStatement): D1PreparedStatement {
-  const p = proxy(s, "d1", (m) => m === "first" || m === "all" || m === "run" || m === "raw", { bind: statement }, () => 1);
+  const p = proxy(
+    s,
+    "d1",
+    (m) => m === "first" || m === "all" || m === "run" || m === "raw",
+    { bind: statement },
+    () => 1,
+  );
   statements.set(p, s);
   return p;
 }
@@ -81,7 +90,9 @@ function d1<T extends D1Database | D1DatabaseSession>(db: T): T {
       const fn = bound(value, t);
       if (prop === "prepare") return (sql: string) => statement(fn(sql) as D1PreparedStatement);
       if (prop === "withSession") return (...args: unknown[]) => d1(fn(...args) as D1DatabaseSession);
-      if (prop === "batch") return (list: D1PreparedStatement[]) => counted("d1", () => fn(list.map((s) => statements.get(s) ?? s)), list.length);
+      if (prop === "batch")
+        return (list: D1PreparedStatement[]) =>
+          counted("d1", () => fn(list.map((s) => statements.get(s) ?? s)), list.length);
       if (prop === "exec") return (sql: string) => counted("d1", () => fn(sql), 1);
       return fn;
     },
@@ -89,14 +100,21 @@ function d1<T extends D1Database | D1DatabaseSession>(db: T): T {
 }
 
 /** A counted RPC or fetch stub (Durable Object, service, loaded worker): every call counts, `then` excepted. */
-const stub = <T extends object>(kind: SubrequestKind) => (s: T): T => proxy(s, kind, ALL);
+const stub =
+  <T extends object>(kind: SubrequestKind) =>
+  (s: T): T =>
+    proxy(s, kind, ALL);
 
 /** A counted R2 multipart upload. */
-const upload = (u: R2MultipartUpload): R2MultipartUpload => proxy(u, "r2", (m) => m === "uploadPart" || m === "abort" || m === "complete");
+const upload = (u: R2MultipartUpload): R2MultipartUpload =>
+  proxy(u, "r2", (m) => m === "uploadPart" || m === "abort" || m === "complete");
 
 /** A counted R2 bucket. */
 const r2 = (b: R2Bucket): R2Bucket =>
-  proxy(b, "r2", (m) => m !== "resumeMultipartUpload", { createMultipartUpload: upload, resumeMultipartUpload: upload });
+  proxy(b, "r2", (m) => m !== "resumeMultipartUpload", {
+    createMultipartUpload: upload,
+    resumeMultipartUpload: upload,
+  });
 
 /** A counted Durable Object namespace: its stubs count their calls; ids and names make no call. */
 const durableObjects = (ns: DurableObjectNamespace): DurableObjectNamespace =>
@@ -104,7 +122,8 @@ const durableObjects = (ns: DurableObjectNamespace): DurableObjectNamespace =>
 
 /** A counted Worker Loader: calls of a loaded worker's entrypoints count. */
 const loader = (l: WorkerLoader): WorkerLoader => {
-  const worker = (w: WorkerStub): WorkerStub => proxy(w, "worker-loader", () => false, { getEntrypoint: stub("worker-loader") });
+  const worker = (w: WorkerStub): WorkerStub =>
+    proxy(w, "worker-loader", () => false, { getEntrypoint: stub("worker-loader") });
   return proxy(l, "worker-loader", () => false, { get: worker, load: worker });
 };
 
@@ -161,5 +180,6 @@ export function installMeteredFetch(): void {
   if (installed) return;
   installed = true;
   const real = globalThis.fetch;
-  globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => counted("fetch", () => real(input, init))) as typeof fetch;
+  globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) =>
+    counted("fetch", () => real(input, init))) as typeof fetch;
 }

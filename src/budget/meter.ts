@@ -55,7 +55,15 @@ export class RequestBudgetError extends Error {
 
 /** The counter of one invocation (see the module docs). */
 export class Meter {
-  readonly calls: Record<SubrequestKind, number> = { fetch: 0, r2: 0, d1: 0, "durable-object": 0, "worker-loader": 0, queue: 0, service: 0 };
+  readonly calls: Record<SubrequestKind, number> = {
+    fetch: 0,
+    r2: 0,
+    d1: 0,
+    "durable-object": 0,
+    "worker-loader": 0,
+    queue: 0,
+    service: 0,
+  };
   subrequests = 0;
   d1Queries = 0;
   inFlight = 0;
@@ -103,12 +111,20 @@ export class Meter {
 
   /** A snapshot of the counts. */
   counts(): MeterCounts {
-    return { calls: { ...this.calls }, subrequests: this.subrequests, d1Queries: this.d1Queries, peakInFlight: this.peakInFlight };
+    return {
+      calls: { ...this.calls },
+      subrequests: this.subrequests,
+      d1Queries: this.d1Queries,
+      peakInFlight: this.peakInFlight,
+    };
   }
 
   /** What is left of each limit. */
   remaining(): { subrequests: number; d1Queries: number } {
-    return { subrequests: this.limits.subrequests - this.subrequests, d1Queries: this.limits.d1Queries - this.d1Queries };
+    return {
+      subrequests: this.limits.subrequests - this.subrequests,
+      d1Queries: this.limits.d1Queries - this.d1Queries,
+    };
   }
 }
 

@@ -28,5 +28,7 @@ export async function ownCollection(request: AuthedRequest, env: Env): Promise<B
  * and ingestion: a collection made before buckets had owners may name another account's bucket).
  * @throws BucketAccessDenied (403) when the account may not use the bucket.
  */
-export const collectionStore = (env: Pick<Env, "BUCKETS" | "DB">, c: Pick<ByocCollection, "accountId" | "s3Bucket">): Promise<ObjectStore> =>
-  accountBucket(env, c.accountId, c.s3Bucket);
+export const collectionStore = (
+  env: Pick<Env, "BUCKETS" | "DB">,
+  c: Pick<ByocCollection, "accountId" | "s3Bucket">,
+): Promise<ObjectStore> => accountBucket(env, c.accountId, c.s3Bucket);

@@ -15,7 +15,13 @@ export function bandsOf(body: CollectionBody): [string, BandFormat][] | null {
   if (!body.additionalData) return null;
   return Object.entries(body.additionalData.bands ?? {}).map(([name, b]) => [
     name,
-    { source: b.source ?? name, bandIndex: b.bandIndex, bitDepth: b.bitDepth, sampleFormat: b.sampleFormat, ...(b.noData === undefined ? {} : { noData: b.noData }) },
+    {
+      source: b.source ?? name,
+      bandIndex: b.bandIndex,
+      bitDepth: b.bitDepth,
+      sampleFormat: b.sampleFormat,
+      ...(b.noData === undefined ? {} : { noData: b.noData }),
+    },
   ]);
 }
 
@@ -29,7 +35,15 @@ function checkFormats(bands: [string, BandFormat][]): void {
 export function newCollection(account: string, body: CollectionBody): ByocCollection {
   const bands = bandsOf(body) ?? [];
   checkFormats(bands);
-  return { id: crypto.randomUUID(), accountId: account, name: body.name, s3Bucket: body.s3Bucket, noData: body.noData, created: new Date().toISOString(), bands };
+  return {
+    id: crypto.randomUUID(),
+    accountId: account,
+    name: body.name,
+    s3Bucket: body.s3Bucket,
+    noData: body.noData,
+    created: new Date().toISOString(),
+    bands,
+  };
 }
 
 const identity = (f: BandFormat): string => `${f.source}#${f.bandIndex}#${f.bitDepth}#${f.sampleFormat}`;
@@ -41,10 +55,15 @@ const identity = (f: BandFormat): string => `${f.source}#${f.bandIndex}#${f.bitD
 function checkBandChange(prev: [string, BandFormat][], next: [string, BandFormat][], tiles: number): void {
   const format = prev[0]?.[1].sampleFormat;
   const other = next.find(([, f]) => format !== undefined && f.sampleFormat !== format);
-  if (other) throw badRequest(`Band ${other[0]}: the collection's sample format is ${format} and cannot change (it is set once the collection has bands).`);
+  if (other)
+    throw badRequest(
+      `Band ${other[0]}: the collection's sample format is ${format} and cannot change (it is set once the collection has bands).`,
+    );
   if (tiles === 0) return;
   if (next.length === 0 && prev.length > 0)
-    throw badRequest(`additionalData has no bands, which would remove all ${prev.length} band(s); the collection has ${tiles} tile(s): delete them first, then remove the bands.`);
+    throw badRequest(
+      `additionalData has no bands, which would remove all ${prev.length} band(s); the collection has ${tiles} tile(s): delete them first, then remove the bands.`,
+    );
   const known = new Set(prev.map(([, f]) => identity(f)));
   const changed = next.find(([, f]) => !known.has(identity(f)));
   if (changed)
@@ -69,4 +88,5 @@ export function updatedCollection(c: ByocCollection, body: CollectionBody, tiles
 }
 
 /** 409 for a tile path the collection already has. */
-export const duplicatePath = (path: string): ApiError => new ApiError(409, `The collection already has a tile with path '${path.slice(0, 200)}'.`);
+export const duplicatePath = (path: string): ApiError =>
+  new ApiError(409, `The collection already has a tile with path '${path.slice(0, 200)}'.`);

@@ -32,5 +32,11 @@ export async function getFile(request: AuthedRequest, env: Env, c: ByocCollectio
   if (!(await tileFiles(env, c, t)).includes(key)) throw gone();
   const store = await collectionStore(env, c);
   const head = (await store.head(key))!;
-  return rangedResponse(request, head.size, { "content-type": "application/octet-stream", etag: `"${head.etag}"` }, async (range) => (await store.get(key, range))?.body ?? null, gone);
+  return rangedResponse(
+    request,
+    head.size,
+    { "content-type": "application/octet-stream", etag: `"${head.etag}"` },
+    async (range) => (await store.get(key, range))?.body ?? null,
+    gone,
+  );
 }

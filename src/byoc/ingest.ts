@@ -29,12 +29,25 @@ export { BYOC_INGEST_KIND } from "../ingestion/queue";
 
 /** The leased unit of a `byoc-ingest` message (the `lease` of the kind); null for a message without its collection. */
 export const ingestUnit = (body: TaskMessage, env: Env): UnitRef | null =>
-  typeof body.collection === "string" && typeof body.tile === "string" ? { stub: ingestionUnits(env, body.collection), unit: body.tile } : null;
+  typeof body.collection === "string" && typeof body.tile === "string"
+    ? { stub: ingestionUnits(env, body.collection), unit: body.tile }
+    : null;
 
 /** A CRS84 polygon of a box in `epsg` (its corners after transformBounds' densified edges). */
 function lonLatPolygon(bbox: number[], epsg: number): { type: "Polygon"; coordinates: number[][][] } {
   const [w, s, e, n] = transformBounds(bbox, crsFromEpsg(epsg), crsFromEpsg(4326));
-  return { type: "Polygon", coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] };
+  return {
+    type: "Polygon",
+    coordinates: [
+      [
+        [w, s],
+        [e, s],
+        [e, n],
+        [w, n],
+        [w, s],
+      ],
+    ],
+  };
 }
 
 /**
@@ -43,12 +56,23 @@ function lonLatPolygon(bbox: number[], epsg: number): { type: "Polygon"; coordin
  */
 async function finish(env: Pick<Env, "DB">, c: ByocCollection, t: ByocTile, r: Inspection): Promise<void> {
   const tileGeometry = t.tileGeometryGiven && t.tileGeometry ? t.tileGeometry : lonLatPolygon(r.bbox, r.epsg);
-  const done: ByocTile = { ...t, tileGeometry, tileEpsg: r.epsg, nativeBbox: r.bbox, metersPerPixel: r.metersPerPixel, fileExt: r.fileExt };
+  const done: ByocTile = {
+    ...t,
+    tileGeometry,
+    tileEpsg: r.epsg,
+    nativeBbox: r.bbox,
+    metersPerPixel: r.metersPerPixel,
+    fileExt: r.fileExt,
+  };
   await env.DB.batch([
     itemStatement(env, tileItem(c, done), "INGESTING"),
     moveStatement(env, t.id, ["INGESTING"], "INGESTED", {
-      tile_geometry: JSON.stringify(tileGeometry), tile_epsg: r.epsg, native_bbox: JSON.stringify(r.bbox),
-      meters_per_pixel: r.metersPerPixel, file_ext: r.fileExt, warnings: r.warnings.length ? r.warnings.join(" ") : null,
+      tile_geometry: JSON.stringify(tileGeometry),
+      tile_epsg: r.epsg,
+      native_bbox: JSON.stringify(r.bbox),
+      meters_per_pixel: r.metersPerPixel,
+      file_ext: r.fileExt,
+      warnings: r.warnings.length ? r.warnings.join(" ") : null,
     }),
   ]);
 }
@@ -58,7 +82,11 @@ async function finish(env: Pick<Env, "DB">, c: ByocCollection, t: ByocTile, r: I
  * another tile configured it meanwhile the tile is inspected again against those bands.
  * @throws IngestError (the tile fails); storage errors.
  */
-async function inspectAndConfigure(env: Env, c: ByocCollection, t: ByocTile): Promise<{ c: ByocCollection; r: Inspection }> {
+async function inspectAndConfigure(
+  env: Env,
+  c: ByocCollection,
+  t: ByocTile,
+): Promise<{ c: ByocCollection; r: Inspection }> {
   const r = await inspectTile(env, c, t);
   if (c.bands.length) return { c, r };
   const configured = { ...c, bands: r.bands };
@@ -87,7 +115,14 @@ export async function byocIngest(body: TaskMessage, env: Env): Promise<void> {
 }
 
 /** A message that failed every attempt (or whose every attempt was lost: `cause`): the tile ends FAILED (from WAITING, QUEUED or INGESTING). */
-export async function byocIngestDead(body: TaskMessage, env: Env, _message: Message<unknown>, cause?: string): Promise<void> {
+export async function byocIngestDead(
+  body: TaskMessage,
+  env: Env,
+  _message: Message<unknown>,
+  cause?: string,
+): Promise<void> {
   const why = cause ?? "Ingestion failed repeatedly (storage errors).";
-  await moveTile(env, String(body.tile), ["WAITING", "QUEUED", "INGESTING"], "FAILED", { failed_cause: `${why} Reingest the tile to try again.` });
+  await moveTile(env, String(body.tile), ["WAITING", "QUEUED", "INGESTING"], "FAILED", {
+    failed_cause: `${why} Reingest the tile to try again.`,
+  });
 }

@@ -47,11 +47,18 @@ const fail = (message: string): never => {
 /** The file's checks that do not depend on other files. */
 function checkCog(cog: Cog, key: string): void {
   const full = cog.header.levels[0]!;
-  if (!full.tiled) fail(`File ${key} is not a Cloud Optimized GeoTIFF: it is stored in strips, not tiles (convert it with gdal_translate -of COG).`);
+  if (!full.tiled)
+    fail(
+      `File ${key} is not a Cloud Optimized GeoTIFF: it is stored in strips, not tiles (convert it with gdal_translate -of COG).`,
+    );
   if (cog.levels.length === 1 && (full.width > full.blockWidth || full.height > full.blockHeight))
-    fail(`File ${key} is not a Cloud Optimized GeoTIFF: ${full.width} x ${full.height} px without overviews (add them with gdal_translate -of COG).`);
-  if (!COMPRESSIONS.has(full.compression)) fail(`File ${key} uses TIFF compression ${full.compression}; supported: none, LZW, DEFLATE, PackBits.`);
-  if (!formatOf(cog.sampleType)) fail(`File ${key} holds ${cog.sampleType} samples; BYOC supports 8/16/32-bit integers and 32-bit floats.`);
+    fail(
+      `File ${key} is not a Cloud Optimized GeoTIFF: ${full.width} x ${full.height} px without overviews (add them with gdal_translate -of COG).`,
+    );
+  if (!COMPRESSIONS.has(full.compression))
+    fail(`File ${key} uses TIFF compression ${full.compression}; supported: none, LZW, DEFLATE, PackBits.`);
+  if (!formatOf(cog.sampleType))
+    fail(`File ${key} holds ${cog.sampleType} samples; BYOC supports 8/16/32-bit integers and 32-bit floats.`);
 }
 
 /**
@@ -61,7 +68,8 @@ function checkCog(cog: Cog, key: string): void {
 async function discoverSources(store: ObjectStore, path: string): Promise<{ sources: string[]; ext: string }> {
   const bucket = store.bucket;
   const { stem } = pathTemplate(path);
-  const before = stem.slice(0, stem.indexOf("(BAND)")), rest = stem.slice(stem.indexOf("(BAND)") + 6);
+  const before = stem.slice(0, stem.indexOf("(BAND)")),
+    rest = stem.slice(stem.indexOf("(BAND)") + 6);
   const dir = before.slice(0, before.lastIndexOf("/") + 1);
   const keys = (await store.list({ prefix: dir, limit: 1000 })).objects.map((o) => o.key);
   for (const ext of extensionsOf(path)) {
@@ -83,7 +91,12 @@ function bandsFrom(files: Map<string, Cog>): [string, BandFormat][] {
   return [...files].flatMap(([source, cog]) =>
     Array.from({ length: cog.bandCount }, (_, i): [string, BandFormat] => [
       cog.bandCount === 1 ? source : `${source}_${i + 1}`,
-      { source, bandIndex: i + 1, ...formatOf(cog.sampleType)!, ...(cog.nodata === null ? {} : { noData: cog.nodata }) },
+      {
+        source,
+        bandIndex: i + 1,
+        ...formatOf(cog.sampleType)!,
+        ...(cog.nodata === null ? {} : { noData: cog.nodata }),
+      },
     ]),
   );
 }
@@ -94,14 +107,19 @@ function checkBands(bands: [string, BandFormat][], files: Map<string, Cog>, key:
     const cog = files.get(f.source)!;
     const got = formatOf(cog.sampleType)!;
     if (got.bitDepth !== f.bitDepth || got.sampleFormat !== f.sampleFormat)
-      fail(`Band ${name}: file ${key(f.source)} holds ${got.bitDepth}-bit ${got.sampleFormat} samples, the collection's band is ${f.bitDepth}-bit ${f.sampleFormat}.`);
-    if (f.bandIndex > cog.bandCount) fail(`Band ${name}: bandIndex ${f.bandIndex} but file ${key(f.source)} has ${cog.bandCount} band(s).`);
+      fail(
+        `Band ${name}: file ${key(f.source)} holds ${got.bitDepth}-bit ${got.sampleFormat} samples, the collection's band is ${f.bitDepth}-bit ${f.sampleFormat}.`,
+      );
+    if (f.bandIndex > cog.bandCount)
+      fail(`Band ${name}: bandIndex ${f.bandIndex} but file ${key(f.source)} has ${cog.bandCount} band(s).`);
   }
 }
 
 /** The failure cause of a file openCog refused: its invalid-file message (naming the file and the limit) as it is. */
 const openFailure = (key: string, e: unknown): string =>
-  e instanceof EngineError && e.kind === "invalid-file" ? e.message : `File ${key} is not a readable GeoTIFF: ${e instanceof Error ? e.message : String(e)}.`;
+  e instanceof EngineError && e.kind === "invalid-file"
+    ? e.message
+    : `File ${key} is not a readable GeoTIFF: ${e instanceof Error ? e.message : String(e)}.`;
 
 /**
  * Opens one band file's header (checked against the COG reader's file limits, src/raster/cog/limits.ts); null when
@@ -120,11 +138,19 @@ async function openBandFile(store: ObjectStore, key: string): Promise<{ cog: Cog
  * Opens the band files of `sources`: the first with each extension the path allows until one exists, the others
  * with that one. @throws IngestError naming the missing file and every key expected.
  */
-async function openBandFiles(store: ObjectStore, path: string, sources: string[], ext?: string): Promise<{ files: Map<string, Cog>; ext: string; headerBytes: number }> {
+async function openBandFiles(
+  store: ObjectStore,
+  path: string,
+  sources: string[],
+  ext?: string,
+): Promise<{ files: Map<string, Cog>; ext: string; headerBytes: number }> {
   const missing = (key: string, found?: string): never =>
-    fail(`Band file ${key} is missing in bucket '${store.bucket}'; the files expected for path '${path}': ${found ? sources.map((s) => fileKey(path, s, found)).join(", ") : expectedKeys(path, sources)}.`);
+    fail(
+      `Band file ${key} is missing in bucket '${store.bucket}'; the files expected for path '${path}': ${found ? sources.map((s) => fileKey(path, s, found)).join(", ") : expectedKeys(path, sources)}.`,
+    );
   const exts = ext ? [ext] : extensionsOf(path);
-  let first: { cog: Cog; bytes: number } | null = null, found = exts[0]!;
+  let first: { cog: Cog; bytes: number } | null = null,
+    found = exts[0]!;
   for (const e of exts) {
     first = await openBandFile(store, fileKey(path, sources[0]!, e));
     if (first) {
@@ -132,7 +158,12 @@ async function openBandFiles(store: ObjectStore, path: string, sources: string[]
       break;
     }
   }
-  if (!first) missing(exts.length > 1 ? `${fileKey(path, sources[0]!, exts[0])} (or ${exts.slice(1).join(", ")})` : fileKey(path, sources[0]!, found));
+  if (!first)
+    missing(
+      exts.length > 1
+        ? `${fileKey(path, sources[0]!, exts[0])} (or ${exts.slice(1).join(", ")})`
+        : fileKey(path, sources[0]!, found),
+    );
   const files = new Map<string, Cog>([[sources[0]!, first!.cog]]);
   let headerBytes = first!.bytes;
   for (const source of sources.slice(1)) {
@@ -150,24 +181,46 @@ async function openBandFiles(store: ObjectStore, path: string, sources: string[]
  *   limits, CRS mismatch, band mismatch, no common area, a leading `/`, a bucket the collection's account may not
  *   use); other errors are storage faults (the message is retried).
  */
-export async function inspectTile(env: Pick<Env, "BUCKETS" | "DB">, c: ByocCollection, t: ByocTile): Promise<Inspection> {
+export async function inspectTile(
+  env: Pick<Env, "BUCKETS" | "DB">,
+  c: ByocCollection,
+  t: ByocTile,
+): Promise<Inspection> {
   if (t.path.startsWith("/")) fail(`Tile path '${t.path}' must not start with '/'.`);
-  const store = await collectionStore(env, c).catch((e: unknown) => (e instanceof BucketAccessDenied ? fail(e.message) : Promise.reject(e)));
-  const found = c.bands.length ? { sources: [...filesOf(c.bands).keys()], ext: undefined } : await discoverSources(store, t.path);
+  const store = await collectionStore(env, c).catch((e: unknown) =>
+    e instanceof BucketAccessDenied ? fail(e.message) : Promise.reject(e),
+  );
+  const found = c.bands.length
+    ? { sources: [...filesOf(c.bands).keys()], ext: undefined }
+    : await discoverSources(store, t.path);
   const { files, ext, headerBytes } = await openBandFiles(store, t.path, found.sources, found.ext);
   const sources = found.sources;
   const key = (source: string) => fileKey(t.path, source, ext);
   const cogs = [...files.values()];
   const epsg = cogs[0]!.crs.epsg;
   const other = [...files].find(([, f]) => f.crs.epsg !== epsg);
-  if (other) fail(`Files of one tile must share a CRS: ${key(sources[0]!)} is EPSG:${epsg}, ${key(other[0])} is EPSG:${other[1].crs.epsg}.`);
+  if (other)
+    fail(
+      `Files of one tile must share a CRS: ${key(sources[0]!)} is EPSG:${epsg}, ${key(other[0])} is EPSG:${other[1].crs.epsg}.`,
+    );
   const bands = c.bands.length ? c.bands : bandsFrom(files);
   checkBands(bands, files, key);
   const bbox: [number, number, number, number] = [
-    Math.max(...cogs.map((f) => f.bbox[0])), Math.max(...cogs.map((f) => f.bbox[1])),
-    Math.min(...cogs.map((f) => f.bbox[2])), Math.min(...cogs.map((f) => f.bbox[3])),
+    Math.max(...cogs.map((f) => f.bbox[0])),
+    Math.max(...cogs.map((f) => f.bbox[1])),
+    Math.min(...cogs.map((f) => f.bbox[2])),
+    Math.min(...cogs.map((f) => f.bbox[3])),
   ];
-  if (bbox[0] >= bbox[2] || bbox[1] >= bbox[3]) fail("The tile's files do not overlap: their bounding boxes have no common area.");
+  if (bbox[0] >= bbox[2] || bbox[1] >= bbox[3])
+    fail("The tile's files do not overlap: their bounding boxes have no common area.");
   const pixel = Math.min(...cogs.map((f) => Math.abs(f.geoTransform[1])));
-  return { bands, epsg, bbox, metersPerPixel: cogs[0]!.crs.geographic ? pixel * 111_320 : pixel, warnings: [], headerBytes, fileExt: ext };
+  return {
+    bands,
+    epsg,
+    bbox,
+    metersPerPixel: cogs[0]!.crs.geographic ? pixel * 111_320 : pixel,
+    warnings: [],
+    headerBytes,
+    fileExt: ext,
+  };
 }

@@ -70,7 +70,10 @@ export function registerByoc(api: Api): void {
       .on("GET", `${p}/:collectionId`, get, { ...BYOC, summary: "Get a BYOC collection" })
       .on("PUT", `${p}/:collectionId`, update, { ...BYOC, summary: "Update a BYOC collection", body: collectionBody })
       .on("DELETE", `${p}/:collectionId`, remove, { ...BYOC, summary: "Delete a BYOC collection" })
-      .on("POST", `${p}/:collectionId/copyTiles`, copyTiles, { ...BYOC, summary: "Copy ingested tiles to another collection (toCollection)" });
+      .on("POST", `${p}/:collectionId/copyTiles`, copyTiles, {
+        ...BYOC,
+        summary: "Copy ingested tiles to another collection (toCollection)",
+      });
     registerTileRoutes(api, p);
   }
 }

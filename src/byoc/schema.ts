@@ -21,9 +21,14 @@ const bandName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Create and update body of a collection (update: also `name` and `s3Bucket` required, as Sentinel Hub's). */
 export const collectionBody = z.object({
   name: z.string().min(1).max(256),
-  s3Bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "an S3 bucket name (3-63 lower-case letters, digits, dots, hyphens)"),
+  s3Bucket: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "an S3 bucket name (3-63 lower-case letters, digits, dots, hyphens)"),
   isConfigured: z.boolean().nullish(),
-  noData: z.number().nullish().transform((v) => v ?? undefined),
+  noData: z
+    .number()
+    .nullish()
+    .transform((v) => v ?? undefined),
   additionalData: z
     .object({ bands: z.record(z.string().regex(bandName, "a band name: letters, digits and _"), band).optional() })
     .passthrough()
@@ -36,7 +41,10 @@ const geometry = z.object({ type: z.string(), coordinates: z.array(z.unknown()) 
 
 /** Create body of a tile: `path` without a leading `/` (OpenAPI pattern `^([^/](/?[^/])*)?$`). */
 export const tileBody = z.object({
-  path: z.string().min(1).regex(/^([^/](\/?[^/])*)?$/, "a path within the bucket that neither starts nor ends with '/' and has no '//'"),
+  path: z
+    .string()
+    .min(1)
+    .regex(/^([^/](\/?[^/])*)?$/, "a path within the bucket that neither starts nor ends with '/' and has no '//'"),
   tileGeometry: geometry.nullish(),
   coverGeometry: geometry.nullable().optional(),
   sensingTime: z.string().datetime({ offset: true }).nullable().optional(),
@@ -66,6 +74,11 @@ export function parseStatus(value: string | null): (typeof TILE_STATUSES)[number
 export async function readBody<T extends z.ZodType>(request: Request, schema: T): Promise<z.infer<T>> {
   const raw = await readJson(request);
   const r = schema.safeParse(raw);
-  if (!r.success) throw new ApiError(400, `Invalid request: ${r.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ")}`, zodIssues(r.error));
+  if (!r.success)
+    throw new ApiError(
+      400,
+      `Invalid request: ${r.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ")}`,
+      zodIssues(r.error),
+    );
   return r.data;
 }

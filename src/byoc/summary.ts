@@ -21,14 +21,27 @@ export async function collectionSummary(env: Pick<Env, "DB">, id: string): Promi
       `SELECT count(*) AS n, count(sensing_time) AS timed, max(meters_per_pixel) AS mpp, min(sensing_time) AS t0, max(sensing_time) AS t1
        FROM byoc_tiles WHERE collection = ? AND status = 'INGESTED'`,
     ).bind(id),
-    env.DB.prepare("SELECT min(min_lon) AS w, min(min_lat) AS s, max(max_lon) AS e, max(max_lat) AS n FROM items WHERE collection = ?").bind(byocType(id)),
+    env.DB.prepare(
+      "SELECT min(min_lon) AS w, min(min_lat) AS s, max(max_lon) AS e, max(max_lat) AS n FROM items WHERE collection = ?",
+    ).bind(byocType(id)),
   ]);
   const s = (tiles!.results as Stats[])[0]!;
   if (!s.n) return {};
   const b = (box!.results as { w: number; s: number; e: number; n: number }[])[0]!;
   const out: Record<string, unknown> = {
     maxMetersPerPixel: s.mpp,
-    extent: { type: "Polygon", coordinates: [[[b.w, b.s], [b.e, b.s], [b.e, b.n], [b.w, b.n], [b.w, b.s]]] },
+    extent: {
+      type: "Polygon",
+      coordinates: [
+        [
+          [b.w, b.s],
+          [b.e, b.s],
+          [b.e, b.n],
+          [b.w, b.n],
+          [b.w, b.s],
+        ],
+      ],
+    },
     hasSensingTimes: s.timed === s.n ? "YES" : s.timed ? "PARTIALLY" : "NO",
   };
   if (s.t0) Object.assign(out, { fromSensingTime: s.t0, toSensingTime: s.t1 });

@@ -26,13 +26,31 @@ import { deleteTile, getTile, insertTile, listTiles, tilesToCopy, updateTile } f
  * (in CRS84 until ingestion learns the tile's CRS), else the files' extent once ingested.
  */
 export function tileJson(t: ByocTile): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: t.id, path: t.path, status: t.status, sensingTime: t.sensingTime, created: t.created };
+  const out: Record<string, unknown> = {
+    id: t.id,
+    path: t.path,
+    status: t.status,
+    sensingTime: t.sensingTime,
+    created: t.created,
+  };
   if (t.tileGeometryGiven && t.tileGeometry) {
     const epsg = t.tileEpsg ?? 4326;
     out.tileGeometry = { crs: crsMember(epsg), ...reproject(t.tileGeometry, crsFromEpsg(4326), crsFromEpsg(epsg)) };
   } else if (t.nativeBbox && t.tileEpsg) {
     const [w, s, e, n] = t.nativeBbox;
-    out.tileGeometry = { type: "Polygon", crs: crsMember(t.tileEpsg), coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] };
+    out.tileGeometry = {
+      type: "Polygon",
+      crs: crsMember(t.tileEpsg),
+      coordinates: [
+        [
+          [w, s],
+          [e, s],
+          [e, n],
+          [w, n],
+          [w, s],
+        ],
+      ],
+    };
   }
   if (t.coverGeometry !== null) out.coverGeometry = t.coverGeometry;
   out.additionalData = { failedIngestionCause: t.failedCause, warnings: t.warnings };
@@ -45,13 +63,26 @@ export function tileJson(t: ByocTile): Record<string, unknown> {
  * before buckets had owners). Returns the tile as created.
  */
 async function addTile(
-  env: Env, ctx: ExecutionContext, c: ByocCollection,
-  fields: Pick<ByocTile, "path" | "sensingTime" | "coverGeometry"> & Partial<Pick<ByocTile, "tileGeometry" | "tileGeometryGiven">>,
+  env: Env,
+  ctx: ExecutionContext,
+  c: ByocCollection,
+  fields: Pick<ByocTile, "path" | "sensingTime" | "coverGeometry"> &
+    Partial<Pick<ByocTile, "tileGeometry" | "tileGeometryGiven">>,
 ): Promise<ByocTile> {
   await collectionStore(env, c);
   const t: ByocTile = {
-    id: crypto.randomUUID(), collection: c.id, account: c.accountId, status: "WAITING", tileGeometry: null, tileEpsg: null, nativeBbox: null,
-    metersPerPixel: null, failedCause: null, warnings: null, created: new Date().toISOString(), ...fields,
+    id: crypto.randomUUID(),
+    collection: c.id,
+    account: c.accountId,
+    status: "WAITING",
+    tileGeometry: null,
+    tileEpsg: null,
+    nativeBbox: null,
+    metersPerPixel: null,
+    failedCause: null,
+    warnings: null,
+    created: new Date().toISOString(),
+    ...fields,
   };
   await insertTile(env, t).catch((e: unknown) => {
     throw String(e).includes("UNIQUE") ? duplicatePath(t.path) : e;
@@ -66,7 +97,13 @@ async function create(request: AuthedRequest, env: Env, ctx: ExecutionContext): 
   const body = await readBody(request, tileBody);
   const sensingTime = body.sensingTime ? new Date(body.sensingTime).toISOString() : null;
   const tileGeometry = body.tileGeometry ? givenTileGeometry(body.tileGeometry) : null;
-  const t = await addTile(env, ctx, c, { path: body.path, sensingTime, coverGeometry: body.coverGeometry ?? null, tileGeometry, tileGeometryGiven: tileGeometry !== null });
+  const t = await addTile(env, ctx, c, {
+    path: body.path,
+    sensingTime,
+    coverGeometry: body.coverGeometry ?? null,
+    tileGeometry,
+    tileGeometryGiven: tileGeometry !== null,
+  });
   return json({ data: tileJson(t) }, 201);
 }
 
@@ -74,9 +111,14 @@ async function list(request: AuthedRequest, env: Env): Promise<Response> {
   const c = await ownCollection(request, env);
   const url = new URL(request.url);
   const sort = url.searchParams.get("sort") ?? "created:asc";
-  if (sort !== "created:asc" && sort !== "created:desc") throw badRequest(`Invalid sort '${sort.slice(0, 40)}': created:asc or created:desc.`);
+  if (sort !== "created:asc" && sort !== "created:desc")
+    throw badRequest(`Invalid sort '${sort.slice(0, 40)}': created:asc or created:desc.`);
   const page = parsePageRequest(url, MAX_PAGE, 2);
-  const q = { descending: sort === "created:desc", path: url.searchParams.get("path"), status: parseStatus(url.searchParams.get("status")) };
+  const q = {
+    descending: sort === "created:desc",
+    path: url.searchParams.get("path"),
+    status: parseStatus(url.searchParams.get("status")),
+  };
   const paged = pagedList(url, page, await listTiles(env, c.id, q, page), (t) => [t.created, t.id]);
   return json({ data: paged.data.map(tileJson), links: paged.links });
 }
@@ -99,7 +141,8 @@ async function update(request: AuthedRequest, env: Env): Promise<Response> {
   const body = await readBody(request, tileUpdateBody);
   const next: ByocTile = {
     ...t,
-    sensingTime: body.sensingTime === undefined ? t.sensingTime : body.sensingTime && new Date(body.sensingTime).toISOString(),
+    sensingTime:
+      body.sensingTime === undefined ? t.sensingTime : body.sensingTime && new Date(body.sensingTime).toISOString(),
     coverGeometry: body.coverGeometry === undefined ? t.coverGeometry : body.coverGeometry,
   };
   await updateTile(env, c, next);
@@ -113,7 +156,9 @@ async function update(request: AuthedRequest, env: Env): Promise<Response> {
 async function reingest(request: AuthedRequest, env: Env): Promise<Response> {
   const { c, t } = await ownTile(request, env);
   if (!(await enqueueIngestion(env, t.id, c, t.status)))
-    throw badRequest(`Tile ${t.id} is ${t.status} and its ingestion is under way; reingest it once it is INGESTED or FAILED.`);
+    throw badRequest(
+      `Tile ${t.id} is ${t.status} and its ingestion is under way; reingest it once it is INGESTED or FAILED.`,
+    );
   return new Response(null, { status: 204 });
 }
 
@@ -123,7 +168,8 @@ async function remove(request: AuthedRequest, env: Env): Promise<Response> {
   return new Response(null, { status: 204 });
 }
 
-const sameBands = (a: ByocCollection, b: ByocCollection): boolean => JSON.stringify(a.bands) === JSON.stringify(b.bands);
+const sameBands = (a: ByocCollection, b: ByocCollection): boolean =>
+  JSON.stringify(a.bands) === JSON.stringify(b.bands);
 
 /**
  * POST copyTiles?toCollection=<uuid>: the source's INGESTED tiles whose path the target lacks become new tiles of
@@ -135,10 +181,16 @@ export async function copyTiles(request: AuthedRequest, env: Env, ctx: Execution
   const from = await ownCollection(request, env);
   const toId = (new URL(request.url).searchParams.get("toCollection") ?? "").trim().toLowerCase();
   if (!isUuid(toId))
-    throw badRequest(toId ? `toCollection '${toId.slice(0, 64)}' is not a collection id (a uuid).` : "The query parameter toCollection (the target collection's id) is required.", { toCollection: "a uuid is required" });
+    throw badRequest(
+      toId
+        ? `toCollection '${toId.slice(0, 64)}' is not a collection id (a uuid).`
+        : "The query parameter toCollection (the target collection's id) is required.",
+      { toCollection: "a uuid is required" },
+    );
   const to = await getCollection(env, accountOf(request), toId);
   if (!to) throw notFound(`Target BYOC collection ${toId} not found.`);
-  if (to.bands.length && !sameBands(from, to)) throw new ApiError(400, `Collection ${to.id} has other bands than ${from.id}; copy needs the same bands or none.`);
+  if (to.bands.length && !sameBands(from, to))
+    throw new ApiError(400, `Collection ${to.id} has other bands than ${from.id}; copy needs the same bands or none.`);
   for (const t of await tilesToCopy(env, from.id, to.id)) await addTile(env, ctx, to, t);
   return new Response(null, { status: 204 });
 }
@@ -156,12 +208,26 @@ export function registerTileRoutes(api: Api, p: string): void {
     .on("PUT", `${t}/:tileId`, update, { ...TILES, summary: "Update a tile", body: tileUpdateBody })
     .on("DELETE", `${t}/:tileId`, remove, { ...TILES, summary: "Delete a tile" })
     .on("POST", `${t}/:tileId/reingest`, reingest, { ...TILES, summary: "Ingest a tile again" })
-    .on("GET", `${t}/:tileId/files`, async (request, env) => {
-      const { c, t } = await ownTile(request, env);
-      return listFiles(env, c, t);
-    }, { ...TILES, summary: "List a tile's files" })
-    .on("GET", `${t}/:tileId/files/:file+`, async (request, env) => {
-      const { c, t } = await ownTile(request, env);
-      return getFile(request, env, c, t);
-    }, { ...TILES, summary: "A tile file's bytes (Range supported; HEAD gives its size)", responseType: "application/octet-stream" });
+    .on(
+      "GET",
+      `${t}/:tileId/files`,
+      async (request, env) => {
+        const { c, t } = await ownTile(request, env);
+        return listFiles(env, c, t);
+      },
+      { ...TILES, summary: "List a tile's files" },
+    )
+    .on(
+      "GET",
+      `${t}/:tileId/files/:file+`,
+      async (request, env) => {
+        const { c, t } = await ownTile(request, env);
+        return getFile(request, env, c, t);
+      },
+      {
+        ...TILES,
+        summary: "A tile file's bytes (Range supported; HEAD gives its size)",
+        responseType: "application/octet-stream",
+      },
+    );
 }

@@ -11,7 +11,12 @@ import type { StacItem } from "../storage/items";
 import { assetFolder, isUrl, type CatalogUrls } from "./render";
 
 /** Streams the R2 object `key`, honouring Range and If-None-Match. */
-async function streamObject(request: Request, env: Pick<Env, "DATA">, key: string, type: string | undefined): Promise<Response> {
+async function streamObject(
+  request: Request,
+  env: Pick<Env, "DATA">,
+  key: string,
+  type: string | undefined,
+): Promise<Response> {
   const head = await env.DATA.head(key);
   if (!head) throw notFound(`The file of this asset is missing from storage (${key}).`);
   const headers: Record<string, string> = {
@@ -22,12 +27,20 @@ async function streamObject(request: Request, env: Pick<Env, "DATA">, key: strin
   };
   if (request.headers.get("if-none-match") === head.httpEtag) return new Response(null, { status: 304, headers });
   const range = parseRange(request.headers.get("range"), head.size);
-  const body = await env.DATA.get(key, range ? { range: { offset: range.start, length: range.end - range.start + 1 } } : {});
+  const body = await env.DATA.get(
+    key,
+    range ? { range: { offset: range.start, length: range.end - range.start + 1 } } : {},
+  );
   if (!body) throw notFound(`The file of this asset is missing from storage (${key}).`);
-  if (!range) return new Response(body.body, { status: 200, headers: { ...headers, "content-length": String(head.size) } });
+  if (!range)
+    return new Response(body.body, { status: 200, headers: { ...headers, "content-length": String(head.size) } });
   return new Response(body.body, {
     status: 206,
-    headers: { ...headers, "content-length": String(range.end - range.start + 1), "content-range": `bytes ${range.start}-${range.end}/${head.size}` },
+    headers: {
+      ...headers,
+      "content-length": String(range.end - range.start + 1),
+      "content-range": `bytes ${range.start}-${range.end}/${head.size}`,
+    },
   });
 }
 
@@ -41,7 +54,11 @@ async function folderListing(env: Pick<Env, "DATA">, item: StacItem, urls: Catal
     const page = await env.DATA.list({ prefix, cursor });
     for (const o of page.objects) {
       const asset = byKey.get(o.key);
-      files.push({ name: o.key.slice(prefix.length), size: o.size, ...(asset ? { asset, href: urls.asset(item.collection, item.id, asset) } : {}) });
+      files.push({
+        name: o.key.slice(prefix.length),
+        size: o.size,
+        ...(asset ? { asset, href: urls.asset(item.collection, item.id, asset) } : {}),
+      });
     }
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor);
@@ -52,10 +69,17 @@ async function folderListing(env: Pick<Env, "DATA">, item: StacItem, urls: Catal
  * Serves asset `name` of `item` (an own member of `item.assets`). Throws 404 for unknown assets (also names of
  * Object.prototype members such as `__proto__`) and for assets stored outside this service.
  */
-export function serveAsset(request: Request, env: Pick<Env, "DATA">, item: StacItem, name: string, urls: CatalogUrls): Promise<Response> {
+export function serveAsset(
+  request: Request,
+  env: Pick<Env, "DATA">,
+  item: StacItem,
+  name: string,
+  urls: CatalogUrls,
+): Promise<Response> {
   const asset = Object.hasOwn(item.assets, name) ? item.assets[name] : undefined; // never __proto__, toString, ...
   if (!asset && name === "data" && assetFolder(item)) return folderListing(env, item, urls);
-  if (!asset) throw notFound(`Item '${item.id}' has no asset '${name}'; its assets: ${Object.keys(item.assets).join(", ")}.`);
+  if (!asset)
+    throw notFound(`Item '${item.id}' has no asset '${name}'; its assets: ${Object.keys(item.assets).join(", ")}.`);
   if (isUrl(asset.href)) throw notFound(`Asset '${name}' is not stored by this service; fetch it from ${asset.href}.`);
   return streamObject(request, env, asset.href, asset.type);
 }

@@ -37,14 +37,26 @@ function eoBands(c: DataCollection): Record<string, unknown>[] {
 
 /** The document base of a registered collection. */
 export function collectionBase(c: DataCollection): CollectionBase {
-  const { summaries, extent_default, ...rest } = c.stac as { summaries?: Record<string, unknown>; extent_default?: Extent };
+  const { summaries, extent_default, ...rest } = c.stac as {
+    summaries?: Record<string, unknown>;
+    extent_default?: Extent;
+  };
   const bands = eoBands(c);
   const merged = bands.length ? { ...summaries, "eo:bands": bands } : summaries;
-  return { ...rest, id: c.id, title: c.title, ...(merged ? { summaries: merged } : {}), extent_default: extent_default ?? WORLD };
+  return {
+    ...rest,
+    id: c.id,
+    title: c.title,
+    ...(merged ? { summaries: merged } : {}),
+    extent_default: extent_default ?? WORLD,
+  };
 }
 
 /** All collections `account` sees (null: anonymous, built-ins only) hosted in this location: built-ins first, then its own. */
-export async function listCollections(env: Pick<Env, "DB"> & LocationEnv, account: string | null): Promise<CollectionBase[]> {
+export async function listCollections(
+  env: Pick<Env, "DB"> & LocationEnv,
+  account: string | null,
+): Promise<CollectionBase[]> {
   return (await visibleCollections(env, account)).filter((c) => hostedHere(env, c)).map(collectionBase);
 }
 
@@ -52,7 +64,11 @@ export async function listCollections(env: Pick<Env, "DB"> & LocationEnv, accoun
  * The collection with catalog id `id` that `account` sees, or undefined.
  * @throws ApiError 404 naming the hosting location when another location hosts it (src/locations/hosting.ts).
  */
-export async function findCollection(env: Pick<Env, "DB"> & LocationEnv, account: string | null, id: string): Promise<CollectionBase | undefined> {
+export async function findCollection(
+  env: Pick<Env, "DB"> & LocationEnv,
+  account: string | null,
+  id: string,
+): Promise<CollectionBase | undefined> {
   const c = await findRegistered(env, account, id);
   if (c) assertHosted(env, [c]);
   return c && collectionBase(c);
@@ -71,7 +87,11 @@ export async function itemExtents(env: Pick<Env, "DB">, collection?: string): Pr
 }
 
 /** The STAC collection document as served under `urls`; every link has a title (stac-check's best practice). */
-export function renderCollection(base: CollectionBase, extent: Extent | undefined, urls: CatalogUrls): Record<string, unknown> {
+export function renderCollection(
+  base: CollectionBase,
+  extent: Extent | undefined,
+  urls: CatalogUrls,
+): Record<string, unknown> {
   const { extent_default, id, title, links: _ignored, ...rest } = base;
   const self = urls.collection(id);
   return {
@@ -89,9 +109,20 @@ export function renderCollection(base: CollectionBase, extent: Extent | undefine
       { rel: "self", href: self, type: "application/json", title },
       { rel: "parent", href: `${urls.root}/`, type: "application/json", title: CATALOG_TITLE },
       { rel: "items", href: `${self}/items`, type: "application/geo+json", title: `Items of ${title}` },
-      { rel: QUERYABLES_REL, href: `${self}/queryables`, type: "application/schema+json", title: `Queryables of ${title}` },
+      {
+        rel: QUERYABLES_REL,
+        href: `${self}/queryables`,
+        type: "application/schema+json",
+        title: `Queryables of ${title}`,
+      },
       ...(base.license === "proprietary"
-        ? [{ rel: "license", href: "https://sentinels.copernicus.eu/documents/247904/690755/Sentinel_Data_Legal_Notice", title: "Legal notice on the use of Copernicus Sentinel Data and Service Information" }]
+        ? [
+            {
+              rel: "license",
+              href: "https://sentinels.copernicus.eu/documents/247904/690755/Sentinel_Data_Legal_Notice",
+              title: "Legal notice on the use of Copernicus Sentinel Data and Service Information",
+            },
+          ]
         : []),
     ],
   };

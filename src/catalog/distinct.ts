@@ -11,7 +11,6 @@ import { ITEM_DATE_SQL, ITEM_DATETIME_TEXT_SQL } from "../storage/properties";
 import { itemsBackend } from "../storage/backend";
 import type { SearchPlan } from "./search";
 
-
 /** SQL of the distinct expression. Throws 400 for unknown or geometry properties. */
 export function distinctSql(name: string, lookup: (n: string) => Queryable): string {
   if (name === "date") return ITEM_DATE_SQL;
@@ -30,7 +29,8 @@ export interface DistinctPage {
 
 /** One page of distinct values of `expr` over the plan's matches. Keyset `next` values are refused (offsets only). */
 export async function distinctPage(env: Pick<Env, "DB">, plan: SearchPlan, expr: string): Promise<DistinctPage> {
-  if (plan.position.kind !== "offset") throw badRequest("Invalid 'next' for a distinct search: use the value of context.next.");
+  if (plan.position.kind !== "offset")
+    throw badRequest("Invalid 'next' for a distinct search: use the value of context.next.");
   const { offset } = plan.position;
   let values: unknown[];
   if (!plan.condition.test) {
@@ -52,4 +52,3 @@ export async function distinctPage(env: Pick<Env, "DB">, plan: SearchPlan, expr:
   const more = values.length > plan.limit;
   return { values: values.slice(0, plan.limit), next: more ? offset + plan.limit : undefined };
 }
-

@@ -40,7 +40,11 @@ export interface FederatedPage {
 /** True when `next` continues an upstream search. */
 export const isUpstreamToken = (next: unknown): next is string => typeof next === "string" && next.startsWith(TOKEN);
 
-const b64url = (s: string) => btoa(String.fromCharCode(...new TextEncoder().encode(s))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const b64url = (s: string) =>
+  btoa(String.fromCharCode(...new TextEncoder().encode(s)))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 
 function unb64url(s: string): string {
   try {
@@ -68,16 +72,27 @@ function cloudCoverQuery(filter: unknown): Record<string, unknown> {
 const iso = (ms: number | undefined) => (ms === undefined ? ".." : new Date(ms).toISOString());
 
 /** The upstream search of a plan over upstream collections `collections`. */
-function upstreamSearch(req: SearchRequest, plan: SearchPlan, collections: string[], extra: Record<string, Record<string, unknown>> | undefined, filter: unknown): UpstreamSearch {
+function upstreamSearch(
+  req: SearchRequest,
+  plan: SearchPlan,
+  collections: string[],
+  extra: Record<string, Record<string, unknown>> | undefined,
+  filter: unknown,
+): UpstreamSearch {
   const query: Record<string, Record<string, unknown>> = { ...(extra ?? {}) };
   const cc = cloudCoverQuery(filter);
   if (Object.keys(cc).length) query["eo:cloud_cover"] = cc;
-  const sortby = plan.sort.map((t) => ({ field: t.field === "id" || t.field === "collection" ? t.field : `properties.${t.field}`, direction: t.descending ? ("desc" as const) : ("asc" as const) }));
+  const sortby = plan.sort.map((t) => ({
+    field: t.field === "id" || t.field === "collection" ? t.field : `properties.${t.field}`,
+    direction: t.descending ? ("desc" as const) : ("asc" as const),
+  }));
   return {
     collections,
     ...(req.bbox ? { bbox: req.bbox } : {}),
     ...(req.intersects ? { intersects: req.intersects } : {}),
-    ...(plan.time.start !== undefined || plan.time.end !== undefined ? { datetime: `${iso(plan.time.start)}/${iso(plan.time.end)}` } : {}),
+    ...(plan.time.start !== undefined || plan.time.end !== undefined
+      ? { datetime: `${iso(plan.time.start)}/${iso(plan.time.end)}` }
+      : {}),
     ...(plan.ids ? { ids: plan.ids } : {}),
     limit: plan.limit,
     ...(Object.keys(query).length ? { query } : {}),
@@ -91,7 +106,14 @@ function upstreamSearch(req: SearchRequest, plan: SearchPlan, collections: strin
  * as CQL2 JSON (for the cloud-cover translation).
  * @throws UpstreamError (502 / 503); ApiError 400 for a malformed token.
  */
-export async function federatedPage(env: Env & ArchiveEnv, id: string, req: SearchRequest, plan: SearchPlan, filter: unknown, next?: string): Promise<FederatedPage | undefined> {
+export async function federatedPage(
+  env: Env & ArchiveEnv,
+  id: string,
+  req: SearchRequest,
+  plan: SearchPlan,
+  filter: unknown,
+  next?: string,
+): Promise<FederatedPage | undefined> {
   const archive = archiveFor(env, id);
   if (!archive) return undefined;
   const { config, collection } = archive;
@@ -104,7 +126,11 @@ export async function federatedPage(env: Env & ArchiveEnv, id: string, req: Sear
   const items = got.items.map((i) => normalizeItem(i, collection, config.stacUrl));
   const matching = await matchingItems(env, items, plan.condition);
   const filtered = matching.length !== items.length || plan.condition.where.text !== "1";
-  const page: FederatedPage = { items: matching, ...(got.next ? { next: TOKEN + b64url(got.next) } : {}), ...(!filtered && got.matched !== undefined ? { matched: got.matched } : {}) };
+  const page: FederatedPage = {
+    items: matching,
+    ...(got.next ? { next: TOKEN + b64url(got.next) } : {}),
+    ...(!filtered && got.matched !== undefined ? { matched: got.matched } : {}),
+  };
   pages.set(key, { at: Date.now(), page });
   return page;
 }

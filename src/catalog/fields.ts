@@ -19,7 +19,18 @@ export interface FieldsSpec {
 }
 
 /** The default set: what keeps an item valid STAC (the extension's list, plus `collection` and `stac_extensions`). */
-const DEFAULT = ["type", "stac_version", "stac_extensions", "id", "collection", "geometry", "bbox", "links", "assets", "properties.datetime"];
+const DEFAULT = [
+  "type",
+  "stac_version",
+  "stac_extensions",
+  "id",
+  "collection",
+  "geometry",
+  "bbox",
+  "links",
+  "assets",
+  "properties.datetime",
+];
 
 /** Short identifying members returned with any `include` (the extension allows a minimum beyond it). */
 const ALWAYS = ["type", "stac_version", "id", "collection"];
@@ -59,7 +70,10 @@ function selection(spec: FieldsSpec, item: Json): Selection {
   else if (included) base = new Set(ALWAYS);
   else {
     const props = isObj(item.properties) ? item.properties : {};
-    const range = props.datetime === null || props.datetime === undefined ? ["properties.start_datetime", "properties.end_datetime"] : [];
+    const range =
+      props.datetime === null || props.datetime === undefined
+        ? ["properties.start_datetime", "properties.end_datetime"]
+        : [];
     base = new Set([...DEFAULT, ...range]);
   }
   const partial = new Set<string>();

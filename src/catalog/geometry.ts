@@ -14,7 +14,10 @@ const ring = z.array(position).min(4);
 const point = z.object({ type: z.literal("Point"), coordinates: position });
 const multiPoint = z.object({ type: z.literal("MultiPoint"), coordinates: z.array(position) });
 const lineString = z.object({ type: z.literal("LineString"), coordinates: z.array(position).min(2) });
-const multiLineString = z.object({ type: z.literal("MultiLineString"), coordinates: z.array(z.array(position).min(2)) });
+const multiLineString = z.object({
+  type: z.literal("MultiLineString"),
+  coordinates: z.array(z.array(position).min(2)),
+});
 const polygon = z.object({ type: z.literal("Polygon"), coordinates: z.array(ring).min(1) });
 const multiPolygon = z.object({ type: z.literal("MultiPolygon"), coordinates: z.array(z.array(ring).min(1)) });
 const simple = z.discriminatedUnion("type", [point, multiPoint, lineString, multiLineString, polygon, multiPolygon]);
@@ -46,7 +49,8 @@ function eachPosition(g: Geometry, visit: (p: number[]) => void): void {
 export function geometryBBox(g: Geometry): BBox {
   const box: BBox = [Infinity, Infinity, -Infinity, -Infinity];
   eachPosition(g, ([x, y]) => {
-    if (!(Math.abs(x!) <= 180 && Math.abs(y!) <= 90)) throw new RangeError(`position [${x}, ${y}] is outside lon/lat bounds`);
+    if (!(Math.abs(x!) <= 180 && Math.abs(y!) <= 90))
+      throw new RangeError(`position [${x}, ${y}] is outside lon/lat bounds`);
     box[0] = Math.min(box[0], x!);
     box[1] = Math.min(box[1], y!);
     box[2] = Math.max(box[2], x!);
@@ -57,7 +61,15 @@ export function geometryBBox(g: Geometry): BBox {
 
 /** A box as a GeoJSON geometry: a Polygon, or a MultiPolygon split at the antimeridian when west > east. */
 export function bboxGeometry([w, s, e, n]: BBox): Geometry {
-  const rect = (a: number, b: number): number[][][] => [[[a, s], [b, s], [b, n], [a, n], [a, s]]];
+  const rect = (a: number, b: number): number[][][] => [
+    [
+      [a, s],
+      [b, s],
+      [b, n],
+      [a, n],
+      [a, s],
+    ],
+  ];
   if (w <= e) return { type: "Polygon", coordinates: rect(w, e) };
   return { type: "MultiPolygon", coordinates: [rect(w, 180), rect(-180, e)] };
 }

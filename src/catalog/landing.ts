@@ -58,14 +58,29 @@ export function landingPage(
     links: [
       { rel: "self", href: `${r}/`, type: "application/json", title: CATALOG_TITLE },
       { rel: "root", href: `${r}/`, type: "application/json", title: CATALOG_TITLE },
-      { rel: "service-desc", href: `${base}${OPENAPI_PATH}`, type: OPENAPI_TYPE, title: "OpenAPI 3.1 description of the EO Edge API" },
+      {
+        rel: "service-desc",
+        href: `${base}${OPENAPI_PATH}`,
+        type: OPENAPI_TYPE,
+        title: "OpenAPI 3.1 description of the EO Edge API",
+      },
       { rel: "service-doc", href: `${base}${DOCS_PATH}`, type: "text/html", title: "EO Edge API reference" },
       { rel: "conformance", href: `${r}/conformance`, type: "application/json", title: "Conformance classes" },
       { rel: "data", href: `${r}/collections`, type: "application/json", title: "Collections" },
       { rel: "search", href: `${r}/search`, type: "application/geo+json", title: "STAC search", method: "GET" },
       { rel: "search", href: `${r}/search`, type: "application/geo+json", title: "STAC search", method: "POST" },
-      { rel: QUERYABLES_REL, href: `${r}/queryables`, type: "application/schema+json", title: "Queryables of the item search" },
-      ...collections.map((c) => ({ rel: "child", href: urls.collection(c.id), type: "application/json", title: c.title })),
+      {
+        rel: QUERYABLES_REL,
+        href: `${r}/queryables`,
+        type: "application/schema+json",
+        title: "Queryables of the item search",
+      },
+      ...collections.map((c) => ({
+        rel: "child",
+        href: urls.collection(c.id),
+        type: "application/json",
+        title: c.title,
+      })),
       ...newest.map((n) => ({
         rel: "item",
         href: urls.item(n.collection, n.id),

@@ -50,7 +50,8 @@ export class Cursor {
       throw badRequest(`Cannot page past more than ${PER_MS - 1} items with the same datetime; narrow the search.`);
     }
     const token = t * PER_MS + this.skip;
-    if (token < KEYSET_BASE) throw badRequest("Keyset paging needs item datetimes after 1970-01-07; narrow the search.");
+    if (token < KEYSET_BASE)
+      throw badRequest("Keyset paging needs item datetimes after 1970-01-07; narrow the search.");
     return token;
   }
 }

@@ -35,7 +35,8 @@ export function namedCollections(req: SearchRequest): string[] | undefined {
 /** Page size: default 10, values above 100 become 100; below 1 or not an integer -> 400. */
 export function pageLimit(limit: number | undefined): number {
   if (limit === undefined) return DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1) throw badRequest(`Invalid limit ${limit}: use an integer from 1 to ${MAX_LIMIT}.`);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw badRequest(`Invalid limit ${limit}: use an integer from 1 to ${MAX_LIMIT}.`);
   return Math.min(limit, MAX_LIMIT);
 }
 
@@ -44,7 +45,9 @@ export function checkBBox(b: number[]): BBox {
   if (b.length !== 4 && b.length !== 6) throw badRequest(`Invalid bbox: use 4 or 6 numbers; got ${b.length}.`);
   const [w, s, e, n] = (b.length === 6 ? [b[0], b[1], b[3], b[4]] : b) as BBox;
   if ([w, e].some((x) => !(x >= -180 && x <= 180)) || [s, n].some((y) => !(y >= -90 && y <= 90))) {
-    throw badRequest(`Invalid bbox [${b.join(", ")}]: longitudes must be within -180..180 and latitudes within -90..90.`);
+    throw badRequest(
+      `Invalid bbox [${b.join(", ")}]: longitudes must be within -180..180 and latitudes within -90..90.`,
+    );
   }
   if (s > n) throw badRequest(`Invalid bbox [${b.join(", ")}]: the south latitude is above the north latitude.`);
   return [w, s, e, n];
@@ -59,7 +62,8 @@ export function queryableLookup(collections: string[]): (name: string) => Querya
   const queryables = queryablesOfAll(collections);
   return (name) => {
     const q = queryables.get(name.replace(/^properties\./, ""));
-    if (!q) throw badRequest(`Unknown property '${name}' in the filter; queryables: ${[...queryables.keys()].join(", ")}.`);
+    if (!q)
+      throw badRequest(`Unknown property '${name}' in the filter; queryables: ${[...queryables.keys()].join(", ")}.`);
     return q;
   };
 }
@@ -93,7 +97,8 @@ function serialized(f: unknown): string {
 
 function parseFilter(f: unknown, lang: "cql2-text" | "cql2-json"): unknown {
   if (lang === "cql2-text") {
-    if (typeof f !== "string") throw badRequest("filter-lang is cql2-text but the filter is not a string; use cql2-json.");
+    if (typeof f !== "string")
+      throw badRequest("filter-lang is cql2-text but the filter is not a string; use cql2-json.");
     return parseCql2Text(f);
   }
   if (typeof f !== "string") return f;
@@ -148,7 +153,9 @@ export function planSearch(req: SearchRequest, collections: string[], queryables
   const sort = sortTerms(req.sortby);
   const position = decodeNext(req.next);
   if (position.kind === "keyset" && !datetimeFirst(sort)) {
-    throw badRequest(`Invalid 'next' ${JSON.stringify(req.next)} for a search sorted by ${sort[0]!.field}: use the value of context.next.`);
+    throw badRequest(
+      `Invalid 'next' ${JSON.stringify(req.next)} for a search sorted by ${sort[0]!.field}: use the value of context.next.`,
+    );
   }
   return { collections, ids, time, condition, sort, limit, position };
 }

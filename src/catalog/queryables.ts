@@ -34,7 +34,14 @@ const num = (name: string, title: string, extra: Record<string, unknown> = {}): 
 const COMMON: [string, Queryable][] = [
   ["id", { type: "string", sql: prop("id"), schema: { title: "Item ID", type: "string" } }],
   ["collection", { type: "string", sql: prop("collection"), schema: { title: "Collection ID", type: "string" } }],
-  ["datetime", { type: "datetime", sql: prop("datetime"), schema: { title: "Acquisition time", type: "string", format: "date-time" } }],
+  [
+    "datetime",
+    {
+      type: "datetime",
+      sql: prop("datetime"),
+      schema: { title: "Acquisition time", type: "string", format: "date-time" },
+    },
+  ],
   ["geometry", { type: "geometry", schema: { title: "Footprint", $ref: "https://geojson.org/schema/Geometry.json" } }],
   str("platform", "Platform"),
   str("constellation", "Constellation"),
@@ -42,13 +49,27 @@ const COMMON: [string, Queryable][] = [
   num("gsd", "Ground sample distance (m)", { exclusiveMinimum: 0 }),
   // Sentinel Hub Catalog 0.9's name of gsd (its 1.0.0 moved eo:gsd to gsd). Items carry gsd only: the eo v1.0.0
   // schema forbids unknown eo: fields, so a filter on eo:gsd reads gsd.
-  ["eo:gsd", { type: "number", sql: prop("gsd"), schema: { title: "Ground sample distance (m), the former name of gsd", type: "number", exclusiveMinimum: 0 } }],
-  ["proj:epsg", { type: "number", sql: prop("proj:epsg"), schema: { title: "EPSG code of the native CRS", type: "integer" } }],
+  [
+    "eo:gsd",
+    {
+      type: "number",
+      sql: prop("gsd"),
+      schema: { title: "Ground sample distance (m), the former name of gsd", type: "number", exclusiveMinimum: 0 },
+    },
+  ],
+  [
+    "proj:epsg",
+    { type: "number", sql: prop("proj:epsg"), schema: { title: "EPSG code of the native CRS", type: "integer" } },
+  ],
 ];
 
 const CLOUD: [string, Queryable] = [
   "eo:cloud_cover",
-  { type: "number", sql: prop("eo:cloud_cover"), schema: { title: "Cloud Cover", description: "Cloud Cover", type: "number", minimum: 0, maximum: 100 } },
+  {
+    type: "number",
+    sql: prop("eo:cloud_cover"),
+    schema: { title: "Cloud Cover", description: "Cloud Cover", type: "number", minimum: 0, maximum: 100 },
+  },
 ];
 
 const OPTICAL: [string, Queryable][] = [...COMMON, CLOUD, str("s2:processing_baseline", "Processing baseline")];

@@ -26,7 +26,8 @@ export class CatalogUrls {
 /** Bands of all assets, in asset order, each name once. */
 function itemBands(assets: Record<string, StacAsset>): Band[] {
   const seen = new Map<string, Band>();
-  for (const a of Object.values(assets)) for (const b of a["eo:bands"] ?? []) if (!seen.has(b.name)) seen.set(b.name, b);
+  for (const a of Object.values(assets))
+    for (const b of a["eo:bands"] ?? []) if (!seen.has(b.name)) seen.set(b.name, b);
   return [...seen.values()];
 }
 
@@ -35,10 +36,13 @@ export const isUrl = (href: string): boolean => /^[a-z][a-z0-9+.-]*:/i.test(href
 
 /** The folder (R2 key prefix ending in '/') that holds all of an item's files, or "" when they share none. */
 export function assetFolder(item: StacItem): string {
-  const keys = Object.values(item.assets).map((a) => a.href).filter((h) => !isUrl(h));
+  const keys = Object.values(item.assets)
+    .map((a) => a.href)
+    .filter((h) => !isUrl(h));
   if (keys.length === 0) return "";
   let prefix = keys[0]!.slice(0, keys[0]!.lastIndexOf("/") + 1);
-  for (const k of keys) while (prefix && !k.startsWith(prefix)) prefix = prefix.slice(0, prefix.lastIndexOf("/", prefix.length - 2) + 1);
+  for (const k of keys)
+    while (prefix && !k.startsWith(prefix)) prefix = prefix.slice(0, prefix.lastIndexOf("/", prefix.length - 2) + 1);
   return prefix;
 }
 
@@ -67,7 +71,15 @@ function projGeometry(props: Record<string, unknown>): Record<string, unknown> |
   return {
     type: "Polygon",
     crs: { type: "name", properties: { name: `urn:ogc:def:crs:EPSG::${epsg}` } },
-    coordinates: [[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]],
+    coordinates: [
+      [
+        [x0, y0],
+        [x1, y0],
+        [x1, y1],
+        [x0, y1],
+        [x0, y0],
+      ],
+    ],
   };
 }
 

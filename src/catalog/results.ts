@@ -18,11 +18,25 @@ export interface PageLinks {
 /** The link to the following page: GET href with `next=`, or POST with body {next} and merge true. */
 function nextLink(links: PageLinks, next: number | string): Record<string, unknown> {
   if (links.method === "POST") {
-    return { rel: "next", href: links.self, type: "application/geo+json", title: "Next set of results", method: "POST", body: { next }, merge: true };
+    return {
+      rel: "next",
+      href: links.self,
+      type: "application/geo+json",
+      title: "Next set of results",
+      method: "POST",
+      body: { next },
+      merge: true,
+    };
   }
   const url = new URL(links.self);
   url.searchParams.set("next", String(next));
-  return { rel: "next", href: url.toString(), type: "application/geo+json", title: "Next set of results", method: "GET" };
+  return {
+    rel: "next",
+    href: url.toString(),
+    type: "application/geo+json",
+    title: "Next set of results",
+    method: "GET",
+  };
 }
 
 /** One page of results: rendered items or distinct values, the page size, the next token and the match count. */
@@ -36,7 +50,12 @@ export interface Page {
 }
 
 /** Builds a FeatureCollection page; `withContext` adds the context extension's member (searches). */
-export function featureCollection(urls: CatalogUrls, page: Page, links: PageLinks, withContext: boolean): Record<string, unknown> {
+export function featureCollection(
+  urls: CatalogUrls,
+  page: Page,
+  links: PageLinks,
+  withContext: boolean,
+): Record<string, unknown> {
   const { features, limit, next, matched } = page;
   const counted = matched === undefined ? {} : { matched };
   return {
@@ -48,7 +67,9 @@ export function featureCollection(urls: CatalogUrls, page: Page, links: PageLink
       ...(links.extra ?? []),
       ...(next === undefined ? [] : [nextLink(links, next)]),
     ],
-    ...(withContext ? { context: { ...(next === undefined ? {} : { next }), limit, returned: features.length, ...counted } } : {}),
+    ...(withContext
+      ? { context: { ...(next === undefined ? {} : { next }), limit, returned: features.length, ...counted } }
+      : {}),
     numberReturned: features.length,
     ...(matched === undefined ? {} : { numberMatched: matched }),
     timeStamp: new Date().toISOString(),
@@ -56,6 +77,10 @@ export function featureCollection(urls: CatalogUrls, page: Page, links: PageLink
 }
 
 /** Renders stored items for a response, applying the fields spec. */
-export function renderFeatures(items: StacItem[], urls: CatalogUrls, fields: FieldsSpec | undefined): Record<string, unknown>[] {
+export function renderFeatures(
+  items: StacItem[],
+  urls: CatalogUrls,
+  fields: FieldsSpec | undefined,
+): Record<string, unknown>[] {
   return items.map((i) => applyFields(renderItem(i, urls), fields));
 }

@@ -70,7 +70,12 @@ export function searchFromBody(raw: unknown): SearchRequest {
     datetime: b.datetime,
     ids: b.ids,
     limit: b.limit,
-    fields: b.fields ? { include: b.fields.include === undefined ? undefined : (b.fields.include ?? []), exclude: b.fields.exclude ?? [] } : undefined,
+    fields: b.fields
+      ? {
+          include: b.fields.include === undefined ? undefined : (b.fields.include ?? []),
+          exclude: b.fields.exclude ?? [],
+        }
+      : undefined,
     sortby:
       typeof b.sortby === "string"
         ? parseSortParam(b.sortby)
@@ -93,7 +98,12 @@ function one(query: Query, name: string): string | undefined {
 }
 
 const list = (s: string | undefined): string[] | undefined =>
-  s === undefined ? undefined : s.split(",").map((x) => x.trim()).filter(Boolean);
+  s === undefined
+    ? undefined
+    : s
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean);
 
 function numbers(name: string, s: string | undefined): number[] | undefined {
   const parts = list(s);
@@ -146,7 +156,11 @@ export const searchQuerySchema = z.object({
 
 /** Reads GET /search (and GET /collections/{id}/items) query parameters. */
 export function searchFromQuery(query: Query): SearchRequest {
-  const q = validate(searchQuerySchema, Object.fromEntries(Object.keys(query).map((k) => [k, one(query, k)])), "search query");
+  const q = validate(
+    searchQuerySchema,
+    Object.fromEntries(Object.keys(query).map((k) => [k, one(query, k)])),
+    "search query",
+  );
   const lang = q["filter-lang"];
   if (lang !== undefined && lang !== "cql2-text" && lang !== "cql2-json") {
     throw badRequest(`Invalid filter-lang '${lang}': use cql2-text or cql2-json.`);

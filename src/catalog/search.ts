@@ -42,7 +42,12 @@ function nextToken(plan: SearchPlan, cursor: Cursor | undefined): number {
 async function exactPage(env: Pick<Env, "DB">, plan: SearchPlan): Promise<SearchPage> {
   const { limit, position } = plan;
   const keyset = position.kind === "keyset";
-  const rows = await itemsBackend(env).rows(plan, keyset ? position.datetime : undefined, keyset ? position.skip : position.offset, limit + 1);
+  const rows = await itemsBackend(env).rows(
+    plan,
+    keyset ? position.datetime : undefined,
+    keyset ? position.skip : position.offset,
+    limit + 1,
+  );
   const page = rows.slice(0, limit);
   if (rows.length <= limit) return { items: page.map(parse) };
   let cursor: Cursor | undefined;
@@ -57,7 +62,12 @@ async function exactPage(env: Pick<Env, "DB">, plan: SearchPlan): Promise<Search
 async function filteredPage(env: Pick<Env, "DB">, plan: SearchPlan): Promise<SearchPage> {
   const { limit, position } = plan;
   const keysetOrder = datetimeFirst(plan.sort);
-  const cursor = position.kind === "keyset" ? new Cursor(position.datetime, position.skip) : keysetOrder ? new Cursor() : new OffsetCursor();
+  const cursor =
+    position.kind === "keyset"
+      ? new Cursor(position.datetime, position.skip)
+      : keysetOrder
+        ? new Cursor()
+        : new OffsetCursor();
   let toSkip = position.kind === "offset" ? position.offset : 0;
   const items: StacItem[] = [];
   let after: Cursor | undefined;

@@ -25,7 +25,10 @@ export function parseSortParam(value: string): SortRequest[] {
   return value.split(",").map((raw) => {
     const descending = raw.trimStart().startsWith("-");
     const field = raw.trim().replace(/^[+-]/, "").trim();
-    if (!field) throw badRequest(`Invalid sortby '${value}': use comma-separated field names, each optionally prefixed with + or -.`);
+    if (!field)
+      throw badRequest(
+        `Invalid sortby '${value}': use comma-separated field names, each optionally prefixed with + or -.`,
+      );
     return { field, descending };
   });
 }
@@ -39,7 +42,10 @@ export function sortTerms(request: SortRequest[] | undefined): SortTerm[] {
   for (const { field, descending } of request ?? []) {
     const name = field.replace(/^properties\./, "");
     const sortable = Object.hasOwn(SORTABLE, name) ? SORTABLE[name] : undefined;
-    if (!sortable) throw badRequest(`Cannot sort by '${field}': sortable fields are ${Object.keys(SORTABLE).join(", ")} (with or without 'properties.').`);
+    if (!sortable)
+      throw badRequest(
+        `Cannot sort by '${field}': sortable fields are ${Object.keys(SORTABLE).join(", ")} (with or without 'properties.').`,
+      );
     if (!out.some((t) => t.field === sortable)) out.push({ field: sortable, descending });
   }
   return out;

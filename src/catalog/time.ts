@@ -41,14 +41,17 @@ export function parseDatetime(value: string): TimeRange {
     if (parts.length === 2 && OPEN.has(p.trim())) return undefined;
     const t = parseInstant(p);
     if (t === null) {
-      throw badRequest(`Invalid datetime '${value}': '${p}' is not an RFC 3339 date-time such as 2020-01-31T00:00:00Z` +
-        (parts.length === 2 ? " (or '..' for an open end)." : "."));
+      throw badRequest(
+        `Invalid datetime '${value}': '${p}' is not an RFC 3339 date-time such as 2020-01-31T00:00:00Z` +
+          (parts.length === 2 ? " (or '..' for an open end)." : "."),
+      );
     }
     return t;
   });
   if (parts.length === 1) return { start: ends[0], end: ends[0] };
   const [start, end] = ends;
-  if (start === undefined && end === undefined) throw badRequest(`Invalid datetime '${value}': at most one end of an interval may be open.`);
+  if (start === undefined && end === undefined)
+    throw badRequest(`Invalid datetime '${value}': at most one end of an interval may be open.`);
   if (start !== undefined && end !== undefined && start > end) {
     throw badRequest(`Invalid datetime '${value}': the start is after the end.`);
   }

@@ -31,12 +31,20 @@ export interface Archive {
 
 /** OpenAPI DeliveryArchive JSON. */
 export const archiveJson = (a: Archive): Record<string, unknown> => ({
-  deliveryId: a.delivery, format: a.format, requested: a.requested, status: a.status, ...(a.status === "DONE" && a.size !== null ? { size: a.size } : {}),
+  deliveryId: a.delivery,
+  format: a.format,
+  requested: a.requested,
+  status: a.status,
+  ...(a.status === "DONE" && a.size !== null ? { size: a.size } : {}),
 });
 
 /** The archive of `delivery` in `format`, or null when none was requested. */
 export async function getArchive(env: Pick<Env, "DB">, delivery: string, format: string): Promise<Archive | null> {
-  return env.DB.prepare("SELECT delivery, format, account, requested, status, size, key FROM import_archives WHERE delivery = ? AND format = ?").bind(delivery, format).first<Archive>();
+  return env.DB.prepare(
+    "SELECT delivery, format, account, requested, status, size, key FROM import_archives WHERE delivery = ? AND format = ?",
+  )
+    .bind(delivery, format)
+    .first<Archive>();
 }
 
 /**
@@ -48,7 +56,9 @@ export async function getArchive(env: Pick<Env, "DB">, delivery: string, format:
  * False when one was requested before (same delivery and format).
  */
 export async function requestArchive(env: Pick<Env, "DB"> & Producers, a: Archive): Promise<boolean> {
-  const r = await env.DB.prepare("INSERT INTO import_archives (delivery, format, account, requested, status) VALUES (?, ?, ?, ?, 'WAITING') ON CONFLICT DO NOTHING")
+  const r = await env.DB.prepare(
+    "INSERT INTO import_archives (delivery, format, account, requested, status) VALUES (?, ?, ?, ?, 'WAITING') ON CONFLICT DO NOTHING",
+  )
     .bind(a.delivery, a.format, a.account, a.requested)
     .run();
   if (r.meta.changes === 0) return false;
@@ -56,8 +66,17 @@ export async function requestArchive(env: Pick<Env, "DB"> & Producers, a: Archiv
   return true;
 }
 
-const move = (env: Pick<Env, "DB">, delivery: string, from: ArchiveStatus[], to: ArchiveStatus, size: number | null = null, key: string | null = null) =>
-  env.DB.prepare(`UPDATE import_archives SET status = ?, size = coalesce(?, size), key = coalesce(?, key) WHERE delivery = ? AND format = 'zip' AND status IN (${from.map(() => "?").join(", ")})`)
+const move = (
+  env: Pick<Env, "DB">,
+  delivery: string,
+  from: ArchiveStatus[],
+  to: ArchiveStatus,
+  size: number | null = null,
+  key: string | null = null,
+) =>
+  env.DB.prepare(
+    `UPDATE import_archives SET status = ?, size = coalesce(?, size), key = coalesce(?, key) WHERE delivery = ? AND format = 'zip' AND status IN (${from.map(() => "?").join(", ")})`,
+  )
     .bind(to, size, key, delivery, ...from)
     .run();
 

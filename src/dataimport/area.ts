@@ -22,7 +22,8 @@ const EDGE_POINTS = 20;
 function bboxRing([x0, y0, x1, y1]: number[]): number[][] {
   const ring: number[][] = [];
   const edge = (ax: number, ay: number, bx: number, by: number) => {
-    for (let i = 0; i < EDGE_POINTS; i++) ring.push([ax + ((bx - ax) * i) / EDGE_POINTS, ay + ((by - ay) * i) / EDGE_POINTS]);
+    for (let i = 0; i < EDGE_POINTS; i++)
+      ring.push([ax + ((bx - ax) * i) / EDGE_POINTS, ay + ((by - ay) * i) / EDGE_POINTS]);
   };
   edge(x0!, y0!, x1!, y0!);
   edge(x1!, y0!, x1!, y1!);
@@ -44,7 +45,8 @@ export function lonLatPolygons(b: Bounds): number[][][][] {
   const move = transformer(parseCrs(crs), crsFromEpsg(4326));
   return polys.map((p) =>
     p.map((ring) => {
-      const xs = Float64Array.from(ring, (c) => c[0]!), ys = Float64Array.from(ring, (c) => c[1]!);
+      const xs = Float64Array.from(ring, (c) => c[0]!),
+        ys = Float64Array.from(ring, (c) => c[1]!);
       move(xs, ys);
       return Array.from(xs, (x, i) => [x, ys[i]!]);
     }),
@@ -54,19 +56,28 @@ export function lonLatPolygons(b: Bounds): number[][][][] {
 /** The area of one lon/lat ring on the WGS84 ellipsoid, m2 (either orientation; the closing vertex may repeat). */
 function ringArea(ring: number[][]): number {
   const poly = Geodesic.WGS84.Polygon(false);
-  const open = ring.length > 1 && ring[0]![0] === ring.at(-1)![0] && ring[0]![1] === ring.at(-1)![1] ? ring.slice(0, -1) : ring;
+  const open =
+    ring.length > 1 && ring[0]![0] === ring.at(-1)![0] && ring[0]![1] === ring.at(-1)![1] ? ring.slice(0, -1) : ring;
   for (const [lon, lat] of open) poly.AddPoint(lat!, lon!);
   return Math.abs(poly.Compute(false, true).area ?? 0);
 }
 
 /** The geodesic area of the bounds in km2 (outer rings less their holes). @throws EngineError unsupported for an unknown CRS. */
 export function boundsSqkm(b: Bounds): number {
-  const m2 = lonLatPolygons(b).reduce((sum, [outer, ...holes]) => sum + ringArea(outer!) - holes.reduce((h, r) => h + ringArea(r), 0), 0);
+  const m2 = lonLatPolygons(b).reduce(
+    (sum, [outer, ...holes]) => sum + ringArea(outer!) - holes.reduce((h, r) => h + ringArea(r), 0),
+    0,
+  );
   return m2 / 1e6;
 }
 
 /** [minLon, minLat, maxLon, maxLat] of the bounds. */
 export function lonLatBbox(b: Bounds): [number, number, number, number] {
   const pts = lonLatPolygons(b).flat(2);
-  return [Math.min(...pts.map((p) => p[0]!)), Math.min(...pts.map((p) => p[1]!)), Math.max(...pts.map((p) => p[0]!)), Math.max(...pts.map((p) => p[1]!))];
+  return [
+    Math.min(...pts.map((p) => p[0]!)),
+    Math.min(...pts.map((p) => p[1]!)),
+    Math.max(...pts.map((p) => p[0]!)),
+    Math.max(...pts.map((p) => p[1]!)),
+  ];
 }

@@ -13,15 +13,26 @@ import type { BandFormat, ByocCollection } from "../storage/byoc/model";
 import { getCollection, insertCollection } from "../storage/byoc/store";
 import type { ImportRecord } from "./model";
 
-
 const same = (a: [string, BandFormat][], b: [string, BandFormat][]): boolean =>
-  a.length === b.length && a.every(([n, f], i) => n === b[i]![0] && f.bitDepth === b[i]![1].bitDepth && f.sampleFormat === b[i]![1].sampleFormat && f.source === b[i]![1].source);
+  a.length === b.length &&
+  a.every(
+    ([n, f], i) =>
+      n === b[i]![0] &&
+      f.bitDepth === b[i]![1].bitDepth &&
+      f.sampleFormat === b[i]![1].sampleFormat &&
+      f.source === b[i]![1].source,
+  );
 
 /**
  * Checks a given target collection. @throws ApiError 404 when `account` has no BYOC collection `id`, 400 when it
  * has other bands than `bands` (naming both).
  */
-export async function checkTarget(env: Pick<Env, "DB">, account: string, id: string, bands: [string, BandFormat][]): Promise<ByocCollection> {
+export async function checkTarget(
+  env: Pick<Env, "DB">,
+  account: string,
+  id: string,
+  bands: [string, BandFormat][],
+): Promise<ByocCollection> {
   const c = await getCollection(env, account, id);
   if (!c) throw notFound(`BYOC collection ${id} not found.`);
   if (c.bands.length && !same(c.bands, bands))
@@ -36,10 +47,21 @@ export async function checkTarget(env: Pick<Env, "DB">, account: string, id: str
  * The record's collection, created (id `r.collectionId`, set at confirmation) when it does not exist yet: safe to
  * call again after a crash or from a redelivered message.
  */
-export async function ensureCollection(env: Pick<Env, "DB">, r: ImportRecord & { collectionId: string }, bands: [string, BandFormat][]): Promise<ByocCollection> {
+export async function ensureCollection(
+  env: Pick<Env, "DB">,
+  r: ImportRecord & { collectionId: string },
+  bands: [string, BandFormat][],
+): Promise<ByocCollection> {
   const found = await getCollection(env, r.account, r.collectionId);
   if (found) return found;
-  const c: ByocCollection = { id: r.collectionId, accountId: r.account, name: r.name, s3Bucket: importBucket(r.account), created: new Date().toISOString(), bands };
+  const c: ByocCollection = {
+    id: r.collectionId,
+    accountId: r.account,
+    name: r.name,
+    s3Bucket: importBucket(r.account),
+    created: new Date().toISOString(),
+    bands,
+  };
   try {
     await insertCollection(env, c);
     return c;
@@ -51,5 +73,7 @@ export async function ensureCollection(env: Pick<Env, "DB">, r: ImportRecord & {
 }
 
 /** The store of a collection's bucket as its account. @throws BucketAccessDenied (403). */
-export const collectionBucket = (env: Pick<Env, "DB" | "BUCKETS">, c: Pick<ByocCollection, "accountId" | "s3Bucket">): Promise<ObjectStore> =>
-  accountBucket(env, c.accountId, c.s3Bucket);
+export const collectionBucket = (
+  env: Pick<Env, "DB" | "BUCKETS">,
+  c: Pick<ByocCollection, "accountId" | "s3Bucket">,
+): Promise<ObjectStore> => accountBucket(env, c.accountId, c.s3Bucket);

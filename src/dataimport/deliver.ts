@@ -39,7 +39,8 @@ const prefixOf = (c: ByocCollection, d: Delivery): string => `${c.id}/${d.id}/`;
  * the order, so the first looks keep the wait after it is ready short and a slow product costs few GETs (about 60 a
  * day at the ceiling).
  */
-export const pendingRetryMs = (waitedMs: number): number => Math.min(600_000, Math.max(5_000, Math.round(waitedMs / 10)));
+export const pendingRetryMs = (waitedMs: number): number =>
+  Math.min(600_000, Math.max(5_000, Math.round(waitedMs / 10)));
 
 /** How long a provider may prepare a product before its delivery is DELIVERY_FAILED (48 hours). */
 export const PENDING_MAX_MS = 48 * 3600_000;
@@ -60,7 +61,12 @@ async function fetchFiles(env: Env, r: ImportRecord, c: ByocCollection, d: Deliv
   const p = providerOf(r.provider);
   let got;
   try {
-    got = await p.deliver({ env, account: r.account, apiKey: r.apiKey ?? undefined, url: new URL("http://internal/deliver") }, r.input as never, d.itemId, d.providerRef);
+    got = await p.deliver(
+      { env, account: r.account, apiKey: r.apiKey ?? undefined, url: new URL("http://internal/deliver") },
+      r.input as never,
+      d.itemId,
+      d.providerRef,
+    );
   } catch (e) {
     if (!(e instanceof DeliveryError)) throw e;
     await moveDelivery(env, d.id, ["WAITING"], e.status, { error_message: e.message });
@@ -69,7 +75,9 @@ async function fetchFiles(env: Env, r: ImportRecord, c: ByocCollection, d: Deliv
   if ("pending" in got) {
     const waited = Date.now() - Date.parse(d.created);
     if (waited > PENDING_MAX_MS) {
-      await moveDelivery(env, d.id, ["WAITING"], "DELIVERY_FAILED", { error_message: `${r.provider} did not deliver item ${d.itemId} within ${PENDING_MAX_MS / 3600_000} hours.` });
+      await moveDelivery(env, d.id, ["WAITING"], "DELIVERY_FAILED", {
+        error_message: `${r.provider} did not deliver item ${d.itemId} within ${PENDING_MAX_MS / 3600_000} hours.`,
+      });
       return;
     }
     await moveDelivery(env, d.id, ["WAITING"], "WAITING", { provider_ref: got.pending });
@@ -79,19 +87,37 @@ async function fetchFiles(env: Env, r: ImportRecord, c: ByocCollection, d: Deliv
   const store = await collectionBucket(env, c);
   const prefix = prefixOf(c, d);
   for (const f of files) await store.put(prefix + f.name, f.bytes);
-  await moveDelivery(env, d.id, ["WAITING"], "DELIVERED", { prefix, files: JSON.stringify(files.map((f) => f.name)), sensing_time: sensingTime });
+  await moveDelivery(env, d.id, ["WAITING"], "DELIVERED", {
+    prefix,
+    files: JSON.stringify(files.map((f) => f.name)),
+    sensing_time: sensingTime,
+  });
 }
 
 /** DELIVERED / PREPARING -> INGESTING: the delivery's BYOC tile made (once) and sent to ingestion. */
 async function ingest(env: Env, c: ByocCollection, d: Delivery): Promise<void> {
   if (!(await moveDelivery(env, d.id, ["DELIVERED", "PREPARING"], "PREPARING"))) return;
   // the tile id is kept before the tile exists, so a rerun finds (or makes) the same tile
-  await env.DB.prepare("UPDATE import_deliveries SET tile_id = coalesce(tile_id, ?) WHERE id = ?").bind(crypto.randomUUID(), d.id).run();
+  await env.DB.prepare("UPDATE import_deliveries SET tile_id = coalesce(tile_id, ?) WHERE id = ?")
+    .bind(crypto.randomUUID(), d.id)
+    .run();
   const tileId = (await deliveryById(env, d.id))!.tileId!;
   if (!(await tileById(env, tileId))) {
     const made = insertTile(env, {
-      id: tileId, collection: c.id, account: c.accountId, path: `${d.prefix}(BAND)`, status: "WAITING", sensingTime: d.sensingTime,
-      coverGeometry: null, tileGeometry: null, tileEpsg: null, nativeBbox: null, metersPerPixel: null, failedCause: null, warnings: null, created: new Date().toISOString(),
+      id: tileId,
+      collection: c.id,
+      account: c.accountId,
+      path: `${d.prefix}(BAND)`,
+      status: "WAITING",
+      sensingTime: d.sensingTime,
+      coverGeometry: null,
+      tileGeometry: null,
+      tileEpsg: null,
+      nativeBbox: null,
+      metersPerPixel: null,
+      failedCause: null,
+      warnings: null,
+      created: new Date().toISOString(),
     });
     // a concurrent run of the same unit (a redelivered message) may have made it: the same id, so it is ours
     await made.catch(async (e: unknown) => {
@@ -114,13 +140,23 @@ export async function deliver(env: Env, unit: DeliveryUnit): Promise<void> {
   const r = d && (await recordById(env, d.parent));
   if (d?.status === "WAITING" && r?.status === "CANCELLED") await failCancelledDeliveries(env, r.id);
   if (!d || !r || r.status !== "RUNNING" || !r.collectionId) return;
-  const c = await ensureCollection(env, r as ImportRecord & { collectionId: string }, providerOf(r.provider).bands(r.input as never));
+  const c = await ensureCollection(
+    env,
+    r as ImportRecord & { collectionId: string },
+    providerOf(r.provider).bands(r.input as never),
+  );
   try {
     if (d.status === "WAITING") await fetchFiles(env, r, c, d);
     const now = (await deliveryById(env, d.id))!;
     if (now.status === "DELIVERED" || now.status === "PREPARING") await ingest(env, c, now);
   } catch (e) {
     if (!(e instanceof BucketAccessDenied)) throw e;
-    await refuseDelivery(env, r, d, ["WAITING", "DELIVERED", "PREPARING"], `The collection's bucket cannot be written: ${e.message}`);
+    await refuseDelivery(
+      env,
+      r,
+      d,
+      ["WAITING", "DELIVERED", "PREPARING"],
+      `The collection's bucket cannot be written: ${e.message}`,
+    );
   }
 }

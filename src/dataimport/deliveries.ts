@@ -33,18 +33,37 @@ interface Row {
 }
 
 const toDelivery = (r: Row): Delivery => ({
-  id: r.id, parent: r.parent, account: r.account, provider: r.provider, itemId: r.item_id, sqkm: r.sqkm, status: r.status, errorMessage: r.error_message,
-  prefix: r.prefix, files: JSON.parse(r.files) as string[], tileId: r.tile_id, providerRef: r.provider_ref, sensingTime: r.sensing_time, created: r.created,
+  id: r.id,
+  parent: r.parent,
+  account: r.account,
+  provider: r.provider,
+  itemId: r.item_id,
+  sqkm: r.sqkm,
+  status: r.status,
+  errorMessage: r.error_message,
+  prefix: r.prefix,
+  files: JSON.parse(r.files) as string[],
+  tileId: r.tile_id,
+  providerRef: r.provider_ref,
+  sensingTime: r.sensing_time,
+  created: r.created,
 });
 
 /** The delivery `id` of record `parent`, or null. */
 export async function getDelivery(env: DB, parent: string, id: string): Promise<Delivery | null> {
-  const r = await env.DB.prepare("SELECT * FROM import_deliveries WHERE id = ? AND parent = ?").bind(id, parent).first<Row>();
+  const r = await env.DB.prepare("SELECT * FROM import_deliveries WHERE id = ? AND parent = ?")
+    .bind(id, parent)
+    .first<Row>();
   return r ? toDelivery(r) : null;
 }
 
 /** One page (count + 1 rows) of `parent`'s deliveries in (created, id) order, optionally of one status. */
-export async function listDeliveries(env: DB, parent: string, status: string | null, page: SeekPage): Promise<Delivery[]> {
+export async function listDeliveries(
+  env: DB,
+  parent: string,
+  status: string | null,
+  page: SeekPage,
+): Promise<Delivery[]> {
   const k = keysetSql(["created", "id"], page);
   const { results } = await env.DB.prepare(
     `SELECT * FROM import_deliveries WHERE parent = ? AND (? IS NULL OR status = ?) AND ${k.where} ORDER BY ${k.orderBy} LIMIT ?`,
@@ -58,7 +77,13 @@ export async function listDeliveries(env: DB, parent: string, status: string | n
  * Moves delivery `id` from one of `from` to `to`, setting `set` columns (error_message, files, prefix, provider_ref, sensing_time);
  * true when it moved.
  */
-export async function moveDelivery(env: DB, id: string, from: readonly DeliveryStatus[], to: DeliveryStatus, set: Record<string, string | null> = {}): Promise<boolean> {
+export async function moveDelivery(
+  env: DB,
+  id: string,
+  from: readonly DeliveryStatus[],
+  to: DeliveryStatus,
+  set: Record<string, string | null> = {},
+): Promise<boolean> {
   const cols = Object.keys(set).filter((c) => /^[a-z_]+$/.test(c));
   const r = await env.DB.prepare(
     `UPDATE import_deliveries SET status = ?${cols.map((c) => `, ${c} = ?`).join("")} WHERE id = ? AND status IN (${from.map(() => "?").join(", ")})`,
@@ -76,13 +101,17 @@ export async function deliveryById(env: DB, id: string): Promise<Delivery | null
 
 /** The ids of `parent`'s deliveries, oldest first. */
 export async function parentDeliveries(env: DB, parent: string): Promise<string[]> {
-  const { results } = await env.DB.prepare("SELECT id FROM import_deliveries WHERE parent = ? ORDER BY created, id").bind(parent).all<{ id: string }>();
+  const { results } = await env.DB.prepare("SELECT id FROM import_deliveries WHERE parent = ? ORDER BY created, id")
+    .bind(parent)
+    .all<{ id: string }>();
   return results.map((x) => x.id);
 }
 
 /** The items `parent` has a delivery of. */
 async function deliveredItems(env: DB, parent: string): Promise<Set<string>> {
-  const { results } = await env.DB.prepare("SELECT item_id FROM import_deliveries WHERE parent = ?").bind(parent).all<{ item_id: string }>();
+  const { results } = await env.DB.prepare("SELECT item_id FROM import_deliveries WHERE parent = ?")
+    .bind(parent)
+    .all<{ item_id: string }>();
   return new Set(results.map((x) => x.item_id));
 }
 
@@ -100,20 +129,30 @@ export async function failCancelledDeliveries(env: DB, parent?: string): Promise
   const r = await env.DB.prepare(
     `UPDATE import_deliveries SET status = 'DELIVERY_FAILED', error_message = ?
      WHERE status = 'WAITING' AND parent IN (SELECT id FROM import_orders WHERE kind = 'subscription' AND status = 'CANCELLED'${only})`,
-  ).bind(CANCELLED_DELIVERY, ...(parent === undefined ? [] : [parent])).run();
+  )
+    .bind(CANCELLED_DELIVERY, ...(parent === undefined ? [] : [parent]))
+    .run();
   return r.meta.changes;
 }
 
 /** Makes a WAITING delivery for each of `items` `r` has none of (one per item, raced or repeated: UNIQUE parent, item_id). */
-export async function addDeliveries(env: DB, r: ImportRecord, items: readonly string[], sqkm: number | null): Promise<void> {
+export async function addDeliveries(
+  env: DB,
+  r: ImportRecord,
+  items: readonly string[],
+  sqkm: number | null,
+): Promise<void> {
   const known = await deliveredItems(env, r.id);
   const created = new Date().toISOString();
   const fresh = items.filter((itemId) => !known.has(itemId));
   if (!fresh.length) return;
-  await env.DB.batch(fresh.map((itemId) =>
-    env.DB.prepare(
-      "INSERT INTO import_deliveries (id, parent, account, provider, item_id, sqkm, status, created) VALUES (?, ?, ?, ?, ?, ?, 'WAITING', ?) ON CONFLICT (parent, item_id) DO NOTHING",
-    ).bind(crypto.randomUUID(), r.id, r.account, r.provider, itemId, sqkm, created)));
+  await env.DB.batch(
+    fresh.map((itemId) =>
+      env.DB.prepare(
+        "INSERT INTO import_deliveries (id, parent, account, provider, item_id, sqkm, status, created) VALUES (?, ?, ?, ?, ?, ?, 'WAITING', ?) ON CONFLICT (parent, item_id) DO NOTHING",
+      ).bind(crypto.randomUUID(), r.id, r.account, r.provider, itemId, sqkm, created),
+    ),
+  );
 }
 
 /**
@@ -126,7 +165,15 @@ export async function pollSubscription(env: Env, r: ImportRecord): Promise<void>
   const p = providerOf(r.provider);
   const input = r.input as unknown as SearchBody;
   const query = { ...input, data: [{ ...input.data[0]!, itemIds: undefined }] };
-  await addDeliveries(env, r, await p.orderItems({ env, account: r.account, apiKey: r.apiKey ?? undefined, url: new URL("http://internal/poll") }, query), null);
+  await addDeliveries(
+    env,
+    r,
+    await p.orderItems(
+      { env, account: r.account, apiKey: r.apiKey ?? undefined, url: new URL("http://internal/poll") },
+      query,
+    ),
+    null,
+  );
 }
 
 /** The sqkm of each delivery of an order: its sqkm shared among its items. */

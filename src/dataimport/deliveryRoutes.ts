@@ -27,7 +27,11 @@ const MAX_DELIVERIES = 100;
 const TILE_WINDOW_MS = 92 * 24 * 3600 * 1000;
 
 /** The caller's delivery `:deliveryId` of its record. @throws ApiError 404. */
-async function ownDelivery(request: AuthedRequest, env: Env, kind: RecordKind): Promise<{ r: ImportRecord; d: Delivery }> {
+async function ownDelivery(
+  request: AuthedRequest,
+  env: Env,
+  kind: RecordKind,
+): Promise<{ r: ImportRecord; d: Delivery }> {
   const r = await ownRecord(request, env, kind);
   const id = String(request.params.deliveryId ?? "");
   const d = isUuid(id) ? await getDelivery(env, r.id, id.toLowerCase()) : null;
@@ -36,9 +40,14 @@ async function ownDelivery(request: AuthedRequest, env: Env, kind: RecordKind): 
 }
 
 /** The caller's DONE delivery and the store of its files. @throws ApiError 404, 409 (not DONE). */
-async function doneDelivery(request: AuthedRequest, env: Env, kind: RecordKind): Promise<{ r: ImportRecord; d: Delivery; store: ObjectStore }> {
+async function doneDelivery(
+  request: AuthedRequest,
+  env: Env,
+  kind: RecordKind,
+): Promise<{ r: ImportRecord; d: Delivery; store: ObjectStore }> {
   const { r, d } = await ownDelivery(request, env, kind);
-  if (d.status !== "DONE") throw new ApiError(409, `Delivery ${d.id} is ${d.status}; its files are available once it is DONE.`);
+  if (d.status !== "DONE")
+    throw new ApiError(409, `Delivery ${d.id} is ${d.status}; its files are available once it is DONE.`);
   const c = await getCollection(env, r.account, r.collectionId!);
   if (!c) throw notFound(`The collection of delivery ${d.id} was deleted.`);
   return { r, d, store: await collectionBucket(env, c) };
@@ -49,13 +58,20 @@ async function objectResponse(request: Request, store: ObjectStore, key: string,
   const gone = () => notFound("File not found.");
   const head = await store.head(key);
   if (!head) throw gone();
-  return rangedResponse(request, head.size, { "content-type": type, etag: `"${head.etag}"` }, async (range) => (await store.get(key, range))?.body ?? null, gone);
+  return rangedResponse(
+    request,
+    head.size,
+    { "content-type": type, etag: `"${head.etag}"` },
+    async (range) => (await store.get(key, range))?.body ?? null,
+    gone,
+  );
 }
 
 /** The `format` query of the archive routes (default zip). @throws ApiError 400. */
 function formatOf(request: Request): string {
   const f = new URL(request.url).searchParams.get("format") ?? "zip";
-  if (!(ARCHIVE_FORMATS as readonly string[]).includes(f)) throw badRequest(`Invalid format '${f.slice(0, 20)}': only zip is supported.`, { format: "zip" });
+  if (!(ARCHIVE_FORMATS as readonly string[]).includes(f))
+    throw badRequest(`Invalid format '${f.slice(0, 20)}': only zip is supported.`, { format: "zip" });
   return f;
 }
 
@@ -73,7 +89,10 @@ export const deliveryHandlers = (kind: RecordKind) => ({
     const r = await ownRecord(request, env, kind);
     const url = new URL(request.url);
     const status = url.searchParams.get("status") || null;
-    if (status !== null && !(DELIVERY_STATUSES as readonly string[]).includes(status)) throw badRequest(`Invalid status '${status.slice(0, 40)}': one of ${DELIVERY_STATUSES.join(", ")}.`, { status: "unknown status" });
+    if (status !== null && !(DELIVERY_STATUSES as readonly string[]).includes(status))
+      throw badRequest(`Invalid status '${status.slice(0, 40)}': one of ${DELIVERY_STATUSES.join(", ")}.`, {
+        status: "unknown status",
+      });
     const page = parsePageRequest(url, MAX_DELIVERIES, 2);
     const paged = pagedList(url, page, await listDeliveries(env, r.id, status, page), (d) => [d.created, d.id]);
     return json({ data: paged.data.map((d) => deliveryJson(d, kind)), links: paged.links });
@@ -93,8 +112,17 @@ export const deliveryHandlers = (kind: RecordKind) => ({
   async createArchive(request: AuthedRequest, env: Env): Promise<Response> {
     const format = formatOf(request);
     const { r, d } = await doneDelivery(request, env, kind);
-    const a = { delivery: d.id, format, account: r.account, requested: new Date().toISOString(), status: "WAITING" as const, size: null, key: null };
-    if (!(await requestArchive(env, a))) throw new ApiError(409, `An archive of delivery ${d.id} in format ${format} was already requested.`);
+    const a = {
+      delivery: d.id,
+      format,
+      account: r.account,
+      requested: new Date().toISOString(),
+      status: "WAITING" as const,
+      size: null,
+      key: null,
+    };
+    if (!(await requestArchive(env, a)))
+      throw new ApiError(409, `An archive of delivery ${d.id} in format ${format} was already requested.`);
     return json(archiveJson(a));
   },
   async archiveStatus(request: AuthedRequest, env: Env): Promise<Response> {
@@ -109,7 +137,8 @@ export const deliveryHandlers = (kind: RecordKind) => ({
     const { d, store } = await doneDelivery(request, env, kind);
     const a = await getArchive(env, d.id, format);
     if (!a) throw notFound(`No ${format} archive of delivery ${d.id} was requested.`);
-    if (a.status !== "DONE" || !a.key) throw new ApiError(409, `The archive of delivery ${d.id} is ${a.status}; only a DONE archive can be downloaded.`);
+    if (a.status !== "DONE" || !a.key)
+      throw new ApiError(409, `The archive of delivery ${d.id} is ${a.status}; only a DONE archive can be downloaded.`);
     return objectResponse(request, store, a.key, "application/zip");
   },
   async tiles(request: AuthedRequest, env: Env): Promise<Response> {
@@ -119,7 +148,10 @@ export const deliveryHandlers = (kind: RecordKind) => ({
     const { d } = await ownDelivery(request, env, kind);
     const id = String(request.params.tileId ?? "").toLowerCase();
     const t = (await deliveryTiles(env, d)).find((x) => x.id === id);
-    if (!t) throw notFound(`Tile ${id.slice(0, 64)} not found in delivery ${d.id} (tiles older than 3 months are not shown).`);
+    if (!t)
+      throw notFound(
+        `Tile ${id.slice(0, 64)} not found in delivery ${d.id} (tiles older than 3 months are not shown).`,
+      );
     return json(t);
   },
 });

@@ -40,7 +40,11 @@ export const DEPRECATION_HEADERS: Readonly<Record<string, string>> = {
 export function providerHeaders(provider: string | undefined): Record<string, string> {
   const s = provider ? SUNSETS[provider] : undefined;
   if (!s) return { ...DEPRECATION_HEADERS };
-  return { deprecation: DEPRECATION_HEADERS.deprecation!, sunset: new Date(s.at).toUTCString(), link: `${DEPRECATION_HEADERS.link}, <${s.successor}>; rel="successor-version"` };
+  return {
+    deprecation: DEPRECATION_HEADERS.deprecation!,
+    sunset: new Date(s.at).toUTCString(),
+    link: `${DEPRECATION_HEADERS.link}, <${s.successor}>; rel="successor-version"`,
+  };
 }
 
 /**

@@ -21,10 +21,12 @@ export const AREA: RouteMeta = {
 };
 
 /** `handler` whose answers carry the deprecation headers (unless it set its provider's own). */
-export const deprecated = (handler: Handler): Handler => async (request, env, ctx) => {
-  const r = await handler(request, env, ctx);
-  return r.headers.has("deprecation") ? r : withHeaders(r, DEPRECATION_HEADERS);
-};
+export const deprecated =
+  (handler: Handler): Handler =>
+  async (request, env, ctx) => {
+    const r = await handler(request, env, ctx);
+    return r.headers.has("deprecation") ? r : withHeaders(r, DEPRECATION_HEADERS);
+  };
 
 /** The JSON body validated by `schema`. @throws ApiError 400, 413. */
 export async function body<T>(request: Request, schema: z.ZodType<T>): Promise<T> {
@@ -32,4 +34,9 @@ export async function body<T>(request: Request, schema: z.ZodType<T>): Promise<T
 }
 
 /** The provider context of a request: its account, the key given (body or query), its URL. */
-export const contextOf = (request: AuthedRequest, env: Env, apiKey?: string): ProviderContext => ({ env, account: accountOf(request), apiKey, url: new URL(request.url) });
+export const contextOf = (request: AuthedRequest, env: Env, apiKey?: string): ProviderContext => ({
+  env,
+  account: accountOf(request),
+  apiKey,
+  url: new URL(request.url),
+});

@@ -5,7 +5,16 @@
 
 export const ORDER_STATUSES = ["CREATED", "CANCELLED", "RUNNING", "DONE", "PARTIAL", "FAILED"] as const;
 export const SUBSCRIPTION_STATUSES = ["CREATED", "RUNNING", "CANCELLED", "COMPLETED", "FAILED"] as const;
-export const DELIVERY_STATUSES = ["WAITING", "DELIVERED", "DELIVERY_FAILED", "PREPARING", "INGESTING", "DONE", "IMPORT_FAILED", "NON_INGESTIBLE"] as const;
+export const DELIVERY_STATUSES = [
+  "WAITING",
+  "DELIVERED",
+  "DELIVERY_FAILED",
+  "PREPARING",
+  "INGESTING",
+  "DONE",
+  "IMPORT_FAILED",
+  "NON_INGESTIBLE",
+] as const;
 export const ARCHIVE_STATUSES = ["WAITING", "PREPARING", "DONE", "FAILED"] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export type ArchiveStatus = (typeof ARCHIVE_STATUSES)[number];
@@ -44,7 +53,10 @@ export const FINISHED: Record<RecordKind, readonly string[]> = {
 };
 
 /** Statuses whose delete is rejected (409): orders PARTIAL and RUNNING, subscriptions RUNNING. */
-export const UNDELETABLE: Record<RecordKind, readonly string[]> = { order: ["PARTIAL", "RUNNING"], subscription: ["RUNNING"] };
+export const UNDELETABLE: Record<RecordKind, readonly string[]> = {
+  order: ["PARTIAL", "RUNNING"],
+  subscription: ["RUNNING"],
+};
 
 /** OpenAPI Order / Subscription JSON (the API key is never shown). */
 export function recordJson(r: ImportRecord): Record<string, unknown> {

@@ -22,7 +22,16 @@ import type { PlannedUnit, TaskPlugin, UnitResult } from "../tasks/plugin";
 import { RunLater } from "../tasks/runner";
 import { taskStub } from "../tasks/stub";
 import { tileById } from "../storage/byoc/tiles";
-import { DELIVERY_ENDS, addDeliveries, failCancelledDeliveries, deliveryById, moveDelivery, orderDeliverySqkm, parentDeliveries, pollSubscription } from "./deliveries";
+import {
+  DELIVERY_ENDS,
+  addDeliveries,
+  failCancelledDeliveries,
+  deliveryById,
+  moveDelivery,
+  orderDeliverySqkm,
+  parentDeliveries,
+  pollSubscription,
+} from "./deliveries";
 import { deliver } from "./deliver";
 import type { ImportRecord, RecordKind } from "./model";
 import { endRecord, recordById, stalledRecords } from "./store";
@@ -56,7 +65,10 @@ async function deliveryResult(env: Env, id: string): Promise<UnitResult> {
   if (d.status === "INGESTING") {
     const t = d.tileId ? await tileById(env, d.tileId) : null;
     if (t?.status === "INGESTED") await moveDelivery(env, id, ["INGESTING"], "DONE");
-    else if (t?.status === "FAILED") await moveDelivery(env, id, ["INGESTING"], "IMPORT_FAILED", { error_message: t.failedCause ?? "Ingestion failed." });
+    else if (t?.status === "FAILED")
+      await moveDelivery(env, id, ["INGESTING"], "IMPORT_FAILED", {
+        error_message: t.failedCause ?? "Ingestion failed.",
+      });
     else throw new RunLater(`Delivery ${id}: its tile is being ingested.`, INGEST_WAIT_MS);
     return deliveryResult(env, id);
   }
@@ -89,7 +101,9 @@ export const importPlugin: TaskPlugin<ImportRequest, DeliveryData> = {
   async dead(env, _task, unit, cause) {
     if (unit.id === POLL_UNIT) return;
     await moveDelivery(env, unit.id, ["WAITING"], "DELIVERY_FAILED", { error_message: cause });
-    await moveDelivery(env, unit.id, ["DELIVERED", "PREPARING", "INGESTING"], "IMPORT_FAILED", { error_message: cause });
+    await moveDelivery(env, unit.id, ["DELIVERED", "PREPARING", "INGESTING"], "IMPORT_FAILED", {
+      error_message: cause,
+    });
   },
   async ended(env, task) {
     await endRecord(env, task.id, ["RUNNING"], recordEnd(task.request.kind, task.state));
@@ -114,7 +128,11 @@ async function pollDeliveries(env: Env, r: ImportRecord): Promise<void> {
 export async function startImport(env: Env, r: ImportRecord): Promise<void> {
   if (r.status !== "RUNNING") return;
   if (r.kind === "order") await addDeliveries(env, r, r.items, orderDeliverySqkm(r));
-  await importStub(env, r.id).create({ id: r.id, account: r.account, created: r.created }, { kind: r.kind } satisfies ImportRequest, true);
+  await importStub(env, r.id).create(
+    { id: r.id, account: r.account, created: r.created },
+    { kind: r.kind } satisfies ImportRequest,
+    true,
+  );
 }
 
 /** Most stalled records one sweep resumes (the rest wait for the next one). */
@@ -137,7 +155,10 @@ export async function resumeImports(env: Env): Promise<number> {
       if (taskState === null || taskState === IMPORT_MACHINE.initial) await startImport(env, record);
       else await endRecord(env, record.id, ["RUNNING"], recordEnd(record.kind, taskState));
     } catch (e) {
-      console.error(`resumeImports: ${record.kind} ${record.id} (the next sweep tries again):`, String(e).slice(0, 300));
+      console.error(
+        `resumeImports: ${record.kind} ${record.id} (the next sweep tries again):`,
+        String(e).slice(0, 300),
+      );
     }
   }
   return stalled.length;

@@ -17,10 +17,16 @@ const EPSILON = 1e-9;
  * @throws ApiError 409 when it is no longer CREATED (another confirm won), 403 with errors {availableQuota,
  *   requiredQuota} (OpenAPI QuotaExceededError) when the quota does not cover it.
  */
-export async function confirmCharge(env: Pick<Env, "DB" | "DATAIMPORT_QUOTA_SQKM">, r: ImportRecord, collectionId: string): Promise<void> {
+export async function confirmCharge(
+  env: Pick<Env, "DB" | "DATAIMPORT_QUOTA_SQKM">,
+  r: ImportRecord,
+  collectionId: string,
+): Promise<void> {
   const q = [r.account, r.quotaCollection] as const;
   const [, moved] = await env.DB.batch([
-    env.DB.prepare("INSERT OR IGNORE INTO import_quotas (account, collection, quota_sqkm, quota_used) VALUES (?, ?, ?, 0)").bind(...q, defaultQuota(env)),
+    env.DB.prepare(
+      "INSERT OR IGNORE INTO import_quotas (account, collection, quota_sqkm, quota_used) VALUES (?, ?, ?, 0)",
+    ).bind(...q, defaultQuota(env)),
     env.DB.prepare(
       `UPDATE import_orders SET status = 'RUNNING', collection_id = coalesce(collection_id, ?) WHERE id = ? AND status = 'CREATED'
          AND sqkm <= (SELECT quota_sqkm - quota_used FROM import_quotas WHERE account = ? AND collection = ?) + ${EPSILON}`,
@@ -29,10 +35,14 @@ export async function confirmCharge(env: Pick<Env, "DB" | "DATAIMPORT_QUOTA_SQKM
       `UPDATE import_quotas SET quota_used = quota_used + (SELECT sqkm FROM import_orders WHERE id = ?)
        WHERE account = ? AND collection = ? AND EXISTS (SELECT 1 FROM import_orders WHERE id = ? AND status = 'RUNNING' AND charged = 0)`,
     ).bind(r.id, ...q, r.id),
-    env.DB.prepare("UPDATE import_orders SET charged = 1 WHERE id = ? AND status = 'RUNNING' AND charged = 0").bind(r.id),
+    env.DB.prepare("UPDATE import_orders SET charged = 1 WHERE id = ? AND status = 'RUNNING' AND charged = 0").bind(
+      r.id,
+    ),
   ]);
   if (moved!.meta.changes > 0) return;
-  const now = await env.DB.prepare("SELECT status FROM import_orders WHERE id = ?").bind(r.id).first<{ status: string }>();
+  const now = await env.DB.prepare("SELECT status FROM import_orders WHERE id = ?")
+    .bind(r.id)
+    .first<{ status: string }>();
   if (now?.status !== "CREATED") throw notCreated(r, "confirmed", now?.status ?? "deleted");
   const quota = (await quotasOf(env, r.account)).find((x) => x.collectionId === r.quotaCollection)!;
   const available = quota.quotaSqkm - quota.quotaUsed;
@@ -54,7 +64,13 @@ export const notCreated = (r: Pick<ImportRecord, "kind" | "id">, what: string, s
  * the same state check, so a delivery is refunded at most once (and only when its record was charged). Answers
  * whether this call moved it.
  */
-export async function refuseDelivery(env: Pick<Env, "DB">, r: ImportRecord, d: { id: string; sqkm: number | null }, from: readonly string[], message: string): Promise<boolean> {
+export async function refuseDelivery(
+  env: Pick<Env, "DB">,
+  r: ImportRecord,
+  d: { id: string; sqkm: number | null },
+  from: readonly string[],
+  message: string,
+): Promise<boolean> {
   const states = from.map(() => "?").join(", ");
   const [, moved] = await env.DB.batch([
     env.DB.prepare(
@@ -63,7 +79,9 @@ export async function refuseDelivery(env: Pick<Env, "DB">, r: ImportRecord, d: {
           AND EXISTS (SELECT 1 FROM import_deliveries WHERE id = ? AND status IN (${states}))
           AND EXISTS (SELECT 1 FROM import_orders WHERE id = ? AND charged = 1)`,
     ).bind(d.sqkm ?? 0, r.account, r.quotaCollection, d.id, ...from, r.id),
-    env.DB.prepare(`UPDATE import_deliveries SET status = 'IMPORT_FAILED', error_message = ? WHERE id = ? AND status IN (${states})`).bind(message, d.id, ...from),
+    env.DB.prepare(
+      `UPDATE import_deliveries SET status = 'IMPORT_FAILED', error_message = ? WHERE id = ? AND status IN (${states})`,
+    ).bind(message, d.id, ...from),
   ]);
   return (moved?.meta.changes ?? 0) > 0;
 }

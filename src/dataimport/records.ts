@@ -17,7 +17,15 @@ import { checkTarget, ensureCollection } from "./collections";
 import { checkSunset, providerHeaders } from "./deprecation";
 import { startImport } from "./plugin";
 import { body, contextOf } from "./http";
-import { FINISHED, ORDER_STATUSES, recordJson, SUBSCRIPTION_STATUSES, UNDELETABLE, type ImportRecord, type RecordKind } from "./model";
+import {
+  FINISHED,
+  ORDER_STATUSES,
+  recordJson,
+  SUBSCRIPTION_STATUSES,
+  UNDELETABLE,
+  type ImportRecord,
+  type RecordKind,
+} from "./model";
 import { providerOf } from "./providers";
 import { confirmCharge, notCreated } from "./quotas";
 import { recordBody } from "./schema";
@@ -49,17 +57,36 @@ async function create(request: AuthedRequest, env: Env, kind: RecordKind): Promi
   const { quotaCollection } = p.check(b.input, kind);
   const account = accountOf(request);
   if (kind === "subscription" && !b.input.data[0]!.dataFilter?.timeRange?.from)
-    throw badRequest("A subscription needs input.data[0].dataFilter.timeRange.from (its start).", { "input.data.0.dataFilter.timeRange.from": "required" });
+    throw badRequest("A subscription needs input.data[0].dataFilter.timeRange.from (its start).", {
+      "input.data.0.dataFilter.timeRange.from": "required",
+    });
   if (b.collectionId) await checkTarget(env, account, b.collectionId, p.bands(b.input));
   const area = boundsSqkm(b.input.bounds);
   const items = kind === "order" ? await p.orderItems(contextOf(request, env, b.input.planetApiKey), b.input) : [];
-  if (kind === "order" && items.length === 0) throw badRequest("The order's query matches no products: nothing to order.", { input: "matches no products" });
-  if (items.length > MAX_ORDER_ITEMS) throw badRequest(`The order holds ${items.length} products; at most ${MAX_ORDER_ITEMS} can be ordered at once (use a subscription).`);
+  if (kind === "order" && items.length === 0)
+    throw badRequest("The order's query matches no products: nothing to order.", { input: "matches no products" });
+  if (items.length > MAX_ORDER_ITEMS)
+    throw badRequest(
+      `The order holds ${items.length} products; at most ${MAX_ORDER_ITEMS} can be ordered at once (use a subscription).`,
+    );
   const { planetApiKey, ...input } = b.input;
   const created = new Date().toISOString();
   const r: ImportRecord = {
-    id: crypto.randomUUID(), account, kind, name: b.name ?? `${kind} ${created}`, collectionId: b.collectionId ?? null, provider: p.name, quotaCollection,
-    status: "CREATED", sqkm: kind === "order" ? Math.max(area, p.minimumSqkm) : area, input, apiKey: planetApiKey ?? null, items, charged: false, deleted: false, created,
+    id: crypto.randomUUID(),
+    account,
+    kind,
+    name: b.name ?? `${kind} ${created}`,
+    collectionId: b.collectionId ?? null,
+    provider: p.name,
+    quotaCollection,
+    status: "CREATED",
+    sqkm: kind === "order" ? Math.max(area, p.minimumSqkm) : area,
+    input,
+    apiKey: planetApiKey ?? null,
+    items,
+    charged: false,
+    deleted: false,
+    created,
   };
   await insertRecord(env, r);
   return answer(r);
@@ -68,19 +95,32 @@ async function create(request: AuthedRequest, env: Env, kind: RecordKind): Promi
 /** The list's `status` and `deleted` queries. @throws ApiError 400 for other values. */
 function listQuery(url: URL, kind: RecordKind) {
   const status = url.searchParams.get("status") || null;
-  if (status !== null && !STATUSES[kind].includes(status)) throw badRequest(`Invalid status '${status.slice(0, 40)}': one of ${STATUSES[kind].join(", ")}.`, { status: "unknown status" });
+  if (status !== null && !STATUSES[kind].includes(status))
+    throw badRequest(`Invalid status '${status.slice(0, 40)}': one of ${STATUSES[kind].join(", ")}.`, {
+      status: "unknown status",
+    });
   const deleted = url.searchParams.get("deleted") ?? "false";
-  if (deleted !== "true" && deleted !== "false") throw badRequest(`Invalid deleted '${deleted.slice(0, 20)}': true or false.`, { deleted: "a boolean" });
+  if (deleted !== "true" && deleted !== "false")
+    throw badRequest(`Invalid deleted '${deleted.slice(0, 20)}': true or false.`, { deleted: "a boolean" });
   const collectionId = url.searchParams.get("collectionId") || null;
-  if (collectionId !== null && !isUuid(collectionId)) throw badRequest(`Invalid collectionId '${collectionId.slice(0, 64)}': a uuid.`, { collectionId: "a uuid" });
-  return { status, collectionId: collectionId?.toLowerCase() ?? null, deleted: deleted === "true", search: parseSearch(url) };
+  if (collectionId !== null && !isUuid(collectionId))
+    throw badRequest(`Invalid collectionId '${collectionId.slice(0, 64)}': a uuid.`, { collectionId: "a uuid" });
+  return {
+    status,
+    collectionId: collectionId?.toLowerCase() ?? null,
+    deleted: deleted === "true",
+    search: parseSearch(url),
+  };
 }
 
 async function list(request: AuthedRequest, env: Env, kind: RecordKind): Promise<Response> {
   const url = new URL(request.url);
   const q = listQuery(url, kind);
   const page = parsePageRequest(url, MAX_RECORDS, 2);
-  const paged = pagedList(url, page, await listRecords(env, accountOf(request), kind, q, page), (r) => [r.created, r.id]);
+  const paged = pagedList(url, page, await listRecords(env, accountOf(request), kind, q, page), (r) => [
+    r.created,
+    r.id,
+  ]);
   return json({ data: paged.data.map(recordJson), links: paged.links });
 }
 
@@ -90,7 +130,11 @@ async function list(request: AuthedRequest, env: Env, kind: RecordKind): Promise
  */
 async function remove(request: AuthedRequest, env: Env, kind: RecordKind): Promise<Response> {
   const r = await ownRecord(request, env, kind);
-  if (UNDELETABLE[kind].includes(r.status)) throw new ApiError(409, `The ${kind} ${r.id} is ${r.status} and cannot be deleted${kind === "subscription" ? "; cancel it first" : " until it ends"}.`);
+  if (UNDELETABLE[kind].includes(r.status))
+    throw new ApiError(
+      409,
+      `The ${kind} ${r.id} is ${r.status} and cannot be deleted${kind === "subscription" ? "; cancel it first" : " until it ends"}.`,
+    );
   const done = r.status === "CREATED" ? await dropCreated(env, r.id) : await hideFinished(env, r.id, FINISHED[kind]);
   if (!done) throw new ApiError(409, `The ${kind} ${r.id} changed state meanwhile; query it and try again.`);
   return new Response(null, { status: 204, headers: providerHeaders(r.provider) });

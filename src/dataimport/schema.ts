@@ -7,7 +7,10 @@ import { z } from "zod";
 import { boundsSchema, timeRangeSchema } from "../pipeline/input";
 
 /** maxCloudCoverage: a percentage 0..100 (numbers or numeric strings, as the process-like interface takes). */
-const cloud = z.union([z.number(), z.string().regex(/^\s*\d+(\.\d+)?\s*$/)]).transform(Number).refine((v) => v >= 0 && v <= 100, "maxCloudCoverage must be between 0 and 100");
+const cloud = z
+  .union([z.number(), z.string().regex(/^\s*\d+(\.\d+)?\s*$/)])
+  .transform(Number)
+  .refine((v) => v >= 0 && v <= 100, "maxCloudCoverage must be between 0 and 100");
 
 export const dataFilterBody = z
   .object({
@@ -41,7 +44,9 @@ export const searchBody = z
 export type SearchBody = z.infer<typeof searchBody>;
 
 /** Native (proxy) search: `provider`, the key, and the provider's own members, passed on unchanged. */
-export const nativeSearchBody = z.object({ provider: z.string().min(1, "provider is required"), planetApiKey: z.string().optional() }).passthrough();
+export const nativeSearchBody = z
+  .object({ provider: z.string().min(1, "provider is required"), planetApiKey: z.string().optional() })
+  .passthrough();
 export type NativeSearchBody = z.infer<typeof nativeSearchBody>;
 
 const uuid = z.uuid("a BYOC collection id (uuid)").transform((s) => s.toLowerCase());

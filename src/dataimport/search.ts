@@ -14,7 +14,10 @@ import { providerOf, thumbnailProvider, type PageAsk, type Provider } from "./pr
 import { nativeSearchBody, searchBody } from "./schema";
 
 /** `count` (1..the provider's maximum, the maximum when omitted) and `viewtoken` of the query. @throws ApiError 400. */
-const pageAsk = (url: URL, p: Provider): PageAsk => ({ count: parsePageRequest(url, p.maxCount).count, viewtoken: url.searchParams.get("viewtoken") });
+const pageAsk = (url: URL, p: Provider): PageAsk => ({
+  count: parsePageRequest(url, p.maxCount).count,
+  viewtoken: url.searchParams.get("viewtoken"),
+});
 
 /** POST /search. */
 export async function search(request: AuthedRequest, env: Env): Promise<Response> {
@@ -32,7 +35,11 @@ export async function nativeSearch(request: AuthedRequest, env: Env): Promise<Re
   const p = providerOf(input.provider);
   checkSunset(env, p.name);
   const { provider: _p, planetApiKey, ...rest } = input;
-  const out = await p.nativeSearch(contextOf(request, env, planetApiKey), { provider: p.name, ...rest }, pageAsk(new URL(request.url), p));
+  const out = await p.nativeSearch(
+    contextOf(request, env, planetApiKey),
+    { provider: p.name, ...rest },
+    pageAsk(new URL(request.url), p),
+  );
   return json(out, 200, providerHeaders(p.name));
 }
 
@@ -42,6 +49,10 @@ export async function thumbnail(request: AuthedRequest, env: Env): Promise<Respo
   const p = thumbnailProvider(collection);
   checkSunset(env, p.name);
   const key = new URL(request.url).searchParams.get("planetApiKey") ?? undefined;
-  const r = await p.thumbnail(contextOf(request, env, key), collection, decodeURIComponent(String(request.params.productId ?? "")));
+  const r = await p.thumbnail(
+    contextOf(request, env, key),
+    collection,
+    decodeURIComponent(String(request.params.productId ?? "")),
+  );
   return withHeaders(r, providerHeaders(p.name));
 }

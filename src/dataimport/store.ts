@@ -29,9 +29,21 @@ interface Row {
 }
 
 const toRecord = (r: Row): ImportRecord => ({
-  id: r.id, account: r.account, kind: r.kind, name: r.name, collectionId: r.collection_id, provider: r.provider, quotaCollection: r.quota_collection,
-  status: r.status, sqkm: r.sqkm, input: JSON.parse(r.input) as Record<string, unknown>, apiKey: r.api_key, items: JSON.parse(r.items) as string[],
-  charged: r.charged === 1, deleted: r.deleted === 1, created: r.created,
+  id: r.id,
+  account: r.account,
+  kind: r.kind,
+  name: r.name,
+  collectionId: r.collection_id,
+  provider: r.provider,
+  quotaCollection: r.quota_collection,
+  status: r.status,
+  sqkm: r.sqkm,
+  input: JSON.parse(r.input) as Record<string, unknown>,
+  apiKey: r.api_key,
+  items: JSON.parse(r.items) as string[],
+  charged: r.charged === 1,
+  deleted: r.deleted === 1,
+  created: r.created,
 });
 
 /** Inserts a new record. */
@@ -40,13 +52,29 @@ export async function insertRecord(env: DB, r: ImportRecord): Promise<void> {
     `INSERT INTO import_orders (id, account, kind, name, collection_id, provider, quota_collection, status, sqkm, input, api_key, items, charged, deleted, created)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?)`,
   )
-    .bind(r.id, r.account, r.kind, r.name, r.collectionId, r.provider, r.quotaCollection, r.status, r.sqkm, JSON.stringify(r.input), r.apiKey, JSON.stringify(r.items), r.created)
+    .bind(
+      r.id,
+      r.account,
+      r.kind,
+      r.name,
+      r.collectionId,
+      r.provider,
+      r.quotaCollection,
+      r.status,
+      r.sqkm,
+      JSON.stringify(r.input),
+      r.apiKey,
+      JSON.stringify(r.items),
+      r.created,
+    )
     .run();
 }
 
 /** The record `id` of `account` and `kind` (deleted ones too), or null. */
 export async function getRecord(env: DB, account: string, kind: RecordKind, id: string): Promise<ImportRecord | null> {
-  const r = await env.DB.prepare("SELECT * FROM import_orders WHERE id = ? AND account = ? AND kind = ?").bind(id, account, kind).first<Row>();
+  const r = await env.DB.prepare("SELECT * FROM import_orders WHERE id = ? AND account = ? AND kind = ?")
+    .bind(id, account, kind)
+    .first<Row>();
   return r ? toRecord(r) : null;
 }
 
@@ -65,13 +93,30 @@ export interface RecordQuery {
 }
 
 /** One page (count + 1 rows) of `account`'s records of `kind` in (created, id) order. */
-export async function listRecords(env: DB, account: string, kind: RecordKind, q: RecordQuery, page: SeekPage): Promise<ImportRecord[]> {
+export async function listRecords(
+  env: DB,
+  account: string,
+  kind: RecordKind,
+  q: RecordQuery,
+  page: SeekPage,
+): Promise<ImportRecord[]> {
   const k = keysetSql(["created", "id"], page);
   const s = searchSql(q.search, "name");
   const sql = `SELECT * FROM import_orders WHERE account = ? AND kind = ? AND deleted = ?
     AND (? IS NULL OR status = ?) AND (? IS NULL OR collection_id = ?) AND ${s.text} AND ${k.where} ORDER BY ${k.orderBy} LIMIT ?`;
   const { results } = await env.DB.prepare(sql)
-    .bind(account, kind, q.deleted ? 1 : 0, q.status, q.status, q.collectionId, q.collectionId, ...s.params, ...k.params, k.limit)
+    .bind(
+      account,
+      kind,
+      q.deleted ? 1 : 0,
+      q.status,
+      q.status,
+      q.collectionId,
+      q.collectionId,
+      ...s.params,
+      ...k.params,
+      k.limit,
+    )
     .all<Row>();
   return results.map(toRecord);
 }
@@ -81,18 +126,29 @@ export async function listRecords(env: DB, account: string, kind: RecordKind, q:
  * its deliveries may need it); true when it moved.
  */
 export async function endRecord(env: DB, id: string, from: readonly string[], to: string): Promise<boolean> {
-  const r = await env.DB.prepare(`UPDATE import_orders SET status = ?, api_key = NULL WHERE id = ? AND status IN (${from.map(() => "?").join(", ")})`).bind(to, id, ...from).run();
+  const r = await env.DB.prepare(
+    `UPDATE import_orders SET status = ?, api_key = NULL WHERE id = ? AND status IN (${from.map(() => "?").join(", ")})`,
+  )
+    .bind(to, id, ...from)
+    .run();
   return r.meta.changes > 0;
 }
 
 /** Deletes record `id` for good while it is CREATED (its deliveries cascade; it has none yet); true when it did. */
 export async function dropCreated(env: DB, id: string): Promise<boolean> {
-  return (await env.DB.prepare("DELETE FROM import_orders WHERE id = ? AND status = 'CREATED'").bind(id).run()).meta.changes > 0;
+  return (
+    (await env.DB.prepare("DELETE FROM import_orders WHERE id = ? AND status = 'CREATED'").bind(id).run()).meta
+      .changes > 0
+  );
 }
 
 /** Hides record `id` while it is in one of `finished`; true when it did (or it already was hidden). */
 export async function hideFinished(env: DB, id: string, finished: readonly string[]): Promise<boolean> {
-  const r = await env.DB.prepare(`UPDATE import_orders SET deleted = 1 WHERE id = ? AND status IN (${finished.map(() => "?").join(", ")})`).bind(id, ...finished).run();
+  const r = await env.DB.prepare(
+    `UPDATE import_orders SET deleted = 1 WHERE id = ? AND status IN (${finished.map(() => "?").join(", ")})`,
+  )
+    .bind(id, ...finished)
+    .run();
   return r.meta.changes > 0;
 }
 
@@ -108,9 +164,10 @@ export const STALLED_SQL = `SELECT o.*, t.status AS task_state FROM import_order
  * engine's D1 listing (src/tasks/listing.ts, table tasks): null when it has no row (never created), CREATED (never
  * started), or DONE / PARTIAL / FAILED (ended, the record's end not written). For the recovery sweep (./plugin.ts).
  */
-export async function stalledRecords(env: DB, limit: number): Promise<{ record: ImportRecord; taskState: string | null }[]> {
-  const { results } = await env.DB.prepare(STALLED_SQL)
-    .bind(limit)
-    .all<Row & { task_state: string | null }>();
+export async function stalledRecords(
+  env: DB,
+  limit: number,
+): Promise<{ record: ImportRecord; taskState: string | null }[]> {
+  const { results } = await env.DB.prepare(STALLED_SQL).bind(limit).all<Row & { task_state: string | null }>();
   return results.map((r) => ({ record: toRecord(r), taskState: r.task_state }));
 }

@@ -15,7 +15,6 @@ export function publicBaseUrl(env: Pick<Env, "PUBLIC_BASE_URL">): string {
   return configured.replace(/\/+$/, "");
 }
 
-
 /** JSON response with the given status and extra headers. */
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
@@ -23,7 +22,9 @@ export function json(body: unknown, status = 200, headers: Record<string, string
 
 /** A Server-Timing header value from stage durations in ms: `stage;dur=12, other;dur=3`. */
 export function serverTiming(timings: Record<string, number>): string {
-  return Object.entries(timings).map(([k, v]) => `${k};dur=${v}`).join(", ");
+  return Object.entries(timings)
+    .map(([k, v]) => `${k};dur=${v}`)
+    .join(", ");
 }
 
 /**

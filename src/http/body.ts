@@ -18,15 +18,23 @@ async function formText(form: FormData, name: string): Promise<string | null> {
  * API expects it. Throws 400 for malformed JSON, a missing `request` part or an unsupported Content-Type (415),
  * 413 for a body over MAX_BODY_BYTES (src/http/limits.ts), counted while reading.
  */
-export async function readScriptRequest(request: Request, placeEvalscript: (body: Record<string, unknown>, script: string) => void): Promise<unknown> {
+export async function readScriptRequest(
+  request: Request,
+  placeEvalscript: (body: Record<string, unknown>, script: string) => void,
+): Promise<unknown> {
   const type = mediaType(request);
   if (!isJsonType(type) && type !== "multipart/form-data")
-    throw new ApiError(415, `Unsupported Content-Type '${type.slice(0, 100)}': send application/json (or multipart/form-data with 'request' and 'evalscript' parts).`);
+    throw new ApiError(
+      415,
+      `Unsupported Content-Type '${type.slice(0, 100)}': send application/json (or multipart/form-data with 'request' and 'evalscript' parts).`,
+    );
   const bytes = await readBytes(request);
   if (type !== "multipart/form-data") return parseJson(new TextDecoder().decode(bytes));
-  const form = await new Response(bytes, { headers: { "content-type": request.headers.get("content-type")! } }).formData().catch(() => {
-    throw badRequest("Malformed multipart/form-data body.");
-  });
+  const form = await new Response(bytes, { headers: { "content-type": request.headers.get("content-type")! } })
+    .formData()
+    .catch(() => {
+      throw badRequest("Malformed multipart/form-data body.");
+    });
   const text = await formText(form, "request");
   if (text === null) throw badRequest("multipart/form-data requests need a 'request' part holding the JSON request.");
   const body = parseJson(text, "The 'request' part");

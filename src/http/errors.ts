@@ -12,17 +12,43 @@ import type { ZodError } from "zod";
 
 /** HTTP reason phrases used in `error.reason`. */
 const REASONS: Record<number, string> = {
-  400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
-  406: "Not Acceptable", 409: "Conflict", 410: "Gone", 413: "Payload Too Large", 414: "URI Too Long", 415: "Unsupported Media Type", 416: "Range Not Satisfiable",
-  422: "Unprocessable Entity", 429: "Too Many Requests", 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  406: "Not Acceptable",
+  409: "Conflict",
+  410: "Gone",
+  413: "Payload Too Large",
+  414: "URI Too Long",
+  415: "Unsupported Media Type",
+  416: "Range Not Satisfiable",
+  422: "Unprocessable Entity",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
 };
 
 /** Default `error.code` per status (Sentinel Hub codes). */
 const CODES: Record<number, string> = {
-  400: "COMMON_BAD_PAYLOAD", 401: "COMMON_UNAUTHORIZED", 403: "COMMON_FORBIDDEN", 404: "COMMON_NOT_FOUND",
-  405: "COMMON_METHOD_NOT_ALLOWED", 406: "COMMON_NOT_ACCEPTABLE", 409: "COMMON_CONFLICT", 410: "COMMON_GONE",
-  413: "COMMON_PAYLOAD_TOO_LARGE", 414: "COMMON_URI_TOO_LONG", 415: "COMMON_UNSUPPORTED_MEDIA_TYPE", 416: "COMMON_RANGE_NOT_SATISFIABLE", 429: "COMMON_TOO_MANY_REQUESTS",
-  500: "COMMON_EXCEPTION", 502: "COMMON_BAD_GATEWAY", 503: "COMMON_SERVICE_UNAVAILABLE",
+  400: "COMMON_BAD_PAYLOAD",
+  401: "COMMON_UNAUTHORIZED",
+  403: "COMMON_FORBIDDEN",
+  404: "COMMON_NOT_FOUND",
+  405: "COMMON_METHOD_NOT_ALLOWED",
+  406: "COMMON_NOT_ACCEPTABLE",
+  409: "COMMON_CONFLICT",
+  410: "COMMON_GONE",
+  413: "COMMON_PAYLOAD_TOO_LARGE",
+  414: "COMMON_URI_TOO_LONG",
+  415: "COMMON_UNSUPPORTED_MEDIA_TYPE",
+  416: "COMMON_RANGE_NOT_SATISFIABLE",
+  429: "COMMON_TOO_MANY_REQUESTS",
+  500: "COMMON_EXCEPTION",
+  502: "COMMON_BAD_GATEWAY",
+  503: "COMMON_SERVICE_UNAVAILABLE",
 };
 
 /** The envelope's `errors` member: named details of a failure (a JSON object, never an array or null). */
@@ -119,13 +145,27 @@ export function kindedError(err: unknown): ApiError | undefined {
   if (typeof kind !== "string" || !Object.hasOwn(KINDS, kind)) return undefined;
   const { status, code } = KINDS[kind]!;
   if (typeof retry !== "number") return new ApiError(status, err.message, details?.[0], code);
-  return new ApiError(status, err.message, details?.[0] ?? { retryAfter: retry }, code, { "retry-after": String(retry) });
+  return new ApiError(status, err.message, details?.[0] ?? { retryAfter: retry }, code, {
+    "retry-after": String(retry),
+  });
 }
 
 /** Renders the error envelope as a JSON Response (`errors`: `{}` when absent). */
-export function errorResponse(status: number, message: string, errors?: ErrorDetails, code?: string, headers: Record<string, string> = {}): Response {
+export function errorResponse(
+  status: number,
+  message: string,
+  errors?: ErrorDetails,
+  code?: string,
+  headers: Record<string, string> = {},
+): Response {
   const body = {
-    error: { status, reason: REASONS[status] ?? "Error", message, code: code ?? CODES[status] ?? "COMMON_EXCEPTION", errors: errors ?? {} },
+    error: {
+      status,
+      reason: REASONS[status] ?? "Error",
+      message,
+      code: code ?? CODES[status] ?? "COMMON_EXCEPTION",
+      errors: errors ?? {},
+    },
   };
   return new Response(JSON.stringify(body), {
     status,

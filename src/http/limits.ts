@@ -19,7 +19,10 @@ export const MAX_URL_BYTES = 16 * 1024;
 export function uriTooLong(request: Request): ApiError | undefined {
   const bytes = new TextEncoder().encode(request.url).byteLength;
   if (bytes <= MAX_URL_BYTES) return undefined;
-  return new ApiError(414, `The request URL has ${bytes} bytes; at most ${MAX_URL_BYTES} are accepted. Send long parameters (an evalscript, a geometry) in a POST body.`);
+  return new ApiError(
+    414,
+    `The request URL has ${bytes} bytes; at most ${MAX_URL_BYTES} are accepted. Send long parameters (an evalscript, a geometry) in a POST body.`,
+  );
 }
 
 const MIB = 1024 * 1024;

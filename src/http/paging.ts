@@ -65,8 +65,16 @@ export function decodeViewtoken(token: string): Cursor {
     body = undefined;
   }
   const b = body as { k?: unknown; d?: unknown } | undefined;
-  if (!b || typeof b !== "object" || !isKey(b.k) || (b.d !== "next" && b.d !== "prev") || (b.d === "prev" && b.k.length === 0))
-    throw badRequest(`Invalid viewtoken '${token.slice(0, 64)}': use the nextToken or previousToken (or the next URL) of a previous page.`);
+  if (
+    !b ||
+    typeof b !== "object" ||
+    !isKey(b.k) ||
+    (b.d !== "next" && b.d !== "prev") ||
+    (b.d === "prev" && b.k.length === 0)
+  )
+    throw badRequest(
+      `Invalid viewtoken '${token.slice(0, 64)}': use the nextToken or previousToken (or the next URL) of a previous page.`,
+    );
   return b.d === "prev" ? { before: b.k } : b.k.length ? { after: b.k } : {};
 }
 
@@ -92,7 +100,8 @@ export function parsePageRequest(url: URL, max: number, keyLength?: number): Pag
 /** Compares two sort keys element by element (a shorter prefix sorts first). */
 export function compareKeys(a: SortKey, b: SortKey): number {
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    const x = a[i]!, y = b[i]!;
+    const x = a[i]!,
+      y = b[i]!;
     if (x !== y) return typeof x === "number" && typeof y === "number" ? x - y : String(x) < String(y) ? -1 : 1;
   }
   return a.length - b.length;
@@ -104,7 +113,11 @@ export function compareKeys(a: SortKey, b: SortKey): number {
  */
 export function seekArray<T>(sorted: readonly T[], page: PageRequest, keyOf: (item: T) => SortKey): T[] {
   const { after, before } = page.cursor;
-  if (before) return sorted.filter((x) => compareKeys(keyOf(x), before) < 0).reverse().slice(0, page.count + 1);
+  if (before)
+    return sorted
+      .filter((x) => compareKeys(keyOf(x), before) < 0)
+      .reverse()
+      .slice(0, page.count + 1);
   return sorted.filter((x) => !after || compareKeys(keyOf(x), after) > 0).slice(0, page.count + 1);
 }
 
@@ -121,13 +134,19 @@ function withToken(url: URL, token: string): string {
  * request URL. An empty page (a cursor beyond either end) has no previous link, and a next link to the start when
  * it was a backward page. `url` must already be on the public origin (the router's request.url is).
  */
-export function pagedList<T>(url: URL, page: PageRequest, rows: readonly T[], keyOf: (item: T) => SortKey): { data: T[]; links: PageLinks } {
+export function pagedList<T>(
+  url: URL,
+  page: PageRequest,
+  rows: readonly T[],
+  keyOf: (item: T) => SortKey,
+): { data: T[]; links: PageLinks } {
   const backward = page.cursor.before !== undefined;
   const more = rows.length > page.count;
   const data = rows.slice(0, page.count);
   if (backward) data.reverse();
   const links: PageLinks = { currentToken: page.token, "@id": url.href };
-  const first = data[0], last = data[data.length - 1];
+  const first = data[0],
+    last = data[data.length - 1];
   // an empty page (a cursor past either end) links forward to the start only
   const next = last ? (backward || more ? { after: keyOf(last) } : undefined) : backward ? {} : undefined;
   const previous = first && (backward ? more : page.cursor.after !== undefined) ? { before: keyOf(first) } : undefined;
@@ -156,10 +175,24 @@ export const MAX_SEARCH_CHARS = 500;
  */
 export function parseSearch(url: URL): string[][] {
   const search = url.searchParams.get("search") ?? "";
-  if (search.length > MAX_SEARCH_CHARS) throw badRequest(`Invalid search: at most ${MAX_SEARCH_CHARS} characters are accepted (this one has ${search.length}).`);
-  const groups = search.split("|").map((g) => g.split(/[&\s]+/).filter(Boolean).map((w) => w.toLowerCase())).filter((g) => g.length > 0);
+  if (search.length > MAX_SEARCH_CHARS)
+    throw badRequest(
+      `Invalid search: at most ${MAX_SEARCH_CHARS} characters are accepted (this one has ${search.length}).`,
+    );
+  const groups = search
+    .split("|")
+    .map((g) =>
+      g
+        .split(/[&\s]+/)
+        .filter(Boolean)
+        .map((w) => w.toLowerCase()),
+    )
+    .filter((g) => g.length > 0);
   const words = groups.reduce((n, g) => n + g.length, 0);
-  if (words > MAX_SEARCH_WORDS) throw badRequest(`Invalid search: at most ${MAX_SEARCH_WORDS} words (joined by |, & or spaces) are accepted (this one has ${words}).`);
+  if (words > MAX_SEARCH_WORDS)
+    throw badRequest(
+      `Invalid search: at most ${MAX_SEARCH_WORDS} words (joined by |, & or spaces) are accepted (this one has ${words}).`,
+    );
   return groups;
 }
 

@@ -5,7 +5,8 @@ import { readText } from "./limits";
 import { namingUnknown, unknownMembers } from "./members";
 
 /** True for the JSON media types a JSON body may be sent as: application/json, any `+json`, or none given. */
-export const isJsonType = (type: string): boolean => type === "" || type === "application/json" || type.endsWith("+json");
+export const isJsonType = (type: string): boolean =>
+  type === "" || type === "application/json" || type.endsWith("+json");
 
 /**
  * Parses a JSON body whatever its Content-Type (the catalog accepts `curl -d` bodies). Throws 400 when the body is

@@ -26,9 +26,15 @@ export function parseRange(header: string | null, size: number): { start: number
 }
 
 const unsatisfiable = (size: number): ApiError =>
-  new ApiError(416, `The requested range is not satisfiable; the file has ${size} bytes.`, undefined, "COMMON_BAD_PAYLOAD", {
-    "content-range": `bytes */${size}`,
-  });
+  new ApiError(
+    416,
+    `The requested range is not satisfiable; the file has ${size} bytes.`,
+    undefined,
+    "COMMON_BAD_PAYLOAD",
+    {
+      "content-range": `bytes */${size}`,
+    },
+  );
 
 /**
  * The answer for stored bytes of `size` (a file, an archive): 200 with all of them, or 206 with the single range a
@@ -49,6 +55,10 @@ export async function rangedResponse(
   if (!range) return new Response(body, { headers: { ...all, "content-length": String(size) } });
   return new Response(body, {
     status: 206,
-    headers: { ...all, "content-length": String(range.end - range.start + 1), "content-range": `bytes ${range.start}-${range.end}/${size}` },
+    headers: {
+      ...all,
+      "content-length": String(range.end - range.start + 1),
+      "content-range": `bytes ${range.start}-${range.end}/${size}`,
+    },
   });
 }

@@ -22,7 +22,11 @@ const BOOKMARK = /^[0-9a-f]{1,32}(?:-[0-9a-f]{1,32}){0,7}$/i;
  * Runs `handler` with `env.DB` replaced by a read session continuing the request's bookmark, and answers with the
  * session's bookmark in {@link BOOKMARK_HEADER}.
  */
-export async function withReadSession(request: Request, env: Env, handler: (env: Env) => Promise<Response>): Promise<Response> {
+export async function withReadSession(
+  request: Request,
+  env: Env,
+  handler: (env: Env) => Promise<Response>,
+): Promise<Response> {
   const asked = request.headers.get(BOOKMARK_HEADER);
   const session = env.DB.withSession(asked !== null && BOOKMARK.test(asked) ? asked : "first-unconstrained");
   // a session has the D1Database methods the handlers use (prepare, batch)

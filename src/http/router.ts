@@ -27,7 +27,8 @@ export interface AuthedRequest extends IRequest {
  * @throws ApiError 401 when the route was registered as public (no verified token).
  */
 export function accountOf(request: AuthedRequest): string {
-  if (!request.claims) throw new ApiError(401, "This operation needs an access token ('Authorization: Bearer <token>').");
+  if (!request.claims)
+    throw new ApiError(401, "This operation needs an access token ('Authorization: Bearer <token>').");
   return request.claims.account;
 }
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -127,7 +128,14 @@ export interface RouteDef extends RouteInfo {
 
 /** Converts an itty path (`/a/:id/b`) into a RegExp for the 405 check. */
 const toPattern = (path: string): RegExp =>
-  new RegExp("^" + path.replace(/\/:[^/]+\+/g, "/.+").replace(/\/:[^/]+/g, "/[^/]+").replace(/\/\*$/, "/.*") + "/?$");
+  new RegExp(
+    "^" +
+      path
+        .replace(/\/:[^/]+\+/g, "/.+")
+        .replace(/\/:[^/]+/g, "/[^/]+")
+        .replace(/\/\*$/, "/.*") +
+      "/?$",
+  );
 
 /** CORS headers on every response (any origin; tokens travel in Authorization, not cookies). */
 const CORS = {
@@ -158,7 +166,9 @@ function preflight(request: Request): Response {
   const asked = request.headers.get("access-control-request-headers")?.trim().toLowerCase() ?? "";
   const headers: Record<string, string> = { "access-control-max-age": "86400" };
   if (/^[a-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[a-z0-9!#$%&'*+.^_`|~-]+)*$/.test(asked) && asked.length <= 1024)
-    headers["access-control-allow-headers"] = [...new Set([...CORS["access-control-allow-headers"].split(", "), ...asked.split(/\s*,\s*/)])].join(", ");
+    headers["access-control-allow-headers"] = [
+      ...new Set([...CORS["access-control-allow-headers"].split(", "), ...asked.split(/\s*,\s*/)]),
+    ].join(", ");
   return new Response(null, { status: 204, headers });
 }
 
@@ -175,7 +185,10 @@ function atPublicOrigin(request: Request, env: Env): Request {
 
 /** Collects routes, then serves them. */
 export class Api {
-  private readonly router: RouterType<AuthedRequest, [Env, ExecutionContext]> = Router<AuthedRequest, [Env, ExecutionContext]>();
+  private readonly router: RouterType<AuthedRequest, [Env, ExecutionContext]> = Router<
+    AuthedRequest,
+    [Env, ExecutionContext]
+  >();
   private readonly defs: RouteDef[] = [];
   private readonly middleware: Middleware[] = [];
 
@@ -202,8 +215,14 @@ export class Api {
     // and to the whole chain (a middleware's refusal, the declared body size)
     const own = meta.errors;
     const guard = (request: Request, run: () => Response | Promise<Response>): Response | Promise<Response> =>
-      own ? Promise.resolve().then(run).catch((err: unknown) => own(err, request)) : run();
-    const run: Handler = meta.replicaReads ? (request, env, ctx) => withReadSession(request, env, (e) => Promise.resolve(handler(request, e, ctx))) : handler;
+      own
+        ? Promise.resolve()
+            .then(run)
+            .catch((err: unknown) => own(err, request))
+        : run();
+    const run: Handler = meta.replicaReads
+      ? (request, env, ctx) => withReadSession(request, env, (e) => Promise.resolve(handler(request, e, ctx)))
+      : handler;
     const inner: Handler = (request, env, ctx) => guard(request, () => run(request, env, ctx));
     const wrapped: Handler = (request, env, ctx) =>
       guard(request, () => {
@@ -220,7 +239,14 @@ export class Api {
   }
 
   /** Runs middleware `i` (and, through `next`, the rest of the chain), then the handler. */
-  private async run(i: number, route: RouteInfo, handler: Handler, request: AuthedRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
+  private async run(
+    i: number,
+    route: RouteInfo,
+    handler: Handler,
+    request: AuthedRequest,
+    env: Env,
+    ctx: ExecutionContext,
+  ): Promise<Response> {
     const mw = this.middleware[i];
     if (!mw) return handler(request, env, ctx);
     return mw(request, env, ctx, () => this.run(i + 1, route, handler, request, env, ctx), route);
@@ -252,7 +278,10 @@ export class Api {
       response = renderError(err);
     }
     // every CORS header is set (a handler's own value kept), so `out` has mutable headers for restrictOrigin
-    const out = withHeaders(response, Object.fromEntries(Object.entries(CORS).map(([k, v]) => [k, response.headers.get(k) ?? v])));
+    const out = withHeaders(
+      response,
+      Object.fromEntries(Object.entries(CORS).map(([k, v]) => [k, response.headers.get(k) ?? v])),
+    );
     restrictOrigin(out.headers, routed?.claims?.["allowed-origins"], request.headers.get("origin"));
     return out;
   }
@@ -261,9 +290,15 @@ export class Api {
     const path = new URL(request.url).pathname;
     const allowed = [...new Set(this.defs.filter((d) => d.pattern.test(path)).map((d) => d.method))];
     if (allowed.length > 0) {
-      return errorResponse(405, `Method ${request.method} is not allowed on ${path}; use ${allowed.join(" or ")}.`, undefined, undefined, {
-        allow: allowed.join(", "),
-      });
+      return errorResponse(
+        405,
+        `Method ${request.method} is not allowed on ${path}; use ${allowed.join(" or ")}.`,
+        undefined,
+        undefined,
+        {
+          allow: allowed.join(", "),
+        },
+      );
     }
     throw new ApiError(404, `No such endpoint: ${request.method} ${path}`);
   }

@@ -18,7 +18,12 @@ export const BYOC_INGEST_KIND = "byoc-ingest";
 export const ingestionUnits = (env: Pick<Env, "UNITS">, collection: string) => unitsStub(env, `byoc:${collection}`);
 
 /** A tile's ingestion message, on the ingest queue. */
-const ingestMessage = (tileId: string, c: ByocCollection): TaskMessage => ({ kind: BYOC_INGEST_KIND, tile: tileId, collection: c.id, queue: "ingest" });
+const ingestMessage = (tileId: string, c: ByocCollection): TaskMessage => ({
+  kind: BYOC_INGEST_KIND,
+  tile: tileId,
+  collection: c.id,
+  queue: "ingest",
+});
 
 /**
  * Leases the ingestion of tile `tileId`: its unit put, so that from now on a Worker killed before or during the
@@ -26,14 +31,21 @@ const ingestMessage = (tileId: string, c: ByocCollection): TaskMessage => ({ kin
  * is under way (its unit is live).
  */
 export async function leaseIngestion(env: Pick<Env, "UNITS">, tileId: string, c: ByocCollection): Promise<boolean> {
-  return (await ingestionUnits(env, c.id).putUnits([{ id: tileId, message: ingestMessage(tileId, c) }], true)).length > 0;
+  return (
+    (await ingestionUnits(env, c.id).putUnits([{ id: tileId, message: ingestMessage(tileId, c) }], true)).length > 0
+  );
 }
 
 /**
  * Sends tile `tileId`, leased (leaseIngestion), to ingestion: moved from `from` to QUEUED (its item removed), then
  * the message. False (nothing sent) when the tile is no longer `from`.
  */
-export async function queueIngestion(env: Pick<Env, "DB"> & Producers, tileId: string, c: ByocCollection, from: TileStatus): Promise<boolean> {
+export async function queueIngestion(
+  env: Pick<Env, "DB"> & Producers,
+  tileId: string,
+  c: ByocCollection,
+  from: TileStatus,
+): Promise<boolean> {
   const [, moved] = await env.DB.batch([
     env.DB.prepare("DELETE FROM items WHERE collection = ? AND id = ?").bind(byocType(c.id), tileId),
     moveStatement(env, tileId, [from], "QUEUED", { failed_cause: null, warnings: null }),
@@ -47,6 +59,11 @@ export async function queueIngestion(env: Pick<Env, "DB"> & Producers, tileId: s
  * Sends tile `tileId` (in state `from`, as the caller saw it) to ingestion now: leaseIngestion, then
  * queueIngestion. False (nothing queued) while an ingestion of the tile is under way, or when it is no longer `from`.
  */
-export async function enqueueIngestion(env: Pick<Env, "DB" | "UNITS"> & Producers, tileId: string, c: ByocCollection, from: TileStatus): Promise<boolean> {
+export async function enqueueIngestion(
+  env: Pick<Env, "DB" | "UNITS"> & Producers,
+  tileId: string,
+  c: ByocCollection,
+  from: TileStatus,
+): Promise<boolean> {
   return (await leaseIngestion(env, tileId, c)) && queueIngestion(env, tileId, c, from);
 }

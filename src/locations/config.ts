@@ -76,10 +76,15 @@ export function parseLocations(value: string): { id: string; url: string }[] {
   } catch {
     throw new Error("LOCATIONS must be a JSON array of {id, url}; it is not JSON.");
   }
-  if (!Array.isArray(list) || list.length === 0) throw new Error("LOCATIONS must be a non-empty JSON array of {id, url}.");
+  if (!Array.isArray(list) || list.length === 0)
+    throw new Error("LOCATIONS must be a non-empty JSON array of {id, url}.");
   const out = list.map((e: { id?: unknown; url?: unknown }) => {
-    if (typeof e?.id !== "string" || !KNOWN(e.id)) throw new Error(`LOCATIONS: unknown location id ${JSON.stringify(e?.id)}; known: ${[LOCAL_LOCATION, ...Object.keys(SENTINEL_HUB_LOCATIONS)].join(", ")}.`);
-    if (typeof e.url !== "string" || !/^https?:\/\/[^/?#\s]+\/?$/i.test(e.url)) throw new Error(`LOCATIONS: location ${e.id} needs an http(s) base URL without a path.`);
+    if (typeof e?.id !== "string" || !KNOWN(e.id))
+      throw new Error(
+        `LOCATIONS: unknown location id ${JSON.stringify(e?.id)}; known: ${[LOCAL_LOCATION, ...Object.keys(SENTINEL_HUB_LOCATIONS)].join(", ")}.`,
+      );
+    if (typeof e.url !== "string" || !/^https?:\/\/[^/?#\s]+\/?$/i.test(e.url))
+      throw new Error(`LOCATIONS: location ${e.id} needs an http(s) base URL without a path.`);
     return { id: e.id, url: e.url.replace(/\/+$/, "") };
   });
   if (new Set(out.map((e) => e.id)).size !== out.length) throw new Error("LOCATIONS: location ids must be unique.");
@@ -101,7 +106,9 @@ export function locations(env: LocationEnv): Location[] {
 }
 
 /** The location `id`, or undefined when it is not configured. */
-export const findLocation = (env: LocationEnv, id: string): Location | undefined => locations(env).find((l) => l.id === id);
+export const findLocation = (env: LocationEnv, id: string): Location | undefined =>
+  locations(env).find((l) => l.id === id);
 
 /** The id of the primary location: the first of LOCATIONS, else this deployment's. */
-export const primaryLocation = (env: LocationEnv): string => (env.LOCATIONS ? parseLocations(env.LOCATIONS)[0]!.id : env.LOCATION_ID || LOCAL_LOCATION);
+export const primaryLocation = (env: LocationEnv): string =>
+  env.LOCATIONS ? parseLocations(env.LOCATIONS)[0]!.id : env.LOCATION_ID || LOCAL_LOCATION;

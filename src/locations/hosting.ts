@@ -30,7 +30,8 @@ export const hostOf = (env: RegionEnv, c: Hosted): string =>
   (c.kind === "byoc" ? bucketLocation(env, String(c.config?.s3Bucket ?? "")) : c.location) ?? primaryLocation(env);
 
 /** True when this deployment (LOCATION_ID) hosts collection `c`. */
-export const hostedHere = (env: RegionEnv, c: Hosted): boolean => hostOf(env, c) === (env.LOCATION_ID || primaryLocation(env));
+export const hostedHere = (env: RegionEnv, c: Hosted): boolean =>
+  hostOf(env, c) === (env.LOCATION_ID || primaryLocation(env));
 
 /**
  * A collection hosted in another location, as a failure with kind `not-found` that the HTTP layer renders as
@@ -59,7 +60,9 @@ export function elsewhere(env: RegionEnv, c: Hosted): NotHostedError {
   const where = at
     ? `it is hosted in location '${id}': send the request to ${at.url} (GET ${at["@id"]} lists its endpoints).`
     : `it is hosted in location '${id}', which this deployment does not list (GET /api/v1/metadata/location).`;
-  return new NotHostedError(`Collection ${c.id} not found in location '${here}'; ${where}`, [{ collection: c.id, location: at ?? { id } }]);
+  return new NotHostedError(`Collection ${c.id} not found in location '${here}'; ${where}`, [
+    { collection: c.id, location: at ?? { id } },
+  ]);
 }
 
 /**

@@ -45,13 +45,17 @@ export function bucketLocations(env: RegionEnv): Map<string, string> {
   try {
     map = typeof raw === "string" ? JSON.parse(raw) : raw;
   } catch {
-    throw new Error("BUCKET_REGIONS must be a JSON object {\"<bucket>\": \"<region>\"}; it is not JSON.");
+    throw new Error('BUCKET_REGIONS must be a JSON object {"<bucket>": "<region>"}; it is not JSON.');
   }
-  if (typeof map !== "object" || map === null || Array.isArray(map)) throw new Error("BUCKET_REGIONS must be a JSON object {\"<bucket>\": \"<region>\"}.");
+  if (typeof map !== "object" || map === null || Array.isArray(map))
+    throw new Error('BUCKET_REGIONS must be a JSON object {"<bucket>": "<region>"}.');
   const out = new Map<string, string>();
   for (const [bucket, region] of Object.entries(map)) {
     const location = typeof region === "string" ? REGION_LOCATIONS[region.toLowerCase()] : undefined;
-    if (!location) throw new Error(`BUCKET_REGIONS: bucket '${bucket}' has region ${JSON.stringify(region)}; known regions: ${Object.keys(REGION_LOCATIONS).join(", ")}.`);
+    if (!location)
+      throw new Error(
+        `BUCKET_REGIONS: bucket '${bucket}' has region ${JSON.stringify(region)}; known regions: ${Object.keys(REGION_LOCATIONS).join(", ")}.`,
+      );
     out.set(bucket, location);
   }
   parsed.set(raw, out);
@@ -63,4 +67,5 @@ export function bucketLocations(env: RegionEnv): Map<string, string> {
  * for a bucket BUCKET_REGIONS does not list.
  * @throws Error for a malformed BUCKET_REGIONS (deployment error).
  */
-export const bucketLocation = (env: RegionEnv, bucket: string): string | null => bucketLocations(env).get(bucket) ?? null;
+export const bucketLocation = (env: RegionEnv, bucket: string): string | null =>
+  bucketLocations(env).get(bucket) ?? null;

@@ -14,6 +14,11 @@ export function listLocations(_request: IRequest, env: Env): Response {
 export function getLocation(request: IRequest, env: Env): Response {
   const id = decodeURIComponent(request.params.locationId ?? "");
   const found = findLocation(env, id);
-  if (!found) throw notFound(`Location '${id}' does not exist; known locations: ${locations(env).map((l) => l.id).join(", ")}.`);
+  if (!found)
+    throw notFound(
+      `Location '${id}' does not exist; known locations: ${locations(env)
+        .map((l) => l.id)
+        .join(", ")}.`,
+    );
   return json(found);
 }

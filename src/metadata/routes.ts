@@ -18,8 +18,11 @@ const CUSTOM = /^(?:byoc|batch|zarr)-(.*)$/;
 
 async function collectionMetadata(request: AuthedRequest, env: Env): Promise<Response> {
   const type = decodeURIComponent(String(request.params.typeId ?? "")).toLowerCase();
-  const c = isUuid(CUSTOM.exec(type)?.[1] ?? "") ? await resolveCollectionType(env, accountOf(request), type) : undefined;
-  if (!c || c.kind !== type.split("-")[0]) throw notFound(`Collection ${type.slice(0, 80)} not found (custom collections: byoc-<id>, batch-<id>, zarr-<id>).`);
+  const c = isUuid(CUSTOM.exec(type)?.[1] ?? "")
+    ? await resolveCollectionType(env, accountOf(request), type)
+    : undefined;
+  if (!c || c.kind !== type.split("-")[0])
+    throw notFound(`Collection ${type.slice(0, 80)} not found (custom collections: byoc-<id>, batch-<id>, zarr-<id>).`);
   const base = publicBaseUrl(env);
   const host = hostOf(env, c);
   const location = findLocation(env, host) ?? { id: host };
@@ -34,5 +37,8 @@ async function collectionMetadata(request: AuthedRequest, env: Env): Promise<Res
 
 /** Registers GET /api/v1/metadata/collection/:typeId. */
 export function registerCollectionMetadata(api: Api): void {
-  api.on("GET", `${PATH}/:typeId`, collectionMetadata, { tags: ["Metadata"], summary: "Metadata of a data collection type (bands, location)" });
+  api.on("GET", `${PATH}/:typeId`, collectionMetadata, {
+    tags: ["Metadata"],
+    summary: "Metadata of a data collection type (bands, location)",
+  });
 }

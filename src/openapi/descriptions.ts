@@ -16,17 +16,15 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
   "A tile file's bytes (Range supported; HEAD gives its size)":
     "The bytes of one of the tile's files; `Range` answers 206.",
   "Access token (client credentials grant)":
-    "OAuth 2.0 client credentials grant (RFC 6749 4.4): send `grant_type=client_credentials` with `client_id` and `client_secret` in the form or as HTTP Basic. Answers `{access_token, token_type: \"Bearer\", expires_in}`; send the token as `Authorization: Bearer <token>` to every other operation. Errors follow RFC 6749 5.2 (`{error, error_description}`).",
+    'OAuth 2.0 client credentials grant (RFC 6749 4.4): send `grant_type=client_credentials` with `client_id` and `client_secret` in the form or as HTTP Basic. Answers `{access_token, token_type: "Bearer", expires_in}`; send the token as `Authorization: Bearer <token>` to every other operation. Errors follow RFC 6749 5.2 (`{error, error_description}`).',
   "Active OAuth clients":
     "The account's OAuth clients that can get tokens: client id, name, creation and expiry. Secrets are never listed.",
-  "Add a layer":
-    "Adds a layer (`id`, `title`, styles with evalscripts, datasource defaults) to the instance.",
+  "Add a layer": "Adds a layer (`id`, `title`, styles with evalscripts, datasource defaults) to the instance.",
   "An item's asset (HTTP Range supported)":
     "The bytes of one asset of an item (e.g. a band's GeoTIFF), from the service's object storage. `Range: bytes=a-b` answers 206 with that part (for COG readers such as GDAL's /vsicurl/).",
   "Analyse a task":
     "Starts the analysis of a CREATED task: a batch task counts the grid tiles (or GeoPackage features) over its AOI, a statistical batch task reads the features of its GeoPackage; both estimate the processing units. The status goes ANALYSING, then ANALYSIS_DONE. 204 at once; poll the task. 409 (`COMMON_CONFLICT`) when the task's status does not allow it.",
-  "Arrays of a Zarr collection":
-    "The arrays of the store: name, dtype, shape, chunks, fill value, dimensions.",
+  "Arrays of a Zarr collection": "The arrays of the store: name, dtype, shape, chunks, fill value, dimensions.",
   "Cancel a running subscription":
     "Cancels a running subscription: no further products are delivered; deliveries already made stay. Deprecated by Sentinel Hub (third-party data import): answers carry Deprecation and Sunset headers.",
   "Confirm a order (charges the quota, starts it)":
@@ -57,58 +55,46 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
     "Creates an OAuth client of the account: `name`, and `expires` (RFC 3339, in the future) or `neverExpire: true` with `confirmNeverExpireRisk: true`. The answer carries `clientSecret` once; it cannot be read again.",
   "Create an S3 endpoint key (the secret is shown once)":
     "Creates an access key id and secret for the S3 endpoint (AWS CLI, boto3, GDAL /vsis3/). The secret is in this answer only.",
-  "Delete a BYOC collection":
-    "Deletes the collection and its tiles' records (the COGs stay in the bucket).",
-  "Delete a WMS instance":
-    "Deletes the instance: its OGC URLs answer 404 from then on.",
-  "Delete a Zarr collection":
-    "Unregisters the collection (the store's objects stay in the bucket).",
-  "Delete a layer":
-    "Removes one layer of an instance: it leaves the instance's WMS and WMTS capabilities.",
+  "Delete a BYOC collection": "Deletes the collection and its tiles' records (the COGs stay in the bucket).",
+  "Delete a WMS instance": "Deletes the instance: its OGC URLs answer 404 from then on.",
+  "Delete a Zarr collection": "Unregisters the collection (the store's objects stay in the bucket).",
+  "Delete a layer": "Removes one layer of an instance: it leaves the instance's WMS and WMTS capabilities.",
   "Delete a order":
     "Deletes a order that is not running (it then appears only with `deleted=true`). Deprecated by Sentinel Hub (third-party data import): answers carry Deprecation and Sunset headers.",
   "Delete a subscription":
     "Deletes a subscription that is not running (it then appears only with `deleted=true`). Deprecated by Sentinel Hub (third-party data import): answers carry Deprecation and Sunset headers.",
-  "Delete a tile":
-    "Removes a tile from the collection (its files stay in the bucket).",
+  "Delete a tile": "Removes a tile from the collection (its files stay in the bucket).",
   "Delete an OAuth client":
     "Deletes a client: it can no longer get tokens (tokens already issued stay valid until they expire). It moves to the inactive list.",
-  "Delete an S3 endpoint key":
-    "Deletes an S3 endpoint key: requests signed with it are refused from then on.",
+  "Delete an S3 endpoint key": "Deletes an S3 endpoint key: requests signed with it are refused from then on.",
   "Expired and deleted OAuth clients":
     "The account's clients that can no longer get tokens (expired or deleted), with when that happened.",
-  "Get a BYOC collection":
-    "One BYOC collection with its bands and the extent of its ingested tiles.",
+  "Get a BYOC collection": "One BYOC collection with its bands and the extent of its ingested tiles.",
   "Get a delivery":
     "One delivery: its products, status and the BYOC tiles it created. Deprecated by Sentinel Hub (third-party data import): answers carry Deprecation and Sunset headers.",
   "Get a order":
     "One order of the account: its request, status, area and quota used. Deprecated by Sentinel Hub (third-party data import): answers carry Deprecation and Sunset headers.",
   "Get a subscription":
     "One subscription of the account: its request, status, area and quota used. Deprecated by Sentinel Hub (third-party data import): answers carry Deprecation and Sunset headers.",
-  "Get a tile":
-    "One tile: path, status, sensing time, cover geometry, and the failure cause when ingestion failed.",
+  "Get a tile": "One tile: path, status, sensing time, cover geometry, and the failure cause when ingestion failed.",
   "Import quota of one collection":
     "The account's import quota for one third-party collection: the area (km\u00b2) allowed and used. Deprecated by Sentinel Hub (third-party data import): answers carry Deprecation and Sunset headers.",
   "Import quotas of every collection":
     "The account's import quotas per third-party collection: the area (km\u00b2) allowed and used. Deprecated by Sentinel Hub (third-party data import): answers carry Deprecation and Sunset headers.",
-  "Ingest a tile again":
-    "Puts the tile back on the ingestion queue (after its files were fixed).",
+  "Ingest a tile again": "Puts the tile back on the ingestion queue (after its files were fixed).",
   "Items of a collection (OGC API Features)":
     "The collection's items (scenes) as a GeoJSON FeatureCollection, filtered by `bbox`, `datetime` (RFC 3339 instant or interval), `filter`; paged with `limit` and the `next` link.",
   "JSON Web Key Set of the token signing key":
     "The public keys (JWKS, RFC 7517) that verify the access tokens' RS256 signatures, retired keys included until their tokens expire.",
-  "Layers of an instance":
-    "The layers of an instance (each a WMS/WMTS layer of its GetCapabilities).",
+  "Layers of an instance": "The layers of an instance (each a WMS/WMTS layer of its GetCapabilities).",
   "List WMS instances":
     "The account's OGC configuration instances (Sentinel Hub Configuration API): id, name and layers. The id is the credential of the public `/ogc/wms/{id}` and `/ogc/wmts/{id}` URLs.",
-  "List Zarr collections":
-    "The account's Zarr collections with their ingestion state.",
+  "List Zarr collections": "The account's Zarr collections with their ingestion state.",
   "List a collection's tiles (count, viewtoken, sort, path, status)":
     "The collection's tiles with their status, sensing time and cover geometry; filter by `path` or `status`.",
   "List a delivery's files":
     "The files of a delivery (the provider's products as delivered), with their sizes. Deprecated by Sentinel Hub (third-party data import): answers carry Deprecation and Sunset headers.",
-  "List a tile's files":
-    "The files the tile's path resolves to (one per band with `(BAND)`), with their sizes.",
+  "List a tile's files": "The files the tile's path resolves to (one per band with `(BAND)`), with their sizes.",
   "List batch tasks":
     "The account's batch tasks, newest first: `count` (at most 100), `viewtoken` for the next page, `search` on description and id, `sort`. Each with status, progress (`completionPercentage`) and cost (`costPU`, `costMC`).",
   "List collections":
@@ -127,24 +113,18 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
     "OGC WMS: `SERVICE=WMS&REQUEST=GetCapabilities` lists the instance's layers (add this URL in QGIS, GDAL `WMS:<url>` or OWSLib); `REQUEST=GetMap` with LAYERS, BBOX, CRS (1.3.0) or SRS (1.1.1), WIDTH, HEIGHT, FORMAT, TIME renders the layer's evalscript. Errors are ServiceExceptionReport XML. No token: the instance id is the credential.",
   "OGC WMTS 1.0.0 and XYZ tiles: GetCapabilities, GetTile (KVP query)":
     "OGC WMTS 1.0.0: `REQUEST=GetCapabilities`, and `REQUEST=GetTile` with LAYER, TILEMATRIXSET (PopularWebMercator256 or 512), TILEMATRIX, TILEROW, TILECOL, FORMAT, TIME: the z/x/y tiles web maps (Leaflet, OpenLayers) use. No token: the instance id is the credential.",
-  "One OAuth client":
-    "One client of the account, without its secret. 404 for another account's client.",
-  "One WMS instance":
-    "One instance with its layers. 404 for another account's instance.",
-  "One Zarr collection":
-    "One Zarr collection: store location, CRS, envelope, time axis and the arrays (bands).",
-  "One array":
-    "One array of a Zarr collection: dtype, shape, chunks, fill value and dimensions.",
+  "One OAuth client": "One client of the account, without its secret. 404 for another account's client.",
+  "One WMS instance": "One instance with its layers. 404 for another account's instance.",
+  "One Zarr collection": "One Zarr collection: store location, CRS, envelope, time axis and the arrays (bands).",
+  "One array": "One array of a Zarr collection: dtype, shape, chunks, fill value and dimensions.",
   "One batch task":
     "One batch task: its request, status (CREATED, ANALYSING, ANALYSIS_DONE, PROCESSING, DONE, FAILED, STOPPED, PARTIAL), tile counts, `completionPercentage`, estimated and used processing units (`costPU`, `costMC`). Secret keys of delivery descriptors are never returned. 404 for another account's task.",
   "One collection":
     "One STAC collection: extent, bands, summaries and links to its items and queryables. 404 for an unknown id.",
   "One item":
     "One STAC item (a scene): geometry, acquisition `datetime`, properties such as `eo:cloud_cover`, and its assets.",
-  "One layer":
-    "One layer of an instance: its title, styles (evalscripts) and datasource defaults.",
-  "One location":
-    "One location by id: its base URL and the collections it hosts. 404 for an unknown id.",
+  "One layer": "One layer of an instance: its title, styles (evalscripts) and datasource defaults.",
+  "One location": "One location by id: its base URL and the collections it hosts. 404 for an unknown id.",
   "One statistical batch task":
     "One statistical batch task: its request, status, progress, `costPU`, `costMC` and `workspaceId`. Secret keys of descriptors are never returned. 404 for another account's task.",
   "One tiling grid":
@@ -159,16 +139,13 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
     "The properties of this collection's items that `filter` can use (e.g. `eo:cloud_cover`, `sat:orbit_state`), as a JSON Schema.",
   "Queryables of the item search (JSON Schema)":
     "The properties the item search can filter on with `filter` (CQL2 text or JSON), as a JSON Schema (OGC API - Features Part 3).",
-  "Re-read the Zarr store's metadata":
-    "Reads the store's metadata again (after arrays or time steps were added).",
+  "Re-read the Zarr store's metadata": "Reads the store's metadata again (after arrays or time steps were added).",
   "Register a Zarr collection":
     "Registers a Zarr v2/v3 store in a bucket (`s3.bucket`, `s3.path`) as a collection: its arrays become the bands evalscripts read. The metadata is read at once (ingestion state).",
-  "Rename a Zarr collection":
-    "Changes the collection's name (the store and its arrays stay as they are).",
+  "Rename a Zarr collection": "Changes the collection's name (the store and its arrays stay as they are).",
   "Render an evalscript over a bbox or geometry":
     "Sentinel Hub Processing API: runs the evalscript (`//VERSION=3`, `setup()` + `evaluatePixel()`) over `input.bounds` (bbox or GeoJSON geometry in `properties.crs`) for `input.data` (collection, time range, mosaicking order, filters) and answers the image of `output` (`width`/`height` or `resx`/`resy`, at most 2500 px a side) in each response's format: PNG, JPEG, GeoTIFF (FLOAT32 with `sampleType`), or a tar/multipart of several outputs with `userdata.json`. Processing units are charged by area, bands and outputs.",
-  "Replace a WMS instance":
-    "Replaces the instance's name and layers.",
+  "Replace a WMS instance": "Replaces the instance's name and layers.",
   "Replace a layer":
     "Replaces one layer of an instance (title, styles, datasource defaults); its OGC URLs serve the new definition at once.",
   "Request a zip archive of the delivery":
@@ -195,8 +172,7 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
     "Whether the delivery's zip archive is being built, DONE or FAILED. Deprecated by Sentinel Hub (third-party data import): answers carry Deprecation and Sunset headers.",
   "Stop a task":
     "Asks a running or analysed task to stop; tiles or feature results already written stay. The status becomes STOPPED. 204; 409 (`COMMON_CONFLICT`) when the task has already ended.",
-  "Stop a task (alias of stop)":
-    "The same as `/stop`: cancels a running statistical batch task.",
+  "Stop a task (alias of stop)": "The same as `/stop`: cancels a running statistical batch task.",
   "Submit an asynchronous Process request (outputs written to object storage)":
     "Asynchronous Processing API: takes a Process request (larger outputs allowed, up to 10000 px a side) and `output.delivery.s3.url`; answers 202 with the request id and status, renders in the background and writes the outputs to the bucket.",
   "The account's S3 endpoint keys (without secrets)":
@@ -215,10 +191,8 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
     "This document: every operation of the service with its parameters and request schemas, generated from the route table. Rendered at `/docs.html`.",
   "This OpenAPI 3.1 description (STAC service-desc alias)":
     "The same document at the STAC landing page's `service-desc` link.",
-  "Update a BYOC collection":
-    "Changes the collection's name or band definitions.",
+  "Update a BYOC collection": "Changes the collection's name or band definitions.",
   "Update a batch task's description":
     "Changes the task's `description` (the only field that can change after creation).",
-  "Update a tile":
-    "Changes a tile's sensing time or cover geometry.",
+  "Update a tile": "Changes a tile's sensing time or cover geometry.",
 };

@@ -43,7 +43,11 @@ const ERROR_SCHEMA: JsonSchema = {
         reason: { type: "string" },
         message: { type: "string" },
         code: { type: "string" },
-        errors: { type: "object", description: "Additional information about the error: named facts, or one member per invalid field ({\"<dotted path>\": \"<what is wrong>\"}); {} when there is none." },
+        errors: {
+          type: "object",
+          description:
+            'Additional information about the error: named facts, or one member per invalid field ({"<dotted path>": "<what is wrong>"}); {} when there is none.',
+        },
       },
     },
   },
@@ -67,7 +71,8 @@ class Schemas {
 }
 
 /** The description of a route: its RouteMeta.description, else the table's for its summary (./descriptions.ts). */
-const describe = (meta: RouteDef["meta"]): string | undefined => meta.description ?? (meta.summary ? DESCRIPTIONS[meta.summary] : undefined);
+const describe = (meta: RouteDef["meta"]): string | undefined =>
+  meta.description ?? (meta.summary ? DESCRIPTIONS[meta.summary] : undefined);
 
 /** The OpenAPI Operation Object of one route. */
 function operation(route: RouteDef, schemas: Schemas): JsonSchema {
@@ -91,14 +96,22 @@ function operation(route: RouteDef, schemas: Schemas): JsonSchema {
       ? {
           requestBody: {
             required: true,
-            content: Object.fromEntries((meta.bodyTypes ?? ["application/json"]).map((t) => [t, { schema: schemas.ref(meta.body!, `${id}_body`) }])),
+            content: Object.fromEntries(
+              (meta.bodyTypes ?? ["application/json"]).map((t) => [
+                t,
+                { schema: schemas.ref(meta.body!, `${id}_body`) },
+              ]),
+            ),
           },
         }
       : {}),
     security: meta.securityScheme ? [{ [meta.securityScheme]: [] }] : route.isPublic ? [] : SECURED,
     responses: {
       [String(status)]: ok,
-      "4XX": { description: "Invalid request, missing token, rate limited, not found (error envelope)", content: { "application/json": { schema: ERROR_REF } } },
+      "4XX": {
+        description: "Invalid request, missing token, rate limited, not found (error envelope)",
+        content: { "application/json": { schema: ERROR_REF } },
+      },
     },
   };
 }
@@ -125,14 +138,20 @@ export function openApiDocument(routes: readonly RouteDef[], base: string): Json
         "GetObject with Range, PutObject, DeleteObject, multipart uploads). It is not described operation by operation here.",
     },
     servers: [{ url: base }],
-    tags: [...new Set(Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((o) => o.tags as string[])))].map((name) => ({ name })),
+    tags: [
+      ...new Set(Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((o) => o.tags as string[]))),
+    ].map((name) => ({ name })),
     paths,
     components: {
       schemas: schemas.components,
       securitySchemes: {
         OAuth2: { type: "oauth2", flows: { clientCredentials: { tokenUrl: `${base}${TOKEN_PATH}`, scopes: {} } } },
         BearerJWT: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
-        AdminToken: { type: "http", scheme: "bearer", description: "The deployment's ADMIN_TOKEN secret (the admin API, /api/v1/admin/...)." },
+        AdminToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "The deployment's ADMIN_TOKEN secret (the admin API, /api/v1/admin/...).",
+        },
       },
     },
   };

@@ -18,5 +18,6 @@ export function registerOpenApi(api: Api, aliases: readonly string[] = []): void
   const serve = (_r: AuthedRequest, env: Env): Response =>
     json(openApiDocument(api.routes(), publicBaseUrl(env)), 200, { "content-type": OPENAPI_TYPE });
   api.on("GET", OPENAPI_PATH, serve, meta);
-  for (const path of aliases) api.on("GET", path, serve, { ...meta, summary: "This OpenAPI 3.1 description (STAC service-desc alias)" });
+  for (const path of aliases)
+    api.on("GET", path, serve, { ...meta, summary: "This OpenAPI 3.1 description (STAC service-desc alias)" });
 }

@@ -71,12 +71,24 @@ export type OutputUse = "encode" | "reduce";
  * their stored sample type, twice (`encode`), or as Float32 values plus 9 bytes, once (`reduce`). `formats`: the
  * MIME types the outputs are encoded as; with image/jpeg, its encoder's jpegEncodeBytes more.
  */
-export function planBytes(plan: Pick<Plan, "grid" | "sources">, setup: Pick<EvalSetup, "outputs">, use: OutputUse = "encode", formats: readonly string[] = []): number {
+export function planBytes(
+  plan: Pick<Plan, "grid" | "sources">,
+  setup: Pick<EvalSetup, "outputs">,
+  use: OutputUse = "encode",
+  formats: readonly string[] = [],
+): number {
   const input = plan.sources.reduce((n, s) => n + 4 * s.fileBands.length + 1, 0);
   const pixels = plan.grid.width * plan.grid.height;
   if (use === "reduce") return requestBytes(pixels, input, setup.outputs.reduce((n, o) => n + 4 * o.bands, 0) + 9, 1);
   const jpeg = formats.includes("image/jpeg") ? jpegEncodeBytes(pixels) : 0;
-  return jpeg + requestBytes(pixels, input, setup.outputs.reduce((n, o) => n + o.bands * bytesPerSample(storedSampleType(o.sampleType)), 0));
+  return (
+    jpeg +
+    requestBytes(
+      pixels,
+      input,
+      setup.outputs.reduce((n, o) => n + o.bands * bytesPerSample(storedSampleType(o.sampleType)), 0),
+    )
+  );
 }
 
 /** A request's share of the budget, held until {@link Permit.release} (idempotent: a second call does nothing). */
@@ -97,7 +109,13 @@ let wait = ADMISSION_WAIT_MS;
 let consumerWait = CONSUMER_ADMISSION_WAIT_MS;
 
 /** The admission's state (tests and diagnostics): bytes (and their peak) and requests in flight, requests waiting, the budget. */
-export function admissionStats(): { bytes: number; peakBytes: number; requests: number; waiting: number; budget: number } {
+export function admissionStats(): {
+  bytes: number;
+  peakBytes: number;
+  requests: number;
+  waiting: number;
+  budget: number;
+} {
   return { bytes: inFlight, peakBytes: peak, requests: admitted, waiting: waiting.length, budget };
 }
 
@@ -171,7 +189,8 @@ export async function withAdmission<T>(bytes: number, work: () => Promise<T>, wa
  * wait up to CONSUMER_ADMISSION_WAIT_MS.
  * @throws OverloadedError (the task engine snoozes the unit: src/tasks/work.ts); whatever `work` throws.
  */
-export const withConsumerAdmission = <T>(bytes: number, work: () => Promise<T>): Promise<T> => withAdmission(bytes, work, consumerWait);
+export const withConsumerAdmission = <T>(bytes: number, work: () => Promise<T>): Promise<T> =>
+  withAdmission(bytes, work, consumerWait);
 
 /**
  * The refusal of a request that could not start in time: not the caller's fault (a kinded error, not an

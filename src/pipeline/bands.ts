@@ -19,7 +19,8 @@ import type { BandDef, DataCollection } from "./collections";
 function rasterBandsOffset(item: StacItem): number | undefined {
   const red = Object.values(item.assets).find((a) => a["eo:bands"]?.[0]?.name === "B04");
   const rb = (red?.["raster:bands"] as { offset?: unknown; scale?: unknown }[] | undefined)?.[0];
-  if (typeof rb?.offset !== "number" || typeof rb.scale !== "number" || rb.offset === 0 || !(rb.scale > 0)) return undefined;
+  if (typeof rb?.offset !== "number" || typeof rb.scale !== "number" || rb.offset === 0 || !(rb.scale > 0))
+    return undefined;
   return Math.round(rb.offset / rb.scale);
 }
 
@@ -116,7 +117,8 @@ export function sceneAngles(item: StacItem): Record<string, number> {
     sunZenith = 90 - (p["view:sun_elevation"] as number);
     sunAzimuth = p["view:sun_azimuth"] as number;
   } else {
-    const [minLon, minLat, maxLon, maxLat] = item.bbox.length === 6 ? [item.bbox[0]!, item.bbox[1]!, item.bbox[3]!, item.bbox[4]!] : item.bbox;
+    const [minLon, minLat, maxLon, maxLat] =
+      item.bbox.length === 6 ? [item.bbox[0]!, item.bbox[1]!, item.bbox[3]!, item.bbox[4]!] : item.bbox;
     // suncalc 2.x: apparent altitude and azimuth in DEGREES, azimuth clockwise from north (1.x gave radians from south)
     const pos = SunCalc.getPosition(new Date(p.datetime), (minLat! + maxLat!) / 2, (minLon! + maxLon!) / 2);
     sunZenith = 90 - pos.altitude;
@@ -131,7 +133,15 @@ export function sceneAngles(item: StacItem): Record<string, number> {
 }
 
 /** Processing units (Sentinel Hub): (w*h / 512^2) * (input bands / 3) * samples * (2 for FLOAT32), minimum `min`. */
-export function processingUnits(width: number, height: number, inputBands: number, samples: number, float32: boolean, min = 0.005): number {
-  const pu = ((width * height) / (512 * 512)) * (Math.max(1, inputBands) / 3) * Math.max(1, samples) * (float32 ? 2 : 1);
+export function processingUnits(
+  width: number,
+  height: number,
+  inputBands: number,
+  samples: number,
+  float32: boolean,
+  min = 0.005,
+): number {
+  const pu =
+    ((width * height) / (512 * 512)) * (Math.max(1, inputBands) / 3) * Math.max(1, samples) * (float32 ? 2 : 1);
   return Math.max(min, Math.round(pu * 1e6) / 1e6);
 }

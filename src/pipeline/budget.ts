@@ -49,7 +49,12 @@ export function checkPlanBudget(need: PlanNeed, what: string, fits: (allowance: 
   const allow = planAllowance();
   const over =
     need.subrequests > allow.subrequests
-      ? { limit: "subrequests per invocation", max: SUBREQUEST_LIMIT, needed: need.subrequests, unit: "subrequests (storage reads, sandbox calls)" }
+      ? {
+          limit: "subrequests per invocation",
+          max: SUBREQUEST_LIMIT,
+          needed: need.subrequests,
+          unit: "subrequests (storage reads, sandbox calls)",
+        }
       : need.d1Queries > allow.d1Queries
         ? { limit: "D1 queries per invocation", max: D1_QUERY_LIMIT, needed: need.d1Queries, unit: "database queries" }
         : undefined;

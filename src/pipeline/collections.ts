@@ -11,7 +11,13 @@
  */
 import type { Env } from "../env";
 import { EngineError } from "../raster/errors";
-import { builtinCollections, resolveCollectionType, type BandDef, type DataCollection, type Units } from "../storage/registry";
+import {
+  builtinCollections,
+  resolveCollectionType,
+  type BandDef,
+  type DataCollection,
+  type Units,
+} from "../storage/registry";
 
 export type { BandDef, DataCollection, Units };
 
@@ -41,7 +47,11 @@ export class UnknownCollectionError extends Error {
  * @throws UnknownCollectionError (404) for a `byoc-`, `batch-` or `zarr-` type the account does not have;
  *   EngineError invalid-argument naming the type and the built-in types for any other unknown type.
  */
-export async function collectionForType(env: Pick<Env, "DB">, account: string | null, type: string): Promise<DataCollection> {
+export async function collectionForType(
+  env: Pick<Env, "DB">,
+  account: string | null,
+  type: string,
+): Promise<DataCollection> {
   const c = await resolveCollectionType(env, account, type);
   if (c) return c;
   const user = /^(byoc|batch|zarr)-(.+)$/i.exec(type);
@@ -59,9 +69,16 @@ export function checkBands(c: DataCollection, bands: string[], units: (string | 
   bands.forEach((b, i) => {
     if (b === "dataMask") return;
     const def = c.bands.get(b);
-    if (!def) throw new EngineError("invalid-argument", `Unknown band '${b}' for collection ${c.id}. Available: ${[...c.bands.keys(), "dataMask"].join(", ")}.`);
+    if (!def)
+      throw new EngineError(
+        "invalid-argument",
+        `Unknown band '${b}' for collection ${c.id}. Available: ${[...c.bands.keys(), "dataMask"].join(", ")}.`,
+      );
     const u = units[i];
     if (u && !def.units.includes(u as Units))
-      throw new EngineError("invalid-argument", `Band ${b} of ${c.id} does not support units '${u}'. Supported: ${def.units.join(", ")}.`);
+      throw new EngineError(
+        "invalid-argument",
+        `Band ${b} of ${c.id} does not support units '${u}'. Supported: ${def.units.join(", ")}.`,
+      );
   });
 }

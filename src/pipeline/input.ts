@@ -11,20 +11,30 @@ const position = z.array(finite).min(2).max(3);
 const ring = z.array(position).min(4, "a linear ring needs at least 4 positions");
 
 export const polygonSchema = z.object({ type: z.literal("Polygon"), coordinates: z.array(ring).min(1) });
-export const multiPolygonSchema = z.object({ type: z.literal("MultiPolygon"), coordinates: z.array(z.array(ring).min(1)).min(1) });
+export const multiPolygonSchema = z.object({
+  type: z.literal("MultiPolygon"),
+  coordinates: z.array(z.array(ring).min(1)).min(1),
+});
 export const areaGeometrySchema = z
-  .discriminatedUnion("type", [polygonSchema, multiPolygonSchema], { error: "geometry must be a GeoJSON Polygon or MultiPolygon" })
+  .discriminatedUnion("type", [polygonSchema, multiPolygonSchema], {
+    error: "geometry must be a GeoJSON Polygon or MultiPolygon",
+  })
   .check((ctx) => {
     const n = countPositions(ctx.value.coordinates);
     if (n > MAX_GEOMETRY_VERTICES) ctx.issues.push({ code: "custom", message: tooManyVertices(n), input: ctx.value });
   });
 export type AreaGeometry = z.infer<typeof areaGeometrySchema>;
 
-const dateTime = z.string().refine((s) => Number.isFinite(Date.parse(s)), "must be an ISO 8601 date-time, e.g. 2020-02-19T00:00:00Z");
+const dateTime = z
+  .string()
+  .refine((s) => Number.isFinite(Date.parse(s)), "must be an ISO 8601 date-time, e.g. 2020-02-19T00:00:00Z");
 
 export const timeRangeSchema = z
   .object({ from: dateTime.optional(), to: dateTime.optional() })
-  .refine((t) => !t.from || !t.to || Date.parse(t.from) <= Date.parse(t.to), "timeRange.from must not be after timeRange.to");
+  .refine(
+    (t) => !t.from || !t.to || Date.parse(t.from) <= Date.parse(t.to),
+    "timeRange.from must not be after timeRange.to",
+  );
 
 export const resamplingSchema = z.enum(["NEAREST", "BILINEAR", "BICUBIC"]);
 

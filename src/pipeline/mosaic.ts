@@ -31,7 +31,14 @@ export function tileInfo(s: Scene, index: number): SceneInfo {
 /** An ORBIT scene: the scenes of one UTC day (dateFrom/dateTo span the day, as Sentinel Hub). */
 export function orbitInfo(day: string, scenes: Scene[], offset: number): SceneInfo {
   const tiles = scenes.map((s, i) => tileInfo(s, offset + i));
-  return { id: day, date: tiles[0]!.date, dateFrom: `${day}T00:00:00Z`, dateTo: `${day}T23:59:59Z`, cloudCoverage: tiles[0]!.cloudCoverage, tiles };
+  return {
+    id: day,
+    date: tiles[0]!.date,
+    dateFrom: `${day}T00:00:00Z`,
+    dateTo: `${day}T23:59:59Z`,
+    cloudCoverage: tiles[0]!.cloudCoverage,
+    tiles,
+  };
 }
 
 /** A group of scenes mosaicked into one sample, with the metadata the script sees for it. */
@@ -56,7 +63,8 @@ export function orbitGroups(scenes: Scene[]): SceneGroup[] {
 }
 
 /** One group per scene (TILE). */
-export const tileGroups = (scenes: Scene[]): SceneGroup[] => scenes.map((s, i) => ({ info: tileInfo(s, i), scenes: [s] }));
+export const tileGroups = (scenes: Scene[]): SceneGroup[] =>
+  scenes.map((s, i) => ({ info: tileInfo(s, i), scenes: [s] }));
 
 type Reader = (s: Scene) => Promise<SceneRaster>;
 
@@ -64,7 +72,12 @@ type Reader = (s: Scene) => Promise<SceneRaster>;
  * Copies the pixels of scene raster `r` that are not yet filled (and inside `target`) into `bands`.
  * @returns the number of pixels taken.
  */
-function mergeScene(r: SceneRaster, bands: Record<string, Float32Array>, filled: Uint8Array, target: Uint8Array | null): number {
+function mergeScene(
+  r: SceneRaster,
+  bands: Record<string, Float32Array>,
+  filled: Uint8Array,
+  target: Uint8Array | null,
+): number {
   const names = Object.keys(bands);
   const src = names.map((b) => r.bands[b]!);
   const dst = names.map((b) => bands[b]!);
@@ -146,13 +159,24 @@ export function checkSampleValues(n: number, parts: { samples: number; bands: nu
  * Builds the samples for the script from scene groups (SIMPLE: one group). `emptyBands` names the bands of an
  * all-nodata sample (no scene found). The caller checks the memory bound first (checkSampleValues).
  */
-export async function mosaicScenes(mosaicking: string, groups: SceneGroup[], read: Reader, plan: AreaPlan, emptyBands: string[]): Promise<Sample[]> {
+export async function mosaicScenes(
+  mosaicking: string,
+  groups: SceneGroup[],
+  read: Reader,
+  plan: AreaPlan,
+  emptyBands: string[],
+): Promise<Sample[]> {
   const n = plan.grid.width * plan.grid.height;
   const samples: Sample[] = [];
-  const empty = (info: SceneInfo): Sample => ({ info, bands: Object.fromEntries(emptyBands.map((b) => [b, new Float32Array(n)])), dataMask: new Uint8Array(n) });
+  const empty = (info: SceneInfo): Sample => ({
+    info,
+    bands: Object.fromEntries(emptyBands.map((b) => [b, new Float32Array(n)])),
+    dataMask: new Uint8Array(n),
+  });
   for (const g of groups) {
     samples.push((await simpleMosaic(g, read, plan)) ?? empty(g.info)); // one sample per group, also where no scene has pixels here
   }
-  if (mosaicking === "SIMPLE" && samples.length === 0) samples.push(empty({ id: "none", date: new Date(0).toISOString() }));
+  if (mosaicking === "SIMPLE" && samples.length === 0)
+    samples.push(empty({ id: "none", date: new Date(0).toISOString() }));
   return samples;
 }

@@ -57,14 +57,25 @@ export interface RenderedFile {
  * Output `identifier` of `result` as the raster the encoders take (samples in its stored sampleType, nodataValue).
  * @throws EngineError invalid-argument when the identifier matches no output.
  */
-export function outputRaster(result: EvalResult, identifier: string, grid: Pick<Grid, "width" | "height">): EncodeInput {
+export function outputRaster(
+  result: EvalResult,
+  identifier: string,
+  grid: Pick<Grid, "width" | "height">,
+): EncodeInput {
   const out = result.outputs[identifier];
   if (!out)
     throw invalidArgument(
       `Response identifier '${identifier}' matches no evalscript output (outputs: ${Object.keys(result.outputs).join(", ") || "none"}; or use 'userdata').`,
     );
   const data = out.stored ?? toSampleType(out.values, out.sampleType);
-  return { width: grid.width, height: grid.height, bands: out.bands, sampleType: storedSampleType(out.sampleType), data, nodataValue: out.nodataValue };
+  return {
+    width: grid.width,
+    height: grid.height,
+    bands: out.bands,
+    sampleType: storedSampleType(out.sampleType),
+    data,
+    nodataValue: out.nodataValue,
+  };
 }
 
 /**
@@ -74,13 +85,20 @@ export function outputRaster(result: EvalResult, identifier: string, grid: Pick<
  *   evaluation's samples, no copy), a PNG's chunks (src/raster/encode/png.ts), one array for the other formats.
  * @throws EngineError invalid-argument when the identifier matches no output or the type does not fit it.
  */
-export async function encodeOutputParts(result: EvalResult, r: OutputRequest, type: string, grid: Grid): Promise<Uint8Array[]> {
+export async function encodeOutputParts(
+  result: EvalResult,
+  r: OutputRequest,
+  type: string,
+  grid: Grid,
+): Promise<Uint8Array[]> {
   if (r.identifier === "userdata") {
-    if (type !== "application/json") throw invalidArgument("The 'userdata' response must have format type application/json.");
+    if (type !== "application/json")
+      throw invalidArgument("The 'userdata' response must have format type application/json.");
     return [encodeJson(result.userData ?? {})];
   }
   if (!result.outputs[r.identifier]) outputRaster(result, r.identifier, grid); // throws: no such output
-  if (type === "application/json") throw invalidArgument(`application/json is only available for the 'userdata' response, not '${r.identifier}'.`);
+  if (type === "application/json")
+    throw invalidArgument(`application/json is only available for the 'userdata' response, not '${r.identifier}'.`);
   const input = outputRaster(result, r.identifier, grid);
   if (type === "image/png") return encodePngParts(input);
   if (type === "image/jpeg") return [await encodeJpeg(input, r.format.quality)];
@@ -91,7 +109,12 @@ export async function encodeOutputParts(result: EvalResult, r: OutputRequest, ty
  * encodeOutputParts joined into one array (the file bytes).
  * @throws as encodeOutputParts.
  */
-export async function encodeOutput(result: EvalResult, r: OutputRequest, type: string, grid: Grid): Promise<Uint8Array> {
+export async function encodeOutput(
+  result: EvalResult,
+  r: OutputRequest,
+  type: string,
+  grid: Grid,
+): Promise<Uint8Array> {
   const parts = await encodeOutputParts(result, r, type, grid);
   return parts.length === 1 ? parts[0]! : concatBytes(parts);
 }

@@ -17,7 +17,16 @@
  * Hub, "Processing Unit definition": a fusion request is charged for each collection it processes).
  */
 import type { Env } from "../env";
-import { compileEvalscript, loadEvalscript, type EvalResult, type EvalSetup, type EvalscriptRuntime, type RowsInput, type SceneData, type TimeRange } from "../raster/evalscript";
+import {
+  compileEvalscript,
+  loadEvalscript,
+  type EvalResult,
+  type EvalSetup,
+  type EvalscriptRuntime,
+  type RowsInput,
+  type SceneData,
+  type TimeRange,
+} from "../raster/evalscript";
 import { processingUnits } from "./bands";
 import { stripPlan, type Plan, type PlannedSource } from "./plan";
 import { readScene, type ReadOptions } from "./read";
@@ -101,9 +110,17 @@ interface Grouped {
 export type SceneSource = (source: PlannedSource, index: number) => Promise<Scene[]>;
 
 /** Scene search of one source over the plan's area within the source's window, in its mosaicking order. */
-async function findSource(env: Env, source: PlannedSource, index: number, plan: Plan, given?: SceneSource): Promise<Found> {
+async function findSource(
+  env: Env,
+  source: PlannedSource,
+  index: number,
+  plan: Plan,
+  given?: SceneSource,
+): Promise<Found> {
   const { from, to } = source.window;
-  const scenes = given ? await given(source, index) : await findScenes(env, source, sceneQueryFor(source, plan.lonLatBbox, from, to, MAX_SCENES));
+  const scenes = given
+    ? await given(source, index)
+    : await findScenes(env, source, sceneQueryFor(source, plan.lonLatBbox, from, to, MAX_SCENES));
   return { source, scenes, range: { from: new Date(from).toISOString(), to: new Date(to).toISOString() } };
 }
 
@@ -113,28 +130,43 @@ async function findSource(env: Env, source: PlannedSource, index: number, plan: 
  * block must fit one RPC to the sandbox).
  */
 export function stripRows(width: number, values: number): number {
-  return Math.max(1, Math.min(Math.ceil(STRIP_TARGET / width), Math.floor(SANDBOX_BLOCK_BYTES / (width * Math.max(1, values) * 4))));
+  return Math.max(
+    1,
+    Math.min(Math.ceil(STRIP_TARGET / width), Math.floor(SANDBOX_BLOCK_BYTES / (width * Math.max(1, values) * 4))),
+  );
 }
 
 /** Sample values per pixel of the grouped sources (each sample's bands and its dataMask). */
-const valuesPerPixel = (grouped: Grouped[]) => grouped.reduce((a, s) => a + s.groups.length * (s.source.fileBands.length + 1), 0);
+const valuesPerPixel = (grouped: Grouped[]) =>
+  grouped.reduce((a, s) => a + s.groups.length * (s.source.fileBands.length + 1), 0);
 
 /**
  * Refuses (RequestBudgetError, 400) an evaluation whose reads and sandbox calls would not fit the invocation's
  * subrequests, naming the most scenes of these bands that fit (src/pipeline/budget.ts).
  */
 function checkEvaluation(grouped: Grouped[], strips: number): void {
-  const sources = grouped.map((s) => ({ scenes: s.groups.reduce((a, g) => a + g.scenes.length, 0), bands: s.source.fileBands.length }));
+  const sources = grouped.map((s) => ({
+    scenes: s.groups.reduce((a, g) => a + g.scenes.length, 0),
+    bands: s.source.fileBands.length,
+  }));
   const bands = Math.max(1, ...sources.map((s) => s.bands));
-  checkPlanBudget({ subrequests: evaluationSubrequests(sources, strips), d1Queries: 0 }, `The request (${sources.reduce((a, s) => a + s.scenes, 0)} scenes, ${strips} strip(s))`, (allow) =>
-    `At most ${Math.max(0, Math.floor((allow.subrequests - 2 * strips) / (bands * READS_PER_BAND_STRIP * strips)))} scenes of ${bands} band(s) fit at this size: use a shorter timeRange, maxCloudCoverage, fewer bands or fewer pixels`,
+  checkPlanBudget(
+    { subrequests: evaluationSubrequests(sources, strips), d1Queries: 0 },
+    `The request (${sources.reduce((a, s) => a + s.scenes, 0)} scenes, ${strips} strip(s))`,
+    (allow) =>
+      `At most ${Math.max(0, Math.floor((allow.subrequests - 2 * strips) / (bands * READS_PER_BAND_STRIP * strips)))} scenes of ${bands} band(s) fit at this size: use a shorter timeRange, maxCloudCoverage, fewer bands or fewer pixels`,
   );
 }
 
 /** SIMPLE: one group of all scenes (pseudo-scene = the first); none for a fusion source without scenes. */
 function simpleGroups(f: Found): SceneGroup[] {
   if (f.scenes.length === 0 && f.source.datasource !== undefined) return [];
-  return [{ info: { id: "mosaic", date: f.scenes[0] ? new Date(f.scenes[0].time).toISOString() : f.range.to }, scenes: f.scenes }];
+  return [
+    {
+      info: { id: "mosaic", date: f.scenes[0] ? new Date(f.scenes[0].time).toISOString() : f.range.to },
+      scenes: f.scenes,
+    },
+  ];
 }
 
 /**
@@ -144,16 +176,28 @@ function simpleGroups(f: Found): SceneGroup[] {
  */
 async function sceneGroups(script: PreparedScript, found: Found[]): Promise<Grouped[]> {
   const simple = (f: Found) => f.source.mosaicking === "SIMPLE";
-  const out: Grouped[] = found.map((f) => ({ source: f.source, range: f.range, groups: simple(f) ? simpleGroups(f) : [] }));
+  const out: Grouped[] = found.map((f) => ({
+    source: f.source,
+    range: f.range,
+    groups: simple(f) ? simpleGroups(f) : [],
+  }));
   const multi = found.filter((f) => !simple(f));
-  const all = multi.map((f) => ({ f, groups: f.source.mosaicking === "ORBIT" ? orbitGroups(f.scenes) : tileGroups(f.scenes) }));
+  const all = multi.map((f) => ({
+    f,
+    groups: f.source.mosaicking === "ORBIT" ? orbitGroups(f.scenes) : tileGroups(f.scenes),
+  }));
   if (all.every((a) => a.groups.length === 0)) return out;
-  const owner = new Map(all.flatMap(({ f, groups }) => groups.map((g) => [g.info, { k: found.indexOf(f), g }] as const)));
+  const owner = new Map(
+    all.flatMap(({ f, groups }) => groups.map((g) => [g.info, { k: found.indexOf(f), g }] as const)),
+  );
   const infos = [...owner.keys()];
   const fusionScenes =
     multi[0]!.source.datasource === undefined
       ? undefined
-      : { datasources: infos.map((i) => found[owner.get(i)!.k]!.source.datasource!), timeRanges: Object.fromEntries(multi.map((f) => [f.source.datasource!, f.range])) };
+      : {
+          datasources: infos.map((i) => found[owner.get(i)!.k]!.source.datasource!),
+          timeRanges: Object.fromEntries(multi.map((f) => [f.source.datasource!, f.range])),
+        };
   for (const info of await script.runtime.preProcessScenes(infos, multi[0]!.range, fusionScenes)) {
     const { k, g } = owner.get(info)!;
     out[k]!.groups.push(g);
@@ -163,15 +207,23 @@ async function sceneGroups(script: PreparedScript, found: Found[]): Promise<Grou
 
 /** The scenes the script sees, source by source (metadata only). */
 const sceneRefs = (grouped: Grouped[]) =>
-  grouped.flatMap((s) => s.groups.map((g) => (s.source.datasource === undefined ? { info: g.info } : { info: g.info, datasource: s.source.datasource })));
+  grouped.flatMap((s) =>
+    s.groups.map((g) =>
+      s.source.datasource === undefined ? { info: g.info } : { info: g.info, datasource: s.source.datasource },
+    ),
+  );
 
 /** The samples of every source on plan `p` (rows of a strip or the whole grid), in `sceneRefs` order. */
 async function samplesOf(env: Env, grouped: Grouped[], p: Plan, cacheIndex: boolean): Promise<SceneData[]> {
-  checkSampleValues(p.grid.width * p.grid.height, grouped.map((s) => ({ samples: s.groups.length, bands: s.source.fileBands.length })));
+  checkSampleValues(
+    p.grid.width * p.grid.height,
+    grouped.map((s) => ({ samples: s.groups.length, bands: s.source.fileBands.length })),
+  );
   const out: SceneData[] = [];
   for (const { source, groups } of grouped) {
     if (groups.length === 0) continue;
-    const read = (s: Scene) => readScene(env, source.collection, s.item, source.bands, p.grid, readOptions(source.request, cacheIndex));
+    const read = (s: Scene) =>
+      readScene(env, source.collection, s.item, source.bands, p.grid, readOptions(source.request, cacheIndex));
     const samples = await mosaicScenes(source.mosaicking, groups, read, p, source.fileBands);
     out.push(...samples.map((x) => (source.datasource === undefined ? x : { ...x, datasource: source.datasource })));
   }
@@ -181,7 +233,19 @@ async function samplesOf(env: Env, grouped: Grouped[], p: Plan, cacheIndex: bool
 /** Processing units: per source (its input bands and samples), summed; see the module docs. */
 function fusionUnits(setup: EvalSetup, grouped: Grouped[], width: number, height: number): number {
   const float32 = setup.outputs.some((o) => o.sampleType === "FLOAT32");
-  const sum = grouped.reduce((a, s) => a + processingUnits(width, height, s.source.fileBands.length, s.source.mosaicking === "SIMPLE" ? 1 : s.groups.length, float32, 0), 0);
+  const sum = grouped.reduce(
+    (a, s) =>
+      a +
+      processingUnits(
+        width,
+        height,
+        s.source.fileBands.length,
+        s.source.mosaicking === "SIMPLE" ? 1 : s.groups.length,
+        float32,
+        0,
+      ),
+    0,
+  );
   return Math.max(MIN_PROCESSING_UNITS, Math.round(sum * 1e6) / 1e6);
 }
 
@@ -192,10 +256,18 @@ function fusionUnits(setup: EvalSetup, grouped: Grouped[], width: number, height
  * @throws EngineError invalid-argument for bands a scene lacks and too many sample values (mosaic.ts), the
  * script's EngineError kinds while it runs; plain Errors for internal faults (a missing or corrupt file).
  */
-export async function evaluatePlan(env: Env, script: PreparedScript, plan: Plan, opts: { convert?: boolean; scenes?: SceneSource } = {}): Promise<Evaluation> {
+export async function evaluatePlan(
+  env: Env,
+  script: PreparedScript,
+  plan: Plan,
+  opts: { convert?: boolean; scenes?: SceneSource } = {},
+): Promise<Evaluation> {
   const sources = plan.sources;
   const t0 = Date.now();
-  const grouped = await sceneGroups(script, await Promise.all(sources.map((s, i) => findSource(env, s, i, plan, opts.scenes))));
+  const grouped = await sceneGroups(
+    script,
+    await Promise.all(sources.map((s, i) => findSource(env, s, i, plan, opts.scenes))),
+  );
   const t1 = Date.now();
   const { width, height } = plan.grid;
   const rows = stripRows(width, valuesPerPixel(grouped));
@@ -207,7 +279,17 @@ export async function evaluatePlan(env: Env, script: PreparedScript, plan: Plan,
   if (width * height <= STRIP_PIXELS) {
     const samples = await samplesFor(plan);
     const readMs = Date.now() - t1;
-    run = { result: await script.runtime.evaluate({ width, height, scenes: samples, timeRange: range, convert: opts.convert }), readMs, strips: 1 };
+    run = {
+      result: await script.runtime.evaluate({
+        width,
+        height,
+        scenes: samples,
+        timeRange: range,
+        convert: opts.convert,
+      }),
+      readMs,
+      strips: 1,
+    };
   } else {
     run = await evaluateStrips(script, plan, rows, sceneRefs(grouped), samplesFor, range, opts.convert);
   }
@@ -233,12 +315,15 @@ async function evaluateStrips(
   const { width, height } = plan.grid;
   let readMs = 0;
   let strips = 0;
-  const result = await script.runtime.evaluateRows({ width, height, rows, scenes, timeRange, convert }, async (row, count) => {
-    const t = Date.now();
-    const samples = await samplesFor(stripPlan(plan, row, count));
-    readMs += Date.now() - t;
-    strips++;
-    return samples;
-  });
+  const result = await script.runtime.evaluateRows(
+    { width, height, rows, scenes, timeRange, convert },
+    async (row, count) => {
+      const t = Date.now();
+      const samples = await samplesFor(stripPlan(plan, row, count));
+      readMs += Date.now() - t;
+      strips++;
+      return samples;
+    },
+  );
   return { result, readMs, strips };
 }

@@ -98,7 +98,9 @@ function ringsBbox(rings: Float64Array[]): [number, number, number, number] {
 export function checkBbox(bbox: number[], crs: Crs): void {
   const [minX, minY, maxX, maxY] = bbox as [number, number, number, number];
   if (!(minX < maxX) || !(minY < maxY))
-    throw invalidArgument(`Invalid bbox [${bbox.join(", ")}]: minX must be < maxX and minY < maxY (order: minX, minY, maxX, maxY).`);
+    throw invalidArgument(
+      `Invalid bbox [${bbox.join(", ")}]: minX must be < maxX and minY < maxY (order: minX, minY, maxX, maxY).`,
+    );
   const [aMinX, aMinY, aMaxX, aMaxY] = crsArea(crs);
   if (minX < aMinX || minY < aMinY || maxX > aMaxX || maxY > aMaxY)
     throw invalidArgument(
@@ -111,7 +113,11 @@ export function checkBbox(bbox: number[], crs: Crs): void {
  * the bbox aspect ratio. Neither: 256 x 256 (the API default). Throws EngineError invalid-argument (checkSize) over
  * `maxSize` px per side.
  */
-export function outputSize(bbox: number[], out: GridRequest | undefined, maxSize = MAX_SYNC_SIZE): { width: number; height: number } {
+export function outputSize(
+  bbox: number[],
+  out: GridRequest | undefined,
+  maxSize = MAX_SYNC_SIZE,
+): { width: number; height: number } {
   const dx = bbox[2]! - bbox[0]!;
   const dy = bbox[3]! - bbox[1]!;
   let width: number;
@@ -161,7 +167,12 @@ export function lonLatBounds(grid: Grid): [number, number, number, number] {
 /** The area plan of `grid`, clipped to `rings` (in the grid's CRS) when given: now, or per strip with `maskPerStrip`. */
 function areaPlan(grid: Grid, rings: Float64Array[] | null, maxSize: number, maskPerStrip = false): AreaPlan {
   const lazy = rings !== null && maskPerStrip;
-  const area: AreaPlan = { grid, geometryMask: rings && !lazy ? rasterizeRings(rings, grid) : null, lonLatBbox: lonLatBounds(grid), limits: { maxSize } };
+  const area: AreaPlan = {
+    grid,
+    geometryMask: rings && !lazy ? rasterizeRings(rings, grid) : null,
+    lonLatBbox: lonLatBounds(grid),
+    limits: { maxSize },
+  };
   return lazy ? { ...area, geometryRings: rings } : area;
 }
 
@@ -211,7 +222,12 @@ export function sourceWindow(d: DataSourceRequest): TimeWindow {
  * @throws ApiError 404 for a collection hosted in another location (src/locations/hosting.ts); the errors of
  *   resolveSources (unknown collections, bands or units; data fusion id mismatches).
  */
-export async function withSources(scope: RegistryScope & { env: LocationEnv }, area: AreaPlan, data: DataSourceRequest[], setup: EvalSetup): Promise<Plan> {
+export async function withSources(
+  scope: RegistryScope & { env: LocationEnv },
+  area: AreaPlan,
+  data: DataSourceRequest[],
+  setup: EvalSetup,
+): Promise<Plan> {
   const sources = await resolveSources({ ...scope, assertHere: (c) => assertHosted(scope.env, [c]) }, data, setup);
   return { ...area, sources: sources.map((s) => ({ ...s, window: sourceWindow(s.request) })) };
 }

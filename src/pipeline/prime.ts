@@ -35,12 +35,21 @@ function syntheticReader(): RasterReader {
   for (let i = SIZE * 8; i < dn.length; i++) dn[i] = 500 + (i % 4000);
   const window = (w: { x0: number; y0: number; width: number; height: number }) => {
     const out = new Uint16Array(w.width * w.height);
-    for (let y = 0; y < w.height; y++) out.set(dn.subarray((w.y0 + y) * SIZE + w.x0, (w.y0 + y) * SIZE + w.x0 + w.width), y * w.width);
+    for (let y = 0; y < w.height; y++)
+      out.set(dn.subarray((w.y0 + y) * SIZE + w.x0, (w.y0 + y) * SIZE + w.x0 + w.width), y * w.width);
     return out;
   };
   return {
-    id: "prime", crs: crsFromEpsg(32629), width: SIZE, height: SIZE, geoTransform: gt, bbox: bboxOf(gt, SIZE, SIZE), bandCount: 1,
-    sampleType: "UINT16", nodata: 0, levels: pyramidLevels(gt, [{ width: SIZE, height: SIZE, blockWidth: SIZE, blockHeight: SIZE }]),
+    id: "prime",
+    crs: crsFromEpsg(32629),
+    width: SIZE,
+    height: SIZE,
+    geoTransform: gt,
+    bbox: bboxOf(gt, SIZE, SIZE),
+    bandCount: 1,
+    sampleType: "UINT16",
+    nodata: 0,
+    levels: pyramidLevels(gt, [{ width: SIZE, height: SIZE, blockWidth: SIZE, blockHeight: SIZE }]),
     read: async (_l, bands, w) => bands.map(() => Float32Array.from(window(w))),
     readNative: async (_l, bands, w) => bands.map(() => window(w)),
   };
@@ -62,9 +71,21 @@ export async function primeReadStage(rounds = 6): Promise<void> {
   for (let r = 0; r < rounds; r++) {
     await new Promise((resolve) => setTimeout(resolve, 0)); // after the requests in flight
     const files = new Map<string, { data: Float32Array; valid: Uint8Array }>();
-    for (const name of ["a", "b"]) files.set(name, (await readWarped(reader, [0], grid, { resampling: "NEAREST", nodata: 0, cacheIndex: false }))[0]!);
+    for (const name of ["a", "b"])
+      files.set(
+        name,
+        (await readWarped(reader, [0], grid, { resampling: "NEAREST", nodata: 0, cacheIndex: false }))[0]!,
+      );
     const { valid } = allValid(files, n);
-    const bands = Object.fromEntries([...files].map(([k, f]) => [k, convertUnits(f.data, f.valid, def, "REFLECTANCE", c, item, true)]));
-    await mosaicScenes("SIMPLE", [{ info: { id: "prime", date: "2020-01-01T00:00:00Z" }, scenes: [{} as Scene] }], async () => ({ bands, valid, zeroed: true }), plan, ["a", "b"]);
+    const bands = Object.fromEntries(
+      [...files].map(([k, f]) => [k, convertUnits(f.data, f.valid, def, "REFLECTANCE", c, item, true)]),
+    );
+    await mosaicScenes(
+      "SIMPLE",
+      [{ info: { id: "prime", date: "2020-01-01T00:00:00Z" }, scenes: [{} as Scene] }],
+      async () => ({ bands, valid, zeroed: true }),
+      plan,
+      ["a", "b"],
+    );
   }
 }

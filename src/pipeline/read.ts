@@ -62,12 +62,24 @@ async function sceneFile(env: Env, c: DataCollection, key: string, item: StacIte
 }
 
 /** Reads the file bands `names` of an item: grouped per asset file, all files concurrently. */
-async function readFileBands(env: Env, c: DataCollection, item: StacItem, names: string[], grid: Grid, o: ReadOptions, nodataDefault: number | null) {
+async function readFileBands(
+  env: Env,
+  c: DataCollection,
+  item: StacItem,
+  names: string[],
+  grid: Grid,
+  o: ReadOptions,
+  nodataDefault: number | null,
+) {
   const byKey = new Map<string, { names: string[]; indices: number[]; gsd?: number }>();
   for (const name of names) {
     const loc = locateBand(item, name);
     if (!loc) throw invalidArgument(`Band ${name} is not available in scene ${item.id}.`);
-    const entry = byKey.get(loc.key) ?? { names: [], indices: [], gsd: Object.values(item.assets).find((a) => a.href === loc.key)?.gsd as number | undefined };
+    const entry = byKey.get(loc.key) ?? {
+      names: [],
+      indices: [],
+      gsd: Object.values(item.assets).find((a) => a.href === loc.key)?.gsd as number | undefined,
+    };
     entry.names.push(name);
     entry.indices.push(loc.index);
     byKey.set(loc.key, entry);
@@ -75,8 +87,13 @@ async function readFileBands(env: Env, c: DataCollection, item: StacItem, names:
   const out = new Map<string, { data: Float32Array; valid: Uint8Array }>();
   await Promise.all(
     [...byKey].map(async ([key, e]) => {
-      const cog = c.kind === "zarr" ? await openZarrAsset(env, c, item, key) : await openCog(await sceneFile(env, c, key, item));
-      const warped = await readWarped(cog, e.indices, grid, { resampling: chooseResampling(grid, e.gsd, o), nodata: cog.nodata ?? nodataDefault, cacheIndex: o.cacheIndex });
+      const cog =
+        c.kind === "zarr" ? await openZarrAsset(env, c, item, key) : await openCog(await sceneFile(env, c, key, item));
+      const warped = await readWarped(cog, e.indices, grid, {
+        resampling: chooseResampling(grid, e.gsd, o),
+        nodata: cog.nodata ?? nodataDefault,
+        cacheIndex: o.cacheIndex,
+      });
       e.names.forEach((n, i) => out.set(n, warped[i]!));
     }),
   );
@@ -112,7 +129,14 @@ export function allValid(files: Map<string, { valid: Uint8Array }>, n: number): 
 /**
  * Reads one scene. Derived bands are computed before unit conversion (which works in place). Throws EngineError invalid-argument for bands the item lacks; errors for missing files are internal (5xx).
  */
-export async function readScene(env: Env, c: DataCollection, item: StacItem, req: BandRequest[], grid: Grid, o: ReadOptions): Promise<SceneRaster> {
+export async function readScene(
+  env: Env,
+  c: DataCollection,
+  item: StacItem,
+  req: BandRequest[],
+  grid: Grid,
+  o: ReadOptions,
+): Promise<SceneRaster> {
   const n = grid.width * grid.height;
   const defs = req.filter((b) => b.name !== "dataMask").map((b) => ({ ...b, def: c.bands.get(b.name)! }));
   const fileNames = new Set<string>();
@@ -121,15 +145,27 @@ export async function readScene(env: Env, c: DataCollection, item: StacItem, req
     if (b.def.kind === "derived") fileNames.add(b.def.from!);
   }
   // Sentinel-2 files use DN 0 for no data even where no nodata tag is set.
-  const files = fileNames.size ? await readFileBands(env, c, item, [...fileNames], grid, o, c.optical ? 0 : null) : new Map();
+  const files = fileNames.size
+    ? await readFileBands(env, c, item, [...fileNames], grid, o, c.optical ? 0 : null)
+    : new Map();
   const { valid, same } = allValid(files, n);
   const angles = defs.some((b) => b.def.kind === "angle") ? sceneAngles(item) : {};
   const bands: Record<string, Float32Array> = {};
   const order = [...defs].sort((a, b) => Number(a.def.kind === "file") - Number(b.def.kind === "file"));
   for (const b of order) {
     if (b.def.kind === "angle") bands[b.name] = new Float32Array(n).fill(angles[b.name]!);
-    else if (b.def.kind === "derived") bands[b.name] = clmFromScl(files.get(b.def.from!)!.data, files.get(b.def.from!)!.valid);
-    else bands[b.name] = convertUnits(files.get(b.name)!.data, files.get(b.name)!.valid, b.def, b.units, c, item, o.harmonize);
+    else if (b.def.kind === "derived")
+      bands[b.name] = clmFromScl(files.get(b.def.from!)!.data, files.get(b.def.from!)!.valid);
+    else
+      bands[b.name] = convertUnits(
+        files.get(b.name)!.data,
+        files.get(b.name)!.valid,
+        b.def,
+        b.units,
+        c,
+        item,
+        o.harmonize,
+      );
   }
   // convertUnits zeroes each file band where its own mask is 0; with equal masks that is the scene's mask.
   return { bands, valid, zeroed: same && defs.every((b) => b.def.kind === "file") };

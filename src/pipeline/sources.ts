@@ -46,7 +46,11 @@ function requestedBands(inputs: EvalInputSpec[], c: DataCollection): BandRequest
     });
   }
   const names = [...seen.keys()];
-  checkBands(c, names, names.map((n) => seen.get(n)));
+  checkBands(
+    c,
+    names,
+    names.map((n) => seen.get(n)),
+  );
   return names.map((name) => ({ name, units: seen.get(name)! }));
 }
 
@@ -61,11 +65,24 @@ export interface RegistryScope {
   assertHere?: (collection: Source["collection"]) => void;
 }
 
-async function source(scope: RegistryScope, request: DataSourceRequest, inputs: EvalInputSpec[], mosaicking: Mosaicking, datasource?: string): Promise<Source> {
+async function source(
+  scope: RegistryScope,
+  request: DataSourceRequest,
+  inputs: EvalInputSpec[],
+  mosaicking: Mosaicking,
+  datasource?: string,
+): Promise<Source> {
   const collection = await collectionForType(scope.env, scope.account, request.type);
   scope.assertHere?.(collection);
   const bands = requestedBands(inputs, collection);
-  return { datasource, request, collection, mosaicking, bands, fileBands: bands.filter((b) => b.name !== "dataMask").map((b) => b.name) };
+  return {
+    datasource,
+    request,
+    collection,
+    mosaicking,
+    bands,
+    fileBands: bands.filter((b) => b.name !== "dataMask").map((b) => b.name),
+  };
 }
 
 const quoted = (ids: string[]): string => ids.map((id) => `"${id}"`).join(", ");
@@ -92,16 +109,24 @@ function checkIds(data: DataSourceRequest[]): string[] {
  * @throws EngineError invalid-argument for the id / datasource errors listed in the module docs and for unknown
  *   collections, bands or units (the first failing entry in `input.data` order).
  */
-export async function resolveSources(scope: RegistryScope, data: DataSourceRequest[], setup: EvalSetup): Promise<Source[]> {
+export async function resolveSources(
+  scope: RegistryScope,
+  data: DataSourceRequest[],
+  setup: EvalSetup,
+): Promise<Source[]> {
   const ids = checkIds(data);
   const fusion = data.length > 1 || setup.inputs.some((i) => i.datasource !== undefined);
   if (!fusion) return [await source(scope, data[0]!, setup.inputs, setup.mosaicking)];
   const known = ids.length ? `the input.data ids are ${quoted(ids)}` : "no input.data entry has an id";
   setup.inputs.forEach((input, i) => {
     if (input.datasource === undefined)
-      throw invalid(`setup() input[${i}] has no "datasource"; with data fusion every input must name the input.data id it reads (${known}).`);
+      throw invalid(
+        `setup() input[${i}] has no "datasource"; with data fusion every input must name the input.data id it reads (${known}).`,
+      );
     if (!ids.includes(input.datasource))
-      throw invalid(`setup() input[${i}] names datasource "${input.datasource}", which matches no input.data id; ${known}.`);
+      throw invalid(
+        `setup() input[${i}] names datasource "${input.datasource}", which matches no input.data id; ${known}.`,
+      );
   });
   const mosaicking = mosaickingByDatasource(setup);
   const out: Source[] = [];

@@ -23,7 +23,10 @@ const PACKED = ["application/x-tar", "application/tar", "multipart/mixed"];
 const OCTET_STREAM = "application/octet-stream";
 
 /** How to answer: one encoded `type` sent as `contentType`, a tar sent as `contentType`, or multipart/mixed. */
-export type Packing = { kind: "single"; type: string; contentType: string } | { kind: "tar"; contentType: string } | { kind: "multipart" };
+export type Packing =
+  | { kind: "single"; type: string; contentType: string }
+  | { kind: "tar"; contentType: string }
+  | { kind: "multipart" };
 
 /** The media types a request for `responses` can be answered with, most preferred first. */
 export function producibleTypes(responses: readonly ResponseRequest[]): string[] {
@@ -50,11 +53,15 @@ export function bestType(accept: string | null, available: readonly string[]): s
 export function negotiate(responses: ResponseRequest[], accept: string | null): Packing {
   const own = responses[0]!.format.type;
   if (responses.length === 1 && !(IMAGE_TYPES as readonly string[]).includes(own.toLowerCase()))
-    throw badRequest(`Unsupported output format '${own}'. Supported: ${IMAGE_TYPES.join(", ")} (several responses: application/x-tar, multipart/mixed).`);
+    throw badRequest(
+      `Unsupported output format '${own}'. Supported: ${IMAGE_TYPES.join(", ")} (several responses: application/x-tar, multipart/mixed).`,
+    );
   const available = producibleTypes(responses);
   const chosen = bestType(accept, available);
   if (!chosen)
-    throw badRequest(`The Accept header '${accept}' allows none of the types this request can produce: ${available.join(", ")}.`);
+    throw badRequest(
+      `The Accept header '${accept}' allows none of the types this request can produce: ${available.join(", ")}.`,
+    );
   const type = chosen === OCTET_STREAM ? available[0]! : chosen;
   if (type === "multipart/mixed") return { kind: "multipart" };
   if (type.endsWith("tar")) return { kind: "tar", contentType: chosen };

@@ -23,11 +23,23 @@ export async function renderResponses(
   progress?: BodyProgress,
 ): Promise<{ body: Uint8Array | ReadableStream<Uint8Array>; contentType: string }> {
   if (packing.kind === "single") {
-    return { body: partsBody(await encodeOutputParts(result, responses[0]!, packing.type, grid), progress), contentType: packing.contentType };
+    return {
+      body: partsBody(await encodeOutputParts(result, responses[0]!, packing.type, grid), progress),
+      contentType: packing.contentType,
+    };
   }
   const files: RenderedFile[] = [];
-  for (const r of responses) files.push({ identifier: r.identifier, contentType: r.format.type, data: await encodeOutput(result, r, r.format.type, grid) });
-  const named = files.map((f) => ({ name: `${f.identifier}.${extensionFor(f.contentType)}`, contentType: f.contentType, data: f.data }));
+  for (const r of responses)
+    files.push({
+      identifier: r.identifier,
+      contentType: r.format.type,
+      data: await encodeOutput(result, r, r.format.type, grid),
+    });
+  const named = files.map((f) => ({
+    name: `${f.identifier}.${extensionFor(f.contentType)}`,
+    contentType: f.contentType,
+    data: f.data,
+  }));
   if (packing.kind === "tar") return { body: tarArchive(named), contentType: packing.contentType };
   const mp = multipartMixed(named);
   return { body: mp.body, contentType: mp.contentType };

@@ -33,7 +33,14 @@ export async function processHandler(request: AuthedRequest, env: Env, ctx: Exec
   const s1 = Date.now();
   const plan = await withSources({ env, account: script.account }, area, req.input.data, script.setup);
   const s2 = Date.now();
-  const permit = await admit(planBytes(plan, script.setup, "encode", responses.map((r) => r.format.type)));
+  const permit = await admit(
+    planBytes(
+      plan,
+      script.setup,
+      "encode",
+      responses.map((r) => r.format.type),
+    ),
+  );
   const s3 = Date.now();
   const hold = holdWhileRead(permit);
   const { evaluation, t0, body, contentType } = await (async () => {
@@ -44,11 +51,18 @@ export async function processHandler(request: AuthedRequest, env: Env, ctx: Exec
     permit.release();
     throw e;
   });
-  if (body instanceof ReadableStream) hold.wrote(); // its client's clock starts now
+  if (body instanceof ReadableStream)
+    hold.wrote(); // its client's clock starts now
   else permit.release();
   // the charge (a Durable Object call) runs after the response, exactly once, if the rate limiter admitted it
   chargeLater(ctx, env, accountOf(request), evaluation.processingUnits, request.admitted);
-  const timings = { script: s1 - s0, sources: s2 - s1, admission: s3 - s2, ...evaluation.timings, encode: Date.now() - t0 };
+  const timings = {
+    script: s1 - s0,
+    sources: s2 - s1,
+    admission: s3 - s2,
+    ...evaluation.timings,
+    encode: Date.now() - t0,
+  };
   return new Response(body, {
     headers: {
       "content-type": contentType,
@@ -76,6 +90,13 @@ function holdWhileRead(permit: Permit): BodyProgress {
 /** Registers the Processing API routes. */
 export function registerProcess(api: Api): void {
   // metered: spends processing units; speculative: may start before the limiter's decision (the charge waits for it)
-  const meta = { summary: "Render an evalscript over a bbox or geometry", tags: ["Process"], body: processRequestSchema, bodyTypes: SCRIPT_BODY, metered: true, speculative: true };
+  const meta = {
+    summary: "Render an evalscript over a bbox or geometry",
+    tags: ["Process"],
+    body: processRequestSchema,
+    bodyTypes: SCRIPT_BODY,
+    metered: true,
+    speculative: true,
+  };
   api.on("POST", "/api/v1/process", processHandler, meta).on("POST", "/process/v1", processHandler, meta);
 }

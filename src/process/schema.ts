@@ -8,15 +8,16 @@ import { inputSchema } from "../pipeline/input";
 import { MAX_SYNC_SIZE } from "../pipeline/plan";
 import { ONE_OUTPUT_SIZE, oneOutputSize, outputGridShape, outputResponseSchema } from "../pipeline/output";
 
-const size = z.number().positive().max(MAX_SYNC_SIZE, `must be at most ${MAX_SYNC_SIZE} pixels`).transform((v) => Math.round(v));
+const size = z
+  .number()
+  .positive()
+  .max(MAX_SYNC_SIZE, `must be at most ${MAX_SYNC_SIZE} pixels`)
+  .transform((v) => Math.round(v));
 
 export const responseSchema = outputResponseSchema;
 export type ResponseRequest = z.infer<typeof responseSchema>;
 
-export const outputSchema = z
-  .object(outputGridShape(size))
-  .passthrough()
-  .refine(oneOutputSize, ONE_OUTPUT_SIZE);
+export const outputSchema = z.object(outputGridShape(size)).passthrough().refine(oneOutputSize, ONE_OUTPUT_SIZE);
 export type OutputRequest = z.infer<typeof outputSchema>;
 
 export const processRequestSchema = z.object({

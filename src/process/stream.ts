@@ -16,7 +16,10 @@ export interface BodyProgress {
  * `progress` hears of each part written and of the end: the caller's memory admission holds the parts while the
  * client reads them (src/process/routes.ts, src/pipeline/admission.ts); for a single part it hears nothing.
  */
-export function partsBody(parts: readonly Uint8Array[], progress?: BodyProgress): Uint8Array | ReadableStream<Uint8Array> {
+export function partsBody(
+  parts: readonly Uint8Array[],
+  progress?: BodyProgress,
+): Uint8Array | ReadableStream<Uint8Array> {
   if (parts.length === 1) return parts[0]!;
   const total = parts.reduce((n, p) => n + p.length, 0);
   const { readable, writable } = new FixedLengthStream(total);

@@ -18,7 +18,15 @@
  * - invalid-file: a stored file the request reads (a COG, a Zarr array) is malformed, corrupt, or declares sizes
  *   beyond the engine's file limits (src/raster/cog/limits.ts, src/raster/zarr/limits.ts); `limit` names the limit.
  */
-export const ENGINE_ERROR_KINDS = ["invalid-argument", "unsupported", "script-syntax", "script-error", "budget-exceeded", "limit-exceeded", "invalid-file"] as const;
+export const ENGINE_ERROR_KINDS = [
+  "invalid-argument",
+  "unsupported",
+  "script-syntax",
+  "script-error",
+  "budget-exceeded",
+  "limit-exceeded",
+  "invalid-file",
+] as const;
 
 /** One of ENGINE_ERROR_KINDS. */
 export type EngineErrorKind = (typeof ENGINE_ERROR_KINDS)[number];
@@ -70,7 +78,9 @@ export const invalidArgument = (message: string, details?: readonly EngineErrorD
 export const unsupported = (message: string): EngineError => new EngineError("unsupported", message);
 
 /** An invalid-file EngineError: a stored file is malformed or corrupt, or breaks `limit` (a file limit). */
-export const invalidFile = (message: string, limit?: EngineLimit): EngineError => new EngineError("invalid-file", message, undefined, limit);
+export const invalidFile = (message: string, limit?: EngineLimit): EngineError =>
+  new EngineError("invalid-file", message, undefined, limit);
 
 /** A script-syntax EngineError with one detail: the user's 1-based line and column and what is wrong there. */
-export const scriptSyntax = (message: string, at: EngineErrorDetail): EngineError => new EngineError("script-syntax", message, [at]);
+export const scriptSyntax = (message: string, at: EngineErrorDetail): EngineError =>
+  new EngineError("script-syntax", message, [at]);

@@ -88,7 +88,12 @@ export function resolutionOf(gt: GeoTransform): [number, number] {
 
 /** Footprint [minX, minY, maxX, maxY] of a width x height grid with geotransform `gt` (its four corners). */
 export function bboxOf(gt: GeoTransform, width: number, height: number): [number, number, number, number] {
-  const corners = [[0, 0], [width, 0], [0, height], [width, height]] as const;
+  const corners = [
+    [0, 0],
+    [width, 0],
+    [0, height],
+    [width, height],
+  ] as const;
   const xs = corners.map(([c, r]) => gt[0] + c * gt[1] + r * gt[2]);
   const ys = corners.map(([c, r]) => gt[3] + c * gt[4] + r * gt[5]);
   return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
@@ -98,12 +103,24 @@ export function bboxOf(gt: GeoTransform, width: number, height: number): [number
  * Levels of a pyramid whose levels share level 0's extent: each geotransform is level 0's scaled by
  * (full width / width, full height / height), as GDAL derives overview geotransforms.
  */
-export function pyramidLevels(gt: GeoTransform, sizes: readonly { width: number; height: number; blockWidth: number; blockHeight: number }[]): RasterLevel[] {
+export function pyramidLevels(
+  gt: GeoTransform,
+  sizes: readonly { width: number; height: number; blockWidth: number; blockHeight: number }[],
+): RasterLevel[] {
   const full = sizes[0]!;
   return sizes.map((l, index): RasterLevel => {
     const [rx, ry] = [full.width / l.width, full.height / l.height];
     const levelGt: GeoTransform = [gt[0], gt[1] * rx, gt[2] * ry, gt[3], gt[4] * rx, gt[5] * ry];
-    return { index, width: l.width, height: l.height, blockWidth: l.blockWidth, blockHeight: l.blockHeight, geoTransform: levelGt, resolution: resolutionOf(levelGt), ratio: rx };
+    return {
+      index,
+      width: l.width,
+      height: l.height,
+      blockWidth: l.blockWidth,
+      blockHeight: l.blockHeight,
+      geoTransform: levelGt,
+      resolution: resolutionOf(levelGt),
+      ratio: rx,
+    };
   });
 }
 
@@ -111,11 +128,25 @@ export function pyramidLevels(gt: GeoTransform, sizes: readonly { width: number;
  * Checks a window read against the reader: the level exists, the window lies inside it, the bands exist.
  * @throws RangeError naming the offending level, window or band.
  */
-export function checkWindow(reader: Pick<RasterReader, "levels" | "bandCount">, level: number, bands: number[], win: PixelWindow): RasterLevel {
+export function checkWindow(
+  reader: Pick<RasterReader, "levels" | "bandCount">,
+  level: number,
+  bands: number[],
+  win: PixelWindow,
+): RasterLevel {
   const l = reader.levels[level];
   if (!l) throw new RangeError(`level ${level} does not exist (levels 0..${reader.levels.length - 1})`);
-  if (win.width <= 0 || win.height <= 0 || win.x0 < 0 || win.y0 < 0 || win.x0 + win.width > l.width || win.y0 + win.height > l.height)
+  if (
+    win.width <= 0 ||
+    win.height <= 0 ||
+    win.x0 < 0 ||
+    win.y0 < 0 ||
+    win.x0 + win.width > l.width ||
+    win.y0 + win.height > l.height
+  )
     throw new RangeError(`window ${JSON.stringify(win)} lies outside level ${level} (${l.width}x${l.height})`);
-  for (const b of bands) if (!(Number.isInteger(b) && b >= 0 && b < reader.bandCount)) throw new RangeError(`band index ${b} outside 0..${reader.bandCount - 1}`);
+  for (const b of bands)
+    if (!(Number.isInteger(b) && b >= 0 && b < reader.bandCount))
+      throw new RangeError(`band index ${b} outside 0..${reader.bandCount - 1}`);
   return l;
 }

@@ -80,4 +80,3 @@ export function forget(account: string, w: Waiting): void {
   set?.delete(w);
   if (set?.size === 0) waiting.delete(account);
 }
-

@@ -22,7 +22,11 @@ const ID_BYTES = 256;
 export function limiterOf(env: Pick<Env, "RATE_LIMITER">, subject: LimitSubject): DurableObjectStub<RateLimiter> {
   const name = subject.kind === "client" ? `client:${subject.client}` : `account:${subject.account}`;
   let known = ids.get(env.RATE_LIMITER);
-  if (!known) ids.set(env.RATE_LIMITER, (known = new Lru<DurableObjectId>(MAX_IDS, REQUEST_CACHE_BYTES / 10, () => ID_BYTES, true)));
+  if (!known)
+    ids.set(
+      env.RATE_LIMITER,
+      (known = new Lru<DurableObjectId>(MAX_IDS, REQUEST_CACHE_BYTES / 10, () => ID_BYTES, true)),
+    );
   let id = known.get(name);
   if (!id) known.set(name, (id = env.RATE_LIMITER.idFromName(name)));
   return env.RATE_LIMITER.get(id);
@@ -32,7 +36,11 @@ export function limiterOf(env: Pick<Env, "RATE_LIMITER">, subject: LimitSubject)
  * One RPC to the subject's RateLimiter: takes a token from each of its policies (see RateLimiter.take); an
  * account's call carries the charges of its earlier requests waiting in this isolate (./carry.ts).
  */
-export function takeToken(env: Pick<Env, "RATE_LIMITER">, subject: LimitSubject, metered = false): Promise<LimitVerdict> {
+export function takeToken(
+  env: Pick<Env, "RATE_LIMITER">,
+  subject: LimitSubject,
+  metered = false,
+): Promise<LimitVerdict> {
   if (subject.kind !== "account") return limiterOf(env, subject).take(subject, metered);
   const carried = takeCharges(subject.account);
   return carried.settle(limiterOf(env, subject).take(subject, metered, carried.charges));
@@ -47,10 +55,17 @@ export function takeToken(env: Pick<Env, "RATE_LIMITER">, subject: LimitSubject,
 export function limitHeaders(v: LimitVerdict): Record<string, string> {
   const reset = String(Math.ceil(v.retryAfterMs / 1000));
   const h: Record<string, string> = {
-    "x-ratelimit-remaining": String(v.remaining), "retry-after": String(v.retryAfterMs),
-    "ratelimit-remaining": String(v.remaining), "ratelimit-reset": reset, ratelimit: `"eoedge";r=${v.remaining};t=${reset}`,
+    "x-ratelimit-remaining": String(v.remaining),
+    "retry-after": String(v.retryAfterMs),
+    "ratelimit-remaining": String(v.remaining),
+    "ratelimit-reset": reset,
+    ratelimit: `"eoedge";r=${v.remaining};t=${reset}`,
   };
-  if (v.violated) h["x-ratelimit-violatedpolicy"] = JSON.stringify({ samplingPeriod: v.violated.samplingPeriod, limit: v.violated.limit });
+  if (v.violated)
+    h["x-ratelimit-violatedpolicy"] = JSON.stringify({
+      samplingPeriod: v.violated.samplingPeriod,
+      limit: v.violated.limit,
+    });
   return h;
 }
 
@@ -61,10 +76,22 @@ export function limitHeaders(v: LimitVerdict): Record<string, string> {
 export function refusal(v: LimitVerdict, what: string): ApiError {
   if (v.outOfUnits) {
     const { used, quota, month } = v.outOfUnits;
-    return new ApiError(403, `Out of processing units: this account used ${used} of its ${quota} processing units in ${month} (UTC). Wait for next month or raise the account's quota.`, v.outOfUnits, "OUT_OF_PU", limitHeaders(v));
+    return new ApiError(
+      403,
+      `Out of processing units: this account used ${used} of its ${quota} processing units in ${month} (UTC). Wait for next month or raise the account's quota.`,
+      v.outOfUnits,
+      "OUT_OF_PU",
+      limitHeaders(v),
+    );
   }
   const p = v.violated!;
-  return new ApiError(429, `Too many ${what}: the rate-limit policy of ${p.limit} per ${p.samplingPeriod} is used up; retry after ${v.retryAfterMs} ms.`, { violatedPolicy: p }, undefined, limitHeaders(v));
+  return new ApiError(
+    429,
+    `Too many ${what}: the rate-limit policy of ${p.limit} per ${p.samplingPeriod} is used up; retry after ${v.retryAfterMs} ms.`,
+    { violatedPolicy: p },
+    undefined,
+    limitHeaders(v),
+  );
 }
 
 /** `response` with the rate-limit headers of `v` (set in place when its headers are mutable, see withHeaders). */

@@ -52,8 +52,13 @@ export const rateLimit: Middleware = async (request, env, _ctx, next, route) => 
   if (env.RATE_LIMITS === "off") return next();
   const account = await accountFor(request, env, route);
   if (account === undefined) return next();
-  const asked = takeToken(env, { kind: "account", account }, isMetered(request, route)).then((v) => (noteVerdict(account, v), v));
-  request.admitted = asked.then((v) => v.allowed, () => false);
+  const asked = takeToken(env, { kind: "account", account }, isMetered(request, route)).then(
+    (v) => (noteVerdict(account, v), v),
+  );
+  request.admitted = asked.then(
+    (v) => v.allowed,
+    () => false,
+  );
   const early = route.meta.speculative === true && admitEarly(account);
   const response = early ? await respond(next) : undefined;
   const t0 = performance.now();

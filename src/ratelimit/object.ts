@@ -87,7 +87,12 @@ export class RateLimiter extends DurableObject<Env> {
     if (metered && subject.kind === "account" && limits.puQuota !== null) {
       const used = this.usedIn(monthOf(now));
       if (used >= limits.puQuota)
-        return { allowed: false, remaining: 0, retryAfterMs: nextMonth(now) - now, outOfUnits: { used, quota: limits.puQuota, month: monthOf(now) } };
+        return {
+          allowed: false,
+          remaining: 0,
+          retryAfterMs: nextMonth(now) - now,
+          outOfUnits: { used, quota: limits.puQuota, month: monthOf(now) },
+        };
     }
     const policies: Policy[] = subject.kind === "account" ? limits.policies : limits.tokenPolicies;
     const verdict = take(policies, this.buckets, now);
@@ -152,14 +157,19 @@ export class RateLimiter extends DurableObject<Env> {
     const sql = this.ctx.storage.sql;
     sql.exec("DELETE FROM charges WHERE at < ?", now - CHARGE_ID_TTL_MS);
     for (const c of charges) {
-      if (sql.exec("INSERT INTO charges (id, at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", c.id, now).rowsWritten > 0) this.addUnits(c.pu, now);
+      if (sql.exec("INSERT INTO charges (id, at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", c.id, now).rowsWritten > 0)
+        this.addUnits(c.pu, now);
     }
   }
 
   /** Adds `pu` units to the month of `now` (table `units` and the kept figure). */
   private addUnits(pu: number, now: number): void {
     const month = monthOf(now);
-    this.ctx.storage.sql.exec("INSERT INTO units (month, used) VALUES (?, ?) ON CONFLICT (month) DO UPDATE SET used = used + excluded.used", month, pu);
+    this.ctx.storage.sql.exec(
+      "INSERT INTO units (month, used) VALUES (?, ?) ON CONFLICT (month) DO UPDATE SET used = used + excluded.used",
+      month,
+      pu,
+    );
     if (this.spent?.month === month) this.spent.used += pu;
   }
 
@@ -174,7 +184,12 @@ export class RateLimiter extends DurableObject<Env> {
   /** Units used in `month`: read from the table `units` once per month, then kept up to date by {@link addUnits}. */
   private usedIn(month: string): number {
     if (this.spent?.month !== month)
-      this.spent = { month, used: this.ctx.storage.sql.exec<{ used: number }>("SELECT used FROM units WHERE month = ?", month).toArray()[0]?.used ?? 0 };
+      this.spent = {
+        month,
+        used:
+          this.ctx.storage.sql.exec<{ used: number }>("SELECT used FROM units WHERE month = ?", month).toArray()[0]
+            ?.used ?? 0,
+      };
     return this.spent.used;
   }
 

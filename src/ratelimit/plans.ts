@@ -32,7 +32,11 @@ const FALLBACK_PLAN = "enterprise";
 export async function accountLimits(env: Pick<Env, "DB">, accountId: string): Promise<AccountLimits> {
   const d = drizzle(env.DB);
   const account = await d.select().from(accountRows).where(eq(accountRows.id, accountId)).get();
-  const plan = await d.select().from(plans).where(eq(plans.id, account?.plan ?? FALLBACK_PLAN)).get();
+  const plan = await d
+    .select()
+    .from(plans)
+    .where(eq(plans.id, account?.plan ?? FALLBACK_PLAN))
+    .get();
   if (!plan) throw new Error(`Account ${accountId}: unknown plan '${account?.plan}'.`);
   return {
     plan: { id: plan.id, name: plan.name },

@@ -42,7 +42,9 @@ function parseDuration(iso: string): number | undefined {
 export const policiesSchema = z
   .array(
     z.object({
-      samplingPeriod: z.string().refine((s) => durationMs(s) !== undefined, "an ISO 8601 duration of days/hours/minutes/seconds, e.g. PT1S"),
+      samplingPeriod: z
+        .string()
+        .refine((s) => durationMs(s) !== undefined, "an ISO 8601 duration of days/hours/minutes/seconds, e.g. PT1S"),
       limit: z.number().int().positive(),
     }),
   )
@@ -65,7 +67,10 @@ export interface Bucket {
 export function refill(bucket: Bucket | undefined, p: Policy, now: number): Bucket {
   if (!bucket) return { tokens: p.limit, at: now };
   const elapsed = Math.max(0, now - bucket.at);
-  return { tokens: Math.min(p.limit, bucket.tokens + (elapsed * p.limit) / durationMs(p.samplingPeriod)!), at: Math.max(now, bucket.at) };
+  return {
+    tokens: Math.min(p.limit, bucket.tokens + (elapsed * p.limit) / durationMs(p.samplingPeriod)!),
+    at: Math.max(now, bucket.at),
+  };
 }
 
 /** Milliseconds until `bucket` holds one whole token (0 when it does), rounded up. */

@@ -57,23 +57,51 @@ export function signatureOf(request: Request): SignedRequest {
   const url = new URL(request.url);
   const auth = request.headers.get("authorization");
   if (auth) {
-    const m = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/.exec(auth.trim());
-    if (!m) throw malformed("The Authorization header must be AWS4-HMAC-SHA256 Credential=..., SignedHeaders=..., Signature=<64 hex digits> (Signature Version 4).");
+    const m = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/.exec(
+      auth.trim(),
+    );
+    if (!m)
+      throw malformed(
+        "The Authorization header must be AWS4-HMAC-SHA256 Credential=..., SignedHeaders=..., Signature=<64 hex digits> (Signature Version 4).",
+      );
     const datetime = request.headers.get("x-amz-date") ?? "";
     const payload = request.headers.get("x-amz-content-sha256") ?? undefined;
-    if (!payload) throw new S3Error(400, "InvalidRequest", "Missing required header for this request: x-amz-content-sha256.");
-    return { ...credential(m[1]!), datetime, signedHeaders: m[2]!.split(";"), signature: m[3]!, presigned: false, payload };
+    if (!payload)
+      throw new S3Error(400, "InvalidRequest", "Missing required header for this request: x-amz-content-sha256.");
+    return {
+      ...credential(m[1]!),
+      datetime,
+      signedHeaders: m[2]!.split(";"),
+      signature: m[3]!,
+      presigned: false,
+      payload,
+    };
   }
   const q = url.searchParams;
-  if (q.get("X-Amz-Algorithm") === null) throw accessDenied("Anonymous access is not allowed: sign requests with this endpoint's access keys (AWS Signature Version 4 or 2).");
+  if (q.get("X-Amz-Algorithm") === null)
+    throw accessDenied(
+      "Anonymous access is not allowed: sign requests with this endpoint's access keys (AWS Signature Version 4 or 2).",
+    );
   if (q.get("X-Amz-Algorithm") !== "AWS4-HMAC-SHA256") throw malformed("X-Amz-Algorithm must be AWS4-HMAC-SHA256.");
   const expires = Number(q.get("X-Amz-Expires") ?? "");
   if (!Number.isInteger(expires) || expires < 1 || expires > MAX_EXPIRES_S)
-    throw new S3Error(400, "AuthorizationQueryParametersError", `X-Amz-Expires must be a whole number of seconds between 1 and ${MAX_EXPIRES_S}.`);
+    throw new S3Error(
+      400,
+      "AuthorizationQueryParametersError",
+      `X-Amz-Expires must be a whole number of seconds between 1 and ${MAX_EXPIRES_S}.`,
+    );
   const signature = q.get("X-Amz-Signature") ?? "";
-  if (!/^[0-9a-f]{64}$/.test(signature)) throw new S3Error(400, "AuthorizationQueryParametersError", "X-Amz-Signature must be 64 hex digits.");
+  if (!/^[0-9a-f]{64}$/.test(signature))
+    throw new S3Error(400, "AuthorizationQueryParametersError", "X-Amz-Signature must be 64 hex digits.");
   const signedHeaders = (q.get("X-Amz-SignedHeaders") ?? "host").split(";");
-  return { ...credential(q.get("X-Amz-Credential") ?? ""), datetime: q.get("X-Amz-Date") ?? "", signedHeaders, signature, presigned: true, expires };
+  return {
+    ...credential(q.get("X-Amz-Credential") ?? ""),
+    datetime: q.get("X-Amz-Date") ?? "",
+    signedHeaders,
+    signature,
+    presigned: true,
+    expires,
+  };
 }
 
 /** Milliseconds since the epoch of `YYYYMMDDTHHMMSSZ`, NaN when malformed. */
@@ -89,13 +117,24 @@ function timeOf(datetime: string): number {
 export function checkDate(s: SignedRequest, now: number): void {
   const t = timeOf(s.datetime);
   if (Number.isNaN(t)) throw accessDenied("AWS authentication requires a valid X-Amz-Date (YYYYMMDDTHHMMSSZ).");
-  if (s.datetime.slice(0, 8) !== s.date) throw malformed(`The credential scope date ${s.date} differs from X-Amz-Date ${s.datetime}.`);
+  if (s.datetime.slice(0, 8) !== s.date)
+    throw malformed(`The credential scope date ${s.date} differs from X-Amz-Date ${s.datetime}.`);
   if (s.presigned) {
-    if (now > t + s.expires! * 1000) throw accessDenied(`Request has expired (signed ${s.datetime}, valid ${s.expires} s).`);
+    if (now > t + s.expires! * 1000)
+      throw accessDenied(`Request has expired (signed ${s.datetime}, valid ${s.expires} s).`);
     if (t - now > MAX_SKEW_MS) throw new S3Error(403, "RequestTimeTooSkewed", "The request is signed in the future.");
   } else if (Math.abs(now - t) > MAX_SKEW_MS) {
-    const fields = { RequestTime: s.datetime, ServerTime: new Date(now).toISOString(), MaxAllowedSkewMilliseconds: String(MAX_SKEW_MS) };
-    throw new S3Error(403, "RequestTimeTooSkewed", "The difference between the request time and the current time is too large.", fields);
+    const fields = {
+      RequestTime: s.datetime,
+      ServerTime: new Date(now).toISOString(),
+      MaxAllowedSkewMilliseconds: String(MAX_SKEW_MS),
+    };
+    throw new S3Error(
+      403,
+      "RequestTimeTooSkewed",
+      "The difference between the request time and the current time is too large.",
+      fields,
+    );
   }
 }
 
@@ -110,25 +149,55 @@ function signerOf(request: Request, s: SignedRequest, keys: S3Keys): AwsV4Signer
   const headers = new Headers();
   for (const name of s.signedHeaders) if (name !== "host") headers.set(name, request.headers.get(name) ?? "");
   return new AwsV4Signer({
-    method: request.method, url: url.toString(), headers, accessKeyId: keys.accessKeyId, secretAccessKey: keys.secretAccessKey,
-    service: "s3", region: s.region, datetime: s.datetime, signQuery: s.presigned, allHeaders: true,
+    method: request.method,
+    url: url.toString(),
+    headers,
+    accessKeyId: keys.accessKeyId,
+    secretAccessKey: keys.secretAccessKey,
+    service: "s3",
+    region: s.region,
+    datetime: s.datetime,
+    signQuery: s.presigned,
+    allHeaders: true,
   });
 }
 
 /** The key `keyOf` finds for `accessKeyId`. @throws S3Error InvalidAccessKeyId. */
-async function keyFor<K extends S3Keys>(accessKeyId: string, keyOf: (accessKeyId: string) => Promise<K | null>): Promise<K> {
+async function keyFor<K extends S3Keys>(
+  accessKeyId: string,
+  keyOf: (accessKeyId: string) => Promise<K | null>,
+): Promise<K> {
   const keys = await keyOf(accessKeyId);
-  if (!keys) throw new S3Error(403, "InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.", { AWSAccessKeyId: accessKeyId });
+  if (!keys)
+    throw new S3Error(403, "InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.", {
+      AWSAccessKeyId: accessKeyId,
+    });
   return keys;
 }
 
 /** Verifies a SigV2 request (./sigv2.ts); its claims as a SignedRequest with `sigv2` set. @throws S3Error as verifySignature. */
-async function verifySignatureV2<K extends S3Keys>(request: Request, prefix: string, keyOf: (accessKeyId: string) => Promise<K | null>, now: number): Promise<{ s: SignedRequest; keys: K }> {
+async function verifySignatureV2<K extends S3Keys>(
+  request: Request,
+  prefix: string,
+  keyOf: (accessKeyId: string) => Promise<K | null>,
+  now: number,
+): Promise<{ s: SignedRequest; keys: K }> {
   const v2 = signatureV2Of(request);
   const keys = await keyFor(v2.accessKeyId, keyOf);
   checkTimeV2(v2, now, MAX_SKEW_MS);
   await verifyV2(request, prefix, v2, keys.accessKeyId, keys.secretAccessKey);
-  const s: SignedRequest = { accessKeyId: v2.accessKeyId, datetime: "", date: "", region: "", service: "s3", signedHeaders: [], signature: v2.signature, presigned: v2.presigned, payload: "UNSIGNED-PAYLOAD", sigv2: true };
+  const s: SignedRequest = {
+    accessKeyId: v2.accessKeyId,
+    datetime: "",
+    date: "",
+    region: "",
+    service: "s3",
+    signedHeaders: [],
+    signature: v2.signature,
+    presigned: v2.presigned,
+    payload: "UNSIGNED-PAYLOAD",
+    sigv2: true,
+  };
   return { s, keys };
 }
 
@@ -141,7 +210,10 @@ async function verifySignatureV2<K extends S3Keys>(request: Request, prefix: str
  * CanonicalRequest, as S3 answers), RequestTimeTooSkewed, AuthorizationHeaderMalformed.
  */
 export async function verifySignature<K extends S3Keys>(
-  request: Request, keyOf: (accessKeyId: string) => Promise<K | null>, now: number, prefix = "",
+  request: Request,
+  keyOf: (accessKeyId: string) => Promise<K | null>,
+  now: number,
+  prefix = "",
 ): Promise<{ s: SignedRequest; keys: K }> {
   if (isSigV2(request)) return verifySignatureV2(request, prefix, keyOf, now);
   const s = signatureOf(request);
@@ -152,8 +224,18 @@ export async function verifySignature<K extends S3Keys>(
   const expected = await signer.signature();
   const same = signer.signedHeaders === s.signedHeaders.join(";") && constantTimeEqual(expected, s.signature);
   if (!same) {
-    const fields = { AWSAccessKeyId: s.accessKeyId, StringToSign: await signer.stringToSign(), SignatureProvided: s.signature, CanonicalRequest: await signer.canonicalString() };
-    throw new S3Error(403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided. Check your key and signing method.", fields);
+    const fields = {
+      AWSAccessKeyId: s.accessKeyId,
+      StringToSign: await signer.stringToSign(),
+      SignatureProvided: s.signature,
+      CanonicalRequest: await signer.canonicalString(),
+    };
+    throw new S3Error(
+      403,
+      "SignatureDoesNotMatch",
+      "The request signature we calculated does not match the signature you provided. Check your key and signing method.",
+      fields,
+    );
   }
   return { s: { ...s, signString: stringSigner(keys.secretAccessKey, s) }, keys };
 }

@@ -14,7 +14,12 @@ import { S3Error, notImplemented } from "./xml";
 export async function createBucket(env: BucketEnv, account: string, bucket: string): Promise<Response> {
   const { owner } = await claimBucket(env, account, bucket);
   if (owner !== account)
-    throw new S3Error(409, "BucketAlreadyExists", "The requested bucket name is not available. The bucket namespace is shared by all users of the system. Please select a different name and try again.", { BucketName: bucket });
+    throw new S3Error(
+      409,
+      "BucketAlreadyExists",
+      "The requested bucket name is not available. The bucket namespace is shared by all users of the system. Please select a different name and try again.",
+      { BucketName: bucket },
+    );
   return new Response(null, { headers: { location: `/${bucket}` } });
 }
 
@@ -23,11 +28,18 @@ export async function createBucket(env: BucketEnv, account: string, bucket: stri
  * @throws BucketAccessDenied (not the owner), PolicyError (a policy EO Edge cannot read), S3Error
  *   NoSuchBucketPolicy, NotImplemented (another method).
  */
-export async function policyOperation(env: BucketEnv, account: string, bucket: string, request: Request, s: SignedRequest): Promise<Response> {
+export async function policyOperation(
+  env: BucketEnv,
+  account: string,
+  bucket: string,
+  request: Request,
+  s: SignedRequest,
+): Promise<Response> {
   const m = request.method;
   if (m === "GET") {
     const policy = await bucketPolicy(env, account, bucket);
-    if (policy === null) throw new S3Error(404, "NoSuchBucketPolicy", "The bucket policy does not exist.", { BucketName: bucket });
+    if (policy === null)
+      throw new S3Error(404, "NoSuchBucketPolicy", "The bucket policy does not exist.", { BucketName: bucket });
     return new Response(policy, { headers: { "content-type": "application/json" } });
   }
   if (m === "PUT") await setBucketPolicy(env, account, bucket, new TextDecoder().decode(await bodyOf(request, s)));

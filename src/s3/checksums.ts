@@ -53,7 +53,8 @@ function hasherOf(name: string): Hasher | undefined {
   return undefined;
 }
 
-const badDigest = (name: string) => new S3Error(400, "BadDigest", `The ${name} you specified did not match the calculated checksum.`);
+const badDigest = (name: string) =>
+  new S3Error(400, "BadDigest", `The ${name} you specified did not match the calculated checksum.`);
 
 /** The checksum headers of a request: its first `x-amz-checksum-*` header and its Content-MD5 header, those sent. */
 export function checksumHeaders(request: Request): ChecksumClaim[] {
@@ -66,13 +67,15 @@ export function checksumHeaders(request: Request): ChecksumClaim[] {
 }
 
 /** The claim of `claims` this endpoint stores with the object: an x-amz-checksum-* it checks (not CRC64NVME, not MD5). */
-export const storedChecksum = (claims: ChecksumClaim[]): ChecksumClaim | undefined => claims.find((c) => c.name.startsWith("x-amz-checksum-") && hasherOf(c.name));
+export const storedChecksum = (claims: ChecksumClaim[]): ChecksumClaim | undefined =>
+  claims.find((c) => c.name.startsWith("x-amz-checksum-") && hasherOf(c.name));
 
 /** The claims this endpoint can check, each with a new hasher. */
-const checkable = (claims: ChecksumClaim[]) => claims.flatMap((claim) => {
-  const hasher = hasherOf(claim.name);
-  return hasher ? [{ claim, hasher }] : [];
-});
+const checkable = (claims: ChecksumClaim[]) =>
+  claims.flatMap((claim) => {
+    const hasher = hasherOf(claim.name);
+    return hasher ? [{ claim, hasher }] : [];
+  });
 
 /** Checks every claim of `claims` against the whole payload. @throws S3Error BadDigest. */
 export async function verifyChecksums(claims: ChecksumClaim[], bytes: Uint8Array): Promise<void> {
@@ -87,7 +90,11 @@ export async function verifyChecksums(claims: ChecksumClaim[], bytes: Uint8Array
  * end. The last chunk is held back until they matched, so a consumer never receives the whole of a payload that
  * does not match: the stream errors instead, and `mismatch()` then answers the BadDigest to report.
  */
-export function checkedStream(body: ReadableStream<Uint8Array>, length: number, claims: ChecksumClaim[]): { stream: ReadableStream; mismatch: () => S3Error | undefined } {
+export function checkedStream(
+  body: ReadableStream<Uint8Array>,
+  length: number,
+  claims: ChecksumClaim[],
+): { stream: ReadableStream; mismatch: () => S3Error | undefined } {
   const hashers = checkable(claims);
   if (!hashers.length) return { stream: body, mismatch: () => undefined };
   let held: Uint8Array | undefined, failure: S3Error | undefined;
@@ -98,11 +105,15 @@ export function checkedStream(body: ReadableStream<Uint8Array>, length: number, 
       held = chunk;
     },
     async flush(out) {
-      for (const { claim, hasher } of hashers) if ((await hasher.digest()) !== claim.value) throw (failure = badDigest(claim.name));
+      for (const { claim, hasher } of hashers)
+        if ((await hasher.digest()) !== claim.value) throw (failure = badDigest(claim.name));
       if (held) out.enqueue(held);
     },
   });
   const fixed = new FixedLengthStream(length);
-  body.pipeThrough(tap).pipeTo(fixed.writable).catch(() => {}); // a failure reaches the consumer as an errored stream
+  body
+    .pipeThrough(tap)
+    .pipeTo(fixed.writable)
+    .catch(() => {}); // a failure reaches the consumer as an errored stream
   return { stream: fixed.readable, mismatch: () => failure };
 }

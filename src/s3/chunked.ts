@@ -36,16 +36,28 @@ function lineEnd(bytes: Uint8Array, from: number): number {
  * @throws S3Error MalformedTrailerError, SignatureDoesNotMatch, BadDigest.
  */
 async function checkTrailer(lines: string[], form: ChunkedForm, out: Uint8Array): Promise<ChecksumClaim | undefined> {
-  if (lines.length > 0 && !form.trailer) throw malformedTrailer("This aws-chunked body has trailing headers but x-amz-content-sha256 names a form without a trailer.");
-  const fields = lines.map((line) => ({ name: line.slice(0, line.indexOf(":")).trim().toLowerCase(), value: line.slice(line.indexOf(":") + 1).trim() }));
-  if (fields.some((f) => !f.name)) throw malformedTrailer("A trailing header of the aws-chunked body is not name:value.");
+  if (lines.length > 0 && !form.trailer)
+    throw malformedTrailer(
+      "This aws-chunked body has trailing headers but x-amz-content-sha256 names a form without a trailer.",
+    );
+  const fields = lines.map((line) => ({
+    name: line.slice(0, line.indexOf(":")).trim().toLowerCase(),
+    value: line.slice(line.indexOf(":") + 1).trim(),
+  }));
+  if (fields.some((f) => !f.name))
+    throw malformedTrailer("A trailing header of the aws-chunked body is not name:value.");
   if (form.signatures && form.trailer) {
     const signature = fields.pop();
-    if (signature?.name !== "x-amz-trailer-signature" || !/^[0-9a-f]{64}$/.test(signature.value)) throw malformedTrailer("A signed trailer must end with x-amz-trailer-signature:<64 hex digits>.");
+    if (signature?.name !== "x-amz-trailer-signature" || !/^[0-9a-f]{64}$/.test(signature.value))
+      throw malformedTrailer("A signed trailer must end with x-amz-trailer-signature:<64 hex digits>.");
     await form.signatures.trailer(signature.value, fields.map((f) => `${f.name}:${f.value}\n`).join(""));
   }
-  for (const name of (form.declared ?? "").split(",").map((n) => n.trim().toLowerCase()).filter(Boolean))
-    if (!fields.some((f) => f.name === name)) throw malformedTrailer(`The trailer ${name} declared in x-amz-trailer is missing from the body.`);
+  for (const name of (form.declared ?? "")
+    .split(",")
+    .map((n) => n.trim().toLowerCase())
+    .filter(Boolean))
+    if (!fields.some((f) => f.name === name))
+      throw malformedTrailer(`The trailer ${name} declared in x-amz-trailer is missing from the body.`);
   const checksums = fields.filter((f) => f.name.startsWith("x-amz-checksum-"));
   await verifyChecksums(checksums, out);
   return checksums[0];
@@ -57,30 +69,46 @@ async function checkTrailer(lines: string[], form: ChunkedForm, out: Uint8Array)
  * differing from `decodedLength`), SignatureDoesNotMatch (a chunk or trailer signature), MalformedTrailerError,
  * BadDigest (a checksum trailer that does not match).
  */
-export async function decodeChunked(body: ArrayBuffer, decodedLength: number, form: ChunkedForm): Promise<{ bytes: ArrayBuffer; checksum?: ChecksumClaim }> {
+export async function decodeChunked(
+  body: ArrayBuffer,
+  decodedLength: number,
+  form: ChunkedForm,
+): Promise<{ bytes: ArrayBuffer; checksum?: ChecksumClaim }> {
   const bytes = new Uint8Array(body);
-  if (decodedLength > bytes.length) throw incomplete(`x-amz-decoded-content-length ${decodedLength} exceeds the ${bytes.length} bytes sent.`);
+  if (decodedLength > bytes.length)
+    throw incomplete(`x-amz-decoded-content-length ${decodedLength} exceeds the ${bytes.length} bytes sent.`);
   const out = new Uint8Array(decodedLength);
-  let at = 0, filled = 0;
+  let at = 0,
+    filled = 0;
   for (;;) {
     const end = lineEnd(bytes, at);
     const m = CHUNK_HEADER.exec(end < 0 ? "" : text(bytes.subarray(at, end)));
     if (!m) throw incomplete("The aws-chunked body has a malformed chunk header.");
-    if (!m[2] !== !form.signatures) throw incomplete(form.signatures ? "A chunk of a signed aws-chunked body has no chunk-signature." : "An unsigned aws-chunked body carries a chunk-signature.");
+    if (!m[2] !== !form.signatures)
+      throw incomplete(
+        form.signatures
+          ? "A chunk of a signed aws-chunked body has no chunk-signature."
+          : "An unsigned aws-chunked body carries a chunk-signature.",
+      );
     const size = parseInt(m[1]!, 16);
     at = end + 2;
-    if (filled + size > decodedLength || at + size > bytes.length) throw incomplete("The aws-chunked body is longer than x-amz-decoded-content-length or cut short.");
+    if (filled + size > decodedLength || at + size > bytes.length)
+      throw incomplete("The aws-chunked body is longer than x-amz-decoded-content-length or cut short.");
     await form.signatures?.chunk(m[2]!.toLowerCase(), bytes.subarray(at, at + size));
     if (size === 0) break;
-    if (lineEnd(bytes, at + size) !== at + size) throw incomplete("A chunk of the aws-chunked body does not end with CRLF.");
+    if (lineEnd(bytes, at + size) !== at + size)
+      throw incomplete("A chunk of the aws-chunked body does not end with CRLF.");
     out.set(bytes.subarray(at, at + size), filled);
     filled += size;
     at += size + 2;
   }
-  if (filled !== decodedLength) throw incomplete(`The aws-chunked body holds ${filled} bytes; x-amz-decoded-content-length says ${decodedLength}.`);
+  if (filled !== decodedLength)
+    throw incomplete(`The aws-chunked body holds ${filled} bytes; x-amz-decoded-content-length says ${decodedLength}.`);
   const lines: string[] = [];
-  for (let end = lineEnd(bytes, at); end > at; at = end + 2, end = lineEnd(bytes, at)) lines.push(text(bytes.subarray(at, end)));
-  if (lineEnd(bytes, at) !== at && at < bytes.length) throw incomplete("The trailer of the aws-chunked body is cut short.");
+  for (let end = lineEnd(bytes, at); end > at; at = end + 2, end = lineEnd(bytes, at))
+    lines.push(text(bytes.subarray(at, end)));
+  if (lineEnd(bytes, at) !== at && at < bytes.length)
+    throw incomplete("The trailer of the aws-chunked body is cut short.");
   const checksum = await checkTrailer(lines, form, out);
   return { bytes: out.buffer, checksum };
 }

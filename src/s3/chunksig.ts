@@ -16,7 +16,10 @@ import { S3Error } from "./xml";
 
 /** An AwsV4Signer whose string to sign is given: its signature() is HMAC(signing key of the scope, text). */
 class StringSigner extends AwsV4Signer {
-  constructor(options: ConstructorParameters<typeof AwsV4Signer>[0], private readonly text: string) {
+  constructor(
+    options: ConstructorParameters<typeof AwsV4Signer>[0],
+    private readonly text: string,
+  ) {
     super(options);
   }
   override async stringToSign(): Promise<string> {
@@ -27,11 +30,20 @@ class StringSigner extends AwsV4Signer {
 /** Hex HMAC-SHA256 of strings with the signing key of `s`'s scope (date, region, service) and `secretAccessKey`. */
 export function stringSigner(secretAccessKey: string, s: SignedRequest): (text: string) => Promise<string> {
   const cache = new Map<string, ArrayBuffer>(); // the derived key, computed once per request
-  const options = { url: "https://s3.amazonaws.com/", accessKeyId: s.accessKeyId, secretAccessKey, service: s.service, region: s.region, datetime: s.datetime, cache };
+  const options = {
+    url: "https://s3.amazonaws.com/",
+    accessKeyId: s.accessKeyId,
+    secretAccessKey,
+    service: s.service,
+    region: s.region,
+    datetime: s.datetime,
+    cache,
+  };
   return (text) => new StringSigner(options, text).signature();
 }
 
-const hex = (bytes: ArrayBuffer): string => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
+const hex = (bytes: ArrayBuffer): string =>
+  [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
 const sha256Hex = async (bytes: Uint8Array | string): Promise<string> =>
   hex(await crypto.subtle.digest("SHA-256", typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes));
 const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
@@ -59,9 +71,15 @@ export class ChunkSignatures {
   }
 
   private async check(algorithm: string, hashes: string, signature: string, what: string): Promise<void> {
-    const expected = await this.s.signString!(`${algorithm}\n${this.s.datetime}\n${this.scope}\n${this.previous}\n${hashes}`);
+    const expected = await this.s.signString!(
+      `${algorithm}\n${this.s.datetime}\n${this.scope}\n${this.previous}\n${hashes}`,
+    );
     if (!constantTimeEqual(expected, signature))
-      throw new S3Error(403, "SignatureDoesNotMatch", `The ${what} signature we calculated does not match the signature you provided (chunk-signature chain of the Authorization header's seed signature).`);
+      throw new S3Error(
+        403,
+        "SignatureDoesNotMatch",
+        `The ${what} signature we calculated does not match the signature you provided (chunk-signature chain of the Authorization header's seed signature).`,
+      );
     this.previous = signature;
   }
 }

@@ -20,9 +20,19 @@ const MAX_DELETE_KEYS = 1000;
 /** S3's longest key, UTF-8 bytes. */
 const MAX_KEY_BYTES = 1024;
 
-const malformed = () => new S3Error(400, "MalformedXML", "The XML you provided was not well-formed or did not validate against our published schema.");
+const malformed = () =>
+  new S3Error(
+    400,
+    "MalformedXML",
+    "The XML you provided was not well-formed or did not validate against our published schema.",
+  );
 
-const parser = new XMLParser({ parseTagValue: false, trimValues: false, isArray: (name) => name === "Object", removeNSPrefix: true });
+const parser = new XMLParser({
+  parseTagValue: false,
+  trimValues: false,
+  isArray: (name) => name === "Object",
+  removeNSPrefix: true,
+});
 
 /** One `<Object>` of the body. */
 interface Wanted {
@@ -40,14 +50,23 @@ function parseDelete(xml: string): { objects: Wanted[]; quiet: boolean } {
     if (typeof o?.Key !== "string" || o.Key === "") throw malformed();
     return { key: o.Key, ...(typeof o.VersionId === "string" ? { versionId: o.VersionId } : {}) };
   });
-  return { objects, quiet: String(doc.Delete?.Quiet ?? "").trim().toLowerCase() === "true" };
+  return {
+    objects,
+    quiet:
+      String(doc.Delete?.Quiet ?? "")
+        .trim()
+        .toLowerCase() === "true",
+  };
 }
 
 /** Why one key cannot be deleted (its `<Error>` Code and Message), or null. */
 function keyError(o: Wanted): { Code: string; Message: string } | null {
-  if (hasDotSegment(o.key)) return { Code: "InvalidArgument", Message: "Object keys with '.' or '..' segments are refused by this endpoint." };
-  if (new TextEncoder().encode(o.key).byteLength > MAX_KEY_BYTES) return { Code: "KeyTooLongError", Message: "Your key is too long (at most 1024 bytes)." };
-  if (o.versionId !== undefined && o.versionId !== "null") return { Code: "NoSuchVersion", Message: "The specified version does not exist (buckets here are not versioned)." };
+  if (hasDotSegment(o.key))
+    return { Code: "InvalidArgument", Message: "Object keys with '.' or '..' segments are refused by this endpoint." };
+  if (new TextEncoder().encode(o.key).byteLength > MAX_KEY_BYTES)
+    return { Code: "KeyTooLongError", Message: "Your key is too long (at most 1024 bytes)." };
+  if (o.versionId !== undefined && o.versionId !== "null")
+    return { Code: "NoSuchVersion", Message: "The specified version does not exist (buckets here are not versioned)." };
   return null;
 }
 
@@ -57,14 +76,21 @@ function keyError(o: Wanted): { Code: string; Message: string } | null {
  */
 export async function deleteObjects(store: ObjectStore, request: Request, s: SignedRequest): Promise<Response> {
   const trailer = /x-amz-checksum-/i.test(request.headers.get("x-amz-trailer") ?? "");
-  if (!checksumHeaders(request).length && !trailer) throw new S3Error(400, "InvalidRequest", "Missing required header for this request: Content-MD5 (or an x-amz-checksum-* header).");
+  if (!checksumHeaders(request).length && !trailer)
+    throw new S3Error(
+      400,
+      "InvalidRequest",
+      "Missing required header for this request: Content-MD5 (or an x-amz-checksum-* header).",
+    );
   const { objects, quiet } = parseDelete(new TextDecoder().decode(await bodyOf(request, s)));
   const refused = objects.map((o) => ({ o, error: keyError(o) }));
   const deletable = refused.filter((r) => !r.error).map((r) => r.o.key);
   if (deletable.length) await store.delete(deletable);
   const body: Record<string, unknown> = {};
   if (!quiet && deletable.length) body.Deleted = deletable.map((Key) => ({ Key }));
-  const errors = refused.filter((r) => r.error).map((r) => ({ Key: r.o.key, ...(r.o.versionId ? { VersionId: r.o.versionId } : {}), ...r.error }));
+  const errors = refused
+    .filter((r) => r.error)
+    .map((r) => ({ Key: r.o.key, ...(r.o.versionId ? { VersionId: r.o.versionId } : {}), ...r.error }));
   if (errors.length) body.Error = errors;
   return xmlResponse("DeleteResult", body);
 }
@@ -77,7 +103,8 @@ export async function deleteObjects(store: ObjectStore, request: Request, s: Sig
  */
 export async function deleteBucket(env: BucketEnv, account: string, bucket: string): Promise<Response> {
   const owner = await bucketOwner(env, bucket);
-  if (owner === null) throw new S3Error(404, "NoSuchBucket", "The specified bucket does not exist.", { BucketName: bucket });
+  if (owner === null)
+    throw new S3Error(404, "NoSuchBucket", "The specified bucket does not exist.", { BucketName: bucket });
   if (owner !== account) throw new BucketAccessDenied(bucket, account);
   const store = await accountBucket(env, account, bucket);
   if ((await store.list({ limit: 1 })).objects.length)

@@ -44,9 +44,17 @@ function target(url: URL, prefix: string): { bucket: string; key: string } {
   } catch {
     throw invalidArgument("The object key is not valid percent-encoded UTF-8.");
   }
-  if (bucket && !isBucketName(bucket)) throw new S3Error(400, "InvalidBucketName", "The specified bucket is not valid (3-63 lower-case letters, digits, dots, hyphens).", { BucketName: bucket });
-  if (hasDotSegment(key)) throw invalidArgument("Object keys with '.' or '..' segments are refused by this endpoint.", "key", key);
-  if (new TextEncoder().encode(key).byteLength > MAX_KEY_BYTES) throw new S3Error(400, "KeyTooLongError", "Your key is too long (at most 1024 bytes).");
+  if (bucket && !isBucketName(bucket))
+    throw new S3Error(
+      400,
+      "InvalidBucketName",
+      "The specified bucket is not valid (3-63 lower-case letters, digits, dots, hyphens).",
+      { BucketName: bucket },
+    );
+  if (hasDotSegment(key))
+    throw invalidArgument("Object keys with '.' or '..' segments are refused by this endpoint.", "key", key);
+  if (new TextEncoder().encode(key).byteLength > MAX_KEY_BYTES)
+    throw new S3Error(400, "KeyTooLongError", "Your key is too long (at most 1024 bytes).");
   return { bucket, key };
 }
 
@@ -54,12 +62,19 @@ function target(url: URL, prefix: string): { bucket: string; key: string } {
 const UNSUPPORTED = ["acl", "tagging", "versions", "versionId", "cors", "lifecycle", "location", "versioning"];
 
 /** One operation after authentication, as `account`. @throws S3Error, BucketAccessDenied, PolicyError. */
-async function operate(request: Request, env: BucketEnv, prefix: string, s: SignedRequest, account: string): Promise<Response> {
+async function operate(
+  request: Request,
+  env: BucketEnv,
+  prefix: string,
+  s: SignedRequest,
+  account: string,
+): Promise<Response> {
   const url = new URL(request.url);
   const { bucket, key } = target(url, prefix);
   const sub = UNSUPPORTED.find((p) => url.searchParams.has(p));
   if (sub) throw notImplemented(`The '${sub}' sub-resource is not implemented by this endpoint.`);
-  if (!key && url.searchParams.has("uploads")) throw notImplemented("ListMultipartUploads is not implemented by this endpoint.");
+  if (!key && url.searchParams.has("uploads"))
+    throw notImplemented("ListMultipartUploads is not implemented by this endpoint.");
   if (request.headers.has("x-amz-copy-source")) throw notImplemented("CopyObject is not implemented by this endpoint.");
   const m = request.method;
   if (!bucket) {
@@ -80,7 +95,10 @@ async function operate(request: Request, env: BucketEnv, prefix: string, s: Sign
     if (m === "PUT") return putObject(store, key, await streamedBody(request, s), request);
     if (m === "DELETE") return deleteObject(store, key);
   }
-  throw new S3Error(405, "MethodNotAllowed", `The method ${m} is not allowed on this resource.`, { Method: m, ResourceType: key ? "OBJECT" : bucket ? "BUCKET" : "SERVICE" });
+  throw new S3Error(405, "MethodNotAllowed", `The method ${m} is not allowed on this resource.`, {
+    Method: m,
+    ResourceType: key ? "OBJECT" : bucket ? "BUCKET" : "SERVICE",
+  });
 }
 
 /** A bucket refused to the account is S3's AccessDenied (same answer for every key); an unreadable policy MalformedPolicy. */
@@ -106,6 +124,10 @@ export async function serveS3(request: Request, env: BucketEnv, prefix: string):
     const err = s3ErrorOf(caught);
     if (err instanceof S3Error) return errorResponse(err, resource, request.method);
     console.error("S3 endpoint fault", err);
-    return errorResponse(new S3Error(500, "InternalError", "We encountered an internal error. Please try again."), resource, request.method);
+    return errorResponse(
+      new S3Error(500, "InternalError", "We encountered an internal error. Please try again."),
+      resource,
+      request.method,
+    );
   }
 }

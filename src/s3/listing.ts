@@ -15,7 +15,8 @@ const MAX_KEYS = 1000;
 function maxKeysOf(value: string | null): number {
   if (value === null) return MAX_KEYS;
   const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw invalidArgument("max-keys must be a non-negative whole number.", "max-keys", value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n))
+    throw invalidArgument("max-keys must be a non-negative whole number.", "max-keys", value);
   return Math.min(n, MAX_KEYS);
 }
 
@@ -29,7 +30,13 @@ function encoderOf(q: URLSearchParams): (s: string) => string {
 /** Elements every listing answer shares: Contents and CommonPrefixes, keys encoded by `enc`. */
 function entries(page: ObjectListing, enc: (s: string) => string) {
   return {
-    Contents: page.objects.map((o) => ({ Key: enc(o.key), LastModified: o.uploaded.toISOString(), ETag: `"${o.etag}"`, Size: o.size, StorageClass: "STANDARD" })),
+    Contents: page.objects.map((o) => ({
+      Key: enc(o.key),
+      LastModified: o.uploaded.toISOString(),
+      ETag: `"${o.etag}"`,
+      Size: o.size,
+      StorageClass: "STANDARD",
+    })),
     CommonPrefixes: page.prefixes.map((p) => ({ Prefix: enc(p) })),
   };
 }
@@ -51,21 +58,48 @@ export async function listObjects(store: ObjectStore, q: URLSearchParams): Promi
   const prefix = q.get("prefix") ?? "";
   const delimiter = q.get("delimiter") || undefined;
   const v2 = q.get("list-type") === "2";
-  if (!v2 && q.get("list-type") !== null) throw invalidArgument("list-type must be 2 (or absent for ListObjects).", "list-type", q.get("list-type")!);
+  if (!v2 && q.get("list-type") !== null)
+    throw invalidArgument("list-type must be 2 (or absent for ListObjects).", "list-type", q.get("list-type")!);
   const token = q.get("continuation-token") ?? undefined;
   const startAfter = (v2 ? q.get("start-after") : q.get("marker")) || undefined;
   const from = token ? undefined : skipRolledUp(startAfter, delimiter);
-  const page = maxKeys === 0 ? EMPTY : await store.list({ prefix, delimiter, cursor: v2 ? token : undefined, startAfter: from, limit: maxKeys });
-  const common = { Name: store.bucket, Prefix: enc(prefix), ...(delimiter ? { Delimiter: enc(delimiter) } : {}), MaxKeys: maxKeys };
+  const page =
+    maxKeys === 0
+      ? EMPTY
+      : await store.list({ prefix, delimiter, cursor: v2 ? token : undefined, startAfter: from, limit: maxKeys });
+  const common = {
+    Name: store.bucket,
+    Prefix: enc(prefix),
+    ...(delimiter ? { Delimiter: enc(delimiter) } : {}),
+    MaxKeys: maxKeys,
+  };
   const encoding = q.get("encoding-type") ? { EncodingType: "url" } : {};
   const truncated = page.cursor !== undefined;
   if (v2) {
-    const tokens = { ...(token ? { ContinuationToken: token } : {}), ...(truncated ? { NextContinuationToken: page.cursor } : {}), ...(startAfter ? { StartAfter: enc(startAfter) } : {}) };
-    return xmlResponse("ListBucketResult", { ...common, ...encoding, KeyCount: page.objects.length + page.prefixes.length, IsTruncated: truncated, ...tokens, ...entries(page, enc) });
+    const tokens = {
+      ...(token ? { ContinuationToken: token } : {}),
+      ...(truncated ? { NextContinuationToken: page.cursor } : {}),
+      ...(startAfter ? { StartAfter: enc(startAfter) } : {}),
+    };
+    return xmlResponse("ListBucketResult", {
+      ...common,
+      ...encoding,
+      KeyCount: page.objects.length + page.prefixes.length,
+      IsTruncated: truncated,
+      ...tokens,
+      ...entries(page, enc),
+    });
   }
   const last = [...page.objects.map((o) => o.key), ...page.prefixes].sort().at(-1);
   const next = truncated && delimiter && last ? { NextMarker: enc(last) } : {};
-  return xmlResponse("ListBucketResult", { ...common, Marker: enc(startAfter ?? ""), ...encoding, IsTruncated: truncated, ...next, ...entries(page, enc) });
+  return xmlResponse("ListBucketResult", {
+    ...common,
+    Marker: enc(startAfter ?? ""),
+    ...encoding,
+    IsTruncated: truncated,
+    ...next,
+    ...entries(page, enc),
+  });
 }
 
 /** ListBuckets: the buckets `account` owns (as S3 lists a caller's own buckets, not those granted to it). */

@@ -14,7 +14,11 @@ const xml = new XMLParser({ parseTagValue: false, isArray: (name) => name === "P
 
 /** The parts of a CompleteMultipartUpload body. @throws S3Error MalformedXML. */
 function partsOf(body: ArrayBuffer): UploadedPart[] {
-  const malformed = new S3Error(400, "MalformedXML", "The XML you provided was not well-formed or did not validate against our published schema.");
+  const malformed = new S3Error(
+    400,
+    "MalformedXML",
+    "The XML you provided was not well-formed or did not validate against our published schema.",
+  );
   let doc: { CompleteMultipartUpload?: { Part?: { PartNumber?: string; ETag?: string }[] } };
   try {
     doc = xml.parse(new TextDecoder().decode(body));
@@ -37,14 +41,25 @@ async function storage<T>(uploadId: string, work: () => Promise<T>): Promise<T> 
   } catch (err) {
     if (err instanceof S3Error) throw err;
     const message = err instanceof Error ? err.message : String(err);
-    if (/smaller than the minimum/i.test(message)) throw new S3Error(400, "EntityTooSmall", `Your proposed upload is smaller than the minimum allowed object size (parts but the last need 5 MiB): ${message}`);
-    if (/does not exist|no such upload|not found/i.test(message)) throw new S3Error(404, "NoSuchUpload", "The specified multipart upload does not exist.", { UploadId: uploadId });
+    if (/smaller than the minimum/i.test(message))
+      throw new S3Error(
+        400,
+        "EntityTooSmall",
+        `Your proposed upload is smaller than the minimum allowed object size (parts but the last need 5 MiB): ${message}`,
+      );
+    if (/does not exist|no such upload|not found/i.test(message))
+      throw new S3Error(404, "NoSuchUpload", "The specified multipart upload does not exist.", { UploadId: uploadId });
     throw new S3Error(400, "InvalidPart", `The storage refused the upload: ${message}`, { UploadId: uploadId });
   }
 }
 
 /** The multipart operation `request` asks for, or undefined when it is none. @throws S3Error. */
-export async function multipartOperation(store: ObjectStore, key: string, request: Request, s: SignedRequest): Promise<Response | undefined> {
+export async function multipartOperation(
+  store: ObjectStore,
+  key: string,
+  request: Request,
+  s: SignedRequest,
+): Promise<Response | undefined> {
   const q = new URL(request.url).searchParams;
   const uploadId = q.get("uploadId");
   const m = request.method;
@@ -58,7 +73,12 @@ export async function multipartOperation(store: ObjectStore, key: string, reques
   if (uploadId === null || uploadId === "") throw invalidArgument("uploadId must be given.", "uploadId", "");
   if (m === "PUT") {
     const n = Number(q.get("partNumber"));
-    if (!Number.isInteger(n) || n < 1 || n > 10000) throw invalidArgument("Part number must be an integer between 1 and 10000, inclusive.", "partNumber", q.get("partNumber") ?? "");
+    if (!Number.isInteger(n) || n < 1 || n > 10000)
+      throw invalidArgument(
+        "Part number must be an integer between 1 and 10000, inclusive.",
+        "partNumber",
+        q.get("partNumber") ?? "",
+      );
     const body = await bodyOf(request, s);
     const etag = await storage(uploadId, () => mp.uploadPart(key, uploadId, n, body));
     return new Response(null, { headers: { etag: `"${etag}"` } });
@@ -66,7 +86,12 @@ export async function multipartOperation(store: ObjectStore, key: string, reques
   if (m === "POST") {
     const parts = partsOf(await bodyOf(request, s));
     const o = await storage(uploadId, () => mp.complete(key, uploadId, parts));
-    return xmlResponse("CompleteMultipartUploadResult", { Location: `/${store.bucket}/${key}`, Bucket: store.bucket, Key: key, ETag: `"${o.etag}"` });
+    return xmlResponse("CompleteMultipartUploadResult", {
+      Location: `/${store.bucket}/${key}`,
+      Bucket: store.bucket,
+      Key: key,
+      ETag: `"${o.etag}"`,
+    });
   }
   if (m === "DELETE") {
     await storage(uploadId, () => mp.abort(key, uploadId));

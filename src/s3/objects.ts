@@ -27,7 +27,13 @@ function rangeOf(header: string | null, size: number): { start: number; end: num
     return parseRange(header, size);
   } catch (err) {
     if (err instanceof ApiError && err.status === 416)
-      throw new S3Error(416, "InvalidRange", "The requested range is not satisfiable.", { RangeRequested: header ?? "", ActualObjectSize: String(size) }, err.headers);
+      throw new S3Error(
+        416,
+        "InvalidRange",
+        "The requested range is not satisfiable.",
+        { RangeRequested: header ?? "", ActualObjectSize: String(size) },
+        err.headers,
+      );
     throw err;
   }
 }
@@ -43,13 +49,18 @@ export async function getObject(store: ObjectStore, key: string, request: Reques
   const head = await store.head(key);
   if (!head) throw noSuchKey(key);
   const range = rangeOf(request.headers.get("range"), head.size);
-  const checksums = !range && /^enabled$/i.test(request.headers.get("x-amz-checksum-mode") ?? "") ? checksumHeaders(head) : {};
+  const checksums =
+    !range && /^enabled$/i.test(request.headers.get("x-amz-checksum-mode") ?? "") ? checksumHeaders(head) : {};
   const headers = { ...objectHeaders(head), ...checksums };
-  if (request.method === "HEAD") return new Response(null, { headers: { ...headers, "content-length": String(head.size) } });
+  if (request.method === "HEAD")
+    return new Response(null, { headers: { ...headers, "content-length": String(head.size) } });
   const o = await store.get(key, range ? { offset: range.start, length: range.end - range.start + 1 } : undefined);
   if (!o) throw noSuchKey(key);
   if (!range) return new Response(o.body, { headers: { ...headers, "content-length": String(head.size) } });
-  const partial = { "content-length": String(range.end - range.start + 1), "content-range": `bytes ${range.start}-${range.end}/${head.size}` };
+  const partial = {
+    "content-length": String(range.end - range.start + 1),
+    "content-range": `bytes ${range.start}-${range.end}/${head.size}`,
+  };
   return new Response(o.body, { status: 206, headers: { ...headers, ...partial } });
 }
 
@@ -57,7 +68,12 @@ export async function getObject(store: ObjectStore, key: string, request: Reques
  * PutObject of `put.body`: checked bytes, or a stream the store checks against `sha256` and that fails on a checksum
  * mismatch (refusals are XAmzContentSHA256Mismatch / BadDigest and store nothing).
  */
-export async function putObject(store: ObjectStore, key: string, put: StreamedBody, request: Request): Promise<Response> {
+export async function putObject(
+  store: ObjectStore,
+  key: string,
+  put: StreamedBody,
+  request: Request,
+): Promise<Response> {
   const contentType = request.headers.get("content-type") ?? undefined;
   const metadata = put.checksum ? { [put.checksum.name]: put.checksum.value } : undefined;
   try {
@@ -67,7 +83,12 @@ export async function putObject(store: ObjectStore, key: string, put: StreamedBo
     const mismatch = put.mismatch?.();
     if (mismatch) throw mismatch;
     if (put.sha256 && err instanceof Error && /sha-?256|digest|checksum/i.test(err.message))
-      throw new S3Error(400, "XAmzContentSHA256Mismatch", "The provided 'x-amz-content-sha256' header does not match what was computed.", { ClientComputedContentSHA256: put.sha256 });
+      throw new S3Error(
+        400,
+        "XAmzContentSHA256Mismatch",
+        "The provided 'x-amz-content-sha256' header does not match what was computed.",
+        { ClientComputedContentSHA256: put.sha256 },
+      );
     throw err;
   }
 }

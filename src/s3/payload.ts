@@ -13,7 +13,9 @@ import { S3Error, invalidArgument, notImplemented } from "./xml";
 
 /** Hex SHA-256 of `bytes` (crypto.subtle). */
 async function sha256Hex(bytes: ArrayBuffer): Promise<string> {
-  return [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
 }
 
 /** The aws-chunked form of a STREAMING-* payload hash, undefined for other values. */
@@ -21,7 +23,8 @@ function chunkedForm(payload: string, request: Request, s: SignedRequest): Chunk
   const declared = request.headers.get("x-amz-trailer") ?? undefined;
   if (payload === "STREAMING-UNSIGNED-PAYLOAD-TRAILER") return { trailer: true, declared };
   if (payload === "STREAMING-AWS4-HMAC-SHA256-PAYLOAD") return { signatures: new ChunkSignatures(s), trailer: false };
-  if (payload === "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER") return { signatures: new ChunkSignatures(s), trailer: true, declared };
+  if (payload === "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER")
+    return { signatures: new ChunkSignatures(s), trailer: true, declared };
   return undefined;
 }
 
@@ -32,28 +35,52 @@ const payloadOf = (s: SignedRequest): string => (s.presigned ? "UNSIGNED-PAYLOAD
  * The body as sent, checked against the payload hash; aws-chunked bodies decoded, with their checksum trailer.
  * @throws S3Error as bodyOf.
  */
-async function payloadBytes(request: Request, s: SignedRequest): Promise<{ bytes: ArrayBuffer; checksum?: ChecksumClaim }> {
+async function payloadBytes(
+  request: Request,
+  s: SignedRequest,
+): Promise<{ bytes: ArrayBuffer; checksum?: ChecksumClaim }> {
   const payload = payloadOf(s);
   const form = chunkedForm(payload, request, s);
   if (form) {
     const length = request.headers.get("x-amz-decoded-content-length") ?? "";
-    if (!/^\d+$/.test(length)) throw invalidArgument("x-amz-decoded-content-length must give the payload's length in bytes.", "x-amz-decoded-content-length", length);
+    if (!/^\d+$/.test(length))
+      throw invalidArgument(
+        "x-amz-decoded-content-length must give the payload's length in bytes.",
+        "x-amz-decoded-content-length",
+        length,
+      );
     return decodeChunked(await request.arrayBuffer(), Number(length), form);
   }
-  if (payload.startsWith("STREAMING-")) throw notImplemented(`x-amz-content-sha256 ${payload} is not supported (SigV4a and event streams are not).`);
+  if (payload.startsWith("STREAMING-"))
+    throw notImplemented(`x-amz-content-sha256 ${payload} is not supported (SigV4a and event streams are not).`);
   if (/aws-chunked/i.test(request.headers.get("content-encoding") ?? ""))
-    throw notImplemented("Content-Encoding aws-chunked is supported only with an x-amz-content-sha256 STREAMING-* value.");
+    throw notImplemented(
+      "Content-Encoding aws-chunked is supported only with an x-amz-content-sha256 STREAMING-* value.",
+    );
   const body = await request.arrayBuffer();
   if (payload === "UNSIGNED-PAYLOAD") return { bytes: body };
-  if (!/^[0-9a-f]{64}$/.test(payload)) throw invalidArgument("x-amz-content-sha256 must be a hex SHA-256, UNSIGNED-PAYLOAD or a STREAMING-* value.", "x-amz-content-sha256", payload);
+  if (!/^[0-9a-f]{64}$/.test(payload))
+    throw invalidArgument(
+      "x-amz-content-sha256 must be a hex SHA-256, UNSIGNED-PAYLOAD or a STREAMING-* value.",
+      "x-amz-content-sha256",
+      payload,
+    );
   const actual = await sha256Hex(body);
   if (actual !== payload)
-    throw new S3Error(400, "XAmzContentSHA256Mismatch", "The provided 'x-amz-content-sha256' header does not match what was computed.", { ClientComputedContentSHA256: payload, S3ComputedContentSHA256: actual });
+    throw new S3Error(
+      400,
+      "XAmzContentSHA256Mismatch",
+      "The provided 'x-amz-content-sha256' header does not match what was computed.",
+      { ClientComputedContentSHA256: payload, S3ComputedContentSHA256: actual },
+    );
   return { bytes: body };
 }
 
 /** The checked payload (see bodyOf) and the checksum to store with it (./checksums.ts storedChecksum). */
-async function checkedPayload(request: Request, s: SignedRequest): Promise<{ bytes: ArrayBuffer; checksum?: ChecksumClaim }> {
+async function checkedPayload(
+  request: Request,
+  s: SignedRequest,
+): Promise<{ bytes: ArrayBuffer; checksum?: ChecksumClaim }> {
   const { bytes, checksum } = await payloadBytes(request, s);
   const headers = checksumHeaders(request);
   await verifyChecksums(headers, new Uint8Array(bytes));

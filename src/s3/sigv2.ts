@@ -29,11 +29,41 @@ export interface SignedV2 {
  * overrides, with the further ones botocore's HmacV1Auth signs: its QSAOfInterest).
  */
 const SUBRESOURCES = new Set([
-  "accelerate", "acl", "analytics", "cors", "defaultObjectAcl", "delete", "inventory", "lifecycle", "location",
-  "logging", "metrics", "notification", "object-lock", "partNumber", "policy", "replication", "requestPayment",
-  "restore", "select", "select-type", "storageClass", "tagging", "torrent", "uploadId", "uploads", "versionId",
-  "versioning", "versions", "website", "response-content-type", "response-content-language", "response-expires",
-  "response-cache-control", "response-content-disposition", "response-content-encoding",
+  "accelerate",
+  "acl",
+  "analytics",
+  "cors",
+  "defaultObjectAcl",
+  "delete",
+  "inventory",
+  "lifecycle",
+  "location",
+  "logging",
+  "metrics",
+  "notification",
+  "object-lock",
+  "partNumber",
+  "policy",
+  "replication",
+  "requestPayment",
+  "restore",
+  "select",
+  "select-type",
+  "storageClass",
+  "tagging",
+  "torrent",
+  "uploadId",
+  "uploads",
+  "versionId",
+  "versioning",
+  "versions",
+  "website",
+  "response-content-type",
+  "response-content-language",
+  "response-expires",
+  "response-cache-control",
+  "response-content-disposition",
+  "response-content-encoding",
 ]);
 
 /** True when the request carries a SigV2 signature (Authorization `AWS ...` or an AWSAccessKeyId query parameter). */
@@ -47,14 +77,25 @@ export function signatureV2Of(request: Request): SignedV2 {
   const auth = request.headers.get("authorization");
   if (auth) {
     const m = /^AWS ([^:\s]+):([A-Za-z0-9+/]+=*)$/.exec(auth.trim());
-    if (!m) throw malformed("The Authorization header must be AWS <access key>:<base64 signature> (Signature Version 2).");
+    if (!m)
+      throw malformed("The Authorization header must be AWS <access key>:<base64 signature> (Signature Version 2).");
     const time = request.headers.get("x-amz-date") ?? request.headers.get("date") ?? "";
     return { accessKeyId: m[1]!, signature: m[2]!, presigned: false, time };
   }
   const q = new URL(request.url).searchParams;
   const [signature, expires] = [q.get("Signature") ?? "", q.get("Expires") ?? ""];
-  if (!/^[A-Za-z0-9+/]+=*$/.test(signature)) throw new S3Error(400, "AuthorizationQueryParametersError", "Signature must be the base64 HMAC-SHA1 signature (Signature Version 2).");
-  if (!/^\d{1,12}$/.test(expires)) throw new S3Error(400, "AuthorizationQueryParametersError", "Expires must be a time in seconds since the epoch (Signature Version 2).");
+  if (!/^[A-Za-z0-9+/]+=*$/.test(signature))
+    throw new S3Error(
+      400,
+      "AuthorizationQueryParametersError",
+      "Signature must be the base64 HMAC-SHA1 signature (Signature Version 2).",
+    );
+  if (!/^\d{1,12}$/.test(expires))
+    throw new S3Error(
+      400,
+      "AuthorizationQueryParametersError",
+      "Expires must be a time in seconds since the epoch (Signature Version 2).",
+    );
   return { accessKeyId: q.get("AWSAccessKeyId")!, signature, presigned: true, time: expires };
 }
 
@@ -71,19 +112,31 @@ export function checkTimeV2(s: SignedV2, now: number, maxSkewMs: number): void {
   const t = Date.parse(s.time);
   if (Number.isNaN(t)) throw accessDenied("AWS authentication requires a valid Date or x-amz-date header.");
   if (Math.abs(now - t) > maxSkewMs) {
-    const fields = { RequestTime: s.time, ServerTime: new Date(now).toISOString(), MaxAllowedSkewMilliseconds: String(maxSkewMs) };
-    throw new S3Error(403, "RequestTimeTooSkewed", "The difference between the request time and the current time is too large.", fields);
+    const fields = {
+      RequestTime: s.time,
+      ServerTime: new Date(now).toISOString(),
+      MaxAllowedSkewMilliseconds: String(maxSkewMs),
+    };
+    throw new S3Error(
+      403,
+      "RequestTimeTooSkewed",
+      "The difference between the request time and the current time is too large.",
+      fields,
+    );
   }
 }
 
 /** Whether a header (lower-case name) is signed: Content-MD5, Content-Type and every x-amz-* header. */
-const isSignedHeader = (name: string): boolean => name.startsWith("x-amz-") || name === "content-md5" || name === "content-type";
+const isSignedHeader = (name: string): boolean =>
+  name.startsWith("x-amz-") || name === "content-md5" || name === "content-type";
 
 /** The values a request signs as headers: its own, and for a presigned URL the query's header parameters over them. */
 function signedValues(request: Request, presigned: boolean): Map<string, string> {
   const values = new Map<string, string>();
   for (const [name, value] of request.headers) if (isSignedHeader(name)) values.set(name, value.trim());
-  if (presigned) for (const [name, value] of new URL(request.url).searchParams) if (isSignedHeader(name.toLowerCase())) values.set(name.toLowerCase(), value.trim());
+  if (presigned)
+    for (const [name, value] of new URL(request.url).searchParams)
+      if (isSignedHeader(name.toLowerCase())) values.set(name.toLowerCase(), value.trim());
   return values;
 }
 
@@ -101,10 +154,15 @@ function subResources(url: URL): string {
   const subs = url.search
     .slice(1)
     .split("&")
-    .map((pair) => [pair.split("=", 1)[0]!, pair.includes("=") ? decoded(pair.slice(pair.indexOf("=") + 1)) : undefined] as const)
+    .map(
+      (pair) =>
+        [pair.split("=", 1)[0]!, pair.includes("=") ? decoded(pair.slice(pair.indexOf("=") + 1)) : undefined] as const,
+    )
     .filter(([name]) => SUBRESOURCES.has(name));
   subs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return subs.length ? `?${subs.map(([name, value]) => (value === undefined ? name : `${name}=${value}`)).join("&")}` : "";
+  return subs.length
+    ? `?${subs.map(([name, value]) => (value === undefined ? name : `${name}=${value}`)).join("&")}`
+    : "";
 }
 
 /**
@@ -120,7 +178,8 @@ export function resourceForms(url: URL, prefix = ""): string[] {
   const forms = [path + subs];
   if (prefix) forms.push(url.pathname + subs);
   if (/^\/[^/]+$/.test(path)) forms.push(`${path}/${subs}`);
-  if (/^\/[^/]+\/?$/.test(path) && url.searchParams.get("list-type") === "2") forms.push(`${path.replace(/\/$/, "")}?list-type=2${subs.replace("?", "&")}`);
+  if (/^\/[^/]+\/?$/.test(path) && url.searchParams.get("list-type") === "2")
+    forms.push(`${path.replace(/\/$/, "")}?list-type=2${subs.replace("?", "&")}`);
   return forms;
 }
 
@@ -129,7 +188,12 @@ export function resourceForms(url: URL, prefix = ""): string[] {
  * CanonicalizedResource of a request at the root): `dateOrExpires` is the Date line (the Date header, "" when
  * x-amz-date is sent, or the presigned URL's Expires).
  */
-export function stringToSignV2(request: Request, presigned: boolean, dateOrExpires: string, resource = resourceForms(new URL(request.url))[0]!): string {
+export function stringToSignV2(
+  request: Request,
+  presigned: boolean,
+  dateOrExpires: string,
+  resource = resourceForms(new URL(request.url))[0]!,
+): string {
   const values = signedValues(request, presigned);
   const amz = [...values.keys()].filter((n) => n.startsWith("x-amz-")).sort();
   const amzLines = amz.map((n) => `${n}:${values.get(n)}\n`).join("");
@@ -140,7 +204,9 @@ export function stringToSignV2(request: Request, presigned: boolean, dateOrExpir
 /** Base64 HMAC-SHA1 of `text` keyed with `secret` (crypto.subtle). */
 export async function hmacSha1Base64(secret: string, text: string): Promise<string> {
   const enc = new TextEncoder();
-  const key = await crypto.subtle.importKey("raw", enc.encode(secret), { name: "HMAC", hash: "SHA-1" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey("raw", enc.encode(secret), { name: "HMAC", hash: "SHA-1" }, false, [
+    "sign",
+  ]);
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, enc.encode(text)));
   return btoa(String.fromCharCode(...mac));
 }
@@ -150,10 +216,23 @@ export async function hmacSha1Base64(secret: string, text: string): Promise<stri
  * it must sign one of the request's resource forms ({@link resourceForms}).
  * @throws S3Error SignatureDoesNotMatch (with AWS's StringToSign, as S3 answers).
  */
-export async function verifyV2(request: Request, prefix: string, s: SignedV2, accessKeyId: string, secretAccessKey: string): Promise<void> {
+export async function verifyV2(
+  request: Request,
+  prefix: string,
+  s: SignedV2,
+  accessKeyId: string,
+  secretAccessKey: string,
+): Promise<void> {
   const date = s.presigned ? s.time : request.headers.has("x-amz-date") ? "" : (request.headers.get("date") ?? "");
-  const texts = resourceForms(new URL(request.url), prefix).map((resource) => stringToSignV2(request, s.presigned, date, resource));
+  const texts = resourceForms(new URL(request.url), prefix).map((resource) =>
+    stringToSignV2(request, s.presigned, date, resource),
+  );
   for (const text of texts) if (constantTimeEqual(await hmacSha1Base64(secretAccessKey, text), s.signature)) return;
   const fields = { AWSAccessKeyId: accessKeyId, StringToSign: texts[0]!, SignatureProvided: s.signature };
-  throw new S3Error(403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided. Check your key and signing method.", fields);
+  throw new S3Error(
+    403,
+    "SignatureDoesNotMatch",
+    "The request signature we calculated does not match the signature you provided. Check your key and signing method.",
+    fields,
+  );
 }

@@ -10,7 +10,10 @@ const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "
 
 /** `<?xml ...?><root xmlns=S3_NS>...</root>` of a plain object (arrays repeat their element). */
 export function xmlDocument(root: string, body: Record<string, unknown>, namespace = true): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>\n` + builder.build({ [root]: namespace ? { "@xmlns": S3_NS, ...body } : body });
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?>\n` +
+    builder.build({ [root]: namespace ? { "@xmlns": S3_NS, ...body } : body })
+  );
 }
 
 /** An XML answer with S3's content type. */
@@ -34,13 +37,25 @@ export class S3Error extends Error {
 export function errorResponse(err: S3Error, resource: string, method: string): Response {
   const headers = { "content-type": "application/xml", "x-amz-request-id": crypto.randomUUID(), ...err.headers };
   if (method === "HEAD") return new Response(null, { status: err.status, headers });
-  const body = { Code: err.code, Message: err.message, ...err.fields, Resource: resource, RequestId: headers["x-amz-request-id"] };
+  const body = {
+    Code: err.code,
+    Message: err.message,
+    ...err.fields,
+    Resource: resource,
+    RequestId: headers["x-amz-request-id"],
+  };
   return new Response(xmlDocument("Error", body, false), { status: err.status, headers });
 }
 
 /** Frequent errors. */
-export const noSuchKey = (key: string) => new S3Error(404, "NoSuchKey", "The specified key does not exist.", { Key: key });
+export const noSuchKey = (key: string) =>
+  new S3Error(404, "NoSuchKey", "The specified key does not exist.", { Key: key });
 export const invalidArgument = (message: string, name?: string, value?: string) =>
-  new S3Error(400, "InvalidArgument", message, name === undefined ? {} : { ArgumentName: name, ArgumentValue: value ?? "" });
+  new S3Error(
+    400,
+    "InvalidArgument",
+    message,
+    name === undefined ? {} : { ArgumentName: name, ArgumentValue: value ?? "" },
+  );
 export const accessDenied = (message: string) => new S3Error(403, "AccessDenied", message);
 export const notImplemented = (message: string) => new S3Error(501, "NotImplemented", message);

@@ -32,7 +32,10 @@ export class FeaturesError extends Error {
  */
 async function locate(env: Pick<Env, "BUCKETS" | "DB">, account: string, descriptor: BucketDescriptor) {
   const loc = await resolveBucket(env, account, descriptor);
-  if (!loc.prefix) throw invalidArgument(`input.features.s3.url '${descriptor.url}' names a bucket, not a GeoPackage object (s3://<bucket>/<path>.gpkg).`);
+  if (!loc.prefix)
+    throw invalidArgument(
+      `input.features.s3.url '${descriptor.url}' names a bucket, not a GeoPackage object (s3://<bucket>/<path>.gpkg).`,
+    );
   return loc;
 }
 
@@ -52,14 +55,27 @@ function identifierOf(f: GeoPackageFeature): string | undefined {
  *   layer, a CRS without EPSG code or another geometry type; FeaturesError when it has no features or a feature
  *   has no geometry; BucketAccessDenied (403) for a bucket `account` may not use.
  */
-export async function readFeatures(env: Pick<Env, "BUCKETS" | "DB">, account: string, descriptor: BucketDescriptor): Promise<BatchFeature[]> {
+export async function readFeatures(
+  env: Pick<Env, "BUCKETS" | "DB">,
+  account: string,
+  descriptor: BucketDescriptor,
+): Promise<BatchFeature[]> {
   const loc = await locate(env, account, descriptor);
   const layer = await readGeoPackageObject(loc.store, loc.prefix);
-  if (layer.features.length === 0) throw new FeaturesError(`Layer "${layer.name}" of the GeoPackage ${descriptor.url} has no features.`);
+  if (layer.features.length === 0)
+    throw new FeaturesError(`Layer "${layer.name}" of the GeoPackage ${descriptor.url} has no features.`);
   return layer.features.map((f) => {
-    if (!f.geometry) throw new FeaturesError(`Feature ${f.fid} of layer "${layer.name}" has no geometry; every feature needs a polygon.`);
+    if (!f.geometry)
+      throw new FeaturesError(
+        `Feature ${f.fid} of layer "${layer.name}" has no geometry; every feature needs a polygon.`,
+      );
     const identifier = identifierOf(f);
-    return { id: f.fid, geometry: f.geometry as AreaGeometry, crs: crsUri(layer.epsg), ...(identifier !== undefined ? { identifier } : {}) };
+    return {
+      id: f.fid,
+      geometry: f.geometry as AreaGeometry,
+      crs: crsUri(layer.epsg),
+      ...(identifier !== undefined ? { identifier } : {}),
+    };
   });
 }
 
@@ -68,7 +84,11 @@ export async function readFeatures(env: Pick<Env, "BUCKETS" | "DB">, account: st
  * GeoPackage's: requireObject, src/buckets), claiming unowned ones; queue-time work checks again with the task's account.
  * @throws EngineError invalid-argument for a bad URL; BucketAccessDenied (403) for another account's bucket.
  */
-export async function checkBuckets(env: Pick<Env, "BUCKETS" | "DB">, account: string, req: BatchStatisticalRequest): Promise<void> {
+export async function checkBuckets(
+  env: Pick<Env, "BUCKETS" | "DB">,
+  account: string,
+  req: BatchStatisticalRequest,
+): Promise<void> {
   const reference = req.aggregation.evalscriptReference?.s3;
   for (const d of [req.output.s3, ...(reference ? [reference] : [])]) await resolveBucket(env, account, d);
 }

@@ -40,7 +40,11 @@ async function plan(env: Env, task: StatTask) {
     throw e instanceof FeaturesError ? badRequest(e.message) : e;
   });
   const script = await prepareEvalscript(env, await evalscriptOf(env, task.account, task.request), task.account);
-  checkSetup(script.setup, featureRequest(task.request, { geometry: features[0]!.geometry, properties: { crs: features[0]!.crs } }, "-").calculations);
+  checkSetup(
+    script.setup,
+    featureRequest(task.request, { geometry: features[0]!.geometry, properties: { crs: features[0]!.crs } }, "-")
+      .calculations,
+  );
   return { units: features.map((f) => ({ id: String(f.id), data: f })), estimatePU: null };
 }
 
@@ -60,9 +64,16 @@ async function run(env: Env, task: StatTask, feature: BatchFeature) {
   const { id, identifier } = feature;
   try {
     const bounds = { geometry: feature.geometry, properties: { crs: feature.crs } };
-    const r = await computeStatistics(env, featureRequest(task.request, bounds, await evalscriptOf(env, task.account, task.request)), task.account);
+    const r = await computeStatistics(
+      env,
+      featureRequest(task.request, bounds, await evalscriptOf(env, task.account, task.request)),
+      task.account,
+    );
     await writeResult(env, task, feature, { id, identifier, response: r.response });
-    return { pu: r.processingUnits, ...(r.response.status === "FAILED" ? { error: `Feature ${id}: every interval failed.` } : {}) };
+    return {
+      pu: r.processingUnits,
+      ...(r.response.status === "FAILED" ? { error: `Feature ${id}: every interval failed.` } : {}),
+    };
   } catch (e) {
     const client = clientError(e);
     if (!client) throw e;
@@ -75,8 +86,15 @@ async function run(env: Env, task: StatTask, feature: BatchFeature) {
 /** A feature given up: its error file (EXECUTION_ERROR with the cause), unless its output location is what fails. */
 async function dead(env: Env, task: StatTask, unit: { data: BatchFeature }, cause: string): Promise<void> {
   const f = unit.data;
-  await writeResult(env, task, f, { id: f.id, identifier: f.identifier, error: { type: "EXECUTION_ERROR", message: cause } }).catch((e) =>
-    console.error(`statistical batch ${task.id}: the error file of feature ${f.id} cannot be written:`, String(e).slice(0, 300)),
+  await writeResult(env, task, f, {
+    id: f.id,
+    identifier: f.identifier,
+    error: { type: "EXECUTION_ERROR", message: cause },
+  }).catch((e) =>
+    console.error(
+      `statistical batch ${task.id}: the error file of feature ${f.id} cannot be written:`,
+      String(e).slice(0, 300),
+    ),
   );
 }
 

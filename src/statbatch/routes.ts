@@ -56,7 +56,13 @@ export function taskJson(t: StatTask): Record<string, unknown> {
 }
 
 /** The API of statistical batch tasks over the engine: the view, the nouns, path parameter `id`. */
-const statbatchApi: TaskApi<BatchStatisticalRequest> = { plugin, noun: "statistical batch task", what: "Statistical batch request", param: "id", view: taskJson };
+const statbatchApi: TaskApi<BatchStatisticalRequest> = {
+  plugin,
+  noun: "statistical batch task",
+  what: "Statistical batch request",
+  param: "id",
+  view: taskJson,
+};
 
 /** Multipart: the `evalscript` part replaces aggregation.evalscript (OpenAPI `MultiPartBatchRequest`). */
 const placeEvalscript = (body: Record<string, unknown>, evalscript: string): void => {
@@ -85,10 +91,25 @@ export function registerStatisticalBatch(api: Api): void {
   const act = (a: "ANALYSE" | "START" | "STOP") => actionRoute(statbatchApi, a);
   for (const p of PREFIXES) {
     api
-      .on("POST", p, create, { ...tag, summary: "Create a statistical batch task", body: batchStatisticalRequestSchema, bodyTypes: SCRIPT_BODY, status: 201 })
-      .on("GET", p, (r, env) => listTasks(statbatchApi, r, env, "created"), { ...tag, summary: "List statistical batch tasks" })
-      .on("GET", `${p}/:id`, async (r, env) => json(taskJson(await own(r, env))), { ...tag, summary: "One statistical batch task" })
-      .on("GET", `${p}/:id/status`, async (r, env) => json(statusJson(await own(r, env))), { ...tag, summary: "Status of a statistical batch task" })
+      .on("POST", p, create, {
+        ...tag,
+        summary: "Create a statistical batch task",
+        body: batchStatisticalRequestSchema,
+        bodyTypes: SCRIPT_BODY,
+        status: 201,
+      })
+      .on("GET", p, (r, env) => listTasks(statbatchApi, r, env, "created"), {
+        ...tag,
+        summary: "List statistical batch tasks",
+      })
+      .on("GET", `${p}/:id`, async (r, env) => json(taskJson(await own(r, env))), {
+        ...tag,
+        summary: "One statistical batch task",
+      })
+      .on("GET", `${p}/:id/status`, async (r, env) => json(statusJson(await own(r, env))), {
+        ...tag,
+        summary: "Status of a statistical batch task",
+      })
       .on("POST", `${p}/:id/analyse`, act("ANALYSE"), { ...tag, summary: "Analyse a task", status: 204 })
       .on("POST", `${p}/:id/start`, act("START"), { ...tag, summary: "Start a task", status: 204, metered: true })
       .on("POST", `${p}/:id/stop`, act("STOP"), { ...tag, summary: "Stop a task", status: 204 })

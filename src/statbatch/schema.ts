@@ -15,7 +15,10 @@ import type { BucketDescriptor } from "../buckets";
 import { objectStorageSchema } from "../buckets/descriptor";
 
 const aggregationShape = z
-  .object({ evalscriptReference: objectStorageSchema("aggregation.evalscriptReference").optional(), evalscript: z.string().optional() })
+  .object({
+    evalscriptReference: objectStorageSchema("aggregation.evalscriptReference").optional(),
+    evalscript: z.string().optional(),
+  })
   .passthrough()
   .refine((a) => (a.evalscript === undefined) !== (a.evalscriptReference === undefined), {
     message: "aggregation needs exactly one of evalscript or evalscriptReference",
@@ -47,7 +50,11 @@ const PLACEHOLDER_SCRIPT = "//VERSION=3 (evalscriptReference)";
  */
 export function featureRequest(req: BatchStatisticalRequest, bounds: unknown, evalscript: string): StatisticalRequest {
   const { evalscriptReference: _ref, ...aggregation } = req.aggregation;
-  const body = { input: { bounds, data: req.input.data }, aggregation: { ...aggregation, evalscript }, calculations: req.calculations };
+  const body = {
+    input: { bounds, data: req.input.data },
+    aggregation: { ...aggregation, evalscript },
+    calculations: req.calculations,
+  };
   return validate(statisticalRequestSchema, body, "statistical batch request");
 }
 
@@ -73,9 +80,12 @@ const isTemplate = (url: string): boolean => /<[A-Z_]+>/.test(url);
 function checkOutputTemplate(url: string): void {
   if (!isTemplate(url)) return;
   const unknown = (url.match(PLACEHOLDER) ?? []).filter((p) => !KNOWN.has(p));
-  if (unknown.length) throw badRequest(`output.s3.url has unknown placeholder ${unknown[0]}; use <REQUEST_ID>, <ID> or <IDENTIFIER>.`);
+  if (unknown.length)
+    throw badRequest(`output.s3.url has unknown placeholder ${unknown[0]}; use <REQUEST_ID>, <ID> or <IDENTIFIER>.`);
   if (!url.includes("<ID>") && !url.includes("<IDENTIFIER>"))
-    throw badRequest("output.s3.url must contain <ID> or <IDENTIFIER> so that every feature gets its own file, e.g. s3://bucket/folder/<ID>.json.");
+    throw badRequest(
+      "output.s3.url must contain <ID> or <IDENTIFIER> so that every feature gets its own file, e.g. s3://bucket/folder/<ID>.json.",
+    );
 }
 
 /**
@@ -83,8 +93,16 @@ function checkOutputTemplate(url: string): void {
  * (OpenAPI S3BucketInfoTemplated); placeholders are replaced by the task id, the feature's id and its identifier
  * (the id when the GeoPackage has no identifier). Credentials are kept.
  */
-export function featureOutput(output: BucketDescriptor, taskId: string, feature: { id: number; identifier?: string | null }): BucketDescriptor {
+export function featureOutput(
+  output: BucketDescriptor,
+  taskId: string,
+  feature: { id: number; identifier?: string | null },
+): BucketDescriptor {
   const template = isTemplate(output.url) ? output.url : `${output.url.replace(/\/+$/, "")}/<REQUEST_ID>/<ID>.json`;
-  const values: Record<string, string> = { "<REQUEST_ID>": taskId, "<ID>": String(feature.id), "<IDENTIFIER>": feature.identifier ?? String(feature.id) };
+  const values: Record<string, string> = {
+    "<REQUEST_ID>": taskId,
+    "<ID>": String(feature.id),
+    "<IDENTIFIER>": feature.identifier ?? String(feature.id),
+  };
   return { ...output, url: template.replace(PLACEHOLDER, (p) => values[p] ?? p) };
 }

@@ -16,7 +16,11 @@ const placeEvalscript = (body: Record<string, unknown>, evalscript: string): voi
 
 /** Handles a Statistical API request; its processing units are charged after the response (chargeLater). */
 export async function statisticsHandler(request: AuthedRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
-  const req: StatisticalRequest = validate(statisticalRequestSchema, await readScriptRequest(request, placeEvalscript), "statistical request");
+  const req: StatisticalRequest = validate(
+    statisticalRequestSchema,
+    await readScriptRequest(request, placeEvalscript),
+    "statistical request",
+  );
   const result = await computeStatistics(env, req, accountOf(request));
   // like Process: the charge (a Durable Object call) runs after the response, exactly once, if the limiter admitted it
   chargeLater(ctx, env, accountOf(request), result.processingUnits, request.admitted);
@@ -29,6 +33,13 @@ export async function statisticsHandler(request: AuthedRequest, env: Env, ctx: E
 /** Registers the Statistical API routes. */
 export function registerStatistics(api: Api): void {
   // speculative: may start before the limiter's decision (it only reads; the charge waits for the decision)
-  const meta = { summary: "Statistics of an evalscript's outputs over a geometry and time intervals", tags: ["Statistics"], body: statisticalRequestSchema, bodyTypes: SCRIPT_BODY, metered: true, speculative: true };
+  const meta = {
+    summary: "Statistics of an evalscript's outputs over a geometry and time intervals",
+    tags: ["Statistics"],
+    body: statisticalRequestSchema,
+    bodyTypes: SCRIPT_BODY,
+    metered: true,
+    speculative: true,
+  };
   api.on("POST", "/api/v1/statistics", statisticsHandler, meta).on("POST", "/statistics/v1", statisticsHandler, meta);
 }

@@ -79,10 +79,12 @@ const INTERVAL_ERROR_TYPE: Record<EngineErrorKind, IntervalErrorType> = {
  * The interval error type of a failure, by kind only: an EngineError by INTERVAL_ERROR_TYPE; anything else (an
  * internal fault: storage) is EXECUTION_ERROR.
  */
-const errorType = (e: unknown): IntervalErrorType => (e instanceof EngineError ? INTERVAL_ERROR_TYPE[e.kind] : "EXECUTION_ERROR");
+const errorType = (e: unknown): IntervalErrorType =>
+  e instanceof EngineError ? INTERVAL_ERROR_TYPE[e.kind] : "EXECUTION_ERROR";
 
 /** True for an engine error that is a bad request (not about the script's execution). */
-const isBadRequest = (e: unknown): e is EngineError => e instanceof EngineError && INTERVAL_ERROR_TYPE[e.kind] === "BAD_REQUEST";
+const isBadRequest = (e: unknown): e is EngineError =>
+  e instanceof EngineError && INTERVAL_ERROR_TYPE[e.kind] === "BAD_REQUEST";
 
 /** The error every run failed with when it is the same bad request (one message) for all: the request's error. */
 function requestWideError(runs: { failure?: unknown }[]): EngineError | undefined {
@@ -95,7 +97,14 @@ function requestWideError(runs: { failure?: unknown }[]): EngineError | undefine
  * Runs interval `i` of the series (every source's window; its scenes from the series' batched reads): evaluation +
  * reduction, or its error entry. A request budget error is the request's, not the interval's: it is thrown.
  */
-async function runInterval(env: Env, script: PreparedScript, req: StatisticalRequest, plan: Plan, series: Series, i: number) {
+async function runInterval(
+  env: Env,
+  script: PreparedScript,
+  req: StatisticalRequest,
+  plan: Plan,
+  series: Series,
+  i: number,
+) {
   const iv: Interval = series.intervals[i]!;
   const interval = { from: isoTime(iv.from), to: isoTime(iv.to) };
   try {
@@ -103,12 +112,21 @@ async function runInterval(env: Env, script: PreparedScript, req: StatisticalReq
     const ev = await evaluatePlan(env, script, withWindow(plan, { from: iv.from, to: iv.to - 1 }), { scenes });
     const t0 = Date.now();
     const outputs = reduceEvaluation(script.setup, ev.result, plan.geometryMask, req.calculations);
-    return { entry: { interval, outputs } as IntervalEntry, pu: ev.processingUnits, timings: { ...ev.timings, reduce: Date.now() - t0 } };
+    return {
+      entry: { interval, outputs } as IntervalEntry,
+      pu: ev.processingUnits,
+      timings: { ...ev.timings, reduce: Date.now() - t0 },
+    };
   } catch (e) {
     if (e instanceof RequestBudgetError) throw e;
     if (!(e instanceof EngineError)) console.error("statistical interval failed", interval, e);
     const message = e instanceof Error ? e.message : String(e);
-    return { entry: { interval, error: { type: errorType(e), message } } as IntervalEntry, pu: 0, timings: {}, failure: e };
+    return {
+      entry: { interval, error: { type: errorType(e), message } } as IntervalEntry,
+      pu: 0,
+      timings: {},
+      failure: e,
+    };
   } finally {
     series.done(i);
   }
@@ -134,10 +152,20 @@ async function mapPool<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>
  * OverloadedError (503) when its intervals' pixels found no room in the isolate within `admissionWaitMs`
  * (src/pipeline/admission.ts; default its ADMISSION_WAIT_MS: a queue consumer may wait longer).
  */
-export async function computeStatistics(env: Env, req: StatisticalRequest, account: string, admissionWaitMs?: number): Promise<StatisticsResult> {
+export async function computeStatistics(
+  env: Env,
+  req: StatisticalRequest,
+  account: string,
+  admissionWaitMs?: number,
+): Promise<StatisticsResult> {
   const agg = req.aggregation;
   const { of, lastIntervalBehavior } = agg.aggregationInterval;
-  const intervals = splitIntervals(Date.parse(agg.timeRange.from), Date.parse(agg.timeRange.to), of, lastIntervalBehavior);
+  const intervals = splitIntervals(
+    Date.parse(agg.timeRange.from),
+    Date.parse(agg.timeRange.to),
+    of,
+    lastIntervalBehavior,
+  );
   const area = planRequest(req.input, { width: agg.width, height: agg.height, resx: agg.resx, resy: agg.resy });
   const script = await prepareEvalscript(env, agg.evalscript, account);
   checkSetup(script.setup, req.calculations);
@@ -152,9 +180,16 @@ export async function computeStatistics(env: Env, req: StatisticalRequest, accou
   checkSeriesBudget(plan, series, pixels <= STRIP_PIXELS ? 1 : Math.ceil(pixels / STRIP_TARGET));
   // intervals in flight bounded by pixels; together they share one admission of their bytes
   // (src/pipeline/admission.ts; 503 when no room)
-  const inFlight = Math.max(1, Math.min(MAX_INTERVALS_IN_FLIGHT, Math.floor(MAX_PIXELS_IN_FLIGHT / pixels), todo.length));
+  const inFlight = Math.max(
+    1,
+    Math.min(MAX_INTERVALS_IN_FLIGHT, Math.floor(MAX_PIXELS_IN_FLIGHT / pixels), todo.length),
+  );
   const bytes = inFlight * planBytes(plan, script.setup, "reduce");
-  const runs = await withAdmission(bytes, () => mapPool(todo, inFlight, (i) => runInterval(env, script, req, plan, series, i)), admissionWaitMs);
+  const runs = await withAdmission(
+    bytes,
+    () => mapPool(todo, inFlight, (i) => runInterval(env, script, req, plan, series, i)),
+    admissionWaitMs,
+  );
   const wide = requestWideError(runs);
   if (wide) throw wide;
   const failures = runs.filter((r) => r.failure !== undefined).length;

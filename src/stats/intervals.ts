@@ -61,7 +61,12 @@ export function addPeriod(t: number, p: Period, k: number): number {
 /**
  * Splits [from, to] into intervals. Throws 400 when from > to or when there would be more than MAX_INTERVALS.
  */
-export function splitIntervals(from: number, to: number, of: string, behavior: LastIntervalBehavior = "SKIP"): Interval[] {
+export function splitIntervals(
+  from: number,
+  to: number,
+  of: string,
+  behavior: LastIntervalBehavior = "SKIP",
+): Interval[] {
   if (from > to) throw invalidArgument("aggregation.timeRange.from must not be after aggregation.timeRange.to.");
   const period = parsePeriod(of);
   const out: Interval[] = [];

@@ -18,7 +18,15 @@ export const DATA_MASK = "dataMask";
 type Num = number | "NaN";
 
 export interface BandStatisticsJson {
-  stats: { min: Num; max: Num; mean: Num; stDev: Num; sampleCount: number; noDataCount: number; percentiles?: Record<string, Num> };
+  stats: {
+    min: Num;
+    max: Num;
+    mean: Num;
+    stDev: Num;
+    sampleCount: number;
+    noDataCount: number;
+    percentiles?: Record<string, Num>;
+  };
   histogram?: {
     bins: { lowEdge: number; highEdge: number; count: number }[];
     overflow: number;
@@ -73,18 +81,35 @@ function memberOrDefault<T>(record: Record<string, T> | undefined, key: string):
 function bandCalculation(calc: CalculationRequest | undefined, name: string): BandCalculation {
   const stats = memberOrDefault(calc?.statistics, name);
   const histogram = memberOrDefault(calc?.histograms, name);
-  return { percentiles: stats?.percentiles?.k, interpolation: stats?.percentiles?.interpolation, histogram, maxBins: MAX_BINS };
+  return {
+    percentiles: stats?.percentiles?.k,
+    interpolation: stats?.percentiles?.interpolation,
+    histogram,
+    maxBins: MAX_BINS,
+  };
 }
 
 function bandJson(r: BandReduction, calc: BandCalculation): BandStatisticsJson {
   const s = r.summary;
   const out: BandStatisticsJson = {
-    stats: { min: num(s.min), max: num(s.max), mean: num(s.mean), stDev: num(s.stDev), sampleCount: r.sampleCount, noDataCount: r.noDataCount },
+    stats: {
+      min: num(s.min),
+      max: num(s.max),
+      mean: num(s.mean),
+      stDev: num(s.stDev),
+      sampleCount: r.sampleCount,
+      noDataCount: r.noDataCount,
+    },
   };
-  if (r.percentiles) out.stats.percentiles = Object.fromEntries(calc.percentiles!.map((k, i) => [percentileLabel(k), num(r.percentiles![i]!)]));
+  if (r.percentiles)
+    out.stats.percentiles = Object.fromEntries(
+      calc.percentiles!.map((k, i) => [percentileLabel(k), num(r.percentiles![i]!)]),
+    );
   if (r.histogram !== undefined) {
     const h = r.histogram;
-    const bins = h ? Array.from(h.counts, (count, i) => ({ lowEdge: h.edges[i]!, highEdge: h.edges[i + 1]!, count })) : [];
+    const bins = h
+      ? Array.from(h.counts, (count, i) => ({ lowEdge: h.edges[i]!, highEdge: h.edges[i + 1]!, count }))
+      : [];
     const [overflow, underflow] = h ? [h.overflow, h.underflow] : [0, 0];
     out.histogram = { bins, overflow, underflow, overflowCount: overflow, underflowCount: underflow };
   }

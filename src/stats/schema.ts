@@ -25,9 +25,11 @@ export const statisticalTimeRangeSchema = z
 export const aggregationIntervalSchema = z.object(
   {
     of: z.string({ error: "aggregationInterval.of is required: an ISO 8601 period such as P1D, P10D or P1M" }),
-    lastIntervalBehavior: z.enum(["SKIP", "SHORTEN", "EXTEND"], { error: "lastIntervalBehavior must be SKIP, SHORTEN or EXTEND" }).default("SKIP"),
+    lastIntervalBehavior: z
+      .enum(["SKIP", "SHORTEN", "EXTEND"], { error: "lastIntervalBehavior must be SKIP, SHORTEN or EXTEND" })
+      .default("SKIP"),
   },
-  { error: "aggregation.aggregationInterval is required, e.g. {\"of\": \"P1D\"}" },
+  { error: 'aggregation.aggregationInterval is required, e.g. {"of": "P1D"}' },
 );
 
 const size = z
@@ -44,18 +46,28 @@ export const aggregationSchema = z
     height: size.optional(),
     resx: z.number().positive("resx must be > 0").optional(),
     resy: z.number().positive("resy must be > 0").optional(),
-    evalscript: z.string({ error: "aggregation.evalscript is required: a //VERSION=3 script with a dataMask output" }).min(1, "evalscript is empty"),
+    evalscript: z
+      .string({ error: "aggregation.evalscript is required: a //VERSION=3 script with a dataMask output" })
+      .min(1, "evalscript is empty"),
   })
-  .refine((a) => !((a.width !== undefined || a.height !== undefined) && (a.resx !== undefined || a.resy !== undefined)), {
-    message: "set either width/height or resx/resy, not both",
-  });
+  .refine(
+    (a) => !((a.width !== undefined || a.height !== undefined) && (a.resx !== undefined || a.resy !== undefined)),
+    {
+      message: "set either width/height or resx/resy, not both",
+    },
+  );
 export type AggregationRequest = z.infer<typeof aggregationSchema>;
 
 const increasing = (xs: number[]) => xs.every((v, i) => i === 0 || v > xs[i - 1]!);
 
 export const histogramSchema = z
   .object({
-    nBins: z.number().int("nBins must be a whole number").min(1, "nBins must be at least 1").max(MAX_BINS, `nBins must be at most ${MAX_BINS}`).optional(),
+    nBins: z
+      .number()
+      .int("nBins must be a whole number")
+      .min(1, "nBins must be at least 1")
+      .max(MAX_BINS, `nBins must be at most ${MAX_BINS}`)
+      .optional(),
     binWidth: z.number().positive("binWidth must be > 0").optional(),
     lowEdge: finite.optional(),
     highEdge: finite.optional(),
@@ -72,9 +84,18 @@ export const histogramSchema = z
   .refine((h) => h.lowEdge === undefined || h.highEdge === undefined || h.lowEdge < h.highEdge, {
     message: "lowEdge must be less than highEdge",
   })
-  .refine((h) => !(h.binWidth && h.lowEdge !== undefined && h.highEdge !== undefined && (h.highEdge - h.lowEdge) / h.binWidth > MAX_BINS), {
-    message: `binWidth gives more than ${MAX_BINS} bins between lowEdge and highEdge; use a wider binWidth`,
-  });
+  .refine(
+    (h) =>
+      !(
+        h.binWidth &&
+        h.lowEdge !== undefined &&
+        h.highEdge !== undefined &&
+        (h.highEdge - h.lowEdge) / h.binWidth > MAX_BINS
+      ),
+    {
+      message: `binWidth gives more than ${MAX_BINS} bins between lowEdge and highEdge; use a wider binWidth`,
+    },
+  );
 export type HistogramRequest = z.infer<typeof histogramSchema>;
 
 export const statisticsSchema = z.object({
@@ -84,7 +105,9 @@ export const statisticsSchema = z.object({
         .array(finite.min(0, "percentiles must be between 0 and 100").max(100, "percentiles must be between 0 and 100"))
         .min(1, "percentiles.k needs at least one percentile, e.g. [25, 50, 75]")
         .max(MAX_PERCENTILES, `at most ${MAX_PERCENTILES} percentiles per band`),
-      interpolation: z.enum(INTERPOLATIONS, { error: `interpolation must be one of ${INTERPOLATIONS.join(", ")}` }).default("higher"),
+      interpolation: z
+        .enum(INTERPOLATIONS, { error: `interpolation must be one of ${INTERPOLATIONS.join(", ")}` })
+        .default("higher"),
     })
     .optional(),
 });

@@ -61,7 +61,8 @@ function lowerBound(a: number[], t: number): number {
 }
 
 /** Items per interval of ascending `times`. */
-const countsOf = (times: number[], intervals: Interval[]) => intervals.map((iv) => lowerBound(times, iv.to) - lowerBound(times, iv.from));
+const countsOf = (times: number[], intervals: Interval[]) =>
+  intervals.map((iv) => lowerBound(times, iv.to) - lowerBound(times, iv.from));
 
 /** Chunks of consecutive intervals with items, at most CHUNK_ITEMS items each (a bigger interval alone). */
 function chunksOf(counts: number[]): { chunks: Chunk[]; of: number[] } {
@@ -95,9 +96,15 @@ function chunksOf(counts: number[]): { chunks: Chunk[]; of: number[] } {
 export async function planSeries(env: Env, plan: Plan, intervals: Interval[]): Promise<Series> {
   const from = intervals[0]?.from ?? 0;
   const to = (intervals[intervals.length - 1]?.to ?? 1) - 1;
-  const times = await Promise.all(plan.sources.map((s) => (intervals.length ? findSceneTimes(env, s, sceneQueryFor(s, plan.lonLatBbox, from, to, MAX_SERIES_ITEMS)) : [])));
+  const times = await Promise.all(
+    plan.sources.map((s) =>
+      intervals.length ? findSceneTimes(env, s, sceneQueryFor(s, plan.lonLatBbox, from, to, MAX_SERIES_ITEMS)) : [],
+    ),
+  );
   if (times.some((t) => t.length >= MAX_SERIES_ITEMS))
-    throw invalidArgument(`The time range holds more than ${MAX_SERIES_ITEMS} acquisitions over the area; at most ${MAX_SERIES_ITEMS} are allowed. Use a shorter timeRange or a smaller area.`);
+    throw invalidArgument(
+      `The time range holds more than ${MAX_SERIES_ITEMS} acquisitions over the area; at most ${MAX_SERIES_ITEMS} are allowed. Use a shorter timeRange or a smaller area.`,
+    );
   const perSource = times.map((t) => countsOf(t, intervals));
   const keep = intervals.map((_, i) => perSource.some((c) => c[i]! > 0));
   const index = intervals.map((_, i) => i).filter((i) => keep[i]);
@@ -114,10 +121,22 @@ export async function planSeries(env: Env, plan: Plan, intervals: Interval[]): P
       if (!c) return [];
       const iv = kept[i]!;
       const order = source.request.dataFilter?.mosaickingOrder ?? "mostRecent";
-      if (c.alone) return (c.scenes ??= findScenes(env, source, sceneQueryFor(source, plan.lonLatBbox, iv.from, iv.to - 1, MAX_SCENES)));
-      c.scenes ??= findScenes(env, source, sceneQueryFor(source, plan.lonLatBbox, kept[c.first]!.from, kept[c.last]!.to - 1, CHUNK_ITEMS, "leastRecent"));
+      if (c.alone)
+        return (c.scenes ??= findScenes(
+          env,
+          source,
+          sceneQueryFor(source, plan.lonLatBbox, iv.from, iv.to - 1, MAX_SCENES),
+        ));
+      c.scenes ??= findScenes(
+        env,
+        source,
+        sceneQueryFor(source, plan.lonLatBbox, kept[c.first]!.from, kept[c.last]!.to - 1, CHUNK_ITEMS, "leastRecent"),
+      );
       const all = await c.scenes;
-      return sortScenes(all.filter((s) => s.time >= iv.from && s.time < iv.to), order).slice(0, MAX_SCENES);
+      return sortScenes(
+        all.filter((s) => s.time >= iv.from && s.time < iv.to),
+        order,
+      ).slice(0, MAX_SCENES);
     },
     done(i) {
       for (const { chunks, of } of plans) {
@@ -135,14 +154,22 @@ export async function planSeries(env: Env, plan: Plan, intervals: Interval[]): P
 export function checkSeriesBudget(plan: Plan, series: Series, strips: number): void {
   const n = series.intervals.length;
   const perInterval = series.intervals.map((_, i) =>
-    evaluationSubrequests(plan.sources.map((s, k) => ({ scenes: Math.min(MAX_SCENES, series.counts[k]![i]!), bands: s.fileBands.length })), strips),
+    evaluationSubrequests(
+      plan.sources.map((s, k) => ({ scenes: Math.min(MAX_SCENES, series.counts[k]![i]!), bands: s.fileBands.length })),
+      strips,
+    ),
   );
   const subrequests = FIXED.subrequests + series.queries + perInterval.reduce((a, b) => a + b, 0);
   const need = { subrequests, d1Queries: FIXED.d1Queries + series.queries };
   checkPlanBudget(need, `The statistical request (${n} intervals with data)`, (allow) => {
     let used = FIXED.subrequests + plan.sources.length;
     let fit = 0;
-    while (fit < n && used + perInterval[fit]! + 1 <= allow.subrequests && FIXED.d1Queries + plan.sources.length + fit < allow.d1Queries) used += perInterval[fit++]! + 1;
+    while (
+      fit < n &&
+      used + perInterval[fit]! + 1 <= allow.subrequests &&
+      FIXED.d1Queries + plan.sources.length + fit < allow.d1Queries
+    )
+      used += perInterval[fit++]! + 1;
     const until = fit > 0 ? ` (up to ${isoTime(series.intervals[fit - 1]!.to)})` : "";
     return `At most ${fit} intervals with data fit${until}: use a shorter timeRange, a longer aggregationInterval or fewer bands`;
   });

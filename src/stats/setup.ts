@@ -21,16 +21,23 @@ export function checkSetup(setup: EvalSetup, calculations: Record<string, Calcul
     );
   if (dm.bands !== 1) throw invalidArgument(`The evalscript's 'dataMask' output must have 1 band, it has ${dm.bands}.`);
   const outputs = setup.outputs.filter((o) => o.id !== DATA_MASK);
-  if (outputs.length === 0) throw invalidArgument(`The evalscript has only the 'dataMask' output; add an output to compute statistics of, ${DATA_MASK_HINT}.`);
+  if (outputs.length === 0)
+    throw invalidArgument(
+      `The evalscript has only the 'dataMask' output; add an output to compute statistics of, ${DATA_MASK_HINT}.`,
+    );
   for (const [id, calc] of Object.entries(calculations ?? {})) {
     const spec = outputs.find((o) => o.id === id);
     if (!spec && id !== "default")
-      throw invalidArgument(`calculations.${id} names no evalscript output; use one of ${outputs.map((o) => o.id).join(", ")} or 'default'.`);
+      throw invalidArgument(
+        `calculations.${id} names no evalscript output; use one of ${outputs.map((o) => o.id).join(", ")} or 'default'.`,
+      );
     const names = spec ? bandNames(spec) : null;
     for (const kind of ["statistics", "histograms"] as const) {
       for (const band of Object.keys(calc[kind] ?? {})) {
         if (band !== "default" && names && !names.includes(band))
-          throw invalidArgument(`calculations.${id}.${kind}.${band} names no band of output '${id}'; use one of ${names.join(", ")} or 'default'.`);
+          throw invalidArgument(
+            `calculations.${id}.${kind}.${band} names no band of output '${id}'; use one of ${names.join(", ")} or 'default'.`,
+          );
       }
     }
   }

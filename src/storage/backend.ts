@@ -23,7 +23,19 @@ import {
   type SortTerm,
 } from "./search";
 
-export type { CountLimits, ItemExtent, ItemQuery, ItemRow, MosaickingOrder, RowCursor, Scene, SceneQuery, SortField, SortTerm, StacItem };
+export type {
+  CountLimits,
+  ItemExtent,
+  ItemQuery,
+  ItemRow,
+  MosaickingOrder,
+  RowCursor,
+  Scene,
+  SceneQuery,
+  SortField,
+  SortTerm,
+  StacItem,
+};
 
 export interface ItemsBackend {
   /** Inserts or replaces an item (key: collection + id). Throws when its datetime or bbox is missing. */
@@ -37,7 +49,12 @@ export interface ItemsBackend {
   /** Catalog rows in the query's order from a datetime (datetime orders only), skipping `skip`, at most `take`. */
   rows(q: ItemQuery, from: number | undefined, skip: number, take: number): Promise<ItemRow[]>;
   /** Walks the rows that pass the exact condition from the cursor until `visit` returns false. */
-  scan(q: ItemQuery, pageSize: number, cursor: RowCursor, visit: (row: ItemRow, item: StacItem) => boolean): Promise<void>;
+  scan(
+    q: ItemQuery,
+    pageSize: number,
+    cursor: RowCursor,
+    visit: (row: ItemRow, item: StacItem) => boolean,
+  ): Promise<void>;
   /** The number of matching rows, or undefined past the limits. */
   count(q: ItemQuery, limits: CountLimits): Promise<number | undefined>;
   /** Distinct non-null values of an SQL expression over an exact query, ascending. */

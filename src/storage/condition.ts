@@ -116,7 +116,10 @@ function bound(node: BoolNode, superset: boolean): Sql {
     case "not":
       return negate(bound(node.arg, !superset));
     default:
-      return join(node.args.map((a) => bound(a, superset)), node.kind === "and" ? " AND " : " OR ");
+      return join(
+        node.args.map((a) => bound(a, superset)),
+        node.kind === "and" ? " AND " : " OR ",
+      );
   }
 }
 

@@ -36,9 +36,15 @@ async function refreshExtent(env: Pick<Env, "DB">, collection: string): Promise<
       `(SELECT min(datetime), max(datetime), min(min_lon), min(min_lat), max(${EAST_SQL}), max(max_lat), 0 FROM items WHERE collection = ?1) ` +
       "WHERE collection = ?1 AND EXISTS (SELECT 1 FROM items WHERE collection = ?1)",
   ).bind(collection);
-  const empty = env.DB.prepare("DELETE FROM catalog_extents WHERE collection = ?1 AND NOT EXISTS (SELECT 1 FROM items WHERE collection = ?1)").bind(collection);
+  const empty = env.DB.prepare(
+    "DELETE FROM catalog_extents WHERE collection = ?1 AND NOT EXISTS (SELECT 1 FROM items WHERE collection = ?1)",
+  ).bind(collection);
   await env.DB.batch([fresh, empty]);
-  return (await env.DB.prepare(`SELECT ${EXTENT_COLUMNS} FROM catalog_extents WHERE collection = ?`).bind(collection).first<ExtentRow>()) ?? undefined;
+  return (
+    (await env.DB.prepare(`SELECT ${EXTENT_COLUMNS} FROM catalog_extents WHERE collection = ?`)
+      .bind(collection)
+      .first<ExtentRow>()) ?? undefined
+  );
 }
 
 function toExtent(r: ExtentRow): ItemExtent {

@@ -30,7 +30,8 @@ export function comparisonSql(a: Sql, op: "=" | "<>" | "<" | "<=" | ">" | ">=", 
 }
 
 /** `v BETWEEN lo AND hi` (inclusive). */
-export const betweenSql = (v: Sql, lo: Sql, hi: Sql): Sql => join(`${v.text} BETWEEN ${lo.text} AND ${hi.text}`, v, lo, hi);
+export const betweenSql = (v: Sql, lo: Sql, hi: Sql): Sql =>
+  join(`${v.text} BETWEEN ${lo.text} AND ${hi.text}`, v, lo, hi);
 
 /** `v IS NULL`. */
 export const isNullSql = (v: Sql): Sql => join(`${v.text} IS NULL`, v);
@@ -39,7 +40,8 @@ export const isNullSql = (v: Sql): Sql => join(`${v.text} IS NULL`, v);
 export const globSql = (v: Sql, pattern: string): Sql => join(`${v.text} GLOB ?`, v, paramSql(pattern));
 
 /** `v IN (values)`, the values bound as one JSON array (one parameter however long the list). */
-export const inListSql = (v: Sql, values: unknown[]): Sql => join(`${v.text} IN (SELECT value FROM json_each(?))`, v, paramSql(JSON.stringify(values)));
+export const inListSql = (v: Sql, values: unknown[]): Sql =>
+  join(`${v.text} IN (SELECT value FROM json_each(?))`, v, paramSql(JSON.stringify(values)));
 
 /** Comparisons of the item's acquisition time (ms since epoch) with bounds in ms, joined with AND / OR. */
 export function datetimeBoundsSql(bounds: [">" | "<" | ">=" | "<=" | "=", number][], joiner: " AND " | " OR "): Sql {

@@ -32,20 +32,33 @@ export interface StacAsset {
 export async function upsertItem(env: Pick<Env, "DB">, item: StacItem): Promise<void> {
   const t = Date.parse(item.properties.datetime);
   if (!Number.isFinite(t)) throw new Error(`item ${item.id}: invalid datetime`);
-  const [minLon, minLat, maxLon, maxLat] = item.bbox.length === 6 ? [item.bbox[0], item.bbox[1], item.bbox[3], item.bbox[4]] : item.bbox;
+  const [minLon, minLat, maxLon, maxLat] =
+    item.bbox.length === 6 ? [item.bbox[0], item.bbox[1], item.bbox[3], item.bbox[4]] : item.bbox;
   const cc = item.properties["eo:cloud_cover"];
   await env.DB.prepare(
     `INSERT OR REPLACE INTO items (collection, id, datetime, cloud_cover, min_lon, min_lat, max_lon, max_lat, doc)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
-    .bind(item.collection, item.id, t, typeof cc === "number" ? cc : null, minLon, minLat, maxLon, maxLat, JSON.stringify(item))
+    .bind(
+      item.collection,
+      item.id,
+      t,
+      typeof cc === "number" ? cc : null,
+      minLon,
+      minLat,
+      maxLon,
+      maxLat,
+      JSON.stringify(item),
+    )
     .run();
   forgetScenes();
 }
 
 /** One stored item of `collection` (catalog collection id), or null when there is none with that id. */
 export async function getItem(env: Pick<Env, "DB">, collection: string, id: string): Promise<StacItem | null> {
-  const row = await env.DB.prepare("SELECT doc FROM items WHERE collection = ? AND id = ?").bind(collection, id).first<{ doc: string }>();
+  const row = await env.DB.prepare("SELECT doc FROM items WHERE collection = ? AND id = ?")
+    .bind(collection, id)
+    .first<{ doc: string }>();
   return row ? (JSON.parse(row.doc) as StacItem) : null;
 }
 

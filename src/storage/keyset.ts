@@ -33,16 +33,23 @@ const COLUMN = /^[A-Za-z_][A-Za-z0-9_]*$/;
  *   or the cursor's key has another length than `columns` (parsePageRequest's `keyLength` rejects such tokens with 400).
  */
 export function keysetSql(columns: readonly string[], page: SeekPage, descending = false): KeysetSql {
-  if (columns.length === 0 || !columns.every((c) => COLUMN.test(c))) throw new Error(`keysetSql: bad column list ${JSON.stringify(columns)}`);
+  if (columns.length === 0 || !columns.every((c) => COLUMN.test(c)))
+    throw new Error(`keysetSql: bad column list ${JSON.stringify(columns)}`);
   const key = page.cursor.before ?? page.cursor.after;
-  if (key && key.length !== columns.length) throw new Error(`keysetSql: a key of ${key.length} values for ${columns.length} columns`);
+  if (key && key.length !== columns.length)
+    throw new Error(`keysetSql: a key of ${key.length} values for ${columns.length} columns`);
   const backward = page.cursor.before !== undefined;
   // reading order: the sort order, reversed when reading backwards
   const ascending = descending === backward;
   const orderBy = columns.map((c) => `${c} ${ascending ? "ASC" : "DESC"}`).join(", ");
   if (!key) return { where: "1", orderBy, limit: page.count + 1, params: [] };
   const row = (xs: readonly string[]) => `(${xs.join(", ")})`;
-  return { where: `${row(columns)} ${ascending ? ">" : "<"} ${row(columns.map(() => "?"))}`, orderBy, limit: page.count + 1, params: [...key] };
+  return {
+    where: `${row(columns)} ${ascending ? ">" : "<"} ${row(columns.map(() => "?"))}`,
+    orderBy,
+    limit: page.count + 1,
+    params: [...key],
+  };
 }
 
 /**

@@ -11,9 +11,20 @@ import type { StacItem } from "./items";
 
 /** The `items` columns of one item, as upsertItem stores them. */
 function row(item: StacItem): unknown[] {
-  const [minLon, minLat, maxLon, maxLat] = item.bbox.length === 6 ? [item.bbox[0], item.bbox[1], item.bbox[3], item.bbox[4]] : item.bbox;
+  const [minLon, minLat, maxLon, maxLat] =
+    item.bbox.length === 6 ? [item.bbox[0], item.bbox[1], item.bbox[3], item.bbox[4]] : item.bbox;
   const cc = item.properties["eo:cloud_cover"];
-  return [item.collection, item.id, Date.parse(item.properties.datetime), typeof cc === "number" ? cc : null, minLon, minLat, maxLon, maxLat, JSON.stringify(item)];
+  return [
+    item.collection,
+    item.id,
+    Date.parse(item.properties.datetime),
+    typeof cc === "number" ? cc : null,
+    minLon,
+    minLat,
+    maxLon,
+    maxLat,
+    JSON.stringify(item),
+  ];
 }
 
 const COLUMNS = ["collection", "id", "datetime", "cloud_cover", "min_lon", "min_lat", "max_lon", "max_lat", "doc"];
@@ -22,7 +33,11 @@ const COLUMNS = ["collection", "id", "datetime", "cloud_cover", "min_lon", "min_
  * The items of `items` that `condition` matches, in their order. One D1 query (no write).
  * @throws D1 errors (an internal fault: the condition was compiled by this service).
  */
-export async function matchingItems(env: Pick<Env, "DB">, items: StacItem[], condition: Condition): Promise<StacItem[]> {
+export async function matchingItems(
+  env: Pick<Env, "DB">,
+  items: StacItem[],
+  condition: Condition,
+): Promise<StacItem[]> {
   if (items.length === 0) return [];
   if (condition.where.text === "1" && !condition.test) return items;
   const select = COLUMNS.map((c, i) => `json_extract(value, '$[${i}]') AS ${c}`).join(", ");

@@ -5,7 +5,12 @@
  */
 
 /** Properties kept in their own column: STAC name -> column (`datetime` in ms since epoch, UTC). */
-const COLUMNS: Record<string, string> = { id: "items.id", collection: "items.collection", datetime: "datetime", "eo:cloud_cover": "cloud_cover" };
+const COLUMNS: Record<string, string> = {
+  id: "items.id",
+  collection: "items.collection",
+  datetime: "datetime",
+  "eo:cloud_cover": "cloud_cover",
+};
 
 /** Plain property names (letters, digits, `_ : . -`): the only ones spliced into a JSON path. */
 const NAME = /^[A-Za-z0-9_:.-]+$/;

@@ -19,7 +19,10 @@ export type R2ByteSource = RangedSource;
 export function r2Backend(bucket: R2Bucket, key: string): RangeBackend {
   return {
     async getRange(offset, length, etag) {
-      const obj = await bucket.get(key, { range: { offset, length }, ...(etag ? { onlyIf: { etagMatches: etag } } : {}) });
+      const obj = await bucket.get(key, {
+        range: { offset, length },
+        ...(etag ? { onlyIf: { etagMatches: etag } } : {}),
+      });
       if (!obj || !("arrayBuffer" in obj)) return null;
       return { size: obj.size, etag: obj.etag, bytes: await obj.arrayBuffer() };
     },

@@ -43,7 +43,11 @@ export interface RangeBackend {
    * etag; null when the object does not exist or (with `etag`) is no longer that version. May throw for a range the
    * store refuses (e.g. on an empty object).
    */
-  getRange(offset: number, length: number, etag?: string): Promise<{ size: number; etag: string; bytes: ArrayBuffer } | null>;
+  getRange(
+    offset: number,
+    length: number,
+    etag?: string,
+  ): Promise<{ size: number; etag: string; bytes: ArrayBuffer } | null>;
   /** Size and etag, or null when the object does not exist. */
   head(): Promise<{ size: number; etag: string } | null>;
 }
@@ -114,7 +118,12 @@ export interface RangedOptions {
  * does not exist. `read(ranges)` returns one ArrayBuffer per requested range, in request order; ranges are clamped
  * to the object size. Reads throw when the object changed since it was opened, a range is invalid or short.
  */
-export async function openRanged(backend: RangeBackend, key: string, name: string, opts: RangedOptions = {}): Promise<RangedSource | null> {
+export async function openRanged(
+  backend: RangeBackend,
+  key: string,
+  name: string,
+  opts: RangedOptions = {},
+): Promise<RangedSource | null> {
   const stats: SourceStats = { heads: 0, gets: 0, bytes: 0 };
   const counters = opts.shared ? [stats, opts.shared] : [stats];
   const opened = await open(backend, opts.prefix ?? PREFIX_BYTES, counters);
@@ -126,7 +135,8 @@ export async function openRanged(backend: RangeBackend, key: string, name: strin
     const got = await backend.getRange(span.offset, length, etag);
     if (!got || got.etag !== etag) throw new Error(`object ${name} changed or vanished while reading (etag ${etag})`);
     count(counters, "gets", got.bytes.byteLength);
-    if (got.bytes.byteLength !== length) throw new Error(`object ${name}: short read at ${span.offset} (${got.bytes.byteLength} of ${length} bytes)`);
+    if (got.bytes.byteLength !== length)
+      throw new Error(`object ${name}: short read at ${span.offset} (${got.bytes.byteLength} of ${length} bytes)`);
     return got.bytes;
   }
 
@@ -136,7 +146,9 @@ export async function openRanged(backend: RangeBackend, key: string, name: strin
       return { offset: Math.min(offset, size), length: Math.max(0, Math.min(length, size - offset)) };
     });
     const inPrefix = (r: { offset: number; length: number }) => r.offset + r.length <= prefix.byteLength;
-    const out: ArrayBuffer[] = clamped.map((r) => (inPrefix(r) ? prefix.slice(r.offset, r.offset + r.length) : new ArrayBuffer(0)));
+    const out: ArrayBuffer[] = clamped.map((r) =>
+      inPrefix(r) ? prefix.slice(r.offset, r.offset + r.length) : new ArrayBuffer(0),
+    );
     const remote = clamped.map((r) => (inPrefix(r) ? { offset: r.offset, length: 0 } : r));
     await Promise.all(
       coalesce(remote).map(async (span) => {

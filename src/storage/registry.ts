@@ -129,8 +129,17 @@ async function load(env: Pick<Env, "DB">, where: SQL | undefined): Promise<DataC
     .orderBy(sql`${dataCollections.owner} IS NOT NULL`, asc(dataCollections.created), asc(dataCollections.id));
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const bands = await d.select().from(collectionBands).where(inArray(collectionBands.collection, ids)).orderBy(asc(collectionBands.position));
-  return rows.map((r) => toCollection(r, bands.filter((b) => b.collection === r.id)));
+  const bands = await d
+    .select()
+    .from(collectionBands)
+    .where(inArray(collectionBands.collection, ids))
+    .orderBy(asc(collectionBands.position));
+  return rows.map((r) =>
+    toCollection(
+      r,
+      bands.filter((b) => b.collection === r.id),
+    ),
+  );
 }
 
 /**
@@ -168,7 +177,11 @@ export async function visibleCollections(env: Pick<Env, "DB">, account: string |
 /**
  * The collection `account` sees under the exact type id `type` (the catalog collection id), or undefined.
  */
-export async function findCollection(env: Pick<Env, "DB">, account: string | null, type: string): Promise<DataCollection | undefined> {
+export async function findCollection(
+  env: Pick<Env, "DB">,
+  account: string | null,
+  type: string,
+): Promise<DataCollection | undefined> {
   const builtin = (await builtinCollections(env)).find((c) => c.id === type);
   return builtin ?? (await owned(env, account, eq(dataCollections.type, type)))[0];
 }
@@ -177,8 +190,14 @@ export async function findCollection(env: Pick<Env, "DB">, account: string | nul
  * The collection a request's `input.data[].type` names for `account`: a type id, an alias (as Sentinel Hub spells
  * it) or a built-in id in another letter case; undefined when `account` sees none.
  */
-export async function resolveCollectionType(env: Pick<Env, "DB">, account: string | null, type: string): Promise<DataCollection | undefined> {
-  const builtin = (await builtinCollections(env)).find((c) => c.id === type || c.aliases.includes(type) || c.id === type.toLowerCase());
+export async function resolveCollectionType(
+  env: Pick<Env, "DB">,
+  account: string | null,
+  type: string,
+): Promise<DataCollection | undefined> {
+  const builtin = (await builtinCollections(env)).find(
+    (c) => c.id === type || c.aliases.includes(type) || c.id === type.toLowerCase(),
+  );
   if (builtin) return builtin;
   const aliased = sql`EXISTS (SELECT 1 FROM json_each(${dataCollections.aliases}) WHERE value = ${type})`;
   return (await owned(env, account, or(eq(dataCollections.type, type), aliased)))[0];
@@ -193,7 +212,8 @@ export type NewCollection = Omit<DataCollection, "created" | "bands"> & { bands:
  *   constraint errors).
  */
 export async function registerCollection(env: Pick<Env, "DB">, c: NewCollection): Promise<void> {
-  if ((c.kind === "builtin") !== (c.owner === null)) throw new Error(`registerCollection: a ${c.kind} collection ${c.owner === null ? "needs" : "has no"} owner`);
+  if ((c.kind === "builtin") !== (c.owner === null))
+    throw new Error(`registerCollection: a ${c.kind} collection ${c.owner === null ? "needs" : "has no"} owner`);
   const d = db(env);
   const row = {
     id: c.collectionId,

@@ -57,7 +57,12 @@ export const SCENES_TTL_MS = 60_000;
  * the UTF-16 text (an estimate; the cache budget, SCENE_CACHE_BYTES, keeps it well inside the isolate's memory).
  */
 export const SCENE_BYTES_PER_CHAR = 6;
-const cache = new Lru<{ at: number; scenes: readonly Scene[]; bytes: number }>(512, SCENE_CACHE_BYTES, (e) => e.bytes, true);
+const cache = new Lru<{ at: number; scenes: readonly Scene[]; bytes: number }>(
+  512,
+  SCENE_CACHE_BYTES,
+  (e) => e.bytes,
+  true,
+);
 
 /** The scene cache's entries, bytes and budget (tests). */
 export const sceneCacheStats = () => cache.stats;
@@ -85,7 +90,16 @@ function deepFreeze<T>(x: T): T {
  */
 export async function findScenes(env: Pick<Env, "DB">, q: SceneQuery): Promise<Scene[]> {
   if (!q.cacheable) return (await searchScenes(env, q)).scenes;
-  const key = JSON.stringify([q.collection, q.lonLatBbox, q.from, q.to, q.maxCloudCoverage, q.order, q.limit, q.properties ?? null]);
+  const key = JSON.stringify([
+    q.collection,
+    q.lonLatBbox,
+    q.from,
+    q.to,
+    q.maxCloudCoverage,
+    q.order,
+    q.limit,
+    q.properties ?? null,
+  ]);
   const hit = cache.get(key);
   const now = Date.now();
   if (hit && now - hit.at < SCENES_TTL_MS && now >= hit.at) return hit.scenes as Scene[];
@@ -99,8 +113,11 @@ export async function findScenes(env: Pick<Env, "DB">, q: SceneQuery): Promise<S
 function sceneWhere(q: SceneQuery): { text: string; params: unknown[] } {
   const overlap = bboxOverlapSql(q.lonLatBbox);
   const props = Object.entries(q.properties ?? {});
-  for (const [name] of props) if (!PROPERTY.test(name)) throw new Error(`findScenes: bad property name ${JSON.stringify(name)}`);
-  const propSql = props.map(([name]) => ` AND upper(ifnull(json_extract(doc, '$.properties."${name}"'), '')) = upper(?)`).join("");
+  for (const [name] of props)
+    if (!PROPERTY.test(name)) throw new Error(`findScenes: bad property name ${JSON.stringify(name)}`);
+  const propSql = props
+    .map(([name]) => ` AND upper(ifnull(json_extract(doc, '$.properties."${name}"'), '')) = upper(?)`)
+    .join("");
   return {
     text: `collection = ? AND datetime >= ? AND datetime <= ? AND ${overlap.text}
        AND (cloud_cover IS NULL OR cloud_cover <= ?)${propSql}`,
@@ -111,11 +128,20 @@ function sceneWhere(q: SceneQuery): { text: string; params: unknown[] } {
 /** The D1 search of {@link findScenes}: the scenes and the characters of their JSON documents. */
 async function searchScenes(env: Pick<Env, "DB">, q: SceneQuery): Promise<{ scenes: Scene[]; chars: number }> {
   const where = sceneWhere(q);
-  const rows = await env.DB.prepare(`SELECT doc, datetime, cloud_cover FROM items WHERE ${where.text} ORDER BY ${ORDER_SQL[q.order]} LIMIT ?`)
+  const rows = await env.DB.prepare(
+    `SELECT doc, datetime, cloud_cover FROM items WHERE ${where.text} ORDER BY ${ORDER_SQL[q.order]} LIMIT ?`,
+  )
     .bind(...where.params, q.limit)
     .all<{ doc: string; datetime: number; cloud_cover: number | null }>();
   const chars = rows.results.reduce((a, r) => a + r.doc.length, 0);
-  return { scenes: rows.results.map((r) => ({ item: JSON.parse(r.doc) as StacItem, time: r.datetime, cloudCover: r.cloud_cover })), chars };
+  return {
+    scenes: rows.results.map((r) => ({
+      item: JSON.parse(r.doc) as StacItem,
+      time: r.datetime,
+      cloudCover: r.cloud_cover,
+    })),
+    chars,
+  };
 }
 
 /**
@@ -137,7 +163,10 @@ export function sortScenes(scenes: Scene[], order: MosaickingOrder): Scene[] {
     mostRecent: (a, b) => b.time - a.time || byId(a, b),
     leastRecent: (a, b) => a.time - b.time || byId(a, b),
     leastCC: (a, b) =>
-      Number(a.cloudCover === null) - Number(b.cloudCover === null) || (a.cloudCover ?? 0) - (b.cloudCover ?? 0) || b.time - a.time || byId(a, b),
+      Number(a.cloudCover === null) - Number(b.cloudCover === null) ||
+      (a.cloudCover ?? 0) - (b.cloudCover ?? 0) ||
+      b.time - a.time ||
+      byId(a, b),
   };
   return scenes.sort(cmp[order]);
 }

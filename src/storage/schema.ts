@@ -77,10 +77,14 @@ export const collectionBands = sqliteTable(
       .references(() => dataCollections.id, { onDelete: "cascade" }),
     position: integer("position").notNull(),
     name: text("name").notNull(),
-    kind: text("kind", { enum: ["file", "derived", "angle"] }).notNull().default("file"),
+    kind: text("kind", { enum: ["file", "derived", "angle"] })
+      .notNull()
+      .default("file"),
     units: text("units").notNull().default('["DN"]'),
     defaultUnits: text("default_units").notNull().default("DN"),
-    sampleType: text("sample_type", { enum: ["UINT8", "INT8", "UINT16", "INT16", "UINT32", "INT32", "FLOAT32", "FLOAT64"] }).notNull(),
+    sampleType: text("sample_type", {
+      enum: ["UINT8", "INT8", "UINT16", "INT16", "UINT32", "INT32", "FLOAT32", "FLOAT64"],
+    }).notNull(),
     resolution: real("resolution"),
     nodata: real("nodata"),
     sourceBand: text("source_band"),

@@ -84,7 +84,8 @@ const MAX_WALKS = 40;
 export function fullOrder(sort: SortTerm[]): SortTerm[] {
   const out = sort.length ? [...sort] : [{ field: "datetime" as const, descending: false }];
   const descending = out[0]!.descending;
-  for (const field of ["datetime", "id", "collection"] as const) if (!out.some((t) => t.field === field)) out.push({ field, descending });
+  for (const field of ["datetime", "id", "collection"] as const)
+    if (!out.some((t) => t.field === field)) out.push({ field, descending });
   return out;
 }
 
@@ -92,7 +93,9 @@ export function fullOrder(sort: SortTerm[]): SortTerm[] {
 export const datetimeFirst = (sort: SortTerm[]): boolean => fullOrder(sort)[0]!.field === "datetime";
 
 const orderSql = (order: SortTerm[], keys: boolean): string =>
-  order.map((t) => `${keys ? `k.${SORT_SQL[t.field].key}` : SORT_SQL[t.field].sql} ${t.descending ? "DESC" : "ASC"}`).join(", ");
+  order
+    .map((t) => `${keys ? `k.${SORT_SQL[t.field].key}` : SORT_SQL[t.field].sql} ${t.descending ? "DESC" : "ASC"}`)
+    .join(", ");
 
 /** Compares two values as SQLite orders them: NULL first, numbers, then text in BINARY (UTF-8 byte) order. */
 function compareValues(a: unknown, b: unknown): number {
@@ -129,7 +132,8 @@ const compareKeys =
 function indexHint(q: ItemQuery): string {
   const first = fullOrder(q.sort)[0]!.field;
   if (first === "datetime") return " INDEXED BY items_search";
-  if (first === "eo:cloud_cover" && q.time.start === undefined && q.time.end === undefined) return " INDEXED BY items_cc";
+  if (first === "eo:cloud_cover" && q.time.start === undefined && q.time.end === undefined)
+    return " INDEXED BY items_cc";
   return "";
 }
 
@@ -146,7 +150,9 @@ function rowSource(q: ItemQuery, collections: string[], from?: number, hint = tr
   const parts: string[] = [];
   const params: unknown[] = [];
   if (q.ids) {
-    parts.push(`FROM (SELECT DISTINCT value AS wanted FROM json_each(?)) AS j CROSS JOIN items ON items.collection ${inList} AND items.id = j.wanted WHERE 1`);
+    parts.push(
+      `FROM (SELECT DISTINCT value AS wanted FROM json_each(?)) AS j CROSS JOIN items ON items.collection ${inList} AND items.id = j.wanted WHERE 1`,
+    );
     params.push(JSON.stringify(q.ids), list);
   } else {
     parts.push(`FROM items${hint ? indexHint(q) : ""} WHERE collection ${inList}`);
@@ -172,7 +178,13 @@ const columnsSql = (q: ItemQuery): Sql => ({
 });
 
 /** One statement: rows of all `collections` in order (SQLite sorts the matches when they are several). */
-async function statementRows(env: Pick<Env, "DB">, q: ItemQuery, from: number | undefined, skip: number, take: number): Promise<ItemRow[]> {
+async function statementRows(
+  env: Pick<Env, "DB">,
+  q: ItemQuery,
+  from: number | undefined,
+  skip: number,
+  take: number,
+): Promise<ItemRow[]> {
   const order = fullOrder(q.sort);
   const src = rowSource(q, q.collections, from);
   const cols = columnsSql(q);
@@ -181,12 +193,20 @@ async function statementRows(env: Pick<Env, "DB">, q: ItemQuery, from: number | 
     `SELECT items.doc AS doc, k.dt AS dt${cols.text} FROM (` +
     `SELECT ${KEY_COLUMNS} ${src.text} AND ${where.text} ORDER BY ${orderSql(order, false)} LIMIT ? OFFSET ?) AS k ` +
     `JOIN items ON items.rowid = k.r ORDER BY ${orderSql(order, true)}`;
-  const { results } = await env.DB.prepare(sql).bind(...cols.params, ...src.params, ...where.params, take, skip).all<ItemRow>();
+  const { results } = await env.DB.prepare(sql)
+    .bind(...cols.params, ...src.params, ...where.params, take, skip)
+    .all<ItemRow>();
   return results;
 }
 
 /** One index walk per collection (keys only, in one batch), merged here; then the page's documents by rowid. */
-async function mergedRows(env: Pick<Env, "DB">, q: ItemQuery, from: number | undefined, skip: number, take: number): Promise<ItemRow[]> {
+async function mergedRows(
+  env: Pick<Env, "DB">,
+  q: ItemQuery,
+  from: number | undefined,
+  skip: number,
+  take: number,
+): Promise<ItemRow[]> {
   const order = fullOrder(q.sort);
   const { where } = q.condition;
   const walk = (c: string) => {
@@ -195,10 +215,15 @@ async function mergedRows(env: Pick<Env, "DB">, q: ItemQuery, from: number | und
     return env.DB.prepare(sql).bind(...src.params, ...where.params, skip + take);
   };
   const walks = await env.DB.batch<RowKey>(q.collections.map(walk));
-  const keys = walks.flatMap((w) => w.results).sort(compareKeys(order)).slice(skip, skip + take);
+  const keys = walks
+    .flatMap((w) => w.results)
+    .sort(compareKeys(order))
+    .slice(skip, skip + take);
   if (keys.length === 0) return [];
   const cols = columnsSql(q);
-  const { results } = await env.DB.prepare(`SELECT items.rowid AS r, items.doc AS doc${cols.text} FROM items WHERE items.rowid IN (SELECT value FROM json_each(?))`)
+  const { results } = await env.DB.prepare(
+    `SELECT items.rowid AS r, items.doc AS doc${cols.text} FROM items WHERE items.rowid IN (SELECT value FROM json_each(?))`,
+  )
     .bind(...cols.params, JSON.stringify(keys.map((k) => k.r)))
     .all<ItemRow & { r: number }>();
   const byRow = new Map(results.map((row) => [row.r, row]));
@@ -213,13 +238,20 @@ async function mergedRows(env: Pick<Env, "DB">, q: ItemQuery, from: number | und
  * from a position: with `from`, the rows from that datetime on (datetime orders only), skipping `skip` rows; at
  * most `take`.
  */
-export async function fetchRows(env: Pick<Env, "DB">, q: ItemQuery, from: number | undefined, skip: number, take: number): Promise<ItemRow[]> {
+export async function fetchRows(
+  env: Pick<Env, "DB">,
+  q: ItemQuery,
+  from: number | undefined,
+  skip: number,
+  take: number,
+): Promise<ItemRow[]> {
   if (q.collections.length === 0 || take <= 0) return [];
   if (q.collections.length === 1 || q.collections.length > MAX_WALKS) return statementRows(env, q, from, skip, take);
   return mergedRows(env, q, from, skip, take);
 }
 
-const columnValues = (row: Record<string, unknown>, n: number): unknown[] => Array.from({ length: n }, (_, i) => row[`c${i}`]);
+const columnValues = (row: Record<string, unknown>, n: number): unknown[] =>
+  Array.from({ length: n }, (_, i) => row[`c${i}`]);
 
 /**
  * Walks candidate rows in order from the cursor's position, calling `visit` for each row that passes the exact
@@ -262,12 +294,20 @@ export interface CountLimits {
  * condition counts the rows it surely matches in SQL (`condition.sure`, e.g. items whose bbox lies inside a
  * search box) and decides the others (at most `limits.tests`) one by one on their footprints.
  */
-export async function countMatches(env: Pick<Env, "DB">, q: ItemQuery, limits: CountLimits): Promise<number | undefined> {
+export async function countMatches(
+  env: Pick<Env, "DB">,
+  q: ItemQuery,
+  limits: CountLimits,
+): Promise<number | undefined> {
   if (q.collections.length === 0) return 0;
   const src = rowSource(q, q.collections, undefined, false);
   const { where, sure, test } = q.condition;
   const count = (cond: Sql) =>
-    env.DB.prepare(`SELECT count(*) AS n FROM (SELECT 1 ${src.text} AND ${cond.text} LIMIT ?)`).bind(...src.params, ...cond.params, limits.rows + 1);
+    env.DB.prepare(`SELECT count(*) AS n FROM (SELECT 1 ${src.text} AND ${cond.text} LIMIT ?)`).bind(
+      ...src.params,
+      ...cond.params,
+      limits.rows + 1,
+    );
   if (!test || !sure) {
     const n = (await count(where).first<{ n: number }>())!.n;
     return n > limits.rows ? undefined : n;
@@ -276,28 +316,47 @@ export async function countMatches(env: Pick<Env, "DB">, q: ItemQuery, limits: C
   const doubtful = env.DB.prepare(
     `SELECT json_extract(items.doc, '$.geometry') AS g${cols.text} ${src.text} AND ${where.text} AND NOT ifnull(${sure.text}, 0) LIMIT ?`,
   ).bind(...cols.params, ...src.params, ...where.params, ...sure.params, limits.tests + 1);
-  const [surely, others] = await env.DB.batch<Record<string, unknown>>([count({ text: `${where.text} AND ${sure.text}`, params: [...where.params, ...sure.params] }), doubtful]);
+  const [surely, others] = await env.DB.batch<Record<string, unknown>>([
+    count({ text: `${where.text} AND ${sure.text}`, params: [...where.params, ...sure.params] }),
+    doubtful,
+  ]);
   const n = surely!.results[0]!.n as number;
   if (n > limits.rows || others!.results.length > limits.tests) return undefined;
   const k = q.condition.columns.length;
-  return n + others!.results.filter((row) => test(columnValues(row, k), row.g ? (JSON.parse(row.g as string) as Geometry) : null)).length;
+  return (
+    n +
+    others!.results.filter((row) =>
+      test(columnValues(row, k), row.g ? (JSON.parse(row.g as string) as Geometry) : null),
+    ).length
+  );
 }
 
 /**
  * Distinct non-null values of the SQL expression `expr` over the rows of an exact query (no `test`), ascending,
  * `take` values from `offset`.
  */
-export async function distinctValues(env: Pick<Env, "DB">, q: ItemQuery, expr: string, offset: number, take: number): Promise<unknown[]> {
+export async function distinctValues(
+  env: Pick<Env, "DB">,
+  q: ItemQuery,
+  expr: string,
+  offset: number,
+  take: number,
+): Promise<unknown[]> {
   if (q.collections.length === 0) return [];
   const src = rowSource(q, q.collections, undefined, false);
   const { where } = q.condition;
   const sql = `SELECT DISTINCT ${expr} AS v ${src.text} AND ${where.text} AND v IS NOT NULL ORDER BY v LIMIT ? OFFSET ?`;
-  const { results } = await env.DB.prepare(sql).bind(...src.params, ...where.params, take, offset).all<{ v: unknown }>();
+  const { results } = await env.DB.prepare(sql)
+    .bind(...src.params, ...where.params, take, offset)
+    .all<{ v: unknown }>();
   return results.map((r) => r.v);
 }
 
 /** The newest item (latest datetime, then greatest id) of each of `collections` that has items: one index seek each. */
-export async function newestItems(env: Pick<Env, "DB">, collections: string[]): Promise<{ collection: string; id: string }[]> {
+export async function newestItems(
+  env: Pick<Env, "DB">,
+  collections: string[],
+): Promise<{ collection: string; id: string }[]> {
   if (collections.length === 0) return [];
   const { results } = await env.DB.prepare(
     "SELECT c.value AS collection, (SELECT items.id FROM items INDEXED BY items_search WHERE items.collection = c.value " +

@@ -49,7 +49,11 @@ function storeBackend(store: ObjectStore, key: string): RangeBackend {
  * does not exist. Same opening, prefix and coalescing rules as r2Source; a range whose etag differs from the one
  * seen at open throws (the file changed mid-request).
  */
-export function storeSource(store: ObjectStore, key: string, opts: { prefix?: number } = {}): Promise<RangedSource | null> {
+export function storeSource(
+  store: ObjectStore,
+  key: string,
+  opts: { prefix?: number } = {},
+): Promise<RangedSource | null> {
   return openRanged(storeBackend(store, key), key, `s3://${store.bucket}/${key}`, opts);
 }
 
@@ -83,10 +87,19 @@ async function openArchive(data: R2Bucket, key: string): Promise<RangedSource | 
  * @throws EngineError invalid-argument for an invalid bucket descriptor (src/buckets parseS3Url); BucketAccessDenied
  *   (403) for a bucket `account` may not use; storage errors.
  */
-export async function openFile(env: Pick<Env, "DATA" | "BUCKETS" | "DB">, account: string | null, location: FileLocation | string): Promise<RangedSource | null> {
+export async function openFile(
+  env: Pick<Env, "DATA" | "BUCKETS" | "DB">,
+  account: string | null,
+  location: FileLocation | string,
+): Promise<RangedSource | null> {
   const loc = typeof location === "string" ? locationOf(location) : location;
   if (!loc.bucket) return openArchive(env.DATA, loc.key);
-  if (account === null) throw new BucketAccessDenied(parseS3Url(loc.bucket.url).bucket, null, "only an account's own collections read its buckets");
+  if (account === null)
+    throw new BucketAccessDenied(
+      parseS3Url(loc.bucket.url).bucket,
+      null,
+      "only an account's own collections read its buckets",
+    );
   const bucket = await resolveBucket(env, account, loc.bucket);
   return storeSource(bucket.store, bucket.key(loc.key));
 }

@@ -18,12 +18,28 @@ import { objectZarrStore } from "./zarrstore";
  *   BucketAccessDenied (403) when the owner may no longer use the group's bucket; zarrita / reader errors for a
  *   store that changed since ingestion.
  */
-export async function openZarrAsset(env: Pick<Env, "BUCKETS" | "DB">, c: DataCollection, item: StacItem, href: string): Promise<RasterReader> {
-  const { s3Bucket, path, crs, coords } = c.config as { s3Bucket: string; path: string; crs: string; coords?: [string, string] };
+export async function openZarrAsset(
+  env: Pick<Env, "BUCKETS" | "DB">,
+  c: DataCollection,
+  item: StacItem,
+  href: string,
+): Promise<RasterReader> {
+  const { s3Bucket, path, crs, coords } = c.config as {
+    s3Bucket: string;
+    path: string;
+    crs: string;
+    coords?: [string, string];
+  };
   const group = `s3://${s3Bucket}/${path}`;
   if (!href.startsWith(group)) throw new Error(`asset ${href} of item ${item.id} is not in the Zarr group ${group}`);
   if (c.owner === null) throw new Error(`Zarr collection ${c.id} has no owner`);
   const bucket = await resolveBucket(env, c.owner, { url: group });
   const time = Number(item.properties["zarr:time_index"] ?? 0);
-  return openZarrSlice(objectZarrStore(bucket.store, bucket.prefix), { arrays: [href.slice(group.length)], time, crs: parseCrs(crs), id: `${href}#t=${time}`, coords });
+  return openZarrSlice(objectZarrStore(bucket.store, bucket.prefix), {
+    arrays: [href.slice(group.length)],
+    time,
+    crs: parseCrs(crs),
+    id: `${href}#t=${time}`,
+    coords,
+  });
 }

@@ -33,20 +33,37 @@ export const STATE_CONFLICT = 409;
 
 /** @throws ApiError 400 when a create body sets `status` (the spec: it must not be specified on creation). */
 export function refuseStatus(body: unknown): void {
-  if (body !== null && typeof body === "object" && "status" in body) throw badRequest("status must not be specified on creation: a new task is CREATED.");
+  if (body !== null && typeof body === "object" && "status" in body)
+    throw badRequest("status must not be specified on creation: a new task is CREATED.");
 }
 
 /** The value of an outcome of task `id`. @throws ApiError 409 COMMON_CONFLICT naming the state that refused it. */
 export function accepted<T>(api: Pick<TaskApi, "noun">, id: string, o: Outcome<T>): T {
   if (o.ok) return o.value;
-  if (o.action !== "UPDATE") throw new ApiError(STATE_CONFLICT, `The ${api.noun} ${id} is ${o.state}: ${o.action} is not possible now.`);
+  if (o.action !== "UPDATE")
+    throw new ApiError(STATE_CONFLICT, `The ${api.noun} ${id} is ${o.state}: ${o.action} is not possible now.`);
   const waiting = o.state === "ANALYSING" ? " and waiting to be processed" : "";
-  throw new ApiError(STATE_CONFLICT, `The ${api.noun} is ${o.state}${waiting}: it cannot be updated until it is stopped or finished.`);
+  throw new ApiError(
+    STATE_CONFLICT,
+    `The ${api.noun} is ${o.state}${waiting}: it cannot be updated until it is stopped or finished.`,
+  );
 }
 
 /** Stores a new task of the caller with `request` (validated by the area) under a new id; the task as stored. */
-export async function createTask<R>(api: TaskApi<R>, request: AuthedRequest, env: Env, body: R, description?: string): Promise<Task<R>> {
-  const init = { id: crypto.randomUUID(), account: accountOf(request), created: new Date().toISOString(), location: env.LOCATION_ID, ...(description !== undefined ? { description } : {}) };
+export async function createTask<R>(
+  api: TaskApi<R>,
+  request: AuthedRequest,
+  env: Env,
+  body: R,
+  description?: string,
+): Promise<Task<R>> {
+  const init = {
+    id: crypto.randomUUID(),
+    account: accountOf(request),
+    created: new Date().toISOString(),
+    location: env.LOCATION_ID,
+    ...(description !== undefined ? { description } : {}),
+  };
   return (await taskStub(api.plugin, env, init.id).create(init, body)) as Task<R>;
 }
 
@@ -66,7 +83,12 @@ export async function ownTask<R>(api: TaskApi<R>, request: AuthedRequest, env: E
 }
 
 /** GET list: `{data: [view], links}` of the caller's tasks of the plug-in's kind (./list.ts). */
-export async function listTasks(api: TaskApi, request: AuthedRequest, env: Env, defaultSort: string): Promise<Response> {
+export async function listTasks(
+  api: TaskApi,
+  request: AuthedRequest,
+  env: Env,
+  defaultSort: string,
+): Promise<Response> {
   const account = accountOf(request);
   const page = await listPage(env, api.plugin.kind, account, new URL(request.url), defaultSort);
   const tasks = await Promise.all(page.ids.map((id) => taskStub(api.plugin, env, id).task(account)));
@@ -74,10 +96,12 @@ export async function listTasks(api: TaskApi, request: AuthedRequest, env: Env, 
 }
 
 /** A user action's route: 204; 404 for another account's task; 409 naming the state that forbids it. */
-export const actionRoute = (api: TaskApi, action: Exclude<UserAction, "NONE">) => async (request: AuthedRequest, env: Env): Promise<Response> => {
-  const id = taskId(api, request);
-  const outcome = await taskStub(api.plugin, env, id).act(accountOf(request), action);
-  if (!outcome) throw notFound(`${api.what} ${id} not found.`);
-  accepted(api, id, outcome);
-  return new Response(null, { status: 204 });
-};
+export const actionRoute =
+  (api: TaskApi, action: Exclude<UserAction, "NONE">) =>
+  async (request: AuthedRequest, env: Env): Promise<Response> => {
+    const id = taskId(api, request);
+    const outcome = await taskStub(api.plugin, env, id).act(accountOf(request), action);
+    if (!outcome) throw notFound(`${api.what} ${id} not found.`);
+    accepted(api, id, outcome);
+    return new Response(null, { status: 204 });
+  };

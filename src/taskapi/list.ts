@@ -28,14 +28,22 @@ interface Row {
  * One page of `account`'s tasks of `kind` for the list URL `url` (`count`, `viewtoken`, `sort`, default `defaultSort`,
  * `search`): their ids and the page links. @throws ApiError 400 for a bad sort, count, viewtoken or search.
  */
-export async function listPage(env: Pick<Env, "DB">, kind: string, account: string, url: URL, defaultSort: string): Promise<{ ids: string[]; links: PageLinks }> {
+export async function listPage(
+  env: Pick<Env, "DB">,
+  kind: string,
+  account: string,
+  url: URL,
+  defaultSort: string,
+): Promise<{ ids: string[]; links: PageLinks }> {
   const sortName = url.searchParams.get("sort") || defaultSort;
   const sort = SORTS[sortName];
   if (!sort) throw badRequest(`Invalid sort '${sortName.slice(0, 40)}': use one of ${Object.keys(SORTS).join(", ")}.`);
   const page = parsePageRequest(url, MAX_PAGE, sort.columns.length);
   const k = keysetSql(sort.columns, page, sort.descending);
   const s = searchSql(parseSearch(url), "id || ' ' || description");
-  const rows = await env.DB.prepare(`SELECT id, created, status FROM tasks WHERE account = ? AND kind = ? AND ${s.text} AND ${k.where} ORDER BY ${k.orderBy} LIMIT ?`)
+  const rows = await env.DB.prepare(
+    `SELECT id, created, status FROM tasks WHERE account = ? AND kind = ? AND ${s.text} AND ${k.where} ORDER BY ${k.orderBy} LIMIT ?`,
+  )
     .bind(account, kind, ...s.params, ...k.params, k.limit)
     .all<Row>();
   const list = pagedList(url, page, rows.results, (r) => sort.columns.map((c) => r[c as keyof Row]));

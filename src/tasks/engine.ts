@@ -66,9 +66,22 @@ export abstract class TaskEngine extends DurableObject<Env> {
     if (!existing) {
       const { value, secrets } = withoutSecrets(request);
       const stored = await storeValue(this.env, valueKey(init.id, "request"), value);
-      const record: TaskRecord = { ...init, userAction: "NONE", userActionUpdated: init.created, estimatePU: null, units: null, version: 0 };
+      const record: TaskRecord = {
+        ...init,
+        userAction: "NONE",
+        userActionUpdated: init.created,
+        estimatePU: null,
+        units: null,
+        version: 0,
+      };
       const deadline = this.plugin.timeoutMs ? Date.now() + this.plugin.timeoutMs : null;
-      this.rows.insert(record, stored, Object.keys(secrets).length ? JSON.stringify(secrets) : null, this.plugin.machine.initial, deadline);
+      this.rows.insert(
+        record,
+        stored,
+        Object.keys(secrets).length ? JSON.stringify(secrets) : null,
+        this.plugin.machine.initial,
+        deadline,
+      );
       await this.arm();
     }
     if (!existing || this.rows.row()!.state === this.plugin.machine.initial) {
@@ -90,7 +103,11 @@ export abstract class TaskEngine extends DurableObject<Env> {
     if (!r || r.account !== account) return null;
     const state = this.rows.row()!.state;
     if (action === "STOP") {
-      if (!["ANALYSING", "ANALYSIS_DONE", "PROCESSING"].includes(state) || !canMove(this.plugin.machine, state, "STOPPED")) return refuse(state, action);
+      if (
+        !["ANALYSING", "ANALYSIS_DONE", "PROCESSING"].includes(state) ||
+        !canMove(this.plugin.machine, state, "STOPPED")
+      )
+        return refuse(state, action);
       this.atomically(() => this.stop({ ...acted(r, action), stoppedStatusReason: "USER_ACTION" }));
     } else if (state === "CREATED" || (state === "STOPPED" && r.units === null)) {
       this.atomically(() => (this.go("ANALYSING"), this.rows.save(acted(r, action)), this.lease([PLAN_UNIT], "light")));
@@ -126,11 +143,19 @@ export abstract class TaskEngine extends DurableObject<Env> {
     const task = this.rows.row();
     if (!row || !task) return { run: false, reason: "unknown" };
     if (row.status !== "PENDING") return { run: false, reason: row.status === "IDLE" ? "idle" : "finished" };
-    const needed = unit === PLAN_UNIT ? task.state === "ANALYSING" : task.state === "PROCESSING" && (unit !== ASSEMBLE_UNIT || this.rows.pending() === 0);
+    const needed =
+      unit === PLAN_UNIT
+        ? task.state === "ANALYSING"
+        : task.state === "PROCESSING" && (unit !== ASSEMBLE_UNIT || this.rows.pending() === 0);
     if (!needed) return { run: false, reason: "idle" };
-    const claim = bury ? ({ run: false, reason: "exhausted", cause: "" } as const) : this.leases.claim(row.id, owner, Date.now());
+    const claim = bury
+      ? ({ run: false, reason: "exhausted", cause: "" } as const)
+      : this.leases.claim(row.id, owner, Date.now());
     if (!claim.run && claim.reason !== "exhausted") return claim;
-    const begun = { task: await this.taskOf(true), unit: { id: unit, data: row.data === null ? null : await loadValue(this.env, row.data), memo: row.memo } };
+    const begun = {
+      task: await this.taskOf(true),
+      unit: { id: unit, data: row.data === null ? null : await loadValue(this.env, row.data), memo: row.memo },
+    };
     return claim.run ? { run: true, leaseMs: claim.leaseMs, ...begun } : { ...claim, ...begun };
   }
 
@@ -168,14 +193,21 @@ export abstract class TaskEngine extends DurableObject<Env> {
   async addUnits(units: PlannedUnit[]): Promise<boolean> {
     const r = this.rows.record();
     if (!r || this.rows.row()!.state !== "PROCESSING") return false;
-    const rows = await storeUnits(this.env, r.id, units.filter((u) => !this.rows.unit(u.id)));
+    const rows = await storeUnits(
+      this.env,
+      r.id,
+      units.filter((u) => !this.rows.unit(u.id)),
+    );
     const added = this.atomically(() => {
       const now = this.rows.record()!;
       if (this.rows.row()!.state !== "PROCESSING") return false;
       const fresh = rows.filter(([id]) => !this.rows.unit(id));
       this.insertUnits(fresh, now.units ?? 0);
       this.rows.save({ ...now, units: (now.units ?? 0) + fresh.length });
-      this.lease(fresh.map(([id]) => id), this.plugin.queue);
+      this.lease(
+        fresh.map(([id]) => id),
+        this.plugin.queue,
+      );
       return true;
     });
     if (added) await this.afterChange();
@@ -194,10 +226,15 @@ export abstract class TaskEngine extends DurableObject<Env> {
     const at = Math.max(Date.now(), t.armed ?? 0);
     const sweep = this.leases.sweep(at, Date.now());
     await sendMessages(this.env, [...sweep.resend, ...sweep.dead]);
-    if (sweep.resend.length + sweep.dead.length) console.log(`task ${this.rows.record()!.id}: ${sweep.resend.length} unit(s) re-sent, ${sweep.dead.length} out of attempts`);
+    if (sweep.resend.length + sweep.dead.length)
+      console.log(
+        `task ${this.rows.record()!.id}: ${sweep.resend.length} unit(s) re-sent, ${sweep.dead.length} out of attempts`,
+      );
     if (t.deadline !== null && t.deadline <= at) {
       this.rows.set("deadline", null);
-      await this.fail(`The ${this.plugin.machine.name} did not finish within ${(this.plugin.timeoutMs ?? 0) / 3_600_000} hours.`);
+      await this.fail(
+        `The ${this.plugin.machine.name} did not finish within ${(this.plugin.timeoutMs ?? 0) / 3_600_000} hours.`,
+      );
     }
     if (this.rows.owed().length) await this.afterChange();
     else await this.arm();
@@ -245,7 +282,8 @@ export abstract class TaskEngine extends DurableObject<Env> {
       if (this.rows.row()!.state !== "PROCESSING") return false;
       if (!this.rows.count(unit, result.error, pu)) return false;
       const r = this.rows.record()!;
-      if (failed && this.plugin.failFast) this.finish("FAILED", { ...r, error: result.error, ...(result.failure ? { failure: result.failure } : {}) });
+      if (failed && this.plugin.failFast)
+        this.finish("FAILED", { ...r, error: result.error, ...(result.failure ? { failure: result.failure } : {}) });
       else if (this.rows.pending() === 0) this.finishProcessing(r);
       return true;
     });
@@ -255,7 +293,12 @@ export abstract class TaskEngine extends DurableObject<Env> {
   /** The assembly ran: the task ends DONE (once). */
   private async assembled(): Promise<void> {
     const ended = this.atomically(() => {
-      if (this.rows.row()!.state !== "PROCESSING" || this.rows.pending() > 0 || !this.leases.complete(ASSEMBLE_UNIT, "DONE")) return false;
+      if (
+        this.rows.row()!.state !== "PROCESSING" ||
+        this.rows.pending() > 0 ||
+        !this.leases.complete(ASSEMBLE_UNIT, "DONE")
+      )
+        return false;
       this.finish("DONE", this.rows.record()!);
       return true;
     });
@@ -266,7 +309,9 @@ export abstract class TaskEngine extends DurableObject<Env> {
   private async fail(error: string, failure?: Failure): Promise<void> {
     const r = this.rows.record();
     if (!r || !["ANALYSING", "PROCESSING"].includes(this.rows.row()!.state)) return;
-    this.atomically(() => this.finish("FAILED", { ...r, error: error.slice(0, 2000), ...(failure ? { failure } : {}) }));
+    this.atomically(() =>
+      this.finish("FAILED", { ...r, error: error.slice(0, 2000), ...(failure ? { failure } : {}) }),
+    );
     await this.afterChange();
   }
 
@@ -286,7 +331,15 @@ export abstract class TaskEngine extends DurableObject<Env> {
     const { version: _v, ...fields } = JSON.parse(t.record) as TaskRecord;
     let request = await loadValue(this.env, t.request);
     if (secrets && t.secrets) request = withSecrets(request, JSON.parse(t.secrets) as Secrets);
-    return { ...fields, request, state: t.state, lastUpdated: t.updated, done: t.done, failed: t.failed, pu: Math.round(t.pu * 1e6) / 1e6 };
+    return {
+      ...fields,
+      request,
+      state: t.state,
+      lastUpdated: t.updated,
+      done: t.done,
+      failed: t.failed,
+      pu: Math.round(t.pu * 1e6) / 1e6,
+    };
   }
 
   /** Inserts stored units IDLE, numbered from `first` (inside a transaction). */
@@ -326,7 +379,10 @@ export abstract class TaskEngine extends DurableObject<Env> {
     const { done, failed } = this.rows.row()!;
     const total = r.units ?? 0;
     if (total > 0 && failed === total) {
-      return this.finish("FAILED", { ...r, error: `All ${total} ${this.plugin.machine.units} failed; first error: ${this.rows.firstError() ?? "unknown"}` });
+      return this.finish("FAILED", {
+        ...r,
+        error: `All ${total} ${this.plugin.machine.units} failed; first error: ${this.rows.firstError() ?? "unknown"}`,
+      });
     }
     if (failed > 0 && canMove(this.plugin.machine, "PROCESSING", "PARTIAL")) return this.finish("PARTIAL", r);
     if (this.plugin.assemble && done + failed === total) return this.lease([ASSEMBLE_UNIT], this.plugin.queue);

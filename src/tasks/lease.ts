@@ -108,7 +108,9 @@ export class Leases {
       this.sql.exec(
         `INSERT INTO ${this.table} (id, message, lease_until) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET message = excluded.message,
            status = 'PENDING', attempts = 0, sends = 1, owner = NULL, lease_until = excluded.lease_until, cause = NULL`,
-        u.id, JSON.stringify(u.message), now + this.policy.leaseMs,
+        u.id,
+        JSON.stringify(u.message),
+        now + this.policy.leaseMs,
       );
       put.push(u.id);
     }
@@ -120,7 +122,15 @@ export class Leases {
     const r = this.sql.exec<Row>(`SELECT * FROM ${this.table} WHERE id = ?`, id).toArray()[0];
     if (!r) return null;
     const status = r.status as UnitStatus;
-    return { id: r.id, status, attempts: r.attempts, owner: r.owner, leaseUntil: r.lease_until, live: status === "PENDING" && r.lease_until > now, cause: r.cause };
+    return {
+      id: r.id,
+      status,
+      attempts: r.attempts,
+      owner: r.owner,
+      leaseUntil: r.lease_until,
+      live: status === "PENDING" && r.lease_until > now,
+      cause: r.cause,
+    };
   }
 
   /** Claims unit `id` for `owner` (an id unique to one delivery attempt); see {@link Claim}. */
@@ -130,19 +140,37 @@ export class Leases {
     if (u.status !== "PENDING") return { run: false, reason: "finished" };
     if (u.owner === owner) return { run: true, attempt: u.attempts, leaseMs: this.policy.leaseMs };
     if (u.owner !== null && u.live) return { run: false, reason: "busy" };
-    if (u.attempts >= this.policy.maxAttempts) return { run: false, reason: "exhausted", cause: exhaustedCause(u.attempts, this.policy) };
-    this.sql.exec(`UPDATE ${this.table} SET attempts = attempts + 1, sends = 0, owner = ?, lease_until = ? WHERE id = ?`, owner, now + this.policy.leaseMs, id);
+    if (u.attempts >= this.policy.maxAttempts)
+      return { run: false, reason: "exhausted", cause: exhaustedCause(u.attempts, this.policy) };
+    this.sql.exec(
+      `UPDATE ${this.table} SET attempts = attempts + 1, sends = 0, owner = ?, lease_until = ? WHERE id = ?`,
+      owner,
+      now + this.policy.leaseMs,
+      id,
+    );
     return { run: true, attempt: u.attempts + 1, leaseMs: this.policy.leaseMs };
   }
 
   /** Extends `owner`'s lease; false when it is not the owner any more (lease expired and re-sent) or the unit finished. */
   renew(id: string, owner: string, now: number): boolean {
-    return this.sql.exec(`UPDATE ${this.table} SET lease_until = ? WHERE id = ? AND owner = ? AND status = 'PENDING'`, now + this.policy.leaseMs, id, owner).rowsWritten > 0;
+    return (
+      this.sql.exec(
+        `UPDATE ${this.table} SET lease_until = ? WHERE id = ? AND owner = ? AND status = 'PENDING'`,
+        now + this.policy.leaseMs,
+        id,
+        owner,
+      ).rowsWritten > 0
+    );
   }
 
   /** A failed attempt of `owner` that the queue retries in `retryMs`: the unit is queued again (no owner) until then plus a lease. */
   release(id: string, owner: string, now: number, retryMs: number): void {
-    this.sql.exec(`UPDATE ${this.table} SET owner = NULL, sends = 1, lease_until = ? WHERE id = ? AND owner = ? AND status = 'PENDING'`, now + retryMs + this.policy.leaseMs, id, owner);
+    this.sql.exec(
+      `UPDATE ${this.table} SET owner = NULL, sends = 1, lease_until = ? WHERE id = ? AND owner = ? AND status = 'PENDING'`,
+      now + retryMs + this.policy.leaseMs,
+      id,
+      owner,
+    );
   }
 
   /**
@@ -150,17 +178,33 @@ export class Leases {
    * the unit is queued again without an owner and with its attempts restored, and the sweep re-sends it then.
    */
   snooze(id: string, owner: string, until: number): void {
-    this.sql.exec(`UPDATE ${this.table} SET owner = NULL, attempts = 0, sends = 0, lease_until = ? WHERE id = ? AND owner = ? AND status = 'PENDING'`, until, id, owner);
+    this.sql.exec(
+      `UPDATE ${this.table} SET owner = NULL, attempts = 0, sends = 0, lease_until = ? WHERE id = ? AND owner = ? AND status = 'PENDING'`,
+      until,
+      id,
+      owner,
+    );
   }
 
   /** Ends a PENDING unit DONE or FAILED (with `cause`); false when it had ended before (nothing changes). */
   complete(id: string, status: "DONE" | "FAILED", cause: string | null = null): boolean {
-    return this.sql.exec(`UPDATE ${this.table} SET status = ?, cause = ?, owner = NULL WHERE id = ? AND status = 'PENDING'`, status, cause, id).rowsWritten > 0;
+    return (
+      this.sql.exec(
+        `UPDATE ${this.table} SET status = ?, cause = ?, owner = NULL WHERE id = ? AND status = 'PENDING'`,
+        status,
+        cause,
+        id,
+      ).rowsWritten > 0
+    );
   }
 
   /** Ends every PENDING unit (their task ended: nothing is left to do); a late delivery is then acked without work. */
   completeAll(status: "DONE" | "FAILED", cause: string | null = null): void {
-    this.sql.exec(`UPDATE ${this.table} SET status = ?, cause = ?, owner = NULL WHERE status = 'PENDING'`, status, cause);
+    this.sql.exec(
+      `UPDATE ${this.table} SET status = ?, cause = ?, owner = NULL WHERE status = 'PENDING'`,
+      status,
+      cause,
+    );
   }
 
   /**
@@ -169,18 +213,27 @@ export class Leases {
    */
   sweep(at: number, now: number): Sweep {
     const out: Sweep = { resend: [], dead: [] };
-    for (const r of this.sql.exec<Row>(`SELECT * FROM ${this.table} WHERE status = 'PENDING' AND lease_until <= ? ORDER BY lease_until`, at).toArray()) {
+    for (const r of this.sql
+      .exec<Row>(`SELECT * FROM ${this.table} WHERE status = 'PENDING' AND lease_until <= ? ORDER BY lease_until`, at)
+      .toArray()) {
       const message = JSON.parse(r.message) as TaskMessage;
-      if (r.attempts >= this.policy.maxAttempts) out.dead.push({ ...message, [DEAD_CAUSE]: exhaustedCause(r.attempts, this.policy) });
+      if (r.attempts >= this.policy.maxAttempts)
+        out.dead.push({ ...message, [DEAD_CAUSE]: exhaustedCause(r.attempts, this.policy) });
       else out.resend.push(message);
       const wait = Math.min(this.policy.leaseMs * 2 ** r.sends, this.policy.maxQueuedMs);
-      this.sql.exec(`UPDATE ${this.table} SET owner = NULL, sends = sends + 1, lease_until = ? WHERE id = ?`, now + wait, r.id);
+      this.sql.exec(
+        `UPDATE ${this.table} SET owner = NULL, sends = sends + 1, lease_until = ? WHERE id = ?`,
+        now + wait,
+        r.id,
+      );
     }
     return out;
   }
 
   /** When the next lease expires (the time to arm the alarm for), or null without PENDING units. */
   nextExpiry(): number | null {
-    return this.sql.exec<{ at: number | null }>(`SELECT MIN(lease_until) AS at FROM ${this.table} WHERE status = 'PENDING'`).one().at;
+    return this.sql
+      .exec<{ at: number | null }>(`SELECT MIN(lease_until) AS at FROM ${this.table} WHERE status = 'PENDING'`)
+      .one().at;
   }
 }

@@ -7,11 +7,26 @@
  * alarm sends it again). Processing units were charged by the old engine when counted: nothing is owed.
  */
 
-const OLD_TABLES = ["engine_task", "engine_secrets", "task_state", "task_counters", "task_messages", "task_alarm", "engine_units", "task_units"];
+const OLD_TABLES = [
+  "engine_task",
+  "engine_secrets",
+  "task_state",
+  "task_counters",
+  "task_messages",
+  "task_alarm",
+  "engine_units",
+  "task_units",
+];
 
 /** Runs inside the engine's constructor (synchronous SQL; the caller wraps it in one transaction). */
 export function migrateOldTask(sql: SqlStorage): void {
-  const old = sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (" + OLD_TABLES.map(() => "?").join(", ") + ")", ...OLD_TABLES).toArray().map((t) => t.name);
+  const old = sql
+    .exec<{ name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (" + OLD_TABLES.map(() => "?").join(", ") + ")",
+      ...OLD_TABLES,
+    )
+    .toArray()
+    .map((t) => t.name);
   if (!old.includes("engine_task") || old.length < OLD_TABLES.length) return;
   if (sql.exec("SELECT 1 FROM task").toArray().length === 0) {
     const counter = (name: string) => `COALESCE((SELECT value FROM task_counters WHERE name = '${name}'), 0)`;
@@ -33,7 +48,8 @@ export function migrateOldTask(sql: SqlStorage): void {
          COALESCE(l.attempts, 0), COALESCE(l.sends, 1), l.owner, CASE WHEN l.status = 'PENDING' THEN l.lease_until ELSE 0 END,
          e.error, e.idx, e.data, e.memo
        FROM engine_units e LEFT JOIN task_units l ON l.id = 'u:' || e.id`,
-      terminal, processing,
+      terminal,
+      processing,
     );
     sql.exec(
       `INSERT INTO units (id, message, status, attempts, sends, owner, lease_until, cause)

@@ -30,7 +30,8 @@ export class TransitionError extends Error {
 export const isTerminal = <S extends string>(m: TaskMachine<S>, state: S): boolean => m.transitions[state].length === 0;
 
 /** True when `to` is an edge from `from`. */
-export const canMove = <S extends string>(m: TaskMachine<S>, from: S, to: S): boolean => m.transitions[from]?.includes(to) ?? false;
+export const canMove = <S extends string>(m: TaskMachine<S>, from: S, to: S): boolean =>
+  m.transitions[from]?.includes(to) ?? false;
 
 /** Checks a move. @throws TransitionError when `to` is not allowed from `from`. */
 export function checkTransition<S extends string>(m: TaskMachine<S>, from: S, to: S): void {

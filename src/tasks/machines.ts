@@ -54,7 +54,11 @@ export const ASYNC_MACHINE: TaskMachine<BatchState> = {
 };
 
 /** The batch edges plus PARTIAL (some units failed) after PROCESSING. */
-const PARTIAL_EDGES = { ...BATCH_EDGES, PROCESSING: [...BATCH_EDGES.PROCESSING, "PARTIAL"], PARTIAL: [] } as const satisfies Record<StatisticalBatchState, readonly StatisticalBatchState[]>;
+const PARTIAL_EDGES = {
+  ...BATCH_EDGES,
+  PROCESSING: [...BATCH_EDGES.PROCESSING, "PARTIAL"],
+  PARTIAL: [],
+} as const satisfies Record<StatisticalBatchState, readonly StatisticalBatchState[]>;
 
 /** Statistical Batch task (`/api/v1/statistics/batch`): as batch, plus PARTIAL (some features failed) after PROCESSING. */
 export const STATISTICAL_BATCH_MACHINE: TaskMachine<StatisticalBatchState> = {

@@ -20,7 +20,13 @@ export interface UnitMessage extends TaskMessage {
   queue: QueueName;
 }
 
-export const unitMessage = (ns: string, task: string, unit: string, queue: QueueName): UnitMessage => ({ kind: ENGINE_KIND, ns, task, unit, queue });
+export const unitMessage = (ns: string, task: string, unit: string, queue: QueueName): UnitMessage => ({
+  kind: ENGINE_KIND,
+  ns,
+  task,
+  unit,
+  queue,
+});
 
 /** The id of a unit's lease in its task object (planned units are `u:<id>`, apart from the plan and the assembly). */
 export const leaseId = (unit: string): string => (unit === PLAN_UNIT || unit === ASSEMBLE_UNIT ? unit : `u:${unit}`);

@@ -31,7 +31,8 @@ function probeTask(body: TaskMessage): string {
 const prefix = (task: string) => `_probes/${task}/`;
 
 /** Records message `id` of `task` as `what` (probes or dead), once per id. */
-const record = (env: Pick<Env, "DATA">, task: string, what: "probes" | "dead", id: string) => env.DATA.put(`${prefix(task)}${what}/${id}`, "");
+const record = (env: Pick<Env, "DATA">, task: string, what: "probes" | "dead", id: string) =>
+  env.DATA.put(`${prefix(task)}${what}/${id}`, "");
 
 /** The messages recorded under `task`: `{probes, dead}`, each only when not 0. */
 export async function probeCounts(env: Pick<Env, "DATA">, task: string): Promise<{ probes?: number; dead?: number }> {
@@ -57,6 +58,9 @@ export const probeKind: [KindHandler, KindOptions] = [
   {
     onDead: async (body, env, message) => void (await record(env, probeTask(body), "dead", message.id)),
     retryDelay: () => 0,
-    lease: (body, env): UnitRef | null => (typeof body.units === "string" && typeof body.unit === "string" ? { stub: unitsStub(env, body.units), unit: body.unit } : null),
+    lease: (body, env): UnitRef | null =>
+      typeof body.units === "string" && typeof body.unit === "string"
+        ? { stub: unitsStub(env, body.units), unit: body.unit }
+        : null,
   },
 ];

@@ -27,7 +27,12 @@ export interface TaskMessage {
  * Throw to have the message retried. `signal` (leased kinds) is aborted
  * with a LeaseLostError when the unit's lease was lost: stop before writing more.
  */
-export type KindHandler = (body: TaskMessage, env: Env, message: Message<unknown>, signal?: AbortSignal) => Promise<void>;
+export type KindHandler = (
+  body: TaskMessage,
+  env: Env,
+  message: Message<unknown>,
+  signal?: AbortSignal,
+) => Promise<void>;
 
 /** The queues a message may name in its `queue` member (wrangler.toml; light when it names none). */
 export type QueueName = "light" | "heavy" | "ingest";
@@ -63,7 +68,9 @@ interface Kind extends KindOptions {
 export const retryDelaySeconds = (attempts: number): number => Math.min(2 ** Math.max(1, attempts), 300);
 
 const kindOf = (body: unknown): string | undefined =>
-  body !== null && typeof body === "object" && typeof (body as { kind?: unknown }).kind === "string" ? (body as TaskMessage).kind : undefined;
+  body !== null && typeof body === "object" && typeof (body as { kind?: unknown }).kind === "string"
+    ? (body as TaskMessage).kind
+    : undefined;
 
 /** Dispatches a batch by `kind`. */
 export class QueueRouter {
@@ -93,7 +100,9 @@ export class QueueRouter {
   private async handle(message: Message<unknown>, env: Env): Promise<void> {
     const { kind, entry } = this.kindEntry(message.body);
     if (!entry) {
-      console.error(`queue: message ${message.id} has ${kind === undefined ? "no kind" : `unknown kind '${kind}'`}; retried, then dead-lettered`);
+      console.error(
+        `queue: message ${message.id} has ${kind === undefined ? "no kind" : `unknown kind '${kind}'`}; retried, then dead-lettered`,
+      );
       message.retry({ delaySeconds: 0 });
       return;
     }
@@ -103,14 +112,19 @@ export class QueueRouter {
     const unit = entry.lease?.(body, env) ?? null;
     try {
       const run = (signal?: AbortSignal) => entry.handler(body, env, message, signal);
-      const outcome = unit ? await runLeased(unit, `${message.id}#${message.attempts}`, run, delay * 1000) : { ran: true as const, value: await run() };
+      const outcome = unit
+        ? await runLeased(unit, `${message.id}#${message.attempts}`, run, delay * 1000)
+        : { ran: true as const, value: await run() };
       if (!outcome.ran && outcome.claim.reason === "exhausted") return this.bury(message, env, outcome.claim.cause);
       if (!outcome.ran && outcome.claim.reason === "unknown") await run(); // sent before its unit existed
       message.ack();
     } catch (e) {
       if (e instanceof LeaseLostError) return message.ack(); // the unit was re-sent: its new delivery does the work
       if (e instanceof RunLater) return message.ack(); // snoozed: its object re-sends it when due
-      console.error(`queue: ${kind} message ${message.id} failed (attempt ${message.attempts}):`, String(e).slice(0, 500));
+      console.error(
+        `queue: ${kind} message ${message.id} failed (attempt ${message.attempts}):`,
+        String(e).slice(0, 500),
+      );
       message.retry({ delaySeconds: delay });
     }
   }
@@ -121,11 +135,19 @@ export class QueueRouter {
    */
   private async bury(message: Message<unknown>, env: Env, cause?: string): Promise<void> {
     const { kind, entry } = this.kindEntry(message.body);
-    console.error(`queue: dead letter ${message.id} (${kind ?? "no kind"}${cause ? `: ${cause}` : ""}):`, JSON.stringify(message.body)?.slice(0, 2000));
+    console.error(
+      `queue: dead letter ${message.id} (${kind ?? "no kind"}${cause ? `: ${cause}` : ""}):`,
+      JSON.stringify(message.body)?.slice(0, 2000),
+    );
     try {
       await entry?.onDead?.(message.body as TaskMessage, env, message, cause);
       const unit = entry?.lease?.(message.body as TaskMessage, env);
-      if (unit) await unit.stub.completeUnit(unit.unit, "FAILED", cause ?? `The message failed all ${message.attempts} delivery attempts (dead-lettered).`);
+      if (unit)
+        await unit.stub.completeUnit(
+          unit.unit,
+          "FAILED",
+          cause ?? `The message failed all ${message.attempts} delivery attempts (dead-lettered).`,
+        );
       message.ack();
     } catch (e) {
       console.error(`queue: onDead of ${kind} failed for ${message.id}:`, String(e).slice(0, 500));

@@ -35,8 +35,14 @@ export async function loadValue<T>(env: Pick<Env, "DATA">, stored: string): Prom
 }
 
 /** Units' data stored by {@link storeValue} (keys `unit-<id>`): [id, stored data] pairs. */
-export function storeUnits(env: Pick<Env, "DATA">, taskId: string, units: readonly { id: string; data: unknown }[]): Promise<(readonly [string, string])[]> {
-  return Promise.all(units.map(async (u) => [u.id, await storeValue(env, valueKey(taskId, `unit-${u.id}`), u.data)] as const));
+export function storeUnits(
+  env: Pick<Env, "DATA">,
+  taskId: string,
+  units: readonly { id: string; data: unknown }[],
+): Promise<(readonly [string, string])[]> {
+  return Promise.all(
+    units.map(async (u) => [u.id, await storeValue(env, valueKey(taskId, `unit-${u.id}`), u.data)] as const),
+  );
 }
 
 /** The R2 key of a task's stored value `name`. */

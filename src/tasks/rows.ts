@@ -22,12 +22,17 @@ export const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS task (k INTEGER PRIMARY KEY CHECK (k = 1), record TEXT NOT NULL, request TEXT NOT NULL, secrets TEXT,
      state TEXT NOT NULL, updated TEXT NOT NULL, done INTEGER NOT NULL DEFAULT 0, failed INTEGER NOT NULL DEFAULT 0, pu REAL NOT NULL DEFAULT 0,
      deadline INTEGER, armed INTEGER, ended INTEGER NOT NULL DEFAULT 0)`,
-  ...leaseSchema("units", ", idx INTEGER, data TEXT, memo TEXT, pu REAL NOT NULL DEFAULT 0, owed INTEGER NOT NULL DEFAULT 0"),
+  ...leaseSchema(
+    "units",
+    ", idx INTEGER, data TEXT, memo TEXT, pu REAL NOT NULL DEFAULT 0, owed INTEGER NOT NULL DEFAULT 0",
+  ),
   "CREATE INDEX IF NOT EXISTS units_owed ON units (owed) WHERE owed = 1",
 ];
 
 /** The stored record: the task's own fields besides request, state and counters; `version` orders listing mirrors. */
-export type TaskRecord = Omit<Task, "request" | "state" | "lastUpdated" | "done" | "failed" | "pu"> & { version: number };
+export type TaskRecord = Omit<Task, "request" | "state" | "lastUpdated" | "done" | "failed" | "pu"> & {
+  version: number;
+};
 
 /** The task row. */
 export interface TaskRow extends Record<string, SqlStorageValue> {
@@ -92,7 +97,12 @@ export class TaskRows {
   insert(record: TaskRecord, request: string, secrets: string | null, state: string, deadline: number | null): void {
     this.sql.exec(
       "INSERT INTO task (k, record, request, secrets, state, updated, deadline) VALUES (1, ?, ?, ?, ?, ?, ?)",
-      JSON.stringify(record), request, secrets, state, record.created, deadline,
+      JSON.stringify(record),
+      request,
+      secrets,
+      state,
+      record.created,
+      deadline,
     );
   }
 
@@ -143,15 +153,30 @@ export class TaskRows {
   }
 
   /** Inserts [id, stored data] units IDLE, with the messages of `kind` on `queue` that will run them, numbered from `first`. */
-  insertUnits(task: string, kind: string, queue: QueueName, rows: readonly (readonly [string, string])[], first: number): void {
+  insertUnits(
+    task: string,
+    kind: string,
+    queue: QueueName,
+    rows: readonly (readonly [string, string])[],
+    first: number,
+  ): void {
     rows.forEach(([id, data], i) =>
-      this.sql.exec("INSERT INTO units (id, message, status, lease_until, idx, data) VALUES (?, ?, 'IDLE', 0, ?, ?)", leaseId(id), JSON.stringify(unitMessage(kind, task, id, queue)), first + i, data),
+      this.sql.exec(
+        "INSERT INTO units (id, message, status, lease_until, idx, data) VALUES (?, ?, 'IDLE', 0, ?, ?)",
+        leaseId(id),
+        JSON.stringify(unitMessage(kind, task, id, queue)),
+        first + i,
+        data,
+      ),
     );
   }
 
   /** The planned ids of the IDLE planned units, in order. */
   idle(): string[] {
-    return this.sql.exec<{ id: string }>("SELECT id FROM units WHERE status = 'IDLE' AND idx IS NOT NULL ORDER BY idx").toArray().map((u) => u.id.slice(2));
+    return this.sql
+      .exec<{ id: string }>("SELECT id FROM units WHERE status = 'IDLE' AND idx IS NOT NULL ORDER BY idx")
+      .toArray()
+      .map((u) => u.id.slice(2));
   }
 
   /** Every leased unit back to IDLE (its owner's next renewal fails). */
@@ -161,7 +186,10 @@ export class TaskRows {
 
   /** Every unit still leased or idle CANCELLED with `cause` (its task ended). */
   cancelOpen(cause: string): void {
-    this.sql.exec("UPDATE units SET status = 'CANCELLED', owner = NULL, cause = ? WHERE status IN ('PENDING', 'IDLE')", cause);
+    this.sql.exec(
+      "UPDATE units SET status = 'CANCELLED', owner = NULL, cause = ? WHERE status IN ('PENDING', 'IDLE')",
+      cause,
+    );
   }
 
   /** Keeps `memo` for `unit` unless one was kept before. */
@@ -177,15 +205,30 @@ export class TaskRows {
     const failed = error !== undefined;
     const won = this.sql.exec(
       "UPDATE units SET status = ?, cause = ?, pu = ?, owed = ?, owner = NULL WHERE id = ? AND status = 'PENDING' AND idx IS NOT NULL",
-      failed ? "FAILED" : "DONE", error?.slice(0, 2000) ?? null, pu, pu > 0 ? 1 : 0, leaseId(unit),
+      failed ? "FAILED" : "DONE",
+      error?.slice(0, 2000) ?? null,
+      pu,
+      pu > 0 ? 1 : 0,
+      leaseId(unit),
     ).rowsWritten;
-    if (won) this.sql.exec(`UPDATE task SET ${failed ? "failed = failed + 1" : "done = done + 1"}, pu = pu + ?, updated = ? WHERE k = 1`, pu, new Date().toISOString());
+    if (won)
+      this.sql.exec(
+        `UPDATE task SET ${failed ? "failed = failed + 1" : "done = done + 1"}, pu = pu + ?, updated = ? WHERE k = 1`,
+        pu,
+        new Date().toISOString(),
+      );
     return won > 0;
   }
 
   /** The first planned unit's error, or null. */
   firstError(): string | null {
-    return this.sql.exec<{ cause: string | null }>("SELECT cause FROM units WHERE cause IS NOT NULL AND idx IS NOT NULL ORDER BY idx LIMIT 1").toArray()[0]?.cause ?? null;
+    return (
+      this.sql
+        .exec<{ cause: string | null }>(
+          "SELECT cause FROM units WHERE cause IS NOT NULL AND idx IS NOT NULL ORDER BY idx LIMIT 1",
+        )
+        .toArray()[0]?.cause ?? null
+    );
   }
 
   /** Units whose processing units are owed to the account (counted, not yet charged). */
@@ -203,8 +246,18 @@ export class TaskRows {
     const t = this.row();
     if (!t) return null;
     const rows = this.sql.exec<UnitRow>("SELECT * FROM units ORDER BY idx").toArray();
-    const [units, phases] = [rows.filter((u) => u.idx !== null), rows.filter((u) => u.idx === null)].map((list) => list.map(unitState));
-    return { state: t.state, done: t.done, failed: t.failed, pu: t.pu, deadline: t.deadline, units: units!, phases: phases! };
+    const [units, phases] = [rows.filter((u) => u.idx !== null), rows.filter((u) => u.idx === null)].map((list) =>
+      list.map(unitState),
+    );
+    return {
+      state: t.state,
+      done: t.done,
+      failed: t.failed,
+      pu: t.pu,
+      deadline: t.deadline,
+      units: units!,
+      phases: phases!,
+    };
   }
 }
 

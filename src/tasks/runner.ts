@@ -15,7 +15,10 @@ import type { QueueName, TaskMessage } from "./queue";
 const SEND_BATCH = 100;
 
 /** The producer binding of each queue (wrangler.toml). */
-const PRODUCERS = { light: "TASK_QUEUE", heavy: "HEAVY_QUEUE", ingest: "INGEST_QUEUE" } as const satisfies Record<QueueName, keyof Env>;
+const PRODUCERS = { light: "TASK_QUEUE", heavy: "HEAVY_QUEUE", ingest: "INGEST_QUEUE" } as const satisfies Record<
+  QueueName,
+  keyof Env
+>;
 
 /** The queue producers. */
 export type Producers = Pick<Env, (typeof PRODUCERS)[QueueName]>;
@@ -24,9 +27,15 @@ export type Producers = Pick<Env, (typeof PRODUCERS)[QueueName]>;
  * Sends task messages, each on the queue its `queue` member names (light when none), in batches of 100; delivered
  * after `delaySeconds` when given (Queues allow up to 43 200 s).
  */
-export async function sendMessages(env: Producers, messages: readonly TaskMessage[], delaySeconds?: number): Promise<void> {
+export async function sendMessages(
+  env: Producers,
+  messages: readonly TaskMessage[],
+  delaySeconds?: number,
+): Promise<void> {
   for (const [queue, binding] of Object.entries(PRODUCERS)) {
-    const on = messages.filter((m) => (m.queue ?? "light") === queue).map((body) => ({ body, ...(delaySeconds ? { delaySeconds } : {}) }));
+    const on = messages
+      .filter((m) => (m.queue ?? "light") === queue)
+      .map((body) => ({ body, ...(delaySeconds ? { delaySeconds } : {}) }));
     for (let i = 0; i < on.length; i += SEND_BATCH) await env[binding].sendBatch(on.slice(i, i + SEND_BATCH));
   }
 }
@@ -64,7 +73,10 @@ export class LeaseLostError extends Error {
  */
 export class RunLater extends Error {
   override readonly name = "RunLater";
-  constructor(message: string, readonly delayMs: number) {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
     super(message);
   }
 }
@@ -74,7 +86,11 @@ export class RunLater extends Error {
  * when a renewal answers false (the lease is lost: the unit is someone else's now, the work should stop writing). A
  * renewal that fails (the object unreachable) is logged, and the next one tries again.
  */
-export function heartbeat(renew: () => Promise<boolean>, leaseMs: number, unit: string): { signal: AbortSignal; stop: () => void } {
+export function heartbeat(
+  renew: () => Promise<boolean>,
+  leaseMs: number,
+  unit: string,
+): { signal: AbortSignal; stop: () => void } {
   const lost = new AbortController();
   const beat = () =>
     renew().then(
@@ -90,7 +106,12 @@ export function heartbeat(renew: () => Promise<boolean>, leaseMs: number, unit: 
  * When the work throws RunLater, the unit is snoozed for its delay; other errors release it for a retry in
  * `retryMs`; the error is rethrown (a LeaseLostError instead when the lease was lost meanwhile: nothing to retry).
  */
-export async function runLeased<T>(ref: UnitRef, owner: string, work: (signal: AbortSignal) => Promise<T>, retryMs = 0): Promise<LeasedRun<T>> {
+export async function runLeased<T>(
+  ref: UnitRef,
+  owner: string,
+  work: (signal: AbortSignal) => Promise<T>,
+  retryMs = 0,
+): Promise<LeasedRun<T>> {
   const claim = await ref.stub.claimUnit(ref.unit, owner);
   if (!claim.run) return { ran: false, claim };
   const beat = heartbeat(() => ref.stub.renewUnit(ref.unit, owner), claim.leaseMs, ref.unit);

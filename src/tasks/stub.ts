@@ -7,7 +7,10 @@ import type { TaskPlugin } from "./plugin";
 type Rpc<T> = { [K in keyof T]: T[K] extends (...a: infer A) => infer R ? (...a: A) => Promise<Awaited<R>> : never };
 
 /** The engine's verbs: the task's (create, task, act, describe, addUnits) and its units' (begin, renew, end). */
-export type TaskStub = Rpc<Pick<TaskEngine, "create" | "task" | "act" | "describe" | "addUnits" | "begin" | "renew" | "end">> & DurableObjectStub;
+export type TaskStub = Rpc<
+  Pick<TaskEngine, "create" | "task" | "act" | "describe" | "addUnits" | "begin" | "renew" | "end">
+> &
+  DurableObjectStub;
 
 /** The engine object of task `id` of plug-in `plugin` (one object per task, named by its id). */
 export function taskStub(plugin: Pick<TaskPlugin, "namespace">, env: Env, id: string): TaskStub {

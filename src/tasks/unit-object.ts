@@ -15,7 +15,8 @@ import type { Env } from "../env";
 import { Leases, leaseSchema, type Claim, type UnitSpec, type UnitView } from "./lease";
 import { sendMessages } from "./runner";
 
-const ALARM_SCHEMA = "CREATE TABLE IF NOT EXISTS task_alarm (k INTEGER PRIMARY KEY CHECK (k = 1), deadline INTEGER, armed INTEGER)";
+const ALARM_SCHEMA =
+  "CREATE TABLE IF NOT EXISTS task_alarm (k INTEGER PRIMARY KEY CHECK (k = 1), deadline INTEGER, armed INTEGER)";
 
 export class UnitObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -72,17 +73,22 @@ export class UnitObject extends DurableObject<Env> {
 
   /** Durable Object alarm handler: the lease watchdog (see the module docs). */
   override async alarm(): Promise<void> {
-    const armed = this.sql.exec<{ armed: number | null }>("SELECT armed FROM task_alarm WHERE k = 1").toArray()[0]?.armed ?? 0;
+    const armed =
+      this.sql.exec<{ armed: number | null }>("SELECT armed FROM task_alarm WHERE k = 1").toArray()[0]?.armed ?? 0;
     const sweep = this.leases.sweep(Math.max(Date.now(), armed), Date.now());
     await sendMessages(this.env, [...sweep.resend, ...sweep.dead]);
-    if (sweep.resend.length + sweep.dead.length) console.log(`leases: ${sweep.resend.length} unit(s) re-sent, ${sweep.dead.length} out of attempts`);
+    if (sweep.resend.length + sweep.dead.length)
+      console.log(`leases: ${sweep.resend.length} unit(s) re-sent, ${sweep.dead.length} out of attempts`);
     await this.arm();
   }
 
   /** Arms the alarm for the next lease expiry (deletes it when no unit is PENDING). */
   private async arm(): Promise<void> {
     const at = this.leases.nextExpiry();
-    this.sql.exec("INSERT INTO task_alarm (k, armed) VALUES (1, ?) ON CONFLICT(k) DO UPDATE SET armed = excluded.armed", at);
+    this.sql.exec(
+      "INSERT INTO task_alarm (k, armed) VALUES (1, ?) ON CONFLICT(k) DO UPDATE SET armed = excluded.armed",
+      at,
+    );
     if (at === null) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(at);
   }

@@ -32,13 +32,24 @@ const overloaded = (e: unknown): e is Error & { retryAfterSeconds?: number } =>
   e instanceof Error && (e as { kind?: unknown }).kind === "overloaded";
 
 /** The result of a failed unit from the client error `e`. */
-const failedUnit = (e: ApiError): UnitResult => ({ pu: 0, error: e.message, failure: { status: e.status, code: e.code } });
+const failedUnit = (e: ApiError): UnitResult => ({
+  pu: 0,
+  error: e.message,
+  failure: { status: e.status, code: e.code },
+});
 
 type Target = { plugin: TaskPlugin; stub: TaskStub; unit: string };
 type Begun = Extract<Begin, { task: unknown }>;
 
 /** Runs a begun unit's work; how it ended. */
-async function perform({ plugin, stub, unit }: Target, env: Env, begun: Begun, owner: string, retryMs: number, signal: AbortSignal): Promise<UnitEnd> {
+async function perform(
+  { plugin, stub, unit }: Target,
+  env: Env,
+  begun: Begun,
+  owner: string,
+  retryMs: number,
+  signal: AbortSignal,
+): Promise<UnitEnd> {
   const at = asLocation(env, begun.task.location);
   try {
     if (unit === PLAN_UNIT) return { plan: await plugin.plan(at, begun.task) };
@@ -49,15 +60,23 @@ async function perform({ plugin, stub, unit }: Target, env: Env, begun: Begun, o
     if (e instanceof RunLater) return { later: e.delayMs }; // not a failure: the unit runs again later
     if (overloaded(e)) return { later: 1000 * (e.retryAfterSeconds ?? 2) };
     const client = clientError(e);
-    if (client && unit === PLAN_UNIT) return { fail: `Analysis failed: ${client.message}`, failure: { status: client.status, code: client.code } };
+    if (client && unit === PLAN_UNIT)
+      return { fail: `Analysis failed: ${client.message}`, failure: { status: client.status, code: client.code } };
     if (client && unit !== ASSEMBLE_UNIT) return { result: failedUnit(client) };
     return { retry: e instanceof Error ? e.message : String(e), retryMs };
   }
 }
 
 /** Gives up a unit with `cause`: the plug-in's `dead` hook for a planned unit, then its end (counted failed, or the task FAILED). */
-async function giveUp({ plugin, stub, unit }: Target, env: Env, begun: Begun, owner: string, cause: string): Promise<void> {
-  if (unit !== PLAN_UNIT && unit !== ASSEMBLE_UNIT) await plugin.dead?.(asLocation(env, begun.task.location), begun.task, begun.unit, cause);
+async function giveUp(
+  { plugin, stub, unit }: Target,
+  env: Env,
+  begun: Begun,
+  owner: string,
+  cause: string,
+): Promise<void> {
+  if (unit !== PLAN_UNIT && unit !== ASSEMBLE_UNIT)
+    await plugin.dead?.(asLocation(env, begun.task.location), begun.task, begun.unit, cause);
   await stub.end(unit, owner, { dead: cause });
 }
 
@@ -67,7 +86,8 @@ export function engineKind(plugins: readonly TaskPlugin[]): [KindHandler, KindOp
   /** The plug-in, stub and unit of a message. @throws Error for a malformed one (retried, then dead-lettered). */
   const target = (body: TaskMessage, env: Env): Target => {
     const plugin = byKind.get(String(body.ns));
-    if (!plugin || typeof body.task !== "string" || typeof body.unit !== "string") throw new Error(`task message without a known ns, task and unit`);
+    if (!plugin || typeof body.task !== "string" || typeof body.unit !== "string")
+      throw new Error(`task message without a known ns, task and unit`);
     return { plugin, stub: taskStub(plugin, env, body.task), unit: body.unit };
   };
 
@@ -94,7 +114,13 @@ export function engineKind(plugins: readonly TaskPlugin[]): [KindHandler, KindOp
     const begun = await t.stub.begin(t.unit, owner, true);
     if (begun.run || begun.reason !== "exhausted") return;
     const what = t.unit === PLAN_UNIT ? "analysis" : t.unit === ASSEMBLE_UNIT ? "assembly" : "unit";
-    await giveUp(t, env, begun, owner, cause ?? `The ${what} failed all ${message.attempts} delivery attempts (dead-lettered).`);
+    await giveUp(
+      t,
+      env,
+      begun,
+      owner,
+      cause ?? `The ${what} failed all ${message.attempts} delivery attempts (dead-lettered).`,
+    );
   };
   return [handler, { onDead }];
 }

@@ -52,14 +52,19 @@ function sizeOf(values: FeatureDefaults, where: string): FeatureOutput | undefin
   const hasSize = width != null || height != null;
   if (hasSize && resolution != null) throw invalid(`${where}: set either width and height or resolution, not both.`);
   if (hasSize) {
-    for (const [name, v] of [["width", width], ["height", height]] as const) {
+    for (const [name, v] of [
+      ["width", width],
+      ["height", height],
+    ] as const) {
       if (v == null) throw invalid(`${where}: width and height must be set together (${name} is missing).`);
-      if (!Number.isInteger(v) || v < 1 || v > MAX_FEATURE_PIXELS) throw invalid(`${where}: ${name} ${v} must be an integer from 1 to ${MAX_FEATURE_PIXELS}.`);
+      if (!Number.isInteger(v) || v < 1 || v > MAX_FEATURE_PIXELS)
+        throw invalid(`${where}: ${name} ${v} must be an integer from 1 to ${MAX_FEATURE_PIXELS}.`);
     }
     return { width: width!, height: height! };
   }
   if (resolution != null) {
-    if (!(typeof resolution === "number" && resolution > 0 && Number.isFinite(resolution))) throw invalid(`${where}: resolution ${resolution} must be a number > 0.`);
+    if (!(typeof resolution === "number" && resolution > 0 && Number.isFinite(resolution)))
+      throw invalid(`${where}: resolution ${resolution} must be a number > 0.`);
     return { resx: resolution, resy: resolution };
   }
   return undefined;
@@ -69,7 +74,10 @@ function sizeOf(values: FeatureDefaults, where: string): FeatureOutput | undefin
 function numberColumn(f: GeoPackageFeature, column: string, where: string): number | undefined {
   const v = f.properties[column];
   if (v == null) return undefined;
-  if (typeof v !== "number") throw invalid(`${where}: column ${column} holds ${JSON.stringify(v instanceof Uint8Array ? "a blob" : v)}, not a number.`);
+  if (typeof v !== "number")
+    throw invalid(
+      `${where}: column ${column} holds ${JSON.stringify(v instanceof Uint8Array ? "a blob" : v)}, not a number.`,
+    );
   return v;
 }
 
@@ -78,8 +86,12 @@ function identifierOf(f: GeoPackageFeature, hasColumn: boolean): string {
   if (!hasColumn) return String(f.fid);
   const v = f.properties.identifier;
   if (typeof v === "number" && Number.isInteger(v)) return String(v);
-  if (typeof v !== "string" || !v.trim()) throw invalid(`Feature ${f.fid}: column identifier must be a non-empty text or integer.`);
-  if (/[/\\]/.test(v) || v === "." || v === "..") throw invalid(`Feature ${f.fid}: identifier "${v}" must not contain / or \\ or be . or .. (it names output files).`);
+  if (typeof v !== "string" || !v.trim())
+    throw invalid(`Feature ${f.fid}: column identifier must be a non-empty text or integer.`);
+  if (/[/\\]/.test(v) || v === "." || v === "..")
+    throw invalid(
+      `Feature ${f.fid}: identifier "${v}" must not contain / or \\ or be . or .. (it names output files).`,
+    );
   return v;
 }
 
@@ -97,10 +109,21 @@ export function batchFeatures(layer: GeoPackageLayer, defaults: FeatureDefaults 
     const identifier = identifierOf(f, hasIdentifier);
     const where = `Feature ${f.fid} ("${identifier}")`;
     const previous = seen.get(identifier);
-    if (previous !== undefined) throw invalid(`${where}: identifier "${identifier}" is also used by feature ${previous}; identifiers must be unique.`);
+    if (previous !== undefined)
+      throw invalid(
+        `${where}: identifier "${identifier}" is also used by feature ${previous}; identifiers must be unique.`,
+      );
     seen.set(identifier, f.fid);
-    if (!f.geometry || (f.geometry.type !== "Polygon" && f.geometry.type !== "MultiPolygon")) throw invalid(`${where} has no Polygon or MultiPolygon geometry.`);
-    const own = sizeOf({ width: numberColumn(f, "width", where), height: numberColumn(f, "height", where), resolution: numberColumn(f, "resolution", where) }, where);
+    if (!f.geometry || (f.geometry.type !== "Polygon" && f.geometry.type !== "MultiPolygon"))
+      throw invalid(`${where} has no Polygon or MultiPolygon geometry.`);
+    const own = sizeOf(
+      {
+        width: numberColumn(f, "width", where),
+        height: numberColumn(f, "height", where),
+        resolution: numberColumn(f, "resolution", where),
+      },
+      where,
+    );
     const output = own ?? fallback;
     if (!output) throw invalid(`${where} has no width and height or resolution, and the request sets no defaults.`);
     return { identifier, fid: f.fid, epsg: layer.epsg, geometry: f.geometry, bbox: polygonBounds(f.geometry), output };

@@ -92,7 +92,8 @@ async function withGeoPackage<T>(bytes: Uint8Array, read: (db: Gpkg) => T, maxSt
   if (bytes.byteLength > MAX_GEOPACKAGE_BYTES) {
     throw invalid(`The GeoPackage has ${bytes.byteLength} bytes; at most ${MAX_GEOPACKAGE_BYTES} are supported.`);
   }
-  if (!isSqlite(bytes)) throw invalid('The file is not a GeoPackage (not an SQLite 3 database: no "SQLite format 3" header).');
+  if (!isSqlite(bytes))
+    throw invalid('The file is not a GeoPackage (not an SQLite 3 database: no "SQLite format 3" header).');
   let db: Awaited<ReturnType<typeof openSqlite>>;
   try {
     db = await openSqlite(bytes);
@@ -101,7 +102,10 @@ async function withGeoPackage<T>(bytes: Uint8Array, read: (db: Gpkg) => T, maxSt
   }
   const budget: StepBudget = {
     steps: maxSteps,
-    exceeded: () => invalid(`The GeoPackage needs more than ${maxSteps} SQLite steps (rows) to read; at most that many are read from one file.`),
+    exceeded: () =>
+      invalid(
+        `The GeoPackage needs more than ${maxSteps} SQLite steps (rows) to read; at most that many are read from one file.`,
+      ),
   };
   const gpkg: Gpkg = { rows: (sql, params) => queryRows(db, sql, params, budget) };
   try {
@@ -127,7 +131,10 @@ function isSqlite(bytes: Uint8Array): boolean {
  * when absent. Reads sqlite_master only (never the object itself; SQLite names are case-insensitive).
  */
 function schemaType(db: Gpkg, name: string): "table" | "view" | "virtual" | undefined {
-  const [row] = db.rows("SELECT type, sql FROM sqlite_master WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE", [name]);
+  const [row] = db.rows(
+    "SELECT type, sql FROM sqlite_master WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE",
+    [name],
+  );
   if (!row) return undefined;
   if (row.type === "view") return "view";
   return /^\s*CREATE\s+VIRTUAL\s/i.test(String(row.sql ?? "")) ? "virtual" : "table";
@@ -143,11 +150,17 @@ function checkOrdinaryTable(db: Gpkg, table: string, what = "table"): void {
   const type = schemaType(db, table);
   if (type === undefined) throw invalid(`The file is not a GeoPackage: SQLite table ${table} missing.`);
   if (type !== "table") {
-    throw invalid(`The GeoPackage's ${what} ${table} is a ${type === "view" ? "view" : "virtual table"}, not an ordinary table: only ordinary tables are read.`);
+    throw invalid(
+      `The GeoPackage's ${what} ${table} is a ${type === "view" ? "view" : "virtual table"}, not an ordinary table: only ordinary tables are read.`,
+    );
   }
-  const generated = db.rows(`PRAGMA table_xinfo(${ident(table)})`).filter((c) => Number(c.hidden) === 2 || Number(c.hidden) === 3);
+  const generated = db
+    .rows(`PRAGMA table_xinfo(${ident(table)})`)
+    .filter((c) => Number(c.hidden) === 2 || Number(c.hidden) === 3);
   if (generated.length) {
-    throw invalid(`The GeoPackage's ${what} ${table} has generated column(s) ${generated.map((c) => String(c.name)).join(", ")}: only stored columns are read.`);
+    throw invalid(
+      `The GeoPackage's ${what} ${table} has generated column(s) ${generated.map((c) => String(c.name)).join(", ")}: only stored columns are read.`,
+    );
   }
 }
 
@@ -196,12 +209,16 @@ function chooseLayer(db: Gpkg, name: string | undefined): GeoPackageLayerInfo {
   const names = layers.map((l) => l.name);
   const layer = name === undefined ? layers[0] : layers.find((l) => l.name === name);
   if (!layer) {
-    throw invalid(name === undefined
-      ? "The GeoPackage has no feature layer (no row of gpkg_contents with data_type 'features')."
-      : `The GeoPackage has no feature layer "${name}"; its feature layers: ${names.join(", ") || "none"}.`);
+    throw invalid(
+      name === undefined
+        ? "The GeoPackage has no feature layer (no row of gpkg_contents with data_type 'features')."
+        : `The GeoPackage has no feature layer "${name}"; its feature layers: ${names.join(", ") || "none"}.`,
+    );
   }
   if (Number.isNaN(layer.epsg)) {
-    throw invalid(`Layer "${layer.name}" of the GeoPackage has srs_id ${layer.srsId}, which is not an EPSG CRS; use a layer in an EPSG CRS.`);
+    throw invalid(
+      `Layer "${layer.name}" of the GeoPackage has srs_id ${layer.srsId}, which is not an EPSG CRS; use a layer in an EPSG CRS.`,
+    );
   }
   return layer;
 }
@@ -230,7 +247,8 @@ function readLayer(db: Gpkg, options: ReadGeoPackageOptions): GeoPackageLayer {
     const id = Number(row[fid]);
     const where = `Feature ${id} of layer "${info.name}"`;
     const blob = row[info.geometryColumn];
-    if (blob != null && !(blob instanceof Uint8Array)) throw invalid(`${where}: the geometry column holds a ${typeof blob}, not a geometry blob.`);
+    if (blob != null && !(blob instanceof Uint8Array))
+      throw invalid(`${where}: the geometry column holds a ${typeof blob}, not a geometry blob.`);
     const decoded = blob ? decodeGpkgGeometry(blob, where) : { geometry: null, envelope: null };
     if (decoded.geometry && !types.includes(decoded.geometry.type)) {
       throw invalid(`${where} is a ${decoded.geometry.type}; accepted geometry types: ${types.join(", ")}.`);
@@ -256,11 +274,17 @@ export function readGeoPackage(bytes: Uint8Array, options: ReadGeoPackageOptions
  * @throws EngineError invalid-argument when the object does not exist (naming bucket and key), is larger than
  *   MAX_GEOPACKAGE_BYTES, or is not a readable GeoPackage (see readGeoPackage).
  */
-export async function readGeoPackageObject(store: ObjectStore, key: string, options: ReadGeoPackageOptions = {}): Promise<GeoPackageLayer> {
+export async function readGeoPackageObject(
+  store: ObjectStore,
+  key: string,
+  options: ReadGeoPackageOptions = {},
+): Promise<GeoPackageLayer> {
   const head = await store.head(key);
   if (!head) throw invalid(`GeoPackage s3://${store.bucket}/${key} does not exist.`);
   if (head.size > MAX_GEOPACKAGE_BYTES) {
-    throw invalid(`GeoPackage s3://${store.bucket}/${key} has ${head.size} bytes; at most ${MAX_GEOPACKAGE_BYTES} are supported.`);
+    throw invalid(
+      `GeoPackage s3://${store.bucket}/${key} has ${head.size} bytes; at most ${MAX_GEOPACKAGE_BYTES} are supported.`,
+    );
   }
   const object = await store.get(key);
   if (!object) throw invalid(`GeoPackage s3://${store.bucket}/${key} does not exist.`);

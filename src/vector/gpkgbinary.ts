@@ -37,13 +37,18 @@ function invalid(message: string): EngineError {
  *   ExtendedGeoPackageBinary geometry, or its WKB is truncated or of a type WKB parsing does not know (curves, TINs...).
  */
 export function decodeGpkgGeometry(blob: Uint8Array, where: string): GpkgGeometry {
-  if (blob.length < 8 || blob[0] !== 0x47 || blob[1] !== 0x50) throw invalid(`${where}: the geometry is not a GeoPackage geometry blob (no "GP" magic)`);
-  if (blob[2] !== 0) throw invalid(`${where}: GeoPackage geometry blob version ${blob[2]} is not supported (only version 0, GeoPackage 1.x)`);
+  if (blob.length < 8 || blob[0] !== 0x47 || blob[1] !== 0x50)
+    throw invalid(`${where}: the geometry is not a GeoPackage geometry blob (no "GP" magic)`);
+  if (blob[2] !== 0)
+    throw invalid(
+      `${where}: GeoPackage geometry blob version ${blob[2]} is not supported (only version 0, GeoPackage 1.x)`,
+    );
   const flags = blob[3]!;
   if (flags & 0x20) throw invalid(`${where}: extended (non-standard) GeoPackage geometry types are not supported`);
   const indicator = (flags >> 1) & 7;
   const doubles = ENVELOPE_DOUBLES[indicator];
-  if (doubles === undefined) throw invalid(`${where}: invalid envelope indicator ${indicator} in the GeoPackage geometry header`);
+  if (doubles === undefined)
+    throw invalid(`${where}: invalid envelope indicator ${indicator} in the GeoPackage geometry header`);
   const little = (flags & 1) === 1;
   const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
   const start = 8 + 8 * doubles;
@@ -62,6 +67,8 @@ function parseWkb(wkb: Uint8Array, where: string): Geometry {
     return parsed.toGeoJSON() as Geometry;
   } catch (e) {
     const reason = e instanceof Error ? e.message : String(e);
-    throw invalid(`${where}: the WKB geometry cannot be read (${reason}); supported: Point, LineString, Polygon, MultiPoint, MultiLineString, MultiPolygon, GeometryCollection`);
+    throw invalid(
+      `${where}: the WKB geometry cannot be read (${reason}); supported: Point, LineString, Polygon, MultiPoint, MultiLineString, MultiPolygon, GeometryCollection`,
+    );
   }
 }

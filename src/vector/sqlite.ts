@@ -15,7 +15,10 @@ let sqlJs: Promise<SqlJsStatic> | null = null;
 /** The sql.js module of this isolate (instantiated on first use). */
 function loadSqlJs(): Promise<SqlJsStatic> {
   sqlJs ??= initSqlJs({
-    instantiateWasm(imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) {
+    instantiateWasm(
+      imports: WebAssembly.Imports,
+      done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void,
+    ) {
       const instance = new WebAssembly.Instance(sqlWasm, imports);
       done(instance, sqlWasm);
       return instance.exports;

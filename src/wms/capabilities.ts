@@ -24,17 +24,33 @@ export interface LayerExtent {
 
 type Box = [number, number, number, number];
 const WORLD: Box = [-180, -90, 180, 90];
-const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "@", format: true, suppressEmptyNode: true, suppressBooleanAttributes: false });
+const builder = new XMLBuilder({
+  ignoreAttributes: false,
+  attributeNamePrefix: "@",
+  format: true,
+  suppressEmptyNode: true,
+  suppressBooleanAttributes: false,
+});
 
-const online = (href: string) => ({ "@xmlns:xlink": "http://www.w3.org/1999/xlink", "@xlink:type": "simple", "@xlink:href": href });
+const online = (href: string) => ({
+  "@xmlns:xlink": "http://www.w3.org/1999/xlink",
+  "@xlink:type": "simple",
+  "@xlink:href": href,
+});
 const dcp = (href: string) => ({ HTTP: { Get: { OnlineResource: online(href) } } });
 const corners = (b: Box) => ({ "@minx": b[0], "@miny": b[1], "@maxx": b[2], "@maxy": b[3] });
 
 /** The geographic extent elements of `b` (lon/lat degrees) in `version`'s form. */
 function geographic(b: Box, version: WmsVersion) {
-  if (version === "1.1.1") return { LatLonBoundingBox: corners(b), BoundingBox: { "@SRS": "EPSG:4326", ...corners(b) } };
+  if (version === "1.1.1")
+    return { LatLonBoundingBox: corners(b), BoundingBox: { "@SRS": "EPSG:4326", ...corners(b) } };
   return {
-    EX_GeographicBoundingBox: { westBoundLongitude: b[0], eastBoundLongitude: b[2], southBoundLatitude: b[1], northBoundLatitude: b[3] },
+    EX_GeographicBoundingBox: {
+      westBoundLongitude: b[0],
+      eastBoundLongitude: b[2],
+      southBoundLatitude: b[1],
+      northBoundLatitude: b[3],
+    },
     BoundingBox: { "@CRS": "CRS:84", ...corners(b) },
   };
 }
@@ -46,8 +62,17 @@ export const isoDay = (ms: number): string => new Date(ms).toISOString().slice(0
 function timeDimension(l: LayerInput, extent: LayerExtent | undefined, version: WmsVersion) {
   const w = defaultWindow(l);
   const values = extent ? `${extent.interval[0]}/${extent.interval[1]}/P1D` : `${isoDay(0)}/${isoDay(Date.now())}/P1D`;
-  const value = { "@default": `${isoDay(w.from)}/${isoDay(w.to)}`, "@multipleValues": "0", "@current": "0", "#text": values };
-  if (version === "1.1.1") return { Dimension: { "@name": "time", "@units": "ISO8601" }, Extent: { "@name": "time", ...value, "@nearestValue": "0" } };
+  const value = {
+    "@default": `${isoDay(w.from)}/${isoDay(w.to)}`,
+    "@multipleValues": "0",
+    "@current": "0",
+    "#text": values,
+  };
+  if (version === "1.1.1")
+    return {
+      Dimension: { "@name": "time", "@units": "ISO8601" },
+      Extent: { "@name": "time", ...value, "@nearestValue": "0" },
+    };
   return { Dimension: { "@name": "time", "@units": "ISO8601", ...value } };
 }
 
@@ -67,11 +92,26 @@ function layerElement(l: LayerInput, extent: LayerExtent | undefined, version: W
  * Per version: the root element's name and attributes, the service name, the formats of GetCapabilities (also the
  * document's media type, WMS 1.1.1 section 6.5.4, 1.3.0 section 7.2.3) and of exceptions.
  */
-const FORMS: Readonly<Record<WmsVersion, { root: string; attributes: Record<string, string>; service: string; capabilities: string; exception: string }>> = {
-  "1.1.1": { root: "WMT_MS_Capabilities", attributes: { "@version": "1.1.1" }, service: "OGC:WMS", capabilities: "application/vnd.ogc.wms_xml", exception: "application/vnd.ogc.se_xml" },
+const FORMS: Readonly<
+  Record<
+    WmsVersion,
+    { root: string; attributes: Record<string, string>; service: string; capabilities: string; exception: string }
+  >
+> = {
+  "1.1.1": {
+    root: "WMT_MS_Capabilities",
+    attributes: { "@version": "1.1.1" },
+    service: "OGC:WMS",
+    capabilities: "application/vnd.ogc.wms_xml",
+    exception: "application/vnd.ogc.se_xml",
+  },
   "1.3.0": {
     root: "WMS_Capabilities",
-    attributes: { "@version": "1.3.0", "@xmlns": "http://www.opengis.net/wms", "@xmlns:xlink": "http://www.w3.org/1999/xlink" },
+    attributes: {
+      "@version": "1.3.0",
+      "@xmlns": "http://www.opengis.net/wms",
+      "@xmlns:xlink": "http://www.w3.org/1999/xlink",
+    },
     service: "WMS",
     capabilities: "text/xml",
     exception: "XML",
@@ -89,7 +129,14 @@ export function capabilitiesType(version: WmsVersion): string {
  * `<base>/ogc/wms/<id>`). `extents`: per collection id (sentinel-2-l2a, ...), from the catalog; a layer without
  * one advertises the world.
  */
-export function capabilitiesXml(version: WmsVersion, url: string, title: string, layers: LayerInput[], extents: Map<string, LayerExtent>, collectionOf: (l: LayerInput) => string): string {
+export function capabilitiesXml(
+  version: WmsVersion,
+  url: string,
+  title: string,
+  layers: LayerInput[],
+  extents: Map<string, LayerExtent>,
+  collectionOf: (l: LayerInput) => string,
+): string {
   const href = `${url}?`;
   const form = FORMS[version];
   const crsName = version === "1.1.1" ? "SRS" : "CRS";

@@ -11,7 +11,10 @@ import { XMLBuilder } from "fast-xml-parser";
 import type { WmsVersion } from "./version";
 
 /** The exception report's media type per version (WMS 1.1.1 section 6.9; 1.3.0 section 7.3.3.11). */
-const REPORT_TYPE: Readonly<Record<WmsVersion, string>> = { "1.1.1": "application/vnd.ogc.se_xml", "1.3.0": "text/xml; charset=utf-8" };
+const REPORT_TYPE: Readonly<Record<WmsVersion, string>> = {
+  "1.1.1": "application/vnd.ogc.se_xml",
+  "1.3.0": "text/xml; charset=utf-8",
+};
 
 /** Exception codes of WMS 1.3.0 (table E.1) and OWS common ones used by WMTS GetTile. */
 export type WmsExceptionCode =
@@ -40,14 +43,27 @@ export class WmsException extends Error {
   }
 }
 
-const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "@", textNodeName: "#text", format: true, suppressEmptyNode: true, suppressBooleanAttributes: false });
+const builder = new XMLBuilder({
+  ignoreAttributes: false,
+  attributeNamePrefix: "@",
+  textNodeName: "#text",
+  format: true,
+  suppressEmptyNode: true,
+  suppressBooleanAttributes: false,
+});
 
 /** The ServiceExceptionReport XML of `e` in WMS `version`'s form. */
-export function exceptionXml(e: { code?: string; message: string; locator?: string }, version: WmsVersion = "1.3.0"): string {
+export function exceptionXml(
+  e: { code?: string; message: string; locator?: string },
+  version: WmsVersion = "1.3.0",
+): string {
   const ex: Record<string, string> = { ...(e.code ? { "@code": e.code } : {}), "#text": e.message };
   if (e.locator) ex["@locator"] = e.locator;
   const ns = version === "1.3.0" ? { "@xmlns": "http://www.opengis.net/ogc" } : {};
-  const doc = { "?xml": { "@version": "1.0", "@encoding": "UTF-8" }, ServiceExceptionReport: { "@version": version, ...ns, ServiceException: ex } };
+  const doc = {
+    "?xml": { "@version": "1.0", "@encoding": "UTF-8" },
+    ServiceExceptionReport: { "@version": version, ...ns, ServiceException: ex },
+  };
   return builder.build(doc) as string;
 }
 
@@ -55,6 +71,12 @@ export function exceptionXml(e: { code?: string; message: string; locator?: stri
  * The HTTP response of a service exception in WMS `version`'s form and media type, with the exception's status and
  * `headers` (e.g. Retry-After).
  */
-export function exceptionResponse(e: { code?: string; message: string; locator?: string; status?: number; headers?: Record<string, string> }, version: WmsVersion = "1.3.0"): Response {
-  return new Response(exceptionXml(e, version), { status: e.status ?? 400, headers: { ...e.headers, "content-type": REPORT_TYPE[version] } });
+export function exceptionResponse(
+  e: { code?: string; message: string; locator?: string; status?: number; headers?: Record<string, string> },
+  version: WmsVersion = "1.3.0",
+): Response {
+  return new Response(exceptionXml(e, version), {
+    status: e.status ?? 400,
+    headers: { ...e.headers, "content-type": REPORT_TYPE[version] },
+  });
 }

@@ -36,14 +36,21 @@ export const MAP_FORMATS = ["image/png", "image/jpeg"] as const;
 export type MapFormat = (typeof MAP_FORMATS)[number];
 
 /** The EPSG codes GetMap accepts (parseWmsCrs): every supported CRS but the geographic ones other than WGS 84. */
-const GETMAP_EPSG = [4326, 3857, ...SUPPORTED_EPSG.filter((c) => c !== 4326 && c !== 3857 && !crsFromEpsg(c).geographic)];
+const GETMAP_EPSG = [
+  4326,
+  3857,
+  ...SUPPORTED_EPSG.filter((c) => c !== 4326 && c !== 3857 && !crsFromEpsg(c).geographic),
+];
 const EPSG_NAMES = GETMAP_EPSG.map((c) => `EPSG:${c}`);
 /**
  * CRSs advertised in GetCapabilities per version: every one GetMap accepts (Sentinel Hub's list: WGS 84, Web
  * Mercator, the UTM zones, ...), as Sentinel Hub's WMS advertises its list. CRS:84 is a 1.3.0 name (OGC 06-042
  * annex B.3), 1.1.1's geographic CRS is EPSG:4326 in lon,lat order.
  */
-export const CAPABILITY_CRS: Readonly<Record<WmsVersion, string[]>> = { "1.1.1": EPSG_NAMES, "1.3.0": ["CRS:84", ...EPSG_NAMES] };
+export const CAPABILITY_CRS: Readonly<Record<WmsVersion, string[]>> = {
+  "1.1.1": EPSG_NAMES,
+  "1.3.0": ["CRS:84", ...EPSG_NAMES],
+};
 
 /** A time window in ms since the epoch, both ends inclusive. */
 export interface TimeWindow {
@@ -82,7 +89,11 @@ export function parseWmsCrs(name: string, version: WmsVersion): { crs: Crs; latL
   }
   const param = WMS_VERSIONS[version].crsParam;
   if (!crs || (crs.geographic && crs.epsg !== 4326))
-    throw new WmsException("InvalidCRS", `${param} '${name}' is not supported; use ${version === "1.3.0" ? "CRS:84, " : ""}${SUPPORTED_CRS.replace("EPSG:4326 (or OGC CRS84)", "EPSG:4326")} (the capabilities list them).`, param);
+    throw new WmsException(
+      "InvalidCRS",
+      `${param} '${name}' is not supported; use ${version === "1.3.0" ? "CRS:84, " : ""}${SUPPORTED_CRS.replace("EPSG:4326 (or OGC CRS84)", "EPSG:4326")} (the capabilities list them).`,
+      param,
+    );
   return { crs, latLon: crs.epsg === 4326 && version === "1.3.0" };
 }
 
@@ -91,7 +102,11 @@ function pixels(p: Kvp, name: string): number {
   const v = required(p, name);
   const n = Number(v);
   if (!/^\d+$/.test(v) || n < 1 || n > MAX_SYNC_SIZE)
-    throw new WmsException("InvalidParameterValue", `${name} must be an integer from 1 to ${MAX_SYNC_SIZE}; it is '${v}'.`, name);
+    throw new WmsException(
+      "InvalidParameterValue",
+      `${name} must be an integer from 1 to ${MAX_SYNC_SIZE}; it is '${v}'.`,
+      name,
+    );
   return n;
 }
 
@@ -99,7 +114,11 @@ function pixels(p: Kvp, name: string): number {
 function parseBbox(v: string, latLon: boolean): [number, number, number, number] {
   const n = v.split(",").map((s) => Number(s.trim()));
   if (n.length !== 4 || !n.every(Number.isFinite) || !(n[0]! < n[2]!) || !(n[1]! < n[3]!))
-    throw new WmsException("InvalidParameterValue", `BBOX must be minx,miny,maxx,maxy with min < max; it is '${v}'.`, "BBOX");
+    throw new WmsException(
+      "InvalidParameterValue",
+      `BBOX must be minx,miny,maxx,maxy with min < max; it is '${v}'.`,
+      "BBOX",
+    );
   const [a, b, c, d] = n as [number, number, number, number];
   return latLon ? [b, a, d, c] : [a, b, c, d];
 }
@@ -124,7 +143,8 @@ function instant(s: string, end: boolean): number {
 /** TIME: `start/end[/period]` (period ignored) or one date / date-time (a bare date is that whole UTC day). */
 export function parseTime(v: string): TimeWindow {
   const parts = v.split("/");
-  if (parts.length > 3 || parts.length === 2 && !parts[1]) throw new WmsException("InvalidDimensionValue", `TIME '${v}' must be a date or start/end.`, "TIME");
+  if (parts.length > 3 || (parts.length === 2 && !parts[1]))
+    throw new WmsException("InvalidDimensionValue", `TIME '${v}' must be a date or start/end.`, "TIME");
   const from = instant(parts[0]!, false);
   const to = instant(parts.length === 1 ? parts[0]! : parts[1]!, true);
   if (from > to) throw new WmsException("InvalidDimensionValue", `TIME '${v}': the start is after the end.`, "TIME");
@@ -134,7 +154,12 @@ export function parseTime(v: string): TimeWindow {
 /** A FORMAT value (case-insensitive MIME type); InvalidFormat unless image/png or image/jpeg. */
 export function formatOf(value: string): MapFormat {
   const v = value.toLowerCase();
-  if (!(MAP_FORMATS as readonly string[]).includes(v)) throw new WmsException("InvalidFormat", `FORMAT '${v}' is not supported; use ${MAP_FORMATS.join(" or ")}.`, "FORMAT");
+  if (!(MAP_FORMATS as readonly string[]).includes(v))
+    throw new WmsException(
+      "InvalidFormat",
+      `FORMAT '${v}' is not supported; use ${MAP_FORMATS.join(" or ")}.`,
+      "FORMAT",
+    );
   return v as MapFormat;
 }
 
@@ -142,7 +167,8 @@ const parseFormat = (p: Kvp): MapFormat => formatOf(required(p, "FORMAT"));
 
 function parseBool(p: Kvp, name: string): boolean {
   const v = (p.get(name) ?? "FALSE").toUpperCase();
-  if (v !== "TRUE" && v !== "FALSE") throw new WmsException("InvalidParameterValue", `${name} must be TRUE or FALSE; it is '${p.get(name)}'.`, name);
+  if (v !== "TRUE" && v !== "FALSE")
+    throw new WmsException("InvalidParameterValue", `${name} must be TRUE or FALSE; it is '${p.get(name)}'.`, name);
   return v === "TRUE";
 }
 
@@ -151,14 +177,20 @@ export function parseMaxcc(p: Kvp): number | undefined {
   const v = p.get("MAXCC");
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (v.trim() === "" || !(n >= 0 && n <= 100)) throw new WmsException("InvalidParameterValue", `MAXCC must be a number from 0 to 100; it is '${v}'.`, "MAXCC");
+  if (v.trim() === "" || !(n >= 0 && n <= 100))
+    throw new WmsException("InvalidParameterValue", `MAXCC must be a number from 0 to 100; it is '${v}'.`, "MAXCC");
   return n;
 }
 
 /** The single layer of LAYERS (and its STYLES entry, if any). EO Edge renders one layer per GetMap. */
 function parseLayer(p: Kvp): { layer: string; style?: string } {
   const layers = required(p, "LAYERS").split(",");
-  if (layers.length !== 1) throw new WmsException("InvalidParameterValue", `LAYERS names ${layers.length} layers; EO Edge renders one layer per GetMap request.`, "LAYERS");
+  if (layers.length !== 1)
+    throw new WmsException(
+      "InvalidParameterValue",
+      `LAYERS names ${layers.length} layers; EO Edge renders one layer per GetMap request.`,
+      "LAYERS",
+    );
   const style = p.get("STYLES")?.trim();
   return { layer: layers[0]!.trim(), ...(style ? { style } : {}) };
 }

@@ -44,7 +44,14 @@ export function layerSource(layer: LayerInput, time?: TimeWindow, maxcc?: number
       ...(d.mosaickingOrder ? { mosaickingOrder: d.mosaickingOrder } : {}),
       ...(cc !== undefined ? { maxCloudCoverage: cc } : {}),
     },
-    ...(d.upsampling || d.downsampling ? { processing: { ...(d.upsampling ? { upsampling: d.upsampling } : {}), ...(d.downsampling ? { downsampling: d.downsampling } : {}) } } : {}),
+    ...(d.upsampling || d.downsampling
+      ? {
+          processing: {
+            ...(d.upsampling ? { upsampling: d.upsampling } : {}),
+            ...(d.downsampling ? { downsampling: d.downsampling } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -52,7 +59,12 @@ export function layerSource(layer: LayerInput, time?: TimeWindow, maxcc?: number
 export function styleScript(layer: LayerInput, style?: string): string {
   const name = style ?? layer.defaultStyleName ?? layer.styles[0]!.name;
   const s = layer.styles.find((x) => x.name === name);
-  if (!s) throw new WmsException("StyleNotDefined", `Layer '${layer.id}' has no style '${name}' (styles: ${layer.styles.map((x) => x.name).join(", ")}).`, "STYLES");
+  if (!s)
+    throw new WmsException(
+      "StyleNotDefined",
+      `Layer '${layer.id}' has no style '${name}' (styles: ${layer.styles.map((x) => x.name).join(", ")}).`,
+      "STYLES",
+    );
   return s.evalScript;
 }
 
@@ -63,7 +75,12 @@ export function styleScript(layer: LayerInput, style?: string): string {
  * @throws WmsException StyleNotDefined; the pipeline's EngineError / ApiError for bad bboxes, scripts or data;
  * OverloadedError (503 with Retry-After) when the pixels found no room in time.
  */
-export async function renderMap(env: Env, account: string, layer: LayerInput, target: MapTarget): Promise<{ body: Uint8Array; processingUnits: number }> {
+export async function renderMap(
+  env: Env,
+  account: string,
+  layer: LayerInput,
+  target: MapTarget,
+): Promise<{ body: Uint8Array; processingUnits: number }> {
   const evalscript = styleScript(layer, target.style);
   const input: ProcessInput = {
     bounds: { bbox: target.bbox, properties: { crs: `http://www.opengis.net/def/crs/EPSG/0/${target.crs.epsg}` } },
@@ -75,7 +92,12 @@ export async function renderMap(env: Env, account: string, layer: LayerInput, ta
   return withAdmission(planBytes(plan, script.setup, "encode", [target.format]), async () => {
     const evaluation = await evaluatePlan(env, script, plan, { convert: true });
     const identifier = script.setup.outputs[0]?.id ?? "default";
-    const body = await encodeOutput(evaluation.result, { identifier, format: { type: target.format } }, target.format, plan.grid);
+    const body = await encodeOutput(
+      evaluation.result,
+      { identifier, format: { type: target.format } },
+      target.format,
+      plan.grid,
+    );
     return { body, processingUnits: evaluation.processingUnits };
   });
 }

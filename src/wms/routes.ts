@@ -48,15 +48,25 @@ function findInstance(request: AuthedRequest, env: Env): Promise<StoredInstance 
 /** The instance of the path; 404 exception when there is none. */
 async function instanceOf(request: AuthedRequest, env: Env): Promise<StoredInstance> {
   const inst = await findInstance(request, env);
-  if (!inst) throw new WmsException("InstanceNotFound", `No WMS instance '${decodeURIComponent(request.params.instanceId ?? "")}'; create one with POST /configuration/v1/wms/instances.`, undefined, 404);
+  if (!inst)
+    throw new WmsException(
+      "InstanceNotFound",
+      `No WMS instance '${decodeURIComponent(request.params.instanceId ?? "")}'; create one with POST /configuration/v1/wms/instances.`,
+      undefined,
+      404,
+    );
   return inst;
 }
 
 /** The account an OGC request acts for (RouteMeta `account`): the instance's owner; none for an unknown instance. */
-const ownerOf = async (request: AuthedRequest, env: Env): Promise<string | undefined> => (await findInstance(request, env))?.account;
+const ownerOf = async (request: AuthedRequest, env: Env): Promise<string | undefined> =>
+  (await findInstance(request, env))?.account;
 
 /** RouteMeta `metered` of an OGC route: true for its rendering operation (`getmap`, `gettile`), whatever the case. */
-const renders = (op: string) => (request: Request): boolean => kvp(new URL(request.url)).get("REQUEST")?.trim().toLowerCase() === op;
+const renders =
+  (op: string) =>
+  (request: Request): boolean =>
+    kvp(new URL(request.url)).get("REQUEST")?.trim().toLowerCase() === op;
 
 async function layerOf(env: Env, inst: StoredInstance, name: string, locator: string): Promise<LayerInput> {
   const layer = await getLayer(env, inst.id, name);
@@ -67,7 +77,8 @@ async function layerOf(env: Env, inst: StoredInstance, name: string, locator: st
 /** Checks SERVICE (when given) and returns REQUEST. */
 function operation(p: Kvp, service: string): string {
   const s = p.get("SERVICE");
-  if (s !== undefined && s.toUpperCase() !== service) throw new WmsException("InvalidParameterValue", `SERVICE must be ${service}; it is '${s}'.`, "SERVICE");
+  if (s !== undefined && s.toUpperCase() !== service)
+    throw new WmsException("InvalidParameterValue", `SERVICE must be ${service}; it is '${s}'.`, "SERVICE");
   return required(p, "REQUEST").toLowerCase();
 }
 
@@ -76,10 +87,19 @@ function operation(p: Kvp, service: string): string {
  * owner's account after the response (chargeLater: exactly once, off the critical path of every map tile), when the
  * rate limiter admitted the request.
  */
-async function mapResponse(request: AuthedRequest, env: Env, ctx: ExecutionContext, inst: StoredInstance, layer: LayerInput, target: MapTarget): Promise<Response> {
+async function mapResponse(
+  request: AuthedRequest,
+  env: Env,
+  ctx: ExecutionContext,
+  inst: StoredInstance,
+  layer: LayerInput,
+  target: MapTarget,
+): Promise<Response> {
   const { body, processingUnits } = await renderMap(env, inst.account, layer, target);
   chargeLater(ctx, env, inst.account, processingUnits, request.admitted);
-  return new Response(body, { headers: { "content-type": target.format, "x-processingunits-spent": String(processingUnits) } });
+  return new Response(body, {
+    headers: { "content-type": target.format, "x-processingunits-spent": String(processingUnits) },
+  });
 }
 
 /**
@@ -99,7 +119,8 @@ async function layersWithExtents(env: Env, inst: StoredInstance): Promise<[Layer
 
 /** The key of a layer's extent: its data collection type as configured (checked against the registry when stored). */
 const collectionOf = (l: LayerInput): string => l.datasourceDefaults.type;
-const xmlResponse = (xml: string, type = "text/xml; charset=utf-8") => new Response(xml, { headers: { "content-type": type } });
+const xmlResponse = (xml: string, type = "text/xml; charset=utf-8") =>
+  new Response(xml, { headers: { "content-type": type } });
 
 /** GET /ogc/wms/{instanceId}. */
 async function wms(request: AuthedRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
@@ -108,10 +129,21 @@ async function wms(request: AuthedRequest, env: Env, ctx: ExecutionContext): Pro
   const op = operation(p, "WMS");
   if (op === "getcapabilities") {
     const version = negotiateVersion(requestedVersion(p));
-    const xml = capabilitiesXml(version, `${publicBaseUrl(env)}/ogc/wms/${inst.id}`, inst.body.name, ...(await layersWithExtents(env, inst)), collectionOf);
+    const xml = capabilitiesXml(
+      version,
+      `${publicBaseUrl(env)}/ogc/wms/${inst.id}`,
+      inst.body.name,
+      ...(await layersWithExtents(env, inst)),
+      collectionOf,
+    );
     return xmlResponse(xml, capabilitiesType(version));
   }
-  if (op !== "getmap") throw new WmsException("OperationNotSupported", `REQUEST '${p.get("REQUEST")}' is not supported; use GetCapabilities or GetMap.`, "REQUEST");
+  if (op !== "getmap")
+    throw new WmsException(
+      "OperationNotSupported",
+      `REQUEST '${p.get("REQUEST")}' is not supported; use GetCapabilities or GetMap.`,
+      "REQUEST",
+    );
   const req = parseGetMap(p);
   return mapResponse(request, env, ctx, inst, await layerOf(env, inst, req.layer, "LAYERS"), req);
 }
@@ -121,8 +153,21 @@ async function wmts(request: AuthedRequest, env: Env, ctx: ExecutionContext): Pr
   const p = kvp(new URL(request.url));
   const inst = await instanceOf(request, env);
   const op = operation(p, "WMTS");
-  if (op === "getcapabilities") return xmlResponse(wmtsCapabilitiesXml(`${publicBaseUrl(env)}/ogc/wmts/${inst.id}`, inst.body.name, ...(await layersWithExtents(env, inst)), collectionOf));
-  if (op !== "gettile") throw new WmsException("OperationNotSupported", `REQUEST '${p.get("REQUEST")}' is not supported; use GetCapabilities or GetTile.`, "REQUEST");
+  if (op === "getcapabilities")
+    return xmlResponse(
+      wmtsCapabilitiesXml(
+        `${publicBaseUrl(env)}/ogc/wmts/${inst.id}`,
+        inst.body.name,
+        ...(await layersWithExtents(env, inst)),
+        collectionOf,
+      ),
+    );
+  if (op !== "gettile")
+    throw new WmsException(
+      "OperationNotSupported",
+      `REQUEST '${p.get("REQUEST")}' is not supported; use GetCapabilities or GetTile.`,
+      "REQUEST",
+    );
   const size = tileSize(p.get("TILEMATRIXSET") ?? "PopularWebMercator256");
   const z = tileIndex(required(p, "TILEMATRIX"), "TILEMATRIX", MAX_ZOOM);
   const x = tileIndex(required(p, "TILECOL"), "TILECOL", 2 ** z - 1);
@@ -131,7 +176,15 @@ async function wmts(request: AuthedRequest, env: Env, ctx: ExecutionContext): Pr
   const time = p.get("TIME")?.trim();
   const maxcc = parseMaxcc(p);
   const layer = await layerOf(env, inst, required(p, "LAYER"), "LAYER");
-  const target: MapTarget = { crs: crsFromEpsg(3857), bbox: tileBbox(z, x, y), width: size, height: size, format, ...(time ? { time: parseTime(time) } : {}), ...(maxcc !== undefined ? { maxcc } : {}) };
+  const target: MapTarget = {
+    crs: crsFromEpsg(3857),
+    bbox: tileBbox(z, x, y),
+    width: size,
+    height: size,
+    format,
+    ...(time ? { time: parseTime(time) } : {}),
+    ...(maxcc !== undefined ? { maxcc } : {}),
+  };
   return mapResponse(request, env, ctx, inst, layer, target);
 }
 
@@ -156,7 +209,8 @@ function asException(err: unknown, version: WmsVersion): Response {
 }
 
 /** RouteMeta `errors` of the WMS route: the report in the request's version (reportVersion). */
-const wmsException = (err: unknown, request: Request): Response => asException(err, reportVersion(kvp(new URL(request.url))));
+const wmsException = (err: unknown, request: Request): Response =>
+  asException(err, reportVersion(kvp(new URL(request.url))));
 /** RouteMeta `errors` of the WMTS route: WMS 1.3.0's report. */
 const wmtsException = (err: unknown): Response => asException(err, "1.3.0");
 
@@ -174,6 +228,20 @@ export function registerWms(api: Api): void {
     errors,
   });
   api
-    .on("GET", "/ogc/wms/:instanceId", wms, ogc("OGC WMS 1.1.1 and 1.3.0: GetCapabilities (version negotiation), GetMap (KVP query; the instance id is the credential)", "getmap", wmsException))
-    .on("GET", "/ogc/wmts/:instanceId", wmts, ogc("OGC WMTS 1.0.0 and XYZ tiles: GetCapabilities, GetTile (KVP query)", "gettile", wmtsException));
+    .on(
+      "GET",
+      "/ogc/wms/:instanceId",
+      wms,
+      ogc(
+        "OGC WMS 1.1.1 and 1.3.0: GetCapabilities (version negotiation), GetMap (KVP query; the instance id is the credential)",
+        "getmap",
+        wmsException,
+      ),
+    )
+    .on(
+      "GET",
+      "/ogc/wmts/:instanceId",
+      wmts,
+      ogc("OGC WMTS 1.0.0 and XYZ tiles: GetCapabilities, GetTile (KVP query)", "gettile", wmtsException),
+    );
 }

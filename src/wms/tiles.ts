@@ -14,14 +14,20 @@ export const MAX_ZOOM = 22;
 /** Tile size in px of a tile matrix set name; TileMatrixSet names other than PopularWebMercator256/512 are invalid. */
 export function tileSize(matrixSet: string): number {
   const m = /^PopularWebMercator(256|512)$/i.exec(matrixSet);
-  if (!m) throw new WmsException("InvalidParameterValue", `TILEMATRIXSET '${matrixSet}' is not supported; use PopularWebMercator256 or PopularWebMercator512.`, "TILEMATRIXSET");
+  if (!m)
+    throw new WmsException(
+      "InvalidParameterValue",
+      `TILEMATRIXSET '${matrixSet}' is not supported; use PopularWebMercator256 or PopularWebMercator512.`,
+      "TILEMATRIXSET",
+    );
   return Number(m[1]);
 }
 
 /** A non-negative integer parameter up to `max`; `code` (InvalidParameterValue / TileOutOfRange) otherwise. */
 export function tileIndex(v: string, name: string, max: number): number {
   const n = Number(v);
-  if (!/^\d+$/.test(v)) throw new WmsException("InvalidParameterValue", `${name} must be a non-negative integer; it is '${v}'.`, name);
+  if (!/^\d+$/.test(v))
+    throw new WmsException("InvalidParameterValue", `${name} must be a non-negative integer; it is '${v}'.`, name);
   if (n > max) throw new WmsException("TileOutOfRange", `${name} ${n} is out of range (0..${max}).`, name);
   return n;
 }
@@ -29,5 +35,10 @@ export function tileIndex(v: string, name: string, max: number): number {
 /** EPSG:3857 bbox [minx, miny, maxx, maxy] in metres of tile (z, x, y). */
 export function tileBbox(z: number, x: number, y: number): [number, number, number, number] {
   const size = (2 * MERCATOR_HALF) / 2 ** z;
-  return [-MERCATOR_HALF + x * size, MERCATOR_HALF - (y + 1) * size, -MERCATOR_HALF + (x + 1) * size, MERCATOR_HALF - y * size];
+  return [
+    -MERCATOR_HALF + x * size,
+    MERCATOR_HALF - (y + 1) * size,
+    -MERCATOR_HALF + (x + 1) * size,
+    MERCATOR_HALF - y * size,
+  ];
 }

@@ -19,12 +19,16 @@ export interface VersionTraits {
 }
 
 /** The supported versions, lowest first, and their traits. */
-export const WMS_VERSIONS: Readonly<Record<WmsVersion, VersionTraits>> = { "1.1.1": { crsParam: "SRS" }, "1.3.0": { crsParam: "CRS" } };
+export const WMS_VERSIONS: Readonly<Record<WmsVersion, VersionTraits>> = {
+  "1.1.1": { crsParam: "SRS" },
+  "1.3.0": { crsParam: "CRS" },
+};
 const SUPPORTED = Object.keys(WMS_VERSIONS) as WmsVersion[];
 const HIGHEST = SUPPORTED[SUPPORTED.length - 1]!;
 
 /** The requested version: VERSION, else WMTVER; undefined when neither is given. */
-export const requestedVersion = (p: Kvp): string | undefined => (p.get("VERSION") ?? p.get("WMTVER"))?.trim() || undefined;
+export const requestedVersion = (p: Kvp): string | undefined =>
+  (p.get("VERSION") ?? p.get("WMTVER"))?.trim() || undefined;
 
 /** `x.y.z` as numbers (missing parts 0), or null when it is not a version number. */
 function parts(v: string): number[] | null {
@@ -43,7 +47,12 @@ const compare = (a: number[], b: number[]): number => a.reduce((d, x, i) => d ||
 export function negotiateVersion(requested: string | undefined): WmsVersion {
   if (requested === undefined) return HIGHEST;
   const want = parts(requested);
-  if (!want) throw new WmsException("InvalidParameterValue", `VERSION '${requested.slice(0, 40)}' is not a version number; EO Edge speaks WMS ${SUPPORTED.join(" and ")}.`, "VERSION");
+  if (!want)
+    throw new WmsException(
+      "InvalidParameterValue",
+      `VERSION '${requested.slice(0, 40)}' is not a version number; EO Edge speaks WMS ${SUPPORTED.join(" and ")}.`,
+      "VERSION",
+    );
   const lower = SUPPORTED.filter((v) => compare(parts(v)!, want) <= 0);
   return lower[lower.length - 1] ?? SUPPORTED[0]!;
 }
@@ -56,7 +65,11 @@ export function negotiateVersion(requested: string | undefined): WmsVersion {
 export function operationVersion(p: Kvp): WmsVersion {
   const v = requestedVersion(p) ?? HIGHEST;
   if (v in WMS_VERSIONS) return v as WmsVersion;
-  throw new WmsException("InvalidParameterValue", `VERSION '${v.slice(0, 40)}' is not supported; use ${SUPPORTED.join(" or ")}.`, "VERSION");
+  throw new WmsException(
+    "InvalidParameterValue",
+    `VERSION '${v.slice(0, 40)}' is not supported; use ${SUPPORTED.join(" or ")}.`,
+    "VERSION",
+  );
 }
 
 /**
@@ -65,7 +78,9 @@ export function operationVersion(p: Kvp): WmsVersion {
  */
 export function reportVersion(p: Kvp): WmsVersion {
   try {
-    return p.get("REQUEST")?.trim().toLowerCase() === "getcapabilities" ? negotiateVersion(requestedVersion(p)) : operationVersion(p);
+    return p.get("REQUEST")?.trim().toLowerCase() === "getcapabilities"
+      ? negotiateVersion(requestedVersion(p))
+      : operationVersion(p);
   } catch {
     return HIGHEST;
   }

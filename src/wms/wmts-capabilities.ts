@@ -11,7 +11,13 @@ import { MAP_FORMATS } from "./params";
 import { defaultWindow } from "./render";
 import { MAX_ZOOM, MERCATOR_HALF } from "./tiles";
 
-const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "@", format: true, suppressEmptyNode: true, suppressBooleanAttributes: false });
+const builder = new XMLBuilder({
+  ignoreAttributes: false,
+  attributeNamePrefix: "@",
+  format: true,
+  suppressEmptyNode: true,
+  suppressBooleanAttributes: false,
+});
 const PIXEL_SIZE_M = 0.00028;
 
 /** One tile matrix set of `size` px tiles, matrices 0..MAX_ZOOM. */
@@ -46,13 +52,23 @@ function layerElement(l: LayerInput, extent: LayerExtent | undefined) {
     "ows:Identifier": l.id,
     Style: l.styles.map((s, i) => ({ "@isDefault": String(i === 0), "ows:Identifier": s.name })),
     Format: [...MAP_FORMATS],
-    Dimension: { "ows:Identifier": "time", Default: `${isoDay(w.from)}/${isoDay(w.to)}`, Value: extent ? `${extent.interval[0]}/${extent.interval[1]}/P1D` : `${isoDay(w.from)}/${isoDay(w.to)}/P1D` },
+    Dimension: {
+      "ows:Identifier": "time",
+      Default: `${isoDay(w.from)}/${isoDay(w.to)}`,
+      Value: extent ? `${extent.interval[0]}/${extent.interval[1]}/P1D` : `${isoDay(w.from)}/${isoDay(w.to)}/P1D`,
+    },
     TileMatrixSetLink: [{ TileMatrixSet: "PopularWebMercator256" }, { TileMatrixSet: "PopularWebMercator512" }],
   };
 }
 
 /** The WMTS capabilities XML of an instance served at `url` (`<base>/ogc/wmts/<id>`); extents as in capabilitiesXml. */
-export function wmtsCapabilitiesXml(url: string, title: string, layers: LayerInput[], extents: Map<string, LayerExtent>, collectionOf: (l: LayerInput) => string): string {
+export function wmtsCapabilitiesXml(
+  url: string,
+  title: string,
+  layers: LayerInput[],
+  extents: Map<string, LayerExtent>,
+  collectionOf: (l: LayerInput) => string,
+): string {
   const href = `${url}?`;
   const doc = {
     "?xml": { "@version": "1.0", "@encoding": "UTF-8" },
@@ -61,9 +77,16 @@ export function wmtsCapabilitiesXml(url: string, title: string, layers: LayerInp
       "@xmlns:ows": "http://www.opengis.net/ows/1.1",
       "@xmlns:xlink": "http://www.w3.org/1999/xlink",
       "@version": "1.0.0",
-      "ows:ServiceIdentification": { "ows:Title": title, "ows:ServiceType": "OGC WMTS", "ows:ServiceTypeVersion": "1.0.0" },
+      "ows:ServiceIdentification": {
+        "ows:Title": title,
+        "ows:ServiceType": "OGC WMTS",
+        "ows:ServiceTypeVersion": "1.0.0",
+      },
       "ows:OperationsMetadata": { "ows:Operation": [operation("GetCapabilities", href), operation("GetTile", href)] },
-      Contents: { Layer: layers.map((l) => layerElement(l, extents.get(collectionOf(l)))), TileMatrixSet: [matrixSet(256), matrixSet(512)] },
+      Contents: {
+        Layer: layers.map((l) => layerElement(l, extents.get(collectionOf(l)))),
+        TileMatrixSet: [matrixSet(256), matrixSet(512)],
+      },
     },
   };
   return builder.build(doc) as string;

@@ -40,28 +40,67 @@ function bandDefs(g: InspectedGroup, crs: Crs): BandDef[] {
   return g.bands.map((b) => {
     const fill = b.zarray.fill_value;
     const sampleType = sampleTypeOf(DTYPES[String(b.zarray.dtype).slice(1)]!)!;
-    return { name: b.name, kind: "file", units: ["DN"], sampleType, resolution: res, nodata: typeof fill === "number" ? fill : null };
+    return {
+      name: b.name,
+      kind: "file",
+      units: ["DN"],
+      sampleType,
+      resolution: res,
+      nodata: typeof fill === "number" ? fill : null,
+    };
   });
 }
 
 /** additionalData.bands as Sentinel Hub shows BYOC bands (bitDepth, sampleFormat, noData). */
 function bandsJson(defs: BandDef[]): Record<string, Record<string, unknown>> {
   const format = (t: string) => (t.startsWith("FLOAT") ? "FLOAT" : t.startsWith("U") ? "UINT" : "INT");
-  return Object.fromEntries(defs.map((d) => [d.name, { bitDepth: Number(/\d+/.exec(d.sampleType)![0]), sampleFormat: format(d.sampleType), ...(d.nodata === null ? {} : { noData: d.nodata }) }]));
+  return Object.fromEntries(
+    defs.map((d) => [
+      d.name,
+      {
+        bitDepth: Number(/\d+/.exec(d.sampleType)![0]),
+        sampleFormat: format(d.sampleType),
+        ...(d.nodata === null ? {} : { noData: d.nodata }),
+      },
+    ]),
+  );
 }
 
 /** One STAC item per time step (a single item at `created` for 2-D data). */
 function items(r: ZarrRecord, g: InspectedGroup, crs: Crs): StacItem[] {
   const box = bboxOf(g.geoTransform, g.width, g.height);
   const [w, s, e, n] = transformBounds(box, crs, crsFromEpsg(4326));
-  const geometry = { type: "Polygon", coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] };
-  const assets = Object.fromEntries(g.bands.map((b) => [b.name, { href: `s3://${r.s3Bucket}/${r.path}${b.name}`, type: "application/vnd+zarr", roles: ["data"] }]));
+  const geometry = {
+    type: "Polygon",
+    coordinates: [
+      [
+        [w, s],
+        [e, s],
+        [e, n],
+        [w, n],
+        [w, s],
+      ],
+    ],
+  };
+  const assets = Object.fromEntries(
+    g.bands.map((b) => [
+      b.name,
+      { href: `s3://${r.s3Bucket}/${r.path}${b.name}`, type: "application/vnd+zarr", roles: ["data"] },
+    ]),
+  );
   const times = g.times.length ? g.times : [Date.parse(r.created)];
   return times.map((t, i) => {
     const datetime = new Date(t).toISOString().replace(".000Z", "Z");
     return {
-      type: "Feature", stac_version: "1.0.0", id: datetime, collection: zarrType(r.id), geometry, bbox: [w, s, e, n],
-      properties: { datetime, "zarr:time_index": i }, links: [], assets,
+      type: "Feature",
+      stac_version: "1.0.0",
+      id: datetime,
+      collection: zarrType(r.id),
+      geometry,
+      bbox: [w, s, e, n],
+      properties: { datetime, "zarr:time_index": i },
+      links: [],
+      assets,
     };
   });
 }
@@ -75,13 +114,24 @@ export async function unregisterZarr(env: Pick<Env, "DB">, id: string): Promise<
   ]);
 }
 
-const EMPTY: IngestedInfo = { envelope: null, width: null, height: null, zattrs: null, arrays: [], bands: null, maxMetersPerPixel: null };
+const EMPTY: IngestedInfo = {
+  envelope: null,
+  width: null,
+  height: null,
+  zattrs: null,
+  arrays: [],
+  bands: null,
+  maxMetersPerPixel: null,
+};
 
 /**
  * Ingests (or re-ingests) `r`: inspects its group, then registers it or records why not.
  * @returns the new status and errors. Storage faults (D1, R2) propagate.
  */
-export async function ingestZarr(env: Pick<Env, "DB" | "BUCKETS">, r: ZarrRecord): Promise<{ status: "INGESTED" | "FAILED"; errors: string | null }> {
+export async function ingestZarr(
+  env: Pick<Env, "DB" | "BUCKETS">,
+  r: ZarrRecord,
+): Promise<{ status: "INGESTED" | "FAILED"; errors: string | null }> {
   await unregisterZarr(env, r.id);
   const crs = parseCrs(r.crs);
   const bucket = await resolveBucket(env, r.account, { url: `s3://${r.s3Bucket}/${r.path}` }).catch((e: unknown) => {
@@ -97,8 +147,17 @@ export async function ingestZarr(env: Pick<Env, "DB" | "BUCKETS">, r: ZarrRecord
   const defs = bandDefs(g, crs);
   try {
     await registerCollection(env, {
-      id: zarrType(r.id), collectionId: r.id, aliases: [], kind: "zarr", owner: r.account, title: r.name, location: null, optical: false,
-      config: { s3Bucket: r.s3Bucket, path: r.path, crs: r.crs, coords: g.coords }, stac: { description: `Zarr collection ${r.name}` }, bands: defs,
+      id: zarrType(r.id),
+      collectionId: r.id,
+      aliases: [],
+      kind: "zarr",
+      owner: r.account,
+      title: r.name,
+      location: null,
+      optical: false,
+      config: { s3Bucket: r.s3Bucket, path: r.path, crs: r.crs, coords: g.coords },
+      stac: { description: `Zarr collection ${r.name}` },
+      bands: defs,
     });
     for (const item of items(r, g, crs)) await upsertItem(env, item);
   } catch (e) {
@@ -106,9 +165,25 @@ export async function ingestZarr(env: Pick<Env, "DB" | "BUCKETS">, r: ZarrRecord
     throw e;
   }
   const [x0, y0, x1, y1] = bboxOf(g.geoTransform, g.width, g.height);
-  const envelope = { type: "Polygon" as const, coordinates: [[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]] };
+  const envelope = {
+    type: "Polygon" as const,
+    coordinates: [
+      [
+        [x0, y0],
+        [x1, y0],
+        [x1, y1],
+        [x0, y1],
+        [x0, y0],
+      ],
+    ],
+  };
   const info: IngestedInfo = {
-    envelope, width: g.width, height: g.height, zattrs: g.zattrs, arrays: g.arrays, bands: bandsJson(defs),
+    envelope,
+    width: g.width,
+    height: g.height,
+    zattrs: g.zattrs,
+    arrays: g.arrays,
+    bands: bandsJson(defs),
     maxMetersPerPixel: 3 * metres(crs, Math.abs(g.geoTransform[1])),
   };
   await saveIngestion(env, r.id, "INGESTED", null, info);
@@ -129,7 +204,9 @@ export const zarrUnit = (body: TaskMessage, env: Pick<Env, "UNITS">): UnitRef | 
 
 /** The record a `zarr-ingest` message names, or null (deleted since). */
 async function recordOf(env: Env, body: TaskMessage): Promise<ZarrRecord | null> {
-  return typeof body.collection === "string" && typeof body.account === "string" ? getZarr(env, body.account, body.collection) : null;
+  return typeof body.collection === "string" && typeof body.account === "string"
+    ? getZarr(env, body.account, body.collection)
+    : null;
 }
 
 /**
@@ -148,10 +225,14 @@ export async function leaseZarrIngestion(env: Pick<Env, "UNITS">, r: ZarrRecord)
  * unit is then retried by its watchdog.
  */
 export async function ingestLeased(env: Env, r: ZarrRecord): Promise<boolean> {
-  const run = await runLeased({ stub: ingestionUnits(env, r.id), unit: INGEST_UNIT }, `request:${crypto.randomUUID()}`, async () => {
-    await markIngesting(env, r.id);
-    await ingestZarr(env, r);
-  });
+  const run = await runLeased(
+    { stub: ingestionUnits(env, r.id), unit: INGEST_UNIT },
+    `request:${crypto.randomUUID()}`,
+    async () => {
+      await markIngesting(env, r.id);
+      await ingestZarr(env, r);
+    },
+  );
   return run.ran;
 }
 
@@ -167,9 +248,20 @@ export async function zarrIngestMessage(body: TaskMessage, env: Env): Promise<vo
 }
 
 /** Its every attempt lost or failed: the collection is FAILED with the cause, nothing stays registered. */
-export async function zarrIngestDead(body: TaskMessage, env: Env, message: Message<unknown>, cause?: string): Promise<void> {
+export async function zarrIngestDead(
+  body: TaskMessage,
+  env: Env,
+  message: Message<unknown>,
+  cause?: string,
+): Promise<void> {
   const r = await recordOf(env, body);
   if (!r) return;
   await unregisterZarr(env, r.id);
-  await saveIngestion(env, r.id, "FAILED", cause ?? `Ingestion failed on all ${message.attempts} attempts (storage errors); reingest to try again.`, EMPTY);
+  await saveIngestion(
+    env,
+    r.id,
+    "FAILED",
+    cause ?? `Ingestion failed on all ${message.attempts} attempts (storage errors); reingest to try again.`,
+    EMPTY,
+  );
 }

@@ -44,8 +44,20 @@ export const MAX_ARRAYS = 256;
 /** Time steps of a group (each becomes a catalog item, written at ingestion). */
 export const MAX_TIME_STEPS = 10_000;
 const IDENTIFIER = /^[\p{L}$_][\p{L}$_0-9]*$/u;
-const RESERVED = new Set("break case catch class const continue debugger default delete do else export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static enum await implements package protected interface private public".split(" "));
-const UNIT_MS: Record<string, number> = { days: 86_400_000, hours: 3_600_000, minutes: 60_000, seconds: 1000, millis: 1, micros: 1e-3, nanos: 1e-6 };
+const RESERVED = new Set(
+  "break case catch class const continue debugger default delete do else export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static enum await implements package protected interface private public".split(
+    " ",
+  ),
+);
+const UNIT_MS: Record<string, number> = {
+  days: 86_400_000,
+  hours: 3_600_000,
+  minutes: 60_000,
+  seconds: 1000,
+  millis: 1,
+  micros: 1e-3,
+  nanos: 1e-6,
+};
 
 /**
  * A metadata object as JSON, or null when it is missing or not JSON.
@@ -90,15 +102,22 @@ function checkDataArray(a: ZarrArrayInfo, width: number, height: number, times: 
   const errors: string[] = [];
   const shape = shapeOf(a);
   const chunks = (a.zarray.chunks as number[]) ?? [];
-  if (!IDENTIFIER.test(a.name) || RESERVED.has(a.name)) errors.push(`array name '${a.name}' is not a valid JavaScript identifier`);
-  if (shape.length !== 2 && shape.length !== 3) return [...errors, `array ${a.name} has ${shape.length} dimensions; 2 ([y, x]) or 3 ([time, y, x]) are needed`];
+  if (!IDENTIFIER.test(a.name) || RESERVED.has(a.name))
+    errors.push(`array name '${a.name}' is not a valid JavaScript identifier`);
+  if (shape.length !== 2 && shape.length !== 3)
+    return [...errors, `array ${a.name} has ${shape.length} dimensions; 2 ([y, x]) or 3 ([time, y, x]) are needed`];
   if (a.zarray.order !== "C") errors.push(`array ${a.name} must be stored in order "C"`);
-  if (!DATA_TYPES.has(String(a.zarray.dtype))) errors.push(`array ${a.name} has dtype ${JSON.stringify(a.zarray.dtype)}; supported: u4, i4, f4, f8`);
+  if (!DATA_TYPES.has(String(a.zarray.dtype)))
+    errors.push(`array ${a.name} has dtype ${JSON.stringify(a.zarray.dtype)}; supported: u4, i4, f4, f8`);
   const [h, w] = shape.slice(-2);
-  if (h !== height || w !== width) errors.push(`array ${a.name} is ${w}x${h} (x by y) but the coordinate arrays are ${width}x${height}`);
-  if (shape.length === 3 && times === null) errors.push(`array ${a.name} has a time dimension but the group has no time coordinate array`);
-  if (shape.length === 3 && times !== null && shape[0] !== times) errors.push(`array ${a.name} has ${shape[0]} time steps but the time array has ${times}`);
-  if (chunks.slice(-2).some((c) => c > MAX_CHUNK)) errors.push(`array ${a.name} has spatial chunks ${chunks.slice(-2).join("x")}; at most ${MAX_CHUNK}`);
+  if (h !== height || w !== width)
+    errors.push(`array ${a.name} is ${w}x${h} (x by y) but the coordinate arrays are ${width}x${height}`);
+  if (shape.length === 3 && times === null)
+    errors.push(`array ${a.name} has a time dimension but the group has no time coordinate array`);
+  if (shape.length === 3 && times !== null && shape[0] !== times)
+    errors.push(`array ${a.name} has ${shape[0]} time steps but the time array has ${times}`);
+  if (chunks.slice(-2).some((c) => c > MAX_CHUNK))
+    errors.push(`array ${a.name} has spatial chunks ${chunks.slice(-2).join("x")}; at most ${MAX_CHUNK}`);
   return errors;
 }
 
@@ -119,12 +138,23 @@ function regular(v: Float64Array): boolean {
 }
 
 /** The group's problems found without reading any chunk: coordinate arrays and time units, every array's metadata. */
-function metadataErrors(arrays: ZarrArrayInfo[], byName: Map<string, ZarrArrayInfo>, coords: [string, string]): string[] {
+function metadataErrors(
+  arrays: ZarrArrayInfo[],
+  byName: Map<string, ZarrArrayInfo>,
+  coords: [string, string],
+): string[] {
   const errors: string[] = [];
-  if (!byName.has(coords[0]) || !byName.has(coords[1])) errors.push(`missing coordinate arrays: the group needs x and y (or lon and lat); found ${arrays.map((a) => a.name).join(", ") || "no arrays"}`);
+  if (!byName.has(coords[0]) || !byName.has(coords[1]))
+    errors.push(
+      `missing coordinate arrays: the group needs x and y (or lon and lat); found ${arrays.map((a) => a.name).join(", ") || "no arrays"}`,
+    );
   const timeArr = byName.get("time");
-  if (timeArr && !parseTimeUnits(timeArr.zattrs?.units)) errors.push(`the time array's units attribute ${JSON.stringify(timeArr.zattrs?.units ?? null)} is not "<days|hours|minutes|seconds|millis|micros|nanos> since <ISO 8601 instant>"`);
-  if (timeArr && (shapeOf(timeArr)[0] ?? 0) > MAX_TIME_STEPS) errors.push(`the time array has ${shapeOf(timeArr)[0]} time steps; at most ${MAX_TIME_STEPS}`);
+  if (timeArr && !parseTimeUnits(timeArr.zattrs?.units))
+    errors.push(
+      `the time array's units attribute ${JSON.stringify(timeArr.zattrs?.units ?? null)} is not "<days|hours|minutes|seconds|millis|micros|nanos> since <ISO 8601 instant>"`,
+    );
+  if (timeArr && (shapeOf(timeArr)[0] ?? 0) > MAX_TIME_STEPS)
+    errors.push(`the time array has ${shapeOf(timeArr)[0]} time steps; at most ${MAX_TIME_STEPS}`);
   return [...errors, ...arrays.flatMap((a) => zarrayProblems(a.name, a.zarray))];
 }
 
@@ -133,17 +163,20 @@ async function inspect(store: ObjectStore, prefix: string): Promise<InspectedGro
   const base = prefix ? `${prefix}/` : "";
   const zgroup = await readJson(store, `${base}.zgroup`);
   if (!zgroup) return { errors: [`s3://${store.bucket}/${base} holds no Zarr group (no .zgroup)`] };
-  if (zgroup.zarr_format !== 2) return { errors: [`the group's zarr_format is ${JSON.stringify(zgroup.zarr_format)}; Zarr v2 is supported`] };
+  if (zgroup.zarr_format !== 2)
+    return { errors: [`the group's zarr_format is ${JSON.stringify(zgroup.zarr_format)}; Zarr v2 is supported`] };
   const arrays = await listArrays(store, base);
   const byName = new Map(arrays.map((a) => [a.name, a]));
   const [xName, yName] = byName.has("x") || byName.has("y") ? ["x", "y"] : ["lon", "lat"];
   const errors = metadataErrors(arrays, byName, [xName, yName]);
   if (errors.length) return { errors };
   const zstore = objectZarrStore(store, prefix);
-  const vector = async (name: string) => readVector(await zarr.open.v2(zarr.root(zstore).resolve(name), { kind: "array", attrs: false }));
+  const vector = async (name: string) =>
+    readVector(await zarr.open.v2(zarr.root(zstore).resolve(name), { kind: "array", attrs: false }));
   const timeArr = byName.get("time");
   const [x, y, t] = await Promise.all([vector(xName), vector(yName), timeArr ? vector("time") : Promise.resolve(null)]);
-  if (x.length < 2 || y.length < 2 || !regular(x) || !regular(y)) errors.push(`coordinate arrays ${xName} and ${yName} must hold at least 2 regularly spaced values each`);
+  if (x.length < 2 || y.length < 2 || !regular(x) || !regular(y))
+    errors.push(`coordinate arrays ${xName} and ${yName} must hold at least 2 regularly spaced values each`);
   const coordNames = new Set([xName, yName, "time"]);
   const bands = arrays.filter((a) => !coordNames.has(a.name));
   if (!bands.length) errors.push("the group has no data arrays besides the coordinate arrays");
@@ -151,7 +184,16 @@ async function inspect(store: ObjectStore, prefix: string): Promise<InspectedGro
   if (errors.length) return { errors };
   const time = timeArr ? parseTimeUnits(timeArr.zattrs?.units) : null;
   const times = t && time ? Array.from(t, (v) => time.epoch + v * time.scale) : [];
-  return { zattrs: await readJson(store, `${base}.zattrs`), arrays, bands, width: x.length, height: y.length, geoTransform: geoTransformOf(x, y), times, coords: [xName, yName] };
+  return {
+    zattrs: await readJson(store, `${base}.zattrs`),
+    arrays,
+    bands,
+    width: x.length,
+    height: y.length,
+    geoTransform: geoTransformOf(x, y),
+    times,
+    coords: [xName, yName],
+  };
 }
 
 /**
@@ -165,7 +207,8 @@ export async function inspectGroup(store: ObjectStore, prefix: string): Promise<
     return await inspect(store, prefix);
   } catch (e) {
     const failure = e instanceof GroupError ? e : zarrFailure(e);
-    if (failure instanceof GroupError || (failure instanceof EngineError && failure.kind === "invalid-file")) return { errors: [failure.message] };
+    if (failure instanceof GroupError || (failure instanceof EngineError && failure.kind === "invalid-file"))
+      return { errors: [failure.message] };
     throw failure;
   }
 }

@@ -58,43 +58,86 @@ interface Row {
 
 function fromRow(r: Row): ZarrRecord {
   return {
-    id: r.id, account: r.account, name: r.name, s3Bucket: r.s3_bucket, path: r.path, crs: r.crs, status: r.status,
-    ingestionErrors: r.ingestion_errors, created: r.created, envelope: jsonColumn(r.envelope), width: r.width, height: r.height,
-    zattrs: jsonColumn(r.zattrs), arrays: jsonColumn<ZarrArrayInfo[]>(r.arrays) ?? [], bands: jsonColumn(r.bands), maxMetersPerPixel: r.max_mpp,
+    id: r.id,
+    account: r.account,
+    name: r.name,
+    s3Bucket: r.s3_bucket,
+    path: r.path,
+    crs: r.crs,
+    status: r.status,
+    ingestionErrors: r.ingestion_errors,
+    created: r.created,
+    envelope: jsonColumn(r.envelope),
+    width: r.width,
+    height: r.height,
+    zattrs: jsonColumn(r.zattrs),
+    arrays: jsonColumn<ZarrArrayInfo[]>(r.arrays) ?? [],
+    bands: jsonColumn(r.bands),
+    maxMetersPerPixel: r.max_mpp,
   };
 }
 
 const json = (v: unknown): string | null => (v === null || v === undefined ? null : JSON.stringify(v));
 
 /** Inserts a new record (status CREATED, nothing ingested). */
-export async function insertZarr(env: Pick<Env, "DB">, r: Pick<ZarrRecord, "id" | "account" | "name" | "s3Bucket" | "path" | "crs" | "created">): Promise<void> {
+export async function insertZarr(
+  env: Pick<Env, "DB">,
+  r: Pick<ZarrRecord, "id" | "account" | "name" | "s3Bucket" | "path" | "crs" | "created">,
+): Promise<void> {
   await env.DB.prepare(
     "INSERT INTO zarr_collections (id, account, name, s3_bucket, path, crs, status, created) VALUES (?, ?, ?, ?, ?, ?, 'CREATED', ?)",
-  ).bind(r.id, r.account, r.name, r.s3Bucket, r.path, r.crs, r.created).run();
+  )
+    .bind(r.id, r.account, r.name, r.s3Bucket, r.path, r.crs, r.created)
+    .run();
 }
 
 /** The account's record with id `id`, or null (unknown id or another account's). */
 export async function getZarr(env: Pick<Env, "DB">, account: string, id: string): Promise<ZarrRecord | null> {
-  const row = await env.DB.prepare("SELECT * FROM zarr_collections WHERE id = ? AND account = ?").bind(id, account).first<Row>();
+  const row = await env.DB.prepare("SELECT * FROM zarr_collections WHERE id = ? AND account = ?")
+    .bind(id, account)
+    .first<Row>();
   return row ? fromRow(row) : null;
 }
 
 /** All records of the account in (created, id) order. */
 export async function listZarr(env: Pick<Env, "DB">, account: string): Promise<ZarrRecord[]> {
-  const rows = await env.DB.prepare("SELECT * FROM zarr_collections WHERE account = ? ORDER BY created, id").bind(account).all<Row>();
+  const rows = await env.DB.prepare("SELECT * FROM zarr_collections WHERE account = ? ORDER BY created, id")
+    .bind(account)
+    .all<Row>();
   return rows.results.map(fromRow);
 }
 
 /** Sets the status, the errors and what ingestion found. */
-export async function saveIngestion(env: Pick<Env, "DB">, id: string, status: ZarrStatus, errors: string | null, info: IngestedInfo): Promise<void> {
+export async function saveIngestion(
+  env: Pick<Env, "DB">,
+  id: string,
+  status: ZarrStatus,
+  errors: string | null,
+  info: IngestedInfo,
+): Promise<void> {
   await env.DB.prepare(
     "UPDATE zarr_collections SET status = ?, ingestion_errors = ?, envelope = ?, width = ?, height = ?, zattrs = ?, arrays = ?, bands = ?, max_mpp = ? WHERE id = ?",
-  ).bind(status, errors, json(info.envelope), info.width, info.height, json(info.zattrs), JSON.stringify(info.arrays), json(info.bands), info.maxMetersPerPixel, id).run();
+  )
+    .bind(
+      status,
+      errors,
+      json(info.envelope),
+      info.width,
+      info.height,
+      json(info.zattrs),
+      JSON.stringify(info.arrays),
+      json(info.bands),
+      info.maxMetersPerPixel,
+      id,
+    )
+    .run();
 }
 
 /** Marks a collection INGESTING (its ingestion started; what it found before stays until the ingestion saves). */
 export async function markIngesting(env: Pick<Env, "DB">, id: string): Promise<void> {
-  await env.DB.prepare("UPDATE zarr_collections SET status = 'INGESTING', ingestion_errors = NULL WHERE id = ?").bind(id).run();
+  await env.DB.prepare("UPDATE zarr_collections SET status = 'INGESTING', ingestion_errors = NULL WHERE id = ?")
+    .bind(id)
+    .run();
 }
 
 /** Renames the account's collection; false when there is none. */
@@ -120,8 +163,19 @@ export async function deleteZarr(env: Pick<Env, "DB">, id: string): Promise<void
 export function zarrJson(r: ZarrRecord): Record<string, unknown> {
   const bands = Object.fromEntries(Object.entries(r.bands ?? {}).map(([name, b]) => [name, { ...b, aliases: [] }]));
   return {
-    id: r.id, accountId: r.account, name: r.name, created: r.created, s3Bucket: r.s3Bucket, path: r.path, status: r.status,
-    ingestionErrors: r.ingestionErrors, crs: r.crs, envelope: r.envelope, width: r.width, height: r.height, zattrs: r.zattrs,
+    id: r.id,
+    accountId: r.account,
+    name: r.name,
+    created: r.created,
+    s3Bucket: r.s3Bucket,
+    path: r.path,
+    status: r.status,
+    ingestionErrors: r.ingestionErrors,
+    crs: r.crs,
+    envelope: r.envelope,
+    width: r.width,
+    height: r.height,
+    zattrs: r.zattrs,
     additionalData: { bands, ...(r.maxMetersPerPixel === null ? {} : { maxMetersPerPixel: r.maxMetersPerPixel }) },
   };
 }

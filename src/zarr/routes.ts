@@ -29,7 +29,10 @@ const createSchema = z.object({
   path: z
     .string()
     .regex(/^[^/].*\/$/, "path must end with '/' and not start with it")
-    .refine((p) => new TextEncoder().encode(p).length <= MAX_PATH_BYTES, `path must be at most ${MAX_PATH_BYTES} bytes (UTF-8)`),
+    .refine(
+      (p) => new TextEncoder().encode(p).length <= MAX_PATH_BYTES,
+      `path must be at most ${MAX_PATH_BYTES} bytes (UTF-8)`,
+    ),
   crs: z.string().min(1),
   envelope: z.unknown().optional(),
 });
@@ -55,17 +58,35 @@ async function create(request: AuthedRequest, env: Env, ctx: ExecutionContext): 
   } catch (e) {
     throw badRequest((e as Error).message);
   }
-  const record = { id: crypto.randomUUID(), account: accountOf(request), name: body.name, s3Bucket: body.s3Bucket, path: body.path, crs: body.crs, created: new Date().toISOString() };
+  const record = {
+    id: crypto.randomUUID(),
+    account: accountOf(request),
+    name: body.name,
+    s3Bucket: body.s3Bucket,
+    path: body.path,
+    crs: body.crs,
+    created: new Date().toISOString(),
+  };
   await insertZarr(env, record);
   const created = (await getZarr(env, record.account, record.id))!;
   await leaseZarrIngestion(env, created);
   // a storage fault leaves the unit to its watchdog (./ingest.ts)
-  ctx.waitUntil(ingestLeased(env, created).catch((e: unknown) => console.error("zarr ingestion after create:", String(e).slice(0, 300))));
+  ctx.waitUntil(
+    ingestLeased(env, created).catch((e: unknown) =>
+      console.error("zarr ingestion after create:", String(e).slice(0, 300)),
+    ),
+  );
   return Response.json({ data: zarrJson(created) }, { status: 201 });
 }
 
 /** A paged, optionally `search`-filtered (parseSearch, on `name`) list of `rows` sorted by `key`. */
-function listing<T>(request: AuthedRequest, rows: T[], name: (t: T) => string, key: (t: T) => (string | number)[], render: (t: T) => unknown): Response {
+function listing<T>(
+  request: AuthedRequest,
+  rows: T[],
+  name: (t: T) => string,
+  key: (t: T) => (string | number)[],
+  render: (t: T) => unknown,
+): Response {
   const url = new URL(request.url);
   const page = parsePageRequest(url, MAX_PAGE);
   const search = parseSearch(url);
@@ -76,7 +97,13 @@ function listing<T>(request: AuthedRequest, rows: T[], name: (t: T) => string, k
 
 async function query(request: AuthedRequest, env: Env): Promise<Response> {
   const rows = await listZarr(env, accountOf(request));
-  return listing(request, rows, (r) => r.name, (r) => [r.created, r.id], zarrJson);
+  return listing(
+    request,
+    rows,
+    (r) => r.name,
+    (r) => [r.created, r.id],
+    zarrJson,
+  );
 }
 
 async function get(request: AuthedRequest, env: Env): Promise<Response> {
@@ -100,13 +127,20 @@ async function remove(request: AuthedRequest, env: Env): Promise<Response> {
 /** PUT reingest: ingests now and answers the updated record; 400 while another ingestion of it is under way. */
 async function reingest(request: AuthedRequest, env: Env): Promise<Response> {
   const r = await owned(request, env);
-  if (!(await runZarrIngestion(env, r))) throw badRequest(`Zarr collection '${r.id}' is being ingested; reingest it once it is INGESTED or FAILED.`);
+  if (!(await runZarrIngestion(env, r)))
+    throw badRequest(`Zarr collection '${r.id}' is being ingested; reingest it once it is INGESTED or FAILED.`);
   return Response.json({ data: zarrJson((await getZarr(env, r.account, r.id))!) });
 }
 
 async function arrays(request: AuthedRequest, env: Env): Promise<Response> {
   const r = await owned(request, env);
-  return listing(request, r.arrays, (a) => a.name, (a) => [a.name], (a) => arrayJson(r, a));
+  return listing(
+    request,
+    r.arrays,
+    (a) => a.name,
+    (a) => [a.name],
+    (a) => arrayJson(r, a),
+  );
 }
 
 async function array(request: AuthedRequest, env: Env): Promise<Response> {

@@ -27,7 +27,8 @@ async function create(bearer: string, body: unknown): Promise<Created> {
   if (r.status !== 201) throw new Error(`create answered ${r.status}: ${await r.text()}`);
   return (await r.json()) as Created;
 }
-const ids = async (r: Response): Promise<string[]> => ((await r.json()) as { data: { clientId: string }[] }).data.map((c) => c.clientId);
+const ids = async (r: Response): Promise<string[]> =>
+  ((await r.json()) as { data: { clientId: string }[] }).data.map((c) => c.clientId);
 
 let a: TestAccount, b: TestAccount, tokA: string, tokB: string;
 beforeAll(async () => {
@@ -40,12 +41,18 @@ describe("creating a client", () => {
     const c = await create(tokA, { name: "pipeline", neverExpire: true, confirmNeverExpireRisk: true });
     expect([c.name, c.expires, c.status, c.singlePageApp]).toEqual(["pipeline", null, "ACTIVE", null]);
     expect(c.clientSecret).toMatch(/^[0-9a-f]{48}$/);
-    const row = await env.DB.prepare("SELECT secret_hash FROM oauth_clients WHERE client_id = ?").bind(c.clientId).first<{ secret_hash: string }>();
+    const row = await env.DB.prepare("SELECT secret_hash FROM oauth_clients WHERE client_id = ?")
+      .bind(c.clientId)
+      .first<{ secret_hash: string }>();
     expect(row!.secret_hash).not.toContain(c.clientSecret);
     const shown = await (await authed(`${CLIENTS}/${c.clientId}`, {}, tokA)).json();
     expect(shown).not.toHaveProperty("clientSecret");
     const t = await tokenOf({ client_id: c.clientId, client_secret: c.clientSecret });
-    const me = (await (await authed("/api/v1/accounts/me", {}, t)).json()) as { id: string; plan: { id: string }; maxClients: number };
+    const me = (await (await authed("/api/v1/accounts/me", {}, t)).json()) as {
+      id: string;
+      plan: { id: string };
+      maxClients: number;
+    };
     expect([me.id, me.plan.id, me.maxClients]).toEqual([a.account, "enterprise", 100]);
   });
 
@@ -58,17 +65,57 @@ describe("creating a client", () => {
   it.each([
     ["no expiry choice", { name: "x" }, /expires/],
     ["never expire without confirming the risk", { name: "x", neverExpire: true }, /confirmNeverExpireRisk/],
-    ["never expire, risk not confirmed", { name: "x", neverExpire: true, confirmNeverExpireRisk: false }, /confirmNeverExpireRisk/],
-    ["both an expiry and never expire", { name: "x", expires: "2099-01-01T00:00:00Z", neverExpire: true, confirmNeverExpireRisk: true }, /either/],
+    [
+      "never expire, risk not confirmed",
+      { name: "x", neverExpire: true, confirmNeverExpireRisk: false },
+      /confirmNeverExpireRisk/,
+    ],
+    [
+      "both an expiry and never expire",
+      { name: "x", expires: "2099-01-01T00:00:00Z", neverExpire: true, confirmNeverExpireRisk: true },
+      /either/,
+    ],
     ["an expiry in the past", { name: "x", expires: "2001-01-01T00:00:00Z" }, /future/],
     ["an expiry that is no date-time", { name: "x", expires: "tomorrow" }, /expires/],
     ["no name", { expires: "2099-01-01T00:00:00Z" }, /name/],
     ["an unknown field", { name: "x", expires: "2099-01-01T00:00:00Z", scope: "all" }, /scope/],
-    ["a single-page app without confirming the exposure", { name: "x", expires: "2099-01-01T00:00:00Z", singlePageApp: { allowedOrigins: "ALL" } }, /confirmExposureRisk/],
-    ["an origin with a path", { name: "x", expires: "2099-01-01T00:00:00Z", singlePageApp: { allowedOrigins: ["https://app.example/map"], confirmExposureRisk: true } }, /web origin/],
-    ["an origin with a trailing slash", { name: "x", expires: "2099-01-01T00:00:00Z", singlePageApp: { allowedOrigins: ["https://app.example/"], confirmExposureRisk: true } }, /web origin/],
-    ["a non-web origin", { name: "x", expires: "2099-01-01T00:00:00Z", singlePageApp: { allowedOrigins: ["ftp://files.example"], confirmExposureRisk: true } }, /web origin/],
-    ["an empty origin list", { name: "x", expires: "2099-01-01T00:00:00Z", singlePageApp: { allowedOrigins: [], confirmExposureRisk: true } }, /allowedOrigins/],
+    [
+      "a single-page app without confirming the exposure",
+      { name: "x", expires: "2099-01-01T00:00:00Z", singlePageApp: { allowedOrigins: "ALL" } },
+      /confirmExposureRisk/,
+    ],
+    [
+      "an origin with a path",
+      {
+        name: "x",
+        expires: "2099-01-01T00:00:00Z",
+        singlePageApp: { allowedOrigins: ["https://app.example/map"], confirmExposureRisk: true },
+      },
+      /web origin/,
+    ],
+    [
+      "an origin with a trailing slash",
+      {
+        name: "x",
+        expires: "2099-01-01T00:00:00Z",
+        singlePageApp: { allowedOrigins: ["https://app.example/"], confirmExposureRisk: true },
+      },
+      /web origin/,
+    ],
+    [
+      "a non-web origin",
+      {
+        name: "x",
+        expires: "2099-01-01T00:00:00Z",
+        singlePageApp: { allowedOrigins: ["ftp://files.example"], confirmExposureRisk: true },
+      },
+      /web origin/,
+    ],
+    [
+      "an empty origin list",
+      { name: "x", expires: "2099-01-01T00:00:00Z", singlePageApp: { allowedOrigins: [], confirmExposureRisk: true } },
+      /allowedOrigins/,
+    ],
   ])("400 for %s", async (_what, body, pattern) => {
     const r = await post(tokA, body);
     const e = await envelope(r);
@@ -103,7 +150,11 @@ describe("inactive clients", () => {
     expect((await requestToken(creds)).status).toBe(200);
     expect((await authed(`${CLIENTS}/${c.clientId}`, { method: "DELETE" }, tokA)).status).toBe(204);
     expect(await ids(await authed(CLIENTS, {}, tokA))).not.toContain(c.clientId);
-    const inactive = ((await (await authed(`${CLIENTS}/inactive`, {}, tokA)).json()) as { data: { clientId: string; status: string; deleted: string }[] }).data;
+    const inactive = (
+      (await (await authed(`${CLIENTS}/inactive`, {}, tokA)).json()) as {
+        data: { clientId: string; status: string; deleted: string }[];
+      }
+    ).data;
     const mine = inactive.find((x) => x.clientId === c.clientId);
     expect(mine?.status).toBe("DELETED");
     expect(Date.parse(mine!.deleted)).toBeGreaterThan(0);
@@ -115,9 +166,13 @@ describe("inactive clients", () => {
     const c = await create(tokA, { name: "short-lived", expires: inAYear() });
     const creds = { client_id: c.clientId, client_secret: c.clientSecret };
     expect((await requestToken(creds)).status).toBe(200);
-    await env.DB.prepare("UPDATE oauth_clients SET expires = ? WHERE client_id = ?").bind(new Date(Date.now() - 1000).toISOString(), c.clientId).run();
+    await env.DB.prepare("UPDATE oauth_clients SET expires = ? WHERE client_id = ?")
+      .bind(new Date(Date.now() - 1000).toISOString(), c.clientId)
+      .run();
     expect(await ids(await authed(CLIENTS, {}, tokA))).not.toContain(c.clientId);
-    const inactive = ((await (await authed(`${CLIENTS}/inactive`, {}, tokA)).json()) as { data: { clientId: string; status: string }[] }).data;
+    const inactive = (
+      (await (await authed(`${CLIENTS}/inactive`, {}, tokA)).json()) as { data: { clientId: string; status: string }[] }
+    ).data;
     expect(inactive.find((x) => x.clientId === c.clientId)?.status).toBe("EXPIRED");
     expect((await requestToken(creds)).status).toBe(401);
   });
@@ -146,10 +201,15 @@ describe("two accounts", () => {
 
 describe("single-page-app clients: CORS for their origins only", () => {
   const origin = (r: Response): string | null => r.headers.get("access-control-allow-origin");
-  const fromOrigin = (bearer: string, o: string): Promise<Response> => authed("/api/v1/metadata/location", { headers: { origin: o } }, bearer);
+  const fromOrigin = (bearer: string, o: string): Promise<Response> =>
+    authed("/api/v1/metadata/location", { headers: { origin: o } }, bearer);
 
   it("a listed origin is echoed, another gets no Access-Control-Allow-Origin", async () => {
-    const c = await create(tokA, { name: "map app", expires: inAYear(), singlePageApp: { allowedOrigins: ["https://app.example", "http://localhost:5173"], confirmExposureRisk: true } });
+    const c = await create(tokA, {
+      name: "map app",
+      expires: inAYear(),
+      singlePageApp: { allowedOrigins: ["https://app.example", "http://localhost:5173"], confirmExposureRisk: true },
+    });
     expect(c.singlePageApp).toEqual({ allowedOrigins: ["https://app.example", "http://localhost:5173"] });
     const t = await tokenOf({ client_id: c.clientId, client_secret: c.clientSecret });
     const ok = await fromOrigin(t, "https://app.example");
@@ -162,7 +222,11 @@ describe("single-page-app clients: CORS for their origins only", () => {
   });
 
   it("all domains: any origin; a confidential client's token keeps '*'", async () => {
-    const c = await create(tokA, { name: "open app", expires: inAYear(), singlePageApp: { allowedOrigins: "ALL", confirmExposureRisk: true } });
+    const c = await create(tokA, {
+      name: "open app",
+      expires: inAYear(),
+      singlePageApp: { allowedOrigins: "ALL", confirmExposureRisk: true },
+    });
     expect(c.singlePageApp).toEqual({ allowedOrigins: "ALL" });
     const t = await tokenOf({ client_id: c.clientId, client_secret: c.clientSecret });
     expect(origin(await fromOrigin(t, "https://anywhere.example"))).toBe("*");

@@ -18,7 +18,12 @@ import type { Env } from "../../src/env";
 const request = {
   input: {
     bounds: { bbox: [501360, 5629040, 502000, 5629680], properties: { crs: CRS(32631) } },
-    data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2018-04-19T00:00:00Z", to: "2018-04-20T00:00:00Z" } } }],
+    data: [
+      {
+        type: "sentinel-2-l2a",
+        dataFilter: { timeRange: { from: "2018-04-19T00:00:00Z", to: "2018-04-20T00:00:00Z" } },
+      },
+    ],
   },
   output: { width: 64, height: 64, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
   evalscript: bandsScript(["B04"]),
@@ -41,10 +46,16 @@ const T = Date.UTC(2026, 0, 15, 12, 0, 0);
 /** Charge ids the account's RateLimiter has counted. */
 async function chargeIds(account: string): Promise<number> {
   const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`account:${account}`));
-  return runInDurableObject(stub, (_o: RateLimiter, state) => Number(state.storage.sql.exec("SELECT count(*) AS n FROM charges").one().n));
+  return runInDurableObject(stub, (_o: RateLimiter, state) =>
+    Number(state.storage.sql.exec("SELECT count(*) AS n FROM charges").one().n),
+  );
 }
 const postStatistics = (bearer: string): Promise<Response> =>
-  authed("/api/v1/statistics", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(statistics) }, bearer);
+  authed(
+    "/api/v1/statistics",
+    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(statistics) },
+    bearer,
+  );
 
 beforeAll(async () => {
   await seedSamples((i) => i.id === "S2_L2A_31UDS_20180419T110127_wc00002806639B424A");
@@ -69,7 +80,9 @@ describe("processing units", () => {
     expect(usage.used).toBeCloseTo(spent1 + spent2, 9);
     expect(usage.month).toBe(new Date().toISOString().slice(0, 7));
     expect((await unitsUsage(env, b.account)).used).toBe(0);
-    const me = (await (await authed("/api/v1/accounts/me", {}, bearer)).json()) as { processingUnits: { used: number; quota: number | null } };
+    const me = (await (await authed("/api/v1/accounts/me", {}, bearer)).json()) as {
+      processingUnits: { used: number; quota: number | null };
+    };
     expect(me.processingUnits.used).toBeCloseTo(spent1 + spent2, 9);
     expect(me.processingUnits.quota).toBeNull();
   });
@@ -150,7 +163,14 @@ describe("processing units", () => {
       idFromName: (n: string) => real.idFromName(n),
       get: (id: DurableObjectId) => {
         const stub = real.get(id) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-        return new Proxy({}, { get: (_t, method: string) => (...args: unknown[]) => (calls.push(method), stub[method]!(...args)) });
+        return new Proxy(
+          {},
+          {
+            get:
+              (_t, method: string) =>
+              (...args: unknown[]) => (calls.push(method), stub[method]!(...args)),
+          },
+        );
       },
     } as unknown as Env["RATE_LIMITER"];
     const subject = { kind: "account" as const, account: a.account };
@@ -191,7 +211,9 @@ describe("processing units", () => {
     const ctx = createExecutionContext();
     const done = chargeLater(ctx, { RATE_LIMITER: flaky }, a.account, 0.5);
     await new Promise((r) => setTimeout(r, 0)); // the charge is waiting
-    await expect(takeToken({ RATE_LIMITER: flaky }, { kind: "account", account: a.account }, true)).rejects.toThrow(/connection lost/);
+    await expect(takeToken({ RATE_LIMITER: flaky }, { kind: "account", account: a.account }, true)).rejects.toThrow(
+      /connection lost/,
+    );
     await done;
     expect((await unitsUsage(env, a.account)).used).toBeCloseTo(0.5, 9);
     expect(await chargeIds(a.account)).toBe(1);

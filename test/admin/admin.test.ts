@@ -38,10 +38,17 @@ async function newAccount(fields: Record<string, unknown> = {}): Promise<Account
 
 /** A client of `account` made through the admin API and a token of it from the token endpoint. */
 async function clientToken(account: string): Promise<{ clientId: string; token: string }> {
-  const r = await admin(`/accounts/${account}/clients`, body("POST", { name: "ops", neverExpire: true, confirmNeverExpireRisk: true }));
+  const r = await admin(
+    `/accounts/${account}/clients`,
+    body("POST", { name: "ops", neverExpire: true, confirmNeverExpireRisk: true }),
+  );
   expect(r.status).toBe(201);
   const c = (await r.json()) as { clientId: string; clientSecret: string };
-  const t = await callWithEnv(over, TOKEN_PATH, form({ grant_type: "client_credentials", client_id: c.clientId, client_secret: c.clientSecret }));
+  const t = await callWithEnv(
+    over,
+    TOKEN_PATH,
+    form({ grant_type: "client_credentials", client_id: c.clientId, client_secret: c.clientSecret }),
+  );
   expect(t.status).toBe(200);
   return { clientId: c.clientId, token: ((await t.json()) as { access_token: string }).access_token };
 }
@@ -49,17 +56,32 @@ async function clientToken(account: string): Promise<{ clientId: string; token: 
 describe("the guard", () => {
   it("answers 404 everywhere while ADMIN_TOKEN is unset or shorter than 32 characters, whatever is sent", async () => {
     for (const e of [{}, { ADMIN_TOKEN: "" }, { ADMIN_TOKEN: "x".repeat(31) }]) {
-      for (const [method, path] of [["GET", "/api/v1/admin/accounts"], ["POST", "/api/v1/admin/keys/rotate"]] as const) {
-        const r = await callWithEnv(e, path, { method, headers: { authorization: `Bearer ${e.ADMIN_TOKEN ?? ADMIN_TOKEN}` } });
+      for (const [method, path] of [
+        ["GET", "/api/v1/admin/accounts"],
+        ["POST", "/api/v1/admin/keys/rotate"],
+      ] as const) {
+        const r = await callWithEnv(e, path, {
+          method,
+          headers: { authorization: `Bearer ${e.ADMIN_TOKEN ?? ADMIN_TOKEN}` },
+        });
         expect(r.status).toBe(404);
-        expect(await envelope(r)).toMatchObject({ code: "COMMON_NOT_FOUND", message: expect.stringContaining("The admin API is off") });
+        expect(await envelope(r)).toMatchObject({
+          code: "COMMON_NOT_FOUND",
+          message: expect.stringContaining("The admin API is off"),
+        });
       }
     }
   });
 
   it("401 with WWW-Authenticate without a bearer, with a wrong secret, and with a valid OAuth access token", async () => {
     const userToken = await token();
-    for (const headers of [{} as Record<string, string>, { authorization: `Basic ${btoa("a:b")}` }, { authorization: `Bearer ${ADMIN_TOKEN}x` }, { authorization: `Bearer ${ADMIN_TOKEN.slice(0, -1)}` }, { authorization: `Bearer ${userToken}` }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: `Basic ${btoa("a:b")}` },
+      { authorization: `Bearer ${ADMIN_TOKEN}x` },
+      { authorization: `Bearer ${ADMIN_TOKEN.slice(0, -1)}` },
+      { authorization: `Bearer ${userToken}` },
+    ]) {
       const r = await callWithEnv(over, "/api/v1/admin/accounts", { headers });
       expect(r.status).toBe(401);
       expect(r.headers.get("www-authenticate")).toBe('Bearer realm="admin"');
@@ -78,8 +100,16 @@ describe("the OpenAPI description", () => {
       components: { securitySchemes: Record<string, unknown> };
     };
     const admin = Object.entries(doc.paths).filter(([p]) => p.startsWith("/api/v1/admin/"));
-    expect(admin.map(([p]) => p)).toEqual(expect.arrayContaining(["/api/v1/admin/accounts", "/api/v1/admin/accounts/{accountId}", "/api/v1/admin/keys/rotate", "/api/v1/admin/data/{key}"]));
-    for (const [, ops] of admin) for (const op of Object.values(ops)) expect([op.tags, op.security]).toEqual([["Admin"], [{ AdminToken: [] }]]);
+    expect(admin.map(([p]) => p)).toEqual(
+      expect.arrayContaining([
+        "/api/v1/admin/accounts",
+        "/api/v1/admin/accounts/{accountId}",
+        "/api/v1/admin/keys/rotate",
+        "/api/v1/admin/data/{key}",
+      ]),
+    );
+    for (const [, ops] of admin)
+      for (const op of Object.values(ops)) expect([op.tags, op.security]).toEqual([["Admin"], [{ AdminToken: [] }]]);
     expect(doc.components.securitySchemes.AdminToken).toMatchObject({ type: "http", scheme: "bearer" });
   });
 });
@@ -87,10 +117,19 @@ describe("the OpenAPI description", () => {
 describe("accounts", () => {
   it("creates an account on a plan, with an id of the operator's choice; the same id again is a 409", async () => {
     const a = await newAccount({ id: "acme-ops", name: "ACME", plan: "trial" });
-    expect(a).toMatchObject({ id: "acme-ops", name: "ACME", plan: { id: "trial", name: "Trial" }, maxClients: 2, puQuota: 30000, overrides: { policies: null, tokenPolicies: null, puQuota: null } });
+    expect(a).toMatchObject({
+      id: "acme-ops",
+      name: "ACME",
+      plan: { id: "trial", name: "Trial" },
+      maxClients: 2,
+      puQuota: 30000,
+      overrides: { policies: null, tokenPolicies: null, puQuota: null },
+    });
     const again = await admin("/accounts", body("POST", { id: "acme-ops", name: "again" }));
     expect([again.status, (await envelope(again)).code]).toEqual([409, "COMMON_CONFLICT"]);
-    const got = (await (await admin("/accounts/acme-ops")).json()) as Account & { processingUnits: { used: number; quota: number } };
+    const got = (await (await admin("/accounts/acme-ops")).json()) as Account & {
+      processingUnits: { used: number; quota: number };
+    };
     expect(got.processingUnits).toMatchObject({ used: 0, quota: 30000 });
   });
 
@@ -116,22 +155,39 @@ describe("accounts", () => {
   it("PATCH sets the plan, policies and quota in force for the account's calls; null goes back to the plan's", async () => {
     const a = await newAccount();
     // before the account's first call: the limiter reads the new limits at once
-    const changed = await admin(`/accounts/${a.id}`, body("PATCH", { plan: "basic", policies: [{ samplingPeriod: "PT1H", limit: 2 }] }));
+    const changed = await admin(
+      `/accounts/${a.id}`,
+      body("PATCH", { plan: "basic", policies: [{ samplingPeriod: "PT1H", limit: 2 }] }),
+    );
     expect(changed.status).toBe(200);
-    expect(await changed.json()).toMatchObject({ name: "test account", plan: { id: "basic" }, maxClients: 10, policies: [{ samplingPeriod: "PT1H", limit: 2 }], overrides: { policies: [{ samplingPeriod: "PT1H", limit: 2 }] } });
+    expect(await changed.json()).toMatchObject({
+      name: "test account",
+      plan: { id: "basic" },
+      maxClients: 10,
+      policies: [{ samplingPeriod: "PT1H", limit: 2 }],
+      overrides: { policies: [{ samplingPeriod: "PT1H", limit: 2 }] },
+    });
     const { token: t } = await clientToken(a.id);
     const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await callWithEnv(over, "/api/v1/metadata/location", bearerWith(t))).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push((await callWithEnv(over, "/api/v1/metadata/location", bearerWith(t))).status);
     expect(statuses).toEqual([200, 200, 429]);
     const back = (await (await admin(`/accounts/${a.id}`, body("PATCH", { policies: null }))).json()) as Account;
-    expect(back.policies).toEqual([{ samplingPeriod: "PT1S", limit: 20 }, { samplingPeriod: "P1D", limit: 10000 }]);
+    expect(back.policies).toEqual([
+      { samplingPeriod: "PT1S", limit: 20 },
+      { samplingPeriod: "P1D", limit: 10000 },
+    ]);
     expect(back.overrides.policies).toBeNull();
   });
 
   it("a PU quota of 0 refuses the account's metered calls with 403 OUT_OF_PU", async () => {
     const a = await newAccount({ puQuota: 0 });
     const { token: t } = await clientToken(a.id);
-    const r = await callWithEnv(over, "/api/v1/process", { method: "POST", headers: { authorization: `Bearer ${t}`, "content-type": "application/json" }, body: "{}" });
+    const r = await callWithEnv(over, "/api/v1/process", {
+      method: "POST",
+      headers: { authorization: `Bearer ${t}`, "content-type": "application/json" },
+      body: "{}",
+    });
     expect([r.status, (await envelope(r)).code]).toEqual([403, "OUT_OF_PU"]);
   });
 
@@ -145,10 +201,16 @@ describe("accounts", () => {
   it("lists accounts by creation, paged, filtered by search", async () => {
     const made = [];
     for (const n of ["zebra-1", "zebra-2", "zebra-3"]) made.push((await newAccount({ name: n })).id);
-    const first = (await (await admin("/accounts?search=zebra&count=2")).json()) as { data: { id: string }[]; links: { next?: string } };
+    const first = (await (await admin("/accounts?search=zebra&count=2")).json()) as {
+      data: { id: string }[];
+      links: { next?: string };
+    };
     expect(first.data.map((a) => a.id)).toEqual(made.slice(0, 2));
     const next = new URL(first.links.next!);
-    const second = (await (await admin(`/accounts${next.search}`)).json()) as { data: { id: string }[]; links: { next?: string } };
+    const second = (await (await admin(`/accounts${next.search}`)).json()) as {
+      data: { id: string }[];
+      links: { next?: string };
+    };
     expect(second.data.map((a) => a.id)).toEqual(made.slice(2));
     expect(second.links.next).toBeUndefined();
     expect((await admin("/accounts?count=0")).status).toBe(400);
@@ -160,14 +222,29 @@ describe("clients, S3 keys, plans", () => {
     const a = await newAccount({ plan: "trial" });
     const c1 = await clientToken(a.id);
     await clientToken(a.id);
-    const third = await admin(`/accounts/${a.id}/clients`, body("POST", { name: "third", neverExpire: true, confirmNeverExpireRisk: true }));
+    const third = await admin(
+      `/accounts/${a.id}/clients`,
+      body("POST", { name: "third", neverExpire: true, confirmNeverExpireRisk: true }),
+    );
     expect(third.status).toBe(400);
     expect((await envelope(third)).message).toContain("'Trial' allows (2)");
     expect((await admin(`/accounts/${a.id}/clients/${c1.clientId}`, { method: "DELETE" })).status).toBe(204);
-    const list = (await (await admin(`/accounts/${a.id}/clients`)).json()) as { data: { active: unknown[]; inactive: { clientId: string; status: string }[] } };
-    expect([list.data.active.length, list.data.inactive.map((c) => [c.clientId, c.status])]).toEqual([1, [[c1.clientId, "DELETED"]]]);
+    const list = (await (await admin(`/accounts/${a.id}/clients`)).json()) as {
+      data: { active: unknown[]; inactive: { clientId: string; status: string }[] };
+    };
+    expect([list.data.active.length, list.data.inactive.map((c) => [c.clientId, c.status])]).toEqual([
+      1,
+      [[c1.clientId, "DELETED"]],
+    ]);
     expect((await callWithEnv(over, "/api/v1/metadata/location", bearerWith(c1.token))).status).toBe(401);
-    expect((await admin("/accounts/nobody/clients", body("POST", { name: "x", neverExpire: true, confirmNeverExpireRisk: true }))).status).toBe(404);
+    expect(
+      (
+        await admin(
+          "/accounts/nobody/clients",
+          body("POST", { name: "x", neverExpire: true, confirmNeverExpireRisk: true }),
+        )
+      ).status,
+    ).toBe(404);
     expect((await admin(`/accounts/${a.id}/clients`, body("POST", { name: "x" }))).status).toBe(400);
   });
 
@@ -182,7 +259,11 @@ describe("clients, S3 keys, plans", () => {
 
   it("lists the plans", async () => {
     const plans = (await (await admin("/plans")).json()) as { data: { id: string; maxClients: number }[] };
-    expect(plans.data.map((p) => [p.id, p.maxClients])).toEqual([["basic", 10], ["enterprise", 100], ["trial", 2]]);
+    expect(plans.data.map((p) => [p.id, p.maxClients])).toEqual([
+      ["basic", 10],
+      ["enterprise", 100],
+      ["trial", 2],
+    ]);
   });
 });
 
@@ -194,7 +275,9 @@ describe("signing keys", () => {
     expect(r.status).toBe(200);
     const { kid, retired } = (await r.json()) as { kid: string; retired: string[] };
     expect(retired).toContain(oldKid);
-    const keys = (await (await admin("/keys")).json()) as { data: { kid: string; active: boolean; verifiesUntil: string | null; source: string }[] };
+    const keys = (await (await admin("/keys")).json()) as {
+      data: { kid: string; active: boolean; verifiesUntil: string | null; source: string }[];
+    };
     expect(keys.data[0]).toMatchObject({ kid, active: true, verifiesUntil: null, source: "d1" });
     const previous = keys.data.find((k) => k.kid === oldKid)!;
     expect(previous.active).toBe(false);

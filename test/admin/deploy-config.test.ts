@@ -24,8 +24,18 @@ const RAW = {
   name: "eo-edge",
   main: "src/index.ts",
   vars: { LOCATION_ID: "local", PUBLIC_BASE_URL: "http://127.0.0.1:8787" },
-  d1_databases: [{ binding: "DB", database_name: "eo-edge", database_id: "00000000-0000-0000-0000-000000000000", migrations_dir: "migrations" }],
-  r2_buckets: [{ binding: "DATA", bucket_name: "eo-edge-data" }, { binding: "BUCKETS", bucket_name: "eo-edge-buckets" }],
+  d1_databases: [
+    {
+      binding: "DB",
+      database_name: "eo-edge",
+      database_id: "00000000-0000-0000-0000-000000000000",
+      migrations_dir: "migrations",
+    },
+  ],
+  r2_buckets: [
+    { binding: "DATA", bucket_name: "eo-edge-data" },
+    { binding: "BUCKETS", bucket_name: "eo-edge-buckets" },
+  ],
   assets: { directory: "./web" },
   queues: {
     producers: [{ binding: "TASK_QUEUE", queue: "eo-edge-tasks" }],
@@ -71,7 +81,11 @@ describe("resources and configuration", () => {
       { id: "creo", url: "https://creo.eo.example.org" },
       { id: "aws-us-west-2", url: "https://us.example.net" },
     ]);
-    expect(c.vars).toMatchObject({ PUBLIC_BASE_URL: "https://eo.example.org", LOCATION_ID: "aws-eu-central-1", S3_HOSTS: "s3.eo.example.org" });
+    expect(c.vars).toMatchObject({
+      PUBLIC_BASE_URL: "https://eo.example.org",
+      LOCATION_ID: "aws-eu-central-1",
+      S3_HOSTS: "s3.eo.example.org",
+    });
     expect(c.routes).toEqual([
       { pattern: "eo.example.org", custom_domain: true },
       { pattern: "creo.eo.example.org", custom_domain: true },
@@ -82,41 +96,82 @@ describe("resources and configuration", () => {
   it("the generated configuration: database id, names, paths from its folder, vars and routes; wrangler.toml untouched", () => {
     const before = JSON.stringify(RAW);
     const routes = [{ pattern: "eo.example.org", custom_domain: true }];
-    const c = deployConfig(RAW, { root: "../..", name: "eo-staging", databaseIds: { "eo-staging": "4f1c-uuid" }, vars: { PUBLIC_BASE_URL: "https://eo.example.org", LOCATION_ID: "creo" }, routes });
+    const c = deployConfig(RAW, {
+      root: "../..",
+      name: "eo-staging",
+      databaseIds: { "eo-staging": "4f1c-uuid" },
+      vars: { PUBLIC_BASE_URL: "https://eo.example.org", LOCATION_ID: "creo" },
+      routes,
+    });
     expect(c).toMatchObject({
       name: "eo-staging",
       main: "../../src/index.ts",
       assets: { directory: "../../web" },
       vars: { PUBLIC_BASE_URL: "https://eo.example.org", LOCATION_ID: "creo" },
-      d1_databases: [{ binding: "DB", database_name: "eo-staging", database_id: "4f1c-uuid", migrations_dir: "../../migrations" }],
-      r2_buckets: [{ binding: "DATA", bucket_name: "eo-staging-data" }, { binding: "BUCKETS", bucket_name: "eo-staging-buckets" }],
+      d1_databases: [
+        { binding: "DB", database_name: "eo-staging", database_id: "4f1c-uuid", migrations_dir: "../../migrations" },
+      ],
+      r2_buckets: [
+        { binding: "DATA", bucket_name: "eo-staging-data" },
+        { binding: "BUCKETS", bucket_name: "eo-staging-buckets" },
+      ],
       queues: {
         producers: [{ binding: "TASK_QUEUE", queue: "eo-staging-tasks" }],
-        consumers: [{ queue: "eo-staging-tasks", dead_letter_queue: "eo-staging-tasks-dlq" }, { queue: "eo-staging-tasks-dlq" }],
+        consumers: [
+          { queue: "eo-staging-tasks", dead_letter_queue: "eo-staging-tasks-dlq" },
+          { queue: "eo-staging-tasks-dlq" },
+        ],
       },
       routes,
     });
     expect(JSON.stringify(RAW)).toBe(before);
-    expect("routes" in deployConfig(RAW, { root: ".", name: "eo-edge", databaseIds: {}, vars: {}, routes: [] })).toBe(false);
+    expect("routes" in deployConfig(RAW, { root: ".", name: "eo-edge", databaseIds: {}, vars: {}, routes: [] })).toBe(
+      false,
+    );
   });
 });
 
 describe("wrangler's outputs", () => {
   it("d1 list --json: names and uuids, warnings around the JSON tolerated, no JSON refused", () => {
-    const json = JSON.stringify([
-      { uuid: "a1b2c3d4-0000-4000-8000-000000000001", name: "eo-edge", created_at: "2026-11-27T05:00:00.000Z", version: "production", num_tables: 14, file_size: 323584, jurisdiction: null },
-      { uuid: "a1b2c3d4-0000-4000-8000-000000000002", name: "other", created_at: "2026-10-01T00:00:00.000Z", version: "production", num_tables: 0, file_size: 12288 },
-    ], null, 2);
-    const expected = [{ name: "eo-edge", id: "a1b2c3d4-0000-4000-8000-000000000001" }, { name: "other", id: "a1b2c3d4-0000-4000-8000-000000000002" }];
+    const json = JSON.stringify(
+      [
+        {
+          uuid: "a1b2c3d4-0000-4000-8000-000000000001",
+          name: "eo-edge",
+          created_at: "2026-11-27T05:00:00.000Z",
+          version: "production",
+          num_tables: 14,
+          file_size: 323584,
+          jurisdiction: null,
+        },
+        {
+          uuid: "a1b2c3d4-0000-4000-8000-000000000002",
+          name: "other",
+          created_at: "2026-10-01T00:00:00.000Z",
+          version: "production",
+          num_tables: 0,
+          file_size: 12288,
+        },
+      ],
+      null,
+      2,
+    );
+    const expected = [
+      { name: "eo-edge", id: "a1b2c3d4-0000-4000-8000-000000000001" },
+      { name: "other", id: "a1b2c3d4-0000-4000-8000-000000000002" },
+    ];
     expect(parseD1List(json)).toEqual(expected);
-    expect(parseD1List(`▲ [WARNING] Processing wrangler.json configuration:\n  - a [note] here\n\n${json}\n`)).toEqual(expected);
+    expect(parseD1List(`▲ [WARNING] Processing wrangler.json configuration:\n  - a [note] here\n\n${json}\n`)).toEqual(
+      expected,
+    );
     expect(parseD1List(JSON.stringify({ result: JSON.parse(json) }))).toEqual(expected);
     expect(parseD1List("[]")).toEqual([]);
     expect(() => parseD1List("✘ [ERROR] Authentication error [code: 10000]")).toThrow(/no list of databases/);
   });
 
   it("r2 bucket list: the name of every block", () => {
-    const out = "Listing buckets...\nname:           eo-edge-buckets\ncreation_date:  2026-11-27T05:00:01.000Z\n\nname:           eo-edge-data\ncreation_date:  2026-11-27T05:00:00.000Z\n";
+    const out =
+      "Listing buckets...\nname:           eo-edge-buckets\ncreation_date:  2026-11-27T05:00:01.000Z\n\nname:           eo-edge-data\ncreation_date:  2026-11-27T05:00:00.000Z\n";
     expect(parseR2BucketList(out)).toEqual(["eo-edge-buckets", "eo-edge-data"]);
     expect(parseR2BucketList("Listing buckets...\n")).toEqual([]);
   });
@@ -137,7 +192,11 @@ describe("wrangler's outputs", () => {
   });
 
   it("secret list --format json", () => {
-    expect(parseSecretList('[\n  {\n    "name": "ADMIN_TOKEN",\n    "type": "secret_text"\n  },\n  {\n    "name": "JWT_PRIVATE_JWK",\n    "type": "secret_text"\n  }\n]')).toEqual(["ADMIN_TOKEN", "JWT_PRIVATE_JWK"]);
+    expect(
+      parseSecretList(
+        '[\n  {\n    "name": "ADMIN_TOKEN",\n    "type": "secret_text"\n  },\n  {\n    "name": "JWT_PRIVATE_JWK",\n    "type": "secret_text"\n  }\n]',
+      ),
+    ).toEqual(["ADMIN_TOKEN", "JWT_PRIVATE_JWK"]);
     expect(parseSecretList("")).toEqual([]);
   });
 
@@ -166,11 +225,27 @@ describe("wrangler's outputs", () => {
 });
 
 describe("configProblems: wrangler.toml safe to deploy", () => {
-  const consumers = (extra: ({ queue: string } & Record<string, unknown>)[]) => ({ ...RAW, queues: { ...RAW.queues, consumers: extra } });
+  const consumers = (extra: ({ queue: string } & Record<string, unknown>)[]) => ({
+    ...RAW,
+    queues: { ...RAW.queues, consumers: extra },
+  });
   it("needs [observability] enabled and a bounded max_concurrency on every consumer", () => {
-    const ok = { ...consumers([{ queue: "eo-edge-tasks", max_concurrency: 16 }, { queue: "eo-edge-tasks-dlq", max_concurrency: 2 }]), observability: { enabled: true } };
+    const ok = {
+      ...consumers([
+        { queue: "eo-edge-tasks", max_concurrency: 16 },
+        { queue: "eo-edge-tasks-dlq", max_concurrency: 2 },
+      ]),
+      observability: { enabled: true },
+    };
     expect(configProblems(ok)).toEqual([]);
-    const bad = { ...consumers([{ queue: "eo-edge-tasks" }, { queue: "eo-edge-ingest", max_concurrency: 250 }, { queue: "x", max_concurrency: 1.5 }]), observability: { enabled: false } };
+    const bad = {
+      ...consumers([
+        { queue: "eo-edge-tasks" },
+        { queue: "eo-edge-ingest", max_concurrency: 250 },
+        { queue: "x", max_concurrency: 1.5 },
+      ]),
+      observability: { enabled: false },
+    };
     expect(configProblems(bad)).toEqual([
       "[observability] enabled = true is missing (Workers Logs keep the edge's errors)",
       "queue consumer eo-edge-tasks has no bounded max_concurrency (unset: autoscaled to 250); give it 1..249 with the reason beside it",

@@ -27,12 +27,18 @@ describe("scene files and items through the admin API", () => {
     for (const b of bands) {
       const key = item.assets[b]!.href;
       const bytes = await sampleFile(key);
-      const r = await admin(`/data/${key.split("/").map(encodeURIComponent).join("/")}`, { method: "PUT", headers: { "content-type": "image/tiff" }, body: bytes });
+      const r = await admin(`/data/${key.split("/").map(encodeURIComponent).join("/")}`, {
+        method: "PUT",
+        headers: { "content-type": "image/tiff" },
+        body: bytes,
+      });
       expect(r.status).toBe(201);
       expect(await r.json()).toEqual({ key, size: bytes.byteLength });
       expect((await env.DATA.head(key))?.size).toBe(bytes.byteLength);
     }
-    const listing = (await (await admin(`/data?prefix=${encodeURIComponent("sentinel-2-l2a/S2A_29RKH_20200219_0_L2A/")}`)).json()) as { objects: { key: string; size: number }[]; cursor?: string };
+    const listing = (await (
+      await admin(`/data?prefix=${encodeURIComponent("sentinel-2-l2a/S2A_29RKH_20200219_0_L2A/")}`)
+    ).json()) as { objects: { key: string; size: number }[]; cursor?: string };
     expect(listing.objects.map((o) => o.key).sort()).toEqual(bands.map((b) => item.assets[b]!.href).sort());
     expect(listing.cursor).toBeUndefined();
 
@@ -42,7 +48,11 @@ describe("scene files and items through the admin API", () => {
     const search = await callWithEnv(over, "/api/v1/catalog/1.0.0/search", {
       method: "POST",
       headers: { authorization: `Bearer ${t}`, "content-type": "application/json" },
-      body: JSON.stringify({ collections: ["sentinel-2-l2a"], bbox: [-12, 24.3, -10.8, 25.3], datetime: "2020-02-01T00:00:00Z/2020-03-01T00:00:00Z" }),
+      body: JSON.stringify({
+        collections: ["sentinel-2-l2a"],
+        bbox: [-12, 24.3, -10.8, 25.3],
+        datetime: "2020-02-01T00:00:00Z/2020-03-01T00:00:00Z",
+      }),
     });
     expect(((await search.json()) as { features: { id: string }[] }).features.map((f) => f.id)).toContain(item.id);
 
@@ -50,14 +60,24 @@ describe("scene files and items through the admin API", () => {
       method: "POST",
       headers: { authorization: `Bearer ${t}`, "content-type": "application/json" },
       body: JSON.stringify({
-        input: { bounds: { bbox: [-11.6, 24.6, -11.4, 24.8] }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-03-01T00:00:00Z" } } }] },
+        input: {
+          bounds: { bbox: [-11.6, 24.6, -11.4, 24.8] },
+          data: [
+            {
+              type: "sentinel-2-l2a",
+              dataFilter: { timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-03-01T00:00:00Z" } },
+            },
+          ],
+        },
         output: { width: 64, height: 64 },
-        evalscript: "//VERSION=3\nfunction setup(){return {input:[\"B02\",\"B03\",\"B04\",\"dataMask\"],output:{bands:4}}}\nfunction evaluatePixel(s){return [2.5*s.B04,2.5*s.B03,2.5*s.B02,s.dataMask]}",
+        evalscript:
+          '//VERSION=3\nfunction setup(){return {input:["B02","B03","B04","dataMask"],output:{bands:4}}}\nfunction evaluatePixel(s){return [2.5*s.B04,2.5*s.B03,2.5*s.B02,s.dataMask]}',
       }),
     });
     expect([png.status, png.headers.get("content-type")]).toEqual([200, "image/png"]);
     const img = await decodePng(new Uint8Array(await png.arrayBuffer()));
-    let opaque = 0, red = 0;
+    let opaque = 0,
+      red = 0;
     for (let p = 0; p < 64 * 64; p++) {
       opaque += img.data[p * 4 + 3] === 255 ? 1 : 0;
       red += img.data[p * 4]!;
@@ -72,7 +92,11 @@ describe("scene files and items through the admin API", () => {
       const r = await admin(path, { method: "PUT", body: "x" });
       expect(r.status).toBe(400);
     }
-    const big = await admin("/data/too/big.tif", { method: "PUT", headers: { "content-length": String(16 * 1024 * 1024 + 1) }, body: new Uint8Array(16) });
+    const big = await admin("/data/too/big.tif", {
+      method: "PUT",
+      headers: { "content-length": String(16 * 1024 * 1024 + 1) },
+      body: new Uint8Array(16),
+    });
     expect(big.status).toBe(413);
     expect((await env.DATA.list({ prefix: "too/" })).objects).toEqual([]);
   });
@@ -81,11 +105,15 @@ describe("scene files and items through the admin API", () => {
     const item = (await sampleItems())[0]!;
     const unknown = await postItems([{ ...item, id: "x-unknown", collection: "landsat-8" }]);
     expect([unknown.status, (await envelope(unknown)).errors]).toEqual([400, { collections: ["landsat-8"] }]);
-    const undated = await postItems([{ ...item, id: "x-undated", properties: { ...item.properties, datetime: "yesterday" } }]);
+    const undated = await postItems([
+      { ...item, id: "x-undated", properties: { ...item.properties, datetime: "yesterday" } },
+    ]);
     expect(undated.status).toBe(400);
     expect(JSON.stringify(await envelope(undated))).toContain("datetime");
     expect((await postItems([])).status).toBe(400);
-    const stored = await env.DB.prepare("SELECT COUNT(*) AS n FROM items WHERE id IN ('x-unknown', 'x-undated')").first<{ n: number }>();
+    const stored = await env.DB.prepare(
+      "SELECT COUNT(*) AS n FROM items WHERE id IN ('x-unknown', 'x-undated')",
+    ).first<{ n: number }>();
     expect(stored?.n).toBe(0);
   });
 });

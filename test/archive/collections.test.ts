@@ -26,7 +26,12 @@ const hook = (path: string, body?: unknown) => twin.hook(path, body);
 
 /** POST /api/v1/process through the Worker reading this file's twin scope, with some bindings replaced. */
 const processWith = (over: Record<string, string>, body: unknown) =>
-  twin.call("/api/v1/process", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }, bearer, over);
+  twin.call(
+    "/api/v1/process",
+    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+    bearer,
+    over,
+  );
 /** GET through the Worker reading this file's twin scope, with some bindings replaced. */
 const getWith = (over: Record<string, string>, path: string) => twin.call(path, {}, bearer, over);
 
@@ -45,7 +50,15 @@ const demRequest = (dataFilter: Record<string, unknown> = {}) => ({
 /** The whole decimated Landsat fixture scene, on its own grid. */
 const LS_BBOX = [143685, -204285 - 386 * 600.854922279792731, 143685 + 379 * 600.079155672823163, -204285];
 const landsatRequest = (band: string, units?: string) => ({
-  input: { bounds: { bbox: LS_BBOX, properties: { crs: CRS(32620) } }, data: [{ type: "landsat-ot-l2", dataFilter: { timeRange: { from: "2020-10-31T00:00:00Z", to: "2020-11-01T00:00:00Z" } } }] },
+  input: {
+    bounds: { bbox: LS_BBOX, properties: { crs: CRS(32620) } },
+    data: [
+      {
+        type: "landsat-ot-l2",
+        dataFilter: { timeRange: { from: "2020-10-31T00:00:00Z", to: "2020-11-01T00:00:00Z" } },
+      },
+    ],
+  },
   output: { width: 379, height: 386, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
   evalscript: script(band, units),
 });
@@ -101,7 +114,9 @@ describe("dem (Copernicus DEM)", () => {
   it("demInstance MAPZEN is a 400 naming the supported instances", async () => {
     const r = await processWith({}, demRequest({ demInstance: "MAPZEN" }));
     expect(r.status).toBe(400);
-    expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(/demInstance 'MAPZEN'.*COPERNICUS_30, COPERNICUS_90/);
+    expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(
+      /demInstance 'MAPZEN'.*COPERNICUS_30, COPERNICUS_90/,
+    );
   });
 });
 
@@ -124,7 +139,9 @@ describe("landsat-ot-l2 (requester pays)", () => {
   it("without the operator's AWS keys the collection is not offered", async () => {
     const r = await processWith({ AWS_ACCESS_KEY_ID: "", AWS_SECRET_ACCESS_KEY: "" }, landsatRequest("B04"));
     expect(r.status).toBe(400);
-    expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(/Unknown data collection type 'landsat-ot-l2'/);
+    expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(
+      /Unknown data collection type 'landsat-ot-l2'/,
+    );
     const list = await getWith({ AWS_ACCESS_KEY_ID: "" }, "/api/v1/catalog/1.0.0/collections");
     const ids = ((await list.json()) as { collections: { id: string }[] }).collections.map((c) => c.id);
     expect(ids).toContain("dem");
@@ -132,7 +149,10 @@ describe("landsat-ot-l2 (requester pays)", () => {
   });
 
   it("keys the bucket refuses: a 502 envelope naming the archive's answer", async () => {
-    const r = await processWith({ AWS_ACCESS_KEY_ID: "AKIAWRONGWRONGWRONG0", AWS_SECRET_ACCESS_KEY: "wrong" }, landsatRequest("B04"));
+    const r = await processWith(
+      { AWS_ACCESS_KEY_ID: "AKIAWRONGWRONGWRONG0", AWS_SECRET_ACCESS_KEY: "wrong" },
+      landsatRequest("B04"),
+    );
     expect(r.status).toBe(502);
     expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(/answered 403/);
   });
@@ -147,20 +167,35 @@ describe("offering and limits", () => {
 
   it("sentinel-1-grd backCoeff: a 400 naming what each archive supports", async () => {
     const s1 = (backCoeff: string) => ({
-      input: { bounds: { bbox: [78, 10.5, 78.2, 10.7] }, data: [{ type: "sentinel-1-grd", dataFilter: { timeRange: { from: "2018-07-16T00:00:00Z", to: "2018-07-17T00:00:00Z" } }, processing: { backCoeff } }] },
+      input: {
+        bounds: { bbox: [78, 10.5, 78.2, 10.7] },
+        data: [
+          {
+            type: "sentinel-1-grd",
+            dataFilter: { timeRange: { from: "2018-07-16T00:00:00Z", to: "2018-07-17T00:00:00Z" } },
+            processing: { backCoeff },
+          },
+        ],
+      },
       output: { width: 8, height: 8 },
       evalscript: script("VV"),
     });
     const es = await processWith({}, s1("SIGMA0_ELLIPSOID"));
     expect(es.status).toBe(400);
-    expect(((await es.json()) as { error: { message: string } }).error.message).toMatch(/backCoeff 'SIGMA0_ELLIPSOID' is not available .* earth-search archive; supported: none/);
+    expect(((await es.json()) as { error: { message: string } }).error.message).toMatch(
+      /backCoeff 'SIGMA0_ELLIPSOID' is not available .* earth-search archive; supported: none/,
+    );
     const pc = await processWith(PC, s1("GAMMA0_ELLIPSOID"));
     expect(pc.status).toBe(400);
-    expect(((await pc.json()) as { error: { message: string } }).error.message).toMatch(/supported: processing.backCoeff GAMMA0_TERRAIN/);
+    expect(((await pc.json()) as { error: { message: string } }).error.message).toMatch(
+      /supported: processing.backCoeff GAMMA0_TERRAIN/,
+    );
     // without backCoeff: the GRD files are in radar geometry (GCPs only), which this service does not orthorectify
     const { processing: _, ...grd } = s1("x").input.data[0]!;
     const raw = await processWith({}, { ...s1("x"), input: { ...s1("x").input, data: [grd] } });
     expect(raw.status).toBe(400);
-    expect(((await raw.json()) as { error: { message: string } }).error.message).toMatch(/radar geometry \(ground control points\)/);
+    expect(((await raw.json()) as { error: { message: string } }).error.message).toMatch(
+      /radar geometry \(ground control points\)/,
+    );
   });
 });

@@ -24,10 +24,14 @@ let twin: TwinScope;
 
 const hook = (path: string, body?: unknown) => twin.hook(path, body);
 /** POST /api/v1/process through the Worker reading this file's twin scope (`over`: further bindings). */
-const process = (body: unknown, over: Record<string, unknown> = {}) => twin.call("/api/v1/process", postJson(body), bearer, over);
+const process = (body: unknown, over: Record<string, unknown> = {}) =>
+  twin.call("/api/v1/process", postJson(body), bearer, over);
 
 const ndviRequest = (bbox: number[], width: number, height: number, extra: Record<string, unknown> = {}) => ({
-  input: { bounds: { bbox, properties: { crs: CRS(4326) } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: RKH_TIME }, ...extra }] },
+  input: {
+    bounds: { bbox, properties: { crs: CRS(4326) } },
+    data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: RKH_TIME }, ...extra }],
+  },
   output: { width, height, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
   evalscript: NDVI,
 });
@@ -110,7 +114,11 @@ describe("NDVI over 29RKH through the archive", () => {
     const down = await process(ndviRequest(g.bbox, g.width, g.height));
     expect(down.status).toBe(503);
     const body = (await down.json()) as { error: Record<string, unknown> };
-    expect(body.error).toMatchObject({ status: 503, reason: "Service Unavailable", code: "COMMON_SERVICE_UNAVAILABLE" });
+    expect(body.error).toMatchObject({
+      status: 503,
+      reason: "Service Unavailable",
+      code: "COMMON_SERVICE_UNAVAILABLE",
+    });
     expect(String(body.error.message)).toMatch(/twin archive is not answering \(HTTP 503 after 3 attempts\)/);
     expect(down.headers.get("retry-after")).toBe("30");
     await hook("reset", {});
@@ -118,7 +126,11 @@ describe("NDVI over 29RKH through the archive", () => {
     await hook("faults", { prefix: "/earth-search/", status: 403, count: 1 });
     const denied = await process(ndviRequest(g.bbox, g.width, g.height));
     expect(denied.status).toBe(502);
-    expect(((await denied.json()) as { error: Record<string, unknown> }).error).toMatchObject({ status: 502, reason: "Bad Gateway", code: "COMMON_BAD_GATEWAY" });
+    expect(((await denied.json()) as { error: Record<string, unknown> }).error).toMatchObject({
+      status: 502,
+      reason: "Bad Gateway",
+      code: "COMMON_BAD_GATEWAY",
+    });
   });
 
   it("an upstream that does not answer is a 503 within the timeout, never a hang", async () => {
@@ -127,7 +139,9 @@ describe("NDVI over 29RKH through the archive", () => {
     const t0 = Date.now();
     const r = await process(ndviRequest(g.bbox, g.width, g.height), { ARCHIVE_TIMEOUT_MS: "300" });
     expect(r.status).toBe(503);
-    expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(/no answer within 300 ms after 3 attempts/);
+    expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(
+      /no answer within 300 ms after 3 attempts/,
+    );
     expect(Date.now() - t0).toBeLessThan(5000);
   });
 

@@ -23,18 +23,30 @@ export interface TwinScope {
 /** A fresh scope of the twin. */
 export async function twinScope(): Promise<TwinScope> {
   const url = `${env.ARCHIVE_TWIN_URL}/t/${crypto.randomUUID()}`;
-  const d = (await (await fetch(`${url}/_twin/describe`)).json()) as { stacUrl: Record<TwinArchive, string>; urlMap: Record<string, string> };
+  const d = (await (await fetch(`${url}/_twin/describe`)).json()) as {
+    stacUrl: Record<TwinArchive, string>;
+    urlMap: Record<string, string>;
+  };
   const vars = (archive: TwinArchive = "earth-search") => ({
     EO_EDGE_ARCHIVE: archive === "earth-search" ? "twin" : archive,
     ARCHIVE_STAC_URL: d.stacUrl[archive],
     ARCHIVE_URL_MAP: JSON.stringify(d.urlMap),
   });
   const hook = (path: string, body?: unknown) =>
-    fetch(`${url}/_twin/${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) }).then((r) => r.json() as Promise<Record<string, unknown>>);
+    fetch(`${url}/_twin/${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) }).then(
+      (r) => r.json() as Promise<Record<string, unknown>>,
+    );
   const call = (path: string, init: RequestInit, bearer: string, over: Record<string, unknown> = {}) =>
-    callWithEnv({ ...vars(), ...over } as never, path, { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${bearer}` } });
+    callWithEnv({ ...vars(), ...over } as never, path, {
+      ...init,
+      headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${bearer}` },
+    });
   return { url, vars, hook, call };
 }
 
 /** A POST of JSON `body`. */
-export const postJson = (body: unknown): RequestInit => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+export const postJson = (body: unknown): RequestInit => ({
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});

@@ -23,7 +23,9 @@ async function sample(path: string): Promise<Uint8Array> {
 }
 
 const hook = (path: string, body?: unknown) =>
-  fetch(`${TWIN}/_twin/${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) }).then((r) => r.json() as Promise<Record<string, unknown>>);
+  fetch(`${TWIN}/_twin/${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) }).then(
+    (r) => r.json() as Promise<Record<string, unknown>>,
+  );
 
 beforeEach(async () => {
   await hook("reset", {});
@@ -46,7 +48,9 @@ describe("objects", () => {
 
   it("answers HEAD with the size and the MD5 ETag, and If-None-Match with 304", async () => {
     const file = await sample("sentinel-2-l2a/S2A_29RKH_20200219_0_L2A/B04.tif");
-    const md5 = [...new Uint8Array(await crypto.subtle.digest("MD5", file))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const md5 = [...new Uint8Array(await crypto.subtle.digest("MD5", file))]
+      .map((b) => b.toString(16).padStart(2, "0"))
+      .join("");
     const r = await fetch(B04, { method: "HEAD" });
     expect(r.status).toBe(200);
     expect(Number(r.headers.get("content-length"))).toBe(file.length);
@@ -62,7 +66,9 @@ describe("objects", () => {
     expect(await r.text()).toContain("<Code>InvalidRange</Code>");
     const missing = await fetch(`${TWIN}/objects/sentinel-cogs/${RKH}/TCI.tif`);
     expect(missing.status).toBe(404);
-    expect(await missing.text()).toMatch(/<Code>NoSuchKey<\/Code>.*<Key>sentinel-s2-l2a-cogs\/29\/R\/KH\/2020\/2\/S2A_29RKH_20200219_0_L2A\/TCI.tif<\/Key>/s);
+    expect(await missing.text()).toMatch(
+      /<Code>NoSuchKey<\/Code>.*<Key>sentinel-s2-l2a-cogs\/29\/R\/KH\/2020\/2\/S2A_29RKH_20200219_0_L2A\/TCI.tif<\/Key>/s,
+    );
     const bucket = await fetch(`${TWIN}/objects/no-such-bucket/x.tif`);
     expect(bucket.status).toBe(404);
     expect(await bucket.text()).toContain("<Code>NoSuchBucket</Code>");
@@ -79,38 +85,62 @@ describe("objects", () => {
     expect(stats).toMatchObject({ object: 3, bytes: 200 });
     expect((stats.objects as Record<string, number>)[`sentinel-cogs/${RKH}/B04.tif`]).toBe(3);
     await hook("faults", { prefix: "/earth-search/v1/collections", status: "hang", count: 1 });
-    const hung = await Promise.race([fetch(`${ES}/collections`).then(() => "answered"), new Promise((r) => setTimeout(() => r("hung"), 300))]);
+    const hung = await Promise.race([
+      fetch(`${ES}/collections`).then(() => "answered"),
+      new Promise((r) => setTimeout(() => r("hung"), 300)),
+    ]);
     expect(hung).toBe("hung");
     expect((await fetch(`${ES}/collections`)).status).toBe(200);
     // requests in flight at once (latency holds them open): what a Worker's 6-connection limit is checked against
     await hook("reset", {});
     await hook("latency", { ms: 300 });
-    await Promise.all([0, 1, 2].map((i) => fetch(B04, { headers: { range: `bytes=${i}-${i}` } }).then((r) => r.arrayBuffer())));
+    await Promise.all(
+      [0, 1, 2].map((i) => fetch(B04, { headers: { range: `bytes=${i}-${i}` } }).then((r) => r.arrayBuffer())),
+    );
     await hook("latency", { ms: 0 });
     expect(await hook("stats")).toMatchObject({ object: 3, peakInFlight: 3, inFlight: 0 });
     // the twin's root and other scopes keep their own counts and faults
-    expect((await (await fetch(`${env.ARCHIVE_TWIN_URL}/t/other-scope/_twin/stats`)).json()) as object).toMatchObject({ object: 0 });
-    const described = (await (await fetch(`${TWIN}/_twin/describe`)).json()) as { stacUrl: Record<string, string>; urlMap: Record<string, string> };
+    expect((await (await fetch(`${env.ARCHIVE_TWIN_URL}/t/other-scope/_twin/stats`)).json()) as object).toMatchObject({
+      object: 0,
+    });
+    const described = (await (await fetch(`${TWIN}/_twin/describe`)).json()) as {
+      stacUrl: Record<string, string>;
+      urlMap: Record<string, string>;
+    };
     expect(described.stacUrl["earth-search"]).toBe(ES);
-    expect(described.urlMap["https://sentinel-cogs.s3.us-west-2.amazonaws.com/"]).toBe(`${TWIN}/objects/sentinel-cogs/`);
-    const bad = await fetch(`${TWIN}/_twin/faults`, { method: "POST", body: JSON.stringify({ prefix: "/", status: 200 }) });
+    expect(described.urlMap["https://sentinel-cogs.s3.us-west-2.amazonaws.com/"]).toBe(
+      `${TWIN}/objects/sentinel-cogs/`,
+    );
+    const bad = await fetch(`${TWIN}/_twin/faults`, {
+      method: "POST",
+      body: JSON.stringify({ prefix: "/", status: 200 }),
+    });
     expect(bad.status).toBe(400);
   });
 });
 
 describe("Earth Search v1 STAC API", () => {
   it("serves the landing page, conformance, collections and the real 29RKH item with its real hrefs", async () => {
-    const landing = (await (await fetch(ES)).json()) as { conformsTo: string[]; links: { rel: string; href: string }[] };
+    const landing = (await (await fetch(ES)).json()) as {
+      conformsTo: string[];
+      links: { rel: string; href: string }[];
+    };
     expect(landing.conformsTo).toContain("https://api.stacspec.org/v1.0.0/item-search");
     expect(landing.links.find((l) => l.rel === "search")?.href).toBe(`${ES}/search`);
     const cols = (await (await fetch(`${ES}/collections`)).json()) as { collections: { id: string }[] };
     expect(cols.collections.map((c) => c.id)).toContain("sentinel-2-l2a");
     const r = await fetch(`${ES}/collections/sentinel-2-l2a/items/S2A_29RKH_20200219_0_L2A`);
     expect(r.status).toBe(200);
-    const item = (await r.json()) as { properties: Record<string, unknown>; assets: Record<string, { href: string }>; links: { rel: string; href: string }[] };
+    const item = (await r.json()) as {
+      properties: Record<string, unknown>;
+      assets: Record<string, { href: string }>;
+      links: { rel: string; href: string }[];
+    };
     expect(item.properties["earthsearch:boa_offset_applied"]).toBe(false);
     expect(item.assets.red!.href).toBe(`https://sentinel-cogs.s3.us-west-2.amazonaws.com/${RKH}/B04.tif`);
-    expect(item.links.find((l) => l.rel === "self")?.href).toBe(`${ES}/collections/sentinel-2-l2a/items/S2A_29RKH_20200219_0_L2A`);
+    expect(item.links.find((l) => l.rel === "self")?.href).toBe(
+      `${ES}/collections/sentinel-2-l2a/items/S2A_29RKH_20200219_0_L2A`,
+    );
     expect((await fetch(`${ES}/collections/sentinel-2-l2a/items/S2A_NOPE`)).status).toBe(404);
     const nocol = await fetch(`${ES}/collections/nope`);
     expect(nocol.status).toBe(404);
@@ -119,7 +149,13 @@ describe("Earth Search v1 STAC API", () => {
 
   it("filters by bbox, intersects, datetime, ids, query and CQL2 filter", async () => {
     const ids = async (q: string | object) => {
-      const r = typeof q === "string" ? await fetch(`${ES}/search?collections=sentinel-2-l2a&${q}`) : await fetch(`${ES}/search`, { method: "POST", body: JSON.stringify({ collections: ["sentinel-2-l2a"], ...q }) });
+      const r =
+        typeof q === "string"
+          ? await fetch(`${ES}/search?collections=sentinel-2-l2a&${q}`)
+          : await fetch(`${ES}/search`, {
+              method: "POST",
+              body: JSON.stringify({ collections: ["sentinel-2-l2a"], ...q }),
+            });
       expect(r.status).toBe(200);
       return ((await r.json()) as { features: { id: string }[] }).features.map((f) => f.id);
     };
@@ -132,17 +168,28 @@ describe("Earth Search v1 STAC API", () => {
     expect(await ids("ids=S2A_29RKH_20200219_0_L2A,other")).toEqual(rkh);
     expect(await ids({ query: { "eo:cloud_cover": { lt: 5 } } })).toEqual(rkh);
     expect(await ids({ query: { "eo:cloud_cover": { lt: 4 } } })).toEqual([]);
-    expect(await ids({ filter: { op: "<", args: [{ property: "eo:cloud_cover" }, 4.1] }, "filter-lang": "cql2-json" })).toEqual(rkh);
+    expect(
+      await ids({ filter: { op: "<", args: [{ property: "eo:cloud_cover" }, 4.1] }, "filter-lang": "cql2-json" }),
+    ).toEqual(rkh);
     expect(await ids(`filter=${encodeURIComponent("\"s2:processing_baseline\" = '04.00'")}`)).toEqual([]);
   });
 
   it("pages with stac-server's next links (GET href and POST body) through every item once", async () => {
-    const all = (await (await fetch(`${ES}/search?limit=100`)).json()) as { numberMatched: number; features: { id: string }[] };
+    const all = (await (await fetch(`${ES}/search?limit=100`)).json()) as {
+      numberMatched: number;
+      features: { id: string }[];
+    };
     expect(all.numberMatched).toBeGreaterThanOrEqual(5);
-    type Page = { features: { id: string }[]; links: { rel: string; href: string; method?: string; body?: Record<string, unknown> }[]; context: { returned: number } };
+    type Page = {
+      features: { id: string }[];
+      links: { rel: string; href: string; method?: string; body?: Record<string, unknown> }[];
+      context: { returned: number };
+    };
     for (const method of ["GET", "POST"]) {
       const seen: string[] = [];
-      const first = await (method === "GET" ? fetch(`${ES}/search?limit=2`) : fetch(`${ES}/search`, { method, body: JSON.stringify({ limit: 2 }) }));
+      const first = await (method === "GET"
+        ? fetch(`${ES}/search?limit=2`)
+        : fetch(`${ES}/search`, { method, body: JSON.stringify({ limit: 2 }) }));
       let page = (await first.json()) as Page;
       for (;;) {
         expect(page.context.returned).toBe(page.features.length);
@@ -151,7 +198,9 @@ describe("Earth Search v1 STAC API", () => {
         if (!next) break;
         expect(next.method).toBe(method);
         if (method === "POST") expect(next.body).toMatchObject({ limit: 2, next: expect.any(String) });
-        const r = await (method === "GET" ? fetch(next.href) : fetch(next.href, { method, body: JSON.stringify(next.body) }));
+        const r = await (method === "GET"
+          ? fetch(next.href)
+          : fetch(next.href, { method, body: JSON.stringify(next.body) }));
         page = (await r.json()) as Page;
       }
       expect(seen, method).toEqual(all.features.map((f) => f.id));
@@ -179,15 +228,30 @@ describe("Planetary Computer", () => {
   });
 
   it("pages with pgstac tokens and serves Landsat with its real asset layout", async () => {
-    const r = await fetch(`${PC}/search`, { method: "POST", body: JSON.stringify({ collections: ["landsat-c2-l2", "cop-dem-glo-30", "sentinel-1-grd"], limit: 1 }) });
-    const page = (await r.json()) as { features: { id: string; assets: Record<string, { href: string }> }[]; links: { rel: string; body?: { token?: string } }[] };
+    const r = await fetch(`${PC}/search`, {
+      method: "POST",
+      body: JSON.stringify({ collections: ["landsat-c2-l2", "cop-dem-glo-30", "sentinel-1-grd"], limit: 1 }),
+    });
+    const page = (await r.json()) as {
+      features: { id: string; assets: Record<string, { href: string }> }[];
+      links: { rel: string; body?: { token?: string } }[];
+    };
     expect(page.features).toHaveLength(1);
     const token = page.links.find((l) => l.rel === "next")?.body?.token;
     expect(token).toMatch(/^next:[a-z0-9-]+:.+$/);
-    const next = (await (await fetch(`${PC}/search`, { method: "POST", body: JSON.stringify({ collections: ["landsat-c2-l2", "cop-dem-glo-30", "sentinel-1-grd"], limit: 1, token }) })).json()) as typeof page;
+    const next = (await (
+      await fetch(`${PC}/search`, {
+        method: "POST",
+        body: JSON.stringify({ collections: ["landsat-c2-l2", "cop-dem-glo-30", "sentinel-1-grd"], limit: 1, token }),
+      })
+    ).json()) as typeof page;
     expect(next.features[0]!.id).not.toBe(page.features[0]!.id);
-    const landsat = (await (await fetch(`${PC}/collections/landsat-c2-l2/items/LC08_L2SP_001062_20201031_02_T2`)).json()) as typeof page.features[0];
-    expect(landsat.assets.red!.href).toBe("https://landsateuwest.blob.core.windows.net/landsat-c2/level-2/standard/oli-tirs/2020/001/062/LC08_L2SP_001062_20201031_20201106_02_T2/LC08_L2SP_001062_20201031_20201106_02_T2_SR_B4.TIF");
+    const landsat = (await (
+      await fetch(`${PC}/collections/landsat-c2-l2/items/LC08_L2SP_001062_20201031_02_T2`)
+    ).json()) as (typeof page.features)[0];
+    expect(landsat.assets.red!.href).toBe(
+      "https://landsateuwest.blob.core.windows.net/landsat-c2/level-2/standard/oli-tirs/2020/001/062/LC08_L2SP_001062_20201031_20201106_02_T2/LC08_L2SP_001062_20201031_20201106_02_T2_SR_B4.TIF",
+    );
   });
 
   it("reads blobs only with an unexpired SAS of their container, as Azure answers", async () => {
@@ -195,12 +259,18 @@ describe("Planetary Computer", () => {
     const anonymous = await fetch(blob, { headers: { range: "bytes=0-7" } });
     expect(anonymous.status).toBe(409);
     expect(await anonymous.text()).toContain("PublicAccessNotPermitted");
-    const { token } = (await (await fetch(`${TWIN}/planetary-computer/api/sas/v1/token/cop-dem-glo-90`)).json()) as { token: string };
+    const { token } = (await (await fetch(`${TWIN}/planetary-computer/api/sas/v1/token/cop-dem-glo-90`)).json()) as {
+      token: string;
+    };
     const ok = await fetch(`${blob}?${token}`, { headers: { range: "bytes=0-7" } });
     expect(ok.status).toBe(206);
-    const file = await sample("archive/copernicus-dem-90m/Copernicus_DSM_COG_30_S90_00_W164_00_DEM/Copernicus_DSM_COG_30_S90_00_W164_00_DEM.tif");
+    const file = await sample(
+      "archive/copernicus-dem-90m/Copernicus_DSM_COG_30_S90_00_W164_00_DEM/Copernicus_DSM_COG_30_S90_00_W164_00_DEM.tif",
+    );
     expect(new Uint8Array(await ok.arrayBuffer())).toEqual(file.slice(0, 8));
-    const other = (await (await fetch(`${TWIN}/planetary-computer/api/sas/v1/token/landsat-c2-l2`)).json()) as { token: string };
+    const other = (await (await fetch(`${TWIN}/planetary-computer/api/sas/v1/token/landsat-c2-l2`)).json()) as {
+      token: string;
+    };
     const wrong = await fetch(`${blob}?${other.token}`);
     expect(wrong.status).toBe(403);
     expect(await wrong.text()).toContain("<Code>AuthenticationFailed</Code>");

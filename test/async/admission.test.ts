@@ -20,8 +20,21 @@ import { stateOf, unitOf } from "../helpers/taskengine";
 const E = env as unknown as Env;
 
 const RECORD_REQUEST = {
-  input: { bounds: { bbox: [199980, 2690220, 309780, 2800020], properties: { crs: CRS(32629) } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" } } }] },
-  output: { width: 256, height: 256, responses: [{ identifier: "default", format: { type: "image/tiff" } }], delivery: { s3: { url: `s3://adm-${crypto.randomUUID().slice(0, 8)}/runs` } } },
+  input: {
+    bounds: { bbox: [199980, 2690220, 309780, 2800020], properties: { crs: CRS(32629) } },
+    data: [
+      {
+        type: "sentinel-2-l2a",
+        dataFilter: { timeRange: { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" } },
+      },
+    ],
+  },
+  output: {
+    width: 256,
+    height: 256,
+    responses: [{ identifier: "default", format: { type: "image/tiff" } }],
+    delivery: { s3: { url: `s3://adm-${crypto.randomUUID().slice(0, 8)}/runs` } },
+  },
   evalscript: `//VERSION=3
 function setup() { return { input: ["B04"], output: { bands: 1, sampleType: "UINT16" } }; }
 function evaluatePixel(s) { return [s.B04 * 10000]; }`,
@@ -29,7 +42,9 @@ function evaluatePixel(s) { return [s.B04 * 10000]; }`,
 
 /** Delivers the strip unit's message of request `id` once (attempt `attempts`) to the queue handler. */
 async function consume(id: string, messageId: string, attempts: number) {
-  const batch = createMessageBatch(TASK_QUEUE_NAME, [{ id: messageId, timestamp: new Date(), attempts, body: renderMessage(id) }]);
+  const batch = createMessageBatch(TASK_QUEUE_NAME, [
+    { id: messageId, timestamp: new Date(), attempts, body: renderMessage(id) },
+  ]);
   const ctx = createExecutionContext();
   await worker.queue(batch, E);
   return getQueueResult(batch, ctx);
@@ -42,7 +57,12 @@ afterEach(() => setAdmission());
 
 describe("admission of async strip units", () => {
   it("no room: the unit is snoozed (PENDING, no attempt used); with room it renders (DONE), admitted with its bytes", async () => {
-    const record = { id: crypto.randomUUID(), account: crypto.randomUUID(), created: new Date().toISOString(), request: RECORD_REQUEST } as unknown as AsyncRecord;
+    const record = {
+      id: crypto.randomUUID(),
+      account: crypto.randomUUID(),
+      created: new Date().toISOString(),
+      request: RECORD_REQUEST,
+    } as unknown as AsyncRecord;
     const stub = await runningRequest(record);
     setAdmission({ budget: 1, consumerWaitMs: 0 });
     const held = await admit(1); // a request in flight fills the budget
@@ -51,7 +71,7 @@ describe("admission of async strip units", () => {
       expect(refused.retryMessages).toEqual([]);
       expect(refused.explicitAcks).toEqual(["m1"]);
       expect(await unitOf(stub, FIRST_STRIP)).toMatchObject({ status: "PENDING", attempts: 0, owner: null });
-      expect((await stateOf(stub))).toBe("PROCESSING");
+      expect(await stateOf(stub)).toBe("PROCESSING");
       expect(admissionStats()).toMatchObject({ requests: 1, waiting: 0 });
     } finally {
       held.release();

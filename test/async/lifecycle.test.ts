@@ -38,7 +38,9 @@ async function running(name: string): Promise<AsyncRecord> {
 }
 
 async function consume(queue: string, id: string, messageId: string) {
-  const batch = createMessageBatch(queue, [{ id: messageId, timestamp: new Date(), attempts: 4, body: renderMessage(id) }]);
+  const batch = createMessageBatch(queue, [
+    { id: messageId, timestamp: new Date(), attempts: 4, body: renderMessage(id) },
+  ]);
   const ctx = createExecutionContext();
   await worker.queue(batch, E);
   return getQueueResult(batch, ctx);
@@ -67,7 +69,9 @@ describe("async request lifecycle", () => {
     expect(result.explicitAcks).toEqual(["m1"]);
     expect(result.retryMessages).toEqual([]);
     expect(await inspect(asyncStub(rec.id))).toMatchObject({ state: "DONE", done: 1, pu: 2 });
-    expect((await E.BUCKETS.list({ prefix: `life/redelivered/${rec.id}/` })).objects.map((o) => o.key)).toEqual([`life/redelivered/${rec.id}/request.json`]);
+    expect((await E.BUCKETS.list({ prefix: `life/redelivered/${rec.id}/` })).objects.map((o) => o.key)).toEqual([
+      `life/redelivered/${rec.id}/request.json`,
+    ]);
   });
 
   it("the timeout alarm FAILS a request still RUNNING and writes error.json", async () => {
@@ -83,13 +87,31 @@ describe("async request lifecycle", () => {
 /** A renderable request (29RKH B04 at 1 km, 110 x 110 px, GeoTIFF) of a new account, created in its object only. */
 async function renderable(bucket: string): Promise<AsyncRecord> {
   const request = asyncRequestSchema.parse({
-    input: { bounds: { bbox: [199980, 2690220, 309780, 2800020], properties: { crs: CRS(32629) } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" } } }] },
-    output: { width: 110, height: 110, responses: [{ identifier: "default", format: { type: "image/tiff" } }], delivery: { s3: { url: `s3://${bucket}/out` } } },
+    input: {
+      bounds: { bbox: [199980, 2690220, 309780, 2800020], properties: { crs: CRS(32629) } },
+      data: [
+        {
+          type: "sentinel-2-l2a",
+          dataFilter: { timeRange: { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" } },
+        },
+      ],
+    },
+    output: {
+      width: 110,
+      height: 110,
+      responses: [{ identifier: "default", format: { type: "image/tiff" } }],
+      delivery: { s3: { url: `s3://${bucket}/out` } },
+    },
     evalscript: `//VERSION=3
 function setup() { return { input: ["B04"], output: { bands: 1, sampleType: "UINT16" } }; }
 function evaluatePixel(s) { return [s.B04 * 10000]; }`,
   });
-  const record = { id: crypto.randomUUID(), account: crypto.randomUUID(), created: new Date().toISOString(), request } as AsyncRecord;
+  const record = {
+    id: crypto.randomUUID(),
+    account: crypto.randomUUID(),
+    created: new Date().toISOString(),
+    request,
+  } as AsyncRecord;
   await runningRequest(record);
   return record;
 }
@@ -122,7 +144,10 @@ describe("async request: a render lost with its Worker resumes (lease + watchdog
     expect(pu).toBeGreaterThan(0);
     expect(await unitOf(stub, FIRST_STRIP)).toMatchObject({ status: "DONE", attempts: 2 });
     const files = await listing(`lease-kill/out/${rec.id}/`);
-    expect([...files.keys()].sort()).toEqual([`lease-kill/out/${rec.id}/default.tif`, `lease-kill/out/${rec.id}/request.json`]);
+    expect([...files.keys()].sort()).toEqual([
+      `lease-kill/out/${rec.id}/default.tif`,
+      `lease-kill/out/${rec.id}/request.json`,
+    ]);
     expect((await unitsUsage(E, rec.account)).used).toBeCloseTo(pu, 9);
     // the lost message turning up after all: nothing is rendered, written or charged again
     expect((await consume(TASK_QUEUE_NAME, rec.id, "late")).explicitAcks).toEqual(["late"]);
@@ -141,7 +166,10 @@ describe("async request: a render lost with its Worker resumes (lease + watchdog
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     await vi.waitFor(async () => expect(await stateOf(stub)).toBe("FAILED"), { timeout: 30_000, interval: 200 });
     const error = await json(`lease-dead/out/${rec.id}/error.json`);
-    expect(error.error).toMatchObject({ status: 500, message: expect.stringMatching(/^No attempt finished: 3 attempt\(s\) were each lost/) });
+    expect(error.error).toMatchObject({
+      status: 500,
+      message: expect.stringMatching(/^No attempt finished: 3 attempt\(s\) were each lost/),
+    });
     expect(await json(`lease-dead/out/${rec.id}/request.json`)).toMatchObject({ id: rec.id, status: "FAILED" });
     expect(await unitOf(stub, FIRST_STRIP)).toMatchObject({ status: "FAILED" });
     expect(await inspect(stub)).toMatchObject({ done: 0, failed: 1, pu: 0 });

@@ -34,7 +34,9 @@ const RESPONSES = [
 ];
 const input = (bbox: number[]) => ({
   bounds: { bbox, properties: { crs: CRS(32629) } },
-  data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" } } }],
+  data: [
+    { type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" } } },
+  ],
 });
 
 /** Quadrants: [bbox, row offset, col offset] in the 4000 x 4000 grid. */
@@ -53,23 +55,38 @@ const sync = { dn: new Uint8Array(N * N), refl: new Float32Array(N * N) };
 beforeAll(async () => {
   await seedSamples((i) => i.id === "S2A_29RKH_20200219_0_L2A");
   bearer = await token();
-  const r = await authed("/api/v1/async/process", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ input: input([X0, Y0, X1, Y1]), output: { width: N, height: N, responses: RESPONSES, delivery: { s3: { url: "s3://pieces/out" } } }, evalscript: SCRIPT }),
-  }, bearer);
+  const r = await authed(
+    "/api/v1/async/process",
+    {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        input: input([X0, Y0, X1, Y1]),
+        output: { width: N, height: N, responses: RESPONSES, delivery: { s3: { url: "s3://pieces/out" } } },
+        evalscript: SCRIPT,
+      }),
+    },
+    bearer,
+  );
   expect(r.status).toBe(200);
   id = ((await r.json()) as { id: string }).id;
   for (const [bbox, row0, col0] of QUADRANTS) {
-    const p = await process({ input: input(bbox), output: { width: H, height: H, responses: RESPONSES }, evalscript: SCRIPT }, bearer);
+    const p = await process(
+      { input: input(bbox), output: { width: H, height: H, responses: RESPONSES }, evalscript: SCRIPT },
+      bearer,
+    );
     expect(p.status).toBe(200);
     for (const m of readTar(new Uint8Array(await p.arrayBuffer()))) {
       const t = await readTiff(m.data.slice().buffer);
       const into = m.name === "dn.tif" ? sync.dn : sync.refl;
-      for (let row = 0; row < H; row++) into.set(Array.prototype.slice.call(t.data, row * H, (row + 1) * H) as number[], (row0 + row) * N + col0);
+      for (let row = 0; row < H; row++)
+        into.set(Array.prototype.slice.call(t.data, row * H, (row + 1) * H) as number[], (row0 + row) * N + col0);
     }
   }
-  await vi.waitFor(async () => expect((await authed(`/api/v1/async/process/${id}`, {}, bearer)).status).toBe(404), { timeout: 900_000, interval: 1000 });
+  await vi.waitFor(async () => expect((await authed(`/api/v1/async/process/${id}`, {}, bearer)).status).toBe(404), {
+    timeout: 900_000,
+    interval: 1000,
+  });
 }, 1_200_000);
 
 /** Pixels where `a` and `b` differ. */
@@ -81,15 +98,29 @@ function differing(a: ArrayLike<number>, b: ArrayLike<number>): number {
 
 describe("async 4000 x 4000 over 29RKH = four sync 2000 x 2000 pieces", () => {
   it("dn.tif: tifffile (no imagecodecs), GDAL and Pillow read the sync pixels exactly; GDAL georeferencing", async (ctx) => {
-    expect(stripUnits({ width: N, height: N })).toEqual([{ row: 0, rows: 2096 }, { row: 2096, rows: 1904 }]);
-    expect((await env.DATA.list({ prefix: `_tasks/${id}/` })).objects.filter((o) => o.key.includes("/parts/"))).toEqual([]); // deleted once DONE
+    expect(stripUnits({ width: N, height: N })).toEqual([
+      { row: 0, rows: 2096 },
+      { row: 2096, rows: 1904 },
+    ]);
+    expect((await env.DATA.list({ prefix: `_tasks/${id}/` })).objects.filter((o) => o.key.includes("/parts/"))).toEqual(
+      [],
+    ); // deleted once DONE
     const file = new Uint8Array(await (await env.BUCKETS.get(`pieces/out/${id}/dn.tif`))!.arrayBuffer());
     const [decoded] = (await pyDecode(ctx, [{ kind: "tiff", data: file }])) as PyImage[];
     const { tifffile, gdal, pillow } = decoded!;
     expect(tifffile).toMatchObject({ shape: [N, N], dtype: "uint8", compression: 8, predictor: 2 });
-    expect(gdal).toMatchObject({ shape: [N, N], dtype: "uint8", epsg: 32629, geotransform: [X0, (X1 - X0) / N, 0, Y1, 0, -(Y1 - Y0) / N] });
+    expect(gdal).toMatchObject({
+      shape: [N, N],
+      dtype: "uint8",
+      epsg: 32629,
+      geotransform: [X0, (X1 - X0) / N, 0, Y1, 0, -(Y1 - Y0) / N],
+    });
     expect(pillow).toMatchObject({ mode: "L", size: [N, N] });
-    expect([differing(samplesOf(tifffile), sync.dn), differing(samplesOf(gdal), sync.dn), differing(samplesOf(pillow), sync.dn)]).toEqual([0, 0, 0]);
+    expect([
+      differing(samplesOf(tifffile), sync.dn),
+      differing(samplesOf(gdal), sync.dn),
+      differing(samplesOf(pillow), sync.dn),
+    ]).toEqual([0, 0, 0]);
     expect(new Set(sync.dn).size).toBeGreaterThan(200); // the comparison is not of a constant image
   });
 

@@ -4,7 +4,17 @@ import { ASYNC_UNIT_PIXELS, stripRows, stripUnits } from "../../src/async/render
 
 describe("stripUnits", () => {
   it("cuts every grid up to 10000 x 10000 into units of whole strips, each at most 8 Mi px, covering each row once", () => {
-    for (const [width, height] of [[1, 1], [1, 10000], [110, 110], [2500, 2500], [4000, 4000], [9999, 7], [10000, 10000], [10000, 1], [3, 10000]] as const) {
+    for (const [width, height] of [
+      [1, 1],
+      [1, 10000],
+      [110, 110],
+      [2500, 2500],
+      [4000, 4000],
+      [9999, 7],
+      [10000, 10000],
+      [10000, 1],
+      [3, 10000],
+    ] as const) {
       const units = stripUnits({ width, height });
       const strip = stripRows(width);
       let next = 0;

@@ -25,7 +25,8 @@ function bytes(n: number, seed = 1): Uint8Array {
 async function writeInChunks(store: ObjectStore, key: string, data: Uint8Array, chunk: number): Promise<void> {
   const sink = new ObjectSink(store, key, "application/octet-stream");
   await sink.write(new Uint8Array(8)); // placeholder, patched below
-  for (let at = 8; at < data.length; at += chunk) await sink.write(data.subarray(at, Math.min(data.length, at + chunk)));
+  for (let at = 8; at < data.length; at += chunk)
+    await sink.write(data.subarray(at, Math.min(data.length, at + chunk)));
   sink.patch(0, data.subarray(0, 8));
   await sink.close();
 }

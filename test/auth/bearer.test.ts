@@ -5,7 +5,15 @@ import { ISSUER, authed, call, envelope, signedToken, token } from "../helpers/a
 
 const LOCATIONS = "/api/v1/metadata/location";
 const now = () => Math.floor(Date.now() / 1000);
-const claims = (over: Record<string, unknown> = {}) => ({ sub: "acc", account: "acc", aid: "acc", iss: ISSUER, iat: now(), exp: now() + 600, ...over });
+const claims = (over: Record<string, unknown> = {}) => ({
+  sub: "acc",
+  account: "acc",
+  aid: "acc",
+  iss: ISSUER,
+  iat: now(),
+  exp: now() + 600,
+  ...over,
+});
 
 /** Expects a 401 COMMON_UNAUTHORIZED envelope with WWW-Authenticate: Bearer; returns the message. */
 async function expect401(r: Response): Promise<string> {
@@ -38,7 +46,9 @@ describe("bearer authentication", () => {
   });
 
   it("401 for a malformed header or a non-JWT", async () => {
-    expect(await expect401(await call(LOCATIONS, { headers: { authorization: "Token abc" } }))).toMatch(/Malformed Authorization/);
+    expect(await expect401(await call(LOCATIONS, { headers: { authorization: "Token abc" } }))).toMatch(
+      /Malformed Authorization/,
+    );
     expect(await expect401(await withBearer("not.a.jwt"))).toMatch(/Invalid access token/);
   });
 
@@ -57,12 +67,18 @@ describe("bearer authentication", () => {
   });
 
   it("401 for a token without account claims or without exp", async () => {
-    expect(await expect401(await withBearer(await signedToken(claims({ account: undefined }))))).toMatch(/lacks account claims/);
-    expect(await expect401(await withBearer(await signedToken(claims({ exp: undefined }))))).toMatch(/Invalid access token/);
+    expect(await expect401(await withBearer(await signedToken(claims({ account: undefined }))))).toMatch(
+      /lacks account claims/,
+    );
+    expect(await expect401(await withBearer(await signedToken(claims({ exp: undefined }))))).toMatch(
+      /Invalid access token/,
+    );
   });
 
   it("401 for a token of another issuer, or none, even signed with the service key", async () => {
-    expect(await expect401(await withBearer(await signedToken(claims({ iss: "http://evil.example/auth/realms/main" }))))).toMatch(/another issuer/);
+    expect(
+      await expect401(await withBearer(await signedToken(claims({ iss: "http://evil.example/auth/realms/main" })))),
+    ).toMatch(/another issuer/);
     expect(await expect401(await withBearer(await signedToken(claims({ iss: undefined }))))).toMatch(/another issuer/);
   });
 
@@ -88,7 +104,9 @@ describe("bearer authentication", () => {
 describe("locations", () => {
   it("lists this deployment with URLs from PUBLIC_BASE_URL, whatever the Host header", async () => {
     const t = await token();
-    const list = (await (await call("http://evil.example" + LOCATIONS, { headers: { authorization: `Bearer ${t}` } })).json()) as Record<string, string>[];
+    const list = (await (
+      await call("http://evil.example" + LOCATIONS, { headers: { authorization: `Bearer ${t}` } })
+    ).json()) as Record<string, string>[];
     expect(list[0]).toEqual({
       "@id": "http://localhost/api/v1/metadata/location/local",
       id: "local",

@@ -54,7 +54,12 @@ describe("verifyClient", () => {
   it("accepts the right secret and refuses a wrong one, an unknown client and an expired client", async () => {
     const account = crypto.randomUUID();
     const c = await createClient(env, { accountId: account, name: "verify me" });
-    expect(await verifyClient(env, c.client_id, c.client_secret)).toEqual({ clientId: c.client_id, accountId: account, name: "verify me", spaOrigins: null });
+    expect(await verifyClient(env, c.client_id, c.client_secret)).toEqual({
+      clientId: c.client_id,
+      accountId: account,
+      name: "verify me",
+      spaOrigins: null,
+    });
     const last = c.client_secret.at(-1) === "0" ? "1" : "0";
     expect(await verifyClient(env, c.client_id, c.client_secret.slice(0, -1) + last)).toBeNull();
     expect(await verifyClient(env, c.client_id, c.client_secret.slice(0, -1))).toBeNull();
@@ -71,6 +76,12 @@ describe("verifyClient", () => {
     const account = crypto.randomUUID();
     const c = await createClient(env, { accountId: account, name: "node" });
     expect((await verifyClient(env, c.client_id, c.client_secret))?.accountId).toBe(account);
-    expect(await verifyClient(env, c.client_id, c.client_secret.replace(/.$/, (d) => (d === "a" ? "b" : "a")))).toBeNull();
+    expect(
+      await verifyClient(
+        env,
+        c.client_id,
+        c.client_secret.replace(/.$/, (d) => (d === "a" ? "b" : "a")),
+      ),
+    ).toBeNull();
   });
 });

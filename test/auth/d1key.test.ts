@@ -12,7 +12,9 @@ async function insertKey(kid: string, created: string): Promise<void> {
   const pair = await generateKeyPair("EdDSA", { extractable: true });
   const priv = await exportJWK(pair.privateKey);
   const pub = { kty: priv.kty, crv: priv.crv, x: priv.x, kid, alg: "EdDSA", use: "sig" };
-  await env.DB.prepare("INSERT INTO signing_keys (kid, alg, private_jwk, public_jwk, created) VALUES (?, 'EdDSA', ?, ?, ?)")
+  await env.DB.prepare(
+    "INSERT INTO signing_keys (kid, alg, private_jwk, public_jwk, created) VALUES (?, 'EdDSA', ?, ?, ?)",
+  )
     .bind(kid, JSON.stringify(priv), JSON.stringify(pub), created)
     .run();
 }

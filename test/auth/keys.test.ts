@@ -34,7 +34,9 @@ describe("JWT_PRIVATE_JWK (production signing key)", () => {
     const { payload } = await jwtVerify(t, prod.publicKey, { issuer: ISSUER });
     expect(typeof payload.account).toBe("string");
     const jwks = (await (await callWithEnv(over, CERTS)).json()) as { keys: JWK[] };
-    expect(jwks.keys).toEqual([{ kty: "OKP", crv: "Ed25519", x: prod.jwk.x, kid: "prod-2026-11", alg: "EdDSA", use: "sig" }]);
+    expect(jwks.keys).toEqual([
+      { kty: "OKP", crv: "Ed25519", x: prod.jwk.x, kid: "prod-2026-11", alg: "EdDSA", use: "sig" },
+    ]);
     await jwtVerify(t, await importJWK(jwks.keys[0]!, "EdDSA"));
     expect((await callWithEnv(over, LOCATIONS, bearer(t))).status).toBe(200);
   });
@@ -52,7 +54,11 @@ describe("misconfiguration is a 500 envelope without internals", () => {
   it("JWT_PRIVATE_JWK not JSON, an ES256 key, or PUBLIC_BASE_URL unset", async () => {
     const es = JSON.stringify(await exportJWK((await generateKeyPair("ES256", { extractable: true })).privateKey));
     for (const over of [{ JWT_PRIVATE_JWK: "{not json" }, { JWT_PRIVATE_JWK: es }, { PUBLIC_BASE_URL: "" }]) {
-      const r = await callWithEnv(over, TOKEN_PATH, form({ grant_type: "client_credentials", ...(await testClient()) }));
+      const r = await callWithEnv(
+        over,
+        TOKEN_PATH,
+        form({ grant_type: "client_credentials", ...(await testClient()) }),
+      );
       const text = await r.clone().text();
       expect(r.status).toBe(500);
       expect(await envelope(r)).toEqual({

@@ -31,7 +31,15 @@ describe("tokens of a deleted or expired client", () => {
   it("stop at once when the client is deleted through the API (same isolate)", async () => {
     const a = await newAccount();
     const owner = await tokenOf(a.client);
-    const created = await authed(CLIENTS, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "doomed", neverExpire: true, confirmNeverExpireRisk: true }) }, owner);
+    const created = await authed(
+      CLIENTS,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "doomed", neverExpire: true, confirmNeverExpireRisk: true }),
+      },
+      owner,
+    );
     expect(created.status).toBe(201);
     const c = (await created.json()) as { clientId: string; clientSecret: string };
     const bearer = await tokenOf({ client_id: c.clientId, client_secret: c.clientSecret });
@@ -46,7 +54,9 @@ describe("tokens of a deleted or expired client", () => {
     const a = await newAccount();
     const bearer = await tokenOf(a.client);
     expect((await authed(LOCATIONS, {}, bearer)).status).toBe(200);
-    await env.DB.prepare("UPDATE oauth_clients SET deleted = ? WHERE client_id = ?").bind(new Date().toISOString(), a.client.client_id).run();
+    await env.DB.prepare("UPDATE oauth_clients SET deleted = ? WHERE client_id = ?")
+      .bind(new Date().toISOString(), a.client.client_id)
+      .run();
     later(CLIENT_RECHECK_MS - 1000);
     expect((await authed(LOCATIONS, {}, bearer)).status).toBe(200); // still trusted from the last read
     later(CLIENT_RECHECK_MS);
@@ -55,7 +65,9 @@ describe("tokens of a deleted or expired client", () => {
 
   it("stop at the client's expiry, without waiting for a new read", async () => {
     const a = await newAccount();
-    await env.DB.prepare("UPDATE oauth_clients SET expires = ? WHERE client_id = ?").bind(new Date(Date.now() + 5000).toISOString(), a.client.client_id).run();
+    await env.DB.prepare("UPDATE oauth_clients SET expires = ? WHERE client_id = ?")
+      .bind(new Date(Date.now() + 5000).toISOString(), a.client.client_id)
+      .run();
     const bearer = await tokenOf(a.client);
     expect((await authed(LOCATIONS, {}, bearer)).status).toBe(200);
     later(4000);

@@ -30,8 +30,10 @@ async function tokenFrom(over: Over): Promise<string> {
 }
 
 const kidOf = (t: string): string | undefined => decodeProtectedHeader(t).kid;
-const statusWith = async (over: Over, t: string): Promise<number> => (await callWithEnv(over, LOCATIONS, { headers: { authorization: `Bearer ${t}` } })).status;
-const jwksKids = async (over: Over): Promise<string[]> => ((await (await callWithEnv(over, CERTS)).json()) as { keys: JWK[] }).keys.map((k) => k.kid!);
+const statusWith = async (over: Over, t: string): Promise<number> =>
+  (await callWithEnv(over, LOCATIONS, { headers: { authorization: `Bearer ${t}` } })).status;
+const jwksKids = async (over: Over): Promise<string[]> =>
+  ((await (await callWithEnv(over, CERTS)).json()) as { keys: JWK[] }).keys.map((k) => k.kid!);
 
 /** A token as the token endpoint makes it (fresh, never verified by this isolate) signed with private JWK `priv`. */
 async function tokenSignedWith(priv: JWK, kid: string): Promise<string> {
@@ -51,7 +53,9 @@ async function storedRow(kid: string): Promise<{ private_jwk: string; retired: s
 
 /** Sets key `kid`'s retirement `msAgo` milliseconds in the past (as if it had been retired then). */
 async function retireAgo(kid: string, msAgo: number): Promise<void> {
-  await env.DB.prepare("UPDATE signing_keys SET retired = ? WHERE kid = ?").bind(new Date(Date.now() - msAgo).toISOString(), kid).run();
+  await env.DB.prepare("UPDATE signing_keys SET retired = ? WHERE kid = ?")
+    .bind(new Date(Date.now() - msAgo).toISOString(), kid)
+    .run();
   forgetKeys();
 }
 
@@ -95,7 +99,9 @@ describe("rotation without a secret (local development, keys in D1 in clear)", (
     const pub = { kty: "OKP", crv: "Ed25519", x: priv.x, kid: "other-isolate", alg: "EdDSA", use: "sig" };
     const now = new Date().toISOString();
     await env.DB.batch([
-      env.DB.prepare("INSERT INTO signing_keys (kid, alg, private_jwk, public_jwk, created) VALUES (?, 'EdDSA', ?, ?, ?)").bind("other-isolate", JSON.stringify(priv), JSON.stringify(pub), now),
+      env.DB.prepare(
+        "INSERT INTO signing_keys (kid, alg, private_jwk, public_jwk, created) VALUES (?, 'EdDSA', ?, ?, ?)",
+      ).bind("other-isolate", JSON.stringify(priv), JSON.stringify(pub), now),
       env.DB.prepare("UPDATE signing_keys SET retired = ? WHERE kid = ?").bind(now, k0),
     ]);
     await new Promise((r) => setTimeout(r, 1100)); // unknown kids read the set at most once a second
@@ -129,11 +135,17 @@ describe("rotation with JWT_PRIVATE_JWK (production)", () => {
     const clear = await newJwk("planted-clear");
     const sealedElsewhere = await newJwk("planted-sealed");
     const otherKek = await sealingKey((await newJwk("other")).d!);
-    const pub = (j: JWK) => JSON.stringify({ kty: "OKP", crv: "Ed25519", x: j.x, kid: j.kid, alg: "EdDSA", use: "sig" });
-    const insert = "INSERT INTO signing_keys (kid, alg, private_jwk, public_jwk, created) VALUES (?, 'EdDSA', ?, ?, '2000-01-01T00:00:00.000Z')";
+    const pub = (j: JWK) =>
+      JSON.stringify({ kty: "OKP", crv: "Ed25519", x: j.x, kid: j.kid, alg: "EdDSA", use: "sig" });
+    const insert =
+      "INSERT INTO signing_keys (kid, alg, private_jwk, public_jwk, created) VALUES (?, 'EdDSA', ?, ?, '2000-01-01T00:00:00.000Z')";
     await env.DB.batch([
       env.DB.prepare(insert).bind("planted-clear", JSON.stringify(clear), pub(clear)),
-      env.DB.prepare(insert).bind("planted-sealed", await seal(otherKek, "planted-sealed", sealedElsewhere), pub(sealedElsewhere)),
+      env.DB.prepare(insert).bind(
+        "planted-sealed",
+        await seal(otherKek, "planted-sealed", sealedElsewhere),
+        pub(sealedElsewhere),
+      ),
     ]);
     expect(kidOf(await tokenFrom(over))).toBe("prod-a");
     expect(await jwksKids(over)).toEqual(["prod-a"]);
@@ -146,7 +158,11 @@ describe("rotation with JWT_PRIVATE_JWK (production)", () => {
     const over = { JWT_PRIVATE_JWK: JSON.stringify(secretJwk) };
     const { kid } = await rotateSigningKey({ ...(env as unknown as Env), ...over });
     const sealed = (await storedRow(kid))!.private_jwk;
-    await env.DB.prepare("INSERT INTO signing_keys (kid, alg, private_jwk, public_jwk, created) VALUES ('moved', 'EdDSA', ?, '{}', '2000-01-01T00:00:00.000Z')").bind(sealed).run();
+    await env.DB.prepare(
+      "INSERT INTO signing_keys (kid, alg, private_jwk, public_jwk, created) VALUES ('moved', 'EdDSA', ?, '{}', '2000-01-01T00:00:00.000Z')",
+    )
+      .bind(sealed)
+      .run();
     forgetKeys();
     expect(await jwksKids(over)).toEqual([kid, "prod-b"]);
   });

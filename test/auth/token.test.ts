@@ -5,7 +5,8 @@ import { ISSUER, TOKEN_PATH, call, callWithEnv, form, testClient } from "../help
 import { renderError } from "../../src/http/errors";
 
 const CERTS = "/auth/realms/main/protocol/openid-connect/certs";
-const basic = (id: string, secret: string) => "Basic " + btoa(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`);
+const basic = (id: string, secret: string) =>
+  "Basic " + btoa(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`);
 
 /** An OAuth error response: status, `{error, error_description}` and no API envelope. */
 async function oauthError(r: Response, status: number, error: string): Promise<string> {
@@ -29,7 +30,13 @@ describe("token endpoint", () => {
     expect(claims.exp! - claims.iat!).toBe(3600);
     const jwks = (await (await call(CERTS)).json()) as { keys: JWK[] };
     expect(jwks.keys).toHaveLength(1);
-    expect(jwks.keys[0]).toMatchObject({ kty: "OKP", crv: "Ed25519", alg: "EdDSA", use: "sig", kid: decodeProtectedHeader(body.access_token).kid });
+    expect(jwks.keys[0]).toMatchObject({
+      kty: "OKP",
+      crv: "Ed25519",
+      alg: "EdDSA",
+      use: "sig",
+      kid: decodeProtectedHeader(body.access_token).kid,
+    });
     expect(jwks.keys[0]!.d).toBeUndefined();
     const { payload, protectedHeader } = await jwtVerify(body.access_token, await importJWK(jwks.keys[0]!, "EdDSA"));
     expect(protectedHeader.alg).toBe("EdDSA");
@@ -38,7 +45,10 @@ describe("token endpoint", () => {
 
   it("accepts HTTP Basic client credentials (form-urlencoded inside, RFC 6749 2.3.1)", async () => {
     const c = await testClient();
-    const r = await call(TOKEN_PATH, form({ grant_type: "client_credentials" }, { authorization: basic(c.client_id, c.client_secret) }));
+    const r = await call(
+      TOKEN_PATH,
+      form({ grant_type: "client_credentials" }, { authorization: basic(c.client_id, c.client_secret) }),
+    );
     expect(r.status).toBe(200);
   });
 
@@ -46,8 +56,14 @@ describe("token endpoint", () => {
     const c = await testClient();
     const r = await call("http://evil.example" + TOKEN_PATH, form({ grant_type: "client_credentials", ...c }));
     expect(decodeJwt(((await r.json()) as { access_token: string }).access_token).iss).toBe(ISSUER);
-    const doc = (await (await call("http://evil.example/auth/realms/main/.well-known/openid-configuration")).json()) as Record<string, unknown>;
-    expect(doc).toMatchObject({ issuer: ISSUER, token_endpoint: "http://localhost" + TOKEN_PATH, jwks_uri: "http://localhost" + CERTS });
+    const doc = (await (
+      await call("http://evil.example/auth/realms/main/.well-known/openid-configuration")
+    ).json()) as Record<string, unknown>;
+    expect(doc).toMatchObject({
+      issuer: ISSUER,
+      token_endpoint: "http://localhost" + TOKEN_PATH,
+      jwks_uri: "http://localhost" + CERTS,
+    });
     expect(doc.id_token_signing_alg_values_supported).toEqual(["EdDSA"]);
   });
 
@@ -72,7 +88,13 @@ describe("token endpoint", () => {
 
   it("failed or malformed Basic authentication: 401 invalid_client with WWW-Authenticate: Basic", async () => {
     const c = await testClient();
-    for (const authorization of [basic(c.client_id, "wrong"), "Basic %%%", "Basic " + btoa("no-colon"), "Basic " + btoa("%ZZ:x"), "Bearer abc"]) {
+    for (const authorization of [
+      basic(c.client_id, "wrong"),
+      "Basic %%%",
+      "Basic " + btoa("no-colon"),
+      "Basic " + btoa("%ZZ:x"),
+      "Bearer abc",
+    ]) {
       const r = await call(TOKEN_PATH, form({ grant_type: "client_credentials" }, { authorization }));
       await oauthError(r, 401, "invalid_client");
       expect(r.headers.get("www-authenticate"), authorization).toMatch(/^Basic /);
@@ -84,18 +106,32 @@ describe("token endpoint", () => {
     await oauthError(await call(TOKEN_PATH, form({ grant_type: "password", ...c })), 400, "unsupported_grant_type");
     await oauthError(await call(TOKEN_PATH, form({ grant_type: "client_credentials" })), 400, "invalid_request");
     await oauthError(await call(TOKEN_PATH, form({ client_id: c.client_id })), 400, "invalid_request");
-    await oauthError(await call(TOKEN_PATH, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }), 400, "invalid_request");
+    await oauthError(
+      await call(TOKEN_PATH, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }),
+      400,
+      "invalid_request",
+    );
   });
 
   it("field sizes are capped (256 characters) and a 10 MB client_id is a 413, both OAuth errors", async () => {
     const c = await testClient();
     const long = "a".repeat(257);
     for (const f of [{ client_id: long }, { client_secret: long }, { grant_type: long }, { [long]: "x" }]) {
-      const d = await oauthError(await call(TOKEN_PATH, form({ grant_type: "client_credentials", ...c, ...f })), 400, "invalid_request");
+      const d = await oauthError(
+        await call(TOKEN_PATH, form({ grant_type: "client_credentials", ...c, ...f })),
+        400,
+        "invalid_request",
+      );
       expect(d).toMatch(/at most 256 characters/);
     }
-    expect((await call(TOKEN_PATH, form({ grant_type: "client_credentials", ...c, scope: "a".repeat(256) }))).status).toBe(200);
-    const huge = form({ grant_type: "client_credentials", client_id: "x".repeat(10 * 1024 * 1024), client_secret: "s" });
+    expect(
+      (await call(TOKEN_PATH, form({ grant_type: "client_credentials", ...c, scope: "a".repeat(256) }))).status,
+    ).toBe(200);
+    const huge = form({
+      grant_type: "client_credentials",
+      client_id: "x".repeat(10 * 1024 * 1024),
+      client_secret: "s",
+    });
     expect(await oauthError(await call(TOKEN_PATH, huge), 413, "invalid_request")).toMatch(/8192 bytes/);
     const basicLong = form({ grant_type: "client_credentials" }, { authorization: basic(long, "x") });
     await oauthError(await call(TOKEN_PATH, basicLong), 401, "invalid_client");
@@ -108,7 +144,15 @@ describe("token endpoint", () => {
       const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
       const c = await testClient();
       for (const client_id of ["x".repeat(10 * 1024 * 1024), "x".repeat(300)])
-        expect((await callWithEnv({}, TOKEN_PATH, form({ grant_type: "client_credentials", client_id, client_secret: c.client_secret }))).status).toBeGreaterThanOrEqual(400);
+        expect(
+          (
+            await callWithEnv(
+              {},
+              TOKEN_PATH,
+              form({ grant_type: "client_credentials", client_id, client_secret: c.client_secret }),
+            )
+          ).status,
+        ).toBeGreaterThanOrEqual(400);
       expect(logged).not.toHaveBeenCalled();
       const r = renderError(new Error("y".repeat(1_000_000)));
       expect(r.status).toBe(500);

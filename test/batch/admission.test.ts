@@ -25,7 +25,10 @@ describe("admission of batch tiles", () => {
     setAdmission({ budget: 1, consumerWaitMs: 0 });
     const held = await admit(1); // a request in flight fills the budget
     try {
-      expect(await deliver(TASK_QUEUE_NAME, [msg("t0", tileMessage(id, tiles[0]!))])).toEqual({ acked: ["t0"], retried: [] });
+      expect(await deliver(TASK_QUEUE_NAME, [msg("t0", tileMessage(id, tiles[0]!))])).toEqual({
+        acked: ["t0"],
+        retried: [],
+      });
     } finally {
       held.release();
     }
@@ -34,7 +37,10 @@ describe("admission of batch tiles", () => {
     const { done, failed } = await inspect(stub);
     expect([done, failed]).toEqual([0, 0]);
     setAdmission();
-    expect(await deliver(TASK_QUEUE_NAME, [msg("t0", tileMessage(id, tiles[0]!), 2)])).toEqual({ acked: ["t0"], retried: [] });
+    expect(await deliver(TASK_QUEUE_NAME, [msg("t0", tileMessage(id, tiles[0]!), 2)])).toEqual({
+      acked: ["t0"],
+      retried: [],
+    });
     expect(await row()).toMatchObject({ status: "DONE" });
     expect(admissionStats()).toMatchObject({ bytes: 0, requests: 0 });
     expect(admissionStats().peakBytes).toBeGreaterThan(0);

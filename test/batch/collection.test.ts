@@ -7,7 +7,16 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { authed, token } from "../helpers/auth";
-import { DATA, ONE_TILE, batchCall, batchRequest, bucketFiles, runBatchTask, syncTile, waitForStatus } from "../helpers/batch";
+import {
+  DATA,
+  ONE_TILE,
+  batchCall,
+  batchRequest,
+  bucketFiles,
+  runBatchTask,
+  syncTile,
+  waitForStatus,
+} from "../helpers/batch";
 import { pyDecode, samplesOf, type PyImage } from "../helpers/pydecode";
 import { CRS } from "../helpers/process";
 import { seedSamples } from "../helpers/seed";
@@ -46,11 +55,23 @@ function setup() { return { input: ["red", "dataMask"], output: [{ id: "red", ba
 function evaluatePixel(s) { return { red: [s.red], dataMask: [s.dataMask] }; }`;
   const body = {
     input: { bounds: { bbox: [x0, y1 + h * ry, x0 + w * rx, y1], properties: { crs: CRS(32629) } }, data: [{ type }] },
-    aggregation: { timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-03-02T00:00:00Z" }, aggregationInterval: { of: "P30D" }, width: w, height: h, evalscript },
+    aggregation: {
+      timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-03-02T00:00:00Z" },
+      aggregationInterval: { of: "P30D" },
+      width: w,
+      height: h,
+      evalscript,
+    },
   };
-  const r = await authed("/api/v1/statistics", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }, bearer);
+  const r = await authed(
+    "/api/v1/statistics",
+    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+    bearer,
+  );
   expect(r.status).toBe(200);
-  const out = (await r.json()) as { data: { outputs: { red: { bands: { B0: { stats: { mean: number; sampleCount: number } } } } } }[] };
+  const out = (await r.json()) as {
+    data: { outputs: { red: { bands: { B0: { stats: { mean: number; sampleCount: number } } } } } }[];
+  };
   expect(out.data).toHaveLength(1);
   const mean = Array.from(tile).reduce((a, v) => a + v, 0) / tile.length;
   expect(out.data[0]!.outputs.red.bands.B0.stats).toMatchObject({ sampleCount: tile.length });
@@ -63,16 +84,30 @@ describe("batch createCollection", () => {
     expect(task.status).toBe("DONE");
     const meta = await authed(`/api/v1/metadata/collection/batch-${id}`, {}, bearer);
     expect(meta.status).toBe(200);
-    expect(await meta.json()).toMatchObject({ id: `batch-${id}`, datasetType: "custom", bands: [{ name: "red", sampleType: "FLOAT32" }, { name: "nir", sampleType: "UINT16" }] });
+    expect(await meta.json()).toMatchObject({
+      id: `batch-${id}`,
+      datasetType: "custom",
+      bands: [
+        { name: "red", sampleType: "FLOAT32" },
+        { name: "nir", sampleType: "UINT16" },
+      ],
+    });
 
     const files = await bucketFiles("batch-coll", `out/${id}/`);
     expect([...files.keys()].sort()).toEqual([`out/${id}/29RKH_0_4/nir.tiff`, `out/${id}/29RKH_0_4/red.tiff`]);
     const source = [{ type: `batch-${id}`, dataFilter: DATA[0]!.dataFilter }];
-    for (const [band, sampleType] of [["red", "FLOAT32"], ["nir", "UINT16"]] as const) {
-      const [tile] = (await pyDecode(ctx, [{ kind: "tiff", data: files.get(`out/${id}/29RKH_0_4/${band}.tiff`)! }])) as PyImage[];
+    for (const [band, sampleType] of [
+      ["red", "FLOAT32"],
+      ["nir", "UINT16"],
+    ] as const) {
+      const [tile] = (await pyDecode(ctx, [
+        { kind: "tiff", data: files.get(`out/${id}/29RKH_0_4/${band}.tiff`)! },
+      ])) as PyImage[];
       const processed = await syncTile(tile!.gdal, bearer, source, bandScript(band, sampleType));
       const [back] = (await pyDecode(ctx, [{ kind: "tiff", data: processed.bytes }])) as PyImage[];
-      expect((back!.gdal as { geotransform: number[] }).geotransform).toEqual((tile!.gdal as { geotransform: number[] }).geotransform);
+      expect((back!.gdal as { geotransform: number[] }).geotransform).toEqual(
+        (tile!.gdal as { geotransform: number[] }).geotransform,
+      );
       const want = samplesOf(tile!.gdal);
       expect(Array.from(want).filter((v) => v > 0).length).toBeGreaterThan(1000); // real pixels
       expect(samplesOf(back!.gdal)).toEqual(want);
@@ -91,12 +126,19 @@ describe("batch createCollection", () => {
     expect(ids).toEqual([`29RKH_0_4_${first.id}`, `29RKH_0_4_${again.id}`].sort());
 
     const other = SCRIPT.replace('sampleType: "UINT16"', 'sampleType: "FLOAT32"');
-    const created = await batchCall("", bearer, "POST", collectionRequest("batch-coll4", { collectionId: first.id }, other));
+    const created = await batchCall(
+      "",
+      bearer,
+      "POST",
+      collectionRequest("batch-coll4", { collectionId: first.id }, other),
+    );
     const { id } = (await created.json()) as { id: string };
     expect((await batchCall(`/${id}/analyse`, bearer, "POST")).status).toBe(204);
     const failed = await waitForStatus(id, bearer, ["FAILED", "ANALYSIS_DONE"]);
     expect(failed.status).toBe("FAILED");
-    expect(failed.error).toMatch(/has bands \[red:FLOAT32, nir:UINT16\], the outputs give \[red:FLOAT32, nir:FLOAT32\]/);
+    expect(failed.error).toMatch(
+      /has bands \[red:FLOAT32, nir:UINT16\], the outputs give \[red:FLOAT32, nir:FLOAT32\]/,
+    );
 
     for (const [output, message] of [
       [{ createCollection: true, cogOutput: false }, /cogOutput/],
@@ -108,10 +150,19 @@ describe("batch createCollection", () => {
     }
     // an unknown collectionId, or another account's, is a 404 naming it (the same answer for both)
     const stranger = await tokenOf(crypto.randomUUID());
-    for (const [id, bearerOf] of [[crypto.randomUUID(), bearer], [first.id, stranger]] as const) {
+    for (const [id, bearerOf] of [
+      [crypto.randomUUID(), bearer],
+      [first.id, stranger],
+    ] as const) {
       const r = await batchCall("", bearerOf, "POST", collectionRequest("batch-coll6", { collectionId: id }));
       expect(r.status).toBe(404);
-      expect(((await r.json()) as { error: unknown }).error).toEqual({ status: 404, reason: "Not Found", message: `Batch collection ${id} not found.`, code: "COMMON_NOT_FOUND", errors: { collection: `batch-${id}` } });
+      expect(((await r.json()) as { error: unknown }).error).toEqual({
+        status: 404,
+        reason: "Not Found",
+        message: `Batch collection ${id} not found.`,
+        code: "COMMON_NOT_FOUND",
+        errors: { collection: `batch-${id}` },
+      });
     }
   });
 });

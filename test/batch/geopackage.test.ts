@@ -12,7 +12,9 @@ import { CRS, bandsScript, process } from "../helpers/process";
 import { pyDecode, samplesOf, type PyImage } from "../helpers/pydecode";
 import { sampleFile, seedSamples } from "../helpers/seed";
 
-const DATA = [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2018-04-11T00:00:00Z", to: "2018-04-11T23:59:59Z" } } }];
+const DATA = [
+  { type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2018-04-11T00:00:00Z", to: "2018-04-11T23:59:59Z" } } },
+];
 const SCRIPT = bandsScript(["B04", "B08"]);
 const request = (features: string) => ({
   processRequest: { input: { data: DATA }, evalscript: SCRIPT },
@@ -39,9 +41,16 @@ beforeAll(async () => {
 /** The synchronous Process request over a feature: its OGR geometry in EPSG:32631, its size or resolution (or the defaults). */
 function syncRequest(f: RefFeature) {
   const p = f.properties;
-  const size = p.width !== null && p.height !== null ? { width: p.width, height: p.height } : { resx: p.resolution ?? 10, resy: p.resolution ?? 10 };
+  const size =
+    p.width !== null && p.height !== null
+      ? { width: p.width, height: p.height }
+      : { resx: p.resolution ?? 10, resy: p.resolution ?? 10 };
   const bounds = { geometry: f.geometry, properties: { crs: CRS(32631) } };
-  return { input: { bounds, data: DATA }, output: { ...size, responses: [{ identifier: "default", format: { type: "image/tiff" } }] }, evalscript: SCRIPT };
+  return {
+    input: { bounds, data: DATA },
+    output: { ...size, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
+    evalscript: SCRIPT,
+  };
 }
 
 describe("batch v2 GeoPackage input", () => {
@@ -53,17 +62,31 @@ describe("batch v2 GeoPackage input", () => {
     const task = await waitForStatus(id, bearer, ["DONE", "FAILED"]);
     expect(task).toMatchObject({ status: "DONE", completionPercentage: 100 });
     const files = await bucketFiles("gpkg-out", `run/${id}/`);
-    expect([...files.keys()].sort()).toEqual(refs.map((f) => `run/${id}/${f.properties.identifier}-default.tiff`).sort());
-    const decoded = (await pyDecode(ctx, refs.map((f) => ({ kind: "tiff" as const, data: files.get(`run/${id}/${f.properties.identifier}-default.tiff`)! })))) as PyImage[];
+    expect([...files.keys()].sort()).toEqual(
+      refs.map((f) => `run/${id}/${f.properties.identifier}-default.tiff`).sort(),
+    );
+    const decoded = (await pyDecode(
+      ctx,
+      refs.map((f) => ({
+        kind: "tiff" as const,
+        data: files.get(`run/${id}/${f.properties.identifier}-default.tiff`)!,
+      })),
+    )) as PyImage[];
     const syncs: Uint8Array[] = [];
     for (const f of refs) {
       const r = await process(syncRequest(f), bearer);
       expect(r.status).toBe(200);
       syncs.push(new Uint8Array(await r.arrayBuffer()));
     }
-    const refDecoded = (await pyDecode(ctx, syncs.map((data) => ({ kind: "tiff" as const, data })))) as PyImage[];
+    const refDecoded = (await pyDecode(
+      ctx,
+      syncs.map((data) => ({ kind: "tiff" as const, data })),
+    )) as PyImage[];
     decoded.forEach((d, i) => {
-      const [got, want] = [d.gdal as { geotransform: number[]; shape: number[]; epsg: number }, refDecoded[i]!.gdal as { geotransform: number[]; shape: number[] }];
+      const [got, want] = [
+        d.gdal as { geotransform: number[]; shape: number[]; epsg: number },
+        refDecoded[i]!.gdal as { geotransform: number[]; shape: number[] },
+      ];
       expect(got.epsg).toBe(32631);
       expect(got.shape).toEqual(want.shape);
       expect(got.geotransform).toEqual(want.geotransform);
@@ -88,7 +111,9 @@ describe("batch v2 GeoPackage input", () => {
     const created = await batchCall("", bearer, "POST", request("s3://gpkg-in/missing.gpkg"));
     expect(created.status).toBe(400);
     const { error } = (await created.json()) as { error: { message: string; errors: Record<string, string> } };
-    expect(error.message).toBe("input.features: the GeoPackage s3://gpkg-in/missing.gpkg does not exist; upload it first.");
+    expect(error.message).toBe(
+      "input.features: the GeoPackage s3://gpkg-in/missing.gpkg does not exist; upload it first.",
+    );
     expect(Object.keys(error.errors)).toEqual(["input.features.s3.url"]);
   });
 });

@@ -28,7 +28,12 @@ beforeAll(async () => {
 });
 
 /** A task of the caller's account put in `state` through its object (see batchTaskIn). */
-const taskIn = (state: Parameters<typeof batchTaskIn>[1], bucket: string, bounds?: object, output: Record<string, unknown> = {}) => batchTaskIn(account, state, bucket, bounds, output);
+const taskIn = (
+  state: Parameters<typeof batchTaskIn>[1],
+  bucket: string,
+  bounds?: object,
+  output: Record<string, unknown> = {},
+) => batchTaskIn(account, state, bucket, bounds, output);
 
 describe("once-only tiles", () => {
   it("a redelivered or duplicated tile message counts once and writes each output once", async () => {
@@ -45,7 +50,11 @@ describe("once-only tiles", () => {
     let task = await getTask(id, bearer);
     expect(task).toMatchObject({ status: "PROCESSING", completionPercentage: 50 });
     expect((await inspect(stub)).done).toBe(2);
-    await deliver(TASK_QUEUE_NAME, [msg("m2", body(tiles[2]!)), msg("m3", body(tiles[3]!)), msg("m3", body(tiles[3]!), 2)]);
+    await deliver(TASK_QUEUE_NAME, [
+      msg("m2", body(tiles[2]!)),
+      msg("m3", body(tiles[3]!)),
+      msg("m3", body(tiles[3]!), 2),
+    ]);
     task = await getTask(id, bearer);
     expect(task).toMatchObject({ status: "DONE", completionPercentage: 100 });
     expect((await inspect(stub)).done).toBe(4);
@@ -58,7 +67,11 @@ describe("once-only tiles", () => {
     const [a, b] = await Promise.all([stub.begin(tiles[0]!, "a#1"), stub.begin(tiles[0]!, "b#1")]);
     expect([a.run, b.run].sort()).toEqual([false, true]);
     expect(a.run ? b : a).toEqual({ run: false, reason: "busy" });
-    const ends = [stub.end(tiles[0]!, "a#1", { result: { pu: 0.25 } }), stub.end(tiles[0]!, "b#1", { result: { pu: 0.25 } }), stub.end(tiles[0]!, "a#1", { result: { pu: 0, error: "late failure" } })];
+    const ends = [
+      stub.end(tiles[0]!, "a#1", { result: { pu: 0.25 } }),
+      stub.end(tiles[0]!, "b#1", { result: { pu: 0.25 } }),
+      stub.end(tiles[0]!, "a#1", { result: { pu: 0, error: "late failure" } }),
+    ];
     expect(await Promise.all(ends)).toEqual([true, true, true]);
     expect(await inspect(stub)).toMatchObject({ done: 1, failed: 0, pu: 0.25 });
     expect(await unitOf(stub, tiles[0]!)).toMatchObject({ status: "DONE", error: null, pu: 0.25 });
@@ -68,8 +81,13 @@ describe("once-only tiles", () => {
     const { id, stub, tiles } = await taskIn("ANALYSIS_DONE", "batch-watchdog", ONE_TILE);
     await quietly(stub, (o) => o.act(account, "START"));
     expect(await runDurableObjectAlarm(stub)).toBe(true); // as at the lease's expiry
-    expect(await waitForStatus(id, bearer, ["DONE", "FAILED"])).toMatchObject({ status: "DONE", completionPercentage: 100 });
-    expect([...(await bucketFiles("batch-watchdog", `out/${id}/`)).keys()]).toEqual([`out/${id}/29RKH_0_4/default.tiff`]);
+    expect(await waitForStatus(id, bearer, ["DONE", "FAILED"])).toMatchObject({
+      status: "DONE",
+      completionPercentage: 100,
+    });
+    expect([...(await bucketFiles("batch-watchdog", `out/${id}/`)).keys()]).toEqual([
+      `out/${id}/29RKH_0_4/default.tiff`,
+    ]);
     expect(await unitOf(stub, tiles[0]!)).toMatchObject({ status: "DONE", attempts: 1 });
   });
 
@@ -77,24 +95,37 @@ describe("once-only tiles", () => {
     const { id, stub, tiles } = await taskIn("ANALYSIS_DONE", "batch-slow", ONE_TILE);
     await quietly(stub, (o) => o.act(account, "START"));
     expect(await stub.begin(tiles[0]!, "slow#1")).toMatchObject({ run: true }); // a delivery still rendering it
-    expect(await deliver(TASK_QUEUE_NAME, [msg("copy", tileMessage(id, tiles[0]!))])).toEqual({ acked: ["copy"], retried: [] });
+    expect(await deliver(TASK_QUEUE_NAME, [msg("copy", tileMessage(id, tiles[0]!))])).toEqual({
+      acked: ["copy"],
+      retried: [],
+    });
     expect((await bucketFiles("batch-slow", "")).size).toBe(0);
     expect(await inspect(stub)).toMatchObject({ done: 0, failed: 0, pu: 0 });
     // that delivery was killed: once its lease expired, the alarm sends the tile again
     await setRow(stub, "UPDATE units SET lease_until = 0 WHERE id = ?", leaseId(tiles[0]!));
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    expect(await waitForStatus(id, bearer, ["DONE", "FAILED"])).toMatchObject({ status: "DONE", completionPercentage: 100 });
+    expect(await waitForStatus(id, bearer, ["DONE", "FAILED"])).toMatchObject({
+      status: "DONE",
+      completionPercentage: 100,
+    });
     expect(await unitOf(stub, tiles[0]!)).toMatchObject({ status: "DONE", attempts: 2 });
     expect([...(await bucketFiles("batch-slow", `out/${id}/`)).keys()]).toEqual([`out/${id}/29RKH_0_4/default.tiff`]);
   });
 
   it("messages of a stopped task are acked without work", async () => {
     const { id, stub, tiles } = await taskIn("STOPPED", "batch-stopped");
-    const out = await deliver(TASK_QUEUE_NAME, tiles.map((t, i) => msg(`s${i}`, tileMessage(id, t))));
+    const out = await deliver(
+      TASK_QUEUE_NAME,
+      tiles.map((t, i) => msg(`s${i}`, tileMessage(id, t))),
+    );
     expect(out.acked).toHaveLength(4);
     expect((await bucketFiles("batch-stopped", "")).size).toBe(0);
     expect(await inspect(stub)).toMatchObject({ done: 0, failed: 0, pu: 0 });
-    expect(await getTask(id, bearer)).toMatchObject({ status: "STOPPED", stoppedStatusReason: "USER_ACTION", userAction: "STOP" });
+    expect(await getTask(id, bearer)).toMatchObject({
+      status: "STOPPED",
+      stoppedStatusReason: "USER_ACTION",
+      userAction: "STOP",
+    });
   });
 
   it("a tile failing MAX attempts, or dead-lettered, is FAILED once; all tiles failed -> task FAILED with error", async () => {
@@ -171,7 +202,13 @@ describe("user actions and updates", () => {
   it("another account can neither see, list, update nor start the task (404)", async () => {
     const { id } = await taskIn("CREATED", "batch-other");
     const other = await token();
-    for (const [path, method, body] of [[`/${id}`, "GET"], [`/${id}`, "PUT", { description: "mine" }], [`/${id}/start`, "POST"], [`/${id}/analyse`, "POST"], [`/${id}/stop`, "POST"]] as const) {
+    for (const [path, method, body] of [
+      [`/${id}`, "GET"],
+      [`/${id}`, "PUT", { description: "mine" }],
+      [`/${id}/start`, "POST"],
+      [`/${id}/analyse`, "POST"],
+      [`/${id}/stop`, "POST"],
+    ] as const) {
       const r = await batchCall(path, other, method, body);
       expect(r.status).toBe(404);
     }
@@ -184,13 +221,46 @@ describe("user actions and updates", () => {
 describe("bad requests", () => {
   const bad: [string, unknown, RegExp][] = [
     ["unknown grid", batchRequest("bad-requests", {}, { id: 99 }), /Tiling grid 99 does not exist/],
-    ["resolution not offered", batchRequest("bad-requests", {}, { resolution: 15 }), /Resolution 15 is not offered by tiling grid 0/],
+    [
+      "resolution not offered",
+      batchRequest("bad-requests", {}, { resolution: 15 }),
+      /Resolution 15 is not offered by tiling grid 0/,
+    ],
     ["missing delivery", { ...batchRequest("bad-requests"), output: { type: "raster" } }, /output\.delivery/],
-    ["template without <tileName>", batchRequest("bad-requests", { delivery: { s3: { url: "s3://bad-requests/x/<outputId>.tif" } } }), /<tileName>/],
-    ["PNG output", { ...batchRequest("bad-requests"), processRequest: { ...batchRequest("bad-requests").processRequest, output: { responses: [{ identifier: "default", format: { type: "image/png" } }] } } }, /image\/tiff/],
-    ["Zarr output without delivery", { ...batchRequest("bad-requests"), output: { type: "zarr", group: { zarr_format: 2 } } }, /output\.delivery/],
-    ["bad evalscript", { ...batchRequest("bad-requests"), processRequest: { ...batchRequest("bad-requests").processRequest, evalscript: "function setup( {" } }, /./],
-    ["unsupported COG resampling", batchRequest("bad-requests", { cogOutput: true, cogParameters: { resamplingAlgorithm: "lanczos" } }), /nearest, average, mode/],
+    [
+      "template without <tileName>",
+      batchRequest("bad-requests", { delivery: { s3: { url: "s3://bad-requests/x/<outputId>.tif" } } }),
+      /<tileName>/,
+    ],
+    [
+      "PNG output",
+      {
+        ...batchRequest("bad-requests"),
+        processRequest: {
+          ...batchRequest("bad-requests").processRequest,
+          output: { responses: [{ identifier: "default", format: { type: "image/png" } }] },
+        },
+      },
+      /image\/tiff/,
+    ],
+    [
+      "Zarr output without delivery",
+      { ...batchRequest("bad-requests"), output: { type: "zarr", group: { zarr_format: 2 } } },
+      /output\.delivery/,
+    ],
+    [
+      "bad evalscript",
+      {
+        ...batchRequest("bad-requests"),
+        processRequest: { ...batchRequest("bad-requests").processRequest, evalscript: "function setup( {" },
+      },
+      /./,
+    ],
+    [
+      "unsupported COG resampling",
+      batchRequest("bad-requests", { cogOutput: true, cogParameters: { resamplingAlgorithm: "lanczos" } }),
+      /nearest, average, mode/,
+    ],
   ];
   it.each(bad)("%s -> 400 with a message", async (_, body, message) => {
     const r = await batchCall("", bearer, "POST", body);
@@ -199,7 +269,11 @@ describe("bad requests", () => {
   });
 
   it("instanceType in any case is stored in the spec's upper case (sentinelhub-py sends 'normal'); others 400", async () => {
-    for (const [sent, stored] of [["normal", "NORMAL"], ["Large", "LARGE"], ["NORMAL", "NORMAL"]]) {
+    for (const [sent, stored] of [
+      ["normal", "NORMAL"],
+      ["Large", "LARGE"],
+      ["NORMAL", "NORMAL"],
+    ]) {
       const r = await batchCall("", bearer, "POST", { ...batchRequest("batch-instance"), instanceType: sent });
       expect(r.status).toBe(201);
       expect(((await r.json()) as { request: { instanceType: string } }).request.instanceType).toBe(stored);
@@ -211,10 +285,16 @@ describe("bad requests", () => {
 
   it("cogOutput with an INT8 output fails the analysis with the reason", async () => {
     const body = batchRequest("batch-int8", { cogOutput: true });
-    body.processRequest.evalscript = body.processRequest.evalscript.replace('sampleType: "FLOAT32"', 'sampleType: "INT8"');
+    body.processRequest.evalscript = body.processRequest.evalscript.replace(
+      'sampleType: "FLOAT32"',
+      'sampleType: "INT8"',
+    );
     const { id } = (await (await batchCall("", bearer, "POST", body)).json()) as { id: string };
     expect((await batchCall(`/${id}/analyse`, bearer, "POST")).status).toBe(204);
-    expect(await waitForStatus(id, bearer, ["FAILED", "ANALYSIS_DONE"])).toMatchObject({ status: "FAILED", error: expect.stringMatching(/INT8/) });
+    expect(await waitForStatus(id, bearer, ["FAILED", "ANALYSIS_DONE"])).toMatchObject({
+      status: "FAILED",
+      error: expect.stringMatching(/INT8/),
+    });
   });
 
   it("multipart/form-data: the evalscript part becomes processRequest.evalscript", async () => {
@@ -224,7 +304,9 @@ describe("bad requests", () => {
     form.set("evalscript", evalscript);
     const r = await authed(BATCH, { method: "POST", body: form }, bearer);
     expect(r.status).toBe(201);
-    expect(((await r.json()) as { request: { processRequest: { evalscript: string } } }).request.processRequest.evalscript).toBe(evalscript);
+    expect(
+      ((await r.json()) as { request: { processRequest: { evalscript: string } } }).request.processRequest.evalscript,
+    ).toBe(evalscript);
   });
 
   it("unknown task ids -> 404", async () => {

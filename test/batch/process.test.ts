@@ -5,7 +5,18 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { token } from "../helpers/auth";
-import { BATCH, ONE_TILE, SCRIPT, batchCall, batchRequest, bucketFiles, getTask, syncTile, validateCogs, waitForStatus } from "../helpers/batch";
+import {
+  BATCH,
+  ONE_TILE,
+  SCRIPT,
+  batchCall,
+  batchRequest,
+  bucketFiles,
+  getTask,
+  syncTile,
+  validateCogs,
+  waitForStatus,
+} from "../helpers/batch";
 import { pyDecode, samplesOf, type PyImage } from "../helpers/pydecode";
 import { seedSamples } from "../helpers/seed";
 
@@ -19,7 +30,12 @@ beforeAll(async () => {
 async function runTask(body: unknown): Promise<{ id: string; task: Record<string, unknown> }> {
   const created = await batchCall("", bearer, "POST", body);
   expect(created.status).toBe(201);
-  const { id, status, costPU, costMC } = (await created.json()) as { id: string; status: string; costPU: number; costMC: number };
+  const { id, status, costPU, costMC } = (await created.json()) as {
+    id: string;
+    status: string;
+    costPU: number;
+    costMC: number;
+  };
   expect([status, costPU, costMC]).toEqual(["CREATED", 0, 0]); // present before analysis, as statistical batch shows it
   expect((await batchCall(`/${id}/analyse`, bearer, "POST")).status).toBe(204);
   const analysed = await waitForStatus(id, bearer, ["ANALYSIS_DONE", "FAILED"]);
@@ -39,18 +55,28 @@ describe("batch process v2 over 29RKH", () => {
     const files = await bucketFiles(bucket, "out/");
     const keys = [...files.keys()].sort();
     expect(keys).toHaveLength(4);
-    expect(keys).toEqual(["29RKH_0_3", "29RKH_0_4", "29RKH_1_3", "29RKH_1_4"].map((t) => `out/${id}/${t}/default.tiff`));
-    const decoded = (await pyDecode(ctx, [...files.values()].map((data) => ({ kind: "tiff" as const, data })))) as PyImage[];
+    expect(keys).toEqual(
+      ["29RKH_0_3", "29RKH_0_4", "29RKH_1_3", "29RKH_1_4"].map((t) => `out/${id}/${t}/default.tiff`),
+    );
+    const decoded = (await pyDecode(
+      ctx,
+      [...files.values()].map((data) => ({ kind: "tiff" as const, data })),
+    )) as PyImage[];
     const syncs = [];
     for (const d of decoded) {
       expect(d.gdal).toMatchObject({ epsg: 32629, shape: [334, 334, 2] });
       syncs.push(await syncTile(d.gdal, bearer));
     }
-    const refs = (await pyDecode(ctx, syncs.map((s) => ({ kind: "tiff" as const, data: s.bytes })))) as PyImage[];
+    const refs = (await pyDecode(
+      ctx,
+      syncs.map((s) => ({ kind: "tiff" as const, data: s.bytes })),
+    )) as PyImage[];
     decoded.forEach((d, i) => {
       expect(samplesOf(d.tifffile)).toEqual(samplesOf(refs[i]!.tifffile));
       expect(samplesOf(d.gdal)).toEqual(samplesOf(refs[i]!.gdal));
-      expect((d.gdal as { geotransform: number[] }).geotransform).toEqual((refs[i]!.gdal as { geotransform: number[] }).geotransform);
+      expect((d.gdal as { geotransform: number[] }).geotransform).toEqual(
+        (refs[i]!.gdal as { geotransform: number[] }).geotransform,
+      );
     });
     const pu = syncs.reduce((a, s) => a + s.pu, 0);
     // real pixels, not an empty raster: 29RKH is desert with reflectance around 0.2-0.4
@@ -65,10 +91,20 @@ describe("batch process v2 over 29RKH", () => {
     expect(task.status).toBe("DONE");
     const files = [...(await bucketFiles(bucket, "out/")).values()];
     expect(files).toHaveLength(4);
-    const [plain] = (await pyDecode(ctx, [{ kind: "tiff", data: (await syncTile((await validateCogs(ctx, [files[0]!]))[0]!.gdal, bearer)).bytes }])) as PyImage[];
+    const [plain] = (await pyDecode(ctx, [
+      { kind: "tiff", data: (await syncTile((await validateCogs(ctx, [files[0]!]))[0]!.gdal, bearer)).bytes },
+    ])) as PyImage[];
     const checked = await validateCogs(ctx, files);
     for (const c of checked) {
-      expect(c.cog).toEqual({ warnings: [], errors: [], overviews: [[167, 167], [84, 84]], block: [128, 128] });
+      expect(c.cog).toEqual({
+        warnings: [],
+        errors: [],
+        overviews: [
+          [167, 167],
+          [84, 84],
+        ],
+        block: [128, 128],
+      });
       expect(samplesOf(c.tifffile).length).toBe(334 * 334 * 2);
     }
     expect(samplesOf(checked[0]!.gdal)).toEqual(samplesOf(plain!.gdal));
@@ -78,9 +114,17 @@ describe("batch process v2 over 29RKH", () => {
 describe("buffers and several outputs", () => {
   it("bufferX/Y grow the tile by whole pixels on each side; userdata is delivered as JSON next to the raster", async (ctx) => {
     const bucket = "batch-buffer";
-    const body = batchRequest(bucket, { delivery: { s3: { url: `s3://${bucket}/b/<tileName>/<outputId>.<format>` } } }, { bufferX: 2, bufferY: 1 }, ONE_TILE);
+    const body = batchRequest(
+      bucket,
+      { delivery: { s3: { url: `s3://${bucket}/b/<tileName>/<outputId>.<format>` } } },
+      { bufferX: 2, bufferY: 1 },
+      ONE_TILE,
+    );
     body.processRequest.output.responses.push({ identifier: "userdata", format: { type: "application/json" } });
-    body.processRequest.evalscript = SCRIPT.replace("function evaluatePixel", 'function updateOutputMetadata(scenes, inputMetadata, out) { out.userData = { scenes: scenes.length }; }\nfunction evaluatePixel');
+    body.processRequest.evalscript = SCRIPT.replace(
+      "function evaluatePixel",
+      "function updateOutputMetadata(scenes, inputMetadata, out) { out.userData = { scenes: scenes.length }; }\nfunction evaluatePixel",
+    );
     const { task } = await runTask(body);
     expect(task.status).toBe("DONE");
     const files = await bucketFiles(bucket, "b/");
@@ -88,7 +132,10 @@ describe("buffers and several outputs", () => {
     expect(JSON.parse(new TextDecoder().decode(files.get("b/29RKH_0_4/userdata.json")))).toEqual({ scenes: 1 });
     const [d] = (await pyDecode(ctx, [{ kind: "tiff", data: files.get("b/29RKH_0_4/default.tiff")! }])) as PyImage[];
     // tile 29RKH_0_4 of the 20 km grid: x 199980..220020, y 2699820..2719860 (29RKH's origin 199980, 2800020)
-    expect(d!.gdal).toMatchObject({ shape: [334 + 2, 334 + 4, 2], geotransform: [199980 - 2 * 60, 60, 0, 2719860 + 60, 0, -60] });
+    expect(d!.gdal).toMatchObject({
+      shape: [334 + 2, 334 + 4, 2],
+      geotransform: [199980 - 2 * 60, 60, 0, 2719860 + 60, 0, -60],
+    });
     const [ref] = (await pyDecode(ctx, [{ kind: "tiff", data: (await syncTile(d!.gdal, bearer)).bytes }])) as PyImage[];
     expect(samplesOf(d!.gdal)).toEqual(samplesOf(ref!.gdal));
   });
@@ -102,9 +149,14 @@ describe("batch task listing", () => {
       const r = await batchCall("", own, "POST", { ...batchRequest("batch-list"), description: d });
       ids.push(((await r.json()) as { id: string }).id);
     }
-    const page1 = (await (await batchCall("?count=2", own)).json()) as { data: { id: string }[]; links: { nextToken?: string } };
+    const page1 = (await (await batchCall("?count=2", own)).json()) as {
+      data: { id: string }[];
+      links: { nextToken?: string };
+    };
     expect(page1.data.map((t) => t.id)).toEqual([ids[2], ids[1]]);
-    const page2 = (await (await batchCall(`?count=2&viewtoken=${page1.links.nextToken}`, own)).json()) as { data: { id: string }[] };
+    const page2 = (await (await batchCall(`?count=2&viewtoken=${page1.links.nextToken}`, own)).json()) as {
+      data: { id: string }[];
+    };
     expect(page2.data.map((t) => t.id)).toEqual([ids[0]]);
     const asc = (await (await batchCall("?sort=created", own)).json()) as { data: { id: string }[] };
     expect(asc.data.map((t) => t.id)).toEqual(ids);

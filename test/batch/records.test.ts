@@ -47,10 +47,17 @@ describe("a 3.9 MiB batch request", () => {
     const body = batchRequest("batch-large", {}, {}, { geometry: "GEOMETRY", properties: { crs: CRS(32629) } });
     body.processRequest.evalscript = evalscript;
     const coordinates = ring();
-    const text = JSON.stringify(body).replace('"GEOMETRY"', `{"type":"Polygon","coordinates":[[${coordinates.map(([x, y]) => `[${padded(x!)},${padded(y!)}]`).join(",")}]]}`);
+    const text = JSON.stringify(body).replace(
+      '"GEOMETRY"',
+      `{"type":"Polygon","coordinates":[[${coordinates.map(([x, y]) => `[${padded(x!)},${padded(y!)}]`).join(",")}]]}`,
+    );
     expect(text.length).toBeGreaterThan(3.9 * MiB);
     expect(text.length).toBeLessThan(4 * MiB);
-    const created = await authed(BATCH, { method: "POST", headers: { "content-type": "application/json" }, body: text }, bearer);
+    const created = await authed(
+      BATCH,
+      { method: "POST", headers: { "content-type": "application/json" }, body: text },
+      bearer,
+    );
     expect(created.status, (await created.clone().text()).slice(0, 300)).toBe(201);
     const { id } = (await created.json()) as { id: string };
     const task = await getTask(id, bearer);
@@ -58,10 +65,21 @@ describe("a 3.9 MiB batch request", () => {
     const got = task.request as typeof sent;
     expect(got.processRequest).toEqual(sent.processRequest); // the 3.9 MiB, unchanged
     expect(got).toMatchObject(sent); // output with its defaults filled in (overwrite, cogOutput, ...)
-    expect((task.request as { processRequest: { evalscript: string } }).processRequest.evalscript).toHaveLength(evalscript.length);
+    expect((task.request as { processRequest: { evalscript: string } }).processRequest.evalscript).toHaveLength(
+      evalscript.length,
+    );
     const rows = await runInDurableObject(taskStub(batchPlugin, E, id), (_o, state) => {
-      const tables = state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' AND name NOT LIKE '\\_cf%' ESCAPE '\\'").toArray();
-      return tables.flatMap(({ name }) => state.storage.sql.exec(`SELECT * FROM "${name}"`).toArray().map((row) => new TextEncoder().encode(JSON.stringify(row)).length));
+      const tables = state.storage.sql
+        .exec<{ name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' AND name NOT LIKE '\\_cf%' ESCAPE '\\'",
+        )
+        .toArray();
+      return tables.flatMap(({ name }) =>
+        state.storage.sql
+          .exec(`SELECT * FROM "${name}"`)
+          .toArray()
+          .map((row) => new TextEncoder().encode(JSON.stringify(row)).length),
+      );
     });
     expect(rows.length).toBeGreaterThan(0);
     expect(Math.max(...rows)).toBeLessThan(MiB);
@@ -72,16 +90,30 @@ describe("the S3 keys of a delivery descriptor", () => {
   it("are never answered by GET or list, and leave the task's object when it ends (DONE, outputs written)", async () => {
     const me = await newAccount();
     const [mine, keys] = await Promise.all([tokenOf(me.client), createS3Key(E, me.account).then((k) => k!)]);
-    const body = batchRequest("batch-secrets", { delivery: { s3: { url: "s3://batch-secrets/out", accessKey: keys.accessKeyId, secretAccessKey: keys.secretAccessKey } } }, {}, ONE_TILE);
+    const body = batchRequest(
+      "batch-secrets",
+      {
+        delivery: {
+          s3: { url: "s3://batch-secrets/out", accessKey: keys.accessKeyId, secretAccessKey: keys.secretAccessKey },
+        },
+      },
+      {},
+      ONE_TILE,
+    );
     const secretsOf = (id: string) =>
-      runInDurableObject(taskStub(batchPlugin, E, id), (_o, state) => state.storage.sql.exec("SELECT 1 FROM task WHERE secrets IS NOT NULL").toArray().length);
+      runInDurableObject(
+        taskStub(batchPlugin, E, id),
+        (_o, state) => state.storage.sql.exec("SELECT 1 FROM task WHERE secrets IS NOT NULL").toArray().length,
+      );
     const created = await batchCall("", mine, "POST", body);
     expect(created.status).toBe(201);
     const { id } = (await created.json()) as { id: string };
     expect(await secretsOf(id)).toBe(1); // kept while the task needs it
     const { task } = await runBatchTask(body, mine);
     expect(task.status).toBe("DONE");
-    expect([...(await bucketFiles("batch-secrets", `out/${task.id}/`)).keys()]).toEqual([`out/${task.id}/29RKH_0_4/default.tiff`]);
+    expect([...(await bucketFiles("batch-secrets", `out/${task.id}/`)).keys()]).toEqual([
+      `out/${task.id}/29RKH_0_4/default.tiff`,
+    ]);
     for (const path of [`/${task.id}`, `/${id}`, ""]) {
       const text = await (await batchCall(path, mine)).text();
       expect(text).not.toContain(keys.secretAccessKey);

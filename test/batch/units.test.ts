@@ -23,8 +23,16 @@ describe("batch processing units", () => {
   it("every tile's PU is charged once to the task's account, redeliveries included", async () => {
     const a = await newAccount();
     const { id, stub, tiles } = await batchTaskIn(a.account, "PROCESSING", "batch-units");
-    await deliver(TASK_QUEUE_NAME, [msg("u0", tileBody(id, tiles[0]!)), msg("u0", tileBody(id, tiles[0]!), 2), msg("u1", tileBody(id, tiles[1]!))]);
-    await deliver(TASK_QUEUE_NAME, [msg("u2", tileBody(id, tiles[2]!)), msg("u3", tileBody(id, tiles[3]!)), msg("u1", tileBody(id, tiles[1]!), 2)]);
+    await deliver(TASK_QUEUE_NAME, [
+      msg("u0", tileBody(id, tiles[0]!)),
+      msg("u0", tileBody(id, tiles[0]!), 2),
+      msg("u1", tileBody(id, tiles[1]!)),
+    ]);
+    await deliver(TASK_QUEUE_NAME, [
+      msg("u2", tileBody(id, tiles[2]!)),
+      msg("u3", tileBody(id, tiles[3]!)),
+      msg("u1", tileBody(id, tiles[1]!), 2),
+    ]);
     const { state, done, pu } = await inspect(stub);
     expect([state, done]).toEqual(["DONE", 4]);
     expect(pu).toBeGreaterThan(0);
@@ -37,7 +45,10 @@ describe("batch processing units", () => {
     const bearer = await tokenOf(a.client);
     const { id, stub, tiles } = await batchTaskIn(a.account, "PROCESSING", "batch-out-of-pu");
     await chargeUnits(env, a.account, 0.999999); // one tile's PU is far more than 1e-6
-    await deliver(TASK_QUEUE_NAME, tiles.map((t, i) => msg(`o${i}`, tileBody(id, t))));
+    await deliver(
+      TASK_QUEUE_NAME,
+      tiles.map((t, i) => msg(`o${i}`, tileBody(id, t))),
+    );
     const task = await getTask(id, bearer);
     expect([task.status, task.stoppedStatusReason]).toEqual(["STOPPED", "OUT_OF_PU"]);
     const { done, pu, units } = await inspect(stub);

@@ -15,7 +15,14 @@ beforeAll(async () => {
 });
 
 const call = (path: string, method = "GET", body?: unknown) =>
-  authed(path, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) }, bearer);
+  authed(
+    path,
+    {
+      method,
+      ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+    },
+    bearer,
+  );
 
 describe("batch under /api/v1 (the spec's Versioning)", () => {
   it("creates, lists and reads the same tasks as /api/v2; the tiling grids too", async () => {
@@ -35,7 +42,11 @@ describe("batch under /api/v1 (the spec's Versioning)", () => {
   });
 
   it("a deprecated batch v1 body is a 400 naming the members v2 does not have", async () => {
-    const v1Body = { processRequest: batchRequest("x").processRequest, tilingGrid: { id: 1, resolution: 10 }, bucketName: "my-bucket" };
+    const v1Body = {
+      processRequest: batchRequest("x").processRequest,
+      tilingGrid: { id: 1, resolution: 10 },
+      bucketName: "my-bucket",
+    };
     const r = await call(V1, "POST", v1Body);
     expect(r.status).toBe(400);
     const { error } = (await r.json()) as { error: { message: string } };
@@ -43,11 +54,15 @@ describe("batch under /api/v1 (the spec's Versioning)", () => {
   });
   it("members named like Object.prototype's (constructor, toString, __proto__) are unknown members, never a 500", async () => {
     // JSON.parse makes "__proto__" an own member, as a client's body would.
-    const body = JSON.parse(`{"processRequest":{"constructor":1,"toString":{"a":1}},"__proto__":{"x":1},"hasOwnProperty":2}`);
+    const body = JSON.parse(
+      `{"processRequest":{"constructor":1,"toString":{"a":1}},"__proto__":{"x":1},"hasOwnProperty":2}`,
+    );
     const r = await call(V1, "POST", body);
     expect(r.status).toBe(400);
     const { error } = (await r.json()) as { error: { message: string } };
-    expect(error.message).toMatch(/unknown member\(s\), ignored: .*processRequest\.constructor, processRequest\.toString/);
+    expect(error.message).toMatch(
+      /unknown member\(s\), ignored: .*processRequest\.constructor, processRequest\.toString/,
+    );
     expect(error.message).toMatch(/hasOwnProperty/);
   });
 });

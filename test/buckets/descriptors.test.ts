@@ -33,14 +33,25 @@ const BAD_URLS: [string, string][] = [
 ];
 
 const asyncBody = (delivery: string, over: Record<string, unknown> = {}) => ({
-  input: { bounds: { bbox: [199980, 2790000, 201000, 2800020], properties: { crs: CRS(32629) } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: TIME } }] },
-  output: { width: 10, height: 10, responses: [{ identifier: "default", format: { type: "image/tiff" } }], delivery: { s3: { url: delivery } } },
+  input: {
+    bounds: { bbox: [199980, 2790000, 201000, 2800020], properties: { crs: CRS(32629) } },
+    data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: TIME } }],
+  },
+  output: {
+    width: 10,
+    height: 10,
+    responses: [{ identifier: "default", format: { type: "image/tiff" } }],
+    delivery: { s3: { url: delivery } },
+  },
   evalscript: SCRIPT,
   ...over,
 });
 
 const statBody = (parts: { features?: string; output?: string; script?: string } = {}) => ({
-  input: { features: { s3: { url: parts.features ?? `s3://${BUCKET}/fields.gpkg` } }, data: [{ type: "sentinel-2-l2a" }] },
+  input: {
+    features: { s3: { url: parts.features ?? `s3://${BUCKET}/fields.gpkg` } },
+    data: [{ type: "sentinel-2-l2a" }],
+  },
   aggregation: {
     timeRange: { from: "2018-04-01T00:00:00Z", to: "2018-04-30T00:00:00Z" },
     aggregationInterval: { of: "P1D" },
@@ -53,7 +64,12 @@ const statBody = (parts: { features?: string; output?: string; script?: string }
 
 /** A Zarr batch request (WGS84 1 degree grid, one single-band array) delivered to `url`. */
 function zarrBatch(url: string) {
-  const output = { type: "zarr", delivery: { s3: { url } }, group: { zarr_format: 2 }, arrayParameters: { dtype: "<u2", order: "C", chunks: [1, 25, 25], fill_value: 0 } };
+  const output = {
+    type: "zarr",
+    delivery: { s3: { url } },
+    group: { zarr_format: 2 },
+    arrayParameters: { dtype: "<u2", order: "C", chunks: [1, 25, 25], fill_value: 0 },
+  };
   const b = batchRequest(BUCKET, output, { id: 3, resolution: 0.008 });
   b.processRequest.output.responses = [{ identifier: "default", format: { type: "zarr/array" } }];
   b.processRequest.evalscript = SCRIPT;
@@ -62,14 +78,49 @@ function zarrBatch(url: string) {
 
 /** Where each API takes a descriptor: its path, a body with `url` in that place, and the member the 400 names. */
 const PLACES: { name: string; path: string; body: (url: string) => unknown; member: string }[] = [
-  { name: "async delivery", path: "/api/v1/async/process", body: (u) => asyncBody(u), member: "output.delivery.s3.url" },
-  { name: "async evalscriptReference", path: "/api/v1/async/process", body: (u) => asyncBody(`s3://${BUCKET}/async`, { evalscript: undefined, evalscriptReference: { s3: { url: u } } }), member: "evalscriptReference.s3.url" },
-  { name: "batch raster delivery", path: BATCH, body: (u) => batchRequest(BUCKET, { delivery: { s3: { url: u } } }), member: "output.delivery.s3.url" },
+  {
+    name: "async delivery",
+    path: "/api/v1/async/process",
+    body: (u) => asyncBody(u),
+    member: "output.delivery.s3.url",
+  },
+  {
+    name: "async evalscriptReference",
+    path: "/api/v1/async/process",
+    body: (u) => asyncBody(`s3://${BUCKET}/async`, { evalscript: undefined, evalscriptReference: { s3: { url: u } } }),
+    member: "evalscriptReference.s3.url",
+  },
+  {
+    name: "batch raster delivery",
+    path: BATCH,
+    body: (u) => batchRequest(BUCKET, { delivery: { s3: { url: u } } }),
+    member: "output.delivery.s3.url",
+  },
   { name: "batch Zarr delivery", path: BATCH, body: zarrBatch, member: "output.delivery.s3.url" },
-  { name: "batch GeoPackage input", path: BATCH, body: (u) => ({ ...batchRequest(BUCKET), input: { type: "geopackage", features: { s3: { url: u } } } }), member: "input.features.s3.url" },
-  { name: "statistical batch features", path: "/api/v1/statistics/batch", body: (u) => statBody({ features: u }), member: "input.features.s3.url" },
-  { name: "statistical batch output", path: "/api/v1/statistics/batch", body: (u) => statBody({ output: u }), member: "output.s3.url" },
-  { name: "statistical batch evalscriptReference", path: "/api/v1/statistics/batch", body: (u) => statBody({ script: u }), member: "aggregation.evalscriptReference.s3.url" },
+  {
+    name: "batch GeoPackage input",
+    path: BATCH,
+    body: (u) => ({ ...batchRequest(BUCKET), input: { type: "geopackage", features: { s3: { url: u } } } }),
+    member: "input.features.s3.url",
+  },
+  {
+    name: "statistical batch features",
+    path: "/api/v1/statistics/batch",
+    body: (u) => statBody({ features: u }),
+    member: "input.features.s3.url",
+  },
+  {
+    name: "statistical batch output",
+    path: "/api/v1/statistics/batch",
+    body: (u) => statBody({ output: u }),
+    member: "output.s3.url",
+  },
+  {
+    name: "statistical batch evalscriptReference",
+    path: "/api/v1/statistics/batch",
+    body: (u) => statBody({ script: u }),
+    member: "aggregation.evalscriptReference.s3.url",
+  },
 ];
 
 /** Good URLs for each place (the object they name exists where one is read at submission). */
@@ -84,7 +135,8 @@ const GOOD: Record<string, string> = {
   "statistical batch evalscriptReference": `s3://${BUCKET}/scripts/stat.js`,
 };
 
-const post = (path: string, body: unknown) => authed(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }, bearer);
+const post = (path: string, body: unknown) =>
+  authed(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }, bearer);
 
 async function expect400(r: Response, member: RegExp | string): Promise<void> {
   const text = await r.text();

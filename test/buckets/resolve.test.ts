@@ -40,16 +40,25 @@ describe("resolveBucket", () => {
       expect((await loc.store.list({ prefix: "p/" })).objects.map((o) => o.key)).toContain("p/x.txt");
       await loc.store.delete(loc.key("x.txt"));
     }
-    await expect(resolveBucket({ ...base, BUCKET_BINDINGS: { [bucket]: "NO_SUCH" } }, ME, { url: `s3://${bucket}` })).rejects.toThrow(/NO_SUCH.*not an R2 bucket binding/);
+    await expect(
+      resolveBucket({ ...base, BUCKET_BINDINGS: { [bucket]: "NO_SUCH" } }, ME, { url: `s3://${bucket}` }),
+    ).rejects.toThrow(/NO_SUCH.*not an R2 bucket binding/);
   });
 
   it("accepts the account's own S3 keys and iamRoleARN (ignored) in a descriptor; half keys and bad URLs are 400", async () => {
     const bucket = unique();
-    const ok = await resolveBucket(base, ME, { url: `s3://${bucket}/k`, accessKey: KEYS.key, secretAccessKey: KEYS.secret });
+    const ok = await resolveBucket(base, ME, {
+      url: `s3://${bucket}/k`,
+      accessKey: KEYS.key,
+      secretAccessKey: KEYS.secret,
+    });
     const role = await resolveBucket(base, ME, { url: `s3://${bucket}/r`, iamRoleARN: "arn:aws:iam::1:role/r" });
     await ok.store.put(ok.key("a"), "keyed");
     await role.store.put(role.key("b"), "role");
-    expect((await env.BUCKETS.list({ prefix: `${bucket}/` })).objects.map((o) => o.key)).toEqual([`${bucket}/k/a`, `${bucket}/r/b`]);
+    expect((await env.BUCKETS.list({ prefix: `${bucket}/` })).objects.map((o) => o.key)).toEqual([
+      `${bucket}/k/a`,
+      `${bucket}/r/b`,
+    ]);
     const refused = [
       { url: `s3://${bucket}/k`, accessKey: KEYS.key },
       { url: "s3://Bad_Name/k" },
@@ -80,7 +89,9 @@ describe("resolveBucket", () => {
     }
     expect(messages.size).toBe(1);
     expect([...messages][0]).not.toContain(KEYS.secret);
-    expect(await env.DB.prepare("SELECT account_id FROM bucket_owners WHERE bucket = ?").bind(bucket).first()).toBeNull();
+    expect(
+      await env.DB.prepare("SELECT account_id FROM bucket_owners WHERE bucket = ?").bind(bucket).first(),
+    ).toBeNull();
   });
 
   it("gives an unowned bucket to its first user and refuses it to every other account, whatever the prefix", async () => {
@@ -91,43 +102,78 @@ describe("resolveBucket", () => {
       const err = await resolveBucket(base, b, { url }).catch((e: unknown) => e);
       expect(err, url).toBeInstanceOf(BucketAccessDenied);
     }
-    expect(await env.DB.prepare("SELECT account_id FROM bucket_owners WHERE bucket = ?").bind(bucket).first("account_id")).toBe(a);
-    expect(await (await resolveBucket(base, a, { url: `s3://${bucket}` })).store.head("a/x")).toMatchObject({ size: 1 });
+    expect(
+      await env.DB.prepare("SELECT account_id FROM bucket_owners WHERE bucket = ?").bind(bucket).first("account_id"),
+    ).toBe(a);
+    expect(await (await resolveBucket(base, a, { url: `s3://${bucket}` })).store.head("a/x")).toMatchObject({
+      size: 1,
+    });
   });
 
   it("sends descriptors with keys to S3_ENDPOINT when configured (an unreachable one fails; nothing is written locally)", async () => {
     const bucket = unique();
-    const loc = await resolveBucket({ ...base, S3_ENDPOINT: "http://127.0.0.1:9/s3" }, ME, { url: `s3://${bucket}/k`, accessKey: "AK", secretAccessKey: "SK" });
+    const loc = await resolveBucket({ ...base, S3_ENDPOINT: "http://127.0.0.1:9/s3" }, ME, {
+      url: `s3://${bucket}/k`,
+      accessKey: "AK",
+      secretAccessKey: "SK",
+    });
     await expect(loc.store.list({ prefix: "k/" })).rejects.toThrow();
     expect(await env.BUCKETS.head(`${bucket}/k/x`)).toBeNull();
   });
 });
 
 describe("remoteBucket (aws4fetch) against the S3 endpoint", () => {
-  const config = { endpoint: `${BASE}/s3`, region: "us-east-1", accessKeyId: KEYS.key, secretAccessKey: KEYS.secret, fetcher: worker };
+  const config = {
+    endpoint: `${BASE}/s3`,
+    region: "us-east-1",
+    accessKeyId: KEYS.key,
+    secretAccessKey: KEYS.secret,
+    fetcher: worker,
+  };
 
   it("puts, gets with Range, heads, lists (delimiter, pages) and deletes", async () => {
     const bucket = unique();
     const store = remoteBucket(config, bucket);
-    for (const k of ["r/1.txt", "r/2 two.txt", "r/d/3.txt", "s.txt"]) await store.put(k, `body of ${k}`, { contentType: "text/plain" });
+    for (const k of ["r/1.txt", "r/2 two.txt", "r/d/3.txt", "s.txt"])
+      await store.put(k, `body of ${k}`, { contentType: "text/plain" });
     expect(await (await env.BUCKETS.get(`${bucket}/r/2 two.txt`))!.text()).toBe("body of r/2 two.txt");
     const part = await store.get("r/2 two.txt", { offset: 8, length: 4 });
     expect([await text(part!.body), part!.size, part!.range]).toEqual(["r/2 ", 19, { offset: 8, length: 4 }]);
-    expect(await store.head("r/1.txt")).toMatchObject({ key: "r/1.txt", size: 15, contentType: "text/plain", etag: (await env.BUCKETS.head(`${bucket}/r/1.txt`))!.etag });
+    expect(await store.head("r/1.txt")).toMatchObject({
+      key: "r/1.txt",
+      size: 15,
+      contentType: "text/plain",
+      etag: (await env.BUCKETS.head(`${bucket}/r/1.txt`))!.etag,
+    });
     expect(await store.get("nope")).toBeNull();
     expect(await store.head("nope")).toBeNull();
     const dir = await store.list({ prefix: "r/", delimiter: "/" });
-    expect([dir.objects.map((o) => o.key), dir.prefixes, dir.cursor]).toEqual([["r/1.txt", "r/2 two.txt"], ["r/d/"], undefined]);
+    expect([dir.objects.map((o) => o.key), dir.prefixes, dir.cursor]).toEqual([
+      ["r/1.txt", "r/2 two.txt"],
+      ["r/d/"],
+      undefined,
+    ]);
     const first = await store.list({ limit: 3 });
     const rest = await store.list({ limit: 3, cursor: first.cursor });
-    expect([...first.objects, ...rest.objects].map((o) => o.key)).toEqual(["r/1.txt", "r/2 two.txt", "r/d/3.txt", "s.txt"]);
+    expect([...first.objects, ...rest.objects].map((o) => o.key)).toEqual([
+      "r/1.txt",
+      "r/2 two.txt",
+      "r/d/3.txt",
+      "s.txt",
+    ]);
     await store.delete(["r/1.txt", "s.txt"]);
-    expect((await env.BUCKETS.list({ prefix: `${bucket}/` })).objects.map((o) => o.key)).toEqual([`${bucket}/r/2 two.txt`, `${bucket}/r/d/3.txt`]);
+    expect((await env.BUCKETS.list({ prefix: `${bucket}/` })).objects.map((o) => o.key)).toEqual([
+      `${bucket}/r/2 two.txt`,
+      `${bucket}/r/d/3.txt`,
+    ]);
   });
 
   it("reports the storage's refusal (wrong secret) as invalid-argument naming SignatureDoesNotMatch", async () => {
     const store = remoteBucket({ ...config, secretAccessKey: "wrong" }, unique());
     await expect(store.head("x")).rejects.toThrow(); // HEAD answers carry no body
-    await expect(store.list()).rejects.toMatchObject({ kind: "invalid-argument", message: expect.stringContaining("SignatureDoesNotMatch") });
+    await expect(store.list()).rejects.toMatchObject({
+      kind: "invalid-argument",
+      message: expect.stringContaining("SignatureDoesNotMatch"),
+    });
   });
 });

@@ -4,7 +4,13 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { CACHE_BUDGETS, FILE_CACHE_BYTES, SCENE_CACHE_BYTES, SCRIPT_CACHE_BYTES, REQUEST_CACHE_BYTES } from "../../src/raster/memory";
+import {
+  CACHE_BUDGETS,
+  FILE_CACHE_BYTES,
+  SCENE_CACHE_BYTES,
+  SCRIPT_CACHE_BYTES,
+  REQUEST_CACHE_BYTES,
+} from "../../src/raster/memory";
 import { findScenes, sceneCacheStats } from "../../src/storage/scenes";
 import { fileCacheStats, openFile } from "../../src/storage/sources";
 import { compileEvalscript } from "../../src/raster/evalscript";
@@ -22,7 +28,14 @@ beforeAll(async () => {
 
 describe("caches sized in bytes", () => {
   it("every new budget is part of the isolate's cache budgets", () => {
-    for (const name of ["SCENE_CACHE_BYTES", "FILE_CACHE_BYTES", "SCRIPT_CACHE_BYTES", "PREPARED_WARP_BYTES", "REQUEST_CACHE_BYTES"]) expect(CACHE_BUDGETS[name]).toBeGreaterThan(0);
+    for (const name of [
+      "SCENE_CACHE_BYTES",
+      "FILE_CACHE_BYTES",
+      "SCRIPT_CACHE_BYTES",
+      "PREPARED_WARP_BYTES",
+      "REQUEST_CACHE_BYTES",
+    ])
+      expect(CACHE_BUDGETS[name]).toBeGreaterThan(0);
   });
 
   it("the scene cache: one entry per bbox (a panned map), its bytes within SCENE_CACHE_BYTES", async () => {
@@ -30,7 +43,14 @@ describe("caches sized in bytes", () => {
     for (let i = 0; i < 150; i++) {
       const d = i * 1e-5; // distinct boxes over the West Flanders scenes, as the tiles of a panned map
       const scenes = await findScenes(E, {
-        collection: "sentinel-2-l2a", lonLatBbox: [3.02 + d, 50.814, 3.025 + d, 50.818], from: 0, to: Date.now(), maxCloudCoverage: 100, order: "mostRecent", limit: 100, cacheable: true,
+        collection: "sentinel-2-l2a",
+        lonLatBbox: [3.02 + d, 50.814, 3.025 + d, 50.818],
+        from: 0,
+        to: Date.now(),
+        maxCloudCoverage: 100,
+        order: "mostRecent",
+        limit: 100,
+        cacheable: true,
       });
       found += scenes.length;
     }
@@ -54,7 +74,10 @@ describe("caches sized in bytes", () => {
 
   it("the compiled-script cache: scripts within their share of SCRIPT_CACHE_BYTES", () => {
     const pad = "x".repeat(20_000);
-    for (let i = 0; i < 64; i++) compileEvalscript(`//VERSION=3\n// ${i} ${pad}\nfunction setup(){return {input:["B04"], output:{bands:1}}}\nfunction evaluatePixel(s){return [s.B04]}`);
+    for (let i = 0; i < 64; i++)
+      compileEvalscript(
+        `//VERSION=3\n// ${i} ${pad}\nfunction setup(){return {input:["B04"], output:{bands:1}}}\nfunction evaluatePixel(s){return [s.B04]}`,
+      );
     const s = compiledCacheStats();
     expect(s.bytes).toBeLessThanOrEqual(SCRIPT_CACHE_BYTES / 2);
     expect(s.entries).toBeLessThan(64);

@@ -41,7 +41,10 @@ async function meterOf(label: string): Promise<Meter> {
 /** Records a row of the table and checks the limits. */
 function row(name: string, m: Meter): void {
   const c = m.counts();
-  const kinds = Object.entries(c.calls).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(", ");
+  const kinds = Object.entries(c.calls)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(", ");
   table.push(`| ${name} | ${c.subrequests} | ${c.d1Queries} | ${c.peakInFlight} | ${kinds} |`);
   expect(c.subrequests).toBeLessThanOrEqual(SUBREQUEST_LIMIT);
   expect(c.d1Queries).toBeLessThanOrEqual(D1_QUERY_LIMIT);
@@ -60,7 +63,13 @@ beforeAll(async () => {
   for (let i = 0; i < synth.length; i += 50) await Promise.all(synth.slice(i, i + 50).map((it) => upsertItem(E, it)));
 }, 120_000);
 
-afterAll(() => console.log(["| request | subrequests | D1 queries | peak in flight | calls by kind |", "|---|---|---|---|---|", ...table].join("\n")));
+afterAll(() =>
+  console.log(
+    ["| request | subrequests | D1 queries | peak in flight | calls by kind |", "|---|---|---|---|---|", ...table].join(
+      "\n",
+    ),
+  ),
+);
 
 const statsBody = (from: string, to: string, of = "P1D") => ({
   input: { bounds: { bbox: WF.bbox, properties: { crs: CRS(WF.crs) } }, data: [{ type: "sentinel-2-l2a" }] },
@@ -69,7 +78,15 @@ const statsBody = (from: string, to: string, of = "P1D") => ({
 
 describe("Statistical API", () => {
   it("daily over the 19 real scenes (487 intervals, 19 with data)", async () => {
-    const r = await authed("/api/v1/statistics", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(statsBody("2017-08-01T00:00:00Z", "2018-12-01T00:00:00Z")) }, bearer);
+    const r = await authed(
+      "/api/v1/statistics",
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(statsBody("2017-08-01T00:00:00Z", "2018-12-01T00:00:00Z")),
+      },
+      bearer,
+    );
     expect(r.status).toBe(200);
     const body = (await r.json()) as { status: string; data: unknown[] };
     expect(body.data).toHaveLength(19);
@@ -78,7 +95,15 @@ describe("Statistical API", () => {
 
   it(`daily with data every day (${SYNTH_DAYS} intervals, 64 x 64 px) fits the budgets`, async () => {
     const to = new Date(SYNTH_FROM + SYNTH_DAYS * 86_400_000).toISOString();
-    const r = await authed("/api/v1/statistics", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(statsBody(new Date(SYNTH_FROM).toISOString(), to)) }, bearer);
+    const r = await authed(
+      "/api/v1/statistics",
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(statsBody(new Date(SYNTH_FROM).toISOString(), to)),
+      },
+      bearer,
+    );
     const text = await r.text();
     row(`statistics, P1D, ${SYNTH_DAYS} intervals with data`, await meterOf("POST /api/v1/statistics"));
     expect(r.status, text.slice(0, 500)).toBe(200);
@@ -96,7 +121,11 @@ function evaluatePixel(s){return {default:${JSON.stringify(bands)}.map((b)=>s[b]
     const to = new Date(SYNTH_FROM + SYNTH_DAYS * 86_400_000).toISOString();
     const body = statsBody(new Date(SYNTH_FROM).toISOString(), to);
     body.aggregation.evalscript = script;
-    const r = await authed("/api/v1/statistics", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }, bearer);
+    const r = await authed(
+      "/api/v1/statistics",
+      { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+      bearer,
+    );
     const e = await envelope(r);
     expect(r.status, e.message).toBe(400);
     expect(e.code).toBe("COMMON_BAD_PAYLOAD");
@@ -111,7 +140,15 @@ function evaluatePixel(s){return {default:${JSON.stringify(bands)}.map((b)=>s[b]
   });
 
   it("a 5-year daily series is refused up front with a 400 naming the limit and what fits", async () => {
-    const r = await authed("/api/v1/statistics", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(statsBody("2019-01-01T00:00:00Z", "2024-01-01T00:00:00Z")) }, bearer);
+    const r = await authed(
+      "/api/v1/statistics",
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(statsBody("2019-01-01T00:00:00Z", "2024-01-01T00:00:00Z")),
+      },
+      bearer,
+    );
     expect(r.status).toBe(400);
     const e = await envelope(r);
     expect(e.message).toMatch(/at most 1000/);
@@ -125,7 +162,15 @@ describe("Processing API", () => {
 function setup(){return {input:["B04","B08"], output:{bands:1,sampleType:"FLOAT32"}, mosaicking:"ORBIT"}}
 function evaluatePixel(samples){let m=-1; for (const s of samples) m=Math.max(m,(s.B08-s.B04)/(s.B08+s.B04)); return [m]}`;
     const body = {
-      input: { bounds: { bbox: WF.bbox, properties: { crs: CRS(WF.crs) } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2017-08-01T00:00:00Z", to: "2018-12-01T00:00:00Z" } } }] },
+      input: {
+        bounds: { bbox: WF.bbox, properties: { crs: CRS(WF.crs) } },
+        data: [
+          {
+            type: "sentinel-2-l2a",
+            dataFilter: { timeRange: { from: "2017-08-01T00:00:00Z", to: "2018-12-01T00:00:00Z" } },
+          },
+        ],
+      },
       output: { width: 2500, height: 2500, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
       evalscript: script,
     };
@@ -141,11 +186,15 @@ describe("OGC WMTS", () => {
     const script = new TextDecoder().decode(await sampleFile("evalscripts/sentinel-2__true_color__script.js"));
     const inst = await createInstance(bearer, [layerBody("TRUE_COLOR", script)]);
     const path = `/ogc/wmts/${inst.id}`;
-    const r = await call(`${path}?REQUEST=GetTile&LAYER=TRUE_COLOR&TILEMATRIXSET=PopularWebMercator256&TILEMATRIX=9&TILECOL=239&TILEROW=219`);
+    const r = await call(
+      `${path}?REQUEST=GetTile&LAYER=TRUE_COLOR&TILEMATRIXSET=PopularWebMercator256&TILEMATRIX=9&TILECOL=239&TILEROW=219`,
+    );
     expect(r.status).toBe(200);
     await r.arrayBuffer();
     row("WMTS GetTile 9/239/219 (first)", await meterOf(`GET ${path}`));
-    const again = await call(`${path}?REQUEST=GetTile&LAYER=TRUE_COLOR&TILEMATRIXSET=PopularWebMercator256&TILEMATRIX=9&TILECOL=239&TILEROW=220`);
+    const again = await call(
+      `${path}?REQUEST=GetTile&LAYER=TRUE_COLOR&TILEMATRIXSET=PopularWebMercator256&TILEMATRIX=9&TILECOL=239&TILEROW=220`,
+    );
     expect(again.status).toBe(200);
     await again.arrayBuffer();
     row("WMTS GetTile 9/239/220 (next)", await meterOf(`GET ${path}`));

@@ -29,7 +29,9 @@ it("80 tiles at zoom 12 over 29RKH: all served, caches within their byte budgets
   let most = 0;
   for (let k = 0; k < 80; k++) {
     const [x, y] = [239 * 8 - 1 + (k % 10), 219 * 8 - 1 + Math.floor(k / 10)];
-    const r = await call(`${path}?REQUEST=GetTile&LAYER=TRUE_COLOR&TILEMATRIXSET=PopularWebMercator256&TILEMATRIX=12&TILECOL=${x}&TILEROW=${y}`);
+    const r = await call(
+      `${path}?REQUEST=GetTile&LAYER=TRUE_COLOR&TILEMATRIXSET=PopularWebMercator256&TILEMATRIX=12&TILECOL=${x}&TILEROW=${y}`,
+    );
     expect(r.status).toBe(200);
     await r.arrayBuffer();
     const m = [...recentMeters()].reverse().find((x) => x.label === `GET ${path}`)!;

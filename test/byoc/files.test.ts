@@ -24,7 +24,11 @@ describe("tile files", () => {
     const whole = await authed(`${C}/${c}/tiles/${tile}/files/t1/B08.tif`, {}, owner);
     expect(whole.status).toBe(200);
     expect(new Uint8Array(await whole.arrayBuffer())).toEqual(file);
-    const part = await authed(`${C}/${c}/tiles/${tile}/files/t1/B08.tif`, { headers: { range: "bytes=100-199" } }, owner);
+    const part = await authed(
+      `${C}/${c}/tiles/${tile}/files/t1/B08.tif`,
+      { headers: { range: "bytes=100-199" } },
+      owner,
+    );
     expect([part.status, part.headers.get("content-range")]).toEqual([206, `bytes 100-199/${file.length}`]);
     expect(new Uint8Array(await part.arrayBuffer())).toEqual(file.slice(100, 200));
     expect((await authed(`${C}/${c}/tiles/${tile}/files/t1/B02.tif`, {}, owner)).status).toBe(404);
@@ -48,7 +52,13 @@ describe("copyTiles", () => {
     expect((await settled(owner, target, copied[0].id)).status).toBe("INGESTED");
     expect((await api(owner, "POST", `${C}/${c}/copyTiles?toCollection=${target}`)).status).toBe(204);
     expect((await api(owner, "GET", `${C}/${target}/tiles`)).json.data.length).toBe(1); // path present: not copied again
-    const other = (await api(owner, "POST", C, { name: "other bands", s3Bucket: BUCKET, additionalData: { bands: { X: { bitDepth: 8, sampleFormat: "UINT" } } } })).json.data.id;
+    const other = (
+      await api(owner, "POST", C, {
+        name: "other bands",
+        s3Bucket: BUCKET,
+        additionalData: { bands: { X: { bitDepth: 8, sampleFormat: "UINT" } } },
+      })
+    ).json.data.id;
     const r = await api(owner, "POST", `${C}/${c}/copyTiles?toCollection=${other}`);
     expect([r.status, r.json.error.message]).toEqual([400, expect.stringContaining("other bands")]);
   });

@@ -31,7 +31,15 @@ async function tile(bearer: string, bucket: string, path: string): Promise<{ col
 
 /** A full-resolution (10 m) Process request of B04 over the file's 64 x 64 px. */
 const full = (collection: string) => ({
-  input: { bounds: { bbox: [501360, 5629040, 502000, 5629680], properties: { crs: CRS(32631) } }, data: [{ type: `byoc-${collection}`, dataFilter: { timeRange: { from: "2017-08-24T00:00:00Z", to: "2017-08-25T00:00:00Z" } } }] },
+  input: {
+    bounds: { bbox: [501360, 5629040, 502000, 5629680], properties: { crs: CRS(32631) } },
+    data: [
+      {
+        type: `byoc-${collection}`,
+        dataFilter: { timeRange: { from: "2017-08-24T00:00:00Z", to: "2017-08-25T00:00:00Z" } },
+      },
+    ],
+  },
   output: { width: 64, height: 64, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
   evalscript: `//VERSION=3
 function setup() { return { input: [{ bands: ["B04"], units: "DN" }], output: { bands: 1, sampleType: "UINT16" } }; }
@@ -69,9 +77,19 @@ beforeAll(async () => {
 
 describe("ingestion: FAILED with a cause naming the problem, another account unaffected", () => {
   const cases: [string, string, (t: TiffPatch) => unknown, RegExp][] = [
-    ["a first IFD whose next-IFD offset points at itself", "loop", loop, /^GeoTIFF s3:\/\/byoc-hostile-a\/loop\/B04\.tif: the IFD chain loops: IFD 1 \(at byte 192\) was already read\.$/],
+    [
+      "a first IFD whose next-IFD offset points at itself",
+      "loop",
+      loop,
+      /^GeoTIFF s3:\/\/byoc-hostile-a\/loop\/B04\.tif: the IFD chain loops: IFD 1 \(at byte 192\) was already read\.$/,
+    ],
     ["TileWidth 0", "width0", tileWidth0, /TileWidth is 0; it must be a positive integer/],
-    ["a tile offset past the end of the file", "eof", pastEof, /block 0 \(bytes \d+\.\.\d+\) lies past the end of the file \(14332 bytes\)/],
+    [
+      "a tile offset past the end of the file",
+      "eof",
+      pastEof,
+      /block 0 \(bytes \d+\.\.\d+\) lies past the end of the file \(14332 bytes\)/,
+    ],
   ];
   it.each(cases)("%s", async (_, path, patch, cause) => {
     await putInBucket(A_BUCKET, `${path}/B04.tif`, await hostile(patch));
@@ -112,7 +130,10 @@ describe("Process at full resolution: 400 in the envelope, another account unaff
   }
 
   it("a file replaced after ingestion by a looping, a TileWidth 0 or a past-the-end one", async () => {
-    await refused(await replaced("p-loop", await hostile(loop)), /GeoTIFF s3:\/\/byoc-hostile-a\/p-loop\/B04\.tif: the IFD chain loops/);
+    await refused(
+      await replaced("p-loop", await hostile(loop)),
+      /GeoTIFF s3:\/\/byoc-hostile-a\/p-loop\/B04\.tif: the IFD chain loops/,
+    );
     await refused(await replaced("p-width0", await hostile(tileWidth0)), /TileWidth is 0/);
     await refused(await replaced("p-eof", await hostile(pastEof)), /lies past the end of the file/);
   });
@@ -120,16 +141,30 @@ describe("Process at full resolution: 400 in the envelope, another account unaff
   it("a corrupt DEFLATE tile (ingested: headers are fine)", async () => {
     const { collection, tile: t } = await tile(a, A_BUCKET, await putTile("corrupt", (p) => p.block(0).fill(0x5a, 2)));
     expect(t.status).toBe("INGESTED");
-    await refused(collection, /GeoTIFF s3:\/\/byoc-hostile-a\/corrupt\/B04\.tif: block 0 cannot be decoded \(GeoTIFF block: corrupt or truncated DEFLATE data/);
+    await refused(
+      collection,
+      /GeoTIFF s3:\/\/byoc-hostile-a\/corrupt\/B04\.tif: block 0 cannot be decoded \(GeoTIFF block: corrupt or truncated DEFLATE data/,
+    );
   });
 
   it("a truncated DEFLATE tile", async () => {
-    const { collection } = await tile(a, A_BUCKET, await putTile("truncated", (p) => p.set(0, TAG.TileByteCounts, p.values(0, TAG.TileByteCounts)[0]! >> 1)));
-    await refused(collection, /block 0 cannot be decoded \(GeoTIFF block: corrupt or truncated DEFLATE data \(3720 bytes\)\)/);
+    const { collection } = await tile(
+      a,
+      A_BUCKET,
+      await putTile("truncated", (p) => p.set(0, TAG.TileByteCounts, p.values(0, TAG.TileByteCounts)[0]! >> 1)),
+    );
+    await refused(
+      collection,
+      /block 0 cannot be decoded \(GeoTIFF block: corrupt or truncated DEFLATE data \(3720 bytes\)\)/,
+    );
   });
 
   it("a DEFLATE bomb (a 422 KB tile inflating to 64 MiB) is refused once it passes twice the tile's 512 KiB", async () => {
-    const { collection } = await tile(a, A_BUCKET, await putTile("bomb", (p) => p.replaceBlock(0, deflateBomb(260_000))));
+    const { collection } = await tile(
+      a,
+      A_BUCKET,
+      await putTile("bomb", (p) => p.replaceBlock(0, deflateBomb(260_000))),
+    );
     await refused(collection, /block 0 cannot be decoded \(.*to more than 1048576 bytes/);
   });
 

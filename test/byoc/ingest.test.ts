@@ -5,7 +5,13 @@
  * Bad files: test/reference/make_byoc_fixtures.py (GDAL) -> test/fixtures/byoc.
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  getQueueResult,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { localBucket } from "../../src/buckets/local";
@@ -40,7 +46,12 @@ beforeAll(async () => {
 });
 
 async function newCollection(body: Record<string, unknown> = {}): Promise<string> {
-  const r = await api(owner, "POST", C, { name: "bad inputs", s3Bucket: BUCKET, additionalData: { bands: BANDS16 }, ...body });
+  const r = await api(owner, "POST", C, {
+    name: "bad inputs",
+    s3Bucket: BUCKET,
+    additionalData: { bands: BANDS16 },
+    ...body,
+  });
   expect(r.status).toBe(201);
   return r.json.data.id;
 }
@@ -54,7 +65,9 @@ async function ingest(c: string, path: string): Promise<any> {
 }
 
 async function itemCount(c: string): Promise<number> {
-  return (await env.DB.prepare("SELECT count(*) AS n FROM items WHERE collection = ?").bind(`byoc-${c}`).first<number>("n"))!;
+  return (await env.DB.prepare("SELECT count(*) AS n FROM items WHERE collection = ?")
+    .bind(`byoc-${c}`)
+    .first<number>("n"))!;
 }
 
 describe("bad inputs: FAILED with a cause, nothing half-registered", () => {
@@ -62,7 +75,11 @@ describe("bad inputs: FAILED with a cause, nothing half-registered", () => {
     ["a stripped (non-COG) GeoTIFF", "stripped", /stored in strips, not tiles/],
     ["mismatched CRS between bands", "crs", /share a CRS: .*EPSG:32631.*EPSG:4326/],
     ["a missing band file", "missing", /Band file missing\/B08.tif is missing/],
-    ["bit depth other than the collection's bands (bands changed after the first tile)", "uint8", /B04: file uint8\/B04.tif holds 8-bit UINT samples, the collection's band is 16-bit UINT/],
+    [
+      "bit depth other than the collection's bands (bands changed after the first tile)",
+      "uint8",
+      /B04: file uint8\/B04.tif holds 8-bit UINT samples, the collection's band is 16-bit UINT/,
+    ],
   ];
   for (const [what, path, cause] of cases)
     it(what, async () => {
@@ -96,28 +113,59 @@ describe("bad inputs: FAILED with a cause, nothing half-registered", () => {
 describe("collection rules", () => {
   it("two first tiles of a collection without bands: one configures it, the other is checked against those bands", async () => {
     const c = await newCollection({ additionalData: {} });
-    const [two, one] = await Promise.all(["good", "missing"].map((path) => api(owner, "POST", `${C}/${c}/tiles`, { path })));
+    const [two, one] = await Promise.all(
+      ["good", "missing"].map((path) => api(owner, "POST", `${C}/${c}/tiles`, { path })),
+    );
     const [t2, t1] = [await settled(owner, c, two!.json.data.id), await settled(owner, c, one!.json.data.id)];
     const bands = Object.keys((await api(owner, "GET", `${C}/${c}`)).json.data.additionalData.bands);
-    const rows = await env.DB.prepare("SELECT name FROM collection_bands WHERE collection = ? ORDER BY position").bind(c).all<{ name: string }>();
+    const rows = await env.DB.prepare("SELECT name FROM collection_bands WHERE collection = ? ORDER BY position")
+      .bind(c)
+      .all<{ name: string }>();
     expect(rows.results.map((r) => r.name)).toEqual(bands);
-    if (bands.length === 2) expect([t2.status, t1.status, t1.additionalData.failedIngestionCause]).toEqual(["INGESTED", "FAILED", "Band file missing/B08.tif is missing in bucket 'byoc-bad'; the files expected for path 'missing': missing/B04.tif, missing/B08.tif."]);
+    if (bands.length === 2)
+      expect([t2.status, t1.status, t1.additionalData.failedIngestionCause]).toEqual([
+        "INGESTED",
+        "FAILED",
+        "Band file missing/B08.tif is missing in bucket 'byoc-bad'; the files expected for path 'missing': missing/B04.tif, missing/B08.tif.",
+      ]);
     else expect([bands, t2.status, t1.status]).toEqual([["B04"], "INGESTED", "INGESTED"]);
   });
-
 
   it("bands cannot be added or changed after the first tile; renames and removals can; the bucket only while empty", async () => {
     const c = await newCollection();
     expect((await ingest(c, "good")).status).toBe("INGESTED");
-    const add = await api(owner, "PUT", `${C}/${c}`, { name: "x", s3Bucket: BUCKET, additionalData: { bands: { ...BANDS16, B02: { bitDepth: 16, sampleFormat: "UINT" } } } });
-    expect([add.status, add.json.error.message]).toEqual([400, expect.stringContaining("Band B02: the collection has 1 tile(s), so bands cannot be added")]);
-    const depth = await api(owner, "PUT", `${C}/${c}`, { name: "x", s3Bucket: BUCKET, additionalData: { bands: { ...BANDS16, B08: { bitDepth: 8, sampleFormat: "UINT" } } } });
+    const add = await api(owner, "PUT", `${C}/${c}`, {
+      name: "x",
+      s3Bucket: BUCKET,
+      additionalData: { bands: { ...BANDS16, B02: { bitDepth: 16, sampleFormat: "UINT" } } },
+    });
+    expect([add.status, add.json.error.message]).toEqual([
+      400,
+      expect.stringContaining("Band B02: the collection has 1 tile(s), so bands cannot be added"),
+    ]);
+    const depth = await api(owner, "PUT", `${C}/${c}`, {
+      name: "x",
+      s3Bucket: BUCKET,
+      additionalData: { bands: { ...BANDS16, B08: { bitDepth: 8, sampleFormat: "UINT" } } },
+    });
     expect(depth.status).toBe(400);
-    const fmt = await api(owner, "PUT", `${C}/${c}`, { name: "x", s3Bucket: BUCKET, additionalData: { bands: { B04: { bitDepth: 16, sampleFormat: "INT" } } } });
+    const fmt = await api(owner, "PUT", `${C}/${c}`, {
+      name: "x",
+      s3Bucket: BUCKET,
+      additionalData: { bands: { B04: { bitDepth: 16, sampleFormat: "INT" } } },
+    });
     expect(fmt.json.error.message).toMatch(/sample format is UINT and cannot change/);
     const bucket = await api(owner, "PUT", `${C}/${c}`, { name: "x", s3Bucket: "other-bucket" });
-    expect([bucket.status, bucket.json.error.message]).toEqual([400, "s3Bucket can change only while the collection is empty; it has 1 tile(s)."]);
-    const rename = await api(owner, "PUT", `${C}/${c}`, { name: "renamed", s3Bucket: BUCKET, noData: 0, additionalData: { bands: { RED: { source: "B04", bitDepth: 16, sampleFormat: "UINT" } } } });
+    expect([bucket.status, bucket.json.error.message]).toEqual([
+      400,
+      "s3Bucket can change only while the collection is empty; it has 1 tile(s).",
+    ]);
+    const rename = await api(owner, "PUT", `${C}/${c}`, {
+      name: "renamed",
+      s3Bucket: BUCKET,
+      noData: 0,
+      additionalData: { bands: { RED: { source: "B04", bitDepth: 16, sampleFormat: "UINT" } } },
+    });
     expect(rename.status).toBe(204);
     const got = (await api(owner, "GET", `${C}/${c}`)).json.data;
     expect([got.name, got.noData, Object.keys(got.additionalData.bands)]).toEqual(["renamed", 0, ["RED"]]);
@@ -129,16 +177,32 @@ describe("collection rules", () => {
     const kept = (await api(owner, "GET", `${C}/${c}`)).json.data;
     expect([kept.noData, Object.keys(kept.additionalData.bands)]).toEqual([undefined, ["RED"]]);
     // null is omitted (clients serialising unset fields)
-    expect((await api(owner, "PUT", `${C}/${c}`, { name: "renamed", s3Bucket: BUCKET, noData: null, additionalData: null, created: null })).status).toBe(204);
+    expect(
+      (
+        await api(owner, "PUT", `${C}/${c}`, {
+          name: "renamed",
+          s3Bucket: BUCKET,
+          noData: null,
+          additionalData: null,
+          created: null,
+        })
+      ).status,
+    ).toBe(204);
     expect(Object.keys((await api(owner, "GET", `${C}/${c}`)).json.data.additionalData.bands)).toEqual(["RED"]);
     // all bands removed (additionalData without bands, or with empty bands): only once the collection is empty
     for (const additionalData of [{}, { bands: {} }]) {
       const all = await api(owner, "PUT", `${C}/${c}`, { name: "renamed", s3Bucket: BUCKET, additionalData });
-      expect([all.status, all.json.error.message]).toEqual([400, expect.stringMatching(/would remove all 1 band\(s\); the collection has 1 tile\(s\): delete them first/)]);
+      expect([all.status, all.json.error.message]).toEqual([
+        400,
+        expect.stringMatching(/would remove all 1 band\(s\); the collection has 1 tile\(s\): delete them first/),
+      ]);
     }
     const [tile] = (await api(owner, "GET", `${C}/${c}/tiles`)).json.data;
     expect((await api(owner, "DELETE", `${C}/${c}/tiles/${tile.id}`)).status).toBe(204);
-    expect((await api(owner, "PUT", `${C}/${c}`, { name: "renamed", s3Bucket: BUCKET, additionalData: { bands: {} } })).status).toBe(204);
+    expect(
+      (await api(owner, "PUT", `${C}/${c}`, { name: "renamed", s3Bucket: BUCKET, additionalData: { bands: {} } }))
+        .status,
+    ).toBe(204);
     const emptied = (await api(owner, "GET", `${C}/${c}`)).json.data;
     expect([emptied.isConfigured, emptied.additionalData.bands]).toEqual([false, {}]);
   });
@@ -146,16 +210,33 @@ describe("collection rules", () => {
   it("bands carry the read-only aliases[] (OpenAPI BYOCFormat); aliases sent back are ignored", async () => {
     const c = await newCollection();
     const got = (await api(owner, "GET", `${C}/${c}`)).json.data;
-    expect(got.additionalData.bands.B04).toEqual({ source: "B04", bandIndex: 1, bitDepth: 16, sampleFormat: "UINT", aliases: [] });
+    expect(got.additionalData.bands.B04).toEqual({
+      source: "B04",
+      bandIndex: 1,
+      bitDepth: 16,
+      sampleFormat: "UINT",
+      aliases: [],
+    });
     // sentinelhub-py's update sends the collection it read, read-only members included
-    expect((await api(owner, "PUT", `${C}/${c}`, { ...got, additionalData: { bands: { ...got.additionalData.bands, B04: { ...got.additionalData.bands.B04, aliases: ["RED"] } } } })).status).toBe(204);
+    expect(
+      (
+        await api(owner, "PUT", `${C}/${c}`, {
+          ...got,
+          additionalData: {
+            bands: { ...got.additionalData.bands, B04: { ...got.additionalData.bands.B04, aliases: ["RED"] } },
+          },
+        })
+      ).status,
+    ).toBe(204);
     expect((await api(owner, "GET", `${C}/${c}`)).json.data.additionalData.bands.B04.aliases).toEqual([]);
   });
 
   it("query: count, viewtoken and search with | and &", async () => {
     const token = await tokenOf(crypto.randomUUID());
-    for (const name of ["alpha beta", "beta gamma", "delta"]) await api(token, "POST", C, { name, s3Bucket: "byoc-query" }); // its own bucket: BUCKET is OWNER's
-    const names = async (q: string) => (await api(token, "GET", `${C}?${q}`)).json.data.map((c: { name: string }) => c.name);
+    for (const name of ["alpha beta", "beta gamma", "delta"])
+      await api(token, "POST", C, { name, s3Bucket: "byoc-query" }); // its own bucket: BUCKET is OWNER's
+    const names = async (q: string) =>
+      (await api(token, "GET", `${C}?${q}`)).json.data.map((c: { name: string }) => c.name);
     expect(await names("search=beta")).toEqual(["alpha beta", "beta gamma"]);
     expect(await names(`search=${encodeURIComponent("alpha|delta")}`)).toEqual(["alpha beta", "delta"]);
     expect(await names(`search=${encodeURIComponent("beta&gamma")}`)).toEqual(["beta gamma"]);
@@ -175,7 +256,9 @@ describe("redelivery and reingest", () => {
     // the file is gone: a re-run of the ingestion would FAIL the tile, a redelivery must not re-run it
     const store = localBucket(env.BUCKETS, BUCKET);
     await store.delete("good/B08.tif");
-    const batch = createMessageBatch(TASK_QUEUE_NAME, [{ id: "redelivered", timestamp: new Date(), attempts: 2, body: { kind: "byoc-ingest", tile: t.id } }]);
+    const batch = createMessageBatch(TASK_QUEUE_NAME, [
+      { id: "redelivered", timestamp: new Date(), attempts: 2, body: { kind: "byoc-ingest", tile: t.id } },
+    ]);
     const ctx = createExecutionContext();
     await worker.queue(batch, env as unknown as Env);
     expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["redelivered"]);
@@ -192,31 +275,83 @@ describe("redelivery and reingest", () => {
   it("a message that failed every attempt (dead letter) ends the tile FAILED with a cause", async () => {
     const c = await newCollection();
     const id = crypto.randomUUID();
-    await insertTile(env, { id, collection: c, account: OWNER, path: "good", status: "WAITING", sensingTime: null, coverGeometry: null, tileGeometry: null, tileEpsg: null, nativeBbox: null, metersPerPixel: null, failedCause: null, warnings: null, created: new Date().toISOString() });
+    await insertTile(env, {
+      id,
+      collection: c,
+      account: OWNER,
+      path: "good",
+      status: "WAITING",
+      sensingTime: null,
+      coverGeometry: null,
+      tileGeometry: null,
+      tileEpsg: null,
+      nativeBbox: null,
+      metersPerPixel: null,
+      failedCause: null,
+      warnings: null,
+      created: new Date().toISOString(),
+    });
     expect(await moveTile(env, id, ["WAITING"], "QUEUED")).toBe(true);
-    const batch = createMessageBatch(DEAD_LETTER_QUEUE_NAME, [{ id: "dead", timestamp: new Date(), attempts: 1, body: { kind: "byoc-ingest", tile: id } }]);
+    const batch = createMessageBatch(DEAD_LETTER_QUEUE_NAME, [
+      { id: "dead", timestamp: new Date(), attempts: 1, body: { kind: "byoc-ingest", tile: id } },
+    ]);
     await worker.queue(batch, env as unknown as Env);
     const t = await tileById(env, id);
-    expect([t?.status, t?.failedCause]).toEqual(["FAILED", "Ingestion failed repeatedly (storage errors). Reingest the tile to try again."]);
+    expect([t?.status, t?.failedCause]).toEqual([
+      "FAILED",
+      "Ingestion failed repeatedly (storage errors). Reingest the tile to try again.",
+    ]);
     expect(await itemCount(c)).toBe(0);
   });
 
   it("ingestion time per tile (headers only), reported", async () => {
     const id = await newCollection();
     const c = (await getCollection(env, OWNER, id))!;
-    const tile = { id: "t", collection: id, account: OWNER, path: "good", status: "INGESTING" as const, sensingTime: null, coverGeometry: null, tileGeometry: null, tileEpsg: null, nativeBbox: null, metersPerPixel: null, failedCause: null, warnings: null, created: "" };
+    const tile = {
+      id: "t",
+      collection: id,
+      account: OWNER,
+      path: "good",
+      status: "INGESTING" as const,
+      sensingTime: null,
+      coverGeometry: null,
+      tileGeometry: null,
+      tileEpsg: null,
+      nativeBbox: null,
+      metersPerPixel: null,
+      failedCause: null,
+      warnings: null,
+      created: "",
+    };
     const t0 = performance.now();
     const n = 10;
     let bytes = 0;
     for (let i = 0; i < n; i++) bytes += (await inspectTile(env, c, tile)).headerBytes;
-    console.log(`BYOC inspect: ${((performance.now() - t0) / n).toFixed(1)} ms per 2-band tile, ${bytes / n} header bytes read per tile`);
+    console.log(
+      `BYOC inspect: ${((performance.now() - t0) / n).toFixed(1)} ms per 2-band tile, ${bytes / n} header bytes read per tile`,
+    );
   });
 });
 
 /** A WAITING tile of collection `c` at `path`, inserted directly (no message). */
 async function waitingTile(c: string, path = "good"): Promise<string> {
   const id = crypto.randomUUID();
-  await insertTile(env, { id, collection: c, account: OWNER, path, status: "WAITING", sensingTime: null, coverGeometry: null, tileGeometry: null, tileEpsg: null, nativeBbox: null, metersPerPixel: null, failedCause: null, warnings: null, created: new Date().toISOString() });
+  await insertTile(env, {
+    id,
+    collection: c,
+    account: OWNER,
+    path,
+    status: "WAITING",
+    sensingTime: null,
+    coverGeometry: null,
+    tileGeometry: null,
+    tileEpsg: null,
+    nativeBbox: null,
+    metersPerPixel: null,
+    failedCause: null,
+    warnings: null,
+    created: new Date().toISOString(),
+  });
   return id;
 }
 
@@ -231,7 +366,10 @@ async function leasedTile(c: string, to: TileStatus): Promise<{ id: string; unit
 
 /** The lease of tile `id`'s ingestion ran out (the Worker holding it died). */
 const expire = (units: ReturnType<typeof unitsStub>, id: string) =>
-  runInDurableObject(units, (_o, state) => void state.storage.sql.exec("UPDATE task_units SET lease_until = 0 WHERE id = ?", id));
+  runInDurableObject(
+    units,
+    (_o, state) => void state.storage.sql.exec("UPDATE task_units SET lease_until = 0 WHERE id = ?", id),
+  );
 
 const reingest = (c: string, id: string) => api(owner, "POST", `${C}/${c}/tiles/${id}/reingest`);
 
@@ -248,7 +386,10 @@ describe("nothing in flight is lost: leased ingestion", () => {
     const c = await newCollection();
     const { id, units } = await leasedTile(c, "QUEUED");
     const refused = await reingest(c, id);
-    expect([refused.status, refused.json.error.message]).toEqual([400, `Tile ${id} is QUEUED and its ingestion is under way; reingest it once it is INGESTED or FAILED.`]);
+    expect([refused.status, refused.json.error.message]).toEqual([
+      400,
+      `Tile ${id} is QUEUED and its ingestion is under way; reingest it once it is INGESTED or FAILED.`,
+    ]);
     await alarmIngestsOnce(units, c, id);
   });
 

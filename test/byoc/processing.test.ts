@@ -21,9 +21,11 @@ let owner: string, other: string, collection: string, tiles: string[];
 
 beforeAll(async () => {
   const items = await seedSamples((i) => DATES.some((d) => i.id.includes(d.replaceAll("-", ""))));
-  for (const d of DATES) for (const b of BANDS) await putInBucket(BUCKET, `wf/${d}/${b}.tif`, `sentinel-2-l2a/westflanders/${d}/${b}.tif`);
+  for (const d of DATES)
+    for (const b of BANDS) await putInBucket(BUCKET, `wf/${d}/${b}.tif`, `sentinel-2-l2a/westflanders/${d}/${b}.tif`);
   [owner, other] = await Promise.all([tokenOf(OWNER), tokenOf(crypto.randomUUID())]);
-  collection = (await api(owner, "POST", "/api/v1/byoc/collections", { name: "West Flanders", s3Bucket: BUCKET })).json.data.id;
+  collection = (await api(owner, "POST", "/api/v1/byoc/collections", { name: "West Flanders", s3Bucket: BUCKET })).json
+    .data.id;
   tiles = [];
   for (const [i, d] of DATES.entries()) {
     const sensingTime = items.find((it) => it.id.includes(d.replaceAll("-", "")))!.properties.datetime;
@@ -40,7 +42,10 @@ function setup() { return { input: [{ bands: ${JSON.stringify(bands)}, units: "D
 function evaluatePixel(s) { return [${bands.map((b) => `s.${b}`).join(", ")}]; }`;
 
 const request = (type: string, from: string, to: string, evalscript = dnScript(["B04", "B08"])) => ({
-  input: { bounds: { bbox: BBOX, properties: { crs: CRS(32631) } }, data: [{ type, dataFilter: { timeRange: { from, to }, mosaickingOrder: "leastRecent" } }] },
+  input: {
+    bounds: { bbox: BBOX, properties: { crs: CRS(32631) } },
+    data: [{ type, dataFilter: { timeRange: { from, to }, mosaickingOrder: "leastRecent" } }],
+  },
   output: { width: 64, height: 64, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
   evalscript,
 });
@@ -62,7 +67,12 @@ describe("ingestion", () => {
     const c = (await api(owner, "GET", `/api/v1/byoc/collections/${collection}`)).json.data;
     expect(c.isConfigured).toBe(true);
     expect(Object.keys(c.additionalData.bands).sort()).toEqual(BANDS);
-    expect(c.additionalData.bands.B04).toMatchObject({ source: "B04", bandIndex: 1, bitDepth: 16, sampleFormat: "UINT" });
+    expect(c.additionalData.bands.B04).toMatchObject({
+      source: "B04",
+      bandIndex: 1,
+      bitDepth: 16,
+      sampleFormat: "UINT",
+    });
     expect(c.additionalData.bands.SCL).toMatchObject({ bitDepth: 8, sampleFormat: "UINT" });
     expect([c.additionalData.hasSensingTimes, c.additionalData.maxMetersPerPixel]).toEqual(["YES", 10]);
     expect(c.additionalData.fromSensingTime).toBe("2017-08-24T10:52:40.000Z");
@@ -74,12 +84,21 @@ describe("ingestion", () => {
   });
 
   it("lists tiles with sort, exact path and status filters; metadata names the bands", async () => {
-    const desc = (await api(owner, "GET", `/api/v1/byoc/collections/${collection}/tiles?sort=created:desc&count=2`)).json;
+    const desc = (await api(owner, "GET", `/api/v1/byoc/collections/${collection}/tiles?sort=created:desc&count=2`))
+      .json;
     expect(desc.data.map((t: { id: string }) => t.id)).toEqual([tiles[2], tiles[1]]);
     expect(desc.links.nextToken).toBeTypeOf("string");
-    const byPath = (await api(owner, "GET", `/api/v1/byoc/collections/${collection}/tiles?path=${encodeURIComponent("wf/2017-08-24")}`)).json;
+    const byPath = (
+      await api(
+        owner,
+        "GET",
+        `/api/v1/byoc/collections/${collection}/tiles?path=${encodeURIComponent("wf/2017-08-24")}`,
+      )
+    ).json;
     expect(byPath.data.map((t: { id: string }) => t.id)).toEqual([tiles[0]]);
-    expect((await api(owner, "GET", `/api/v1/byoc/collections/${collection}/tiles?status=FAILED`)).json.data).toEqual([]);
+    expect((await api(owner, "GET", `/api/v1/byoc/collections/${collection}/tiles?status=FAILED`)).json.data).toEqual(
+      [],
+    );
     const meta = (await api(owner, "GET", `/api/v1/metadata/collection/byoc-${collection}`)).json;
     expect([meta.id, meta.datasetType]).toEqual([`byoc-${collection}`, "custom"]);
     expect(meta.bands).toContainEqual({ name: "SCL", sampleType: "UINT8" });
@@ -102,7 +121,9 @@ describe("processing byoc-<id>", () => {
     const [from, to] = ["2017-08-24T00:00:00Z", "2017-08-25T00:00:00Z"];
     const byoc = await tiff(request(`byoc-${collection}`, from, to));
     const builtin = await tiff(request("sentinel-2-l2a", from, to));
-    const [b04, b08] = await Promise.all(["B04", "B08"].map((b) => filePixels(`sentinel-2-l2a/westflanders/2017-08-24/${b}.tif`)));
+    const [b04, b08] = await Promise.all(
+      ["B04", "B08"].map((b) => filePixels(`sentinel-2-l2a/westflanders/2017-08-24/${b}.tif`)),
+    );
     expect(Array.from(byoc.data).filter((_, i) => i % 2 === 0)).toEqual(b04);
     expect(Array.from(byoc.data).filter((_, i) => i % 2 === 1)).toEqual(b08);
     expect(Array.from(byoc.data)).toEqual(Array.from(builtin.data));
@@ -130,7 +151,13 @@ function setup() { return { input: [{ datasource: "b", bands: ["B04"], units: "D
 function evaluatePixel(samples) { return [samples.b[0].B04, samples.s[0].B04]; }`;
     const timeRange = { from: "2017-09-26T00:00:00Z", to: "2017-09-27T00:00:00Z" };
     const body = {
-      input: { bounds: { bbox: BBOX, properties: { crs: CRS(32631) } }, data: [{ id: "b", type: `byoc-${collection}`, dataFilter: { timeRange } }, { id: "s", type: "sentinel-2-l2a", dataFilter: { timeRange } }] },
+      input: {
+        bounds: { bbox: BBOX, properties: { crs: CRS(32631) } },
+        data: [
+          { id: "b", type: `byoc-${collection}`, dataFilter: { timeRange } },
+          { id: "s", type: "sentinel-2-l2a", dataFilter: { timeRange } },
+        ],
+      },
       output: { width: 64, height: 64, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
       evalscript,
     };
@@ -145,7 +172,10 @@ function evaluatePixel(samples) { return [samples.b[0].B04, samples.s[0].B04]; }
       const body = {
         input: { bounds: { bbox: BBOX, properties: { crs: CRS(32631) } }, data: [{ type }] },
         aggregation: {
-          timeRange: { from: "2017-08-01T00:00:00Z", to: "2017-12-01T00:00:00Z" }, aggregationInterval: { of: "P1D" }, width: 64, height: 64,
+          timeRange: { from: "2017-08-01T00:00:00Z", to: "2017-12-01T00:00:00Z" },
+          aggregationInterval: { of: "P1D" },
+          width: 64,
+          height: 64,
           evalscript: `//VERSION=3
 function setup() { return { input: [{ bands: ["B04", "dataMask"], units: "DN" }], output: [{ id: "b", bands: 1, sampleType: "FLOAT32" }, { id: "dataMask", bands: 1 }] }; }
 function evaluatePixel(s) { return { b: [s.B04], dataMask: [s.dataMask] }; }`,
@@ -166,11 +196,25 @@ describe("a multi-band file with bandIndex", () => {
     await putInBucket(BUCKET, "stack/stack.tif", "fixtures/byoc/stack_B08_B04.tif");
     const format = { source: "stack", bitDepth: 16, sampleFormat: "UINT" };
     const bands = { NIR: { ...format, bandIndex: 1 }, RED: { ...format, bandIndex: 2 } };
-    const id = (await api(owner, "POST", "/api/v1/byoc/collections", { name: "stack", s3Bucket: BUCKET, additionalData: { bands } })).json.data.id;
-    const t = await api(owner, "POST", `/api/v1/byoc/collections/${id}/tiles`, { path: "stack/(BAND)", sensingTime: "2017-08-24T10:52:40Z" });
+    const id = (
+      await api(owner, "POST", "/api/v1/byoc/collections", {
+        name: "stack",
+        s3Bucket: BUCKET,
+        additionalData: { bands },
+      })
+    ).json.data.id;
+    const t = await api(owner, "POST", `/api/v1/byoc/collections/${id}/tiles`, {
+      path: "stack/(BAND)",
+      sensingTime: "2017-08-24T10:52:40Z",
+    });
     expect((await settled(owner, id, t.json.data.id)).status).toBe("INGESTED");
-    const out = Array.from((await tiff(request(`byoc-${id}`, "2017-08-24T00:00:00Z", "2017-08-25T00:00:00Z", dnScript(["RED", "NIR"])))).data);
-    const [b04, b08] = await Promise.all(["B04", "B08"].map((b) => filePixels(`sentinel-2-l2a/westflanders/2017-08-24/${b}.tif`)));
+    const out = Array.from(
+      (await tiff(request(`byoc-${id}`, "2017-08-24T00:00:00Z", "2017-08-25T00:00:00Z", dnScript(["RED", "NIR"]))))
+        .data,
+    );
+    const [b04, b08] = await Promise.all(
+      ["B04", "B08"].map((b) => filePixels(`sentinel-2-l2a/westflanders/2017-08-24/${b}.tif`)),
+    );
     expect(out.filter((_, i) => i % 2 === 0)).toEqual(b04);
     expect(out.filter((_, i) => i % 2 === 1)).toEqual(b08);
   });
@@ -190,6 +234,8 @@ describe("another account", () => {
     const none = await process(request(`byoc-${unknown}`, "2017-08-01T00:00:00Z", "2017-12-01T00:00:00Z"), other);
     expect(none.status).toBe(404);
     expect(JSON.stringify(await r.json()).replaceAll(collection, unknown)).toBe(JSON.stringify(await none.json()));
-    expect(await env.DB.prepare("SELECT count(*) AS n FROM byoc_tiles WHERE account = ?").bind(OWNER).first("n")).toBe(4); // 3 + the stack tile
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM byoc_tiles WHERE account = ?").bind(OWNER).first("n")).toBe(
+      4,
+    ); // 3 + the stack tile
   });
 });

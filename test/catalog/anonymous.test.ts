@@ -11,15 +11,18 @@ import { api } from "./helpers";
 const STAC_CORE = "https://api.stacspec.org/v1.0.0/core";
 
 describe.each(CATALOG_ROOTS)("catalog root %s", (root) => {
-  it.each([root, `${root}/`])("landing page %s answers 200 without a token, the same document as with one", async (path) => {
-    const r = await call(path);
-    expect(r.status).toBe(200);
-    const body = (await r.json()) as { type: string; conformsTo: string[]; links: { rel: string; href: string }[] };
-    expect(body.type).toBe("Catalog");
-    expect(body.conformsTo).toContain(STAC_CORE);
-    expect(body.links.find((l) => l.rel === "search")?.href).toBe(`http://localhost${root}/search`);
-    expect((await api(path)).json).toEqual(body);
-  });
+  it.each([root, `${root}/`])(
+    "landing page %s answers 200 without a token, the same document as with one",
+    async (path) => {
+      const r = await call(path);
+      expect(r.status).toBe(200);
+      const body = (await r.json()) as { type: string; conformsTo: string[]; links: { rel: string; href: string }[] };
+      expect(body.type).toBe("Catalog");
+      expect(body.conformsTo).toContain(STAC_CORE);
+      expect(body.links.find((l) => l.rel === "search")?.href).toBe(`http://localhost${root}/search`);
+      expect((await api(path)).json).toEqual(body);
+    },
+  );
 
   it.each(["conformance", "conformances"])("%s answers 200 without a token", async (name) => {
     const r = await call(`${root}/${name}`);
@@ -40,12 +43,16 @@ describe.each(CATALOG_ROOTS)("catalog root %s", (root) => {
     ["POST", "search"],
     ["GET", "queryables"],
   ])("%s %s still needs a token: 401 in the error envelope", async (method, rest) => {
-    const init: RequestInit = method === "POST" ? { method, body: "{}", headers: { "content-type": "application/json" } } : {};
+    const init: RequestInit =
+      method === "POST" ? { method, body: "{}", headers: { "content-type": "application/json" } } : {};
     const r = await call(`${root}/${rest}`, init);
     expect(r.status).toBe(401);
     const body = (await r.json()) as { error: { status: number; message: string } };
     expect(body.error.status).toBe(401);
-    const bad = await call(`${root}/${rest}`, { ...init, headers: { ...init.headers, authorization: "Bearer not-a-token" } });
+    const bad = await call(`${root}/${rest}`, {
+      ...init,
+      headers: { ...init.headers, authorization: "Bearer not-a-token" },
+    });
     expect(bad.status).toBe(401);
   });
 });

@@ -24,7 +24,10 @@ describe("parseCql2Text", () => {
         { op: "=", args: [{ property: "s1:polarization" }, "DV"] },
       ],
     });
-    expect(parseCql2Text("eo:cloud_cover BETWEEN 1 AND 5")).toEqual({ op: "between", args: [{ property: "eo:cloud_cover" }, 1, 5] });
+    expect(parseCql2Text("eo:cloud_cover BETWEEN 1 AND 5")).toEqual({
+      op: "between",
+      args: [{ property: "eo:cloud_cover" }, 1, 5],
+    });
     expect(parseCql2Text("platform IN ('a','b')")).toEqual({ op: "in", args: [{ property: "platform" }, ["a", "b"]] });
     expect(parseCql2Text("x IS NOT NULL")).toEqual({ op: "not", args: [{ op: "isNull", args: [{ property: "x" }] }] });
   });
@@ -47,9 +50,15 @@ describe("parseCql2Text", () => {
 
   it("deep nesting is a 400 before or from the parser, and the next filter still parses", () => {
     expect(message(`${"(".repeat(21)}id = 'x'${")".repeat(21)}`)).toMatch(/parentheses deeper than 20 levels/);
-    expect(parseCql2Text(`${"(".repeat(20)}id = 'x'${")".repeat(20)}`)).toEqual({ op: "=", args: [{ property: "id" }, "x"] });
+    expect(parseCql2Text(`${"(".repeat(20)}id = 'x'${")".repeat(20)}`)).toEqual({
+      op: "=",
+      args: [{ property: "id" }, "x"],
+    });
     expect(message(`${"NOT ".repeat(3000)}id = 'x'`)).toMatch(/could not read it.*at most 20 levels/); // a trap in cql2-rs
-    expect(parseCql2Text("NOT NOT id = 'x'")).toEqual({ op: "not", args: [{ op: "not", args: [{ op: "=", args: [{ property: "id" }, "x"] }] }] });
+    expect(parseCql2Text("NOT NOT id = 'x'")).toEqual({
+      op: "not",
+      args: [{ op: "not", args: [{ op: "=", args: [{ property: "id" }, "x"] }] }],
+    });
   });
 
   it("recovers from a trap: a fresh instance parses the next filter", () => {

@@ -8,7 +8,18 @@ import { api, ROOT, seedCatalog } from "./helpers";
 
 const L2A = "sentinel-2-l2a";
 const ID = "S2A_29RKH_20200219_0_L2A";
-const DEFAULT = ["assets", "bbox", "collection", "geometry", "id", "links", "properties", "stac_extensions", "stac_version", "type"];
+const DEFAULT = [
+  "assets",
+  "bbox",
+  "collection",
+  "geometry",
+  "id",
+  "links",
+  "properties",
+  "stac_extensions",
+  "stac_version",
+  "type",
+];
 const ALWAYS = ["collection", "id", "stac_version", "type"];
 let full: any; // the item without fields
 
@@ -32,7 +43,12 @@ beforeAll(async () => {
 
 describe("the default set", () => {
   it("empty GET value, {}, null and empty include/exclude: a valid item with properties.datetime only", async () => {
-    for (const f of [await get(""), await post({}), await post({ include: null, exclude: null }), await post({ include: [], exclude: [] })]) {
+    for (const f of [
+      await get(""),
+      await post({}),
+      await post({ include: null, exclude: null }),
+      await post({ include: [], exclude: [] }),
+    ]) {
       expect(members(f)).toEqual(DEFAULT);
       expect(f.properties).toEqual({ datetime: full.properties.datetime });
       expect(f.geometry).toEqual(full.geometry);
@@ -70,7 +86,11 @@ describe("exclude", () => {
   });
 
   it("POST with include null or [] and GET: the default set minus the excluded members", async () => {
-    for (const f of [await post({ include: null, exclude: ["geometry"] }), await post({ include: [], exclude: ["geometry"] }), await get("-geometry")]) {
+    for (const f of [
+      await post({ include: null, exclude: ["geometry"] }),
+      await post({ include: [], exclude: ["geometry"] }),
+      await get("-geometry"),
+    ]) {
       expect(members(f)).toEqual(DEFAULT.filter((k) => k !== "geometry"));
       expect(f.properties).toEqual({ datetime: full.properties.datetime });
     }
@@ -79,7 +99,10 @@ describe("exclude", () => {
 
 describe("include and exclude together", () => {
   it("excluding an object but including one of its members keeps only that member", async () => {
-    for (const f of [await get("-properties,%2Bproperties.eo:cloud_cover"), await post({ exclude: ["properties"], include: ["properties.eo:cloud_cover"] })]) {
+    for (const f of [
+      await get("-properties,%2Bproperties.eo:cloud_cover"),
+      await post({ exclude: ["properties"], include: ["properties.eo:cloud_cover"] }),
+    ]) {
       expect(members(f)).toEqual([...ALWAYS, "properties"].sort());
       expect(f.properties).toEqual({ "eo:cloud_cover": full.properties["eo:cloud_cover"] });
     }
@@ -92,7 +115,10 @@ describe("include and exclude together", () => {
   });
 
   it("a path both included and excluded is included", async () => {
-    for (const f of [await get("%2Bgeometry,-geometry"), await post({ include: ["geometry"], exclude: ["geometry"] })]) {
+    for (const f of [
+      await get("%2Bgeometry,-geometry"),
+      await post({ include: ["geometry"], exclude: ["geometry"] }),
+    ]) {
       expect(members(f)).toEqual([...ALWAYS, "geometry"].sort());
     }
   });

@@ -27,7 +27,8 @@ export async function fixture(path: string): Promise<unknown> {
 /** The shared STAC fixture items, with `collection` set to the catalog collection they are stored in. */
 export async function fixtureItems(): Promise<StacItem[]> {
   const out: StacItem[] = [];
-  for (const [file, collection] of FIXTURE_ITEMS) out.push({ ...((await fixture(`items/${file}`)) as StacItem), collection });
+  for (const [file, collection] of FIXTURE_ITEMS)
+    out.push({ ...((await fixture(`items/${file}`)) as StacItem), collection });
   return out;
 }
 
@@ -64,7 +65,10 @@ let bearer: string | undefined;
 /** GET/POST a catalog path with a (cached) real token; returns status and parsed JSON. */
 export async function api(path: string, body?: unknown): Promise<{ status: number; json: any; headers: Headers }> {
   bearer ??= await token();
-  const init: RequestInit = body === undefined ? {} : { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } };
+  const init: RequestInit =
+    body === undefined
+      ? {}
+      : { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } };
   const r = await authed(path, init, bearer);
   const text = await r.text();
   return { status: r.status, json: text ? JSON.parse(text) : undefined, headers: r.headers };
@@ -74,20 +78,36 @@ export const ROOT = "/api/v1/catalog/1.0.0";
 
 /** The GeoJSON schema files (ids https://geojson.org/schema/<Type>.json). */
 export const GEOJSON_FILES = [
-  ...["Feature", "FeatureCollection", "Geometry", "GeometryCollection", "LineString", "MultiLineString", "MultiPoint", "MultiPolygon", "Point", "Polygon"].map((g) => `geojson/${g}.json`),
+  ...[
+    "Feature",
+    "FeatureCollection",
+    "Geometry",
+    "GeometryCollection",
+    "LineString",
+    "MultiLineString",
+    "MultiPoint",
+    "MultiPolygon",
+    "Point",
+    "Polygon",
+  ].map((g) => `geojson/${g}.json`),
 ];
 
 const SCHEMA_FILES = [
-  "v1.0.0/item-spec/json-schema/item.json", "v1.0.0/item-spec/json-schema/basics.json",
-  "v1.0.0/item-spec/json-schema/datetime.json", "v1.0.0/item-spec/json-schema/instrument.json",
-  "v1.0.0/item-spec/json-schema/licensing.json", "v1.0.0/item-spec/json-schema/provider.json",
-  "v1.0.0/catalog-spec/json-schema/catalog.json", "v1.0.0/collection-spec/json-schema/collection.json",
-  "extensions/eo/v1.0.0/schema.json", "extensions/eo/v1.1.0/schema.json",
-  "extensions/projection/v1.0.0/schema.json", "extensions/projection/v1.1.0/schema.json",
+  "v1.0.0/item-spec/json-schema/item.json",
+  "v1.0.0/item-spec/json-schema/basics.json",
+  "v1.0.0/item-spec/json-schema/datetime.json",
+  "v1.0.0/item-spec/json-schema/instrument.json",
+  "v1.0.0/item-spec/json-schema/licensing.json",
+  "v1.0.0/item-spec/json-schema/provider.json",
+  "v1.0.0/catalog-spec/json-schema/catalog.json",
+  "v1.0.0/collection-spec/json-schema/collection.json",
+  "extensions/eo/v1.0.0/schema.json",
+  "extensions/eo/v1.1.0/schema.json",
+  "extensions/projection/v1.0.0/schema.json",
+  "extensions/projection/v1.1.0/schema.json",
   "extensions/sar/v1.0.0/schema.json",
   ...GEOJSON_FILES,
 ];
-
 
 export interface StacValidator {
   /** Validates a document against its core schema and every listed extension schema available offline. */

@@ -16,15 +16,28 @@ beforeAll(async () => {
   const items = await seedCatalog();
   const src = items.find((i) => i.id === "S2A_29RKH_20200219_0_L2A")!;
   for (const s of SUFFIXES) {
-    const copy: StacItem = { ...src, id: id(s), properties: { ...src.properties, "eoedge:derived": true, "eoedge:derived_from": src.id } };
+    const copy: StacItem = {
+      ...src,
+      id: id(s),
+      properties: { ...src.properties, "eoedge:derived": true, "eoedge:derived_from": src.id },
+    };
     await upsertItem(env, copy);
   }
 });
 
 async function matching(filter: unknown, lang: "cql2-text" | "cql2-json"): Promise<string[]> {
-  const r = await api(`${ROOT}/search`, { collections: [L2A], datetime: "2000-01-01T00:00:00Z/..", limit: 100, filter, "filter-lang": lang });
+  const r = await api(`${ROOT}/search`, {
+    collections: [L2A],
+    datetime: "2000-01-01T00:00:00Z/..",
+    limit: 100,
+    filter,
+    "filter-lang": lang,
+  });
   expect(r.status, JSON.stringify(r.json?.error)).toBe(200);
-  return r.json.features.map((f: any) => f.id).filter((i: string) => i.startsWith("LT-")).sort();
+  return r.json.features
+    .map((f: any) => f.id)
+    .filter((i: string) => i.startsWith("LT-"))
+    .sort();
 }
 
 /** CQL2 text string literal of a pattern ('' for a quote; backslashes are plain characters of the literal). */
@@ -57,7 +70,10 @@ describe("LIKE", () => {
   }
 
   it("NOT LIKE is the complement within the derived items", async () => {
-    const got = await matching({ op: "not", args: [{ op: "like", args: [{ property: "id" }, "LT-a_b"] }] }, "cql2-json");
+    const got = await matching(
+      { op: "not", args: [{ op: "like", args: [{ property: "id" }, "LT-a_b"] }] },
+      "cql2-json",
+    );
     expect(got).toEqual(["ab", "aXYb"].map(id).sort());
   });
 });
@@ -70,7 +86,12 @@ describe("IN", () => {
   });
 
   it("an empty list in CQL2 text is a syntax error (the BNF needs one item): 400", async () => {
-    const r = await api(`${ROOT}/search`, { collections: [L2A], datetime: "2000-01-01T00:00:00Z/..", filter: "id IN ()", "filter-lang": "cql2-text" });
+    const r = await api(`${ROOT}/search`, {
+      collections: [L2A],
+      datetime: "2000-01-01T00:00:00Z/..",
+      filter: "id IN ()",
+      "filter-lang": "cql2-text",
+    });
     expect(r.status).toBe(400);
     expect(r.json.error.message).toMatch(/Invalid CQL2 text filter/);
   });

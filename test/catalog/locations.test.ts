@@ -14,7 +14,10 @@ const EU = "http://localhost";
 const CREO = "http://127.0.0.1:8788";
 const TWO = {
   LOCATION_ID: "aws-eu-central-1",
-  LOCATIONS: JSON.stringify([{ id: "aws-eu-central-1", url: EU }, { id: "creo", url: `${CREO}/` }]),
+  LOCATIONS: JSON.stringify([
+    { id: "aws-eu-central-1", url: EU },
+    { id: "creo", url: `${CREO}/` },
+  ]),
 };
 let items: StacItem[];
 let bearer: string;
@@ -22,7 +25,11 @@ let bearer: string;
 /** GET (or POST `body`) at a location's address, with a token. */
 async function at(base: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
   const init: RequestInit = { headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" } };
-  const r = await fetchAt(TWO, base + path, body === undefined ? init : { ...init, method: "POST", body: JSON.stringify(body) });
+  const r = await fetchAt(
+    TWO,
+    base + path,
+    body === undefined ? init : { ...init, method: "POST", body: JSON.stringify(body) },
+  );
   return { status: r.status, json: await r.json() };
 }
 
@@ -35,12 +42,20 @@ beforeAll(async () => {
 
 describe("each location's catalog", () => {
   it("links at the answering location's address; a search without collections covers its collections only", async () => {
-    for (const [base, hosted] of [[CREO, ["sentinel-1-grd"]], [EU, ["sentinel-2-l1c", "sentinel-2-l2a", "dem", "landsat-ot-l2"]]] as const) {
+    for (const [base, hosted] of [
+      [CREO, ["sentinel-1-grd"]],
+      [EU, ["sentinel-2-l1c", "sentinel-2-l2a", "dem", "landsat-ot-l2"]],
+    ] as const) {
       const landing = await at(base, `${ROOT}/`);
       const own = landing.json.links.filter((l: any) => !["service-desc", "service-doc"].includes(l.rel));
       for (const l of own) expect(l.href.startsWith(`${base}${ROOT}`), `${base}: ${l.rel} ${l.href}`).toBe(true);
-      expect(landing.json.links.filter((l: any) => l.rel === "child").map((l: any) => l.href.split("/").pop())).toEqual(hosted);
-      const want = items.filter((i) => (hosted as readonly string[]).includes(i.collection)).map((i) => `${i.collection}/${i.id}`).sort();
+      expect(landing.json.links.filter((l: any) => l.rel === "child").map((l: any) => l.href.split("/").pop())).toEqual(
+        hosted,
+      );
+      const want = items
+        .filter((i) => (hosted as readonly string[]).includes(i.collection))
+        .map((i) => `${i.collection}/${i.id}`)
+        .sort();
       const seen: string[] = [];
       let page = await at(base, `${ROOT}/search?limit=1`);
       for (let n = 0; n < 30; n++) {
@@ -61,7 +76,10 @@ describe("each location's catalog", () => {
     const all = await at(CREO, `${ROOT}/search?filter=eo:cloud_cover < 10`); // Sentinel-1 has no cloud cover
     expect([all.status, all.json.features.length, all.json.numberMatched]).toEqual([200, 0, 0]);
     const named = await at(CREO, `${ROOT}/search?collections=sentinel-1-grd&filter=eo:cloud_cover < 10`);
-    expect([named.status, named.json.error?.message]).toEqual([400, expect.stringMatching(/Unknown property 'eo:cloud_cover'/)]);
+    expect([named.status, named.json.error?.message]).toEqual([
+      400,
+      expect.stringMatching(/Unknown property 'eo:cloud_cover'/),
+    ]);
   });
 
   it("naming a collection of the other location is a 404 naming it, also among several", async () => {

@@ -16,13 +16,21 @@ beforeAll(async () => {
   const items = await seedCatalog();
   const src = items.find((i) => i.id === "S2A_29RKH_20200219_0_L2A")!;
   for (const n of [3, 1, 4, 2, 5]) {
-    const copy: StacItem = { ...src, id: `${src.id}_tie${n}`, properties: { ...src.properties, "eoedge:derived": true } };
+    const copy: StacItem = {
+      ...src,
+      id: `${src.id}_tie${n}`,
+      properties: { ...src.properties, "eoedge:derived": true },
+    };
     await upsertItem(env, copy);
     items.push(copy);
   }
   order = items
     .filter((i) => i.collection === L2A)
-    .sort((a, b) => Date.parse(a.properties.datetime) - Date.parse(b.properties.datetime) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .sort(
+      (a, b) =>
+        Date.parse(a.properties.datetime) - Date.parse(b.properties.datetime) ||
+        (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    )
     .map((i) => i.id);
 });
 
@@ -46,7 +54,8 @@ describe("every page, no item lost or repeated", () => {
     it(`sentinelhub-py: POST with context.next (limit ${limit})`, async () => {
       const body = { ...BASE, limit };
       const ids = await collect(await api(`${ROOT}/search`, body), async (p) =>
-        p.json.context.next === undefined ? null : api(`${ROOT}/search`, { ...body, next: p.json.context.next }));
+        p.json.context.next === undefined ? null : api(`${ROOT}/search`, { ...body, next: p.json.context.next }),
+      );
       expect(ids).toEqual(order);
     });
   }
@@ -73,10 +82,26 @@ describe("every page, no item lost or repeated", () => {
   });
 
   it("a spatial condition (decided per candidate) pages the same way", async () => {
-    const body = { ...BASE, limit: 2, intersects: { type: "Polygon", coordinates: [[[-20, 20], [10, 20], [10, 60], [-20, 60], [-20, 20]]] } };
+    const body = {
+      ...BASE,
+      limit: 2,
+      intersects: {
+        type: "Polygon",
+        coordinates: [
+          [
+            [-20, 20],
+            [10, 20],
+            [10, 60],
+            [-20, 60],
+            [-20, 20],
+          ],
+        ],
+      },
+    };
     const want = order.filter((id) => id.includes("29RKH") || id.includes("31UDS") || id.startsWith("openEO"));
     const ids = await collect(await api(`${ROOT}/search`, body), async (p) =>
-      p.json.context.next === undefined ? null : api(`${ROOT}/search`, { ...body, next: p.json.context.next }));
+      p.json.context.next === undefined ? null : api(`${ROOT}/search`, { ...body, next: p.json.context.next }),
+    );
     expect(ids).toEqual(want);
   });
 

@@ -19,12 +19,25 @@ describe("Sentinel-2 platform", () => {
     const fixtures = new Set((await fixtureItems()).map((i) => i.id)); // test fixtures as their sources wrote them
     const s2 = items.filter((i) => i.collection.startsWith("sentinel-2") && !fixtures.has(i.id));
     expect(s2.length).toBe(24);
-    expect(s2.filter((i) => !["sentinel-2a", "sentinel-2b"].includes(i.properties.platform as string)).map((i) => i.id)).toEqual([]);
+    expect(
+      s2.filter((i) => !["sentinel-2a", "sentinel-2b"].includes(i.properties.platform as string)).map((i) => i.id),
+    ).toEqual([]);
     const filter = "platform = 'sentinel-2b'";
     const r = await api(`${ROOT}/search?collections=sentinel-2-l2a&limit=100&filter=${encodeURIComponent(filter)}`);
     expect(r.status).toBe(200);
     const dates = r.json.features.map((f: StacItem) => f.properties.datetime.slice(0, 10)).sort();
     // 2B's West Flanders (31UDS, R051/R094) and Mol (31UFS, R008) acquisitions among the samples
-    expect(dates).toEqual(["2018-01-16", "2018-02-25", "2018-04-16", "2018-04-19", "2018-04-26", "2018-06-25", "2018-07-15", "2018-08-07", "2018-10-13", "2023-06-06"]);
+    expect(dates).toEqual([
+      "2018-01-16",
+      "2018-02-25",
+      "2018-04-16",
+      "2018-04-19",
+      "2018-04-26",
+      "2018-06-25",
+      "2018-07-15",
+      "2018-08-07",
+      "2018-10-13",
+      "2023-06-06",
+    ]);
   });
 });

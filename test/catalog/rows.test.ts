@@ -33,14 +33,25 @@ beforeAll(async () => {
   }
 });
 
-const cmp = (a: string | number | null, b: string | number | null): number => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
+const cmp = (a: string | number | null, b: string | number | null): number =>
+  a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1;
 const EXACT = compileCondition([]);
-const query = (collections: string[], sort: SortTerm[]): ItemQuery => ({ collections, time: {}, condition: EXACT, sort });
+const query = (collections: string[], sort: SortTerm[]): ItemQuery => ({
+  collections,
+  time: {},
+  condition: EXACT,
+  sort,
+});
 
 /** The expected order: the terms, then datetime, id, collection in the first term's direction. */
 function expected(collections: string[], sort: SortTerm[]): string[] {
   const d = sort[0]?.descending ? -1 : 1;
-  const value = { datetime: (r: (typeof stored)[0]) => r.t, "eo:cloud_cover": (r: (typeof stored)[0]) => r.cc, id: (r: (typeof stored)[0]) => r.id, collection: (r: (typeof stored)[0]) => r.collection };
+  const value = {
+    datetime: (r: (typeof stored)[0]) => r.t,
+    "eo:cloud_cover": (r: (typeof stored)[0]) => r.cc,
+    id: (r: (typeof stored)[0]) => r.id,
+    collection: (r: (typeof stored)[0]) => r.collection,
+  };
   return stored
     .filter((r) => collections.includes(r.collection))
     .sort((a, b) => {
@@ -63,9 +74,15 @@ describe("rows of one, a few and many collections", () => {
     [],
     [{ field: "datetime", descending: true }],
     [{ field: "eo:cloud_cover", descending: false }],
-    [{ field: "eo:cloud_cover", descending: true }, { field: "id", descending: false }],
+    [
+      { field: "eo:cloud_cover", descending: true },
+      { field: "id", descending: false },
+    ],
     [{ field: "id", descending: true }],
-    [{ field: "collection", descending: false }, { field: "datetime", descending: true }],
+    [
+      { field: "collection", descending: false },
+      { field: "datetime", descending: true },
+    ],
   ];
   const scopes = { one: COLLECTIONS.slice(0, 1), few: COLLECTIONS.slice(0, 6), many: COLLECTIONS };
 
@@ -75,7 +92,12 @@ describe("rows of one, a few and many collections", () => {
         const want = expected(collections, sort);
         const whole = await fetchRows(env, query(collections, sort), undefined, 0, 1000);
         expect(whole.map(keyOf), JSON.stringify(sort)).toEqual(want);
-        for (const [skip, take] of [[0, 1], [2, 3], [want.length - 2, 5], [want.length, 4]] as const) {
+        for (const [skip, take] of [
+          [0, 1],
+          [2, 3],
+          [want.length - 2, 5],
+          [want.length, 4],
+        ] as const) {
           const page = await fetchRows(env, query(collections, sort), undefined, skip, take);
           expect(page.map(keyOf), `${JSON.stringify(sort)} ${skip}+${take}`).toEqual(want.slice(skip, skip + take));
         }
@@ -112,15 +134,39 @@ describe("counts", () => {
     const src = (await sampleItems()).find((i) => i.collection === "sentinel-2-l2a")!;
     const [w, s, e, n] = src.bbox as [number, number, number, number];
     const all = stored.length;
-    const around = compileCondition([{ kind: "spatial", geometry: box([w - 1, s - 1, e + 1, n + 1]), bbox: [w - 1, s - 1, e + 1, n + 1], rect: true }]);
-    expect(await countMatches(env, { ...query(COLLECTIONS, []), condition: around }, { rows: 1000, tests: 0 })).toBe(all);
-    const inside = [(w + e) / 2, (s + n) / 2, (w + e) / 2 + 1e-6, (s + n) / 2 + 1e-6] as [number, number, number, number];
+    const around = compileCondition([
+      { kind: "spatial", geometry: box([w - 1, s - 1, e + 1, n + 1]), bbox: [w - 1, s - 1, e + 1, n + 1], rect: true },
+    ]);
+    expect(await countMatches(env, { ...query(COLLECTIONS, []), condition: around }, { rows: 1000, tests: 0 })).toBe(
+      all,
+    );
+    const inside = [(w + e) / 2, (s + n) / 2, (w + e) / 2 + 1e-6, (s + n) / 2 + 1e-6] as [
+      number,
+      number,
+      number,
+      number,
+    ];
     const small = compileCondition([{ kind: "spatial", geometry: box(inside), bbox: inside, rect: true }]);
-    expect(await countMatches(env, { ...query(COLLECTIONS, []), condition: small }, { rows: 1000, tests: all })).toBe(all);
-    expect(await countMatches(env, { ...query(COLLECTIONS, []), condition: small }, { rows: 1000, tests: all - 1 })).toBeUndefined();
+    expect(await countMatches(env, { ...query(COLLECTIONS, []), condition: small }, { rows: 1000, tests: all })).toBe(
+      all,
+    );
+    expect(
+      await countMatches(env, { ...query(COLLECTIONS, []), condition: small }, { rows: 1000, tests: all - 1 }),
+    ).toBeUndefined();
   });
 });
 
 function box([w, s, e, n]: [number, number, number, number]) {
-  return { type: "Polygon" as const, coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] };
+  return {
+    type: "Polygon" as const,
+    coordinates: [
+      [
+        [w, s],
+        [e, s],
+        [e, n],
+        [w, n],
+        [w, s],
+      ],
+    ],
+  };
 }

@@ -12,7 +12,10 @@ const ALL_TIME = "1970-01-07T00:00:00Z/..";
 
 const ids = (r: { json: any }): string[] => r.json.features.map((f: any) => f.id).sort();
 const expected = (pred: (i: StacItem) => boolean, collection = L2A): string[] =>
-  items.filter((i) => i.collection === collection && pred(i)).map((i) => i.id).sort();
+  items
+    .filter((i) => i.collection === collection && pred(i))
+    .map((i) => i.id)
+    .sort();
 const cc = (i: StacItem): number | undefined => i.properties["eo:cloud_cover"] as number | undefined;
 const time = (i: StacItem): number => Date.parse(i.properties.datetime);
 
@@ -68,10 +71,59 @@ describe("bbox and intersects", () => {
     const geoms = [
       { type: "Point", coordinates: inside },
       { type: "MultiPoint", coordinates: [[0, 0], inside] },
-      { type: "LineString", coordinates: [[3.0, 50.816], [3.05, 50.816]] },
-      { type: "MultiLineString", coordinates: [[[0, 0], [1, 1]], [[3.0, 50.816], [3.05, 50.816]]] },
-      { type: "Polygon", coordinates: [[[3.02, 50.81], [3.03, 50.81], [3.03, 50.82], [3.02, 50.82], [3.02, 50.81]]] },
-      { type: "MultiPolygon", coordinates: [[[[0, 0], [1, 0], [1, 1], [0, 0]]], [[[3.02, 50.81], [3.03, 50.81], [3.03, 50.82], [3.02, 50.81]]]] },
+      {
+        type: "LineString",
+        coordinates: [
+          [3.0, 50.816],
+          [3.05, 50.816],
+        ],
+      },
+      {
+        type: "MultiLineString",
+        coordinates: [
+          [
+            [0, 0],
+            [1, 1],
+          ],
+          [
+            [3.0, 50.816],
+            [3.05, 50.816],
+          ],
+        ],
+      },
+      {
+        type: "Polygon",
+        coordinates: [
+          [
+            [3.02, 50.81],
+            [3.03, 50.81],
+            [3.03, 50.82],
+            [3.02, 50.82],
+            [3.02, 50.81],
+          ],
+        ],
+      },
+      {
+        type: "MultiPolygon",
+        coordinates: [
+          [
+            [
+              [0, 0],
+              [1, 0],
+              [1, 1],
+              [0, 0],
+            ],
+          ],
+          [
+            [
+              [3.02, 50.81],
+              [3.03, 50.81],
+              [3.03, 50.82],
+              [3.02, 50.81],
+            ],
+          ],
+        ],
+      },
       { type: "GeometryCollection", geometries: [{ type: "Point", coordinates: inside }] },
     ];
     for (const g of geoms) {
@@ -119,19 +171,41 @@ describe("client payloads as sent", () => {
       datetime: "2018-01-01T00:00:00.000Z/2018-12-31T23:59:59.999Z",
       collections: [L2A],
       limit: 50,
-      intersects: { type: "Polygon", coordinates: [[[3, 50.8], [3.05, 50.8], [3.05, 50.83], [3, 50.83], [3, 50.8]]] },
+      intersects: {
+        type: "Polygon",
+        coordinates: [
+          [
+            [3, 50.8],
+            [3.05, 50.8],
+            [3.05, 50.83],
+            [3, 50.83],
+            [3, 50.8],
+          ],
+        ],
+      },
       filter: { op: "<=", args: [{ property: "eo:cloud_cover" }, 20] },
       "filter-lang": "cql2-json",
     });
     expect(r.status).toBe(200);
-    expect(ids(r)).toEqual(expected((i) => i.id.includes("31UDS") && cc(i)! <= 20 && i.properties.datetime.startsWith("2018")));
+    expect(ids(r)).toEqual(
+      expected((i) => i.id.includes("31UDS") && cc(i)! <= 20 && i.properties.datetime.startsWith("2018")),
+    );
   });
 
   it("sentinelhub-py search: filter-lang sent without a filter, then with a text filter", async () => {
-    const base = { collections: [L2A], datetime: "2020-01-01T00:00:00Z/2020-12-31T23:59:59Z", bbox: [-12, 24, -10, 26], limit: 100, "filter-lang": "cql2-text" };
+    const base = {
+      collections: [L2A],
+      datetime: "2020-01-01T00:00:00Z/2020-12-31T23:59:59Z",
+      bbox: [-12, 24, -10, 26],
+      limit: 100,
+      "filter-lang": "cql2-text",
+    };
     expect(ids(await api(`${ROOT}/search`, base))).toEqual(["S2A_29RKH_20200219_0_L2A"]);
     expect(ids(await api(`${ROOT}/search`, { ...base, filter: "eo:cloud_cover > 5" }))).toEqual([]);
-    const fields = await api(`${ROOT}/search`, { ...base, fields: { include: ["id", "properties.datetime"], exclude: [] } });
+    const fields = await api(`${ROOT}/search`, {
+      ...base,
+      fields: { include: ["id", "properties.datetime"], exclude: [] },
+    });
     expect(fields.json.features[0].properties).toEqual({ datetime: "2020-02-19T11:34:25.405000Z" });
   });
 });
@@ -141,34 +215,97 @@ describe("filter", () => {
     ["eo:cloud_cover < 10", { op: "<", args: [{ property: "eo:cloud_cover" }, 10] }, (i) => cc(i)! < 10],
     ["eo:cloud_cover >= 71.39", { op: ">=", args: [{ property: "eo:cloud_cover" }, 71.39] }, (i) => cc(i)! >= 71.39],
     ["eo:cloud_cover = 0", { op: "=", args: [{ property: "eo:cloud_cover" }, 0] }, (i) => cc(i) === 0],
-    ["eo:cloud_cover <> 0", { op: "<>", args: [{ property: "eo:cloud_cover" }, 0] }, (i) => cc(i) !== undefined && cc(i) !== 0],
+    [
+      "eo:cloud_cover <> 0",
+      { op: "<>", args: [{ property: "eo:cloud_cover" }, 0] },
+      (i) => cc(i) !== undefined && cc(i) !== 0,
+    ],
     ["eo:cloud_cover <= 0.1", { op: "<=", args: [{ property: "eo:cloud_cover" }, 0.1] }, (i) => cc(i)! <= 0.1],
     ["eo:cloud_cover > 50", { op: ">", args: [{ property: "eo:cloud_cover" }, 50] }, (i) => cc(i)! > 50],
-    ["eo:cloud_cover BETWEEN 0.1 AND 5", { op: "between", args: [{ property: "eo:cloud_cover" }, 0.1, 5] }, (i) => cc(i)! >= 0.1 && cc(i)! <= 5],
+    [
+      "eo:cloud_cover BETWEEN 0.1 AND 5",
+      { op: "between", args: [{ property: "eo:cloud_cover" }, 0.1, 5] },
+      (i) => cc(i)! >= 0.1 && cc(i)! <= 5,
+    ],
     ["eo:cloud_cover IS NULL", { op: "isNull", args: [{ property: "eo:cloud_cover" }] }, (i) => cc(i) === undefined],
-    ["eo:cloud_cover IS NOT NULL", { op: "not", args: [{ op: "isNull", args: [{ property: "eo:cloud_cover" }] }] }, (i) => cc(i) !== undefined],
+    [
+      "eo:cloud_cover IS NOT NULL",
+      { op: "not", args: [{ op: "isNull", args: [{ property: "eo:cloud_cover" }] }] },
+      (i) => cc(i) !== undefined,
+    ],
     ["id LIKE 'openEO%'", { op: "like", args: [{ property: "id" }, "openEO%"] }, (i) => i.id.startsWith("openEO")],
     ["id LIKE 'openeo%'", { op: "like", args: [{ property: "id" }, "openeo%"] }, () => false], // case-sensitive
-    ["CASEI(id) LIKE 'openeo%'", { op: "like", args: [{ op: "casei", args: [{ property: "id" }] }, "openeo%"] }, (i) => i.id.startsWith("openEO")],
-    ["platform IN ('sentinel-2a', 'sentinel-2b')", { op: "in", args: [{ property: "platform" }, ["sentinel-2a", "sentinel-2b"]] },
-      (i) => ["sentinel-2a", "sentinel-2b"].includes(i.properties.platform as string)],
-    ["platform = 'sentinel-2a' OR eo:cloud_cover > 90", { op: "or", args: [{ op: "=", args: [{ property: "platform" }, "sentinel-2a"] }, { op: ">", args: [{ property: "eo:cloud_cover" }, 90] }] },
-      (i) => i.properties.platform === "sentinel-2a" || cc(i)! > 90],
-    ["NOT (eo:cloud_cover < 1) AND datetime > TIMESTAMP('2018-01-01T00:00:00Z')",
-      { op: "and", args: [{ op: "not", args: [{ op: "<", args: [{ property: "eo:cloud_cover" }, 1] }] }, { op: ">", args: [{ property: "datetime" }, { timestamp: "2018-01-01T00:00:00Z" }] }] },
-      (i) => cc(i) !== undefined && !(cc(i)! < 1) && time(i) > Date.parse("2018-01-01T00:00:00Z")],
-    ["datetime < '2017-10-01T00:00:00Z'", { op: "<", args: [{ property: "datetime" }, "2017-10-01T00:00:00Z"] }, (i) => time(i) < Date.parse("2017-10-01T00:00:00Z")],
-    ["T_INTERSECTS(datetime, INTERVAL('2018-04-01', '2018-04-30'))", { op: "t_intersects", args: [{ property: "datetime" }, { interval: ["2018-04-01", "2018-04-30"] }] },
-      (i) => time(i) >= Date.parse("2018-04-01T00:00:00Z") && time(i) <= Date.parse("2018-04-30T00:00:00Z")],
-    ["S_INTERSECTS(geometry, POINT(3.024 50.816))", { op: "s_intersects", args: [{ property: "geometry" }, { type: "Point", coordinates: [3.024, 50.816] }] },
-      (i) => i.id.includes("31UDS")],
-    ["S_INTERSECTS(geometry, BBOX(3.02, 50.81, 3.03, 50.82)) OR eo:cloud_cover > 50",
-      { op: "or", args: [{ op: "s_intersects", args: [{ property: "geometry" }, { bbox: [3.02, 50.81, 3.03, 50.82] }] }, { op: ">", args: [{ property: "eo:cloud_cover" }, 50] }] },
-      (i) => i.id.includes("31UDS") || cc(i)! > 50],
-    ["NOT S_INTERSECTS(geometry, BBOX(3.02, 50.81, 3.03, 50.82))",
-      { op: "not", args: [{ op: "s_intersects", args: [{ property: "geometry" }, { bbox: [3.02, 50.81, 3.03, 50.82] }] }] },
-      (i) => !i.id.includes("31UDS")],
-    ["\"s2:processing_baseline\" = '02.14'", { op: "=", args: [{ property: "s2:processing_baseline" }, "02.14"] }, (i) => i.properties["s2:processing_baseline"] === "02.14"],
+    [
+      "CASEI(id) LIKE 'openeo%'",
+      { op: "like", args: [{ op: "casei", args: [{ property: "id" }] }, "openeo%"] },
+      (i) => i.id.startsWith("openEO"),
+    ],
+    [
+      "platform IN ('sentinel-2a', 'sentinel-2b')",
+      { op: "in", args: [{ property: "platform" }, ["sentinel-2a", "sentinel-2b"]] },
+      (i) => ["sentinel-2a", "sentinel-2b"].includes(i.properties.platform as string),
+    ],
+    [
+      "platform = 'sentinel-2a' OR eo:cloud_cover > 90",
+      {
+        op: "or",
+        args: [
+          { op: "=", args: [{ property: "platform" }, "sentinel-2a"] },
+          { op: ">", args: [{ property: "eo:cloud_cover" }, 90] },
+        ],
+      },
+      (i) => i.properties.platform === "sentinel-2a" || cc(i)! > 90,
+    ],
+    [
+      "NOT (eo:cloud_cover < 1) AND datetime > TIMESTAMP('2018-01-01T00:00:00Z')",
+      {
+        op: "and",
+        args: [
+          { op: "not", args: [{ op: "<", args: [{ property: "eo:cloud_cover" }, 1] }] },
+          { op: ">", args: [{ property: "datetime" }, { timestamp: "2018-01-01T00:00:00Z" }] },
+        ],
+      },
+      (i) => cc(i) !== undefined && !(cc(i)! < 1) && time(i) > Date.parse("2018-01-01T00:00:00Z"),
+    ],
+    [
+      "datetime < '2017-10-01T00:00:00Z'",
+      { op: "<", args: [{ property: "datetime" }, "2017-10-01T00:00:00Z"] },
+      (i) => time(i) < Date.parse("2017-10-01T00:00:00Z"),
+    ],
+    [
+      "T_INTERSECTS(datetime, INTERVAL('2018-04-01', '2018-04-30'))",
+      { op: "t_intersects", args: [{ property: "datetime" }, { interval: ["2018-04-01", "2018-04-30"] }] },
+      (i) => time(i) >= Date.parse("2018-04-01T00:00:00Z") && time(i) <= Date.parse("2018-04-30T00:00:00Z"),
+    ],
+    [
+      "S_INTERSECTS(geometry, POINT(3.024 50.816))",
+      { op: "s_intersects", args: [{ property: "geometry" }, { type: "Point", coordinates: [3.024, 50.816] }] },
+      (i) => i.id.includes("31UDS"),
+    ],
+    [
+      "S_INTERSECTS(geometry, BBOX(3.02, 50.81, 3.03, 50.82)) OR eo:cloud_cover > 50",
+      {
+        op: "or",
+        args: [
+          { op: "s_intersects", args: [{ property: "geometry" }, { bbox: [3.02, 50.81, 3.03, 50.82] }] },
+          { op: ">", args: [{ property: "eo:cloud_cover" }, 50] },
+        ],
+      },
+      (i) => i.id.includes("31UDS") || cc(i)! > 50,
+    ],
+    [
+      "NOT S_INTERSECTS(geometry, BBOX(3.02, 50.81, 3.03, 50.82))",
+      {
+        op: "not",
+        args: [{ op: "s_intersects", args: [{ property: "geometry" }, { bbox: [3.02, 50.81, 3.03, 50.82] }] }],
+      },
+      (i) => !i.id.includes("31UDS"),
+    ],
+    [
+      "\"s2:processing_baseline\" = '02.14'",
+      { op: "=", args: [{ property: "s2:processing_baseline" }, "02.14"] },
+      (i) => i.properties["s2:processing_baseline"] === "02.14",
+    ],
     ["gsd = 1e1", { op: "=", args: [{ property: "gsd" }, 10] }, (i) => i.properties.gsd === 10],
   ];
 
@@ -185,8 +322,13 @@ describe("filter", () => {
   }
 
   it("sentinel-1 filters of sentinelhub-py (text) and sentinelhub-js (JSON, single-argument and)", async () => {
-    const s1 = (i: StacItem) => i.properties["sar:instrument_mode"] === "IW" && i.properties["s1:polarization"] === "DV";
-    const py = await search({ collections: ["sentinel-1-grd"], filter: "sar:instrument_mode='IW' AND s1:polarization='DV'", "filter-lang": "cql2-text" });
+    const s1 = (i: StacItem) =>
+      i.properties["sar:instrument_mode"] === "IW" && i.properties["s1:polarization"] === "DV";
+    const py = await search({
+      collections: ["sentinel-1-grd"],
+      filter: "sar:instrument_mode='IW' AND s1:polarization='DV'",
+      "filter-lang": "cql2-text",
+    });
     expect(ids(py)).toEqual(expected(s1, "sentinel-1-grd"));
     const js = await search({
       collections: ["sentinel-1-grd"],
@@ -201,24 +343,41 @@ describe("fields", () => {
   it("object form: include wins over exclude, nested paths", async () => {
     const r = await search({
       ids: ["S2A_29RKH_20200219_0_L2A"],
-      fields: { include: ["id", "type", "bbox", "properties"], exclude: ["geometry", "links", "assets", "properties.view:sun_azimuth"] },
+      fields: {
+        include: ["id", "type", "bbox", "properties"],
+        exclude: ["geometry", "links", "assets", "properties.view:sun_azimuth"],
+      },
     });
     const f = r.json.features[0];
     expect(Object.keys(f).sort()).toEqual(["bbox", "collection", "id", "properties", "stac_version", "type"]);
     expect(f.properties["eo:cloud_cover"]).toBe(4.051854);
     expect(f.properties["view:sun_azimuth"]).toBeUndefined();
-    const both = await search({ ids: ["S2A_29RKH_20200219_0_L2A"], fields: { include: ["assets"], exclude: ["assets"] } });
+    const both = await search({
+      ids: ["S2A_29RKH_20200219_0_L2A"],
+      fields: { include: ["assets"], exclude: ["assets"] },
+    });
     expect(both.json.features[0].assets.B04).toBeDefined();
-    const sub = await search({ ids: ["S2A_29RKH_20200219_0_L2A"], fields: { include: ["properties.gsd"], exclude: ["properties"] } });
+    const sub = await search({
+      ids: ["S2A_29RKH_20200219_0_L2A"],
+      fields: { include: ["properties.gsd"], exclude: ["properties"] },
+    });
     expect(sub.json.features[0].properties).toEqual({ gsd: 10 });
   });
 
   it("paths naming Object.prototype members select nothing (own members only)", async () => {
-    const r = await search({ ids: ["S2A_29RKH_20200219_0_L2A"], fields: { include: ["toString", "__proto__", "constructor.name", "properties.valueOf", "properties.__proto__.x"], exclude: ["hasOwnProperty"] } });
+    const r = await search({
+      ids: ["S2A_29RKH_20200219_0_L2A"],
+      fields: {
+        include: ["toString", "__proto__", "constructor.name", "properties.valueOf", "properties.__proto__.x"],
+        exclude: ["hasOwnProperty"],
+      },
+    });
     expect(r.status, JSON.stringify(r.json?.error)).toBe(200);
     const f = r.json.features[0];
     expect(Object.keys(f).sort()).toEqual(["collection", "id", "stac_version", "type"]); // only the members always returned
-    const get = await api(`${ROOT}/search?collections=${L2A}&datetime=${ALL_TIME}&ids=S2A_29RKH_20200219_0_L2A&fields=__proto__,-toString,properties.constructor`);
+    const get = await api(
+      `${ROOT}/search?collections=${L2A}&datetime=${ALL_TIME}&ids=S2A_29RKH_20200219_0_L2A&fields=__proto__,-toString,properties.constructor`,
+    );
     expect(get.status).toBe(200);
     expect(Object.keys(get.json.features[0]).sort()).toEqual(["collection", "id", "stac_version", "type"]);
   });
@@ -232,7 +391,17 @@ describe("fields", () => {
     expect(f.geometry).toBeUndefined();
     const exc = await api(`${base}&fields=-assets,-properties.gsd`);
     const g = exc.json.features[0];
-    expect(Object.keys(g).sort()).toEqual(["bbox", "collection", "geometry", "id", "links", "properties", "stac_extensions", "stac_version", "type"]);
+    expect(Object.keys(g).sort()).toEqual([
+      "bbox",
+      "collection",
+      "geometry",
+      "id",
+      "links",
+      "properties",
+      "stac_extensions",
+      "stac_version",
+      "type",
+    ]);
     expect(g.properties).toEqual({ datetime: "2020-02-19T11:34:25.405000Z" });
     const empty = await search({ ids: ["S2A_29RKH_20200219_0_L2A"], fields: {} });
     expect(Object.keys(empty.json.features[0].properties)).toEqual(["datetime"]);
@@ -242,7 +411,9 @@ describe("fields", () => {
 describe("distinct", () => {
   it("date lists each acquisition day once, ascending (sentinelhub-js findDatesUTC)", async () => {
     const r = await search({ distinct: "date", bbox: [-180, -90, 180, 90] });
-    const days = [...new Set(items.filter((i) => i.collection === L2A).map((i) => new Date(time(i)).toISOString().slice(0, 10)))].sort();
+    const days = [
+      ...new Set(items.filter((i) => i.collection === L2A).map((i) => new Date(time(i)).toISOString().slice(0, 10))),
+    ].sort();
     expect(r.json.features).toEqual(days);
     const page = await search({ distinct: "date", limit: 5 });
     expect(page.json.features).toEqual(days.slice(0, 5));
@@ -253,7 +424,9 @@ describe("distinct", () => {
 
   it("distinct of a property, with a filter", async () => {
     const r = await search({ distinct: "platform", filter: "eo:cloud_cover < 10" });
-    const want = [...new Set(items.filter((i) => i.collection === L2A && cc(i)! < 10).map((i) => i.properties.platform))].sort();
+    const want = [
+      ...new Set(items.filter((i) => i.collection === L2A && cc(i)! < 10).map((i) => i.properties.platform)),
+    ].sort();
     expect(r.json.features).toEqual(want);
   });
 });

@@ -25,13 +25,26 @@ describe("STAC schema validity", () => {
     const { json } = await api(`${ROOT}/`);
     expect(validator.check(json, "catalog")).toEqual([]);
     const rels = json.links.map((l: any) => l.rel);
-    for (const rel of ["self", "root", "service-desc", "service-doc", "conformance", "data", "child", "search"]) expect(rels).toContain(rel);
-    expect(json.links.filter((l: any) => l.rel === "search").map((l: any) => l.method).sort()).toEqual(["GET", "POST"]);
+    for (const rel of ["self", "root", "service-desc", "service-doc", "conformance", "data", "child", "search"])
+      expect(rels).toContain(rel);
+    expect(
+      json.links
+        .filter((l: any) => l.rel === "search")
+        .map((l: any) => l.method)
+        .sort(),
+    ).toEqual(["GET", "POST"]);
     expect(json.links.filter((l: any) => l.rel === "child").map((l: any) => l.href.split("/").pop())).toEqual(LISTED);
     const conf = await api(`${ROOT}/conformance`);
     expect(conf.json.conformsTo).toEqual(json.conformsTo);
     expect((await api(`${ROOT}/conformances`)).json).toEqual(conf.json);
-    for (const c of ["core", "item-search", "item-search#fields", "item-search#filter", "item-search#context", "collections"]) {
+    for (const c of [
+      "core",
+      "item-search",
+      "item-search#fields",
+      "item-search#filter",
+      "item-search#context",
+      "collections",
+    ]) {
       expect(json.conformsTo).toContain(`https://api.stacspec.org/v1.0.0/${c}`);
     }
     const desc = await api(`${ROOT}/api`); // the whole API's OpenAPI document (test/openapi), also at service-desc
@@ -56,7 +69,10 @@ describe("STAC schema validity", () => {
     }
     const s2 = json.collections.find((c: any) => c.id === "sentinel-2-l2a");
     expect(s2.summaries["eo:cloud_cover"]).toEqual({ minimum: 0, maximum: 100 });
-    expect(s2.summaries["eo:bands"].find((b: any) => b.name === "B04")).toMatchObject({ common_name: "red", center_wavelength: 0.6646 });
+    expect(s2.summaries["eo:bands"].find((b: any) => b.name === "B04")).toMatchObject({
+      common_name: "red",
+      center_wavelength: 0.6646,
+    });
     const s1 = json.collections.find((c: any) => c.id === "sentinel-1-grd");
     expect(s1.summaries["sar:polarizations"]).toContain("VV");
     expect(s1.summaries["s1:polarization"]).toContain("DV");
@@ -70,12 +86,21 @@ describe("STAC schema validity", () => {
     expect(before.spatial.bbox[0][2]).toBe(-179.70343);
     const l1c = items.filter((i) => i.collection === "sentinel-2-l1c");
     const crossing = l1c.find((i) => i.id.startsWith("S2A_T01LAC"))!;
-    await env.DB.prepare("DELETE FROM items WHERE collection = ? AND id = ?").bind(crossing.collection, crossing.id).run();
+    await env.DB.prepare("DELETE FROM items WHERE collection = ? AND id = ?")
+      .bind(crossing.collection, crossing.id)
+      .run();
     const other = l1c.find((i) => i !== crossing)!;
     expect((await extentOf()).spatial.bbox[0]).toEqual(other.bbox);
-    const moved = { ...other, bbox: [10, 10, 11, 11], properties: { ...other.properties, datetime: "2021-01-01T00:00:00Z" } };
+    const moved = {
+      ...other,
+      bbox: [10, 10, 11, 11],
+      properties: { ...other.properties, datetime: "2021-01-01T00:00:00Z" },
+    };
     await upsertItem(env, moved);
-    expect(await extentOf()).toEqual({ spatial: { bbox: [[10, 10, 11, 11]] }, temporal: { interval: [["2021-01-01T00:00:00Z", "2021-01-01T00:00:00Z"]] } });
+    expect(await extentOf()).toEqual({
+      spatial: { bbox: [[10, 10, 11, 11]] },
+      temporal: { interval: [["2021-01-01T00:00:00Z", "2021-01-01T00:00:00Z"]] },
+    });
     await upsertItem(env, other);
     await upsertItem(env, crossing);
     expect(await extentOf()).toEqual(before);
@@ -86,7 +111,9 @@ describe("STAC schema validity", () => {
       const one = await api(`${ROOT}/collections/${item.collection}/items/${item.id}`);
       expect(one.status).toBe(200);
       expect(validator.check(one.json, "item"), item.id).toEqual([]);
-      expect(one.json.links.find((l: any) => l.rel === "self").href).toBe(`http://localhost${ROOT}/collections/${item.collection}/items/${item.id}`);
+      expect(one.json.links.find((l: any) => l.rel === "self").href).toBe(
+        `http://localhost${ROOT}/collections/${item.collection}/items/${item.id}`,
+      );
     }
     for (const c of COLLECTIONS) {
       const page = await api(`${ROOT}/search`, { collections: [c], datetime: "2000-01-01T00:00:00Z/..", limit: 100 });
@@ -96,24 +123,47 @@ describe("STAC schema validity", () => {
 
   it("the validator is not vacuous: it applies eo/projection/sar and rejects broken items", async () => {
     const { json } = await api(`${ROOT}/collections/sentinel-2-l2a/items/S2A_29RKH_20200219_0_L2A`);
-    expect(validator.check({ ...json, properties: { ...json.properties, "eo:cloud_cover": 150 } }, "item").join()).toContain("eo/v1.0.0");
-    expect(validator.check({ ...json, properties: { ...json.properties, "proj:epsg": "32629" } }, "item").join()).toContain("projection");
+    expect(
+      validator.check({ ...json, properties: { ...json.properties, "eo:cloud_cover": 150 } }, "item").join(),
+    ).toContain("eo/v1.0.0");
+    expect(
+      validator.check({ ...json, properties: { ...json.properties, "proj:epsg": "32629" } }, "item").join(),
+    ).toContain("projection");
     expect(validator.check({ ...json, links: undefined }, "item")).not.toEqual([]);
-    const s1 = await api(`${ROOT}/collections/sentinel-1-grd/items/S1A_IW_GRDH_1SDV_20180716T004042_20180716T004107_022812_02792A_FD5B`);
-    expect(validator.check({ ...s1.json, properties: { ...s1.json.properties, "sar:polarizations": "VV" } }, "item").join()).toContain("sar");
+    const s1 = await api(
+      `${ROOT}/collections/sentinel-1-grd/items/S1A_IW_GRDH_1SDV_20180716T004042_20180716T004107_022812_02792A_FD5B`,
+    );
+    expect(
+      validator.check({ ...s1.json, properties: { ...s1.json.properties, "sar:polarizations": "VV" } }, "item").join(),
+    ).toContain("sar");
   });
 
   it("items carry the Sentinel Hub properties and service URLs for every asset", async () => {
     const { json } = await api(`${ROOT}/collections/sentinel-2-l2a/items/S2A_29RKH_20200219_0_L2A`);
     const p = json.properties;
-    for (const k of ["datetime", "platform", "instruments", "constellation", "gsd", "eo:cloud_cover", "proj:epsg", "proj:bbox", "proj:geometry", "eo:bands"]) {
+    for (const k of [
+      "datetime",
+      "platform",
+      "instruments",
+      "constellation",
+      "gsd",
+      "eo:cloud_cover",
+      "proj:epsg",
+      "proj:bbox",
+      "proj:geometry",
+      "eo:bands",
+    ]) {
       expect(p[k], k).toBeDefined();
     }
     expect(p["proj:geometry"].coordinates[0][0]).toEqual([199980, 2690220]);
     expect(p["eo:bands"].map((b: any) => b.name)).toContain("B8A");
     expect(json.geometry.crs.properties.name).toBe("urn:ogc:def:crs:OGC::CRS84");
-    expect(json.assets.data.href).toBe(`http://localhost${ROOT}/collections/sentinel-2-l2a/items/S2A_29RKH_20200219_0_L2A/assets/data`);
-    expect(json.assets.B04.href).toBe(`http://localhost${ROOT}/collections/sentinel-2-l2a/items/S2A_29RKH_20200219_0_L2A/assets/B04`);
+    expect(json.assets.data.href).toBe(
+      `http://localhost${ROOT}/collections/sentinel-2-l2a/items/S2A_29RKH_20200219_0_L2A/assets/data`,
+    );
+    expect(json.assets.B04.href).toBe(
+      `http://localhost${ROOT}/collections/sentinel-2-l2a/items/S2A_29RKH_20200219_0_L2A/assets/B04`,
+    );
   });
 
   it("queryables is a JSON Schema with eo:cloud_cover 0..100", async () => {
@@ -126,18 +176,24 @@ describe("STAC schema validity", () => {
       const valid = ajv.compile(r.json);
       expect(valid({ "eo:cloud_cover": 5, datetime: "2020-01-01T00:00:00Z" })).toBe(id !== "sentinel-1-grd");
       expect(valid({ nope: 1 })).toBe(false);
-      if (id !== "sentinel-1-grd") expect(r.json.properties["eo:cloud_cover"]).toMatchObject({ type: "number", minimum: 0, maximum: 100 });
+      if (id !== "sentinel-1-grd")
+        expect(r.json.properties["eo:cloud_cover"]).toMatchObject({ type: "number", minimum: 0, maximum: 100 });
       else expect(Object.keys(r.json.properties)).toContain("sar:instrument_mode");
     }
   });
 
   it("feature lists and search results are FeatureCollections of valid items, on every page", async () => {
-    const first = await api(`${ROOT}/collections/sentinel-2-l2a/items?limit=3&bbox=3,50,4,51&datetime=2018-01-01T00:00:00Z/..`);
+    const first = await api(
+      `${ROOT}/collections/sentinel-2-l2a/items?limit=3&bbox=3,50,4,51&datetime=2018-01-01T00:00:00Z/..`,
+    );
     expect(first.json).toMatchObject({ type: "FeatureCollection", numberReturned: 3 });
     expect(Date.parse(first.json.timeStamp)).toBeGreaterThan(0);
     expect(first.json.links.find((l: any) => l.rel === "next").href).toContain("next=");
     for (const c of COLLECTIONS) {
-      const want = items.filter((i) => i.collection === c).map((i) => i.id).sort();
+      const want = items
+        .filter((i) => i.collection === c)
+        .map((i) => i.id)
+        .sort();
       const fromItems = await everyPage(`${ROOT}/collections/${c}/items?limit=4`, (p) => {
         expect(p.json).toMatchObject({ type: "FeatureCollection", numberReturned: p.json.features.length });
         const next = p.json.links.find((l: any) => l.rel === "next");
@@ -145,10 +201,16 @@ describe("STAC schema validity", () => {
       });
       expect(fromItems.sort(), c).toEqual(want);
       const body = { collections: [c], datetime: "2000-01-01T00:00:00Z/..", limit: 3 };
-      const fromSearch = await everyPage(`${ROOT}/search`, (p) => {
-        expect(p.json.type).toBe("FeatureCollection");
-        return p.json.context.next === undefined ? null : api(`${ROOT}/search`, { ...body, next: p.json.context.next });
-      }, body);
+      const fromSearch = await everyPage(
+        `${ROOT}/search`,
+        (p) => {
+          expect(p.json.type).toBe("FeatureCollection");
+          return p.json.context.next === undefined
+            ? null
+            : api(`${ROOT}/search`, { ...body, next: p.json.context.next });
+        },
+        body,
+      );
       expect(fromSearch.sort(), c).toEqual(want);
     }
   });

@@ -14,9 +14,11 @@ let items: StacItem[];
 
 const time = (i: StacItem): number => Date.parse(i.properties.datetime);
 const cc = (i: StacItem): number | null => (i.properties["eo:cloud_cover"] as number | undefined) ?? null;
-const cmp = (a: string | number | null, b: string | number | null): number => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
+const cmp = (a: string | number | null, b: string | number | null): number =>
+  a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1;
 /** Ascending (datetime, id, collection): the catalog's default order. */
-const byTime = (a: StacItem, b: StacItem): number => cmp(time(a), time(b)) || cmp(a.id, b.id) || cmp(a.collection, b.collection);
+const byTime = (a: StacItem, b: StacItem): number =>
+  cmp(time(a), time(b)) || cmp(a.id, b.id) || cmp(a.collection, b.collection);
 const key = (i: StacItem): string => `${i.collection}/${i.id}`;
 const keys = (fs: any[]): string[] => fs.map((f) => `${f.collection}/${f.id}`);
 const inCollections = (cs: string[]) => items.filter((i) => cs.includes(i.collection));
@@ -34,7 +36,10 @@ async function allPages(first: string, body?: Record<string, unknown>): Promise<
     features.push(...page.json.features);
     const next: any = page.json.links.find((l: any) => l.rel === "next");
     if (!next) break;
-    page = next.method === "POST" ? await api(`${ROOT}/search`, { ...body, ...next.body }) : await api(new URL(next.href).pathname + new URL(next.href).search);
+    page =
+      next.method === "POST"
+        ? await api(`${ROOT}/search`, { ...body, ...next.body })
+        : await api(new URL(next.href).pathname + new URL(next.href).search);
   }
   return { features, pages };
 }
@@ -81,7 +86,10 @@ describe("datetime and collections are optional", () => {
 
   it("a datetime narrows a search over several collections; an empty range matches nothing", async () => {
     const [a, b] = [Date.parse("2018-01-01T00:00:00Z"), Date.parse("2020-12-31T00:00:00Z")];
-    const want = items.filter((i) => time(i) >= a && time(i) <= b).sort(byTime).map(key);
+    const want = items
+      .filter((i) => time(i) >= a && time(i) <= b)
+      .sort(byTime)
+      .map(key);
     const r = await allPages(`${ROOT}/search`, { datetime: "2018-01-01T00:00:00Z/2020-12-31T00:00:00Z", limit: 4 });
     expect(keys(r.features)).toEqual(want);
     expect(r.pages[0]!.json.context.matched).toBe(want.length);
@@ -91,37 +99,71 @@ describe("datetime and collections are optional", () => {
 
   it("ids without collections find the item in every collection that holds it", async () => {
     const r = await api(`${ROOT}/search?ids=S2A_29RKH_20200219_0_L2A,S2A_T01LAC_20200717T221944_L1C`);
-    expect(keys(r.json.features)).toEqual([`${L2A}/S2A_29RKH_20200219_0_L2A`, `${L1C}/S2A_29RKH_20200219_0_L2A`, `${S1}/S2A_29RKH_20200219_0_L2A`, `${L1C}/S2A_T01LAC_20200717T221944_L1C`].sort((x, y) => {
-      const [ix, iy] = [x, y].map((k) => items.find((i) => key(i) === k)!);
-      return byTime(ix!, iy!);
-    }));
+    expect(keys(r.json.features)).toEqual(
+      [
+        `${L2A}/S2A_29RKH_20200219_0_L2A`,
+        `${L1C}/S2A_29RKH_20200219_0_L2A`,
+        `${S1}/S2A_29RKH_20200219_0_L2A`,
+        `${L1C}/S2A_T01LAC_20200717T221944_L1C`,
+      ].sort((x, y) => {
+        const [ix, iy] = [x, y].map((k) => items.find((i) => key(i) === k)!);
+        return byTime(ix!, iy!);
+      }),
+    );
     expect(r.json.numberMatched).toBe(4);
   });
 
   it("a filter over several collections resolves names against all their queryables", async () => {
     const s1Only = await api(`${ROOT}/search`, { filter: "sar:instrument_mode = 'IW'", limit: 100 });
     expect(s1Only.status, JSON.stringify(s1Only.json.error)).toBe(200);
-    expect(keys(s1Only.json.features)).toEqual(items.filter((i) => i.properties["sar:instrument_mode"] === "IW").sort(byTime).map(key));
+    expect(keys(s1Only.json.features)).toEqual(
+      items
+        .filter((i) => i.properties["sar:instrument_mode"] === "IW")
+        .sort(byTime)
+        .map(key),
+    );
     const byCollection = await api(`${ROOT}/search?filter=collection='${L1C}'&limit=100`);
     expect(keys(byCollection.json.features)).toEqual(inCollections([L1C]).sort(byTime).map(key));
-    const json = await api(`${ROOT}/search`, { filter: { op: "in", args: [{ property: "collection" }, [L1C, S1]] }, "filter-lang": "cql2-json", limit: 100 });
+    const json = await api(`${ROOT}/search`, {
+      filter: { op: "in", args: [{ property: "collection" }, [L1C, S1]] },
+      "filter-lang": "cql2-json",
+      limit: 100,
+    });
     expect(keys(json.json.features)).toEqual(inCollections([L1C, S1]).sort(byTime).map(key));
     const mission = await api(`${ROOT}/search?filter=mission LIKE 'sentinel%25'`); // a STAC common field no item has
     expect([mission.status, mission.json.features.length]).toEqual([200, 0]);
     const gsd = await api(`${ROOT}/search`, { filter: "eo:gsd = 10", limit: 100 }); // Sentinel Hub Catalog 0.9's name of gsd
-    expect(keys(gsd.json.features)).toEqual(items.filter((i) => i.properties.gsd === 10).sort(byTime).map(key));
+    expect(keys(gsd.json.features)).toEqual(
+      items
+        .filter((i) => i.properties.gsd === 10)
+        .sort(byTime)
+        .map(key),
+    );
     expect(gsd.json.features.every((f: any) => f.properties.gsd === 10 && !("eo:gsd" in f.properties))).toBe(true); // eo v1.0.0 forbids it
   });
 });
 
 describe("CQL2 forms STAC tools send", () => {
   it("between with its bounds as one array (CQL2 drafts, stac-api-validator) equals the three-argument form", async () => {
-    const want = items.filter((i) => cc(i) !== null && cc(i)! >= 0.1 && cc(i)! <= 5).sort(byTime).map(key);
-    for (const args of [[{ property: "eo:cloud_cover" }, 0.1, 5], [{ property: "eo:cloud_cover" }, [0.1, 5]]]) {
-      const r = await api(`${ROOT}/search`, { filter: { op: "between", args }, "filter-lang": "cql2-json", limit: 100 });
+    const want = items
+      .filter((i) => cc(i) !== null && cc(i)! >= 0.1 && cc(i)! <= 5)
+      .sort(byTime)
+      .map(key);
+    for (const args of [
+      [{ property: "eo:cloud_cover" }, 0.1, 5],
+      [{ property: "eo:cloud_cover" }, [0.1, 5]],
+    ]) {
+      const r = await api(`${ROOT}/search`, {
+        filter: { op: "between", args },
+        "filter-lang": "cql2-json",
+        limit: 100,
+      });
       expect(keys(r.json.features), JSON.stringify(args)).toEqual(want);
     }
-    const bad = await api(`${ROOT}/search`, { filter: { op: "between", args: [{ property: "eo:cloud_cover" }, [1, 2, 3]] }, "filter-lang": "cql2-json" });
+    const bad = await api(`${ROOT}/search`, {
+      filter: { op: "between", args: [{ property: "eo:cloud_cover" }, [1, 2, 3]] },
+      "filter-lang": "cql2-json",
+    });
     expect([bad.status, bad.json.error.message]).toEqual([400, "Operator 'between' takes 3 arguments; got 2."]);
   });
 });
@@ -135,7 +177,10 @@ describe("numberMatched and context.matched", () => {
       { bbox: [1.52, 44.54, 1.55, 44.56] }, // inside the S1 fixture's bbox, outside its footprint
       { bbox: [1.5, 44.5, 1.6, 46.1] }, // across the S1 fixture's west edge
       { bbox: [179.5, -16.2, -179.9, -15.5] }, // across the antimeridian
-      { intersects: { type: "Point", coordinates: [3.024, 50.816] }, filter: "eo:cloud_cover > 50 OR eo:cloud_cover IS NULL" },
+      {
+        intersects: { type: "Point", coordinates: [3.024, 50.816] },
+        filter: "eo:cloud_cover > 50 OR eo:cloud_cover IS NULL",
+      },
       { bbox: [-180, -90, 180, 90], datetime: "2019-01-01T00:00:00Z/.." },
     ];
     const want = [
@@ -153,7 +198,8 @@ describe("numberMatched and context.matched", () => {
       expect(r.features.length, JSON.stringify(body)).toBe(want[n]);
       expect(r.pages[0]!.json.numberMatched, JSON.stringify(body)).toBe(want[n]);
       expect(r.pages[0]!.json.context.matched).toBe(want[n]);
-      for (const p of r.pages.slice(1)) expect([p.json.numberMatched, p.json.context.matched]).toEqual([undefined, undefined]);
+      for (const p of r.pages.slice(1))
+        expect([p.json.numberMatched, p.json.context.matched]).toEqual([undefined, undefined]);
     }
   });
 
@@ -168,18 +214,33 @@ describe("numberMatched and context.matched", () => {
 });
 
 describe("sortby", () => {
-  const asc = () => inCollections([L2A]).sort(byTime).map((i) => i.id);
+  const asc = () =>
+    inCollections([L2A])
+      .sort(byTime)
+      .map((i) => i.id);
   const idsOf = (r: { json: any }) => r.json.features.map((f: any) => f.id);
 
   it("datetime ascending (GET with %2B, a decoded '+', no sign; POST) and descending (GET '-', POST desc)", async () => {
     for (const s of ["%2Bproperties.datetime", "+datetime", "properties.datetime", "datetime"]) {
       expect(idsOf(await api(`${ROOT}/search?collections=${L2A}&limit=100&sortby=${s}`)), s).toEqual(asc());
     }
-    const post = await api(`${ROOT}/search`, { collections: [L2A], limit: 100, sortby: [{ field: "properties.datetime", direction: "asc" }] });
+    const post = await api(`${ROOT}/search`, {
+      collections: [L2A],
+      limit: 100,
+      sortby: [{ field: "properties.datetime", direction: "asc" }],
+    });
     expect(idsOf(post)).toEqual(asc());
     const desc = [...asc()].reverse();
     expect(idsOf(await api(`${ROOT}/search?collections=${L2A}&limit=100&sortby=-properties.datetime`))).toEqual(desc);
-    expect(idsOf(await api(`${ROOT}/search`, { collections: L2A, limit: 100, sortby: [{ field: "datetime", direction: "desc" }] }))).toEqual(desc);
+    expect(
+      idsOf(
+        await api(`${ROOT}/search`, {
+          collections: L2A,
+          limit: 100,
+          sortby: [{ field: "datetime", direction: "desc" }],
+        }),
+      ),
+    ).toEqual(desc);
   });
 
   it("eo:cloud_cover both ways (items without one first ascending, last descending), id, collection then datetime", async () => {
@@ -192,14 +253,22 @@ describe("sortby", () => {
     expect(keys(down.json.features)).toEqual(all.sort(byCc(-1)).map(key));
     const ids = await api(`${ROOT}/search?sortby=-id&collections=${L2A}&limit=100`);
     expect(idsOf(ids)).toEqual(asc().sort().reverse());
-    const two = await api(`${ROOT}/search`, { sortby: [{ field: "collection" }, { field: "datetime", direction: "desc" }], limit: 100 });
+    const two = await api(`${ROOT}/search`, {
+      sortby: [{ field: "collection" }, { field: "datetime", direction: "desc" }],
+      limit: 100,
+    });
     // ties after the requested terms: datetime, id, collection in the first term's direction (ascending here)
-    expect(keys(two.json.features)).toEqual(all.sort((a, b) => cmp(a.collection, b.collection) || -cmp(time(a), time(b)) || cmp(a.id, b.id)).map(key));
+    expect(keys(two.json.features)).toEqual(
+      all.sort((a, b) => cmp(a.collection, b.collection) || -cmp(time(a), time(b)) || cmp(a.id, b.id)).map(key),
+    );
   });
 
   it("pages of a sorted search: offsets for cloud cover, keyset positions for datetime descending, over several collections", async () => {
     const byCcDesc = [...items].sort((a, b) => -(cmp(cc(a), cc(b)) || byTime(a, b))).map(key);
-    const cloudy = await allPages(`${ROOT}/search`, { sortby: [{ field: "eo:cloud_cover", direction: "desc" }], limit: 4 });
+    const cloudy = await allPages(`${ROOT}/search`, {
+      sortby: [{ field: "eo:cloud_cover", direction: "desc" }],
+      limit: 4,
+    });
     expect(keys(cloudy.features)).toEqual(byCcDesc);
     const tokens = cloudy.pages.map((p) => p.json.context.next).filter((n) => n !== undefined);
     expect(tokens).toEqual(tokens.map((_, k) => 4 * (k + 1))); // offsets
@@ -228,8 +297,19 @@ describe("queryables, links and the landing page", () => {
     expect(root).toMatchObject({ href: `http://localhost${ROOT}/queryables`, type: "application/schema+json" });
     const doc = await api(new URL(root.href).pathname);
     expect(doc.headers.get("content-type")).toBe("application/schema+json");
-    expect(doc.json).toMatchObject({ $schema: "https://json-schema.org/draft/2019-09/schema", $id: root.href, type: "object" });
-    for (const name of ["collection", "datetime", "eo:cloud_cover", "sar:instrument_mode", "s2:processing_baseline", "mission"]) {
+    expect(doc.json).toMatchObject({
+      $schema: "https://json-schema.org/draft/2019-09/schema",
+      $id: root.href,
+      type: "object",
+    });
+    for (const name of [
+      "collection",
+      "datetime",
+      "eo:cloud_cover",
+      "sar:instrument_mode",
+      "s2:processing_baseline",
+      "mission",
+    ]) {
       expect(doc.json.properties, name).toHaveProperty([name]);
     }
     for (const id of [L1C, L2A, S1]) {
@@ -241,7 +321,11 @@ describe("queryables, links and the landing page", () => {
   });
 
   it("every link of the landing page, the collections and search pages has a title (self aside)", async () => {
-    const docs = [(await api(`${ROOT}/`)).json, (await api(`${ROOT}/collections`)).json, (await api(`${ROOT}/search?limit=1`)).json];
+    const docs = [
+      (await api(`${ROOT}/`)).json,
+      (await api(`${ROOT}/collections`)).json,
+      (await api(`${ROOT}/search?limit=1`)).json,
+    ];
     const collections = docs[1].collections;
     expect(collections.length).toBe(5); // the 3 with local items, dem and landsat-ot-l2 of the tests' archive
     for (const d of [...docs, ...collections]) {
@@ -253,12 +337,15 @@ describe("queryables, links and the landing page", () => {
     const landing = await api(`${ROOT}/`);
     const links = landing.json.links.filter((l: any) => l.rel === "item");
     const want = [L1C, L2A, S1].map((c) => inCollections([c]).sort(byTime).reverse()[0]!);
-    expect(links.map((l: any) => l.href)).toEqual(want.map((i) => `http://localhost${ROOT}/collections/${i.collection}/items/${i.id}`));
+    expect(links.map((l: any) => l.href)).toEqual(
+      want.map((i) => `http://localhost${ROOT}/collections/${i.collection}/items/${i.id}`),
+    );
     for (const l of links) {
       const r = await api(new URL(l.href).pathname);
       expect([r.status, r.json.type, l.type]).toEqual([200, "Feature", "application/geo+json"]);
     }
     const conf = landing.json.conformsTo;
-    for (const c of ["item-search#sort", "ogcapi-features#sort"]) expect(conf).toContain(`https://api.stacspec.org/v1.0.0/${c}`);
+    for (const c of ["item-search#sort", "ogcapi-features#sort"])
+      expect(conf).toContain(`https://api.stacspec.org/v1.0.0/${c}`);
   });
 });

@@ -44,10 +44,25 @@ describe("sentinelhub-js", () => {
 
   it("findTiles lists the catalog's acquisitions with their cloud cover", async () => {
     const layer = new S2L2ALayer({ evalscript: TRUE_COLOR });
-    const { tiles, hasMore } = await layer.findTiles(WF_BBOX, new Date("2018-04-10T00:00:00Z"), new Date("2018-04-22T00:00:00Z"), 50, 0);
+    const { tiles, hasMore } = await layer.findTiles(
+      WF_BBOX,
+      new Date("2018-04-10T00:00:00Z"),
+      new Date("2018-04-22T00:00:00Z"),
+      50,
+      0,
+    );
     expect(hasMore).toBe(false);
-    expect(tiles.map((t) => t.sensingTime.toISOString().slice(0, 10)).sort()).toEqual(["2018-04-11", "2018-04-14", "2018-04-16", "2018-04-19", "2018-04-21"]);
-    expect(tiles.find((t) => t.sensingTime.toISOString().startsWith("2018-04-16"))!.meta.cloudCoverPercent).toBeCloseTo(71.39, 2);
+    expect(tiles.map((t) => t.sensingTime.toISOString().slice(0, 10)).sort()).toEqual([
+      "2018-04-11",
+      "2018-04-14",
+      "2018-04-16",
+      "2018-04-19",
+      "2018-04-21",
+    ]);
+    expect(tiles.find((t) => t.sensingTime.toISOString().startsWith("2018-04-16"))!.meta.cloudCoverPercent).toBeCloseTo(
+      71.39,
+      2,
+    );
   });
 
   it("findTiles pages with offsets and honours maxCloudCoverPercent", async () => {
@@ -67,6 +82,13 @@ describe("sentinelhub-js", () => {
   it("findDatesUTC returns the acquisition dates", async () => {
     const layer = new S2L2ALayer({ evalscript: TRUE_COLOR });
     const dates = await layer.findDatesUTC(WF_BBOX, new Date("2018-04-01T00:00:00Z"), new Date("2018-04-30T00:00:00Z"));
-    expect(dates.map((d) => d.toISOString().slice(0, 10))).toEqual(["2018-04-26", "2018-04-21", "2018-04-19", "2018-04-16", "2018-04-14", "2018-04-11"]);
+    expect(dates.map((d) => d.toISOString().slice(0, 10))).toEqual([
+      "2018-04-26",
+      "2018-04-21",
+      "2018-04-19",
+      "2018-04-16",
+      "2018-04-14",
+      "2018-04-11",
+    ]);
   });
 });

@@ -22,7 +22,12 @@ const E = env as unknown as Env;
 /** A confirmed (RUNNING) subscription of a new account: its token and id. */
 async function running(): Promise<{ me: string; id: string }> {
   const me = await tokenOf(crypto.randomUUID());
-  const s = await ok<RecordJson>(await di("/subscriptions", me, "POST", { name: "to cancel", input: sampleInput("2018-01-01T00:00:00Z", "2018-03-31T23:59:59Z") }));
+  const s = await ok<RecordJson>(
+    await di("/subscriptions", me, "POST", {
+      name: "to cancel",
+      input: sampleInput("2018-01-01T00:00:00Z", "2018-03-31T23:59:59Z"),
+    }),
+  );
   expect((await ok<RecordJson>(await di(`/subscriptions/${s.id}/confirm`, me, "POST"))).status).toBe("RUNNING");
   return { me, id: s.id };
 }
@@ -30,10 +35,13 @@ async function running(): Promise<{ me: string; id: string }> {
 /** Adds a WAITING delivery of a product the provider has not delivered yet (what a poll finds); its id. */
 async function waitingDelivery(id: string, item: string): Promise<string> {
   await addDeliveries(E, (await recordById(E, id))!, [item], null);
-  return (await env.DB.prepare("SELECT id FROM import_deliveries WHERE parent = ? AND item_id = ?").bind(id, item).first<string>("id"))!;
+  return (await env.DB.prepare("SELECT id FROM import_deliveries WHERE parent = ? AND item_id = ?")
+    .bind(id, item)
+    .first<string>("id"))!;
 }
 
-const delivery = async (me: string, id: string, d: string) => ok<DeliveryJson>(await di(`/subscriptions/${id}/deliveries/${d}`, me));
+const delivery = async (me: string, id: string, d: string) =>
+  ok<DeliveryJson>(await di(`/subscriptions/${id}/deliveries/${d}`, me));
 
 describe("cancelling a subscription", () => {
   it("ends its WAITING deliveries DELIVERY_FAILED, naming the cancellation", async () => {
@@ -41,7 +49,10 @@ describe("cancelling a subscription", () => {
     const d = await waitingDelivery(id, "PENDING_PRODUCT_1");
     expect((await delivery(me, id, d)).status).toBe("WAITING");
     expect((await ok<RecordJson>(await di(`/subscriptions/${id}/cancel`, me, "POST"))).status).toBe("CANCELLED");
-    expect(await delivery(me, id, d)).toMatchObject({ status: "DELIVERY_FAILED", errorMessage: expect.stringMatching(/subscription .* cancelled/) });
+    expect(await delivery(me, id, d)).toMatchObject({
+      status: "DELIVERY_FAILED",
+      errorMessage: expect.stringMatching(/subscription .* cancelled/),
+    });
     const waiting = await ok<{ data: DeliveryJson[] }>(await di(`/subscriptions/${id}/deliveries?status=WAITING`, me));
     expect(waiting.data).toEqual([]);
   });
@@ -55,6 +66,9 @@ describe("cancelling a subscription", () => {
     const left = await waitingDelivery(id, "LEFT_PRODUCT");
     expect((await delivery(me, id, left)).status).toBe("WAITING");
     await runCron();
-    expect(await delivery(me, id, left)).toMatchObject({ status: "DELIVERY_FAILED", errorMessage: expect.stringMatching(/cancelled/) });
+    expect(await delivery(me, id, left)).toMatchObject({
+      status: "DELIVERY_FAILED",
+      errorMessage: expect.stringMatching(/cancelled/),
+    });
   });
 });

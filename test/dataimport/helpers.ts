@@ -13,7 +13,8 @@ import { inspect, unitOf } from "../helpers/taskengine";
 export const DI = "/api/v1/dataimport";
 
 /** Seeds the West Flanders items (64 x 64 px patches of tile 31UDS) and their files; answers them. */
-export const seedWestFlanders = (): Promise<StacItem[]> => seedSamples((i) => i.collection === "sentinel-2-l2a" && i.id.includes("_31UDS_"));
+export const seedWestFlanders = (): Promise<StacItem[]> =>
+  seedSamples((i) => i.collection === "sentinel-2-l2a" && i.id.includes("_31UDS_"));
 
 /** The West Flanders items straight from data/items (what the provider must offer), newest first. */
 export async function westFlandersItems(): Promise<StacItem[]> {
@@ -29,12 +30,27 @@ export const WF_BBOX = [3.02, 50.814, 3.028, 50.818];
 export const sampleInput = (from: string, to: string, extra: Record<string, unknown> = {}) => ({
   provider: "SAMPLE",
   bounds: { bbox: WF_BBOX, properties: { crs: "http://www.opengis.net/def/crs/OGC/1.3/CRS84" } },
-  data: [{ type: "catalog", itemType: "sentinel-2-l2a", productBundle: "analytic_10m", dataFilter: { timeRange: { from, to } }, ...extra }],
+  data: [
+    {
+      type: "catalog",
+      itemType: "sentinel-2-l2a",
+      productBundle: "analytic_10m",
+      dataFilter: { timeRange: { from, to } },
+      ...extra,
+    },
+  ],
 });
 
 /** A JSON call of the area as `bearer`. */
 export const di = (path: string, bearer: string, method = "GET", body?: unknown): Promise<Response> =>
-  authed(DI + path, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) }, bearer);
+  authed(
+    DI + path,
+    {
+      method,
+      ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+    },
+    bearer,
+  );
 
 /** The JSON of a response with status `status` (the body shown when it differs). */
 export async function ok<T = Record<string, unknown>>(r: Response, status = 200): Promise<T> {
@@ -44,17 +60,28 @@ export async function ok<T = Record<string, unknown>>(r: Response, status = 200)
 }
 
 /** The error envelope of a response with status `status`. */
-export async function refusedWith(r: Response, status: number): Promise<{ status: number; reason: string; message: string; code: string; errors: Record<string, unknown> }> {
+export async function refusedWith(
+  r: Response,
+  status: number,
+): Promise<{ status: number; reason: string; message: string; code: string; errors: Record<string, unknown> }> {
   const text = await r.text();
   expect(r.status, text).toBe(status);
-  const e = (JSON.parse(text) as { error: { status: number; reason: string; message: string; code: string; errors: Record<string, unknown> } }).error;
+  const e = (
+    JSON.parse(text) as {
+      error: { status: number; reason: string; message: string; code: string; errors: Record<string, unknown> };
+    }
+  ).error;
   expect(e.status).toBe(status);
   expect(e.message.length).toBeGreaterThan(10);
   return e;
 }
 
 /** Waits until `check` answers a value (polling every 100 ms, up to `ms`). */
-export async function until<T>(what: string, check: () => Promise<T | undefined | null | false>, ms = 20_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined | null | false>,
+  ms = 20_000,
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await check();
@@ -89,7 +116,10 @@ export async function endedDeliveries(path: string, bearer: string, n: number): 
   let last: DeliveryJson[] = [];
   return until(`${n} ended deliveries of ${path}`, async () => {
     last = (await ok<{ data: DeliveryJson[] }>(await di(`${path}/deliveries`, bearer))).data;
-    return last.length === n && last.every((d) => ["DONE", "DELIVERY_FAILED", "IMPORT_FAILED", "NON_INGESTIBLE"].includes(d.status)) ? last : undefined;
+    return last.length === n &&
+      last.every((d) => ["DONE", "DELIVERY_FAILED", "IMPORT_FAILED", "NON_INGESTIBLE"].includes(d.status))
+      ? last
+      : undefined;
   }).catch((e: Error) => {
     throw new Error(`${e.message}; last seen: ${JSON.stringify(last)}`);
   });
@@ -106,9 +136,17 @@ export async function pollNow(id: string): Promise<void> {
   const poll = async () => (await unitOf(stub, POLL_UNIT))!;
   const snoozing = await until(`${id}: deliveries counted, the poll unit snoozing`, async () => {
     const [{ units }, u] = [await inspect(stub), await poll()];
-    return units.every((x) => x.id === POLL_UNIT || x.status !== "PENDING") && u.owner === null && u.leaseUntil > Date.now() + 120_000 && u;
+    return (
+      units.every((x) => x.id === POLL_UNIT || x.status !== "PENDING") &&
+      u.owner === null &&
+      u.leaseUntil > Date.now() + 120_000 &&
+      u
+    );
   });
-  await until(`${id}: the poll unit re-sent`, async () => (await runDurableObjectAlarm(stub)) && (await poll()).leaseUntil !== snoozing.leaseUntil);
+  await until(
+    `${id}: the poll unit re-sent`,
+    async () => (await runDurableObjectAlarm(stub)) && (await poll()).leaseUntil !== snoozing.leaseUntil,
+  );
 }
 
 /** Runs the Worker's cron (the recovery sweep, src/index.ts `scheduled`) once, as Cloudflare's cron trigger does. */

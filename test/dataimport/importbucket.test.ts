@@ -24,7 +24,11 @@ beforeAll(async () => {
   item = (await westFlandersItems())[0]!.id;
 });
 
-const orderOf = (collectionId?: string) => ({ name: "one product", ...(collectionId ? { collectionId } : {}), input: sampleInput("2017-01-01T00:00:00Z", "2019-01-01T00:00:00Z", { itemIds: [item] }) });
+const orderOf = (collectionId?: string) => ({
+  name: "one product",
+  ...(collectionId ? { collectionId } : {}),
+  input: sampleInput("2017-01-01T00:00:00Z", "2019-01-01T00:00:00Z", { itemIds: [item] }),
+});
 
 /** The account's quota used of the SAMPLE provider's collection, km2. */
 async function used(t: Tenant): Promise<number> {
@@ -32,7 +36,10 @@ async function used(t: Tenant): Promise<number> {
 }
 
 /** Orders `item` as `t` (into `collectionId` when given), confirms it and waits for its one delivery to end. */
-async function orderAndWait(t: Tenant, collectionId?: string): Promise<{ order: RecordJson; status: string; error?: string }> {
+async function orderAndWait(
+  t: Tenant,
+  collectionId?: string,
+): Promise<{ order: RecordJson; status: string; error?: string }> {
   const created = await ok<RecordJson>(await di("/orders", t.bearer, "POST", orderOf(collectionId)));
   const order = await ok<RecordJson>(await di(`/orders/${created.id}/confirm`, t.bearer, "POST"));
   const [d] = await endedDeliveries(`/orders/${order.id}`, t.bearer, 1);
@@ -44,7 +51,9 @@ describe("A's import bucket", () => {
     const bucket = importBucket(a.account);
     const squat = await authed(BYOC, jsonInit("POST", { name: "squat", s3Bucket: bucket }), b.bearer);
     expect(squat.status).toBe(403);
-    expect(((await squat.json()) as { error: { message: string } }).error.message).toMatch(/reserved for the import deliveries/);
+    expect(((await squat.json()) as { error: { message: string } }).error.message).toMatch(
+      /reserved for the import deliveries/,
+    );
     expect(await used(a)).toBe(0);
     const { order, status } = await orderAndWait(a);
     expect(status).toBe("DONE");
@@ -52,17 +61,22 @@ describe("A's import bucket", () => {
     const listed = await env.BUCKETS.list({ prefix: `${bucket}/${order.collectionId}/` });
     expect(listed.objects.length).toBe(4); // B02, B03, B04, B08
     // nobody may be granted an import bucket either, not even by its own account
-    await expect(setBucketPolicy(env, a.account, bucket, grantPolicy(bucket, [b.account]))).rejects.toThrow(/import bucket .* cannot be granted/);
+    await expect(setBucketPolicy(env, a.account, bucket, grantPolicy(bucket, [b.account]))).rejects.toThrow(
+      /import bucket .* cannot be granted/,
+    );
   });
 
   it("a squat recorded before the reservation is given back to the account the name reserves", async () => {
     const c = await tenant();
     const bucket = importBucket(c.account);
     await env.DB.prepare("INSERT INTO bucket_owners (bucket, account_id, policy, created) VALUES (?, ?, ?, ?)")
-      .bind(bucket, b.account, grantPolicy(bucket, [b.account]), new Date().toISOString()).run();
+      .bind(bucket, b.account, grantPolicy(bucket, [b.account]), new Date().toISOString())
+      .run();
     const { status } = await orderAndWait(c);
     expect(status).toBe("DONE");
-    const row = await env.DB.prepare("SELECT account_id, policy FROM bucket_owners WHERE bucket = ?").bind(bucket).first();
+    const row = await env.DB.prepare("SELECT account_id, policy FROM bucket_owners WHERE bucket = ?")
+      .bind(bucket)
+      .first();
     expect(row).toEqual({ account_id: c.account, policy: null });
   });
 
@@ -70,7 +84,10 @@ describe("A's import bucket", () => {
     const d = await tenant();
     const shared = `shared-by-b-${d.account.slice(0, 8)}`;
     await setBucketPolicy(env, b.account, shared, grantPolicy(shared, [d.account])); // B owns it, grants D
-    const c = await ok<{ data: { id: string } }>(await authed(BYOC, jsonInit("POST", { name: "in B's bucket", s3Bucket: shared }), d.bearer), 201);
+    const c = await ok<{ data: { id: string } }>(
+      await authed(BYOC, jsonInit("POST", { name: "in B's bucket", s3Bucket: shared }), d.bearer),
+      201,
+    );
     await setBucketPolicy(env, b.account, shared, null); // revoked before D's order runs
     const { status, error } = await orderAndWait(d, c.data.id);
     expect(status).toBe("IMPORT_FAILED");

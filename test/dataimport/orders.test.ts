@@ -10,17 +10,32 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { api, tokenOf } from "../helpers/byoc";
 import { sampleFile } from "../helpers/seed";
 import { wfB04 } from "../tenancy/helpers";
-import { DI, di, endedDeliveries, ok, refusedWith, sampleInput, seedWestFlanders, until, westFlandersItems, type DeliveryJson, type RecordJson } from "./helpers";
+import {
+  DI,
+  di,
+  endedDeliveries,
+  ok,
+  refusedWith,
+  sampleInput,
+  seedWestFlanders,
+  until,
+  westFlandersItems,
+  type DeliveryJson,
+  type RecordJson,
+} from "./helpers";
 import { authed, callWithEnv } from "../helpers/auth";
 
 /** The area of the quadrangle lon0..lon1, lat0..lat1 on the WGS84 ellipsoid, km2 (closed form, e.g. Snyder 1987 eq. 3-12 integrated). */
 function quadrangleKm2(lon0: number, lat0: number, lon1: number, lat1: number): number {
-  const a = 6378137, f = 1 / 298.257223563, b = a * (1 - f), e = Math.sqrt(f * (2 - f));
+  const a = 6378137,
+    f = 1 / 298.257223563,
+    b = a * (1 - f),
+    e = Math.sqrt(f * (2 - f));
   const q = (phi: number) => {
     const s = Math.sin((phi * Math.PI) / 180);
     return s / (1 - e * e * s * s) + Math.log((1 + e * s) / (1 - e * s)) / (2 * e);
   };
-  return ((b * b * ((lon1 - lon0) * Math.PI)) / 180 / 2) * (q(lat1) - q(lat0)) / 1e6;
+  return (((b * b * ((lon1 - lon0) * Math.PI)) / 180 / 2) * (q(lat1) - q(lat0))) / 1e6;
 }
 
 let bearer: string;
@@ -42,21 +57,36 @@ describe("quote", () => {
     expect(small).toMatchObject({ status: "CREATED", sqkm: 1, name: "West Flanders order" });
     expect(small.collectionId).toBeUndefined();
     expect(JSON.stringify(small)).not.toContain("planetApiKey");
-    const large = await ok<RecordJson>(await di("/orders", bearer, "POST", orderOf([august], { bbox: [2.5, 50.5, 3.5, 51.5] })));
+    const large = await ok<RecordJson>(
+      await di("/orders", bearer, "POST", orderOf([august], { bbox: [2.5, 50.5, 3.5, 51.5] })),
+    );
     expect(large.sqkm / quadrangleKm2(2.5, 50.5, 3.5, 51.5)).toBeCloseTo(1, 5);
-    const equator = await ok<RecordJson>(await di("/orders", bearer, "POST", orderOf([august], { bbox: [0, 0, 1, 1] })));
+    const equator = await ok<RecordJson>(
+      await di("/orders", bearer, "POST", orderOf([august], { bbox: [0, 0, 1, 1] })),
+    );
     expect(equator.sqkm).toBeCloseTo(quadrangleKm2(0, 0, 1, 1), 0); // 12308.8 km2, not a sphere's 12391
     expect(equator.sqkm).toBeGreaterThan(12300);
     expect(equator.sqkm).toBeLessThan(12320);
   });
 
   it("orders the products a query matches when no itemIds are given, and refuses bad input", async () => {
-    const q = await ok<RecordJson>(await di("/orders", bearer, "POST", { name: "autumn", input: sampleInput("2017-09-01T00:00:00Z", "2017-11-30T00:00:00Z") }));
+    const q = await ok<RecordJson>(
+      await di("/orders", bearer, "POST", {
+        name: "autumn",
+        input: sampleInput("2017-09-01T00:00:00Z", "2017-11-30T00:00:00Z"),
+      }),
+    );
     expect(q.status).toBe("CREATED");
-    await refusedWith(await di("/orders", bearer, "POST", { input: sampleInput("2000-01-01T00:00:00Z", "2000-02-01T00:00:00Z") }), 400);
+    await refusedWith(
+      await di("/orders", bearer, "POST", { input: sampleInput("2000-01-01T00:00:00Z", "2000-02-01T00:00:00Z") }),
+      400,
+    );
     await refusedWith(await di("/orders", bearer, "POST", orderOf(["no-such-product"])), 400);
     await refusedWith(await di("/orders", bearer, "POST", { name: "x" }), 400);
-    await refusedWith(await di("/orders", bearer, "POST", { ...orderOf([august]), collectionId: crypto.randomUUID() }), 404);
+    await refusedWith(
+      await di("/orders", bearer, "POST", { ...orderOf([august]), collectionId: crypto.randomUUID() }),
+      404,
+    );
     await refusedWith(await di("/orders?status=SHIPPED", bearer), 400);
     await refusedWith(await di("/orders?deleted=maybe", bearer), 400);
     await refusedWith(await di(`/orders/${crypto.randomUUID()}`, bearer), 404);
@@ -74,7 +104,9 @@ describe("order lifecycle", () => {
     expect(confirmed.accountId).toBe(account);
 
     // the spec's rejections while it runs
-    expect((await refusedWith(await di(`/orders/${quote.id}/confirm`, me, "POST"), 409)).message).toContain("only a CREATED order");
+    expect((await refusedWith(await di(`/orders/${quote.id}/confirm`, me, "POST"), 409)).message).toContain(
+      "only a CREATED order",
+    );
     // (the delivery needs two queue hops: the order is still RUNNING when the confirm has just answered)
     expect((await refusedWith(await di(`/orders/${quote.id}`, me, "DELETE"), 409)).message).toContain("RUNNING");
 
@@ -93,9 +125,19 @@ describe("order lifecycle", () => {
     expect(new Set(builtin).size).toBeGreaterThan(50);
 
     // the quota was charged once, despite the second confirm
-    const quotas = await ok<{ data: { collectionId: string; quotaSqkm: number; quotaUsed: number }[] }>(await di("/accountquotas", me));
-    expect(quotas.data.find((q) => q.collectionId === "SAMPLE_SENTINEL_2")).toEqual({ collectionId: "SAMPLE_SENTINEL_2", quotaSqkm: 1000, quotaUsed: 1 });
-    expect(await ok(await di("/accountquotas/SAMPLE_SENTINEL_2", me))).toEqual({ collectionId: "SAMPLE_SENTINEL_2", quotaSqkm: 1000, quotaUsed: 1 });
+    const quotas = await ok<{ data: { collectionId: string; quotaSqkm: number; quotaUsed: number }[] }>(
+      await di("/accountquotas", me),
+    );
+    expect(quotas.data.find((q) => q.collectionId === "SAMPLE_SENTINEL_2")).toEqual({
+      collectionId: "SAMPLE_SENTINEL_2",
+      quotaSqkm: 1000,
+      quotaUsed: 1,
+    });
+    expect(await ok(await di("/accountquotas/SAMPLE_SENTINEL_2", me))).toEqual({
+      collectionId: "SAMPLE_SENTINEL_2",
+      quotaSqkm: 1000,
+      quotaUsed: 1,
+    });
     await refusedWith(await di("/accountquotas/NOPE", me), 404);
 
     // files: listed, byte-equal to the provider's, Range and HEAD
@@ -115,17 +157,25 @@ describe("order lifecycle", () => {
     await refusedWith(await di(`${base}/files/B05.tif`, me), 404);
 
     // delivery tiles mirror the BYOC tile
-    const tiles = await ok<{ data: { id: string; deliveryId: string; status: string }[] }>(await di(`${base}/tiles`, me));
+    const tiles = await ok<{ data: { id: string; deliveryId: string; status: string }[] }>(
+      await di(`${base}/tiles`, me),
+    );
     expect(tiles.data).toHaveLength(1);
     expect(tiles.data[0]).toMatchObject({ deliveryId: d!.id, status: "INGESTED" });
-    const byoc = await ok<{ data: { id: string; status: string; sensingTime: string } }>(await authed(`/api/v1/byoc/collections/${confirmed.collectionId}/tiles/${tiles.data[0]!.id}`, {}, me));
+    const byoc = await ok<{ data: { id: string; status: string; sensingTime: string } }>(
+      await authed(`/api/v1/byoc/collections/${confirmed.collectionId}/tiles/${tiles.data[0]!.id}`, {}, me),
+    );
     expect(byoc.data.status).toBe("INGESTED");
     expect(Date.parse(byoc.data.sensingTime)).toBe(Date.parse(item.properties.datetime));
     expect(await ok(await di(`${base}/tiles/${tiles.data[0]!.id}`, me))).toEqual(tiles.data[0]);
 
     // zip archive: requested once, DONE, its stored entries are the files
     await refusedWith(await di(`${base}/archive`, me), 404);
-    expect(await ok(await di(`${base}/archive/create?format=zip`, me, "POST"))).toMatchObject({ deliveryId: d!.id, format: "zip", status: "WAITING" });
+    expect(await ok(await di(`${base}/archive/create?format=zip`, me, "POST"))).toMatchObject({
+      deliveryId: d!.id,
+      format: "zip",
+      status: "WAITING",
+    });
     await refusedWith(await di(`${base}/archive/create`, me, "POST"), 409);
     await refusedWith(await di(`${base}/archive/create?format=tar`, me, "POST"), 400);
     const status = await until("archive DONE", async () => {
@@ -147,7 +197,9 @@ describe("order lifecycle", () => {
     // delete a DONE order: hidden from the list, listed with deleted=true, still retrievable
     expect((await di(`/orders/${quote.id}`, me, "DELETE")).status).toBe(204);
     expect((await ok<{ data: RecordJson[] }>(await di("/orders", me))).data.map((o) => o.id)).not.toContain(quote.id);
-    expect((await ok<{ data: RecordJson[] }>(await di("/orders?deleted=true", me))).data.map((o) => o.id)).toEqual([quote.id]);
+    expect((await ok<{ data: RecordJson[] }>(await di("/orders?deleted=true", me))).data.map((o) => o.id)).toEqual([
+      quote.id,
+    ]);
     expect((await ok<RecordJson>(await di(`/orders/${quote.id}`, me))).status).toBe("DONE");
   });
 
@@ -158,14 +210,29 @@ describe("order lifecycle", () => {
     const bucket = `orders-list-${crypto.randomUUID().slice(0, 8)}`;
     const target = await api(me, "POST", "/api/v1/byoc/collections", { name: "order target", s3Bucket: bucket });
     expect(target.status).toBe(201);
-    const b = await ok<RecordJson>(await di("/orders", me, "POST", { ...orderOf([august]), name: "beta order", collectionId: target.json.data.id }));
+    const b = await ok<RecordJson>(
+      await di("/orders", me, "POST", { ...orderOf([august]), name: "beta order", collectionId: target.json.data.id }),
+    );
     expect(b.collectionId).toBe(target.json.data.id);
-    expect((await ok<{ data: RecordJson[] }>(await di("/orders?search=beta", me))).data.map((o) => o.id)).toEqual([b.id]);
-    expect((await ok<{ data: RecordJson[] }>(await di(`/orders?collectionId=${b.collectionId}`, me))).data.map((o) => o.id)).toEqual([b.id]);
-    expect((await ok<{ data: RecordJson[] }>(await di(`/orders?collectionId=${String(b.collectionId).toUpperCase()}`, me))).data.map((o) => o.id)).toEqual([b.id]);
-    expect((await ok<{ data: RecordJson[] }>(await di(`/orders?collectionId=${crypto.randomUUID()}`, me))).data).toEqual([]);
+    expect((await ok<{ data: RecordJson[] }>(await di("/orders?search=beta", me))).data.map((o) => o.id)).toEqual([
+      b.id,
+    ]);
+    expect(
+      (await ok<{ data: RecordJson[] }>(await di(`/orders?collectionId=${b.collectionId}`, me))).data.map((o) => o.id),
+    ).toEqual([b.id]);
+    expect(
+      (
+        await ok<{ data: RecordJson[] }>(await di(`/orders?collectionId=${String(b.collectionId).toUpperCase()}`, me))
+      ).data.map((o) => o.id),
+    ).toEqual([b.id]);
+    expect(
+      (await ok<{ data: RecordJson[] }>(await di(`/orders?collectionId=${crypto.randomUUID()}`, me))).data,
+    ).toEqual([]);
     await refusedWith(await di("/orders?collectionId=not-a-uuid", me), 400);
-    expect((await ok<{ data: RecordJson[] }>(await di("/orders?status=CREATED", me))).data.map((o) => o.id)).toEqual([a.id, b.id]);
+    expect((await ok<{ data: RecordJson[] }>(await di("/orders?status=CREATED", me))).data.map((o) => o.id)).toEqual([
+      a.id,
+      b.id,
+    ]);
     expect((await ok<{ data: RecordJson[] }>(await di("/orders?status=DONE", me))).data).toEqual([]);
     const page = await ok<{ data: RecordJson[]; links: { next?: string } }>(await di("/orders?count=1", me));
     expect(page.data.map((o) => o.id)).toEqual([a.id]);
@@ -179,7 +246,9 @@ describe("order lifecycle", () => {
 describe("quota", () => {
   it("refuses a confirm beyond the available quota with availableQuota and requiredQuota, and charges nothing", async () => {
     const me = await tokenOf(crypto.randomUUID());
-    const big = await ok<RecordJson>(await di("/orders", me, "POST", orderOf([august], { bbox: [2.8, 50.6, 3.3, 51.0] })));
+    const big = await ok<RecordJson>(
+      await di("/orders", me, "POST", orderOf([august], { bbox: [2.8, 50.6, 3.3, 51.0] })),
+    );
     expect(big.sqkm).toBeGreaterThan(1000);
     const e = await refusedWith(await di(`/orders/${big.id}/confirm`, me, "POST"), 403);
     expect(e.errors).toEqual({ availableQuota: 1000, requiredQuota: big.sqkm });
@@ -191,31 +260,52 @@ describe("quota", () => {
     expect(first.sqkm).toBeGreaterThan(500);
     expect((await ok<RecordJson>(await di(`/orders/${first.id}/confirm`, me, "POST"))).status).toBe("RUNNING");
     const e2 = await refusedWith(await di(`/orders/${second.id}/confirm`, me, "POST"), 403);
-    expect((e2.errors.availableQuota as number)).toBeCloseTo(1000 - first.sqkm, 6);
+    expect(e2.errors.availableQuota as number).toBeCloseTo(1000 - first.sqkm, 6);
     expect(e2.errors.requiredQuota).toBe(second.sqkm);
   });
 
   it("an operator sets an account's quota (admin API); confirms beyond it are refused", async () => {
     const ADMIN_TOKEN = "test-admin-secret-0123456789abcdefghijklmnop";
     const admin = (path: string, method: string, body: unknown) =>
-      callWithEnv({ ADMIN_TOKEN } as never, `/api/v1/admin${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+      callWithEnv({ ADMIN_TOKEN } as never, `/api/v1/admin${path}`, {
+        method,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
     const created = await ok<{ id: string }>(await admin("/accounts", "POST", { name: "importer" }), 201);
-    expect(await ok(await admin(`/accounts/${created.id}/importquotas/SAMPLE_SENTINEL_2`, "PUT", { quotaSqkm: 2 }))).toEqual({ collectionId: "SAMPLE_SENTINEL_2", quotaSqkm: 2, quotaUsed: 0 });
+    expect(
+      await ok(await admin(`/accounts/${created.id}/importquotas/SAMPLE_SENTINEL_2`, "PUT", { quotaSqkm: 2 })),
+    ).toEqual({ collectionId: "SAMPLE_SENTINEL_2", quotaSqkm: 2, quotaUsed: 0 });
     await refusedWith(await admin(`/accounts/${created.id}/importquotas/NOPE`, "PUT", { quotaSqkm: 2 }), 400);
-    await refusedWith(await admin(`/accounts/${created.id}/importquotas/SAMPLE_SENTINEL_2`, "PUT", { quotaSqkm: -1 }), 400);
-    await refusedWith(await admin(`/accounts/${crypto.randomUUID()}/importquotas/SAMPLE_SENTINEL_2`, "PUT", { quotaSqkm: 2 }), 404);
+    await refusedWith(
+      await admin(`/accounts/${created.id}/importquotas/SAMPLE_SENTINEL_2`, "PUT", { quotaSqkm: -1 }),
+      400,
+    );
+    await refusedWith(
+      await admin(`/accounts/${crypto.randomUUID()}/importquotas/SAMPLE_SENTINEL_2`, "PUT", { quotaSqkm: 2 }),
+      404,
+    );
     const me = await tokenOf(created.id);
     const ids = [];
     for (let i = 0; i < 3; i++) ids.push((await ok<RecordJson>(await di("/orders", me, "POST", orderOf([august])))).id);
     expect((await ok<RecordJson>(await di(`/orders/${ids[0]}/confirm`, me, "POST"))).status).toBe("RUNNING");
     expect((await ok<RecordJson>(await di(`/orders/${ids[1]}/confirm`, me, "POST"))).status).toBe("RUNNING");
-    expect((await refusedWith(await di(`/orders/${ids[2]}/confirm`, me, "POST"), 403)).errors).toEqual({ availableQuota: 0, requiredQuota: 1 });
-    expect(await ok(await di("/accountquotas/SAMPLE_SENTINEL_2", me))).toEqual({ collectionId: "SAMPLE_SENTINEL_2", quotaSqkm: 2, quotaUsed: 2 });
+    expect((await refusedWith(await di(`/orders/${ids[2]}/confirm`, me, "POST"), 403)).errors).toEqual({
+      availableQuota: 0,
+      requiredQuota: 1,
+    });
+    expect(await ok(await di("/accountquotas/SAMPLE_SENTINEL_2", me))).toEqual({
+      collectionId: "SAMPLE_SENTINEL_2",
+      quotaSqkm: 2,
+      quotaUsed: 2,
+    });
   });
 
   it("charges raced confirms exactly once: one 200, the others 409", async () => {
     const me = await tokenOf(crypto.randomUUID());
-    const o = await ok<RecordJson>(await di("/orders", me, "POST", orderOf([august], { bbox: [2.9, 50.7, 3.0, 50.8] })));
+    const o = await ok<RecordJson>(
+      await di("/orders", me, "POST", orderOf([august], { bbox: [2.9, 50.7, 3.0, 50.8] })),
+    );
     const answers = await Promise.all(Array.from({ length: 6 }, () => di(`/orders/${o.id}/confirm`, me, "POST")));
     expect(answers.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
     const q = await ok<{ quotaUsed: number }>(await di("/accountquotas/SAMPLE_SENTINEL_2", me));

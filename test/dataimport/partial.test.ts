@@ -8,7 +8,17 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { authed } from "../helpers/auth";
 import { tokenOf } from "../helpers/byoc";
-import { di, endedDeliveries, ok, refusedWith, sampleInput, seedWestFlanders, until, westFlandersItems, type RecordJson } from "./helpers";
+import {
+  di,
+  endedDeliveries,
+  ok,
+  refusedWith,
+  sampleInput,
+  seedWestFlanders,
+  until,
+  westFlandersItems,
+  type RecordJson,
+} from "./helpers";
 
 beforeAll(async () => {
   await seedWestFlanders();
@@ -34,7 +44,10 @@ describe("partial orders", () => {
     expect(failed.errorMessage).toContain("B03.tif");
     expect(deliveries.find((d) => d.itemId === good!.id)!.status).toBe("DONE");
     expect(deliveries.map((d) => d.sqkm)).toEqual([0.5, 0.5]);
-    await until("order PARTIAL", async () => (await ok<RecordJson>(await di(`/orders/${o.id}`, me))).status === "PARTIAL");
+    await until(
+      "order PARTIAL",
+      async () => (await ok<RecordJson>(await di(`/orders/${o.id}`, me))).status === "PARTIAL",
+    );
     expect((await refusedWith(await di(`/orders/${o.id}`, me, "DELETE"), 409)).message).toContain("PARTIAL");
     await refusedWith(await di(`/orders/${o.id}/deliveries/${failed.id}/files`, me), 409);
   });
@@ -45,7 +58,18 @@ describe("orders into a given collection", () => {
     const account = crypto.randomUUID();
     const me = await tokenOf(account);
     const bucket = `given-${account.slice(0, 8)}`; // tpdi- names are import buckets (src/buckets/owners.ts)
-    const empty = await ok<{ data: { id: string } }>(await authed("/api/v1/byoc/collections", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "mine", s3Bucket: bucket }) }, me), 201);
+    const empty = await ok<{ data: { id: string } }>(
+      await authed(
+        "/api/v1/byoc/collections",
+        {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ name: "mine", s3Bucket: bucket }),
+        },
+        me,
+      ),
+      201,
+    );
     const item = (await westFlandersItems())[0]!;
     const o = await ok<RecordJson>(await di("/orders", me, "POST", order([item.id], empty.data.id)));
     expect(o.collectionId).toBe(empty.data.id);
@@ -54,12 +78,29 @@ describe("orders into a given collection", () => {
     const [d] = await endedDeliveries(`/orders/${o.id}`, me, 1);
     expect(d!.status).toBe("DONE");
     const listed = await env.BUCKETS.list({ prefix: `${bucket}/${empty.data.id}/${d!.id}/` });
-    expect(listed.objects.map((x) => x.key.split("/").pop()).sort()).toEqual(["B02.tif", "B03.tif", "B04.tif", "B08.tif"]);
+    expect(listed.objects.map((x) => x.key.split("/").pop()).sort()).toEqual([
+      "B02.tif",
+      "B03.tif",
+      "B04.tif",
+      "B08.tif",
+    ]);
 
-    const other = await ok<{ data: { id: string } }>(await authed("/api/v1/byoc/collections", {
-      method: "POST", headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: "other bands", s3Bucket: bucket, additionalData: { bands: { NDVI: { bitDepth: 32, sampleFormat: "FLOAT" } } } }),
-    }, me), 201);
+    const other = await ok<{ data: { id: string } }>(
+      await authed(
+        "/api/v1/byoc/collections",
+        {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            name: "other bands",
+            s3Bucket: bucket,
+            additionalData: { bands: { NDVI: { bitDepth: 32, sampleFormat: "FLOAT" } } },
+          }),
+        },
+        me,
+      ),
+      201,
+    );
     const e = await refusedWith(await di("/orders", me, "POST", order([item.id], other.data.id)), 400);
     expect(e.message).toContain("NDVI");
   });

@@ -1,7 +1,18 @@
 /** The Planet stub's (./planet-stub.mjs) one valid API key and its PSScene items, shared with the tests. */
 export const PLANET_TEST_KEY = "PLAK-test-0123456789abcdef";
 
-export const footprint = { type: "Polygon", coordinates: [[[3.0, 50.8], [3.05, 50.8], [3.05, 50.83], [3.0, 50.83], [3.0, 50.8]]] };
+export const footprint = {
+  type: "Polygon",
+  coordinates: [
+    [
+      [3.0, 50.8],
+      [3.05, 50.8],
+      [3.05, 50.83],
+      [3.0, 50.83],
+      [3.0, 50.8],
+    ],
+  ],
+};
 /** The stub's PSScene items (acquired, cloud_cover as Planet gives them: 0..1). */
 export const PLANET_ITEMS = [
   { id: "20170824_105240_00_1001", acquired: "2017-08-24T10:52:40.000000Z", cloud_cover: 0.01 },

@@ -24,9 +24,13 @@ import { resolve } from "node:path";
 import { footprint, PLANET_ITEMS, PLANET_TEST_KEY } from "./planet-data.mjs";
 
 /** A 1 x 1 PNG (the thumbnail). */
-const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==", "base64");
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==",
+  "base64",
+);
 
-const json = (res, status, body) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+const json = (res, status, body) =>
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 
 function authorized(req) {
   const h = req.headers.authorization ?? "";
@@ -35,11 +39,20 @@ function authorized(req) {
 
 function feature(base, i) {
   return {
-    _links: { _self: `${base}/data/v1/item-types/PSScene/items/${i.id}`, thumbnail: `${base}/data/v1/item-types/PSScene/items/${i.id}/thumb` },
+    _links: {
+      _self: `${base}/data/v1/item-types/PSScene/items/${i.id}`,
+      thumbnail: `${base}/data/v1/item-types/PSScene/items/${i.id}/thumb`,
+    },
     _permissions: ["assets.ortho_analytic_4b_sr:download"],
     geometry: footprint,
     id: i.id,
-    properties: { acquired: i.acquired, cloud_cover: i.cloud_cover, item_type: "PSScene", published: i.acquired, gsd: 3.9 },
+    properties: {
+      acquired: i.acquired,
+      cloud_cover: i.cloud_cover,
+      item_type: "PSScene",
+      published: i.acquired,
+      gsd: 3.9,
+    },
     type: "Feature",
   };
 }
@@ -53,8 +66,12 @@ function matching(filter) {
     leaves.every((f) => {
       const c = f?.config ?? {};
       if (f?.type === "DateRangeFilter" && f.field_name === "acquired")
-        return (!c.gte || Date.parse(i.acquired) >= Date.parse(c.gte)) && (!c.lte || Date.parse(i.acquired) <= Date.parse(c.lte));
-      if (f?.type === "RangeFilter" && f.field_name === "cloud_cover") return (c.lte === undefined || i.cloud_cover <= c.lte) && (c.gte === undefined || i.cloud_cover >= c.gte);
+        return (
+          (!c.gte || Date.parse(i.acquired) >= Date.parse(c.gte)) &&
+          (!c.lte || Date.parse(i.acquired) <= Date.parse(c.lte))
+        );
+      if (f?.type === "RangeFilter" && f.field_name === "cloud_cover")
+        return (c.lte === undefined || i.cloud_cover <= c.lte) && (c.gte === undefined || i.cloud_cover >= c.gte);
       return true;
     }),
   );
@@ -73,7 +90,10 @@ export function startPlanetStub() {
     const slice = s.items.slice(n * s.size, (n + 1) * s.size);
     const more = (n + 1) * s.size < s.items.length;
     json(res, 200, {
-      _links: { _self: `${base}/data/v1/searches/${id}/results?_page=${n}`, ...(more ? { _next: `${base}/data/v1/searches/${id}/results?_page=${n + 1}&_page_size=${s.size}` } : {}) },
+      _links: {
+        _self: `${base}/data/v1/searches/${id}/results?_page=${n}`,
+        ...(more ? { _next: `${base}/data/v1/searches/${id}/results?_page=${n + 1}&_page_size=${s.size}` } : {}),
+      },
       features: slice.map((i) => feature(base, i)),
       type: "FeatureCollection",
     });
@@ -82,51 +102,85 @@ export function startPlanetStub() {
     const chunks = [];
     for await (const c of req) chunks.push(c);
     const url = new URL(req.url, base);
-    if (url.pathname === "/stub/searches") return json(res, 200, { count: searchBodies.filter((b) => b.includes(url.searchParams.get("containing") ?? "")).length });
-    if (url.pathname.startsWith("/download/")) return res.writeHead(200, { "content-type": "image/tiff" }).end(await fixture);
-    if (!authorized(req)) return json(res, 401, { message: "Please enter your API key, or email and password.", errors: [] });
+    if (url.pathname === "/stub/searches")
+      return json(res, 200, {
+        count: searchBodies.filter((b) => b.includes(url.searchParams.get("containing") ?? "")).length,
+      });
+    if (url.pathname.startsWith("/download/"))
+      return res.writeHead(200, { "content-type": "image/tiff" }).end(await fixture);
+    if (!authorized(req))
+      return json(res, 401, { message: "Please enter your API key, or email and password.", errors: [] });
     let m;
     if (req.method === "POST" && url.pathname === "/data/v1/quick-search") {
       searchBodies.push(Buffer.concat(chunks).toString());
       const body = JSON.parse(Buffer.concat(chunks).toString() || "{}");
       if (!Array.isArray(body.item_types) || body.item_types.some((t) => t !== "PSScene"))
-        return json(res, 400, { field: { item_types: [{ message: `'${body.item_types}' is not a valid item type` }] }, general: [{ message: "Invalid item type" }] });
+        return json(res, 400, {
+          field: { item_types: [{ message: `'${body.item_types}' is not a valid item type` }] },
+          general: [{ message: "Invalid item type" }],
+        });
       const id = `s${searches.size + 1}`;
       searches.set(id, { items: matching(body.filter), size: Number(url.searchParams.get("_page_size") ?? 250) });
       return page(res, id, 0);
     }
-    if (req.method === "GET" && (m = /^\/data\/v1\/searches\/([^/]+)\/results$/.exec(url.pathname))) return page(res, m[1], Number(url.searchParams.get("_page") ?? 0));
+    if (req.method === "GET" && (m = /^\/data\/v1\/searches\/([^/]+)\/results$/.exec(url.pathname)))
+      return page(res, m[1], Number(url.searchParams.get("_page") ?? 0));
     if (req.method === "GET" && (m = /^\/data\/v1\/item-types\/PSScene\/items\/([^/]+)$/.exec(url.pathname))) {
       const item = PLANET_ITEMS.find((i) => i.id === m[1]);
       return item ? json(res, 200, feature(base, item)) : json(res, 404, { message: "Item not found" });
     }
     if (req.method === "GET" && (m = /^\/data\/v1\/item-types\/PSScene\/items\/([^/]+)\/thumb$/.exec(url.pathname)))
-      return PLANET_ITEMS.some((i) => i.id === m[1]) ? res.writeHead(200, { "content-type": "image/png" }).end(PNG) : json(res, 404, { message: "Item not found" });
+      return PLANET_ITEMS.some((i) => i.id === m[1])
+        ? res.writeHead(200, { "content-type": "image/png" }).end(PNG)
+        : json(res, 404, { message: "Item not found" });
     if (req.method === "POST" && url.pathname === "/compute/ops/orders/v2") {
       const body = JSON.parse(Buffer.concat(chunks).toString() || "{}");
       const product = body.products?.[0];
-      if (!product?.item_ids?.length || product.item_type !== "PSScene") return json(res, 400, { field: { products: [{ message: "invalid products" }] }, general: [{ message: "Unable to accept order" }] });
+      if (!product?.item_ids?.length || product.item_type !== "PSScene")
+        return json(res, 400, {
+          field: { products: [{ message: "invalid products" }] },
+          general: [{ message: "Unable to accept order" }],
+        });
       const id = `0000000${orders.size + 1}-aaaa-4bbb-8ccc-dddddddddddd`.slice(-36);
       orders.set(id, { items: product.item_ids, polls: 0, name: body.name });
-      return json(res, 202, { _links: { _self: `${base}/compute/ops/orders/v2/${id}` }, id, name: body.name, state: "queued", products: body.products });
+      return json(res, 202, {
+        _links: { _self: `${base}/compute/ops/orders/v2/${id}` },
+        id,
+        name: body.name,
+        state: "queued",
+        products: body.products,
+      });
     }
     if (req.method === "GET" && (m = /^\/compute\/ops\/orders\/v2\/([^/]+)$/.exec(url.pathname))) {
       const o = orders.get(m[1]);
       if (!o) return json(res, 404, { message: "Order not found" });
       o.polls += 1;
       const state = o.polls < 2 ? "running" : o.items.some((i) => i.endsWith("_bad")) ? "failed" : "success";
-      const results = state === "success"
-        ? o.items.flatMap((i) => [
-            { delivery: "success", name: `${m[1]}/PSScene/${i}_3B_AnalyticMS_SR_clip.tif`, location: `${base}/download/${m[1]}/${i}_3B_AnalyticMS_SR_clip.tif` },
-          ])
-        : [];
-      return json(res, 200, { _links: { _self: `${base}/compute/ops/orders/v2/${m[1]}`, results }, id: m[1], name: o.name, state, ...(state === "failed" ? { error_hints: ["Item could not be delivered"] } : {}) });
+      const results =
+        state === "success"
+          ? o.items.flatMap((i) => [
+              {
+                delivery: "success",
+                name: `${m[1]}/PSScene/${i}_3B_AnalyticMS_SR_clip.tif`,
+                location: `${base}/download/${m[1]}/${i}_3B_AnalyticMS_SR_clip.tif`,
+              },
+            ])
+          : [];
+      return json(res, 200, {
+        _links: { _self: `${base}/compute/ops/orders/v2/${m[1]}`, results },
+        id: m[1],
+        name: o.name,
+        state,
+        ...(state === "failed" ? { error_hints: ["Item could not be delivered"] } : {}),
+      });
     }
     json(res, 404, { message: "Not Found" });
   });
-  return new Promise((done) => server.listen(0, "127.0.0.1", () => {
-    base = `http://127.0.0.1:${server.address().port}`;
-    server.unref();
-    done(base);
-  }));
+  return new Promise((done) =>
+    server.listen(0, "127.0.0.1", () => {
+      base = `http://127.0.0.1:${server.address().port}`;
+      server.unref();
+      done(base);
+    }),
+  );
 }

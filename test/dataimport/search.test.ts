@@ -29,8 +29,12 @@ interface Page {
 
 describe("search (process-like)", () => {
   it("finds the scenes of the time range, newest first, with their footprint, time and cloud cover", async () => {
-    const page = await ok<Page>(await di("/search", bearer, "POST", sampleInput("2017-08-01T00:00:00Z", "2017-12-31T00:00:00Z")));
-    const expected = (await westFlandersItems()).filter((i) => i.properties.datetime >= "2017-08" && i.properties.datetime < "2018");
+    const page = await ok<Page>(
+      await di("/search", bearer, "POST", sampleInput("2017-08-01T00:00:00Z", "2017-12-31T00:00:00Z")),
+    );
+    const expected = (await westFlandersItems()).filter(
+      (i) => i.properties.datetime >= "2017-08" && i.properties.datetime < "2018",
+    );
     expect(expected.length).toBe(3);
     expect(page.features.map((f) => f.id)).toEqual(expected.map((i) => i.id));
     for (const [k, f] of page.features.entries()) {
@@ -57,17 +61,34 @@ describe("search (process-like)", () => {
   });
 
   it("filters by maxCloudCoverage (percent) and by a nativeFilter", async () => {
-    const spring = (extra: Record<string, unknown>) => sampleInput("2018-04-01T00:00:00Z", "2018-04-30T00:00:00Z", { dataFilter: { timeRange: { from: "2018-04-01T00:00:00Z", to: "2018-04-30T00:00:00Z" }, ...extra } });
+    const spring = (extra: Record<string, unknown>) =>
+      sampleInput("2018-04-01T00:00:00Z", "2018-04-30T00:00:00Z", {
+        dataFilter: { timeRange: { from: "2018-04-01T00:00:00Z", to: "2018-04-30T00:00:00Z" }, ...extra },
+      });
     const items = (await westFlandersItems()).filter((i) => i.properties.datetime.startsWith("2018-04"));
     const clear = await ok<Page>(await di("/search", bearer, "POST", spring({ maxCloudCoverage: 50 })));
-    expect(clear.features.map((f) => f.id)).toEqual(items.filter((i) => (i.properties["eo:cloud_cover"] as number) <= 50).map((i) => i.id));
-    const cloudy = await ok<Page>(await di("/search", bearer, "POST", spring({ nativeFilter: { type: "RangeFilter", field_name: "cloud_cover", config: { gte: 0.9 } } })));
-    expect(cloudy.features.map((f) => f.id)).toEqual(items.filter((i) => (i.properties["eo:cloud_cover"] as number) >= 90).map((i) => i.id));
+    expect(clear.features.map((f) => f.id)).toEqual(
+      items.filter((i) => (i.properties["eo:cloud_cover"] as number) <= 50).map((i) => i.id),
+    );
+    const cloudy = await ok<Page>(
+      await di(
+        "/search",
+        bearer,
+        "POST",
+        spring({ nativeFilter: { type: "RangeFilter", field_name: "cloud_cover", config: { gte: 0.9 } } }),
+      ),
+    );
+    expect(cloudy.features.map((f) => f.id)).toEqual(
+      items.filter((i) => (i.properties["eo:cloud_cover"] as number) >= 90).map((i) => i.id),
+    );
     expect(cloudy.features.length).toBe(3);
   });
 
   it("finds nothing outside the scenes' footprint", async () => {
-    const far = { ...sampleInput("2017-01-01T00:00:00Z", "2019-01-01T00:00:00Z"), bounds: { bbox: [10, 10, 10.1, 10.1] } };
+    const far = {
+      ...sampleInput("2017-01-01T00:00:00Z", "2019-01-01T00:00:00Z"),
+      bounds: { bbox: [10, 10, 10.1, 10.1] },
+    };
     expect((await ok<Page>(await di("/search", bearer, "POST", far))).features).toEqual([]);
   });
 
@@ -97,13 +118,22 @@ describe("native search", () => {
     const body = {
       provider: "SAMPLE",
       item_types: ["sentinel-2-l2a"],
-      filter: { type: "AndFilter", config: [
-        { type: "DateRangeFilter", field_name: "acquired", config: { gte: "2018-01-01T00:00:00Z", lte: "2018-03-31T00:00:00Z" } },
-        { type: "GeometryFilter", field_name: "geometry", config: { type: "Point", coordinates: [3.024, 50.816] } },
-      ] },
+      filter: {
+        type: "AndFilter",
+        config: [
+          {
+            type: "DateRangeFilter",
+            field_name: "acquired",
+            config: { gte: "2018-01-01T00:00:00Z", lte: "2018-03-31T00:00:00Z" },
+          },
+          { type: "GeometryFilter", field_name: "geometry", config: { type: "Point", coordinates: [3.024, 50.816] } },
+        ],
+      },
     };
     const page = await ok<Page>(await di("/nativesearch", bearer, "POST", body));
-    const expected = (await westFlandersItems()).filter((i) => i.properties.datetime >= "2018-01" && i.properties.datetime < "2018-04");
+    const expected = (await westFlandersItems()).filter(
+      (i) => i.properties.datetime >= "2018-01" && i.properties.datetime < "2018-04",
+    );
     expect(page.features.map((f) => f.id)).toEqual(expected.map((i) => i.id));
     expect(page.links.currentToken).toBeTypeOf("string");
   });
@@ -116,8 +146,13 @@ describe("thumbnail", () => {
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toBe("image/png");
     const png = new Uint8Array(await r.arrayBuffer());
-    const bands = await Promise.all(["B04", "B03", "B02"].map(async (b) => new Uint8Array(await sampleFile(item.assets[b]!.href))));
-    const [thumb, ...tifs] = (await pyDecode(ctx, [{ kind: "png", data: png }, ...bands.map((data) => ({ kind: "tiff" as const, data }))])) as PyImage[];
+    const bands = await Promise.all(
+      ["B04", "B03", "B02"].map(async (b) => new Uint8Array(await sampleFile(item.assets[b]!.href))),
+    );
+    const [thumb, ...tifs] = (await pyDecode(ctx, [
+      { kind: "png", data: png },
+      ...bands.map((data) => ({ kind: "tiff" as const, data })),
+    ])) as PyImage[];
     const rgb = samplesOf(thumb!.pillow);
     const dn = tifs.map((t) => samplesOf(t.tifffile));
     expect(rgb.length).toBe(64 * 64 * 3);

@@ -32,7 +32,11 @@ const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`,
 
 /** `npm start` in its own process group; resolves when its banner says it is running (scripts/start.mjs). */
 function startServer() {
-  const child = spawn("npm", ["start"], { env: { ...process.env, PORT, EO_EDGE_STATE: state }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("npm", ["start"], {
+    env: { ...process.env, PORT, EO_EDGE_STATE: state },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const ready = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("server not ready after 180 s")), 180_000);
     child.stdout.on("data", (b) => /EO Edge is running/.test(String(b)) && (clearTimeout(timer), resolve()));
@@ -47,16 +51,33 @@ async function stopServer(child, signal = "SIGKILL") {
   try {
     process.kill(-child.pid, signal);
   } catch {}
-  for (let i = 0; i < 100 && (await fetch(BASE).then(() => true, () => false)); i++) await sleep(100);
+  for (
+    let i = 0;
+    i < 100 &&
+    (await fetch(BASE).then(
+      () => true,
+      () => false,
+    ));
+    i++
+  )
+    await sleep(100);
 }
 
 /** An API call; the parsed JSON (null for 204), or throws with the status. `timeout` ms at most (a busy Worker may not answer). */
 async function api(path, token, init = {}, timeout = 30_000) {
-  const r = await fetch(BASE + path, { ...init, signal: AbortSignal.timeout(timeout), headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers } });
-  if (r.status >= 400) throw Object.assign(new Error(`${init.method ?? "GET"} ${path}: ${r.status} ${await r.text()}`), { status: r.status });
+  const r = await fetch(BASE + path, {
+    ...init,
+    signal: AbortSignal.timeout(timeout),
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers },
+  });
+  if (r.status >= 400)
+    throw Object.assign(new Error(`${init.method ?? "GET"} ${path}: ${r.status} ${await r.text()}`), {
+      status: r.status,
+    });
   return r.status === 204 ? null : r.json();
 }
-const post = (path, token, body) => api(path, token, { method: "POST", ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+const post = (path, token, body) =>
+  api(path, token, { method: "POST", ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
 /** `f()`, or null when it fails (a status poll while the Worker is busy). */
 const maybe = (f) => f().catch(() => null);
 
@@ -71,7 +92,14 @@ async function bearer() {
 async function withBuckets(f) {
   const dir = await mkdtemp(join(tmpdir(), "eo-edge-r2-"));
   const config = join(dir, "wrangler.json");
-  await writeFile(config, JSON.stringify({ name: "eo-edge", compatibility_date: "2026-11-01", r2_buckets: [{ binding: "BUCKETS", bucket_name: "eo-edge-buckets" }] }));
+  await writeFile(
+    config,
+    JSON.stringify({
+      name: "eo-edge",
+      compatibility_date: "2026-11-01",
+      r2_buckets: [{ binding: "BUCKETS", bucket_name: "eo-edge-buckets" }],
+    }),
+  );
   const proxy = await getPlatformProxy({ configPath: config, persist: { path: join(state, "v3") } });
   try {
     return await f(proxy.env.BUCKETS);
@@ -102,7 +130,10 @@ const TIME = { timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-03-01T00:00:
 const RKH = { crs: "http://www.opengis.net/def/crs/EPSG/0/32629" };
 const BATCH = {
   processRequest: {
-    input: { bounds: { bbox: [201000, 2701000, 299000, 2799000], properties: RKH }, data: [{ type: "sentinel-2-l2a", dataFilter: TIME }] },
+    input: {
+      bounds: { bbox: [201000, 2701000, 299000, 2799000], properties: RKH },
+      data: [{ type: "sentinel-2-l2a", dataFilter: TIME }],
+    },
     output: { responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
     evalscript: `//VERSION=3
 function setup() { return { input: ["B04"], output: { bands: 1, sampleType: "UINT16" } }; }
@@ -113,8 +144,16 @@ function evaluatePixel(s) { return [s.B04 * 10000]; }`,
   description: "restart check",
 };
 const ASYNC = {
-  input: { bounds: { bbox: [199980, 2690220, 309780, 2800020], properties: RKH }, data: [{ type: "sentinel-2-l2a", dataFilter: TIME }] },
-  output: { width: 8000, height: 8000, responses: [{ identifier: "default", format: { type: "image/tiff" } }], delivery: { s3: { url: `s3://${BUCKET}/async` } } },
+  input: {
+    bounds: { bbox: [199980, 2690220, 309780, 2800020], properties: RKH },
+    data: [{ type: "sentinel-2-l2a", dataFilter: TIME }],
+  },
+  output: {
+    width: 8000,
+    height: 8000,
+    responses: [{ identifier: "default", format: { type: "image/tiff" } }],
+    delivery: { s3: { url: `s3://${BUCKET}/async` } },
+  },
   evalscript: `//VERSION=3
 const BANDS = ["B01", "B02", "B03", "B04", "B05", "B06", "B07", "B08", "B8A", "B09", "B11", "B12"];
 function setup() { return { input: BANDS, output: { bands: 1, sampleType: "UINT16" } }; }
@@ -123,7 +162,10 @@ function evaluatePixel(s) { let sum = 0; for (const b of BANDS) sum += s[b]; ret
 const statbatchRequest = async () => ({
   input: { features: { s3: { url: `s3://${BUCKET}/in/fields.gpkg` } }, data: [{ type: "sentinel-2-l2a" }] },
   aggregation: {
-    timeRange: { from: "2017-08-01T00:00:00Z", to: "2018-12-31T00:00:00Z" }, aggregationInterval: { of: "P1D" }, resx: 10, resy: 10,
+    timeRange: { from: "2017-08-01T00:00:00Z", to: "2018-12-31T00:00:00Z" },
+    aggregationInterval: { of: "P1D" },
+    resx: 10,
+    resy: 10,
     evalscript: await readFile("test/fixtures/statistics/ndvi_scl.js", "utf8"),
   },
   output: { s3: { url: `s3://${BUCKET}/statbatch` } },
@@ -133,7 +175,14 @@ const statbatchRequest = async () => ({
 const ORDER = {
   provider: "SAMPLE",
   bounds: { bbox: [3.02, 50.814, 3.028, 50.818], properties: { crs: "http://www.opengis.net/def/crs/OGC/1.3/CRS84" } },
-  data: [{ type: "catalog", itemType: "sentinel-2-l2a", productBundle: "analytic_10m", dataFilter: { timeRange: { from: "2017-01-01T00:00:00Z", to: "2019-01-01T00:00:00Z" } } }],
+  data: [
+    {
+      type: "catalog",
+      itemType: "sentinel-2-l2a",
+      productBundle: "analytic_10m",
+      dataFilter: { timeRange: { from: "2017-01-01T00:00:00Z", to: "2019-01-01T00:00:00Z" } },
+    },
+  ],
 };
 
 /** The West Flanders dates with files (one BYOC tile each). */
@@ -166,9 +215,16 @@ async function submit(token) {
 
 /** A BYOC collection with one tile per West Flanders date, all queued for ingestion at once: its id and tile count. */
 async function addByoc(token) {
-  const id = (await post("/api/v1/byoc/collections", token, { name: "restart check", s3Bucket: "eo-edge-byoc-sample" })).data.id;
+  const id = (await post("/api/v1/byoc/collections", token, { name: "restart check", s3Bucket: "eo-edge-byoc-sample" }))
+    .data.id;
   const dates = await byocDates();
-  const tile = (d) => api(`/api/v1/byoc/collections/${id}/tiles`, token, { method: "POST", body: JSON.stringify({ path: `westflanders/${d}/(BAND)` }) }, 120_000);
+  const tile = (d) =>
+    api(
+      `/api/v1/byoc/collections/${id}/tiles`,
+      token,
+      { method: "POST", body: JSON.stringify({ path: `westflanders/${d}/(BAND)` }) },
+      120_000,
+    );
   await Promise.all(dates.map(tile));
   return { byoc: id, tiles: dates.length };
 }
@@ -177,22 +233,38 @@ async function addByoc(token) {
 async function progress(token, ids, timeout = 1000) {
   const [batch, asyncRunning, statbatch, tiles, order] = await Promise.all([
     maybe(() => api(`/api/v2/batch/process/${ids.batch}`, token, {}, timeout)),
-    api(`/api/v1/async/process/${ids.async}`, token, {}, timeout).then(() => true, (e) => (e.status === 404 ? false : null)),
+    api(`/api/v1/async/process/${ids.async}`, token, {}, timeout).then(
+      () => true,
+      (e) => (e.status === 404 ? false : null),
+    ),
     maybe(() => api(`/api/v1/statistics/batch/${ids.statbatch}/status`, token, {}, timeout)),
     ids.byoc ? maybe(() => api(`/api/v1/byoc/collections/${ids.byoc}/tiles?count=100`, token, {}, timeout)) : null,
     maybe(() => api(`/api/v1/dataimport/orders/${ids.order}`, token, {}, timeout)),
   ]);
-  const counts = tiles && Object.entries(Object.groupBy(tiles.data, (t) => t.status)).map(([s, l]) => `${l.length} ${s}`).join(", ");
+  const counts =
+    tiles &&
+    Object.entries(Object.groupBy(tiles.data, (t) => t.status))
+      .map(([s, l]) => `${l.length} ${s}`)
+      .join(", ");
   return {
-    batch, asyncRunning, statbatch, tiles: tiles?.data, order,
-    text: `batch ${batch ? `${batch.status} ${batch.completionPercentage}%` : "?"}; async ${asyncRunning === null ? "?" : asyncRunning ? "RUNNING" : "finished"}; ` +
+    batch,
+    asyncRunning,
+    statbatch,
+    tiles: tiles?.data,
+    order,
+    text:
+      `batch ${batch ? `${batch.status} ${batch.completionPercentage}%` : "?"}; async ${asyncRunning === null ? "?" : asyncRunning ? "RUNNING" : "finished"}; ` +
       `statistical batch ${statbatch ? `${statbatch.status} ${statbatch.completionPercentage}%` : "?"}; BYOC tiles ${counts ?? "?"}; order ${order?.status ?? "?"}`,
   };
 }
 
 const finished = (p, ids) =>
-  ["DONE", "FAILED"].includes(p.batch?.status) && p.asyncRunning === false && ["DONE", "FAILED", "PARTIAL"].includes(p.statbatch?.status) &&
-  p.tiles?.length === ids.tiles && p.tiles.every((t) => t.status === "INGESTED" || t.status === "FAILED") && ["DONE", "PARTIAL", "FAILED"].includes(p.order?.status);
+  ["DONE", "FAILED"].includes(p.batch?.status) &&
+  p.asyncRunning === false &&
+  ["DONE", "FAILED", "PARTIAL"].includes(p.statbatch?.status) &&
+  p.tiles?.length === ids.tiles &&
+  p.tiles.every((t) => t.status === "INGESTED" || t.status === "FAILED") &&
+  ["DONE", "PARTIAL", "FAILED"].includes(p.order?.status);
 
 /** The objects of `before` whose etag changed in `after` (written again). */
 const rewritten = (before, after) => [...before].filter(([k, etag]) => after.get(k) !== etag).map(([k]) => k);
@@ -248,7 +320,9 @@ try {
     log(`kill -9 of the server's process group (${kill.what}); last status seen: ${seen.text}`);
     const listed = await listings(ids);
     before.push({ listed, asyncDone: seen.asyncRunning === false });
-    log(`outputs written so far: batch ${listed.batch.size} of ${TILES.length ** 2} tiles, async ${[...listed.async.keys()].join(" ") || "none"}, statistical batch ${listed.statbatch.size} of ${FIELDS} features`);
+    log(
+      `outputs written so far: batch ${listed.batch.size} of ${TILES.length ** 2} tiles, async ${[...listed.async.keys()].join(" ") || "none"}, statistical batch ${listed.statbatch.size} of ${FIELDS} features`,
+    );
     server = startServer();
     await server.ready;
     log("server restarted on the same state");
@@ -274,29 +348,59 @@ try {
 
   const tilesWritten = [...after.batch.keys()].map((k) => k.replace(/\/default\.tiff$/, "")).sort();
   const expectedTiles = TILES.flatMap((j) => TILES.map((i) => `29RKH_${i}_${j}`)).sort();
-  check(p.batch?.status === "DONE" && JSON.stringify(tilesWritten) === JSON.stringify(expectedTiles), `batch DONE, ${after.batch.size} objects: ${tilesWritten.join(" ")}`);
-  log(`     batch tiles written before a kill and again after it (in flight at the kill, same key): ${again("batch").join(" ") || "none"}`);
+  check(
+    p.batch?.status === "DONE" && JSON.stringify(tilesWritten) === JSON.stringify(expectedTiles),
+    `batch DONE, ${after.batch.size} objects: ${tilesWritten.join(" ")}`,
+  );
+  log(
+    `     batch tiles written before a kill and again after it (in flight at the kill, same key): ${again("batch").join(" ") || "none"}`,
+  );
 
   const copy = (await listBucket(`async/${ids.async}/`, ["request.json"])).docs["request.json"];
-  check(copy?.status === "DONE" && [...after.async.keys()].sort().join(" ") === "default.tif request.json", `async ${copy?.status}, objects: ${[...after.async.keys()].sort().join(" ")}, ${copy?.processingUnits} PU`);
+  check(
+    copy?.status === "DONE" && [...after.async.keys()].sort().join(" ") === "default.tif request.json",
+    `async ${copy?.status}, objects: ${[...after.async.keys()].sort().join(" ")}, ${copy?.processingUnits} PU`,
+  );
   const doneAt = before.findIndex((b) => b.asyncDone);
-  if (doneAt >= 0) check(rewritten(before[doneAt].listed.async, after.async).length === 0, `async: finished before kill ${doneAt + 1}, nothing written again`);
+  if (doneAt >= 0)
+    check(
+      rewritten(before[doneAt].listed.async, after.async).length === 0,
+      `async: finished before kill ${doneAt + 1}, nothing written again`,
+    );
   log(`     async objects written before a kill and again after it: ${again("async").join(" ") || "none"}`);
 
-  check(p.statbatch?.status === "DONE" && after.statbatch.size === FIELDS, `statistical batch ${p.statbatch?.status}, ${after.statbatch.size} feature files of ${FIELDS}`);
-  log(`     statistical batch feature files written before a kill and again after it (in flight at the kill): ${again("statbatch").join(" ") || "none"}`);
+  check(
+    p.statbatch?.status === "DONE" && after.statbatch.size === FIELDS,
+    `statistical batch ${p.statbatch?.status}, ${after.statbatch.size} feature files of ${FIELDS}`,
+  );
+  log(
+    `     statistical batch feature files written before a kill and again after it (in flight at the kill): ${again("statbatch").join(" ") || "none"}`,
+  );
 
   const ingested = (p.tiles ?? []).filter((t) => t.status === "INGESTED").length;
   check(ingested === ids.tiles, `BYOC: ${ingested} of ${ids.tiles} tiles INGESTED`);
 
   const delivered = deliveries.filter((d) => d.status === "DONE").length;
-  check(p.order?.status === "DONE" && delivered === deliveries.length && deliveries.length > 0 && orderTiles.length === deliveries.length &&
-    orderTiles.every((t) => t.status === "INGESTED"), `order ${p.order?.status}: ${delivered} of ${deliveries.length} deliveries DONE, ${orderTiles.length} BYOC tiles (one per delivery)`);
+  check(
+    p.order?.status === "DONE" &&
+      delivered === deliveries.length &&
+      deliveries.length > 0 &&
+      orderTiles.length === deliveries.length &&
+      orderTiles.every((t) => t.status === "INGESTED"),
+    `order ${p.order?.status}: ${delivered} of ${deliveries.length} deliveries DONE, ${orderTiles.length} BYOC tiles (one per delivery)`,
+  );
 
   const costs = (p.batch?.costPU ?? 0) + (copy?.processingUnits ?? 0) + (p.statbatch?.costPU ?? 0);
-  check(Math.abs(used - costs) <= 1e-6 * Math.max(1, costs), `processing units charged ${used.toFixed(6)} = batch ${p.batch?.costPU} + async ${copy?.processingUnits} + statistical batch ${p.statbatch?.costPU} (each charged once)`);
+  check(
+    Math.abs(used - costs) <= 1e-6 * Math.max(1, costs),
+    `processing units charged ${used.toFixed(6)} = batch ${p.batch?.costPU} + async ${copy?.processingUnits} + statistical batch ${p.statbatch?.costPU} (each charged once)`,
+  );
   const ok = report.every(Boolean);
-  console.log(ok ? "OK: every work DONE or INGESTED, every output written once, units charged once, one tile per delivery" : "FAILED: see above");
+  console.log(
+    ok
+      ? "OK: every work DONE or INGESTED, every output written once, units charged once, one tile per delivery"
+      : "FAILED: see above",
+  );
   process.exitCode = ok ? 0 : 1;
 } finally {
   await stopServer(server.child);

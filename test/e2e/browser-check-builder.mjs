@@ -40,23 +40,37 @@ const shot = (page, name, fullPage = false) => page.screenshot({ path: join(SHOT
 let base, token, client;
 
 async function api(path, body) {
-  const r = await fetch(base + path, { method: body ? "POST" : "GET", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body && JSON.stringify(body) });
+  const r = await fetch(base + path, {
+    method: body ? "POST" : "GET",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: body && JSON.stringify(body),
+  });
   if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
   return r.json();
 }
 
 /** GDAL's transform of lon/lat points into EPSG `epsg` (gdaltransform, traditional lon/lat order). */
 function gdalTransform(epsg, points) {
-  const r = spawnSync("gdaltransform", ["-s_srs", "EPSG:4326", "-t_srs", `EPSG:${epsg}`, "-output_xy"], { input: points.map((p) => p.join(" ")).join("\n"), encoding: "utf8" });
+  const r = spawnSync("gdaltransform", ["-s_srs", "EPSG:4326", "-t_srs", `EPSG:${epsg}`, "-output_xy"], {
+    input: points.map((p) => p.join(" ")).join("\n"),
+    encoding: "utf8",
+  });
   if (r.status !== 0) throw new Error(`gdaltransform: ${r.stderr}`);
-  return r.stdout.trim().split("\n").map((l) => l.trim().split(/\s+/).map(Number));
+  return r.stdout
+    .trim()
+    .split("\n")
+    .map((l) => l.trim().split(/\s+/).map(Number));
 }
 
 /** A new page (own tab: own sessionStorage) logged in with the demo client; console errors collected. */
 async function openPage(context, hash = "#request") {
   const page = await context.newPage();
   page.on("pageerror", (e) => consoleErrors.push(`page error: ${e.message}`));
-  page.on("console", (m) => m.type() === "error" && !(expectHttpErrors && /status of 4\d\d/.test(m.text())) && consoleErrors.push(m.text()));
+  page.on(
+    "console",
+    (m) =>
+      m.type() === "error" && !(expectHttpErrors && /status of 4\d\d/.test(m.text())) && consoleErrors.push(m.text()),
+  );
   await page.goto(`${base}/${hash}`);
   await logIn(page);
   return page;
@@ -79,7 +93,9 @@ async function run(page) {
   page.on("request", onRequest);
   const before = await page.getAttribute("body", "data-run-ended");
   await page.click("#run");
-  await page.waitForFunction((b) => document.body.dataset.runEnded && document.body.dataset.runEnded !== b, before, { timeout: 120_000 });
+  await page.waitForFunction((b) => document.body.dataset.runEnded && document.body.dataset.runEnded !== b, before, {
+    timeout: 120_000,
+  });
   page.off("request", onRequest);
   const state = await page.textContent("#runState");
   return { ok: state.startsWith("200:"), state, body };
@@ -101,19 +117,36 @@ const chooseCollection = (page, id) => settled(page, "collectionApplied", () => 
 async function defaults(page) {
   const r = await run(page);
   const curl = JSON.parse(/<<'JSON'.*\n([\s\S]*)\nJSON$/.exec(await page.textContent("#snippetCurl"))[1]);
-  check(JSON.stringify(curl) === JSON.stringify(r.body) && r.body.input.data[0].type === "sentinel-2-l2a", `defaults: the curl snippet carries the body of the first Run, nothing changed before (type "${curl.input.data[0].type}")`);
+  check(
+    JSON.stringify(curl) === JSON.stringify(r.body) && r.body.input.data[0].type === "sentinel-2-l2a",
+    `defaults: the curl snippet carries the body of the first Run, nothing changed before (type "${curl.input.data[0].type}")`,
+  );
   const overlay = await page.locator("img.result-overlay").count();
   const link = await page.isVisible("#download");
   const runBox = await page.locator("#run").boundingBox();
-  check(r.ok && overlay === 1 && link && r.body.input.data[0].type === "sentinel-2-l2a", `defaults: ${r.state}; overlay drawn, download offered`);
-  check(runBox.y + runBox.height <= 720, `1280x720: Run on screen without scrolling (bottom at ${Math.round(runBox.y + runBox.height)} px)`);
+  check(
+    r.ok && overlay === 1 && link && r.body.input.data[0].type === "sentinel-2-l2a",
+    `defaults: ${r.state}; overlay drawn, download offered`,
+  );
+  check(
+    runBox.y + runBox.height <= 720,
+    `1280x720: Run on screen without scrolling (bottom at ${Math.round(runBox.y + runBox.height)} px)`,
+  );
   await shot(page, "builder-defaults-1280x720");
 }
 
 async function presets(page) {
-  const values = await page.$$eval("#preset optgroup", (gs) => gs.map((g) => [g.label, [...g.querySelectorAll("option")].map((o) => o.value)]));
-  check(["Sentinel-2 L2A", "Sentinel-2 L1C", "Sentinel-1 GRD"].every((l) => values.some(([g, v]) => g === l && v.length > 0)), `presets grouped by collection: ${values.map(([g, v]) => `${g} (${v.length})`).join(", ")}`);
-  const results = [], legends = {};
+  const values = await page.$$eval("#preset optgroup", (gs) =>
+    gs.map((g) => [g.label, [...g.querySelectorAll("option")].map((o) => o.value)]),
+  );
+  check(
+    ["Sentinel-2 L2A", "Sentinel-2 L1C", "Sentinel-1 GRD"].every((l) =>
+      values.some(([g, v]) => g === l && v.length > 0),
+    ),
+    `presets grouped by collection: ${values.map(([g, v]) => `${g} (${v.length})`).join(", ")}`,
+  );
+  const results = [],
+    legends = {};
   for (const [group, list] of values) {
     for (const value of list) {
       await choosePreset(page, value);
@@ -122,7 +155,8 @@ async function presets(page) {
       // FLOAT32 in the requested (default) output; EO Browser's scripts write FLOAT32 only beside a visual default
       const float = isFloat32(await page.evaluate(() => window.eoConsole.editor.state.doc.toString()));
       legends[value] = await legendShown(page);
-      if (value === "sentinel-2__scene-classification__script.js") await page.locator("#legend").screenshot({ path: join(SHOTS, "builder-legend-scl.png") });
+      if (value === "sentinel-2__scene-classification__script.js")
+        await page.locator("#legend").screenshot({ path: join(SHOTS, "builder-legend-scl.png") });
       expectHttpErrors = /Cannot run/.test(note);
       const r = await run(page);
       expectHttpErrors = false;
@@ -136,8 +170,15 @@ async function presets(page) {
   }
   const ran = results.filter((r) => r.state.startsWith("200")).length;
   const why = results.filter((r) => !r.state.startsWith("200")).map((r) => r.value);
-  const groups = [...new Set(results.filter((r) => r.state.startsWith("200")).map((r) => r.collection.replace(/-[0-9a-f-]{36}$/, "")))];
-  check(results.every((r) => r.ok), `presets: ${ran} of ${results.length} ran (collections ${groups.join(", ")}); ${why.length} say why they cannot run: ${why.join(", ")}; FLOAT32 ones switched to GeoTIFF`);
+  const groups = [
+    ...new Set(
+      results.filter((r) => r.state.startsWith("200")).map((r) => r.collection.replace(/-[0-9a-f-]{36}$/, "")),
+    ),
+  ];
+  check(
+    results.every((r) => r.ok),
+    `presets: ${ran} of ${results.length} ran (collections ${groups.join(", ")}); ${why.length} say why they cannot run: ${why.join(", ")}; FLOAT32 ones switched to GeoTIFF`,
+  );
   checkLegends(legends);
   await choosePreset(page, "sentinel-2__true_color__script.js");
 }
@@ -161,7 +202,11 @@ print(*np.percentile(a[ok], [2, 98]), d.RasterXSize, d.RasterYSize)`;
  * legend's stretch = GDAL's 2-98 % percentiles of the same request's TIFF (within 2 % of the range).
  */
 async function checkTiffDrawn(page, r) {
-  const res = await fetch(`${base}/api/v1/process`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(r.body) });
+  const res = await fetch(`${base}/api/v1/process`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(r.body),
+  });
   const g = gdalStretch(new Uint8Array(await res.arrayBuffer()));
   const shown = await page.evaluate(() => {
     const img = document.querySelector("img.result-overlay");
@@ -177,17 +222,32 @@ async function checkTiffDrawn(page, r) {
   });
   const [lo, hi] = [shown.stops[0]?.value, shown.stops.at(-1)?.value];
   const tol = 0.02 * (g.hi - g.lo);
-  check(shown.w === g.w && shown.h === g.h && shown.colours > 20 && Math.abs(lo - g.lo) <= tol && Math.abs(hi - g.hi) <= tol && !/not drawn/.test(r.state),
-    `FLOAT32 GeoTIFF drawn: overlay ${shown.w} x ${shown.h} px (GDAL ${g.w} x ${g.h}), ${shown.colours} colours; stretch ${lo?.toFixed(4)}..${hi?.toFixed(4)} (GDAL 2-98 %: ${g.lo.toFixed(4)}..${g.hi.toFixed(4)}); "${r.state.slice(0, 80)}"`);
+  check(
+    shown.w === g.w &&
+      shown.h === g.h &&
+      shown.colours > 20 &&
+      Math.abs(lo - g.lo) <= tol &&
+      Math.abs(hi - g.hi) <= tol &&
+      !/not drawn/.test(r.state),
+    `FLOAT32 GeoTIFF drawn: overlay ${shown.w} x ${shown.h} px (GDAL ${g.w} x ${g.h}), ${shown.colours} colours; stretch ${lo?.toFixed(4)}..${hi?.toFixed(4)} (GDAL 2-98 %: ${g.lo.toFixed(4)}..${g.hi.toFixed(4)}); "${r.state.slice(0, 80)}"`,
+  );
   await shot(page, "builder-float32-tiff");
 }
 
 /** The legend the builder shows: its kind, class rows [value, label, css colour] or ramps' stops and css gradient. */
-const legendShown = (page) => page.$eval("#legend", (el) => ({
-  kind: el.dataset.kind,
-  classes: [...el.querySelectorAll("li")].map((li) => [li.dataset.value, li.textContent, getComputedStyle(li.firstChild).backgroundColor]),
-  ramps: [...el.querySelectorAll(".ramp")].map((r) => ({ stops: JSON.parse(r.dataset.stops), css: getComputedStyle(r).backgroundImage })),
-}));
+const legendShown = (page) =>
+  page.$eval("#legend", (el) => ({
+    kind: el.dataset.kind,
+    classes: [...el.querySelectorAll("li")].map((li) => [
+      li.dataset.value,
+      li.textContent,
+      getComputedStyle(li.firstChild).backgroundColor,
+    ]),
+    ramps: [...el.querySelectorAll(".ramp")].map((r) => ({
+      stops: JSON.parse(r.dataset.stops),
+      css: getComputedStyle(r).backgroundImage,
+    })),
+  }));
 
 /**
  * Legends against the scripts' published colour maps: SCL classes (Sentinel Hub's scene-classification script, ESA
@@ -200,11 +260,26 @@ function checkLegends(legends) {
   const ndmi = legends["sentinel-2__ndmi__eob.js"]?.ramps[0];
   const own = legends["l1c/ndvi"]?.ramps[0];
   const kinds = Object.values(legends).reduce((a, l) => ((a[l.kind] = (a[l.kind] ?? 0) + 1), a), {});
-  check(scl?.classes.length === 12 && scl.classes[4].join("|") === "4|4 Vegetation|rgb(0, 160, 0)" && scl.classes[6].join("|") === "6|6 Water|rgb(0, 0, 255)" && scl.classes[9][2] === "rgb(255, 255, 255)",
-    `legend of scene classification: ${scl?.classes.length} classes, ${scl?.classes.slice(3, 7).map((c) => `${c[1]} ${c[2]}`).join("; ")}`);
-  check(ndvi?.stops.length === 21 && ndvi.stops[0].value === -0.5 && /rgb\(12, 12, 12\) 0%/.test(ndvi.css) && /rgb\(0, 68, 0\) 100%/.test(ndvi.css) && ndmi?.stops.length === 6 &&
-    own?.stops.map((s) => s.value).join() === "-0.2,0,0.2,0.4,0.6,0.8" && legends["sentinel-2__true_color__script.js"]?.kind === "none",
-    `legends: NDVI (EO Browser) ${ndvi?.stops.length} stops ${ndvi?.css.slice(0, 60)}...; NDMI ${ndmi?.stops.length} stops; L1C NDVI stops ${own?.stops.map((s) => s.value)}; true colour ${legends["sentinel-2__true_color__script.js"]?.kind}; kinds ${JSON.stringify(kinds)}`);
+  check(
+    scl?.classes.length === 12 &&
+      scl.classes[4].join("|") === "4|4 Vegetation|rgb(0, 160, 0)" &&
+      scl.classes[6].join("|") === "6|6 Water|rgb(0, 0, 255)" &&
+      scl.classes[9][2] === "rgb(255, 255, 255)",
+    `legend of scene classification: ${scl?.classes.length} classes, ${scl?.classes
+      .slice(3, 7)
+      .map((c) => `${c[1]} ${c[2]}`)
+      .join("; ")}`,
+  );
+  check(
+    ndvi?.stops.length === 21 &&
+      ndvi.stops[0].value === -0.5 &&
+      /rgb\(12, 12, 12\) 0%/.test(ndvi.css) &&
+      /rgb\(0, 68, 0\) 100%/.test(ndvi.css) &&
+      ndmi?.stops.length === 6 &&
+      own?.stops.map((s) => s.value).join() === "-0.2,0,0.2,0.4,0.6,0.8" &&
+      legends["sentinel-2__true_color__script.js"]?.kind === "none",
+    `legends: NDVI (EO Browser) ${ndvi?.stops.length} stops ${ndvi?.css.slice(0, 60)}...; NDMI ${ndmi?.stops.length} stops; L1C NDVI stops ${own?.stops.map((s) => s.value)}; true colour ${legends["sentinel-2__true_color__script.js"]?.kind}; kinds ${JSON.stringify(kinds)}`,
+  );
 }
 
 /** Runs `action` and waits until the dates with scenes were searched again after it. */
@@ -218,19 +293,37 @@ async function time(page) {
   await page.fill("#placeSearch", "West Flanders");
   await newDates(page, () => page.click("#placeForm button[type=submit]"));
   const bbox = await page.$$eval("#west,#south,#east,#north", (els) => els.map((e) => Number(e.value)));
-  const items = (await api("/api/v1/catalog/1.0.0/search", { collections: ["sentinel-2-l2a"], bbox, datetime: "2014-01-01T00:00:00Z/2100-01-01T00:00:00Z", limit: 100 })).features;
+  const items = (
+    await api("/api/v1/catalog/1.0.0/search", {
+      collections: ["sentinel-2-l2a"],
+      bbox,
+      datetime: "2014-01-01T00:00:00Z/2100-01-01T00:00:00Z",
+      limit: 100,
+    })
+  ).features;
   const days = [...new Set(items.map((f) => f.properties.datetime.slice(0, 10)))].sort();
   const shown = await page.$$eval("#dateList button", (bs) => bs.map((b) => b.dataset.date));
-  check(JSON.stringify(shown) === JSON.stringify(days), `time slider: ${shown.length} dates shown over West Flanders, catalog lists ${days.length} (${days[0]} .. ${days.at(-1)})`);
+  check(
+    JSON.stringify(shown) === JSON.stringify(days),
+    `time slider: ${shown.length} dates shown over West Flanders, catalog lists ${days.length} (${days[0]} .. ${days.at(-1)})`,
+  );
   await page.$eval("#maxcc", (e) => ((e.value = "10"), e.dispatchEvent(new Event("input"))));
   const disabled = await page.$$eval("#dateList button[disabled]", (bs) => bs.map((b) => b.dataset.date));
-  const cloudy = [...new Set(items.filter((f) => f.properties["eo:cloud_cover"] > 10).map((f) => f.properties.datetime.slice(0, 10)))].sort();
-  check(JSON.stringify(disabled) === JSON.stringify(cloudy) && cloudy.length > 0, `cloud filter 10 %: disabled dates [${disabled.join(", ")}], catalog's cloudier than 10 %: [${cloudy.join(", ")}]`);
+  const cloudy = [
+    ...new Set(items.filter((f) => f.properties["eo:cloud_cover"] > 10).map((f) => f.properties.datetime.slice(0, 10))),
+  ].sort();
+  check(
+    JSON.stringify(disabled) === JSON.stringify(cloudy) && cloudy.length > 0,
+    `cloud filter 10 %: disabled dates [${disabled.join(", ")}], catalog's cloudier than 10 %: [${cloudy.join(", ")}]`,
+  );
   const pick = days.find((d) => !cloudy.includes(d) && d > "2018-05-01");
   await page.click(`#dateList button[data-date="${pick}"]`);
   const range = [await page.inputValue("#from"), await page.inputValue("#to")];
   const r = await run(page);
-  check(range.join() === `${pick},${pick}` && r.ok && r.body.input.data[0].dataFilter.maxCloudCoverage === 10, `date ${pick} picked: range ${range.join(" .. ")}, ${r.state}; request maxCloudCoverage ${r.body?.input.data[0].dataFilter.maxCloudCoverage}`);
+  check(
+    range.join() === `${pick},${pick}` && r.ok && r.body.input.data[0].dataFilter.maxCloudCoverage === 10,
+    `date ${pick} picked: range ${range.join(" .. ")}, ${r.state}; request maxCloudCoverage ${r.body?.input.data[0].dataFilter.maxCloudCoverage}`,
+  );
   await shot(page, "builder-time-1280x720");
   await page.fill("#from", "2019-01-01");
   await page.fill("#to", "2019-03-01");
@@ -239,7 +332,10 @@ async function time(page) {
   const stale = (await page.isVisible("#download")) || (await page.locator("img.result-overlay").count()) > 0;
   await page.locator("#runState").scrollIntoViewIfNeeded();
   await shot(page, "builder-no-scenes-1280x720");
-  check(!empty.ok && empty.body === null && /No sentinel-2-l2a scenes/.test(empty.state) && !stale, `range without scenes: "${empty.state.slice(0, 120)}..."; request sent: ${empty.body !== null}; old result left: ${stale}`);
+  check(
+    !empty.ok && empty.body === null && /No sentinel-2-l2a scenes/.test(empty.state) && !stale,
+    `range without scenes: "${empty.state.slice(0, 120)}..."; request sent: ${empty.body !== null}; old result left: ${stale}`,
+  );
   await page.$eval("#maxcc", (e) => ((e.value = "100"), e.dispatchEvent(new Event("input"))));
   await page.click(`#dateList button[data-date="${pick}"]`);
 }
@@ -252,28 +348,52 @@ async function mapTools(page) {
   await page.mouse.move(mx, my);
   const shown = (await page.textContent("#cursorCoords")).split(",").map(Number);
   const at = await page.evaluate((p) => window.eoConsole.map.map.containerPointToLatLng(p), [mx - box.x, my - box.y]);
-  check(paths > 100 && /\d+ (k?m)/.test(scale) && Math.abs(shown[0] - at.lat) < 1e-4 && Math.abs(shown[1] - at.lng) < 1e-4,
-    `basemap: ${paths} country outlines; scale bar "${scale}"; cursor ${shown.join(", ")} (map: ${at.lat.toFixed(5)}, ${at.lng.toFixed(5)})`);
+  check(
+    paths > 100 && /\d+ (k?m)/.test(scale) && Math.abs(shown[0] - at.lat) < 1e-4 && Math.abs(shown[1] - at.lng) < 1e-4,
+    `basemap: ${paths} country outlines; scale bar "${scale}"; cursor ${shown.join(", ")} (map: ${at.lat.toFixed(5)}, ${at.lng.toFixed(5)})`,
+  );
   await page.fill("#placeSearch", "24.8, -11.43");
   await page.click("#placeForm button[type=submit]");
   const c = await page.evaluate(() => window.eoConsole.map.map.getCenter());
-  check(Math.abs(c.lat - 24.8) < 1e-4 && Math.abs(c.lng + 11.43) < 1e-4, `coordinate search "24.8, -11.43": map centred on ${c.lat}, ${c.lng}`);
+  check(
+    Math.abs(c.lat - 24.8) < 1e-4 && Math.abs(c.lng + 11.43) < 1e-4,
+    `coordinate search "24.8, -11.43": map centred on ${c.lat}, ${c.lng}`,
+  );
   // typed AOI coordinates move the map to the AOI: its map-pixel size is a usable output size
-  for (const [k, v] of Object.entries({ west: 5.069685, south: 51.214818, east: 5.080365, north: 51.220215 })) await page.fill(`#${k}`, String(v)), await page.dispatchEvent(`#${k}`, "change");
-  const typed = await page.evaluate(() => ({ shown: window.eoConsole.map.map.getBounds().contains([[51.214818, 5.069685], [51.220215, 5.080365]]), size: window.eoConsole.request().body.output }));
-  check(typed.shown && typed.size.width >= 200, `typed AOI (Mol): the map shows it, output ${typed.size.width} x ${typed.size.height} px`);
+  for (const [k, v] of Object.entries({ west: 5.069685, south: 51.214818, east: 5.080365, north: 51.220215 }))
+    await page.fill(`#${k}`, String(v)), await page.dispatchEvent(`#${k}`, "change");
+  const typed = await page.evaluate(() => ({
+    shown: window.eoConsole.map.map.getBounds().contains([
+      [51.214818, 5.069685],
+      [51.220215, 5.080365],
+    ]),
+    size: window.eoConsole.request().body.output,
+  }));
+  check(
+    typed.shown && typed.size.width >= 200,
+    `typed AOI (Mol): the map shows it, output ${typed.size.width} x ${typed.size.height} px`,
+  );
   // "open in the builder" (#request?collection=<id>): the L1C collection on its scene
   await settled(page, "collectionOpened", () => page.goto(`${base}/#request?collection=sentinel-2-l1c`));
   const l1c = [await page.inputValue("#collection"), await page.inputValue("#preset"), await page.inputValue("#from")];
   // the permalink replaces the URL after a debounce (web/src/request.js): wait for it, up to 5 s
   await page.waitForFunction(() => /#request\?s=/.test(location.href), null, { timeout: 5000 }).catch(() => {});
-  check(l1c.join() === "sentinel-2-l1c,l1c/true-colour,2017-07-29" && /#request\?s=/.test(page.url()), `#request?collection=sentinel-2-l1c opens [${l1c.join(", ")}]; then the URL is the permalink`);
+  check(
+    l1c.join() === "sentinel-2-l1c,l1c/true-colour,2017-07-29" && /#request\?s=/.test(page.url()),
+    `#request?collection=sentinel-2-l1c opens [${l1c.join(", ")}]; then the URL is the permalink`,
+  );
   // zoom to the data of Sentinel-1 GRD: the catalog's newest scene
   await chooseCollection(page, "sentinel-1-grd");
   await settled(page, "zoomed", () => page.click("#zoomData"));
-  const s1 = (await api("/api/v1/catalog/1.0.0/search", { collections: ["sentinel-1-grd"], limit: 100 })).features.sort((a, b) => b.properties.datetime.localeCompare(a.properties.datetime))[0];
+  const s1 = (await api("/api/v1/catalog/1.0.0/search", { collections: ["sentinel-1-grd"], limit: 100 })).features.sort(
+    (a, b) => b.properties.datetime.localeCompare(a.properties.datetime),
+  )[0];
   const aoi = await page.$$eval("#west,#south,#east,#north", (els) => els.map((e) => Number(e.value)));
-  check(aoi.every((v, i) => Math.abs(v - s1.bbox[i]) < 1e-6) && (await page.inputValue("#from")) === s1.properties.datetime.slice(0, 10), `zoom to data (sentinel-1-grd): AOI [${aoi}] and date of ${s1.id}`);
+  check(
+    aoi.every((v, i) => Math.abs(v - s1.bbox[i]) < 1e-6) &&
+      (await page.inputValue("#from")) === s1.properties.datetime.slice(0, 10),
+    `zoom to data (sentinel-1-grd): AOI [${aoi}] and date of ${s1.id}`,
+  );
   const r = await run(page);
   await page.$eval("#opacity", (e) => ((e.value = "40"), e.dispatchEvent(new Event("input"))));
   const opacity = await page.$eval("img.result-overlay", (i) => getComputedStyle(i).opacity);
@@ -281,10 +401,16 @@ async function mapTools(page) {
   await page.uncheck("#showResult");
   const hidden = await page.locator("img.result-overlay").count();
   await page.check("#showResult");
-  check(r.ok && opacity === "0.4" && hidden === 0 && (await page.locator("img.result-overlay").count()) === 1, `Sentinel-1 GRD run: ${r.state}; result opacity ${opacity}; toggled off: ${hidden} overlays`);
+  check(
+    r.ok && opacity === "0.4" && hidden === 0 && (await page.locator("img.result-overlay").count()) === 1,
+    `Sentinel-1 GRD run: ${r.state}; result opacity ${opacity}; toggled off: ${hidden} overlays`,
+  );
   await page.$eval("#opacity", (e) => ((e.value = "100"), e.dispatchEvent(new Event("input"))));
   await chooseCollection(page, "sentinel-2-l2a");
-  check((await page.inputValue("#preset")) === "sentinel-2__true_color__script.js", `back to sentinel-2-l2a: its true-colour preset is chosen again`);
+  check(
+    (await page.inputValue("#preset")) === "sentinel-2__true_color__script.js",
+    `back to sentinel-2-l2a: its true-colour preset is chosen again`,
+  );
   await page.fill("#placeSearch", "Western Sahara");
   await page.click("#placeForm button[type=submit]");
   await page.fill("#from", "2020-02-01");
@@ -296,55 +422,98 @@ async function mapTools(page) {
 }
 
 /** Scrolls the map tools and the map into view; resolves to the viewport position of the map's point (0, 0). */
-const mapOrigin = (page) => page.locator("#map").evaluate((m) => {
-  document.querySelector("#page-request .tools").scrollIntoView();
-  const r = m.getBoundingClientRect();
-  return { x: r.x + m.clientLeft, y: r.y + m.clientTop };
-});
+const mapOrigin = (page) =>
+  page.locator("#map").evaluate((m) => {
+    document.querySelector("#page-request .tools").scrollIntoView();
+    const r = m.getBoundingClientRect();
+    return { x: r.x + m.clientLeft, y: r.y + m.clientTop };
+  });
 
 /** A triangle clicked on the map: the request carries it as a geometry; the result is transparent outside it. */
 async function polygon(page) {
   await page.click("#drawPolygon");
   const box = await mapOrigin(page);
-  const pts = [[250, 120], [560, 160], [320, 380]].map(([x, y]) => [Math.round(box.x + x), Math.round(box.y + y)]);
+  const pts = [
+    [250, 120],
+    [560, 160],
+    [320, 380],
+  ].map(([x, y]) => [Math.round(box.x + x), Math.round(box.y + y)]);
   for (const [x, y] of pts.slice(0, 2)) await page.mouse.click(x, y);
   await page.mouse.dblclick(...pts[2]);
   await page.click("#drawPolygon");
   const kind = await page.textContent("#aoiKind");
   const r = await run(page);
   const g = r.body?.input.bounds.geometry;
-  const ll = await page.evaluate((ps) => ps.map(([x, y]) => window.eoConsole.map.map.containerPointToLatLng([x, y])), pts.map(([x, y]) => [x - box.x, y - box.y]));
-  const merc = gdalTransform(3857, ll.map((p) => [Number(p.lng.toFixed(6)), Number(p.lat.toFixed(6))]));
-  const off = g ? Math.max(...merc.map((m, i) => Math.hypot(m[0] - g.coordinates[0][i][0], m[1] - g.coordinates[0][i][1]))) : Infinity;
+  const ll = await page.evaluate(
+    (ps) => ps.map(([x, y]) => window.eoConsole.map.map.containerPointToLatLng([x, y])),
+    pts.map(([x, y]) => [x - box.x, y - box.y]),
+  );
+  const merc = gdalTransform(
+    3857,
+    ll.map((p) => [Number(p.lng.toFixed(6)), Number(p.lat.toFixed(6))]),
+  );
+  const off = g
+    ? Math.max(...merc.map((m, i) => Math.hypot(m[0] - g.coordinates[0][i][0], m[1] - g.coordinates[0][i][1])))
+    : Infinity;
 
-  const png = decode(Buffer.from(await page.evaluate(async () => {
-    const b = new Uint8Array(await (await fetch(document.querySelector("#download").href)).arrayBuffer());
-    let text = ""; // in slices: a spread of a large file exceeds the call stack
-    for (let i = 0; i < b.length; i += 0x8000) text += String.fromCharCode(...b.subarray(i, i + 0x8000));
-    return btoa(text);
-  }), "base64"));
+  const png = decode(
+    Buffer.from(
+      await page.evaluate(async () => {
+        const b = new Uint8Array(await (await fetch(document.querySelector("#download").href)).arrayBuffer());
+        let text = ""; // in slices: a spread of a large file exceeds the call stack
+        for (let i = 0; i < b.length; i += 0x8000) text += String.fromCharCode(...b.subarray(i, i + 0x8000));
+        return btoa(text);
+      }),
+      "base64",
+    ),
+  );
   const alpha = (x, y) => png.data[(y * png.width + x) * png.channels + 3];
   await shot(page, "builder-polygon-1280x720");
   await jsSnippetSame(page, "polygon");
-  check(r.ok && g?.type === "Polygon" && g.coordinates[0].length === 4 && off < 0.01 && alpha(png.width - 2, png.height - 2) === 0 && alpha(Math.round(png.width * 0.4), Math.round(png.height * 0.3)) === 255,
-    `polygon AOI (${kind}): ${r.state}; geometry vertices within ${off.toFixed(4)} m of GDAL's EPSG:3857; result transparent outside, opaque inside`);
+  check(
+    r.ok &&
+      g?.type === "Polygon" &&
+      g.coordinates[0].length === 4 &&
+      off < 0.01 &&
+      alpha(png.width - 2, png.height - 2) === 0 &&
+      alpha(Math.round(png.width * 0.4), Math.round(png.height * 0.3)) === 255,
+    `polygon AOI (${kind}): ${r.state}; geometry vertices within ${off.toFixed(4)} m of GDAL's EPSG:3857; result transparent outside, opaque inside`,
+  );
 }
 
 async function upload(page) {
-  const geometry = { type: "Polygon", coordinates: [[[-11.5, 24.75], [-11.35, 24.75], [-11.35, 24.85], [-11.5, 24.75]]] };
+  const geometry = {
+    type: "Polygon",
+    coordinates: [
+      [
+        [-11.5, 24.75],
+        [-11.35, 24.75],
+        [-11.35, 24.85],
+        [-11.5, 24.75],
+      ],
+    ],
+  };
   const file = resolve(SHOTS, "aoi.geojson");
-  writeFileSync(file, JSON.stringify({ type: "FeatureCollection", features: [{ type: "Feature", properties: {}, geometry }] }));
+  writeFileSync(
+    file,
+    JSON.stringify({ type: "FeatureCollection", features: [{ type: "Feature", properties: {}, geometry }] }),
+  );
   await page.setInputFiles("#aoiFile", file);
   await page.waitForFunction(() => /aoi.geojson/.test(document.querySelector("#mapState").textContent));
   const sent = JSON.parse(await page.inputValue("#requestJson")).input.bounds.geometry;
   const merc = gdalTransform(3857, geometry.coordinates[0]);
-  const off = Math.max(...merc.map((m, i) => Math.hypot(m[0] - sent.coordinates[0][i][0], m[1] - sent.coordinates[0][i][1])));
+  const off = Math.max(
+    ...merc.map((m, i) => Math.hypot(m[0] - sent.coordinates[0][i][0], m[1] - sent.coordinates[0][i][1])),
+  );
   const bad = resolve(SHOTS, "bad.geojson");
   writeFileSync(bad, JSON.stringify({ type: "Point", coordinates: [1, 2] }));
   await page.setInputFiles("#aoiFile", bad);
   await page.waitForFunction(() => /bad.geojson/.test(document.querySelector("#mapState").textContent));
   const says = await page.textContent("#mapState");
-  check(off < 0.01 && /no Polygon or MultiPolygon/.test(says), `GeoJSON upload: geometry in the request within ${off.toFixed(4)} m of GDAL's EPSG:3857; a Point file: "${says}"`);
+  check(
+    off < 0.01 && /no Polygon or MultiPolygon/.test(says),
+    `GeoJSON upload: geometry in the request within ${off.toFixed(4)} m of GDAL's EPSG:3857; a Point file: "${says}"`,
+  );
 }
 
 /** UTM output at 200 m: bbox = GDAL's transform of the AOI outline; size = extent / 200 m. */
@@ -359,14 +528,31 @@ async function utm(page) {
   const b = r.body?.input.bounds;
   const [w, s, e, n] = [-11.55, 24.72, -11.3, 24.88];
   const edge = [];
-  for (let i = 0; i <= 100; i++) edge.push([w + ((e - w) * i) / 100, s], [w + ((e - w) * i) / 100, n], [w, s + ((n - s) * i) / 100], [e, s + ((n - s) * i) / 100]);
+  for (let i = 0; i <= 100; i++)
+    edge.push(
+      [w + ((e - w) * i) / 100, s],
+      [w + ((e - w) * i) / 100, n],
+      [w, s + ((n - s) * i) / 100],
+      [e, s + ((n - s) * i) / 100],
+    );
   const xy = gdalTransform(32629, edge);
-  const ref = [Math.min(...xy.map((p) => p[0])), Math.min(...xy.map((p) => p[1])), Math.max(...xy.map((p) => p[0])), Math.max(...xy.map((p) => p[1]))];
+  const ref = [
+    Math.min(...xy.map((p) => p[0])),
+    Math.min(...xy.map((p) => p[1])),
+    Math.max(...xy.map((p) => p[0])),
+    Math.max(...xy.map((p) => p[1])),
+  ];
   const off = b?.bbox ? Math.max(...ref.map((v, i) => Math.abs(v - b.bbox[i]))) : Infinity;
   const size = [Math.round((ref[2] - ref[0]) / 200), Math.round((ref[3] - ref[1]) / 200)];
   await shot(page, "builder-utm-1280x720");
-  check(r.ok && b.properties.crs.endsWith("/32629") && off < 1 && r.body.output.width === size[0] && r.body.output.height === size[1],
-    `UTM output: ${b?.properties.crs}, bbox within ${off.toFixed(3)} m of GDAL's outline of the AOI, ${r.body?.output.width} x ${r.body?.output.height} px at 200 m (expected ${size.join(" x ")}); ${r.state}`);
+  check(
+    r.ok &&
+      b.properties.crs.endsWith("/32629") &&
+      off < 1 &&
+      r.body.output.width === size[0] &&
+      r.body.output.height === size[1],
+    `UTM output: ${b?.properties.crs}, bbox within ${off.toFixed(3)} m of GDAL's outline of the AOI, ${r.body?.output.width} x ${r.body?.output.height} px at 200 m (expected ${size.join(" x ")}); ${r.state}`,
+  );
   await jsSnippetSame(page, "UTM");
   await page.selectOption("#crs", "3857");
   await page.selectOption("#sizeMode", "map");
@@ -383,62 +569,119 @@ async function jsSnippetSame(page, what) {
     const env = { ...process.env, CLIENT_ID: client.client_id, CLIENT_SECRET: client.client_secret };
     const r = spawnSync(process.execPath, ["run.mjs"], { cwd: dir, env, encoding: "utf8", timeout: 60_000 });
     const got = existsSync(join(dir, "result.png")) ? readFileSync(join(dir, "result.png")) : Buffer.alloc(0);
-    const want = Buffer.from(await page.evaluate(async () => {
-      const b = new Uint8Array(await (await fetch(document.querySelector("#download").href)).arrayBuffer());
-      let text = ""; // in slices: a spread of a large file exceeds the call stack
-    for (let i = 0; i < b.length; i += 0x8000) text += String.fromCharCode(...b.subarray(i, i + 0x8000));
-    return btoa(text);
-    }), "base64");
-    check(r.status === 0 && got.length > 0 && Buffer.compare(got, want) === 0, `sentinelhub-js snippet (${what}): exit ${r.status}, ${got.length} bytes, same as Run's result (${want.length} bytes): ${Buffer.compare(got, want) === 0} ${r.stderr.slice(0, 200)}`);
+    const want = Buffer.from(
+      await page.evaluate(async () => {
+        const b = new Uint8Array(await (await fetch(document.querySelector("#download").href)).arrayBuffer());
+        let text = ""; // in slices: a spread of a large file exceeds the call stack
+        for (let i = 0; i < b.length; i += 0x8000) text += String.fromCharCode(...b.subarray(i, i + 0x8000));
+        return btoa(text);
+      }),
+      "base64",
+    );
+    check(
+      r.status === 0 && got.length > 0 && Buffer.compare(got, want) === 0,
+      `sentinelhub-js snippet (${what}): exit ${r.status}, ${got.length} bytes, same as Run's result (${want.length} bytes): ${Buffer.compare(got, want) === 0} ${r.stderr.slice(0, 200)}`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 async function requests(page) {
-  await page.evaluate(() => (document.querySelector("#snippets").open = true, document.querySelector("#jsonView").open = true));
+  await page.evaluate(
+    () => ((document.querySelector("#snippets").open = true), (document.querySelector("#jsonView").open = true)),
+  );
   const r = await run(page);
   const curl = JSON.parse(/<<'JSON'.*\n([\s\S]*)\nJSON$/.exec(await page.textContent("#snippetCurl"))[1]);
   const py = JSON.parse(/json\.loads\(r"""([\s\S]*)"""\)/.exec(await page.textContent("#snippetPy"))[1]);
   const view = JSON.parse(await page.inputValue("#requestJson"));
   const same = (a) => JSON.stringify(a) === JSON.stringify(r.body);
-  check(r.ok && same(curl) && same(py) && same(view), `snippets: curl ${same(curl)}, sentinelhub-py ${same(py)} and the JSON view ${same(view)} carry exactly the body Run sent`);
+  check(
+    r.ok && same(curl) && same(py) && same(view),
+    `snippets: curl ${same(curl)}, sentinelhub-py ${same(py)} and the JSON view ${same(view)} carry exactly the body Run sent`,
+  );
   await page.click('button[data-copy="snippetCurl"]');
   const copied = await page.evaluate(() => navigator.clipboard.readText());
-  check(copied === (await page.textContent("#snippetCurl")), `copy button: the clipboard holds the curl snippet (${copied.length} characters)`);
+  check(
+    copied === (await page.textContent("#snippetCurl")),
+    `copy button: the clipboard holds the curl snippet (${copied.length} characters)`,
+  );
   // edit the JSON view: another size and mosaicking order, applied to the form
-  await page.fill("#requestJson", JSON.stringify({ ...view, output: { ...view.output, width: 123, height: 77 }, input: { ...view.input, data: [{ ...view.input.data[0], dataFilter: { ...view.input.data[0].dataFilter, mosaickingOrder: "leastCC" } }] } }));
+  await page.fill(
+    "#requestJson",
+    JSON.stringify({
+      ...view,
+      output: { ...view.output, width: 123, height: 77 },
+      input: {
+        ...view.input,
+        data: [{ ...view.input.data[0], dataFilter: { ...view.input.data[0].dataFilter, mosaickingOrder: "leastCC" } }],
+      },
+    }),
+  );
   await settled(page, "jsonImported", () => page.click("#applyJson"));
   const edited = await run(page);
-  check(edited.ok && edited.body.output.width === 123 && edited.body.output.height === 77 && edited.body.input.data[0].dataFilter.mosaickingOrder === "leastCC" && (await page.inputValue("#sizeMode")) === "size",
-    `request JSON edited and applied: Run sends ${edited.body?.output.width} x ${edited.body?.output.height}, ${edited.body?.input.data[0].dataFilter.mosaickingOrder}`);
+  check(
+    edited.ok &&
+      edited.body.output.width === 123 &&
+      edited.body.output.height === 77 &&
+      edited.body.input.data[0].dataFilter.mosaickingOrder === "leastCC" &&
+      (await page.inputValue("#sizeMode")) === "size",
+    `request JSON edited and applied: Run sends ${edited.body?.output.width} x ${edited.body?.output.height}, ${edited.body?.input.data[0].dataFilter.mosaickingOrder}`,
+  );
   // import a request file: West Flanders, EPSG:4326, 2018-06-25, JPEG
   const file = resolve(SHOTS, "request.json");
   const imported = {
-    input: { bounds: { bbox: [3.0193, 50.8131, 3.0283, 50.8188], properties: { crs: "http://www.opengis.net/def/crs/EPSG/0/4326" } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2018-06-25T00:00:00Z", to: "2018-06-25T23:59:59Z" }, mosaickingOrder: "mostRecent" } }] },
+    input: {
+      bounds: {
+        bbox: [3.0193, 50.8131, 3.0283, 50.8188],
+        properties: { crs: "http://www.opengis.net/def/crs/EPSG/0/4326" },
+      },
+      data: [
+        {
+          type: "sentinel-2-l2a",
+          dataFilter: {
+            timeRange: { from: "2018-06-25T00:00:00Z", to: "2018-06-25T23:59:59Z" },
+            mosaickingOrder: "mostRecent",
+          },
+        },
+      ],
+    },
     output: { width: 64, height: 64, responses: [{ identifier: "default", format: { type: "image/jpeg" } }] },
     evalscript: await (await fetch(`${base}/vendor/evalscripts/sentinel-2__true_color__script.js`)).text(),
   };
   writeFileSync(file, JSON.stringify(imported));
   await settled(page, "jsonImported", () => page.setInputFiles("#jsonFile", file));
   const ir = await run(page);
-  check(ir.ok && JSON.stringify(ir.body) === JSON.stringify(imported), `request imported from a file: Run sends the file's request unchanged: ${JSON.stringify(ir.body) === JSON.stringify(imported)}; ${ir.state}`);
+  check(
+    ir.ok && JSON.stringify(ir.body) === JSON.stringify(imported),
+    `request imported from a file: Run sends the file's request unchanged: ${JSON.stringify(ir.body) === JSON.stringify(imported)}; ${ir.state}`,
+  );
   await busyAndCancel(page);
   await staleAfterError(page);
 }
 
 /** Run disabled with a progress bar while the request runs (held 3 s here), Cancel ends it with no result. */
 async function busyAndCancel(page) {
-  await page.route("**/api/v1/process", async (route) => (await new Promise((r) => setTimeout(r, 3000)), route.continue().catch(() => {})));
+  await page.route(
+    "**/api/v1/process",
+    async (route) => (await new Promise((r) => setTimeout(r, 3000)), route.continue().catch(() => {})),
+  );
   await page.click("#run");
   await page.waitForFunction(() => /running/.test(document.querySelector("#runState").textContent));
-  const during = { disabled: await page.isDisabled("#run"), progress: await page.isVisible("#progress"), cancel: await page.isVisible("#cancel") };
+  const during = {
+    disabled: await page.isDisabled("#run"),
+    progress: await page.isVisible("#progress"),
+    cancel: await page.isVisible("#cancel"),
+  };
   await shot(page, "builder-running-1280x720");
   await page.click("#cancel");
   await page.waitForFunction(() => /cancelled/.test(document.querySelector("#runState").textContent));
   const after = { enabled: !(await page.isDisabled("#run")), download: await page.isVisible("#download") };
   await page.unroute("**/api/v1/process");
-  check(during.disabled && during.progress && during.cancel && after.enabled && !after.download, `while running: Run disabled ${during.disabled}, progress ${during.progress}, Cancel ${during.cancel}; cancelled: Run enabled ${after.enabled}, download offered ${after.download}`);
+  check(
+    during.disabled && during.progress && during.cancel && after.enabled && !after.download,
+    `while running: Run disabled ${during.disabled}, progress ${during.progress}, Cancel ${during.cancel}; cancelled: Run enabled ${after.enabled}, download offered ${after.download}`,
+  );
 }
 
 /** A good run, then a script error: the old result and download are gone, the error line is marked. */
@@ -447,15 +690,28 @@ async function staleAfterError(page) {
   const good = await run(page);
   await page.evaluate(() => {
     const v = window.eoConsole.editor;
-    v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: "//VERSION=3\nfunction setup() { return { input: [\"B04\"], output: { bands: 1 } }; }\nfunction evaluatePixel(s) {\n  return [s.B04.nope.x];\n}\n" } });
+    v.dispatch({
+      changes: {
+        from: 0,
+        to: v.state.doc.length,
+        insert:
+          '//VERSION=3\nfunction setup() { return { input: ["B04"], output: { bands: 1 } }; }\nfunction evaluatePixel(s) {\n  return [s.B04.nope.x];\n}\n',
+      },
+    });
   });
   expectHttpErrors = true;
   const bad = await run(page);
   expectHttpErrors = false;
-  const left = { download: await page.isVisible("#download"), overlay: await page.locator("img.result-overlay").count() };
+  const left = {
+    download: await page.isVisible("#download"),
+    overlay: await page.locator("img.result-overlay").count(),
+  };
   const marked = await page.locator(".cm-gutter-lint .cm-lint-marker-error").count();
   await shot(page, "builder-error-1280x720");
-  check(good.ok && !bad.ok && /400/.test(bad.state) && !left.download && left.overlay === 0 && marked === 1, `after a good run, a failing one (${bad.state.slice(0, 80)}): download offered ${left.download}, overlays ${left.overlay}, error marks in the gutter ${marked}`);
+  check(
+    good.ok && !bad.ok && /400/.test(bad.state) && !left.download && left.overlay === 0 && marked === 1,
+    `after a good run, a failing one (${bad.state.slice(0, 80)}): download offered ${left.download}, overlays ${left.overlay}, error marks in the gutter ${marked}`,
+  );
   await choosePreset(page, "sentinel-2__true_color__script.js");
 }
 
@@ -477,8 +733,13 @@ async function state(page, context) {
   await tab.goto(link);
   await logIn(tab);
   const got = await tab.evaluate(() => window.eoConsole.request().body);
-  const sameBut = (a, b) => JSON.stringify({ ...a, output: { ...a.output, width: 0, height: 0 } }) === JSON.stringify({ ...b, output: { ...b.output, width: 0, height: 0 } });
-  check(sameBut(got, want) && /#request\?s=/.test(link), `permalink (${link.length} chars) opened in a new tab after logging in: same AOI, dates, collection, script, CRS and format: ${sameBut(got, want)}`);
+  const sameBut = (a, b) =>
+    JSON.stringify({ ...a, output: { ...a.output, width: 0, height: 0 } }) ===
+    JSON.stringify({ ...b, output: { ...b.output, width: 0, height: 0 } });
+  check(
+    sameBut(got, want) && /#request\?s=/.test(link),
+    `permalink (${link.length} chars) opened in a new tab after logging in: same AOI, dates, collection, script, CRS and format: ${sameBut(got, want)}`,
+  );
   await tab.close();
   // pins: saved, kept over a reload (localStorage), restored
   await page.evaluate(() => (document.querySelector("#pins").open = true));
@@ -492,7 +753,10 @@ async function state(page, context) {
   await page.click('button[aria-label="Open pin West Flanders NDVI"]');
   const pinned = await page.evaluate(() => window.eoConsole.request().body);
   await shot(page, "builder-pins-1280x720");
-  check(sameBut(pinned, want), `pin "West Flanders NDVI" listed after a reload and restores the request: ${sameBut(pinned, want)}`);
+  check(
+    sameBut(pinned, want),
+    `pin "West Flanders NDVI" listed after a reload and restores the request: ${sameBut(pinned, want)}`,
+  );
   // a token the API refuses: the log-in page with a notice; a token past its expiry: the same
   await page.evaluate(() => sessionStorage.setItem("eo-edge-token", "not-a-token"));
   expectHttpErrors = true;
@@ -502,7 +766,10 @@ async function state(page, context) {
   const notice = await page.textContent("#loginState");
   const who = await page.textContent("#who");
   await shot(page, "builder-session-ended-1280x720");
-  check(/session has ended/.test(notice) && who === "not logged in", `refused token: log-in page, notice "${notice}", header "${who}"`);
+  check(
+    /session has ended/.test(notice) && who === "not logged in",
+    `refused token: log-in page, notice "${notice}", header "${who}"`,
+  );
   await logIn(page);
   await page.evaluate(() => sessionStorage.setItem("eo-edge-token-expires", String(Date.now() - 1000)));
   await page.click('header nav a[href="#statistics"]');
@@ -512,7 +779,12 @@ async function state(page, context) {
   await page.click("#logoutHeader");
   await page.waitForSelector("#page-login:not([hidden])");
   const out = await page.textContent("#loginState");
-  check(/expired/.test(expired) && /logged out/.test(out) && !(await page.evaluate(() => sessionStorage.getItem("eo-edge-token"))), `expired token: "${expired}"; header log-out: "${out}", token dropped`);
+  check(
+    /expired/.test(expired) &&
+      /logged out/.test(out) &&
+      !(await page.evaluate(() => sessionStorage.getItem("eo-edge-token"))),
+    `expired token: "${expired}"; header log-out: "${out}", token dropped`,
+  );
 }
 
 /** The second location (another address, its own collections): its defaults run too, on its own sample. */
@@ -525,19 +797,30 @@ async function otherLocation(browser) {
   await logIn(page);
   const r = await run(page);
   await shot(page, "builder-second-location-1280x720");
-  check(r.ok, `defaults at the second location ${base2} (${r.body?.input.data[0].type}, preset ${await page.inputValue("#preset")}): ${r.state}`);
+  check(
+    r.ok,
+    `defaults at the second location ${base2} (${r.body?.input.data[0].type}, preset ${await page.inputValue("#preset")}): ${r.state}`,
+  );
   await context.close();
 }
 
 /** At 390 x 844: the defaults run, nothing is wider than the screen, map and Run usable. */
 async function phone(browser) {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
+  const context = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 1,
+    isMobile: true,
+    hasTouch: true,
+  });
   const page = await openPage(context);
   const r = await run(page);
   const wide = await page.evaluate(() => document.documentElement.scrollWidth);
   const map = await page.locator("#map").boundingBox();
   await shot(page, "builder-phone-390", true);
-  check(r.ok && wide <= 390 && map.width >= 350 && map.height >= 250, `390 px phone: ${r.state}; page ${wide} px wide; map ${map.width}x${Math.round(map.height)}`);
+  check(
+    r.ok && wide <= 390 && map.width >= 350 && map.height >= 250,
+    `390 px phone: ${r.state}; page ${wide} px wide; map ${map.width}x${Math.round(map.height)}`,
+  );
   await context.close();
 }
 
@@ -549,9 +832,15 @@ client = JSON.parse(readFileSync(join(resolve(process.env.EO_EDGE_STATE ?? ".sta
 let browser;
 try {
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1, permissions: ["clipboard-read", "clipboard-write"] });
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 720 },
+    deviceScaleFactor: 1,
+    permissions: ["clipboard-read", "clipboard-write"],
+  });
   const page = await openPage(context);
-  const steps = [defaults, presets, time, mapTools, requests, state].filter((f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name));
+  const steps = [defaults, presets, time, mapTools, requests, state].filter(
+    (f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name),
+  );
   for (const step of steps) {
     try {
       await step(page, context);
@@ -560,13 +849,20 @@ try {
       await shot(page, `builder-${step.name}-error`, true).catch(() => {});
     }
   }
-  for (const step of [otherLocation, phone].filter((f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name))) {
+  for (const step of [otherLocation, phone].filter(
+    (f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name),
+  )) {
     await step(browser).catch((e) => check(false, `${step.name}: ${e.message.split("\n")[0]}`));
   }
-  check(consoleErrors.length === 0, `no console errors${consoleErrors.length ? `: ${consoleErrors.slice(0, 5).join(" | ")}` : ""}`);
+  check(
+    consoleErrors.length === 0,
+    `no console errors${consoleErrors.length ? `: ${consoleErrors.slice(0, 5).join(" | ")}` : ""}`,
+  );
 } finally {
   await browser?.close();
   await server.stop();
 }
-console.log(`request builder browser check ${failures.length ? `FAILED (${failures.length})` : "passed"} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+console.log(
+  `request builder browser check ${failures.length ? `FAILED (${failures.length})` : "passed"} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+);
 process.exit(failures.length ? 1 : 0);

@@ -25,7 +25,11 @@ const check = (ok, text) => (console.log(`${ok ? "OK  " : "FAIL"} ${text}`), ok 
 const merc = (lon, lat) => [(R * lon * Math.PI) / 180, R * Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360))];
 
 async function api(base, token, path, body) {
-  const r = await fetch(base + path, { method: body ? "POST" : "GET", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body && JSON.stringify(body) });
+  const r = await fetch(base + path, {
+    method: body ? "POST" : "GET",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: body && JSON.stringify(body),
+  });
   if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
   return r;
 }
@@ -39,13 +43,19 @@ async function logIn(page, base, client) {
   await page.keyboard.type(client.client_secret);
   await page.keyboard.press("Enter");
   await page.waitForSelector("body[data-request-ready]", { timeout: 120_000 });
-  const unnamed = await page.$$eval("input, select, textarea", (els) => els.filter((e) => !e.labels?.length && !e.getAttribute("aria-label") && !e.getAttribute("aria-labelledby")).map((e) => e.id));
+  const unnamed = await page.$$eval("input, select, textarea", (els) =>
+    els
+      .filter((e) => !e.labels?.length && !e.getAttribute("aria-label") && !e.getAttribute("aria-labelledby"))
+      .map((e) => e.id),
+  );
   check(unnamed.length === 0, `log in by keyboard; form controls without a label: [${unnamed.join(", ")}]`);
 }
 
 /** Pixel comparison of screenshot region `r` with the reference PNG (opaque reference pixels only). */
 function compare(shot, r, ref) {
-  let n = 0, close = 0, sum = 0;
+  let n = 0,
+    close = 0,
+    sum = 0;
   const reds = new Set();
   for (let y = 1; y < ref.height - 1; y++) {
     for (let x = 1; x < ref.width - 1; x++) {
@@ -62,7 +72,12 @@ function compare(shot, r, ref) {
 
 async function trueColour(page, base, token) {
   const map = await page.locator("#map").boundingBox();
-  const [x0, y0, x1, y1] = [Math.round(map.x + 150), Math.round(map.y + 120), Math.round(map.x + 450), Math.round(map.y + 360)];
+  const [x0, y0, x1, y1] = [
+    Math.round(map.x + 150),
+    Math.round(map.y + 120),
+    Math.round(map.x + 450),
+    Math.round(map.y + 360),
+  ];
   await page.click("#drawAoi");
   await page.mouse.move(x0, y0);
   await page.mouse.down();
@@ -78,12 +93,34 @@ async function trueColour(page, base, token) {
   await page.waitForSelector("body[data-run-done]", { timeout: 120_000 });
   await page.waitForTimeout(300);
   const box = await page.locator("img.result-overlay").boundingBox();
-  const off = Math.max(Math.abs(box.x - x0), Math.abs(box.y - y0), Math.abs(box.x + box.width - x1), Math.abs(box.y + box.height - y1));
-  check(off <= 1.5, `result overlay at (${box.x.toFixed(1)},${box.y.toFixed(1)}) ${box.width.toFixed(1)}x${box.height.toFixed(1)}; AOI dragged (${x0},${y0})-(${x1},${y1}): off by ${off.toFixed(2)} px`);
+  const off = Math.max(
+    Math.abs(box.x - x0),
+    Math.abs(box.y - y0),
+    Math.abs(box.x + box.width - x1),
+    Math.abs(box.y + box.height - y1),
+  );
+  check(
+    off <= 1.5,
+    `result overlay at (${box.x.toFixed(1)},${box.y.toFixed(1)}) ${box.width.toFixed(1)}x${box.height.toFixed(1)}; AOI dragged (${x0},${y0})-(${x1},${y1}): off by ${off.toFixed(2)} px`,
+  );
   const v = await page.$$eval("#west,#south,#east,#north,#width,#height", (els) => els.map((e) => Number(e.value)));
   const [w, s, e, n, width, height] = v;
   const body = {
-    input: { bounds: { bbox: [...merc(w, s), ...merc(e, n)], properties: { crs: "http://www.opengis.net/def/crs/EPSG/0/3857" } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-03-01T23:59:59Z" }, mosaickingOrder: "mostRecent" } }] },
+    input: {
+      bounds: {
+        bbox: [...merc(w, s), ...merc(e, n)],
+        properties: { crs: "http://www.opengis.net/def/crs/EPSG/0/3857" },
+      },
+      data: [
+        {
+          type: "sentinel-2-l2a",
+          dataFilter: {
+            timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-03-01T23:59:59Z" },
+            mosaickingOrder: "mostRecent",
+          },
+        },
+      ],
+    },
     output: { width, height },
     evalscript: readFileSync("data/evalscripts/sentinel-2__true_color__script.js", "utf8"),
   };
@@ -91,12 +128,20 @@ async function trueColour(page, base, token) {
   const ref = decode(refPng);
   const shot = decode(await page.screenshot({ type: "png", path: join(SHOTS, "console-true-colour.png") }));
   const c = compare(shot, { x: Math.round(box.x), y: Math.round(box.y) }, ref);
-  check(ref.width === width && c.n > 10_000 && c.close >= 0.9 && c.mean < 4 && c.distinct > 20,
-    `true colour on the map vs Processing API ${width}x${height} PNG: ${c.n} px, ${(100 * c.close).toFixed(1)} % within 8, mean diff ${c.mean.toFixed(2)}, ${c.distinct} distinct reds`);
-  const outside = shot.data.slice((y1 + 40) * shot.width * shot.channels + (x1 + 40) * shot.channels, (y1 + 40) * shot.width * shot.channels + (x1 + 40) * shot.channels + 3);
+  check(
+    ref.width === width && c.n > 10_000 && c.close >= 0.9 && c.mean < 4 && c.distinct > 20,
+    `true colour on the map vs Processing API ${width}x${height} PNG: ${c.n} px, ${(100 * c.close).toFixed(1)} % within 8, mean diff ${c.mean.toFixed(2)}, ${c.distinct} distinct reds`,
+  );
+  const outside = shot.data.slice(
+    (y1 + 40) * shot.width * shot.channels + (x1 + 40) * shot.channels,
+    (y1 + 40) * shot.width * shot.channels + (x1 + 40) * shot.channels + 3,
+  );
   const refAt = [...ref.data.slice(0, 3)];
   const bg = await page.$eval("#map", (m) => getComputedStyle(m).backgroundColor.match(/\d+/g).map(Number));
-  check(bg.every((c, i) => c === outside[i]), `outside the AOI (base layers off) the map is its plain background: rgb(${[...outside]}), background rgb(${bg}) (scene corner rgb(${refAt}))`);
+  check(
+    bg.every((c, i) => c === outside[i]),
+    `outside the AOI (base layers off) the map is its plain background: rgb(${[...outside]}), background rgb(${bg}) (scene corner rgb(${refAt}))`,
+  );
 }
 
 /**
@@ -108,12 +153,18 @@ async function snippets(page) {
   const dir = mkdtempSync(join(resolve("."), ".snippet-"));
   const env = { ...process.env, CLIENT_ID: snippetClient.client_id, CLIENT_SECRET: snippetClient.client_secret };
   try {
-    for (const [id, file, cmd] of [["#snippetCurl", "run.sh", ["bash", ["run.sh"]]], ["#snippetJs", "run.mjs", [process.execPath, ["run.mjs"]]]]) {
+    for (const [id, file, cmd] of [
+      ["#snippetCurl", "run.sh", ["bash", ["run.sh"]]],
+      ["#snippetJs", "run.mjs", [process.execPath, ["run.mjs"]]],
+    ]) {
       writeFileSync(join(dir, file), await page.textContent(id));
       const r = spawnSync(cmd[0], cmd[1], { cwd: dir, env, encoding: "utf8", timeout: 60_000 });
       const out = join(dir, "result.png");
       const same = existsSync(out) && Buffer.compare(readFileSync(out), Buffer.from(refPng)) === 0;
-      check(r.status === 0 && same, `${id} snippet: exit ${r.status}, result.png ${existsSync(out) ? `${statSync(out).size} bytes` : "missing"}, identical to the reference PNG: ${same} ${r.stderr.slice(0, 300)}`);
+      check(
+        r.status === 0 && same,
+        `${id} snippet: exit ${r.status}, result.png ${existsSync(out) ? `${statSync(out).size} bytes` : "missing"}, identical to the reference PNG: ${same} ${r.stderr.slice(0, 300)}`,
+      );
       rmSync(out, { force: true });
     }
   } finally {
@@ -127,12 +178,25 @@ async function footprints(page, base, token) {
   await page.waitForSelector("#mapState:text-matches('[0-9]+ items|[0-9]{3}')", { timeout: 30_000 });
   const paths = await page.$$("#map .leaflet-overlay-pane path.leaflet-interactive");
   const v = await page.$$eval("#west,#south,#east,#north", (els) => els.map((e) => Number(e.value)));
-  const search = { collections: ["sentinel-2-l2a"], bbox: v, datetime: "2020-02-01T00:00:00Z/2020-03-01T23:59:59Z", limit: 100 };
+  const search = {
+    collections: ["sentinel-2-l2a"],
+    bbox: v,
+    datetime: "2020-02-01T00:00:00Z/2020-03-01T23:59:59Z",
+    limit: 100,
+  };
   const items = (await (await api(base, token, "/api/v1/catalog/1.0.0/search", search)).json()).features;
   const [p, m] = [await paths[0]?.boundingBox(), await page.locator("#map").boundingBox()];
-  if (p) await page.mouse.click((Math.max(p.x, m.x) + Math.min(p.x + p.width, m.x + m.width)) / 2, (Math.max(p.y, m.y) + Math.min(p.y + p.height, m.y + m.height)) / 2);
+  if (p)
+    await page.mouse.click(
+      (Math.max(p.x, m.x) + Math.min(p.x + p.width, m.x + m.width)) / 2,
+      (Math.max(p.y, m.y) + Math.min(p.y + p.height, m.y + m.height)) / 2,
+    );
   const shown = JSON.parse((await page.textContent("#itemJson")) || "{}");
-  check(paths.length === items.length && items.some((f) => f.id === shown.id && JSON.stringify(f) === JSON.stringify(shown)), `footprints: ${paths.length} drawn, catalog lists ${items.length}; clicked one shows item ${shown.id}`);
+  check(
+    paths.length === items.length &&
+      items.some((f) => f.id === shown.id && JSON.stringify(f) === JSON.stringify(shown)),
+    `footprints: ${paths.length} drawn, catalog lists ${items.length}; clicked one shows item ${shown.id}`,
+  );
 }
 
 /**
@@ -146,13 +210,24 @@ async function locations(page, base, token) {
     else await logIn(page, at, client); // the token is kept per origin (sessionStorage)
     await page.waitForSelector("body[data-request-ready]", { timeout: 60_000 });
     const offered = await page.$$eval("#collection option", (os) => os.map((o) => o.value));
-    const listed = (await (await api(at, token, "/api/v1/catalog/1.0.0/collections")).json()).collections.map((c) => c.id);
-    check(offered.join() === listed.join() && offered.length > 0, `request builder at ${at} offers its catalog's collections: [${offered.join(", ")}]`);
+    const listed = (await (await api(at, token, "/api/v1/catalog/1.0.0/collections")).json()).collections.map(
+      (c) => c.id,
+    );
+    check(
+      offered.join() === listed.join() && offered.length > 0,
+      `request builder at ${at} offers its catalog's collections: [${offered.join(", ")}]`,
+    );
     await page.waitForSelector("#ogcUrls:not([hidden])", { timeout: 60_000 });
-    for (const [id, root] of [["#wmsCaps", "<WMS_Capabilities"], ["#wmtsCaps", "<Capabilities"]]) {
+    for (const [id, root] of [
+      ["#wmsCaps", "<WMS_Capabilities"],
+      ["#wmtsCaps", "<Capabilities"],
+    ]) {
       const url = await page.getAttribute(id, "href");
       const r = await fetch(url);
-      check(url.startsWith(`${base}/ogc/`) && r.status === 200 && (await r.text()).includes(root), `at ${at}: ${id} ${url}: ${r.status}, ${root}`);
+      check(
+        url.startsWith(`${base}/ogc/`) && r.status === 200 && (await r.text()).includes(root),
+        `at ${at}: ${id} ${url}: ${r.status}, ${root}`,
+      );
     }
   }
 }
@@ -166,7 +241,9 @@ try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
   page.on("pageerror", (e) => check(false, `page error: ${e.message}`));
   page.on("console", (m) => m.type() === "error" && console.log(`     console: ${m.text()}`));
-  const steps = [logIn, trueColour, snippets, footprints, locations].filter((f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name) || f === logIn);
+  const steps = [logIn, trueColour, snippets, footprints, locations].filter(
+    (f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name) || f === logIn,
+  );
   for (const step of steps) {
     try {
       await step(page, server.base, step === logIn ? client : token);
@@ -179,5 +256,7 @@ try {
   await browser?.close();
   await server.stop();
 }
-console.log(`console browser check ${failures.length ? `FAILED (${failures.length})` : "passed"} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+console.log(
+  `console browser check ${failures.length ? `FAILED (${failures.length})` : "passed"} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+);
 process.exit(failures.length ? 1 : 0);

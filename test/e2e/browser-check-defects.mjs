@@ -32,7 +32,11 @@ const shot = (page, name) => page.screenshot({ path: join(SHOTS, `defects-${name
 async function openBuilder(page, base, collection) {
   await page.goto(`${base}/#request?collection=${encodeURIComponent(collection)}`);
   await page.waitForSelector("body[data-request-ready]", { timeout: 120_000 });
-  await page.waitForFunction((c) => document.getElementById("collection").value === c && document.body.dataset.collectionOpened, collection, { timeout: 60_000 });
+  await page.waitForFunction(
+    (c) => document.getElementById("collection").value === c && document.body.dataset.collectionOpened,
+    collection,
+    { timeout: 60_000 },
+  );
   for (const id of ["#baseLayer", "#basemap"]) if (await page.isChecked(id)) await page.uncheck(id);
 }
 
@@ -45,23 +49,25 @@ async function run(page) {
 }
 
 /** Pixels of the drawn result overlay: fraction of near-white opaque pixels, distinct red values, opaque count. */
-const overlayPixels = (page) => page.evaluate(async () => {
-  const img = document.querySelector("img.result-overlay");
-  if (!img) return null;
-  await img.decode();
-  const c = Object.assign(document.createElement("canvas"), { width: img.naturalWidth, height: img.naturalHeight });
-  const g = c.getContext("2d");
-  g.drawImage(img, 0, 0);
-  const d = g.getImageData(0, 0, c.width, c.height).data;
-  let opaque = 0, white = 0;
-  const reds = new Set();
-  for (let i = 0; i < d.length; i += 4) {
-    if (d[i + 3] < 255) continue;
-    opaque++, reds.add(d[i]);
-    if (d[i] > 250 && d[i + 1] > 250 && d[i + 2] > 250) white++;
-  }
-  return { opaque, white: white / Math.max(1, opaque), distinct: reds.size };
-});
+const overlayPixels = (page) =>
+  page.evaluate(async () => {
+    const img = document.querySelector("img.result-overlay");
+    if (!img) return null;
+    await img.decode();
+    const c = Object.assign(document.createElement("canvas"), { width: img.naturalWidth, height: img.naturalHeight });
+    const g = c.getContext("2d");
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    let opaque = 0,
+      white = 0;
+    const reds = new Set();
+    for (let i = 0; i < d.length; i += 4) {
+      if (d[i + 3] < 255) continue;
+      opaque++, reds.add(d[i]);
+      if (d[i] > 250 && d[i + 1] > 250 && d[i + 2] > 250) white++;
+    }
+    return { opaque, white: white / Math.max(1, opaque), distinct: reds.size };
+  });
 
 /** The colour at the centre of the result overlay on screen and in its image (the footprints once tinted it blue). */
 async function onScreen(page) {
@@ -76,7 +82,9 @@ async function onScreen(page) {
   });
   const shotPng = decode(await page.screenshot({ type: "png" }));
   const [x, y] = [Math.round(box.x + box.width / 2), Math.round(box.y + box.height / 2)];
-  const screen = [...shotPng.data.slice((y * shotPng.width + x) * shotPng.channels, (y * shotPng.width + x) * shotPng.channels + 3)];
+  const screen = [
+    ...shotPng.data.slice((y * shotPng.width + x) * shotPng.channels, (y * shotPng.width + x) * shotPng.channels + 3),
+  ];
   return { screen, image, diff: Math.max(...screen.map((v, i) => Math.abs(v - image[i]))) };
 }
 
@@ -89,14 +97,19 @@ async function f1({ page, base }) {
     const state = await run(page);
     const px = await overlayPixels(page);
     await shot(page, `f1-${c.slice(0, 4)}`);
-    check(px && px.opaque > 500 && px.white < 0.05 && px.distinct > 20, `F1 ${c} true colour: ${JSON.stringify(px)} (near-white share, distinct reds); "${state}"`);
+    check(
+      px && px.opaque > 500 && px.white < 0.05 && px.distinct > 20,
+      `F1 ${c} true colour: ${JSON.stringify(px)} (near-white share, distinct reds); "${state}"`,
+    );
   }
 }
 
 /** F2: a refresh of the Collections page keeps the collection chosen for "Add tile". */
 async function f2({ page, base }) {
   await page.goto(`${base}/#collections`);
-  await page.waitForFunction(() => document.getElementById("tileCollection").options.length > 1, null, { timeout: 60_000 });
+  await page.waitForFunction(() => document.getElementById("tileCollection").options.length > 1, null, {
+    timeout: 60_000,
+  });
   const second = await page.$eval("#tileCollection", (s) => s.options[1].value);
   await page.selectOption("#tileCollection", second);
   await page.evaluate(() => (document.getElementById("collState").textContent = ""));
@@ -108,30 +121,40 @@ async function f2({ page, base }) {
 }
 
 /** Accepts the next confirmation dialog; resolves to its message. */
-const acceptNext = (page) => new Promise((done) => page.once("dialog", async (d) => (done(d.message()), await d.accept())));
+const acceptNext = (page) =>
+  new Promise((done) => page.once("dialog", async (d) => (done(d.message()), await d.accept())));
 
 /** F3: the hint, a failed tile's cause, a refused bucket, deleting a tile and a collection (confirmed). */
 async function f3({ page, base, token }) {
   await page.goto(`${base}/#collections`);
-  await page.waitForFunction(() => document.getElementById("tileCollection").options.length > 0, null, { timeout: 60_000 });
+  await page.waitForFunction(() => document.getElementById("tileCollection").options.length > 0, null, {
+    timeout: 60_000,
+  });
   const hint = await page.getAttribute("#tilePath", "placeholder");
   // a collection of the sample bucket; the hint's form with a real folder ingests
   await page.fill("#byocName", "console check f3");
   await page.fill("#byocBucket", "eo-edge-byoc-sample");
   await page.evaluate(() => (document.getElementById("byocState").textContent = ""));
   await page.click("#byocForm button[type=submit]");
-  await page.waitForFunction(() => /created|error/i.test(document.getElementById("byocState").textContent), null, { timeout: 60_000 });
+  await page.waitForFunction(() => /created|error/i.test(document.getElementById("byocState").textContent), null, {
+    timeout: 60_000,
+  });
   const id = (await page.textContent("#byocState")).match(/created ([0-9a-f-]{36})/)?.[1];
   check(Boolean(id), `F3 BYOC collection on the sample bucket: "${await page.textContent("#byocState")}"`);
   if (!id) return;
   await page.selectOption("#tileCollection", id);
   const good = hint.replace("folder", "westflanders/2018-02-25");
-  for (const [path, time] of [[good, "2018-02-25T10:56:21Z"], ["westflanders/no-such-date/(BAND)", "2018-02-26T10:56:21Z"]]) {
+  for (const [path, time] of [
+    [good, "2018-02-25T10:56:21Z"],
+    ["westflanders/no-such-date/(BAND)", "2018-02-26T10:56:21Z"],
+  ]) {
     await page.fill("#tilePath", path);
     await page.fill("#tileTime", time);
     await page.evaluate(() => (document.getElementById("tileState").textContent = ""));
     await page.click("#tileForm button[type=submit]");
-    await page.waitForFunction(() => /created|error|:/.test(document.getElementById("tileState").textContent), null, { timeout: 60_000 });
+    await page.waitForFunction(() => /created|error|:/.test(document.getElementById("tileState").textContent), null, {
+      timeout: 60_000,
+    });
   }
   let tiles = [];
   for (let i = 0; i < 60 && !(tiles.length === 2 && tiles.every((t) => /INGESTED|FAILED/.test(t.status))); i++) {
@@ -144,8 +167,14 @@ async function f3({ page, base, token }) {
   const row = await page.textContent(`#byocTable tr[data-id="${id}"]`);
   const failed = tiles.find((t) => t.status === "FAILED");
   const cause = failed?.additionalData?.failedIngestionCause ?? "";
-  check(!hint.endsWith(".tif") && tiles.find((t) => t.path === good)?.status === "INGESTED", `F3 the hint "${hint}" as ${good}: ${tiles.find((t) => t.path === good)?.status}`);
-  check(Boolean(cause) && row.includes(cause), `F3 the failed tile's cause is in the table: "${cause.slice(0, 120)}" in "${row.slice(0, 300)}"`);
+  check(
+    !hint.endsWith(".tif") && tiles.find((t) => t.path === good)?.status === "INGESTED",
+    `F3 the hint "${hint}" as ${good}: ${tiles.find((t) => t.path === good)?.status}`,
+  );
+  check(
+    Boolean(cause) && row.includes(cause),
+    `F3 the failed tile's cause is in the table: "${cause.slice(0, 120)}" in "${row.slice(0, 300)}"`,
+  );
   await shot(page, "f3-tiles");
   // delete the failed tile from the tile list, confirmed
   await page.click(`#byocTable tr[data-id="${id}"] button[aria-label="Tiles ${id}"]`);
@@ -153,15 +182,24 @@ async function f3({ page, base, token }) {
   const asked = acceptNext(page);
   await page.click(`#tileTable tr[data-id="${failed.id}"] button`);
   const message = await asked;
-  await page.waitForFunction((t) => !document.querySelector(`#tileTable tr[data-id="${t}"]`), failed.id, { timeout: 30_000 });
+  await page.waitForFunction((t) => !document.querySelector(`#tileTable tr[data-id="${t}"]`), failed.id, {
+    timeout: 30_000,
+  });
   const left = (await api(base, token, `/api/v1/byoc/collections/${id}/tiles`)).data.map((t) => t.path);
-  check(/Delete tile/.test(message) && left.length === 1 && left[0] === good, `F3 tile deleted after "${message}": the API lists [${left}]`);
+  check(
+    /Delete tile/.test(message) && left.length === 1 && left[0] === good,
+    `F3 tile deleted after "${message}": the API lists [${left}]`,
+  );
   // a bucket that does not exist (the local S3 endpoint lists it as empty): a warning at creation
   await page.fill("#byocName", "console check no bucket");
   await page.fill("#byocBucket", "no-such-bucket-41");
   await page.evaluate(() => (document.getElementById("byocState").textContent = ""));
   await page.click("#byocForm button[type=submit]");
-  await page.waitForFunction(() => /created|exist|error/i.test(document.getElementById("byocState").textContent), null, { timeout: 60_000 });
+  await page.waitForFunction(
+    () => /created|exist|error/i.test(document.getElementById("byocState").textContent),
+    null,
+    { timeout: 60_000 },
+  );
   const warned = await page.textContent("#byocState");
   check(/does not exist|holds no objects/.test(warned), `F3 bucket no-such-bucket-41: "${warned.slice(0, 200)}"`);
   await shot(page, "f3-bucket");
@@ -186,20 +224,39 @@ async function f4({ page, base, client }) {
   await openBuilder(page, base, "sentinel-2-l2a");
   await page.selectOption("#format", "image/tiff");
   await run(page);
-  const console = Buffer.from(await page.evaluate(async () => [...new Uint8Array(await (await fetch(document.getElementById("download").href)).arrayBuffer())]));
+  const console = Buffer.from(
+    await page.evaluate(async () => [
+      ...new Uint8Array(await (await fetch(document.getElementById("download").href)).arrayBuffer()),
+    ]),
+  );
   const dir = mkdtempSync(join(resolve("."), ".snippet-"));
   try {
     writeFileSync(join(dir, "run.py"), await page.textContent("#snippetPy"));
     const pylib = process.env.SHPY_PATH ?? "/tmp/shpy/pylib";
-    const env = { ...process.env, PYTHONPATH: pylib, OAUTHLIB_INSECURE_TRANSPORT: "1", CLIENT_ID: client.client_id, CLIENT_SECRET: client.client_secret };
+    const env = {
+      ...process.env,
+      PYTHONPATH: pylib,
+      OAUTHLIB_INSECURE_TRANSPORT: "1",
+      CLIENT_ID: client.client_id,
+      CLIENT_SECRET: client.client_secret,
+    };
     // sentinelhub-py is not on PyPI here (no internet) nor in Debian: assembled by hand (docs/console.md)
-    const has = spawnSync("/usr/bin/python3", ["-c", "import sentinelhub; assert sentinelhub.__version__ == '3.11.5'"], { env, encoding: "utf8" });
-    if (has.status !== 0) return console.log(`SKIP F4: sentinelhub-py 3.11.5 not importable from ${pylib} (see docs/console.md): ${has.stderr.trim().split("\n").at(-1)}`);
+    const has = spawnSync(
+      "/usr/bin/python3",
+      ["-c", "import sentinelhub; assert sentinelhub.__version__ == '3.11.5'"],
+      { env, encoding: "utf8" },
+    );
+    if (has.status !== 0)
+      return console.log(
+        `SKIP F4: sentinelhub-py 3.11.5 not importable from ${pylib} (see docs/console.md): ${has.stderr.trim().split("\n").at(-1)}`,
+      );
     const r = spawnSync("/usr/bin/python3", ["run.py"], { cwd: dir, env, encoding: "utf8", timeout: 120_000 });
     const out = join(dir, "result.tif");
     const bytes = existsSync(out) ? readFileSync(out) : Buffer.alloc(0);
-    check(r.status === 0 && bytes.length > 0 && Buffer.compare(bytes, console) === 0,
-      `F4 sentinelhub-py snippet (${pylib}): exit ${r.status}, result.tif ${bytes.length} bytes, console download ${console.length} bytes, identical: ${Buffer.compare(bytes, console) === 0} ${r.stderr.trim().split("\n").at(-1) ?? ""}`);
+    check(
+      r.status === 0 && bytes.length > 0 && Buffer.compare(bytes, console) === 0,
+      `F4 sentinelhub-py snippet (${pylib}): exit ${r.status}, result.tif ${bytes.length} bytes, console download ${console.length} bytes, identical: ${Buffer.compare(bytes, console) === 0} ${r.stderr.trim().split("\n").at(-1) ?? ""}`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -211,26 +268,51 @@ async function f5({ page, base, token }) {
   await page.waitForSelector("body[data-stats-ready]", { timeout: 60_000 });
   await page.click("#statsDrawPolygon");
   const m = await page.locator("#statsMap").boundingBox();
-  const pts = [[0.3, 0.3], [0.7, 0.35], [0.45, 0.75]].map(([fx, fy]) => [m.x + fx * m.width, m.y + fy * m.height]);
+  const pts = [
+    [0.3, 0.3],
+    [0.7, 0.35],
+    [0.45, 0.75],
+  ].map(([fx, fy]) => [m.x + fx * m.width, m.y + fy * m.height]);
   for (const [x, y] of pts) await page.mouse.click(x, y), await page.waitForTimeout(150);
   await page.mouse.click(pts[0][0], pts[0][1]);
   await page.evaluate(() => delete document.body.dataset.statsDone);
-  const [request] = await Promise.all([page.waitForRequest((r) => r.url().endsWith("/api/v1/statistics") && r.method() === "POST"), page.click("#statsRun")]);
+  const [request] = await Promise.all([
+    page.waitForRequest((r) => r.url().endsWith("/api/v1/statistics") && r.method() === "POST"),
+    page.click("#statsRun"),
+  ]);
   await page.waitForFunction(() => document.body.dataset.statsDone !== undefined, null, { timeout: 180_000 });
   const body = request.postDataJSON();
   const geometry = body.input.bounds.geometry;
-  const bboxBody = { ...body, input: { ...body.input, bounds: { bbox: geometry ? bboxOf(geometry) : body.input.bounds.bbox, properties: body.input.bounds.properties } } };
-  const [poly, box] = [await api(base, token, "/api/v1/statistics", { method: "POST", body }), await api(base, token, "/api/v1/statistics", { method: "POST", body: bboxBody })];
+  const bboxBody = {
+    ...body,
+    input: {
+      ...body.input,
+      bounds: { bbox: geometry ? bboxOf(geometry) : body.input.bounds.bbox, properties: body.input.bounds.properties },
+    },
+  };
+  const [poly, box] = [
+    await api(base, token, "/api/v1/statistics", { method: "POST", body }),
+    await api(base, token, "/api/v1/statistics", { method: "POST", body: bboxBody }),
+  ];
   const [pn, bn] = [pixels(poly), pixels(box)];
   await shot(page, "f5-polygon");
-  check(geometry?.type === "Polygon" && geometry.coordinates[0].length === 4 && pn > 0 && pn < 0.7 * bn, `F5 statistics of the drawn triangle: bounds ${geometry ? "geometry (" + geometry.coordinates[0].length + " points)" : "bbox"}; ${pn} pixels with data vs ${bn} in its bbox`);
+  check(
+    geometry?.type === "Polygon" && geometry.coordinates[0].length === 4 && pn > 0 && pn < 0.7 * bn,
+    `F5 statistics of the drawn triangle: bounds ${geometry ? "geometry (" + geometry.coordinates[0].length + " points)" : "bbox"}; ${pn} pixels with data vs ${bn} in its bbox`,
+  );
 }
 
 /** WGS84/any-CRS bbox of a Polygon. */
-const bboxOf = (g) => { const xs = g.coordinates[0].map((p) => p[0]), ys = g.coordinates[0].map((p) => p[1]); return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)]; };
+const bboxOf = (g) => {
+  const xs = g.coordinates[0].map((p) => p[0]),
+    ys = g.coordinates[0].map((p) => p[1]);
+  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+};
 /** Pixels with data (sampleCount - noDataCount) of the first interval with statistics. */
 const pixels = (res) => {
-  const s = res.data.map((d) => Object.values(d.outputs ?? {}).flatMap((o) => Object.values(o.bands ?? {}))[0]?.stats).find((x) => x && Number.isFinite(x.mean));
+  const s = res.data
+    .map((d) => Object.values(d.outputs ?? {}).flatMap((o) => Object.values(o.bands ?? {}))[0]?.stats)
+    .find((x) => x && Number.isFinite(x.mean));
   return s ? s.sampleCount - s.noDataCount : 0;
 };
 
@@ -245,13 +327,23 @@ async function f6({ page, base }) {
   const state = await run(page);
   const px = await overlayPixels(page);
   const label = await page.$eval("#resultDate", (e) => (e.hidden ? "" : e.textContent)).catch(() => "");
-  const from = await page.inputValue("#from"), to = await page.inputValue("#to");
+  const from = await page.inputValue("#from"),
+    to = await page.inputValue("#to");
   const dates = (label.match(/\d{4}-\d\d-\d\d/g) ?? []).every((d) => d >= from && d <= to);
   await shot(page, "f6-ndvi");
   const seen = await onScreen(page);
-  check(seen.diff <= 8, `F6 the drawn NDVI on screen is the image's colour (nothing over it): screen rgb(${seen.screen}), image rgb(${seen.image})`);
-  check(format === "image/png" && px?.opaque > 500 && px.distinct > 10 && !/not drawn/.test(state), `F6 NDVI (eob) format ${format}, drawn: ${JSON.stringify(px)}; "${state}"`);
-  check(/\d{4}-\d\d-\d\d/.test(label) && dates && !(await page.isChecked("#baseLayer")), `F6 label "${label}" (range ${from}..${to}); base layer hidden: ${!(await page.isChecked("#baseLayer"))}`);
+  check(
+    seen.diff <= 8,
+    `F6 the drawn NDVI on screen is the image's colour (nothing over it): screen rgb(${seen.screen}), image rgb(${seen.image})`,
+  );
+  check(
+    format === "image/png" && px?.opaque > 500 && px.distinct > 10 && !/not drawn/.test(state),
+    `F6 NDVI (eob) format ${format}, drawn: ${JSON.stringify(px)}; "${state}"`,
+  );
+  check(
+    /\d{4}-\d\d-\d\d/.test(label) && dates && !(await page.isChecked("#baseLayer")),
+    `F6 label "${label}" (range ${from}..${to}); base layer hidden: ${!(await page.isChecked("#baseLayer"))}`,
+  );
 }
 
 /**
@@ -259,7 +351,10 @@ async function f6({ page, base }) {
  * reported), labelled with its date; another date renders by itself, labelled with that date.
  */
 async function auto({ page, base, client }) {
-  const tab = await page.context().browser().newPage({ viewport: { width: 1280, height: 720 } });
+  const tab = await page
+    .context()
+    .browser()
+    .newPage({ viewport: { width: 1280, height: 720 } });
   try {
     await tab.goto(`${base}/#login`);
     await tab.evaluate(() => localStorage.setItem("eo-edge-auto-render", "1")); // "Render on change", as chosen before
@@ -269,22 +364,38 @@ async function auto({ page, base, client }) {
     await tab.press("#clientSecret", "Enter");
     await tab.waitForSelector("body[data-auto-run-ended]", { timeout: 120_000 });
     const ms = Date.now() - t0;
-    const first = { state: await tab.textContent("#runState"), label: await tab.textContent("#resultDate"), overlay: await tab.locator("img.result-overlay").count() };
+    const first = {
+      state: await tab.textContent("#runState"),
+      label: await tab.textContent("#resultDate"),
+      overlay: await tab.locator("img.result-overlay").count(),
+    };
     await tab.screenshot({ path: join(SHOTS, "defects-auto-first.png") });
     // West Flanders (19 dates): the new AOI renders by itself too; then another date
     let before = await tab.getAttribute("body", "data-auto-run-ended");
     await tab.fill("#placeSearch", "3.019304, 50.813087, 3.028392, 50.818841");
     await tab.click("#placeForm button[type=submit]");
-    await tab.waitForFunction((b) => document.body.dataset.autoRunEnded !== b && document.querySelectorAll("#dateList button").length > 5, before, { timeout: 60_000 });
-    const other = await tab.$eval("#dateList button:not([disabled]):not(.in-range)", (b) => b.dataset.date).catch(() => null);
+    await tab.waitForFunction(
+      (b) => document.body.dataset.autoRunEnded !== b && document.querySelectorAll("#dateList button").length > 5,
+      before,
+      { timeout: 60_000 },
+    );
+    const other = await tab
+      .$eval("#dateList button:not([disabled]):not(.in-range)", (b) => b.dataset.date)
+      .catch(() => null);
     before = await tab.getAttribute("body", "data-auto-run-ended");
     if (other) await tab.click(`#dateList button[data-date="${other}"]`);
     await tab.waitForFunction((b) => document.body.dataset.autoRunEnded !== b, before, { timeout: 60_000 });
     const label = await tab.textContent("#resultDate");
     await tab.screenshot({ path: join(SHOTS, "defects-auto-date.png") });
     console.log(`INFO first map render after log-in: ${ms} ms (log-in submitted to the result drawn)`);
-    check(first.overlay === 1 && /^200/.test(first.state) && /\d{4}-\d\d-\d\d/.test(first.label), `after log-in the map renders by itself: "${first.state.slice(0, 80)}", label "${first.label}"`);
-    check(Boolean(other) && label.includes(other) && (await tab.locator("img.result-overlay").count()) === 1, `date ${other} picked: rendered by itself, label "${label}"`);
+    check(
+      first.overlay === 1 && /^200/.test(first.state) && /\d{4}-\d\d-\d\d/.test(first.label),
+      `after log-in the map renders by itself: "${first.state.slice(0, 80)}", label "${first.label}"`,
+    );
+    check(
+      Boolean(other) && label.includes(other) && (await tab.locator("img.result-overlay").count()) === 1,
+      `date ${other} picked: rendered by itself, label "${label}"`,
+    );
   } finally {
     await tab.close();
   }
@@ -294,15 +405,25 @@ async function auto({ page, base, client }) {
 async function small({ page, base }) {
   await openBuilder(page, base, "sentinel-2-l2a");
   await page.uncheck("#autoRender"); // off by default: the stale-result checks look at what a change leaves
-  const widthAt = async (w) => (await page.setViewportSize({ width: w, height: 844 }), await page.waitForTimeout(300), page.evaluate(() => window.eoConsole.request().body.output.width));
+  const widthAt = async (w) => (
+    await page.setViewportSize({ width: w, height: 844 }),
+    await page.waitForTimeout(300),
+    page.evaluate(() => window.eoConsole.request().body.output.width)
+  );
   const [wide, narrow] = [await widthAt(1280), await widthAt(390)];
   await page.setViewportSize({ width: 1280, height: 720 });
-  check(wide === narrow && (await page.inputValue("#sizeMode")) === "res", `output width at 1280 px ${wide}, at 390 px ${narrow} (mode ${await page.inputValue("#sizeMode")}, ${await page.inputValue("#res")} m)`);
+  check(
+    wide === narrow && (await page.inputValue("#sizeMode")) === "res",
+    `output width at 1280 px ${wide}, at 390 px ${narrow} (mode ${await page.inputValue("#sizeMode")}, ${await page.inputValue("#res")} m)`,
+  );
   await page.selectOption("#sizeMode", "map");
   const req = await page.evaluate(() => window.eoConsole.request());
   const res = Number(await page.inputValue("#res"));
   const actual = (req.plain.bbox[2] - req.plain.bbox[0]) / req.body.output.width;
-  check(Math.abs(res - actual) / actual < 0.01, `map mode: the Resolution field says ${res}, the request uses ${actual.toFixed(2)} per px`);
+  check(
+    Math.abs(res - actual) / actual < 0.01,
+    `map mode: the Resolution field says ${res}, the request uses ${actual.toFixed(2)} per px`,
+  );
   await page.selectOption("#sizeMode", "res");
   // resize while on another page: the map keeps its size and centre
   const centre = await page.evaluate(() => window.eoConsole.map.map.getCenter());
@@ -313,24 +434,42 @@ async function small({ page, base }) {
   await page.waitForTimeout(300);
   await page.goto(`${base}/#request`);
   await page.waitForTimeout(300);
-  const m = await page.evaluate((c) => { const map = window.eoConsole.map.map, el = document.getElementById("map"); return { size: map.getSize(), el: [el.clientWidth, el.clientHeight], at: map.latLngToContainerPoint(c) }; }, centre);
+  const m = await page.evaluate((c) => {
+    const map = window.eoConsole.map.map,
+      el = document.getElementById("map");
+    return { size: map.getSize(), el: [el.clientWidth, el.clientHeight], at: map.latLngToContainerPoint(c) };
+  }, centre);
   const off = Math.hypot(m.at.x - m.el[0] / 2, m.at.y - m.el[1] / 2);
-  check(m.size.x === m.el[0] && m.size.y === m.el[1] && off < 2, `builder map after resizing on another page: Leaflet ${m.size.x}x${m.size.y}, element ${m.el.join("x")}; the centre moved ${off.toFixed(1)} px`);
+  check(
+    m.size.x === m.el[0] && m.size.y === m.el[1] && off < 2,
+    `builder map after resizing on another page: Leaflet ${m.size.x}x${m.size.y}, element ${m.el.join("x")}; the centre moved ${off.toFixed(1)} px`,
+  );
   // a new date drops the old result
   await run(page);
   const day = await page.inputValue("#from");
   await page.fill("#from", day === "2020-01-01" ? "2020-01-02" : "2020-01-01");
   await page.dispatchEvent("#from", "change");
   await page.waitForTimeout(300);
-  const stale = await page.evaluate(() => ({ overlay: Boolean(document.querySelector("img.result-overlay")), download: !document.getElementById("download").hidden, state: document.getElementById("runState").textContent }));
+  const stale = await page.evaluate(() => ({
+    overlay: Boolean(document.querySelector("img.result-overlay")),
+    download: !document.getElementById("download").hidden,
+    state: document.getElementById("runState").textContent,
+  }));
   check(!stale.overlay && !stale.download && !stale.state, `after changing the date: ${JSON.stringify(stale)}`);
   // the cloud-filter status follows the slider
   await page.$eval("#maxcc", (e) => ((e.value = "20"), e.dispatchEvent(new Event("input"))));
   await page.waitForTimeout(300);
   const status = await page.textContent("#timelineState");
   const usable = await page.$$eval("#dateList button:not([disabled])", (b) => b.length);
-  check(status.includes(`${usable} within the cloud limit (20 %)`), `cloud filter 20 %: "${status}", ${usable} date buttons enabled`);
-  const nir = await page.$$eval("#preset optgroup", (gs) => gs.find((g) => g.label === "Sentinel-2 L2A")?.querySelector('option[value="l2a/false-colour"]')?.textContent);
+  check(
+    status.includes(`${usable} within the cloud limit (20 %)`),
+    `cloud filter 20 %: "${status}", ${usable} date buttons enabled`,
+  );
+  const nir = await page.$$eval(
+    "#preset optgroup",
+    (gs) =>
+      gs.find((g) => g.label === "Sentinel-2 L2A")?.querySelector('option[value="l2a/false-colour"]')?.textContent,
+  );
   check(Boolean(nir), `an L2A NIR false-colour preset: "${nir}"`);
   await shot(page, "small");
 }
@@ -346,23 +485,37 @@ async function perf({ page, base, token }) {
   const warm = await run(page); // warm: the isolate, caches
   if (!warm.startsWith("200")) throw new Error(`perf: the run to time fails: ${warm}`);
   const body = await page.evaluate(() => window.eoConsole.request().body);
-  const consoleMs = [], directMs = [];
+  const consoleMs = [],
+    directMs = [];
   for (let i = 0; i < 6; i++) {
     // timed in the page, from the click to the run's end (the result drawn), without the driver's round trips
-    consoleMs.push(await page.evaluate(() => new Promise((done) => {
-      delete document.body.dataset.runEnded;
-      const t0 = performance.now();
-      new MutationObserver((_, o) => document.body.dataset.runEnded && (o.disconnect(), done(Math.round(performance.now() - t0)))).observe(document.body, { attributes: true });
-      document.getElementById("run").click();
-    })));
+    consoleMs.push(
+      await page.evaluate(
+        () =>
+          new Promise((done) => {
+            delete document.body.dataset.runEnded;
+            const t0 = performance.now();
+            new MutationObserver(
+              (_, o) => document.body.dataset.runEnded && (o.disconnect(), done(Math.round(performance.now() - t0))),
+            ).observe(document.body, { attributes: true });
+            document.getElementById("run").click();
+          }),
+      ),
+    );
     const t1 = Date.now();
-    const r = await fetch(`${base}/api/v1/process`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const r = await fetch(`${base}/api/v1/process`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     await r.arrayBuffer();
     directMs.push(Date.now() - t1);
   }
   const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
   const ratio = median(consoleMs) / median(directMs);
-  console.log(`INFO console run vs the same request from Node: medians ${median(consoleMs)} ms / ${median(directMs)} ms = ${ratio.toFixed(2)}x (6 interleaved pairs; console ${consoleMs.join(", ")}; direct ${directMs.join(", ")})`);
+  console.log(
+    `INFO console run vs the same request from Node: medians ${median(consoleMs)} ms / ${median(directMs)} ms = ${ratio.toFixed(2)}x (6 interleaved pairs; console ${consoleMs.join(", ")}; direct ${directMs.join(", ")})`,
+  );
 }
 
 /**
@@ -376,17 +529,36 @@ async function w390({ page, base }) {
     await page.waitForTimeout(name === "request" ? 3000 : 1500);
     const r = await page.evaluate((n) => {
       /** True when an ancestor other than a table's wrapper scrolls sideways (overflow-x auto or scroll). */
-      const scrolledIn = (e) => { for (let a = e.parentElement; a; a = a.parentElement) if (!a.classList.contains("tablewrap") && /auto|scroll/.test(getComputedStyle(a).overflowX) && a.scrollWidth > a.clientWidth) return true; return false; };
+      const scrolledIn = (e) => {
+        for (let a = e.parentElement; a; a = a.parentElement)
+          if (
+            !a.classList.contains("tablewrap") &&
+            /auto|scroll/.test(getComputedStyle(a).overflowX) &&
+            a.scrollWidth > a.clientWidth
+          )
+            return true;
+        return false;
+      };
       const overflow = document.documentElement.scrollWidth - window.innerWidth;
-      const off = [...document.querySelectorAll(`#page-${n} button, #page-${n} a, #page-${n} input, #page-${n} select, header button, header a`)]
+      const off = [
+        ...document.querySelectorAll(
+          `#page-${n} button, #page-${n} a, #page-${n} input, #page-${n} select, header button, header a`,
+        ),
+      ]
         .filter((e) => e.offsetParent && !e.closest("details:not([open])") && !e.closest(".leaflet-control-container"))
         .filter((e) => !scrolledIn(e)) // a list that scrolls sideways by itself (the dates) keeps its items reachable
-        .filter((e) => { const b = e.getBoundingClientRect(); return b.width > 0 && (b.left < -1 || b.right > window.innerWidth + 1); })
+        .filter((e) => {
+          const b = e.getBoundingClientRect();
+          return b.width > 0 && (b.left < -1 || b.right > window.innerWidth + 1);
+        })
         .map((e) => e.id || e.textContent.trim().slice(0, 20) || e.tagName);
       return { overflow, off };
     }, name);
     await page.screenshot({ path: join(SHOTS, `defects-390-${name}.png`), fullPage: true });
-    check(r.overflow <= 0 && r.off.length === 0, `390 px ${name}: horizontal overflow ${r.overflow} px; controls off screen: [${r.off.slice(0, 8).join(", ")}]`);
+    check(
+      r.overflow <= 0 && r.off.length === 0,
+      `390 px ${name}: horizontal overflow ${r.overflow} px; controls off screen: [${r.off.slice(0, 8).join(", ")}]`,
+    );
   }
   await page.setViewportSize({ width: 1280, height: 720 });
 }

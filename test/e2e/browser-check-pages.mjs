@@ -19,7 +19,11 @@ const check = (ok, text) => (console.log(`${ok ? "OK  " : "FAIL"} ${text}`), ok 
 async function shots(page, name) {
   for (const id of ["statsMap", "batchMap", "collMap"]) {
     if (!(await page.locator(`#${id}`).isVisible())) continue;
-    await page.waitForFunction((i) => document.getElementById(i).dataset.basemap || document.getElementById(i).dataset.basemapError, id, { timeout: 30_000 });
+    await page.waitForFunction(
+      (i) => document.getElementById(i).dataset.basemap || document.getElementById(i).dataset.basemapError,
+      id,
+      { timeout: 30_000 },
+    );
     const outlines = await page.locator(`#${id} .leaflet-basemap-pane path`).count();
     check(outlines > 100, `${name} page: its map #${id} shows the basemap (${outlines} country outlines)`);
   }
@@ -33,5 +37,14 @@ async function shots(page, name) {
   check(overflow <= 0, `${name} page 390 px wide: horizontal overflow ${overflow} px`);
 }
 
-await runChecks("pages", Object.fromEntries(Object.entries(STEPS).map(([n, step]) => [n, (ctx) => step({ ...ctx, shots })])), check, failures,
-  (page) => page.on("response", (r) => r.status() >= 500 && check(false, `${r.status()} from ${r.request().method()} ${r.url()}`)));
+await runChecks(
+  "pages",
+  Object.fromEntries(Object.entries(STEPS).map(([n, step]) => [n, (ctx) => step({ ...ctx, shots })])),
+  check,
+  failures,
+  (page) =>
+    page.on(
+      "response",
+      (r) => r.status() >= 500 && check(false, `${r.status()} from ${r.request().method()} ${r.url()}`),
+    ),
+);

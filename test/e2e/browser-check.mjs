@@ -25,7 +25,9 @@ function tileBounds(src) {
 
 /** Compares the screenshot `shot` (RGB or RGBA) at tile rect `r` with the Processing API tile `ref` (RGB or RGBA): opaque pixels only. */
 function compareTile(shot, r, ref) {
-  let opaque = 0, differing = 0, maxDiff = 0;
+  let opaque = 0,
+    differing = 0,
+    maxDiff = 0;
   const reds = new Set();
   for (let y = 0; y < ref.height; y++) {
     for (let x = 0; x < ref.width; x++) {
@@ -48,32 +50,50 @@ async function checkMode(page, server, instance, mode) {
   await page.waitForSelector("body[data-map-loaded]", { timeout: 180_000 });
   const state = await page.textContent("#mapState");
   const mapBox = await page.locator("#map").boundingBox();
-  const tiles = await page.$$eval("img.leaflet-tile-loaded", (imgs) => imgs.map((i) => ({ src: i.src, ...i.getBoundingClientRect().toJSON() })));
-  const inside = tiles.filter((t) => t.x >= mapBox.x && t.y >= mapBox.y && t.x + t.width <= mapBox.x + mapBox.width && t.y + t.height <= mapBox.y + mapBox.height);
-  const cx = mapBox.x + mapBox.width / 2, cy = mapBox.y + mapBox.height / 2;
+  const tiles = await page.$$eval("img.leaflet-tile-loaded", (imgs) =>
+    imgs.map((i) => ({ src: i.src, ...i.getBoundingClientRect().toJSON() })),
+  );
+  const inside = tiles.filter(
+    (t) =>
+      t.x >= mapBox.x &&
+      t.y >= mapBox.y &&
+      t.x + t.width <= mapBox.x + mapBox.width &&
+      t.y + t.height <= mapBox.y + mapBox.height,
+  );
+  const cx = mapBox.x + mapBox.width / 2,
+    cy = mapBox.y + mapBox.height / 2;
   inside.sort((a, b) => Math.hypot(a.x + 128 - cx, a.y + 128 - cy) - Math.hypot(b.x + 128 - cx, b.y + 128 - cy));
   const tile = inside[0];
   if (!tile) throw new Error(`${mode}: no tile fully inside the map (${state})`);
-  if (!Number.isInteger(tile.x) || !Number.isInteger(tile.y)) throw new Error(`${mode}: tile at fractional position ${tile.x},${tile.y}`);
+  if (!Number.isInteger(tile.x) || !Number.isInteger(tile.y))
+    throw new Error(`${mode}: tile at fractional position ${tile.x},${tile.y}`);
   const shot = decode(await page.screenshot({ type: "png" }));
   const bbox = tileBounds(tile.src);
   // where the tile is drawn, in EPSG:3857 by Leaflet's own projection of its screen corners: must be the URL's bbox
-  const drawn = await page.evaluate(([x0, y0, x1, y1]) => {
-    const p = (x, y) => L.CRS.EPSG3857.project(window.eoMap.containerPointToLatLng([x, y]));
-    const [a, b] = [p(x0, y1), p(x1, y0)];
-    return [a.x, a.y, b.x, b.y];
-  }, [tile.x - mapBox.x, tile.y - mapBox.y, tile.x - mapBox.x + tile.width, tile.y - mapBox.y + tile.height]);
+  const drawn = await page.evaluate(
+    ([x0, y0, x1, y1]) => {
+      const p = (x, y) => L.CRS.EPSG3857.project(window.eoMap.containerPointToLatLng([x, y]));
+      const [a, b] = [p(x0, y1), p(x1, y0)];
+      return [a.x, a.y, b.x, b.y];
+    },
+    [tile.x - mapBox.x, tile.y - mapBox.y, tile.x - mapBox.x + tile.width, tile.y - mapBox.y + tile.height],
+  );
   const offBy = Math.max(...drawn.map((v, i) => Math.abs(v - bbox[i])));
   const body = {
-    input: { bounds: { bbox, properties: { crs: "http://www.opengis.net/def/crs/EPSG/0/3857" } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: TIME, mosaickingOrder: "mostRecent" } }] },
+    input: {
+      bounds: { bbox, properties: { crs: "http://www.opengis.net/def/crs/EPSG/0/3857" } },
+      data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: TIME, mosaickingOrder: "mostRecent" } }],
+    },
     output: { width: 256, height: 256 },
     evalscript: readFileSync("data/evalscripts/sentinel-2__true_color__script.js", "utf8"),
   };
   const ref = decode(await processBytes(server.base, server.token, body));
   const c = compareTile(shot, tile, ref);
   const ok = offBy < 1 && c.opaque > 1000 && c.differing === 0 && c.distinct > 20 && !/[1-9]\d* failed/.test(state);
-  console.log(`${ok ? "OK  " : "FAIL"} ${mode}: ${state}; tile at (${tile.x},${tile.y}) ${tile.src.split("?")[0]} bbox ${bbox.map((v) => v.toFixed(1)).join(",")} (drawn there within ${offBy.toFixed(3)} m): ` +
-    `${c.opaque} opaque px compared, ${c.differing} differ (max ${c.maxDiff}), ${c.distinct} distinct red values on screen`);
+  console.log(
+    `${ok ? "OK  " : "FAIL"} ${mode}: ${state}; tile at (${tile.x},${tile.y}) ${tile.src.split("?")[0]} bbox ${bbox.map((v) => v.toFixed(1)).join(",")} (drawn there within ${offBy.toFixed(3)} m): ` +
+      `${c.opaque} opaque px compared, ${c.differing} differ (max ${c.maxDiff}), ${c.distinct} distinct red values on screen`,
+  );
   return ok;
 }
 
@@ -85,7 +105,11 @@ let browser;
 try {
   const evalScript = readFileSync("data/evalscripts/sentinel-2__true_color__script.js", "utf8");
   const instance = await createInstance(server.base, server.token, "browser check", [
-    { id: "TRUE_COLOR", styles: [{ name: "default", evalScript }], datasourceDefaults: { type: "sentinel-2-l2a", timeRange: TIME, mosaickingOrder: "mostRecent" } },
+    {
+      id: "TRUE_COLOR",
+      styles: [{ name: "default", evalScript }],
+      datasourceDefaults: { type: "sentinel-2-l2a", timeRange: TIME, mosaickingOrder: "mostRecent" },
+    },
   ]);
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
   const page = await browser.newPage({ viewport: { width: 1100, height: 700 }, deviceScaleFactor: 1 });
@@ -94,5 +118,7 @@ try {
   await browser?.close();
   await server.stop();
 }
-console.log(`browser check ${ok ? "passed" : "FAILED"} in ${((Date.now() - t0) / 1000).toFixed(1)} s (server start ${((tStarted - t0) / 1000).toFixed(1)} s)`);
+console.log(
+  `browser check ${ok ? "passed" : "FAILED"} in ${((Date.now() - t0) / 1000).toFixed(1)} s (server start ${((tStarted - t0) / 1000).toFixed(1)} s)`,
+);
 process.exit(ok ? 0 : 1);

@@ -8,7 +8,15 @@
 import { spawn } from "node:child_process";
 import { startEoEdge } from "../../scripts/lib/serve.mjs";
 
-const CHECKS = { map: "browser-check.mjs", console: "browser-check-console.mjs", pages: "browser-check-pages.mjs", builder: "browser-check-builder.mjs", defects: "browser-check-defects.mjs", docs: "docs-check.mjs", examples: "docs-examples.mjs" };
+const CHECKS = {
+  map: "browser-check.mjs",
+  console: "browser-check-console.mjs",
+  pages: "browser-check-pages.mjs",
+  builder: "browser-check-builder.mjs",
+  defects: "browser-check-defects.mjs",
+  docs: "docs-check.mjs",
+  examples: "docs-examples.mjs",
+};
 
 const t0 = Date.now();
 const seconds = (from) => ((Date.now() - from) / 1000).toFixed(1);
@@ -16,9 +24,14 @@ const server = await startEoEdge();
 console.log(`server ${server.base} started in ${seconds(t0)} s`);
 const results = [];
 try {
-  for (const [name, file] of Object.entries(CHECKS).filter(([n]) => !process.env.CHECKS || process.env.CHECKS.split(",").includes(n))) {
+  for (const [name, file] of Object.entries(CHECKS).filter(
+    ([n]) => !process.env.CHECKS || process.env.CHECKS.split(",").includes(n),
+  )) {
     const t = Date.now();
-    const child = spawn(process.execPath, [`test/e2e/${file}`], { stdio: "inherit", env: { ...process.env, CONSOLE_BASE: server.base } });
+    const child = spawn(process.execPath, [`test/e2e/${file}`], {
+      stdio: "inherit",
+      env: { ...process.env, CONSOLE_BASE: server.base },
+    });
     const status = await new Promise((done) => child.on("exit", (code) => done(code)));
     results.push(`${name} ${status === 0 ? "passed" : "FAILED"} (${seconds(t)} s)`);
     if (status !== 0) process.exitCode = 1;

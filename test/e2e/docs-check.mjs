@@ -24,7 +24,9 @@ try {
   const landing = await (await fetch(`${server.base}/api/v1/catalog/1.0.0/`)).json();
   const link = (rel) => landing.links.find((l) => l.rel === rel)?.href ?? "";
   const doc = await (await fetch(link("service-desc"))).json();
-  const ops = Object.entries(doc.paths).flatMap(([path, o]) => Object.entries(o).map(([method, op]) => ({ path, method, op })));
+  const ops = Object.entries(doc.paths).flatMap(([path, o]) =>
+    Object.entries(o).map(([method, op]) => ({ path, method, op })),
+  );
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1 });
   const foreign = [];
@@ -33,15 +35,30 @@ try {
   // the console's token: log in at / (sessionStorage of this tab), then follow the landing page's service-doc link
   await logInForm(page, server.base, client);
   await page.goto(link("service-doc"));
-  await page.waitForFunction(() => /operations in|Error/.test(document.getElementById("state")?.textContent ?? ""), null, { timeout: 60_000 });
+  await page.waitForFunction(
+    () => /operations in|Error/.test(document.getElementById("state")?.textContent ?? ""),
+    null,
+    { timeout: 60_000 },
+  );
   const rendered = await page.locator("details.op").count();
   const described = await page.locator("details.op > p.description").count();
   const tocLinks = await page.locator("#tocList li a").count();
-  check(rendered === ops.length && described === ops.length && tocLinks === ops.length, `${rendered} operations rendered, ${described} with a description, ${tocLinks} in the table of contents; the document has ${ops.length}`);
+  check(
+    rendered === ops.length && described === ops.length && tocLinks === ops.length,
+    `${rendered} operations rendered, ${described} with a description, ${tocLinks} in the table of contents; the document has ${ops.length}`,
+  );
   // Markdown code spans of the descriptions (`...`) shown as code, not as raw backticks
   const spans = (doc.info.description ?? "").match(/`[^`]+`/g) ?? [];
-  const md = await page.evaluate(() => ({ ticks: [...document.querySelectorAll("#description, details.op > p.description")].filter((e) => /`[^`]+`/.test(e.textContent)).length, codes: document.querySelectorAll("#description code").length }));
-  check(md.ticks === 0 && md.codes === spans.length, `descriptions: ${md.codes} code spans shown as code (the document's intro has ${spans.length}), ${md.ticks} with raw backticks`);
+  const md = await page.evaluate(() => ({
+    ticks: [...document.querySelectorAll("#description, details.op > p.description")].filter((e) =>
+      /`[^`]+`/.test(e.textContent),
+    ).length,
+    codes: document.querySelectorAll("#description code").length,
+  }));
+  check(
+    md.ticks === 0 && md.codes === spans.length,
+    `descriptions: ${md.codes} code spans shown as code (the document's intro has ${spans.length}), ${md.ticks} with raw backticks`,
+  );
   await page.screenshot({ path: join(SHOTS, "docs-1280.png") });
 
   await page.click("#tocList a[href='#post_api_v1_process']");
@@ -50,14 +67,34 @@ try {
   const schema = await proc.locator("pre.schema").textContent();
   const example = await proc.locator("pre.example-request").textContent();
   const response = await proc.locator("pre.example-response").textContent();
-  check(await proc.evaluate((d) => d.open) && /evalscript/.test(fieldsTable) && /input/.test(fieldsTable) && schema.includes('"evalscript"') && /curl -X POST .*\/api\/v1\/process/.test(example) && example.includes("Bearer $TOKEN") && response.includes('"error"'),
-    `Process entry opened from the table of contents: fields table, JSON Schema (${schema.length} chars), example curl and response`);
+  check(
+    (await proc.evaluate((d) => d.open)) &&
+      /evalscript/.test(fieldsTable) &&
+      /input/.test(fieldsTable) &&
+      schema.includes('"evalscript"') &&
+      /curl -X POST .*\/api\/v1\/process/.test(example) &&
+      example.includes("Bearer $TOKEN") &&
+      response.includes('"error"'),
+    `Process entry opened from the table of contents: fields table, JSON Schema (${schema.length} chars), example curl and response`,
+  );
   await page.screenshot({ path: join(SHOTS, "docs-process.png") });
 
   await page.fill("#search", "batch start");
-  const expected = ops.filter(({ path, method, op }) => ["batch", "start"].every((w) => `${method} ${path} ${op.summary ?? ""} ${op.description ?? ""} ${op.tags?.join(" ") ?? ""}`.toLowerCase().includes(w))).map((o) => o.op.operationId).sort();
+  const expected = ops
+    .filter(({ path, method, op }) =>
+      ["batch", "start"].every((w) =>
+        `${method} ${path} ${op.summary ?? ""} ${op.description ?? ""} ${op.tags?.join(" ") ?? ""}`
+          .toLowerCase()
+          .includes(w),
+      ),
+    )
+    .map((o) => o.op.operationId)
+    .sort();
   const shown = (await page.$$eval("details.op:not([hidden])", (ds) => ds.map((d) => d.id))).sort();
-  check(shown.length > 0 && JSON.stringify(shown) === JSON.stringify(expected), `search "batch start": ${shown.length} shown, ${expected.length} expected (${shown.slice(0, 4).join(", ")}...)`);
+  check(
+    shown.length > 0 && JSON.stringify(shown) === JSON.stringify(expected),
+    `search "batch start": ${shown.length} shown, ${expected.length} expected (${shown.slice(0, 4).join(", ")}...)`,
+  );
   await page.fill("#search", "");
 
   // try it: the POST item search with its example body and the console's token, against the API called from here
@@ -69,10 +106,21 @@ try {
   await search.locator("form.try button[type=submit]").click();
   await page.waitForSelector("#post_api_v1_catalog_1_0_0_search form.try[data-status]");
   const out = await search.locator("pre.try-result").textContent();
-  const direct = await (await fetch(`${server.base}/api/v1/catalog/1.0.0/search`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body })).json();
+  const direct = await (
+    await fetch(`${server.base}/api/v1/catalog/1.0.0/search`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body,
+    })
+  ).json();
   const got = JSON.parse(out.slice(out.indexOf("\n\n") + 2));
-  check(prefilled.length > 20 && out.startsWith("HTTP 200") && got.features.length > 0 && JSON.stringify(got.features.map((f) => f.id)) === JSON.stringify(direct.features.map((f) => f.id)),
-    `try it (item search, console token): ${out.split("\n")[0]}, ${got.features.length} items, as the API lists: [${direct.features.map((f) => f.id).join(", ")}]`);
+  check(
+    prefilled.length > 20 &&
+      out.startsWith("HTTP 200") &&
+      got.features.length > 0 &&
+      JSON.stringify(got.features.map((f) => f.id)) === JSON.stringify(direct.features.map((f) => f.id)),
+    `try it (item search, console token): ${out.split("\n")[0]}, ${got.features.length} items, as the API lists: [${direct.features.map((f) => f.id).join(", ")}]`,
+  );
   await page.screenshot({ path: join(SHOTS, "docs-try-it.png") });
 
   await proc.locator("details.try-it > summary").click();
@@ -82,7 +130,10 @@ try {
   await proc.locator("form.try button[type=submit]").click();
   await page.waitForSelector("#post_api_v1_process form.try[data-status]");
   const err = await proc.locator("pre.try-result").textContent();
-  check(err.startsWith("HTTP 400") && /"error"/.test(err) && /width/.test(err), `try it (Process, width 99999): ${err.split("\n")[0]}, envelope names the width`);
+  check(
+    err.startsWith("HTTP 400") && /"error"/.test(err) && /width/.test(err),
+    `try it (Process, width 99999): ${err.split("\n")[0]}, envelope names the width`,
+  );
 
   await page.setViewportSize({ width: 390, height: 800 });
   await page.goto(link("service-doc"));

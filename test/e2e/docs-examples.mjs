@@ -29,7 +29,14 @@ export function examples(file) {
     const end = lines.indexOf("```", i + 1);
     if (end < 0) throw new Error(`${file}:${i + 1}: unclosed code block`);
     const lang = open[1];
-    if (RUNNERS[lang]) out.push({ file, line: i + 1, lang, code: lines.slice(i + 1, end).join("\n") + "\n", skip: SKIP.exec(lines[i - 1] ?? "")?.[1] });
+    if (RUNNERS[lang])
+      out.push({
+        file,
+        line: i + 1,
+        lang,
+        code: lines.slice(i + 1, end).join("\n") + "\n",
+        skip: SKIP.exec(lines[i - 1] ?? "")?.[1],
+      });
     i = end;
   }
   return out;
@@ -60,12 +67,21 @@ function scratchRoot() {
 async function exampleEnv(server, dir) {
   const creds = spawnSync("npm", ["run", "-s", "credentials"], { encoding: "utf8" });
   if (creds.status !== 0) throw new Error(`npm run -s credentials: ${creds.stderr}`);
-  const vars = Object.fromEntries(Object.entries(JSON.parse(creds.stdout)).map(([k, v]) => [k.toUpperCase(), String(v)]));
-  if (vars.BASE_URL !== server.base) throw new Error(`npm run -s credentials answers ${vars.BASE_URL}, the server is ${server.base}`);
+  const vars = Object.fromEntries(
+    Object.entries(JSON.parse(creds.stdout)).map(([k, v]) => [k.toUpperCase(), String(v)]),
+  );
+  if (vars.BASE_URL !== server.base)
+    throw new Error(`npm run -s credentials answers ${vars.BASE_URL}, the server is ${server.base}`);
   return { ...process.env, ...vars, TOKEN: server.token, PATH: `${join(dir, ".bin")}:${process.env.PATH}` };
 }
 
-const files = process.env.FILES?.split(",") ?? ["README.md", ...readdirSync("docs").filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)];
+const files = process.env.FILES?.split(",") ?? [
+  "README.md",
+  ...readdirSync("docs")
+    .filter((f) => f.endsWith(".md"))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
 files.sort((a, b) => Number(a.endsWith("accounts.md")) - Number(b.endsWith("accounts.md")));
 const blocks = files.flatMap(examples);
 process.env.EO_EDGE_STATE = resolve(process.env.EO_EDGE_STATE ?? ".state"); // the state npm run -s credentials reads
@@ -88,7 +104,10 @@ try {
     const run = spawnSync(RUNNERS[b.lang], [script], { cwd: dir, env, encoding: "utf8", timeout: 180_000 });
     const ok = run.status === 0;
     console.log(`${ok ? "OK  " : "FAIL"} ${at} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
-    if (!ok) console.log(`${run.error?.message ?? ""}${run.stdout.slice(-1500)}${run.stderr.slice(-1500)}`.replace(/^/gm, "     "));
+    if (!ok)
+      console.log(
+        `${run.error?.message ?? ""}${run.stdout.slice(-1500)}${run.stderr.slice(-1500)}`.replace(/^/gm, "     "),
+      );
     counts[ok ? "passed" : "failed"]++;
   }
 } finally {

@@ -15,7 +15,9 @@ export interface TestAccount {
 }
 
 /** A new account with one client; `plan` and overrides written to D1 as an operator would. */
-export async function newAccount(opts: { plan?: string; policies?: Policy[]; tokenPolicies?: Policy[]; puQuota?: number } = {}): Promise<TestAccount> {
+export async function newAccount(
+  opts: { plan?: string; policies?: Policy[]; tokenPolicies?: Policy[]; puQuota?: number } = {},
+): Promise<TestAccount> {
   const account = crypto.randomUUID();
   const client = await createClient(env, { accountId: account, name: "first" });
   await env.DB.prepare("UPDATE accounts SET plan = ?, policies = ?, token_policies = ?, pu_quota = ? WHERE id = ?")
@@ -61,7 +63,9 @@ export async function waitForUsage(account: string, pu: number): Promise<number>
 
 /** The route `method path` of the real route table (what middleware gets: its metadata says metered, speculative...). */
 export function routeOf(method: Method, path: string): RouteInfo {
-  const r = buildApi().routes().find((d) => d.method === method && d.path === path);
+  const r = buildApi()
+    .routes()
+    .find((d) => d.method === method && d.path === path);
   if (!r) throw new Error(`no route ${method} ${path}`);
   return r;
 }

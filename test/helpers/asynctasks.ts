@@ -28,7 +28,9 @@ export async function runningRequest(record: AsyncRecord) {
   const { request, ...init } = record;
   const stub = asyncStub(record.id);
   await stub.create(init, request, false);
-  const { units } = await asyncPlugin.plan(E, record as unknown as Task<AsyncRecord["request"]>).catch(() => ({ units: [{ id: FIRST_STRIP, data: { row: 0, rows: 1 } }] }));
+  const { units } = await asyncPlugin
+    .plan(E, record as unknown as Task<AsyncRecord["request"]>)
+    .catch(() => ({ units: [{ id: FIRST_STRIP, data: { row: 0, rows: 1 } }] }));
   await planTask(stub, record.account, units, null, true);
   return stub;
 }

@@ -15,7 +15,9 @@ export const ISSUER = `${BASE}/auth/realms/main`;
 
 /** The worker under test (its default export's fetch). `path` may be a full URL (another host). */
 export const call = (path: string, init?: RequestInit): Promise<Response> =>
-  (exports as unknown as { default: Fetcher }).default.fetch(new Request(/^https?:/.test(path) ? path : BASE + path, init));
+  (exports as unknown as { default: Fetcher }).default.fetch(
+    new Request(/^https?:/.test(path) ? path : BASE + path, init),
+  );
 
 /** The worker's fetch with some bindings replaced (e.g. a production JWT_PRIVATE_JWK). */
 export async function callWithEnv(over: Partial<Env>, path: string, init?: RequestInit): Promise<Response> {
@@ -33,7 +35,10 @@ export const form = (o: Record<string, string>, headers: Record<string, string> 
 });
 
 /** Creates a client (of a new account unless `accountId` is given) and returns its credentials. */
-export async function testClient(expires?: string, accountId: string = crypto.randomUUID()): Promise<{ client_id: string; client_secret: string }> {
+export async function testClient(
+  expires?: string,
+  accountId: string = crypto.randomUUID(),
+): Promise<{ client_id: string; client_secret: string }> {
   return createClient(env, { accountId, name: "test", expires });
 }
 
@@ -62,6 +67,10 @@ export async function authed(path: string, init: RequestInit = {}, bearer?: stri
 }
 
 /** The error envelope of a response (`{error:{status,reason,message,code,errors}}`). */
-export async function envelope(r: Response): Promise<{ status: number; reason: string; message: string; code: string; errors: unknown }> {
-  return ((await r.json()) as { error: { status: number; reason: string; message: string; code: string; errors: unknown } }).error;
+export async function envelope(
+  r: Response,
+): Promise<{ status: number; reason: string; message: string; code: string; errors: unknown }> {
+  return (
+    (await r.json()) as { error: { status: number; reason: string; message: string; code: string; errors: unknown } }
+  ).error;
 }

@@ -25,12 +25,27 @@ export const tileMessage = (id: string, tile: string) => unitMessage("batch", id
  * A task of `account` put in `state` through its object (ANALYSIS_DONE or later: tiles planned; PROCESSING: each
  * tile leased as if sent, but no message sent).
  */
-export async function batchTaskIn(account: string, state: "CREATED" | "ANALYSIS_DONE" | "PROCESSING" | "STOPPED", bucket: string, bounds?: object, output: Record<string, unknown> = {}) {
+export async function batchTaskIn(
+  account: string,
+  state: "CREATED" | "ANALYSIS_DONE" | "PROCESSING" | "STOPPED",
+  bucket: string,
+  bounds?: object,
+  output: Record<string, unknown> = {},
+) {
   const request = batchRequestSchema.parse(batchRequest(bucket, output, {}, bounds));
   const id = crypto.randomUUID();
   const stub = batchStub(id);
   await stub.create({ id, account, created: new Date().toISOString() }, request);
-  if (state !== "CREATED") await planTask(stub, account, tilingGridTiles(request.input as never, request.processRequest.input.bounds!).map((t) => ({ id: t.name, data: t })), 1);
+  if (state !== "CREATED")
+    await planTask(
+      stub,
+      account,
+      tilingGridTiles(request.input as never, request.processRequest.input.bounds!).map((t) => ({
+        id: t.name,
+        data: t,
+      })),
+      1,
+    );
   const tiles = (await inspect(stub)).units.map((t) => t.id);
   if (state === "PROCESSING" || state === "STOPPED") await quietly(stub, (o) => o.act(account, "START"));
   if (state === "STOPPED") await stub.act(account, "STOP");

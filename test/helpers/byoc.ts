@@ -22,7 +22,12 @@ export async function tokenOf(accountId: string): Promise<string> {
 }
 
 /** A JSON call of the API with a bearer token: status and parsed body (null for empty bodies). */
-export async function api(bearer: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+export async function api(
+  bearer: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: any }> {
   const init: RequestInit = { method, headers: { "content-type": "application/json" } };
   if (body !== undefined) init.body = JSON.stringify(body);
   const r = await authed(path, init, bearer);

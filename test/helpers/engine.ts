@@ -22,7 +22,14 @@ export function rendered(e: unknown): RenderedEngineError {
   expect(e).toBeInstanceOf(EngineError);
   const api = kindedError(e);
   expect(api, `kind ${(e as EngineError).kind} is rendered`).toBeDefined();
-  return { error: e as EngineError, kind: (e as EngineError).kind, status: api!.status, code: api!.code, message: api!.message, errors: api!.errors };
+  return {
+    error: e as EngineError,
+    kind: (e as EngineError).kind,
+    status: api!.status,
+    code: api!.code,
+    message: api!.message,
+    errors: api!.errors,
+  };
 }
 
 /** The EngineError `f` throws (synchronously), rendered; fails when `f` returns or throws anything else. */
@@ -37,6 +44,9 @@ export function thrown(f: () => unknown): RenderedEngineError {
 
 /** The EngineError `p` rejects with, rendered; fails when `p` resolves or rejects with anything else. */
 export async function rejection(p: Promise<unknown>): Promise<RenderedEngineError> {
-  const e = await p.then(() => undefined, (err: unknown) => err ?? null);
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err ?? null,
+  );
   return rendered(e);
 }

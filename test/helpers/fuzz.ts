@@ -8,19 +8,97 @@ export type Json = null | boolean | number | string | Json[] | { [k: string]: Js
 
 /** Values that have broken parsers before: prototype keys, extremes, wrong types, huge and odd strings. */
 const HOSTILE: Json[] = [
-  "__proto__", "constructor", "toString", "", " ", "\u0000", "\ud800", "%ZZ", "*?[", "'; DROP TABLE items; --",
-  "x".repeat(5000), -1, 0, 1e308, -1e308, 5e-324, 2 ** 53 + 1, -(2 ** 31), 1.5, [], {}, [[]], [null], null, true,
-  "2018-13-45T25:61:00Z", "NaN", "Infinity", "P9999999Y", "..", "-180,-90,180,90", { type: "Point", coordinates: [] },
+  "__proto__",
+  "constructor",
+  "toString",
+  "",
+  " ",
+  "\u0000",
+  "\ud800",
+  "%ZZ",
+  "*?[",
+  "'; DROP TABLE items; --",
+  "x".repeat(5000),
+  -1,
+  0,
+  1e308,
+  -1e308,
+  5e-324,
+  2 ** 53 + 1,
+  -(2 ** 31),
+  1.5,
+  [],
+  {},
+  [[]],
+  [null],
+  null,
+  true,
+  "2018-13-45T25:61:00Z",
+  "NaN",
+  "Infinity",
+  "P9999999Y",
+  "..",
+  "-180,-90,180,90",
+  { type: "Point", coordinates: [] },
 ];
 
 /** Plausible values of Sentinel Hub requests, so that mutated requests often stay valid and reach the evaluation. */
 const PLAUSIBLE: Json[] = [
-  "image/png", "image/jpeg", "image/tiff", "application/json", "default", "userdata", "UINT8", "UINT16", "FLOAT32", "AUTO",
-  "SIMPLE", "ORBIT", "TILE", "mostRecent", "leastRecent", "leastCC", "BILINEAR", "NEAREST", "BICUBIC", "P1D", "P5D", "P1M",
-  "SKIP", "SHORTEN", "EXTEND", "sentinel-2-l2a", "sentinel-2-l1c", "sentinel-1-grd", "S2L2A", "DN", "REFLECTANCE",
-  "http://www.opengis.net/def/crs/EPSG/0/4326", "http://www.opengis.net/def/crs/OGC/1.3/CRS84", "http://www.opengis.net/def/crs/EPSG/0/3857",
-  "2018-04-19T10:00:00Z", "2018-04-01T00:00:00Z", "2018-04-30T23:59:59Z", "2018-04-19", 1, 2, 3, 7, 10, 16, 20, 60, 100,
-  0.5, true, false, [0, 1], [50], ["B02", "B03"], { nBins: 3 }, { bands: 1 },
+  "image/png",
+  "image/jpeg",
+  "image/tiff",
+  "application/json",
+  "default",
+  "userdata",
+  "UINT8",
+  "UINT16",
+  "FLOAT32",
+  "AUTO",
+  "SIMPLE",
+  "ORBIT",
+  "TILE",
+  "mostRecent",
+  "leastRecent",
+  "leastCC",
+  "BILINEAR",
+  "NEAREST",
+  "BICUBIC",
+  "P1D",
+  "P5D",
+  "P1M",
+  "SKIP",
+  "SHORTEN",
+  "EXTEND",
+  "sentinel-2-l2a",
+  "sentinel-2-l1c",
+  "sentinel-1-grd",
+  "S2L2A",
+  "DN",
+  "REFLECTANCE",
+  "http://www.opengis.net/def/crs/EPSG/0/4326",
+  "http://www.opengis.net/def/crs/OGC/1.3/CRS84",
+  "http://www.opengis.net/def/crs/EPSG/0/3857",
+  "2018-04-19T10:00:00Z",
+  "2018-04-01T00:00:00Z",
+  "2018-04-30T23:59:59Z",
+  "2018-04-19",
+  1,
+  2,
+  3,
+  7,
+  10,
+  16,
+  20,
+  60,
+  100,
+  0.5,
+  true,
+  false,
+  [0, 1],
+  [50],
+  ["B02", "B03"],
+  { nBins: 3 },
+  { bands: 1 },
 ];
 
 /** A random JSON value (depth <= 3), a hostile one, a plausible one, or one of `domain` (e.g. evalscripts). */
@@ -60,13 +138,17 @@ function apply(valid: Json, m: Mutation): Json {
     return doc;
   }
   const path = all[m.at % all.length]!;
-  const parent = path.slice(0, -1).reduce<Json>((o, k) => (o as Record<string | number, Json>)[k]!, doc) as Record<string | number, Json>;
+  const parent = path.slice(0, -1).reduce<Json>((o, k) => (o as Record<string | number, Json>)[k]!, doc) as Record<
+    string | number,
+    Json
+  >;
   const last = path[path.length - 1]!;
   const child = parent[last];
   if (m.op === "set") setOwn(parent, last, m.v);
   else if (m.op === "delete" && Array.isArray(parent)) parent.splice(Number(last), 1);
   else if (m.op === "delete") delete parent[last];
-  else if (child && typeof child === "object" && !Array.isArray(child)) setOwn(child as Record<string, Json>, m.key, m.v);
+  else if (child && typeof child === "object" && !Array.isArray(child))
+    setOwn(child as Record<string, Json>, m.key, m.v);
   else setOwn(parent, last, m.v);
   return doc;
 }
@@ -79,7 +161,10 @@ export function mutationOf(valid: Json, domain: Json[] = []): fc.Arbitrary<Json>
     key: fc.oneof(fc.constantFrom("__proto__", "constructor", "type", "id", "bands"), fc.string({ maxLength: 12 })),
     v: value(domain),
   });
-  const count = fc.oneof({ weight: 3, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.integer({ min: 2, max: 3 }) });
+  const count = fc.oneof(
+    { weight: 3, arbitrary: fc.constant(1) },
+    { weight: 1, arbitrary: fc.integer({ min: 2, max: 3 }) },
+  );
   return count.chain((n) => fc.array(mutation, { minLength: n, maxLength: n })).map((ms) => ms.reduce(apply, valid));
 }
 

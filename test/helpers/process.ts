@@ -7,7 +7,11 @@ export const CRS = (epsg: number): string =>
 
 /** POSTs a process request (JSON) with a bearer token. */
 export function process(body: unknown, bearer: string, headers: Record<string, string> = {}): Promise<Response> {
-  return authed("/api/v1/process", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }, bearer);
+  return authed(
+    "/api/v1/process",
+    { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) },
+    bearer,
+  );
 }
 
 /** Decodes a GeoTIFF response: pixel-interleaved values, size and georeferencing. */

@@ -22,7 +22,12 @@ export type PyDecoded<T = object> = (PyArray & T) | PyError;
 /** What one image decodes to with each decoder (tifffile for TIFF only). */
 export interface PyImage {
   pillow: PyDecoded<{ format: string; mode: string; size: [number, number] }>;
-  gdal: PyDecoded<{ driver: string; geotransform: number[] | null; epsg: number | null; nodata: number | "nan" | null }>;
+  gdal: PyDecoded<{
+    driver: string;
+    geotransform: number[] | null;
+    epsg: number | null;
+    nodata: number | "nan" | null;
+  }>;
   tifffile?: PyDecoded<{ compression: number; predictor: number }>;
 }
 /** A tar member or multipart part: its image decodings, or `json` for .json members. */
@@ -56,7 +61,9 @@ export function base64(bytes: Uint8Array): string {
  * kind). Asserts that imagecodecs was not importable. Skips the test (ctx.skip) when python3 cannot decode.
  */
 export async function pyDecode(ctx: TestContext, items: PyItem[]): Promise<unknown[]> {
-  const body = JSON.stringify({ items: items.map((i) => ({ kind: i.kind, contentType: i.contentType, data: base64(i.data) })) });
+  const body = JSON.stringify({
+    items: items.map((i) => ({ kind: i.kind, contentType: i.contentType, data: base64(i.data) })),
+  });
   const r = await env.PY_DECODE.fetch("http://py/", { method: "POST", body });
   if (r.status === 503) ctx.skip(`Python decoders unavailable: ${(await r.text()).trim()}`);
   if (r.status !== 200) throw new Error(`test/services/py_decode.py failed: ${await r.text()}`);

@@ -27,8 +27,14 @@ let cache: { refs: Record<string, ReaderRef>; windows: Float32Array } | undefine
 /** The references: file path under data/ -> ReaderRef, and all window samples. */
 export async function readerRefs(): Promise<{ refs: Record<string, ReaderRef>; windows: Float32Array }> {
   if (!cache) {
-    const all = JSON.parse(new TextDecoder().decode(await sampleFile("fixtures/reader/refs.json"))) as Record<string, unknown>;
-    const refs = Object.fromEntries(Object.entries(all).filter(([k]) => !k.startsWith("_"))) as Record<string, ReaderRef>;
+    const all = JSON.parse(new TextDecoder().decode(await sampleFile("fixtures/reader/refs.json"))) as Record<
+      string,
+      unknown
+    >;
+    const refs = Object.fromEntries(Object.entries(all).filter(([k]) => !k.startsWith("_"))) as Record<
+      string,
+      ReaderRef
+    >;
     cache = { refs, windows: new Float32Array(await sampleFile("fixtures/reader/windows.bin")) };
   }
   return cache;
@@ -41,7 +47,13 @@ function expectGeoTransform(got: GeoTransform, want: GeoTransform): void {
 
 /** The grid and levels a reader reports, compared with GDAL's description of the file. */
 function expectDescription(reader: RasterReader, ref: ReaderRef): void {
-  expect([reader.crs.epsg, reader.width, reader.height, reader.bandCount, reader.sampleType]).toEqual([ref.epsg, ref.width, ref.height, ref.bandCount, ref.sampleType]);
+  expect([reader.crs.epsg, reader.width, reader.height, reader.bandCount, reader.sampleType]).toEqual([
+    ref.epsg,
+    ref.width,
+    ref.height,
+    ref.bandCount,
+    ref.sampleType,
+  ]);
   expect(reader.nodata).toBe(ref.nodata);
   expect(reader.geoTransform).toEqual(ref.geoTransform);
   const [x0, , , y0, , dy] = ref.geoTransform;
@@ -65,7 +77,11 @@ async function expectRangeError(read: () => Promise<unknown>): Promise<void> {
  * Registers the contract tests for every reference file: `open(file)` returns the reader under test for the file
  * (path under data/), ready to read. `files`: only these reference files (default: all).
  */
-export async function readerContract(name: string, open: (file: string) => Promise<RasterReader>, files?: string[]): Promise<void> {
+export async function readerContract(
+  name: string,
+  open: (file: string) => Promise<RasterReader>,
+  files?: string[],
+): Promise<void> {
   const { refs, windows } = await readerRefs();
   describe.each(files ?? Object.keys(refs))(`${name}: %s`, (file) => {
     const ref = refs[file]!;
@@ -74,16 +90,19 @@ export async function readerContract(name: string, open: (file: string) => Promi
       expectDescription(await open(file), ref);
     });
 
-    it.each(ref.windows.map((w) => [w.note, w] as const))("reads the same samples as GDAL ReadAsArray: %s", async (_, w) => {
-      const reader = await open(file);
-      const got = await reader.read(w.level, w.bands, w.window);
-      const n = w.window.width * w.window.height;
-      expect(got).toHaveLength(w.bands.length);
-      got.forEach((band, i) => {
-        expect(band).toBeInstanceOf(Float32Array);
-        expect(Array.from(band)).toEqual(Array.from(windows.subarray(w.offset + i * n, w.offset + (i + 1) * n)));
-      });
-    });
+    it.each(ref.windows.map((w) => [w.note, w] as const))(
+      "reads the same samples as GDAL ReadAsArray: %s",
+      async (_, w) => {
+        const reader = await open(file);
+        const got = await reader.read(w.level, w.bands, w.window);
+        const n = w.window.width * w.window.height;
+        expect(got).toHaveLength(w.bands.length);
+        got.forEach((band, i) => {
+          expect(band).toBeInstanceOf(Float32Array);
+          expect(Array.from(band)).toEqual(Array.from(windows.subarray(w.offset + i * n, w.offset + (i + 1) * n)));
+        });
+      },
+    );
 
     it("rejects levels, windows and bands outside the source with a RangeError", async () => {
       const reader = await open(file);

@@ -18,7 +18,8 @@ export interface ClientRun {
   requests: string[];
 }
 
-const relay = async (op: string, body: unknown): Promise<any> => (await env.CLIENT_RELAY.fetch(`http://relay/${op}`, { method: "POST", body: JSON.stringify(body) })).json();
+const relay = async (op: string, body: unknown): Promise<any> =>
+  (await env.CLIENT_RELAY.fetch(`http://relay/${op}`, { method: "POST", body: JSON.stringify(body) })).json();
 
 /**
  * Headers not passed back to the program: the relay sends the body whole, in its own framing. Content-Length stays
@@ -27,12 +28,26 @@ const relay = async (op: string, body: unknown): Promise<any> => (await env.CLIE
 const DROPPED = new Set(["transfer-encoding", "connection"]);
 
 /** Answers one request of the program with the Worker's response. */
-async function answer(id: string, base: string, req: { rid: string; method: string; path: string; headers: Record<string, string>; body: string }): Promise<void> {
+async function answer(
+  id: string,
+  base: string,
+  req: { rid: string; method: string; path: string; headers: Record<string, string>; body: string },
+): Promise<void> {
   const body = req.body ? Uint8Array.from(atob(req.body), (c) => c.charCodeAt(0)) : undefined;
-  const init: RequestInit = { method: req.method, headers: { ...req.headers, host: new URL(base).host }, ...(body?.length ? { body } : {}) };
+  const init: RequestInit = {
+    method: req.method,
+    headers: { ...req.headers, host: new URL(base).host },
+    ...(body?.length ? { body } : {}),
+  };
   const r = await fetchAt({ PUBLIC_BASE_URL: base }, `${base}${req.path}`, init);
   const headers = Object.fromEntries([...r.headers].filter(([k]) => !DROPPED.has(k)));
-  await relay("respond", { id, rid: req.rid, status: r.status, headers, body: base64(new Uint8Array(await r.arrayBuffer())) });
+  await relay("respond", {
+    id,
+    rid: req.rid,
+    status: r.status,
+    headers,
+    body: base64(new Uint8Array(await r.arrayBuffer())),
+  });
 }
 
 /**

@@ -80,8 +80,15 @@ const item = (c: BotoCall) => {
   if (params.Body instanceof Uint8Array) params.Body = b64(params.Body);
   else if (typeof params.Body === "string") params.Body = b64(new TextEncoder().encode(params.Body));
   return {
-    endpoint: c.endpoint ?? ENDPOINT, key: c.key ?? KEYS.key, secret: c.secret ?? KEYS.secret, region: c.region, op: c.op, params,
-    time: c.time, presign: c.presign, signature_version: c.signatureVersion,
+    endpoint: c.endpoint ?? ENDPOINT,
+    key: c.key ?? KEYS.key,
+    secret: c.secret ?? KEYS.secret,
+    region: c.region,
+    op: c.op,
+    params,
+    time: c.time,
+    presign: c.presign,
+    signature_version: c.signatureVersion,
   };
 };
 
@@ -111,26 +118,53 @@ export async function botoAll(ctx: TestContext, calls: Tampered[]): Promise<Boto
     const r = await send(calls[i]!.tamper ? calls[i]!.tamper!(s) : s);
     answers.push({ status: r.status, headers: r.headers, bytes: new Uint8Array(await r.arrayBuffer()) });
   }
-  const parsed = await py(ctx, answers.map((a, i) => {
-    const headers: Record<string, string> = {};
-    a.headers.forEach((v, k) => (headers[k] = v));
-    return { ...item(calls[i]!), presign: undefined, time: undefined, response: { status: a.status, headers, body: b64(a.bytes) } };
+  const parsed = await py(
+    ctx,
+    answers.map((a, i) => {
+      const headers: Record<string, string> = {};
+      a.headers.forEach((v, k) => (headers[k] = v));
+      return {
+        ...item(calls[i]!),
+        presign: undefined,
+        time: undefined,
+        response: { status: a.status, headers, body: b64(a.bytes) },
+      };
+    }),
+  );
+  return answers.map((a, i) => ({
+    status: a.status,
+    headers: a.headers,
+    text: new TextDecoder().decode(a.bytes),
+    ...parsed[i],
   }));
-  return answers.map((a, i) => ({ status: a.status, headers: a.headers, text: new TextDecoder().decode(a.bytes), ...parsed[i] }));
 }
 
 /** One call of {@link botoAll}. */
-export async function boto(ctx: TestContext, c: BotoCall, tamper?: (s: SignedRequest) => SignedRequest): Promise<BotoAnswer> {
+export async function boto(
+  ctx: TestContext,
+  c: BotoCall,
+  tamper?: (s: SignedRequest) => SignedRequest,
+): Promise<BotoAnswer> {
   return (await botoAll(ctx, [{ ...c, tamper }]))[0]!;
 }
 
 /** The AWS SDK's SigV4 signer (@smithy/signature-v4, installed with @aws-sdk/client-s3), independent of src/s3's aws4fetch. */
 export function sdkSigner(accessKeyId = KEYS.key, secretAccessKey = KEYS.secret, region = "us-east-1"): SignatureV4 {
-  return new SignatureV4({ credentials: { accessKeyId, secretAccessKey }, region, service: "s3", sha256: Sha256Js, uriEscapePath: false, applyChecksum: false });
+  return new SignatureV4({
+    credentials: { accessKeyId, secretAccessKey },
+    region,
+    service: "s3",
+    sha256: Sha256Js,
+    uriEscapePath: false,
+    applyChecksum: false,
+  });
 }
 
 /** The x-amz-content-sha256 of the three aws-chunked forms. */
-export type ChunkedPayload = "STREAMING-UNSIGNED-PAYLOAD-TRAILER" | "STREAMING-AWS4-HMAC-SHA256-PAYLOAD" | "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER";
+export type ChunkedPayload =
+  | "STREAMING-UNSIGNED-PAYLOAD-TRAILER"
+  | "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"
+  | "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER";
 
 /** An aws-chunked PUT before framing ({@link frame}), to send as built or tampered with. */
 export interface ChunkedUpload {
@@ -165,25 +199,52 @@ export async function crc32Of(data: Uint8Array): Promise<string> {
  * test/s3/chunked.test.ts checks this against AWS's published example. `o.headers` are signed too.
  */
 export async function chunkedUpload(
-  url: string, data: Uint8Array, payload: ChunkedPayload,
-  o: { keys?: { key: string; secret: string }; region?: string; date?: Date; chunkSize?: number; trailer?: string[]; headers?: Record<string, string> } = {},
+  url: string,
+  data: Uint8Array,
+  payload: ChunkedPayload,
+  o: {
+    keys?: { key: string; secret: string };
+    region?: string;
+    date?: Date;
+    chunkSize?: number;
+    trailer?: string[];
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<ChunkedUpload> {
-  const keys = o.keys ?? KEYS, region = o.region ?? "us-east-1", date = o.date ?? new Date(), size = o.chunkSize ?? 65536;
+  const keys = o.keys ?? KEYS,
+    region = o.region ?? "us-east-1",
+    date = o.date ?? new Date(),
+    size = o.chunkSize ?? 65536;
   const signer = sdkSigner(keys.key, keys.secret, region);
   const hasTrailer = payload.endsWith("-TRAILER");
   const trailer = hasTrailer ? (o.trailer ?? [`x-amz-checksum-crc32:${await crc32Of(data)}`]) : [];
   const headers: Record<string, string> = {
-    "content-encoding": "aws-chunked", "x-amz-content-sha256": payload, "x-amz-decoded-content-length": String(data.length), ...o.headers,
+    "content-encoding": "aws-chunked",
+    "x-amz-content-sha256": payload,
+    "x-amz-decoded-content-length": String(data.length),
+    ...o.headers,
   };
   if (hasTrailer) headers["x-amz-trailer"] = trailer.map((line) => line.slice(0, line.indexOf(":"))).join(",");
   const { hostname, port, pathname, protocol } = new URL(url);
-  const signed = await signer.sign({ method: "PUT", protocol, hostname, port: port ? Number(port) : undefined, path: pathname, query: {}, headers: { host: hostname, ...headers } }, { signingDate: date });
+  const signed = await signer.sign(
+    {
+      method: "PUT",
+      protocol,
+      hostname,
+      port: port ? Number(port) : undefined,
+      path: pathname,
+      query: {},
+      headers: { host: hostname, ...headers },
+    },
+    { signingDate: date },
+  );
   const chunks: ChunkedUpload["chunks"] = [];
   for (let at = 0; at < data.length; at += size) chunks.push({ data: data.subarray(at, at + size) });
   chunks.push({ data: new Uint8Array(0) });
   if (payload.startsWith("STREAMING-AWS4-HMAC-SHA256-PAYLOAD")) {
     const longDate = signed.headers["x-amz-date"]!;
-    const prefix = (algorithm: string) => `${algorithm}\n${longDate}\n${longDate.slice(0, 8)}/${region}/s3/aws4_request\n`;
+    const prefix = (algorithm: string) =>
+      `${algorithm}\n${longDate}\n${longDate.slice(0, 8)}/${region}/s3/aws4_request\n`;
     let previous = /Signature=([0-9a-f]{64})/.exec(signed.headers.authorization!)![1]!;
     for (const c of chunks) {
       const text = `${prefix("AWS4-HMAC-SHA256-PAYLOAD")}${previous}\n${await sha256Hex("")}\n${await sha256Hex(c.data)}`;

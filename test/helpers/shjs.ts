@@ -20,12 +20,23 @@ function workerAdapter(config: AxiosLikeConfig) {
   const h = config.headers as { toJSON?: () => Record<string, string> } & Record<string, string>;
   const headers = typeof h?.toJSON === "function" ? h.toJSON() : h;
   const url = new URL(config.url);
-  return call(url.pathname + url.search, { method: (config.method ?? "get").toUpperCase(), headers, body: config.data }).then(async (r) => {
+  return call(url.pathname + url.search, {
+    method: (config.method ?? "get").toUpperCase(),
+    headers,
+    body: config.data,
+  }).then(async (r) => {
     const binary = config.responseType === "arraybuffer" || config.responseType === "blob";
     const data = binary ? await r.arrayBuffer() : await r.text();
     if (!r.ok) throw new Error(`HTTP ${r.status}: ${binary ? new TextDecoder().decode(data as ArrayBuffer) : data}`); // axios settle()
     // axios's own transformResponse parses JSON text after the adapter, as with its http/xhr adapters
-    return { data, status: r.status, statusText: r.statusText, headers: Object.fromEntries(r.headers), config, request: {} };
+    return {
+      data,
+      status: r.status,
+      statusText: r.statusText,
+      headers: Object.fromEntries(r.headers),
+      config,
+      request: {},
+    };
   });
 }
 

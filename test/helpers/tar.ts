@@ -42,12 +42,18 @@ export function readTar(tar: Uint8Array): TarMember[] {
       if (!tar.subarray(at + BLOCK, at + 2 * BLOCK).every((b) => b === 0)) throw new Error("tar: single zero block");
       return members;
     }
-    const stored = octal(header.subarray(148, 156)), computed = headerChecksum(header);
+    const stored = octal(header.subarray(148, 156)),
+      computed = headerChecksum(header);
     if (stored !== computed) throw new Error(`tar: header checksum ${stored} != ${computed} at byte ${at}`);
     if (text(header.subarray(257, 263)) !== "ustar") throw new Error(`tar: no ustar magic at byte ${at}`);
     const size = octal(header.subarray(124, 136));
     const name = text(header.subarray(0, 100));
-    members.push({ name, size, typeflag: String.fromCharCode(header[156]!), data: tar.subarray(at + BLOCK, at + BLOCK + size) });
+    members.push({
+      name,
+      size,
+      typeflag: String.fromCharCode(header[156]!),
+      data: tar.subarray(at + BLOCK, at + BLOCK + size),
+    });
     at += BLOCK + Math.ceil(size / BLOCK) * BLOCK;
   }
 }

@@ -14,7 +14,8 @@ import type { TaskStub } from "../../src/tasks/stub";
 const muted = { sendBatch: async () => {} };
 
 /** The task and its units as stored (TaskEngine.inspect); the units' ids as planned (or "plan", "assemble"). */
-export const inspect = (stub: TaskStub): Promise<Inspection> => runInDurableObject(stub as never, (o: TaskEngine) => o.inspect()!);
+export const inspect = (stub: TaskStub): Promise<Inspection> =>
+  runInDurableObject(stub as never, (o: TaskEngine) => o.inspect()!);
 
 /** Runs `f` on the engine object with its queue producers muted (messages are not sent). */
 export function quietly<T>(stub: TaskStub, f: (engine: TaskEngine) => Promise<T>): Promise<T> {
@@ -34,7 +35,13 @@ export function quietly<T>(stub: TaskStub, f: (engine: TaskEngine) => Promise<T>
  * Analyses a CREATED task of `account` with `units` as its plan, without sending a message: ANALYSIS_DONE, or
  * PROCESSING with every unit leased as if sent when `start`.
  */
-export const planTask = (stub: TaskStub, account: string, units: PlannedUnit[], estimatePU: number | null = null, start = false) =>
+export const planTask = (
+  stub: TaskStub,
+  account: string,
+  units: PlannedUnit[],
+  estimatePU: number | null = null,
+  start = false,
+) =>
   quietly(stub, async (o) => {
     await o.act(account, start ? "START" : "ANALYSE");
     await o.end(PLAN_UNIT, "test", { plan: { units, estimatePU } });

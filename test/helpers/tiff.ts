@@ -13,7 +13,8 @@ export class TiffPatch {
 
   constructor(file: ArrayBuffer) {
     this.bytes = new Uint8Array(file.slice(0));
-    if (this.view.getUint16(0) !== 0x4949 || this.view.getUint16(2, true) !== 42) throw new Error("not a little-endian classic TIFF");
+    if (this.view.getUint16(0) !== 0x4949 || this.view.getUint16(2, true) !== 42)
+      throw new Error("not a little-endian classic TIFF");
   }
 
   private get view(): DataView {
@@ -54,7 +55,9 @@ export class TiffPatch {
   /** The SHORT / LONG values of `tag` in IFD `n`. */
   values(n: number, tag: number): number[] {
     const { type, count, at } = this.entry(n, tag);
-    return Array.from({ length: count }, (_, i) => (type === 3 ? this.view.getUint16(at + 2 * i, true) : this.view.getUint32(at + 4 * i, true)));
+    return Array.from({ length: count }, (_, i) =>
+      type === 3 ? this.view.getUint16(at + 2 * i, true) : this.view.getUint32(at + 4 * i, true),
+    );
   }
 
   /** Overwrites value `i` of `tag` in IFD `n` (SHORT or LONG). */

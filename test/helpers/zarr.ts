@@ -13,7 +13,10 @@ import { localBucket } from "../../src/buckets/local";
 import { sampleFile } from "./seed";
 
 /** Rewrites one file (its path in the store and bytes): new bytes, [new path, bytes], or null to leave the file out. */
-export type ZarrEdit = (file: string, bytes: ArrayBuffer) => ArrayBuffer | string | [string, ArrayBuffer | string] | null;
+export type ZarrEdit = (
+  file: string,
+  bytes: ArrayBuffer,
+) => ArrayBuffer | string | [string, ArrayBuffer | string] | null;
 
 /** The files of fixture store `name` (paths inside the store). */
 export async function zarrFixtureFiles(name: string): Promise<string[]> {
@@ -53,7 +56,8 @@ export async function settledZarr(bearer: string, id: string): Promise<any> {
   await vi.waitFor(
     async () => {
       data = ((await (await authed(`/api/v1/zarr/collections/${id}`, {}, bearer)).json()) as { data: any }).data;
-      if (data.status !== "INGESTED" && data.status !== "FAILED") throw new Error(`Zarr collection ${id} is ${data.status}`);
+      if (data.status !== "INGESTED" && data.status !== "FAILED")
+        throw new Error(`Zarr collection ${id} is ${data.status}`);
     },
     { timeout: 20_000, interval: 100 },
   );

@@ -6,7 +6,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { authed, call, envelope, token } from "../helpers/auth";
 
-const ROUTES = ["/api/v1/process", "/process/v1", "/api/v1/statistics", "/statistics/v1", "/api/v1/catalog/1.0.0/search"];
+const ROUTES = [
+  "/api/v1/process",
+  "/process/v1",
+  "/api/v1/statistics",
+  "/statistics/v1",
+  "/api/v1/catalog/1.0.0/search",
+];
 const SCRIPT_ROUTES = ROUTES.filter((r) => !r.includes("catalog"));
 
 let bearer: string;
@@ -23,7 +29,9 @@ async function expectEnvelope(r: Response, status: number, code: string): Promis
   const e = (JSON.parse(text) as { error: Record<string, unknown> }).error;
   expect(Object.keys(e).sort()).toEqual(["code", "errors", "message", "reason", "status"]);
   expect([e.status, e.code, typeof e.reason, typeof e.message]).toEqual([status, code, "string", "string"]);
-  expect(e.errors !== null && typeof e.errors === "object" && !Array.isArray(e.errors), JSON.stringify(e.errors)).toBe(true);
+  expect(e.errors !== null && typeof e.errors === "object" && !Array.isArray(e.errors), JSON.stringify(e.errors)).toBe(
+    true,
+  );
   return e.message as string;
 }
 
@@ -43,16 +51,21 @@ describe.each(ROUTES)("%s", (route) => {
     expect(await expectEnvelope(r, 405, "COMMON_METHOD_NOT_ALLOWED")).toMatch(/PUT is not allowed/);
   });
 
-
   it("400 for malformed or empty JSON", async () => {
-    expect(await expectEnvelope(await post(route, "{ not json", "application/json"), 400, "COMMON_BAD_PAYLOAD")).toMatch(/not valid JSON/);
+    expect(
+      await expectEnvelope(await post(route, "{ not json", "application/json"), 400, "COMMON_BAD_PAYLOAD"),
+    ).toMatch(/not valid JSON/);
     expect(await expectEnvelope(await post(route, "", "application/json"), 400, "COMMON_BAD_PAYLOAD")).toMatch(/empty/);
   });
 
   it("CORS preflight: 204 without a token, allowing the method and the headers the browser asks for", async () => {
     const r = await call(route, {
       method: "OPTIONS",
-      headers: { origin: "https://apps.example.org", "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type,x-custom" },
+      headers: {
+        origin: "https://apps.example.org",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization,content-type,x-custom",
+      },
     });
     expect(r.status).toBe(204);
     expect(r.headers.get("access-control-allow-origin")).toBe("*");
@@ -67,7 +80,9 @@ describe.each(ROUTES)("%s", (route) => {
 describe.each(SCRIPT_ROUTES)("%s Content-Type", (route) => {
   it("415 for a body that is neither JSON nor multipart", async () => {
     for (const type of ["text/plain", "application/xml", "application/x-www-form-urlencoded"])
-      expect(await expectEnvelope(await post(route, "{}", type), 415, "COMMON_UNSUPPORTED_MEDIA_TYPE")).toMatch(/Unsupported Content-Type/);
+      expect(await expectEnvelope(await post(route, "{}", type), 415, "COMMON_UNSUPPORTED_MEDIA_TYPE")).toMatch(
+        /Unsupported Content-Type/,
+      );
   });
 });
 
@@ -98,24 +113,36 @@ describe.each(SCRIPT_ROUTES)("%s multipart/form-data", (route) => {
 
 describe("errors of an invalid body", () => {
   it("one member per invalid field, keyed by its dotted path, valued with what is wrong", async () => {
-    const body = { input: { bounds: { bbox: [0, 0, 1, 1] }, data: [{ type: "sentinel-2-l2a" }] }, output: { width: "wide", responses: [{ identifier: "default", format: { type: 7 } }] } };
+    const body = {
+      input: { bounds: { bbox: [0, 0, 1, 1] }, data: [{ type: "sentinel-2-l2a" }] },
+      output: { width: "wide", responses: [{ identifier: "default", format: { type: 7 } }] },
+    };
     const r = await post("/api/v1/process", JSON.stringify(body), "application/json");
     expect(await expectEnvelope(r, 400, "COMMON_BAD_PAYLOAD")).toMatch(/^Invalid process request at '/);
-    const { errors } = (await envelope(await post("/api/v1/process", JSON.stringify(body), "application/json"))) as { errors: Record<string, string> };
-    expect(Object.keys(errors)).toEqual(expect.arrayContaining(["output.width", "output.responses.0.format.type", "evalscript"]));
+    const { errors } = (await envelope(await post("/api/v1/process", JSON.stringify(body), "application/json"))) as {
+      errors: Record<string, string>;
+    };
+    expect(Object.keys(errors)).toEqual(
+      expect.arrayContaining(["output.width", "output.responses.0.format.type", "evalscript"]),
+    );
     for (const v of Object.values(errors)) expect(typeof v).toBe("string");
   });
 
   it("an unknown route and a 404 resource carry errors {}", async () => {
     expect((await envelope(await authed("/api/v1/nothing", {}, bearer))).errors).toEqual({});
-    expect((await envelope(await authed(`/api/v2/batch/process/${crypto.randomUUID()}`, {}, bearer))).errors).toEqual({});
+    expect((await envelope(await authed(`/api/v2/batch/process/${crypto.randomUUID()}`, {}, bearer))).errors).toEqual(
+      {},
+    );
   });
 });
 
 describe("preflight elsewhere", () => {
   it("the token endpoint and unknown paths answer the preflight too; a bad header list is not reflected", async () => {
     for (const path of ["/auth/realms/main/protocol/openid-connect/token", "/api/v1/nothing"]) {
-      const r = await call(path, { method: "OPTIONS", headers: { "access-control-request-headers": "content-type, bad header(x)" } });
+      const r = await call(path, {
+        method: "OPTIONS",
+        headers: { "access-control-request-headers": "content-type, bad header(x)" },
+      });
       expect(r.status).toBe(204);
       expect(r.headers.get("access-control-allow-headers")).toBe("authorization, content-type, accept");
     }

@@ -16,6 +16,10 @@ describe("withHeaders", () => {
     expect(() => r.headers.set("x-a", "1")).toThrow(TypeError);
     const out = withHeaders(r, { "x-a": "1" });
     expect(out).not.toBe(r);
-    expect([out.status, out.headers.get("location"), out.headers.get("x-a")]).toEqual([302, "http://localhost/next", "1"]);
+    expect([out.status, out.headers.get("location"), out.headers.get("x-a")]).toEqual([
+      302,
+      "http://localhost/next",
+      "1",
+    ]);
   });
 });

@@ -19,7 +19,8 @@ const EXPECTED: Record<EngineErrorKind, [number, string]> = {
   "invalid-file": [400, "COMMON_BAD_PAYLOAD"],
 };
 
-const body = async (r: Response) => (await r.json()) as { error: { status: number; reason: string; message: string; code: string; errors: unknown } };
+const body = async (r: Response) =>
+  (await r.json()) as { error: { status: number; reason: string; message: string; code: string; errors: unknown } };
 
 describe("renderError for engine errors", () => {
   it.each(ENGINE_ERROR_KINDS.map((k) => [k]))("%s -> its status, code, message and details", async (kind) => {
@@ -28,7 +29,9 @@ describe("renderError for engine errors", () => {
     const [status, code] = EXPECTED[kind];
     expect(r.status).toBe(status);
     expect(r.headers.get("content-type")).toBe("application/json");
-    expect(await body(r)).toEqual({ error: { status, reason: "Bad Request", message: `what to fix (${kind})`, code, errors: details[0] } });
+    expect(await body(r)).toEqual({
+      error: { status, reason: "Bad Request", message: `what to fix (${kind})`, code, errors: details[0] },
+    });
   });
 
   it("no details -> errors is an empty object (the spec's errors: object, never null)", async () => {
@@ -36,7 +39,11 @@ describe("renderError for engine errors", () => {
   });
 
   it("a look-alike is an internal error: a plain object with a kind, an Error with an unknown or inherited kind", async () => {
-    const fakes = [{ kind: "invalid-argument", message: "x" }, Object.assign(new Error("x"), { kind: "bogus" }), Object.assign(new Error("x"), { kind: "constructor" })];
+    const fakes = [
+      { kind: "invalid-argument", message: "x" },
+      Object.assign(new Error("x"), { kind: "bogus" }),
+      Object.assign(new Error("x"), { kind: "constructor" }),
+    ];
     for (const fake of fakes) {
       const r = renderError(fake);
       expect(r.status).toBe(500);

@@ -56,7 +56,8 @@ async function expect413(r: Response): Promise<void> {
 }
 
 describe.each(ROUTES)("%s body limit", (route) => {
-  const post = (body: BodyInit, type = "application/json") => authed(route, { method: "POST", headers: { "content-type": type }, body }, bearer);
+  const post = (body: BodyInit, type = "application/json") =>
+    authed(route, { method: "POST", headers: { "content-type": type }, body }, bearer);
 
   it("a JSON body of the limit plus one byte is a 413; one of exactly the limit is read (and rejected as a request, 400)", async () => {
     await expect413(await post(jsonOfSize(LIMIT + 1)));
@@ -67,7 +68,11 @@ describe.each(ROUTES)("%s body limit", (route) => {
 
   it("streamed without Content-Length: the limit plus one byte is a 413, exactly the limit is read", async () => {
     const send = (text: string) =>
-      callWithEnv({}, route, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` }, body: streamOf(text) });
+      callWithEnv({}, route, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` },
+        body: streamOf(text),
+      });
     await expect413(await send(jsonOfSize(LIMIT + 1)));
     const r = await send(jsonOfSize(LIMIT));
     expect(r.status).toBe(400);
@@ -76,14 +81,22 @@ describe.each(ROUTES)("%s body limit", (route) => {
 
   it("a 50 MB streamed body without Content-Length is cut off after the limit", async () => {
     const { stream, pulled } = countingStream(50 * 1024 * 1024);
-    const r = await callWithEnv({}, route, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` }, body: stream });
+    const r = await callWithEnv({}, route, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` },
+      body: stream,
+    });
     await expect413(r);
     expect(pulled()).toBeLessThanOrEqual(LIMIT + 2 * 64 * 1024);
   });
 
   it("a declared Content-Length over the limit is refused before the body is read", async () => {
     const { stream, pulled } = countingStream(50 * 1024 * 1024);
-    const headers = { "content-type": "application/json", "content-length": String(50 * 1024 * 1024), authorization: `Bearer ${bearer}` };
+    const headers = {
+      "content-type": "application/json",
+      "content-length": String(50 * 1024 * 1024),
+      authorization: `Bearer ${bearer}`,
+    };
     await expect413(await callWithEnv({}, route, { method: "POST", headers, body: stream }));
     expect(pulled()).toBeLessThanOrEqual(2 * 64 * 1024);
   });
@@ -103,23 +116,42 @@ describe("BYOC bodies", () => {
   const COLLECTIONS = "/api/v1/byoc/collections";
   let collection: string;
   beforeAll(async () => {
-    const r = await authed(COLLECTIONS, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "limits", s3Bucket: "limits-test" }) }, bearer);
+    const r = await authed(
+      COLLECTIONS,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "limits", s3Bucket: "limits-test" }),
+      },
+      bearer,
+    );
     expect(r.status).toBe(201);
     collection = ((await r.json()) as { data: { id: string } }).data.id;
   });
   const send = (method: string, path: string, body: BodyInit, headers: Record<string, string> = {}) =>
-    callWithEnv({}, path, { method, headers: { "content-type": "application/json", authorization: `Bearer ${bearer}`, ...headers }, body });
+    callWithEnv({}, path, {
+      method,
+      headers: { "content-type": "application/json", authorization: `Bearer ${bearer}`, ...headers },
+      body,
+    });
 
-  it.each(["/api/v1/byoc/collections", "/byoc/v1/collections"])("POST %s: the limit plus one byte is a 413, 40 MiB too; the limit is read (400)", async (path) => {
-    await expect413(await send("POST", path, jsonOfSize(LIMIT + 1)));
-    await expect413(await send("POST", path, jsonOfSize(40 * 1024 * 1024)));
-    const r = await send("POST", path, jsonOfSize(LIMIT));
-    expect(r.status).toBe(400);
-    expect((await envelope(r)).message).not.toMatch(/too large|JSON/);
-  });
+  it.each(["/api/v1/byoc/collections", "/byoc/v1/collections"])(
+    "POST %s: the limit plus one byte is a 413, 40 MiB too; the limit is read (400)",
+    async (path) => {
+      await expect413(await send("POST", path, jsonOfSize(LIMIT + 1)));
+      await expect413(await send("POST", path, jsonOfSize(40 * 1024 * 1024)));
+      const r = await send("POST", path, jsonOfSize(LIMIT));
+      expect(r.status).toBe(400);
+      expect((await envelope(r)).message).not.toMatch(/too large|JSON/);
+    },
+  );
 
   it("a 300 MiB body streamed without Content-Length to the create, update and tile routes is cut off after the limit", async () => {
-    for (const [method, path] of [["POST", COLLECTIONS], ["PUT", `${COLLECTIONS}/${collection}`], ["POST", `${COLLECTIONS}/${collection}/tiles`]] as const) {
+    for (const [method, path] of [
+      ["POST", COLLECTIONS],
+      ["PUT", `${COLLECTIONS}/${collection}`],
+      ["POST", `${COLLECTIONS}/${collection}/tiles`],
+    ] as const) {
       const { stream, pulled } = countingStream(300 * 1024 * 1024);
       await expect413(await send(method, path, stream));
       expect(pulled(), `${method} ${path}`).toBeLessThanOrEqual(LIMIT + 2 * 64 * 1024);
@@ -128,13 +160,19 @@ describe("BYOC bodies", () => {
 });
 
 describe("every route with a body", () => {
-  const withBody = buildApi().routes().filter((r) => r.method === "POST" || r.method === "PUT" || r.method === "PATCH");
+  const withBody = buildApi()
+    .routes()
+    .filter((r) => r.method === "POST" || r.method === "PUT" || r.method === "PATCH");
   it.each(withBody.map((r) => [r.method, r.path, r.meta.maxBody ?? LIMIT] as const))(
     "%s %s: a declared Content-Length over its limit is a 413 naming it, before any byte is read",
     async (method, path, limit) => {
       const { stream, pulled } = countingStream(50 * 1024 * 1024);
       const concrete = path.replace(/:[A-Za-z]+\+?/g, "x");
-      const headers = { "content-type": "application/json", "content-length": String(50 * 1024 * 1024), authorization: `Bearer ${bearer}` };
+      const headers = {
+        "content-type": "application/json",
+        "content-length": String(50 * 1024 * 1024),
+        authorization: `Bearer ${bearer}`,
+      };
       const r = await callWithEnv({}, concrete, { method, headers, body: stream });
       expect(r.status).toBe(413);
       expect(await r.text()).toContain(`(${limit} bytes)`); // the envelope, or the route's own format (OAuth errors)
@@ -147,7 +185,11 @@ describe("URL length (src/http/limits.ts MAX_URL_BYTES, 16 KiB: Cloudflare's edg
   it("a URL over 16 KiB is a 414 in the error envelope, public and authenticated routes alike; 16 KiB itself is served", async () => {
     const base = "http://localhost/api/v1/catalog/1.0.0/collections?pad=";
     const at = (bytes: number) => base + "x".repeat(bytes - base.length);
-    for (const [path, bearerOf] of [[at(16 * 1024 + 1), bearer], [at(60 * 1024), bearer], [at(20 * 1024), undefined]] as const) {
+    for (const [path, bearerOf] of [
+      [at(16 * 1024 + 1), bearer],
+      [at(60 * 1024), bearer],
+      [at(20 * 1024), undefined],
+    ] as const) {
       const r = bearerOf ? await authed(path, {}, bearerOf) : await call(path);
       expect(r.status).toBe(414);
       expect(r.headers.get("content-type")).toMatch(/application\/json/);

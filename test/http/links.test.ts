@@ -26,14 +26,23 @@ const get = async (path: string): Promise<unknown> => {
 describe("links with Host: evil.example", () => {
   it("catalog landing page, collections, GET search (self and next) and items point to PUBLIC_BASE_URL", async () => {
     const root = "/api/v1/catalog/1.0.0";
-    const search = (await get(`${root}/search?collections=sentinel-2-l2a&datetime=2018-01-01T00:00:00Z/2019-01-01T00:00:00Z&limit=1`)) as {
+    const search = (await get(
+      `${root}/search?collections=sentinel-2-l2a&datetime=2018-01-01T00:00:00Z/2019-01-01T00:00:00Z&limit=1`,
+    )) as {
       links: { rel: string; href: string }[];
       features: unknown[];
     };
     expect(search.features).toHaveLength(1);
-    expect(search.links.find((l) => l.rel === "self")!.href).toMatch(/^http:\/\/localhost\/api\/v1\/catalog\/1\.0\.0\/search\?collections=sentinel-2-l2a/);
+    expect(search.links.find((l) => l.rel === "self")!.href).toMatch(
+      /^http:\/\/localhost\/api\/v1\/catalog\/1\.0\.0\/search\?collections=sentinel-2-l2a/,
+    );
     expect(search.links.find((l) => l.rel === "next")!.href).toMatch(/^http:\/\/localhost\//);
-    const docs = [search, await get(root), await get(`${root}/collections`), await get(`${root}/collections/sentinel-2-l2a/items?limit=1`)];
+    const docs = [
+      search,
+      await get(root),
+      await get(`${root}/collections`),
+      await get(`${root}/collections/sentinel-2-l2a/items?limit=1`),
+    ];
     const all = docs.flatMap(hrefs);
     expect(all.length).toBeGreaterThan(10);
     for (const h of all) expect(h).not.toMatch(/evil\.example/);

@@ -11,17 +11,22 @@ const fetchApi = (api: Api, path: string, method = "GET"): Promise<Response> =>
   api.fetch(new Request("http://localhost" + path, { method }), env as unknown as Env, createExecutionContext());
 
 /** A middleware that logs `name>` before and `<name` after the rest of the chain. */
-const tracer = (log: string[], name: string): Middleware => async (_r, _e, _c, next, route) => {
-  log.push(`${name}>${route.isPublic ? "public" : "private"}`);
-  const res = await next();
-  log.push(`<${name}`);
-  return res;
-};
+const tracer =
+  (log: string[], name: string): Middleware =>
+  async (_r, _e, _c, next, route) => {
+    log.push(`${name}>${route.isPublic ? "public" : "private"}`);
+    const res = await next();
+    log.push(`<${name}`);
+    return res;
+  };
 
 describe("Api middleware", () => {
   it("runs in registration order around the handler (onion), also when added after the routes", async () => {
     const log: string[] = [];
-    const api = new Api().on("GET", "/x", () => (log.push("handler"), new Response("ok"))).use(tracer(log, "a")).use(tracer(log, "b"));
+    const api = new Api()
+      .on("GET", "/x", () => (log.push("handler"), new Response("ok")))
+      .use(tracer(log, "a"))
+      .use(tracer(log, "b"));
     const r = await fetchApi(api, "/x");
     expect(await r.text()).toBe("ok");
     expect(log).toEqual(["a>private", "b>private", "handler", "<b", "<a"]);
@@ -44,7 +49,11 @@ describe("Api middleware", () => {
       })
       .on("GET", "/y", () => (handled++, new Response("y")), true);
     const stopped = await fetchApi(api, "/y?q=stop");
-    expect([stopped.status, await stopped.text(), stopped.headers.get("x-ratelimit-remaining")]).toEqual([429, "stopped", "7"]);
+    expect([stopped.status, await stopped.text(), stopped.headers.get("x-ratelimit-remaining")]).toEqual([
+      429,
+      "stopped",
+      "7",
+    ]);
     const thrown = await fetchApi(api, "/y?q=throw");
     expect(thrown.status).toBe(403);
     expect(((await thrown.json()) as { error: { message: string } }).error.message).toBe("no entry");
@@ -70,7 +79,9 @@ describe("bearer auth registered in routes.ts", () => {
     const anonymous = await call("/api/v1/metadata/location");
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get("www-authenticate")).toMatch(/^Bearer/);
-    const withToken = await call("/api/v1/metadata/location", { headers: { authorization: `Bearer ${await token()}` } });
+    const withToken = await call("/api/v1/metadata/location", {
+      headers: { authorization: `Bearer ${await token()}` },
+    });
     expect(withToken.status).toBe(200);
   });
 });

@@ -2,14 +2,27 @@
 import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { decodeViewtoken, encodeViewtoken, pagedList, parsePageRequest, seekArray, type SortKey } from "../../src/http/paging";
+import {
+  decodeViewtoken,
+  encodeViewtoken,
+  pagedList,
+  parsePageRequest,
+  seekArray,
+  type SortKey,
+} from "../../src/http/paging";
 import { Api } from "../../src/http/router";
 import { ApiError } from "../../src/http/errors";
 import type { Env } from "../../src/env";
 
-interface Row { created: string; id: number }
+interface Row {
+  created: string;
+  id: number;
+}
 // 23 rows, several sharing a `created` value, listed shuffled: the key [created, id] is unique
-const ROWS: Row[] = Array.from({ length: 23 }, (_, i) => ({ created: `2026-01-0${1 + ((i * 7) % 5)}`, id: (i * 11) % 23 }));
+const ROWS: Row[] = Array.from({ length: 23 }, (_, i) => ({
+  created: `2026-01-0${1 + ((i * 7) % 5)}`,
+  id: (i * 11) % 23,
+}));
 const keyOf = (r: Row): SortKey => [r.created, r.id];
 // the oracle: JavaScript's sort on the two fields, independent of compareKeys
 const SORTED = [...ROWS].sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : a.id - b.id));
@@ -29,14 +42,25 @@ describe("viewtoken", () => {
     }
   });
 
-  it.each(["!!!", "abc", "bm90IGpzb24", btoa('{"k":[1],"d":"up"}'), btoa('{"k":{"a":1},"d":"next"}'), btoa('{"k":[],"d":"prev"}'), btoa('{"k":[null],"d":"next"}')])(
-    "rejects %s with a 400 ApiError",
-    (t) => {
-      const err = (() => { try { decodeViewtoken(t.replace(/=+$/, "")); } catch (e) { return e; } })();
-      expect(err).toBeInstanceOf(ApiError);
-      expect((err as ApiError).status).toBe(400);
-    },
-  );
+  it.each([
+    "!!!",
+    "abc",
+    "bm90IGpzb24",
+    btoa('{"k":[1],"d":"up"}'),
+    btoa('{"k":{"a":1},"d":"next"}'),
+    btoa('{"k":[],"d":"prev"}'),
+    btoa('{"k":[null],"d":"next"}'),
+  ])("rejects %s with a 400 ApiError", (t) => {
+    const err = (() => {
+      try {
+        decodeViewtoken(t.replace(/=+$/, ""));
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(400);
+  });
 });
 
 describe("pagedList", () => {
@@ -48,7 +72,9 @@ describe("pagedList", () => {
     while (href) {
       last = list(href);
       expect(last.links["@id"]).toBe(href);
-      expect(new URL(last.links["@id"]).searchParams.get("viewtoken") ?? encodeViewtoken({})).toBe(last.links.currentToken);
+      expect(new URL(last.links["@id"]).searchParams.get("viewtoken") ?? encodeViewtoken({})).toBe(
+        last.links.currentToken,
+      );
       seen.push(...last.data);
       tokens.push(last.links.currentToken);
       if (last.links.next) expect(new URL(last.links.next).searchParams.get("viewtoken")).toBe(last.links.nextToken);
@@ -76,18 +102,25 @@ describe("pagedList", () => {
 
 describe("count and viewtoken through the router", () => {
   const api = new Api().on("GET", "/l", (request) => Response.json(list(request.url, 100)), true);
-  const get = (q: string) => api.fetch(new Request("http://localhost/l" + q), env as unknown as Env, createExecutionContext());
+  const get = (q: string) =>
+    api.fetch(new Request("http://localhost/l" + q), env as unknown as Env, createExecutionContext());
 
-  it.each(["?count=0", "?count=101", "?count=1.5", "?count=-1", "?count=abc", "?count=1e1", "?viewtoken=%25%25", "?viewtoken=e30"])(
-    "%s -> 400 envelope",
-    async (q) => {
-      const r = await get(q);
-      expect(r.status).toBe(400);
-      const body = (await r.json()) as { error: { code: string; message: string } };
-      expect(body.error.code).toBe("COMMON_BAD_PAYLOAD");
-      expect(body.error.message).toMatch(/count|viewtoken/);
-    },
-  );
+  it.each([
+    "?count=0",
+    "?count=101",
+    "?count=1.5",
+    "?count=-1",
+    "?count=abc",
+    "?count=1e1",
+    "?viewtoken=%25%25",
+    "?viewtoken=e30",
+  ])("%s -> 400 envelope", async (q) => {
+    const r = await get(q);
+    expect(r.status).toBe(400);
+    const body = (await r.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("COMMON_BAD_PAYLOAD");
+    expect(body.error.message).toMatch(/count|viewtoken/);
+  });
 
   it("count=1 and count=100 are accepted", async () => {
     expect(((await (await get("?count=1")).json()) as { data: Row[] }).data).toEqual(SORTED.slice(0, 1));

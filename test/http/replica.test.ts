@@ -6,7 +6,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { authed, call, token } from "../helpers/auth";
 import { seedSamples } from "../helpers/seed";
 
-const SEARCH = "/api/v1/catalog/1.0.0/search?collections=sentinel-2-l2a&bbox=-12,24.3,-10.8,25.3&datetime=2020-02-01T00:00:00Z/2020-03-01T00:00:00Z&limit=5";
+const SEARCH =
+  "/api/v1/catalog/1.0.0/search?collections=sentinel-2-l2a&bbox=-12,24.3,-10.8,25.3&datetime=2020-02-01T00:00:00Z/2020-03-01T00:00:00Z&limit=5";
 let bearer: string;
 
 beforeAll(async () => {
@@ -15,7 +16,8 @@ beforeAll(async () => {
 });
 
 /** The ids of a search answer. */
-const ids = async (r: Response): Promise<string[]> => ((await r.json()) as { features: { id: string }[] }).features.map((f) => f.id);
+const ids = async (r: Response): Promise<string[]> =>
+  ((await r.json()) as { features: { id: string }[] }).features.map((f) => f.id);
 
 describe("catalog reads through a D1 session", () => {
   it("a search answers with a bookmark; sent back, the next search reads at least that recent a database", async () => {

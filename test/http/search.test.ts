@@ -8,13 +8,27 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { authed, envelope, token } from "../helpers/auth";
 import { MAX_SEARCH_CHARS, MAX_SEARCH_WORDS } from "../../src/http/paging";
 
-const LISTS = ["/api/v1/byoc/collections", "/byoc/v1/collections", "/api/v2/batch/process", "/batch/v2/process", "/api/v1/zarr/collections"];
+const LISTS = [
+  "/api/v1/byoc/collections",
+  "/byoc/v1/collections",
+  "/api/v2/batch/process",
+  "/batch/v2/process",
+  "/api/v1/zarr/collections",
+];
 
 let bearer: string;
 beforeAll(async () => {
   bearer = await token();
   for (const title of ["Red fields", "Blue lakes", "red lakes"]) {
-    const r = await authed("/api/v1/byoc/collections", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: title, s3Bucket: "search-test" }) }, bearer);
+    const r = await authed(
+      "/api/v1/byoc/collections",
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: title, s3Bucket: "search-test" }),
+      },
+      bearer,
+    );
     expect(r.status, await r.clone().text()).toBe(201);
   }
 });

@@ -28,7 +28,10 @@ const EU = "http://localhost";
 const CREO = "http://127.0.0.1:8788";
 const TWO = {
   LOCATION_ID: "aws-eu-central-1",
-  LOCATIONS: JSON.stringify([{ id: "aws-eu-central-1", url: EU }, { id: "creo", url: `${CREO}/` }]),
+  LOCATIONS: JSON.stringify([
+    { id: "aws-eu-central-1", url: EU },
+    { id: "creo", url: `${CREO}/` },
+  ]),
 };
 /** The bucket BUCKET_REGIONS puts in CREODIAS region WAW3-1 (vitest.config.ts), and one it does not list. */
 const CREO_BUCKET = "loc-creo";
@@ -45,8 +48,12 @@ let creoByoc: string, euByoc: string;
 /** A BYOC collection of `bucket` with one ingested tile of the West Flanders 2017-08-24 B04 and B08 files. */
 async function byocIn(bucket: string): Promise<string> {
   for (const b of ["B04", "B08"]) await putInBucket(bucket, `wf/${b}.tif`, `${WF}/${b}.tif`);
-  const c = (await api(bearer, "POST", "/api/v1/byoc/collections", { name: `in ${bucket}`, s3Bucket: bucket })).json.data.id as string;
-  const t = await api(bearer, "POST", `/api/v1/byoc/collections/${c}/tiles`, { path: "wf", sensingTime: "2017-08-24T10:52:40Z" });
+  const c = (await api(bearer, "POST", "/api/v1/byoc/collections", { name: `in ${bucket}`, s3Bucket: bucket })).json
+    .data.id as string;
+  const t = await api(bearer, "POST", `/api/v1/byoc/collections/${c}/tiles`, {
+    path: "wf",
+    sensingTime: "2017-08-24T10:52:40Z",
+  });
   expect((await settled(bearer, c, t.json.data.id)).status).toBe("INGESTED");
   return c;
 }
@@ -64,12 +71,27 @@ const json = (body: unknown) => ({
   body: JSON.stringify(body),
 });
 const get = () => ({ headers: { authorization: `Bearer ${bearer}` } });
-const error = async (r: Response) => ((await r.json()) as { error: { status: number; code: string; message: string; errors: { collection: string; location: { id: string; url: string } } } }).error;
+const error = async (r: Response) =>
+  (
+    (await r.json()) as {
+      error: {
+        status: number;
+        code: string;
+        message: string;
+        errors: { collection: string; location: { id: string; url: string } };
+      };
+    }
+  ).error;
 
 const s1Process = {
   input: {
     bounds: { bbox: [X0, Y1 - 32 * 200, X0 + 32 * 200, Y1], properties: { crs: CRS(32643) } },
-    data: [{ type: "sentinel-1-grd", dataFilter: { timeRange: { from: "2018-07-16T00:00:00Z", to: "2018-07-17T00:00:00Z" } } }],
+    data: [
+      {
+        type: "sentinel-1-grd",
+        dataFilter: { timeRange: { from: "2018-07-16T00:00:00Z", to: "2018-07-17T00:00:00Z" } },
+      },
+    ],
   },
   output: { width: 32, height: 32, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
   evalscript: bandsScript(["VV"]),
@@ -88,13 +110,26 @@ async function expectFileVV(tiff: ArrayBuffer): Promise<void> {
   expect(bad).toBe(0);
 }
 const s2Process = {
-  input: { bounds: { bbox: [-12.0, 24.3, -11.9, 24.4] }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" } } }] },
+  input: {
+    bounds: { bbox: [-12.0, 24.3, -11.9, 24.4] },
+    data: [
+      {
+        type: "sentinel-2-l2a",
+        dataFilter: { timeRange: { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" } },
+      },
+    ],
+  },
   output: { width: 8, height: 8, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
   evalscript: bandsScript(["B04"]),
 };
 /** The 64 x 64 px West Flanders tile of a BYOC collection `id`, its B04 in DN. */
 const byocProcess = (id: string) => ({
-  input: { bounds: { bbox: [501360, 5629040, 502000, 5629680], properties: { crs: CRS(32631) } }, data: [{ type: `byoc-${id}`, dataFilter: { timeRange: { from: "2017-08-24T00:00:00Z", to: "2017-08-25T00:00:00Z" } } }] },
+  input: {
+    bounds: { bbox: [501360, 5629040, 502000, 5629680], properties: { crs: CRS(32631) } },
+    data: [
+      { type: `byoc-${id}`, dataFilter: { timeRange: { from: "2017-08-24T00:00:00Z", to: "2017-08-25T00:00:00Z" } } },
+    ],
+  },
   output: { width: 64, height: 64, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
   evalscript: `//VERSION=3
 function setup() { return { input: [{ bands: ["B04"], units: "DN" }], output: { bands: 1, sampleType: "UINT16" } }; }
@@ -161,12 +196,20 @@ describe("GET /api/v1/metadata/location", () => {
 
 describe("where collections are hosted", () => {
   it("BUCKET_REGIONS: each listed bucket's region names its location; anything else is a deployment error", () => {
-    expect([...bucketLocations({ ...TWO, PUBLIC_BASE_URL: EU, BUCKET_REGIONS: '{"a":"eu-central-1","b":"WAW3-1","c":"us-west-2"}' })]).toEqual([
+    expect([
+      ...bucketLocations({
+        ...TWO,
+        PUBLIC_BASE_URL: EU,
+        BUCKET_REGIONS: '{"a":"eu-central-1","b":"WAW3-1","c":"us-west-2"}',
+      }),
+    ]).toEqual([
       ["a", "aws-eu-central-1"],
       ["b", "creo"],
       ["c", "aws-us-west-2"],
     ]);
-    expect(() => bucketLocations({ ...TWO, PUBLIC_BASE_URL: EU, BUCKET_REGIONS: '{"a":"mars-1"}' })).toThrow(/region "mars-1"; known regions: eu-central-1/);
+    expect(() => bucketLocations({ ...TWO, PUBLIC_BASE_URL: EU, BUCKET_REGIONS: '{"a":"mars-1"}' })).toThrow(
+      /region "mars-1"; known regions: eu-central-1/,
+    );
     expect(() => bucketLocations({ ...TWO, PUBLIC_BASE_URL: EU, BUCKET_REGIONS: "[1]" })).toThrow(/JSON object/);
   });
 
@@ -188,8 +231,14 @@ describe("where collections are hosted", () => {
   });
 
   it("the 404 comes before any band check: a script naming bands the collection lacks still gets it", async () => {
-    const wrongBands = [{ ...s1Process, evalscript: bandsScript(["B04"]) }, { ...byocProcess(creoByoc), evalscript: bandsScript(["NO_SUCH_BAND"]) }];
-    for (const [body, at] of [[wrongBands[0]!, CREO], [wrongBands[1]!, EU]] as const) {
+    const wrongBands = [
+      { ...s1Process, evalscript: bandsScript(["B04"]) },
+      { ...byocProcess(creoByoc), evalscript: bandsScript(["NO_SUCH_BAND"]) },
+    ];
+    for (const [body, at] of [
+      [wrongBands[0]!, CREO],
+      [wrongBands[1]!, EU],
+    ] as const) {
       const r = await fetchAt(TWO, `${at}/api/v1/process`, json(body));
       expect(r.status).toBe(404);
       expect((await error(r)).code).toBe("COMMON_NOT_FOUND");
@@ -228,10 +277,22 @@ function evaluatePixel(s) { return { b04: [s.B04], dataMask: [s.dataMask] }; }`,
 
   it("Catalog and metadata: each location lists only its collections; the other's is 404 naming its location", async () => {
     const ids = async (base: string) =>
-      ((await (await fetchAt(TWO, `${base}/api/v1/catalog/1.0.0/collections`, get())).json()) as { collections: { id: string }[] }).collections.map((c) => c.id).sort();
-    expect(await ids(EU)).toEqual([`byoc-${euByoc}`, "sentinel-1-grd", "sentinel-2-l1c", "sentinel-2-l2a", "dem", "landsat-ot-l2"].sort());
+      (
+        (await (await fetchAt(TWO, `${base}/api/v1/catalog/1.0.0/collections`, get())).json()) as {
+          collections: { id: string }[];
+        }
+      ).collections
+        .map((c) => c.id)
+        .sort();
+    expect(await ids(EU)).toEqual(
+      [`byoc-${euByoc}`, "sentinel-1-grd", "sentinel-2-l1c", "sentinel-2-l2a", "dem", "landsat-ot-l2"].sort(),
+    );
     expect(await ids(CREO)).toEqual([`byoc-${creoByoc}`]);
-    const search = { collections: [`byoc-${creoByoc}`], datetime: "2017-08-24T00:00:00Z/2017-08-25T00:00:00Z", limit: 5 };
+    const search = {
+      collections: [`byoc-${creoByoc}`],
+      datetime: "2017-08-24T00:00:00Z/2017-08-25T00:00:00Z",
+      limit: 5,
+    };
     const wrong = await fetchAt(TWO, `${EU}/api/v1/catalog/1.0.0/search`, json(search));
     expect(wrong.status).toBe(404);
     expect((await error(wrong)).message).toContain(`hosted in location 'creo': send the request to ${CREO}`);
@@ -240,14 +301,25 @@ function evaluatePixel(s) { return { b04: [s.B04], dataMask: [s.dataMask] }; }`,
     expect(((await right.json()) as { features: unknown[] }).features).toHaveLength(1);
     expect((await fetchAt(TWO, `${CREO}/api/v1/catalog/1.0.0/collections/sentinel-1-grd`, get())).status).toBe(404);
     const meta = await fetchAt(TWO, `${EU}/api/v1/metadata/collection/byoc-${creoByoc}`, get());
-    expect(((await meta.json()) as { location: { id: string; url: string } }).location).toMatchObject({ id: "creo", url: CREO });
+    expect(((await meta.json()) as { location: { id: string; url: string } }).location).toMatchObject({
+      id: "creo",
+      url: CREO,
+    });
   });
 
   it("the hosting follows the bucket: an empty collection moved to the CREODIAS bucket is hosted in creo", async () => {
-    const c = (await api(bearer, "POST", "/api/v1/byoc/collections", { name: "moving", s3Bucket: EU_BUCKET })).json.data.id as string;
-    const hostOf = async () => ((await (await fetchAt(TWO, `${EU}/api/v1/metadata/collection/byoc-${c}`, get())).json()) as { location: { id: string } }).location.id;
+    const c = (await api(bearer, "POST", "/api/v1/byoc/collections", { name: "moving", s3Bucket: EU_BUCKET })).json.data
+      .id as string;
+    const hostOf = async () =>
+      (
+        (await (await fetchAt(TWO, `${EU}/api/v1/metadata/collection/byoc-${c}`, get())).json()) as {
+          location: { id: string };
+        }
+      ).location.id;
     expect(await hostOf()).toBe("aws-eu-central-1");
-    expect((await api(bearer, "PUT", `/api/v1/byoc/collections/${c}`, { name: "moving", s3Bucket: CREO_BUCKET })).status).toBe(204);
+    expect(
+      (await api(bearer, "PUT", `/api/v1/byoc/collections/${c}`, { name: "moving", s3Bucket: CREO_BUCKET })).status,
+    ).toBe(204);
     expect(await hostOf()).toBe("creo");
   });
 });
@@ -257,22 +329,35 @@ describe("async requests keep the location that accepted them", () => {
     const a = await newAccount();
     const abearer = await tokenOf(a.client);
     // the account's own collection in a bucket of its own in the CREODIAS region
-    const c = (await api(abearer, "POST", "/api/v1/byoc/collections", { name: "async", s3Bucket: `${CREO_BUCKET}-async` })).json.data.id as string;
+    const c = (
+      await api(abearer, "POST", "/api/v1/byoc/collections", { name: "async", s3Bucket: `${CREO_BUCKET}-async` })
+    ).json.data.id as string;
     for (const b of ["B04", "B08"]) await putInBucket(`${CREO_BUCKET}-async`, `wf/${b}.tif`, `${WF}/${b}.tif`);
-    const t = await api(abearer, "POST", `/api/v1/byoc/collections/${c}/tiles`, { path: "wf", sensingTime: "2017-08-24T10:52:40Z" });
+    const t = await api(abearer, "POST", `/api/v1/byoc/collections/${c}/tiles`, {
+      path: "wf",
+      sensingTime: "2017-08-24T10:52:40Z",
+    });
     expect((await settled(abearer, c, t.json.data.id)).status).toBe("INGESTED");
-    const own = { ...json({ ...byocProcess(c), output: { ...byocProcess(c).output, delivery: { s3: { url: "s3://async-loc/out" } } } }) };
+    const own = {
+      ...json({
+        ...byocProcess(c),
+        output: { ...byocProcess(c).output, delivery: { s3: { url: "s3://async-loc/out" } } },
+      }),
+    };
     own.headers = { ...own.headers, authorization: `Bearer ${abearer}` };
     const r = await fetchAt(TWO, `${CREO}/api/v1/async/process`, own);
     expect(r.status, await r.clone().text()).toBe(200);
     const { id } = (await r.json()) as { id: string };
     // the queue consumer runs with the deployment's own env (LOCATION_ID "local", no LOCATIONS): only the location
     // stored in the record makes creo's collection hosted there
-    const state = await vi.waitFor(async () => {
-      const s = (await stateOf(asyncStub(id)));
-      expect(["DONE", "FAILED"]).toContain(s);
-      return s;
-    }, { timeout: 60_000, interval: 250 });
+    const state = await vi.waitFor(
+      async () => {
+        const s = await stateOf(asyncStub(id));
+        expect(["DONE", "FAILED"]).toContain(s);
+        return s;
+      },
+      { timeout: 60_000, interval: 250 },
+    );
     const error = await env.BUCKETS.get(`async-loc/out/${id}/error.json`);
     expect(state, error ? await error.text() : "").toBe("DONE");
     await expectFileB04(await (await env.BUCKETS.get(`async-loc/out/${id}/default.tif`))!.arrayBuffer());

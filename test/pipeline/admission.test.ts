@@ -14,9 +14,25 @@ import { CRS, process, readTiff } from "../helpers/process";
 import { authed, call, envelope } from "../helpers/auth";
 import { createInstance, jsonInit, layerBody } from "../helpers/wms";
 import {
-  BASELINE_BYTES, CACHE_BUDGETS, CACHE_BYTES, ISOLATE_MEMORY_BYTES, REQUEST_BYTES, SANDBOX_BASELINE_BYTES, SANDBOX_BLOCK_BYTES, SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES,
+  BASELINE_BYTES,
+  CACHE_BUDGETS,
+  CACHE_BYTES,
+  ISOLATE_MEMORY_BYTES,
+  REQUEST_BYTES,
+  SANDBOX_BASELINE_BYTES,
+  SANDBOX_BLOCK_BYTES,
+  SANDBOX_POOL_BYTES,
+  SANDBOX_RECYCLE_BYTES,
 } from "../../src/raster/memory";
-import { ADMISSION_RETRY_AFTER_S, ADMISSION_STALL_MS, admissionStats, admit, planBytes, requestBytes, setAdmission } from "../../src/pipeline/admission";
+import {
+  ADMISSION_RETRY_AFTER_S,
+  ADMISSION_STALL_MS,
+  admissionStats,
+  admit,
+  planBytes,
+  requestBytes,
+  setAdmission,
+} from "../../src/pipeline/admission";
 import { MAX_SYNC_SIZE } from "../../src/pipeline/plan";
 import { blockCache } from "../../src/raster/cog/blocks";
 import { indexCache } from "../../src/raster/warp";
@@ -36,8 +52,15 @@ beforeAll(async () => {
   const ref = await reference("rkh4326_ndvi");
   const g = ref.meta.grid;
   const body = {
-    input: { bounds: { bbox: g.bbox, properties: { crs: CRS(4326) } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: RKH_TIME } }] },
-    output: { width: g.width, height: g.height, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
+    input: {
+      bounds: { bbox: g.bbox, properties: { crs: CRS(4326) } },
+      data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: RKH_TIME } }],
+    },
+    output: {
+      width: g.width,
+      height: g.height,
+      responses: [{ identifier: "default", format: { type: "image/tiff" } }],
+    },
     evalscript: NDVI,
   };
   // 2 file bands + dataMask in, 1 FLOAT32 band out
@@ -52,9 +75,14 @@ interface Answer {
   headers: Headers;
   body: ArrayBuffer;
 }
-const answer = async (r: Response): Promise<Answer> => ({ status: r.status, headers: r.headers, body: await r.arrayBuffer() });
+const answer = async (r: Response): Promise<Answer> => ({
+  status: r.status,
+  headers: r.headers,
+  body: await r.arrayBuffer(),
+});
 /** `n` NDVI requests sent at once, each read as it comes. */
-const burst = (n: number): Promise<Answer[]> => Promise.all(Array.from({ length: n }, () => process(ndvi.body, bearer).then(answer)));
+const burst = (n: number): Promise<Answer[]> =>
+  Promise.all(Array.from({ length: n }, () => process(ndvi.body, bearer).then(answer)));
 
 /** The NDVI GeoTIFF of `a` equals GDAL's (test/reference/references.py), as in test/process/process.test.ts. */
 async function expectNdvi(a: Answer): Promise<void> {
@@ -64,7 +92,8 @@ async function expectNdvi(a: Answer): Promise<void> {
 }
 
 /** The admission wait of a response (its Server-Timing `admission` stage), in ms. */
-const waited = (r: Answer): number => Number(/admission;dur=([\d.]+)/.exec(r.headers.get("server-timing") ?? "")?.[1] ?? NaN);
+const waited = (r: Answer): number =>
+  Number(/admission;dur=([\d.]+)/.exec(r.headers.get("server-timing") ?? "")?.[1] ?? NaN);
 
 /**
  * Fills `cache` (empty first) with 1 MiB values up to its budget plus 4 MiB, then checks it holds at most its budget
@@ -91,7 +120,10 @@ describe("the isolate's memory budgets", () => {
     expect(CACHE_BYTES).toBe(Object.values(CACHE_BUDGETS).reduce((a, b) => a + b, 0));
     // 2500 x 2500, two bands in, one FLOAT32 band out (the bench's heavy request): admitted beside nothing larger
     const largest = planBytes(
-      { grid: { width: MAX_SYNC_SIZE, height: MAX_SYNC_SIZE } as never, sources: [{ fileBands: ["B04", "B08"] }] as never },
+      {
+        grid: { width: MAX_SYNC_SIZE, height: MAX_SYNC_SIZE } as never,
+        sources: [{ fileBands: ["B04", "B08"] }] as never,
+      },
       { outputs: [{ id: "default", bands: 1, sampleType: "FLOAT32" }] as never },
     );
     expect(largest).toBe(requestBytes(MAX_SYNC_SIZE * MAX_SYNC_SIZE, 9, 4));
@@ -120,7 +152,12 @@ describe("admission of Processing requests", () => {
     try {
       const r = await process(ndvi.body, bearer);
       const e = await envelope(r);
-      expect([r.status, e.status, e.code, e.reason]).toEqual([503, 503, "COMMON_SERVICE_UNAVAILABLE", "Service Unavailable"]);
+      expect([r.status, e.status, e.code, e.reason]).toEqual([
+        503,
+        503,
+        "COMMON_SERVICE_UNAVAILABLE",
+        "Service Unavailable",
+      ]);
       expect(r.headers.get("retry-after")).toBe(String(ADMISSION_RETRY_AFTER_S));
       expect(e.errors).toEqual({ retryAfter: ADMISSION_RETRY_AFTER_S });
       expect(e.message).toMatch(/busy.*Retry after 2 s/);
@@ -184,7 +221,11 @@ describe("admission of image formats", () => {
   it("a JPEG counts its encoder's RGBA copies: where a request's PNG fits, its JPEG gets 503", async () => {
     const { input, output } = ndvi.body as { input: unknown; output: { width: number; height: number } };
     const evalscript = NDVI.replace('sampleType:"FLOAT32"', 'sampleType:"UINT8"').replace("return [", "return [255 * ");
-    const body = (type: string) => ({ input, evalscript, output: { ...output, responses: [{ identifier: "default", format: { type } }] } });
+    const body = (type: string) => ({
+      input,
+      evalscript,
+      output: { ...output, responses: [{ identifier: "default", format: { type } }] },
+    });
     const png = requestBytes(output.width * output.height, 2 * 4 + 1, 1); // 1 UINT8 band out
     setAdmission({ budget: png + 1, waitMs: 0 });
     const held = await admit(1);
@@ -207,7 +248,13 @@ function setup(){return {input:["B04","B08","dataMask"], output:[{id:"ndvi",band
 function evaluatePixel(s){return {ndvi:[(s.B08-s.B04)/(s.B08+s.B04)], dataMask:[s.dataMask]}}`;
   const statistics = () => {
     const { input, output } = ndvi.body as { input: unknown; output: { width: number; height: number } };
-    const aggregation = { timeRange: RKH_TIME, aggregationInterval: { of: "P1D" }, width: output.width, height: output.height, evalscript: STATS };
+    const aggregation = {
+      timeRange: RKH_TIME,
+      aggregationInterval: { of: "P1D" },
+      width: output.width,
+      height: output.height,
+      evalscript: STATS,
+    };
     return authed("/api/v1/statistics", jsonInit("POST", { input, aggregation, calculations: {} }), bearer);
   };
   /** Takes the whole (tiny) budget, runs `f`, lets it go. */
@@ -225,9 +272,16 @@ function evaluatePixel(s){return {ndvi:[(s.B08-s.B04)/(s.B08+s.B04)], dataMask:[
   it("a statistical request finds no room: 503 with Retry-After; with room, the mean of GDAL's NDVI", async () => {
     const r = await whileFull(statistics);
     const e = await envelope(r);
-    expect([r.status, e.code, r.headers.get("retry-after")]).toEqual([503, "COMMON_SERVICE_UNAVAILABLE", String(ADMISSION_RETRY_AFTER_S)]);
+    expect([r.status, e.code, r.headers.get("retry-after")]).toEqual([
+      503,
+      "COMMON_SERVICE_UNAVAILABLE",
+      String(ADMISSION_RETRY_AFTER_S),
+    ]);
     const ok = await statistics();
-    const json = (await ok.json()) as { status: string; data: { outputs: { ndvi: { bands: { B0: { stats: { mean: number } } } } } }[] };
+    const json = (await ok.json()) as {
+      status: string;
+      data: { outputs: { ndvi: { bands: { B0: { stats: { mean: number } } } } } }[];
+    };
     expect([ok.status, json.status]).toEqual([200, "OK"]);
     const valid = ndvi.ref.filter(Number.isFinite);
     const mean = valid.reduce((a, v) => a + v, 0) / valid.length;
@@ -236,12 +290,24 @@ function evaluatePixel(s){return {ndvi:[(s.B08-s.B04)/(s.B08+s.B04)], dataMask:[
   });
 
   it("GetMap and GetTile find no room: a 503 exception report with Retry-After; with room, the map", async () => {
-    const inst = await createInstance(bearer, [layerBody("NDVI", NDVI.replace('sampleType:"FLOAT32"', 'sampleType:"UINT8"'))]);
-    const getMap = () => call(`/ogc/wms/${inst.id}?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetMap&LAYERS=NDVI&CRS=EPSG:4326&BBOX=24.4,-11.9,24.6,-11.7&WIDTH=64&HEIGHT=64&FORMAT=image/png`);
-    const getTile = () => call(`/ogc/wmts/${inst.id}?SERVICE=WMTS&REQUEST=GetTile&LAYER=NDVI&TILEMATRIXSET=PopularWebMercator256&TILEMATRIX=10&TILECOL=479&TILEROW=439&FORMAT=image/png`);
+    const inst = await createInstance(bearer, [
+      layerBody("NDVI", NDVI.replace('sampleType:"FLOAT32"', 'sampleType:"UINT8"')),
+    ]);
+    const getMap = () =>
+      call(
+        `/ogc/wms/${inst.id}?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetMap&LAYERS=NDVI&CRS=EPSG:4326&BBOX=24.4,-11.9,24.6,-11.7&WIDTH=64&HEIGHT=64&FORMAT=image/png`,
+      );
+    const getTile = () =>
+      call(
+        `/ogc/wmts/${inst.id}?SERVICE=WMTS&REQUEST=GetTile&LAYER=NDVI&TILEMATRIXSET=PopularWebMercator256&TILEMATRIX=10&TILECOL=479&TILEROW=439&FORMAT=image/png`,
+      );
     for (const r of await whileFull(() => Promise.all([getMap(), getTile()]))) {
       const text = await r.text();
-      expect([r.status, r.headers.get("retry-after"), r.headers.get("content-type")?.split(";")[0]]).toEqual([503, String(ADMISSION_RETRY_AFTER_S), "text/xml"]);
+      expect([r.status, r.headers.get("retry-after"), r.headers.get("content-type")?.split(";")[0]]).toEqual([
+        503,
+        String(ADMISSION_RETRY_AFTER_S),
+        "text/xml",
+      ]);
       expect(text).toMatch(/<ServiceException code="COMMON_SERVICE_UNAVAILABLE">This server is busy/);
     }
     for (const r of [await getMap(), await getTile()]) {

@@ -36,11 +36,28 @@ async function readB04(baseline: string, units: string, harmonize: boolean) {
 /** Reads `bands` (REFLECTANCE) of the scene and mosaics it alone, as a SIMPLE request does. */
 async function readAndMosaic(bands: string[]) {
   const c = await collectionForType(env, null, "sentinel-2-l1c");
-  const raster = await readScene(env, c, item, bands.map((name) => ({ name, units: "REFLECTANCE" })), grid, options);
+  const raster = await readScene(
+    env,
+    c,
+    item,
+    bands.map((name) => ({ name, units: "REFLECTANCE" })),
+    grid,
+    options,
+  );
   const zeroed = raster.zeroed;
-  const copy: SceneRaster = { valid: raster.valid.slice(), bands: Object.fromEntries(Object.entries(raster.bands).map(([k, v]) => [k, v.slice()])), zeroed };
+  const copy: SceneRaster = {
+    valid: raster.valid.slice(),
+    bands: Object.fromEntries(Object.entries(raster.bands).map(([k, v]) => [k, v.slice()])),
+    zeroed,
+  };
   const plan = { grid, geometryMask: null } as unknown as AreaPlan;
-  const [sample] = await mosaicScenes("SIMPLE", [{ info: { id: "x", date: "2017-07-29T00:00:00Z" }, scenes: [{} as Scene] }], async () => copy, plan, bands);
+  const [sample] = await mosaicScenes(
+    "SIMPLE",
+    [{ info: { id: "x", date: "2017-07-29T00:00:00Z" }, scenes: [{} as Scene] }],
+    async () => copy,
+    plan,
+    bands,
+  );
   return { raster, zeroed, sample: sample! };
 }
 
@@ -56,7 +73,9 @@ describe("readScene + SIMPLE mosaic of one scene", () => {
     expect(Array.from(sample.dataMask)).toEqual(Array.from(expected));
     for (const name of ["B04", "B08"]) {
       const file = name === "B04" ? b04! : b08!;
-      const bad = sample.bands[name]!.filter((v, i) => (expected[i] ? v !== Math.fround(file[i]! / 10000) : v !== 0)).length;
+      const bad = sample.bands[name]!.filter((v, i) =>
+        expected[i] ? v !== Math.fround(file[i]! / 10000) : v !== 0,
+      ).length;
       expect(bad).toBe(0);
     }
   });
@@ -78,7 +97,8 @@ describe("readScene units on a scene with no data (DN 0 at the swath edge)", () 
     expect(b04.filter((v) => v > 0 && v < 1000).length).toBeGreaterThan(0);
   });
   /** Pixels whose value differs from want(DN) where the file has data, or from 0 where it has none. */
-  const bad = (got: Float32Array, want: (dn: number) => number) => got.filter((v, i) => !Object.is(v, b04[i] !== 0 ? Math.fround(want(b04[i]!)) : 0)).length;
+  const bad = (got: Float32Array, want: (dn: number) => number) =>
+    got.filter((v, i) => !Object.is(v, b04[i] !== 0 ? Math.fround(want(b04[i]!)) : 0)).length;
 
   it("offset -1000 (baseline 04.00), not harmonized: (DN - 1000) / 10000 where there is data, 0 where there is none", async () => {
     const r = await readB04("04.00", "REFLECTANCE", false);
@@ -87,7 +107,9 @@ describe("readScene units on a scene with no data (DN 0 at the swath edge)", () 
   });
 
   it("offset -1000, harmonized: max(0, DN - 1000) / 10000; DN units: max(0, DN - 1000); 0 where there is no data", async () => {
-    expect(bad((await readB04("04.00", "REFLECTANCE", true)).bands.B04!, (dn) => Math.max(0, dn - 1000) / 10000)).toBe(0);
+    expect(bad((await readB04("04.00", "REFLECTANCE", true)).bands.B04!, (dn) => Math.max(0, dn - 1000) / 10000)).toBe(
+      0,
+    );
     expect(bad((await readB04("04.00", "DN", true)).bands.B04!, (dn) => Math.max(0, dn - 1000))).toBe(0);
   });
 
@@ -102,9 +124,19 @@ describe("SIMPLE mosaic stops once every pixel has data", () => {
   async function scenesRead(valid: Uint8Array): Promise<number> {
     const n = grid.width * grid.height;
     let reads = 0;
-    const read = async (): Promise<SceneRaster> => ({ valid: reads++ === 0 ? valid : new Uint8Array(n).fill(1), bands: { B04: new Float32Array(n) }, zeroed: true });
+    const read = async (): Promise<SceneRaster> => ({
+      valid: reads++ === 0 ? valid : new Uint8Array(n).fill(1),
+      bands: { B04: new Float32Array(n) },
+      zeroed: true,
+    });
     const plan = { grid, geometryMask: null } as unknown as AreaPlan;
-    await mosaicScenes("SIMPLE", [{ info: { id: "x", date: "2017-07-29T00:00:00Z" }, scenes: [{} as Scene, {} as Scene] }], read, plan, ["B04"]);
+    await mosaicScenes(
+      "SIMPLE",
+      [{ info: { id: "x", date: "2017-07-29T00:00:00Z" }, scenes: [{} as Scene, {} as Scene] }],
+      read,
+      plan,
+      ["B04"],
+    );
     return reads;
   }
   const n = grid.width * grid.height; // 14762: not a multiple of 4, the last two pixels are counted one by one

@@ -49,27 +49,60 @@ describe("bestType", () => {
 describe("negotiate", () => {
   it("axios's default Accept gets the requested format", () => {
     for (const type of ["image/png", "image/jpeg", "image/tiff"]) {
-      expect(negotiate(one(type), "application/json, text/plain, */*")).toEqual({ kind: "single", type, contentType: type });
+      expect(negotiate(one(type), "application/json, text/plain, */*")).toEqual({
+        kind: "single",
+        type,
+        contentType: type,
+      });
     }
   });
 
   it("an image Accept overrides the requested type; image/* and octet-stream keep it (octet-stream as the Content-Type)", () => {
-    expect(negotiate(one("image/tiff"), "image/png")).toEqual({ kind: "single", type: "image/png", contentType: "image/png" });
-    expect(negotiate(one("image/jpeg"), "image/*")).toEqual({ kind: "single", type: "image/jpeg", contentType: "image/jpeg" });
-    expect(negotiate(one("image/jpeg"), "application/octet-stream")).toEqual({ kind: "single", type: "image/jpeg", contentType: "application/octet-stream" });
-    expect(negotiate(three, "application/octet-stream")).toEqual({ kind: "tar", contentType: "application/octet-stream" });
-    expect(negotiate(one("image/png"), "image/png;q=0, image/tiff;q=0.5")).toEqual({ kind: "single", type: "image/tiff", contentType: "image/tiff" });
+    expect(negotiate(one("image/tiff"), "image/png")).toEqual({
+      kind: "single",
+      type: "image/png",
+      contentType: "image/png",
+    });
+    expect(negotiate(one("image/jpeg"), "image/*")).toEqual({
+      kind: "single",
+      type: "image/jpeg",
+      contentType: "image/jpeg",
+    });
+    expect(negotiate(one("image/jpeg"), "application/octet-stream")).toEqual({
+      kind: "single",
+      type: "image/jpeg",
+      contentType: "application/octet-stream",
+    });
+    expect(negotiate(three, "application/octet-stream")).toEqual({
+      kind: "tar",
+      contentType: "application/octet-stream",
+    });
+    expect(negotiate(one("image/png"), "image/png;q=0, image/tiff;q=0.5")).toEqual({
+      kind: "single",
+      type: "image/tiff",
+      contentType: "image/tiff",
+    });
   });
 
   it("userdata is JSON only", () => {
-    expect(producibleTypes(one("application/json", "userdata")).slice(0, 2)).toEqual(["application/json", "application/octet-stream"]);
-    expect(negotiate(one("application/json", "userdata"), "*/*")).toEqual({ kind: "single", type: "application/json", contentType: "application/json" });
+    expect(producibleTypes(one("application/json", "userdata")).slice(0, 2)).toEqual([
+      "application/json",
+      "application/octet-stream",
+    ]);
+    expect(negotiate(one("application/json", "userdata"), "*/*")).toEqual({
+      kind: "single",
+      type: "application/json",
+      contentType: "application/json",
+    });
     expect(rejection(() => negotiate(one("application/json", "userdata"), "image/png")).status).toBe(400);
   });
 
   it("several responses: x-tar by default, tar or multipart/mixed on request", () => {
     expect(negotiate(three, null)).toEqual({ kind: "tar", contentType: "application/x-tar" });
-    expect(negotiate(three, "application/json, text/plain, */*")).toEqual({ kind: "tar", contentType: "application/x-tar" });
+    expect(negotiate(three, "application/json, text/plain, */*")).toEqual({
+      kind: "tar",
+      contentType: "application/x-tar",
+    });
     expect(negotiate(three, "application/tar")).toEqual({ kind: "tar", contentType: "application/tar" });
     expect(negotiate(three, "multipart/mixed, application/x-tar;q=0.5")).toEqual({ kind: "multipart" });
     expect(negotiate(one("image/png"), "application/x-tar")).toEqual({ kind: "tar", contentType: "application/x-tar" });
@@ -84,6 +117,8 @@ describe("negotiate", () => {
   });
 
   it("an unsupported format.type is a 400 naming the supported ones", () => {
-    expect(rejection(() => negotiate(one("image/webp"), null)).message).toMatch(/Unsupported output format 'image\/webp'.*image\/png/);
+    expect(rejection(() => negotiate(one("image/webp"), null)).message).toMatch(
+      /Unsupported output format 'image\/webp'.*image\/png/,
+    );
   });
 });

@@ -42,7 +42,10 @@ beforeAll(async () => {
 });
 
 const body = (bbox: number[], width: number, height: number) => ({
-  input: { bounds: { bbox, properties: { crs: CRS(4326) } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: TIME } }] },
+  input: {
+    bounds: { bbox, properties: { crs: CRS(4326) } },
+    data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: TIME } }],
+  },
   output: { width, height, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
   evalscript: `//VERSION=3
 function setup(){return {input:[{bands:["B04"], units:"DN"}], output:{bands:1, sampleType:"UINT16"}}}

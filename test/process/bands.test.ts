@@ -59,7 +59,11 @@ function evaluatePixel(s) { return [${q.bands.map((b) => `s.${b}`).join(", ")}];
         bounds: { bbox: q.bbox, properties: { crs: CRS(q.epsg) } },
         data: [{ type: q.type ?? "sentinel-2-l2a", dataFilter: { timeRange: DAY(q.day) }, processing: q.processing }],
       },
-      output: { width: q.size ?? 64, height: q.size ?? 64, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
+      output: {
+        width: q.size ?? 64,
+        height: q.size ?? 64,
+        responses: [{ identifier: "default", format: { type: "image/tiff" } }],
+      },
       evalscript,
     },
     bearer,
@@ -101,7 +105,9 @@ describe("Sentinel-2 units and the 04.00 offset", () => {
 
   it("baseline 04.00, units DN: max(0, DN - 1000); not harmonized: the stored DN", async () => {
     expect(mismatches(await get(q("2020-02-21", { units: "DN" })), (i) => Math.max(0, dn[i]! - 1000))).toBe(0);
-    expect(mismatches(await get(q("2020-02-21", { units: "DN", processing: { harmonizeValues: false } })), (i) => dn[i]!)).toBe(0);
+    expect(
+      mismatches(await get(q("2020-02-21", { units: "DN", processing: { harmonizeValues: false } })), (i) => dn[i]!),
+    ).toBe(0);
   });
 });
 
@@ -125,13 +131,24 @@ describe("CLM and angle bands", () => {
 
   it("29RKH angles are the item's view:sun_elevation / view:sun_azimuth; nadir view", async () => {
     const p = rkhItem.properties as Record<string, number>;
-    const got = await get({ epsg: 32629, bbox, day: "2020-02-19", bands: ["sunZenithAngles", "sunAzimuthAngles", "viewZenithMean", "viewAzimuthMean"] });
+    const got = await get({
+      epsg: 32629,
+      bbox,
+      day: "2020-02-19",
+      bands: ["sunZenithAngles", "sunAzimuthAngles", "viewZenithMean", "viewAzimuthMean"],
+    });
     const want = [90 - p["view:sun_elevation"]!, p["view:sun_azimuth"]!, 0, 0];
     expect(mismatches(got, (i) => want[i % 4]!, 4 * N)).toBe(0);
   });
 
   it("L1C (no sun angles in the item): the solar position at the tile centre, as NOAA's equations", async () => {
-    const got = await get({ type: "sentinel-2-l1c", epsg: 32619, bbox: [470000, 5340000, 476400, 5346400], day: "2017-07-29", bands: ["sunZenithAngles", "sunAzimuthAngles"] });
+    const got = await get({
+      type: "sentinel-2-l1c",
+      epsg: 32619,
+      bbox: [470000, 5340000, 476400, 5346400],
+      day: "2017-07-29",
+      bands: ["sunZenithAngles", "sunAzimuthAngles"],
+    });
     const [w, s, e, n] = l1cItem.bbox as number[];
     const sun = noaaSun(new Date(l1cItem.properties.datetime as string), (s! + n!) / 2, (w! + e!) / 2);
     expect(Math.abs(got[0]! - sun.zenith)).toBeLessThan(0.3);
@@ -145,7 +162,14 @@ describe("CLM and angle bands", () => {
 describe("L1C on real partial coverage", () => {
   it("the whole 19UDP tile at 900 m: reflectance DN / 10000 and dataMask 0 outside the swath (38 %)", async () => {
     const dn = await window(`${L1C}/B04.tif`, 0, 0, 0, 122, 122);
-    const got = await get({ type: "S2L1C", epsg: 32619, bbox: [399960, 5290200, 509760, 5400000], size: 122, day: "2017-07-29", bands: ["B04", "dataMask"] });
+    const got = await get({
+      type: "S2L1C",
+      epsg: 32619,
+      bbox: [399960, 5290200, 509760, 5400000],
+      size: 122,
+      day: "2017-07-29",
+      bands: ["B04", "dataMask"],
+    });
     let [bad, nodata] = [0, 0];
     for (let i = 0; i < 122 * 122; i++) {
       if (dn[i] === 0) nodata++;
@@ -157,12 +181,18 @@ describe("L1C on real partial coverage", () => {
 });
 
 describe("up- and downsampling as gdal.Warp", () => {
-  for (const [name, wanted, other] of [["rkhup", "cubic", "bilinear"], ["rkhdown", "bilinear", "cubic"]] as const) {
+  for (const [name, wanted, other] of [
+    ["rkhup", "cubic", "bilinear"],
+    ["rkhdown", "bilinear", "cubic"],
+  ] as const) {
     it(`${name}: the ${name === "rkhup" ? "upsampling" : "downsampling"} kernel (${wanted}) applies, not the other one`, async () => {
       const ref = await reference(`${name}_${wanted}`);
       const otherRef = await reference(`${name}_${other}`);
       const kernels = { cubic: "BICUBIC", bilinear: "BILINEAR" };
-      const processing = name === "rkhup" ? { upsampling: kernels[wanted], downsampling: kernels[other] } : { downsampling: kernels[wanted], upsampling: kernels[other] };
+      const processing =
+        name === "rkhup"
+          ? { upsampling: kernels[wanted], downsampling: kernels[other] }
+          : { downsampling: kernels[wanted], upsampling: kernels[other] };
       const got = await get({ epsg: 32629, bbox: ref.meta.grid.bbox, day: "2020-02-19", bands: ["B04"], processing });
       const c = compare(got, ref.data, 1e-6);
       expect(c.maxDiff).toBeLessThan(1e-6);
@@ -177,11 +207,25 @@ describe("up- and downsampling as gdal.Warp", () => {
  */
 function noaaSun(t: Date, lat: number, lon: number): { zenith: number; azimuth: number } {
   const rad = Math.PI / 180;
-  const doy = (Date.UTC(t.getUTCFullYear(), t.getUTCMonth(), t.getUTCDate()) - Date.UTC(t.getUTCFullYear(), 0, 1)) / 86400000 + 1;
+  const doy =
+    (Date.UTC(t.getUTCFullYear(), t.getUTCMonth(), t.getUTCDate()) - Date.UTC(t.getUTCFullYear(), 0, 1)) / 86400000 + 1;
   const hours = t.getUTCHours() + t.getUTCMinutes() / 60 + t.getUTCSeconds() / 3600;
   const g = ((2 * Math.PI) / 365) * (doy - 1 + (hours - 12) / 24);
-  const eqtime = 229.18 * (0.000075 + 0.001868 * Math.cos(g) - 0.032077 * Math.sin(g) - 0.014615 * Math.cos(2 * g) - 0.040849 * Math.sin(2 * g));
-  const decl = 0.006918 - 0.399912 * Math.cos(g) + 0.070257 * Math.sin(g) - 0.006758 * Math.cos(2 * g) + 0.000907 * Math.sin(2 * g) - 0.002697 * Math.cos(3 * g) + 0.00148 * Math.sin(3 * g);
+  const eqtime =
+    229.18 *
+    (0.000075 +
+      0.001868 * Math.cos(g) -
+      0.032077 * Math.sin(g) -
+      0.014615 * Math.cos(2 * g) -
+      0.040849 * Math.sin(2 * g));
+  const decl =
+    0.006918 -
+    0.399912 * Math.cos(g) +
+    0.070257 * Math.sin(g) -
+    0.006758 * Math.cos(2 * g) +
+    0.000907 * Math.sin(2 * g) -
+    0.002697 * Math.cos(3 * g) +
+    0.00148 * Math.sin(3 * g);
   const ha = (hours * 60 + eqtime + 4 * lon) / 4 - 180;
   const phi = lat * rad;
   const cosZen = Math.sin(phi) * Math.sin(decl) + Math.cos(phi) * Math.cos(decl) * Math.cos(ha * rad);

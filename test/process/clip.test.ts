@@ -24,7 +24,10 @@ beforeAll(async () => {
 
 function body(bounds: Record<string, unknown>, bands: string[], width: number, height: number) {
   return {
-    input: { bounds: { ...bounds, properties: { crs: CRS(4326) } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: RKH_TIME } }] },
+    input: {
+      bounds: { ...bounds, properties: { crs: CRS(4326) } },
+      data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: RKH_TIME } }],
+    },
     output: { width, height, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
     evalscript: bandsScript(bands),
   };
@@ -54,7 +57,7 @@ describe("clip to a MultiPolygon with holes", () => {
     tif.bbox.forEach((v, i) => expect(v).toBeCloseTo(grid.bbox[i]!, 12)); // the geometry's envelope
     expect(maskDiff(Uint8Array.from(tif.data), clouds.mask)).toEqual([]);
     expect(clouds.inside).toBeGreaterThan(1000);
-    expect(clouds.inside).toBeLessThan(grid.width * grid.height / 2);
+    expect(clouds.inside).toBeLessThan((grid.width * grid.height) / 2);
   });
 
   it("pixels outside the polygon carry no data; inside they equal the unclipped image", async () => {
@@ -90,10 +93,23 @@ describe(`geometry vertex limit (${MAX_GEOMETRY_VERTICES})`, () => {
     expect(r.status, e?.message).toBe(400);
     expect(e.message).toContain(`${MAX_GEOMETRY_VERTICES + 1} vertices; at most ${MAX_GEOMETRY_VERTICES} are allowed`);
     const stats = {
-      input: { bounds: { geometry: manyVertices(MAX_GEOMETRY_VERTICES), properties: { crs: CRS(4326) } }, data: [{ type: "sentinel-2-l2a" }] },
-      aggregation: { timeRange: RKH_TIME, aggregationInterval: { of: "P1D" }, width: 64, height: 64, evalscript: bandsScript(["dataMask"]) },
+      input: {
+        bounds: { geometry: manyVertices(MAX_GEOMETRY_VERTICES), properties: { crs: CRS(4326) } },
+        data: [{ type: "sentinel-2-l2a" }],
+      },
+      aggregation: {
+        timeRange: RKH_TIME,
+        aggregationInterval: { of: "P1D" },
+        width: 64,
+        height: 64,
+        evalscript: bandsScript(["dataMask"]),
+      },
     };
-    const sr = await authed("/api/v1/statistics", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(stats) }, bearer);
+    const sr = await authed(
+      "/api/v1/statistics",
+      { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(stats) },
+      bearer,
+    );
     const se = ((await sr.json()) as any).error;
     expect(sr.status, se?.message).toBe(400);
     expect(se.message).toContain(`at most ${MAX_GEOMETRY_VERTICES} are allowed`);
@@ -102,7 +118,9 @@ describe(`geometry vertex limit (${MAX_GEOMETRY_VERTICES})`, () => {
   it("a polygon at the limit is served (2500 x 1250 px; time printed, not asserted)", async () => {
     const t0 = performance.now();
     const tif = await tiff(body({ geometry: manyVertices(MAX_GEOMETRY_VERTICES - 1) }, ["dataMask"], 2500, 1250));
-    console.log(`process: ${MAX_GEOMETRY_VERTICES}-vertex polygon, 2500 x 1250 px dataMask: ${(performance.now() - t0).toFixed(0)} ms`);
+    console.log(
+      `process: ${MAX_GEOMETRY_VERTICES}-vertex polygon, 2500 x 1250 px dataMask: ${(performance.now() - t0).toFixed(0)} ms`,
+    );
     const inside = Array.from(tif.data).reduce((n, v) => n + v, 0);
     expect(inside / (2500 * 1250)).toBeCloseTo(Math.PI / 4, 2); // an ellipse inscribed in its own envelope
   });

@@ -16,7 +16,13 @@ const day = (d: string) => ({ from: `${d}T00:00:00Z`, to: `${d}T23:59:59Z` });
 let bearer: string;
 
 beforeAll(async () => {
-  await seedSamples((i) => i.id.includes("31UDS_2018") || i.id === "S2A_29RKH_20200219_0_L2A" || i.id.startsWith("S1A_IW_GRDH") || i.id.startsWith("S2A_MSIL1C"));
+  await seedSamples(
+    (i) =>
+      i.id.includes("31UDS_2018") ||
+      i.id === "S2A_29RKH_20200219_0_L2A" ||
+      i.id.startsWith("S1A_IW_GRDH") ||
+      i.id.startsWith("S2A_MSIL1C"),
+  );
   bearer = await token();
 });
 
@@ -41,7 +47,8 @@ async function tiff(body: unknown) {
 }
 
 /** Band `b` of a pixel-interleaved array with `n` bands. */
-const band = (data: ArrayLike<number>, n: number, b: number) => Float32Array.from({ length: data.length / n }, (_, i) => data[i * n + b]!);
+const band = (data: ArrayLike<number>, n: number, b: number) =>
+  Float32Array.from({ length: data.length / n }, (_, i) => data[i * n + b]!);
 
 describe("two L2A sources over West Flanders (own one-day timeRange each)", () => {
   it("samples.a / samples.b are the 2018-04-14 and 2018-04-19 pixels, one sample each, with their own dataMask", async () => {
@@ -52,7 +59,15 @@ describe("two L2A sources over West Flanders (own one-day timeRange each)", () =
       5,
       "const a = samples.a[0], b = samples.b[0]; return [a.B04, b.B04, a.dataMask + 2 * b.dataMask, samples.a.length, samples.b.length];",
     );
-    const t = await tiff(wf([{ type: "sentinel-2-l2a", id: "a", dataFilter: { timeRange: day("2018-04-14") } }, { type: "S2L2A", id: "b", dataFilter: { timeRange: day("2018-04-19") } }], script));
+    const t = await tiff(
+      wf(
+        [
+          { type: "sentinel-2-l2a", id: "a", dataFilter: { timeRange: day("2018-04-14") } },
+          { type: "S2L2A", id: "b", dataFilter: { timeRange: day("2018-04-19") } },
+        ],
+        script,
+      ),
+    );
     expect(compare(band(t.data, 5, 0), r14.data, 1e-6).mismatch).toBe(0);
     expect(compare(band(t.data, 5, 1), r19.data, 1e-6).mismatch).toBe(0);
     expect(new Set(band(t.data, 5, 2))).toEqual(new Set([3])); // both sources have data everywhere
@@ -65,7 +80,9 @@ describe("two L2A sources over West Flanders (own one-day timeRange each)", () =
   it("one source with an id and datasource inputs works the same (samples.<id>[0], not NaN)", async () => {
     const r19 = await reference("wf_2018-04-19_b04");
     const script = fusionScript(`[{datasource: "s2", bands: ["B04"]}]`, 1, "return [samples.s2[0].B04];");
-    const t = await tiff(wf([{ type: "sentinel-2-l2a", id: "s2", dataFilter: { timeRange: day("2018-04-19") } }], script));
+    const t = await tiff(
+      wf([{ type: "sentinel-2-l2a", id: "s2", dataFilter: { timeRange: day("2018-04-19") } }], script),
+    );
     expect(compare(t.data, r19.data, 1e-6).mismatch).toBe(0);
   });
 
@@ -76,7 +93,15 @@ describe("two L2A sources over West Flanders (own one-day timeRange each)", () =
       3,
       "return [samples.a[0].B04, samples.a.length, samples.none.length];",
     );
-    const t = await tiff(wf([{ type: "S2L2A", id: "a", dataFilter: { timeRange: day("2018-04-14") } }, { type: "S2L2A", id: "none", dataFilter: { timeRange: day("2019-01-01") } }], script));
+    const t = await tiff(
+      wf(
+        [
+          { type: "S2L2A", id: "a", dataFilter: { timeRange: day("2018-04-14") } },
+          { type: "S2L2A", id: "none", dataFilter: { timeRange: day("2019-01-01") } },
+        ],
+        script,
+      ),
+    );
     expect(compare(band(t.data, 3, 0), r14.data, 1e-6).mismatch).toBe(0);
     expect(new Set(band(t.data, 3, 1))).toEqual(new Set([1]));
     expect(new Set(band(t.data, 3, 2))).toEqual(new Set([0]));
@@ -91,8 +116,22 @@ describe("two L2A sources over West Flanders (own one-day timeRange each)", () =
   return [samples.a.length, b.length, samples.a[0].B04, b[b.length - 1].B04, scenes.b.scenes.length, scenes.b.scenes[0].dateFrom.startsWith("2018-04-21") ? 1 : 0];`,
     );
     const april = { timeRange: { from: "2018-04-14T00:00:00Z", to: "2018-04-21T23:59:59Z" } };
-    const t = await tiff(wf([{ type: "S2L2A", id: "a", dataFilter: { timeRange: day("2018-04-19") } }, { type: "S2L2A", id: "b", dataFilter: april }], script));
-    for (const [b, v] of [[0, 1], [1, 4], [4, 4], [5, 1]]) expect(new Set(band(t.data, 6, b!)), `band ${b}`).toEqual(new Set([v]));
+    const t = await tiff(
+      wf(
+        [
+          { type: "S2L2A", id: "a", dataFilter: { timeRange: day("2018-04-19") } },
+          { type: "S2L2A", id: "b", dataFilter: april },
+        ],
+        script,
+      ),
+    );
+    for (const [b, v] of [
+      [0, 1],
+      [1, 4],
+      [4, 4],
+      [5, 1],
+    ])
+      expect(new Set(band(t.data, 6, b!)), `band ${b}`).toEqual(new Set([v]));
     expect(compare(band(t.data, 6, 2), r19.data, 1e-6).mismatch).toBe(0);
     expect(compare(band(t.data, 6, 3), r14.data, 1e-6).mismatch).toBe(0); // least recent orbit last
     // PU per source: a 1 sample, b 4 samples (1 band each, FLOAT32)
@@ -107,14 +146,31 @@ describe("two L2A sources over West Flanders (own one-day timeRange each)", () =
   return [s.length, s[0].tileOriginalId.includes("20180421") ? 1 : 0, s[s.length - 1].date.startsWith("2018-04-14") ? 1 : 0];`,
     );
     const april = { timeRange: { from: "2018-04-14T00:00:00Z", to: "2018-04-21T23:59:59Z" } };
-    const t = await tiff(wf([{ type: "S2L2A", id: "a", dataFilter: { timeRange: day("2018-04-19") } }, { type: "S2L2A", id: "t", dataFilter: april }], script));
+    const t = await tiff(
+      wf(
+        [
+          { type: "S2L2A", id: "a", dataFilter: { timeRange: day("2018-04-19") } },
+          { type: "S2L2A", id: "t", dataFilter: april },
+        ],
+        script,
+      ),
+    );
     expect([0, 1, 2].map((b) => [...new Set(band(t.data, 3, b))])).toEqual([[4], [1], [1]]);
   });
 
   it("processing options are per source: NEAREST and BILINEAR upsampling equal their single-source requests", async () => {
-    const data = (upsampling: string, id?: string): Data & { processing: unknown } => ({ type: "S2L2A", ...(id ? { id } : {}), dataFilter: { timeRange: day("2018-04-19") }, processing: { upsampling } });
+    const data = (upsampling: string, id?: string): Data & { processing: unknown } => ({
+      type: "S2L2A",
+      ...(id ? { id } : {}),
+      dataFilter: { timeRange: day("2018-04-19") },
+      processing: { upsampling },
+    });
     const at128 = (b: ReturnType<typeof wf>) => ({ ...b, output: { ...b.output, width: 128, height: 128 } });
-    const script = fusionScript(`[{datasource: "n", bands: ["B04"]}, {datasource: "b", bands: ["B04"]}]`, 2, "return [samples.n[0].B04, samples.b[0].B04];");
+    const script = fusionScript(
+      `[{datasource: "n", bands: ["B04"]}, {datasource: "b", bands: ["B04"]}]`,
+      2,
+      "return [samples.n[0].B04, samples.b[0].B04];",
+    );
     const fused = await tiff(at128(wf([data("NEAREST", "n"), data("BILINEAR", "b")], script)));
     const nearest = await tiff(at128(wf([data("NEAREST")], bandsScript(["B04"]))));
     const bilinear = await tiff(at128(wf([data("BILINEAR")], bandsScript(["B04"]))));
@@ -141,7 +197,15 @@ describe("two L2A sources over West Flanders (own one-day timeRange each)", () =
         ', mosaicking: "ORBIT"',
       ) + `\n${pre}`;
     const range = (from: string, to: string) => ({ timeRange: { from: `${from}T00:00:00Z`, to: `${to}T23:59:59Z` } });
-    const t = await tiff(wf([{ type: "S2L2A", id: "a", dataFilter: range("2018-04-14", "2018-04-16") }, { type: "S2L2A", id: "b", dataFilter: range("2018-04-19", "2018-04-21") }], script));
+    const t = await tiff(
+      wf(
+        [
+          { type: "S2L2A", id: "a", dataFilter: range("2018-04-14", "2018-04-16") },
+          { type: "S2L2A", id: "b", dataFilter: range("2018-04-19", "2018-04-21") },
+        ],
+        script,
+      ),
+    );
     expect(new Set(band(t.data, 5, 0))).toEqual(new Set([1]));
     expect(new Set(band(t.data, 5, 1))).toEqual(new Set([1]));
     expect(compare(band(t.data, 5, 2), r14.data, 1e-6).mismatch).toBe(0);
@@ -155,12 +219,20 @@ describe("S2 L2A + S1 GRD + S2 L1C in one request", () => {
   const GRID = { bbox: [-72, 8, 80, 52], width: 1013, height: 293 };
   const SOURCES: Record<string, Data & { bands: string[] }> = {
     l2a: { type: "sentinel-2-l2a", dataFilter: { timeRange: day("2020-02-19") }, bands: ["B04", "B08"] },
-    s1: { type: "sentinel-1-grd", dataFilter: { timeRange: day("2018-07-16"), orbitDirection: "DESCENDING" }, bands: ["VV", "VH"] },
+    s1: {
+      type: "sentinel-1-grd",
+      dataFilter: { timeRange: day("2018-07-16"), orbitDirection: "DESCENDING" },
+      bands: ["VV", "VH"],
+    },
     l1c: { type: "sentinel-2-l1c", dataFilter: { timeRange: day("2017-07-29") }, bands: ["B04"] },
   };
   const body = (data: Data[], evalscript: string) => ({
     input: { bounds: { bbox: GRID.bbox, properties: { crs: CRS(4326) } }, data },
-    output: { width: GRID.width, height: GRID.height, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
+    output: {
+      width: GRID.width,
+      height: GRID.height,
+      responses: [{ identifier: "default", format: { type: "image/tiff" } }],
+    },
     evalscript,
   });
 
@@ -180,7 +252,9 @@ describe("S2 L2A + S1 GRD + S2 L1C in one request", () => {
     const masks: Float32Array[] = [];
     for (const id of ids) {
       const s = SOURCES[id]!;
-      const single = await tiff(body([{ type: s.type, dataFilter: s.dataFilter }], bandsScript([...s.bands, "dataMask"])));
+      const single = await tiff(
+        body([{ type: s.type, dataFilter: s.dataFilter }], bandsScript([...s.bands, "dataMask"])),
+      );
       pu += single.pu;
       const n = s.bands.length + 1;
       for (let b = 0; b < n; b++) {
@@ -192,7 +266,8 @@ describe("S2 L2A + S1 GRD + S2 L1C in one request", () => {
     }
     // each source has pixels of its own, in disjoint places (the scenes are continents apart)
     for (const m of masks) expect(m.reduce((a, v) => a + v, 0)).toBeGreaterThan(20);
-    for (let i = 0; i < masks[0]!.length; i++) expect(masks[0]![i]! + masks[1]![i]! + masks[2]![i]!).toBeLessThanOrEqual(1);
+    for (let i = 0; i < masks[0]!.length; i++)
+      expect(masks[0]![i]! + masks[1]![i]! + masks[2]![i]!).toBeLessThanOrEqual(1);
     expect(fused.pu).toBeCloseTo(pu, 5);
   });
 });
@@ -202,11 +277,25 @@ describe("strips (> 1 Mpx) with data fusion", () => {
     const [r14, r19] = [await reference("wf_2018-04-14_b04"), await reference("wf_2018-04-19_b04")];
     const size = 64 * 17;
     expect(size * size).toBeGreaterThan(STRIP_PIXELS);
-    const script = fusionScript(`[{datasource: "a", bands: ["B04"]}, {datasource: "b", bands: ["B04"]}]`, 2, "return [samples.a[0].B04, samples.b[0].B04];");
-    const body = wf([{ type: "S2L2A", id: "a", dataFilter: { timeRange: day("2018-04-14") } }, { type: "S2L2A", id: "b", dataFilter: { timeRange: day("2018-04-19") } }], script);
+    const script = fusionScript(
+      `[{datasource: "a", bands: ["B04"]}, {datasource: "b", bands: ["B04"]}]`,
+      2,
+      "return [samples.a[0].B04, samples.b[0].B04];",
+    );
+    const body = wf(
+      [
+        { type: "S2L2A", id: "a", dataFilter: { timeRange: day("2018-04-14") } },
+        { type: "S2L2A", id: "b", dataFilter: { timeRange: day("2018-04-19") } },
+      ],
+      script,
+    );
     const t = await tiff({ ...body, output: { ...body.output, width: size, height: size } });
     // output pixel (row, col) lies in reference pixel (row / 17, col / 17), rounded down
-    const up = (ref: Float32Array) => Float32Array.from({ length: size * size }, (_, i) => ref[Math.floor(i / size / 17) * 64 + Math.floor((i % size) / 17)]!);
+    const up = (ref: Float32Array) =>
+      Float32Array.from(
+        { length: size * size },
+        (_, i) => ref[Math.floor(i / size / 17) * 64 + Math.floor((i % size) / 17)]!,
+      );
     expect(compare(band(t.data, 2, 0), up(r14.data), 1e-6).mismatch).toBe(0);
     expect(compare(band(t.data, 2, 1), up(r19.data), 1e-6).mismatch).toBe(0);
   });
@@ -217,7 +306,11 @@ describe("bad fusion input -> 400", () => {
     { type: "S2L2A", id: "a", dataFilter: { timeRange: day("2018-04-14") }, ...a },
     { type: "sentinel-1-grd", id: "b", ...b },
   ];
-  const script = fusionScript(`[{datasource: "a", bands: ["B04"]}, {datasource: "b", bands: ["VV"]}]`, 1, "return [0];");
+  const script = fusionScript(
+    `[{datasource: "a", bands: ["B04"]}, {datasource: "b", bands: ["VV"]}]`,
+    1,
+    "return [0];",
+  );
 
   async function expect400(body: unknown, pattern: RegExp): Promise<void> {
     const r = await process(body, bearer);
@@ -228,21 +321,58 @@ describe("bad fusion input -> 400", () => {
   }
 
   it("a datasource that matches no input.data id names the ids", () =>
-    expect400(wf(two(), script.replace('datasource: "b"', 'datasource: "s1"')), /datasource "s1", which matches no input.data id; the input.data ids are "a", "b"/));
+    expect400(
+      wf(two(), script.replace('datasource: "b"', 'datasource: "s1"')),
+      /datasource "s1", which matches no input.data id; the input.data ids are "a", "b"/,
+    ));
   it("duplicate ids", () => expect400(wf(two({}, { id: "a" }), script), /ids must be unique; "a"/));
-  it("several sources without ids", () => expect400(wf(two({ id: undefined }), script), /each needs an "id".*input.data\[0\] has none/));
+  it("several sources without ids", () =>
+    expect400(wf(two({ id: undefined }), script), /each needs an "id".*input.data\[0\] has none/));
   it("an input without datasource next to several sources", () =>
-    expect400(wf(two(), fusionScript(`[{datasource: "a", bands: ["B04"]}, {bands: ["VV"]}]`, 1, "return [0];")), /input\[1\] has no "datasource"/));
+    expect400(
+      wf(two(), fusionScript(`[{datasource: "a", bands: ["B04"]}, {bands: ["VV"]}]`, 1, "return [0];")),
+      /input\[1\] has no "datasource"/,
+    ));
   it("bands are checked against each source's own collection", () =>
-    expect400(wf(two(), fusionScript(`[{datasource: "a", bands: ["VV"]}, {datasource: "b", bands: ["B04"]}]`, 1, "return [0];")), /Unknown band 'VV' for collection sentinel-2-l2a/));
+    expect400(
+      wf(
+        two(),
+        fusionScript(`[{datasource: "a", bands: ["VV"]}, {datasource: "b", bands: ["B04"]}]`, 1, "return [0];"),
+      ),
+      /Unknown band 'VV' for collection sentinel-2-l2a/,
+    ));
   it("all sources' samples count together against the memory bound (MAX_SAMPLE_VALUES)", async () => {
     // 1024 x 1024 px x 16 orbits (the 2018 acquisitions) x 8 bands = 134 M values per source (allowed alone), 268 M for two
     const bands = JSON.stringify(["B02", "B03", "B04", "B08", "SCL", "CLM", "sunZenithAngles", "sunAzimuthAngles"]);
-    const orbit = fusionScript(`[{datasource: "a", bands: ${bands}}, {datasource: "b", bands: ${bands}}]`, 1, "return [0];", ', mosaicking: "ORBIT"');
+    const orbit = fusionScript(
+      `[{datasource: "a", bands: ${bands}}, {datasource: "b", bands: ${bands}}]`,
+      1,
+      "return [0];",
+      ', mosaicking: "ORBIT"',
+    );
     const series = { timeRange: { from: "2017-08-01T00:00:00Z", to: "2018-11-30T23:59:59Z" } };
-    const body = wf([{ type: "S2L2A", id: "a", dataFilter: series }, { type: "S2L2A", id: "b", dataFilter: series }], orbit);
-    await expect400({ ...body, output: { ...body.output, width: 1024, height: 1024 } }, /16 samples x 8 bands \+ 16 samples x 8 bands of 1048576 px = 268435456 values; at most 250000000/);
+    const body = wf(
+      [
+        { type: "S2L2A", id: "a", dataFilter: series },
+        { type: "S2L2A", id: "b", dataFilter: series },
+      ],
+      orbit,
+    );
+    await expect400(
+      { ...body, output: { ...body.output, width: 1024, height: 1024 } },
+      /16 samples x 8 bands \+ 16 samples x 8 bands of 1048576 px = 268435456 values; at most 250000000/,
+    );
   });
   it("units are checked against each source's own collection", () =>
-    expect400(wf(two(), fusionScript(`[{datasource: "a", bands: ["B04"]}, {datasource: "b", bands: ["VV"], units: "REFLECTANCE"}]`, 1, "return [0];")), /VV of sentinel-1-grd does not support units 'REFLECTANCE'/));
+    expect400(
+      wf(
+        two(),
+        fusionScript(
+          `[{datasource: "a", bands: ["B04"]}, {datasource: "b", bands: ["VV"], units: "REFLECTANCE"}]`,
+          1,
+          "return [0];",
+        ),
+      ),
+      /VV of sentinel-1-grd does not support units 'REFLECTANCE'/,
+    ));
 });

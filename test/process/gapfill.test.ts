@@ -17,7 +17,9 @@ const N = 64 * 64;
 let bearer: string;
 
 beforeAll(async () => {
-  const items = JSON.parse(new TextDecoder().decode(await sampleFile("fixtures/process/partial/items.json"))) as StacItem[];
+  const items = JSON.parse(
+    new TextDecoder().decode(await sampleFile("fixtures/process/partial/items.json")),
+  ) as StacItem[];
   for (const item of items) {
     await upsertItem(env, item);
     await env.DATA.put(item.assets.B04!.href, await sampleFile(item.assets.B04!.href));
@@ -26,7 +28,10 @@ beforeAll(async () => {
 });
 
 const body = (dataFilter: Record<string, unknown>, evalscript = bandsScript(["B04", "dataMask"])) => ({
-  input: { bounds: { bbox: BBOX, properties: { crs: CRS(32631) } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: RANGE, ...dataFilter } }] },
+  input: {
+    bounds: { bbox: BBOX, properties: { crs: CRS(32631) } },
+    data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: RANGE, ...dataFilter } }],
+  },
   output: { width: 64, height: 64, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
   evalscript,
 });
@@ -52,7 +57,9 @@ function mismatches(got: ArrayLike<number>, want: Float32Array): number {
 
 describe("SIMPLE gap-fill on partial acquisitions", () => {
   it("the fixture has pixels of every kind (only one scene, both, none)", async () => {
-    const counts = JSON.parse(new TextDecoder().decode(await sampleFile("fixtures/process/partial/counts.json"))) as Record<string, number>;
+    const counts = JSON.parse(
+      new TextDecoder().decode(await sampleFile("fixtures/process/partial/counts.json")),
+    ) as Record<string, number>;
     expect(Object.values(counts).every((c) => c > 100)).toBe(true);
   });
 
@@ -64,7 +71,9 @@ describe("SIMPLE gap-fill on partial acquisitions", () => {
   it("leastRecent: 04-19 first, 04-21 fills the rest", async () => {
     const want = await expected("leastRecent");
     expect(mismatches(await run({ mosaickingOrder: "leastRecent" }), want)).toBe(0);
-    expect(mismatches(await run({ mosaickingOrder: "leastRecent" }), await expected("mostRecent"))).toBeGreaterThan(100);
+    expect(mismatches(await run({ mosaickingOrder: "leastRecent" }), await expected("mostRecent"))).toBeGreaterThan(
+      100,
+    );
   });
 
   it("leastCC: the clear 04-19 scene first (as leastRecent here)", async () => {
@@ -80,7 +89,10 @@ describe("SIMPLE gap-fill on partial acquisitions", () => {
 function setup(){return {input:[{bands:["B04","dataMask"]}], output:{bands:4, sampleType:"FLOAT32"}, mosaicking:"ORBIT"}}
 function evaluatePixel(s){ return [s[0].B04, s[0].dataMask, s[1].B04, s[1].dataMask]; }`;
     const got = await run({}, script);
-    const files = [await window("fixtures/process/partial/2018-04-21/B04.tif", 0, 0, 0, 64, 64), await window("fixtures/process/partial/2018-04-19/B04.tif", 0, 0, 0, 64, 64)];
+    const files = [
+      await window("fixtures/process/partial/2018-04-21/B04.tif", 0, 0, 0, 64, 64),
+      await window("fixtures/process/partial/2018-04-19/B04.tif", 0, 0, 0, 64, 64),
+    ];
     let bad = 0;
     for (let i = 0; i < N; i++) {
       files.forEach((f, k) => {

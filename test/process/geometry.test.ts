@@ -22,7 +22,10 @@ async function multi(output: Record<string, unknown>) {
   const geometry = ((await reference("multi_b04")).meta as unknown as { geometry: unknown }).geometry;
   const r = await process(
     {
-      input: { bounds: { geometry, properties: { crs: CRS(32629) } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: RKH_TIME } }] },
+      input: {
+        bounds: { geometry, properties: { crs: CRS(32629) } },
+        data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: RKH_TIME } }],
+      },
       output: { ...output, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
       evalscript: bandsScript(["B04", "dataMask"]),
     },

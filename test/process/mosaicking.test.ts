@@ -60,7 +60,10 @@ describe("mosaickingOrder", () => {
 
   it("no scene in range gives an all-nodata image (dataMask 0), not an error", async () => {
     const script = bandsScript(["B04", "dataMask"]);
-    const r = await process(body({ timeRange: { from: "2019-01-01T00:00:00Z", to: "2019-01-31T00:00:00Z" } }, script), bearer);
+    const r = await process(
+      body({ timeRange: { from: "2019-01-01T00:00:00Z", to: "2019-01-31T00:00:00Z" } }, script),
+      bearer,
+    );
     expect(r.status).toBe(200);
     const t = await readTiff(await r.arrayBuffer());
     expect(Array.from(t.data).every((v) => v === 0)).toBe(true);

@@ -18,7 +18,12 @@ const SCRIPT = bandsScript(["B04", "B08"]);
 const request = () => ({
   input: {
     bounds: { bbox: [501360, 5629040, 502000, 5629680], properties: { crs: CRS(32631) } },
-    data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2018-04-19T00:00:00Z", to: "2018-04-20T00:00:00Z" } } }],
+    data: [
+      {
+        type: "sentinel-2-l2a",
+        dataFilter: { timeRange: { from: "2018-04-19T00:00:00Z", to: "2018-04-20T00:00:00Z" } },
+      },
+    ],
   },
   output: { width: 64, height: 64, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
 });

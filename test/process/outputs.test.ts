@@ -21,7 +21,12 @@ function body(responses?: Responses, evalscript = TRUE_COLOUR) {
   return {
     input: {
       bounds: { bbox: [501360, 5629040, 502000, 5629680], properties: { crs: CRS(32631) } },
-      data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2018-04-19T00:00:00Z", to: "2018-04-20T00:00:00Z" } } }],
+      data: [
+        {
+          type: "sentinel-2-l2a",
+          dataFilter: { timeRange: { from: "2018-04-19T00:00:00Z", to: "2018-04-20T00:00:00Z" } },
+        },
+      ],
     },
     output: responses ? { width: 64, height: 64, responses } : { width: 64, height: 64 },
     evalscript,
@@ -29,7 +34,9 @@ function body(responses?: Responses, evalscript = TRUE_COLOUR) {
 }
 
 const PNG: Responses = [{ identifier: "default", format: { type: "image/png" } }];
-const jpeg = (quality?: number): Responses => [{ identifier: "default", format: { type: "image/jpeg", ...(quality === undefined ? {} : { quality }) } }];
+const jpeg = (quality?: number): Responses => [
+  { identifier: "default", format: { type: "image/jpeg", ...(quality === undefined ? {} : { quality }) } },
+];
 
 let bearer: string;
 let rgb: Uint8Array; // the lossless true colour samples (strictly decoded PNG)
@@ -56,7 +63,8 @@ async function rejected(r: Response, pattern: RegExp): Promise<void> {
 /** Mean absolute difference of RGB samples (`stride` per pixel) against the lossless output. */
 function meanDiff(samples: ArrayLike<number>, stride: number): number {
   let sum = 0;
-  for (let p = 0; p < 64 * 64; p++) for (let c = 0; c < 3; c++) sum += Math.abs(samples[p * stride + c]! - rgb[p * 3 + c]!);
+  for (let p = 0; p < 64 * 64; p++)
+    for (let c = 0; c < 3; c++) sum += Math.abs(samples[p * stride + c]! - rgb[p * 3 + c]!);
   return sum / (64 * 64 * 3);
 }
 
@@ -72,7 +80,10 @@ describe("output formats through the API", () => {
     const [lowErr, highErr] = js.map((img) => meanDiff(img.data, 4));
     expect(highErr).toBeLessThan(2);
     expect(lowErr).toBeGreaterThan(highErr!);
-    const py = (await pyDecode(ctx, [low, high].map((data) => ({ kind: "jpeg" as const, data })))) as PyImage[];
+    const py = (await pyDecode(
+      ctx,
+      [low, high].map((data) => ({ kind: "jpeg" as const, data })),
+    )) as PyImage[];
     py.forEach((r) => expect(r.pillow).toMatchObject({ format: "JPEG", mode: "RGB", size: [64, 64] }));
     expect(meanDiff(samplesOf(py[1]!.pillow), 3)).toBeLessThan(2);
   });
@@ -83,13 +94,26 @@ describe("output formats through the API", () => {
   });
 
   it("userdata must be application/json, and application/json is only for userdata: 400s", async () => {
-    await rejected(await process(body([{ identifier: "userdata", format: { type: "image/png" } }]), bearer), /userdata.*application\/json/);
-    await rejected(await process(body([{ identifier: "default", format: { type: "application/json" } }]), bearer), /only available for the 'userdata'/);
-    await rejected(await process(body([{ identifier: "nope", format: { type: "image/png" } }]), bearer), /'nope' matches no evalscript output/);
+    await rejected(
+      await process(body([{ identifier: "userdata", format: { type: "image/png" } }]), bearer),
+      /userdata.*application\/json/,
+    );
+    await rejected(
+      await process(body([{ identifier: "default", format: { type: "application/json" } }]), bearer),
+      /only available for the 'userdata'/,
+    );
+    await rejected(
+      await process(body([{ identifier: "nope", format: { type: "image/png" } }]), bearer),
+      /'nope' matches no evalscript output/,
+    );
   });
 
   it("a body that is not JSON is a 400 in the error envelope", async () => {
-    const r = await authed("/api/v1/process", { method: "POST", headers: { "content-type": "application/json" }, body: '{"input": ' }, bearer);
+    const r = await authed(
+      "/api/v1/process",
+      { method: "POST", headers: { "content-type": "application/json" }, body: '{"input": ' },
+      bearer,
+    );
     expect(r.status).toBe(400);
     const { error } = (await r.json()) as { error: { status: number; reason: string; message: string } };
     expect(error).toMatchObject({ status: 400, reason: expect.any(String), message: expect.stringMatching(/JSON/i) });
@@ -98,7 +122,10 @@ describe("output formats through the API", () => {
 
 describe("Accept negotiation through the API", () => {
   it("axios's default Accept (application/json, text/plain, */*) gets the requested PNG", async () => {
-    const png = await ok(await process(body(PNG), bearer, { accept: "application/json, text/plain, */*" }), "image/png");
+    const png = await ok(
+      await process(body(PNG), bearer, { accept: "application/json, text/plain, */*" }),
+      "image/png",
+    );
     expect((await decodePng(png)).samples).toEqual(rgb);
   });
 
@@ -108,7 +135,10 @@ describe("Accept negotiation through the API", () => {
   });
 
   it("an Accept list with nothing the request can produce is a 400 listing the producible types", async () => {
-    await rejected(await process(body(PNG), bearer, { accept: "text/html, application/xml;q=0.9" }), /image\/png, image\/jpeg, image\/tiff/);
+    await rejected(
+      await process(body(PNG), bearer, { accept: "text/html, application/xml;q=0.9" }),
+      /image\/png, image\/jpeg, image\/tiff/,
+    );
     await rejected(await process(body(PNG), bearer, { accept: "image/png;q=0, image/*;q=0" }), /allows none/);
   });
 });

@@ -16,8 +16,18 @@ beforeAll(async () => {
   bearer = await token();
 });
 
-const request = (epsg: number, bbox: number[], width: number, height: number, evalscript: string, type = "image/tiff") => ({
-  input: { bounds: { bbox, properties: { crs: CRS(epsg) } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: RKH_TIME } }] },
+const request = (
+  epsg: number,
+  bbox: number[],
+  width: number,
+  height: number,
+  evalscript: string,
+  type = "image/tiff",
+) => ({
+  input: {
+    bounds: { bbox, properties: { crs: CRS(epsg) } },
+    data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: RKH_TIME } }],
+  },
   output: { width, height, responses: [{ identifier: "default", format: { type } }] },
   evalscript,
 });
@@ -32,7 +42,10 @@ function evaluatePixel(s){return [(s.B08-s.B04)/(s.B08+s.B04)]}`;
     const r = await process(request(4326, g.bbox, g.width, g.height, script), bearer);
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toBe("image/tiff");
-    expect(Number(r.headers.get("x-processingunits-spent"))).toBeCloseTo(Math.max(0.005, ((128 * 128) / 262144) * (2 / 3) * 2), 6);
+    expect(Number(r.headers.get("x-processingunits-spent"))).toBeCloseTo(
+      Math.max(0.005, ((128 * 128) / 262144) * (2 / 3) * 2),
+      6,
+    );
     const tif = await readTiff(await r.arrayBuffer());
     expect([tif.width, tif.height, tif.bands]).toEqual([128, 128, 1]);
     tif.bbox.forEach((v, i) => expect(v).toBeCloseTo(g.bbox[i]!, 9));
@@ -44,8 +57,13 @@ function evaluatePixel(s){return [(s.B08-s.B04)/(s.B08+s.B04)]}`;
   it("true colour PNG (the Sentinel Hub script) equals GDAL reflectance x 2.5 scaled to 0..255", async () => {
     const ref = await reference("rkh4326_rgb");
     const g = ref.meta.grid;
-    const script = (await (await import("../helpers/seed")).sampleFile("evalscripts/sentinel-2__true_color__script.js")) as ArrayBuffer;
-    const r = await process(request(4326, g.bbox, g.width, g.height, new TextDecoder().decode(script), "image/png"), bearer);
+    const script = (await (
+      await import("../helpers/seed")
+    ).sampleFile("evalscripts/sentinel-2__true_color__script.js")) as ArrayBuffer;
+    const r = await process(
+      request(4326, g.bbox, g.width, g.height, new TextDecoder().decode(script), "image/png"),
+      bearer,
+    );
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toBe("image/png");
     const png = await decodePng(await r.arrayBuffer());
@@ -53,7 +71,8 @@ function evaluatePixel(s){return [(s.B08-s.B04)/(s.B08+s.B04)]}`;
     const expected = new Float32Array(128 * 128 * 4);
     const got = new Float32Array(128 * 128 * 4);
     for (let i = 0; i < 128 * 128; i++) {
-      for (let b = 0; b < 3; b++) expected[i * 4 + b] = Math.min(255, Math.max(0, Math.round(ref.data[i * 3 + b]! * 2.5 * 255)));
+      for (let b = 0; b < 3; b++)
+        expected[i * 4 + b] = Math.min(255, Math.max(0, Math.round(ref.data[i * 3 + b]! * 2.5 * 255)));
       expected[i * 4 + 3] = 255;
       for (let b = 0; b < 4; b++) got[i * 4 + b] = png.data[i * 4 + b]!;
     }

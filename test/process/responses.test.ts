@@ -33,7 +33,12 @@ function body(responses: { identifier: string; format: { type: string } }[]) {
   return {
     input: {
       bounds: { bbox: [501360, 5629040, 502000, 5629680], properties: { crs: CRS(32631) } },
-      data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2018-04-19T00:00:00Z", to: "2018-04-20T00:00:00Z" } } }],
+      data: [
+        {
+          type: "sentinel-2-l2a",
+          dataFilter: { timeRange: { from: "2018-04-19T00:00:00Z", to: "2018-04-20T00:00:00Z" } },
+        },
+      ],
     },
     output: { width: 64, height: 64, responses },
     evalscript: SCRIPT,
@@ -70,7 +75,11 @@ describe("several responses", () => {
   it("as sentinelhub-py's decode_tar reads them: Python's tarfile, tifffile, Pillow, json", async (ctx) => {
     const tar = new Uint8Array(await (await process(body(THREE), bearer)).arrayBuffer());
     const [result] = (await pyDecode(ctx, [{ kind: "tar", data: tar }])) as PyTar[];
-    expect(result!.members.map((m) => [m.name, m.type])).toEqual([["default.tif", "file"], ["mask.png", "file"], ["userdata.json", "file"]]);
+    expect(result!.members.map((m) => [m.name, m.type])).toEqual([
+      ["default.tif", "file"],
+      ["mask.png", "file"],
+      ["userdata.json", "file"],
+    ]);
     const [tif, png, json] = result!.members;
     const ours = await readTiff(single.tif.slice().buffer);
     expect(tif!.tifffile).toMatchObject({ shape: [64, 64], dtype: "float32" });
@@ -98,19 +107,25 @@ describe("several responses", () => {
     await expectThree(Object.fromEntries(parts.map((p, i) => [names[i]!, p.data])));
     const [mail] = (await pyDecode(ctx, [{ kind: "multipart", data: bytes, contentType }])) as PyMultipart[];
     expect(mail).toMatchObject({ multipart: true, defects: [] });
-    expect(mail!.parts.map((p) => [p.contentType, p.filename, p.size])).toEqual(parts.map((p, i) => [p.headers["content-type"], names[i], p.data.length]));
+    expect(mail!.parts.map((p) => [p.contentType, p.filename, p.size])).toEqual(
+      parts.map((p, i) => [p.headers["content-type"], names[i], p.data.length]),
+    );
     expect(mail!.parts[2]!.json).toEqual({ scenes: 1, note: "ndvi" });
   });
 
   it("a single image response with Accept image/png is a PNG", async () => {
-    const r = await process(body([{ identifier: "mask", format: { type: "image/tiff" } }]), bearer, { accept: "image/png" });
+    const r = await process(body([{ identifier: "mask", format: { type: "image/tiff" } }]), bearer, {
+      accept: "image/png",
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toBe("image/png");
     expect(new Uint8Array(await r.arrayBuffer())).toEqual(single.mask);
   });
 
   it("Accept: application/octet-stream answers that Content-Type (the spec: Accept sets the response type)", async () => {
-    const one = await process(body([{ identifier: "mask", format: { type: "image/png" } }]), bearer, { accept: "application/octet-stream" });
+    const one = await process(body([{ identifier: "mask", format: { type: "image/png" } }]), bearer, {
+      accept: "application/octet-stream",
+    });
     expect(one.status).toBe(200);
     expect(one.headers.get("content-type")).toBe("application/octet-stream");
     expect(new Uint8Array(await one.arrayBuffer())).toEqual(single.mask);
@@ -141,7 +156,11 @@ describe("multipart/form-data request and the /process/v1 alias", () => {
   });
 
   it("the /process/v1 alias serves the same bytes", async () => {
-    const init = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body([THREE[1]!])) };
+    const init = {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body([THREE[1]!])),
+    };
     const r = await authed("/process/v1", init, bearer);
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toBe("image/png");

@@ -20,7 +20,13 @@ beforeAll(async () => {
 const body = (dataFilter: Record<string, unknown>, bands = ["VV", "VH", "dataMask"]) => ({
   input: {
     bounds: { bbox: BBOX, properties: { crs: CRS(32643) } },
-    data: [{ type: "S1GRD", dataFilter: { timeRange: { from: "2018-07-16T00:00:00Z", to: "2018-07-17T00:00:00Z" }, ...dataFilter }, processing: { backCoeff: "GAMMA0_ELLIPSOID" } }],
+    data: [
+      {
+        type: "S1GRD",
+        dataFilter: { timeRange: { from: "2018-07-16T00:00:00Z", to: "2018-07-17T00:00:00Z" }, ...dataFilter },
+        processing: { backCoeff: "GAMMA0_ELLIPSOID" },
+      },
+    ],
   },
   output: { width: 64, height: 64, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
   evalscript: bandsScript(bands),
@@ -28,10 +34,16 @@ const body = (dataFilter: Record<string, unknown>, bands = ["VV", "VH", "dataMas
 
 describe("sentinel-1-grd", () => {
   it("VV and VH at the native 200 m grid equal the file's values", async () => {
-    const r = await process(body({ acquisitionMode: "IW", polarization: "DV", resolution: "HIGH", orbitDirection: "DESCENDING" }), bearer);
+    const r = await process(
+      body({ acquisitionMode: "IW", polarization: "DV", resolution: "HIGH", orbitDirection: "DESCENDING" }),
+      bearer,
+    );
     expect(r.status).toBe(200);
     const tif = await readTiff(await r.arrayBuffer());
-    const [vv, vh] = [await window(`${DIR}/iw-vv.utm43n-200m.tif`, 0, 300, 400, 64, 64), await window(`${DIR}/iw-vh.utm43n-200m.tif`, 0, 300, 400, 64, 64)];
+    const [vv, vh] = [
+      await window(`${DIR}/iw-vv.utm43n-200m.tif`, 0, 300, 400, 64, 64),
+      await window(`${DIR}/iw-vh.utm43n-200m.tif`, 0, 300, 400, 64, 64),
+    ];
     let bad = 0;
     let withData = 0;
     for (let i = 0; i < 64 * 64; i++) {
@@ -44,7 +56,12 @@ describe("sentinel-1-grd", () => {
     expect(withData).toBeGreaterThan(2000); // the window lies inside the swath
   });
 
-  for (const [member, value] of [["orbitDirection", "ASCENDING"], ["acquisitionMode", "EW"], ["polarization", "SH"], ["resolution", "MEDIUM"]] as const) {
+  for (const [member, value] of [
+    ["orbitDirection", "ASCENDING"],
+    ["acquisitionMode", "EW"],
+    ["polarization", "SH"],
+    ["resolution", "MEDIUM"],
+  ] as const) {
     it(`dataFilter.${member} = ${value} excludes the (descending IW DV HIGH) scene: no data`, async () => {
       const r = await process(body({ [member]: value }, ["dataMask"]), bearer);
       expect(r.status).toBe(200);

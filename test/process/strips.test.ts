@@ -23,7 +23,12 @@ const RKH_B04 = "sentinel-2-l2a/S2A_29RKH_20200219_0_L2A/B04.tif";
 const rkhTile = (res: number) => ({
   input: {
     bounds: { bbox: [199980, 2690220, 309780, 2800020], properties: { crs: CRS(32629) } },
-    data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" } } }],
+    data: [
+      {
+        type: "sentinel-2-l2a",
+        dataFilter: { timeRange: { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" } },
+      },
+    ],
   },
   output: { resx: res, resy: res, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
   evalscript: bandsScript(["B04"]),
@@ -87,7 +92,12 @@ function evaluatePixel(samples){ return [samples.length, samples[samples.length-
     const body = {
       input: {
         bounds: { bbox: [501360, 5629040, 502000, 5629680], properties: { crs: CRS(32631) } },
-        data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2018-04-14T00:00:00Z", to: "2018-04-19T23:59:59Z" } } }],
+        data: [
+          {
+            type: "sentinel-2-l2a",
+            dataFilter: { timeRange: { from: "2018-04-14T00:00:00Z", to: "2018-04-19T23:59:59Z" } },
+          },
+        ],
       },
       output: { width: 1050, height: 1050, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
       evalscript: script,
@@ -113,7 +123,12 @@ function evaluatePixel(samples){ return [samples.length, samples[samples.length-
     const body = (bbox: number[], height: number) => ({
       input: {
         bounds: { bbox, properties: { crs: CRS(32631) } },
-        data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2018-04-19T00:00:00Z", to: "2018-04-19T23:59:59Z" } } }],
+        data: [
+          {
+            type: "sentinel-2-l2a",
+            dataFilter: { timeRange: { from: "2018-04-19T00:00:00Z", to: "2018-04-19T23:59:59Z" } },
+          },
+        ],
       },
       output: { width: 1050, height, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
       evalscript: bandsScript(["B04"]),
@@ -127,7 +142,10 @@ function evaluatePixel(samples){ return [samples.length, samples[samples.length-
     expect([whole.status, top.status, bottom.status]).toEqual([200, 200, 200]);
     expect([strips(whole), strips(top), strips(bottom)]).toEqual([2, 1, 1]);
     const w = (await readTiff(await whole.arrayBuffer())).data;
-    const halves = [...Array.from((await readTiff(await top.arrayBuffer())).data), ...Array.from((await readTiff(await bottom.arrayBuffer())).data)];
+    const halves = [
+      ...Array.from((await readTiff(await top.arrayBuffer())).data),
+      ...Array.from((await readTiff(await bottom.arrayBuffer())).data),
+    ];
     const file = await window("sentinel-2-l2a/westflanders/2018-04-19/B04.tif", 0, 0, 0, 64, 64);
     let [vsHalves, vsFile] = [0, 0];
     for (let row = 0; row < 1000; row++) {

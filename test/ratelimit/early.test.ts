@@ -16,12 +16,19 @@ const PROCESS = routeOf("POST", "/api/v1/process");
 const CREATE = routeOf("POST", "/api/v1/async/process");
 
 /** One call of the middleware: whether the route ran, the status (429/403 thrown as ApiError), `admitted`. */
-async function once(account: string, route: RouteInfo): Promise<{ ran: boolean; status: number; admitted: boolean | undefined }> {
-  const request = Object.assign(new Request(`http://localhost${route.path}`, { method: route.method }), { claims: { account } as TokenClaims }) as unknown as AuthedRequest;
+async function once(
+  account: string,
+  route: RouteInfo,
+): Promise<{ ran: boolean; status: number; admitted: boolean | undefined }> {
+  const request = Object.assign(new Request(`http://localhost${route.path}`, { method: route.method }), {
+    claims: { account } as TokenClaims,
+  }) as unknown as AuthedRequest;
   let ran = false;
   let status: number;
   try {
-    status = (await rateLimit(request, env, createExecutionContext(), async () => ((ran = true), new Response("ok")), route)).status;
+    status = (
+      await rateLimit(request, env, createExecutionContext(), async () => ((ran = true), new Response("ok")), route)
+    ).status;
   } catch (e) {
     status = (e as { status: number }).status;
   }

@@ -22,7 +22,15 @@ const RED = `//VERSION=3
 function setup() { return { input: ["B04"], output: { bands: 1, sampleType: "AUTO" } }; }
 function evaluatePixel(s) { return [2.5 * s.B04]; }`;
 const PROCESS_BODY = {
-  input: { bounds: { bbox: [-12.0, 24.3, -11.9, 24.4], properties: { crs: CRS(4326) } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" } } }] },
+  input: {
+    bounds: { bbox: [-12.0, 24.3, -11.9, 24.4], properties: { crs: CRS(4326) } },
+    data: [
+      {
+        type: "sentinel-2-l2a",
+        dataFilter: { timeRange: { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" } },
+      },
+    ],
+  },
   output: { width: 64, height: 64 },
   evalscript: RED,
 };
@@ -46,7 +54,12 @@ const CHANNELS: Channel[] = [
     ogc: false,
     async setup(_account, client) {
       const bearer = await tokenOf(client);
-      return () => authed("/api/v1/process", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(PROCESS_BODY) }, bearer);
+      return () =>
+        authed(
+          "/api/v1/process",
+          { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(PROCESS_BODY) },
+          bearer,
+        );
     },
   },
   {
@@ -54,7 +67,10 @@ const CHANNELS: Channel[] = [
     ogc: true,
     async setup(account) {
       const id = await instanceOf(account);
-      return () => call(`/ogc/wms/${id}?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetMap&LAYERS=RED&CRS=EPSG:4326&BBOX=24.3,-12.0,24.4,-11.9&WIDTH=64&HEIGHT=64&FORMAT=image/png`);
+      return () =>
+        call(
+          `/ogc/wms/${id}?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetMap&LAYERS=RED&CRS=EPSG:4326&BBOX=24.3,-12.0,24.4,-11.9&WIDTH=64&HEIGHT=64&FORMAT=image/png`,
+        );
     },
   },
   {
@@ -62,7 +78,10 @@ const CHANNELS: Channel[] = [
     ogc: true,
     async setup(account) {
       const id = await instanceOf(account);
-      return () => call(`/ogc/wmts/${id}?REQUEST=GetTile&LAYER=RED&TILEMATRIXSET=PopularWebMercator256&TILEMATRIX=10&TILECOL=478&TILEROW=440`);
+      return () =>
+        call(
+          `/ogc/wmts/${id}?REQUEST=GetTile&LAYER=RED&TILEMATRIXSET=PopularWebMercator256&TILEMATRIX=10&TILECOL=478&TILEROW=440`,
+        );
     },
   },
 ];

@@ -25,11 +25,19 @@ const count = (rs: Response[], status: number): number => rs.filter((r) => r.sta
 
 describe("ISO 8601 sampling periods", () => {
   it("days, hours, minutes and seconds; not months or zero", () => {
-    expect([durationMs("PT1S"), durationMs("PT1M"), durationMs("PT1H"), durationMs("P1D"), durationMs("P1DT1H30M0.5S")]).toEqual([
-      1000, 60_000, 3_600_000, 86_400_000, 86_400_000 + 5_400_000 + 500,
-    ]);
+    expect([
+      durationMs("PT1S"),
+      durationMs("PT1M"),
+      durationMs("PT1H"),
+      durationMs("P1D"),
+      durationMs("P1DT1H30M0.5S"),
+    ]).toEqual([1000, 60_000, 3_600_000, 86_400_000, 86_400_000 + 5_400_000 + 500]);
     expect([durationMs("P1M"), durationMs("PT0S"), durationMs("P"), durationMs("PT"), durationMs("1S")]).toEqual([
-      undefined, undefined, undefined, undefined, undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
     ]);
   });
 });
@@ -41,10 +49,16 @@ describe("the spec's example: 20 per second and 10000 per day", () => {
     await setLimiterClock(`account:${a.account}`, T0);
     const rs = await burst(bearer, 100);
     expect(count(rs, 200)).toBe(20);
-    expect(statuses(rs).slice(0, 20).every((s) => s === 200)).toBe(true);
+    expect(
+      statuses(rs)
+        .slice(0, 20)
+        .every((s) => s === 200),
+    ).toBe(true);
     expect(count(rs, 429)).toBe(80);
     // passing responses: tokens left of the emptiest bucket, Retry-After 0 while one is left, never the policy header
-    expect(rs.slice(0, 20).map((r) => Number(r.headers.get("x-ratelimit-remaining")))).toEqual([...Array(20).keys()].reverse());
+    expect(rs.slice(0, 20).map((r) => Number(r.headers.get("x-ratelimit-remaining")))).toEqual(
+      [...Array(20).keys()].reverse(),
+    );
     expect(rs.slice(0, 19).every((r) => r.headers.get("retry-after") === "0")).toBe(true);
     expect(rs[19]!.headers.get("retry-after")).toBe("50"); // 1 token of 20/s: 1000 ms / 20
     expect(rs.slice(0, 20).every((r) => !r.headers.has("x-ratelimit-violatedpolicy"))).toBe(true);
@@ -72,7 +86,12 @@ describe("the spec's example: 20 per second and 10000 per day", () => {
   });
 
   it("the day policy refuses once its limit is used, whatever the second policy allows", async () => {
-    const a = await newAccount({ policies: [{ samplingPeriod: "PT1S", limit: 20 }, { samplingPeriod: "P1D", limit: 30 }] });
+    const a = await newAccount({
+      policies: [
+        { samplingPeriod: "PT1S", limit: 20 },
+        { samplingPeriod: "P1D", limit: 30 },
+      ],
+    });
     const bearer = await tokenOf(a.client);
     const name = `account:${a.account}`;
     await setLimiterClock(name, T0);
@@ -84,9 +103,20 @@ describe("the spec's example: 20 per second and 10000 per day", () => {
     // 30 per day refill one token every 2 880 000 ms; 1 s of it has refilled already
     expect(Number(rs[10]!.headers.get("retry-after"))).toBe(2_880_000 - 1000);
     // Retry-After stays in ms (Sentinel Hub's, what sentinelhub-py reads); the IETF draft's headers give seconds (rounded up)
-    expect([rs[10]!.headers.get("ratelimit-reset"), rs[10]!.headers.get("ratelimit-remaining"), rs[10]!.headers.get("ratelimit")]).toEqual(["2879", "0", '"eoedge";r=0;t=2879']);
-    const [left, wait] = [rs[9]!.headers.get("x-ratelimit-remaining"), String(Math.ceil(Number(rs[9]!.headers.get("retry-after")) / 1000))];
-    expect([rs[9]!.headers.get("ratelimit-reset"), rs[9]!.headers.get("ratelimit-remaining"), rs[9]!.headers.get("ratelimit")]).toEqual([wait, left, `"eoedge";r=${left};t=${wait}`]);
+    expect([
+      rs[10]!.headers.get("ratelimit-reset"),
+      rs[10]!.headers.get("ratelimit-remaining"),
+      rs[10]!.headers.get("ratelimit"),
+    ]).toEqual(["2879", "0", '"eoedge";r=0;t=2879']);
+    const [left, wait] = [
+      rs[9]!.headers.get("x-ratelimit-remaining"),
+      String(Math.ceil(Number(rs[9]!.headers.get("retry-after")) / 1000)),
+    ];
+    expect([
+      rs[9]!.headers.get("ratelimit-reset"),
+      rs[9]!.headers.get("ratelimit-remaining"),
+      rs[9]!.headers.get("ratelimit"),
+    ]).toEqual([wait, left, `"eoedge";r=${left};t=${wait}`]);
   });
 
   it("a changed policy applies once the object's cached limits are a minute old", async () => {
@@ -95,7 +125,9 @@ describe("the spec's example: 20 per second and 10000 per day", () => {
     const name = `account:${a.account}`;
     await setLimiterClock(name, T0);
     expect(statuses(await burst(bearer, 3))).toEqual([200, 200, 429]);
-    await env.DB.prepare("UPDATE accounts SET policies = ? WHERE id = ?").bind('[{"samplingPeriod":"PT1S","limit":5}]', a.account).run();
+    await env.DB.prepare("UPDATE accounts SET policies = ? WHERE id = ?")
+      .bind('[{"samplingPeriod":"PT1S","limit":5}]', a.account)
+      .run();
     await setLimiterClock(name, T0 + 1000);
     expect(statuses(await burst(bearer, 1))).toEqual([429]); // still the cached 2/min
     await setLimiterClock(name, T0 + 60_000);
@@ -110,7 +142,11 @@ describe("the spec's example: 20 per second and 10000 per day", () => {
     expect(r.headers.get("x-ratelimit-remaining")).toMatch(/^\d+$/);
     expect(r.headers.get("retry-after")).toBe("0");
     const jwks = await authed("/auth/realms/main/protocol/openid-connect/certs", {}, bearer);
-    expect([jwks.status, jwks.headers.has("x-ratelimit-remaining"), jwks.headers.has("retry-after")]).toEqual([200, false, false]);
+    expect([jwks.status, jwks.headers.has("x-ratelimit-remaining"), jwks.headers.has("retry-after")]).toEqual([
+      200,
+      false,
+      false,
+    ]);
   });
 });
 
@@ -126,7 +162,10 @@ describe("token requests, per client", () => {
     expect(rs[3]!.headers.get("retry-after")).toBe("20000");
     // every token endpoint error is OAuth's {error, error_description} (what requests-oauthlib parses), the 429 too
     const body = (await rs[3]!.json()) as Record<string, unknown>;
-    expect(body).toEqual({ error: "too_many_requests", error_description: expect.stringMatching(/Too many token requests/) });
+    expect(body).toEqual({
+      error: "too_many_requests",
+      error_description: expect.stringMatching(/Too many token requests/),
+    });
     const other = await createClient(env, { accountId: a.account, name: "second" });
     expect((await requestToken(other)).status).toBe(200);
   });
@@ -148,10 +187,17 @@ describe("the buckets outlive the object", () => {
 describe("what the limiter writes", () => {
   /** The buckets record in the object's storage (undefined before the first write). */
   const stored = (name: string) =>
-    runInDurableObject(env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name)), (_o: RateLimiter, state) => state.storage.get<Record<string, { tokens: number }>>("buckets"));
+    runInDurableObject(env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name)), (_o: RateLimiter, state) =>
+      state.storage.get<Record<string, { tokens: number }>>("buckets"),
+    );
 
   it("long policies are written every limit/1000 takes, short ones never (a restart refills them)", async () => {
-    const a = await newAccount({ policies: [{ samplingPeriod: "PT1S", limit: 3000 }, { samplingPeriod: "PT1H", limit: 2000 }] });
+    const a = await newAccount({
+      policies: [
+        { samplingPeriod: "PT1S", limit: 3000 },
+        { samplingPeriod: "PT1H", limit: 2000 },
+      ],
+    });
     const bearer = await tokenOf(a.client);
     const name = `account:${a.account}`;
     await setLimiterClock(name, T0);
@@ -169,7 +215,8 @@ describe("what the limiter writes", () => {
     const a = await newAccount({ policies: [{ samplingPeriod: "PT1H", limit: 2 }] });
     const bearer = await tokenOf(a.client);
     const name = `account:${a.account}`;
-    const setPolicies = (json: string) => env.DB.prepare("UPDATE accounts SET policies = ? WHERE id = ?").bind(json, a.account).run();
+    const setPolicies = (json: string) =>
+      env.DB.prepare("UPDATE accounts SET policies = ? WHERE id = ?").bind(json, a.account).run();
     await setLimiterClock(name, T0);
     expect((await burst(bearer, 1))[0]!.headers.get("x-ratelimit-remaining")).toBe("1");
     expect(await stored(name)).toEqual({ "PT1H/2": { tokens: 1, at: T0 } });

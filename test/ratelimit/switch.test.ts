@@ -14,12 +14,26 @@ const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 const ROUTE = routeOf("GET", "/api/v1/metadata/location");
 
 /** `n` calls of the middleware for `account` with `vars` over the test env; how many reached the route, and the last response. */
-async function calls(account: string, n: number, vars: Record<string, string> = {}): Promise<{ passed: number; last?: Response; refused: number }> {
-  const request = Object.assign(new Request(`http://localhost${ROUTE.path}`), { claims: { account } as TokenClaims }) as unknown as AuthedRequest;
-  let passed = 0, refused = 0, last: Response | undefined;
+async function calls(
+  account: string,
+  n: number,
+  vars: Record<string, string> = {},
+): Promise<{ passed: number; last?: Response; refused: number }> {
+  const request = Object.assign(new Request(`http://localhost${ROUTE.path}`), {
+    claims: { account } as TokenClaims,
+  }) as unknown as AuthedRequest;
+  let passed = 0,
+    refused = 0,
+    last: Response | undefined;
   for (let i = 0; i < n; i++) {
     try {
-      last = await rateLimit(request, { ...env, ...vars }, createExecutionContext(), async () => (passed++, new Response("ok")), ROUTE);
+      last = await rateLimit(
+        request,
+        { ...env, ...vars },
+        createExecutionContext(),
+        async () => (passed++, new Response("ok")),
+        ROUTE,
+      );
     } catch {
       refused++;
     }

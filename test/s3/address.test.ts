@@ -33,7 +33,11 @@ describe("S3 addresses", () => {
     const [put, list, fileNamed, fileGet, underS3, buckets, prefixed] = await botoAll(ctx, [
       { op: "put_object", endpoint: ROOT, params: { Bucket: bucket, Key: "dir/x.txt", Body: "at the root" } },
       { op: "list_objects_v2", endpoint: ROOT, params: { Bucket: bucket, Prefix: "dir/" } },
-      { op: "put_object", endpoint: ROOT, params: { Bucket: "vendor", Key: "console.js", Body: "not the console's script" } },
+      {
+        op: "put_object",
+        endpoint: ROOT,
+        params: { Bucket: "vendor", Key: "console.js", Body: "not the console's script" },
+      },
       { op: "get_object", endpoint: ROOT, params: { Bucket: "vendor", Key: "console.js" } },
       { op: "get_object", params: { Bucket: bucket, Key: "dir/x.txt" } }, // the same object through http://localhost/s3
       { op: "list_buckets", endpoint: ROOT },
@@ -41,12 +45,18 @@ describe("S3 addresses", () => {
     ]);
     expect([put!.status, list!.status, fileNamed!.status]).toEqual([200, 200, 200]);
     expect((list!.result!.Contents as { Key: string }[]).map((c) => c.Key)).toEqual(["dir/x.txt"]);
-    expect((buckets!.result!.Buckets as { Name: string }[]).map((b) => b.Name)).toEqual(expect.arrayContaining([bucket, "vendor"]));
+    expect((buckets!.result!.Buckets as { Name: string }[]).map((b) => b.Name)).toEqual(
+      expect.arrayContaining([bucket, "vendor"]),
+    );
     expect(atob(fileGet!.result!.Body as string)).toBe("not the console's script");
     expect(atob(underS3!.result!.Body as string)).toBe("at the root");
 
     const anonymous = await call(`${ROOT}/`);
-    expect([anonymous.status, anonymous.headers.get("content-type"), codeOf(await anonymous.text())]).toEqual([403, "application/xml", "AccessDenied"]);
+    expect([anonymous.status, anonymous.headers.get("content-type"), codeOf(await anonymous.text())]).toEqual([
+      403,
+      "application/xml",
+      "AccessDenied",
+    ]);
     expect([prefixed!.status, prefixed!.error?.Code]).toEqual([400, "InvalidBucketName"]);
   });
 

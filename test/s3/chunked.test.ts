@@ -22,12 +22,23 @@ const EXAMPLE_CHUNKS = [
   "b6c6ea8a5354eaf15b3cb7646744f4275b71ea724fed81ceb9323e279d449df9",
 ];
 /** aws-c-auth's trailing-headers vector, chained off the example's final chunk: trailer first:1st, second:2nd, third:3rd. */
-const EXAMPLE_TRAILER = { canonical: "first:1st\nsecond:2nd\nthird:3rd\n", signature: "df5735bd9f3295cd9386572292562fefc93ba94e80a0a1ddcbd652c4e0a75e6c" };
+const EXAMPLE_TRAILER = {
+  canonical: "first:1st\nsecond:2nd\nthird:3rd\n",
+  signature: "df5735bd9f3295cd9386572292562fefc93ba94e80a0a1ddcbd652c4e0a75e6c",
+};
 
 /** AWS's example request: PUT /examplebucket/chunkObject.txt, 66560 bytes of 'a' in chunks of 64 KiB, 1 KiB and 0. */
-const awsExample = () => chunkedUpload("https://s3.amazonaws.com/examplebucket/chunkObject.txt", new Uint8Array(66560).fill(97), "STREAMING-AWS4-HMAC-SHA256-PAYLOAD", {
-  keys: EXAMPLE_KEYS, date: EXAMPLE_TIME, headers: { "content-length": "66824", "x-amz-storage-class": "REDUCED_REDUNDANCY" },
-});
+const awsExample = () =>
+  chunkedUpload(
+    "https://s3.amazonaws.com/examplebucket/chunkObject.txt",
+    new Uint8Array(66560).fill(97),
+    "STREAMING-AWS4-HMAC-SHA256-PAYLOAD",
+    {
+      keys: EXAMPLE_KEYS,
+      date: EXAMPLE_TIME,
+      headers: { "content-length": "66824", "x-amz-storage-class": "REDUCED_REDUNDANCY" },
+    },
+  );
 const exampleKeys = { accessKeyId: EXAMPLE_KEYS.key, secretAccessKey: EXAMPLE_KEYS.secret };
 
 /** Deterministic bytes 0..n-1 mod 251. */
@@ -44,9 +55,13 @@ describe("S3 endpoint: AWS's published chunked-upload example", () => {
     const u = await awsExample();
     expect(u.headers.authorization).toBe(
       "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, " +
-      `SignedHeaders=content-encoding;content-length;host;x-amz-content-sha256;x-amz-date;x-amz-decoded-content-length;x-amz-storage-class, Signature=${EXAMPLE_SEED}`,
+        `SignedHeaders=content-encoding;content-length;host;x-amz-content-sha256;x-amz-date;x-amz-decoded-content-length;x-amz-storage-class, Signature=${EXAMPLE_SEED}`,
     );
-    expect(u.chunks.map((c) => [c.data.length, c.signature])).toEqual([[65536, EXAMPLE_CHUNKS[0]], [1024, EXAMPLE_CHUNKS[1]], [0, EXAMPLE_CHUNKS[2]]]);
+    expect(u.chunks.map((c) => [c.data.length, c.signature])).toEqual([
+      [65536, EXAMPLE_CHUNKS[0]],
+      [1024, EXAMPLE_CHUNKS[1]],
+      [0, EXAMPLE_CHUNKS[2]],
+    ]);
     expect(frame(u).length).toBe(66824);
   });
 
@@ -66,15 +81,22 @@ describe("S3 endpoint: AWS's published chunked-upload example", () => {
 
   it("src/s3 checks a trailer signature chained off the final chunk (aws-c-auth's vector)", async () => {
     const u = await awsExample();
-    const s = (await verifySignature(new Request(u.url, { method: "PUT", headers: u.headers, body: frame(u) }), async () => exampleKeys, EXAMPLE_TIME.getTime())).s;
+    const s = (
+      await verifySignature(
+        new Request(u.url, { method: "PUT", headers: u.headers, body: frame(u) }),
+        async () => exampleKeys,
+        EXAMPLE_TIME.getTime(),
+      )
+    ).s;
     const chain = async () => {
       const c = new ChunkSignatures(s);
       for (const [i, chunk] of u.chunks.entries()) await c.chunk(EXAMPLE_CHUNKS[i]!, chunk.data);
       return c;
     };
     await (await chain()).trailer(EXAMPLE_TRAILER.signature, EXAMPLE_TRAILER.canonical);
-    await expect((await chain()).trailer(EXAMPLE_TRAILER.signature, EXAMPLE_TRAILER.canonical.replace("3rd", "4th")))
-      .rejects.toMatchObject({ status: 403, code: "SignatureDoesNotMatch" });
+    await expect(
+      (await chain()).trailer(EXAMPLE_TRAILER.signature, EXAMPLE_TRAILER.canonical.replace("3rd", "4th")),
+    ).rejects.toMatchObject({ status: 403, code: "SignatureDoesNotMatch" });
   });
 });
 
@@ -120,11 +142,16 @@ describe("S3 endpoint: aws-chunked uploads", () => {
   it("stores signed chunks with a signed CRC32 trailer; refuses a wrong CRC (400 BadDigest) and a changed trailer (403)", async () => {
     const { key, data, u } = await put("STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER");
     expect(u.headers["x-amz-trailer"]).toBe("x-amz-checksum-crc32");
-    expect(u.trailer).toEqual([expect.stringMatching(/^x-amz-checksum-crc32:[A-Za-z0-9+/]{6}==$/), expect.stringMatching(/^x-amz-trailer-signature:[0-9a-f]{64}$/)]);
+    expect(u.trailer).toEqual([
+      expect.stringMatching(/^x-amz-checksum-crc32:[A-Za-z0-9+/]{6}==$/),
+      expect.stringMatching(/^x-amz-trailer-signature:[0-9a-f]{64}$/),
+    ]);
     expect((await sendChunked(u)).status).toBe(200);
     expect(await stored(key)).toEqual(data);
 
-    const wrong = await put("STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER", 1000, { trailer: ["x-amz-checksum-crc32:AAAAAA=="] });
+    const wrong = await put("STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER", 1000, {
+      trailer: ["x-amz-checksum-crc32:AAAAAA=="],
+    });
     expect(await codeOf(await sendChunked(wrong.u))).toEqual([400, "BadDigest"]);
     const changed = { ...u, trailer: ["x-amz-checksum-crc32:AAAAAA==", u.trailer[1]!] };
     const unsignedTrailer = { ...u, trailer: u.trailer.slice(0, 1) };

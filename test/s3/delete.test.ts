@@ -9,21 +9,31 @@ import { ENDPOINT, botoAll, sdkSigner } from "../helpers/s3";
 
 const unique = () => `d-${crypto.randomUUID().slice(0, 8)}`;
 const objects = (keys: string[]) => ({ Objects: keys.map((Key) => ({ Key })) });
-const stored = async (bucket: string) => (await env.BUCKETS.list({ prefix: `${bucket}/` })).objects.map((o) => o.key.slice(bucket.length + 1)).sort();
+const stored = async (bucket: string) =>
+  (await env.BUCKETS.list({ prefix: `${bucket}/` })).objects.map((o) => o.key.slice(bucket.length + 1)).sort();
 
 /** A POST ?delete of `xml` signed by the AWS SDK's signer, with `headers` (no checksum unless given). */
 async function rawDelete(bucket: string, xml: string, headers: Record<string, string> = {}): Promise<Response> {
   const url = new URL(`${ENDPOINT}/${bucket}`);
   const body = new TextEncoder().encode(xml);
-  const hash = [...new Uint8Array(await crypto.subtle.digest("SHA-256", body))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const hash = [...new Uint8Array(await crypto.subtle.digest("SHA-256", body))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
   const signed = await sdkSigner().sign({
-    method: "POST", protocol: url.protocol, hostname: url.hostname, port: url.port ? Number(url.port) : undefined, path: url.pathname,
-    query: { delete: "" }, headers: { host: url.host, "x-amz-content-sha256": hash, "content-type": "application/xml", ...headers }, body,
+    method: "POST",
+    protocol: url.protocol,
+    hostname: url.hostname,
+    port: url.port ? Number(url.port) : undefined,
+    path: url.pathname,
+    query: { delete: "" },
+    headers: { host: url.host, "x-amz-content-sha256": hash, "content-type": "application/xml", ...headers },
+    body,
   });
   return call(`${url.href}?delete=`, { method: "POST", headers: signed.headers, body });
 }
 
-const md5 = async (s: string) => btoa(String.fromCharCode(...new Uint8Array(await crypto.subtle.digest("MD5", new TextEncoder().encode(s)))));
+const md5 = async (s: string) =>
+  btoa(String.fromCharCode(...new Uint8Array(await crypto.subtle.digest("MD5", new TextEncoder().encode(s)))));
 
 describe("DeleteObjects", () => {
   it("deletes the keys listed (a missing key counts as deleted, as S3); Quiet lists only errors", async (ctx) => {
@@ -36,7 +46,11 @@ describe("DeleteObjects", () => {
     ]);
     expect(made!.status).toBe(200);
     expect(del!.status, del!.text).toBe(200);
-    expect((del!.result!.Deleted as { Key: string }[]).map((d) => d.Key).sort()).toEqual(["a.txt", "dir/b.txt", "never-was.txt"]);
+    expect((del!.result!.Deleted as { Key: string }[]).map((d) => d.Key).sort()).toEqual([
+      "a.txt",
+      "dir/b.txt",
+      "never-was.txt",
+    ]);
     expect(del!.result!.Errors).toBeUndefined();
     expect(quiet!.status).toBe(200);
     expect([quiet!.result!.Deleted, quiet!.result!.Errors]).toEqual([undefined, undefined]);
@@ -47,12 +61,23 @@ describe("DeleteObjects", () => {
     const bucket = unique();
     await env.BUCKETS.put(`${bucket}/ok.txt`, "x");
     const [del] = await botoAll(ctx, [
-      { op: "delete_objects", params: { Bucket: bucket, Delete: { Objects: [{ Key: "ok.txt" }, { Key: "a/../escape" }, { Key: "v.txt", VersionId: "3HL4kqtJlcpXroDTDmJ" }] } } },
+      {
+        op: "delete_objects",
+        params: {
+          Bucket: bucket,
+          Delete: {
+            Objects: [{ Key: "ok.txt" }, { Key: "a/../escape" }, { Key: "v.txt", VersionId: "3HL4kqtJlcpXroDTDmJ" }],
+          },
+        },
+      },
     ]);
     expect(del!.status, del!.text).toBe(200);
     expect(del!.result!.Deleted).toEqual([{ Key: "ok.txt" }]);
     const errors = del!.result!.Errors as { Key: string; Code: string; Message: string }[];
-    expect(errors.map((e) => [e.Key, e.Code])).toEqual([["a/../escape", "InvalidArgument"], ["v.txt", "NoSuchVersion"]]);
+    expect(errors.map((e) => [e.Key, e.Code])).toEqual([
+      ["a/../escape", "InvalidArgument"],
+      ["v.txt", "NoSuchVersion"],
+    ]);
     expect(await stored(bucket)).toEqual([]);
   });
 
@@ -61,16 +86,29 @@ describe("DeleteObjects", () => {
     await env.BUCKETS.put(`${bucket}/x`, "x");
     const xml = "<Delete><Object><Key>x</Key></Object></Delete>";
     const none = await rawDelete(bucket, xml);
-    expect([none.status, await none.text()]).toEqual([400, expect.stringMatching(/<Code>InvalidRequest<\/Code>.*Content-MD5/s)]);
+    expect([none.status, await none.text()]).toEqual([
+      400,
+      expect.stringMatching(/<Code>InvalidRequest<\/Code>.*Content-MD5/s),
+    ]);
     const wrong = await rawDelete(bucket, xml, { "content-md5": await md5("other") });
     expect([wrong.status, await wrong.text()]).toEqual([400, expect.stringMatching(/<Code>BadDigest<\/Code>/)]);
     expect(await stored(bucket)).toEqual(["x"]);
-    for (const bad of ["<Delete><Object><Key>x</Key></Object>", "<Delete></Delete>", "<Other/>", `<Delete>${"<Object><Key>k</Key></Object>".repeat(1001)}</Delete>`]) {
+    for (const bad of [
+      "<Delete><Object><Key>x</Key></Object>",
+      "<Delete></Delete>",
+      "<Other/>",
+      `<Delete>${"<Object><Key>k</Key></Object>".repeat(1001)}</Delete>`,
+    ]) {
       const r = await rawDelete(bucket, bad, { "content-md5": await md5(bad) });
       expect([r.status, await r.text()]).toEqual([400, expect.stringMatching(/<Code>MalformedXML<\/Code>/)]);
     }
     const ok = await rawDelete(bucket, xml, { "content-md5": await md5(xml) });
-    expect([ok.status, await ok.text()]).toEqual([200, expect.stringMatching(/<DeleteResult xmlns="http:\/\/s3.amazonaws.com\/doc\/2006-03-01\/"><Deleted><Key>x<\/Key><\/Deleted><\/DeleteResult>/)]);
+    expect([ok.status, await ok.text()]).toEqual([
+      200,
+      expect.stringMatching(
+        /<DeleteResult xmlns="http:\/\/s3.amazonaws.com\/doc\/2006-03-01\/"><Deleted><Key>x<\/Key><\/Deleted><\/DeleteResult>/,
+      ),
+    ]);
     expect(await stored(bucket)).toEqual([]);
   });
 });
@@ -93,7 +131,9 @@ describe("DeleteBucket", () => {
     ]);
     expect([emptied!.status, gone!.status]).toEqual([200, 204]);
     expect((list!.result!.Buckets as { Name: string }[]).map((b) => b.Name)).not.toContain(bucket);
-    expect(await env.DB.prepare("SELECT count(*) AS n FROM bucket_owners WHERE bucket = ?").bind(bucket).first("n")).toBe(1);
+    expect(
+      await env.DB.prepare("SELECT count(*) AS n FROM bucket_owners WHERE bucket = ?").bind(bucket).first("n"),
+    ).toBe(1);
     expect(again!.status).toBe(200);
   });
 

@@ -20,31 +20,48 @@ const unique = () => `v2-${crypto.randomUUID().slice(0, 8)}`;
 const ROOT = "http://127.0.0.2:9000";
 
 /** AWS's examples as path-style requests (the resource is the same: /<bucket>/<key>), with their string to sign and signature. */
-const EXAMPLES: { name: string; request: Request; presigned?: boolean; date: string; stringToSign: string; signature: string }[] = [
+const EXAMPLES: {
+  name: string;
+  request: Request;
+  presigned?: boolean;
+  date: string;
+  stringToSign: string;
+  signature: string;
+}[] = [
   {
     name: "Object GET",
-    request: new Request("https://s3.us-west-1.amazonaws.com/awsexamplebucket1/photos/puppy.jpg", { headers: { date: "Tue, 27 Mar 2007 19:36:42 +0000" } }),
+    request: new Request("https://s3.us-west-1.amazonaws.com/awsexamplebucket1/photos/puppy.jpg", {
+      headers: { date: "Tue, 27 Mar 2007 19:36:42 +0000" },
+    }),
     date: "Tue, 27 Mar 2007 19:36:42 +0000",
     stringToSign: "GET\n\n\nTue, 27 Mar 2007 19:36:42 +0000\n/awsexamplebucket1/photos/puppy.jpg",
     signature: "qgk2+6Sv9/oM7G3qLEjTH1a1l1g=",
   },
   {
     name: "Object PUT",
-    request: new Request("https://s3.us-west-1.amazonaws.com/awsexamplebucket1/photos/puppy.jpg", { method: "PUT", headers: { "content-type": "image/jpeg", "content-length": "94328", date: "Tue, 27 Mar 2007 21:15:45 +0000" } }),
+    request: new Request("https://s3.us-west-1.amazonaws.com/awsexamplebucket1/photos/puppy.jpg", {
+      method: "PUT",
+      headers: { "content-type": "image/jpeg", "content-length": "94328", date: "Tue, 27 Mar 2007 21:15:45 +0000" },
+    }),
     date: "Tue, 27 Mar 2007 21:15:45 +0000",
     stringToSign: "PUT\n\nimage/jpeg\nTue, 27 Mar 2007 21:15:45 +0000\n/awsexamplebucket1/photos/puppy.jpg",
     signature: "iqRzw+ileNPu1fhspnRs8nOjjIA=",
   },
   {
     name: "List (query parameters are not sub-resources)",
-    request: new Request("https://s3.us-west-1.amazonaws.com/awsexamplebucket1/?prefix=photos&max-keys=50&marker=puppy", { headers: { date: "Tue, 27 Mar 2007 19:42:41 +0000" } }),
+    request: new Request(
+      "https://s3.us-west-1.amazonaws.com/awsexamplebucket1/?prefix=photos&max-keys=50&marker=puppy",
+      { headers: { date: "Tue, 27 Mar 2007 19:42:41 +0000" } },
+    ),
     date: "Tue, 27 Mar 2007 19:42:41 +0000",
     stringToSign: "GET\n\n\nTue, 27 Mar 2007 19:42:41 +0000\n/awsexamplebucket1/",
     signature: "m0WP8eCtspQl5Ahe6L1SozdX9YA=",
   },
   {
     name: "Fetch (a sub-resource)",
-    request: new Request("https://s3.us-west-1.amazonaws.com/awsexamplebucket1/?acl", { headers: { date: "Tue, 27 Mar 2007 19:44:46 +0000" } }),
+    request: new Request("https://s3.us-west-1.amazonaws.com/awsexamplebucket1/?acl", {
+      headers: { date: "Tue, 27 Mar 2007 19:44:46 +0000" },
+    }),
     date: "Tue, 27 Mar 2007 19:44:46 +0000",
     stringToSign: "GET\n\n\nTue, 27 Mar 2007 19:44:46 +0000\n/awsexamplebucket1/?acl",
     signature: "82ZHiFIjc+WbcwFKGUVEQspPn+0=",
@@ -55,9 +72,15 @@ const EXAMPLES: { name: string; request: Request; presigned?: boolean; date: str
     request: new Request("https://s3.us-west-1.amazonaws.com/static.awsexamplebucket1.net/db-backup.dat.gz", {
       method: "PUT",
       headers: {
-        date: "Tue, 27 Mar 2007 21:06:08 +0000", "x-amz-acl": "public-read", "content-type": "application/x-download", "Content-MD5": "4gJE4saaMU4BqNR0kLY+lw==",
-        "X-Amz-Meta-ReviewedBy": "joe@awsexamplebucket1.net,jane@awsexamplebucket1.net", "X-Amz-Meta-FileChecksum": "0x02661779",
-        "X-Amz-Meta-ChecksumAlgorithm": "crc32", "Content-Disposition": "attachment; filename=database.dat", "Content-Encoding": "gzip",
+        date: "Tue, 27 Mar 2007 21:06:08 +0000",
+        "x-amz-acl": "public-read",
+        "content-type": "application/x-download",
+        "Content-MD5": "4gJE4saaMU4BqNR0kLY+lw==",
+        "X-Amz-Meta-ReviewedBy": "joe@awsexamplebucket1.net,jane@awsexamplebucket1.net",
+        "X-Amz-Meta-FileChecksum": "0x02661779",
+        "X-Amz-Meta-ChecksumAlgorithm": "crc32",
+        "Content-Disposition": "attachment; filename=database.dat",
+        "Content-Encoding": "gzip",
       },
     }),
     date: "Tue, 27 Mar 2007 21:06:08 +0000",
@@ -68,7 +91,9 @@ const EXAMPLES: { name: string; request: Request; presigned?: boolean; date: str
   },
   {
     name: "Unicode keys (the path as sent, percent-encoding and case kept)",
-    request: new Request("https://s3.us-west-1.amazonaws.com/dictionary/fran%C3%A7ais/pr%c3%a9f%c3%a8re", { headers: { date: "Wed, 28 Mar 2007 01:49:49 +0000" } }),
+    request: new Request("https://s3.us-west-1.amazonaws.com/dictionary/fran%C3%A7ais/pr%c3%a9f%c3%a8re", {
+      headers: { date: "Wed, 28 Mar 2007 01:49:49 +0000" },
+    }),
     date: "Wed, 28 Mar 2007 01:49:49 +0000",
     stringToSign: "GET\n\n\nWed, 28 Mar 2007 01:49:49 +0000\n/dictionary/fran%C3%A7ais/pr%c3%a9f%c3%a8re",
     signature: "DNEZGsoieTZ92F3bUfSPQcbGmlM=",
@@ -76,7 +101,9 @@ const EXAMPLES: { name: string; request: Request; presigned?: boolean; date: str
   {
     // the published signature is of the bucket `johnsmith` (the example's older text); the resource is the same form
     name: "Query string request authentication",
-    request: new Request(`https://s3.amazonaws.com/johnsmith/photos/puppy.jpg?AWSAccessKeyId=${AKID}&Signature=NpgCjnDzrM%2BWFzoENXmpNDUsSn8%3D&Expires=1175139620`),
+    request: new Request(
+      `https://s3.amazonaws.com/johnsmith/photos/puppy.jpg?AWSAccessKeyId=${AKID}&Signature=NpgCjnDzrM%2BWFzoENXmpNDUsSn8%3D&Expires=1175139620`,
+    ),
     presigned: true,
     date: "1175139620",
     stringToSign: "GET\n\n\n1175139620\n/johnsmith/photos/puppy.jpg",
@@ -101,17 +128,39 @@ describe("Signature Version 2: AWS's examples", () => {
     };
     for (const e of EXAMPLES.filter((x) => !x.presigned)) {
       const at = Date.parse(e.date);
-      await expect(verifySignature(signed(e), keyOf, at + 60_000), e.name).resolves.toMatchObject({ s: { accessKeyId: AKID, sigv2: true, presigned: false } });
-      await expect(verifySignature(signed(e), keyOf, at + 16 * 60_000)).rejects.toMatchObject({ status: 403, code: "RequestTimeTooSkewed" });
+      await expect(verifySignature(signed(e), keyOf, at + 60_000), e.name).resolves.toMatchObject({
+        s: { accessKeyId: AKID, sigv2: true, presigned: false },
+      });
+      await expect(verifySignature(signed(e), keyOf, at + 16 * 60_000)).rejects.toMatchObject({
+        status: 403,
+        code: "RequestTimeTooSkewed",
+      });
     }
     const query = EXAMPLES.find((x) => x.presigned)!;
-    await expect(verifySignature(query.request, keyOf, 1175139620_000)).resolves.toMatchObject({ s: { presigned: true, sigv2: true, payload: "UNSIGNED-PAYLOAD" } });
-    await expect(verifySignature(query.request, keyOf, 1175139621_000)).rejects.toMatchObject({ status: 403, code: "AccessDenied" });
+    await expect(verifySignature(query.request, keyOf, 1175139620_000)).resolves.toMatchObject({
+      s: { presigned: true, sigv2: true, payload: "UNSIGNED-PAYLOAD" },
+    });
+    await expect(verifySignature(query.request, keyOf, 1175139621_000)).rejects.toMatchObject({
+      status: 403,
+      code: "AccessDenied",
+    });
     const tampered = new Request(query.request.url.replace("puppy", "kitten"));
-    await expect(verifySignature(tampered, keyOf, 1175139000_000)).rejects.toMatchObject({ status: 403, code: "SignatureDoesNotMatch", fields: { StringToSign: "GET\n\n\n1175139620\n/johnsmith/photos/kitten.jpg" } });
+    await expect(verifySignature(tampered, keyOf, 1175139000_000)).rejects.toMatchObject({
+      status: 403,
+      code: "SignatureDoesNotMatch",
+      fields: { StringToSign: "GET\n\n\n1175139620\n/johnsmith/photos/kitten.jpg" },
+    });
     const wrongSecret = async (id: string) => ({ accessKeyId: id, secretAccessKey: "not-the-secret" });
-    await expect(verifySignature(query.request, wrongSecret, 1175139000_000)).rejects.toMatchObject({ code: "SignatureDoesNotMatch" });
-    await expect(verifySignature(new Request("https://s3.amazonaws.com/b/k", { headers: { authorization: "AWS nocolon" } }), keyOf, 0)).rejects.toMatchObject({ status: 400, code: "AuthorizationHeaderMalformed" });
+    await expect(verifySignature(query.request, wrongSecret, 1175139000_000)).rejects.toMatchObject({
+      code: "SignatureDoesNotMatch",
+    });
+    await expect(
+      verifySignature(
+        new Request("https://s3.amazonaws.com/b/k", { headers: { authorization: "AWS nocolon" } }),
+        keyOf,
+        0,
+      ),
+    ).rejects.toMatchObject({ status: 400, code: "AuthorizationHeaderMalformed" });
   });
 });
 
@@ -121,11 +170,32 @@ describe("Signature Version 2: boto3 with signature_version='s3'", () => {
       const bucket = unique();
       await env.BUCKETS.put(`${bucket}/in/p.txt`, "presigned with SigV2");
       const [get, put, expired] = await botoSign(ctx, [
-        { op: "get_object", params: { Bucket: bucket, Key: "in/p.txt" }, presign: 600, signatureVersion: "s3", endpoint },
-        { op: "put_object", params: { Bucket: bucket, Key: "out/u.bin" }, presign: 600, signatureVersion: "s3", endpoint },
-        { op: "get_object", params: { Bucket: bucket, Key: "in/p.txt" }, presign: 60, signatureVersion: "s3", endpoint, time: "2024-06-01T00:00:00" },
+        {
+          op: "get_object",
+          params: { Bucket: bucket, Key: "in/p.txt" },
+          presign: 600,
+          signatureVersion: "s3",
+          endpoint,
+        },
+        {
+          op: "put_object",
+          params: { Bucket: bucket, Key: "out/u.bin" },
+          presign: 600,
+          signatureVersion: "s3",
+          endpoint,
+        },
+        {
+          op: "get_object",
+          params: { Bucket: bucket, Key: "in/p.txt" },
+          presign: 60,
+          signatureVersion: "s3",
+          endpoint,
+          time: "2024-06-01T00:00:00",
+        },
       ]);
-      expect(new URL(get!.url).searchParams.has("AWSAccessKeyId") && new URL(get!.url).searchParams.has("Expires")).toBe(true);
+      expect(
+        new URL(get!.url).searchParams.has("AWSAccessKeyId") && new URL(get!.url).searchParams.has("Expires"),
+      ).toBe(true);
       const ok = await send(get!);
       expect([ok.status, await ok.text()], endpoint).toEqual([200, "presigned with SigV2"]);
       const body = new Uint8Array([0, 1, 2, 250, 255]);
@@ -134,7 +204,10 @@ describe("Signature Version 2: boto3 with signature_version='s3'", () => {
       expect(new Uint8Array(await (await env.BUCKETS.get(`${bucket}/out/u.bin`))!.arrayBuffer())).toEqual(body);
       // a Content-Type the URL was not signed with changes the string to sign (S3's answer too)
       const typed = await call(put!.url, { method: "PUT", headers: { "content-type": "text/plain" }, body });
-      expect([typed.status, /<Code>(\w+)<\/Code>/.exec(await typed.text())?.[1]]).toEqual([403, "SignatureDoesNotMatch"]);
+      expect([typed.status, /<Code>(\w+)<\/Code>/.exec(await typed.text())?.[1]]).toEqual([
+        403,
+        "SignatureDoesNotMatch",
+      ]);
       const late = await send(expired!);
       expect([late.status, /<Code>(\w+)<\/Code>/.exec(await late.text())?.[1]]).toEqual([403, "AccessDenied"]);
     }
@@ -144,10 +217,19 @@ describe("Signature Version 2: boto3 with signature_version='s3'", () => {
     const bucket = unique();
     const v2 = { signatureVersion: "s3" as const, endpoint: ROOT };
     const answers = await botoAll(ctx, [
-      { ...v2, op: "put_object", params: { Bucket: bucket, Key: "dir/a b.txt", Body: "signed with HmacV1", ContentType: "text/plain" } },
+      {
+        ...v2,
+        op: "put_object",
+        params: { Bucket: bucket, Key: "dir/a b.txt", Body: "signed with HmacV1", ContentType: "text/plain" },
+      },
       { ...v2, op: "list_objects_v2", params: { Bucket: bucket, Prefix: "dir/" } },
       { ...v2, op: "get_object", params: { Bucket: bucket, Key: "dir/a b.txt" } },
-      { ...v2, op: "get_object", params: { Bucket: bucket, Key: "dir/a b.txt" }, tamper: (s) => ({ ...s, url: s.url.replace("a%20b", "b%20a") }) },
+      {
+        ...v2,
+        op: "get_object",
+        params: { Bucket: bucket, Key: "dir/a b.txt" },
+        tamper: (s) => ({ ...s, url: s.url.replace("a%20b", "b%20a") }),
+      },
       { ...v2, op: "get_object", params: { Bucket: bucket, Key: "dir/a b.txt" }, secret: "not-the-secret" },
       // under /s3: botocore signs ListObjects as /<bucket>/ and ListBuckets with the endpoint's path
       { ...v2, op: "list_objects", params: { Bucket: bucket }, endpoint: ENDPOINT },
@@ -155,7 +237,14 @@ describe("Signature Version 2: boto3 with signature_version='s3'", () => {
       { ...v2, op: "delete_object", params: { Bucket: bucket, Key: "dir/a b.txt" }, endpoint: ENDPOINT },
     ]);
     expect(answers.map((a) => [a.status, a.error?.Code])).toEqual([
-      [200, undefined], [200, undefined], [200, undefined], [403, "SignatureDoesNotMatch"], [403, "SignatureDoesNotMatch"], [200, undefined], [200, undefined], [204, undefined],
+      [200, undefined],
+      [200, undefined],
+      [200, undefined],
+      [403, "SignatureDoesNotMatch"],
+      [403, "SignatureDoesNotMatch"],
+      [200, undefined],
+      [200, undefined],
+      [204, undefined],
     ]);
     expect((answers[5]!.result!.Contents as { Key: string }[]).map((c) => c.Key)).toEqual(["dir/a b.txt"]);
     expect((answers[6]!.result!.Buckets as { Name: string }[]).map((b) => b.Name)).toContain(bucket);

@@ -27,7 +27,13 @@ let counter = 0;
 /** Starts a run: the HTTP server, then the program. */
 async function start({ command, stdin = "", env = {}, host = "127.0.0.1" }) {
   const id = String(++counter);
-  const run = { events: [], waiters: [], held: new Map(), rid: 0, scratch: mkdtempSync(join(tmpdir(), "eo-edge-relay-")) };
+  const run = {
+    events: [],
+    waiters: [],
+    held: new Map(),
+    rid: 0,
+    scratch: mkdtempSync(join(tmpdir(), "eo-edge-relay-")),
+  };
   const push = (event) => (run.waiters.length ? run.waiters.shift()(event) : run.events.push(event));
   run.server = createServer((req, res) => {
     const chunks = [];
@@ -35,12 +41,21 @@ async function start({ command, stdin = "", env = {}, host = "127.0.0.1" }) {
     req.on("end", () => {
       const rid = String(++run.rid);
       run.held.set(rid, res);
-      push({ request: { rid, method: req.method, path: req.url, headers: req.headers, body: Buffer.concat(chunks).toString("base64") } });
+      push({
+        request: {
+          rid,
+          method: req.method,
+          path: req.url,
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString("base64"),
+        },
+      });
     });
   });
   await new Promise((done) => run.server.listen(0, host, done));
   const base = `http://${host}:${run.server.address().port}`;
-  const out = [], err = [];
+  const out = [],
+    err = [];
   const finish = (code) => {
     if (run.finished) return;
     run.finished = true;
@@ -52,7 +67,15 @@ async function start({ command, stdin = "", env = {}, host = "127.0.0.1" }) {
   const child = spawn(command[0], command.slice(1), {
     stdio: ["pipe", "pipe", "pipe"],
     // no proxy for the relay's address; GDAL's WMS tile cache and any dot-folder in the run's scratch folder
-    env: { ...process.env, ...env, EO_EDGE_BASE: base, NO_PROXY: host, no_proxy: host, GDAL_DEFAULT_WMS_CACHE_PATH: join(run.scratch, "wms-cache"), HOME: run.scratch },
+    env: {
+      ...process.env,
+      ...env,
+      EO_EDGE_BASE: base,
+      NO_PROXY: host,
+      no_proxy: host,
+      GDAL_DEFAULT_WMS_CACHE_PATH: join(run.scratch, "wms-cache"),
+      HOME: run.scratch,
+    },
   });
   child.stdout.on("data", (b) => out.push(b));
   child.stderr.on("data", (b) => err.push(b));

@@ -23,7 +23,8 @@ const AGG = {
   aggregationInterval: { of: "P1D" },
   resx: 10,
   resy: 10,
-  evalscript: "//VERSION=3\nfunction setup(){return {input:['B04','B08','dataMask'],output:[{id:'ndvi',bands:1,sampleType:'FLOAT32'},{id:'dataMask',bands:1}]}}\nfunction evaluatePixel(s){return {ndvi:[(s.B08-s.B04)/(s.B08+s.B04)],dataMask:[s.dataMask]}}",
+  evalscript:
+    "//VERSION=3\nfunction setup(){return {input:['B04','B08','dataMask'],output:[{id:'ndvi',bands:1,sampleType:'FLOAT32'},{id:'dataMask',bands:1}]}}\nfunction evaluatePixel(s){return {ndvi:[(s.B08-s.B04)/(s.B08+s.B04)],dataMask:[s.dataMask]}}",
 };
 
 let bearer: string;
@@ -33,8 +34,13 @@ let keys: AccountS3Key;
 
 beforeAll(async () => {
   const me = await newAccount();
-  [bearer, other, keys] = await Promise.all([tokenOf(me.client), token(), createS3Key(env, me.account).then((k) => k!)]);
-  for (const bucket of [BUCKET, PAGING]) await putObject(bucket, "fields.gpkg", "SQLite format 3\0 but not really a GeoPackage");
+  [bearer, other, keys] = await Promise.all([
+    tokenOf(me.client),
+    token(),
+    createS3Key(env, me.account).then((k) => k!),
+  ]);
+  for (const bucket of [BUCKET, PAGING])
+    await putObject(bucket, "fields.gpkg", "SQLite format 3\0 but not really a GeoPackage");
   await putObject(BUCKET, "wf.gpkg", await sampleFile("fixtures/vector/westflanders_fields.gpkg"));
   await putObject(BUCKET, "scripts/ndvi.js", AGG.evalscript);
 });
@@ -58,7 +64,10 @@ describe("create", () => {
     expect([t.domainAccountId, t.workspaceId]).toEqual([t.projectId, t.projectId]);
     expect(JSON.stringify(await (await sb(`/${t.id}`, bearer)).json())).not.toContain(keys.secretAccessKey);
     expect(JSON.stringify(await (await sb("", bearer)).json())).not.toContain(keys.secretAccessKey);
-    const req = t.request as { input: { features: { s3: Record<string, string> } }; output: { s3: Record<string, string> } };
+    const req = t.request as {
+      input: { features: { s3: Record<string, string> } };
+      output: { s3: Record<string, string> };
+    };
     expect(req.input.features.s3).toEqual({ url: `s3://${BUCKET}/fields.gpkg`, accessKey: keys.accessKeyId });
     expect(req.output.s3.secretAccessKey).toBeUndefined();
     expect(Date.parse(String(t.created))).toBeGreaterThan(Date.now() - 60_000);
@@ -68,15 +77,48 @@ describe("create", () => {
     ["no input", (b: Record<string, unknown>) => delete b.input, "input"],
     ["no features", (b: Record<string, any>) => delete b.input.features, "input.features"],
     ["no output", (b: Record<string, unknown>) => delete b.output, "output"],
-    ["timeRange backwards (the sync API's schema)", (b: Record<string, any>) => (b.aggregation.timeRange = { from: "2018-05-01T00:00:00Z", to: "2018-04-01T00:00:00Z" }), "timeRange.from must not be after"],
+    [
+      "timeRange backwards (the sync API's schema)",
+      (b: Record<string, any>) =>
+        (b.aggregation.timeRange = { from: "2018-05-01T00:00:00Z", to: "2018-04-01T00:00:00Z" }),
+      "timeRange.from must not be after",
+    ],
     ["width and resx", (b: Record<string, any>) => (b.aggregation.width = 10), "either width/height or resx/resy"],
-    ["both evalscript and reference", (b: Record<string, any>) => (b.aggregation.evalscriptReference = { s3: { url: "s3://x-y/z.js" } }), "exactly one of evalscript"],
-    ["histogram without bins", (b: Record<string, any>) => (b.calculations = { ndvi: { histograms: { default: {} } } }), "exactly one of nBins"],
-    ["template without <ID>", (b: Record<string, any>) => (b.output.s3.url = `s3://${BUCKET}/out/<REQUEST_ID>.json`), "<ID> or <IDENTIFIER>"],
-    ["unknown placeholder", (b: Record<string, any>) => (b.output.s3.url = `s3://${BUCKET}/out/<ID>-<TILE>.json`), "<TILE>"],
-    ["GeoPackage missing in the bucket", (b: Record<string, any>) => (b.input.features.s3.url = `s3://${BUCKET}/nope.gpkg`), "does not exist"],
-    ["bucket URL without object", (b: Record<string, any>) => (b.input.features.s3.url = `s3://${BUCKET}`), "names a bucket"],
-    ["a status (it must not be specified on creation)", (b: Record<string, any>) => (b.status = "DONE"), "status must not be specified"],
+    [
+      "both evalscript and reference",
+      (b: Record<string, any>) => (b.aggregation.evalscriptReference = { s3: { url: "s3://x-y/z.js" } }),
+      "exactly one of evalscript",
+    ],
+    [
+      "histogram without bins",
+      (b: Record<string, any>) => (b.calculations = { ndvi: { histograms: { default: {} } } }),
+      "exactly one of nBins",
+    ],
+    [
+      "template without <ID>",
+      (b: Record<string, any>) => (b.output.s3.url = `s3://${BUCKET}/out/<REQUEST_ID>.json`),
+      "<ID> or <IDENTIFIER>",
+    ],
+    [
+      "unknown placeholder",
+      (b: Record<string, any>) => (b.output.s3.url = `s3://${BUCKET}/out/<ID>-<TILE>.json`),
+      "<TILE>",
+    ],
+    [
+      "GeoPackage missing in the bucket",
+      (b: Record<string, any>) => (b.input.features.s3.url = `s3://${BUCKET}/nope.gpkg`),
+      "does not exist",
+    ],
+    [
+      "bucket URL without object",
+      (b: Record<string, any>) => (b.input.features.s3.url = `s3://${BUCKET}`),
+      "names a bucket",
+    ],
+    [
+      "a status (it must not be specified on creation)",
+      (b: Record<string, any>) => (b.status = "DONE"),
+      "status must not be specified",
+    ],
   ])("400 for %s", async (_what, change, message) => {
     const body = createBody(BUCKET, "fields.gpkg", { ...AGG }) as Record<string, any>;
     body.aggregation = { ...AGG };
@@ -93,8 +135,22 @@ describe("get, status, list", () => {
     const got = (await (await sb(`/${t.id}`, bearer)).json()) as Record<string, unknown>;
     expect(got).toEqual(t);
     const alias = await authed(`/statistics/batch/v1/${t.id}/status`, {}, bearer);
-    expect(await alias.json()).toEqual({ id: t.id, status: "CREATED", completionPercentage: 0, lastUpdated: t.lastUpdated, costPU: 0, costPu: 0, costMC: 0, created: t.created });
-    for (const [path, method] of [[`/${t.id}`, "GET"], [`/${t.id}/status`, "GET"], [`/${t.id}/start`, "POST"], [`/${t.id}/stop`, "POST"]] as const) {
+    expect(await alias.json()).toEqual({
+      id: t.id,
+      status: "CREATED",
+      completionPercentage: 0,
+      lastUpdated: t.lastUpdated,
+      costPU: 0,
+      costPu: 0,
+      costMC: 0,
+      created: t.created,
+    });
+    for (const [path, method] of [
+      [`/${t.id}`, "GET"],
+      [`/${t.id}/status`, "GET"],
+      [`/${t.id}/start`, "POST"],
+      [`/${t.id}/stop`, "POST"],
+    ] as const) {
       const r = await sb(path, other, method);
       expect(r.status, path).toBe(404);
     }
@@ -107,20 +163,36 @@ describe("get, status, list", () => {
   it("pages with count/viewtoken and sorts by created and status", async () => {
     const me = await token();
     const made: { id: string; created: string }[] = [];
-    for (let i = 0; i < 3; i++) made.push((await (await sb("", me, "POST", createBody(PAGING, "fields.gpkg", AGG))).json()) as { id: string; created: string });
+    for (let i = 0; i < 3; i++)
+      made.push(
+        (await (await sb("", me, "POST", createBody(PAGING, "fields.gpkg", AGG))).json()) as {
+          id: string;
+          created: string;
+        },
+      );
     // the listing's order: created, then id
-    const ids = made.sort((a, b) => (a.created === b.created ? (a.id < b.id ? -1 : 1) : a.created < b.created ? -1 : 1)).map((t) => t.id);
+    const ids = made
+      .sort((a, b) => (a.created === b.created ? (a.id < b.id ? -1 : 1) : a.created < b.created ? -1 : 1))
+      .map((t) => t.id);
     await sb(`/${ids[1]}/analyse`, me, "POST"); // ANALYSING, then FAILED (unreadable GeoPackage)
     await waitForStatus(ids[1]!, me, ["FAILED"]);
-    const first = (await (await sb("?count=2", me)).json()) as { data: { id: string }[]; links: { nextToken?: string } };
+    const first = (await (await sb("?count=2", me)).json()) as {
+      data: { id: string }[];
+      links: { nextToken?: string };
+    };
     expect(first.data.map((d) => d.id)).toEqual(ids.slice(0, 2));
-    const second = (await (await sb(`?count=2&viewtoken=${first.links.nextToken}`, me)).json()) as { data: { id: string }[]; links: { nextToken?: string } };
+    const second = (await (await sb(`?count=2&viewtoken=${first.links.nextToken}`, me)).json()) as {
+      data: { id: string }[];
+      links: { nextToken?: string };
+    };
     expect(second.data.map((d) => d.id)).toEqual(ids.slice(2));
     expect(second.links.nextToken).toBeUndefined();
     const desc = (await (await sb("?sort=created:desc", me)).json()) as { data: { id: string }[] };
     expect(desc.data.map((d) => d.id)).toEqual([...ids].reverse());
     const desc1 = (await (await sb("?sort=created:desc&count=1", me)).json()) as { links: { nextToken: string } };
-    const desc2 = (await (await sb(`?sort=created:desc&count=1&viewtoken=${desc1.links.nextToken}`, me)).json()) as { data: { id: string }[] };
+    const desc2 = (await (await sb(`?sort=created:desc&count=1&viewtoken=${desc1.links.nextToken}`, me)).json()) as {
+      data: { id: string }[];
+    };
     expect(desc2.data.map((d) => d.id)).toEqual([ids[1]]);
     const byStatusDesc = (await (await sb("?sort=status:desc", me)).json()) as { data: { id: string }[] };
     expect(byStatusDesc.data[0]!.id).toBe(ids[1]);
@@ -143,7 +215,9 @@ describe("user actions", () => {
     expect(task.userAction).toBe("ANALYSE");
     const again = await sb(`/${t.id}/start`, bearer, "POST");
     expect([again.status, (await envelope(again)).code]).toEqual([409, "COMMON_CONFLICT"]);
-    expect((await (await sb(`/${t.id}/start`, bearer, "POST")).json()) as unknown).toMatchObject({ error: { message: expect.stringContaining("is FAILED") } });
+    expect((await (await sb(`/${t.id}/start`, bearer, "POST")).json()) as unknown).toMatchObject({
+      error: { message: expect.stringContaining("is FAILED") },
+    });
   });
 
   it("stop while analysing: STOPPED with stoppedStatusReason USER_ACTION; the analysis result is dropped", async () => {
@@ -153,17 +227,44 @@ describe("user actions", () => {
     const s = (await (await sb(`/${t.id}/status`, bearer)).json()) as Record<string, unknown>;
     expect(s).toMatchObject({ status: "STOPPED", stoppedStatusReason: "USER_ACTION" });
     // the analysis message, consumed now (whatever the queue's own delivery does): it must not move the task
-    const batch = createMessageBatch(TASK_QUEUE_NAME, [{ id: `a-${t.id}`, timestamp: new Date(), attempts: 1, body: unitMessage("statbatch", String(t.id), PLAN_UNIT, "light") }]);
+    const batch = createMessageBatch(TASK_QUEUE_NAME, [
+      {
+        id: `a-${t.id}`,
+        timestamp: new Date(),
+        attempts: 1,
+        body: unitMessage("statbatch", String(t.id), PLAN_UNIT, "light"),
+      },
+    ]);
     await worker.queue(batch, env as unknown as Env);
     expect((await getQueueResult(batch, createExecutionContext())).explicitAcks).toEqual([`a-${t.id}`]);
     expect(((await (await sb(`/${t.id}/status`, bearer)).json()) as Record<string, unknown>).status).toBe("STOPPED");
   });
 
   it.each([
-    ["a script without dataMask fails the analysis with the sync API's message", { evalscript: AGG.evalscript.replace(",{id:'dataMask',bands:1}", "") }, "FAILED", "no 'dataMask' output"],
-    ["a calculation naming no output fails the analysis", { calculations: { nope: { statistics: {} } } }, "FAILED", "calculations.nope names no evalscript output"],
-    ["a missing evalscriptReference fails the analysis", { evalscript: undefined, evalscriptReference: { s3: { url: `s3://${BUCKET}/scripts/none.js` } } }, "FAILED", "does not exist"],
-    ["an evalscriptReference is read from its bucket", { evalscript: undefined, evalscriptReference: { s3: { url: `s3://${BUCKET}/scripts/ndvi.js` } } }, "ANALYSIS_DONE", undefined],
+    [
+      "a script without dataMask fails the analysis with the sync API's message",
+      { evalscript: AGG.evalscript.replace(",{id:'dataMask',bands:1}", "") },
+      "FAILED",
+      "no 'dataMask' output",
+    ],
+    [
+      "a calculation naming no output fails the analysis",
+      { calculations: { nope: { statistics: {} } } },
+      "FAILED",
+      "calculations.nope names no evalscript output",
+    ],
+    [
+      "a missing evalscriptReference fails the analysis",
+      { evalscript: undefined, evalscriptReference: { s3: { url: `s3://${BUCKET}/scripts/none.js` } } },
+      "FAILED",
+      "does not exist",
+    ],
+    [
+      "an evalscriptReference is read from its bucket",
+      { evalscript: undefined, evalscriptReference: { s3: { url: `s3://${BUCKET}/scripts/ndvi.js` } } },
+      "ANALYSIS_DONE",
+      undefined,
+    ],
   ])("analysis of the West Flanders GeoPackage: %s", async (_what, change, state, error) => {
     const { calculations, ...agg } = { ...AGG, ...change } as Record<string, unknown>;
     const t = await created(createBody(BUCKET, "wf.gpkg", agg, calculations));

@@ -7,7 +7,13 @@ export const BASE_PATH = "/api/v1/statistics/batch";
 
 /** A JSON call with a bearer token. */
 export const sb = (path: string, bearer: string, method = "GET", body?: unknown): Promise<Response> =>
-  authed(BASE_PATH + path, body === undefined ? { method } : { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) }, bearer);
+  authed(
+    BASE_PATH + path,
+    body === undefined
+      ? { method }
+      : { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+    bearer,
+  );
 
 /** Puts an object into a local bucket (R2 binding BUCKETS, key `<bucket>/<key>`). */
 export async function putObject(bucket: string, key: string, body: ArrayBuffer | Uint8Array | string): Promise<void> {
@@ -30,9 +36,18 @@ export async function listKeys(bucket: string, prefix: string): Promise<string[]
  * A create body: features in s3://`bucket`/`gpkg`, output under s3://`bucket`/out, descriptors without keys (the
  * caller's account uses the bucket as its own: the first account to use it owns it, src/buckets/owners.ts).
  */
-export function createBody(bucket: string, gpkg: string, aggregation: Record<string, unknown>, calculations?: unknown, output = `s3://${bucket}/out`) {
+export function createBody(
+  bucket: string,
+  gpkg: string,
+  aggregation: Record<string, unknown>,
+  calculations?: unknown,
+  output = `s3://${bucket}/out`,
+) {
   return {
-    input: { features: { s3: { url: `s3://${bucket}/${gpkg}` } as Record<string, string> }, data: [{ type: "sentinel-2-l2a" }] },
+    input: {
+      features: { s3: { url: `s3://${bucket}/${gpkg}` } as Record<string, string> },
+      data: [{ type: "sentinel-2-l2a" }],
+    },
     aggregation,
     ...(calculations === undefined ? {} : { calculations }),
     output: { s3: { url: output } as Record<string, string> },
@@ -40,7 +55,12 @@ export function createBody(bucket: string, gpkg: string, aggregation: Record<str
 }
 
 /** Polls the task's status until it is one of `states` (the queue consumer runs in the background). */
-export async function waitForStatus(id: string, bearer: string, states: string[], timeout = 60_000): Promise<Record<string, unknown>> {
+export async function waitForStatus(
+  id: string,
+  bearer: string,
+  states: string[],
+  timeout = 60_000,
+): Promise<Record<string, unknown>> {
   let last: Record<string, unknown> = {};
   await vi.waitFor(
     async () => {

@@ -18,7 +18,8 @@ const AGG = {
   aggregationInterval: { of: "P1D" },
   resx: 10,
   resy: 10,
-  evalscript: "//VERSION=3\nfunction setup(){return {input:['B04','dataMask'],output:[{id:'b',bands:1,sampleType:'FLOAT32'},{id:'dataMask',bands:1}]}}\nfunction evaluatePixel(s){return {b:[s.B04],dataMask:[s.dataMask]}}",
+  evalscript:
+    "//VERSION=3\nfunction setup(){return {input:['B04','dataMask'],output:[{id:'b',bands:1,sampleType:'FLOAT32'},{id:'dataMask',bands:1}]}}\nfunction evaluatePixel(s){return {b:[s.B04],dataMask:[s.dataMask]}}",
 };
 
 let bearer: string;
@@ -41,7 +42,10 @@ describe("a GeoPackage with a view over a recursive CTE", () => {
     const { id } = (await created.json()) as { id: string };
     const [analyse, other] = await Promise.all([sb(`/${id}/analyse`, bearer, "POST"), neighbourServed()]);
     expect([analyse.status, other]).toEqual([204, 200]);
-    const [status, again] = await Promise.all([waitForStatus(id, bearer, ["FAILED", "ANALYSIS_DONE"]), neighbourServed()]);
+    const [status, again] = await Promise.all([
+      waitForStatus(id, bearer, ["FAILED", "ANALYSIS_DONE"]),
+      neighbourServed(),
+    ]);
     expect(again).toBe(200);
     expect(status.status).toBe("FAILED");
     expect(String(status.error)).toMatch(/gpkg_geometry_columns is a view/);
@@ -50,8 +54,15 @@ describe("a GeoPackage with a view over a recursive CTE", () => {
   it("Batch v2 GeoPackage input: the analysis FAILS naming the view", async () => {
     const body = {
       processRequest: { input: { data: [{ type: "sentinel-2-l2a" }] }, evalscript: AGG.evalscript },
-      input: { type: "geopackage", features: { s3: { url: "s3://gpkg-hostile/view.gpkg" } }, defaults: { resolution: 10 } },
-      output: { type: "raster", delivery: { s3: { url: "s3://gpkg-hostile/out/<requestId>/<tileName>-<outputId>.<format>" } } },
+      input: {
+        type: "geopackage",
+        features: { s3: { url: "s3://gpkg-hostile/view.gpkg" } },
+        defaults: { resolution: 10 },
+      },
+      output: {
+        type: "raster",
+        delivery: { s3: { url: "s3://gpkg-hostile/out/<requestId>/<tileName>-<outputId>.<format>" } },
+      },
     };
     const created = await batchCall("", bearer, "POST", body);
     expect(created.status).toBe(201);

@@ -22,8 +22,15 @@ let aggregation: Record<string, unknown>;
 
 beforeAll(async () => {
   await seedSamples((i) => i.id.startsWith("S2_L2A_31UDS_"));
-  aggregation = { timeRange: { from: "2018-04-10T00:00:00Z", to: "2018-04-20T00:00:00Z" }, aggregationInterval: { of: "P1D" }, resx: 20, resy: 20, evalscript: await ndviScl() };
-  for (const bucket of [BUCKET, QUOTA_BUCKET]) await putObject(bucket, "fields.gpkg", await sampleFile("fixtures/vector/westflanders_fields.gpkg"));
+  aggregation = {
+    timeRange: { from: "2018-04-10T00:00:00Z", to: "2018-04-20T00:00:00Z" },
+    aggregationInterval: { of: "P1D" },
+    resx: 20,
+    resy: 20,
+    evalscript: await ndviScl(),
+  };
+  for (const bucket of [BUCKET, QUOTA_BUCKET])
+    await putObject(bucket, "fields.gpkg", await sampleFile("fixtures/vector/westflanders_fields.gpkg"));
 });
 
 /** Creates a task of `bearer`'s account over the fields in `bucket` (201 checked) and returns its id. */
@@ -35,12 +42,15 @@ async function created(bearer: string, bucket = BUCKET): Promise<string> {
 
 /** The account's usage once it equals `base` + the task's counted PU (features finishing late are counted and charged too). */
 async function settledUsage(account: string, id: string, base = 0): Promise<{ used: number; pu: number }> {
-  return vi.waitFor(async () => {
-    const pu = (await taskStub(statbatchPlugin, env, id).task(account))!.pu;
-    const { used } = await unitsUsage(env, account);
-    expect(used).toBeCloseTo(base + pu, 9);
-    return { used, pu };
-  }, { timeout: 30_000, interval: 250 });
+  return vi.waitFor(
+    async () => {
+      const pu = (await taskStub(statbatchPlugin, env, id).task(account))!.pu;
+      const { used } = await unitsUsage(env, account);
+      expect(used).toBeCloseTo(base + pu, 9);
+      return { used, pu };
+    },
+    { timeout: 30_000, interval: 250 },
+  );
 }
 
 describe("statistical batch processing units", () => {

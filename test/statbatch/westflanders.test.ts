@@ -22,7 +22,12 @@ import { createBody, getJson, listKeys, putObject, sb, waitForStatus } from "./h
 const BUCKET = "sb-wf";
 let bearer: string;
 let aggregation: Record<string, unknown>;
-const calculations = { ndvi: { statistics: { default: { percentiles: { k: [10, 50, 90] } } }, histograms: { default: { nBins: 8, lowEdge: -1, highEdge: 1 } } } };
+const calculations = {
+  ndvi: {
+    statistics: { default: { percentiles: { k: [10, 50, 90] } } },
+    histograms: { default: { nBins: 8, lowEdge: -1, highEdge: 1 } },
+  },
+};
 
 interface RefFeature {
   fid: number;
@@ -45,7 +50,11 @@ beforeAll(async () => {
 
 /** The sync Statistical API's answer and charge for one polygon in EPSG:32631. */
 async function syncStats(geometry: unknown): Promise<{ json: unknown; pu: number }> {
-  const body = { input: { bounds: { geometry, properties: { crs: CRS(32631) } }, data: [{ type: "sentinel-2-l2a" }] }, aggregation, calculations };
+  const body = {
+    input: { bounds: { geometry, properties: { crs: CRS(32631) } }, data: [{ type: "sentinel-2-l2a" }] },
+    aggregation,
+    calculations,
+  };
   const r = await statistics(body, bearer);
   expect(r.status).toBe(200);
   return { json: await r.json(), pu: Number(r.headers.get("x-processingunits-spent")) };
@@ -84,13 +93,20 @@ describe("statistical batch over the West Flanders fields", () => {
     // a redelivered message (same id) and a duplicate (another id) of a finished feature change nothing
     const before = await getJson(BUCKET, `out/${id}/3.json`);
     const written = (await env.BUCKETS.head(`${BUCKET}/out/${id}/3.json`))!.version;
-    const msg = (mid: string, attempts: number) => ({ id: mid, timestamp: new Date(), attempts, body: unitMessage("statbatch", id, "3", "light") });
+    const msg = (mid: string, attempts: number) => ({
+      id: mid,
+      timestamp: new Date(),
+      attempts,
+      body: unitMessage("statbatch", id, "3", "light"),
+    });
     const batch = createMessageBatch(TASK_QUEUE_NAME, [msg("again-1", 2), msg("again-2", 1)]);
     await worker.queue(batch, env as unknown as Env);
     expect((await getQueueResult(batch, createExecutionContext())).explicitAcks.sort()).toEqual(["again-1", "again-2"]);
     expect(await (await sb(`/${id}/status`, bearer)).json()).toEqual(status);
     expect(await getJson(BUCKET, `out/${id}/3.json`)).toEqual(before);
-    expect((await env.BUCKETS.head(`${BUCKET}/out/${id}/3.json`))!.version, "the file is not written again").toBe(written);
+    expect((await env.BUCKETS.head(`${BUCKET}/out/${id}/3.json`))!.version, "the file is not written again").toBe(
+      written,
+    );
   });
 
   it("PARTIAL: a rejected feature is written with its error, an unwritable one is retried, dead-lettered and counted failed", async () => {
@@ -98,13 +114,34 @@ describe("statistical batch over the West Flanders fields", () => {
     const id = await startTask(createBody(BUCKET, "in/mixed.gpkg", aggregation, calculations, output));
     const status = await waitForStatus(id, bearer, ["DONE", "PARTIAL", "FAILED"], 120_000);
     expect(status).toMatchObject({ status: "PARTIAL", completionPercentage: 100 });
-    expect(await listKeys(BUCKET, `mixed/${id}/`)).toEqual(["far-away", "field-a", "field-b"].map((n) => `mixed/${id}/${n}.json`));
-    const far = (await getJson(BUCKET, `mixed/${id}/far-away.json`)) as { id: number; identifier: string; error: { type: string; message: string } };
+    expect(await listKeys(BUCKET, `mixed/${id}/`)).toEqual(
+      ["far-away", "field-a", "field-b"].map((n) => `mixed/${id}/${n}.json`),
+    );
+    const far = (await getJson(BUCKET, `mixed/${id}/far-away.json`)) as {
+      id: number;
+      identifier: string;
+      error: { type: string; message: string };
+    };
     expect(far).toMatchObject({ id: 3, identifier: "far-away", error: { type: "BAD_REQUEST" } });
     expect(far.error.message).toContain("outside the valid area");
-    const a = (await getJson(BUCKET, `mixed/${id}/field-a.json`)) as { id: number; identifier: string; response: unknown };
+    const a = (await getJson(BUCKET, `mixed/${id}/field-a.json`)) as {
+      id: number;
+      identifier: string;
+      response: unknown;
+    };
     expect(a).toMatchObject({ id: 1, identifier: "field-a" });
-    const square = { type: "Polygon", coordinates: [[[501400, 5629640], [501520, 5629640], [501520, 5629500], [501400, 5629500], [501400, 5629640]]] };
+    const square = {
+      type: "Polygon",
+      coordinates: [
+        [
+          [501400, 5629640],
+          [501520, 5629640],
+          [501520, 5629500],
+          [501400, 5629500],
+          [501400, 5629640],
+        ],
+      ],
+    };
     expect(a.response).toEqual((await syncStats(square)).json);
   });
 });

@@ -21,7 +21,11 @@ type Body = ReturnType<typeof statsBody>;
 /** A valid one-day West Flanders request, changed by `edit`. */
 function body(edit: (b: Body) => void): Body {
   const c = refs.wf_p1d_april;
-  const b = statsBody({ ...c, timeRange: { from: "2018-04-19T00:00:00Z", to: "2018-04-20T00:00:00Z" } }, refs.wf_grid, NDVI_SCL);
+  const b = statsBody(
+    { ...c, timeRange: { from: "2018-04-19T00:00:00Z", to: "2018-04-20T00:00:00Z" } },
+    refs.wf_grid,
+    NDVI_SCL,
+  );
   edit(b);
   return b;
 }
@@ -35,31 +39,53 @@ async function expect400(b: unknown, message: RegExp): Promise<void> {
   expect(e.message).toMatch(message);
 }
 
-const hist = (h: unknown) => (b: Body) => void ((b.calculations as Record<string, unknown>).ndvi = { histograms: { default: h } });
-const pct = (k: number[]) => (b: Body) => void ((b.calculations as Record<string, unknown>).ndvi = { statistics: { default: { percentiles: { k } } } });
+const hist = (h: unknown) => (b: Body) =>
+  void ((b.calculations as Record<string, unknown>).ndvi = { histograms: { default: h } });
+const pct = (k: number[]) => (b: Body) =>
+  void ((b.calculations as Record<string, unknown>).ndvi = { statistics: { default: { percentiles: { k } } } });
 
 describe("Statistical API bad input", () => {
   it("the baseline request is valid", async () => {
-    expect((await statistics(body(() => undefined), bearer)).status).toBe(200);
+    expect(
+      (
+        await statistics(
+          body(() => undefined),
+          bearer,
+        )
+      ).status,
+    ).toBe(200);
   });
 
   it("an evalscript without a dataMask output", async () => {
     const script = `//VERSION=3
 function setup() { return { input: ["B04", "B08"], output: { bands: 1, sampleType: "FLOAT32" } }; }
 function evaluatePixel(s) { return [(s.B08 - s.B04) / (s.B08 + s.B04)]; }`;
-    await expect400(body((b) => void (b.aggregation.evalscript = script)), /no 'dataMask' output/);
+    await expect400(
+      body((b) => void (b.aggregation.evalscript = script)),
+      /no 'dataMask' output/,
+    );
   });
 
   it("timeRange.from after timeRange.to", async () => {
-    await expect400(body((b) => void (b.aggregation.timeRange = { from: "2018-05-01T00:00:00Z", to: "2018-04-01T00:00:00Z" })), /timeRange.from must not be after/);
+    await expect400(
+      body((b) => void (b.aggregation.timeRange = { from: "2018-05-01T00:00:00Z", to: "2018-04-01T00:00:00Z" })),
+      /timeRange.from must not be after/,
+    );
   });
 
   it("an unknown or sub-day aggregation period", async () => {
-    for (const of of ["monthly", "PT1H", "P0D"]) await expect400(body((b) => void (b.aggregation.aggregationInterval = { of })), /not a supported ISO 8601 period.*P1D/);
+    for (const of of ["monthly", "PT1H", "P0D"])
+      await expect400(
+        body((b) => void (b.aggregation.aggregationInterval = { of })),
+        /not a supported ISO 8601 period.*P1D/,
+      );
   });
 
   it("an unknown lastIntervalBehavior", async () => {
-    await expect400(body((b) => void (b.aggregation.aggregationInterval = { of: "P1D", lastIntervalBehavior: "ROUND" } as never)), /SKIP, SHORTEN or EXTEND/);
+    await expect400(
+      body((b) => void (b.aggregation.aggregationInterval = { of: "P1D", lastIntervalBehavior: "ROUND" } as never)),
+      /SKIP, SHORTEN or EXTEND/,
+    );
   });
 
   it("nBins <= 0, binWidth <= 0, decreasing bins, two bin rules at once", async () => {
@@ -77,31 +103,60 @@ function evaluatePixel(s) { return [(s.B08 - s.B04) / (s.B08 + s.B04)]; }`;
   });
 
   it("too many intervals, stating the limit", async () => {
-    await expect400(body((b) => void (b.aggregation.timeRange = { from: "2015-01-01T00:00:00Z", to: "2018-06-01T00:00:00Z" })), /at most 1000 are allowed/);
+    await expect400(
+      body((b) => void (b.aggregation.timeRange = { from: "2015-01-01T00:00:00Z", to: "2018-06-01T00:00:00Z" })),
+      /at most 1000 are allowed/,
+    );
   });
 
   it("too many pixels: over 2500 px per side, or over the per-request total", async () => {
-    await expect400(body((b) => void (b.aggregation.width = 3000)), /at most 2500/);
+    await expect400(
+      body((b) => void (b.aggregation.width = 3000)),
+      /at most 2500/,
+    );
     await expect400(
       body((b) => {
-        b.aggregation = { ...b.aggregation, width: 2500, height: 2500, timeRange: { from: "2017-08-01T00:00:00Z", to: "2018-12-01T00:00:00Z" } };
+        b.aggregation = {
+          ...b.aggregation,
+          width: 2500,
+          height: 2500,
+          timeRange: { from: "2017-08-01T00:00:00Z", to: "2018-12-01T00:00:00Z" },
+        };
       }),
       /at most 100000000 px per request/,
     );
   });
 
   it("calculations naming an output or band the evalscript does not have", async () => {
-    await expect400(body((b) => void (b.calculations = { ndwi: {} })), /calculations.ndwi names no evalscript output; use one of ndvi or 'default'/);
-    await expect400(body((b) => void (b.calculations = { ndvi: { histograms: { B3: { nBins: 2 } } } })), /names no band of output 'ndvi'; use one of B0/);
+    await expect400(
+      body((b) => void (b.calculations = { ndwi: {} })),
+      /calculations.ndwi names no evalscript output; use one of ndvi or 'default'/,
+    );
+    await expect400(
+      body((b) => void (b.calculations = { ndvi: { histograms: { B3: { nBins: 2 } } } })),
+      /names no band of output 'ndvi'; use one of B0/,
+    );
   });
 
   it("a band the collection does not have (every interval fails the same way: a 400)", async () => {
-    await expect400(body((b) => void (b.aggregation.evalscript = NDVI_SCL.replace('"B08"', '"B99"'))), /B99/);
+    await expect400(
+      body((b) => void (b.aggregation.evalscript = NDVI_SCL.replace('"B08"', '"B99"'))),
+      /B99/,
+    );
   });
 
   it("missing aggregation or evalscript, width with resx", async () => {
-    await expect400(body((b) => void delete (b as Partial<Body>).aggregation), /aggregation/);
-    await expect400(body((b) => void delete (b.aggregation as Partial<Body["aggregation"]>).evalscript), /evalscript is required/);
-    await expect400(body((b) => void Object.assign(b.aggregation, { resx: 10, resy: 10 })), /either width\/height or resx\/resy/);
+    await expect400(
+      body((b) => void delete (b as Partial<Body>).aggregation),
+      /aggregation/,
+    );
+    await expect400(
+      body((b) => void delete (b.aggregation as Partial<Body["aggregation"]>).evalscript),
+      /evalscript is required/,
+    );
+    await expect400(
+      body((b) => void Object.assign(b.aggregation, { resx: 10, resy: 10 })),
+      /either width\/height or resx\/resy/,
+    );
   });
 });

@@ -38,7 +38,11 @@ async function week(dataFilter: Record<string, unknown>): Promise<StatisticalRes
   const c = refs.wf_p1d_april;
   const unmasked = NDVI_SCL.replace("const CLOUD = [3, 8, 9, 10];", "const CLOUD = [];");
   expect(unmasked).not.toBe(NDVI_SCL);
-  const body = statsBody({ ...c, timeRange: { from: "2018-04-14T00:00:00Z", to: "2018-04-22T00:00:00Z" }, of: "P8D" }, refs.wf_grid, unmasked);
+  const body = statsBody(
+    { ...c, timeRange: { from: "2018-04-14T00:00:00Z", to: "2018-04-22T00:00:00Z" }, of: "P8D" },
+    refs.wf_grid,
+    unmasked,
+  );
   body.input.data = [{ type: "sentinel-2-l2a", dataFilter } as never];
   return ok(await statistics(body, bearer));
 }
@@ -78,7 +82,13 @@ describe("edge cases", () => {
   it("from == to: no interval, an empty OK response (any lastIntervalBehavior)", async () => {
     for (const behavior of ["SKIP", "SHORTEN", "EXTEND"]) {
       const t = "2018-04-19T11:01:27Z";
-      const body = statsBody({ ...refs.wf_p1d_april, timeRange: { from: t, to: t } }, refs.wf_grid, NDVI_SCL, "ndvi", behavior);
+      const body = statsBody(
+        { ...refs.wf_p1d_april, timeRange: { from: t, to: t } },
+        refs.wf_grid,
+        NDVI_SCL,
+        "ndvi",
+        behavior,
+      );
       const res = await ok(await statistics(body, bearer));
       expect([res.status, res.data]).toEqual(["OK", []]);
     }
@@ -86,8 +96,22 @@ describe("edge cases", () => {
 
   it("a geometry that covers no pixel centre: geometryPixelCount 0, every pixel no data", async () => {
     // a U shape 4 m wide in UTM 31N: at resx 10 its one pixel's centre (the bounds' centre) lies in the notch
-    const u = [[501500, 5629300], [501504, 5629300], [501504, 5629304], [501503.5, 5629304], [501503.5, 5629300.5], [501500.5, 5629300.5], [501500.5, 5629304], [501500, 5629304], [501500, 5629300]];
-    const body = statsBody({ ...refs.wf_p1d_april, timeRange: { from: "2018-04-19T00:00:00Z", to: "2018-04-20T00:00:00Z" } }, refs.wf_grid, NDVI_SCL);
+    const u = [
+      [501500, 5629300],
+      [501504, 5629300],
+      [501504, 5629304],
+      [501503.5, 5629304],
+      [501503.5, 5629300.5],
+      [501500.5, 5629300.5],
+      [501500.5, 5629304],
+      [501500, 5629304],
+      [501500, 5629300],
+    ];
+    const body = statsBody(
+      { ...refs.wf_p1d_april, timeRange: { from: "2018-04-19T00:00:00Z", to: "2018-04-20T00:00:00Z" } },
+      refs.wf_grid,
+      NDVI_SCL,
+    );
     body.input.bounds = { geometry: { type: "Polygon", coordinates: [u] }, properties: { crs: CRS(32631) } } as never;
     body.aggregation = { ...body.aggregation, width: undefined, height: undefined, resx: 10, resy: 10 } as never;
     const res = await ok(await statistics(body, bearer));
@@ -106,24 +130,55 @@ describe("Sentinel-1 statistics with a dataFilter", () => {
 function setup() { return { input: ["VV", "dataMask"], output: [{ id: "vv", bands: 1, sampleType: "FLOAT32" }, { id: "dataMask", bands: 1 }] }; }
 function evaluatePixel(s) { return { vv: [s.VV], dataMask: [s.dataMask] }; }`;
   const s1 = (dataFilter: Record<string, unknown>) => ({
-    input: { bounds: { bbox: [X0, Y1 - 64 * 200, X0 + 64 * 200, Y1], properties: { crs: CRS(32643) } }, data: [{ type: "S1GRD", dataFilter }] },
-    aggregation: { timeRange: { from: "2018-07-16T00:00:00Z", to: "2018-07-17T00:00:00Z" }, aggregationInterval: { of: "P1D" }, width: 64, height: 64, evalscript: VV },
+    input: {
+      bounds: { bbox: [X0, Y1 - 64 * 200, X0 + 64 * 200, Y1], properties: { crs: CRS(32643) } },
+      data: [{ type: "S1GRD", dataFilter }],
+    },
+    aggregation: {
+      timeRange: { from: "2018-07-16T00:00:00Z", to: "2018-07-17T00:00:00Z" },
+      aggregationInterval: { of: "P1D" },
+      width: 64,
+      height: 64,
+      evalscript: VV,
+    },
   });
 
   it("orbitDirection DESCENDING, polarization DV, IW: the scene's VV statistics (against the file)", async () => {
-    const res = await ok(await statistics(s1({ orbitDirection: "DESCENDING", polarization: "DV", acquisitionMode: "IW", resolution: "HIGH" }), bearer));
+    const res = await ok(
+      await statistics(
+        s1({ orbitDirection: "DESCENDING", polarization: "DV", acquisitionMode: "IW", resolution: "HIGH" }),
+        bearer,
+      ),
+    );
     expect(res.data).toHaveLength(1);
-    const file = await window("sentinel-1-grd/S1A_IW_GRDH_1SDV_20180716T004042_FD5B/iw-vv.utm43n-200m.tif", 0, 300, 400, 64, 64);
+    const file = await window(
+      "sentinel-1-grd/S1A_IW_GRDH_1SDV_20180716T004042_FD5B/iw-vv.utm43n-200m.tif",
+      0,
+      300,
+      400,
+      64,
+      64,
+    );
     const v = Array.from(file).filter((x) => x !== 0);
     const mean = v.reduce((a, x) => a + x, 0) / v.length;
     const sd = Math.sqrt(v.reduce((a, x) => a + (x - mean) ** 2, 0) / (v.length - 1));
     const stats = res.data[0]!.outputs!.vv!.bands.B0!.stats;
-    expect([stats.sampleCount, stats.noDataCount, stats.min, stats.max]).toEqual([4096, 4096 - v.length, Math.min(...v), Math.max(...v)]);
+    expect([stats.sampleCount, stats.noDataCount, stats.min, stats.max]).toEqual([
+      4096,
+      4096 - v.length,
+      Math.min(...v),
+      Math.max(...v),
+    ]);
     expect(Math.abs((stats.mean as number) - mean)).toBeLessThan(1e-9 * mean);
     expect(Math.abs((stats.stDev as number) - sd)).toBeLessThan(1e-9 * sd);
   });
 
-  for (const [member, value] of [["orbitDirection", "ASCENDING"], ["polarization", "SH"], ["acquisitionMode", "EW"], ["resolution", "MEDIUM"]] as const) {
+  for (const [member, value] of [
+    ["orbitDirection", "ASCENDING"],
+    ["polarization", "SH"],
+    ["acquisitionMode", "EW"],
+    ["resolution", "MEDIUM"],
+  ] as const) {
     it(`${member} ${value} excludes the (descending IW DV HIGH) scene: no interval`, async () => {
       const res = await ok(await statistics(s1({ [member]: value }), bearer));
       expect([res.status, res.data]).toEqual(["OK", []]);

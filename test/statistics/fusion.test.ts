@@ -23,7 +23,13 @@ type Data = { type: string; id?: string; dataFilter?: Record<string, unknown> };
 
 const body = (data: Data[], evalscript: string, of: string, to = "2018-04-20T00:00:00Z") => ({
   input: { bounds: { bbox: grid.bbox, properties: { crs: CRS(grid.epsg) } }, data },
-  aggregation: { timeRange: { from: "2018-04-14T00:00:00Z", to }, aggregationInterval: { of }, width: grid.width, height: grid.height, evalscript },
+  aggregation: {
+    timeRange: { from: "2018-04-14T00:00:00Z", to },
+    aggregationInterval: { of },
+    width: grid.width,
+    height: grid.height,
+    evalscript,
+  },
   calculations: { default: { statistics: { default: { percentiles: { k: [10, 50, 90] } } } } },
 });
 
@@ -55,8 +61,17 @@ const stats = (res: StatisticalResponse, i: number, output: string) => res.data[
 
 describe("Statistical API data fusion", () => {
   it("mostRecent and leastRecent sources over one interval give the statistics of each single-source request", async () => {
-    const l2a = (id: string | undefined, order: string): Data => ({ type: "sentinel-2-l2a", ...(id ? { id } : {}), dataFilter: { mosaickingOrder: order } });
-    const fused = await ok(await statistics(body([l2a("recent", "mostRecent"), l2a("old", "leastRecent")], FUSED("recent", "old"), "P6D"), bearer));
+    const l2a = (id: string | undefined, order: string): Data => ({
+      type: "sentinel-2-l2a",
+      ...(id ? { id } : {}),
+      dataFilter: { mosaickingOrder: order },
+    });
+    const fused = await ok(
+      await statistics(
+        body([l2a("recent", "mostRecent"), l2a("old", "leastRecent")], FUSED("recent", "old"), "P6D"),
+        bearer,
+      ),
+    );
     const recent = await ok(await statistics(body([l2a(undefined, "mostRecent")], SINGLE, "P6D"), bearer));
     const old = await ok(await statistics(body([l2a(undefined, "leastRecent")], SINGLE, "P6D"), bearer));
     expect(fused.data).toHaveLength(1);
@@ -79,9 +94,21 @@ describe("Statistical API data fusion", () => {
   });
 
   it("a datasource that matches no input.data id is a 400 naming the ids, before any interval runs", async () => {
-    const r = await statistics(body([{ type: "S2L2A", id: "a" }, { type: "S2L2A", id: "b" }], FUSED("a", "c"), "P1D"), bearer);
+    const r = await statistics(
+      body(
+        [
+          { type: "S2L2A", id: "a" },
+          { type: "S2L2A", id: "b" },
+        ],
+        FUSED("a", "c"),
+        "P1D",
+      ),
+      bearer,
+    );
     const json = (await r.json()) as { error: { message: string } };
     expect(r.status).toBe(400);
-    expect(json.error.message).toMatch(/datasource "c", which matches no input.data id; the input.data ids are "a", "b"/);
+    expect(json.error.message).toMatch(
+      /datasource "c", which matches no input.data id; the input.data ids are "a", "b"/,
+    );
   });
 });

@@ -7,7 +7,15 @@ import type { BandStatisticsJson } from "../../src/stats/reduce";
 type Num = number | "NaN";
 
 export interface RefBand {
-  stats: { min: Num; max: Num; mean: Num; stDev: Num; sampleCount: number; noDataCount: number; percentiles?: Record<string, Num> };
+  stats: {
+    min: Num;
+    max: Num;
+    mean: Num;
+    stDev: Num;
+    sampleCount: number;
+    noDataCount: number;
+    percentiles?: Record<string, Num>;
+  };
   histogram?: { edges: number[]; counts: number[]; underflow: number; overflow: number };
 }
 export interface RefEntry {
@@ -86,12 +94,25 @@ export function expectBand(actual: BandStatisticsJson | undefined, ref: RefBand,
   for (const [k, v] of Object.entries(e.percentiles ?? {})) close(a.percentiles![k]!, v, 1e-15, `${what} p${k}`);
   if (!ref.histogram) return expect(actual!.histogram, `${what} histogram`).toBeUndefined();
   const h = actual!.histogram!;
-  expect(h.bins.map((b) => b.lowEdge).concat(h.bins.length ? [h.bins[h.bins.length - 1]!.highEdge] : []), `${what} edges`).toEqual(ref.histogram.edges);
-  expect(h.bins.map((b) => b.count), `${what} counts`).toEqual(ref.histogram.counts);
-  expect([h.underflow, h.overflow], `${what} under/overflow`).toEqual([ref.histogram.underflow, ref.histogram.overflow]);
+  expect(
+    h.bins.map((b) => b.lowEdge).concat(h.bins.length ? [h.bins[h.bins.length - 1]!.highEdge] : []),
+    `${what} edges`,
+  ).toEqual(ref.histogram.edges);
+  expect(
+    h.bins.map((b) => b.count),
+    `${what} counts`,
+  ).toEqual(ref.histogram.counts);
+  expect([h.underflow, h.overflow], `${what} under/overflow`).toEqual([
+    ref.histogram.underflow,
+    ref.histogram.overflow,
+  ]);
 }
 
 /** POSTs a statistical request (JSON) with a bearer token. */
 export function statistics(body: unknown, bearer: string, path = "/api/v1/statistics"): Promise<Response> {
-  return authed(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }, bearer);
+  return authed(
+    path,
+    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+    bearer,
+  );
 }

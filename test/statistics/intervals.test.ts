@@ -11,12 +11,16 @@ describe("aggregation intervals", () => {
     expect(parsePeriod("P1D")).toEqual({ years: 0, months: 0, days: 1 });
     expect(parsePeriod("P2W")).toEqual({ years: 0, months: 0, days: 14 });
     expect(parsePeriod("P1Y2M10D")).toEqual({ years: 1, months: 2, days: 10 });
-    for (const bad of ["PT1H", "P0D", "P", "1D", "P1.5D", "monthly", "P1DT12H"]) expect(() => parsePeriod(bad), bad).toThrow(EngineError);
+    for (const bad of ["PT1H", "P0D", "P", "1D", "P1.5D", "monthly", "P1DT12H"])
+      expect(() => parsePeriod(bad), bad).toThrow(EngineError);
   });
 
   it("P5D over 12 days: SKIP drops, SHORTEN cuts, EXTEND keeps the last interval", () => {
     const [from, to] = [t("2020-06-01T00:00:00Z"), t("2020-06-13T00:00:00Z")];
-    expect(show(splitIntervals(from, to, "P5D", "SKIP"))).toEqual(["2020-06-01T00:00:00Z/2020-06-06T00:00:00Z", "2020-06-06T00:00:00Z/2020-06-11T00:00:00Z"]);
+    expect(show(splitIntervals(from, to, "P5D", "SKIP"))).toEqual([
+      "2020-06-01T00:00:00Z/2020-06-06T00:00:00Z",
+      "2020-06-06T00:00:00Z/2020-06-11T00:00:00Z",
+    ]);
     expect(show(splitIntervals(from, to, "P5D", "SHORTEN")).at(-1)).toBe("2020-06-11T00:00:00Z/2020-06-13T00:00:00Z");
     expect(show(splitIntervals(from, to, "P5D", "EXTEND")).at(-1)).toBe("2020-06-11T00:00:00Z/2020-06-16T00:00:00Z");
     expect(splitIntervals(from, to, "P5D")).toHaveLength(2); // SKIP is the default
@@ -40,7 +44,11 @@ describe("aggregation intervals", () => {
   });
 
   it("rejects from > to and more than MAX_INTERVALS intervals, naming the limit", () => {
-    expect(() => splitIntervals(t("2020-02-01T00:00:00Z"), t("2020-01-01T00:00:00Z"), "P1D")).toThrow(/must not be after/);
-    expect(() => splitIntervals(t("2000-01-01T00:00:00Z"), t("2020-01-01T00:00:00Z"), "P1D")).toThrow(new RegExp(`at most ${MAX_INTERVALS}`));
+    expect(() => splitIntervals(t("2020-02-01T00:00:00Z"), t("2020-01-01T00:00:00Z"), "P1D")).toThrow(
+      /must not be after/,
+    );
+    expect(() => splitIntervals(t("2000-01-01T00:00:00Z"), t("2020-01-01T00:00:00Z"), "P1D")).toThrow(
+      new RegExp(`at most ${MAX_INTERVALS}`),
+    );
   });
 });

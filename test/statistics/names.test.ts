@@ -46,7 +46,8 @@ async function outputsOf(id: string, calculations?: unknown): Promise<Record<str
 }
 
 type Band = { stats: { mean: number; percentiles?: Record<string, number> } };
-const band0 = (outputs: Record<string, unknown>, id: string): Band => (outputs[id] as { bands: Record<string, Band> }).bands.B0!;
+const band0 = (outputs: Record<string, unknown>, id: string): Band =>
+  (outputs[id] as { bands: Record<string, Band> }).bands.B0!;
 
 describe("Object.prototype names as output names", () => {
   it("__proto__, constructor and toString outputs have the statistics of a plain name", async () => {
@@ -63,7 +64,9 @@ describe("Object.prototype names as output names", () => {
   it("a calculation keyed by such a name applies to that output", async () => {
     for (const name of ["constructor", "toString"]) {
       // JSON text, so that `__proto__` is an own member of the request as a client sends it
-      const calculations = JSON.parse(`{${JSON.stringify(name)}: {"statistics": {"B0": {"percentiles": {"k": [50]}}}}}`);
+      const calculations = JSON.parse(
+        `{${JSON.stringify(name)}: {"statistics": {"B0": {"percentiles": {"k": [50]}}}}}`,
+      );
       const outputs = await outputsOf(name, calculations);
       expect(Object.keys(band0(outputs, name).stats.percentiles ?? {}), name).toEqual(["50.0"]);
     }

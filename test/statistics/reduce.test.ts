@@ -36,7 +36,12 @@ describe("reducers vs numpy on West Flanders NDVI", () => {
       const refs = await references();
       const result = await evaluation(date);
       for (const [name, calc] of Object.entries(refs.calcs)) {
-        const calcs = { default: { statistics: { default: { percentiles: calc.percentiles as never } }, histograms: { default: calc.histogram as never } } };
+        const calcs = {
+          default: {
+            statistics: { default: { percentiles: calc.percentiles as never } },
+            histograms: { default: calc.histogram as never },
+          },
+        };
         const out = reduceEvaluation(SETUP, result, null, calcs);
         expect(Object.keys(out)).toEqual(["ndvi"]);
         expectBand(out.ndvi!.bands.B0, refs.unit[date]![name]!, `${date} calc ${name}`);
@@ -61,9 +66,22 @@ describe("reducers vs numpy on West Flanders NDVI", () => {
   it("no valid pixel: stats are 'NaN', histogram without explicit edges is empty", async () => {
     const result = await evaluation("2018-04-19");
     result.outputs.dataMask!.values.fill(0);
-    const out = reduceEvaluation(SETUP, result, null, { ndvi: { histograms: { B0: { nBins: 4 } }, statistics: { B0: { percentiles: { k: [50], interpolation: "higher" } } } } });
+    const out = reduceEvaluation(SETUP, result, null, {
+      ndvi: {
+        histograms: { B0: { nBins: 4 } },
+        statistics: { B0: { percentiles: { k: [50], interpolation: "higher" } } },
+      },
+    });
     const b = out.ndvi!.bands.B0!;
-    expect(b.stats).toEqual({ min: "NaN", max: "NaN", mean: "NaN", stDev: "NaN", sampleCount: 4096, noDataCount: 4096, percentiles: { "50.0": "NaN" } });
+    expect(b.stats).toEqual({
+      min: "NaN",
+      max: "NaN",
+      mean: "NaN",
+      stDev: "NaN",
+      sampleCount: 4096,
+      noDataCount: 4096,
+      percentiles: { "50.0": "NaN" },
+    });
     expect(b.histogram).toEqual({ bins: [], overflow: 0, underflow: 0, overflowCount: 0, underflowCount: 0 });
   });
 });
@@ -72,7 +90,10 @@ describe("reducer rules", () => {
   it("bin edges: low + i*width as Sentinel Hub writes them (sentinelhub-py's recorded response)", () => {
     // normal_stat_result.json: nBins 10 over [-1, 1] gives -1.0, -0.8, -0.6, -0.3999999999999999, ..., 0.20000000000000018
     const e = binEdges({ nBins: 10, lowEdge: -1, highEdge: 1 }, NaN, NaN)!;
-    expect(Array.from(e)).toEqual([-1, -0.8, -0.6, -0.3999999999999999, -0.19999999999999996, 0, 0.20000000000000018, 0.40000000000000013, 0.6000000000000001, 0.8, 1]);
+    expect(Array.from(e)).toEqual([
+      -1, -0.8, -0.6, -0.3999999999999999, -0.19999999999999996, 0, 0.20000000000000018, 0.40000000000000013,
+      0.6000000000000001, 0.8, 1,
+    ]);
   });
 
   it("last bin is closed, edges are inclusive low, out-of-range samples are under/overflow", () => {
@@ -84,7 +105,9 @@ describe("reducer rules", () => {
   it("binWidth: ceil((high-low)/width) bins; too many bins is an invalid-argument EngineError naming the limit", () => {
     expect(Array.from(binEdges({ binWidth: 0.25 }, 0, 0.6)!)).toEqual([0, 0.25, 0.5, 0.75]);
     expect(Array.from(binEdges({ binWidth: 1 }, 3, 3)!)).toEqual([3, 4]);
-    expect(() => binEdges({ binWidth: 1e-6 }, 0, 1, 10_000)).toThrow(expect.objectContaining({ kind: "invalid-argument", limit: { name: "histogram bins", max: 10_000 } }));
+    expect(() => binEdges({ binWidth: 1e-6 }, 0, 1, 10_000)).toThrow(
+      expect.objectContaining({ kind: "invalid-argument", limit: { name: "histogram bins", max: 10_000 } }),
+    );
   });
 
   it("percentiles follow numpy's definitions on a small set", () => {
@@ -110,6 +133,13 @@ describe("reducer rules", () => {
   });
 
   it("percentile labels as Java's Double.toString", () => {
-    expect([50, 33.3, 99.9, 0, 100, 0.0001].map(percentileLabel)).toEqual(["50.0", "33.3", "99.9", "0.0", "100.0", "1.0E-4"]);
+    expect([50, 33.3, 99.9, 0, 100, 0.0001].map(percentileLabel)).toEqual([
+      "50.0",
+      "33.3",
+      "99.9",
+      "0.0",
+      "100.0",
+      "1.0E-4",
+    ]);
   });
 });

@@ -16,7 +16,13 @@ function setup() {
 function evaluatePixel(s) { return { default: [s.B04, s.B03, s.B02], dataMask: [s.dataMask] }; }`;
 
 /** A statistical request body on a reference case's grid (or `grid`) for sentinel-2-l2a. */
-export function statsBody(c: Pick<RefCase, "timeRange" | "of" | "calc">, grid: RefGrid, evalscript: string, output = "ndvi", behavior?: string) {
+export function statsBody(
+  c: Pick<RefCase, "timeRange" | "of" | "calc">,
+  grid: RefGrid,
+  evalscript: string,
+  output = "ndvi",
+  behavior?: string,
+) {
   return {
     input: { bounds: { bbox: grid.bbox, properties: { crs: CRS(grid.epsg) } }, data: [{ type: "sentinel-2-l2a" }] },
     aggregation: {

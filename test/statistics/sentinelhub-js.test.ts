@@ -28,18 +28,36 @@ describe("sentinelhub-js statistics parsing", () => {
   it("getStatistics returns EO Edge's response and convertToFISResponse turns it into per-band daily stats", async () => {
     const c = refs.wf_p1d_april;
     const payload = statsBody(c, refs.wf_grid, script);
-    const res = (await new StatisticalApi().getStatistics("http://localhost/api/v1/statistics", payload as never, { authToken: bearer, cache: undefined })) as unknown as {
+    const res = (await new StatisticalApi().getStatistics("http://localhost/api/v1/statistics", payload as never, {
+      authToken: bearer,
+      cache: undefined,
+    })) as unknown as {
       status: string;
       data: Parameters<typeof StatisticsUtils.convertToFISResponse>[0];
     };
     expect(res.status).toBe("OK");
-    const fis = StatisticsUtils.convertToFISResponse(res.data, "ndvi") as unknown as Record<string, { date: Date; basicStats: Record<string, unknown>; histogram?: { bins: { lowEdge: unknown }[] } }[]>;
+    const fis = StatisticsUtils.convertToFISResponse(res.data, "ndvi") as unknown as Record<
+      string,
+      { date: Date; basicStats: Record<string, unknown>; histogram?: { bins: { lowEdge: unknown }[] } }[]
+    >;
     expect(Object.keys(fis)).toEqual(["C0"]); // FIS naming: B0 -> C0
     const days = fis.C0!;
-    expect(days.map((d) => d.date.toISOString().slice(0, 10))).toEqual(["2018-04-26", "2018-04-21", "2018-04-19", "2018-04-16", "2018-04-14", "2018-04-11"]);
+    expect(days.map((d) => d.date.toISOString().slice(0, 10))).toEqual([
+      "2018-04-26",
+      "2018-04-21",
+      "2018-04-19",
+      "2018-04-16",
+      "2018-04-14",
+      "2018-04-11",
+    ]);
     const apr19 = days.find((d) => d.date.toISOString().startsWith("2018-04-19"))!;
     const ref = c.entries.find((e) => e.dates![0] === "2018-04-19")!.bands.B0!.stats;
-    expect(apr19.basicStats).toMatchObject({ min: ref.min, max: ref.max, sampleCount: ref.sampleCount, noDataCount: ref.noDataCount });
+    expect(apr19.basicStats).toMatchObject({
+      min: ref.min,
+      max: ref.max,
+      sampleCount: ref.sampleCount,
+      noDataCount: ref.noDataCount,
+    });
     // percentiles become FIS-style equal-frequency bins: [min, p5, p25, p50, p75, p95]
     expect(apr19.histogram!.bins.map((b) => b.lowEdge)).toEqual([ref.min, ...Object.values(ref.percentiles!)]);
   });

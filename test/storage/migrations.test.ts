@@ -9,8 +9,13 @@ import { applyD1Migrations } from "cloudflare:test";
 
 /** Drops every table (and the migrations log) so the migrations can be replayed from the start. */
 async function emptyDatabase(): Promise<void> {
-  const tables = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").all<{ name: string }>();
-  await env.DB.batch([env.DB.prepare("PRAGMA defer_foreign_keys = on"), ...tables.results.map((t) => env.DB.prepare(`DROP TABLE IF EXISTS "${t.name}"`))]);
+  const tables = await env.DB.prepare(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'",
+  ).all<{ name: string }>();
+  await env.DB.batch([
+    env.DB.prepare("PRAGMA defer_foreign_keys = on"),
+    ...tables.results.map((t) => env.DB.prepare(`DROP TABLE IF EXISTS "${t.name}"`)),
+  ]);
 }
 
 describe("migrations on an existing local state", () => {
@@ -22,7 +27,9 @@ describe("migrations on an existing local state", () => {
     await applyD1Migrations(env.DB, all.slice(0, upTo));
     await env.DB.batch([
       env.DB.prepare("INSERT INTO accounts (id, name, created) VALUES ('old', 'old account', '2026-11-01T00:00:00Z')"),
-      env.DB.prepare("INSERT INTO oauth_clients (client_id, secret_hash, account_id, name, created) VALUES ('c1', 'x$y', 'old', 'old client', '2026-11-01T00:00:00Z')"),
+      env.DB.prepare(
+        "INSERT INTO oauth_clients (client_id, secret_hash, account_id, name, created) VALUES ('c1', 'x$y', 'old', 'old client', '2026-11-01T00:00:00Z')",
+      ),
     ]);
     await applyD1Migrations(env.DB, all);
     const row = await env.DB.prepare("SELECT plan FROM accounts WHERE id = 'old'").first<{ plan: string }>();

@@ -14,7 +14,18 @@ const item = (collection: string, id: string, day: number): StacItem =>
     id,
     collection,
     bbox: [10, 40, 11, 41],
-    geometry: { type: "Polygon", coordinates: [[[10, 40], [11, 40], [11, 41], [10, 41], [10, 40]]] },
+    geometry: {
+      type: "Polygon",
+      coordinates: [
+        [
+          [10, 40],
+          [11, 40],
+          [11, 41],
+          [10, 41],
+          [10, 40],
+        ],
+      ],
+    },
     properties: { datetime: `2024-05-0${day}T10:00:00Z`, "eo:cloud_cover": 5 },
     assets: {},
     links: [],

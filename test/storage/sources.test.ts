@@ -29,14 +29,20 @@ async function putInUserBucket(path: string): Promise<void> {
 }
 
 const gridOf = (m: { epsg: number; bbox: [number, number, number, number]; width: number; height: number }): Grid => ({
-  crs: crsFromEpsg(m.epsg), bbox: m.bbox, width: m.width, height: m.height,
+  crs: crsFromEpsg(m.epsg),
+  bbox: m.bbox,
+  width: m.width,
+  height: m.height,
 });
 
 beforeEach(() => clearCogCaches());
 
 describe("locationOf", () => {
   it("reads s3:// hrefs as bucket + key and anything else as a key in the archive", () => {
-    expect(locationOf("s3://user-bucket/byoc/a/B04.tif")).toEqual({ bucket: { url: "s3://user-bucket" }, key: "byoc/a/B04.tif" });
+    expect(locationOf("s3://user-bucket/byoc/a/B04.tif")).toEqual({
+      bucket: { url: "s3://user-bucket" },
+      key: "byoc/a/B04.tif",
+    });
     expect(locationOf(B04)).toEqual({ bucket: null, key: B04 });
   });
 });
@@ -49,7 +55,8 @@ describe("openFile", () => {
     const fromData = (await r2Source(env.DATA, B04))!;
     const fromUser = (await openFile(env, READER, `s3://user-bucket/byoc/${B04}`))!;
     expect(fromUser.id).toBe(`s3://user-bucket/byoc/${B04}#${fromUser.etag}`);
-    const warp = async (source: typeof fromData) => readWarped(await openCog(source), [0], gridOf(meta), { resampling: "BILINEAR" });
+    const warp = async (source: typeof fromData) =>
+      readWarped(await openCog(source), [0], gridOf(meta), { resampling: "BILINEAR" });
     const [a] = await warp(fromData);
     clearCogCaches();
     const [b] = await warp(fromUser);
@@ -80,11 +87,17 @@ describe("storeSource", () => {
   it("coalesces close ranges into one ranged get and returns the same bytes and counts as r2Source", async () => {
     await sourceFor(B04);
     await putInUserBucket(B04);
-    const ranges = [{ offset: 40000, length: 100 }, { offset: 30000, length: 50 }, { offset: 900000, length: 10 }];
+    const ranges = [
+      { offset: 40000, length: 100 },
+      { offset: 30000, length: 50 },
+      { offset: 900000, length: 10 },
+    ];
     const viaStore = (await storeSource((await resolveBucket(env, READER, USER)).store, `byoc/${B04}`, { prefix: 0 }))!;
     const viaR2 = (await r2Source(env.DATA, B04, { prefix: 0 }))!;
     const got = await viaStore.read(ranges);
-    expect(got.map((b) => Array.from(new Uint8Array(b)))).toEqual((await viaR2.read(ranges)).map((b) => Array.from(new Uint8Array(b))));
+    expect(got.map((b) => Array.from(new Uint8Array(b)))).toEqual(
+      (await viaR2.read(ranges)).map((b) => Array.from(new Uint8Array(b))),
+    );
     expect(viaStore.stats).toEqual({ heads: 1, gets: 2, bytes: 10100 + 10 });
     expect(viaR2.stats).toEqual(viaStore.stats);
   });
@@ -106,9 +119,18 @@ describe("readScene", () => {
       await sourceFor(item.assets[b]!.href);
       await putInUserBucket(item.assets[b]!.href);
     }
-    const moved = { ...item, assets: Object.fromEntries(Object.entries(item.assets).map(([k, a]) => [k, { ...a, href: `s3://user-bucket/byoc/${a.href}` }])) };
+    const moved = {
+      ...item,
+      assets: Object.fromEntries(
+        Object.entries(item.assets).map(([k, a]) => [k, { ...a, href: `s3://user-bucket/byoc/${a.href}` }]),
+      ),
+    };
     const { meta } = await ref("rkh4326_near");
-    const request = [{ name: "B04", units: "REFLECTANCE" }, { name: "B08", units: "DN" }, { name: "CLM", units: "DN" }];
+    const request = [
+      { name: "B04", units: "REFLECTANCE" },
+      { name: "B08", units: "DN" },
+      { name: "CLM", units: "DN" },
+    ];
     const o = { upsampling: "NEAREST", downsampling: "NEAREST", harmonize: false } as const;
     const c = await collectionForType(env, null, "sentinel-2-l2a");
     const a = await readScene(env, c, item, request, gridOf(meta), o);

@@ -4,7 +4,14 @@
  * across an eviction, the one alarm for the leases and the deadline, and the machines.
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, createMessageBatch, evictDurableObject, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  evictDurableObject,
+  getQueueResult,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import type { Env } from "../../src/env";
@@ -19,14 +26,25 @@ import { engineKind } from "../../src/tasks/work";
 import { inspect, planTask, quietly, setRow } from "../helpers/taskengine";
 
 const E = env as unknown as Env;
-const REQUEST = { input: { features: { s3: { url: "s3://e-e/f.gpkg" } } }, aggregation: { evalscript: "x" }, output: { s3: { url: "s3://e-e/out" } } } as unknown as BatchStatisticalRequest;
+const REQUEST = {
+  input: { features: { s3: { url: "s3://e-e/f.gpkg" } } },
+  aggregation: { evalscript: "x" },
+  output: { s3: { url: "s3://e-e/out" } },
+} as unknown as BatchStatisticalRequest;
 
 /** A PROCESSING statistical batch task of a new account with `n` units (data: their number), leased as if sent. */
 async function processing(n: number) {
-  const id = crypto.randomUUID(), account = crypto.randomUUID();
+  const id = crypto.randomUUID(),
+    account = crypto.randomUUID();
   const stub = taskStub(statbatchPlugin, E, id);
   await stub.create({ id, account, created: new Date().toISOString() }, REQUEST);
-  await planTask(stub, account, Array.from({ length: n }, (_, i) => ({ id: `f${i}`, data: i })), null, true);
+  await planTask(
+    stub,
+    account,
+    Array.from({ length: n }, (_, i) => ({ id: `f${i}`, data: i })),
+    null,
+    true,
+  );
   return { id, account, stub };
 }
 
@@ -44,17 +62,30 @@ describe("the task engine", () => {
     const calls: string[] = [];
     const counting = {
       ...statbatchPlugin,
-      namespace: () => ({
-        idFromName: (n: string) => E.STATBATCH_TASKS.idFromName(n),
-        get: (oid: DurableObjectId) => {
-          const real = E.STATBATCH_TASKS.get(oid) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
-          return new Proxy({}, { get: (_t, m: string) => (...a: unknown[]) => (calls.push(m), real[m]!(...a)) });
-        },
-      }) as unknown as DurableObjectNamespace,
+      namespace: () =>
+        ({
+          idFromName: (n: string) => E.STATBATCH_TASKS.idFromName(n),
+          get: (oid: DurableObjectId) => {
+            const real = E.STATBATCH_TASKS.get(oid) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+            return new Proxy(
+              {},
+              {
+                get:
+                  (_t, m: string) =>
+                  (...a: unknown[]) => (calls.push(m), real[m]!(...a)),
+              },
+            );
+          },
+        }) as unknown as DurableObjectNamespace,
       run: async () => ({ pu: 0.25 }),
     };
     const [handler] = engineKind([counting]);
-    const message = { id: "one", attempts: 1, timestamp: new Date(), body: unitMessage("statbatch", id, "f0", "light") } as unknown as Message<unknown>;
+    const message = {
+      id: "one",
+      attempts: 1,
+      timestamp: new Date(),
+      body: unitMessage("statbatch", id, "f0", "light"),
+    } as unknown as Message<unknown>;
     await handler(message.body as never, E, message);
     expect(calls).toEqual(["begin", "end"]);
     expect((await stub.task(account))!).toMatchObject({ state: "DONE", done: 1, pu: 0.25 });
@@ -65,10 +96,18 @@ describe("the task engine", () => {
     await stub.end("f0", "x#1", { result: { pu: 0 } });
     const batch = createMessageBatch(TASK_QUEUE_NAME, [
       { id: "finished", timestamp: new Date(), attempts: 1, body: unitMessage("statbatch", id, "f0", "light") },
-      { id: "unknown", timestamp: new Date(), attempts: 1, body: unitMessage("statbatch", crypto.randomUUID(), "f0", "light") },
+      {
+        id: "unknown",
+        timestamp: new Date(),
+        attempts: 1,
+        body: unitMessage("statbatch", crypto.randomUUID(), "f0", "light"),
+      },
     ]);
     await worker.queue(batch, E);
-    expect((await getQueueResult(batch, createExecutionContext())).explicitAcks.sort()).toEqual(["finished", "unknown"]);
+    expect((await getQueueResult(batch, createExecutionContext())).explicitAcks.sort()).toEqual([
+      "finished",
+      "unknown",
+    ]);
     expect(await inspect(stub)).toMatchObject({ state: "PROCESSING", done: 1 });
   });
 
@@ -97,8 +136,14 @@ describe("the task engine", () => {
 describe("Sentinel Hub machines", () => {
   const check = <S extends string>(m: TaskMachine<S>, states: string[], terminal: string[]) => {
     expect(Object.keys(m.transitions).sort()).toEqual([...states].sort());
-    for (const targets of Object.values<readonly string[]>(m.transitions)) for (const t of targets) expect(states).toContain(t);
-    expect(Object.entries<readonly string[]>(m.transitions).filter(([, t]) => t.length === 0).map(([s]) => s).sort()).toEqual(terminal.sort());
+    for (const targets of Object.values<readonly string[]>(m.transitions))
+      for (const t of targets) expect(states).toContain(t);
+    expect(
+      Object.entries<readonly string[]>(m.transitions)
+        .filter(([, t]) => t.length === 0)
+        .map(([s]) => s)
+        .sort(),
+    ).toEqual(terminal.sort());
   };
   it("use exactly the spec's states; DONE, FAILED (and PARTIAL) are terminal; kinds without user actions never stop", () => {
     const batch = ["CREATED", "ANALYSING", "ANALYSIS_DONE", "PROCESSING", "DONE", "FAILED", "STOPPED"];
@@ -106,17 +151,28 @@ describe("Sentinel Hub machines", () => {
     check(STATISTICAL_BATCH_MACHINE, [...batch, "PARTIAL"], ["DONE", "FAILED", "PARTIAL"]);
     check(ASYNC_MACHINE, batch, ["DONE", "FAILED", "STOPPED"]);
     check(IMPORT_MACHINE, [...batch, "PARTIAL"], ["DONE", "FAILED", "PARTIAL", "STOPPED"]);
-    for (const m of [ASYNC_MACHINE, IMPORT_MACHINE]) expect(Object.values<readonly string[]>(m.transitions).flat()).not.toContain("STOPPED");
+    for (const m of [ASYNC_MACHINE, IMPORT_MACHINE])
+      expect(Object.values<readonly string[]>(m.transitions).flat()).not.toContain("STOPPED");
     expect(ASYNC_MACHINE.name).toBe("async process request");
   });
 });
 
 describe("a task stored before one row per unit", () => {
   it("is moved into the task and units tables when its object first runs: counters, units, leases; then it runs on", async () => {
-    const id = crypto.randomUUID(), account = crypto.randomUUID();
+    const id = crypto.randomUUID(),
+      account = crypto.randomUUID();
     const stub = taskStub(statbatchPlugin, E, id);
     const message = (u: string) => JSON.stringify(unitMessage("statbatch", id, u, "light"));
-    const record = { id, account, created: "2026-11-30T10:00:00.000Z", userAction: "START", userActionUpdated: "2026-11-30T10:00:01.000Z", estimatePU: null, units: 3, version: 7 };
+    const record = {
+      id,
+      account,
+      created: "2026-11-30T10:00:00.000Z",
+      userAction: "START",
+      userActionUpdated: "2026-11-30T10:00:01.000Z",
+      estimatePU: null,
+      units: 3,
+      version: 7,
+    };
     await runInDurableObject(stub as never, (_o, state) => {
       const sql = state.storage.sql;
       sql.exec("DROP TABLE units");
@@ -136,12 +192,30 @@ describe("a task stored before one row per unit", () => {
       sql.exec("INSERT INTO task_state VALUES (1, 'PROCESSING', '2026-11-30T10:05:00.000Z')");
       sql.exec("INSERT INTO task_counters VALUES ('done', 1), ('failed', 1), ('pu', 0.5)");
       sql.exec("INSERT INTO task_messages VALUES ('unit:a', 'x'), ('unit:b', 'x')");
-      sql.exec("INSERT INTO engine_units VALUES ('a', 0, '1', 'DONE', NULL, 'm'), ('b', 1, '2', 'FAILED', 'bad', NULL), ('c', 2, '3', 'PENDING', NULL, NULL)");
-      sql.exec("INSERT INTO task_units VALUES ('plan', ?, 'DONE', 1, 0, NULL, 0, NULL)", JSON.stringify({ kind: "task", ns: "statbatch", task: id, unit: "plan", queue: "light" }));
-      sql.exec("INSERT INTO task_units VALUES ('u:a', ?, 'DONE', 1, 0, NULL, 0, NULL), ('u:b', ?, 'FAILED', 3, 0, NULL, 0, 'bad'), ('u:c', ?, 'PENDING', 1, 0, 'gone#1', 123, NULL)", message("a"), message("b"), message("c"));
+      sql.exec(
+        "INSERT INTO engine_units VALUES ('a', 0, '1', 'DONE', NULL, 'm'), ('b', 1, '2', 'FAILED', 'bad', NULL), ('c', 2, '3', 'PENDING', NULL, NULL)",
+      );
+      sql.exec(
+        "INSERT INTO task_units VALUES ('plan', ?, 'DONE', 1, 0, NULL, 0, NULL)",
+        JSON.stringify({ kind: "task", ns: "statbatch", task: id, unit: "plan", queue: "light" }),
+      );
+      sql.exec(
+        "INSERT INTO task_units VALUES ('u:a', ?, 'DONE', 1, 0, NULL, 0, NULL), ('u:b', ?, 'FAILED', 3, 0, NULL, 0, 'bad'), ('u:c', ?, 'PENDING', 1, 0, 'gone#1', 123, NULL)",
+        message("a"),
+        message("b"),
+        message("c"),
+      );
     });
     await evictDurableObject(stub as never);
-    expect((await stub.task(account))!).toMatchObject({ state: "PROCESSING", done: 1, failed: 1, pu: 0.5, units: 3, userAction: "START", lastUpdated: "2026-11-30T10:05:00.000Z" });
+    expect((await stub.task(account))!).toMatchObject({
+      state: "PROCESSING",
+      done: 1,
+      failed: 1,
+      pu: 0.5,
+      units: 3,
+      userAction: "START",
+      lastUpdated: "2026-11-30T10:05:00.000Z",
+    });
     const stored = await inspect(stub);
     expect(stored.units).toMatchObject([
       { id: "a", status: "DONE", memo: "m" },
@@ -149,7 +223,14 @@ describe("a task stored before one row per unit", () => {
       { id: "c", status: "PENDING", attempts: 1, owner: "gone#1", leaseUntil: 123 },
     ]);
     expect(stored.phases).toMatchObject([{ id: "plan", status: "DONE" }]);
-    const tables = await runInDurableObject(stub as never, (_o, state) => state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' ORDER BY name").toArray().map((t) => t.name));
+    const tables = await runInDurableObject(stub as never, (_o, state) =>
+      state.storage.sql
+        .exec<{ name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' ORDER BY name",
+        )
+        .toArray()
+        .map((t) => t.name),
+    );
     expect(tables).toEqual(["task", "units"]);
     expect(await stub.begin("c", "new#1")).toMatchObject({ run: true, unit: { id: "c", data: 3 } }); // its lease expired: a new delivery takes it
     await stub.end("c", "new#1", { result: { pu: 0.25 } });

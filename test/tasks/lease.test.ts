@@ -5,7 +5,13 @@
  * complete once. The `probe` kind runs as a leased unit when its message names `units` and `unit` (src/tasks/probe.ts).
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  getQueueResult,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { probeCounts } from "../../src/tasks/probe";
@@ -26,7 +32,10 @@ function setup(extra: Record<string, unknown> = {}) {
 
 /** The lease of unit `id` ran out (its owner died, or its message was lost). */
 const expire = (stub: ReturnType<typeof unitsStub>, id = "u") =>
-  runInDurableObject(stub, (_o, state) => void state.storage.sql.exec("UPDATE task_units SET lease_until = 0 WHERE id = ?", id));
+  runInDurableObject(
+    stub,
+    (_o, state) => void state.storage.sql.exec("UPDATE task_units SET lease_until = 0 WHERE id = ?", id),
+  );
 
 /** Delivers `body` to the Worker's queue() as message `id`; the acked and retried ids. */
 async function deliver(id: string, body: unknown) {
@@ -45,7 +54,10 @@ describe("leased units: the watchdog re-sends what was lost, and each unit compl
     await units.putUnits([{ id: "u", message }]);
     expect(await units.unit("u")).toMatchObject({ status: "PENDING", attempts: 0, owner: null, live: true });
     expect(await runDurableObjectAlarm(units)).toBe(true); // runs as at the lease's expiry
-    await vi.waitFor(async () => expect(await units.unit("u")).toMatchObject({ status: "DONE", attempts: 1 }), { timeout: 15_000, interval: 100 });
+    await vi.waitFor(async () => expect(await units.unit("u")).toMatchObject({ status: "DONE", attempts: 1 }), {
+      timeout: 15_000,
+      interval: 100,
+    });
     expect(await counters(task)).toEqual({ probes: 1 });
     // the original message arriving late: acked without work
     expect(await deliver("late", message)).toEqual({ acked: ["late"], retried: [] });
@@ -66,7 +78,10 @@ describe("leased units: the watchdog re-sends what was lost, and each unit compl
     await expire(units);
     expect(await units.unit("u")).toMatchObject({ live: false, owner: "dead#1" });
     expect(await runDurableObjectAlarm(units)).toBe(true);
-    await vi.waitFor(async () => expect(await units.unit("u")).toMatchObject({ status: "DONE", attempts: 2 }), { timeout: 15_000, interval: 100 });
+    await vi.waitFor(async () => expect(await units.unit("u")).toMatchObject({ status: "DONE", attempts: 2 }), {
+      timeout: 15_000,
+      interval: 100,
+    });
     expect(await counters(task)).toEqual({ probes: 1 });
     expect(await units.renewUnit("u", "dead#1")).toBe(false); // the stalled owner must stop
     expect(await units.completeUnit("u", "DONE")).toBe(false); // a late completion changes nothing
@@ -80,8 +95,13 @@ describe("leased units: the watchdog re-sends what was lost, and each unit compl
       await expire(units);
     }
     expect(await runDurableObjectAlarm(units)).toBe(true);
-    await vi.waitFor(async () => expect((await units.unit("u"))?.status).toBe("FAILED"), { timeout: 15_000, interval: 100 });
-    expect((await units.unit("u"))?.cause).toBe("No attempt finished: 3 attempt(s) were each lost (the service stopped, or the work stalled for more than 60 s) or failed.");
+    await vi.waitFor(async () => expect((await units.unit("u"))?.status).toBe("FAILED"), {
+      timeout: 15_000,
+      interval: 100,
+    });
+    expect((await units.unit("u"))?.cause).toBe(
+      "No attempt finished: 3 attempt(s) were each lost (the service stopped, or the work stalled for more than 60 s) or failed.",
+    );
     expect(await counters(task)).toEqual({ dead: 1 });
   });
 
@@ -127,7 +147,10 @@ describe("leased units: the watchdog re-sends what was lost, and each unit compl
     expect(await counters(task)).toEqual({});
     // when it is due the alarm re-sends it; the unit is run (and snoozes again), never dead-lettered
     expect(await runDurableObjectAlarm(units)).toBe(true);
-    await vi.waitFor(async () => expect((await units.unit("u"))!.leaseUntil).toBeGreaterThan(Date.now() + 300_000), { timeout: 15_000, interval: 100 });
+    await vi.waitFor(async () => expect((await units.unit("u"))!.leaseUntil).toBeGreaterThan(Date.now() + 300_000), {
+      timeout: 15_000,
+      interval: 100,
+    });
     expect(await units.unit("u")).toMatchObject({ status: "PENDING", attempts: 0 });
   });
 
@@ -146,7 +169,11 @@ describe("runLeased: the heartbeat", () => {
     try {
       let signal!: AbortSignal;
       let finish!: () => void;
-      const run = runLeased({ stub: units, unit: "u" }, "me#1", (s) => ((signal = s), new Promise<void>((r) => (finish = r))));
+      const run = runLeased(
+        { stub: units, unit: "u" },
+        "me#1",
+        (s) => ((signal = s), new Promise<void>((r) => (finish = r))),
+      );
       await vi.waitFor(async () => expect((await units.unit("u"))?.owner).toBe("me#1"));
       const first = (await units.unit("u"))!.leaseUntil;
       await new Promise((r) => setTimeout(r, 20)); // (real time passes, so a renewal moves the lease)

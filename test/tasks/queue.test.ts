@@ -4,7 +4,13 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { probeCounts } from "../../src/tasks/probe";
-import { DEAD_LETTER_QUEUE_NAME, QueueRouter, TASK_QUEUE_NAME, isDeadLetterQueue, retryDelaySeconds } from "../../src/tasks/queue";
+import {
+  DEAD_LETTER_QUEUE_NAME,
+  QueueRouter,
+  TASK_QUEUE_NAME,
+  isDeadLetterQueue,
+  retryDelaySeconds,
+} from "../../src/tasks/queue";
 import { sendMessages } from "../../src/tasks/runner";
 import type { Env } from "../../src/env";
 
@@ -37,13 +43,19 @@ describe("queue() of the Worker", () => {
     const task = crypto.randomUUID();
     await E.TASK_QUEUE.send({ kind: "probe", task });
     await E.TASK_QUEUE.sendBatch([{ body: { kind: "probe", task } }, { body: { kind: "probe", task } }]);
-    await vi.waitFor(async () => expect(await probeCounts(E, task)).toEqual({ probes: 3 }), { timeout: 15_000, interval: 200 });
+    await vi.waitFor(async () => expect(await probeCounts(E, task)).toEqual({ probes: 3 }), {
+      timeout: 15_000,
+      interval: 200,
+    });
   });
 
   it("end to end: a message failing every attempt reaches the dead-letter queue and its kind's onDead once", async () => {
     const task = crypto.randomUUID();
     await E.TASK_QUEUE.send({ kind: "probe", task, fail: true });
-    await vi.waitFor(async () => expect(await probeCounts(E, task)).toEqual({ dead: 1 }), { timeout: 20_000, interval: 250 });
+    await vi.waitFor(async () => expect(await probeCounts(E, task)).toEqual({ dead: 1 }), {
+      timeout: 20_000,
+      interval: 250,
+    });
   });
 
   it("end to end: sendMessages puts each message on the queue it names; a heavy one failing every attempt reaches heavy's dead-letter queue", async () => {
@@ -56,10 +68,22 @@ describe("queue() of the Worker", () => {
         return queue.sendBatch.call(queue, batch);
       });
     }
-    await sendMessages(E, [{ kind: "probe", task, queue: "heavy" }, { kind: "probe", task }, { kind: "probe", task, queue: "ingest" }, { kind: "probe", task, queue: "heavy", fail: true }]);
-    await vi.waitFor(async () => expect(await probeCounts(E, task)).toEqual({ probes: 3, dead: 1 }), { timeout: 30_000, interval: 250 });
+    await sendMessages(E, [
+      { kind: "probe", task, queue: "heavy" },
+      { kind: "probe", task },
+      { kind: "probe", task, queue: "ingest" },
+      { kind: "probe", task, queue: "heavy", fail: true },
+    ]);
+    await vi.waitFor(async () => expect(await probeCounts(E, task)).toEqual({ probes: 3, dead: 1 }), {
+      timeout: 30_000,
+      interval: 250,
+    });
     expect(sent).toEqual({ light: 1, heavy: 2, ingest: 1 });
-    expect(["eo-edge-tasks-dlq", "eo-edge-heavy-dlq", "eo-staging-ingest-dlq"].map(isDeadLetterQueue)).toEqual([true, true, true]);
+    expect(["eo-edge-tasks-dlq", "eo-edge-heavy-dlq", "eo-staging-ingest-dlq"].map(isDeadLetterQueue)).toEqual([
+      true,
+      true,
+      true,
+    ]);
     expect(["eo-edge-tasks", "eo-edge-heavy", "eo-edge-ingest"].map(isDeadLetterQueue)).toEqual([false, false, false]);
   });
 
@@ -85,8 +109,14 @@ describe("QueueRouter", () => {
     const seen: string[] = [];
     const router = new QueueRouter()
       .on("ok", async (body) => void seen.push(String(body.n)))
-      .on("boom", async () => { throw new Error("tile failed"); });
-    const batch = createMessageBatch(QUEUE, [msg("a", { kind: "ok", n: 1 }), msg("b", { kind: "boom" }, 3), msg("c", { kind: "ok", n: 2 })]);
+      .on("boom", async () => {
+        throw new Error("tile failed");
+      });
+    const batch = createMessageBatch(QUEUE, [
+      msg("a", { kind: "ok", n: 1 }),
+      msg("b", { kind: "boom" }, 3),
+      msg("c", { kind: "ok", n: 2 }),
+    ]);
     const ctx = createExecutionContext();
     await router.consume(batch, E);
     const result = await getQueueResult(batch, ctx);

@@ -40,9 +40,19 @@ function evaluatePixel(s) { return [s.B04 * 10000]; }`;
 const asyncBody = (url: string, identifier = "default", over: Record<string, unknown> = {}) => ({
   input: {
     bounds: { bbox: [199980, 2690220, 309780, 2800020], properties: { crs: CRS(32629) } },
-    data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" } } }],
+    data: [
+      {
+        type: "sentinel-2-l2a",
+        dataFilter: { timeRange: { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" } },
+      },
+    ],
   },
-  output: { width: 64, height: 64, responses: [{ identifier, format: { type: "image/tiff" } }], delivery: { s3: { url } } },
+  output: {
+    width: 64,
+    height: 64,
+    responses: [{ identifier, format: { type: "image/tiff" } }],
+    delivery: { s3: { url } },
+  },
   evalscript: DN_SCRIPT,
   ...over,
 });
@@ -62,17 +72,30 @@ describe("async deliveries", () => {
   it("B cannot deliver an output named B04 into A's BYOC sample folder: 403, A's B04.tif keeps its bytes", async () => {
     const before = await objectState(SAMPLE, SAMPLE_B04);
     expect(before).not.toBeNull();
-    const b04 = DN_SCRIPT.replace('output: { bands: 1', 'output: { id: "B04", bands: 1').replace("return [s.B04 * 10000];", "return { B04: [s.B04 * 10000] };");
-    await refused(await postAsync(asyncBody(`s3://${SAMPLE}/westflanders/2018-11-17/<OUTPUT>`, "B04", { evalscript: b04 }), b.bearer));
+    const b04 = DN_SCRIPT.replace("output: { bands: 1", 'output: { id: "B04", bands: 1').replace(
+      "return [s.B04 * 10000];",
+      "return { B04: [s.B04 * 10000] };",
+    );
+    await refused(
+      await postAsync(
+        asyncBody(`s3://${SAMPLE}/westflanders/2018-11-17/<OUTPUT>`, "B04", { evalscript: b04 }),
+        b.bearer,
+      ),
+    );
     expect(await objectState(SAMPLE, SAMPLE_B04)).toEqual(before);
-    expect((await E.BUCKETS.list({ prefix: `${SAMPLE}/westflanders/2018-11-17/` })).objects.map((o) => o.key)).toEqual([`${SAMPLE}/${SAMPLE_B04}`]);
+    expect((await E.BUCKETS.list({ prefix: `${SAMPLE}/westflanders/2018-11-17/` })).objects.map((o) => o.key)).toEqual([
+      `${SAMPLE}/${SAMPLE_B04}`,
+    ]);
   });
 
   it("B cannot overwrite A's async outputs (default.tif, request.json) by naming A's prefix: 403, both unchanged", async () => {
     const r = await postAsync(asyncBody("s3://tenant-a-async/runs"), a.bearer);
     expect(r.status).toBe(200);
     const { id } = (await r.json()) as { id: string };
-    await vi.waitFor(async () => expect((await authed(`${ASYNC}/${id}`, {}, a.bearer)).status).toBe(404), { timeout: 60_000, interval: 250 });
+    await vi.waitFor(async () => expect((await authed(`${ASYNC}/${id}`, {}, a.bearer)).status).toBe(404), {
+      timeout: 60_000,
+      interval: 250,
+    });
     const files = ["default.tif", "request.json"].map((f) => `runs/${id}/${f}`);
     const before = await Promise.all(files.map((k) => objectState("tenant-a-async", k)));
     expect(before.every((s) => s !== null)).toBe(true);
@@ -85,12 +108,17 @@ describe("async deliveries", () => {
     await putInBucket("tenant-a-queued", "keep.tif", `sentinel-2-l2a/${SAMPLE_B04}`);
     await postAsync(asyncBody("s3://tenant-a-queued/mine"), a.bearer); // A uses (owns) the bucket
     const before = await E.BUCKETS.list({ prefix: "tenant-a-queued/" });
-    const record = { id: crypto.randomUUID(), account: b.account, created: new Date().toISOString(), request: asyncBody("s3://tenant-a-queued/x") } as unknown as AsyncRecord;
+    const record = {
+      id: crypto.randomUUID(),
+      account: b.account,
+      created: new Date().toISOString(),
+      request: asyncBody("s3://tenant-a-queued/x"),
+    } as unknown as AsyncRecord;
     await runningRequest(record);
     const batch = createMessageBatch(TASK_QUEUE_NAME, [msg("q1", renderMessage(record.id))]);
     await worker.queue(batch, E);
     expect((await getQueueResult(batch, createExecutionContext())).explicitAcks).toEqual(["q1"]);
-    expect((await stateOf(asyncStub(record.id)))).toBe("FAILED");
+    expect(await stateOf(asyncStub(record.id))).toBe("FAILED");
     const after = await E.BUCKETS.list({ prefix: "tenant-a-queued/" });
     expect(after.objects.filter((o) => o.key.startsWith(`tenant-a-queued/x/`))).toEqual([]);
     expect(after.objects.map((o) => [o.key, o.etag])).toEqual(before.objects.map((o) => [o.key, o.etag]));
@@ -101,19 +129,36 @@ describe("evalscriptReference", () => {
   beforeAll(async () => {
     await E.BUCKETS.put("tenant-a-scripts/notes.txt", `${SECRET}\nmore private lines`);
     await E.BUCKETS.put("tenant-a-scripts/ndvi.js", DN_SCRIPT);
-    const own = await postAsync(asyncBody("s3://tenant-a-scripts/out", "default", { evalscript: undefined, evalscriptReference: { s3: { url: "s3://tenant-a-scripts/ndvi.js" } } }), a.bearer);
+    const own = await postAsync(
+      asyncBody("s3://tenant-a-scripts/out", "default", {
+        evalscript: undefined,
+        evalscriptReference: { s3: { url: "s3://tenant-a-scripts/ndvi.js" } },
+      }),
+      a.bearer,
+    );
     expect(own.status).toBe(200); // A reads its own script: the bucket is A's
   });
 
   it("B gets the same 403 for A's existing and missing objects, and no byte of them", async () => {
-    const ref = (key: string) => asyncBody("s3://tenant-b-out/x", "default", { evalscript: undefined, evalscriptReference: { s3: { url: `s3://tenant-a-scripts/${key}` } } });
+    const ref = (key: string) =>
+      asyncBody("s3://tenant-b-out/x", "default", {
+        evalscript: undefined,
+        evalscriptReference: { s3: { url: `s3://tenant-a-scripts/${key}` } },
+      });
     const messages = [];
-    for (const key of ["notes.txt", "ndvi.js", "no-such-object.js"]) messages.push(await refused(await postAsync(ref(key), b.bearer), [SECRET.slice(0, 20), "VERSION=3", key]));
+    for (const key of ["notes.txt", "ndvi.js", "no-such-object.js"])
+      messages.push(await refused(await postAsync(ref(key), b.bearer), [SECRET.slice(0, 20), "VERSION=3", key]));
     expect(new Set(messages).size).toBe(1);
   });
 
   it("an object that is no evalscript is refused without quoting it, also to its owner (400)", async () => {
-    const r = await postAsync(asyncBody("s3://tenant-a-scripts/out", "default", { evalscript: undefined, evalscriptReference: { s3: { url: "s3://tenant-a-scripts/notes.txt" } } }), a.bearer);
+    const r = await postAsync(
+      asyncBody("s3://tenant-a-scripts/out", "default", {
+        evalscript: undefined,
+        evalscriptReference: { s3: { url: "s3://tenant-a-scripts/notes.txt" } },
+      }),
+      a.bearer,
+    );
     const text = await r.clone().text();
     expect(r.status, text).toBe(400);
     expect((await envelope(r)).message).toMatch(/first line must be \/\/VERSION=3/);
@@ -133,9 +178,15 @@ describe("batch", () => {
 
   it("B cannot create a task delivering over A's tiles (overwrite) nor reading A's GeoPackage: 403, nothing stored", async () => {
     const before = await objectState(A_OUT, `out/${aTask}/29RKH_0_3/default.tiff`);
-    const overwrite = batchRequest(A_OUT, { delivery: { s3: { url: `s3://${A_OUT}/out/${aTask}/<tileName>/<outputId>.<format>` } }, overwrite: true });
+    const overwrite = batchRequest(A_OUT, {
+      delivery: { s3: { url: `s3://${A_OUT}/out/${aTask}/<tileName>/<outputId>.<format>` } },
+      overwrite: true,
+    });
     await refused(await batchCall("", b.bearer, "POST", overwrite));
-    const gpkg = { ...batchRequest("tenant-b-batch"), input: { type: "geopackage", features: { s3: { url: `s3://${A_OUT}/fields.gpkg` } } } };
+    const gpkg = {
+      ...batchRequest("tenant-b-batch"),
+      input: { type: "geopackage", features: { s3: { url: `s3://${A_OUT}/fields.gpkg` } } },
+    };
     await refused(await batchCall("", b.bearer, "POST", gpkg));
     expect(((await (await batchCall("", b.bearer)).json()) as { data: unknown[] }).data).toEqual([]);
     expect(await objectState(A_OUT, `out/${aTask}/29RKH_0_3/default.tiff`)).toEqual(before);
@@ -143,7 +194,10 @@ describe("batch", () => {
 
   it("a tile of a task of B whose delivery is A's bucket FAILS with 403 at the consumer; A's tile keeps its bytes", async () => {
     const before = await objectState(A_OUT, `out/${aTask}/29RKH_0_3/default.tiff`);
-    const output = { delivery: { s3: { url: `s3://${A_OUT}/out/${aTask}/<tileName>/<outputId>.<format>` } }, overwrite: true };
+    const output = {
+      delivery: { s3: { url: `s3://${A_OUT}/out/${aTask}/<tileName>/<outputId>.<format>` } },
+      overwrite: true,
+    };
     const { id, stub, tiles } = await batchTaskIn(b.account, "PROCESSING", A_OUT, undefined, output);
     const out = await deliver(TASK_QUEUE_NAME, [msg("t1", tileMessage(id, tiles[0]!))]);
     expect(out.acked).toEqual(["t1"]);
@@ -170,10 +224,15 @@ describe("statistical batch", () => {
     aggregationInterval: { of: "P1D" },
     resx: 10,
     resy: 10,
-    evalscript: "//VERSION=3\nfunction setup(){return {input:['B04','dataMask'],output:[{id:'b4',bands:1,sampleType:'FLOAT32'},{id:'dataMask',bands:1}]}}\nfunction evaluatePixel(s){return {b4:[s.B04],dataMask:[s.dataMask]}}",
+    evalscript:
+      "//VERSION=3\nfunction setup(){return {input:['B04','dataMask'],output:[{id:'b4',bands:1,sampleType:'FLOAT32'},{id:'dataMask',bands:1}]}}\nfunction evaluatePixel(s){return {b4:[s.B04],dataMask:[s.dataMask]}}",
     ...over,
   });
-  const body = (gpkg: string, output: string, agg = aggregation()) => ({ input: { features: { s3: { url: gpkg } }, data: [{ type: "sentinel-2-l2a" }] }, aggregation: agg, output: { s3: { url: output } } });
+  const body = (gpkg: string, output: string, agg = aggregation()) => ({
+    input: { features: { s3: { url: gpkg } }, data: [{ type: "sentinel-2-l2a" }] },
+    aggregation: agg,
+    output: { s3: { url: output } },
+  });
 
   beforeAll(async () => {
     await E.BUCKETS.put(`${A_SB}/fields.gpkg`, await sampleFile("fixtures/vector/westflanders_fields.gpkg"));
@@ -192,17 +251,32 @@ describe("statistical batch", () => {
       body(own, `s3://${A_SB}/out/${aTask}/<ID>.json`),
       body(`s3://${A_SB}/fields.gpkg`, "s3://tenant-b-sb/out"),
       body(`s3://${A_SB}/no-such.gpkg`, "s3://tenant-b-sb/out"),
-      body(own, "s3://tenant-b-sb/out", aggregation({ evalscript: undefined, evalscriptReference: { s3: { url: `s3://${A_SB}/scripts/b4.js` } } })),
+      body(
+        own,
+        "s3://tenant-b-sb/out",
+        aggregation({ evalscript: undefined, evalscriptReference: { s3: { url: `s3://${A_SB}/scripts/b4.js` } } }),
+      ),
     ];
     const messages = [];
-    for (const attempt of attempts) messages.push(await refused(await authed(STATBATCH, jsonInit("POST", attempt), b.bearer), ["A private result", "fields.gpkg", "b4.js"]));
+    for (const attempt of attempts)
+      messages.push(
+        await refused(await authed(STATBATCH, jsonInit("POST", attempt), b.bearer), [
+          "A private result",
+          "fields.gpkg",
+          "b4.js",
+        ]),
+      );
     expect(new Set(messages).size).toBe(1);
     expect(((await (await authed(STATBATCH, {}, b.bearer)).json()) as { data: unknown[] }).data).toEqual([]);
     expect(await objectState(A_SB, `out/${aTask}/1.json`)).toEqual(before);
   });
 
   it("B with its own bucket is not affected by A's: 201", async () => {
-    const r = await authed(STATBATCH, jsonInit("POST", body("s3://tenant-b-sb/fields.gpkg", "s3://tenant-b-sb/out")), b.bearer);
+    const r = await authed(
+      STATBATCH,
+      jsonInit("POST", body("s3://tenant-b-sb/fields.gpkg", "s3://tenant-b-sb/out")),
+      b.bearer,
+    );
     expect(r.status, await r.clone().text()).toBe(201);
   });
 });

@@ -45,9 +45,13 @@ export const WF_SENSED = "2017-08-24T10:52:40Z";
 
 /** A 64 x 64 DN request of B04 over West Flanders in August 2017 on collection `type`. */
 export const wfRequest = (type: string) => ({
-  input: { bounds: { bbox: [501360, 5629040, 502000, 5629680], properties: { crs: CRS(32631) } }, data: [{ type, dataFilter: { timeRange: { from: "2017-08-01T00:00:00Z", to: "2017-09-01T00:00:00Z" } } }] },
+  input: {
+    bounds: { bbox: [501360, 5629040, 502000, 5629680], properties: { crs: CRS(32631) } },
+    data: [{ type, dataFilter: { timeRange: { from: "2017-08-01T00:00:00Z", to: "2017-09-01T00:00:00Z" } } }],
+  },
   output: { width: 64, height: 64, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
-  evalscript: '//VERSION=3\nfunction setup(){return {input:[{bands:["B04"],units:"DN"}],output:{bands:1,sampleType:"UINT16"}}}\nfunction evaluatePixel(s){return [s.B04]}',
+  evalscript:
+    '//VERSION=3\nfunction setup(){return {input:[{bands:["B04"],units:"DN"}],output:{bands:1,sampleType:"UINT16"}}}\nfunction evaluatePixel(s){return [s.B04]}',
 });
 
 /** The B04 pixels (DN) of wfRequest(type) as `bearer` (200 checked); all 0 would mean it read no scene. */
@@ -64,5 +68,13 @@ export async function wfB04(type: string, bearer: string): Promise<number[]> {
 export const grantPolicy = (bucket: string, accounts: string[], over: Record<string, unknown> = {}): string =>
   JSON.stringify({
     Version: "2012-10-17",
-    Statement: [{ Effect: "Allow", Principal: { AWS: accounts }, Action: "s3:*", Resource: [`arn:aws:s3:::${bucket}`, `arn:aws:s3:::${bucket}/*`], ...over }],
+    Statement: [
+      {
+        Effect: "Allow",
+        Principal: { AWS: accounts },
+        Action: "s3:*",
+        Resource: [`arn:aws:s3:::${bucket}`, `arn:aws:s3:::${bucket}/*`],
+        ...over,
+      },
+    ],
   });

@@ -20,8 +20,14 @@ import { createInstance, INSTANCES, jsonInit, layerBody } from "../helpers/wms";
 const ids: Record<string, string> = {};
 let a: string, b: string, aAccount: string;
 
-const SCRIPT = "//VERSION=3\nfunction setup(){return {input:['B04'],output:{bands:1}}}\nfunction evaluatePixel(s){return [s.B04]}";
-const small = { bounds: { bbox: [199980, 2690220, 209980, 2700220], properties: { crs: CRS(32629) } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" } } }] };
+const SCRIPT =
+  "//VERSION=3\nfunction setup(){return {input:['B04'],output:{bands:1}}}\nfunction evaluatePixel(s){return [s.B04]}";
+const small = {
+  bounds: { bbox: [199980, 2690220, 209980, 2700220], properties: { crs: CRS(32629) } },
+  data: [
+    { type: "sentinel-2-l2a", dataFilter: { timeRange: { from: "2020-02-19T00:00:00Z", to: "2020-02-20T00:00:00Z" } } },
+  ],
+};
 
 beforeAll(async () => {
   await seedSamples((i) => i.id === "S2A_29RKH_20200219_0_L2A");
@@ -32,19 +38,46 @@ beforeAll(async () => {
     expect(r.status, await r.clone().text()).toBeLessThan(300);
     return (await r.json()) as Record<string, any>;
   };
-  ids.async = (await created("/api/v1/async/process", { input: small, output: { width: 8, height: 8, delivery: { s3: { url: "s3://tenant-a-ids/async" } } }, evalscript: SCRIPT })).id;
+  ids.async = (
+    await created("/api/v1/async/process", {
+      input: small,
+      output: { width: 8, height: 8, delivery: { s3: { url: "s3://tenant-a-ids/async" } } },
+      evalscript: SCRIPT,
+    })
+  ).id;
   ids.batch = (await created("/api/v2/batch/process", batchRequest("tenant-a-ids"))).id;
   await env.BUCKETS.put("tenant-a-ids/fields.gpkg", "not read before analysis");
-  ids.statbatch = (await created("/api/v1/statistics/batch", {
-    input: { features: { s3: { url: "s3://tenant-a-ids/fields.gpkg" } }, data: [{ type: "sentinel-2-l2a" }] },
-    aggregation: { timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-03-01T00:00:00Z" }, aggregationInterval: { of: "P1D" }, resx: 10, resy: 10, evalscript: SCRIPT },
-    output: { s3: { url: "s3://tenant-a-ids/stats" } },
-  })).id;
+  ids.statbatch = (
+    await created("/api/v1/statistics/batch", {
+      input: { features: { s3: { url: "s3://tenant-a-ids/fields.gpkg" } }, data: [{ type: "sentinel-2-l2a" }] },
+      aggregation: {
+        timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-03-01T00:00:00Z" },
+        aggregationInterval: { of: "P1D" },
+        resx: 10,
+        resy: 10,
+        evalscript: SCRIPT,
+      },
+      output: { s3: { url: "s3://tenant-a-ids/stats" } },
+    })
+  ).id;
   ids.byoc = (await created("/api/v1/byoc/collections", { name: "A's", s3Bucket: "tenant-a-ids" })).data.id;
   ids.tile = (await created(`/api/v1/byoc/collections/${ids.byoc}/tiles`, { path: "tiles/t1" })).data.id;
   await settled(a, ids.byoc, ids.tile); // FAILED (no files): its state no longer moves
-  ids.zarr = (await created("/api/v1/zarr/collections", { name: "A's zarr", s3Bucket: "tenant-a-ids", path: "zarr/", crs: CRS(32631) })).data.id;
-  ids.client = (await created("/api/v1/accounts/me/clients", { name: "A's second", neverExpire: true, confirmNeverExpireRisk: true })).clientId;
+  ids.zarr = (
+    await created("/api/v1/zarr/collections", {
+      name: "A's zarr",
+      s3Bucket: "tenant-a-ids",
+      path: "zarr/",
+      crs: CRS(32631),
+    })
+  ).data.id;
+  ids.client = (
+    await created("/api/v1/accounts/me/clients", {
+      name: "A's second",
+      neverExpire: true,
+      confirmNeverExpireRisk: true,
+    })
+  ).clientId;
   ids.wms = (await createInstance(a, [layerBody("TRUE", SCRIPT)])).id;
 });
 
@@ -79,7 +112,12 @@ describe("A's ids with B's token", () => {
   ];
 
   /** A's view of its records (not the async request's, which finishes on its own meanwhile). */
-  const aView = () => Promise.all(attempts().filter(([m, p]) => m === "GET" && !p.includes("/async/")).map(async ([, p]) => (await authed(p, {}, a)).text()));
+  const aView = () =>
+    Promise.all(
+      attempts()
+        .filter(([m, p]) => m === "GET" && !p.includes("/async/"))
+        .map(async ([, p]) => (await authed(p, {}, a)).text()),
+    );
 
   it("every attempt is 404 as for an unknown id, and A's records are unchanged", async () => {
     const before = await aView();
@@ -88,16 +126,25 @@ describe("A's ids with B's token", () => {
       expect([r.status, (await envelope(r)).code], `${method} ${path}`).toEqual([404, "COMMON_NOT_FOUND"]);
     }
     const after = await aView();
-    expect(after.map((t) => t.replace(/"lastUpdated":"[^"]+"/g, ""))).toEqual(before.map((t) => t.replace(/"lastUpdated":"[^"]+"/g, "")));
+    expect(after.map((t) => t.replace(/"lastUpdated":"[^"]+"/g, ""))).toEqual(
+      before.map((t) => t.replace(/"lastUpdated":"[^"]+"/g, "")),
+    );
   });
 
   it("B's lists hold nothing of A's", async () => {
-    for (const path of ["/api/v2/batch/process", "/api/v1/statistics/batch", "/api/v1/byoc/collections", "/api/v1/zarr/collections"]) {
+    for (const path of [
+      "/api/v2/batch/process",
+      "/api/v1/statistics/batch",
+      "/api/v1/byoc/collections",
+      "/api/v1/zarr/collections",
+    ]) {
       const text = await (await authed(path, {}, b)).text();
       for (const id of Object.values(ids)) expect(text, path).not.toContain(id);
     }
     expect(await (await authed(INSTANCES, {}, b)).json()).toEqual([]);
-    expect(((await api(b, "GET", "/api/v1/accounts/me/clients")).json.data as { clientId: string }[]).map((c) => c.clientId)).not.toContain(ids.client);
+    expect(
+      ((await api(b, "GET", "/api/v1/accounts/me/clients")).json.data as { clientId: string }[]).map((c) => c.clientId),
+    ).not.toContain(ids.client);
   });
 });
 

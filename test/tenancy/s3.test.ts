@@ -37,7 +37,11 @@ async function s3Tenant(): Promise<S3Tenant> {
 }
 
 /** The calls signed with `t`'s key. */
-const as = (ctx: TestContext, t: S3Tenant, calls: BotoCall[]): Promise<BotoAnswer[]> => botoAll(ctx, calls.map((c) => ({ ...c, key: t.key, secret: t.secret })));
+const as = (ctx: TestContext, t: S3Tenant, calls: BotoCall[]): Promise<BotoAnswer[]> =>
+  botoAll(
+    ctx,
+    calls.map((c) => ({ ...c, key: t.key, secret: t.secret })),
+  );
 
 let a: S3Tenant;
 let b: S3Tenant;
@@ -48,10 +52,17 @@ beforeAll(async () => {
 
 describe("keys per account", () => {
   it("lists the account's keys without secrets; a deleted key signs nothing; another account's keys are 404", async (ctx) => {
-    const extra = (await (await authed(KEYS_PATH, { method: "POST" }, a.bearer)).json()) as { accessKeyId: string; secretAccessKey: string };
+    const extra = (await (await authed(KEYS_PATH, { method: "POST" }, a.bearer)).json()) as {
+      accessKeyId: string;
+      secretAccessKey: string;
+    };
     const list = await authed(`/api/v1/accounts/${a.account}/s3keys`, {}, a.bearer);
     const text = await list.text();
-    expect(JSON.parse(text).data.map((k: { accessKeyId: string }) => k.accessKeyId).sort()).toEqual([a.key, extra.accessKeyId].sort());
+    expect(
+      JSON.parse(text)
+        .data.map((k: { accessKeyId: string }) => k.accessKeyId)
+        .sort(),
+    ).toEqual([a.key, extra.accessKeyId].sort());
     expect(text).not.toContain(a.secret);
     expect(text).not.toContain(extra.secretAccessKey);
     expect((await authed(`/api/v1/accounts/${a.account}/s3keys`, {}, b.bearer)).status).toBe(404);
@@ -80,7 +91,12 @@ describe("buckets per account", () => {
 
   it("ListBuckets lists only the signer's buckets; a taken name is BucketAlreadyExists", async (ctx) => {
     const [put, made, taken, mine] = await botoAll(ctx, [
-      { op: "put_object", params: { Bucket: A_BUCKET, Key: "private/b.txt", Body: "A's second" }, key: a.key, secret: a.secret },
+      {
+        op: "put_object",
+        params: { Bucket: A_BUCKET, Key: "private/b.txt", Body: "A's second" },
+        key: a.key,
+        secret: a.secret,
+      },
       { op: "create_bucket", params: { Bucket: "tenant-a-made" }, key: a.key, secret: a.secret },
       { op: "create_bucket", params: { Bucket: "tenant-a-made" }, key: b.key, secret: b.secret },
       { op: "create_bucket", params: { Bucket: "tenant-b-made" }, key: b.key, secret: b.secret },
@@ -162,7 +178,11 @@ describe("buckets per account", () => {
       grantPolicy(bucket, [b.account], { Condition: { IpAddress: { "aws:SourceIp": "10.0.0.0/8" } } }),
       "not json",
     ];
-    const answers = await as(ctx, a, bad.map((Policy) => ({ op: "put_bucket_policy", params: { Bucket: bucket, Policy } })));
+    const answers = await as(
+      ctx,
+      a,
+      bad.map((Policy) => ({ op: "put_bucket_policy", params: { Bucket: bucket, Policy } })),
+    );
     expect(answers.map((r) => [r.status, r.error?.Code])).toEqual(bad.map(() => [400, "MalformedPolicy"]));
   });
 });
@@ -171,8 +191,13 @@ describe("descriptors with keys", () => {
   it("B cannot act as A by giving A's keys in a descriptor: 403 without the keys echoed", async () => {
     const body = {
       input: { bounds: { bbox: [0, 0, 1, 1] }, data: [{ type: "sentinel-2-l2a" }] },
-      output: { width: 8, height: 8, delivery: { s3: { url: `s3://${A_BUCKET}/from-b`, accessKey: a.key, secretAccessKey: a.secret } } },
-      evalscript: "//VERSION=3\nfunction setup(){return {input:['B04'],output:{bands:1}}}\nfunction evaluatePixel(s){return [s.B04]}",
+      output: {
+        width: 8,
+        height: 8,
+        delivery: { s3: { url: `s3://${A_BUCKET}/from-b`, accessKey: a.key, secretAccessKey: a.secret } },
+      },
+      evalscript:
+        "//VERSION=3\nfunction setup(){return {input:['B04'],output:{bands:1}}}\nfunction evaluatePixel(s){return [s.B04]}",
     };
     await refused(await authed("/api/v1/async/process", jsonInit("POST", body), b.bearer), [a.secret, a.key]);
     expect((await env.BUCKETS.list({ prefix: `${A_BUCKET}/from-b` })).objects).toEqual([]);

@@ -7,13 +7,22 @@ import { sampleFile } from "../helpers/seed";
 
 const layerOf = async (name: string) => readGeoPackage(new Uint8Array(await sampleFile(`fixtures/vector/${name}`)));
 const reference = async () =>
-  JSON.parse(new TextDecoder().decode(await sampleFile("fixtures/vector/reference.json"))) as Record<string, { layers: { features: { envelope: number[] }[] }[] }>;
+  JSON.parse(new TextDecoder().decode(await sampleFile("fixtures/vector/reference.json"))) as Record<
+    string,
+    { layers: { features: { envelope: number[] }[] }[] }
+  >;
 
 const message = (fn: () => unknown): string => engineErrorOf(fn).message;
 
 /** A copy of the layer with feature `index`'s properties replaced by `props` (merged). */
-function withProps(layer: GeoPackageLayer, index: number, props: Record<string, number | string | null>): GeoPackageLayer {
-  const features = layer.features.map((f, i) => (i === index ? { ...f, properties: { ...f.properties, ...props } } : f));
+function withProps(
+  layer: GeoPackageLayer,
+  index: number,
+  props: Record<string, number | string | null>,
+): GeoPackageLayer {
+  const features = layer.features.map((f, i) =>
+    i === index ? { ...f, properties: { ...f.properties, ...props } } : f,
+  );
   return { ...layer, features };
 }
 
@@ -43,18 +52,38 @@ describe("batchFeatures", () => {
 
   it("refuses missing sizes, mixed or half sizes, bad values, duplicate or unsafe identifiers", async () => {
     const layer = await layerOf("batch_features.gpkg");
-    expect(message(() => batchFeatures(layer))).toBe('Feature 4 ("field-d") has no width and height or resolution, and the request sets no defaults.');
-    expect(message(() => batchFeatures(layer, { width: 10, height: 10, resolution: 10 }))).toBe("defaults: set either width and height or resolution, not both.");
-    expect(message(() => batchFeatures(layer, { width: 10 }))).toBe("defaults: width and height must be set together (height is missing).");
-    expect(message(() => batchFeatures(layer, { width: 3501, height: 10 }))).toMatch(/width 3501 must be an integer from 1 to 3500/);
-    expect(message(() => batchFeatures(withProps(layer, 1, { width: 20 }), { resolution: 5 }))).toMatch(/Feature 2 \("field-b"\): set either width and height or resolution/);
-    expect(message(() => batchFeatures(withProps(layer, 1, { resolution: -1 }), { resolution: 5 }))).toMatch(/resolution -1 must be a number > 0/);
-    expect(message(() => batchFeatures(withProps(layer, 1, { resolution: "ten" }), { resolution: 5 }))).toMatch(/column resolution holds "ten", not a number/);
+    expect(message(() => batchFeatures(layer))).toBe(
+      'Feature 4 ("field-d") has no width and height or resolution, and the request sets no defaults.',
+    );
+    expect(message(() => batchFeatures(layer, { width: 10, height: 10, resolution: 10 }))).toBe(
+      "defaults: set either width and height or resolution, not both.",
+    );
+    expect(message(() => batchFeatures(layer, { width: 10 }))).toBe(
+      "defaults: width and height must be set together (height is missing).",
+    );
+    expect(message(() => batchFeatures(layer, { width: 3501, height: 10 }))).toMatch(
+      /width 3501 must be an integer from 1 to 3500/,
+    );
+    expect(message(() => batchFeatures(withProps(layer, 1, { width: 20 }), { resolution: 5 }))).toMatch(
+      /Feature 2 \("field-b"\): set either width and height or resolution/,
+    );
+    expect(message(() => batchFeatures(withProps(layer, 1, { resolution: -1 }), { resolution: 5 }))).toMatch(
+      /resolution -1 must be a number > 0/,
+    );
+    expect(message(() => batchFeatures(withProps(layer, 1, { resolution: "ten" }), { resolution: 5 }))).toMatch(
+      /column resolution holds "ten", not a number/,
+    );
     expect(message(() => batchFeatures(withProps(layer, 2, { identifier: "field-a" }), { resolution: 5 }))).toBe(
       'Feature 3 ("field-a"): identifier "field-a" is also used by feature 1; identifiers must be unique.',
     );
-    expect(message(() => batchFeatures(withProps(layer, 0, { identifier: "a/b" }), { resolution: 5 }))).toMatch(/must not contain/);
-    expect(message(() => batchFeatures(withProps(layer, 0, { identifier: null }), { resolution: 5 }))).toMatch(/Feature 1: column identifier must be a non-empty text or integer/);
-    expect(message(() => batchFeatures({ ...layer, features: [] }, { resolution: 5 }))).toBe('Layer "features" of the GeoPackage has no features.');
+    expect(message(() => batchFeatures(withProps(layer, 0, { identifier: "a/b" }), { resolution: 5 }))).toMatch(
+      /must not contain/,
+    );
+    expect(message(() => batchFeatures(withProps(layer, 0, { identifier: null }), { resolution: 5 }))).toMatch(
+      /Feature 1: column identifier must be a non-empty text or integer/,
+    );
+    expect(message(() => batchFeatures({ ...layer, features: [] }, { resolution: 5 }))).toBe(
+      'Layer "features" of the GeoPackage has no features.',
+    );
   });
 });

@@ -5,7 +5,12 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Geometry } from "geojson";
-import { listGeoPackageLayers, readGeoPackage, readGeoPackageObject, type GeoPackageLayer } from "../../src/vector/geopackage";
+import {
+  listGeoPackageLayers,
+  readGeoPackage,
+  readGeoPackageObject,
+  type GeoPackageLayer,
+} from "../../src/vector/geopackage";
 import { resolveBucket } from "../../src/buckets";
 import { EngineError } from "../../src/raster/errors";
 import { sampleFile } from "../helpers/seed";
@@ -17,12 +22,18 @@ interface RefLayer {
   fidColumn: string;
   epsg: number;
   featureCount: number;
-  features: { fid: number; geometry: Geometry | null; envelope: number[] | null; properties: Record<string, unknown> }[];
+  features: {
+    fid: number;
+    geometry: Geometry | null;
+    envelope: number[] | null;
+    properties: Record<string, unknown>;
+  }[];
 }
 type Reference = Record<string, { layers: RefLayer[] }>;
 
 const bytes = async (name: string) => new Uint8Array(await sampleFile(`fixtures/vector/${name}`));
-const reference = async () => JSON.parse(new TextDecoder().decode(await sampleFile("fixtures/vector/reference.json"))) as Reference;
+const reference = async () =>
+  JSON.parse(new TextDecoder().decode(await sampleFile("fixtures/vector/reference.json"))) as Reference;
 
 /** All coordinates of a geometry, flattened. */
 function flat(g: unknown): number[] {
@@ -52,7 +63,10 @@ function expectSameLayer(layer: GeoPackageLayer, ref: RefLayer) {
 }
 
 async function rejection(p: Promise<unknown>): Promise<EngineError> {
-  const e = await p.then(() => null, (x: unknown) => x);
+  const e = await p.then(
+    () => null,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(EngineError);
   expect((e as EngineError).kind).toBe("invalid-argument");
   return e as EngineError;
@@ -65,12 +79,19 @@ describe("readGeoPackage", () => {
     expectSameLayer(layer, ref.layers[0]!);
     expect(layer.columns).toEqual(["name", "crop", "area_ha", "sown"]);
     expect(layer.features.filter((f) => f.geometry!.type === "MultiPolygon").map((f) => f.fid)).toEqual([14]);
-    expect(layer.features.filter((f) => f.geometry?.type === "Polygon" && f.geometry.coordinates.length === 2).map((f) => f.fid)).toEqual([7]);
+    expect(
+      layer.features
+        .filter((f) => f.geometry?.type === "Polygon" && f.geometry.coordinates.length === 2)
+        .map((f) => f.fid),
+    ).toEqual([7]);
   });
 
   it("reads the same fields in EPSG:4326 (lon, lat) and a layer chosen by name", async () => {
     const refs = await reference();
-    expectSameLayer(await readGeoPackage(await bytes("westflanders_fields_4326.gpkg")), refs["westflanders_fields_4326.gpkg"]!.layers[0]!);
+    expectSameLayer(
+      await readGeoPackage(await bytes("westflanders_fields_4326.gpkg")),
+      refs["westflanders_fields_4326.gpkg"]!.layers[0]!,
+    );
     const footprint = await readGeoPackage(await bytes("westflanders_fields.gpkg"), { layer: "footprint" });
     expectSameLayer(footprint, refs["westflanders_fields.gpkg"]!.layers[1]!);
   });
@@ -103,13 +124,23 @@ describe("readGeoPackage", () => {
   });
 
   it("refuses non-GeoPackages, unknown layers, refused and unreadable geometry types with invalid-argument", async () => {
-    expect((await rejection(readGeoPackage(new TextEncoder().encode("hello, not sqlite at all ".repeat(50))))).message).toMatch(/not a GeoPackage/);
+    expect(
+      (await rejection(readGeoPackage(new TextEncoder().encode("hello, not sqlite at all ".repeat(50))))).message,
+    ).toMatch(/not a GeoPackage/);
     const truncated = (await bytes("westflanders_fields.gpkg")).slice(0, 4096);
     expect((await rejection(readGeoPackage(truncated))).message).toMatch(/not a readable GeoPackage/);
-    expect((await rejection(readGeoPackage(await bytes("plain.sqlite")))).message).toMatch(/gpkg_spatial_ref_sys, gpkg_contents, gpkg_geometry_columns missing/);
-    expect((await rejection(readGeoPackage(await bytes("westflanders_fields.gpkg"), { layer: "roads" }))).message).toMatch(/no feature layer "roads"; its feature layers: fields, footprint, curves/);
-    expect((await rejection(readGeoPackage(await bytes("westflanders_fields.gpkg"), { layer: "curves" }))).message).toMatch(/Feature 1 of layer "curves": the WKB geometry cannot be read/);
-    const points = await rejection(readGeoPackage(await bytes("westflanders_fields.gpkg"), { geometryTypes: ["Point"] }));
+    expect((await rejection(readGeoPackage(await bytes("plain.sqlite")))).message).toMatch(
+      /gpkg_spatial_ref_sys, gpkg_contents, gpkg_geometry_columns missing/,
+    );
+    expect(
+      (await rejection(readGeoPackage(await bytes("westflanders_fields.gpkg"), { layer: "roads" }))).message,
+    ).toMatch(/no feature layer "roads"; its feature layers: fields, footprint, curves/);
+    expect(
+      (await rejection(readGeoPackage(await bytes("westflanders_fields.gpkg"), { layer: "curves" }))).message,
+    ).toMatch(/Feature 1 of layer "curves": the WKB geometry cannot be read/);
+    const points = await rejection(
+      readGeoPackage(await bytes("westflanders_fields.gpkg"), { geometryTypes: ["Point"] }),
+    );
     expect(points.message).toMatch(/Feature 1 of layer "fields" is a Polygon; accepted geometry types: Point/);
   });
 
@@ -120,13 +151,18 @@ describe("readGeoPackage", () => {
       ["hostile_view_columns.gpkg", /GeoPackage's table gpkg_geometry_columns is a view, not an ordinary table/],
       ["hostile_view_layer.gpkg", /GeoPackage's feature layer features is a view, not an ordinary table/],
       ["hostile_virtual_layer.gpkg", /GeoPackage's feature layer features is a virtual table, not an ordinary table/],
-      ["hostile_generated.gpkg", /GeoPackage's feature layer features has generated column\(s\) heavy: only stored columns are read/],
+      [
+        "hostile_generated.gpkg",
+        /GeoPackage's feature layer features has generated column\(s\) heavy: only stored columns are read/,
+      ],
     ] as const;
     for (const [file, reason] of cases) {
       const e = await rejection(readGeoPackage(await bytes(file)));
       expect([e.kind, e.message], file).toEqual(["invalid-argument", expect.stringMatching(reason)]);
     }
-    expect((await rejection(listGeoPackageLayers(await bytes("hostile_view_columns.gpkg")))).message).toMatch(/is a view/);
+    expect((await rejection(listGeoPackageLayers(await bytes("hostile_view_columns.gpkg")))).message).toMatch(
+      /is a view/,
+    );
     const steps = await rejection(readGeoPackage(await bytes("batch_features.gpkg"), { maxSteps: 12 }));
     expect(steps.message).toMatch(/needs more than 12 SQLite steps/);
     // the unchanged file still reads, rtree virtual tables and triggers beside its layer included
@@ -140,6 +176,8 @@ describe("readGeoPackageObject", () => {
     await bucket.store.put(bucket.key("fields.gpkg"), await bytes("westflanders_fields.gpkg"));
     const layer = await readGeoPackageObject(bucket.store, bucket.key("fields.gpkg"));
     expect(layer.features.length).toBe(20);
-    expect((await rejection(readGeoPackageObject(bucket.store, bucket.key("nope.gpkg")))).message).toBe("GeoPackage s3://gpkg-test/inputs/nope.gpkg does not exist.");
+    expect((await rejection(readGeoPackageObject(bucket.store, bucket.key("nope.gpkg")))).message).toBe(
+      "GeoPackage s3://gpkg-test/inputs/nope.gpkg does not exist.",
+    );
   });
 });

@@ -32,15 +32,23 @@ describe("GetMap parameters", () => {
       expect(r.crs.epsg).toBe(4326);
       expect([r.width, r.height, r.format, r.transparent, r.layer]).toEqual([64, 32, "image/png", false, "TC"]);
     }
-    const m = parseGetMap(q(`${BASE}&CRS=EPSG:3857&BBOX=-1324000,2800000,-1290000,2830000&TRANSPARENT=true&MAXCC=20&STYLES=default`));
+    const m = parseGetMap(
+      q(`${BASE}&CRS=EPSG:3857&BBOX=-1324000,2800000,-1290000,2830000&TRANSPARENT=true&MAXCC=20&STYLES=default`),
+    );
     expect([m.crs.epsg, m.bbox[0], m.transparent, m.maxcc, m.style]).toEqual([3857, -1324000, true, 20, "default"]);
   });
 
   it("TIME: a range, a date (its whole UTC day), a date-time, a range with a period", () => {
     expect(parseTime("2020-02-01/2020-03-01")).toEqual({ from: Date.UTC(2020, 1, 1), to: Date.UTC(2020, 2, 2) - 1 });
     expect(parseTime("2020-02-19")).toEqual({ from: Date.UTC(2020, 1, 19), to: Date.UTC(2020, 1, 20) - 1 });
-    expect(parseTime("2020-02-19T11:34:25Z")).toEqual({ from: Date.UTC(2020, 1, 19, 11, 34, 25), to: Date.UTC(2020, 1, 19, 11, 34, 25) });
-    expect(parseTime("2020-02-19T00:00:00Z/2020-02-20T00:00:00Z/P1D")).toEqual({ from: Date.UTC(2020, 1, 19), to: Date.UTC(2020, 1, 20) });
+    expect(parseTime("2020-02-19T11:34:25Z")).toEqual({
+      from: Date.UTC(2020, 1, 19, 11, 34, 25),
+      to: Date.UTC(2020, 1, 19, 11, 34, 25),
+    });
+    expect(parseTime("2020-02-19T00:00:00Z/2020-02-20T00:00:00Z/P1D")).toEqual({
+      from: Date.UTC(2020, 1, 19),
+      to: Date.UTC(2020, 1, 20),
+    });
   });
 
   it.each([
@@ -96,7 +104,8 @@ describe("version negotiation (WMS 1.3.0 / 1.1.1 section 6.2.4)", () => {
   });
 
   it("a VERSION that is not a version number is InvalidParameterValue", () => {
-    for (const v of ["latest", "1.3.0.0", "1..3", "-1"]) expect(codeOf(() => negotiateVersion(v))).toBe("InvalidParameterValue@VERSION");
+    for (const v of ["latest", "1.3.0.0", "1..3", "-1"])
+      expect(codeOf(() => negotiateVersion(v))).toBe("InvalidParameterValue@VERSION");
   });
 });
 
@@ -107,7 +116,11 @@ describe("Web Mercator tiles", () => {
 
   it("tile 0/0/0 is the whole EPSG:3857 square; tile corners match the slippy-map formulas", () => {
     expect(tileBbox(0, 0, 0)).toEqual([-MERCATOR_HALF, -MERCATOR_HALF, MERCATOR_HALF, MERCATOR_HALF]);
-    for (const [z, x, y] of [[1, 1, 0], [9, 239, 219], [12, 1913, 1758]] as const) {
+    for (const [z, x, y] of [
+      [1, 1, 0],
+      [9, 239, 219],
+      [12, 1913, 1758],
+    ] as const) {
       const b = tileBbox(z, x, y);
       const [w, n] = proj4("EPSG:3857", "EPSG:4326", [b[0], b[3]]);
       const [e, s] = proj4("EPSG:3857", "EPSG:4326", [b[2], b[1]]);
@@ -123,11 +136,24 @@ describe("GetCapabilities XML", () => {
   const layer: LayerInput = {
     id: "TRUE_COLOR",
     title: "True colour & more",
-    styles: [{ name: "default", evalScript: "//VERSION=3" }, { name: "bright", description: "Brighter", evalScript: "//VERSION=3" }],
-    datasourceDefaults: { type: "sentinel-2-l2a", timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-03-01T00:00:00Z" } },
+    styles: [
+      { name: "default", evalScript: "//VERSION=3" },
+      { name: "bright", description: "Brighter", evalScript: "//VERSION=3" },
+    ],
+    datasourceDefaults: {
+      type: "sentinel-2-l2a",
+      timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-03-01T00:00:00Z" },
+    },
   };
   const caps = (version: "1.1.1" | "1.3.0") =>
-    capabilitiesXml(version, "http://h/ogc/wms/abc", "My <maps>", [layer], new Map([["sentinel-2-l2a", { bbox: [-12, 24.3, -10.8, 25.3], interval: ["2017-08-24", "2023-06-06"] }]]), () => "sentinel-2-l2a");
+    capabilitiesXml(
+      version,
+      "http://h/ogc/wms/abc",
+      "My <maps>",
+      [layer],
+      new Map([["sentinel-2-l2a", { bbox: [-12, 24.3, -10.8, 25.3], interval: ["2017-08-24", "2023-06-06"] }]]),
+      () => "sentinel-2-l2a",
+    );
   const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@", parseAttributeValue: true });
   const doc = parser.parse(caps("1.3.0"));
 
@@ -144,7 +170,12 @@ describe("GetCapabilities XML", () => {
     const l = caps.Capability.Layer.Layer;
     expect(l.Name).toBe("TRUE_COLOR");
     expect(l.Title).toBe("True colour & more");
-    expect(l.EX_GeographicBoundingBox).toEqual({ westBoundLongitude: -12, eastBoundLongitude: -10.8, southBoundLatitude: 24.3, northBoundLatitude: 25.3 });
+    expect(l.EX_GeographicBoundingBox).toEqual({
+      westBoundLongitude: -12,
+      eastBoundLongitude: -10.8,
+      southBoundLatitude: 24.3,
+      northBoundLatitude: 25.3,
+    });
     expect(l.Dimension["@name"]).toBe("time");
     expect(l.Dimension["@units"]).toBe("ISO8601");
     expect(l.Dimension["@default"]).toBe("2020-02-01/2020-03-01");
@@ -175,7 +206,16 @@ describe("GetCapabilities XML", () => {
     expect(l.Extent["@default"]).toBe("2020-02-01/2020-03-01");
     expect(l.Extent["#text"]).toBe("2017-08-24/2023-06-06/P1D");
     // the DTD's element order: Name, Title, Abstract, SRS*, LatLonBoundingBox, BoundingBox*, Dimension*, Extent*, Style*
-    const order = ["<Name>", "<Title>", "<Abstract", "<LatLonBoundingBox", "<BoundingBox", "<Dimension", "<Extent", "<Style>"];
+    const order = [
+      "<Name>",
+      "<Title>",
+      "<Abstract",
+      "<LatLonBoundingBox",
+      "<BoundingBox",
+      "<Dimension",
+      "<Extent",
+      "<Style>",
+    ];
     const inner = xml.slice(xml.indexOf("<Layer queryable"));
     const at = order.map((t) => inner.indexOf(t));
     expect(at.every((i) => i >= 0)).toBe(true);
@@ -187,7 +227,9 @@ describe("capabilities CRS list", () => {
   it("advertises every CRS GetMap accepts: Sentinel Hub's list with the UTM zones; each listed one is accepted", () => {
     for (const version of ["1.1.1", "1.3.0"] as const) {
       const crs = CAPABILITY_CRS[version];
-      expect(crs).toEqual(expect.arrayContaining(["EPSG:4326", "EPSG:3857", "EPSG:32601", "EPSG:32631", "EPSG:32760", "EPSG:3035"]));
+      expect(crs).toEqual(
+        expect.arrayContaining(["EPSG:4326", "EPSG:3857", "EPSG:32601", "EPSG:32631", "EPSG:32760", "EPSG:3035"]),
+      );
       expect(crs.filter((c) => /^EPSG:32[67]\d\d$/.test(c))).toHaveLength(120);
       const param = version === "1.3.0" ? "CRS" : "SRS";
       for (const c of crs) {

@@ -23,9 +23,13 @@ describe("WMS / WMTS processing units", () => {
     const [owner, other] = [await newAccount(), await newAccount()];
     const inst = await createInstance(await tokenOf(owner.client), [layerBody("RED", RED)]);
     // 29RKH around (-11.95, 24.35): a GetMap in EPSG:4326 (lat, lon axis order) and the zoom-10 tile holding it
-    const map = await call(`/ogc/wms/${inst.id}?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetMap&LAYERS=RED&CRS=EPSG:4326&BBOX=24.3,-12.0,24.4,-11.9&WIDTH=64&HEIGHT=64&FORMAT=image/png`);
+    const map = await call(
+      `/ogc/wms/${inst.id}?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetMap&LAYERS=RED&CRS=EPSG:4326&BBOX=24.3,-12.0,24.4,-11.9&WIDTH=64&HEIGHT=64&FORMAT=image/png`,
+    );
     expect(map.status, await map.clone().text()).toBe(200);
-    const tile = await call(`/ogc/wmts/${inst.id}?REQUEST=GetTile&LAYER=RED&TILEMATRIXSET=PopularWebMercator256&TILEMATRIX=10&TILECOL=478&TILEROW=440`);
+    const tile = await call(
+      `/ogc/wmts/${inst.id}?REQUEST=GetTile&LAYER=RED&TILEMATRIXSET=PopularWebMercator256&TILEMATRIX=10&TILECOL=478&TILEROW=440`,
+    );
     expect(tile.status, await tile.clone().text()).toBe(200);
     const spent = [map, tile].map((r) => Number(r.headers.get("x-processingunits-spent")));
     expect(spent.every((pu) => pu > 0)).toBe(true);

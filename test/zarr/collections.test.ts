@@ -32,11 +32,27 @@ async function tokenFor(accountId: string): Promise<string> {
   return ((await r.json()) as { access_token: string }).access_token;
 }
 
-const json = (method: string, body: unknown): RequestInit => ({ method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-type Zarr = { id: string; status: string; ingestionErrors: string | null; width: number; height: number; name: string; envelope: { coordinates: number[][][] }; additionalData: { bands: Record<string, unknown>; maxMetersPerPixel: number } };
+const json = (method: string, body: unknown): RequestInit => ({
+  method,
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
+type Zarr = {
+  id: string;
+  status: string;
+  ingestionErrors: string | null;
+  width: number;
+  height: number;
+  name: string;
+  envelope: { coordinates: number[][][] };
+  additionalData: { bands: Record<string, unknown>; maxMetersPerPixel: number };
+};
 
 /** Creates a collection: the answer (status, CREATED, the spec's first state) and the collection once ingested. */
-async function createZarr(body: Record<string, unknown>, bearer = owner): Promise<{ status: number; created: Zarr; data: Zarr }> {
+async function createZarr(
+  body: Record<string, unknown>,
+  bearer = owner,
+): Promise<{ status: number; created: Zarr; data: Zarr }> {
   const r = await authed(ROOT, json("POST", { name: "West Flanders", crs: CRS(32631), ...body }), bearer);
   const created = ((await r.json()) as { data: Zarr }).data;
   return { status: r.status, created, data: r.status === 201 ? await settledZarr(bearer, created.id) : created };
@@ -48,7 +64,10 @@ function evaluatePixel(s){return [s.B04, s.B08, s.dataMask]}`;
 
 function processBody(type: string, from: string, to: string, evalscript = SCRIPT) {
   return {
-    input: { bounds: { bbox: BBOX, properties: { crs: CRS(32631) } }, data: [{ type, dataFilter: { timeRange: { from, to } }, processing: { harmonizeValues: false } }] },
+    input: {
+      bounds: { bbox: BBOX, properties: { crs: CRS(32631) } },
+      data: [{ type, dataFilter: { timeRange: { from, to } }, processing: { harmonizeValues: false } }],
+    },
     output: { width: 64, height: 64, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
     evalscript,
   };
@@ -73,23 +92,42 @@ describe("a Zarr collection from the West Flanders group", () => {
   it("is INGESTED with its grid, bands and arrays", async () => {
     const r = await authed(`/zarr/v1/collections/${id}`, {}, owner);
     const { data } = (await r.json()) as { data: Zarr & Record<string, unknown> };
-    expect([data.status, data.ingestionErrors, data.width, data.height, data.s3Bucket, data.path]).toEqual(["INGESTED", null, 64, 64, "zarr-user", "stores/westflanders.zarr/"]);
+    expect([data.status, data.ingestionErrors, data.width, data.height, data.s3Bucket, data.path]).toEqual([
+      "INGESTED",
+      null,
+      64,
+      64,
+      "zarr-user",
+      "stores/westflanders.zarr/",
+    ]);
     expect(data.envelope.coordinates[0]![0]).toEqual([501360, 5629040]);
     expect(data.envelope.coordinates[0]![2]).toEqual([502000, 5629680]);
     expect(Object.keys(data.additionalData.bands)).toEqual(["B02", "B03", "B04", "B08"]);
     expect(data.additionalData.bands.B04).toEqual({ bitDepth: 32, sampleFormat: "UINT", noData: 0, aliases: [] });
     expect(data.additionalData.maxMetersPerPixel).toBe(30);
-    const arrays = (await (await authed(`${ROOT}/${id}/arrays?count=2`, {}, owner)).json()) as { data: { name: string }[]; links: { next?: string } };
+    const arrays = (await (await authed(`${ROOT}/${id}/arrays?count=2`, {}, owner)).json()) as {
+      data: { name: string }[];
+      links: { next?: string };
+    };
     expect(arrays.data.map((a) => a.name)).toEqual(["B02", "B03"]);
     expect(arrays.links.next).toBeDefined();
-    const one = (await (await authed(`${ROOT}/${id}/arrays/B04`, {}, owner)).json()) as { data: { path: string; zarray: { shape: number[]; dtype: string }; zattrs: unknown } };
-    expect([one.data.path, one.data.zarray.shape, one.data.zarray.dtype]).toEqual(["stores/westflanders.zarr/B04/", [19, 64, 64], "<u4"]);
+    const one = (await (await authed(`${ROOT}/${id}/arrays/B04`, {}, owner)).json()) as {
+      data: { path: string; zarray: { shape: number[]; dtype: string }; zattrs: unknown };
+    };
+    expect([one.data.path, one.data.zarray.shape, one.data.zarray.dtype]).toEqual([
+      "stores/westflanders.zarr/B04/",
+      [19, 64, 64],
+      "<u4",
+    ]);
     expect(one.data.zattrs).toEqual({ _ARRAY_DIMENSIONS: ["time", "y", "x"] });
     expect((await authed(`${ROOT}/${id}/arrays/B05`, {}, owner)).status).toBe(404);
   });
 
   it("Process: each date equals the built-in collection over the same COGs (SIMPLE, one scene)", async () => {
-    for (const [from, to] of [["2017-08-24T00:00:00Z", "2017-08-25T00:00:00Z"], ["2018-04-16T00:00:00Z", "2018-04-17T00:00:00Z"]]) {
+    for (const [from, to] of [
+      ["2017-08-24T00:00:00Z", "2017-08-25T00:00:00Z"],
+      ["2018-04-16T00:00:00Z", "2018-04-17T00:00:00Z"],
+    ]) {
       const z = await pixels(`zarr-${id}`, from!, to!);
       expect(z.filter((v, i) => i % 3 === 2 && v === 1).length).toBeGreaterThan(4000);
       expect(z).toEqual(await pixels("sentinel-2-l2a", from!, to!));
@@ -106,11 +144,19 @@ function evaluatePixel(s){let n=0,sum=0;for(const x of s){if(x.dataMask){n++;sum
   });
 
   it("data fusion with the built-in collection: zarr B04 minus file B04 is 0 everywhere", async () => {
-    const body = processBody("x", "2018-04-19T00:00:00Z", "2018-04-20T00:00:00Z", `//VERSION=3
+    const body = processBody(
+      "x",
+      "2018-04-19T00:00:00Z",
+      "2018-04-20T00:00:00Z",
+      `//VERSION=3
 function setup(){return {input:[{datasource:"z",bands:["B04"],units:"DN"},{datasource:"s2",bands:["B04"],units:"DN"}], output:{bands:2, sampleType:"FLOAT32"}}}
-function evaluatePixel(s){return [s.z[0].B04 - s.s2[0].B04, s.z[0].B04]}`);
+function evaluatePixel(s){return [s.z[0].B04 - s.s2[0].B04, s.z[0].B04]}`,
+    );
     const d0 = body.input.data[0]!;
-    body.input.data = [{ ...d0, id: "z", type: `zarr-${id}` } as typeof d0, { ...d0, id: "s2", type: "sentinel-2-l2a" } as typeof d0];
+    body.input.data = [
+      { ...d0, id: "z", type: `zarr-${id}` } as typeof d0,
+      { ...d0, id: "s2", type: "sentinel-2-l2a" } as typeof d0,
+    ];
     const r = await process(body, owner);
     if (r.status !== 200) expect.fail(await r.text());
     const v = Array.from((await readTiff(await r.arrayBuffer())).data);
@@ -121,9 +167,15 @@ function evaluatePixel(s){return [s.z[0].B04 - s.s2[0].B04, s.z[0].B04]}`);
   it("Statistics: daily B04 statistics equal the built-in collection's", async () => {
     const stats = async (type: string) => {
       const body = {
-        input: { bounds: { bbox: BBOX, properties: { crs: CRS(32631) } }, data: [{ type, processing: { harmonizeValues: false } }] },
+        input: {
+          bounds: { bbox: BBOX, properties: { crs: CRS(32631) } },
+          data: [{ type, processing: { harmonizeValues: false } }],
+        },
         aggregation: {
-          timeRange: { from: "2018-04-01T00:00:00Z", to: "2018-05-01T00:00:00Z" }, aggregationInterval: { of: "P1D" }, width: 64, height: 64,
+          timeRange: { from: "2018-04-01T00:00:00Z", to: "2018-05-01T00:00:00Z" },
+          aggregationInterval: { of: "P1D" },
+          width: 64,
+          height: 64,
           evalscript: `//VERSION=3
 function setup(){return {input:[{bands:["B04","dataMask"],units:"DN"}], output:[{id:"default",bands:1,sampleType:"FLOAT32"},{id:"dataMask",bands:1}]}}
 function evaluatePixel(s){return {default:[s.B04], dataMask:[s.dataMask]}}`,
@@ -141,7 +193,9 @@ function evaluatePixel(s){return {default:[s.B04], dataMask:[s.dataMask]}}`,
 
   it("catalog: the 19 time steps are items of zarr-<id> for the owner only", async () => {
     const cat = `/api/v1/catalog/1.0.0/collections/zarr-${id}`;
-    const items = (await (await authed(`${cat}/items?limit=100`, {}, owner)).json()) as { features: { id: string; properties: { datetime: string } }[] };
+    const items = (await (await authed(`${cat}/items?limit=100`, {}, owner)).json()) as {
+      features: { id: string; properties: { datetime: string } }[];
+    };
     expect(items.features).toHaveLength(19);
     expect(items.features.map((f) => f.properties.datetime)).toContain("2018-04-19T11:01:27Z");
     expect((await authed(cat, {}, other)).status).toBe(404);
@@ -162,7 +216,11 @@ function evaluatePixel(s){return {default:[s.B04], dataMask:[s.dataMask]}}`,
     expect(list.data).toEqual([]);
     const r = await process(processBody(`zarr-${id}`, "2018-04-19T00:00:00Z", "2018-04-20T00:00:00Z"), other);
     expect(r.status).toBe(404);
-    expect(await envelope(r)).toMatchObject({ message: `Zarr collection ${id} not found.`, code: "COMMON_NOT_FOUND", errors: { collection: `zarr-${id}` } });
+    expect(await envelope(r)).toMatchObject({
+      message: `Zarr collection ${id} not found.`,
+      code: "COMMON_NOT_FOUND",
+      errors: { collection: `zarr-${id}` },
+    });
   });
 });
 
@@ -196,13 +254,21 @@ describe("bad inputs", () => {
   });
 
   it("missing coordinate arrays", async () => {
-    await putZarrFixture("westflanders.zarr", "s3://zarr-user/stores/nox.zarr", (f, b) => (f.startsWith("x/") ? null : b));
-    expect(await failed("stores/nox.zarr/")).toBe("missing coordinate arrays: the group needs x and y (or lon and lat); found B02, B03, B04, B08, time, y");
+    await putZarrFixture("westflanders.zarr", "s3://zarr-user/stores/nox.zarr", (f, b) =>
+      f.startsWith("x/") ? null : b,
+    );
+    expect(await failed("stores/nox.zarr/")).toBe(
+      "missing coordinate arrays: the group needs x and y (or lon and lat); found B02, B03, B04, B08, time, y",
+    );
   });
 
   it("a time array without valid units", async () => {
-    await putZarrFixture("westflanders.zarr", "s3://zarr-user/stores/notime.zarr", (f, b) => (f === "time/.zattrs" ? JSON.stringify({ _ARRAY_DIMENSIONS: ["time"], units: "fortnights since 2000-01-01" }) : b));
-    expect(await failed("stores/notime.zarr/")).toBe('the time array\'s units attribute "fortnights since 2000-01-01" is not "<days|hours|minutes|seconds|millis|micros|nanos> since <ISO 8601 instant>"');
+    await putZarrFixture("westflanders.zarr", "s3://zarr-user/stores/notime.zarr", (f, b) =>
+      f === "time/.zattrs" ? JSON.stringify({ _ARRAY_DIMENSIONS: ["time"], units: "fortnights since 2000-01-01" }) : b,
+    );
+    expect(await failed("stores/notime.zarr/")).toBe(
+      'the time array\'s units attribute "fortnights since 2000-01-01" is not "<days|hours|minutes|seconds|millis|micros|nanos> since <ISO 8601 instant>"',
+    );
   });
 
   it("mismatched shapes and unsupported types", async () => {
@@ -214,7 +280,9 @@ describe("bad inputs", () => {
       return JSON.stringify(z);
     });
     const errors = await failed("stores/bad.zarr/");
-    expect(errors).toBe('array B03 has dtype "<u2"; supported: u4, i4, f4, f8; array B08 is 63x64 (x by y) but the coordinate arrays are 64x64');
+    expect(errors).toBe(
+      'array B03 has dtype "<u2"; supported: u4, i4, f4, f8; array B08 is 63x64 (x by y) but the coordinate arrays are 64x64',
+    );
   });
 
   it("4xx for a bad path, CRS or bucket name, nothing created", async () => {
@@ -245,7 +313,9 @@ describe("update, reingest, delete", () => {
     expect((await pixels(`zarr-${data.id}`, "2018-04-19T00:00:00Z", "2018-04-20T00:00:00Z")).length).toBe(64 * 64 * 3);
     expect((await authed(`${ROOT}/${data.id}`, { method: "DELETE" }, owner)).status).toBe(204);
     expect((await authed(`${ROOT}/${data.id}`, {}, owner)).status).toBe(404);
-    expect((await process(processBody(`zarr-${data.id}`, "2018-04-19T00:00:00Z", "2018-04-20T00:00:00Z"), owner)).status).toBe(404);
+    expect(
+      (await process(processBody(`zarr-${data.id}`, "2018-04-19T00:00:00Z", "2018-04-20T00:00:00Z"), owner)).status,
+    ).toBe(404);
   });
 });
 
@@ -262,12 +332,16 @@ describe("an ingestion killed mid-way (nothing in flight is lost)", () => {
   }
   const expire = (units: ReturnType<typeof unitsStub>) =>
     runInDurableObject(units, (_o, state) => void state.storage.sql.exec("UPDATE task_units SET lease_until = 0"));
-  const get = async (zid: string) => ((await (await authed(`${ROOT}/${zid}`, {}, owner)).json()) as { data: Zarr }).data;
+  const get = async (zid: string) =>
+    ((await (await authed(`${ROOT}/${zid}`, {}, owner)).json()) as { data: Zarr }).data;
 
   it("reingest is refused while its lease runs; once it expired the alarm re-sends it and the queue ingests it", async () => {
     const { id: zid, units } = await killedIngestion("killed");
     const busy = await authed(`${ROOT}/${zid}/reingest`, { method: "PUT" }, owner);
-    expect([busy.status, (await envelope(busy)).message]).toEqual([400, `Zarr collection '${zid}' is being ingested; reingest it once it is INGESTED or FAILED.`]);
+    expect([busy.status, (await envelope(busy)).message]).toEqual([
+      400,
+      `Zarr collection '${zid}' is being ingested; reingest it once it is INGESTED or FAILED.`,
+    ]);
     expect((await get(zid)).status).toBe("INGESTING");
     await expire(units);
     expect(await runDurableObjectAlarm(units)).toBe(true);
@@ -278,7 +352,15 @@ describe("an ingestion killed mid-way (nothing in flight is lost)", () => {
 
   it("a request killed after answering CREATED (the ingestion leased, never run): listed CREATED; the alarm sends it, INGESTED", async () => {
     const zid = crypto.randomUUID();
-    await insertZarr(env, { id: zid, account: OWNER, name: "never run", s3Bucket: "zarr-user", path: "stores/westflanders.zarr/", crs: CRS(32631), created: new Date().toISOString() });
+    await insertZarr(env, {
+      id: zid,
+      account: OWNER,
+      name: "never run",
+      s3Bucket: "zarr-user",
+      path: "stores/westflanders.zarr/",
+      crs: CRS(32631),
+      created: new Date().toISOString(),
+    });
     expect(await leaseZarrIngestion(env, (await getZarr(env, OWNER, zid))!)).toBe(true);
     expect((await get(zid)).status).toBe("CREATED");
     const units = unitsStub(env, `zarr:${zid}`);
@@ -298,7 +380,9 @@ describe("an ingestion killed mid-way (nothing in flight is lost)", () => {
     expect(await runDurableObjectAlarm(units)).toBe(true);
     await vi.waitFor(async () => expect((await get(zid)).status).toBe("FAILED"), { timeout: 15_000, interval: 100 });
     expect((await get(zid)).ingestionErrors).toMatch(/^No attempt finished: 3 attempt\(s\) were each lost/);
-    expect((await process(processBody(`zarr-${zid}`, "2018-04-19T00:00:00Z", "2018-04-20T00:00:00Z"), owner)).status).toBe(404);
+    expect(
+      (await process(processBody(`zarr-${zid}`, "2018-04-19T00:00:00Z", "2018-04-20T00:00:00Z"), owner)).status,
+    ).toBe(404);
     const re = await authed(`${ROOT}/${zid}/reingest`, { method: "PUT" }, owner);
     expect(re.status).toBe(200);
     expect(((await re.json()) as { data: Zarr }).data.status).toBe("INGESTED");

@@ -14,7 +14,10 @@ import { putZarrFixture } from "../helpers/zarr";
 
 /** The account the reader reads the bucket as (it claims the bucket on first use). */
 const READER = crypto.randomUUID();
-const stores = JSON.parse(new TextDecoder().decode(await sampleFile("fixtures/zarr/reader/stores.json"))) as Record<string, string>;
+const stores = JSON.parse(new TextDecoder().decode(await sampleFile("fixtures/zarr/reader/stores.json"))) as Record<
+  string,
+  string
+>;
 const { refs } = await readerRefs();
 
 await readerContract(
@@ -24,7 +27,11 @@ await readerContract(
     await putZarrFixture(stores[file]!, url);
     const bucket = await resolveBucket(env, READER, { url });
     const bands = Array.from({ length: refs[file]!.bandCount }, (_, i) => `b${i + 1}`);
-    return openZarrSlice(objectZarrStore(bucket.store, bucket.prefix), { arrays: bands, crs: crsFromEpsg(refs[file]!.epsg), id: url });
+    return openZarrSlice(objectZarrStore(bucket.store, bucket.prefix), {
+      arrays: bands,
+      crs: crsFromEpsg(refs[file]!.epsg),
+      id: url,
+    });
   },
   Object.keys(stores),
 );

@@ -19,7 +19,8 @@ export class ApiError extends Error {
 /** The current access token, or null (none, or past its expiry: then the session is ended with a notice). */
 export function token() {
   const t = sessionStorage.getItem(KEY);
-  if (t && Date.now() >= Number(sessionStorage.getItem(EXPIRES) ?? Infinity)) return endSession("Your session has expired: log in again."), null;
+  if (t && Date.now() >= Number(sessionStorage.getItem(EXPIRES) ?? Infinity))
+    return (endSession("Your session has expired: log in again."), null);
   return t;
 }
 
@@ -43,7 +44,11 @@ export function takeNotice() {
 
 /** Gets a token with the client credentials flow; keeps it in sessionStorage; resolves to expires_in (s). */
 export async function login(clientId, clientSecret) {
-  const body = new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret });
+  const body = new URLSearchParams({
+    grant_type: "client_credentials",
+    client_id: clientId,
+    client_secret: clientSecret,
+  });
   const r = await fetch("/auth/realms/main/protocol/openid-connect/token", { method: "POST", body });
   const json = await r.json().catch(() => ({}));
   if (!r.ok) throw new ApiError(r.status, json);
@@ -88,17 +93,25 @@ export async function json(path, options) {
  */
 export function showError(where, err, form = document) {
   for (const old of form.querySelectorAll(".field-error")) old.remove();
-  const fields = err.errors && typeof err.errors === "object" ? Object.entries(err.errors).filter(([, m]) => typeof m === "string") : [];
+  const fields =
+    err.errors && typeof err.errors === "object"
+      ? Object.entries(err.errors).filter(([, m]) => typeof m === "string")
+      : [];
   let placed = false;
   for (const [path, message] of fields) {
     const parts = path.split(".");
     let el = null;
-    for (let n = parts.length; n > 0 && !el; n--) el = form.querySelector(`[data-field="${parts.slice(0, n).join(".")}"]`);
+    for (let n = parts.length; n > 0 && !el; n--)
+      el = form.querySelector(`[data-field="${parts.slice(0, n).join(".")}"]`);
     if (!el) continue;
-    el.after(Object.assign(document.createElement("span"), { className: "field-error", role: "alert", textContent: message }));
+    el.after(
+      Object.assign(document.createElement("span"), { className: "field-error", role: "alert", textContent: message }),
+    );
     placed = true;
   }
-  where.textContent = placed ? `${err.status ?? ""} ${err.message}` : `${err.status ? err.status + ": " : ""}${err.message}`;
+  where.textContent = placed
+    ? `${err.status ?? ""} ${err.message}`
+    : `${err.status ? err.status + ": " : ""}${err.message}`;
   where.classList.add("error");
 }
 

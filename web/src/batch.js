@@ -15,7 +15,9 @@ const $ = (id) => document.getElementById(id);
 const BATCH = "/api/v2/batch/process";
 const STATBATCH = "/api/v1/statistics/batch";
 const RUNNING = new Set(["ANALYSING", "PROCESSING"]);
-let timer = null, map = null, started = false;
+let timer = null,
+  map = null,
+  started = false;
 
 /**
  * Whether `action` can be sent to a task in `status` (machine: the service's lifecycle): analyse leads to ANALYSING,
@@ -56,14 +58,28 @@ async function showOutputs(task, stat) {
   if (!where) return showState($("outputsState"), "this task has no S3 output URL");
   showState($("outputsState"), `listing s3://${where.bucket}/${where.prefix} ...`);
   const objects = await listObjects(where.bucket, where.prefix);
-  const download = (o) => actionButton("Download", o.key, async () => {
-    const a = Object.assign(document.createElement("a"), { href: URL.createObjectURL(await getObject(where.bucket, o.key)), download: o.key.split("/").pop() });
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
-  }, async () => {});
-  fillTable($("outputTable"), objects.map((o) => ({ ...o, id: o.key })), (o) => [o.key, `${o.size} bytes`, buttons(download(o))]);
+  const download = (o) =>
+    actionButton(
+      "Download",
+      o.key,
+      async () => {
+        const a = Object.assign(document.createElement("a"), {
+          href: URL.createObjectURL(await getObject(where.bucket, o.key)),
+          download: o.key.split("/").pop(),
+        });
+        a.click();
+        setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+      },
+      async () => {},
+    );
+  fillTable(
+    $("outputTable"),
+    objects.map((o) => ({ ...o, id: o.key })),
+    (o) => [o.key, `${o.size} bytes`, buttons(download(o))],
+  );
   $("outputTable").hidden = false;
-  $("outputCaption").textContent = `Outputs of ${task.id}: s3://${where.bucket}/${where.prefix} (${objects.length} objects, through the S3 endpoint)`;
+  $("outputCaption").textContent =
+    `Outputs of ${task.id}: s3://${where.bucket}/${where.prefix} (${objects.length} objects, through the S3 endpoint)`;
   showState($("outputsState"), `${objects.length} objects`);
 }
 
@@ -72,31 +88,72 @@ function taskButtons(t, stat) {
   const base = stat ? STATBATCH : BATCH;
   const machine = stat ? STATISTICAL_BATCH_MACHINE : BATCH_MACHINE;
   const list = ["analyse", "start", "stop"].map((a) => {
-    const b = actionButton(a[0].toUpperCase() + a.slice(1), t.id, () => json(`${base}/${t.id}/${a}`, { method: "POST" }).catch((err) => showError($("batchState"), err)), refreshBatch);
+    const b = actionButton(
+      a[0].toUpperCase() + a.slice(1),
+      t.id,
+      () => json(`${base}/${t.id}/${a}`, { method: "POST" }).catch((err) => showError($("batchState"), err)),
+      refreshBatch,
+    );
     b.disabled = !allowed(machine, t.status, a);
     b.dataset.action = a;
     return b;
   });
-  list.push(actionButton("Details", t.id, async () => {
-    $("taskJson").textContent = JSON.stringify(await json(`${base}/${t.id}`), null, 2);
-    $("taskDetails").hidden = false;
-    $("taskDetailsTitle").textContent = `${stat ? "Statistical batch" : "Batch"} task ${t.id}`;
-  }, async () => {}));
-  list.push(actionButton("Outputs", t.id, () => showOutputs(t, stat).catch((err) => showError($("outputsState"), err)), async () => {}));
+  list.push(
+    actionButton(
+      "Details",
+      t.id,
+      async () => {
+        $("taskJson").textContent = JSON.stringify(await json(`${base}/${t.id}`), null, 2);
+        $("taskDetails").hidden = false;
+        $("taskDetailsTitle").textContent = `${stat ? "Statistical batch" : "Batch"} task ${t.id}`;
+      },
+      async () => {},
+    ),
+  );
+  list.push(
+    actionButton(
+      "Outputs",
+      t.id,
+      () => showOutputs(t, stat).catch((err) => showError($("outputsState"), err)),
+      async () => {},
+    ),
+  );
   const req = t.request ?? t;
-  if (!stat && req.input?.type === "tiling-grid") list.push(actionButton("Tiles", t.id, async () => previewTiles(req.processRequest.input.bounds, req.input.id, req.input.resolution), async () => {}));
+  if (!stat && req.input?.type === "tiling-grid")
+    list.push(
+      actionButton(
+        "Tiles",
+        t.id,
+        async () => previewTiles(req.processRequest.input.bounds, req.input.id, req.input.resolution),
+        async () => {},
+      ),
+    );
   return buttons(...list);
 }
 
 /** Reloads both task lists; polls every 2 s while a task runs. */
 export async function refreshBatch() {
-  const [batch, stat] = await Promise.all([json(`${BATCH}?count=100`), json(`${STATBATCH}?count=100`).catch(() => ({ data: [] }))]);
-  for (const [table, tasks, isStat] of [[$("batchTable"), batch.data, false], [$("statBatchTable"), stat.data, true]]) {
-    fillTable(table, tasks, (t) => [t.id, t.description ?? t.request?.description ?? "", t.status, progress(t), String(t.costPU ?? ""), taskButtons(t, isStat)]);
+  const [batch, stat] = await Promise.all([
+    json(`${BATCH}?count=100`),
+    json(`${STATBATCH}?count=100`).catch(() => ({ data: [] })),
+  ]);
+  for (const [table, tasks, isStat] of [
+    [$("batchTable"), batch.data, false],
+    [$("statBatchTable"), stat.data, true],
+  ]) {
+    fillTable(table, tasks, (t) => [
+      t.id,
+      t.description ?? t.request?.description ?? "",
+      t.status,
+      progress(t),
+      String(t.costPU ?? ""),
+      taskButtons(t, isStat),
+    ]);
   }
   const busy = [...batch.data, ...stat.data].some((t) => RUNNING.has(t.status));
   clearTimeout(timer);
-  if (busy && document.body.dataset.page === "batch") timer = setTimeout(() => refreshBatch().catch(console.error), 2000);
+  if (busy && document.body.dataset.page === "batch")
+    timer = setTimeout(() => refreshBatch().catch(console.error), 2000);
   if (!started) await start();
 }
 
@@ -105,7 +162,13 @@ function previewTiles(bounds, id, resolution) {
   try {
     const { tiles, layers } = gridTiles(id, resolution, bounds);
     map.show([...(bounds.bbox ? [bboxLayer(bounds.bbox, { color: "#1b5e20" })] : []), ...layers]);
-    showState($("gridState"), `${tiles.length} tiles of grid ${id} at ${resolution}: ${tiles.slice(0, 4).map((t) => t.name).join(", ")}${tiles.length > 4 ? ", ..." : ""}`);
+    showState(
+      $("gridState"),
+      `${tiles.length} tiles of grid ${id} at ${resolution}: ${tiles
+        .slice(0, 4)
+        .map((t) => t.name)
+        .join(", ")}${tiles.length > 4 ? ", ..." : ""}`,
+    );
     document.body.dataset.gridTiles = tiles.map((t) => t.name).join(" ");
   } catch (err) {
     showError($("gridState"), err);
@@ -122,7 +185,11 @@ function formChanged() {
 async function create() {
   const errors = formErrors();
   if (Object.keys(errors).length) {
-    showError($("batchState"), Object.assign(new Error(`fix ${Object.keys(errors).length} field(s) first: nothing was sent`), { errors }), $("batchForm"));
+    showError(
+      $("batchState"),
+      Object.assign(new Error(`fix ${Object.keys(errors).length} field(s) first: nothing was sent`), { errors }),
+      $("batchForm"),
+    );
     return;
   }
   try {
@@ -140,7 +207,10 @@ async function create() {
 async function start() {
   started = true;
   map = miniMap($("batchMap"));
-  const [{ collections }, grids] = await Promise.all([json("/api/v1/catalog/1.0.0/collections"), json("/api/v2/batch/tilinggrids")]);
+  const [{ collections }, grids] = await Promise.all([
+    json("/api/v1/catalog/1.0.0/collections"),
+    json("/api/v2/batch/tilinggrids"),
+  ]);
   $("batchCollection").replaceChildren(...collections.map((c) => new Option(c.id, c.id)));
   if (collections.some((c) => c.id === "sentinel-2-l2a")) $("batchCollection").value = "sentinel-2-l2a";
   fillGrids(grids.data);
@@ -154,8 +224,12 @@ export function initBatch() {
   $("taskKind").addEventListener("change", () => (showKind(), formChanged()));
   $("batchForm").addEventListener("input", formChanged);
   $("batchForm").addEventListener("change", formChanged);
-  $("batchFill").addEventListener("click", () => (fillFromBuilder() ? formChanged() : showState($("batchState"), "open the request builder first")));
-  $("gridPreview").addEventListener("click", () => previewTiles({ bbox: batchAoi() }, gridChoice().id, gridChoice().resolution));
+  $("batchFill").addEventListener("click", () =>
+    fillFromBuilder() ? formChanged() : showState($("batchState"), "open the request builder first"),
+  );
+  $("gridPreview").addEventListener("click", () =>
+    previewTiles({ bbox: batchAoi() }, gridChoice().id, gridChoice().resolution),
+  );
   $("batchForm").addEventListener("submit", (e) => (e.preventDefault(), create()));
   $("batchRefresh").addEventListener("click", () => refreshBatch().catch((err) => showError($("batchState"), err)));
   $("sbUpload").addEventListener("change", () => uploadFeatures().catch((err) => showError($("batchState"), err)));

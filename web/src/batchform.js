@@ -30,13 +30,24 @@ function outputIds(script) {
 
 /** The request body of the form (no checks). */
 export function formBody() {
-  const data = [{ type: $("batchCollection").value, dataFilter: { timeRange: { from: `${$("batchFrom").value}T00:00:00Z`, to: `${$("batchTo").value}T23:59:59Z` } } }];
+  const data = [
+    {
+      type: $("batchCollection").value,
+      dataFilter: { timeRange: { from: `${$("batchFrom").value}T00:00:00Z`, to: `${$("batchTo").value}T23:59:59Z` } },
+    },
+  ];
   const script = $("batchScript").value;
   if (kind() === "statbatch") {
     const res = Number($("sbRes").value);
     return {
       input: { features: { s3: { url: $("sbFeatures").value.trim() } }, data: [{ type: data[0].type }] },
-      aggregation: { timeRange: data[0].dataFilter.timeRange, aggregationInterval: { of: $("sbInterval").value.trim() }, resx: res, resy: res, evalscript: script },
+      aggregation: {
+        timeRange: data[0].dataFilter.timeRange,
+        aggregationInterval: { of: $("sbInterval").value.trim() },
+        resx: res,
+        resy: res,
+        evalscript: script,
+      },
       output: { s3: { url: $("batchOutput").value.trim() } },
     };
   }
@@ -47,7 +58,11 @@ export function formBody() {
       evalscript: script,
     },
     input: { type: "tiling-grid", ...gridChoice() },
-    output: { type: "raster", delivery: { s3: { url: $("batchOutput").value.trim() } }, ...($("batchMakeCollection").checked ? { cogOutput: true, createCollection: true } : {}) },
+    output: {
+      type: "raster",
+      delivery: { s3: { url: $("batchOutput").value.trim() } },
+      ...($("batchMakeCollection").checked ? { cogOutput: true, createCollection: true } : {}),
+    },
     description: $("batchDescription").value.trim(),
   };
 }
@@ -60,19 +75,28 @@ export function formErrors() {
   const [from, to] = [$("batchFrom").value, $("batchTo").value];
   if (!$("batchCollection").value) errors["processRequest.input.data"] = "choose a collection";
   if (!from || !to || from > to) errors.timeRange = "From and To are needed, From not after To";
-  if (!/\/\/VERSION=3/.test($("batchScript").value) || !/function\s+evaluatePixel/.test($("batchScript").value)) errors["processRequest.evalscript"] = "a //VERSION=3 script with setup() and evaluatePixel()";
+  if (!/\/\/VERSION=3/.test($("batchScript").value) || !/function\s+evaluatePixel/.test($("batchScript").value))
+    errors["processRequest.evalscript"] = "a //VERSION=3 script with setup() and evaluatePixel()";
   if (!/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\/./.test(url)) errors.output = "an S3 URL: s3://<bucket>/<path>";
   if (kind() === "statbatch") {
-    if (!/^s3:\/\/[^/]+\/.+\.gpkg$/i.test($("sbFeatures").value.trim())) errors["input.features"] = "the GeoPackage of the features: s3://<bucket>/<path>.gpkg";
-    if (!/^P\d+[DWMY]$/.test($("sbInterval").value.trim())) errors["aggregation.aggregationInterval"] = "an ISO 8601 period of days, weeks, months or years, e.g. P1D, P10D, P1M";
+    if (!/^s3:\/\/[^/]+\/.+\.gpkg$/i.test($("sbFeatures").value.trim()))
+      errors["input.features"] = "the GeoPackage of the features: s3://<bucket>/<path>.gpkg";
+    if (!/^P\d+[DWMY]$/.test($("sbInterval").value.trim()))
+      errors["aggregation.aggregationInterval"] =
+        "an ISO 8601 period of days, weeks, months or years, e.g. P1D, P10D, P1M";
     if (!(Number($("sbRes").value) > 0)) errors["aggregation.resx"] = "a resolution in metres, > 0";
     return errors;
   }
-  if (![w, s, e, n].every(Number.isFinite) || w >= e || s >= n || s < -90 || n > 90) errors["processRequest.input.bounds"] = "west < east and south < north, in degrees";
-  if (!url.includes("<tileName>") && !url.includes("<tileId>")) errors.output = "the URL must name each tile: put <tileName> in it, e.g. s3://bucket/<requestId>/<tileName>/<outputId>.<format>";
+  if (![w, s, e, n].every(Number.isFinite) || w >= e || s >= n || s < -90 || n > 90)
+    errors["processRequest.input.bounds"] = "west < east and south < north, in degrees";
+  if (!url.includes("<tileName>") && !url.includes("<tileId>"))
+    errors.output =
+      "the URL must name each tile: put <tileName> in it, e.g. s3://bucket/<requestId>/<tileName>/<outputId>.<format>";
   if (!$("batchRes").value) errors["input.resolution"] = "choose a resolution the grid offers";
   const bands = [...$("batchScript").value.matchAll(/\bbands\s*:\s*(\d+)/g)].map((m) => Number(m[1]));
-  if ($("batchMakeCollection").checked && bands.some((n) => n !== 1)) errors["output.createCollection"] = "a batch collection needs single-band outputs: this script has an output of several bands";
+  if ($("batchMakeCollection").checked && bands.some((n) => n !== 1))
+    errors["output.createCollection"] =
+      "a batch collection needs single-band outputs: this script has an output of several bands";
   return errors;
 }
 
@@ -82,7 +106,9 @@ export function showKind() {
   for (const el of document.querySelectorAll("#batchForm .batch-only")) el.hidden = stat;
   for (const el of document.querySelectorAll("#batchForm .statbatch-only")) el.hidden = !stat;
   $("batchScript").value = stat ? statsScript("ndvi", "clouds") : TRUE_COLOR_TIFF;
-  $("batchOutput").value = stat ? "s3://console-batch/statistics/" : "s3://console-batch/<requestId>/<tileName>/<outputId>.<format>";
+  $("batchOutput").value = stat
+    ? "s3://console-batch/statistics/"
+    : "s3://console-batch/<requestId>/<tileName>/<outputId>.<format>";
 }
 
 /** Fills the grid list; the resolution list follows the chosen grid (60 m on the 20 km grid by default). */
@@ -91,7 +117,9 @@ export function fillGrids(grids) {
   const resolutions = () => {
     const g = grids.find((x) => String(x.id) === $("batchGrid").value);
     const unit = g?.properties.unit === "DEGREE" ? "°" : " m";
-    $("batchRes").replaceChildren(...[...(g?.properties.resolutions ?? [])].sort((a, b) => a - b).map((r) => new Option(`${r}${unit}`, String(r))));
+    $("batchRes").replaceChildren(
+      ...[...(g?.properties.resolutions ?? [])].sort((a, b) => a - b).map((r) => new Option(`${r}${unit}`, String(r))),
+    );
     if (g?.id === 0) $("batchRes").value = "60";
   };
   $("batchGrid").onchange = resolutions;
@@ -107,7 +135,10 @@ export function fillFromBuilder() {
   const range = src.dataFilter?.timeRange;
   if (range) ($("batchFrom").value = range.from.slice(0, 10)), ($("batchTo").value = range.to.slice(0, 10));
   const bbox = builderAoi();
-  if (bbox) ["batchWest", "batchSouth", "batchEast", "batchNorth"].forEach((k, i) => ($(k).value = String(+bbox[i].toFixed(6))));
+  if (bbox)
+    ["batchWest", "batchSouth", "batchEast", "batchNorth"].forEach(
+      (k, i) => ($(k).value = String(+bbox[i].toFixed(6))),
+    );
   if (kind() === "batch" && body.evalscript) $("batchScript").value = body.evalscript;
   return true;
 }

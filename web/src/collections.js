@@ -12,10 +12,12 @@ import { listObjects } from "./s3.js";
 const $ = (id) => document.getElementById(id);
 const BYOC = "/api/v1/byoc/collections";
 const ZARR = "/api/v1/zarr/collections";
-let map = null, wired = false;
+let map = null,
+  wired = false;
 
 /** The kind of a collection id: byoc-, zarr-, batch- prefixes, else built-in. */
-const kindOf = (id) => ({ byoc: "BYOC", zarr: "Zarr", batch: "batch" })[/^(byoc|zarr|batch)-/.exec(id)?.[1]] ?? "built-in";
+const kindOf = (id) =>
+  ({ byoc: "BYOC", zarr: "Zarr", batch: "batch" })[/^(byoc|zarr|batch)-/.exec(id)?.[1]] ?? "built-in";
 
 /** Band names of a STAC collection (eo:bands, or SAR polarizations), else of its metadata (custom collections). */
 async function bandsOf(c) {
@@ -34,7 +36,10 @@ function extentText(c) {
 
 /** The link that opens the request builder with collection `id` (the builder reads #request?collection=<id>). */
 function openLink(id) {
-  const a = Object.assign(document.createElement("a"), { href: `#request?collection=${encodeURIComponent(id)}`, textContent: "Open in the builder" });
+  const a = Object.assign(document.createElement("a"), {
+    href: `#request?collection=${encodeURIComponent(id)}`,
+    textContent: "Open in the builder",
+  });
   a.setAttribute("aria-label", `Open ${id} in the request builder`);
   return a;
 }
@@ -46,8 +51,15 @@ const tilesOf = async (id) => (await json(`${BYOC}/${encodeURIComponent(id)}/til
 function tileStates(tiles) {
   const counts = {};
   for (const t of tiles) counts[t.status] = (counts[t.status] ?? 0) + 1;
-  const failed = tiles.filter((t) => t.status === "FAILED").map((t) => `${t.path}: ${t.additionalData?.failedIngestionCause ?? "no cause given"}`);
-  return [Object.entries(counts).map(([s, n]) => `${n} ${s}`).join(", ") || "no tiles", ...failed].join("; ");
+  const failed = tiles
+    .filter((t) => t.status === "FAILED")
+    .map((t) => `${t.path}: ${t.additionalData?.failedIngestionCause ?? "no cause given"}`);
+  return [
+    Object.entries(counts)
+      .map(([s, n]) => `${n} ${s}`)
+      .join(", ") || "no tiles",
+    ...failed,
+  ].join("; ");
 }
 
 /** Asks before deleting `what`; true when confirmed. */
@@ -59,8 +71,20 @@ async function showTiles(c) {
   $("tileTable").hidden = false;
   $("tileTable").dataset.collection = c.id;
   $("tileCaption").textContent = `Tiles of ${c.name} (${c.id}): ${tiles.length}`;
-  fillTable($("tileTable"), tiles, (t) => [t.path, t.sensingTime ?? "", t.status, t.additionalData?.failedIngestionCause ?? "",
-    actionButton("Delete tile", t.id, async () => confirmed(`tile ${t.path}`) && (await json(`${BYOC}/${encodeURIComponent(c.id)}/tiles/${encodeURIComponent(t.id)}`, { method: "DELETE" })), async () => (await showTiles(c), await refreshCollections()))]);
+  fillTable($("tileTable"), tiles, (t) => [
+    t.path,
+    t.sensingTime ?? "",
+    t.status,
+    t.additionalData?.failedIngestionCause ?? "",
+    actionButton(
+      "Delete tile",
+      t.id,
+      async () =>
+        confirmed(`tile ${t.path}`) &&
+        (await json(`${BYOC}/${encodeURIComponent(c.id)}/tiles/${encodeURIComponent(t.id)}`, { method: "DELETE" })),
+      async () => (await showTiles(c), await refreshCollections()),
+    ),
+  ]);
 }
 
 /**
@@ -69,33 +93,87 @@ async function showTiles(c) {
  */
 async function checkBucket(bucket, prefix = "") {
   const objects = await listObjects(bucket, prefix, 1).catch((err) => {
-    if (/NoSuchBucket/.test(err.message)) throw new Error(`Bucket "${bucket}" does not exist (${err.message}): create it and upload the files first (S3 endpoint, docs/console.md).`);
+    if (/NoSuchBucket/.test(err.message))
+      throw new Error(
+        `Bucket "${bucket}" does not exist (${err.message}): create it and upload the files first (S3 endpoint, docs/console.md).`,
+      );
     return null; // not listable with a key of this account (e.g. another account's bucket): the API decides
   });
-  return objects && !objects.length ? `; warning: s3://${bucket}/${prefix} holds no objects (the bucket does not exist or is empty): upload the files before adding tiles` : "";
+  return objects && !objects.length
+    ? `; warning: s3://${bucket}/${prefix} holds no objects (the bucket does not exist or is empty): upload the files before adding tiles`
+    : "";
 }
 
 /** Reloads the catalog, BYOC and Zarr tables. */
 export async function refreshCollections() {
   if (!wired) wire();
   try {
-    const [catalog, byoc, zarr] = await Promise.all([json("/api/v1/catalog/1.0.0/collections"), json(`${BYOC}?count=100`), json(`${ZARR}?count=100`)]);
+    const [catalog, byoc, zarr] = await Promise.all([
+      json("/api/v1/catalog/1.0.0/collections"),
+      json(`${BYOC}?count=100`),
+      json(`${ZARR}?count=100`),
+    ]);
     const bands = await Promise.all(catalog.collections.map(bandsOf));
-    const showExtent = (c) => actionButton("Map", c.id, async () => map.show([bboxLayer(c.extent.spatial.bbox[0])]), async () => {});
+    const showExtent = (c) =>
+      actionButton(
+        "Map",
+        c.id,
+        async () => map.show([bboxLayer(c.extent.spatial.bbox[0])]),
+        async () => {},
+      );
     fillTable($("catalogTable"), catalog.collections, (c) => {
       const names = bands[catalog.collections.indexOf(c)];
-      return [c.id, kindOf(c.id), c.title ?? "", `${names.length}: ${names.join(", ")}`, extentText(c), buttons(showExtent(c), openLink(c.id))];
+      return [
+        c.id,
+        kindOf(c.id),
+        c.title ?? "",
+        `${names.length}: ${names.join(", ")}`,
+        extentText(c),
+        buttons(showExtent(c), openLink(c.id)),
+      ];
     });
     const states = await Promise.all((byoc.data ?? []).map((c) => tilesOf(c.id).then(tileStates, (e) => e.message)));
-    const remove = (path, c) => actionButton("Delete", c.id, async () => confirmed(`collection ${c.name} (${c.id}) and its tiles`) && (await json(`${path}/${encodeURIComponent(c.id)}`, { method: "DELETE" })), refreshCollections);
-    fillTable($("byocTable"), byoc.data ?? [], (c) => [c.id, c.name, c.s3Bucket ?? "", states[byoc.data.indexOf(c)],
-      buttons(actionButton("Tiles", c.id, () => showTiles(c), async () => {}), remove(BYOC, c))]);
+    const remove = (path, c) =>
+      actionButton(
+        "Delete",
+        c.id,
+        async () =>
+          confirmed(`collection ${c.name} (${c.id}) and its tiles`) &&
+          (await json(`${path}/${encodeURIComponent(c.id)}`, { method: "DELETE" })),
+        refreshCollections,
+      );
+    fillTable($("byocTable"), byoc.data ?? [], (c) => [
+      c.id,
+      c.name,
+      c.s3Bucket ?? "",
+      states[byoc.data.indexOf(c)],
+      buttons(
+        actionButton(
+          "Tiles",
+          c.id,
+          () => showTiles(c),
+          async () => {},
+        ),
+        remove(BYOC, c),
+      ),
+    ]);
     if (!(byoc.data ?? []).some((c) => c.id === $("tileTable").dataset.collection)) $("tileTable").hidden = true; // deleted
     const chosen = $("tileCollection").value; // a refresh keeps the collection "Add tile" targets
-    $("tileCollection").replaceChildren(...(byoc.data ?? []).map((c) => new Option(c.name, c.id, false, c.id === chosen)));
-    fillTable($("zarrTable"), zarr.data ?? [], (c) => [c.id, c.name, `s3://${c.s3Bucket}/${c.path}`, c.status ?? "", buttons(remove(ZARR, c))]);
+    $("tileCollection").replaceChildren(
+      ...(byoc.data ?? []).map((c) => new Option(c.name, c.id, false, c.id === chosen)),
+    );
+    fillTable($("zarrTable"), zarr.data ?? [], (c) => [
+      c.id,
+      c.name,
+      `s3://${c.s3Bucket}/${c.path}`,
+      c.status ?? "",
+      buttons(remove(ZARR, c)),
+    ]);
     map.show(catalog.collections.map((c) => bboxLayer(c.extent.spatial.bbox[0], { weight: 1 })));
-    showState($("collState"), `${catalog.collections.length} collections here; ${byoc.data?.length ?? 0} BYOC, ${zarr.data?.length ?? 0} Zarr of the account`);
+    showState(
+      $("collState"),
+      `${catalog.collections.length} collections here; ${byoc.data?.length ?? 0} BYOC, ${zarr.data?.length ?? 0} Zarr of the account`,
+    );
   } catch (err) {
     showError($("collState"), err);
   }
@@ -124,16 +202,27 @@ function wire() {
   $("byocForm").addEventListener("submit", (e) => {
     e.preventDefault();
     const bucket = $("byocBucket").value.trim();
-    submit($("byocForm"), $("byocState"), BYOC, { name: $("byocName").value.trim(), s3Bucket: bucket }, () => checkBucket(bucket));
+    submit($("byocForm"), $("byocState"), BYOC, { name: $("byocName").value.trim(), s3Bucket: bucket }, () =>
+      checkBucket(bucket),
+    );
   });
   $("tileForm").addEventListener("submit", (e) => {
     e.preventDefault();
     const time = $("tileTime").value.trim();
-    submit($("tileForm"), $("tileState"), `${BYOC}/${encodeURIComponent($("tileCollection").value)}/tiles`, { path: $("tilePath").value.trim(), ...(time ? { sensingTime: time } : {}) });
+    submit($("tileForm"), $("tileState"), `${BYOC}/${encodeURIComponent($("tileCollection").value)}/tiles`, {
+      path: $("tilePath").value.trim(),
+      ...(time ? { sensingTime: time } : {}),
+    });
   });
   $("zarrForm").addEventListener("submit", (e) => {
     e.preventDefault();
     const [bucket, path] = [$("zarrBucket").value.trim(), $("zarrPath").value.trim()];
-    submit($("zarrForm"), $("zarrState"), ZARR, { name: $("zarrName").value.trim(), s3Bucket: bucket, path, crs: $("zarrCrs").value.trim() }, () => checkBucket(bucket, path));
+    submit(
+      $("zarrForm"),
+      $("zarrState"),
+      ZARR,
+      { name: $("zarrName").value.trim(), s3Bucket: bucket, path, crs: $("zarrCrs").value.trim() },
+      () => checkBucket(bucket, path),
+    );
   });
 }

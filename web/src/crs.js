@@ -16,12 +16,16 @@ export function epsgOf(text) {
 export const utmEpsg = (lon, lat) => (lat >= 0 ? 32600 : 32700) + Math.min(60, Math.floor((lon + 180) / 6) + 1);
 
 /** True for the codes this page can project: 3857, 4326 and WGS 84 / UTM. */
-export const supported = (epsg) => epsg === 3857 || epsg === 4326 || (epsg > 32600 && epsg <= 32660) || (epsg > 32700 && epsg <= 32760);
+export const supported = (epsg) =>
+  epsg === 3857 || epsg === 4326 || (epsg > 32600 && epsg <= 32660) || (epsg > 32700 && epsg <= 32760);
 
 /** proj4 converter between WGS84 lon/lat and `epsg` (defining the UTM zone on first use). */
 function converter(epsg) {
   if (epsg > 32600 && !proj4.defs(`EPSG:${epsg}`)) {
-    proj4.defs(`EPSG:${epsg}`, `+proj=utm +zone=${epsg % 100}${epsg > 32700 ? " +south" : ""} +datum=WGS84 +units=m +no_defs`);
+    proj4.defs(
+      `EPSG:${epsg}`,
+      `+proj=utm +zone=${epsg % 100}${epsg > 32700 ? " +south" : ""} +datum=WGS84 +units=m +no_defs`,
+    );
   }
   return proj4("EPSG:4326", `EPSG:${epsg}`);
 }
@@ -40,19 +44,23 @@ export function bboxIn(epsg, [w, s, e, n]) {
     pts.push([x, s], [x, n], [w, y], [e, y]);
   }
   const xy = pts.map((p) => project(epsg, p));
-  const xs = xy.map((p) => p[0]), ys = xy.map((p) => p[1]);
+  const xs = xy.map((p) => p[0]),
+    ys = xy.map((p) => p[1]);
   return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
 }
 
 /** The GeoJSON Polygon/MultiPolygon `g` with every position mapped by `f`. */
 export function mapGeometry(g, f) {
   const ring = (r) => r.map((p) => f(p));
-  return g.type === "Polygon" ? { type: g.type, coordinates: g.coordinates.map(ring) } : { type: g.type, coordinates: g.coordinates.map((poly) => poly.map(ring)) };
+  return g.type === "Polygon"
+    ? { type: g.type, coordinates: g.coordinates.map(ring) }
+    : { type: g.type, coordinates: g.coordinates.map((poly) => poly.map(ring)) };
 }
 
 /** WGS84 bbox [w, s, e, n] of a GeoJSON Polygon/MultiPolygon in lon/lat. */
 export function geometryBbox(g) {
   const pts = (g.type === "Polygon" ? g.coordinates : g.coordinates.flat()).flat();
-  const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
+  const xs = pts.map((p) => p[0]),
+    ys = pts.map((p) => p[1]);
   return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
 }

@@ -32,7 +32,7 @@ export const setText = (view, text) => {
 export function markError(view, message) {
   const m = /\bline (\d+)(?:, column (\d+))?/.exec(message ?? "");
   const n = m ? Number(m[1]) : 0;
-  if (n < 1 || n > view.state.doc.lines) return view.dispatch(setDiagnostics(view.state, [])), null;
+  if (n < 1 || n > view.state.doc.lines) return (view.dispatch(setDiagnostics(view.state, [])), null);
   const line = view.state.doc.line(n);
   const from = Math.min(line.to, line.from + Math.max(0, Number(m[2] ?? 1) - 1));
   view.dispatch(setDiagnostics(view.state, [{ from, to: line.to, severity: "error", message }]));

@@ -14,15 +14,26 @@ export const MAX_SIDE = 2500;
 export const cloudy = (collection) => /^sentinel-2-/.test(collection);
 
 /** WGS84 bbox [w, s, e, n] of an AOI. */
-export const aoiBbox = (aoi) => aoi.geometry ? geometryBbox(aoi.geometry) : aoi.bbox;
+export const aoiBbox = (aoi) => (aoi.geometry ? geometryBbox(aoi.geometry) : aoi.bbox);
 
 /** The form's state (`aoi` is kept by the page, not in a field). */
 export function readForm(aoi, editor) {
   const num = (id) => Number($(id).value);
   return {
-    aoi, collection: $("collection").value, from: $("from").value, to: $("to").value, maxcc: num("maxcc"), mosaicking: $("mosaicking").value,
-    crs: $("crs").value, sizeMode: $("sizeMode").value, width: num("width"), height: num("height"), res: num("res"),
-    format: $("format").value, preset: $("preset").value, evalscript: editor.state.doc.toString(),
+    aoi,
+    collection: $("collection").value,
+    from: $("from").value,
+    to: $("to").value,
+    maxcc: num("maxcc"),
+    mosaicking: $("mosaicking").value,
+    crs: $("crs").value,
+    sizeMode: $("sizeMode").value,
+    width: num("width"),
+    height: num("height"),
+    res: num("res"),
+    format: $("format").value,
+    preset: $("preset").value,
+    evalscript: editor.state.doc.toString(),
   };
 }
 
@@ -30,14 +41,32 @@ export function readForm(aoi, editor) {
 export function showAoi(aoi) {
   const r = (x) => Number(x.toFixed(6));
   [$("west").value, $("south").value, $("east").value, $("north").value] = aoiBbox(aoi).map(r);
-  const n = aoi.geometry ? (aoi.geometry.type === "Polygon" ? aoi.geometry.coordinates[0].length - 1 : `${aoi.geometry.coordinates.length} parts`) : 0;
+  const n = aoi.geometry
+    ? aoi.geometry.type === "Polygon"
+      ? aoi.geometry.coordinates[0].length - 1
+      : `${aoi.geometry.coordinates.length} parts`
+    : 0;
   $("aoiKind").textContent = aoi.geometry ? `polygon (${n} vertices; the fields show its bbox)` : "box";
 }
 
 /** Writes state `st` into the form (not the AOI: the page sets it on the map); a UTM code gets its option. */
 export function writeForm(st, editor) {
-  if (st.crs && ![...$("crs").options].some((o) => o.value === st.crs)) $("crs").append(new Option(`EPSG:${st.crs} (WGS 84 / UTM)`, st.crs));
-  for (const k of ["collection", "from", "to", "maxcc", "mosaicking", "crs", "sizeMode", "width", "height", "res", "format"]) if (st[k] !== undefined) $(k).value = String(st[k]);
+  if (st.crs && ![...$("crs").options].some((o) => o.value === st.crs))
+    $("crs").append(new Option(`EPSG:${st.crs} (WGS 84 / UTM)`, st.crs));
+  for (const k of [
+    "collection",
+    "from",
+    "to",
+    "maxcc",
+    "mosaicking",
+    "crs",
+    "sizeMode",
+    "width",
+    "height",
+    "res",
+    "format",
+  ])
+    if (st[k] !== undefined) $(k).value = String(st[k]);
   $("maxccValue").textContent = `${$("maxcc").value} %`;
   $("preset").value = [...$("preset").options].some((o) => o.value === st.preset) ? st.preset : "";
   if (typeof st.evalscript === "string") setText(editor, st.evalscript);
@@ -72,16 +101,33 @@ export function buildRequest(st, map) {
   const bbox = bboxIn(epsg, aoiBbox(st.aoi));
   const geometry = st.aoi.geometry && mapGeometry(st.aoi.geometry, (p) => project(epsg, p));
   const [width, height] = outputSize(st, bbox, map);
-  const from = `${st.from}T00:00:00Z`, to = `${st.to}T23:59:59Z`;
+  const from = `${st.from}T00:00:00Z`,
+    to = `${st.to}T23:59:59Z`;
   const dataFilter = { timeRange: { from, to }, mosaickingOrder: st.mosaicking };
   if (cloudy(st.collection) && st.maxcc < 100) dataFilter.maxCloudCoverage = st.maxcc;
   const body = {
-    input: { bounds: { ...(geometry ? { geometry } : { bbox }), properties: { crs: crsUrl(epsg) } }, data: [{ type: st.collection, dataFilter }] },
+    input: {
+      bounds: { ...(geometry ? { geometry } : { bbox }), properties: { crs: crsUrl(epsg) } },
+      data: [{ type: st.collection, dataFilter }],
+    },
     output: { width, height, responses: [{ identifier: "default", format: { type: st.format } }] },
     evalscript: st.evalscript,
   };
   const [w, s, e, n] = aoiBbox(st.aoi);
-  const plain = { collection: st.collection, epsg, bbox, geometry, from, to, width, height, format: st.format, mosaickingOrder: st.mosaicking, maxcc: st.maxcc, evalscript: st.evalscript };
+  const plain = {
+    collection: st.collection,
+    epsg,
+    bbox,
+    geometry,
+    from,
+    to,
+    width,
+    height,
+    format: st.format,
+    mosaickingOrder: st.mosaicking,
+    maxcc: st.maxcc,
+    evalscript: st.evalscript,
+  };
   return { body, plain, epsg, bounds: L.latLngBounds([s, w], [n, e]) };
 }
 
@@ -90,30 +136,62 @@ export function buildRequest(st, map) {
  * this location. Throws an Error naming the field for what this page cannot show (other CRSs, collections).
  */
 export function stateOfBody(body, offered) {
-  const b = body?.input?.bounds ?? {}, d = body?.input?.data?.[0] ?? {}, out = body?.output ?? {};
-  const crs = b.properties?.crs ?? crsUrl(4326), epsg = epsgOf(crs);
-  if (!epsg || !supported(epsg)) throw new Error(`input.bounds.properties.crs "${crs}": this page handles EPSG:3857, EPSG:4326 and WGS 84 / UTM`);
+  const b = body?.input?.bounds ?? {},
+    d = body?.input?.data?.[0] ?? {},
+    out = body?.output ?? {};
+  const crs = b.properties?.crs ?? crsUrl(4326),
+    epsg = epsgOf(crs);
+  if (!epsg || !supported(epsg))
+    throw new Error(`input.bounds.properties.crs "${crs}": this page handles EPSG:3857, EPSG:4326 and WGS 84 / UTM`);
   let aoi;
-  if (b.geometry?.type === "Polygon" || b.geometry?.type === "MultiPolygon") aoi = { geometry: mapGeometry(b.geometry, (p) => unproject(epsg, p)) };
+  if (b.geometry?.type === "Polygon" || b.geometry?.type === "MultiPolygon")
+    aoi = { geometry: mapGeometry(b.geometry, (p) => unproject(epsg, p)) };
   else if (Array.isArray(b.bbox) && b.bbox.length === 4 && b.bbox.every(Number.isFinite)) {
     const [x0, y0, x1, y1] = b.bbox;
-    const ll = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]].map((p) => unproject(epsg, p));
-    aoi = { bbox: [Math.min(...ll.map((p) => p[0])), Math.min(...ll.map((p) => p[1])), Math.max(...ll.map((p) => p[0])), Math.max(...ll.map((p) => p[1]))] };
+    const ll = [
+      [x0, y0],
+      [x1, y0],
+      [x1, y1],
+      [x0, y1],
+    ].map((p) => unproject(epsg, p));
+    aoi = {
+      bbox: [
+        Math.min(...ll.map((p) => p[0])),
+        Math.min(...ll.map((p) => p[1])),
+        Math.max(...ll.map((p) => p[0])),
+        Math.max(...ll.map((p) => p[1])),
+      ],
+    };
   } else throw new Error("input.bounds needs a bbox [minx, miny, maxx, maxy] or a Polygon / MultiPolygon geometry");
-  if (!offered.includes(d.type)) throw new Error(`input.data[0].type "${d.type}" is not a collection of this location (${offered.join(", ")})`);
+  if (!offered.includes(d.type))
+    throw new Error(`input.data[0].type "${d.type}" is not a collection of this location (${offered.join(", ")})`);
   const tr = d.dataFilter?.timeRange ?? {};
   const day = (t, name) => {
-    if (!/^\d{4}-\d\d-\d\d/.test(t ?? "")) throw new Error(`input.data[0].dataFilter.timeRange.${name} must be an RFC 3339 time`);
+    if (!/^\d{4}-\d\d-\d\d/.test(t ?? ""))
+      throw new Error(`input.data[0].dataFilter.timeRange.${name} must be an RFC 3339 time`);
     return t.slice(0, 10);
   };
   const format = out.responses?.[0]?.format?.type ?? "image/png";
-  if (!["image/png", "image/jpeg", "image/tiff"].includes(format)) throw new Error(`output.responses[0].format.type "${format}": image/png, image/jpeg or image/tiff`);
-  if (typeof body.evalscript !== "string") throw new Error("evalscript must be a string (evalscriptReference is not shown here)");
+  if (!["image/png", "image/jpeg", "image/tiff"].includes(format))
+    throw new Error(`output.responses[0].format.type "${format}": image/png, image/jpeg or image/tiff`);
+  if (typeof body.evalscript !== "string")
+    throw new Error("evalscript must be a string (evalscriptReference is not shown here)");
   const res = out.resx !== undefined;
   return {
-    aoi, collection: d.type, from: day(tr.from, "from"), to: day(tr.to, "to"), maxcc: d.dataFilter?.maxCloudCoverage ?? 100,
-    mosaicking: d.dataFilter?.mosaickingOrder ?? "mostRecent", crs: String(epsg),
-    sizeMode: res ? "res" : "size", width: out.width, height: out.height, res: out.resx, format, preset: "", evalscript: body.evalscript,
+    aoi,
+    collection: d.type,
+    from: day(tr.from, "from"),
+    to: day(tr.to, "to"),
+    maxcc: d.dataFilter?.maxCloudCoverage ?? 100,
+    mosaicking: d.dataFilter?.mosaickingOrder ?? "mostRecent",
+    crs: String(epsg),
+    sizeMode: res ? "res" : "size",
+    width: out.width,
+    height: out.height,
+    res: out.resx,
+    format,
+    preset: "",
+    evalscript: body.evalscript,
   };
 }
 

@@ -18,7 +18,10 @@ export function gridTiles(id, resolution, bounds) {
   const tiles = tilesIntersecting(tilingGrid(id), resolution, areaOfBounds(bounds));
   const layers = tiles.slice(0, MAX_DRAWN).map((t) => {
     const ring = cellRing(t.bbox, crsFromEpsg(t.epsg)) ?? [];
-    return L.polygon(ring.map(([lon, lat]) => [lat, lon]), { weight: 1, color: "#d95f02", fillOpacity: 0.05, className: "grid-tile" }).bindTooltip(`${t.name}: ${t.width} x ${t.height} px`);
+    return L.polygon(
+      ring.map(([lon, lat]) => [lat, lon]),
+      { weight: 1, color: "#d95f02", fillOpacity: 0.05, className: "grid-tile" },
+    ).bindTooltip(`${t.name}: ${t.width} x ${t.height} px`);
   });
   return { tiles, layers };
 }

@@ -30,15 +30,17 @@ function route() {
   const valid = Boolean(token());
   if (!valid) name = "login";
   for (const p of PAGES) $(`page-${p}`).hidden = p !== name;
-  for (const a of document.querySelectorAll("header nav a")) a.toggleAttribute("aria-current", a.getAttribute("href") === `#${name}`);
-  const until = tokenExpires() && new Date(tokenExpires()).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  for (const a of document.querySelectorAll("header nav a"))
+    a.toggleAttribute("aria-current", a.getAttribute("href") === `#${name}`);
+  const until =
+    tokenExpires() && new Date(tokenExpires()).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
   $("who").textContent = valid ? `logged in (until ${until})` : "not logged in";
   $("logoutHeader").hidden = !valid;
   document.querySelector('header nav a[href="#login"]').hidden = valid; // Log out replaces it while logged in
   const notice = name === "login" && takeNotice();
   if (notice) showState($("loginState"), notice);
-  if (name === "request" && !started.has(name)) (started.add(name), initRequest());
-  else if (name === "statistics" && !started.has(name)) (started.add(name), initStatistics());
+  if (name === "request" && !started.has(name)) started.add(name), initRequest();
+  else if (name === "statistics" && !started.has(name)) started.add(name), initStatistics();
   else ON_SHOW[name]?.()?.catch?.((e) => console.error(e));
   document.body.dataset.page = name;
 }

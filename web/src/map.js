@@ -15,10 +15,17 @@ const AOI_STYLE = { color: "#ff7800", weight: 2, fill: false, interactive: false
 /** Id of the account's console WMS instance (true-colour Sentinel-2 L2A layer TRUE_COLOR), created when missing. */
 async function consoleInstance() {
   const list = await json("/configuration/v1/wms/instances");
-  const found = (Array.isArray(list) ? list : list?.data ?? []).find((i) => i.name === CONSOLE_INSTANCE);
+  const found = (Array.isArray(list) ? list : (list?.data ?? [])).find((i) => i.name === CONSOLE_INSTANCE);
   if (found) return found.id;
-  const layer = { id: "TRUE_COLOR", title: "True colour", styles: [{ name: "default", evalScript: TRUE_COLOR }], datasourceDefaults: { type: "sentinel-2-l2a", mosaickingOrder: "mostRecent" } };
-  return (await json("/configuration/v1/wms/instances", { method: "POST", body: { name: CONSOLE_INSTANCE, layers: [layer] } })).id;
+  const layer = {
+    id: "TRUE_COLOR",
+    title: "True colour",
+    styles: [{ name: "default", evalScript: TRUE_COLOR }],
+    datasourceDefaults: { type: "sentinel-2-l2a", mosaickingOrder: "mostRecent" },
+  };
+  return (
+    await json("/configuration/v1/wms/instances", { method: "POST", body: { name: CONSOLE_INSTANCE, layers: [layer] } })
+  ).id;
 }
 
 /**
@@ -32,12 +39,32 @@ async function primaryOrigin() {
 
 /** Leaflet tile layer of the instance's TRUE_COLOR layer as WMTS GetTile (PopularWebMercator256) at `origin`. */
 function baseLayer({ id, origin }) {
-  const q = new URLSearchParams({ SERVICE: "WMTS", REQUEST: "GetTile", LAYER: "TRUE_COLOR", TILEMATRIXSET: "PopularWebMercator256", FORMAT: "image/png" });
-  return L.tileLayer(`${origin}/ogc/wmts/${encodeURIComponent(id)}?${q}&TILEMATRIX={z}&TILECOL={x}&TILEROW={y}`, { maxZoom: 18, attribution: "EO Edge, Copernicus Sentinel data" });
+  const q = new URLSearchParams({
+    SERVICE: "WMTS",
+    REQUEST: "GetTile",
+    LAYER: "TRUE_COLOR",
+    TILEMATRIXSET: "PopularWebMercator256",
+    FORMAT: "image/png",
+  });
+  return L.tileLayer(`${origin}/ogc/wmts/${encodeURIComponent(id)}?${q}&TILEMATRIX={z}&TILECOL={x}&TILEROW={y}`, {
+    maxZoom: 18,
+    attribution: "EO Edge, Copernicus Sentinel data",
+  });
 }
 
 /** GeoJSON Polygon of a WGS84 bbox [w, s, e, n]. */
-export const bboxPolygon = ([w, s, e, n]) => ({ type: "Polygon", coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] });
+export const bboxPolygon = ([w, s, e, n]) => ({
+  type: "Polygon",
+  coordinates: [
+    [
+      [w, s],
+      [e, s],
+      [e, n],
+      [w, n],
+      [w, s],
+    ],
+  ],
+});
 
 /** A control in the bottom-left corner showing the cursor's latitude and longitude (degrees, 5 decimals). */
 function cursorControl(map) {
@@ -59,7 +86,9 @@ function dateLabel() {
   Object.assign(div, { id: "resultDate", hidden: true });
   div.setAttribute("role", "status");
   const Ctl = L.Control.extend({ onAdd: () => div });
-  return Object.assign(new Ctl({ position: "topright" }), { set: (text) => Object.assign(div, { textContent: text, hidden: !text }) });
+  return Object.assign(new Ctl({ position: "topright" }), {
+    set: (text) => Object.assign(div, { textContent: text, hidden: !text }),
+  });
 }
 
 /**
@@ -67,8 +96,12 @@ function dateLabel() {
  * n]} (degrees). on() / off() switch it (map dragging is off during a drag).
  */
 export function boxTool(map, preview, done) {
-  let start = null, active = false;
-  const boxOf = (a, b) => { const r = L.latLngBounds(a, b); return { bbox: [r.getWest(), r.getSouth(), r.getEast(), r.getNorth()] }; };
+  let start = null,
+    active = false;
+  const boxOf = (a, b) => {
+    const r = L.latLngBounds(a, b);
+    return { bbox: [r.getWest(), r.getSouth(), r.getEast(), r.getNorth()] };
+  };
   map.on("mousedown", (e) => active && ((start = e.latlng), map.dragging.disable()));
   map.on("mousemove", (e) => start && preview(boxOf(start, e.latlng)));
   map.on("mouseup", (e) => {
@@ -86,10 +119,13 @@ export function boxTool(map, preview, done) {
  * ring (3 vertices at least), Escape drops it. `done(geometry)` gets a GeoJSON Polygon in lon/lat.
  */
 export function polygonTool(map, done) {
-  let verts = [], line = null;
+  let verts = [],
+    line = null;
   const redraw = (extra) => {
     line?.remove();
-    line = verts.length ? L.polyline(extra ? [...verts, extra] : verts, { ...AOI_STYLE, dashArray: "4 4" }).addTo(map) : null;
+    line = verts.length
+      ? L.polyline(extra ? [...verts, extra] : verts, { ...AOI_STYLE, dashArray: "4 4" }).addTo(map)
+      : null;
   };
   const finish = () => {
     const ring = verts.filter((p, i) => i === 0 || !p.equals(verts[i - 1], 1e-9));
@@ -102,7 +138,8 @@ export function polygonTool(map, done) {
     click: (e) => (close(e.containerPoint) ? finish() : (verts.push(e.latlng), redraw())),
     mousemove: (e) => verts.length && redraw(e.latlng),
     dblclick: (e) => (L.DomEvent.stop(e), finish()),
-    keydown: (e) => (e.originalEvent.key === "Enter" ? finish() : e.originalEvent.key === "Escape" && ((verts = []), redraw())),
+    keydown: (e) =>
+      e.originalEvent.key === "Enter" ? finish() : e.originalEvent.key === "Escape" && ((verts = []), redraw()),
   };
   return {
     on: () => (map.doubleClickZoom.disable(), map.on(handlers)),
@@ -119,15 +156,28 @@ export function createMap(el, view, onAoi) {
   L.control.scale({ imperial: false, maxWidth: 150 }).addTo(map);
   cursorControl(map).addTo(map);
   const aoiLayer = L.geoJSON(null, { style: AOI_STYLE, interactive: false }).addTo(map);
-  let base = null, overlay = null, footprints = null, countries = null, mode = null, instance;
-  let opacity = 1, resultOn = true;
+  let base = null,
+    overlay = null,
+    footprints = null,
+    countries = null,
+    mode = null,
+    instance;
+  let opacity = 1,
+    resultOn = true;
   const label = dateLabel().addTo(map);
 
   const setAoi = (aoi, notify = true) => {
     aoiLayer.clearLayers().addData(aoi.geometry ?? bboxPolygon(aoi.bbox));
     if (notify) onAoi(aoi);
   };
-  const tools = { box: boxTool(map, (aoi) => setAoi(aoi, false), (aoi) => setAoi(aoi)), polygon: polygonTool(map, (geometry) => setAoi({ geometry })) };
+  const tools = {
+    box: boxTool(
+      map,
+      (aoi) => setAoi(aoi, false),
+      (aoi) => setAoi(aoi),
+    ),
+    polygon: polygonTool(map, (geometry) => setAoi({ geometry })),
+  };
 
   return {
     map,
@@ -140,7 +190,14 @@ export function createMap(el, view, onAoi) {
       el.classList.toggle("drawing", Boolean(mode));
     },
     /** Fits the view to a WGS84 bbox [w, s, e, n]. */
-    fit: ([w, s, e, n]) => map.fitBounds([[s, w], [n, e]], { padding: [20, 20], maxZoom: 16 }),
+    fit: ([w, s, e, n]) =>
+      map.fitBounds(
+        [
+          [s, w],
+          [n, e],
+        ],
+        { padding: [20, 20], maxZoom: 16 },
+      ),
     /** Shows or hides the country outlines (loaded on first show). */
     async showBasemap(on) {
       if (on) (countries ??= await countriesLayer(map)).addTo(map);
@@ -175,13 +232,16 @@ export function createMap(el, view, onAoi) {
     /** Shows GeoJSON features as footprints; `onClick(feature)` on a click. */
     showFootprints(features, onClick) {
       footprints?.remove();
-      footprints = L.geoJSON({ type: "FeatureCollection", features }, {
-        style: { color: "#3388ff", weight: 1, fillOpacity: 0 }, // outlines only: a tile's stacked fills tinted results
-        onEachFeature: (f, layer) => {
-          layer.bindTooltip(`${f.id} ${f.properties.datetime}`);
-          layer.on("click", () => onClick(f));
+      footprints = L.geoJSON(
+        { type: "FeatureCollection", features },
+        {
+          style: { color: "#3388ff", weight: 1, fillOpacity: 0 }, // outlines only: a tile's stacked fills tinted results
+          onEachFeature: (f, layer) => {
+            layer.bindTooltip(`${f.id} ${f.properties.datetime}`);
+            layer.on("click", () => onClick(f));
+          },
         },
-      }).addTo(map);
+      ).addTo(map);
     },
   };
 }

@@ -22,22 +22,41 @@ export function wireMapTools(ctl, { setAoi, zoomToData, footprints, changed }) {
     });
   }
   $("basemap").addEventListener("change", () => ctl.showBasemap($("basemap").checked));
-  $("baseLayer").addEventListener("change", () => ctl.showBase($("baseLayer").checked).then((i) => i && showOgcUrls(i), (err) => showError($("mapState"), err)));
+  $("baseLayer").addEventListener("change", () =>
+    ctl.showBase($("baseLayer").checked).then(
+      (i) => i && showOgcUrls(i),
+      (err) => showError($("mapState"), err),
+    ),
+  );
   $("showResult").addEventListener("change", () => ctl.showResult($("showResult").checked));
   // automatic rendering (request.js autoRun): off unless chosen, the choice kept in this browser
   $("autoRender").checked = localStorage.getItem(AUTO_RENDER) === "1";
-  $("autoRender").addEventListener("change", () => localStorage.setItem(AUTO_RENDER, $("autoRender").checked ? "1" : "0"));
+  $("autoRender").addEventListener("change", () =>
+    localStorage.setItem(AUTO_RENDER, $("autoRender").checked ? "1" : "0"),
+  );
   $("opacity").addEventListener("input", () => ctl.setOpacity(Number($("opacity").value) / 100));
   $("footprints").addEventListener("click", footprints);
-  $("zoomData").addEventListener("click", () => zoomToData($("collection").value).catch((err) => showError($("mapState"), err)));
+  $("zoomData").addEventListener("click", () =>
+    zoomToData($("collection").value).catch((err) => showError($("mapState"), err)),
+  );
   $("placeList").replaceChildren(...PLACES.map((p) => new Option(p.name)));
   $("placeForm").addEventListener("submit", (e) => {
     e.preventDefault();
     const found = findPlace($("placeSearch").value);
-    if (!found) return showError($("mapState"), new Error(`"${$("placeSearch").value}": not a "lat, lon", a bbox "w, s, e, n" or a sample place (offline gazetteer: ${PLACES.length} places, listed in the field)`));
-    if (found.point) ctl.map.setView([found.point[1], found.point[0]], Math.max(ctl.map.getZoom(), 12), { animate: false });
+    if (!found)
+      return showError(
+        $("mapState"),
+        new Error(
+          `"${$("placeSearch").value}": not a "lat, lon", a bbox "w, s, e, n" or a sample place (offline gazetteer: ${PLACES.length} places, listed in the field)`,
+        ),
+      );
+    if (found.point)
+      ctl.map.setView([found.point[1], found.point[0]], Math.max(ctl.map.getZoom(), 12), { animate: false });
     else setAoi({ bbox: found.bbox }, { fit: true });
-    showState($("mapState"), found.name ?? (found.point ? `centred on ${found.point[1]}, ${found.point[0]}` : "AOI set to the bbox"));
+    showState(
+      $("mapState"),
+      found.name ?? (found.point ? `centred on ${found.point[1]}, ${found.point[0]}` : "AOI set to the bbox"),
+    );
   });
   $("aoiFile").addEventListener("change", async () => {
     const file = $("aoiFile").files[0];
@@ -61,7 +80,10 @@ export function wireMapTools(ctl, { setAoi, zoomToData, footprints, changed }) {
 
 /** Shows the GetCapabilities URLs of the base layer's WMS instance `{id, origin}` (QGIS, GDAL, OWSLib take them). */
 export function showOgcUrls({ id: instance, origin }) {
-  for (const [id, service] of [["wmsCaps", "wms"], ["wmtsCaps", "wmts"]]) {
+  for (const [id, service] of [
+    ["wmsCaps", "wms"],
+    ["wmtsCaps", "wmts"],
+  ]) {
     const url = `${origin}/ogc/${service}/${encodeURIComponent(instance)}?SERVICE=${service.toUpperCase()}&REQUEST=GetCapabilities`;
     Object.assign($(id), { href: url, textContent: url });
   }

@@ -12,7 +12,10 @@ import { countriesLayer } from "./basemap.js";
 export function miniMap(el) {
   const map = L.map(el, { zoomSnap: 0.25, attributionControl: false }).setView([30, 0], 2);
   L.control.scale({ imperial: false }).addTo(map);
-  countriesLayer(map).then((l) => (l.addTo(map), (el.dataset.basemap = "1")), (err) => (el.dataset.basemapError = err.message));
+  countriesLayer(map).then(
+    (l) => (l.addTo(map), (el.dataset.basemap = "1")),
+    (err) => (el.dataset.basemapError = err.message),
+  );
   const group = L.featureGroup().addTo(map);
   const fit = () => {
     const b = group.getBounds();
@@ -32,7 +35,14 @@ export function miniMap(el) {
 }
 
 /** A Leaflet rectangle of a WGS84 bbox [west, south, east, north] (degrees). */
-export const bboxLayer = ([w, s, e, n], style = {}) => L.rectangle([[s, w], [n, e]], { weight: 2, fillOpacity: 0.1, ...style });
+export const bboxLayer = ([w, s, e, n], style = {}) =>
+  L.rectangle(
+    [
+      [s, w],
+      [n, e],
+    ],
+    { weight: 2, fillOpacity: 0.1, ...style },
+  );
 
 /**
  * The request builder's AOI as [w, s, e, n] degrees: the Leaflet bounds its request gives (any output CRS, box or
@@ -40,11 +50,15 @@ export const bboxLayer = ([w, s, e, n], style = {}) => L.rectangle([[s, w], [n, 
  */
 export function builderAoi() {
   const req = window.eoConsole.request?.();
-  if (req?.bounds?.getWest) return [req.bounds.getWest(), req.bounds.getSouth(), req.bounds.getEast(), req.bounds.getNorth()];
+  if (req?.bounds?.getWest)
+    return [req.bounds.getWest(), req.bounds.getSouth(), req.bounds.getEast(), req.bounds.getNorth()];
   const bounds = req?.body?.input?.bounds;
   const bbox = bounds?.bbox;
   if (!bbox) return null;
   if (!/3857/.test(bounds.properties?.crs ?? "")) return bbox;
-  const [a, b] = [L.CRS.EPSG3857.unproject(L.point(bbox[0], bbox[1])), L.CRS.EPSG3857.unproject(L.point(bbox[2], bbox[3]))];
+  const [a, b] = [
+    L.CRS.EPSG3857.unproject(L.point(bbox[0], bbox[1])),
+    L.CRS.EPSG3857.unproject(L.point(bbox[2], bbox[3])),
+  ];
   return [a.lng, a.lat, b.lng, b.lat];
 }

@@ -11,15 +11,20 @@ const $ = (id) => document.getElementById(id);
 export function showDates(dates, { maxcc, from, to }, pick) {
   const usable = dates.filter((d) => (d.cloud ?? 0) <= maxcc);
   const list = $("dateList");
-  list.replaceChildren(...dates.map((d) => {
-    const b = Object.assign(document.createElement("button"), { type: "button", textContent: d.cloud === null ? d.date : `${d.date} · ${Math.round(d.cloud)} %` });
-    b.dataset.date = d.date;
-    b.disabled = (d.cloud ?? 0) > maxcc;
-    b.title = `${d.count} scene(s)${d.cloud === null ? "" : `, cloud cover ${d.cloud} %`}${b.disabled ? " (above the cloud limit)" : ""}`;
-    b.classList.toggle("in-range", d.date >= from && d.date <= to);
-    b.addEventListener("click", () => pick(d.date));
-    return b;
-  }));
+  list.replaceChildren(
+    ...dates.map((d) => {
+      const b = Object.assign(document.createElement("button"), {
+        type: "button",
+        textContent: d.cloud === null ? d.date : `${d.date} · ${Math.round(d.cloud)} %`,
+      });
+      b.dataset.date = d.date;
+      b.disabled = (d.cloud ?? 0) > maxcc;
+      b.title = `${d.count} scene(s)${d.cloud === null ? "" : `, cloud cover ${d.cloud} %`}${b.disabled ? " (above the cloud limit)" : ""}`;
+      b.classList.toggle("in-range", d.date >= from && d.date <= to);
+      b.addEventListener("click", () => pick(d.date));
+      return b;
+    }),
+  );
   const slider = $("dateSlider");
   Object.assign(slider, { min: 0, max: Math.max(0, usable.length - 1), disabled: usable.length === 0 });
   const at = usable.findIndex((d) => d.date >= from && d.date <= to);
@@ -32,18 +37,25 @@ export function showDates(dates, { maxcc, from, to }, pick) {
 
 /** Lists the pins [{name, saved, state}] in #pinList with Open and Delete buttons. */
 export function showPins(list, open, remove) {
-  $("pinList").replaceChildren(...list.map((p) => {
-    const li = document.createElement("li");
-    li.dataset.name = p.name;
-    const openB = Object.assign(document.createElement("button"), { type: "button", textContent: "Open" });
-    openB.setAttribute("aria-label", `Open pin ${p.name}`);
-    openB.addEventListener("click", () => open(p));
-    const del = Object.assign(document.createElement("button"), { type: "button", textContent: "Delete" });
-    del.setAttribute("aria-label", `Delete pin ${p.name}`);
-    del.addEventListener("click", () => remove(p));
-    li.append(`${p.name} (${p.state.collection}, ${p.state.from} – ${p.state.to}; ${p.saved.slice(0, 16).replace("T", " ")}) `, openB, " ", del);
-    return li;
-  }));
+  $("pinList").replaceChildren(
+    ...list.map((p) => {
+      const li = document.createElement("li");
+      li.dataset.name = p.name;
+      const openB = Object.assign(document.createElement("button"), { type: "button", textContent: "Open" });
+      openB.setAttribute("aria-label", `Open pin ${p.name}`);
+      openB.addEventListener("click", () => open(p));
+      const del = Object.assign(document.createElement("button"), { type: "button", textContent: "Delete" });
+      del.setAttribute("aria-label", `Delete pin ${p.name}`);
+      del.addEventListener("click", () => remove(p));
+      li.append(
+        `${p.name} (${p.state.collection}, ${p.state.from} – ${p.state.to}; ${p.saved.slice(0, 16).replace("T", " ")}) `,
+        openB,
+        " ",
+        del,
+      );
+      return li;
+    }),
+  );
   $("pinList").hidden = list.length === 0;
 }
 
@@ -90,7 +102,19 @@ export function aoiOfGeoJson(text) {
   };
   if (g?.type === "FeatureCollection") g.features?.forEach((f) => add(f.geometry));
   else add(g?.type === "Feature" ? g.geometry : g);
-  const valid = polys.filter((p) => Array.isArray(p) && p.every((r) => Array.isArray(r) && r.length >= 4 && r.every((q) => Number.isFinite(q[0]) && Number.isFinite(q[1]) && Math.abs(q[1]) <= 90)));
+  const valid = polys.filter(
+    (p) =>
+      Array.isArray(p) &&
+      p.every(
+        (r) =>
+          Array.isArray(r) &&
+          r.length >= 4 &&
+          r.every((q) => Number.isFinite(q[0]) && Number.isFinite(q[1]) && Math.abs(q[1]) <= 90),
+      ),
+  );
   if (!valid.length) throw new Error(`no Polygon or MultiPolygon with lon/lat rings found (type ${g?.type ?? "?"})`);
-  return { geometry: valid.length === 1 ? { type: "Polygon", coordinates: valid[0] } : { type: "MultiPolygon", coordinates: valid } };
+  return {
+    geometry:
+      valid.length === 1 ? { type: "Polygon", coordinates: valid[0] } : { type: "MultiPolygon", coordinates: valid },
+  };
 }

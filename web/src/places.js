@@ -5,9 +5,15 @@
 /** The sample areas: name, words it is found by, WGS84 bbox [west, south, east, north] (the data's footprint). */
 export const PLACES = [
   { name: "Western Sahara, MGRS tile 29RKH (Sentinel-2 L2A, 2020-02-19)", bbox: [-11.55, 24.72, -11.3, 24.88] },
-  { name: "West Flanders, Belgium (Sentinel-2 L2A 2017-2018; BYOC and Zarr samples)", bbox: [3.019304, 50.813087, 3.028392, 50.818841] },
+  {
+    name: "West Flanders, Belgium (Sentinel-2 L2A 2017-2018; BYOC and Zarr samples)",
+    bbox: [3.019304, 50.813087, 3.028392, 50.818841],
+  },
   { name: "Mol, Belgium (Sentinel-2 L2A, June 2023)", bbox: [5.069685, 51.214818, 5.080365, 51.220215] },
-  { name: "Quebec and Maine, MGRS tile 19UDP (Sentinel-2 L1C, 2017-07-29)", bbox: [-70.3608, 47.7574, -68.8672, 48.7529] },
+  {
+    name: "Quebec and Maine, MGRS tile 19UDP (Sentinel-2 L1C, 2017-07-29)",
+    bbox: [-70.3608, 47.7574, -68.8672, 48.7529],
+  },
   { name: "Tamil Nadu and Kerala, India (Sentinel-1 GRD, 2018-07-16)", bbox: [75.6045, 9.2222, 78.2096, 11.1911] },
 ];
 
@@ -17,7 +23,11 @@ export const PLACES = [
  * name}; null when nothing matches or coordinates are out of range.
  */
 export function findPlace(text) {
-  const nums = text.trim().split(/[\s,;]+/).filter(Boolean).map(Number);
+  const nums = text
+    .trim()
+    .split(/[\s,;]+/)
+    .filter(Boolean)
+    .map(Number);
   if (nums.length === 4 && nums.every(Number.isFinite)) {
     const [w, s, e, n] = nums;
     return Math.abs(s) <= 90 && Math.abs(n) <= 90 && s < n && w < e ? { bbox: nums } : null;

@@ -19,41 +19,113 @@ function evaluatePixel(s) {
 `;
 const NDVI_RAMP = `return [...colorBlend((s.B08 - s.B04) / (s.B08 + s.B04), [-0.2, 0, 0.2, 0.4, 0.6, 0.8],
     [[0.5, 0.5, 0.5], [0.75, 0.7, 0.55], [0.85, 0.85, 0.35], [0.5, 0.75, 0.25], [0.2, 0.55, 0.15], [0.05, 0.35, 0.05]]), s.dataMask];`;
-const S1_NOTE = "// The Sentinel-1 GRD sample is uncalibrated amplitude (DN 0..~800, not sigma0): stretched over DN 0..400.\n";
+const S1_NOTE =
+  "// The Sentinel-1 GRD sample is uncalibrated amplitude (DN 0..~800, not sigma0): stretched over DN 0..400.\n";
 
 /** The line of a BYOC / Zarr script that sets DN, the stored value of reflectance 1 (10000 for integer bands). */
-const dnLine = (dn) => dn === 1 ? "// the bands are floats: reflectance as stored\nconst DN = 1;\n" :
-  `// the bands are integer digital numbers: reflectance x ${dn} (Sentinel-2's quantification value)\nconst DN = ${dn};\n`;
+const dnLine = (dn) =>
+  dn === 1
+    ? "// the bands are floats: reflectance as stored\nconst DN = 1;\n"
+    : `// the bands are integer digital numbers: reflectance x ${dn} (Sentinel-2's quantification value)\nconst DN = ${dn};\n`;
 
 /**
  * DN of a BYOC / Zarr collection from its bands (additionalData.bands: {name: {sampleFormat, bitDepth}}): 1 when
  * every band is FLOAT, else 10000 (digital numbers of Sentinel-2 reflectance, its products' quantification value).
  */
-export const dnOf = (bands) => Object.values(bands ?? {}).length && Object.values(bands).every((b) => b.sampleFormat === "FLOAT") ? 1 : 10000;
+export const dnOf = (bands) =>
+  Object.values(bands ?? {}).length && Object.values(bands).every((b) => b.sampleFormat === "FLOAT") ? 1 : 10000;
 
 /** Presets written here: group -> [{ id, name, bands (the collection bands it reads), script }]. */
 const OWN = {
   "sentinel-2-l1c": [
-    { id: "l1c/true-colour", name: "True colour (TOA, gain 2.5)", bands: ["B02", "B03", "B04"], script: v3(["B02", "B03", "B04", "dataMask"], "return [2.5 * s.B04, 2.5 * s.B03, 2.5 * s.B02, s.dataMask];") },
-    { id: "l1c/false-colour", name: "False colour infrared (B08, B04, B03)", bands: ["B03", "B04", "B08"], script: v3(["B03", "B04", "B08", "dataMask"], "return [2.5 * s.B08, 2.5 * s.B04, 2.5 * s.B03, s.dataMask];") },
-    { id: "l1c/ndvi", name: "NDVI (colour ramp)", bands: ["B04", "B08"], script: v3(["B04", "B08", "dataMask"], NDVI_RAMP) },
-    { id: "l1c/ndvi-raw", name: "NDVI values (FLOAT32, GeoTIFF)", bands: ["B04", "B08"], script: `//VERSION=3
+    {
+      id: "l1c/true-colour",
+      name: "True colour (TOA, gain 2.5)",
+      bands: ["B02", "B03", "B04"],
+      script: v3(["B02", "B03", "B04", "dataMask"], "return [2.5 * s.B04, 2.5 * s.B03, 2.5 * s.B02, s.dataMask];"),
+    },
+    {
+      id: "l1c/false-colour",
+      name: "False colour infrared (B08, B04, B03)",
+      bands: ["B03", "B04", "B08"],
+      script: v3(["B03", "B04", "B08", "dataMask"], "return [2.5 * s.B08, 2.5 * s.B04, 2.5 * s.B03, s.dataMask];"),
+    },
+    {
+      id: "l1c/ndvi",
+      name: "NDVI (colour ramp)",
+      bands: ["B04", "B08"],
+      script: v3(["B04", "B08", "dataMask"], NDVI_RAMP),
+    },
+    {
+      id: "l1c/ndvi-raw",
+      name: "NDVI values (FLOAT32, GeoTIFF)",
+      bands: ["B04", "B08"],
+      script: `//VERSION=3
 function setup() { return { input: ["B04", "B08"], output: { bands: 1, sampleType: "FLOAT32" } }; }
 function evaluatePixel(s) { return [(s.B08 - s.B04) / (s.B08 + s.B04)]; }
-` },
+`,
+    },
   ],
   "sentinel-1-grd": [
-    { id: "s1/vv", name: "VV amplitude (grey)", bands: ["VV"], script: v3(["VV", "dataMask"], "const v = s.VV / 400;\n  return [v, v, v, s.dataMask];", S1_NOTE) },
-    { id: "s1/vv-vh", name: "VV / VH false colour", bands: ["VV", "VH"], script: v3(["VV", "VH", "dataMask"], "return [s.VV / 400, s.VH / 160, s.VV / (s.VH + 1) / 8, s.dataMask];", S1_NOTE) },
-    { id: "s1/vh", name: "VH amplitude (grey)", bands: ["VH"], script: v3(["VH", "dataMask"], "const v = s.VH / 160;\n  return [v, v, v, s.dataMask];", S1_NOTE) },
+    {
+      id: "s1/vv",
+      name: "VV amplitude (grey)",
+      bands: ["VV"],
+      script: v3(["VV", "dataMask"], "const v = s.VV / 400;\n  return [v, v, v, s.dataMask];", S1_NOTE),
+    },
+    {
+      id: "s1/vv-vh",
+      name: "VV / VH false colour",
+      bands: ["VV", "VH"],
+      script: v3(
+        ["VV", "VH", "dataMask"],
+        "return [s.VV / 400, s.VH / 160, s.VV / (s.VH + 1) / 8, s.dataMask];",
+        S1_NOTE,
+      ),
+    },
+    {
+      id: "s1/vh",
+      name: "VH amplitude (grey)",
+      bands: ["VH"],
+      script: v3(["VH", "dataMask"], "const v = s.VH / 160;\n  return [v, v, v, s.dataMask];", S1_NOTE),
+    },
   ],
   "sentinel-2-l2a": [
-    { id: "l2a/false-colour", name: "false colour infrared (B08, B04, B03)", script: v3(["B03", "B04", "B08", "dataMask"], "return [2.5 * s.B08, 2.5 * s.B04, 2.5 * s.B03, s.dataMask];") },
+    {
+      id: "l2a/false-colour",
+      name: "false colour infrared (B08, B04, B03)",
+      script: v3(["B03", "B04", "B08", "dataMask"], "return [2.5 * s.B08, 2.5 * s.B04, 2.5 * s.B03, s.dataMask];"),
+    },
   ],
   "byoc/zarr": [
-    { id: "byoc/true-colour", name: "True colour (B02, B03, B04)", bands: ["B02", "B03", "B04"], script: (dn) => v3(["B02", "B03", "B04", "dataMask"], "return [2.5 * s.B04 / DN, 2.5 * s.B03 / DN, 2.5 * s.B02 / DN, s.dataMask];", dnLine(dn)) },
-    { id: "byoc/false-colour", name: "False colour infrared (B08, B04, B03)", bands: ["B03", "B04", "B08"], script: (dn) => v3(["B03", "B04", "B08", "dataMask"], "return [2.5 * s.B08 / DN, 2.5 * s.B04 / DN, 2.5 * s.B03 / DN, s.dataMask];", dnLine(dn)) },
-    { id: "byoc/ndvi", name: "NDVI (colour ramp; B04, B08)", bands: ["B04", "B08"], script: v3(["B04", "B08", "dataMask"], NDVI_RAMP) },
+    {
+      id: "byoc/true-colour",
+      name: "True colour (B02, B03, B04)",
+      bands: ["B02", "B03", "B04"],
+      script: (dn) =>
+        v3(
+          ["B02", "B03", "B04", "dataMask"],
+          "return [2.5 * s.B04 / DN, 2.5 * s.B03 / DN, 2.5 * s.B02 / DN, s.dataMask];",
+          dnLine(dn),
+        ),
+    },
+    {
+      id: "byoc/false-colour",
+      name: "False colour infrared (B08, B04, B03)",
+      bands: ["B03", "B04", "B08"],
+      script: (dn) =>
+        v3(
+          ["B03", "B04", "B08", "dataMask"],
+          "return [2.5 * s.B08 / DN, 2.5 * s.B04 / DN, 2.5 * s.B03 / DN, s.dataMask];",
+          dnLine(dn),
+        ),
+    },
+    {
+      id: "byoc/ndvi",
+      name: "NDVI (colour ramp; B04, B08)",
+      bands: ["B04", "B08"],
+      script: v3(["B04", "B08", "dataMask"], NDVI_RAMP),
+    },
   ],
 };
 
@@ -65,12 +137,19 @@ function evaluatePixel(s) { return [(s.B08 - s.B04) / (s.B08 + s.B04)]; }
 const STORED_VALUES = new Set(["byoc/zarr", "sentinel-1-grd"]);
 
 /** Group labels; the data/evalscripts presets and the L2A false colour are the Sentinel-2 L2A group. */
-const GROUPS = { "sentinel-2-l2a": "Sentinel-2 L2A", "sentinel-2-l1c": "Sentinel-2 L1C", "sentinel-1-grd": "Sentinel-1 GRD", "byoc/zarr": "BYOC / Zarr samples (S2 bands)" };
+const GROUPS = {
+  "sentinel-2-l2a": "Sentinel-2 L2A",
+  "sentinel-2-l1c": "Sentinel-2 L1C",
+  "sentinel-1-grd": "Sentinel-1 GRD",
+  "byoc/zarr": "BYOC / Zarr samples (S2 bands)",
+};
 
 /** Why a repository preset cannot render the sample data (upstream defects kept on purpose, data/SOURCES.md §3). */
 const CANNOT_RUN = {
-  "sentinel-2__burned_area__script.js": "keeps only the scenes of 2017-05-15 and 2017-06-24 (the Knysna fires, in preProcessScenes); the sample data has none, so evaluatePixel fails with a TypeError",
-  "sentinel-2__ndyi__script.js": "its body is a version 1 script under a //VERSION=3 line (an upstream defect): the service refuses it",
+  "sentinel-2__burned_area__script.js":
+    "keeps only the scenes of 2017-05-15 and 2017-06-24 (the Knysna fires, in preProcessScenes); the sample data has none, so evaluatePixel fails with a TypeError",
+  "sentinel-2__ndyi__script.js":
+    "its body is a version 1 script under a //VERSION=3 line (an upstream defect): the service refuses it",
 };
 
 /**
@@ -103,13 +182,30 @@ export async function loadPresets(select) {
   const files = await (await fetch("/vendor/evalscripts/index.json")).json();
   const all = new Map();
   for (const f of files) {
-    const name = f.replace(/^sentinel-2__/, "").replace(/\.js$/, "").replace(/__/g, " / ");
-    all.set(f, { group: "sentinel-2-l2a", name, cannotRun: CANNOT_RUN[f], load: async () => (await fetch(`/vendor/evalscripts/${encodeURIComponent(f)}`)).text() });
+    const name = f
+      .replace(/^sentinel-2__/, "")
+      .replace(/\.js$/, "")
+      .replace(/__/g, " / ");
+    all.set(f, {
+      group: "sentinel-2-l2a",
+      name,
+      cannotRun: CANNOT_RUN[f],
+      load: async () => (await fetch(`/vendor/evalscripts/${encodeURIComponent(f)}`)).text(),
+    });
   }
-  for (const [group, list] of Object.entries(OWN)) for (const p of list) all.set(p.id, { group, name: p.name, bands: p.bands, load: async (dn = 10000) => (typeof p.script === "function" ? p.script(dn) : p.script) });
+  for (const [group, list] of Object.entries(OWN))
+    for (const p of list)
+      all.set(p.id, {
+        group,
+        name: p.name,
+        bands: p.bands,
+        load: async (dn = 10000) => (typeof p.script === "function" ? p.script(dn) : p.script),
+      });
   for (const [group, label] of Object.entries(GROUPS)) {
     const og = Object.assign(document.createElement("optgroup"), { label });
-    for (const [value, p] of all) if (p.group === group) og.append(new Option(p.cannotRun ? `${p.name} (cannot run on the samples)` : p.name, value));
+    for (const [value, p] of all)
+      if (p.group === group)
+        og.append(new Option(p.cannotRun ? `${p.name} (cannot run on the samples)` : p.name, value));
     select.append(og);
   }
   select.append(new Option("(custom script)", ""));

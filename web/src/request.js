@@ -12,7 +12,17 @@ import { renderLegend } from "./legend.js";
 import { busy, clearResult, drawResult, offerResult, showDrawn } from "./result.js";
 import { showOgcUrls, wireMapTools } from "./maptools.js";
 import { MAX_ITEMS, datesOf, noScenes, searchDays, searchItems } from "./timeline.js";
-import { MAX_SIDE, aoiBbox, autoResolution, buildRequest, cloudy, readForm, showAoi, stateOfBody, writeForm } from "./form.js";
+import {
+  MAX_SIDE,
+  aoiBbox,
+  autoResolution,
+  buildRequest,
+  cloudy,
+  readForm,
+  showAoi,
+  stateOfBody,
+  writeForm,
+} from "./form.js";
 import { mapGeometry } from "./crs.js";
 import { addPin, decodeState, encodeState, hashState, permalink, pins, removePin } from "./state.js";
 import { copyText, showDates, showPins, wireCopyButtons } from "./panels.js";
@@ -23,21 +33,34 @@ const DEFAULT_COLLECTION = "sentinel-2-l2a";
 const DEFAULT_AOI = { bbox: [-11.55, 24.72, -11.3, 24.88] };
 const EXT = { "image/png": "png", "image/jpeg": "jpg", "image/tiff": "tif" };
 const WIDE = "2014-01-01T00:00:00Z/2100-01-01T00:00:00Z"; // every date the samples (and Sentinel-1/2) can have
-let resTyped = false, datesKey = ""; // typed resolution: a new AOI keeps it; [collection, AOI] of `dates`
-let ctl, editor, preset, aoi = DEFAULT_AOI, running = null, jsonDirty = false, dates = [], ready = false, autoTiff = false;
+let resTyped = false,
+  datesKey = ""; // typed resolution: a new AOI keeps it; [collection, AOI] of `dates`
+let ctl,
+  editor,
+  preset,
+  aoi = DEFAULT_AOI,
+  running = null,
+  jsonDirty = false,
+  dates = [],
+  ready = false,
+  autoTiff = false;
 /** The catalog's collections of this location by id (STAC collection JSON). */
 const collections = new Map();
 /** Bands of the BYOC and Zarr collections by collection id (their APIs' additionalData.bands: {name: format}). */
 const bandsOf = new Map();
 /** True when preset `p` can run with `collection`. */
-const fitsNow = (p, collection) => fits(p, collection, bandsOf.has(collection) ? Object.keys(bandsOf.get(collection)) : undefined);
+const fitsNow = (p, collection) =>
+  fits(p, collection, bandsOf.has(collection) ? Object.keys(bandsOf.get(collection)) : undefined);
 
 const form = () => readForm(aoi, editor);
 let marks = 0;
 /** Marks the end of an asynchronous step on <body data-*> with a new number (the browser checks wait for it). */
 const mark = (name) => (document.body.dataset[name] = String(++marks));
 const offered = () => [...$("collection").options].map((o) => o.value);
-const debounce = (f, ms) => { let t; return Object.assign(() => (clearTimeout(t), (t = setTimeout(f, ms))), { cancel: () => clearTimeout(t) }); };
+const debounce = (f, ms) => {
+  let t;
+  return Object.assign(() => (clearTimeout(t), (t = setTimeout(f, ms))), { cancel: () => clearTimeout(t) });
+};
 
 /** After any change: sizes, snippets, request JSON (unless being edited), legend (legend.js), permalink (debounced), date marks. */
 function changed() {
@@ -46,7 +69,8 @@ function changed() {
   const { body, plain } = buildRequest(st, ctl.map);
   [$("width").value, $("height").value] = [body.output.width, body.output.height];
   // the Resolution field says what the request uses, whichever field sized it (CRS units per pixel across)
-  if (st.sizeMode !== "res") $("res").value = String(Number(((plain.bbox[2] - plain.bbox[0]) / body.output.width).toPrecision(4)));
+  if (st.sizeMode !== "res")
+    $("res").value = String(Number(((plain.bbox[2] - plain.bbox[0]) / body.output.width).toPrecision(4)));
   const out = `result.${EXT[plain.format]}`;
   $("snippetCurl").textContent = curlSnippet(location.origin, body, out);
   $("snippetPy").textContent = pySnippet(location.origin, body, out);
@@ -61,7 +85,12 @@ function changed() {
 function datesStatus(usable) {
   const collection = $("collection").value;
   if (refreshDates.failed) return;
-  showState($("timelineState"), dates.length ? `${dates.length} dates with ${collection} scenes over the AOI, ${usable.length} within the cloud limit (${$("maxcc").value} %)` : `no ${collection} scenes over this AOI: use "Zoom to data"`);
+  showState(
+    $("timelineState"),
+    dates.length
+      ? `${dates.length} dates with ${collection} scenes over the AOI, ${usable.length} within the cloud limit (${$("maxcc").value} %)`
+      : `no ${collection} scenes over this AOI: use "Zoom to data"`,
+  );
 }
 
 /** A new date, collection or pinned state: the previous result, its status and download no longer apply. */
@@ -87,7 +116,7 @@ function setAoi(next, { fit = false, notify = true, keepRes = false } = {}) {
   // a resolution that suits the new AOI, unless one was typed or restored
   if (!keepRes && !resTyped && $("sizeMode").value === "res") $("res").value = String(autoResolution(form(), ctl.map));
   if (fit) ctl.fit(aoiBbox(aoi));
-  if (notify) (refreshDates(), changed(), autoRun());
+  if (notify) refreshDates(), changed(), autoRun();
 }
 
 /** Sets the time range to one day with scenes. */
@@ -99,7 +128,9 @@ function pickDate(date) {
 
 /** Reloads the dates with scenes of the collection over the AOI (catalog search, all dates). */
 const refreshDates = debounce(async () => {
-  const collection = $("collection").value, searched = aoi, seq = ++refreshDates.seq;
+  const collection = $("collection").value,
+    searched = aoi,
+    seq = ++refreshDates.seq;
   showState($("timelineState"), "searching the catalog...");
   try {
     const items = await searchItems(collection, searched, WIDE);
@@ -119,7 +150,8 @@ refreshDates.seq = 0;
 /** Moves the AOI and dates to the most recent scene of `collection` and shows the collection's footprints. */
 async function zoomToData(collection) {
   const items = await searchItems(collection, { bbox: [-180, -90, 180, 90] }, WIDE);
-  if (!items.length) return showState($("mapState"), `the catalog lists no ${collection} scenes`), mark("zoomed"), false;
+  if (!items.length)
+    return (showState($("mapState"), `the catalog lists no ${collection} scenes`), mark("zoomed"), false);
   const last = items.reduce((a, b) => (a.properties.datetime > b.properties.datetime ? a : b));
   ctl.showFootprints(items, showItem);
   pickDate(last.properties.datetime.slice(0, 10));
@@ -173,11 +205,14 @@ async function applyPreset(value) {
 
 /** When the collection changes to one the preset does not fit: the true colour of its own group, else the first fit. */
 async function collectionChanged() {
-  const c = $("collection").value, p = preset($("preset").value);
+  const c = $("collection").value,
+    p = preset($("preset").value);
   dropResult();
   if (p && !fitsNow(p, c)) {
     const home = /^(byoc|zarr|batch)-/.test(c) ? "byoc/zarr" : c; // the collection's own group first
-    const ok = [...$("preset").options].filter((o) => preset(o.value) && fitsNow(preset(o.value), c)).sort((a, b) => (preset(a.value).group !== home) - (preset(b.value).group !== home));
+    const ok = [...$("preset").options]
+      .filter((o) => preset(o.value) && fitsNow(preset(o.value), c))
+      .sort((a, b) => (preset(a.value).group !== home) - (preset(b.value).group !== home));
     const first = ok.find((o) => /true[_-]colou?r/.test(o.value)) ?? ok[0];
     if (first) ($("preset").value = first.value), await applyPreset(first.value);
   }
@@ -203,7 +238,10 @@ function toTiff() {
 }
 
 /** #autoRender: a new date, layer, collection or AOI runs by itself (500 ms after); Run replaces such a run. */
-const autoRun = debounce(() => $("autoRender").checked && ready && document.body.dataset.page === "request" && run(null, true), 500);
+const autoRun = debounce(
+  () => $("autoRender").checked && ready && document.body.dataset.page === "request" && run(null, true),
+  500,
+);
 
 /** Sends the request; shows a PNG/JPEG or a single-band float GeoTIFF on the map over the AOI and offers the file; says why when nothing can run. */
 async function run(e, auto = false) {
@@ -212,11 +250,18 @@ async function run(e, auto = false) {
   if (running && (auto || !running.auto)) return;
   if (running) (running.superseded = true), running.abort(), await running.done;
   clearResult(ctl);
-  if (isFloat32(editor.state.doc.toString()) && $("format").value !== "image/tiff") ($("presetNote").textContent = toTiff()), changed();
+  if (isFloat32(editor.state.doc.toString()) && $("format").value !== "image/tiff")
+    ($("presetNote").textContent = toTiff()), changed();
   const st = form();
   const { body, bounds, epsg } = buildRequest(st, ctl.map);
   const { width, height } = body.output;
-  if (width > MAX_SIDE || height > MAX_SIDE) return showError($("runState"), new Error(`The output would be ${width} x ${height} px; at most ${MAX_SIDE} px a side: choose a coarser resolution, a smaller size or AOI.`));
+  if (width > MAX_SIDE || height > MAX_SIDE)
+    return showError(
+      $("runState"),
+      new Error(
+        `The output would be ${width} x ${height} px; at most ${MAX_SIDE} px a side: choose a coarser resolution, a smaller size or AOI.`,
+      ),
+    );
   const t0 = performance.now();
   let finish;
   running = Object.assign(new AbortController(), { auto, done: new Promise((f) => (finish = f)) });
@@ -226,18 +271,36 @@ async function run(e, auto = false) {
     // the other, a console run took 2-3.7x the same request sent by curl
     const known = scenesOf(st, running.signal); // the days at once (timeline), or a promise (search)
     if (known.length === 0) throw noScenes(st, dates); // nothing to render: no request sent
-    const sent = call("/api/v1/process", { method: "POST", body, signal: running.signal }).then(async (r) => ({ r, blob: await r.blob() }));
+    const sent = call("/api/v1/process", { method: "POST", body, signal: running.signal }).then(async (r) => ({
+      r,
+      blob: await r.blob(),
+    }));
     sent.catch(() => {}); // awaited below unless there are no scenes
     const scenes = await known;
     if (!scenes.length) throw (running.abort(), noScenes(st, dates));
     const { r, blob } = await sent;
-    const drawn = await drawResult(ctl, offerResult(blob, `result.${EXT[body.output.responses[0].format.type]}`), blob, bounds);
-    const where = drawn !== true ? `; not drawn on the map (${drawn}): download it` : epsg !== 3857 ? `; drawn approximately (EPSG:${epsg} on the EPSG:3857 map)` : "";
-    const days = scenes.map((d) => d.date), count = scenes.reduce((n, d) => n + d.count, 0);
+    const drawn = await drawResult(
+      ctl,
+      offerResult(blob, `result.${EXT[body.output.responses[0].format.type]}`),
+      blob,
+      bounds,
+    );
+    const where =
+      drawn !== true
+        ? `; not drawn on the map (${drawn}): download it`
+        : epsg !== 3857
+          ? `; drawn approximately (EPSG:${epsg} on the EPSG:3857 map)`
+          : "";
+    const days = scenes.map((d) => d.date),
+      count = scenes.reduce((n, d) => n + d.count, 0);
     if (drawn === true) showDrawn(ctl, st, days);
-    const pu = r.headers.get("x-processingunits-spent") ?? "?", took = ((performance.now() - t0) / 1000).toFixed(1);
+    const pu = r.headers.get("x-processingunits-spent") ?? "?",
+      took = ((performance.now() - t0) / 1000).toFixed(1);
     busy(false);
-    showState($("runState"), `${r.status}: ${width} x ${height} px, ${pu} PU, ${took} s; ${count} scene(s) of ${days.slice(0, 3).join(", ")}${days.length > 3 ? ", ..." : ""}${where}`);
+    showState(
+      $("runState"),
+      `${r.status}: ${width} x ${height} px, ${pu} PU, ${took} s; ${count} scene(s) of ${days.slice(0, 3).join(", ")}${days.length > 3 ? ", ..." : ""}${where}`,
+    );
     markError(editor, "");
     document.body.dataset.runDone = String(Date.now());
   } catch (err) {
@@ -257,17 +320,28 @@ async function run(e, auto = false) {
  * of its BYOC and Zarr collections from their APIs.
  */
 async function fillCollections() {
-  const list = await call("/api/v1/catalog/1.0.0/collections").then((r) => r.json()).catch(() => ({ collections: [] }));
+  const list = await call("/api/v1/catalog/1.0.0/collections")
+    .then((r) => r.json())
+    .catch(() => ({ collections: [] }));
   const api = { byoc: "/api/v1/byoc/collections/", zarr: "/api/v1/zarr/collections/" };
-  await Promise.all((list.collections ?? []).map(async (c) => {
-    const kind = /^(byoc|zarr)-/.exec(c.id)?.[1];
-    const got = kind && (await call(api[kind] + c.id.slice(kind.length + 1)).then((r) => r.json(), () => null));
-    if (got) bandsOf.set(c.id, got.data?.additionalData?.bands ?? {});
-  }));
+  await Promise.all(
+    (list.collections ?? []).map(async (c) => {
+      const kind = /^(byoc|zarr)-/.exec(c.id)?.[1];
+      const got =
+        kind &&
+        (await call(api[kind] + c.id.slice(kind.length + 1)).then(
+          (r) => r.json(),
+          () => null,
+        ));
+      if (got) bandsOf.set(c.id, got.data?.additionalData?.bands ?? {});
+    }),
+  );
   for (const c of list.collections ?? []) {
     collections.set(c.id, c);
     const kind = /^(byoc|batch|zarr)-/.exec(c.id)?.[1];
-    $("collection").append(new Option(kind ? `${kind}: ${c.title ?? c.id}` : c.id, c.id, false, c.id === DEFAULT_COLLECTION));
+    $("collection").append(
+      new Option(kind ? `${kind}: ${c.title ?? c.id}` : c.id, c.id, false, c.id === DEFAULT_COLLECTION),
+    );
   }
 }
 
@@ -293,7 +367,8 @@ async function footprints() {
 
 /** The form's, JSON view's, pins' and permalink's events. */
 function wireForm() {
-  for (const k of ["from", "to", "mosaicking", "width", "height", "res", "format", "crs", "sizeMode"]) $(k).addEventListener("change", changed);
+  for (const k of ["from", "to", "mosaicking", "width", "height", "res", "format", "crs", "sizeMode"])
+    $(k).addEventListener("change", changed);
   for (const k of ["from", "to"]) $(k).addEventListener("change", dropResult);
   $("format").addEventListener("change", () => (autoTiff = false));
   for (const k of ["width", "height"]) $(k).addEventListener("input", () => ($("sizeMode").value = "size"));
@@ -347,7 +422,8 @@ function importJson(text, what) {
 async function openCollection() {
   const id = new URLSearchParams(location.hash.split("?")[1] ?? "").get("collection");
   if (!id) return false;
-  if (!offered().includes(id)) return showError($("runState"), new Error(`Collection ${id} is not hosted at this location.`)), false;
+  if (!offered().includes(id))
+    return (showError($("runState"), new Error(`Collection ${id} is not hosted at this location.`)), false);
   $("collection").value = id;
   await collectionChanged(); // its preset may have moved the AOI to the collection's data already
   if (!aoiMeets(id)) await zoomToData(id).catch((err) => showError($("mapState"), err));
@@ -382,14 +458,18 @@ export async function initRequest() {
   } catch {
     showError($("runState"), new Error("The permalink's state could not be read: the defaults are shown."));
   }
-  if (st && !offered().includes(st.collection)) showError($("runState"), new Error(`The permalink's collection ${st.collection} is not hosted here.`)), (st = null);
+  if (st && !offered().includes(st.collection))
+    showError($("runState"), new Error(`The permalink's collection ${st.collection} is not hosted here.`)), (st = null);
   ready = true;
   if (st) restore(st);
   else {
     $("preset").value = "sentinel-2__true_color__script.js";
-    await (fitsNow(preset($("preset").value), $("collection").value) ? applyPreset($("preset").value) : collectionChanged());
+    await (fitsNow(preset($("preset").value), $("collection").value)
+      ? applyPreset($("preset").value)
+      : collectionChanged());
     // another location's first collection has its data elsewhere than the default AOI: start on its newest scene
-    if (!(await openCollection()) && !aoiMeets($("collection").value)) await zoomToData($("collection").value).catch((err) => showError($("mapState"), err));
+    if (!(await openCollection()) && !aoiMeets($("collection").value))
+      await zoomToData($("collection").value).catch((err) => showError($("mapState"), err));
     refreshDates();
   }
   changed();

@@ -33,7 +33,11 @@ export function busy(on, t0) {
   $("cancel").hidden = !on;
   $("progress").hidden = !on;
   clearInterval(busy.timer);
-  if (on) busy.timer = setInterval(() => ($("runState").textContent = `running... ${((performance.now() - t0) / 1000).toFixed(1)} s`), 200);
+  if (on)
+    busy.timer = setInterval(
+      () => ($("runState").textContent = `running... ${((performance.now() - t0) / 1000).toFixed(1)} s`),
+      200,
+    );
 }
 
 /**
@@ -46,7 +50,10 @@ export async function drawResult(ctl, url, blob, bounds) {
   if (tiff.reason) return tiff.reason;
   urls.push(tiff.url);
   await ctl.showImage(tiff.url, bounds);
-  const stops = VIRIDIS.map((color, i) => ({ value: tiff.min + ((tiff.max - tiff.min) * i) / (VIRIDIS.length - 1), color }));
+  const stops = VIRIDIS.map((color, i) => ({
+    value: tiff.min + ((tiff.max - tiff.min) * i) / (VIRIDIS.length - 1),
+    color,
+  }));
   $("resultLegend").replaceChildren(...rampElements("Result (GeoTIFF values, 2-98 % stretch):", stops));
   return true;
 }
@@ -56,7 +63,8 @@ export async function drawResult(ctl, url, blob, bounds) {
  * true-colour base layer (most recent scenes of any date), which would pass for the result around it.
  */
 export function showDrawn(ctl, st, days) {
-  const shown = days.length > 2 ? `${days[0]} .. ${days.at(-1)} (${days.length} dates, ${st.mosaicking})` : days.join(", ");
+  const shown =
+    days.length > 2 ? `${days[0]} .. ${days.at(-1)} (${days.length} dates, ${st.mosaicking})` : days.join(", ");
   ctl.showLabel(`${st.collection}: ${shown}`);
   if ($("baseLayer").checked) ($("baseLayer").checked = false), ctl.showBase(false);
 }

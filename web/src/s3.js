@@ -24,7 +24,9 @@ async function withKey(use) {
   try {
     return await use(fetchS3);
   } finally {
-    await call(`${KEYS}/${encodeURIComponent(accessKeyId)}`, { method: "DELETE" }).catch((err) => console.warn("S3 key not deleted:", err.message));
+    await call(`${KEYS}/${encodeURIComponent(accessKeyId)}`, { method: "DELETE" }).catch((err) =>
+      console.warn("S3 key not deleted:", err.message),
+    );
   }
 }
 
@@ -37,10 +39,22 @@ export function listObjects(bucket, prefix, max = 1000) {
     const out = [];
     let token = "";
     do {
-      const q = new URLSearchParams({ "list-type": "2", prefix, "max-keys": String(Math.min(max, 1000)), ...(token ? { "continuation-token": token } : {}) });
-      const doc = new DOMParser().parseFromString(await (await fetchS3(`/${encodeURIComponent(bucket)}`, `?${q}`)).text(), "application/xml");
-      for (const c of doc.querySelectorAll("Contents")) out.push({ key: c.querySelector("Key").textContent, size: Number(c.querySelector("Size").textContent) });
-      token = doc.querySelector("IsTruncated")?.textContent === "true" ? doc.querySelector("NextContinuationToken")?.textContent ?? "" : "";
+      const q = new URLSearchParams({
+        "list-type": "2",
+        prefix,
+        "max-keys": String(Math.min(max, 1000)),
+        ...(token ? { "continuation-token": token } : {}),
+      });
+      const doc = new DOMParser().parseFromString(
+        await (await fetchS3(`/${encodeURIComponent(bucket)}`, `?${q}`)).text(),
+        "application/xml",
+      );
+      for (const c of doc.querySelectorAll("Contents"))
+        out.push({ key: c.querySelector("Key").textContent, size: Number(c.querySelector("Size").textContent) });
+      token =
+        doc.querySelector("IsTruncated")?.textContent === "true"
+          ? (doc.querySelector("NextContinuationToken")?.textContent ?? "")
+          : "";
     } while (token && out.length < max);
     return out;
   });
@@ -48,7 +62,10 @@ export function listObjects(bucket, prefix, max = 1000) {
 
 /** Writes `body` (a Blob or File) as object `key` of `bucket` (S3 PutObject); resolves when stored. */
 export function putObject(bucket, key, body) {
-  return withKey(async (fetchS3) => void (await fetchS3(`/${encodeURIComponent(bucket)}/${keyPath(key)}`, "", { method: "PUT", body })));
+  return withKey(
+    async (fetchS3) =>
+      void (await fetchS3(`/${encodeURIComponent(bucket)}/${keyPath(key)}`, "", { method: "PUT", body })),
+  );
 }
 
 /** The bytes of object `key` of `bucket` as a Blob. */

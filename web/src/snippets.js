@@ -42,8 +42,10 @@ const LAYERS = { "sentinel-2-l2a": "S2L2ALayer", "sentinel-2-l1c": "S2L1CLayer",
 const FORMATS = { "image/png": "MimeTypes.PNG", "image/jpeg": "MimeTypes.JPEG", "image/tiff": '"image/tiff"' };
 
 /** sentinelhub-js CRS of an EPSG code: its constants for 4326 and 3857, else a CRS object of the same shape. */
-const jsCrs = (epsg) => epsg === 4326 || epsg === 3857 ? `CRS_EPSG${epsg}` :
-  `{ authId: "EPSG:${epsg}", auth: "EPSG", opengisUrl: "http://www.opengis.net/def/crs/EPSG/0/${epsg}" }`;
+const jsCrs = (epsg) =>
+  epsg === 4326 || epsg === 3857
+    ? `CRS_EPSG${epsg}`
+    : `{ authId: "EPSG:${epsg}", auth: "EPSG", opengisUrl: "http://www.opengis.net/def/crs/EPSG/0/${epsg}" }`;
 
 /**
  * JavaScript (Node): a sentinelhub-js layer's getMap through the Processing API, its requests redirected to this
@@ -52,10 +54,19 @@ const jsCrs = (epsg) => epsg === 4326 || epsg === 3857 ? `CRS_EPSG${epsg}` :
  */
 export function jsSnippet(origin, r, out) {
   const byoc = r.collection.startsWith("byoc-");
-  const cls = byoc ? "BYOCLayer" : LAYERS[r.collection] ?? "S2L2ALayer";
+  const cls = byoc ? "BYOCLayer" : (LAYERS[r.collection] ?? "S2L2ALayer");
   const extra = byoc ? `collectionId: "${r.collection.slice(5)}", ` : "";
   const crs = jsCrs(r.epsg);
-  const imports = ["ApiType", "BBox", ...(crs.startsWith("CRS_") ? [crs] : []), "MimeTypes", cls, "addAxiosRequestInterceptor", "requestAuthToken", "setAuthToken"];
+  const imports = [
+    "ApiType",
+    "BBox",
+    ...(crs.startsWith("CRS_") ? [crs] : []),
+    "MimeTypes",
+    cls,
+    "addAxiosRequestInterceptor",
+    "requestAuthToken",
+    "setAuthToken",
+  ];
   return `import { writeFileSync } from "node:fs";
 import { ${imports.join(", ")} } from "@sentinel-hub/sentinelhub-js";
 
@@ -64,8 +75,12 @@ addAxiosRequestInterceptor((config) => ({ ...config, url: config.url.replace(/^h
 setAuthToken(await requestAuthToken(process.env.CLIENT_ID, process.env.CLIENT_SECRET));
 const layer = new ${cls}({ ${extra}mosaickingOrder: "${r.mosaickingOrder}", maxCloudCoverPercent: ${r.maxcc}, evalscript: ${JSON.stringify(r.evalscript)} });
 const data = await layer.getMap({
-  bbox: new BBox(${crs}, ${r.bbox.join(", ")}),${r.geometry ? `
-  geometry: ${JSON.stringify(r.geometry)},` : ""}
+  bbox: new BBox(${crs}, ${r.bbox.join(", ")}),${
+    r.geometry
+      ? `
+  geometry: ${JSON.stringify(r.geometry)},`
+      : ""
+  }
   fromTime: new Date("${r.from}"), toTime: new Date("${r.to}"),
   width: ${r.width}, height: ${r.height}, format: ${FORMATS[r.format] ?? "MimeTypes.PNG"},
 }, ApiType.PROCESSING);

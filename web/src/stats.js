@@ -17,7 +17,10 @@ const $ = (id) => document.getElementById(id);
 const MAX_PX = 2500;
 const DAY = 86_400_000;
 const CRS3857 = "http://www.opengis.net/def/crs/EPSG/0/3857";
-let series, histogram, map, result = { data: [] };
+let series,
+  histogram,
+  map,
+  result = { data: [] };
 /** The polygon AOI (GeoJSON Polygon / MultiPolygon, WGS84), or null for the bbox of the fields. */
 let geometry = null;
 
@@ -41,7 +44,9 @@ function setAoi(b, poly = null) {
   geometry = poly;
   if (poly) b = geometryBbox(poly);
   ["statsWest", "statsSouth", "statsEast", "statsNorth"].forEach((k, i) => ($(k).value = String(+b[i].toFixed(6))));
-  $("statsAoiKind").textContent = poly ? "polygon (the fields show its bbox; the statistics cover the polygon only)" : "box";
+  $("statsAoiKind").textContent = poly
+    ? "polygon (the fields show its bbox; the statistics cover the polygon only)"
+    : "box";
   map?.show([poly ? L.geoJSON(poly, { style: { weight: 2, fillOpacity: 0.1 } }) : bboxLayer(b)]);
 }
 
@@ -49,13 +54,16 @@ function setAoi(b, poly = null) {
 function wireDrawing() {
   let drag = null; // the box being dragged (the map is not refitted until it is done)
   const preview = (a) => (drag?.remove(), (drag = bboxLayer(a.bbox).addTo(map.map)));
-  const tools = { statsDrawBox: boxTool(map.map, preview, (a) => (drag?.remove(), setAoi(a.bbox), stop())), statsDrawPolygon: polygonTool(map.map, (g) => (setAoi(null, g), stop())) };
+  const tools = {
+    statsDrawBox: boxTool(map.map, preview, (a) => (drag?.remove(), setAoi(a.bbox), stop())),
+    statsDrawPolygon: polygonTool(map.map, (g) => (setAoi(null, g), stop())),
+  };
   const stop = () => Object.entries(tools).forEach(([id, t]) => ($(id).setAttribute("aria-pressed", "false"), t.off()));
   for (const [id, tool] of Object.entries(tools)) {
     $(id).addEventListener("click", () => {
       const on = $(id).getAttribute("aria-pressed") !== "true";
       stop();
-      if (on) ($(id).setAttribute("aria-pressed", "true"), tool.on());
+      if (on) $(id).setAttribute("aria-pressed", "true"), tool.on();
     });
   }
 }
@@ -68,7 +76,10 @@ async function datesFromCatalog() {
   if (!times.length) return showState($("statsState"), "the catalog lists no scenes of this collection over the AOI");
   $("statsFrom").value = day(Math.min(...times) - 15 * DAY);
   $("statsTo").value = day(Math.max(...times) + 15 * DAY);
-  showState($("statsState"), `${times.length} scenes in the catalog from ${day(Math.min(...times))} to ${day(Math.max(...times))}`);
+  showState(
+    $("statsState"),
+    `${times.length} scenes in the catalog from ${day(Math.min(...times))} to ${day(Math.max(...times))}`,
+  );
 }
 
 /** The Statistical API request of the form; also shows the resolution used (and why, when raised). */
@@ -78,22 +89,43 @@ function statsRequest() {
   const asked = Number($("statsRes").value) || 10;
   const res = resolution(bbox, asked);
   const size = `${Math.ceil((bbox[2] - bbox[0]) / res)} x ${Math.ceil((bbox[3] - bbox[1]) / res)} px`;
-  $("statsResUsed").textContent = res === asked ? `${res} m: ${size}` : `computed at ${res} m (${size}): at ${asked} m the AOI would exceed ${MAX_PX} px a side`;
+  $("statsResUsed").textContent =
+    res === asked
+      ? `${res} m: ${size}`
+      : `computed at ${res} m (${size}): at ${asked} m the AOI would exceed ${MAX_PX} px a side`;
   return {
     input: { bounds: { ...bounds, properties: { crs: CRS3857 } }, data: [{ type: $("statsCollection").value }] },
     aggregation: {
       timeRange: { from: `${$("statsFrom").value}T00:00:00Z`, to: `${$("statsTo").value}T23:59:59Z` },
       aggregationInterval: { of: $("statsInterval").value.trim() },
-      resx: res, resy: res, evalscript: $("statsScript").value,
+      resx: res,
+      resy: res,
+      evalscript: $("statsScript").value,
     },
-    calculations: { default: { statistics: { default: { percentiles: { k: [10, 50, 90] } } }, histograms: { default: { nBins: 20 } } } },
+    calculations: {
+      default: {
+        statistics: { default: { percentiles: { k: [10, 50, 90] } } },
+        histograms: { default: { nBins: 20 } },
+      },
+    },
   };
 }
 
 /** "output/band" keys of the response's outputs (dataMask excluded), in order of appearance. */
-const bandKeys = (data) => [...new Set(data.flatMap((d) => Object.entries(d.outputs ?? {}).filter(([o]) => o !== "dataMask").flatMap(([o, v]) => Object.keys(v.bands ?? {}).map((b) => `${o}/${b}`))))];
+const bandKeys = (data) => [
+  ...new Set(
+    data.flatMap((d) =>
+      Object.entries(d.outputs ?? {})
+        .filter(([o]) => o !== "dataMask")
+        .flatMap(([o, v]) => Object.keys(v.bands ?? {}).map((b) => `${o}/${b}`)),
+    ),
+  ),
+];
 /** The statistics block of `entry` for key "output/band". */
-const bandOf = (entry, key) => { const [o, b] = key.split("/"); return entry.outputs?.[o]?.bands?.[b]; };
+const bandOf = (entry, key) => {
+  const [o, b] = key.split("/");
+  return entry.outputs?.[o]?.bands?.[b];
+};
 const day = (t) => new Date(t).toISOString().slice(0, 10);
 /** True when a band block has statistics of at least one pixel (a fully masked interval's mean is "NaN"). */
 const hasData = (band) => Number.isFinite(band?.stats?.mean);
@@ -106,9 +138,21 @@ function drawSeries() {
   const pct = (k) => (s) => s.percentiles?.[`${k}.0`] ?? s.percentiles?.[k] ?? null;
   const line = (label, data, extra = {}) => ({ label, data, borderWidth: 1.5, pointRadius: 3, ...extra });
   const datasets = [
-    line("mean + stDev", pts((s) => s.mean + s.stDev), { borderColor: "#9ecae1", fill: "+1", backgroundColor: "rgba(158,202,225,0.3)", pointRadius: 0 }),
-    line("mean - stDev", pts((s) => s.mean - s.stDev), { borderColor: "#9ecae1", pointRadius: 0 }),
-    line("mean", pts((s) => s.mean), { borderColor: "#08519c" }),
+    line(
+      "mean + stDev",
+      pts((s) => s.mean + s.stDev),
+      { borderColor: "#9ecae1", fill: "+1", backgroundColor: "rgba(158,202,225,0.3)", pointRadius: 0 },
+    ),
+    line(
+      "mean - stDev",
+      pts((s) => s.mean - s.stDev),
+      { borderColor: "#9ecae1", pointRadius: 0 },
+    ),
+    line(
+      "mean",
+      pts((s) => s.mean),
+      { borderColor: "#08519c" },
+    ),
     line("p10", pts(pct(10)), { borderColor: "#e6550d", borderDash: [4, 3] }),
     line("p50", pts(pct(50)), { borderColor: "#31a354" }),
     line("p90", pts(pct(90)), { borderColor: "#756bb1", borderDash: [4, 3] }),
@@ -119,8 +163,19 @@ function drawSeries() {
     type: "line",
     data: { datasets },
     options: {
-      animation: false, maintainAspectRatio: false, parsing: false,
-      scales: { x: { type: "linear", min: from, max: to, ticks: { callback: (v) => day(v), maxRotation: 0, autoSkipPadding: 12 }, title: { display: true, text: "interval start (UTC)" } }, y: { title: { display: true, text: key } } },
+      animation: false,
+      maintainAspectRatio: false,
+      parsing: false,
+      scales: {
+        x: {
+          type: "linear",
+          min: from,
+          max: to,
+          ticks: { callback: (v) => day(v), maxRotation: 0, autoSkipPadding: 12 },
+          title: { display: true, text: "interval start (UTC)" },
+        },
+        y: { title: { display: true, text: key } },
+      },
       plugins: { tooltip: { callbacks: { title: (items) => day(items[0].parsed.x) } } },
     },
   });
@@ -135,29 +190,90 @@ function drawHistogram() {
   histogram?.destroy();
   histogram = window.eoConsole.histogram = new Chart($("histChart"), {
     type: "bar",
-    data: { labels: bins.map((b) => b.lowEdge.toFixed(3)), datasets: [{ label: "pixels per bin (low edge)", data: bins.map((b) => b.count), backgroundColor: "#31a354" }] },
+    data: {
+      labels: bins.map((b) => b.lowEdge.toFixed(3)),
+      datasets: [{ label: "pixels per bin (low edge)", data: bins.map((b) => b.count), backgroundColor: "#31a354" }],
+    },
     options: { animation: false, maintainAspectRatio: false },
   });
 }
 
 /** CSV of the result: one row per interval and output band (empty statistics for intervals without data). */
 function csv() {
-  const head = ["from", "to", "output", "band", "min", "max", "mean", "stDev", "sampleCount", "noDataCount", "p10", "p50", "p90", "error"];
+  const head = [
+    "from",
+    "to",
+    "output",
+    "band",
+    "min",
+    "max",
+    "mean",
+    "stDev",
+    "sampleCount",
+    "noDataCount",
+    "p10",
+    "p50",
+    "p90",
+    "error",
+  ];
   const rows = result.data.flatMap((d) => {
     const keys = bandKeys([d]);
-    if (!keys.length) return [[d.interval.from, d.interval.to, "", "", "", "", "", "", "", "", "", "", "", d.error?.message ?? d.error?.type ?? "no data"]];
+    if (!keys.length)
+      return [
+        [
+          d.interval.from,
+          d.interval.to,
+          "",
+          "",
+          "",
+          "",
+          "",
+          "",
+          "",
+          "",
+          "",
+          "",
+          "",
+          d.error?.message ?? d.error?.type ?? "no data",
+        ],
+      ];
     return keys.map((k) => {
       const s = bandOf(d, k).stats ?? {};
       const p = (n) => s.percentiles?.[`${n}.0`] ?? s.percentiles?.[n] ?? "";
-      return [d.interval.from, d.interval.to, ...k.split("/"), s.min, s.max, s.mean, s.stDev, s.sampleCount, s.noDataCount, p(10), p(50), p(90), ""];
+      return [
+        d.interval.from,
+        d.interval.to,
+        ...k.split("/"),
+        s.min,
+        s.max,
+        s.mean,
+        s.stDev,
+        s.sampleCount,
+        s.noDataCount,
+        p(10),
+        p(50),
+        p(90),
+        "",
+      ];
     });
   });
-  return [head, ...rows].map((r) => r.map((v) => (/[",\n]/.test(String(v ?? "")) ? `"${String(v).replaceAll('"', '""')}"` : String(v ?? ""))).join(",")).join("\n") + "\n";
+  return (
+    [head, ...rows]
+      .map((r) =>
+        r
+          .map((v) => (/[",\n]/.test(String(v ?? "")) ? `"${String(v).replaceAll('"', '""')}"` : String(v ?? "")))
+          .join(","),
+      )
+      .join("\n") + "\n"
+  );
 }
 
 /** Points the download links at the current result (CSV and JSON). */
 function exports() {
-  for (const [id, type, text] of [["statsCsv", "text/csv", csv()], ["statsJson", "application/json", JSON.stringify(result, null, 2)]]) {
+  for (const [id, type, text] of [
+    ["statsCsv", "text/csv", csv()],
+    ["statsJson", "application/json", JSON.stringify(result, null, 2)],
+  ]) {
     const a = $(id);
     if (a.href) URL.revokeObjectURL(a.href);
     a.href = URL.createObjectURL(new Blob([text], { type }));
@@ -176,7 +292,10 @@ async function compute() {
     drawSeries();
     exports();
     const withData = result.data.filter((d) => keys.some((k) => hasData(bandOf(d, k)))).length;
-    showState($("statsState"), `${result.data.length} intervals, ${withData} with data${withData ? "" : ": no scenes in this range (see the dates of the catalog)"}`);
+    showState(
+      $("statsState"),
+      `${result.data.length} intervals, ${withData} with data${withData ? "" : ": no scenes in this range (see the dates of the catalog)"}`,
+    );
     document.body.dataset.statsDone = String(withData);
   } catch (err) {
     showError($("statsState"), err, $("statsForm"));
@@ -188,18 +307,25 @@ async function compute() {
 
 /** First show of the statistics page: presets, collections, AOI (the builder's, else the fields'), dates, map. */
 export async function initStatistics() {
-  $("statsIndex").replaceChildren(...INDICES.map((i) => new Option(i.label, i.id)), new Option("Custom (edit the script)", "custom"));
+  $("statsIndex").replaceChildren(
+    ...INDICES.map((i) => new Option(i.label, i.id)),
+    new Option("Custom (edit the script)", "custom"),
+  );
   $("statsMask").replaceChildren(...MASKS.map((m) => new Option(m.label, m.id)));
-  const preset = () => $("statsIndex").value !== "custom" && ($("statsScript").value = statsScript($("statsIndex").value, $("statsMask").value));
+  const preset = () =>
+    $("statsIndex").value !== "custom" &&
+    ($("statsScript").value = statsScript($("statsIndex").value, $("statsMask").value));
   $("statsIndex").addEventListener("change", preset);
   $("statsMask").addEventListener("change", preset);
   $("statsScript").addEventListener("input", () => ($("statsIndex").value = "custom"));
   preset();
   map = miniMap($("statsMap"));
   wireDrawing();
-  for (const k of ["statsWest", "statsSouth", "statsEast", "statsNorth"]) $(k).addEventListener("change", () => setAoi(aoi()));
+  for (const k of ["statsWest", "statsSouth", "statsEast", "statsNorth"])
+    $(k).addEventListener("change", () => setAoi(aoi()));
   $("statsUseBuilder").addEventListener("click", () => {
-    const b = builderAoi(), poly = window.eoConsole.aoi?.()?.geometry;
+    const b = builderAoi(),
+      poly = window.eoConsole.aoi?.()?.geometry;
     if (b) setAoi(b, poly ?? null);
     else showState($("statsState"), "open the request builder first");
   });

@@ -12,7 +12,12 @@ export const INDICES = [
   { id: "ndwi", label: "NDWI (B03, B08)", bands: ["B03", "B08"], expr: "(s.B03 - s.B08) / (s.B03 + s.B08)" },
   { id: "ndmi", label: "NDMI (B08, B11)", bands: ["B08", "B11"], expr: "(s.B08 - s.B11) / (s.B08 + s.B11)" },
   { id: "nbr", label: "NBR (B08, B12)", bands: ["B08", "B12"], expr: "(s.B08 - s.B12) / (s.B08 + s.B12)" },
-  { id: "evi", label: "EVI (B02, B04, B08)", bands: ["B02", "B04", "B08"], expr: "2.5 * (s.B08 - s.B04) / (s.B08 + 6 * s.B04 - 7.5 * s.B02 + 1)" },
+  {
+    id: "evi",
+    label: "EVI (B02, B04, B08)",
+    bands: ["B02", "B04", "B08"],
+    expr: "2.5 * (s.B08 - s.B04) / (s.B08 + 6 * s.B04 - 7.5 * s.B02 + 1)",
+  },
   { id: "red", label: "Red reflectance (B04)", bands: ["B04"], expr: "s.B04" },
   { id: "vv_db", label: "Sentinel-1 VV backscatter (dB)", bands: ["VV"], expr: "10 * Math.log(s.VV) / Math.LN10" },
 ];

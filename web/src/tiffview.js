@@ -10,7 +10,9 @@ const RGB = VIRIDIS.map((h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 
 
 /** The colour of t in 0..1 on the viridis ramp (linear between its stops) as [r, g, b]. */
 function viridis(t) {
-  const x = Math.min(1, Math.max(0, t)) * (RGB.length - 1), i = Math.min(RGB.length - 2, Math.floor(x)), f = x - i;
+  const x = Math.min(1, Math.max(0, t)) * (RGB.length - 1),
+    i = Math.min(RGB.length - 2, Math.floor(x)),
+    f = x - i;
   return RGB[i].map((c, k) => Math.round(c + (RGB[i + 1][k] - c) * f));
 }
 
@@ -25,7 +27,10 @@ const quantile = (s, p) => s[Math.min(s.length - 1, Math.floor(p * (s.length - 1
 export async function tiffImage(blob) {
   const image = await (await fromArrayBuffer(await blob.arrayBuffer())).getImage();
   const [bands, format] = [image.getSamplesPerPixel(), image.getSampleFormat()];
-  if (bands !== 1 || format !== 3) return { reason: `${bands} band(s) of ${format === 3 ? "floats" : "integers"}: only single-band FLOAT32 results are drawn` };
+  if (bands !== 1 || format !== 3)
+    return {
+      reason: `${bands} band(s) of ${format === 3 ? "floats" : "integers"}: only single-band FLOAT32 results are drawn`,
+    };
   const [values] = await image.readRasters();
   const nodata = image.getGDALNoData();
   const ok = (v) => Number.isFinite(v) && v !== nodata;

@@ -12,7 +12,12 @@ export const MAX_ITEMS = 1000;
  * ("<from>/<to>", RFC 3339 or open ".."), following the `next` links (POST body merged) up to MAX_ITEMS.
  */
 export async function searchItems(collection, aoi, datetime, signal) {
-  let body = { collections: [collection], datetime, limit: 100, ...(aoi.geometry ? { intersects: aoi.geometry } : { bbox: aoi.bbox }) };
+  let body = {
+    collections: [collection],
+    datetime,
+    limit: 100,
+    ...(aoi.geometry ? { intersects: aoi.geometry } : { bbox: aoi.bbox }),
+  };
   const items = [];
   for (let url = "/api/v1/catalog/1.0.0/search"; url && items.length < MAX_ITEMS; ) {
     const page = await json(url, { method: "POST", body, signal });
@@ -33,7 +38,8 @@ export const underClouds = (items, maxcc) => items.filter((i) => (cloudOf(i) ?? 
 export function datesOf(items) {
   const days = new Map();
   for (const i of items) {
-    const date = i.properties.datetime.slice(0, 10), c = cloudOf(i);
+    const date = i.properties.datetime.slice(0, 10),
+      c = cloudOf(i);
     const d = days.get(date) ?? { date, cloud: null, count: 0 };
     d.count++;
     if (c !== null) d.cloud = d.cloud === null ? c : Math.min(d.cloud, c);
@@ -46,8 +52,12 @@ export function datesOf(items) {
 export function noScenes(st, dates) {
   const near = dates.filter((d) => (d.cloud ?? 0) <= st.maxcc).map((d) => d.date);
   const clouds = cloudy(st.collection) && st.maxcc < 100 ? ` with cloud cover <= ${st.maxcc} %` : "";
-  return new Error(`No ${st.collection} scenes over the AOI between ${st.from} and ${st.to}${clouds}: nothing to render. ` +
-    (near.length ? `Dates with scenes here: ${near.slice(-8).join(", ")} (pick one above the map).` : `There are none at any date here: use "Zoom to data".`));
+  return new Error(
+    `No ${st.collection} scenes over the AOI between ${st.from} and ${st.to}${clouds}: nothing to render. ` +
+      (near.length
+        ? `Dates with scenes here: ${near.slice(-8).join(", ")} (pick one above the map).`
+        : `There are none at any date here: use "Zoom to data".`),
+  );
 }
 
 /** [{date, cloud, count}] of a catalog search of state `st`'s collection, AOI and range, under its cloud limit. */

@@ -9,7 +9,10 @@ import { SignatureV4 } from "@smithy/signature-v4";
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 /** The twin's AWS test keys: the only keys its requester-pays buckets accept (not real AWS keys). */
-export const TWIN_AWS_KEYS = Object.freeze({ accessKeyId: "AKIATWINEXAMPLEKEY01", secretAccessKey: "twin/ArchiveTwinSecretKey/NotARealAwsKey00" });
+export const TWIN_AWS_KEYS = Object.freeze({
+  accessKeyId: "AKIATWINEXAMPLEKEY01",
+  secretAccessKey: "twin/ArchiveTwinSecretKey/NotARealAwsKey00",
+});
 
 /** SHA-256 (and HMAC-SHA-256 when given a secret) in the shape @smithy/signature-v4 expects, over node:crypto. */
 class Sha256 {
@@ -32,7 +35,15 @@ function parseAuthorization(header) {
   const scope = (parts.Credential ?? "").split("/");
   if (scope.length !== 5 || !parts.SignedHeaders || !parts.Signature) return undefined;
   const [accessKeyId, date, region, service, terminator] = scope;
-  return { accessKeyId, date, region, service, terminator, signedHeaders: parts.SignedHeaders.split(";"), signature: parts.Signature };
+  return {
+    accessKeyId,
+    date,
+    region,
+    service,
+    terminator,
+    signedHeaders: parts.SignedHeaders.split(";"),
+    signature: parts.Signature,
+  };
 }
 
 /** `20261201T233000Z` -> Date, or undefined. */
@@ -52,16 +63,39 @@ export async function checkRequesterPays(req, region) {
   if (!headers.authorization) return deny(403, "AccessDenied", "Access Denied");
   const auth = parseAuthorization(headers.authorization);
   if (!auth || auth.service !== "s3" || auth.terminator !== "aws4_request")
-    return deny(400, "AuthorizationHeaderMalformed", "The authorization header is malformed; the Credential is mal-formed.");
-  if (auth.accessKeyId !== TWIN_AWS_KEYS.accessKeyId) return deny(403, "InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.");
-  if (auth.region !== region) return deny(400, "AuthorizationHeaderMalformed", `The authorization header is malformed; the region '${auth.region}' is wrong; expecting '${region}'`);
-  if (!headers["x-amz-content-sha256"]) return deny(400, "InvalidRequest", "Missing required header for this request: x-amz-content-sha256");
+    return deny(
+      400,
+      "AuthorizationHeaderMalformed",
+      "The authorization header is malformed; the Credential is mal-formed.",
+    );
+  if (auth.accessKeyId !== TWIN_AWS_KEYS.accessKeyId)
+    return deny(403, "InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.");
+  if (auth.region !== region)
+    return deny(
+      400,
+      "AuthorizationHeaderMalformed",
+      `The authorization header is malformed; the region '${auth.region}' is wrong; expecting '${region}'`,
+    );
+  if (!headers["x-amz-content-sha256"])
+    return deny(400, "InvalidRequest", "Missing required header for this request: x-amz-content-sha256");
   const when = amzDate(headers["x-amz-date"]);
-  if (!when || !auth.signedHeaders.includes("x-amz-date") || !auth.signedHeaders.includes("host")) return deny(403, "AccessDenied", "AWS authentication requires a valid Date or x-amz-date header");
-  if (Math.abs(Date.now() - when.getTime()) > 15 * 60_000) return deny(403, "RequestTimeTooSkewed", "The difference between the request time and the current time is too large.");
-  if (!(await signatureMatches(req, auth, when))) return deny(403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided. Check your key and signing method.");
+  if (!when || !auth.signedHeaders.includes("x-amz-date") || !auth.signedHeaders.includes("host"))
+    return deny(403, "AccessDenied", "AWS authentication requires a valid Date or x-amz-date header");
+  if (Math.abs(Date.now() - when.getTime()) > 15 * 60_000)
+    return deny(
+      403,
+      "RequestTimeTooSkewed",
+      "The difference between the request time and the current time is too large.",
+    );
+  if (!(await signatureMatches(req, auth, when)))
+    return deny(
+      403,
+      "SignatureDoesNotMatch",
+      "The request signature we calculated does not match the signature you provided. Check your key and signing method.",
+    );
   // S3 checks the payer after the signature: a signed request without the header is refused all the same
-  if ((headers["x-amz-request-payer"] ?? "").toLowerCase() !== "requester") return deny(403, "AccessDenied", "Access Denied");
+  if ((headers["x-amz-request-payer"] ?? "").toLowerCase() !== "requester")
+    return deny(403, "AccessDenied", "Access Denied");
   return undefined;
 }
 
@@ -72,11 +106,24 @@ async function signatureMatches(req, auth, when) {
   for (const [k, v] of url.searchParams) query[k] = k in query ? [].concat(query[k], v) : v;
   const headers = {};
   for (const h of auth.signedHeaders) if (h !== "x-amz-date") headers[h] = String(req.headers[h] ?? "");
-  const signer = new SignatureV4({ credentials: TWIN_AWS_KEYS, region: auth.region, service: "s3", sha256: Sha256, uriEscapePath: false, applyChecksum: false });
+  const signer = new SignatureV4({
+    credentials: TWIN_AWS_KEYS,
+    region: auth.region,
+    service: "s3",
+    sha256: Sha256,
+    uriEscapePath: false,
+    applyChecksum: false,
+  });
   const rawPath = req.url.split("?")[0];
-  const signed = await signer.sign({ method: req.method, protocol: "http:", hostname: url.hostname, path: rawPath, query, headers }, { signingDate: when });
-  const expected = /Signature=([0-9a-f]+)/.exec(signed.headers.authorization ?? signed.headers.Authorization ?? "")?.[1] ?? "";
-  return expected.length === auth.signature.length && timingSafeEqual(Buffer.from(expected), Buffer.from(auth.signature));
+  const signed = await signer.sign(
+    { method: req.method, protocol: "http:", hostname: url.hostname, path: rawPath, query, headers },
+    { signingDate: when },
+  );
+  const expected =
+    /Signature=([0-9a-f]+)/.exec(signed.headers.authorization ?? signed.headers.Authorization ?? "")?.[1] ?? "";
+  return (
+    expected.length === auth.signature.length && timingSafeEqual(Buffer.from(expected), Buffer.from(auth.signature))
+  );
 }
 
 /** Azure's date format in SAS messages: `Tue, 01 Dec 2026 23:30:00 GMT`. */
@@ -100,11 +147,19 @@ export class SasAuthority {
   }
   /** A token for account/container: `{ "msft:expiry": ISO, token: "st=..&se=..&sp=rl&sv=2024-05-04&sr=c&skoid=..&sig=.." }`. */
   issue(account, container, now = Date.now()) {
-    const st = isoSeconds(now - 1000), se = isoSeconds(now + this.ttlSeconds * 1000);
+    const st = isoSeconds(now - 1000),
+      se = isoSeconds(now + this.ttlSeconds * 1000);
     const sig = this.#sign(account, container, st, se);
     this.issued.add(sig);
     // the fields and order of the Planetary Computer's tokens (a user-delegation SAS: skoid..skv name the key)
-    const key = { skoid: "00000000-0000-4000-8000-000000000001", sktid: "00000000-0000-4000-8000-000000000002", skt: st, ske: se, sks: "b", skv: "2024-05-04" };
+    const key = {
+      skoid: "00000000-0000-4000-8000-000000000001",
+      sktid: "00000000-0000-4000-8000-000000000002",
+      skt: st,
+      ske: se,
+      sks: "b",
+      skv: "2024-05-04",
+    };
     const token = new URLSearchParams({ st, se, sp: "rl", sv: "2024-05-04", sr: "c", ...key, sig }).toString();
     return { "msft:expiry": se, token };
   }
@@ -114,16 +169,28 @@ export class SasAuthority {
   }
   /** Checks the SAS of a blob request; undefined when allowed, else `{status, code, message}` (Azure's error). */
   check(account, container, searchParams) {
-    const st = searchParams.get("st"), se = searchParams.get("se"), sig = searchParams.get("sig");
-    const failed = (detail) => deny(403, "AuthenticationFailed", `Server failed to authenticate the request. Make sure the value of Authorization header is formed correctly including the signature.\n${detail}`);
+    const st = searchParams.get("st"),
+      se = searchParams.get("se"),
+      sig = searchParams.get("sig");
+    const failed = (detail) =>
+      deny(
+        403,
+        "AuthenticationFailed",
+        `Server failed to authenticate the request. Make sure the value of Authorization header is formed correctly including the signature.\n${detail}`,
+      );
     // the Planetary Computer's storage accounts refuse anonymous reads with 409 (measured on landsateuwest)
-    if (!sig && !se) return deny(409, "PublicAccessNotPermitted", "Public access is not permitted on this storage account.");
+    if (!sig && !se)
+      return deny(409, "PublicAccessNotPermitted", "Public access is not permitted on this storage account.");
     if (!sig || !se || !st) return failed("Signature fields not well formed.");
     const expected = this.#sign(account, container, st, se);
-    if (expected.length !== sig.length || !timingSafeEqual(Buffer.from(expected), Buffer.from(sig))) return failed("Signature did not match.");
-    const now = Date.now(), expiry = Date.parse(se);
+    if (expected.length !== sig.length || !timingSafeEqual(Buffer.from(expected), Buffer.from(sig)))
+      return failed("Signature did not match.");
+    const now = Date.now(),
+      expiry = Date.parse(se);
     if (now > expiry || this.revoked.has(sig))
-      return failed(`Signature not valid in the specified time frame: Start [${azureDate(Date.parse(st))}] - Expiry [${azureDate(expiry)}] - Current [${azureDate(now)}]`);
+      return failed(
+        `Signature not valid in the specified time frame: Start [${azureDate(Date.parse(st))}] - Expiry [${azureDate(expiry)}] - Current [${azureDate(now)}]`,
+      );
     return undefined;
   }
 }

@@ -11,7 +11,9 @@ const escapeXml = (s) => String(s).replace(/[<>&]/g, (c) => `&#${c.charCodeAt(0)
 
 /** Writes S3's (or Azure's) XML error document. */
 export function sendXmlError(res, kind, { status, code, message }, extra = {}) {
-  const fields = Object.entries({ Code: code, Message: message, ...extra }).map(([k, v]) => `<${k}>${escapeXml(v)}</${k}>`).join("");
+  const fields = Object.entries({ Code: code, Message: message, ...extra })
+    .map(([k, v]) => `<${k}>${escapeXml(v)}</${k}>`)
+    .join("");
   const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error>${fields}${kind === "s3" ? "<RequestId>TWIN</RequestId><HostId>archive-twin</HostId>" : ""}</Error>`;
   const headers = { "content-type": "application/xml", "content-length": Buffer.byteLength(body) };
   if (kind === "azure") headers["x-ms-error-code"] = code;
@@ -35,7 +37,15 @@ export function parseRange(header, size) {
   return start >= size ? "unsatisfiable" : { start, end };
 }
 
-const CONTENT_TYPES = { tif: "image/tiff", tiff: "image/tiff", json: "application/json", xml: "application/xml", txt: "text/plain", jpeg: "image/jpeg", jpg: "image/jpeg" };
+const CONTENT_TYPES = {
+  tif: "image/tiff",
+  tiff: "image/tiff",
+  json: "application/json",
+  xml: "application/xml",
+  txt: "text/plain",
+  jpeg: "image/jpeg",
+  jpg: "image/jpeg",
+};
 const contentType = (key) => CONTENT_TYPES[key.split(".").pop().toLowerCase()] ?? "binary/octet-stream";
 
 /**
@@ -48,8 +58,19 @@ export async function serveObject(req, res, path, twin) {
   const key = slash < 0 ? "" : decodeURIComponent(path.slice(slash + 1));
   const bucket = BUCKETS[name];
   const kind = bucket?.kind ?? "s3";
-  if (req.method !== "GET" && req.method !== "HEAD") return sendXmlError(res, kind, { status: 405, code: "MethodNotAllowed", message: "The specified method is not allowed against this resource." });
-  if (!bucket) return sendXmlError(res, "s3", { status: 404, code: "NoSuchBucket", message: "The specified bucket does not exist" }, { BucketName: name });
+  if (req.method !== "GET" && req.method !== "HEAD")
+    return sendXmlError(res, kind, {
+      status: 405,
+      code: "MethodNotAllowed",
+      message: "The specified method is not allowed against this resource.",
+    });
+  if (!bucket)
+    return sendXmlError(
+      res,
+      "s3",
+      { status: 404, code: "NoSuchBucket", message: "The specified bucket does not exist" },
+      { BucketName: name },
+    );
   const denied = bucket.requesterPays
     ? await checkRequesterPays(req, bucket.region)
     : kind === "azure"
@@ -60,16 +81,31 @@ export async function serveObject(req, res, path, twin) {
   if (!object)
     return kind === "azure"
       ? sendXmlError(res, kind, { status: 404, code: "BlobNotFound", message: "The specified blob does not exist." })
-      : sendXmlError(res, kind, { status: 404, code: "NoSuchKey", message: "The specified key does not exist." }, { Key: key });
+      : sendXmlError(
+          res,
+          kind,
+          { status: 404, code: "NoSuchKey", message: "The specified key does not exist." },
+          { Key: key },
+        );
   const etag = kind === "azure" ? `"0x${object.etag().slice(0, 15).toUpperCase()}"` : `"${object.etag()}"`;
-  const headers = { "accept-ranges": "bytes", etag, "last-modified": object.mtime.toUTCString(), "content-type": contentType(key) };
+  const headers = {
+    "accept-ranges": "bytes",
+    etag,
+    "last-modified": object.mtime.toUTCString(),
+    "content-type": contentType(key),
+  };
   if (bucket.requesterPays) headers["x-amz-request-charged"] = "requester";
   if (kind === "azure") Object.assign(headers, { "x-ms-blob-type": "BlockBlob", "x-ms-version": "2021-06-08" });
   if (req.headers["if-none-match"] === etag) return res.writeHead(304, headers).end();
   const range = parseRange(req.headers.range, object.size);
   if (range === "unsatisfiable") {
     res.setHeader("content-range", `bytes */${object.size}`);
-    return sendXmlError(res, kind, { status: 416, code: "InvalidRange", message: "The requested range is not satisfiable" }, kind === "s3" ? { RangeRequested: req.headers.range, ActualObjectSize: object.size } : {});
+    return sendXmlError(
+      res,
+      kind,
+      { status: 416, code: "InvalidRange", message: "The requested range is not satisfiable" },
+      kind === "s3" ? { RangeRequested: req.headers.range, ActualObjectSize: object.size } : {},
+    );
   }
   const { start, end } = range ?? { start: 0, end: object.size - 1 };
   headers["content-length"] = end - start + 1;

@@ -25,11 +25,23 @@ export async function loadCql2() {
 /** A bad search parameter (answered 400 with the API's error shape). */
 export class SearchError extends Error {}
 
-const bboxPolygon = ([w, s, e, n]) => ({ type: "Polygon", coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] });
+const bboxPolygon = ([w, s, e, n]) => ({
+  type: "Polygon",
+  coordinates: [
+    [
+      [w, s],
+      [e, s],
+      [e, n],
+      [w, n],
+      [w, s],
+    ],
+  ],
+});
 
 function parseBbox(v) {
   const b = (Array.isArray(v) ? v : String(v).split(",")).map(Number);
-  if (!(b.length === 4 || b.length === 6) || b.some((x) => !Number.isFinite(x))) throw new SearchError(`Invalid bbox: ${v}`);
+  if (!(b.length === 4 || b.length === 6) || b.some((x) => !Number.isFinite(x)))
+    throw new SearchError(`Invalid bbox: ${v}`);
   const [w, s, e, n] = b.length === 6 ? [b[0], b[1], b[3], b[4]] : b;
   if (s > n) throw new SearchError(`Invalid bbox: south ${s} > north ${n}`);
   return [w, s, e, n];
@@ -44,12 +56,14 @@ function parseInterval(v) {
   };
   const parts = String(v).split("/");
   if (parts.length > 2) throw new SearchError(`Invalid datetime: ${v}`);
-  const start = bound(parts[0], -Infinity), end = parts.length === 2 ? bound(parts[1], Infinity) : start;
+  const start = bound(parts[0], -Infinity),
+    end = parts.length === 2 ? bound(parts[1], Infinity) : start;
   if (start > end) throw new SearchError(`Invalid datetime: start after end in ${v}`);
   return [start, end];
 }
 
-const list = (v) => (v === undefined ? undefined : Array.isArray(v) ? v.map(String) : String(v).split(",").filter(Boolean));
+const list = (v) =>
+  v === undefined ? undefined : Array.isArray(v) ? v.map(String) : String(v).split(",").filter(Boolean);
 const jsonParam = (v, what) => {
   if (typeof v !== "string") return v;
   try {
@@ -62,8 +76,12 @@ const jsonParam = (v, what) => {
 /** `-properties.datetime,+id` (GET) or [{field, direction}] (POST) -> [{field, direction}]. */
 function parseSortby(v) {
   if (v === undefined) return undefined;
-  if (Array.isArray(v)) return v.map((s) => ({ field: String(s.field), direction: s.direction === "desc" ? "desc" : "asc" }));
-  return String(v).split(",").filter(Boolean).map((s) => ({ field: s.replace(/^[+-]/, ""), direction: s.startsWith("-") ? "desc" : "asc" }));
+  if (Array.isArray(v))
+    return v.map((s) => ({ field: String(s.field), direction: s.direction === "desc" ? "desc" : "asc" }));
+  return String(v)
+    .split(",")
+    .filter(Boolean)
+    .map((s) => ({ field: s.replace(/^[+-]/, ""), direction: s.startsWith("-") ? "desc" : "asc" }));
 }
 
 /**
@@ -72,13 +90,21 @@ function parseSortby(v) {
  */
 export function parseSearch(params, limits) {
   const limit = params.limit === undefined ? limits.default : Number(params.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > limits.max) throw new SearchError(`Invalid limit ${params.limit}: must be an integer from 1 to ${limits.max}`);
-  if (params.bbox !== undefined && params.intersects !== undefined) throw new SearchError("Only one of bbox or intersects may be given");
-  const search = { limit, collections: list(params.collections), ids: list(params.ids), sortby: parseSortby(params.sortby) };
+  if (!Number.isInteger(limit) || limit < 1 || limit > limits.max)
+    throw new SearchError(`Invalid limit ${params.limit}: must be an integer from 1 to ${limits.max}`);
+  if (params.bbox !== undefined && params.intersects !== undefined)
+    throw new SearchError("Only one of bbox or intersects may be given");
+  const search = {
+    limit,
+    collections: list(params.collections),
+    ids: list(params.ids),
+    sortby: parseSortby(params.sortby),
+  };
   if (params.bbox !== undefined) search.geometry = bboxPolygon(parseBbox(params.bbox));
   if (params.intersects !== undefined) {
     const g = jsonParam(params.intersects, "intersects");
-    if (!g || typeof g.type !== "string" || !("coordinates" in g || "geometries" in g)) throw new SearchError("Invalid intersects: not a GeoJSON geometry");
+    if (!g || typeof g.type !== "string" || !("coordinates" in g || "geometries" in g))
+      throw new SearchError("Invalid intersects: not a GeoJSON geometry");
     search.geometry = g;
   }
   if (params.datetime !== undefined) search.datetime = parseInterval(params.datetime);
@@ -86,7 +112,10 @@ export function parseSearch(params, limits) {
   if (params.filter !== undefined) {
     try {
       const lang = params["filter-lang"] ?? (typeof params.filter === "string" ? "cql2-text" : "cql2-json");
-      search.filter = lang === "cql2-text" ? cql2.parseText(String(params.filter)) : cql2.parseJson(typeof params.filter === "string" ? params.filter : JSON.stringify(params.filter));
+      search.filter =
+        lang === "cql2-text"
+          ? cql2.parseText(String(params.filter))
+          : cql2.parseJson(typeof params.filter === "string" ? params.filter : JSON.stringify(params.filter));
     } catch (e) {
       throw new SearchError(`Invalid filter: ${e.message ?? e}`);
     }
@@ -101,9 +130,16 @@ const itemTime = (item) => {
 };
 
 const OPS = {
-  eq: (a, b) => a === b, neq: (a, b) => a !== b, lt: (a, b) => a < b, lte: (a, b) => a <= b, gt: (a, b) => a > b, gte: (a, b) => a >= b,
-  startsWith: (a, b) => typeof a === "string" && a.startsWith(b), endsWith: (a, b) => typeof a === "string" && a.endsWith(b),
-  contains: (a, b) => typeof a === "string" && a.includes(b), in: (a, b) => Array.isArray(b) && b.includes(a),
+  eq: (a, b) => a === b,
+  neq: (a, b) => a !== b,
+  lt: (a, b) => a < b,
+  lte: (a, b) => a <= b,
+  gt: (a, b) => a > b,
+  gte: (a, b) => a >= b,
+  startsWith: (a, b) => typeof a === "string" && a.startsWith(b),
+  endsWith: (a, b) => typeof a === "string" && a.endsWith(b),
+  contains: (a, b) => typeof a === "string" && a.includes(b),
+  in: (a, b) => Array.isArray(b) && b.includes(a),
 };
 
 function matchesQuery(item, query) {
@@ -138,10 +174,14 @@ const field = (item, f) => {
 
 /** Sorts items as the APIs do by default (datetime desc, then id desc) or by `sortby`. */
 export function sortItems(items, sortby) {
-  const order = sortby ?? [{ field: "properties.datetime", direction: "desc" }, { field: "id", direction: "desc" }];
+  const order = sortby ?? [
+    { field: "properties.datetime", direction: "desc" },
+    { field: "id", direction: "desc" },
+  ];
   const cmp = (a, b) => {
     for (const { field: f, direction } of order) {
-      const x = f.endsWith("datetime") ? itemTime(a)[0] : field(a, f), y = f.endsWith("datetime") ? itemTime(b)[0] : field(b, f);
+      const x = f.endsWith("datetime") ? itemTime(a)[0] : field(a, f),
+        y = f.endsWith("datetime") ? itemTime(b)[0] : field(b, f);
       if (x === y) continue;
       const r = x === undefined ? 1 : y === undefined ? -1 : x < y ? -1 : 1;
       return direction === "desc" ? -r : r;

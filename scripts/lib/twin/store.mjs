@@ -22,16 +22,68 @@ export const ARCHIVES = {
  * usgs-landsat, sentinel-1) and the Planetary Computer's dataset pages.
  */
 export const BUCKETS = {
-  "sentinel-cogs": { kind: "s3", region: "us-west-2", prefixes: ["https://sentinel-cogs.s3.us-west-2.amazonaws.com/", "https://sentinel-cogs.s3.amazonaws.com/", "s3://sentinel-cogs/"] },
-  "sentinel-s2-l2a": { kind: "s3", region: "eu-central-1", requesterPays: true, prefixes: ["s3://sentinel-s2-l2a/", "https://sentinel-s2-l2a.s3.eu-central-1.amazonaws.com/"] },
-  "copernicus-dem-30m": { kind: "s3", region: "eu-central-1", prefixes: ["https://copernicus-dem-30m.s3.amazonaws.com/", "https://copernicus-dem-30m.s3.eu-central-1.amazonaws.com/", "s3://copernicus-dem-30m/"] },
-  "copernicus-dem-90m": { kind: "s3", region: "eu-central-1", prefixes: ["https://copernicus-dem-90m.s3.amazonaws.com/", "https://copernicus-dem-90m.s3.eu-central-1.amazonaws.com/", "s3://copernicus-dem-90m/"] },
-  "usgs-landsat": { kind: "s3", region: "us-west-2", requesterPays: true, prefixes: ["s3://usgs-landsat/", "https://usgs-landsat.s3.us-west-2.amazonaws.com/", "https://landsatlook.usgs.gov/data/"] },
-  "sentinel-s1-l1c": { kind: "s3", region: "eu-central-1", requesterPays: true, prefixes: ["s3://sentinel-s1-l1c/", "https://sentinel-s1-l1c.s3.eu-central-1.amazonaws.com/"] },
-  "elevationeuwest.blob.core.windows.net": { kind: "azure", prefixes: ["https://elevationeuwest.blob.core.windows.net/"] },
+  "sentinel-cogs": {
+    kind: "s3",
+    region: "us-west-2",
+    prefixes: [
+      "https://sentinel-cogs.s3.us-west-2.amazonaws.com/",
+      "https://sentinel-cogs.s3.amazonaws.com/",
+      "s3://sentinel-cogs/",
+    ],
+  },
+  "sentinel-s2-l2a": {
+    kind: "s3",
+    region: "eu-central-1",
+    requesterPays: true,
+    prefixes: ["s3://sentinel-s2-l2a/", "https://sentinel-s2-l2a.s3.eu-central-1.amazonaws.com/"],
+  },
+  "copernicus-dem-30m": {
+    kind: "s3",
+    region: "eu-central-1",
+    prefixes: [
+      "https://copernicus-dem-30m.s3.amazonaws.com/",
+      "https://copernicus-dem-30m.s3.eu-central-1.amazonaws.com/",
+      "s3://copernicus-dem-30m/",
+    ],
+  },
+  "copernicus-dem-90m": {
+    kind: "s3",
+    region: "eu-central-1",
+    prefixes: [
+      "https://copernicus-dem-90m.s3.amazonaws.com/",
+      "https://copernicus-dem-90m.s3.eu-central-1.amazonaws.com/",
+      "s3://copernicus-dem-90m/",
+    ],
+  },
+  "usgs-landsat": {
+    kind: "s3",
+    region: "us-west-2",
+    requesterPays: true,
+    prefixes: [
+      "s3://usgs-landsat/",
+      "https://usgs-landsat.s3.us-west-2.amazonaws.com/",
+      "https://landsatlook.usgs.gov/data/",
+    ],
+  },
+  "sentinel-s1-l1c": {
+    kind: "s3",
+    region: "eu-central-1",
+    requesterPays: true,
+    prefixes: ["s3://sentinel-s1-l1c/", "https://sentinel-s1-l1c.s3.eu-central-1.amazonaws.com/"],
+  },
+  "elevationeuwest.blob.core.windows.net": {
+    kind: "azure",
+    prefixes: ["https://elevationeuwest.blob.core.windows.net/"],
+  },
   "landsateuwest.blob.core.windows.net": { kind: "azure", prefixes: ["https://landsateuwest.blob.core.windows.net/"] },
-  "sentinel1euwest.blob.core.windows.net": { kind: "azure", prefixes: ["https://sentinel1euwest.blob.core.windows.net/"] },
-  "sentinel1euwestrtc.blob.core.windows.net": { kind: "azure", prefixes: ["https://sentinel1euwestrtc.blob.core.windows.net/"] },
+  "sentinel1euwest.blob.core.windows.net": {
+    kind: "azure",
+    prefixes: ["https://sentinel1euwest.blob.core.windows.net/"],
+  },
+  "sentinel1euwestrtc.blob.core.windows.net": {
+    kind: "azure",
+    prefixes: ["https://sentinel1euwestrtc.blob.core.windows.net/"],
+  },
 };
 
 /**
@@ -49,7 +101,10 @@ export const PC_CONTAINERS = {
 const readJson = (file) => JSON.parse(readFileSync(file, "utf8"));
 const jsonFiles = (dir) => {
   try {
-    return readdirSync(dir).filter((f) => f.endsWith(".json")).sort().map((f) => join(dir, f));
+    return readdirSync(dir)
+      .filter((f) => f.endsWith(".json"))
+      .sort()
+      .map((f) => join(dir, f));
   } catch {
     return [];
   }
@@ -67,12 +122,21 @@ export function loadStore(root = resolve(import.meta.dirname, "../../..")) {
     const file = join(root, path);
     const st = statSync(file);
     let etag;
-    objects.set(name, { file, size: st.size, mtime: st.mtime, etag: () => (etag ??= createHash("md5").update(readFileSync(file)).digest("hex")) });
+    objects.set(name, {
+      file,
+      size: st.size,
+      mtime: st.mtime,
+      etag: () => (etag ??= createHash("md5").update(readFileSync(file)).digest("hex")),
+    });
   }
   const archives = {};
   for (const archive of Object.keys(ARCHIVES)) {
     const base = join(dir, "stac", archive);
-    const collections = new Map(jsonFiles(join(base, "collections")).map((f) => readJson(f)).map((c) => [c.id, c]));
+    const collections = new Map(
+      jsonFiles(join(base, "collections"))
+        .map((f) => readJson(f))
+        .map((c) => [c.id, c]),
+    );
     const items = [...collections.keys()].flatMap((id) => jsonFiles(join(base, id)).map(readJson));
     archives[archive] = { collections, items };
   }

@@ -39,7 +39,14 @@ export interface TilingGrid {
   layout: GridLayout;
 }
 
-const grid = (id: number, name: string, layout: GridLayout, size: number, chunk: [number, number], resolutions: number[]): TilingGrid => ({
+const grid = (
+  id: number,
+  name: string,
+  layout: GridLayout,
+  size: number,
+  chunk: [number, number],
+  resolutions: number[],
+): TilingGrid => ({
   id,
   name,
   layout,

@@ -70,13 +70,23 @@ export function areaToLonLat(geometry: LonLatArea, crs: Crs): LonLatArea | null 
 
 /** The closed ring of a box, counter-clockwise from its south-west corner. */
 export function boxRing([x0, y0, x1, y1]: Box): Position[] {
-  return [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]];
+  return [
+    [x0, y0],
+    [x1, y0],
+    [x1, y1],
+    [x0, y1],
+    [x0, y0],
+  ];
 }
 
 /** A box of `crs` as a longitude / latitude ring (edges densified); null when a corner does not transform. */
 export function boxToLonLat(box: Box, crs: Crs): Position[] | null {
   if (crs.epsg === 4326) return boxRing(box);
-  return transformRing(densifyRing(boxRing(box), () => TILE_PIECES), crs, crsFromEpsg(4326));
+  return transformRing(
+    densifyRing(boxRing(box), () => TILE_PIECES),
+    crs,
+    crsFromEpsg(4326),
+  );
 }
 
 /**
@@ -101,15 +111,22 @@ export function cellRing(cell: Box, crs: Crs): Position[] | null {
  * "Reentrant polygon clipping", CACM 17(1), 1974). Returns the clipped closed ring, or null when nothing is left.
  */
 export function clipRing(ring: Position[], [x0, y0, x1, y1]: Box): Position[] | null {
-  const edges: [(p: Position) => number][] = [[(p) => p[0]! - x0], [(p) => x1 - p[0]!], [(p) => p[1]! - y0], [(p) => y1 - p[1]!]];
+  const edges: [(p: Position) => number][] = [
+    [(p) => p[0]! - x0],
+    [(p) => x1 - p[0]!],
+    [(p) => p[1]! - y0],
+    [(p) => y1 - p[1]!],
+  ];
   let pts = ring.slice(0, -1);
   for (const [inside] of edges) {
     const next: Position[] = [];
     for (let i = 0; i < pts.length; i++) {
-      const a = pts[i]!, b = pts[(i + 1) % pts.length]!;
-      const da = inside(a), db = inside(b);
+      const a = pts[i]!,
+        b = pts[(i + 1) % pts.length]!;
+      const da = inside(a),
+        db = inside(b);
       if (da >= 0) next.push(a);
-      if ((da >= 0) !== (db >= 0)) {
+      if (da >= 0 !== db >= 0) {
         const t = da / (da - db);
         next.push([a[0]! + t * (b[0]! - a[0]!), a[1]! + t * (b[1]! - a[1]!)]);
       }

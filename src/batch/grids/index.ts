@@ -71,11 +71,16 @@ export interface GridArea {
  * @throws EngineError unsupported for a CRS EO Edge does not know (src/raster/crs parseCrs), invalid-argument when
  *   there is neither a geometry nor a 4-number bbox.
  */
-export function areaOfBounds(bounds: { bbox?: number[]; geometry?: LonLatArea; properties?: { crs?: string } }): GridArea {
+export function areaOfBounds(bounds: {
+  bbox?: number[];
+  geometry?: LonLatArea;
+  properties?: { crs?: string };
+}): GridArea {
   const crs = parseCrs(bounds.properties?.crs ?? "http://www.opengis.net/def/crs/OGC/1.3/CRS84");
   if (bounds.geometry) return { geometry: bounds.geometry, crs };
   const b = bounds.bbox;
-  if (!b || b.length !== 4) throw new EngineError("invalid-argument", "input.bounds needs a bbox (minX, minY, maxX, maxY) or a geometry.");
+  if (!b || b.length !== 4)
+    throw new EngineError("invalid-argument", "input.bounds needs a bbox (minX, minY, maxX, maxY) or a geometry.");
   return { geometry: { type: "Polygon", coordinates: [boxRing(b as Box)] }, crs };
 }
 
@@ -109,7 +114,10 @@ export function checkResolution(grid: TilingGrid, res: number): number {
   if (hit === undefined) {
     const unit = grid.properties.unit === "METRE" ? "m" : "degrees";
     const list = [...offered].sort((a, b) => a - b).join(", ");
-    throw new EngineError("invalid-argument", `Resolution ${res} is not offered by tiling grid ${grid.id} (${grid.name}); offered resolutions (${unit}): ${list}.`);
+    throw new EngineError(
+      "invalid-argument",
+      `Resolution ${res} is not offered by tiling grid ${grid.id} (${grid.name}); offered resolutions (${unit}): ${list}.`,
+    );
   }
   return hit;
 }
@@ -134,18 +142,27 @@ export function tilesIntersecting(
   limit = MAX_TILES,
 ): GridTile[] {
   const resolution = checkResolution(grid, res);
-  const bx = buffer.x ?? 0, by = buffer.y ?? 0;
+  const bx = buffer.x ?? 0,
+    by = buffer.y ?? 0;
   if (![bx, by].every((b) => Number.isInteger(b) && b >= 0)) {
-    throw new EngineError("invalid-argument", `bufferX and bufferY must be non-negative integers (pixels); got ${bx}, ${by}.`);
+    throw new EngineError(
+      "invalid-argument",
+      `bufferX and bufferY must be non-negative integers (pixels); got ${bx}, ${by}.`,
+    );
   }
   const lonLat = areaToLonLat(area.geometry, area.crs ?? crsFromEpsg(4326));
-  if (!lonLat) throw new EngineError("invalid-argument", `The area cannot be transformed from EPSG:${area.crs?.epsg} to longitude / latitude.`);
+  if (!lonLat)
+    throw new EngineError(
+      "invalid-argument",
+      `The area cannot be transformed from EPSG:${area.crs?.epsg} to longitude / latitude.`,
+    );
   const size = grid.properties.tileWidth;
   const px = Math.round(size / resolution);
   // when the tile size is a whole number of pixels the bbox keeps the cell's exact edges (no rounding drift)
   const whole = Math.abs(px * resolution - size) <= 1e-9 * size;
   const tiles = CELLS[grid.layout](size, lonLat, limit).map(({ name, id, epsg, cell }): GridTile => {
-    const minX = cell[0] - bx * resolution, maxY = cell[3] + by * resolution;
+    const minX = cell[0] - bx * resolution,
+      maxY = cell[3] + by * resolution;
     const maxX = whole ? cell[2] + bx * resolution : minX + (px + 2 * bx) * resolution;
     const minY = whole ? cell[1] - by * resolution : maxY - (px + 2 * by) * resolution;
     return { name, id, epsg, bbox: [minX, minY, maxX, maxY], width: px + 2 * bx, height: px + 2 * by };

@@ -6,7 +6,17 @@
 import { crsFromEpsg, transformBounds } from "../../raster/crs";
 import { EngineError } from "../../raster/errors";
 import { areaBounds, boxToLonLat, cellRing, clipRing, ringMeetsArea, type Box, type LonLatArea } from "./geometry";
-import { bandLetter, S2_SNAP, SQUARE, squareLetters, tileOrigin, utmZone, zoneLongitudes, zonesBetween, type UtmZone } from "./mgrs";
+import {
+  bandLetter,
+  S2_SNAP,
+  SQUARE,
+  squareLetters,
+  tileOrigin,
+  utmZone,
+  zoneLongitudes,
+  zonesBetween,
+  type UtmZone,
+} from "./mgrs";
 
 /** A tile before buffer and pixel size: its name, numeric id (unique within its grid), CRS and cell box. */
 export interface GridCell {
@@ -22,7 +32,10 @@ export const MAX_TILES = 100_000;
 /** Throws when `out` has grown past `limit` tiles. */
 function checkCount(out: GridCell[], limit: number): void {
   if (out.length > limit) {
-    throw new EngineError("invalid-argument", `The area covers more than ${limit} tiles of the grid; split it or use a grid with larger tiles.`);
+    throw new EngineError(
+      "invalid-argument",
+      `The area covers more than ${limit} tiles of the grid; split it or use a grid with larger tiles.`,
+    );
   }
 }
 
@@ -33,7 +46,12 @@ export function utmCells(size: number, area: LonLatArea, limit = MAX_TILES): Gri
   for (const zone of zonesBetween(west, east)) {
     const [zw, ze] = zoneLongitudes(zone);
     for (const hemisphere of [false, true]) {
-      const strip: Box = [Math.max(west, zw), Math.max(south, hemisphere ? -80 : 0), Math.min(east, ze), Math.min(north, hemisphere ? 0 : 84)];
+      const strip: Box = [
+        Math.max(west, zw),
+        Math.max(south, hemisphere ? -80 : 0),
+        Math.min(east, ze),
+        Math.min(north, hemisphere ? 0 : 84),
+      ];
       if (!(strip[0] < strip[2]) || !(strip[1] < strip[3])) continue;
       zoneCells(utmZone(zone, hemisphere), size, strip, area, out, limit);
     }
@@ -47,10 +65,19 @@ function zoneCells(zone: UtmZone, size: number, strip: Box, area: LonLatArea, ou
   const [x0, y0, x1, y1] = transformBounds(strip, crsFromEpsg(4326), crs, 41);
   // a square's tiles reach up to one tile beyond its east and south edges and up to 60 m beyond its west and north
   // edges: look at the squares whose tiles can reach the box
-  for (let e = Math.max(0, Math.floor((x0 - size) / SQUARE) * SQUARE); e <= Math.min(x1 + S2_SNAP, 9 * SQUARE); e += SQUARE) {
-    for (let n = Math.max(0, Math.floor((y0 - S2_SNAP) / SQUARE) * SQUARE); n <= Math.min(y1 + size, 100 * SQUARE); n += SQUARE) {
+  for (
+    let e = Math.max(0, Math.floor((x0 - size) / SQUARE) * SQUARE);
+    e <= Math.min(x1 + S2_SNAP, 9 * SQUARE);
+    e += SQUARE
+  ) {
+    for (
+      let n = Math.max(0, Math.floor((y0 - S2_SNAP) / SQUARE) * SQUARE);
+      n <= Math.min(y1 + size, 100 * SQUARE);
+      n += SQUARE
+    ) {
       const [ox, oy] = tileOrigin(e, n, size);
-      const nx = Math.ceil((e + SQUARE - ox) / size), ny = Math.ceil((oy - n) / size);
+      const nx = Math.ceil((e + SQUARE - ox) / size),
+        ny = Math.ceil((oy - n) / size);
       let prefix: string | undefined;
       for (let j = 0; j < ny; j++) {
         for (let i = 0; i < nx; i++) {
@@ -60,7 +87,8 @@ function zoneCells(zone: UtmZone, size: number, strip: Box, area: LonLatArea, ou
           const part = ring && clipRing(ring, strip);
           if (!part || !ringMeetsArea(part, area)) continue;
           prefix ??= squarePrefix(zone, e, n);
-          const id = ((((zone.zone * 2 + (zone.south ? 1 : 0)) * 16 + e / SQUARE) * 128 + n / SQUARE) * 12 + j) * 12 + i;
+          const id =
+            ((((zone.zone * 2 + (zone.south ? 1 : 0)) * 16 + e / SQUARE) * 128 + n / SQUARE) * 12 + j) * 12 + i;
           out.push({ name: `${prefix}_${i}_${j}`, id, epsg: zone.epsg, cell });
           checkCount(out, limit);
         }
@@ -71,7 +99,10 @@ function zoneCells(zone: UtmZone, size: number, strip: Box, area: LonLatArea, ou
 
 /** `<zone><band><column><row>` of the square with south-west corner (e, n): the band of the square's centre. */
 function squarePrefix(zone: UtmZone, e: number, n: number): string {
-  const centre = boxToLonLat([e + SQUARE / 2 - 1, n + SQUARE / 2 - 1, e + SQUARE / 2, n + SQUARE / 2], crsFromEpsg(zone.epsg));
+  const centre = boxToLonLat(
+    [e + SQUARE / 2 - 1, n + SQUARE / 2 - 1, e + SQUARE / 2, n + SQUARE / 2],
+    crsFromEpsg(zone.epsg),
+  );
   const lat = centre ? centre[0]![1]! : zone.south ? -1 : 1;
   return `${String(zone.zone).padStart(2, "0")}${bandLetter(lat)}${squareLetters(zone.zone, e, n)}`;
 }
@@ -111,7 +142,12 @@ export function laeaCells(size: number, area: LonLatArea, limit = MAX_TILES): Gr
       const cell: Box = [x, y, x + size, y + size];
       const ring = cellRing(cell, crs);
       if (!ring || !ringMeetsArea(ring, area)) continue;
-      out.push({ name: `${size / 1000}kmE${x / unit}N${y / unit}`, id: (y / size) * 10_000 + x / size, epsg: 3035, cell });
+      out.push({
+        name: `${size / 1000}kmE${x / unit}N${y / unit}`,
+        id: (y / size) * 10_000 + x / size,
+        epsg: 3035,
+        cell,
+      });
       checkCount(out, limit);
     }
   }

@@ -25,9 +25,13 @@ export function listTilingGrids(request: IRequest): Response {
 /** GET .../tilinggrids/{id}: the descriptor. */
 export function getTilingGrid(request: IRequest): Response {
   const raw = decodeURIComponent(request.params.id ?? "");
-  if (!/^-?\d+$/.test(raw)) throw badRequest(`Invalid tiling grid id '${raw}': an integer (see GET /api/v2/batch/tilinggrids).`);
+  if (!/^-?\d+$/.test(raw))
+    throw badRequest(`Invalid tiling grid id '${raw}': an integer (see GET /api/v2/batch/tilinggrids).`);
   const grid = findTilingGrid(Number(raw));
-  if (!grid) throw notFound(`Tiling grid ${raw} does not exist; the tiling grids are ${TILING_GRIDS.map((g) => g.id).join(", ")}.`);
+  if (!grid)
+    throw notFound(
+      `Tiling grid ${raw} does not exist; the tiling grids are ${TILING_GRIDS.map((g) => g.id).join(", ")}.`,
+    );
   return json(gridDescriptor(grid));
 }
 
@@ -36,6 +40,8 @@ export function registerTilingGrids(api: Api): void {
   const tag = { tags: ["Batch"] };
   // /api/v1/...: the spec's Versioning puts batch under v1 (src/batch/routes.ts BATCH_PREFIXES)
   for (const base of ["/api/v2/batch/tilinggrids", "/batch/v2/tilinggrids", "/api/v1/batch/tilinggrids"]) {
-    api.on("GET", base, listTilingGrids, { ...tag, summary: "List the tiling grids" }).on("GET", `${base}/:id`, getTilingGrid, { ...tag, summary: "One tiling grid" });
+    api
+      .on("GET", base, listTilingGrids, { ...tag, summary: "List the tiling grids" })
+      .on("GET", `${base}/:id`, getTilingGrid, { ...tag, summary: "One tiling grid" });
   }
 }

@@ -13,17 +13,34 @@ import { checkGlobLength, checkLikeWildcards, flattenLogical } from "./limits";
 import { parseDate, parseInstant } from "../time";
 import { scalar, unify, type Lookup } from "./scalar";
 import { and, type BoolNode, type Sql } from "../../storage/condition";
-import { betweenSql, comparisonSql, datetimeBoundsSql, globSql, inListSql, isNullSql, isParamSql } from "../../storage/filters";
+import {
+  betweenSql,
+  comparisonSql,
+  datetimeBoundsSql,
+  globSql,
+  inListSql,
+  isNullSql,
+  isParamSql,
+} from "../../storage/filters";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 type Comparison = "=" | "<>" | "<" | "<=" | ">" | ">=";
-const COMPARISON: Record<string, Comparison> = { "=": "=", "<>": "<>", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">=" };
+const COMPARISON: Record<string, Comparison> = {
+  "=": "=",
+  "<>": "<>",
+  "!=": "<>",
+  "<": "<",
+  "<=": "<=",
+  ">": ">",
+  ">=": ">=",
+};
 
 const leaf = (sql: Sql): BoolNode => ({ kind: "sql", sql });
 
 function arity(op: string, args: unknown[], n: number): void {
-  if (args.length !== n) throw badRequest(`Operator '${op}' takes ${n} argument${n > 1 ? "s" : ""}; got ${args.length}.`);
+  if (args.length !== n)
+    throw badRequest(`Operator '${op}' takes ${n} argument${n > 1 ? "s" : ""}; got ${args.length}.`);
 }
 
 /**
@@ -68,7 +85,12 @@ function inList(args: unknown[], lookup: Lookup): BoolNode {
   if (list.length === 0) return { kind: "const", value: false };
   const items = unify([value, ...list.map((x) => scalar(x, lookup))]).slice(1);
   if (items.some((s) => !isParamSql(s))) throw badRequest("The list of 'in' must hold literal values.");
-  return leaf(inListSql(value, items.map((s) => s.params[0])));
+  return leaf(
+    inListSql(
+      value,
+      items.map((s) => s.params[0]),
+    ),
+  );
 }
 
 /** A spatial literal: GeoJSON geometry, {bbox: [...]} or {op: "bbox", args: [...]}. */
@@ -79,10 +101,22 @@ function spatialLiteral(node: unknown): Geometry {
       throw badRequest("A BBOX literal needs 4 or 6 numbers.");
     }
     const [w, s, e, n] = (b.length === 6 ? [b[0], b[1], b[3], b[4]] : b) as number[];
-    return { type: "Polygon", coordinates: [[[w!, s!], [e!, s!], [e!, n!], [w!, n!], [w!, s!]]] };
+    return {
+      type: "Polygon",
+      coordinates: [
+        [
+          [w!, s!],
+          [e!, s!],
+          [e!, n!],
+          [w!, n!],
+          [w!, s!],
+        ],
+      ],
+    };
   }
   const parsed = geometrySchema.safeParse(node);
-  if (!parsed.success) throw badRequest(`Invalid geometry literal in s_intersects: ${JSON.stringify(node).slice(0, 80)}.`);
+  if (!parsed.success)
+    throw badRequest(`Invalid geometry literal in s_intersects: ${JSON.stringify(node).slice(0, 80)}.`);
   return parsed.data as Geometry;
 }
 
@@ -90,15 +124,19 @@ function spatial(args: unknown[], lookup: Lookup): BoolNode {
   arity("s_intersects", args, 2);
   const isProp = (a: unknown): boolean => isObject(a) && "property" in a;
   const propIndex = args.findIndex(isProp);
-  if (propIndex < 0 || isProp(args[1 - propIndex])) throw badRequest("s_intersects compares the geometry property with a geometry literal.");
+  if (propIndex < 0 || isProp(args[1 - propIndex]))
+    throw badRequest("s_intersects compares the geometry property with a geometry literal.");
   const name = (args[propIndex] as { property: unknown }).property;
-  if (typeof name !== "string" || lookup(name).type !== "geometry") throw badRequest(`Property '${String(name)}' is not a geometry.`);
+  if (typeof name !== "string" || lookup(name).type !== "geometry")
+    throw badRequest(`Property '${String(name)}' is not a geometry.`);
   const geometry = spatialLiteral(args[1 - propIndex]);
   let bbox: BBox;
   try {
     bbox = geometryBBox(geometry);
   } catch (e) {
-    throw badRequest(`Invalid geometry literal in s_intersects: ${(e as Error).message} (coordinates are lon, lat in CRS84).`);
+    throw badRequest(
+      `Invalid geometry literal in s_intersects: ${(e as Error).message} (coordinates are lon, lat in CRS84).`,
+    );
   }
   return { kind: "spatial", geometry, bbox };
 }
@@ -108,7 +146,7 @@ function temporal(node: unknown): [number, number] {
   const one = (v: unknown, open?: number): number => {
     if (v === ".." && open !== undefined) return open;
     const text = isObject(v) ? (v.timestamp ?? v.date) : v;
-    const t = typeof text === "string" ? parseInstant(text) ?? parseDate(text) : null;
+    const t = typeof text === "string" ? (parseInstant(text) ?? parseDate(text)) : null;
     if (t === null) throw badRequest(`Invalid temporal literal ${JSON.stringify(v)} in the filter.`);
     return t;
   };
@@ -130,10 +168,34 @@ function bounds(parts: [">" | "<" | ">=" | "<=" | "=", number][], join: " AND " 
 const TEMPORAL: Record<string, (lo: number, hi: number) => BoolNode> = {
   t_after: (_lo, hi) => bounds([[">", hi]], " AND ", false),
   t_before: (lo) => bounds([["<", lo]], " AND ", false),
-  t_during: (lo, hi) => bounds([[">", lo], ["<", hi]], " AND ", true),
+  t_during: (lo, hi) =>
+    bounds(
+      [
+        [">", lo],
+        ["<", hi],
+      ],
+      " AND ",
+      true,
+    ),
   t_equals: (lo, hi) => (lo === hi ? bounds([["=", lo]], " AND ", false) : { kind: "const", value: false }),
-  t_intersects: (lo, hi) => bounds([[">=", lo], ["<=", hi]], " AND ", true),
-  t_disjoint: (lo, hi) => bounds([["<", lo], [">", hi]], " OR ", false),
+  t_intersects: (lo, hi) =>
+    bounds(
+      [
+        [">=", lo],
+        ["<=", hi],
+      ],
+      " AND ",
+      true,
+    ),
+  t_disjoint: (lo, hi) =>
+    bounds(
+      [
+        ["<", lo],
+        [">", hi],
+      ],
+      " OR ",
+      false,
+    ),
 };
 
 function temporalOp(op: string, args: unknown[], lookup: Lookup): BoolNode {
@@ -153,7 +215,9 @@ function temporalOp(op: string, args: unknown[], lookup: Lookup): BoolNode {
 export function compileFilter(node: unknown, lookup: Lookup): BoolNode {
   if (typeof node === "boolean") return { kind: "const", value: node };
   if (!isObject(node) || typeof node.op !== "string") {
-    throw badRequest(`The filter must be a boolean expression {"op": ..., "args": [...]}; got ${JSON.stringify(node)?.slice(0, 80)}.`);
+    throw badRequest(
+      `The filter must be a boolean expression {"op": ..., "args": [...]}; got ${JSON.stringify(node)?.slice(0, 80)}.`,
+    );
   }
   const op = node.op.toLowerCase();
   const args = node.args === undefined ? [] : node.args;

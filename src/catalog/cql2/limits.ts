@@ -31,7 +31,8 @@ export function checkFilterSize(text: string, lang: "cql2-text" | "cql2-json"): 
 }
 
 /** A GeoJSON geometry or BBOX literal: counted as one node, its coordinates are not walked. */
-const isSpatialLiteral = (v: Record<string, unknown>): boolean => "coordinates" in v || "geometries" in v || "bbox" in v;
+const isSpatialLiteral = (v: Record<string, unknown>): boolean =>
+  "coordinates" in v || "geometries" in v || "bbox" in v;
 
 const logicalOp = (node: Record<string, unknown>): string | undefined => {
   const op = typeof node.op === "string" ? node.op.toLowerCase() : undefined;
@@ -68,12 +69,15 @@ export function checkFilterShape(root: unknown): void {
       continue;
     }
     if (++nodes > MAX_FILTER_NODES) {
-      throw badRequest(`The filter has more than ${MAX_FILTER_NODES} operators, properties and values; simplify it (e.g. use 'in' lists).`);
+      throw badRequest(
+        `The filter has more than ${MAX_FILTER_NODES} operators, properties and values; simplify it (e.g. use 'in' lists).`,
+      );
     }
     if (!isObject(node) || isSpatialLiteral(node) || !("op" in node)) continue;
     const op = logicalOp(node);
     const level = op !== undefined && op === parentOp ? depth : depth + 1;
-    if (level > MAX_FILTER_DEPTH) throw badRequest(`The filter nests operators deeper than ${MAX_FILTER_DEPTH} levels; flatten it.`);
+    if (level > MAX_FILTER_DEPTH)
+      throw badRequest(`The filter nests operators deeper than ${MAX_FILTER_DEPTH} levels; flatten it.`);
     stack.push([node.args, level, op]);
   }
 }
@@ -82,7 +86,9 @@ export function checkFilterShape(root: unknown): void {
 export function checkLikeWildcards(pattern: string): void {
   const wildcards = pattern.replace(/\\./gs, "").replace(/[^%_]/g, "").length;
   if (wildcards > MAX_LIKE_WILDCARDS) {
-    throw badRequest(`The LIKE pattern '${pattern.slice(0, 60)}' has ${wildcards} wildcards (% and _); the limit is ${MAX_LIKE_WILDCARDS}.`);
+    throw badRequest(
+      `The LIKE pattern '${pattern.slice(0, 60)}' has ${wildcards} wildcards (% and _); the limit is ${MAX_LIKE_WILDCARDS}.`,
+    );
   }
 }
 

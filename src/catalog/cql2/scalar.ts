@@ -34,7 +34,8 @@ const ARITHMETIC: Record<ArithmeticOp, (a: number, b: number) => number> = {
 };
 
 function literal(value: string | number | boolean): Scalar {
-  if (typeof value === "boolean") return { ...paramSql(value ? 1 : 0), type: "boolean", literal: value, label: String(value) };
+  if (typeof value === "boolean")
+    return { ...paramSql(value ? 1 : 0), type: "boolean", literal: value, label: String(value) };
   if (typeof value === "number") return { ...paramSql(value), type: "number", literal: value, label: String(value) };
   return { ...paramSql(value), type: "string", literal: value, label: `'${value}'` };
 }
@@ -47,7 +48,8 @@ function timeLiteral(text: unknown, kind: "timestamp" | "date"): Scalar {
 }
 
 function property(name: unknown, lookup: Lookup): Scalar {
-  if (typeof name !== "string") throw badRequest("A property reference needs a string name: {\"property\": \"eo:cloud_cover\"}.");
+  if (typeof name !== "string")
+    throw badRequest('A property reference needs a string name: {"property": "eo:cloud_cover"}.');
   const q = lookup(name);
   if (q.type === "geometry" || !q.sql) throw badRequest(`Property '${name}' is a geometry; use it in s_intersects().`);
   return { ...columnSql(q.sql), type: q.type, label: name };
@@ -56,8 +58,10 @@ function property(name: unknown, lookup: Lookup): Scalar {
 function arithmetic(op: ArithmeticOp, args: unknown[], lookup: Lookup): Scalar {
   if (args.length !== 2) throw badRequest(`Operator '${op}' takes two numbers.`);
   const [a, b] = args.map((x) => scalar(x, lookup));
-  for (const s of [a!, b!]) if (s.type !== "number") throw badRequest(`Operator '${op}' needs numbers; ${s.label} is a ${s.type}.`);
-  if (typeof a!.literal === "number" && typeof b!.literal === "number") return literal(ARITHMETIC[op]!(a!.literal, b!.literal));
+  for (const s of [a!, b!])
+    if (s.type !== "number") throw badRequest(`Operator '${op}' needs numbers; ${s.label} is a ${s.type}.`);
+  if (typeof a!.literal === "number" && typeof b!.literal === "number")
+    return literal(ARITHMETIC[op]!(a!.literal, b!.literal));
   return { ...arithmeticSql(a!, op, b!), type: "number", label: `${a!.label} ${op} ${b!.label}` };
 }
 
@@ -100,7 +104,8 @@ export function unify(operands: Scalar[]): Scalar[] {
   if (operands.some((s) => s.type === "datetime")) return operands.map(asDatetime);
   const first = operands[0]!;
   for (const s of operands.slice(1)) {
-    if (s.type !== first.type) throw badRequest(`Cannot compare ${first.label} (a ${first.type}) with ${s.label} (a ${s.type}).`);
+    if (s.type !== first.type)
+      throw badRequest(`Cannot compare ${first.label} (a ${first.type}) with ${s.label} (a ${s.type}).`);
   }
   return operands;
 }

@@ -20,7 +20,9 @@ let instance: WebAssembly.Instance | null = null;
 
 function ensureInstance(): void {
   if (instance) return;
-  const created = new WebAssembly.Instance(wasmModule, { "./cql2_wasm_bg.js": glue as unknown as WebAssembly.ModuleImports });
+  const created = new WebAssembly.Instance(wasmModule, {
+    "./cql2_wasm_bg.js": glue as unknown as WebAssembly.ModuleImports,
+  });
   glue.__wbg_set_wasm(created.exports);
   (created.exports.__wbindgen_start as () => void)();
   instance = created;
@@ -60,7 +62,9 @@ const PLAIN = new Intl.NumberFormat("en-US", { useGrouping: false, maximumSignif
 /** Rewrites numeric literals in exponent notation (outside quotes) as plain decimals. */
 function plainNumbers(text: string): string {
   return segments(text)
-    .map((seg, i) => (i % 2 ? seg : seg.replace(/(?<![\w:.])(\d+(?:\.\d*)?|\.\d+)[eE]([+-]?\d+)\b/g, (m) => PLAIN.format(Number(m)))))
+    .map((seg, i) =>
+      i % 2 ? seg : seg.replace(/(?<![\w:.])(\d+(?:\.\d*)?|\.\d+)[eE]([+-]?\d+)\b/g, (m) => PLAIN.format(Number(m))),
+    )
     .join("");
 }
 
@@ -71,7 +75,13 @@ function syntaxError(text: string, message: string): Error {
   if (!at) return badRequest(`Invalid CQL2 text filter: ${expected}.`);
   const line = Number(at[1]);
   const column = Number(at[2]) - (line === 1 ? 1 : 0); // minus the wrapping "("
-  const offset = text.split("\n").slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0) + column - 1;
+  const offset =
+    text
+      .split("\n")
+      .slice(0, line - 1)
+      .reduce((n, l) => n + l.length + 1, 0) +
+    column -
+    1;
   const near = text.slice(offset, offset + 20);
   return badRequest(
     `Invalid CQL2 text filter at line ${line}, column ${column} (character ${offset + 1})` +
@@ -87,7 +97,8 @@ export function parseCql2Text(text: string): unknown {
   if (!text.trim()) throw badRequest("The CQL2 text filter is empty.");
   const { stray, depth } = parentheses(text);
   if (stray >= 0) throw badRequest(`Invalid CQL2 text filter at character ${stray + 1}: ')' closes no '('.`);
-  if (depth > MAX_FILTER_DEPTH) throw badRequest(`The filter nests parentheses deeper than ${MAX_FILTER_DEPTH} levels; flatten it.`);
+  if (depth > MAX_FILTER_DEPTH)
+    throw badRequest(`The filter nests parentheses deeper than ${MAX_FILTER_DEPTH} levels; flatten it.`);
   ensureInstance();
   let expr: glue.Expr | undefined;
   try {

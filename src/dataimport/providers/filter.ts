@@ -18,13 +18,22 @@ export interface PlanetFilter {
 /** The quick-search filter of a process-like input: footprint, acquisition window, cloud cover (0..1), nativeFilter. */
 export function filterOf(input: SearchBody): PlanetFilter {
   const polys = lonLatPolygons(input.bounds);
-  const geometry = polys.length === 1 ? { type: "Polygon", coordinates: polys[0] } : { type: "MultiPolygon", coordinates: polys };
+  const geometry =
+    polys.length === 1 ? { type: "Polygon", coordinates: polys[0] } : { type: "MultiPolygon", coordinates: polys };
   const f = input.data[0]!.dataFilter ?? {};
   const config: PlanetFilter[] = [{ type: "GeometryFilter", field_name: "geometry", config: geometry }];
   const t = f.timeRange;
   if (t?.from || t?.to)
-    config.push({ type: "DateRangeFilter", field_name: "acquired", config: { ...(t.from ? { gte: new Date(t.from).toISOString() } : {}), ...(t.to ? { lte: new Date(t.to).toISOString() } : {}) } });
-  if (f.maxCloudCoverage !== undefined) config.push({ type: "RangeFilter", field_name: "cloud_cover", config: { lte: f.maxCloudCoverage / 100 } });
+    config.push({
+      type: "DateRangeFilter",
+      field_name: "acquired",
+      config: {
+        ...(t.from ? { gte: new Date(t.from).toISOString() } : {}),
+        ...(t.to ? { lte: new Date(t.to).toISOString() } : {}),
+      },
+    });
+  if (f.maxCloudCoverage !== undefined)
+    config.push({ type: "RangeFilter", field_name: "cloud_cover", config: { lte: f.maxCloudCoverage / 100 } });
   if (f.nativeFilter) config.push(f.nativeFilter as unknown as PlanetFilter);
   return { type: "AndFilter", config };
 }
@@ -34,7 +43,12 @@ type Range = { gt?: unknown; gte?: unknown; lt?: unknown; lte?: unknown };
 function inRange(v: unknown, r: Range, parse: (x: unknown) => number): boolean {
   if (v === undefined || v === null) return false;
   const x = parse(v);
-  return (r.gt === undefined || x > parse(r.gt)) && (r.gte === undefined || x >= parse(r.gte)) && (r.lt === undefined || x < parse(r.lt)) && (r.lte === undefined || x <= parse(r.lte));
+  return (
+    (r.gt === undefined || x > parse(r.gt)) &&
+    (r.gte === undefined || x >= parse(r.gte)) &&
+    (r.lt === undefined || x < parse(r.lt)) &&
+    (r.lte === undefined || x <= parse(r.lte))
+  );
 }
 
 const time = (x: unknown): number => {
@@ -47,7 +61,10 @@ const time = (x: unknown): number => {
  * Whether `feature` (GeoJSON with `properties`) passes `filter`.
  * @throws ApiError 400 for a filter type this evaluator does not know or a malformed config.
  */
-export function matches(filter: PlanetFilter, feature: { geometry: unknown; properties: Record<string, unknown> }): boolean {
+export function matches(
+  filter: PlanetFilter,
+  feature: { geometry: unknown; properties: Record<string, unknown> },
+): boolean {
   const field = filter.field_name === "geometry" ? feature.geometry : feature.properties[filter.field_name ?? ""];
   const list = () => {
     if (!Array.isArray(filter.config)) throw badRequest(`${filter.type}.config must be an array of filters.`);
@@ -73,6 +90,8 @@ export function matches(filter: PlanetFilter, feature: { geometry: unknown; prop
     case "StringInFilter":
       return Array.isArray(filter.config) && filter.config.includes(field);
     default:
-      throw badRequest(`Unknown filter type '${String(filter.type).slice(0, 40)}': AndFilter, OrFilter, NotFilter, GeometryFilter, DateRangeFilter, RangeFilter or StringInFilter.`);
+      throw badRequest(
+        `Unknown filter type '${String(filter.type).slice(0, 40)}': AndFilter, OrFilter, NotFilter, GeometryFilter, DateRangeFilter, RangeFilter or StringInFilter.`,
+      );
   }
 }

@@ -9,9 +9,18 @@ import { ApiError } from "../../http/errors";
 async function providerMessage(r: Response): Promise<string> {
   const text = (await r.text()).slice(0, 2000);
   try {
-    const b = JSON.parse(text) as { message?: unknown; general?: { message?: unknown }[]; error?: unknown; field?: Record<string, { message?: unknown }[]> };
-    const field = b.field ? Object.entries(b.field).map(([k, v]) => `${k}: ${v.map((x) => String(x.message)).join("; ")}`) : [];
-    const parts = [b.message, ...(b.general ?? []).map((g) => g.message), b.error, ...field].filter((x) => typeof x === "string" && x);
+    const b = JSON.parse(text) as {
+      message?: unknown;
+      general?: { message?: unknown }[];
+      error?: unknown;
+      field?: Record<string, { message?: unknown }[]>;
+    };
+    const field = b.field
+      ? Object.entries(b.field).map(([k, v]) => `${k}: ${v.map((x) => String(x.message)).join("; ")}`)
+      : [];
+    const parts = [b.message, ...(b.general ?? []).map((g) => g.message), b.error, ...field].filter(
+      (x) => typeof x === "string" && x,
+    );
     return parts.length ? parts.join(" ") : text;
   } catch {
     return text;
@@ -27,12 +36,23 @@ export async function providerFetch(provider: string, what: string, url: string,
   try {
     r = await fetch(url, init);
   } catch (e) {
-    throw new ApiError(503, `${provider} could not be reached for ${what}: ${String((e as Error).message).slice(0, 200)}. Try again later.`);
+    throw new ApiError(
+      503,
+      `${provider} could not be reached for ${what}: ${String((e as Error).message).slice(0, 200)}. Try again later.`,
+    );
   }
   if (r.ok) return r;
   const message = (await providerMessage(r)).slice(0, 500);
-  if (r.status === 401 || r.status === 403) throw new ApiError(403, `${provider} refused the API key for ${what}: ${message}`);
-  if (r.status === 400 || r.status === 404 || r.status === 422) throw new ApiError(r.status === 422 ? 400 : r.status, `${provider} refused ${what}: ${message}`);
+  if (r.status === 401 || r.status === 403)
+    throw new ApiError(403, `${provider} refused the API key for ${what}: ${message}`);
+  if (r.status === 400 || r.status === 404 || r.status === 422)
+    throw new ApiError(r.status === 422 ? 400 : r.status, `${provider} refused ${what}: ${message}`);
   const retry = r.headers.get("retry-after");
-  throw new ApiError(503, `${provider} answered ${r.status} for ${what}: ${message}. Try again later.`, {}, undefined, retry ? { "retry-after": retry } : {});
+  throw new ApiError(
+    503,
+    `${provider} answered ${r.status} for ${what}: ${message}. Try again later.`,
+    {},
+    undefined,
+    retry ? { "retry-after": retry } : {},
+  );
 }

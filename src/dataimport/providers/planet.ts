@@ -20,12 +20,22 @@ import { DeliveryError, type PageAsk, type Provider, type ProviderContext } from
 
 const ITEM_TYPES: Record<string, string> = { PSScene: "PLANET_SCOPE", SkySatCollect: "PLANET_SKYSAT" };
 const THUMBNAIL_TYPES: Record<string, string> = { PLANET_SCOPE: "PSScene", PLANET_SKYSAT: "SkySatCollect" };
-const BUNDLES = ["analytic_udm2", "analytic_sr_udm2", "analytic_8b_udm2", "analytic_8b_sr_udm2", "analytic", "analytic_sr", "panchromatic"];
+const BUNDLES = [
+  "analytic_udm2",
+  "analytic_sr_udm2",
+  "analytic_8b_udm2",
+  "analytic_8b_sr_udm2",
+  "analytic",
+  "analytic_sr",
+  "panchromatic",
+];
 /** Most items an order-by-query resolves to (OpenAPI PlanetOrderRequest). */
 const MAX_ITEMS = 500;
 
-const apiUrl = (env: Pick<Env, "PLANET_API_URL">) => (env.PLANET_API_URL || "https://api.planet.com").replace(/\/+$/, "");
-const tilesUrl = (env: Pick<Env, "PLANET_TILES_URL">) => (env.PLANET_TILES_URL || "https://tiles.planet.com").replace(/\/+$/, "");
+const apiUrl = (env: Pick<Env, "PLANET_API_URL">) =>
+  (env.PLANET_API_URL || "https://api.planet.com").replace(/\/+$/, "");
+const tilesUrl = (env: Pick<Env, "PLANET_TILES_URL">) =>
+  (env.PLANET_TILES_URL || "https://tiles.planet.com").replace(/\/+$/, "");
 
 /** The request headers of a call with the user's key. @throws ApiError 400 without a key. */
 function auth(ctx: ProviderContext, json = true): Record<string, string> {
@@ -40,21 +50,31 @@ interface PlanetPage {
 }
 
 /** Our viewtoken of Planet's next-page link (its path and query, which must stay under /data/v1/searches/). */
-const tokenOf = (next: string): string => encodeViewtoken({ after: [base64url.encode(new URL(next).pathname + new URL(next).search)] });
+const tokenOf = (next: string): string =>
+  encodeViewtoken({ after: [base64url.encode(new URL(next).pathname + new URL(next).search)] });
 
 function nextPath(viewtoken: string): string {
   const key = decodeViewtoken(viewtoken).after;
   const path = key?.length === 1 ? new TextDecoder().decode(base64url.decode(String(key[0]))) : "";
-  if (!path.startsWith("/data/v1/searches/")) throw badRequest("Invalid viewtoken: use the nextToken (or the next URL) of a previous page.");
+  if (!path.startsWith("/data/v1/searches/"))
+    throw badRequest("Invalid viewtoken: use the nextToken (or the next URL) of a previous page.");
   return path;
 }
 
 /** One quick-search page: the first (POST with the body) or the one a viewtoken names (GET). */
-async function searchPage(ctx: ProviderContext, body: Record<string, unknown>, ask: PageAsk): Promise<Record<string, unknown>> {
+async function searchPage(
+  ctx: ProviderContext,
+  body: Record<string, unknown>,
+  ask: PageAsk,
+): Promise<Record<string, unknown>> {
   const base = apiUrl(ctx.env);
   const r = ask.viewtoken
     ? await providerFetch("PLANET", "the search", base + nextPath(ask.viewtoken), { headers: auth(ctx, false) })
-    : await providerFetch("PLANET", "the search", `${base}/data/v1/quick-search?_page_size=${ask.count}`, { method: "POST", headers: auth(ctx), body: JSON.stringify(body) });
+    : await providerFetch("PLANET", "the search", `${base}/data/v1/quick-search?_page_size=${ask.count}`, {
+        method: "POST",
+        headers: auth(ctx),
+        body: JSON.stringify(body),
+      });
   const page = (await r.json()) as PlanetPage;
   const current = ask.viewtoken ?? encodeViewtoken({});
   const links: PageLinks = { currentToken: current, "@id": ctx.url.href };
@@ -69,8 +89,16 @@ async function searchPage(ctx: ProviderContext, body: Record<string, unknown>, a
 
 const searchBodyOf = (input: SearchBody) => ({ item_types: [input.data[0]!.itemType], filter: filterOf(input) });
 
-async function orderState(ctx: ProviderContext, id: string): Promise<{ state: string; _links?: { results?: { name: string; location: string }[] }; error_hints?: string[] }> {
-  const r = await providerFetch("PLANET", "the order status", `${apiUrl(ctx.env)}/compute/ops/orders/v2/${encodeURIComponent(id)}`, { headers: auth(ctx, false) });
+async function orderState(
+  ctx: ProviderContext,
+  id: string,
+): Promise<{ state: string; _links?: { results?: { name: string; location: string }[] }; error_hints?: string[] }> {
+  const r = await providerFetch(
+    "PLANET",
+    "the order status",
+    `${apiUrl(ctx.env)}/compute/ops/orders/v2/${encodeURIComponent(id)}`,
+    { headers: auth(ctx, false) },
+  );
   return r.json();
 }
 
@@ -83,14 +111,26 @@ export const planetProvider: Provider = {
   check(input, purpose) {
     const d = input.data[0]!;
     const quota = d.itemType ? ITEM_TYPES[d.itemType] : undefined;
-    if (!quota) throw badRequest(`data[0].itemType must be one of ${Object.keys(ITEM_TYPES).join(", ")} for provider PLANET.`, { "data.0.itemType": "PSScene or SkySatCollect" });
-    if (!d.productBundle || !BUNDLES.includes(d.productBundle)) throw badRequest(`data[0].productBundle must be one of ${BUNDLES.join(", ")}.`, { "data.0.productBundle": "unknown bundle" });
+    if (!quota)
+      throw badRequest(`data[0].itemType must be one of ${Object.keys(ITEM_TYPES).join(", ")} for provider PLANET.`, {
+        "data.0.itemType": "PSScene or SkySatCollect",
+      });
+    if (!d.productBundle || !BUNDLES.includes(d.productBundle))
+      throw badRequest(`data[0].productBundle must be one of ${BUNDLES.join(", ")}.`, {
+        "data.0.productBundle": "unknown bundle",
+      });
     if (purpose === "order" && d.harmonizeTo !== "NONE" && d.harmonizeTo !== "Sentinel-2")
-      throw badRequest("data[0].harmonizeTo is required for a Planet order: NONE or Sentinel-2.", { "data.0.harmonizeTo": "NONE or Sentinel-2" });
+      throw badRequest("data[0].harmonizeTo is required for a Planet order: NONE or Sentinel-2.", {
+        "data.0.harmonizeTo": "NONE or Sentinel-2",
+      });
     return { quotaCollection: quota };
   },
 
-  bands: () => ["Blue", "Green", "Red", "NIR"].map((b, i) => [b, { source: "AnalyticMS_SR_clip", bandIndex: i + 1, bitDepth: 16, sampleFormat: "UINT" }]),
+  bands: () =>
+    ["Blue", "Green", "Red", "NIR"].map((b, i) => [
+      b,
+      { source: "AnalyticMS_SR_clip", bandIndex: i + 1, bitDepth: 16, sampleFormat: "UINT" },
+    ]),
 
   async search(ctx, input, ask) {
     return (await searchPage(ctx, searchBodyOf(input), ask)) as never;
@@ -103,7 +143,12 @@ export const planetProvider: Provider = {
 
   async thumbnail(ctx, collectionId, productId) {
     const type = THUMBNAIL_TYPES[collectionId]!;
-    const r = await providerFetch("PLANET", "the thumbnail", `${tilesUrl(ctx.env)}/data/v1/item-types/${type}/items/${encodeURIComponent(productId)}/thumb`, { headers: auth(ctx, false) });
+    const r = await providerFetch(
+      "PLANET",
+      "the thumbnail",
+      `${tilesUrl(ctx.env)}/data/v1/item-types/${type}/items/${encodeURIComponent(productId)}/thumb`,
+      { headers: auth(ctx, false) },
+    );
     return new Response(r.body, { headers: { "content-type": r.headers.get("content-type") ?? "image/png" } });
   },
 
@@ -124,21 +169,49 @@ export const planetProvider: Provider = {
   async deliver(ctx, input, itemId, ref) {
     const d = input.data[0]!;
     if (!ref) {
-      const body = { name: `eo-edge ${itemId}`, products: [{ item_ids: [itemId], item_type: d.itemType, product_bundle: d.productBundle }] };
-      const r = await providerFetch("PLANET", "the order", `${apiUrl(ctx.env)}/compute/ops/orders/v2`, { method: "POST", headers: auth(ctx), body: JSON.stringify(body) });
+      const body = {
+        name: `eo-edge ${itemId}`,
+        products: [{ item_ids: [itemId], item_type: d.itemType, product_bundle: d.productBundle }],
+      };
+      const r = await providerFetch("PLANET", "the order", `${apiUrl(ctx.env)}/compute/ops/orders/v2`, {
+        method: "POST",
+        headers: auth(ctx),
+        body: JSON.stringify(body),
+      });
       return { pending: ((await r.json()) as { id: string }).id };
     }
     const o = await orderState(ctx, ref);
-    if (o.state === "failed" || o.state === "cancelled") throw new DeliveryError("DELIVERY_FAILED", `Planet order ${ref} ${o.state}${o.error_hints?.length ? `: ${o.error_hints.join(" ")}` : "."}`);
+    if (o.state === "failed" || o.state === "cancelled")
+      throw new DeliveryError(
+        "DELIVERY_FAILED",
+        `Planet order ${ref} ${o.state}${o.error_hints?.length ? `: ${o.error_hints.join(" ")}` : "."}`,
+      );
     if (o.state !== "success" && o.state !== "partial") return { pending: ref };
-    const files = await Promise.all((o._links?.results ?? []).map(async (f) => {
-      const r = await providerFetch("PLANET", "a delivered file", f.location, {});
-      const base = f.name.split("/").pop()!;
-      return { name: base.includes("_3B_") ? base.slice(base.indexOf("_3B_") + 4) : base, bytes: new Uint8Array(await r.arrayBuffer()) };
-    }));
-    const item = await providerFetch("PLANET", "the item", `${apiUrl(ctx.env)}/data/v1/item-types/${d.itemType}/items/${encodeURIComponent(itemId)}`, { headers: auth(ctx, false) });
+    const files = await Promise.all(
+      (o._links?.results ?? []).map(async (f) => {
+        const r = await providerFetch("PLANET", "a delivered file", f.location, {});
+        const base = f.name.split("/").pop()!;
+        return {
+          name: base.includes("_3B_") ? base.slice(base.indexOf("_3B_") + 4) : base,
+          bytes: new Uint8Array(await r.arrayBuffer()),
+        };
+      }),
+    );
+    const item = await providerFetch(
+      "PLANET",
+      "the item",
+      `${apiUrl(ctx.env)}/data/v1/item-types/${d.itemType}/items/${encodeURIComponent(itemId)}`,
+      { headers: auth(ctx, false) },
+    );
     const acquired = ((await item.json()) as { properties?: { acquired?: string } }).properties?.acquired;
-    if (!files.some((f) => f.name === "AnalyticMS_SR_clip.tif")) throw new DeliveryError("NON_INGESTIBLE", `Planet order ${ref} delivered no AnalyticMS_SR_clip.tif to ingest (files: ${files.map((f) => f.name).join(", ") || "none"}).`);
-    return { files, sensingTime: acquired && Number.isFinite(Date.parse(acquired)) ? new Date(acquired).toISOString() : null };
+    if (!files.some((f) => f.name === "AnalyticMS_SR_clip.tif"))
+      throw new DeliveryError(
+        "NON_INGESTIBLE",
+        `Planet order ${ref} delivered no AnalyticMS_SR_clip.tif to ingest (files: ${files.map((f) => f.name).join(", ") || "none"}).`,
+      );
+    return {
+      files,
+      sensingTime: acquired && Number.isFinite(Date.parse(acquired)) ? new Date(acquired).toISOString() : null,
+    };
   },
 };

@@ -61,7 +61,12 @@ export interface Provider {
    * back as `ref` on the next call.
    * @throws DeliveryError when the provider cannot deliver it.
    */
-  deliver(ctx: ProviderContext, input: SearchBody, itemId: string, ref: string | null): Promise<{ files: ProductFile[]; sensingTime: string | null } | { pending: string }>;
+  deliver(
+    ctx: ProviderContext,
+    input: SearchBody,
+    itemId: string,
+    ref: string | null,
+  ): Promise<{ files: ProductFile[]; sensingTime: string | null } | { pending: string }>;
 }
 
 /** A delivery that failed at the provider (DELIVERY_FAILED) or whose product cannot be ingested (NON_INGESTIBLE). */

@@ -49,7 +49,9 @@ function featureOf(item: StacItem): Product["feature"] {
 
 /** Every sample product, newest first (then by id). */
 async function products(env: Pick<Env, "DB">): Promise<Product[]> {
-  const { results } = await env.DB.prepare("SELECT doc FROM items WHERE collection = ? ORDER BY datetime DESC, id").bind(SAMPLE_ITEM_TYPE).all<{ doc: string }>();
+  const { results } = await env.DB.prepare("SELECT doc FROM items WHERE collection = ? ORDER BY datetime DESC, id")
+    .bind(SAMPLE_ITEM_TYPE)
+    .all<{ doc: string }>();
   return results
     .map((r) => JSON.parse(r.doc) as StacItem)
     .filter((item) => SAMPLE_BANDS.every((b) => item.assets[b]?.href.endsWith(".tif")))
@@ -83,18 +85,22 @@ const WHITE_DN = 3000;
 
 /** A PNG of the product's true colour (B04, B03, B02), from a COG overview of about THUMBNAIL_SIZE pixels. */
 async function thumbnailPng(env: Env, item: StacItem): Promise<Uint8Array> {
-  const cogs = await Promise.all(["B04", "B03", "B02"].map(async (b) => {
-    const src = await openFile(env, null, item.assets[b]!.href);
-    if (!src) throw notFound(`The files of product ${item.id} are not in this deployment's storage.`);
-    return openCog(src);
-  }));
+  const cogs = await Promise.all(
+    ["B04", "B03", "B02"].map(async (b) => {
+      const src = await openFile(env, null, item.assets[b]!.href);
+      if (!src) throw notFound(`The files of product ${item.id} are not in this deployment's storage.`);
+      return openCog(src);
+    }),
+  );
   const levels = cogs[0]!.levels;
   const level = [...levels].reverse().find((l) => Math.max(l.width, l.height) >= THUMBNAIL_SIZE) ?? levels[0]!;
   const win = { x0: 0, y0: 0, width: level.width, height: level.height };
   const bands = await Promise.all(cogs.map((c) => readCogWindow(c, level.index, [0], win).then((w) => w[0]!)));
   const n = level.width * level.height;
   const rgb = new Uint8Array(n * 3);
-  for (let i = 0; i < n; i++) for (let b = 0; b < 3; b++) rgb[i * 3 + b] = Math.max(0, Math.min(255, Math.round((bands[b]![i]! * 255) / WHITE_DN)));
+  for (let i = 0; i < n; i++)
+    for (let b = 0; b < 3; b++)
+      rgb[i * 3 + b] = Math.max(0, Math.min(255, Math.round((bands[b]![i]! * 255) / WHITE_DN)));
   return encodePng({ width: level.width, height: level.height, bands: 3, sampleType: "UINT8", data: rgb });
 }
 
@@ -106,8 +112,14 @@ export const sampleProvider: Provider = {
 
   check(input) {
     const d = input.data[0]!;
-    if (d.itemType !== SAMPLE_ITEM_TYPE) throw badRequest(`data[0].itemType must be '${SAMPLE_ITEM_TYPE}' for provider SAMPLE.`, { "data.0.itemType": `'${SAMPLE_ITEM_TYPE}'` });
-    if (d.productBundle !== SAMPLE_BUNDLE) throw badRequest(`data[0].productBundle must be '${SAMPLE_BUNDLE}' for provider SAMPLE.`, { "data.0.productBundle": `'${SAMPLE_BUNDLE}'` });
+    if (d.itemType !== SAMPLE_ITEM_TYPE)
+      throw badRequest(`data[0].itemType must be '${SAMPLE_ITEM_TYPE}' for provider SAMPLE.`, {
+        "data.0.itemType": `'${SAMPLE_ITEM_TYPE}'`,
+      });
+    if (d.productBundle !== SAMPLE_BUNDLE)
+      throw badRequest(`data[0].productBundle must be '${SAMPLE_BUNDLE}' for provider SAMPLE.`, {
+        "data.0.productBundle": `'${SAMPLE_BUNDLE}'`,
+      });
     return { quotaCollection: SAMPLE_COLLECTION };
   },
 
@@ -119,7 +131,8 @@ export const sampleProvider: Provider = {
 
   async nativeSearch(ctx, body: NativeSearchBody, ask) {
     const types = body.item_types;
-    if (!Array.isArray(types) || !types.includes(SAMPLE_ITEM_TYPE)) throw badRequest(`item_types must list '${SAMPLE_ITEM_TYPE}' for provider SAMPLE.`);
+    if (!Array.isArray(types) || !types.includes(SAMPLE_ITEM_TYPE))
+      throw badRequest(`item_types must list '${SAMPLE_ITEM_TYPE}' for provider SAMPLE.`);
     const filter = (body.filter ?? { type: "AndFilter", config: [] }) as PlanetFilter;
     return page(ctx, await matching(ctx.env, filter), ask);
   },
@@ -134,18 +147,27 @@ export const sampleProvider: Provider = {
     if (!ids) return (await matching(ctx.env, filterOf(input))).map((p) => p.item.id);
     const known = new Set((await products(ctx.env)).map((p) => p.item.id));
     const unknown = ids.filter((id) => !known.has(id));
-    if (unknown.length) throw badRequest(`Unknown item id(s) at provider SAMPLE: ${unknown.slice(0, 5).join(", ")}.`, { "data.0.itemIds": "unknown item ids" });
+    if (unknown.length)
+      throw badRequest(`Unknown item id(s) at provider SAMPLE: ${unknown.slice(0, 5).join(", ")}.`, {
+        "data.0.itemIds": "unknown item ids",
+      });
     return [...new Set(ids)];
   },
 
   async deliver(ctx, _input, itemId) {
     const p = (await products(ctx.env)).find((x) => x.item.id === itemId);
     if (!p) throw new DeliveryError("DELIVERY_FAILED", `Product ${itemId} is no longer offered by provider SAMPLE.`);
-    const files = await Promise.all(SAMPLE_BANDS.map(async (b) => {
-      const o = await ctx.env.DATA.get(p.item.assets[b]!.href);
-      if (!o) throw new DeliveryError("DELIVERY_FAILED", `File ${b}.tif of product ${itemId} is missing at provider SAMPLE.`);
-      return { name: `${b}.tif`, bytes: new Uint8Array(await o.arrayBuffer()) };
-    }));
+    const files = await Promise.all(
+      SAMPLE_BANDS.map(async (b) => {
+        const o = await ctx.env.DATA.get(p.item.assets[b]!.href);
+        if (!o)
+          throw new DeliveryError(
+            "DELIVERY_FAILED",
+            `File ${b}.tif of product ${itemId} is missing at provider SAMPLE.`,
+          );
+        return { name: `${b}.tif`, bytes: new Uint8Array(await o.arrayBuffer()) };
+      }),
+    );
     return { files, sensingTime: new Date(p.item.properties.datetime).toISOString() };
   },
 };

@@ -30,7 +30,10 @@ export async function inflateAtMost(data: Uint8Array, format: InflateFormat, max
       else controller.enqueue(chunk);
     },
   });
-  const inflated = new Blob([data as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new DecompressionStream(format)).pipeThrough(bound);
+  const inflated = new Blob([data as Uint8Array<ArrayBuffer>])
+    .stream()
+    .pipeThrough(new DecompressionStream(format))
+    .pipeThrough(bound);
   return new Uint8Array(await new Response(inflated).arrayBuffer());
 }
 
@@ -45,7 +48,8 @@ const MAX_CODES = 4096;
  * @throws Error for a corrupt stream or the pre-6.0 LSB-first variant.
  */
 export function lzwDecode(data: Uint8Array, maxBytes: number): Uint8Array {
-  if (data.length >= 2 && data[0] === 0 && (data[1]! & 1) === 1) throw new Error("LZW: old-style (pre-TIFF 6.0) LZW data are not supported");
+  if (data.length >= 2 && data[0] === 0 && (data[1]! & 1) === 1)
+    throw new Error("LZW: old-style (pre-TIFF 6.0) LZW data are not supported");
   const prefix = new Uint16Array(MAX_CODES);
   const suffix = new Uint8Array(MAX_CODES);
   const first = new Uint8Array(MAX_CODES);
@@ -71,10 +75,16 @@ export function lzwDecode(data: Uint8Array, maxBytes: number): Uint8Array {
       [next, old] = [FIRST_FREE, -1];
       continue;
     }
-    if (old < 0 ? code > 255 : code > next || (code === next && next >= MAX_CODES)) throw new Error(`LZW: corrupt data (code ${code})`);
+    if (old < 0 ? code > 255 : code > next || (code === next && next >= MAX_CODES))
+      throw new Error(`LZW: corrupt data (code ${code})`);
     if (old >= 0 && next < MAX_CODES) {
       // new entry: old + the first byte of `code` (of `old` itself when code is the entry being made: KwKwK)
-      [prefix[next], suffix[next], first[next], length[next]] = [old, code < next ? first[code]! : first[old]!, first[old]!, length[old]! + 1];
+      [prefix[next], suffix[next], first[next], length[next]] = [
+        old,
+        code < next ? first[code]! : first[old]!,
+        first[old]!,
+        length[old]! + 1,
+      ];
       next++;
     }
     write(code);

@@ -29,14 +29,26 @@ export interface BlockLayout {
 type Fn = (...args: number[]) => number;
 interface CoreExports {
   memory: WebAssembly.Memory;
-  dc_buffer: Fn; dc_inflate_zlib: Fn; dc_inflate_raw: Fn; dc_zstd: Fn; dc_lzw: Fn;
-  dc_deflate_zlib: Fn; dc_deflate_zlib_bound: Fn;
-  dc_predictor_horizontal: Fn; dc_predictor_float: Fn; dc_predictor_float_encode: Fn;
+  dc_buffer: Fn;
+  dc_inflate_zlib: Fn;
+  dc_inflate_raw: Fn;
+  dc_zstd: Fn;
+  dc_lzw: Fn;
+  dc_deflate_zlib: Fn;
+  dc_deflate_zlib_bound: Fn;
+  dc_predictor_horizontal: Fn;
+  dc_predictor_float: Fn;
+  dc_predictor_float_encode: Fn;
 }
 
 /** Error codes of wasm/decode_core/decode_core.h. */
 const ERR_SPACE = -2;
-const ERRORS: Record<number, string> = { [-1]: "corrupt or truncated", [-2]: "larger than expected", [-3]: "out of memory decoding", [-4]: "unsupported parameters for" };
+const ERRORS: Record<number, string> = {
+  [-1]: "corrupt or truncated",
+  [-2]: "larger than expected",
+  [-3]: "out of memory decoding",
+  [-4]: "unsupported parameters for",
+};
 const NAMES: Record<number, string> = { 1: "uncompressed", 5: "LZW", 8: "DEFLATE", 32946: "DEFLATE", 50000: "ZSTD" };
 /** Memory past which an instance is dropped after its call (the next call starts a fresh one): WebAssembly memory
  * counts against the isolate's 128 MB (DECODE_WASM_BYTES, src/raster/memory.ts), and a few MB hold the usual blocks
@@ -100,14 +112,19 @@ export class DecodeCore {
    *   unsupported compression, predictor or sample size.
    */
   decode(compression: number, bytes: Uint8Array, layout: BlockLayout, maxBytes?: number): ArrayBuffer {
-    if (!DecodeCore.supports(compression, layout.predictor)) throw new Error(`decode core: compression ${compression} / predictor ${layout.predictor} not supported`);
+    if (!DecodeCore.supports(compression, layout.predictor))
+      throw new Error(`decode core: compression ${compression} / predictor ${layout.predictor} not supported`);
     const core = this.exports();
     const rowBytes = layout.width * layout.samplesPerPixel * layout.bytesPerSample;
     const expected = rowBytes * layout.rows;
     const out = this.decompress(core, compression, bytes, expected, Math.max(maxBytes ?? expected, expected));
     const { width, rows, samplesPerPixel: spp, bytesPerSample: bps, predictor } = layout;
-    const r = predictor === 2 ? core.dc_predictor_horizontal(out, width, rows, spp, bps)
-      : predictor === 3 ? core.dc_predictor_float(out, width, rows, spp, bps) : 0;
+    const r =
+      predictor === 2
+        ? core.dc_predictor_horizontal(out, width, rows, spp, bps)
+        : predictor === 3
+          ? core.dc_predictor_float(out, width, rows, spp, bps)
+          : 0;
     if (r < 0) throw new Error(`decode core: ${ERRORS[r] ?? r} predictor ${predictor} (${bps}-byte samples)`);
     const result = core.memory.buffer.slice(out, out + expected);
     this.release(core);
@@ -118,11 +135,18 @@ export class DecodeCore {
    * Decompresses into the output slot (at least `expected` bytes, output buffers doubling from `expected` up to
    * `maxBytes` while the stream needs more room); returns its address.
    */
-  private decompress(core: CoreExports, compression: number, bytes: Uint8Array, expected: number, maxBytes: number): number {
+  private decompress(
+    core: CoreExports,
+    compression: number,
+    bytes: Uint8Array,
+    expected: number,
+    maxBytes: number,
+  ): number {
     const name = NAMES[compression] ?? `compression ${compression}`;
     const inPtr = this.input(core, bytes);
     if (compression === 1) {
-      if (bytes.byteLength < expected) throw new Error(`GeoTIFF block decoded to ${bytes.byteLength} bytes, expected ${expected}`);
+      if (bytes.byteLength < expected)
+        throw new Error(`GeoTIFF block decoded to ${bytes.byteLength} bytes, expected ${expected}`);
       return inPtr;
     }
     const fn = compression === 5 ? core.dc_lzw : compression === 50000 ? core.dc_zstd : core.dc_inflate_zlib;
@@ -130,9 +154,13 @@ export class DecodeCore {
       const out = this.buffer(core, SLOT_OUT, cap);
       const n = fn(inPtr, bytes.byteLength, out, cap);
       if (n === ERR_SPACE && cap < maxBytes) continue;
-      if (n === ERR_SPACE) throw new Error(`GeoTIFF block: ${name} data decodes to more than ${maxBytes} bytes (the block holds ${expected})`);
+      if (n === ERR_SPACE)
+        throw new Error(
+          `GeoTIFF block: ${name} data decodes to more than ${maxBytes} bytes (the block holds ${expected})`,
+        );
       if (n < 0) throw new Error(`GeoTIFF block: ${ERRORS[n] ?? n} ${name} data (${bytes.byteLength} bytes)`);
-      if (n < expected) throw new Error(`GeoTIFF block decoded to ${n} bytes, expected ${expected} (truncated ${name} data?)`);
+      if (n < expected)
+        throw new Error(`GeoTIFF block decoded to ${n} bytes, expected ${expected} (truncated ${name} data?)`);
       return out;
     }
   }
@@ -147,7 +175,10 @@ export class DecodeCore {
     const inPtr = this.input(core, data);
     const out = this.buffer(core, SLOT_OUT, maxSize);
     const n = (format === "raw" ? core.dc_inflate_raw : core.dc_inflate_zlib)(inPtr, data.byteLength, out, maxSize);
-    if (n < 0) throw new Error(`decode core: ${ERRORS[n] ?? n} ${format} DEFLATE data (${data.byteLength} bytes, at most ${maxSize} expected)`);
+    if (n < 0)
+      throw new Error(
+        `decode core: ${ERRORS[n] ?? n} ${format} DEFLATE data (${data.byteLength} bytes, at most ${maxSize} expected)`,
+      );
     const result = new Uint8Array(core.memory.buffer.slice(out, out + n));
     this.release(core);
     return result;
@@ -177,8 +208,17 @@ export class DecodeCore {
   floatPredictorEncode(data: Uint8Array, layout: Omit<BlockLayout, "predictor">): Uint8Array {
     const core = this.exports();
     const ptr = this.input(core, data);
-    const r = core.dc_predictor_float_encode(ptr, layout.width, layout.rows, layout.samplesPerPixel, layout.bytesPerSample);
-    if (r < 0) throw new Error(`decode core: ${ERRORS[r] ?? r} floating-point predictor (${layout.bytesPerSample}-byte samples)`);
+    const r = core.dc_predictor_float_encode(
+      ptr,
+      layout.width,
+      layout.rows,
+      layout.samplesPerPixel,
+      layout.bytesPerSample,
+    );
+    if (r < 0)
+      throw new Error(
+        `decode core: ${ERRORS[r] ?? r} floating-point predictor (${layout.bytesPerSample}-byte samples)`,
+      );
     const result = new Uint8Array(core.memory.buffer.slice(ptr, ptr + data.byteLength));
     this.release(core);
     return result;

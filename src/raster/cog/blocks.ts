@@ -30,11 +30,20 @@ interface BlockRef {
 }
 
 /** The blocks a window needs, per requested sample (planar 2) or once for all samples (planar 1). */
-function blocksFor(sourceId: string, levelIndex: number, level: LevelLayout, samples: number[], win: PixelWindow): BlockRef[] {
+function blocksFor(
+  sourceId: string,
+  levelIndex: number,
+  level: LevelLayout,
+  samples: number[],
+  win: PixelWindow,
+): BlockRef[] {
   const nbx = Math.ceil(level.width / level.blockWidth);
   const nby = Math.ceil(level.height / level.blockHeight);
   const [bx0, bx1] = [Math.floor(win.x0 / level.blockWidth), Math.floor((win.x0 + win.width - 1) / level.blockWidth)];
-  const [by0, by1] = [Math.floor(win.y0 / level.blockHeight), Math.floor((win.y0 + win.height - 1) / level.blockHeight)];
+  const [by0, by1] = [
+    Math.floor(win.y0 / level.blockHeight),
+    Math.floor((win.y0 + win.height - 1) / level.blockHeight),
+  ];
   const planes = level.planarConfiguration === 2 ? [...new Set(samples)] : [-1];
   const refs: BlockRef[] = [];
   for (const sample of planes)
@@ -54,7 +63,9 @@ function blockRows(level: LevelLayout, by: number): number {
 /** The invalid-file error of a block that does not decode (EngineErrors, e.g. an unsupported compression, as they are). */
 function blockError(source: ByteSource, ref: BlockRef, e: unknown): EngineError {
   if (e instanceof EngineError) return e;
-  return invalidFile(`GeoTIFF ${fileName(source)}: block ${ref.index} cannot be decoded (${e instanceof Error ? e.message : String(e)}).`);
+  return invalidFile(
+    `GeoTIFF ${fileName(source)}: block ${ref.index} cannot be decoded (${e instanceof Error ? e.message : String(e)}).`,
+  );
 }
 
 /**
@@ -70,18 +81,29 @@ async function loadBlocks(source: ByteSource, header: CogHeader, level: LevelLay
     if ((level.byteCounts[ref.index] ?? 0) > 0) missing.push(ref);
   }
   if (missing.length === 0) return;
-  const bytes = await source.read(missing.map((r) => ({ offset: level.offsets[r.index]!, length: level.byteCounts[r.index]! })));
+  const bytes = await source.read(
+    missing.map((r) => ({ offset: level.offsets[r.index]!, length: level.byteCounts[r.index]! })),
+  );
   await Promise.all(
     missing.map(async (ref, i) => {
       const samples = level.blockWidth * blockRows(level, ref.by) * perPixel;
-      const data = await decodeBlock(header, level, bytes[i]!, samples).catch((e: unknown) => Promise.reject(blockError(source, ref, e)));
+      const data = await decodeBlock(header, level, bytes[i]!, samples).catch((e: unknown) =>
+        Promise.reject(blockError(source, ref, e)),
+      );
       blockCache.set(ref.key, (ref.data = data));
     }),
   );
 }
 
 /** Copies the part of one decoded block that lies inside the window into `out` (window-sized). */
-function copyBlock(ref: BlockRef, level: LevelLayout, win: PixelWindow, out: SampleArray, sampleInBlock: number, stride: number): void {
+function copyBlock(
+  ref: BlockRef,
+  level: LevelLayout,
+  win: PixelWindow,
+  out: SampleArray,
+  sampleInBlock: number,
+  stride: number,
+): void {
   const data = ref.data!;
   const bx0 = ref.bx * level.blockWidth;
   const by0 = ref.by * level.blockHeight;

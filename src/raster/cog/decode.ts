@@ -23,11 +23,28 @@ import type { CogHeader, LevelLayout, SampleType } from "./header";
 import { DECODED_GROWTH, fullBlockBytes } from "./limits";
 
 /** A decoded block: samples in the file's type (row-major; pixel-interleaved when PlanarConfiguration = 1). */
-export type SampleArray = Uint8Array | Int8Array | Uint16Array | Int16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
+export type SampleArray =
+  | Uint8Array
+  | Int8Array
+  | Uint16Array
+  | Int16Array
+  | Uint32Array
+  | Int32Array
+  | Float32Array
+  | Float64Array;
 
-const ARRAYS: Record<SampleType, { new (b: ArrayBuffer, o: number, n: number): SampleArray; BYTES_PER_ELEMENT: number }> = {
-  UINT8: Uint8Array, INT8: Int8Array, UINT16: Uint16Array, INT16: Int16Array,
-  UINT32: Uint32Array, INT32: Int32Array, FLOAT32: Float32Array, FLOAT64: Float64Array,
+const ARRAYS: Record<
+  SampleType,
+  { new (b: ArrayBuffer, o: number, n: number): SampleArray; BYTES_PER_ELEMENT: number }
+> = {
+  UINT8: Uint8Array,
+  INT8: Int8Array,
+  UINT16: Uint16Array,
+  INT16: Int16Array,
+  UINT32: Uint32Array,
+  INT32: Int32Array,
+  FLOAT32: Float32Array,
+  FLOAT64: Float64Array,
 };
 
 /** The JavaScript path's decompressors per Compression tag value, each bounded by `max` output bytes. */
@@ -41,7 +58,10 @@ const JS_DECOMPRESS: Record<number, (data: Uint8Array, max: number) => Uint8Arra
 
 /** A geotiff.js decoder (for its predictors) over one of JS_DECOMPRESS. */
 class BoundedDecoder extends BaseDecoder {
-  constructor(parameters: ReturnType<typeof decoderParameters>, private readonly decompress: (data: Uint8Array) => Uint8Array | Promise<Uint8Array>) {
+  constructor(
+    parameters: ReturnType<typeof decoderParameters>,
+    private readonly decompress: (data: Uint8Array) => Uint8Array | Promise<Uint8Array>,
+  ) {
     super(parameters);
   }
   override async decodeBlock(buffer: ArrayBufferLike): Promise<ArrayBufferLike> {
@@ -76,9 +96,17 @@ export type DecodePath = "auto" | "wasm" | "js";
  * The JavaScript path: JS_DECOMPRESS to at most `maxBytes`, geotiff.js's predictors.
  * @throws EngineError unsupported for another compression.
  */
-async function decodeJs(header: CogHeader, level: LevelLayout, bytes: ArrayBuffer, maxBytes: number): Promise<ArrayBufferLike> {
+async function decodeJs(
+  header: CogHeader,
+  level: LevelLayout,
+  bytes: ArrayBuffer,
+  maxBytes: number,
+): Promise<ArrayBufferLike> {
   const decompress = JS_DECOMPRESS[level.compression];
-  if (!decompress) throw unsupported(`GeoTIFF compression ${level.compression} is not supported; supported: none (1), LZW (5), DEFLATE (8, 32946), PackBits (32773), and ZSTD (50000) with the WebAssembly decode core.`);
+  if (!decompress)
+    throw unsupported(
+      `GeoTIFF compression ${level.compression} is not supported; supported: none (1), LZW (5), DEFLATE (8, 32946), PackBits (32773), and ZSTD (50000) with the WebAssembly decode core.`,
+    );
   return new BoundedDecoder(decoderParameters(header, level), (data) => decompress(data, maxBytes)).decode(bytes);
 }
 
@@ -86,10 +114,14 @@ async function decodeJs(header: CogHeader, level: LevelLayout, bytes: ArrayBuffe
 function coreFor(header: CogHeader, level: LevelLayout, path: DecodePath): DecodeCore | null {
   if (path === "js") return null;
   const core = decodeCore();
-  if (path === "wasm" && !core) throw new Error("the WebAssembly decode core was built as a stub (no clang): path 'wasm' unavailable");
+  if (path === "wasm" && !core)
+    throw new Error("the WebAssembly decode core was built as a stub (no clang): path 'wasm' unavailable");
   const bigEndianPredicted = !header.littleEndian && level.predictor !== 1 && header.bitsPerSample > 8;
   const handled = DecodeCore.supports(level.compression, level.predictor) && !bigEndianPredicted;
-  if (path === "wasm" && !handled) throw new Error(`the WebAssembly decode core does not handle compression ${level.compression} / predictor ${level.predictor}`);
+  if (path === "wasm" && !handled)
+    throw new Error(
+      `the WebAssembly decode core does not handle compression ${level.compression} / predictor ${level.predictor}`,
+    );
   return handled ? core : null;
 }
 
@@ -100,7 +132,13 @@ function coreFor(header: CogHeader, level: LevelLayout, path: DecodePath): Decod
  * @throws EngineError unsupported for compressions no path decodes; Error for corrupt, short or oversized
  *   (decompression bomb) blocks, or big-endian files with a predictor.
  */
-export async function decodeBlock(header: CogHeader, level: LevelLayout, bytes: ArrayBuffer, samples: number, path: DecodePath = "auto"): Promise<SampleArray> {
+export async function decodeBlock(
+  header: CogHeader,
+  level: LevelLayout,
+  bytes: ArrayBuffer,
+  samples: number,
+  path: DecodePath = "auto",
+): Promise<SampleArray> {
   const Array_ = ARRAYS[header.sampleType];
   const core = level.compression === 1 && level.predictor === 1 ? null : coreFor(header, level, path);
   const maxBytes = DECODED_GROWTH * fullBlockBytes(level, header.samplesPerPixel, Array_.BYTES_PER_ELEMENT);
@@ -110,7 +148,13 @@ export async function decodeBlock(header: CogHeader, level: LevelLayout, bytes: 
     const perPixel = level.planarConfiguration === 1 ? header.samplesPerPixel : 1;
     const width = level.blockWidth;
     const rows = samples / (width * perPixel);
-    const layout = { width, rows, samplesPerPixel: perPixel, bytesPerSample: Array_.BYTES_PER_ELEMENT, predictor: level.predictor };
+    const layout = {
+      width,
+      rows,
+      samplesPerPixel: perPixel,
+      bytesPerSample: Array_.BYTES_PER_ELEMENT,
+      predictor: level.predictor,
+    };
     raw = core.decode(level.compression, new Uint8Array(bytes), layout, maxBytes);
   } else raw = await decodeJs(header, level, bytes, maxBytes);
   if (!header.littleEndian && Array_.BYTES_PER_ELEMENT > 1) {

@@ -58,7 +58,10 @@ function prefetchingSource(source: ByteSource, prefetch: ArrayBuffer) {
   return {
     fileSize: source.size,
     async fetch(slices: { offset: number; length: number }[]): Promise<ArrayBuffer[]> {
-      const clamped = slices.map((s) => ({ offset: s.offset, length: Math.max(0, Math.min(s.length, source.size - s.offset)) }));
+      const clamped = slices.map((s) => ({
+        offset: s.offset,
+        length: Math.max(0, Math.min(s.length, source.size - s.offset)),
+      }));
       if (clamped.every((s) => s.offset + s.length <= prefetch.byteLength))
         return clamped.map((s) => prefetch.slice(s.offset, s.offset + s.length));
       return readOrFault(source, clamped);
@@ -78,7 +81,12 @@ function geoKeys(directory: ArrayLike<number> | undefined): Map<number, number> 
   if (!directory) return keys;
   const count = directory[3] ?? 0;
   for (let i = 0; i < count; i++) {
-    const [id, location, , value] = [directory[4 + 4 * i], directory[5 + 4 * i], directory[6 + 4 * i], directory[7 + 4 * i]];
+    const [id, location, , value] = [
+      directory[4 + 4 * i],
+      directory[5 + 4 * i],
+      directory[6 + 4 * i],
+      directory[7 + 4 * i],
+    ];
     if (location === 0 && id !== undefined && value !== undefined) keys.set(id, value);
   }
   return keys;
@@ -101,7 +109,8 @@ async function geoTransformOf(fd: ImageFileDirectory, keys: Map<number, number>)
   else {
     const tie = (await fd.loadValue("ModelTiepoint")) as ArrayLike<number> | undefined;
     const scale = (await fd.loadValue("ModelPixelScale")) as ArrayLike<number> | undefined;
-    if (!tie || tie.length < 6 || !scale || scale.length < 2) throw new Error("GeoTIFF has no georeferencing (ModelTiepoint/ModelPixelScale)");
+    if (!tie || tie.length < 6 || !scale || scale.length < 2)
+      throw new Error("GeoTIFF has no georeferencing (ModelTiepoint/ModelPixelScale)");
     const [i, j, , x, y] = [tie[0]!, tie[1]!, tie[2]!, tie[3]!, tie[4]!];
     gt = [x - i * scale[0]!, scale[0]!, 0, y + j * scale[1]!, 0, -scale[1]!];
   }
@@ -122,7 +131,8 @@ function sampleTypeOf(format: number, bits: number): SampleType {
 
 const first = (v: unknown, fallback: number): number => {
   if (typeof v === "number") return v;
-  if (v && typeof v === "object" && "length" in v && (v as ArrayLike<number>).length > 0) return Number((v as ArrayLike<number>)[0]);
+  if (v && typeof v === "object" && "length" in v && (v as ArrayLike<number>).length > 0)
+    return Number((v as ArrayLike<number>)[0]);
   return fallback;
 };
 
@@ -137,7 +147,9 @@ async function levelLayout(fd: ImageFileDirectory): Promise<LevelLayout> {
     height,
     tiled,
     blockWidth: tiled ? first(await fd.loadValue("TileWidth"), width) : width,
-    blockHeight: tiled ? first(await fd.loadValue("TileLength"), height) : Math.min(height, first(await fd.loadValue("RowsPerStrip"), height)),
+    blockHeight: tiled
+      ? first(await fd.loadValue("TileLength"), height)
+      : Math.min(height, first(await fd.loadValue("RowsPerStrip"), height)),
     compression: first(await fd.loadValue("Compression"), 1),
     predictor: first(await fd.loadValue("Predictor"), 1),
     planarConfiguration: first(await fd.loadValue("PlanarConfiguration"), 1),
@@ -166,12 +178,26 @@ async function parseChecked(source: ByteSource, prefetch: ArrayBuffer, count: nu
   const sampleType = sampleTypeOf(first(await fd.loadValue("SampleFormat"), 1), bits);
   const samplesPerPixel = first(await fd.loadValue("SamplesPerPixel"), 1);
   const levels = await levelsOf(tiff, count);
-  levels.forEach((l, i) => checkLevel(l, samplesPerPixel, bits / 8, source.size, i === 0 ? "the full-resolution image" : `overview ${i}`));
+  levels.forEach((l, i) =>
+    checkLevel(l, samplesPerPixel, bits / 8, source.size, i === 0 ? "the full-resolution image" : `overview ${i}`),
+  );
   const nodataText = ((await fd.loadValue("GDAL_NODATA")) as string | undefined)?.replace(/\0/g, "").trim();
-  const nodata = !nodataText ? null : /^[-+]?nan$/i.test(nodataText) ? NaN : Number.isFinite(Number(nodataText)) ? Number(nodataText) : null;
+  const nodata = !nodataText
+    ? null
+    : /^[-+]?nan$/i.test(nodataText)
+      ? NaN
+      : Number.isFinite(Number(nodataText))
+        ? Number(nodataText)
+        : null;
   return {
-    littleEndian: tiff.littleEndian, epsg: epsgOf(keys), geoTransform: await geoTransformOf(fd, keys),
-    samplesPerPixel, bitsPerSample: bits, sampleType, nodata, levels,
+    littleEndian: tiff.littleEndian,
+    epsg: epsgOf(keys),
+    geoTransform: await geoTransformOf(fd, keys),
+    samplesPerPixel,
+    bitsPerSample: bits,
+    sampleType,
+    nodata,
+    levels,
   };
 }
 
@@ -189,7 +215,8 @@ export async function parseHeader(source: ByteSource): Promise<CogHeader> {
   } catch (e) {
     if (e instanceof StorageFault) throw e.error;
     if (e instanceof EngineError && e.kind !== "invalid-file") throw e;
-    const reason = e instanceof EngineError ? e.message : `not a readable GeoTIFF: ${e instanceof Error ? e.message : String(e)}`;
+    const reason =
+      e instanceof EngineError ? e.message : `not a readable GeoTIFF: ${e instanceof Error ? e.message : String(e)}`;
     throw invalidFile(`GeoTIFF ${fileName(source)}: ${reason}`, e instanceof EngineError ? e.limit : undefined);
   }
 }

@@ -28,7 +28,8 @@ export function readOrFault(source: ByteSource, ranges: { offset: number; length
 async function bytesAt(source: ByteSource, prefix: ArrayBuffer, offset: number, length: number): Promise<DataView> {
   if (offset + length <= prefix.byteLength) return new DataView(prefix, offset, length);
   const [buf] = await readOrFault(source, [{ offset, length }]);
-  if (!buf || buf.byteLength < length) throw invalidFile(`the TIFF structure at byte ${offset} lies past the end of the file (${source.size} bytes).`);
+  if (!buf || buf.byteLength < length)
+    throw invalidFile(`the TIFF structure at byte ${offset} lies past the end of the file (${source.size} bytes).`);
   return new DataView(buf);
 }
 
@@ -51,9 +52,16 @@ function header(v: DataView): { flavour: Flavour; first: number } {
   const little = order === 0x4949;
   if (!little && order !== 0x4d4d) throw invalidFile("the file is not a TIFF (no II / MM byte-order mark).");
   const magic = v.getUint16(2, little);
-  if (magic === 42) return { flavour: { little, big: false, countBytes: 2, entryBytes: 12, offsetBytes: 4 }, first: v.getUint32(4, little) };
+  if (magic === 42)
+    return {
+      flavour: { little, big: false, countBytes: 2, entryBytes: 12, offsetBytes: 4 },
+      first: v.getUint32(4, little),
+    };
   if (magic === 43 && v.byteLength >= 16 && v.getUint16(4, little) === 8)
-    return { flavour: { little, big: true, countBytes: 8, entryBytes: 20, offsetBytes: 8 }, first: uint(v, 8, 8, little) };
+    return {
+      flavour: { little, big: true, countBytes: 8, entryBytes: 20, offsetBytes: 8 },
+      first: uint(v, 8, 8, little),
+    };
   throw invalidFile(`the file is not a TIFF or BigTIFF (version ${magic}).`);
 }
 
@@ -76,7 +84,8 @@ function checkEntries(v: DataView, f: Flavour, count: number, fileSize: number, 
     }
     checkLimit("tagBytes", n * size, `${where}: the values of tag ${tag}`);
     const offset = uint(v, at + 4 + f.offsetBytes, f.offsetBytes, f.little);
-    if (n * size > inline && offset + n * size > fileSize) throw invalidFile(`${where}: the values of tag ${tag} lie past the end of the file (${fileSize} bytes).`);
+    if (n * size > inline && offset + n * size > fileSize)
+      throw invalidFile(`${where}: the values of tag ${tag} lie past the end of the file (${fileSize} bytes).`);
     total += n * size;
   }
   return total;
@@ -99,7 +108,8 @@ export async function checkIfdChain(source: ByteSource, prefix: ArrayBuffer): Pr
     if (seen.has(offset)) throw invalidFile(`the IFD chain loops: ${where} was already read.`);
     seen.add(offset);
     checkLimit("ifds", seen.size, "the number of IFDs in the chain");
-    if (offset < 8 || offset + f.countBytes > source.size) throw invalidFile(`${where} lies outside the file (${source.size} bytes).`);
+    if (offset < 8 || offset + f.countBytes > source.size)
+      throw invalidFile(`${where} lies outside the file (${source.size} bytes).`);
     const count = uint(await bytesAt(source, prefix, offset, f.countBytes), 0, f.countBytes, f.little);
     checkLimit("ifdEntries", count, `${where}: the number of entries`);
     const length = f.countBytes + count * f.entryBytes + f.offsetBytes;

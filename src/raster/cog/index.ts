@@ -28,7 +28,8 @@ export interface Cog extends RasterReader {
 }
 
 /** Parsed headers per isolate within HEADER_CACHE_BYTES (src/raster/memory.ts): a header costs about 16 bytes per block (offset and count). */
-const headerBytes = (h: CogHeader): number => 1024 + h.levels.reduce((n, l) => n + 8 * (l.offsets.length + l.byteCounts.length), 0);
+const headerBytes = (h: CogHeader): number =>
+  1024 + h.levels.reduce((n, l) => n + 8 * (l.offsets.length + l.byteCounts.length), 0);
 const headerCache = new Lru<CogHeader>(256, HEADER_CACHE_BYTES, headerBytes);
 
 /** Resizes the per-isolate caches: parsed headers (entries) and decoded blocks (bytes). */
@@ -53,14 +54,24 @@ export function cogCacheStats(): { headers: number; blocks: number; blockBytes: 
 function cogOf(source: ByteSource, header: CogHeader): Cog {
   const full = header.levels[0]!;
   const cog: Cog = {
-    id: source.id, source, crs: crsFromEpsg(header.epsg), width: full.width, height: full.height, geoTransform: header.geoTransform,
-    bbox: bboxOf(header.geoTransform, full.width, full.height), bandCount: header.samplesPerPixel,
-    nodata: header.nodata, sampleType: header.sampleType, levels: pyramidLevels(header.geoTransform, header.levels), header,
+    id: source.id,
+    source,
+    crs: crsFromEpsg(header.epsg),
+    width: full.width,
+    height: full.height,
+    geoTransform: header.geoTransform,
+    bbox: bboxOf(header.geoTransform, full.width, full.height),
+    bandCount: header.samplesPerPixel,
+    nodata: header.nodata,
+    sampleType: header.sampleType,
+    levels: pyramidLevels(header.geoTransform, header.levels),
+    header,
     read: (level, bands, win) => readCogWindow(cog, level, bands, win),
   };
   const Native = NATIVE[header.sampleType];
   const fill = windowFill(cog);
-  if (Native && Native.of(fill)[0] === fill) cog.readNative = (level, bands, win) => readCogWindow(cog, level, bands, win, Native);
+  if (Native && Native.of(fill)[0] === fill)
+    cog.readNative = (level, bands, win) => readCogWindow(cog, level, bands, win, Native);
   return cog;
 }
 
@@ -81,7 +92,10 @@ export async function openCog(source: ByteSource): Promise<Cog> {
 
 /** Stored types whose every value Float32 holds exactly: windows of them can stay in that type (readNative). */
 const NATIVE: Partial<Record<SampleType, { new (n: number): NativeWindow; of(...v: number[]): NativeWindow }>> = {
-  UINT8: Uint8Array, INT8: Int8Array, UINT16: Uint16Array, INT16: Int16Array,
+  UINT8: Uint8Array,
+  INT8: Int8Array,
+  UINT16: Uint16Array,
+  INT16: Int16Array,
 };
 
 /** What samples of blocks the file does not store read as: the nodata value when finite, else 0. */
@@ -97,8 +111,22 @@ function windowFill(cog: Pick<Cog, "nodata">): number {
  *   do not decode.
  */
 export function readCogWindow(cog: Cog, level: number, bands: number[], win: PixelWindow): Promise<Float32Array[]>;
-export function readCogWindow(cog: Cog, level: number, bands: number[], win: PixelWindow, native: new (n: number) => NativeWindow): Promise<NativeWindow[]>;
-export function readCogWindow(cog: Cog, level: number, bands: number[], win: PixelWindow, native?: new (n: number) => NativeWindow): Promise<NativeWindow[]> {
+export function readCogWindow(
+  cog: Cog,
+  level: number,
+  bands: number[],
+  win: PixelWindow,
+  native: new (n: number) => NativeWindow,
+): Promise<NativeWindow[]>;
+export function readCogWindow(
+  cog: Cog,
+  level: number,
+  bands: number[],
+  win: PixelWindow,
+  native?: new (n: number) => NativeWindow,
+): Promise<NativeWindow[]> {
   checkWindow(cog, level, bands, win);
-  return readWindow(cog.source, cog.header, level, bands, win, windowFill(cog), native ?? null) as Promise<NativeWindow[]>;
+  return readWindow(cog.source, cog.header, level, bands, win, windowFill(cog), native ?? null) as Promise<
+    NativeWindow[]
+  >;
 }

@@ -46,7 +46,8 @@ export const fileName = (source: ByteSource): string => source.id.replace(/#[^#/
 /** Throws invalid-file naming limit `name` of TIFF_LIMITS when `value` exceeds it. */
 export function checkLimit(name: keyof typeof TIFF_LIMITS, value: number, what: string): void {
   const max = TIFF_LIMITS[name];
-  if (!(value <= max)) throw invalidFile(`${what} (${value}) exceeds the GeoTIFF limit ${name} = ${max}.`, { name: `tiff.${name}`, max });
+  if (!(value <= max))
+    throw invalidFile(`${what} (${value}) exceeds the GeoTIFF limit ${name} = ${max}.`, { name: `tiff.${name}`, max });
 }
 
 /** Decoded bytes of a full block of `level`. */
@@ -61,24 +62,42 @@ export function fullBlockBytes(level: LevelLayout, samplesPerPixel: number, byte
  * the file (`fileSize` bytes) and no larger than its decoded size allows (see STORED_SLACK).
  * @throws EngineError invalid-file naming the first breach.
  */
-export function checkLevel(level: LevelLayout, samplesPerPixel: number, bytesPerSample: number, fileSize: number, what: string): void {
+export function checkLevel(
+  level: LevelLayout,
+  samplesPerPixel: number,
+  bytesPerSample: number,
+  fileSize: number,
+  what: string,
+): void {
   const dims: [string, number][] = [
-    ["ImageWidth", level.width], ["ImageLength", level.height], [level.tiled ? "TileWidth" : "ImageWidth", level.blockWidth],
-    [level.tiled ? "TileLength" : "RowsPerStrip", level.blockHeight], ["SamplesPerPixel", samplesPerPixel],
+    ["ImageWidth", level.width],
+    ["ImageLength", level.height],
+    [level.tiled ? "TileWidth" : "ImageWidth", level.blockWidth],
+    [level.tiled ? "TileLength" : "RowsPerStrip", level.blockHeight],
+    ["SamplesPerPixel", samplesPerPixel],
   ];
-  for (const [tag, v] of dims) if (!(Number.isInteger(v) && v >= 1)) throw invalidFile(`${what}: ${tag} is ${v}; it must be a positive integer.`);
+  for (const [tag, v] of dims)
+    if (!(Number.isInteger(v) && v >= 1)) throw invalidFile(`${what}: ${tag} is ${v}; it must be a positive integer.`);
   const planes = level.planarConfiguration === 2 ? samplesPerPixel : 1;
   const blocks = Math.ceil(level.width / level.blockWidth) * Math.ceil(level.height / level.blockHeight) * planes;
   checkLimit("blocks", blocks, `${what}: the number of blocks`);
   const decoded = fullBlockBytes(level, samplesPerPixel, bytesPerSample);
   checkLimit("blockBytes", decoded, `${what}: the decoded size of one block`);
   if (level.offsets.length < blocks || level.byteCounts.length < blocks)
-    throw invalidFile(`${what}: ${blocks} blocks but ${level.offsets.length} offsets and ${level.byteCounts.length} byte counts.`);
+    throw invalidFile(
+      `${what}: ${blocks} blocks but ${level.offsets.length} offsets and ${level.byteCounts.length} byte counts.`,
+    );
   const stored = 2 * decoded + STORED_SLACK;
   for (let i = 0; i < blocks; i++) {
     const [offset, count] = [level.offsets[i]!, level.byteCounts[i]!];
     if (count === 0) continue; // a sparse block (GDAL's SPARSE_OK): read as nodata
-    if (count > stored) throw invalidFile(`${what}: block ${i} stores ${count} bytes, more than a block of ${decoded} bytes can (at most ${stored}).`);
-    if (!(offset >= 0 && offset + count <= fileSize)) throw invalidFile(`${what}: block ${i} (bytes ${offset}..${offset + count}) lies past the end of the file (${fileSize} bytes).`);
+    if (count > stored)
+      throw invalidFile(
+        `${what}: block ${i} stores ${count} bytes, more than a block of ${decoded} bytes can (at most ${stored}).`,
+      );
+    if (!(offset >= 0 && offset + count <= fileSize))
+      throw invalidFile(
+        `${what}: block ${i} (bytes ${offset}..${offset + count}) lies past the end of the file (${fileSize} bytes).`,
+      );
   }
 }

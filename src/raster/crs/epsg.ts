@@ -46,7 +46,9 @@ const DEFINITIONS = definitions.crs as unknown as Record<string, EpsgDefinition>
 export const CRS_DOCUMENTATION = definitions.documentation;
 
 /** Every supported EPSG code, ascending. */
-export const SUPPORTED_EPSG: readonly number[] = Object.keys(DEFINITIONS).map(Number).sort((a, b) => a - b);
+export const SUPPORTED_EPSG: readonly number[] = Object.keys(DEFINITIONS)
+  .map(Number)
+  .sort((a, b) => a - b);
 
 /** Which EPSG codes are supported, as a sentence for error messages, with where the list is documented. */
 export const SUPPORTED_CRS =

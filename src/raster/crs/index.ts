@@ -88,7 +88,13 @@ export function transformBounds(box: readonly number[], from: Crs, to: Crs, n = 
 }
 
 /** Bounds of a lon/lat box projected to `crs` (181 points per edge). */
-function projectedBounds(crs: Crs, lon0: number, lat0: number, lon1: number, lat1: number): [number, number, number, number] {
+function projectedBounds(
+  crs: Crs,
+  lon0: number,
+  lat0: number,
+  lon1: number,
+  lat1: number,
+): [number, number, number, number] {
   return transformBounds([lon0, lat0, lon1, lat1], crsFromEpsg(4326), crs, 181);
 }
 
@@ -129,7 +135,13 @@ export function crsArea(crs: Crs): [number, number, number, number] {
   else if (utm) area = projectedBounds(crs, -183 + 6 * utm.zone - 9, -80, -183 + 6 * utm.zone + 9, 84);
   else {
     const m = AREA_MARGIN;
-    area = projectedBounds(crs, Math.max(-180, west - m), Math.max(-90, south - m), Math.min(180, east + m), Math.min(90, north + m));
+    area = projectedBounds(
+      crs,
+      Math.max(-180, west - m),
+      Math.max(-90, south - m),
+      Math.min(180, east + m),
+      Math.min(90, north + m),
+    );
   }
   areaCache.set(crs.epsg, area);
   return [...area];

@@ -29,7 +29,9 @@ export function tarArchive(entries: readonly ArchiveEntry[]): Uint8Array {
   let used = 0;
   for (const e of entries) {
     if (encoder.encode(e.name).length > TAR_NAME_BYTES) {
-      throw invalidArgument(`Response identifier too long for a tar member name (at most ${TAR_NAME_BYTES} bytes with the extension): ${e.name}`);
+      throw invalidArgument(
+        `Response identifier too long for a tar member name (at most ${TAR_NAME_BYTES} bytes with the extension): ${e.name}`,
+      );
     }
     used += TAR_BLOCK + Math.ceil(e.data.length / TAR_BLOCK) * TAR_BLOCK;
   }

@@ -46,7 +46,8 @@ interface Level {
 /** Block size check: positive multiples of 16 (TIFF 6.0, section 15). @throws EngineError invalid-argument */
 function blockSize(name: string, v: number | undefined): number {
   const size = v ?? 256;
-  if (!Number.isInteger(size) || size < 16 || size % 16 !== 0) throw invalidArgument(`cogParameters.${name} must be a positive multiple of 16, got ${size}.`);
+  if (!Number.isInteger(size) || size < 16 || size % 16 !== 0)
+    throw invalidArgument(`cogParameters.${name} must be a positive multiple of 16, got ${size}.`);
   return size;
 }
 
@@ -73,7 +74,14 @@ function tilesOf(image: EncodeInput, tw: number, th: number, predictor: 1 | 2): 
 }
 
 /** The structure entries of one level (without tile positions). */
-function levelEntries(image: EncodeInput, tw: number, th: number, predictor: number, main: boolean, georef: GeoRef): TiffEntry[] {
+function levelEntries(
+  image: EncodeInput,
+  tw: number,
+  th: number,
+  predictor: number,
+  main: boolean,
+  georef: GeoRef,
+): TiffEntry[] {
   const base = imageEntries(image, 1, true).filter((e) => e.tag !== 278 && e.tag !== 317);
   const entries: TiffEntry[] = [
     ...base,
@@ -108,14 +116,24 @@ export function encodeCog(input: EncodeInput, georef: GeoRef, params: CogParamet
   const tw = blockSize("blockxsize", params.blockxsize);
   const th = blockSize("blockysize", params.blockysize);
   const predictor = params.usePredictor === false ? 1 : predictorFor(input.sampleType);
-  const factors = overviewFactors(input.width, input.height, params.overviewLevels, params.overviewMinSize ?? Math.min(tw, th));
+  const factors = overviewFactors(
+    input.width,
+    input.height,
+    params.overviewLevels,
+    params.overviewMinSize ?? Math.min(tw, th),
+  );
   const images = [input, ...factors.map((f) => overview(input, f, params.resamplingAlgorithm ?? "average"))];
   const levels: Level[] = images.map((image, i) => ({
     image,
     entries: levelEntries(image, tw, th, predictor, i === 0, georef),
     tiles: tilesOf(image, tw, th, predictor),
   }));
-  const sized = (l: Level) => ifdSize([...l.entries, { tag: 324, type: "LONG", values: l.tiles.map(() => 0) }, { tag: 325, type: "LONG", values: l.tiles.map(() => 0) }]);
+  const sized = (l: Level) =>
+    ifdSize([
+      ...l.entries,
+      { tag: 324, type: "LONG", values: l.tiles.map(() => 0) },
+      { tag: 325, type: "LONG", values: l.tiles.map(() => 0) },
+    ]);
   const ifdOffsets: number[] = [];
   let at = 8;
   for (const l of levels) ifdOffsets.push(at, (at += sized(l) + (sized(l) & 1)));

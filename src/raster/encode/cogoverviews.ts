@@ -19,9 +19,15 @@ export type OverviewResampling = (typeof OVERVIEW_RESAMPLING)[number];
  * The decimation factors of the overviews of a `width` x `height` image, ascending.
  * @throws EngineError invalid-argument for a factor that is not an integer >= 2.
  */
-export function overviewFactors(width: number, height: number, levels: readonly number[] | undefined, minSize: number): number[] {
+export function overviewFactors(
+  width: number,
+  height: number,
+  levels: readonly number[] | undefined,
+  minSize: number,
+): number[] {
   if (levels !== undefined) {
-    for (const f of levels) if (!Number.isInteger(f) || f < 2) throw invalidArgument(`Overview level ${f} must be an integer of at least 2.`);
+    for (const f of levels)
+      if (!Number.isInteger(f) || f < 2) throw invalidArgument(`Overview level ${f} must be an integer of at least 2.`);
     return [...new Set(levels)].sort((a, b) => a - b);
   }
   const out: number[] = [];
@@ -56,7 +62,9 @@ const window = (col: number, row: number, f: number, w: number, h: number) => ({
  */
 export function overview(input: EncodeInput, f: number, kernel: string): EncodeInput {
   if (!(OVERVIEW_RESAMPLING as readonly string[]).includes(kernel))
-    throw invalidArgument(`Overview resampling '${kernel}' is not available; use one of ${OVERVIEW_RESAMPLING.join(", ")}.`);
+    throw invalidArgument(
+      `Overview resampling '${kernel}' is not available; use one of ${OVERVIEW_RESAMPLING.join(", ")}.`,
+    );
   const { width: w, height: h, bands, data, nodataValue } = input;
   const ow = Math.ceil(w / f);
   const oh = Math.ceil(h / f);
@@ -65,14 +73,22 @@ export function overview(input: EncodeInput, f: number, kernel: string): EncodeI
   for (let row = 0; row < oh; row++) {
     for (let col = 0; col < ow; col++) {
       const win = window(col, row, f, w, h);
-      for (let b = 0; b < bands; b++) out[(row * ow + col) * bands + b] = pixel(input, win, b, kernel as OverviewResampling, integer, nodataValue);
+      for (let b = 0; b < bands; b++)
+        out[(row * ow + col) * bands + b] = pixel(input, win, b, kernel as OverviewResampling, integer, nodataValue);
     }
   }
   return { ...input, width: ow, height: oh, data: out };
 }
 
 /** One band of one overview pixel over its source window. */
-function pixel(input: EncodeInput, win: ReturnType<typeof window>, b: number, kernel: OverviewResampling, integer: boolean, nodata?: number): number {
+function pixel(
+  input: EncodeInput,
+  win: ReturnType<typeof window>,
+  b: number,
+  kernel: OverviewResampling,
+  integer: boolean,
+  nodata?: number,
+): number {
   const { width: w, bands, data } = input;
   if (kernel === "nearest") {
     const x = Math.min(win.x1 - 1, win.x0 + Math.floor((win.x1 - win.x0) / 2));

@@ -39,7 +39,8 @@ export function zlibCompress(bytes: Uint8Array, level: DeflateLevel): Uint8Array
 }
 
 /** node:zlib options of a DeflateLevel. */
-const zlibOptions = (level: DeflateLevel) => (level === "huffman" ? { level: 1, strategy: constants.Z_HUFFMAN_ONLY } : { level });
+const zlibOptions = (level: DeflateLevel) =>
+  level === "huffman" ? { level: 1, strategy: constants.Z_HUFFMAN_ONLY } : { level };
 
 /**
  * One zlib stream over `pieces`, compressed one piece at a time, so that neither the whole input nor the whole
@@ -55,7 +56,10 @@ export function* zlibParts(pieces: Iterable<Uint8Array>, level: DeflateLevel): G
   let pending: Uint8Array | undefined;
   let first = true;
   const deflate = (bytes: Uint8Array, last: boolean): Uint8Array => {
-    const raw = deflateRawSync(bytes, { ...zlibOptions(level), finishFlush: last ? constants.Z_FINISH : constants.Z_SYNC_FLUSH });
+    const raw = deflateRawSync(bytes, {
+      ...zlibOptions(level),
+      finishFlush: last ? constants.Z_FINISH : constants.Z_SYNC_FLUSH,
+    });
     const head = first ? 2 : 0;
     const out = new Uint8Array(head + raw.length + (last ? 4 : 0));
     if (first) out.set([0x78, 0x01]);

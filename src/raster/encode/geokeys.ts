@@ -63,7 +63,8 @@ export function nodataText(value: number): string {
  */
 export function geoEntries(georef: GeoRef, width: number, height: number, nodataValue?: number): TiffEntry[] {
   const [minX, minY, maxX, maxY] = georef.bbox;
-  if (!(maxX > minX && maxY > minY)) throw invalidArgument(`bbox [${georef.bbox.join(", ")}] must have maxX > minX and maxY > minY.`);
+  if (!(maxX > minX && maxY > minY))
+    throw invalidArgument(`bbox [${georef.bbox.join(", ")}] must have maxX > minX and maxY > minY.`);
   if (!Number.isInteger(georef.epsg) || georef.epsg < 1 || georef.epsg > 32767) {
     throw invalidArgument(`EPSG code ${georef.epsg} cannot be written to a GeoTIFF (1..32767).`);
   }

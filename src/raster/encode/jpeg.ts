@@ -61,7 +61,9 @@ function checkJpeg(input: EncodeInput, quality: number): void {
     );
   }
   if (input.bands > 4) {
-    throw unsupported(`Output format image/jpeg supports 1 or 3 bands (plus an ignored alpha band), the output has ${input.bands}. Use image/tiff.`);
+    throw unsupported(
+      `Output format image/jpeg supports 1 or 3 bands (plus an ignored alpha band), the output has ${input.bands}. Use image/tiff.`,
+    );
   }
   if (!Number.isInteger(quality) || quality < 0 || quality > 100) {
     throw invalidArgument(`JPEG quality must be an integer from 0 to 100, got ${quality}.`);
@@ -97,9 +99,19 @@ export async function encodeJpeg(input: EncodeInput, quality: number = DEFAULT_J
   checkJpeg(input, quality);
   const { width, height } = input;
   const large = width * height > OPTIMIZE_MAX_PIXELS;
-  const options = { ...defaultOptions, quality, baseline: true, progressive: false, optimize_coding: true, color_space: input.bands < 3 ? GRAYSCALE : YCBCR };
+  const options = {
+    ...defaultOptions,
+    quality,
+    baseline: true,
+    progressive: false,
+    optimize_coding: true,
+    color_space: input.bands < 3 ? GRAYSCALE : YCBCR,
+  };
   const module = await initEmscriptenModule(mozjpegEnc, jpegEncWasm);
-  if (!large) return new Uint8Array(module.encode(toRgba(input, 0, height, new Uint8ClampedArray(width * height * 4)), width, height, options).buffer);
+  if (!large)
+    return new Uint8Array(
+      module.encode(toRgba(input, 0, height, new Uint8ClampedArray(width * height * 4)), width, height, options).buffer,
+    );
   const rows = stripRows(width);
   const rgba = new Uint8ClampedArray(width * rows * 4);
   return joinStrips(height, rows, (y0, y1) => module.encode(toRgba(input, y0, y1, rgba), width, y1 - y0, options));

@@ -163,7 +163,8 @@ interface Parsed {
 function parse(file: Uint8Array): Parsed {
   const segments: Parsed["segments"] = [];
   const frame = new Map<number, { h: number; v: number }>();
-  let width = 0, height = 0;
+  let width = 0,
+    height = 0;
   for (let at = 2; at + 4 <= file.length; ) {
     if (file[at] !== 0xff) break;
     const marker = file[at + 1]!;
@@ -171,7 +172,8 @@ function parse(file: Uint8Array): Parsed {
     if (marker === 0xc0) {
       height = (payload[1]! << 8) | payload[2]!;
       width = (payload[3]! << 8) | payload[4]!;
-      for (let c = 0; c < payload[5]!; c++) frame.set(payload[6 + 3 * c]!, { h: payload[7 + 3 * c]! >> 4, v: payload[7 + 3 * c]! & 15 });
+      for (let c = 0; c < payload[5]!; c++)
+        frame.set(payload[6 + 3 * c]!, { h: payload[7 + 3 * c]! >> 4, v: payload[7 + 3 * c]! & 15 });
     }
     if (marker === 0xda) {
       if (frame.size === 0 || file[file.length - 2] !== 0xff || file[file.length - 1] !== 0xd9) break;
@@ -181,7 +183,14 @@ function parse(file: Uint8Array): Parsed {
         const t = payload[2 + 2 * c]!;
         return { h: n > 1 ? f.h : 1, v: n > 1 ? f.v : 1, dc: t >> 4, ac: t & 15 };
       });
-      return { segments, sos: payload, components, data: file.subarray(payload.byteOffset - file.byteOffset + payload.length, file.length - 2), width, height };
+      return {
+        segments,
+        sos: payload,
+        components,
+        data: file.subarray(payload.byteOffset - file.byteOffset + payload.length, file.length - 2),
+        width,
+        height,
+      };
     }
     segments.push({ marker, payload });
     at += 2 + payload.length + 2;
@@ -208,11 +217,16 @@ const magnitude = (diff: number) => (diff === 0 ? 0 : 32 - Math.clz32(Math.abs(d
  * `pred`: each scan component's last DC value (quantised) before this strip, updated.
  */
 function recode(strip: Parsed, out: BitWriter, pred: number[]): void {
-  const own = tables(strip.segments.filter((s) => s.marker === 0xc4).map((s) => s.payload), true);
+  const own = tables(
+    strip.segments.filter((s) => s.marker === 0xc4).map((s) => s.payload),
+    true,
+  );
   const plan = strip.components.map((c, i) => ({
     blocks: c.h * c.v,
-    dcIn: own.get(c.dc)!, acIn: own.get(0x10 | c.ac)!,
-    dcOut: STANDARD.get(standardId(i))!, acOut: STANDARD.get(0x10 | standardId(i))!,
+    dcIn: own.get(c.dc)!,
+    acIn: own.get(0x10 | c.ac)!,
+    dcOut: STANDARD.get(standardId(i))!,
+    acOut: STANDARD.get(0x10 | standardId(i))!,
   }));
   if (plan.some((p) => !p.dcIn || !p.acIn)) throw new Error("JPEG strip: a scan table is not defined");
   const mcu = mcuSize(strip.components);
@@ -247,7 +261,8 @@ function recodeAc(r: BitReader, from: Huffman, out: BitWriter, to: Huffman): voi
 }
 
 /** A marker segment's bytes. */
-const segment = (marker: number, payload: Uint8Array) => Uint8Array.of(0xff, marker, (payload.length + 2) >> 8, (payload.length + 2) & 0xff, ...payload);
+const segment = (marker: number, payload: Uint8Array) =>
+  Uint8Array.of(0xff, marker, (payload.length + 2) >> 8, (payload.length + 2) & 0xff, ...payload);
 
 /** The headers of the file from the first strip: its segments less DHT, the full height, Annex K DHT, SOS. */
 function header(first: Parsed, height: number): Uint8Array[] {

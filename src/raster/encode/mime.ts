@@ -12,7 +12,14 @@ const EXTENSION: Record<string, string> = {
   "application/json": "json",
 };
 
-const MIME: Record<string, string> = { png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", tif: "image/tiff", tiff: "image/tiff", json: "application/json" };
+const MIME: Record<string, string> = {
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  tif: "image/tiff",
+  tiff: "image/tiff",
+  json: "application/json",
+};
 
 /**
  * Extension (without dot) for an output format type: image/png -> png, image/jpeg -> jpg, image/tiff -> tif,
@@ -21,7 +28,8 @@ const MIME: Record<string, string> = { png: "image/png", jpg: "image/jpeg", jpeg
  */
 export function extensionFor(mime: string): string {
   const ext = EXTENSION[mime.split(";")[0]!.trim().toLowerCase()];
-  if (!ext) throw unsupported(`Unsupported output format type '${mime}'; use one of ${Object.keys(EXTENSION).join(", ")}.`);
+  if (!ext)
+    throw unsupported(`Unsupported output format type '${mime}'; use one of ${Object.keys(EXTENSION).join(", ")}.`);
   return ext;
 }
 

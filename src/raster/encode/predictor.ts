@@ -15,10 +15,14 @@ export function predictorFor(sampleType: SampleType): 1 | 2 {
 }
 
 /** Horizontal differencing of `rows` rows of `rowSamples` samples, `spp` samples per pixel, 8- or 16-bit. */
-function horizontalDiff(bytes: Uint8Array, rows: number, rowSamples: number, spp: number, bytesPerSample: number): void {
-  const a = bytesPerSample === 2
-    ? new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2)
-    : bytes;
+function horizontalDiff(
+  bytes: Uint8Array,
+  rows: number,
+  rowSamples: number,
+  spp: number,
+  bytesPerSample: number,
+): void {
+  const a = bytesPerSample === 2 ? new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2) : bytes;
   for (let r = 0; r < rows; r++) {
     const base = r * rowSamples;
     for (let i = rowSamples - 1; i >= spp; i--) a[base + i] = a[base + i] - a[base + i - spp];

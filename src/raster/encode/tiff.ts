@@ -57,9 +57,17 @@ function bytesOf(input: EncodeInput): Uint8Array {
  * One strip's bytes as stored: `strip` holds `rows` rows of `input.width * input.bands` samples (raw bytes);
  * zlib (./deflate.ts `compressSamples`) after the predictor when `deflate`, else `strip` itself.
  */
-export function encodeStrip(strip: Uint8Array, input: Pick<EncodeInput, "width" | "bands" | "sampleType">, rows: number, deflate: boolean): Uint8Array {
+export function encodeStrip(
+  strip: Uint8Array,
+  input: Pick<EncodeInput, "width" | "bands" | "sampleType">,
+  rows: number,
+  deflate: boolean,
+): Uint8Array {
   if (!deflate) return strip;
-  return compressSamples(predict(strip, input.sampleType, rows, input.width * input.bands, input.bands), bytesPerSample(input.sampleType));
+  return compressSamples(
+    predict(strip, input.sampleType, rows, input.width * input.bands, input.bands),
+    bytesPerSample(input.sampleType),
+  );
 }
 
 /** The strips of the image: compressed (with predictor) or views of the raw samples. */
@@ -92,7 +100,14 @@ export function imageEntries(input: Omit<EncodeInput, "data">, rowsPerStrip: num
     { tag: 339, type: "SHORT", values: Array(bands).fill(SAMPLE_FORMAT[sampleType]) },
   ];
   if (deflate) entries.push({ tag: 317, type: "SHORT", values: [predictorFor(sampleType)] });
-  if (extra > 0) entries.push({ tag: 338, type: "SHORT", values: Array(extra).fill(0).map((_, i) => (rgb && i === 0 ? 2 : 0)) });
+  if (extra > 0)
+    entries.push({
+      tag: 338,
+      type: "SHORT",
+      values: Array(extra)
+        .fill(0)
+        .map((_, i) => (rgb && i === 0 ? 2 : 0)),
+    });
   return entries;
 }
 
@@ -109,9 +124,18 @@ export function geoTiffParts(input: EncodeInput, georef: GeoRef, options: GeoTif
   const rowBytes = input.width * input.bands * bytesPerSample(input.sampleType);
   const rowsPerStrip = Math.max(1, Math.min(input.height, Math.floor(STRIP_BYTES / rowBytes)));
   const parts = strips(input, rowsPerStrip, deflate);
-  const entries = [...imageEntries(input, rowsPerStrip, deflate), ...geoEntries(georef, input.width, input.height, input.nodataValue)];
+  const entries = [
+    ...imageEntries(input, rowsPerStrip, deflate),
+    ...geoEntries(georef, input.width, input.height, input.nodataValue),
+  ];
   const placeholder = Array(parts.length).fill(0);
-  const header = 8 + ifdSize([...entries, { tag: 273, type: "LONG", values: placeholder }, { tag: 279, type: "LONG", values: placeholder }]);
+  const header =
+    8 +
+    ifdSize([
+      ...entries,
+      { tag: 273, type: "LONG", values: placeholder },
+      { tag: 279, type: "LONG", values: placeholder },
+    ]);
   const offsets: number[] = [];
   let at = header;
   for (const p of parts) {
@@ -119,7 +143,10 @@ export function geoTiffParts(input: EncodeInput, georef: GeoRef, options: GeoTif
     at += p.length;
   }
   if (at > 0xffffffff) throw new Error("GeoTIFF larger than 4 GiB needs BigTIFF, which this writer does not produce");
-  entries.push({ tag: 273, type: "LONG", values: offsets }, { tag: 279, type: "LONG", values: parts.map((p) => p.length) });
+  entries.push(
+    { tag: 273, type: "LONG", values: offsets },
+    { tag: 279, type: "LONG", values: parts.map((p) => p.length) },
+  );
   const head = new Uint8Array(header);
   head.set([0x49, 0x49, 42, 0, 8, 0, 0, 0]); // "II", 42, IFD at byte 8
   writeIfd(head, 8, entries);

@@ -41,8 +41,14 @@ export class GeoTiffStripWriter {
     private readonly georef: GeoRef,
     private readonly rowsPerStrip: number,
   ) {
-    checkInput({ ...image, width: image.width, height: 1, data: new SAMPLE_ARRAYS[image.sampleType](image.width * image.bands) });
-    if (!Number.isInteger(rowsPerStrip) || rowsPerStrip < 1) throw new Error(`tiffstrips: rowsPerStrip must be a positive integer, got ${rowsPerStrip}`);
+    checkInput({
+      ...image,
+      width: image.width,
+      height: 1,
+      data: new SAMPLE_ARRAYS[image.sampleType](image.width * image.bands),
+    });
+    if (!Number.isInteger(rowsPerStrip) || rowsPerStrip < 1)
+      throw new Error(`tiffstrips: rowsPerStrip must be a positive integer, got ${rowsPerStrip}`);
     geoEntries(georef, image.width, image.height, image.nodataValue); // validates bbox and EPSG up front
   }
 
@@ -60,7 +66,8 @@ export class GeoTiffStripWriter {
     const rows = Math.min(this.rowsPerStrip, this.image.height - this.row);
     const samples = rows * this.image.width * this.image.bands;
     if (rows <= 0) throw new Error("tiffstrips: all strips were written already");
-    if (data.length !== samples) throw new Error(`tiffstrips: strip at row ${this.row} has ${data.length} samples, expected ${samples}`);
+    if (data.length !== samples)
+      throw new Error(`tiffstrips: strip at row ${this.row} has ${data.length} samples, expected ${samples}`);
     checkInput({ ...this.image, height: rows, data });
     const bytes = encodeStrip(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), this.image, rows, true);
     this.encoded(bytes.length);
@@ -86,7 +93,8 @@ export class GeoTiffStripWriter {
    * @throws Error when strips are missing or the file would exceed 4 GiB (classic TIFF offsets).
    */
   finish(): { header: Uint8Array; trailer: Uint8Array } {
-    if (this.row !== this.image.height) throw new Error(`tiffstrips: ${this.row} of ${this.image.height} rows were written`);
+    if (this.row !== this.image.height)
+      throw new Error(`tiffstrips: ${this.row} of ${this.image.height} rows were written`);
     const pad = this.at & 1;
     const ifdAt = this.at + pad;
     const entries = [
@@ -96,7 +104,8 @@ export class GeoTiffStripWriter {
       { tag: 279, type: "LONG" as const, values: this.counts },
     ];
     const size = ifdSize(entries);
-    if (ifdAt + size > 0xffffffff) throw new Error("GeoTIFF larger than 4 GiB needs BigTIFF, which this writer does not produce");
+    if (ifdAt + size > 0xffffffff)
+      throw new Error("GeoTIFF larger than 4 GiB needs BigTIFF, which this writer does not produce");
     const trailer = new Uint8Array(pad + size);
     writeIfd(trailer, pad, entries, this.at); // trailer[0] is file byte `this.at`
     const header = new Uint8Array(HEADER_BYTES);

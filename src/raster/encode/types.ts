@@ -42,7 +42,13 @@ const ARRAY_OF: Record<SampleType, { name: string; bytes: number }> = {
 };
 
 /** The typed-array constructor of each sample type. */
-export const SAMPLE_ARRAYS: Record<SampleType, new (n: number) => SampleArray> = { INT8: Int8Array, UINT8: Uint8Array, INT16: Int16Array, UINT16: Uint16Array, FLOAT32: Float32Array };
+export const SAMPLE_ARRAYS: Record<SampleType, new (n: number) => SampleArray> = {
+  INT8: Int8Array,
+  UINT8: Uint8Array,
+  INT16: Int16Array,
+  UINT16: Uint16Array,
+  FLOAT32: Float32Array,
+};
 
 /** Bytes per sample of a sample type (1, 2 or 4). */
 export function bytesPerSample(sampleType: SampleType): number {
@@ -56,11 +62,16 @@ export function bytesPerSample(sampleType: SampleType): number {
  */
 export function checkInput(input: EncodeInput): void {
   const { width, height, bands, sampleType, data } = input;
-  for (const [k, v] of [["width", width], ["height", height], ["bands", bands]] as const) {
+  for (const [k, v] of [
+    ["width", width],
+    ["height", height],
+    ["bands", bands],
+  ] as const) {
     if (!Number.isInteger(v) || v < 1) throw invalidArgument(`Output ${k} must be a positive integer, got ${v}.`);
   }
   const spec = ARRAY_OF[sampleType];
-  if (!spec) throw invalidArgument(`Unknown sampleType ${String(sampleType)}; use INT8, UINT8, INT16, UINT16 or FLOAT32.`);
+  if (!spec)
+    throw invalidArgument(`Unknown sampleType ${String(sampleType)}; use INT8, UINT8, INT16, UINT16 or FLOAT32.`);
   if (data.constructor.name !== spec.name) {
     throw new Error(`encode: sampleType ${sampleType} needs a ${spec.name}, got ${data.constructor.name}`);
   }

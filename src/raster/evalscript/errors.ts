@@ -101,11 +101,20 @@ export function sandboxCrash(compiled: CompiledEvalscript, err: unknown, cpuMs: 
     // workerd reports the start column of a compile error 0-based (v8::Message), stack frames 1-based
     const pos = at ? compiled.map.toUser(Number(at[1]), Number(at[2]) + 1) : undefined;
     const where = pos ? ` at line ${pos.line}, column ${pos.column}` : "";
-    return scriptSyntax(`Evalscript syntax error${where}: ${syntax[1]}.`, { line: pos?.line, column: pos?.column, message: syntax[1] });
+    return scriptSyntax(`Evalscript syntax error${where}: ${syntax[1]}.`, {
+      line: pos?.line,
+      column: pos?.column,
+      message: syntax[1],
+    });
   }
   if (/exceeded (its )?CPU/i.test(message)) {
     const limit = { name: "cpuMs", max: cpuMs };
-    return new EngineError("limit-exceeded", `${FAILED}The evalscript exceeded the CPU time limit (${cpuMs} ms per call).`, undefined, limit);
+    return new EngineError(
+      "limit-exceeded",
+      `${FAILED}The evalscript exceeded the CPU time limit (${cpuMs} ms per call).`,
+      undefined,
+      limit,
+    );
   }
   if (/exceeded (its )?memory|out of memory/i.test(message)) {
     return new EngineError("limit-exceeded", `${FAILED}The evalscript exceeded the memory limit of its sandbox.`);

@@ -37,7 +37,15 @@
  * flattening a string rope grown by `s += s` and native calls of microseconds repeated in a loop (harden.js).
  */
 export { compileEvalscript, type CompiledEvalscript } from "./compile/compile";
-export { loadEvalscript, DEFAULT_LIMITS, type EvalscriptRuntime, type RuntimeOptions, type FusionScenes, type RowsInput, type RuntimeLimits } from "./host/runtime";
+export {
+  loadEvalscript,
+  DEFAULT_LIMITS,
+  type EvalscriptRuntime,
+  type RuntimeOptions,
+  type FusionScenes,
+  type RowsInput,
+  type RuntimeLimits,
+} from "./host/runtime";
 export { toSampleType, storedSampleType, type SampleArray } from "./sampletype";
 export type {
   EvalInput,

@@ -14,10 +14,18 @@ export interface BandView {
 }
 
 /** Band `band` of `bands` band-interleaved values (pixel-major: v[i * bands + band]). */
-export const interleavedBand = (values: Samples, bands: number, band: number): BandView => ({ values, offset: band, stride: bands });
+export const interleavedBand = (values: Samples, bands: number, band: number): BandView => ({
+  values,
+  offset: band,
+  stride: bands,
+});
 
 /** Band `band` of planar values (band-major: v[band * pixels + i]). */
-export const planarBand = (values: Samples, pixels: number, band: number): BandView => ({ values, offset: band * pixels, stride: 1 });
+export const planarBand = (values: Samples, pixels: number, band: number): BandView => ({
+  values,
+  offset: band * pixels,
+  stride: 1,
+});
 
 /**
  * The values of `view` at the pixels where `mask` is non-zero, NaN values left out (a NaN sample has no value:

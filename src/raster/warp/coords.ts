@@ -96,7 +96,11 @@ class Lattice {
   private readonly cache = new Map<number, [number, number]>();
   private readonly one = [new Float64Array(1), new Float64Array(1)] as const;
 
-  constructor(private readonly exact: PixelTransform, private readonly width: number, private readonly maxError: number) {}
+  constructor(
+    private readonly exact: PixelTransform,
+    private readonly width: number,
+    private readonly maxError: number,
+  ) {}
 
   /** Exact source coordinates of output pixel centre (i, j), memoised (corners are shared by cells). */
   at(i: number, j: number): [number, number] {
@@ -154,8 +158,19 @@ class Lattice {
     if (splitJ) probes.push([i0, jm], [i1, jm]);
     if (splitI && splitJ) probes.push([im, jm]);
     if (this.error(cell, probes) <= this.maxError) return void this.cells.push(cell);
-    for (const [a0, a1] of splitI ? [[i0, im], [im, i1]] : [[i0, i1]])
-      for (const [b0, b1] of splitJ ? [[j0, jm], [jm, j1]] : [[j0, j1]]) this.refine(a0!, a1!, b0!, b1!);
+    for (const [a0, a1] of splitI
+      ? [
+          [i0, im],
+          [im, i1],
+        ]
+      : [[i0, i1]])
+      for (const [b0, b1] of splitJ
+        ? [
+            [j0, jm],
+            [jm, j1],
+          ]
+        : [[j0, j1]])
+        this.refine(a0!, a1!, b0!, b1!);
   }
 }
 
@@ -199,7 +214,10 @@ function expandRow(cells: Cell[], r: number, width: number, sx: Float64Array, sy
 /** Exact coordinates for every pixel (errorThreshold 0, or an affine chain): rows recomputed on demand. */
 function exactCoords(exact: PixelTransform, width: number, height: number): SourceCoords {
   const coords: SourceCoords = {
-    width, height, bounds: null, exactPoints: 0,
+    width,
+    height,
+    bounds: null,
+    exactPoints: 0,
     row(r, sx, sy) {
       for (let i = 0; i < width; i++) {
         sx[i] = i + 0.5;
@@ -228,11 +246,19 @@ function exactCoords(exact: PixelTransform, width: number, height: number): Sour
  * linearly, split where the interpolation error exceeds `maxError` source pixels), applied in two dimensions
  * on an initial lattice of INITIAL_CELL output pixels. Exact for every pixel otherwise.
  */
-export function sourceCoords(exact: PixelTransform, width: number, height: number, maxError: number, approximate = true): SourceCoords {
+export function sourceCoords(
+  exact: PixelTransform,
+  width: number,
+  height: number,
+  maxError: number,
+  approximate = true,
+): SourceCoords {
   if (!(maxError > 0) || !approximate || width * height <= 64) return exactCoords(exact, width, height);
   const grid = new Lattice(exact, width, maxError);
   const [is, js] = [lattice(width, INITIAL_CELL), lattice(height, INITIAL_CELL)];
-  const withMiddles = (ps: number[]) => [...new Set(ps.flatMap((p, k) => (k + 1 < ps.length ? [p, (p + ps[k + 1]!) >> 1] : [p])))];
+  const withMiddles = (ps: number[]) => [
+    ...new Set(ps.flatMap((p, k) => (k + 1 < ps.length ? [p, (p + ps[k + 1]!) >> 1] : [p]))),
+  ];
   const [mi, mj] = [withMiddles(is), withMiddles(js)];
   grid.prefetch(mj.flatMap((j) => mi.map((i): [number, number] => [i, j])));
   for (let b = 0; b < js.length - 1 || (js.length === 1 && b === 0); b++)
@@ -247,7 +273,9 @@ export function sourceCoords(exact: PixelTransform, width: number, height: numbe
     cy.push(cell.c[1]!, cell.c[3]!, cell.c[5]!, cell.c[7]!);
   }
   return {
-    width, height, exactPoints: grid.exactPoints,
+    width,
+    height,
+    exactPoints: grid.exactPoints,
     bounds: finiteBounds(cx, cy),
     row: (r, sx, sy) => expandRow(byRow[r]!, r, width, sx, sy),
   };

@@ -43,14 +43,20 @@ const RESAMPLINGS: Resampling[] = ["NEAREST", "BILINEAR", "BICUBIC"];
 export const MAX_WINDOW_PIXELS = 16 * 1024 * 1024;
 
 function checkArguments(reader: RasterReader, bands: number[], grid: Grid, opts: WarpOptions): void {
-  if (!RESAMPLINGS.includes(opts.resampling)) throw invalidArgument(`Unknown resampling "${opts.resampling}"; use one of ${RESAMPLINGS.join(", ")}.`);
+  if (!RESAMPLINGS.includes(opts.resampling))
+    throw invalidArgument(`Unknown resampling "${opts.resampling}"; use one of ${RESAMPLINGS.join(", ")}.`);
   const bad = bands.find((b) => !(Number.isInteger(b) && b >= 0 && b < reader.bandCount));
-  if (bad !== undefined) throw invalidArgument(`Band index ${bad} does not exist in ${reader.id} (it has ${reader.bandCount} band(s), indices from 0).`);
+  if (bad !== undefined)
+    throw invalidArgument(
+      `Band index ${bad} does not exist in ${reader.id} (it has ${reader.bandCount} band(s), indices from 0).`,
+    );
   const { width, height, bbox } = grid;
   if (!(Number.isInteger(width) && Number.isInteger(height) && width > 0 && height > 0))
     throw invalidArgument(`Output size ${width}x${height} is invalid: width and height must be positive integers.`);
-  if (!(bbox[0] < bbox[2] && bbox[1] < bbox[3])) throw invalidArgument(`Output bbox [${bbox.join(", ")}] is invalid: it needs minX < maxX and minY < maxY.`);
-  if (opts.level !== undefined && !reader.levels[opts.level]) throw invalidArgument(`Level ${opts.level} does not exist (0..${reader.levels.length - 1}).`);
+  if (!(bbox[0] < bbox[2] && bbox[1] < bbox[3]))
+    throw invalidArgument(`Output bbox [${bbox.join(", ")}] is invalid: it needs minX < maxX and minY < maxY.`);
+  if (opts.level !== undefined && !reader.levels[opts.level])
+    throw invalidArgument(`Level ${opts.level} does not exist (0..${reader.levels.length - 1}).`);
 }
 
 /** The kernel GDAL runs for this resampling and scale. */
@@ -75,12 +81,23 @@ function kernelMode(resampling: Resampling, scale: KernelScale): KernelMode {
  * @throws EngineError invalid-argument for unknown resampling, band indices outside the file, an invalid grid, or a grid needing
  *   more than MAX_WINDOW_PIXELS source pixels (GDAL would warp it in chunks; not done here).
  */
-export async function readWarped(reader: RasterReader, bands: number[], grid: Grid, opts: WarpOptions): Promise<WarpedBand[]> {
+export async function readWarped(
+  reader: RasterReader,
+  bands: number[],
+  grid: Grid,
+  opts: WarpOptions,
+): Promise<WarpedBand[]> {
   checkArguments(reader, bands, grid, opts);
   const n = grid.width * grid.height;
   const out: WarpedBand[] = bands.map(() => ({ data: new Float32Array(n), valid: new Uint8Array(n) }));
   if (bands.length === 0) return out;
-  const { levelIndex, coords, coordsKey, scale, win } = preparedWarp(reader, grid, opts.resampling, opts.errorThreshold ?? DEFAULT_ERROR_THRESHOLD, opts.level);
+  const { levelIndex, coords, coordsKey, scale, win } = preparedWarp(
+    reader,
+    grid,
+    opts.resampling,
+    opts.errorThreshold ?? DEFAULT_ERROR_THRESHOLD,
+    opts.level,
+  );
   const level = reader.levels[levelIndex]!;
   if (!scale || !win) return out;
   if (win.width * win.height * bands.length > MAX_WINDOW_PIXELS)
@@ -95,7 +112,9 @@ export async function readWarped(reader: RasterReader, bands: number[], grid: Gr
   const geometry = { ...win, imageWidth: level.width, imageHeight: level.height };
   const nd = nodata === null ? NaN : Math.fround(nodata);
   const mode = kernelMode(opts.resampling, scale);
-  if (mode === "near") await warpNear(reader, levelIndex, bands, geometry, coords, coordsKey, nd, out, opts.cacheIndex ?? true);
-  else warpRows(coords, { ...geometry, nodata: nd, bands: await reader.read(levelIndex, bands, win) }, scale, mode, out);
+  if (mode === "near")
+    await warpNear(reader, levelIndex, bands, geometry, coords, coordsKey, nd, out, opts.cacheIndex ?? true);
+  else
+    warpRows(coords, { ...geometry, nodata: nd, bands: await reader.read(levelIndex, bands, win) }, scale, mode, out);
   return out;
 }

@@ -73,7 +73,8 @@ function layout(base: number, w: SourceWindow, width: number, scale: KernelScale
 /** A kernels instance with at least `bytes` of memory. */
 function kernelsFor(bytes: number): KernelExports {
   const reuse = bytes <= KEEP_MEMORY_BYTES;
-  const k = reuse && shared ? shared : (new WebAssembly.Instance(kernelsModule, {}).exports as unknown as KernelExports);
+  const k =
+    reuse && shared ? shared : (new WebAssembly.Instance(kernelsModule, {}).exports as unknown as KernelExports);
   if (reuse) shared = k;
   const missing = bytes - k.memory.buffer.byteLength;
   if (missing > 0) k.memory.grow(Math.ceil(missing / 65536));
@@ -81,13 +82,23 @@ function kernelsFor(bytes: number): KernelExports {
 }
 
 /** Bilinear / cubic kernels for all bands, one WebAssembly call per output row and band. */
-function wasmRows(coords: SourceCoords, w: SourceWindow, scale: KernelScale, mode: Exclude<KernelMode, "near">, out: WarpedBand[]): void {
+function wasmRows(
+  coords: SourceCoords,
+  w: SourceWindow,
+  scale: KernelScale,
+  mode: Exclude<KernelMode, "near">,
+  out: WarpedBand[],
+): void {
   const { width, height } = coords;
   const base = (shared ?? kernelsFor(0)).__heap_base.value as number;
   const at = layout(base, w, width, scale);
   const k = kernelsFor(at.end);
   const buf = k.memory.buffer;
-  const [win, sx, sy] = [new Float32Array(buf, at.win, w.width * w.height), new Float64Array(buf, at.sx, width), new Float64Array(buf, at.sy, width)];
+  const [win, sx, sy] = [
+    new Float32Array(buf, at.win, w.width * w.height),
+    new Float64Array(buf, at.sx, width),
+    new Float64Array(buf, at.sy, width),
+  ];
   const [od, ov] = [new Float32Array(buf, at.od, width), new Uint8Array(buf, at.ov, width)];
   new Int32Array(buf, at.filter, 4).set([scale.xFiltInit, scale.xRadius, scale.yFiltInit, scale.yRadius]);
   new Float64Array(buf, at.scales, 2).set([scale.xScale, scale.yScale]);
@@ -97,7 +108,25 @@ function wasmRows(coords: SourceCoords, w: SourceWindow, scale: KernelScale, mod
       coords.row(r, sx, sy);
       od.fill(0);
       ov.fill(0);
-      k.warp_row(at.win, w.width, w.x0, w.y0, w.imageWidth, w.imageHeight, w.nodata, at.sx, at.sy, width, at.od, at.ov, WASM_MODE[mode], at.filter, at.scales, at.wx, at.wy);
+      k.warp_row(
+        at.win,
+        w.width,
+        w.x0,
+        w.y0,
+        w.imageWidth,
+        w.imageHeight,
+        w.nodata,
+        at.sx,
+        at.sy,
+        width,
+        at.od,
+        at.ov,
+        WASM_MODE[mode],
+        at.filter,
+        at.scales,
+        at.wx,
+        at.wy,
+      );
       out[b]!.data.set(od, r * width);
       out[b]!.valid.set(ov, r * width);
     }
@@ -109,4 +138,10 @@ function wasmRows(coords: SourceCoords, w: SourceWindow, scale: KernelScale, mod
  * where GDAL writes one. `mode` comes from the resampling and the KernelScale (4-sample formulas when both scales
  * are >= 0.95). NEAREST is near.ts.
  */
-export const warpRows: (coords: SourceCoords, w: SourceWindow, scale: KernelScale, mode: Exclude<KernelMode, "near">, out: WarpedBand[]) => void = wasmRows;
+export const warpRows: (
+  coords: SourceCoords,
+  w: SourceWindow,
+  scale: KernelScale,
+  mode: Exclude<KernelMode, "near">,
+  out: WarpedBand[],
+) => void = wasmRows;

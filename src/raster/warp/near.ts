@@ -29,7 +29,11 @@ export const indexCache = new Lru<Int32Array>(64, INDEX_CACHE_BYTES, (a) => a.by
 
 /** Window indices of the pixels under the centres of one output row (-1: outside the image). */
 function centres(w: WindowGeometry, sx: Float64Array, sy: Float64Array, kc: Int32Array): void {
-  const iw = w.imageWidth, ih = w.imageHeight, ww = w.width, x0 = w.x0, y0 = w.y0;
+  const iw = w.imageWidth,
+    ih = w.imageHeight,
+    ww = w.width,
+    x0 = w.x0,
+    y0 = w.y0;
   for (let c = 0; c < kc.length; c++) {
     const x = sx[c]!;
     const y = sy[c]!;
@@ -69,7 +73,11 @@ function fillCentres(coords: SourceCoords, w: WindowGeometry, index: Int32Array)
  * it held, filled and gathered through without an await in between, so concurrent warps (the files of a scene are
  * read together) never see it half written; the next file of the same layout (B08 after B04) reuses the map.
  */
-let scratch: { key: string; buffer: Int32Array; index: Int32Array } = { key: "", buffer: new Int32Array(0), index: new Int32Array(0) };
+let scratch: { key: string; buffer: Int32Array; index: Int32Array } = {
+  key: "",
+  buffer: new Int32Array(0),
+  index: new Int32Array(0),
+};
 
 /** The index map of `coords` and `w` (named `key`) in the scratch array: valid until the next call. */
 function scratchIndex(key: string, coords: SourceCoords, w: WindowGeometry): Int32Array {
@@ -122,10 +130,19 @@ export function nearWindow(index: Int32Array, bands: NativeWindow[], nodata: num
  * @throws what the reader's `read` throws.
  */
 export async function warpNear(
-  reader: RasterReader, levelIndex: number, bands: number[], w: WindowGeometry, coords: SourceCoords, coordsKey: string, nodata: number, out: WarpedBand[], cache = true,
+  reader: RasterReader,
+  levelIndex: number,
+  bands: number[],
+  w: WindowGeometry,
+  coords: SourceCoords,
+  coordsKey: string,
+  nodata: number,
+  out: WarpedBand[],
+  cache = true,
 ): Promise<void> {
   const win = { x0: w.x0, y0: w.y0, width: w.width, height: w.height };
-  const readNative = () => (reader.readNative ? reader.readNative(levelIndex, bands, win) : reader.read(levelIndex, bands, win));
+  const readNative = () =>
+    reader.readNative ? reader.readNative(levelIndex, bands, win) : reader.read(levelIndex, bands, win);
   const key = [coordsKey, w.x0, w.y0, w.width, w.height, w.imageWidth, w.imageHeight].join("|");
   if (!cache) {
     const windows = await readNative();

@@ -36,7 +36,10 @@ export function chooseLevel(reader: RasterReader, grid: Grid): number {
   pixelTransform(grid, reader.crs, reader.geoTransform)(xs, ys);
   const b = finiteBounds(xs, ys);
   if (!b) return 0;
-  const target = Math.min(b[2] > b[0] ? (b[2] - b[0]) / grid.width : Infinity, b[3] > b[1] ? (b[3] - b[1]) / grid.height : Infinity);
+  const target = Math.min(
+    b[2] > b[0] ? (b[2] - b[0]) / grid.width : Infinity,
+    b[3] > b[1] ? (b[3] - b[1]) / grid.height : Infinity,
+  );
   if (!(target > 1) || !Number.isFinite(target)) return 0;
   // GDAL iterates iOvr = -1 (full resolution) .. count-2 and breaks on the first match; level = iOvr + 1.
   let level = 0;
@@ -96,7 +99,13 @@ function axisScale(min: number, max: number, dstSize: number, rasterSize: number
  * 21 points each (ComputeSourceWindow), transformed exactly to source pixels of the chosen level, and the
  * clamped source window gives the scale (PerformWarp). Returns null when the output does not overlap the level.
  */
-export function kernelScale(exact: PixelTransform, grid: Grid, levelWidth: number, levelHeight: number, resampling: Resampling): KernelScale | null {
+export function kernelScale(
+  exact: PixelTransform,
+  grid: Grid,
+  levelWidth: number,
+  levelHeight: number,
+  resampling: Resampling,
+): KernelScale | null {
   const steps = 21;
   const xs = new Float64Array(4 * steps);
   const ys = new Float64Array(4 * steps);
@@ -115,7 +124,13 @@ export function kernelScale(exact: PixelTransform, grid: Grid, levelWidth: numbe
   const yRadius = y.scale < 1 ? Math.ceil(radius / y.scale) : radius;
   const init = (radius + 1) % 2;
   return {
-    xScale: x.scale, yScale: y.scale, xRadius, yRadius, xFiltInit: init - xRadius, yFiltInit: init - yRadius,
-    use4Samples: x.scale >= 0.95 && y.scale >= 0.95, nearestOnly: x.size === 1 || y.size === 1,
+    xScale: x.scale,
+    yScale: y.scale,
+    xRadius,
+    yRadius,
+    xFiltInit: init - xRadius,
+    yFiltInit: init - yRadius,
+    use4Samples: x.scale >= 0.95 && y.scale >= 0.95,
+    nearestOnly: x.size === 1 || y.size === 1,
   };
 }

@@ -30,7 +30,12 @@ export interface PreparedWarp {
 export const preparedCache = new Lru<PreparedWarp>(32, PREPARED_WARP_BYTES, approxBytes, true);
 
 /** The pixel window of the level the kernels can touch: the coordinates' bounds plus the kernel reach. */
-function readWindowFor(bounds: [number, number, number, number], scale: KernelScale, width: number, height: number): PixelWindow | null {
+function readWindowFor(
+  bounds: [number, number, number, number],
+  scale: KernelScale,
+  width: number,
+  height: number,
+): PixelWindow | null {
   const x0 = Math.max(0, Math.floor(bounds[0]) - scale.xRadius - 2);
   const y0 = Math.max(0, Math.floor(bounds[1]) - scale.yRadius - 2);
   const x1 = Math.min(width, Math.ceil(bounds[2]) + scale.xRadius + 2);
@@ -39,11 +44,25 @@ function readWindowFor(bounds: [number, number, number, number], scale: KernelSc
 }
 
 /** Computes a prepared warp (no cache). */
-function prepare(reader: RasterReader, grid: Grid, resampling: Resampling, threshold: number, level: number | undefined): PreparedWarp {
+function prepare(
+  reader: RasterReader,
+  grid: Grid,
+  resampling: Resampling,
+  threshold: number,
+  level: number | undefined,
+): PreparedWarp {
   const levelIndex = level ?? chooseLevel(reader, grid);
   const l = reader.levels[levelIndex]!;
   const exact = pixelTransform(grid, reader.crs, l.geoTransform);
-  const coordsKey = [grid.crs.epsg, ...grid.bbox, grid.width, grid.height, reader.crs.epsg, ...l.geoTransform, threshold].join("|");
+  const coordsKey = [
+    grid.crs.epsg,
+    ...grid.bbox,
+    grid.width,
+    grid.height,
+    reader.crs.epsg,
+    ...l.geoTransform,
+    threshold,
+  ].join("|");
   const coords = sourceCoords(exact, grid.width, grid.height, threshold, grid.crs.epsg !== reader.crs.epsg);
   const scale = coords.bounds && kernelScale(exact, grid, l.width, l.height, resampling);
   const win = scale && readWindowFor(coords.bounds!, scale, l.width, l.height);
@@ -54,9 +73,24 @@ function prepare(reader: RasterReader, grid: Grid, resampling: Resampling, thres
  * The prepared warp of `grid` from `reader` (cached; see preparedCache). `threshold`: error threshold of the
  * approximate transformer in source pixels; `level`: a level override, undefined for GDAL's choice.
  */
-export function preparedWarp(reader: RasterReader, grid: Grid, resampling: Resampling, threshold: number, level?: number): PreparedWarp {
+export function preparedWarp(
+  reader: RasterReader,
+  grid: Grid,
+  resampling: Resampling,
+  threshold: number,
+  level?: number,
+): PreparedWarp {
   const layout = [reader.crs.epsg, ...reader.geoTransform, ...reader.levels.flatMap((l) => [l.width, l.height])];
-  const key = [grid.crs.epsg, ...grid.bbox, grid.width, grid.height, ...layout, resampling, threshold, level ?? "auto"].join("|");
+  const key = [
+    grid.crs.epsg,
+    ...grid.bbox,
+    grid.width,
+    grid.height,
+    ...layout,
+    resampling,
+    threshold,
+    level ?? "auto",
+  ].join("|");
   let p = preparedCache.get(key);
   if (!p) {
     p = prepare(reader, grid, resampling, threshold, level);

@@ -54,7 +54,10 @@ export function guardedStore(objects: ObjectSource): AsyncReadable {
       }
       const bound = boundOf(key);
       const bytes = await objects.get(key, bound.stored);
-      if (bytes && bound.exact && bytes.byteLength !== bound.stored) throw invalidFile(`chunk ${key.slice(1)} holds ${bytes.byteLength} bytes; an uncompressed chunk of its array holds ${bound.stored}.`);
+      if (bytes && bound.exact && bytes.byteLength !== bound.stored)
+        throw invalidFile(
+          `chunk ${key.slice(1)} holds ${bytes.byteLength} bytes; an uncompressed chunk of its array holds ${bound.stored}.`,
+        );
       return bytes;
     },
   };
@@ -70,9 +73,18 @@ class InflateCodec {
 
   async decode(bytes: Uint8Array): Promise<Uint8Array> {
     const out = await inflateAtMost(bytes, this.format, this.chunkBytes).catch((e: unknown) =>
-      Promise.reject(e instanceof EngineError ? e : invalidFile(`a chunk is not valid ${this.format} data of at most ${this.chunkBytes} bytes (${e instanceof Error ? e.message : String(e)}).`)),
+      Promise.reject(
+        e instanceof EngineError
+          ? e
+          : invalidFile(
+              `a chunk is not valid ${this.format} data of at most ${this.chunkBytes} bytes (${e instanceof Error ? e.message : String(e)}).`,
+            ),
+      ),
     );
-    if (out.byteLength !== this.chunkBytes) throw invalidFile(`a chunk decompresses to ${out.byteLength} bytes; a chunk of its array holds ${this.chunkBytes}.`);
+    if (out.byteLength !== this.chunkBytes)
+      throw invalidFile(
+        `a chunk decompresses to ${out.byteLength} bytes; a chunk of its array holds ${this.chunkBytes}.`,
+      );
     return out;
   }
 
@@ -86,11 +98,17 @@ const inflateEntry = (format: InflateFormat) => async () => ({
   kind: "bytes_to_bytes" as const,
   fromConfig: (_: unknown, meta: { dataType: string; shape: number[] }) => {
     const bytes = Number(/\d+$/.exec(meta.dataType)?.[0] ?? 8) / 8;
-    return new InflateCodec(format, meta.shape.reduce((a, b) => a * b, bytes)) as never;
+    return new InflateCodec(
+      format,
+      meta.shape.reduce((a, b) => a * b, bytes),
+    ) as never;
   },
 });
 
-for (const [id, format] of [["zlib", "deflate"], ["gzip", "gzip"]] as const) {
+for (const [id, format] of [
+  ["zlib", "deflate"],
+  ["gzip", "gzip"],
+] as const) {
   zarr.registry.set(id, inflateEntry(format));
   zarr.registry.set(`numcodecs.${id}`, inflateEntry(format));
 }
@@ -106,6 +124,8 @@ export function zarrFailure(e: unknown, id?: string): unknown {
   const engine = e instanceof EngineError ? e : cause instanceof EngineError ? cause : undefined;
   if (engine && engine.kind !== "invalid-file") return engine;
   if (!engine && !zarr.isZarritaError(e)) return e;
-  const message = engine?.message ?? `${e instanceof Error ? e.message : String(e)}${cause instanceof Error ? ` (${cause.message})` : ""}.`;
+  const message =
+    engine?.message ??
+    `${e instanceof Error ? e.message : String(e)}${cause instanceof Error ? ` (${cause.message})` : ""}.`;
   return invalidFile(id ? `Zarr ${id}: ${message}` : message, engine?.limit);
 }

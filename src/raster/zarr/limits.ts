@@ -32,7 +32,8 @@ export const ZARR_COMPRESSORS: readonly string[] = ["zlib", "gzip"];
 /** Numeric dtypes zarrita reads into typed arrays: byte order, kind and size. */
 const DTYPE = /^[<>|]([iu][1248]|f[48])$/;
 
-const isIntList = (v: unknown, min: number): v is number[] => Array.isArray(v) && v.every((n) => Number.isSafeInteger(n) && n >= min);
+const isIntList = (v: unknown, min: number): v is number[] =>
+  Array.isArray(v) && v.every((n) => Number.isSafeInteger(n) && n >= min);
 
 /** Bytes per value of a Zarr v2 dtype (`<f8` -> 8). */
 export const dtypeBytes = (dtype: string): number => Number(dtype.slice(2));
@@ -41,12 +42,19 @@ export const dtypeBytes = (dtype: string): number => Number(dtype.slice(2));
 function sizeProblems(name: string, z: Record<string, unknown>): string[] {
   const { shape, chunks, dtype } = z;
   if (!isIntList(shape, 0) || shape.length < 1 || shape.length > ZARR_LIMITS.dimensions)
-    return [`array ${name} has shape ${JSON.stringify(shape)}; 1 to ${ZARR_LIMITS.dimensions} sizes (non-negative integers) are supported`];
+    return [
+      `array ${name} has shape ${JSON.stringify(shape)}; 1 to ${ZARR_LIMITS.dimensions} sizes (non-negative integers) are supported`,
+    ];
   if (!isIntList(chunks, 1) || chunks.length !== shape.length)
-    return [`array ${name} has chunks ${JSON.stringify(chunks)}; one positive integer per dimension of its shape is needed`];
+    return [
+      `array ${name} has chunks ${JSON.stringify(chunks)}; one positive integer per dimension of its shape is needed`,
+    ];
   if (typeof dtype !== "string" || !DTYPE.test(dtype)) return [];
   const bytes = chunks.reduce((a, b) => a * b, dtypeBytes(dtype));
-  if (bytes > ZARR_LIMITS.chunkBytes) return [`array ${name} has chunks of ${chunks.join(" x ")} values of ${dtype} (${bytes} bytes); at most zarr.chunkBytes = ${ZARR_LIMITS.chunkBytes} bytes per chunk are supported`];
+  if (bytes > ZARR_LIMITS.chunkBytes)
+    return [
+      `array ${name} has chunks of ${chunks.join(" x ")} values of ${dtype} (${bytes} bytes); at most zarr.chunkBytes = ${ZARR_LIMITS.chunkBytes} bytes per chunk are supported`,
+    ];
   return [];
 }
 
@@ -54,19 +62,37 @@ function sizeProblems(name: string, z: Record<string, unknown>): string[] {
 function encodingProblems(name: string, z: Record<string, unknown>): string[] {
   const problems: string[] = [];
   const dtype = z.dtype;
-  if (typeof dtype !== "string" || !DTYPE.test(dtype)) problems.push(`array ${name} has dtype ${JSON.stringify(dtype)}; numeric dtypes are supported (i1-i8, u1-u8, f4, f8)`);
+  if (typeof dtype !== "string" || !DTYPE.test(dtype))
+    problems.push(
+      `array ${name} has dtype ${JSON.stringify(dtype)}; numeric dtypes are supported (i1-i8, u1-u8, f4, f8)`,
+    );
   const compressor = z.compressor as { id?: unknown } | null | undefined;
   if (compressor !== null && !(typeof compressor?.id === "string" && ZARR_COMPRESSORS.includes(compressor.id)))
-    problems.push(`array ${name} uses compressor ${JSON.stringify(compressor?.id ?? compressor)}; supported: none (null), ${ZARR_COMPRESSORS.join(", ")}`);
+    problems.push(
+      `array ${name} uses compressor ${JSON.stringify(compressor?.id ?? compressor)}; supported: none (null), ${ZARR_COMPRESSORS.join(", ")}`,
+    );
   if (z.filters !== null && z.filters !== undefined && !(Array.isArray(z.filters) && z.filters.length === 0))
-    problems.push(`array ${name} uses filters ${JSON.stringify(Array.isArray(z.filters) ? z.filters.map((f: { id?: unknown }) => f?.id) : z.filters)}; filters are not supported (null)`);
+    problems.push(
+      `array ${name} uses filters ${JSON.stringify(Array.isArray(z.filters) ? z.filters.map((f: { id?: unknown }) => f?.id) : z.filters)}; filters are not supported (null)`,
+    );
   const fill = z.fill_value;
   const float = typeof dtype === "string" && dtype[1] === "f";
-  if (!(fill === null || (typeof fill === "number" && Number.isFinite(fill)) || (float && ["NaN", "Infinity", "-Infinity"].includes(fill as string))))
-    problems.push(`array ${name} has fill_value ${JSON.stringify(fill)}; supported: null, a number, or "NaN" / "Infinity" / "-Infinity" for floats`);
-  if (z.order !== "C" && z.order !== "F") problems.push(`array ${name} has order ${JSON.stringify(z.order)}; "C" or "F" are supported`);
+  if (
+    !(
+      fill === null ||
+      (typeof fill === "number" && Number.isFinite(fill)) ||
+      (float && ["NaN", "Infinity", "-Infinity"].includes(fill as string))
+    )
+  )
+    problems.push(
+      `array ${name} has fill_value ${JSON.stringify(fill)}; supported: null, a number, or "NaN" / "Infinity" / "-Infinity" for floats`,
+    );
+  if (z.order !== "C" && z.order !== "F")
+    problems.push(`array ${name} has order ${JSON.stringify(z.order)}; "C" or "F" are supported`);
   if (z.dimension_separator !== undefined && z.dimension_separator !== "." && z.dimension_separator !== "/")
-    problems.push(`array ${name} has dimension_separator ${JSON.stringify(z.dimension_separator)}; "." or "/" are supported`);
+    problems.push(
+      `array ${name} has dimension_separator ${JSON.stringify(z.dimension_separator)}; "." or "/" are supported`,
+    );
   return problems;
 }
 
@@ -77,9 +103,11 @@ function encodingProblems(name: string, z: Record<string, unknown>): string[] {
  * (or null, or NaN / ±Infinity for floats) fill_value; order C or F.
  */
 export function zarrayProblems(name: string, z: unknown): string[] {
-  if (typeof z !== "object" || z === null || Array.isArray(z)) return [`array ${name}: its .zarray is not a JSON object`];
+  if (typeof z !== "object" || z === null || Array.isArray(z))
+    return [`array ${name}: its .zarray is not a JSON object`];
   const meta = z as Record<string, unknown>;
-  if (meta.zarr_format !== 2) return [`array ${name} has zarr_format ${JSON.stringify(meta.zarr_format)}; Zarr v2 is supported`];
+  if (meta.zarr_format !== 2)
+    return [`array ${name} has zarr_format ${JSON.stringify(meta.zarr_format)}; Zarr v2 is supported`];
   return [...sizeProblems(name, meta), ...encodingProblems(name, meta)];
 }
 

@@ -16,7 +16,15 @@
 import * as zarr from "zarrita";
 import type { Readable } from "zarrita";
 import type { Crs } from "../types";
-import { bboxOf, checkWindow, pyramidLevels, type PixelWindow, type RasterLevel, type RasterReader, type SampleType } from "../reader";
+import {
+  bboxOf,
+  checkWindow,
+  pyramidLevels,
+  type PixelWindow,
+  type RasterLevel,
+  type RasterReader,
+  type SampleType,
+} from "../reader";
 import type { GeoTransform } from "../types";
 import { invalidFile } from "../errors";
 import { zarrFailure } from "./guard";
@@ -25,7 +33,14 @@ import { ZARR_LIMITS } from "./limits";
 type ZArray = zarr.Array<zarr.DataType, Readable>;
 
 const SAMPLE_TYPES: Record<string, SampleType> = {
-  uint8: "UINT8", int8: "INT8", uint16: "UINT16", int16: "INT16", uint32: "UINT32", int32: "INT32", float32: "FLOAT32", float64: "FLOAT64",
+  uint8: "UINT8",
+  int8: "INT8",
+  uint16: "UINT16",
+  int16: "INT16",
+  uint32: "UINT32",
+  int32: "INT32",
+  float32: "FLOAT32",
+  float64: "FLOAT64",
 };
 
 /** What to open: the data arrays (bands, in order), the time index for 3-D arrays, the CRS and an identity. */
@@ -50,7 +65,8 @@ export function sampleTypeOf(dtype: string): SampleType | undefined {
  * @throws EngineError invalid-file for fewer than 2 coordinates on an axis (the pixel size is then unknown).
  */
 export function geoTransformOf(x: ArrayLike<number>, y: ArrayLike<number>): GeoTransform {
-  if (x.length < 2 || y.length < 2) throw invalidFile(`coordinate arrays x and y need at least 2 values each (x: ${x.length}, y: ${y.length}).`);
+  if (x.length < 2 || y.length < 2)
+    throw invalidFile(`coordinate arrays x and y need at least 2 values each (x: ${x.length}, y: ${y.length}).`);
   const dx = (x[x.length - 1]! - x[0]!) / (x.length - 1);
   const dy = (y[y.length - 1]! - y[0]!) / (y.length - 1);
   return [x[0]! - dx / 2, dx, 0, y[0]! - dy / 2, 0, dy];
@@ -63,7 +79,9 @@ export function geoTransformOf(x: ArrayLike<number>, y: ArrayLike<number>): GeoT
 export async function readVector(arr: ZArray): Promise<Float64Array> {
   const n = arr.shape[0] ?? 0;
   if (arr.shape.length !== 1 || n < 1 || n > ZARR_LIMITS.coordinates)
-    throw invalidFile(`coordinate array ${arr.path.slice(1)} has shape ${JSON.stringify(arr.shape)}; 1-D with 1 to zarr.coordinates = ${ZARR_LIMITS.coordinates} values is supported.`);
+    throw invalidFile(
+      `coordinate array ${arr.path.slice(1)} has shape ${JSON.stringify(arr.shape)}; 1-D with 1 to zarr.coordinates = ${ZARR_LIMITS.coordinates} values is supported.`,
+    );
   const chunk = await zarr.get(arr);
   return Float64Array.from(chunk.data as ArrayLike<number | bigint>, Number);
 }
@@ -74,7 +92,12 @@ async function openLevel(group: zarr.Location<Readable>, arrays: string[]): Prom
 
 function blockOf(a: ZArray): { width: number; height: number; blockWidth: number; blockHeight: number } {
   const n = a.shape.length;
-  return { width: a.shape[n - 1]!, height: a.shape[n - 2]!, blockWidth: a.chunks[n - 1]!, blockHeight: a.chunks[n - 2]! };
+  return {
+    width: a.shape[n - 1]!,
+    height: a.shape[n - 2]!,
+    blockWidth: a.chunks[n - 1]!,
+    blockHeight: a.chunks[n - 2]!,
+  };
 }
 
 class ZarrSlice implements RasterReader {
@@ -104,9 +127,14 @@ class ZarrSlice implements RasterReader {
   async read(level: number, bands: number[], w: PixelWindow): Promise<Float32Array[]> {
     checkWindow(this, level, bands, w);
     const { blockWidth: cw, blockHeight: ch } = this.levels[level]!;
-    const chunks = (Math.floor((w.x0 + w.width - 1) / cw) - Math.floor(w.x0 / cw) + 1) * (Math.floor((w.y0 + w.height - 1) / ch) - Math.floor(w.y0 / ch) + 1);
+    const chunks =
+      (Math.floor((w.x0 + w.width - 1) / cw) - Math.floor(w.x0 / cw) + 1) *
+      (Math.floor((w.y0 + w.height - 1) / ch) - Math.floor(w.y0 / ch) + 1);
     if (chunks > ZARR_LIMITS.chunksPerRead)
-      throw invalidFile(`Zarr ${this.id}: a ${w.width} x ${w.height} px window spans ${chunks} chunks of ${cw} x ${ch} px; at most zarr.chunksPerRead = ${ZARR_LIMITS.chunksPerRead} (use larger chunks).`, { name: "zarr.chunksPerRead", max: ZARR_LIMITS.chunksPerRead });
+      throw invalidFile(
+        `Zarr ${this.id}: a ${w.width} x ${w.height} px window spans ${chunks} chunks of ${cw} x ${ch} px; at most zarr.chunksPerRead = ${ZARR_LIMITS.chunksPerRead} (use larger chunks).`,
+        { name: "zarr.chunksPerRead", max: ZARR_LIMITS.chunksPerRead },
+      );
     const rows = zarr.slice(w.y0, w.y0 + w.height);
     const cols = zarr.slice(w.x0, w.x0 + w.width);
     return Promise.all(
@@ -126,11 +154,16 @@ function checkBands(bands: ZArray[][], names: string[], width: number, height: n
   const sampleType = sampleTypeOf(first.dtype);
   if (!sampleType) throw invalidFile(`array ${names[0]} has data type ${first.dtype}, which a raster cannot hold.`);
   for (const [i, a] of bands[0]!.entries()) {
-    if (a.shape.length !== 2 && a.shape.length !== 3) throw invalidFile(`array ${names[i]} has ${a.shape.length} dimensions; 2 ([y, x]) or 3 ([time, y, x]) are needed.`);
-    if (a.dtype !== first.dtype || a.shape.join() !== first.shape.join()) throw invalidFile(`arrays ${names[0]} and ${names[i]} differ in shape or data type.`);
+    if (a.shape.length !== 2 && a.shape.length !== 3)
+      throw invalidFile(
+        `array ${names[i]} has ${a.shape.length} dimensions; 2 ([y, x]) or 3 ([time, y, x]) are needed.`,
+      );
+    if (a.dtype !== first.dtype || a.shape.join() !== first.shape.join())
+      throw invalidFile(`arrays ${names[0]} and ${names[i]} differ in shape or data type.`);
   }
   const [h, w] = first.shape.slice(-2);
-  if (h !== height || w !== width) throw invalidFile(`array ${names[0]} is ${w}x${h} (x by y) but the coordinate arrays are ${width}x${height}.`);
+  if (h !== height || w !== width)
+    throw invalidFile(`array ${names[0]} is ${w}x${h} (x by y) but the coordinate arrays are ${width}x${height}.`);
   return sampleType;
 }
 
@@ -140,16 +173,27 @@ async function openSlice(store: Readable, opts: ZarrSliceOptions): Promise<Raste
   const group = await zarr.open.v2(root, { kind: "group" });
   const overviews = Array.isArray(group.attrs.overviews) ? (group.attrs.overviews as unknown[]) : [];
   if (overviews.length > ZARR_LIMITS.overviews || !overviews.every((o) => typeof o === "string"))
-    throw invalidFile(`the group's overviews attribute must list at most zarr.overviews = ${ZARR_LIMITS.overviews} sub-group names.`, { name: "zarr.overviews", max: ZARR_LIMITS.overviews });
+    throw invalidFile(
+      `the group's overviews attribute must list at most zarr.overviews = ${ZARR_LIMITS.overviews} sub-group names.`,
+      { name: "zarr.overviews", max: ZARR_LIMITS.overviews },
+    );
   const locations = [root, ...(overviews as string[]).map((o) => root.resolve(o))];
   const bands = await Promise.all(locations.map((l) => openLevel(l, opts.arrays)));
-  const [x, y] = await Promise.all((opts.coords ?? ["x", "y"]).map(async (n) => readVector(await zarr.open.v2(root.resolve(n), { kind: "array", attrs: false }))));
+  const [x, y] = await Promise.all(
+    (opts.coords ?? ["x", "y"]).map(async (n) =>
+      readVector(await zarr.open.v2(root.resolve(n), { kind: "array", attrs: false })),
+    ),
+  );
   const sampleType = checkBands(bands, opts.arrays, x!.length, y!.length);
   const first = bands[0]![0]!;
   const time = opts.time ?? 0;
-  if (first.shape.length === 3 && !(time >= 0 && time < first.shape[0]!)) throw invalidFile(`time index ${time} outside 0..${first.shape[0]! - 1}.`);
+  if (first.shape.length === 3 && !(time >= 0 && time < first.shape[0]!))
+    throw invalidFile(`time index ${time} outside 0..${first.shape[0]! - 1}.`);
   const gt = geoTransformOf(x!, y!);
-  const levels = pyramidLevels(gt, bands.map((l) => blockOf(l[0]!)));
+  const levels = pyramidLevels(
+    gt,
+    bands.map((l) => blockOf(l[0]!)),
+  );
   const fill = first.fillValue;
   const nodata = typeof fill === "number" ? fill : null;
   return new ZarrSlice(opts.id, opts.crs, gt, levels, sampleType, nodata, bands, time);

@@ -39,7 +39,10 @@ export interface ByocTile {
   sensingTime: string | null;
   coverGeometry: unknown;
   /** GeoJSON Polygon or MultiPolygon in CRS84: given at creation (`tileGeometryGiven`), else set at ingestion. */
-  tileGeometry: { type: "Polygon"; coordinates: number[][][] } | { type: "MultiPolygon"; coordinates: number[][][][] } | null;
+  tileGeometry:
+    | { type: "Polygon"; coordinates: number[][][] }
+    | { type: "MultiPolygon"; coordinates: number[][][][] }
+    | null;
   /** True when the user gave tileGeometry at creation: ingestion keeps it (the spec's BYOC tile). */
   tileGeometryGiven?: boolean;
   tileEpsg: number | null;
@@ -62,7 +65,9 @@ export function sampleTypeOf(f: Pick<BandFormat, "bitDepth" | "sampleFormat">): 
 /** The band format (bitDepth + sampleFormat) of a file's sample type, or null for one BYOC cannot hold (FLOAT64). */
 export function formatOf(t: SampleType): Pick<BandFormat, "bitDepth" | "sampleFormat"> | null {
   const m = /^(U?INT|FLOAT)(8|16|32)$/.exec(t);
-  return m ? { sampleFormat: m[1] as BandFormat["sampleFormat"], bitDepth: Number(m[2]) as BandFormat["bitDepth"] } : null;
+  return m
+    ? { sampleFormat: m[1] as BandFormat["sampleFormat"], bitDepth: Number(m[2]) as BandFormat["bitDepth"] }
+    : null;
 }
 
 /** The processing type id (input.data[].type and catalog collection id) of a BYOC collection uuid. */

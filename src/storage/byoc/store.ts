@@ -19,11 +19,20 @@ interface Row {
 
 function toCollection(r: Row): ByocCollection {
   const config = JSON.parse(r.config) as { s3Bucket: string; noData?: number; bands?: [string, BandFormat][] };
-  return { id: r.id, accountId: r.owner, name: r.title, s3Bucket: config.s3Bucket, noData: config.noData, created: r.created, bands: config.bands ?? [] };
+  return {
+    id: r.id,
+    accountId: r.owner,
+    name: r.title,
+    s3Bucket: config.s3Bucket,
+    noData: config.noData,
+    created: r.created,
+    bands: config.bands ?? [],
+  };
 }
 
 /** The config JSON of a collection (bands always present, so SQL can test json_array_length(config, '$.bands')). */
-export const configOf = (c: ByocCollection): string => JSON.stringify({ s3Bucket: c.s3Bucket, noData: c.noData, bands: c.bands });
+export const configOf = (c: ByocCollection): string =>
+  JSON.stringify({ s3Bucket: c.s3Bucket, noData: c.noData, bands: c.bands });
 
 /** The statements that replace a collection's collection_bands rows with `c.bands` (units DN, kind file). */
 function bandStatements(env: DB, c: ByocCollection): D1PreparedStatement[] {
@@ -54,13 +63,19 @@ export async function insertCollection(env: DB, c: ByocCollection): Promise<void
  * rewritten items of its tiles) in the same transaction.
  */
 export async function saveCollection(env: DB, c: ByocCollection, extra: D1PreparedStatement[] = []): Promise<void> {
-  const row = env.DB.prepare("UPDATE data_collections SET title = ?, config = ? WHERE id = ? AND kind = 'byoc'").bind(c.name, configOf(c), c.id);
+  const row = env.DB.prepare("UPDATE data_collections SET title = ?, config = ? WHERE id = ? AND kind = 'byoc'").bind(
+    c.name,
+    configOf(c),
+    c.id,
+  );
   await env.DB.batch([row, ...bandStatements(env, c), ...extra]);
 }
 
 /** The collection `id` of `account`, or null (unknown, not BYOC, or another account's). */
 export async function getCollection(env: DB, account: string, id: string): Promise<ByocCollection | null> {
-  const r = await env.DB.prepare("SELECT id, owner, title, config, created FROM data_collections WHERE id = ? AND owner = ? AND kind = 'byoc'")
+  const r = await env.DB.prepare(
+    "SELECT id, owner, title, config, created FROM data_collections WHERE id = ? AND owner = ? AND kind = 'byoc'",
+  )
     .bind(id, account)
     .first<Row>();
   return r ? toCollection(r) : null;
@@ -71,7 +86,9 @@ export async function getCollection(env: DB, account: string, id: string): Promi
  * conditional on an empty band list). True when this call configured it.
  */
 export async function configureBands(env: DB, c: ByocCollection): Promise<boolean> {
-  const won = await env.DB.prepare("UPDATE data_collections SET config = ? WHERE id = ? AND json_array_length(config, '$.bands') = 0")
+  const won = await env.DB.prepare(
+    "UPDATE data_collections SET config = ? WHERE id = ? AND json_array_length(config, '$.bands') = 0",
+  )
     .bind(configOf(c), c.id)
     .run();
   if (won.meta.changes === 0) return false;
@@ -90,11 +107,18 @@ export async function deleteCollection(env: DB, id: string): Promise<void> {
 }
 
 /** One page (count + 1 rows, see pagedList) of `account`'s collections in (created, id) order whose title matches `search` (parseSearch). */
-export async function listCollections(env: DB, account: string, search: readonly string[][], page: SeekPage): Promise<ByocCollection[]> {
+export async function listCollections(
+  env: DB,
+  account: string,
+  search: readonly string[][],
+  page: SeekPage,
+): Promise<ByocCollection[]> {
   const k = keysetSql(["created", "id"], page);
   const s = searchSql(search, "title");
   const sql = `SELECT id, owner, title, config, created FROM data_collections
     WHERE owner = ? AND kind = 'byoc' AND ${s.text} AND ${k.where} ORDER BY ${k.orderBy} LIMIT ?`;
-  const { results } = await env.DB.prepare(sql).bind(account, ...s.params, ...k.params, k.limit).all<Row>();
+  const { results } = await env.DB.prepare(sql)
+    .bind(account, ...s.params, ...k.params, k.limit)
+    .all<Row>();
   return results.map(toCollection);
 }

@@ -17,7 +17,12 @@ import type { LayerInput } from "./schema";
  * Checks each layer's collection type in the registry as `account` sees it.
  * @throws ApiError 400 naming the member (`<prefix><i>.datasourceDefaults.type`) of an unknown type.
  */
-async function checkLayers(env: Env, account: string, layers: LayerInput[] | undefined, prefix = "layers."): Promise<void> {
+async function checkLayers(
+  env: Env,
+  account: string,
+  layers: LayerInput[] | undefined,
+  prefix = "layers.",
+): Promise<void> {
   for (const [i, l] of (layers ?? []).entries()) {
     try {
       await collectionForType(env, account, l.datasourceDefaults.type);
@@ -30,7 +35,12 @@ async function checkLayers(env: Env, account: string, layers: LayerInput[] | und
 
 /** A layer as the Configuration API returns it; its dataset is the registry id of its collection type. */
 async function layerJson(env: Env, inst: store.StoredInstance, l: LayerInput): Promise<Record<string, unknown>> {
-  return renderLayer(publicBaseUrl(env), inst.id, l, (await collectionForType(env, inst.account, l.datasourceDefaults.type)).id);
+  return renderLayer(
+    publicBaseUrl(env),
+    inst.id,
+    l,
+    (await collectionForType(env, inst.account, l.datasourceDefaults.type)).id,
+  );
 }
 
 const param = (r: AuthedRequest, name: string): string => decodeURIComponent(r.params[name] ?? "");
@@ -83,7 +93,8 @@ const handlers = {
     const inst = await ownInstance(r, env);
     const layer = validate(layerSchema, await readJson(r), "WMS layer");
     await checkLayers(env, accountOf(r), [layer], "");
-    if (await store.getLayer(env, inst.id, layer.id)) throw new ApiError(409, `Layer '${layer.id}' already exists in this instance; PUT it to replace it.`);
+    if (await store.getLayer(env, inst.id, layer.id))
+      throw new ApiError(409, `Layer '${layer.id}' already exists in this instance; PUT it to replace it.`);
     await store.putLayer(env, inst.id, layer);
     return json(await layerJson(env, inst, layer), 201);
   },
@@ -94,14 +105,15 @@ const handlers = {
   async updateLayer(r: AuthedRequest, env: Env) {
     const inst = await ownInstance(r, env);
     await layerOf(r, env, inst.id);
-    const layer = validate(layerSchema, { ...(await readJson(r) as object), id: param(r, "layerId") }, "WMS layer");
+    const layer = validate(layerSchema, { ...((await readJson(r)) as object), id: param(r, "layerId") }, "WMS layer");
     await checkLayers(env, accountOf(r), [layer], "");
     await store.putLayer(env, inst.id, layer);
     return json(await layerJson(env, inst, layer));
   },
   async removeLayer(r: AuthedRequest, env: Env) {
     const inst = await ownInstance(r, env);
-    if (!(await store.deleteLayer(env, inst.id, param(r, "layerId")))) throw notFound(`Layer '${param(r, "layerId")}' not found in WMS instance '${inst.id}'.`);
+    if (!(await store.deleteLayer(env, inst.id, param(r, "layerId"))))
+      throw notFound(`Layer '${param(r, "layerId")}' not found in WMS instance '${inst.id}'.`);
     return new Response(null, { status: 204 });
   },
 };
@@ -113,12 +125,22 @@ export function registerConfiguration(api: Api): void {
   const tag = { tags: ["Configuration (WMS instances)"] };
   api
     .on("GET", INSTANCES_PATH, handlers.list, { ...tag, summary: "List WMS instances" })
-    .on("POST", INSTANCES_PATH, handlers.create, { ...tag, summary: "Create a WMS instance", body: instanceSchema, status: 201 })
+    .on("POST", INSTANCES_PATH, handlers.create, {
+      ...tag,
+      summary: "Create a WMS instance",
+      body: instanceSchema,
+      status: 201,
+    })
     .on("GET", one, handlers.get, { ...tag, summary: "One WMS instance" })
     .on("PUT", one, handlers.update, { ...tag, summary: "Replace a WMS instance", body: instanceSchema })
     .on("DELETE", one, handlers.remove, { ...tag, summary: "Delete a WMS instance", status: 204 })
     .on("GET", `${one}/layers`, handlers.layers, { ...tag, summary: "Layers of an instance" })
-    .on("POST", `${one}/layers`, handlers.createLayer, { ...tag, summary: "Add a layer", body: layerSchema, status: 201 })
+    .on("POST", `${one}/layers`, handlers.createLayer, {
+      ...tag,
+      summary: "Add a layer",
+      body: layerSchema,
+      status: 201,
+    })
     .on("GET", layer, handlers.layer, { ...tag, summary: "One layer" })
     .on("PUT", layer, handlers.updateLayer, { ...tag, summary: "Replace a layer", body: layerSchema })
     .on("DELETE", layer, handlers.removeLayer, { ...tag, summary: "Delete a layer", status: 204 });

@@ -51,7 +51,12 @@ const layersSchema = z
     for (const [i, l] of layers.entries()) {
       const j = first.get(l.id);
       if (j === undefined) first.set(l.id, i);
-      else ctx.addIssue({ code: "custom", path: [i, "id"], message: `layer id '${l.id}' is already used by layers.${j}; each layer id must be unique in an instance` });
+      else
+        ctx.addIssue({
+          code: "custom",
+          path: [i, "id"],
+          message: `layer id '${l.id}' is already used by layers.${j}; each layer id must be unique in an instance`,
+        });
     }
   });
 

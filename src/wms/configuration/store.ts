@@ -23,7 +23,13 @@ interface InstanceRow {
   updated: string;
 }
 
-const toInstance = (r: InstanceRow): StoredInstance => ({ id: r.id, account: r.account, body: JSON.parse(r.body), created: r.created, updated: r.updated });
+const toInstance = (r: InstanceRow): StoredInstance => ({
+  id: r.id,
+  account: r.account,
+  body: JSON.parse(r.body),
+  created: r.created,
+  updated: r.updated,
+});
 const bodyOf = ({ layers: _layers, ...rest }: InstanceInput): Omit<InstanceInput, "layers"> => rest;
 
 /** The statements that replace the layers of instance `id` with `layers` (orderHint defaults to the list index). */
@@ -35,14 +41,21 @@ function layerStatements(env: Env, id: string, layers: LayerInput[]): D1Prepared
 }
 
 const putLayerStatement = (env: Env, instanceId: string, l: LayerInput): D1PreparedStatement =>
-  env.DB.prepare("INSERT OR REPLACE INTO wms_layers (instance_id, id, order_hint, body) VALUES (?, ?, ?, ?)").bind(instanceId, l.id, l.orderHint ?? 0, JSON.stringify(l));
+  env.DB.prepare("INSERT OR REPLACE INTO wms_layers (instance_id, id, order_hint, body) VALUES (?, ?, ?, ?)").bind(
+    instanceId,
+    l.id,
+    l.orderHint ?? 0,
+    JSON.stringify(l),
+  );
 
 /** Creates an instance of `account` (with its layers, if any); returns it. */
 export async function createInstance(env: Env, account: string, input: InstanceInput): Promise<StoredInstance> {
   const id = crypto.randomUUID();
   const now = new Date().toISOString();
   await env.DB.batch([
-    env.DB.prepare("INSERT INTO wms_instances (id, account, name, body, created, updated) VALUES (?, ?, ?, ?, ?, ?)").bind(id, account, input.name, JSON.stringify(bodyOf(input)), now, now),
+    env.DB.prepare(
+      "INSERT INTO wms_instances (id, account, name, body, created, updated) VALUES (?, ?, ?, ?, ?, ?)",
+    ).bind(id, account, input.name, JSON.stringify(bodyOf(input)), now, now),
     ...layerStatements(env, id, input.layers ?? []),
   ]);
   return { id, account, body: bodyOf(input), created: now, updated: now };
@@ -50,13 +63,17 @@ export async function createInstance(env: Env, account: string, input: InstanceI
 
 /** The instances of `account`, oldest first. */
 export async function listInstances(env: Env, account: string): Promise<StoredInstance[]> {
-  const r = await env.DB.prepare("SELECT * FROM wms_instances WHERE account = ? ORDER BY created, id").bind(account).all<InstanceRow>();
+  const r = await env.DB.prepare("SELECT * FROM wms_instances WHERE account = ? ORDER BY created, id")
+    .bind(account)
+    .all<InstanceRow>();
   return r.results.map(toInstance);
 }
 
 /** Instance `id` of `account`, or null (missing or another account's). */
 export async function getInstance(env: Env, account: string, id: string): Promise<StoredInstance | null> {
-  const r = await env.DB.prepare("SELECT * FROM wms_instances WHERE id = ? AND account = ?").bind(id, account).first<InstanceRow>();
+  const r = await env.DB.prepare("SELECT * FROM wms_instances WHERE id = ? AND account = ?")
+    .bind(id, account)
+    .first<InstanceRow>();
   return r ? toInstance(r) : null;
 }
 
@@ -69,25 +86,37 @@ export async function instanceById(env: Env, id: string): Promise<StoredInstance
 /** Replaces name/description/additionalData of instance `id` (and its layers when `input.layers` is given). */
 export async function updateInstance(env: Env, id: string, input: InstanceInput): Promise<void> {
   await env.DB.batch([
-    env.DB.prepare("UPDATE wms_instances SET name = ?, body = ?, updated = ? WHERE id = ?").bind(input.name, JSON.stringify(bodyOf(input)), new Date().toISOString(), id),
+    env.DB.prepare("UPDATE wms_instances SET name = ?, body = ?, updated = ? WHERE id = ?").bind(
+      input.name,
+      JSON.stringify(bodyOf(input)),
+      new Date().toISOString(),
+      id,
+    ),
     ...(input.layers ? layerStatements(env, id, input.layers) : []),
   ]);
 }
 
 /** Deletes instance `id` and its layers. */
 export async function deleteInstance(env: Env, id: string): Promise<void> {
-  await env.DB.batch([env.DB.prepare("DELETE FROM wms_layers WHERE instance_id = ?").bind(id), env.DB.prepare("DELETE FROM wms_instances WHERE id = ?").bind(id)]);
+  await env.DB.batch([
+    env.DB.prepare("DELETE FROM wms_layers WHERE instance_id = ?").bind(id),
+    env.DB.prepare("DELETE FROM wms_instances WHERE id = ?").bind(id),
+  ]);
 }
 
 /** The layers of instance `id` in orderHint order (then id). */
 export async function listLayers(env: Env, id: string): Promise<LayerInput[]> {
-  const r = await env.DB.prepare("SELECT body FROM wms_layers WHERE instance_id = ? ORDER BY order_hint, id").bind(id).all<{ body: string }>();
+  const r = await env.DB.prepare("SELECT body FROM wms_layers WHERE instance_id = ? ORDER BY order_hint, id")
+    .bind(id)
+    .all<{ body: string }>();
   return r.results.map((x) => JSON.parse(x.body) as LayerInput);
 }
 
 /** Layer `layerId` of instance `id`, or null. */
 export async function getLayer(env: Env, id: string, layerId: string): Promise<LayerInput | null> {
-  const r = await env.DB.prepare("SELECT body FROM wms_layers WHERE instance_id = ? AND id = ?").bind(id, layerId).first<{ body: string }>();
+  const r = await env.DB.prepare("SELECT body FROM wms_layers WHERE instance_id = ? AND id = ?")
+    .bind(id, layerId)
+    .first<{ body: string }>();
   return r ? (JSON.parse(r.body) as LayerInput) : null;
 }
 

@@ -16,7 +16,9 @@ export const SHOTS = join("test-artifacts", "browser");
 export async function consoleServer() {
   mkdirSync(SHOTS, { recursive: true });
   const server = await checkServer();
-  const client = JSON.parse(readFileSync(join(resolve(process.env.EO_EDGE_STATE ?? ".state"), "demo-client.json"), "utf8"));
+  const client = JSON.parse(
+    readFileSync(join(resolve(process.env.EO_EDGE_STATE ?? ".state"), "demo-client.json"), "utf8"),
+  );
   return { server, client, token: server.token };
 }
 
@@ -26,7 +28,13 @@ export async function consoleServer() {
  */
 export function failOnErrors(page, check) {
   page.on("pageerror", (e) => check(false, `page error: ${e.message}`));
-  page.on("console", (m) => m.type() === "error" && !/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text()) && check(false, `console error: ${m.text()}`));
+  page.on(
+    "console",
+    (m) =>
+      m.type() === "error" &&
+      !/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text()) &&
+      check(false, `console error: ${m.text()}`),
+  );
 }
 
 /** Logs in through the console's form at `base` (the token lands in this tab's sessionStorage). */
@@ -40,7 +48,11 @@ export async function logInForm(page, base, client) {
 
 /** fetch of the API at `base` with the token; resolves to the parsed JSON (throws on a non-2xx). */
 export async function api(base, token, path, { method = "GET", body } = {}) {
-  const r = await fetch(base + path, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body && JSON.stringify(body) });
+  const r = await fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: body && JSON.stringify(body),
+  });
   const text = await r.text();
   if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${text.slice(0, 300)}`);
   return text ? JSON.parse(text) : null;
@@ -59,12 +71,18 @@ export async function runChecks(label, steps, check, failures, extra = () => {})
   let browser;
   try {
     browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
-    const page = await browser.newPage({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1, acceptDownloads: true });
+    const page = await browser.newPage({
+      viewport: { width: 1280, height: 720 },
+      deviceScaleFactor: 1,
+      acceptDownloads: true,
+    });
     failOnErrors(page, check);
     extra(page);
     await logInForm(page, server.base, client);
     const ctx = { page, base: server.base, token, client, check };
-    for (const [name, step] of Object.entries(steps).filter(([n]) => !process.env.STEPS || process.env.STEPS.split(",").includes(n))) {
+    for (const [name, step] of Object.entries(steps).filter(
+      ([n]) => !process.env.STEPS || process.env.STEPS.split(",").includes(n),
+    )) {
       try {
         await step(ctx);
       } catch (e) {
@@ -76,6 +94,8 @@ export async function runChecks(label, steps, check, failures, extra = () => {})
     await browser?.close();
     await server.stop();
   }
-  console.log(`${label} browser check ${failures.length ? `FAILED (${failures.length})` : "passed"} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `${label} browser check ${failures.length ? `FAILED (${failures.length})` : "passed"} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  );
   process.exit(failures.length ? 1 : 0);
 }

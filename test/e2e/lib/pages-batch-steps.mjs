@@ -5,7 +5,10 @@ import { join, resolve } from "node:path";
 import { api } from "./console-check.mjs";
 
 /** The enabled action buttons of task `id`'s row in `table`, e.g. ["analyse", "start"]. */
-const enabledActions = (page, table, id) => page.$$eval(`#${table} tr[data-id="${id}"] button[data-action]`, (bs) => bs.filter((b) => !b.disabled).map((b) => b.dataset.action));
+const enabledActions = (page, table, id) =>
+  page.$$eval(`#${table} tr[data-id="${id}"] button[data-action]`, (bs) =>
+    bs.filter((b) => !b.disabled).map((b) => b.dataset.action),
+  );
 
 /** Clicks Refresh until task `id`'s status cell in `table` matches `re` (at most `seconds`). */
 async function waitStatus(page, table, id, re, seconds = 180) {
@@ -22,11 +25,15 @@ async function waitStatus(page, table, id, re, seconds = 180) {
 /** An S3 client of the endpoint (the AWS SDK, not the page's aws4fetch) with the demo account's key. */
 async function s3Oracle(base) {
   const { S3Client, ListObjectsV2Command, GetObjectCommand, PutObjectCommand } = await import("@aws-sdk/client-s3");
-  const keys = JSON.parse(readFileSync(join(resolve(process.env.EO_EDGE_STATE ?? ".state"), "demo-s3-keys.json"), "utf8"));
+  const keys = JSON.parse(
+    readFileSync(join(resolve(process.env.EO_EDGE_STATE ?? ".state"), "demo-s3-keys.json"), "utf8"),
+  );
   const client = new S3Client({ endpoint: `${base}/s3`, region: "us-east-1", forcePathStyle: true, credentials: keys });
   return {
-    list: async (Bucket, Prefix) => ((await client.send(new ListObjectsV2Command({ Bucket, Prefix }))).Contents ?? []).map((c) => c.Key),
-    get: async (Bucket, Key) => Buffer.from(await (await client.send(new GetObjectCommand({ Bucket, Key }))).Body.transformToByteArray()),
+    list: async (Bucket, Prefix) =>
+      ((await client.send(new ListObjectsV2Command({ Bucket, Prefix }))).Contents ?? []).map((c) => c.Key),
+    get: async (Bucket, Key) =>
+      Buffer.from(await (await client.send(new GetObjectCommand({ Bucket, Key }))).Body.transformToByteArray()),
     put: (Bucket, Key, Body) => client.send(new PutObjectCommand({ Bucket, Key, Body })),
   };
 }
@@ -51,9 +58,15 @@ export async function batch({ page, base, token, check, shots }) {
   await page.fill("#batchWest", "-11.2");
   await page.click("#batchCreate");
   await page.waitForTimeout(300);
-  const notes = await page.$$eval("#batchForm .field-error", (es) => es.map((e) => `${e.previousElementSibling?.id}: ${e.textContent}`));
-  check(posts.length === 0 && notes.some((n) => n.startsWith("batchOutput:") && /tileName/.test(n)) && notes.some((n) => n.startsWith("batchWest:")),
-    `invalid form not sent (${posts.length} POSTs); messages: ${notes.join(" | ")}`);
+  const notes = await page.$$eval("#batchForm .field-error", (es) =>
+    es.map((e) => `${e.previousElementSibling?.id}: ${e.textContent}`),
+  );
+  check(
+    posts.length === 0 &&
+      notes.some((n) => n.startsWith("batchOutput:") && /tileName/.test(n)) &&
+      notes.some((n) => n.startsWith("batchWest:")),
+    `invalid form not sent (${posts.length} POSTs); messages: ${notes.join(" | ")}`,
+  );
   await page.fill("#batchOutput", goodUrl);
   await page.fill("#batchWest", "-11.55");
   await page.click("#gridPreview");
@@ -69,27 +82,45 @@ export async function batch({ page, base, token, check, shots }) {
   await page.click(`#batchTable button[aria-label="Analyse ${id}"]`);
   const analysed = await waitStatus(page, "batchTable", id, /ANALYSIS_DONE|FAILED/);
   const afterAnalysis = await enabledActions(page, "batchTable", id);
-  check(JSON.stringify(created) === JSON.stringify(ACTIONS.CREATED) && analysed === "ANALYSIS_DONE" && JSON.stringify(afterAnalysis) === JSON.stringify(ACTIONS.ANALYSIS_DONE),
-    `task ${id}: actions CREATED [${created}], ${analysed} [${afterAnalysis}]`);
+  check(
+    JSON.stringify(created) === JSON.stringify(ACTIONS.CREATED) &&
+      analysed === "ANALYSIS_DONE" &&
+      JSON.stringify(afterAnalysis) === JSON.stringify(ACTIONS.ANALYSIS_DONE),
+    `task ${id}: actions CREATED [${created}], ${analysed} [${afterAnalysis}]`,
+  );
   await page.click(`#batchTable button[aria-label="Start ${id}"]`);
   const done = await waitStatus(page, "batchTable", id, /^(DONE|FAILED)$/);
   const bar = await page.$eval(`#batchTable tr[data-id="${id}"] progress`, (p) => p.value);
   const afterDone = await enabledActions(page, "batchTable", id);
-  check(done === "DONE" && bar === 100 && afterDone.length === 0, `task ${id} ${done}, progress bar ${bar}, actions [${afterDone}]`);
+  check(
+    done === "DONE" && bar === 100 && afterDone.length === 0,
+    `task ${id} ${done}, progress bar ${bar}, actions [${afterDone}]`,
+  );
   const keysBefore = (await api(base, token, "/api/v1/accounts/me/s3keys")).data.length;
   await page.click(`#batchTable button[aria-label="Outputs ${id}"]`);
   await page.waitForSelector("#outputTable:not([hidden]) tbody tr", { timeout: 30_000 });
   const shown = await page.$$eval("#outputTable tbody tr", (rows) => rows.map((r) => r.dataset.id));
   const s3 = await s3Oracle(base);
   const listed = await s3.list("console-batch", `${id}/`);
-  const [download] = await Promise.all([page.waitForEvent("download"), page.click(`#outputTable button[aria-label="Download ${shown[0]}"]`)]);
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.click(`#outputTable button[aria-label="Download ${shown[0]}"]`),
+  ]);
   const bytes = readFileSync(await download.path());
   const ref = await s3.get("console-batch", shown[0]);
   const keysAfter = (await api(base, token, "/api/v1/accounts/me/s3keys")).data.length;
   const written = [...new Set(listed.map((k) => k.split("/")[1]))].sort();
-  check(preview.length > 0 && drawn === preview.length && JSON.stringify([...preview].sort()) === JSON.stringify(written), `grid preview: ${preview.length} tiles [${preview}] (${drawn} drawn); the task wrote tiles [${written}]`);
-  check(shown.length > 0 && JSON.stringify(shown) === JSON.stringify(listed) && Buffer.compare(bytes, ref) === 0 && keysAfter === keysBefore,
-    `outputs through the S3 endpoint: ${shown.length} objects = the AWS SDK's listing; ${shown[0]} downloaded, ${bytes.length} bytes equal to GetObject; S3 keys of the account ${keysBefore} before, ${keysAfter} after (the page's own keys deleted)`);
+  check(
+    preview.length > 0 && drawn === preview.length && JSON.stringify([...preview].sort()) === JSON.stringify(written),
+    `grid preview: ${preview.length} tiles [${preview}] (${drawn} drawn); the task wrote tiles [${written}]`,
+  );
+  check(
+    shown.length > 0 &&
+      JSON.stringify(shown) === JSON.stringify(listed) &&
+      Buffer.compare(bytes, ref) === 0 &&
+      keysAfter === keysBefore,
+    `outputs through the S3 endpoint: ${shown.length} objects = the AWS SDK's listing; ${shown[0]} downloaded, ${bytes.length} bytes equal to GetObject; S3 keys of the account ${keysBefore} before, ${keysAfter} after (the page's own keys deleted)`,
+  );
   await page.click("#gridPreview");
   await shots(page, "batch");
 }
@@ -110,12 +141,20 @@ export async function statbatch({ page, base, token, check, shots }) {
   // the GeoPackage uploaded from the page (S3 PutObject signed in the browser): the bucket holds the file's bytes
   const gpkg = "test/fixtures/vector/westflanders_fields.gpkg";
   await page.setInputFiles("#sbUpload", gpkg);
-  await page.waitForFunction(() => /uploaded|error/i.test(document.getElementById("batchState").textContent), null, { timeout: 60_000 });
+  await page.waitForFunction(() => /uploaded|error/i.test(document.getElementById("batchState").textContent), null, {
+    timeout: 60_000,
+  });
   const features = await page.inputValue("#sbFeatures");
   const stored = await s3.get("console-batch", "uploads/westflanders_fields.gpkg").catch(() => Buffer.alloc(0));
-  check(features === "s3://console-batch/uploads/westflanders_fields.gpkg" && Buffer.compare(stored, readFileSync(gpkg)) === 0,
-    `GeoPackage uploaded from the batch page: Features ${features}; the object equals the file (${stored.length} bytes)`);
-  const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith("/api/v1/statistics/batch")), page.click("#batchCreate")]);
+  check(
+    features === "s3://console-batch/uploads/westflanders_fields.gpkg" &&
+      Buffer.compare(stored, readFileSync(gpkg)) === 0,
+    `GeoPackage uploaded from the batch page: Features ${features}; the object equals the file (${stored.length} bytes)`,
+  );
+  const [response] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith("/api/v1/statistics/batch")),
+    page.click("#batchCreate"),
+  ]);
   if (response.status() !== 201) throw new Error(`create: ${response.status()} ${await response.text()}`);
   const { id } = await response.json();
   await page.waitForSelector(`#statBatchTable tr[data-id="${id}"]`);
@@ -123,16 +162,25 @@ export async function statbatch({ page, base, token, check, shots }) {
   await page.click(`#statBatchTable button[aria-label="Start ${id}"]`);
   const done = await waitStatus(page, "statBatchTable", id, /^(DONE|PARTIAL|FAILED)$/);
   const task = await api(base, token, `/api/v1/statistics/batch/${id}`);
-  check(JSON.stringify(created) === JSON.stringify(ACTIONS.CREATED) && /DONE|PARTIAL/.test(done) && task.status === done, `statistical batch ${id} from the form: actions CREATED [${created}], ${done} (API: ${task.status})`);
+  check(
+    JSON.stringify(created) === JSON.stringify(ACTIONS.CREATED) && /DONE|PARTIAL/.test(done) && task.status === done,
+    `statistical batch ${id} from the form: actions CREATED [${created}], ${done} (API: ${task.status})`,
+  );
   await page.click(`#statBatchTable button[aria-label="Details ${id}"]`);
   await page.waitForSelector("#taskDetails:not([hidden])");
   const details = JSON.parse(await page.textContent("#taskJson"));
-  check(details.id === id && details.status === task.status && details.request.input.features.s3.url === features, `Details of ${id}: the task JSON the API gives (status ${details.status}, features ${details.request.input.features.s3.url})`);
+  check(
+    details.id === id && details.status === task.status && details.request.input.features.s3.url === features,
+    `Details of ${id}: the task JSON the API gives (status ${details.status}, features ${details.request.input.features.s3.url})`,
+  );
   await page.click(`#statBatchTable button[aria-label="Outputs ${id}"]`);
   await page.waitForSelector("#outputCaption:text-matches('Outputs of " + id + "')", { timeout: 30_000 });
   const shown = await page.$$eval("#outputTable tbody tr", (rows) => rows.map((r) => r.dataset.id));
   const listed = await s3.list("console-batch", `pages-check/stats/${id}/`);
-  check(shown.length > 0 && JSON.stringify(shown) === JSON.stringify(listed), `statistical batch outputs: ${shown.length} objects (${shown.slice(0, 2).join(", ")}...) = the AWS SDK's listing`);
+  check(
+    shown.length > 0 && JSON.stringify(shown) === JSON.stringify(listed),
+    `statistical batch outputs: ${shown.length} objects (${shown.slice(0, 2).join(", ")}...) = the AWS SDK's listing`,
+  );
   await shots(page, "statbatch");
 }
 
@@ -151,11 +199,19 @@ export async function batchcollection({ page, base, token, check }) {
   await page.selectOption("#taskKind", "batch");
   await page.check("#batchMakeCollection");
   await page.click("#batchCreate");
-  const note = await page.waitForSelector("#batchMakeCollection + .field-error", { timeout: 10_000 }).then((e) => e.textContent());
+  const note = await page
+    .waitForSelector("#batchMakeCollection + .field-error", { timeout: 10_000 })
+    .then((e) => e.textContent());
   await page.fill("#batchScript", NDVI_1BAND);
-  const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith("/api/v2/batch/process")), page.click("#batchCreate")]);
+  const [response] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith("/api/v2/batch/process")),
+    page.click("#batchCreate"),
+  ]);
   const { id } = await response.json();
-  check(/single-band/.test(note) && response.status() === 201, `batch collection: 4-band script refused at the checkbox ("${note}"); 1-band task ${id} created (${response.status()})`);
+  check(
+    /single-band/.test(note) && response.status() === 201,
+    `batch collection: 4-band script refused at the checkbox ("${note}"); 1-band task ${id} created (${response.status()})`,
+  );
   await page.waitForSelector(`#batchTable tr[data-id="${id}"]`);
   await page.click(`#batchTable button[aria-label="Start ${id}"]`);
   let status = "";
@@ -169,5 +225,8 @@ export async function batchcollection({ page, base, token, check }) {
   const row = await page.$$eval(`#catalogTable tr[data-id="batch-${id}"] td`, (tds) => tds.map((td) => td.textContent));
   const meta = await api(base, token, `/api/v1/metadata/collection/batch-${id}`);
   const expected = `${meta.bands.length}: ${meta.bands.map((b) => `${b.name} (${b.sampleType})`).join(", ")}`;
-  check(status === "DONE" && row[1] === "batch" && row[3] === expected && meta.bands[0].name === "ndvi", `task ${id} ${status}; collections page: batch-${id} kind ${row[1]}, bands "${row[3]}" (metadata: "${expected}")`);
+  check(
+    status === "DONE" && row[1] === "batch" && row[3] === expected && meta.bands[0].name === "ndvi",
+    `task ${id} ${status}; collections page: batch-${id} kind ${row[1]}, bands "${row[3]}" (metadata: "${expected}")`,
+  );
 }

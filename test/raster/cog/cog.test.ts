@@ -25,7 +25,11 @@ describe("openCog", () => {
     expect(cog.bbox).toEqual([199980, 2690220, 309780, 2800020]);
     expect(cog.nodata).toBe(0);
     expect(cog.sampleType).toBe("UINT16");
-    expect(cog.levels.map((l) => [l.width, l.height, l.blockWidth])).toEqual([[1098, 1098, 512], [549, 549, 128], [275, 275, 128]]);
+    expect(cog.levels.map((l) => [l.width, l.height, l.blockWidth])).toEqual([
+      [1098, 1098, 512],
+      [549, 549, 128],
+      [275, 275, 128],
+    ]);
     expect(cog.levels[1]!.resolution).toEqual([200, 200]);
     expect(cog.levels[2]!.ratio).toBeCloseTo(1098 / 275, 12);
     expect(cog.levels[2]!.geoTransform[1]).toBeCloseTo(100 * (1098 / 275), 9);
@@ -43,7 +47,14 @@ describe("openCog", () => {
 
   it("reads the multi-band Int16 Belgium file: 3 bands, nodata -32768, EPSG:32631", async () => {
     const cog = await openCog(await sourceFor(BELGIUM));
-    expect([cog.crs.epsg, cog.width, cog.height, cog.bandCount, cog.nodata, cog.sampleType]).toEqual([32631, 73, 58, 3, -32768, "INT16"]);
+    expect([cog.crs.epsg, cog.width, cog.height, cog.bandCount, cog.nodata, cog.sampleType]).toEqual([
+      32631,
+      73,
+      58,
+      3,
+      -32768,
+      "INT16",
+    ]);
     expect(cog.levels).toHaveLength(1);
   });
 });
@@ -110,7 +121,9 @@ describe("readCogWindow", () => {
     const bwin = { x0: 5, y0: 7, width: 60, height: 40 };
     const native = await chunky.readNative!(0, [2, 0], bwin);
     expect(native[0]).toBeInstanceOf(Int16Array);
-    expect(native.map((n) => Array.from(n))).toEqual((await readCogWindow(chunky, 0, [2, 0], bwin)).map((f) => Array.from(f)));
+    expect(native.map((n) => Array.from(n))).toEqual(
+      (await readCogWindow(chunky, 0, [2, 0], bwin)).map((f) => Array.from(f)),
+    );
   });
 
   it("rejects windows outside the level and bad band indices", async () => {

@@ -22,14 +22,21 @@ const PYRAMID = "sentinel-2-l2a/S2A_29RKH_20200219_0_L2A/B04.tif"; // 1098 x 109
 
 let sources = 0;
 function memorySource(buf: ArrayBuffer): ByteSource {
-  return { id: `mem-${++sources}#1`, size: buf.byteLength, read: async (ranges) => ranges.map((r) => buf.slice(r.offset, r.offset + r.length)) };
+  return {
+    id: `mem-${++sources}#1`,
+    size: buf.byteLength,
+    read: async (ranges) => ranges.map((r) => buf.slice(r.offset, r.offset + r.length)),
+  };
 }
 
 const patched = async (file: string) => new TiffPatch(await sampleFile(file));
 
 /** Expects `p` to reject with an invalid-file EngineError whose message matches `message`; returns it. */
 async function invalidFile(p: Promise<unknown>, message: RegExp): Promise<EngineError> {
-  const e = await p.then(() => expect.fail("expected an invalid-file error"), (err: unknown) => err);
+  const e = await p.then(
+    () => expect.fail("expected an invalid-file error"),
+    (err: unknown) => err,
+  );
   expect(e).toBeInstanceOf(EngineError);
   expect((e as EngineError).kind).toBe("invalid-file");
   expect((e as EngineError).message).toMatch(message);
@@ -39,7 +46,10 @@ async function invalidFile(p: Promise<unknown>, message: RegExp): Promise<Engine
 describe("the IFD chain", () => {
   it("a first IFD whose next-IFD offset points at itself fails at once (geotiff.js alone loops forever)", async () => {
     const t = await patched(WF);
-    const e = await invalidFile(parseHeader(memorySource(t.setNext(0, t.ifd(0)).buffer)), /IFD chain loops: IFD 1 \(at byte \d+\) was already read/);
+    const e = await invalidFile(
+      parseHeader(memorySource(t.setNext(0, t.ifd(0)).buffer)),
+      /IFD chain loops: IFD 1 \(at byte \d+\) was already read/,
+    );
     expect(e.message).toMatch(/^GeoTIFF mem-\d+: /);
   });
 
@@ -47,14 +57,20 @@ describe("the IFD chain", () => {
     const t = await patched(PYRAMID);
     await invalidFile(parseHeader(memorySource(t.setNext(2, t.ifd(0)).buffer)), /IFD chain loops: IFD 3/);
     const u = await patched(PYRAMID);
-    await invalidFile(parseHeader(memorySource(u.setNext(1, u.bytes.length + 100).buffer)), /IFD 2 \(at byte \d+\) lies outside the file/);
+    await invalidFile(
+      parseHeader(memorySource(u.setNext(1, u.bytes.length + 100).buffer)),
+      /IFD 2 \(at byte \d+\) lies outside the file/,
+    );
   });
 
   it("more IFDs than TIFF_LIMITS.ifds (a chain of 100 copies of one IFD)", async () => {
     const t = await patched(WF);
     const ifd = t.bytes.slice(t.ifd(0), t.nextAt(t.ifd(0)) + 4); // its next-IFD offset is 0
     for (let i = 0; i < 100; i++) t.setNext(i, t.append(ifd));
-    const e = await invalidFile(parseHeader(memorySource(t.buffer)), /number of IFDs in the chain \(65\) exceeds the GeoTIFF limit ifds = 64/);
+    const e = await invalidFile(
+      parseHeader(memorySource(t.buffer)),
+      /number of IFDs in the chain \(65\) exceeds the GeoTIFF limit ifds = 64/,
+    );
     expect(e.limit).toEqual({ name: "tiff.ifds", max: 64 });
   });
 
@@ -62,39 +78,63 @@ describe("the IFD chain", () => {
     const t = await patched(WF);
     const entry = t.ifd(0) + 2 + 12 * 10; // TileOffsets, the 11th entry
     new DataView(t.bytes.buffer).setUint32(entry + 4, 2 ** 30, true);
-    await invalidFile(parseHeader(memorySource(t.buffer)), /values of tag 324 \(4294967296\) exceeds the GeoTIFF limit tagBytes/);
+    await invalidFile(
+      parseHeader(memorySource(t.buffer)),
+      /values of tag 324 \(4294967296\) exceeds the GeoTIFF limit tagBytes/,
+    );
     const u = await patched(WF);
     const metadata = u.ifd(0) + 2 + 12 * 17; // GDAL_METADATA (ASCII), the 18th entry: 2 MiB of text, in 5 IFDs
     new DataView(u.bytes.buffer).setUint32(metadata + 4, 2 * 1024 * 1024, true);
     new DataView(u.bytes.buffer).setUint32(metadata + 8, u.append(new Uint8Array(2 * 1024 * 1024)), true);
     const ifd = u.bytes.slice(u.ifd(0), u.nextAt(u.ifd(0)) + 4);
     for (let i = 0; i < 4; i++) u.setNext(i, u.append(ifd));
-    await invalidFile(parseHeader(memorySource(u.buffer)), /IFDs \(\d+\) exceeds the GeoTIFF limit headerBytes = 8388608/);
-    await invalidFile(parseHeader(memorySource(new TextEncoder().encode("PK\x03\x04 not a tiff at all").slice().buffer as ArrayBuffer)), /not a TIFF/);
+    await invalidFile(
+      parseHeader(memorySource(u.buffer)),
+      /IFDs \(\d+\) exceeds the GeoTIFF limit headerBytes = 8388608/,
+    );
+    await invalidFile(
+      parseHeader(memorySource(new TextEncoder().encode("PK\x03\x04 not a tiff at all").slice().buffer as ArrayBuffer)),
+      /not a TIFF/,
+    );
   });
 });
 
 describe("an image's layout", () => {
   it("TileWidth 0 (read as an empty window of zeros before)", async () => {
     const t = await patched(WF);
-    await invalidFile(parseHeader(memorySource(t.set(0, TAG.TileWidth, 0).buffer)), /full-resolution image: TileWidth is 0; it must be a positive integer/);
+    await invalidFile(
+      parseHeader(memorySource(t.set(0, TAG.TileWidth, 0).buffer)),
+      /full-resolution image: TileWidth is 0; it must be a positive integer/,
+    );
   });
 
   it("tiles too large to decode, too many tiles", async () => {
     const big = await patched(WF);
     big.set(0, TAG.TileWidth, 8192).set(0, 323, 8192); // 8192 x 8192 x 2 bytes = 128 MiB per tile
-    await invalidFile(parseHeader(memorySource(big.buffer)), /decoded size of one block \(134217728\) exceeds the GeoTIFF limit blockBytes = 16777216/);
+    await invalidFile(
+      parseHeader(memorySource(big.buffer)),
+      /decoded size of one block \(134217728\) exceeds the GeoTIFF limit blockBytes = 16777216/,
+    );
     const many = await patched(WF);
     many.set(0, TAG.TileWidth, 16).set(0, 323, 16).set(0, 256, 60000).set(0, 257, 60000); // 3750² tiles
-    await invalidFile(parseHeader(memorySource(many.buffer)), /number of blocks \(14062500\) exceeds the GeoTIFF limit blocks = 262144/);
+    await invalidFile(
+      parseHeader(memorySource(many.buffer)),
+      /number of blocks \(14062500\) exceeds the GeoTIFF limit blocks = 262144/,
+    );
   });
 
   it("a tile past the end of the file, and one storing more than its decoded size allows", async () => {
     const t = await patched(WF);
-    await invalidFile(parseHeader(memorySource(t.set(0, TAG.TileOffsets, t.bytes.length - 10).buffer)), /block 0 \(bytes \d+\.\.\d+\) lies past the end of the file \(14332 bytes\)/);
+    await invalidFile(
+      parseHeader(memorySource(t.set(0, TAG.TileOffsets, t.bytes.length - 10).buffer)),
+      /block 0 \(bytes \d+\.\.\d+\) lies past the end of the file \(14332 bytes\)/,
+    );
     const u = await patched(WF);
     u.replaceBlock(0, new Uint8Array(2 * 512 * 512 * 2 + 4097));
-    await invalidFile(parseHeader(memorySource(u.buffer)), /block 0 stores 1052673 bytes, more than a block of 524288 bytes can/);
+    await invalidFile(
+      parseHeader(memorySource(u.buffer)),
+      /block 0 stores 1052673 bytes, more than a block of 524288 bytes can/,
+    );
   });
 });
 
@@ -105,10 +145,16 @@ describe("blocks that do not decode", () => {
     clearCogCaches();
     const corrupt = await patched(WF);
     corrupt.block(0).fill(0xa5, 2);
-    await invalidFile(openCog(memorySource(corrupt.buffer)).then((c) => c.read(0, [0], window)), /block 0 cannot be decoded \(GeoTIFF block: corrupt or truncated DEFLATE/);
+    await invalidFile(
+      openCog(memorySource(corrupt.buffer)).then((c) => c.read(0, [0], window)),
+      /block 0 cannot be decoded \(GeoTIFF block: corrupt or truncated DEFLATE/,
+    );
     const cut = await patched(WF);
     cut.set(0, TAG.TileByteCounts, cut.values(0, TAG.TileByteCounts)[0]! >> 1);
-    await invalidFile(openCog(memorySource(cut.buffer)).then((c) => c.read(0, [0], window)), /block 0 cannot be decoded/);
+    await invalidFile(
+      openCog(memorySource(cut.buffer)).then((c) => c.read(0, [0], window)),
+      /block 0 cannot be decoded/,
+    );
   });
 
   it("a DEFLATE bomb (64 MiB of zeros in a 512 KiB tile) is refused by both paths without being inflated whole", async () => {
@@ -118,11 +164,18 @@ describe("blocks that do not decode", () => {
     const level = header.levels[0]!;
     const core = decodeCore();
     if (core) {
-      await expect(decodeBlock(header, level, bomb.slice().buffer, 512 * 512, "wasm")).rejects.toThrow(/DEFLATE data decodes to more than 1048576 bytes \(the block holds 524288\)/);
+      await expect(decodeBlock(header, level, bomb.slice().buffer, 512 * 512, "wasm")).rejects.toThrow(
+        /DEFLATE data decodes to more than 1048576 bytes \(the block holds 524288\)/,
+      );
       expect(core.memoryBytes()).toBeLessThan(8 * 1024 * 1024); // output buffers stopped at 1 MiB
     }
-    await expect(decodeBlock(header, level, bomb.slice().buffer, 512 * 512, "js")).rejects.toThrow(/deflate data decompresses to more than 1048576 bytes/);
-    await invalidFile(openCog(memorySource(t.buffer)).then((c) => c.read(0, [0], window)), /block 0 cannot be decoded \(.*decode.* to more than 1048576 bytes/);
+    await expect(decodeBlock(header, level, bomb.slice().buffer, 512 * 512, "js")).rejects.toThrow(
+      /deflate data decompresses to more than 1048576 bytes/,
+    );
+    await invalidFile(
+      openCog(memorySource(t.buffer)).then((c) => c.read(0, [0], window)),
+      /block 0 cannot be decoded \(.*decode.* to more than 1048576 bytes/,
+    );
   });
 
   it("the bounded JavaScript decompressors stop at their bound", async () => {

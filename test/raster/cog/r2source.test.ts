@@ -25,7 +25,11 @@ describe("r2Source", () => {
     await sourceFor(BELGIUM);
     const s = (await r2Source(env.DATA, BELGIUM, { prefix: 0 }))!;
     expect(s.stats).toEqual({ heads: 1, gets: 0, bytes: 0 });
-    const ranges = [{ offset: 14260, length: 100 }, { offset: 610, length: 50 }, { offset: 7440, length: 10 }];
+    const ranges = [
+      { offset: 14260, length: 100 },
+      { offset: 610, length: 50 },
+      { offset: 7440, length: 10 },
+    ];
     const out = await s.read(ranges);
     expect(s.stats.gets).toBe(1);
     ranges.forEach((r, i) => expect(new Uint8Array(out[i]!)).toEqual(bytes.slice(r.offset, r.offset + r.length)));
@@ -34,10 +38,19 @@ describe("r2Source", () => {
   it("issues separate requests for ranges further apart, and clamps ranges at the end of the object", async () => {
     await sourceFor(BELGIUM);
     const s = (await r2Source(env.DATA, BELGIUM, { prefix: 0 }))!;
-    const out = await s.read([{ offset: 0, length: 8 }, { offset: s.size - 4, length: 100 }]);
+    const out = await s.read([
+      { offset: 0, length: 8 },
+      { offset: s.size - 4, length: 100 },
+    ]);
     expect(out[1]!.byteLength).toBe(4);
     expect(s.stats.gets).toBe(2);
-    expect(coalesce([{ offset: 0, length: 10 }, { offset: 10 + 16 * 1024, length: 1 }, { offset: 5, length: 0 }]).length).toBe(2);
+    expect(
+      coalesce([
+        { offset: 0, length: 10 },
+        { offset: 10 + 16 * 1024, length: 1 },
+        { offset: 5, length: 0 },
+      ]).length,
+    ).toBe(2);
   });
 
   it("opens objects smaller than the prefix", async () => {

@@ -19,7 +19,10 @@ describe("parseCrs", () => {
   });
 
   it.each([
-    ["http://www.opengis.net/def/crs/EPSG/0/2056", /EPSG:2056\) is not supported.*32601-32660.*2154.*3035.*docs\.sentinel-hub\.com\/api\/latest\/api\/process\/crs/],
+    [
+      "http://www.opengis.net/def/crs/EPSG/0/2056",
+      /EPSG:2056\) is not supported.*32601-32660.*2154.*3035.*docs\.sentinel-hub\.com\/api\/latest\/api\/process\/crs/,
+    ],
     ["EPSG:32661", /not supported/],
     ["EPSG:25831", /not supported/],
     ["EPSG:4327", /not supported/],
@@ -72,7 +75,8 @@ describe("crsArea of the national and polar CRSs", () => {
     }
     // the 15-degree margin: Lambert-93 reaches 26 degrees north (the area of use starts at 41.15)
     const [, south] = crsArea(crsFromEpsg(2154));
-    const xs = Float64Array.of(3), ys = Float64Array.of(26.2);
+    const xs = Float64Array.of(3),
+      ys = Float64Array.of(26.2);
     transformer(crsFromEpsg(4326), crsFromEpsg(2154))(xs, ys);
     expect(south).toBeLessThan(ys[0]!);
   });

@@ -22,8 +22,8 @@ const fromPackage = (code: number): Entry | undefined => PACKAGE[`../../../node_
 
 /** docs.sentinel-hub.com/api/latest/api/process/crs/ ("CRS support"), read by hand: the oracle of the list. */
 const DOCUMENTED_OTHERS = [
-  2154, 2180, 2193, 3003, 3004, 3005, 3006, 3031, 3035, 3161, 3346, 3413, 3416, 3578, 3580, 3765, 3794, 3844, 3912, 3995, 4026, 5514,
-  28992, 32184,
+  2154, 2180, 2193, 3003, 3004, 3005, 3006, 3031, 3035, 3161, 3346, 3413, 3416, 3578, 3580, 3765, 3794, 3844, 3912,
+  3995, 4026, 5514, 28992, 32184,
 ];
 const UTM = [...Array(60).keys()].flatMap((i) => [32601 + i, 32701 + i]);
 
@@ -63,7 +63,8 @@ function errors(code: number, p: Points, expected: number[][]): number[] {
 const maxError = (code: number, p: Points, expected: number[][]): number => Math.max(...errors(code, p, expected));
 
 /** Distances between two lists of points. */
-const distances = (a: number[][], b: number[][]): number[] => a.map(([x, y], i) => Math.hypot(x! - b[i]![0]!, y! - b[i]![1]!));
+const distances = (a: number[][], b: number[][]): number[] =>
+  a.map(([x, y], i) => Math.hypot(x! - b[i]![0]!, y! - b[i]![1]!));
 
 describe("supported CRS list", () => {
   it("is Sentinel Hub's documented list, no more, no less", () => {
@@ -79,8 +80,14 @@ describe("supported CRS list", () => {
       const [north, west, south, east] = pkg!.bbox;
       const { datumShift, ...rest } = crs[code]!;
       const ours = towgs84(rest.proj4);
-      const proj4 = ours === undefined ? rest.proj4 : rest.proj4.replace(`+towgs84=${ours}`, `+towgs84=${towgs84(pkg!.proj4)}`);
-      expect({ ...rest, proj4 }, `EPSG:${code}`).toEqual({ name: pkg!.name, kind: pkg!.kind, proj4: pkg!.proj4, area: [west, south, east, north] });
+      const proj4 =
+        ours === undefined ? rest.proj4 : rest.proj4.replace(`+towgs84=${ours}`, `+towgs84=${towgs84(pkg!.proj4)}`);
+      expect({ ...rest, proj4 }, `EPSG:${code}`).toEqual({
+        name: pkg!.name,
+        kind: pkg!.kind,
+        proj4: pkg!.proj4,
+        area: [west, south, east, north],
+      });
       expect(datumShift?.epsgIndex, `EPSG:${code} epsg-index's towgs84 recorded`).toBe(towgs84(pkg!.proj4));
       if (datumShift) expect(datumShift.source).toMatch(/^PROJ \d+\.\d+\.\d+$/);
     }
@@ -93,12 +100,14 @@ describe("supported CRS list", () => {
 describe("proj4 with these definitions vs GDAL/PROJ", () => {
   it("forward: within 1 mm of PROJ with the same proj4 string, for every supported CRS", async () => {
     const pts = await points();
-    for (const code of SUPPORTED_EPSG) expect(maxError(code, pts[code]!, pts[code]!.proj4), `EPSG:${code}`).toBeLessThan(1e-3);
+    for (const code of SUPPORTED_EPSG)
+      expect(maxError(code, pts[code]!, pts[code]!.proj4), `EPSG:${code}`).toBeLessThan(1e-3);
   });
 
   it("forward: within 1 mm of PROJ through the transformation each definition names, for every supported CRS", async () => {
     const pts = await points();
-    for (const code of SUPPORTED_EPSG) expect(maxError(code, pts[code]!, pts[code]!.op), `EPSG:${code}`).toBeLessThan(1e-3);
+    for (const code of SUPPORTED_EPSG)
+      expect(maxError(code, pts[code]!, pts[code]!.op), `EPSG:${code}`).toBeLessThan(1e-3);
   });
 
   it("forward: within 1 mm of PROJ's own choice with the EPSG codes wherever PROJ chooses the same transformation", async () => {

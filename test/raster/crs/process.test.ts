@@ -38,8 +38,15 @@ describe.each([
     const meta = ref.meta as unknown as CrsRef;
     const g = meta.grid;
     const body = {
-      input: { bounds: { bbox: g.bbox, properties: { crs } }, data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: TIME[scene] } }] },
-      output: { width: g.width, height: g.height, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
+      input: {
+        bounds: { bbox: g.bbox, properties: { crs } },
+        data: [{ type: "sentinel-2-l2a", dataFilter: { timeRange: TIME[scene] } }],
+      },
+      output: {
+        width: g.width,
+        height: g.height,
+        responses: [{ identifier: "default", format: { type: "image/tiff" } }],
+      },
       evalscript: bandsScript(["B04"]),
     };
     const r = await process(body, bearer);

@@ -5,7 +5,15 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { thrown } from "../../helpers/engine";
-import { encodeGeoTiff, encodeJson, encodePng, extensionFor, mimeFor, multipartMixed, tarArchive } from "../../../src/raster/encode";
+import {
+  encodeGeoTiff,
+  encodeJson,
+  encodePng,
+  extensionFor,
+  mimeFor,
+  multipartMixed,
+  tarArchive,
+} from "../../../src/raster/encode";
 import { parseMultipart } from "../../helpers/multipart";
 import { pyDecode, samplesOf, type PyMultipart, type PyTar } from "../../helpers/pydecode";
 import { headerChecksum, readTar } from "../../helpers/tar";
@@ -46,7 +54,9 @@ describe("packing several responses", () => {
     const [result] = (await pyDecode(ctx, [{ kind: "tar", data: tarArchive(entries()) }])) as PyTar[];
     expect(result!.error).toBeUndefined();
     const [tifMember, pngMember, jsonMember] = result!.members;
-    expect(result!.members.map((m) => [m.name, m.type, m.size])).toEqual(entries().map((e) => [e.name, "file", e.data.length]));
+    expect(result!.members.map((m) => [m.name, m.type, m.size])).toEqual(
+      entries().map((e) => [e.name, "file", e.data.length]),
+    );
     expect(tifMember!.tifffile).toMatchObject({ shape: [80, 120, 3], dtype: "uint16" });
     expect(Array.from(samplesOf(tifMember!.tifffile))).toEqual(Array.from(toUint16(w).data));
     expect(Array.from(samplesOf(pngMember!.pillow))).toEqual(Array.from(toUint8(w).data));
@@ -81,7 +91,10 @@ describe("packing several responses", () => {
     const parts = parseMultipart(body, contentType);
     expect(parts.map((p) => p.headers)).toEqual([
       { "content-type": "image/tiff", "content-disposition": 'attachment; name="default"; filename="default.tif"' },
-      { "content-type": "application/json", "content-disposition": 'attachment; name="userdata"; filename="userdata.json"' },
+      {
+        "content-type": "application/json",
+        "content-disposition": 'attachment; name="userdata"; filename="userdata.json"',
+      },
     ]);
     expect(parts[0]!.data).toEqual(tif);
     expect(JSON.parse(new TextDecoder().decode(parts[1]!.data))).toEqual(userdata);
@@ -109,10 +122,20 @@ describe("packing several responses", () => {
 
 describe("format names", () => {
   it("maps output format types to Sentinel Hub's tar extensions and back", () => {
-    expect(["image/png", "image/jpeg", "image/tiff", "application/json"].map(extensionFor)).toEqual(["png", "jpg", "tif", "json"]);
+    expect(["image/png", "image/jpeg", "image/tiff", "application/json"].map(extensionFor)).toEqual([
+      "png",
+      "jpg",
+      "tif",
+      "json",
+    ]);
     expect(extensionFor("IMAGE/TIFF; application=geotiff")).toBe("tif");
     expect(["png", "jpg", ".JPEG", "tif", "tiff", "json"].map(mimeFor)).toEqual([
-      "image/png", "image/jpeg", "image/jpeg", "image/tiff", "image/tiff", "application/json",
+      "image/png",
+      "image/jpeg",
+      "image/jpeg",
+      "image/tiff",
+      "image/tiff",
+      "application/json",
     ]);
     expect(thrown(() => extensionFor("image/webp")).kind).toBe("unsupported");
     expect(thrown(() => mimeFor("webp")).kind).toBe("unsupported");

@@ -10,12 +10,26 @@ import type { EncodeInput, SampleArray, SampleType } from "../../../src/raster/e
 import { validateCogs } from "../../helpers/batch";
 import { samplesOf } from "../../helpers/pydecode";
 
-const ARRAYS: Record<SampleType, new (n: number) => SampleArray> = { INT8: Int8Array, UINT8: Uint8Array, INT16: Int16Array, UINT16: Uint16Array, FLOAT32: Float32Array };
+const ARRAYS: Record<SampleType, new (n: number) => SampleArray> = {
+  INT8: Int8Array,
+  UINT8: Uint8Array,
+  INT16: Int16Array,
+  UINT16: Uint16Array,
+  FLOAT32: Float32Array,
+};
 
 /** A width x height x bands raster of sampleType with varied values (a ramp mixed with a prime stride). */
-function raster(width: number, height: number, bands: number, sampleType: SampleType, nodataValue?: number): EncodeInput {
+function raster(
+  width: number,
+  height: number,
+  bands: number,
+  sampleType: SampleType,
+  nodataValue?: number,
+): EncodeInput {
   const data = new ARRAYS[sampleType](width * height * bands);
-  for (let i = 0; i < data.length; i++) data[i] = sampleType === "FLOAT32" ? Math.sin(i) * 1000 : ((i * 7919) % 251) - (sampleType.startsWith("INT") ? 100 : 0);
+  for (let i = 0; i < data.length; i++)
+    data[i] =
+      sampleType === "FLOAT32" ? Math.sin(i) * 1000 : ((i * 7919) % 251) - (sampleType.startsWith("INT") ? 100 : 0);
   return { width, height, bands, sampleType, data, nodataValue };
 }
 
@@ -23,7 +37,13 @@ describe("encodeCog in GDAL", () => {
   it("every sample type: valid COG, tiles and overviews as asked, pixels as written", async (ctx) => {
     const types: SampleType[] = ["UINT8", "INT8", "INT16", "UINT16", "FLOAT32"];
     const inputs = types.map((t, i) => raster(300 + i, 200, 1 + (i % 3), t, t === "FLOAT32" ? undefined : 0));
-    const files = inputs.map((input) => encodeCog(input, { epsg: 32629, bbox: [200000, 2700000, 200000 + input.width * 10, 2702000] }, { blockxsize: 128, blockysize: 64 }));
+    const files = inputs.map((input) =>
+      encodeCog(
+        input,
+        { epsg: 32629, bbox: [200000, 2700000, 200000 + input.width * 10, 2702000] },
+        { blockxsize: 128, blockysize: 64 },
+      ),
+    );
     const decoded = await validateCogs(ctx, files);
     decoded.forEach((d, i) => {
       const input = inputs[i]!;
@@ -44,7 +64,15 @@ describe("encodeCog in GDAL", () => {
       encodeCog(small, { epsg: 4326, bbox: [0, 0, 1, 1] }),
     ];
     const [a, b] = await validateCogs(ctx, files);
-    expect(a!.cog).toEqual({ warnings: [], errors: [], overviews: [[260, 265], [130, 133]], block: [256, 256] });
+    expect(a!.cog).toEqual({
+      warnings: [],
+      errors: [],
+      overviews: [
+        [260, 265],
+        [130, 133],
+      ],
+      block: [256, 256],
+    });
     expect(a!.tifffile).toMatchObject({ predictor: 1, compression: 8 });
     expect(b!.cog).toEqual({ warnings: [], errors: [], overviews: [], block: [256, 256] });
     expect(Array.from(samplesOf(b!.gdal))).toEqual(Array.from(small.data));
@@ -53,7 +81,14 @@ describe("encodeCog in GDAL", () => {
 
 describe("overview kernels", () => {
   // 5 x 3, 1 band, nodata 0: overview at factor 2 is 3 x 2
-  const input: EncodeInput = { width: 5, height: 3, bands: 1, sampleType: "UINT16", nodataValue: 0, data: Uint16Array.from([1, 2, 3, 0, 5, 4, 4, 0, 0, 7, 9, 9, 9, 1, 0]) };
+  const input: EncodeInput = {
+    width: 5,
+    height: 3,
+    bands: 1,
+    sampleType: "UINT16",
+    nodataValue: 0,
+    data: Uint16Array.from([1, 2, 3, 0, 5, 4, 4, 0, 0, 7, 9, 9, 9, 1, 0]),
+  };
   it("average ignores nodata and rounds; nearest takes the pixel right/below the centre; mode the most frequent", () => {
     expect(Array.from(overview(input, 2, "average").data)).toEqual([3, 3, 6, 9, 5, 0]); // (1+2+4+4)/4=2.75, 3/1, (5+7)/2; (9+9)/2, (9+1)/2, none
     expect(Array.from(overview(input, 2, "nearest").data)).toEqual([4, 0, 7, 9, 1, 0]);

@@ -15,7 +15,8 @@ function segments(jpeg: Uint8Array): { marker: number; payload: Uint8Array }[] {
   const out = [];
   for (let i = 2; i < jpeg.length - 4; ) {
     if (jpeg[i] !== 0xff) throw new Error(`not a marker at ${i}`);
-    const marker = jpeg[i + 1]!, length = (jpeg[i + 2]! << 8) | jpeg[i + 3]!;
+    const marker = jpeg[i + 1]!,
+      length = (jpeg[i + 2]! << 8) | jpeg[i + 3]!;
     out.push({ marker, payload: jpeg.subarray(i + 4, i + 2 + length) });
     if (marker === 0xda) return out;
     i += 2 + length;
@@ -115,12 +116,16 @@ describe("encodeJpeg on real 29RKH pixels", () => {
       { input: grey, quality: 90, mode: "L", channels: 1, limit: 3 },
     ];
     const files = await Promise.all(cases.map((c) => encodeJpeg(c.input, c.quality)));
-    const results = (await pyDecode(ctx, files.map((data) => ({ kind: "jpeg", data })))) as PyImage[];
+    const results = (await pyDecode(
+      ctx,
+      files.map((data) => ({ kind: "jpeg", data })),
+    )) as PyImage[];
     cases.forEach((c, i) => {
       const { pillow, gdal } = results[i]!;
       expect(pillow).toMatchObject({ format: "JPEG", mode: c.mode, size: [200, 150] });
       expect(gdal).toMatchObject({ driver: "JPEG", dtype: "uint8" });
-      for (const decoded of [pillow, gdal]) expect(meanDiff(c.input, samplesOf(decoded), c.channels)).toBeLessThan(c.limit);
+      for (const decoded of [pillow, gdal])
+        expect(meanDiff(c.input, samplesOf(decoded), c.channels)).toBeLessThan(c.limit);
     });
   });
 
@@ -152,16 +157,24 @@ describe("a large JPEG (above OPTIMIZE_MAX_PIXELS: strips joined into one scan)"
     cases.forEach((c, i) => {
       const jpeg = files[i]!;
       expect(frame(jpeg)).toEqual({ sof: 0, components: c.channels });
-      expect(segments(jpeg).map((s) => s.marker).filter((m) => m === 0xc4 || m === 0xdd)).toEqual(c.channels === 3 ? [0xc4, 0xc4, 0xc4, 0xc4] : [0xc4, 0xc4]);
+      expect(
+        segments(jpeg)
+          .map((s) => s.marker)
+          .filter((m) => m === 0xc4 || m === 0xdd),
+      ).toEqual(c.channels === 3 ? [0xc4, 0xc4, 0xc4, 0xc4] : [0xc4, 0xc4]);
       expect(Array.from(jpeg.subarray(-2))).toEqual([0xff, 0xd9]);
       expect(meanError(c.input, jpeg)).toBeLessThan(c.limit);
     });
     expect(await encodeJpeg(rgb)).toEqual(files[0]); // a fresh encoder instance each time, the same file
-    const results = (await pyDecode(ctx, files.map((data) => ({ kind: "jpeg", data })))) as PyImage[];
+    const results = (await pyDecode(
+      ctx,
+      files.map((data) => ({ kind: "jpeg", data })),
+    )) as PyImage[];
     cases.forEach((c, i) => {
       const { pillow, gdal } = results[i]!;
       expect(pillow).toMatchObject({ format: "JPEG", mode: c.channels === 3 ? "RGB" : "L", size: [1100, 1000] });
-      for (const decoded of [pillow, gdal]) expect(meanDiff(c.input, samplesOf(decoded), c.channels)).toBeLessThan(c.limit);
+      for (const decoded of [pillow, gdal])
+        expect(meanDiff(c.input, samplesOf(decoded), c.channels)).toBeLessThan(c.limit);
     });
   });
 });

@@ -8,7 +8,17 @@ import { encodePng, encodePngParts, JSQUASH_MAX_PIXELS } from "../../../src/rast
 import type { EncodeInput } from "../../../src/raster/encode/types";
 import { decodePng } from "../../helpers/png";
 import { pyDecode, samplesOf, type PyImage } from "../../helpers/pydecode";
-import { caseInputs, encodeCases, firstBands, s2Window, toFloat32, toSigned, toUint16, toUint8, type S2Window } from "./samples";
+import {
+  caseInputs,
+  encodeCases,
+  firstBands,
+  s2Window,
+  toFloat32,
+  toSigned,
+  toUint16,
+  toUint8,
+  type S2Window,
+} from "./samples";
 
 /** IHDR fields: width, height, bit depth, colour type. */
 function ihdr(png: Uint8Array): { width: number; height: number; depth: number; colourType: number } {
@@ -50,9 +60,19 @@ describe("encodePng on real 29RKH pixels, decoded by fast-png with CRC checks", 
   CASES.forEach(({ bands, sampleType }, i) => {
     it(`${bands}-band ${sampleType}: IHDR, every sample exact, every chunk CRC valid`, async () => {
       const png = pngs[i]!;
-      expect(ihdr(png)).toEqual({ width: 120, height: 90, depth: sampleType === "UINT16" ? 16 : 8, colourType: COLOUR_TYPE[bands - 1] });
+      expect(ihdr(png)).toEqual({
+        width: 120,
+        height: 90,
+        depth: sampleType === "UINT16" ? 16 : 8,
+        colourType: COLOUR_TYPE[bands - 1],
+      });
       const decoded = await decodePng(png);
-      expect([decoded.width, decoded.height, decoded.channels, decoded.depth]).toEqual([120, 90, bands, ihdr(png).depth]);
+      expect([decoded.width, decoded.height, decoded.channels, decoded.depth]).toEqual([
+        120,
+        90,
+        bands,
+        ihdr(png).depth,
+      ]);
       expect(decoded.samples).toEqual(inputs[i]!.data);
     });
 
@@ -61,21 +81,27 @@ describe("encodePng on real 29RKH pixels, decoded by fast-png with CRC checks", 
       expect(Object.keys(offsets)).toEqual(expect.arrayContaining(["IHDR", "IDAT", "IEND"]));
       for (const [chunk, at] of Object.entries(offsets)) {
         for (const k of [0, 3]) {
-          await expect(decodePng(flipped(pngs[i]!, at + k)), `${chunk} CRC byte ${k}`).rejects.toThrow(`CRC mismatch for chunk ${chunk}`);
+          await expect(decodePng(flipped(pngs[i]!, at + k)), `${chunk} CRC byte ${k}`).rejects.toThrow(
+            `CRC mismatch for chunk ${chunk}`,
+          );
         }
       }
     });
   });
 
   it("libpng (GDAL) reads every band count and bit depth exactly; Pillow opens them (sentinelhub-py's PNG decoder)", async (ctx) => {
-    const results = (await pyDecode(ctx, pngs.map((data) => ({ kind: "png", data })))) as PyImage[];
+    const results = (await pyDecode(
+      ctx,
+      pngs.map((data) => ({ kind: "png", data })),
+    )) as PyImage[];
     CASES.forEach(({ bands, sampleType }, i) => {
       const { gdal, pillow } = results[i]!;
       expect([bands, sampleType, samplesOf(gdal)]).toEqual([bands, sampleType, inputs[i]!.data]);
       expect(gdal).toMatchObject({ driver: "PNG", shape: bands === 1 ? [90, 120] : [90, 120, bands] });
       expect(pillow).toMatchObject({ format: "PNG", size: [120, 90] });
       // Pillow keeps 8-bit samples (and 16-bit grey as mode I); it reduces 16-bit colour to 8 bit.
-      if (sampleType === "UINT8" || bands === 1) expect(Array.from(samplesOf(pillow))).toEqual(Array.from(inputs[i]!.data));
+      if (sampleType === "UINT8" || bands === 1)
+        expect(Array.from(samplesOf(pillow))).toEqual(Array.from(inputs[i]!.data));
     });
   });
 
@@ -126,7 +152,10 @@ describe("a large PNG, written in IDAT chunks compressed one at a time", () => {
       expect(idats).toBeGreaterThan(2);
       expect((await decodePng(png)).samples).toEqual(big[i]!.data);
     }
-    const results = (await pyDecode(ctx, pngs.map((data) => ({ kind: "png", data })))) as PyImage[];
+    const results = (await pyDecode(
+      ctx,
+      pngs.map((data) => ({ kind: "png", data })),
+    )) as PyImage[];
     results.forEach((r, i) => expect(samplesOf(r.gdal)).toEqual(big[i]!.data));
   });
 
@@ -143,6 +172,7 @@ describe("a large PNG, written in IDAT chunks compressed one at a time", () => {
 function chunkTypes(png: Uint8Array): string[] {
   const v = new DataView(png.buffer, png.byteOffset);
   const out: string[] = [];
-  for (let at = 8; at < png.length; at += 12 + v.getUint32(at)) out.push(new TextDecoder().decode(png.subarray(at + 4, at + 8)));
+  for (let at = 8; at < png.length; at += 12 + v.getUint32(at))
+    out.push(new TextDecoder().decode(png.subarray(at + 4, at + 8)));
   return out;
 }

@@ -24,7 +24,13 @@ export async function openTiff(bytes: ArrayBuffer | Uint8Array): Promise<GeoTIFF
 }
 
 /** Reads `[col, row, width, height]` of the given bands (e.g. ["B04", "B03", "B02"]) of 29RKH. */
-export async function s2Window(names: string[], col: number, row: number, width: number, height: number): Promise<S2Window> {
+export async function s2Window(
+  names: string[],
+  col: number,
+  row: number,
+  width: number,
+  height: number,
+): Promise<S2Window> {
   const bands: Uint16Array[] = [];
   let image: GeoTIFFImage | undefined;
   for (const name of names) {
@@ -35,13 +41,19 @@ export async function s2Window(names: string[], col: number, row: number, width:
   const [ox, oy] = image!.getOrigin();
   const [rx, ry] = image!.getResolution();
   const epsg = Number(image!.getGeoKeys()?.ProjectedCSTypeGeoKey);
-  const minX = ox! + col * rx!, maxY = oy! + row * ry!;
+  const minX = ox! + col * rx!,
+    maxY = oy! + row * ry!;
   return { width, height, bands, epsg, bbox: [minX, maxY + height * ry!, minX + width * rx!, maxY] };
 }
 
 /** Interleaves per-band arrays into pixel-interleaved samples of the given typed array. */
-function interleave<T extends EncodeInput["data"]>(w: S2Window, make: (n: number) => T, value: (dn: number, band: number) => number): T {
-  const n = w.width * w.height, nb = w.bands.length;
+function interleave<T extends EncodeInput["data"]>(
+  w: S2Window,
+  make: (n: number) => T,
+  value: (dn: number, band: number) => number,
+): T {
+  const n = w.width * w.height,
+    nb = w.bands.length;
   const out = make(n * nb);
   for (let p = 0; p < n; p++) for (let b = 0; b < nb; b++) out[p * nb + b] = value(w.bands[b]![p]!, b);
   return out;
@@ -49,10 +61,15 @@ function interleave<T extends EncodeInput["data"]>(w: S2Window, make: (n: number
 
 /** True-colour UINT8 as an evalscript with AUTO would return it: 2.5 * reflectance, stretched 0..1 -> 0..255. */
 export function toUint8(w: S2Window, alpha = false): EncodeInput {
-  const rgb = interleave(w, (n) => new Uint8Array(n), (dn) => Math.min(255, Math.round((2.5 * dn * 255) / 10000)));
+  const rgb = interleave(
+    w,
+    (n) => new Uint8Array(n),
+    (dn) => Math.min(255, Math.round((2.5 * dn * 255) / 10000)),
+  );
   if (!alpha) return { width: w.width, height: w.height, bands: w.bands.length, sampleType: "UINT8", data: rgb };
   // 4th band: dataMask (255 where the first band has data)
-  const nb = w.bands.length, out = new Uint8Array(w.width * w.height * (nb + 1));
+  const nb = w.bands.length,
+    out = new Uint8Array(w.width * w.height * (nb + 1));
   for (let p = 0; p < w.width * w.height; p++) {
     out.set(rgb.subarray(p * nb, p * nb + nb), p * (nb + 1));
     out[p * (nb + 1) + nb] = w.bands[0]![p] ? 255 : 0;
@@ -62,19 +79,48 @@ export function toUint8(w: S2Window, alpha = false): EncodeInput {
 
 /** The DNs as UINT16. */
 export function toUint16(w: S2Window): EncodeInput {
-  return { width: w.width, height: w.height, bands: w.bands.length, sampleType: "UINT16", data: interleave(w, (n) => new Uint16Array(n), (dn) => dn) };
+  return {
+    width: w.width,
+    height: w.height,
+    bands: w.bands.length,
+    sampleType: "UINT16",
+    data: interleave(
+      w,
+      (n) => new Uint16Array(n),
+      (dn) => dn,
+    ),
+  };
 }
 
 /** Reflectance DN / 10000 as FLOAT32. */
 export function toFloat32(w: S2Window): EncodeInput {
-  return { width: w.width, height: w.height, bands: w.bands.length, sampleType: "FLOAT32", data: interleave(w, (n) => new Float32Array(n), (dn) => dn / 10000) };
+  return {
+    width: w.width,
+    height: w.height,
+    bands: w.bands.length,
+    sampleType: "FLOAT32",
+    data: interleave(
+      w,
+      (n) => new Float32Array(n),
+      (dn) => dn / 10000,
+    ),
+  };
 }
 
 /** Signed values: INT16 = DN - 1000 (negative in dark pixels), INT8 = clamp((DN - 1000) / 40). */
 export function toSigned(w: S2Window, sampleType: "INT8" | "INT16"): EncodeInput {
-  const data = sampleType === "INT16"
-    ? interleave(w, (n) => new Int16Array(n), (dn) => dn - 1000)
-    : interleave(w, (n) => new Int8Array(n), (dn) => Math.max(-128, Math.min(127, Math.round((dn - 1000) / 40))));
+  const data =
+    sampleType === "INT16"
+      ? interleave(
+          w,
+          (n) => new Int16Array(n),
+          (dn) => dn - 1000,
+        )
+      : interleave(
+          w,
+          (n) => new Int8Array(n),
+          (dn) => Math.max(-128, Math.min(127, Math.round((dn - 1000) / 40))),
+        );
   return { width: w.width, height: w.height, bands: w.bands.length, sampleType, data };
 }
 
@@ -95,7 +141,13 @@ export function encodeCases(types: readonly SampleType[]): EncodeCase[] {
 }
 
 /** The inputs of `cases` from a 4-band window of B04, B03, B02, B08 at `[col, row, width, height]` of 29RKH. */
-export async function caseInputs(cases: readonly EncodeCase[], col: number, row: number, width: number, height: number): Promise<{ w: S2Window; inputs: EncodeInput[] }> {
+export async function caseInputs(
+  cases: readonly EncodeCase[],
+  col: number,
+  row: number,
+  width: number,
+  height: number,
+): Promise<{ w: S2Window; inputs: EncodeInput[] }> {
   const w = await s2Window(["B04", "B03", "B02", "B08"], col, row, width, height);
   return { w, inputs: cases.map((c) => inputOf(firstBands(w, c.bands), c.sampleType)) };
 }

@@ -50,7 +50,8 @@ describe("encodeGeoTiff on real 29RKH pixels", () => {
       for (let i = 0; i < data.length; i++) data[i] = (i * 7919) % 1000; // real-ish noise, not all zeros
       return { width, height: 512, bands: 1, sampleType, data };
     };
-    const compression = async (input: EncodeInput) => tag(await openTiff(encodeGeoTiff(input, { epsg: 4326, bbox: [0, 0, 1, 1] })), "Compression");
+    const compression = async (input: EncodeInput) =>
+      tag(await openTiff(encodeGeoTiff(input, { epsg: 4326, bbox: [0, 0, 1, 1] })), "Compression");
     expect(await compression(at("FLOAT32", 512))).toBe(8); // 1 MiB
     expect(await compression(at("FLOAT32", 513))).toBe(1);
     expect(await compression(at("UINT16", 4096))).toBe(8); // 4 MiB
@@ -106,7 +107,11 @@ describe("encodeGeoTiff on real 29RKH pixels", () => {
 });
 
 describe("encodeGeoTiff against GDAL-written references (test/reference/encode_reference.py)", () => {
-  interface Ref { file: string; epsg: number; bbox: [number, number, number, number] }
+  interface Ref {
+    file: string;
+    epsg: number;
+    bbox: [number, number, number, number];
+  }
   let refs: Record<"utm_uint16" | "geographic_float32", Ref>;
   let window: S2Window;
   beforeAll(async () => {
@@ -122,12 +127,14 @@ describe("encodeGeoTiff against GDAL-written references (test/reference/encode_r
     }
     // pixel size and tie point: ours derive the pixel size from the bbox, (maxX - minX) / width, so allow 1e-12
     for (const name of ["ModelPixelScale", "ModelTiepoint"]) {
-      const a = Array.from((await tag(ours, name)) as number[]), b = Array.from((await tag(gdal, name)) as number[]);
+      const a = Array.from((await tag(ours, name)) as number[]),
+        b = Array.from((await tag(gdal, name)) as number[]);
       expect(a.length).toBe(b.length);
       a.forEach((v, i) => expect(Math.abs(v - b[i]!)).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(b[i]!))));
     }
     const keys = (image: GeoTIFFImage) => {
-      const { GTModelTypeGeoKey, GTRasterTypeGeoKey, ProjectedCSTypeGeoKey, GeographicTypeGeoKey } = image.getGeoKeys() ?? {};
+      const { GTModelTypeGeoKey, GTRasterTypeGeoKey, ProjectedCSTypeGeoKey, GeographicTypeGeoKey } =
+        image.getGeoKeys() ?? {};
       return { GTModelTypeGeoKey, GTRasterTypeGeoKey, ProjectedCSTypeGeoKey, GeographicTypeGeoKey };
     };
     expect(keys(ours)).toEqual(keys(gdal));

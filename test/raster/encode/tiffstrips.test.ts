@@ -12,7 +12,13 @@ import { caseInputs, encodeCases, openTiff, type S2Window } from "./samples";
 
 const TYPES: SampleType[] = ["INT8", "UINT8", "INT16", "UINT16", "FLOAT32"];
 const CASES = encodeCases(TYPES);
-const DTYPE: Record<SampleType, string> = { INT8: "int8", UINT8: "uint8", INT16: "int16", UINT16: "uint16", FLOAT32: "float32" };
+const DTYPE: Record<SampleType, string> = {
+  INT8: "int8",
+  UINT8: "uint8",
+  INT16: "int16",
+  UINT16: "uint16",
+  FLOAT32: "float32",
+};
 const ROWS = 7; // 30 rows: strips of 7, 7, 7, 7, 2
 
 /** Writes `input` strip by strip as a sink would: placeholder header, strips, trailer, then the header patched. */
@@ -21,7 +27,8 @@ function writeInStrips(input: EncodeInput, w: S2Window): Uint8Array {
   const writer = new GeoTiffStripWriter(image, { epsg: w.epsg, bbox: w.bbox }, ROWS);
   const parts = [writer.start()];
   const rowSamples = input.width * input.bands;
-  for (let row = 0; row < input.height; row += ROWS) parts.push(writer.strip(data.subarray(row * rowSamples, Math.min(input.height, row + ROWS) * rowSamples)));
+  for (let row = 0; row < input.height; row += ROWS)
+    parts.push(writer.strip(data.subarray(row * rowSamples, Math.min(input.height, row + ROWS) * rowSamples)));
   const { header, trailer } = writer.finish();
   parts.push(trailer);
   const file = concatBytes(parts);
@@ -46,14 +53,29 @@ describe("GeoTiffStripWriter", () => {
   });
 
   it("tifffile without imagecodecs and GDAL read every sample exactly, with the geotransform and EPSG", async (ctx) => {
-    const results = (await pyDecode(ctx, files.map((data) => ({ kind: "tiff", data })))) as PyImage[];
+    const results = (await pyDecode(
+      ctx,
+      files.map((data) => ({ kind: "tiff", data })),
+    )) as PyImage[];
     const [minX, , , maxY] = w.bbox;
-    const same = (decoded: PyDecoded | undefined, i: number) => Array.from(samplesOf(decoded)).every((v, k) => v === inputs[i]!.data[k]) && samplesOf(decoded).length === inputs[i]!.data.length;
+    const same = (decoded: PyDecoded | undefined, i: number) =>
+      Array.from(samplesOf(decoded)).every((v, k) => v === inputs[i]!.data[k]) &&
+      samplesOf(decoded).length === inputs[i]!.data.length;
     const seen = CASES.map((c, i) => {
       const { tifffile, gdal } = results[i]!;
-      return { ...c, tifffile: [(tifffile as { dtype?: string }).dtype, same(tifffile, i)], gdal: [(gdal as { epsg?: number }).epsg, (gdal as { geotransform?: number[] }).geotransform, same(gdal, i)] };
+      return {
+        ...c,
+        tifffile: [(tifffile as { dtype?: string }).dtype, same(tifffile, i)],
+        gdal: [(gdal as { epsg?: number }).epsg, (gdal as { geotransform?: number[] }).geotransform, same(gdal, i)],
+      };
     });
-    expect(seen).toEqual(CASES.map((c) => ({ ...c, tifffile: [DTYPE[c.sampleType], true], gdal: [32629, [minX, 100, 0, maxY, 0, -100], true] })));
+    expect(seen).toEqual(
+      CASES.map((c) => ({
+        ...c,
+        tifffile: [DTYPE[c.sampleType], true],
+        gdal: [32629, [minX, 100, 0, maxY, 0, -100], true],
+      })),
+    );
   });
 
   it("geotiff.js reads the samples and RowsPerStrip", async () => {

@@ -20,7 +20,13 @@ beforeAll(async () => {
 const input = (w = W): EvalInput => ({
   width: w,
   height: w,
-  scenes: [{ info: RKH_INFO, bands: Object.fromEntries(Object.entries(px).map(([k, v]) => [k, v.slice(0, w * w)])), dataMask: ones(w * w) }],
+  scenes: [
+    {
+      info: RKH_INFO,
+      bands: Object.fromEntries(Object.entries(px).map(([k, v]) => [k, v.slice(0, w * w)])),
+      dataMask: ones(w * w),
+    },
+  ],
 });
 
 const script = (body: string, extra = "") => `//VERSION=3
@@ -50,13 +56,16 @@ describe("the budget is out of the script's reach", () => {
 
   it("arguments.callee.caller.arguments gives no guard object to switch off", async () => {
     const top = "var args = []; try { args = arguments.callee.caller.arguments; } catch (e) {}";
-    const body = "for (var j = 0; j < args.length; j++) if (args[j] && typeof args[j] === 'object') args[j].b = Infinity; " + LOOP;
+    const body =
+      "for (var j = 0; j < args.length; j++) if (args[j] && typeof args[j] === 'object') args[j].b = Infinity; " + LOOP;
     const e = await refusedWhileServing(script(body, top));
     expect(e.message).toMatch(/one call ran more than 20000000 loop iterations/);
   });
 
   it("the instance factory reached through arguments.callee.caller shares the budget", async () => {
-    const e = await refusedWhileServing(script("return [f().evaluatePixel(s)[0]];", "var f = arguments.callee.caller;"));
+    const e = await refusedWhileServing(
+      script("return [f().evaluatePixel(s)[0]];", "var f = arguments.callee.caller;"),
+    );
     expect(e.message).toMatch(/one call ran more than \d+ loop iterations|endless recursion/);
   });
 
@@ -75,19 +84,33 @@ describe("work the loop counter does not see", () => {
     ["new Uint8Array({ length: 2 ** 30 })", `would allocate 1073741824 bytes; ${bytes}`],
     ["new SharedArrayBuffer(2 ** 30)", `new SharedArrayBuffer(1073741824) would allocate 1073741824 bytes; ${bytes}`],
     ["new ArrayBuffer(8, { maxByteLength: 2 ** 40 })", `would allocate 1099511627776 bytes; ${bytes}`],
-    ["new ArrayBuffer(8).transfer(2 ** 30)", `ArrayBuffer.prototype.transfer(1073741824) would allocate 1073741824 bytes; ${bytes}`],
+    [
+      "new ArrayBuffer(8).transfer(2 ** 30)",
+      `ArrayBuffer.prototype.transfer(1073741824) would allocate 1073741824 bytes; ${bytes}`,
+    ],
     ["Float32Array.from({ length: 2 ** 30 })", `would allocate 4294967296 bytes; ${bytes}`],
     ["Array(2 ** 26).fill(0)", `Array(67108864) has 67108864 elements; ${elements}`],
     ["var a = []; a.length = 2 ** 26; a.fill(0)", `Array.prototype.fill range has 67108864 elements; ${elements}`],
-    ["var a = []; a.length = 2 ** 30; a.includes(1)", `the receiver of Array.prototype.includes has 1073741824 elements; ${elements}`],
-    ["var a = [1]; for (var k = 0; k < 24; k++) a = [a, a]; a.flat(Infinity)", `the result of Array.prototype.flat has`],
+    [
+      "var a = []; a.length = 2 ** 30; a.includes(1)",
+      `the receiver of Array.prototype.includes has 1073741824 elements; ${elements}`,
+    ],
+    [
+      "var a = [1]; for (var k = 0; k < 24; k++) a = [a, a]; a.flat(Infinity)",
+      `the result of Array.prototype.flat has`,
+    ],
     ["Array.from({ length: 2 ** 26 })", `Array.from(...) has 67108864 elements; ${elements}`],
-    ["'x'.repeat(2 ** 28)", `String.prototype.repeat would make 268435456 characters; the evalscript sandbox allows ${SANDBOX_LIMITS.stringLength}`],
+    [
+      "'x'.repeat(2 ** 28)",
+      `String.prototype.repeat would make 268435456 characters; the evalscript sandbox allows ${SANDBOX_LIMITS.stringLength}`,
+    ],
     ["''.padStart(2 ** 28)", `String.prototype.padStart(268435456) would make 268435456 characters`],
   ])("%s -> 400 naming the limit", async (code, message) => {
     const e = await refusedWhileServing(script(`var r = ${code}; return [1];`.replace("var r = var", "var")));
     expect(e.message).toContain(message);
-    expect(e.message).toMatch(/^Failed to evaluate script! The evalscript was stopped at line 4, column \d+ \(evaluatePixel/);
+    expect(e.message).toMatch(
+      /^Failed to evaluate script! The evalscript was stopped at line 4, column \d+ \(evaluatePixel/,
+    );
   });
 
   it("a limit breach the script catches still ends the call", async () => {
@@ -101,7 +124,10 @@ describe("work the loop counter does not see", () => {
   });
 
   it.each([
-    ["copying a 16 MiB typed array", "var a = new Float32Array(2 ** 22), b = new Float32Array(2 ** 22); for (;;) b.set(a);"],
+    [
+      "copying a 16 MiB typed array",
+      "var a = new Float32Array(2 ** 22), b = new Float32Array(2 ** 22); for (;;) b.set(a);",
+    ],
     ["searching a 16M-character string", "var t = 'x'.repeat(2 ** 24); for (;;) t.indexOf('y');"],
     ["JSON of a 4M-element array", "var a = Array(2 ** 22).fill(0); for (;;) JSON.stringify(a);"],
     ["logging a 16M-character string (console is a no-op)", "var t = 'x'.repeat(2 ** 24); for (;;) console.log(t);"],
@@ -117,7 +143,9 @@ describe("work the loop counter does not see", () => {
 
   it("a backtracking regex literal is refused at compile time with its position", async () => {
     const e = await refusedWhileServing(script("return [/(a+)+$/.test('a'.repeat(26) + '!') ? 1 : 0];"));
-    expect(e.message).toMatch(/the regular expression \/\(a\+\)\+\$\/ at line 4, column 37 is refused: a quantified group contains a quantifier/);
+    expect(e.message).toMatch(
+      /the regular expression \/\(a\+\)\+\$\/ at line 4, column 37 is refused: a quantified group contains a quantifier/,
+    );
   });
 
   it.each([
@@ -133,21 +161,32 @@ describe("work the loop counter does not see", () => {
   });
 
   it("a regex on a subject over the cap is refused; ordinary regexes work", async () => {
-    const e = await refusedWhileServing(script(`return [/a/.test('b'.repeat(${SANDBOX_LIMITS.regexSubject + 1})) ? 1 : 0];`));
+    const e = await refusedWhileServing(
+      script(`return [/a/.test('b'.repeat(${SANDBOX_LIMITS.regexSubject + 1})) ? 1 : 0];`),
+    );
     expect(e.message).toContain(`a regular expression was run on ${SANDBOX_LIMITS.regexSubject + 1} characters`);
-    const ok = await run(script("var m = /^(\\d+)-(\\d+)$/.exec('12-345'); return [Number(m[2]) + 'a,b;c'.split(/[,;]/).length + 'x1y2'.replace(/\\d/g, '').length];"), input(1));
+    const ok = await run(
+      script(
+        "var m = /^(\\d+)-(\\d+)$/.exec('12-345'); return [Number(m[2]) + 'a,b;c'.split(/[,;]/).length + 'x1y2'.replace(/\\d/g, '').length];",
+      ),
+      input(1),
+    );
     expect(ok.outputs.default!.values[0]).toBe(345 + 3 + 2);
   });
 
   it("a pattern with more quantifiers runs on shorter subjects only (/a*a*b/ on 10000 characters took 57 s)", async () => {
     const e = await refusedWhileServing(script("return [/a*a*b/.test('a'.repeat(10000)) ? 1 : 0];"));
-    expect(e.message).toContain("a regular expression was run on 10000 characters; the evalscript sandbox allows 464 for /a*a*b/");
+    expect(e.message).toContain(
+      "a regular expression was run on 10000 characters; the evalscript sandbox allows 464 for /a*a*b/",
+    );
     const ok = await run(script("return [/a*a*b/.test('a'.repeat(400)) ? 1 : 0];"), input(1));
     expect(ok.outputs.default!.values[0]).toBe(0);
   });
 
   it("locale formatting is charged (~6 us per call): 20000 Intl constructions exceed one call's budget", async () => {
-    const e = await refusedWhileServing(script("for (var k = 0; k < 20000; k++) new Intl.NumberFormat('en'); return [1];"));
+    const e = await refusedWhileServing(
+      script("for (var k = 0; k < 20000; k++) new Intl.NumberFormat('en'); return [1];"),
+    );
     expect(e.message).toMatch(/one call ran more than 20000000 loop iterations, function calls and allocation units/);
   });
 
@@ -155,7 +194,9 @@ describe("work the loop counter does not see", () => {
     const getter = await refusedWhileServing(script("var o = { get x() { while (true) {} } }; return [o.x];"));
     expect(getter.message).toMatch(/stopped at line 4, column 49 \(evaluatePixel, in get x/);
     const thrown = await refusedWhileServing(script("throw { toString: function () { while (true) {} } };"));
-    expect(thrown.message).toBe("Failed to evaluate script! Error: (the thrown value could not be read) (evaluatePixel, output pixel column 0, row 0).");
+    expect(thrown.message).toBe(
+      "Failed to evaluate script! Error: (the thrown value could not be read) (evaluatePixel, output pixel column 0, row 0).",
+    );
   });
 });
 
@@ -166,7 +207,14 @@ function setup() { return { input: ["B02", "B03", "B04", "B08"], output: { bands
 function evaluatePixel(s) { var x = 0; for (var j = 0; j < 8; j++) x += s.B04; return [x + s.B02 + s.B03 + s.B08]; }`;
     // the smallest per-call budget the whole image runs with in one block: what one call uses (ticks, by trying)
     let perCall = 1;
-    while (perCall < 100 && !(await run(src, input(), { perCall }).then(() => true, () => false))) perCall++;
+    while (
+      perCall < 100 &&
+      !(await run(src, input(), { perCall }).then(
+        () => true,
+        () => false,
+      ))
+    )
+      perCall++;
     expect(perCall).toBeGreaterThan(8);
     expect(perCall).toBeLessThan(100);
     const whole = await run(src, input(), { perCall });

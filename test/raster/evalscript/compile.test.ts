@@ -21,12 +21,35 @@ function compileError(source: string): RenderedEngineError {
 }
 
 const ALL = [
-  "agriculture_growth_stage__script", "barren_soil__script", "burned_area__script", "cab__script", "cloud_statistics__script",
-  "cloudless_mosaic__L2A-first_quartile_4bands", "evi__eob", "evi__raw", "evi__script", "false-color-urban-rgb__script",
-  "fire_boundary__fire_boundary_script", "fire_boundary__script", "forest_cut_temporal_detection__script", "l2a_optimized__script",
-  "landslide_detection_rapid_mapping__script", "max_ndvi__script", "monthly_composite__script", "ndmi__eob", "ndsi__script",
-  "ndvi__eob", "ndvi__raw", "ndvi__script", "ndvi_difference__script", "ndwi__eob", "ndwi__raw", "ndwi__script",
-  "scene-classification__script", "simple_water_bodies_mapping-swbm__script", "true_color__script",
+  "agriculture_growth_stage__script",
+  "barren_soil__script",
+  "burned_area__script",
+  "cab__script",
+  "cloud_statistics__script",
+  "cloudless_mosaic__L2A-first_quartile_4bands",
+  "evi__eob",
+  "evi__raw",
+  "evi__script",
+  "false-color-urban-rgb__script",
+  "fire_boundary__fire_boundary_script",
+  "fire_boundary__script",
+  "forest_cut_temporal_detection__script",
+  "l2a_optimized__script",
+  "landslide_detection_rapid_mapping__script",
+  "max_ndvi__script",
+  "monthly_composite__script",
+  "ndmi__eob",
+  "ndsi__script",
+  "ndvi__eob",
+  "ndvi__raw",
+  "ndvi__script",
+  "ndvi_difference__script",
+  "ndwi__eob",
+  "ndwi__raw",
+  "ndwi__script",
+  "scene-classification__script",
+  "simple_water_bodies_mapping-swbm__script",
+  "true_color__script",
 ];
 
 describe("version header", () => {
@@ -40,11 +63,14 @@ describe("version header", () => {
     expect(compileEvalscript(src).code).toContain("evaluatePixel");
   });
 
-  it.each([["//VERSION=2" + BODY], ["//VERSION=30" + BODY], ["// VERSION=3" + BODY], [BODY], ["//version=3" + BODY]])("rejects %j", (src) => {
-    const e = compileError(src);
-    expect([e.kind, e.status, e.code]).toEqual(["unsupported", 400, "COMMON_BAD_PAYLOAD"]);
-    expect(e.message).toMatch(/first line must be \/\/VERSION=3/);
-  });
+  it.each([["//VERSION=2" + BODY], ["//VERSION=30" + BODY], ["// VERSION=3" + BODY], [BODY], ["//version=3" + BODY]])(
+    "rejects %j",
+    (src) => {
+      const e = compileError(src);
+      expect([e.kind, e.status, e.code]).toEqual(["unsupported", 400, "COMMON_BAD_PAYLOAD"]);
+      expect(e.message).toMatch(/first line must be \/\/VERSION=3/);
+    },
+  );
 
   it("rejects an empty script", () => {
     expect(compileError("  \n").message).toMatch(/empty/);
@@ -54,7 +80,9 @@ describe("version header", () => {
 
 describe("syntax errors", () => {
   it("names the user's line and column", () => {
-    const e = compileError("//VERSION=3\nfunction setup() {\n  return { input: [\"B04\"], output: { bands: 1 } };\n}\nfunction evaluatePixel(s) {\n  return [s.B04 * ];\n}");
+    const e = compileError(
+      '//VERSION=3\nfunction setup() {\n  return { input: ["B04"], output: { bands: 1 } };\n}\nfunction evaluatePixel(s) {\n  return [s.B04 * ];\n}',
+    );
     expect(e.message).toMatch(/^Evalscript syntax error at line 6, column 19: Unexpected token/);
     expect(e.errors).toEqual({ line: 6, column: 19, message: "Unexpected token" });
     expect([e.kind, e.status, e.code]).toEqual(["script-syntax", 400, "COMMON_BAD_PAYLOAD"]);
@@ -69,9 +97,13 @@ describe("syntax errors", () => {
   });
 
   it("requires evaluatePixel and setup", () => {
-    expect(compileError("//VERSION=3\nfunction setup() { return {}; }").message).toMatch(/does not define evaluatePixel\(\)/);
+    expect(compileError("//VERSION=3\nfunction setup() { return {}; }").message).toMatch(
+      /does not define evaluatePixel\(\)/,
+    );
     expect(compileError("//VERSION=3\nfunction setup() { return {}; }").kind).toBe("invalid-argument");
-    expect(compileError("//VERSION=3\nfunction evaluatePixel(s) { return [1]; }").message).toMatch(/does not define setup\(\)/);
+    expect(compileError("//VERSION=3\nfunction evaluatePixel(s) { return [1]; }").message).toMatch(
+      /does not define setup\(\)/,
+    );
   });
 });
 
@@ -129,6 +161,8 @@ describe("globals bound as locals", () => {
     expect(bindableGlobals(scanNames(program), LIBRARY_NAMES)).toEqual(["Math", "i", "index", "total"]);
     const code = compileEvalscript(src).code;
     const g = /const (__eo\$[0-9a-f]{16}g)=globalThis/.exec(code)![1];
-    expect(code.split("\n")[0]).toContain(`{var Math=${g}.Math,i=${g}.i,index=${g}.index,total=${g}.total;return function(){`);
+    expect(code.split("\n")[0]).toContain(
+      `{var Math=${g}.Math,i=${g}.i,index=${g}.index,total=${g}.total;return function(){`,
+    );
   });
 });

@@ -33,7 +33,10 @@ describe("in-sandbox sampleType conversion", () => {
       const converted = (await rt.evaluate({ ...input, convert: true })).outputs.default!;
       expect(converted.values).toHaveLength(0);
       expect(Array.from(converted.stored!)).toEqual(expected);
-      const blocks = await (await load(script(sampleType), { blockBytes: 4 * W * 16 })).evaluate({ ...input, convert: true });
+      const blocks = await (await load(script(sampleType), { blockBytes: 4 * W * 16 })).evaluate({
+        ...input,
+        convert: true,
+      });
       expect(Array.from(blocks.outputs.default!.stored!)).toEqual(expected);
       expect(blocks.outputs.default!.stored!.constructor).toBe(converted.stored!.constructor);
     });
@@ -49,12 +52,20 @@ describe("the sandbox's reused scratch of converted outputs", () => {
       for (let y = 0; y < w; y++) for (let x = 0; x < w; x++) B04[y * w + x] = src[y * W + x0 + x]!;
       return { width: w, height: w, scenes: [{ info: RKH_INFO, bands: { B04 }, dataMask: ones(w * w) }] };
     };
-    for (const [w, x0] of [[W / 4, 30], [W / 2, 7], [W, 0], [W / 4, 3], [W, 0]] as const) {
+    for (const [w, x0] of [
+      [W / 4, 30],
+      [W / 2, 7],
+      [W, 0],
+      [W / 4, 3],
+      [W, 0],
+    ] as const) {
       const one = crop(w, x0);
       const raw = (await rt.evaluate(one)).outputs.default!;
       const converted = (await rt.evaluate({ ...one, convert: true })).outputs.default!;
       expect(converted.stored, `${w}x${w} at ${x0}`).toHaveLength(w * w * 2);
-      expect(Array.from(converted.stored!), `${w}x${w} at ${x0}`).toEqual(Array.from(toSampleType(raw.values, "UINT16")));
+      expect(Array.from(converted.stored!), `${w}x${w} at ${x0}`).toEqual(
+        Array.from(toSampleType(raw.values, "UINT16")),
+      );
     }
   });
 });

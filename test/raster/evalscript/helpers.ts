@@ -5,7 +5,14 @@
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { window } from "../../helpers/raster";
-import { compileEvalscript, loadEvalscript, type EvalInput, type EvalResult, type EvalscriptRuntime, type SceneInfo } from "../../../src/raster/evalscript";
+import {
+  compileEvalscript,
+  loadEvalscript,
+  type EvalInput,
+  type EvalResult,
+  type EvalscriptRuntime,
+  type SceneInfo,
+} from "../../../src/raster/evalscript";
 import type { RuntimeLimits } from "../../../src/raster/evalscript/host/runtime";
 import { sampleFile } from "../../helpers/seed";
 
@@ -23,7 +30,10 @@ export async function script(name: string): Promise<string> {
 export async function load(source: string, limits?: Partial<RuntimeLimits>): Promise<EvalscriptRuntime> {
   const text = source.endsWith(".js") && !source.includes("\n") ? await script(source) : source;
   const compiled = compileEvalscript(text);
-  return bothPaths(await loadEvalscript(env, compiled, limits), await loadEvalscript(env, compiled, limits, "", { sandbox: true }));
+  return bothPaths(
+    await loadEvalscript(env, compiled, limits),
+    await loadEvalscript(env, compiled, limits, "", { sandbox: true }),
+  );
 }
 
 /** The outcome of an evaluation: its result or the error it threw. */
@@ -43,22 +53,32 @@ async function outcome(p: Promise<EvalResult>): Promise<{ result?: EvalResult; e
  */
 function firstDifference(a: ArrayBufferView, b: ArrayBufferView): number {
   const words = a instanceof Float32Array;
-  const u = words ? new Uint32Array(a.buffer, a.byteOffset, a.byteLength >> 2) : new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-  const v = words ? new Uint32Array(b.buffer, b.byteOffset, b.byteLength >> 2) : new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+  const u = words
+    ? new Uint32Array(a.buffer, a.byteOffset, a.byteLength >> 2)
+    : new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  const v = words
+    ? new Uint32Array(b.buffer, b.byteOffset, b.byteLength >> 2)
+    : new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
   const x = a as Float32Array;
   const y = b as Float32Array;
   if (u.length !== v.length) return Math.min(u.length, v.length);
-  for (let i = 0; i < u.length; i++) if (u[i] !== v[i] && !(words && Number.isNaN(x[i]) && Number.isNaN(y[i]))) return i;
+  for (let i = 0; i < u.length; i++)
+    if (u[i] !== v[i] && !(words && Number.isNaN(x[i]) && Number.isNaN(y[i]))) return i;
   return -1;
 }
 
 /** Throws unless two outcomes are the same: equal errors, or outputs equal bit for bit and equal userData. */
-export function expectSameOutcome(a: { result?: EvalResult; error?: unknown }, b: { result?: EvalResult; error?: unknown }, what = ""): void {
+export function expectSameOutcome(
+  a: { result?: EvalResult; error?: unknown },
+  b: { result?: EvalResult; error?: unknown },
+  what = "",
+): void {
   if (a.error || b.error) {
     // where V8 runs out of stack (which call, which frame) depends on the frames below, as on one path
     // from one run to the next: the position is not compared, the pixel is
     const deep = /Maximum call stack size exceeded/.test(String(a.error));
-    const norm = (e: unknown) => (deep ? String(e).replace(/at line \d+, column \d+ \([^,]*,( in [^,]*,)?/, "at (") : String(e));
+    const norm = (e: unknown) =>
+      deep ? String(e).replace(/at line \d+, column \d+ \([^,]*,( in [^,]*,)?/, "at (") : String(e);
     // the details of a stack overflow list one entry per error ({stage, function?, line, column, pixel}): their
     // positions are left out entry by entry, as in the message (spreading the list blanked only top-level keys)
     const position = ({ line: _l, column: _c, function: _f, ...rest }: Record<string, unknown>) => rest;
@@ -75,7 +95,10 @@ export function expectSameOutcome(a: { result?: EvalResult; error?: unknown }, b
   expect(Object.keys(y.outputs), what).toEqual(Object.keys(x.outputs));
   for (const [id, o] of Object.entries(x.outputs)) {
     const g = y.outputs[id]!;
-    expect({ ...g, values: g.values.constructor.name, stored: g.stored?.constructor.name }, `${what} output ${id}`).toEqual({ ...o, values: o.values.constructor.name, stored: o.stored?.constructor.name });
+    expect(
+      { ...g, values: g.values.constructor.name, stored: g.stored?.constructor.name },
+      `${what} output ${id}`,
+    ).toEqual({ ...o, values: o.values.constructor.name, stored: o.stored?.constructor.name });
     for (const k of ["values", "stored"] as const) {
       const [u, v] = [o[k], g[k]];
       if (!u || !v) continue;
@@ -127,7 +150,13 @@ export const RKH = "sentinel-2-l2a/S2A_29RKH_20200219_0_L2A";
 const RKH_10M = new Set(["B02", "B03", "B04", "B08"]);
 
 /** Bands of a RKH window in reflectance (SCL as class numbers), 10 m bands from their 200 m overview. */
-export async function rkhWindow(bands: string[], x0: number, y0: number, w: number, h: number): Promise<Record<string, Float32Array>> {
+export async function rkhWindow(
+  bands: string[],
+  x0: number,
+  y0: number,
+  w: number,
+  h: number,
+): Promise<Record<string, Float32Array>> {
   const out: Record<string, Float32Array> = {};
   for (const b of bands) {
     const v = await window(`${RKH}/${b}.tif`, RKH_10M.has(b) ? 1 : 0, x0, y0, w, h);
@@ -136,13 +165,33 @@ export async function rkhWindow(bands: string[], x0: number, y0: number, w: numb
   return out;
 }
 
-export const RKH_INFO: SceneInfo = { id: "S2A_29RKH_20200219_0_L2A", date: "2020-02-19T11:34:25Z", cloudCoverage: 4.05 };
+export const RKH_INFO: SceneInfo = {
+  id: "S2A_29RKH_20200219_0_L2A",
+  date: "2020-02-19T11:34:25Z",
+  cloudCoverage: 4.05,
+};
 
 /** West Flanders 64x64 time series (19 dates, DN, baseline 02.06 so no offset). */
 export const WF_DATES = [
-  "2017-08-24", "2017-09-26", "2017-11-02", "2018-01-16", "2018-02-25", "2018-03-25", "2018-04-11", "2018-04-14",
-  "2018-04-16", "2018-04-19", "2018-04-21", "2018-04-26", "2018-05-24", "2018-06-25", "2018-07-15", "2018-08-07",
-  "2018-09-01", "2018-10-13", "2018-11-17",
+  "2017-08-24",
+  "2017-09-26",
+  "2017-11-02",
+  "2018-01-16",
+  "2018-02-25",
+  "2018-03-25",
+  "2018-04-11",
+  "2018-04-14",
+  "2018-04-16",
+  "2018-04-19",
+  "2018-04-21",
+  "2018-04-26",
+  "2018-05-24",
+  "2018-06-25",
+  "2018-07-15",
+  "2018-08-07",
+  "2018-09-01",
+  "2018-10-13",
+  "2018-11-17",
 ];
 
 /** Scene records of the West Flanders dates, most recent first (Sentinel Hub's order). */
@@ -151,7 +200,10 @@ export function wfInfos(): SceneInfo[] {
 }
 
 /** DN bands of one West Flanders date (SCL upsampled to 10 m), dataMask from B04's nodata 0. */
-export async function wfScene(date: string, bands: string[]): Promise<{ bands: Record<string, Float32Array>; dataMask: Uint8Array }> {
+export async function wfScene(
+  date: string,
+  bands: string[],
+): Promise<{ bands: Record<string, Float32Array>; dataMask: Uint8Array }> {
   const out: Record<string, Float32Array> = {};
   for (const b of bands) {
     const path = `sentinel-2-l2a/westflanders/${date}/${b}.tif`;

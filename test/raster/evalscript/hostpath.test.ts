@@ -8,7 +8,14 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { compileEvalscript, loadEvalscript, type EvalInput, type EvalResult, type EvalscriptRuntime, type SceneData } from "../../../src/raster/evalscript";
+import {
+  compileEvalscript,
+  loadEvalscript,
+  type EvalInput,
+  type EvalResult,
+  type EvalscriptRuntime,
+  type SceneData,
+} from "../../../src/raster/evalscript";
 import { HostPathRuntime } from "../../../src/raster/evalscript/hostpath/runtime";
 import { clmFromScl, sceneAngles } from "../../../src/pipeline/bands";
 import { sampleItems } from "../../helpers/seed";
@@ -16,10 +23,26 @@ import { expectSameOutcome, rkhWindow, RKH_INFO, script } from "./helpers";
 
 /** data/evalscripts that take the host path (the others: ORBIT mosaicking, a V1 body, writes to globals). */
 const HOST = [
-  "barren_soil__script", "cab__script", "evi__eob", "evi__raw", "evi__script", "false-color-urban-rgb__script",
-  "fire_boundary__fire_boundary_script", "fire_boundary__script", "l2a_optimized__script", "landslide_detection_rapid_mapping__script",
-  "ndmi__eob", "ndsi__script", "ndvi__eob", "ndvi__raw", "ndvi__script", "ndwi__eob", "ndwi__raw", "ndwi__script",
-  "scene-classification__script", "true_color__script",
+  "barren_soil__script",
+  "cab__script",
+  "evi__eob",
+  "evi__raw",
+  "evi__script",
+  "false-color-urban-rgb__script",
+  "fire_boundary__fire_boundary_script",
+  "fire_boundary__script",
+  "l2a_optimized__script",
+  "landslide_detection_rapid_mapping__script",
+  "ndmi__eob",
+  "ndsi__script",
+  "ndvi__eob",
+  "ndvi__raw",
+  "ndvi__script",
+  "ndwi__eob",
+  "ndwi__raw",
+  "ndwi__script",
+  "scene-classification__script",
+  "true_color__script",
 ];
 const SANDBOX: Record<string, RegExp> = {
   agriculture_growth_stage__script: /SIMPLE/,
@@ -60,7 +83,10 @@ async function outcome(p: Promise<EvalResult>): Promise<{ result?: EvalResult; e
 }
 
 /** Runs `text` on both evaluators (raw and converted) and compares; returns whether the host path took it. */
-async function differential(text: string, input: EvalInput = { width: W, height: W, scenes: [scene] }): Promise<true | string> {
+async function differential(
+  text: string,
+  input: EvalInput = { width: W, height: W, scenes: [scene] },
+): Promise<true | string> {
   const compiled = compileEvalscript(text);
   const host = await loadEvalscript(env, compiled);
   const sandbox = await loadEvalscript(env, compiled, {}, "", { sandbox: true });
@@ -85,47 +111,137 @@ describe("host path against the sandbox, bit for bit", () => {
   it("evaluates a strip session (evaluateRows) as the sandbox does", async () => {
     const text = await script("sentinel-2__ndvi__eob.js");
     const compiled = compileEvalscript(text);
-    const [host, sandbox] = [await loadEvalscript(env, compiled), await loadEvalscript(env, compiled, {}, "", { sandbox: true })];
+    const [host, sandbox] = [
+      await loadEvalscript(env, compiled),
+      await loadEvalscript(env, compiled, {}, "", { sandbox: true }),
+    ];
     const rows = (rt: EvalscriptRuntime, convert: boolean) =>
       outcome(
-        rt.evaluateRows({ width: W, height: W, rows: 17, scenes: [{ info: RKH_INFO }], convert }, async (row, count) => [
-          { info: RKH_INFO, bands: Object.fromEntries(Object.entries(scene.bands).map(([k, v]) => [k, v.slice(row * W, (row + count) * W)])), dataMask: scene.dataMask.slice(row * W, (row + count) * W) },
-        ]),
+        rt.evaluateRows(
+          { width: W, height: W, rows: 17, scenes: [{ info: RKH_INFO }], convert },
+          async (row, count) => [
+            {
+              info: RKH_INFO,
+              bands: Object.fromEntries(
+                Object.entries(scene.bands).map(([k, v]) => [k, v.slice(row * W, (row + count) * W)]),
+              ),
+              dataMask: scene.dataMask.slice(row * W, (row + count) * W),
+            },
+          ],
+        ),
       );
     for (const convert of [false, true]) expectSameOutcome(await rows(sandbox, convert), await rows(host, convert));
   });
 
   it("no scene (an empty pseudo-scene) and an absent band", async () => {
     const text = `//VERSION=3\nfunction setup(){return {input:["B04","B08","dataMask"],output:{bands:3}}}\nfunction evaluatePixel(s){return [s.B04, s.dataMask, s.B99]}`;
-    expect(await differential(text, { width: 8, height: 8, scenes: [], timeRange: { from: "2020-01-01T00:00:00Z", to: "2020-01-02T00:00:00Z" } })).toBe(true);
+    expect(
+      await differential(text, {
+        width: 8,
+        height: 8,
+        scenes: [],
+        timeRange: { from: "2020-01-01T00:00:00Z", to: "2020-01-02T00:00:00Z" },
+      }),
+    ).toBe(true);
   });
 });
 
 /** Expressions over the sample `s`: bands (one absent), awkward constants, every operator, Math, index, a helper. */
-const expression: fc.Arbitrary<string> = fc.letrec<{ e: string; bin: string; un: string; cond: string; call: string }>((tie) => ({
-  e: fc.oneof(
-    { depthSize: "small", withCrossShrink: true },
-    fc.constantFrom("s.B02", "s.B03", "s.B04", "s.B08", "s.B11", "s.B12", "s.SCL", "s.dataMask", "s.B99"),
-    fc.constantFrom("0", "-0", "1", "0.5", "2.5", "-1", "3", "1e308", "NaN", "Infinity", "0.1", "255", "true", "false", "undefined", "null", "K").map((c) => (c.startsWith("-") ? `(${c})` : c)),
-    tie("bin"),
-    tie("un"),
-    tie("cond"),
-    tie("call"),
-  ),
-  bin: fc
-    .tuple(tie("e"), fc.constantFrom("+", "-", "*", "/", "%", "**", "<", "<=", ">", ">=", "===", "!==", "==", "!=", "&&", "||", "&", "|", "^", "<<", ">>", ">>>"), tie("e"))
-    .map(([a, o, b]) => `(${a} ${o} ${b})`),
-  un: fc.tuple(fc.constantFrom("-", "+", "!", "~"), tie("e")).map(([o, a]) => `(${o} ${a})`),
-  cond: fc.tuple(tie("e"), tie("e"), tie("e")).map(([c, a, b]) => `(${c} ? ${a} : ${b})`),
-  call: fc.oneof(
-    fc.tuple(fc.constantFrom("Math.sqrt", "Math.abs", "Math.floor", "Math.round", "Math.exp", "Math.log", "Math.sin", "Math.atan", "Math.sign", "Math.cbrt", "Math.tanh", "isNaN", "-ramp.process", "+id.process"), tie("e")).map(([f, a]) =>
-      f.endsWith(".process") ? `(${f}(${a})[${f.startsWith("-") ? 1 : 0}])` : `${f}(${a})`,
+const expression: fc.Arbitrary<string> = fc.letrec<{ e: string; bin: string; un: string; cond: string; call: string }>(
+  (tie) => ({
+    e: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      fc.constantFrom("s.B02", "s.B03", "s.B04", "s.B08", "s.B11", "s.B12", "s.SCL", "s.dataMask", "s.B99"),
+      fc
+        .constantFrom(
+          "0",
+          "-0",
+          "1",
+          "0.5",
+          "2.5",
+          "-1",
+          "3",
+          "1e308",
+          "NaN",
+          "Infinity",
+          "0.1",
+          "255",
+          "true",
+          "false",
+          "undefined",
+          "null",
+          "K",
+        )
+        .map((c) => (c.startsWith("-") ? `(${c})` : c)),
+      tie("bin"),
+      tie("un"),
+      tie("cond"),
+      tie("call"),
     ),
-    fc.tuple(fc.constantFrom("Math.pow", "Math.atan2", "Math.min", "Math.max", "index", "h", "colorBlend"), tie("e"), tie("e")).map(([f, a, b]) =>
-      f === "colorBlend" ? `colorBlend(${a}, [0, 0.1, 0.3], [0, 0.5, 1])` : `${f}(${a}, ${b})`,
+    bin: fc
+      .tuple(
+        tie("e"),
+        fc.constantFrom(
+          "+",
+          "-",
+          "*",
+          "/",
+          "%",
+          "**",
+          "<",
+          "<=",
+          ">",
+          ">=",
+          "===",
+          "!==",
+          "==",
+          "!=",
+          "&&",
+          "||",
+          "&",
+          "|",
+          "^",
+          "<<",
+          ">>",
+          ">>>",
+        ),
+        tie("e"),
+      )
+      .map(([a, o, b]) => `(${a} ${o} ${b})`),
+    un: fc.tuple(fc.constantFrom("-", "+", "!", "~"), tie("e")).map(([o, a]) => `(${o} ${a})`),
+    cond: fc.tuple(tie("e"), tie("e"), tie("e")).map(([c, a, b]) => `(${c} ? ${a} : ${b})`),
+    call: fc.oneof(
+      fc
+        .tuple(
+          fc.constantFrom(
+            "Math.sqrt",
+            "Math.abs",
+            "Math.floor",
+            "Math.round",
+            "Math.exp",
+            "Math.log",
+            "Math.sin",
+            "Math.atan",
+            "Math.sign",
+            "Math.cbrt",
+            "Math.tanh",
+            "isNaN",
+            "-ramp.process",
+            "+id.process",
+          ),
+          tie("e"),
+        )
+        .map(([f, a]) => (f.endsWith(".process") ? `(${f}(${a})[${f.startsWith("-") ? 1 : 0}])` : `${f}(${a})`)),
+      fc
+        .tuple(
+          fc.constantFrom("Math.pow", "Math.atan2", "Math.min", "Math.max", "index", "h", "colorBlend"),
+          tie("e"),
+          tie("e"),
+        )
+        .map(([f, a, b]) => (f === "colorBlend" ? `colorBlend(${a}, [0, 0.1, 0.3], [0, 0.5, 1])` : `${f}(${a}, ${b})`)),
     ),
-  ),
-})).e;
+  }),
+).e;
 
 /** A script around generated expressions: constants, a helper, a ramp, if/else returns, one to three outputs. */
 const program = fc
@@ -139,7 +255,9 @@ const program = fc
     multi: fc.boolean(),
   })
   .map(({ x, c, a, b, d, type, multi }) => {
-    const out = multi ? `[{ id: "default", bands: 2, sampleType: "${type}" }, { id: "index", bands: 1, sampleType: "FLOAT32" }]` : `{ bands: 2, sampleType: "${type}" }`;
+    const out = multi
+      ? `[{ id: "default", bands: 2, sampleType: "${type}" }, { id: "index", bands: 1, sampleType: "FLOAT32" }]`
+      : `{ bands: 2, sampleType: "${type}" }`;
     const ret = (p: string, q: string) => (multi ? `{ default: [${p}, ${q}], index: [+(${q})] }` : `[${p}, ${q}]`);
     return (
       `//VERSION=3\nconst K = 0.25;\nconst ramp = new ColorRampVisualizer([[-1, 0x0000ff], [0, 0xffffff], [1, 0xff0000]]);\nconst id = new Identity();\n` +

@@ -18,7 +18,11 @@ beforeAll(async () => {
   b = await rkhWindow(["B04", "B08"], 300, 200, W, W);
 });
 
-const input = (px: Record<string, Float32Array>): EvalInput => ({ width: W, height: W, scenes: [{ info: RKH_INFO, bands: px, dataMask: ones(W * W) }] });
+const input = (px: Record<string, Float32Array>): EvalInput => ({
+  width: W,
+  height: W,
+  scenes: [{ info: RKH_INFO, bands: px, dataMask: ones(W * W) }],
+});
 
 const script = (body: string, extra = "") => `//VERSION=3
 function setup() { return { input: ["B04", "B08"], output: { bands: 1, sampleType: "FLOAT32" } }; }
@@ -36,7 +40,9 @@ describe("nothing a request leaves behind is seen by the next", () => {
   });
 
   it("a pixel stored on globalThis by request 1 is not handed to request 2 (another bbox)", async () => {
-    const src = script("if (globalThis.first === undefined) globalThis.first = s.B04; return [globalThis.first || s.B04];");
+    const src = script(
+      "if (globalThis.first === undefined) globalThis.first = s.B04; return [globalThis.first || s.B04];",
+    );
     const r1 = await run(src, input(a));
     const r2 = await run(src, input(b));
     expect(r1.outputs.default!.values[5]).toBe(f32(a.B04![5]!));
@@ -77,10 +83,24 @@ function updateOutputMetadata(scenes, im, om) {
 }`,
   );
   const clean = {
-    global: "undefined", objectProto: "undefined", arrayProto: "undefined", math: "undefined", floor: 1, index: 0.5,
-    ramp: [0.5, 0.5, 0.5], dollar1: "undefined", json: "undefined", fn: "undefined",
-    errorTrace: "undefined", ownToString: "own toString", ownError: "OwnError: x",
-    arrayIndex: "undefined", objectIndex: "undefined", push: "push", arraySlice: "undefined", frozen: true,
+    global: "undefined",
+    objectProto: "undefined",
+    arrayProto: "undefined",
+    math: "undefined",
+    floor: 1,
+    index: 0.5,
+    ramp: [0.5, 0.5, 0.5],
+    dollar1: "undefined",
+    json: "undefined",
+    fn: "undefined",
+    errorTrace: "undefined",
+    ownToString: "own toString",
+    ownError: "OwnError: x",
+    arrayIndex: "undefined",
+    objectIndex: "undefined",
+    push: "push",
+    arraySlice: "undefined",
+    frozen: true,
   };
 
   it("globals, prototypes, intrinsics, library objects and RegExp statics: the second run sees a clean isolate", async () => {
@@ -99,7 +119,10 @@ describe("cost of a fresh evaluation", () => {
     const budget = { perCall: 1e7, total: 1e9 };
     const times: Record<string, number[]> = { freshIsolate: [], cachedIsolate: [] };
     for (let k = 0; k < 5; k++) {
-      for (const [what, key] of [["freshIsolate", `${hash}-${k}-${Math.random()}`], ["cachedIsolate", hash]] as const) {
+      for (const [what, key] of [
+        ["freshIsolate", `${hash}-${k}-${Math.random()}`],
+        ["cachedIsolate", hash],
+      ] as const) {
         const t0 = performance.now();
         const lease = sandboxFor(env.LOADER, compiled, key, 30_000).acquire();
         const reply = await lease.api.setup(budget);
@@ -109,6 +132,8 @@ describe("cost of a fresh evaluation", () => {
       }
     }
     const median = (v: number[]) => [...v].sort((x, y) => x - y)[v.length >> 1]!.toFixed(2);
-    console.log(`setup() RPC, median of 5: fresh isolate ${median(times.freshIsolate!)} ms, cached isolate ${median(times.cachedIsolate!)} ms`);
+    console.log(
+      `setup() RPC, median of 5: fresh isolate ${median(times.freshIsolate!)} ms, cached isolate ${median(times.cachedIsolate!)} ms`,
+    );
   });
 });

@@ -23,7 +23,13 @@ describe("utility library", () => {
     const r = await inSandbox(`{
       steps: [199, 200, 250, 299, 300].map((v) => new ColorMapVisualizer([[200, 0xff0000], [300, 0x0000ff]]).process(v)),
       def: ColorMapVisualizer.createDefaultColorMap().process(0.45) }`);
-    expect(r.steps).toEqual([[1, 0, 0], [1, 0, 0], [1, 0, 0], [1, 0, 0], [0, 0, 1]]);
+    expect(r.steps).toEqual([
+      [1, 0, 0],
+      [1, 0, 0],
+      [1, 0, 0],
+      [1, 0, 0],
+      [0, 0, 1],
+    ]);
     expect(r.def).toEqual([0x33 / 255, 1, 1]);
   });
 
@@ -61,8 +67,21 @@ describe("utility library", () => {
       def: new DefaultVisualizer(0, 2).process(1), gamma: new DefaultVisualizer(0, 1, 1, 0, 2).process(0.5), id: new Identity().process(3),
       gradient: ColorGradientVisualizer.createWhiteGreen(0, 1).process(0), enums: [SampleType.UINT16, Mosaicking.ORBIT],
       qa: decodeLs8Qa(2720).cloudConfidence }`);
-    expect(r).toMatchObject({ index: [0.5, 0, 0], inverse: [0.25, true], combine: 0x800080, combineArrays: [0.25, 0, 0.75] });
-    expect(r).toMatchObject({ hcs: [0.5], def: 0.5, gamma: 0.25, id: [3], gradient: [0, 0, 0], enums: ["UINT16", "ORBIT"], qa: 1 });
+    expect(r).toMatchObject({
+      index: [0.5, 0, 0],
+      inverse: [0.25, true],
+      combine: 0x800080,
+      combineArrays: [0.25, 0, 0.75],
+    });
+    expect(r).toMatchObject({
+      hcs: [0.5],
+      def: 0.5,
+      gamma: 0.25,
+      id: [3],
+      gradient: [0, 0, 0],
+      enums: ["UINT16", "ORBIT"],
+      qa: 1,
+    });
     expect(r.hc).toBeCloseTo(0.92 + (0.98 - 0.92) * (0.08 / 1.08), 12);
   });
 });
@@ -82,7 +101,10 @@ describe("the rest of Sentinel Hub's runtime library", () => {
     expect(r.hex).toEqual([0xff0000, 0xff0000, 0xff0000, 0xff0000, 0x0000ff, 0x0000ff]);
     expect(r.def).toEqual([0x000000, 0xff0000, 0x33ffff, 0x006600]);
     expect(r.arrays).toEqual([0, 0, 1]);
-    expect(r.list).toEqual([[0, 0, 0], [1, 1, 1]]);
+    expect(r.list).toEqual([
+      [0, 0, 0],
+      [1, 1, 1],
+    ]);
   });
 
   it("DefaultVisualizer / HighlightCompress*: clamp, the highlight fields, gamma unclamped, processList", async () => {
@@ -92,7 +114,14 @@ describe("the rest of Sentinel Hub's runtime library", () => {
       single: new HighlightCompressVisualizerSingle(-1, 1).processList([0, 3]), id: new Identity().processList([1, [2, 3]]),
       hcList: new HighlightCompressVisualizer(0, 0.5).processList([0.25, 0.49]) }`);
     expect(r.clamp).toBe(1);
-    expect(r.hc).toMatchObject({ highlightPoint: 0.92, clipPoint: 2, highlightAdjust: true, minValue: 0, maxValue: 0.4, gain: 1 });
+    expect(r.hc).toMatchObject({
+      highlightPoint: 0.92,
+      clipPoint: 2,
+      highlightAdjust: true,
+      minValue: 0,
+      maxValue: 0.4,
+      gain: 1,
+    });
     expect((r.hc as { highlightFactor: number }).highlightFactor).toBeCloseTo(0.08 / 1.08, 15);
     expect(r).toMatchObject({ gamma: 4, plain: [0, 0.25, 1], single: [[0.5], [1]], id: [[1], [2, 3]] });
     const [a, b] = r.hcList as number[];
@@ -113,7 +142,9 @@ describe("the rest of Sentinel Hub's runtime library", () => {
     expect(l0).toBeCloseTo(0.5, 15);
     expect(l1).toBe(0.4);
     // A script that declares none gets the constructor's values
-    const plain = await inSandbox(`(() => { const v = new DefaultVisualizer(0, 1); return { gain: v.gain, other: v.process(0.2, 1) }; })()`);
+    const plain = await inSandbox(
+      `(() => { const v = new DefaultVisualizer(0, 1); return { gain: v.gain, other: v.process(0.2, 1) }; })()`,
+    );
     expect(plain).toEqual({ gain: 1, other: 0.2 });
   });
 
@@ -123,7 +154,13 @@ describe("the rest of Sentinel Hub's runtime library", () => {
       same: new ColorGradientVisualizer(greenWhite, 0, 10).process(4.5).join() === ColorGradientVisualizer.createWhiteGreen(0, 10).process(4.5).join(),
       hex: ColorGradientVisualizer.createBlueRed(0, 1).getColor(0.5) }`);
     // blueRed at 0.5: between [0.625 -> 0.375, 0x00ffff] and [0.375 -> 0.625, 0xffff00], half way
-    expect(r).toMatchObject({ blueRed: [1, 0x000080], redTemperature: 5, greenWhite: [0.6, 0x006600], same: true, hex: 0x80ff80 });
+    expect(r).toMatchObject({
+      blueRed: [1, 0x000080],
+      redTemperature: 5,
+      greenWhite: [0.6, 0x006600],
+      same: true,
+      hex: 0x80ff80,
+    });
   });
 });
 
@@ -135,7 +172,8 @@ describe("real scripts of data/evalscripts that call the library, on real 29RKH 
     px = await rkhWindow(["B03", "B08", "B11", "B12"], 480, 48, W, W);
   });
   const runScript = async (name: string) =>
-    (await run(name, { width: W, height: W, scenes: [{ info: RKH_INFO, bands: px, dataMask: ones(N) }] })).outputs.default!.values;
+    (await run(name, { width: W, height: W, scenes: [{ info: RKH_INFO, bands: px, dataMask: ones(N) }] })).outputs
+      .default!.values;
   const b = (band: string, i: number): number => px[band]![i]!;
 
   it("fire_boundary: HighlightCompressVisualizerSingle(-1, 1) = clamp((v + 1) / 2, 0, 1), no highlight (maxValue 1)", async () => {

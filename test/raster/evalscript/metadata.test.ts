@@ -53,22 +53,33 @@ describe("updateOutput and updateOutputMetadata", () => {
     }
     const days = scenes.map((s) => s.info.date.slice(0, 10));
     expect(r.userData).toEqual({
-      dates: days.map((d) => `${d}T00:00:00Z`), to: days.map((d) => `${d}T23:59:59Z`), tiles: scenes.map((s) => s.info.id),
-      legacy: scenes[0]!.info.date.replace("Z", ".000Z"), valid: scenes.reduce((n, s) => n + s.dataMask.reduce((a, v) => a + v, 0), 0), factor: 0.0001,
+      dates: days.map((d) => `${d}T00:00:00Z`),
+      to: days.map((d) => `${d}T23:59:59Z`),
+      tiles: scenes.map((s) => s.info.id),
+      legacy: scenes[0]!.info.date.replace("Z", ".000Z"),
+      valid: scenes.reduce((n, s) => n + s.dataMask.reduce((a, v) => a + v, 0), 0),
+      factor: 0.0001,
     });
   });
 
   it("row blocks give the same values and keep script state across blocks", async () => {
     const rt = await load(TIME_SERIES);
     const whole = await rt.evaluate({ width: W, height: W, scenes: series });
-    const blocks = await (await load(TIME_SERIES, { blockBytes: 5000 })).evaluate({ width: W, height: W, scenes: series, customData: {} });
+    const blocks = await (await load(TIME_SERIES, { blockBytes: 5000 })).evaluate({
+      width: W,
+      height: W,
+      scenes: series,
+      customData: {},
+    });
     expect(blocks.outputs.default!.values).toEqual(whole.outputs.default!.values);
     expect(blocks.userData).toEqual(whole.userData);
   });
 
   it("updateOutput setting an invalid band count is a 400", async () => {
     const rt = await load(TIME_SERIES.replace("output.bands = collection.scenes.length", "output.bands = 0"));
-    await expect(rt.evaluate({ width: W, height: W, scenes: series })).rejects.toThrow(/TypeError: updateOutput set output "default"\.bands to 0; it must be a positive integer/);
+    await expect(rt.evaluate({ width: W, height: W, scenes: series })).rejects.toThrow(
+      /TypeError: updateOutput set output "default"\.bands to 0; it must be a positive integer/,
+    );
   });
 });
 
@@ -80,7 +91,11 @@ function evaluatePixel(samples, scenes) { return [samples.length, samples[scenes
 function updateOutputMetadata(scenes, im, om) { om.userData = scenes.tiles; }`;
     const scenes = series.slice(0, 2);
     const r = await run(src, { width: W, height: W, scenes });
-    for (let i = 0; i < N; i += 7) expect([r.outputs.default!.values[i * 2], r.outputs.default!.values[i * 2 + 1]]).toEqual([2, scenes[1]!.bands.B04![i]]);
+    for (let i = 0; i < N; i += 7)
+      expect([r.outputs.default!.values[i * 2], r.outputs.default!.values[i * 2 + 1]]).toEqual([
+        2,
+        scenes[1]!.bands.B04![i],
+      ]);
     expect(r.userData).toEqual(scenes.map((s) => ({ date: s.info.date, tileOriginalId: s.info.id, cloudCoverage: 1 })));
   });
 
@@ -92,7 +107,9 @@ function evaluatePixel(samples) { return [index(samples.nir[0].B08, samples.red[
     const rt = await load(src);
     expect((await rt.setup()).bands).toEqual(["B04", "B08", "dataMask"]);
     const r = await rt.evaluate({
-      width: W, height: W, scenes: [
+      width: W,
+      height: W,
+      scenes: [
         { info: RKH_INFO, datasource: "red", bands: { B04: px.B04! }, dataMask: ones(N) },
         { info: RKH_INFO, datasource: "nir", bands: { B08: px.B08! }, dataMask: ones(N) },
       ],
@@ -102,7 +119,24 @@ function evaluatePixel(samples) { return [index(samples.nir[0].B08, samples.red[
 });
 
 describe("toSampleType", () => {
-  const raw = Float32Array.from([-1, -0.5, 0, 0.2, 0.5, 0.998, 1, 1.5, 127.5, 255.5, 32767.6, 65535.4, 70000, NaN, Infinity, -Infinity]);
+  const raw = Float32Array.from([
+    -1,
+    -0.5,
+    0,
+    0.2,
+    0.5,
+    0.998,
+    1,
+    1.5,
+    127.5,
+    255.5,
+    32767.6,
+    65535.4,
+    70000,
+    NaN,
+    Infinity,
+    -Infinity,
+  ]);
   it.each([
     ["AUTO", Uint8Array, [0, 0, 0, 51, 128, 254, 255, 255, 255, 255, 255, 255, 255, 0, 255, 0]],
     ["UINT8", Uint8Array, [0, 0, 0, 0, 1, 1, 1, 2, 128, 255, 255, 255, 255, 0, 255, 0]],

@@ -14,18 +14,57 @@ import { load, rkhWindow, RKH_INFO, script, wfInfos, wfScene } from "./helpers";
 
 /** data/evalscripts (ndyi__script is a version 1 body under a //VERSION=3 header: it does not compile). */
 const SCRIPTS = [
-  "agriculture_growth_stage__script", "barren_soil__script", "burned_area__script", "cab__script",
-  "cloud_statistics__script", "cloudless_mosaic__L2A-first_quartile_4bands", "evi__eob", "evi__raw", "evi__script",
-  "false-color-urban-rgb__script", "fire_boundary__fire_boundary_script", "fire_boundary__script",
-  "forest_cut_temporal_detection__script", "l2a_optimized__script", "landslide_detection_rapid_mapping__script",
-  "max_ndvi__script", "monthly_composite__script", "ndmi__eob", "ndsi__script", "ndvi__eob", "ndvi__raw",
-  "ndvi__script", "ndvi_difference__script", "ndwi__eob", "ndwi__raw", "ndwi__script", "ndyi__script",
-  "scene-classification__script", "simple_water_bodies_mapping-swbm__script", "true_color__script",
+  "agriculture_growth_stage__script",
+  "barren_soil__script",
+  "burned_area__script",
+  "cab__script",
+  "cloud_statistics__script",
+  "cloudless_mosaic__L2A-first_quartile_4bands",
+  "evi__eob",
+  "evi__raw",
+  "evi__script",
+  "false-color-urban-rgb__script",
+  "fire_boundary__fire_boundary_script",
+  "fire_boundary__script",
+  "forest_cut_temporal_detection__script",
+  "l2a_optimized__script",
+  "landslide_detection_rapid_mapping__script",
+  "max_ndvi__script",
+  "monthly_composite__script",
+  "ndmi__eob",
+  "ndsi__script",
+  "ndvi__eob",
+  "ndvi__raw",
+  "ndvi__script",
+  "ndvi_difference__script",
+  "ndwi__eob",
+  "ndwi__raw",
+  "ndwi__script",
+  "ndyi__script",
+  "scene-classification__script",
+  "simple_water_bodies_mapping-swbm__script",
+  "true_color__script",
 ];
 
 const W = 96;
 const N = W * W;
-const RKH_BANDS = ["AOT", "B01", "B02", "B03", "B04", "B05", "B06", "B07", "B08", "B8A", "B09", "B11", "B12", "SCL", "WVP"];
+const RKH_BANDS = [
+  "AOT",
+  "B01",
+  "B02",
+  "B03",
+  "B04",
+  "B05",
+  "B06",
+  "B07",
+  "B08",
+  "B8A",
+  "B09",
+  "B11",
+  "B12",
+  "SCL",
+  "WVP",
+];
 let simple: SceneData;
 const orbit: SceneData[] = [];
 
@@ -57,7 +96,12 @@ describe("the 30 real scripts: host path and sandbox agree bit for bit", () => {
     const input: EvalInput =
       setup.mosaicking === "SIMPLE"
         ? { width: W, height: W, scenes: [simple] }
-        : { width: 64, height: 64, scenes: orbit, timeRange: { from: "2017-01-01T00:00:00Z", to: "2018-12-31T23:59:59Z" } };
+        : {
+            width: 64,
+            height: 64,
+            scenes: orbit,
+            timeRange: { from: "2017-01-01T00:00:00Z", to: "2018-12-31T23:59:59Z" },
+          };
     const raw = await rt.evaluate(input);
     const stored = await rt.evaluate({ ...input, convert: true });
     expect(Object.keys(stored.outputs)).toEqual(setup.outputs.map((o) => o.id));

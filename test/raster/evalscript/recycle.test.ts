@@ -24,7 +24,13 @@ async function idAfterLoadingAgain(name: string): Promise<string> {
   const code = `import { WorkerEntrypoint } from "cloudflare:workers";
 export default class extends WorkerEntrypoint {}
 export class Recycler extends WorkerEntrypoint { id() { return "loaded again"; } }`;
-  const again = env.LOADER.get(name, () => ({ compatibilityDate: "2026-11-01", mainModule: "m.js", modules: { "m.js": code }, env: {}, globalOutbound: null }));
+  const again = env.LOADER.get(name, () => ({
+    compatibilityDate: "2026-11-01",
+    mainModule: "m.js",
+    modules: { "m.js": code },
+    env: {},
+    globalOutbound: null,
+  }));
   return (again.getEntrypoint("Recycler") as unknown as { id(): Promise<string> }).id();
 }
 
@@ -71,7 +77,9 @@ describe("generations (host bookkeeping)", () => {
     expect(lease.release(1)).toBe(true); // retired and idle: the caller aborts this isolate
     const aborted: string[] = [];
     const abort = async (name: string) => void aborted.push(name);
-    const fillers = Array.from({ length: 1100 }, (_, i) => leaseGeneration(`gen-filler-${i}-${crypto.randomUUID()}`, undefined, abort));
+    const fillers = Array.from({ length: 1100 }, (_, i) =>
+      leaseGeneration(`gen-filler-${i}-${crypto.randomUUID()}`, undefined, abort),
+    );
     for (const f of fillers) f.release(0);
     expect(leaseGeneration(first, 1).name).not.toBe(lease.name);
     // past 1024 live generations the least recently leased idle ones go, whatever their bytes
@@ -117,7 +125,15 @@ describe("sandbox isolates", () => {
     const sandboxes = await Promise.all(
       [NDVI, `${NDVI}\n// another script`].map(async (src) => {
         const compiled = compileEvalscript(src);
-        return sandboxFor(env.LOADER, compiled, `${await scriptHash(compiled)}-${crypto.randomUUID()}`, 30_000, "", 1e12, poolStats().bytes + 100);
+        return sandboxFor(
+          env.LOADER,
+          compiled,
+          `${await scriptHash(compiled)}-${crypto.randomUUID()}`,
+          30_000,
+          "",
+          1e12,
+          poolStats().bytes + 100,
+        );
       }),
     );
     const a = sandboxes[0]!.acquire();
@@ -167,7 +183,11 @@ describe("sandbox isolates", () => {
     const name = `${isolateName(await scriptHash(compiled), tenant)}:0`; // what every Worker isolate names it
     const W = 64;
     const bands = await rkhWindow(["B04", "B08"], 500, 400, W, W);
-    const whole = await (await loadEvalscript(env, compiled)).evaluate({ width: W, height: W, scenes: [{ info: RKH_INFO, bands, dataMask: ones(W * W) }] });
+    const whole = await (await loadEvalscript(env, compiled)).evaluate({
+      width: W,
+      height: W,
+      scenes: [{ info: RKH_INFO, bands, dataMask: ones(W * W) }],
+    });
     const runtime = await loadEvalscript(env, compiled, {}, tenant, { sandbox: true }); // NDVI would take the host path
     // asked for once the session is open: the isolate is loaded, its code is not asked for
     const other = () =>
@@ -175,12 +195,15 @@ describe("sandbox isolates", () => {
         throw new Error("not loaded");
       }).getEntrypoint("Recycler") as unknown as { recycle(): Promise<void>; id(): Promise<string> };
     const ids: string[] = [];
-    const result = await runtime.evaluateRows({ width: W, height: W, rows: 16, scenes: [{ info: RKH_INFO }] }, async (row, rows) => {
-      ids.push(await other().id());
-      if (row === 16) await other().recycle(); // another Worker isolate retires the name mid-session
-      const cut = (a: Float32Array) => a.slice(row * W, (row + rows) * W);
-      return [{ info: RKH_INFO, bands: { B04: cut(bands.B04!), B08: cut(bands.B08!) }, dataMask: ones(rows * W) }];
-    });
+    const result = await runtime.evaluateRows(
+      { width: W, height: W, rows: 16, scenes: [{ info: RKH_INFO }] },
+      async (row, rows) => {
+        ids.push(await other().id());
+        if (row === 16) await other().recycle(); // another Worker isolate retires the name mid-session
+        const cut = (a: Float32Array) => a.slice(row * W, (row + rows) * W);
+        return [{ info: RKH_INFO, bands: { B04: cut(bands.B04!), B08: cut(bands.B08!) }, dataMask: ones(rows * W) }];
+      },
+    );
     expect(result.outputs.default!.values).toEqual(whole.outputs.default!.values);
     expect(new Set(ids).size).toBe(1); // every block ran on the one isolate
     // aborted once the session ended (just after its last call answered)
@@ -196,7 +219,11 @@ describe("sandbox isolates", () => {
     const W = 64;
     let input: EvalInput;
     beforeAll(async () => {
-      input = { width: W, height: W, scenes: [{ info: RKH_INFO, bands: await rkhWindow(["B04", "B08"], 500, 400, W, W), dataMask: ones(W * W) }] };
+      input = {
+        width: W,
+        height: W,
+        scenes: [{ info: RKH_INFO, bands: await rkhWindow(["B04", "B08"], 500, 400, W, W), dataMask: ones(W * W) }],
+      };
     });
 
     it("an isolate recycled after every evaluation (whole and in blocks) gives the values of a kept one", async () => {

@@ -22,7 +22,10 @@ const px = (id: string, band: string, i: number) => pixels.get(id)!.bands[band]!
 
 /** Reflectance (DN / 10000) copies of scenes, for scripts whose thresholds are reflectance. */
 const reflectance = (scenes: SceneData[]): SceneData[] =>
-  scenes.map((s) => ({ ...s, bands: Object.fromEntries(Object.entries(s.bands).map(([b, v]) => [b, b === "SCL" ? v : v.map((x) => x / 10000)])) }));
+  scenes.map((s) => ({
+    ...s,
+    bands: Object.fromEntries(Object.entries(s.bands).map(([b, v]) => [b, b === "SCL" ? v : v.map((x) => x / 10000)])),
+  }));
 
 /** Runs preProcessScenes and evaluate like the Processing API would (`refl`: bands in reflectance). */
 async function temporal(name: string, range: TimeRange, refl = false) {
@@ -40,10 +43,32 @@ describe("ORBIT scripts on the real West Flanders time series", () => {
     const { setup, chosen, result } = await temporal("sentinel-2__max_ndvi__script.js", range);
     expect(setup.mosaicking).toBe("ORBIT");
     expect(dates(chosen)).toEqual(["2018-09-01", "2018-08-07", "2018-07-15"]);
-    const limits = [-1.1, -0.2, -0.1, 0, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.175, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6];
-    const colors = [[0, 0, 0], [0.75, 0.75, 0.75], [0.86, 0.86, 0.86], [1, 1, 0.88], [1, 0.98, 0.8], [0.93, 0.91, 0.71], [0.87, 0.85, 0.61],
-      [0.8, 0.78, 0.51], [0.74, 0.72, 0.42], [0.69, 0.76, 0.38], [0.64, 0.8, 0.35], [0.57, 0.75, 0.32], [0.5, 0.7, 0.28], [0.44, 0.64, 0.25],
-      [0.38, 0.59, 0.21], [0.31, 0.54, 0.18], [0.25, 0.49, 0.14], [0.19, 0.43, 0.11], [0.13, 0.38, 0.07], [0.06, 0.33, 0.04], [0, 0.27, 0]];
+    const limits = [
+      -1.1, -0.2, -0.1, 0, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.175, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6,
+    ];
+    const colors = [
+      [0, 0, 0],
+      [0.75, 0.75, 0.75],
+      [0.86, 0.86, 0.86],
+      [1, 1, 0.88],
+      [1, 0.98, 0.8],
+      [0.93, 0.91, 0.71],
+      [0.87, 0.85, 0.61],
+      [0.8, 0.78, 0.51],
+      [0.74, 0.72, 0.42],
+      [0.69, 0.76, 0.38],
+      [0.64, 0.8, 0.35],
+      [0.57, 0.75, 0.32],
+      [0.5, 0.7, 0.28],
+      [0.44, 0.64, 0.25],
+      [0.38, 0.59, 0.21],
+      [0.31, 0.54, 0.18],
+      [0.25, 0.49, 0.14],
+      [0.19, 0.43, 0.11],
+      [0.13, 0.38, 0.07],
+      [0.06, 0.33, 0.04],
+      [0, 0.27, 0],
+    ];
     const values = result.outputs.default!.values;
     const seen = new Set<number>();
     for (let i = 0; i < N; i++) {
@@ -66,7 +91,10 @@ describe("ORBIT scripts on the real West Flanders time series", () => {
     const mask = (id: string, i: number) => pixels.get(id)!.dataMask[i]!;
     const values = result.outputs.default!.values;
     for (let i = 0; i < N; i++) {
-      const want = mask(a, i) * mask(b, i) === 1 ? nd(px(a, "B08", i), px(a, "B04", i)) - nd(px(b, "B08", i), px(b, "B04", i)) : NaN;
+      const want =
+        mask(a, i) * mask(b, i) === 1
+          ? nd(px(a, "B08", i), px(a, "B04", i)) - nd(px(b, "B08", i), px(b, "B04", i))
+          : NaN;
       if (Number.isNaN(want)) expect(values[i]).toBeNaN();
       else expect(values[i]).toBe(f32(want));
     }
@@ -99,13 +127,18 @@ describe("ORBIT scripts on the real West Flanders time series", () => {
     const [sep, aug, jul] = chosen.map((s) => s.id) as [string, string, string];
     const values = result.outputs.default!.values;
     for (let i = 0; i < N; i++) {
-      expect([values[i * 3], values[i * 3 + 1], values[i * 3 + 2]]).toEqual([stretch(ndvi(jul, i)), stretch(ndvi(aug, i)), stretch(ndvi(sep, i))].map(f32));
+      expect([values[i * 3], values[i * 3 + 1], values[i * 3 + 2]]).toEqual(
+        [stretch(ndvi(jul, i)), stretch(ndvi(aug, i)), stretch(ndvi(sep, i))].map(f32),
+      );
     }
   });
 
   it("cloudless mosaic first quartile: UINT16 DN, a sort per pixel over 12 months of scenes", async () => {
     const range = { from: "2017-01-01T00:00:00Z", to: "2018-11-30T23:59:59Z" };
-    const { setup, chosen, result } = await temporal("sentinel-2__cloudless_mosaic__L2A-first_quartile_4bands.js", range);
+    const { setup, chosen, result } = await temporal(
+      "sentinel-2__cloudless_mosaic__L2A-first_quartile_4bands.js",
+      range,
+    );
     expect(setup.outputs[0]!.sampleType).toBe("UINT16");
     expect(chosen.length).toBe(dates(inRange(range)).filter((d) => d >= "2017-11-23").length);
     const bad = new Set([1, 3, 8, 9, 10, 11]);
@@ -114,7 +147,8 @@ describe("ORBIT scripts on the real West Flanders time series", () => {
       const ok = chosen.filter((s) => ["B02", "B03", "B04", "B08"].every((b) => px(s.id, b, i) > 0));
       const valid = ok.filter((s) => !bad.has(px(s.id, "SCL", i)));
       const use = valid.length ? valid : ok;
-      const q1 = (b: string) => (use.length ? use.map((s) => px(s.id, b, i)).sort((x, y) => x - y)[Math.floor(use.length / 4)]! : 0);
+      const q1 = (b: string) =>
+        use.length ? use.map((s) => px(s.id, b, i)).sort((x, y) => x - y)[Math.floor(use.length / 4)]! : 0;
       expect([0, 1, 2, 3].map((k) => values[i * 4 + k])).toEqual(["B04", "B03", "B02", "B08"].map(q1));
     }
   });
@@ -126,7 +160,10 @@ describe("ORBIT scripts on the real West Flanders time series", () => {
     const values = result.outputs.default!.values;
     const kinds = new Map<string, number>();
     for (let i = 0; i < N; i++) {
-      const want = monthlyComposite(chosen.map((s) => s.id), i);
+      const want = monthlyComposite(
+        chosen.map((s) => s.id),
+        i,
+      );
       kinds.set(want.kind, (kinds.get(want.kind) ?? 0) + 1);
       expect([values[i * 3], values[i * 3 + 1], values[i * 3 + 2]]).toEqual(want.rgb.map(f32));
     }
@@ -148,7 +185,8 @@ describe("ORBIT scripts on the real West Flanders time series", () => {
 });
 
 /** A band of a West Flanders date in reflectance as the scripts see it (float32; bands the files lack read as 0). */
-const refl = (id: string, b: string, i: number): number => (pixels.get(id)!.bands[b] ? Math.fround(px(id, b, i) / 10000) : 0);
+const refl = (id: string, b: string, i: number): number =>
+  pixels.get(id)!.bands[b] ? Math.fround(px(id, b, i) / 10000) : 0;
 
 /** Index of the first maximum of a[k] / b[k] (the scripts' indexOfMaxRatio). */
 function indexOfMaxRatio(a: number[], b: number[]): number {
@@ -167,10 +205,22 @@ function monthlyComposite(ids: string[], i: number): { kind: string; rgb: number
   const valid = ids.filter((id) => r(id, "B02") > 0 && r(id, "B03") > 0);
   const low = valid.filter((id) => r(id, "B02") < 0.12);
   const high = valid.filter((id) => r(id, "B02") < 0.45 && r(id, "B02") > 0.12);
-  const snow = valid.filter((id) => (r(id, "B03") - r(id, "B11")) / (0.01 + r(id, "B03") + r(id, "B11")) > 0.2 && r(id, "B04") > 0.2);
+  const snow = valid.filter(
+    (id) => (r(id, "B03") - r(id, "B11")) / (0.01 + r(id, "B03") + r(id, "B11")) > 0.2 && r(id, "B04") > 0.2,
+  );
   const water = low.filter((id) => nd(r(id, "B03"), r(id, "B08")) > 0).length;
-  const colour = (id: string) => [2.8 * r(id, "B04") + 0.1 * r(id, "B05"), 2.8 * r(id, "B03") + 0.15 * r(id, "B08"), 2.8 * r(id, "B02")];
-  const best = (list: string[], a: string, b: string) => list[indexOfMaxRatio(list.map((id) => r(id, a)), list.map((id) => r(id, b)))]!;
+  const colour = (id: string) => [
+    2.8 * r(id, "B04") + 0.1 * r(id, "B05"),
+    2.8 * r(id, "B03") + 0.15 * r(id, "B08"),
+    2.8 * r(id, "B02"),
+  ];
+  const best = (list: string[], a: string, b: string) =>
+    list[
+      indexOfMaxRatio(
+        list.map((id) => r(id, a)),
+        list.map((id) => r(id, b)),
+      )
+    ]!;
   if (low.length) return { kind: "low", rgb: colour(water > 2 ? best(low, "B02", "B08") : best(low, "B08", "B03")) };
   if (high.length) return { kind: "high", rgb: colour(best(high, "B03", "B02")) };
   const median = (b: string) => snow.map((id) => r(id, b)).sort((x, y) => x - y)[Math.floor(snow.length / 2)]!;
@@ -184,7 +234,8 @@ function monthlyComposite(ids: string[], i: number): { kind: string; rgb: number
  */
 function forestCut(chosen: SceneInfo[], i: number): number[] {
   const r = (id: string, b: string) => refl(id, b, i);
-  const ndvi = (id: string) => (r(id, "B08") + r(id, "B04") !== 0 ? (r(id, "B08") - r(id, "B04")) / (r(id, "B08") + r(id, "B04")) : 0);
+  const ndvi = (id: string) =>
+    r(id, "B08") + r(id, "B04") !== 0 ? (r(id, "B08") - r(id, "B04")) / (r(id, "B08") + r(id, "B04")) : 0;
   const t0 = new Date(chosen[0]!.date);
   const months = [0, 1, 2].map((k) => (t0.getUTCMonth() - k <= 0 ? 12 - (t0.getUTCMonth() - k) : t0.getUTCMonth() - k));
   const years = [0, 1, 2].map((k) => (t0.getUTCMonth() - k <= 0 ? t0.getUTCFullYear() - 1 : t0.getUTCFullYear()));
@@ -192,7 +243,8 @@ function forestCut(chosen: SceneInfo[], i: number): number[] {
   const lastYear: number[][] = [[], [], []];
   for (const s of chosen) {
     const d = new Date(s.date);
-    if (r(s.id, "B04") === 0 || r(s.id, "B03") === 0 || !months.includes(d.getUTCMonth()) || !(r(s.id, "B02") < 0.18)) continue;
+    if (r(s.id, "B04") === 0 || r(s.id, "B03") === 0 || !months.includes(d.getUTCMonth()) || !(r(s.id, "B02") < 0.18))
+      continue;
     if (years.includes(d.getUTCFullYear())) [cur, curN] = [cur + ndvi(s.id), curN + 1];
     else if (years.includes(d.getUTCFullYear() + 1)) {
       prev += ndvi(s.id);
@@ -206,6 +258,8 @@ function forestCut(chosen: SceneInfo[], i: number): number[] {
   const s0 = chosen[0]!.id;
   const ndwi = r(s0, "B03") + r(s0, "B08") !== 0 ? (r(s0, "B03") - r(s0, "B08")) / (r(s0, "B03") + r(s0, "B08")) : -1;
   const cut = ndwi < 0.5 && difference >= 0.25 && prev / prevN > 0.7 && lastYear.every((a) => mean(a) > 0.7);
-  const red = cut ? 2.8 * (2 / 3) * 10 * difference * r(s0, "B04") + 0.1 * r(s0, "B05") : 2.8 * r(s0, "B04") + 0.1 * r(s0, "B05");
+  const red = cut
+    ? 2.8 * (2 / 3) * 10 * difference * r(s0, "B04") + 0.1 * r(s0, "B05")
+    : 2.8 * r(s0, "B04") + 0.1 * r(s0, "B05");
   return [red / 0.8, (2.8 * r(s0, "B03") + 0.15 * r(s0, "B08")) / 0.8, (2.8 * r(s0, "B02")) / 0.8];
 }

@@ -48,7 +48,9 @@ describe("rasterize cost (printed, not asserted)", () => {
     const ring = Float64Array.from(pts);
     const t0 = performance.now();
     const mask = rasterizeRings([ring], grid);
-    console.log(`rasterizeRings: comb of ${pts.length / 2} vertices, 2500 x 2500 px (6.25e7 crossings): ${(performance.now() - t0).toFixed(1)} ms`);
+    console.log(
+      `rasterizeRings: comb of ${pts.length / 2} vertices, 2500 x 2500 px (6.25e7 crossings): ${(performance.now() - t0).toFixed(1)} ms`,
+    );
     for (const row of [0, 1250, 2499]) {
       const got = mask.subarray(row * 2500, (row + 1) * 2500).filter((_, c) => c % 97 === 0);
       expect([...got], `row ${row}`).toEqual([...evenOddRow([ring], grid, row, 97)]);

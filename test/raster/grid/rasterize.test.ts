@@ -29,7 +29,12 @@ describe("as gdal.RasterizeLayer, exactly", () => {
     const ref = await reference("clip_mask");
     const ring = (ref.meta as unknown as { polygon: number[][] }).polygon;
     const g = ref.meta.grid;
-    const mask = rasterizeRings([Float64Array.from(ring.flat())], { crs: crsFromEpsg(4326), bbox: g.bbox, width: g.width, height: g.height });
+    const mask = rasterizeRings([Float64Array.from(ring.flat())], {
+      crs: crsFromEpsg(4326),
+      bbox: g.bbox,
+      width: g.width,
+      height: g.height,
+    });
     expect(maskDiff(mask, Uint8Array.from(ref.data))).toEqual([]);
   });
 });
@@ -62,15 +67,24 @@ describe("as the per-pixel even-odd rule", () => {
   it("300 random ring sets on grids that cut them", () => {
     const rnd = prng(7);
     for (let trial = 0; trial < 300; trial++) {
-      const rings = Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => randomRing(rnd, 3 + Math.floor(rnd() * 30), rnd() < 0.7));
+      const rings = Array.from({ length: 1 + Math.floor(rnd() * 4) }, () =>
+        randomRing(rnd, 3 + Math.floor(rnd() * 30), rnd() < 0.7),
+      );
       const aligned = trial % 2 === 0; // pixel size 10 anchored at 0: the snapped vertices lie on centre lines
       const grid: Grid = aligned
         ? { crs: crsFromEpsg(3857), bbox: [0, 0, 100, 100], width: 10, height: 10 }
-        : { crs: crsFromEpsg(3857), bbox: [-5 + 10 * rnd(), -5 + 10 * rnd(), 90 + 10 * rnd(), 90 + 10 * rnd()], width: 7 + Math.floor(rnd() * 40), height: 5 + Math.floor(rnd() * 40) };
+        : {
+            crs: crsFromEpsg(3857),
+            bbox: [-5 + 10 * rnd(), -5 + 10 * rnd(), 90 + 10 * rnd(), 90 + 10 * rnd()],
+            width: 7 + Math.floor(rnd() * 40),
+            height: 5 + Math.floor(rnd() * 40),
+          };
       const mask = rasterizeRings(rings, grid);
       for (let row = 0; row < grid.height; row++) {
         const want = evenOddRow(rings, grid, row);
-        expect([...mask.subarray(row * grid.width, (row + 1) * grid.width)], `trial ${trial} row ${row}`).toEqual([...want]);
+        expect([...mask.subarray(row * grid.width, (row + 1) * grid.width)], `trial ${trial} row ${row}`).toEqual([
+          ...want,
+        ]);
       }
     }
   });

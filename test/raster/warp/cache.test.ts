@@ -46,15 +46,24 @@ async function emptyCachesAndRefs() {
 describe("NEAREST index maps", () => {
   it("are shared by files of one layout, each warped to its own GDAL reference", async () => {
     const { near04, near08, grid } = await emptyCachesAndRefs();
-    const [b04] = await readWarped(await openCog(await sourceFor(B04)), [0], grid, { resampling: "NEAREST", errorThreshold: 0 });
+    const [b04] = await readWarped(await openCog(await sourceFor(B04)), [0], grid, {
+      resampling: "NEAREST",
+      errorThreshold: 0,
+    });
     expect(indexCache.stats.entries).toBe(1);
-    const [b08] = await readWarped(await openCog(await sourceFor(B08)), [0], grid, { resampling: "NEAREST", errorThreshold: 0 });
+    const [b08] = await readWarped(await openCog(await sourceFor(B08)), [0], grid, {
+      resampling: "NEAREST",
+      errorThreshold: 0,
+    });
     expect(indexCache.stats.entries).toBe(1);
     expect(preparedCache.stats.entries).toBe(1);
     expect(indexCache.stats.bytes).toBe(grid.width * grid.height * 4);
     expect(mismatches(near04.data, b04!)).toBe(0);
     expect(mismatches(near08.data, b08!)).toBe(0);
-    const [again] = await readWarped(await openCog(await sourceFor(B04)), [0], grid, { resampling: "NEAREST", errorThreshold: 0 });
+    const [again] = await readWarped(await openCog(await sourceFor(B04)), [0], grid, {
+      resampling: "NEAREST",
+      errorThreshold: 0,
+    });
     expect(mismatches(near04.data, again!)).toBe(0);
   });
 
@@ -70,7 +79,10 @@ describe("NEAREST index maps", () => {
     expect(indexCache.stats.entries).toBe(2);
     expect(preparedCache.stats.entries).toBe(2);
     const pixels01 = await window(B01, 0, 0, 0, 6, 5);
-    const expected = Array.from({ length: 36 * 30 }, (_, i) => pixels01[Math.floor(i / 36 / 6) * 6 + Math.floor((i % 36) / 6)]!);
+    const expected = Array.from(
+      { length: 36 * 30 },
+      (_, i) => pixels01[Math.floor(i / 36 / 6) * 6 + Math.floor((i % 36) / 6)]!,
+    );
     expect(Array.from(coarse!.data)).toEqual(expected);
     expect(coarse!.valid.every((v) => v === 1)).toBe(true);
   });
@@ -85,7 +97,8 @@ describe("NEAREST index maps", () => {
     expect(mismatches(data, band!)).toBe(0);
     expect(indexCache.stats).toMatchObject({ entries: 0, bytes: 0 });
     indexCache.resize(64, 3 * 32 * 32 * 4);
-    for (const size of [32, 31, 30, 29]) await readWarped(cog, [0], { ...gridOf(meta), width: size, height: size }, { resampling: "NEAREST" });
+    for (const size of [32, 31, 30, 29])
+      await readWarped(cog, [0], { ...gridOf(meta), width: size, height: size }, { resampling: "NEAREST" });
     expect(indexCache.stats.entries).toBe(3);
     expect(indexCache.stats.bytes).toBeLessThanOrEqual(3 * 32 * 32 * 4);
   });
@@ -95,7 +108,9 @@ describe("NEAREST index maps", () => {
     const opts = { resampling: "NEAREST" as const, errorThreshold: 0, cacheIndex: false };
     // B01 (600 m) has another window than B04 / B08 (100 m): its map differs, and all three share the one scratch map
     const grid01: Grid = { crs: crsFromEpsg(32629), bbox: [199980, 2797020, 203580, 2800020], width: 36, height: 30 };
-    const [cog04, cog08, cog01] = await Promise.all([B04, B08, B01].map(async (path) => openCog(await sourceFor(path))));
+    const [cog04, cog08, cog01] = await Promise.all(
+      [B04, B08, B01].map(async (path) => openCog(await sourceFor(path))),
+    );
     // started in one turn, the largest map first: each reads (an await) before it gathers
     const [[b04], [b01], [b08]] = await Promise.all([
       readWarped(cog04!, [0], grid, opts),
@@ -106,7 +121,9 @@ describe("NEAREST index maps", () => {
     expect(mismatches(near08.data, b08!)).toBe(0);
     expect(indexCache.stats).toMatchObject({ entries: 0, bytes: 0 });
     const pixels01 = await window(B01, 0, 0, 0, 6, 5);
-    expect(Array.from(b01!.data)).toEqual(Array.from({ length: 36 * 30 }, (_, i) => pixels01[Math.floor(i / 36 / 6) * 6 + Math.floor((i % 36) / 6)]!));
+    expect(Array.from(b01!.data)).toEqual(
+      Array.from({ length: 36 * 30 }, (_, i) => pixels01[Math.floor(i / 36 / 6) * 6 + Math.floor((i % 36) / 6)]!),
+    );
     await readWarped(await openCog(await sourceFor(B04)), [0], grid, { ...opts, cacheIndex: true });
     expect(indexCache.stats.entries).toBe(1);
   });

@@ -23,7 +23,10 @@ export const REF_NODATA = -9999;
 let refsCache: Record<string, unknown> | undefined;
 
 export async function refs(): Promise<Record<string, unknown>> {
-  refsCache ??= JSON.parse(new TextDecoder().decode(await sampleFile("fixtures/warp/refs.json"))) as Record<string, unknown>;
+  refsCache ??= JSON.parse(new TextDecoder().decode(await sampleFile("fixtures/warp/refs.json"))) as Record<
+    string,
+    unknown
+  >;
   return refsCache;
 }
 

@@ -49,7 +49,10 @@ describe.each(cases)("%s", (name) => {
     const { meta, data } = await ref(name);
     const cog = await openCog(await sourceFor(meta.file));
     expect(chooseLevel(cog, gridOf(meta))).toBe(meta.gdalOverview! + 1);
-    const [band] = await readWarped(cog, [meta.band], gridOf(meta), { resampling: RESAMPLING[meta.resampling!], errorThreshold: 0 });
+    const [band] = await readWarped(cog, [meta.band], gridOf(meta), {
+      resampling: RESAMPLING[meta.resampling!],
+      errorThreshold: 0,
+    });
     const s = compare(meta, data, band!);
     expect(s.validFlips).toBe(0);
     if (meta.resampling === "near") expect(s.differing).toBe(0);
@@ -141,6 +144,8 @@ describe("readWarped", () => {
     expect(await status(readWarped(cog, [3], grid, { resampling: "NEAREST" }))).toBe(400);
     expect(await status(readWarped(cog, [0], grid, { resampling: "LANCZOS" as never }))).toBe(400);
     expect(await status(readWarped(cog, [0], { ...grid, width: 0 }, { resampling: "NEAREST" }))).toBe(400);
-    expect(await status(readWarped(cog, [0], { ...grid, bbox: [5.08, 51.21, 5.07, 51.22] }, { resampling: "NEAREST" }))).toBe(400);
+    expect(
+      await status(readWarped(cog, [0], { ...grid, bbox: [5.08, 51.21, 5.07, 51.22] }, { resampling: "NEAREST" })),
+    ).toBe(400);
   });
 });

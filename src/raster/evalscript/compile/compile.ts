@@ -48,7 +48,11 @@ const DOCS = "https://docs.sentinel-hub.com/api/latest/evalscript/v3/";
  * error message must not hand out that object's bytes.
  */
 function checkVersion(source: string): void {
-  const first = source.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/).find((l) => l.trim() !== "") ?? "";
+  const first =
+    source
+      .replace(/^\uFEFF/, "")
+      .split(/\r\n|\r|\n/)
+      .find((l) => l.trim() !== "") ?? "";
   if (!/^\s*\/\/VERSION=3(?![0-9])/.test(first)) {
     throw unsupported(
       `Invalid evalscript: the first line must be //VERSION=3${first ? "" : " (the script is empty)"}. ` +
@@ -70,7 +74,11 @@ function parseScript(source: string): Node {
       ? " The script starts with //VERSION=3 but its body is a version 1 script (a top-level return with band " +
         "variables); a V3 script must define setup() and evaluatePixel(sample)."
       : "";
-    throw scriptSyntax(`Evalscript syntax error at line ${line}, column ${column}: ${reason}.${v1} See ${DOCS}`, { line, column, message: reason });
+    throw scriptSyntax(`Evalscript syntax error at line ${line}, column ${column}: ${reason}.${v1} See ${DOCS}`, {
+      line,
+      column,
+      message: reason,
+    });
   }
 }
 
@@ -100,17 +108,25 @@ export function compileEvalscript(source: string): CompiledEvalscript {
 }
 
 function compile(source: string): CompiledEvalscript {
-  if (typeof source !== "string" || source.trim() === "") throw invalidArgument("The evalscript is empty: send a //VERSION=3 script.");
+  if (typeof source !== "string" || source.trim() === "")
+    throw invalidArgument("The evalscript is empty: send a //VERSION=3 script.");
   if (source.length > HOST_LIMITS.scriptChars) {
     const limit = { name: "scriptChars", max: HOST_LIMITS.scriptChars };
-    throw new EngineError("invalid-argument", `The evalscript has ${source.length} characters; the limit is ${limit.max} characters.`, undefined, limit);
+    throw new EngineError(
+      "invalid-argument",
+      `The evalscript has ${source.length} characters; the limit is ${limit.max} characters.`,
+      undefined,
+      limit,
+    );
   }
   checkVersion(source);
   const program = parseScript(source);
   const names = scanNames(program);
   for (const fn of ["setup", "evaluatePixel"]) {
     if (!names.declared.has(fn) && !names.assigned.has(fn) && !names.members.has(fn)) {
-      throw invalidArgument(`Invalid evalscript: it does not define ${fn}(). A V3 evalscript must define function setup() and function evaluatePixel(sample). See ${DOCS}`);
+      throw invalidArgument(
+        `Invalid evalscript: it does not define ${fn}(). A V3 evalscript must define function setup() and function evaluatePixel(sample). See ${DOCS}`,
+      );
     }
   }
   rejectUnsafe(program);

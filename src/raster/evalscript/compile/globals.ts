@@ -16,20 +16,68 @@ import { walk, type AnyNode } from "./ast";
 
 /** Standard globals worth binding (read often in per-pixel code). */
 const BUILTINS = [
-  "Math", "Date", "Array", "Object", "Number", "String", "Boolean", "JSON", "parseFloat", "parseInt", "isNaN", "isFinite",
-  "Infinity", "NaN", "undefined", "Error", "TypeError", "RangeError", "Map", "Set", "WeakMap", "Symbol", "RegExp", "Reflect",
-  "Float32Array", "Float64Array", "Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array",
-  "Uint32Array", "ArrayBuffer", "DataView", "BigInt", "console", "globalThis",
+  "Math",
+  "Date",
+  "Array",
+  "Object",
+  "Number",
+  "String",
+  "Boolean",
+  "JSON",
+  "parseFloat",
+  "parseInt",
+  "isNaN",
+  "isFinite",
+  "Infinity",
+  "NaN",
+  "undefined",
+  "Error",
+  "TypeError",
+  "RangeError",
+  "Map",
+  "Set",
+  "WeakMap",
+  "Symbol",
+  "RegExp",
+  "Reflect",
+  "Float32Array",
+  "Float64Array",
+  "Int8Array",
+  "Uint8Array",
+  "Uint8ClampedArray",
+  "Int16Array",
+  "Uint16Array",
+  "Int32Array",
+  "Uint32Array",
+  "ArrayBuffer",
+  "DataView",
+  "BigInt",
+  "console",
+  "globalThis",
 ];
 
 /** Never bound: special or reserved identifiers. */
-const NEVER = new Set(["arguments", "eval", "let", "yield", "await", "static", "implements", "interface", "package", "private", "protected", "public"]);
+const NEVER = new Set([
+  "arguments",
+  "eval",
+  "let",
+  "yield",
+  "await",
+  "static",
+  "implements",
+  "interface",
+  "package",
+  "private",
+  "protected",
+  "public",
+]);
 
 /** Identifiers bound by a declaration pattern (`a`, `{a, b: [c]}`, `...d`, `e = 1`), added to `out`. */
 export function patternNames(p: AnyNode | null | undefined, out: { add(name: string): unknown }): void {
   if (!p) return;
   if (p.type === "Identifier") out.add(p.name as string);
-  else if (p.type === "ObjectPattern") for (const prop of p.properties as AnyNode[]) patternNames((prop.value ?? prop.argument) as AnyNode, out);
+  else if (p.type === "ObjectPattern")
+    for (const prop of p.properties as AnyNode[]) patternNames((prop.value ?? prop.argument) as AnyNode, out);
   else if (p.type === "ArrayPattern") for (const el of p.elements as (AnyNode | null)[]) patternNames(el, out);
   else if (p.type === "RestElement") patternNames(p.argument as AnyNode, out);
   else if (p.type === "AssignmentPattern") patternNames(p.left as AnyNode, out);
@@ -37,11 +85,18 @@ export function patternNames(p: AnyNode | null | undefined, out: { add(name: str
 
 /** Whether identifier `child` under `parent` (as `key`) is a reference (not a property name or label). */
 function isReference(parent: AnyNode, key: string): boolean {
-  if ((parent.type === "MemberExpression" || parent.type === "PropertyDefinition" || parent.type === "MethodDefinition") && !parent.computed) {
+  if (
+    (parent.type === "MemberExpression" ||
+      parent.type === "PropertyDefinition" ||
+      parent.type === "MethodDefinition") &&
+    !parent.computed
+  ) {
     return key !== "property" && key !== "key";
   }
   if (parent.type === "Property" && !parent.computed && key === "key") return false;
-  return !["LabeledStatement", "BreakStatement", "ContinueStatement", "MetaProperty", "ExportSpecifier"].includes(parent.type);
+  return !["LabeledStatement", "BreakStatement", "ContinueStatement", "MetaProperty", "ExportSpecifier"].includes(
+    parent.type,
+  );
 }
 
 /** Names a program declares, reads and assigns (scope-agnostic); `members`: property names assigned (`o.x = ...`). */
@@ -61,7 +116,8 @@ export function scanNames(program: Node): NameScan {
     if (/^(Function|Class)(Declaration|Expression)$/.test(n.type) && n.id) patternNames(n.id as AnyNode, s.declared);
     if (Array.isArray(n.params)) for (const p of n.params as AnyNode[]) patternNames(p, s.declared);
     if (n.type === "CatchClause") patternNames(n.param as AnyNode, s.declared);
-    if (n.type === "AssignmentExpression" || n.type === "ForInStatement" || n.type === "ForOfStatement") patternNames(n.left as AnyNode, s.assigned);
+    if (n.type === "AssignmentExpression" || n.type === "ForInStatement" || n.type === "ForOfStatement")
+      patternNames(n.left as AnyNode, s.assigned);
     if (n.type === "UpdateExpression") patternNames(n.argument as AnyNode, s.assigned);
     const left = n.left as AnyNode | undefined;
     if (n.type === "AssignmentExpression" && left?.type === "MemberExpression") {

@@ -19,26 +19,50 @@ export function regexShape(source: string): { hazard: string; repetitions: numbe
   let last: { risky: boolean } | null = null;
   for (let i = 0; i < source.length; i++) {
     const c = source[i];
-    if (c === "\\") { i++; last = { risky: false }; continue; }
-    if (c === "[") { while (i < source.length && source[i] !== "]") i += source[i] === "\\" ? 2 : 1; last = { risky: false }; continue; }
+    if (c === "\\") {
+      i++;
+      last = { risky: false };
+      continue;
+    }
+    if (c === "[") {
+      while (i < source.length && source[i] !== "]") i += source[i] === "\\" ? 2 : 1;
+      last = { risky: false };
+      continue;
+    }
     if (c === "(") {
       stack.push({ risky: false });
       last = null;
       const named = source[i + 2] === "<" && source[i + 3] !== "=" && source[i + 3] !== "!";
-      if (source[i + 1] === "?") i = named ? (source.indexOf(">", i) + 1 || source.length) - 1 : i + (source[i + 2] === "<" ? 3 : 2);
+      if (source[i + 1] === "?")
+        i = named ? (source.indexOf(">", i) + 1 || source.length) - 1 : i + (source[i + 2] === "<" ? 3 : 2);
       continue;
     }
-    if (c === ")") { last = stack.length > 1 ? stack.pop()! : { risky: false }; stack[stack.length - 1]!.risky ||= last.risky; continue; }
-    if (c === "|") { stack[stack.length - 1]!.risky = true; last = null; continue; }
+    if (c === ")") {
+      last = stack.length > 1 ? stack.pop()! : { risky: false };
+      stack[stack.length - 1]!.risky ||= last.risky;
+      continue;
+    }
+    if (c === "|") {
+      stack[stack.length - 1]!.risky = true;
+      last = null;
+      continue;
+    }
     const quant = c === "*" || c === "+" || c === "?" || (c === "{" && /^\{\d+(,\d*)?\}/.test(source.slice(i, i + 24)));
-    if (!quant) { last = { risky: false }; continue; }
+    if (!quant) {
+      last = { risky: false };
+      continue;
+    }
     if (c === "{") i = source.indexOf("}", i);
     if (source[i + 1] === "?") i++;
-    if (last && last.risky) return { hazard: "a quantified group contains a quantifier or an alternation (nested repetition can backtrack exponentially)", repetitions };
+    if (last && last.risky)
+      return {
+        hazard:
+          "a quantified group contains a quantifier or an alternation (nested repetition can backtrack exponentially)",
+        repetitions,
+      };
     stack[stack.length - 1]!.risky = true;
     repetitions++;
     last = { risky: false };
   }
   return { hazard: "", repetitions };
 }
-

@@ -45,7 +45,15 @@ export interface WrapperNames {
 export function wrapperNames(): WrapperNames {
   const id = [...crypto.getRandomValues(new Uint8Array(8))].map((b) => b.toString(16).padStart(2, "0")).join("");
   const n = (role: string): string => `${RESERVED_PREFIX}${id}${role}`;
-  return { counter: n("k"), cause: n("h"), global: n("g"), error: n("e"), stop: n("s"), factory: n("f"), override: n("o") };
+  return {
+    counter: n("k"),
+    cause: n("h"),
+    global: n("g"),
+    error: n("e"),
+    stop: n("s"),
+    factory: n("f"),
+    override: n("o"),
+  };
 }
 
 /**

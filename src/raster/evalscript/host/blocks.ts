@@ -10,7 +10,12 @@ import type { EvalOutputSpec, EvalResult, SceneData } from "../types";
  * Rows per RPC so that one block's input, and its output, stay under `blockBytes` (workerd RPC messages are
  * limited to 32 MiB). dataMask is counted as 1 byte either way; outputs as setup() declares them.
  */
-export function rowsPerBlock(input: { width: number }, scenes: SceneData[], params: SessionParams, blockBytes: number): number {
+export function rowsPerBlock(
+  input: { width: number },
+  scenes: SceneData[],
+  params: SessionParams,
+  blockBytes: number,
+): number {
   let inBytes = 0;
   for (const s of scenes) inBytes += 1 + 4 * (params.bandsBy[s.datasource ?? ""]?.length ?? 0);
   const outBytes = 4 * params.outputs.reduce((n, o) => n + o.bands, 0);
@@ -52,7 +57,6 @@ export function bytesOf(block: Block, values: BlockValues): number {
   return n;
 }
 
-
 /**
  * The band-interleaved output arrays of an evaluation, assembled from its blocks: each block's values are checked
  * as they arrive and copied into one array per output, allocated at the output's first block with the element type
@@ -85,14 +89,18 @@ export class Assembly {
     for (const o of this.outputs) {
       const stride = this.size.width * o.bands;
       const v = block[o.id];
-      if (!v || v.length !== rows * stride) throw new Error(`evalscript: output ${o.id} has ${v?.length ?? 0} values in rows ${row}..${row + rows - 1}, expected ${rows * stride}`);
+      if (!v || v.length !== rows * stride)
+        throw new Error(
+          `evalscript: output ${o.id} has ${v?.length ?? 0} values in rows ${row}..${row + rows - 1}, expected ${rows * stride}`,
+        );
       const n = this.size.height * stride;
       if (v.length === n) {
         this.arrays.set(o.id, v); // the whole image: no copy
         continue;
       }
       const all = this.arrays.get(o.id) ?? new (v.constructor as new (n: number) => typeof v)(n);
-      if (all.constructor !== v.constructor) throw new Error(`evalscript: output ${o.id} changed its element type in rows ${row}..${row + rows - 1}`);
+      if (all.constructor !== v.constructor)
+        throw new Error(`evalscript: output ${o.id} changed its element type in rows ${row}..${row + rows - 1}`);
       all.set(v as never, row * stride);
       this.arrays.set(o.id, all);
     }
@@ -104,7 +112,10 @@ export class Assembly {
     for (const o of this.outputs) {
       const values = this.arrays.get(o.id) ?? new Float32Array(0);
       const common = { bands: o.bands, sampleType: o.sampleType, nodataValue: o.nodataValue };
-      result[o.id] = values instanceof Float32Array && !converted ? { ...common, values } : { ...common, values: new Float32Array(0), stored: values };
+      result[o.id] =
+        values instanceof Float32Array && !converted
+          ? { ...common, values }
+          : { ...common, values: new Float32Array(0), stored: values };
     }
     return result;
   }

@@ -17,13 +17,17 @@ export function checkInput(input: EvalInput, setup: EvalSetup): SceneData[] {
   }
   const n = width * height;
   for (const s of input.scenes) {
-    if (s.dataMask.length !== n) throw new Error(`evalscript: dataMask of scene ${s.info.id} has ${s.dataMask.length} values, expected ${n}`);
+    if (s.dataMask.length !== n)
+      throw new Error(`evalscript: dataMask of scene ${s.info.id} has ${s.dataMask.length} values, expected ${n}`);
     for (const [b, a] of Object.entries(s.bands)) {
-      if (a.length !== n) throw new Error(`evalscript: band ${b} of scene ${s.info.id} has ${a.length} values, expected ${n}`);
+      if (a.length !== n)
+        throw new Error(`evalscript: band ${b} of scene ${s.info.id} has ${a.length} values, expected ${n}`);
     }
   }
   const by = mosaickingByDatasource(setup);
-  const simple = input.scenes.filter((s) => (s.datasource === undefined ? setup.mosaicking : by[s.datasource]) === "SIMPLE");
+  const simple = input.scenes.filter(
+    (s) => (s.datasource === undefined ? setup.mosaicking : by[s.datasource]) === "SIMPLE",
+  );
   if (new Set(simple.map((s) => s.datasource)).size < simple.length) {
     throw new Error("evalscript: SIMPLE mosaicking takes one mosaicked scene (per datasource)");
   }
@@ -34,4 +38,3 @@ export function checkInput(input: EvalInput, setup: EvalSetup): SceneData[] {
 
 /** Data fusion: some setup() input names a datasource. */
 export const isFusion = (setup: EvalSetup): boolean => setup.inputs.some((i) => i.datasource !== undefined);
-

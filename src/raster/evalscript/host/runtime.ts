@@ -12,7 +12,18 @@ import type { CompiledEvalscript } from "../compile/compile";
 import { executionError, sandboxCrash, type Budget } from "../errors";
 import { HOST_LIMITS } from "../limits";
 import { SANDBOX_BLOCK_BYTES } from "../../memory";
-import { dispose, SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES, sandboxFor, scriptHash, type Block, type Reply, type Sandbox, type SandboxApi, type SessionParams } from "./sandbox";
+import {
+  dispose,
+  SANDBOX_POOL_BYTES,
+  SANDBOX_RECYCLE_BYTES,
+  sandboxFor,
+  scriptHash,
+  type Block,
+  type Reply,
+  type Sandbox,
+  type SandboxApi,
+  type SessionParams,
+} from "./sandbox";
 import { Assembly, blockOf, bytesOf, rowsPerBlock } from "./blocks";
 import { bandCountOf, mosaickingByDatasource, normalizeSetup } from "./setup";
 import { checkInput, isFusion } from "./input";
@@ -190,7 +201,11 @@ class SandboxRuntime implements EvalscriptRuntime {
   }
 
   /** Session parameters of an evaluation of `scenes`, with the budget of width x height x scenes samples. */
-  private sessionParams(setup: EvalSetup, input: Omit<EvalInput, "scenes">, scenes: { info: SceneInfo; datasource?: string }[]): SessionParams {
+  private sessionParams(
+    setup: EvalSetup,
+    input: Omit<EvalInput, "scenes">,
+    scenes: { info: SceneInfo; datasource?: string }[],
+  ): SessionParams {
     return {
       budget: this.budget(input.width * input.height * Math.max(1, scenes.length)),
       width: input.width,
@@ -208,7 +223,10 @@ class SandboxRuntime implements EvalscriptRuntime {
     };
   }
 
-  async evaluateRows(input: RowsInput, load: (rowStart: number, rows: number) => Promise<SceneData[]>): Promise<EvalResult> {
+  async evaluateRows(
+    input: RowsInput,
+    load: (rowStart: number, rows: number) => Promise<SceneData[]>,
+  ): Promise<EvalResult> {
     const setup = await this.setup();
     const params = this.sessionParams(setup, input, input.scenes);
     return this.session(setup, params, input.rows, async (row, rows) => {
@@ -218,7 +236,12 @@ class SandboxRuntime implements EvalscriptRuntime {
   }
 
   /** One script session over blocks of `rows` rows, each made by `blockAt(rowStart, rows)` when its turn comes. */
-  private session(setup: EvalSetup, params: SessionParams, rows: number, blockAt: (row: number, rows: number) => Promise<Block>): Promise<EvalResult> {
+  private session(
+    setup: EvalSetup,
+    params: SessionParams,
+    rows: number,
+    blockAt: (row: number, rows: number) => Promise<Block>,
+  ): Promise<EvalResult> {
     return this.leased(async (api, meter) => {
       const opened = await this.call(() => api.open(params), params.budget);
       try {

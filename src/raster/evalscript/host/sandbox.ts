@@ -67,7 +67,9 @@ export async function scriptHash(compiled: CompiledEvalscript): Promise<string> 
   const known = hashes.get(compiled);
   if (known) return known;
   const bytes = new TextEncoder().encode(`${RUNTIME_VERSION}\0${compiled.code}`);
-  const hash = [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const hash = [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
   hashes.set(compiled, hash);
   return hash;
 }

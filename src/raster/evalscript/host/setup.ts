@@ -14,7 +14,9 @@ const MOSAICKINGS: readonly Mosaicking[] = ["SIMPLE", "ORBIT", "TILE"];
 export const DEFAULT_UNITS = "DEFAULT";
 
 const fail = (what: string): never => {
-  throw invalidArgument(`Invalid evalscript setup(): ${what}. See https://docs.sentinel-hub.com/api/latest/evalscript/v3/#setup-function`);
+  throw invalidArgument(
+    `Invalid evalscript setup(): ${what}. See https://docs.sentinel-hub.com/api/latest/evalscript/v3/#setup-function`,
+  );
 };
 
 const show = (v: unknown): string => {
@@ -23,10 +25,12 @@ const show = (v: unknown): string => {
 };
 
 function bandNames(bands: unknown, where: string): string[] {
-  if (!Array.isArray(bands) || bands.length === 0) fail(`${where}.bands must be a non-empty array of band names, got ${show(bands)}`);
+  if (!Array.isArray(bands) || bands.length === 0)
+    fail(`${where}.bands must be a non-empty array of band names, got ${show(bands)}`);
   const list = bands as unknown[];
   list.forEach((b, i) => {
-    if (typeof b !== "string" || b.trim() === "") fail(`${where}.bands[${i}] must be a band name (string), got ${show(b)}`);
+    if (typeof b !== "string" || b.trim() === "")
+      fail(`${where}.bands[${i}] must be a band name (string), got ${show(b)}`);
   });
   return list as string[];
 }
@@ -42,22 +46,26 @@ function unitsOf(units: unknown, bands: string[], where: string): string[] {
 
 function inputOf(entry: unknown, i: number): EvalInputSpec {
   const where = `input[${i}]`;
-  if (!entry || typeof entry !== "object" || Array.isArray(entry)) fail(`${where} must be an object {bands, units?}, got ${show(entry)}`);
+  if (!entry || typeof entry !== "object" || Array.isArray(entry))
+    fail(`${where} must be an object {bands, units?}, got ${show(entry)}`);
   const e = entry as Record<string, unknown>;
   const bands = bandNames(e.bands, where);
   const spec: EvalInputSpec = { bands, units: unitsOf(e.units, bands, where) };
   if (e.datasource !== undefined) {
-    if (typeof e.datasource !== "string" || e.datasource === "") fail(`${where}.datasource must be a string, got ${show(e.datasource)}`);
+    if (typeof e.datasource !== "string" || e.datasource === "")
+      fail(`${where}.datasource must be a string, got ${show(e.datasource)}`);
     spec.datasource = e.datasource as string;
   }
   if (Array.isArray(e.metadata)) spec.metadata = e.metadata.map(String);
-  if (e.mosaicking !== undefined && e.mosaicking !== null) spec.mosaicking = mosaickingOf(e.mosaicking, `${where}.mosaicking`);
+  if (e.mosaicking !== undefined && e.mosaicking !== null)
+    spec.mosaicking = mosaickingOf(e.mosaicking, `${where}.mosaicking`);
   return spec;
 }
 
 /** `setup().input`: band names, input objects, or one input object. */
 function normalizeInputs(input: unknown): EvalInputSpec[] {
-  if (input === undefined || input === null) fail("it must return 'input' (the bands the script reads), e.g. input: [\"B04\", \"B08\"]");
+  if (input === undefined || input === null)
+    fail('it must return \'input\' (the bands the script reads), e.g. input: ["B04", "B08"]');
   if (Array.isArray(input) && input.length > 0 && input.every((b) => typeof b === "string")) {
     const bands = bandNames(input, "input");
     return [{ bands, units: bands.map(() => DEFAULT_UNITS) }];
@@ -71,7 +79,8 @@ function normalizeInputs(input: unknown): EvalInputSpec[] {
 export function sampleTypeOf(value: unknown, where: string): SampleType {
   if (value === undefined || value === null) return "AUTO";
   const v = typeof value === "string" ? value.toUpperCase() : value;
-  if (!SAMPLE_TYPES.includes(v as SampleType)) fail(`${where}.sampleType must be one of ${SAMPLE_TYPES.join(", ")}, got ${show(value)}`);
+  if (!SAMPLE_TYPES.includes(v as SampleType))
+    fail(`${where}.sampleType must be one of ${SAMPLE_TYPES.join(", ")}, got ${show(value)}`);
   return v as SampleType;
 }
 
@@ -85,9 +94,11 @@ export function bandCountOf(value: unknown, where: string): number {
 
 function outputOf(entry: unknown, i: number, single: boolean): EvalOutputSpec {
   const where = single ? "output" : `output[${i}]`;
-  if (!entry || typeof entry !== "object" || Array.isArray(entry)) fail(`${where} must be an object {id?, bands, sampleType?}, got ${show(entry)}`);
+  if (!entry || typeof entry !== "object" || Array.isArray(entry))
+    fail(`${where} must be an object {id?, bands, sampleType?}, got ${show(entry)}`);
   const e = entry as Record<string, unknown>;
-  if (e.id !== undefined && (typeof e.id !== "string" || e.id === "")) fail(`${where}.id must be a non-empty string, got ${show(e.id)}`);
+  if (e.id !== undefined && (typeof e.id !== "string" || e.id === ""))
+    fail(`${where}.id must be a non-empty string, got ${show(e.id)}`);
   const spec: EvalOutputSpec = {
     id: (e.id as string | undefined) ?? "default",
     bands: bandCountOf(e.bands, where),
@@ -125,7 +136,8 @@ function mosaickingOf(value: unknown, where = "mosaicking"): Mosaicking {
  * @throws EngineError invalid-argument naming the invalid field.
  */
 export function normalizeSetup(raw: unknown): EvalSetup {
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) fail(`it must return an object {input, output, mosaicking?}, got ${show(raw)}`);
+  if (!raw || typeof raw !== "object" || Array.isArray(raw))
+    fail(`it must return an object {input, output, mosaicking?}, got ${show(raw)}`);
   const r = raw as Record<string, unknown>;
   const inputs = normalizeInputs(r.input);
   const outputs = normalizeOutputs(r.output);

@@ -13,8 +13,33 @@ import { walk } from "../compile/ast";
 import { OVERRIDE_NAMES } from "../compile/wrapper";
 import { Builder, NotPure, OP, type Program, type ProgramOutput } from "./program";
 import { callLibrary, construct, LIBRARY_GLOBALS, libraryGlobal, libraryMember } from "./library";
-import { declare, exec, hoistBlock, idName, lookup, run, Trail, varNames, type Activation, type Evaluator } from "./statements";
-import { fromConstant, looseEquals, NOT_CONSTANT, refuse, select, strictEquals, toConstant, toNum, truth, UNDEF, type Closure, type Scope, type Value } from "./values";
+import {
+  declare,
+  exec,
+  hoistBlock,
+  idName,
+  lookup,
+  run,
+  Trail,
+  varNames,
+  type Activation,
+  type Evaluator,
+} from "./statements";
+import {
+  fromConstant,
+  looseEquals,
+  NOT_CONSTANT,
+  refuse,
+  select,
+  strictEquals,
+  toConstant,
+  toNum,
+  truth,
+  UNDEF,
+  type Closure,
+  type Scope,
+  type Value,
+} from "./values";
 import type { EvalOutputSpec, EvalSetup } from "../types";
 
 /** Inlined calls nested at most this deep (a recursive helper is refused when it reaches it). */
@@ -23,7 +48,19 @@ const MAX_DEPTH = 24;
 /** Script functions that make the runtime do more than evaluatePixel over one sample: the sandbox runs those scripts. */
 const SANDBOX_FUNCTIONS = ["preProcessScenes", "filterScenes", "updateOutput", "updateOutputMetadata"];
 
-const BINARY: Record<string, number> = { "-": OP.SUB, "*": OP.MUL, "/": OP.DIV, "%": OP.MOD, "**": OP.EXP, "&": OP.BAND, "|": OP.BOR, "^": OP.BXOR, "<<": OP.SHL, ">>": OP.SHR, ">>>": OP.USHR };
+const BINARY: Record<string, number> = {
+  "-": OP.SUB,
+  "*": OP.MUL,
+  "/": OP.DIV,
+  "%": OP.MOD,
+  "**": OP.EXP,
+  "&": OP.BAND,
+  "|": OP.BOR,
+  "^": OP.BXOR,
+  "<<": OP.SHL,
+  ">>": OP.SHR,
+  ">>>": OP.USHR,
+};
 const RELATION: Record<string, number> = { "<": OP.LT, "<=": OP.LE, ">": OP.GT, ">=": OP.GE };
 const PROTO = new Set(Object.getOwnPropertyNames(Object.prototype));
 
@@ -50,9 +87,12 @@ class Compiler implements Evaluator {
       const k = this.b.valueOf(a);
       if (k !== undefined) return (node.operator === "&&") === !!k ? this.test(node.right as AnyNode) : a;
       const c = this.test(node.right as AnyNode);
-      return node.operator === "&&" ? this.b.op(OP.SELECT, a, c, this.b.constant(0)) : this.b.op(OP.SELECT, a, this.b.constant(1), c);
+      return node.operator === "&&"
+        ? this.b.op(OP.SELECT, a, c, this.b.constant(0))
+        : this.b.op(OP.SELECT, a, this.b.constant(1), c);
     }
-    if (node.type === "UnaryExpression" && node.operator === "!") return this.b.op(OP.NOT, this.test(node.argument as AnyNode));
+    if (node.type === "UnaryExpression" && node.operator === "!")
+      return this.b.op(OP.NOT, this.test(node.argument as AnyNode));
     return truth(this.b, this.expr(node));
   }
 
@@ -66,13 +106,22 @@ class Compiler implements Evaluator {
         return this.identifier(n.name as string);
       case "ArrayExpression":
         this.work += (n.elements as unknown[]).length;
-        return { t: "arr", items: (n.elements as (AnyNode | null)[]).flatMap((e) => (e === null ? refuse("an array hole") : this.spread(e))) };
+        return {
+          t: "arr",
+          items: (n.elements as (AnyNode | null)[]).flatMap((e) =>
+            e === null ? refuse("an array hole") : this.spread(e),
+          ),
+        };
       case "ObjectExpression": {
         const props = new Map<string, Value>();
         for (const p of n.properties as AnyNode[]) {
-          if (p.type !== "Property" || p.kind !== "init" || p.method || p.computed) return refuse("an object literal with computed keys, methods or spread");
+          if (p.type !== "Property" || p.kind !== "init" || p.method || p.computed)
+            return refuse("an object literal with computed keys, methods or spread");
           const key = p.key as AnyNode;
-          props.set(key.type === "Identifier" ? (key.name as string) : String(key.value), this.expr(p.value as AnyNode));
+          props.set(
+            key.type === "Identifier" ? (key.name as string) : String(key.value),
+            this.expr(p.value as AnyNode),
+          );
         }
         return { t: "obj", props };
       }
@@ -83,13 +132,15 @@ class Compiler implements Evaluator {
       case "LogicalExpression": {
         const a = this.expr(n.left as AnyNode);
         if (n.operator === "??") return a.t === "undef" || a.t === "null" ? this.expr(n.right as AnyNode) : a;
-        const t = truth(b, a), k = b.valueOf(t);
+        const t = truth(b, a),
+          k = b.valueOf(t);
         if (k !== undefined) return (n.operator === "&&") === !!k ? this.expr(n.right as AnyNode) : a;
         const r = this.expr(n.right as AnyNode);
         return n.operator === "&&" ? select(b, t, r, a) : select(b, t, a, r);
       }
       case "ConditionalExpression": {
-        const c = this.test(n.test as AnyNode), k = b.valueOf(c);
+        const c = this.test(n.test as AnyNode),
+          k = b.valueOf(c);
         if (k !== undefined) return this.expr((k ? n.consequent : n.alternate) as AnyNode);
         return select(b, c, this.expr(n.consequent as AnyNode), this.expr(n.alternate as AnyNode));
       }
@@ -144,15 +195,32 @@ class Compiler implements Evaluator {
   }
 
   private unary(n: AnyNode): Value {
-    const b = this.b, v = this.expr(n.argument as AnyNode);
+    const b = this.b,
+      v = this.expr(n.argument as AnyNode);
     switch (n.operator) {
-      case "-": return { t: "num", r: b.op(OP.NEG, toNum(b, v)) };
-      case "+": return { t: "num", r: toNum(b, v) };
-      case "!": return { t: "bool", r: b.op(OP.NOT, truth(b, v)) };
-      case "~": return { t: "num", r: b.op(OP.BNOT, toNum(b, v)) };
-      case "void": return UNDEF;
+      case "-":
+        return { t: "num", r: b.op(OP.NEG, toNum(b, v)) };
+      case "+":
+        return { t: "num", r: toNum(b, v) };
+      case "!":
+        return { t: "bool", r: b.op(OP.NOT, truth(b, v)) };
+      case "~":
+        return { t: "num", r: b.op(OP.BNOT, toNum(b, v)) };
+      case "void":
+        return UNDEF;
       case "typeof": {
-        const types: Partial<Record<Value["t"], string>> = { num: "number", bool: "boolean", undef: "undefined", str: "string", null: "object", arr: "object", obj: "object", fn: "function", viz: "object", sample: "object" };
+        const types: Partial<Record<Value["t"], string>> = {
+          num: "number",
+          bool: "boolean",
+          undef: "undefined",
+          str: "string",
+          null: "object",
+          arr: "object",
+          obj: "object",
+          fn: "function",
+          viz: "object",
+          sample: "object",
+        };
         return types[v.t] ? { t: "str", s: types[v.t]! } : refuse("typeof of a library value");
       }
     }
@@ -163,10 +231,14 @@ class Compiler implements Evaluator {
     const b = this.b;
     const prim = (v: Value) => v.t === "num" || v.t === "bool" || v.t === "undef" || v.t === "null";
     switch (op) {
-      case "===": return { t: "bool", r: strictEquals(b, x, y) };
-      case "!==": return { t: "bool", r: b.op(OP.NOT, strictEquals(b, x, y)) };
-      case "==": return { t: "bool", r: looseEquals(b, x, y) };
-      case "!=": return { t: "bool", r: b.op(OP.NOT, looseEquals(b, x, y)) };
+      case "===":
+        return { t: "bool", r: strictEquals(b, x, y) };
+      case "!==":
+        return { t: "bool", r: b.op(OP.NOT, strictEquals(b, x, y)) };
+      case "==":
+        return { t: "bool", r: looseEquals(b, x, y) };
+      case "!=":
+        return { t: "bool", r: b.op(OP.NOT, looseEquals(b, x, y)) };
     }
     if (!prim(x) || !prim(y)) return refuse(`${op} on a ${prim(x) ? y.t : x.t}`);
     if (op === "+") return { t: "num", r: b.op(OP.ADD, toNum(b, x), toNum(b, y)) };
@@ -219,7 +291,10 @@ class Compiler implements Evaluator {
   private call(n: AnyNode): Value {
     if (n.optional) refuse("optional call");
     const callee = n.callee as AnyNode;
-    const f = callee.type === "MemberExpression" ? this.member(this.expr(callee.object as AnyNode), this.key(callee)) : this.expr(callee);
+    const f =
+      callee.type === "MemberExpression"
+        ? this.member(this.expr(callee.object as AnyNode), this.key(callee))
+        : this.expr(callee);
     const args = this.args(n.arguments as AnyNode[]);
     this.work += 1 + args.length + (f.t === "lib" && f.self?.t === "arr" ? f.self.items.length : 0);
     if (f.t === "lib") return callLibrary(this.b, f, args);
@@ -253,7 +328,8 @@ class Compiler implements Evaluator {
   inline(fn: Closure, args: Value[]): Value {
     if (++this.depth > MAX_DEPTH) refuse("calls nested too deep (recursion?)");
     this.work++;
-    const node = fn.node, outer = { scope: this.scope, act: this.act };
+    const node = fn.node,
+      outer = { scope: this.scope, act: this.act };
     this.scope = { cells: new Map(), parent: fn.scope };
     this.act = { returned: null, value: null, done: false };
     try {
@@ -261,7 +337,8 @@ class Compiler implements Evaluator {
       const body = node.body as AnyNode;
       if (node.expression) return this.expr(body);
       const statements = body.body as AnyNode[];
-      for (const name of varNames(statements)) if (!this.scope.cells.has(name)) declare(this, this.scope, name, UNDEF, true, this.trail);
+      for (const name of varNames(statements))
+        if (!this.scope.cells.has(name)) declare(this, this.scope, name, UNDEF, true, this.trail);
       hoistBlock(this, statements, this.trail, true);
       run(this, statements, this.trail);
       if (!this.act.done) exec(this, { type: "ReturnStatement", argument: null } as unknown as AnyNode, this.trail);
@@ -275,11 +352,20 @@ class Compiler implements Evaluator {
 
   /** Binds one parameter: a name, a name with a default, or `{a, b}` of band names. */
   private bind(p: AnyNode, v: Value): void {
-    if (p.type === "AssignmentPattern") return this.bind(p.left as AnyNode, v.t === "undef" ? this.expr(p.right as AnyNode) : v);
+    if (p.type === "AssignmentPattern")
+      return this.bind(p.left as AnyNode, v.t === "undef" ? this.expr(p.right as AnyNode) : v);
     if (p.type === "ObjectPattern") {
       for (const q of p.properties as AnyNode[]) {
-        if (q.type !== "Property" || q.computed || (q.value as AnyNode).type !== "Identifier") refuse("a parameter pattern");
-        declare(this, this.scope, (q.value as AnyNode).name as string, this.member(v, (q.key as AnyNode).name as string), true, this.trail);
+        if (q.type !== "Property" || q.computed || (q.value as AnyNode).type !== "Identifier")
+          refuse("a parameter pattern");
+        declare(
+          this,
+          this.scope,
+          (q.value as AnyNode).name as string,
+          this.member(v, (q.key as AnyNode).name as string),
+          true,
+          this.trail,
+        );
       }
       return;
     }
@@ -293,7 +379,8 @@ class Compiler implements Evaluator {
     walk(program, (n) => {
       if (n.type === "Identifier") names.add(n.name as string);
     });
-    for (const name of [...OVERRIDE_NAMES, ...SANDBOX_FUNCTIONS]) if (names.has(name)) refuse(`the script names ${name}`);
+    for (const name of [...OVERRIDE_NAMES, ...SANDBOX_FUNCTIONS])
+      if (names.has(name)) refuse(`the script names ${name}`);
     for (const name of varNames(statements)) declare(this, this.scope, name, UNDEF, true, this.trail);
     hoistBlock(this, statements, this.trail, true);
     run(this, statements, this.trail);
@@ -338,10 +425,16 @@ export function literalSetup(source: string): unknown {
 
 /** The program's registers for one output from evaluatePixel's value `v` (as sandbox/pixels.js `put` writes it). */
 function outputRegs(c: Compiler, o: EvalOutputSpec, v: Value, single: boolean): number[] {
-  const nums = (items: Value[]) => items.map((x) => (x.t === "num" || x.t === "bool" || x.t === "undef" || x.t === "null" ? toNum(c.b, x) : refuse(`an output value that is a ${x.t}`)));
+  const nums = (items: Value[]) =>
+    items.map((x) =>
+      x.t === "num" || x.t === "bool" || x.t === "undef" || x.t === "null"
+        ? toNum(c.b, x)
+        : refuse(`an output value that is a ${x.t}`),
+    );
   if ((v.t === "num" || v.t === "bool") && o.bands === 1) return [v.r];
   if (v.t === "arr" && v.items.length === o.bands) return nums(v.items);
-  if (single && v.t === "obj" && !v.props.has("length") && v.props.has(o.id)) return outputRegs(c, o, v.props.get(o.id)!, false);
+  if (single && v.t === "obj" && !v.props.has("length") && v.props.has(o.id))
+    return outputRegs(c, o, v.props.get(o.id)!, false);
   return refuse(`evaluatePixel's value does not fit output "${o.id}" (the sandbox reports the error)`);
 }
 
@@ -350,7 +443,11 @@ function outputRegs(c: Compiler, o: EvalOutputSpec, v: Value, single: boolean): 
  * datasource. @throws NotPure (the reason) when the script is outside the subset.
  */
 export function compileProgram(source: string, setup: EvalSetup): Program {
-  if (setup.mosaicking !== "SIMPLE" || setup.inputs.some((i) => i.datasource !== undefined || i.mosaicking !== undefined)) refuse("mosaicking other than SIMPLE, or data fusion");
+  if (
+    setup.mosaicking !== "SIMPLE" ||
+    setup.inputs.some((i) => i.datasource !== undefined || i.mosaicking !== undefined)
+  )
+    refuse("mosaicking other than SIMPLE, or data fusion");
   const c = new Compiler();
   c.topLevel(parsed(source));
   c.bands = new Set(setup.inputs.flatMap((i) => i.bands));
@@ -360,6 +457,10 @@ export function compileProgram(source: string, setup: EvalSetup): Program {
   const outputs: ProgramOutput[] = setup.outputs.map((o) => ({ id: o.id, regs: [] }));
   if (setup.outputs.length === 1) outputs[0]!.regs = outputRegs(c, setup.outputs[0]!, v, true);
   else if (v.t !== "obj") refuse("several outputs but evaluatePixel does not return an object");
-  else setup.outputs.forEach((o, k) => (outputs[k]!.regs = outputRegs(c, o, v.props.get(o.id) ?? refuse(`no value for output "${o.id}"`), false)));
+  else
+    setup.outputs.forEach(
+      (o, k) =>
+        (outputs[k]!.regs = outputRegs(c, o, v.props.get(o.id) ?? refuse(`no value for output "${o.id}"`), false)),
+    );
   return c.b.finish(outputs, 8 * c.work);
 }

@@ -19,41 +19,95 @@ type R = Float64Array;
 
 /** One kernel per operation code (loads, Math and outputs have their own). */
 const KERNELS: Record<number, Kernel> = {
-  [OP.ADD]: (d, a, b, _c, n) => { for (let i = 0; i < n; i++) d[i] = a[i]! + b[i]!; },
-  [OP.SUB]: (d, a, b, _c, n) => { for (let i = 0; i < n; i++) d[i] = a[i]! - b[i]!; },
-  [OP.MUL]: (d, a, b, _c, n) => { for (let i = 0; i < n; i++) d[i] = a[i]! * b[i]!; },
-  [OP.DIV]: (d, a, b, _c, n) => { for (let i = 0; i < n; i++) d[i] = a[i]! / b[i]!; },
-  [OP.MOD]: (d, a, b, _c, n) => { for (let i = 0; i < n; i++) d[i] = a[i]! % b[i]!; },
-  [OP.EXP]: (d, a, b, _c, n) => { for (let i = 0; i < n; i++) d[i] = a[i]! ** b[i]!; },
-  [OP.NEG]: (d, a, _b, _c, n) => { for (let i = 0; i < n; i++) d[i] = -a[i]!; },
-  [OP.TRUTHY]: (d, a, _b, _c, n) => { for (let i = 0; i < n; i++) d[i] = a[i] ? 1 : 0; },
-  [OP.NOT]: (d, a, _b, _c, n) => { for (let i = 0; i < n; i++) d[i] = a[i] ? 0 : 1; },
-  [OP.LT]: (d, a, b, _c, n) => { for (let i = 0; i < n; i++) d[i] = a[i]! < b[i]! ? 1 : 0; },
-  [OP.LE]: (d, a, b, _c, n) => { for (let i = 0; i < n; i++) d[i] = a[i]! <= b[i]! ? 1 : 0; },
-  [OP.GT]: (d, a, b, _c, n) => { for (let i = 0; i < n; i++) d[i] = a[i]! > b[i]! ? 1 : 0; },
-  [OP.GE]: (d, a, b, _c, n) => { for (let i = 0; i < n; i++) d[i] = a[i]! >= b[i]! ? 1 : 0; },
-  [OP.SEQ]: (d, a, b, _c, n) => { for (let i = 0; i < n; i++) d[i] = a[i] === b[i] ? 1 : 0; },
-  [OP.SNE]: (d, a, b, _c, n) => { for (let i = 0; i < n; i++) d[i] = a[i] !== b[i] ? 1 : 0; },
-  [OP.SELECT]: (d, a, b, c, n) => { for (let i = 0; i < n; i++) d[i] = a[i] ? b[i]! : c[i]!; },
-  [OP.BAND]: (d, a, b, _c, n) => { for (let i = 0; i < n; i++) d[i] = a[i]! & b[i]!; },
-  [OP.BOR]: (d, a, b, _c, n) => { for (let i = 0; i < n; i++) d[i] = a[i]! | b[i]!; },
-  [OP.BXOR]: (d, a, b, _c, n) => { for (let i = 0; i < n; i++) d[i] = a[i]! ^ b[i]!; },
-  [OP.SHL]: (d, a, b, _c, n) => { for (let i = 0; i < n; i++) d[i] = a[i]! << b[i]!; },
-  [OP.SHR]: (d, a, b, _c, n) => { for (let i = 0; i < n; i++) d[i] = a[i]! >> b[i]!; },
-  [OP.USHR]: (d, a, b, _c, n) => { for (let i = 0; i < n; i++) d[i] = a[i]! >>> b[i]!; },
-  [OP.BNOT]: (d, a, _b, _c, n) => { for (let i = 0; i < n; i++) d[i] = ~a[i]!; },
+  [OP.ADD]: (d, a, b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = a[i]! + b[i]!;
+  },
+  [OP.SUB]: (d, a, b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = a[i]! - b[i]!;
+  },
+  [OP.MUL]: (d, a, b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = a[i]! * b[i]!;
+  },
+  [OP.DIV]: (d, a, b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = a[i]! / b[i]!;
+  },
+  [OP.MOD]: (d, a, b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = a[i]! % b[i]!;
+  },
+  [OP.EXP]: (d, a, b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = a[i]! ** b[i]!;
+  },
+  [OP.NEG]: (d, a, _b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = -a[i]!;
+  },
+  [OP.TRUTHY]: (d, a, _b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = a[i] ? 1 : 0;
+  },
+  [OP.NOT]: (d, a, _b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = a[i] ? 0 : 1;
+  },
+  [OP.LT]: (d, a, b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = a[i]! < b[i]! ? 1 : 0;
+  },
+  [OP.LE]: (d, a, b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = a[i]! <= b[i]! ? 1 : 0;
+  },
+  [OP.GT]: (d, a, b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = a[i]! > b[i]! ? 1 : 0;
+  },
+  [OP.GE]: (d, a, b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = a[i]! >= b[i]! ? 1 : 0;
+  },
+  [OP.SEQ]: (d, a, b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = a[i] === b[i] ? 1 : 0;
+  },
+  [OP.SNE]: (d, a, b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = a[i] !== b[i] ? 1 : 0;
+  },
+  [OP.SELECT]: (d, a, b, c, n) => {
+    for (let i = 0; i < n; i++) d[i] = a[i] ? b[i]! : c[i]!;
+  },
+  [OP.BAND]: (d, a, b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = a[i]! & b[i]!;
+  },
+  [OP.BOR]: (d, a, b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = a[i]! | b[i]!;
+  },
+  [OP.BXOR]: (d, a, b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = a[i]! ^ b[i]!;
+  },
+  [OP.SHL]: (d, a, b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = a[i]! << b[i]!;
+  },
+  [OP.SHR]: (d, a, b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = a[i]! >> b[i]!;
+  },
+  [OP.USHR]: (d, a, b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = a[i]! >>> b[i]!;
+  },
+  [OP.BNOT]: (d, a, _b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = ~a[i]!;
+  },
   [OP.INDEX]: (d, a, b, _c, n) => {
     for (let i = 0; i < n; i++) {
-      const x = a[i]!, y = b[i]!;
+      const x = a[i]!,
+        y = b[i]!;
       d[i] = x + y != 0 ? (x - y) / (x + y) : 0;
     }
   },
-  [OP.ISNAN]: (d, a, _b, _c, n) => { for (let i = 0; i < n; i++) d[i] = Number.isNaN(a[i]) ? 1 : 0; },
-  [OP.ISFINITE]: (d, a, _b, _c, n) => { for (let i = 0; i < n; i++) d[i] = Number.isFinite(a[i]) ? 1 : 0; },
+  [OP.ISNAN]: (d, a, _b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = Number.isNaN(a[i]) ? 1 : 0;
+  },
+  [OP.ISFINITE]: (d, a, _b, _c, n) => {
+    for (let i = 0; i < n; i++) d[i] = Number.isFinite(a[i]) ? 1 : 0;
+  },
   // rampIndex and rampComponent of ./program.ts written out with the table in locals (the same comparisons and
   // arithmetic): called per pixel, the calls cost more than the search
   [OP.RAMPI]: (d, a, _b, _c, n, k, ramps) => {
-    const t = ramps[k]!, v = t.values, m = v.length, v0 = v[0]!;
+    const t = ramps[k]!,
+      v = t.values,
+      m = v.length,
+      v0 = v[0]!;
     if (!t.sorted) {
       for (let i = 0; i < n; i++) d[i] = rampIndex(t, a[i]!);
       return;
@@ -67,13 +121,20 @@ const KERNELS: Record<number, Kernel> = {
     }
   },
   [OP.RAMPC]: (d, a, b, _c, n, k, ramps) => {
-    const t = ramps[k >> 2]!, v = t.values, c = t.colors[k & 3]!, m = v.length, first = c[0]!, last = c[m - 1]!;
+    const t = ramps[k >> 2]!,
+      v = t.values,
+      c = t.colors[k & 3]!,
+      m = v.length,
+      first = c[0]!,
+      last = c[m - 1]!;
     for (let i = 0; i < n; i++) {
       const s = b[i]!;
       if (s === 0) d[i] = first;
       else if (s === m) d[i] = last;
       else {
-        const lo = c[s - 1]!, hi = c[s]!, f = (a[i]! - v[s - 1]!) / (v[s]! - v[s - 1]!);
+        const lo = c[s - 1]!,
+          hi = c[s]!,
+          f = (a[i]! - v[s - 1]!) / (v[s]! - v[s - 1]!);
         d[i] = lo + (hi - lo) * f;
       }
     }
@@ -132,7 +193,8 @@ function writeU16(out: Uint16Array, v: R, o: number, n: number, bands: number): 
   for (let i = 0; i < n; i++) out[o + i * bands] = Math.min(Math.max(Math.floor(Math.fround(v[i]!) + 0.5), 0), 65535);
 }
 function writeI16(out: Int16Array, v: R, o: number, n: number, bands: number): void {
-  for (let i = 0; i < n; i++) out[o + i * bands] = Math.min(Math.max(Math.floor(Math.fround(v[i]!) + 0.5), -32768), 32767);
+  for (let i = 0; i < n; i++)
+    out[o + i * bands] = Math.min(Math.max(Math.floor(Math.fround(v[i]!) + 0.5), -32768), 32767);
 }
 
 /** The writer of an output target: (register, first output value index, n, bands) => void. */
@@ -144,10 +206,14 @@ function writerOf(t: OutputTarget): (v: R, o: number, n: number, bands: number) 
       const c = new Uint8ClampedArray(a.buffer, a.byteOffset, a.length);
       return (v, o, n, bands) => writeAuto(c, v, o, n, bands);
     }
-    case "UINT8": return (v, o, n, bands) => writeU8(a as Uint8Array, v, o, n, bands);
-    case "INT8": return (v, o, n, bands) => writeI8(a as Int8Array, v, o, n, bands);
-    case "UINT16": return (v, o, n, bands) => writeU16(a as Uint16Array, v, o, n, bands);
-    case "INT16": return (v, o, n, bands) => writeI16(a as Int16Array, v, o, n, bands);
+    case "UINT8":
+      return (v, o, n, bands) => writeU8(a as Uint8Array, v, o, n, bands);
+    case "INT8":
+      return (v, o, n, bands) => writeI8(a as Int8Array, v, o, n, bands);
+    case "UINT16":
+      return (v, o, n, bands) => writeU16(a as Uint16Array, v, o, n, bands);
+    case "INT16":
+      return (v, o, n, bands) => writeI16(a as Int16Array, v, o, n, bands);
   }
 }
 
@@ -155,14 +221,30 @@ function writerOf(t: OutputTarget): (v: R, o: number, n: number, bands: number) 
  * Runs `program` over pixels [from, to) of `input` into `targets` (one per program output, in order; pixel p of
  * the input is pixel p - shift of the targets).
  */
-export function runProgram(program: Program, input: ProgramInput, from: number, to: number, targets: OutputTarget[], shift = 0): void {
+export function runProgram(
+  program: Program,
+  input: ProgramInput,
+  from: number,
+  to: number,
+  targets: OutputTarget[],
+  shift = 0,
+): void {
   const regs: R[] = Array.from({ length: program.regs }, () => new Float64Array(BLOCK));
   for (const [r, x] of program.consts) regs[r]!.fill(x);
   let zeros: Float32Array | undefined; // a band the scene lacks reads as 0 (as in the sandbox)
-  const bands = program.bands.map((b) => (Object.hasOwn(input.bands, b) ? input.bands[b]! : (zeros ??= new Float32Array(to))));
+  const bands = program.bands.map((b) =>
+    Object.hasOwn(input.bands, b) ? input.bands[b]! : (zeros ??= new Float32Array(to)),
+  );
   const none = new Float64Array(0);
   const reg = (r: number) => (r < 0 ? none : regs[r]!);
-  const steps = program.ops.map((o) => ({ o, f: o.code === OP.LOADF || o.code === OP.LOADM ? undefined : kernelOf(o.code, o.k), d: regs[o.d]!, a: reg(o.a), b: reg(o.b), c: reg(o.c) }));
+  const steps = program.ops.map((o) => ({
+    o,
+    f: o.code === OP.LOADF || o.code === OP.LOADM ? undefined : kernelOf(o.code, o.k),
+    d: regs[o.d]!,
+    a: reg(o.a),
+    b: reg(o.b),
+    c: reg(o.c),
+  }));
   const writes = program.outputs.flatMap((out, k) => {
     const write = writerOf(targets[k]!);
     return out.regs.map((r, j) => ({ v: regs[r]!, j, bands: out.regs.length, write }));

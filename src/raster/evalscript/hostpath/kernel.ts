@@ -4,4 +4,12 @@
  */
 import type { RampTable } from "./program";
 
-export type Kernel = (d: Float64Array, a: Float64Array, b: Float64Array, c: Float64Array, n: number, k: number, ramps: RampTable[]) => void;
+export type Kernel = (
+  d: Float64Array,
+  a: Float64Array,
+  b: Float64Array,
+  c: Float64Array,
+  n: number,
+  k: number,
+  ramps: RampTable[],
+) => void;

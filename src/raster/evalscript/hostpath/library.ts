@@ -4,38 +4,92 @@
  * reference; the differential test compares both). Only constant arguments build visualizers and colour stops.
  */
 import { Builder, MATH1, MATH2, OP, rampTable } from "./program";
-import { fromConstant, NOT_CONSTANT, refuse, strictEquals, toConstant, toNum, UNDEF, type Value, type Visualizer } from "./values";
+import {
+  fromConstant,
+  NOT_CONSTANT,
+  refuse,
+  strictEquals,
+  toConstant,
+  toNum,
+  UNDEF,
+  type Value,
+  type Visualizer,
+} from "./values";
 
 /** Library globals the program knows (sandbox/library.ts LIBRARY_NAMES and the JS globals pure code uses). */
 export const LIBRARY_GLOBALS = new Set([
-  "index", "inverse", "colorBlend", "valueInterpolate", "isNaN", "isFinite", "Math", "Object", "Number",
-  "ColorRampVisualizer", "Identity", "DefaultVisualizer", "HighlightCompressVisualizer", "HighlightCompressVisualizerSingle",
-  "JAVA_DOUBLE_MAX_VAL", "SampleType", "Mosaicking", "NaN", "Infinity", "undefined",
+  "index",
+  "inverse",
+  "colorBlend",
+  "valueInterpolate",
+  "isNaN",
+  "isFinite",
+  "Math",
+  "Object",
+  "Number",
+  "ColorRampVisualizer",
+  "Identity",
+  "DefaultVisualizer",
+  "HighlightCompressVisualizer",
+  "HighlightCompressVisualizerSingle",
+  "JAVA_DOUBLE_MAX_VAL",
+  "SampleType",
+  "Mosaicking",
+  "NaN",
+  "Infinity",
+  "undefined",
 ]);
 
 const JAVA_DOUBLE_MAX_VAL = 1.7976931348623157e308;
-const SAMPLE_TYPES = { AUTO: "AUTO", UINT8: "UINT8", UINT16: "UINT16", INT8: "INT8", INT16: "INT16", FLOAT32: "FLOAT32" };
+const SAMPLE_TYPES = {
+  AUTO: "AUTO",
+  UINT8: "UINT8",
+  UINT16: "UINT16",
+  INT8: "INT8",
+  INT16: "INT16",
+  FLOAT32: "FLOAT32",
+};
 const MOSAICKINGS = { SIMPLE: "SIMPLE", ORBIT: "ORBIT", TILE: "TILE" };
 
 /** The value of library global `name`. */
 export function libraryGlobal(b: Builder, name: string): Value {
   switch (name) {
-    case "NaN": return { t: "num", r: b.constant(NaN) };
-    case "Infinity": return { t: "num", r: b.constant(Infinity) };
-    case "undefined": return UNDEF;
-    case "JAVA_DOUBLE_MAX_VAL": return { t: "num", r: b.constant(JAVA_DOUBLE_MAX_VAL) };
-    case "SampleType": return fromConstant(b, SAMPLE_TYPES);
-    case "Mosaicking": return fromConstant(b, MOSAICKINGS);
-    default: return { t: "lib", name };
+    case "NaN":
+      return { t: "num", r: b.constant(NaN) };
+    case "Infinity":
+      return { t: "num", r: b.constant(Infinity) };
+    case "undefined":
+      return UNDEF;
+    case "JAVA_DOUBLE_MAX_VAL":
+      return { t: "num", r: b.constant(JAVA_DOUBLE_MAX_VAL) };
+    case "SampleType":
+      return fromConstant(b, SAMPLE_TYPES);
+    case "Mosaicking":
+      return fromConstant(b, MOSAICKINGS);
+    default:
+      return { t: "lib", name };
   }
 }
 
-const MATH_CONSTANTS: Record<string, number> = { PI: Math.PI, E: Math.E, LN2: Math.LN2, LN10: Math.LN10, LOG2E: Math.LOG2E, LOG10E: Math.LOG10E, SQRT2: Math.SQRT2, SQRT1_2: Math.SQRT1_2 };
+const MATH_CONSTANTS: Record<string, number> = {
+  PI: Math.PI,
+  E: Math.E,
+  LN2: Math.LN2,
+  LN10: Math.LN10,
+  LOG2E: Math.LOG2E,
+  LOG10E: Math.LOG10E,
+  SQRT2: Math.SQRT2,
+  SQRT1_2: Math.SQRT1_2,
+};
 
 /** `lib.<name>` of a library object (Math.sqrt, Object.keys, Number.isNaN), or undefined when it has none. */
 export function libraryMember(b: Builder, lib: string, name: string): Value | undefined {
   if (lib === "Math" && name in MATH_CONSTANTS) return { t: "num", r: b.constant(MATH_CONSTANTS[name]!) };
-  if (lib === "Math" && ((MATH1 as readonly string[]).includes(name) || (MATH2 as readonly string[]).includes(name) || name === "hypot")) return { t: "lib", name: `Math.${name}` };
+  if (
+    lib === "Math" &&
+    ((MATH1 as readonly string[]).includes(name) || (MATH2 as readonly string[]).includes(name) || name === "hypot")
+  )
+    return { t: "lib", name: `Math.${name}` };
   if (lib === "Object" && name === "keys") return { t: "lib", name: "Object.keys" };
   if (lib === "Number" && (name === "isNaN" || name === "isFinite")) return { t: "lib", name: `Number.${name}` };
   return undefined;
@@ -64,16 +118,23 @@ function unitRgb(c: unknown): number[] {
 /** `new name(...args)` of a library visualizer with constant arguments. */
 export function construct(b: Builder, name: string, args: Value[]): Value {
   const c = args.map((a, i) => constantOf(b, a, `argument ${i + 1} of new ${name}`));
-  const optNum = (x: unknown, d: number) => (x === undefined ? d : isNumber(x) ? x : refuse(`a ${name} argument that is not a number`));
+  const optNum = (x: unknown, d: number) =>
+    x === undefined ? d : isNumber(x) ? x : refuse(`a ${name} argument that is not a number`);
   switch (name) {
     case "ColorRampVisualizer": {
       const [stops, minVal, maxVal] = c;
-      if (!Array.isArray(stops) || stops.length === 0 || !stops.every((s) => Array.isArray(s) && isNumber(s[0]))) return refuse("ColorRampVisualizer stops that are not [number, colour] pairs");
+      if (!Array.isArray(stops) || stops.length === 0 || !stops.every((s) => Array.isArray(s) && isNumber(s[0])))
+        return refuse("ColorRampVisualizer stops that are not [number, colour] pairs");
       const ramps = [...(stops as [number, unknown][])].sort((x, y) => x[0] - y[0]);
-      const lo = ramps[0]![0], hi = ramps[ramps.length - 1]![0];
-      const min = minVal === undefined ? lo : optNum(minVal, lo), max = maxVal === undefined ? hi : optNum(maxVal, hi);
+      const lo = ramps[0]![0],
+        hi = ramps[ramps.length - 1]![0];
+      const min = minVal === undefined ? lo : optNum(minVal, lo),
+        max = maxVal === undefined ? hi : optNum(maxVal, hi);
       const scale = hi === lo ? 0 : (max - min) / (hi - lo);
-      const table = rampTable(ramps.map(([v]) => min + (v - lo) * scale), ramps.map(([, col]) => unitRgb(col)));
+      const table = rampTable(
+        ramps.map(([v]) => min + (v - lo) * scale),
+        ramps.map(([, col]) => unitRgb(col)),
+      );
       return { t: "viz", viz: { kind: "ramp", table } };
     }
     case "Identity":
@@ -81,9 +142,27 @@ export function construct(b: Builder, name: string, args: Value[]): Value {
     case "DefaultVisualizer":
     case "HighlightCompressVisualizer":
     case "HighlightCompressVisualizerSingle": {
-      const [minValue, maxValue, gain, offset, gamma] = [optNum(c[0], 0), optNum(c[1], 1), optNum(c[2], 1), optNum(c[3], 0), optNum(c[4], 1)];
+      const [minValue, maxValue, gain, offset, gamma] = [
+        optNum(c[0], 0),
+        optNum(c[1], 1),
+        optNum(c[2], 1),
+        optNum(c[3], 0),
+        optNum(c[4], 1),
+      ];
       const single = name === "HighlightCompressVisualizerSingle";
-      return { t: "viz", viz: { kind: "highlight", single, compress: name !== "DefaultVisualizer", min: minValue, max: maxValue, gain, offset, gamma } };
+      return {
+        t: "viz",
+        viz: {
+          kind: "highlight",
+          single,
+          compress: name !== "DefaultVisualizer",
+          min: minValue,
+          max: maxValue,
+          gain,
+          offset,
+          gamma,
+        },
+      };
     }
   }
   return refuse(`new ${name}`);
@@ -99,24 +178,45 @@ function processOf(b: Builder, viz: Visualizer, value: Value): Value {
     return { t: "arr", items: [0, 1, 2].map((j) => num(b, b.op(OP.RAMPC, x, segment, -1, k * 4 + j))) };
   }
   const C = (v: number) => b.constant(v);
-  const max = MATH2.indexOf("max"), min = MATH2.indexOf("min"), pow = MATH2.indexOf("pow");
-  const clamp = (r: number, lo: number, hi: number) => b.op(OP.MATH2, b.op(OP.MATH2, r, C(hi), -1, min), C(lo), -1, max);
+  const max = MATH2.indexOf("max"),
+    min = MATH2.indexOf("min"),
+    pow = MATH2.indexOf("pow");
+  const clamp = (r: number, lo: number, hi: number) =>
+    b.op(OP.MATH2, b.op(OP.MATH2, r, C(hi), -1, min), C(lo), -1, max);
   const factor = 1.0 / (viz.max - viz.min);
   let v = b.op(OP.ADD, b.op(OP.MUL, b.op(OP.MUL, C(viz.gain), b.op(OP.SUB, x, C(viz.min))), C(factor)), C(viz.offset));
-  if (!viz.compress) return num(b, viz.gamma != 1.0 ? b.op(OP.MATH2, b.op(OP.MATH2, C(0), v, -1, max), C(viz.gamma), -1, pow) : clamp(v, 0.0, 1.0));
+  if (!viz.compress)
+    return num(
+      b,
+      viz.gamma != 1.0 ? b.op(OP.MATH2, b.op(OP.MATH2, C(0), v, -1, max), C(viz.gamma), -1, pow) : clamp(v, 0.0, 1.0),
+    );
   if (viz.gamma != 1.0) v = b.op(OP.MATH2, b.op(OP.MATH2, C(0), v, -1, max), C(viz.gamma), -1, pow);
-  const hp = 0.92, hf = (1.0 - hp) / (2.0 - hp);
-  if (0 < viz.max && viz.max < 1) v = b.op(OP.SELECT, b.op(OP.GT, v, C(hp)), clamp(b.op(OP.ADD, C(hp), b.op(OP.MUL, b.op(OP.SUB, v, C(hp)), C(hf))), 0.0, 1.0), v);
+  const hp = 0.92,
+    hf = (1.0 - hp) / (2.0 - hp);
+  if (0 < viz.max && viz.max < 1)
+    v = b.op(
+      OP.SELECT,
+      b.op(OP.GT, v, C(hp)),
+      clamp(b.op(OP.ADD, C(hp), b.op(OP.MUL, b.op(OP.SUB, v, C(hp)), C(hf))), 0.0, 1.0),
+      v,
+    );
   const out = num(b, clamp(v, 0.0, 1.0));
   return viz.single ? { t: "arr", items: [out] } : out;
 }
 
 /** colorBlend / valueInterpolate(value, limits, colors) with constant limits and colours (sandbox/lib.js). */
 function blend(b: Builder, value: Value, limitsV: Value, colorsV: Value): Value {
-  const limits = constantOf(b, limitsV, "colorBlend limits"), colors = constantOf(b, colorsV, "colorBlend colours");
+  const limits = constantOf(b, limitsV, "colorBlend limits"),
+    colors = constantOf(b, colorsV, "colorBlend colours");
   if (!Array.isArray(limits) || !Array.isArray(colors)) return value;
-  if (!limits.every(isNumber) || colors.length < limits.length || colors.length === 0) return refuse("colorBlend limits and colours that do not pair up");
-  const shape = (c: unknown) => (isNumber(c) ? -1 : Array.isArray(c) && c.every(isNumber) ? c.length : refuse("a colorBlend colour that is not a number or an array of numbers"));
+  if (!limits.every(isNumber) || colors.length < limits.length || colors.length === 0)
+    return refuse("colorBlend limits and colours that do not pair up");
+  const shape = (c: unknown) =>
+    isNumber(c)
+      ? -1
+      : Array.isArray(c) && c.every(isNumber)
+        ? c.length
+        : refuse("a colorBlend colour that is not a number or an array of numbers");
   const w = shape(colors[0]);
   if (!colors.every((c) => shape(c) === w)) return refuse("colorBlend colours of different shapes");
   const comp = (c: unknown, j: number) => (w < 0 ? (c as number) : (c as number[])[j]!);
@@ -126,7 +226,11 @@ function blend(b: Builder, value: Value, limitsV: Value, colorsV: Value): Value 
     let r = b.constant(comp(colors[colors.length - 1], j));
     for (let i = limits.length - 1; i >= 1; i--) {
       const t = b.op(OP.DIV, b.op(OP.SUB, x, b.constant(limits[i - 1]!)), b.constant(limits[i]! - limits[i - 1]!));
-      const mixed = b.op(OP.ADD, b.op(OP.MUL, b.constant(comp(colors[i - 1], j)), b.op(OP.SUB, b.constant(1), t)), b.op(OP.MUL, b.constant(comp(colors[i], j)), t));
+      const mixed = b.op(
+        OP.ADD,
+        b.op(OP.MUL, b.constant(comp(colors[i - 1], j)), b.op(OP.SUB, b.constant(1), t)),
+        b.op(OP.MUL, b.constant(comp(colors[i], j)), t),
+      );
       r = b.op(OP.SELECT, b.op(OP.LE, x, b.constant(limits[i]!)), mixed, r);
     }
     const first = limits.length === 0 ? b.constant(1) : b.op(OP.NOT, b.op(OP.GT, x, b.constant(limits[0]!)));
@@ -144,7 +248,12 @@ export function callLibrary(b: Builder, fn: { name: string; self?: Value }, args
     const f = name.slice(5);
     if (f === "min" || f === "max") {
       if (args.length === 0) return num(b, b.constant(f === "min" ? Infinity : -Infinity));
-      return num(b, args.slice(1).reduce((r, _, i) => b.op(OP.MATH2, r, n(i + 1), -1, MATH2.indexOf(f)), b.op(OP.ADD, n(0), b.constant(-0))));
+      return num(
+        b,
+        args
+          .slice(1)
+          .reduce((r, _, i) => b.op(OP.MATH2, r, n(i + 1), -1, MATH2.indexOf(f)), b.op(OP.ADD, n(0), b.constant(-0))),
+      );
     }
     const k1 = (MATH1 as readonly string[]).indexOf(f);
     if (k1 >= 0) return num(b, b.op(OP.MATH1, n(0), -1, -1, k1));
@@ -153,14 +262,31 @@ export function callLibrary(b: Builder, fn: { name: string; self?: Value }, args
     return refuse(`Math.${f}`);
   }
   switch (name) {
-    case "index": return num(b, b.op(OP.INDEX, n(0), n(1)));
-    case "inverse": { const x = n(0); return num(b, b.op(OP.SELECT, b.op(OP.SNE, x, b.constant(0)), b.op(OP.DIV, b.constant(1), x), b.constant(JAVA_DOUBLE_MAX_VAL))); }
+    case "index":
+      return num(b, b.op(OP.INDEX, n(0), n(1)));
+    case "inverse": {
+      const x = n(0);
+      return num(
+        b,
+        b.op(
+          OP.SELECT,
+          b.op(OP.SNE, x, b.constant(0)),
+          b.op(OP.DIV, b.constant(1), x),
+          b.constant(JAVA_DOUBLE_MAX_VAL),
+        ),
+      );
+    }
     case "colorBlend":
-    case "valueInterpolate": return blend(b, a(0), a(1), a(2));
-    case "isNaN": return { t: "bool", r: b.op(OP.ISNAN, n(0)) };
-    case "isFinite": return { t: "bool", r: b.op(OP.ISFINITE, n(0)) };
-    case "Number.isNaN": return a(0).t === "num" ? { t: "bool", r: b.op(OP.ISNAN, n(0)) } : { t: "bool", r: b.constant(0) };
-    case "Number.isFinite": return a(0).t === "num" ? { t: "bool", r: b.op(OP.ISFINITE, n(0)) } : { t: "bool", r: b.constant(0) };
+    case "valueInterpolate":
+      return blend(b, a(0), a(1), a(2));
+    case "isNaN":
+      return { t: "bool", r: b.op(OP.ISNAN, n(0)) };
+    case "isFinite":
+      return { t: "bool", r: b.op(OP.ISFINITE, n(0)) };
+    case "Number.isNaN":
+      return a(0).t === "num" ? { t: "bool", r: b.op(OP.ISNAN, n(0)) } : { t: "bool", r: b.constant(0) };
+    case "Number.isFinite":
+      return a(0).t === "num" ? { t: "bool", r: b.op(OP.ISFINITE, n(0)) } : { t: "bool", r: b.constant(0) };
     case "Object.keys": {
       const o = a(0);
       if (o.t === "obj") return { t: "arr", items: [...o.props.keys()].map((s) => ({ t: "str", s })) };
@@ -178,17 +304,30 @@ export function callLibrary(b: Builder, fn: { name: string; self?: Value }, args
 /** concat / includes / indexOf of an array value. */
 function arrayMethod(b: Builder, name: string, self: Value | undefined, args: Value[]): Value {
   if (self?.t !== "arr") return refuse(`${name}()`);
-  if (name === "concat") return { t: "arr", items: [...self.items, ...args.flatMap((v) => (v.t === "arr" ? v.items : [v]))] };
+  if (name === "concat")
+    return { t: "arr", items: [...self.items, ...args.flatMap((v) => (v.t === "arr" ? v.items : [v]))] };
   const x = args[0] ?? UNDEF;
   if (name === "includes" || name === "indexOf") {
     const eq = (item: Value) => {
       if (name === "includes" && item.t === "num" && x.t === "num" && Number.isNaN(b.valueOf(item.r) ?? NaN)) {
-        return b.op(OP.SELECT, b.op(OP.SEQ, item.r, x.r), b.constant(1), b.op(OP.MUL, b.op(OP.ISNAN, item.r), b.op(OP.ISNAN, x.r)));
+        return b.op(
+          OP.SELECT,
+          b.op(OP.SEQ, item.r, x.r),
+          b.constant(1),
+          b.op(OP.MUL, b.op(OP.ISNAN, item.r), b.op(OP.ISNAN, x.r)),
+        );
       }
       return strictEquals(b, item, x);
     };
-    if (name === "includes") return { t: "bool", r: self.items.reduceRight((r, item) => b.op(OP.SELECT, eq(item), b.constant(1), r), b.constant(0)) };
-    return num(b, self.items.reduceRight((r, item, i) => b.op(OP.SELECT, eq(item), b.constant(i), r), b.constant(-1)));
+    if (name === "includes")
+      return {
+        t: "bool",
+        r: self.items.reduceRight((r, item) => b.op(OP.SELECT, eq(item), b.constant(1), r), b.constant(0)),
+      };
+    return num(
+      b,
+      self.items.reduceRight((r, item, i) => b.op(OP.SELECT, eq(item), b.constant(i), r), b.constant(-1)),
+    );
   }
   return refuse(`array method ${name}`);
 }

@@ -14,14 +14,31 @@
 export const OP = {
   /** d = band k (Float32) */ LOADF: 0,
   /** d = dataMask (Uint8) */ LOADM: 1,
-  ADD: 2, SUB: 3, MUL: 4, DIV: 5, MOD: 6, EXP: 7, NEG: 8,
+  ADD: 2,
+  SUB: 3,
+  MUL: 4,
+  DIV: 5,
+  MOD: 6,
+  EXP: 7,
+  NEG: 8,
   /** d = a ? 1 : 0 (truthiness of a number) */ TRUTHY: 9,
   /** d = a ? 0 : 1 */ NOT: 10,
-  LT: 11, LE: 12, GT: 13, GE: 14, SEQ: 15, SNE: 16,
+  LT: 11,
+  LE: 12,
+  GT: 13,
+  GE: 14,
+  SEQ: 15,
+  SNE: 16,
   /** d = a ? b : c (a's truthiness) */ SELECT: 17,
   /** d = Math[MATH1[k]](a) */ MATH1: 18,
   /** d = Math[MATH2[k]](a, b) */ MATH2: 19,
-  BAND: 20, BOR: 21, BXOR: 22, SHL: 23, SHR: 24, USHR: 25, BNOT: 26,
+  BAND: 20,
+  BOR: 21,
+  BXOR: 22,
+  SHL: 23,
+  SHR: 24,
+  USHR: 25,
+  BNOT: 26,
   /** d = index(a, b) of the evalscript library: a + b != 0 ? (a - b) / (a + b) : 0 */ INDEX: 27,
   /** d = Number.isNaN(a) ? 1 : 0 */ ISNAN: 28,
   /** d = 1 when a is finite */ ISFINITE: 29,
@@ -30,7 +47,35 @@ export const OP = {
 } as const;
 
 /** One-argument Math functions (MATH1's k). */
-export const MATH1 = ["abs", "sqrt", "cbrt", "exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "floor", "ceil", "round", "trunc", "sign", "fround"] as const;
+export const MATH1 = [
+  "abs",
+  "sqrt",
+  "cbrt",
+  "exp",
+  "expm1",
+  "log",
+  "log1p",
+  "log2",
+  "log10",
+  "sin",
+  "cos",
+  "tan",
+  "asin",
+  "acos",
+  "atan",
+  "sinh",
+  "cosh",
+  "tanh",
+  "asinh",
+  "acosh",
+  "atanh",
+  "floor",
+  "ceil",
+  "round",
+  "trunc",
+  "sign",
+  "fround",
+] as const;
 /** Two-argument Math functions (MATH2's k); min and max of more arguments are chained (associative in JS). */
 export const MATH2 = ["pow", "atan2", "min", "max"] as const;
 
@@ -54,7 +99,11 @@ export interface RampTable {
 /** A ramp table from the values and [r, g, b] colours of the constructor. */
 export function rampTable(values: number[], colors: number[][]): RampTable {
   const sorted = values.every((v, i) => i === 0 || values[i - 1]! <= v);
-  return { values: Float64Array.from(values), colors: [0, 1, 2].map((j) => Float64Array.from(colors, (c) => c[j]!)), sorted };
+  return {
+    values: Float64Array.from(values),
+    colors: [0, 1, 2].map((j) => Float64Array.from(colors, (c) => c[j]!)),
+    sorted,
+  };
 }
 
 /**
@@ -62,13 +111,15 @@ export function rampTable(values: number[], colors: number[][]): RampTable {
  * `!(value > v[0])` (NaN included), else the first i >= 1 with `value <= v[i]`, n when there is none.
  */
 export function rampIndex(t: RampTable, value: number): number {
-  const v = t.values, n = v.length;
+  const v = t.values,
+    n = v.length;
   if (!(value > v[0]!)) return 0;
   if (!t.sorted) {
     for (let i = 1; i < n; i++) if (value <= v[i]!) return i;
     return n;
   }
-  let lo = 1, hi = n;
+  let lo = 1,
+    hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if (value <= v[mid]!) hi = mid;
@@ -79,46 +130,80 @@ export function rampIndex(t: RampTable, value: number): number {
 
 /** Component j of ColorRampVisualizer.prototype.process(value) in segment i (rampIndex): the same arithmetic. */
 export function rampComponent(t: RampTable, value: number, i: number, j: number): number {
-  const v = t.values, c = t.colors[j]!, n = v.length;
+  const v = t.values,
+    c = t.colors[j]!,
+    n = v.length;
   if (i === 0) return c[0]!;
   if (i === n) return c[n - 1]!;
-  const a = c[i - 1]!, b = c[i]!, s = (value - v[i - 1]!) / (v[i]! - v[i - 1]!);
+  const a = c[i - 1]!,
+    b = c[i]!,
+    s = (value - v[i - 1]!) / (v[i]! - v[i - 1]!);
   return a + (b - a) * s;
 }
 
 /** The value of each operation for one pixel (constant folding; the interpreter's loops apply the same expressions). */
 export function scalar(code: number, a: number, b: number, c: number, k: number, ramps: RampTable[]): number {
   switch (code) {
-    case OP.ADD: return a + b;
-    case OP.SUB: return a - b;
-    case OP.MUL: return a * b;
-    case OP.DIV: return a / b;
-    case OP.MOD: return a % b;
-    case OP.EXP: return a ** b;
-    case OP.NEG: return -a;
-    case OP.TRUTHY: return a ? 1 : 0;
-    case OP.NOT: return a ? 0 : 1;
-    case OP.LT: return a < b ? 1 : 0;
-    case OP.LE: return a <= b ? 1 : 0;
-    case OP.GT: return a > b ? 1 : 0;
-    case OP.GE: return a >= b ? 1 : 0;
-    case OP.SEQ: return a === b ? 1 : 0;
-    case OP.SNE: return a !== b ? 1 : 0;
-    case OP.SELECT: return a ? b : c;
-    case OP.MATH1: return M1[k]!(a);
-    case OP.MATH2: return M2[k]!(a, b);
-    case OP.BAND: return a & b;
-    case OP.BOR: return a | b;
-    case OP.BXOR: return a ^ b;
-    case OP.SHL: return a << b;
-    case OP.SHR: return a >> b;
-    case OP.USHR: return a >>> b;
-    case OP.BNOT: return ~a;
-    case OP.INDEX: return a + b != 0 ? (a - b) / (a + b) : 0;
-    case OP.ISNAN: return Number.isNaN(a) ? 1 : 0;
-    case OP.ISFINITE: return Number.isFinite(a) ? 1 : 0;
-    case OP.RAMPI: return rampIndex(ramps[k]!, a);
-    case OP.RAMPC: return rampComponent(ramps[k >> 2]!, a, b, k & 3);
+    case OP.ADD:
+      return a + b;
+    case OP.SUB:
+      return a - b;
+    case OP.MUL:
+      return a * b;
+    case OP.DIV:
+      return a / b;
+    case OP.MOD:
+      return a % b;
+    case OP.EXP:
+      return a ** b;
+    case OP.NEG:
+      return -a;
+    case OP.TRUTHY:
+      return a ? 1 : 0;
+    case OP.NOT:
+      return a ? 0 : 1;
+    case OP.LT:
+      return a < b ? 1 : 0;
+    case OP.LE:
+      return a <= b ? 1 : 0;
+    case OP.GT:
+      return a > b ? 1 : 0;
+    case OP.GE:
+      return a >= b ? 1 : 0;
+    case OP.SEQ:
+      return a === b ? 1 : 0;
+    case OP.SNE:
+      return a !== b ? 1 : 0;
+    case OP.SELECT:
+      return a ? b : c;
+    case OP.MATH1:
+      return M1[k]!(a);
+    case OP.MATH2:
+      return M2[k]!(a, b);
+    case OP.BAND:
+      return a & b;
+    case OP.BOR:
+      return a | b;
+    case OP.BXOR:
+      return a ^ b;
+    case OP.SHL:
+      return a << b;
+    case OP.SHR:
+      return a >> b;
+    case OP.USHR:
+      return a >>> b;
+    case OP.BNOT:
+      return ~a;
+    case OP.INDEX:
+      return a + b != 0 ? (a - b) / (a + b) : 0;
+    case OP.ISNAN:
+      return Number.isNaN(a) ? 1 : 0;
+    case OP.ISFINITE:
+      return Number.isFinite(a) ? 1 : 0;
+    case OP.RAMPI:
+      return rampIndex(ramps[k]!, a);
+    case OP.RAMPC:
+      return rampComponent(ramps[k >> 2]!, a, b, k & 3);
   }
   throw new Error(`column program: no operation ${code}`);
 }
@@ -189,7 +274,9 @@ export class Builder {
 
   /** d = code(a, b, c; k), folded when every operand is constant. */
   op(code: number, a = -1, b = -1, c = -1, k = 0): number {
-    const va = a < 0 ? 0 : this.known.get(a), vb = b < 0 ? 0 : this.known.get(b), vc = c < 0 ? 0 : this.known.get(c);
+    const va = a < 0 ? 0 : this.known.get(a),
+      vb = b < 0 ? 0 : this.known.get(b),
+      vc = c < 0 ? 0 : this.known.get(c);
     if (code !== OP.LOADF && code !== OP.LOADM && va !== undefined && vb !== undefined && vc !== undefined) {
       return this.constant(scalar(code, va, vb, vc, k, this.ramps));
     }
@@ -198,7 +285,8 @@ export class Builder {
     const key = `${code},${a},${b},${c},${k}`;
     const seen = this.shared.get(key);
     if (seen !== undefined) return seen;
-    if (this.ops.length >= PROGRAM_LIMITS.ops) throw new NotPure(`more than ${PROGRAM_LIMITS.ops} operations per pixel`);
+    if (this.ops.length >= PROGRAM_LIMITS.ops)
+      throw new NotPure(`more than ${PROGRAM_LIMITS.ops} operations per pixel`);
     const d = this.next++;
     this.ops.push({ code, d, a, b, c, k });
     this.shared.set(key, d);
@@ -251,13 +339,22 @@ export class Builder {
     const ops = kept.map((o, i) => {
       const m = (r: number) => (r < 0 ? -1 : phys.get(r)!);
       const op = { ...o, a: m(o.a), b: m(o.b), c: m(o.c) };
-      for (const r of [o.a, o.b, o.c]) if (r >= 0 && last.get(r) === i && !this.known.has(r) && !free.includes(phys.get(r)!)) free.push(phys.get(r)!);
+      for (const r of [o.a, o.b, o.c])
+        if (r >= 0 && last.get(r) === i && !this.known.has(r) && !free.includes(phys.get(r)!)) free.push(phys.get(r)!);
       const d = free.length > 0 && !(last.get(o.d) === undefined) ? free.pop()! : count++;
       phys.set(o.d, d);
       op.d = d;
       return op;
     });
     if (count > PROGRAM_LIMITS.regs) throw new NotPure(`more than ${PROGRAM_LIMITS.regs} registers`);
-    return { ops, regs: count, consts, bands: this.bands, ramps: this.ramps, outputs: outputs.map((o) => ({ id: o.id, regs: o.regs.map((r) => phys.get(r)!) })), ticks };
+    return {
+      ops,
+      regs: count,
+      consts,
+      bands: this.bands,
+      ramps: this.ramps,
+      outputs: outputs.map((o) => ({ id: o.id, regs: o.regs.map((r) => phys.get(r)!) })),
+      ticks,
+    };
   }
 }

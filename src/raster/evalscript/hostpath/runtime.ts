@@ -19,7 +19,9 @@ import type { CompiledEvalscript } from "../compile/compile";
 
 /** Bytes of a program (its operations and tables) or of a refusal's reason, for the cache's budget. */
 const programBytes = (p: Program | string): number =>
-  typeof p === "string" ? 2 * p.length : 64 * p.ops.length + 16 * p.consts.length + p.ramps.reduce((n, t) => n + 32 * t.values.length, 0) + 256;
+  typeof p === "string"
+    ? 2 * p.length
+    : 64 * p.ops.length + 16 * p.consts.length + p.ramps.reduce((n, t) => n + 32 * t.values.length, 0) + 256;
 
 /** Per script hash: its literal setup() (null: the sandbox runs setup), its program or why it has none. */
 const literals = new Lru<{ setup: EvalSetup | null }>(256, SCRIPT_CACHE_BYTES / 8, approxBytes);
@@ -49,7 +51,12 @@ export function programOf(hash: string, source: string, setup: EvalSetup): Progr
 /** sandbox/scenes.js toPlain of a constant: object members that are undefined are dropped. */
 function plain(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(plain);
-  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined).map(([k, x]) => [k, plain(x)]));
+  if (v && typeof v === "object")
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([, x]) => x !== undefined)
+        .map(([k, x]) => [k, plain(x)]),
+    );
   return v;
 }
 
@@ -60,7 +67,9 @@ const SAMPLE_BYTES: Record<string, number> = { FLOAT32: 4, INT16: 2, UINT16: 2 }
 function targetsOf(outputs: EvalOutputSpec[], n: number, convert: boolean): OutputTarget[] {
   return outputs.map((o) => {
     const type = storedSampleType(o.sampleType);
-    const T = { FLOAT32: Float32Array, UINT8: Uint8Array, INT8: Int8Array, UINT16: Uint16Array, INT16: Int16Array }[type];
+    const T = { FLOAT32: Float32Array, UINT8: Uint8Array, INT8: Int8Array, UINT16: Uint16Array, INT16: Int16Array }[
+      type
+    ];
     return { sampleType: o.sampleType, convert, array: convert ? new T(n * o.bands) : new Float32Array(n * o.bands) };
   });
 }
@@ -71,7 +80,9 @@ function resultOf(outputs: EvalOutputSpec[], targets: OutputTarget[], convert: b
   outputs.forEach((o, k) => {
     const common = { bands: o.bands, sampleType: o.sampleType, nodataValue: o.nodataValue };
     const a = targets[k]!.array;
-    out[o.id] = convert ? { ...common, values: new Float32Array(0), stored: a as SampleArray } : { ...common, values: a as Float32Array };
+    out[o.id] = convert
+      ? { ...common, values: new Float32Array(0), stored: a as SampleArray }
+      : { ...common, values: a as Float32Array };
   });
   return out;
 }
@@ -113,7 +124,10 @@ export class HostPathRuntime implements EvalscriptRuntime {
   }
 
   /** The program when this evaluation may take the host path, else undefined. */
-  private async eligible(input: Omit<EvalInput, "scenes">, scenes: number): Promise<{ setup: EvalSetup; program: Program } | undefined> {
+  private async eligible(
+    input: Omit<EvalInput, "scenes">,
+    scenes: number,
+  ): Promise<{ setup: EvalSetup; program: Program } | undefined> {
     const setup = await this.setup();
     const program = programOf(this.hash, this.compiled.source, setup);
     if (typeof program === "string" || scenes > 1) return undefined;
@@ -131,16 +145,21 @@ export class HostPathRuntime implements EvalscriptRuntime {
     const host = await this.eligible(input, input.scenes.length);
     if (!host) return this.sandbox.evaluate(input);
     const scenes = checkInput(input, host.setup);
-    const n = input.width * input.height, convert = input.convert ?? false;
+    const n = input.width * input.height,
+      convert = input.convert ?? false;
     const targets = targetsOf(host.setup.outputs, n, convert);
     runProgram(host.program, inputOf(scenes[0]!), 0, n, targets);
     return { outputs: resultOf(host.setup.outputs, targets, convert), userData: undefined };
   }
 
-  async evaluateRows(input: RowsInput, load: (rowStart: number, rows: number) => Promise<SceneData[]>): Promise<EvalResult> {
+  async evaluateRows(
+    input: RowsInput,
+    load: (rowStart: number, rows: number) => Promise<SceneData[]>,
+  ): Promise<EvalResult> {
     const host = await this.eligible(input, input.scenes.length);
     if (!host) return this.sandbox.evaluateRows(input, load);
-    const { width, height } = input, convert = input.convert ?? false;
+    const { width, height } = input,
+      convert = input.convert ?? false;
     const targets = targetsOf(host.setup.outputs, width * height, convert);
     for (let row = 0; row < height; row += input.rows) {
       const rows = Math.min(input.rows, height - row);

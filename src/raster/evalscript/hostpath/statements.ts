@@ -80,11 +80,13 @@ export function varNames(statements: AnyNode[]): string[] {
       for (const d of n.declarations as AnyNode[]) visit(d.init as AnyNode);
       return;
     }
-    if (n.type === "FunctionDeclaration" || n.type === "FunctionExpression" || n.type === "ArrowFunctionExpression") return;
+    if (n.type === "FunctionDeclaration" || n.type === "FunctionExpression" || n.type === "ArrowFunctionExpression")
+      return;
     for (const key of Object.keys(n)) {
       if (key === "loc") continue;
       const v = n[key];
-      for (const c of Array.isArray(v) ? v : [v]) if (c && typeof c === "object" && typeof (c as AnyNode).type === "string") visit(c as AnyNode);
+      for (const c of Array.isArray(v) ? v : [v])
+        if (c && typeof c === "object" && typeof (c as AnyNode).type === "string") visit(c as AnyNode);
     }
   };
   statements.forEach(visit);
@@ -167,7 +169,13 @@ export function exec(ev: Evaluator, s: AnyNode, trail: Trail): void {
       return;
     case "IfStatement": {
       const c = ev.test(s.test as AnyNode);
-      branch(ev, trail, c, () => exec(ev, s.consequent as AnyNode, trail), () => s.alternate && exec(ev, s.alternate as AnyNode, trail));
+      branch(
+        ev,
+        trail,
+        c,
+        () => exec(ev, s.consequent as AnyNode, trail),
+        () => s.alternate && exec(ev, s.alternate as AnyNode, trail),
+      );
       return;
     }
     case "SwitchStatement":
@@ -194,23 +202,31 @@ export function lookup(scope: Scope | null, name: string): Cell | undefined {
 export function branch(ev: Evaluator, trail: Trail, c: number, f1: () => void, f2: () => void): void {
   const k = known(ev.b, c);
   if (k !== undefined) return void (k ? f1() : f2());
-  const b = ev.b, start = { ...ev.act }, mark = trail.writes.length, serial = ev.serial;
+  const b = ev.b,
+    start = { ...ev.act },
+    mark = trail.writes.length,
+    serial = ev.serial;
   const arm = (f: () => void) => {
     ev.act = { ...start };
     f();
     const act = ev.act;
     return { act, writes: trail.rollback(mark) };
   };
-  const one = arm(f1), two = arm(f2);
+  const one = arm(f1),
+    two = arm(f2);
   ev.act = start;
   const old = (cell: Cell) => cell.v;
-  const cells = new Set([...one.writes.keys(), ...two.writes.keys()].filter((cell) => (trail.born.get(cell) ?? -1) < serial));
+  const cells = new Set(
+    [...one.writes.keys(), ...two.writes.keys()].filter((cell) => (trail.born.get(cell) ?? -1) < serial),
+  );
   for (const cell of cells) {
-    const x1 = one.writes.get(cell) ?? old(cell), x2 = two.writes.get(cell) ?? old(cell);
+    const x1 = one.writes.get(cell) ?? old(cell),
+      x2 = two.writes.get(cell) ?? old(cell);
     trail.assign(cell, one.act.done ? x2 : two.act.done ? x1 : select(b, c, x1, x2));
   }
   const mask = (a: Activation) => (a.done ? b.constant(1) : (a.returned ?? b.constant(0)));
-  const v1 = one.act.value, v2 = two.act.value;
+  const v1 = one.act.value,
+    v2 = two.act.value;
   const value = v1 && v2 ? select(b, c, v1, v2) : (v1 ?? v2);
   if (one.act.done && two.act.done) {
     ev.act = { returned: null, value, done: true };
@@ -227,7 +243,8 @@ function switchStatement(ev: Evaluator, s: AnyNode, trail: Trail): void {
   const body = cases.flatMap((c) => c.consequent as AnyNode[]);
   inBlock(ev, body, trail, () => {
     const from = (k: number) => {
-      for (let i = k; i < cases.length; i++) if (run(ev, cases[i]!.consequent as AnyNode[], trail, true) || ev.act.done) return;
+      for (let i = k; i < cases.length; i++)
+        if (run(ev, cases[i]!.consequent as AnyNode[], trail, true) || ev.act.done) return;
     };
     const tests = cases.map((c, i) => ({ test: c.test as AnyNode | null, i })).filter((c) => c.test !== null);
     const fallback = cases.findIndex((c) => c.test === null);
@@ -235,7 +252,13 @@ function switchStatement(ev: Evaluator, s: AnyNode, trail: Trail): void {
       if (j === tests.length) return fallback < 0 ? undefined : from(fallback);
       const t = tests[j]!;
       const eq = strictEquals(ev.b, disc, ev.expr(t.test!));
-      branch(ev, trail, eq, () => from(t.i), () => chain(j + 1));
+      branch(
+        ev,
+        trail,
+        eq,
+        () => from(t.i),
+        () => chain(j + 1),
+      );
     };
     chain(0);
   });

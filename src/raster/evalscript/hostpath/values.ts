@@ -33,7 +33,16 @@ export interface Closure {
 export type Visualizer =
   | { kind: "ramp"; table: RampTable }
   | { kind: "identity" }
-  | { kind: "highlight"; single: boolean; compress: boolean; min: number; max: number; gain: number; offset: number; gamma: number };
+  | {
+      kind: "highlight";
+      single: boolean;
+      compress: boolean;
+      min: number;
+      max: number;
+      gain: number;
+      offset: number;
+      gamma: number;
+    };
 
 export type Value =
   | { t: "num"; r: number }
@@ -104,8 +113,10 @@ export function select(b: Builder, c: number, x: Value, y: Value): Value {
   const k = known(b, c);
   if (k !== undefined) return k ? x : y;
   if (x === y) return x;
-  if ((x.t === "num" || x.t === "bool") && x.t === y.t) return { t: x.t, r: b.op(OP.SELECT, c, x.r, (y as { r: number }).r) };
-  if (x.t === "arr" && y.t === "arr" && x.items.length === y.items.length) return { t: "arr", items: x.items.map((v, i) => select(b, c, v, y.items[i]!)) };
+  if ((x.t === "num" || x.t === "bool") && x.t === y.t)
+    return { t: x.t, r: b.op(OP.SELECT, c, x.r, (y as { r: number }).r) };
+  if (x.t === "arr" && y.t === "arr" && x.items.length === y.items.length)
+    return { t: "arr", items: x.items.map((v, i) => select(b, c, v, y.items[i]!)) };
   if (x.t === "obj" && y.t === "obj" && [...x.props.keys()].join("\0") === [...y.props.keys()].join("\0")) {
     return { t: "obj", props: new Map([...x.props].map(([key, v]) => [key, select(b, c, v, y.props.get(key)!)])) };
   }
@@ -129,7 +140,8 @@ export function looseEquals(b: Builder, x: Value, y: Value): number {
   const nullish = (v: Value) => v.t === "undef" || v.t === "null";
   if (nullish(x) || nullish(y)) return b.constant(nullish(x) && nullish(y) ? 1 : 0);
   if (x.t === "str" && y.t === "str") return b.constant(x.s === y.s ? 1 : 0);
-  if ((x.t === "num" || x.t === "bool" || x.t === "str") && (y.t === "num" || y.t === "bool" || y.t === "str")) return b.op(OP.SEQ, toNum(b, x), toNum(b, y));
+  if ((x.t === "num" || x.t === "bool" || x.t === "str") && (y.t === "num" || y.t === "bool" || y.t === "str"))
+    return b.op(OP.SEQ, toNum(b, x), toNum(b, y));
   return refuse("== between objects");
 }
 
@@ -141,7 +153,8 @@ export function fromConstant(b: Builder, x: unknown): Value {
   if (x === undefined) return UNDEF;
   if (x === null) return { t: "null" };
   if (Array.isArray(x)) return { t: "arr", items: x.map((v) => fromConstant(b, v)) };
-  if (typeof x === "object") return { t: "obj", props: new Map(Object.entries(x).map(([k, v]) => [k, fromConstant(b, v)])) };
+  if (typeof x === "object")
+    return { t: "obj", props: new Map(Object.entries(x).map(([k, v]) => [k, fromConstant(b, v)])) };
   return refuse(`a constant of type ${typeof x}`);
 }
 

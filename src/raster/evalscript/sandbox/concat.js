@@ -33,7 +33,10 @@ const NativeArray = Array;
 export const { isArray } = NativeArray;
 
 /** ECMAScript ToLength, loosely (no ToPrimitive hint): a non-negative integer up to 2^53 - 1. @param {unknown} v */
-export const toLength = (v) => { const n = Math.floor(Number(v)); return n > 0 ? Math.min(n, 2 ** 53 - 1) : 0; };
+export const toLength = (v) => {
+  const n = Math.floor(Number(v));
+  return n > 0 ? Math.min(n, 2 ** 53 - 1) : 0;
+};
 
 /**
  * A relative index argument (ToIntegerOrInfinity; slice's start / end, fill's start / end) clamped to [0, len];
@@ -76,7 +79,9 @@ function appendItem(out, e) {
  * @param {number} k1
  */
 function copyRange(out, o, k0, k1) {
-  for (let k = k0; k < k1; k++) if (k in o) out.push(o[k]); else out.length++;
+  for (let k = k0; k < k1; k++)
+    if (k in o) out.push(o[k]);
+    else out.length++;
 }
 
 /** Whether concat's native steps are needed for an argument: an object that is not an Array, or a function. @param {unknown} e */
@@ -129,7 +134,9 @@ export function concatOne(self, e, ArrayCtor) {
     // a primitive is appended as one element, after the receiver's elements: the result's length is known, so it
     // is made at that length (no growth by push; stores within the length keep V8's fast path)
     if (!spreadable(self)) return [self, e];
-    const o = /** @type {any} */ (self), len = toLength(o.length), out = new NativeArray(len + 1);
+    const o = /** @type {any} */ (self),
+      len = toLength(o.length),
+      out = new NativeArray(len + 1);
     for (let k = 0; k < len; k++) if (k in o) out[k] = o[k];
     out[len] = e;
     return out;
@@ -153,7 +160,8 @@ const { apply } = Reflect;
  * @returns {number} the receiver's length (ToLength), or -1 when its species is not ArrayCtor
  */
 function plainLength(self, ArrayCtor) {
-  const o = /** @type {any} */ (self), len = toLength(o.length);
+  const o = /** @type {any} */ (self),
+    len = toLength(o.length);
   return o.constructor === ArrayCtor ? len : -1;
 }
 
@@ -178,10 +186,17 @@ function callbackLength(self, f, ArrayCtor) {
  * @returns {unknown[] | undefined}
  */
 export function slicePlain(self, start, end, ArrayCtor, create) {
-  if (!isArray(self) || (start !== undefined && typeof start !== "number") || (end !== undefined && typeof end !== "number")) return undefined;
+  if (
+    !isArray(self) ||
+    (start !== undefined && typeof start !== "number") ||
+    (end !== undefined && typeof end !== "number")
+  )
+    return undefined;
   const len = plainLength(self, ArrayCtor);
   if (len < 0) return undefined;
-  const o = /** @type {any} */ (self), k0 = relativeIndex(start, len, 0), k1 = relativeIndex(end, len, len);
+  const o = /** @type {any} */ (self),
+    k0 = relativeIndex(start, len, 0),
+    k1 = relativeIndex(end, len, len);
   create(Math.max(k1 - k0, 0));
   /** @type {unknown[]} */
   const out = [];
@@ -205,7 +220,9 @@ export function mapPlain(self, f, thisArg, ArrayCtor, create) {
   const o = /** @type {any} */ (self);
   /** @type {unknown[]} */
   const out = [];
-  for (let k = 0; k < len; k++) if (k in o) out.push(apply(/** @type {Function} */ (f), thisArg, [o[k], k, o])); else out.length++;
+  for (let k = 0; k < len; k++)
+    if (k in o) out.push(apply(/** @type {Function} */ (f), thisArg, [o[k], k, o]));
+    else out.length++;
   return out;
 }
 

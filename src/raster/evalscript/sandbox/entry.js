@@ -56,7 +56,9 @@ class Session extends RpcTarget {
     openSessions++;
   }
   /** @param {Block} block */
-  run(block) { return this.evaluation.run(block); }
+  run(block) {
+    return this.evaluation.run(block);
+  }
   finish() {
     try {
       return this.evaluation.finish();
@@ -65,7 +67,9 @@ class Session extends RpcTarget {
     }
   }
   /** A session dropped without finish() (a failed request) ends at its disposal. */
-  [DISPOSE]() { this.end(); }
+  [DISPOSE]() {
+    this.end();
+  }
   end() {
     if (!this.open) return;
     this.open = false;
@@ -92,7 +96,7 @@ export default class extends WorkerEntrypoint {
         const collections = collectionsArgument(p.infos, p.mosaicking, p.timeRange);
         const given = /** @type {unknown[]} */ (collections.scenes.orbits ?? collections.scenes.tiles);
         const ret = script.run("preProcessScenes", collections) ?? collections;
-        const list = Array.isArray(ret) ? ret : ret && ret.scenes ? ret.scenes.orbits ?? ret.scenes.tiles : undefined;
+        const list = Array.isArray(ret) ? ret : ret && ret.scenes ? (ret.scenes.orbits ?? ret.scenes.tiles) : undefined;
         indices = matchScenes(given, list).map((i) => indices[i]);
       }
       if (script.has("filterScenes") && !p.timeRanges) {

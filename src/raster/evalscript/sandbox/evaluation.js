@@ -27,9 +27,21 @@ const SAMPLE_BYTES = { FLOAT32: 4, INT16: 2, UINT16: 2 };
  */
 function outputProblem(outputs, p) {
   const bands = outputs.reduce((n, o) => n + o.bands, 0);
-  if (bands > p.limits.outputBands) return "the outputs have " + bands + " bands in all; the limit is " + p.limits.outputBands + " bands per request";
+  if (bands > p.limits.outputBands)
+    return "the outputs have " + bands + " bands in all; the limit is " + p.limits.outputBands + " bands per request";
   const bytes = p.width * p.height * outputs.reduce((n, o) => n + o.bands * (SAMPLE_BYTES[o.sampleType] ?? 1), 0);
-  if (bytes > p.limits.outputBytes) return "the outputs would be " + bytes + " bytes (" + p.width + "x" + p.height + " pixels); the limit is " + p.limits.outputBytes + " bytes per request";
+  if (bytes > p.limits.outputBytes)
+    return (
+      "the outputs would be " +
+      bytes +
+      " bytes (" +
+      p.width +
+      "x" +
+      p.height +
+      " pixels); the limit is " +
+      p.limits.outputBytes +
+      " bytes per request"
+    );
   return "";
 }
 
@@ -40,7 +52,8 @@ export class Evaluation {
    * @param {SessionParams} p
    */
   constructor(script, p) {
-    if (!script.has("evaluatePixel")) throw new TypeError("evaluatePixel is not a function: define function evaluatePixel(sample)");
+    if (!script.has("evaluatePixel"))
+      throw new TypeError("evaluatePixel is not a function: define function evaluatePixel(sample)");
     this.script = script;
     this.p = p;
     /**
@@ -59,7 +72,16 @@ export class Evaluation {
     this.groups = this.fusion ? Object.keys(p.bandsBy) : [undefined];
     /** @type {any} evaluatePixel's `scenes` (one per datasource id with data fusion) */
     this.scenesArg = this.fusion
-      ? Object.fromEntries(this.groups.map((d) => [d, scenesArgument(p.scenes.filter((s) => s.datasource === d).map((s) => s.info), p.mosaickingBy?.[/** @type {string} */ (d)] ?? p.mosaicking, true)]))
+      ? Object.fromEntries(
+          this.groups.map((d) => [
+            d,
+            scenesArgument(
+              p.scenes.filter((s) => s.datasource === d).map((s) => s.info),
+              p.mosaickingBy?.[/** @type {string} */ (d)] ?? p.mosaicking,
+              true,
+            ),
+          ]),
+        )
       : scenesArgument(infos, p.mosaicking);
     this.inputMetadata = p.inputMetadata;
     this.customData = p.customData;
@@ -81,15 +103,26 @@ export class Evaluation {
     this.pixel = undefined;
   }
   /** Throws the error of a spent total budget (the pixel loops call it). @returns {never} */
-  over() { throw new TotalBudgetError("total"); }
+  over() {
+    throw new TotalBudgetError("total");
+  }
   /** Applies updateOutput(outputs, collection); returns {id: bands}. */
   updateOutput() {
     if (this.script.has("updateOutput")) {
       const byId = Object.fromEntries(this.outputs.map((o) => [o.id, o]));
       const scenes = this.fusion ? this.scenesArg[/** @type {string} */ (this.groups[0])] : this.scenesArg;
-      this.script.run("updateOutput", byId, { scenes, ...timeRangeOf(this.p.scenes.map((s) => s.info), this.p.timeRange) });
+      this.script.run("updateOutput", byId, {
+        scenes,
+        ...timeRangeOf(
+          this.p.scenes.map((s) => s.info),
+          this.p.timeRange,
+        ),
+      });
       for (const o of this.outputs) {
-        if (!Number.isInteger(o.bands) || o.bands < 1) throw new TypeError("updateOutput set output \"" + o.id + "\".bands to " + o.bands + "; it must be a positive integer");
+        if (!Number.isInteger(o.bands) || o.bands < 1)
+          throw new TypeError(
+            'updateOutput set output "' + o.id + '".bands to ' + o.bands + "; it must be a positive integer",
+          );
       }
     }
     const problem = outputProblem(this.outputs, this.p);
@@ -98,9 +131,11 @@ export class Evaluation {
   }
   /** evaluatePixel's samples: the sample (SIMPLE), the list of samples, or one list per datasource id (fusion). */
   samplesArgument() {
-    const p = this.p, lists = this.sampleLists;
+    const p = this.p,
+      lists = this.sampleLists;
     for (let g = 0; g < lists.length; g++) lists[g].length = 0;
-    for (let k = 0; k < p.scenes.length; k++) lists[this.fusion ? this.groups.indexOf(p.scenes[k].datasource) : 0].push(this.objs[k]);
+    for (let k = 0; k < p.scenes.length; k++)
+      lists[this.fusion ? this.groups.indexOf(p.scenes[k].datasource) : 0].push(this.objs[k]);
     if (this.fusion) return Object.fromEntries(this.groups.map((d, g) => [d, lists[g]]));
     return p.mosaicking === "SIMPLE" ? this.objs[0] : lists[0];
   }
@@ -120,10 +155,15 @@ export class Evaluation {
    * @param {Block} block
    */
   evaluate(block) {
-    const p = this.p, n = p.width * block.rows;
-    this.arrays = block.scenes.map((s, k) => this.names[k].map((nm) => bandValues(nm === "dataMask" ? s.dataMask : s.bands[nm], n)));
+    const p = this.p,
+      n = p.width * block.rows;
+    this.arrays = block.scenes.map((s, k) =>
+      this.names[k].map((nm) => bandValues(nm === "dataMask" ? s.dataMask : s.bands[nm], n)),
+    );
     const convert = p.convert;
-    this.outputs.forEach((o, k) => { o.values = outputValues(k, n * o.bands, !!convert && o.sampleType !== "FLOAT32"); });
+    this.outputs.forEach((o, k) => {
+      o.values = outputValues(k, n * o.bands, !!convert && o.sampleType !== "FLOAT32");
+    });
     this.samples = this.samplesArgument();
     fillNames(this.names[0] ?? []);
     this.script.stage = "evaluatePixel";
@@ -138,25 +178,36 @@ export class Evaluation {
   }
   /** ORBIT / TILE / data fusion: fills every scene's sample and resets the samples argument. @param {number} i */
   fillAll(i) {
-    const objs = this.objs, arrays = this.arrays, ns = objs.length;
+    const objs = this.objs,
+      arrays = this.arrays,
+      ns = objs.length;
     if (!this.fusion) {
       const samples = this.samples;
-      for (let k = 0; k < ns; k++) { fill(objs[k], arrays[k], i); samples[k] = objs[k]; }
+      for (let k = 0; k < ns; k++) {
+        fill(objs[k], arrays[k], i);
+        samples[k] = objs[k];
+      }
       samples.length = ns;
       return;
     }
-    for (let k = 0; k < ns; k++) { fillNames(this.names[k]); fill(objs[k], arrays[k], i); }
+    for (let k = 0; k < ns; k++) {
+      fillNames(this.names[k]);
+      fill(objs[k], arrays[k], i);
+    }
     this.samplesArgument();
   }
   /** @returns {import("./rpc").Reply<{ userData?: unknown }>} */
   finish() {
     try {
-      if (this.script.has("updateOutputMetadata")) this.script.run("updateOutputMetadata", this.scenesArg, this.inputMetadata, this.outputMetadata);
+      if (this.script.has("updateOutputMetadata"))
+        this.script.run("updateOutputMetadata", this.scenesArg, this.inputMetadata, this.outputMetadata);
       this.script.stage = "updateOutputMetadata";
-      return { ok: true, userData: this.script.plain(this.outputMetadata.userData, "outputMetadata.userData", L.userDataChars) };
+      return {
+        ok: true,
+        userData: this.script.plain(this.outputMetadata.userData, "outputMetadata.userData", L.userDataChars),
+      };
     } catch (err) {
       return failure(this.script, err);
     }
   }
 }
-

@@ -19,7 +19,9 @@ function overridable(proto, key) {
   if (!d || !("value" in d) || !d.configurable) return;
   const value = d.value;
   Object.defineProperty(proto, key, {
-    get() { return value; },
+    get() {
+      return value;
+    },
     set(v) {
       const target = this !== proto && ((typeof this === "object" && this !== null) || typeof this === "function");
       if (target) Reflect.defineProperty(this, key, { value: v, writable: true, enumerable: true, configurable: true });
@@ -36,18 +38,34 @@ function roots() {
   for (let o = globalThis; o; o = Object.getPrototypeOf(o)) {
     for (const k of Reflect.ownKeys(o)) {
       const d = Object.getOwnPropertyDescriptor(o, k);
-      if (d && d.get) try { out.push(d.get.call(globalThis)); } catch {}
+      if (d && d.get)
+        try {
+          out.push(d.get.call(globalThis));
+        } catch {}
     }
   }
-  const gen = function* () {}, agen = async function* () {};
-  out.push([][Symbol.iterator](), new Map().entries(), new Set().values(), ""[Symbol.iterator](), "".matchAll(/(?:)/g), gen, gen(), agen, agen(), async function () {});
+  const gen = function* () {},
+    agen = async function* () {};
+  out.push(
+    [][Symbol.iterator](),
+    new Map().entries(),
+    new Set().values(),
+    ""[Symbol.iterator](),
+    "".matchAll(/(?:)/g),
+    gen,
+    gen(),
+    agen,
+    agen(),
+    async function () {},
+  );
   return out;
 }
 
 /** Object.freeze over everything reachable by own properties (getters' and setters' functions included) and prototypes. */
 /** @param {unknown[]} start */
 function freezeAll(start) {
-  const seen = new Set(), todo = [...start];
+  const seen = new Set(),
+    todo = [...start];
   while (todo.length) {
     const o = todo.pop();
     if ((typeof o !== "object" && typeof o !== "function") || o === null || seen.has(o)) continue;
@@ -57,7 +75,9 @@ function freezeAll(start) {
       const d = Object.getOwnPropertyDescriptor(o, k);
       if (d) todo.push(d.value, d.get, d.set);
     }
-    try { freeze(o); } catch {}
+    try {
+      freeze(o);
+    } catch {}
   }
 }
 
@@ -95,8 +115,13 @@ function freeze(o) {
  */
 export function freezeRealm() {
   for (const k of Reflect.ownKeys(Object.prototype)) overridable(Object.prototype, k);
-  for (const E of [Error, TypeError, RangeError, ReferenceError, SyntaxError, EvalError, URIError]) for (const k of ["constructor", "name", "message", "toString"]) overridable(E.prototype, k);
-  for (const k of ["constructor", "toString"]) { overridable(Function.prototype, k); overridable(Array.prototype, k); }
+  for (const E of [Error, TypeError, RangeError, ReferenceError, SyntaxError, EvalError, URIError])
+    for (const k of ["constructor", "name", "message", "toString"]) overridable(E.prototype, k);
+  for (const k of ["constructor", "toString"]) {
+    overridable(Function.prototype, k);
+    overridable(Array.prototype, k);
+  }
   freezeAll(roots());
-  for (const o of ELEMENT_PROTOTYPES) if (!Object.isFrozen(o)) throw new Error("freeze.js: a prototype could not be frozen");
+  for (const o of ELEMENT_PROTOTYPES)
+    if (!Object.isFrozen(o)) throw new Error("freeze.js: a prototype could not be frozen");
 }

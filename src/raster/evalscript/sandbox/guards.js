@@ -15,7 +15,9 @@ let current = null;
  * Points charges and limit stops at the running script instance (null between calls).
  * @param {import("./evalscript.js").Instance | null} inst
  */
-export function enter(inst) { current = inst; }
+export function enter(inst) {
+  current = inst;
+}
 
 /**
  * Stops the running script (its failure reports 'message'), or throws a RangeError outside a call.
@@ -42,7 +44,17 @@ const MiB = (n) => (n / 1048576).toFixed(0) + " MiB";
  * @param {string} what the allocation, for the message
  */
 export function bytes(n, what) {
-  if (n > L.allocationBytes) limit(what + " would allocate " + n + " bytes; the evalscript sandbox allows " + L.allocationBytes + " bytes (" + MiB(L.allocationBytes) + ") per allocation");
+  if (n > L.allocationBytes)
+    limit(
+      what +
+        " would allocate " +
+        n +
+        " bytes; the evalscript sandbox allows " +
+        L.allocationBytes +
+        " bytes (" +
+        MiB(L.allocationBytes) +
+        ") per allocation",
+    );
   charge(n, L.bytesPerTick);
 }
 /**
@@ -51,7 +63,15 @@ export function bytes(n, what) {
  * @param {string | ((n: number) => string)} what the array, for the message (a function of n: made only then)
  */
 export function elements(n, what) {
-  if (n > L.arrayLength) limit((typeof what === "function" ? what(n) : what) + " has " + n + " elements; the evalscript sandbox allows " + L.arrayLength + " elements per array");
+  if (n > L.arrayLength)
+    limit(
+      (typeof what === "function" ? what(n) : what) +
+        " has " +
+        n +
+        " elements; the evalscript sandbox allows " +
+        L.arrayLength +
+        " elements per array",
+    );
   charge(n, L.elementsPerTick);
 }
 /** @param {any} o */
@@ -67,10 +87,21 @@ export function guardConstructor(name, check, owner = globalThis) {
   const C = owner[name];
   /** @type {any} */
   const P = new Proxy(C, {
-    construct(t, args, nt) { check(args, name); return construct(t, args, nt === P ? t : nt); },
-    apply(t, self, args) { check(args, name); return apply(t, self, args); },
+    construct(t, args, nt) {
+      check(args, name);
+      return construct(t, args, nt === P ? t : nt);
+    },
+    apply(t, self, args) {
+      check(args, name);
+      return apply(t, self, args);
+    },
   });
-  Object.defineProperty(C.prototype, "constructor", { value: P, writable: true, configurable: true, enumerable: false });
+  Object.defineProperty(C.prototype, "constructor", {
+    value: P,
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  });
   Object.defineProperty(owner, name, { value: P, writable: true, configurable: true, enumerable: false });
 }
 
@@ -94,10 +125,26 @@ export function guardMethod(proto, name, check, fast) {
   if (typeof f !== "function") return;
   const own = /** @type {(self: any) => void} */ (check);
   const g = fast
-    ? { [name](/** @type {unknown} */ a0, /** @type {unknown} */ a1) { own(this); const r = fast(this, a0, a1); return r !== undefined ? r : apply(f, this, arguments); } }[name]
+    ? {
+        [name](/** @type {unknown} */ a0, /** @type {unknown} */ a1) {
+          own(this);
+          const r = fast(this, a0, a1);
+          return r !== undefined ? r : apply(f, this, arguments);
+        },
+      }[name]
     : check.length <= 1
-      ? { [name](/** @type {any[]} */ ...args) { own(this); return apply(f, this, args); } }[name]
-      : { [name](/** @type {any[]} */ ...args) { check(this, args, name); return apply(f, this, args); } }[name];
+      ? {
+          [name](/** @type {any[]} */ ...args) {
+            own(this);
+            return apply(f, this, args);
+          },
+        }[name]
+      : {
+          [name](/** @type {any[]} */ ...args) {
+            check(this, args, name);
+            return apply(f, this, args);
+          },
+        }[name];
   setMethod(proto, name, g, f.length);
 }
 

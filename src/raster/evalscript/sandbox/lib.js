@@ -14,14 +14,20 @@ const g = globalThis;
 /** @type {((name: string) => any) | null} */
 let overrideReader = null;
 /** @param {((name: string) => any) | null} read the instance's override reader (wrapper.ts), null between calls */
-export function setOverrideReader(read) { overrideReader = read; }
+export function setOverrideReader(read) {
+  overrideReader = read;
+}
 /** The running script's value of override variable 'name', or undefined. @param {string} name */
 const override = (name) => (overrideReader ? overrideReader(name) : undefined);
 /** Defines global 'name' (writable, configurable, not enumerable: harden.js freezes it). @type {(name: string, value: unknown) => void} */
-const define = (name, value) => Object.defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
+const define = (name, value) =>
+  Object.defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
 const JAVA_DOUBLE_MAX_VAL = 1.7976931348623157e308;
 define("JAVA_DOUBLE_MAX_VAL", JAVA_DOUBLE_MAX_VAL);
-define("SampleType", Object.freeze({ AUTO: "AUTO", UINT8: "UINT8", UINT16: "UINT16", INT8: "INT8", INT16: "INT16", FLOAT32: "FLOAT32" }));
+define(
+  "SampleType",
+  Object.freeze({ AUTO: "AUTO", UINT8: "UINT8", UINT16: "UINT16", INT8: "INT8", INT16: "INT16", FLOAT32: "FLOAT32" }),
+);
 define("Mosaicking", Object.freeze({ SIMPLE: "SIMPLE", ORBIT: "ORBIT", TILE: "TILE" }));
 
 /**
@@ -40,7 +46,9 @@ function mapSmall(a, f) {
   if (n >= 4 || a.constructor !== g.Array) return a.map(f);
   /** @type {U[]} */
   const out = [];
-  for (let i = 0; i < n; i++) if (i in a) out.push(f(a[i], i)); else out.length++;
+  for (let i = 0; i < n; i++)
+    if (i in a) out.push(f(a[i], i));
+    else out.length++;
   return out;
 }
 /** 0xRRGGBB -> [r, g, b] in 0..255. @param {number} hex */
@@ -52,8 +60,18 @@ const toUnitRgb = (c) => (isArray(c) ? c.slice(0, 3) : hex2rgb(c).map((x) => x /
 define("hex2rgb", hex2rgb);
 define("rgb2hex", rgb2hex);
 
-define("index", /** @type {(x: number, y: number) => number} */ function index(x, y) { return x + y != 0 ? (x - y) / (x + y) : 0; });
-define("inverse", /** @type {(x: number) => number} */ function inverse(x) { return x != 0 ? 1 / x : JAVA_DOUBLE_MAX_VAL; });
+define(
+  "index",
+  /** @type {(x: number, y: number) => number} */ function index(x, y) {
+    return x + y != 0 ? (x - y) / (x + y) : 0;
+  },
+);
+define(
+  "inverse",
+  /** @type {(x: number) => number} */ function inverse(x) {
+    return x != 0 ? 1 / x : JAVA_DOUBLE_MAX_VAL;
+  },
+);
 
 /**
  * Linear mix of two numbers or two colour arrays: a * (1 - t) + b * t.
@@ -85,36 +103,74 @@ function colorBlend(value, limits, colors) {
   return copy(colors[colors.length - 1]);
 }
 define("colorBlend", colorBlend);
-define("valueInterpolate", /** @type {(value: number, limits: unknown, values: unknown) => unknown} */ function valueInterpolate(value, limits, values) { return colorBlend(value, limits, values); });
+define(
+  "valueInterpolate",
+  /** @type {(value: number, limits: unknown, values: unknown) => unknown} */ function valueInterpolate(
+    value,
+    limits,
+    values,
+  ) {
+    return colorBlend(value, limits, values);
+  },
+);
 
-define("colorMap", /** @type {(value: number, limits: unknown, colors: unknown) => unknown} */ function colorMap(value, limits, colors) {
-  if (!isArray(limits) || !isArray(colors)) return value;
-  for (let i = 0; i < limits.length; i++) if (value < limits[i]) return colors[i];
-  return colors[colors.length - 1];
-});
+define(
+  "colorMap",
+  /** @type {(value: number, limits: unknown, colors: unknown) => unknown} */ function colorMap(value, limits, colors) {
+    if (!isArray(limits) || !isArray(colors)) return value;
+    for (let i = 0; i < limits.length; i++) if (value < limits[i]) return colors[i];
+    return colors[colors.length - 1];
+  },
+);
 
-define("combine", /** @type {(color1: any, color2: any, alpha: number) => Color} */ function combine(color1, color2, alpha) {
-  if (isArray(color1)) return mapSmall(color1, (c, i) => c * alpha + color2[i] * (1 - alpha));
-  const a = hex2rgb(color1), b = hex2rgb(color2);
-  return rgb2hex(mapSmall([0, 1, 2], (i) => Math.round(a[i] * alpha + b[i] * (1 - alpha))));
-});
+define(
+  "combine",
+  /** @type {(color1: any, color2: any, alpha: number) => Color} */ function combine(color1, color2, alpha) {
+    if (isArray(color1)) return mapSmall(color1, (c, i) => c * alpha + color2[i] * (1 - alpha));
+    const a = hex2rgb(color1),
+      b = hex2rgb(color2);
+    return rgb2hex(mapSmall([0, 1, 2], (i) => Math.round(a[i] * alpha + b[i] * (1 - alpha))));
+  },
+);
 
 class ColorMapVisualizer {
   /** @param {ValueColors} valColPairs ascending values */
-  constructor(valColPairs) { this.valColPairs = valColPairs; }
+  constructor(valColPairs) {
+    this.valColPairs = valColPairs;
+  }
   /** @param {number} value */
   getColorFromValue(value) {
     let color = this.valColPairs[0][1];
-    for (const [limit, c] of this.valColPairs) { if (value < limit) break; color = c; }
+    for (const [limit, c] of this.valColPairs) {
+      if (value < limit) break;
+      color = c;
+    }
     return color;
   }
   /** @param {number} value */
-  process(value) { return toUnitRgb(this.getColorFromValue(value)); }
+  process(value) {
+    return toUnitRgb(this.getColorFromValue(value));
+  }
   /** @param {number[]} values */
-  processList(values) { return values.map((x) => this.process(x)); }
+  processList(values) {
+    return values.map((x) => this.process(x));
+  }
   static createDefaultColorMap() {
-    return new ColorMapVisualizer([[-1.0, 0x000000], [-0.2, 0xff0000], [-0.1, 0x9a0000], [0.0, 0x660000], [0.1, 0xffff33],
-      [0.2, 0xcccc33], [0.3, 0x666600], [0.4, 0x33ffff], [0.5, 0x33cccc], [0.6, 0x006666], [0.7, 0x33ff33], [0.8, 0x33cc33], [0.9, 0x006600]]);
+    return new ColorMapVisualizer([
+      [-1.0, 0x000000],
+      [-0.2, 0xff0000],
+      [-0.1, 0x9a0000],
+      [0.0, 0x660000],
+      [0.1, 0xffff33],
+      [0.2, 0xcccc33],
+      [0.3, 0x666600],
+      [0.4, 0x33ffff],
+      [0.5, 0x33cccc],
+      [0.6, 0x006666],
+      [0.7, 0x33ff33],
+      [0.8, 0x33cc33],
+      [0.9, 0x006600],
+    ]);
   }
 }
 
@@ -123,11 +179,33 @@ class ColorMapVisualizer {
  * @type {Record<"blueRed" | "redTemperature" | "greenWhite", ValueColors>}
  */
 const GRADIENTS = {
-  blueRed: [[1, 0x000080], [0.875, 0x0000ff], [0.625, 0x00ffff], [0.375, 0xffff00], [0.125, 0xff0000], [0, 0x800000]],
-  redTemperature: [[1, 0x000000], [0.525, 0xae0000], [0.3, 0xff6e00], [0.25, 0xff8600], [0, 0xffffff]],
-  greenWhite: [[1, 0x000000], [0.6, 0x006600], [0.3, 0x80b300], [0, 0xffffff]],
+  blueRed: [
+    [1, 0x000080],
+    [0.875, 0x0000ff],
+    [0.625, 0x00ffff],
+    [0.375, 0xffff00],
+    [0.125, 0xff0000],
+    [0, 0x800000],
+  ],
+  redTemperature: [
+    [1, 0x000000],
+    [0.525, 0xae0000],
+    [0.3, 0xff6e00],
+    [0.25, 0xff8600],
+    [0, 0xffffff],
+  ],
+  greenWhite: [
+    [1, 0x000000],
+    [0.6, 0x006600],
+    [0.3, 0x80b300],
+    [0, 0xffffff],
+  ],
 };
-for (const [name, pairs] of Object.entries(GRADIENTS)) define(name, pairs.map((p) => p.slice()));
+for (const [name, pairs] of Object.entries(GRADIENTS))
+  define(
+    name,
+    pairs.map((p) => p.slice()),
+  );
 /**
  * A legacy gradient as a ramp over [minVal, maxVal], ascending.
  * @param {keyof typeof GRADIENTS} name
@@ -136,7 +214,9 @@ for (const [name, pairs] of Object.entries(GRADIENTS)) define(name, pairs.map((p
  * @returns {ValueColors}
  */
 const gradientRamp = (name, minVal, maxVal) =>
-  GRADIENTS[name].map(([f, c]) => /** @type {[number, Color]} */ ([minVal * f + maxVal * (1 - f), c])).sort((a, b) => a[0] - b[0]);
+  GRADIENTS[name]
+    .map(([f, c]) => /** @type {[number, Color]} */ ([minVal * f + maxVal * (1 - f), c]))
+    .sort((a, b) => a[0] - b[0]);
 
 class ColorRampVisualizer {
   /**
@@ -146,32 +226,46 @@ class ColorRampVisualizer {
    */
   constructor(ramps, minVal, maxVal) {
     ramps = [...ramps].sort((a, b) => a[0] - b[0]);
-    const lo = ramps[0][0], hi = ramps[ramps.length - 1][0];
-    const min = minVal === undefined ? lo : minVal, max = maxVal === undefined ? hi : maxVal;
+    const lo = ramps[0][0],
+      hi = ramps[ramps.length - 1][0];
+    const min = minVal === undefined ? lo : minVal,
+      max = maxVal === undefined ? hi : maxVal;
     const scale = hi === lo ? 0 : (max - min) / (hi - lo);
     this.values = ramps.map(([v]) => min + (v - lo) * scale);
     this.colors = ramps.map(([, c]) => toUnitRgb(c));
   }
   /** @param {number} value */
   process(value) {
-    const v = this.values, c = this.colors, n = v.length;
+    const v = this.values,
+      c = this.colors,
+      n = v.length;
     if (!(value > v[0])) return [c[0][0], c[0][1], c[0][2]];
     for (let i = 1; i < n; i++) {
       if (value <= v[i]) {
-        const a = c[i - 1], b = c[i], t = (value - v[i - 1]) / (v[i] - v[i - 1]);
+        const a = c[i - 1],
+          b = c[i],
+          t = (value - v[i - 1]) / (v[i] - v[i - 1]);
         return [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
       }
     }
     return [c[n - 1][0], c[n - 1][1], c[n - 1][2]];
   }
   /** @param {number[]} values */
-  processList(values) { return values.map((x) => this.process(x)); }
+  processList(values) {
+    return values.map((x) => this.process(x));
+  }
   /** @param {number} minVal @param {number} maxVal */
-  static createRedTemperature(minVal, maxVal) { return new ColorRampVisualizer(gradientRamp("redTemperature", minVal, maxVal)); }
+  static createRedTemperature(minVal, maxVal) {
+    return new ColorRampVisualizer(gradientRamp("redTemperature", minVal, maxVal));
+  }
   /** @param {number} minVal @param {number} maxVal */
-  static createWhiteGreen(minVal, maxVal) { return new ColorRampVisualizer(gradientRamp("greenWhite", minVal, maxVal)); }
+  static createWhiteGreen(minVal, maxVal) {
+    return new ColorRampVisualizer(gradientRamp("greenWhite", minVal, maxVal));
+  }
   /** @param {number} minVal @param {number} maxVal */
-  static createBlueRed(minVal, maxVal) { return new ColorRampVisualizer(gradientRamp("blueRed", minVal, maxVal)); }
+  static createBlueRed(minVal, maxVal) {
+    return new ColorRampVisualizer(gradientRamp("blueRed", minVal, maxVal));
+  }
 }
 
 class ColorGradientVisualizer {
@@ -187,24 +281,36 @@ class ColorGradientVisualizer {
   }
   /** @param {number} value */
   getColor(value) {
-    const p = this.valColPairs, n = p.length;
+    const p = this.valColPairs,
+      n = p.length;
     if (value <= this.minVal) return p[0][1];
     if (value >= this.maxVal) return p[n - 1][1];
     for (let i = 1; i < n; i++) {
-      if (value > p[i - 1][0] && value <= p[i][0]) return g.combine(p[i][1], p[i - 1][1], (value - p[i - 1][0]) / (p[i][0] - p[i - 1][0]));
+      if (value > p[i - 1][0] && value <= p[i][0])
+        return g.combine(p[i][1], p[i - 1][1], (value - p[i - 1][0]) / (p[i][0] - p[i - 1][0]));
     }
     return p[n - 1][1];
   }
   /** @param {number} value */
-  process(value) { return mapSmall(hex2rgb(/** @type {number} */ (this.getColor(value))), (x) => x / 255); }
+  process(value) {
+    return mapSmall(hex2rgb(/** @type {number} */ (this.getColor(value))), (x) => x / 255);
+  }
   /** @param {number[]} values */
-  processList(values) { return values.map((x) => this.process(x)); }
+  processList(values) {
+    return values.map((x) => this.process(x));
+  }
   /** @param {number} minVal @param {number} maxVal */
-  static createRedTemperature(minVal, maxVal) { return new ColorGradientVisualizer(GRADIENTS.redTemperature, minVal, maxVal); }
+  static createRedTemperature(minVal, maxVal) {
+    return new ColorGradientVisualizer(GRADIENTS.redTemperature, minVal, maxVal);
+  }
   /** @param {number} minVal @param {number} maxVal */
-  static createWhiteGreen(minVal, maxVal) { return new ColorGradientVisualizer(GRADIENTS.greenWhite, minVal, maxVal); }
+  static createWhiteGreen(minVal, maxVal) {
+    return new ColorGradientVisualizer(GRADIENTS.greenWhite, minVal, maxVal);
+  }
   /** @param {number} minVal @param {number} maxVal */
-  static createBlueRed(minVal, maxVal) { return new ColorGradientVisualizer(GRADIENTS.blueRed, minVal, maxVal); }
+  static createBlueRed(minVal, maxVal) {
+    return new ColorGradientVisualizer(GRADIENTS.blueRed, minVal, maxVal);
+  }
 }
 
 /** Linear stretch of [minValue, maxValue] with gain/offset (EO Browser's overrides win), rangeOverrides, gamma. */
@@ -229,7 +335,9 @@ class DefaultVisualizer {
     this.highlightFactor = (1.0 - this.highlightPoint) / (this.clipPoint - this.highlightPoint);
   }
   /** @type {(num: number, min: number, max: number) => number} */
-  clamp(num, min, max) { return Math.max(Math.min(num, max), min); }
+  clamp(num, min, max) {
+    return Math.max(Math.min(num, max), min);
+  }
   /**
    * gain * (value - minValue) / (maxValue - minValue) + offset, then rangeOverrides[i] when given.
    * @param {number} value
@@ -252,7 +360,9 @@ class DefaultVisualizer {
     return this.gamma != 1.0 ? Math.pow(Math.max(0, v), this.gamma) : this.clamp(v, 0.0, 1.0);
   }
   /** @param {number[]} values */
-  processList(values) { return values.map((x, i) => this.process(x, i)); }
+  processList(values) {
+    return values.map((x, i) => this.process(x, i));
+  }
 }
 
 /** DefaultVisualizer whose values above 0.92 are compressed towards 1 (clip point 2) when 0 < maxValue < 1. */
@@ -265,23 +375,32 @@ class HighlightCompressVisualizer extends DefaultVisualizer {
   process(value, i) {
     let v = this.stretch(value, i);
     if (this.gamma != 1.0) v = Math.pow(Math.max(0, v), this.gamma);
-    if (this.highlightAdjust && v > this.highlightPoint) v = this.clamp(this.highlightPoint + (v - this.highlightPoint) * this.highlightFactor, 0.0, 1.0);
+    if (this.highlightAdjust && v > this.highlightPoint)
+      v = this.clamp(this.highlightPoint + (v - this.highlightPoint) * this.highlightFactor, 0.0, 1.0);
     return this.clamp(v, 0.0, 1.0);
   }
 }
 
 class HighlightCompressVisualizerSingle extends HighlightCompressVisualizer {
   /** @param {number} value */
-  process(value) { return [/** @type {number} */ (super.process(value))]; }
+  process(value) {
+    return [/** @type {number} */ (super.process(value))];
+  }
   /** @param {number[]} values */
-  processList(values) { return values.map((x) => this.process(x)); }
+  processList(values) {
+    return values.map((x) => this.process(x));
+  }
 }
 
 class Identity {
   /** @param {unknown} value */
-  process(value) { return isArray(value) ? value : [value]; }
+  process(value) {
+    return isArray(value) ? value : [value];
+  }
   /** @param {unknown[]} values */
-  processList(values) { return values.map((x) => this.process(x)); }
+  processList(values) {
+    return values.map((x) => this.process(x));
+  }
 }
 
 /**
@@ -290,13 +409,25 @@ class Identity {
  */
 function decodeLs8Qa(value) {
   return {
-    designatedFill: value & 1, terrainOcclusion: (value >> 1) & 1, radiometricSaturation: (value >> 2) & 3,
-    cloud: (value >> 4) & 1, cloudConfidence: (value >> 5) & 3, cloudShadowConfidence: (value >> 7) & 3,
-    snowIceConfidence: (value >> 9) & 3, cirrusConfidence: (value >> 11) & 3,
+    designatedFill: value & 1,
+    terrainOcclusion: (value >> 1) & 1,
+    radiometricSaturation: (value >> 2) & 3,
+    cloud: (value >> 4) & 1,
+    cloudConfidence: (value >> 5) & 3,
+    cloudShadowConfidence: (value >> 7) & 3,
+    snowIceConfidence: (value >> 9) & 3,
+    cirrusConfidence: (value >> 11) & 3,
   };
 }
 
 for (const [name, value] of Object.entries({
-  ColorMapVisualizer, ColorRampVisualizer, ColorGradientVisualizer, DefaultVisualizer, HighlightCompressVisualizer,
-  HighlightCompressVisualizerSingle, Identity, decodeLs8Qa,
-})) define(name, value);
+  ColorMapVisualizer,
+  ColorRampVisualizer,
+  ColorGradientVisualizer,
+  DefaultVisualizer,
+  HighlightCompressVisualizer,
+  HighlightCompressVisualizerSingle,
+  Identity,
+  decodeLs8Qa,
+}))
+  define(name, value);

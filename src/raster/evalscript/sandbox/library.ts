@@ -36,9 +36,26 @@
  */
 /** The globals lib.js defines. */
 export const LIBRARY_NAMES = [
-  "JAVA_DOUBLE_MAX_VAL", "SampleType", "Mosaicking", "hex2rgb", "rgb2hex", "index", "inverse", "colorBlend", "valueInterpolate",
-  "colorMap", "combine",
-  "ColorMapVisualizer", "ColorRampVisualizer", "ColorGradientVisualizer", "DefaultVisualizer", "HighlightCompressVisualizer",
-  "HighlightCompressVisualizerSingle", "Identity", "decodeLs8Qa", "blueRed", "redTemperature", "greenWhite",
+  "JAVA_DOUBLE_MAX_VAL",
+  "SampleType",
+  "Mosaicking",
+  "hex2rgb",
+  "rgb2hex",
+  "index",
+  "inverse",
+  "colorBlend",
+  "valueInterpolate",
+  "colorMap",
+  "combine",
+  "ColorMapVisualizer",
+  "ColorRampVisualizer",
+  "ColorGradientVisualizer",
+  "DefaultVisualizer",
+  "HighlightCompressVisualizer",
+  "HighlightCompressVisualizerSingle",
+  "Identity",
+  "decodeLs8Qa",
+  "blueRed",
+  "redTemperature",
+  "greenWhite",
 ] as const;
-

@@ -19,7 +19,9 @@ import { putAll } from "./writers.js";
 /** Band names of the scene being filled (fill). @type {string[]} */
 let NAMES = [];
 /** Sets the band names fill() writes (the scene being filled). @param {string[]} names */
-export function fillNames(names) { NAMES = names; }
+export function fillNames(names) {
+  NAMES = names;
+}
 /**
  * `fill(sample, arrays, i)`: sample[NAMES[k]] = arrays[k][i], with one store site per band index (unrolled for
  * 24 bands, a loop above) so V8 keeps each store monomorphic. Against a plain loop (profile-sandbox
@@ -31,31 +33,56 @@ export function fillNames(names) { NAMES = names; }
  */
 export function fill(s, a, i) {
   switch (a.length) {
-    default: for (let k = a.length - 1; k >= 24; k--) s[NAMES[k]] = a[k][i];
-    case 24: s[NAMES[23]] = a[23][i];
-    case 23: s[NAMES[22]] = a[22][i];
-    case 22: s[NAMES[21]] = a[21][i];
-    case 21: s[NAMES[20]] = a[20][i];
-    case 20: s[NAMES[19]] = a[19][i];
-    case 19: s[NAMES[18]] = a[18][i];
-    case 18: s[NAMES[17]] = a[17][i];
-    case 17: s[NAMES[16]] = a[16][i];
-    case 16: s[NAMES[15]] = a[15][i];
-    case 15: s[NAMES[14]] = a[14][i];
-    case 14: s[NAMES[13]] = a[13][i];
-    case 13: s[NAMES[12]] = a[12][i];
-    case 12: s[NAMES[11]] = a[11][i];
-    case 11: s[NAMES[10]] = a[10][i];
-    case 10: s[NAMES[9]] = a[9][i];
-    case 9: s[NAMES[8]] = a[8][i];
-    case 8: s[NAMES[7]] = a[7][i];
-    case 7: s[NAMES[6]] = a[6][i];
-    case 6: s[NAMES[5]] = a[5][i];
-    case 5: s[NAMES[4]] = a[4][i];
-    case 4: s[NAMES[3]] = a[3][i];
-    case 3: s[NAMES[2]] = a[2][i];
-    case 2: s[NAMES[1]] = a[1][i];
-    case 1: s[NAMES[0]] = a[0][i];
+    default:
+      for (let k = a.length - 1; k >= 24; k--) s[NAMES[k]] = a[k][i];
+    case 24:
+      s[NAMES[23]] = a[23][i];
+    case 23:
+      s[NAMES[22]] = a[22][i];
+    case 22:
+      s[NAMES[21]] = a[21][i];
+    case 21:
+      s[NAMES[20]] = a[20][i];
+    case 20:
+      s[NAMES[19]] = a[19][i];
+    case 19:
+      s[NAMES[18]] = a[18][i];
+    case 18:
+      s[NAMES[17]] = a[17][i];
+    case 17:
+      s[NAMES[16]] = a[16][i];
+    case 16:
+      s[NAMES[15]] = a[15][i];
+    case 15:
+      s[NAMES[14]] = a[14][i];
+    case 14:
+      s[NAMES[13]] = a[13][i];
+    case 13:
+      s[NAMES[12]] = a[12][i];
+    case 12:
+      s[NAMES[11]] = a[11][i];
+    case 11:
+      s[NAMES[10]] = a[10][i];
+    case 10:
+      s[NAMES[9]] = a[9][i];
+    case 9:
+      s[NAMES[8]] = a[8][i];
+    case 8:
+      s[NAMES[7]] = a[7][i];
+    case 7:
+      s[NAMES[6]] = a[6][i];
+    case 6:
+      s[NAMES[5]] = a[5][i];
+    case 5:
+      s[NAMES[4]] = a[4][i];
+    case 4:
+      s[NAMES[3]] = a[3][i];
+    case 3:
+      s[NAMES[2]] = a[2][i];
+    case 2:
+      s[NAMES[1]] = a[1][i];
+    case 1:
+      s[NAMES[0]] = a[0][i];
     case 0:
   }
 }
@@ -66,8 +93,19 @@ export function fill(s, a, i) {
  * @param {unknown} r
  */
 function mismatch(o, r) {
-  const got = r === undefined ? "undefined" : r === null ? "null" : typeof r === "object" ? ("length" in r && typeof r.length === "number" ? r.length + " values" : "an object") : "a single " + typeof r;
-  return new TypeError("evaluatePixel returned " + got + " for output \"" + o.id + "\", which has " + o.bands + " band(s) in setup()");
+  const got =
+    r === undefined
+      ? "undefined"
+      : r === null
+        ? "null"
+        : typeof r === "object"
+          ? "length" in r && typeof r.length === "number"
+            ? r.length + " values"
+            : "an object"
+          : "a single " + typeof r;
+  return new TypeError(
+    "evaluatePixel returned " + got + ' for output "' + o.id + '", which has ' + o.bands + " band(s) in setup()",
+  );
 }
 
 /**
@@ -81,7 +119,10 @@ function mismatch(o, r) {
  */
 export function put(o, r, i, single) {
   if (typeof r === "object" && r !== null) return putObject(o, r, r.length, i, single);
-  if (o.bands === 1 && r !== undefined && (typeof r === "number" || typeof r === "boolean" || typeof r === "string")) { o.values[i] = /** @type {number} */ (r); return; }
+  if (o.bands === 1 && r !== undefined && (typeof r === "number" || typeof r === "boolean" || typeof r === "string")) {
+    o.values[i] = /** @type {number} */ (r);
+    return;
+  }
   throw mismatch(o, r);
 }
 
@@ -95,8 +136,13 @@ export function put(o, r, i, single) {
  * @returns {void}
  */
 export function putObject(o, r, len, i, single) {
-  const nb = o.bands, vals = o.values;
-  if (len === nb) { const base = i * nb; for (let k = 0; k < nb; k++) vals[base + k] = r[k]; return; }
+  const nb = o.bands,
+    vals = o.values;
+  if (len === nb) {
+    const base = i * nb;
+    for (let k = 0; k < nb; k++) vals[base + k] = r[k];
+    return;
+  }
   if (single && len === undefined && o.id in r) return put(o, r[o.id], i, false);
   throw mismatch(o, r);
 }
@@ -116,7 +162,9 @@ export function notObject(outs) {
  * The error for an output id evaluatePixel's object lacks.
  * @param {Output} o
  */
-export function missing(o) { return new TypeError("evaluatePixel returned no value for output \"" + o.id + "\""); }
+export function missing(o) {
+  return new TypeError('evaluatePixel returned no value for output "' + o.id + '"');
+}
 
 /**
  * The per-pixel loop: pixels st.at .. n-1, each with a fresh per-call budget, the total charged (st.left), the
@@ -130,8 +178,10 @@ export function missing(o) { return new TypeError("evaluatePixel returned no val
  * @param {(r: unknown, i: number) => void} write the generic writer
  */
 function pixelLoop(st, n, step, V, B, write) {
-  const inst = st.script.inst, P = st.script.perCall;
-  let L = st.left, i = st.at;
+  const inst = st.script.inst,
+    P = st.script.perCall;
+  let L = st.left,
+    i = st.at;
   try {
     for (; i < n; i++) {
       inst.set(P);
@@ -141,8 +191,10 @@ function pixelLoop(st, n, step, V, B, write) {
       L -= P - q;
       if (L < 0) st.over();
       if (typeof r === "number" && B === 1) V[i] = r;
-      else if (B > 0 && typeof r === "object" && r !== null && r.length === B) { const o = i * B; for (let j = 0; j < B; j++) V[o + j] = r[j]; }
-      else write(r, i);
+      else if (B > 0 && typeof r === "object" && r !== null && r.length === B) {
+        const o = i * B;
+        for (let j = 0; j < B; j++) V[o + j] = r[j];
+      } else write(r, i);
     }
   } finally {
     st.left = L;
@@ -156,7 +208,10 @@ function pixelLoop(st, n, step, V, B, write) {
  * @param {number} n
  */
 export function pixels(st, n) {
-  const outs = st.outputs, single = outs.length === 1, o0 = outs[0], B = single ? o0.bands : 0;
+  const outs = st.outputs,
+    single = outs.length === 1,
+    o0 = outs[0],
+    B = single ? o0.bands : 0;
   /** @type {(r: unknown, i: number) => void} */
   const write = single ? (r, i) => put(o0, r, i, true) : (r, i) => putAll(outs, r, i);
   st.at = 0;
@@ -176,10 +231,21 @@ export function pixels(st, n) {
 function stepper(st) {
   const p = st.p;
   const ep = /** @type {Function} */ (st.script.fns.evaluatePixel);
-  const samples = st.samples, scenesArg = st.scenesArg, im = st.inputMetadata, cd = st.customData, om = st.outputMetadata;
+  const samples = st.samples,
+    scenesArg = st.scenesArg,
+    im = st.inputMetadata,
+    cd = st.customData,
+    om = st.outputMetadata;
   if (p.mosaicking === "SIMPLE" && !st.fusion) {
-    const obj0 = st.objs[0], arr0 = st.arrays[0];
-    return (i) => { fill(obj0, arr0, i); return ep(samples, scenesArg, im, cd, om); };
+    const obj0 = st.objs[0],
+      arr0 = st.arrays[0];
+    return (i) => {
+      fill(obj0, arr0, i);
+      return ep(samples, scenesArg, im, cd, om);
+    };
   }
-  return (i) => { st.fillAll(i); return ep(samples, scenesArg, im, cd, om); };
+  return (i) => {
+    st.fillAll(i);
+    return ep(samples, scenesArg, im, cd, om);
+  };
 }

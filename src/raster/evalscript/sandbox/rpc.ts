@@ -68,6 +68,9 @@ export interface SandboxApi {
     inputMetadata: Record<string, unknown>;
     budget: Budget;
   }): Promise<Reply<{ indices: number[] }>>;
-  evaluate(p: SessionParams, block: Block): Promise<Reply<{ bands: Record<string, number>; values: BlockValues; userData?: unknown }>>;
+  evaluate(
+    p: SessionParams,
+    block: Block,
+  ): Promise<Reply<{ bands: Record<string, number>; values: BlockValues; userData?: unknown }>>;
   open(p: SessionParams): Promise<Reply<{ bands: Record<string, number>; session: SessionStub }>>;
 }

@@ -21,7 +21,10 @@
  * @param {T} o
  * @returns {T}
  */
-const clean = (o) => { for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k]; return o; };
+const clean = (o) => {
+  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
+  return o;
+};
 /** @param {string} iso */
 const dayStart = (iso) => iso.slice(0, 10) + "T00:00:00Z";
 /** @param {string} iso */
@@ -32,7 +35,13 @@ const dayEnd = (iso) => iso.slice(0, 10) + "T23:59:59Z";
  * @param {SceneInfo} info
  */
 export function tileOf(info) {
-  return clean({ date: info.date, shId: info.shId, tileOriginalId: info.tileOriginalId ?? info.id, cloudCoverage: info.cloudCoverage, dataPath: info.dataPath });
+  return clean({
+    date: info.date,
+    shId: info.shId,
+    tileOriginalId: info.tileOriginalId ?? info.id,
+    cloudCoverage: info.cloudCoverage,
+    dataPath: info.dataPath,
+  });
 }
 
 /**
@@ -50,7 +59,13 @@ export function orbitOf(info) {
  * @param {Mosaicking} mosaicking
  */
 export function legacyOf(info, mosaicking) {
-  const o = clean({ date: new Date(info.date), cloudCoverage: info.cloudCoverage, orbitId: info.orbitId, tileId: info.shId, dataPath: info.dataPath });
+  const o = clean({
+    date: new Date(info.date),
+    cloudCoverage: info.cloudCoverage,
+    orbitId: info.orbitId,
+    tileId: info.shId,
+    dataPath: info.dataPath,
+  });
   if (mosaicking === "ORBIT") Object.assign(o, orbitOf(info));
   return o;
 }
@@ -68,7 +83,10 @@ export function scenesArgument(infos, mosaicking, fusion) {
   /** @type {any[] & { orbits?: unknown[], tiles?: unknown[], scenes?: unknown[] }} */
   const arr = infos.map((i) => legacyOf(i, mosaicking));
   if (mosaicking === "ORBIT") arr.orbits = infos.map(orbitOf);
-  else arr.tiles = infos.flatMap((i) => (mosaicking === "SIMPLE" && i.tiles ? i.tiles.map((t) => clean({ ...t })) : [tileOf(i)]));
+  else
+    arr.tiles = infos.flatMap((i) =>
+      mosaicking === "SIMPLE" && i.tiles ? i.tiles.map((t) => clean({ ...t })) : [tileOf(i)],
+    );
   if (fusion) arr.scenes = arr.orbits ?? arr.tiles;
   return arr;
 }
@@ -83,7 +101,10 @@ export function timeRangeOf(infos, timeRange) {
   if (timeRange) return { from: new Date(timeRange.from), to: new Date(timeRange.to) };
   const times = infos.map((i) => Date.parse(i.date)).filter((t) => !Number.isNaN(t));
   const now = Date.now();
-  return { from: new Date(times.length ? Math.min(...times) : now), to: new Date(times.length ? Math.max(...times) : now) };
+  return {
+    from: new Date(times.length ? Math.min(...times) : now),
+    to: new Date(times.length ? Math.max(...times) : now),
+  };
 }
 
 /**
@@ -109,7 +130,8 @@ export function collectionsArgument(infos, mosaicking, timeRange) {
  * @returns {number[]}
  */
 export function preProcessFusion(p, run) {
-  const ranges = /** @type {Record<string, TimeRange>} */ (p.timeRanges), datasources = /** @type {string[]} */ (p.datasources);
+  const ranges = /** @type {Record<string, TimeRange>} */ (p.timeRanges),
+    datasources = /** @type {string[]} */ (p.datasources);
   const ids = Object.keys(ranges);
   /** @type {Record<string, ReturnType<typeof collectionsArgument>>} */
   const collections = {};
@@ -119,8 +141,14 @@ export function preProcessFusion(p, run) {
   const at = {};
   for (const id of ids) {
     at[id] = [];
-    p.infos.forEach((_, i) => { if (datasources[i] === id) at[id].push(i); });
-    collections[id] = collectionsArgument(at[id].map((i) => p.infos[i]), p.mosaickingBy?.[id] ?? p.mosaicking, ranges[id]);
+    p.infos.forEach((_, i) => {
+      if (datasources[i] === id) at[id].push(i);
+    });
+    collections[id] = collectionsArgument(
+      at[id].map((i) => p.infos[i]),
+      p.mosaickingBy?.[id] ?? p.mosaicking,
+      ranges[id],
+    );
     const s = collections[id].scenes;
     given[id] = /** @type {unknown[]} */ (s.orbits ?? s.tiles).slice();
   }
@@ -129,7 +157,14 @@ export function preProcessFusion(p, run) {
   const out = [];
   for (const id of ids) {
     const r = ret[id];
-    const list = r === undefined ? given[id] : Array.isArray(r) ? r : r && r.scenes ? r.scenes.orbits ?? r.scenes.tiles : undefined;
+    const list =
+      r === undefined
+        ? given[id]
+        : Array.isArray(r)
+          ? r
+          : r && r.scenes
+            ? (r.scenes.orbits ?? r.scenes.tiles)
+            : undefined;
     for (const k of matchScenes(given[id], list)) out.push(at[id][k]);
   }
   return out;
@@ -156,7 +191,10 @@ export function matchScenes(given, returned) {
   if (!Array.isArray(returned)) throw new TypeError("the scene list returned by the script is not an array");
   const byObject = new Map(given.map((o, i) => [o, i]));
   const byKey = new Map();
-  given.forEach((o, i) => { const k = keyOf(o); if (!byKey.has(k)) byKey.set(k, i); });
+  given.forEach((o, i) => {
+    const k = keyOf(o);
+    if (!byKey.has(k)) byKey.set(k, i);
+  });
   const out = [];
   for (const o of returned) {
     const i = byObject.get(o) ?? byKey.get(keyOf(o));
@@ -173,12 +211,17 @@ export function matchScenes(given, returned) {
  */
 export function toPlain(value, depth = 0) {
   if (depth > 64) throw new TypeError("value is nested too deeply (or cyclic)");
-  if (value === null || typeof value === "number" || typeof value === "string" || typeof value === "boolean") return value;
+  if (value === null || typeof value === "number" || typeof value === "string" || typeof value === "boolean")
+    return value;
   if (typeof value !== "object") return undefined;
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
-  if (Array.isArray(value) || ArrayBuffer.isView(value)) return Array.from(/** @type {ArrayLike<unknown>} */ (value), (v) => toPlain(v, depth + 1));
+  if (Array.isArray(value) || ArrayBuffer.isView(value))
+    return Array.from(/** @type {ArrayLike<unknown>} */ (value), (v) => toPlain(v, depth + 1));
   /** @type {Record<string, unknown>} */
   const out = {};
-  for (const k of Object.keys(value)) { const v = toPlain(/** @type {Record<string, unknown>} */ (value)[k], depth + 1); if (v !== undefined) out[k] = v; }
+  for (const k of Object.keys(value)) {
+    const v = toPlain(/** @type {Record<string, unknown>} */ (value)[k], depth + 1);
+    if (v !== undefined) out[k] = v;
+  }
   return out;
 }

@@ -37,7 +37,8 @@ function cut(s, n) {
 function describe(err) {
   try {
     if (!(err instanceof Error)) return { name: "Error", message: cut(String(err), L.messageChars), stack: "" };
-    const name = cut(String(err.name), 200), message = String(err.message);
+    const name = cut(String(err.name), 200),
+      message = String(err.message);
     let stack = typeof err.stack === "string" ? err.stack : "";
     const header = name + (message ? ": " + message : "");
     if (stack.startsWith(header)) stack = stack.slice(header.length);
@@ -122,13 +123,17 @@ export class Script {
     return out;
   }
   /** @param {string} name */
-  has(name) { return typeof this.fns[name] === "function"; }
+  has(name) {
+    return typeof this.fns[name] === "function";
+  }
   /**
    * Calls the script's function 'name' (has(name) checked by the caller).
    * @param {string} name
    * @param {...unknown} args
    */
-  run(name, ...args) { return this.call(name, () => /** @type {Function} */ (this.fns[name])(...args)); }
+  run(name, ...args) {
+    return this.call(name, () => /** @type {Function} */ (this.fns[name])(...args));
+  }
 }
 
 /**

@@ -47,7 +47,12 @@ export function outputValues(k, length, converted) {
  * Stored sampleType conversion; must equal ../sampletype.ts toSampleType (test/raster/evalscript/convert.test.ts).
  * @type {Record<string, [number, number, typeof Int8Array | typeof Uint8Array | typeof Int16Array | typeof Uint16Array]>}
  */
-const RANGES = { INT8: [-128, 127, native.Int8Array], UINT8: [0, 255, native.Uint8Array], INT16: [-32768, 32767, native.Int16Array], UINT16: [0, 65535, native.Uint16Array] };
+const RANGES = {
+  INT8: [-128, 127, native.Int8Array],
+  UINT8: [0, 255, native.Uint8Array],
+  INT16: [-32768, 32767, native.Int16Array],
+  UINT16: [0, 65535, native.Uint16Array],
+};
 /**
  * Output values converted to the stored sampleType: rounded (AUTO: scaled by 255 first, {@link autoStored}),
  * clamped, NaN as 0.
