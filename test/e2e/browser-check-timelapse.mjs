@@ -9,7 +9,8 @@
 //         transparent), reports progress per request; MP4 and WebM read by ffprobe (codec, size, frame count) and
 //         their first frame decoded by ffmpeg compared with the PNG (lossy: a looser bound); skipped with a notice
 //         when ffprobe is missing (`apt-get install ffmpeg`, as .ci/run does);
-//  errors the service's error envelope surfaces with its message; bad options and dates without data are refused.
+//  errors the service's error envelope surfaces with its message; bad options and dates without data are refused;
+//  w390   at 390x844 the dialog's controls stay on screen.
 // Files: test-artifacts/timelapse/ (the GIF, MP4, WebM, reference PNGs), screenshot test-artifacts/browser/timelapse-*.
 // STEPS=panel,api picks steps. Exits 1 on a failure.
 import { decode } from "fast-png";
@@ -347,4 +348,31 @@ async function errors({ page, base, token }) {
   }
 }
 
-await runChecks("timelapse", { panel, api: apiStep, errors }, check, failures);
+/** At 390x844: the Time-lapse button and every control of the dialog lie within the screen's width. */
+async function w390({ page, base }) {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await westFlanders(page, base);
+  await page.click("#timelapseOpen");
+  await page.fill("#tlFrom", "2018-04-19");
+  await page.fill("#tlTo", "2018-06-30");
+  await page.click("#tlFind");
+  await page.waitForFunction(() => /^\d+$/.test(document.getElementById("tlCount").textContent));
+  const off = await page.evaluate(() =>
+    [...document.querySelectorAll("#timelapseOpen, #timelapse button, #timelapse input, #timelapse select")]
+      .filter((e) => {
+        const b = e.getBoundingClientRect();
+        return b.width > 0 && (b.left < -1 || b.right > window.innerWidth + 1);
+      })
+      .map((e) => e.id || e.value || e.tagName),
+  );
+  const overflow = await page.$eval("#timelapse", (d) => d.scrollWidth - d.clientWidth);
+  await page.screenshot({ path: join(SHOTS, "timelapse-390.png") });
+  check(
+    off.length === 0 && overflow <= 0,
+    `390 px: controls off screen [${off.join(", ")}], dialog overflow ${overflow} px`,
+  );
+  await page.click("#tlClose");
+  await page.setViewportSize({ width: 1280, height: 720 });
+}
+
+await runChecks("timelapse", { panel, api: apiStep, errors, w390 }, check, failures);

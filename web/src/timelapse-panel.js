@@ -17,7 +17,7 @@ const HTML = `<form method="dialog">
     <button type="button" id="tlFind">Find dates</button>
   </div>
   <fieldset><legend>Dates with scenes: <span id="tlCount">none searched yet</span></legend>
-    <div id="tlDates" class="dates"></div></fieldset>
+    <div id="tlDates" class="dates" style="flex-wrap: wrap; max-height: 8em; overflow-y: auto"></div></fieldset>
   <div class="row">
     <label>Format <select id="tlFormat"><option value="gif">GIF</option><option value="mp4">MP4</option><option value="webm">WebM</option></select></label>
     <label>Width (px) <input type="number" id="tlWidth" min="16" max="${MAX_SIDE}" value="512"></label>
@@ -129,7 +129,7 @@ export function initTimelapsePanel() {
   window.eoConsole.exportTimelapse = exportTimelapse;
   const dialog = Object.assign(document.createElement("dialog"), { id: "timelapse", innerHTML: HTML });
   dialog.setAttribute("aria-labelledby", "tlTitle");
-  dialog.style.maxWidth = "min(44rem, 92vw)";
+  Object.assign(dialog.style, { maxWidth: "min(44rem, 94vw)", boxSizing: "border-box" });
   document.body.append(dialog);
   const button = Object.assign(document.createElement("button"), {
     type: "button",
