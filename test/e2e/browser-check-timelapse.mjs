@@ -6,9 +6,10 @@
 //         the burnt-in label is the Processing API's PNG of that date (requested from Node) within the GIF palette's
 //         error; read by Pillow (test/e2e/timelapse_check.py);
 //  api    exportTimelapse (window.eoConsole.exportTimelapse) skips the dates without data (their PNG is fully
-//         transparent), reports progress per request; MP4 and WebM read by ffprobe (codec, size, frame count) and
-//         their first frame decoded by ffmpeg compared with the PNG (lossy: a looser bound); skipped with a notice
-//         when ffprobe is missing (`apt-get install ffmpeg`, as .ci/run does);
+//         transparent), reports progress per request, keeps at most 3 requests in flight; MP4 and WebM read by
+//         ffprobe (codec, size, frame count, duration) and their first frame decoded by ffmpeg compared with the PNG
+//         (lossy: a looser bound); skipped with a notice when ffprobe is missing (`apt-get install ffmpeg`, as .ci/run
+//         does);
 //  errors the service's error envelope surfaces with its message; bad options and dates without data are refused;
 //  w390   at 390x844 the dialog's controls stay on screen.
 // Files: test-artifacts/timelapse/ (the GIF, MP4, WebM, reference PNGs), screenshot test-artifacts/browser/timelapse-*.
@@ -240,7 +241,15 @@ async function apiStep({ page, base, token }) {
     width: WIDTH,
     height: area.height,
   };
+  let inFlight = 0,
+    most = 0;
+  const isFrame = (r) => r.url().endsWith("/api/v1/process");
+  const opened = (r) => isFrame(r) && (most = Math.max(most, ++inFlight));
+  const closed = (r) => isFrame(r) && inFlight--;
+  page.on("request", opened).on("requestfinished", closed).on("requestfailed", closed);
   const gif = await exportInPage(page, { ...options, format: "gif" });
+  page.off("request", opened).off("requestfinished", closed).off("requestfailed", closed);
+  check(most >= 2 && most <= 3, `at most 3 frame requests in flight: ${most} at once`);
   if (gif.error) throw new Error(`GIF export: ${gif.error.message}`);
   writeFileSync(join(OUT, "westflanders-api.gif"), gif.bytes);
   check(

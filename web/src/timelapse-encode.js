@@ -8,21 +8,25 @@ import { ArrayBufferTarget as Mp4Target, Muxer as Mp4Muxer } from "mp4-muxer";
 import { ArrayBufferTarget as WebmTarget, Muxer as WebmMuxer } from "webm-muxer";
 
 /**
- * Animated GIF of `count` frames looping forever, each shown 1/`fps` s: `draw(i)` paints frame i on the canvas of
- * context `g`, whose RGBA pixels are reduced to a 256-colour palette of their own (gifenc quantize, rgb565).
- * Returns a Blob of type image/gif.
+ * Writer of an animated GIF looping forever, each frame shown 1/`fps` s: add() appends the pixels now on the canvas
+ * of context `g`, reduced to a 256-colour palette of their own (gifenc quantize, rgb565); finish() returns the Blob
+ * (image/gif); abort() drops it.
  */
-export function encodeGif(g, count, draw, fps) {
+export function gifWriter(g, fps) {
   const { width, height } = g.canvas;
   const gif = GIFEncoder();
-  for (let i = 0; i < count; i++) {
-    draw(i);
-    const rgba = g.getImageData(0, 0, width, height).data;
-    const palette = quantize(rgba, 256);
-    gif.writeFrame(applyPalette(rgba, palette), width, height, { palette, delay: 1000 / fps, repeat: 0 });
-  }
-  gif.finish();
-  return new Blob([gif.bytes()], { type: "image/gif" });
+  return {
+    add() {
+      const rgba = g.getImageData(0, 0, width, height).data;
+      const palette = quantize(rgba, 256);
+      gif.writeFrame(applyPalette(rgba, palette), width, height, { palette, delay: 1000 / fps, repeat: 0 });
+    },
+    async finish() {
+      gif.finish();
+      return new Blob([gif.bytes()], { type: "image/gif" });
+    },
+    abort() {},
+  };
 }
 
 /** H.264 Constrained Baseline codec strings from the smallest level up: [codec, most 16x16 macroblocks a frame]. */
@@ -61,52 +65,66 @@ const encoderConfig = (codec, { width, height }, fps) => ({
 });
 
 /**
- * Video of `count` frames of `canvas` (even sides), frame i painted by `draw(i)` and shown 1/`fps` s, in `format`
- * "mp4" or "webm" (see the codecs above; a WebM holds the last frame twice, the second at the end time). Resolves to a Blob (video/mp4 or video/webm). Throws an Error naming the
- * other formats when WebCodecs is missing (an insecure page: it needs https or localhost) or no codec is supported.
+ * The first of candidates(format, ...) the browser's VideoEncoder takes for `canvas` at `fps`. Throws an Error
+ * naming the other formats when WebCodecs is missing (an insecure page: it needs https or localhost) or no codec is.
  */
-export async function encodeVideo(canvas, count, draw, fps, format) {
+async function chooseCodec(canvas, fps, format) {
   if (typeof VideoEncoder === "undefined")
     throw new Error(
       `This browser has no WebCodecs video encoder here (it needs a secure page: https or localhost): export a GIF instead of ${format.toUpperCase()}.`,
     );
-  let chosen = null;
-  for (const c of candidates(format, canvas.width, canvas.height))
-    if ((await VideoEncoder.isConfigSupported(encoderConfig(c.codec, canvas, fps)).catch(() => ({}))).supported) {
-      chosen = c;
-      break;
-    }
-  if (!chosen) {
-    const tried = candidates(format, canvas.width, canvas.height).map((c) => c.name);
-    const other = format === "mp4" ? "WebM or GIF" : "MP4 or GIF";
-    throw new Error(
-      `This browser cannot encode ${format.toUpperCase()} video at ${canvas.width}x${canvas.height} (${tried.join(", ")} unsupported): export ${other} instead.`,
-    );
-  }
+  const list = candidates(format, canvas.width, canvas.height);
+  for (const c of list)
+    if ((await VideoEncoder.isConfigSupported(encoderConfig(c.codec, canvas, fps)).catch(() => ({}))).supported)
+      return c;
+  const other = format === "mp4" ? "WebM or GIF" : "MP4 or GIF";
+  throw new Error(
+    `This browser cannot encode ${format.toUpperCase()} video at ${canvas.width}x${canvas.height} (${list.map((c) => c.name).join(", ")} unsupported): export ${other} instead.`,
+  );
+}
+
+/**
+ * Writer of a video in `format` "mp4" or "webm" (codecs above) of `canvas` (even sides), each frame shown 1/`fps`
+ * s: add() encodes the pixels now on the canvas; finish() resolves to the Blob (video/mp4 or video/webm), throwing
+ * when the encoder failed; abort() drops it. A WebM holds the last frame twice, the second at the end time. Throws
+ * as chooseCodec when the browser cannot encode `format`.
+ */
+export async function videoWriter(canvas, fps, format) {
+  const chosen = await chooseCodec(canvas, fps, format);
   const video = { codec: chosen.muxer, width: canvas.width, height: canvas.height, frameRate: fps };
   const muxer =
     format === "mp4"
       ? new Mp4Muxer({ target: new Mp4Target(), video, fastStart: "in-memory" })
       : new WebmMuxer({ target: new WebmTarget(), video });
-  let failure = null;
+  let failure = null,
+    count = 0;
   const encoder = new VideoEncoder({
     output: (chunk, meta) => muxer.addVideoChunk(chunk, meta),
     error: (e) => (failure = e),
   });
   encoder.configure(encoderConfig(chosen.codec, canvas, fps));
   const step = 1e6 / fps; // µs
-  // WebM blocks carry no duration (the file ends at the last frame's start, so players would cut the last frame
-  // short): there the last frame is sent once more, at the end time
-  const sent = format === "webm" ? count + 1 : count;
-  for (let i = 0; i < sent && !failure; i++) {
-    if (i < count) draw(i);
-    const frame = new VideoFrame(canvas, { timestamp: Math.round(i * step), duration: Math.round(step) });
-    encoder.encode(frame, { keyFrame: i % 30 === 0 });
+  const add = () => {
+    if (failure || encoder.state === "closed") return;
+    const frame = new VideoFrame(canvas, { timestamp: Math.round(count * step), duration: Math.round(step) });
+    encoder.encode(frame, { keyFrame: count % 30 === 0 });
     frame.close();
-  }
-  await encoder.flush().catch((e) => (failure ??= e));
-  if (encoder.state !== "closed") encoder.close();
-  if (failure) throw new Error(`${chosen.name} encoding failed: ${failure.message ?? failure}`);
-  muxer.finalize();
-  return new Blob([muxer.target.buffer], { type: format === "mp4" ? "video/mp4" : "video/webm" });
+    count++;
+  };
+  return {
+    add,
+    async finish() {
+      // WebM blocks carry no duration (the file ends at the last frame's start, so players would cut the last
+      // frame short): there the last frame is sent once more, at the end time
+      if (format === "webm") add();
+      await encoder.flush().catch((e) => (failure ??= e));
+      if (encoder.state !== "closed") encoder.close();
+      if (failure) throw new Error(`${chosen.name} encoding failed: ${failure.message ?? failure}`);
+      muxer.finalize();
+      return new Blob([muxer.target.buffer], { type: format === "mp4" ? "video/mp4" : "video/webm" });
+    },
+    abort() {
+      if (encoder.state !== "closed") encoder.close();
+    },
+  };
 }

@@ -3,7 +3,7 @@
 // (gifenc) or a video (WebCodecs VideoEncoder with mp4-muxer / webm-muxer: timelapse-encode.js). Used by the
 // explore page and by the request builder's Time-lapse dialog (timelapse-panel.js).
 import { ApiError } from "./api.js";
-import { encodeGif, encodeVideo } from "./timelapse-encode.js";
+import { gifWriter, videoWriter } from "./timelapse-encode.js";
 
 /** Processing API requests of one export in flight at once (each frame is one synchronous request). */
 export const PARALLEL = 3;
@@ -103,18 +103,24 @@ async function fetchFrame(options, date) {
   return bitmap;
 }
 
-/** Runs `task(item)` for each of `items` with at most `limit` in flight; resolves to the results in order. */
-async function pool(items, limit, task) {
-  const results = new Array(items.length);
+/**
+ * Runs `task(i)` for i = 0..count-1 with at most `limit` in flight; stops starting new ones after one fails (its
+ * error rejects the returned promise once the running ones have ended).
+ */
+async function pool(count, limit, task) {
   let next = 0;
   const worker = async () => {
-    while (next < items.length) {
+    while (next < count) {
       const i = next++;
-      results[i] = await task(items[i]);
+      await task(i).catch((e) => {
+        next = count;
+        throw e;
+      });
     }
   };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
+  const ran = await Promise.allSettled(Array.from({ length: Math.min(limit, count) }, worker));
+  const failed = ran.find((r) => r.status === "rejected");
+  if (failed) throw failed.reason;
 }
 
 /**
@@ -149,9 +155,9 @@ export function drawFrame(g, bitmap, date, width, height) {
  * frame); "mp4": H.264 (VP9 where the browser has no H.264 encoder) in MP4; "webm": VP9 (else VP8) in WebM; video
  * frames are padded with black to even sides. `onProgress(done, total)` is called after each frame request (total
  * = dates.length). Resolves to the file as a Blob (type image/gif, video/mp4 or video/webm) whose `dates` lists
- * the dates it shows. Throws RangeError on
- * bad options, ApiError (message "<date>: <the service's envelope message>", status) when a request fails, an
- * Error when no date has data or the browser cannot encode the format.
+ * the dates it shows. Throws RangeError on bad options, an Error when the browser cannot encode the format (before
+ * any request), ApiError (message "<date>: <the service's envelope message>", status) when a request fails (no
+ * further one is started), an Error when no date has data.
  */
 export async function exportTimelapse({
   token,
@@ -167,30 +173,39 @@ export async function exportTimelapse({
 }) {
   const options = { token, collection, evalscript, bbox, dates, width, height, format, fps };
   checkOptions(options);
-  let done = 0;
-  const bitmaps = await pool(dates, PARALLEL, async (date) => {
-    const bitmap = await fetchFrame(options, date);
-    onProgress?.(++done, dates.length);
-    return bitmap;
-  });
-  const frames = dates.map((date, i) => ({ date, bitmap: bitmaps[i] })).filter((f) => f.bitmap);
-  if (!frames.length)
-    throw new Error(`None of the ${dates.length} dates has data over the bbox in ${collection}: nothing to export.`);
   const video = format !== "gif";
   // H.264 and VP9 (4:2:0) take even sides: a video frame gets a black column or row where a side is odd
   const canvas = new OffscreenCanvas(video ? width + (width & 1) : width, video ? height + (height & 1) : height);
   const g = canvas.getContext("2d", { willReadFrequently: true });
-  /** Draws frame i on the canvas (for the encoder to read), closing its bitmap. */
-  const draw = (i) => {
-    drawFrame(g, frames[i].bitmap, frames[i].date, width, height);
-    frames[i].bitmap.close();
+  const writer = video ? await videoWriter(canvas, fps, format) : gifWriter(g, fps);
+  // frames arrive in any order and are encoded in date order as soon as their predecessors are in: at most a few
+  // decoded images are held at once
+  const ready = new Map();
+  const shown = [];
+  let next = 0,
+    done = 0;
+  const take = (i, bitmap) => {
+    for (ready.set(i, bitmap); ready.has(next); next++) {
+      const b = ready.get(next);
+      ready.delete(next);
+      if (!b) continue;
+      drawFrame(g, b, dates[next], width, height);
+      b.close();
+      writer.add();
+      shown.push(dates[next]);
+    }
   };
   try {
-    const blob = video
-      ? await encodeVideo(canvas, frames.length, draw, fps, format)
-      : encodeGif(g, frames.length, draw, fps);
-    return Object.assign(blob, { dates: frames.map((f) => f.date) });
-  } finally {
-    for (const f of frames) f.bitmap.close();
+    await pool(dates.length, PARALLEL, async (i) => {
+      take(i, await fetchFrame(options, dates[i]));
+      onProgress?.(++done, dates.length);
+    });
+    if (!shown.length)
+      throw new Error(`None of the ${dates.length} dates has data over the bbox in ${collection}: nothing to export.`);
+  } catch (e) {
+    writer.abort();
+    for (const b of ready.values()) b?.close();
+    throw e;
   }
+  return Object.assign(await writer.finish(), { dates: shown });
 }
