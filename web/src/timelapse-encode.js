@@ -91,7 +91,9 @@ async function chooseCodec(canvas, fps, format) {
  */
 export async function videoWriter(canvas, fps, format) {
   const chosen = await chooseCodec(canvas, fps, format);
-  const video = { codec: chosen.muxer, width: canvas.width, height: canvas.height, frameRate: fps };
+  // mp4-muxer takes only a whole frame rate (it sets the track's timescale); the timestamps are exact without it
+  const frameRate = format === "webm" || Number.isInteger(fps) ? { frameRate: fps } : {};
+  const video = { codec: chosen.muxer, width: canvas.width, height: canvas.height, ...frameRate };
   const muxer =
     format === "mp4"
       ? new Mp4Muxer({ target: new Mp4Target(), video, fastStart: "in-memory" })
