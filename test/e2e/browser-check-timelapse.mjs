@@ -6,10 +6,10 @@
 //         the burnt-in label is the Processing API's PNG of that date (requested from Node) within the GIF palette's
 //         error; read by Pillow (test/e2e/timelapse_check.py);
 //  api    exportTimelapse (window.eoConsole.exportTimelapse) skips the dates without data (their PNG is fully
-//         transparent), reports progress per request, keeps at most 3 requests in flight; MP4 and WebM read by
-//         ffprobe (codec, size, frame count, duration) and their first frame decoded by ffmpeg compared with the PNG
-//         (lossy: a looser bound); skipped with a notice when ffprobe is missing (`apt-get install ffmpeg`, as .ci/run
-//         does);
+//         transparent), reports progress per request, keeps at most 3 requests in flight, renders a BYOC collection
+//         too (GIF by Pillow as above); MP4 and WebM read by ffprobe (codec, size, frame count, duration) and their
+//         first frame decoded by ffmpeg compared with the PNG (lossy: a looser bound); skipped with a notice when
+//         ffprobe is missing (`apt-get install ffmpeg`, as .ci/run does);
 //  errors the service's error envelope surfaces with its message; bad options and dates without data are refused;
 //  w390   at 390x844 the dialog's controls stay on screen.
 // Files: test-artifacts/timelapse/ (the GIF, MP4, WebM, reference PNGs), screenshot test-artifacts/browser/timelapse-*.
@@ -29,6 +29,7 @@ const TRUE_COLOUR = `//VERSION=3
 function setup() { return { input: ["B02", "B03", "B04", "dataMask"], output: { bands: 4 } }; }
 function evaluatePixel(s) { return [2.5 * s.B04, 2.5 * s.B03, 2.5 * s.B02, s.dataMask]; }`;
 const WIDTH = 256;
+const WF_BYOC = "byoc-00000000-0000-4000-8000-00000000b70c"; // the West Flanders BYOC sample (scripts/seed-byoc.ts)
 const hasFfprobe = spawnSync("ffprobe", ["-version"]).status === 0;
 
 /** Height the console gives a WIDTH px frame over WGS84 `bbox` (ground aspect: longitude degrees shrink by cos lat). */
@@ -36,7 +37,12 @@ const heightOf = ([w, s, e, n]) =>
   Math.round((WIDTH * (n - s)) / ((e - w) * Math.cos((((s + n) / 2) * Math.PI) / 180)));
 
 /** The Processing API's PNG of `date` over `bbox` (EPSG:4326) at `width` x `height`, requested from Node. */
-async function referencePng(base, token, { bbox, width, height, evalscript = TRUE_COLOUR }, date) {
+async function referencePng(
+  base,
+  token,
+  { bbox, width, height, evalscript = TRUE_COLOUR, collection = COLLECTION },
+  date,
+) {
   const r = await fetch(`${base}/api/v1/process`, {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
@@ -45,7 +51,7 @@ async function referencePng(base, token, { bbox, width, height, evalscript = TRU
         bounds: { bbox, properties: { crs: "http://www.opengis.net/def/crs/EPSG/0/4326" } },
         data: [
           {
-            type: COLLECTION,
+            type: collection,
             dataFilter: {
               timeRange: { from: `${date}T00:00:00Z`, to: `${date}T23:59:59Z` },
               mosaickingOrder: "leastCC",
@@ -264,6 +270,16 @@ async function apiStep({ page, base, token }) {
     `progress: ${JSON.stringify(gif.progress)}`,
   );
   checkGif("api", join(OUT, "westflanders-api.gif"), ref, dates, [area.width, area.height]);
+  // a BYOC collection (the West Flanders sample's tiles; no cloud cover: leastCC falls back to the newest)
+  const byoc = { ...area, collection: WF_BYOC, evalscript: TRUE_COLOUR.replace(/(s\.B0\d)/g, "$1 / 10000") };
+  const byocDates = await withData(base, token, byoc, asked.slice(0, 3), "westflanders-byoc-frame0.png");
+  const b = await exportInPage(page, { ...options, ...byoc, dates: asked.slice(0, 3), format: "gif" });
+  if (b.error) throw new Error(`BYOC GIF export: ${b.error.message}`);
+  writeFileSync(join(OUT, "westflanders-byoc.gif"), b.bytes);
+  checkGif("byoc", join(OUT, "westflanders-byoc.gif"), join(OUT, "westflanders-byoc-frame0.png"), byocDates, [
+    area.width,
+    area.height,
+  ]);
   // a fractional frame rate too (mp4-muxer takes only whole ones as its timescale)
   for (const [format, fps] of [
     ["mp4", 0.5],
