@@ -199,30 +199,17 @@ const exportInPage = async (page, options) => {
 
 /** ffprobe's reading of video `file`: {codec, width, height, frames, duration}. */
 function ffprobe(file) {
-  const r = spawnSync(
-    "ffprobe",
-    [
-      "-v",
-      "error",
-      "-count_frames",
-      "-select_streams",
-      "v:0",
-      "-show_entries",
-      "stream=codec_name,width,height,nb_read_frames:format=duration,format_name",
-      "-of",
-      "json",
-      file,
-    ],
-    { encoding: "utf8" },
-  );
+  const entries = "stream=codec_name,width,height,nb_read_frames:format=duration,format_name";
+  const args = ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", entries, "-of", "json"];
+  const r = spawnSync("ffprobe", [...args, file], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`ffprobe ${file}: ${r.stderr}`);
   const { streams, format } = JSON.parse(r.stdout);
-  const s = streams[0];
+  const { codec_name: codec, width, height, nb_read_frames: frames } = streams[0];
   return {
-    codec: s.codec_name,
-    width: s.width,
-    height: s.height,
-    frames: Number(s.nb_read_frames),
+    codec,
+    width,
+    height,
+    frames: Number(frames),
     duration: Number(format.duration),
     container: format.format_name,
   };
