@@ -7,7 +7,7 @@
  */
 import { EngineError } from "../raster/errors";
 import type { ArchiveConfig, ArchiveKind } from "./config";
-import { s1Check, s1Upstream, type S1Processing } from "./sentinel1";
+import { s1Check, s1Properties, s1Upstream, type S1Processing } from "./sentinel1";
 
 /** Request options that choose the upstream collection: dataFilter.demInstance, the data source's `processing`. */
 export interface ArchiveOptions {
@@ -32,6 +32,8 @@ export interface ArchiveCollection {
   requesterPays: boolean;
   /** True when items carry no acquisition time that matters (a DEM): scene searches ignore the time window. */
   timeless?: boolean;
+  /** Properties the catalog's item shape adds to each upstream item (e.g. Sentinel-1's `s1:polarization`). */
+  properties?(upstream: Record<string, unknown>): Record<string, unknown>;
   /** Extra STAC `query` terms every search carries (e.g. the Landsat 8-9 platforms). */
   query?: Record<string, Record<string, unknown>>;
 }
@@ -110,8 +112,8 @@ const dem: ArchiveCollection = {
 };
 const LANDSAT_QUERY = { platform: { in: ["landsat-8", "landsat-9"] } };
 
-/** Sentinel-1 GRD bands of the registry (both archives' asset keys are the lower-case polarisations). */
-const S1_BANDS = { VV: "vv", VH: "vh" };
+/** Sentinel-1 GRD polarisations (both archives' asset keys); a product holds two of them (DV: VV+VH, DH: HH+HV). */
+const S1_BANDS = { VV: "vv", VH: "vh", HH: "hh", HV: "hv" };
 
 const CATALOGUE: Record<ArchiveKind, ArchiveCollection[]> = {
   "earth-search": [
@@ -137,6 +139,7 @@ const CATALOGUE: Record<ArchiveKind, ArchiveCollection[]> = {
       check: (o) => s1Check("earth-search", o.processing ?? {}),
       searched: ["sentinel-1-grd"],
       bands: S1_BANDS,
+      properties: s1Properties,
       requesterPays: true,
     },
   ],
@@ -163,6 +166,7 @@ const CATALOGUE: Record<ArchiveKind, ArchiveCollection[]> = {
       check: (o) => s1Check("planetary-computer", o.processing ?? {}),
       searched: ["sentinel-1-grd"],
       bands: S1_BANDS,
+      properties: s1Properties,
       requesterPays: false,
     },
   ],

@@ -91,3 +91,17 @@ export function s1Check(archive: ArchiveKind, p: S1Processing): void {
     `backCoeff '${String(p.backCoeff)}' is not available for sentinel-1-grd from the ${archive} archive (it needs radiometric calibration, which is not done here); supported: ${supported(archive)}.`,
   );
 }
+
+/**
+ * Sentinel Hub's `s1:polarization` (its catalog's and the S1 dataFilter's `polarization`: DV, DH, SV or SH) derived
+ * from the STAC `sar:polarizations` of an upstream item, which carries no such field; {} for other sets. The derived
+ * value only fills a property the item lacks.
+ */
+export function s1Properties(upstream: Record<string, unknown>): Record<string, unknown> {
+  const pols = upstream["sar:polarizations"];
+  if (!Array.isArray(pols) || pols.length === 0) return {};
+  const set = new Set(pols.map((p) => String(p).toUpperCase()));
+  const [vv, hh] = [set.has("VV"), set.has("HH")];
+  if (!(vv || hh) || set.size > 2) return {};
+  return { "s1:polarization": `${set.size === 2 ? "D" : "S"}${vv ? "V" : "H"}` };
+}

@@ -122,6 +122,20 @@ describe("sentinel-1-grd pixels (GCP warp) equal GDAL's", () => {
       expect(objects.some((k) => k.endsWith(`/measurement/iw-${ref.band.toLowerCase()}.tiff`))).toBe(true);
     });
 
+  it("sentinelhub-py's S1 IW dataFilter finds the scene (s1:polarization from sar:polarizations); DH finds none", async () => {
+    const ref = refs.vv200!;
+    const withFilter = (polarization: string) => {
+      const body = s1Request(ref.bbox, ref.epsg, 16, 16);
+      const filter = { acquisitionMode: "IW", polarization, resolution: "HIGH", orbitDirection: "DESCENDING" };
+      body.input.data[0]!.dataFilter = { ...body.input.data[0]!.dataFilter, ...filter } as never;
+      return body;
+    };
+    const dv = await bands(await process(withFilter("DV")));
+    expect(dv.mask.every((m) => m === 1)).toBe(true);
+    const dh = await bands(await process(withFilter("DH")));
+    expect(dh.mask.every((m) => m === 0)).toBe(true);
+  });
+
   it("outside the swath (inside the item's bbox): 200, dataMask 0 everywhere", async () => {
     const { value, mask } = await bands(await process(s1Request([78.0, 11.0, 78.15, 11.15], 4326, 32, 32)));
     expect(mask.every((m) => m === 0)).toBe(true);
@@ -184,6 +198,15 @@ describe("sentinel-1-grd processing options", () => {
     );
   });
 
+  it("HH of a dual-V product: a 400 naming the scene (the band exists for DH products)", async () => {
+    const r = await process(s1Request(ref().bbox, ref().epsg, 16, 16, "HH"));
+    expect(await message400(r)).toMatch(
+      /Band HH is not available in scene S1A_IW_GRDH_1SDV_20180716T004042_20180716T004107_022812_02792A/,
+    );
+    const unknown = await process(s1Request(ref().bbox, ref().epsg, 16, 16, "VVVH"));
+    expect(await message400(unknown)).toMatch(/Available: VV, VH, HH, HV, dataMask/);
+  });
+
   it("a known backCoeff where no scene exists: 200 without data (as the local store answers)", async () => {
     const r = await process({
       ...req({ backCoeff: "SIGMA0_ELLIPSOID" }),
@@ -211,9 +234,18 @@ describe("sentinel-1-grd in the catalog", () => {
       bearer,
     );
     expect(r.status).toBe(200);
-    const fc = (await r.json()) as { features: { id: string; collection: string; assets: Record<string, unknown> }[] };
+    const fc = (await r.json()) as {
+      features: {
+        id: string;
+        collection: string;
+        assets: Record<string, unknown>;
+        properties: Record<string, unknown>;
+      }[];
+    };
     expect(fc.features.map((f) => f.id)).toEqual(["S1A_IW_GRDH_1SDV_20180716T004042_20180716T004107_022812_02792A"]);
     expect(fc.features[0]!.collection).toBe("sentinel-1-grd");
     expect(Object.keys(fc.features[0]!.assets)).toEqual(expect.arrayContaining(["VV", "VH"]));
+    expect(fc.features[0]!.properties["s1:polarization"]).toBe("DV");
+    expect(fc.features[0]!.properties["sar:polarizations"]).toEqual(["VV", "VH"]);
   });
 });
