@@ -226,6 +226,40 @@ describe("sentinel-1-grd processing options", () => {
   });
 });
 
+describe("sentinel-1-grd statistics through the archive", () => {
+  it("VV statistics of the 2 km grid (swath edges inside) agree with GDAL's warp", async () => {
+    const ref = refs.vv2000!;
+    const gdal = await fixture("s1_vv2000");
+    const body = {
+      input: {
+        bounds: { bbox: ref.bbox, properties: { crs: CRS(ref.epsg) } },
+        data: [{ type: "S1GRD", dataFilter: {} }],
+      },
+      aggregation: {
+        timeRange: TIME,
+        aggregationInterval: { of: "P1D" },
+        width: ref.width,
+        height: ref.height,
+        evalscript: `//VERSION=3
+function setup() { return { input: ["VV", "dataMask"], output: [{ id: "vv", bands: 1, sampleType: "FLOAT32" }, { id: "dataMask", bands: 1 }] }; }
+function evaluatePixel(s) { return { vv: [s.VV], dataMask: [s.dataMask] }; }`,
+      },
+    };
+    const r = await twin.call("/api/v1/statistics", postJson(body), bearer);
+    expect(r.status).toBe(200);
+    const res = (await r.json()) as {
+      data: { outputs: { vv: { bands: { B0: { stats: Record<string, number> } } } } }[];
+    };
+    expect(res.data).toHaveLength(1);
+    const stats = res.data[0]!.outputs.vv.bands.B0.stats;
+    const v = Array.from(gdal).filter((x) => x !== 0);
+    const mean = v.reduce((a, x) => a + x, 0) / v.length;
+    expect(stats.sampleCount).toBe(ref.width * ref.height);
+    expect(stats.noDataCount).toBe(ref.width * ref.height - ref.valid);
+    expect(Math.abs(stats.mean! - mean)).toBeLessThan(0.005 * mean);
+  });
+});
+
 describe("sentinel-1-grd in the catalog", () => {
   it("a search is answered from the twin's STAC API", async () => {
     const r = await twin.call(
