@@ -1,12 +1,16 @@
 /**
  * Ground control points (src/raster/gcp.ts, read by src/raster/cog/header.ts): the real Sentinel-1 GRD measurement
  * file of the archive twin (210 GCPs, WGS84) gives the GCP transformer GDAL uses by default (order 2), whose forward
- * and reverse polynomials agree with `gdaltransform` (GDAL 3.6.2) on the same file; degenerate GCP sets are refused.
+ * and reverse polynomials agree with `gdaltransform` (GDAL 3.6.2) on the same file, and a warp with the exact
+ * transformer gives gdal.Warp's pixels (test/reference/ref_s1_gcp.py) one for one, at full resolution and from an
+ * overview; degenerate GCP sets are refused.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { openCog } from "../../../src/raster/cog";
 import { gcpTransformer } from "../../../src/raster/gcp";
+import { crsFromEpsg } from "../../../src/raster/crs";
+import { readWarped } from "../../../src/raster/warp";
 import { r2Source } from "../../../src/storage/r2source";
 import { sampleFile } from "../../helpers/seed";
 
@@ -42,6 +46,20 @@ describe("GCP-georeferenced GeoTIFF", () => {
     // the footprint: the forward polynomial along the image edges
     expect(cog.bbox[0]).toBeCloseTo(75.605, 2);
     expect(cog.bbox[3]).toBeCloseTo(11.19, 2);
+  });
+
+  it("the exact warp (errorThreshold 0) equals gdal.Warp's pixel for pixel", async () => {
+    await env.DATA.put(GRD, await sampleFile(GRD));
+    const cog = await openCog((await r2Source(env.DATA, GRD))!);
+    const refs = JSON.parse(new TextDecoder().decode(await sampleFile("fixtures/archive-reads/s1_grids.json")));
+    for (const name of ["vv200", "vv2000"]) {
+      const ref = refs[name] as { bbox: [number, number, number, number]; width: number; height: number };
+      const gdal = new Float32Array(await sampleFile(`fixtures/archive-reads/s1_${name}.bin`));
+      const grid = { crs: crsFromEpsg(32643), bbox: ref.bbox, width: ref.width, height: ref.height };
+      const [w] = await readWarped(cog, [0], grid, { resampling: "NEAREST", nodata: 0, errorThreshold: 0 });
+      expect(w!.data).toEqual(gdal);
+      expect(Array.from(w!.valid)).toEqual(Array.from(gdal, (v) => (v !== 0 ? 1 : 0)));
+    }
   });
 
   it("order 1 under 6 GCPs; too few or collinear GCPs are an invalid file", () => {
