@@ -96,10 +96,17 @@ async function readFileBands(
     byKey.set(loc.key, entry);
   }
   const out = new Map<string, { data: Float32Array; valid: Uint8Array }>();
+  const files = [...byKey];
+  // all files opened before any is warped: their reads then leave together instead of one after the other file's
+  // CPU work (the warp's planning), which matters when opening costs a round trip (an upstream archive)
+  const readers = await Promise.all(
+    files.map(async ([key]) =>
+      c.kind === "zarr" ? openZarrAsset(env, c, item, key) : openCog(await sceneFile(env, c, key, item)),
+    ),
+  );
   await Promise.all(
-    [...byKey].map(async ([key, e]) => {
-      const cog =
-        c.kind === "zarr" ? await openZarrAsset(env, c, item, key) : await openCog(await sceneFile(env, c, key, item));
+    files.map(async ([, e], i) => {
+      const cog = readers[i]!;
       const warped = await readWarped(cog, e.indices, grid, {
         resampling: chooseResampling(grid, e.gsd, o),
         nodata: cog.nodata ?? nodataDefault ?? builtinNodata(c, e.names[0]!),
