@@ -1,0 +1,377 @@
+// EO Edge's exploration view (web/explore.html, bundled by scripts/build-web.mjs into web/vendor/explore.js), as
+// EO Browser's: a full-screen map with a folding panel; a place (gazetteer of the data's places and the user's
+// collections, "lat, lon" or a bbox), a collection (the built-in ones and the account's BYOC collections), a day
+// from the calendar of the Catalog API's scenes over the view under a cloud limit, and a layer of the collection's
+// set with its legend. The map renders by itself whenever one of them changes (Process API tiles, tiles.js),
+// labelled with the day shown. The view lives in the URL's parameters (collection, layer, date, maxcc, lat, lon,
+// zoom, compare): the share link; the token stays in this tab's sessionStorage (../api.js), never in the URL.
+import L from "leaflet";
+import { json, login, showError, showState, token } from "../api.js";
+import { countriesLayer } from "../basemap.js";
+import { renderLegend, rampElements } from "../legend.js";
+import { findPlace, PLACES } from "../places.js";
+import { availableDates, drawMonth, shiftMonth } from "./calendar.js";
+import { swipe } from "./compare.js";
+import { LAYER_SETS, ownLayers, scriptOf, timeless } from "./layers.js";
+import { builderUrl, downloadView, exportView, shareUrl } from "./outputs.js";
+import { processLayer } from "./tiles.js";
+import { wireTools } from "./tools.js";
+
+const $ = (id) => document.getElementById(id);
+/** Places of the built-in collections the sample places of ../places.js do not cover (the archive's items). */
+const MORE_PLACES = [
+  { name: "Amazon, Landsat path 001 row 062 (Landsat 8 L2, 2020-10-31)", bbox: [-66.191, -3.939, -64.186, -1.851] },
+  { name: "Gulf of Guinea, Copernicus DEM tile N00 E006 (Sao Tome)", bbox: [6.4, 0.0, 6.8, 0.45] },
+];
+const LABELS = {
+  "sentinel-2-l2a": "Sentinel-2 L2A",
+  "sentinel-2-l1c": "Sentinel-2 L1C",
+  "sentinel-1-grd": "Sentinel-1 GRD",
+  "landsat-ot-l2": "Landsat 8-9 L2",
+  dem: "Copernicus DEM",
+};
+const DEFAULT = { collection: "sentinel-2-l2a", lat: 50.81596, lon: 3.02385, zoom: 16, maxcc: 100 };
+const params = Object.fromEntries(new URLSearchParams(location.search));
+/** The view: collection, layer id, date, cloud limit, compare date; layers: the collection's layer set. */
+const view = { collection: params.collection ?? DEFAULT.collection, layer: params.layer, date: params.date ?? null };
+view.maxcc = Number(params.maxcc ?? DEFAULT.maxcc);
+let map,
+  label,
+  compare,
+  mainLayer,
+  dates = [],
+  bounds = {},
+  month = null,
+  searching = null,
+  places = [...PLACES, ...MORE_PLACES];
+const collections = new Map(Object.entries(LAYER_SETS).map(([id, layers]) => [id, { id, title: LABELS[id], layers }]));
+let loginAt = 0,
+  renders = 0;
+window.eoExplore = { view };
+
+/** The layer set entry of the current collection and layer. */
+const current = () => {
+  const c = collections.get(view.collection);
+  return c.layers.find((l) => l.id === view.layer) ?? c.layers[0];
+};
+
+/** Writes the view into the address (replaceState): what the share link carries. */
+function saveView() {
+  const c = map.getCenter();
+  const p = { collection: view.collection, layer: current().id, maxcc: view.maxcc };
+  if (view.date) p.date = view.date;
+  Object.assign(p, { lat: c.lat.toFixed(5), lon: c.lng.toFixed(5), zoom: map.getZoom() });
+  if (view.compare) p.compare = view.compare;
+  history.replaceState(null, "", shareUrl(p));
+  return location.href;
+}
+
+/** The label over the map: collection, layer and the day(s) shown. */
+function setLabel() {
+  const l = current();
+  const day = timeless(view.collection) ? "no date (elevation model)" : (view.date ?? "no date with scenes here");
+  const cmp = view.compare ? ` | left of the divider: ${view.compare}` : "";
+  label.getContainer().textContent = `${collections.get(view.collection).title} · ${l.title} · ${day}${cmp}`;
+  label.getContainer().dataset.date = view.date ?? "";
+}
+
+/** The tile layer of the view at `date` in `pane`. */
+async function layerAt(date, pane) {
+  const l = current();
+  const v = { collection: view.collection, layer: l, script: await scriptOf(l), date, maxcc: view.maxcc };
+  const b = bounds[date];
+  return processLayer(timeless(view.collection) ? { ...v, date: null, maxcc: null } : v, {
+    pane,
+    bounds: b && L.latLngBounds([b[1], b[0]], [b[3], b[2]]),
+    onTile: () => {
+      document.body.dataset.tiles = String(Number(document.body.dataset.tiles ?? 0) + 1);
+      if (!document.body.dataset.firstTileMs)
+        document.body.dataset.firstTileMs = String(Math.round(performance.now() - loginAt));
+    },
+    onError: (e) => showError($("datesState"), e),
+  });
+}
+
+/** Draws the view (and the compare date, when on): new tile layers replace the old ones; updates label and URL. */
+async function render() {
+  const seq = ++renders; // a later render wins over one still awaiting its scripts
+  const l = current();
+  const key = `${view.collection}/${l.id}/${view.date}/${view.compare ?? ""}`;
+  const script = await scriptOf(l);
+  const main = view.date || timeless(view.collection) ? await layerAt(view.date, "tilePane") : null;
+  const second = view.compare && view.date ? await layerAt(view.compare, "compare") : null;
+  if (seq !== renders) return;
+  window.eoExplore.script = script;
+  mainLayer?.remove();
+  document.body.dataset.tiles = "0";
+  const loaded = (what) => () => (document.body.dataset[what] = key); // all tiles in view drawn (checks wait on it)
+  mainLayer = main?.on("load", loaded("loaded")).addTo(map) ?? null;
+  if (second) compare.show(second.on("load", loaded("compareLoaded")));
+  else compare.hide();
+  setLabel();
+  saveView();
+  document.body.dataset.renderKey = key;
+}
+
+/** The layer radio buttons of the collection and the legend of the chosen layer. */
+async function showLayers() {
+  const c = collections.get(view.collection);
+  if (!c.layers.some((l) => l.id === view.layer)) view.layer = c.layers[0]?.id;
+  $("layers").replaceChildren(
+    ...c.layers.map((l) => {
+      const input = Object.assign(document.createElement("input"), { type: "radio", name: "layer", value: l.id });
+      input.checked = l.id === view.layer;
+      input.addEventListener("change", () => ((view.layer = l.id), showLegend(), render()));
+      const lab = document.createElement("label");
+      lab.append(input, l.title);
+      return lab;
+    }),
+  );
+  await showLegend();
+}
+
+/** The legend of the current layer: its script's colour stops, else what it shows. */
+async function showLegend() {
+  const l = current();
+  const el = $("legend");
+  if (l.hillshade) {
+    const stops = [
+      { value: 0, color: "#000000" },
+      { value: 255, color: "#ffffff" },
+    ];
+    el.replaceChildren(...rampElements("Legend (shade: sun 315°, altitude 45°):", stops));
+    return void (el.dataset.kind = "ramp");
+  }
+  renderLegend(el, await scriptOf(l));
+  if (el.dataset.kind === "none" && l.bands)
+    el.firstChild.textContent = `Legend: a composite of ${l.bands} (no colour map).`;
+}
+
+/** Searches the dates with scenes over the view; keeps the day when it still has scenes, else takes the latest. */
+async function refreshDates() {
+  searching?.abort();
+  const ctl = (searching = new AbortController());
+  if (timeless(view.collection)) {
+    Object.assign(view, { date: null, compare: null });
+    $("dates").hidden = true;
+    return render();
+  }
+  $("dates").hidden = false;
+  const b = map.getBounds();
+  showState($("datesState"), "searching the catalog…");
+  try {
+    ({ dates, bounds } = await availableDates(
+      view.collection,
+      [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()],
+      view.maxcc,
+      ctl.signal,
+    ));
+  } catch (e) {
+    if (e.name !== "AbortError") showError($("datesState"), e);
+    return;
+  }
+  if (!dates.some((d) => d.date === view.date)) view.date = dates.at(-1)?.date ?? null;
+  if (view.compare && !dates.some((d) => d.date === view.compare)) view.compare = null;
+  month = (view.date ?? new Date().toISOString()).slice(0, 7);
+  showState(
+    $("datesState"),
+    dates.length
+      ? `${dates.length} days with scenes here (${dates[0].date} to ${dates.at(-1).date})`
+      : "no scenes of this collection in the view: search a place",
+  );
+  drawCalendar();
+  $("compareDate").replaceChildren(...dates.map((d) => new Option(d.date, d.date)).reverse());
+  if (view.compare) $("compareDate").value = view.compare;
+  await render();
+}
+
+const drawCalendar = () => {
+  $("calMonth").textContent = month;
+  drawMonth($("calendar"), month, dates, view.date, (date) => ((view.date = date), drawCalendar(), render()));
+};
+
+/** Moves the map to a found place ({bbox} or {point}). */
+function goTo(found) {
+  if (found.point) map.setView([found.point[1], found.point[0]], 14);
+  else
+    map.fitBounds([
+      [found.bbox[1], found.bbox[0]],
+      [found.bbox[3], found.bbox[2]],
+    ]);
+}
+
+/** The account's BYOC collections as collections of the view (their bands' layer sets) and places (their extents). */
+async function addOwnCollections() {
+  const list = await json("/api/v1/byoc/collections").catch(() => null);
+  for (const c of list?.data ?? []) {
+    const layers = ownLayers(c.additionalData?.bands);
+    if (layers.length)
+      collections.set(`byoc-${c.id}`, {
+        id: `byoc-${c.id}`,
+        title: `${c.name} (BYOC)`,
+        layers,
+        bandsInfo: c.additionalData?.bands,
+      });
+    const ext = await json(`/api/v1/catalog/1.0.0/collections/byoc-${c.id}`).catch(() => null);
+    const bbox = ext?.extent?.spatial?.bbox?.[0];
+    if (bbox?.length === 4) places.push({ name: `${c.name} (your BYOC collection)`, bbox });
+  }
+}
+
+function wirePanel() {
+  $("panelToggle").addEventListener("click", () => {
+    const open = $("panel").hidden;
+    $("panel").hidden = !open;
+    $("panelToggle").setAttribute("aria-expanded", String(open));
+  });
+  $("placeForm").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const text = $("place").value;
+    const found = findPlace(text) ?? places.find((p) => p.name === text) ?? findIn(places, text);
+    if (!found)
+      return showError(
+        $("placeState"),
+        new Error(`"${text}" is not one of the data's places, nor "lat, lon" or a bbox.`),
+      );
+    showState(
+      $("placeState"),
+      found.name ?? (found.bbox ? `bbox ${found.bbox.join(", ")}` : `${found.point[1]}, ${found.point[0]}`),
+    );
+    goTo(found);
+  });
+  $("collection").addEventListener("change", async () => {
+    view.collection = $("collection").value;
+    await showLayers();
+    refreshDates();
+  });
+  $("maxcc").value = String(view.maxcc);
+  $("maxccOut").textContent = `${view.maxcc} %`;
+  $("maxcc").addEventListener("input", () => ($("maxccOut").textContent = `${$("maxcc").value} %`));
+  $("maxcc").addEventListener("change", () => ((view.maxcc = Number($("maxcc").value)), refreshDates()));
+  $("calPrev").addEventListener("click", () => ((month = shiftMonth(month, -1)), drawCalendar()));
+  $("calNext").addEventListener("click", () => ((month = shiftMonth(month, 1)), drawCalendar()));
+  $("compareToggle").addEventListener("click", () => {
+    const on = $("compareToggle").getAttribute("aria-pressed") !== "true";
+    $("compareToggle").setAttribute("aria-pressed", String(on));
+    view.compare = on ? $("compareDate").value || null : null;
+    showState($("compareState"), on ? `left of the divider: ${view.compare}; right: ${view.date}` : "");
+    render();
+  });
+  $("compareDate").addEventListener(
+    "change",
+    () => view.compare && ((view.compare = $("compareDate").value), render()),
+  );
+  wireOutputs();
+}
+
+/** A place of `list` whose name holds every word of `text`. */
+const findIn = (list, text) => {
+  const words = text.toLowerCase().split(/\s+/).filter(Boolean);
+  return words.length ? list.find((p) => words.every((w) => p.name.toLowerCase().includes(w))) : null;
+};
+
+/** The view as tiles.js / outputs.js take it. */
+const drawn = () => ({
+  collection: view.collection,
+  layer: current(),
+  script: window.eoExplore.script,
+  date: timeless(view.collection) ? null : view.date,
+  maxcc: timeless(view.collection) ? null : view.maxcc,
+});
+
+function wireOutputs() {
+  const state = $("toolState");
+  const guard = (f) => async () => {
+    try {
+      await f();
+    } catch (e) {
+      showError(state, e);
+    }
+  };
+  $("download").addEventListener(
+    "click",
+    guard(async () => {
+      showState(state, "rendering the download…");
+      const d = await downloadView(map, drawn(), Number($("dlRes").value), $("dlFormat").value);
+      showState(state, `saved ${d.name}: ${d.width} x ${d.height} px, ${d.bytes} bytes`);
+    }),
+  );
+  $("share").addEventListener(
+    "click",
+    guard(async () => {
+      const url = saveView();
+      Object.assign($("shareUrl"), { hidden: false, value: url });
+      $("shareUrl").select();
+      await navigator.clipboard?.writeText(url).catch(() => {});
+      showState(state, "share link copied: it opens this view for anyone logged in with access to the collection");
+    }),
+  );
+  $("toBuilder").addEventListener("click", () => location.assign(builderUrl(map, drawn())));
+  $("timelapse").addEventListener(
+    "click",
+    guard(async () => {
+      const list = dates.map((d) => d.date).slice(-30);
+      if (list.length < 2) throw new Error("A time-lapse needs two days with scenes in the view at least.");
+      const blob = await exportView(map, drawn(), list, $("tlFormat").value, token(), (p) =>
+        showState(state, `time-lapse: ${typeof p === "number" ? `${Math.round(p * 100)} %` : JSON.stringify(p)}`),
+      );
+      showState(state, `time-lapse of ${list.length} days saved (${blob.size} bytes)`);
+    }),
+  );
+}
+
+/** Builds the map and the panel once logged in; renders the view of the URL. */
+async function start() {
+  $("loginForm").hidden = true;
+  $("explore").hidden = false;
+  map = L.map("map", { zoomControl: true }).setView(
+    [Number(params.lat ?? DEFAULT.lat), Number(params.lon ?? DEFAULT.lon)],
+    Number(params.zoom ?? DEFAULT.zoom),
+  );
+  window.eoExplore.map = map;
+  L.control.scale({ imperial: false }).addTo(map);
+  const Label = L.Control.extend({
+    onAdd: () => Object.assign(L.DomUtil.create("div", "view-label"), { id: "viewLabel", role: "status" }),
+  });
+  label = new Label({ position: "topright" }).addTo(map);
+  compare = swipe(map);
+  countriesLayer(map).then(
+    (l) => l.addTo(map),
+    () => {},
+  );
+  await addOwnCollections();
+  if (!collections.has(view.collection)) view.collection = DEFAULT.collection;
+  $("collection").replaceChildren(...[...collections.values()].map((c) => new Option(c.title, c.id)));
+  $("collection").value = view.collection;
+  $("placeList").replaceChildren(...places.map((p) => new Option(p.name)));
+  view.compare = params.compare ?? null;
+  $("compareToggle").setAttribute("aria-pressed", String(Boolean(view.compare)));
+  wirePanel();
+  wireTools(map, {
+    view,
+    dates: () => dates,
+    bands: () => Object.keys(collections.get(view.collection).bandsInfo ?? {}),
+  });
+  await showLayers();
+  let timer = null;
+  map.on("moveend", () => (clearTimeout(timer), (timer = setTimeout(refreshDates, 300)), saveView()));
+  await refreshDates();
+  document.body.dataset.ready = "1";
+}
+
+$("loginForm").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  try {
+    loginAt = performance.now();
+    await login($("clientId").value.trim(), $("clientSecret").value.trim());
+    await start();
+  } catch (err) {
+    showError($("loginState"), err, $("loginForm"));
+  }
+});
+if (window.matchMedia("(max-width: 600px)").matches) {
+  $("panel").hidden = true; // a phone shows the map first; ☰ Panel opens the panel
+  $("panelToggle").setAttribute("aria-expanded", "false");
+}
+if (token()) start();
+else $("loginForm").hidden = false;

@@ -1,0 +1,95 @@
+// What the exploration view hands on: a download of the view (Process API, chosen resolution and format), the
+// share link (the view's URL parameters, never the token), the view as a request of the request builder
+// (/#builder?request=<base64url of the Process API body>) and a time-lapse (exportTimelapse of ../timelapse.js).
+import L from "leaflet";
+import { call } from "../api.js";
+import * as timelapse from "../timelapse.js";
+import { processBody } from "./tiles.js";
+
+/** Most pixels a side of a download (the Process API's own limit is 2500). */
+export const MAX_SIDE = 2500;
+const EXT = { "image/png": "png", "image/jpeg": "jpg", "image/tiff": "tif" };
+
+/** EPSG:3857 bbox [minx, miny, maxx, maxy] (metres) of what `map` shows. */
+export function viewBbox(map) {
+  const b = map.getBounds();
+  const [sw, ne] = [b.getSouthWest(), b.getNorthEast()].map((ll) => L.CRS.EPSG3857.project(ll));
+  return [sw.x, sw.y, ne.x, ne.y];
+}
+
+/**
+ * {width, height, res} of a download of `bbox` (EPSG:3857 m) at `res` m/px, or throws when a side would exceed
+ * MAX_SIDE px (the message says the coarsest resolution that fits).
+ */
+export function downloadSize(bbox, res) {
+  if (!(res > 0)) throw new Error("The resolution must be a positive number of metres per pixel.");
+  const [w, h] = [(bbox[2] - bbox[0]) / res, (bbox[3] - bbox[1]) / res].map(Math.round);
+  if (Math.max(w, h) > MAX_SIDE)
+    throw new Error(
+      `At ${res} m/px the view is ${w} x ${h} px, more than ${MAX_SIDE} px a side: use ${Math.ceil(Math.max(bbox[2] - bbox[0], bbox[3] - bbox[1]) / MAX_SIDE)} m/px or more, or zoom in.`,
+    );
+  return { width: Math.max(1, w), height: Math.max(1, h), res };
+}
+
+/** Downloads `view` over the map's view at `res` m/px in `format` (MIME type); resolves to {name, bytes, width, height}. */
+export async function downloadView(map, view, res, format) {
+  const bbox = viewBbox(map);
+  const { width, height } = downloadSize(bbox, res);
+  const body = processBody(view, bbox, width, height, format);
+  const blob = await (await call("/api/v1/process", { method: "POST", body, accept: format })).blob();
+  const name = `${view.collection}_${view.layer.id}_${view.date ?? "dem"}_${res}m.${EXT[format]}`;
+  const a = Object.assign(document.createElement("a"), { href: URL.createObjectURL(blob), download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 60_000);
+  return { name, bytes: blob.size, width, height };
+}
+
+/** base64url of the UTF-8 bytes of `text` (RFC 4648 section 5, no padding). */
+export function base64url(text) {
+  let bin = "";
+  for (const b of new TextEncoder().encode(text)) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** The request builder's address of the Process API request of the view (as drawn: the map's size in pixels). */
+export function builderUrl(map, view) {
+  const size = map.getSize();
+  const body = processBody(view, viewBbox(map), size.x, size.y, "image/png");
+  return `${location.origin}/#builder?request=${base64url(JSON.stringify(body))}`;
+}
+
+/** The share link of `params` (URLSearchParams-able: collection, layer, date, lat, lon, zoom, maxcc, ...). */
+export const shareUrl = (params) => `${location.origin}${location.pathname}?${new URLSearchParams(params)}`;
+
+/**
+ * Exports a time-lapse of `view` over the map's view for `dates` (YYYY-MM-DD) as `format` (gif | mp4 | webm) with
+ * ../timelapse.js (400 px on the longer side); saves the file; `onProgress` is passed on. Throws when this build has
+ * no time-lapse module.
+ */
+export async function exportView(map, view, dates, format, token, onProgress) {
+  if (typeof timelapse.exportTimelapse !== "function") throw new Error("Time-lapse export is not in this build.");
+  const b = map.getBounds();
+  const size = map.getSize();
+  const scale = 400 / Math.max(size.x, size.y);
+  const blob = await timelapse.exportTimelapse({
+    token,
+    collection: view.collection,
+    evalscript: view.script,
+    bbox: [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()],
+    dates,
+    width: Math.round(size.x * scale),
+    height: Math.round(size.y * scale),
+    format,
+    onProgress,
+  });
+  const a = Object.assign(document.createElement("a"), {
+    href: URL.createObjectURL(blob),
+    download: `${view.collection}_${view.layer.id}_timelapse.${format}`,
+  });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  return blob;
+}
