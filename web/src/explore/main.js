@@ -200,22 +200,30 @@ function goTo(found) {
     ]);
 }
 
-/** The account's BYOC collections as collections of the view (their bands' layer sets) and places (their extents). */
+/**
+ * Adds the account's BYOC collections to the collections of the view (their bands' layer sets) and to the places
+ * (their catalog extents), and to the collection list.
+ */
 async function addOwnCollections() {
   const list = await json("/api/v1/byoc/collections").catch(() => null);
-  for (const c of list?.data ?? []) {
-    const layers = ownLayers(c.additionalData?.bands);
-    if (layers.length)
-      collections.set(`byoc-${c.id}`, {
-        id: `byoc-${c.id}`,
-        title: `${c.name} (BYOC)`,
-        layers,
-        bandsInfo: c.additionalData?.bands,
-      });
-    const ext = await json(`/api/v1/catalog/1.0.0/collections/byoc-${c.id}`).catch(() => null);
-    const bbox = ext?.extent?.spatial?.bbox?.[0];
-    if (bbox?.length === 4) places.push({ name: `${c.name} (your BYOC collection)`, bbox });
-  }
+  await Promise.all(
+    (list?.data ?? []).map(async (c) => {
+      const layers = ownLayers(c.additionalData?.bands);
+      const id = `byoc-${c.id}`;
+      if (layers.length) collections.set(id, { id, title: `${c.name} (BYOC)`, layers, bandsInfo: c.additionalData?.bands });
+      const ext = await json(`/api/v1/catalog/1.0.0/collections/${id}`).catch(() => null);
+      const bbox = ext?.extent?.spatial?.bbox?.[0];
+      if (bbox?.length === 4) places.push({ name: `${c.name} (your BYOC collection)`, bbox });
+    }),
+  );
+  listCollections();
+}
+
+/** Fills the collection list and the places' suggestions. */
+function listCollections() {
+  $("collection").replaceChildren(...[...collections.values()].map((c) => new Option(c.title, c.id)));
+  $("collection").value = view.collection;
+  $("placeList").replaceChildren(...places.map((p) => new Option(p.name)));
 }
 
 function wirePanel() {
@@ -339,11 +347,11 @@ async function start() {
     (l) => l.addTo(map),
     () => {},
   );
-  await addOwnCollections();
+  // a BYOC collection in the URL is needed first; else the map is drawn without waiting for the account's list
+  const own = addOwnCollections();
+  if (view.collection.startsWith("byoc-")) await own;
   if (!collections.has(view.collection)) view.collection = DEFAULT.collection;
-  $("collection").replaceChildren(...[...collections.values()].map((c) => new Option(c.title, c.id)));
-  $("collection").value = view.collection;
-  $("placeList").replaceChildren(...places.map((p) => new Option(p.name)));
+  listCollections();
   view.compare = params.compare ?? null;
   $("compareToggle").setAttribute("aria-pressed", String(Boolean(view.compare)));
   wirePanel();
