@@ -32,6 +32,7 @@ const shot = (page, name) => page.screenshot({ path: join(SHOTS, `${name}.png`) 
 const WEST_FLANDERS = "lat=50.81596&lon=3.02385&zoom=16"; // 19 days of B02-B04, B08, SCL
 const SAHARA = "lat=24.8&lon=-11.425&zoom=13"; // MGRS 29RKH on 2020-02-19, every band
 const BYOC = "byoc-00000000-0000-4000-8000-00000000b70c";
+const BYOC_CREO = "byoc-00000000-0000-4000-8000-00000000c4e0";
 
 /** Opens the view with URL parameters `query` and waits until it has drawn (all tiles of the view loaded). */
 async function open(page, base, query) {
@@ -195,6 +196,7 @@ async function places({ page, base }) {
     ["dem", "COLOR", "guinea"],
     ["dem", "HILLSHADE", "guinea"],
     [BYOC, "TRUE_COLOR", "flanders byoc"],
+    [BYOC_CREO, "BAND_VV", "creodias"], // hosted by the second location: its requests go there
   ];
   const seen = {};
   for (const [collection, layer, place] of cases) {
@@ -290,6 +292,7 @@ async function stats({ page, base, token }) {
     `statistics shown = the API's answer for the polygon (${shown.length} days; first mean ${shown[0]?.[1]})`,
   );
   check(await page.isVisible("#statsChart"), "the chart is drawn");
+  await page.locator("#statsChart").scrollIntoViewIfNeeded();
   await shot(page, "stats");
 }
 

@@ -7,11 +7,12 @@ const DOW = ["Mo", "Tu", "We", "Th", "Fr", "Sa", "Su"];
 
 /**
  * {dates: [{date, cloud, count}], bounds: {date: [w, s, e, n] union of that day's item bboxes}} of `collection`
- * over `bbox` (WGS84 [w, s, e, n]) at any time, items with cloud cover above `maxcc` left out.
+ * over `bbox` (WGS84 [w, s, e, n]) at any time, items with cloud cover above `maxcc` left out; `origin`: the
+ * address of the location hosting the collection ("": this one).
  */
-export async function availableDates(collection, bbox, maxcc, signal) {
+export async function availableDates(collection, bbox, maxcc, signal, origin = "") {
   const items = underClouds(
-    await searchItems(collection, { bbox }, `2013-01-01T00:00:00Z/${new Date().toISOString()}`, signal),
+    await searchItems(collection, { bbox }, `2013-01-01T00:00:00Z/${new Date().toISOString()}`, signal, origin),
     maxcc,
   );
   const bounds = {};

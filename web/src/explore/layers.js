@@ -155,12 +155,14 @@ export const timeless = (collection) => collection === "dem";
 
 /**
  * The layer set of a BYOC / Zarr collection from its bands ({name: {sampleFormat, bitDepth}}): true colour when it
- * has B02, B03 and B04, then each of its first four bands in grey, stretched over 0..0.4 reflectance x DN.
+ * has B02, B03 and B04, then each of its first four bands in grey, stretched over 0..0.4 reflectance x DN (radar
+ * amplitudes over 0..400, as the Sentinel-1 layers).
  */
 export function ownLayers(bands) {
   const names = Object.keys(bands ?? {});
   const dn = dnOf(bands);
-  const scale = (b) => `s.${b} / ${0.4 * dn}`;
+  // radar amplitudes (VV, VH, HH, HV: Sentinel-1 DN 0..~800) over 0..400, reflectance over 0..0.4
+  const scale = (b) => (/^(VV|VH|HH|HV)$/.test(b) ? `s.${b} / 400` : `s.${b} / ${0.4 * dn}`);
   const layers = [];
   if (["B02", "B03", "B04"].every((b) => names.includes(b)))
     layers.push({

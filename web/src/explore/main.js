@@ -45,9 +45,14 @@ let map,
   searching = null,
   places = [...PLACES, ...MORE_PLACES];
 const collections = new Map(Object.entries(LAYER_SETS).map(([id, layers]) => [id, { id, title: LABELS[id], layers }]));
+let firstTileSeen;
+const firstTile = new Promise((done) => (firstTileSeen = done));
 let loginAt = 0,
   renders = 0;
 window.eoExplore = { view };
+
+/** The address of the location hosting the current collection ("": this one). */
+const origin = () => collections.get(view.collection)?.origin ?? "";
 
 /** The layer set entry of the current collection and layer. */
 const current = () => {
@@ -78,7 +83,14 @@ function setLabel() {
 /** The tile layer of the view at `date` in `pane`. */
 async function layerAt(date, pane) {
   const l = current();
-  const v = { collection: view.collection, layer: l, script: await scriptOf(l), date, maxcc: view.maxcc };
+  const v = {
+    collection: view.collection,
+    layer: l,
+    script: await scriptOf(l),
+    date,
+    maxcc: view.maxcc,
+    origin: origin(),
+  };
   const b = bounds[date];
   return processLayer(timeless(view.collection) ? { ...v, date: null, maxcc: null } : v, {
     pane,
@@ -87,6 +99,7 @@ async function layerAt(date, pane) {
       document.body.dataset.tiles = String(Number(document.body.dataset.tiles ?? 0) + 1);
       if (!document.body.dataset.firstTileMs)
         document.body.dataset.firstTileMs = String(Math.round(performance.now() - loginAt));
+      firstTileSeen();
     },
     onError: (e) => showError($("datesState"), e),
   });
@@ -165,6 +178,7 @@ async function refreshDates() {
       [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()],
       view.maxcc,
       ctl.signal,
+      origin(),
     ));
   } catch (e) {
     if (e.name !== "AbortError") showError($("datesState"), e);
@@ -176,7 +190,7 @@ async function refreshDates() {
   showState(
     $("datesState"),
     dates.length
-      ? `${dates.length} days with scenes here (${dates[0].date} to ${dates.at(-1).date})`
+      ? `${dates.length} day${dates.length > 1 ? "s" : ""} with scenes here (${dates[0].date} to ${dates.at(-1).date})`
       : "no scenes of this collection in the view: search a place",
   );
   drawCalendar();
@@ -210,13 +224,31 @@ async function addOwnCollections() {
     (list?.data ?? []).map(async (c) => {
       const layers = ownLayers(c.additionalData?.bands);
       const id = `byoc-${c.id}`;
-      if (layers.length) collections.set(id, { id, title: `${c.name} (BYOC)`, layers, bandsInfo: c.additionalData?.bands });
-      const ext = await json(`/api/v1/catalog/1.0.0/collections/${id}`).catch(() => null);
+      if (layers.length)
+        collections.set(id, { id, title: `${c.name} (BYOC)`, layers, bandsInfo: c.additionalData?.bands });
+      const ext = await catalogOf(id, collections.get(id));
       const bbox = ext?.extent?.spatial?.bbox?.[0];
       if (bbox?.length === 4) places.push({ name: `${c.name} (your BYOC collection)`, bbox });
     }),
   );
   listCollections();
+}
+
+/**
+ * The STAC collection `id` from the Catalog of the location hosting it (null when none answers): a collection of
+ * another location is answered 404 with that location in `errors.location` (docs/configuration-and-locations.md),
+ * whose address is then kept in `entry.origin` for every request of the collection.
+ */
+async function catalogOf(id, entry) {
+  const path = `/api/v1/catalog/1.0.0/collections/${id}`;
+  try {
+    return await json(path);
+  } catch (e) {
+    const url = e.errors?.location?.url;
+    if (e.status !== 404 || !url || !entry) return null;
+    entry.origin = url;
+    return json(`${url}${path}`).catch(() => null);
+  }
 }
 
 /** Fills the collection list and the places' suggestions. */
@@ -280,6 +312,7 @@ const findIn = (list, text) => {
 
 /** The view as tiles.js / outputs.js take it. */
 const drawn = () => ({
+  origin: origin(),
   collection: view.collection,
   layer: current(),
   script: window.eoExplore.script,
@@ -332,24 +365,22 @@ function wireOutputs() {
 async function start() {
   $("loginForm").hidden = true;
   $("explore").hidden = false;
-  map = L.map("map", { zoomControl: true }).setView(
+  map = L.map("map", { zoomControl: false }).setView(
     [Number(params.lat ?? DEFAULT.lat), Number(params.lon ?? DEFAULT.lon)],
     Number(params.zoom ?? DEFAULT.zoom),
   );
   window.eoExplore.map = map;
-  L.control.scale({ imperial: false }).addTo(map);
+  L.control.zoom({ position: "bottomright" }).addTo(map);
+  L.control.scale({ imperial: false, position: "bottomright" }).addTo(map);
   const Label = L.Control.extend({
     onAdd: () => Object.assign(L.DomUtil.create("div", "view-label"), { id: "viewLabel", role: "status" }),
   });
   label = new Label({ position: "topright" }).addTo(map);
   compare = swipe(map);
-  countriesLayer(map).then(
-    (l) => l.addTo(map),
-    () => {},
-  );
-  // a BYOC collection in the URL is needed first; else the map is drawn without waiting for the account's list
-  const own = addOwnCollections();
-  if (view.collection.startsWith("byoc-")) await own;
+  // a BYOC collection in the URL is needed first; else the account's list (and the basemap) wait for the first
+  // tile, so that their requests do not delay it
+  const byoc = view.collection.startsWith("byoc-");
+  if (byoc) await addOwnCollections();
   if (!collections.has(view.collection)) view.collection = DEFAULT.collection;
   listCollections();
   view.compare = params.compare ?? null;
@@ -359,11 +390,18 @@ async function start() {
     view,
     dates: () => dates,
     bands: () => Object.keys(collections.get(view.collection).bandsInfo ?? {}),
+    origin,
   });
   await showLayers();
   let timer = null;
   map.on("moveend", () => (clearTimeout(timer), (timer = setTimeout(refreshDates, 300)), saveView()));
   await refreshDates();
+  await Promise.race([firstTile, new Promise((done) => setTimeout(done, 3000))]);
+  countriesLayer(map).then(
+    (l) => l.addTo(map),
+    () => {},
+  );
+  if (!byoc) await addOwnCollections();
   document.body.dataset.ready = "1";
 }
 

@@ -36,7 +36,9 @@ export async function downloadView(map, view, res, format) {
   const bbox = viewBbox(map);
   const { width, height } = downloadSize(bbox, res);
   const body = processBody(view, bbox, width, height, format);
-  const blob = await (await call("/api/v1/process", { method: "POST", body, accept: format })).blob();
+  const blob = await (
+    await call(`${view.origin ?? ""}/api/v1/process`, { method: "POST", body, accept: format })
+  ).blob();
   const name = `${view.collection}_${view.layer.id}_${view.date ?? "dem"}_${res}m.${EXT[format]}`;
   const a = Object.assign(document.createElement("a"), { href: URL.createObjectURL(blob), download: name });
   document.body.append(a);

@@ -74,9 +74,12 @@ export function statsRows(answer) {
     .filter((r) => r && r.sampleCount > r.noDataCount);
 }
 
-/** Sends `body` (statsRequest), draws the chart into `canvas` and the table into `tableEl`; resolves to the rows. */
-export async function showStats(body, label, canvas, tableEl) {
-  const rows = statsRows(await json("/api/v1/statistics", { method: "POST", body }));
+/**
+ * Sends `body` (statsRequest) to the location at `origin` ("": this one), draws the chart into `canvas` and the
+ * table into `tableEl`; resolves to the rows.
+ */
+export async function showStats(body, label, canvas, tableEl, origin = "") {
+  const rows = statsRows(await json(`${origin}/api/v1/statistics`, { method: "POST", body }));
   chart?.destroy();
   canvas.hidden = rows.length === 0;
   chart = rows.length

@@ -57,7 +57,8 @@ async function shadedTile(tiff, bbox) {
 }
 
 /**
- * A GridLayer of `view` ({collection, layer: {id, hillshade?}, script, date, maxcc}) on the map's grid, limited
+ * A GridLayer of `view` ({collection, layer: {id, hillshade?}, script, date, maxcc, origin: the address of the
+ * location hosting the collection, "" or undefined for this one}) on the map's grid, limited
  * to `bounds` (L.LatLngBounds of the data, or undefined), in `pane`. `onTile(img)` is called as each tile is drawn,
  * `onError(err)` when one fails.
  */
@@ -72,7 +73,7 @@ export function processLayer(view, { bounds, pane = "tilePane", onTile = () => {
       const bbox = tileBbox(map, coords, shaded ? 1 : 0);
       const size = shaded ? 258 : 256;
       const body = processBody(view, bbox, size, size, shaded ? "image/tiff" : "image/png");
-      call("/api/v1/process", { method: "POST", body, signal: aborts.signal })
+      call(`${view.origin ?? ""}/api/v1/process`, { method: "POST", body, signal: aborts.signal })
         .then(async (r) => (shaded ? shadedTile(await r.arrayBuffer(), bbox) : r.blob()))
         .then((blob) => {
           img.onload = () => (URL.revokeObjectURL(img.src), onTile(img), done(null, img));

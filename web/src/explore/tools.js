@@ -25,7 +25,7 @@ function statsRange(dates, date) {
 
 /**
  * Wires the tool buttons on `map`. `ctx`: {view (collection, date, maxcc), dates() -> [{date}], bands() -> the BYOC
- * collection's band names}. The last statistics request and rows are kept in window.eoExplore.stats.
+ * collection's band names, origin() -> the address of the location hosting it ("": this one)}. The last statistics request and rows are kept in window.eoExplore.stats.
  */
 export function wireTools(map, ctx) {
   const out = $("measureOut");
@@ -70,7 +70,8 @@ export function wireTools(map, ctx) {
       window.eoExplore.stats = { polygon, body };
       say(`Statistics of the polygon from ${range.from} to ${range.to}…`, {});
       try {
-        const rows = await showStats(body, statsOf(view.collection).label, $("statsChart"), $("statsTable"));
+        const label = statsOf(view.collection).label;
+        const rows = await showStats(body, label, $("statsChart"), $("statsTable"), ctx.origin());
         window.eoExplore.stats.rows = rows;
         say(`Statistics of the polygon (${statsOf(view.collection).label}): ${rows.length} days with data`, {
           statsDays: String(rows.length),
