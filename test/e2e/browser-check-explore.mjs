@@ -75,6 +75,7 @@ const mainTiles = ".leaflet-tile-pane img.explore-tile";
 
 /** Log-in on the view's own form in a fresh session to the first tile (reported). */
 async function first({ page, base, client }) {
+  await page.goto("about:blank"); // the console's own page renders after its log-in: not at the same time
   const context = await page
     .context()
     .browser()
