@@ -8,6 +8,7 @@
 //          the label names the day; the cloud filter leaves out the days above it;
 //  places  place search by name, "lat, lon" and bbox; each built-in collection (L1C, S1, Landsat, DEM grey,
 //          colour and hillshade) and the user's BYOC collection draw tiles at their place;
+//  hillshade the DEM hillshade of a tile equals `gdaldem hillshade` of the same elevations (within 2 of 255);
 //  measure distance and area of a drawn line and polygon within 0.5% of @turf/area / GeographicLib run here;
 //  stats   statistics of a drawn polygon are sent on the polygon (not its bbox) and show the API's numbers;
 //  compare the second day's tiles are drawn left of the swipe divider, other pixels than the first day's;
@@ -19,7 +20,9 @@
 // Screenshots: test-artifacts/explore/<step>.png. Exits 1 on failure.
 import area from "@turf/area";
 import geographiclib from "geographiclib-geodesic";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { api, runChecks } from "./lib/console-check.mjs";
 
@@ -212,6 +215,68 @@ async function places({ page, base }) {
     check(px.opaque > 0, `${collection} ${layer} at "${place}": ${px.tiles} tiles, mean RGB ${px.mean}`);
   }
   check(differ(seen["dem/GRAYSCALE"], seen["dem/HILLSHADE"]), "the DEM hillshade differs from the grey elevation");
+}
+
+/**
+ * The DEM hillshade against GDAL's: a tile's elevations (the page's own request, from Node) shaded by `gdaldem
+ * hillshade` (Horn, azimuth 315°, altitude 45°; GDAL writes 1 + 254 x cos, the page 255 x cos: at most 2 apart).
+ */
+async function hillshade({ page, base, token }) {
+  await open(page, base, "collection=dem&layer=HILLSHADE&lat=0.22&lon=6.6&zoom=12");
+  const tile = await page.evaluate(() => {
+    const { x, y } = window.eoExplore.map.getSize();
+    const img = [...document.querySelectorAll("img.explore-tile")].find((i) => {
+      const r = i.getBoundingClientRect();
+      return r.left <= x / 2 && r.right > x / 2 && r.top <= y / 2 && r.bottom > y / 2;
+    });
+    const c = Object.assign(document.createElement("canvas"), { width: 256, height: 256 });
+    const g = c.getContext("2d");
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, 256, 256).data;
+    return {
+      bbox: img.dataset.bbox.split(",").map(Number),
+      grey: [...d.filter((_, i) => i % 4 === 0)],
+      alpha: [...d.filter((_, i) => i % 4 === 3)],
+      script: window.eoExplore.script,
+    };
+  });
+  const body = {
+    input: {
+      bounds: { bbox: tile.bbox, properties: { crs: "http://www.opengis.net/def/crs/EPSG/0/3857" } },
+      data: [{ type: "dem", dataFilter: {} }],
+    },
+    output: { width: 258, height: 258, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
+    evalscript: tile.script,
+  };
+  const r = await fetch(`${base}/api/v1/process`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const dir = mkdtempSync(join(tmpdir(), "explore-hillshade-"));
+  writeFileSync(join(dir, "dem.tif"), Buffer.from(await r.arrayBuffer()));
+  const gdal = spawnSync("gdaldem", ["hillshade", "-q", "-alg", "Horn", join(dir, "dem.tif"), join(dir, "shade.tif")]);
+  check(gdal.status === 0, `gdaldem hillshade ran (${gdal.stderr})`);
+  const { fromArrayBuffer } = await import("geotiff");
+  const bytes = readFileSync(join(dir, "shade.tif"));
+  const [shade] = await (
+    await (await fromArrayBuffer(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length))).getImage()
+  ).readRasters();
+  rmSync(dir, { recursive: true });
+  let most = 0,
+    sum = 0,
+    n = 0;
+  for (let y = 0; y < 256; y++)
+    for (let x = 0; x < 256; x++) {
+      if (tile.alpha[y * 256 + x] !== 255) continue;
+      const d = Math.abs(tile.grey[y * 256 + x] - shade[(y + 1) * 258 + x + 1]);
+      (most = Math.max(most, d)), (sum += d), n++;
+    }
+  check(
+    n > 60_000 && most <= 2,
+    `hillshade = gdaldem's within 2 (${n} pixels: max |diff| ${most}, mean ${(sum / n).toFixed(3)})`,
+  );
+  await shot(page, "hillshade");
 }
 
 /** Geodesic distance and area of a drawn line and polygon against @turf/area and GeographicLib run here. */
@@ -471,7 +536,7 @@ async function w390({ page, base }) {
 
 await runChecks(
   "explore",
-  { first, layers, dates, places, measure, stats, compare, download, share, builder, timelapse, w390 },
+  { first, layers, dates, places, hillshade, measure, stats, compare, download, share, builder, timelapse, w390 },
   check,
   failures,
 );

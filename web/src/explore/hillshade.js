@@ -1,7 +1,8 @@
 // Hillshade of a DEM grid by ESRI's formula ("How Hillshade works", ArcGIS documentation; Burrough and McDonnell,
 // Principles of GIS, 1998): Horn's 3x3 slope and aspect, sun azimuth 315°, altitude 45°, z factor 1, shade 0..255.
 // An evalscript sees one pixel at a time and cannot compute a slope, so the exploration view shades the DEM's
-// FLOAT32 elevations here.
+// FLOAT32 elevations here. `gdaldem hillshade` (Horn) writes 1 + 254 x the same cosine: the browser check finds the
+// two at most 1 apart on a tile of Sao Tome.
 
 const RAD = Math.PI / 180;
 

@@ -2,7 +2,7 @@
 // one POST /api/v1/process over the tile's EPSG:3857 bbox (the map's grid: tiles sit on it exactly), for the view's
 // collection, evalscript and day (timeRange of that UTC day, lowest cloud cover first under maxCloudCoverage).
 // The DEM hillshade asks the elevations (FLOAT32 GeoTIFF) of the tile grown by one pixel each side and shades them
-// here (hillshade.js). Tiles are <img class="explore-tile"> (data-date, data-layer) for the checks to read.
+// here (hillshade.js). Tiles are <img class="explore-tile"> (data-date, data-layer, data-bbox) for the checks.
 import L from "leaflet";
 import { fromArrayBuffer } from "geotiff";
 import { call } from "../api.js";
@@ -73,6 +73,7 @@ export function processLayer(view, { bounds, pane = "tilePane", onTile = () => {
       const bbox = tileBbox(map, coords, shaded ? 1 : 0);
       const size = shaded ? 258 : 256;
       const body = processBody(view, bbox, size, size, shaded ? "image/tiff" : "image/png");
+      img.dataset.bbox = body.input.bounds.bbox.join(","); // the request's EPSG:3857 bbox (grown by 1 px: hillshade)
       call(`${view.origin ?? ""}/api/v1/process`, { method: "POST", body, signal: aborts.signal })
         .then(async (r) => (shaded ? shadedTile(await r.arrayBuffer(), bbox) : r.blob()))
         .then((blob) => {
