@@ -192,6 +192,17 @@ async function places({ page, base }) {
   check(Math.abs(c.lat - 10.2) < 0.1 && Math.abs(c.lng - 76.9) < 0.1, `a bbox fits the map to it`);
   await go("nowhere at all");
   check((await page.textContent("#placeState")).includes("not one of"), "an unknown place is said so");
+  await page.selectOption("#collection", "landsat-ot-l2"); // none in the view (Tamil Nadu)
+  await page.waitForSelector("#toData:not([hidden])");
+  await page.click("#toData");
+  await page.waitForFunction(() => document.body.dataset.loaded?.startsWith("landsat-ot-l2/"), null, {
+    timeout: 120_000,
+  });
+  c = await centre();
+  check(
+    Math.abs(c.lat + 2.9) < 1.1 && Math.abs(c.lng + 65.2) < 1.1,
+    `"Go to its data" goes to Landsat's scene (${c.lat}, ${c.lng})`,
+  );
   const cases = [
     ["sentinel-2-l1c", "TRUE_COLOR", "quebec"],
     ["sentinel-1-grd", "VV", "tamil"],

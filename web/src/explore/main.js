@@ -191,8 +191,9 @@ async function refreshDates() {
     $("datesState"),
     dates.length
       ? `${dates.length} day${dates.length > 1 ? "s" : ""} with scenes here (${dates[0].date} to ${dates.at(-1).date})`
-      : "no scenes of this collection in the view: search a place",
+      : "no scenes of this collection in the view: search a place, or go to its data",
   );
+  $("toData").hidden = dates.length > 0 || timeless(view.collection);
   drawCalendar();
   $("compareDate").replaceChildren(...dates.map((d) => new Option(d.date, d.date)).reverse());
   if (view.compare) $("compareDate").value = view.compare;
@@ -203,6 +204,17 @@ const drawCalendar = () => {
   $("calMonth").textContent = month;
   drawMonth($("calendar"), month, dates, view.date, (date) => ((view.date = date), drawCalendar(), render()));
 };
+
+/** Moves the map to the newest scene of the collection anywhere (Catalog API search, one item). */
+async function toData() {
+  const page = await json(`${origin()}/api/v1/catalog/1.0.0/search`, {
+    method: "POST",
+    body: { collections: [view.collection], limit: 1, sortby: [{ field: "properties.datetime", direction: "desc" }] },
+  }).catch((e) => (showError($("datesState"), e), null));
+  const item = page?.features?.[0];
+  if (item?.bbox) goTo({ bbox: item.bbox });
+  else if (page) showState($("datesState"), "the catalog lists no scenes of this collection");
+}
 
 /** Moves the map to a found place ({bbox} or {point}). */
 function goTo(found) {
@@ -288,6 +300,7 @@ function wirePanel() {
   $("maxccOut").textContent = `${view.maxcc} %`;
   $("maxcc").addEventListener("input", () => ($("maxccOut").textContent = `${$("maxcc").value} %`));
   $("maxcc").addEventListener("change", () => ((view.maxcc = Number($("maxcc").value)), refreshDates()));
+  $("toData").addEventListener("click", toData);
   $("calPrev").addEventListener("click", () => ((month = shiftMonth(month, -1)), drawCalendar()));
   $("calNext").addEventListener("click", () => ((month = shiftMonth(month, 1)), drawCalendar()));
   $("compareToggle").addEventListener("click", () => {
