@@ -483,6 +483,13 @@ async function share({ page, base, token, client }) {
   const [a, b] = [await pixels(page, mainTiles), await pixels(p, mainTiles)];
   check(!differ(a, b), `and the same pixels (${a.mean} / ${b.mean})`);
   await shot(p, "share-opened");
+  await p.goto(url.replace("collection=sentinel-2-l2a", "collection=byoc-00000000-0000-4000-8000-0000000000ff"));
+  await p.waitForSelector("body[data-ready]", { state: "attached", timeout: 120_000 });
+  const said = await p.textContent("#placeState");
+  check(
+    said.includes("not one this account can see"),
+    `a link to a collection the account cannot see says so: "${said}"`,
+  );
   await context.close();
 }
 

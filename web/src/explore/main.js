@@ -394,7 +394,8 @@ async function start() {
   // tile, so that their requests do not delay it
   const byoc = view.collection.startsWith("byoc-");
   if (byoc) await addOwnCollections();
-  if (!collections.has(view.collection)) view.collection = DEFAULT.collection;
+  const missing = !collections.has(view.collection) && view.collection;
+  if (missing) view.collection = DEFAULT.collection;
   listCollections();
   view.compare = params.compare ?? null;
   $("compareToggle").setAttribute("aria-pressed", String(Boolean(view.compare)));
@@ -409,6 +410,11 @@ async function start() {
   let timer = null;
   map.on("moveend", () => (clearTimeout(timer), (timer = setTimeout(refreshDates, 300)), saveView()));
   await refreshDates();
+  if (missing)
+    showError(
+      $("placeState"),
+      new Error(`Collection ${missing} is not one this account can see: showing ${view.collection}.`),
+    );
   await Promise.race([firstTile, new Promise((done) => setTimeout(done, 3000))]);
   countriesLayer(map).then(
     (l) => l.addTo(map),
