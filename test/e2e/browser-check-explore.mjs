@@ -203,18 +203,21 @@ async function places({ page, base }) {
     Math.abs(c.lat + 2.9) < 1.1 && Math.abs(c.lng + 65.2) < 1.1,
     `"Go to its data" goes to Landsat's scene (${c.lat}, ${c.lng})`,
   );
+  // collection, layer, place, legend: the first and last stops of its ramp, or "none" for a band composite
   const cases = [
-    ["sentinel-2-l1c", "TRUE_COLOR", "quebec"],
-    ["sentinel-1-grd", "VV", "tamil"],
-    ["landsat-ot-l2", "FALSE_COLOR", "amazon"],
-    ["dem", "GRAYSCALE", "guinea"],
-    ["dem", "COLOR", "guinea"],
-    ["dem", "HILLSHADE", "guinea"],
-    [BYOC, "TRUE_COLOR", "flanders byoc"],
-    [BYOC_CREO, "BAND_VV", "creodias"], // hosted by the second location: its requests go there
+    ["sentinel-2-l1c", "TRUE_COLOR", "quebec", "none"],
+    ["sentinel-1-grd", "VV", "tamil", "none"],
+    ["landsat-ot-l2", "FALSE_COLOR", "amazon", "none"],
+    ["landsat-ot-l2", "THERMAL", "amazon", [263, 318]],
+    ["landsat-ot-l2", "NDVI", "amazon", [-0.2, 0.8]],
+    ["dem", "GRAYSCALE", "guinea", [0, 3000]],
+    ["dem", "COLOR", "guinea", [-10, 4000]],
+    ["dem", "HILLSHADE", "guinea", [0, 255]],
+    [BYOC, "TRUE_COLOR", "flanders byoc", "none"],
+    [BYOC_CREO, "BAND_VV", "creodias", "none"], // hosted by the second location: its requests go there
   ];
   const seen = {};
-  for (const [collection, layer, place] of cases) {
+  for (const [collection, layer, place, legend] of cases) {
     await go(place);
     if ((await page.inputValue("#collection")) !== collection) await page.selectOption("#collection", collection);
     await page.check(`#layers input[value="${layer}"]`);
@@ -224,6 +227,15 @@ async function places({ page, base }) {
     const px = (seen[`${collection}/${layer}`] = await pixels(page, `${mainTiles}[data-layer="${layer}"]`));
     await shot(page, `collection-${collection.slice(0, 16)}-${layer}`);
     check(px.opaque > 0, `${collection} ${layer} at "${place}": ${px.tiles} tiles, mean RGB ${px.mean}`);
+    const shown = await page.evaluate(() => {
+      const el = document.getElementById("legend");
+      const stops = JSON.parse(el.querySelector(".ramp")?.dataset.stops ?? "[]");
+      return { kind: el.dataset.kind, ends: stops.length ? [stops[0].value, stops.at(-1).value] : null };
+    });
+    check(
+      legend === "none" ? shown.kind === "none" : shown.kind === "ramp" && `${shown.ends}` === `${legend}`,
+      `${collection} ${layer} legend: ${shown.kind} ${shown.ends ?? ""}`,
+    );
   }
   check(differ(seen["dem/GRAYSCALE"], seen["dem/HILLSHADE"]), "the DEM hillshade differs from the grey elevation");
 }
