@@ -165,6 +165,15 @@ async function dates({ page, base, token }) {
   check(c.opaque > 0 && differ(a, c), `2018-05-24 draws other pixels than 2018-08-07 (${c.mean} vs ${a.mean})`);
   check(text.includes("2018-05-24") && page.url().includes("date=2018-05-24"), `label and URL name the day: "${text}"`);
   await shot(page, "dates");
+  const searches = [];
+  page.on("request", (r) => r.url().endsWith("/search") && searches.push(r.url()));
+  await page.evaluate((sel) => {
+    document.querySelector(sel).dataset.kept = "1";
+    window.eoExplore.map.panBy([40, 0]);
+  }, mainTiles);
+  await page.waitForTimeout(2000);
+  const kept = await page.evaluate((sel) => Boolean(document.querySelector(`${sel}[data-kept]`)), mainTiles);
+  check(searches.length > 0 && kept, `a pan searches the catalog again (${searches.length}) and keeps the drawn tiles`);
   await page.$eval("#maxcc", (e) => ((e.value = "10"), e.dispatchEvent(new Event("change"))));
   await page.waitForFunction(() => document.querySelectorAll("#compareDate option").length < 19);
   const clear = items.features.filter((f) => f.properties["eo:cloud_cover"] <= 10);

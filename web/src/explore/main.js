@@ -48,7 +48,8 @@ const collections = new Map(Object.entries(LAYER_SETS).map(([id, layers]) => [id
 let firstTileSeen;
 const firstTile = new Promise((done) => (firstTileSeen = done));
 let loginAt = 0,
-  renders = 0;
+  renders = 0,
+  drawnAs = null;
 window.eoExplore = { view };
 
 /** The address of the location hosting the current collection ("": this one). */
@@ -107,9 +108,12 @@ async function layerAt(date, pane) {
 
 /** Draws the view (and the compare date, when on): new tile layers replace the old ones; updates label and URL. */
 async function render() {
-  const seq = ++renders; // a later render wins over one still awaiting its scripts
   const l = current();
   const key = `${view.collection}/${l.id}/${view.date}/${view.compare ?? ""}`;
+  // a pan that finds the same scenes keeps the layers (Leaflet loads the tiles coming into view)
+  const as = JSON.stringify([key, view.maxcc, bounds[view.date], bounds[view.compare]]);
+  if (as === drawnAs) return void saveView();
+  const seq = ++renders; // a later render wins over one still awaiting its scripts
   const script = await scriptOf(l);
   const main = view.date || timeless(view.collection) ? await layerAt(view.date, "tilePane") : null;
   const second = view.compare && view.date ? await layerAt(view.compare, "compare") : null;
@@ -124,6 +128,7 @@ async function render() {
   setLabel();
   saveView();
   document.body.dataset.renderKey = key;
+  drawnAs = as;
 }
 
 /** The layer radio buttons of the collection and the legend of the chosen layer. */
