@@ -465,6 +465,24 @@ async function download({ page, base }) {
       `${format} at ${res} m/px: ${file.suggestedFilename()} ${size.join(" x ")} px (view ${w} x ${h} at ${res} m)`,
     );
   }
+  await page.selectOption("#dlFormat", "index");
+  await page.fill("#dlRes", "10");
+  const [file] = await Promise.all([page.waitForEvent("download"), page.click("#download")]);
+  const bytes = readFileSync(await file.path());
+  const { fromArrayBuffer } = await import("geotiff");
+  const img = await (
+    await fromArrayBuffer(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length))
+  ).getImage();
+  const [ndvi] = await img.readRasters();
+  const valid = [...ndvi].filter(Number.isFinite);
+  check(
+    img.getSampleFormat() === 3 &&
+      valid.length > 0 &&
+      valid.every((v) => v >= -1 && v <= 1) &&
+      new Set(valid).size > 100,
+    `NDVI index values: FLOAT32 GeoTIFF ${img.getWidth()} x ${img.getHeight()}, ${valid.length} values in [-1, 1] (${new Set(valid).size} distinct)`,
+  );
+  await page.selectOption("#dlFormat", "image/png");
   await page.fill("#dlRes", "0.01");
   await page.click("#download");
   await page.waitForFunction(() => document.getElementById("toolState").classList.contains("error"));

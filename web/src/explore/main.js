@@ -13,7 +13,7 @@ import { findPlace, PLACES } from "../places.js";
 import { availableDates, drawMonth, shiftMonth } from "./calendar.js";
 import { swipe } from "./compare.js";
 import { LAYER_SETS, ownLayers, scriptOf, timeless } from "./layers.js";
-import { builderUrl, downloadView, exportView, shareUrl } from "./outputs.js";
+import { builderUrl, downloadView, exportView, hasIndex, shareUrl } from "./outputs.js";
 import { processLayer } from "./tiles.js";
 import { wireTools } from "./tools.js";
 
@@ -160,7 +160,11 @@ async function showLegend() {
     el.replaceChildren(...rampElements("Legend (shade: sun 315°, altitude 45°):", stops));
     return void (el.dataset.kind = "ramp");
   }
-  renderLegend(el, await scriptOf(l));
+  const script = await scriptOf(l);
+  const index = $("dlFormat").querySelector('option[value="index"]');
+  index.disabled = !hasIndex(script);
+  if (index.disabled && index.selected) $("dlFormat").value = "image/png";
+  renderLegend(el, script);
   if (el.dataset.kind === "none" && l.bands)
     el.firstChild.textContent = `Legend: a composite of ${l.bands} (no colour map).`;
 }

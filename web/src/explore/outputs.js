@@ -8,7 +8,10 @@ import { processBody } from "./tiles.js";
 
 /** Most pixels a side of a download (the Process API's own limit is 2500). */
 export const MAX_SIDE = 2500;
-const EXT = { "image/png": "png", "image/jpeg": "jpg", "image/tiff": "tif" };
+const EXT = { "image/png": "png", "image/jpeg": "jpg", "image/tiff": "tif", index: "tif" };
+
+/** True when `script` declares an output "index" (EO Browser's scripts: the index values as FLOAT32). */
+export const hasIndex = (script) => /\bid\s*:\s*(["'])index\1/.test(script ?? "");
 
 /** EPSG:3857 bbox [minx, miny, maxx, maxy] (metres) of what `map` shows. */
 export function viewBbox(map) {
@@ -31,15 +34,20 @@ export function downloadSize(bbox, res) {
   return { width: Math.max(1, w), height: Math.max(1, h), res };
 }
 
-/** Downloads `view` over the map's view at `res` m/px in `format` (MIME type); resolves to {name, bytes, width, height}. */
+/**
+ * Downloads `view` over the map's view at `res` m/px in `format`: a MIME type (the drawn image), or "index" (the
+ * script's FLOAT32 output "index" as GeoTIFF, EO Browser's analytical download); resolves to {name, bytes, width,
+ * height}.
+ */
 export async function downloadView(map, view, res, format) {
   const bbox = viewBbox(map);
   const { width, height } = downloadSize(bbox, res);
-  const body = processBody(view, bbox, width, height, format);
-  const blob = await (
-    await call(`${view.origin ?? ""}/api/v1/process`, { method: "POST", body, accept: format })
-  ).blob();
-  const name = `${view.collection}_${view.layer.id}_${view.date ?? "dem"}_${res}m.${EXT[format]}`;
+  const type = format === "index" ? "image/tiff" : format;
+  const body = processBody(view, bbox, width, height, type);
+  if (format === "index") body.output.responses[0].identifier = "index";
+  const blob = await (await call(`${view.origin ?? ""}/api/v1/process`, { method: "POST", body, accept: type })).blob();
+  const kind = format === "index" ? "_index" : "";
+  const name = `${view.collection}_${view.layer.id}${kind}_${view.date ?? "dem"}_${res}m.${EXT[format]}`;
   const a = Object.assign(document.createElement("a"), { href: URL.createObjectURL(blob), download: name });
   document.body.append(a);
   a.click();
