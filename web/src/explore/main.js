@@ -7,29 +7,18 @@
 // zoom, compare): the share link; the token stays in this tab's sessionStorage (../api.js), never in the URL.
 import L from "leaflet";
 import { json, login, showError, showState, token } from "../api.js";
+import { wireActions } from "./actions.js";
+import { addOwnCollections, collections, places, searchPlace } from "./catalog.js";
 import { countriesLayer } from "../basemap.js";
 import { renderLegend, rampElements } from "../legend.js";
-import { findPlace, PLACES } from "../places.js";
 import { availableDates, drawMonth, shiftMonth } from "./calendar.js";
 import { swipe } from "./compare.js";
-import { LAYER_SETS, ownLayers, scriptOf, timeless } from "./layers.js";
-import { builderUrl, downloadView, exportView, hasIndex, shareUrl } from "./outputs.js";
+import { scriptOf, timeless } from "./layers.js";
+import { hasIndex, shareUrl } from "./outputs.js";
 import { processLayer } from "./tiles.js";
 import { wireTools } from "./tools.js";
 
 const $ = (id) => document.getElementById(id);
-/** Places of the built-in collections the sample places of ../places.js do not cover (the archive's items). */
-const MORE_PLACES = [
-  { name: "Amazon, Landsat path 001 row 062 (Landsat 8 L2, 2020-10-31)", bbox: [-66.191, -3.939, -64.186, -1.851] },
-  { name: "Gulf of Guinea, Copernicus DEM tile N00 E006 (Sao Tome)", bbox: [6.4, 0.0, 6.8, 0.45] },
-];
-const LABELS = {
-  "sentinel-2-l2a": "Sentinel-2 L2A",
-  "sentinel-2-l1c": "Sentinel-2 L1C",
-  "sentinel-1-grd": "Sentinel-1 GRD",
-  "landsat-ot-l2": "Landsat 8-9 L2",
-  dem: "Copernicus DEM",
-};
 const DEFAULT = { collection: "sentinel-2-l2a", lat: 50.81596, lon: 3.02385, zoom: 16, maxcc: 100 };
 const params = Object.fromEntries(new URLSearchParams(location.search));
 /** The view: collection, layer id, date, cloud limit, compare date; layers: the collection's layer set. */
@@ -42,9 +31,7 @@ let map,
   dates = [],
   bounds = {},
   month = null,
-  searching = null,
-  places = [...PLACES, ...MORE_PLACES];
-const collections = new Map(Object.entries(LAYER_SETS).map(([id, layers]) => [id, { id, title: LABELS[id], layers }]));
+  searching = null;
 let firstTileSeen;
 const firstTile = new Promise((done) => (firstTileSeen = done));
 let loginAt = 0,
@@ -235,43 +222,6 @@ function goTo(found) {
     ]);
 }
 
-/**
- * Adds the account's BYOC collections to the collections of the view (their bands' layer sets) and to the places
- * (their catalog extents), and to the collection list.
- */
-async function addOwnCollections() {
-  const list = await json("/api/v1/byoc/collections").catch(() => null);
-  await Promise.all(
-    (list?.data ?? []).map(async (c) => {
-      const layers = ownLayers(c.additionalData?.bands);
-      const id = `byoc-${c.id}`;
-      if (layers.length)
-        collections.set(id, { id, title: `${c.name} (BYOC)`, layers, bandsInfo: c.additionalData?.bands });
-      const ext = await catalogOf(id, collections.get(id));
-      const bbox = ext?.extent?.spatial?.bbox?.[0];
-      if (bbox?.length === 4) places.push({ name: `${c.name} (your BYOC collection)`, bbox });
-    }),
-  );
-  listCollections();
-}
-
-/**
- * The STAC collection `id` from the Catalog of the location hosting it (null when none answers): a collection of
- * another location is answered 404 with that location in `errors.location` (docs/configuration-and-locations.md),
- * whose address is then kept in `entry.origin` for every request of the collection.
- */
-async function catalogOf(id, entry) {
-  const path = `/api/v1/catalog/1.0.0/collections/${id}`;
-  try {
-    return await json(path);
-  } catch (e) {
-    const url = e.errors?.location?.url;
-    if (e.status !== 404 || !url || !entry) return null;
-    entry.origin = url;
-    return json(`${url}${path}`).catch(() => null);
-  }
-}
-
 /** Fills the collection list and the places' suggestions. */
 function listCollections() {
   $("collection").replaceChildren(...[...collections.values()].map((c) => new Option(c.title, c.id)));
@@ -288,7 +238,7 @@ function wirePanel() {
   $("placeForm").addEventListener("submit", (e) => {
     e.preventDefault();
     const text = $("place").value;
-    const found = findPlace(text) ?? places.find((p) => p.name === text) ?? findIn(places, text);
+    const found = searchPlace(text);
     if (!found)
       return showError(
         $("placeState"),
@@ -323,14 +273,8 @@ function wirePanel() {
     "change",
     () => view.compare && ((view.compare = $("compareDate").value), render()),
   );
-  wireOutputs();
+  wireActions({ map: () => map, drawn, saveView, dates: () => dates });
 }
-
-/** A place of `list` whose name holds every word of `text`. */
-const findIn = (list, text) => {
-  const words = text.toLowerCase().split(/\s+/).filter(Boolean);
-  return words.length ? list.find((p) => words.every((w) => p.name.toLowerCase().includes(w))) : null;
-};
 
 /** The view as tiles.js / outputs.js take it. */
 const drawn = () => ({
@@ -341,47 +285,6 @@ const drawn = () => ({
   date: timeless(view.collection) ? null : view.date,
   maxcc: timeless(view.collection) ? null : view.maxcc,
 });
-
-function wireOutputs() {
-  const state = $("toolState");
-  const guard = (f) => async () => {
-    try {
-      await f();
-    } catch (e) {
-      showError(state, e);
-    }
-  };
-  $("download").addEventListener(
-    "click",
-    guard(async () => {
-      showState(state, "rendering the download…");
-      const d = await downloadView(map, drawn(), Number($("dlRes").value), $("dlFormat").value);
-      showState(state, `saved ${d.name}: ${d.width} x ${d.height} px, ${d.bytes} bytes`);
-    }),
-  );
-  $("share").addEventListener(
-    "click",
-    guard(async () => {
-      const url = saveView();
-      Object.assign($("shareUrl"), { hidden: false, value: url });
-      $("shareUrl").select();
-      await navigator.clipboard?.writeText(url).catch(() => {});
-      showState(state, "share link copied: it opens this view for anyone logged in with access to the collection");
-    }),
-  );
-  $("toBuilder").addEventListener("click", () => location.assign(builderUrl(map, drawn())));
-  $("timelapse").addEventListener(
-    "click",
-    guard(async () => {
-      const list = dates.map((d) => d.date).slice(-30);
-      if (list.length < 2) throw new Error("A time-lapse needs two days with scenes in the view at least.");
-      const blob = await exportView(map, drawn(), list, $("tlFormat").value, token(), (p) =>
-        showState(state, `time-lapse: ${typeof p === "number" ? `${Math.round(p * 100)} %` : JSON.stringify(p)}`),
-      );
-      showState(state, `time-lapse of ${list.length} days saved (${blob.size} bytes)`);
-    }),
-  );
-}
 
 /** Builds the map and the panel once logged in; renders the view of the URL. */
 async function start() {
@@ -429,7 +332,7 @@ async function start() {
     (l) => l.addTo(map),
     () => {},
   );
-  if (!byoc) await addOwnCollections();
+  if (!byoc) await addOwnCollections(), listCollections();
   document.body.dataset.ready = "1";
 }
 
