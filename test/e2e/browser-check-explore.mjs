@@ -6,14 +6,19 @@
 //          are the scripts' colour stops (NDVI ramp, SCL classes);
 //  dates   the calendar lists the Catalog's days over the view; another day redraws the map with other pixels and
 //          the label names the day; the cloud filter leaves out the days above it;
-//  places  place search by name, "lat, lon" and bbox; each built-in collection (L1C, S1, Landsat, DEM grey,
-//          colour and hillshade) and the user's BYOC collection draw tiles at their place;
+//  places  place search by name, "lat, lon" and bbox; "Go to its data"; each built-in collection (L1C, S1,
+//          Landsat, DEM grey, colour and hillshade) and the user's BYOC collections (one in the second location)
+//          draw tiles at their place, with their legends;
 //  hillshade the DEM hillshade of a tile equals `gdaldem hillshade` of the same elevations (within 2 of 255);
-//  measure (./lib/explore-tool-steps.mjs, with the steps below) distance and area of a drawn line and polygon within 0.5% of @turf/area / GeographicLib run here;
+//  session an expired token brings back the log-in form with why; logging in again draws the same view;
+// and, in ./lib/explore-tool-steps.mjs:
+//  measure distance and area of a drawn line and polygon within 0.5% of @turf/area and GeographicLib run here;
 //  stats   statistics of a drawn polygon are sent on the polygon (not its bbox) and show the API's numbers;
 //  compare the second day's tiles are drawn left of the swipe divider, other pixels than the first day's;
-//  download PNG and GeoTIFF of the view at a chosen resolution: the size that resolution gives, real images;
-//  share   the share link has no token and opens the same view in a new session after its log-in;
+//  download PNG and GeoTIFF of the view at a chosen resolution (the size that resolution gives), the NDVI index
+//          values as FLOAT32, a resolution too fine refused;
+//  share   the share link has no token and opens the same view in a new session after its log-in; a link to a
+//          collection the account cannot see says so;
 //  builder "Open in request builder" goes to /#builder?request=<base64url of the Process API body of the view>;
 //  timelapse the button exports a GIF with web/src/timelapse.js (reported as skipped while the file is absent);
 //  w390    at 390x844: no horizontal scroll; the panel folds; every action in it lies on screen.
@@ -275,9 +280,48 @@ async function hillshade({ page, base, token }) {
   await shot(page, "hillshade");
 }
 
+/** An expired session brings the view's log-in form back with why; logging in again draws the same view. */
+async function session({ page, base, client }) {
+  await open(page, base, `collection=sentinel-2-l2a&layer=NDVI&date=2018-08-07&${WEST_FLANDERS}`);
+  const key = await page.evaluate(() => document.body.dataset.renderKey);
+  await page.evaluate(() => {
+    sessionStorage.setItem("eo-edge-token-expires", String(Date.now() - 1000));
+    window.eoExplore.map.panBy([30, 0]); // the catalog search finds the token expired
+  });
+  await page.waitForSelector("#loginForm:not([hidden])");
+  const said = await page.textContent("#loginState");
+  check(said.includes("expired"), `an expired session shows the log-in form: "${said}"`);
+  await page.fill("#clientId", client.client_id);
+  await page.fill("#clientSecret", client.client_secret);
+  await page.evaluate(() => delete document.body.dataset.loaded);
+  await page.press("#clientSecret", "Enter");
+  await drawn(page);
+  const again = await page.evaluate(() => document.body.dataset.renderKey);
+  check(
+    again === key && (await page.isHidden("#loginForm")),
+    `after logging in again the same view is drawn (${again})`,
+  );
+  await shot(page, "session");
+}
+
 await runChecks(
   "explore",
-  { first, layers, dates, places, hillshade, measure, stats, compare, download, share, builder, timelapse, w390 },
+  {
+    first,
+    layers,
+    dates,
+    places,
+    hillshade,
+    session,
+    measure,
+    stats,
+    compare,
+    download,
+    share,
+    builder,
+    timelapse,
+    w390,
+  },
   check,
   failures,
 );

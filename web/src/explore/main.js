@@ -6,7 +6,7 @@
 // labelled with the day shown. The view lives in the URL's parameters (collection, layer, date, maxcc, lat, lon,
 // zoom, compare): the share link; the token stays in this tab's sessionStorage (../api.js), never in the URL.
 import L from "leaflet";
-import { json, login, showError, showState, token } from "../api.js";
+import { json, login, showError, showState, takeNotice, token } from "../api.js";
 import { wireActions } from "./actions.js";
 import { addOwnCollections, collections, places, searchPlace } from "./catalog.js";
 import { countriesLayer } from "../basemap.js";
@@ -341,10 +341,20 @@ $("loginForm").addEventListener("submit", async (e) => {
   try {
     loginAt = performance.now();
     await login($("clientId").value.trim(), $("clientSecret").value.trim());
-    await start();
+    if (!map) return void (await start());
+    $("loginForm").hidden = true;
+    $("explore").hidden = false;
+    drawnAs = null; // tiles refused with the old token are drawn again
+    await refreshDates();
   } catch (err) {
     showError($("loginState"), err, $("loginForm"));
   }
+});
+// an expired or refused token (../api.js): the log-in form again, with why; the view stays as it was
+window.addEventListener("eo-session-ended", () => {
+  Object.assign($("loginForm"), { hidden: false });
+  $("explore").hidden = true;
+  showState($("loginState"), takeNotice() ?? "Log in again.");
 });
 if (window.matchMedia("(max-width: 600px)").matches) {
   $("panel").hidden = true; // a phone shows the map first; ☰ Panel opens the panel
