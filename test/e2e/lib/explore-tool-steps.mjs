@@ -286,5 +286,18 @@ export async function w390({ page, base, check }) {
   });
   check(r.overflow <= 0 && r.off.length === 0, `390 px: overflow ${r.overflow} px; actions off screen: [${r.off}]`);
   await shot(page, "w390-panel");
+  await page.click("#measureArea");
+  check(await page.isHidden("#panel"), "390 px: a drawing tool folds the panel away from the map");
+  for (const [x, y] of [
+    [100, 300],
+    [300, 320],
+    [200, 600],
+  ])
+    await page.mouse.click(x, y), await page.waitForTimeout(150);
+  await page.mouse.click(100, 300);
+  await page.waitForSelector("#panel:not([hidden])");
+  const out = await page.textContent("#measureOut");
+  check(out.startsWith("Area:"), `390 px: the panel opens again with the result: "${out}"`);
+  await shot(page, "w390-measured");
   await page.setViewportSize({ width: 1280, height: 720 });
 }

@@ -9,6 +9,11 @@ import { timeless } from "./layers.js";
 
 const $ = (id) => document.getElementById(id);
 
+/** On a phone (the panel over the map), folds the panel while a tool draws (`hide`) and opens it for the result. */
+function fold(hide) {
+  if (window.matchMedia("(max-width: 600px)").matches && $("panel").hidden !== hide) $("panelToggle").click();
+}
+
 /**
  * The statistics' day range: the `dates` (YYYY-MM-DD, ascending) around `date` (up to 10 either side); the day of
  * today for a collection without dates.
@@ -43,7 +48,7 @@ export function wireTools(map, ctx) {
         );
         const m = lineLength(coords);
         say(`Distance: ${lengthText(m)} (geodesic, WGS84)`, { metres: String(m) });
-        stop();
+        finish();
       },
       (coords) => say(`Distance: ${lengthText(lineLength(coords))}…`, {}),
     ),
@@ -52,11 +57,11 @@ export function wireTools(map, ctx) {
       const { area, perimeter } = polygonMeasure(polygon);
       say(`Area: ${areaText(area)}, perimeter ${lengthText(perimeter)} (geodesic, WGS84)`, { m2: String(area) });
       window.eoExplore.polygon = polygon;
-      stop();
+      finish();
     }),
     statsPolygon: polygonTool(map, async (polygon) => {
       showPolygon(drawnGroup, polygon);
-      stop();
+      finish();
       const { view } = ctx;
       const range = statsRange(
         ctx.dates().map((d) => d.date),
@@ -82,6 +87,7 @@ export function wireTools(map, ctx) {
     }),
   };
   const stop = () => Object.entries(tools).forEach(([id, t]) => ($(id).setAttribute("aria-pressed", "false"), t.off()));
+  const finish = () => (stop(), fold(false));
   for (const [id, tool] of Object.entries(tools))
     $(id).addEventListener("click", () => {
       const on = $(id).getAttribute("aria-pressed") !== "true";
@@ -89,6 +95,7 @@ export function wireTools(map, ctx) {
       if (on)
         $(id).setAttribute("aria-pressed", "true"),
           tool.on(),
+          fold(true),
           say("Click the vertices on the map; double-click (or Enter) ends.", {});
     });
   $("clearDrawn").addEventListener("click", () => (stop(), drawnGroup.clearLayers(), say("", {})));
