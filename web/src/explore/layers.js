@@ -149,8 +149,9 @@ function evaluatePixel(s) {
 `;
 }
 
-/** Sentinel-1 and the DEM have no cloud cover; DEM has no dates (one elevation model). */
+/** Collections with a cloud cover (Sentinel-2, Landsat); Sentinel-1, the DEM and BYOC have none in their requests. */
 export const cloudy = (collection) => /^sentinel-2|^landsat/.test(collection);
+/** The DEM has no dates (one elevation model). */
 export const timeless = (collection) => collection === "dem";
 
 /**

@@ -13,7 +13,7 @@ import { countriesLayer } from "../basemap.js";
 import { renderLegend, rampElements } from "../legend.js";
 import { availableDates, drawMonth, shiftMonth } from "./calendar.js";
 import { swipe } from "./compare.js";
-import { scriptOf, timeless } from "./layers.js";
+import { cloudy, scriptOf, timeless } from "./layers.js";
 import { hasIndex, shareUrl } from "./outputs.js";
 import { processLayer } from "./tiles.js";
 import { wireTools } from "./tools.js";
@@ -38,6 +38,9 @@ let loginAt = 0,
   renders = 0,
   drawnAs = null;
 window.eoExplore = { view };
+
+/** The cloud limit sent with the collection's requests: none for a collection without cloud cover (S1, DEM, BYOC). */
+const maxccOf = () => (cloudy(view.collection) ? view.maxcc : null);
 
 /** The address of the location hosting the current collection ("": this one). */
 const origin = () => collections.get(view.collection)?.origin ?? "";
@@ -76,7 +79,7 @@ async function layerAt(date, pane) {
     layer: l,
     script: await scriptOf(l),
     date,
-    maxcc: view.maxcc,
+    maxcc: maxccOf(),
     origin: origin(),
   };
   const b = bounds[date];
@@ -121,6 +124,7 @@ async function render() {
 /** The layer radio buttons of the collection and the legend of the chosen layer. */
 async function showLayers() {
   const c = collections.get(view.collection);
+  $("maxcc").closest("label").hidden = !cloudy(view.collection);
   if (!c.layers.some((l) => l.id === view.layer)) view.layer = c.layers[0]?.id;
   $("layers").replaceChildren(
     ...c.layers.map((l) => {
@@ -283,7 +287,7 @@ const drawn = () => ({
   layer: current(),
   script: window.eoExplore.script,
   date: timeless(view.collection) ? null : view.date,
-  maxcc: timeless(view.collection) ? null : view.maxcc,
+  maxcc: maxccOf(),
 });
 
 /** Builds the map and the panel once logged in; renders the view of the URL. */

@@ -5,7 +5,7 @@ import { showError, showState } from "../api.js";
 import { polygonTool } from "../map.js";
 import { areaText, lengthText, lineLength, lineTool, polygonMeasure } from "./measure.js";
 import { showPolygon, showStats, statsOf, statsRequest } from "./stats.js";
-import { timeless } from "./layers.js";
+import { cloudy } from "./layers.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -69,7 +69,7 @@ export function wireTools(map, ctx) {
       );
       const body = statsRequest(polygon, view.collection, {
         ...range,
-        maxcc: timeless(view.collection) ? null : view.maxcc,
+        maxcc: cloudy(view.collection) ? view.maxcc : null,
         bands: ctx.bands(),
       });
       window.eoExplore.stats = { polygon, body };
