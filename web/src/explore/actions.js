@@ -44,10 +44,11 @@ export function wireActions({ map, drawn, saveView, dates }) {
         .map((d) => d.date)
         .slice(-30);
       if (list.length < 2) throw new Error("A time-lapse needs two days with scenes in the view at least.");
-      const blob = await exportView(map(), drawn(), list, $("tlFormat").value, token(), (p) =>
-        showState(state, `time-lapse: ${typeof p === "number" ? `${Math.round(p * 100)} %` : JSON.stringify(p)}`),
+      const blob = await exportView(map(), drawn(), list, $("tlFormat").value, token(), (done, total) =>
+        showState(state, `time-lapse: ${done} of ${total} days rendered…`),
       );
-      showState(state, `time-lapse of ${list.length} days saved (${blob.size} bytes)`);
+      const shown = blob.dates?.length ?? list.length; // days without data are left out
+      showState(state, `time-lapse of ${shown} of ${list.length} days saved (${blob.size} bytes)`);
     }),
   );
 }
