@@ -1,17 +1,17 @@
 // Statistics of a polygon drawn on the exploration view: one Statistical API request whose bounds are the polygon
-// itself (in EPSG:3857, as the Statistics page sends it: ../stats.js), for the view's collection over the dates of
-// the calendar, one interval per day; an index per collection (../statscripts.js: NDVI for Sentinel-2, VV in dB for
-// Sentinel-1; NDVI of B05/B04 for Landsat; elevation for the DEM; the first band of a BYOC collection). Shown as a
-// Chart.js series of mean ± stDev and a table of each day's numbers.
+// itself (in EPSG:3857, as the Statistics page, ../stats.js, sends it, at its resolution rule), for the view's
+// collection over the calendar's days, one interval per day; an index per collection (../statscripts.js: NDVI for
+// Sentinel-2, VV in dB for Sentinel-1; NDVI of B05/B04 for Landsat; elevation for the DEM; the first band of a BYOC
+// collection). Shown as a Chart.js series of mean ± stDev and a table of each day's numbers.
 import { Chart, registerables } from "chart.js";
 import L from "leaflet";
 import { json } from "../api.js";
 import { mapGeometry, project } from "../crs.js";
+import { resolution } from "../stats.js";
 import { statsScript } from "../statscripts.js";
 import { CRS3857 } from "./tiles.js";
 
 Chart.register(...registerables);
-const MAX_PX = 2500;
 let chart = null;
 
 /** A one-band statistics script of `expr` over `bands` (output `id`, FLOAT32, and dataMask). */
@@ -38,16 +38,15 @@ export function statsOf(collection, bands = []) {
 
 /**
  * The Statistical API request of `polygon` (GeoJSON Polygon, WGS84) for `collection` from day `from` to day `to`
- * (YYYY-MM-DD; ignored for the DEM) under cloud cover `maxcc`, at the collection's resolution raised so that the
- * polygon stays under MAX_PX a side.
+ * (YYYY-MM-DD; ignored for the DEM) under cloud cover `maxcc`, at the collection's resolution raised as the
+ * Statistics page raises it (../stats.js resolution: 2500 px a side at most).
  */
 export function statsRequest(polygon, collection, { from, to, maxcc, bands }) {
   const { script, res } = statsOf(collection, bands);
   const geometry = mapGeometry(polygon, (p) => project(3857, p));
   const xs = geometry.coordinates[0].map((p) => p[0]),
     ys = geometry.coordinates[0].map((p) => p[1]);
-  const side = Math.max(Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys));
-  const r = side / res > MAX_PX ? Math.ceil(side / MAX_PX) : res;
+  const r = resolution([Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)], res);
   const dataFilter = maxcc != null ? { maxCloudCoverage: maxcc } : {};
   return {
     input: { bounds: { geometry, properties: { crs: CRS3857 } }, data: [{ type: collection, dataFilter }] },
