@@ -1,7 +1,7 @@
 // `npm run test:browser`: every browser check against one `npm start` (lib/serve.mjs, on $PORT or a spare
 // port, state in $EO_EDGE_STATE) instead of one server per check: the WMS map (browser-check.mjs), the console's
 // log-in and locations (browser-check-console.mjs), its other pages (browser-check-pages.mjs), the request builder
-// (browser-check-builder.mjs), the console defects (browser-check-defects.mjs), the API reference (docs-check.mjs) and, last (they change the demo account), the
+// (browser-check-builder.mjs), the console defects (browser-check-defects.mjs), the exploration view (browser-check-explore.mjs), the API reference (docs-check.mjs) and, last (they change the demo account), the
 // examples of README.md and docs/ (docs-examples.mjs), one after the other, each in its own Node
 // process with CONSOLE_BASE set. Every check runs even after one failed; prints each one's time and the total;
 // exits 1 when any failed. CHECKS=pages,builder runs some (by the names below).
@@ -16,6 +16,7 @@ const CHECKS = {
   builder: "browser-check-builder.mjs",
   defects: "browser-check-defects.mjs",
   timelapse: "browser-check-timelapse.mjs",
+  explore: "browser-check-explore.mjs",
   docs: "docs-check.mjs",
   examples: "docs-examples.mjs",
 };
