@@ -82,24 +82,11 @@ const KERNELS: Record<number, Kernel> = {
   [OP.ISFINITE]: (d, a, _b, _c, n) => {
     for (let i = 0; i < n; i++) d[i] = Number.isFinite(a[i]) ? 1 : 0;
   },
-  // rampIndex and rampComponent of ./program.ts written out with the table in locals (the same comparisons and
-  // arithmetic): called per pixel, the calls cost more than the search
+  // rampIndex: its binary search ran 2.7x faster than a branch-free count of 20 sorted stops; rampComponent
+  // written out with the table in locals (the same arithmetic): called per pixel, the call cost more
   [OP.RAMPI]: (d, a, _b, _c, n, k, ramps) => {
-    const t = ramps[k]!,
-      v = t.values,
-      m = v.length,
-      v0 = v[0]!;
-    if (!t.sorted) {
-      for (let i = 0; i < n; i++) d[i] = rampIndex(t, a[i]!);
-      return;
-    }
-    for (let i = 0; i < n; i++) {
-      const x = a[i]!;
-      // sorted values: the first i >= 1 with x <= v[i] is 1 + the count of v[1..] below x (no branch to mispredict)
-      let s = 1;
-      for (let j = 1; j < m; j++) s += v[j]! < x ? 1 : 0;
-      d[i] = x > v0 ? s : 0;
-    }
+    const t = ramps[k]!;
+    for (let i = 0; i < n; i++) d[i] = rampIndex(t, a[i]!);
   },
   [OP.RAMPC]: (d, a, b, _c, n, k, ramps) => {
     const t = ramps[k >> 2]!,
