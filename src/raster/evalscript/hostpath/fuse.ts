@@ -14,14 +14,13 @@
 import { OP, type Operation } from "./program";
 
 /**
- * How one output band is written: a register, a constant, the dataMask, `r ? x : y` of two constants (r 0 or 1),
- * `a < b ? x : y` (`<=` with orEqual), or band k times constant x.
+ * How one output band is written: a register, a constant, the dataMask, `a < b ? x : y` of two constants (`<=`
+ * with orEqual), or band k times constant x.
  */
 export type Write =
   | { kind: "reg"; r: number }
   | { kind: "const"; x: number }
   | { kind: "mask" }
-  | { kind: "select"; r: number; x: number; y: number }
   | { kind: "scaled"; k: number; x: number }
   | { kind: "compare"; a: number; b: number; orEqual: boolean; x: number; y: number };
 
@@ -31,8 +30,6 @@ export type Write =
  * @param known constant registers and their values.
  */
 export function fuse(ops: Operation[], outputs: number[][], known: Map<number, number>): Write[][] {
-  // operations whose values are 0 or 1 (a select write indexes its two stored values with them)
-  const boolean = [OP.SEQ, OP.SNE, OP.NOT, OP.TRUTHY, OP.ISNAN, OP.ISFINITE] as number[];
   const def = new Map<number, Operation>(ops.map((o) => [o.d, o]));
   const band = (r: number) => (def.get(r)?.code === OP.LOADF ? def.get(r)!.k : -1);
   ops.forEach((o, i) => {
@@ -65,7 +62,6 @@ export function fuse(ops: Operation[], outputs: number[][], known: Map<number, n
           return { kind: "compare", a: c.a, b: c.b, orEqual: c.code === OP.LE, x, y };
         if (c.code === OP.GT || c.code === OP.GE)
           return { kind: "compare", a: c.b, b: c.a, orEqual: c.code === OP.GE, x, y };
-        if (boolean.includes(c.code)) return { kind: "select", r: o!.a, x, y };
       }
       if (o?.code === OP.MULKB) return { kind: "scaled", k: o.k, x: known.get(o.b)! };
       return { kind: "reg", r };

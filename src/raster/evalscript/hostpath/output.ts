@@ -91,10 +91,6 @@ function writeConst(out: Raw, x: number, o: number, n: number, bands: number): v
   const end = o + n * bands;
   for (let q = o; q < end; q += bands) out[q] = x;
 }
-function writeSelect(out: Raw, c: R, xy: Raw, o: number, n: number, bands: number): void {
-  const end = o + n * bands;
-  for (let q = o, i = 0; q < end; q += bands, i++) out[q] = xy[c[i]!]!; // an index, not a branch to mispredict
-}
 function writeLess(out: Raw, a: R, b: R, xy: Raw, o: number, n: number, bands: number): void {
   const end = o + n * bands;
   for (let q = o, i = 0; q < end; q += bands, i++) out[q] = xy[+(a[i]! < b[i]!)]!;
@@ -144,12 +140,10 @@ export function bandWriter(
       const x = storedOf(t, w.x);
       return (_p0, o, n, bands) => writeConst(raw, x, o, n, bands);
     }
-    case "select":
     case "compare": {
       const xy = raw.slice(0, 2);
       xy[0] = storedOf(t, w.y);
-      xy[1] = storedOf(t, w.x);
-      if (w.kind === "select") return (_p0, o, n, q) => writeSelect(raw, regs[w.r]!, xy, o, n, q);
+      xy[1] = storedOf(t, w.x); // indexed by the comparison: no branch to mispredict
       const [a, b] = [regs[w.a]!, regs[w.b]!];
       const less = w.orEqual ? writeLessOrEqual : writeLess;
       return (_p0, o, n, q) => less(raw, a, b, xy, o, n, q);
