@@ -4,7 +4,7 @@
  * loops over a block. Each rewrite computes the very JavaScript expression of the operations it replaces, so
  * results are bit for bit the same:
  * - `(x - y) / (x + y)` (or `/ (y + x)`: IEEE addition commutes) is NDI, and NDIB when x and y are bands (read
- *   from the Float32 band arrays, no load loop);
+ *   from the Float32 band arrays, no load loop); the library's index(x, y) of two bands is INDEXB;
  * - a band times a constant (either order: IEEE multiplication commutes) is MULKB;
  * - an output band that is a constant, the dataMask, or a choice between two constants on a comparison
  *   (`n < 0.1 ? 1 : 0.2`) is written directly (the stored values computed once, see ./output.ts), with no
@@ -39,8 +39,8 @@ export function fuse(ops: Operation[], outputs: number[][], known: Map<number, n
       const sum = t?.code === OP.ADD && ((t.a === s?.a && t.b === s.b) || (t.a === s?.b && t.b === s.a));
       if (s?.code === OP.SUB && sum) o = ops[i] = { ...o, code: OP.NDI, a: s.a, b: s.b };
     }
-    if (o.code === OP.NDI && band(o.a) >= 0 && band(o.b) >= 0)
-      ops[i] = { ...o, code: OP.NDIB, k: band(o.a), j: band(o.b), a: -1, b: -1 };
+    if ((o.code === OP.NDI || o.code === OP.INDEX) && band(o.a) >= 0 && band(o.b) >= 0)
+      ops[i] = { ...o, code: o.code === OP.NDI ? OP.NDIB : OP.INDEXB, k: band(o.a), j: band(o.b), a: -1, b: -1 };
     if (o.code === OP.MUL) {
       const [x, y] = known.has(o.a) ? [o.b, o.a] : [o.a, o.b];
       if (known.has(y) && band(x) >= 0) ops[i] = { ...o, code: OP.MULKB, k: band(x), a: -1, b: y };

@@ -121,6 +121,7 @@ const SWITCHED = new Set<number>([
   OP.SELECT,
   OP.NDI,
   OP.NDIB,
+  OP.INDEXB,
   OP.MULKB,
 ]);
 
@@ -177,8 +178,8 @@ export function runProgram(
     a: reg(o.a),
     b: reg(o.b),
     c: reg(o.c),
-    x: o.code === OP.LOADF || o.code === OP.NDIB || o.code === OP.MULKB ? bands[o.k]! : noBand,
-    y: o.code === OP.NDIB ? bands[o.j!]! : noBand,
+    x: o.code === OP.LOADF || o.code === OP.NDIB || o.code === OP.INDEXB || o.code === OP.MULKB ? bands[o.k]! : noBand,
+    y: o.code === OP.NDIB || o.code === OP.INDEXB ? bands[o.j!]! : noBand,
   }));
   const writes = program.outputs.flatMap((out, k) =>
     out.writes.map((w, j) => ({
@@ -231,6 +232,8 @@ function exec(s: Step, mask: Uint8Array, p0: number, n: number, ramps: Program["
       return ndi(s.d, s.a, s.b, n);
     case OP.NDIB:
       return ndib(s.d, s.x, s.y, p0, n);
+    case OP.INDEXB:
+      return indexb(s.d, s.x, s.y, p0, n);
     case OP.MULKB:
       return mulkb(s.d, s.x, s.b[0]!, p0, n);
     default:
@@ -267,6 +270,13 @@ function ndib(d: R, a: Float32Array, b: Float32Array, p0: number, n: number): vo
     const x = a[p0 + i]!,
       y = b[p0 + i]!;
     d[i] = (x - y) / (x + y);
+  }
+}
+function indexb(d: R, a: Float32Array, b: Float32Array, p0: number, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const x = a[p0 + i]!,
+      y = b[p0 + i]!;
+    d[i] = x + y != 0 ? (x - y) / (x + y) : 0;
   }
 }
 function mulkb(d: R, a: Float32Array, k: number, p0: number, n: number): void {

@@ -49,6 +49,7 @@ export const OP = {
   /** d = (a - b) / (a + b) */ NDI: 32,
   /** d = (x - y) / (x + y) of bands x = k, y = j */ NDIB: 33,
   /** d = band k * b (b a constant) */ MULKB: 34,
+  /** d = index(x, y) of bands x = k, y = j */ INDEXB: 35,
 } as const;
 
 /** One-argument Math functions (MATH1's k). */
@@ -221,7 +222,7 @@ export interface Operation {
   b: number;
   c: number;
   k: number;
-  /** The second band of NDIB. */
+  /** The second band of NDIB and INDEXB. */
   j?: number;
 }
 
