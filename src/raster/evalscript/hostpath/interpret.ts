@@ -204,7 +204,7 @@ interface Step {
   a: R;
   b: R;
   c: R;
-  /** Band arrays read (LOADF, NDIB, MULKB). */
+  /** Band arrays read (LOADF, NDIB, INDEXB, MULKB). */
   x: Float32Array;
   y: Float32Array;
 }

@@ -322,8 +322,8 @@ export class Builder {
   }
 
   /**
-   * The program computing `outputs`: operations no output needs are dropped, and virtual registers are mapped
-   * onto physical ones (a register is reused once its last reader has run; constants keep theirs).
+   * The program computing `outputs`: common shapes become superinstructions and direct output writes
+   * (./fuse.ts), operations no output needs are dropped, and virtual registers are mapped onto physical ones (a register is reused once its last reader has run; constants keep theirs).
    * @throws NotPure when more than PROGRAM_LIMITS.regs registers are live at once.
    */
   finish(outputs: ProgramOutput[], ticks: number): Program {
