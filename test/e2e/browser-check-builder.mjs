@@ -20,7 +20,13 @@
 //             (its error marked in the editor's gutter);
 //  state      a permalink opened in a new tab (after logging in there) restores AOI, dates, collection, script and
 //             output; a pin survives a reload and restores its request; a refused or expired token brings the
-//             log-in page with a notice; log out from the header.
+//             log-in page with a notice; log out from the header;
+//  links      #builder?request=<base64url JSON> (the exploration page's and "Share request"'s link) of a
+//             Sentinel-1 request with every Sentinel-1 option fills each field and the request is the link's body
+//             byte for byte; it runs, and its curl, sentinelhub-py and sentinelhub-js snippets, run verbatim, write
+//             the console's download (SKIP for a client this machine lacks); "Share request" copies a link that
+//             opens the same request; bad links (not base64url, not JSON, unknown collection) say why on a
+//             working page.
 // No console errors (HTTP errors a step provokes on purpose excepted). Screenshots: test-artifacts/builder/.
 // Prints each check and the elapsed time; exits 1 on any failure.
 import { decode } from "fast-png";
@@ -30,6 +36,7 @@ import { join, resolve } from "node:path";
 import { chromium } from "playwright-core";
 import { isFloat32 } from "../../web/src/presets.js";
 import { checkServer } from "../../scripts/lib/serve.mjs";
+import { runSnippets } from "./lib/snippet-run.mjs";
 
 const SHOTS = join("test-artifacts", "builder");
 const failures = [];
@@ -587,6 +594,142 @@ async function jsSnippetSame(page, what) {
   }
 }
 
+/** A Sentinel-1 GRD request over the sample scene with every option of the builder (Sentinel Hub's names). */
+const S1_BODY = {
+  input: {
+    bounds: { bbox: [76.5, 10, 76.7, 10.2], properties: { crs: "http://www.opengis.net/def/crs/EPSG/0/4326" } },
+    data: [
+      {
+        type: "sentinel-1-grd",
+        dataFilter: {
+          timeRange: { from: "2018-07-16T00:00:00Z", to: "2018-07-16T23:59:59Z" },
+          mosaickingOrder: "mostRecent",
+          acquisitionMode: "IW",
+          polarization: "DV",
+          resolution: "HIGH",
+          orbitDirection: "DESCENDING",
+        },
+        processing: {
+          upsampling: "BILINEAR",
+          backCoeff: "SIGMA0_ELLIPSOID",
+          orthorectify: false,
+          speckleFilter: { type: "LEE", windowSizeX: 5, windowSizeY: 5 },
+        },
+      },
+    ],
+  },
+  output: { width: 200, height: 200, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
+  evalscript:
+    '//VERSION=3\nfunction setup() {\n  return { input: ["VV", "dataMask"], output: { bands: 1, sampleType: "FLOAT32" } };\n}\nfunction evaluatePixel(s) {\n  return [s.VV];\n}\n',
+};
+const b64url = (text) => Buffer.from(text).toString("base64url");
+/** JSON text with sorted object keys (requests compared regardless of member order). */
+const canon = (v) =>
+  JSON.stringify(v, (_, x) =>
+    x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort()) : x,
+  );
+
+async function links(page, context) {
+  const p = await openPage(context, `#builder?request=${b64url(JSON.stringify(S1_BODY))}`);
+  const ids = ["collection", "from", "to", "crs", "sizeMode", "width", "height", "format", "mosaicking", "upsampling"];
+  const s1 = [
+    "AcquisitionMode",
+    "Polarization",
+    "Resolution",
+    "OrbitDirection",
+    "BackCoeff",
+    "Orthorectify",
+    "Speckle",
+  ];
+  const v = await p.evaluate(
+    (list) => Object.fromEntries(list.map((id) => [id, document.getElementById(id).value])),
+    [...ids, ...s1.map((k) => `s1${k}`), "s1WindowX", "s1WindowY", "west", "north"],
+  );
+  const want = {
+    collection: "sentinel-1-grd",
+    from: "2018-07-16",
+    to: "2018-07-16",
+    crs: "4326",
+    sizeMode: "size",
+    width: "200",
+    height: "200",
+    format: "image/tiff",
+    mosaicking: "mostRecent",
+    upsampling: "BILINEAR",
+    s1AcquisitionMode: "IW",
+    s1Polarization: "DV",
+    s1Resolution: "HIGH",
+    s1OrbitDirection: "DESCENDING",
+    s1BackCoeff: "SIGMA0_ELLIPSOID",
+    s1Orthorectify: "false",
+    s1Speckle: "LEE",
+    s1WindowX: "5",
+    s1WindowY: "5",
+    west: "76.5",
+    north: "10.2",
+  };
+  const wrong = Object.keys(want).filter((k) => v[k] !== want[k]);
+  const note = await p.textContent("#linkNote");
+  const visible = await p.isVisible("#s1Options");
+  check(
+    wrong.length === 0 && visible && /opened/.test(note),
+    `link: #builder?request= fills every field (${wrong.map((k) => `${k} ${v[k]} != ${want[k]}`).join(", ") || "all as in the link"}); Sentinel-1 options shown ${visible}; "${note}"`,
+  );
+  const built = await p.evaluate(() => window.eoConsole.request().body);
+  const curl = JSON.parse(/<<'JSON'.*\n([\s\S]*)\nJSON$/.exec(await p.textContent("#snippetCurl"))[1]);
+  check(
+    canon(built) === canon(S1_BODY) && canon(curl) === canon(S1_BODY),
+    `link: the builder's request and the curl snippet are the link's body (${canon(built).length} characters)`,
+  );
+  const r = await run(p);
+  await shot(p, "builder-link-s1-options", true);
+  check(
+    canon(r.body) === canon(S1_BODY) && (r.ok || (await p.getAttribute("#runState", "class")).includes("error")),
+    `link: Run sends the link's body with the Sentinel-1 options; ${r.state}`,
+  );
+  if (r.ok) await runSnippets(p, { what: "Sentinel-1 options", out: "result.tif", client, check });
+  await share(p, context, built);
+  await p.close();
+  await badLinks(context);
+}
+
+/** "Share request" copies a #builder?request= link; opened in a new tab it holds the same request. */
+async function share(p, context, built) {
+  await p.click("#shareRequest");
+  const url = await p.evaluate(() => navigator.clipboard.readText());
+  const m = /#builder\?request=([A-Za-z0-9_-]+)$/.exec(url);
+  const decoded = m && JSON.parse(Buffer.from(m[1], "base64url").toString("utf8"));
+  const q = await openPage(context, url.slice(url.indexOf("#")));
+  const again = await q.evaluate(() => window.eoConsole.request().body);
+  await q.close();
+  check(
+    m && canon(decoded) === canon(built) && canon(again) === canon(built),
+    `share: "Share request" copies ${url.slice(0, 60)}... (${url.length} characters); it decodes to the request and opens it in a new tab`,
+  );
+}
+
+/** Links that cannot be opened: the builder says why (#linkNote, an error) and keeps a working default form. */
+async function badLinks(context) {
+  const unknown = { ...S1_BODY, input: { ...S1_BODY.input, data: [{ ...S1_BODY.input.data[0], type: "landsat-9" }] } };
+  for (const [what, param, why] of [
+    ["not base64url", "%25%25not*base64", /not base64url/],
+    ["not JSON", b64url("{not json"), /not JSON/],
+    ["unknown collection", b64url(JSON.stringify(unknown)), /landsat-9.*not a collection/],
+  ]) {
+    const q = await openPage(context, `#builder?request=${param}`);
+    const note = await q.textContent("#linkNote");
+    const error = (await q.getAttribute("#linkNote", "class")).includes("error");
+    const script = await q.evaluate(() => window.eoConsole.editor.state.doc.length);
+    const shown = await q.isVisible("#run");
+    if (what === "not JSON") await shot(q, "builder-link-bad");
+    await q.close();
+    check(
+      why.test(note) && error && script > 0 && shown,
+      `bad link (${what}): "${note}"; the builder stays usable (Run shown ${shown}, evalscript ${script} characters)`,
+    );
+  }
+}
+
 async function requests(page) {
   await page.evaluate(
     () => ((document.querySelector("#snippets").open = true), (document.querySelector("#jsonView").open = true)),
@@ -838,7 +981,7 @@ try {
     permissions: ["clipboard-read", "clipboard-write"],
   });
   const page = await openPage(context);
-  const steps = [defaults, presets, time, mapTools, requests, state].filter(
+  const steps = [defaults, presets, time, mapTools, requests, state, links].filter(
     (f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name),
   );
   for (const step of steps) {

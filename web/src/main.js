@@ -15,9 +15,12 @@ const ON_SHOW = { batch: refreshBatch, collections: refreshCollections, clients:
 const started = new Set();
 window.eoConsole = {};
 
+/** Other names of pages: #builder?request=<base64url> opens a request in the builder (sharelink.js). */
+const ALIASES = { builder: "request" };
 /** The page named by location.hash (#name or #name?...), "request" by default. */
 const pageOfHash = () => {
-  const name = location.hash.slice(1).split("?")[0];
+  const hashed = location.hash.slice(1).split("?")[0];
+  const name = ALIASES[hashed] ?? hashed;
   return PAGES.includes(name) ? name : "request";
 };
 

@@ -26,6 +26,8 @@ import {
 import { mapGeometry } from "./crs.js";
 import { addPin, decodeState, encodeState, hashState, permalink, pins, removePin } from "./state.js";
 import { copyText, showDates, showPins, wireCopyButtons } from "./panels.js";
+import { OPTION_FIELDS, initOptions, showOptions } from "./options.js";
+import { decodeRequest, requestLink, requestParam } from "./sharelink.js";
 
 const $ = (id) => document.getElementById(id);
 /** The collection selected first (the map opens over its 29RKH scene of 2020-02-19), when this location hosts it. */
@@ -207,6 +209,7 @@ async function applyPreset(value) {
 async function collectionChanged() {
   const c = $("collection").value,
     p = preset($("preset").value);
+  showOptions(c);
   dropResult();
   if (p && !fitsNow(p, c)) {
     const home = /^(byoc|zarr|batch)-/.test(c) ? "byoc/zarr" : c; // the collection's own group first
@@ -370,6 +373,8 @@ function wireForm() {
   for (const k of ["from", "to", "mosaicking", "width", "height", "res", "format", "crs", "sizeMode"])
     $(k).addEventListener("change", changed);
   for (const k of ["from", "to"]) $(k).addEventListener("change", dropResult);
+  for (const k of OPTION_FIELDS)
+    $(k).addEventListener("change", () => (showOptions($("collection").value), dropResult(), changed()));
   $("format").addEventListener("change", () => (autoTiff = false));
   for (const k of ["width", "height"]) $(k).addEventListener("input", () => ($("sizeMode").value = "size"));
   $("res").addEventListener("input", () => (($("sizeMode").value = "res"), (resTyped = true)));
@@ -396,11 +401,39 @@ function wireForm() {
     Object.assign($("permalink"), { href: url, textContent: "permalink", hidden: false });
     showState($("linkState"), `copied (${url.length} characters)`);
   });
+  $("shareRequest").addEventListener("click", async () => {
+    const url = requestLink(buildRequest(form(), ctl.map).body);
+    await copyText(url);
+    Object.assign($("requestLinkOut"), { href: url, textContent: "request link", hidden: false });
+    showState($("linkState"), `request link copied (${url.length} characters)`);
+  });
   wireCopyButtons($("page-request"));
   showPins(pins(), openPin, deletePin);
 }
 const openPin = (p) => (restore(p.state), showState($("pinState"), `opened "${p.name}"`));
 const deletePin = (p) => showPins(removePin(p.name), openPin, deletePin);
+
+/**
+ * Opens the request of a `#builder?request=<base64url JSON>` link (sharelink.js) in the form, ready to run; a link
+ * that cannot be read or shown says why in #linkNote (the form keeps what it had). True when a request was opened.
+ */
+function openRequestLink() {
+  const raw = requestParam();
+  if (raw === null) return false;
+  let opened = false;
+  try {
+    restore(stateOfBody(decodeRequest(raw), offered()));
+    (jsonDirty = false), (opened = true);
+    changed();
+    showState($("linkNote"), "Request opened from the link: check it and press Run.");
+  } catch (err) {
+    showError($("linkNote"), new Error(`This request link cannot be opened: ${err.message}.`));
+  }
+  history.replaceState(null, "", "#request"); // the permalink of the form replaces the link (savePermalink)
+  savePermalink();
+  mark("requestLinkOpened");
+  return opened;
+}
 
 /** Imports a Processing API request (JSON text) into the form. */
 function importJson(text, what) {
@@ -435,7 +468,7 @@ async function openCollection() {
 export function showRequest() {
   if (!ready) return;
   ctl.map.invalidateSize(); // the window may have been resized while the page was hidden (its map was 0 x 0)
-  openCollection().then(savePermalink);
+  if (!openRequestLink()) openCollection().then(savePermalink);
 }
 
 /** First show of the request page: map, editor, presets, collections, events, then the permalink's state. */
@@ -448,6 +481,7 @@ export async function initRequest() {
   ctl.showBasemap(true).catch((err) => showError($("mapState"), err));
   setAoi(DEFAULT_AOI, { notify: false, fit: true });
   wireMapTools(ctl, { setAoi, zoomToData, footprints, changed });
+  initOptions();
   wireForm();
   preset = await loadPresets($("preset"));
   await fillCollections();
@@ -461,8 +495,9 @@ export async function initRequest() {
   if (st && !offered().includes(st.collection))
     showError($("runState"), new Error(`The permalink's collection ${st.collection} is not hosted here.`)), (st = null);
   ready = true;
-  if (st) restore(st);
-  else {
+  const linked = openRequestLink(); // a request link wins over the permalink's state and the defaults
+  if (!linked && st) restore(st);
+  else if (!linked) {
     $("preset").value = "sentinel-2__true_color__script.js";
     await (fitsNow(preset($("preset").value), $("collection").value)
       ? applyPreset($("preset").value)
