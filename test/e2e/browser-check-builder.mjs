@@ -26,7 +26,9 @@
 //             byte for byte; it runs, and its curl, sentinelhub-py and sentinelhub-js snippets, run verbatim, write
 //             the console's download (SKIP for a client this machine lacks); "Share request" copies a link that
 //             opens the same request; bad links (not base64url, not JSON, unknown collection) say why on a
-//             working page.
+//             working page;
+//  catalog    the Catalog page (lib/catalog-steps.mjs): search with a CQL2 cloud filter paged with Next = the API's
+//             items, footprints, fields, a drawn box; its curl, sentinelhub-py and pystac-client snippets run.
 // No console errors (HTTP errors a step provokes on purpose excepted). Screenshots: test-artifacts/builder/.
 // Prints each check and the elapsed time; exits 1 on any failure.
 import { decode } from "fast-png";
@@ -37,6 +39,7 @@ import { chromium } from "playwright-core";
 import { isFloat32 } from "../../web/src/presets.js";
 import { checkServer } from "../../scripts/lib/serve.mjs";
 import { runSnippets } from "./lib/snippet-run.mjs";
+import { catalogSteps } from "./lib/catalog-steps.mjs";
 
 const SHOTS = join("test-artifacts", "builder");
 const failures = [];
@@ -730,6 +733,8 @@ async function badLinks(context) {
   }
 }
 
+const catalog = (page) => catalogSteps({ page, base, token, client, check, shot });
+
 async function requests(page) {
   await page.evaluate(
     () => ((document.querySelector("#snippets").open = true), (document.querySelector("#jsonView").open = true)),
@@ -981,7 +986,7 @@ try {
     permissions: ["clipboard-read", "clipboard-write"],
   });
   const page = await openPage(context);
-  const steps = [defaults, presets, time, mapTools, requests, state, links].filter(
+  const steps = [defaults, presets, time, mapTools, requests, state, links, catalog].filter(
     (f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name),
   );
   for (const step of steps) {

@@ -5,12 +5,13 @@
 import { login, logout, showError, showState, takeNotice, token, tokenExpires } from "./api.js";
 import { initRequest, showRequest } from "./request.js";
 import { initStatistics } from "./stats.js";
+import { initCatalog } from "./catalogform.js";
 import { initBatch, refreshBatch } from "./batch.js";
 import { refreshCollections } from "./collections.js";
 import { initClients, refreshClients } from "./clients.js";
 
 const $ = (id) => document.getElementById(id);
-const PAGES = ["login", "request", "statistics", "batch", "collections", "clients"];
+const PAGES = ["login", "request", "catalog", "statistics", "batch", "collections", "clients"];
 const ON_SHOW = { batch: refreshBatch, collections: refreshCollections, clients: refreshClients, request: showRequest };
 const started = new Set();
 window.eoConsole = {};
@@ -44,6 +45,7 @@ function route() {
   if (notice) showState($("loginState"), notice);
   if (name === "request" && !started.has(name)) started.add(name), initRequest();
   else if (name === "statistics" && !started.has(name)) started.add(name), initStatistics();
+  else if (name === "catalog" && !started.has(name)) started.add(name), initCatalog();
   else ON_SHOW[name]?.()?.catch?.((e) => console.error(e));
   document.body.dataset.page = name;
 }

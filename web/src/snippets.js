@@ -3,17 +3,27 @@
 // sh_base_url/sh_token_url in SHConfig; sentinelhub-js has hard-coded hosts, redirected with an axios interceptor.
 
 /**
- * Shell: token by client credentials, then POST /api/v1/process writing the file `out`; an error answer is printed
- * (to stderr) and no file is left (curl --fail-with-body, curl >= 7.76).
+ * Shell: token by client credentials, then `body` POSTed to `path` writing the file `out`; an error answer is
+ * printed (to stderr) and no file is left (curl --fail-with-body, curl >= 7.76).
  */
-export function curlSnippet(origin, body, out) {
+export function curlPost(origin, path, body, out) {
   return `TOKEN=$(curl -s -d grant_type=client_credentials -d client_id=$CLIENT_ID -d client_secret=$CLIENT_SECRET \\
   ${origin}/auth/realms/main/protocol/openid-connect/token | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')
-curl -s --fail-with-body -X POST ${origin}/api/v1/process -H "Authorization: Bearer $TOKEN" \\
+curl -s --fail-with-body -X POST ${origin}${path} -H "Authorization: Bearer $TOKEN" \\
   -H 'Content-Type: application/json' -o ${out} --data-binary @- <<'JSON' || { cat ${out} >&2; rm -f ${out}; false; }
 ${JSON.stringify(body, null, 2)}
 JSON`;
 }
+
+/** Shell: the Processing API request `body` by curl, writing the file `out` (curlPost). */
+export const curlSnippet = (origin, body, out) => curlPost(origin, "/api/v1/process", body, out);
+
+/** Python lines of an SHConfig `config` for this server, the credentials from CLIENT_ID / CLIENT_SECRET. */
+export const pyConfig = (origin) => `config = SHConfig()
+config.sh_base_url = "${origin}"
+config.sh_token_url = "${origin}/auth/realms/main/protocol/openid-connect/token"
+config.sh_client_id = os.environ["CLIENT_ID"]
+config.sh_client_secret = os.environ["CLIENT_SECRET"]`;
 
 /**
  * Python: sentinelhub-py's download client posting the same JSON (its session gets the token). With
@@ -24,11 +34,7 @@ export function pySnippet(origin, body, out) {
   return `import json, os
 from sentinelhub import SHConfig, DownloadRequest, MimeType, SentinelHubDownloadClient
 
-config = SHConfig()
-config.sh_base_url = "${origin}"
-config.sh_token_url = "${origin}/auth/realms/main/protocol/openid-connect/token"
-config.sh_client_id = os.environ["CLIENT_ID"]
-config.sh_client_secret = os.environ["CLIENT_SECRET"]
+${pyConfig(origin)}
 
 body = json.loads(r"""${JSON.stringify(body)}""")
 request = DownloadRequest(request_type="POST", url=f"{config.sh_base_url}/api/v1/process", post_values=body,
