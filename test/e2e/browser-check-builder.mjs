@@ -733,7 +733,15 @@ async function badLinks(context) {
   }
 }
 
-const catalog = (page) => catalogSteps({ page, base, token, client, check, shot });
+/** The Catalog page, in a tab of its own (the state step logs the first one out). */
+async function catalog(_, context) {
+  const page = await openPage(context);
+  try {
+    await catalogSteps({ page, base, token, client, check, shot });
+  } finally {
+    await page.close();
+  }
+}
 
 async function requests(page) {
   await page.evaluate(
