@@ -6,6 +6,8 @@ import { login, logout, showError, showState, takeNotice, token, tokenExpires } 
 import { initRequest, showRequest } from "./request.js";
 import { initStatistics } from "./stats.js";
 import { initCatalog } from "./catalogform.js";
+import { prefetchPresets } from "./presets.js";
+import { prefetchBasemap } from "./basemap.js";
 import { initBatch, refreshBatch } from "./batch.js";
 import { refreshCollections } from "./collections.js";
 import { initClients, refreshClients } from "./clients.js";
@@ -68,4 +70,7 @@ window.addEventListener("hashchange", route);
 window.addEventListener("eo-session-ended", () => setTimeout(route));
 initBatch();
 initClients();
+// static files of the builder's first view, fetched while the log-in page is shown (no token needed)
+prefetchPresets().catch(() => {});
+prefetchBasemap().catch(() => {});
 route();

@@ -7,7 +7,7 @@ import { call, showError, showState } from "./api.js";
 import { createMap } from "./map.js";
 import { createEditor, markError, setText } from "./editor.js";
 import { curlSnippet, jsSnippet, pySnippet } from "./snippets.js";
-import { dnOf, fits, isFloat32, loadPresets } from "./presets.js";
+import { DEFAULT_PRESET, dnOf, fits, isFloat32, loadPresets } from "./presets.js";
 import { renderLegend } from "./legend.js";
 import { busy, clearResult, drawResult, offerResult, showDrawn } from "./result.js";
 import { showOgcUrls, wireMapTools } from "./maptools.js";
@@ -50,6 +50,8 @@ let ctl,
 const collections = new Map();
 /** Bands of the BYOC and Zarr collections by collection id (their APIs' additionalData.bands: {name: format}). */
 const bandsOf = new Map();
+/** Resolves once bandsOf is filled (fillCollections reads the bands in the background). */
+let bandsLoaded = Promise.resolve();
 /** True when preset `p` can run with `collection`. */
 const fitsNow = (p, collection) =>
   fits(p, collection, bandsOf.has(collection) ? Object.keys(bandsOf.get(collection)) : undefined);
@@ -181,6 +183,8 @@ async function applyPreset(value) {
   const p = preset(value);
   if (!p) return mark("presetApplied");
   const notes = [];
+  // BYOC / Zarr bands decide the fit and the scaling: wait for them when they matter
+  if (/^(byoc|zarr)-/.test($("collection").value) || !fitsNow(p, $("collection").value)) await bandsLoaded;
   if (!fitsNow(p, $("collection").value)) {
     const target = offered().find((c) => fitsNow(p, c));
     if (!target) notes.push(`This preset is written for ${p.group}, which this location does not host.`);
@@ -207,6 +211,7 @@ async function applyPreset(value) {
 
 /** When the collection changes to one the preset does not fit: the true colour of its own group, else the first fit. */
 async function collectionChanged() {
+  await bandsLoaded;
   const c = $("collection").value,
     p = preset($("preset").value);
   showOptions(c);
@@ -319,15 +324,23 @@ async function run(e, auto = false) {
 }
 
 /**
- * Fills the collection list from this location's catalog (it lists only the collections it hosts), and the bands
- * of its BYOC and Zarr collections from their APIs.
+ * Fills the collection list from this location's catalog (it lists only the collections it hosts); the bands of
+ * its BYOC and Zarr collections are read from their APIs in the background (bandsLoaded), off the first render's
+ * path.
  */
 async function fillCollections() {
   const list = await call("/api/v1/catalog/1.0.0/collections")
     .then((r) => r.json())
     .catch(() => ({ collections: [] }));
+  for (const c of list.collections ?? []) {
+    collections.set(c.id, c);
+    const kind = /^(byoc|batch|zarr)-/.exec(c.id)?.[1];
+    $("collection").append(
+      new Option(kind ? `${kind}: ${c.title ?? c.id}` : c.id, c.id, false, c.id === DEFAULT_COLLECTION),
+    );
+  }
   const api = { byoc: "/api/v1/byoc/collections/", zarr: "/api/v1/zarr/collections/" };
-  await Promise.all(
+  bandsLoaded = Promise.all(
     (list.collections ?? []).map(async (c) => {
       const kind = /^(byoc|zarr)-/.exec(c.id)?.[1];
       const got =
@@ -339,13 +352,6 @@ async function fillCollections() {
       if (got) bandsOf.set(c.id, got.data?.additionalData?.bands ?? {});
     }),
   );
-  for (const c of list.collections ?? []) {
-    collections.set(c.id, c);
-    const kind = /^(byoc|batch|zarr)-/.exec(c.id)?.[1];
-    $("collection").append(
-      new Option(kind ? `${kind}: ${c.title ?? c.id}` : c.id, c.id, false, c.id === DEFAULT_COLLECTION),
-    );
-  }
 }
 
 /** Applies a whole state (permalink, pin, imported request). */
@@ -483,8 +489,8 @@ export async function initRequest() {
   wireMapTools(ctl, { setAoi, zoomToData, footprints, changed });
   initOptions();
   wireForm();
-  preset = await loadPresets($("preset"));
-  await fillCollections();
+  // the presets' index and the collections side by side (one after the other, they were 2 round trips)
+  [preset] = await Promise.all([loadPresets($("preset")), fillCollections()]);
   const saved = hashState();
   let st = null;
   try {
@@ -498,7 +504,7 @@ export async function initRequest() {
   const linked = openRequestLink(); // a request link wins over the permalink's state and the defaults
   if (!linked && st) restore(st);
   else if (!linked) {
-    $("preset").value = "sentinel-2__true_color__script.js";
+    $("preset").value = DEFAULT_PRESET;
     await (fitsNow(preset($("preset").value), $("collection").value)
       ? applyPreset($("preset").value)
       : collectionChanged());
@@ -508,8 +514,10 @@ export async function initRequest() {
     refreshDates();
   }
   changed();
-  const instance = await ctl.showBase(true).catch((err) => showError($("mapState"), err));
+  // the first view renders by itself, at once, before the base layer: its tiles (Processing API requests too)
+  // would compete with the run, and a drawn result hides the base layer anyway (result.js showDrawn)
+  if ($("autoRender").checked) await run(null, true);
+  const instance = await ctl.showBase($("baseLayer").checked).catch((err) => showError($("mapState"), err));
   if (instance) showOgcUrls(instance);
   document.body.dataset.requestReady = "1";
-  if ($("autoRender").checked) run(null, true); // the first view renders by itself, at once
 }
