@@ -27,6 +27,8 @@
 //             the console's download (SKIP for a client this machine lacks); "Share request" copies a link that
 //             opens the same request; bad links (not base64url, not JSON, unknown collection) say why on a
 //             working page;
+//  firstRender  a first visit renders by itself after log-in (Render on change on by default); the time is
+//             reported (INFO), not asserted;
 //  catalog    the Catalog page (lib/catalog-steps.mjs): search with a CQL2 cloud filter paged with Next = the API's
 //             items, footprints, fields, a drawn box; its curl, sentinelhub-py and pystac-client snippets run.
 // No console errors (HTTP errors a step provokes on purpose excepted). Screenshots: test-artifacts/builder/.
@@ -960,6 +962,45 @@ async function otherLocation(browser) {
   await context.close();
 }
 
+/**
+ * A first visit (nothing kept in the browser): "Render on change" is on and the first view renders by itself after
+ * log-in; the time from the log-in's submit to the run's end (the result drawn), timed in the page, is reported (a
+ * figure, not asserted: the machine is shared).
+ */
+async function firstRender(browser) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  page.on("pageerror", (e) => consoleErrors.push(`page error: ${e.message}`));
+  await page.goto(`${base}/#request`);
+  await page.fill("#clientId", client.client_id);
+  await page.fill("#clientSecret", client.client_secret);
+  await page.evaluate(() => {
+    new MutationObserver((_, o) => {
+      if (!document.body.dataset.autoRunEnded) return;
+      window.firstRenderMs = Math.round(performance.now() - window.submitted);
+      o.disconnect();
+    }).observe(document.body, { attributes: true });
+    document.getElementById("loginForm").addEventListener("submit", () => (window.submitted = performance.now()), {
+      capture: true,
+    });
+  });
+  await page.press("#clientSecret", "Enter");
+  await page.waitForSelector("body[data-auto-run-ended]", { timeout: 120_000 });
+  const ms = await page.evaluate(() => window.firstRenderMs);
+  const [auto, state, overlay] = [
+    await page.isChecked("#autoRender"),
+    await page.textContent("#runState"),
+    await page.locator("img.result-overlay").count(),
+  ];
+  console.log(`INFO first map render after log-in: ${ms} ms (submit to the result drawn, timed in the page)`);
+  check(
+    auto && /^200/.test(state) && overlay === 1,
+    `first visit: Render on change ${auto ? "on" : "off"} by default; after log-in the map renders by itself: ${state}`,
+  );
+  await shot(page, "builder-first-render");
+  await context.close();
+}
+
 /** At 390 x 844: the defaults run, nothing is wider than the screen, map and Run usable. */
 async function phone(browser) {
   const context = await browser.newContext({
@@ -1005,7 +1046,7 @@ try {
       await shot(page, `builder-${step.name}-error`, true).catch(() => {});
     }
   }
-  for (const step of [otherLocation, phone].filter(
+  for (const step of [firstRender, otherLocation, phone].filter(
     (f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name),
   )) {
     await step(browser).catch((e) => check(false, `${step.name}: ${e.message.split("\n")[0]}`));
