@@ -171,6 +171,10 @@ export function stateOfBody(body, offered) {
       ],
     };
   } else throw new Error("input.bounds needs a bbox [minx, miny, maxx, maxy] or a Polygon / MultiPolygon geometry");
+  if ((body?.input?.data?.length ?? 0) > 1)
+    throw new Error(
+      `input.data has ${body.input.data.length} sources: the builder shows one (data fusion: send it by curl)`,
+    );
   if (!offered.includes(d.type))
     throw new Error(`input.data[0].type "${d.type}" is not a collection of this location (${offered.join(", ")})`);
   const tr = d.dataFilter?.timeRange ?? {};

@@ -90,6 +90,16 @@ export async function catalogSteps({ page, base, token, client, check, shot }) {
   await page.fill("#catInclude", "");
   await drawnBox(page, check);
   await shot(page, "catalog-drawn-box");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(500);
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  const search = await page.locator("#catSearch").boundingBox();
+  await shot(page, "catalog-390", true);
+  check(
+    wide <= 390 && search.x >= 0 && search.x + search.width <= 390,
+    `catalog at 390 px: page ${wide} px wide, Search within the screen`,
+  );
+  await page.setViewportSize({ width: 1280, height: 720 });
   await page.evaluate(() => (location.hash = "#request"));
 }
 
