@@ -673,7 +673,69 @@ async function links(page, context) {
   if (r.ok) await runSnippets(p, { what: "Sentinel-1 options", out: "result.tif", client, check });
   await share(p, context, built);
   await p.close();
+  await polygonLink(context);
   await badLinks(context);
+}
+
+/** A link of a polygon request sized by resx/resy (PNG, Sentinel-2 L2A, leastCC, a cloud limit). */
+async function polygonLink(context) {
+  const ring = [
+    [-11.5, 24.75],
+    [-11.35, 24.76],
+    [-11.4, 24.86],
+    [-11.5, 24.75],
+  ];
+  const body = {
+    input: {
+      bounds: {
+        geometry: { type: "Polygon", coordinates: [ring] },
+        properties: { crs: "http://www.opengis.net/def/crs/EPSG/0/4326" },
+      },
+      data: [
+        {
+          type: "sentinel-2-l2a",
+          dataFilter: {
+            timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-02-29T23:59:59Z" },
+            mosaickingOrder: "leastCC",
+            maxCloudCoverage: 40,
+          },
+        },
+      ],
+    },
+    output: { resx: 0.001, resy: 0.001, responses: [{ identifier: "default", format: { type: "image/png" } }] },
+    evalscript: S1_BODY.evalscript.replace(/VV/g, "B04").replace("FLOAT32", "UINT8"),
+  };
+  const p = await openPage(context, `#builder?request=${b64url(JSON.stringify(body))}`);
+  const v = await p.evaluate(() =>
+    Object.fromEntries(
+      ["collection", "crs", "sizeMode", "res", "format", "mosaicking", "maxcc", "from", "to"].map((id) => [
+        id,
+        document.getElementById(id).value,
+      ]),
+    ),
+  );
+  const kind = await p.textContent("#aoiKind");
+  const built = await p.evaluate(() => window.eoConsole.request().body);
+  await p.close();
+  check(
+    canon(v) ===
+      canon({
+        collection: "sentinel-2-l2a",
+        crs: "4326",
+        sizeMode: "res",
+        res: "0.001",
+        format: "image/png",
+        mosaicking: "leastCC",
+        maxcc: "40",
+        from: "2020-02-01",
+        to: "2020-02-29",
+      }) &&
+      /polygon \(3 vertices/.test(kind) &&
+      canon(built.input) === canon(body.input) &&
+      built.output.width === 150 &&
+      built.output.height === 110,
+    `polygon link: fields ${JSON.stringify(v)}, AOI "${kind}"; the request's input is the link's, its ${built.output.width} x ${built.output.height} px are resx/resy's`,
+  );
 }
 
 /** "Share request" copies a #builder?request= link; opened in a new tab it holds the same request. */
