@@ -746,7 +746,19 @@ async function share(p, context, built) {
   const decoded = m && JSON.parse(Buffer.from(m[1], "base64url").toString("utf8"));
   const q = await openPage(context, url.slice(url.indexOf("#")));
   const again = await q.evaluate(() => window.eoConsole.request().body);
+  // a link followed from another page of the console (the exploration page's case): the builder already started
+  await q.evaluate(() => (location.hash = "#statistics"));
+  const other = { ...built, output: { ...built.output, width: 120, height: 90 } };
+  await settled(q, "requestLinkOpened", () =>
+    q.evaluate((h) => (location.hash = h), `#builder?request=${b64url(JSON.stringify(other))}`),
+  );
+  const followed = await q.evaluate(() => window.eoConsole.request().body);
+  const shown = await q.isVisible("#page-request");
   await q.close();
+  check(
+    shown && canon(followed) === canon(other),
+    `a request link followed from the Statistics page opens the builder with it (${followed.output.width} x ${followed.output.height} px)`,
+  );
   check(
     m && canon(decoded) === canon(built) && canon(again) === canon(built),
     `share: "Share request" copies ${url.slice(0, 60)}... (${url.length} characters); it decodes to the request and opens it in a new tab`,
