@@ -772,6 +772,11 @@ async function badLinks(context) {
     ["not base64url", "%25%25not*base64", /not base64url/],
     ["not JSON", b64url("{not json"), /not JSON/],
     ["unknown collection", b64url(JSON.stringify(unknown)), /landsat-9.*not a collection/],
+    [
+      "unknown backCoeff",
+      b64url(JSON.stringify(S1_BODY).replace("SIGMA0_ELLIPSOID", "SIGMA0")),
+      /backCoeff "SIGMA0": one of BETA0/,
+    ],
   ]) {
     const q = await openPage(context, `#builder?request=${param}`);
     const note = await q.textContent("#linkNote");
