@@ -258,7 +258,7 @@ async function run(e, auto = false) {
   const t0 = performance.now();
   let finish;
   running = Object.assign(new AbortController(), { auto, done: new Promise((f) => (finish = f)) });
-  busy(true, t0);
+  busy(true, t0, auto);
   try {
     // the request and the catalog search (the dates shown, or why nothing renders) run side by side: one after
     // the other, a console run took 2-3.7x the same request sent by curl
