@@ -5,6 +5,7 @@
 // examples of README.md and docs/ (docs-examples.mjs), one after the other, each in its own Node
 // process with CONSOLE_BASE set. Every check runs even after one failed; prints each one's time and the total;
 // exits 1 when any failed. CHECKS=pages,builder runs some (by the names below).
+// The console's time-lapse export (browser-check-timelapse.mjs) runs after the defects.
 import { spawn } from "node:child_process";
 import { startEoEdge } from "../../scripts/lib/serve.mjs";
 
@@ -14,6 +15,7 @@ const CHECKS = {
   pages: "browser-check-pages.mjs",
   builder: "browser-check-builder.mjs",
   defects: "browser-check-defects.mjs",
+  timelapse: "browser-check-timelapse.mjs",
   docs: "docs-check.mjs",
   examples: "docs-examples.mjs",
 };

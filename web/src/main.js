@@ -11,6 +11,7 @@ import { prefetchBasemap } from "./basemap.js";
 import { initBatch, refreshBatch } from "./batch.js";
 import { refreshCollections } from "./collections.js";
 import { initClients, refreshClients } from "./clients.js";
+import { initTimelapsePanel } from "./timelapse-panel.js";
 
 const $ = (id) => document.getElementById(id);
 const PAGES = ["login", "request", "catalog", "statistics", "batch", "collections", "clients"];
@@ -70,6 +71,7 @@ window.addEventListener("hashchange", route);
 window.addEventListener("eo-session-ended", () => setTimeout(route));
 initBatch();
 initClients();
+initTimelapsePanel();
 // static files of the builder's first view, fetched while the log-in page is shown (no token needed)
 prefetchPresets().catch(() => {});
 prefetchBasemap().catch(() => {});
