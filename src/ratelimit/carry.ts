@@ -36,6 +36,8 @@ export const POLL_MS = 20;
  */
 export interface Waiting extends Charge {
   state: "waiting" | "sent" | "carried" | "landed";
+  /** When it became `carried` (ms since epoch): it waits up to CARRY_MS more for a later call to confirm it. */
+  carriedAt?: number;
 }
 
 /** Charges not yet landed, per account. */
@@ -60,7 +62,7 @@ export function takeCharges(account: string): { charges: Charge[]; settle<T>(cal
           const written = (answer as { landed?: string[] } | undefined)?.landed;
           for (const w of mine)
             if (!written || written.includes(w.id)) landed(account, w);
-            else w.state = "carried";
+            else [w.state, w.carriedAt] = ["carried", Date.now()];
         },
         () => mine.forEach((w) => (w.state = "waiting")),
       );
