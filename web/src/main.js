@@ -8,6 +8,7 @@ import { initStatistics } from "./stats.js";
 import { initBatch, refreshBatch } from "./batch.js";
 import { refreshCollections } from "./collections.js";
 import { initClients, refreshClients } from "./clients.js";
+import { initTimelapsePanel } from "./timelapse-panel.js";
 
 const $ = (id) => document.getElementById(id);
 const PAGES = ["login", "request", "statistics", "batch", "collections", "clients"];
@@ -63,4 +64,5 @@ window.addEventListener("hashchange", route);
 window.addEventListener("eo-session-ended", () => setTimeout(route));
 initBatch();
 initClients();
+initTimelapsePanel();
 route();
