@@ -12,8 +12,15 @@ import type { Database, SqlJsStatic } from "sql.js";
 
 let sqlJs: Promise<SqlJsStatic> | null = null;
 
-/** The sql.js module of this isolate (instantiated on first use). */
+/**
+ * The sql.js module of this isolate (instantiated on first use). The browser glue reads `self.location.href` when
+ * `WorkerGlobalScope` exists, as it does in workerd, which has no `location`: an empty one is set first (the glue only
+ * derives a script folder from it, for files it never loads here, since the wasm is handed over). @jsquash/png's glue
+ * used to set the same as a side effect; without it every GeoPackage read threw "reading 'href'".
+ */
 function loadSqlJs(): Promise<SqlJsStatic> {
+  const scope = globalThis as { location?: { href: string } };
+  scope.location ??= { href: "" };
   sqlJs ??= initSqlJs({
     instantiateWasm(
       imports: WebAssembly.Imports,
