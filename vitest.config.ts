@@ -37,11 +37,16 @@ const EXCLUDE = [...configDefaults.exclude, ...(MODE === "fast" ? PYTHON_FILES :
  * Files of FAST that need a workerd runtime of their own (project "fresh"): they assert state an earlier file of the
  * same runtime would have left in the Worker's modules or storage (d1key: the isolate's key set, which it must read
  * from D1 cold; recycle: the sandbox isolates' generations and pool, which it fills from empty; storage: the sample
- * seeding's counts). Each failed when sharing a runtime. Files of the API areas failed more often in shared
+ * seeding's counts; admission: the isolate's memory admission, which it fills from none in flight). Each failed when sharing a runtime. Files of the API areas failed more often in shared
  * runtimes, depending on which file ran before (seeded scenes and collections, catalog page counts, capabilities
  * extents: 6 of 43 files in one order, 3 more in another), so they keep a runtime each.
  */
-const FRESH_RUNTIME = ["test/auth/d1key.test.ts", "test/raster/evalscript/recycle.test.ts", "test/storage.test.ts"];
+const FRESH_RUNTIME = [
+  "test/auth/d1key.test.ts",
+  "test/raster/evalscript/recycle.test.ts",
+  "test/storage.test.ts",
+  "test/pipeline/admission.test.ts",
+];
 /**
  * Pools: the FAST files run with `isolate: false`, several files one after the other in one workerd runtime (its
  * modules loaded once, its storage shared: they make their own accounts, buckets and records), since starting a
