@@ -11,6 +11,7 @@
 //   one cold run, then N warm ones, with the cloud settings GDAL recommends (GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR,
 //   GDAL_HTTP_MERGE_CONSECUTIVE_RANGES=YES, GDAL_HTTP_MULTIPLEX=YES, VSI_CACHE=TRUE).
 // Figures: wall times (ours over HTTP on 127.0.0.1, GDAL in process), the medians over rounds of cold and warm p50,
+// the stages of ours (Server-Timing: the cold request's, and the warm requests' p50 per stage, of the last round),
 // the ratios ours / GDAL (targets: cold <= 0.7, warm <= 0.5) and the upstream requests of each (the twin's object
 // counts; ours must not exceed GDAL's). When the Worker makes no object request, it did not read through the
 // archive (the bundled sample answered): the section says so and marks the targets unmeasured.
@@ -24,6 +25,7 @@ import {
   NDVI_SCRIPT,
   fmt,
   getToken,
+  metric,
   pct,
   prepareState,
   processBody,
@@ -91,6 +93,11 @@ function dropLocalScene(dir) {
   return Number(execFileSync("/usr/bin/python3", ["-c", sql, ...files], { encoding: "utf8" }).trim());
 }
 
+/** The Server-Timing stages of the pipeline, as "stage p50 ms" over the timings of several requests. */
+const STAGES = ["script", "sources", "admission", "scenes", "read", "eval", "encode", "ratelimit"];
+const stageMedians = (timings) =>
+  STAGES.map((s) => `${s} ${fmt(median(timings.map((t) => metric(t, s))), 0)}`).join(", ");
+
 /** One round of ours: a fresh server on a fresh copy of the seeded state; { cold, warm, coldRequests, warmRequests }. */
 async function oursRound(twin, body) {
   const state = mkdtempSync(join(tmpdir(), "eo-edge-bench-archive-"));
@@ -113,8 +120,13 @@ async function oursRound(twin, body) {
     const cold = await timed(server.base, token, body);
     const { object: coldRequests, stac: coldStac, peakInFlight } = twin.stats();
     twin.resetStats();
-    const warm = [];
-    for (let i = 0; i < N; i++) warm.push((await timed(server.base, token, body)).ms);
+    const warm = [],
+      warmTimings = [];
+    for (let i = 0; i < N; i++) {
+      const r = await timed(server.base, token, body);
+      warm.push(r.ms);
+      warmTimings.push(r.timing);
+    }
     return {
       cold: cold.ms,
       warm: median(warm),
@@ -123,6 +135,7 @@ async function oursRound(twin, body) {
       peakInFlight,
       warmRequests: twin.stats().object / N,
       timing: cold.timing,
+      warmStages: stageMedians(warmTimings),
     };
   } finally {
     await server.stop();
@@ -151,6 +164,7 @@ async function main() {
       }
       report(c.name, ours, gdal);
       console.log(`  cold Server-Timing (last round): ${ours.at(-1).timing}`);
+      console.log(`  warm Server-Timing p50 per stage (last round), ms: ${ours.at(-1).warmStages}`);
     }
   } finally {
     await twin.close();

@@ -46,13 +46,14 @@ function peers(n) {
 
 /**
  * scenario() again once when its first fetch meets a socket the server closed while the peers ran (undici reuses
- * an idle keep-alive connection that wrangler dev has dropped: "other side closed").
+ * an idle keep-alive connection that wrangler dev has dropped: "other side closed", or EPIPE / ECONNRESET when the
+ * request body is written to it).
  */
 async function ours(base, token, n, name, body) {
   try {
     return await scenario(base, token, n, name, body);
   } catch (e) {
-    if (e?.cause?.code !== "UND_ERR_SOCKET") throw e;
+    if (!["UND_ERR_SOCKET", "EPIPE", "ECONNRESET"].includes(e?.cause?.code)) throw e;
     return scenario(base, token, n, name, body);
   }
 }

@@ -1,12 +1,13 @@
 // `npm run build:web`: builds web/vendor/ (git-ignored; served with the other static files of web/):
 // - leaflet/: Leaflet's dist build for web/map.html (and its CSS/images for the console);
 // - console.js: the console (web/src/main.js) bundled with esbuild, with CodeMirror 6, Chart.js and Leaflet from npm;
+// - explore.js: the exploration view (web/src/explore/main.js, web/explore.html), bundled the same way;
 // - evalscripts/: the repository's data/evalscripts (the request builder's presets) and their index.json;
 // - basemap/: Natural Earth's 1:50m country outlines (world-atlas TopoJSON), the console's offline basemap.
 // Skipped when every output is newer than every input (web/src, data/evalscripts, package-lock.json for the
 // libraries' versions, this script); `--force` rebuilds.
 import { build } from "esbuild";
-import { cpSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
 
@@ -15,6 +16,7 @@ const vendor = join("web", "vendor");
 const INPUTS = [join("web", "src"), join("data", "evalscripts"), "package-lock.json", "scripts/build-web.mjs"];
 const OUTPUTS = [
   join(vendor, "console.js"),
+  join(vendor, "explore.js"),
   join(vendor, "evalscripts", "index.json"),
   join(vendor, "leaflet", "leaflet.js"),
   join(vendor, "basemap", "countries-50m.json"),
@@ -45,13 +47,17 @@ mkdirSync(join(vendor, "evalscripts"), { recursive: true });
 for (const n of names) cpSync(join(scripts, n), join(vendor, "evalscripts", n));
 writeFileSync(join(vendor, "evalscripts", "index.json"), JSON.stringify(names));
 
-await build({
-  entryPoints: [join("web", "src", "main.js")],
-  bundle: true,
-  format: "esm",
-  minify: true,
-  sourcemap: true,
-  target: "es2022",
-  outfile: join(vendor, "console.js"),
-  logLevel: "warning",
-});
+for (const [entry, out] of [
+  [join("web", "src", "main.js"), "console.js"],
+  [join("web", "src", "explore", "main.js"), "explore.js"],
+])
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    format: "esm",
+    minify: true,
+    sourcemap: true,
+    target: "es2022",
+    outfile: join(vendor, out),
+    logLevel: "warning",
+  });

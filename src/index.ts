@@ -13,6 +13,7 @@ import { s3Prefix, serveS3 } from "./s3";
 import { signingKey } from "./auth/keys";
 import { builtinCollections } from "./storage/registry";
 import { primeReadStage } from "./pipeline/prime";
+import { warmArchive } from "./archive";
 
 export { AsyncTask, BatchTask, ImportTask, StatisticalBatchTask } from "./tasks-registry";
 export { RateLimiter } from "./ratelimit/object";
@@ -23,15 +24,16 @@ let warmed = false;
 
 /**
  * `answer()`, and on an isolate's first request: loads what most requests need next (the token signing key, the built-in
- * collections) in the background, while the request itself is read, verified and limited, instead of one after
- * the other on its critical path; once that request is answered, primes the read stage's pixel loops
- * (src/pipeline/prime.ts) for the Process requests that usually follow. The first two are cached per isolate by their
- * modules; a failure here is ignored (the request that needs it fails or retries on its own).
+ * collections, the Cache API the archive's reads look up: src/archive warmArchive) in the background, while the
+ * request itself is read, verified and limited, instead of one after the other on its critical path; once that request
+ * is answered, primes the read stage's pixel loops (src/pipeline/prime.ts) for the Process requests that usually
+ * follow. The first two are cached per isolate by their modules; a failure here is ignored (the request that needs it
+ * fails or retries on its own).
  */
 function warmUp(env: Env, ctx: ExecutionContext, answer: () => Promise<Response>): Promise<Response> {
   if (warmed) return answer();
   warmed = true;
-  ctx.waitUntil(Promise.allSettled([signingKey(env), builtinCollections(env)]));
+  ctx.waitUntil(Promise.allSettled([signingKey(env), builtinCollections(env), warmArchive(env)]));
   const response = answer();
   ctx.waitUntil(response.then(() => primeReadStage()).catch(() => undefined));
   return response;

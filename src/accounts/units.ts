@@ -58,8 +58,10 @@ async function chargeSoon(env: Pick<Env, "RATE_LIMITER">, account: string, pu: n
   let attempts = 0;
   let failure: unknown;
   while (w.state !== "landed") {
-    if (w.state === "sent") {
-      await sleep(POLL_MS); // carried by a call still running: it lands, or comes back to waiting if that call fails
+    // carried by a call still running (it lands, or comes back to waiting if that call fails), or counted by a
+    // decision that writes it after answering: the next call confirms it, else it is sent alone CARRY_MS later
+    if (w.state === "sent" || (w.state === "carried" && Date.now() - (w.carriedAt ?? 0) < CARRY_MS)) {
+      await sleep(POLL_MS);
       continue;
     }
     if (attempts++ >= CHARGE_ATTEMPTS) {

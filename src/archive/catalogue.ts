@@ -7,11 +7,13 @@
  */
 import { EngineError } from "../raster/errors";
 import type { ArchiveConfig, ArchiveKind } from "./config";
+import { s1Check, s1Properties, s1Upstream, type S1Processing } from "./sentinel1";
 
-/** Request options that choose the upstream collection (dataFilter.demInstance, processing.backCoeff). */
+/** Request options that choose the upstream collection: dataFilter.demInstance, the data source's `processing`. */
 export interface ArchiveOptions {
   demInstance?: string;
-  backCoeff?: string;
+  /** The data source's processing options (Sentinel-1: backCoeff, orthorectify, demInstance, speckleFilter). */
+  processing?: S1Processing;
 }
 
 /** One built-in collection as an archive serves it. */
@@ -30,6 +32,8 @@ export interface ArchiveCollection {
   requesterPays: boolean;
   /** True when items carry no acquisition time that matters (a DEM): scene searches ignore the time window. */
   timeless?: boolean;
+  /** Properties the catalog's item shape adds to each upstream item (e.g. Sentinel-1's `s1:polarization`). */
+  properties?(upstream: Record<string, unknown>): Record<string, unknown>;
   /** Extra STAC `query` terms every search carries (e.g. the Landsat 8-9 platforms). */
   query?: Record<string, Record<string, unknown>>;
 }
@@ -108,37 +112,8 @@ const dem: ArchiveCollection = {
 };
 const LANDSAT_QUERY = { platform: { in: ["landsat-8", "landsat-9"] } };
 
-/**
- * Sentinel-1 GRD: without `backCoeff` the GRD amplitudes as stored; `backCoeff` needs calibrated data upstream: the
- * Planetary Computer's sentinel-1-rtc (gamma0, radiometrically terrain corrected: Sentinel Hub's GAMMA0_TERRAIN).
- * GRD scenes themselves are in radar geometry (ground control points), which this service does not orthorectify:
- * another backCoeff, or none, is searched in the GRD collection and refused only when scenes are found (`check`), so
- * that a search that finds nothing answers "no data" as the local store does. The catalog lists GRD items as usual.
- */
-function s1Upstream(archive: ArchiveKind): (o: ArchiveOptions) => string {
-  return (o) =>
-    archive === "planetary-computer" && o.backCoeff === "GAMMA0_TERRAIN" ? "sentinel-1-rtc" : "sentinel-1-grd";
-}
-
-function s1Check(archive: ArchiveKind): (o: ArchiveOptions) => void {
-  return (o) => {
-    if (archive === "planetary-computer" && o.backCoeff === "GAMMA0_TERRAIN") return;
-    const calibrated =
-      archive === "planetary-computer"
-        ? "processing.backCoeff GAMMA0_TERRAIN (the Planetary Computer's sentinel-1-rtc, map-projected)"
-        : "none: the archive holds uncalibrated GRD amplitudes only (EO_EDGE_ARCHIVE=planetary-computer serves backCoeff GAMMA0_TERRAIN)";
-    if (o.backCoeff !== undefined)
-      throw new EngineError(
-        "invalid-argument",
-        `backCoeff '${o.backCoeff}' is not available for sentinel-1-grd from the ${archive} archive; supported: ${calibrated}.`,
-      );
-    // the GRD files are in radar geometry, georeferenced by ground control points only: EO Edge reads map grids
-    throw new EngineError(
-      "invalid-argument",
-      `The sentinel-1-grd scenes of the ${archive} archive are in radar geometry (ground control points), which this service does not orthorectify; supported: ${calibrated}.`,
-    );
-  };
-}
+/** Sentinel-1 GRD polarisations (both archives' asset keys); a product holds two of them (DV: VV+VH, DH: HH+HV). */
+const S1_BANDS = { VV: "vv", VH: "vh", HH: "hh", HV: "hv" };
 
 const CATALOGUE: Record<ArchiveKind, ArchiveCollection[]> = {
   "earth-search": [
@@ -160,10 +135,11 @@ const CATALOGUE: Record<ArchiveKind, ArchiveCollection[]> = {
     },
     {
       id: "sentinel-1-grd",
-      upstream: s1Upstream("earth-search"),
-      check: s1Check("earth-search"),
+      upstream: (o) => s1Upstream("earth-search", o.processing ?? {}),
+      check: (o) => s1Check("earth-search", o.processing ?? {}),
       searched: ["sentinel-1-grd"],
-      bands: { VV: "vv", VH: "vh" },
+      bands: S1_BANDS,
+      properties: s1Properties,
       requesterPays: true,
     },
   ],
@@ -186,10 +162,11 @@ const CATALOGUE: Record<ArchiveKind, ArchiveCollection[]> = {
     },
     {
       id: "sentinel-1-grd",
-      upstream: s1Upstream("planetary-computer"),
-      check: s1Check("planetary-computer"),
+      upstream: (o) => s1Upstream("planetary-computer", o.processing ?? {}),
+      check: (o) => s1Check("planetary-computer", o.processing ?? {}),
       searched: ["sentinel-1-grd"],
-      bands: { VV: "vv", VH: "vh" },
+      bands: S1_BANDS,
+      properties: s1Properties,
       requesterPays: false,
     },
   ],

@@ -18,6 +18,7 @@ import { archiveCollection, type ArchiveCollection, type ArchiveOptions } from "
 import { archiveConfig, type ArchiveConfig, type ArchiveEnv } from "./config";
 import { upstreamCollectionOf } from "./items";
 import { openUpstreamAsset, upstreamScenes } from "./upstream";
+import { openCacheApi } from "./bytes";
 
 export type { ArchiveEnv, ArchiveOptions };
 export { archiveConfig } from "./config";
@@ -25,6 +26,14 @@ export { offeredCollections } from "./catalogue";
 
 /** The bindings the stores use. */
 export type StoreEnv = Pick<Env, "DB" | "DATA" | "BUCKETS">;
+
+/**
+ * Background work for an isolate's first request when an archive serves built-ins: opens the Cache API the archive's
+ * opens look up (./bytes.ts openCacheApi), so that the first cold read does not wait for the store to start.
+ */
+export function warmArchive(env: ArchiveEnv): Promise<void> {
+  return archiveConfig(env) ? openCacheApi() : Promise.resolve();
+}
 
 /** Where a collection's items and bytes come from. */
 export interface CollectionStore {

@@ -1,7 +1,7 @@
 /**
  * Upstream STAC items in the catalog's own shape: the built-in's collection id, assets keyed by Sentinel Hub band
  * names (the asset each band is read from, its `eo:bands` entry renamed, its real href kept), every other asset and
- * property as the archive sent them, and a `via` link to the item in the upstream STAC API (which also tells the
+ * property as the archive sent them (plus the properties the built-in derives, where the item lacks them), and a `via` link to the item in the upstream STAC API (which also tells the
  * reader the upstream collection, for Planetary Computer SAS tokens).
  */
 import type { StacAsset, StacItem } from "../storage/items";
@@ -30,6 +30,7 @@ export function normalizeItem(upstream: StacItem, c: ArchiveCollection, stacUrl:
   const links = (upstream.links as { rel?: string }[]).filter((l) => l.rel !== VIA);
   return {
     ...upstream,
+    ...(c.properties ? { properties: { ...c.properties(upstream.properties), ...upstream.properties } } : {}),
     collection: c.id,
     assets,
     links: [

@@ -61,7 +61,18 @@ async function sceneFile(env: Env, c: DataCollection, key: string, item: StacIte
   return source;
 }
 
-/** Reads the file bands `names` of an item: grouped per asset file, all files concurrently. */
+/**
+ * The no-data value of a built-in's band whose file declares none: the registry's (Sentinel Hub's documented value,
+ * e.g. DN 0 of Sentinel-1 GRD measurements, which their GeoTIFFs do not tag); null for other collections.
+ */
+function builtinNodata(c: DataCollection, band: string): number | null {
+  return c.kind === "builtin" ? (c.bands.get(band)?.nodata ?? null) : null;
+}
+
+/**
+ * Reads the file bands `names` of an item: grouped per asset file, all files concurrently. Nodata: the file's, else
+ * `nodataDefault`, else the built-in band's (builtinNodata).
+ */
 async function readFileBands(
   env: Env,
   c: DataCollection,
@@ -85,13 +96,20 @@ async function readFileBands(
     byKey.set(loc.key, entry);
   }
   const out = new Map<string, { data: Float32Array; valid: Uint8Array }>();
+  const files = [...byKey];
+  // all files opened before any is warped: their reads then leave together instead of one after the other file's
+  // CPU work (the warp's planning), which matters when opening costs a round trip (an upstream archive)
+  const readers = await Promise.all(
+    files.map(async ([key]) =>
+      c.kind === "zarr" ? openZarrAsset(env, c, item, key) : openCog(await sceneFile(env, c, key, item)),
+    ),
+  );
   await Promise.all(
-    [...byKey].map(async ([key, e]) => {
-      const cog =
-        c.kind === "zarr" ? await openZarrAsset(env, c, item, key) : await openCog(await sceneFile(env, c, key, item));
+    files.map(async ([, e], i) => {
+      const cog = readers[i]!;
       const warped = await readWarped(cog, e.indices, grid, {
         resampling: chooseResampling(grid, e.gsd, o),
-        nodata: cog.nodata ?? nodataDefault,
+        nodata: cog.nodata ?? nodataDefault ?? builtinNodata(c, e.names[0]!),
         cacheIndex: o.cacheIndex,
       });
       e.names.forEach((n, i) => out.set(n, warped[i]!));

@@ -35,13 +35,14 @@ export function findScenes(env: Env, source: SearchedSource, q: SceneQuery): Pro
   return storeScenes(env, source.collection, q, archiveOptions(source.request));
 }
 
-/** The request options that choose an archive's upstream collection: dataFilter.demInstance, processing.backCoeff. */
+/** The request options that choose an archive's upstream collection: dataFilter.demInstance, the processing options. */
 export function archiveOptions(request: DataSourceRequest): ArchiveOptions {
   const pick = (o: unknown, k: string) => {
     const v = (o as Record<string, unknown> | undefined)?.[k];
     return typeof v === "string" ? v : undefined;
   };
-  return { demInstance: pick(request.dataFilter, "demInstance"), backCoeff: pick(request.processing, "backCoeff") };
+  const processing = request.processing as ArchiveOptions["processing"];
+  return { demInstance: pick(request.dataFilter, "demInstance"), ...(processing ? { processing } : {}) };
 }
 
 /**

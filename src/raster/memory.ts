@@ -52,14 +52,6 @@ export const WARP_WASM_BYTES = 8 * MIB;
 export const DECODE_WASM_BYTES = 8 * MIB;
 
 /**
- * WebAssembly memory of the kept PNG encoder (@jsquash/png, src/raster/encode/png.ts), which grows to its largest
- * image and never shrinks: 1.1 MiB initial memory, 8-bit RGBA images up to JSQUASH_MAX_PIXELS = 512 x 512, i.e.
- * 1 MiB in and at most as much out. Computed from the module's initial memory and that bound, not measured (the
- * inspector's figures leave WebAssembly memory out). The JPEG encoder keeps none (src/raster/encode/jpeg.ts).
- */
-export const ENCODER_WASM_BYTES = 4 * MIB;
-
-/**
  * Scene searches kept per isolate (src/storage/scenes.ts): parsed STAC items, sized by their JSON text (see
  * SCENE_BYTES_PER_CHAR there); a WMTS map panned over many tiles makes one entry per tile's bbox.
  */
@@ -87,7 +79,6 @@ export const CACHE_BUDGETS: Readonly<Record<string, number>> = {
   HEADER_CACHE_BYTES,
   WARP_WASM_BYTES,
   DECODE_WASM_BYTES,
-  ENCODER_WASM_BYTES,
   SCENE_CACHE_BYTES,
   FILE_CACHE_BYTES,
   SCRIPT_CACHE_BYTES,

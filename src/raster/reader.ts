@@ -11,6 +11,7 @@
  * - bands are 0-based indices.
  */
 import type { Crs, GeoTransform } from "./types";
+import type { GcpTransformer } from "./gcp";
 
 export type { GeoTransform } from "./types";
 
@@ -62,6 +63,13 @@ export interface RasterReader {
   readonly nodata: number | null;
   /** levels[0] = full resolution, then overviews finest first; at least one level. */
   readonly levels: readonly RasterLevel[];
+  /**
+   * Set when the source is georeferenced by ground control points only (a Sentinel-1 GRD GeoTIFF): the fitted GCP
+   * transformer (./gcp.ts) between `crs` (the GCPs' CRS) and full-resolution pixels, which warps use; `geoTransform`
+   * and the levels' geotransforms are then only its affine approximation (sizes, resolutions) and `bbox` the
+   * footprint of its forward polynomial.
+   */
+  readonly gcps?: GcpTransformer;
   /**
    * Reads `window` of level `level` (0 = full resolution) for 0-based `bands`: one Float32Array per band, in the
    * order asked, window-sized, row-major; values in the source's units (not scaled). Samples the source does not

@@ -12,7 +12,10 @@
  *
  * Exactly once: every charge has an id that the object counts once (its table `charges`, RateLimiter.applyCharges).
  * A call that fails (its answer lost, the charges landed or not) puts its charges back to wait, and they are sent
- * again under the same ids.
+ * again under the same ids. A decision (RateLimiter.take) counts the charges it carries at once but writes them
+ * just after it answers (so that the answer does not wait for the write): they are `carried` until a later call
+ * names them written (LimitVerdict.landed) or a chargeAll / usage call (which writes before it answers) carries
+ * them again; until then they ride on every call, and the object counts an id once whatever the number of rides.
  */
 /** A charge of `pu` processing units, counted once per id. */
 export interface Charge {
@@ -28,11 +31,13 @@ export const POLL_MS = 20;
 
 /**
  * A charge waiting in this isolate: `waiting` until a call takes it, `sent` while that call runs, `landed` after
- * (back to `waiting` when the call failed). Its owner polls the state: a promise resolved by another request's
+ * (back to `waiting` when the call failed; `carried` when a decision counted it but has not yet written it). Its owner polls the state: a promise resolved by another request's
  * call would run the owner's continuation in that request's I/O context, which workerd refuses.
  */
 export interface Waiting extends Charge {
-  state: "waiting" | "sent" | "landed";
+  state: "waiting" | "sent" | "carried" | "landed";
+  /** When it became `carried` (ms since epoch): it waits up to CARRY_MS more for a later call to confirm it. */
+  carriedAt?: number;
 }
 
 /** Charges not yet landed, per account. */
@@ -40,18 +45,25 @@ const waiting = new Map<string, Set<Waiting>>();
 
 /**
  * The charges of `account` waiting to be carried, handed to one call: `charges` to send (marked sent), and
- * `settle(call)` to give the call's promise (its success lands them, its failure puts them back to wait).
+ * `settle(call)` to give the call's promise (its success lands them, or for a decision the ones it names written
+ * and the others become `carried`; its failure puts them back to wait).
  * Empty when none waits.
  */
 export function takeCharges(account: string): { charges: Charge[]; settle<T>(call: Promise<T>): Promise<T> } {
-  const mine = [...(waiting.get(account) ?? [])].filter((w) => w.state === "waiting");
+  const mine = [...(waiting.get(account) ?? [])].filter((w) => w.state === "waiting" || w.state === "carried");
   if (mine.length === 0) return { charges: [], settle: (call) => call };
   for (const w of mine) w.state = "sent";
   return {
     charges: mine.map(({ id, pu }) => ({ id, pu })),
     settle(call) {
       call.then(
-        () => mine.forEach((w) => landed(account, w)),
+        (answer) => {
+          // a decision names the ids written; others it counted and writes after answering
+          const written = (answer as { landed?: string[] } | undefined)?.landed;
+          for (const w of mine)
+            if (!written || written.includes(w.id)) landed(account, w);
+            else [w.state, w.carriedAt] = ["carried", Date.now()];
+        },
         () => mine.forEach((w) => (w.state = "waiting")),
       );
       return call;

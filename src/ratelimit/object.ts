@@ -22,6 +22,12 @@ export type LimitSubject = { kind: "account"; account: string } | { kind: "clien
 /** A verdict plus, for a metered call of an account past its monthly PU quota, the figures (then not allowed). */
 export interface LimitVerdict extends Verdict {
   outOfUnits?: { used: number; quota: number; month: string };
+  /**
+   * Of the charges the call carried (RateLimiter.take), the ids already written (counted once and durable); the
+   * others were counted into this verdict and are written right after it (./carry.ts waits for a later call to
+   * name them here).
+   */
+  landed?: string[];
 }
 
 /** Processing units used in a calendar month (UTC, `YYYY-MM`) against the quota (null = none). */
@@ -61,6 +67,9 @@ export class RateLimiter extends DurableObject<Env> {
   private kept?: readonly Policy[];
   /** The month's units as last read or written (this object is the only writer of its table `units`). */
   private spent?: { month: string; used: number };
+  /** Charges take() counted but has not written yet (id -> units), written by {@link flush} right after its answer. */
+  private readonly unwrittenCharges = new Map<string, number>();
+  private unwrittenUnits = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -82,12 +91,13 @@ export class RateLimiter extends DurableObject<Env> {
    */
   async take(subject: LimitSubject, metered = false, charges: readonly Charge[] = []): Promise<LimitVerdict> {
     const now = this.clock();
-    this.applyCharges(charges, now);
+    const landed = this.countCharges(charges);
     const limits = await this.limitsOf(subject.account, now);
     if (metered && subject.kind === "account" && limits.puQuota !== null) {
       const used = this.usedIn(monthOf(now));
       if (used >= limits.puQuota)
         return {
+          landed,
           allowed: false,
           remaining: 0,
           retryAfterMs: nextMonth(now) - now,
@@ -98,7 +108,38 @@ export class RateLimiter extends DurableObject<Env> {
     const verdict = take(policies, this.buckets, now);
     if (policies !== this.kept) this.keepOnly(policies);
     if (verdict.allowed) this.writeBehind(policies);
-    return verdict;
+    return { ...verdict, landed };
+  }
+
+  /**
+   * Counts carried charges at once (the verdict sees them) and writes them in the object's next event, after this
+   * call has answered: a write holds every answer the object sends until it is durable (the output gate), and the
+   * decision a request waits for should not wait for the charge of the one before. Returns the ids already
+   * written (durable: an answer naming them is only sent once they are); an id counted but not yet written is
+   * neither counted again nor named.
+   */
+  private countCharges(charges: readonly Charge[]): string[] {
+    const landed: string[] = [];
+    const sql = this.ctx.storage.sql;
+    for (const c of charges) {
+      if (this.unwrittenCharges.has(c.id)) continue;
+      if (sql.exec("SELECT 1 FROM charges WHERE id = ?", c.id).toArray().length > 0) landed.push(c.id);
+      else {
+        if (this.unwrittenCharges.size === 0) setTimeout(() => this.flush(), 0);
+        this.unwrittenCharges.set(c.id, c.pu);
+        this.unwrittenUnits += c.pu;
+      }
+    }
+    return landed;
+  }
+
+  /** Writes the charges take() counted (see {@link countCharges}); a write that fails leaves them to be sent again. */
+  private flush(): void {
+    if (this.unwrittenCharges.size === 0) return;
+    const charges = [...this.unwrittenCharges].map(([id, pu]) => ({ id, pu }));
+    this.unwrittenCharges.clear();
+    this.unwrittenUnits = 0;
+    this.applyCharges(charges, this.clock());
   }
 
   /** Drops the buckets of policies other than `policies` (a changed plan starts new, full buckets). */
@@ -153,6 +194,7 @@ export class RateLimiter extends DurableObject<Env> {
    * retry of a call whose answer was lost adds nothing); ids older than that are forgotten.
    */
   private applyCharges(charges: readonly Charge[], now: number): void {
+    if (charges.length > 0) this.flush(); // what take() counted is written first, so that no id counts twice
     if (charges.length === 0) return;
     const sql = this.ctx.storage.sql;
     sql.exec("DELETE FROM charges WHERE at < ?", now - CHARGE_ID_TTL_MS);
@@ -190,7 +232,7 @@ export class RateLimiter extends DurableObject<Env> {
           this.ctx.storage.sql.exec<{ used: number }>("SELECT used FROM units WHERE month = ?", month).toArray()[0]
             ?.used ?? 0,
       };
-    return this.spent.used;
+    return this.spent.used + this.unwrittenUnits;
   }
 
   private async limitsOf(account: string, now: number): Promise<AccountLimits> {

@@ -189,6 +189,26 @@ describe("processing units", () => {
     expect(await chargeIds(a.account)).toBe(6);
   });
 
+  it("a decision counts the charges it carries at once and writes them after answering; a later call confirms them", async () => {
+    const a = await newAccount();
+    const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`account:${a.account}`));
+    const subject = { kind: "account" as const, account: a.account };
+    const charges = [{ id: crypto.randomUUID(), pu: 0.25 }];
+    const first = await stub.take(subject, true, charges);
+    expect([first.allowed, first.landed]).toEqual([true, []]); // counted, written after this answer
+    expect((await stub.usage(a.account)).used).toBeCloseTo(0.25, 9);
+    await new Promise((r) => setTimeout(r, 20)); // the object's write runs in its next event
+    const again = await stub.take(subject, true, charges); // the same charge carried again (not yet confirmed)
+    expect(again.landed).toEqual([charges[0]!.id]);
+    expect((await stub.usage(a.account)).used).toBeCloseTo(0.25, 9);
+    expect(await chargeIds(a.account)).toBe(1);
+    // carried again before its write: counted once too (chargeAll writes what take counted before its own)
+    const other = [{ id: crypto.randomUUID(), pu: 0.5 }];
+    await stub.take(subject, true, other);
+    expect((await stub.chargeAll(a.account, other)).used).toBeCloseTo(0.75, 9);
+    expect(await chargeIds(a.account)).toBe(2);
+  });
+
   it("a carried charge whose call failed is sent again under its id, and counts once", async () => {
     const a = await newAccount();
     const real = env.RATE_LIMITER;

@@ -3,8 +3,8 @@
  * the archive twin: DEM and Landsat pixels equal GDAL's reading of the same objects (test/fixtures/archive-reads);
  * Landsat from the requester-pays usgs-landsat bucket (SigV4 + x-amz-request-payer, checked by the twin); the
  * Planetary Computer adapter with its SAS tokens, fetched once, reused, fetched again after they expire; the
- * collections not offered without an archive or without the operator's AWS keys; backCoeff refused where the
- * archive holds no calibrated data. (Plans over the subrequest limit are refused up front by src/pipeline/budget.ts,
+ * collections not offered without an archive or without the operator's AWS keys (Sentinel-1 GRD and its
+ * processing options: test/archive/sentinel1.test.ts). (Plans over the subrequest limit are refused up front by src/pipeline/budget.ts,
  * upstream fetches counted with every other subrequest: test/budget.)
  */
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -163,39 +163,5 @@ describe("offering and limits", () => {
     const list = await getWith({ EO_EDGE_ARCHIVE: "" }, "/api/v1/catalog/1.0.0/collections");
     const ids = ((await list.json()) as { collections: { id: string }[] }).collections.map((c) => c.id);
     expect(ids).toEqual(["sentinel-2-l1c", "sentinel-2-l2a", "sentinel-1-grd"]);
-  });
-
-  it("sentinel-1-grd backCoeff: a 400 naming what each archive supports", async () => {
-    const s1 = (backCoeff: string) => ({
-      input: {
-        bounds: { bbox: [78, 10.5, 78.2, 10.7] },
-        data: [
-          {
-            type: "sentinel-1-grd",
-            dataFilter: { timeRange: { from: "2018-07-16T00:00:00Z", to: "2018-07-17T00:00:00Z" } },
-            processing: { backCoeff },
-          },
-        ],
-      },
-      output: { width: 8, height: 8 },
-      evalscript: script("VV"),
-    });
-    const es = await processWith({}, s1("SIGMA0_ELLIPSOID"));
-    expect(es.status).toBe(400);
-    expect(((await es.json()) as { error: { message: string } }).error.message).toMatch(
-      /backCoeff 'SIGMA0_ELLIPSOID' is not available .* earth-search archive; supported: none/,
-    );
-    const pc = await processWith(PC, s1("GAMMA0_ELLIPSOID"));
-    expect(pc.status).toBe(400);
-    expect(((await pc.json()) as { error: { message: string } }).error.message).toMatch(
-      /supported: processing.backCoeff GAMMA0_TERRAIN/,
-    );
-    // without backCoeff: the GRD files are in radar geometry (GCPs only), which this service does not orthorectify
-    const { processing: _, ...grd } = s1("x").input.data[0]!;
-    const raw = await processWith({}, { ...s1("x"), input: { ...s1("x").input, data: [grd] } });
-    expect(raw.status).toBe(400);
-    expect(((await raw.json()) as { error: { message: string } }).error.message).toMatch(
-      /radar geometry \(ground control points\)/,
-    );
   });
 });

@@ -13,23 +13,36 @@
 //             moving the map, #request?collection=<id> (the collections page's "open in the builder"), zoom to
 //             data (the catalog's newest scene), result opacity and toggle, polygon drawing (pixels outside it
 //             transparent), GeoJSON upload, UTM output (bbox checked with gdaltransform) and resolution sizing;
-//             the sentinelhub-js snippets of the polygon and the UTM requests, run with Node, write Run's bytes;
+//             the curl, sentinelhub-py and sentinelhub-js snippets of the polygon and the UTM requests, run
+//             verbatim, write Run's bytes;
 //  requests   the curl and sentinelhub-py snippets carry exactly the body Run sends, copy buttons copy them, the
 //             request JSON edited or imported from a file changes the form and the request, Run is disabled with a
 //             progress bar while running and can be cancelled, and a failed run leaves no old result or download
 //             (its error marked in the editor's gutter);
 //  state      a permalink opened in a new tab (after logging in there) restores AOI, dates, collection, script and
 //             output; a pin survives a reload and restores its request; a refused or expired token brings the
-//             log-in page with a notice; log out from the header.
+//             log-in page with a notice; log out from the header;
+//  links      #builder?request=<base64url JSON> (the exploration page's and "Share request"'s link) of a
+//             Sentinel-1 request with every Sentinel-1 option fills each field and the request is the link's body
+//             byte for byte; it runs, and its curl, sentinelhub-py and sentinelhub-js snippets, run verbatim, write
+//             the console's download (SKIP for a client this machine lacks); "Share request" copies a link that
+//             opens the same request; bad links (not base64url, not JSON, unknown collection) say why on a
+//             working page;
+//  firstRender  a first visit renders by itself after log-in (Render on change on by default); the time is
+//             reported (INFO), not asserted;
+//  catalog    the Catalog page (lib/catalog-steps.mjs): search with a CQL2 cloud filter paged with Next = the API's
+//             items, footprints, fields, a drawn box; its curl, sentinelhub-py and pystac-client snippets run.
 // No console errors (HTTP errors a step provokes on purpose excepted). Screenshots: test-artifacts/builder/.
 // Prints each check and the elapsed time; exits 1 on any failure.
 import { decode } from "fast-png";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { chromium } from "playwright-core";
 import { isFloat32 } from "../../web/src/presets.js";
 import { checkServer } from "../../scripts/lib/serve.mjs";
+import { runSnippets } from "./lib/snippet-run.mjs";
+import { catalogSteps } from "./lib/catalog-steps.mjs";
 
 const SHOTS = join("test-artifacts", "builder");
 const failures = [];
@@ -469,7 +482,7 @@ async function polygon(page) {
   );
   const alpha = (x, y) => png.data[(y * png.width + x) * png.channels + 3];
   await shot(page, "builder-polygon-1280x720");
-  await jsSnippetSame(page, "polygon");
+  await snippetsSame(page, "polygon");
   check(
     r.ok &&
       g?.type === "Polygon" &&
@@ -553,37 +566,239 @@ async function utm(page) {
       r.body.output.height === size[1],
     `UTM output: ${b?.properties.crs}, bbox within ${off.toFixed(3)} m of GDAL's outline of the AOI, ${r.body?.output.width} x ${r.body?.output.height} px at 200 m (expected ${size.join(" x ")}); ${r.state}`,
   );
-  await jsSnippetSame(page, "UTM");
+  await snippetsSame(page, "UTM");
   await page.selectOption("#crs", "3857");
   await page.selectOption("#sizeMode", "map");
 }
 
 /**
- * Runs the page's sentinelhub-js snippet (the project's node and node_modules, the demo client): it must write
- * the same bytes as the result Run downloaded.
+ * Runs the page's curl, sentinelhub-py and sentinelhub-js snippets (lib/snippet-run.mjs; SKIP for a client this
+ * machine lacks): each must write the same bytes as the result Run downloaded.
  */
-async function jsSnippetSame(page, what) {
-  const dir = mkdtempSync(join(resolve("."), ".snippet-"));
-  try {
-    writeFileSync(join(dir, "run.mjs"), await page.textContent("#snippetJs"));
-    const env = { ...process.env, CLIENT_ID: client.client_id, CLIENT_SECRET: client.client_secret };
-    const r = spawnSync(process.execPath, ["run.mjs"], { cwd: dir, env, encoding: "utf8", timeout: 60_000 });
-    const got = existsSync(join(dir, "result.png")) ? readFileSync(join(dir, "result.png")) : Buffer.alloc(0);
-    const want = Buffer.from(
-      await page.evaluate(async () => {
-        const b = new Uint8Array(await (await fetch(document.querySelector("#download").href)).arrayBuffer());
-        let text = ""; // in slices: a spread of a large file exceeds the call stack
-        for (let i = 0; i < b.length; i += 0x8000) text += String.fromCharCode(...b.subarray(i, i + 0x8000));
-        return btoa(text);
-      }),
-      "base64",
-    );
+const snippetsSame = (page, what) => runSnippets(page, { what, out: "result.png", client, check });
+
+/** A Sentinel-1 GRD request over the sample scene with every option of the builder (Sentinel Hub's names). */
+const S1_BODY = {
+  input: {
+    bounds: { bbox: [76.5, 10, 76.7, 10.2], properties: { crs: "http://www.opengis.net/def/crs/EPSG/0/4326" } },
+    data: [
+      {
+        type: "sentinel-1-grd",
+        dataFilter: {
+          timeRange: { from: "2018-07-16T00:00:00Z", to: "2018-07-16T23:59:59Z" },
+          mosaickingOrder: "mostRecent",
+          acquisitionMode: "IW",
+          polarization: "DV",
+          resolution: "HIGH",
+          orbitDirection: "DESCENDING",
+        },
+        processing: {
+          upsampling: "BILINEAR",
+          backCoeff: "SIGMA0_ELLIPSOID",
+          orthorectify: false,
+          speckleFilter: { type: "LEE", windowSizeX: 5, windowSizeY: 5 },
+        },
+      },
+    ],
+  },
+  output: { width: 200, height: 200, responses: [{ identifier: "default", format: { type: "image/tiff" } }] },
+  evalscript:
+    '//VERSION=3\nfunction setup() {\n  return { input: ["VV", "dataMask"], output: { bands: 1, sampleType: "FLOAT32" } };\n}\nfunction evaluatePixel(s) {\n  return [s.VV];\n}\n',
+};
+const b64url = (text) => Buffer.from(text).toString("base64url");
+/** JSON text with sorted object keys (requests compared regardless of member order). */
+const canon = (v) =>
+  JSON.stringify(v, (_, x) =>
+    x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort()) : x,
+  );
+
+async function links(page, context) {
+  const p = await openPage(context, `#builder?request=${b64url(JSON.stringify(S1_BODY))}`);
+  const ids = ["collection", "from", "to", "crs", "sizeMode", "width", "height", "format", "mosaicking", "upsampling"];
+  const s1 = [
+    "AcquisitionMode",
+    "Polarization",
+    "Resolution",
+    "OrbitDirection",
+    "BackCoeff",
+    "Orthorectify",
+    "Speckle",
+  ];
+  const v = await p.evaluate(
+    (list) => Object.fromEntries(list.map((id) => [id, document.getElementById(id).value])),
+    [...ids, ...s1.map((k) => `s1${k}`), "s1WindowX", "s1WindowY", "west", "north"],
+  );
+  const want = {
+    collection: "sentinel-1-grd",
+    from: "2018-07-16",
+    to: "2018-07-16",
+    crs: "4326",
+    sizeMode: "size",
+    width: "200",
+    height: "200",
+    format: "image/tiff",
+    mosaicking: "mostRecent",
+    upsampling: "BILINEAR",
+    s1AcquisitionMode: "IW",
+    s1Polarization: "DV",
+    s1Resolution: "HIGH",
+    s1OrbitDirection: "DESCENDING",
+    s1BackCoeff: "SIGMA0_ELLIPSOID",
+    s1Orthorectify: "false",
+    s1Speckle: "LEE",
+    s1WindowX: "5",
+    s1WindowY: "5",
+    west: "76.5",
+    north: "10.2",
+  };
+  const wrong = Object.keys(want).filter((k) => v[k] !== want[k]);
+  const note = await p.textContent("#linkNote");
+  const visible = await p.isVisible("#s1Options");
+  check(
+    wrong.length === 0 && visible && /opened/.test(note),
+    `link: #builder?request= fills every field (${wrong.map((k) => `${k} ${v[k]} != ${want[k]}`).join(", ") || "all as in the link"}); Sentinel-1 options shown ${visible}; "${note}"`,
+  );
+  const built = await p.evaluate(() => window.eoConsole.request().body);
+  const curl = JSON.parse(/<<'JSON'.*\n([\s\S]*)\nJSON$/.exec(await p.textContent("#snippetCurl"))[1]);
+  check(
+    canon(built) === canon(S1_BODY) && canon(curl) === canon(S1_BODY),
+    `link: the builder's request and the curl snippet are the link's body (${canon(built).length} characters)`,
+  );
+  const r = await run(p);
+  await shot(p, "builder-link-s1-options", true);
+  check(
+    canon(r.body) === canon(S1_BODY) && (r.ok || (await p.getAttribute("#runState", "class")).includes("error")),
+    `link: Run sends the link's body with the Sentinel-1 options; ${r.state}`,
+  );
+  if (r.ok) await runSnippets(p, { what: "Sentinel-1 options", out: "result.tif", client, check });
+  await share(p, context, built);
+  await p.close();
+  await polygonLink(context);
+  await badLinks(context);
+}
+
+/** A link of a polygon request sized by resx/resy (PNG, Sentinel-2 L2A, leastCC, a cloud limit). */
+async function polygonLink(context) {
+  const ring = [
+    [-11.5, 24.75],
+    [-11.35, 24.76],
+    [-11.4, 24.86],
+    [-11.5, 24.75],
+  ];
+  const body = {
+    input: {
+      bounds: {
+        geometry: { type: "Polygon", coordinates: [ring] },
+        properties: { crs: "http://www.opengis.net/def/crs/EPSG/0/4326" },
+      },
+      data: [
+        {
+          type: "sentinel-2-l2a",
+          dataFilter: {
+            timeRange: { from: "2020-02-01T00:00:00Z", to: "2020-02-29T23:59:59Z" },
+            mosaickingOrder: "leastCC",
+            maxCloudCoverage: 40,
+          },
+        },
+      ],
+    },
+    output: { resx: 0.001, resy: 0.001, responses: [{ identifier: "default", format: { type: "image/png" } }] },
+    evalscript: S1_BODY.evalscript.replace(/VV/g, "B04").replace("FLOAT32", "UINT8"),
+  };
+  const p = await openPage(context, `#builder?request=${b64url(JSON.stringify(body))}`);
+  const v = await p.evaluate(() =>
+    Object.fromEntries(
+      ["collection", "crs", "sizeMode", "res", "format", "mosaicking", "maxcc", "from", "to"].map((id) => [
+        id,
+        document.getElementById(id).value,
+      ]),
+    ),
+  );
+  const kind = await p.textContent("#aoiKind");
+  const built = await p.evaluate(() => window.eoConsole.request().body);
+  await p.close();
+  check(
+    canon(v) ===
+      canon({
+        collection: "sentinel-2-l2a",
+        crs: "4326",
+        sizeMode: "res",
+        res: "0.001",
+        format: "image/png",
+        mosaicking: "leastCC",
+        maxcc: "40",
+        from: "2020-02-01",
+        to: "2020-02-29",
+      }) &&
+      /polygon \(3 vertices/.test(kind) &&
+      canon(built.input) === canon(body.input) &&
+      built.output.width === 150 &&
+      built.output.height === 110,
+    `polygon link: fields ${JSON.stringify(v)}, AOI "${kind}"; the request's input is the link's, its ${built.output.width} x ${built.output.height} px are resx/resy's`,
+  );
+}
+
+/** "Share request" copies a #builder?request= link; opened in a new tab it holds the same request. */
+async function share(p, context, built) {
+  await p.click("#shareRequest");
+  const url = await p.evaluate(() => navigator.clipboard.readText());
+  const m = /#builder\?request=([A-Za-z0-9_-]+)$/.exec(url);
+  const decoded = m && JSON.parse(Buffer.from(m[1], "base64url").toString("utf8"));
+  const q = await openPage(context, url.slice(url.indexOf("#")));
+  const again = await q.evaluate(() => window.eoConsole.request().body);
+  // a link followed from another page of the console (the exploration page's case): the builder already started
+  await q.evaluate(() => (location.hash = "#statistics"));
+  const other = { ...built, output: { ...built.output, width: 120, height: 90 } };
+  await settled(q, "requestLinkOpened", () =>
+    q.evaluate((h) => (location.hash = h), `#builder?request=${b64url(JSON.stringify(other))}`),
+  );
+  const followed = await q.evaluate(() => window.eoConsole.request().body);
+  const shown = await q.isVisible("#page-request");
+  await q.close();
+  check(
+    shown && canon(followed) === canon(other),
+    `a request link followed from the Statistics page opens the builder with it (${followed.output.width} x ${followed.output.height} px)`,
+  );
+  check(
+    m && canon(decoded) === canon(built) && canon(again) === canon(built),
+    `share: "Share request" copies ${url.slice(0, 60)}... (${url.length} characters); it decodes to the request and opens it in a new tab`,
+  );
+}
+
+/** Links that cannot be opened: the builder says why (#linkNote, an error) and keeps a working default form. */
+async function badLinks(context) {
+  const unknown = { ...S1_BODY, input: { ...S1_BODY.input, data: [{ ...S1_BODY.input.data[0], type: "landsat-9" }] } };
+  for (const [what, param, why] of [
+    ["not base64url", "%25%25not*base64", /not base64url/],
+    ["not JSON", b64url("{not json"), /not JSON/],
+    ["unknown collection", b64url(JSON.stringify(unknown)), /landsat-9.*not a collection/],
+    [
+      "unknown backCoeff",
+      b64url(JSON.stringify(S1_BODY).replace("SIGMA0_ELLIPSOID", "SIGMA0")),
+      /backCoeff "SIGMA0": one of BETA0/,
+    ],
+  ]) {
+    const q = await openPage(context, `#builder?request=${param}`);
+    const note = await q.textContent("#linkNote");
+    const error = (await q.getAttribute("#linkNote", "class")).includes("error");
+    const script = await q.evaluate(() => window.eoConsole.editor.state.doc.length);
+    const shown = await q.isVisible("#run");
+    if (what === "not JSON") await shot(q, "builder-link-bad");
+    await q.close();
     check(
-      r.status === 0 && got.length > 0 && Buffer.compare(got, want) === 0,
-      `sentinelhub-js snippet (${what}): exit ${r.status}, ${got.length} bytes, same as Run's result (${want.length} bytes): ${Buffer.compare(got, want) === 0} ${r.stderr.slice(0, 200)}`,
+      why.test(note) && error && script > 0 && shown,
+      `bad link (${what}): "${note}"; the builder stays usable (Run shown ${shown}, evalscript ${script} characters)`,
     );
+  }
+}
+
+/** The Catalog page, in a tab of its own (the state step logs the first one out). */
+async function catalog(_, context) {
+  const page = await openPage(context);
+  try {
+    await catalogSteps({ page, base, token, client, check, shot });
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    await page.close();
   }
 }
 
@@ -760,7 +975,8 @@ async function state(page, context) {
   // a token the API refuses: the log-in page with a notice; a token past its expiry: the same
   await page.evaluate(() => sessionStorage.setItem("eo-edge-token", "not-a-token"));
   expectHttpErrors = true;
-  await page.click("#run");
+  // Run, unless an automatic run (the pin's new state, Render on change) met the refused token first
+  await page.evaluate(() => document.getElementById("page-login").hidden && document.getElementById("run").click());
   await page.waitForSelector("#page-login:not([hidden])", { timeout: 30_000 });
   expectHttpErrors = false;
   const notice = await page.textContent("#loginState");
@@ -804,6 +1020,45 @@ async function otherLocation(browser) {
   await context.close();
 }
 
+/**
+ * A first visit (nothing kept in the browser): "Render on change" is on and the first view renders by itself after
+ * log-in; the time from the log-in's submit to the run's end (the result drawn), timed in the page, is reported (a
+ * figure, not asserted: the machine is shared).
+ */
+async function firstRender(browser) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  page.on("pageerror", (e) => consoleErrors.push(`page error: ${e.message}`));
+  await page.goto(`${base}/#request`);
+  await page.fill("#clientId", client.client_id);
+  await page.fill("#clientSecret", client.client_secret);
+  await page.evaluate(() => {
+    new MutationObserver((_, o) => {
+      if (!document.body.dataset.autoRunEnded) return;
+      window.firstRenderMs = Math.round(performance.now() - window.submitted);
+      o.disconnect();
+    }).observe(document.body, { attributes: true });
+    document.getElementById("loginForm").addEventListener("submit", () => (window.submitted = performance.now()), {
+      capture: true,
+    });
+  });
+  await page.press("#clientSecret", "Enter");
+  await page.waitForSelector("body[data-auto-run-ended]", { timeout: 120_000 });
+  const ms = await page.evaluate(() => window.firstRenderMs);
+  const [auto, state, overlay] = [
+    await page.isChecked("#autoRender"),
+    await page.textContent("#runState"),
+    await page.locator("img.result-overlay").count(),
+  ];
+  console.log(`INFO first map render after log-in: ${ms} ms (submit to the result drawn, timed in the page)`);
+  check(
+    auto && /^200/.test(state) && overlay === 1,
+    `first visit: Render on change ${auto ? "on" : "off"} by default; after log-in the map renders by itself: ${state}`,
+  );
+  await shot(page, "builder-first-render");
+  await context.close();
+}
+
 /** At 390 x 844: the defaults run, nothing is wider than the screen, map and Run usable. */
 async function phone(browser) {
   const context = await browser.newContext({
@@ -838,7 +1093,7 @@ try {
     permissions: ["clipboard-read", "clipboard-write"],
   });
   const page = await openPage(context);
-  const steps = [defaults, presets, time, mapTools, requests, state].filter(
+  const steps = [defaults, presets, time, mapTools, requests, state, links, catalog].filter(
     (f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name),
   );
   for (const step of steps) {
@@ -849,7 +1104,7 @@ try {
       await shot(page, `builder-${step.name}-error`, true).catch(() => {});
     }
   }
-  for (const step of [otherLocation, phone].filter(
+  for (const step of [firstRender, otherLocation, phone].filter(
     (f) => !process.env.STEPS || process.env.STEPS.split(",").includes(f.name),
   )) {
     await step(browser).catch((e) => check(false, `${step.name}: ${e.message.split("\n")[0]}`));

@@ -1,10 +1,11 @@
 // `npm run test:browser`: every browser check against one `npm start` (lib/serve.mjs, on $PORT or a spare
 // port, state in $EO_EDGE_STATE) instead of one server per check: the WMS map (browser-check.mjs), the console's
 // log-in and locations (browser-check-console.mjs), its other pages (browser-check-pages.mjs), the request builder
-// (browser-check-builder.mjs), the console defects (browser-check-defects.mjs), the API reference (docs-check.mjs) and, last (they change the demo account), the
+// (browser-check-builder.mjs), the console defects (browser-check-defects.mjs), the exploration view (browser-check-explore.mjs), the API reference (docs-check.mjs) and, last (they change the demo account), the
 // examples of README.md and docs/ (docs-examples.mjs), one after the other, each in its own Node
 // process with CONSOLE_BASE set. Every check runs even after one failed; prints each one's time and the total;
 // exits 1 when any failed. CHECKS=pages,builder runs some (by the names below), CHECKS_EXCEPT=pages all but some.
+// The console's time-lapse export (browser-check-timelapse.mjs) runs after the defects.
 import { spawn } from "node:child_process";
 import { startEoEdge } from "../../scripts/lib/serve.mjs";
 
@@ -14,6 +15,8 @@ const CHECKS = {
   pages: "browser-check-pages.mjs",
   builder: "browser-check-builder.mjs",
   defects: "browser-check-defects.mjs",
+  timelapse: "browser-check-timelapse.mjs",
+  explore: "browser-check-explore.mjs",
   docs: "docs-check.mjs",
   examples: "docs-examples.mjs",
 };

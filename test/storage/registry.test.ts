@@ -91,7 +91,7 @@ describe("built-in collections", () => {
     const l1c = (await resolveCollectionType(env, null, "SENTINEL-2-L1C"))!;
     expect(l1c.bands.get("B10")).toMatchObject({ wavelength: 1.3735, resolution: 60 });
     const s1 = (await resolveCollectionType(env, null, "S1GRD"))!;
-    expect([...s1.bands.keys()]).toEqual(["VV", "VH"]);
+    expect([...s1.bands.keys()]).toEqual(["VV", "VH", "HH", "HV"]);
     expect(s1.bands.get("VV")?.units).toEqual(["LINEAR_POWER", "DN"]);
     expect(s1.optical).toBe(false);
   });

@@ -4,10 +4,17 @@
 import L from "leaflet";
 import { feature } from "topojson-client";
 
+let topology = null;
+/** The countries' TopoJSON, fetched once (prefetchBasemap starts it early: the log-in page, off the first render's path). */
+export const prefetchBasemap = () =>
+  (topology ??= fetch("/vendor/basemap/countries-50m.json")
+    .then((r) => r.json())
+    .catch((err) => ((topology = null), Promise.reject(err))));
+
 /** Resolves to a non-interactive Leaflet GeoJSON layer of the world's countries in pane `basemap` of `map`. */
 export async function countriesLayer(map) {
   if (!map.getPane("basemap")) map.createPane("basemap").style.zIndex = "150"; // under the tile pane (200)
-  const topo = await (await fetch("/vendor/basemap/countries-50m.json")).json();
+  const topo = await prefetchBasemap();
   return L.geoJSON(feature(topo, topo.objects.countries), {
     pane: "basemap",
     interactive: false,

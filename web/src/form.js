@@ -2,10 +2,12 @@
 // Processing API request that Run sends and the snippets show (buildRequest), and back from such a request
 // (stateOfBody: the request JSON view's import). State = {aoi: {bbox: [w, s, e, n]} | {geometry} (WGS84),
 // collection, from, to ("YYYY-MM-DD"), maxcc (%), mosaicking, crs ("3857" | "4326" | "utm" | a UTM EPSG code),
-// sizeMode ("map" | "size" | "res"), width, height (px), res (CRS units), format, preset, evalscript}.
+// sizeMode ("map" | "size" | "res"), width, height (px), res (CRS units), format, preset, evalscript, processing,
+// s1Filter (options.js)}.
 import L from "leaflet";
 import { bboxIn, crsUrl, epsgOf, geometryBbox, mapGeometry, project, supported, unproject, utmEpsg } from "./crs.js";
 import { setText } from "./editor.js";
+import { optionsOfData, readOptions, writeOptions } from "./options.js";
 
 const $ = (id) => document.getElementById(id);
 /** Largest output side of a synchronous Processing API request (src/pipeline/plan.ts MAX_SYNC_SIZE). */
@@ -34,6 +36,7 @@ export function readForm(aoi, editor) {
     format: $("format").value,
     preset: $("preset").value,
     evalscript: editor.state.doc.toString(),
+    ...readOptions($("collection").value),
   };
 }
 
@@ -70,6 +73,7 @@ export function writeForm(st, editor) {
   $("maxccValue").textContent = `${$("maxcc").value} %`;
   $("preset").value = [...$("preset").options].some((o) => o.value === st.preset) ? st.preset : "";
   if (typeof st.evalscript === "string") setText(editor, st.evalscript);
+  writeOptions(st);
 }
 
 /** EPSG code of the output CRS of `st` ("utm": the zone of the AOI's centre). */
@@ -103,12 +107,14 @@ export function buildRequest(st, map) {
   const [width, height] = outputSize(st, bbox, map);
   const from = `${st.from}T00:00:00Z`,
     to = `${st.to}T23:59:59Z`;
-  const dataFilter = { timeRange: { from, to }, mosaickingOrder: st.mosaicking };
+  const dataFilter = { timeRange: { from, to }, mosaickingOrder: st.mosaicking, ...st.s1Filter };
   if (cloudy(st.collection) && st.maxcc < 100) dataFilter.maxCloudCoverage = st.maxcc;
+  const data = { type: st.collection, dataFilter };
+  if (Object.keys(st.processing ?? {}).length) data.processing = st.processing;
   const body = {
     input: {
       bounds: { ...(geometry ? { geometry } : { bbox }), properties: { crs: crsUrl(epsg) } },
-      data: [{ type: st.collection, dataFilter }],
+      data: [data],
     },
     output: { width, height, responses: [{ identifier: "default", format: { type: st.format } }] },
     evalscript: st.evalscript,
@@ -127,6 +133,8 @@ export function buildRequest(st, map) {
     mosaickingOrder: st.mosaicking,
     maxcc: st.maxcc,
     evalscript: st.evalscript,
+    processing: st.processing ?? {},
+    s1Filter: st.s1Filter ?? {},
   };
   return { body, plain, epsg, bounds: L.latLngBounds([s, w], [n, e]) };
 }
@@ -163,6 +171,10 @@ export function stateOfBody(body, offered) {
       ],
     };
   } else throw new Error("input.bounds needs a bbox [minx, miny, maxx, maxy] or a Polygon / MultiPolygon geometry");
+  if ((body?.input?.data?.length ?? 0) > 1)
+    throw new Error(
+      `input.data has ${body.input.data.length} sources: the builder shows one (data fusion: send it by curl)`,
+    );
   if (!offered.includes(d.type))
     throw new Error(`input.data[0].type "${d.type}" is not a collection of this location (${offered.join(", ")})`);
   const tr = d.dataFilter?.timeRange ?? {};
@@ -177,6 +189,12 @@ export function stateOfBody(body, offered) {
   if (typeof body.evalscript !== "string")
     throw new Error("evalscript must be a string (evalscriptReference is not shown here)");
   const res = out.resx !== undefined;
+  if (res && out.resy !== undefined && out.resy !== out.resx)
+    throw new Error(`output.resx ${out.resx} and resy ${out.resy}: the builder uses one resolution for both`);
+  if (!res && !(Number.isInteger(out.width) && Number.isInteger(out.height)))
+    throw new Error("output needs width and height (px) or resx and resy (CRS units)");
+  if ((out.responses?.length ?? 1) > 1)
+    throw new Error(`output.responses has ${out.responses.length} entries: the builder requests one ("default")`);
   return {
     aoi,
     collection: d.type,
@@ -192,6 +210,7 @@ export function stateOfBody(body, offered) {
     format,
     preset: "",
     evalscript: body.evalscript,
+    ...optionsOfData(d),
   };
 }
 

@@ -5,19 +5,26 @@
 import { login, logout, showError, showState, takeNotice, token, tokenExpires } from "./api.js";
 import { initRequest, showRequest } from "./request.js";
 import { initStatistics } from "./stats.js";
+import { initCatalog } from "./catalogform.js";
+import { prefetchPresets } from "./presets.js";
+import { prefetchBasemap } from "./basemap.js";
 import { initBatch, refreshBatch } from "./batch.js";
 import { refreshCollections } from "./collections.js";
 import { initClients, refreshClients } from "./clients.js";
+import { initTimelapsePanel } from "./timelapse-panel.js";
 
 const $ = (id) => document.getElementById(id);
-const PAGES = ["login", "request", "statistics", "batch", "collections", "clients"];
+const PAGES = ["login", "request", "catalog", "statistics", "batch", "collections", "clients"];
 const ON_SHOW = { batch: refreshBatch, collections: refreshCollections, clients: refreshClients, request: showRequest };
 const started = new Set();
 window.eoConsole = {};
 
+/** Other names of pages: #builder?request=<base64url> opens a request in the builder (sharelink.js). */
+const ALIASES = { builder: "request" };
 /** The page named by location.hash (#name or #name?...), "request" by default. */
 const pageOfHash = () => {
-  const name = location.hash.slice(1).split("?")[0];
+  const hashed = location.hash.slice(1).split("?")[0];
+  const name = ALIASES[hashed] ?? hashed;
   return PAGES.includes(name) ? name : "request";
 };
 
@@ -41,6 +48,7 @@ function route() {
   if (notice) showState($("loginState"), notice);
   if (name === "request" && !started.has(name)) started.add(name), initRequest();
   else if (name === "statistics" && !started.has(name)) started.add(name), initStatistics();
+  else if (name === "catalog" && !started.has(name)) started.add(name), initCatalog();
   else ON_SHOW[name]?.()?.catch?.((e) => console.error(e));
   document.body.dataset.page = name;
 }
@@ -63,4 +71,8 @@ window.addEventListener("hashchange", route);
 window.addEventListener("eo-session-ended", () => setTimeout(route));
 initBatch();
 initClients();
+initTimelapsePanel();
+// static files of the builder's first view, fetched while the log-in page is shown (no token needed)
+prefetchPresets().catch(() => {});
+prefetchBasemap().catch(() => {});
 route();

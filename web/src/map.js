@@ -208,11 +208,13 @@ export function createMap(el, view, onAoi) {
      * `{id, origin}` (origin: the address of the location serving its maps).
      */
     async showBase(on) {
-      instance ??= on ? { id: await consoleInstance(), origin: await primaryOrigin() } : undefined;
-      if (on && !base) base = baseLayer(instance);
+      // one lookup (or creation) for every call, also when off (its OGC URLs): calls may overlap
+      instance ??= (async () => ({ id: await consoleInstance(), origin: await primaryOrigin() }))();
+      const found = await instance.catch((err) => ((instance = undefined), Promise.reject(err)));
+      if (on && !base) base = baseLayer(found);
       if (on) base.addTo(map).bringToBack();
       else base?.remove();
-      return instance;
+      return found;
     },
     /** Puts the image `url` over `bounds` (LatLngBounds), replacing the previous result; resolves once loaded. */
     showImage(url, bounds) {

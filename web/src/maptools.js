@@ -29,8 +29,8 @@ export function wireMapTools(ctl, { setAoi, zoomToData, footprints, changed }) {
     ),
   );
   $("showResult").addEventListener("change", () => ctl.showResult($("showResult").checked));
-  // automatic rendering (request.js autoRun): off unless chosen, the choice kept in this browser
-  $("autoRender").checked = localStorage.getItem(AUTO_RENDER) === "1";
+  // automatic rendering (request.js autoRun): on unless turned off, the choice kept in this browser
+  $("autoRender").checked = localStorage.getItem(AUTO_RENDER) !== "0";
   $("autoRender").addEventListener("change", () =>
     localStorage.setItem(AUTO_RENDER, $("autoRender").checked ? "1" : "0"),
   );

@@ -173,13 +173,39 @@ export function isFloat32(script) {
   return FLOAT32.test(named ? named[0] : script);
 }
 
+/** The builder's first preset (request.js starts with it). */
+export const DEFAULT_PRESET = "sentinel-2__true_color__script.js";
+const texts = new Map();
+/** Text of data/evalscripts file `f`, fetched once. */
+const scriptText = (f) => {
+  if (!texts.has(f))
+    texts.set(
+      f,
+      fetch(`/vendor/evalscripts/${encodeURIComponent(f)}`)
+        .then((r) => r.text())
+        .catch((err) => (texts.delete(f), Promise.reject(err))),
+    );
+  return texts.get(f);
+};
+let index = null;
+/**
+ * The presets' index (file names), fetched once; also starts fetching the default preset's script. Static files
+ * without a token: main.js calls it on the log-in page, so they are here when the builder opens.
+ */
+export const prefetchPresets = () => {
+  scriptText(DEFAULT_PRESET).catch(() => {});
+  return (index ??= fetch("/vendor/evalscripts/index.json")
+    .then((r) => r.json())
+    .catch((err) => ((index = null), Promise.reject(err))));
+};
+
 /**
  * Fills `select` with one optgroup per collection group; resolves to `preset(value)` -> {group, name, bands?,
  * cannotRun?, load(dn): Promise<script text>} (undefined for an unknown value); `dn` (dnOf) scales the BYOC / Zarr
  * scripts.
  */
 export async function loadPresets(select) {
-  const files = await (await fetch("/vendor/evalscripts/index.json")).json();
+  const files = await prefetchPresets();
   const all = new Map();
   for (const f of files) {
     const name = f
@@ -190,7 +216,7 @@ export async function loadPresets(select) {
       group: "sentinel-2-l2a",
       name,
       cannotRun: CANNOT_RUN[f],
-      load: async () => (await fetch(`/vendor/evalscripts/${encodeURIComponent(f)}`)).text(),
+      load: () => scriptText(f),
     });
   }
   for (const [group, list] of Object.entries(OWN))

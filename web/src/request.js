@@ -7,7 +7,8 @@ import { call, showError, showState } from "./api.js";
 import { createMap } from "./map.js";
 import { createEditor, markError, setText } from "./editor.js";
 import { curlSnippet, jsSnippet, pySnippet } from "./snippets.js";
-import { dnOf, fits, isFloat32, loadPresets } from "./presets.js";
+import { DEFAULT_PRESET, dnOf, isFloat32, loadPresets } from "./presets.js";
+import { aoiMeets, bandsOf, bandsReady, fillCollections, fitsNow } from "./collectionlist.js";
 import { renderLegend } from "./legend.js";
 import { busy, clearResult, drawResult, offerResult, showDrawn } from "./result.js";
 import { showOgcUrls, wireMapTools } from "./maptools.js";
@@ -24,8 +25,10 @@ import {
   writeForm,
 } from "./form.js";
 import { mapGeometry } from "./crs.js";
-import { addPin, decodeState, encodeState, hashState, permalink, pins, removePin } from "./state.js";
-import { copyText, showDates, showPins, wireCopyButtons } from "./panels.js";
+import { decodeState, encodeState, hashState } from "./state.js";
+import { showDates } from "./panels.js";
+import { OPTION_FIELDS, initOptions, showOptions } from "./options.js";
+import { openRequestLink, wireRequestIo } from "./requestio.js";
 
 const $ = (id) => document.getElementById(id);
 /** The collection selected first (the map opens over its 29RKH scene of 2020-02-19), when this location hosts it. */
@@ -44,13 +47,6 @@ let ctl,
   dates = [],
   ready = false,
   autoTiff = false;
-/** The catalog's collections of this location by id (STAC collection JSON). */
-const collections = new Map();
-/** Bands of the BYOC and Zarr collections by collection id (their APIs' additionalData.bands: {name: format}). */
-const bandsOf = new Map();
-/** True when preset `p` can run with `collection`. */
-const fitsNow = (p, collection) =>
-  fits(p, collection, bandsOf.has(collection) ? Object.keys(bandsOf.get(collection)) : undefined);
 
 const form = () => readForm(aoi, editor);
 let marks = 0;
@@ -163,13 +159,6 @@ async function zoomToData(collection) {
 
 const showItem = (f) => Object.assign($("itemJson"), { hidden: false, textContent: JSON.stringify(f, null, 2) });
 
-/** True when the AOI meets the spatial extent of `collection` (its catalog bbox). */
-function aoiMeets(collection) {
-  const ext = collections.get(collection)?.extent?.spatial?.bbox?.[0];
-  const [w, s, e, n] = aoiBbox(aoi);
-  return !ext || (w <= ext[2] && e >= ext[0] && s <= ext[3] && n >= ext[1]);
-}
-
 /**
  * Loads preset `value` into the editor and makes it runnable: a preset of another collection switches the
  * collection (and the AOI and dates to its data when the AOI is away from them); a FLOAT32 script switches the
@@ -179,17 +168,19 @@ async function applyPreset(value) {
   const p = preset(value);
   if (!p) return mark("presetApplied");
   const notes = [];
+  // BYOC / Zarr bands decide the fit and the scaling: wait for them when they matter
+  if (/^(byoc|zarr)-/.test($("collection").value) || !fitsNow(p, $("collection").value)) await bandsReady();
   if (!fitsNow(p, $("collection").value)) {
     const target = offered().find((c) => fitsNow(p, c));
     if (!target) notes.push(`This preset is written for ${p.group}, which this location does not host.`);
     else {
       $("collection").value = target;
       notes.push(`Collection switched to ${target}: the preset reads its bands.`);
-      if (!aoiMeets(target) && (await zoomToData(target))) notes.push(`AOI and dates moved to its data.`);
+      if (!aoiMeets(target, aoi) && (await zoomToData(target))) notes.push(`AOI and dates moved to its data.`);
       else refreshDates();
     }
   }
-  const script = await p.load(dnOf(bandsOf.get($("collection").value))); // scaled to the collection's values
+  const script = await p.load(dnOf(bandsOf($("collection").value))); // scaled to the collection's values
   setText(editor, script);
   if (isFloat32(script) && $("format").value !== "image/tiff") notes.push(toTiff());
   else if (!isFloat32(script) && autoTiff && $("format").value === "image/tiff") {
@@ -205,8 +196,10 @@ async function applyPreset(value) {
 
 /** When the collection changes to one the preset does not fit: the true colour of its own group, else the first fit. */
 async function collectionChanged() {
+  await bandsReady();
   const c = $("collection").value,
     p = preset($("preset").value);
+  showOptions(c);
   dropResult();
   if (p && !fitsNow(p, c)) {
     const home = /^(byoc|zarr|batch)-/.test(c) ? "byoc/zarr" : c; // the collection's own group first
@@ -265,7 +258,7 @@ async function run(e, auto = false) {
   const t0 = performance.now();
   let finish;
   running = Object.assign(new AbortController(), { auto, done: new Promise((f) => (finish = f)) });
-  busy(true, t0);
+  busy(true, t0, auto);
   try {
     // the request and the catalog search (the dates shown, or why nothing renders) run side by side: one after
     // the other, a console run took 2-3.7x the same request sent by curl
@@ -315,36 +308,6 @@ async function run(e, auto = false) {
   }
 }
 
-/**
- * Fills the collection list from this location's catalog (it lists only the collections it hosts), and the bands
- * of its BYOC and Zarr collections from their APIs.
- */
-async function fillCollections() {
-  const list = await call("/api/v1/catalog/1.0.0/collections")
-    .then((r) => r.json())
-    .catch(() => ({ collections: [] }));
-  const api = { byoc: "/api/v1/byoc/collections/", zarr: "/api/v1/zarr/collections/" };
-  await Promise.all(
-    (list.collections ?? []).map(async (c) => {
-      const kind = /^(byoc|zarr)-/.exec(c.id)?.[1];
-      const got =
-        kind &&
-        (await call(api[kind] + c.id.slice(kind.length + 1)).then(
-          (r) => r.json(),
-          () => null,
-        ));
-      if (got) bandsOf.set(c.id, got.data?.additionalData?.bands ?? {});
-    }),
-  );
-  for (const c of list.collections ?? []) {
-    collections.set(c.id, c);
-    const kind = /^(byoc|batch|zarr)-/.exec(c.id)?.[1];
-    $("collection").append(
-      new Option(kind ? `${kind}: ${c.title ?? c.id}` : c.id, c.id, false, c.id === DEFAULT_COLLECTION),
-    );
-  }
-}
-
 /** Applies a whole state (permalink, pin, imported request). */
 function restore(st) {
   dropResult();
@@ -365,11 +328,13 @@ async function footprints() {
   }
 }
 
-/** The form's, JSON view's, pins' and permalink's events. */
+/** The form's events (and requestio.js's: the JSON view, pins, permalink, request link). */
 function wireForm() {
   for (const k of ["from", "to", "mosaicking", "width", "height", "res", "format", "crs", "sizeMode"])
     $(k).addEventListener("change", changed);
   for (const k of ["from", "to"]) $(k).addEventListener("change", dropResult);
+  for (const k of OPTION_FIELDS)
+    $(k).addEventListener("change", () => (showOptions($("collection").value), dropResult(), changed()));
   $("format").addEventListener("change", () => (autoTiff = false));
   for (const k of ["width", "height"]) $(k).addEventListener("input", () => ($("sizeMode").value = "size"));
   $("res").addEventListener("input", () => (($("sizeMode").value = "res"), (resTyped = true)));
@@ -378,42 +343,20 @@ function wireForm() {
   $("preset").addEventListener("change", () => applyPreset($("preset").value));
   $("builder").addEventListener("submit", run);
   $("cancel").addEventListener("click", () => running?.abort());
-  $("requestJson").addEventListener("input", () => (jsonDirty = true));
-  $("applyJson").addEventListener("click", () => importJson($("requestJson").value, "the request JSON"));
-  $("revertJson").addEventListener("click", () => ((jsonDirty = false), showState($("jsonState"), ""), changed()));
-  $("jsonFile").addEventListener("change", async () => {
-    const f = $("jsonFile").files[0];
-    if (f) importJson(await f.text(), f.name), ($("jsonFile").value = "");
-  });
-  $("pin").addEventListener("click", () => {
-    const name = $("pinName").value.trim() || `${$("collection").value} ${$("from").value}`;
-    showPins(addPin(name, form()), openPin, deletePin);
-    showState($("pinState"), `pinned "${name}" (kept in this browser)`);
-  });
-  $("copyLink").addEventListener("click", async () => {
-    const url = permalink("request", form());
-    await copyText(url);
-    Object.assign($("permalink"), { href: url, textContent: "permalink", hidden: false });
-    showState($("linkState"), `copied (${url.length} characters)`);
-  });
-  wireCopyButtons($("page-request"));
-  showPins(pins(), openPin, deletePin);
+  wireRequestIo(io);
 }
-const openPin = (p) => (restore(p.state), showState($("pinState"), `opened "${p.name}"`));
-const deletePin = (p) => showPins(removePin(p.name), openPin, deletePin);
 
-/** Imports a Processing API request (JSON text) into the form. */
-function importJson(text, what) {
-  try {
-    restore(stateOfBody(JSON.parse(text), offered()));
-    jsonDirty = false;
-    changed();
-    showState($("jsonState"), `imported ${what}`);
-  } catch (err) {
-    showError($("jsonState"), new Error(`${what}: ${err.message}`));
-  }
-  mark("jsonImported");
-}
+/** What requestio.js needs of the page. */
+const io = {
+  form: () => form(),
+  body: () => buildRequest(form(), ctl.map).body,
+  restore: (st) => restore(st),
+  changed: () => changed(),
+  offered: () => offered(),
+  mark: (name) => mark(name),
+  savePermalink: () => savePermalink(),
+  setJsonDirty: (dirty) => (jsonDirty = dirty),
+};
 
 /**
  * "Open in the builder" (#request?collection=<id>, the collections page's links): that collection, a preset that
@@ -426,7 +369,7 @@ async function openCollection() {
     return (showError($("runState"), new Error(`Collection ${id} is not hosted at this location.`)), false);
   $("collection").value = id;
   await collectionChanged(); // its preset may have moved the AOI to the collection's data already
-  if (!aoiMeets(id)) await zoomToData(id).catch((err) => showError($("mapState"), err));
+  if (!aoiMeets(id, aoi)) await zoomToData(id).catch((err) => showError($("mapState"), err));
   mark("collectionOpened");
   return true;
 }
@@ -435,7 +378,7 @@ async function openCollection() {
 export function showRequest() {
   if (!ready) return;
   ctl.map.invalidateSize(); // the window may have been resized while the page was hidden (its map was 0 x 0)
-  openCollection().then(savePermalink);
+  if (!openRequestLink(io)) openCollection().then(savePermalink);
 }
 
 /** First show of the request page: map, editor, presets, collections, events, then the permalink's state. */
@@ -448,9 +391,10 @@ export async function initRequest() {
   ctl.showBasemap(true).catch((err) => showError($("mapState"), err));
   setAoi(DEFAULT_AOI, { notify: false, fit: true });
   wireMapTools(ctl, { setAoi, zoomToData, footprints, changed });
+  initOptions();
   wireForm();
-  preset = await loadPresets($("preset"));
-  await fillCollections();
+  // the presets' index and the collections side by side (one after the other, they were 2 round trips)
+  [preset] = await Promise.all([loadPresets($("preset")), fillCollections($("collection"), DEFAULT_COLLECTION)]);
   const saved = hashState();
   let st = null;
   try {
@@ -461,20 +405,23 @@ export async function initRequest() {
   if (st && !offered().includes(st.collection))
     showError($("runState"), new Error(`The permalink's collection ${st.collection} is not hosted here.`)), (st = null);
   ready = true;
-  if (st) restore(st);
-  else {
-    $("preset").value = "sentinel-2__true_color__script.js";
+  const linked = openRequestLink(io); // a request link wins over the permalink's state and the defaults
+  if (!linked && st) restore(st);
+  else if (!linked) {
+    $("preset").value = DEFAULT_PRESET;
     await (fitsNow(preset($("preset").value), $("collection").value)
       ? applyPreset($("preset").value)
       : collectionChanged());
     // another location's first collection has its data elsewhere than the default AOI: start on its newest scene
-    if (!(await openCollection()) && !aoiMeets($("collection").value))
+    if (!(await openCollection()) && !aoiMeets($("collection").value, aoi))
       await zoomToData($("collection").value).catch((err) => showError($("mapState"), err));
     refreshDates();
   }
   changed();
-  const instance = await ctl.showBase(true).catch((err) => showError($("mapState"), err));
+  // the first view renders by itself, at once, before the base layer: its tiles (Processing API requests too)
+  // would compete with the run, and a drawn result hides the base layer anyway (result.js showDrawn)
+  if ($("autoRender").checked) await run(null, true);
+  const instance = await ctl.showBase($("baseLayer").checked).catch((err) => showError($("mapState"), err));
   if (instance) showOgcUrls(instance);
   document.body.dataset.requestReady = "1";
-  if ($("autoRender").checked) run(null, true); // the first view renders by itself, at once
 }

@@ -27,9 +27,12 @@ export function clearResult(ctl) {
   delete document.body.dataset.runDone;
 }
 
-/** Run's busy state: button disabled, Cancel and the progress bar shown, the elapsed time ticking. */
-export function busy(on, t0) {
-  $("run").disabled = on;
+/**
+ * Run's busy state: Cancel and the progress bar shown, the elapsed time ticking; the Run button disabled during a
+ * manual run only (`auto`: an automatic run, which a click on Run replaces).
+ */
+export function busy(on, t0, auto = false) {
+  $("run").disabled = on && !auto;
   $("cancel").hidden = !on;
   $("progress").hidden = !on;
   clearInterval(busy.timer);

@@ -3,17 +3,27 @@
 // sh_base_url/sh_token_url in SHConfig; sentinelhub-js has hard-coded hosts, redirected with an axios interceptor.
 
 /**
- * Shell: token by client credentials, then POST /api/v1/process writing the file `out`; an error answer is printed
- * (to stderr) and no file is left (curl --fail-with-body, curl >= 7.76).
+ * Shell: token by client credentials, then `body` POSTed to `path` writing the file `out`; an error answer is
+ * printed (to stderr) and no file is left (curl --fail-with-body, curl >= 7.76).
  */
-export function curlSnippet(origin, body, out) {
+export function curlPost(origin, path, body, out) {
   return `TOKEN=$(curl -s -d grant_type=client_credentials -d client_id=$CLIENT_ID -d client_secret=$CLIENT_SECRET \\
   ${origin}/auth/realms/main/protocol/openid-connect/token | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')
-curl -s --fail-with-body -X POST ${origin}/api/v1/process -H "Authorization: Bearer $TOKEN" \\
+curl -s --fail-with-body -X POST ${origin}${path} -H "Authorization: Bearer $TOKEN" \\
   -H 'Content-Type: application/json' -o ${out} --data-binary @- <<'JSON' || { cat ${out} >&2; rm -f ${out}; false; }
 ${JSON.stringify(body, null, 2)}
 JSON`;
 }
+
+/** Shell: the Processing API request `body` by curl, writing the file `out` (curlPost). */
+export const curlSnippet = (origin, body, out) => curlPost(origin, "/api/v1/process", body, out);
+
+/** Python lines of an SHConfig `config` for this server, the credentials from CLIENT_ID / CLIENT_SECRET. */
+export const pyConfig = (origin) => `config = SHConfig()
+config.sh_base_url = "${origin}"
+config.sh_token_url = "${origin}/auth/realms/main/protocol/openid-connect/token"
+config.sh_client_id = os.environ["CLIENT_ID"]
+config.sh_client_secret = os.environ["CLIENT_SECRET"]`;
 
 /**
  * Python: sentinelhub-py's download client posting the same JSON (its session gets the token). With
@@ -24,11 +34,7 @@ export function pySnippet(origin, body, out) {
   return `import json, os
 from sentinelhub import SHConfig, DownloadRequest, MimeType, SentinelHubDownloadClient
 
-config = SHConfig()
-config.sh_base_url = "${origin}"
-config.sh_token_url = "${origin}/auth/realms/main/protocol/openid-connect/token"
-config.sh_client_id = os.environ["CLIENT_ID"]
-config.sh_client_secret = os.environ["CLIENT_SECRET"]
+${pyConfig(origin)}
 
 body = json.loads(r"""${JSON.stringify(body)}""")
 request = DownloadRequest(request_type="POST", url=f"{config.sh_base_url}/api/v1/process", post_values=body,
@@ -48,14 +54,47 @@ const jsCrs = (epsg) =>
     : `{ authId: "EPSG:${epsg}", auth: "EPSG", opengisUrl: "http://www.opengis.net/def/crs/EPSG/0/${epsg}" }`;
 
 /**
+ * S1GRDAWSEULayer's parameters of the builder's Sentinel-1 options (options.js; null: not chosen) and, when one of
+ * acquisitionMode, polarization, resolution is not chosen, the line that keeps the layer from asking a configuration
+ * instance for them (sentinelhub-js 0.12.6 needs all three or an instanceId/layerId; a null member is not sent as a
+ * filter). sentinelhub-js sends demInstance and orthorectify only when orthorectify is true.
+ */
+function s1Params(r) {
+  const f = r.s1Filter ?? {},
+    p = r.processing ?? {};
+  const params = {
+    acquisitionMode: f.acquisitionMode ?? null,
+    polarization: f.polarization ?? null,
+    resolution: f.resolution ?? null,
+    orbitDirection: f.orbitDirection ?? null,
+    backscatterCoeff: p.backCoeff ?? null,
+    orthorectify: p.orthorectify ?? null,
+    demInstanceType: p.demInstance ?? null,
+    speckleFilter: p.speckleFilter ?? null,
+  };
+  const text = Object.entries(params)
+    .map(([k, v]) => `${k}: ${JSON.stringify(v)}, `)
+    .join("");
+  const open = [f.acquisitionMode, f.polarization, f.resolution].includes(undefined)
+    ? "\nlayer.updateLayerFromServiceIfNeeded = async () => {}; // no configuration instance: the options above as they are"
+    : "";
+  return { text, open };
+}
+
+/**
  * JavaScript (Node): a sentinelhub-js layer's getMap through the Processing API, its requests redirected to this
  * server. `r` = {collection, epsg, bbox [minx,miny,maxx,maxy] and geometry (or null) in that CRS, from, to, width,
- * height, format, mosaickingOrder, maxcc (%), evalscript}; BYOC collections (byoc-<id>) use BYOCLayer.
+ * height, format, mosaickingOrder, maxcc (%), evalscript, processing, s1Filter (options.js)}; BYOC collections
+ * (byoc-<id>) use BYOCLayer, sentinel-1-grd S1GRDAWSEULayer with the Sentinel-1 options.
  */
 export function jsSnippet(origin, r, out) {
   const byoc = r.collection.startsWith("byoc-");
   const cls = byoc ? "BYOCLayer" : (LAYERS[r.collection] ?? "S2L2ALayer");
-  const extra = byoc ? `collectionId: "${r.collection.slice(5)}", ` : "";
+  const s1 = cls === "S1GRDAWSEULayer" ? s1Params(r) : { text: "", open: "" };
+  const sampling = ["upsampling", "downsampling"].filter((k) => r.processing?.[k]);
+  // S1GRDAWSEULayer's constructor takes no upsampling / downsampling: set on the layer
+  const samplingLines = sampling.map((k) => `\nlayer.${k} = "${r.processing[k]}";`).join("");
+  const extra = (byoc ? `collectionId: "${r.collection.slice(5)}", ` : "") + s1.text;
   const crs = jsCrs(r.epsg);
   const imports = [
     "ApiType",
@@ -73,7 +112,7 @@ import { ${imports.join(", ")} } from "@sentinel-hub/sentinelhub-js";
 // sentinelhub-js calls https://services.sentinel-hub.com/...: send those requests to EO Edge instead
 addAxiosRequestInterceptor((config) => ({ ...config, url: config.url.replace(/^https:\\/\\/[^/]+/, "${origin}") }));
 setAuthToken(await requestAuthToken(process.env.CLIENT_ID, process.env.CLIENT_SECRET));
-const layer = new ${cls}({ ${extra}mosaickingOrder: "${r.mosaickingOrder}", maxCloudCoverPercent: ${r.maxcc}, evalscript: ${JSON.stringify(r.evalscript)} });
+const layer = new ${cls}({ ${extra}mosaickingOrder: "${r.mosaickingOrder}", maxCloudCoverPercent: ${r.maxcc}, evalscript: ${JSON.stringify(r.evalscript)} });${s1.open}${samplingLines}
 const data = await layer.getMap({
   bbox: new BBox(${crs}, ${r.bbox.join(", ")}),${
     r.geometry

@@ -34,7 +34,7 @@ function mercator([w, s, e, n]) {
 }
 
 /** The resolution (m) to use: `asked`, raised to a multiple of 10 m when the AOI would exceed MAX_PX a side. */
-function resolution(bbox, asked) {
+export function resolution(bbox, asked) {
   const needed = Math.max(bbox[2] - bbox[0], bbox[3] - bbox[1]) / MAX_PX;
   return asked >= needed ? asked : Math.ceil(needed / 10) * 10;
 }

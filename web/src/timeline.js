@@ -9,9 +9,10 @@ export const MAX_ITEMS = 1000;
 
 /**
  * Catalog items of `collection` intersecting `aoi` ({bbox} or {geometry}, WGS84) in `datetime`
- * ("<from>/<to>", RFC 3339 or open ".."), following the `next` links (POST body merged) up to MAX_ITEMS.
+ * ("<from>/<to>", RFC 3339 or open ".."), following the `next` links (POST body merged) up to MAX_ITEMS; `origin`:
+ * the address of the location hosting the collection ("": this one).
  */
-export async function searchItems(collection, aoi, datetime, signal) {
+export async function searchItems(collection, aoi, datetime, signal, origin = "") {
   let body = {
     collections: [collection],
     datetime,
@@ -19,11 +20,12 @@ export async function searchItems(collection, aoi, datetime, signal) {
     ...(aoi.geometry ? { intersects: aoi.geometry } : { bbox: aoi.bbox }),
   };
   const items = [];
-  for (let url = "/api/v1/catalog/1.0.0/search"; url && items.length < MAX_ITEMS; ) {
+  for (let url = `${origin}/api/v1/catalog/1.0.0/search`; url && items.length < MAX_ITEMS; ) {
     const page = await json(url, { method: "POST", body, signal });
     items.push(...page.features);
     const next = page.links?.find((l) => l.rel === "next");
-    [url, body] = next ? [new URL(next.href, location.origin).pathname, { ...body, ...next.body }] : [null, body];
+    const nextUrl = next && new URL(next.href, origin || location.origin);
+    [url, body] = next ? [origin ? nextUrl.href : nextUrl.pathname, { ...body, ...next.body }] : [null, body];
   }
   return items;
 }

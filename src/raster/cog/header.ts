@@ -8,6 +8,7 @@ import { GeoTIFF } from "geotiff";
 import type { ImageFileDirectory } from "geotiff";
 import type { ByteSource, GeoTransform } from "../types";
 import type { SampleType } from "../reader";
+import { gcpGeoTransform, type Gcp } from "../gcp";
 import { EngineError, invalidFile } from "../errors";
 import { checkIfdChain, readOrFault, StorageFault } from "./ifds";
 import { checkLevel, fileName } from "./limits";
@@ -38,7 +39,13 @@ export interface CogHeader {
   littleEndian: boolean;
   /** EPSG code from the GeoKeys (ProjectedCSTypeGeoKey, else GeographicTypeGeoKey). */
   epsg: number;
+  /**
+   * GDAL-order geotransform; for a file georeferenced by GCPs only (`gcps` set) the least-squares affine fit of
+   * its GCPs (an approximation for sizes and resolutions: warps use the GCP transformer).
+   */
   geoTransform: GeoTransform;
+  /** Ground control points (several ModelTiepoint tie points, no ModelPixelScale), in the CRS of `epsg`. */
+  gcps?: Gcp[];
   samplesPerPixel: number;
   bitsPerSample: number;
   sampleType: SampleType;
@@ -101,24 +108,45 @@ function epsgOf(keys: Map<number, number>): number {
   throw new Error("GeoTIFF declares no EPSG code in its GeoKeys (ProjectedCSTypeGeoKey / GeographicTypeGeoKey)");
 }
 
-/** GDAL-order geotransform from ModelTransformation, or ModelTiepoint + ModelPixelScale. PixelIsPoint is shifted by half a pixel as GDAL does. */
-async function geoTransformOf(fd: ImageFileDirectory, keys: Map<number, number>): Promise<GeoTransform> {
+/**
+ * GDAL-order geotransform from ModelTransformation, or ModelTiepoint + ModelPixelScale; or, for a file with several
+ * tie points and no scale or transformation, its ground control points (as GDAL's GTiff driver reads them: one GCP
+ * per tie point (I, J, K, X, Y, Z)). PixelIsPoint shifts the geotransform, or the GCPs' pixel/line, by half a pixel
+ * as GDAL does.
+ */
+async function georeferencingOf(
+  fd: ImageFileDirectory,
+  keys: Map<number, number>,
+): Promise<{ geoTransform: GeoTransform; gcps?: Gcp[] }> {
+  const point = keys.get(GEOKEY_RASTER_TYPE) === 2;
   const matrix = (await fd.loadValue("ModelTransformation")) as ArrayLike<number> | undefined;
   let gt: GeoTransform;
   if (matrix && matrix.length >= 16) gt = [matrix[3]!, matrix[0]!, matrix[1]!, matrix[7]!, matrix[4]!, matrix[5]!];
   else {
     const tie = (await fd.loadValue("ModelTiepoint")) as ArrayLike<number> | undefined;
     const scale = (await fd.loadValue("ModelPixelScale")) as ArrayLike<number> | undefined;
+    if (tie && tie.length >= 12 && !scale) {
+      const gcps = gcpsOf(tie, point ? 0.5 : 0);
+      return { geoTransform: gcpGeoTransform(gcps), gcps };
+    }
     if (!tie || tie.length < 6 || !scale || scale.length < 2)
       throw new Error("GeoTIFF has no georeferencing (ModelTiepoint/ModelPixelScale)");
     const [i, j, , x, y] = [tie[0]!, tie[1]!, tie[2]!, tie[3]!, tie[4]!];
     gt = [x - i * scale[0]!, scale[0]!, 0, y + j * scale[1]!, 0, -scale[1]!];
   }
-  if (keys.get(GEOKEY_RASTER_TYPE) === 2) {
+  if (point) {
     gt[0] -= 0.5 * (gt[1] + gt[2]);
     gt[3] -= 0.5 * (gt[4] + gt[5]);
   }
-  return gt;
+  return { geoTransform: gt };
+}
+
+/** The GCPs of a ModelTiepoint tag (6 values per tie point), pixel/line shifted by `shift`. */
+function gcpsOf(tie: ArrayLike<number>, shift: number): Gcp[] {
+  const gcps: Gcp[] = [];
+  for (let k = 0; k + 6 <= tie.length; k += 6)
+    gcps.push({ pixel: tie[k]! + shift, line: tie[k + 1]! + shift, x: tie[k + 3]!, y: tie[k + 4]! });
+  return gcps;
 }
 
 function sampleTypeOf(format: number, bits: number): SampleType {
@@ -192,7 +220,7 @@ async function parseChecked(source: ByteSource, prefetch: ArrayBuffer, count: nu
   return {
     littleEndian: tiff.littleEndian,
     epsg: epsgOf(keys),
-    geoTransform: await geoTransformOf(fd, keys),
+    ...(await georeferencingOf(fd, keys)),
     samplesPerPixel,
     bitsPerSample: bits,
     sampleType,

@@ -10,6 +10,7 @@ import { bboxOf, checkWindow, pyramidLevels, type NativeWindow, type RasterLevel
 import { blockCache, readWindow, type PixelWindow } from "./blocks";
 import { parseHeader, type CogHeader, type GeoTransform, type SampleType } from "./header";
 import { Lru } from "../lru";
+import { gcpBounds, gcpTransformer, type GcpTransformer } from "../gcp";
 import { HEADER_CACHE_BYTES } from "../memory";
 
 export type { GeoTransform, SampleType, PixelWindow };
@@ -50,9 +51,21 @@ export function cogCacheStats(): { headers: number; blocks: number; blockBytes: 
   return { headers: headerCache.stats.entries, blocks: b.entries, blockBytes: b.bytes, blockBudget: b.maxBytes };
 }
 
+/** GCP transformers fitted per parsed header (headers are cached, so a warm open fits nothing). */
+const fitted = new WeakMap<CogHeader, GcpTransformer>();
+
+/** The GCP transformer of a header with GCPs (GDAL's default order), fitted once per header. */
+function gcpsOf(header: CogHeader): GcpTransformer | undefined {
+  if (!header.gcps) return undefined;
+  let t = fitted.get(header);
+  if (!t) fitted.set(header, (t = gcpTransformer(header.gcps)));
+  return t;
+}
+
 /** Builds the Cog view of a parsed header for `source`. */
 function cogOf(source: ByteSource, header: CogHeader): Cog {
   const full = header.levels[0]!;
+  const gcps = gcpsOf(header);
   const cog: Cog = {
     id: source.id,
     source,
@@ -60,7 +73,8 @@ function cogOf(source: ByteSource, header: CogHeader): Cog {
     width: full.width,
     height: full.height,
     geoTransform: header.geoTransform,
-    bbox: bboxOf(header.geoTransform, full.width, full.height),
+    bbox: gcps ? gcpBounds(gcps, full.width, full.height) : bboxOf(header.geoTransform, full.width, full.height),
+    ...(gcps ? { gcps } : {}),
     bandCount: header.samplesPerPixel,
     nodata: header.nodata,
     sampleType: header.sampleType,

@@ -26,8 +26,11 @@
 import { buf as adler32 } from "adler-32";
 import { constants, deflateRawSync, deflateSync } from "node:zlib";
 
-/** zlib level 0 (stored) to 9 (smallest), or "huffman": entropy coding only, no string matching (Z_HUFFMAN_ONLY). */
-export type DeflateLevel = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | "huffman";
+/**
+ * zlib level 0 (stored) to 9 (smallest), "huffman": entropy coding only, no string matching (Z_HUFFMAN_ONLY), or
+ * "rle": matches at distance 1 only (Z_RLE: runs, the strings a filtered image row mostly holds; PNG, ./png.ts).
+ */
+export type DeflateLevel = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | "huffman" | "rle";
 
 /**
  * Compresses `bytes` into one zlib stream (2-byte header, DEFLATE blocks, Adler-32) at `level`.
@@ -40,7 +43,11 @@ export function zlibCompress(bytes: Uint8Array, level: DeflateLevel): Uint8Array
 
 /** node:zlib options of a DeflateLevel. */
 const zlibOptions = (level: DeflateLevel) =>
-  level === "huffman" ? { level: 1, strategy: constants.Z_HUFFMAN_ONLY } : { level };
+  level === "huffman"
+    ? { level: 1, strategy: constants.Z_HUFFMAN_ONLY }
+    : level === "rle"
+      ? { level: 1, strategy: constants.Z_RLE }
+      : { level };
 
 /**
  * One zlib stream over `pieces`, compressed one piece at a time, so that neither the whole input nor the whole
@@ -68,12 +75,18 @@ export function* zlibParts(pieces: Iterable<Uint8Array>, level: DeflateLevel): G
     first = false;
     return out;
   };
+  let count = 0;
   for (const piece of pieces) {
-    if (pending) yield deflate(pending, false);
-    adler = adler32(piece, adler);
+    if (pending) {
+      if (count === 1) adler = adler32(pending, adler);
+      yield deflate(pending, false);
+    }
+    if (count++ > 0) adler = adler32(piece, adler);
     pending = piece;
   }
-  yield deflate(pending ?? new Uint8Array(0), true);
+  // a lone piece: zlib's own stream (its Adler-32 computed natively, several times faster than adler-32's)
+  if (count <= 1) yield zlibCompress(pending ?? new Uint8Array(0), level);
+  else yield deflate(pending!, true);
 }
 
 /**

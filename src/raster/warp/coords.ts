@@ -21,6 +21,7 @@
 import type { GeoTransform } from "../types";
 import { finiteBounds, transformer } from "../crs";
 import type { Crs, Grid } from "../types";
+import type { RasterLevel, RasterReader } from "../reader";
 
 /** Transforms output pixel coordinates (px, py) into source pixel coordinates in place; failures give NaN. */
 export type PixelTransform = (px: Float64Array, py: Float64Array) => void;
@@ -34,18 +35,11 @@ export const DEFAULT_ERROR_THRESHOLD = 0.01;
  * x = minX + (c + 0.5) * resX, y = maxY - (r + 0.5) * resY, as in GDAL.
  */
 export function pixelTransform(grid: Grid, srcCrs: Crs, gt: GeoTransform): PixelTransform {
-  const [minX, , maxX, maxY] = grid.bbox;
-  const resX = (maxX - minX) / grid.width;
-  const resY = (maxY - grid.bbox[1]) / grid.height;
-  const reproject = transformer(grid.crs, srcCrs);
+  const toCrs = gridToCrs(grid, srcCrs);
   const det = gt[1] * gt[5] - gt[2] * gt[4];
   const northUp = gt[2] === 0 && gt[4] === 0;
   return (px, py) => {
-    for (let i = 0; i < px.length; i++) {
-      px[i] = minX + px[i]! * resX;
-      py[i] = maxY - py[i]! * resY;
-    }
-    reproject(px, py);
+    toCrs(px, py);
     for (let i = 0; i < px.length; i++) {
       const dx = px[i]! - gt[0];
       const dy = py[i]! - gt[3];
@@ -56,6 +50,48 @@ export function pixelTransform(grid: Grid, srcCrs: Crs, gt: GeoTransform): Pixel
         px[i] = (gt[5] * dx - gt[2] * dy) / det;
         py[i] = (gt[1] * dy - gt[4] * dx) / det;
       }
+    }
+  };
+}
+
+/** Output pixel coordinates of `grid` -> coordinates in `srcCrs` (through proj4 when the CRSs differ), in place. */
+function gridToCrs(grid: Grid, srcCrs: Crs): PixelTransform {
+  const [minX, , maxX, maxY] = grid.bbox;
+  const resX = (maxX - minX) / grid.width;
+  const resY = (maxY - grid.bbox[1]) / grid.height;
+  const reproject = transformer(grid.crs, srcCrs);
+  return (px, py) => {
+    for (let i = 0; i < px.length; i++) {
+      px[i] = minX + px[i]! * resX;
+      py[i] = maxY - py[i]! * resY;
+    }
+    reproject(px, py);
+  };
+}
+
+/**
+ * The exact transform from output pixel coordinates of `grid` to pixel coordinates of `level` of `reader`: through
+ * the level's geotransform (pixelTransform), or, for a reader georeferenced by ground control points, through its
+ * GCP transformer's reverse polynomial (src/raster/gcp.ts; GDAL's GenImgProj transformer with a GCP transformer)
+ * then scaled to the level (an overview's pixel = full-resolution pixel x overview size / full size, as GDAL's
+ * overview datasets scale GCPs).
+ */
+export function levelTransform(
+  grid: Grid,
+  reader: Pick<RasterReader, "crs" | "width" | "height" | "gcps">,
+  level: RasterLevel,
+): PixelTransform {
+  const gcps = reader.gcps;
+  if (!gcps) return pixelTransform(grid, reader.crs, level.geoTransform);
+  const toCrs = gridToCrs(grid, reader.crs);
+  const [sx, sy] = [level.width / reader.width, level.height / reader.height];
+  return (px, py) => {
+    toCrs(px, py);
+    gcps.toPixel(px, py);
+    if (sx === 1 && sy === 1) return;
+    for (let i = 0; i < px.length; i++) {
+      px[i]! *= sx;
+      py[i]! *= sy;
     }
   };
 }

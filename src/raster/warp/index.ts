@@ -2,7 +2,9 @@
  * Warping bands of any RasterReader (../reader.ts: a COG, a Zarr array, ...) onto an output grid, with GDAL's semantics (gdalwarp / gdal.Warp 3.6):
  * overview choice of `-ovr AUTO` (plan.ts), GDAL's approximate transformer (coords.ts) and GDAL's near,
  * bilinear and cubic kernels including their nodata and image-edge behaviour (kernels.ts).
- * Values are not rounded to the file's integer type (as gdalwarp -ot Float32 / -wt Float32).
+ * Values are not rounded to the file's integer type (as gdalwarp -ot Float32 / -wt Float32). A reader georeferenced by
+ * ground control points (RasterReader.gcps) is warped through its GCP polynomial (coords.ts levelTransform), as
+ * gdalwarp's default GCP transformer.
  */
 import { EngineError, invalidArgument } from "../errors";
 import type { RasterReader } from "../reader";

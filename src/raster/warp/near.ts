@@ -119,6 +119,39 @@ export function nearWindow(index: Int32Array, bands: NativeWindow[], nodata: num
   }
 }
 
+/** Resolves after the event loop ran once: the requests started before it are on their way. */
+const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/**
+ * warpNear without a cached index map: the window's read (`pending`, already started) is sent before the map is
+ * computed, so its round trips overlap that work; after one turn of the event loop, in which the other files of the
+ * scene (read together, src/pipeline/read.ts) send theirs and the requests leave, the map is computed (or taken
+ * from the cache, when a file of the same layout computed it meanwhile) and kept.
+ */
+async function warpNearCold(
+  pending: Promise<NativeWindow[]>,
+  key: string,
+  coords: SourceCoords,
+  w: WindowGeometry,
+  nodata: number,
+  out: WarpedBand[],
+): Promise<void> {
+  pending.catch(() => undefined); // its failure is thrown below, not reported as unhandled meanwhile
+  await nextTurn();
+  let index = indexCache.get(key);
+  if (!index) {
+    index = centreIndex(coords, w);
+    indexCache.set(key, index);
+  }
+  const windows = await pending;
+  if (!identityMaps.has(index)) return nearWindow(index, windows, nodata, out);
+  // the Float32 window is the output (a native window holds values Float32 holds exactly)
+  for (const [b, o] of out.entries()) {
+    const win = windows[b]!;
+    maskInPlace((o.data = win instanceof Float32Array ? win : Float32Array.from(win)), nodata, o.valid);
+  }
+}
+
 /**
  * NEAREST warp of 0-based `bands` of `reader` level `levelIndex` through window `w` onto `out` (see the module
  * comment). `coordsKey` names `coords` (grid, level geotransform, error threshold); `nodata` is Float32 or NaN.
@@ -149,11 +182,8 @@ export async function warpNear(
     nearWindow(scratchIndex(key, coords, w), windows, nodata, out);
     return;
   }
-  let index = indexCache.get(key);
-  if (!index) {
-    index = centreIndex(coords, w);
-    indexCache.set(key, index);
-  }
+  const index = indexCache.get(key);
+  if (!index) return warpNearCold(readNative(), key, coords, w, nodata, out);
   if (identityMaps.has(index)) {
     // The Float32 window is the output: no gather, no second copy.
     const windows = await reader.read(levelIndex, bands, win);

@@ -8,7 +8,7 @@
 import type { RasterReader } from "../reader";
 import { finiteBounds } from "../crs";
 import type { Grid, Resampling } from "../types";
-import { pixelTransform, type PixelTransform } from "./coords";
+import { levelTransform, type PixelTransform } from "./coords";
 
 /** Kernel radius in source pixels (GDAL anGWKFilterRadius: near 0, bilinear 1, cubic 2). */
 export const FILTER_RADIUS: Record<Resampling, number> = { NEAREST: 0, BILINEAR: 1, BICUBIC: 2 };
@@ -33,7 +33,7 @@ export function chooseLevel(reader: RasterReader, grid: Grid): number {
       xs[i * n + j] = (grid.width * i) / (n - 1);
       ys[i * n + j] = (grid.height * j) / (n - 1);
     }
-  pixelTransform(grid, reader.crs, reader.geoTransform)(xs, ys);
+  levelTransform(grid, reader, reader.levels[0]!)(xs, ys);
   const b = finiteBounds(xs, ys);
   if (!b) return 0;
   const target = Math.min(

@@ -8,7 +8,7 @@
 import { approxBytes, Lru } from "../lru";
 import type { PixelWindow, RasterReader } from "../reader";
 import type { Grid, Resampling } from "../types";
-import { pixelTransform, sourceCoords, type SourceCoords } from "./coords";
+import { levelTransform, sourceCoords, type SourceCoords } from "./coords";
 import { chooseLevel, kernelScale, type KernelScale } from "./plan";
 import { PREPARED_WARP_BYTES } from "../memory";
 
@@ -53,7 +53,7 @@ function prepare(
 ): PreparedWarp {
   const levelIndex = level ?? chooseLevel(reader, grid);
   const l = reader.levels[levelIndex]!;
-  const exact = pixelTransform(grid, reader.crs, l.geoTransform);
+  const exact = levelTransform(grid, reader, l);
   const coordsKey = [
     grid.crs.epsg,
     ...grid.bbox,
@@ -61,9 +61,12 @@ function prepare(
     grid.height,
     reader.crs.epsg,
     ...l.geoTransform,
+    reader.gcps?.key ?? "",
     threshold,
   ].join("|");
-  const coords = sourceCoords(exact, grid.width, grid.height, threshold, grid.crs.epsg !== reader.crs.epsg);
+  // affine (exact per pixel) only without GCPs and in the file's own CRS
+  const approximate = grid.crs.epsg !== reader.crs.epsg || reader.gcps !== undefined;
+  const coords = sourceCoords(exact, grid.width, grid.height, threshold, approximate);
   const scale = coords.bounds && kernelScale(exact, grid, l.width, l.height, resampling);
   const win = scale && readWindowFor(coords.bounds!, scale, l.width, l.height);
   return { levelIndex, coords, coordsKey, scale: scale || null, win: win || null };
@@ -80,7 +83,12 @@ export function preparedWarp(
   threshold: number,
   level?: number,
 ): PreparedWarp {
-  const layout = [reader.crs.epsg, ...reader.geoTransform, ...reader.levels.flatMap((l) => [l.width, l.height])];
+  const layout = [
+    reader.crs.epsg,
+    ...reader.geoTransform,
+    reader.gcps?.key ?? "",
+    ...reader.levels.flatMap((l) => [l.width, l.height]),
+  ];
   const key = [
     grid.crs.epsg,
     ...grid.bbox,

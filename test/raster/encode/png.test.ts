@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { rejection } from "../../helpers/engine";
-import { encodePng, encodePngParts, JSQUASH_MAX_PIXELS } from "../../../src/raster/encode/png";
+import { encodePng, encodePngParts } from "../../../src/raster/encode/png";
 import type { EncodeInput } from "../../../src/raster/encode/types";
 import { decodePng } from "../../helpers/png";
 import { pyDecode, samplesOf, type PyImage } from "../../helpers/pydecode";
@@ -139,9 +139,8 @@ describe("encodePng on real 29RKH pixels, decoded by fast-png with CRC checks", 
 describe("a large PNG, written in IDAT chunks compressed one at a time", () => {
   let big: EncodeInput[], pngs: Uint8Array[];
   beforeAll(async () => {
-    // 1100 x 1000 real pixels: above JSQUASH_MAX_PIXELS, so 8-bit RGBA is written here too
+    // 1100 x 1000 real pixels: 4.4 MB of 8-bit RGBA scanlines, more than 4 IDAT_BYTES
     const w = await s2Window(["B04", "B03", "B02", "B08"], 0, 0, 1100, 1000);
-    expect(w.width * w.height).toBeGreaterThan(JSQUASH_MAX_PIXELS);
     big = [toUint8(w), toUint16(firstBands(w, 1))];
     pngs = await Promise.all(big.map(encodePng));
   });
@@ -149,7 +148,7 @@ describe("a large PNG, written in IDAT chunks compressed one at a time", () => {
   it("several IDAT chunks; fast-png (CRCs checked) and libpng (GDAL) decode every sample exactly", async (ctx) => {
     for (const [i, png] of pngs.entries()) {
       const idats = chunkTypes(png).filter((t) => t === "IDAT").length;
-      expect(idats).toBeGreaterThan(2);
+      expect(idats).toBeGreaterThan(1);
       expect((await decodePng(png)).samples).toEqual(big[i]!.data);
     }
     const results = (await pyDecode(

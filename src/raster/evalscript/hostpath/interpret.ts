@@ -9,8 +9,7 @@
 import { OP, rampIndex, type Program } from "./program";
 import { MATH1_KERNELS, MATH2_KERNELS } from "./mathkernels";
 import type { Kernel } from "./kernel";
-import type { SampleArray } from "../sampletype";
-import type { SampleType } from "../types";
+import { bandWriter, type OutputTarget } from "./output";
 
 /** Pixels per block: 1024 doubles per register (8 KiB) keep a program's working set in the CPU caches. */
 export const BLOCK = 1024;
@@ -19,18 +18,6 @@ type R = Float64Array;
 
 /** One kernel per operation code (loads, Math and outputs have their own). */
 const KERNELS: Record<number, Kernel> = {
-  [OP.ADD]: (d, a, b, _c, n) => {
-    for (let i = 0; i < n; i++) d[i] = a[i]! + b[i]!;
-  },
-  [OP.SUB]: (d, a, b, _c, n) => {
-    for (let i = 0; i < n; i++) d[i] = a[i]! - b[i]!;
-  },
-  [OP.MUL]: (d, a, b, _c, n) => {
-    for (let i = 0; i < n; i++) d[i] = a[i]! * b[i]!;
-  },
-  [OP.DIV]: (d, a, b, _c, n) => {
-    for (let i = 0; i < n; i++) d[i] = a[i]! / b[i]!;
-  },
   [OP.MOD]: (d, a, b, _c, n) => {
     for (let i = 0; i < n; i++) d[i] = a[i]! % b[i]!;
   },
@@ -46,9 +33,6 @@ const KERNELS: Record<number, Kernel> = {
   [OP.NOT]: (d, a, _b, _c, n) => {
     for (let i = 0; i < n; i++) d[i] = a[i] ? 0 : 1;
   },
-  [OP.LT]: (d, a, b, _c, n) => {
-    for (let i = 0; i < n; i++) d[i] = a[i]! < b[i]! ? 1 : 0;
-  },
   [OP.LE]: (d, a, b, _c, n) => {
     for (let i = 0; i < n; i++) d[i] = a[i]! <= b[i]! ? 1 : 0;
   },
@@ -63,9 +47,6 @@ const KERNELS: Record<number, Kernel> = {
   },
   [OP.SNE]: (d, a, b, _c, n) => {
     for (let i = 0; i < n; i++) d[i] = a[i] !== b[i] ? 1 : 0;
-  },
-  [OP.SELECT]: (d, a, b, c, n) => {
-    for (let i = 0; i < n; i++) d[i] = a[i] ? b[i]! : c[i]!;
   },
   [OP.BAND]: (d, a, b, _c, n) => {
     for (let i = 0; i < n; i++) d[i] = a[i]! & b[i]!;
@@ -101,24 +82,11 @@ const KERNELS: Record<number, Kernel> = {
   [OP.ISFINITE]: (d, a, _b, _c, n) => {
     for (let i = 0; i < n; i++) d[i] = Number.isFinite(a[i]) ? 1 : 0;
   },
-  // rampIndex and rampComponent of ./program.ts written out with the table in locals (the same comparisons and
-  // arithmetic): called per pixel, the calls cost more than the search
+  // rampIndex: its binary search ran 2.7x faster than a branch-free count of 20 sorted stops; rampComponent
+  // written out with the table in locals (the same arithmetic): called per pixel, the call cost more
   [OP.RAMPI]: (d, a, _b, _c, n, k, ramps) => {
-    const t = ramps[k]!,
-      v = t.values,
-      m = v.length,
-      v0 = v[0]!;
-    if (!t.sorted) {
-      for (let i = 0; i < n; i++) d[i] = rampIndex(t, a[i]!);
-      return;
-    }
-    for (let i = 0; i < n; i++) {
-      const x = a[i]!;
-      // sorted values: the first i >= 1 with x <= v[i] is 1 + the count of v[1..] below x (no branch to mispredict)
-      let s = 1;
-      for (let j = 1; j < m; j++) s += v[j]! < x ? 1 : 0;
-      d[i] = x > v0 ? s : 0;
-    }
+    const t = ramps[k]!;
+    for (let i = 0; i < n; i++) d[i] = rampIndex(t, a[i]!);
   },
   [OP.RAMPC]: (d, a, b, _c, n, k, ramps) => {
     const t = ramps[k >> 2]!,
@@ -141,8 +109,25 @@ const KERNELS: Record<number, Kernel> = {
   },
 };
 
-/** The kernel of an operation. */
-function kernelOf(code: number, k: number): Kernel {
+/** Operations exec runs through its switch. */
+const SWITCHED = new Set<number>([
+  OP.LOADF,
+  OP.LOADM,
+  OP.ADD,
+  OP.SUB,
+  OP.MUL,
+  OP.DIV,
+  OP.LT,
+  OP.SELECT,
+  OP.NDI,
+  OP.NDIB,
+  OP.INDEXB,
+  OP.MULKB,
+]);
+
+/** The kernel of an operation (undefined for those exec switches on). */
+function kernelOf(code: number, k: number): Kernel | undefined {
+  if (SWITCHED.has(code)) return undefined;
   const f = code === OP.MATH1 ? MATH1_KERNELS[k] : code === OP.MATH2 ? MATH2_KERNELS[k] : KERNELS[code];
   if (!f) throw new Error(`column program: no kernel for operation ${code}`);
   return f;
@@ -164,59 +149,6 @@ export interface ProgramInput {
   dataMask: Uint8Array;
 }
 
-/** One output array: Float32 values or the stored sampleType's array, band-interleaved. */
-export interface OutputTarget {
-  sampleType: SampleType;
-  /** Convert to the stored sampleType (else Float32 values). */
-  convert: boolean;
-  array: Float32Array | SampleArray;
-}
-
-/**
- * Writers of a register (n pixels) as band j of `bands` from output pixel p, one per array type (each loop sees one
- * element kind): Float32 values; AUTO as the Uint8ClampedArray store of the Float32 value x 255; the integer types
- * as min(max(floor(f + 0.5), min), max) of the Float32 value f (sandbox/values.js toStored, equal to toSampleType).
- */
-function writeF32(out: Float32Array, v: R, o: number, n: number, bands: number): void {
-  for (let i = 0; i < n; i++) out[o + i * bands] = v[i]!;
-}
-function writeAuto(out: Uint8ClampedArray, v: R, o: number, n: number, bands: number): void {
-  for (let i = 0; i < n; i++) out[o + i * bands] = Math.fround(v[i]!) * 255;
-}
-function writeU8(out: Uint8Array, v: R, o: number, n: number, bands: number): void {
-  for (let i = 0; i < n; i++) out[o + i * bands] = Math.min(Math.max(Math.floor(Math.fround(v[i]!) + 0.5), 0), 255);
-}
-function writeI8(out: Int8Array, v: R, o: number, n: number, bands: number): void {
-  for (let i = 0; i < n; i++) out[o + i * bands] = Math.min(Math.max(Math.floor(Math.fround(v[i]!) + 0.5), -128), 127);
-}
-function writeU16(out: Uint16Array, v: R, o: number, n: number, bands: number): void {
-  for (let i = 0; i < n; i++) out[o + i * bands] = Math.min(Math.max(Math.floor(Math.fround(v[i]!) + 0.5), 0), 65535);
-}
-function writeI16(out: Int16Array, v: R, o: number, n: number, bands: number): void {
-  for (let i = 0; i < n; i++)
-    out[o + i * bands] = Math.min(Math.max(Math.floor(Math.fround(v[i]!) + 0.5), -32768), 32767);
-}
-
-/** The writer of an output target: (register, first output value index, n, bands) => void. */
-function writerOf(t: OutputTarget): (v: R, o: number, n: number, bands: number) => void {
-  const a = t.array;
-  if (!t.convert || t.sampleType === "FLOAT32") return (v, o, n, bands) => writeF32(a as Float32Array, v, o, n, bands);
-  switch (t.sampleType) {
-    case "AUTO": {
-      const c = new Uint8ClampedArray(a.buffer, a.byteOffset, a.length);
-      return (v, o, n, bands) => writeAuto(c, v, o, n, bands);
-    }
-    case "UINT8":
-      return (v, o, n, bands) => writeU8(a as Uint8Array, v, o, n, bands);
-    case "INT8":
-      return (v, o, n, bands) => writeI8(a as Int8Array, v, o, n, bands);
-    case "UINT16":
-      return (v, o, n, bands) => writeU16(a as Uint16Array, v, o, n, bands);
-    case "INT16":
-      return (v, o, n, bands) => writeI16(a as Int16Array, v, o, n, bands);
-  }
-}
-
 /**
  * Runs `program` over pixels [from, to) of `input` into `targets` (one per program output, in order; pixel p of
  * the input is pixel p - shift of the targets).
@@ -235,27 +167,118 @@ export function runProgram(
   const bands = program.bands.map((b) =>
     Object.hasOwn(input.bands, b) ? input.bands[b]! : (zeros ??= new Float32Array(to)),
   );
-  const none = new Float64Array(0);
+  const none = new Float64Array(0),
+    noBand = new Float32Array(0);
   const reg = (r: number) => (r < 0 ? none : regs[r]!);
-  const steps = program.ops.map((o) => ({
-    o,
-    f: o.code === OP.LOADF || o.code === OP.LOADM ? undefined : kernelOf(o.code, o.k),
+  const steps: Step[] = program.ops.map((o) => ({
+    code: o.code,
+    k: o.k,
+    f: kernelOf(o.code, o.k),
     d: regs[o.d]!,
     a: reg(o.a),
     b: reg(o.b),
     c: reg(o.c),
+    x: o.code === OP.LOADF || o.code === OP.NDIB || o.code === OP.INDEXB || o.code === OP.MULKB ? bands[o.k]! : noBand,
+    y: o.code === OP.NDIB || o.code === OP.INDEXB ? bands[o.j!]! : noBand,
   }));
-  const writes = program.outputs.flatMap((out, k) => {
-    const write = writerOf(targets[k]!);
-    return out.regs.map((r, j) => ({ v: regs[r]!, j, bands: out.regs.length, write }));
-  });
+  const writes = program.outputs.flatMap((out, k) =>
+    out.writes.map((w, j) => ({
+      j,
+      bands: out.writes.length,
+      write: bandWriter(targets[k]!, w, regs, input.dataMask, bands),
+    })),
+  );
   for (let p0 = from; p0 < to; p0 += BLOCK) {
     const n = Math.min(BLOCK, to - p0);
-    for (const { o, f, d, a, b, c } of steps) {
-      if (f) f(d, a, b, c, n, o.k, program.ramps);
-      else if (o.code === OP.LOADM) loadMask(d, input.dataMask, p0, n);
-      else loadF32(d, bands[o.k]!, p0, n);
-    }
-    for (const w of writes) w.write(w.v, (p0 - shift) * w.bands + w.j, n, w.bands);
+    for (let s = 0; s < steps.length; s++) exec(steps[s]!, input.dataMask, p0, n, program.ramps);
+    for (const w of writes) w.write(p0, (p0 - shift) * w.bands + w.j, n, w.bands);
   }
+}
+
+/** One operation bound to its registers (and band, for LOADF). */
+interface Step {
+  code: number;
+  k: number;
+  f: Kernel | undefined;
+  d: R;
+  a: R;
+  b: R;
+  c: R;
+  /** Band arrays read (LOADF, NDIB, INDEXB, MULKB). */
+  x: Float32Array;
+  y: Float32Array;
+}
+
+/** Runs one step over pixels p0..p0+n: the common operations through a switch (one call site each), others by table. */
+function exec(s: Step, mask: Uint8Array, p0: number, n: number, ramps: Program["ramps"]): void {
+  switch (s.code) {
+    case OP.LOADF:
+      return loadF32(s.d, s.x, p0, n);
+    case OP.LOADM:
+      return loadMask(s.d, mask, p0, n);
+    case OP.ADD:
+      return add(s.d, s.a, s.b, n);
+    case OP.SUB:
+      return sub(s.d, s.a, s.b, n);
+    case OP.MUL:
+      return mul(s.d, s.a, s.b, n);
+    case OP.DIV:
+      return div(s.d, s.a, s.b, n);
+    case OP.LT:
+      return lt(s.d, s.a, s.b, n);
+    case OP.SELECT:
+      return select(s.d, s.a, s.b, s.c, n);
+    case OP.NDI:
+      return ndi(s.d, s.a, s.b, n);
+    case OP.NDIB:
+      return ndib(s.d, s.x, s.y, p0, n);
+    case OP.INDEXB:
+      return indexb(s.d, s.x, s.y, p0, n);
+    case OP.MULKB:
+      return mulkb(s.d, s.x, s.b[0]!, p0, n);
+    default:
+      return s.f!(s.d, s.a, s.b, s.c, n, s.k, ramps);
+  }
+}
+function add(d: R, a: R, b: R, n: number): void {
+  for (let i = 0; i < n; i++) d[i] = a[i]! + b[i]!;
+}
+function sub(d: R, a: R, b: R, n: number): void {
+  for (let i = 0; i < n; i++) d[i] = a[i]! - b[i]!;
+}
+function mul(d: R, a: R, b: R, n: number): void {
+  for (let i = 0; i < n; i++) d[i] = a[i]! * b[i]!;
+}
+function div(d: R, a: R, b: R, n: number): void {
+  for (let i = 0; i < n; i++) d[i] = a[i]! / b[i]!;
+}
+function lt(d: R, a: R, b: R, n: number): void {
+  for (let i = 0; i < n; i++) d[i] = a[i]! < b[i]! ? 1 : 0;
+}
+function select(d: R, a: R, b: R, c: R, n: number): void {
+  for (let i = 0; i < n; i++) d[i] = a[i] ? b[i]! : c[i]!;
+}
+function ndi(d: R, a: R, b: R, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const x = a[i]!,
+      y = b[i]!;
+    d[i] = (x - y) / (x + y);
+  }
+}
+function ndib(d: R, a: Float32Array, b: Float32Array, p0: number, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const x = a[p0 + i]!,
+      y = b[p0 + i]!;
+    d[i] = (x - y) / (x + y);
+  }
+}
+function indexb(d: R, a: Float32Array, b: Float32Array, p0: number, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const x = a[p0 + i]!,
+      y = b[p0 + i]!;
+    d[i] = x + y != 0 ? (x - y) / (x + y) : 0;
+  }
+}
+function mulkb(d: R, a: Float32Array, k: number, p0: number, n: number): void {
+  for (let i = 0; i < n; i++) d[i] = a[p0 + i]! * k;
 }

@@ -9,42 +9,10 @@
  * Semantics are JavaScript's number semantics (float64, NaN, +-Infinity, -0): every kernel is the JS expression
  * the sandbox would evaluate for that operator or library call, so both evaluators agree bit for bit.
  */
+import { fuse, type Write } from "./fuse";
+import { OP, type Operation } from "./ops";
 
-/** Operation codes. Operands: registers `a`, `b`, `c`; `k` an index into the program's tables (or a band). */
-export const OP = {
-  /** d = band k (Float32) */ LOADF: 0,
-  /** d = dataMask (Uint8) */ LOADM: 1,
-  ADD: 2,
-  SUB: 3,
-  MUL: 4,
-  DIV: 5,
-  MOD: 6,
-  EXP: 7,
-  NEG: 8,
-  /** d = a ? 1 : 0 (truthiness of a number) */ TRUTHY: 9,
-  /** d = a ? 0 : 1 */ NOT: 10,
-  LT: 11,
-  LE: 12,
-  GT: 13,
-  GE: 14,
-  SEQ: 15,
-  SNE: 16,
-  /** d = a ? b : c (a's truthiness) */ SELECT: 17,
-  /** d = Math[MATH1[k]](a) */ MATH1: 18,
-  /** d = Math[MATH2[k]](a, b) */ MATH2: 19,
-  BAND: 20,
-  BOR: 21,
-  BXOR: 22,
-  SHL: 23,
-  SHR: 24,
-  USHR: 25,
-  BNOT: 26,
-  /** d = index(a, b) of the evalscript library: a + b != 0 ? (a - b) / (a + b) : 0 */ INDEX: 27,
-  /** d = Number.isNaN(a) ? 1 : 0 */ ISNAN: 28,
-  /** d = 1 when a is finite */ ISFINITE: 29,
-  /** d = the segment of ramp table k that value a falls in (rampIndex) */ RAMPI: 30,
-  /** d = component k%4 of ColorRampVisualizer.process(a) with ramp table k>>2, b its segment (RAMPI) */ RAMPC: 31,
-} as const;
+export { OP };
 
 /** One-argument Math functions (MATH1's k). */
 export const MATH1 = [
@@ -208,20 +176,18 @@ export function scalar(code: number, a: number, b: number, c: number, k: number,
   throw new Error(`column program: no operation ${code}`);
 }
 
-/** One operation: d = code(a, b, c; k). */
-export interface Operation {
-  code: number;
-  d: number;
-  a: number;
-  b: number;
-  c: number;
-  k: number;
-}
+export type { Operation };
 
 /** One output of the program: its id and the register of each band. */
 export interface ProgramOutput {
   id: string;
   regs: number[];
+}
+
+/** One output of a finished program: its id and how each band is written (./fuse.ts). */
+export interface FinishedOutput {
+  id: string;
+  writes: Write[];
 }
 
 /** A finished program (physical registers). */
@@ -234,7 +200,7 @@ export interface Program {
   /** Band names of LOADF's k. */
   bands: string[];
   ramps: RampTable[];
-  outputs: ProgramOutput[];
+  outputs: FinishedOutput[];
   /** Upper bound of the budget ticks the sandbox would charge a pixel (function calls and array elements, x 8). */
   ticks: number;
 }
@@ -308,15 +274,22 @@ export class Builder {
   }
 
   /**
-   * The program computing `outputs`: operations no output needs are dropped, and virtual registers are mapped
-   * onto physical ones (a register is reused once its last reader has run; constants keep theirs).
+   * The program computing `outputs`: common shapes become superinstructions and direct output writes
+   * (./fuse.ts), operations no output needs are dropped, and virtual registers are mapped onto physical ones (a register is reused once its last reader has run; constants keep theirs).
    * @throws NotPure when more than PROGRAM_LIMITS.regs registers are live at once.
    */
   finish(outputs: ProgramOutput[], ticks: number): Program {
-    const needed = new Set<number>(outputs.flatMap((o) => o.regs));
+    const all = [...this.ops];
+    const writes = fuse(
+      all,
+      outputs.map((o) => o.regs),
+      this.known,
+    );
+    const written = writes.flat().flatMap((w) => ("r" in w ? [w.r] : "a" in w ? [w.a, w.b] : []));
+    const needed = new Set<number>(written);
     const kept: Operation[] = [];
-    for (let i = this.ops.length - 1; i >= 0; i--) {
-      const o = this.ops[i]!;
+    for (let i = all.length - 1; i >= 0; i--) {
+      const o = all[i]!;
       if (!needed.has(o.d)) continue;
       kept.push(o);
       for (const r of [o.a, o.b, o.c]) if (r >= 0) needed.add(r);
@@ -324,7 +297,7 @@ export class Builder {
     kept.reverse();
     const last = new Map<number, number>();
     kept.forEach((o, i) => [o.a, o.b, o.c].forEach((r) => r >= 0 && last.set(r, i)));
-    for (const o of outputs) for (const r of o.regs) last.set(r, Infinity);
+    for (const r of written) last.set(r, Infinity);
     const phys = new Map<number, number>();
     const consts: [number, number][] = [];
     let count = 0;
@@ -353,7 +326,12 @@ export class Builder {
       consts,
       bands: this.bands,
       ramps: this.ramps,
-      outputs: outputs.map((o) => ({ id: o.id, regs: o.regs.map((r) => phys.get(r)!) })),
+      outputs: outputs.map((o, k) => ({
+        id: o.id,
+        writes: writes[k]!.map((w) =>
+          "r" in w ? { ...w, r: phys.get(w.r)! } : "a" in w ? { ...w, a: phys.get(w.a)!, b: phys.get(w.b)! } : w,
+        ),
+      })),
       ticks,
     };
   }

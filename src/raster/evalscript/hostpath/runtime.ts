@@ -8,7 +8,8 @@
 import { approxBytes, Lru } from "../../lru";
 import { SCRIPT_CACHE_BYTES } from "../../memory";
 import { compileProgram, literalSetup } from "./compile";
-import { runProgram, type OutputTarget, type ProgramInput } from "./interpret";
+import { runProgram, type ProgramInput } from "./interpret";
+import type { OutputTarget } from "./output";
 import { NotPure, type Program } from "./program";
 import { checkInput } from "../host/input";
 import { normalizeSetup } from "../host/setup";

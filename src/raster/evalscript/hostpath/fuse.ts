@@ -1,0 +1,70 @@
+/**
+ * Superinstructions of column programs (./program.ts): the shapes users write most, rewritten before registers
+ * are allocated (virtual registers are written once, so an operand's defining operation is known) into fewer
+ * loops over a block. Each rewrite computes the very JavaScript expression of the operations it replaces, so
+ * results are bit for bit the same:
+ * - `(x - y) / (x + y)` (or `/ (y + x)`: IEEE addition commutes) is NDI, and NDIB when x and y are bands (read
+ *   from the Float32 band arrays, no load loop); the library's index(x, y) of two bands is INDEXB;
+ * - a band times a constant (either order: IEEE multiplication commutes) is MULKB;
+ * - an output band that is a constant, the dataMask, or a choice between two constants on a comparison
+ *   (`n < 0.1 ? 1 : 0.2`) is written directly (the stored values computed once, see ./output.ts), with no
+ *   register loop; a band times a constant is written from the band (FLOAT32 and AUTO outputs).
+ * Operations left without a reader are dropped by Builder.finish.
+ */
+import { OP, type Operation } from "./ops";
+
+/**
+ * How one output band is written: a register, a constant, the dataMask, `a < b ? x : y` of two constants (`<=`
+ * with orEqual), or band k times constant x.
+ */
+export type Write =
+  | { kind: "reg"; r: number }
+  | { kind: "const"; x: number }
+  | { kind: "mask" }
+  | { kind: "scaled"; k: number; x: number }
+  | { kind: "compare"; a: number; b: number; orEqual: boolean; x: number; y: number };
+
+/**
+ * Rewrites `ops` (virtual registers, in order; replaced in place, same destination) and returns the writes of
+ * each output band.
+ * @param known constant registers and their values.
+ */
+export function fuse(ops: Operation[], outputs: number[][], known: Map<number, number>): Write[][] {
+  const def = new Map<number, Operation>(ops.map((o) => [o.d, o]));
+  const band = (r: number) => (def.get(r)?.code === OP.LOADF ? def.get(r)!.k : -1);
+  ops.forEach((o, i) => {
+    if (o.code === OP.DIV) {
+      const s = def.get(o.a),
+        t = def.get(o.b);
+      const sum = t?.code === OP.ADD && ((t.a === s?.a && t.b === s.b) || (t.a === s?.b && t.b === s.a));
+      if (s?.code === OP.SUB && sum) o = ops[i] = { ...o, code: OP.NDI, a: s.a, b: s.b };
+    }
+    if ((o.code === OP.NDI || o.code === OP.INDEX) && band(o.a) >= 0 && band(o.b) >= 0)
+      ops[i] = { ...o, code: o.code === OP.NDI ? OP.NDIB : OP.INDEXB, k: band(o.a), j: band(o.b), a: -1, b: -1 };
+    if (o.code === OP.MUL) {
+      const [x, y] = known.has(o.a) ? [o.b, o.a] : [o.a, o.b];
+      if (known.has(y) && band(x) >= 0) ops[i] = { ...o, code: OP.MULKB, k: band(x), a: -1, b: y };
+    }
+  });
+  for (const o of ops) def.set(o.d, o);
+  return outputs.map((regs) =>
+    regs.map((r): Write => {
+      const x = known.get(r),
+        o = def.get(r);
+      if (x !== undefined) return { kind: "const", x };
+      if (o?.code === OP.LOADM) return { kind: "mask" };
+      const c = o?.code === OP.SELECT && known.has(o.b) && known.has(o.c) ? def.get(o.a) : undefined;
+      if (c) {
+        const x = known.get(o!.b)!,
+          y = known.get(o!.c)!;
+        // a > b is b < a and a >= b is b <= a (NaN included: false either way)
+        if (c.code === OP.LT || c.code === OP.LE)
+          return { kind: "compare", a: c.a, b: c.b, orEqual: c.code === OP.LE, x, y };
+        if (c.code === OP.GT || c.code === OP.GE)
+          return { kind: "compare", a: c.b, b: c.a, orEqual: c.code === OP.GE, x, y };
+      }
+      if (o?.code === OP.MULKB) return { kind: "scaled", k: o.k, x: known.get(o.b)! };
+      return { kind: "reg", r };
+    }),
+  );
+}

@@ -1,0 +1,172 @@
+/**
+ * The output side of the host path's interpreter (./interpret.ts): each output band written band-interleaved into
+ * its output array, converted to the stored sampleType as the sandbox converts it (sandbox/values.js `toStored`:
+ * the Float32 value first, then AUTO as the Uint8ClampedArray store of value x 255, the integer types as
+ * min(max(floor(v + 0.5))). A band that is a constant, the dataMask or a choice between two constants (./fuse.ts)
+ * has its stored values computed once, by the same writer, and is written with no conversion per pixel.
+ */
+import type { Write } from "./fuse";
+import type { SampleArray } from "../sampletype";
+import type { SampleType } from "../types";
+
+type R = Float64Array;
+
+/** Pixels per call of a writer at most (./interpret.ts BLOCK). */
+const BLOCK_MAX = 1024;
+
+/** The pixels of one evaluation: band arrays by name (absent: zeros) and the dataMask. */
+export interface ProgramInput {
+  bands: Record<string, Float32Array>;
+  dataMask: Uint8Array;
+}
+
+/** One output array: Float32 values or the stored sampleType's array, band-interleaved. */
+export interface OutputTarget {
+  sampleType: SampleType;
+  /** Convert to the stored sampleType (else Float32 values). */
+  convert: boolean;
+  array: Float32Array | SampleArray;
+}
+
+/**
+ * Writers of a register (n pixels) as band j of `bands` from output pixel p, one per array type (each loop sees one
+ * element kind): Float32 values; AUTO as the Uint8ClampedArray store of the Float32 value x 255; the integer types
+ * as min(max(floor(f + 0.5), min), max) of the Float32 value f (sandbox/values.js toStored, equal to toSampleType).
+ */
+function writeF32(out: Float32Array, v: R, o: number, n: number, bands: number): void {
+  for (let i = 0; i < n; i++) out[o + i * bands] = v[i]!;
+}
+function writeAuto(out: Uint8ClampedArray, v: R, o: number, n: number, bands: number): void {
+  for (let i = 0; i < n; i++) out[o + i * bands] = Math.fround(v[i]!) * 255;
+}
+function writeU8(out: Uint8Array, v: R, o: number, n: number, bands: number): void {
+  for (let i = 0; i < n; i++) out[o + i * bands] = Math.min(Math.max(Math.floor(Math.fround(v[i]!) + 0.5), 0), 255);
+}
+function writeI8(out: Int8Array, v: R, o: number, n: number, bands: number): void {
+  for (let i = 0; i < n; i++) out[o + i * bands] = Math.min(Math.max(Math.floor(Math.fround(v[i]!) + 0.5), -128), 127);
+}
+function writeU16(out: Uint16Array, v: R, o: number, n: number, bands: number): void {
+  for (let i = 0; i < n; i++) out[o + i * bands] = Math.min(Math.max(Math.floor(Math.fround(v[i]!) + 0.5), 0), 65535);
+}
+function writeI16(out: Int16Array, v: R, o: number, n: number, bands: number): void {
+  for (let i = 0; i < n; i++)
+    out[o + i * bands] = Math.min(Math.max(Math.floor(Math.fround(v[i]!) + 0.5), -32768), 32767);
+}
+
+/** The writer of a register into an output target: (register, first output value index, n, bands) => void. */
+function writerOf(t: OutputTarget): (v: R, o: number, n: number, bands: number) => void {
+  const a = t.array;
+  if (!t.convert || t.sampleType === "FLOAT32") return (v, o, n, bands) => writeF32(a as Float32Array, v, o, n, bands);
+  switch (t.sampleType) {
+    case "AUTO": {
+      const c = new Uint8ClampedArray(a.buffer as ArrayBuffer, a.byteOffset, a.length);
+      return (v, o, n, bands) => writeAuto(c, v, o, n, bands);
+    }
+    case "UINT8":
+      return (v, o, n, bands) => writeU8(a as Uint8Array, v, o, n, bands);
+    case "INT8":
+      return (v, o, n, bands) => writeI8(a as Int8Array, v, o, n, bands);
+    case "UINT16":
+      return (v, o, n, bands) => writeU16(a as Uint16Array, v, o, n, bands);
+    case "INT16":
+      return (v, o, n, bands) => writeI16(a as Int16Array, v, o, n, bands);
+  }
+}
+
+/** The raw elements of a stored array (stored values copy exactly): one element kind per element size. */
+type Raw = Uint8Array | Uint16Array | Float32Array;
+const rawOf = (a: Float32Array | SampleArray | Uint8ClampedArray): Raw =>
+  a.BYTES_PER_ELEMENT === 4
+    ? (a as Float32Array)
+    : new (a.BYTES_PER_ELEMENT === 2 ? Uint16Array : Uint8Array)(a.buffer as ArrayBuffer, a.byteOffset, a.length);
+
+/** The stored value of x in target t (its raw element), by the very writer of its registers. */
+function storedOf(t: OutputTarget, x: number): number {
+  const one = { ...t, array: new (t.array.constructor as new (n: number) => SampleArray)(1) };
+  writerOf(one)(Float64Array.of(x), 0, 1, 1);
+  return rawOf(one.array)[0]!;
+}
+
+function writeConst(out: Raw, x: number, o: number, n: number, bands: number): void {
+  const end = o + n * bands;
+  for (let q = o; q < end; q += bands) out[q] = x;
+}
+function writeLess(out: Raw, a: R, b: R, xy: Raw, o: number, n: number, bands: number): void {
+  const end = o + n * bands;
+  for (let q = o, i = 0; q < end; q += bands, i++) out[q] = xy[+(a[i]! < b[i]!)]!;
+}
+function writeLessOrEqual(out: Raw, a: R, b: R, xy: Raw, o: number, n: number, bands: number): void {
+  const end = o + n * bands;
+  for (let q = o, i = 0; q < end; q += bands, i++) out[q] = xy[+(a[i]! <= b[i]!)]!;
+}
+/** Band b times x as FLOAT32 (f = 1, out a Float32Array) or AUTO (f = 255, out a Uint8ClampedArray). */
+function writeScaled(
+  out: Float32Array | Uint8ClampedArray,
+  b: Float32Array,
+  x: number,
+  f: number,
+  p0: number,
+  o: number,
+  n: number,
+  bands: number,
+): void {
+  const end = o + n * bands;
+  for (let q = o, i = p0; q < end; q += bands, i++) out[q] = Math.fround(b[i]! * x) * f;
+}
+function writeMask(out: Raw, table: Raw, m: Uint8Array, p0: number, o: number, n: number, bands: number): void {
+  const end = o + n * bands;
+  for (let q = o, i = p0; q < end; q += bands, i++) out[q] = table[m[i]!]!;
+}
+
+/**
+ * The writer of band j of `bands` of target t: (first input pixel p0, first output value index o, n) => void.
+ * @param regs the program's registers; mask the input's dataMask; bands the band arrays (by LOADF's k).
+ */
+export function bandWriter(
+  t: OutputTarget,
+  w: Write,
+  regs: R[],
+  mask: Uint8Array,
+  bands: Float32Array[],
+): (p0: number, o: number, n: number, bands: number) => void {
+  const raw = rawOf(t.array);
+  switch (w.kind) {
+    case "reg": {
+      const write = writerOf(t),
+        v = regs[w.r]!;
+      return (_p0, o, n, bands) => write(v, o, n, bands);
+    }
+    case "const": {
+      const x = storedOf(t, w.x);
+      return (_p0, o, n, bands) => writeConst(raw, x, o, n, bands);
+    }
+    case "compare": {
+      const xy = raw.slice(0, 2);
+      xy[0] = storedOf(t, w.y);
+      xy[1] = storedOf(t, w.x); // indexed by the comparison: no branch to mispredict
+      const [a, b] = [regs[w.a]!, regs[w.b]!];
+      const less = w.orEqual ? writeLessOrEqual : writeLess;
+      return (_p0, o, n, q) => less(raw, a, b, xy, o, n, q);
+    }
+    case "scaled": {
+      const b = bands[w.k]!;
+      if (!t.convert || t.sampleType === "FLOAT32")
+        return (p0, o, n, q) => writeScaled(t.array as Float32Array, b, w.x, 1, p0, o, n, q);
+      if (t.sampleType === "AUTO") {
+        const c = new Uint8ClampedArray(raw.buffer, raw.byteOffset, raw.length);
+        return (p0, o, n, q) => writeScaled(c, b, w.x, 255, p0, o, n, q);
+      }
+      const write = writerOf(t),
+        v = new Float64Array(BLOCK_MAX);
+      return (p0, o, n, q) => {
+        for (let i = 0; i < n; i++) v[i] = b[p0 + i]! * w.x;
+        write(v, o, n, q);
+      };
+    }
+    case "mask": {
+      const table = rawOf(new (t.array.constructor as new (n: number) => SampleArray)(256));
+      for (let m = 0; m < 256; m++) table[m] = storedOf(t, m);
+      return (p0, o, n, bands) => writeMask(raw, table, mask, p0, o, n, bands);
+    }
+  }
+}
