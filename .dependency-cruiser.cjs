@@ -64,6 +64,14 @@ module.exports = {
       to: { circular: true, pathNot: "^src/storage$" },
     },
     {
+      name: "no-module-circles-in-evalscript",
+      comment:
+        "Inside src/raster/evalscript no module leads back to itself, type-only imports included: shared shapes live in types.ts.",
+      severity: "error",
+      from: { path: "^src/raster/evalscript/" },
+      to: { circular: true },
+    },
+    {
       name: "raster-is-the-bottom",
       comment: "The raster engine imports nothing of ours outside src/raster (no HTTP: it throws EngineError kinds).",
       severity: "error",

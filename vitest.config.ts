@@ -33,6 +33,47 @@ const FAST = [
 const PYTHON_FILES = ["test/raster/encode/{archive,cog,jpeg,png,tiff-clients,tiffstrips}.test.ts"];
 const INCLUDE = { bench: ["bench/**/*.workerd.ts"], fast: FAST }[MODE] ?? ["test/**/*.test.ts"];
 const EXCLUDE = [...configDefaults.exclude, ...(MODE === "fast" ? PYTHON_FILES : [])];
+/**
+ * Files of FAST that need a workerd runtime of their own (project "fresh"): they assert state an earlier file of the
+ * same runtime would have left in the Worker's modules or storage (d1key: the isolate's key set, which it must read
+ * from D1 cold; recycle: the sandbox isolates' generations and pool, which it fills from empty; storage: the sample
+ * seeding's counts; admission: the isolate's memory admission, which it fills from none in flight). Each failed when sharing a runtime. Files of the API areas failed more often in shared
+ * runtimes, depending on which file ran before (seeded scenes and collections, catalog page counts, capabilities
+ * extents: 6 of 43 files in one order, 3 more in another), so they keep a runtime each.
+ */
+const FRESH_RUNTIME = [
+  "test/auth/d1key.test.ts",
+  "test/raster/evalscript/recycle.test.ts",
+  "test/storage.test.ts",
+  "test/pipeline/admission.test.ts",
+];
+/**
+ * Pools: the FAST files run with `isolate: false`, several files one after the other in one workerd runtime (its
+ * modules loaded once, its storage shared: they make their own accounts, buckets and records), since starting a
+ * runtime and loading the Worker's modules for each file took 82% of their time (test:fast, 65 files, loaded
+ * machine: 2205 s -> 226 s, CPU 367 s -> 82 s). The other files keep a runtime per file: many of them count
+ * records, fix names or wait on queues and alarms that another file's leftovers would disturb.
+ */
+const PROJECTS =
+  MODE === "bench"
+    ? undefined
+    : [
+        {
+          name: "shared",
+          include: FAST,
+          exclude: [...EXCLUDE, ...FRESH_RUNTIME],
+          isolate: false,
+        },
+        {
+          name: "fresh",
+          include: FRESH_RUNTIME,
+          exclude: EXCLUDE,
+          isolate: true,
+        },
+        ...(MODE === "fast"
+          ? []
+          : [{ name: "isolated", include: INCLUDE, exclude: [...EXCLUDE, ...FAST], isolate: true }]),
+      ];
 const FIXTURES = resolve("test/fixtures");
 
 /** Lists data/items/<collection>/*.json as one JSON array (the STAC items the seed loads). */
@@ -105,59 +146,67 @@ export default defineConfig(async () => {
   // The archive twin (scripts/archive-twin.mjs): the public archives' STAC APIs and buckets over data/archive/,
   // on a free loopback port; the Worker reads it through the archive vars, the tests reach its hooks at ARCHIVE_TWIN_URL
   const twin = await startArchiveTwin();
-  return {
-    plugins: [
-      cloudflareTest({
-        main: "./src/index.ts",
-        wrangler: { configPath: "./wrangler.toml" },
-        miniflare: {
-          // PUBLIC_BASE_URL: the origin tests send requests to (test/helpers/auth.ts BASE); BUCKET_REGIONS: the buckets
-          // test/locations puts in a CREODIAS region, so their BYOC collections are hosted in location creo;
-          // S3_HOSTS: 127.0.0.2 on any port (the relay's S3 address; test/s3/address.test.ts) serves S3 at its root
-          bindings: {
-            TEST_MIGRATIONS: migrations,
-            PUBLIC_BASE_URL: "http://localhost",
-            TRANSFER_REPS: process.env.TRANSFER_REPS ?? "",
-            BUCKET_REGIONS: JSON.stringify({ "loc-creo": "waw3-1", "loc-creo-async": "waw3-1" }),
-            S3_HOSTS: "127.0.0.2",
-            PLANET_API_URL: planet,
-            PLANET_TILES_URL: planet,
-            EO_EDGE_ARCHIVE: "twin",
-            ARCHIVE_STAC_URL: twin.stacUrl["earth-search"],
-            ARCHIVE_URL_MAP: JSON.stringify(twin.urlMap),
-            ARCHIVE_TWIN_URL: twin.url,
-            AWS_ACCESS_KEY_ID: TWIN_AWS_KEYS.accessKeyId,
-            AWS_SECRET_ACCESS_KEY: TWIN_AWS_KEYS.secretAccessKey,
-          },
-          // CLIENT_RELAY (test/services/client-relay.mjs): real HTTP client programs (GDAL, OWSLib, rasterio) against the Worker,
-          // the one way a program reaches the Worker under test (its address: 127.0.0.1, or 127.0.0.2 for S3 at the root)
-          serviceBindings: {
-            SAMPLE_DATA: sampleData,
-            PY_DECODE: pyScript("py_decode.py"),
-            PY_S3: pyScript("py_s3.py"),
-            PY_ZARR: pyScript("py_zarr.py"),
-            CLIENT_RELAY: clientRelay,
-          },
+  // one plugin per project (a plugin inherited by `extends` from the root config is applied twice)
+  const plugin = () =>
+    cloudflareTest({
+      main: "./src/index.ts",
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: {
+        // PUBLIC_BASE_URL: the origin tests send requests to (test/helpers/auth.ts BASE); BUCKET_REGIONS: the buckets
+        // test/locations puts in a CREODIAS region, so their BYOC collections are hosted in location creo;
+        // S3_HOSTS: 127.0.0.2 on any port (the relay's S3 address; test/s3/address.test.ts) serves S3 at its root
+        bindings: {
+          TEST_MIGRATIONS: migrations,
+          PUBLIC_BASE_URL: "http://localhost",
+          TRANSFER_REPS: process.env.TRANSFER_REPS ?? "",
+          BUCKET_REGIONS: JSON.stringify({ "loc-creo": "waw3-1", "loc-creo-async": "waw3-1" }),
+          S3_HOSTS: "127.0.0.2",
+          PLANET_API_URL: planet,
+          PLANET_TILES_URL: planet,
+          EO_EDGE_ARCHIVE: "twin",
+          ARCHIVE_STAC_URL: twin.stacUrl["earth-search"],
+          ARCHIVE_URL_MAP: JSON.stringify(twin.urlMap),
+          ARCHIVE_TWIN_URL: twin.url,
+          AWS_ACCESS_KEY_ID: TWIN_AWS_KEYS.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: TWIN_AWS_KEYS.secretAccessKey,
         },
-      }),
+        // CLIENT_RELAY (test/services/client-relay.mjs): real HTTP client programs (GDAL, OWSLib, rasterio) against the Worker,
+        // the one way a program reaches the Worker under test (its address: 127.0.0.1, or 127.0.0.2 for S3 at the root)
+        serviceBindings: {
+          SAMPLE_DATA: sampleData,
+          PY_DECODE: pyScript("py_decode.py"),
+          PY_S3: pyScript("py_s3.py"),
+          PY_ZARR: pyScript("py_zarr.py"),
+          CLIENT_RELAY: clientRelay,
+        },
+      },
+    });
+  const resolveOptions = {
+    // @aws-sdk/client-s3 in workerd (test/s3/sdk.test.ts): @aws-sdk/xml-builder's "browser" field picks a parser
+    // built on DOMParser, which workerd lacks; its Node parser (the one `./xml-parser` names) runs anywhere
+    // (aws/aws-sdk-js-v3#7375). Only xml-builder imports a module of that name.
+    alias: [
+      { find: /^\.\/xml-parser$/, replacement: resolve("node_modules/@aws-sdk/xml-builder/dist-es/xml-parser.js") },
     ],
-    resolve: {
-      // @aws-sdk/client-s3 in workerd (test/s3/sdk.test.ts): @aws-sdk/xml-builder's "browser" field picks a parser
-      // built on DOMParser, which workerd lacks; its Node parser (the one `./xml-parser` names) runs anywhere
-      // (aws/aws-sdk-js-v3#7375). Only xml-builder imports a module of that name.
-      alias: [
-        { find: /^\.\/xml-parser$/, replacement: resolve("node_modules/@aws-sdk/xml-builder/dist-es/xml-parser.js") },
-      ],
-    },
+  };
+  const testOptions = { setupFiles: ["./test/helpers/apply-migrations.ts"], testTimeout: 30_000, hookTimeout: 60_000 };
+  // Many tests wait on queues, alarms and python decoders rather than on the CPU: 4 workers finish the suite
+  // about 35% sooner than one per core on these 2-core machines (measured: 121 s -> 78 s on 5 folders).
+  const maxWorkers = 4;
+  if (!PROJECTS)
+    return {
+      plugins: [plugin()],
+      resolve: resolveOptions,
+      test: { include: INCLUDE, exclude: EXCLUDE, ...testOptions, maxWorkers },
+    };
+  return {
     test: {
-      include: INCLUDE,
-      exclude: EXCLUDE,
-      setupFiles: ["./test/helpers/apply-migrations.ts"],
-      testTimeout: 30_000,
-      // Many tests wait on queues, alarms and python decoders rather than on the CPU: 4 workers finish the suite
-      // about 35% sooner than one per core on these 2-core machines (measured: 121 s -> 78 s on 5 folders).
-      maxWorkers: 4,
-      hookTimeout: 60_000,
+      maxWorkers,
+      projects: PROJECTS.map((test) => ({
+        plugins: [plugin()],
+        resolve: resolveOptions,
+        test: { ...testOptions, ...test },
+      })),
     },
   };
 });

@@ -4,7 +4,7 @@
 // (browser-check-builder.mjs), the console defects (browser-check-defects.mjs), the exploration view (browser-check-explore.mjs), the API reference (docs-check.mjs) and, last (they change the demo account), the
 // examples of README.md and docs/ (docs-examples.mjs), one after the other, each in its own Node
 // process with CONSOLE_BASE set. Every check runs even after one failed; prints each one's time and the total;
-// exits 1 when any failed. CHECKS=pages,builder runs some (by the names below).
+// exits 1 when any failed. CHECKS=pages,builder runs some (by the names below), CHECKS_EXCEPT=pages all but some.
 // The console's time-lapse export (browser-check-timelapse.mjs) runs after the defects.
 import { spawn } from "node:child_process";
 import { startEoEdge } from "../../scripts/lib/serve.mjs";
@@ -28,7 +28,9 @@ console.log(`server ${server.base} started in ${seconds(t0)} s`);
 const results = [];
 try {
   for (const [name, file] of Object.entries(CHECKS).filter(
-    ([n]) => !process.env.CHECKS || process.env.CHECKS.split(",").includes(n),
+    ([n]) =>
+      (!process.env.CHECKS || process.env.CHECKS.split(",").includes(n)) &&
+      !(process.env.CHECKS_EXCEPT ?? "").split(",").includes(n),
   )) {
     const t = Date.now();
     const child = spawn(process.execPath, [`test/e2e/${file}`], {

@@ -12,7 +12,8 @@
 //      client; the secrets in a mode-0600 file and never on stdout (not a terminal);
 //   3. a first deploy without --domain: PUBLIC_BASE_URL the workers.dev URL read in the preflight, one upload;
 //   4. a redeploy whose smoke test fails: `wrangler rollback` to the version it replaced.
-// Ports: the stand-ins listen on free ports of 127.0.0.1. Exits 1 on the first failed check.
+// The paths run side by side (each deploy mostly waits on node and wrangler starting); their checks are printed in
+// the order above. Ports: the stand-ins listen on free ports of 127.0.0.1. Exits 1 when a check failed.
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { rm, readFile, stat } from "node:fs/promises";
@@ -22,9 +23,20 @@ import { defaultState, startStandin } from "../services/cf-standin.mjs";
 
 const ACCOUNT = defaultState().accounts[0].id;
 const failures = [];
-const check = (ok, what) => {
-  console.log(`${ok ? "ok  " : "FAIL"} ${what}`);
-  if (!ok) failures.push(what);
+/**
+ * A recorder of checks for one path: the paths run side by side (each deploy is mostly waiting on node and wrangler
+ * starting), so each keeps its results and `report` prints them in the order of the paths.
+ */
+const recorder = () => {
+  const lines = [];
+  const check = (ok, what) => lines.push([ok, what]);
+  const report = () => {
+    for (const [ok, what] of lines) {
+      console.log(`${ok ? "ok  " : "FAIL"} ${what}`);
+      if (!ok) failures.push(what);
+    }
+  };
+  return { check, report };
 };
 
 /**
@@ -122,7 +134,7 @@ const uploadsOf = (requests) =>
 const writes = (requests) => requests.filter((r) => r.method !== "GET" && !/\/domains\/changeset$/.test(r.path));
 const home = (name) => resolve(".deploy", name);
 
-async function refusals(worker) {
+async function refusals(worker, check) {
   const cases = [
     ["no Workers Paid", (s) => (s.workersPaid = false), [], /not on Workers Paid/],
     ["R2 not enabled", (s) => (s.r2Enabled = false), [], /R2 is not enabled/],
@@ -151,26 +163,32 @@ async function refusals(worker) {
       /no zone of this account holds it/,
     ],
   ];
-  for (const [what, change, args, message] of cases) {
+  // side by side, each under its own name (a refused run writes nothing, but the names keep them apart regardless)
+  const run = async ([what, change, args], i) => {
     const state = defaultState();
     change(state);
     const api = await startStandin({ state });
-    const r = await deploy(["--name", "eo-twin-refused", ...args], api, worker);
+    const r = await deploy(["--name", `eo-twin-refused-${i}`, ...args], api, worker);
+    await api.close();
+    await rm(home(`eo-twin-refused-${i}`), { recursive: true, force: true });
+    return { r, requests: api.requests };
+  };
+  const runs = await Promise.all(cases.map(run));
+  for (const [i, [what, , , message]] of cases.entries()) {
+    const { r, requests } = runs[i];
     check(r.code === 1 && message.test(r.out) && /Nothing was created/.test(r.out), `preflight refuses: ${what}`);
     check(
-      writes(api.requests).length === 0,
+      writes(requests).length === 0,
       `  ${what}: no write call reached the API (${
-        writes(api.requests)
+        writes(requests)
           .map((x) => `${x.method} ${x.path}`)
           .join(", ") || "none"
       })`,
     );
-    await api.close();
   }
-  await rm(home("eo-twin-refused"), { recursive: true, force: true });
 }
 
-async function firstDeployWithDomain(worker) {
+async function firstDeployWithDomain(worker, check) {
   const name = "eo-twin-domain";
   await rm(home(name), { recursive: true, force: true });
   const api = await startStandin();
@@ -234,7 +252,7 @@ async function firstDeployWithDomain(worker) {
   return name;
 }
 
-async function firstDeployWorkersDev(worker) {
+async function firstDeployWorkersDev(worker, check) {
   const name = "eo-twin-dev";
   await rm(home(name), { recursive: true, force: true });
   const api = await startStandin();
@@ -272,15 +290,16 @@ async function firstDeployWorkersDev(worker) {
   return name;
 }
 
-const worker = await workerStandin();
-const names = [];
-try {
-  await refusals(worker);
-  names.push(await firstDeployWithDomain(worker));
-  names.push(await firstDeployWorkersDev(worker));
-} finally {
-  await worker.close();
-  for (const n of names) await rm(home(n), { recursive: true, force: true });
-}
+// The three paths side by side, each with its own stand-in of the deployed Worker (its accounts and fault flags are
+// per path); their checks are printed in this order once all ended.
+const workers = await Promise.all([workerStandin(), workerStandin(), workerStandin()]);
+const paths = [refusals, firstDeployWithDomain, firstDeployWorkersDev].map(() => recorder());
+const ended = await Promise.allSettled(
+  [refusals, firstDeployWithDomain, firstDeployWorkersDev].map((path, i) => path(workers[i], paths[i].check)),
+);
+for (const p of paths) p.report();
+await Promise.all(workers.map((w) => w.close()));
+for (const n of ["eo-twin-domain", "eo-twin-dev"]) await rm(home(n), { recursive: true, force: true });
+for (const e of ended) if (e.status === "rejected") throw e.reason; // a path that broke off (not a failed check)
 console.log(failures.length ? `deploy twin: ${failures.length} check(s) failed` : "deploy twin: every check passed");
 process.exit(failures.length ? 1 : 0);

@@ -24,7 +24,7 @@
  *   of 1024 pixels, no pixel sent to the sandbox and no user code run on the host (no eval, no Function).
  *   runtime.ts decides per script hash (loadEvalscript returns its HostPathRuntime unless forced to the sandbox) and
  *   hands everything else to the sandbox unchanged; test/raster/evalscript/hostpath.test.ts compares both bit for bit.
- * - limits.ts, errors.ts: the limits (RuntimeLimits in host/runtime.ts) and the 400s (`script-error`,
+ * - limits.ts, errors.ts: the limits (RuntimeLimits in types.ts, DEFAULT_LIMITS in host/runtime.ts) and the 400s (`script-error`,
  *   `budget-exceeded`, `limit-exceeded`: "Failed to evaluate script! ... at line L, column C").
  * Semantics as on Sentinel Hub: SIMPLE mosaicking gives evaluatePixel one (reused) sample object, ORBIT / TILE an
  * array per scene (most recent first), data fusion arrays per datasource id; dataMask-0 pixels are evaluated too;

@@ -9,10 +9,9 @@
  * (Math.round). Statistics use the raw FLOAT values, not these.
  */
 import type { SampleType as StoredSampleType } from "../encode/types";
-import type { SampleType } from "./types";
+import type { SampleArray, SampleType } from "./types";
 
-/** Typed array of each stored sample type. */
-export type SampleArray = Int8Array | Uint8Array | Int16Array | Uint16Array | Float32Array;
+export type { SampleArray };
 
 const RANGES: Record<Exclude<StoredSampleType, "FLOAT32">, [number, number, new (n: number) => SampleArray]> = {
   INT8: [-128, 127, Int8Array],

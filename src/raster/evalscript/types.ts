@@ -2,9 +2,13 @@
  * Types of the evalscript V3 runtime (see ./index.ts for how each maps to Sentinel Hub behaviour).
  * No HTTP here; errors are thrown as EngineError (src/raster/errors.ts) by the functions that take these shapes.
  */
+import type { CompiledEvalscript } from "./compile/compile";
 
 /** `setup().output[].sampleType` (Sentinel Hub `SampleType`); AUTO maps [0, 1] to UINT8 [0, 255]. */
 export type SampleType = "AUTO" | "INT8" | "UINT8" | "INT16" | "UINT16" | "FLOAT32";
+
+/** Typed array of each stored sample type (src/raster/evalscript/sampletype.ts converts to them). */
+export type SampleArray = Int8Array | Uint8Array | Int16Array | Uint16Array | Float32Array;
 
 /** `setup().mosaicking` (Sentinel Hub `Mosaicking`). */
 export type Mosaicking = "SIMPLE" | "ORBIT" | "TILE";
@@ -134,7 +138,7 @@ export interface EvalOutputValues {
    * With `EvalInput.convert`: the values already converted to the stored sampleType inside the sandbox
    * (as `toSampleType` does), and `values` is empty. Saves moving Float32 outputs across the isolate boundary.
    */
-  stored?: import("./sampletype").SampleArray;
+  stored?: SampleArray;
 }
 
 /** Result of one evaluation. */
@@ -143,4 +147,62 @@ export interface EvalResult {
   outputs: Record<string, EvalOutputValues>;
   /** `outputMetadata.userData` set by evaluatePixel or updateOutputMetadata (JSON-compatible), for userdata.json. */
   userData?: unknown;
+}
+
+/** Limits of the runtime; defaults in DEFAULT_LIMITS (host/runtime.ts). */
+export interface RuntimeLimits {
+  /** Ticks (loop iterations + function calls) one script call may use; stops endless loops. */
+  perCall: number;
+  /** Ticks per request: totalBase + totalPerSample * width * height * max(1, scenes). */
+  totalBase: number;
+  totalPerSample: number;
+  /**
+   * Worker Loader `limits.cpuMs` per sandbox call (production; local workerd does not enforce it). With the
+   * 128 MB memory of a production isolate it ends what ticks cannot see (see ./index.ts, "Not stoppable").
+   */
+  cpuMs: number;
+  /** Bytes of input (or output) per evaluation RPC; larger requests go in blocks of rows. */
+  blockBytes: number;
+  /** Bytes a sandbox isolate is sent and returns before it is recycled (host/sandboxgen.ts SANDBOX_RECYCLE_BYTES). */
+  recycleBytes: number;
+  /** Bytes all live sandbox isolates may hold before idle ones are aborted (host/sandboxgen.ts SANDBOX_POOL_BYTES). */
+  poolBytes: number;
+  /** Output bands per evaluation, all outputs together (checked in the sandbox after updateOutput). */
+  outputBands: number;
+  /** Raw output bytes per evaluation: width * height * sum of bands * bytes per sample (limits.ts). */
+  outputBytes: number;
+}
+
+/** A loaded evalscript; see ./index.ts for the Sentinel Hub behaviour of each call. */
+export interface EvalscriptRuntime {
+  readonly compiled: CompiledEvalscript;
+  /** setup(), normalized and validated. @throws EngineError invalid-argument */
+  setup(): Promise<EvalSetup>;
+  /**
+   * preProcessScenes(collections) then legacy filterScenes(scenes, inputMetadata), before pixels are read.
+   * Data fusion (`fusion` given): preProcessScenes gets `collections.<id>` per datasource id (each with its own
+   * time range and mosaicking, `fusion.datasources[i]` the id of `scenes[i]`); filterScenes is not called.
+   * @returns the scenes to read, in the script's order (duplicates kept); identity when the script defines neither.
+   */
+  preProcessScenes(scenes: SceneInfo[], timeRange?: TimeRange, fusion?: FusionScenes): Promise<SceneInfo[]>;
+  /** Runs evaluatePixel over all pixels (after updateOutput) and updateOutputMetadata. @throws EngineError (script-error, budget-exceeded, limit-exceeded, ...) */
+  evaluate(input: EvalInput): Promise<EvalResult>;
+  /**
+   * The same as `evaluate`, one script session, but the pixels come block by block from `load(rowStart, rows)`
+   * (scenes in `input.scenes` order, arrays of `rows * width` values), so the caller never holds the whole input.
+   */
+  evaluateRows(input: RowsInput, load: (rowStart: number, rows: number) => Promise<SceneData[]>): Promise<EvalResult>;
+}
+
+/** Data fusion scene lists for preProcessScenes: the datasource id of each scene and every id's time range. */
+export interface FusionScenes {
+  datasources: string[];
+  timeRanges: Record<string, TimeRange>;
+}
+
+/** Input of a row-streamed evaluation: the scenes' metadata up front, their pixels from the loader. */
+export interface RowsInput extends Omit<EvalInput, "scenes"> {
+  scenes: { info: SceneInfo; datasource?: string }[];
+  /** Rows per block. */
+  rows: number;
 }

@@ -13,7 +13,8 @@ import { sourceFor } from "../warp/refs";
 
 await readerContract("COG reader on DATA", async (file) => openCog(await sourceFor(file)));
 
-const USER = { url: "s3://user-bucket/cogs" };
+// a bucket of its own: files sharing a runtime (vitest.config.ts) share storage, and the first account claims a name
+const USER = { url: `s3://user-bucket-${crypto.randomUUID().slice(0, 8)}/cogs` };
 /** The account that reads the user bucket (it claims it on first use). */
 const READER = crypto.randomUUID();
 

@@ -28,32 +28,23 @@ import { Assembly, blockOf, bytesOf, rowsPerBlock } from "./blocks";
 import { bandCountOf, mosaickingByDatasource, normalizeSetup } from "./setup";
 import { checkInput, isFusion } from "./input";
 import { HostPathRuntime } from "../hostpath/runtime";
-import type { EvalInput, EvalOutputSpec, EvalResult, EvalSetup, SceneData, SceneInfo, TimeRange } from "../types";
+import type {
+  EvalInput,
+  EvalOutputSpec,
+  EvalResult,
+  EvalscriptRuntime,
+  EvalSetup,
+  FusionScenes,
+  RowsInput,
+  RuntimeLimits,
+  SceneData,
+  SceneInfo,
+  TimeRange,
+} from "../types";
 import { SCRIPT_CACHE_BYTES } from "../../memory";
 
-/** Limits of the runtime; defaults in {@link DEFAULT_LIMITS}. */
-export interface RuntimeLimits {
-  /** Ticks (loop iterations + function calls) one script call may use; stops endless loops. */
-  perCall: number;
-  /** Ticks per request: totalBase + totalPerSample * width * height * max(1, scenes). */
-  totalBase: number;
-  totalPerSample: number;
-  /**
-   * Worker Loader `limits.cpuMs` per sandbox call (production; local workerd does not enforce it). With the
-   * 128 MB memory of a production isolate it ends what ticks cannot see (see ../index.ts, "Not stoppable").
-   */
-  cpuMs: number;
-  /** Bytes of input (or output) per evaluation RPC; larger requests go in blocks of rows. */
-  blockBytes: number;
-  /** Bytes a sandbox isolate is sent and returns before it is recycled (sandboxgen.ts SANDBOX_RECYCLE_BYTES). */
-  recycleBytes: number;
-  /** Bytes all live sandbox isolates may hold before idle ones are aborted (sandboxgen.ts SANDBOX_POOL_BYTES). */
-  poolBytes: number;
-  /** Output bands per evaluation, all outputs together (checked in the sandbox after updateOutput). */
-  outputBands: number;
-  /** Raw output bytes per evaluation: width * height * sum of bands * bytes per sample (limits.ts). */
-  outputBytes: number;
-}
+// The runtime's interfaces live in ../types.ts (hostpath/runtime.ts implements them too); kept importable from here.
+export type { EvalscriptRuntime, FusionScenes, RowsInput, RuntimeLimits };
 
 /**
  * Defaults. perCall 2e7: no realistic evalscript call comes near it (ORBIT over 1000 scenes with an O(n^2)
@@ -78,44 +69,10 @@ const INPUT_METADATA = { serviceVersion: "1.0.0", normalizationFactor: 0.0001 };
 /** Normalized setup() per script hash (setup takes no arguments, so its result is per script). */
 const setupCache = new Lru<EvalSetup>(256, SCRIPT_CACHE_BYTES / 8, approxBytes, true);
 
-/** A loaded evalscript; see ../index.ts for the Sentinel Hub behaviour of each call. */
-export interface EvalscriptRuntime {
-  readonly compiled: CompiledEvalscript;
-  /** setup(), normalized and validated. @throws EngineError invalid-argument */
-  setup(): Promise<EvalSetup>;
-  /**
-   * preProcessScenes(collections) then legacy filterScenes(scenes, inputMetadata), before pixels are read.
-   * Data fusion (`fusion` given): preProcessScenes gets `collections.<id>` per datasource id (each with its own
-   * time range and mosaicking, `fusion.datasources[i]` the id of `scenes[i]`); filterScenes is not called.
-   * @returns the scenes to read, in the script's order (duplicates kept); identity when the script defines neither.
-   */
-  preProcessScenes(scenes: SceneInfo[], timeRange?: TimeRange, fusion?: FusionScenes): Promise<SceneInfo[]>;
-  /** Runs evaluatePixel over all pixels (after updateOutput) and updateOutputMetadata. @throws EngineError (script-error, budget-exceeded, limit-exceeded, ...) */
-  evaluate(input: EvalInput): Promise<EvalResult>;
-  /**
-   * The same as `evaluate`, one script session, but the pixels come block by block from `load(rowStart, rows)`
-   * (scenes in `input.scenes` order, arrays of `rows * width` values), so the caller never holds the whole input.
-   */
-  evaluateRows(input: RowsInput, load: (rowStart: number, rows: number) => Promise<SceneData[]>): Promise<EvalResult>;
-}
-
 /** How a runtime evaluates (default: the host path where the script and the evaluation allow it). */
 export interface RuntimeOptions {
   /** Never use the host path (../hostpath): every evaluation runs in the sandbox (the differential test, the bench's A/B). */
   sandbox?: boolean;
-}
-
-/** Data fusion scene lists for preProcessScenes: the datasource id of each scene and every id's time range. */
-export interface FusionScenes {
-  datasources: string[];
-  timeRanges: Record<string, TimeRange>;
-}
-
-/** Input of a row-streamed evaluation: the scenes' metadata up front, their pixels from the loader. */
-export interface RowsInput extends Omit<EvalInput, "scenes"> {
-  scenes: { info: SceneInfo; datasource?: string }[];
-  /** Rows per block. */
-  rows: number;
 }
 
 /** Bytes a lease of the sandbox has sent and received, charged to its isolate when it ends (sandboxgen.ts). */

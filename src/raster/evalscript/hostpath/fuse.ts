@@ -11,7 +11,7 @@
  *   register loop; a band times a constant is written from the band (FLOAT32 and AUTO outputs).
  * Operations left without a reader are dropped by Builder.finish.
  */
-import { OP, type Operation } from "./program";
+import { OP, type Operation } from "./ops";
 
 /**
  * How one output band is written: a register, a constant, the dataMask, `a < b ? x : y` of two constants (`<=`

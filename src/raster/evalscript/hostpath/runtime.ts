@@ -14,8 +14,19 @@ import { NotPure, type Program } from "./program";
 import { checkInput } from "../host/input";
 import { normalizeSetup } from "../host/setup";
 import { storedSampleType, type SampleArray } from "../sampletype";
-import type { EvalInput, EvalOutputSpec, EvalResult, EvalSetup, SceneData, SceneInfo, TimeRange } from "../types";
-import type { EvalscriptRuntime, FusionScenes, RowsInput, RuntimeLimits } from "../host/runtime";
+import type {
+  EvalInput,
+  EvalOutputSpec,
+  EvalResult,
+  EvalscriptRuntime,
+  EvalSetup,
+  FusionScenes,
+  RowsInput,
+  RuntimeLimits,
+  SceneData,
+  SceneInfo,
+  TimeRange,
+} from "../types";
 import type { CompiledEvalscript } from "../compile/compile";
 
 /** Bytes of a program (its operations and tables) or of a refusal's reason, for the cache's budget. */
