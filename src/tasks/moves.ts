@@ -71,7 +71,7 @@ export class TaskMoves {
     });
   }
 
-  /** Units found while PROCESSING (`stored`: in R2), those the task has not got IDLE then leased; false when not PROCESSING. */
+  /** Adds units found while PROCESSING (`stored`: in R2), ids it has skipped, and leases them; false when not PROCESSING. */
   added(stored: StoredUnits): boolean {
     return this.atomically(() => {
       const now = this.rows.record()!;
