@@ -28,7 +28,7 @@ export class TaskMoves {
   ) {}
 
   /** Runs `f` in one transaction; when it throws, the messages it put in the outbox are dropped with its changes. */
-  atomically<T>(f: () => T): T {
+  private atomically<T>(f: () => T): T {
     try {
       return this.storage.transactionSync(f);
     } catch (e) {
