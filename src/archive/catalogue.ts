@@ -3,7 +3,9 @@
  * are named in Sentinel Hub's terms (the band names evalscripts use). Sources: Earth Search v1 collections
  * (earth-search.aws.element84.com/v1/collections), the Planetary Computer's catalog
  * (planetarycomputer.microsoft.com/catalog), Sentinel Hub's data documentation (docs.sentinel-hub.com/api/latest/data/:
- * sentinel-2-l2a, dem, landsat-8-l2, sentinel-1-grd).
+ * sentinel-2-l2a, dem, landsat-8-l2, sentinel-1-grd). Which built-ins an archive offers, and which only with the
+ * operator's AWS keys (requester-pays buckets), is src/storage/archives.ts's list (the collection registry reads it
+ * too); this catalogue has an entry for each (test/archive/offers.test.ts).
  */
 import { EngineError } from "../raster/errors";
 import { offeredCollections, type ArchiveKind } from "../storage/archives";
