@@ -1,11 +1,11 @@
 // The request builder's result: the Run button's busy state, the file offered for download, the image drawn on the
 // map (PNG/JPEG as they are, a single-band float GeoTIFF over viridis with its legend), its date label, and dropping
-// it all (no stale result after a failure, a new date or pin). The object URLs made here are revoked on dropping.
+// it all (no stale result after a failure, a new date or pin). The object URL made here is revoked on dropping.
 import { rampElements } from "./legend.js";
 import { VIRIDIS, tiffImage } from "./tiffview.js";
 
 const $ = (id) => document.getElementById(id);
-/** Object URLs of the current result (the file, a GeoTIFF's drawn PNG). */
+/** Object URLs of the current result (the file offered). */
 const urls = [];
 
 /** Offers `blob` as the download `name`; resolves to its object URL. */
@@ -44,15 +44,21 @@ export function busy(on, t0, auto = false) {
 }
 
 /**
- * Draws result `blob` (at object URL `url`) over `bounds` on map controller `ctl`: a PNG/JPEG as it is, a
- * single-band float GeoTIFF over the viridis ramp (its stretch in #resultLegend). Resolves to true when drawn, else to the reason.
+ * Draws result `blob` over `bounds` on map controller `ctl`: a PNG/JPEG as it is (decoded off the main thread by
+ * createImageBitmap), a single-band float GeoTIFF over the viridis ramp (its stretch in #resultLegend). Resolves to
+ * true when drawn, else to the reason.
  */
-export async function drawResult(ctl, url, blob, bounds) {
-  if (/image\/(png|jpeg)/.test(blob.type)) return ctl.showImage(url, bounds).then(() => true);
+export async function drawResult(ctl, blob, bounds) {
+  if (/image\/(png|jpeg)/.test(blob.type)) {
+    const bitmap = await createImageBitmap(blob).catch((err) => ({ reason: `image not decoded: ${err.message}` }));
+    if (bitmap.reason) return bitmap.reason;
+    const canvas = Object.assign(document.createElement("canvas"), { width: bitmap.width, height: bitmap.height });
+    canvas.getContext("bitmaprenderer").transferFromImageBitmap(bitmap); // no copy
+    return (ctl.showImage(canvas, bounds), true);
+  }
   const tiff = await tiffImage(blob).catch((err) => ({ reason: `GeoTIFF not decoded: ${err.message}` }));
   if (tiff.reason) return tiff.reason;
-  urls.push(tiff.url);
-  await ctl.showImage(tiff.url, bounds);
+  ctl.showImage(tiff.canvas, bounds);
   const stops = VIRIDIS.map((color, i) => ({
     value: tiff.min + ((tiff.max - tiff.min) * i) / (VIRIDIS.length - 1),
     color,
