@@ -1,7 +1,8 @@
 // The request builder's Run (request.js wires it): sends the Processing API request, shows the result on the map
 // (result.js) with its status line, offers the file, and says why when nothing can run. One run at a time: a manual
 // run waits for none, it replaces an automatic one; a new state supersedes the run (no result, no end mark).
-// The request leaves first: clearing the old result, the busy state and the status wait until it is sent.
+// The request leaves first; the old result stays until the new one replaces it (or the run fails, or takes over
+// 200 ms: then Cancel and the progress bar show, result.js busy).
 // performance marks run:start, run:sent, run:response, run:body, run:drawn and run:end time each stage (the
 // browser checks report them, test/e2e/lib/console-timing.mjs).
 import { call, showError, showState } from "./api.js";
@@ -11,6 +12,7 @@ import { busy, clearResult, drawResult, offerResult, showDrawn } from "./result.
 
 const $ = (id) => document.getElementById(id);
 const EXT = { "image/png": "png", "image/jpeg": "jpg", "image/tiff": "tif" };
+const MARKS = ["run:start", "run:sent", "run:response", "run:body", "run:drawn", "run:end"];
 let page,
   running = null;
 
@@ -43,6 +45,7 @@ function refuse(text) {
  * says why when nothing can run. `auto`: an automatic run (a click on Run replaces it; it replaces none).
  */
 export async function runRequest(auto = false) {
+  for (const name of MARKS) performance.clearMarks(name); // the last run's only: no growing buffer
   performance.mark("run:start");
   if (running && (auto || !running.auto)) return;
   if (running) supersedeRun(), await running.done;
@@ -62,8 +65,9 @@ export async function runRequest(auto = false) {
   const known = page.scenes(st, signal); // the days at once (timeline), or a promise (search)
   const sent = known.length !== 0 && send(body, signal); // nothing to render: no request sent
   performance.mark("run:sent");
-  clearResult(ctl);
-  busy(true, t0, auto);
+  delete document.body.dataset.runDone;
+  // the old result stays on the map until the new one replaces it (drawResult), unless the run is slow
+  busy(true, t0, auto, () => clearResult(ctl));
   try {
     if (!sent) throw page.noScenes(st);
     const scenes = await known;
@@ -80,6 +84,7 @@ export async function runRequest(auto = false) {
     document.body.dataset.runDone = String(Date.now());
   } catch (err) {
     busy(false);
+    clearResult(ctl); // no stale result after a failure or a cancel
     if (err.name === "AbortError") running.superseded || showState($("runState"), "cancelled: no result");
     else showError($("runState"), err, $("page-request")), markError(editor, err.message);
   } finally {
