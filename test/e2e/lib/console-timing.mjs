@@ -1,5 +1,5 @@
 // A console run timed against the same request sent by curl, by Node's fetch and by a bare fetch in the page (the
-// browser checks' figure for issue 41's "a console run within 1.2x of the same request by curl"; reported, not
+// browser checks' figure for the console's target "a run within 1.2x of the same request by curl"; reported, not
 // asserted: timings on a shared machine are noisy). Each side is timed from the request's start to the image being
 // available:
 //  - console: in the page, from the click on Run to the result decoded and on the map (runner.js's mark run:drawn;
