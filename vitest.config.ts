@@ -48,21 +48,23 @@ const FRESH_RUNTIME = [
   "test/pipeline/admission.test.ts",
 ];
 /**
- * The API areas' files (every test file outside FAST) that fail when they share a runtime with other API files, so
- * they keep a runtime each (project "isolated"): they assert what the runtime's storage holds as a whole (catalog
- * pages and counts, the sample scenes' extents and dates, the scenes a mosaic or fusion request finds, the archive
- * twin answering where no local item is), which other files' seeded scenes and collections change; or they ran into
- * timeouts in a runtime that other files had loaded (S3 listings, Zarr collections, the 19-date budget). Found in
- * two runs of the API files in shared runtimes: 16 failed in the first; in the second wms/clients (the layer's
- * extent) too, and async/pieces (a 4000 x 4000 render whose strip units were lost and sent again for minutes).
+ * The API areas' files (every test file outside FAST) that keep a runtime each (project "isolated"), the rest
+ * sharing runtimes (project "shared-api"). Two kinds: the files that put items of their own into the built-in
+ * collections (test/catalog's fixture and derived items, process/bands and antimeridian, dataimport/subscriptions),
+ * so that the shared runtimes hold no item but the sample scenes; and the files that failed in shared runtimes
+ * (two runs of the API files): they read what the whole storage holds (the sample scenes' extents and dates, the
+ * scenes a mosaic or a fusion request finds, the archive twin answering where no local item is), or they timed
+ * out or lost work in a runtime other files had loaded (S3 listings, Zarr ingestion, the 19-date budget, the
+ * 4000 x 4000 async render).
  */
 const API_ISOLATED = [
+  "test/catalog/*.test.ts",
+  "test/process/{antimeridian,bands,fusion,gapfill}.test.ts",
+  "test/dataimport/subscriptions.test.ts",
   "test/admin/samples.test.ts",
   "test/async/pieces.test.ts",
   "test/archive/{catalog,process,sentinel1}.test.ts",
   "test/budget/{counts,wmts-pan}.test.ts",
-  "test/catalog/{cap,locations,platform}.test.ts",
-  "test/process/{fusion,gapfill}.test.ts",
   "test/s3/endpoint.test.ts",
   "test/tenancy/s3.test.ts",
   "test/wms/{clients,wms}.test.ts",
@@ -73,7 +75,7 @@ const API_ISOLATED = [
  * modules loaded once, its storage shared: they make their own accounts, buckets and records), since starting a
  * runtime and loading the Worker's modules for each file took 82% of their time (test:fast, 65 files, loaded
  * machine: 2205 s -> 226 s, CPU 367 s -> 82 s). The API areas' files share runtimes of their own the same way
- * (project "shared-api", 102 files; 11 catalog files, loaded machine: CPU 74 s -> 49 s), but for API_ISOLATED.
+ * (project "shared-api", 84 files; 11 catalog files, loaded machine: CPU 74 s -> 49 s), but for API_ISOLATED.
  */
 const PROJECTS =
   MODE === "bench"
