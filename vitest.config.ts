@@ -75,7 +75,8 @@ const API_ISOLATED = [
  * modules loaded once, its storage shared: they make their own accounts, buckets and records), since starting a
  * runtime and loading the Worker's modules for each file took 82% of their time (test:fast, 65 files, loaded
  * machine: 2205 s -> 226 s, CPU 367 s -> 82 s). The API areas' files share runtimes of their own the same way
- * (project "shared-api", 84 files; 11 catalog files, loaded machine: CPU 74 s -> 49 s), but for API_ISOLATED.
+ * (project "shared-api": its 84 files took 572 s of CPU and 572 s with a runtime each, 126 s and 127 s shared,
+ * load 4-9), but for API_ISOLATED.
  */
 const PROJECTS =
   MODE === "bench"
