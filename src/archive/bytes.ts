@@ -9,6 +9,7 @@
  * - with an ARCHIVE_CACHE R2 binding, every requested range (a COG block) is read through it: found there, no
  *   upstream request; fetched upstream, stored there for every isolate.
  */
+import { waitUntil } from "cloudflare:workers";
 import type { ByteSource } from "../raster/types";
 import { Lru } from "../raster/lru";
 import { coalesce, PREFIX_BYTES } from "../storage/ranged";
@@ -80,6 +81,18 @@ async function toCacheApi(url: string, o: Opened): Promise<void> {
     .catch(() => undefined);
 }
 
+/**
+ * Lets `work` finish after the response: under the invocation's waitUntil (the runtime would otherwise cancel it
+ * once the response is sent), or, outside an invocation (a test calling the reader), simply running.
+ */
+function keepRunning(work: Promise<void>): void {
+  try {
+    waitUntil(work);
+  } catch {
+    void work;
+  }
+}
+
 /** The first PREFIX_BYTES with size and ETag, from the caches or one ranged GET; null when the object is missing. */
 async function openMeta(access: AssetAccess, o: UpstreamReadOptions): Promise<Opened | null> {
   const hit = opened.get(access.url);
@@ -122,7 +135,7 @@ async function openMeta(access: AssetAccess, o: UpstreamReadOptions): Promise<Op
     at: Date.now(),
   };
   opened.set(access.url, meta);
-  void toCacheApi(access.url, meta); // off the read's path: the store is for later isolates
+  keepRunning(toCacheApi(access.url, meta)); // off the read's path: the store is for later isolates
   return meta;
 }
 
