@@ -93,10 +93,25 @@ function keepRunning(work: Promise<void>): void {
   }
 }
 
-/** The first PREFIX_BYTES with size and ETag, from the caches or one ranged GET; null when the object is missing. */
-async function openMeta(access: AssetAccess, o: UpstreamReadOptions): Promise<Opened | null> {
+/** Opens in flight in this isolate, by URL: a request opening the same object meanwhile joins the first. */
+const opening = new Map<string, Promise<Opened | null>>();
+
+/**
+ * The first PREFIX_BYTES with size and ETag, from the caches or one ranged GET; null when the object is missing.
+ * Concurrent opens of one URL (cold requests over the same scene) share one lookup and one GET.
+ */
+function openMeta(access: AssetAccess, o: UpstreamReadOptions): Promise<Opened | null> {
   const hit = opened.get(access.url);
-  if (hit && Date.now() - hit.at < OPEN_TTL_MS) return hit;
+  if (hit && Date.now() - hit.at < OPEN_TTL_MS) return Promise.resolve(hit);
+  const pending = opening.get(access.url);
+  if (pending) return pending;
+  const open = openUncached(access, o).finally(() => opening.delete(access.url));
+  opening.set(access.url, open);
+  return open;
+}
+
+/** openMeta past the isolate's cache: the Cache API, else one ranged GET upstream. */
+async function openUncached(access: AssetAccess, o: UpstreamReadOptions): Promise<Opened | null> {
   const cached = await fromCacheApi(access.url);
   if (cached) {
     opened.set(access.url, cached);
