@@ -133,13 +133,15 @@ describe("host path against the sandbox, bit for bit", () => {
     for (const convert of [false, true]) expectSameOutcome(await rows(sandbox, convert), await rows(host, convert));
   });
 
-  // the shapes ../../../src/raster/evalscript/hostpath/fuse.ts rewrites, over B12 (NaN, +-Infinity, -0 among its values)
+  // the shapes ../../../src/raster/evalscript/hostpath/fuse.ts rewrites (and output.ts writes in one loop: three
+  // bands times constants, with and without the dataMask after them), over B12 (NaN, +-Infinity, -0 among its values)
   it.each(["AUTO", "UINT8", "INT8", "UINT16", "INT16", "FLOAT32"])("superinstructions, %s", async (type) => {
     const text = `//VERSION=3
-function setup(){return {input:["B04","B08","B12","dataMask"],output:{bands:12,sampleType:"${type}"}}}
+function setup(){return {input:["B04","B08","B12","dataMask"],output:{bands:19,sampleType:"${type}"}}}
 function evaluatePixel(s){
   let n=(s.B08-s.B12)/(s.B08+s.B12), m=(s.B12-2*s.B04)/(2*s.B04+s.B12);
-  return [n, m*(s.B04-1), 2.5*s.B12, s.B12*-0, n<0.1?1:0.2, m>=s.B04?-1:NaN, n>0?300:-0, s.dataMask, 0.5, m<=0?0.75:2, s.B12!==s.B12?1:0, index(s.B12, s.B04)];
+  return [n, m*(s.B04-1), 2.5*s.B12, s.B12*-0, n<0.1?1:0.2, m>=s.B04?-1:NaN, n>0?300:-0, s.dataMask, 0.5, m<=0?0.75:2, s.B12!==s.B12?1:0, index(s.B12, s.B04),
+    2.5*s.B12, s.B04*-0.5, 3*s.B08, s.dataMask, s.B12*1e38, 0.1*s.B04, s.B08*2];
 }`;
     expect(await differential(text)).toBe(true);
   });

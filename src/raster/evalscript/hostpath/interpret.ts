@@ -9,7 +9,7 @@
 import { OP, rampIndex, type Program } from "./program";
 import { MATH1_KERNELS, MATH2_KERNELS } from "./mathkernels";
 import type { Kernel } from "./kernel";
-import { bandWriter, type OutputTarget } from "./output";
+import { outputWriter, type OutputTarget } from "./output";
 
 /** Pixels per block: 1024 doubles per register (8 KiB) keep a program's working set in the CPU caches. */
 export const BLOCK = 1024;
@@ -181,17 +181,14 @@ export function runProgram(
     x: o.code === OP.LOADF || o.code === OP.NDIB || o.code === OP.INDEXB || o.code === OP.MULKB ? bands[o.k]! : noBand,
     y: o.code === OP.NDIB || o.code === OP.INDEXB ? bands[o.j!]! : noBand,
   }));
-  const writes = program.outputs.flatMap((out, k) =>
-    out.writes.map((w, j) => ({
-      j,
-      bands: out.writes.length,
-      write: bandWriter(targets[k]!, w, regs, input.dataMask, bands),
-    })),
-  );
+  const writes = program.outputs.map((out, k) => ({
+    bands: out.writes.length,
+    write: outputWriter(targets[k]!, out.writes, regs, input.dataMask, bands),
+  }));
   for (let p0 = from; p0 < to; p0 += BLOCK) {
     const n = Math.min(BLOCK, to - p0);
     for (let s = 0; s < steps.length; s++) exec(steps[s]!, input.dataMask, p0, n, program.ramps);
-    for (const w of writes) w.write(p0, (p0 - shift) * w.bands + w.j, n, w.bands);
+    for (const w of writes) w.write(p0, (p0 - shift) * w.bands, n);
   }
 }
 
