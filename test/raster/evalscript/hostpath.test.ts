@@ -146,6 +146,40 @@ function evaluatePixel(s){
     expect(await differential(text)).toBe(true);
   });
 
+  // EvalInput.outputs (a Process request's response identifiers): the host path computes only those outputs
+  it.each([
+    ["ndvi__eob", ["default"]],
+    ["evi__eob", ["index", "dataMask"]],
+    ["ndwi__eob", ["eobrowserStats"]],
+    ["ndmi__eob", ["userdata"]],
+  ])("computes only the outputs asked for: %s %j", async (name, outputs) => {
+    const compiled = compileEvalscript(await script(`sentinel-2__${name}.js`));
+    const host = await loadEvalscript(env, compiled);
+    const sandbox = await loadEvalscript(env, compiled, {}, "", { sandbox: true });
+    for (const convert of [false, true]) {
+      const input = { width: W, height: W, scenes: [scene], convert, outputs };
+      const want = await sandbox.evaluate(input);
+      want.outputs = Object.fromEntries(Object.entries(want.outputs).filter(([id]) => outputs.includes(id)));
+      expectSameOutcome({ result: want }, await outcome(host.evaluate(input)), `${name} ${convert}`);
+    }
+    expect(await (host as HostPathRuntime).hostPath()).toBe(true);
+  });
+
+  it("checks every output even when one is asked for (the sandbox's error)", async () => {
+    const text = `//VERSION=3
+function setup(){return {input:["B04"],output:[{id:"default",bands:1},{id:"other",bands:2}]}}
+function evaluatePixel(s){return {default:[s.B04], other:[s.B04]}}`;
+    const compiled = compileEvalscript(text);
+    const [host, sandbox] = [
+      await loadEvalscript(env, compiled),
+      await loadEvalscript(env, compiled, {}, "", { sandbox: true }),
+    ];
+    const input = { width: W, height: W, scenes: [scene], outputs: ["default"] };
+    const a = await outcome(sandbox.evaluate(input));
+    expect(a.error).toBeDefined();
+    expectSameOutcome(a, await outcome(host.evaluate(input)));
+  });
+
   it("no scene (an empty pseudo-scene) and an absent band", async () => {
     const text = `//VERSION=3\nfunction setup(){return {input:["B04","B08","dataMask"],output:{bands:3}}}\nfunction evaluatePixel(s){return [s.B04, s.dataMask, s.B99]}`;
     expect(
