@@ -180,6 +180,23 @@ function evaluatePixel(s){return {default:[s.B04], other:[s.B04]}}`;
     expectSameOutcome(a, await outcome(host.evaluate(input)));
   });
 
+  // ColorRampVisualizer's segment search (program.ts rampIndex, a branch-free binary search) over 1 to 22 stops,
+  // repeated stops included, at the stops, between them and at B12's NaN / +-Infinity / -0
+  it.each([1, 2, 3, 5, 8, 21, 22])("ColorRampVisualizer segments, %i stops", async (n) => {
+    const stops = Array.from({ length: n }, (_, i) => [
+      i === 3 ? -0.1 + 0.05 * (i - 1) : -0.1 + 0.05 * i,
+      i * 0x0b0d07,
+    ]);
+    const text = `//VERSION=3
+const viz = new ColorRampVisualizer(${JSON.stringify(stops)});
+function setup(){return {input:["B04","B08","B12"],output:{bands:9,sampleType:"FLOAT32"}}}
+function evaluatePixel(s){
+  const v = index(s.B08, s.B04), t = Math.round(s.B04 * 1e3) / 20 - 0.1 + 0.05 * 2;
+  return [...viz.process(v), ...viz.process(s.B12), ...viz.process(t)];
+}`;
+    expect(await differential(text)).toBe(true);
+  });
+
   it("no scene (an empty pseudo-scene) and an absent band", async () => {
     const text = `//VERSION=3\nfunction setup(){return {input:["B04","B08","dataMask"],output:{bands:3}}}\nfunction evaluatePixel(s){return [s.B04, s.dataMask, s.B99]}`;
     expect(
