@@ -11,7 +11,7 @@
  */
 import type { Env } from "../env";
 import type { ByteSource } from "../raster/types";
-import type { StacItem } from "../storage/items";
+import type { StacItem } from "../storage/stac";
 import { itemsBackend, type Scene, type SceneQuery } from "../storage/backend";
 import { openFile } from "../storage/sources";
 import { archiveCollection, type ArchiveCollection, type ArchiveOptions } from "./catalogue";

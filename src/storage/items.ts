@@ -4,29 +4,7 @@
  */
 import type { Env } from "../env";
 import { forgetScenes } from "./scenes";
-
-/** The subset of a STAC 1.0.0 Item EO Edge relies on. */
-export interface StacItem {
-  type: "Feature";
-  stac_version: string;
-  stac_extensions?: string[];
-  id: string;
-  collection: string;
-  geometry: { type: string; coordinates: unknown };
-  bbox: number[];
-  properties: Record<string, unknown> & { datetime: string };
-  links: unknown[];
-  assets: Record<string, StacAsset>;
-}
-
-export interface StacAsset {
-  href: string;
-  type?: string;
-  title?: string;
-  roles?: string[];
-  "eo:bands"?: { name: string; common_name?: string; center_wavelength?: number; full_width_half_max?: number }[];
-  [k: string]: unknown;
-}
+import type { StacItem } from "./stac";
 
 /** Inserts or replaces one item (and empties this isolate's scene cache). Throws when datetime or bbox is missing. */
 export async function upsertItem(env: Pick<Env, "DB">, item: StacItem): Promise<void> {

@@ -7,7 +7,7 @@
 import type { Geometry } from "geojson";
 import type { Env } from "../env";
 import type { Condition } from "./condition";
-import type { StacItem } from "./items";
+import type { StacItem } from "./stac";
 
 /** The `items` columns of one item, as upsertItem stores them. */
 function row(item: StacItem): unknown[] {

@@ -31,8 +31,7 @@ import { refuse, type Outcome } from "./outcome";
 import { loadValue, storeUnits, storeValue, valueKey, withoutSecrets, withSecrets, type Secrets } from "./records";
 import type { Failure, Plan, PlannedUnit, Task, TaskPlugin, UnitResult } from "./plugin";
 import { sendMessages } from "./runner";
-import { ASSEMBLE_UNIT, PLAN_UNIT, leaseId, unitMessage } from "./messages";
-import type { QueueName, TaskMessage } from "./queue";
+import { ASSEMBLE_UNIT, PLAN_UNIT, leaseId, unitMessage, type QueueName, type TaskMessage } from "./messages";
 import { TaskRows, acted, type TaskRecord } from "./rows";
 import type { Begin, Inspection, NewTask, UnitEnd } from "./verbs";
 
