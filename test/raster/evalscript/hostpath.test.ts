@@ -197,6 +197,24 @@ function evaluatePixel(s){
     expect(await differential(text)).toBe(true);
   });
 
+  // choices on x === K of constants as one table lookup (../../../src/raster/evalscript/hostpath/lookup.ts): a
+  // switch over SCL, a repeated key (the first wins), key 0 against -0, key 255, keys out of the table, x NaN /
+  // +-Infinity / -0 / negative / fractional (B12), and chains too short for a table
+  it.each(["AUTO", "UINT8", "INT8", "UINT16", "INT16", "FLOAT32"])("switch and equality chains, %s", async (type) => {
+    const text = `//VERSION=3
+function setup(){return {input:["B04","B08","B12","SCL"],output:{bands:6,sampleType:"${type}"}}}
+function cls(c){switch(c){case 0: return 0.1; case 1: return -0; case 2: return NaN; case 3: return Infinity;
+  case 4: return 0.4; case 5: return 300; case 6: return -200; case 7: return 0.7; case 8: return 1; case 9: return 0.9;
+  case 10: return 1e40; case 11: return -1e-40; default: return 0.5;}}
+function evaluatePixel(s){
+  const x = Math.round(s.B12 * 300), y = Math.floor(s.B08 * 1000) - 200, z = s.B12;
+  return [cls(s.SCL), x === 3 ? 1 : x === 0 ? -0 : x === 3 ? 7 : x === 255 ? 2 : NaN,
+    z === 0 ? 1 : z === 1 ? 2 : z === 2 ? 3 : 4, y === 0 ? 5 : y === 1 ? 6 : y === 2 ? 7 : y === 5 ? 8 : -1,
+    x === 256 ? 1 : x === 1 ? 2 : x === 2 ? 3 : 0.25, x === 0.5 ? 1 : x === 1 ? 2 : x === 2 ? 3 : 0.75];
+}`;
+    expect(await differential(text)).toBe(true);
+  });
+
   it("no scene (an empty pseudo-scene) and an absent band", async () => {
     const text = `//VERSION=3\nfunction setup(){return {input:["B04","B08","dataMask"],output:{bands:3}}}\nfunction evaluatePixel(s){return [s.B04, s.dataMask, s.B99]}`;
     expect(

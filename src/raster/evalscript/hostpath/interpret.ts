@@ -123,6 +123,7 @@ const SWITCHED = new Set<number>([
   OP.NDIB,
   OP.INDEXB,
   OP.MULKB,
+  OP.LOOKUP,
 ]);
 
 /** The kernel of an operation (undefined for those exec switches on). */
@@ -180,6 +181,7 @@ export function runProgram(
     c: reg(o.c),
     x: o.code === OP.LOADF || o.code === OP.NDIB || o.code === OP.INDEXB || o.code === OP.MULKB ? bands[o.k]! : noBand,
     y: o.code === OP.NDIB || o.code === OP.INDEXB ? bands[o.j!]! : noBand,
+    t: o.table ?? none,
   }));
   const writes = program.outputs.map((out, k) => ({
     bands: out.writes.length,
@@ -204,6 +206,8 @@ interface Step {
   /** Band arrays read (LOADF, NDIB, INDEXB, MULKB). */
   x: Float32Array;
   y: Float32Array;
+  /** LOOKUP's table. */
+  t: R;
 }
 
 /** Runs one step over pixels p0..p0+n: the common operations through a switch (one call site each), others by table. */
@@ -233,6 +237,8 @@ function exec(s: Step, mask: Uint8Array, p0: number, n: number, ramps: Program["
       return indexb(s.d, s.x, s.y, p0, n);
     case OP.MULKB:
       return mulkb(s.d, s.x, s.b[0]!, p0, n);
+    case OP.LOOKUP:
+      return lookup(s.d, s.a, s.t, n);
     default:
       return s.f!(s.d, s.a, s.b, s.c, n, s.k, ramps);
   }
@@ -278,4 +284,12 @@ function indexb(d: R, a: Float32Array, b: Float32Array, p0: number, n: number): 
 }
 function mulkb(d: R, a: Float32Array, k: number, p0: number, n: number): void {
   for (let i = 0; i < n; i++) d[i] = a[p0 + i]! * k;
+}
+function lookup(d: R, a: R, t: R, n: number): void {
+  const otherwise = t[256]!;
+  for (let i = 0; i < n; i++) {
+    const x = a[i]!,
+      j = x | 0;
+    d[i] = j === x && (j & ~255) === 0 ? t[j]! : otherwise;
+  }
 }
