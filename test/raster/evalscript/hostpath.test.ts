@@ -17,6 +17,7 @@ import {
   type SceneData,
 } from "../../../src/raster/evalscript";
 import { HostPathRuntime } from "../../../src/raster/evalscript/hostpath/runtime";
+import { rampIndex, rampTable } from "../../../src/raster/evalscript/hostpath/ramp";
 import { clmFromScl, sceneAngles } from "../../../src/pipeline/bands";
 import { sampleItems } from "../../helpers/seed";
 import { expectSameOutcome, rkhWindow, RKH_INFO, script } from "./helpers";
@@ -195,6 +196,40 @@ function evaluatePixel(s){
   return [...viz.process(v), ...viz.process(s.B12), ...viz.process(t)];
 }`;
     expect(await differential(text)).toBe(true);
+  });
+
+  it("ColorRampVisualizer segments by bucket agree with the definition (uneven stops, bucket edges)", () => {
+    const reference = (v: number[], x: number) => {
+      if (!(x > v[0]!)) return 0;
+      for (let i = 1; i < v.length; i++) if (x <= v[i]!) return i;
+      return v.length;
+    };
+    const ramps = [
+      [
+        -0.5, -0.2, -0.1, 0, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.175, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55,
+        0.6, 1,
+      ],
+      [0, 1e-9, 2e-9, 3e-9, 1],
+      [-1e300, 0, 1e300],
+      [0.1, 0.1, 0.2, 0.2, 0.3],
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30],
+    ];
+    for (const v of ramps) {
+      const t = rampTable(
+        v,
+        v.map(() => [0, 0, 0]),
+      );
+      const lo = v[0]!,
+        hi = v[v.length - 1]!;
+      const xs = [NaN, Infinity, -Infinity, 0, -0, ...v, ...v.map((x) => x + Math.abs(x) * 1e-15 + 1e-300)];
+      for (let g = -2; g <= 258; g++) {
+        const edge = lo + (g * (hi - lo)) / 256;
+        xs.push(edge, edge * (1 + 1e-15), edge * (1 - 1e-15), edge + 1e-12, edge - 1e-12);
+      }
+      for (let i = 0; i < 20000; i++) xs.push(lo + (hi - lo) * (i / 20000) * 1.1 - (hi - lo) * 0.05);
+      const wrong = xs.filter((x) => rampIndex(t, x) !== reference(v, x));
+      expect(wrong, JSON.stringify(v)).toEqual([]);
+    }
   });
 
   // choices on x === K of constants as one table lookup (../../../src/raster/evalscript/hostpath/lookup.ts): a
