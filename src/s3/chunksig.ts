@@ -14,16 +14,17 @@ import { constantTimeEqual } from "../http/compare";
 import { S3Error } from "./xml";
 
 /**
- * What the chain needs of the seed request (./auth.ts `SignedRequest`): its credential scope, X-Amz-Date, the seed
- * signature and, once verified, `signString`.
+ * The claims of a signed request the chain starts from (./auth.ts `SignedRequest` extends it): who, when
+ * (X-Amz-Date, YYYYMMDDTHHMMSSZ), the credential scope and the seed signature.
  */
-interface SeedRequest {
+export interface SeedRequest {
   accessKeyId: string;
   datetime: string;
   date: string;
   region: string;
   service: string;
   signature: string;
+  /** Set once verified: hex HMAC-SHA256 of a string with the request's signing key (chunk signatures). */
   signString?: (stringToSign: string) => Promise<string>;
 }
 

@@ -6,28 +6,40 @@ import type { Env } from "../env";
 import { forgetScenes } from "./scenes";
 import type { StacItem } from "./stac";
 
-/** Inserts or replaces one item (and empties this isolate's scene cache). Throws when datetime or bbox is missing. */
-export async function upsertItem(env: Pick<Env, "DB">, item: StacItem): Promise<void> {
-  const t = Date.parse(item.properties.datetime);
-  if (!Number.isFinite(t)) throw new Error(`item ${item.id}: invalid datetime`);
+/** The columns of table `items`, in the order of {@link itemColumns}. */
+export const ITEM_COLUMNS = [
+  "collection",
+  "id",
+  "datetime",
+  "cloud_cover",
+  "min_lon",
+  "min_lat",
+  "max_lon",
+  "max_lat",
+  "doc",
+] as const;
+
+/**
+ * The `items` columns of one item: datetime in ms since epoch (NaN when unparsable), cloud cover or null, the 2D
+ * bbox (of a 3D one too), the item as JSON. @throws TypeError when the item has no bbox.
+ */
+export function itemColumns(item: StacItem): unknown[] {
   const [minLon, minLat, maxLon, maxLat] =
     item.bbox.length === 6 ? [item.bbox[0], item.bbox[1], item.bbox[3], item.bbox[4]] : item.bbox;
   const cc = item.properties["eo:cloud_cover"];
+  const datetime = Date.parse(item.properties.datetime);
+  const cloudCover = typeof cc === "number" ? cc : null;
+  return [item.collection, item.id, datetime, cloudCover, minLon, minLat, maxLon, maxLat, JSON.stringify(item)];
+}
+
+/** Inserts or replaces one item (and empties this isolate's scene cache). Throws when datetime or bbox is missing. */
+export async function upsertItem(env: Pick<Env, "DB">, item: StacItem): Promise<void> {
+  const columns = itemColumns(item);
+  if (!Number.isFinite(columns[2])) throw new Error(`item ${item.id}: invalid datetime`);
   await env.DB.prepare(
-    `INSERT OR REPLACE INTO items (collection, id, datetime, cloud_cover, min_lon, min_lat, max_lon, max_lat, doc)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT OR REPLACE INTO items (${ITEM_COLUMNS.join(", ")}) VALUES (${ITEM_COLUMNS.map(() => "?").join(", ")})`,
   )
-    .bind(
-      item.collection,
-      item.id,
-      t,
-      typeof cc === "number" ? cc : null,
-      minLon,
-      minLat,
-      maxLon,
-      maxLat,
-      JSON.stringify(item),
-    )
+    .bind(...columns)
     .run();
   forgetScenes();
 }
