@@ -46,7 +46,8 @@ export async function processHandler(request: AuthedRequest, env: Env, ctx: Exec
   const s3 = Date.now();
   const hold = holdWhileRead(permit);
   const { evaluation, t0, body, contentType } = await (async () => {
-    const evaluation = await evaluatePlan(env, script, plan, { convert: true });
+    const outputs = responses.map((r) => r.identifier);
+    const evaluation = await evaluatePlan(env, script, plan, { convert: true, outputs });
     const t0 = Date.now();
     return { evaluation, t0, ...(await renderResponses(evaluation.result, responses, packing, plan.grid, hold)) };
   })().catch((e: unknown) => {

@@ -9,8 +9,10 @@
  * - an output band that is a constant, the dataMask, or a choice between two constants on a comparison
  *   (`n < 0.1 ? 1 : 0.2`) is written directly (the stored values computed once, see ./output.ts), with no
  *   register loop; a band times a constant is written from the band (FLOAT32 and AUTO outputs).
+ * - a chain of choices on `x === K` (small integer keys) of constants is a table lookup (./lookup.ts).
  * Operations left without a reader are dropped by Builder.finish.
  */
+import { lookups } from "./lookup";
 import { OP, type Operation } from "./ops";
 
 /**
@@ -46,6 +48,8 @@ export function fuse(ops: Operation[], outputs: number[][], known: Map<number, n
       if (known.has(y) && band(x) >= 0) ops[i] = { ...o, code: OP.MULKB, k: band(x), a: -1, b: y };
     }
   });
+  for (const o of ops) def.set(o.d, o);
+  lookups(ops, def, known);
   for (const o of ops) def.set(o.d, o);
   return outputs.map((regs) =>
     regs.map((r): Write => {
