@@ -3,7 +3,8 @@
  * radix select on the IEEE 754 bit patterns mapped to unsigned keys whose order is the numeric order
  * (flip all bits of negatives, set the sign bit of positives; Herf, "Radix tricks", 2001). One pass counts the
  * high 16 bits of every key; one more pass per group of buckets counts the low 16 bits of the keys in the
- * buckets that hold a wanted rank. O(n) for any number of ranks in few buckets; NaN must be absent.
+ * buckets that hold a wanted rank. O(n) for any number of ranks in few buckets; NaN must be absent. The same
+ * passes count the samples below threshold keys (a histogram's edges, ./histogram.ts edgeThresholds).
  */
 
 const BUCKETS = 65536;
@@ -30,30 +31,64 @@ function locate(hi: Uint32Array, ranks: number[]): Map<number, { bucket: number;
   return out;
 }
 
+/** Keys of thresholds in buckets that hold no wanted rank: at most this many buckets (else `counts` gives up). */
+const EDGE_BUCKETS = 127 - GROUP;
+
+/** The order statistics of float32 samples, and how many samples lie below each threshold key. */
+export interface Selection {
+  /** rank -> value for each wanted rank. */
+  values: Map<number, number>;
+  /** Per threshold key T (./histogram.ts thresholdKey): the number of samples whose key is below T. */
+  below: number[];
+}
+
 /** The r-th smallest value for each r in `ranks` (each 0 <= r < x.length), as a map rank -> value. */
 export function orderStatistics(x: Float32Array, ranks: number[]): Map<number, number> {
+  return select(x, ranks, [])!.values;
+}
+
+/**
+ * The r-th smallest value for each r in `ranks` (each 0 <= r < x.length) and, in the same passes, the number of
+ * samples below each key of `thresholds` (the counts of a histogram, ./histogram.ts): below the threshold's bucket
+ * from the high-bit histogram, within it from the bucket's low-bit histogram when a rank is there too, else counted
+ * in the first low-bit pass. Null when the thresholds fall in more than EDGE_BUCKETS other buckets.
+ */
+export function select(x: Float32Array, ranks: number[], thresholds: number[]): Selection | null {
   const bits = new Uint32Array(x.buffer, x.byteOffset, x.length);
   const n = bits.length;
   const hi = new Uint32Array(BUCKETS);
   for (let i = 0; i < n; i++) hi[keyOf(bits[i]!) >>> 16]++;
   const where = locate(hi, ranks);
   const buckets = [...new Set([...where.values()].map((w) => w.bucket))];
+  const edges = edgeBuckets(thresholds, new Set(buckets));
+  if (edges.buckets.length > EDGE_BUCKETS) return null;
   const result = new Map<number, number>();
+  const below = cumulative(hi, thresholds);
   const f32 = new Float32Array(1);
   const u32 = new Uint32Array(f32.buffer);
-  for (let g = 0; g < buckets.length; g += GROUP) {
+  for (let g = 0; g === 0 || g < buckets.length; g += GROUP) {
     const group = buckets.slice(g, g + GROUP);
     const slot = new Int8Array(BUCKETS).fill(-1);
     group.forEach((b, s) => (slot[b] = s));
+    if (g === 0) edges.buckets.forEach((b, e) => (slot[b] = GROUP + e));
     const lo = group.map(() => new Uint32Array(BUCKETS));
+    // keys in threshold buckets are set aside and counted in batches: the loop stays one tight loop
+    const side = new Uint32Array(g === 0 && edges.buckets.length > 0 ? SIDE : 0);
+    let m = 0;
     for (let i = 0; i < n; i++) {
       const k = keyOf(bits[i]!);
       const s = slot[k >>> 16]!;
-      if (s >= 0) lo[s]![k & 0xffff]++;
+      if (s < 0) continue;
+      if (s < GROUP) lo[s]![k & 0xffff]++;
+      else {
+        side[m++] = k;
+        if (m === SIDE) m = countBelow(side, m, slot, edges);
+      }
     }
+    countBelow(side, m, slot, edges);
     for (const [rank, w] of where) {
       const s = slot[w.bucket]!;
-      if (s < 0) continue;
+      if (s < 0 || s >= GROUP) continue;
       const counts = lo[s]!;
       let cum = 0;
       let low = 0;
@@ -61,6 +96,60 @@ export function orderStatistics(x: Float32Array, ranks: number[]): Map<number, n
       u32[0] = valueBits(((w.bucket << 16) | low) >>> 0);
       result.set(rank, f32[0]!);
     }
+    thresholds.forEach((t, j) => {
+      const s = slot[t >>> 16]!;
+      if (s >= 0 && s < GROUP) for (let low = 0; low < (t & 0xffff); low++) below[j]! += lo[s]![low]!;
+    });
   }
-  return result;
+  edges.of.forEach((j, q) => (below[j]! += edges.count[q]!));
+  return { values: result, below };
+}
+
+/** Keys set aside at most before they are counted against their bucket's thresholds. */
+const SIDE = 4096;
+
+/** Counts the first m keys of `side` against the thresholds of their buckets (slot GROUP + e); returns 0. */
+function countBelow(side: Uint32Array, m: number, slot: Int8Array, edges: ReturnType<typeof edgeBuckets>): number {
+  const { start, keys, count } = edges;
+  for (let i = 0; i < m; i++) {
+    const k = side[i]!,
+      e = slot[k >>> 16]! - GROUP;
+    for (let j = start[e]!; j < start[e + 1]!; j++) if (k < keys[j]!) count[j]++;
+  }
+  return 0;
+}
+
+/** Per threshold key: the samples in the buckets below its bucket (one sweep of the buckets). */
+function cumulative(hi: Uint32Array, thresholds: number[]): number[] {
+  const order = thresholds.map((_, j) => j).sort((a, b) => thresholds[a]! - thresholds[b]!);
+  const out = new Array<number>(thresholds.length);
+  let c = 0,
+    b = 0;
+  for (const j of order) {
+    for (const end = thresholds[j]! >>> 16; b < end; b++) c += hi[b]!;
+    out[j] = c;
+  }
+  return out;
+}
+
+/**
+ * The thresholds counted in the first low-bit pass: those inside a bucket (low bits not 0) that holds no wanted
+ * rank, grouped by bucket: keys[start[e]..start[e+1]) are bucket e's; of[q] the threshold of keys[q].
+ */
+function edgeBuckets(thresholds: number[], ranked: Set<number>) {
+  const by = new Map<number, number[]>();
+  thresholds.forEach((t, j) => {
+    if ((t & 0xffff) !== 0 && !ranked.has(t >>> 16)) by.set(t >>> 16, [...(by.get(t >>> 16) ?? []), j]);
+  });
+  const buckets = [...by.keys()],
+    of = [...by.values()].flat();
+  const start = new Int32Array(buckets.length + 1);
+  [...by.values()].forEach((js, e) => (start[e + 1] = start[e]! + js.length));
+  return {
+    buckets,
+    of,
+    start,
+    keys: Uint32Array.from(of, (j) => thresholds[j]!),
+    count: new Float64Array(of.length),
+  };
 }

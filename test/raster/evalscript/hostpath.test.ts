@@ -17,6 +17,9 @@ import {
   type SceneData,
 } from "../../../src/raster/evalscript";
 import { HostPathRuntime } from "../../../src/raster/evalscript/hostpath/runtime";
+import { compileProgram, literalSetup } from "../../../src/raster/evalscript/hostpath/compile";
+import { OP } from "../../../src/raster/evalscript/hostpath/ops";
+import { normalizeSetup } from "../../../src/raster/evalscript/host/setup";
 import { clmFromScl, sceneAngles } from "../../../src/pipeline/bands";
 import { sampleItems } from "../../helpers/seed";
 import { expectSameOutcome, rkhWindow, RKH_INFO, script } from "./helpers";
@@ -142,6 +145,26 @@ function evaluatePixel(s){
   return [n, m*(s.B04-1), 2.5*s.B12, s.B12*-0, n<0.1?1:0.2, m>=s.B04?-1:NaN, n>0?300:-0, s.dataMask, 0.5, m<=0?0.75:2, s.B12!==s.B12?1:0, index(s.B12, s.B04)];
 }`;
     expect(await differential(text)).toBe(true);
+  });
+
+  // the shapes ../../../src/raster/evalscript/hostpath/finite.ts turns into table lookups: SCL classes (integers),
+  // B12 (0 in the no-data strip, NaN, +-Infinity, -0 among its values), the dataMask, one to three inputs
+  it.each(["FLOAT32", "AUTO", "INT16"])("finite-domain lookups, %s", async (type) => {
+    const text = `//VERSION=3
+const CLOUD = [3, 8, 9, 10];
+function setup(){return {input:["B12","SCL","dataMask"],output:{bands:12,sampleType:"${type}"}}}
+function evaluatePixel(s){
+  const c = CLOUD.indexOf(s.SCL);
+  return [c, [0, 4, 5].includes(s.SCL) ? 1 : 0, s.dataMask && c < 0 ? 1 : 0, (s.SCL === 4 || s.SCL == 5) && !s.dataMask,
+    [0, 1, 2].indexOf(s.B12), s.B12 === 0 ? -0 : 0.5, s.B12 !== -0 ? c * 2 : NaN, (s.SCL === 6) * 2 + (s.B12 === 0),
+    s.dataMask * 3 + (s.SCL === 4) - (s.B12 === 0), -s.dataMask, [4095, 4094, 0.5, NaN].indexOf(s.SCL) + 0.25,
+    !(s.SCL === 7) ? Math.sqrt(c + 2) : Infinity];
+}`;
+    expect(await differential(text)).toBe(true);
+    const program = compileProgram(text, normalizeSetup(literalSetup(text)));
+    const lookups = program.ops.filter((o) => o.code === OP.LUT).map((o) => program.luts[o.k]!.doms.length);
+    expect(lookups.length).toBeGreaterThanOrEqual(10); // NaN and 0.5 are no table keys: that indexOf stays a chain
+    expect(lookups.filter((n) => n === 2).length).toBeGreaterThanOrEqual(3); // dataMask + SCL, SCL + B12
   });
 
   it("no scene (an empty pseudo-scene) and an absent band", async () => {

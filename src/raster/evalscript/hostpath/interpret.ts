@@ -10,6 +10,7 @@ import { OP, rampIndex, type Program } from "./program";
 import { MATH1_KERNELS, MATH2_KERNELS } from "./mathkernels";
 import type { Kernel } from "./kernel";
 import { bandWriter, type OutputTarget } from "./output";
+import { lutStep } from "./finite";
 
 /** Pixels per block: 1024 doubles per register (8 KiB) keep a program's working set in the CPU caches. */
 export const BLOCK = 1024;
@@ -123,6 +124,7 @@ const SWITCHED = new Set<number>([
   OP.NDIB,
   OP.INDEXB,
   OP.MULKB,
+  OP.LUT,
 ]);
 
 /** The kernel of an operation (undefined for those exec switches on). */
@@ -180,6 +182,7 @@ export function runProgram(
     c: reg(o.c),
     x: o.code === OP.LOADF || o.code === OP.NDIB || o.code === OP.INDEXB || o.code === OP.MULKB ? bands[o.k]! : noBand,
     y: o.code === OP.NDIB || o.code === OP.INDEXB ? bands[o.j!]! : noBand,
+    lut: o.code === OP.LUT ? lutStep(program.luts[o.k]!, bands, input.dataMask) : undefined,
   }));
   const writes = program.outputs.flatMap((out, k) =>
     out.writes.map((w, j) => ({
@@ -207,6 +210,8 @@ interface Step {
   /** Band arrays read (LOADF, NDIB, INDEXB, MULKB). */
   x: Float32Array;
   y: Float32Array;
+  /** The loop of OP.LUT (./finite.ts). */
+  lut: ((d: R, p0: number, n: number) => void) | undefined;
 }
 
 /** Runs one step over pixels p0..p0+n: the common operations through a switch (one call site each), others by table. */
@@ -236,6 +241,8 @@ function exec(s: Step, mask: Uint8Array, p0: number, n: number, ramps: Program["
       return indexb(s.d, s.x, s.y, p0, n);
     case OP.MULKB:
       return mulkb(s.d, s.x, s.b[0]!, p0, n);
+    case OP.LUT:
+      return s.lut!(s.d, p0, n);
     default:
       return s.f!(s.d, s.a, s.b, s.c, n, s.k, ramps);
   }

@@ -33,7 +33,11 @@ import type { CompiledEvalscript } from "../compile/compile";
 const programBytes = (p: Program | string): number =>
   typeof p === "string"
     ? 2 * p.length
-    : 64 * p.ops.length + 16 * p.consts.length + p.ramps.reduce((n, t) => n + 32 * t.values.length, 0) + 256;
+    : 64 * p.ops.length +
+      16 * p.consts.length +
+      p.ramps.reduce((n, t) => n + 32 * t.values.length, 0) +
+      p.luts.reduce((n, t) => n + 8 * t.values.length + t.doms.reduce((a, d) => a + d.cls.length + 64, 0), 0) +
+      256;
 
 /** Per script hash: its literal setup() (null: the sandbox runs setup), its program or why it has none. */
 const literals = new Lru<{ setup: EvalSetup | null }>(256, SCRIPT_CACHE_BYTES / 8, approxBytes);
