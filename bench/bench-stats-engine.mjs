@@ -69,7 +69,7 @@ const engines = await Promise.all(
       const t0 = now();
       const result = await rt.evaluateRows(input, async (r, c) => scenes(r, c));
       const t1 = now();
-      const outputs = reduceEvaluation(setup, result, null, CALC);
+      const outputs = reduceEvaluation(setup, result, null, CALC, true);
       const t2 = now();
       return { ev: t1 - t0, red: t2 - t1, outputs };
     };

@@ -63,6 +63,30 @@ describe("reducers vs numpy on West Flanders NDVI", () => {
     expect(out.percentiles).toBeUndefined();
   });
 
+  it("reducing in place (consume) gives the same statistics, one-band and many-band outputs, with a geometry", async () => {
+    const one = await evaluation("2018-04-16");
+    const ndvi = one.outputs.ndvi!.values;
+    const n = ndvi.length;
+    const two = Float32Array.from({ length: 2 * n }, (_, i) => (i % 2 ? -ndvi[i >> 1]! : ndvi[i >> 1]! * 2));
+    const setup: EvalSetup = { ...SETUP, outputs: [...SETUP.outputs, { id: "pair", bands: 2, sampleType: "FLOAT32" }] };
+    const fresh = (): EvalResult => ({
+      outputs: {
+        ndvi: { ...one.outputs.ndvi!, values: ndvi.slice() },
+        dataMask: { ...one.outputs.dataMask!, values: one.outputs.dataMask!.values.slice() },
+        pair: { bands: 2, sampleType: "FLOAT32", values: two.slice() },
+      },
+    });
+    const geometry = new Uint8Array(n).map((_, i) => (i % 7 ? 1 : 0));
+    const calcs = {
+      default: { statistics: { default: { percentiles: { k: [10, 50, 90] } } }, histograms: { default: { nBins: 9 } } },
+    };
+    for (const g of [null, geometry]) {
+      const kept = reduceEvaluation(setup, fresh(), g, calcs);
+      expect(reduceEvaluation(setup, fresh(), g, calcs, true)).toEqual(kept);
+      expect(Object.keys(kept)).toEqual(["ndvi", "pair"]);
+    }
+  });
+
   it("no valid pixel: stats are 'NaN', histogram without explicit edges is empty", async () => {
     const result = await evaluation("2018-04-19");
     result.outputs.dataMask!.values.fill(0);

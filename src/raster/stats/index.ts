@@ -11,7 +11,7 @@ import {
   type HistogramSpec,
 } from "./histogram";
 import { percentiles, percentilesWithCounts, type Interpolation } from "./percentiles";
-import { gatherValid, type BandView } from "./samples";
+import { gatherValid, type BandView, type Samples } from "./samples";
 import { summarize, type Summary } from "./summary";
 
 export { binEdges, histogram, type Histogram, type HistogramSpec } from "./histogram";
@@ -43,7 +43,8 @@ export interface BandReduction {
 
 /**
  * Reduces one band: the samples at pixels where `mask` is non-zero (and that are not NaN) make the statistics.
- * `mask.length` is the number of pixels of the sample matrix.
+ * `mask.length` is the number of pixels of the sample matrix. `scratch`: where the valid samples are gathered
+ * (gatherValid's `into`; the band's own values when it may be overwritten), else a new array.
  * Passes: gather (band + mask -> compact float32), sum/min/max, squared deviations, radix-select counts (two
  * passes), histogram, each a tight typed-array loop; with percentiles, the histogram's counts come out of the radix
  * select's passes (./select.ts) and it has no pass of its own (29RKH NDVI + SCL, 1098 x 1098, 3 percentiles and 20
@@ -51,8 +52,13 @@ export interface BandReduction {
  * deviations + histogram, deviations + select counts was measured slower in V8 in every case tried, by 5-95 %
  * (bench/bench-stats-kernels.mjs, 29RKH NDVI), so they stay separate.
  */
-export function reduceBand(view: BandView, mask: Uint8Array, calc: BandCalculation = {}): BandReduction {
-  const x = gatherValid(view, mask);
+export function reduceBand(
+  view: BandView,
+  mask: Uint8Array,
+  calc: BandCalculation = {},
+  scratch?: Samples,
+): BandReduction {
+  const x = gatherValid(view, mask, scratch);
   const summary = summarize(x);
   const out: BandReduction = { summary, sampleCount: mask.length, noDataCount: mask.length - x.length };
   const edges = calc.histogram ? binEdges(calc.histogram, summary.min, summary.max, calc.maxBins) : null;
