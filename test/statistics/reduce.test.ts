@@ -69,10 +69,11 @@ describe("reducers vs numpy on West Flanders NDVI", () => {
     const n = ndvi.length;
     const two = Float32Array.from({ length: 2 * n }, (_, i) => (i % 2 ? -ndvi[i >> 1]! : ndvi[i >> 1]! * 2));
     const setup: EvalSetup = { ...SETUP, outputs: [...SETUP.outputs, { id: "pair", bands: 2, sampleType: "FLOAT32" }] };
+    const dataMask = one.outputs.dataMask!.values.map((v, i) => (i < 1000 ? 1 : v)); // valid pixels first, too
     const fresh = (): EvalResult => ({
       outputs: {
         ndvi: { ...one.outputs.ndvi!, values: ndvi.slice() },
-        dataMask: { ...one.outputs.dataMask!, values: one.outputs.dataMask!.values.slice() },
+        dataMask: { ...one.outputs.dataMask!, values: dataMask.slice() },
         pair: { bands: 2, sampleType: "FLOAT32", values: two.slice() },
       },
     });
