@@ -79,7 +79,10 @@ describe("reducers vs numpy on West Flanders NDVI", () => {
     });
     const geometry = new Uint8Array(n).map((_, i) => (i % 7 ? 1 : 0));
     const calcs = {
-      default: { statistics: { default: { percentiles: { k: [10, 50, 90] } } }, histograms: { default: { nBins: 9 } } },
+      default: {
+        statistics: { default: { percentiles: { k: [10, 50, 90], interpolation: "higher" as const } } },
+        histograms: { default: { nBins: 9 } },
+      },
     };
     for (const g of [null, geometry]) {
       const kept = reduceEvaluation(setup, fresh(), g, calcs);
