@@ -18,6 +18,9 @@ import {
 } from "../../../src/raster/evalscript";
 import { HostPathRuntime } from "../../../src/raster/evalscript/hostpath/runtime";
 import { rampIndex, rampTable } from "../../../src/raster/evalscript/hostpath/ramp";
+import { compileProgram, literalSetup } from "../../../src/raster/evalscript/hostpath/compile";
+import { OP } from "../../../src/raster/evalscript/hostpath/ops";
+import { normalizeSetup } from "../../../src/raster/evalscript/host/setup";
 import { clmFromScl, sceneAngles } from "../../../src/pipeline/bands";
 import { sampleItems } from "../../helpers/seed";
 import { expectSameOutcome, rkhWindow, RKH_INFO, script } from "./helpers";
@@ -232,7 +235,7 @@ function evaluatePixel(s){
     }
   });
 
-  // choices on x === K of constants as one table lookup (../../../src/raster/evalscript/hostpath/lookup.ts): a
+  // choices on x === K of constants as one table lookup (../../../src/raster/evalscript/hostpath/finite.ts): a
   // switch over SCL, a repeated key (the first wins), key 0 against -0, key 255, keys out of the table, x NaN /
   // +-Infinity / -0 / negative / fractional (B12), and chains too short for a table
   it.each(["AUTO", "UINT8", "INT8", "UINT16", "INT16", "FLOAT32"])("switch and equality chains, %s", async (type) => {
@@ -248,6 +251,26 @@ function evaluatePixel(s){
     x === 256 ? 1 : x === 1 ? 2 : x === 2 ? 3 : 0.25, x === 0.5 ? 1 : x === 1 ? 2 : x === 2 ? 3 : 0.75];
 }`;
     expect(await differential(text)).toBe(true);
+  });
+
+  // the shapes ../../../src/raster/evalscript/hostpath/finite.ts turns into table lookups: SCL classes (integers),
+  // B12 (0 in the no-data strip, NaN, +-Infinity, -0 among its values), the dataMask, one to three inputs
+  it.each(["FLOAT32", "AUTO", "INT16"])("finite-domain lookups, %s", async (type) => {
+    const text = `//VERSION=3
+const CLOUD = [3, 8, 9, 10];
+function setup(){return {input:["B12","SCL","dataMask"],output:{bands:12,sampleType:"${type}"}}}
+function evaluatePixel(s){
+  const c = CLOUD.indexOf(s.SCL);
+  return [c, [0, 4, 5].includes(s.SCL) ? 1 : 0, s.dataMask && c < 0 ? 1 : 0, (s.SCL === 4 || s.SCL == 5) && !s.dataMask,
+    [0, 1, 2].indexOf(s.B12), s.B12 === 0 ? -0 : 0.5, s.B12 !== -0 ? c * 2 : NaN, (s.SCL === 6) * 2 + (s.B12 === 0),
+    s.dataMask * 3 + (s.SCL === 4) - (s.B12 === 0), -s.dataMask, [4095, 4094, 0.5, NaN].indexOf(s.SCL) + 0.25,
+    !(s.SCL === 7) ? Math.sqrt(c + 2) : Infinity];
+}`;
+    expect(await differential(text)).toBe(true);
+    const program = compileProgram(text, normalizeSetup(literalSetup(text)));
+    const lookups = program.ops.filter((o) => o.code === OP.LUT).map((o) => program.luts[o.k]!.doms.length);
+    expect(lookups.length).toBeGreaterThanOrEqual(10); // NaN and 0.5 are no table keys: that indexOf stays a chain
+    expect(lookups.filter((n) => n === 2).length).toBeGreaterThanOrEqual(3); // dataMask + SCL, SCL + B12
   });
 
   it("no scene (an empty pseudo-scene) and an absent band", async () => {

@@ -10,6 +10,7 @@ import { OP, rampIndex, type Program } from "./program";
 import { MATH1_KERNELS, MATH2_KERNELS } from "./mathkernels";
 import type { Kernel } from "./kernel";
 import { outputWriter, type OutputTarget } from "./output";
+import { lutStep } from "./finite";
 
 /** Pixels per block: 1024 doubles per register (8 KiB) keep a program's working set in the CPU caches. */
 export const BLOCK = 1024;
@@ -123,7 +124,7 @@ const SWITCHED = new Set<number>([
   OP.NDIB,
   OP.INDEXB,
   OP.MULKB,
-  OP.LOOKUP,
+  OP.LUT,
 ]);
 
 /** The kernel of an operation (undefined for those exec switches on). */
@@ -181,7 +182,7 @@ export function runProgram(
     c: reg(o.c),
     x: o.code === OP.LOADF || o.code === OP.NDIB || o.code === OP.INDEXB || o.code === OP.MULKB ? bands[o.k]! : noBand,
     y: o.code === OP.NDIB || o.code === OP.INDEXB ? bands[o.j!]! : noBand,
-    t: o.table ?? none,
+    lut: o.code === OP.LUT ? lutStep(program.luts[o.k]!, bands, input.dataMask) : undefined,
   }));
   const writes = program.outputs.map((out, k) => ({
     bands: out.writes.length,
@@ -206,8 +207,8 @@ interface Step {
   /** Band arrays read (LOADF, NDIB, INDEXB, MULKB). */
   x: Float32Array;
   y: Float32Array;
-  /** LOOKUP's table. */
-  t: R;
+  /** The loop of OP.LUT (./finite.ts). */
+  lut: ((d: R, p0: number, n: number) => void) | undefined;
 }
 
 /** Runs one step over pixels p0..p0+n: the common operations through a switch (one call site each), others by table. */
@@ -237,8 +238,8 @@ function exec(s: Step, mask: Uint8Array, p0: number, n: number, ramps: Program["
       return indexb(s.d, s.x, s.y, p0, n);
     case OP.MULKB:
       return mulkb(s.d, s.x, s.b[0]!, p0, n);
-    case OP.LOOKUP:
-      return lookup(s.d, s.a, s.t, n);
+    case OP.LUT:
+      return s.lut!(s.d, p0, n);
     default:
       return s.f!(s.d, s.a, s.b, s.c, n, s.k, ramps);
   }
@@ -284,12 +285,4 @@ function indexb(d: R, a: Float32Array, b: Float32Array, p0: number, n: number): 
 }
 function mulkb(d: R, a: Float32Array, k: number, p0: number, n: number): void {
   for (let i = 0; i < n; i++) d[i] = a[p0 + i]! * k;
-}
-function lookup(d: R, a: R, t: R, n: number): void {
-  const otherwise = t[256]!;
-  for (let i = 0; i < n; i++) {
-    const x = a[i]!,
-      j = x | 0;
-    d[i] = j === x && (j & ~255) === 0 ? t[j]! : otherwise;
-  }
 }

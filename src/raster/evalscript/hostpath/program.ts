@@ -9,6 +9,7 @@
  * Semantics are JavaScript's number semantics (float64, NaN, +-Infinity, -0): every kernel is the JS expression
  * the sandbox would evaluate for that operator or library call, so both evaluators agree bit for bit.
  */
+import type { FiniteTable } from "./finite";
 import { fuse, type Write } from "./fuse";
 import { OP, type Operation } from "./ops";
 import { rampComponent, rampIndex, type RampTable } from "./ramp";
@@ -146,6 +147,8 @@ export interface Program {
   /** Band names of LOADF's k. */
   bands: string[];
   ramps: RampTable[];
+  /** Tables of OP.LUT (./finite.ts). */
+  luts: FiniteTable[];
   outputs: FinishedOutput[];
   /** Upper bound of the budget ticks the sandbox would charge a pixel (function calls and array elements, x 8). */
   ticks: number;
@@ -226,10 +229,12 @@ export class Builder {
    */
   finish(outputs: ProgramOutput[], ticks: number): Program {
     const all = [...this.ops];
+    const luts: FiniteTable[] = [];
     const writes = fuse(
       all,
       outputs.map((o) => o.regs),
       this.known,
+      { luts, scalar: (code, a, b, c, k) => scalar(code, a, b, c, k, this.ramps) },
     );
     const written = writes.flat().flatMap((w) => ("r" in w ? [w.r] : "a" in w ? [w.a, w.b] : []));
     const needed = new Set<number>(written);
@@ -255,9 +260,11 @@ export class Builder {
       }
     }
     const free: number[] = [];
+    const keptLuts: FiniteTable[] = []; // the tables of the operations kept, renumbered
     const ops = kept.map((o, i) => {
       const m = (r: number) => (r < 0 ? -1 : phys.get(r)!);
       const op = { ...o, a: m(o.a), b: m(o.b), c: m(o.c) };
+      if (o.code === OP.LUT) op.k = keptLuts.push(luts[o.k]!) - 1;
       for (const r of [o.a, o.b, o.c])
         if (r >= 0 && last.get(r) === i && !this.known.has(r) && !free.includes(phys.get(r)!)) free.push(phys.get(r)!);
       const d = free.length > 0 && !(last.get(o.d) === undefined) ? free.pop()! : count++;
@@ -272,6 +279,7 @@ export class Builder {
       consts,
       bands: this.bands,
       ramps: this.ramps,
+      luts: keptLuts,
       outputs: outputs.map((o, k) => ({
         id: o.id,
         writes: writes[k]!.map((w) =>

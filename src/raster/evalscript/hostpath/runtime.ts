@@ -36,7 +36,7 @@ const programBytes = (p: Program | string): number =>
     : 64 * p.ops.length +
       16 * p.consts.length +
       p.ramps.reduce((n, t) => n + 32 * t.values.length, 0) +
-      p.ops.reduce((n, o) => n + 8 * (o.table?.length ?? 0), 0) +
+      p.luts.reduce((n, t) => n + 8 * t.values.length + t.doms.reduce((a, d) => a + d.cls.length + 64, 0), 0) +
       256;
 
 /** Per script hash: its literal setup() (null: the sandbox runs setup), its program or why it has none. */
