@@ -60,7 +60,12 @@ async function ours(base, token, n, name, body) {
 
 async function main() {
   prepareState(STATE);
-  const server = await startServer({ stateDir: STATE, port: PORT });
+  // PUBLIC_BASE_URL as `npm start` sets it: its own address (else every request is re-addressed, a Request copy)
+  const server = await startServer({
+    stateDir: STATE,
+    port: PORT,
+    args: ["--var", `PUBLIC_BASE_URL:http://127.0.0.1:${PORT}`],
+  });
   const floor = await startFloor(FLOOR_PORT);
   try {
     const token = await getToken(server.base, join(STATE, "demo-client.json"));

@@ -40,6 +40,14 @@ export interface UnitsUsage {
 /** How long a charge id is remembered (retries of a charge come within seconds), in ms: one day. */
 export const CHARGE_ID_TTL_MS = 86_400_000;
 
+/**
+ * How long the charges take() counted wait before they are written, in ms: the charges of the decisions within
+ * that time are written in one event (one transaction), not one write per request. Below CARRY_MS (./carry.ts),
+ * so that a later call confirms them before their owner sends them again; an object lost before its write forgets
+ * them, and the isolates still holding them `carried` send them again (counted once by id).
+ */
+export const FLUSH_MS = 100;
+
 /** Policies with a sampling period up to this (ms) keep their buckets in memory only (see RateLimiter.writeBehind). */
 export const MEMORY_ONLY_MS = 60_000;
 
@@ -112,8 +120,8 @@ export class RateLimiter extends DurableObject<Env> {
   }
 
   /**
-   * Counts carried charges at once (the verdict sees them) and writes them in the object's next event, after this
-   * call has answered: a write holds every answer the object sends until it is durable (the output gate), and the
+   * Counts carried charges at once (the verdict sees them) and writes them FLUSH_MS later, with every charge counted
+   * meanwhile, long after this call has answered: a write holds every answer the object sends until it is durable (the output gate), and the
    * decision a request waits for should not wait for the charge of the one before. Returns the ids already
    * written (durable: an answer naming them is only sent once they are); an id counted but not yet written is
    * neither counted again nor named.
@@ -125,7 +133,7 @@ export class RateLimiter extends DurableObject<Env> {
       if (this.unwrittenCharges.has(c.id)) continue;
       if (sql.exec("SELECT 1 FROM charges WHERE id = ?", c.id).toArray().length > 0) landed.push(c.id);
       else {
-        if (this.unwrittenCharges.size === 0) setTimeout(() => this.flush(), 0);
+        if (this.unwrittenCharges.size === 0) setTimeout(() => this.flush(), FLUSH_MS);
         this.unwrittenCharges.set(c.id, c.pu);
         this.unwrittenUnits += c.pu;
       }
