@@ -10,7 +10,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { accountLimits, type AccountLimits } from "./plans";
-import { durationMs, policyKey, take, type Bucket, type Policy, type Verdict } from "./policy";
+import { durationMs, giveBack, policyKey, takeLease, type Bucket, type Policy, type Verdict } from "./policy";
 import type { Charge } from "./carry";
 
 /** How long limits read from D1 are used before being read again, in ms. */
@@ -28,6 +28,19 @@ export interface LimitVerdict extends Verdict {
    * name them here).
    */
   landed?: string[];
+  /**
+   * Tokens taken by an account's call that asked for a lease (RateLimiter.take's `lease`): 1 for the call itself
+   * plus those the calling isolate may spend on later calls (./lease.ts). Absent when no lease was asked.
+   */
+  granted?: number;
+  /** With `granted`: true when the leased tokens may also pass metered calls (the account has no PU quota). */
+  meteredLease?: boolean;
+}
+
+/** A lease asked with a decision: `want` tokens in all (1: none leased), `back` unspent ones of an expired lease. */
+export interface LeaseAsk {
+  want: number;
+  back: number;
 }
 
 /** Processing units used in a calendar month (UTC, `YYYY-MM`) against the quota (null = none). */
@@ -96,8 +109,16 @@ export class RateLimiter extends DurableObject<Env> {
    * units of the account's earlier requests, each id once: {@link applyCharges}). For `metered` calls of an account
    * (Processing, Statistics, async, batch), then checks the month's processing units against the quota: past it,
    * the call is refused with `outOfUnits`, takes no token, and `retryAfterMs` runs to the next month (UTC).
+   * `lease` (an account's isolate, ./lease.ts): first puts back the `back` tokens it did not spend, then takes up
+   * to `want` tokens (policy.ts takeLease); no lease for a metered call of an account with a PU quota, whose
+   * every metered call is checked against the month here.
    */
-  async take(subject: LimitSubject, metered = false, charges: readonly Charge[] = []): Promise<LimitVerdict> {
+  async take(
+    subject: LimitSubject,
+    metered = false,
+    charges: readonly Charge[] = [],
+    lease?: LeaseAsk,
+  ): Promise<LimitVerdict> {
     const now = this.clock();
     const landed = this.countCharges(charges);
     const limits = await this.limitsOf(subject.account, now);
@@ -113,10 +134,13 @@ export class RateLimiter extends DurableObject<Env> {
         };
     }
     const policies: Policy[] = subject.kind === "account" ? limits.policies : limits.tokenPolicies;
-    const verdict = take(policies, this.buckets, now);
     if (policies !== this.kept) this.keepOnly(policies);
-    if (verdict.allowed) this.writeBehind(policies);
-    return { ...verdict, landed };
+    if (lease) giveBack(policies, this.buckets, now, lease.back);
+    const quotaChecked = metered && limits.puQuota !== null;
+    const want = lease && subject.kind === "account" && !quotaChecked ? lease.want : 1;
+    const { granted, ...verdict } = takeLease(policies, this.buckets, now, want);
+    if (verdict.allowed) this.writeBehind(policies, granted);
+    return lease ? { ...verdict, landed, granted, meteredLease: limits.puQuota === null } : { ...verdict, landed };
   }
 
   /**
@@ -164,12 +188,12 @@ export class RateLimiter extends DurableObject<Env> {
    * up to 1999) and at most one sampling period of a short one (kept in memory only; a write per request cost
    * more than the rest of the limiter, bench/bench-reqpath.mjs).
    */
-  private writeBehind(policies: readonly Policy[]): void {
+  private writeBehind(policies: readonly Policy[], taken = 1): void {
     let due = false;
     for (const p of policies) {
       if (durationMs(p.samplingPeriod)! <= MEMORY_ONLY_MS) continue;
       const k = policyKey(p);
-      const n = (this.unwritten.get(k) ?? 0) + 1;
+      const n = (this.unwritten.get(k) ?? 0) + taken;
       this.unwritten.set(k, n);
       due ||= n >= writeEvery(p);
     }
