@@ -42,33 +42,15 @@ module.exports = {
       comment: "Folders of src/ form layers: an import from one folder to another never leads back to the first.",
       severity: "error",
       scope: "folder",
-      from: { path: "^src/[^/]+$", pathNot: "^src/(storage|archive)$" },
+      from: { path: "^src/[^/]+$" },
       to: { circular: true },
     },
-    // The one exception: src/storage/registry.ts asks src/archive which archive-only built-ins the deployment's
-    // archive serves (offeredCollections), while src/archive reads and writes through src/storage. Both are the
-    // built-in collections' stores; the circle between them is allowed until the registry is given that list by
-    // its callers. Any other circle through either folder is still an error.
     {
-      name: "no-folder-circles",
-      severity: "error",
-      scope: "folder",
-      from: { path: "^src/storage$" },
-      to: { circular: true, pathNot: "^src/archive$" },
-    },
-    {
-      name: "no-folder-circles",
-      severity: "error",
-      scope: "folder",
-      from: { path: "^src/archive$" },
-      to: { circular: true, pathNot: "^src/storage$" },
-    },
-    {
-      name: "no-module-circles-in-evalscript",
+      name: "no-module-circles",
       comment:
-        "Inside src/raster/evalscript no module leads back to itself, type-only imports included: shared shapes live in types.ts.",
+        "No module of src/ or web/src leads back to itself, type-only imports included: shared shapes live in the lower module (e.g. src/raster/evalscript/types.ts, src/tasks/messages.ts).",
       severity: "error",
-      from: { path: "^src/raster/evalscript/" },
+      from: { path: "^(src|web/src)/" },
       to: { circular: true },
     },
     {

@@ -43,7 +43,7 @@ import { wranglerRunner } from "./lib/wrangler-run.mjs";
 import { startServer } from "./lib/bench.mjs";
 import { sparePort } from "./lib/serve.mjs";
 
-/** Most startup CPU a deployment may take, in ms (Cloudflare allows 1 s; issue 27 keeps 60% headroom). */
+/** Most startup CPU a deployment may take, in ms (Cloudflare allows 1 s; 60% headroom kept). */
 const STARTUP_BUDGET_MS = 400;
 
 const USAGE = `npm run deploy -- [options]
@@ -149,7 +149,7 @@ async function writeConfig(url, databaseIds) {
     url,
     ...(o.local ? { domains: {}, s3Domain: undefined, domain: undefined } : {}),
   });
-  // the public archive behind the built-in collections (issue 36): Earth Search unless EO_EDGE_ARCHIVE names another
+  // the public archive behind the built-in collections: Earth Search unless EO_EDGE_ARCHIVE names another
   const archive = archiveVars(process.env.EO_EDGE_ARCHIVE || "earth-search");
   const config = deployConfig(raw, {
     root: relative(dir, process.cwd()) || ".",

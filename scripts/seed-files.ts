@@ -7,7 +7,7 @@
 import { readFile, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { ObjectStore } from "../src/buckets";
-import type { StacItem } from "../src/storage/items";
+import type { StacItem } from "../src/storage/stac";
 import { SEED_CONCURRENCY, inPool } from "./lib/pool.mjs";
 
 /** The STAC items of `<data>/items/<collection>/*.json`, collection by collection, files in name order. */

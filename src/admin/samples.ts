@@ -7,7 +7,8 @@
 import { z } from "zod";
 import type { Env } from "../env";
 import { badRequest } from "../http/errors";
-import { upsertItem, type StacItem } from "../storage/items";
+import { upsertItem } from "../storage/items";
+import type { StacItem } from "../storage/stac";
 
 /** Largest object PUT through the admin API (the body is read whole; larger files: `wrangler r2 object put`). */
 export const MAX_OBJECT_BYTES = 16 * 1024 * 1024;

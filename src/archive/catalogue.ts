@@ -3,10 +3,13 @@
  * are named in Sentinel Hub's terms (the band names evalscripts use). Sources: Earth Search v1 collections
  * (earth-search.aws.element84.com/v1/collections), the Planetary Computer's catalog
  * (planetarycomputer.microsoft.com/catalog), Sentinel Hub's data documentation (docs.sentinel-hub.com/api/latest/data/:
- * sentinel-2-l2a, dem, landsat-8-l2, sentinel-1-grd).
+ * sentinel-2-l2a, dem, landsat-8-l2, sentinel-1-grd). Which built-ins an archive offers, and which only with the
+ * operator's AWS keys (requester-pays buckets), is src/storage/archives.ts's list (the collection registry reads it
+ * too); this catalogue has an entry for each (test/archive/offers.test.ts).
  */
 import { EngineError } from "../raster/errors";
-import type { ArchiveConfig, ArchiveKind } from "./config";
+import { offeredCollections, type ArchiveKind } from "../storage/archives";
+import type { ArchiveConfig } from "./config";
 import { s1Check, s1Properties, s1Upstream, type S1Processing } from "./sentinel1";
 
 /** Request options that choose the upstream collection: dataFilter.demInstance, the data source's `processing`. */
@@ -28,8 +31,6 @@ export interface ArchiveCollection {
   searched: string[];
   /** Sentinel Hub band name -> upstream asset key. */
   bands: Record<string, string>;
-  /** True when its assets live in a requester-pays bucket (offered only with the operator's AWS keys). */
-  requesterPays: boolean;
   /** True when items carry no acquisition time that matters (a DEM): scene searches ignore the time window. */
   timeless?: boolean;
   /** Properties the catalog's item shape adds to each upstream item (e.g. Sentinel-1's `s1:polarization`). */
@@ -107,7 +108,6 @@ const dem: ArchiveCollection = {
   upstream: demUpstream,
   searched: ["cop-dem-glo-30", "cop-dem-glo-90"],
   bands: { DEM: "data" },
-  requesterPays: false,
   timeless: true,
 };
 const LANDSAT_QUERY = { platform: { in: ["landsat-8", "landsat-9"] } };
@@ -122,7 +122,6 @@ const CATALOGUE: Record<ArchiveKind, ArchiveCollection[]> = {
       upstream: () => "sentinel-2-l2a",
       searched: ["sentinel-2-l2a"],
       bands: S2_EARTH_SEARCH,
-      requesterPays: false,
     },
     dem,
     {
@@ -130,7 +129,6 @@ const CATALOGUE: Record<ArchiveKind, ArchiveCollection[]> = {
       upstream: () => "landsat-c2-l2",
       searched: ["landsat-c2-l2"],
       bands: LANDSAT_L2,
-      requesterPays: true,
       query: LANDSAT_QUERY,
     },
     {
@@ -140,7 +138,6 @@ const CATALOGUE: Record<ArchiveKind, ArchiveCollection[]> = {
       searched: ["sentinel-1-grd"],
       bands: S1_BANDS,
       properties: s1Properties,
-      requesterPays: true,
     },
   ],
   "planetary-computer": [
@@ -149,7 +146,6 @@ const CATALOGUE: Record<ArchiveKind, ArchiveCollection[]> = {
       upstream: () => "sentinel-2-l2a",
       searched: ["sentinel-2-l2a"],
       bands: S2_PC,
-      requesterPays: false,
     },
     dem,
     {
@@ -157,7 +153,6 @@ const CATALOGUE: Record<ArchiveKind, ArchiveCollection[]> = {
       upstream: () => "landsat-c2-l2",
       searched: ["landsat-c2-l2"],
       bands: LANDSAT_L2,
-      requesterPays: false,
       query: LANDSAT_QUERY,
     },
     {
@@ -167,23 +162,15 @@ const CATALOGUE: Record<ArchiveKind, ArchiveCollection[]> = {
       searched: ["sentinel-1-grd"],
       bands: S1_BANDS,
       properties: s1Properties,
-      requesterPays: false,
     },
   ],
 };
 
 /**
  * The archive collection serving built-in `id` under `config`, or undefined when the archive does not offer it
- * (no archive, not in the catalogue, or requester-pays without the operator's AWS keys).
+ * (no archive, not among its offers, or requester-pays without the operator's AWS keys: src/storage/archives.ts).
  */
 export function archiveCollection(config: ArchiveConfig | null, id: string): ArchiveCollection | undefined {
-  if (!config) return undefined;
-  const c = CATALOGUE[config.kind].find((x) => x.id === id);
-  return c && (!c.requesterPays || config.aws) ? c : undefined;
-}
-
-/** The built-in ids the archive offers under `config`. */
-export function offeredCollections(config: ArchiveConfig | null): string[] {
-  if (!config) return [];
-  return CATALOGUE[config.kind].filter((c) => !c.requesterPays || config.aws).map((c) => c.id);
+  if (!config || !offeredCollections(config).includes(id)) return undefined;
+  return CATALOGUE[config.kind].find((x) => x.id === id);
 }

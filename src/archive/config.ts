@@ -1,75 +1,16 @@
 /**
- * The upstream archive a deployment reads its built-in collections from, as the operator configures it (wrangler
- * `[vars]` and secrets, docs/archives.md):
- * - `EO_EDGE_ARCHIVE`: `twin` (the local archive twin, scripts/archive-twin.mjs; it answers as Earth Search does),
- *   `earth-search` (Earth Search v1 over AWS Open Data) or `planetary-computer` (Microsoft Planetary Computer);
- *   unset or empty: no archive, the built-ins hold only the local store's items;
- * - `ARCHIVE_STAC_URL`: the STAC API root (default: the real API of `earth-search` / `planetary-computer`);
- * - `ARCHIVE_URL_MAP`: JSON `{ "<asset URL prefix>": "<replacement prefix>" }` applied to every asset href before
- *   it is read (the longest matching prefix wins), so a twin or a mirror can stand in for the buckets;
- * - `ARCHIVE_TIMEOUT_MS`: how long one upstream attempt may take (default 10000; three attempts with backoff);
- * - `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` (secrets): the operator's keys for requester-pays buckets; without
- *   them the collections stored there are not offered.
+ * The upstream archive's configuration as the archive readers use it: the operator's settings read from the
+ * environment (src/storage/archives.ts: `EO_EDGE_ARCHIVE`, `ARCHIVE_STAC_URL`, `ARCHIVE_URL_MAP`,
+ * `ARCHIVE_TIMEOUT_MS`, the AWS keys; docs/archives.md) with the retry policy of every upstream request, and the
+ * asset URL map applied to hrefs.
  */
+import { archiveSettings, type ArchiveEnv, type ArchiveSettings } from "../storage/archives";
 import { DEFAULT_RETRY, type RetryPolicy } from "./fetch";
 
-/** The archive adapters: which STAC API flavour and asset access rules apply. */
-export type ArchiveKind = "earth-search" | "planetary-computer";
-
-/** The bindings the archive reads (all optional: an unconfigured deployment has no archive). */
-export interface ArchiveEnv {
-  EO_EDGE_ARCHIVE?: string;
-  ARCHIVE_STAC_URL?: string;
-  ARCHIVE_URL_MAP?: string;
-  ARCHIVE_TIMEOUT_MS?: string;
-  AWS_ACCESS_KEY_ID?: string;
-  AWS_SECRET_ACCESS_KEY?: string;
-  /** Optional R2 bucket: a read-through cache of upstream COG blocks. */
-  ARCHIVE_CACHE?: R2Bucket;
-}
-
 /** A resolved archive configuration. */
-export interface ArchiveConfig {
-  /** The adapter (`twin` answers as Earth Search). */
-  kind: ArchiveKind;
-  /** The configured name (`twin`, `earth-search`, `planetary-computer`). */
-  name: string;
-  /** STAC API root, no trailing slash. */
-  stacUrl: string;
-  /** URL map entries, longest prefix first. */
-  urlMap: [string, string][];
-  /** The operator's AWS keys for requester-pays buckets, or null. */
-  aws: { accessKeyId: string; secretAccessKey: string } | null;
-  /** Retry policy of every upstream request (./fetch.ts). */
+export interface ArchiveConfig extends Omit<ArchiveSettings, "timeoutMs"> {
+  /** Retry policy of every upstream request (./fetch.ts; ARCHIVE_TIMEOUT_MS sets its per-attempt timeout). */
   retry: RetryPolicy;
-}
-
-/** Real STAC API roots of the adapters. */
-export const DEFAULT_STAC_URLS: Record<ArchiveKind, string> = {
-  "earth-search": "https://earth-search.aws.element84.com/v1",
-  "planetary-computer": "https://planetarycomputer.microsoft.com/api/stac/v1",
-};
-
-const KINDS: Record<string, ArchiveKind> = {
-  twin: "earth-search",
-  "earth-search": "earth-search",
-  "planetary-computer": "planetary-computer",
-};
-
-/** Parses ARCHIVE_URL_MAP; throws a plain Error (an operator's mistake, a 500 logged) when it is not a string map. */
-export function parseUrlMap(text: string | undefined): [string, string][] {
-  if (!text || !text.trim()) return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new Error("ARCHIVE_URL_MAP is not valid JSON (expected an object of URL prefix -> URL prefix)");
-  }
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
-    throw new Error("ARCHIVE_URL_MAP must be a JSON object");
-  const entries = Object.entries(parsed as Record<string, unknown>);
-  if (entries.some(([, v]) => typeof v !== "string")) throw new Error("ARCHIVE_URL_MAP values must be strings");
-  return (entries as [string, string][]).sort((a, b) => b[0].length - a[0].length);
 }
 
 /** `href` with the longest matching prefix of `map` (sorted longest first) replaced; unchanged when none matches. */
@@ -78,40 +19,21 @@ export function mapUrl(href: string, map: readonly [string, string][]): string {
   return href;
 }
 
-const memo = new Map<string, ArchiveConfig | null>();
+/** Configurations per settings object (settings are memoized by their values, so this follows them). */
+const memo = new WeakMap<ArchiveSettings, ArchiveConfig>();
 
 /**
  * The archive of `env`, or null when EO_EDGE_ARCHIVE is unset or empty (memoized per isolate by the values).
  * @throws Error (the operator's configuration: a logged 500) for an unknown EO_EDGE_ARCHIVE or a malformed ARCHIVE_URL_MAP.
  */
 export function archiveConfig(env: ArchiveEnv): ArchiveConfig | null {
-  const name = (env.EO_EDGE_ARCHIVE ?? "").trim();
-  const key = JSON.stringify([
-    name,
-    env.ARCHIVE_STAC_URL ?? "",
-    env.ARCHIVE_URL_MAP ?? "",
-    env.ARCHIVE_TIMEOUT_MS ?? "",
-    env.AWS_ACCESS_KEY_ID ?? "",
-    env.AWS_SECRET_ACCESS_KEY ?? "",
-  ]);
-  if (memo.has(key)) return memo.get(key)!;
-  let config: ArchiveConfig | null = null;
-  if (name) {
-    const kind = KINDS[name];
-    if (!kind)
-      throw new Error(
-        `EO_EDGE_ARCHIVE '${name}' is not an archive this service knows; use twin, earth-search or planetary-computer`,
-      );
-    const stacUrl = (env.ARCHIVE_STAC_URL?.trim() || DEFAULT_STAC_URLS[kind]).replace(/\/+$/, "");
-    const aws =
-      env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
-        ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY }
-        : null;
-    const timeout = Number(env.ARCHIVE_TIMEOUT_MS);
-    const retry = { ...DEFAULT_RETRY, ...(Number.isInteger(timeout) && timeout > 0 ? { timeoutMs: timeout } : {}) };
-    config = { kind, name, stacUrl, urlMap: parseUrlMap(env.ARCHIVE_URL_MAP), aws, retry };
+  const settings = archiveSettings(env);
+  if (!settings) return null;
+  let config = memo.get(settings);
+  if (!config) {
+    const { timeoutMs, ...rest } = settings;
+    config = { ...rest, retry: { ...DEFAULT_RETRY, ...(timeoutMs !== null ? { timeoutMs } : {}) } };
+    memo.set(settings, config);
   }
-  if (memo.size > 16) memo.clear();
-  memo.set(key, config);
   return config;
 }

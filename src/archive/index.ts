@@ -11,18 +11,18 @@
  */
 import type { Env } from "../env";
 import type { ByteSource } from "../raster/types";
-import type { StacItem } from "../storage/items";
+import type { StacItem } from "../storage/stac";
 import { itemsBackend, type Scene, type SceneQuery } from "../storage/backend";
 import { openFile } from "../storage/sources";
 import { archiveCollection, type ArchiveCollection, type ArchiveOptions } from "./catalogue";
-import { archiveConfig, type ArchiveConfig, type ArchiveEnv } from "./config";
+import type { ArchiveEnv } from "../storage/archives";
+import { archiveConfig, type ArchiveConfig } from "./config";
 import { upstreamCollectionOf } from "./items";
 import { openUpstreamAsset, upstreamScenes } from "./upstream";
 import { openCacheApi } from "./bytes";
 
 export type { ArchiveEnv, ArchiveOptions };
 export { archiveConfig } from "./config";
-export { offeredCollections } from "./catalogue";
 
 /** The bindings the stores use. */
 export type StoreEnv = Pick<Env, "DB" | "DATA" | "BUCKETS">;

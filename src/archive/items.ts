@@ -4,7 +4,7 @@
  * property as the archive sent them (plus the properties the built-in derives, where the item lacks them), and a `via` link to the item in the upstream STAC API (which also tells the
  * reader the upstream collection, for Planetary Computer SAS tokens).
  */
-import type { StacAsset, StacItem } from "../storage/items";
+import type { StacAsset, StacItem } from "../storage/stac";
 import type { ArchiveCollection } from "./catalogue";
 
 /** Link relation of the upstream item's URL. */

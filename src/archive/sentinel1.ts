@@ -13,7 +13,7 @@
  * supported. speckleFilter: NONE only.
  */
 import { EngineError } from "../raster/errors";
-import type { ArchiveKind } from "./config";
+import type { ArchiveKind } from "../storage/archives";
 
 /** Sentinel Hub's S1 backCoeff values. */
 export const BACK_COEFFS = ["BETA0", "SIGMA0_ELLIPSOID", "GAMMA0_ELLIPSOID", "GAMMA0_TERRAIN"];

@@ -6,7 +6,7 @@
  * an opaque string (`member=value`) so that callers can hand it to clients as their own `next`.
  */
 import type { Geometry } from "geojson";
-import type { StacItem } from "../storage/items";
+import type { StacItem } from "../storage/stac";
 import type { ArchiveConfig } from "./config";
 import { UpstreamError } from "./errors";
 import { upstreamFetch } from "./fetch";

@@ -6,7 +6,7 @@
  */
 import type { ByteSource } from "../raster/types";
 import { Lru } from "../raster/lru";
-import type { StacItem } from "../storage/items";
+import type { StacItem } from "../storage/stac";
 import type { Scene, SceneQuery } from "../storage/scenes";
 import { assetAccess } from "./access";
 import { openUpstream } from "./bytes";

@@ -12,7 +12,6 @@ import { cachedClaims, clientUsable, rememberClaims } from "./verified";
 import type { TokenClaims } from "../http/claims";
 
 export { TOKEN_LIFETIME_S };
-export type { TokenClaims };
 
 /** The token issuer of this deployment: `<PUBLIC_BASE_URL>/auth/realms/main`. Throws when PUBLIC_BASE_URL is unset. */
 export const issuer = (env: Pick<Env, "PUBLIC_BASE_URL">): string => `${publicBaseUrl(env)}/auth/realms/main`;

@@ -15,7 +15,7 @@ import type { Env } from "../env";
 import { db } from "../storage/db";
 import { oauthClients } from "../storage/schema";
 import { approxBytes, Lru } from "../raster/lru";
-import type { TokenClaims } from "./tokens";
+import type { TokenClaims } from "../http/claims";
 import { REQUEST_CACHE_BYTES } from "../raster/memory";
 
 /** How long a client's state read from D1 is trusted, in ms (the delay after which a deletion elsewhere applies). */

@@ -17,7 +17,7 @@
  */
 import type { Env } from "../env";
 import { crsFromEpsg, transformBounds } from "../raster/crs";
-import type { TaskMessage } from "../tasks/queue";
+import type { TaskMessage } from "../tasks/messages";
 import type { UnitRef } from "../tasks/runner";
 import { ingestionUnits } from "../ingestion/queue";
 import { IngestError, inspectTile, type Inspection } from "./inspect";

@@ -7,7 +7,7 @@ import type { Env } from "../env";
 import { notFound } from "../http/errors";
 import { parseRange } from "../http/range";
 import { json } from "../http/base";
-import type { StacItem } from "../storage/items";
+import type { StacItem } from "../storage/stac";
 import { assetFolder, isUrl, type CatalogUrls } from "./render";
 
 /** Streams the R2 object `key`, honouring Range and If-None-Match. */

@@ -17,7 +17,7 @@ import { normalizeItem } from "../archive/items";
 import { getItem as upstreamItem, searchPage, type UpstreamSearch } from "../archive/stac";
 import { badRequest } from "../http/errors";
 import { Lru } from "../raster/lru";
-import type { StacItem } from "../storage/items";
+import type { StacItem } from "../storage/stac";
 import { matchingItems } from "../storage/matching";
 import type { SearchRequest } from "./schema";
 import type { SearchPlan } from "./search";

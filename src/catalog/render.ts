@@ -3,7 +3,7 @@
  * asset download route, a `data` asset for the scene folder, and the properties Sentinel Hub's catalog carries
  * (eo:bands gathered from the assets, proj:geometry from proj:bbox, GeoJSON `crs` members).
  */
-import type { StacAsset, StacItem } from "../storage/items";
+import type { StacAsset, StacItem } from "../storage/stac";
 
 export const EO_EXTENSION = "https://stac-extensions.github.io/eo/v1.0.0/schema.json";
 export const PROJ_EXTENSION = "https://stac-extensions.github.io/projection/v1.0.0/schema.json";

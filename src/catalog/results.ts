@@ -3,7 +3,7 @@
  * the GET href form or the POST body/merge form), `context` {next, limit, returned, matched}, `numberReturned`,
  * `numberMatched` (when counted) and `timeStamp`.
  */
-import type { StacItem } from "../storage/items";
+import type { StacItem } from "../storage/stac";
 import { applyFields, type FieldsSpec } from "./fields";
 import { CATALOG_TITLE, renderItem, type CatalogUrls } from "./render";
 

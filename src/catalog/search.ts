@@ -6,7 +6,7 @@
  * (`numberMatched`) is computed alongside, within fixed limits.
  */
 import type { Env } from "../env";
-import type { StacItem } from "../storage/items";
+import type { StacItem } from "../storage/stac";
 import { itemsBackend, type ItemQuery, type ItemRow } from "../storage/backend";
 import { datetimeFirst } from "../storage/search";
 import { Cursor, OffsetCursor, type Position } from "./paging";

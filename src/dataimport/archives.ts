@@ -7,7 +7,7 @@
  */
 import { zipSync } from "fflate";
 import type { Env } from "../env";
-import type { TaskMessage } from "../tasks/queue";
+import type { TaskMessage } from "../tasks/messages";
 import { sendMessages, type Producers } from "../tasks/runner";
 import { getCollection } from "../storage/byoc/store";
 import { collectionBucket } from "./collections";

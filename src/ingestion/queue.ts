@@ -7,7 +7,7 @@
  * in neither.
  */
 import type { Env } from "../env";
-import type { TaskMessage } from "../tasks/queue";
+import type { TaskMessage } from "../tasks/messages";
 import { sendMessages, unitsStub, type Producers } from "../tasks/runner";
 import { byocType, type ByocCollection, type TileStatus } from "../storage/byoc/model";
 import { moveStatement } from "../storage/byoc/tiles";

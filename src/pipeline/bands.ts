@@ -9,7 +9,7 @@
  * harmonized -> the stored DN. AOT in OPTICAL_DEPTH: DN / 1000. Sentinel-1: values as stored.
  */
 import * as SunCalc from "suncalc";
-import type { StacItem } from "../storage/items";
+import type { StacItem } from "../storage/stac";
 import type { BandDef, DataCollection } from "./collections";
 
 /**

@@ -23,7 +23,7 @@ import type { BandDef, DataCollection } from "./collections";
 import { mosaicScenes } from "./mosaic";
 import type { AreaPlan } from "./plan";
 import { allValid } from "./read";
-import type { StacItem } from "../storage/items";
+import type { StacItem } from "../storage/stac";
 import type { Scene } from "./scenes";
 
 const SIZE = 256;

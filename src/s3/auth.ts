@@ -10,7 +10,7 @@
 import { AwsV4Signer } from "aws4fetch";
 import type { S3Keys } from "../buckets/config";
 import { constantTimeEqual } from "../http/compare";
-import { stringSigner } from "./chunksig";
+import { stringSigner, type SeedRequest } from "./chunksig";
 import { checkTimeV2, isSigV2, signatureV2Of, verifyV2 } from "./sigv2";
 import { S3Error, accessDenied } from "./xml";
 
@@ -19,22 +19,14 @@ export const MAX_SKEW_MS = 15 * 60 * 1000;
 /** Longest presigned URL validity (S3: 7 days), seconds. */
 const MAX_EXPIRES_S = 7 * 24 * 3600;
 
-/** A request's signature claims: who, when (YYYYMMDDTHHMMSSZ), scope, which headers, the signature, payload hash. */
-export interface SignedRequest {
-  accessKeyId: string;
-  datetime: string;
-  date: string;
-  region: string;
-  service: string;
+/** A request's signature claims: those of ./chunksig.ts SeedRequest, which headers, payload hash, presigning. */
+export interface SignedRequest extends SeedRequest {
   signedHeaders: string[];
-  signature: string;
   presigned: boolean;
   /** Presigned URLs: seconds of validity. */
   expires?: number;
   /** x-amz-content-sha256 (header form). */
   payload?: string;
-  /** Set once verified: hex HMAC-SHA256 of a string with the request's signing key (chunk signatures, ./chunksig.ts). */
-  signString?: (stringToSign: string) => Promise<string>;
   /** Signature Version 2 (./sigv2.ts): no scope (date, region empty), no signed headers, payload UNSIGNED-PAYLOAD. */
   sigv2?: true;
 }

@@ -11,8 +11,22 @@
  */
 import { AwsV4Signer } from "aws4fetch";
 import { constantTimeEqual } from "../http/compare";
-import type { SignedRequest } from "./auth";
 import { S3Error } from "./xml";
+
+/**
+ * The claims of a signed request the chain starts from (./auth.ts `SignedRequest` extends it): who, when
+ * (X-Amz-Date, YYYYMMDDTHHMMSSZ), the credential scope and the seed signature.
+ */
+export interface SeedRequest {
+  accessKeyId: string;
+  datetime: string;
+  date: string;
+  region: string;
+  service: string;
+  signature: string;
+  /** Set once verified: hex HMAC-SHA256 of a string with the request's signing key (chunk signatures). */
+  signString?: (stringToSign: string) => Promise<string>;
+}
 
 /** An AwsV4Signer whose string to sign is given: its signature() is HMAC(signing key of the scope, text). */
 class StringSigner extends AwsV4Signer {
@@ -28,7 +42,7 @@ class StringSigner extends AwsV4Signer {
 }
 
 /** Hex HMAC-SHA256 of strings with the signing key of `s`'s scope (date, region, service) and `secretAccessKey`. */
-export function stringSigner(secretAccessKey: string, s: SignedRequest): (text: string) => Promise<string> {
+export function stringSigner(secretAccessKey: string, s: SeedRequest): (text: string) => Promise<string> {
   const cache = new Map<string, ArrayBuffer>(); // the derived key, computed once per request
   const options = {
     url: "https://s3.amazonaws.com/",
@@ -54,7 +68,7 @@ export class ChunkSignatures {
   private readonly scope: string;
 
   /** `s`: the verified seed request, with its signString. */
-  constructor(private readonly s: SignedRequest) {
+  constructor(private readonly s: SeedRequest) {
     if (!s.signString) throw new Error("ChunkSignatures needs a request verified by verifySignature");
     this.previous = s.signature;
     this.scope = `${s.date}/${s.region}/${s.service}/aws4_request`;

@@ -7,7 +7,8 @@
  */
 import type { Env } from "../env";
 import { itemExtents, type ItemExtent } from "./extents";
-import { getItem, upsertItem, type StacItem } from "./items";
+import { getItem, upsertItem } from "./items";
+import type { StacItem } from "./stac";
 import { findSceneTimes, findScenes, type MosaickingOrder, type Scene, type SceneQuery } from "./scenes";
 import {
   countMatches,

@@ -4,52 +4,42 @@
  */
 import type { Env } from "../env";
 import { forgetScenes } from "./scenes";
+import type { StacItem } from "./stac";
 
-/** The subset of a STAC 1.0.0 Item EO Edge relies on. */
-export interface StacItem {
-  type: "Feature";
-  stac_version: string;
-  stac_extensions?: string[];
-  id: string;
-  collection: string;
-  geometry: { type: string; coordinates: unknown };
-  bbox: number[];
-  properties: Record<string, unknown> & { datetime: string };
-  links: unknown[];
-  assets: Record<string, StacAsset>;
-}
+/** The columns of table `items`, in the order of {@link itemColumns}. */
+export const ITEM_COLUMNS = [
+  "collection",
+  "id",
+  "datetime",
+  "cloud_cover",
+  "min_lon",
+  "min_lat",
+  "max_lon",
+  "max_lat",
+  "doc",
+] as const;
 
-export interface StacAsset {
-  href: string;
-  type?: string;
-  title?: string;
-  roles?: string[];
-  "eo:bands"?: { name: string; common_name?: string; center_wavelength?: number; full_width_half_max?: number }[];
-  [k: string]: unknown;
+/**
+ * The `items` columns of one item: datetime in ms since epoch (NaN when unparsable), cloud cover or null, the 2D
+ * bbox (of a 3D one too), the item as JSON. @throws TypeError when the item has no bbox.
+ */
+export function itemColumns(item: StacItem): unknown[] {
+  const [minLon, minLat, maxLon, maxLat] =
+    item.bbox.length === 6 ? [item.bbox[0], item.bbox[1], item.bbox[3], item.bbox[4]] : item.bbox;
+  const cc = item.properties["eo:cloud_cover"];
+  const datetime = Date.parse(item.properties.datetime);
+  const cloudCover = typeof cc === "number" ? cc : null;
+  return [item.collection, item.id, datetime, cloudCover, minLon, minLat, maxLon, maxLat, JSON.stringify(item)];
 }
 
 /** Inserts or replaces one item (and empties this isolate's scene cache). Throws when datetime or bbox is missing. */
 export async function upsertItem(env: Pick<Env, "DB">, item: StacItem): Promise<void> {
-  const t = Date.parse(item.properties.datetime);
-  if (!Number.isFinite(t)) throw new Error(`item ${item.id}: invalid datetime`);
-  const [minLon, minLat, maxLon, maxLat] =
-    item.bbox.length === 6 ? [item.bbox[0], item.bbox[1], item.bbox[3], item.bbox[4]] : item.bbox;
-  const cc = item.properties["eo:cloud_cover"];
+  const columns = itemColumns(item);
+  if (!Number.isFinite(columns[2])) throw new Error(`item ${item.id}: invalid datetime`);
   await env.DB.prepare(
-    `INSERT OR REPLACE INTO items (collection, id, datetime, cloud_cover, min_lon, min_lat, max_lon, max_lat, doc)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT OR REPLACE INTO items (${ITEM_COLUMNS.join(", ")}) VALUES (${ITEM_COLUMNS.map(() => "?").join(", ")})`,
   )
-    .bind(
-      item.collection,
-      item.id,
-      t,
-      typeof cc === "number" ? cc : null,
-      minLon,
-      minLat,
-      maxLon,
-      maxLat,
-      JSON.stringify(item),
-    )
+    .bind(...columns)
     .run();
   forgetScenes();
 }

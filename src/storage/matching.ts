@@ -7,27 +7,8 @@
 import type { Geometry } from "geojson";
 import type { Env } from "../env";
 import type { Condition } from "./condition";
-import type { StacItem } from "./items";
-
-/** The `items` columns of one item, as upsertItem stores them. */
-function row(item: StacItem): unknown[] {
-  const [minLon, minLat, maxLon, maxLat] =
-    item.bbox.length === 6 ? [item.bbox[0], item.bbox[1], item.bbox[3], item.bbox[4]] : item.bbox;
-  const cc = item.properties["eo:cloud_cover"];
-  return [
-    item.collection,
-    item.id,
-    Date.parse(item.properties.datetime),
-    typeof cc === "number" ? cc : null,
-    minLon,
-    minLat,
-    maxLon,
-    maxLat,
-    JSON.stringify(item),
-  ];
-}
-
-const COLUMNS = ["collection", "id", "datetime", "cloud_cover", "min_lon", "min_lat", "max_lon", "max_lat", "doc"];
+import { ITEM_COLUMNS, itemColumns } from "./items";
+import type { StacItem } from "./stac";
 
 /**
  * The items of `items` that `condition` matches, in their order. One D1 query (no write).
@@ -40,12 +21,16 @@ export async function matchingItems(
 ): Promise<StacItem[]> {
   if (items.length === 0) return [];
   if (condition.where.text === "1" && !condition.test) return items;
-  const select = COLUMNS.map((c, i) => `json_extract(value, '$[${i}]') AS ${c}`).join(", ");
+  const select = ITEM_COLUMNS.map((c, i) => `json_extract(value, '$[${i}]') AS ${c}`).join(", ");
   const columns = condition.columns.map((c, i) => `, ${c.text} AS c${i}`).join("");
   const rows = await env.DB.prepare(
     `WITH items AS (SELECT CAST(key AS INTEGER) AS k, ${select} FROM json_each(?)) SELECT k${columns} FROM items WHERE ${condition.where.text} ORDER BY k`,
   )
-    .bind(JSON.stringify(items.map(row)), ...condition.columns.flatMap((c) => c.params), ...condition.where.params)
+    .bind(
+      JSON.stringify(items.map(itemColumns)),
+      ...condition.columns.flatMap((c) => c.params),
+      ...condition.where.params,
+    )
     .all<Record<string, unknown>>();
   const out: StacItem[] = [];
   for (const r of rows.results) {

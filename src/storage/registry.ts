@@ -11,8 +11,7 @@
  */
 import { and, asc, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { Env } from "../env";
-import { archiveConfig, type ArchiveEnv } from "../archive/config";
-import { offeredCollections } from "../archive/catalogue";
+import { archiveSettings, offeredCollections, type ArchiveEnv } from "./archives";
 import { db } from "./db";
 import { collectionBands, dataCollections } from "./schema";
 
@@ -151,14 +150,14 @@ const cache = new WeakMap<object, { at: number; list: DataCollection[] }>();
 /**
  * The built-in collections (cached per isolate and D1 binding for CACHE_MS), without those only an upstream archive
  * holds (`config.archiveOnly`: dem, landsat-ot-l2) when the deployment's archive does not serve them (no archive,
- * or a requester-pays bucket without the operator's AWS keys: src/archive/catalogue.ts).
+ * or a requester-pays bucket without the operator's AWS keys: ./archives.ts).
  */
 export async function builtinCollections(env: Pick<Env, "DB"> & ArchiveEnv): Promise<DataCollection[]> {
   const hit = cache.get(env.DB);
   const list = hit && Date.now() - hit.at < CACHE_MS ? hit.list : await load(env, isNull(dataCollections.owner));
   if (list !== hit?.list) cache.set(env.DB, { at: Date.now(), list });
   if (!list.some((c) => c.config.archiveOnly === true)) return list;
-  const offered = offeredCollections(archiveConfig(env));
+  const offered = offeredCollections(archiveSettings(env));
   return list.filter((c) => c.config.archiveOnly !== true || offered.includes(c.id));
 }
 

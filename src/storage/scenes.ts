@@ -8,7 +8,7 @@ import type { Env } from "../env";
 import { Lru } from "../raster/lru";
 import { SCENE_CACHE_BYTES } from "../raster/memory";
 import { bboxOverlapSql, type BBox } from "./condition";
-import type { StacItem } from "./items";
+import type { StacItem } from "./stac";
 
 /** Scene orders of Sentinel Hub's `mosaickingOrder`; ties are broken by item id. */
 export type MosaickingOrder = "mostRecent" | "leastRecent" | "leastCC";

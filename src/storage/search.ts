@@ -12,7 +12,7 @@
 import type { Geometry } from "geojson";
 import type { Env } from "../env";
 import type { Condition, Sql } from "./condition";
-import type { StacItem } from "./items";
+import type { StacItem } from "./stac";
 
 /** Item fields a search can be ordered by (STAC names). */
 export type SortField = "datetime" | "eo:cloud_cover" | "id" | "collection";

@@ -8,7 +8,7 @@ import { resolveBucket } from "../buckets";
 import { parseCrs } from "../raster/crs";
 import type { RasterReader } from "../raster/reader";
 import { openZarrSlice } from "../raster/zarr/reader";
-import type { StacItem } from "./items";
+import type { StacItem } from "./stac";
 import type { DataCollection } from "./registry";
 import { objectZarrStore } from "./zarrstore";
 

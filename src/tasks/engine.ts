@@ -16,6 +16,9 @@
  * (all failed, or the first failure of a `failFast` plug-in). An account out of processing units STOPs a PROCESSING
  * task (OUT_OF_PU) whose machine can stop. Refused user actions come back as data (./outcome.ts); an illegal move
  * inside the engine throws (TransitionError). Every change is mirrored into the D1 listing (./listing.ts).
+ * The moves themselves (one transaction each, checked against the plug-in's machine) are ./moves.ts's; this class
+ * is the Durable Object around them: its verbs over RPC, the loads and stores in R2, and after each change the
+ * charges, the messages sent, the listing mirrored and the alarm armed.
  * The alarm: the lease watchdog (./lease.ts sweep), the plug-in's timeout (`timeoutMs` after creation: FAILED) and
  * charges a failed call left owed.
  */
@@ -27,13 +30,13 @@ import { migrateOldTask } from "./legacy";
 import { canMove } from "./machine";
 import type { UserAction } from "./machines";
 import { insertListed, mirrorListed } from "./listing";
+import { TaskMoves } from "./moves";
 import { refuse, type Outcome } from "./outcome";
 import { loadValue, storeUnits, storeValue, valueKey, withoutSecrets, withSecrets, type Secrets } from "./records";
 import type { Failure, Plan, PlannedUnit, Task, TaskPlugin, UnitResult } from "./plugin";
 import { sendMessages } from "./runner";
-import { ASSEMBLE_UNIT, PLAN_UNIT, leaseId, unitMessage } from "./messages";
-import type { QueueName, TaskMessage } from "./queue";
-import { TaskRows, acted, type TaskRecord } from "./rows";
+import { ASSEMBLE_UNIT, PLAN_UNIT, leaseId } from "./messages";
+import { TaskRows, type TaskRecord } from "./rows";
 import type { Begin, Inspection, NewTask, UnitEnd } from "./verbs";
 
 /** Seconds before the alarm charges processing units a failed call left owed. */
@@ -44,14 +47,18 @@ export abstract class TaskEngine extends DurableObject<Env> {
   protected abstract readonly plugin: TaskPlugin;
   private readonly rows: TaskRows;
   private readonly leases: Leases;
-  /** Messages to send once the change that called for them is stored (a lost send is re-sent by the watchdog). */
-  private outbox: TaskMessage[] = [];
+  private movesOf?: TaskMoves;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.rows = new TaskRows(ctx.storage.sql);
     ctx.storage.transactionSync(() => migrateOldTask(ctx.storage.sql));
     this.leases = new Leases(ctx.storage.sql, "units");
+  }
+
+  /** The moves of the task's state (./moves.ts); made on first use, once the subclass has set its plug-in. */
+  private get moves(): TaskMoves {
+    return (this.movesOf ??= new TaskMoves(this.ctx.storage, this.rows, this.leases, this.plugin));
   }
 
   /**
@@ -101,20 +108,8 @@ export abstract class TaskEngine extends DurableObject<Env> {
   async act(account: string, action: Exclude<UserAction, "NONE">): Promise<Outcome<Task> | null> {
     const r = this.rows.record();
     if (!r || r.account !== account) return null;
-    const state = this.rows.row()!.state;
-    if (action === "STOP") {
-      if (
-        !["ANALYSING", "ANALYSIS_DONE", "PROCESSING"].includes(state) ||
-        !canMove(this.plugin.machine, state, "STOPPED")
-      )
-        return refuse(state, action);
-      this.atomically(() => this.stop({ ...acted(r, action), stoppedStatusReason: "USER_ACTION" }));
-    } else if (state === "CREATED" || (state === "STOPPED" && r.units === null)) {
-      this.atomically(() => (this.go("ANALYSING"), this.rows.save(acted(r, action)), this.lease([PLAN_UNIT], "light")));
-    } else if (action === "START" && (state === "ANALYSIS_DONE" || state === "STOPPED")) {
-      this.atomically(() => (this.rows.save(acted(r, action)), this.process()));
-    } else if (action === "START" && state === "ANALYSING") this.rows.save(acted(r, action));
-    else return refuse(state, action);
+    const refused = this.moves.act(r, action);
+    if (refused) return refused;
     await this.afterChange();
     return { ok: true, value: (await this.task(account))! };
   }
@@ -198,18 +193,7 @@ export abstract class TaskEngine extends DurableObject<Env> {
       r.id,
       units.filter((u) => !this.rows.unit(u.id)),
     );
-    const added = this.atomically(() => {
-      const now = this.rows.record()!;
-      if (this.rows.row()!.state !== "PROCESSING") return false;
-      const fresh = rows.filter(([id]) => !this.rows.unit(id));
-      this.insertUnits(fresh, now.units ?? 0);
-      this.rows.save({ ...now, units: (now.units ?? 0) + fresh.length });
-      this.lease(
-        fresh.map(([id]) => id),
-        this.plugin.queue,
-      );
-      return true;
-    });
+    const added = this.moves.added(rows);
     if (added) await this.afterChange();
     return added;
   }
@@ -257,72 +241,22 @@ export abstract class TaskEngine extends DurableObject<Env> {
     const r = this.rows.record();
     if (!r || this.rows.row()!.state !== "ANALYSING") return;
     const rows = await storeUnits(this.env, r.id, plan.units);
-    const changed = this.atomically(() => {
-      if (this.rows.row()!.state !== "ANALYSING" || !this.leases.complete(PLAN_UNIT, "DONE")) return false;
-      this.rows.dropPlanned();
-      this.insertUnits(rows, 0);
-      const now = this.rows.record()!;
-      this.rows.save({ ...now, units: plan.units.length, estimatePU: plan.estimatePU });
-      this.go("ANALYSIS_DONE");
-      if (now.userAction === "START") this.process();
-      return true;
-    });
-    if (changed) await this.afterChange();
+    if (this.moves.planned(plan, rows)) await this.afterChange();
   }
 
-  /**
-   * Counts unit `unit` once (done, or failed with `result.error`) with its processing units, owed to the account until
-   * charged; the last one ends the task (or sends the assembly). Nothing happens when it was counted before or the
-   * task is not PROCESSING.
-   */
+  /** Counts unit `unit` once, done or failed (./moves.ts `counted`); nothing happens when it was counted before. */
   private async count(unit: string, result: UnitResult): Promise<void> {
-    const failed = result.error !== undefined;
-    const pu = failed || !(result.pu > 0) ? 0 : result.pu;
-    const counted = this.atomically(() => {
-      if (this.rows.row()!.state !== "PROCESSING") return false;
-      if (!this.rows.count(unit, result.error, pu)) return false;
-      const r = this.rows.record()!;
-      if (failed && this.plugin.failFast)
-        this.finish("FAILED", { ...r, error: result.error, ...(result.failure ? { failure: result.failure } : {}) });
-      else if (this.rows.pending() === 0) this.finishProcessing(r);
-      return true;
-    });
-    if (counted) await this.afterChange();
+    if (this.moves.counted(unit, result)) await this.afterChange();
   }
 
   /** The assembly ran: the task ends DONE (once). */
   private async assembled(): Promise<void> {
-    const ended = this.atomically(() => {
-      if (
-        this.rows.row()!.state !== "PROCESSING" ||
-        this.rows.pending() > 0 ||
-        !this.leases.complete(ASSEMBLE_UNIT, "DONE")
-      )
-        return false;
-      this.finish("DONE", this.rows.record()!);
-      return true;
-    });
-    if (ended) await this.afterChange();
+    if (this.moves.assembled()) await this.afterChange();
   }
 
   /** FAILS a task that is ANALYSING or PROCESSING with `error` (a plan refused, a lost assembly, a timeout). */
   private async fail(error: string, failure?: Failure): Promise<void> {
-    const r = this.rows.record();
-    if (!r || !["ANALYSING", "PROCESSING"].includes(this.rows.row()!.state)) return;
-    this.atomically(() =>
-      this.finish("FAILED", { ...r, error: error.slice(0, 2000), ...(failure ? { failure } : {}) }),
-    );
-    await this.afterChange();
-  }
-
-  /** Runs `f` in one transaction; when it throws, the messages it put in the outbox are dropped with its changes. */
-  private atomically<T>(f: () => T): T {
-    try {
-      return this.ctx.storage.transactionSync(f);
-    } catch (e) {
-      this.outbox = [];
-      throw e;
-    }
+    if (this.moves.failed(error, failure)) await this.afterChange();
   }
 
   /** The task as stored, its request with the secret keys put back when `secrets`. */
@@ -342,67 +276,13 @@ export abstract class TaskEngine extends DurableObject<Env> {
     };
   }
 
-  /** Inserts stored units IDLE, numbered from `first` (inside a transaction). */
-  private insertUnits(rows: readonly (readonly [string, string])[], first: number): void {
-    this.rows.insertUnits(this.rows.record()!.id, this.plugin.kind, this.plugin.queue, rows, first);
-  }
-
-  /** A checked move (inside a transaction). @throws TransitionError when the machine forbids it. */
-  private go(to: string): void {
-    this.rows.move(this.plugin.machine, to);
-  }
-
-  /** -> STOPPED with record `r`: every leased unit back to IDLE (its owner's next renewal fails). */
-  private stop(r: TaskRecord): void {
-    this.go("STOPPED");
-    this.rows.save(r);
-    this.rows.unlease();
-  }
-
-  /** -> PROCESSING with every IDLE planned unit leased and its message in the outbox; the end when none is left. */
-  private process(): void {
-    this.go("PROCESSING");
-    if (this.rows.pending() === 0) this.finishProcessing(this.rows.record()!);
-    else this.lease(this.rows.idle(), this.plugin.queue);
-  }
-
-  /** Leases units `units` (a unit leased again starts over) and puts their messages in the outbox. */
-  private lease(units: string[], queue: QueueName): void {
-    const id = this.rows.record()!.id;
-    const specs = units.map((u) => ({ id: leaseId(u), message: unitMessage(this.plugin.kind, id, u, queue) }));
-    this.leases.put(specs, Date.now());
-    this.outbox.push(...specs.map((u) => u.message));
-  }
-
-  /** Every unit counted: the assembly is leased (its message in the outbox), or the task ends DONE, PARTIAL or FAILED. */
-  private finishProcessing(r: TaskRecord): void {
-    const { done, failed } = this.rows.row()!;
-    const total = r.units ?? 0;
-    if (total > 0 && failed === total) {
-      return this.finish("FAILED", {
-        ...r,
-        error: `All ${total} ${this.plugin.machine.units} failed; first error: ${this.rows.firstError() ?? "unknown"}`,
-      });
-    }
-    if (failed > 0 && canMove(this.plugin.machine, "PROCESSING", "PARTIAL")) return this.finish("PARTIAL", r);
-    if (this.plugin.assemble && done + failed === total) return this.lease([ASSEMBLE_UNIT], this.plugin.queue);
-    this.finish("DONE", r);
-  }
-
-  /** Moves to a terminal state with record `r`; units still leased or idle are CANCELLED (nothing is left to do). */
-  private finish(to: "DONE" | "FAILED" | "PARTIAL", r: TaskRecord): void {
-    this.go(to);
-    this.rows.save(r);
-    this.rows.cancelOpen(`The ${this.plugin.machine.name} ended ${to}.`);
-  }
-
   /**
    * After a change: owed processing units charged, the outbox sent, the listing mirrored, the alarm armed; the
    * plug-in's `ended` hook runs once for a terminal task, then its secret keys are dropped.
    */
   private async afterChange(): Promise<void> {
     await this.charge();
-    await sendMessages(this.env, this.outbox.splice(0));
+    await sendMessages(this.env, this.moves.outbox.splice(0));
     await this.mirror();
     await this.arm();
     if (TERMINAL.includes(this.rows.row()!.state) && this.rows.markEnded()) {
@@ -429,7 +309,7 @@ export abstract class TaskEngine extends DurableObject<Env> {
       }
     }
     if (out && this.rows.row()!.state === "PROCESSING" && canMove(this.plugin.machine, "PROCESSING", "STOPPED"))
-      this.atomically(() => this.stop({ ...this.rows.record()!, stoppedStatusReason: "OUT_OF_PU" }));
+      this.moves.stop({ ...this.rows.record()!, stoppedStatusReason: "OUT_OF_PU" });
   }
 
   /** Arms the alarm for the earliest of the deadline, the next lease expiry and an owed charge's retry (none: deleted). */

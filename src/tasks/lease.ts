@@ -17,7 +17,7 @@
  *   hook instead ({@link DEAD_CAUSE} in the message), which ends it FAILED with the cause.
  * Times are milliseconds since the epoch. All methods are synchronous (one Durable Object input gate turn).
  */
-import type { TaskMessage } from "./queue";
+import type { TaskMessage } from "./messages";
 
 /** How long leases run and how often a unit is tried. */
 export interface LeasePolicy {

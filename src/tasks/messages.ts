@@ -1,9 +1,17 @@
 /**
- * The engine's queue messages: `{kind: "task", ns, task, unit, queue}` runs unit `unit` of task `task` of plug-in
+ * The messages of the task queues: any message is a {@link TaskMessage} (./queue.ts routes it by `kind`). The
+ * engine's messages: `{kind: "task", ns, task, unit, queue}` runs unit `unit` of task `task` of plug-in
  * `ns` (./plugin.ts `kind`); `unit` is {@link PLAN_UNIT}, {@link ASSEMBLE_UNIT} or a planned unit's id. `queue` names
  * the queue it travels on (./runner.ts sendMessages). Each is a leased unit of the task's object ({@link leaseId}).
  */
-import type { QueueName, TaskMessage } from "./queue";
+/** A task message: `kind` picks the handler; the rest is the handler's (JSON-serialisable). */
+export interface TaskMessage {
+  kind: string;
+  [field: string]: unknown;
+}
+
+/** The queues a message may name in its `queue` member (wrangler.toml; light when it names none). */
+export type QueueName = "light" | "heavy" | "ingest";
 
 export const ENGINE_KIND = "task";
 /** The unit that plans a task (ANALYSING). */

@@ -22,7 +22,7 @@
 import type { Env } from "../env";
 import type { TaskMachine } from "./machine";
 import type { UserAction } from "./machines";
-import type { QueueName } from "./queue";
+import type { QueueName } from "./messages";
 
 /** The HTTP status and envelope code of a client error that failed a task or a unit. */
 export interface Failure {

@@ -7,7 +7,8 @@
  * watchdog with it. Registered by src/tasks-registry.ts.
  */
 import type { Env } from "../env";
-import type { KindHandler, KindOptions, TaskMessage } from "./queue";
+import type { TaskMessage } from "./messages";
+import type { KindHandler, KindOptions } from "./queue";
 import { RunLater, unitsStub, type UnitRef } from "./runner";
 
 export const PROBE_KIND = "probe";

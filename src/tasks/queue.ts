@@ -14,13 +14,8 @@
  */
 import type { Env } from "../env";
 import { DEAD_CAUSE } from "./lease";
+import type { TaskMessage } from "./messages";
 import { LeaseLostError, RunLater, runLeased, type UnitRef } from "./runner";
-
-/** A task message: `kind` picks the handler; the rest is the handler's (JSON-serialisable). */
-export interface TaskMessage {
-  kind: string;
-  [field: string]: unknown;
-}
 
 /**
  * Handles one message. `message.id` is stable across redeliveries (an id for what must happen once per message).
@@ -33,9 +28,6 @@ export type KindHandler = (
   message: Message<unknown>,
   signal?: AbortSignal,
 ) => Promise<void>;
-
-/** The queues a message may name in its `queue` member (wrangler.toml; light when it names none). */
-export type QueueName = "light" | "heavy" | "ingest";
 
 /** Queue names as in wrangler.toml (`[[queues.consumers]]`): the light queue and its dead-letter queue. */
 export const TASK_QUEUE_NAME = "eo-edge-tasks";

@@ -12,11 +12,10 @@
  */
 import { leaseSchema } from "./lease";
 import { checkTransition, type TaskMachine } from "./machine";
-import { leaseId, unitMessage } from "./messages";
+import { leaseId, unitMessage, type QueueName } from "./messages";
 import type { UserAction } from "./machines";
 import type { Task } from "./plugin";
-import type { QueueName } from "./queue";
-import type { Inspection } from "./verbs";
+import type { Inspection, UnitState } from "./verbs";
 
 export const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS task (k INTEGER PRIMARY KEY CHECK (k = 1), record TEXT NOT NULL, request TEXT NOT NULL, secrets TEXT,
@@ -59,18 +58,6 @@ export interface UnitRow extends Record<string, SqlStorageValue> {
   cause: string | null;
   idx: number | null;
   data: string | null;
-  memo: string | null;
-  pu: number;
-}
-
-/** A unit as the engine shows it (diagnostics, tests): its planned id, lease and outcome. */
-export interface UnitState {
-  id: string;
-  status: string;
-  attempts: number;
-  owner: string | null;
-  leaseUntil: number;
-  error: string | null;
   memo: string | null;
   pu: number;
 }

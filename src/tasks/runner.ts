@@ -9,7 +9,7 @@
  */
 import type { Env } from "../env";
 import type { Claim } from "./lease";
-import type { QueueName, TaskMessage } from "./queue";
+import type { QueueName, TaskMessage } from "./messages";
 
 /** Messages per Queue sendBatch call (the Queues limit). */
 const SEND_BATCH = 100;

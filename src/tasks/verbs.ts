@@ -3,7 +3,6 @@
  * how `end` is told a unit ended, and the stored state `inspect` shows (diagnostics and tests).
  */
 import type { Failure, Plan, Task, UnitResult } from "./plugin";
-import type { UnitState } from "./rows";
 
 /** A new task: id, account, creation time and location (the engine sets the rest). */
 export type NewTask = Pick<Task, "id" | "account" | "created" | "location" | "description">;
@@ -38,6 +37,18 @@ export type UnitEnd =
   | { retry: string; retryMs: number }
   | { later: number }
   | { dead: string };
+
+/** A unit as the engine shows it (diagnostics, tests): its planned id, lease and outcome. */
+export interface UnitState {
+  id: string;
+  status: string;
+  attempts: number;
+  owner: string | null;
+  leaseUntil: number;
+  error: string | null;
+  memo: string | null;
+  pu: number;
+}
 
 /** The task and its units as stored (diagnostics and tests; not on the stub). */
 export interface Inspection {

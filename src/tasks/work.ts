@@ -17,7 +17,8 @@ import { asLocation } from "../locations/hosting";
 import type { Begin, UnitEnd } from "./verbs";
 import { ASSEMBLE_UNIT, PLAN_UNIT } from "./messages";
 import type { TaskPlugin, UnitResult } from "./plugin";
-import { retryDelaySeconds, type KindHandler, type KindOptions, type TaskMessage } from "./queue";
+import type { TaskMessage } from "./messages";
+import { retryDelaySeconds, type KindHandler, type KindOptions } from "./queue";
 import { RunLater, heartbeat } from "./runner";
 import { taskStub, type TaskStub } from "./stub";
 

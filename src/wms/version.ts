@@ -8,9 +8,11 @@
  * capabilities document (./capabilities.ts) and the exception report (./exceptions.ts).
  */
 import { WmsException } from "./exceptions";
-import type { Kvp } from "./params";
 
 export type WmsVersion = "1.1.1" | "1.3.0";
+
+/** A request's parameters by upper-case name (./params.ts `Kvp`). */
+type Params = ReadonlyMap<string, string>;
 
 /** What one version names differently. */
 export interface VersionTraits {
@@ -27,7 +29,7 @@ const SUPPORTED = Object.keys(WMS_VERSIONS) as WmsVersion[];
 const HIGHEST = SUPPORTED[SUPPORTED.length - 1]!;
 
 /** The requested version: VERSION, else WMTVER; undefined when neither is given. */
-export const requestedVersion = (p: Kvp): string | undefined =>
+export const requestedVersion = (p: Params): string | undefined =>
   (p.get("VERSION") ?? p.get("WMTVER"))?.trim() || undefined;
 
 /** `x.y.z` as numbers (missing parts 0), or null when it is not a version number. */
@@ -62,7 +64,7 @@ export function negotiateVersion(requested: string | undefined): WmsVersion {
  * clients omitting it get the highest).
  * @throws WmsException InvalidParameterValue for any other value.
  */
-export function operationVersion(p: Kvp): WmsVersion {
+export function operationVersion(p: Params): WmsVersion {
   const v = requestedVersion(p) ?? HIGHEST;
   if (v in WMS_VERSIONS) return v as WmsVersion;
   throw new WmsException(
@@ -76,7 +78,7 @@ export function operationVersion(p: Kvp): WmsVersion {
  * The version an exception report of request parameters `p` is written in: that of the operation (the negotiated
  * one for GetCapabilities), 1.3.0 when the version itself is the error.
  */
-export function reportVersion(p: Kvp): WmsVersion {
+export function reportVersion(p: Params): WmsVersion {
   try {
     return p.get("REQUEST")?.trim().toLowerCase() === "getcapabilities"
       ? negotiateVersion(requestedVersion(p))

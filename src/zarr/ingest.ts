@@ -15,14 +15,15 @@
  */
 import type { Env } from "../env";
 import { BucketAccessDenied, resolveBucket } from "../buckets";
-import type { TaskMessage } from "../tasks/queue";
+import type { TaskMessage } from "../tasks/messages";
 import { runLeased, unitsStub, type UnitRef } from "../tasks/runner";
 import { crsFromEpsg, parseCrs, transformBounds } from "../raster/crs";
 import { bboxOf } from "../raster/reader";
 import { sampleTypeOf } from "../raster/zarr/reader";
 import type { Crs } from "../raster/types";
 import { registerCollection, type BandDef } from "../storage/registry";
-import { upsertItem, type StacItem } from "../storage/items";
+import { upsertItem } from "../storage/items";
+import type { StacItem } from "../storage/stac";
 import { inspectGroup, type InspectedGroup } from "./inspect";
 import { getZarr, markIngesting, saveIngestion, type IngestedInfo, type ZarrRecord } from "./records";
 

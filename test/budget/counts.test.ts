@@ -14,7 +14,8 @@ import { createInstance, layerBody } from "../helpers/wms";
 import { batchTaskIn, deliver, msg, tileMessage } from "../helpers/batchtasks";
 import { recentMeters, type Meter } from "../../src/budget/meter";
 import { D1_QUERY_LIMIT, SUBREQUEST_LIMIT } from "../../src/budget/limits";
-import { upsertItem, type StacItem } from "../../src/storage/items";
+import { upsertItem } from "../../src/storage/items";
+import type { StacItem } from "../../src/storage/stac";
 import { authed } from "../helpers/auth";
 import type { Env } from "../../src/env";
 

@@ -4,7 +4,7 @@
  * Every feature of every page is checked against the STAC item schema.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import type { StacItem } from "../../src/storage/items";
+import type { StacItem } from "../../src/storage/stac";
 import { MAX_LIMIT } from "../../src/catalog/query";
 import { api, ROOT, seedCatalog, seedDerived, stacValidator, type StacValidator } from "./helpers";
 

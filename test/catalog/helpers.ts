@@ -6,7 +6,8 @@ import { env } from "cloudflare:workers";
 import Ajv, { type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import { fullFormats } from "ajv-formats/dist/formats";
-import { upsertItem, type StacItem } from "../../src/storage/items";
+import { upsertItem } from "../../src/storage/items";
+import type { StacItem } from "../../src/storage/stac";
 import { sampleItems } from "../helpers/seed";
 import { authed, token } from "../helpers/auth";
 

@@ -5,7 +5,8 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
-import { upsertItem, type StacItem } from "../../src/storage/items";
+import { upsertItem } from "../../src/storage/items";
+import type { StacItem } from "../../src/storage/stac";
 import { api, ROOT, seedCatalog } from "./helpers";
 
 const L2A = "sentinel-2-l2a";

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { token } from "../helpers/auth";
 import { fetchAt } from "../helpers/locations";
-import type { StacItem } from "../../src/storage/items";
+import type { StacItem } from "../../src/storage/stac";
 import { ROOT, seedCatalog } from "./helpers";
 
 const EU = "http://localhost";

@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, fixtureItems, ROOT, seedCatalog } from "./helpers";
-import type { StacItem } from "../../src/storage/items";
+import type { StacItem } from "../../src/storage/stac";
 
 let items: StacItem[];
 beforeAll(async () => {

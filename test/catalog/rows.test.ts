@@ -6,7 +6,8 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
-import { upsertItem, type StacItem } from "../../src/storage/items";
+import { upsertItem } from "../../src/storage/items";
+import type { StacItem } from "../../src/storage/stac";
 import { compileCondition } from "../../src/storage/condition";
 import { countMatches, fetchRows, type ItemQuery, type SortTerm } from "../../src/storage/search";
 import { sampleItems } from "../helpers/seed";

@@ -3,7 +3,7 @@
  * antimeridian, open intervals, fields, distinct. Expected ids are derived from the items' own JSON.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import type { StacItem } from "../../src/storage/items";
+import type { StacItem } from "../../src/storage/stac";
 import { api, ROOT, seedCatalog } from "./helpers";
 
 let items: StacItem[];

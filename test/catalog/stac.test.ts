@@ -5,7 +5,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import Ajv2019 from "ajv/dist/2019";
 import { env } from "cloudflare:workers";
-import { upsertItem, type StacItem } from "../../src/storage/items";
+import { upsertItem } from "../../src/storage/items";
+import type { StacItem } from "../../src/storage/stac";
 import draft7 from "ajv/dist/refs/json-schema-draft-07.json";
 import { api, fixture, GEOJSON_FILES, ROOT, seedCatalog, stacValidator, type StacValidator } from "./helpers";
 

@@ -7,7 +7,7 @@ import { importStub, POLL_UNIT } from "../../src/dataimport/plugin";
 import type { Env } from "../../src/env";
 import worker from "../../src/index";
 import { seedSamples, sampleItems } from "../helpers/seed";
-import type { StacItem } from "../../src/storage/items";
+import type { StacItem } from "../../src/storage/stac";
 import { inspect, unitOf } from "../helpers/taskengine";
 
 export const DI = "/api/v1/dataimport";

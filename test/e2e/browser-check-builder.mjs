@@ -134,7 +134,7 @@ async function defaults(page) {
     JSON.stringify(curl) === JSON.stringify(r.body) && r.body.input.data[0].type === "sentinel-2-l2a",
     `defaults: the curl snippet carries the body of the first Run, nothing changed before (type "${curl.input.data[0].type}")`,
   );
-  const overlay = await page.locator("img.result-overlay").count();
+  const overlay = await page.locator("canvas.result-overlay").count();
   const link = await page.isVisible("#download");
   const runBox = await page.locator("#run").boundingBox();
   check(
@@ -222,16 +222,16 @@ async function checkTiffDrawn(page, r) {
   });
   const g = gdalStretch(new Uint8Array(await res.arrayBuffer()));
   const shown = await page.evaluate(() => {
-    const img = document.querySelector("img.result-overlay");
+    const overlay = document.querySelector("canvas.result-overlay");
     const stops = JSON.parse(document.querySelector("#resultLegend .ramp")?.dataset.stops ?? "[]");
-    if (!img) return { stops };
-    const c = Object.assign(document.createElement("canvas"), { width: img.naturalWidth, height: img.naturalHeight });
+    if (!overlay) return { stops };
+    const c = Object.assign(document.createElement("canvas"), { width: overlay.width, height: overlay.height });
     const ctx = c.getContext("2d");
-    ctx.drawImage(img, 0, 0);
+    ctx.drawImage(overlay, 0, 0);
     const d = ctx.getImageData(0, 0, c.width, c.height).data;
     const colours = new Set();
     for (let i = 0; i < d.length; i += 4) if (d[i + 3]) colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
-    return { w: img.naturalWidth, h: img.naturalHeight, colours: colours.size, stops };
+    return { w: overlay.width, h: overlay.height, colours: colours.size, stops };
   });
   const [lo, hi] = [shown.stops[0]?.value, shown.stops.at(-1)?.value];
   const tol = 0.02 * (g.hi - g.lo);
@@ -342,7 +342,7 @@ async function time(page) {
   await page.fill("#to", "2019-03-01");
   await page.dispatchEvent("#to", "change");
   const empty = await run(page);
-  const stale = (await page.isVisible("#download")) || (await page.locator("img.result-overlay").count()) > 0;
+  const stale = (await page.isVisible("#download")) || (await page.locator("canvas.result-overlay").count()) > 0;
   await page.locator("#runState").scrollIntoViewIfNeeded();
   await shot(page, "builder-no-scenes-1280x720");
   check(
@@ -409,13 +409,13 @@ async function mapTools(page) {
   );
   const r = await run(page);
   await page.$eval("#opacity", (e) => ((e.value = "40"), e.dispatchEvent(new Event("input"))));
-  const opacity = await page.$eval("img.result-overlay", (i) => getComputedStyle(i).opacity);
+  const opacity = await page.$eval("canvas.result-overlay", (i) => getComputedStyle(i).opacity);
   await shot(page, "builder-s1-opacity-1280x720");
   await page.uncheck("#showResult");
-  const hidden = await page.locator("img.result-overlay").count();
+  const hidden = await page.locator("canvas.result-overlay").count();
   await page.check("#showResult");
   check(
-    r.ok && opacity === "0.4" && hidden === 0 && (await page.locator("img.result-overlay").count()) === 1,
+    r.ok && opacity === "0.4" && hidden === 0 && (await page.locator("canvas.result-overlay").count()) === 1,
     `Sentinel-1 GRD run: ${r.state}; result opacity ${opacity}; toggled off: ${hidden} overlays`,
   );
   await page.$eval("#opacity", (e) => ((e.value = "100"), e.dispatchEvent(new Event("input"))));
@@ -919,7 +919,7 @@ async function staleAfterError(page) {
   expectHttpErrors = false;
   const left = {
     download: await page.isVisible("#download"),
-    overlay: await page.locator("img.result-overlay").count(),
+    overlay: await page.locator("canvas.result-overlay").count(),
   };
   const marked = await page.locator(".cm-gutter-lint .cm-lint-marker-error").count();
   await shot(page, "builder-error-1280x720");
@@ -1048,7 +1048,7 @@ async function firstRender(browser) {
   const [auto, state, overlay] = [
     await page.isChecked("#autoRender"),
     await page.textContent("#runState"),
-    await page.locator("img.result-overlay").count(),
+    await page.locator("canvas.result-overlay").count(),
   ];
   console.log(`INFO first map render after log-in: ${ms} ms (submit to the result drawn, timed in the page)`);
   check(

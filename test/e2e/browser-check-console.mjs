@@ -92,7 +92,7 @@ async function trueColour(page, base, token) {
   await page.click("#run");
   await page.waitForSelector("body[data-run-done]", { timeout: 120_000 });
   await page.waitForTimeout(300);
-  const box = await page.locator("img.result-overlay").boundingBox();
+  const box = await page.locator("canvas.result-overlay").boundingBox();
   const off = Math.max(
     Math.abs(box.x - x0),
     Math.abs(box.y - y0),

@@ -13,7 +13,7 @@
 //     builder map survives a resize on another page; a new date or pin drops the old result; the cloud-filter
 //     status follows the slider; an L2A NIR false-colour preset;
 //  auto after log-in the map renders by itself, labelled with the date shown (time reported); so does a new date;
-//  perf a console run against the same request from Node (reported, not asserted: the target is 1.2x);
+//  perf a console run against the same request by curl and Node (reported, not asserted: the target is 1.2x);
 //  w390 every page at 390x844: no horizontal scroll, every button reachable on screen.
 // Screenshots: test-artifacts/browser/defects-<step>.png. STEPS=f1,f2 runs some steps. Exits 1 on failure.
 import { decode } from "fast-png";
@@ -21,6 +21,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { api, runChecks, SHOTS } from "./lib/console-check.mjs";
+import { timeConsoleRun } from "./lib/console-timing.mjs";
 
 const failures = [];
 const check = (ok, text) => (console.log(`${ok ? "OK  " : "FAIL"} ${text}`), ok || failures.push(text));
@@ -51,12 +52,11 @@ async function run(page) {
 /** Pixels of the drawn result overlay: fraction of near-white opaque pixels, distinct red values, opaque count. */
 const overlayPixels = (page) =>
   page.evaluate(async () => {
-    const img = document.querySelector("img.result-overlay");
-    if (!img) return null;
-    await img.decode();
-    const c = Object.assign(document.createElement("canvas"), { width: img.naturalWidth, height: img.naturalHeight });
+    const overlay = document.querySelector("canvas.result-overlay");
+    if (!overlay) return null;
+    const c = Object.assign(document.createElement("canvas"), { width: overlay.width, height: overlay.height });
     const g = c.getContext("2d");
-    g.drawImage(img, 0, 0);
+    g.drawImage(overlay, 0, 0);
     const d = g.getImageData(0, 0, c.width, c.height).data;
     let opaque = 0,
       white = 0;
@@ -71,13 +71,12 @@ const overlayPixels = (page) =>
 
 /** The colour at the centre of the result overlay on screen and in its image (the footprints once tinted it blue). */
 async function onScreen(page) {
-  const box = await page.locator("img.result-overlay").boundingBox();
+  const box = await page.locator("canvas.result-overlay").boundingBox();
   const image = await page.evaluate(async () => {
-    const img = document.querySelector("img.result-overlay");
-    await img.decode();
-    const c = Object.assign(document.createElement("canvas"), { width: img.naturalWidth, height: img.naturalHeight });
+    const overlay = document.querySelector("canvas.result-overlay");
+    const c = Object.assign(document.createElement("canvas"), { width: overlay.width, height: overlay.height });
     const g = c.getContext("2d");
-    g.drawImage(img, 0, 0);
+    g.drawImage(overlay, 0, 0);
     return [...g.getImageData(c.width >> 1, c.height >> 1, 1, 1).data.slice(0, 3)];
   });
   const shotPng = decode(await page.screenshot({ type: "png" }));
@@ -367,7 +366,7 @@ async function auto({ page, base, client }) {
     const first = {
       state: await tab.textContent("#runState"),
       label: await tab.textContent("#resultDate"),
-      overlay: await tab.locator("img.result-overlay").count(),
+      overlay: await tab.locator("canvas.result-overlay").count(),
     };
     await tab.screenshot({ path: join(SHOTS, "defects-auto-first.png") });
     // West Flanders (19 dates): the new AOI renders by itself too; then another date
@@ -393,7 +392,7 @@ async function auto({ page, base, client }) {
       `after log-in the map renders by itself: "${first.state.slice(0, 80)}", label "${first.label}"`,
     );
     check(
-      Boolean(other) && label.includes(other) && (await tab.locator("img.result-overlay").count()) === 1,
+      Boolean(other) && label.includes(other) && (await tab.locator("canvas.result-overlay").count()) === 1,
       `date ${other} picked: rendered by itself, label "${label}"`,
     );
   } finally {
@@ -451,7 +450,7 @@ async function small({ page, base }) {
   await page.dispatchEvent("#from", "change");
   await page.waitForTimeout(300);
   const stale = await page.evaluate(() => ({
-    overlay: Boolean(document.querySelector("img.result-overlay")),
+    overlay: Boolean(document.querySelector("canvas.result-overlay")),
     download: !document.getElementById("download").hidden,
     state: document.getElementById("runState").textContent,
   }));
@@ -474,48 +473,13 @@ async function small({ page, base }) {
   await shot(page, "small");
 }
 
-/**
- * A console run against the same request sent from Node (as curl would: token ready, POST, read the bytes): 6
- * interleaved pairs, medians; the console's time runs from the click on Run to the result drawn (timed in the page).
- * Reported, not asserted (target 1.2x; timings on a shared machine are noisy).
- */
+/** A console run against the same request by curl and by Node (lib/console-timing.mjs; reported, target 1.2x). */
 async function perf({ page, base, token }) {
   await openBuilder(page, base, "sentinel-2-l2a");
   await page.click("#dateList button:not([disabled])"); // a date with scenes (an earlier step may have left none)
   const warm = await run(page); // warm: the isolate, caches
   if (!warm.startsWith("200")) throw new Error(`perf: the run to time fails: ${warm}`);
-  const body = await page.evaluate(() => window.eoConsole.request().body);
-  const consoleMs = [],
-    directMs = [];
-  for (let i = 0; i < 6; i++) {
-    // timed in the page, from the click to the run's end (the result drawn), without the driver's round trips
-    consoleMs.push(
-      await page.evaluate(
-        () =>
-          new Promise((done) => {
-            delete document.body.dataset.runEnded;
-            const t0 = performance.now();
-            new MutationObserver(
-              (_, o) => document.body.dataset.runEnded && (o.disconnect(), done(Math.round(performance.now() - t0))),
-            ).observe(document.body, { attributes: true });
-            document.getElementById("run").click();
-          }),
-      ),
-    );
-    const t1 = Date.now();
-    const r = await fetch(`${base}/api/v1/process`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    await r.arrayBuffer();
-    directMs.push(Date.now() - t1);
-  }
-  const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
-  const ratio = median(consoleMs) / median(directMs);
-  console.log(
-    `INFO console run vs the same request from Node: medians ${median(consoleMs)} ms / ${median(directMs)} ms = ${ratio.toFixed(2)}x (6 interleaved pairs; console ${consoleMs.join(", ")}; direct ${directMs.join(", ")})`,
-  );
+  console.log(`INFO ${await timeConsoleRun(page, base, token)}`);
 }
 
 /**

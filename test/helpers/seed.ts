@@ -3,7 +3,8 @@
  * see vitest.config.ts). Call in beforeAll; storage is isolated per test file.
  */
 import { env } from "cloudflare:workers";
-import { upsertItem, type StacItem } from "../../src/storage/items";
+import { upsertItem } from "../../src/storage/items";
+import type { StacItem } from "../../src/storage/stac";
 
 let itemsCache: StacItem[] | undefined;
 

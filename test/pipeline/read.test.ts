@@ -13,7 +13,7 @@ import { readScene, type SceneRaster } from "../../src/pipeline/read";
 import type { Scene } from "../../src/pipeline/scenes";
 import { crsFromEpsg } from "../../src/raster/crs";
 import type { Grid } from "../../src/raster/types";
-import type { StacItem } from "../../src/storage/items";
+import type { StacItem } from "../../src/storage/stac";
 import { window } from "../helpers/raster";
 import { seedSamples } from "../helpers/seed";
 

@@ -6,7 +6,8 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
-import { upsertItem, type StacItem } from "../../src/storage/items";
+import { upsertItem } from "../../src/storage/items";
+import type { StacItem } from "../../src/storage/stac";
 import { token } from "../helpers/auth";
 import { CRS, process, readTiff } from "../helpers/process";
 import { compare } from "../helpers/refs";

@@ -5,7 +5,8 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { upsertItem, type StacItem } from "../../src/storage/items";
+import { upsertItem } from "../../src/storage/items";
+import type { StacItem } from "../../src/storage/stac";
 import { token } from "../helpers/auth";
 import { sampleFile } from "../helpers/seed";
 import { window } from "../helpers/raster";

@@ -4,7 +4,8 @@
  * with real accounts, quotas and policies. Past the monthly quota: 403 OUT_OF_PU with the rate-limit headers and
  * nothing charged; a burst over a policy: 429 with X-RateLimit-ViolatedPolicy, Retry-After and
  * X-RateLimit-Remaining; what is admitted is charged, once. OGC answers are ServiceExceptionReports (text/xml)
- * carrying the same status, headers and code. (Issue 25: GetMaps once went through a 1 PU quota and a 2/s policy.)
+ * carrying the same status, headers and code. (The regression it guards: GetMaps once went through a 1 PU quota
+ * and a 2/s policy.)
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";

@@ -7,7 +7,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AuthedRequest } from "../../src/http/router";
 import { rateLimit } from "../../src/ratelimit/middleware";
-import type { TokenClaims } from "../../src/auth/tokens";
+import type { TokenClaims } from "../../src/http/claims";
 import { newAccount, routeOf, setLimiterClock } from "../helpers/accounts";
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);

@@ -5,7 +5,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { findScenes, type SceneQuery } from "../../src/storage/scenes";
-import { upsertItem, type StacItem } from "../../src/storage/items";
+import { upsertItem } from "../../src/storage/items";
+import type { StacItem } from "../../src/storage/stac";
 
 const item = (collection: string, id: string, day: number): StacItem =>
   ({

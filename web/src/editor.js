@@ -3,7 +3,7 @@
 import { basicSetup } from "codemirror";
 import { EditorView } from "@codemirror/view";
 import { javascript } from "@codemirror/lang-javascript";
-import { lintGutter, setDiagnostics } from "@codemirror/lint";
+import { diagnosticCount, lintGutter, setDiagnostics } from "@codemirror/lint";
 
 /** CodeMirror view in `parent` (labelled by `labelId`); `onChange()` after each edit. */
 export function createEditor(parent, labelId, onChange) {
@@ -32,7 +32,9 @@ export const setText = (view, text) => {
 export function markError(view, message) {
   const m = /\bline (\d+)(?:, column (\d+))?/.exec(message ?? "");
   const n = m ? Number(m[1]) : 0;
-  if (n < 1 || n > view.state.doc.lines) return (view.dispatch(setDiagnostics(view.state, [])), null);
+  // no transaction (and no editor update) when there is nothing to clear: a run's success clears every time
+  if (n < 1 || n > view.state.doc.lines)
+    return (diagnosticCount(view.state) && view.dispatch(setDiagnostics(view.state, [])), null);
   const line = view.state.doc.line(n);
   const from = Math.min(line.to, line.from + Math.max(0, Number(m[2] ?? 1) - 1));
   view.dispatch(setDiagnostics(view.state, [{ from, to: line.to, severity: "error", message }]));

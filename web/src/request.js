@@ -1,29 +1,20 @@
 // The request builder page: the map and AOI (box, polygon, GeoJSON upload, place search), collection, dates with
 // scenes and cloud filter, output CRS / size / format, the evalscript with presets, Run (with progress and cancel;
 // the image on the map at its bbox and the file), the request JSON (edit, import), the client snippets, the
-// permalink and pins. The form's state and its request: form.js; the side panels: panels.js; the legend:
-// legend.js; a GeoTIFF result drawn: tiffview.js.
-import { call, showError, showState } from "./api.js";
+// permalink and pins. The form's state and its request: form.js; sending it and showing the result: runner.js and
+// result.js; the side panels: panels.js; the legend: legend.js; a GeoTIFF result drawn: tiffview.js.
+import { showError, showState } from "./api.js";
 import { createMap } from "./map.js";
-import { createEditor, markError, setText } from "./editor.js";
+import { createEditor, setText } from "./editor.js";
 import { curlSnippet, jsSnippet, pySnippet } from "./snippets.js";
 import { DEFAULT_PRESET, dnOf, isFloat32, loadPresets } from "./presets.js";
 import { aoiMeets, bandsOf, bandsReady, fillCollections, fitsNow } from "./collectionlist.js";
 import { renderLegend } from "./legend.js";
-import { busy, clearResult, drawResult, offerResult, showDrawn } from "./result.js";
+import { clearResult } from "./result.js";
+import { cancelRun, initRunner, resultName, runRequest, supersedeRun } from "./runner.js";
 import { showOgcUrls, wireMapTools } from "./maptools.js";
 import { MAX_ITEMS, datesOf, noScenes, searchDays, searchItems } from "./timeline.js";
-import {
-  MAX_SIDE,
-  aoiBbox,
-  autoResolution,
-  buildRequest,
-  cloudy,
-  readForm,
-  showAoi,
-  stateOfBody,
-  writeForm,
-} from "./form.js";
+import { aoiBbox, autoResolution, buildRequest, cloudy, readForm, showAoi, stateOfBody, writeForm } from "./form.js";
 import { mapGeometry } from "./crs.js";
 import { decodeState, encodeState, hashState } from "./state.js";
 import { showDates } from "./panels.js";
@@ -34,7 +25,6 @@ const $ = (id) => document.getElementById(id);
 /** The collection selected first (the map opens over its 29RKH scene of 2020-02-19), when this location hosts it. */
 const DEFAULT_COLLECTION = "sentinel-2-l2a";
 const DEFAULT_AOI = { bbox: [-11.55, 24.72, -11.3, 24.88] };
-const EXT = { "image/png": "png", "image/jpeg": "jpg", "image/tiff": "tif" };
 const WIDE = "2014-01-01T00:00:00Z/2100-01-01T00:00:00Z"; // every date the samples (and Sentinel-1/2) can have
 let resTyped = false,
   datesKey = ""; // typed resolution: a new AOI keeps it; [collection, AOI] of `dates`
@@ -42,7 +32,6 @@ let ctl,
   editor,
   preset,
   aoi = DEFAULT_AOI,
-  running = null,
   jsonDirty = false,
   dates = [],
   ready = false,
@@ -67,7 +56,7 @@ function changed() {
   // the Resolution field says what the request uses, whichever field sized it (CRS units per pixel across)
   if (st.sizeMode !== "res")
     $("res").value = String(Number(((plain.bbox[2] - plain.bbox[0]) / body.output.width).toPrecision(4)));
-  const out = `result.${EXT[plain.format]}`;
+  const out = resultName(plain.format);
   $("snippetCurl").textContent = curlSnippet(location.origin, body, out);
   $("snippetPy").textContent = pySnippet(location.origin, body, out);
   $("snippetJs").textContent = jsSnippet(location.origin, plain, out);
@@ -91,7 +80,7 @@ function datesStatus(usable) {
 
 /** A new date, collection or pinned state: the previous result, its status and download no longer apply. */
 function dropResult() {
-  if (running) (running.superseded = true), running.abort();
+  supersedeRun();
   clearResult(ctl);
   showState($("runState"), "");
   ctl.showLabel("");
@@ -236,76 +225,19 @@ const autoRun = debounce(
   500,
 );
 
-/** Sends the request; shows a PNG/JPEG or a single-band float GeoTIFF on the map over the AOI and offers the file; says why when nothing can run. */
-async function run(e, auto = false) {
+/** Runs the request (runner.js); `auto`: an automatic run, which Run replaces. */
+function run(e, auto = false) {
   e?.preventDefault();
   autoRun.cancel();
-  if (running && (auto || !running.auto)) return;
-  if (running) (running.superseded = true), running.abort(), await running.done;
-  clearResult(ctl);
+  return runRequest(auto);
+}
+
+/** The request to run (runner.js): a FLOAT32 script switches the format to GeoTIFF first. */
+function prepareRun() {
   if (isFloat32(editor.state.doc.toString()) && $("format").value !== "image/tiff")
     ($("presetNote").textContent = toTiff()), changed();
   const st = form();
-  const { body, bounds, epsg } = buildRequest(st, ctl.map);
-  const { width, height } = body.output;
-  if (width > MAX_SIDE || height > MAX_SIDE)
-    return showError(
-      $("runState"),
-      new Error(
-        `The output would be ${width} x ${height} px; at most ${MAX_SIDE} px a side: choose a coarser resolution, a smaller size or AOI.`,
-      ),
-    );
-  const t0 = performance.now();
-  let finish;
-  running = Object.assign(new AbortController(), { auto, done: new Promise((f) => (finish = f)) });
-  busy(true, t0, auto);
-  try {
-    // the request and the catalog search (the dates shown, or why nothing renders) run side by side: one after
-    // the other, a console run took 2-3.7x the same request sent by curl
-    const known = scenesOf(st, running.signal); // the days at once (timeline), or a promise (search)
-    if (known.length === 0) throw noScenes(st, dates); // nothing to render: no request sent
-    const sent = call("/api/v1/process", { method: "POST", body, signal: running.signal }).then(async (r) => ({
-      r,
-      blob: await r.blob(),
-    }));
-    sent.catch(() => {}); // awaited below unless there are no scenes
-    const scenes = await known;
-    if (!scenes.length) throw (running.abort(), noScenes(st, dates));
-    const { r, blob } = await sent;
-    const drawn = await drawResult(
-      ctl,
-      offerResult(blob, `result.${EXT[body.output.responses[0].format.type]}`),
-      blob,
-      bounds,
-    );
-    const where =
-      drawn !== true
-        ? `; not drawn on the map (${drawn}): download it`
-        : epsg !== 3857
-          ? `; drawn approximately (EPSG:${epsg} on the EPSG:3857 map)`
-          : "";
-    const days = scenes.map((d) => d.date),
-      count = scenes.reduce((n, d) => n + d.count, 0);
-    if (drawn === true) showDrawn(ctl, st, days);
-    const pu = r.headers.get("x-processingunits-spent") ?? "?",
-      took = ((performance.now() - t0) / 1000).toFixed(1);
-    busy(false);
-    showState(
-      $("runState"),
-      `${r.status}: ${width} x ${height} px, ${pu} PU, ${took} s; ${count} scene(s) of ${days.slice(0, 3).join(", ")}${days.length > 3 ? ", ..." : ""}${where}`,
-    );
-    markError(editor, "");
-    document.body.dataset.runDone = String(Date.now());
-  } catch (err) {
-    busy(false);
-    if (err.name === "AbortError") running.superseded || showState($("runState"), "cancelled: no result");
-    else showError($("runState"), err, $("page-request")), markError(editor, err.message);
-  } finally {
-    busy(false);
-    // the checks wait for these: a manual run's end, an automatic run's end (none for a replaced one)
-    if (!running.superseded) document.body.dataset[auto ? "autoRunEnded" : "runEnded"] = String(Date.now());
-    (running = null), finish();
-  }
+  return { st, ...buildRequest(st, ctl.map) };
 }
 
 /** Applies a whole state (permalink, pin, imported request). */
@@ -341,8 +273,11 @@ function wireForm() {
   $("maxcc").addEventListener("input", () => (($("maxccValue").textContent = `${$("maxcc").value} %`), changed()));
   $("collection").addEventListener("change", collectionChanged);
   $("preset").addEventListener("change", () => applyPreset($("preset").value));
+  // Run's click runs at once: the form's submission (Enter in a field still submits) spent 1-2 ms in Chromium
+  // before its submit event; reportValidity checks the fields as that submission would
+  $("run").addEventListener("click", (e) => (e.preventDefault(), $("builder").reportValidity() && run()));
   $("builder").addEventListener("submit", run);
-  $("cancel").addEventListener("click", () => running?.abort());
+  $("cancel").addEventListener("click", cancelRun);
   wireRequestIo(io);
 }
 
@@ -388,6 +323,7 @@ export async function initRequest() {
   window.eoConsole.aoi = () => aoi; // the statistics page takes the drawn polygon itself
 
   editor = window.eoConsole.editor = createEditor($("editor"), "evalscriptLabel", changed);
+  initRunner({ ctl, editor, prepare: prepareRun, scenes: scenesOf, noScenes: (st) => noScenes(st, dates) });
   ctl.showBasemap(true).catch((err) => showError($("mapState"), err));
   setAoi(DEFAULT_AOI, { notify: false, fit: true });
   wireMapTools(ctl, { setAoi, zoomToData, footprints, changed });

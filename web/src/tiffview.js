@@ -1,6 +1,6 @@
 // A single-band GeoTIFF result of the request builder drawn on the map: decoded in the browser with geotiff (npm, the
 // library the service's COG reader uses), its finite values stretched between their 2nd and 98th percentiles over
-// the viridis ramp (matplotlib's, 5 stops; NaN and the no-data value transparent), as a PNG blob URL for the overlay.
+// the viridis ramp (matplotlib's, 5 stops; NaN and the no-data value transparent), on a canvas for the overlay.
 
 import { fromArrayBuffer } from "geotiff";
 
@@ -20,7 +20,7 @@ function viridis(t) {
 const quantile = (s, p) => s[Math.min(s.length - 1, Math.floor(p * (s.length - 1)))];
 
 /**
- * Decodes GeoTIFF `blob` and, when it has one band of floats, resolves to {url (PNG blob URL), min, max (the
+ * Decodes GeoTIFF `blob` and, when it has one band of floats, resolves to {canvas (the image drawn), min, max (the
  * stretch, in the band's units), width, height}; resolves to {reason} otherwise (several bands, integers, no
  * finite value). Throws what geotiff throws on a file it cannot read.
  */
@@ -46,6 +46,5 @@ export async function tiffImage(blob) {
     px.data.set([...viridis(max > min ? (v - min) / (max - min) : 0.5), 255], i * 4);
   });
   ctx.putImageData(px, 0, 0);
-  const png = await new Promise((done) => canvas.toBlob(done, "image/png"));
-  return { url: URL.createObjectURL(png), min, max, width, height };
+  return { canvas, min, max, width, height };
 }

@@ -12,7 +12,7 @@ import { pagedList, parsePageRequest, seekArray } from "../../http/paging";
 import { openCog, readCogWindow } from "../../raster/cog";
 import { encodePng } from "../../raster/encode";
 import { openFile } from "../../storage/sources";
-import type { StacItem } from "../../storage/items";
+import type { StacItem } from "../../storage/stac";
 import type { NativeSearchBody, SearchBody } from "../schema";
 import { filterOf, matches, type PlanetFilter } from "./filter";
 import { DeliveryError, type PageAsk, type Provider, type ProviderContext, type SearchPage } from "./provider";

@@ -19,7 +19,8 @@ import { BaseDecoder } from "geotiff";
 import { decodeCore, DecodeCore } from "../codec";
 import { inflateAtMost, lzwDecode, unpackBits } from "../codec/bounded";
 import { unsupported } from "../errors";
-import type { CogHeader, LevelLayout, SampleType } from "./header";
+import type { CogHeader, SampleType } from "./header";
+import type { LevelLayout } from "./limits";
 import { DECODED_GROWTH, fullBlockBytes } from "./limits";
 
 /** A decoded block: samples in the file's type (row-major; pixel-interleaved when PlanarConfiguration = 1). */

@@ -11,28 +11,9 @@ import type { SampleType } from "../reader";
 import { gcpGeoTransform, type Gcp } from "../gcp";
 import { EngineError, invalidFile } from "../errors";
 import { checkIfdChain, readOrFault, StorageFault } from "./ifds";
-import { checkLevel, fileName } from "./limits";
+import { checkLevel, fileName, type LevelLayout } from "./limits";
 
 export type { GeoTransform, SampleType };
-
-/** One resolution level's block layout (a TIFF image file directory). */
-export interface LevelLayout {
-  width: number;
-  height: number;
-  /** True for tiled images, false for strips. */
-  tiled: boolean;
-  /** Block (tile, or strip: width x RowsPerStrip) size in pixels. */
-  blockWidth: number;
-  blockHeight: number;
-  /** TIFF Compression tag value (1 none, 5 LZW, 8/32946 deflate, 50000 zstd, ...). */
-  compression: number;
-  predictor: number;
-  /** 1 = pixel-interleaved blocks (all samples), 2 = one block set per sample. */
-  planarConfiguration: number;
-  /** Byte offset and length of every block (TileOffsets / TileByteCounts or the strip equivalents). */
-  offsets: number[];
-  byteCounts: number[];
-}
 
 /** Everything the engine needs from a GeoTIFF header. */
 export interface CogHeader {

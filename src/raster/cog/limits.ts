@@ -10,7 +10,25 @@
  */
 import { invalidFile } from "../errors";
 import type { ByteSource } from "../types";
-import type { LevelLayout } from "./header";
+
+/** One resolution level's block layout (a TIFF image file directory), as ./header.ts reads it and checkLevel checks it. */
+export interface LevelLayout {
+  width: number;
+  height: number;
+  /** True for tiled images, false for strips. */
+  tiled: boolean;
+  /** Block (tile, or strip: width x RowsPerStrip) size in pixels. */
+  blockWidth: number;
+  blockHeight: number;
+  /** TIFF Compression tag value (1 none, 5 LZW, 8/32946 deflate, 50000 zstd, ...). */
+  compression: number;
+  predictor: number;
+  /** 1 = pixel-interleaved blocks (all samples), 2 = one block set per sample. */
+  planarConfiguration: number;
+  /** Byte offset and length of every block (TileOffsets / TileByteCounts or the strip equivalents). */
+  offsets: number[];
+  byteCounts: number[];
+}
 
 /** The limits, each named in the message of the error that reports its breach. */
 export const TIFF_LIMITS = {

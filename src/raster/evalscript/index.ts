@@ -13,13 +13,13 @@
  *   garbage until then, V8 under the edge's limit does not; each recycle costs the next request a cold isolate);
  *   writers.ts makes the sandbox's writers.js.
  * - sandbox/: the isolate's modules. entry.js the RPC surface (the script instantiated afresh per call: nothing
- *   persists between requests, for under 0.05 ms a call); harden.js (guards.js, freeze.js, concat.js) caps and
+ *   persists between requests, for under 0.05 ms a call); harden.js (guards.js, regexp.js, freeze.js, concat.js) caps and
  *   charges native work the ticks cannot see and freezes the realm; evaluation.js, pixels.js, values.js and
- *   writers.js the pixel loop and output values; scenes.js the scene arguments; lib.js the utility library.
+ *   writers.js the pixel loop and output values; scenes.js the scene arguments; lib.js the utility library (its visualizers in visualizers.js).
  * - hostpath/: the host path. A pure script (setup() a literal, evaluatePixel band maths, conditionals, Math, local
  *   helpers, constant arrays, index(), colorBlend / valueInterpolate / ColorRampVisualizer / Identity /
  *   HighlightCompressVisualizer with constant stops, dataMask, several outputs; SIMPLE mosaicking, one scene) is
- *   compiled from its AST by compile.ts (statements.ts, library.ts, values.ts) into a column program (program.ts):
+ *   compiled from its AST by compile.ts (statements.ts, operators.ts, library.ts, values.ts) into a column program (program.ts):
  *   data, an array of operations over Float64Array registers, run by interpret.ts one loop per operation over blocks
  *   of 1024 pixels, no pixel sent to the sandbox and no user code run on the host (no eval, no Function).
  *   runtime.ts decides per script hash (loadEvalscript returns its HostPathRuntime unless forced to the sandbox) and

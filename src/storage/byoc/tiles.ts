@@ -10,7 +10,7 @@
 import type { Env } from "../../env";
 import { jsonColumn } from "../db";
 import { keysetSql, type SeekPage } from "../keyset";
-import type { StacItem } from "../items";
+import type { StacItem } from "../stac";
 import { fileKey } from "./paths";
 import { byocType, type BandFormat, type ByocCollection, type ByocTile, type TileStatus } from "./model";
 

@@ -23,9 +23,11 @@ import GUARDS_JS from "../sandbox/guards.js";
 import HARDEN_JS from "../sandbox/harden.js";
 import LIB_JS from "../sandbox/lib.js";
 import PIXELS_JS from "../sandbox/pixels.js";
+import REGEXP_JS from "../sandbox/regexp.js";
 import SCENES_JS from "../sandbox/scenes.js";
 import SCRIPT_JS from "../sandbox/script.js";
 import VALUES_JS from "../sandbox/values.js";
+import VISUALIZERS_JS from "../sandbox/visualizers.js";
 import type { SandboxApi } from "../sandbox/rpc";
 import { writersModule } from "./writers";
 
@@ -52,9 +54,11 @@ export const SANDBOX_MODULES: Readonly<Record<string, string>> = {
   "pixels.js": PIXELS_JS,
   "values.js": VALUES_JS,
   "lib.js": LIB_JS,
+  "visualizers.js": VISUALIZERS_JS,
   "guards.js": GUARDS_JS,
   "harden.js": HARDEN_JS,
   "freeze.js": FREEZE_JS,
+  "regexp.js": REGEXP_JS,
   "scenes.js": SCENES_JS,
   "script.js": SCRIPT_JS,
   "limits.js": `export const L = ${JSON.stringify(SANDBOX_LIMITS)};\n`,

@@ -12,7 +12,8 @@ import type { AnyNode } from "../compile/ast";
 import { walk } from "../compile/ast";
 import { OVERRIDE_NAMES } from "../compile/wrapper";
 import { Builder, NotPure, OP, type Program, type ProgramOutput } from "./program";
-import { callLibrary, construct, LIBRARY_GLOBALS, libraryGlobal, libraryMember } from "./library";
+import { callLibrary, construct, LIBRARY_GLOBALS, libraryGlobal } from "./library";
+import { binaryOp, memberOf, unaryOp } from "./operators";
 import {
   declare,
   exec,
@@ -27,11 +28,9 @@ import {
 } from "./statements";
 import {
   fromConstant,
-  looseEquals,
   NOT_CONSTANT,
   refuse,
   select,
-  strictEquals,
   toConstant,
   toNum,
   truth,
@@ -47,22 +46,6 @@ const MAX_DEPTH = 24;
 
 /** Script functions that make the runtime do more than evaluatePixel over one sample: the sandbox runs those scripts. */
 const SANDBOX_FUNCTIONS = ["preProcessScenes", "filterScenes", "updateOutput", "updateOutputMetadata"];
-
-const BINARY: Record<string, number> = {
-  "-": OP.SUB,
-  "*": OP.MUL,
-  "/": OP.DIV,
-  "%": OP.MOD,
-  "**": OP.EXP,
-  "&": OP.BAND,
-  "|": OP.BOR,
-  "^": OP.BXOR,
-  "<<": OP.SHL,
-  ">>": OP.SHR,
-  ">>>": OP.USHR,
-};
-const RELATION: Record<string, number> = { "<": OP.LT, "<=": OP.LE, ">": OP.GT, ">=": OP.GE };
-const PROTO = new Set(Object.getOwnPropertyNames(Object.prototype));
 
 class Compiler implements Evaluator {
   readonly b = new Builder();
@@ -126,9 +109,9 @@ class Compiler implements Evaluator {
         return { t: "obj", props };
       }
       case "UnaryExpression":
-        return this.unary(n);
+        return unaryOp(b, n.operator as string, this.expr(n.argument as AnyNode));
       case "BinaryExpression":
-        return this.binary(n.operator as string, this.expr(n.left as AnyNode), this.expr(n.right as AnyNode));
+        return binaryOp(b, n.operator as string, this.expr(n.left as AnyNode), this.expr(n.right as AnyNode));
       case "LogicalExpression": {
         const a = this.expr(n.left as AnyNode);
         if (n.operator === "??") return a.t === "undef" || a.t === "null" ? this.expr(n.right as AnyNode) : a;
@@ -194,57 +177,8 @@ class Compiler implements Evaluator {
     return refuse(`the global ${name}`);
   }
 
-  private unary(n: AnyNode): Value {
-    const b = this.b,
-      v = this.expr(n.argument as AnyNode);
-    switch (n.operator) {
-      case "-":
-        return { t: "num", r: b.op(OP.NEG, toNum(b, v)) };
-      case "+":
-        return { t: "num", r: toNum(b, v) };
-      case "!":
-        return { t: "bool", r: b.op(OP.NOT, truth(b, v)) };
-      case "~":
-        return { t: "num", r: b.op(OP.BNOT, toNum(b, v)) };
-      case "void":
-        return UNDEF;
-      case "typeof": {
-        const types: Partial<Record<Value["t"], string>> = {
-          num: "number",
-          bool: "boolean",
-          undef: "undefined",
-          str: "string",
-          null: "object",
-          arr: "object",
-          obj: "object",
-          fn: "function",
-          viz: "object",
-          sample: "object",
-        };
-        return types[v.t] ? { t: "str", s: types[v.t]! } : refuse("typeof of a library value");
-      }
-    }
-    return refuse(`the operator ${n.operator}`);
-  }
-
-  binary(op: string, x: Value, y: Value): Value {
-    const b = this.b;
-    const prim = (v: Value) => v.t === "num" || v.t === "bool" || v.t === "undef" || v.t === "null";
-    switch (op) {
-      case "===":
-        return { t: "bool", r: strictEquals(b, x, y) };
-      case "!==":
-        return { t: "bool", r: b.op(OP.NOT, strictEquals(b, x, y)) };
-      case "==":
-        return { t: "bool", r: looseEquals(b, x, y) };
-      case "!=":
-        return { t: "bool", r: b.op(OP.NOT, looseEquals(b, x, y)) };
-    }
-    if (!prim(x) || !prim(y)) return refuse(`${op} on a ${prim(x) ? y.t : x.t}`);
-    if (op === "+") return { t: "num", r: b.op(OP.ADD, toNum(b, x), toNum(b, y)) };
-    if (op in BINARY) return { t: "num", r: b.op(BINARY[op]!, toNum(b, x), toNum(b, y)) };
-    if (op in RELATION) return { t: "bool", r: b.op(RELATION[op]!, toNum(b, x), toNum(b, y)) };
-    return refuse(`the operator ${op}`);
+  member(o: Value, key: string): Value {
+    return memberOf(this.b, this.bands, o, key);
   }
 
   /** A member access's key: a name, or a constant computed key. */
@@ -255,37 +189,6 @@ class Compiler implements Evaluator {
     const k = toConstant(this.b, this.expr(p));
     if (typeof k === "string" || typeof k === "number") return String(k);
     return refuse("a computed key that is not a constant");
-  }
-
-  member(o: Value, key: string): Value {
-    const b = this.b;
-    switch (o.t) {
-      case "sample":
-        if (this.bands.has(key)) return { t: "num", r: b.band(key) };
-        return PROTO.has(key) || key === "__proto__" ? refuse(`sample.${key}`) : UNDEF;
-      case "arr": {
-        if (key === "length") return { t: "num", r: b.constant(o.items.length) };
-        if (/^(0|[1-9][0-9]*)$/.test(key)) return o.items[Number(key)] ?? UNDEF;
-        if (key === "concat" || key === "includes" || key === "indexOf") return { t: "lib", name: key, self: o };
-        return refuse(`an array's ${key}`);
-      }
-      case "obj":
-        if (o.props.has(key)) return o.props.get(key)!;
-        return PROTO.has(key) || key === "__proto__" ? refuse(`an object's ${key}`) : UNDEF;
-      case "lib": {
-        const m = o.self ? undefined : libraryMember(b, o.name, key);
-        return m ?? refuse(`${o.name}.${key}`);
-      }
-      case "viz":
-        return key === "process" ? { t: "lib", name: "process", self: o } : refuse(`a visualizer's ${key}`);
-      case "num":
-      case "bool": {
-        // a primitive's property: its prototype's (refused) or undefined
-        const proto = o.t === "num" ? Number.prototype : Boolean.prototype;
-        return key in proto || key === "__proto__" ? refuse(`.${key} of a ${o.t}`) : UNDEF;
-      }
-    }
-    return refuse(`.${key} of a ${o.t}`);
   }
 
   private call(n: AnyNode): Value {
@@ -321,7 +224,7 @@ class Compiler implements Evaluator {
 
   private compound(op: string, old: Value, right: AnyNode): Value {
     if (op === "&&" || op === "||" || op === "??") return refuse(`the operator ${op}=`);
-    return this.binary(op, old, this.expr(right));
+    return binaryOp(this.b, op, old, this.expr(right));
   }
 
   /** A call of a script function, inlined: parameters bound, body run as its own activation. */

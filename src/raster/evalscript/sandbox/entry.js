@@ -12,6 +12,7 @@
  */
 import { WorkerEntrypoint, RpcTarget } from "cloudflare:workers";
 import "./lib.js";
+import "./visualizers.js";
 import "./harden.js";
 import { scenesArgument, collectionsArgument, preProcessFusion, timeRangeOf, matchScenes } from "./scenes.js";
 import { attempt } from "./script.js";

@@ -11,12 +11,9 @@
  *    on data within the caps (typed array walks and copies, string searches, JSON, text codecs) is charged by
  *    size, so a loop repeating it ends. Removed: WebAssembly (WebAssembly.Memory allocates without a typed
  *    array), structuredClone, process and Buffer; console methods are no-ops (no unbounded server logs).
- * 2. Regular expressions: RegExp.prototype.exec (which test, match, matchAll, replace, search and split call
- *    once exec is not the original) refuses a catastrophic pattern (../compile/regex.ts regexShape, whose source sandbox.ts
- *    passes as the module regex.js) and subjects longer than SANDBOX_LIMITS.regexSubject, or so long that n^(k+1)
- *    backtracking steps (k quantifiers) could exceed SANDBOX_LIMITS.regexSteps; each run is charged
- *    n^(k+1) / 10 ticks (measured ~3e9 steps/s, ~3 ns per tick). Literals are refused at compile time.
- * 3. No state survives a request: the legacy RegExp statics (RegExp.$1, lastMatch, ...) are deleted, then every
+ * 2. Regular expressions (regexp.js): a catastrophic pattern is refused, the subject's length capped and each run
+ *    charged by the backtracking steps it may take. Literals are refused at compile time.
+ * 3. No state survives a request: the legacy RegExp statics (RegExp.$1, lastMatch, ...) are deleted (regexp.js), then every
  *    object reachable from globalThis (and the intrinsics reachable only from instances: iterator and generator
  *    prototypes) is frozen, globalThis included (freeze.js). Scripts are sloppy, so a write to a frozen property
  *    is ignored.
@@ -29,7 +26,6 @@
  * ~3 ns of plain script work; the 2e7 ticks of a call are ~0.1 s of it).
  */
 import { L } from "./limits.js";
-import { regexShape } from "./regex.js";
 import {
   concatOne,
   concatPlain,
@@ -42,6 +38,7 @@ import {
 } from "./concat.js";
 import { bytes, charge, elements, guardConstructor, guardMethod, lengthOf, limit, setMethod } from "./guards.js";
 import { freezeRealm } from "./freeze.js";
+import { guardRegExp } from "./regexp.js";
 
 export { enter } from "./guards.js";
 
@@ -362,71 +359,7 @@ for (const m of ["padStart", "padEnd"]) {
   });
 }
 
-/** @type {Map<string, { hazard: string, repetitions: number }>} */
-const shapes = new Map();
-/**
- * The shape of a pattern (cached); a hazard stops the script.
- * @param {string} source
- */
-function checkPattern(source) {
-  let shape = shapes.get(source);
-  if (shape === undefined) {
-    shape = regexShape(source);
-    if (shapes.size > 1000) shapes.clear();
-    shapes.set(source, shape);
-  }
-  if (shape.hazard) limit("the regular expression /" + source.slice(0, 80) + "/ is refused: " + shape.hazard);
-  return shape;
-}
-const RP = RegExp.prototype;
-guardMethod(RP, "exec", (self, args) => {
-  const source = String(self.source),
-    k = checkPattern(source).repetitions;
-  const n = String(args[0]).length,
-    max = Math.min(L.regexSubject, Math.floor(L.regexSteps ** (1 / (k + 1))));
-  if (n > max)
-    limit(
-      "a regular expression was run on " +
-        n +
-        " characters; the evalscript sandbox allows " +
-        max +
-        " for /" +
-        source.slice(0, 80) +
-        "/ (" +
-        L.regexSubject +
-        " at most, fewer the more quantifiers a pattern has: n^(k+1) <= " +
-        L.regexSteps +
-        " for k quantifiers)",
-    );
-  charge(n ** (k + 1), 10);
-});
-guardMethod(RP, "compile", (self, args) =>
-  checkPattern(args[0] instanceof RegExp ? args[0].source : String(args[0] ?? "(?:)")),
-);
-
-for (const k of [
-  "$1",
-  "$2",
-  "$3",
-  "$4",
-  "$5",
-  "$6",
-  "$7",
-  "$8",
-  "$9",
-  "input",
-  "$_",
-  "lastMatch",
-  "$&",
-  "lastParen",
-  "$+",
-  "leftContext",
-  "$\u0060",
-  "rightContext",
-  "$'",
-]) {
-  delete G.RegExp[k];
-}
+guardRegExp();
 // WebAssembly.Memory allocates without a typed array; process and Buffer (Node.js compatibility) are not part of
 // the evalscript environment and hold stream state workerd itself writes to (it cannot be frozen).
 // console output of scripts would reach the server's logs unbounded (a 16M-character message per tick): no-ops.
