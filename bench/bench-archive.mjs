@@ -10,6 +10,10 @@
 // - GDAL: a fresh python3 process (bench/bench_gdal.py with BENCH_RKH=/vsicurl/<twin>/objects/sentinel-cogs/...):
 //   one cold run, then N warm ones, with the cloud settings GDAL recommends (GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR,
 //   GDAL_HTTP_MERGE_CONSECUTIVE_RANGES=YES, GDAL_HTTP_MULTIPLEX=YES, VSI_CACHE=TRUE).
+// - the same request on the local store (BENCH_ARCHIVE_LOCAL, default 1; 0 leaves it out): ours on a fresh server
+//   that keeps the bundled 29RKH item (the same COG bytes, read from R2), and GDAL on the files in data/, so that
+//   the archive's own cost (ours archive / ours local) and the baselines' (GDAL /vsicurl/ / GDAL local) show apart
+//   from the ratios of the processing section.
 // Figures: wall times (ours over HTTP on 127.0.0.1, GDAL in process), the medians over rounds of cold and warm p50,
 // the stages of ours (Server-Timing: the cold request's, and the warm requests' p50 per stage, of the last round),
 // the ratios ours / GDAL (targets: cold <= 0.7, warm <= 0.5) and the upstream requests of each (the twin's object
@@ -39,6 +43,7 @@ const N = Number(process.env.BENCH_N ?? 30);
 const ROUNDS = Number(process.env.BENCH_ARCHIVE_ROUNDS ?? 3);
 const LATENCY_MS = Number(process.env.BENCH_ARCHIVE_LATENCY_MS ?? 40);
 const PORT = process.env.BENCH_ARCHIVE_PORT ?? "8797";
+const LOCAL = process.env.BENCH_ARCHIVE_LOCAL !== "0";
 const STATE = resolve(".state-bench");
 const RKH_KEY = "sentinel-s2-l2a-cogs/29/R/KH/2020/2/S2A_29RKH_20200219_0_L2A";
 /** The NDVI as FLOAT32 (bench/bench-processing.mjs's FLOAT_SCRIPT; GDAL's "tiff" mode computes the same). */
@@ -57,14 +62,19 @@ const GDAL_CLOUD = {
 };
 const median = (xs) => pct(xs, 50);
 
-/** One GDAL round in a fresh python3: { cold, warm (p50 ms), coldRequests, warmRequests (per run) }, or null without GDAL. */
+/**
+ * One GDAL round in a fresh python3: { cold, warm (p50 ms), coldRequests, warmRequests (per run) }, or null without
+ * GDAL. `twin` null: GDAL reads the bundled files in data/ (no request counts).
+ */
 async function gdalRound(twin, mode) {
-  const env = {
-    ...process.env,
-    ...GDAL_CLOUD,
-    BENCH_RKH: `/vsicurl/${twin.url}/objects/sentinel-cogs/${RKH_KEY}`,
-    BENCH_TWIN_URL: twin.url,
-  };
+  const env = twin
+    ? {
+        ...process.env,
+        ...GDAL_CLOUD,
+        BENCH_RKH: `/vsicurl/${twin.url}/objects/sentinel-cogs/${RKH_KEY}`,
+        BENCH_TWIN_URL: twin.url,
+      }
+    : { ...process.env, ...GDAL_CLOUD };
   try {
     const { stdout } = await promisify(execFile)(
       "/usr/bin/python3",
@@ -98,11 +108,14 @@ const STAGES = ["script", "sources", "admission", "scenes", "read", "eval", "enc
 const stageMedians = (timings) =>
   STAGES.map((s) => `${s} ${fmt(median(timings.map((t) => metric(t, s))), 0)}`).join(", ");
 
-/** One round of ours: a fresh server on a fresh copy of the seeded state; { cold, warm, coldRequests, warmRequests }. */
-async function oursRound(twin, body) {
+/**
+ * One round of ours: a fresh server on a fresh copy of the seeded state; { cold, warm, coldRequests, warmRequests }.
+ * `local`: the state keeps the bundled 29RKH item (the local store answers; the twin is still configured).
+ */
+async function oursRound(twin, body, local = false) {
   const state = mkdtempSync(join(tmpdir(), "eo-edge-bench-archive-"));
   cpSync(STATE, state, { recursive: true });
-  if (dropLocalScene(state) !== 1)
+  if (!local && dropLocalScene(state) !== 1)
     throw new Error("the seeded state holds no sentinel-2-l2a item S2A_29RKH_20200219_0_L2A to remove");
   const vars = {
     EO_EDGE_ARCHIVE: "twin",
@@ -152,11 +165,18 @@ async function main() {
   try {
     for (const c of CASES) {
       const ours = [],
-        gdal = [];
+        gdal = [],
+        oursLocal = [],
+        gdalLocal = [];
       for (let r = 0; r < ROUNDS; r++) {
         const g = await gdalRound(twin, c.mode);
         if (g) gdal.push(g);
         ours.push(await oursRound(twin, c.body));
+        if (LOCAL) {
+          const gl = await gdalRound(null, c.mode);
+          if (gl) gdalLocal.push(gl);
+          oursLocal.push(await oursRound(twin, c.body, true));
+        }
         const o = ours.at(-1);
         console.log(
           `  ${c.name} round ${r + 1}: ours cold ${fmt(o.cold)} ms (${o.coldRequests} object + ${o.coldStac} STAC req, at most ${o.peakInFlight} at once), warm p50 ${fmt(o.warm)} ms (${fmt(o.warmRequests, 2)} req/run); GDAL cold ${fmt(g?.cold)} ms (${g?.coldRequests ?? "-"} req), warm p50 ${fmt(g?.warm)} ms (${fmt(g?.warmRequests, 2)} req/run)`,
@@ -165,10 +185,29 @@ async function main() {
       report(c.name, ours, gdal);
       console.log(`  cold Server-Timing (last round): ${ours.at(-1).timing}`);
       console.log(`  warm Server-Timing p50 per stage (last round), ms: ${ours.at(-1).warmStages}`);
+      if (LOCAL) reportLocal(c.name, { ours, gdal, oursLocal, gdalLocal });
     }
   } finally {
     await twin.close();
   }
+}
+
+/**
+ * Prints the local store's figures of one request next to the archive's (medians of rounds): ours and GDAL on the
+ * bundled files, and what reading through the archive costs each (archive / local, warm and cold).
+ */
+function reportLocal(name, { ours, gdal, oursLocal, gdalLocal }) {
+  const m = (xs, k) => median(xs.map((x) => x[k]));
+  const ol = { cold: m(oursLocal, "cold"), warm: m(oursLocal, "warm") };
+  const gl = gdalLocal.length ? { cold: m(gdalLocal, "cold"), warm: m(gdalLocal, "warm") } : null;
+  const r = (a, b) => fmt(a / b, 2);
+  console.log(
+    `${name}, local store (the bundled sample, same request): ours cold ${fmt(ol.cold)} ms, warm p50 ${fmt(ol.warm)} ms; GDAL on data/ cold ${fmt(gl?.cold)} ms, warm p50 ${fmt(gl?.warm)} ms; ours / GDAL cold ${r(ol.cold, gl?.cold)}, warm ${r(ol.warm, gl?.warm)}`,
+  );
+  console.log(
+    `${name}, archive / local store: ours cold ${r(m(ours, "cold"), ol.cold)}, warm ${r(m(ours, "warm"), ol.warm)}; GDAL /vsicurl/ / GDAL local cold ${r(m(gdal, "cold"), gl?.cold)}, warm ${r(m(gdal, "warm"), gl?.warm)}`,
+  );
+  console.log(`  local store warm Server-Timing p50 per stage (last round), ms: ${oursLocal.at(-1).warmStages}`);
 }
 
 /** Prints the medians and ratios of one request and writes its summary rows. */

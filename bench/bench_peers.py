@@ -2,15 +2,17 @@
 """Peer baselines for `npm run bench` section `peers`: GDAL and MapServer (mapscript) rendering what EO Edge renders
 for the same request over the 29RKH L2A scene, in process, warm.
 
-Usage: bench_peers.py BBOX N SIZES, BBOX "w,s,e,n" in degrees (EPSG:4326), N warm runs after one cold run per row,
-SIZES "256,512,1024". Rows: true colour (B04, B03, B02 x 2.5 as 8 bits, as TRUE_COLOR of bench/bench-peers.mjs) and
+Usage: bench_peers.py BBOX SIZES, BBOX "w,s,e,n" in degrees (EPSG:4326), SIZES "256,512,1024"; then one request per
+line on stdin, JSON {"peer": "GDAL" | "MapServer", "row": "true colour" | "B08", "size": 256}, each answered with one
+line on stdout: the ms it took (wall, in process), so that the caller can interleave the peers' runs with its own.
+Rows: true colour (B04, B03, B02 x 2.5 as 8 bits, as TRUE_COLOR of bench/bench-peers.mjs) and
 one band (B08 x 2.5 as 8 bits), SIZE x SIZE PNG in EPSG:4326, nearest:
 - GDAL: gdal.Warp of each band to MEM, numpy scaling, PNG driver into /vsimem;
-- MapServer 8 (python3-mapscript): a RASTER layer over a VRT of the bands (built once, outside the timing),
+- MapServer 8 (python3-mapscript): a RASTER layer over a VRT of the bands (built once, before any request),
   PROCESSING SCALE=0,4000 (DN / 10000 x 2.5 x 255), drawn to PNG (mapObj.draw, imageObj.getBytes).
-Prints JSON {"<peer> <row> <size>": p50_ms, ...}. Run with Debian's python3 (python3-gdal, python3-mapscript).
+Run with Debian's python3 (python3-gdal, python3-mapscript).
 """
-import json, os, statistics, sys, time
+import json, os, sys, time
 import numpy as np
 from osgeo import gdal
 import mapscript
@@ -18,8 +20,7 @@ import mapscript
 gdal.UseExceptions()
 RKH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "sentinel-2-l2a", "S2A_29RKH_20200219_0_L2A")
 BBOX = [float(v) for v in sys.argv[1].split(",")]
-N = int(sys.argv[2])
-SIZES = [int(s) for s in sys.argv[3].split(",")]
+SIZES = [int(s) for s in sys.argv[2].split(",")]
 ROWS = {"true colour": ["B04", "B03", "B02"], "B08": ["B08"]}
 
 
@@ -62,20 +63,13 @@ def mapserver_png(m):
     return len(m.draw().getBytes())
 
 
-def p50(f):
-    f()  # cold
-    ms = []
-    for _ in range(N):
-        t0 = time.perf_counter()
-        f()
-        ms.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(ms)
-
-
-out = {}
-for size in SIZES:
-    for row, bands in ROWS.items():
-        out[f"GDAL {row} {size}"] = p50(lambda: gdal_png(bands, size))
-        m = mapserver_map(bands, size)
-        out[f"MapServer {row} {size}"] = p50(lambda: mapserver_png(m))
-print(json.dumps(out))
+maps = {(row, size): mapserver_map(bands, size) for size in SIZES for row, bands in ROWS.items()}
+for line in sys.stdin:
+    ask = json.loads(line)
+    row, size = ask["row"], int(ask["size"])
+    t0 = time.perf_counter()
+    if ask["peer"] == "GDAL":
+        gdal_png(ROWS[row], size)
+    else:
+        mapserver_png(maps[(row, size)])
+    print((time.perf_counter() - t0) * 1000, flush=True)

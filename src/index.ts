@@ -7,6 +7,7 @@ import { meteredEnv } from "./budget/bindings";
 import { runMetered } from "./budget/meter";
 import { resumeImports } from "./dataimport/plugin";
 import { atLocation } from "./locations/hosting";
+import { urlOf } from "./http/base";
 import { buildApi } from "./routes";
 import { queueRouter } from "./tasks-registry";
 import { s3Prefix, serveS3 } from "./s3";
@@ -66,7 +67,7 @@ function serve(request: Request, env: Env, ctx: ExecutionContext): Promise<Respo
  */
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-    return runMetered(`${request.method} ${new URL(request.url).pathname}`, () => serve(request, meteredEnv(env), ctx));
+    return runMetered(`${request.method} ${urlOf(request).pathname}`, () => serve(request, meteredEnv(env), ctx));
   },
   queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
     return runMetered(`queue ${batch.queue}`, () => queueRouter.consume(batch, meteredEnv(env)));

@@ -9,6 +9,7 @@
  * - with an ARCHIVE_CACHE R2 binding, every requested range (a COG block) is read through it: found there, no
  *   upstream request; fetched upstream, stored there for every isolate.
  */
+import { waitUntil } from "cloudflare:workers";
 import type { ByteSource } from "../raster/types";
 import { Lru } from "../raster/lru";
 import { coalesce, PREFIX_BYTES } from "../storage/ranged";
@@ -80,10 +81,37 @@ async function toCacheApi(url: string, o: Opened): Promise<void> {
     .catch(() => undefined);
 }
 
-/** The first PREFIX_BYTES with size and ETag, from the caches or one ranged GET; null when the object is missing. */
-async function openMeta(access: AssetAccess, o: UpstreamReadOptions): Promise<Opened | null> {
+/**
+ * Lets `work` finish after the response: under the invocation's waitUntil (the runtime would otherwise cancel it
+ * once the response is sent), or, outside an invocation (a test calling the reader), simply running.
+ */
+function keepRunning(work: Promise<void>): void {
+  try {
+    waitUntil(work);
+  } catch {
+    void work;
+  }
+}
+
+/** Opens in flight in this isolate, by URL: a request opening the same object meanwhile joins the first. */
+const opening = new Map<string, Promise<Opened | null>>();
+
+/**
+ * The first PREFIX_BYTES with size and ETag, from the caches or one ranged GET; null when the object is missing.
+ * Concurrent opens of one URL (cold requests over the same scene) share one lookup and one GET.
+ */
+function openMeta(access: AssetAccess, o: UpstreamReadOptions): Promise<Opened | null> {
   const hit = opened.get(access.url);
-  if (hit && Date.now() - hit.at < OPEN_TTL_MS) return hit;
+  if (hit && Date.now() - hit.at < OPEN_TTL_MS) return Promise.resolve(hit);
+  const pending = opening.get(access.url);
+  if (pending) return pending;
+  const open = openUncached(access, o).finally(() => opening.delete(access.url));
+  opening.set(access.url, open);
+  return open;
+}
+
+/** openMeta past the isolate's cache: the Cache API, else one ranged GET upstream. */
+async function openUncached(access: AssetAccess, o: UpstreamReadOptions): Promise<Opened | null> {
   const cached = await fromCacheApi(access.url);
   if (cached) {
     opened.set(access.url, cached);
@@ -122,7 +150,7 @@ async function openMeta(access: AssetAccess, o: UpstreamReadOptions): Promise<Op
     at: Date.now(),
   };
   opened.set(access.url, meta);
-  void toCacheApi(access.url, meta); // off the read's path: the store is for later isolates
+  keepRunning(toCacheApi(access.url, meta)); // off the read's path: the store is for later isolates
   return meta;
 }
 

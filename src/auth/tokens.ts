@@ -39,8 +39,28 @@ export async function issueToken(env: Env, client: ClientInfo): Promise<string> 
 const unauthorized = (message: string): ApiError =>
   new ApiError(401, message, undefined, "COMMON_UNAUTHORIZED", { "www-authenticate": 'Bearer realm="main"' });
 
-/** The `kid` of a token's protected header, or undefined when the token is not a JWS with a string kid. */
+/**
+ * The `kid` of a token's protected header, or undefined when the token is not a JWS with a string kid. A
+ * deployment's tokens share a handful of headers (one per signing key): their kids are kept by header text
+ * (KIDS_KEPT headers of at most 512 characters), so a request decodes none.
+ */
 function kidOf(token: string): string | undefined {
+  const dot = token.indexOf(".");
+  if (dot < 0) return undefined;
+  const header = token.slice(0, dot);
+  if (kids.has(header)) return kids.get(header);
+  const kid = decodeKid(token);
+  if (header.length <= 512) {
+    if (kids.size >= KIDS_KEPT) kids.clear();
+    kids.set(header, kid);
+  }
+  return kid;
+}
+const kids = new Map<string, string | undefined>();
+const KIDS_KEPT = 64;
+
+/** {@link kidOf}, decoded. */
+function decodeKid(token: string): string | undefined {
   try {
     const { kid } = decodeProtectedHeader(token);
     return typeof kid === "string" ? kid : undefined;

@@ -15,6 +15,24 @@ export function publicBaseUrl(env: Pick<Env, "PUBLIC_BASE_URL">): string {
   return configured.replace(/\/+$/, "");
 }
 
+/** The origin of {@link publicBaseUrl}, parsed once per configured value (a request reads it on every call). */
+export function publicOrigin(env: Pick<Env, "PUBLIC_BASE_URL">): string {
+  const base = publicBaseUrl(env);
+  if (origins.base !== base) [origins.base, origins.origin] = [base, new URL(base).origin];
+  return origins.origin;
+}
+const origins = { base: "", origin: "" };
+
+/** Parsed request URLs: a request's URL is read by several layers (entry, S3 addressing, locations, router). */
+const parsed = new WeakMap<Request, URL>();
+
+/** `request.url` parsed, once per request (the URL is shared: callers must not change it). */
+export function urlOf(request: Request): URL {
+  let url = parsed.get(request);
+  if (!url) parsed.set(request, (url = new URL(request.url)));
+  return url;
+}
+
 /** JSON response with the given status and extra headers. */
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });

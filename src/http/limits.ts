@@ -17,6 +17,7 @@ export const MAX_URL_BYTES = 16 * 1024;
 
 /** The 414 COMMON_URI_TOO_LONG for `request` when its URL is longer than MAX_URL_BYTES, else undefined. */
 export function uriTooLong(request: Request): ApiError | undefined {
+  if (request.url.length * 3 <= MAX_URL_BYTES) return undefined; // a UTF-16 unit is at most 3 UTF-8 bytes
   const bytes = new TextEncoder().encode(request.url).byteLength;
   if (bytes <= MAX_URL_BYTES) return undefined;
   return new ApiError(

@@ -7,7 +7,7 @@ import { Router, type IRequest, type RouterType } from "itty-router";
 import type { ZodType } from "zod";
 import type { Env } from "../env";
 import type { TokenClaims } from "./claims";
-import { publicBaseUrl, withHeaders } from "./base";
+import { publicOrigin, urlOf, withHeaders } from "./base";
 import { ApiError, errorResponse, renderError } from "./errors";
 import { refuseDeclaredOversize, uriTooLong } from "./limits";
 import { BOOKMARK_HEADER, withReadSession } from "./replica";
@@ -178,8 +178,8 @@ function preflight(request: Request): Response {
  * Throws (a logged 500) when PUBLIC_BASE_URL is not configured.
  */
 function atPublicOrigin(request: Request, env: Env): Request {
-  const url = new URL(request.url);
-  const origin = new URL(publicBaseUrl(env)).origin;
+  const origin = publicOrigin(env);
+  const url = urlOf(request);
   return url.origin === origin ? request : new Request(origin + url.pathname + url.search, request);
 }
 
@@ -287,7 +287,7 @@ export class Api {
   }
 
   private unmatched(request: Request): Response {
-    const path = new URL(request.url).pathname;
+    const path = urlOf(request).pathname;
     const allowed = [...new Set(this.defs.filter((d) => d.pattern.test(path)).map((d) => d.method))];
     if (allowed.length > 0) {
       return errorResponse(

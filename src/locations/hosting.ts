@@ -9,6 +9,7 @@
  */
 import { findLocation, parseLocations, primaryLocation, type Location, type LocationEnv } from "./config";
 import { bucketLocation, type RegionEnv } from "./regions";
+import { urlOf } from "../http/base";
 
 /** What a hosting check needs of a registry collection (src/storage/registry.ts DataCollection). */
 export interface Hosted {
@@ -90,7 +91,7 @@ export function asLocation<E extends LocationEnv>(env: E, location: string | und
  */
 export function atLocation<E extends LocationEnv>(request: Request, env: E): E {
   if (!env.LOCATIONS) return env;
-  const origin = new URL(request.url).origin;
+  const origin = urlOf(request).origin;
   const hit = parseLocations(env.LOCATIONS).find((l) => new URL(l.url).origin === origin);
   return asLocation(env, hit?.id);
 }

@@ -252,7 +252,8 @@ function fusionUnits(setup: EvalSetup, grouped: Grouped[], width: number, height
 /**
  * Runs the pipeline for a plan (planRequest / planGrid + withSources; every source searched in its window) with a
  * prepared script. `opts.convert`: outputs come back converted to their stored sampleType
- * (EvalOutputValues.stored), for encoding; statistics keep the raw values.
+ * (EvalOutputValues.stored), for encoding; statistics keep the raw values. `opts.outputs`: the ids the caller reads
+ * (EvalInput.outputs; default all).
  * @throws EngineError invalid-argument for bands a scene lacks and too many sample values (mosaic.ts), the
  * script's EngineError kinds while it runs; plain Errors for internal faults (a missing or corrupt file).
  */
@@ -260,7 +261,7 @@ export async function evaluatePlan(
   env: Env,
   script: PreparedScript,
   plan: Plan,
-  opts: { convert?: boolean; scenes?: SceneSource } = {},
+  opts: { convert?: boolean; scenes?: SceneSource; outputs?: string[] } = {},
 ): Promise<Evaluation> {
   const sources = plan.sources;
   const t0 = Date.now();
@@ -286,12 +287,13 @@ export async function evaluatePlan(
         scenes: samples,
         timeRange: range,
         convert: opts.convert,
+        outputs: opts.outputs,
       }),
       readMs,
       strips: 1,
     };
   } else {
-    run = await evaluateStrips(script, plan, rows, sceneRefs(grouped), samplesFor, range, opts.convert);
+    run = await evaluateStrips(script, plan, rows, sceneRefs(grouped), samplesFor, range, opts);
   }
   const evalMs = Date.now() - t1 - run.readMs;
   return {
@@ -310,13 +312,13 @@ async function evaluateStrips(
   scenes: RowsInput["scenes"],
   samplesFor: (p: Plan) => Promise<SceneData[]>,
   timeRange: TimeRange,
-  convert?: boolean,
+  { convert, outputs }: { convert?: boolean; outputs?: string[] },
 ): Promise<{ result: EvalResult; readMs: number; strips: number }> {
   const { width, height } = plan.grid;
   let readMs = 0;
   let strips = 0;
   const result = await script.runtime.evaluateRows(
-    { width, height, rows, scenes, timeRange, convert },
+    { width, height, rows, scenes, timeRange, convert, outputs },
     async (row, count) => {
       const t = Date.now();
       const samples = await samplesFor(stripPlan(plan, row, count));

@@ -26,13 +26,30 @@ export function findSceneTimes(env: Env, source: SearchedSource, q: SceneQuery):
   return storeSceneTimes(env, source.collection, q, archiveOptions(source.request));
 }
 
+/** Scene searches in flight in this isolate, by searchKey: a search asked for again meanwhile joins the first. */
+const inFlight = new Map<string, Promise<Scene[]>>();
+
+/** What a scene search's answer depends on: the collection (id, kind, owner), the query and the archive options. */
+const searchKey = (source: SearchedSource, q: SceneQuery, options: ArchiveOptions): string => {
+  const { id, kind, owner } = source.collection;
+  return JSON.stringify([id, kind, owner, q, options]);
+};
+
 /**
  * Runs the scene search `q` of `source`: at most `q.limit` scenes in mosaicking order, from the local store or, for
- * a built-in an upstream archive serves and nothing local matches, from the archive (src/archive).
+ * a built-in an upstream archive serves and nothing local matches, from the archive (src/archive). The same search
+ * asked while one is in flight in this isolate (the request's own prefetch, prefetch.ts, or a concurrent request)
+ * gets that search's answer instead of a second round trip.
  * @throws UpstreamError (502 / 503) when the archive fails; EngineError invalid-argument for options it cannot serve.
  */
 export function findScenes(env: Env, source: SearchedSource, q: SceneQuery): Promise<Scene[]> {
-  return storeScenes(env, source.collection, q, archiveOptions(source.request));
+  const options = archiveOptions(source.request);
+  const key = searchKey(source, q, options);
+  const pending = inFlight.get(key);
+  if (pending) return pending;
+  const search = storeScenes(env, source.collection, q, options).finally(() => inFlight.delete(key));
+  inFlight.set(key, search);
+  return search;
 }
 
 /** The request options that choose an archive's upstream collection: dataFilter.demInstance, the processing options. */

@@ -8,6 +8,7 @@ import { evaluatePlan, prepareEvalscript } from "../pipeline/pipeline";
 import { ADMISSION_STALL_MS, admit, planBytes, type Permit } from "../pipeline/admission";
 import type { BodyProgress } from "./stream";
 import { planRequest, withSources } from "../pipeline/plan";
+import { prefetchScenes } from "../pipeline/prefetch";
 import { renderResponses } from "./render";
 import { readProcessRequest } from "./request";
 import type { ResponseRequest } from "./schema";
@@ -28,6 +29,7 @@ export async function processHandler(request: AuthedRequest, env: Env, ctx: Exec
   const responses = req.output?.responses ?? DEFAULT_RESPONSES;
   const packing = negotiate(responses, request.headers.get("accept"));
   const area = planRequest(req.input, req.output);
+  prefetchScenes(env, accountOf(request), area, req.input.data); // travels while the evalscript is prepared
   const s0 = Date.now();
   const script = await prepareEvalscript(env, req.evalscript, accountOf(request));
   const s1 = Date.now();
@@ -44,7 +46,8 @@ export async function processHandler(request: AuthedRequest, env: Env, ctx: Exec
   const s3 = Date.now();
   const hold = holdWhileRead(permit);
   const { evaluation, t0, body, contentType } = await (async () => {
-    const evaluation = await evaluatePlan(env, script, plan, { convert: true });
+    const outputs = responses.map((r) => r.identifier);
+    const evaluation = await evaluatePlan(env, script, plan, { convert: true, outputs });
     const t0 = Date.now();
     return { evaluation, t0, ...(await renderResponses(evaluation.result, responses, packing, plan.grid, hold)) };
   })().catch((e: unknown) => {

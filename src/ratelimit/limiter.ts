@@ -8,7 +8,7 @@ import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { withHeaders } from "../http/base";
 import { Lru } from "../raster/lru";
-import type { LimitSubject, LimitVerdict, RateLimiter } from "./object";
+import type { LeaseAsk, LimitSubject, LimitVerdict, RateLimiter } from "./object";
 import { takeCharges } from "./carry";
 import { REQUEST_CACHE_BYTES } from "../raster/memory";
 
@@ -34,16 +34,18 @@ export function limiterOf(env: Pick<Env, "RATE_LIMITER">, subject: LimitSubject)
 
 /**
  * One RPC to the subject's RateLimiter: takes a token from each of its policies (see RateLimiter.take); an
- * account's call carries the charges of its earlier requests waiting in this isolate (./carry.ts).
+ * account's call carries the charges of its earlier requests waiting in this isolate (./carry.ts), and may ask for
+ * a lease (./lease.ts).
  */
 export function takeToken(
   env: Pick<Env, "RATE_LIMITER">,
   subject: LimitSubject,
   metered = false,
+  lease?: LeaseAsk,
 ): Promise<LimitVerdict> {
   if (subject.kind !== "account") return limiterOf(env, subject).take(subject, metered);
   const carried = takeCharges(subject.account);
-  return carried.settle(limiterOf(env, subject).take(subject, metered, carried.charges));
+  return carried.settle(limiterOf(env, subject).take(subject, metered, carried.charges, lease));
 }
 
 /**

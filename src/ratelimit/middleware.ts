@@ -8,9 +8,10 @@ import type { Env } from "../env";
 import type { AuthedRequest, Middleware, RouteInfo } from "../http/router";
 import { accountOf } from "../http/router";
 import { renderError } from "../http/errors";
-import { refusal, takeToken, withLimitHeaders } from "./limiter";
+import { refusal, withLimitHeaders } from "./limiter";
 import type { LimitVerdict } from "./object";
 import { admitEarly, noteVerdict } from "./headroom";
+import { leases } from "./lease";
 
 /** True for a call that spends processing units (the route's `metered` metadata). */
 export const isMetered = (request: Request, route: RouteInfo): boolean => {
@@ -46,15 +47,20 @@ async function respond(next: () => Promise<Response>): Promise<Response> {
  * headroom (./headroom.ts): the decision arrives while it runs, and a refusal still answers 429/403 (its response
  * is dropped, `request.admitted` resolves false). Calls without an account pass untouched (the token endpoint
  * limits per client itself). With the variable RATE_LIMITS=off (benchmarks only, never set by default) every call
- * passes untouched.
+ * passes untouched. A call covered by this isolate's lease of the account's tokens (./lease.ts) makes no call:
+ * it passes at once (`ratelimit;dur=0`).
  */
 export const rateLimit: Middleware = async (request, env, _ctx, next, route) => {
   if (env.RATE_LIMITS === "off") return next();
   const account = await accountFor(request, env, route);
   if (account === undefined) return next();
-  const asked = takeToken(env, { kind: "account", account }, isMetered(request, route)).then(
-    (v) => (noteVerdict(account, v), v),
-  );
+  const metered = isMetered(request, route);
+  const decided = leases.decide(env, account, metered);
+  if (!(decided instanceof Promise)) {
+    request.admitted = Promise.resolve(true);
+    return finish(await respond(next), decided, 0);
+  }
+  const asked = decided.then((v) => (noteVerdict(account, v), v));
   request.admitted = asked.then(
     (v) => v.allowed,
     () => false,

@@ -10,7 +10,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { accountLimits, type AccountLimits } from "./plans";
-import { durationMs, policyKey, take, type Bucket, type Policy, type Verdict } from "./policy";
+import { durationMs, giveBack, policyKey, takeLease, type Bucket, type Policy, type Verdict } from "./policy";
 import type { Charge } from "./carry";
 
 /** How long limits read from D1 are used before being read again, in ms. */
@@ -28,6 +28,19 @@ export interface LimitVerdict extends Verdict {
    * name them here).
    */
   landed?: string[];
+  /**
+   * Tokens taken by an account's call that asked for a lease (RateLimiter.take's `lease`): 1 for the call itself
+   * plus those the calling isolate may spend on later calls (./lease.ts). Absent when no lease was asked.
+   */
+  granted?: number;
+  /** With `granted`: true when the leased tokens may also pass metered calls (the account has no PU quota). */
+  meteredLease?: boolean;
+}
+
+/** A lease asked with a decision: `want` tokens in all (1: none leased), `back` unspent ones of an expired lease. */
+export interface LeaseAsk {
+  want: number;
+  back: number;
 }
 
 /** Processing units used in a calendar month (UTC, `YYYY-MM`) against the quota (null = none). */
@@ -39,6 +52,14 @@ export interface UnitsUsage {
 
 /** How long a charge id is remembered (retries of a charge come within seconds), in ms: one day. */
 export const CHARGE_ID_TTL_MS = 86_400_000;
+
+/**
+ * How long the charges take() counted wait before they are written, in ms: the charges of the decisions within
+ * that time are written in one event (one transaction), not one write per request. Below CARRY_MS (./carry.ts),
+ * so that a later call confirms them before their owner sends them again; an object lost before its write forgets
+ * them, and the isolates still holding them `carried` send them again (counted once by id).
+ */
+export const FLUSH_MS = 100;
 
 /** Policies with a sampling period up to this (ms) keep their buckets in memory only (see RateLimiter.writeBehind). */
 export const MEMORY_ONLY_MS = 60_000;
@@ -88,8 +109,16 @@ export class RateLimiter extends DurableObject<Env> {
    * units of the account's earlier requests, each id once: {@link applyCharges}). For `metered` calls of an account
    * (Processing, Statistics, async, batch), then checks the month's processing units against the quota: past it,
    * the call is refused with `outOfUnits`, takes no token, and `retryAfterMs` runs to the next month (UTC).
+   * `lease` (an account's isolate, ./lease.ts): first puts back the `back` tokens it did not spend, then takes up
+   * to `want` tokens (policy.ts takeLease); no lease for a metered call of an account with a PU quota, whose
+   * every metered call is checked against the month here.
    */
-  async take(subject: LimitSubject, metered = false, charges: readonly Charge[] = []): Promise<LimitVerdict> {
+  async take(
+    subject: LimitSubject,
+    metered = false,
+    charges: readonly Charge[] = [],
+    lease?: LeaseAsk,
+  ): Promise<LimitVerdict> {
     const now = this.clock();
     const landed = this.countCharges(charges);
     const limits = await this.limitsOf(subject.account, now);
@@ -105,15 +134,18 @@ export class RateLimiter extends DurableObject<Env> {
         };
     }
     const policies: Policy[] = subject.kind === "account" ? limits.policies : limits.tokenPolicies;
-    const verdict = take(policies, this.buckets, now);
     if (policies !== this.kept) this.keepOnly(policies);
-    if (verdict.allowed) this.writeBehind(policies);
-    return { ...verdict, landed };
+    if (lease) giveBack(policies, this.buckets, now, lease.back);
+    const quotaChecked = metered && limits.puQuota !== null;
+    const want = lease && subject.kind === "account" && !quotaChecked ? lease.want : 1;
+    const { granted, ...verdict } = takeLease(policies, this.buckets, now, want);
+    if (verdict.allowed) this.writeBehind(policies, granted);
+    return lease ? { ...verdict, landed, granted, meteredLease: limits.puQuota === null } : { ...verdict, landed };
   }
 
   /**
-   * Counts carried charges at once (the verdict sees them) and writes them in the object's next event, after this
-   * call has answered: a write holds every answer the object sends until it is durable (the output gate), and the
+   * Counts carried charges at once (the verdict sees them) and writes them FLUSH_MS later, with every charge counted
+   * meanwhile, long after this call has answered: a write holds every answer the object sends until it is durable (the output gate), and the
    * decision a request waits for should not wait for the charge of the one before. Returns the ids already
    * written (durable: an answer naming them is only sent once they are); an id counted but not yet written is
    * neither counted again nor named.
@@ -125,7 +157,7 @@ export class RateLimiter extends DurableObject<Env> {
       if (this.unwrittenCharges.has(c.id)) continue;
       if (sql.exec("SELECT 1 FROM charges WHERE id = ?", c.id).toArray().length > 0) landed.push(c.id);
       else {
-        if (this.unwrittenCharges.size === 0) setTimeout(() => this.flush(), 0);
+        if (this.unwrittenCharges.size === 0) setTimeout(() => this.flush(), FLUSH_MS);
         this.unwrittenCharges.set(c.id, c.pu);
         this.unwrittenUnits += c.pu;
       }
@@ -156,12 +188,12 @@ export class RateLimiter extends DurableObject<Env> {
    * up to 1999) and at most one sampling period of a short one (kept in memory only; a write per request cost
    * more than the rest of the limiter, bench/bench-reqpath.mjs).
    */
-  private writeBehind(policies: readonly Policy[]): void {
+  private writeBehind(policies: readonly Policy[], taken = 1): void {
     let due = false;
     for (const p of policies) {
       if (durationMs(p.samplingPeriod)! <= MEMORY_ONLY_MS) continue;
       const k = policyKey(p);
-      const n = (this.unwritten.get(k) ?? 0) + 1;
+      const n = (this.unwritten.get(k) ?? 0) + taken;
       this.unwritten.set(k, n);
       due ||= n >= writeEvery(p);
     }

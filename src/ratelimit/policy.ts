@@ -105,5 +105,41 @@ export function take(policies: readonly Policy[], buckets: Map<string, Bucket>, 
   return allowed ? { allowed, remaining, retryAfterMs } : { allowed, remaining, retryAfterMs, violated: waits[0]![0] };
 }
 
+/** An isolate leases at most this share of the tokens left in the emptiest bucket (see {@link takeLease}). */
+export const LEASE_SHARE = 1 / 4;
+
+/**
+ * {@link take}, plus up to `want - 1` more tokens from every bucket for the caller to spend later (a lease,
+ * ./lease.ts): at most LEASE_SHARE of the whole tokens left in the emptiest bucket after the first, so that near a
+ * limit every request is decided here, one at a time. `granted`: tokens taken (0 when refused, else 1 + leased);
+ * `remaining` counts what is left after all of them.
+ */
+export function takeLease(
+  policies: readonly Policy[],
+  buckets: Map<string, Bucket>,
+  now: number,
+  want: number,
+): Verdict & { granted: number } {
+  const v = take(policies, buckets, now);
+  if (!v.allowed) return { ...v, granted: 0 };
+  const extra = Math.max(0, Math.min(Math.floor(want) - 1, Math.floor(v.remaining * LEASE_SHARE)));
+  if (extra === 0) return { ...v, granted: 1 };
+  for (const p of policies) {
+    const b = buckets.get(policyKey(p))!;
+    buckets.set(policyKey(p), { tokens: b.tokens - extra, at: b.at });
+  }
+  // the emptiest bucket kept at least 3/4 of its whole tokens (>= 3): one is still there, no wait
+  return { ...v, remaining: v.remaining - extra, granted: 1 + extra };
+}
+
+/** Puts back `n` tokens a lease did not spend into every bucket (refilled to `now`, never above the limit). */
+export function giveBack(policies: readonly Policy[], buckets: Map<string, Bucket>, now: number, n: number): void {
+  if (!(n > 0)) return;
+  for (const p of policies) {
+    const b = refill(buckets.get(policyKey(p)), p, now);
+    buckets.set(policyKey(p), { tokens: Math.min(p.limit, b.tokens + n), at: b.at });
+  }
+}
+
 /** The key of a policy's bucket: a changed policy starts a new (full) bucket. */
 export const policyKey = (p: Policy): string => `${p.samplingPeriod}/${p.limit}`;

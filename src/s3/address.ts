@@ -6,6 +6,8 @@
  * root, so no path prefix can work for them: a SigV4 canonical URI is the path as sent.
  */
 
+import { urlOf } from "../http/base";
+
 /** The path the endpoint is served under on every address (the `--endpoint-url` is `<PUBLIC_BASE_URL>/s3`). */
 export const S3_PATH = "/s3";
 
@@ -30,7 +32,7 @@ function onS3Host(url: URL, hosts: string | undefined): boolean {
  * endpoint is its root), S3_PATH when its path is S3_PATH or below, undefined when it is not for the S3 endpoint.
  */
 export function s3Prefix(request: Request, env: S3AddressEnv): string | undefined {
-  const url = new URL(request.url);
+  const url = urlOf(request);
   if (onS3Host(url, env.S3_HOSTS)) return "";
   return url.pathname === S3_PATH || url.pathname.startsWith(`${S3_PATH}/`) ? S3_PATH : undefined;
 }

@@ -111,7 +111,7 @@ async function runInterval(
     const scenes = (s: Plan["sources"][number], k: number) => series.scenes(k, s, i);
     const ev = await evaluatePlan(env, script, withWindow(plan, { from: iv.from, to: iv.to - 1 }), { scenes });
     const t0 = Date.now();
-    const outputs = reduceEvaluation(script.setup, ev.result, plan.geometryMask, req.calculations);
+    const outputs = reduceEvaluation(script.setup, ev.result, plan.geometryMask, req.calculations, true);
     return {
       entry: { interval, outputs } as IntervalEntry,
       pu: ev.processingUnits,

@@ -10,7 +10,7 @@ import { seedSamples } from "../helpers/seed";
 import { CRS, bandsScript, process } from "../helpers/process";
 import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { CHARGE_ATTEMPTS, chargeLater, chargeUnits, outOfUnits, unitsUsage } from "../../src/accounts/units";
-import type { RateLimiter } from "../../src/ratelimit/object";
+import { FLUSH_MS, type RateLimiter } from "../../src/ratelimit/object";
 import { takeToken } from "../../src/ratelimit/limiter";
 import { CARRY_MS, type Charge } from "../../src/ratelimit/carry";
 import type { Env } from "../../src/env";
@@ -197,7 +197,7 @@ describe("processing units", () => {
     const first = await stub.take(subject, true, charges);
     expect([first.allowed, first.landed]).toEqual([true, []]); // counted, written after this answer
     expect((await stub.usage(a.account)).used).toBeCloseTo(0.25, 9);
-    await new Promise((r) => setTimeout(r, 20)); // the object's write runs in its next event
+    await new Promise((r) => setTimeout(r, FLUSH_MS + 20)); // the object writes them FLUSH_MS later
     const again = await stub.take(subject, true, charges); // the same charge carried again (not yet confirmed)
     expect(again.landed).toEqual([charges[0]!.id]);
     expect((await stub.usage(a.account)).used).toBeCloseTo(0.25, 9);

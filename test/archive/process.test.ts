@@ -87,6 +87,22 @@ describe("NDVI over 29RKH through the archive", () => {
     expect(stats.stac).toBe(0);
   });
 
+  it("two cold requests at once share one scene search and one open of each file", async () => {
+    const g = (await reference("rkh4326_ndvi")).meta.grid;
+    const [a, b] = await Promise.all([0, 1].map(() => process(ndviRequest(g.bbox, g.width, g.height))));
+    expect([a!.status, b!.status]).toEqual([200, 200]);
+    const [pa, pb] = await Promise.all([a!, b!].map(async (r) => (await readTiff(await r.arrayBuffer())).data));
+    expect(Float32Array.from(pb!)).toEqual(Float32Array.from(pa!));
+    const stats = await hook("stats");
+    expect(stats.stac).toBe(1);
+    // per file: one open (prefix GET), then each request's block read at most (they may travel together)
+    const counts = stats.objects as Record<string, number>;
+    for (const band of ["B04", "B08"]) {
+      const key = Object.keys(counts).find((k) => k.endsWith(`/${band}.tif`))!;
+      expect(counts[key]).toBeLessThanOrEqual(3);
+    }
+  });
+
   it("cold isolate, warm caches: opens from the Cache API and blocks from the R2 block cache (ARCHIVE_CACHE): no object request", async () => {
     const g = (await reference("rkh4326_ndvi")).meta.grid;
     const bucket = env.BUCKETS; // a test R2 bucket as the block cache

@@ -2,7 +2,8 @@
  * A warm Process request's round trips, counted by the wrapper every invocation runs under (src/budget): once the
  * isolate has served the same request, the token's claims and its client's state, the collection, the scene search,
  * the compiled script and the file blocks come from per-isolate caches, so the request makes no D1 query and no R2
- * read, and one call to the account's RateLimiter (its decision, which carries the previous request's charge).
+ * read, and one call to the account's RateLimiter (its decision, which carries the previous request's charge), or
+ * none when the isolate holds a lease of the account's tokens (src/ratelimit/lease.ts, test/ratelimit/lease.test.ts).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { token } from "../helpers/auth";
@@ -37,7 +38,7 @@ beforeAll(async () => {
 }, 120_000);
 
 describe("a warm Process request", () => {
-  it("makes no D1 query, no R2 read and one limiter call (NDVI 512 and B08 256 PNG)", async () => {
+  it("makes no D1 query, no R2 read and at most one limiter call (NDVI 512 and B08 256 PNG)", async () => {
     for (const b of [body(NDVI, 512), body(B08, 256)]) {
       for (let i = 0; i < 3; i++) {
         const r = await process(b, bearer);
@@ -46,7 +47,9 @@ describe("a warm Process request", () => {
         if (i === 0) continue; // the first fills the caches
         const m = [...recentMeters()].reverse().find((x) => x.label === "POST /api/v1/process")!;
         const c = m.counts();
-        expect([c.d1Queries, c.calls.r2, c.calls.fetch, c.calls["durable-object"]]).toEqual([0, 0, 0, 1]);
+        expect([c.d1Queries, c.calls.r2, c.calls.fetch]).toEqual([0, 0, 0]);
+        // its decision: one limiter call, or none when this isolate holds a lease of the account's tokens
+        expect(c.calls["durable-object"] ?? 0).toBeLessThanOrEqual(1);
       }
     }
   }, 120_000);

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { sampleFile } from "../helpers/seed";
 import { expectBand, references } from "./helpers";
 import { percentileLabel, reduceEvaluation } from "../../src/stats/reduce";
-import { binEdges, histogram, percentiles, summarize } from "../../src/raster/stats";
+import { binEdges, histogram, percentiles, planarBand, reduceBand, summarize } from "../../src/raster/stats";
 import type { EvalResult, EvalSetup } from "../../src/raster/evalscript/types";
 
 const SETUP: EvalSetup = {
@@ -61,6 +61,34 @@ describe("reducers vs numpy on West Flanders NDVI", () => {
     expect(out.min).toBe(Math.min(...x));
     expect(out.max).toBe(Math.max(...x));
     expect(out.percentiles).toBeUndefined();
+  });
+
+  it("reducing in place (consume) gives the same statistics, one-band and many-band outputs, with a geometry", async () => {
+    const one = await evaluation("2018-04-16");
+    const ndvi = one.outputs.ndvi!.values;
+    const n = ndvi.length;
+    const two = Float32Array.from({ length: 2 * n }, (_, i) => (i % 2 ? -ndvi[i >> 1]! : ndvi[i >> 1]! * 2));
+    const setup: EvalSetup = { ...SETUP, outputs: [...SETUP.outputs, { id: "pair", bands: 2, sampleType: "FLOAT32" }] };
+    const dataMask = one.outputs.dataMask!.values.map((v, i) => (i < 1000 ? 1 : v)); // valid pixels first, too
+    const fresh = (): EvalResult => ({
+      outputs: {
+        ndvi: { ...one.outputs.ndvi!, values: ndvi.slice() },
+        dataMask: { ...one.outputs.dataMask!, values: dataMask.slice() },
+        pair: { bands: 2, sampleType: "FLOAT32", values: two.slice() },
+      },
+    });
+    const geometry = new Uint8Array(n).map((_, i) => (i % 7 ? 1 : 0));
+    const calcs = {
+      default: {
+        statistics: { default: { percentiles: { k: [10, 50, 90], interpolation: "higher" as const } } },
+        histograms: { default: { nBins: 9 } },
+      },
+    };
+    for (const g of [null, geometry]) {
+      const kept = reduceEvaluation(setup, fresh(), g, calcs);
+      expect(reduceEvaluation(setup, fresh(), g, calcs, true)).toEqual(kept);
+      expect(Object.keys(kept)).toEqual(["ndvi", "pair"]);
+    }
   });
 
   it("no valid pixel: stats are 'NaN', histogram without explicit edges is empty", async () => {
@@ -130,6 +158,53 @@ describe("reducer rules", () => {
     for (const method of ["higher", "lower", "nearest", "linear", "midpoint"] as const) {
       expect(percentiles(x, ks, method), method).toEqual(percentiles(Float64Array.from(x), ks, method));
     }
+  });
+
+  it("a histogram counted in the radix select's passes equals its own pass, edges on and between float32 values", async () => {
+    const real = new Float32Array(await sampleFile("fixtures/statistics/wf_2018-04-16_ndvi.bin"));
+    const edge = Float32Array.from([-0, 0, -1e-30, 1e-30, 1e-45, -1e-45, 3e38, -3e38, -Infinity, Infinity, 0.1, 0.5]);
+    const x = new Float32Array(real.length + edge.length * 50);
+    x.set(real);
+    for (let i = 0; i < 50; i++) x.set(edge, real.length + i * edge.length);
+    const finite = x.filter((v) => Number.isFinite(v)); // edges from its min and max
+    const f = Math.fround;
+    const specs = [
+      { nBins: 20 },
+      { nBins: 7, lowEdge: -0.2, highEdge: 0.6 },
+      { binWidth: 0.01, lowEdge: -1, highEdge: 1 },
+      { nBins: 1000, lowEdge: -1, highEdge: 1 }, // more threshold buckets than one pass counts: the histogram's own pass
+      {
+        bins: [
+          -3e38,
+          -1,
+          -1e-30,
+          -1e-45,
+          -0,
+          0,
+          1e-45,
+          1e-30,
+          0.1,
+          f(0.1),
+          0.25,
+          f(0.3),
+          0.3,
+          0.5,
+          0.5,
+          0.5 + 1e-16,
+          1,
+        ],
+      },
+      { bins: [f(0.2), 0.2 + 1e-17, 0.3, 3e38] },
+    ];
+    for (const values of [x, finite])
+      for (const histogram of specs) {
+        const mask = new Uint8Array(values.length).fill(1);
+        const own = reduceBand(planarBand(values, values.length, 0), mask, { histogram });
+        const joint = reduceBand(planarBand(values, values.length, 0), mask, { histogram, percentiles: [1, 50, 99] });
+        if (values === x && !("lowEdge" in histogram || "bins" in histogram)) continue; // no edges: +-Infinity
+        expect(joint.histogram, JSON.stringify(histogram)).toEqual(own.histogram);
+        expect(joint.histogram!.counts.reduce((a, c) => a + c, 0)).toBeGreaterThan(0);
+      }
   });
 
   it("percentile labels as Java's Double.toString", () => {

@@ -19,7 +19,7 @@
  * - hostpath/: the host path. A pure script (setup() a literal, evaluatePixel band maths, conditionals, Math, local
  *   helpers, constant arrays, index(), colorBlend / valueInterpolate / ColorRampVisualizer / Identity /
  *   HighlightCompressVisualizer with constant stops, dataMask, several outputs; SIMPLE mosaicking, one scene) is
- *   compiled from its AST by compile.ts (statements.ts, operators.ts, library.ts, values.ts) into a column program (program.ts):
+ *   compiled from its AST by compile.ts (statements.ts, operators.ts, library.ts, values.ts) into a column program (program.ts, ramp.ts, fuse.ts, finite.ts):
  *   data, an array of operations over Float64Array registers, run by interpret.ts one loop per operation over blocks
  *   of 1024 pixels, no pixel sent to the sandbox and no user code run on the host (no eval, no Function).
  *   runtime.ts decides per script hash (loadEvalscript returns its HostPathRuntime unless forced to the sandbox) and

@@ -122,6 +122,11 @@ export interface EvalInput {
   timeRange?: TimeRange;
   /** Convert outputs to their stored sampleType in the sandbox (see EvalOutputValues.stored). Default false. */
   convert?: boolean;
+  /**
+   * Ids of the outputs the caller reads (a Process request's response identifiers); default all. An evaluator may
+   * leave the others out of EvalResult.outputs (the host path does not compute them); errors stay those of all.
+   */
+  outputs?: string[];
 }
 
 /** Raw evaluatePixel values of one output. */

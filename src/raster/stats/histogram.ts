@@ -97,3 +97,46 @@ export function histogram(x: Samples, edges: Float64Array): Histogram {
   }
   return { edges, counts, underflow, overflow };
 }
+
+const F32 = new Float32Array(1);
+const U32 = new Uint32Array(F32.buffer);
+/** The order key of a float32 value (./select.ts: unsigned, in the values' numeric order, -0 just below +0). */
+function keyOfValue(f: number): number {
+  F32[0] = f;
+  const bits = U32[0]!;
+  return bits & 0x80000000 ? ~bits >>> 0 : (bits | 0x80000000) >>> 0;
+}
+const KEY_NEG0 = keyOfValue(-0);
+const KEY_POS0 = keyOfValue(0);
+
+/**
+ * The smallest key of the float32 values v with v >= e (`strict`: v > e): a float32 sample is at or above the
+ * float64 edge e exactly when its key is at or above this threshold.
+ */
+export function thresholdKey(e: number, strict: boolean): number {
+  const f = Math.fround(e);
+  if (strict ? f > e : f >= e) return f === 0 ? KEY_NEG0 : keyOfValue(f);
+  return f === 0 ? KEY_POS0 + 1 : keyOfValue(f) + 1;
+}
+
+/**
+ * The threshold keys of a histogram's edges (./select.ts counts samples below each): edges[0..n-1] at or above,
+ * edges[n] above (the last bin is closed). Null when the edges are not ascending (counting then takes the bins'
+ * own pass, `histogram`).
+ */
+export function edgeThresholds(edges: Float64Array): number[] | null {
+  const n = edges.length - 1;
+  for (let i = 0; i < n; i++) if (!(edges[i]! <= edges[i + 1]!)) return null;
+  return Array.from(edges, (e, i) => thresholdKey(e, i === n));
+}
+
+/**
+ * The histogram of `count` float32 samples from the number of samples below each of edgeThresholds(edges): the
+ * counts `histogram` makes (bin b holds edges[b] <= v < edges[b + 1], the last bin edges[n-1] <= v <= edges[n]).
+ */
+export function histogramFromBelow(edges: Float64Array, below: number[], count: number): Histogram {
+  const n = edges.length - 1;
+  const counts = new Uint32Array(n);
+  for (let b = 0; b < n; b++) counts[b] = below[b + 1]! - below[b]!;
+  return { edges, counts, underflow: below[0]!, overflow: count - below[n]! };
+}

@@ -2,9 +2,16 @@
  * Reducers of the raster engine: per-band statistics, percentiles and histograms over the valid pixels of an
  * evalscript output. Pure typed-array code (no HTTP); src/statistics builds the API response from it.
  */
-import { binEdges, histogram, type Histogram, type HistogramSpec } from "./histogram";
-import { percentiles, type Interpolation } from "./percentiles";
-import { gatherValid, type BandView } from "./samples";
+import {
+  binEdges,
+  edgeThresholds,
+  histogram,
+  histogramFromBelow,
+  type Histogram,
+  type HistogramSpec,
+} from "./histogram";
+import { percentiles, percentilesWithCounts, type Interpolation } from "./percentiles";
+import { gatherValid, type BandView, type Samples } from "./samples";
 import { summarize, type Summary } from "./summary";
 
 export { binEdges, histogram, type Histogram, type HistogramSpec } from "./histogram";
@@ -36,20 +43,31 @@ export interface BandReduction {
 
 /**
  * Reduces one band: the samples at pixels where `mask` is non-zero (and that are not NaN) make the statistics.
- * `mask.length` is the number of pixels of the sample matrix.
- * Passes: gather (band + mask -> compact float32), sum/min/max, squared deviations, radix-select counts, histogram,
- * each a tight typed-array loop. Fusing them (gather + select counts, deviations + histogram, deviations +
- * select counts) was measured slower in V8 in every case tried, by 5-95 % (bench/bench-stats-kernels.mjs, 29RKH NDVI),
- * so they stay separate.
+ * `mask.length` is the number of pixels of the sample matrix. `scratch`: where the valid samples are gathered
+ * (gatherValid's `into`; the band's own values when it may be overwritten), else a new array.
+ * Passes: gather (band + mask -> compact float32), sum/min/max, squared deviations, radix-select counts (two
+ * passes), histogram, each a tight typed-array loop; with percentiles, the histogram's counts come out of the radix
+ * select's passes (./select.ts) and it has no pass of its own (29RKH NDVI + SCL, 1098 x 1098, 3 percentiles and 20
+ * bins: reduceBand 13.1 -> 10.5 ms, separate processes on a loaded machine). Fusing gather + select counts,
+ * deviations + histogram, deviations + select counts was measured slower in V8 in every case tried, by 5-95 %
+ * (bench/bench-stats-kernels.mjs, 29RKH NDVI), so they stay separate.
  */
-export function reduceBand(view: BandView, mask: Uint8Array, calc: BandCalculation = {}): BandReduction {
-  const x = gatherValid(view, mask);
+export function reduceBand(
+  view: BandView,
+  mask: Uint8Array,
+  calc: BandCalculation = {},
+  scratch?: Samples,
+): BandReduction {
+  const x = gatherValid(view, mask, scratch);
   const summary = summarize(x);
   const out: BandReduction = { summary, sampleCount: mask.length, noDataCount: mask.length - x.length };
-  if (calc.percentiles) out.percentiles = percentiles(x, calc.percentiles, calc.interpolation);
-  if (calc.histogram) {
-    const edges = binEdges(calc.histogram, summary.min, summary.max, calc.maxBins);
-    out.histogram = edges ? histogram(x, edges) : null;
-  }
+  const edges = calc.histogram ? binEdges(calc.histogram, summary.min, summary.max, calc.maxBins) : null;
+  // with percentiles, the histogram's counts come from the radix select's passes (no pass of its own)
+  const thresholds = edges && calc.percentiles ? edgeThresholds(edges) : null;
+  const method = calc.interpolation ?? "higher";
+  const joint = thresholds ? percentilesWithCounts(x, calc.percentiles!, method, thresholds) : null;
+  if (calc.percentiles) out.percentiles = joint?.percentiles ?? percentiles(x, calc.percentiles, method);
+  if (calc.histogram)
+    out.histogram = edges ? (joint ? histogramFromBelow(edges, joint.below, x.length) : histogram(x, edges)) : null;
   return out;
 }

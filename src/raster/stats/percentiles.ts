@@ -5,7 +5,7 @@
  * (`lib/function_base.py`: `_QuantileMethods`, `_lerp`) so results equal numpy's on the same float64 values.
  */
 import type { Samples } from "./samples";
-import { orderStatistics } from "./select";
+import { orderStatistics, select } from "./select";
 
 export const INTERPOLATIONS = ["higher", "lower", "nearest", "linear", "midpoint"] as const;
 export type Interpolation = (typeof INTERPOLATIONS)[number];
@@ -73,4 +73,23 @@ export function percentiles(x: Samples, ks: readonly number[], method: Interpola
   }
   const sorted = x.slice().sort();
   return ks.map((k) => percentileFrom((r) => sorted[r]!, n, k, method));
+}
+
+/**
+ * Percentiles `ks` of `x` (as `percentiles`) and, in the same passes over the samples, the number of samples below
+ * each threshold key (./select.ts `select`: a histogram's counts). Null when the radix select does not apply (fewer
+ * than SELECT_MIN or float64 samples) or the thresholds spread over too many buckets.
+ */
+export function percentilesWithCounts(
+  x: Samples,
+  ks: readonly number[],
+  method: Interpolation,
+  thresholds: number[],
+): { percentiles: number[]; below: number[] } | null {
+  const n = x.length;
+  if (!(x instanceof Float32Array) || n < SELECT_MIN) return null;
+  const ranks = ks.flatMap((k) => ranksFor(n, k, method)).map((r) => Math.min(n - 1, Math.max(0, r)));
+  const sel = select(x, ranks, thresholds);
+  if (!sel) return null;
+  return { percentiles: ks.map((k) => percentileFrom((r) => sel.values.get(r)!, n, k, method)), below: sel.below };
 }

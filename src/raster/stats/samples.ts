@@ -29,12 +29,14 @@ export const planarBand = (values: Samples, pixels: number, band: number): BandV
 
 /**
  * The values of `view` at the pixels where `mask` is non-zero, NaN values left out (a NaN sample has no value:
- * it counts as no data). Returns a new array of the view's element type; `mask.length` is the pixel count.
+ * it counts as no data), as a prefix of `into` when given (the view's element type, at least `mask.length` long;
+ * the view's own values when its offset is 0 and its stride 1: the gather never overtakes its reading), else of a
+ * new array of the view's element type. `mask.length` is the pixel count.
  */
-export function gatherValid(view: BandView, mask: Uint8Array): Samples {
+export function gatherValid(view: BandView, mask: Uint8Array, into?: Samples): Samples {
   const { values, offset, stride } = view;
   const n = mask.length;
-  const out = values instanceof Float64Array ? new Float64Array(n) : new Float32Array(n);
+  const out = into ?? (values instanceof Float64Array ? new Float64Array(n) : new Float32Array(n));
   let k = 0;
   for (let i = 0, j = offset; i < n; i++, j += stride) {
     const v = values[j]!;

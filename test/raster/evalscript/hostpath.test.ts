@@ -17,6 +17,10 @@ import {
   type SceneData,
 } from "../../../src/raster/evalscript";
 import { HostPathRuntime } from "../../../src/raster/evalscript/hostpath/runtime";
+import { rampIndex, rampTable } from "../../../src/raster/evalscript/hostpath/ramp";
+import { compileProgram, literalSetup } from "../../../src/raster/evalscript/hostpath/compile";
+import { OP } from "../../../src/raster/evalscript/hostpath/ops";
+import { normalizeSetup } from "../../../src/raster/evalscript/host/setup";
 import { clmFromScl, sceneAngles } from "../../../src/pipeline/bands";
 import { sampleItems } from "../../helpers/seed";
 import { expectSameOutcome, rkhWindow, RKH_INFO, script } from "./helpers";
@@ -133,15 +137,140 @@ describe("host path against the sandbox, bit for bit", () => {
     for (const convert of [false, true]) expectSameOutcome(await rows(sandbox, convert), await rows(host, convert));
   });
 
-  // the shapes ../../../src/raster/evalscript/hostpath/fuse.ts rewrites, over B12 (NaN, +-Infinity, -0 among its values)
+  // the shapes ../../../src/raster/evalscript/hostpath/fuse.ts rewrites (and output.ts writes in one loop: three
+  // bands times constants, with and without the dataMask after them), over B12 (NaN, +-Infinity, -0 among its values)
   it.each(["AUTO", "UINT8", "INT8", "UINT16", "INT16", "FLOAT32"])("superinstructions, %s", async (type) => {
     const text = `//VERSION=3
-function setup(){return {input:["B04","B08","B12","dataMask"],output:{bands:12,sampleType:"${type}"}}}
+function setup(){return {input:["B04","B08","B12","dataMask"],output:{bands:19,sampleType:"${type}"}}}
 function evaluatePixel(s){
   let n=(s.B08-s.B12)/(s.B08+s.B12), m=(s.B12-2*s.B04)/(2*s.B04+s.B12);
-  return [n, m*(s.B04-1), 2.5*s.B12, s.B12*-0, n<0.1?1:0.2, m>=s.B04?-1:NaN, n>0?300:-0, s.dataMask, 0.5, m<=0?0.75:2, s.B12!==s.B12?1:0, index(s.B12, s.B04)];
+  return [n, m*(s.B04-1), 2.5*s.B12, s.B12*-0, n<0.1?1:0.2, m>=s.B04?-1:NaN, n>0?300:-0, s.dataMask, 0.5, m<=0?0.75:2, s.B12!==s.B12?1:0, index(s.B12, s.B04),
+    2.5*s.B12, s.B04*-0.5, 3*s.B08, s.dataMask, s.B12*1e38, 0.1*s.B04, s.B08*2];
 }`;
     expect(await differential(text)).toBe(true);
+  });
+
+  // EvalInput.outputs (a Process request's response identifiers): the host path computes only those outputs
+  it.each([
+    ["ndvi__eob", ["default"]],
+    ["evi__eob", ["index", "dataMask"]],
+    ["ndwi__eob", ["eobrowserStats"]],
+    ["ndmi__eob", ["userdata"]],
+  ])("computes only the outputs asked for: %s %j", async (name, outputs) => {
+    const compiled = compileEvalscript(await script(`sentinel-2__${name}.js`));
+    const host = await loadEvalscript(env, compiled);
+    const sandbox = await loadEvalscript(env, compiled, {}, "", { sandbox: true });
+    for (const convert of [false, true]) {
+      const input = { width: W, height: W, scenes: [scene], convert, outputs };
+      const want = await sandbox.evaluate(input);
+      want.outputs = Object.fromEntries(Object.entries(want.outputs).filter(([id]) => outputs.includes(id)));
+      expectSameOutcome({ result: want }, await outcome(host.evaluate(input)), `${name} ${convert}`);
+    }
+    expect(await (host as HostPathRuntime).hostPath()).toBe(true);
+  });
+
+  it("checks every output even when one is asked for (the sandbox's error)", async () => {
+    const text = `//VERSION=3
+function setup(){return {input:["B04"],output:[{id:"default",bands:1},{id:"other",bands:2}]}}
+function evaluatePixel(s){return {default:[s.B04], other:[s.B04]}}`;
+    const compiled = compileEvalscript(text);
+    const [host, sandbox] = [
+      await loadEvalscript(env, compiled),
+      await loadEvalscript(env, compiled, {}, "", { sandbox: true }),
+    ];
+    const input = { width: W, height: W, scenes: [scene], outputs: ["default"] };
+    const a = await outcome(sandbox.evaluate(input));
+    expect(a.error).toBeDefined();
+    expectSameOutcome(a, await outcome(host.evaluate(input)));
+  });
+
+  // ColorRampVisualizer's segment search (program.ts rampIndex, a branch-free binary search) over 1 to 22 stops,
+  // repeated stops included, at the stops, between them and at B12's NaN / +-Infinity / -0
+  it.each([1, 2, 3, 5, 8, 21, 22])("ColorRampVisualizer segments, %i stops", async (n) => {
+    const stops = Array.from({ length: n }, (_, i) => [
+      i === 3 ? -0.1 + 0.05 * (i - 1) : -0.1 + 0.05 * i,
+      i * 0x0b0d07,
+    ]);
+    const text = `//VERSION=3
+const viz = new ColorRampVisualizer(${JSON.stringify(stops)});
+function setup(){return {input:["B04","B08","B12"],output:{bands:9,sampleType:"FLOAT32"}}}
+function evaluatePixel(s){
+  const v = index(s.B08, s.B04), t = Math.round(s.B04 * 1e3) / 20 - 0.1 + 0.05 * 2;
+  return [...viz.process(v), ...viz.process(s.B12), ...viz.process(t)];
+}`;
+    expect(await differential(text)).toBe(true);
+  });
+
+  it("ColorRampVisualizer segments by bucket agree with the definition (uneven stops, bucket edges)", () => {
+    const reference = (v: number[], x: number) => {
+      if (!(x > v[0]!)) return 0;
+      for (let i = 1; i < v.length; i++) if (x <= v[i]!) return i;
+      return v.length;
+    };
+    const ramps = [
+      [
+        -0.5, -0.2, -0.1, 0, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.175, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55,
+        0.6, 1,
+      ],
+      [0, 1e-9, 2e-9, 3e-9, 1],
+      [-1e300, 0, 1e300],
+      [0.1, 0.1, 0.2, 0.2, 0.3],
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30],
+    ];
+    for (const v of ramps) {
+      const t = rampTable(
+        v,
+        v.map(() => [0, 0, 0]),
+      );
+      const lo = v[0]!,
+        hi = v[v.length - 1]!;
+      const xs = [NaN, Infinity, -Infinity, 0, -0, ...v, ...v.map((x) => x + Math.abs(x) * 1e-15 + 1e-300)];
+      for (let g = -2; g <= 258; g++) {
+        const edge = lo + (g * (hi - lo)) / 256;
+        xs.push(edge, edge * (1 + 1e-15), edge * (1 - 1e-15), edge + 1e-12, edge - 1e-12);
+      }
+      for (let i = 0; i < 20000; i++) xs.push(lo + (hi - lo) * (i / 20000) * 1.1 - (hi - lo) * 0.05);
+      const wrong = xs.filter((x) => rampIndex(t, x) !== reference(v, x));
+      expect(wrong, JSON.stringify(v)).toEqual([]);
+    }
+  });
+
+  // choices on x === K of constants as one table lookup (../../../src/raster/evalscript/hostpath/finite.ts): a
+  // switch over SCL, a repeated key (the first wins), key 0 against -0, key 255, keys out of the table, x NaN /
+  // +-Infinity / -0 / negative / fractional (B12), and chains too short for a table
+  it.each(["AUTO", "UINT8", "INT8", "UINT16", "INT16", "FLOAT32"])("switch and equality chains, %s", async (type) => {
+    const text = `//VERSION=3
+function setup(){return {input:["B04","B08","B12","SCL"],output:{bands:6,sampleType:"${type}"}}}
+function cls(c){switch(c){case 0: return 0.1; case 1: return -0; case 2: return NaN; case 3: return Infinity;
+  case 4: return 0.4; case 5: return 300; case 6: return -200; case 7: return 0.7; case 8: return 1; case 9: return 0.9;
+  case 10: return 1e40; case 11: return -1e-40; default: return 0.5;}}
+function evaluatePixel(s){
+  const x = Math.round(s.B12 * 300), y = Math.floor(s.B08 * 1000) - 200, z = s.B12;
+  return [cls(s.SCL), x === 3 ? 1 : x === 0 ? -0 : x === 3 ? 7 : x === 255 ? 2 : NaN,
+    z === 0 ? 1 : z === 1 ? 2 : z === 2 ? 3 : 4, y === 0 ? 5 : y === 1 ? 6 : y === 2 ? 7 : y === 5 ? 8 : -1,
+    x === 256 ? 1 : x === 1 ? 2 : x === 2 ? 3 : 0.25, x === 0.5 ? 1 : x === 1 ? 2 : x === 2 ? 3 : 0.75];
+}`;
+    expect(await differential(text)).toBe(true);
+  });
+
+  // the shapes ../../../src/raster/evalscript/hostpath/finite.ts turns into table lookups: SCL classes (integers),
+  // B12 (0 in the no-data strip, NaN, +-Infinity, -0 among its values), the dataMask, one to three inputs
+  it.each(["FLOAT32", "AUTO", "INT16"])("finite-domain lookups, %s", async (type) => {
+    const text = `//VERSION=3
+const CLOUD = [3, 8, 9, 10];
+function setup(){return {input:["B12","SCL","dataMask"],output:{bands:12,sampleType:"${type}"}}}
+function evaluatePixel(s){
+  const c = CLOUD.indexOf(s.SCL);
+  return [c, [0, 4, 5].includes(s.SCL) ? 1 : 0, s.dataMask && c < 0 ? 1 : 0, (s.SCL === 4 || s.SCL == 5) && !s.dataMask,
+    [0, 1, 2].indexOf(s.B12), s.B12 === 0 ? -0 : 0.5, s.B12 !== -0 ? c * 2 : NaN, (s.SCL === 6) * 2 + (s.B12 === 0),
+    s.dataMask * 3 + (s.SCL === 4) - (s.B12 === 0), -s.dataMask, [4095, 4094, 0.5, NaN].indexOf(s.SCL) + 0.25,
+    !(s.SCL === 7) ? Math.sqrt(c + 2) : Infinity];
+}`;
+    expect(await differential(text)).toBe(true);
+    const program = compileProgram(text, normalizeSetup(literalSetup(text)));
+    const lookups = program.ops.filter((o) => o.code === OP.LUT).map((o) => program.luts[o.k]!.doms.length);
+    expect(lookups.length).toBeGreaterThanOrEqual(10); // NaN and 0.5 are no table keys: that indexOf stays a chain
+    expect(lookups.filter((n) => n === 2).length).toBeGreaterThanOrEqual(3); // dataMask + SCL, SCL + B12
   });
 
   it("no scene (an empty pseudo-scene) and an absent band", async () => {

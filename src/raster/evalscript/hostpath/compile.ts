@@ -343,9 +343,11 @@ function outputRegs(c: Compiler, o: EvalOutputSpec, v: Value, single: boolean): 
 
 /**
  * The column program of a pure script for its (normalized) setup: SIMPLE mosaicking, one input without a
- * datasource. @throws NotPure (the reason) when the script is outside the subset.
+ * datasource. With `wanted`, the program computes only those outputs (in setup order; the others' operations are
+ * dropped), though every output's value is still checked as the sandbox checks it.
+ * @throws NotPure (the reason) when the script is outside the subset.
  */
-export function compileProgram(source: string, setup: EvalSetup): Program {
+export function compileProgram(source: string, setup: EvalSetup, wanted?: string[]): Program {
   if (
     setup.mosaicking !== "SIMPLE" ||
     setup.inputs.some((i) => i.datasource !== undefined || i.mosaicking !== undefined)
@@ -365,5 +367,8 @@ export function compileProgram(source: string, setup: EvalSetup): Program {
       (o, k) =>
         (outputs[k]!.regs = outputRegs(c, o, v.props.get(o.id) ?? refuse(`no value for output "${o.id}"`), false)),
     );
-  return c.b.finish(outputs, 8 * c.work);
+  return c.b.finish(
+    outputs.filter((o) => !wanted || wanted.includes(o.id)),
+    8 * c.work,
+  );
 }

@@ -9,8 +9,11 @@
  * - an output band that is a constant, the dataMask, or a choice between two constants on a comparison
  *   (`n < 0.1 ? 1 : 0.2`) is written directly (the stored values computed once, see ./output.ts), with no
  *   register loop; a band times a constant is written from the band (FLOAT32 and AUTO outputs).
+ * - operations of at most two inputs tested by `===` (masks of SCL classes, `indexOf`, `includes`) and the
+ *   dataMask are one table lookup, OP.LUT (./finite.ts).
  * Operations left without a reader are dropped by Builder.finish.
  */
+import { fuseFinite, type FiniteTable, type Scalar } from "./finite";
 import { OP, type Operation } from "./ops";
 
 /**
@@ -27,9 +30,16 @@ export type Write =
 /**
  * Rewrites `ops` (virtual registers, in order; replaced in place, same destination) and returns the writes of
  * each output band.
- * @param known constant registers and their values.
+ * @param known constant registers and their values; finite: the tables of OP.LUT (appended to) and the value of
+ * an operation on constants (finite-domain fusion, ./finite.ts).
  */
-export function fuse(ops: Operation[], outputs: number[][], known: Map<number, number>): Write[][] {
+export function fuse(
+  ops: Operation[],
+  outputs: number[][],
+  known: Map<number, number>,
+  finite: { luts: FiniteTable[]; scalar: Scalar },
+): Write[][] {
+  fuseFinite(ops, known, finite.luts, finite.scalar);
   const def = new Map<number, Operation>(ops.map((o) => [o.d, o]));
   const band = (r: number) => (def.get(r)?.code === OP.LOADF ? def.get(r)!.k : -1);
   ops.forEach((o, i) => {
@@ -46,6 +56,7 @@ export function fuse(ops: Operation[], outputs: number[][], known: Map<number, n
       if (known.has(y) && band(x) >= 0) ops[i] = { ...o, code: OP.MULKB, k: band(x), a: -1, b: y };
     }
   });
+  for (const o of ops) def.set(o.d, o);
   for (const o of ops) def.set(o.d, o);
   return outputs.map((regs) =>
     regs.map((r): Write => {

@@ -9,7 +9,8 @@
 import { OP, rampIndex, type Program } from "./program";
 import { MATH1_KERNELS, MATH2_KERNELS } from "./mathkernels";
 import type { Kernel } from "./kernel";
-import { bandWriter, type OutputTarget } from "./output";
+import { outputWriter, type OutputTarget } from "./output";
+import { lutStep } from "./finite";
 
 /** Pixels per block: 1024 doubles per register (8 KiB) keep a program's working set in the CPU caches. */
 export const BLOCK = 1024;
@@ -82,7 +83,7 @@ const KERNELS: Record<number, Kernel> = {
   [OP.ISFINITE]: (d, a, _b, _c, n) => {
     for (let i = 0; i < n; i++) d[i] = Number.isFinite(a[i]) ? 1 : 0;
   },
-  // rampIndex: its binary search ran 2.7x faster than a branch-free count of 20 sorted stops; rampComponent
+  // rampIndex: a branch-free binary search (program.ts); rampComponent
   // written out with the table in locals (the same arithmetic): called per pixel, the call cost more
   [OP.RAMPI]: (d, a, _b, _c, n, k, ramps) => {
     const t = ramps[k]!;
@@ -123,6 +124,7 @@ const SWITCHED = new Set<number>([
   OP.NDIB,
   OP.INDEXB,
   OP.MULKB,
+  OP.LUT,
 ]);
 
 /** The kernel of an operation (undefined for those exec switches on). */
@@ -180,18 +182,16 @@ export function runProgram(
     c: reg(o.c),
     x: o.code === OP.LOADF || o.code === OP.NDIB || o.code === OP.INDEXB || o.code === OP.MULKB ? bands[o.k]! : noBand,
     y: o.code === OP.NDIB || o.code === OP.INDEXB ? bands[o.j!]! : noBand,
+    lut: o.code === OP.LUT ? lutStep(program.luts[o.k]!, bands, input.dataMask) : undefined,
   }));
-  const writes = program.outputs.flatMap((out, k) =>
-    out.writes.map((w, j) => ({
-      j,
-      bands: out.writes.length,
-      write: bandWriter(targets[k]!, w, regs, input.dataMask, bands),
-    })),
-  );
+  const writes = program.outputs.map((out, k) => ({
+    bands: out.writes.length,
+    write: outputWriter(targets[k]!, out.writes, regs, input.dataMask, bands),
+  }));
   for (let p0 = from; p0 < to; p0 += BLOCK) {
     const n = Math.min(BLOCK, to - p0);
     for (let s = 0; s < steps.length; s++) exec(steps[s]!, input.dataMask, p0, n, program.ramps);
-    for (const w of writes) w.write(p0, (p0 - shift) * w.bands + w.j, n, w.bands);
+    for (const w of writes) w.write(p0, (p0 - shift) * w.bands, n);
   }
 }
 
@@ -207,6 +207,8 @@ interface Step {
   /** Band arrays read (LOADF, NDIB, INDEXB, MULKB). */
   x: Float32Array;
   y: Float32Array;
+  /** The loop of OP.LUT (./finite.ts). */
+  lut: ((d: R, p0: number, n: number) => void) | undefined;
 }
 
 /** Runs one step over pixels p0..p0+n: the common operations through a switch (one call site each), others by table. */
@@ -236,6 +238,8 @@ function exec(s: Step, mask: Uint8Array, p0: number, n: number, ramps: Program["
       return indexb(s.d, s.x, s.y, p0, n);
     case OP.MULKB:
       return mulkb(s.d, s.x, s.b[0]!, p0, n);
+    case OP.LUT:
+      return s.lut!(s.d, p0, n);
     default:
       return s.f!(s.d, s.a, s.b, s.c, n, s.k, ramps);
   }

@@ -42,6 +42,7 @@ export const OP = {
   /** d = (x - y) / (x + y) of bands x = k, y = j */ NDIB: 33,
   /** d = band k * b (b a constant) */ MULKB: 34,
   /** d = index(x, y) of bands x = k, y = j */ INDEXB: 35,
+  /** d = finite table k (./finite.ts) at the pixel's dataMask and band values */ LUT: 36,
 } as const;
 
 /** One operation: d = code(a, b, c; k). */

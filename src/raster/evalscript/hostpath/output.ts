@@ -113,6 +113,31 @@ function writeScaled(
   const end = o + n * bands;
   for (let q = o, i = p0; q < end; q += bands, i++) out[q] = Math.fround(b[i]! * x) * f;
 }
+/**
+ * Three consecutive bands each a band times a constant (true colour's `[2.5 * B04, 2.5 * B03, 2.5 * B02]`) in one
+ * loop, as writeScaled writes each (not three strided loops: 1.2-1.4x faster, measured in node 22), FLOAT32 and
+ * AUTO apart (one element kind per loop).
+ */
+/** A writer of three bands (./fuse.ts `scaled` writes: bands s[0..2] times x[0..2]) as bands 0..2 from value o. */
+type Scaled3<T> = (out: T, s: Float32Array[], x: Float64Array, p0: number, o: number, n: number, bands: number) => void;
+const writeScaled3F32: Scaled3<Float32Array> = (out, s, x, p0, o, n, bands) => {
+  const [b0, b1, b2] = s as [Float32Array, Float32Array, Float32Array],
+    [x0, x1, x2] = x as unknown as [number, number, number];
+  for (let q = o, i = p0, e = p0 + n; i < e; q += bands, i++) {
+    out[q] = b0[i]! * x0;
+    out[q + 1] = b1[i]! * x1;
+    out[q + 2] = b2[i]! * x2;
+  }
+};
+const writeScaled3Auto: Scaled3<Uint8ClampedArray> = (out, s, x, p0, o, n, bands) => {
+  const [b0, b1, b2] = s as [Float32Array, Float32Array, Float32Array],
+    [x0, x1, x2] = x as unknown as [number, number, number];
+  for (let q = o, i = p0, e = p0 + n; i < e; q += bands, i++) {
+    out[q] = Math.fround(b0[i]! * x0) * 255;
+    out[q + 1] = Math.fround(b1[i]! * x1) * 255;
+    out[q + 2] = Math.fround(b2[i]! * x2) * 255;
+  }
+};
 function writeMask(out: Raw, table: Raw, m: Uint8Array, p0: number, o: number, n: number, bands: number): void {
   const end = o + n * bands;
   for (let q = o, i = p0; q < end; q += bands, i++) out[q] = table[m[i]!]!;
@@ -164,9 +189,53 @@ export function bandWriter(
       };
     }
     case "mask": {
-      const table = rawOf(new (t.array.constructor as new (n: number) => SampleArray)(256));
-      for (let m = 0; m < 256; m++) table[m] = storedOf(t, m);
+      const table = maskTable(t);
       return (p0, o, n, bands) => writeMask(raw, table, mask, p0, o, n, bands);
     }
   }
+}
+
+/** The stored value (raw element) of each dataMask value 0..255 in target t. */
+function maskTable(t: OutputTarget): Raw {
+  const table = rawOf(new (t.array.constructor as new (n: number) => SampleArray)(256));
+  for (let m = 0; m < 256; m++) table[m] = storedOf(t, m);
+  return table;
+}
+
+/**
+ * The writer of a whole output (its bands' writes, in order) into target t: (first input pixel p0, index o of
+ * its first output value, n) => void. Three consecutive bands each a band times a constant (and the dataMask
+ * after them) are written by one loop in FLOAT32 and AUTO; every other band by its bandWriter.
+ */
+export function outputWriter(
+  t: OutputTarget,
+  writes: Write[],
+  regs: R[],
+  mask: Uint8Array,
+  bands: Float32Array[],
+): (p0: number, o: number, n: number) => void {
+  const q = writes.length,
+    parts: ((p0: number, o: number, n: number) => void)[] = [];
+  const direct = !t.convert || t.sampleType === "FLOAT32" || t.sampleType === "AUTO";
+  for (let j = 0; j < q; j++) {
+    const three = writes.slice(j, j + 3);
+    if (direct && three.length === 3 && three.every((w) => w.kind === "scaled")) {
+      const s = three.map((w) => bands[(w as { k: number }).k]!),
+        x = Float64Array.from(three, (w) => (w as { x: number }).x),
+        raw = rawOf(t.array),
+        at = j;
+      if (t.convert && t.sampleType === "AUTO") {
+        const out = new Uint8ClampedArray(raw.buffer, raw.byteOffset, raw.length);
+        parts.push((p0, o, n) => writeScaled3Auto(out, s, x, p0, o + at, n, q));
+      } else parts.push((p0, o, n) => writeScaled3F32(t.array as Float32Array, s, x, p0, o + at, n, q));
+      j += 2;
+      continue;
+    }
+    const write = bandWriter(t, writes[j]!, regs, mask, bands),
+      at = j;
+    parts.push((p0, o, n) => write(p0, o + at, n, q));
+  }
+  return (p0, o, n) => {
+    for (const part of parts) part(p0, o, n);
+  };
 }

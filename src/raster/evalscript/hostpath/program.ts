@@ -9,8 +9,10 @@
  * Semantics are JavaScript's number semantics (float64, NaN, +-Infinity, -0): every kernel is the JS expression
  * the sandbox would evaluate for that operator or library call, so both evaluators agree bit for bit.
  */
+import type { FiniteTable } from "./finite";
 import { fuse, type Write } from "./fuse";
 import { OP, type Operation } from "./ops";
+import { rampComponent, rampIndex, type RampTable } from "./ramp";
 
 export { OP };
 
@@ -52,62 +54,7 @@ type Fn2 = (x: number, y: number) => number;
 const M1: Fn1[] = MATH1.map((n) => Math[n] as Fn1);
 const M2: Fn2[] = MATH2.map((n) => Math[n] as Fn2);
 
-/**
- * A ramp table of ColorRampVisualizer: its rescaled values and its colours' components ([r, g, b] in [0, 1]),
- * exactly as sandbox/lib.js computes them in the constructor.
- */
-export interface RampTable {
-  values: Float64Array;
-  /** One array per component (r, g, b), one value per stop. */
-  colors: Float64Array[];
-  /** The values are non-decreasing (a binary search finds the segment); else a linear search. */
-  sorted: boolean;
-}
-
-/** A ramp table from the values and [r, g, b] colours of the constructor. */
-export function rampTable(values: number[], colors: number[][]): RampTable {
-  const sorted = values.every((v, i) => i === 0 || values[i - 1]! <= v);
-  return {
-    values: Float64Array.from(values),
-    colors: [0, 1, 2].map((j) => Float64Array.from(colors, (c) => c[j]!)),
-    sorted,
-  };
-}
-
-/**
- * The segment of ColorRampVisualizer.prototype.process (sandbox/lib.js) that `value` falls in: 0 when
- * `!(value > v[0])` (NaN included), else the first i >= 1 with `value <= v[i]`, n when there is none.
- */
-export function rampIndex(t: RampTable, value: number): number {
-  const v = t.values,
-    n = v.length;
-  if (!(value > v[0]!)) return 0;
-  if (!t.sorted) {
-    for (let i = 1; i < n; i++) if (value <= v[i]!) return i;
-    return n;
-  }
-  let lo = 1,
-    hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (value <= v[mid]!) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
-
-/** Component j of ColorRampVisualizer.prototype.process(value) in segment i (rampIndex): the same arithmetic. */
-export function rampComponent(t: RampTable, value: number, i: number, j: number): number {
-  const v = t.values,
-    c = t.colors[j]!,
-    n = v.length;
-  if (i === 0) return c[0]!;
-  if (i === n) return c[n - 1]!;
-  const a = c[i - 1]!,
-    b = c[i]!,
-    s = (value - v[i - 1]!) / (v[i]! - v[i - 1]!);
-  return a + (b - a) * s;
-}
+export { rampComponent, rampIndex, rampTable, type RampTable } from "./ramp";
 
 /** The value of each operation for one pixel (constant folding; the interpreter's loops apply the same expressions). */
 export function scalar(code: number, a: number, b: number, c: number, k: number, ramps: RampTable[]): number {
@@ -200,6 +147,8 @@ export interface Program {
   /** Band names of LOADF's k. */
   bands: string[];
   ramps: RampTable[];
+  /** Tables of OP.LUT (./finite.ts). */
+  luts: FiniteTable[];
   outputs: FinishedOutput[];
   /** Upper bound of the budget ticks the sandbox would charge a pixel (function calls and array elements, x 8). */
   ticks: number;
@@ -280,10 +229,12 @@ export class Builder {
    */
   finish(outputs: ProgramOutput[], ticks: number): Program {
     const all = [...this.ops];
+    const luts: FiniteTable[] = [];
     const writes = fuse(
       all,
       outputs.map((o) => o.regs),
       this.known,
+      { luts, scalar: (code, a, b, c, k) => scalar(code, a, b, c, k, this.ramps) },
     );
     const written = writes.flat().flatMap((w) => ("r" in w ? [w.r] : "a" in w ? [w.a, w.b] : []));
     const needed = new Set<number>(written);
@@ -309,9 +260,11 @@ export class Builder {
       }
     }
     const free: number[] = [];
+    const keptLuts: FiniteTable[] = []; // the tables of the operations kept, renumbered
     const ops = kept.map((o, i) => {
       const m = (r: number) => (r < 0 ? -1 : phys.get(r)!);
       const op = { ...o, a: m(o.a), b: m(o.b), c: m(o.c) };
+      if (o.code === OP.LUT) op.k = keptLuts.push(luts[o.k]!) - 1;
       for (const r of [o.a, o.b, o.c])
         if (r >= 0 && last.get(r) === i && !this.known.has(r) && !free.includes(phys.get(r)!)) free.push(phys.get(r)!);
       const d = free.length > 0 && !(last.get(o.d) === undefined) ? free.pop()! : count++;
@@ -326,6 +279,7 @@ export class Builder {
       consts,
       bands: this.bands,
       ramps: this.ramps,
+      luts: keptLuts,
       outputs: outputs.map((o, k) => ({
         id: o.id,
         writes: writes[k]!.map((w) =>

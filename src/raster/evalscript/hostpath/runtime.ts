@@ -33,7 +33,11 @@ import type { CompiledEvalscript } from "../compile/compile";
 const programBytes = (p: Program | string): number =>
   typeof p === "string"
     ? 2 * p.length
-    : 64 * p.ops.length + 16 * p.consts.length + p.ramps.reduce((n, t) => n + 32 * t.values.length, 0) + 256;
+    : 64 * p.ops.length +
+      16 * p.consts.length +
+      p.ramps.reduce((n, t) => n + 32 * t.values.length, 0) +
+      p.luts.reduce((n, t) => n + 8 * t.values.length + t.doms.reduce((a, d) => a + d.cls.length + 64, 0), 0) +
+      256;
 
 /** Per script hash: its literal setup() (null: the sandbox runs setup), its program or why it has none. */
 const literals = new Lru<{ setup: EvalSetup | null }>(256, SCRIPT_CACHE_BYTES / 8, approxBytes);
@@ -43,20 +47,22 @@ const programs = new Lru<Program | string>(256, SCRIPT_CACHE_BYTES / 4, programB
 const SETUP_CHARS = 1024 * 1024;
 
 /**
- * The column program of a script for its setup, or the reason it has none (cached per script hash).
+ * The column program of a script for its setup, or the reason it has none (cached per script hash and outputs).
  * @param hash scriptHash of the compiled script.
+ * @param wanted the outputs to compute (compileProgram; default all).
  */
-export function programOf(hash: string, source: string, setup: EvalSetup): Program | string {
-  const seen = programs.get(hash);
+export function programOf(hash: string, source: string, setup: EvalSetup, wanted?: string[]): Program | string {
+  const key = wanted ? `${hash}\n${wanted.join("\n")}` : hash;
+  const seen = programs.get(key);
   if (seen !== undefined) return seen;
   let p: Program | string;
   try {
-    p = compileProgram(source, setup);
+    p = compileProgram(source, setup, wanted);
   } catch (err) {
     if (!(err instanceof NotPure)) throw err;
     p = err.message;
   }
-  programs.set(hash, p);
+  programs.set(key, p);
   return p;
 }
 
@@ -135,13 +141,16 @@ export class HostPathRuntime implements EvalscriptRuntime {
     return this.sandbox.preProcessScenes(scenes, timeRange, fusion);
   }
 
-  /** The program when this evaluation may take the host path, else undefined. */
+  /**
+   * The program when this evaluation may take the host path, else undefined; `outputs` the setup's outputs it
+   * computes (input.outputs, the ones the caller reads; the limits are checked over all, as the sandbox does).
+   */
   private async eligible(
     input: Omit<EvalInput, "scenes">,
     scenes: number,
-  ): Promise<{ setup: EvalSetup; program: Program } | undefined> {
+  ): Promise<{ setup: EvalSetup; program: Program; outputs: EvalOutputSpec[] } | undefined> {
     const setup = await this.setup();
-    const program = programOf(this.hash, this.compiled.source, setup);
+    const program = programOf(this.hash, this.compiled.source, setup, input.outputs);
     if (typeof program === "string" || scenes > 1) return undefined;
     const n = input.width * input.height;
     const l = this.limits;
@@ -150,7 +159,8 @@ export class HostPathRuntime implements EvalscriptRuntime {
     const bands = setup.outputs.reduce((a, o) => a + o.bands, 0);
     const bytes = n * setup.outputs.reduce((a, o) => a + o.bands * (SAMPLE_BYTES[o.sampleType] ?? 1), 0);
     if (bands > l.outputBands || bytes > l.outputBytes) return undefined;
-    return { setup, program };
+    const outputs = setup.outputs.filter((o) => program.outputs.some((p) => p.id === o.id));
+    return { setup, program, outputs };
   }
 
   async evaluate(input: EvalInput): Promise<EvalResult> {
@@ -159,9 +169,9 @@ export class HostPathRuntime implements EvalscriptRuntime {
     const scenes = checkInput(input, host.setup);
     const n = input.width * input.height,
       convert = input.convert ?? false;
-    const targets = targetsOf(host.setup.outputs, n, convert);
+    const targets = targetsOf(host.outputs, n, convert);
     runProgram(host.program, inputOf(scenes[0]!), 0, n, targets);
-    return { outputs: resultOf(host.setup.outputs, targets, convert), userData: undefined };
+    return { outputs: resultOf(host.outputs, targets, convert), userData: undefined };
   }
 
   async evaluateRows(
@@ -172,12 +182,12 @@ export class HostPathRuntime implements EvalscriptRuntime {
     if (!host) return this.sandbox.evaluateRows(input, load);
     const { width, height } = input,
       convert = input.convert ?? false;
-    const targets = targetsOf(host.setup.outputs, width * height, convert);
+    const targets = targetsOf(host.outputs, width * height, convert);
     for (let row = 0; row < height; row += input.rows) {
       const rows = Math.min(input.rows, height - row);
       const scenes = checkInput({ ...input, height: rows, scenes: await load(row, rows) }, host.setup);
       runProgram(host.program, inputOf(scenes[0]!), 0, rows * width, targets, -row * width);
     }
-    return { outputs: resultOf(host.setup.outputs, targets, convert), userData: undefined };
+    return { outputs: resultOf(host.outputs, targets, convert), userData: undefined };
   }
 }
