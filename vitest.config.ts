@@ -1,9 +1,9 @@
 import { configDefaults, defineConfig } from "vitest/config";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
-import { spawn } from "node:child_process";
 import { readFile, readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { clientRelay } from "./test/services/client-relay.mjs";
+import { pyService } from "./test/services/py-service.mjs";
 import { startPlanetStub } from "./test/dataimport/planet-stub.mjs";
 import { startArchiveTwin, TWIN_AWS_KEYS } from "./scripts/archive-twin.mjs";
 
@@ -48,11 +48,35 @@ const FRESH_RUNTIME = [
   "test/pipeline/admission.test.ts",
 ];
 /**
+ * The API areas' files (every test file outside FAST) that keep a runtime each (project "isolated"), the rest
+ * sharing runtimes (project "shared-api"). Two kinds: the files that put items of their own into the built-in
+ * collections (test/catalog's fixture and derived items, process/bands and antimeridian, dataimport/subscriptions),
+ * so that the shared runtimes hold no item but the sample scenes; and the files that failed in shared runtimes
+ * (two runs of the API files): they read what the whole storage holds (the sample scenes' extents and dates, the
+ * scenes a mosaic or a fusion request finds, the archive twin answering where no local item is), or they timed
+ * out or lost work in a runtime other files had loaded (S3 listings, Zarr ingestion, the 19-date budget, the
+ * 4000 x 4000 async render).
+ */
+const API_ISOLATED = [
+  "test/catalog/*.test.ts",
+  "test/process/{antimeridian,bands,fusion,gapfill}.test.ts",
+  "test/dataimport/subscriptions.test.ts",
+  "test/admin/samples.test.ts",
+  "test/async/pieces.test.ts",
+  "test/archive/{catalog,process,sentinel1}.test.ts",
+  "test/budget/{counts,wmts-pan}.test.ts",
+  "test/s3/endpoint.test.ts",
+  "test/tenancy/s3.test.ts",
+  "test/wms/{clients,wms}.test.ts",
+  "test/zarr/{collections,hostile}.test.ts",
+];
+/**
  * Pools: the FAST files run with `isolate: false`, several files one after the other in one workerd runtime (its
  * modules loaded once, its storage shared: they make their own accounts, buckets and records), since starting a
  * runtime and loading the Worker's modules for each file took 82% of their time (test:fast, 65 files, loaded
- * machine: 2205 s -> 226 s, CPU 367 s -> 82 s). The other files keep a runtime per file: many of them count
- * records, fix names or wait on queues and alarms that another file's leftovers would disturb.
+ * machine: 2205 s -> 226 s, CPU 367 s -> 82 s). The API areas' files share runtimes of their own the same way
+ * (project "shared-api": its 84 files took 572 s of CPU and 572 s with a runtime each, 126 s and 127 s shared,
+ * load 4-9), but for API_ISOLATED.
  */
 const PROJECTS =
   MODE === "bench"
@@ -72,7 +96,10 @@ const PROJECTS =
         },
         ...(MODE === "fast"
           ? []
-          : [{ name: "isolated", include: INCLUDE, exclude: [...EXCLUDE, ...FAST], isolate: true }]),
+          : [
+              { name: "shared-api", include: INCLUDE, exclude: [...EXCLUDE, ...FAST, ...API_ISOLATED], isolate: false },
+              { name: "isolated", include: API_ISOLATED, exclude: EXCLUDE, isolate: true },
+            ]),
       ];
 const FIXTURES = resolve("test/fixtures");
 
@@ -104,41 +131,16 @@ async function sampleData(request: Request): Promise<Response> {
   }
 }
 
-/** Debian's python3 with Pillow, tifffile, numpy and GDAL (see test/services/py_decode.py). */
-const PYTHON = "/usr/bin/python3";
-
 /**
- * A Node-side service running `test/services/<script>` with Debian's python3: POST http://py/ with the script's JSON on
- * stdin; answers its JSON stdout, or 503 with the reason when python3 or one of its modules is missing (the script
- * exits 3; tests then skip), 500 with stderr for another failure. Services:
+ * The Python services (test/services/py-service.mjs: long-lived python3 processes running the script's handle per
+ * request): POST http://py/ with the script's JSON; answers its JSON, or 503 with the reason when python3 or one of
+ * its modules is missing (tests then skip), 500 with the traceback for another failure. Services:
  * - PY_DECODE (test/services/py_decode.py): decodes test outputs with the decoders real clients use (Pillow, tifffile
  *   without imagecodecs, GDAL, Python's tarfile and email);
  * - PY_S3 (test/services/py_s3.py): S3 requests signed and answers parsed by botocore (tests of src/s3);
  * - PY_ZARR (test/services/py_zarr.py): Zarr v2 stores read by zarr-python (tests of batch Zarr output).
  * Client programs that talk HTTP (GDAL, OWSLib, rasterio: test/services/py_s3_clients.py) run through CLIENT_RELAY instead.
  */
-function pyScript(script: string): (request: Request) => Promise<Response> {
-  return (request) =>
-    request.arrayBuffer().then(
-      (body) =>
-        new Promise((done) => {
-          const child = spawn(PYTHON, [resolve("test/services", script)], { stdio: ["pipe", "pipe", "pipe"] });
-          const out: Buffer[] = [],
-            err: Buffer[] = [];
-          child.stdout.on("data", (b: Buffer) => out.push(b));
-          child.stderr.on("data", (b: Buffer) => err.push(b));
-          child.on("error", (e) => done(new Response(`${PYTHON} cannot run: ${e.message}`, { status: 503 })));
-          child.on("close", (code) => {
-            const stderr = Buffer.concat(err).toString();
-            if (code === 0) done(new Response(Buffer.concat(out), { headers: { "content-type": "application/json" } }));
-            else done(new Response(stderr || `${PYTHON} exited with ${code}`, { status: code === 3 ? 503 : 500 }));
-          });
-          child.stdin.on("error", () => {}); // python3 may exit before reading (missing modules): reported on close
-          child.stdin.end(Buffer.from(body));
-        }),
-    );
-}
-
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
   // Planet's public APIs as a local HTTP server (test/dataimport/planet-stub.mjs), for the Planet adapter's tests
@@ -174,9 +176,9 @@ export default defineConfig(async () => {
         // the one way a program reaches the Worker under test (its address: 127.0.0.1, or 127.0.0.2 for S3 at the root)
         serviceBindings: {
           SAMPLE_DATA: sampleData,
-          PY_DECODE: pyScript("py_decode.py"),
-          PY_S3: pyScript("py_s3.py"),
-          PY_ZARR: pyScript("py_zarr.py"),
+          PY_DECODE: pyService("py_decode.py"),
+          PY_S3: pyService("py_s3.py"),
+          PY_ZARR: pyService("py_zarr.py"),
           CLIENT_RELAY: clientRelay,
         },
       },

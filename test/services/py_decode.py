@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Decodes EO Edge outputs with the decoders real clients use, for the tests (the PY_DECODE service binding of
-vitest.config.ts runs this with Debian's /usr/bin/python3).
+vitest.config.ts serves handle() below from long-lived python3 processes, test/services/py_serve.py).
 
 - PNG, JPEG: Pillow (what sentinelhub-py's decode_image uses for them) and GDAL (libpng / libjpeg).
 - TIFF: tifffile (sentinelhub-py's TIFF decoder) WITHOUT imagecodecs (its import is blocked below, as after a plain
@@ -154,14 +154,14 @@ def importable(module):
         return False
 
 
-def main():
-    items = json.load(sys.stdin)["items"]
-    json.dump({
+def handle(request):
+    """The answer to one request (stdin's JSON above); test/services/py_serve.py calls it for each of many."""
+    return {
         "imagecodecs": importable("imagecodecs"),
         "versions": {"pillow": Image.__version__, "tifffile": tifffile.__version__, "gdal": gdal.__version__, "numpy": np.__version__},
-        "results": [decode(i) for i in items],
-    }, sys.stdout)
+        "results": [decode(i) for i in request["items"]],
+    }
 
 
 if __name__ == "__main__":
-    main()
+    json.dump(handle(json.load(sys.stdin)), sys.stdout)

@@ -171,10 +171,10 @@ def run(item):
     return parse(item) if "response" in item else sign(item)
 
 
-def main():
-    items = json.load(sys.stdin)["items"]
-    json.dump({"results": [run(i) for i in items]}, sys.stdout)
+def handle(request):
+    """The answer to one request (stdin's JSON above); test/services/py_serve.py calls it for each of many."""
+    return {"results": [run(i) for i in request["items"]]}
 
 
 if __name__ == "__main__":
-    main()
+    json.dump(handle(json.load(sys.stdin)), sys.stdout)

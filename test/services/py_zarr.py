@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Reads a Zarr v2 store with zarr-python (Debian python3-zarr, numcodecs), for the tests of Batch Zarr output
-(the PY_ZARR service binding of vitest.config.ts runs this with /usr/bin/python3): an oracle independent of the
+(the PY_ZARR service binding of vitest.config.ts serves handle() below, test/services/py_serve.py): an oracle independent of the
 TypeScript writer and of zarrita.
 
 stdin: JSON {"files": {"<key relative to the group>": "<base64>"}}: the store's objects, written to a temporary
@@ -21,8 +21,8 @@ except ImportError as e:
     sys.exit(3)
 
 
-def main():
-    request = json.load(sys.stdin)
+def handle(request):
+    """The answer to one request (stdin's JSON above); test/services/py_serve.py calls it for each of many."""
     with tempfile.TemporaryDirectory() as root:
         for key, data in request["files"].items():
             path = os.path.join(root, *key.split("/"))
@@ -39,7 +39,8 @@ def main():
                 "compressor": a.compressor.get_config() if a.compressor else None, "attrs": a.attrs.asdict(),
                 "data": base64.b64encode(le.tobytes()).decode(), "values": values.tolist() if values.ndim == 1 else None,
             }
-        json.dump({"versions": {"zarr": zarr.__version__, "numcodecs": numcodecs.__version__}, "attrs": group.attrs.asdict(), "arrays": arrays}, sys.stdout)
+        return {"versions": {"zarr": zarr.__version__, "numcodecs": numcodecs.__version__}, "attrs": group.attrs.asdict(), "arrays": arrays}
 
 
-main()
+if __name__ == "__main__":
+    json.dump(handle(json.load(sys.stdin)), sys.stdout)
