@@ -86,8 +86,14 @@ function dropResult() {
   ctl.showLabel("");
   autoRun();
 }
+/**
+ * The builder's permalink into the address, only while the builder is shown and the address still names it: a
+ * navigation to another page changes the address before its hashchange event shows that page, and writing the
+ * permalink in between would send the user back to the builder.
+ */
 const savePermalink = debounce(() => {
-  if (document.body.dataset.page === "request") history.replaceState(null, "", `#request?s=${encodeState(form())}`);
+  if (document.body.dataset.page !== "request" || !/^(#(request|builder)?)?(\?|$)/.test(location.hash)) return;
+  history.replaceState(null, "", `#request?s=${encodeState(form())}`);
 }, 250);
 
 /** Degrees rounded to 6 decimals (0.1 m): the AOI is what its fields show, in the request and the permalink. */
