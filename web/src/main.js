@@ -12,21 +12,12 @@ import { initBatch, refreshBatch } from "./batch.js";
 import { refreshCollections } from "./collections.js";
 import { initClients, refreshClients } from "./clients.js";
 import { initTimelapsePanel } from "./timelapse-panel.js";
+import { PAGES, pageOfHash } from "./state.js";
 
 const $ = (id) => document.getElementById(id);
-const PAGES = ["login", "request", "catalog", "statistics", "batch", "collections", "clients"];
 const ON_SHOW = { batch: refreshBatch, collections: refreshCollections, clients: refreshClients, request: showRequest };
 const started = new Set();
 window.eoConsole = {};
-
-/** Other names of pages: #builder?request=<base64url> opens a request in the builder (sharelink.js). */
-const ALIASES = { builder: "request" };
-/** The page named by location.hash (#name or #name?...), "request" by default. */
-const pageOfHash = () => {
-  const hashed = location.hash.slice(1).split("?")[0];
-  const name = ALIASES[hashed] ?? hashed;
-  return PAGES.includes(name) ? name : "request";
-};
 
 /**
  * Shows the page named by location.hash; without a valid token the log-in page (the hash is kept, so logging in

@@ -16,7 +16,7 @@ import { showOgcUrls, wireMapTools } from "./maptools.js";
 import { MAX_ITEMS, datesOf, noScenes, searchDays, searchItems } from "./timeline.js";
 import { aoiBbox, autoResolution, buildRequest, cloudy, readForm, showAoi, stateOfBody, writeForm } from "./form.js";
 import { mapGeometry } from "./crs.js";
-import { decodeState, encodeState, hashState } from "./state.js";
+import { decodeState, encodeState, hashState, pageOfHash } from "./state.js";
 import { showDates } from "./panels.js";
 import { OPTION_FIELDS, initOptions, showOptions } from "./options.js";
 import { openRequestLink, wireRequestIo } from "./requestio.js";
@@ -92,7 +92,7 @@ function dropResult() {
  * permalink in between would send the user back to the builder.
  */
 const savePermalink = debounce(() => {
-  if (document.body.dataset.page !== "request" || !/^(#(request|builder)?)?(\?|$)/.test(location.hash)) return;
+  if (document.body.dataset.page !== "request" || pageOfHash() !== "request") return;
   history.replaceState(null, "", `#request?s=${encodeState(form())}`);
 }, 250);
 

@@ -1,8 +1,20 @@
-// The request builder's state outside the page: a permalink (the form's state, deflated with fflate and
-// base64url-encoded, in the URL's hash: #request?s=...) and pins (named saved states in localStorage).
+// The console's page named by the URL's hash, and the request builder's state outside the page: a permalink (the
+// form's state, deflated with fflate and base64url-encoded, in the URL's hash: #request?s=...) and pins (named
+// saved states in localStorage).
 import { deflateSync, inflateSync, strFromU8, strToU8 } from "fflate";
 
 const PINS = "eo-edge-pins";
+
+/** The console's pages (web/index.html's page-<name> sections). */
+export const PAGES = ["login", "request", "catalog", "statistics", "batch", "collections", "clients"];
+/** Other names of pages: #builder?request=<base64url> opens a request in the builder (sharelink.js). */
+const ALIASES = { builder: "request" };
+/** The page named by location.hash (#name or #name?...), "request" by default. */
+export const pageOfHash = () => {
+  const hashed = location.hash.slice(1).split("?")[0];
+  const name = ALIASES[hashed] ?? hashed;
+  return PAGES.includes(name) ? name : "request";
+};
 
 /** base64url text of a JSON-able value, deflated. */
 export function encodeState(value) {
