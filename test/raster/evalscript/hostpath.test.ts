@@ -24,7 +24,7 @@ import { normalizeSetup } from "../../../src/raster/evalscript/host/setup";
 import { differential as differentialOf, outcome, rkhScene, W } from "./differential";
 import { expectSameOutcome, RKH_INFO, script } from "./helpers";
 
-/** data/evalscripts that take the host path (the others: ORBIT mosaicking, a V1 body, writes to globals). */
+/** data/evalscripts that take the host path (the others: other mosaicking, scene filters, a V1 body). */
 const HOST = [
   "barren_soil__script",
   "cab__script",
@@ -45,6 +45,7 @@ const HOST = [
   "ndwi__raw",
   "ndwi__script",
   "scene-classification__script",
+  "simple_water_bodies_mapping-swbm__script",
   "true_color__script",
 ];
 const SANDBOX: Record<string, RegExp> = {
@@ -56,7 +57,6 @@ const SANDBOX: Record<string, RegExp> = {
   max_ndvi__script: /SIMPLE/,
   monthly_composite__script: /SIMPLE/,
   ndvi_difference__script: /SIMPLE/,
-  "simple_water_bodies_mapping-swbm__script": /assignment to vre1, a global/,
 };
 
 let scene: SceneData;
