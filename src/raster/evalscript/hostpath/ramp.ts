@@ -9,10 +9,11 @@ const BUCKETS = 256;
 export const MAX_STEPS = 6;
 
 /**
- * Uniform buckets over [v[0], v[n-1]] of a sorted ramp: `start[g]` is the segment of the lowest value one bucket
- * below bucket g (a margin of a whole bucket for the rounding of g), `steps` the most segments a bucket's values
- * (with the same margin above) lie past it; `padded` the values followed by +Infinity (the steps never read past).
- * The number of buckets is start.length.
+ * Uniform buckets over [v[0], v[n-1]] of a sorted ramp: a value above v[0] falls in bucket
+ * g = min(floor((value - v[0]) * scale), start.length - 1), a monotone function of the value in IEEE arithmetic,
+ * so the values v[k] below it are those of the buckets below g (computed with the same expression) and some of
+ * bucket g's own: `start[g]` is the count of the former (at least 1: v[0] is below), `steps` + 1 the most values a
+ * bucket holds past its start; `padded` the values followed by +Infinity (the steps never read past).
  */
 export interface Buckets {
   start: Int32Array;
@@ -55,12 +56,16 @@ export function bucketsOf(v: Float64Array, count = BUCKETS): Buckets | undefined
   const n = v.length,
     scale = count / (v[n - 1]! - v[0]!);
   if (n < 3 || !Number.isFinite(scale) || scale <= 0) return undefined;
+  const end = new Int32Array(count); // values in the buckets up to g (the same bucket expression as the search)
+  for (const x of v) end[Math.min(Math.floor((x - v[0]!) * scale), count - 1)]!++;
+  for (let g = 1; g < count; g++) end[g]! += end[g - 1]!;
   const start = new Int32Array(count);
-  let steps = 0;
+  let span = 0;
   for (let g = 0; g < count; g++) {
-    start[g] = Math.max(1, searchSorted(v, v[0]! + (g - 1) / scale));
-    steps = Math.max(steps, searchSorted(v, v[0]! + (g + 2) / scale) - start[g]!);
+    start[g] = Math.max(1, g === 0 ? 0 : end[g - 1]!);
+    span = Math.max(span, end[g]! - start[g]!);
   }
+  const steps = Math.max(0, span - 1);
   if (steps > MAX_STEPS) return undefined;
   const padded = new Float64Array(n + MAX_STEPS + 1).fill(Infinity);
   padded.set(v);

@@ -90,9 +90,12 @@ export function rampSteps(t: RampTable, comps: number[], store: (x: number) => n
   add(v[n - 1]!, at(nextUp(v[n - 1]!), n));
   if (thresholds.length === 0) thresholds.push(Infinity), tuples.push(tuples[0]!); // one value everywhere
   const values = Float64Array.from(thresholds);
+  // more buckets while they cut the steps per pixel down to one (each step a comparison)
   let buckets = bucketsOf(values);
-  for (let count = 512; buckets === undefined && count <= MAX_BUCKETS && values.length >= 3; count *= 2)
-    buckets = bucketsOf(values, count);
+  for (let count = 512; (buckets?.steps ?? 2) > 1 && count <= MAX_BUCKETS && values.length >= 3; count *= 2) {
+    const finer = bucketsOf(values, count);
+    if (finer && !(finer.steps >= (buckets?.steps ?? Infinity))) buckets = finer;
+  }
   if (buckets === undefined && values.length >= 3) return undefined;
   return {
     search: { values, colors: [], sorted: true, buckets },
