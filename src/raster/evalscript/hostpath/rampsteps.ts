@@ -13,7 +13,12 @@
 import { bucketsOf, rampComponent, type RampTable } from "./ramp";
 
 /** Thresholds at most (above, the writer interpolates: ./ramp.ts rampComponents). */
-const MAX_THRESHOLDS = 8192;
+const MAX_THRESHOLDS = 4096;
+/**
+ * Evaluations of a component at most while the steps are found (a bisection takes about 60 per threshold; EO
+ * Browser's NDVI ramp in AUTO needs about 80,000): a bound of the work, else the writer interpolates.
+ */
+const MAX_EVALUATIONS = 1 << 19;
 /** Buckets of the thresholds' search at most (Int32 each). */
 const MAX_BUCKETS = 16384;
 
@@ -54,13 +59,15 @@ function lastOf(f: (x: number) => number, a: number, b: number): number {
 
 /**
  * The steps of components `comps` of ramp t stored by `store` (the target's writer for one value), or undefined
- * when the ramp is not sorted with finite values, or has more than MAX_THRESHOLDS steps or no bucketed search.
+ * when the ramp is not sorted with finite values, or has more than MAX_THRESHOLDS steps, needs more than
+ * MAX_EVALUATIONS evaluations or has no bucketed search.
  */
 export function rampSteps(t: RampTable, comps: number[], store: (x: number) => number): RampSteps | undefined {
   const v = t.values,
     n = v.length;
   if (!t.sorted || !v.every(Number.isFinite)) return undefined;
   const at = (x: number, s: number) => comps.map((j) => store(rampComponent(t, x, s, j)));
+  let evaluations = 0;
   const thresholds: number[] = [],
     tuples: number[][] = [at(v[0]!, 0)];
   /** Adds threshold e with the tuple above it: a repeated threshold keeps the last, an unchanged tuple none. */
@@ -74,13 +81,13 @@ export function rampSteps(t: RampTable, comps: number[], store: (x: number) => n
     if (!(v[s]! > v[s - 1]!)) continue; // no value falls in an empty segment
     const cuts: number[] = [];
     for (const j of comps) {
-      const f = (x: number) => store(rampComponent(t, x, s, j));
+      const f = (x: number) => (evaluations++, store(rampComponent(t, x, s, j)));
       const end = f(v[s]!);
       for (let x = nextUp(v[s - 1]!); f(x) !== end; ) {
         const u = lastOf(f, x, v[s]!);
         cuts.push(u);
         x = nextUp(u);
-        if (cuts.length > MAX_THRESHOLDS) return undefined;
+        if (cuts.length > MAX_THRESHOLDS || evaluations > MAX_EVALUATIONS) return undefined;
       }
     }
     add(v[s - 1]!, at(nextUp(v[s - 1]!), s));
