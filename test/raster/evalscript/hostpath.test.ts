@@ -2,8 +2,9 @@
  * The differential test of the host path (src/raster/evalscript/hostpath): every script of data/evalscripts and a
  * generated corpus (fast-check) run through the host path and through the sandbox (forced with `sandbox: true`),
  * on real pixels of the 29RKH L2A scene (with a no-data strip and a few NaN / Infinity / -0 band values), raw
- * (FLOAT values) and converted to the stored sample types; outputs must be equal bit for bit (NaN payloads
- * aside, see helpers.ts), errors equal. The repository scripts that must take the host path are listed.
+ * (FLOAT values) and converted to the stored sample types (./differential.ts); outputs must be equal bit for bit
+ * (NaN payloads aside, see helpers.ts), errors equal. The repository scripts that must take the host path are
+ * listed. Colour ramps written as outputs: hostpath-ramps.test.ts.
  */
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
@@ -12,20 +13,18 @@ import {
   compileEvalscript,
   loadEvalscript,
   type EvalInput,
-  type EvalResult,
   type EvalscriptRuntime,
-  type SceneData,
 } from "../../../src/raster/evalscript";
+import type { SceneData } from "../../../src/raster/evalscript/types";
 import { HostPathRuntime } from "../../../src/raster/evalscript/hostpath/runtime";
 import { rampIndex, rampTable } from "../../../src/raster/evalscript/hostpath/ramp";
 import { compileProgram, literalSetup } from "../../../src/raster/evalscript/hostpath/compile";
 import { OP } from "../../../src/raster/evalscript/hostpath/ops";
 import { normalizeSetup } from "../../../src/raster/evalscript/host/setup";
-import { clmFromScl, sceneAngles } from "../../../src/pipeline/bands";
-import { sampleItems } from "../../helpers/seed";
-import { expectSameOutcome, rkhWindow, RKH_INFO, script } from "./helpers";
+import { differential as differentialOf, outcome, rkhScene, W } from "./differential";
+import { expectSameOutcome, RKH_INFO, script } from "./helpers";
 
-/** data/evalscripts that take the host path (the others: ORBIT mosaicking, a V1 body, writes to globals). */
+/** data/evalscripts that take the host path (the others: other mosaicking, scene filters, a V1 body). */
 const HOST = [
   "barren_soil__script",
   "cab__script",
@@ -46,6 +45,7 @@ const HOST = [
   "ndwi__raw",
   "ndwi__script",
   "scene-classification__script",
+  "simple_water_bodies_mapping-swbm__script",
   "true_color__script",
 ];
 const SANDBOX: Record<string, RegExp> = {
@@ -57,53 +57,17 @@ const SANDBOX: Record<string, RegExp> = {
   max_ndvi__script: /SIMPLE/,
   monthly_composite__script: /SIMPLE/,
   ndvi_difference__script: /SIMPLE/,
-  "simple_water_bodies_mapping-swbm__script": /assignment to vre1, a global/,
 };
 
-const W = 64;
-const N = W * W;
-const BANDS = ["B01", "B02", "B03", "B04", "B05", "B06", "B07", "B08", "B8A", "B09", "B11", "B12", "SCL"];
 let scene: SceneData;
 
 beforeAll(async () => {
-  const bands = await rkhWindow(BANDS, 440, 40, W, W);
-  const dataMask = new Uint8Array(N).fill(1);
-  for (let i = 0; i < N; i++) if (i % W < 5) dataMask[i] = 0; // a no-data strip, band values 0 as the pipeline gives
-  for (const v of Object.values(bands)) for (let i = 0; i < N; i++) if (!dataMask[i]) v[i] = 0;
-  const specials = [NaN, Infinity, -Infinity, -0, 1e-45, 3.4e38];
-  specials.forEach((x, k) => (bands.B12![W * 10 + 20 + k] = x));
-  bands.CLM = clmFromScl(bands.SCL!, dataMask);
-  const item = (await sampleItems()).find((i) => i.id === RKH_INFO.id)!;
-  for (const [k, v] of Object.entries(sceneAngles(item))) bands[k] = new Float32Array(N).fill(v);
-  scene = { info: RKH_INFO, bands, dataMask };
+  scene = await rkhScene();
 }, 120_000);
 
-async function outcome(p: Promise<EvalResult>): Promise<{ result?: EvalResult; error?: unknown }> {
-  try {
-    return { result: await p };
-  } catch (error) {
-    return { error };
-  }
-}
-
-/** Runs `text` on both evaluators (raw and converted) and compares; returns whether the host path took it. */
-async function differential(
-  text: string,
-  input: EvalInput = { width: W, height: W, scenes: [scene] },
-): Promise<true | string> {
-  const compiled = compileEvalscript(text);
-  const host = await loadEvalscript(env, compiled);
-  const sandbox = await loadEvalscript(env, compiled, {}, "", { sandbox: true });
-  expect(host).toBeInstanceOf(HostPathRuntime);
-  const setup = await outcome(host.setup().then(() => ({ outputs: {} })));
-  expectSameOutcome(setup, await outcome(sandbox.setup().then(() => ({ outputs: {} }))), "setup");
-  if (setup.error) return "setup fails";
-  for (const convert of [false, true]) {
-    const run = (rt: EvalscriptRuntime) => outcome(rt.evaluate({ ...input, convert }));
-    expectSameOutcome(await run(sandbox), await run(host), `${convert ? "stored" : "raw"}:\n${text}\n`);
-  }
-  return (host as HostPathRuntime).hostPath();
-}
+/** differential over the window (or `input`). */
+const differential = (text: string, input: EvalInput = { width: W, height: W, scenes: [scene] }) =>
+  differentialOf(text, input);
 
 describe("host path against the sandbox, bit for bit", () => {
   it.each([...HOST, ...Object.keys(SANDBOX)])("data/evalscripts %s", async (name) => {

@@ -20,6 +20,7 @@ import {
   hoistBlock,
   idName,
   lookup,
+  pixelGlobals,
   run,
   Trail,
   varNames,
@@ -141,7 +142,7 @@ class Compiler implements Evaluator {
         return this.assign(n);
       case "UpdateExpression": {
         const cell = this.target(n.argument as AnyNode);
-        const old = toNum(b, cell.v);
+        const old = toNum(b, read(cell, (n.argument as AnyNode).name as string));
         const next = b.op(n.operator === "++" ? OP.ADD : OP.SUB, old, b.constant(1));
         this.trail.assign(cell, { t: "num", r: next });
         return { t: "num", r: n.prefix ? next : old };
@@ -172,7 +173,7 @@ class Compiler implements Evaluator {
 
   private identifier(name: string): Value {
     const cell = lookup(this.scope, name);
-    if (cell) return cell.ready ? cell.v : refuse(`${name} read before its declaration`);
+    if (cell) return read(cell, name);
     if (LIBRARY_GLOBALS.has(name)) return libraryGlobal(this.b, name);
     return refuse(`the global ${name}`);
   }
@@ -205,11 +206,11 @@ class Compiler implements Evaluator {
     return refuse(`a call of a ${f.t}`);
   }
 
-  /** The cell an assignment writes; refuses top-level, undeclared and constant targets. */
+  /** The cell an assignment writes; refuses constants and globals no script function assigns (pixelGlobals). */
   private target(t: AnyNode): import("./values").Cell {
     if (t.type !== "Identifier") return refuse("an assignment to a property or pattern");
     const cell = lookup(this.scope, t.name as string);
-    if (!cell || !cell.writable) return refuse(`an assignment to ${t.name}, a global or top-level variable`);
+    if (!cell || !cell.writable) return refuse(`an assignment to ${t.name}, a constant or a global`);
     if (!cell.ready) return refuse(`${t.name} assigned before its declaration`);
     return cell;
   }
@@ -217,7 +218,9 @@ class Compiler implements Evaluator {
   private assign(n: AnyNode): Value {
     const cell = this.target(n.left as AnyNode);
     const op = n.operator as string;
-    const v = op === "=" ? this.expr(n.right as AnyNode) : this.compound(op.slice(0, -1), cell.v, n.right as AnyNode);
+    const left = (n.left as AnyNode).name as string;
+    const v =
+      op === "=" ? this.expr(n.right as AnyNode) : this.compound(op.slice(0, -1), read(cell, left), n.right as AnyNode);
     this.trail.assign(cell, v);
     return v;
   }
@@ -299,6 +302,14 @@ class Compiler implements Evaluator {
   }
 }
 
+/** The value of variable `name` (its cell); refuses one read before its declaration or before this pixel wrote it. */
+function read(cell: import("./values").Cell, name: string): Value {
+  if (!cell.ready) return refuse(`${name} read before its declaration`);
+  return cell.v.t === "stale"
+    ? refuse(`${name} read before the pixel writes it (it holds the previous pixel's)`)
+    : cell.v;
+}
+
 /** Parses a script that compileEvalscript accepted. */
 function parsed(source: string): AnyNode {
   return parse(source, { ecmaVersion: "latest", sourceType: "script" }) as unknown as AnyNode;
@@ -353,8 +364,10 @@ export function compileProgram(source: string, setup: EvalSetup, wanted?: string
     setup.inputs.some((i) => i.datasource !== undefined || i.mosaicking !== undefined)
   )
     refuse("mosaicking other than SIMPLE, or data fusion");
-  const c = new Compiler();
-  c.topLevel(parsed(source));
+  const c = new Compiler(),
+    program = parsed(source);
+  c.topLevel(program);
+  pixelGlobals(c.scope, program, LIBRARY_GLOBALS);
   c.bands = new Set(setup.inputs.flatMap((i) => i.bands));
   c.work = 1;
   const opaque: Value = { t: "opaque" };

@@ -8,7 +8,8 @@
  * - a band times a constant (either order: IEEE multiplication commutes) is MULKB;
  * - an output band that is a constant, the dataMask, or a choice between two constants on a comparison
  *   (`n < 0.1 ? 1 : 0.2`) is written directly (the stored values computed once, see ./output.ts), with no
- *   register loop; a band times a constant is written from the band (FLOAT32 and AUTO outputs).
+ *   register loop; a band times a constant is written from the band (FLOAT32 and AUTO outputs); the components
+ *   of `viz.process(x)` are written from x (./output.ts rampWriter: a table lookup for integer outputs).
  * - operations of at most two inputs tested by `===` (masks of SCL classes, `indexOf`, `includes`) and the
  *   dataMask are one table lookup, OP.LUT (./finite.ts).
  * Operations left without a reader are dropped by Builder.finish.
@@ -18,14 +19,18 @@ import { OP, type Operation } from "./ops";
 
 /**
  * How one output band is written: a register, a constant, the dataMask, `a < b ? x : y` of two constants (`<=`
- * with orEqual), or band k times constant x.
+ * with orEqual), band k times constant x, or a ColorRampVisualizer component.
  */
 export type Write =
   | { kind: "reg"; r: number }
   | { kind: "const"; x: number }
   | { kind: "mask" }
   | { kind: "scaled"; k: number; x: number }
-  | { kind: "compare"; a: number; b: number; orEqual: boolean; x: number; y: number };
+  | { kind: "compare"; a: number; b: number; orEqual: boolean; x: number; y: number }
+  | RampWrite;
+
+/** Component j of ColorRampVisualizer.process(register r) with ramp table t (written by ./output.ts rampWriter). */
+export type RampWrite = { kind: "ramp"; r: number; t: number; j: number };
 
 /**
  * Rewrites `ops` (virtual registers, in order; replaced in place, same destination) and returns the writes of
@@ -57,7 +62,6 @@ export function fuse(
     }
   });
   for (const o of ops) def.set(o.d, o);
-  for (const o of ops) def.set(o.d, o);
   return outputs.map((regs) =>
     regs.map((r): Write => {
       const x = known.get(r),
@@ -75,6 +79,9 @@ export function fuse(
           return { kind: "compare", a: c.b, b: c.a, orEqual: c.code === OP.GE, x, y };
       }
       if (o?.code === OP.MULKB) return { kind: "scaled", k: o.k, x: known.get(o.b)! };
+      const seg = o?.code === OP.RAMPC ? def.get(o.b) : undefined;
+      if (seg?.code === OP.RAMPI && seg.a === o!.a && seg.k === o!.k >> 2)
+        return { kind: "ramp", r: o!.a, t: seg.k, j: o!.k & 3 };
       return { kind: "reg", r };
     }),
   );

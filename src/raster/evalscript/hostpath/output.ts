@@ -5,7 +5,9 @@
  * min(max(floor(v + 0.5))). A band that is a constant, the dataMask or a choice between two constants (./fuse.ts)
  * has its stored values computed once, by the same writer, and is written with no conversion per pixel.
  */
-import type { Write } from "./fuse";
+import type { RampWrite, Write } from "./fuse";
+import { rampComponents, rampIndices, type RampTable } from "./ramp";
+import { rampSteps, type RampSteps } from "./rampsteps";
 import type { SampleArray } from "../sampletype";
 import type { SampleType } from "../types";
 
@@ -80,12 +82,19 @@ const rawOf = (a: Float32Array | SampleArray | Uint8ClampedArray): Raw =>
     ? (a as Float32Array)
     : new (a.BYTES_PER_ELEMENT === 2 ? Uint16Array : Uint8Array)(a.buffer as ArrayBuffer, a.byteOffset, a.length);
 
-/** The stored value of x in target t (its raw element), by the very writer of its registers. */
-function storedOf(t: OutputTarget, x: number): number {
+/** The stored value (raw element) of a value in target t, by the very writer of its registers. */
+function storer(t: OutputTarget): (x: number) => number {
   const one = { ...t, array: new (t.array.constructor as new (n: number) => SampleArray)(1) };
-  writerOf(one)(Float64Array.of(x), 0, 1, 1);
-  return rawOf(one.array)[0]!;
+  const write = writerOf(one),
+    raw = rawOf(one.array),
+    v = new Float64Array(1);
+  return (x) => {
+    v[0] = x;
+    write(v, 0, 1, 1);
+    return raw[0]!;
+  };
 }
+const storedOf = (t: OutputTarget, x: number): number => storer(t)(x);
 
 function writeConst(out: Raw, x: number, o: number, n: number, bands: number): void {
   const end = o + n * bands;
@@ -149,7 +158,7 @@ function writeMask(out: Raw, table: Raw, m: Uint8Array, p0: number, o: number, n
  */
 export function bandWriter(
   t: OutputTarget,
-  w: Write,
+  w: Exclude<Write, RampWrite>,
   regs: R[],
   mask: Uint8Array,
   bands: Float32Array[],
@@ -202,10 +211,68 @@ function maskTable(t: OutputTarget): Raw {
   return table;
 }
 
+/** Steps of ramp components per table, stored sampleType and components (./rampsteps.ts; null: none). */
+const STEPS = new WeakMap<RampTable, Map<string, RampSteps | null>>();
+
+/** The steps of components `comps` of `table` stored in target t (integer types only), cached. */
+function stepsOf(table: RampTable, t: OutputTarget, comps: number[]): RampSteps | undefined {
+  if (!t.convert || t.sampleType === "FLOAT32") return undefined;
+  let byType = STEPS.get(table);
+  if (!byType) STEPS.set(table, (byType = new Map()));
+  const key = `${t.sampleType} ${comps.join()}`;
+  if (!byType.has(key)) byType.set(key, rampSteps(table, comps, storer(t)) ?? null);
+  return byType.get(key) ?? undefined;
+}
+
+function gather(out: Raw, table: Raw, seg: R, o: number, n: number, bands: number): void {
+  for (let i = 0; i < n; i++) out[o + i * bands] = table[seg[i]!]!;
+}
+
+/**
+ * The writer of consecutive ramp writes of one value and ramp (bands o.. of `bands`): for integer types the step
+ * of each pixel (one search) and a lookup per component (./rampsteps.ts), else the segment of each pixel and the
+ * interpolation per component (./ramp.ts), converted by the target's writer.
+ */
+function rampWriter(
+  t: OutputTarget,
+  ws: RampWrite[],
+  regs: R[],
+  ramps: RampTable[],
+): (o: number, n: number, bands: number) => void {
+  const a = regs[ws[0]!.r]!,
+    table = ramps[ws[0]!.t]!,
+    comps = ws.map((w) => w.j);
+  const seg = new Float64Array(BLOCK_MAX),
+    raw = rawOf(t.array);
+  const steps = stepsOf(table, t, comps);
+  if (steps) {
+    const tables = steps.stored.map((x) => {
+      const r = new (raw.constructor as new (n: number) => Raw)(x.length);
+      r.set(x);
+      return r;
+    });
+    return (o, n, bands) => {
+      rampIndices(seg, a, steps.search, n);
+      for (let c = 0; c < tables.length; c++) gather(raw, tables[c]!, seg, o + c, n, bands);
+    };
+  }
+  const write = writerOf(t),
+    v = new Float64Array(BLOCK_MAX);
+  return (o, n, bands) => {
+    rampIndices(seg, a, table, n);
+    for (let c = 0; c < comps.length; c++) {
+      rampComponents(v, a, seg, table, comps[c]!, n);
+      write(v, o + c, n, bands);
+    }
+  };
+}
+
 /**
  * The writer of a whole output (its bands' writes, in order) into target t: (first input pixel p0, index o of
  * its first output value, n) => void. Three consecutive bands each a band times a constant (and the dataMask
- * after them) are written by one loop in FLOAT32 and AUTO; every other band by its bandWriter.
+ * after them) are written by one loop in FLOAT32 and AUTO, consecutive components of one ramp by rampWriter;
+ * every other band by its bandWriter.
+ * @param ramps the program's ramp tables.
  */
 export function outputWriter(
   t: OutputTarget,
@@ -213,6 +280,7 @@ export function outputWriter(
   regs: R[],
   mask: Uint8Array,
   bands: Float32Array[],
+  ramps: RampTable[],
 ): (p0: number, o: number, n: number) => void {
   const q = writes.length,
     parts: ((p0: number, o: number, n: number) => void)[] = [];
@@ -231,7 +299,18 @@ export function outputWriter(
       j += 2;
       continue;
     }
-    const write = bandWriter(t, writes[j]!, regs, mask, bands),
+    const w = writes[j]!;
+    if (w.kind === "ramp") {
+      const group = [w];
+      for (let x = writes[j + 1]; x?.kind === "ramp" && x.r === w.r && x.t === w.t; x = writes[j + group.length])
+        group.push(x);
+      const write = rampWriter(t, group, regs, ramps),
+        at = j;
+      parts.push((_p0, o, n) => write(o + at, n, q));
+      j += group.length - 1;
+      continue;
+    }
+    const write = bandWriter(t, w, regs, mask, bands),
       at = j;
     parts.push((p0, o, n) => write(p0, o + at, n, q));
   }

@@ -6,14 +6,16 @@
 /** Buckets of a sorted ramp's value range (rampIndex's first guess of a segment, then a few fixed steps). */
 const BUCKETS = 256;
 /** At most this many steps after a bucket's first segment (else the binary search is used). */
-const MAX_STEPS = 6;
+export const MAX_STEPS = 6;
 
 /**
- * Uniform buckets over [v[0], v[n-1]] of a sorted ramp: `start[g]` is the segment of the lowest value one bucket
- * below bucket g (a margin of a whole bucket for the rounding of g), `steps` the most segments a bucket's values
- * (with the same margin above) lie past it; `padded` the values followed by +Infinity (the steps never read past).
+ * Uniform buckets over [v[0], v[n-1]] of a sorted ramp: a value above v[0] falls in bucket
+ * g = min(floor((value - v[0]) * scale), start.length - 1), a monotone function of the value in IEEE arithmetic,
+ * so the values v[k] below it are those of the buckets below g (computed with the same expression) and some of
+ * bucket g's own: `start[g]` is the count of the former (at least 1: v[0] is below), `steps` + 1 the most values a
+ * bucket holds past its start; `padded` the values followed by +Infinity (the steps never read past).
  */
-interface Buckets {
+export interface Buckets {
   start: Int32Array;
   padded: Float64Array;
   scale: number;
@@ -42,22 +44,28 @@ export function rampTable(values: number[], colors: number[][]): RampTable {
     colors: [0, 1, 2].map((j) => Float64Array.from(colors, (c) => c[j]!)),
     sorted,
   };
-  if (sorted) t.buckets = bucketsOf(t);
+  if (sorted) t.buckets = bucketsOf(t.values);
   return t;
 }
 
-/** The buckets of a sorted ramp, or undefined when its range is empty or a bucket spans too many segments. */
-function bucketsOf(t: RampTable): Buckets | undefined {
-  const v = t.values,
-    n = v.length,
-    scale = BUCKETS / (v[n - 1]! - v[0]!);
+/**
+ * `count` buckets of sorted values v (a ramp's, or ./rampsteps.ts's thresholds), or undefined when their range is
+ * empty or a bucket spans more than MAX_STEPS segments.
+ */
+export function bucketsOf(v: Float64Array, count = BUCKETS): Buckets | undefined {
+  const n = v.length,
+    scale = count / (v[n - 1]! - v[0]!);
   if (n < 3 || !Number.isFinite(scale) || scale <= 0) return undefined;
-  const start = new Int32Array(BUCKETS);
-  let steps = 0;
-  for (let g = 0; g < BUCKETS; g++) {
-    start[g] = Math.max(1, searchSorted(v, v[0]! + (g - 1) / scale));
-    steps = Math.max(steps, searchSorted(v, v[0]! + (g + 2) / scale) - start[g]!);
+  const end = new Int32Array(count); // values in the buckets up to g (the same bucket expression as the search)
+  for (const x of v) end[Math.min(Math.floor((x - v[0]!) * scale), count - 1)]!++;
+  for (let g = 1; g < count; g++) end[g]! += end[g - 1]!;
+  const start = new Int32Array(count);
+  let span = 0;
+  for (let g = 0; g < count; g++) {
+    start[g] = Math.max(1, g === 0 ? 0 : end[g - 1]!);
+    span = Math.max(span, end[g]! - start[g]!);
   }
+  const steps = Math.max(0, span - 1);
   if (steps > MAX_STEPS) return undefined;
   const padded = new Float64Array(n + MAX_STEPS + 1).fill(Infinity);
   padded.set(v);
@@ -68,7 +76,8 @@ function bucketsOf(t: RampTable): Buckets | undefined {
  * The segment of ColorRampVisualizer.prototype.process (sandbox/lib.js) that `value` falls in: 0 when
  * `!(value > v[0])` (NaN included), else the first i >= 1 with `value <= v[i]`, n when there is none. Sorted
  * values: the first such i is 1 + the count of v[i >= 1] below value, so each step adds, never branches on the
- * pixel: from the bucket's first segment a few fixed steps (1.75x faster than the binary search over 21 stops),
+ * pixel: from the bucket's first segment a few fixed steps (1.75x faster than the binary search over 21 stops;
+ * the values below value are a prefix of the bucket's, so the steps compare independent loads, not a chain),
  * else a branch-free binary search (1.9x faster than a branching one, whose mispredictions cost more than its
  * steps; measured in node 22).
  */
@@ -85,8 +94,9 @@ export function rampIndex(t: RampTable, value: number): number {
   // the bucket's first segment, then its steps: each adds 1 while the next stop is below value (no branch)
   const g = Math.floor((value - v[0]!) * b.scale),
     p = b.padded;
-  let s = b.start[g < BUCKETS ? g : BUCKETS - 1]!;
-  for (let k = 0; k <= b.steps; k++) s += +(p[s]! < value);
+  const s0 = b.start[g < b.start.length ? g : b.start.length - 1]!;
+  let s = s0;
+  for (let k = 0; k <= b.steps; k++) s += +(p[s0 + k]! < value);
   return s;
 }
 
@@ -116,4 +126,58 @@ export function rampComponent(t: RampTable, value: number, i: number, j: number)
     b = c[i]!,
     s = (value - v[i - 1]!) / (v[i]! - v[i - 1]!);
   return a + (b - a) * s;
+}
+
+/**
+ * rampIndex of the n values of `a` into `d`: the same steps written out in one loop with the table in locals (V8
+ * in workerd does not inline rampIndex into a loop: 5x slower called per value, measured in vitest-pool-workers).
+ */
+export function rampIndices(d: Float64Array, a: Float64Array, t: RampTable, n: number): void {
+  const b = t.buckets;
+  if (b === undefined) {
+    for (let i = 0; i < n; i++) d[i] = rampIndex(t, a[i]!);
+    return;
+  }
+  const v0 = t.values[0]!,
+    { start, padded, scale, steps } = b,
+    last = start.length - 1;
+  for (let i = 0; i < n; i++) {
+    const value = a[i]!;
+    if (!(value > v0)) {
+      d[i] = 0;
+      continue;
+    }
+    const g = Math.floor((value - v0) * scale),
+      s0 = start[g < last ? g : last]!;
+    let s = s0;
+    for (let k = 0; k <= steps; k++) s += +(padded[s0 + k]! < value);
+    d[i] = s;
+  }
+}
+
+/** rampComponent j of the n values of `a` in their segments `seg` (rampIndices) into `d`: the same arithmetic. */
+export function rampComponents(
+  d: Float64Array,
+  a: Float64Array,
+  seg: Float64Array,
+  t: RampTable,
+  j: number,
+  n: number,
+): void {
+  const v = t.values,
+    c = t.colors[j]!,
+    m = v.length,
+    first = c[0]!,
+    last = c[m - 1]!;
+  for (let i = 0; i < n; i++) {
+    const s = seg[i]!;
+    if (s === 0) d[i] = first;
+    else if (s === m) d[i] = last;
+    else {
+      const lo = c[s - 1]!,
+        hi = c[s]!,
+        f = (a[i]! - v[s - 1]!) / (v[s]! - v[s - 1]!);
+      d[i] = lo + (hi - lo) * f;
+    }
+  }
 }

@@ -7,7 +7,7 @@
  */
 import type { AnyNode } from "../compile/ast";
 import { OP, type Builder } from "./program";
-import { known, refuse, select, strictEquals, UNDEF, type Cell, type Scope, type Value } from "./values";
+import { known, refuse, select, STALE, strictEquals, UNDEF, type Cell, type Scope, type Value } from "./values";
 
 /** The return state of one inlined call. */
 export interface Activation {
@@ -93,6 +93,38 @@ export function varNames(statements: AnyNode[]): string[] {
   return out;
 }
 
+/**
+ * Makes the globals that script functions assign (top-level variables, or undeclared names: sloppy-mode globals)
+ * writable by pixel code, each holding STALE: its value is the previous pixel's, so a pixel may read it only after
+ * writing it (a read of STALE is refused). Call after the top level ran, before evaluatePixel. Top-level `const`
+ * names, and names of `reserved` (the library's globals) that the script does not declare, are left alone (their
+ * assignment is refused: a TypeError in JavaScript for a const).
+ */
+export function pixelGlobals(top: Scope, program: AnyNode, reserved: Set<string>): void {
+  const names = new Set<string>();
+  const visit = (n: AnyNode, inFunction: boolean): void => {
+    const target = n.type === "AssignmentExpression" ? n.left : n.type === "UpdateExpression" ? n.argument : null;
+    if (inFunction && (target as AnyNode | null)?.type === "Identifier") names.add((target as AnyNode).name as string);
+    const fn =
+      n.type === "FunctionDeclaration" || n.type === "FunctionExpression" || n.type === "ArrowFunctionExpression";
+    for (const key of Object.keys(n)) {
+      const v = n[key];
+      for (const c of Array.isArray(v) ? v : [v])
+        if (key !== "loc" && c && typeof c === "object" && typeof (c as AnyNode).type === "string")
+          visit(c as AnyNode, inFunction || fn);
+    }
+  };
+  visit(program, false);
+  for (const s of program.body as AnyNode[])
+    if (s.type === "VariableDeclaration" && s.kind === "const")
+      for (const d of s.declarations as AnyNode[]) names.delete(idName(d.id as AnyNode));
+  for (const name of names) {
+    const cell = top.cells.get(name);
+    if (cell) Object.assign(cell, { v: STALE, writable: true, ready: true });
+    else if (!reserved.has(name)) top.cells.set(name, { v: STALE, writable: true, ready: true });
+  }
+}
+
 /** The name of a declared identifier; refuses destructuring patterns. */
 export function idName(id: AnyNode): string {
   if (id.type !== "Identifier") refuse("a destructuring declaration");
@@ -103,7 +135,9 @@ export function idName(id: AnyNode): string {
 export function hoistBlock(ev: Evaluator, statements: AnyNode[], trail: Trail, functionsAllowed: boolean): void {
   for (const s of statements) {
     if (s.type === "VariableDeclaration" && s.kind !== "var") {
-      for (const d of s.declarations as AnyNode[]) declare(ev, ev.scope, idName(d.id as AnyNode), UNDEF, false, trail);
+      // a const is never assigned again (JavaScript throws a TypeError: the sandbox reports it)
+      for (const d of s.declarations as AnyNode[])
+        declare(ev, ev.scope, idName(d.id as AnyNode), UNDEF, false, trail).writable = s.kind !== "const";
     } else if (s.type === "ClassDeclaration") {
       refuse("a class");
     } else if (s.type === "FunctionDeclaration") {

@@ -11,7 +11,10 @@ import { Builder, NotPure, OP, type RampTable } from "./program";
 /** A cell of a scope: a variable and whether pixel code may assign it. */
 export interface Cell {
   v: Value;
-  /** false for top-level variables while a pixel is evaluated (their writes would carry over to the next pixel). */
+  /**
+   * false for constants, and for top-level variables while a pixel is evaluated unless a script function assigns
+   * them (./statements.ts pixelGlobals: their writes carry over to the next pixel).
+   */
   writable: boolean;
   /** false until a let/const declaration ran (reading it then is a ReferenceError in JS). */
   ready: boolean;
@@ -56,9 +59,12 @@ export type Value =
   | { t: "lib"; name: string; self?: Value }
   | { t: "viz"; viz: Visualizer }
   | { t: "sample" }
-  | { t: "opaque" };
+  | { t: "opaque" }
+  /** A global a pixel writes, before this pixel wrote it: the previous pixel's value, refused when read. */
+  | { t: "stale" };
 
 export const UNDEF: Value = { t: "undef" };
+export const STALE: Value = { t: "stale" };
 
 /** Refuses the script (it runs in the sandbox): `why` names the construct. */
 export function refuse(why: string): never {
@@ -113,6 +119,7 @@ export function select(b: Builder, c: number, x: Value, y: Value): Value {
   const k = known(b, c);
   if (k !== undefined) return k ? x : y;
   if (x === y) return x;
+  if (x.t === "stale" || y.t === "stale") return STALE; // some pixels did not write it: reading it is refused
   if ((x.t === "num" || x.t === "bool") && x.t === y.t)
     return { t: x.t, r: b.op(OP.SELECT, c, x.r, (y as { r: number }).r) };
   if (x.t === "arr" && y.t === "arr" && x.items.length === y.items.length)
