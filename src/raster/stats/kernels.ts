@@ -1,6 +1,6 @@
 /**
- * The reducers' two passes over the float32 samples of one band, in WebAssembly (wasm/stats_kernels.ts, compiled
- * to ./stats_kernels.wasm by `npm run build:wasm`), chunk by chunk through a small kept instance:
+ * The reducers' two passes over the float32 samples of one band, in WebAssembly (wasm/stats_kernels.ts, compiled to
+ * ./stats_kernels.wasm by `npm run build:wasm`), chunk by chunk through a small kept instance:
  * - firstPass: gathers the valid samples (mask non-zero, not NaN) with their sum, min and max and, for a radix
  *   select (./select.ts), the counts of their keys' high 16 bits;
  * - secondPass: the sum of squared deviations from the mean and, in the same loop, the counts of the low 16 bits
@@ -16,17 +16,8 @@ import { STATS_WASM_BYTES } from "../memory";
 interface StatsExports {
   memory: WebAssembly.Memory;
   __heap_base: WebAssembly.Global;
-  gather(
-    v: number,
-    stride: number,
-    mask: number,
-    n: number,
-    out: number,
-    hi: number,
-    s: number,
-    lo: number,
-    up: number,
-  ): number;
+  /** Arguments as wasm/stats_kernels.ts names them (addresses are byte offsets in memory). */
+  gather(...args: number[]): number;
   gatheredSum(): number;
   gatheredMin(): number;
   gatheredMax(): number;
