@@ -173,6 +173,7 @@ describe("reducer rules", () => {
       { nBins: 7, lowEdge: -0.2, highEdge: 0.6 },
       { binWidth: 0.01, lowEdge: -1, highEdge: 1 },
       { nBins: 1000, lowEdge: -1, highEdge: 1 }, // more threshold buckets than one pass counts: the histogram's own pass
+      { binWidth: 1e-7, lowEdge: 0.5, highEdge: 0.5039 }, // 39000 edges in two buckets: more keys than the kernels hold
       {
         bins: [
           -3e38,

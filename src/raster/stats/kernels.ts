@@ -112,6 +112,8 @@ export function firstPass(
 /** Wanted buckets of a secondPass: slot[bucket] < GROUP a low-bit histogram, >= GROUP an edge bucket; -1 none. */
 export interface LowPlan {
   slot: Int8Array;
+  /** Low-bit histograms in use (slots 0..slots-1, at most GROUP): only these are cleared. */
+  slots: number;
   /** Edge bucket e's threshold keys are keys[start[e] .. start[e + 1]). */
   start: Int32Array;
   keys: Uint32Array;
@@ -138,7 +140,7 @@ export function secondPass(x: Float32Array, mean: number, plan: LowPlan | null):
   const edges = plan?.keys.length ?? 0;
   const count = new Uint32Array(buf, at.count, edges);
   if (plan) {
-    lo.fill(0);
+    lo.fill(0, 0, plan.slots * BUCKETS);
     count.fill(0);
     new Int32Array(buf, at.start, plan.start.length).set(plan.start);
     new Uint32Array(buf, at.keys, edges).set(plan.keys);

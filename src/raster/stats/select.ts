@@ -8,7 +8,7 @@
  * count the samples below threshold keys (a histogram's edges, ./histogram.ts edgeThresholds).
  */
 
-import { BUCKETS, GROUP, secondPass } from "./kernels";
+import { BUCKETS, GROUP, MAX_EDGE_KEYS, secondPass } from "./kernels";
 
 const valueBits = (key: number): number => (key & 0x80000000 ? (key & 0x7fffffff) >>> 0 : ~key >>> 0);
 
@@ -38,7 +38,8 @@ export interface Selection {
   values: Map<number, number>;
   /**
    * Per threshold key T (./histogram.ts thresholdKey): the number of samples whose key is below T; null when the
-   * thresholds fall in more than EDGE_BUCKETS buckets without a wanted rank (then nothing is counted).
+   * thresholds fall in more than EDGE_BUCKETS buckets without a wanted rank or more than MAX_EDGE_KEYS of them do
+   * (then nothing is counted).
    */
   below: number[] | null;
   /** Sum of (x - mean)^2 in sample order (float64), from the first low-bit pass. */
@@ -62,7 +63,7 @@ export function select(
   const where = locate(hi, ranks);
   const buckets = [...new Set([...where.values()].map((w) => w.bucket))];
   const spread = edgeBuckets(thresholds, new Set(buckets));
-  const counted = spread.buckets.length <= EDGE_BUCKETS;
+  const counted = spread.buckets.length <= EDGE_BUCKETS && spread.keys.length <= MAX_EDGE_KEYS;
   const edges = counted ? spread : edgeBuckets([], new Set());
   const below = counted ? cumulative(hi, thresholds) : null;
   const result = new Map<number, number>();
@@ -75,7 +76,7 @@ export function select(
     group.forEach((b, s) => (slot[b] = s));
     if (g === 0) edges.buckets.forEach((b, e) => (slot[b] = GROUP + e));
     const first = g === 0 ? edges : edgeBuckets([], new Set());
-    const low = secondPass(x, mean, { slot, start: first.start, keys: first.keys });
+    const low = secondPass(x, mean, { slot, slots: group.length, start: first.start, keys: first.keys });
     if (g === 0) {
       ss = low.ss;
       if (below) edges.of.forEach((j, q) => (below[j]! += low.count[q]!));
