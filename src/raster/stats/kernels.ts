@@ -65,7 +65,7 @@ export interface Gathered {
   sum: number;
   min: number;
   max: number;
-  /** Counts of the keys' high 16 bits (BUCKETS), when asked for. */
+  /** Counts of the keys' high 16 bits (BUCKETS), when asked for: a view into the instance's memory, valid until the next firstPass. */
   hi: Uint32Array | null;
 }
 
@@ -106,7 +106,7 @@ export function firstPass(
     m += got;
     [sum, min, max] = [k.gatheredSum(), k.gatheredMin(), k.gatheredMax()];
   }
-  return { x: out.subarray(0, m), sum, min, max, hi: high ? hi.slice() : null };
+  return { x: out.subarray(0, m), sum, min, max, hi: high ? hi : null };
 }
 
 /** Wanted buckets of a secondPass: slot[bucket] < GROUP a low-bit histogram, >= GROUP an edge bucket; -1 none. */
