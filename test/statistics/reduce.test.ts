@@ -208,6 +208,17 @@ describe("reducer rules", () => {
       }
   });
 
+  it("a histogram with thousands of edges in the median's bucket, counted in the select's passes", async () => {
+    const x = new Float32Array(await sampleFile("fixtures/statistics/wf_2018-04-16_ndvi.bin")).filter((v) => v === v);
+    const median = percentiles(x, [50])[0]!;
+    const bins = Array.from({ length: 3000 }, (_, i) => median - 1.5e-6 + i * 1e-9); // one bucket: 1/128 of 0.3
+    const mask = new Uint8Array(x.length).fill(1);
+    const own = reduceBand(planarBand(x, x.length, 0), mask, { histogram: { bins } });
+    const joint = reduceBand(planarBand(x, x.length, 0), mask, { histogram: { bins }, percentiles: [50] });
+    expect(joint.histogram).toEqual(own.histogram);
+    expect(own.histogram!.underflow + own.histogram!.overflow).toBeLessThan(x.length);
+  });
+
   it("percentile labels as Java's Double.toString", () => {
     expect([50, 33.3, 99.9, 0, 100, 0.0001].map(percentileLabel)).toEqual([
       "50.0",

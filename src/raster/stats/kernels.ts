@@ -30,8 +30,8 @@ export const BUCKETS = 65536;
 export const GROUP = 8;
 /** Float32 values per chunk copied into WebAssembly memory (a chunk of a many-band output holds its other bands too). */
 const CHUNK_VALUES = 65536;
-/** Threshold keys in edge buckets at most (a histogram's edges: MAX_BINS + 1 of src/stats/schema.ts). */
-export const MAX_EDGE_KEYS = 10_001;
+/** Threshold keys in edge buckets at most (./select.ts counts at most 119 buckets x 16 keys in the passes). */
+export const MAX_EDGE_KEYS = 2048;
 
 /** Byte offsets of the buffers in the instance's memory, above __heap_base. */
 function layout(base: number) {

@@ -31,6 +31,11 @@ function locate(hi: Uint32Array, ranks: number[]): Map<number, { bucket: number;
 
 /** Keys of thresholds in buckets that hold no wanted rank: at most this many buckets (else they are not counted). */
 const EDGE_BUCKETS = 127 - GROUP;
+/**
+ * Threshold keys in one such bucket at most (else none is counted): a key in the bucket is compared with each, so
+ * bins much narrower than a bucket (1/128 of the value's magnitude) would cost a comparison per bin and sample.
+ */
+const EDGE_KEYS_PER_BUCKET = 16;
 
 /** The order statistics of float32 samples, the samples below threshold keys and the squared deviations. */
 export interface Selection {
@@ -38,8 +43,8 @@ export interface Selection {
   values: Map<number, number>;
   /**
    * Per threshold key T (./histogram.ts thresholdKey): the number of samples whose key is below T; null when the
-   * thresholds fall in more than EDGE_BUCKETS buckets without a wanted rank or more than MAX_EDGE_KEYS of them do
-   * (then nothing is counted).
+   * thresholds fall in more than EDGE_BUCKETS buckets without a wanted rank or more than EDGE_KEYS_PER_BUCKET in
+   * one of them (then nothing is counted).
    */
   below: number[] | null;
   /** Sum of (x - mean)^2 in sample order (float64), from the first low-bit pass. */
@@ -63,7 +68,9 @@ export function select(
   const where = locate(hi, ranks);
   const buckets = [...new Set([...where.values()].map((w) => w.bucket))];
   const spread = edgeBuckets(thresholds, new Set(buckets));
-  const counted = spread.buckets.length <= EDGE_BUCKETS && spread.keys.length <= MAX_EDGE_KEYS;
+  const widest = spread.start.reduce((w, e, i) => (i > 0 ? Math.max(w, e - spread.start[i - 1]!) : w), 0);
+  const counted =
+    spread.buckets.length <= EDGE_BUCKETS && widest <= EDGE_KEYS_PER_BUCKET && spread.keys.length <= MAX_EDGE_KEYS;
   const edges = counted ? spread : edgeBuckets([], new Set());
   const below = counted ? cumulative(hi, thresholds) : null;
   const result = new Map<number, number>();
@@ -91,12 +98,31 @@ export function select(
       u32[0] = valueBits(((w.bucket << 16) | l) >>> 0);
       result.set(rank, f32[0]!);
     }
-    thresholds.forEach((t, j) => {
-      const s = slot[t >>> 16]!;
-      if (below && s >= 0 && s < GROUP) for (let l = 0; l < (t & 0xffff); l++) below[j]! += lo[s * BUCKETS + l]!;
-    });
+    if (below) countInRanked(thresholds, slot, lo, below);
   }
   return { values: result, below, ss };
+}
+
+/**
+ * Adds to below[j] the samples of threshold j's bucket below it when the bucket has a low-bit histogram (slot s <
+ * GROUP: lo at s * BUCKETS), from the histogram's prefix sums (one sweep per slot with thresholds).
+ */
+function countInRanked(thresholds: number[], slot: Int8Array, lo: Uint32Array, below: number[]): void {
+  const prefix = new Map<number, Float64Array>();
+  thresholds.forEach((t, j) => {
+    const s = slot[t >>> 16]!;
+    if (s < 0 || s >= GROUP) return;
+    let p = prefix.get(s);
+    if (!p) prefix.set(s, (p = prefixSums(lo.subarray(s * BUCKETS, (s + 1) * BUCKETS))));
+    below[j]! += p[t & 0xffff]!;
+  });
+}
+
+/** p[l] = sum of h[0..l) for l < h.length. */
+function prefixSums(h: Uint32Array): Float64Array {
+  const p = new Float64Array(h.length);
+  for (let l = 1; l < h.length; l++) p[l] = p[l - 1]! + h[l - 1]!;
+  return p;
 }
 
 /** Threshold keys counted in the first low-bit pass, by bucket (edgeBuckets). */
@@ -136,7 +162,10 @@ function prefixAt(hi: Uint32Array, ends: Int32Array): Float64Array {
 function edgeBuckets(thresholds: number[], ranked: Set<number>): Edges {
   const by = new Map<number, number[]>();
   thresholds.forEach((t, j) => {
-    if ((t & 0xffff) !== 0 && !ranked.has(t >>> 16)) by.set(t >>> 16, [...(by.get(t >>> 16) ?? []), j]);
+    if ((t & 0xffff) === 0 || ranked.has(t >>> 16)) return;
+    const js = by.get(t >>> 16);
+    if (js) js.push(j);
+    else by.set(t >>> 16, [j]);
   });
   const buckets = [...by.keys()],
     of = [...by.values()].flat();
