@@ -6,9 +6,8 @@
  * - secondPass: the sum of squared deviations from the mean and, in the same loop, the counts of the low 16 bits
  *   of the keys in the wanted buckets and of the keys below threshold keys in edge buckets (./select.ts).
  * Float64 additions happen in sample order, so sums equal JavaScript's `sum += v` loops bit for bit. Fused loops
- * like these were 5-95 % slower than separate passes in V8 (bench/bench-stats-kernels.mjs); in WebAssembly the
- * two passes take about half the time of the six JavaScript passes they replace (29RKH NDVI + SCL, 1098 x 1098,
- * 3 percentiles and 20 bins; bench/bench-stats-engine.mjs).
+ * like these were 5-95 % slower than separate passes in V8 (bench/bench-stats-kernels.mjs); in WebAssembly they
+ * are not (figures: ./index.ts reduceBand).
  */
 import statsModule from "./stats_kernels.wasm";
 import { STATS_WASM_BYTES } from "../memory";
