@@ -113,3 +113,26 @@ export function deviations(
   }
   return ss;
 }
+
+/** Sum of the counts before the index the last `seek` returned. */
+let before: f64 = 0;
+export function seekBefore(): f64 {
+  return before;
+}
+
+/**
+ * The first index l in [from, n) of the u32 counts at h whose running sum c0 + h[from] + ... + h[l] exceeds `rank`
+ * (the bucket holding the sample of that 0-based rank, c0 being the sum of h[0..from)); n when none does.
+ * `seekBefore` then gives c0 + h[from] + ... + h[l - 1].
+ */
+export function seek(h: usize, from: i32, n: i32, c0: f64, rank: f64): i32 {
+  let c = c0;
+  let l = from;
+  for (; l < n; l++) {
+    const next = c + <f64>load<u32>(h + (<usize>l << 2));
+    if (next > rank) break;
+    c = next;
+  }
+  before = c;
+  return l;
+}

@@ -8,23 +8,17 @@
  * count the samples below threshold keys (a histogram's edges, ./histogram.ts edgeThresholds).
  */
 
-import { BUCKETS, GROUP, MAX_EDGE_KEYS, secondPass } from "./kernels";
+import { BUCKETS, GROUP, MAX_EDGE_KEYS, secondPass, seek } from "./kernels";
 
 const valueBits = (key: number): number => (key & 0x80000000 ? (key & 0x7fffffff) >>> 0 : ~key >>> 0);
 
-/** Bucket (high 16 bits) and rank within it of each wanted rank, from the high-bit histogram. */
+/** Bucket (high 16 bits) and rank within it of each wanted rank, from the high-bit histogram (one sweep). */
 function locate(hi: Uint32Array, ranks: number[]): Map<number, { bucket: number; within: number }> {
-  const sorted = [...new Set(ranks)].sort((a, b) => a - b);
   const out = new Map<number, { bucket: number; within: number }>();
-  let cum = 0;
-  let j = 0;
-  for (let b = 0; b < BUCKETS && j < sorted.length; b++) {
-    const next = cum + hi[b]!;
-    while (j < sorted.length && sorted[j]! < next) {
-      out.set(sorted[j]!, { bucket: b, within: sorted[j]! - cum });
-      j++;
-    }
-    cum = next;
+  let at = { bucket: 0, before: 0 };
+  for (const r of [...new Set(ranks)].sort((a, b) => a - b)) {
+    at = seek(hi, r, at.bucket, at.before);
+    out.set(r, { bucket: at.bucket, within: r - at.before });
   }
   return out;
 }
@@ -92,9 +86,7 @@ export function select(
     for (const [rank, w] of where) {
       const s = slot[w.bucket]!;
       if (s < 0 || s >= GROUP) continue;
-      let cum = 0;
-      let l = 0;
-      while (cum + lo[s * BUCKETS + l]! <= w.within) cum += lo[s * BUCKETS + l++]!;
+      const l = seek(lo.subarray(s * BUCKETS, (s + 1) * BUCKETS), w.within).bucket;
       u32[0] = valueBits(((w.bucket << 16) | l) >>> 0);
       result.set(rank, f32[0]!);
     }
