@@ -1,6 +1,7 @@
 // The Statistical API's engine stages in-process, no server: the bench's 29RKH request (test/fixtures/statistics/
 // ndvi_scl.js over the tile at 100 m: B04, B08, SCL at 1098x1098, 3 strips) through the host path's evaluateRows and
-// reduceEvaluation, timed apart. Run: `npx tsx bench/bench-stats-engine.mjs`. Not a test.
+// reduceEvaluation, timed apart. Run: `npx tsx --import ./scripts/lib/wasm-register.mjs bench/bench-stats-engine.mjs`
+// (the reducers import WebAssembly). Not a test.
 // Times are this process's CPU time (process.cpuUsage), so that other processes' load counts less.
 // Before/after: SRC_DIRS=.ab/main,src (copies of src) times each in the same process, alternating run by run.
 import { readFileSync } from "node:fs";

@@ -10,7 +10,10 @@ import { dirname, join, relative } from "node:path";
 import { buildDecodeCore } from "./decode_core/build.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const MODULES = [{ source: "wasm/warp_kernels.ts", output: "src/raster/warp/warp_kernels.wasm" }];
+const MODULES = [
+  { source: "wasm/warp_kernels.ts", output: "src/raster/warp/warp_kernels.wasm" },
+  { source: "wasm/stats_kernels.ts", output: "src/raster/stats/stats_kernels.wasm" },
+];
 // stub runtime: no garbage collector or allocator (the kernels allocate nothing); `--use abort=`: no imports
 const FLAGS = ["-O3", "--runtime", "stub", "--noAssert", "--use", "abort="];
 

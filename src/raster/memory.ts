@@ -50,6 +50,11 @@ export const HEADER_CACHE_BYTES = 2 * MIB;
 export const WARP_WASM_BYTES = 8 * MIB;
 /** WebAssembly memory of the decode core's kept instance (src/raster/codec/core.ts; a larger one is dropped after its call). */
 export const DECODE_WASM_BYTES = 8 * MIB;
+/**
+ * WebAssembly memory of the statistics kernels' kept instance (src/raster/stats/kernels.ts): the high-bit and eight
+ * low-bit histograms of a radix select, a histogram's threshold keys and one chunk of samples (2.7 MiB).
+ */
+export const STATS_WASM_BYTES = 3 * MIB;
 
 /**
  * Scene searches kept per isolate (src/storage/scenes.ts): parsed STAC items, sized by their JSON text (see
@@ -79,6 +84,7 @@ export const CACHE_BUDGETS: Readonly<Record<string, number>> = {
   HEADER_CACHE_BYTES,
   WARP_WASM_BYTES,
   DECODE_WASM_BYTES,
+  STATS_WASM_BYTES,
   SCENE_CACHE_BYTES,
   FILE_CACHE_BYTES,
   SCRIPT_CACHE_BYTES,

@@ -173,6 +173,7 @@ describe("reducer rules", () => {
       { nBins: 7, lowEdge: -0.2, highEdge: 0.6 },
       { binWidth: 0.01, lowEdge: -1, highEdge: 1 },
       { nBins: 1000, lowEdge: -1, highEdge: 1 }, // more threshold buckets than one pass counts: the histogram's own pass
+      { binWidth: 1e-7, lowEdge: 0.5, highEdge: 0.5039 }, // 39000 edges in two buckets: more keys than the kernels hold
       {
         bins: [
           -3e38,
@@ -205,6 +206,17 @@ describe("reducer rules", () => {
         expect(joint.histogram, JSON.stringify(histogram)).toEqual(own.histogram);
         expect(joint.histogram!.counts.reduce((a, c) => a + c, 0)).toBeGreaterThan(0);
       }
+  });
+
+  it("a histogram with thousands of edges in the median's bucket, counted in the select's passes", async () => {
+    const x = new Float32Array(await sampleFile("fixtures/statistics/wf_2018-04-16_ndvi.bin")).filter((v) => v === v);
+    const median = percentiles(x, [50])[0]!;
+    const bins = Array.from({ length: 3000 }, (_, i) => median - 1.5e-6 + i * 1e-9); // one bucket: 1/128 of 0.3
+    const mask = new Uint8Array(x.length).fill(1);
+    const own = reduceBand(planarBand(x, x.length, 0), mask, { histogram: { bins } });
+    const joint = reduceBand(planarBand(x, x.length, 0), mask, { histogram: { bins }, percentiles: [50] });
+    expect(joint.histogram).toEqual(own.histogram);
+    expect(own.histogram!.underflow + own.histogram!.overflow).toBeLessThan(x.length);
   });
 
   it("percentile labels as Java's Double.toString", () => {

@@ -10,9 +10,10 @@ import {
   type Histogram,
   type HistogramSpec,
 } from "./histogram";
-import { percentiles, percentilesWithCounts, type Interpolation } from "./percentiles";
+import { firstPass, secondPass } from "./kernels";
+import { percentiles, SELECT_MIN, selectPercentiles, type Interpolation } from "./percentiles";
 import { gatherValid, type BandView, type Samples } from "./samples";
-import { summarize, type Summary } from "./summary";
+import { summarize, summaryOf, type Summary } from "./summary";
 
 export { binEdges, histogram, type Histogram, type HistogramSpec } from "./histogram";
 export { INTERPOLATIONS, percentiles, type Interpolation } from "./percentiles";
@@ -44,13 +45,15 @@ export interface BandReduction {
 /**
  * Reduces one band: the samples at pixels where `mask` is non-zero (and that are not NaN) make the statistics.
  * `mask.length` is the number of pixels of the sample matrix. `scratch`: where the valid samples are gathered
- * (gatherValid's `into`; the band's own values when it may be overwritten), else a new array.
- * Passes: gather (band + mask -> compact float32), sum/min/max, squared deviations, radix-select counts (two
- * passes), histogram, each a tight typed-array loop; with percentiles, the histogram's counts come out of the radix
- * select's passes (./select.ts) and it has no pass of its own (29RKH NDVI + SCL, 1098 x 1098, 3 percentiles and 20
- * bins: reduceBand 13.1 -> 10.5 ms, separate processes on a loaded machine). Fusing gather + select counts,
- * deviations + histogram, deviations + select counts was measured slower in V8 in every case tried, by 5-95 %
- * (bench/bench-stats-kernels.mjs, 29RKH NDVI), so they stay separate.
+ * (the view's element type, at least `mask.length` long; the band's own values when they may be overwritten),
+ * else a new array.
+ * Float32 values (evalscript outputs) take two passes in WebAssembly (./kernels.ts): gather + sum/min/max + the
+ * radix select's high-bit counts, then the squared deviations + its low-bit counts (+ a histogram's counts below
+ * its edges, so that the histogram has no pass of its own); a radix select over more than GROUP buckets takes one
+ * more pass per GROUP. 29RKH NDVI + SCL, 1098 x 1098, 3 percentiles and 20 bins: reduceEvaluation (countedPixels
+ * included) 0.58-0.67 of the six JavaScript passes' time, e.g. 14.9 -> 8.7 ms CPU (bench/bench-stats-engine.mjs,
+ * A/B alternated in one process, four runs on a loaded machine). Float64 values: JavaScript passes
+ * (gatherValid, summarize, percentiles, histogram).
  */
 export function reduceBand(
   view: BandView,
@@ -58,16 +61,49 @@ export function reduceBand(
   calc: BandCalculation = {},
   scratch?: Samples,
 ): BandReduction {
-  const x = gatherValid(view, mask, scratch);
-  const summary = summarize(x);
-  const out: BandReduction = { summary, sampleCount: mask.length, noDataCount: mask.length - x.length };
-  const edges = calc.histogram ? binEdges(calc.histogram, summary.min, summary.max, calc.maxBins) : null;
+  if (!(view.values instanceof Float32Array)) return reduceSamples(gatherValid(view, mask, scratch), mask.length, calc);
+  const g = firstPass(
+    view.values,
+    view.offset,
+    view.stride,
+    mask,
+    mask.length,
+    scratch as Float32Array,
+    !!calc.percentiles,
+  );
+  const n = g.x.length;
+  const mean = g.sum / n;
+  const edges = calc.histogram ? binEdges(calc.histogram, g.min, g.max, calc.maxBins) : null;
+  const method = calc.interpolation ?? "higher";
   // with percentiles, the histogram's counts come from the radix select's passes (no pass of its own)
   const thresholds = edges && calc.percentiles ? edgeThresholds(edges) : null;
-  const method = calc.interpolation ?? "higher";
-  const joint = thresholds ? percentilesWithCounts(x, calc.percentiles!, method, thresholds) : null;
-  if (calc.percentiles) out.percentiles = joint?.percentiles ?? percentiles(x, calc.percentiles, method);
-  if (calc.histogram)
-    out.histogram = edges ? (joint ? histogramFromBelow(edges, joint.below, x.length) : histogram(x, edges)) : null;
+  const joint =
+    calc.percentiles && n >= SELECT_MIN
+      ? selectPercentiles(g.x, g.hi!, calc.percentiles, method, thresholds ?? [], mean)
+      : null;
+  const ss = joint ? joint.ss : secondPass(g.x, mean, null).ss;
+  const out: BandReduction = {
+    summary: summaryOf(n, g.sum, g.min, g.max, ss),
+    sampleCount: mask.length,
+    noDataCount: mask.length - n,
+  };
+  if (calc.percentiles) out.percentiles = joint?.percentiles ?? percentiles(g.x, calc.percentiles, method);
+  if (calc.histogram) out.histogram = edges ? histogramOf(g.x, edges, (thresholds && joint?.below) ?? null) : null;
+  return out;
+}
+
+/** The histogram of x over edges, from the counts below the edges' thresholds when the select counted them. */
+const histogramOf = (x: Samples, edges: Float64Array, below: number[] | null): Histogram =>
+  below ? histogramFromBelow(edges, below, x.length) : histogram(x, edges);
+
+/** reduceBand of gathered samples in JavaScript (any element type): summary, sorted percentiles, histogram pass. */
+function reduceSamples(x: Samples, pixels: number, calc: BandCalculation): BandReduction {
+  const summary = summarize(x);
+  const out: BandReduction = { summary, sampleCount: pixels, noDataCount: pixels - x.length };
+  if (calc.percentiles) out.percentiles = percentiles(x, calc.percentiles, calc.interpolation ?? "higher");
+  if (calc.histogram) {
+    const edges = binEdges(calc.histogram, summary.min, summary.max, calc.maxBins);
+    out.histogram = edges ? histogram(x, edges) : null;
+  }
   return out;
 }

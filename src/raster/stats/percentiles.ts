@@ -5,7 +5,8 @@
  * (`lib/function_base.py`: `_QuantileMethods`, `_lerp`) so results equal numpy's on the same float64 values.
  */
 import type { Samples } from "./samples";
-import { orderStatistics, select } from "./select";
+import { firstPass } from "./kernels";
+import { select } from "./select";
 
 export const INTERPOLATIONS = ["higher", "lower", "nearest", "linear", "midpoint"] as const;
 export type Interpolation = (typeof INTERPOLATIONS)[number];
@@ -56,7 +57,11 @@ function percentileFrom(at: (rank: number) => number, n: number, q: number, meth
 }
 
 /** Below this many float32 samples a sorted copy is as fast as the radix select. */
-const SELECT_MIN = 2048;
+export const SELECT_MIN = 2048;
+
+/** The clamped 0-based ranks the percentiles `ks` of n samples need with `method`. */
+const ranksOf = (n: number, ks: readonly number[], method: Interpolation): number[] =>
+  ks.flatMap((k) => ranksFor(n, k, method)).map((r) => Math.min(n - 1, Math.max(0, r)));
 
 /**
  * Percentiles `ks` (each 0..100) of `x`, one value per k; NaN for every k when `x` is empty. Float32 samples
@@ -67,29 +72,29 @@ export function percentiles(x: Samples, ks: readonly number[], method: Interpola
   const n = x.length;
   if (n === 0) return ks.map(() => NaN);
   if (x instanceof Float32Array && n >= SELECT_MIN) {
-    const ranks = ks.flatMap((k) => ranksFor(n, k, method)).map((r) => Math.min(n - 1, Math.max(0, r)));
-    const stats = orderStatistics(x, ranks);
-    return ks.map((k) => percentileFrom((r) => stats.get(r)!, n, k, method));
+    const { hi } = firstPass(x, 0, 1, null, n, x.slice(), true);
+    return selectPercentiles(x, hi!, ks, method, [], 0).percentiles;
   }
   const sorted = x.slice().sort();
   return ks.map((k) => percentileFrom((r) => sorted[r]!, n, k, method));
 }
 
 /**
- * Percentiles `ks` of `x` (as `percentiles`) and, in the same passes over the samples, the number of samples below
- * each threshold key (./select.ts `select`: a histogram's counts). Null when the radix select does not apply (fewer
- * than SELECT_MIN or float64 samples) or the thresholds spread over too many buckets.
+ * Percentiles `ks` of float32 samples `x` (at least SELECT_MIN, NaN-free) given `hi`, the counts of their keys'
+ * high halves (./kernels.ts firstPass), and in the same passes (./select.ts `select`) the number of samples below
+ * each threshold key (a histogram's counts; null when the thresholds spread over too many buckets) and the sum of
+ * squared deviations from `mean`.
  */
-export function percentilesWithCounts(
-  x: Samples,
+export function selectPercentiles(
+  x: Float32Array,
+  hi: Uint32Array,
   ks: readonly number[],
   method: Interpolation,
   thresholds: number[],
-): { percentiles: number[]; below: number[] } | null {
+  mean: number,
+): { percentiles: number[]; below: number[] | null; ss: number } {
   const n = x.length;
-  if (!(x instanceof Float32Array) || n < SELECT_MIN) return null;
-  const ranks = ks.flatMap((k) => ranksFor(n, k, method)).map((r) => Math.min(n - 1, Math.max(0, r)));
-  const sel = select(x, ranks, thresholds);
-  if (!sel) return null;
-  return { percentiles: ks.map((k) => percentileFrom((r) => sel.values.get(r)!, n, k, method)), below: sel.below };
+  const sel = select(x, hi, ranksOf(n, ks, method), thresholds, mean);
+  const values = ks.map((k) => percentileFrom((r) => sel.values.get(r)!, n, k, method));
+  return { percentiles: values, below: sel.below, ss: sel.ss };
 }

@@ -2,168 +2,127 @@
  * Exact order statistics (the r-th smallest value, 0-based) of float32 samples without sorting: a two-level
  * radix select on the IEEE 754 bit patterns mapped to unsigned keys whose order is the numeric order
  * (flip all bits of negatives, set the sign bit of positives; Herf, "Radix tricks", 2001). One pass counts the
- * high 16 bits of every key; one more pass per group of buckets counts the low 16 bits of the keys in the
- * buckets that hold a wanted rank. O(n) for any number of ranks in few buckets; NaN must be absent. The same
- * passes count the samples below threshold keys (a histogram's edges, ./histogram.ts edgeThresholds).
+ * high 16 bits of every key (./kernels.ts firstPass, with the gather of the samples); one more pass per group of
+ * buckets counts the low 16 bits of the keys in the buckets that hold a wanted rank (./kernels.ts secondPass,
+ * with the squared deviations). O(n) for any number of ranks in few buckets; NaN must be absent. The same passes
+ * count the samples below threshold keys (a histogram's edges, ./histogram.ts edgeThresholds).
  */
 
-const BUCKETS = 65536;
-/** Low-16-bit histograms filled per pass over the data (256 KiB each). */
-const GROUP = 8;
+import { BUCKETS, GROUP, MAX_EDGE_KEYS, secondPass, seek } from "./kernels";
 
 const valueBits = (key: number): number => (key & 0x80000000 ? (key & 0x7fffffff) >>> 0 : ~key >>> 0);
 
-/** Bucket (high 16 bits) and rank within it of each wanted rank, from the high-bit histogram. */
+/** Bucket (high 16 bits) and rank within it of each wanted rank, from the high-bit histogram (one sweep). */
 function locate(hi: Uint32Array, ranks: number[]): Map<number, { bucket: number; within: number }> {
-  const sorted = [...new Set(ranks)].sort((a, b) => a - b);
   const out = new Map<number, { bucket: number; within: number }>();
-  let cum = 0;
-  let j = 0;
-  for (let b = 0; b < BUCKETS && j < sorted.length; b++) {
-    const next = cum + hi[b]!;
-    while (j < sorted.length && sorted[j]! < next) {
-      out.set(sorted[j]!, { bucket: b, within: sorted[j]! - cum });
-      j++;
-    }
-    cum = next;
+  let at = { bucket: 0, before: 0 };
+  for (const r of [...new Set(ranks)].sort((a, b) => a - b)) {
+    at = seek(hi, r, at.bucket, at.before);
+    out.set(r, { bucket: at.bucket, within: r - at.before });
   }
   return out;
 }
 
-/** Keys of thresholds in buckets that hold no wanted rank: at most this many buckets (else `counts` gives up). */
+/** Keys of thresholds in buckets that hold no wanted rank: at most this many buckets (else they are not counted). */
 const EDGE_BUCKETS = 127 - GROUP;
+/**
+ * Threshold keys in one such bucket at most (else none is counted): a key in the bucket is compared with each, so
+ * bins much narrower than a bucket (1/128 of the value's magnitude) would cost a comparison per bin and sample.
+ */
+const EDGE_KEYS_PER_BUCKET = 16;
 
-/** The order statistics of float32 samples, and how many samples lie below each threshold key. */
+/** The order statistics of float32 samples, the samples below threshold keys and the squared deviations. */
 export interface Selection {
   /** rank -> value for each wanted rank. */
   values: Map<number, number>;
-  /** Per threshold key T (./histogram.ts thresholdKey): the number of samples whose key is below T. */
-  below: number[];
-}
-
-/** The r-th smallest value for each r in `ranks` (each 0 <= r < x.length), as a map rank -> value. */
-export function orderStatistics(x: Float32Array, ranks: number[]): Map<number, number> {
-  return select(x, ranks, [])!.values;
+  /**
+   * Per threshold key T (./histogram.ts thresholdKey): the number of samples whose key is below T; null when the
+   * thresholds fall in more than EDGE_BUCKETS buckets without a wanted rank or more than EDGE_KEYS_PER_BUCKET in
+   * one of them (then nothing is counted).
+   */
+  below: number[] | null;
+  /** Sum of (x - mean)^2 in sample order (float64), from the first low-bit pass. */
+  ss: number;
 }
 
 /**
- * The r-th smallest value for each r in `ranks` (each 0 <= r < x.length) and, in the same passes, the number of
- * samples below each key of `thresholds` (the counts of a histogram, ./histogram.ts): below the threshold's bucket
- * from the high-bit histogram, within it from the bucket's low-bit histogram when a rank is there too, else counted
- * in the first low-bit pass. Null when the thresholds fall in more than EDGE_BUCKETS other buckets.
+ * The r-th smallest value of x for each r in `ranks` (each 0 <= r < x.length) given `hi`, the counts of the high
+ * halves of x's keys (./kernels.ts firstPass); in the same passes (./kernels.ts secondPass: one per GROUP buckets
+ * holding wanted ranks) the number of samples below each key of `thresholds` (the counts of a histogram,
+ * ./histogram.ts): below the threshold's bucket from `hi`, within it from the bucket's low-bit histogram when a
+ * rank is there too, else counted against the threshold in the first pass; and the squared deviations from `mean`.
  */
-export function select(x: Float32Array, ranks: number[], thresholds: number[]): Selection | null {
-  const u16 = new Uint16Array(x.buffer, x.byteOffset, 2 * x.length);
-  const n = x.length;
-  const hi = new Uint32Array(BUCKETS);
-  countHigh(u16, n, hi);
+export function select(
+  x: Float32Array,
+  hi: Uint32Array,
+  ranks: number[],
+  thresholds: number[],
+  mean: number,
+): Selection {
   const where = locate(hi, ranks);
   const buckets = [...new Set([...where.values()].map((w) => w.bucket))];
-  const edges = edgeBuckets(thresholds, new Set(buckets));
-  if (edges.buckets.length > EDGE_BUCKETS) return null;
+  const spread = edgeBuckets(thresholds, new Set(buckets));
+  const widest = spread.start.reduce((w, e, i) => (i > 0 ? Math.max(w, e - spread.start[i - 1]!) : w), 0);
+  const counted =
+    spread.buckets.length <= EDGE_BUCKETS && widest <= EDGE_KEYS_PER_BUCKET && spread.keys.length <= MAX_EDGE_KEYS;
+  const edges = counted ? spread : edgeBuckets([], new Set());
+  const below = counted ? cumulative(hi, thresholds) : null;
   const result = new Map<number, number>();
-  const below = cumulative(hi, thresholds);
   const f32 = new Float32Array(1);
   const u32 = new Uint32Array(f32.buffer);
+  let ss = NaN;
   for (let g = 0; g === 0 || g < buckets.length; g += GROUP) {
     const group = buckets.slice(g, g + GROUP);
     const slot = new Int8Array(BUCKETS).fill(-1);
     group.forEach((b, s) => (slot[b] = s));
     if (g === 0) edges.buckets.forEach((b, e) => (slot[b] = GROUP + e));
-    const lo = new Uint32Array(group.length * BUCKETS); // slot s's low-bit histogram at s * BUCKETS
-    // keys in threshold buckets are set aside and counted in batches: the loop stays one tight loop
-    const side = new Uint32Array(g === 0 && edges.buckets.length > 0 ? SIDE : 1);
-    countLow(u16, n, slot, lo, side, edges);
+    const first = g === 0 ? edges : edgeBuckets([], new Set());
+    const low = secondPass(x, mean, { slot, slots: group.length, start: first.start, keys: first.keys });
+    if (g === 0) {
+      ss = low.ss;
+      if (below) edges.of.forEach((j, q) => (below[j]! += low.count[q]!));
+    }
+    const lo = low.lo; // slot s's low-bit histogram at s * BUCKETS
     for (const [rank, w] of where) {
       const s = slot[w.bucket]!;
       if (s < 0 || s >= GROUP) continue;
-      let cum = 0;
-      let low = 0;
-      while (cum + lo[s * BUCKETS + low]! <= w.within) cum += lo[s * BUCKETS + low++]!;
-      u32[0] = valueBits(((w.bucket << 16) | low) >>> 0);
+      const l = seek(lo.subarray(s * BUCKETS, (s + 1) * BUCKETS), w.within).bucket;
+      u32[0] = valueBits(((w.bucket << 16) | l) >>> 0);
       result.set(rank, f32[0]!);
     }
-    thresholds.forEach((t, j) => {
-      const s = slot[t >>> 16]!;
-      if (s >= 0 && s < GROUP) for (let low = 0; low < (t & 0xffff); low++) below[j]! += lo[s * BUCKETS + low]!;
-    });
+    if (below) countInRanked(thresholds, slot, lo, below);
   }
-  edges.of.forEach((j, q) => (below[j]! += edges.count[q]!));
-  return { values: result, below };
+  return { values: result, below, ss };
 }
 
 /**
- * The 16-bit halves of the float32 samples are read (Uint16Array; HI the index of the high half in a sample's
- * pair, 1 on little-endian machines), so that every value in the loops is a small integer: V8's interpreter and
- * baseline code, which run a request's first passes before the optimized code is ready, box every integer above
- * 2^30 (a 32-bit key) and were measured 5-10x slower on them. The key's high half of high half h is
- * `h ^ 0xffff` for a negative sample (all bits flipped), `h | 0x8000` else; its low half `l ^ 0xffff` or `l`.
+ * Adds to below[j] the samples of threshold j's bucket below it when the bucket has a low-bit histogram (slot s <
+ * GROUP: lo at s * BUCKETS), from the histogram's prefix sums (one sweep per slot with thresholds).
  */
-const HI = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1 ? 1 : 0;
-const LO = 1 - HI;
-
-/** Counts the high halves of the keys of the n samples into hi. */
-function countHigh(u16: Uint16Array, n: number, hi: Uint32Array): void {
-  for (let i = 0; i < n; i++) {
-    const h = u16[2 * i + HI]!;
-    hi[h & 0x8000 ? h ^ 0xffff : h | 0x8000]++;
-  }
+function countInRanked(thresholds: number[], slot: Int8Array, lo: Uint32Array, below: number[]): void {
+  const prefix = new Map<number, Float64Array>();
+  thresholds.forEach((t, j) => {
+    const s = slot[t >>> 16]!;
+    if (s < 0 || s >= GROUP) return;
+    let p = prefix.get(s);
+    if (!p) prefix.set(s, (p = prefixSums(lo.subarray(s * BUCKETS, (s + 1) * BUCKETS))));
+    below[j]! += p[t & 0xffff]!;
+  });
 }
 
-/**
- * Counts the low halves of the keys in the buckets of a slot below GROUP into lo (slot s at s * BUCKETS); keys in
- * buckets of a slot at or above GROUP go to `side`, counted against their thresholds (countBelow) whenever it is
- * full and at the end.
- */
-function countLow(
-  u16: Uint16Array,
-  n: number,
-  slot: Int8Array,
-  lo: Uint32Array,
-  side: Uint32Array,
-  edges: Edges,
-): void {
-  let m = 0;
-  for (let i = 0; i < n; i++) {
-    const h = u16[2 * i + HI]!;
-    const negative = h & 0x8000;
-    const kh = negative ? h ^ 0xffff : h | 0x8000;
-    const s = slot[kh]!;
-    if (s < 0) continue;
-    const l = u16[2 * i + LO]!;
-    const kl = negative ? l ^ 0xffff : l;
-    if (s < GROUP) lo[s * BUCKETS + kl]++;
-    else {
-      side[m++] = kh * BUCKETS + kl;
-      if (m === side.length) {
-        countBelow(side, m, slot, edges);
-        m = 0;
-      }
-    }
-  }
-  countBelow(side, m, slot, edges);
+/** p[l] = sum of h[0..l) for l < h.length. */
+function prefixSums(h: Uint32Array): Float64Array {
+  const p = new Float64Array(h.length);
+  for (let l = 1; l < h.length; l++) p[l] = p[l - 1]! + h[l - 1]!;
+  return p;
 }
 
-/** Threshold keys counted in the low-bit pass, by bucket (edgeBuckets). */
+/** Threshold keys counted in the first low-bit pass, by bucket (edgeBuckets). */
 interface Edges {
   buckets: number[];
   of: number[];
   start: Int32Array;
   keys: Uint32Array;
-  count: Float64Array;
-}
-
-/** Keys set aside at most before they are counted against their bucket's thresholds. */
-const SIDE = 4096;
-
-/** Counts the first m keys of `side` against the thresholds of their buckets (slot GROUP + e). */
-function countBelow(side: Uint32Array, m: number, slot: Int8Array, edges: Edges): void {
-  const { start, keys, count } = edges;
-  for (let i = 0; i < m; i++) {
-    const k = side[i]!,
-      e = slot[k >>> 16]! - GROUP;
-    for (let j = start[e]!; j < start[e + 1]!; j++) if (k < keys[j]!) count[j]++;
-  }
 }
 
 /** Per threshold key: the samples in the buckets below its bucket (one sweep of the buckets). */
@@ -195,7 +154,10 @@ function prefixAt(hi: Uint32Array, ends: Int32Array): Float64Array {
 function edgeBuckets(thresholds: number[], ranked: Set<number>): Edges {
   const by = new Map<number, number[]>();
   thresholds.forEach((t, j) => {
-    if ((t & 0xffff) !== 0 && !ranked.has(t >>> 16)) by.set(t >>> 16, [...(by.get(t >>> 16) ?? []), j]);
+    if ((t & 0xffff) === 0 || ranked.has(t >>> 16)) return;
+    const js = by.get(t >>> 16);
+    if (js) js.push(j);
+    else by.set(t >>> 16, [j]);
   });
   const buckets = [...by.keys()],
     of = [...by.values()].flat();
@@ -206,6 +168,5 @@ function edgeBuckets(thresholds: number[], ranked: Set<number>): Edges {
     of,
     start,
     keys: Uint32Array.from(of, (j) => thresholds[j]!),
-    count: new Float64Array(of.length),
   };
 }

@@ -17,12 +17,21 @@ export interface Summary {
 }
 
 /**
+ * The summary of `count` samples from their float64 sum, min, max and sum of squared deviations from the mean
+ * (sum / count).
+ */
+export function summaryOf(count: number, sum: number, min: number, max: number, ss: number): Summary {
+  if (count === 0) return { count: 0, min: NaN, max: NaN, mean: NaN, stDev: NaN };
+  return { count, min, max, mean: sum / count, stDev: count > 1 ? Math.sqrt(ss / (count - 1)) : 0 };
+}
+
+/**
  * Two passes over `x`: sum, min, max; then the sum of squared deviations from the mean (no cancellation of
  * sum-of-squares formulas). Float64 accumulation.
  */
 export function summarize(x: Samples): Summary {
   const n = x.length;
-  if (n === 0) return { count: 0, min: NaN, max: NaN, mean: NaN, stDev: NaN };
+  if (n === 0) return summaryOf(0, 0, NaN, NaN, 0);
   let min = Infinity;
   let max = -Infinity;
   let sum = 0;
@@ -38,5 +47,5 @@ export function summarize(x: Samples): Summary {
     const d = x[i]! - mean;
     ss += d * d;
   }
-  return { count: n, min, max, mean, stDev: n > 1 ? Math.sqrt(ss / (n - 1)) : 0 };
+  return summaryOf(n, sum, min, max, ss);
 }
