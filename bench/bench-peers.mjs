@@ -10,6 +10,7 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { join, resolve } from "node:path";
 import { floorTimes, startFloor } from "./lib/floor.mjs";
+import { PEER_SCRIPTS } from "./lib/peer-scripts.mjs";
 import {
   RKH_BBOX,
   fmt,
@@ -27,14 +28,6 @@ const PORT = process.env.BENCH_PEERS_PORT ?? "8796";
 const FLOOR_PORT = process.env.BENCH_PEERS_FLOOR_PORT ?? String(Number(PORT) + 1);
 const STATE = resolve(".state-bench");
 const SIZES = [256, 512, 1024];
-const SCRIPTS = {
-  "true colour": `//VERSION=3
-function setup(){return {input:["B02","B03","B04"],output:{bands:3}}}
-function evaluatePixel(s){return [2.5*s.B04,2.5*s.B03,2.5*s.B02]}`,
-  B08: `//VERSION=3
-function setup(){return {input:["B08"],output:{bands:1}}}
-function evaluatePixel(s){return [2.5*s.B08]}`,
-};
 
 /**
  * The peers in one Python process (bench/bench_peers.py): `ask(peer, row, size)` runs one rendering and resolves
@@ -82,7 +75,7 @@ async function main() {
   try {
     const token = await getToken(server.base, join(STATE, "demo-client.json"));
     const rows = SIZES.flatMap((size) =>
-      Object.entries(SCRIPTS).map(([row, script]) => ({
+      Object.entries(PEER_SCRIPTS).map(([row, script]) => ({
         row,
         size,
         key: `${row} ${size}`,

@@ -25,7 +25,9 @@ const DEFAULT_RESPONSES: ResponseRequest[] = [{ identifier: "default", format: {
  * body in one array.
  */
 export async function processHandler(request: AuthedRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const p0 = Date.now();
   const req = await readProcessRequest(request);
+  const parse = Date.now() - p0; // the body as it streams in, JSON and validation
   const responses = req.output?.responses ?? DEFAULT_RESPONSES;
   const packing = negotiate(responses, request.headers.get("accept"));
   const area = planRequest(req.input, req.output);
@@ -60,6 +62,7 @@ export async function processHandler(request: AuthedRequest, env: Env, ctx: Exec
   // the charge (a Durable Object call) runs after the response, exactly once, if the rate limiter admitted it
   chargeLater(ctx, env, accountOf(request), evaluation.processingUnits, request.admitted);
   const timings = {
+    parse,
     script: s1 - s0,
     sources: s2 - s1,
     admission: s3 - s2,
