@@ -27,6 +27,9 @@ export function fillNames(names) {
  * 24 bands, a loop above) so V8 keeps each store monomorphic. Against a plain loop (profile-sandbox
  * --ref, 512², 3 scenes, CPU ms per Mpx, 5 rounds): simple_water_bodies (SIMPLE, 8 bands) 181 against 208, max_ndvi 138 against
  * 129, the other scripts measured within 2 % (monthly_composite, burned_area, cloudless_mosaic, cab, l2a_optimized).
+ * With the host path, this unrolling and pixelLoop's direct writes together against a plain loop and the generic
+ * writer (issue 39 A/B, workerd CPU ms per request, interleaved, loaded machine): simple_water_bodies 410 against 481,
+ * monthly_composite 426 against 483, cloud_statistics 79 against 105; the other sandbox rows of the bench within 7 %.
  * @param {Record<string, number>} s the reused sample object
  * @param {ArrayLike<number>[]} a one array of values per band, in NAMES order
  * @param {number} i pixel index in the block
