@@ -38,7 +38,7 @@ export { SANDBOX_POOL_BYTES, SANDBOX_RECYCLE_BYTES } from "./sandboxgen";
 export type { Block, BlockValues, Reply, SandboxApi, SceneRef, SessionParams, SessionStub } from "../sandbox/rpc";
 
 /** Bump when the sandbox code changes so that isolates of an older runtime are not reused. */
-export const RUNTIME_VERSION = "eo-edge-evalscript-24";
+export const RUNTIME_VERSION = "eo-edge-evalscript-26";
 
 /**
  * The sandbox's modules by the names they import each other by: the sources of sandbox/*.js as given (the Worker

@@ -10,6 +10,8 @@
  * (512² of 29RKH, with the sandbox's former column function): 1612 instructions per pixel before, 1085 after, of
  * which about 720 are the script and the loop (callgrind, node 22 --single-threaded); in workerd, 1 Mpx NDVI + SCL mask 81 -> 57 ms and the eob
  * NDWI script (4 outputs) 203 -> 143 ms (with the conversion of values.js; wall time, interleaved, loaded machine).
+ * With the host path (issue 39 A/B, workerd CPU ms per request, interleaved, loaded machine), against the generic
+ * writer: simple_water_bodies (4 outputs, 1024²) 410 against 507, a 2-output true colour + NDVI 234 against 273.
  *
  * Semantics are those of the generic writer of sandbox/pixels.js (`putAll` then `put` per output), operation for
  * operation: the object check, per output in order `id in r`, one read of `r[id]`, one read of its `length`,

@@ -8,7 +8,10 @@
  * without this module, interleaved, eval stage p50 of 1024 x 1024 GeoTIFF requests over 29RKH): the real scripts
  * ndvi 80 against 788 ms, evi 146 against 1246 ms, ndvi (eob) 394 against 1524 ms. Those scripts now take the
  * host path (../hostpath), but a script outside its subset still gets here: the ndvi script with a global counter
- * added (`seen++`), 108 against 814 CPU ms per Mpx (profile:sandbox --ref without this module, 512², loaded machine).
+ * added (`seen++`), 108 against 814 CPU ms per Mpx (profile:sandbox --ref without this module, 512², loaded machine);
+ * in workerd, 1024², 160 against 958 ms with concat off and 164 with only slice / map / filter off, while a user
+ * ORBIT script with per-pixel `samples.filter(...).map(...)` took ~1.8x as long with slice / map / filter off
+ * (issue 39 A/B: one wrangler dev per variant, requests interleaved, workerd CPU ms per request, loaded machine).
  * Why the cause stays: the guarded constructor must be what `[].constructor` hands out, or any array gives the
  * unguarded Array (`new ([].constructor)(1e7)`: 80 MB, 36 ms in node 22, uncharged); V8's species protector is
  * off as soon as Array.prototype.constructor is anything but the realm's Array.

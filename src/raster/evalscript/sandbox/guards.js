@@ -109,12 +109,6 @@ export function guardConstructor(name, check, owner = globalThis) {
  * Replaces proto[name] by a function with the same name and length that calls check(this, args) first, then
  * `fast(this, a0, a1)` when given (its value unless undefined; only for methods that read at most two arguments
  * and whose check reads only the receiver), else the original.
- *
- * When the check reads only the receiver (check.length <= 1) the rest array only reaches `apply`, and V8 inlines
- * the wrapper into the script's loop without allocating it (`arguments` measured the same, 8.6 against 8.7 ns a
- * call of a 4-element indexOf in node, native 5.0). What is left is the check itself: without it ndvi_scl's
- * Statistical API eval stage took 31-33 ms instead of 38-42 (29RKH 1098 x 1098, workerd, A/B), and no cheaper
- * check that charges the same ticks measured better.
  * @param {any} proto
  * @param {string} name
  * @param {(self: any, args: any[], name: string) => void} check
@@ -123,28 +117,21 @@ export function guardConstructor(name, check, owner = globalThis) {
 export function guardMethod(proto, name, check, fast) {
   const f = proto[name];
   if (typeof f !== "function") return;
-  const own = /** @type {(self: any) => void} */ (check);
+  const receiverOnly = /** @type {(self: any) => void} */ (check);
   const g = fast
     ? {
         [name](/** @type {unknown} */ a0, /** @type {unknown} */ a1) {
-          own(this);
+          receiverOnly(this);
           const r = fast(this, a0, a1);
           return r !== undefined ? r : apply(f, this, arguments);
         },
       }[name]
-    : check.length <= 1
-      ? {
-          [name](/** @type {any[]} */ ...args) {
-            own(this);
-            return apply(f, this, args);
-          },
-        }[name]
-      : {
-          [name](/** @type {any[]} */ ...args) {
-            check(this, args, name);
-            return apply(f, this, args);
-          },
-        }[name];
+    : {
+        [name](/** @type {any[]} */ ...args) {
+          check(this, args, name);
+          return apply(f, this, args);
+        },
+      }[name];
   setMethod(proto, name, g, f.length);
 }
 

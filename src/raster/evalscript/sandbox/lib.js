@@ -31,27 +31,6 @@ define(
 );
 define("Mosaicking", Object.freeze({ SIMPLE: "SIMPLE", ORBIT: "ORBIT", TILE: "TILE" }));
 
-/**
- * a.map(f) (f gets value and index) without the guard for a plain Array of fewer than 4 elements (a colour):
- * the guarded map (harden.js, concat.js mapPlain) costs ~7 ns more per call (profile:sandbox --ref, a script
- * with colorBlend and ColorGradientVisualizer per pixel, 3 calls: 167 against 187 CPU ms per Mpx). Longer or
- * other receivers take the guarded map; below 4 elements it charges 0 ticks (floor(length / 4)), so the charges
- * are the same. Holes stay holes.
- * @template T, U
- * @param {T[]} a
- * @param {(v: T, i: number) => U} f
- * @returns {U[]}
- */
-export function mapSmall(a, f) {
-  const n = isArray(a) ? a.length : 4;
-  if (n >= 4 || a.constructor !== g.Array) return a.map(f);
-  /** @type {U[]} */
-  const out = [];
-  for (let i = 0; i < n; i++)
-    if (i in a) out.push(f(a[i], i));
-    else out.length++;
-  return out;
-}
 /** 0xRRGGBB -> [r, g, b] in 0..255. @param {number} hex */
 export const hex2rgb = (hex) => [(hex >>> 16) & 255, (hex >>> 8) & 255, hex & 255];
 /** [r, g, b] in 0..255 -> 0xRRGGBB. @param {number[]} rgb */
@@ -82,11 +61,11 @@ define(
  */
 function mix(a, b, t) {
   if (typeof a === "number" && typeof b === "number") return a * (1 - t) + b * t;
-  if (isArray(a) && isArray(b)) return mapSmall(a, (v, i) => v * (1 - t) + b[i] * t);
+  if (isArray(a) && isArray(b)) return a.map((v, i) => v * (1 - t) + b[i] * t);
   throw new TypeError('"colors" must be an array of numbers or an array of arrays of numbers');
 }
 /** @param {unknown} c */
-const copy = (c) => (isArray(c) ? mapSmall(c, (v) => v) : c);
+const copy = (c) => (isArray(c) ? c.map((v) => v) : c);
 
 /**
  * Linear between the colours of the enclosing limits, clamped at the ends (a new array); 'value' when limits or
@@ -127,10 +106,11 @@ define(
 define(
   "combine",
   /** @type {(color1: any, color2: any, alpha: number) => Color} */ function combine(color1, color2, alpha) {
-    if (isArray(color1)) return mapSmall(color1, (c, i) => c * alpha + color2[i] * (1 - alpha));
+    if (isArray(color1))
+      return color1.map((/** @type {number} */ c, /** @type {number} */ i) => c * alpha + color2[i] * (1 - alpha));
     const a = hex2rgb(color1),
       b = hex2rgb(color2);
-    return rgb2hex(mapSmall([0, 1, 2], (i) => Math.round(a[i] * alpha + b[i] * (1 - alpha))));
+    return rgb2hex([0, 1, 2].map((i) => Math.round(a[i] * alpha + b[i] * (1 - alpha))));
   },
 );
 

@@ -27,6 +27,10 @@ export function fillNames(names) {
  * 24 bands, a loop above) so V8 keeps each store monomorphic. Against a plain loop (profile-sandbox
  * --ref, 512², 3 scenes, CPU ms per Mpx, 5 rounds): simple_water_bodies (SIMPLE, 8 bands) 181 against 208, max_ndvi 138 against
  * 129, the other scripts measured within 2 % (monthly_composite, burned_area, cloudless_mosaic, cab, l2a_optimized).
+ * With the host path, this unrolling and pixelLoop's former direct writes together against a plain loop and the
+ * generic writer (issue 39 A/B, workerd CPU ms per request, interleaved, loaded machine): simple_water_bodies 410
+ * against 481, monthly_composite 426 against 483, cloud_statistics 79 against 105; the direct writes alone showed no
+ * gain (0.84-1.13, noise) and went.
  * @param {Record<string, number>} s the reused sample object
  * @param {ArrayLike<number>[]} a one array of values per band, in NAMES order
  * @param {number} i pixel index in the block
@@ -168,16 +172,13 @@ export function missing(o) {
 
 /**
  * The per-pixel loop: pixels st.at .. n-1, each with a fresh per-call budget, the total charged (st.left), the
- * value written by the fast writes (a number for one band, an array-like of B values; B = 0 with several
- * outputs) or by `write`. st.at and st.left are written back also when it throws.
+ * value stored by `write`. st.at and st.left are written back also when it throws.
  * @param {Evaluation} st
  * @param {number} n
  * @param {(i: number) => unknown} step evaluatePixel's value at pixel i
- * @param {Float32Array} V values of the first output
- * @param {number} B bands of the only output, 0 with several outputs
- * @param {(r: unknown, i: number) => void} write the generic writer
+ * @param {(r: unknown, i: number) => void} write the writer of the outputs
  */
-function pixelLoop(st, n, step, V, B, write) {
+function pixelLoop(st, n, step, write) {
   const inst = st.script.inst,
     P = st.script.perCall;
   let L = st.left,
@@ -190,11 +191,7 @@ function pixelLoop(st, n, step, V, B, write) {
       if (q < 0) inst.stop();
       L -= P - q;
       if (L < 0) st.over();
-      if (typeof r === "number" && B === 1) V[i] = r;
-      else if (B > 0 && typeof r === "object" && r !== null && r.length === B) {
-        const o = i * B;
-        for (let j = 0; j < B; j++) V[o + j] = r[j];
-      } else write(r, i);
+      write(r, i);
     }
   } finally {
     st.left = L;
@@ -209,15 +206,13 @@ function pixelLoop(st, n, step, V, B, write) {
  */
 export function pixels(st, n) {
   const outs = st.outputs,
-    single = outs.length === 1,
-    o0 = outs[0],
-    B = single ? o0.bands : 0;
+    o0 = outs[0];
   /** @type {(r: unknown, i: number) => void} */
-  const write = single ? (r, i) => put(o0, r, i, true) : (r, i) => putAll(outs, r, i);
+  const write = outs.length === 1 ? (r, i) => put(o0, r, i, true) : (r, i) => putAll(outs, r, i);
   st.at = 0;
   enter(st.script.inst);
   try {
-    pixelLoop(st, n, stepper(st), o0.values, B, write);
+    pixelLoop(st, n, stepper(st), write);
   } finally {
     enter(null);
   }

@@ -9,7 +9,7 @@
 /** @typedef {import("./lib.js").ValueColors} ValueColors */
 
 import { isArray } from "./concat.js"; // read before harden.js makes the global Array a Proxy (see there)
-import { colorBlend, define, hex2rgb, mapSmall, override, toUnitRgb } from "./lib.js";
+import { colorBlend, define, hex2rgb, override, toUnitRgb } from "./lib.js";
 
 /** The global object (ColorGradientVisualizer calls the global combine). @type {Record<string, any>} */
 const g = globalThis;
@@ -174,7 +174,7 @@ class ColorGradientVisualizer {
   }
   /** @param {number} value */
   process(value) {
-    return mapSmall(hex2rgb(/** @type {number} */ (this.getColor(value))), (x) => x / 255);
+    return hex2rgb(/** @type {number} */ (this.getColor(value))).map((x) => x / 255);
   }
   /** @param {number[]} values */
   processList(values) {
