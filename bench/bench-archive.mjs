@@ -15,6 +15,8 @@
 //   the archive's own cost (ours archive / ours local) and the baselines' (GDAL /vsicurl/ / GDAL local) show apart
 //   from the ratios of the processing section.
 // Figures: wall times (ours over HTTP on 127.0.0.1, GDAL in process), the medians over rounds of cold and warm p50,
+// ours' request floor (the p50 of N authenticated GETs of /api/v1/metadata/location on the same warm server: HTTP
+// through wrangler dev, authentication, routing; what every warm request pays before the pipeline),
 // the stages of ours (Server-Timing: the cold request's, and the warm requests' p50 per stage, of the last round),
 // the ratios ours / GDAL (targets: cold <= 0.7, warm <= 0.5) and the upstream requests of each (the twin's object
 // counts; ours must not exceed GDAL's). When the Worker makes no object request, it did not read through the
@@ -103,6 +105,15 @@ function dropLocalScene(dir) {
   return Number(execFileSync("/usr/bin/python3", ["-c", sql, ...files], { encoding: "utf8" }).trim());
 }
 
+/** Wall time (ms) of one authenticated GET of /api/v1/metadata/location: the request path without the pipeline. */
+async function requestFloor(base, token) {
+  const t0 = performance.now();
+  const r = await fetch(`${base}/api/v1/metadata/location`, { headers: { authorization: `Bearer ${token}` } });
+  await r.arrayBuffer();
+  if (r.status !== 200) throw new Error(`GET /api/v1/metadata/location: ${r.status}`);
+  return performance.now() - t0;
+}
+
 /** The Server-Timing stages of the pipeline, as "stage p50 ms" over the timings of several requests. */
 const STAGES = ["script", "sources", "admission", "scenes", "read", "eval", "encode", "ratelimit"];
 const stageMedians = (timings) =>
@@ -140,7 +151,10 @@ async function oursRound(twin, body, local = false) {
       warm.push(r.ms);
       warmTimings.push(r.timing);
     }
+    const floor = [];
+    for (let i = 0; i < N; i++) floor.push(await requestFloor(server.base, token));
     return {
+      floor: median(floor),
       cold: cold.ms,
       warm: median(warm),
       coldRequests,
@@ -185,6 +199,9 @@ async function main() {
       report(c.name, ours, gdal);
       console.log(`  cold Server-Timing (last round): ${ours.at(-1).timing}`);
       console.log(`  warm Server-Timing p50 per stage (last round), ms: ${ours.at(-1).warmStages}`);
+      console.log(
+        `  request floor (authenticated GET, same servers, median of rounds): ${fmt(median(ours.map((o) => o.floor)))} ms; warm p50 minus floor ${fmt(median(ours.map((o) => o.warm - o.floor)))} ms`,
+      );
       if (LOCAL) reportLocal(c.name, { ours, gdal, oursLocal, gdalLocal });
     }
   } finally {
@@ -207,7 +224,9 @@ function reportLocal(name, { ours, gdal, oursLocal, gdalLocal }) {
   console.log(
     `${name}, archive / local store: ours cold ${r(m(ours, "cold"), ol.cold)}, warm ${r(m(ours, "warm"), ol.warm)}; GDAL /vsicurl/ / GDAL local cold ${r(m(gdal, "cold"), gl?.cold)}, warm ${r(m(gdal, "warm"), gl?.warm)}`,
   );
-  console.log(`  local store warm Server-Timing p50 per stage (last round), ms: ${oursLocal.at(-1).warmStages}`);
+  console.log(
+    `  local store warm Server-Timing p50 per stage (last round), ms: ${oursLocal.at(-1).warmStages}; request floor ${fmt(m(oursLocal, "floor"))} ms`,
+  );
 }
 
 /** Prints the medians and ratios of one request and writes its summary rows. */

@@ -79,6 +79,13 @@ export interface RasterReader {
    */
   read(level: number, bands: number[], window: PixelWindow): Promise<Float32Array[]>;
   /**
+   * Optional: starts reading what `read(level, bands, window)` would need (a COG fetches and decodes the blocks
+   * into its block cache) without returning pixels; a `read` of the same data meanwhile joins it. The warp calls
+   * it with a likely window before computing the exact one, so that the bytes travel while it computes.
+   * @throws as `read`.
+   */
+  prefetch?(level: number, bands: number[], window: PixelWindow): Promise<void>;
+  /**
    * Optional, as `read` but in the stored integer type when Float32 holds every value of it exactly (8- and 16-bit
    * integers): the same numbers as `read` returns, in half the bytes and without a conversion pass. Absent (or
    * undefined) for other sources; callers then use `read`.

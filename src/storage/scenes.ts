@@ -90,7 +90,18 @@ function deepFreeze<T>(x: T): T {
  */
 export async function findScenes(env: Pick<Env, "DB">, q: SceneQuery): Promise<Scene[]> {
   if (!q.cacheable) return (await searchScenes(env, q)).scenes;
-  const key = JSON.stringify([
+  const hit = cachedScenes(q);
+  if (hit) return hit;
+  const now = Date.now();
+  const found = await searchScenes(env, q);
+  const scenes = deepFreeze(found.scenes);
+  cache.set(cacheKey(q), { at: now, scenes, bytes: 64 + found.chars * SCENE_BYTES_PER_CHAR });
+  return scenes;
+}
+
+/** The scene cache's key of a query: everything its answer depends on. */
+const cacheKey = (q: SceneQuery): string =>
+  JSON.stringify([
     q.collection,
     q.lonLatBbox,
     q.from,
@@ -100,13 +111,17 @@ export async function findScenes(env: Pick<Env, "DB">, q: SceneQuery): Promise<S
     q.limit,
     q.properties ?? null,
   ]);
-  const hit = cache.get(key);
+
+/**
+ * The answer {@link findScenes} would give `q` from this isolate's cache (deeply frozen), or undefined when it would
+ * query D1 (not cacheable, not cached, or older than SCENES_TTL_MS). Synchronous: src/archive asks it to know,
+ * before starting an upstream search, whether the local store's answer is already known.
+ */
+export function cachedScenes(q: SceneQuery): Scene[] | undefined {
+  if (!q.cacheable) return undefined;
+  const hit = cache.get(cacheKey(q));
   const now = Date.now();
-  if (hit && now - hit.at < SCENES_TTL_MS && now >= hit.at) return hit.scenes as Scene[];
-  const found = await searchScenes(env, q);
-  const scenes = deepFreeze(found.scenes);
-  cache.set(key, { at: now, scenes, bytes: 64 + found.chars * SCENE_BYTES_PER_CHAR });
-  return scenes;
+  return hit && now - hit.at < SCENES_TTL_MS && now >= hit.at ? (hit.scenes as Scene[]) : undefined;
 }
 
 /** The WHERE clause of a scene query (parameters in order) and its property filters. */

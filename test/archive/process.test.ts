@@ -161,7 +161,7 @@ describe("NDVI over 29RKH through the archive", () => {
     expect(Date.now() - t0).toBeLessThan(5000);
   });
 
-  it("the local store answers first: the seeded sample gives the same pixels, without the twin", async () => {
+  it("the local store answers first: the seeded sample gives the same pixels, no object read upstream", async () => {
     await seedSamples((i) => i.id === "S2A_29RKH_20200219_0_L2A");
     const g = (await reference("rkh4326_ndvi")).meta.grid;
     const r = await process(ndviRequest(g.bbox, g.width, g.height));
@@ -169,7 +169,8 @@ describe("NDVI over 29RKH through the archive", () => {
     const tif = await readTiff(await r.arrayBuffer());
     expect(Float32Array.from(tif.data)).toEqual(archived);
     const stats = await hook("stats");
-    expect(stats.stac).toBe(0);
+    // the archive's search is hedged (src/archive/index.ts findScenes): it leaves with the local query, its answer unused
+    expect(stats.stac).toBeLessThanOrEqual(1);
     expect(stats.object).toBe(0);
   });
 });

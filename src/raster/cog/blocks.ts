@@ -2,7 +2,8 @@
  * Reads a pixel window of one COG level: only the blocks the window touches, all samples at once, with a single
  * `ByteSource.read` (which coalesces neighbouring byte ranges), decoded concurrently. Decoded blocks are kept in
  * a per-isolate LRU bounded in bytes (key: source id + level + block index), so warm requests over the same
- * area skip both R2 and decompression.
+ * area skip both R2 and decompression. A block being fetched is read once: a read needing it meanwhile (the
+ * warp's own read after its prefetch, prefetchWindow; concurrent requests over one scene) joins that fetch.
  */
 import type { ByteSource } from "../types";
 import { decodeBlock, type SampleArray } from "./decode";
@@ -18,6 +19,9 @@ export type { PixelWindow };
 
 /** Decoded blocks per isolate, within BLOCK_CACHE_BYTES (src/raster/memory.ts, the isolate's budgets). */
 export const blockCache = new Lru<SampleArray>(4096, BLOCK_CACHE_BYTES, (a) => a.byteLength);
+
+/** Blocks being fetched and decoded in this isolate, by block cache key (settled ones leave at once). */
+const loading = new Map<string, Promise<SampleArray>>();
 
 interface BlockRef {
   /** Index into the level's offsets / byteCounts. */
@@ -70,30 +74,56 @@ function blockError(source: ByteSource, ref: BlockRef, e: unknown): EngineError 
 }
 
 /**
- * Fetches (one coalesced read) and decodes (concurrently) the blocks that are not cached yet.
- * @throws EngineError invalid-file for a block that does not decode (corrupt, truncated, a decompression bomb).
+ * Fetches (one coalesced read) and decodes (concurrently) the blocks that are neither cached nor being fetched,
+ * and waits for those being fetched (`loading`); fills every ref's `data` (sparse blocks stay undefined).
+ * @throws EngineError invalid-file for a block that does not decode (corrupt, truncated, a decompression bomb);
+ *   the storage's Error when the read fails (also to a read that joined it).
  */
 async function loadBlocks(source: ByteSource, header: CogHeader, level: LevelLayout, refs: BlockRef[]): Promise<void> {
   const perPixel = level.planarConfiguration === 1 ? header.samplesPerPixel : 1;
   const missing: BlockRef[] = [];
+  const waits: Promise<void>[] = [];
+  const join = (ref: BlockRef, block: Promise<SampleArray>) => waits.push(block.then((data) => void (ref.data = data)));
   for (const ref of refs) {
     ref.data = blockCache.get(ref.key);
     if (ref.data) continue;
-    if ((level.byteCounts[ref.index] ?? 0) > 0) missing.push(ref);
+    const pending = loading.get(ref.key);
+    if (pending) join(ref, pending);
+    else if ((level.byteCounts[ref.index] ?? 0) > 0) missing.push(ref);
   }
-  if (missing.length === 0) return;
-  const bytes = await source.read(
-    missing.map((r) => ({ offset: level.offsets[r.index]!, length: level.byteCounts[r.index]! })),
-  );
-  await Promise.all(
-    missing.map(async (ref, i) => {
+  if (missing.length > 0) {
+    const bytes = source.read(
+      missing.map((r) => ({ offset: level.offsets[r.index]!, length: level.byteCounts[r.index]! })),
+    );
+    missing.forEach((ref, i) => {
       const samples = level.blockWidth * blockRows(level, ref.by) * perPixel;
-      const data = await decodeBlock(header, level, bytes[i]!, samples).catch((e: unknown) =>
-        Promise.reject(blockError(source, ref, e)),
-      );
-      blockCache.set(ref.key, (ref.data = data));
-    }),
-  );
+      const block = bytes
+        .then((b) =>
+          decodeBlock(header, level, b[i]!, samples).catch((e: unknown) => Promise.reject(blockError(source, ref, e))),
+        )
+        .then((data) => (blockCache.set(ref.key, data), data))
+        .finally(() => loading.delete(ref.key));
+      loading.set(ref.key, block);
+      join(ref, block);
+    });
+  }
+  await Promise.all(waits);
+}
+
+/**
+ * Fetches and decodes into the block cache the blocks `win` of level `levelIndex` touches for `samples`, as
+ * readWindow would, without building the window (a read of the same blocks meanwhile joins it).
+ * @throws as readWindow.
+ */
+export async function prefetchWindow(
+  source: ByteSource,
+  header: CogHeader,
+  levelIndex: number,
+  samples: number[],
+  win: PixelWindow,
+): Promise<void> {
+  const level = header.levels[levelIndex]!;
+  await loadBlocks(source, header, level, blocksFor(source.id, levelIndex, level, samples, win));
 }
 
 /** Copies the part of one decoded block that lies inside the window into `out` (window-sized). */

@@ -7,7 +7,7 @@
 import type { ByteSource, Crs } from "../types";
 import { crsFromEpsg } from "../crs";
 import { bboxOf, checkWindow, pyramidLevels, type NativeWindow, type RasterLevel, type RasterReader } from "../reader";
-import { blockCache, readWindow, type PixelWindow } from "./blocks";
+import { blockCache, prefetchWindow, readWindow, type PixelWindow } from "./blocks";
 import { parseHeader, type CogHeader, type GeoTransform, type SampleType } from "./header";
 import { Lru } from "../lru";
 import { gcpBounds, gcpTransformer, type GcpTransformer } from "../gcp";
@@ -81,6 +81,10 @@ function cogOf(source: ByteSource, header: CogHeader): Cog {
     levels: pyramidLevels(header.geoTransform, header.levels),
     header,
     read: (level, bands, win) => readCogWindow(cog, level, bands, win),
+    prefetch: async (level, bands, win) => {
+      checkWindow(cog, level, bands, win);
+      await prefetchWindow(source, header, level, bands, win);
+    },
   };
   const Native = NATIVE[header.sampleType];
   const fill = windowFill(cog);

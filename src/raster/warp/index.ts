@@ -13,7 +13,7 @@ import { DEFAULT_ERROR_THRESHOLD } from "./coords";
 import { warpRows, type KernelMode } from "./kernels";
 import { warpNear } from "./near";
 import type { KernelScale } from "./plan";
-import { preparedWarp } from "./prepared";
+import { likelyWindow, preparedWarp } from "./prepared";
 
 export { chooseLevel } from "./plan";
 export { INDEX_CACHE_BYTES, indexCache } from "./near";
@@ -70,6 +70,27 @@ function kernelMode(resampling: Resampling, scale: KernelScale): KernelMode {
 }
 
 /**
+ * Before a warp is prepared for the first time (likelyWindow), starts the reader's prefetch of its likely window
+ * and lets it leave (one macrotask: the request goes out before the coordinates' CPU work, which would otherwise
+ * hold the thread). Its failure is the warp's read's: that read joins it.
+ * Traced on cold NDVI 512² requests through the archive twin (loaded machine): the block reads left 9-26 ms after
+ * the warp began instead of 22-94 ms.
+ */
+async function prefetchLikely(
+  reader: RasterReader,
+  bands: number[],
+  grid: Grid,
+  resampling: Resampling,
+  threshold: number,
+  level: number | undefined,
+): Promise<void> {
+  const likely = reader.prefetch && likelyWindow(reader, grid, resampling, threshold, level);
+  if (!likely) return;
+  reader.prefetch!(likely.levelIndex, bands, likely.win).catch(() => undefined);
+  await new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
  * Reads 0-based bands `bands` of `reader` warped onto `grid`.
  *
  * Overview: the level GDAL's `-ovr AUTO` picks (see plan.ts chooseLevel: the coarsest overview whose size ratio
@@ -93,11 +114,13 @@ export async function readWarped(
   const n = grid.width * grid.height;
   const out: WarpedBand[] = bands.map(() => ({ data: new Float32Array(n), valid: new Uint8Array(n) }));
   if (bands.length === 0) return out;
+  const threshold = opts.errorThreshold ?? DEFAULT_ERROR_THRESHOLD;
+  await prefetchLikely(reader, bands, grid, opts.resampling, threshold, opts.level);
   const { levelIndex, coords, coordsKey, scale, win } = preparedWarp(
     reader,
     grid,
     opts.resampling,
-    opts.errorThreshold ?? DEFAULT_ERROR_THRESHOLD,
+    threshold,
     opts.level,
   );
   const level = reader.levels[levelIndex]!;

@@ -95,17 +95,10 @@ function axisScale(min: number, max: number, dstSize: number, rasterSize: number
 }
 
 /**
- * GDAL's resampling scale for warping the whole output grid in one chunk: the output edges are sampled with
- * 21 points each (ComputeSourceWindow), transformed exactly to source pixels of the chosen level, and the
- * clamped source window gives the scale (PerformWarp). Returns null when the output does not overlap the level.
+ * Source pixel bounds [minX, minY, maxX, maxY] of the output grid's edges, sampled with 21 points each as GDAL's
+ * ComputeSourceWindow does and transformed by `exact`; null when no point transforms.
  */
-export function kernelScale(
-  exact: PixelTransform,
-  grid: Grid,
-  levelWidth: number,
-  levelHeight: number,
-  resampling: Resampling,
-): KernelScale | null {
+export function edgeBounds(exact: PixelTransform, grid: Grid): [number, number, number, number] | null {
   const steps = 21;
   const xs = new Float64Array(4 * steps);
   const ys = new Float64Array(4 * steps);
@@ -115,7 +108,23 @@ export function kernelScale(
     ys.set([0, grid.height, t * grid.height, t * grid.height], 4 * s);
   }
   exact(xs, ys);
-  const b = finiteBounds(xs, ys);
+  return finiteBounds(xs, ys);
+}
+
+/**
+ * GDAL's resampling scale for warping the whole output grid in one chunk: the source window of the output edges
+ * (`edges`, edgeBounds: ComputeSourceWindow), clamped to the chosen level, gives the scale (PerformWarp).
+ * Returns null when the output does not overlap the level.
+ */
+export function kernelScale(
+  exact: PixelTransform,
+  grid: Grid,
+  levelWidth: number,
+  levelHeight: number,
+  resampling: Resampling,
+  edges = edgeBounds(exact, grid),
+): KernelScale | null {
+  const b = edges;
   if (!b || b[0] > levelWidth || b[2] < 0 || b[1] > levelHeight || b[3] < 0) return null;
   const radius = FILTER_RADIUS[resampling];
   const x = axisScale(b[0], b[2], grid.width, levelWidth, radius);

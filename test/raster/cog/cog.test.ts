@@ -82,6 +82,22 @@ describe("readCogWindow", () => {
     expect(cogCacheStats().blocks).toBe(25);
   });
 
+  it("joins blocks in flight: a prefetch, then reads of the same blocks before it lands, make one request", async () => {
+    const source = await sourceFor(B04);
+    const cog = await openCog(source);
+    const win = { x0: 100, y0: 100, width: 300, height: 200 };
+    const before = source.stats.gets;
+    const prefetched = cog.prefetch!(1, [0], { x0: 0, y0: 0, width: 549, height: 549 });
+    const [a, b] = await Promise.all([readCogWindow(cog, 1, [0], win), readCogWindow(cog, 1, [0], win)]);
+    await prefetched;
+    expect(source.stats.gets - before).toBe(1);
+    expect(cogCacheStats().blocks).toBe(25);
+    clearCogCaches();
+    const [fresh] = await readCogWindow(await openCog(source), 1, [0], win);
+    expect(a).toEqual([fresh]);
+    expect(b).toEqual([fresh]);
+  });
+
   it("reads only the requested band of a band-interleaved file", async () => {
     await sourceFor(BELGIUM);
     const source = (await r2Source(env.DATA, BELGIUM, { prefix: 0 }))!;

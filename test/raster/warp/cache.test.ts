@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { openCog } from "../../../src/raster/cog";
+import { clearCogCaches, openCog } from "../../../src/raster/cog";
 import { crsFromEpsg } from "../../../src/raster/crs";
 import type { Grid, WarpedBand } from "../../../src/raster/types";
 import { INDEX_CACHE_BYTES, indexCache, preparedCache, readWarped } from "../../../src/raster/warp";
@@ -65,6 +65,26 @@ describe("NEAREST index maps", () => {
       errorThreshold: 0,
     });
     expect(mismatches(near04.data, again!)).toBe(0);
+  });
+
+  it("a cold warp reads its blocks before its coordinates are prepared, once, and gives GDAL's pixels", async () => {
+    const { near04, grid } = await emptyCachesAndRefs();
+    clearCogCaches();
+    const source = await sourceFor(B04);
+    const preparedAtRead: number[] = [];
+    const watched = {
+      ...source,
+      read: (r: Parameters<typeof source.read>[0]) => {
+        preparedAtRead.push(preparedCache.stats.entries);
+        return source.read(r);
+      },
+    };
+    const cog = await openCog(watched);
+    const before = source.stats.gets;
+    const [band] = await readWarped(cog, [0], grid, { resampling: "NEAREST", errorThreshold: 0 });
+    expect(preparedAtRead.slice(-1)).toEqual([0]); // the prefetch left before the warp was prepared
+    expect(source.stats.gets - before).toBe(1); // and the exact window's read joined it
+    expect(mismatches(near04.data, band!)).toBe(0);
   });
 
   it("follow a file replaced under the same key, with another layout (B04 at 100 m, then B01 at 600 m)", async () => {
