@@ -29,10 +29,13 @@ export function findSceneTimes(env: Env, source: SearchedSource, q: SceneQuery):
 /** Scene searches in flight in this isolate, by searchKey: a search asked for again meanwhile joins the first. */
 const inFlight = new Map<string, Promise<Scene[]>>();
 
-/** What a scene search's answer depends on: the collection (id, kind, owner), the query and the archive options. */
-const searchKey = (source: SearchedSource, q: SceneQuery, options: ArchiveOptions): string => {
+/**
+ * What a scene search's answer depends on: the archive the environment names (one per deployment; tests vary it per
+ * call), the collection (id, kind, owner), the query and the archive options.
+ */
+const searchKey = (env: Env, source: SearchedSource, q: SceneQuery, options: ArchiveOptions): string => {
   const { id, kind, owner } = source.collection;
-  return JSON.stringify([id, kind, owner, q, options]);
+  return JSON.stringify([env.EO_EDGE_ARCHIVE, env.ARCHIVE_STAC_URL, id, kind, owner, q, options]);
 };
 
 /**
@@ -44,7 +47,7 @@ const searchKey = (source: SearchedSource, q: SceneQuery, options: ArchiveOption
  */
 export function findScenes(env: Env, source: SearchedSource, q: SceneQuery): Promise<Scene[]> {
   const options = archiveOptions(source.request);
-  const key = searchKey(source, q, options);
+  const key = searchKey(env, source, q, options);
   const pending = inFlight.get(key);
   if (pending) return pending;
   const search = storeScenes(env, source.collection, q, options).finally(() => inFlight.delete(key));

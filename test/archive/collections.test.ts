@@ -65,7 +65,8 @@ const landsatRequest = (band: string, units?: string) => ({
 
 /** Band 1 and band 2 (dataMask) of a 2-band FLOAT32 GeoTIFF response. */
 async function bands(r: Response): Promise<{ value: Float32Array; mask: Float32Array }> {
-  expect(r.status).toBe(200);
+  // on failure the message carries the envelope (the upstream status and the redacted URL it failed on)
+  expect(r.status, r.status === 200 ? "" : await r.clone().text()).toBe(200);
   const tif = await readTiff(await r.arrayBuffer());
   const n = tif.width * tif.height;
   const value = new Float32Array(n);
