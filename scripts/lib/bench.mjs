@@ -4,7 +4,7 @@
 import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { portFree, wranglerEnv } from "./local.mjs";
+import { inspectorPort, portFree, wranglerEnv } from "./local.mjs";
 import { prepareState as prepareSeeded } from "./prepare.mjs";
 
 export { portFree };
@@ -144,6 +144,7 @@ export async function startServer({ stateDir, port, args = [], extraEnv = {}, on
       stateDir,
       "--log-level",
       onLine ? "info" : "error",
+      ...inspectorPort(),
       ...args,
     ],
     {

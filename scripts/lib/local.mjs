@@ -33,6 +33,14 @@ export const wrangler = (args) => [
   ["--no-warnings", resolve("node_modules/wrangler/wrangler-dist/cli.js"), ...args],
 ];
 
+/**
+ * `wrangler dev`'s `--inspector-port` from $INSPECTOR_PORT (none when unset: wrangler takes the first free port from
+ * 9229). CI sets 0, a port the kernel picks: wrangler's own pick checks a port is free and binds it later, so two
+ * servers starting in the same second took the same one and one failed ("Address already in use (socket
+ * direct:1:default)").
+ */
+export const inspectorPort = () => (process.env.INSPECTOR_PORT ? ["--inspector-port", process.env.INSPECTOR_PORT] : []);
+
 /** Where `npm start` records the state folder it serves, so that `npm run credentials` finds it without EO_EDGE_STATE. */
 const LAST_START = resolve("node_modules/.cache/eo-edge/last-start.json");
 
