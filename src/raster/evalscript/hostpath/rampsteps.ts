@@ -1,6 +1,7 @@
 /**
- * ColorRampVisualizer components stored as integers (AUTO, UINT8, INT8, UINT16, INT16 outputs, ./rampwrite.ts) as
- * a step function of the value: one search and a table lookup per pixel instead of the interpolation's arithmetic.
+ * ColorRampVisualizer components stored as integers (AUTO, UINT8, INT8, UINT16, INT16 outputs, written by
+ * ./output.ts rampWriter) as a step function of the value: one search and a table lookup per pixel instead of the
+ * interpolation's arithmetic.
  *
  * Within a segment (v[s-1], v[s]] a stored component is a monotone function of the value x: x - v[s-1], the
  * division by v[s] - v[s-1] > 0, the product with hi - lo, the sum with lo, Math.fround, x 255 and the stores'
