@@ -30,7 +30,11 @@ async function shots(page, name) {
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(SHOTS, `pages-${name}-1280.png`) });
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.waitForTimeout(300);
+  // the page lays out again on resize (its map and chart redraw at the new width): measure once that settled, not
+  // after a fixed wait (300 ms left a 618 px overflow on a busy CI machine); an overflow that stays is measured as is
+  await page
+    .waitForFunction(() => document.documentElement.scrollWidth <= window.innerWidth, null, { timeout: 5_000 })
+    .catch(() => undefined);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   await page.screenshot({ path: join(SHOTS, `pages-${name}-390.png`), fullPage: true });
   await page.setViewportSize({ width: 1280, height: 720 });
