@@ -66,6 +66,11 @@ export class Lru<V> {
     this.bytes = 0;
   }
 
+  /** The keys held, least recently used first. */
+  keys(): string[] {
+    return [...this.map.keys()];
+  }
+
   /** Number of entries, their total size and the byte budget. */
   get stats(): { entries: number; bytes: number; maxBytes: number } {
     return { entries: this.map.size, bytes: this.bytes, maxBytes: this.maxBytes };

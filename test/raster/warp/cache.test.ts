@@ -96,8 +96,11 @@ describe("NEAREST index maps", () => {
     const pixels04 = await window(B04, 0, 0, 0, 36, 30);
     expect(Array.from(fine!.data)).toEqual(Array.from(pixels04));
     const [coarse] = await readWarped(await replace(key, B01), [0], grid, { resampling: "NEAREST", nodata: null });
-    expect(indexCache.stats.entries).toBe(2);
-    expect(preparedCache.stats.entries).toBe(2);
+    // counted by this grid's keys (both start with its CRS and bbox): in a runtime shared with other files, work
+    // those left running (an un-awaited block prefetch, a request's waitUntil) may add entries of other grids
+    const ofGrid = (keys: string[]) => keys.filter((k) => k.startsWith([32629, ...grid.bbox].join("|"))).length;
+    expect(ofGrid(indexCache.keys())).toBe(2);
+    expect(ofGrid(preparedCache.keys())).toBe(2);
     const pixels01 = await window(B01, 0, 0, 0, 6, 5);
     const expected = Array.from(
       { length: 36 * 30 },
