@@ -82,7 +82,9 @@ async function openPage(context, hash = "#request") {
   page.on(
     "console",
     (m) =>
-      m.type() === "error" && !(expectHttpErrors && /status of 4\d\d/.test(m.text())) && consoleErrors.push(m.text()),
+      m.type() === "error" &&
+      !(expectHttpErrors && /status of 4\d\d/.test(m.text())) &&
+      consoleErrors.push(`${m.text()}${m.location()?.url ? ` (${m.location().url})` : ""}`),
   );
   await page.goto(`${base}/${hash}`);
   await logIn(page);

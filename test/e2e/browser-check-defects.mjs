@@ -223,7 +223,7 @@ async function f4({ page, base, client }) {
   await openBuilder(page, base, "sentinel-2-l2a");
   await page.selectOption("#format", "image/tiff");
   await run(page);
-  const console = Buffer.from(
+  const download = Buffer.from(
     await page.evaluate(async () => [
       ...new Uint8Array(await (await fetch(document.getElementById("download").href)).arrayBuffer()),
     ]),
@@ -253,8 +253,8 @@ async function f4({ page, base, client }) {
     const out = join(dir, "result.tif");
     const bytes = existsSync(out) ? readFileSync(out) : Buffer.alloc(0);
     check(
-      r.status === 0 && bytes.length > 0 && Buffer.compare(bytes, console) === 0,
-      `F4 sentinelhub-py snippet (${pylib}): exit ${r.status}, result.tif ${bytes.length} bytes, console download ${console.length} bytes, identical: ${Buffer.compare(bytes, console) === 0} ${r.stderr.trim().split("\n").at(-1) ?? ""}`,
+      r.status === 0 && bytes.length > 0 && Buffer.compare(bytes, download) === 0,
+      `F4 sentinelhub-py snippet (${pylib}): exit ${r.status}, result.tif ${bytes.length} bytes, console download ${download.length} bytes, identical: ${Buffer.compare(bytes, download) === 0} ${r.stderr.trim().split("\n").at(-1) ?? ""}`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
