@@ -10,7 +10,9 @@ MODE "tiff" (SIZE 1024): the same warp, numpy NDVI (B08 - B04) / (B08 + B04) as 
 Prints JSON {"first_ms", "p50_ms", "p95_ms", "n", "bytes"}. Run with Debian's python3 (python3-gdal).
 Environment (the archive section, bench/bench-archive.mjs): BENCH_RKH, the folder of B04.tif and B08.tif (default
 data/; e.g. /vsicurl/http://<twin>/objects/sentinel-cogs/<key prefix>); BENCH_TWIN_URL, an archive twin whose
-request counts are added to the JSON: "first_requests" (the cold run) and "warm_requests" (all N warm runs).
+request counts are added to the JSON: "first_requests" (the cold run) and "warm_requests" (all N warm runs);
+BENCH_PREWARM "FOLDER;w,s,e,n", other data the process runs the same request on BENCH_PREWARM_N times (default 3)
+before its cold run (its lazily initialised libraries, e.g. PROJ's database, loaded; no cache of BENCH_RKH touched).
 """
 import json, os, sys, time, urllib.request
 import numpy as np
@@ -80,6 +82,23 @@ def twin_objects(reset=False):
 
 
 once = png_once if MODE == "png" else tiff_once
+
+
+def prewarm():
+    """The same request BENCH_PREWARM_N times on the other data of BENCH_PREWARM, when set."""
+    global RKH, BBOX
+    spec = os.environ.get("BENCH_PREWARM")
+    if not spec:
+        return
+    saved = (RKH, BBOX)
+    folder, bbox = spec.split(";")
+    RKH, BBOX = folder, [float(v) for v in bbox.split(",")]
+    for _ in range(int(os.environ.get("BENCH_PREWARM_N", "3"))):
+        once()
+    RKH, BBOX = saved
+
+
+prewarm()
 if TWIN:
     twin_objects(reset=True)
 t0 = time.perf_counter(); size = once(); first = (time.perf_counter() - t0) * 1000
