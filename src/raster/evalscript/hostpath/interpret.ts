@@ -170,7 +170,7 @@ export function runProgram(
   for (let p0 = from; p0 < to; p0 += BLOCK) {
     const n = Math.min(BLOCK, to - p0);
     for (let s = 0; s < steps.length; s++) exec(steps[s]!, input.dataMask, p0, n, program.ramps);
-    for (const w of writes) w.write(p0, (p0 - shift) * w.bands, n);
+    for (let k = 0; k < writes.length; k++) writes[k]!.write(p0, (p0 - shift) * writes[k]!.bands, n);
   }
 }
 

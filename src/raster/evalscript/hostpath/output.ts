@@ -98,6 +98,13 @@ function storer(t: OutputTarget): (x: number) => number {
 }
 const storedOf = (t: OutputTarget, x: number): number => storer(t)(x);
 
+/** The stored values (raw elements) of values xs in target t, by one call of the very writer of its registers. */
+function storedMany(t: OutputTarget, xs: ArrayLike<number>): Raw {
+  const many = { ...t, array: new (t.array.constructor as new (n: number) => SampleArray)(xs.length) };
+  writerOf(many)(Float64Array.from(xs), 0, xs.length, 1);
+  return rawOf(many.array);
+}
+
 function writeConst(out: Raw, x: number, o: number, n: number, bands: number): void {
   const end = o + n * bands;
   for (let q = o; q < end; q += bands) out[q] = x;
@@ -238,10 +245,16 @@ export function bandWriter(
   }
 }
 
-/** The stored value (raw element) of each dataMask value 0..255 in target t. */
+/** The dataMask values 0..255. */
+const MASK_VALUES = Float64Array.from({ length: 256 }, (_, m) => m);
+/** maskTable's tables by stored type (`convert` and sampleType): the same for every target of that type. */
+const MASK_TABLES = new Map<string, Raw>();
+
+/** The stored value (raw element) of each dataMask value 0..255 in target t (cached per stored type). */
 function maskTable(t: OutputTarget): Raw {
-  const table = rawOf(new (t.array.constructor as new (n: number) => SampleArray)(256));
-  for (let m = 0; m < 256; m++) table[m] = storedOf(t, m);
+  const key = `${t.convert} ${t.sampleType}`;
+  let table = MASK_TABLES.get(key);
+  if (!table) MASK_TABLES.set(key, (table = storedMany(t, MASK_VALUES)));
   return table;
 }
 
@@ -352,20 +365,21 @@ function packedWriter(
     w.kind === "mask" ||
     (w.kind === "compare" && w.a === cmp!.a && w.b === cmp!.b && w.orEqual === cmp!.orEqual);
   if (!writes.every(fits)) return undefined;
-  const store = storer(t),
-    rows = new (raw.constructor as new (n: number) => Raw)(512 * q);
+  // per band, its stored value by row key: the mask's table, a constant's value, a comparison's two values
+  const byKey = writes.map((w) =>
+    w.kind === "mask" ? maskTable(t) : storedMany(t, w.kind === "compare" ? [w.y, w.x] : [(w as { x: number }).x]),
+  );
+  const rows = new (raw.constructor as new (n: number) => Raw)(512 * q);
   for (let key = 0; key < 512; key++)
     writes.forEach((w, j) => {
-      const c = w as Extract<Write, { kind: "compare" }>;
-      const x = w.kind === "const" ? w.x : w.kind === "mask" ? key & 255 : key & 256 ? c.x : c.y;
-      rows[key * q + j] = store(x);
+      rows[key * q + j] = byKey[j]![w.kind === "mask" ? key & 255 : w.kind === "compare" ? key >> 8 : 0]!;
     });
   const out = new Uint32Array(raw.buffer, raw.byteOffset, raw.byteLength >> 2),
     rows32 = new Uint32Array(rows.buffer);
-  if (!cmp || cmp.kind !== "compare") return (p0, o, n) => packMask(out, mask, rows32, p0, o / q, n);
+  if (!cmp || cmp.kind !== "compare") return (p0, o, n) => packMask(out, mask, rows32, p0, (o / q) | 0, n);
   const [a, b] = [regs[cmp.a]!, regs[cmp.b]!];
   const pack = cmp.orEqual ? packLessOrEqual : packLess;
-  return (p0, o, n) => pack(out, a, b, mask, rows32, p0, o / q, n);
+  return (p0, o, n) => pack(out, a, b, mask, rows32, p0, (o / q) | 0, n);
 }
 
 /**
@@ -426,6 +440,6 @@ export function outputWriter(
     parts.push((p0, o, n) => write(p0, o + at, n, q));
   }
   return (p0, o, n) => {
-    for (const part of parts) part(p0, o, n);
+    for (let k = 0; k < parts.length; k++) parts[k]!(p0, o, n);
   };
 }
