@@ -252,6 +252,10 @@ function evaluatePixel(s){
     ["AUTO", 4, "return [2.5 * s.B04, 2.5 * s.B03, 3 * s.B12, s.dataMask]"],
     ["FLOAT32", 4, "return [2.5 * s.B04, 2.5 * s.B03, 3 * s.B12, s.dataMask]"],
     ["AUTO", 5, "return [2.5 * s.B04, 2.5 * s.B03, 1e9 * s.B12, s.dataMask, 1]"],
+    ["FLOAT32", 1, "return [(s.B12 - s.B04) / (s.B12 + s.B04)]"],
+    ["FLOAT32", 2, "let n = (s.B08 - s.B04) / (s.B08 + s.B04); return [n, n < 0.1 ? 1 : 0]"],
+    ["AUTO", 2, "return [(s.B08 - s.B12) / (s.B12 + s.B08), s.dataMask]"],
+    ["INT16", 3, "let n = (s.B08 - s.B04) / (s.B08 + s.B04); return [1000 * n, n, n]"],
   ])("outputs written a pixel at a time: %s, %i bands", async (type, bands, body) => {
     const text = `//VERSION=3\nfunction setup(){return {input:["B03","B04","B08","B12","dataMask"],output:{bands:${bands},sampleType:"${type}"}}}\nfunction evaluatePixel(s){${body}}`;
     expect(await differential(text)).toBe(true);

@@ -193,6 +193,31 @@ function writeMask(out: Raw, table: Raw, m: Uint8Array, p0: number, o: number, n
   for (let q = o, i = p0; q < end; q += bands, i++) out[q] = table[m[i]!]!;
 }
 
+/** `(x - y) / (x + y)` of bands a and b at pixels p0.. as band values o, o + bands, ... (FLOAT32 stores). */
+function writeNdi(
+  out: Float32Array,
+  a: Float32Array,
+  b: Float32Array,
+  p0: number,
+  o: number,
+  n: number,
+  bands: number,
+): void {
+  for (let q = o, i = p0, e = p0 + n; i < e; q += bands, i++) {
+    const x = a[i]!,
+      y = b[i]!;
+    out[q] = (x - y) / (x + y);
+  }
+}
+/** The same values into register d (OP.NDIB of ./interpret.ts; before the conversions of the other sampleTypes). */
+export function ndib(d: R, a: Float32Array, b: Float32Array, p0: number, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const x = a[p0 + i]!,
+      y = b[p0 + i]!;
+    d[i] = (x - y) / (x + y);
+  }
+}
+
 /**
  * The writer of band j of `bands` of target t: (first input pixel p0, first output value index o, n) => void.
  * @param regs the program's registers; mask the input's dataMask; bands the band arrays (by LOADF's k).
@@ -235,6 +260,17 @@ export function bandWriter(
         v = new Float64Array(BLOCK_MAX);
       return (p0, o, n, q) => {
         for (let i = 0; i < n; i++) v[i] = b[p0 + i]! * w.x;
+        write(v, o, n, q);
+      };
+    }
+    case "ndi": {
+      const [x, y] = [bands[w.k]!, bands[w.j]!];
+      if (!t.convert || t.sampleType === "FLOAT32")
+        return (p0, o, n, q) => writeNdi(t.array as Float32Array, x, y, p0, o, n, q);
+      const write = writerOf(t),
+        v = new Float64Array(BLOCK_MAX);
+      return (p0, o, n, q) => {
+        ndib(v, x, y, p0, n);
         write(v, o, n, q);
       };
     }
