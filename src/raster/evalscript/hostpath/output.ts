@@ -420,9 +420,10 @@ function packedWriter(
 
 /**
  * The writer of a whole output (its bands' writes, in order) into target t: (first input pixel p0, index o of
- * its first output value, n) => void. Three consecutive bands each a band times a constant (and the dataMask
- * after them) are written by one loop in FLOAT32 and AUTO, consecutive components of one ramp by rampWriter;
- * every other band by its bandWriter.
+ * its first output value, n) => void. An output of constants, the dataMask and one comparison's choices whose
+ * pixel fills 32 bits is written a pixel per store (packedWriter); else three consecutive bands each a band times
+ * a constant (and the dataMask after them) are written by one loop in FLOAT32 and AUTO, consecutive components of
+ * one ramp by rampWriter, every other band by its bandWriter.
  * @param ramps the program's ramp tables.
  */
 export function outputWriter(
