@@ -237,6 +237,30 @@ function evaluatePixel(s){
     expect(lookups.filter((n) => n === 2).length).toBeGreaterThanOrEqual(3); // dataMask + SCL, SCL + B12
   });
 
+  it.each([
+    [
+      "AUTO",
+      4,
+      "let n = (s.B08 - s.B04) / (s.B08 + s.B04); return n < 0.1 ? [1, 0.8, 0.2, s.dataMask] : [0.2, 0.6, 0.2, s.dataMask]",
+    ],
+    ["UINT8", 4, "return s.B12 >= 0.1 ? [300, 0.5, s.dataMask, -3] : [127.5, 2, s.dataMask, 1e9]"],
+    ["INT8", 4, "return [s.dataMask, -200, 1.5, 127.5]"],
+    ["UINT16", 2, "return s.B04 <= s.B12 ? [70000, s.dataMask] : [0.5, s.dataMask]"],
+    ["INT16", 2, "return s.B04 > s.B08 ? [s.dataMask, -40000] : [s.dataMask, 2.5]"],
+    ["FLOAT32", 1, "return s.B12 > 0.2 ? [NaN] : [-0]"],
+    ["UINT8", 4, "return [s.B04 < 0.1 ? 1 : 0, s.B08 < 0.2 ? 1 : 0, 0, s.dataMask]"],
+    ["AUTO", 4, "return [2.5 * s.B04, 2.5 * s.B03, 3 * s.B12, s.dataMask]"],
+    ["FLOAT32", 4, "return [2.5 * s.B04, 2.5 * s.B03, 3 * s.B12, s.dataMask]"],
+    ["AUTO", 5, "return [2.5 * s.B04, 2.5 * s.B03, 1e9 * s.B12, s.dataMask, 1]"],
+    ["FLOAT32", 1, "return [(s.B12 - s.B04) / (s.B12 + s.B04)]"],
+    ["FLOAT32", 2, "let n = (s.B08 - s.B04) / (s.B08 + s.B04); return [n, n < 0.1 ? 1 : 0]"],
+    ["AUTO", 2, "return [(s.B08 - s.B12) / (s.B12 + s.B08), s.dataMask]"],
+    ["INT16", 3, "let n = (s.B08 - s.B04) / (s.B08 + s.B04); return [1000 * n, n, n]"],
+  ])("outputs written a pixel at a time: %s, %i bands", async (type, bands, body) => {
+    const text = `//VERSION=3\nfunction setup(){return {input:["B03","B04","B08","B12","dataMask"],output:{bands:${bands},sampleType:"${type}"}}}\nfunction evaluatePixel(s){${body}}`;
+    expect(await differential(text)).toBe(true);
+  });
+
   it("no scene (an empty pseudo-scene) and an absent band", async () => {
     const text = `//VERSION=3\nfunction setup(){return {input:["B04","B08","dataMask"],output:{bands:3}}}\nfunction evaluatePixel(s){return [s.B04, s.dataMask, s.B99]}`;
     expect(

@@ -4,7 +4,8 @@
  * loops over a block. Each rewrite computes the very JavaScript expression of the operations it replaces, so
  * results are bit for bit the same:
  * - `(x - y) / (x + y)` (or `/ (y + x)`: IEEE addition commutes) is NDI, and NDIB when x and y are bands (read
- *   from the Float32 band arrays, no load loop); the library's index(x, y) of two bands is INDEXB;
+ *   from the Float32 band arrays, no load loop); the library's index(x, y) of two bands is INDEXB; an NDIB
+ *   that only output bands read is computed into the output (`ndi` writes: no register, no copy);
  * - a band times a constant (either order: IEEE multiplication commutes) is MULKB;
  * - an output band that is a constant, the dataMask, or a choice between two constants on a comparison
  *   (`n < 0.1 ? 1 : 0.2`) is written directly (the stored values computed once, see ./output.ts), with no
@@ -27,6 +28,7 @@ export type Write =
   | { kind: "mask" }
   | { kind: "scaled"; k: number; x: number }
   | { kind: "compare"; a: number; b: number; orEqual: boolean; x: number; y: number }
+  | { kind: "ndi"; k: number; j: number }
   | RampWrite;
 
 /** Component j of ColorRampVisualizer.process(register r) with ramp table t (written by ./output.ts rampWriter). */
@@ -62,27 +64,47 @@ export function fuse(
     }
   });
   for (const o of ops) def.set(o.d, o);
-  return outputs.map((regs) =>
-    regs.map((r): Write => {
-      const x = known.get(r),
-        o = def.get(r);
-      if (x !== undefined) return { kind: "const", x };
-      if (o?.code === OP.LOADM) return { kind: "mask" };
-      const c = o?.code === OP.SELECT && known.has(o.b) && known.has(o.c) ? def.get(o.a) : undefined;
-      if (c) {
-        const x = known.get(o!.b)!,
-          y = known.get(o!.c)!;
-        // a > b is b < a and a >= b is b <= a (NaN included: false either way)
-        if (c.code === OP.LT || c.code === OP.LE)
-          return { kind: "compare", a: c.a, b: c.b, orEqual: c.code === OP.LE, x, y };
-        if (c.code === OP.GT || c.code === OP.GE)
-          return { kind: "compare", a: c.b, b: c.a, orEqual: c.code === OP.GE, x, y };
-      }
-      if (o?.code === OP.MULKB) return { kind: "scaled", k: o.k, x: known.get(o.b)! };
-      const seg = o?.code === OP.RAMPC ? def.get(o.b) : undefined;
-      if (seg?.code === OP.RAMPI && seg.a === o!.a && seg.k === o!.k >> 2)
-        return { kind: "ramp", r: o!.a, t: seg.k, j: o!.k & 3 };
-      return { kind: "reg", r };
+  return directNdi(
+    outputs.map((regs) =>
+      regs.map((r): Write => {
+        const x = known.get(r),
+          o = def.get(r);
+        if (x !== undefined) return { kind: "const", x };
+        if (o?.code === OP.LOADM) return { kind: "mask" };
+        const c = o?.code === OP.SELECT && known.has(o.b) && known.has(o.c) ? def.get(o.a) : undefined;
+        if (c) {
+          const x = known.get(o!.b)!,
+            y = known.get(o!.c)!;
+          // a > b is b < a and a >= b is b <= a (NaN included: false either way)
+          if (c.code === OP.LT || c.code === OP.LE)
+            return { kind: "compare", a: c.a, b: c.b, orEqual: c.code === OP.LE, x, y };
+          if (c.code === OP.GT || c.code === OP.GE)
+            return { kind: "compare", a: c.b, b: c.a, orEqual: c.code === OP.GE, x, y };
+        }
+        if (o?.code === OP.MULKB) return { kind: "scaled", k: o.k, x: known.get(o.b)! };
+        const seg = o?.code === OP.RAMPC ? def.get(o.b) : undefined;
+        if (seg?.code === OP.RAMPI && seg.a === o!.a && seg.k === o!.k >> 2)
+          return { kind: "ramp", r: o!.a, t: seg.k, j: o!.k & 3 };
+        return { kind: "reg", r };
+      }),
+    ),
+    ops,
+    def,
+  );
+}
+
+/**
+ * Band writes of an NDIB register that nothing else reads (no operation, no other kind of write) become `ndi`
+ * writes, computed from the two bands straight into the output (its operation is then dropped).
+ */
+function directNdi(writes: Write[][], ops: Operation[], def: Map<number, Operation>): Write[][] {
+  const read = new Set<number>(ops.flatMap((o) => [o.a, o.b, o.c]));
+  for (const w of writes.flat()) if (w.kind === "compare") read.add(w.a).add(w.b);
+  for (const w of writes.flat()) if (w.kind === "ramp") read.add(w.r);
+  return writes.map((ws) =>
+    ws.map((w) => {
+      const o = w.kind === "reg" && !read.has(w.r) ? def.get(w.r) : undefined;
+      return o?.code === OP.NDIB ? { kind: "ndi", k: o.k, j: o.j! } : w;
     }),
   );
 }

@@ -10,7 +10,7 @@ import { OP, type Program } from "./program";
 import { rampComponents, rampIndices } from "./ramp";
 import { MATH1_KERNELS, MATH2_KERNELS } from "./mathkernels";
 import type { Kernel } from "./kernel";
-import { outputWriter, type OutputTarget } from "./output";
+import { ndib, outputWriter, type OutputTarget } from "./output";
 import { lutStep } from "./finite";
 
 /** Pixels per block: 1024 doubles per register (8 KiB) keep a program's working set in the CPU caches. */
@@ -170,7 +170,7 @@ export function runProgram(
   for (let p0 = from; p0 < to; p0 += BLOCK) {
     const n = Math.min(BLOCK, to - p0);
     for (let s = 0; s < steps.length; s++) exec(steps[s]!, input.dataMask, p0, n, program.ramps);
-    for (const w of writes) w.write(p0, (p0 - shift) * w.bands, n);
+    for (let k = 0; k < writes.length; k++) writes[k]!.write(p0, (p0 - shift) * writes[k]!.bands, n);
   }
 }
 
@@ -245,13 +245,6 @@ function ndi(d: R, a: R, b: R, n: number): void {
   for (let i = 0; i < n; i++) {
     const x = a[i]!,
       y = b[i]!;
-    d[i] = (x - y) / (x + y);
-  }
-}
-function ndib(d: R, a: Float32Array, b: Float32Array, p0: number, n: number): void {
-  for (let i = 0; i < n; i++) {
-    const x = a[p0 + i]!,
-      y = b[p0 + i]!;
     d[i] = (x - y) / (x + y);
   }
 }

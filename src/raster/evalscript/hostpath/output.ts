@@ -98,6 +98,13 @@ function storer(t: OutputTarget): (x: number) => number {
 }
 const storedOf = (t: OutputTarget, x: number): number => storer(t)(x);
 
+/** The stored values (raw elements) of values xs in target t, by one call of the very writer of its registers. */
+function storedMany(t: OutputTarget, xs: ArrayLike<number>): Raw {
+  const many = { ...t, array: new (t.array.constructor as new (n: number) => SampleArray)(xs.length) };
+  writerOf(many)(Float64Array.from(xs), 0, xs.length, 1);
+  return rawOf(many.array);
+}
+
 function writeConst(out: Raw, x: number, o: number, n: number, bands: number): void {
   const end = o + n * bands;
   for (let q = o; q < end; q += bands) out[q] = x;
@@ -149,9 +156,66 @@ const writeScaled3Auto: Scaled3<Uint8ClampedArray> = (out, s, x, p0, o, n, bands
     out[q + 2] = Math.fround(b2[i]! * x2) * 255;
   }
 };
+/** writeScaled3F32 / writeScaled3Auto with the dataMask's stored values (`table`) as the fourth band, in the same loop. */
+type Scaled3Mask<T> = (
+  out: T,
+  s: Float32Array[],
+  x: Float64Array,
+  m: Uint8Array,
+  table: Raw,
+  p0: number,
+  o: number,
+  n: number,
+  bands: number,
+) => void;
+const writeScaled3MaskF32: Scaled3Mask<Float32Array> = (out, s, x, m, table, p0, o, n, bands) => {
+  const [b0, b1, b2] = s as [Float32Array, Float32Array, Float32Array],
+    [x0, x1, x2] = x as unknown as [number, number, number];
+  for (let q = o, i = p0, e = p0 + n; i < e; q += bands, i++) {
+    out[q] = b0[i]! * x0;
+    out[q + 1] = b1[i]! * x1;
+    out[q + 2] = b2[i]! * x2;
+    out[q + 3] = table[m[i]!]!;
+  }
+};
+const writeScaled3MaskAuto: Scaled3Mask<Uint8ClampedArray> = (out, s, x, m, table, p0, o, n, bands) => {
+  const [b0, b1, b2] = s as [Float32Array, Float32Array, Float32Array],
+    [x0, x1, x2] = x as unknown as [number, number, number];
+  for (let q = o, i = p0, e = p0 + n; i < e; q += bands, i++) {
+    out[q] = Math.fround(b0[i]! * x0) * 255;
+    out[q + 1] = Math.fround(b1[i]! * x1) * 255;
+    out[q + 2] = Math.fround(b2[i]! * x2) * 255;
+    out[q + 3] = table[m[i]!]!;
+  }
+};
 function writeMask(out: Raw, table: Raw, m: Uint8Array, p0: number, o: number, n: number, bands: number): void {
   const end = o + n * bands;
   for (let q = o, i = p0; q < end; q += bands, i++) out[q] = table[m[i]!]!;
+}
+
+/** `(x - y) / (x + y)` of bands a and b at pixels p0.. as band values o, o + bands, ... (FLOAT32 stores). */
+function writeNdi(
+  out: Float32Array,
+  a: Float32Array,
+  b: Float32Array,
+  p0: number,
+  o: number,
+  n: number,
+  bands: number,
+): void {
+  for (let q = o, i = p0, e = p0 + n; i < e; q += bands, i++) {
+    const x = a[i]!,
+      y = b[i]!;
+    out[q] = (x - y) / (x + y);
+  }
+}
+/** The same values into register d (OP.NDIB of ./interpret.ts; before the conversions of the other sampleTypes). */
+export function ndib(d: R, a: Float32Array, b: Float32Array, p0: number, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const x = a[p0 + i]!,
+      y = b[p0 + i]!;
+    d[i] = (x - y) / (x + y);
+  }
 }
 
 /**
@@ -199,6 +263,17 @@ export function bandWriter(
         write(v, o, n, q);
       };
     }
+    case "ndi": {
+      const [x, y] = [bands[w.k]!, bands[w.j]!];
+      if (!t.convert || t.sampleType === "FLOAT32")
+        return (p0, o, n, q) => writeNdi(t.array as Float32Array, x, y, p0, o, n, q);
+      const write = writerOf(t),
+        v = new Float64Array(BLOCK_MAX);
+      return (p0, o, n, q) => {
+        ndib(v, x, y, p0, n);
+        write(v, o, n, q);
+      };
+    }
     case "mask": {
       const table = maskTable(t);
       return (p0, o, n, bands) => writeMask(raw, table, mask, p0, o, n, bands);
@@ -206,10 +281,16 @@ export function bandWriter(
   }
 }
 
-/** The stored value (raw element) of each dataMask value 0..255 in target t. */
+/** The dataMask values 0..255. */
+const MASK_VALUES = Float64Array.from({ length: 256 }, (_, m) => m);
+/** maskTable's tables by stored type (`convert` and sampleType): the same for every target of that type. */
+const MASK_TABLES = new Map<string, Raw>();
+
+/** The stored value (raw element) of each dataMask value 0..255 in target t (cached per stored type). */
 function maskTable(t: OutputTarget): Raw {
-  const table = rawOf(new (t.array.constructor as new (n: number) => SampleArray)(256));
-  for (let m = 0; m < 256; m++) table[m] = storedOf(t, m);
+  const key = `${t.convert} ${t.sampleType}`;
+  let table = MASK_TABLES.get(key);
+  if (!table) MASK_TABLES.set(key, (table = storedMany(t, MASK_VALUES)));
   return table;
 }
 
@@ -269,11 +350,80 @@ function rampWriter(
   };
 }
 
+/** Pixels packed in 32 bits: each a row of `rows` by its comparison (256 when true) and dataMask value. */
+function packLess(
+  out: Uint32Array,
+  a: R,
+  b: R,
+  m: Uint8Array,
+  rows: Uint32Array,
+  p0: number,
+  o: number,
+  n: number,
+): void {
+  for (let i = 0; i < n; i++) out[o + i] = rows[(a[i]! < b[i]! ? 256 : 0) | m[p0 + i]!]!;
+}
+function packLessOrEqual(
+  out: Uint32Array,
+  a: R,
+  b: R,
+  m: Uint8Array,
+  rows: Uint32Array,
+  p0: number,
+  o: number,
+  n: number,
+): void {
+  for (let i = 0; i < n; i++) out[o + i] = rows[(a[i]! <= b[i]! ? 256 : 0) | m[p0 + i]!]!;
+}
+function packMask(out: Uint32Array, m: Uint8Array, rows: Uint32Array, p0: number, o: number, n: number): void {
+  for (let i = 0; i < n; i++) out[o + i] = rows[m[p0 + i]!]!;
+}
+
+/**
+ * The writer of an output whose every band is a constant, the dataMask or a choice between two constants on one
+ * comparison (classes with the dataMask: `n < 0.1 ? [1, 0.8, 0.2, s.dataMask] : [0.2, 0.6, 0.2, s.dataMask]`)
+ * and whose pixel's stored values fill 32 bits (4 bands of 1 byte, 2 of 2, 1 of 4): one 32-bit store per pixel
+ * from the 512 possible pixels (comparison x dataMask value), each band's value stored by its own writer
+ * (so in the platform's byte order). Else undefined (the bands are written one by one).
+ */
+function packedWriter(
+  t: OutputTarget,
+  writes: Write[],
+  regs: R[],
+  mask: Uint8Array,
+): ((p0: number, o: number, n: number) => void) | undefined {
+  const q = writes.length,
+    raw = rawOf(t.array);
+  if (q * raw.BYTES_PER_ELEMENT !== 4 || raw.byteOffset % 4 !== 0) return undefined;
+  const cmp = writes.find((w) => w.kind === "compare");
+  const fits = (w: Write) =>
+    w.kind === "const" ||
+    w.kind === "mask" ||
+    (w.kind === "compare" && w.a === cmp!.a && w.b === cmp!.b && w.orEqual === cmp!.orEqual);
+  if (!writes.every(fits)) return undefined;
+  // per band, its stored value by row key: the mask's table, a constant's value, a comparison's two values
+  const byKey = writes.map((w) =>
+    w.kind === "mask" ? maskTable(t) : storedMany(t, w.kind === "compare" ? [w.y, w.x] : [(w as { x: number }).x]),
+  );
+  const rows = new (raw.constructor as new (n: number) => Raw)(512 * q);
+  for (let key = 0; key < 512; key++)
+    writes.forEach((w, j) => {
+      rows[key * q + j] = byKey[j]![w.kind === "mask" ? key & 255 : w.kind === "compare" ? key >> 8 : 0]!;
+    });
+  const out = new Uint32Array(raw.buffer, raw.byteOffset, raw.byteLength >> 2),
+    rows32 = new Uint32Array(rows.buffer);
+  if (!cmp || cmp.kind !== "compare") return (p0, o, n) => packMask(out, mask, rows32, p0, (o / q) | 0, n);
+  const [a, b] = [regs[cmp.a]!, regs[cmp.b]!];
+  const pack = cmp.orEqual ? packLessOrEqual : packLess;
+  return (p0, o, n) => pack(out, a, b, mask, rows32, p0, (o / q) | 0, n);
+}
+
 /**
  * The writer of a whole output (its bands' writes, in order) into target t: (first input pixel p0, index o of
- * its first output value, n) => void. Three consecutive bands each a band times a constant (and the dataMask
- * after them) are written by one loop in FLOAT32 and AUTO, consecutive components of one ramp by rampWriter;
- * every other band by its bandWriter.
+ * its first output value, n) => void. An output of constants, the dataMask and one comparison's choices whose
+ * pixel fills 32 bits is written a pixel per store (packedWriter); else three consecutive bands each a band times
+ * a constant (and the dataMask after them) are written by one loop in FLOAT32 and AUTO, consecutive components of
+ * one ramp by rampWriter, every other band by its bandWriter.
  * @param ramps the program's ramp tables.
  */
 export function outputWriter(
@@ -284,6 +434,8 @@ export function outputWriter(
   bands: Float32Array[],
   ramps: RampTable[],
 ): (p0: number, o: number, n: number) => void {
+  const packed = packedWriter(t, writes, regs, mask);
+  if (packed) return packed;
   const q = writes.length,
     parts: ((p0: number, o: number, n: number) => void)[] = [];
   const direct = !t.convert || t.sampleType === "FLOAT32" || t.sampleType === "AUTO";
@@ -293,11 +445,19 @@ export function outputWriter(
       const s = three.map((w) => bands[(w as { k: number }).k]!),
         x = Float64Array.from(three, (w) => (w as { x: number }).x),
         raw = rawOf(t.array),
+        auto = t.convert && t.sampleType === "AUTO",
         at = j;
-      if (t.convert && t.sampleType === "AUTO") {
-        const out = new Uint8ClampedArray(raw.buffer, raw.byteOffset, raw.length);
-        parts.push((p0, o, n) => writeScaled3Auto(out, s, x, p0, o + at, n, q));
-      } else parts.push((p0, o, n) => writeScaled3F32(t.array as Float32Array, s, x, p0, o + at, n, q));
+      const out = auto ? new Uint8ClampedArray(raw.buffer, raw.byteOffset, raw.length) : (t.array as Float32Array);
+      if (writes[j + 3]?.kind === "mask") {
+        const table = maskTable(t);
+        if (auto)
+          parts.push((p0, o, n) => writeScaled3MaskAuto(out as Uint8ClampedArray, s, x, mask, table, p0, o + at, n, q));
+        else parts.push((p0, o, n) => writeScaled3MaskF32(out as Float32Array, s, x, mask, table, p0, o + at, n, q));
+        j += 3;
+        continue;
+      }
+      if (auto) parts.push((p0, o, n) => writeScaled3Auto(out as Uint8ClampedArray, s, x, p0, o + at, n, q));
+      else parts.push((p0, o, n) => writeScaled3F32(out as Float32Array, s, x, p0, o + at, n, q));
       j += 2;
       continue;
     }
@@ -317,6 +477,6 @@ export function outputWriter(
     parts.push((p0, o, n) => write(p0, o + at, n, q));
   }
   return (p0, o, n) => {
-    for (const part of parts) part(p0, o, n);
+    for (let k = 0; k < parts.length; k++) parts[k]!(p0, o, n);
   };
 }
