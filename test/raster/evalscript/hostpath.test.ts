@@ -222,17 +222,20 @@ function evaluatePixel(s){
   it.each(["FLOAT32", "AUTO", "INT16"])("finite-domain lookups, %s", async (type) => {
     const text = `//VERSION=3
 const CLOUD = [3, 8, 9, 10];
-function setup(){return {input:["B12","SCL","dataMask"],output:{bands:12,sampleType:"${type}"}}}
+function setup(){return {input:["B12","SCL","dataMask"],output:{bands:13,sampleType:"${type}"}}}
 function evaluatePixel(s){
   const c = CLOUD.indexOf(s.SCL);
   return [c, [0, 4, 5].includes(s.SCL) ? 1 : 0, s.dataMask && c < 0 ? 1 : 0, (s.SCL === 4 || s.SCL == 5) && !s.dataMask,
     [0, 1, 2].indexOf(s.B12), s.B12 === 0 ? -0 : 0.5, s.B12 !== -0 ? c * 2 : NaN, (s.SCL === 6) * 2 + (s.B12 === 0),
     s.dataMask * 3 + (s.SCL === 4) - (s.B12 === 0), -s.dataMask, [4095, 4094, 0.5, NaN].indexOf(s.SCL) + 0.25,
-    !(s.SCL === 7) ? Math.sqrt(c + 2) : Infinity];
+    !(s.SCL === 7) ? Math.sqrt(c + 2) : Infinity, s.dataMask && s.SCL !== 300 ? 2 : 0];
 }`;
     expect(await differential(text)).toBe(true);
     const program = compileProgram(text, normalizeSetup(literalSetup(text)));
-    const lookups = program.ops.filter((o) => o.code === OP.LUT).map((o) => program.luts[o.k]!.doms.length);
+    // a lookup only output bands read is a `lut` write (into the output), the others OP.LUT operations
+    const writes = program.outputs.flatMap((o) => o.writes).flatMap((w) => (w.kind === "lut" ? [w.t] : []));
+    const tables = [...program.ops.filter((o) => o.code === OP.LUT).map((o) => o.k), ...writes];
+    const lookups = tables.map((k) => program.luts[k]!.doms.length);
     expect(lookups.length).toBeGreaterThanOrEqual(10); // NaN and 0.5 are no table keys: that indexOf stays a chain
     expect(lookups.filter((n) => n === 2).length).toBeGreaterThanOrEqual(3); // dataMask + SCL, SCL + B12
   });

@@ -12,7 +12,8 @@
  *   register loop; a band times a constant is written from the band (FLOAT32 and AUTO outputs); the components
  *   of `viz.process(x)` are written from x (./output.ts rampWriter: a table lookup for integer outputs).
  * - operations of at most two inputs tested by `===` (masks of SCL classes, `indexOf`, `includes`) and the
- *   dataMask are one table lookup, OP.LUT (./finite.ts).
+ *   dataMask are one table lookup, OP.LUT (./finite.ts); one that only output bands read is looked up into the
+ *   output (`lut` writes: the table's stored values, no register, no copy).
  * Operations left without a reader are dropped by Builder.finish.
  */
 import { fuseFinite, type FiniteTable, type Scalar } from "./finite";
@@ -29,6 +30,7 @@ export type Write =
   | { kind: "scaled"; k: number; x: number }
   | { kind: "compare"; a: number; b: number; orEqual: boolean; x: number; y: number }
   | { kind: "ndi"; k: number; j: number }
+  | { kind: "lut"; t: number }
   | RampWrite;
 
 /** Component j of ColorRampVisualizer.process(register r) with ramp table t (written by ./output.ts rampWriter). */
@@ -94,8 +96,9 @@ export function fuse(
 }
 
 /**
- * Band writes of an NDIB register that nothing else reads (no operation, no other kind of write) become `ndi`
- * writes, computed from the two bands straight into the output (its operation is then dropped).
+ * Band writes of an NDIB or LUT register that nothing else reads (no operation, no other kind of write) become
+ * `ndi` writes, computed from the two bands straight into the output, or `lut` writes, looked up straight into
+ * the output (its operation is then dropped).
  */
 function directNdi(writes: Write[][], ops: Operation[], def: Map<number, Operation>): Write[][] {
   const read = new Set<number>(ops.flatMap((o) => [o.a, o.b, o.c]));
@@ -104,6 +107,7 @@ function directNdi(writes: Write[][], ops: Operation[], def: Map<number, Operati
   return writes.map((ws) =>
     ws.map((w) => {
       const o = w.kind === "reg" && !read.has(w.r) ? def.get(w.r) : undefined;
+      if (o?.code === OP.LUT) return { kind: "lut", t: o.k };
       return o?.code === OP.NDIB ? { kind: "ndi", k: o.k, j: o.j! } : w;
     }),
   );

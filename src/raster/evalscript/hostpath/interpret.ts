@@ -165,7 +165,7 @@ export function runProgram(
   }));
   const writes = program.outputs.map((out, k) => ({
     bands: out.writes.length,
-    write: outputWriter(targets[k]!, out.writes, regs, input.dataMask, bands, program.ramps),
+    write: outputWriter(targets[k]!, out.writes, regs, input.dataMask, bands, program.ramps, program.luts),
   }));
   for (let p0 = from; p0 < to; p0 += BLOCK) {
     const n = Math.min(BLOCK, to - p0);

@@ -8,6 +8,8 @@
 import type { RampWrite, Write } from "./fuse";
 import { rampComponents, rampIndices, type RampTable } from "./ramp";
 import { rampSteps, type RampSteps } from "./rampsteps";
+import { lutWriter } from "./lutwrite";
+import type { FiniteTable } from "./finite";
 import type { SampleArray } from "../sampletype";
 import type { SampleType } from "../types";
 
@@ -220,7 +222,8 @@ export function ndib(d: R, a: Float32Array, b: Float32Array, p0: number, n: numb
 
 /**
  * The writer of band j of `bands` of target t: (first input pixel p0, first output value index o, n) => void.
- * @param regs the program's registers; mask the input's dataMask; bands the band arrays (by LOADF's k).
+ * @param regs the program's registers; mask the input's dataMask; bands the band arrays (by LOADF's k); luts the
+ * program's finite values (`lut` writes).
  */
 export function bandWriter(
   t: OutputTarget,
@@ -228,9 +231,14 @@ export function bandWriter(
   regs: R[],
   mask: Uint8Array,
   bands: Float32Array[],
+  luts: FiniteTable[],
 ): (p0: number, o: number, n: number, bands: number) => void {
   const raw = rawOf(t.array);
   switch (w.kind) {
+    case "lut": {
+      const table = luts[w.t]!;
+      return lutWriter(table, storedMany(t, table.values), raw, bands, mask);
+    }
     case "reg": {
       const write = writerOf(t),
         v = regs[w.r]!;
@@ -424,7 +432,7 @@ function packedWriter(
  * pixel fills 32 bits is written a pixel per store (packedWriter); else three consecutive bands each a band times
  * a constant (and the dataMask after them) are written by one loop in FLOAT32 and AUTO, consecutive components of
  * one ramp by rampWriter, every other band by its bandWriter.
- * @param ramps the program's ramp tables.
+ * @param ramps the program's ramp tables; luts its finite values.
  */
 export function outputWriter(
   t: OutputTarget,
@@ -433,6 +441,7 @@ export function outputWriter(
   mask: Uint8Array,
   bands: Float32Array[],
   ramps: RampTable[],
+  luts: FiniteTable[],
 ): (p0: number, o: number, n: number) => void {
   const packed = packedWriter(t, writes, regs, mask);
   if (packed) return packed;
@@ -472,7 +481,7 @@ export function outputWriter(
       j += group.length - 1;
       continue;
     }
-    const write = bandWriter(t, w, regs, mask, bands),
+    const write = bandWriter(t, w, regs, mask, bands, luts),
       at = j;
     parts.push((p0, o, n) => write(p0, o + at, n, q));
   }

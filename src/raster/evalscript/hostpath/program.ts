@@ -283,7 +283,13 @@ export class Builder {
       outputs: outputs.map((o, k) => ({
         id: o.id,
         writes: writes[k]!.map((w) =>
-          "r" in w ? { ...w, r: phys.get(w.r)! } : "a" in w ? { ...w, a: phys.get(w.a)!, b: phys.get(w.b)! } : w,
+          "r" in w
+            ? { ...w, r: phys.get(w.r)! }
+            : "a" in w
+              ? { ...w, a: phys.get(w.a)!, b: phys.get(w.b)! }
+              : w.kind === "lut"
+                ? { ...w, t: keptLuts.push(luts[w.t]!) - 1 }
+                : w,
         ),
       })),
       ticks,
