@@ -1,8 +1,6 @@
 // The transport floor of `wrangler dev`: a hello-world Worker (a temporary config and module in a scratch directory,
 // nothing else bound) served like the project. bench/bench-floor.mjs reports it alone; bench/bench-processing.mjs
 // measures it in the same run as its rows, interleaved, and prints every row also net of it (the edge has no dev proxy).
-// GET /bytes/N answers N zero bytes (one array, Content-Length N): the floor of a response of that size, whose body's
-// trip through wrangler dev's proxy and the client is no Server-Timing stage (bench/bench-archive.mjs).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,10 +9,7 @@ import { pct, startServer } from "../../scripts/lib/bench.mjs";
 /** Starts the hello-world Worker on `port`: { base, stop() } (stop also removes its scratch directory). */
 export async function startFloor(port) {
   const dir = mkdtempSync(join(tmpdir(), "eo-edge-floor-"));
-  writeFileSync(
-    join(dir, "worker.js"),
-    'export default { fetch(r) { const m = /^\\/bytes\\/(\\d+)$/.exec(new URL(r.url).pathname); return new Response(m ? new Uint8Array(Number(m[1])) : "hello"); } };\n',
-  );
+  writeFileSync(join(dir, "worker.js"), 'export default { fetch() { return new Response("hello"); } };\n');
   writeFileSync(
     join(dir, "wrangler.json"),
     JSON.stringify({ name: "hello-floor", main: "worker.js", compatibility_date: "2026-11-01" }),
@@ -44,15 +39,6 @@ export async function floorTimes(base, n) {
     ms.push(performance.now() - t0);
   }
   return ms;
-}
-
-/** Wall time (ms) of one GET of `bytes` bytes from the hello-world Worker (the body read to its end). */
-export async function floorBytesTime(base, bytes) {
-  const t0 = performance.now();
-  const r = await fetch(`${base}/bytes/${bytes}`);
-  const got = (await r.arrayBuffer()).byteLength;
-  if (got !== bytes) throw new Error(`hello-world Worker answered ${r.status} with ${got} bytes, not ${bytes}`);
-  return performance.now() - t0;
 }
 
 /** p50 (ms) of `n` GETs of the hello-world Worker. */
