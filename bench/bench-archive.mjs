@@ -28,6 +28,10 @@
 // ours' request floor (the p50 of N authenticated GETs of /api/v1/metadata/location on the same warm server: HTTP
 // through wrangler dev, authentication, routing; what every warm request pays before the pipeline),
 // the stages of ours (Server-Timing: the cold request's, and the warm requests' p50 per stage, of the last round),
+// when each warm response's headers arrived and how long its body took to read after them (the body's trip through
+// wrangler dev and the client, which no stage covers and the edge has no proxy for; GDAL writes to /vsimem), what
+// the stages and the request floor leave of the time to headers, and the bytes each side's file holds (GDAL's
+// GeoTIFF is DEFLATE level 1; ours stores FLOAT32 above 1 MiB of samples, see src/raster/encode/tiff.ts),
 // the ratios ours / GDAL (targets: cold <= 0.7, warm <= 0.5) and the upstream requests of each (the twin's object
 // counts; ours must not exceed GDAL's). When the Worker makes no object request, it did not read through the
 // archive (the bundled sample answered): the section says so and marks the targets unmeasured.
@@ -113,7 +117,13 @@ async function gdalRound(twin, mode, prewarm) {
       { env, maxBuffer: 1 << 20 },
     );
     const r = JSON.parse(stdout);
-    return { cold: r.first_ms, warm: r.p50_ms, coldRequests: r.first_requests, warmRequests: r.warm_requests / N };
+    return {
+      cold: r.first_ms,
+      warm: r.p50_ms,
+      coldRequests: r.first_requests,
+      warmRequests: r.warm_requests / N,
+      bytes: r.bytes,
+    };
   } catch (e) {
     console.log(`notice: GDAL baseline unavailable (${String(e.message).split("\n")[0]})`);
     return null;
@@ -147,11 +157,13 @@ async function requestFloor(base, token) {
 const STAGES = ["script", "sources", "admission", "scenes", "read", "eval", "encode", "ratelimit"];
 const stageMedians = (timings) =>
   STAGES.map((s) => `${s} ${fmt(median(timings.map((t) => metric(t, s))), 0)}`).join(", ");
+/** The sum (ms) of all durations of a Server-Timing header. */
+const stageSum = (timing) => [...timing.matchAll(/;dur=([\d.]+)/g)].reduce((a, m) => a + Number(m[1]), 0);
 
 /**
- * One round of ours: a fresh server on a fresh copy of the seeded state; { cold, warm, coldRequests, warmRequests }.
- * `local`: the state keeps the bundled 29RKH item (the local store answers; the twin is still configured).
- * `prewarm`: the server first serves PREWARM of each WARMUP body (in service, see the module docs).
+ * One round of ours: a fresh server on a fresh copy of the seeded state; { cold, warm, coldRequests, warmRequests,
+ * headers and bodyRead (p50 ms of the warm responses' time to headers and of their body's read after them), outside
+ * (p50 over warm requests of the time to headers minus the stages, less the request floor: ms), bytes, ... }.
  */
 async function oursRound(twin, body, { local = false, prewarm = false } = {}) {
   const state = mkdtempSync(join(tmpdir(), "eo-edge-bench-archive-"));
@@ -176,11 +188,15 @@ async function oursRound(twin, body, { local = false, prewarm = false } = {}) {
     const { object: coldRequests, stac: coldStac, peakInFlight } = twin.stats();
     twin.resetStats();
     const warm = [],
-      warmTimings = [];
+      warmTimings = [],
+      heads = [];
+    let bytes = 0;
     for (let i = 0; i < N; i++) {
       const r = await timed(server.base, token, body);
       warm.push(r.ms);
       warmTimings.push(r.timing);
+      heads.push(r.headers);
+      bytes = r.bytes;
     }
     const floor = [];
     for (let i = 0; i < N; i++) floor.push(await requestFloor(server.base, token));
@@ -194,6 +210,10 @@ async function oursRound(twin, body, { local = false, prewarm = false } = {}) {
       warmRequests: twin.stats().object / N,
       timing: cold.timing,
       warmStages: stageMedians(warmTimings),
+      headers: median(heads),
+      bodyRead: median(warm.map((w, i) => w - heads[i])),
+      outside: median(heads.map((h, i) => h - stageSum(warmTimings[i]))) - median(floor),
+      bytes,
     };
   } finally {
     await server.stop();
@@ -209,7 +229,10 @@ async function caseRound(twin, c) {
     ours: await oursRound(twin, c.body, { prewarm: true }),
   };
   const local = LOCAL
-    ? { gdal: await gdalRound(null, c.mode, true), ours: await oursRound(twin, c.body, { local: true, prewarm: true }) }
+    ? {
+        gdal: await gdalRound(null, c.mode, true),
+        ours: await oursRound(twin, c.body, { local: true, prewarm: true }),
+      }
     : null;
   return { young, service, local };
 }
@@ -242,6 +265,7 @@ async function main() {
         console.log(
           `  request floor (authenticated GET, same servers, median of rounds): ${fmt(median(ours.map((o) => o.floor)))} ms; warm p50 minus floor ${fmt(median(ours.map((o) => o.warm - o.floor)))} ms`,
         );
+        reportBody(c.name, age, ours, side(age, "gdal"));
       }
       if (LOCAL)
         reportLocal(c.name, {
@@ -254,6 +278,29 @@ async function main() {
   } finally {
     await twin.close();
   }
+}
+
+/**
+ * Prints where ours' warm time goes beyond the stages, for one request and age (medians of rounds): the time to the
+ * response's headers, the body's read after them (its bytes' trip through wrangler dev and the client), what is left
+ * of the time to headers beyond the stages and the request floor, and both files' bytes; (service) a summary row of
+ * ours' warm p50 less its body read against GDAL (shown, not a target: GDAL writes to memory).
+ */
+function reportBody(name, age, ours, gdal) {
+  const m = (xs, k) => median(xs.map((x) => x[k]));
+  const net = m(ours, "warm") - m(ours, "bodyRead");
+  const g = gdal.length ? m(gdal, "warm") : NaN;
+  const bytes = `${m(ours, "bytes")} vs ${gdal.length ? m(gdal, "bytes") : "-"} bytes`;
+  console.log(
+    `  warm response: headers after ${fmt(m(ours, "headers"))} ms, body read ${fmt(m(ours, "bodyRead"))} ms after them (p50s); time to headers beyond the stages and the request floor ${fmt(m(ours, "outside"))} ms; file ${bytes} (ours vs GDAL); warm p50 less the body read ${fmt(net)} ms (/ GDAL ${fmt(net / g, 2)})`,
+  );
+  if (age === "service")
+    summaryRow(
+      `archive ${name} warm p50 less its body's read, ours / GDAL`,
+      `${fmt(net / g, 2)} (${fmt(net)} / ${fmt(g)} ms; ${bytes})`,
+      "(shown)",
+      null,
+    );
 }
 
 /**

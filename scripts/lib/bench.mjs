@@ -347,7 +347,10 @@ export const processBody = (evalscript, width, height, type, bbox = RKH_BBOX, cr
   evalscript,
 });
 
-/** POSTs body to /api/v1/process; { ms (wall time), timing (Server-Timing), bytes }. Throws on a non-200. */
+/**
+ * POSTs body to /api/v1/process; { ms (wall time to the body's end), headers (ms until the headers arrived), timing
+ * (Server-Timing), bytes }. Throws on a non-200.
+ */
 export async function timed(base, token, body) {
   const t0 = performance.now();
   const r = await fetch(`${base}/api/v1/process`, {
@@ -355,10 +358,11 @@ export async function timed(base, token, body) {
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
     body: JSON.stringify(body),
   });
+  const headers = performance.now() - t0;
   const buf = await r.arrayBuffer();
   const ms = performance.now() - t0;
   if (r.status !== 200) throw new Error(`status ${r.status}: ${new TextDecoder().decode(buf).slice(0, 300)}`);
-  return { ms, timing: r.headers.get("server-timing") ?? "", bytes: buf.byteLength };
+  return { ms, headers, timing: r.headers.get("server-timing") ?? "", bytes: buf.byteLength };
 }
 
 /** Requests/s of `total` requests of body, from `clients` concurrent clients pulling from one counter. */
