@@ -358,7 +358,11 @@ function rampWriter(
   };
 }
 
-/** Pixels packed in 32 bits: each a row of `rows` by its comparison (256 when true) and dataMask value. */
+/**
+ * Pixels packed in 32 bits: each a row of `rows` by its comparison (256 when true) and dataMask value. One loop per
+ * comparison (packLess, packLessOrEqual) on purpose: a comparison passed in as a function is a call per pixel, and
+ * such calls in these loops cost workerd about twice the loop's own time.
+ */
 function packLess(
   out: Uint32Array,
   a: R,
