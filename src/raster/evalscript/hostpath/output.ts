@@ -98,9 +98,11 @@ function storer(t: OutputTarget): (x: number) => number {
     return raw[0]!;
   };
 }
-const storedOf = (t: OutputTarget, x: number): number => storer(t)(x);
 
-/** The stored values (raw elements) of values xs in target t, by one call of the very writer of its registers. */
+/**
+ * The stored values (raw elements, of t's element kind) of values xs in target t, by one call of the very writer
+ * of its registers.
+ */
 function storedMany(t: OutputTarget, xs: ArrayLike<number>): Raw {
   const many = { ...t, array: new (t.array.constructor as new (n: number) => SampleArray)(xs.length) };
   writerOf(many)(Float64Array.from(xs), 0, xs.length, 1);
@@ -245,13 +247,11 @@ export function bandWriter(
       return (_p0, o, n, bands) => write(v, o, n, bands);
     }
     case "const": {
-      const x = storedOf(t, w.x);
+      const x = storedMany(t, [w.x])[0]!;
       return (_p0, o, n, bands) => writeConst(raw, x, o, n, bands);
     }
     case "compare": {
-      const xy = raw.slice(0, 2);
-      xy[0] = storedOf(t, w.y);
-      xy[1] = storedOf(t, w.x); // indexed by the comparison: no branch to mispredict
+      const xy = storedMany(t, [w.y, w.x]); // indexed by the comparison: no branch to mispredict
       const [a, b] = [regs[w.a]!, regs[w.b]!];
       const less = w.orEqual ? writeLessOrEqual : writeLess;
       return (_p0, o, n, q) => less(raw, a, b, xy, o, n, q);
