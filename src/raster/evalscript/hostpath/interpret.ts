@@ -10,7 +10,8 @@ import { OP, type Program } from "./program";
 import { rampComponents, rampIndices } from "./ramp";
 import { MATH1_KERNELS, MATH2_KERNELS } from "./mathkernels";
 import type { Kernel } from "./kernel";
-import { ndib, outputWriter, type OutputTarget } from "./output";
+import { ndib, outputWriter } from "./output";
+import type { OutputTarget } from "./stored";
 import { lutStep } from "./finite";
 
 /** Pixels per block: 1024 doubles per register (8 KiB) keep a program's working set in the CPU caches. */

@@ -6,9 +6,7 @@
  * lutStep), so the stored value is the one the register's writer would store, bit for bit.
  */
 import { MASK, type Domain, type FiniteTable } from "./finite";
-
-/** The raw elements of a stored array (./output.ts Raw): one element kind per element size. */
-type Raw = Uint8Array | Uint16Array | Float32Array;
+import type { Raw } from "./stored";
 
 /** Band keys of a flat dataMask x band table at most (256 x 257 entries). */
 const FLAT_KEYS = 256;

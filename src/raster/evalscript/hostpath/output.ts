@@ -1,19 +1,17 @@
 /**
  * The output side of the host path's interpreter (./interpret.ts): each output band written band-interleaved into
- * its output array, converted to the stored sampleType as the sandbox converts it (sandbox/values.js `toStored`:
- * the Float32 value first, then AUTO as the Uint8ClampedArray store of value x 255, the integer types as
- * min(max(floor(v + 0.5))). A band that is a constant, the dataMask or a choice between two constants (./fuse.ts)
- * has its stored values computed once, by the same writer, and is written with no conversion per pixel.
+ * its output array, converted to the stored sampleType as the sandbox converts it (./stored.ts writerOf;
+ * sandbox/values.js `toStored`: the Float32 value first, then AUTO as the Uint8ClampedArray store of value x 255,
+ * the integer types as min(max(floor(v + 0.5))). A band that is a constant, the dataMask or a choice between two
+ * constants (./fuse.ts) has its stored values computed once, by the same writer, and is written with no conversion
+ * per pixel.
  */
 import type { RampWrite, Write } from "./fuse";
 import { rampComponents, rampIndices, type RampTable } from "./ramp";
 import { rampSteps, type RampSteps } from "./rampsteps";
 import { lutWriter } from "./lutwrite";
 import type { FiniteTable } from "./finite";
-import type { SampleArray } from "../sampletype";
-import type { SampleType } from "../types";
-
-type R = Float64Array;
+import { maskTable, rawOf, storedMany, storer, writerOf, type OutputTarget, type R, type Raw } from "./stored";
 
 /** Pixels per call of a writer at most (./interpret.ts BLOCK). */
 const BLOCK_MAX = 1024;
@@ -22,91 +20,6 @@ const BLOCK_MAX = 1024;
 export interface ProgramInput {
   bands: Record<string, Float32Array>;
   dataMask: Uint8Array;
-}
-
-/** One output array: Float32 values or the stored sampleType's array, band-interleaved. */
-export interface OutputTarget {
-  sampleType: SampleType;
-  /** Convert to the stored sampleType (else Float32 values). */
-  convert: boolean;
-  array: Float32Array | SampleArray;
-}
-
-/**
- * Writers of a register (n pixels) as band j of `bands` from output pixel p, one per array type (each loop sees one
- * element kind): Float32 values; AUTO as the Uint8ClampedArray store of the Float32 value x 255; the integer types
- * as min(max(floor(f + 0.5), min), max) of the Float32 value f (sandbox/values.js toStored, equal to toSampleType).
- */
-function writeF32(out: Float32Array, v: R, o: number, n: number, bands: number): void {
-  // one band: TypedArray set converts as a store does (2.2x the loop's speed, node 22)
-  if (bands === 1) return out.set(n === v.length ? v : v.subarray(0, n), o);
-  for (let i = 0; i < n; i++) out[o + i * bands] = v[i]!;
-}
-function writeAuto(out: Uint8ClampedArray, v: R, o: number, n: number, bands: number): void {
-  for (let i = 0; i < n; i++) out[o + i * bands] = Math.fround(v[i]!) * 255;
-}
-function writeU8(out: Uint8Array, v: R, o: number, n: number, bands: number): void {
-  for (let i = 0; i < n; i++) out[o + i * bands] = Math.min(Math.max(Math.floor(Math.fround(v[i]!) + 0.5), 0), 255);
-}
-function writeI8(out: Int8Array, v: R, o: number, n: number, bands: number): void {
-  for (let i = 0; i < n; i++) out[o + i * bands] = Math.min(Math.max(Math.floor(Math.fround(v[i]!) + 0.5), -128), 127);
-}
-function writeU16(out: Uint16Array, v: R, o: number, n: number, bands: number): void {
-  for (let i = 0; i < n; i++) out[o + i * bands] = Math.min(Math.max(Math.floor(Math.fround(v[i]!) + 0.5), 0), 65535);
-}
-function writeI16(out: Int16Array, v: R, o: number, n: number, bands: number): void {
-  for (let i = 0; i < n; i++)
-    out[o + i * bands] = Math.min(Math.max(Math.floor(Math.fround(v[i]!) + 0.5), -32768), 32767);
-}
-
-/** The writer of a register into an output target: (register, first output value index, n, bands) => void. */
-function writerOf(t: OutputTarget): (v: R, o: number, n: number, bands: number) => void {
-  const a = t.array;
-  if (!t.convert || t.sampleType === "FLOAT32") return (v, o, n, bands) => writeF32(a as Float32Array, v, o, n, bands);
-  switch (t.sampleType) {
-    case "AUTO": {
-      const c = new Uint8ClampedArray(a.buffer as ArrayBuffer, a.byteOffset, a.length);
-      return (v, o, n, bands) => writeAuto(c, v, o, n, bands);
-    }
-    case "UINT8":
-      return (v, o, n, bands) => writeU8(a as Uint8Array, v, o, n, bands);
-    case "INT8":
-      return (v, o, n, bands) => writeI8(a as Int8Array, v, o, n, bands);
-    case "UINT16":
-      return (v, o, n, bands) => writeU16(a as Uint16Array, v, o, n, bands);
-    case "INT16":
-      return (v, o, n, bands) => writeI16(a as Int16Array, v, o, n, bands);
-  }
-}
-
-/** The raw elements of a stored array (stored values copy exactly): one element kind per element size. */
-type Raw = Uint8Array | Uint16Array | Float32Array;
-const rawOf = (a: Float32Array | SampleArray | Uint8ClampedArray): Raw =>
-  a.BYTES_PER_ELEMENT === 4
-    ? (a as Float32Array)
-    : new (a.BYTES_PER_ELEMENT === 2 ? Uint16Array : Uint8Array)(a.buffer as ArrayBuffer, a.byteOffset, a.length);
-
-/** The stored value (raw element) of a value in target t, by the very writer of its registers. */
-function storer(t: OutputTarget): (x: number) => number {
-  const one = { ...t, array: new (t.array.constructor as new (n: number) => SampleArray)(1) };
-  const write = writerOf(one),
-    raw = rawOf(one.array),
-    v = new Float64Array(1);
-  return (x) => {
-    v[0] = x;
-    write(v, 0, 1, 1);
-    return raw[0]!;
-  };
-}
-
-/**
- * The stored values (raw elements, of t's element kind) of values xs in target t, by one call of the very writer
- * of its registers.
- */
-function storedMany(t: OutputTarget, xs: ArrayLike<number>): Raw {
-  const many = { ...t, array: new (t.array.constructor as new (n: number) => SampleArray)(xs.length) };
-  writerOf(many)(Float64Array.from(xs), 0, xs.length, 1);
-  return rawOf(many.array);
 }
 
 function writeConst(out: Raw, x: number, o: number, n: number, bands: number): void {
@@ -287,19 +200,6 @@ export function bandWriter(
       return (p0, o, n, bands) => writeMask(raw, table, mask, p0, o, n, bands);
     }
   }
-}
-
-/** The dataMask values 0..255. */
-const MASK_VALUES = Float64Array.from({ length: 256 }, (_, m) => m);
-/** maskTable's tables by stored type (`convert` and sampleType): the same for every target of that type. */
-const MASK_TABLES = new Map<string, Raw>();
-
-/** The stored value (raw element) of each dataMask value 0..255 in target t (cached per stored type). */
-function maskTable(t: OutputTarget): Raw {
-  const key = `${t.convert} ${t.sampleType}`;
-  let table = MASK_TABLES.get(key);
-  if (!table) MASK_TABLES.set(key, (table = storedMany(t, MASK_VALUES)));
-  return table;
 }
 
 /** Steps of ramp components per table, stored sampleType and components (./rampsteps.ts; null: none). */

@@ -9,7 +9,7 @@ import { approxBytes, Lru } from "../../lru";
 import { SCRIPT_CACHE_BYTES } from "../../memory";
 import { compileProgram, literalSetup } from "./compile";
 import { runProgram, type ProgramInput } from "./interpret";
-import type { OutputTarget } from "./output";
+import type { OutputTarget } from "./stored";
 import { NotPure, type Program } from "./program";
 import { checkInput } from "../host/input";
 import { normalizeSetup } from "../host/setup";
