@@ -66,7 +66,7 @@ export function fuse(
     }
   });
   for (const o of ops) def.set(o.d, o);
-  return directNdi(
+  return directWrites(
     outputs.map((regs) =>
       regs.map((r): Write => {
         const x = known.get(r),
@@ -100,10 +100,11 @@ export function fuse(
  * `ndi` writes, computed from the two bands straight into the output, or `lut` writes, looked up straight into
  * the output (its operation is then dropped).
  */
-function directNdi(writes: Write[][], ops: Operation[], def: Map<number, Operation>): Write[][] {
+function directWrites(writes: Write[][], ops: Operation[], def: Map<number, Operation>): Write[][] {
   const read = new Set<number>(ops.flatMap((o) => [o.a, o.b, o.c]));
-  for (const w of writes.flat()) if (w.kind === "compare") read.add(w.a).add(w.b);
-  for (const w of writes.flat()) if (w.kind === "ramp") read.add(w.r);
+  for (const w of writes.flat())
+    if (w.kind === "compare") read.add(w.a).add(w.b);
+    else if (w.kind === "ramp") read.add(w.r);
   return writes.map((ws) =>
     ws.map((w) => {
       const o = w.kind === "reg" && !read.has(w.r) ? def.get(w.r) : undefined;
