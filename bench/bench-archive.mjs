@@ -93,6 +93,8 @@ const GDAL_CLOUD = {
   VSI_CACHE: "TRUE",
 };
 const median = (xs) => pct(xs, 50);
+/** The median of member `k` of the figures `xs` (rounds). */
+const m = (xs, k) => median(xs.map((x) => x[k]));
 
 /**
  * One GDAL round in a fresh python3: { cold, warm (p50 ms), coldRequests, warmRequests (per run) }, or null without
@@ -287,7 +289,6 @@ async function main() {
  * ours' warm p50 less its body read against GDAL (shown, not a target: GDAL writes to memory).
  */
 function reportBody(name, age, ours, gdal) {
-  const m = (xs, k) => median(xs.map((x) => x[k]));
   const net = m(ours, "warm") - m(ours, "bodyRead");
   const g = gdal.length ? m(gdal, "warm") : NaN;
   const bytes = `${m(ours, "bytes")} vs ${gdal.length ? m(gdal, "bytes") : "-"} bytes`;
@@ -308,7 +309,6 @@ function reportBody(name, age, ours, gdal) {
  * bundled files, and what reading through the archive costs each (archive / local, warm and cold).
  */
 function reportLocal(name, { ours, gdal, oursLocal, gdalLocal }) {
-  const m = (xs, k) => median(xs.map((x) => x[k]));
   const ol = { cold: m(oursLocal, "cold"), warm: m(oursLocal, "warm") };
   const gl = gdalLocal.length ? { cold: m(gdalLocal, "cold"), warm: m(gdalLocal, "warm") } : null;
   const r = (a, b) => fmt(a / b, 2);
@@ -330,7 +330,6 @@ function reportLocal(name, { ours, gdal, oursLocal, gdalLocal }) {
 function report(name, age, ours, gdal) {
   const targets = age === "service";
   name = `${name}${targets ? "" : " (young isolate, GDAL not warmed up)"}`;
-  const m = (xs, k) => median(xs.map((x) => x[k]));
   const o = {
     cold: m(ours, "cold"),
     warm: m(ours, "warm"),
