@@ -88,10 +88,11 @@ export async function authenticate(request: Request, env: Env): Promise<TokenCla
   if (!key) throw unauthorized("Invalid access token: signature or format not accepted.");
   // cached verifications are scoped to the key (its kid and public value) and the issuer
   const scope = `${key.kid} ${key.publicJwk.x} ${issuer(env)}`;
-  const claims = cachedClaims(scope, token) ?? (await verify(env, key, token));
+  const cached = cachedClaims(scope, token); // a hit is also moved to the most recent end of the cache
+  const claims = cached ?? (await verify(env, key, token));
   if (claims.azp !== undefined && !(await clientUsable(env, claims.azp)))
     throw unauthorized("Access token of a deleted or expired OAuth client: create a client and request a new token.");
-  rememberClaims(scope, token, claims);
+  if (!cached) rememberClaims(scope, token, claims);
   return claims;
 }
 
