@@ -5,13 +5,26 @@
 // sources, admission, scenes, read, eval, encode, ratelimit): workerd's clock moves in whole milliseconds, so one
 // request's stages are 0 or 1, but their mean over many requests is the stage's cost to a fraction of a millisecond.
 // What the stages do not cover (routing, auth, the response's way out) is the wall mean net of the floor minus
-// their sum ("outside stages").
+// their sum ("outside stages"). Then the CPU time of each server's workerd per request (all its threads, user +
+// system, the work a request leaves to waitUntil included: N requests in a row, read from /proc before and after
+// with a pause for that work), the row's and the floor's: a figure that holds up on a loaded machine, where wall
+// times and the inspector's CPU profiles (whose samples land on whatever ran when a preempted thread resumes) do not.
 //
 //   npx node bench/profile-request.mjs        (env: N=200 requests per row, SIZE=256, PORT=8806 and PORT+1)
 import { join, resolve } from "node:path";
 import { floorTimes, startFloor } from "./lib/floor.mjs";
 import { PEER_SCRIPTS } from "./lib/peer-scripts.mjs";
-import { fmt, getToken, pct, prepareState, processBody, startServer, timed } from "../scripts/lib/bench.mjs";
+import {
+  fmt,
+  getToken,
+  pct,
+  prepareState,
+  processBody,
+  sleep,
+  startServer,
+  timed,
+  workerdThreadTicks,
+} from "../scripts/lib/bench.mjs";
 
 const N = Number(process.env.N ?? 200);
 const SIZE = Number(process.env.SIZE ?? 256);
@@ -23,6 +36,18 @@ const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 /** Server-Timing `a;dur=1, b;dur=0` as { a: 1, b: 0 } (entries without a duration left out). */
 const stages = (header) =>
   Object.fromEntries([...header.matchAll(/([\w-]+);dur=([\d.]+)/g)].map((m) => [m[1], Number(m[2])]));
+
+/** CPU ms (user + system, all threads) of the workerd processes of process group `pgid`. */
+const cpuMs = (pgid) => [...workerdThreadTicks(pgid).values()].reduce((a, b) => a + b, 0) * 10;
+
+/** workerd CPU ms per call of `run` over `n` calls in a row on the server of `pgid` (after 600 ms for waitUntil work). */
+async function cpuPerCall(pgid, n, run) {
+  await sleep(600);
+  const c0 = cpuMs(pgid);
+  for (let i = 0; i < n; i++) await run();
+  await sleep(600);
+  return (cpuMs(pgid) - c0) / n;
+}
 
 prepareState(STATE);
 const server = await startServer({
@@ -64,6 +89,13 @@ try {
       `  stage means (ms): ${names.map((k) => `${k} ${fmt(means[k], 2)}`).join(", ")}; outside stages ${fmt(net - inStages, 2)}`,
     );
   }
+  const floorCpu = await cpuPerCall(floor.pgid, N, () => floorTimes(floor.base, 1));
+  const cpus = [];
+  for (const r of rows)
+    cpus.push(`${r.row} ${fmt(await cpuPerCall(server.pgid, N, () => timed(server.base, token, r.body)), 2)}`);
+  console.log(
+    `workerd CPU per request (ms, all threads, ${N} in a row): floor ${fmt(floorCpu, 2)}, ${cpus.join(", ")}`,
+  );
 } finally {
   await server.stop();
   await floor.stop();

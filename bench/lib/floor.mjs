@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pct, startServer } from "../../scripts/lib/bench.mjs";
 
-/** Starts the hello-world Worker on `port`: { base, stop() } (stop also removes its scratch directory). */
+/** Starts the hello-world Worker on `port`: { base, pgid (its process group, for CPU figures), stop() } (stop also removes its scratch directory). */
 export async function startFloor(port) {
   const dir = mkdtempSync(join(tmpdir(), "eo-edge-floor-"));
   writeFileSync(join(dir, "worker.js"), 'export default { fetch() { return new Response("hello"); } };\n');
@@ -22,6 +22,7 @@ export async function startFloor(port) {
   for (let i = 0; i < 10; i++) await (await fetch(server.base)).text(); // warm-up
   return {
     base: server.base,
+    pgid: server.pgid,
     async stop() {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
