@@ -60,10 +60,12 @@ export function gather(
   for (let i: i32 = 0; i < n; i++, p += step, q += dmStep) {
     const a = load<f32>(p);
     store<f32>(out + (<usize>k << 2), a);
-    let counts = a == a && (mask == 0 || load<u8>(mask + <usize>i) != 0);
+    // validity without short-circuit branches (a data mask read that way was 1 ms of 4.8 per 1.2 Mpx more)
+    let counts = <i32>(a == a);
+    if (mask) counts &= <i32>(load<u8>(mask + <usize>i) != 0);
     if (dm) {
       const d = load<f32>(q);
-      counts = counts && d != 0 && d == d;
+      counts &= <i32>(d != 0) & <i32>(d == d);
     }
     if (counts) {
       k++;
