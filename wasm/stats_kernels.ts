@@ -33,8 +33,9 @@ export function gatheredMax(): f64 {
  * counts and the value is not NaN, in order, to `out` (float32; may be `values` itself: a write never overtakes the
  * reads). A pixel counts when the byte at mask + i is non-zero (mask 0: every byte is) and, when dm is non-zero,
  * its data mask value (float32, at dm + 4 * i * dmStride) is non-zero and not NaN. Continues sum / min / max from
- * `sum0`, `min0`, `max0` in pixel order (float64 additions in the order JavaScript's `sum += v` makes them). `hi`
- * non-zero: adds 1 to u32 hi[key >>> 16] per gathered value. Returns the number gathered.
+ * `sum0`, `min0`, `max0` in pixel order (float64 additions in the order JavaScript's `sum += v` makes them). Adds 1
+ * to u32 hi[key >>> 16] per gathered value (65536 counts; scratch memory when the caller wants none: a test of `hi`
+ * per sample was 0.3 ms of 4.5 per 1.2 Mpx). Returns the number gathered.
  */
 export function gather(
   values: usize,
@@ -73,10 +74,8 @@ export function gather(
       s += f;
       lo = select<f64>(f, lo, f < lo);
       up = select<f64>(f, up, f > up);
-      if (hi) {
-        const h = hi + (<usize>(keyOf(a) >>> 16) << 2);
-        store<u32>(h, load<u32>(h) + 1);
-      }
+      const h = hi + (<usize>(keyOf(a) >>> 16) << 2);
+      store<u32>(h, load<u32>(h) + 1);
     }
   }
   sum = s;

@@ -109,7 +109,8 @@ export function firstPass(
     if (band) dmChunk.set(stridedChunk(band.values as Float32Array, band.offset, band.stride, i0, c));
     chunk.set(stridedChunk(values, offset, stride, i0, c));
     const [mk, dm] = [own ? at.mask : 0, band ? at.dm : 0];
-    const got = k.gather(at.chunk, stride, mk, dm, band?.stride ?? 0, c, at.chunk, high ? at.hi : 0, sum, min, max);
+    // without `high`, the counts go to the low-bit histograms' memory (secondPass clears what it uses)
+    const got = k.gather(at.chunk, stride, mk, dm, band?.stride ?? 0, c, at.chunk, high ? at.hi : at.lo, sum, min, max);
     out.set(chunk.subarray(0, got), m);
     m += got;
     [sum, min, max] = [k.gatheredSum(), k.gatheredMin(), k.gatheredMax()];
