@@ -6,6 +6,7 @@
 // Before/after: SRC_DIRS=.ab/main,src (copies of src) times each in the same process, alternating run by run.
 import { readFileSync } from "node:fs";
 import { fromArrayBuffer } from "geotiff";
+import { stripInput } from "./lib/stats-strips.mjs";
 
 const DIR = "data/sentinel-2-l2a/S2A_29RKH_20200219_0_L2A";
 const N = Number(process.env.BENCH_N ?? 21);
@@ -46,29 +47,10 @@ const engines = await Promise.all(
     const rt = new HostPathRuntime({ compiled: compileEvalscript(SCRIPT) }, `bench-${d}`, LIMITS);
     const setup = await rt.setup();
     if ((await rt.hostPath()) !== true) throw new Error(`${d}: not host path: ${await rt.hostPath()}`);
-    // src/pipeline/pipeline.ts stripRows (STRIP_TARGET 2^19) of 3 bands + dataMask
-    const rows = Math.max(1, Math.min(Math.ceil(2 ** 19 / W), Math.floor(SANDBOX_BLOCK_BYTES / (W * 4 * 4))));
-    const scenes = (row, count) => {
-      const s = row * W,
-        e = (row + count) * W;
-      return [
-        {
-          info: { id: "s", date: "2020-02-19T00:00:00Z" },
-          dataMask: MASK.subarray(s, e),
-          bands: { B04: B04.subarray(s, e), B08: B08.subarray(s, e), SCL: SCL.subarray(s, e) },
-        },
-      ];
-    };
-    const input = {
-      width: W,
-      height: W,
-      rows,
-      scenes: [{ info: { id: "s", date: "" } }],
-      timeRange: { from: "", to: "" },
-    };
+    const { input, load } = stripInput(W, SANDBOX_BLOCK_BYTES, { mask: MASK, b04: B04, b08: B08, scl: SCL });
     return async () => {
       const t0 = now();
-      const result = await rt.evaluateRows(input, async (r, c) => scenes(r, c));
+      const result = await rt.evaluateRows(input, load);
       const t1 = now();
       const outputs = reduceEvaluation(setup, result, null, CALC, true);
       const t2 = now();

@@ -29,16 +29,20 @@ export function gatheredMax(): f64 {
 }
 
 /**
- * Gathers the values of pixels 0..n-1 at `values` (float32, pixel i at values + 4 * i * stride) where the byte at
- * mask + i is non-zero and the value is not NaN, in order, to `out` (float32; may be `values` itself: a write never
- * overtakes the reads). Continues sum / min / max from `sum0`, `min0`, `max0` in pixel order (float64 additions in
- * the order JavaScript's `sum += v` makes them). `hi` non-zero: adds 1 to u32 hi[key >>> 16] per gathered value.
- * Returns the number gathered.
+ * Gathers the values of pixels 0..n-1 at `values` (float32, pixel i at values + 4 * i * stride) where the pixel
+ * counts and the value is not NaN, in order, to `out` (float32; may be `values` itself: a write never overtakes the
+ * reads). A pixel counts when the byte at mask + i is non-zero (mask 0: every byte is) and, when dm is non-zero,
+ * its data mask value (float32, at dm + 4 * i * dmStride) is non-zero and not NaN. Continues sum / min / max from
+ * `sum0`, `min0`, `max0` in pixel order (float64 additions in the order JavaScript's `sum += v` makes them). Adds 1
+ * to u32 hi[key >>> 16] per gathered value (65536 counts; scratch memory when the caller wants none: a test of `hi`
+ * per sample was 0.3 ms of 4.5 per 1.2 Mpx). Returns the number gathered.
  */
 export function gather(
   values: usize,
   stride: i32,
   mask: usize,
+  dm: usize,
+  dmStride: i32,
   n: i32,
   out: usize,
   hi: usize,
@@ -51,20 +55,27 @@ export function gather(
     lo = min0,
     up = max0;
   const step = <usize>stride << 2;
+  const dmStep = <usize>dmStride << 2;
   let p = values;
-  for (let i: i32 = 0; i < n; i++, p += step) {
+  let q = dm;
+  for (let i: i32 = 0; i < n; i++, p += step, q += dmStep) {
     const a = load<f32>(p);
     store<f32>(out + (<usize>k << 2), a);
-    if (load<u8>(mask + <usize>i) != 0 && a == a) {
+    // validity without short-circuit branches (a data mask read that way was 1 ms of 4.8 per 1.2 Mpx more)
+    let counts = <i32>(a == a);
+    if (mask) counts &= <i32>(load<u8>(mask + <usize>i) != 0);
+    if (dm) {
+      const d = load<f32>(q);
+      counts &= <i32>(d != 0) & <i32>(d == d);
+    }
+    if (counts) {
       k++;
       const f = <f64>a;
       s += f;
       lo = select<f64>(f, lo, f < lo);
       up = select<f64>(f, up, f > up);
-      if (hi) {
-        const q = hi + (<usize>(keyOf(a) >>> 16) << 2);
-        store<u32>(q, load<u32>(q) + 1);
-      }
+      const h = hi + (<usize>(keyOf(a) >>> 16) << 2);
+      store<u32>(h, load<u32>(h) + 1);
     }
   }
   sum = s;

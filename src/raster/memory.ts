@@ -52,7 +52,8 @@ export const WARP_WASM_BYTES = 8 * MIB;
 export const DECODE_WASM_BYTES = 8 * MIB;
 /**
  * WebAssembly memory of the statistics kernels' kept instance (src/raster/stats/kernels.ts): the high-bit and eight
- * low-bit histograms of a radix select, a histogram's threshold keys and one chunk of samples (2.7 MiB).
+ * low-bit histograms of a radix select, a histogram's threshold keys, one chunk of samples and one of a data mask
+ * band (2.9 MiB).
  */
 export const STATS_WASM_BYTES = 3 * MIB;
 

@@ -9,7 +9,7 @@
  * Sentinel Hub writes them.
  */
 import type { EvalOutputSpec, EvalResult, EvalSetup } from "../raster/evalscript/types";
-import { interleavedBand, reduceBand, type BandCalculation, type BandReduction } from "../raster/stats";
+import { interleavedBand, reduceBand, type BandCalculation, type BandReduction, type MaskBand } from "../raster/stats";
 import type { CalculationRequest } from "./schema";
 import { MAX_BINS } from "./schema";
 
@@ -56,27 +56,13 @@ export function percentileLabel(k: number): string {
 const num = (v: number): Num => (Number.isFinite(v) ? v : "NaN");
 
 /**
- * The per-pixel mask of counted pixels: dataMask output non-zero (and not NaN), inside the geometry. `inPlace`:
- * written over the first bytes of the dataMask output's own values (byte i once value i has been read), which
- * are then no longer values; else a new array.
+ * The counted pixels: dataMask output non-zero (and not NaN), inside the geometry; read from the dataMask output's
+ * first band by the reducers' first pass (src/raster/stats), with no mask array of their own.
  */
-export function countedPixels(result: EvalResult, geometryMask: Uint8Array | null, inPlace = false): Uint8Array {
+export function countedPixels(result: EvalResult, geometryMask: Uint8Array | null): MaskBand {
   const dm = result.outputs[DATA_MASK]!;
-  const v = dm.values,
-    stride = dm.bands;
-  const n = v.length / stride;
-  const mask = inPlace ? new Uint8Array(v.buffer, v.byteOffset, n) : new Uint8Array(n);
-  if (geometryMask)
-    for (let i = 0; i < n; i++) {
-      const x = v[i * stride]!;
-      mask[i] = x !== 0 && x === x && geometryMask[i] !== 0 ? 1 : 0;
-    }
-  else
-    for (let i = 0; i < n; i++) {
-      const x = v[i * stride]!;
-      mask[i] = x !== 0 && x === x ? 1 : 0;
-    }
-  return mask;
+  const pixels = dm.values.length / dm.bands;
+  return { band: interleavedBand(dm.values, dm.bands, 0), geometry: geometryMask, pixels };
 }
 
 /**
@@ -131,10 +117,10 @@ function bandJson(r: BandReduction, calc: BandCalculation): BandStatisticsJson {
 /**
  * Reduces one evaluation into the `outputs` member of a response entry. The script's outputs must include
  * `dataMask` (checked by checkSetup). Throws EngineError invalid-argument for a binWidth histogram with too many bins.
- * `consume`: the evaluation is not used afterwards, its values may be overwritten (the counted mask over the
- * dataMask output, the valid samples of a one-band output over its values; the bands of many-band outputs share
- * one buffer), so that reducing allocates no pixel-sized array of its own but that one (fresh arrays of 1-5 MB cost
- * page faults and garbage collection: 29RKH 1098 x 1098, reduce 12.4 -> 10.6 ms CPU, loaded machine).
+ * `consume`: the evaluation is not used afterwards, its values may be overwritten (the valid samples of a one-band
+ * output over its values; the bands of many-band outputs share one buffer), so that reducing allocates no
+ * pixel-sized array of its own but that one (fresh arrays of 1-5 MB cost page faults and garbage collection:
+ * 29RKH 1098 x 1098, reduce 12.4 -> 10.6 ms CPU, loaded machine).
  */
 export function reduceEvaluation(
   setup: EvalSetup,
@@ -143,7 +129,7 @@ export function reduceEvaluation(
   calculations: Record<string, CalculationRequest> | undefined,
   consume = false,
 ): OutputsJson {
-  const mask = countedPixels(result, geometryMask, consume);
+  const mask = countedPixels(result, geometryMask);
   let shared: Float32Array | undefined; // gather buffer of the bands of many-band outputs
   // Null-prototype records: an output or band named `__proto__` becomes an own member, not the prototype.
   const outputs: OutputsJson = Object.create(null);
@@ -155,7 +141,7 @@ export function reduceEvaluation(
     bandNames(spec).forEach((name, b) => {
       const bc = bandCalculation(calc, name);
       const v = values.values;
-      const into = !consume ? undefined : values.bands === 1 ? v : (shared ??= new Float32Array(mask.length));
+      const into = !consume ? undefined : values.bands === 1 ? v : (shared ??= new Float32Array(mask.pixels));
       bands[name] = bandJson(reduceBand(interleavedBand(v, values.bands, b), mask, bc, into), bc);
     });
     outputs[spec.id] = { bands };

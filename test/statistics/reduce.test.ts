@@ -6,7 +6,16 @@ import { describe, expect, it } from "vitest";
 import { sampleFile } from "../helpers/seed";
 import { expectBand, references } from "./helpers";
 import { percentileLabel, reduceEvaluation } from "../../src/stats/reduce";
-import { binEdges, histogram, percentiles, planarBand, reduceBand, summarize } from "../../src/raster/stats";
+import {
+  binEdges,
+  histogram,
+  interleavedBand,
+  maskBytes,
+  percentiles,
+  planarBand,
+  reduceBand,
+  summarize,
+} from "../../src/raster/stats";
 import type { EvalResult, EvalSetup } from "../../src/raster/evalscript/types";
 
 const SETUP: EvalSetup = {
@@ -217,6 +226,28 @@ describe("reducer rules", () => {
     const joint = reduceBand(planarBand(x, x.length, 0), mask, { histogram: { bins }, percentiles: [50] });
     expect(joint.histogram).toEqual(own.histogram);
     expect(own.histogram!.underflow + own.histogram!.overflow).toBeLessThan(x.length);
+  });
+
+  it("a data mask band counts as its mask bytes: zeros, NaN, geometry, strides, chunk edges, float64", async () => {
+    const ndvi = new Float32Array(await sampleFile("fixtures/statistics/wf_2018-04-16_ndvi.bin"));
+    const n = 3 * 65536 + 1234; // more than one chunk of the kernels, a partial last one
+    const x = Float32Array.from({ length: n }, (_, i) => ndvi[i % ndvi.length]!);
+    const dm = Float32Array.from({ length: 2 * n }, (_, i) => [1, 0, NaN, 0.5, -2, 1, 1][(i * 7919) % 7]!);
+    const geometry = Uint8Array.from({ length: n }, (_, i) => (i % 11 === 3 ? 0 : 1));
+    const calc = { percentiles: [1, 50, 99], histogram: { nBins: 20 } };
+    for (const g of [null, geometry])
+      for (const [values, stride] of [
+        [dm.subarray(0, n), 1],
+        [dm, 2],
+        [Float64Array.from(dm), 2],
+      ] as const) {
+        const mask = { band: interleavedBand(values, stride, stride - 1), geometry: g, pixels: n };
+        const bytes = maskBytes(mask);
+        expect(bytes.reduce((a, b) => a + b, 0)).toBeLessThan(n * 0.75); // 0, NaN and the geometry count not
+        const want = reduceBand(planarBand(x, n, 0), bytes, calc);
+        expect(reduceBand(planarBand(x, n, 0), mask, calc)).toEqual(want);
+        expect(reduceBand(planarBand(Float64Array.from(x), n, 0), mask, calc).summary.count).toBe(want.summary.count);
+      }
   });
 
   it("percentile labels as Java's Double.toString", () => {

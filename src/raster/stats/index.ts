@@ -12,12 +12,21 @@ import {
 } from "./histogram";
 import { firstPass, secondPass } from "./kernels";
 import { percentiles, SELECT_MIN, selectPercentiles, type Interpolation } from "./percentiles";
-import { gatherValid, type BandView, type Samples } from "./samples";
+import { gatherValid, maskBytes, pixelsOf, type BandView, type PixelMask, type Samples } from "./samples";
 import { summarize, summaryOf, type Summary } from "./summary";
 
 export { binEdges, histogram, type Histogram, type HistogramSpec } from "./histogram";
 export { INTERPOLATIONS, percentiles, type Interpolation } from "./percentiles";
-export { gatherValid, interleavedBand, planarBand, type BandView, type Samples } from "./samples";
+export {
+  gatherValid,
+  interleavedBand,
+  maskBytes,
+  planarBand,
+  type BandView,
+  type MaskBand,
+  type PixelMask,
+  type Samples,
+} from "./samples";
 export { summarize, type Summary } from "./summary";
 
 /** What to compute for one band besides the basic statistics. */
@@ -43,34 +52,31 @@ export interface BandReduction {
 }
 
 /**
- * Reduces one band: the samples at pixels where `mask` is non-zero (and that are not NaN) make the statistics.
- * `mask.length` is the number of pixels of the sample matrix. `scratch`: where the valid samples are gathered
- * (the view's element type, at least `mask.length` long; the band's own values when they may be overwritten),
- * else a new array.
- * Float32 values (evalscript outputs) take two passes in WebAssembly (./kernels.ts): gather + sum/min/max + the
- * radix select's high-bit counts, then the squared deviations + its low-bit counts (+ a histogram's counts below
+ * Reduces one band: the samples at the pixels `mask` counts (./samples.ts PixelMask) that are not NaN make the
+ * statistics. The mask's pixel count is the number of pixels of the sample matrix. `scratch`: where the valid
+ * samples are gathered (the view's element type, at least that many long; the band's own values when they may be
+ * overwritten), else a new array.
+ * Float32 values (evalscript outputs) take two passes in WebAssembly (./kernels.ts): gather (reading a data mask
+ * band's values itself: no mask pass of its own, 29RKH reduce 13.5 -> 12.5 ms in workerd, bench/stats.workerd.ts)
+ * + sum/min/max + the radix select's high-bit counts, then the squared deviations + its low-bit counts (+ a histogram's counts below
  * its edges, so that the histogram has no pass of its own); a radix select over more than GROUP buckets takes one
- * more pass per GROUP. 29RKH NDVI + SCL, 1098 x 1098, 3 percentiles and 20 bins: reduceEvaluation (countedPixels
+ * more pass per GROUP. 29RKH NDVI + SCL, 1098 x 1098, 3 percentiles and 20 bins: reduceEvaluation (its mask pass
  * included) 0.58-0.67 of the six JavaScript passes' time, e.g. 14.9 -> 8.7 ms CPU (bench/bench-stats-engine.mjs,
  * A/B alternated in one process, four runs on a loaded machine). Float64 values: JavaScript passes
  * (gatherValid, summarize, percentiles, histogram).
  */
 export function reduceBand(
   view: BandView,
-  mask: Uint8Array,
+  mask: PixelMask,
   calc: BandCalculation = {},
   scratch?: Samples,
 ): BandReduction {
-  if (!(view.values instanceof Float32Array)) return reduceSamples(gatherValid(view, mask, scratch), mask.length, calc);
-  const g = firstPass(
-    view.values,
-    view.offset,
-    view.stride,
-    mask,
-    mask.length,
-    scratch as Float32Array,
-    !!calc.percentiles,
-  );
+  const pixels = pixelsOf(mask);
+  if (!(view.values instanceof Float32Array))
+    return reduceSamples(gatherValid(view, maskBytes(mask), scratch), pixels, calc);
+  // a data mask band of float32 values is read by the first pass itself (no pass of its own)
+  const m = mask instanceof Uint8Array || mask.band.values instanceof Float32Array ? mask : maskBytes(mask);
+  const g = firstPass(view.values, view.offset, view.stride, m, pixels, scratch as Float32Array, !!calc.percentiles);
   const n = g.x.length;
   const mean = g.sum / n;
   const edges = calc.histogram ? binEdges(calc.histogram, g.min, g.max, calc.maxBins) : null;
@@ -84,8 +90,8 @@ export function reduceBand(
   const ss = joint ? joint.ss : secondPass(g.x, mean, null).ss;
   const out: BandReduction = {
     summary: summaryOf(n, g.sum, g.min, g.max, ss),
-    sampleCount: mask.length,
-    noDataCount: mask.length - n,
+    sampleCount: pixels,
+    noDataCount: pixels - n,
   };
   if (calc.percentiles) out.percentiles = joint?.percentiles ?? percentiles(g.x, calc.percentiles, method);
   if (calc.histogram) out.histogram = edges ? histogramOf(g.x, edges, (thresholds && joint?.below) ?? null) : null;

@@ -11,6 +11,7 @@
  */
 import statsModule from "./stats_kernels.wasm";
 import { STATS_WASM_BYTES } from "../memory";
+import type { MaskBand } from "./samples";
 
 interface StatsExports {
   memory: WebAssembly.Memory;
@@ -43,8 +44,9 @@ function layout(base: number) {
   const keys = start + 4 * (MAX_EDGE_KEYS + 1);
   const count = keys + 4 * MAX_EDGE_KEYS;
   const chunk = count + 4 * MAX_EDGE_KEYS;
-  const mask = chunk + 4 * CHUNK_VALUES;
-  return { hi, lo, slot, start, keys, count, chunk, mask, end: mask + CHUNK_VALUES };
+  const dm = chunk + 4 * CHUNK_VALUES;
+  const mask = dm + 4 * CHUNK_VALUES;
+  return { hi, lo, slot, start, keys, count, chunk, dm, mask, end: mask + CHUNK_VALUES };
 }
 
 let kept: { k: StatsExports; at: ReturnType<typeof layout> } | undefined;
@@ -71,15 +73,17 @@ export interface Gathered {
 }
 
 /**
- * The values[offset + i * stride] (i < n) where mask[i] is non-zero (all i when mask is null) and not NaN, in
- * order, as a prefix of `into` (at least n long; may be `values` itself when offset is 0 and stride 1), else of a
- * new Float32Array; `high`: with the counts of their keys' high halves.
+ * The values[offset + i * stride] (i < n) where the pixel counts (mask[i] non-zero; all pixels when mask is null;
+ * a data mask band: its value non-zero and not NaN, and the geometry's byte non-zero, computed chunk by chunk in
+ * WebAssembly) and the value is not NaN, in order, as a prefix of `into` (at least n long; may be `values` itself
+ * when offset is 0 and stride 1), else of a new Float32Array; `high`: with the counts of their keys' high halves.
+ * A data mask band's values must be float32 (./samples.ts maskBytes makes bytes of others).
  */
 export function firstPass(
   values: Float32Array,
   offset: number,
   stride: number,
-  mask: Uint8Array | null,
+  mask: Uint8Array | MaskBand | null,
   n: number,
   into: Float32Array | undefined,
   high: boolean,
@@ -88,27 +92,35 @@ export function firstPass(
   const buf = k.memory.buffer;
   const chunk = new Float32Array(buf, at.chunk, CHUNK_VALUES);
   const bytes = new Uint8Array(buf, at.mask, CHUNK_VALUES);
-  if (!mask) bytes.fill(1);
+  const dmChunk = new Float32Array(buf, at.dm, CHUNK_VALUES);
   const hi = new Uint32Array(buf, at.hi, BUCKETS);
   if (high) hi.fill(0);
   const out = into ?? new Float32Array(n);
-  const per = Math.max(1, Math.floor(CHUNK_VALUES / stride));
+  const band = mask instanceof Uint8Array || !mask ? null : mask.band;
+  const own = mask instanceof Uint8Array ? mask : (mask?.geometry ?? null); // the mask bytes, if any
+  const per = Math.max(1, Math.floor(CHUNK_VALUES / Math.max(stride, band?.stride ?? 1)));
   let m = 0,
     sum = 0,
     min = Infinity,
     max = -Infinity;
   for (let i0 = 0; i0 < n; i0 += per) {
-    const c = Math.min(per, n - i0),
-      from = offset + i0 * stride;
-    chunk.set(values.subarray(from, from + (c - 1) * stride + 1));
-    if (mask) bytes.set(mask.subarray(i0, i0 + c));
-    const got = k.gather(at.chunk, stride, at.mask, c, at.chunk, high ? at.hi : 0, sum, min, max);
+    const c = Math.min(per, n - i0);
+    if (own) bytes.set(own.subarray(i0, i0 + c));
+    if (band) dmChunk.set(stridedChunk(band.values as Float32Array, band.offset, band.stride, i0, c));
+    chunk.set(stridedChunk(values, offset, stride, i0, c));
+    const [mk, dm] = [own ? at.mask : 0, band ? at.dm : 0];
+    // without `high`, the counts go to the low-bit histograms' memory (secondPass clears what it uses)
+    const got = k.gather(at.chunk, stride, mk, dm, band?.stride ?? 0, c, at.chunk, high ? at.hi : at.lo, sum, min, max);
     out.set(chunk.subarray(0, got), m);
     m += got;
     [sum, min, max] = [k.gatheredSum(), k.gatheredMin(), k.gatheredMax()];
   }
   return { x: out.subarray(0, m), sum, min, max, hi: high ? hi : null };
 }
+
+/** The values of pixels i0..i0+c-1 of a strided band: values[offset + i * stride], as one subarray. */
+const stridedChunk = (values: Float32Array, offset: number, stride: number, i0: number, c: number) =>
+  values.subarray(offset + i0 * stride, offset + (i0 + c - 1) * stride + 1);
 
 /** Wanted buckets of a secondPass: slot[bucket] < GROUP a low-bit histogram, >= GROUP an edge bucket; -1 none. */
 export interface LowPlan {

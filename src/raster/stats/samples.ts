@@ -13,6 +13,36 @@ export interface BandView {
   stride: number;
 }
 
+/**
+ * The counted pixels as a data mask band gives them (an evalscript's `dataMask` output): pixel i counts when the
+ * band's value i is non-zero and not NaN and, when `geometry` is given, geometry[i] is non-zero. `pixels`: the
+ * pixel count (the band's and geometry's length in pixels).
+ */
+export interface MaskBand {
+  band: BandView;
+  geometry: Uint8Array | null;
+  pixels: number;
+}
+
+/** Which pixels count: bytes (non-zero counts, one per pixel) or a data mask band. */
+export type PixelMask = Uint8Array | MaskBand;
+
+/** The pixel count of a mask. */
+export const pixelsOf = (mask: PixelMask): number => (mask instanceof Uint8Array ? mask.length : mask.pixels);
+
+/** The mask as bytes (1 where a pixel counts): a data mask band's are computed, a new array. */
+export function maskBytes(mask: PixelMask): Uint8Array {
+  if (mask instanceof Uint8Array) return mask;
+  const { band, geometry, pixels } = mask;
+  const { values: v, offset, stride } = band;
+  const out = new Uint8Array(pixels);
+  for (let i = 0, j = offset; i < pixels; i++, j += stride) {
+    const x = v[j]!;
+    out[i] = x !== 0 && x === x && (!geometry || geometry[i] !== 0) ? 1 : 0;
+  }
+  return out;
+}
+
 /** Band `band` of `bands` band-interleaved values (pixel-major: v[i * bands + band]). */
 export const interleavedBand = (values: Samples, bands: number, band: number): BandView => ({
   values,

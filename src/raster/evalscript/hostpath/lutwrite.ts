@@ -53,8 +53,8 @@ function lutMaskBand(
   const s1 = size + 1;
   for (let w = o, i = p0, e = p0 + n; i < e; w += q, i++) {
     const v = y[i]!,
-      u = v >>> 0;
-    out[w] = tab[m[i]! * s1 + (u === v && u < size ? u : size)]!;
+      u = v | 0;
+    out[w] = tab[m[i]! * s1 + (u === v && u >= 0 && u < size ? u : size)]!;
   }
 }
 /** Two inputs, the first the dataMask, over a band of more than FLAT_KEYS keys: class cm[m] times ny plus y's class. */
