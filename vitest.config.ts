@@ -83,7 +83,7 @@ const API_ISOLATED = [
   "test/dataimport/subscriptions.test.ts",
   "test/admin/samples.test.ts",
   "test/async/pieces.test.ts",
-  "test/archive/{catalog,process,sentinel1}.test.ts",
+  "test/archive/{catalog,process,sentinel1,stream}.test.ts",
   "test/budget/{counts,wmts-pan}.test.ts",
   "test/s3/endpoint.test.ts",
   "test/tenancy/s3.test.ts",

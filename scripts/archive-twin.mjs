@@ -6,8 +6,9 @@
 // - Earth Search v1 at {url}/earth-search/v1 and the Planetary Computer at {url}/planetary-computer/api/stac/v1
 //   (STAC API, scripts/lib/twin/stac.mjs), the Planetary Computer's SAS endpoint at
 //   {url}/planetary-computer/api/sas/v1/token/{collection} (and /sign?href=);
-// - test hooks: GET /_twin/stats, POST /_twin/reset, POST /_twin/faults {prefix, status|"hang"|"expire-tokens", count},
-//   POST /_twin/latency {ms}, GET /_twin/describe;
+// - test hooks: GET /_twin/stats, POST /_twin/reset, POST /_twin/faults {prefix, status|"hang"|"cut"|"stall"|
+//   "expire-tokens", count} ("cut": an object's answer breaks off after half its body, the connection closed;
+//   "stall": it sends half its body, then nothing more), POST /_twin/latency {ms}, GET /_twin/describe;
 // - scopes: everything above also under {url}/t/<name>/ (any name of [A-Za-z0-9_-]), with stats, faults, latency and
 //   SAS tokens of its own, so that test files running at the same time do not see each other's requests or faults.
 // The interface is fixed by /work/coord/ARCHIVE-CONTRACT.md: startArchiveTwin() and the CLI
@@ -95,23 +96,36 @@ async function serveHooks(req, res, sub, twin) {
   if (sub === "/faults" && req.method === "POST") {
     const { prefix = "/", status, count = 1 } = await bodyJson(req);
     if (status === "expire-tokens") twin.sas.revoke();
-    else if (status === "hang" || (Number.isInteger(status) && status >= 400 && status <= 599))
+    else if (
+      MID_BODY.includes(status) ||
+      status === "hang" ||
+      (Number.isInteger(status) && status >= 400 && status <= 599)
+    )
       twin.faults.push({ prefix, status, count });
     else
       return json(res, 400, {
-        error: `status must be an HTTP error status, "hang" or "expire-tokens", got ${JSON.stringify(status)}`,
+        error: `status must be an HTTP error status, "hang", "cut", "stall" or "expire-tokens", got ${JSON.stringify(status)}`,
       });
     return json(res, 200, { faults: twin.faults });
   }
   return json(res, 404, { error: "unknown hook" });
 }
 
-/** Answers a request with an injected fault when one matches its path (and uses it up); true when it did. */
+/** Faults that break an object's answer off in the middle of its body (scripts/lib/twin/objects.mjs serveObject). */
+const MID_BODY = ["cut", "stall"];
+
+/**
+ * Answers a request with an injected fault when one matches its path (and uses it up); true when it did. A fault
+ * of MID_BODY on an object is left to serveObject (`req.twinFault`): false.
+ */
 function injectFault(req, res, path, twin) {
-  const fault = twin.faults.find((f) => path.startsWith(f.prefix) && f.count > 0);
+  const fault = twin.faults.find(
+    (f) => path.startsWith(f.prefix) && f.count > 0 && (!MID_BODY.includes(f.status) || path.startsWith("/objects/")),
+  );
   if (!fault) return false;
   fault.count -= 1;
   twin.faults = twin.faults.filter((f) => f.count > 0);
+  if (MID_BODY.includes(fault.status)) return ((req.twinFault = fault.status), false);
   if (fault.status === "hang") return true; // never answered; close() destroys the connection
   const code = fault.status === 503 ? "SlowDown" : fault.status >= 500 ? "InternalError" : "AccessDenied";
   if (path.startsWith("/objects/"))

@@ -5,7 +5,8 @@
  *   warm open costs no request at all; the parsed header is then cached by the engine under `url#etag`
  *   (src/raster/cog), and every later range is checked against that ETag (a replaced object fails, never mixes);
  * - the ranges of one `read` are coalesced (gaps below COALESCE_GAP bytes merged) and fetched in parallel, at most
- *   CONNECTION_LIMIT (src/budget/limits.ts) at once, each attempt bounded by a timeout and retried (./fetch.ts);
+ *   CONNECTION_LIMIT (src/budget/limits.ts) at once, each attempt bounded by a timeout and retried (./fetch.ts),
+ *   each answer streamed into its ranges' buffers and resumed where it broke off (./stream.ts);
  * - with an ARCHIVE_CACHE R2 binding, every requested range (a COG block) is read through it: found there, no
  *   upstream request; fetched upstream, stored there for every isolate.
  */
@@ -16,6 +17,7 @@ import { coalesce, PREFIX_BYTES } from "../storage/ranged";
 import type { AssetAccess } from "./access";
 import { redact, UpstreamError } from "./errors";
 import { pooled, upstreamFetch, upstreamStats, type RetryPolicy } from "./fetch";
+import { described, streamSpan, type SpanMember, type SpanTarget } from "./stream";
 
 /** Ranges closer than this are read with one request (one round trip beats a few KiB of extra bytes upstream). */
 export const COALESCE_GAP = 64 * 1024;
@@ -110,30 +112,47 @@ function openMeta(access: AssetAccess, o: UpstreamReadOptions): Promise<Opened |
   return open;
 }
 
+const remember = (url: string, meta: Opened): Opened => (opened.set(url, meta), meta);
+
 /** openMeta past the isolate's cache: the Cache API, else one ranged GET upstream. */
 async function openUncached(access: AssetAccess, o: UpstreamReadOptions): Promise<Opened | null> {
   const cached = await fromCacheApi(access.url);
-  if (cached) {
-    opened.set(access.url, cached);
-    return cached;
+  return cached ? remember(access.url, cached) : openFromUpstream(access, o);
+}
+
+/**
+ * One ranged GET of the first PREFIX_BYTES: size, ETag and prefix; null when the object is missing. An answer whose
+ * body breaks off is asked again while the retry policy has attempts.
+ * @throws UpstreamError (./fetch.ts; upstream-unavailable when every body broke off; upstream-failed without
+ *   Content-Range)
+ */
+async function openFromUpstream(access: AssetAccess, o: UpstreamReadOptions): Promise<Opened | null> {
+  let last = "";
+  for (let attempt = 0; attempt < o.retry.attempts; attempt++) {
+    const response = await upstreamFetch({
+      archive: o.archive,
+      retry: o.retry,
+      request: () => access.request("GET", { range: `bytes=0-${PREFIX_BYTES - 1}` }),
+      refresh: access.refresh,
+      accept: [404, 416],
+    });
+    if (response.status === 404 || response.status === 416) {
+      await response.body?.cancel();
+      // 416: an empty object, nothing a raster reader can read
+      return response.status === 404 ? null : { size: 0, etag: "", prefix: new ArrayBuffer(0), at: Date.now() };
+    }
+    const bytes = await response.arrayBuffer().catch((e: unknown) => ((last = described(e)), null));
+    if (bytes) return learnt(access, o, response, bytes);
   }
-  const response = await upstreamFetch({
-    archive: o.archive,
-    retry: o.retry,
-    request: () => access.request("GET", { range: `bytes=0-${PREFIX_BYTES - 1}` }),
-    refresh: access.refresh,
-    accept: [404, 416],
-  });
-  if (response.status === 404) {
-    await response.body?.cancel();
-    return null;
-  }
-  if (response.status === 416) {
-    // an empty object: nothing a raster reader can read
-    await response.body?.cancel();
-    return { size: 0, etag: "", prefix: new ArrayBuffer(0), at: Date.now() };
-  }
-  const bytes = await response.arrayBuffer();
+  throw new UpstreamError(
+    "upstream-unavailable",
+    `The ${o.archive} archive did not deliver the start of ${redact(access.url)} (the answer broke off: ${last}, ${o.retry.attempts} attempts); try again later.`,
+    { archive: o.archive, attempts: o.retry.attempts },
+  );
+}
+
+/** What an open learns from its answer `response` with body `bytes`; kept per isolate and in the Cache API. */
+function learnt(access: AssetAccess, o: UpstreamReadOptions, response: Response, bytes: ArrayBuffer): Opened {
   upstreamStats.bytes += bytes.byteLength;
   const size = response.status === 206 ? totalSize(response.headers.get("content-range")) : bytes.byteLength;
   const etag = response.headers.get("etag") ?? "";
@@ -149,48 +168,22 @@ async function openUncached(access: AssetAccess, o: UpstreamReadOptions): Promis
     prefix: bytes.byteLength === Math.min(PREFIX_BYTES, size) ? bytes : new ArrayBuffer(0),
     at: Date.now(),
   };
-  opened.set(access.url, meta);
+  remember(access.url, meta);
   keepRunning(toCacheApi(access.url, meta)); // off the read's path: the store is for later isolates
   return meta;
 }
 
-/** One ranged GET of [offset, offset + length), checked against `etag` and the length. */
-async function getSpan(
-  access: AssetAccess,
-  o: UpstreamReadOptions,
-  etag: string,
-  offset: number,
-  length: number,
-): Promise<ArrayBuffer> {
-  const response = await upstreamFetch({
-    archive: o.archive,
-    retry: o.retry,
-    request: () => access.request("GET", { range: `bytes=${offset}-${offset + length - 1}` }),
-    refresh: access.refresh,
-  });
-  const got = response.headers.get("etag") ?? "";
-  if (etag && got && got !== etag) {
-    await response.body?.cancel();
-    opened.delete(access.url);
-    await cacheApi()
-      ?.delete(cacheKey(access.url))
-      .catch(() => undefined);
-    throw new UpstreamError(
-      "upstream-failed",
-      `The object ${redact(access.url)} changed while it was read (ETag ${etag} -> ${got}); send the request again.`,
-      { archive: o.archive },
-    );
-  }
-  const bytes = await response.arrayBuffer();
-  upstreamStats.bytes += bytes.byteLength;
-  if (response.status === 200 && bytes.byteLength > length) return bytes.slice(offset, offset + length); // Range ignored
-  if (bytes.byteLength !== length)
-    throw new UpstreamError(
-      "upstream-failed",
-      `Short read of ${redact(access.url)} at ${offset} (${bytes.byteLength} of ${length} bytes).`,
-      { archive: o.archive },
-    );
-  return bytes;
+/** The error of an object replaced while it is read (ETag `etag` at open, `got` now); forgets the old version. */
+async function changedObject(access: AssetAccess, o: UpstreamReadOptions, etag: string, got: string): Promise<Error> {
+  opened.delete(access.url);
+  await cacheApi()
+    ?.delete(cacheKey(access.url))
+    .catch(() => undefined);
+  return new UpstreamError(
+    "upstream-failed",
+    `The object ${redact(access.url)} changed while it was read (ETag ${etag} -> ${got}); send the request again.`,
+    { archive: o.archive },
+  );
 }
 
 /** R2 key of one range of a version of an asset. */
@@ -200,24 +193,39 @@ const blockKey = async (url: string, etag: string, offset: number, length: numbe
   return `archive-blocks/${hex}/${offset}-${length}`;
 };
 
-/** Reads ranges (each of positive length, inside the object) upstream: coalesced, at most 6 requests at a time. */
-async function readUpstream(
+/**
+ * Reads ranges (each of positive length, inside the object) upstream: coalesced, at most CONNECTION_LIMIT requests
+ * at a time, each span streamed (./stream.ts). One promise per range, settled as soon as its bytes are in.
+ */
+function readUpstream(
   access: AssetAccess,
   o: UpstreamReadOptions,
   etag: string,
   ranges: { offset: number; length: number }[],
-): Promise<ArrayBuffer[]> {
-  const out: ArrayBuffer[] = ranges.map(() => new ArrayBuffer(0));
+): Promise<ArrayBuffer>[] {
+  const target: SpanTarget = {
+    access,
+    archive: o.archive,
+    retry: o.retry,
+    etag,
+    changed: (got) => changedObject(access, o, etag, got),
+  };
+  const members: SpanMember[] = [];
+  const out = ranges.map(
+    (r) => new Promise<ArrayBuffer>((done, fail) => members.push({ ...r, filled: 0, done, fail })),
+  );
   const spans = coalesce(ranges, COALESCE_GAP);
-  await pooled(
-    spans.map((span) => async () => {
-      const buf = await getSpan(access, o, etag, span.offset, span.end - span.offset);
-      for (const i of span.members) {
-        const r = ranges[i]!;
-        const start = r.offset - span.offset;
-        out[i] = start === 0 && r.length === buf.byteLength ? buf : buf.slice(start, start + r.length);
-      }
-    }),
+  // streamSpan never throws (it settles its members), so every span runs and no promise is left pending
+  void pooled(
+    spans.map(
+      (span) => () =>
+        streamSpan(
+          target,
+          span.offset,
+          span.end,
+          span.members.map((i) => members[i]!),
+        ),
+    ),
   );
   return out;
 }
@@ -235,14 +243,14 @@ async function readThrough(
     keys.map((k) => async () => (await cache.get(k).catch(() => null))?.arrayBuffer() ?? null),
   );
   const missing = ranges.map((_, i) => i).filter((i) => found[i] === null);
-  const fetched = missing.length
-    ? await readUpstream(
-        access,
-        o,
-        etag,
-        missing.map((i) => ranges[i]!),
-      )
-    : [];
+  const fetched = await Promise.all(
+    readUpstream(
+      access,
+      o,
+      etag,
+      missing.map((i) => ranges[i]!),
+    ),
+  );
   await pooled(missing.map((i, j) => () => cache.put(keys[i]!, fetched[j]!).catch(() => null)));
   missing.forEach((i, j) => (found[i] = fetched[j]!));
   return found as ArrayBuffer[];
@@ -251,7 +259,8 @@ async function readThrough(
 /**
  * Opens an upstream asset as a ByteSource (`id` = URL + "#" + ETag), or null when it does not exist (404).
  * Create one per request (it holds no connection; what the open learnt is shared through the caches).
- * @throws UpstreamError after retries (./fetch.ts), on a Content-Range-less answer, a short read or a changed ETag.
+ * @throws UpstreamError after retries (./fetch.ts), on a Content-Range-less answer, a body that keeps breaking off
+ *   (./stream.ts) or a changed ETag.
  */
 export async function openUpstream(access: AssetAccess, o: UpstreamReadOptions): Promise<UpstreamSource | null> {
   const meta = await openMeta(access, o);
@@ -273,7 +282,7 @@ export async function openUpstream(access: AssetAccess, o: UpstreamReadOptions):
         ? []
         : o.blockCache
           ? await readThrough(o.blockCache, access, o, etag, wanted)
-          : await readUpstream(access, o, etag, wanted);
+          : await Promise.all(readUpstream(access, o, etag, wanted));
     todo.forEach((i, j) => (out[i] = got[j]!));
     return out.map((b) => b ?? new ArrayBuffer(0));
   }

@@ -113,8 +113,18 @@ export async function serveObject(req, res, path, twin) {
   res.writeHead(range ? 206 : 200, headers);
   if (req.method === "HEAD" || object.size === 0) return res.end();
   twin.stats.bytes += end - start + 1;
+  // an injected mid-body fault (scripts/archive-twin.mjs): half the body, then the connection closed or silent
+  const fault = req.twinFault;
+  const last = fault ? start + Math.floor((end - start) / 2) : end;
   await new Promise((done) => {
-    const stream = createReadStream(object.file, { start, end });
+    const stream = createReadStream(object.file, { start, end: last });
+    if (fault) {
+      res.on("close", () => (stream.destroy(), done()));
+      stream.on("data", (chunk) => res.write(chunk));
+      // "cut": the socket ends once the half is flushed, short of the Content-Length; "stall": it stays open
+      stream.on("end", () => (fault === "cut" ? res.socket?.end() : undefined));
+      return;
+    }
     stream.on("error", () => (res.destroy(), done()));
     res.on("close", () => (stream.destroy(), done()));
     stream.pipe(res);
