@@ -28,21 +28,6 @@ export const runsOf = new WeakMap<Int32Array, Int32Array>();
 export const blockMapBytes = (offsets: Int32Array): number =>
   offsets.byteLength + (runsOf.get(offsets)?.byteLength ?? 0);
 
-/** Collects [end, slot] runs from the slot of each output pixel, in order. */
-class RunBuilder {
-  private readonly runs: number[] = [];
-  private slot = -2;
-  add(o: number, slot: number): void {
-    if (slot === this.slot) return;
-    if (o > 0) this.runs.push(o, this.slot);
-    this.slot = slot;
-  }
-  done(n: number): Int32Array {
-    if (n > 0) this.runs.push(n, this.slot);
-    return Int32Array.from(this.runs);
-  }
-}
-
 /**
  * Writes the block map of `coords` over window `w` into `offsets` (width*height) and returns its runs: the pixel
  * under each centre as near.ts centres picks it (GDAL's trunc(x + 1e-10), outside the image: none).
@@ -55,25 +40,39 @@ export function fillBlockMap(coords: SourceCoords, w: WindowGeometry, b: BlockLa
   const [iw, ih] = [w.imageWidth, w.imageHeight];
   const sx = new Float64Array(width);
   const sy = new Float64Array(width);
-  const runs = new RunBuilder();
+  const runs: number[] = [];
+  let slot = -2;
+  // the block of the last pixel inside the image: its first column and row, and its slot (-1: none yet)
+  let xa = 0;
+  let ya = 0;
+  let inBlock = -1;
   for (let r = 0; r < height; r++) {
     coords.row(r, sx, sy);
     for (let c = 0, o = r * width; c < width; c++, o++) {
       const x = sx[c]!;
       const y = sy[c]!;
-      if (!(x >= 0 && y >= 0) || x + 1e-10 > iw || y + 1e-10 > ih) {
-        runs.add(o, -1);
-        continue;
+      let s = -1;
+      if (x >= 0 && y >= 0 && x + 1e-10 <= iw && y + 1e-10 <= ih) {
+        const xi = Math.min(Math.trunc(x + 1e-10), iw - 1);
+        const yi = Math.min(Math.trunc(y + 1e-10), ih - 1);
+        if (inBlock < 0 || xi < xa || xi >= xa + bw || yi < ya || yi >= ya + bh) {
+          const bx = Math.floor(xi / bw);
+          const by = Math.floor(yi / bh);
+          xa = bx * bw;
+          ya = by * bh;
+          inBlock = (by - by0) * columns + (bx - bx0);
+        }
+        offsets[o] = (yi - ya) * bw + (xi - xa);
+        s = inBlock;
       }
-      const xi = Math.min(Math.trunc(x + 1e-10), iw - 1);
-      const yi = Math.min(Math.trunc(y + 1e-10), ih - 1);
-      const bx = Math.floor(xi / bw);
-      const by = Math.floor(yi / bh);
-      offsets[o] = (yi - by * bh) * bw + (xi - bx * bw);
-      runs.add(o, (by - by0) * columns + (bx - bx0));
+      if (s !== slot) {
+        if (o > 0) runs.push(o, slot);
+        slot = s;
+      }
     }
   }
-  return runs.done(width * height);
+  if (width * height > 0) runs.push(width * height, slot);
+  return Int32Array.from(runs);
 }
 
 /** A new block map (offsets with their runs in runsOf). */
