@@ -11,6 +11,8 @@
 import * as SunCalc from "suncalc";
 import type { StacItem } from "../storage/stac";
 import type { BandDef, DataCollection } from "./collections";
+import type { ValueScale } from "../raster/types";
+import { applyScale } from "../raster/warp";
 
 /**
  * The DN offset an upstream item's `raster:bands` declare for its reflectance bands (offset / scale of the red
@@ -39,11 +41,30 @@ export function s2Offset(item: StacItem): number {
 }
 
 /**
- * Converts DN (in place, returned) to the requested units. `valid` marks pixels with data; `dn` must be 0 where it is
- * 0 (as readWarped returns bands), and they stay 0. The loop tests the mask only when the conversion maps 0 to another
- * value (offset applied, not clamped): 1.4 against 2.0 workerd CPU ms per 1024 x 1024 NDVI request (2 Mpx; V8 CPU
- * profiles of two wrangler dev servers, 4 alternating rounds of 10 requests). Branch-free variants (no mask, the
- * options hoisted) were slower in workerd, though faster in node.
+ * The conversion of a band's DN to the requested units (see the module comment), for readWarped to apply
+ * (WarpOptions.scales) or convertUnits; null when the values stay as stored.
+ */
+export function unitsScale(
+  def: BandDef,
+  units: string,
+  c: DataCollection,
+  item: StacItem,
+  harmonize: boolean,
+): ValueScale | null {
+  const declared = c.optical ? undefined : declaredScaling(item, def.name, units);
+  if (declared) return { scale: declared.scale, add: declared.offset };
+  const offset = c.optical && def.units.includes("REFLECTANCE") ? s2Offset(item) : 0;
+  let scale = 1;
+  if (units === "REFLECTANCE") scale = 1 / 10000;
+  else if (units === "OPTICAL_DEPTH") scale = 1 / 1000;
+  const applyOffset = units === "REFLECTANCE" || harmonize;
+  if (!applyOffset && scale === 1) return null;
+  return { ...(applyOffset ? { offset } : {}), ...(harmonize ? { min: 0 } : {}), scale };
+}
+
+/**
+ * Converts DN (in place, returned) to the requested units (unitsScale). `valid` marks pixels with data; `dn` must be
+ * 0 where it is 0 (as readWarped returns bands), and they stay 0.
  */
 export function convertUnits(
   dn: Float32Array,
@@ -54,25 +75,8 @@ export function convertUnits(
   item: StacItem,
   harmonize: boolean,
 ): Float32Array {
-  const declared = c.optical ? undefined : declaredScaling(item, def.name, units);
-  if (declared) return scaleValues(dn, valid, declared.scale, declared.offset);
-  const offset = c.optical && def.units.includes("REFLECTANCE") ? s2Offset(item) : 0;
-  let scale = 1;
-  if (units === "REFLECTANCE") scale = 1 / 10000;
-  else if (units === "OPTICAL_DEPTH") scale = 1 / 1000;
-  const clamp = harmonize;
-  const applyOffset = units === "REFLECTANCE" || harmonize;
-  // readWarped's bands are 0 where there is no data: the mask matters only where the conversion maps 0 elsewhere
-  const check = (clamp ? Math.max(0, offset) : applyOffset ? offset : 0) * scale !== 0;
-  for (let i = 0; i < dn.length; i++) {
-    if (check && !valid[i]) {
-      dn[i] = 0;
-      continue;
-    }
-    let v = applyOffset ? dn[i]! + offset : dn[i]!;
-    if (clamp && v < 0) v = 0;
-    dn[i] = v * scale;
-  }
+  const s = unitsScale(def, units, c, item, harmonize);
+  if (s) applyScale(dn, valid, s);
   return dn;
 }
 
@@ -86,12 +90,6 @@ function declaredScaling(item: StacItem, band: string, units: string): { scale: 
   const rb = (item.assets[band]?.["raster:bands"] as { scale?: unknown; offset?: unknown }[] | undefined)?.[0];
   if (typeof rb?.scale !== "number") return undefined;
   return { scale: rb.scale, offset: typeof rb.offset === "number" ? rb.offset : 0 };
-}
-
-/** `dn * scale + offset` in place where `valid`, 0 elsewhere. */
-function scaleValues(dn: Float32Array, valid: Uint8Array, scale: number, offset: number): Float32Array {
-  for (let i = 0; i < dn.length; i++) dn[i] = valid[i] ? dn[i]! * scale + offset : 0;
-  return dn;
 }
 
 /** CLM derived from SCL: 1 for SCL 8, 9, 10 (clouds, cirrus), 255 where SCL is 0 (no data), else 0. */

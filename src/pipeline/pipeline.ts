@@ -48,7 +48,7 @@ export const STRIP_TARGET = 1 << 19;
 
 /**
  * Requests up to this many output pixels keep their strips' NEAREST index maps in the per-isolate cache (4 bytes per
- * pixel: at most 8 MiB, INDEX_CACHE_BYTES of src/raster/memory.ts); larger ones compute each strip's map once and
+ * pixel plus a block map's runs: about 8 MiB at most, within INDEX_CACHE_BYTES of src/raster/memory.ts); larger ones compute each strip's map once and
  * keep none (a 2500 x 2500 request's maps held ~25 MB of the isolate's 128 MB for good, see src/raster/warp/near.ts).
  */
 export const CACHED_MAP_PIXELS = 1 << 21;

@@ -18,7 +18,7 @@ import { crsFromEpsg, transformBounds } from "../raster/crs";
 import { bboxOf, pyramidLevels, type RasterReader } from "../raster/reader";
 import type { GeoTransform, Grid } from "../raster/types";
 import { readWarped } from "../raster/warp";
-import { convertUnits } from "./bands";
+import { unitsScale } from "./bands";
 import type { BandDef, DataCollection } from "./collections";
 import { mosaicScenes } from "./mosaic";
 import type { AreaPlan } from "./plan";
@@ -52,6 +52,7 @@ function syntheticReader(): RasterReader {
     levels: pyramidLevels(gt, [{ width: SIZE, height: SIZE, blockWidth: SIZE, blockHeight: SIZE }]),
     read: async (_l, bands, w) => bands.map(() => Float32Array.from(window(w))),
     readNative: async (_l, bands, w) => bands.map(() => window(w)),
+    readBlocks: async (_l, bands) => bands.map(() => ({ blocks: [dn], fill: 0 })),
   };
 }
 
@@ -71,15 +72,13 @@ export async function primeReadStage(rounds = 6): Promise<void> {
   for (let r = 0; r < rounds; r++) {
     await new Promise((resolve) => setTimeout(resolve, 0)); // after the requests in flight
     const files = new Map<string, { data: Float32Array; valid: Uint8Array }>();
-    for (const name of ["a", "b"])
-      files.set(
-        name,
-        (await readWarped(reader, [0], grid, { resampling: "NEAREST", nodata: 0, cacheIndex: false }))[0]!,
-      );
+    const scales = [unitsScale(def, "REFLECTANCE", c, item, true)];
+    for (const name of ["a", "b"]) {
+      const opts = { resampling: "NEAREST", nodata: 0, cacheIndex: false, scales } as const;
+      files.set(name, (await readWarped(reader, [0], grid, opts))[0]!);
+    }
     const { valid } = allValid(files, n);
-    const bands = Object.fromEntries(
-      [...files].map(([k, f]) => [k, convertUnits(f.data, f.valid, def, "REFLECTANCE", c, item, true)]),
-    );
+    const bands = Object.fromEntries([...files].map(([k, f]) => [k, f.data]));
     await mosaicScenes(
       "SIMPLE",
       [{ info: { id: "prime", date: "2020-01-01T00:00:00Z" }, scenes: [{} as Scene] }],

@@ -5,13 +5,13 @@
 import type { Env } from "../env";
 import { openCog } from "../raster/cog";
 import { readWarped } from "../raster/warp";
-import type { Grid, Resampling } from "../raster/types";
+import type { Grid, Resampling, ValueScale } from "../raster/types";
 import { openAsset } from "../archive";
 import { locateBand } from "../storage/items";
 import type { StacItem } from "../storage/stac";
 import { invalidArgument } from "../raster/errors";
 import type { DataCollection } from "./collections";
-import { clmFromScl, convertUnits, sceneAngles } from "./bands";
+import { clmFromScl, convertUnits, sceneAngles, unitsScale } from "./bands";
 import { openZarrAsset } from "../storage/zarr";
 
 export interface BandRequest {
@@ -72,7 +72,8 @@ function builtinNodata(c: DataCollection, band: string): number | null {
 
 /**
  * Reads the file bands `names` of an item: grouped per asset file, all files concurrently. Nodata: the file's, else
- * `nodataDefault`, else the built-in band's (builtinNodata).
+ * `nodataDefault`, else the built-in band's (builtinNodata). A band named in `scales` comes converted by its scale
+ * (readWarped's WarpOptions.scales), the others as stored.
  */
 async function readFileBands(
   env: Env,
@@ -82,6 +83,7 @@ async function readFileBands(
   grid: Grid,
   o: ReadOptions,
   nodataDefault: number | null,
+  scales: Map<string, ValueScale | null>,
 ) {
   const byKey = new Map<string, { names: string[]; indices: number[]; gsd?: number }>();
   for (const name of names) {
@@ -112,6 +114,7 @@ async function readFileBands(
         resampling: chooseResampling(grid, e.gsd, o),
         nodata: cog.nodata ?? nodataDefault ?? builtinNodata(c, e.names[0]!),
         cacheIndex: o.cacheIndex,
+        scales: e.names.map((n) => scales.get(n) ?? null),
       });
       e.names.forEach((n, i) => out.set(n, warped[i]!));
     }),
@@ -163,9 +166,14 @@ export async function readScene(
     if (b.def.kind === "file") fileNames.add(b.name);
     if (b.def.kind === "derived") fileNames.add(b.def.from!);
   }
+  // file bands no derived band reads come in the requested units (the warp converts them as it gathers)
+  const scales = new Map<string, ValueScale | null>();
+  for (const b of defs)
+    if (b.def.kind === "file" && !defs.some((d) => d.def.kind === "derived" && d.def.from === b.name))
+      scales.set(b.name, unitsScale(b.def, b.units, c, item, o.harmonize));
   // Sentinel-2 files use DN 0 for no data even where no nodata tag is set.
   const files = fileNames.size
-    ? await readFileBands(env, c, item, [...fileNames], grid, o, c.optical ? 0 : null)
+    ? await readFileBands(env, c, item, [...fileNames], grid, o, c.optical ? 0 : null, scales)
     : new Map();
   const { valid, same } = allValid(files, n);
   const angles = defs.some((b) => b.def.kind === "angle") ? sceneAngles(item) : {};
@@ -175,6 +183,7 @@ export async function readScene(
     if (b.def.kind === "angle") bands[b.name] = new Float32Array(n).fill(angles[b.name]!);
     else if (b.def.kind === "derived")
       bands[b.name] = clmFromScl(files.get(b.def.from!)!.data, files.get(b.def.from!)!.valid);
+    else if (scales.has(b.name)) bands[b.name] = files.get(b.name)!.data;
     else
       bands[b.name] = convertUnits(
         files.get(b.name)!.data,
@@ -186,6 +195,6 @@ export async function readScene(
         o.harmonize,
       );
   }
-  // convertUnits zeroes each file band where its own mask is 0; with equal masks that is the scene's mask.
+  // each file band is 0 where its own mask is 0 (converted by the warp or convertUnits); with equal masks that is the scene's mask
   return { bands, valid, zeroed: same && defs.every((b) => b.def.kind === "file") };
 }

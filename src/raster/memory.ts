@@ -39,8 +39,16 @@ export const BASELINE_BYTES = 20 * MIB;
  * came from here, so the requests' share stays above the largest Processing request's 59.4 MB).
  */
 export const BLOCK_CACHE_BYTES = 10 * MIB;
-/** NEAREST index maps kept per isolate (src/raster/warp/near.ts): 4 bytes per output pixel, two 1024 x 1024 maps. */
-export const INDEX_CACHE_BYTES = 8 * MIB;
+/**
+ * NEAREST index maps kept per isolate (src/raster/warp/near.ts): 4 bytes per output pixel plus a block map's runs
+ * (8 bytes a run, 32 KiB for the bench's 1024 x 1024 grid over 512 px blocks), two 1024 x 1024 maps.
+ */
+export const INDEX_CACHE_BYTES = 8 * MIB + 128 * 1024;
+/**
+ * Value tables of the NEAREST gather from blocks (src/raster/warp/values.ts): one per stored type, nodata and unit
+ * conversion, 256 KiB for a 16-bit type; two of them (the reflectance of a Sentinel-2 request and one other).
+ */
+export const VALUE_TABLE_BYTES = MIB / 2;
 /** Parsed COG headers kept per isolate (src/raster/cog/index.ts): about 16 bytes per block of each file. */
 export const HEADER_CACHE_BYTES = 2 * MIB;
 /**
@@ -82,6 +90,7 @@ export const REQUEST_CACHE_BYTES = MIB / 4;
 export const CACHE_BUDGETS: Readonly<Record<string, number>> = {
   BLOCK_CACHE_BYTES,
   INDEX_CACHE_BYTES,
+  VALUE_TABLE_BYTES,
   HEADER_CACHE_BYTES,
   WARP_WASM_BYTES,
   DECODE_WASM_BYTES,

@@ -91,6 +91,24 @@ export interface RasterReader {
    * undefined) for other sources; callers then use `read`.
    */
   readonly readNative?: (level: number, bands: number[], window: PixelWindow) => Promise<NativeWindow[]>;
+  /**
+   * Optional, where `readNative` is offered and each stored block (tile, chunk) holds one band: the blocks
+   * `window` of level `level` touches, per band, in the stored type and without copying them (see BandBlocks), so
+   * that a gather reads them in place instead of a window copied from them. Callers must not write them.
+   * @throws as `read`.
+   */
+  readonly readBlocks?: (level: number, bands: number[], window: PixelWindow) => Promise<BandBlocks[]>;
+}
+
+/**
+ * The blocks of one band a window touches (RasterReader.readBlocks), row-major over the block grid of the level from
+ * block column floor(x0 / blockWidth), row floor(y0 / blockHeight) to those of the window's last pixel: level pixel
+ * (x, y) is element (y mod blockHeight) * blockWidth + (x mod blockWidth) of its block. null: a block the source
+ * does not store, whose samples read as `fill` (as `read` gives them).
+ */
+export interface BandBlocks {
+  blocks: (NativeWindow | null)[];
+  fill: number;
 }
 
 /** A window in a stored type Float32 represents exactly (see RasterReader.readNative). */

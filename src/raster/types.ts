@@ -44,9 +44,22 @@ export interface ByteSource {
   read(ranges: { offset: number; length: number }[]): Promise<ArrayBuffer[]>;
 }
 
+/**
+ * A conversion of stored values (DN) to other units, e.g. Sentinel-2 reflectance: a value v becomes
+ * `max(min, v + offset) * scale + add`, in double arithmetic in that order, each step only when its field is given
+ * (`offset` 0 still adds 0), stored as Float32.
+ */
+export interface ValueScale {
+  offset?: number;
+  /** Values below it (after the offset) become it. */
+  min?: number;
+  scale: number;
+  add?: number;
+}
+
 /** One band of a scene warped onto an output grid. */
 export interface WarpedBand {
-  /** Values in the file's units (DN), NaN-free; width*height. */
+  /** Values in the file's units (DN) or converted by the warp's ValueScale, NaN-free; width*height. */
   data: Float32Array;
   /** 1 where a source pixel with data was found, 0 for nodata / outside the scene; width*height. */
   valid: Uint8Array;

@@ -5,7 +5,7 @@
  * Call `readerContract` at the top level of a test file with a function that opens the reader for a file.
  */
 import { describe, expect, it } from "vitest";
-import type { PixelWindow, RasterReader } from "../../src/raster/reader";
+import type { BandBlocks, PixelWindow, RasterReader } from "../../src/raster/reader";
 import type { GeoTransform } from "../../src/raster/types";
 import { sampleFile } from "./seed";
 
@@ -68,6 +68,18 @@ function expectDescription(reader: RasterReader, ref: ReaderRef): void {
   });
 }
 
+/** The samples of `win` taken from the blocks readBlocks gave for it (BandBlocks' layout), row-major. */
+function fromBlocks(reader: RasterReader, level: number, win: PixelWindow, b: BandBlocks): number[] {
+  const { blockWidth: bw, blockHeight: bh } = reader.levels[level]!;
+  const [bx0, by0] = [Math.floor(win.x0 / bw), Math.floor(win.y0 / bh)];
+  const columns = Math.floor((win.x0 + win.width - 1) / bw) - bx0 + 1;
+  return Array.from({ length: win.width * win.height }, (_, i) => {
+    const [x, y] = [win.x0 + (i % win.width), win.y0 + Math.floor(i / win.width)];
+    const block = b.blocks[(Math.floor(y / bh) - by0) * columns + Math.floor(x / bw) - bx0];
+    return block === null ? b.fill : block![(y % bh) * bw + (x % bw)]!;
+  });
+}
+
 /** Asserts `read` rejects (or throws) a RangeError. */
 async function expectRangeError(read: () => Promise<unknown>): Promise<void> {
   await expect((async () => read())()).rejects.toThrow(RangeError);
@@ -101,6 +113,21 @@ export async function readerContract(
           expect(band).toBeInstanceOf(Float32Array);
           expect(Array.from(band)).toEqual(Array.from(windows.subarray(w.offset + i * n, w.offset + (i + 1) * n)));
         });
+      },
+    );
+
+    it.each(ref.windows.map((w) => [w.note, w] as const))(
+      "where it offers its blocks (readBlocks), they hold the same samples: %s",
+      async (_, w) => {
+        const reader = await open(file);
+        if (!reader.readBlocks) return;
+        const got = await reader.readBlocks(w.level, w.bands, w.window);
+        const n = w.window.width * w.window.height;
+        got.forEach((b, i) =>
+          expect(Array.from(fromBlocks(reader, w.level, w.window, b))).toEqual(
+            Array.from(windows.subarray(w.offset + i * n, w.offset + (i + 1) * n)),
+          ),
+        );
       },
     );
 

@@ -12,10 +12,10 @@ import { fileName } from "./limits";
 import type { CogHeader } from "./header";
 import type { LevelLayout } from "./limits";
 import { Lru } from "../lru";
-import type { PixelWindow } from "../reader";
+import type { BandBlocks, PixelWindow } from "../reader";
 import { BLOCK_CACHE_BYTES } from "../memory";
 
-export type { PixelWindow };
+export type { BandBlocks, PixelWindow };
 
 /** Decoded blocks per isolate, within BLOCK_CACHE_BYTES (src/raster/memory.ts, the isolate's budgets). */
 export const blockCache = new Lru<SampleArray>(4096, BLOCK_CACHE_BYTES, (a) => a.byteLength);
@@ -183,4 +183,26 @@ export async function readWindow(
     }
     return out;
   });
+}
+
+/**
+ * The decoded blocks `win` of level `levelIndex` touches, per requested sample, without copying them into a window
+ * (see RasterReader.readBlocks): the block cache's arrays themselves, which callers must not write. Only for blocks
+ * holding one sample per element (PlanarConfiguration 2, or one sample per pixel); empty (sparse) blocks are null.
+ * @throws as readWindow.
+ */
+export async function readBlocks(
+  source: ByteSource,
+  header: CogHeader,
+  levelIndex: number,
+  samples: number[],
+  win: PixelWindow,
+): Promise<(SampleArray | null)[][]> {
+  const level = header.levels[levelIndex]!;
+  if (level.planarConfiguration === 1 && header.samplesPerPixel > 1)
+    throw new RangeError("readBlocks needs one sample per block element (PlanarConfiguration 2 or one sample)");
+  const refs = blocksFor(source.id, levelIndex, level, samples, win);
+  await loadBlocks(source, header, level, refs);
+  const interleaved = level.planarConfiguration === 1;
+  return samples.map((sample) => refs.filter((r) => interleaved || r.sample === sample).map((r) => r.data ?? null));
 }

@@ -6,8 +6,16 @@
  */
 import type { ByteSource, Crs } from "../types";
 import { crsFromEpsg } from "../crs";
-import { bboxOf, checkWindow, pyramidLevels, type NativeWindow, type RasterLevel, type RasterReader } from "../reader";
-import { blockCache, prefetchWindow, readWindow, type PixelWindow } from "./blocks";
+import {
+  bboxOf,
+  checkWindow,
+  pyramidLevels,
+  type BandBlocks,
+  type NativeWindow,
+  type RasterLevel,
+  type RasterReader,
+} from "../reader";
+import { blockCache, prefetchWindow, readBlocks, readWindow, type PixelWindow } from "./blocks";
 import { parseHeader, type CogHeader, type GeoTransform, type SampleType } from "./header";
 import { Lru } from "../lru";
 import { gcpBounds, gcpTransformer, type GcpTransformer } from "../gcp";
@@ -21,6 +29,7 @@ export type CogLevel = RasterLevel;
 /** An opened COG: a RasterReader (CRS from the GeoKeys' EPSG code, nodata from GDAL_NODATA) on a ByteSource. */
 export interface Cog extends RasterReader {
   readNative?: RasterReader["readNative"];
+  readBlocks?: RasterReader["readBlocks"];
   readonly source: ByteSource;
   readonly crs: Crs;
   readonly levels: CogLevel[];
@@ -88,9 +97,19 @@ function cogOf(source: ByteSource, header: CogHeader): Cog {
   };
   const Native = NATIVE[header.sampleType];
   const fill = windowFill(cog);
-  if (Native && Native.of(fill)[0] === fill)
+  if (Native && Native.of(fill)[0] === fill) {
     cog.readNative = (level, bands, win) => readCogWindow(cog, level, bands, win, Native);
+    if (header.samplesPerPixel === 1 || header.levels.every((l) => l.planarConfiguration === 2))
+      cog.readBlocks = (level, bands, win) => readCogBlocks(cog, level, bands, win, fill);
+  }
   return cog;
+}
+
+/** RasterReader.readBlocks of a COG whose blocks hold one sample each (see cogOf). */
+async function readCogBlocks(cog: Cog, level: number, bands: number[], win: PixelWindow, fill: number) {
+  checkWindow(cog, level, bands, win);
+  const grids = await readBlocks(cog.source, cog.header, level, bands, win);
+  return grids.map((blocks): BandBlocks => ({ blocks: blocks as (NativeWindow | null)[], fill }));
 }
 
 /**

@@ -8,16 +8,18 @@
  */
 import { EngineError, invalidArgument } from "../errors";
 import type { RasterReader } from "../reader";
-import type { Grid, Resampling, WarpedBand } from "../types";
+import type { Grid, Resampling, ValueScale, WarpedBand } from "../types";
 import { DEFAULT_ERROR_THRESHOLD } from "./coords";
 import { warpRows, type KernelMode } from "./kernels";
 import { warpNear } from "./near";
 import type { KernelScale } from "./plan";
 import { likelyWindow, preparedWarp } from "./prepared";
+import { applyScale } from "./values";
 
 export { chooseLevel } from "./plan";
 export { INDEX_CACHE_BYTES, indexCache } from "./near";
 export { preparedCache } from "./prepared";
+export { applyScale, scaled } from "./values";
 
 /** Options of readWarped. */
 export interface WarpOptions {
@@ -37,6 +39,12 @@ export interface WarpOptions {
    * false for grids used once, such as the strips of a large request (near.ts warpNear).
    */
   cacheIndex?: boolean;
+  /**
+   * A conversion of each band's stored values (one entry per entry of `bands`; null or missing: none), applied to
+   * the valid samples: `data` then holds the converted values (NEAREST from a reader's blocks converts as it
+   * gathers, near.ts; the other paths convert the warped band, values.ts applyScale).
+   */
+  scales?: readonly (ValueScale | null)[];
 }
 
 const RESAMPLINGS: Resampling[] = ["NEAREST", "BILINEAR", "BICUBIC"];
@@ -137,9 +145,12 @@ export async function readWarped(
   const geometry = { ...win, imageWidth: level.width, imageHeight: level.height };
   const nd = nodata === null ? NaN : Math.fround(nodata);
   const mode = kernelMode(opts.resampling, scale);
-  if (mode === "near")
-    await warpNear(reader, levelIndex, bands, geometry, coords, coordsKey, nd, out, opts.cacheIndex ?? true);
-  else
+  const scales = opts.scales ?? [];
+  const converted =
+    mode === "near" &&
+    (await warpNear(reader, levelIndex, bands, geometry, coords, coordsKey, nd, out, opts.cacheIndex ?? true, scales));
+  if (mode !== "near")
     warpRows(coords, { ...geometry, nodata: nd, bands: await reader.read(levelIndex, bands, win) }, scale, mode, out);
+  if (!converted) out.forEach((o, b) => scales[b] && applyScale(o.data, o.valid, scales[b]));
   return out;
 }

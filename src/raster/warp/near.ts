@@ -6,14 +6,18 @@
  * isolate (indexCache, bounded in bytes), shared by the bands and files of one layout (B04 and B08 of a tile) and
  * by warm requests over the same grid. The window is read in the file's own type where Float32 holds it exactly
  * (RasterReader.readNative: Uint16 for Sentinel-2), which halves the bytes the gather walks and turns the window
- * copy into a plain one. Gathering straight from the COG reader's decoded Uint16 blocks (no window copy, block
- * index `slot << shift | offset`) was tried and measured slower than this copy-then-gather.
+ * copy into a plain one. A reader that offers its decoded blocks (RasterReader.readBlocks: a COG of 8- or 16-bit
+ * samples) is gathered from them through a block map instead (blockmap.ts: no window copy, runs of pixels per
+ * block, values converted through a table); per pixel, a block index `slot << shift | offset` was tried before the
+ * runs and measured slower than the copy-then-gather.
  */
 import { Lru } from "../lru";
 import type { NativeWindow, RasterReader } from "../reader";
-import type { WarpedBand } from "../types";
+import type { ValueScale, WarpedBand } from "../types";
+import { blockMap, blockMapBytes, fillBlockMap, gatherBlocks, runsOf, type BlockLayout } from "./blockmap";
 import type { SourceCoords } from "./coords";
 import type { SourceWindow } from "./kernels";
+import { hasValueTable, valueTable } from "./values";
 import { INDEX_CACHE_BYTES } from "../memory";
 
 export { INDEX_CACHE_BYTES };
@@ -22,10 +26,11 @@ export { INDEX_CACHE_BYTES };
 export type WindowGeometry = Pick<SourceWindow, "x0" | "y0" | "width" | "height" | "imageWidth" | "imageHeight">;
 
 /**
- * Index maps per coordinates and window geometry, within INDEX_CACHE_BYTES (4 bytes per output pixel; src/raster/memory.ts). Keys hold everything a map depends on, so a changed
- * grid or file layout never hits; a map larger than the budget is used once and not kept.
+ * Index maps and block maps per coordinates and window geometry (and block size), within INDEX_CACHE_BYTES (4 bytes
+ * per output pixel, plus a block map's runs; src/raster/memory.ts). Keys hold everything a map depends on, so a
+ * changed grid or file layout never hits; a map larger than the budget is used once and not kept.
  */
-export const indexCache = new Lru<Int32Array>(64, INDEX_CACHE_BYTES, (a) => a.byteLength);
+export const indexCache = new Lru<Int32Array>(64, INDEX_CACHE_BYTES, blockMapBytes);
 
 /** Window indices of the pixels under the centres of one output row (-1: outside the image). */
 function centres(w: WindowGeometry, sx: Float64Array, sy: Float64Array, kc: Int32Array): void {
@@ -69,25 +74,31 @@ function fillCentres(coords: SourceCoords, w: WindowGeometry, index: Int32Array)
 }
 
 /**
- * The uncached path's index map (see warpNear) and the key of the map it holds: one array, grown to the largest map
- * it held, filled and gathered through without an await in between, so concurrent warps (the files of a scene are
- * read together) never see it half written; the next file of the same layout (B08 after B04) reuses the map.
+ * The uncached path's index map or block map (see warpNear) and the key of the map it holds (with a block map's
+ * runs): one array, grown to the largest map it held, filled and gathered through without an await in between, so
+ * concurrent warps (the files of a scene are read together) never see it half written; the next file of the same
+ * layout (B08 after B04) reuses the map.
  */
-let scratch: { key: string; buffer: Int32Array; index: Int32Array } = {
+let scratch: { key: string; buffer: Int32Array; index: Int32Array; runs: Int32Array } = {
   key: "",
   buffer: new Int32Array(0),
   index: new Int32Array(0),
+  runs: new Int32Array(0),
 };
 
-/** The index map of `coords` and `w` (named `key`) in the scratch array: valid until the next call. */
-function scratchIndex(key: string, coords: SourceCoords, w: WindowGeometry): Int32Array {
-  if (scratch.key === key) return scratch.index;
+/**
+ * The map of `coords` and `w` named `key` in the scratch array, valid until the next call: an index map, or with
+ * `blocks` a block map and its runs.
+ */
+function scratchMap(key: string, coords: SourceCoords, w: WindowGeometry, blocks?: BlockLayout) {
+  if (scratch.key === key) return scratch;
   const n = coords.width * coords.height;
   const buffer = scratch.buffer.length < n ? new Int32Array(n) : scratch.buffer;
-  scratch = { key: "", buffer, index: buffer.subarray(0, n) }; // no key while it is being written
-  fillCentres(coords, w, scratch.index);
+  scratch = { key: "", buffer, index: buffer.subarray(0, n), runs: new Int32Array(0) }; // no key while it is being written
+  if (blocks) scratch.runs = fillBlockMap(coords, w, blocks, scratch.index);
+  else fillCentres(coords, w, scratch.index);
   scratch.key = key;
-  return scratch.index;
+  return scratch;
 }
 
 /** NEAREST through an identity map, in place: `data` (the Float32 window) gets 0 and `valid` 0 where it is NaN or `nodata`. */
@@ -153,6 +164,42 @@ async function warpNearCold(
 }
 
 /**
+ * warpNear from the reader's blocks (RasterReader.readBlocks) through a block map (blockmap.ts), each band's values
+ * converted by its entry of `scales` as they are gathered. The map is cached as index maps are (on a miss the blocks'
+ * read leaves first, as in warpNearCold), or with `cache` false computed into the scratch array after the read.
+ */
+async function warpNearBlocks(
+  reader: RasterReader,
+  levelIndex: number,
+  bands: number[],
+  w: WindowGeometry,
+  coords: SourceCoords,
+  key: string,
+  nodata: number,
+  out: WarpedBand[],
+  cache: boolean,
+  scales: readonly (ValueScale | null)[],
+): Promise<void> {
+  const level = reader.levels[levelIndex]!;
+  const layout: BlockLayout = { blockWidth: level.blockWidth, blockHeight: level.blockHeight };
+  const mapKey = [key, "blocks", layout.blockWidth, layout.blockHeight].join("|");
+  const read = reader.readBlocks!(levelIndex, bands, { x0: w.x0, y0: w.y0, width: w.width, height: w.height });
+  let offsets = cache ? indexCache.get(mapKey) : undefined;
+  if (cache && !offsets) {
+    read.catch(() => undefined); // its failure is thrown below, not reported as unhandled meanwhile
+    await nextTurn();
+    offsets = indexCache.get(mapKey);
+    if (!offsets) indexCache.set(mapKey, (offsets = blockMap(coords, w, layout)));
+  }
+  const grids = await read;
+  const map = offsets ? { index: offsets, runs: runsOf.get(offsets)! } : scratchMap(mapKey, coords, w, layout);
+  for (const [b, o] of out.entries()) {
+    const { table, bias } = valueTable(reader.sampleType, nodata, scales[b] ?? null)!;
+    gatherBlocks(map.index, map.runs, grids[b]!, table, bias, nodata, o);
+  }
+}
+
+/**
  * NEAREST warp of 0-based `bands` of `reader` level `levelIndex` through window `w` onto `out` (see the module
  * comment). `coordsKey` names `coords` (grid, level geotransform, error threshold); `nodata` is Float32 or NaN.
  * `cache` false: the index map is neither looked up nor kept (the strips of a large request: each is used once,
@@ -160,6 +207,8 @@ async function warpNearCold(
  * holding that memory against the isolate's 128 MB); it is computed into one reused array instead, after the read
  * (measured: a repeated 2500 x 2500 NDVI FLOAT32 request takes ~35 ms more, about 160 -> 195 ms, and its isolate holds
  * ~21 MiB less when idle).
+ * `scales`: a conversion per band (ValueScale), applied here when the reader offers its blocks; returns whether it
+ * was (else `out` holds the stored values).
  * @throws what the reader's `read` throws.
  */
 export async function warpNear(
@@ -172,23 +221,32 @@ export async function warpNear(
   nodata: number,
   out: WarpedBand[],
   cache = true,
-): Promise<void> {
+  scales: readonly (ValueScale | null)[] = [],
+): Promise<boolean> {
   const win = { x0: w.x0, y0: w.y0, width: w.width, height: w.height };
   const readNative = () =>
     reader.readNative ? reader.readNative(levelIndex, bands, win) : reader.read(levelIndex, bands, win);
   const key = [coordsKey, w.x0, w.y0, w.width, w.height, w.imageWidth, w.imageHeight].join("|");
+  if (reader.readBlocks && hasValueTable(reader.sampleType)) {
+    await warpNearBlocks(reader, levelIndex, bands, w, coords, key, nodata, out, cache, scales);
+    return true;
+  }
   if (!cache) {
     const windows = await readNative();
-    nearWindow(scratchIndex(key, coords, w), windows, nodata, out);
-    return;
+    nearWindow(scratchMap(key, coords, w).index, windows, nodata, out);
+    return false;
   }
   const index = indexCache.get(key);
-  if (!index) return warpNearCold(readNative(), key, coords, w, nodata, out);
+  if (!index) {
+    await warpNearCold(readNative(), key, coords, w, nodata, out);
+    return false;
+  }
   if (identityMaps.has(index)) {
     // The Float32 window is the output: no gather, no second copy.
     const windows = await reader.read(levelIndex, bands, win);
     for (const [b, o] of out.entries()) maskInPlace((o.data = windows[b]!), nodata, o.valid);
-    return;
+    return false;
   }
   nearWindow(index, await readNative(), nodata, out);
+  return false;
 }
