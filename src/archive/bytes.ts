@@ -6,7 +6,7 @@
  *   (src/raster/cog), and every later range is checked against that ETag (a replaced object fails, never mixes);
  * - the ranges of one `read` are coalesced (gaps below COALESCE_GAP bytes merged) and fetched in parallel, at most
  *   CONNECTION_LIMIT (src/budget/limits.ts) at once, each attempt bounded by a timeout and retried (./fetch.ts),
- *   each answer streamed into its ranges' buffers and resumed where it broke off (./stream.ts);
+ *   each answer copied into its ranges' buffers and asked again when it breaks off (./stream.ts);
  * - with an ARCHIVE_CACHE R2 binding, every requested range (a COG block) is read through it: found there, no
  *   upstream request; fetched upstream, stored there for every isolate.
  */
@@ -195,7 +195,7 @@ const blockKey = async (url: string, etag: string, offset: number, length: numbe
 
 /**
  * Reads ranges (each of positive length, inside the object) upstream: coalesced, at most CONNECTION_LIMIT requests
- * at a time, each span streamed (./stream.ts). One promise per range, settled as soon as its bytes are in.
+ * at a time, each span read by ./stream.ts. One promise per range, settled as soon as its bytes are in.
  */
 function readUpstream(
   access: AssetAccess,
