@@ -12,6 +12,12 @@ import type { WarpedBand } from "../types";
 import type { SourceCoords } from "./coords";
 import type { SourceWindow } from "./kernels";
 
+/**
+ * The nudge NEAREST adds before truncating a source coordinate to its pixel (GDAL gdalwarpkernel.cpp
+ * GWKCheckAndComputeSrcOffsets: trunc(x + 1e-10)); near.ts's window maps use it too, so both pick the same pixel.
+ */
+export const NEAREST_EPSILON = 1e-10;
+
 /** The window's place in the level and the level's size (near.ts WindowGeometry). */
 type WindowGeometry = Pick<SourceWindow, "x0" | "y0" | "width" | "height" | "imageWidth" | "imageHeight">;
 
@@ -52,9 +58,9 @@ export function fillBlockMap(coords: SourceCoords, w: WindowGeometry, b: BlockLa
       const x = sx[c]!;
       const y = sy[c]!;
       let s = -1;
-      if (x >= 0 && y >= 0 && x + 1e-10 <= iw && y + 1e-10 <= ih) {
-        const xi = Math.min(Math.trunc(x + 1e-10), iw - 1);
-        const yi = Math.min(Math.trunc(y + 1e-10), ih - 1);
+      if (x >= 0 && y >= 0 && x + NEAREST_EPSILON <= iw && y + NEAREST_EPSILON <= ih) {
+        const xi = Math.min(Math.trunc(x + NEAREST_EPSILON), iw - 1);
+        const yi = Math.min(Math.trunc(y + NEAREST_EPSILON), ih - 1);
         if (inBlock < 0 || xi < xa || xi >= xa + bw || yi < ya || yi >= ya + bh) {
           const bx = Math.floor(xi / bw);
           const by = Math.floor(yi / bh);

@@ -14,7 +14,15 @@
 import { Lru } from "../lru";
 import type { NativeWindow, RasterReader } from "../reader";
 import type { ValueScale, WarpedBand } from "../types";
-import { blockMap, blockMapBytes, fillBlockMap, gatherBlocks, runsOf, type BlockLayout } from "./blockmap";
+import {
+  blockMap,
+  blockMapBytes,
+  fillBlockMap,
+  gatherBlocks,
+  NEAREST_EPSILON as E,
+  runsOf,
+  type BlockLayout,
+} from "./blockmap";
 import type { SourceCoords } from "./coords";
 import type { SourceWindow } from "./kernels";
 import { hasValueTable, valueTable } from "./values";
@@ -42,8 +50,8 @@ function centres(w: WindowGeometry, sx: Float64Array, sy: Float64Array, kc: Int3
   for (let c = 0; c < kc.length; c++) {
     const x = sx[c]!;
     const y = sy[c]!;
-    if (!(x >= 0 && y >= 0) || x + 1e-10 > iw || y + 1e-10 > ih) kc[c] = -1;
-    else kc[c] = (Math.min(Math.trunc(y + 1e-10), ih - 1) - y0) * ww + (Math.min(Math.trunc(x + 1e-10), iw - 1) - x0);
+    if (!(x >= 0 && y >= 0) || x + E > iw || y + E > ih) kc[c] = -1;
+    else kc[c] = (Math.min(Math.trunc(y + E), ih - 1) - y0) * ww + (Math.min(Math.trunc(x + E), iw - 1) - x0);
   }
 }
 
