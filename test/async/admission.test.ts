@@ -6,10 +6,11 @@
  */
 import { env } from "cloudflare:workers";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import type { AsyncRecord } from "../../src/async/schema";
-import { admissionStats, admit, setAdmission } from "../../src/pipeline/admission";
+import { admissionStats, setAdmission } from "../../src/pipeline/admission";
+import { fillAdmission } from "../helpers/admission";
 import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import type { Env } from "../../src/env";
 import { asyncStub, renderMessage, FIRST_STRIP, runningRequest } from "../helpers/asynctasks";
@@ -64,11 +65,7 @@ describe("admission of async strip units", () => {
       request: RECORD_REQUEST,
     } as unknown as AsyncRecord;
     const stub = await runningRequest(record);
-    // this runtime is shared with other files: requests they left in flight must end before the budget is cut to
-    // one byte, else the test's own admit(1) below is the one refused
-    await vi.waitFor(() => expect(admissionStats().requests).toBe(0), { timeout: 30_000 });
-    setAdmission({ budget: 1, consumerWaitMs: 0 });
-    const held = await admit(1); // a request in flight fills the budget
+    const held = await fillAdmission(); // a request in flight fills the budget
     try {
       const refused = await consume(record.id, "m1", 1);
       expect(refused.retryMessages).toEqual([]);

@@ -9,7 +9,8 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { newAccount } from "../helpers/accounts";
 import { batchTaskIn, deliver, msg, tileMessage } from "../helpers/batchtasks";
 import { seedSamples } from "../helpers/seed";
-import { admissionStats, admit, setAdmission } from "../../src/pipeline/admission";
+import { admissionStats, setAdmission } from "../../src/pipeline/admission";
+import { fillAdmission } from "../helpers/admission";
 import { TASK_QUEUE_NAME } from "../../src/tasks/queue";
 import { inspect, unitOf } from "../helpers/taskengine";
 
@@ -22,8 +23,7 @@ describe("admission of batch tiles", () => {
   it("no room: the tile is snoozed and stays PENDING, no attempt used; with room it is DONE, admitted with its bytes", async () => {
     const a = await newAccount();
     const { id, stub, tiles } = await batchTaskIn(a.account, "PROCESSING", "batch-admission");
-    setAdmission({ budget: 1, consumerWaitMs: 0 });
-    const held = await admit(1); // a request in flight fills the budget
+    const held = await fillAdmission(); // a request in flight fills the budget
     try {
       expect(await deliver(TASK_QUEUE_NAME, [msg("t0", tileMessage(id, tiles[0]!))])).toEqual({
         acked: ["t0"],
