@@ -278,6 +278,12 @@ describe("Planetary Computer", () => {
     const expired = await fetch(`${blob}?${token}`, { headers: { range: "bytes=0-7" } });
     expect(expired.status).toBe(403);
     expect(await expired.text()).toContain("Signature not valid in the specified time frame");
+    // a token asked again at once (its times, in whole seconds, likely those of the revoked one) is a new one
+    const again = (await (await fetch(`${TWIN}/planetary-computer/api/sas/v1/token/cop-dem-glo-90`)).json()) as {
+      token: string;
+    };
+    expect(again.token).not.toBe(token);
+    expect((await fetch(`${blob}?${again.token}`, { headers: { range: "bytes=0-7" } })).status).toBe(206);
   });
 
   it("serves the pgstac landing page and 404s an unknown collection in its shape", async () => {

@@ -6,7 +6,7 @@
 // - Planetary Computer blob storage: a request needs a SAS token issued by the twin's token endpoint, not expired
 //   (Azure answers 403 AuthenticationFailed otherwise).
 import { SignatureV4 } from "@smithy/signature-v4";
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 
 /** The twin's AWS test keys: the only keys its requester-pays buckets accept (not real AWS keys). */
 export const TWIN_AWS_KEYS = Object.freeze({
@@ -132,8 +132,10 @@ const isoSeconds = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /**
  * The twin's SAS tokens (Azure service SAS fields st, se, sp, sv, sr, sig): `sig` is an HMAC of the twin's secret
- * over account/container and the times, so a token is valid for the container it was issued for only.
- * `revoke()` invalidates every token issued so far (fault "expire-tokens").
+ * over account/container, the times and the token's `skoid`, so a token is valid for the container it was issued
+ * for only. `revoke()` invalidates every token issued so far (fault "expire-tokens"). Each token has an `skoid` of
+ * its own: the times have whole seconds, and a token issued again in the second of a revoked one must not share
+ * its signature (the Planetary Computer test asked again within the second and was refused).
  */
 export class SasAuthority {
   constructor(ttlSeconds = 3600) {
@@ -142,18 +144,19 @@ export class SasAuthority {
     this.issued = new Set();
     this.revoked = new Set();
   }
-  #sign(account, container, st, se) {
-    return createHmac("sha256", this.secret).update(`${account}/${container}\n${st}\n${se}`).digest("base64");
+  #sign(account, container, st, se, skoid) {
+    return createHmac("sha256", this.secret).update(`${account}/${container}\n${st}\n${se}\n${skoid}`).digest("base64");
   }
   /** A token for account/container: `{ "msft:expiry": ISO, token: "st=..&se=..&sp=rl&sv=2024-05-04&sr=c&skoid=..&sig=.." }`. */
   issue(account, container, now = Date.now()) {
     const st = isoSeconds(now - 1000),
       se = isoSeconds(now + this.ttlSeconds * 1000);
-    const sig = this.#sign(account, container, st, se);
+    const skoid = randomUUID();
+    const sig = this.#sign(account, container, st, se, skoid);
     this.issued.add(sig);
     // the fields and order of the Planetary Computer's tokens (a user-delegation SAS: skoid..skv name the key)
     const key = {
-      skoid: "00000000-0000-4000-8000-000000000001",
+      skoid,
       sktid: "00000000-0000-4000-8000-000000000002",
       skt: st,
       ske: se,
@@ -171,7 +174,8 @@ export class SasAuthority {
   check(account, container, searchParams) {
     const st = searchParams.get("st"),
       se = searchParams.get("se"),
-      sig = searchParams.get("sig");
+      sig = searchParams.get("sig"),
+      skoid = searchParams.get("skoid") ?? "";
     const failed = (detail) =>
       deny(
         403,
@@ -182,7 +186,7 @@ export class SasAuthority {
     if (!sig && !se)
       return deny(409, "PublicAccessNotPermitted", "Public access is not permitted on this storage account.");
     if (!sig || !se || !st) return failed("Signature fields not well formed.");
-    const expected = this.#sign(account, container, st, se);
+    const expected = this.#sign(account, container, st, se, skoid);
     if (expected.length !== sig.length || !timingSafeEqual(Buffer.from(expected), Buffer.from(sig)))
       return failed("Signature did not match.");
     const now = Date.now(),
