@@ -1,6 +1,7 @@
 /**
  * True colour in AUTO (`[2.5 * s.B04, 2.5 * s.B03, 2.5 * s.B02, s.dataMask]`), written by the host path's fused
- * loop (src/raster/evalscript/hostpath/output.ts writeScaled3MaskAuto): the stored bytes against the AUTO store at
+ * loops (src/raster/evalscript/hostpath/output.ts: writeScaled3MaskPacked into a 4-byte aligned output, else
+ * writeScaled3MaskAuto, both checked): the stored bytes against the AUTO store at
  * every step of the stored value (float32 values around each), the Sentinel-2 reflectance grid (DN / 10000), a
  * random sweep and the special values, for positive, negative and zero constants; then true colour scripts
  * against the sandbox, bit for bit (./differential.ts), over the 29RKH window (NaN, +-Infinity, -0 in B12).
@@ -39,15 +40,18 @@ describe("true colour and dataMask in AUTO against the AUTO store", () => {
       const bands = [b0, b0.slice().reverse(), valuesFor(x * 1.3 || 1).subarray(0, n)];
       const xs = [x, x, x * 1.3];
       const m = Uint8Array.from({ length: n }, (_, i) => i % 3);
-      const out = new Uint8Array(n * 4);
-      const writes = [...xs.map((x, k) => ({ kind: "scaled" as const, k, x })), { kind: "mask" as const }];
-      const write = outputWriter({ sampleType: "AUTO", convert: true, array: out }, writes, [], m, bands, [], []);
-      for (let p = 0; p < n; p += 1024) write(p, p * 4, Math.min(1024, n - p));
-      const mask = [0, 255, 255];
-      for (let i = 0; i < n; i++) {
-        const want = [...[0, 1, 2].map((j) => store(bands[j]![i]! * xs[j]!)), mask[m[i]!]!];
-        const got = Array.from(out.subarray(i * 4, i * 4 + 4));
-        if (got.some((v, j) => v !== want[j])) expect(got, `x ${x}: ${bands.map((b) => b[i])}`).toEqual(want);
+      // aligned: the 32-bit stores; one byte in: the byte stores
+      for (const out of [new Uint8Array(n * 4), new Uint8Array(n * 4 + 1).subarray(1)]) {
+        const writes = [...xs.map((x, k) => ({ kind: "scaled" as const, k, x })), { kind: "mask" as const }];
+        const write = outputWriter({ sampleType: "AUTO", convert: true, array: out }, writes, [], m, bands, [], []);
+        for (let p = 0; p < n; p += 1024) write(p, p * 4, Math.min(1024, n - p));
+        const mask = [0, 255, 255];
+        for (let i = 0; i < n; i++) {
+          const want = [...[0, 1, 2].map((j) => store(bands[j]![i]! * xs[j]!)), mask[m[i]!]!];
+          const got = Array.from(out.subarray(i * 4, i * 4 + 4));
+          if (got.some((v, j) => v !== want[j]))
+            expect(got, `x ${x}, offset ${out.byteOffset}: ${bands.map((b) => b[i])}`).toEqual(want);
+        }
       }
     }
   });
