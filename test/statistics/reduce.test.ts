@@ -7,6 +7,7 @@ import { sampleFile } from "../helpers/seed";
 import { expectBand, references } from "./helpers";
 import { percentileLabel, reduceEvaluation, reducingSink } from "../../src/stats/reduce";
 import type { CalculationRequest } from "../../src/stats/schema";
+import { firstPass } from "../../src/raster/stats/kernels";
 import { compileEvalscript } from "../../src/raster/evalscript";
 import { HostPathRuntime } from "../../src/raster/evalscript/hostpath/runtime";
 import {
@@ -238,6 +239,52 @@ describe("reducer rules", () => {
     expect(() => binEdges({ binWidth: 1e-6 }, 0, 1, 10_000)).toThrow(
       expect.objectContaining({ kind: "invalid-argument", limit: { name: "histogram bins", max: 10_000 } }),
     );
+  });
+
+  it("the unit-stride first pass (min / max after the gather) equals the strided one, signs of zero included", () => {
+    const n = 70_000; // more than one chunk
+    const rnd = (i: number) => Math.sin(i * 12.9898) * 43758.5453 - Math.floor(Math.sin(i * 12.9898) * 43758.5453);
+    const cases: [string, (i: number) => number][] = [
+      ["mixed", (i) => (i % 101 === 0 ? NaN : rnd(i) - 0.3)],
+      ["min +0 first", (i) => (i === 5 ? 0 : i % 17 === 0 ? -0 : 0.25 + rnd(i))],
+      ["min -0 first", (i) => (i === 66_000 ? 0 : i % 9_000 === 1 ? -0 : 1 + rnd(i))],
+      ["max zeros", (i) => (i % 3 ? -0 : i % 7 ? 0 : -rnd(i))],
+      ["constant", () => 0.5],
+    ];
+    for (const [name, f] of cases) {
+      const values = Float32Array.from({ length: n }, (_, i) => f(i));
+      const dmValues = Float32Array.from({ length: n }, (_, i) => (i % 13 === 0 ? 0 : i % 29 === 0 ? NaN : 1));
+      // the same bands with stride 2 take the general loop
+      const wide = new Float32Array(2 * n).map((_, j) => (j % 2 ? 0 : values[j >> 1]!));
+      const wideDm = new Float32Array(2 * n).map((_, j) => (j % 2 ? 0 : dmValues[j >> 1]!));
+      for (const high of [true, false]) {
+        const a = firstPass(
+          values,
+          0,
+          1,
+          { band: planarBand(dmValues, n, 0), geometry: null, pixels: n },
+          n,
+          undefined,
+          high,
+        );
+        const hiA = a.hi?.slice();
+        const b = firstPass(
+          wide,
+          0,
+          2,
+          { band: interleavedBand(wideDm, 2, 0), geometry: null, pixels: n },
+          n,
+          undefined,
+          high,
+        );
+        expect([a.sum, a.x.length], name).toEqual([b.sum, b.x.length]);
+        expect(Object.is(a.min, b.min) && Object.is(a.max, b.max), `${name}: ${a.min} ${b.min} ${a.max} ${b.max}`).toBe(
+          true,
+        );
+        expect(a.x, name).toEqual(b.x);
+        if (high) expect(hiA, name).toEqual(b.hi);
+      }
+    }
   });
 
   it("percentiles follow numpy's definitions on a small set", () => {

@@ -18,6 +18,7 @@ interface StatsExports {
   __heap_base: WebAssembly.Global;
   /** Arguments as wasm/stats_kernels.ts names them (addresses are byte offsets in memory). */
   gather(...args: number[]): number;
+  gatherUnit(...args: number[]): number;
   gatheredSum(): number;
   gatheredMin(): number;
   gatheredMax(): number;
@@ -118,7 +119,11 @@ export function firstPass(
     chunk.set(stridedChunk(values, offset, stride, i0, c));
     const [mk, dm] = [own ? at.mask : 0, band ? at.dm : 0];
     // without `high`, the counts go to the low-bit histograms' memory (secondPass clears what it uses)
-    const got = k.gather(at.chunk, stride, mk, dm, band?.stride ?? 0, c, at.chunk, high ? at.hi : at.lo, sum, min, max);
+    const h = high ? at.hi : at.lo;
+    const got =
+      stride === 1 && band?.stride === 1 && !own
+        ? k.gatherUnit(at.chunk, at.dm, c, at.chunk, h, sum, min, max)
+        : k.gather(at.chunk, stride, mk, dm, band?.stride ?? 0, c, at.chunk, h, sum, min, max);
     out.set(chunk.subarray(0, got), m);
     m += got;
     [sum, min, max] = [k.gatheredSum(), k.gatheredMin(), k.gatheredMax()];
@@ -174,20 +179,11 @@ export class Gathering {
       const c = Math.min(CHUNK_VALUES, n - c0);
       fill(chunk, dm, c0, c0 + c);
       if (geometry) bytes.set(geometry.subarray(offset + c0, offset + c0 + c));
-      const mk = geometry ? at.mask : 0;
-      const got = k.gather(
-        at.chunk,
-        1,
-        mk,
-        at.dm,
-        1,
-        c,
-        at.chunk,
-        this.hi ? at.hi : at.lo,
-        this.sum,
-        this.min,
-        this.max,
-      );
+      const h = this.hi ? at.hi : at.lo;
+      const [sum, min, max] = [this.sum, this.min, this.max];
+      const got = geometry
+        ? k.gather(at.chunk, 1, at.mask, at.dm, 1, c, at.chunk, h, sum, min, max)
+        : k.gatherUnit(at.chunk, at.dm, c, at.chunk, h, sum, min, max);
       this.out.set(chunk.subarray(0, got), this.m);
       this.m += got;
       [this.sum, this.min, this.max] = [k.gatheredSum(), k.gatheredMin(), k.gatheredMax()];
