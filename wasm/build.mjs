@@ -12,7 +12,8 @@ import { buildDecodeCore } from "./decode_core/build.mjs";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const MODULES = [
   { source: "wasm/warp_kernels.ts", output: "src/raster/warp/warp_kernels.wasm" },
-  { source: "wasm/stats_kernels.ts", output: "src/raster/stats/stats_kernels.wasm" },
+  // 128-bit SIMD (workerd's V8 and node have it) for the statistics kernels' min / max
+  { source: "wasm/stats_kernels.ts", output: "src/raster/stats/stats_kernels.wasm", flags: ["--enable", "simd"] },
 ];
 // stub runtime: no garbage collector or allocator (the kernels allocate nothing); `--use abort=`: no imports
 const FLAGS = ["-O3", "--runtime", "stub", "--noAssert", "--use", "abort="];
@@ -20,10 +21,10 @@ const FLAGS = ["-O3", "--runtime", "stub", "--noAssert", "--use", "abort="];
 const mtime = (path) => statSync(join(root, path), { throwIfNoEntry: false })?.mtimeMs ?? -Infinity;
 const self = relative(root, fileURLToPath(import.meta.url));
 
-for (const { source, output } of MODULES) {
+for (const { source, output, flags = [] } of MODULES) {
   if (!process.argv.includes("--force") && mtime(output) > Math.max(mtime(source), mtime(self))) continue;
   const { default: asc } = await import("assemblyscript/asc"); // only when building: loading it takes ~0.5 s
-  const { error, stderr } = await asc.main([join(root, source), ...FLAGS, "-o", join(root, output)]);
+  const { error, stderr } = await asc.main([join(root, source), ...FLAGS, ...flags, "-o", join(root, output)]);
   if (error) {
     console.error(`build:wasm: ${source} failed\n${stderr.toString()}`);
     process.exit(1);

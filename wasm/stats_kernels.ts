@@ -85,6 +85,90 @@ export function gather(
 }
 
 /**
+ * `gather` for the common shape, in fewer instructions per pixel: values and data mask band both of stride 1, no mask
+ * bytes, and min / max not in the loop (their two select chains) but from the gathered samples afterwards
+ * (firstMin / firstMax, four lanes at a time). Same results as gather(values, 1, 0, dm, 1, n, out, hi, ...).
+ */
+export function gatherUnit(values: usize, dm: usize, n: i32, out: usize, hi: usize, sum0: f64, min0: f64, max0: f64): i32 {
+  let k: i32 = 0;
+  let s = sum0;
+  for (let i: i32 = 0; i < n; i++) {
+    const o = <usize>i << 2;
+    const a = load<f32>(values + o);
+    store<f32>(out + (<usize>k << 2), a);
+    const d = load<f32>(dm + o);
+    if (<i32>(a == a) & <i32>(d != 0) & <i32>(d == d)) {
+      k++;
+      s += <f64>a;
+      const h = hi + (<usize>(keyOf(a) >>> 16) << 2);
+      store<u32>(h, load<u32>(h) + 1);
+    }
+  }
+  sum = s;
+  // a later sample equal to the one kept never replaces it (the loops' `f < lo ? f : lo`)
+  const lo = <f64>firstMin(out, k),
+    up = <f64>firstMax(out, k);
+  lowest = lo < min0 ? lo : min0;
+  highest = up > max0 ? up : max0;
+  return k;
+}
+
+/**
+ * The smallest of the n float32 at x (NaN-free) as `for (v of x) if (v < m) m = v` from m = Infinity finds it: the
+ * first one of the smallest value. Lanes keep their own first (f32x4.pmin is `b < a ? b : a`); equal non-zero
+ * float32 are the same bits, so only a zero needs the first zero in order (-0 and +0 compare equal).
+ */
+function firstMin(x: usize, n: i32): f32 {
+  let v = f32x4.splat(Infinity);
+  let i: i32 = 0;
+  for (; i + 4 <= n; i += 4) v = f32x4.pmin(v, v128.load(x + (<usize>i << 2)));
+  let m: f32 = Infinity;
+  const l0 = f32x4.extract_lane(v, 0),
+    l1 = f32x4.extract_lane(v, 1),
+    l2 = f32x4.extract_lane(v, 2),
+    l3 = f32x4.extract_lane(v, 3);
+  if (l0 < m) m = l0;
+  if (l1 < m) m = l1;
+  if (l2 < m) m = l2;
+  if (l3 < m) m = l3;
+  for (; i < n; i++) {
+    const e = load<f32>(x + (<usize>i << 2));
+    if (e < m) m = e;
+  }
+  return m == 0 ? firstZero(x, n) : m;
+}
+
+/** The largest of the n float32 at x as `for (v of x) if (v > m) m = v` from m = -Infinity finds it (see firstMin). */
+function firstMax(x: usize, n: i32): f32 {
+  let v = f32x4.splat(-Infinity);
+  let i: i32 = 0;
+  for (; i + 4 <= n; i += 4) v = f32x4.pmax(v, v128.load(x + (<usize>i << 2)));
+  let m: f32 = -Infinity;
+  const l0 = f32x4.extract_lane(v, 0),
+    l1 = f32x4.extract_lane(v, 1),
+    l2 = f32x4.extract_lane(v, 2),
+    l3 = f32x4.extract_lane(v, 3);
+  if (l0 > m) m = l0;
+  if (l1 > m) m = l1;
+  if (l2 > m) m = l2;
+  if (l3 > m) m = l3;
+  for (; i < n; i++) {
+    const e = load<f32>(x + (<usize>i << 2));
+    if (e > m) m = e;
+  }
+  return m == 0 ? firstZero(x, n) : m;
+}
+
+/** The first of the n float32 at x that is zero (-0 or +0); some is. */
+function firstZero(x: usize, n: i32): f32 {
+  for (let i: i32 = 0; i < n; i++) {
+    const e = load<f32>(x + (<usize>i << 2));
+    if (e == 0) return e;
+  }
+  return 0;
+}
+
+/**
  * Over the n float32 samples at x: returns ss0 plus the sum of (x - mean)^2 in sample order (float64) and counts the low
  * 16 bits of each key whose bucket (key >>> 16) has slot s = i8 slot[bucket] (-1: none): s < group adds 1 to u32
  * lo[s * 65536 + (key & 0xffff)]; s >= group is edge bucket e = s - group, whose threshold keys are u32

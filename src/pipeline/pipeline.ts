@@ -21,6 +21,7 @@ import {
   compileEvalscript,
   loadEvalscript,
   type EvalResult,
+  type OutputSink,
   type EvalSetup,
   type EvalscriptRuntime,
   type RowsInput,
@@ -253,7 +254,7 @@ function fusionUnits(setup: EvalSetup, grouped: Grouped[], width: number, height
  * Runs the pipeline for a plan (planRequest / planGrid + withSources; every source searched in its window) with a
  * prepared script. `opts.convert`: outputs come back converted to their stored sampleType
  * (EvalOutputValues.stored), for encoding; statistics keep the raw values. `opts.outputs`: the ids the caller reads
- * (EvalInput.outputs; default all).
+ * (EvalInput.outputs; default all). `opts.sink`: the runtime may hand the outputs to it (EvalscriptRuntime.evaluate).
  * @throws EngineError invalid-argument for bands a scene lacks and too many sample values (mosaic.ts), the
  * script's EngineError kinds while it runs; plain Errors for internal faults (a missing or corrupt file).
  */
@@ -261,7 +262,7 @@ export async function evaluatePlan(
   env: Env,
   script: PreparedScript,
   plan: Plan,
-  opts: { convert?: boolean; scenes?: SceneSource; outputs?: string[] } = {},
+  opts: { convert?: boolean; scenes?: SceneSource; outputs?: string[]; sink?: OutputSink } = {},
 ): Promise<Evaluation> {
   const sources = plan.sources;
   const t0 = Date.now();
@@ -281,14 +282,10 @@ export async function evaluatePlan(
     const samples = await samplesFor(plan);
     const readMs = Date.now() - t1;
     run = {
-      result: await script.runtime.evaluate({
-        width,
-        height,
-        scenes: samples,
-        timeRange: range,
-        convert: opts.convert,
-        outputs: opts.outputs,
-      }),
+      result: await script.runtime.evaluate(
+        { width, height, scenes: samples, timeRange: range, convert: opts.convert, outputs: opts.outputs },
+        opts.sink,
+      ),
       readMs,
       strips: 1,
     };
@@ -312,7 +309,7 @@ async function evaluateStrips(
   scenes: RowsInput["scenes"],
   samplesFor: (p: Plan) => Promise<SceneData[]>,
   timeRange: TimeRange,
-  { convert, outputs }: { convert?: boolean; outputs?: string[] },
+  { convert, outputs, sink }: { convert?: boolean; outputs?: string[]; sink?: OutputSink },
 ): Promise<{ result: EvalResult; readMs: number; strips: number }> {
   const { width, height } = plan.grid;
   let readMs = 0;
@@ -326,6 +323,7 @@ async function evaluateStrips(
       strips++;
       return samples;
     },
+    sink,
   );
   return { result, readMs, strips };
 }

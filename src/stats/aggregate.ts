@@ -19,7 +19,7 @@ import { planBytes, withAdmission } from "../pipeline/admission";
 import { RequestBudgetError } from "../budget/meter";
 import { isoTime, splitIntervals, type Interval } from "./intervals";
 import { checkSeriesBudget, planSeries, type Series } from "./series";
-import { reduceEvaluation, type OutputsJson } from "./reduce";
+import { reduceEvaluation, reducingSink, type OutputsJson } from "./reduce";
 import { checkSetup } from "./setup";
 import type { StatisticalRequest } from "./schema";
 
@@ -109,9 +109,15 @@ async function runInterval(
   const interval = { from: isoTime(iv.from), to: isoTime(iv.to) };
   try {
     const scenes = (s: Plan["sources"][number], k: number) => series.scenes(k, s, i);
-    const ev = await evaluatePlan(env, script, withWindow(plan, { from: iv.from, to: iv.to - 1 }), { scenes });
+    // the host path gathers the samples while it evaluates (the first pass then falls under `eval`)
+    const pixels = plan.grid.width * plan.grid.height;
+    const reducing = reducingSink(script.setup, plan.geometryMask, req.calculations, pixels);
+    const window = withWindow(plan, { from: iv.from, to: iv.to - 1 });
+    const ev = await evaluatePlan(env, script, window, { scenes, sink: reducing?.sink });
     const t0 = Date.now();
-    const outputs = reduceEvaluation(script.setup, ev.result, plan.geometryMask, req.calculations, true);
+    const outputs = ev.result.sunk
+      ? reducing!.finish()
+      : reduceEvaluation(script.setup, ev.result, plan.geometryMask, req.calculations, true);
     return {
       entry: { interval, outputs } as IntervalEntry,
       pu: ev.processingUnits,

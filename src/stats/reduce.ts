@@ -8,8 +8,16 @@
  * height), noDataCount those without a value. Statistics with no valid sample are the string "NaN", as
  * Sentinel Hub writes them.
  */
-import type { EvalOutputSpec, EvalResult, EvalSetup } from "../raster/evalscript/types";
-import { interleavedBand, reduceBand, type BandCalculation, type BandReduction, type MaskBand } from "../raster/stats";
+import type { EvalOutputSpec, EvalResult, EvalSetup, OutputSink } from "../raster/evalscript/types";
+import {
+  Gathering,
+  interleavedBand,
+  reduceBand,
+  reduceGathered,
+  type BandCalculation,
+  type BandReduction,
+  type MaskBand,
+} from "../raster/stats";
 import type { CalculationRequest } from "./schema";
 import { MAX_BINS } from "./schema";
 
@@ -147,4 +155,42 @@ export function reduceEvaluation(
     outputs[spec.id] = { bands };
   }
   return outputs;
+}
+
+/**
+ * The reduction of reduceEvaluation as an OutputSink, for a script whose outputs are one band and a one-band
+ * `dataMask` (else null): the runtime evaluates each piece of the grid straight into the statistics kernels' memory,
+ * where its valid samples are gathered (src/raster/stats/kernels.ts Gathering), so that neither output is held for
+ * the whole grid nor copied; `finish()`, once the evaluation says it went to the sink (EvalResult.sunk), gives what
+ * reduceEvaluation gives for the same evaluation (the same samples in the same order, the same passes after the
+ * first). `pixels`: the grid's (width x height); geometryMask as for reduceEvaluation.
+ */
+export function reducingSink(
+  setup: EvalSetup,
+  geometryMask: Uint8Array | null,
+  calculations: Record<string, CalculationRequest> | undefined,
+  pixels: number,
+): { sink: OutputSink; finish: () => OutputsJson } | null {
+  const outs = setup.outputs;
+  const dm = outs.findIndex((o) => o.id === DATA_MASK);
+  if (outs.length !== 2 || dm < 0 || outs.some((o) => o.bands !== 1)) return null;
+  const spec = outs[1 - dm]!;
+  const name = bandNames(spec)[0]!;
+  const bc = bandCalculation(memberOrDefault(calculations, spec.id), name);
+  const gathering = new Gathering(pixels, geometryMask, !!bc.percentiles);
+  const sink: OutputSink = {
+    ids: outs.map((o) => o.id),
+    strip: (offset, n, evaluate) =>
+      gathering.piece(offset, n, (values, mask, from, to) =>
+        evaluate(dm === 0 ? [mask, values] : [values, mask], from, to),
+      ),
+  };
+  const finish = (): OutputsJson => {
+    const bands: Record<string, BandStatisticsJson> = Object.create(null);
+    bands[name] = bandJson(reduceGathered(gathering.result(), pixels, bc), bc);
+    const outputs: OutputsJson = Object.create(null);
+    outputs[spec.id] = { bands };
+    return outputs;
+  };
+  return { sink, finish };
 }

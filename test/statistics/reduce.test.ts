@@ -5,7 +5,11 @@
 import { describe, expect, it } from "vitest";
 import { sampleFile } from "../helpers/seed";
 import { expectBand, references } from "./helpers";
-import { percentileLabel, reduceEvaluation } from "../../src/stats/reduce";
+import { percentileLabel, reduceEvaluation, reducingSink } from "../../src/stats/reduce";
+import type { CalculationRequest } from "../../src/stats/schema";
+import { firstPass } from "../../src/raster/stats/kernels";
+import { compileEvalscript } from "../../src/raster/evalscript";
+import { HostPathRuntime } from "../../src/raster/evalscript/hostpath/runtime";
 import {
   binEdges,
   histogram,
@@ -100,6 +104,96 @@ describe("reducers vs numpy on West Flanders NDVI", () => {
     }
   });
 
+  it("the reducing sink gives reduceEvaluation's statistics: pieces of any size, NaN, geometry, outputs in any order", async () => {
+    const one = await evaluation("2018-04-16");
+    const ndvi = one.outputs.ndvi!.values.map((v, i) => (i % 97 === 3 ? NaN : v));
+    const dataMask = one.outputs.dataMask!.values.map((v, i) => (i % 89 === 5 ? NaN : i % 83 === 7 ? 0.5 : v));
+    const n = ndvi.length;
+    const geometry = new Uint8Array(n).map((_, i) => (i % 7 ? 1 : 0));
+    const result: EvalResult = {
+      outputs: {
+        ndvi: { ...one.outputs.ndvi!, values: ndvi },
+        dataMask: { ...one.outputs.dataMask!, values: dataMask },
+      },
+    };
+    const calcs: (Record<string, CalculationRequest> | undefined)[] = [
+      {
+        ndvi: {
+          statistics: { default: { percentiles: { k: [1, 50, 99.9], interpolation: "higher" as const } } },
+          histograms: { default: { nBins: 7 } },
+        },
+      },
+      { default: { histograms: { default: { binWidth: 0.05 } } } },
+      undefined,
+    ];
+    for (const setup of [SETUP, { ...SETUP, outputs: [...SETUP.outputs].reverse() }])
+      for (const calc of calcs)
+        for (const g of [null, geometry]) {
+          const r = reducingSink(setup, g, calc, n)!;
+          // pieces of 1, 1000 and the rest, each evaluated in ranges of its choice, as the runtime gives them
+          for (const [offset, len] of [
+            [0, 1],
+            [1, 1000],
+            [1001, n - 1001],
+          ] as const)
+            r.sink.strip(offset, len, (targets, from, to) => {
+              const byId = { ndvi, dataMask };
+              r.sink.ids.forEach((id, k) =>
+                targets[k]!.set(byId[id as "ndvi" | "dataMask"].subarray(offset + from, offset + to)),
+              );
+            });
+          expect(r.finish()).toEqual(reduceEvaluation(setup, result, g, calc));
+        }
+    const many: EvalSetup = { ...SETUP, outputs: [...SETUP.outputs, { id: "pair", bands: 2, sampleType: "FLOAT32" }] };
+    expect(reducingSink(many, null, undefined, n)).toBeNull();
+  });
+
+  it("the host path hands the outputs to the reducing sink: the same statistics, whole or in strips", async () => {
+    const script = `//VERSION=3
+function setup() { return { input: ["B04", "B08", "SCL", "dataMask"], output: [{ id: "ndvi", bands: 1, sampleType: "FLOAT32" }, { id: "dataMask", bands: 1 }] }; }
+function evaluatePixel(s) { return { ndvi: [(s.B08 - s.B04) / (s.B08 + s.B04)], dataMask: [s.dataMask && [3, 8, 9].indexOf(s.SCL) < 0 ? 1 : 0] }; }`;
+    const limits = { perCall: 2e7, totalBase: 1e9, totalPerSample: 2000, outputBands: 1e6, outputBytes: 1e12 };
+    const rt = new HostPathRuntime({ compiled: compileEvalscript(script) } as never, "sink-test", limits as never);
+    const setup = await rt.setup();
+    expect(await rt.hostPath()).toBe(true);
+    const [width, height] = [301, 233],
+      n = width * height;
+    const band = (f: (i: number) => number) => Float32Array.from({ length: n }, (_, i) => f(i));
+    const bands = {
+      B04: band((i) => ((i * 37) % 1000) / 5000),
+      B08: band((i) => ((i * 53) % 997) / 4000),
+      SCL: band((i) => (i * 7) % 12),
+    };
+    const dataMask = Uint8Array.from({ length: n }, (_, i) => (i % 31 ? 1 : 0));
+    const info = { id: "s", date: "2020-02-19T00:00:00Z" };
+    const scene = (s: number, e: number) => ({
+      info,
+      dataMask: dataMask.subarray(s, e),
+      bands: Object.fromEntries(Object.entries(bands).map(([k, v]) => [k, v.subarray(s, e)])),
+    });
+    const calc = {
+      ndvi: {
+        statistics: { default: { percentiles: { k: [5, 50, 95], interpolation: "linear" as const } } },
+        histograms: { default: { nBins: 11 } },
+      },
+    };
+    const geometry = new Uint8Array(n).map((_, i) => (i % 5 ? 1 : 0));
+    const timeRange = { from: "", to: "" };
+    for (const g of [null, geometry]) {
+      const whole = { width, height, scenes: [scene(0, n)], timeRange };
+      const expected = reduceEvaluation(setup, await rt.evaluate(whole), g, calc);
+      const r1 = reducingSink(setup, g, calc, n)!;
+      expect((await rt.evaluate(whole, r1.sink)).sunk).toBe(true);
+      expect(r1.finish()).toEqual(expected);
+      const rows = { width, height, rows: 40, scenes: [{ info }], timeRange };
+      const load = async (row: number, count: number) => [scene(row * width, (row + count) * width)];
+      const r2 = reducingSink(setup, g, calc, n)!;
+      expect((await rt.evaluateRows(rows, load, r2.sink)).sunk).toBe(true);
+      expect(r2.finish()).toEqual(expected);
+      expect(reduceEvaluation(setup, await rt.evaluateRows(rows, load), g, calc)).toEqual(expected);
+    }
+  });
+
   it("no valid pixel: stats are 'NaN', histogram without explicit edges is empty", async () => {
     const result = await evaluation("2018-04-19");
     result.outputs.dataMask!.values.fill(0);
@@ -145,6 +239,52 @@ describe("reducer rules", () => {
     expect(() => binEdges({ binWidth: 1e-6 }, 0, 1, 10_000)).toThrow(
       expect.objectContaining({ kind: "invalid-argument", limit: { name: "histogram bins", max: 10_000 } }),
     );
+  });
+
+  it("the unit-stride first pass (min / max after the gather) equals the strided one, signs of zero included", () => {
+    const n = 70_000; // more than one chunk
+    const rnd = (i: number) => Math.sin(i * 12.9898) * 43758.5453 - Math.floor(Math.sin(i * 12.9898) * 43758.5453);
+    const cases: [string, (i: number) => number][] = [
+      ["mixed", (i) => (i % 101 === 0 ? NaN : rnd(i) - 0.3)],
+      ["min +0 first", (i) => (i === 5 ? 0 : i % 17 === 0 ? -0 : 0.25 + rnd(i))],
+      ["min -0 first", (i) => (i === 66_000 ? 0 : i % 9_000 === 1 ? -0 : 1 + rnd(i))],
+      ["max zeros", (i) => (i % 3 ? -0 : i % 7 ? 0 : -rnd(i))],
+      ["constant", () => 0.5],
+    ];
+    for (const [name, f] of cases) {
+      const values = Float32Array.from({ length: n }, (_, i) => f(i));
+      const dmValues = Float32Array.from({ length: n }, (_, i) => (i % 13 === 0 ? 0 : i % 29 === 0 ? NaN : 1));
+      // the same bands with stride 2 take the general loop
+      const wide = new Float32Array(2 * n).map((_, j) => (j % 2 ? 0 : values[j >> 1]!));
+      const wideDm = new Float32Array(2 * n).map((_, j) => (j % 2 ? 0 : dmValues[j >> 1]!));
+      for (const high of [true, false]) {
+        const a = firstPass(
+          values,
+          0,
+          1,
+          { band: planarBand(dmValues, n, 0), geometry: null, pixels: n },
+          n,
+          undefined,
+          high,
+        );
+        const hiA = a.hi?.slice();
+        const b = firstPass(
+          wide,
+          0,
+          2,
+          { band: interleavedBand(wideDm, 2, 0), geometry: null, pixels: n },
+          n,
+          undefined,
+          high,
+        );
+        expect([a.sum, a.x.length], name).toEqual([b.sum, b.x.length]);
+        expect(Object.is(a.min, b.min) && Object.is(a.max, b.max), `${name}: ${a.min} ${b.min} ${a.max} ${b.max}`).toBe(
+          true,
+        );
+        expect(a.x, name).toEqual(b.x);
+        if (high) expect(hiA, name).toEqual(b.hi);
+      }
+    }
   });
 
   it("percentiles follow numpy's definitions on a small set", () => {

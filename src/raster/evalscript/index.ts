@@ -55,6 +55,7 @@ export type {
   EvalResult,
   EvalSetup,
   Mosaicking,
+  OutputSink,
   SampleType,
   SceneData,
   SceneInfo,

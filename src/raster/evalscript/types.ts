@@ -152,6 +152,8 @@ export interface EvalResult {
   outputs: Record<string, EvalOutputValues>;
   /** `outputMetadata.userData` set by evaluatePixel or updateOutputMetadata (JSON-compatible), for userdata.json. */
   userData?: unknown;
+  /** The outputs went to the evaluation's OutputSink (`outputs` is then empty). */
+  sunk?: boolean;
 }
 
 /** Limits of the runtime; defaults in DEFAULT_LIMITS (host/runtime.ts). */
@@ -190,13 +192,37 @@ export interface EvalscriptRuntime {
    * @returns the scenes to read, in the script's order (duplicates kept); identity when the script defines neither.
    */
   preProcessScenes(scenes: SceneInfo[], timeRange?: TimeRange, fusion?: FusionScenes): Promise<SceneInfo[]>;
-  /** Runs evaluatePixel over all pixels (after updateOutput) and updateOutputMetadata. @throws EngineError (script-error, budget-exceeded, limit-exceeded, ...) */
-  evaluate(input: EvalInput): Promise<EvalResult>;
+  /**
+   * Runs evaluatePixel over all pixels (after updateOutput) and updateOutputMetadata. With `sink`, a runtime may
+   * hand the outputs to it instead of returning them (OutputSink; then the result's `sunk` is true and its outputs
+   * are empty). @throws EngineError (script-error, budget-exceeded, limit-exceeded, ...)
+   */
+  evaluate(input: EvalInput, sink?: OutputSink): Promise<EvalResult>;
   /**
    * The same as `evaluate`, one script session, but the pixels come block by block from `load(rowStart, rows)`
    * (scenes in `input.scenes` order, arrays of `rows * width` values), so the caller never holds the whole input.
    */
-  evaluateRows(input: RowsInput, load: (rowStart: number, rows: number) => Promise<SceneData[]>): Promise<EvalResult>;
+  evaluateRows(
+    input: RowsInput,
+    load: (rowStart: number, rows: number) => Promise<SceneData[]>,
+    sink?: OutputSink,
+  ): Promise<EvalResult>;
+}
+
+/**
+ * A consumer of an evaluation's Float32 output values piece by piece, so that no output array of the whole grid is
+ * made (the Statistical API's reducers, src/stats/reduce.ts): a runtime that can (the host path) calls `strip`
+ * once per block of pixels, in pixel order, and `strip` has the pixels evaluated into its own arrays.
+ */
+export interface OutputSink {
+  /** Ids of the outputs it takes, in the setup's order: it is used only when they are all the evaluation computes. */
+  ids: string[];
+  /**
+   * Pixels offset..offset+n-1 of the grid (row-major) can be evaluated now: `evaluate(targets, from, to)` writes the
+   * Float32 values of pixels offset+from..offset+to-1 (0 <= from < to <= n), band-interleaved, into `targets` (one
+   * array per id, pixel offset+from first), as the outputs' `values` would hold them. Synchronous.
+   */
+  strip(offset: number, n: number, evaluate: (targets: Float32Array[], from: number, to: number) => void): void;
 }
 
 /** Data fusion scene lists for preProcessScenes: the datasource id of each scene and every id's time range. */

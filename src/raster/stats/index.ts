@@ -10,7 +10,8 @@ import {
   type Histogram,
   type HistogramSpec,
 } from "./histogram";
-import { firstPass, secondPass } from "./kernels";
+import { firstPass, secondPass, type Gathered } from "./kernels";
+export { Gathering } from "./kernels";
 import { percentiles, SELECT_MIN, selectPercentiles, type Interpolation } from "./percentiles";
 import { gatherValid, maskBytes, pixelsOf, type BandView, type PixelMask, type Samples } from "./samples";
 import { summarize, summaryOf, type Summary } from "./summary";
@@ -77,6 +78,14 @@ export function reduceBand(
   // a data mask band of float32 values is read by the first pass itself (no pass of its own)
   const m = mask instanceof Uint8Array || mask.band.values instanceof Float32Array ? mask : maskBytes(mask);
   const g = firstPass(view.values, view.offset, view.stride, m, pixels, scratch as Float32Array, !!calc.percentiles);
+  return reduceGathered(g, pixels, calc);
+}
+
+/**
+ * reduceBand of float32 samples after their first pass (./kernels.ts firstPass or Gathering, the high-bit counts
+ * taken when calc asks for percentiles), over `pixels` pixels.
+ */
+export function reduceGathered(g: Gathered, pixels: number, calc: BandCalculation = {}): BandReduction {
   const n = g.x.length;
   const mean = g.sum / n;
   const edges = calc.histogram ? binEdges(calc.histogram, g.min, g.max, calc.maxBins) : null;

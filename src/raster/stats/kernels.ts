@@ -18,6 +18,7 @@ interface StatsExports {
   __heap_base: WebAssembly.Global;
   /** Arguments as wasm/stats_kernels.ts names them (addresses are byte offsets in memory). */
   gather(...args: number[]): number;
+  gatherUnit(...args: number[]): number;
   gatheredSum(): number;
   gatheredMin(): number;
   gatheredMax(): number;
@@ -62,6 +63,18 @@ function instance(): { k: StatsExports; at: ReturnType<typeof layout> } {
   return (kept = { k, at });
 }
 
+/** Views of the kept instance's chunk, mask bytes, data mask chunk and high-bit counts. */
+function views() {
+  const { k, at } = instance();
+  const buf = k.memory.buffer;
+  return {
+    chunk: new Float32Array(buf, at.chunk, CHUNK_VALUES),
+    bytes: new Uint8Array(buf, at.mask, CHUNK_VALUES),
+    dm: new Float32Array(buf, at.dm, CHUNK_VALUES),
+    hi: new Uint32Array(buf, at.hi, BUCKETS),
+  };
+}
+
 /** The valid samples of a band gathered by firstPass, with their float64 sum, min and max (NaN-free). */
 export interface Gathered {
   x: Float32Array;
@@ -89,11 +102,7 @@ export function firstPass(
   high: boolean,
 ): Gathered {
   const { k, at } = instance();
-  const buf = k.memory.buffer;
-  const chunk = new Float32Array(buf, at.chunk, CHUNK_VALUES);
-  const bytes = new Uint8Array(buf, at.mask, CHUNK_VALUES);
-  const dmChunk = new Float32Array(buf, at.dm, CHUNK_VALUES);
-  const hi = new Uint32Array(buf, at.hi, BUCKETS);
+  const { chunk, bytes, dm: dmChunk, hi } = views();
   if (high) hi.fill(0);
   const out = into ?? new Float32Array(n);
   const band = mask instanceof Uint8Array || !mask ? null : mask.band;
@@ -110,12 +119,85 @@ export function firstPass(
     chunk.set(stridedChunk(values, offset, stride, i0, c));
     const [mk, dm] = [own ? at.mask : 0, band ? at.dm : 0];
     // without `high`, the counts go to the low-bit histograms' memory (secondPass clears what it uses)
-    const got = k.gather(at.chunk, stride, mk, dm, band?.stride ?? 0, c, at.chunk, high ? at.hi : at.lo, sum, min, max);
+    const h = high ? at.hi : at.lo;
+    const got =
+      stride === 1 && band?.stride === 1 && !own
+        ? k.gatherUnit(at.chunk, at.dm, c, at.chunk, h, sum, min, max)
+        : k.gather(at.chunk, stride, mk, dm, band?.stride ?? 0, c, at.chunk, h, sum, min, max);
     out.set(chunk.subarray(0, got), m);
     m += got;
     [sum, min, max] = [k.gatheredSum(), k.gatheredMin(), k.gatheredMax()];
   }
   return { x: out.subarray(0, m), sum, min, max, hi: high ? hi : null };
+}
+
+/**
+ * firstPass over a band that comes piece by piece from an evaluation (src/stats/reduce.ts reducingSink): one band of
+ * Float32 values and its data mask band (the same validity: data mask value non-zero and not NaN, geometry byte
+ * non-zero, value not NaN), each piece evaluated straight into the instance's memory, chunk by chunk, and gathered
+ * there (no output array of the whole grid, no copy into WebAssembly memory). Pieces come in pixel order; between
+ * pieces other passes may use the instance (the high-bit counts are kept here meanwhile).
+ */
+export class Gathering {
+  private sum = 0;
+  private min = Infinity;
+  private max = -Infinity;
+  private m = 0;
+  /** The counts of the keys' high halves so far (with `high`). */
+  private readonly hi: Uint32Array | null;
+  /** The gathered samples (a prefix). */
+  private readonly out: Float32Array;
+
+  /**
+   * @param n pixels of the grid; geometry its bytes (non-zero: the pixel counts) or null; high: count the keys'
+   * high halves (for a radix select).
+   */
+  constructor(
+    n: number,
+    private readonly geometry: Uint8Array | null,
+    high: boolean,
+  ) {
+    this.out = new Float32Array(n);
+    this.hi = high ? new Uint32Array(BUCKETS) : null;
+  }
+
+  /**
+   * Pixels offset..offset+n-1 of the grid: `fill(values, dataMask, from, to)` writes the values and data mask values
+   * of pixels offset+from..offset+to-1 at the start of the two arrays (views into the instance's memory, at least
+   * to - from long), which are then gathered.
+   */
+  piece(
+    offset: number,
+    n: number,
+    fill: (values: Float32Array, dataMask: Float32Array, from: number, to: number) => void,
+  ): void {
+    const { k, at } = instance();
+    const { chunk, bytes, dm, hi } = views();
+    if (this.hi) hi.set(this.hi);
+    const geometry = this.geometry;
+    for (let c0 = 0; c0 < n; c0 += CHUNK_VALUES) {
+      const c = Math.min(CHUNK_VALUES, n - c0);
+      fill(chunk, dm, c0, c0 + c);
+      if (geometry) bytes.set(geometry.subarray(offset + c0, offset + c0 + c));
+      const h = this.hi ? at.hi : at.lo;
+      const [sum, min, max] = [this.sum, this.min, this.max];
+      const got = geometry
+        ? k.gather(at.chunk, 1, at.mask, at.dm, 1, c, at.chunk, h, sum, min, max)
+        : k.gatherUnit(at.chunk, at.dm, c, at.chunk, h, sum, min, max);
+      this.out.set(chunk.subarray(0, got), this.m);
+      this.m += got;
+      [this.sum, this.min, this.max] = [k.gatheredSum(), k.gatheredMin(), k.gatheredMax()];
+    }
+    if (this.hi) this.hi.set(hi);
+  }
+
+  /** What firstPass gives for the pixels so far (hi: a view into the instance's memory, valid until the next pass). */
+  result(): Gathered {
+    const { k, at } = instance();
+    const hi = this.hi ? new Uint32Array(k.memory.buffer, at.hi, BUCKETS) : null;
+    if (hi) hi.set(this.hi!);
+    return { x: this.out.subarray(0, this.m), sum: this.sum, min: this.min, max: this.max, hi };
+  }
 }
 
 /** The values of pixels i0..i0+c-1 of a strided band: values[offset + i * stride], as one subarray. */

@@ -21,6 +21,7 @@ import type {
   EvalscriptRuntime,
   EvalSetup,
   FusionScenes,
+  OutputSink,
   RowsInput,
   RuntimeLimits,
   SceneData,
@@ -163,12 +164,16 @@ export class HostPathRuntime implements EvalscriptRuntime {
     return { setup, program, outputs };
   }
 
-  async evaluate(input: EvalInput): Promise<EvalResult> {
+  async evaluate(input: EvalInput, sink?: OutputSink): Promise<EvalResult> {
     const host = await this.eligible(input, input.scenes.length);
     if (!host) return this.sandbox.evaluate(input);
     const scenes = checkInput(input, host.setup);
     const n = input.width * input.height,
       convert = input.convert ?? false;
+    if (sinks(sink, host.outputs, convert)) {
+      toSink(sink, host.program, host.outputs, inputOf(scenes[0]!), 0, n);
+      return { outputs: {}, userData: undefined, sunk: true };
+    }
     const targets = targetsOf(host.outputs, n, convert);
     runProgram(host.program, inputOf(scenes[0]!), 0, n, targets);
     return { outputs: resultOf(host.outputs, targets, convert), userData: undefined };
@@ -177,17 +182,43 @@ export class HostPathRuntime implements EvalscriptRuntime {
   async evaluateRows(
     input: RowsInput,
     load: (rowStart: number, rows: number) => Promise<SceneData[]>,
+    sink?: OutputSink,
   ): Promise<EvalResult> {
     const host = await this.eligible(input, input.scenes.length);
     if (!host) return this.sandbox.evaluateRows(input, load);
     const { width, height } = input,
       convert = input.convert ?? false;
-    const targets = targetsOf(host.outputs, width * height, convert);
+    const sunk = sinks(sink, host.outputs, convert);
+    const targets = sunk ? [] : targetsOf(host.outputs, width * height, convert);
     for (let row = 0; row < height; row += input.rows) {
       const rows = Math.min(input.rows, height - row);
       const scenes = checkInput({ ...input, height: rows, scenes: await load(row, rows) }, host.setup);
-      runProgram(host.program, inputOf(scenes[0]!), 0, rows * width, targets, -row * width);
+      if (sunk) toSink(sink, host.program, host.outputs, inputOf(scenes[0]!), row * width, rows * width);
+      else runProgram(host.program, inputOf(scenes[0]!), 0, rows * width, targets, -row * width);
     }
+    if (sunk) return { outputs: {}, userData: undefined, sunk: true };
     return { outputs: resultOf(host.outputs, targets, convert), userData: undefined };
   }
+}
+
+/** Whether `sink` takes the outputs: exactly the ones computed, as Float32 values (no conversion). */
+const sinks = (sink: OutputSink | undefined, outputs: EvalOutputSpec[], convert: boolean): sink is OutputSink =>
+  !!sink && !convert && sink.ids.length === outputs.length && outputs.every((o, k) => o.id === sink.ids[k]);
+
+/**
+ * Hands pixels 0..n-1 of `input` (pixels offset.. of the grid) to the sink: each range it asks for is evaluated into
+ * its arrays by runProgram (the same writers as into the outputs' arrays, so the same values).
+ */
+function toSink(
+  sink: OutputSink,
+  program: Program,
+  outputs: EvalOutputSpec[],
+  input: ProgramInput,
+  offset: number,
+  n: number,
+) {
+  sink.strip(offset, n, (arrays, from, to) => {
+    const targets = outputs.map((o, k) => ({ sampleType: o.sampleType, convert: false, array: arrays[k]! }));
+    runProgram(program, input, from, to, targets, from);
+  });
 }
