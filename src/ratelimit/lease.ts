@@ -12,6 +12,13 @@
  * metered call is checked against the month by the object). The headers of a request served from a lease say the
  * tokens left at the lease's decision plus those the lease still holds (X-RateLimit-Remaining), no wait.
  *
+ * A lease is renewed ahead ({@link Leases.ahead}): once a request spent it down to half of the next lease's size,
+ * the next lease is asked for after that request's response (in its `ctx.waitUntil`), so that a busy account's
+ * requests keep passing without one of them waiting for the object. A lease asked ahead is a call like any other
+ * (its tokens taken from every bucket, at most a quarter of what is left, none near the limit), all of its tokens
+ * for later requests; its tokens join the live lease, which then runs LEASE_MS from its decision; one is asked at
+ * a time per account. A request its lease does not cover still asks the object itself.
+ *
  * A {@link Leases} is one isolate's book (tests make two to play two isolates); the Worker uses {@link leases}.
  */
 import { approxBytes, Lru } from "../raster/lru";
@@ -19,6 +26,7 @@ import { REQUEST_CACHE_BYTES } from "../raster/memory";
 import type { Env } from "../env";
 import type { LeaseAsk, LimitVerdict } from "./object";
 import { takeToken } from "./limiter";
+import { LEASE_SHARE } from "./policy";
 
 /** How long leased tokens may be spent (ms), and the window whose requests size the next lease. */
 export const LEASE_MS = 1000;
@@ -38,6 +46,8 @@ interface Book {
   hits: number;
   lastHits: number;
   since: number;
+  /** Until when a lease asked ahead is in flight (ms since epoch; 0: none): one at a time. */
+  asking: number;
 }
 
 /** True while the lease of `b` may be spent (a clock set back ends it). */
@@ -95,6 +105,42 @@ export class Leases {
   }
 
   /**
+   * Renews the lease of `account` ahead of its end: when the live lease holds at most half of the next lease's
+   * size (see {@link ask}; an isolate that served fewer than 2 requests of the account in the last window asks
+   * none), its decision left enough tokens for the object to grant all of it (LEASE_SHARE: near the limit
+   * requests stay the object's own decisions) and none is already in flight, one call takes the next lease, every token of it for later requests
+   * (noted into the book when it answers, refusals and failures change nothing). Returns that call (for the
+   * caller's `ctx.waitUntil`; it never rejects) and its verdict, or undefined when none is due.
+   */
+  ahead(env: Pick<Env, "RATE_LIMITER">, account: string): Promise<LimitVerdict | undefined> | undefined {
+    const now = this.clock();
+    const b = this.book(account, now);
+    const want = Math.min(MAX_LEASE, b.lastHits);
+    if (want < 2 || !live(b, now) || b.tokens > want / 2 || b.remaining < want / LEASE_SHARE) return undefined;
+    if (now < b.asking && b.asking - now <= LEASE_MS) return undefined;
+    b.asking = now + LEASE_MS; // a call that never answers blocks the next one for LEASE_MS at most
+    return takeToken(env, { kind: "account", account }, false, { want, back: 0 }).then(
+      (v) => ((b.asking = 0), this.noteAhead(account, v), v),
+      () => ((b.asking = 0), undefined),
+    );
+  }
+
+  /**
+   * Notes a lease asked ahead: every token granted joins the tokens still held (live when the call was made, or
+   * given back meanwhile by {@link ask}), which may then be spent until LEASE_MS after this decision.
+   */
+  private noteAhead(account: string, v: LimitVerdict): void {
+    const granted = v.allowed ? (v.granted ?? 0) : 0;
+    if (granted <= 0) return;
+    const now = this.clock();
+    const b = this.book(account, now);
+    b.metered = v.meteredLease === true && (b.tokens === 0 || b.metered);
+    b.tokens += granted;
+    b.until = now + LEASE_MS;
+    b.remaining = v.remaining;
+  }
+
+  /**
    * A request's decision: the lease's at once when it covers the request (a verdict), else the account's
    * RateLimiter's (one call asking for a lease, noted when it answers).
    */
@@ -111,7 +157,7 @@ export class Leases {
     if (!b)
       this.books.set(
         account,
-        (b = { tokens: 0, until: 0, remaining: 0, metered: false, hits: 0, lastHits: 0, since: now }),
+        (b = { tokens: 0, until: 0, remaining: 0, metered: false, hits: 0, lastHits: 0, since: now, asking: 0 }),
       );
     if (now - b.since >= LEASE_MS || now < b.since) {
       const next = now - b.since < 2 * LEASE_MS && now >= b.since;

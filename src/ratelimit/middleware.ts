@@ -48,9 +48,10 @@ async function respond(next: () => Promise<Response>): Promise<Response> {
  * is dropped, `request.admitted` resolves false). Calls without an account pass untouched (the token endpoint
  * limits per client itself). With the variable RATE_LIMITS=off (benchmarks only, never set by default) every call
  * passes untouched. A call covered by this isolate's lease of the account's tokens (./lease.ts) makes no call:
- * it passes at once (`ratelimit;dur=0`).
+ * it passes at once (`ratelimit;dur=0`), and once it has its response the next lease may be asked for ahead
+ * ({@link renewAhead}).
  */
-export const rateLimit: Middleware = async (request, env, _ctx, next, route) => {
+export const rateLimit: Middleware = async (request, env, ctx, next, route) => {
   if (env.RATE_LIMITS === "off") return next();
   const account = await accountFor(request, env, route);
   if (account === undefined) return next();
@@ -58,7 +59,9 @@ export const rateLimit: Middleware = async (request, env, _ctx, next, route) => 
   const decided = leases.decide(env, account, metered);
   if (!(decided instanceof Promise)) {
     request.admitted = Promise.resolve(true);
-    return finish(await respond(next), decided, 0);
+    const response = finish(await respond(next), decided, 0);
+    renewAhead(env, ctx, account);
+    return response;
   }
   const asked = decided.then((v) => (noteVerdict(account, v), v));
   request.admitted = asked.then(
@@ -76,6 +79,16 @@ export const rateLimit: Middleware = async (request, env, _ctx, next, route) => 
   }
   return finish(response ?? (await respond(next)), verdict, waited);
 };
+
+/**
+ * Asks for the account's next lease ahead when the one that just served a request runs low (Leases.ahead), in
+ * `ctx.waitUntil`, after that request's response was made: its call runs while the response goes out, so that the
+ * account's next requests find a lease and none waits for the object. Its decision is noted for headroom.
+ */
+function renewAhead(env: Env, ctx: ExecutionContext, account: string): void {
+  const call = leases.ahead(env, account);
+  if (call) ctx.waitUntil(call.then((v) => v && noteVerdict(account, v)));
+}
 
 /**
  * The response with the rate-limit headers of `verdict` and the Server-Timing entry of the wait for it. A

@@ -25,7 +25,9 @@ function isolate() {
   const book = new Leases(() => clock.now);
   const decide = async (account: string, metered = false): Promise<LimitVerdict> =>
     book.decide({ RATE_LIMITER: counting }, account, metered);
-  return { clock, calls, decide };
+  /** Leases.ahead: its call (what the middleware leaves to waitUntil), or undefined when none is due. */
+  const ahead = (account: string) => book.ahead({ RATE_LIMITER: counting }, account);
+  return { clock, calls, decide, ahead };
 }
 
 describe("an isolate's lease of an account's tokens", () => {
@@ -101,6 +103,84 @@ describe("an isolate's lease of an account's tokens", () => {
     const calls = one.calls.length;
     await one.decide(a.account, false); // from the lease
     await one.decide(a.account, true); // metered: a call of its own
+    expect(one.calls.length).toBe(calls + 1);
+  });
+
+  it("a lease renewed ahead keeps a steady account's requests off the object, one call at a time", async () => {
+    const limit = 1000;
+    const a = await newAccount({ policies: [{ samplingPeriod: "PT1H", limit }] });
+    await setLimiterClock(`account:${a.account}`, T0);
+    const one = isolate();
+    for (let i = 0; i < 20; i++) await one.decide(a.account); // window 1: sizes the lease, none asked ahead
+    expect(one.ahead(a.account)).toBeUndefined();
+    let [passed, fromLease, requestCalls] = [20, 0, 0];
+    // 200 requests, 40 per window: the first asks the object (16 tokens), then every one is the lease's
+    for (let i = 0; i < 200; i++) {
+      one.clock.now = T0 + LEASE_MS + i * (LEASE_MS / 40);
+      const calls = one.calls.length;
+      const v = await one.decide(a.account);
+      expect(v.allowed).toBe(true);
+      passed++;
+      if (one.calls.length === calls) fromLease++;
+      else requestCalls++;
+      const renewal = one.ahead(a.account); // as the middleware does after the response
+      if (renewal) {
+        expect(one.ahead(a.account)).toBeUndefined(); // one in flight at a time
+        expect(one.calls.at(-1)![3]).toEqual({ want: MAX_LEASE, back: 0 });
+        expect((await renewal)?.granted).toBe(MAX_LEASE);
+      }
+    }
+    expect([requestCalls, fromLease]).toEqual([1, 199]);
+    // the renewals, 16 tokens each, asked at 8 left: 15 + 13 x 16 leased, 199 spent, 24 still held
+    expect(one.calls.length - 20 - requestCalls).toBe(13);
+    // the tokens left (the object's plus the lease's) are the limit less every request passed: none unaccounted
+    expect((await one.decide(a.account)).remaining).toBe(limit - passed - 1);
+  });
+
+  it("renewals ahead by two isolates never pass more than the limit", async () => {
+    const limit = 600;
+    const a = await newAccount({ policies: [{ samplingPeriod: "PT1H", limit }] });
+    await setLimiterClock(`account:${a.account}`, T0);
+    const [one, two] = [isolate(), isolate()];
+    let passed = 0;
+    for (let step = 0, refusedInARow = 0; refusedInARow < 4 && step < 3000; step++) {
+      const who = step % 2 === 0 ? one : two;
+      who.clock.now = T0 + Math.floor(step / 40) * (LEASE_MS / 4);
+      const v = await who.decide(a.account);
+      if (v.allowed) [passed, refusedInARow] = [passed + 1, 0];
+      else refusedInARow++;
+      await who.ahead(a.account);
+    }
+    expect(passed).toBe(limit);
+  });
+
+  it("near the limit no lease is asked ahead: requests stay the object's own decisions", async () => {
+    const a = await newAccount({ policies: [{ samplingPeriod: "PT1H", limit: 60 }] });
+    await setLimiterClock(`account:${a.account}`, T0);
+    const one = isolate();
+    for (let i = 0; i < 20; i++) await one.decide(a.account);
+    one.clock.now = T0 + LEASE_MS;
+    expect((await one.decide(a.account)).granted).toBe(10); // a quarter of the 39 left after its own
+    for (let i = 0; i < 9; i++) {
+      await one.decide(a.account);
+      expect(one.ahead(a.account)).toBeUndefined(); // 30 left: a lease of 16 ahead would take over a quarter
+    }
+  });
+
+  it("a lease asked ahead does not pass metered calls of an account with a PU quota", async () => {
+    const a = await newAccount({ policies: [{ samplingPeriod: "PT1H", limit: 1000 }], puQuota: 100 });
+    await setLimiterClock(`account:${a.account}`, T0);
+    const one = isolate();
+    for (let i = 0; i < 20; i++) await one.decide(a.account);
+    one.clock.now = T0 + LEASE_MS;
+    await one.decide(a.account); // leased: 16
+    for (let i = 0; i < 8; i++) await one.decide(a.account);
+    const renewal = one.ahead(a.account);
+    expect(one.calls.at(-1)![1]).toBe(false); // asked as an unmetered call: the month is not checked for it
+    expect((await renewal)?.granted).toBe(MAX_LEASE);
+    const calls = one.calls.length;
+    await one.decide(a.account, true); // metered: a call of its own
+    await one.decide(a.account, false); // from the lease
     expect(one.calls.length).toBe(calls + 1);
   });
 });
