@@ -108,9 +108,10 @@ export class Leases {
    * Renews the lease of `account` ahead of its end: when the live lease holds at most half of the next lease's
    * size (see {@link ask}; an isolate that served fewer than 2 requests of the account in the last window asks
    * none), its decision left enough tokens for the object to grant all of it (LEASE_SHARE: near the limit
-   * requests stay the object's own decisions) and none is already in flight, one call takes the next lease, every token of it for later requests
-   * (noted into the book when it answers, refusals and failures change nothing). Returns that call (for the
-   * caller's `ctx.waitUntil`; it never rejects) and its verdict, or undefined when none is due.
+   * requests stay the object's own decisions) and none is already in flight, one call takes the next lease, every
+   * token of it for later requests (noted into the book when it answers, refusals and failures change nothing).
+   * Returns that call (for the caller's `ctx.waitUntil`; it never rejects) and its verdict, or undefined when none
+   * is due.
    */
   ahead(env: Pick<Env, "RATE_LIMITER">, account: string): Promise<LimitVerdict | undefined> | undefined {
     const now = this.clock();
