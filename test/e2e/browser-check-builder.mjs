@@ -132,6 +132,19 @@ async function runExpectingError(page) {
   return r;
 }
 
+/**
+ * A preset that cannot run on the samples is not run by itself (Render on change): no request in the 800 ms after
+ * it was applied (an automatic run starts 500 ms after; its certain 400 once reached the console before Run did).
+ */
+async function noAutoRun(page, value) {
+  let sent = 0;
+  const onRequest = (r) => r.url().endsWith("/api/v1/process") && sent++;
+  page.on("request", onRequest);
+  await page.waitForTimeout(800);
+  page.off("request", onRequest);
+  if (sent) check(false, `preset ${value} (cannot run) was run by itself: ${sent} request(s)`);
+}
+
 /** Runs `action` and waits until the page marks the end of its asynchronous step `name` (<body data-name>). */
 async function settled(page, name, action) {
   const before = await page.evaluate((n) => document.body.dataset[n], name);
@@ -188,6 +201,7 @@ async function presets(page) {
       legends[value] = await legendShown(page);
       if (value === "sentinel-2__scene-classification__script.js")
         await page.locator("#legend").screenshot({ path: join(SHOTS, "builder-legend-scl.png") });
+      if (/Cannot run/.test(note)) await noAutoRun(page, value);
       const r = /Cannot run/.test(note) ? await runExpectingError(page) : await run(page);
       const says = /Cannot run/.test(note) && !r.ok;
       const ok = (r.ok || says) && (!float || format === "image/tiff");

@@ -185,7 +185,8 @@ async function applyPreset(value) {
   if (p.cannotRun) notes.push(`Cannot run on the sample data: ${p.cannotRun}.`);
   $("presetNote").textContent = notes.join(" ");
   changed();
-  autoRun();
+  // a preset that cannot run on the data here is not run by itself (its 400 is certain); Run still sends it
+  if (!p.cannotRun) autoRun();
   mark("presetApplied");
 }
 
