@@ -10,6 +10,7 @@ import type { RampWrite, Write } from "./fuse";
 import { rampComponents, rampIndices, type RampTable } from "./ramp";
 import { rampSteps, type RampSteps } from "./rampsteps";
 import { lutWriter } from "./lutwrite";
+import { scaled3Writer, writeScaled } from "./scaled";
 import type { FiniteTable } from "./finite";
 import { maskTable, rawOf, storedMany, storer, writerOf, type OutputTarget, type R, type Raw } from "./stored";
 
@@ -34,115 +35,6 @@ function writeLessOrEqual(out: Raw, a: R, b: R, xy: Raw, o: number, n: number, b
   const end = o + n * bands;
   for (let q = o, i = 0; q < end; q += bands, i++) out[q] = xy[+(a[i]! <= b[i]!)]!;
 }
-/** Band b times x as FLOAT32 (f = 1, out a Float32Array) or AUTO (f = 255, out a Uint8ClampedArray). */
-function writeScaled(
-  out: Float32Array | Uint8ClampedArray,
-  b: Float32Array,
-  x: number,
-  f: number,
-  p0: number,
-  o: number,
-  n: number,
-  bands: number,
-): void {
-  const end = o + n * bands;
-  for (let q = o, i = p0; q < end; q += bands, i++) out[q] = Math.fround(b[i]! * x) * f;
-}
-/**
- * Three consecutive bands each a band times a constant (true colour's `[2.5 * B04, 2.5 * B03, 2.5 * B02]`) in one
- * loop, as writeScaled writes each (not three strided loops: 1.2-1.4x faster, measured in node 22), FLOAT32 and
- * AUTO apart (one element kind per loop).
- */
-/** A writer of three bands (./fuse.ts `scaled` writes: bands s[0..2] times x[0..2]) as bands 0..2 from value o. */
-type Scaled3<T> = (out: T, s: Float32Array[], x: Float64Array, p0: number, o: number, n: number, bands: number) => void;
-const writeScaled3F32: Scaled3<Float32Array> = (out, s, x, p0, o, n, bands) => {
-  const [b0, b1, b2] = s as [Float32Array, Float32Array, Float32Array],
-    [x0, x1, x2] = x as unknown as [number, number, number];
-  for (let q = o, i = p0, e = p0 + n; i < e; q += bands, i++) {
-    out[q] = b0[i]! * x0;
-    out[q + 1] = b1[i]! * x1;
-    out[q + 2] = b2[i]! * x2;
-  }
-};
-const writeScaled3Auto: Scaled3<Uint8ClampedArray> = (out, s, x, p0, o, n, bands) => {
-  const [b0, b1, b2] = s as [Float32Array, Float32Array, Float32Array],
-    [x0, x1, x2] = x as unknown as [number, number, number];
-  for (let q = o, i = p0, e = p0 + n; i < e; q += bands, i++) {
-    out[q] = Math.fround(b0[i]! * x0) * 255;
-    out[q + 1] = Math.fround(b1[i]! * x1) * 255;
-    out[q + 2] = Math.fround(b2[i]! * x2) * 255;
-  }
-};
-/** writeScaled3F32 / writeScaled3Auto with the dataMask's stored values (`table`) as the fourth band, in the same loop. */
-type Scaled3Mask<T> = (
-  out: T,
-  s: Float32Array[],
-  x: Float64Array,
-  m: Uint8Array,
-  table: Raw,
-  p0: number,
-  o: number,
-  n: number,
-  bands: number,
-) => void;
-const writeScaled3MaskF32: Scaled3Mask<Float32Array> = (out, s, x, m, table, p0, o, n, bands) => {
-  const [b0, b1, b2] = s as [Float32Array, Float32Array, Float32Array],
-    [x0, x1, x2] = x as unknown as [number, number, number];
-  for (let q = o, i = p0, e = p0 + n; i < e; q += bands, i++) {
-    out[q] = b0[i]! * x0;
-    out[q + 1] = b1[i]! * x1;
-    out[q + 2] = b2[i]! * x2;
-    out[q + 3] = table[m[i]!]!;
-  }
-};
-const writeScaled3MaskAuto: Scaled3Mask<Uint8ClampedArray> = (out, s, x, m, table, p0, o, n, bands) => {
-  const [b0, b1, b2] = s as [Float32Array, Float32Array, Float32Array],
-    [x0, x1, x2] = x as unknown as [number, number, number];
-  for (let q = o, i = p0, e = p0 + n; i < e; q += bands, i++) {
-    out[q] = Math.fround(b0[i]! * x0) * 255;
-    out[q + 1] = Math.fround(b1[i]! * x1) * 255;
-    out[q + 2] = Math.fround(b2[i]! * x2) * 255;
-    out[q + 3] = table[m[i]!]!;
-  }
-};
-/** 2^52: for 0 <= v < 2^52, (v + ROUND) - ROUND is v rounded to an integer, ties to even (float64 addition). */
-const ROUND = 4503599627370496;
-/**
- * writeScaled3MaskAuto for an output of exactly those four bands, a pixel per 32-bit store: each band's byte is the
- * Uint8ClampedArray store of its value v (ToUint8Clamp: NaN and v <= 0 give 0, v >= 255 gives 255, else v rounded
- * to the nearest integer, ties to even), computed here, shifted to its byte of the word (`sh`: by the platform's
- * byte order); `table` the dataMask's stored values, already shifted. Bit for bit writeScaled3MaskAuto's bytes, in
- * 0.80-0.85 of its time per 1024 x 1024 true colour evaluation (HostPathRuntime.evaluate in workerd, A/B in
- * interleaved rounds: 6.2 against 7.2 ms median): four bounds-checked byte stores, each rounding through the
- * clamped store, cost more than the arithmetic and one 32-bit store.
- */
-function writeScaled3MaskPacked(
-  out: Uint32Array,
-  s: Float32Array[],
-  x: Float64Array,
-  sh: Int32Array,
-  m: Uint8Array,
-  table: Uint32Array,
-  p0: number,
-  o: number,
-  n: number,
-): void {
-  const [b0, b1, b2] = s as [Float32Array, Float32Array, Float32Array],
-    [x0, x1, x2] = x as unknown as [number, number, number],
-    [s0, s1, s2] = sh as unknown as [number, number, number];
-  for (let q = o, i = p0, e = p0 + n; i < e; q++, i++) {
-    const v0 = Math.fround(b0[i]! * x0) * 255,
-      v1 = Math.fround(b1[i]! * x1) * 255,
-      v2 = Math.fround(b2[i]! * x2) * 255;
-    const c0 = v0 > 0 ? (v0 < 255 ? v0 + ROUND - ROUND : 255) : 0,
-      c1 = v1 > 0 ? (v1 < 255 ? v1 + ROUND - ROUND : 255) : 0,
-      c2 = v2 > 0 ? (v2 < 255 ? v2 + ROUND - ROUND : 255) : 0;
-    out[q] = (c0 << s0) | (c1 << s1) | (c2 << s2) | table[m[i]!]!;
-  }
-}
-/** The shift of byte j of a 32-bit word in memory order (the platform's byte order), j = 0..3. */
-const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
-const byteShift = (j: number) => 8 * (LITTLE_ENDIAN ? j : 3 - j);
 function writeMask(out: Raw, table: Raw, m: Uint8Array, p0: number, o: number, n: number, bands: number): void {
   const end = o + n * bands;
   for (let q = o, i = p0; q < end; q += bands, i++) out[q] = table[m[i]!]!;
@@ -372,9 +264,8 @@ function packedWriter(
  * The writer of a whole output (its bands' writes, in order) into target t: (first input pixel p0, index o of
  * its first output value, n) => void. An output of constants, the dataMask and one comparison's choices whose
  * pixel fills 32 bits is written a pixel per store (packedWriter); else three consecutive bands each a band times
- * a constant (and the dataMask after them) are written by one loop in FLOAT32 and AUTO (an AUTO output of just
- * those four bands, 4-byte aligned, a pixel per 32-bit store: writeScaled3MaskPacked), consecutive components of
- * one ramp by rampWriter, every other band by its bandWriter.
+ * a constant (and the dataMask after them) are written by one loop in FLOAT32 and AUTO (./scaled.ts
+ * scaled3Writer), consecutive components of one ramp by rampWriter, every other band by its bandWriter.
  * @param ramps the program's ramp tables; luts its finite values.
  */
 export function outputWriter(
@@ -390,35 +281,11 @@ export function outputWriter(
   if (packed) return packed;
   const q = writes.length,
     parts: ((p0: number, o: number, n: number) => void)[] = [];
-  const direct = !t.convert || t.sampleType === "FLOAT32" || t.sampleType === "AUTO";
   for (let j = 0; j < q; j++) {
-    const three = writes.slice(j, j + 3);
-    if (direct && three.length === 3 && three.every((w) => w.kind === "scaled")) {
-      const s = three.map((w) => bands[(w as { k: number }).k]!),
-        x = Float64Array.from(three, (w) => (w as { x: number }).x),
-        raw = rawOf(t.array),
-        auto = t.convert && t.sampleType === "AUTO",
-        at = j;
-      const out = auto ? new Uint8ClampedArray(raw.buffer, raw.byteOffset, raw.length) : (t.array as Float32Array);
-      if (writes[j + 3]?.kind === "mask") {
-        const table = maskTable(t);
-        if (auto && q === 4 && raw.byteOffset % 4 === 0) {
-          const out32 = new Uint32Array(raw.buffer, raw.byteOffset, raw.length >> 2),
-            sh = Int32Array.from([0, 1, 2], byteShift),
-            table32 = Uint32Array.from(table, (v) => v << byteShift(3));
-          parts.push((p0, o, n) => writeScaled3MaskPacked(out32, s, x, sh, mask, table32, p0, o / 4, n));
-          j += 3;
-          continue;
-        }
-        if (auto)
-          parts.push((p0, o, n) => writeScaled3MaskAuto(out as Uint8ClampedArray, s, x, mask, table, p0, o + at, n, q));
-        else parts.push((p0, o, n) => writeScaled3MaskF32(out as Float32Array, s, x, mask, table, p0, o + at, n, q));
-        j += 3;
-        continue;
-      }
-      if (auto) parts.push((p0, o, n) => writeScaled3Auto(out as Uint8ClampedArray, s, x, p0, o + at, n, q));
-      else parts.push((p0, o, n) => writeScaled3F32(out as Float32Array, s, x, p0, o + at, n, q));
-      j += 2;
+    const scaled = scaled3Writer(t, writes, j, mask, bands);
+    if (scaled) {
+      parts.push(scaled.write);
+      j += scaled.used - 1;
       continue;
     }
     const w = writes[j]!;
