@@ -85,6 +85,43 @@ export interface Gathered {
   hi: Uint32Array | null;
 }
 
+/** The samples gathered so far: how many, and their float64 sum, min and max. */
+interface Tally {
+  m: number;
+  sum: number;
+  min: number;
+  max: number;
+}
+const newTally = (): Tally => ({ m: 0, sum: 0, min: Infinity, max: -Infinity });
+
+/**
+ * Gathers the c pixels of the chunk in the instance's memory (values at `at.chunk`, every `stride`-th float32; data
+ * mask values at `at.dm` every `dmStride`-th, 0: none; mask bytes at `at.mask` when `masked`), appends their valid
+ * samples to `out` from tally.m, and advances the tally; the keys' high halves are counted into `at.hi` when `high`,
+ * else into scratch memory. gatherUnit (its SIMD min/max pass) when all is unit-stride with a data mask and no mask
+ * bytes, else gather.
+ */
+function gatherChunk(
+  c: number,
+  stride: number,
+  masked: boolean,
+  dmStride: number,
+  high: boolean,
+  out: Float32Array,
+  tally: Tally,
+) {
+  const { k, at } = instance();
+  const h = high ? at.hi : at.lo,
+    { sum, min, max } = tally;
+  const got =
+    stride === 1 && dmStride === 1 && !masked
+      ? k.gatherUnit(at.chunk, at.dm, c, at.chunk, h, sum, min, max)
+      : k.gather(at.chunk, stride, masked ? at.mask : 0, dmStride ? at.dm : 0, dmStride, c, at.chunk, h, sum, min, max);
+  out.set(new Float32Array(k.memory.buffer, at.chunk, got), tally.m);
+  tally.m += got;
+  [tally.sum, tally.min, tally.max] = [k.gatheredSum(), k.gatheredMin(), k.gatheredMax()];
+}
+
 /**
  * The values[offset + i * stride] (i < n) where the pixel counts (mask[i] non-zero; all pixels when mask is null;
  * a data mask band: its value non-zero and not NaN, and the geometry's byte non-zero, computed chunk by chunk in
@@ -101,33 +138,22 @@ export function firstPass(
   into: Float32Array | undefined,
   high: boolean,
 ): Gathered {
-  const { k, at } = instance();
-  const { chunk, bytes, dm: dmChunk, hi } = views();
+  const { bytes, dm: dmChunk, chunk, hi } = views();
   if (high) hi.fill(0);
   const out = into ?? new Float32Array(n);
   const band = mask instanceof Uint8Array || !mask ? null : mask.band;
   const own = mask instanceof Uint8Array ? mask : (mask?.geometry ?? null); // the mask bytes, if any
   const per = Math.max(1, Math.floor(CHUNK_VALUES / Math.max(stride, band?.stride ?? 1)));
-  let m = 0,
-    sum = 0,
-    min = Infinity,
-    max = -Infinity;
+  const tally = newTally();
   for (let i0 = 0; i0 < n; i0 += per) {
     const c = Math.min(per, n - i0);
     if (own) bytes.set(own.subarray(i0, i0 + c));
     if (band) dmChunk.set(stridedChunk(band.values as Float32Array, band.offset, band.stride, i0, c));
     chunk.set(stridedChunk(values, offset, stride, i0, c));
-    const [mk, dm] = [own ? at.mask : 0, band ? at.dm : 0];
     // without `high`, the counts go to the low-bit histograms' memory (secondPass clears what it uses)
-    const h = high ? at.hi : at.lo;
-    const got =
-      stride === 1 && band?.stride === 1 && !own
-        ? k.gatherUnit(at.chunk, at.dm, c, at.chunk, h, sum, min, max)
-        : k.gather(at.chunk, stride, mk, dm, band?.stride ?? 0, c, at.chunk, h, sum, min, max);
-    out.set(chunk.subarray(0, got), m);
-    m += got;
-    [sum, min, max] = [k.gatheredSum(), k.gatheredMin(), k.gatheredMax()];
+    gatherChunk(c, stride, !!own, band?.stride ?? 0, high, out, tally);
   }
+  const { m, sum, min, max } = tally;
   return { x: out.subarray(0, m), sum, min, max, hi: high ? hi : null };
 }
 
@@ -139,10 +165,7 @@ export function firstPass(
  * pieces other passes may use the instance (the high-bit counts are kept here meanwhile).
  */
 export class Gathering {
-  private sum = 0;
-  private min = Infinity;
-  private max = -Infinity;
-  private m = 0;
+  private readonly tally = newTally();
   /** The counts of the keys' high halves so far (with `high`). */
   private readonly hi: Uint32Array | null;
   /** The gathered samples (a prefix). */
@@ -171,7 +194,6 @@ export class Gathering {
     n: number,
     fill: (values: Float32Array, dataMask: Float32Array, from: number, to: number) => void,
   ): void {
-    const { k, at } = instance();
     const { chunk, bytes, dm, hi } = views();
     if (this.hi) hi.set(this.hi);
     const geometry = this.geometry;
@@ -179,14 +201,7 @@ export class Gathering {
       const c = Math.min(CHUNK_VALUES, n - c0);
       fill(chunk, dm, c0, c0 + c);
       if (geometry) bytes.set(geometry.subarray(offset + c0, offset + c0 + c));
-      const h = this.hi ? at.hi : at.lo;
-      const [sum, min, max] = [this.sum, this.min, this.max];
-      const got = geometry
-        ? k.gather(at.chunk, 1, at.mask, at.dm, 1, c, at.chunk, h, sum, min, max)
-        : k.gatherUnit(at.chunk, at.dm, c, at.chunk, h, sum, min, max);
-      this.out.set(chunk.subarray(0, got), this.m);
-      this.m += got;
-      [this.sum, this.min, this.max] = [k.gatheredSum(), k.gatheredMin(), k.gatheredMax()];
+      gatherChunk(c, 1, !!geometry, 1, !!this.hi, this.out, this.tally);
     }
     if (this.hi) this.hi.set(hi);
   }
@@ -196,7 +211,8 @@ export class Gathering {
     const { k, at } = instance();
     const hi = this.hi ? new Uint32Array(k.memory.buffer, at.hi, BUCKETS) : null;
     if (hi) hi.set(this.hi!);
-    return { x: this.out.subarray(0, this.m), sum: this.sum, min: this.min, max: this.max, hi };
+    const { m, sum, min, max } = this.tally;
+    return { x: this.out.subarray(0, m), sum, min, max, hi };
   }
 }
 
