@@ -14,6 +14,12 @@ const MODULES = [
   { source: "wasm/warp_kernels.ts", output: "src/raster/warp/warp_kernels.wasm" },
   // 128-bit SIMD (workerd's V8 and node have it) for the statistics kernels' min / max
   { source: "wasm/stats_kernels.ts", output: "src/raster/stats/stats_kernels.wasm", flags: ["--enable", "simd"] },
+  // and for the host path's true colour writer
+  {
+    source: "wasm/hostpath_kernels.ts",
+    output: "src/raster/evalscript/hostpath/hostpath_kernels.wasm",
+    flags: ["--enable", "simd"],
+  },
 ];
 // stub runtime: no garbage collector or allocator (the kernels allocate nothing); `--use abort=`: no imports
 const FLAGS = ["-O3", "--runtime", "stub", "--noAssert", "--use", "abort="];

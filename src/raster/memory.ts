@@ -64,6 +64,12 @@ export const DECODE_WASM_BYTES = 8 * MIB;
  * band (2.9 MiB).
  */
 export const STATS_WASM_BYTES = 3 * MIB;
+/**
+ * WebAssembly memory of the host path's kept instance (src/raster/evalscript/hostpath/simd.ts): one chunk of
+ * SIMD_CHUNK pixels of three Float32 bands, their dataMask bytes and their 32-bit output words (272 KiB, 320 KiB in
+ * whole 64 KiB pages).
+ */
+export const HOSTPATH_WASM_BYTES = 320 * 1024;
 
 /**
  * Scene searches kept per isolate (src/storage/scenes.ts): parsed STAC items, sized by their JSON text (see
@@ -95,6 +101,7 @@ export const CACHE_BUDGETS: Readonly<Record<string, number>> = {
   WARP_WASM_BYTES,
   DECODE_WASM_BYTES,
   STATS_WASM_BYTES,
+  HOSTPATH_WASM_BYTES,
   SCENE_CACHE_BYTES,
   FILE_CACHE_BYTES,
   SCRIPT_CACHE_BYTES,

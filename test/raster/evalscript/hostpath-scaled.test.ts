@@ -1,14 +1,18 @@
 /**
  * True colour in AUTO (`[2.5 * s.B04, 2.5 * s.B03, 2.5 * s.B02, s.dataMask]`), written by the host path's fused
- * loops (src/raster/evalscript/hostpath/output.ts: writeScaled3MaskPacked into a 4-byte aligned output, else
+ * loops (src/raster/evalscript/hostpath/scaled.ts: the SIMD kernel into a 4-byte aligned output, else
  * writeScaled3MaskAuto, both checked): the stored bytes against the AUTO store at
  * every step of the stored value (float32 values around each), the Sentinel-2 reflectance grid (DN / 10000), a
- * random sweep and the special values, for positive, negative and zero constants; then true colour scripts
+ * random sweep and the special values, for positive, negative and zero constants; the WebAssembly SIMD writer
+ * (src/raster/evalscript/hostpath/simd.ts, both its products) and writeScaled3MaskPacked called directly, against
+ * the same store and each other, also over random float32 bits and chunk boundaries; then true colour scripts
  * against the sandbox, bit for bit (./differential.ts), over the 29RKH window (NaN, +-Infinity, -0 in B12).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { SceneData } from "../../../src/raster/evalscript";
 import { outputWriter } from "../../../src/raster/evalscript/hostpath/output";
+import { writeScaled3MaskPacked } from "../../../src/raster/evalscript/hostpath/scaled";
+import { SIMD_CHUNK, writeScaled3MaskSimd } from "../../../src/raster/evalscript/hostpath/simd";
 import { differential, rkhScene, W } from "./differential";
 
 /** The AUTO store of a value y (sandbox/values.js toStored). */
@@ -52,6 +56,121 @@ describe("true colour and dataMask in AUTO against the AUTO store", () => {
           if (got.some((v, j) => v !== want[j]))
             expect(got, `x ${x}, offset ${out.byteOffset}: ${bands.map((b) => b[i])}`).toEqual(want);
         }
+      }
+    }
+  });
+});
+
+/** Float32 values of random bits: every exponent, subnormals, NaNs of any payload, +-Infinity, -0 among them. */
+function randomBits(n: number): Float32Array {
+  const bits = Uint32Array.from({ length: n }, () => (Math.random() * 2 ** 32) >>> 0);
+  for (let i = 0; i < n; i += 97) bits[i] = [0, 0x80000000, 0x7f800000, 0xff800000, 1, 0x807fffff][(i / 97) % 6]!;
+  return new Float32Array(bits.buffer);
+}
+
+/**
+ * Pixels p0..p0+n-1 of bands times xs and dataMask m written as words from word o of a fresh output (guard words
+ * around) by `write`, checked byte by byte against the AUTO store and AUTO's dataMask (0 or 255).
+ */
+function checkWords(
+  write: (out: Uint32Array, p0: number, o: number, n: number) => void,
+  bands: Float32Array[],
+  xs: number[],
+  m: Uint8Array,
+  p0: number,
+  n: number,
+  what: string,
+): void {
+  const o = 3,
+    out = new Uint32Array(o + n + 5).fill(0xdeadbeef);
+  write(out, p0, o, n);
+  const bytes = new Uint8Array(out.buffer);
+  expect(Array.from(out.subarray(0, o)), `${what}: before`).toEqual([0xdeadbeef, 0xdeadbeef, 0xdeadbeef]);
+  expect(
+    out.subarray(o + n).every((v) => v === 0xdeadbeef),
+    `${what}: after`,
+  ).toBe(true);
+  for (let i = 0; i < n; i++) {
+    const p = p0 + i;
+    const want = [...[0, 1, 2].map((j) => store(bands[j]![p]! * xs[j]!)), m[p] ? 255 : 0];
+    const got = Array.from(bytes.subarray((o + i) * 4, (o + i) * 4 + 4));
+    if (got.some((v, j) => v !== want[j]))
+      expect(got, `${what}, pixel ${p}: ${bands.map((b) => b[p])} x ${xs}`).toEqual(want);
+  }
+}
+
+describe("true colour and dataMask in AUTO, a word per pixel: the SIMD kernel and the JavaScript loop", () => {
+  const LE = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+  const shift = (j: number) => 8 * (LE ? j : 3 - j);
+  const table32 = Uint32Array.from({ length: 256 }, (_, i) => (i ? 255 : 0) << shift(3));
+  /** Both writers, the kernel with each of its products where it may use either (float32 constants). */
+  function writers(xs: number[]) {
+    const x = Float64Array.from(xs),
+      f32 = xs.every((v) => Math.fround(v) === v);
+    const simd =
+      (f: boolean) => (out: Uint32Array, s: Float32Array[], m: Uint8Array, p0: number, o: number, n: number) =>
+        writeScaled3MaskSimd(out, s, x, f, m, p0, o, n);
+    const sh = Int32Array.from([0, 1, 2], shift);
+    return {
+      js: (out: Uint32Array, s: Float32Array[], m: Uint8Array, p0: number, o: number, n: number) =>
+        writeScaled3MaskPacked(out, s, x, sh, m, table32, p0, o, n),
+      "simd f64": simd(false),
+      ...(f32 ? { "simd f32": simd(true) } : {}),
+    };
+  }
+  const XS = [2.5, 3.5, 1 / 3, 1e-3, -2, 1e30, 1, 0.7, 4096, 0, 2.51, 1e-30, 5e-324, Infinity, NaN];
+
+  it("every step, the reflectance grid, a sweep and the specials, for each constant", () => {
+    for (const x of XS) {
+      const b0 = valuesFor(Number.isFinite(x) && x ? x : 1),
+        n = b0.length;
+      const bands = [b0, b0.slice().reverse(), valuesFor(Number.isFinite(x * 1.3) && x ? x * 1.3 : 1).subarray(0, n)];
+      const xs = [x, x, x * 1.3];
+      const m = Uint8Array.from({ length: n }, (_, i) => [0, 1, 255, 7][i % 4]!);
+      for (const [name, w] of Object.entries(writers(xs)))
+        checkWords((out, p0, o, k) => w(out, bands, m, p0, o, k), bands, xs, m, 0, n, `${name}, x ${x}`);
+    }
+  });
+
+  it("random float32 bits, chunk boundaries and partial chunks", () => {
+    const n = 3 * SIMD_CHUNK + 11;
+    const bands = [randomBits(n), randomBits(n), randomBits(n)];
+    const m = Uint8Array.from({ length: n }, () => (Math.random() < 0.3 ? 0 : (Math.random() * 256) | 0));
+    for (const xs of [
+      [2.5, 2.5, 2.5],
+      [3.5, 1 / 3, 1e-3],
+      [-2, 1e30, 2.51],
+      [1e-38, 1e38, 0.1],
+    ])
+      for (const [name, w] of Object.entries(writers(xs)))
+        for (const [p0, k] of [
+          [0, n],
+          [5, n - 5],
+          [SIMD_CHUNK - 1, 2],
+          [7, SIMD_CHUNK],
+          [1, 3],
+          [0, 0],
+        ] as const)
+          checkWords((out, p, o, c) => w(out, bands, m, p, o, c), bands, xs, m, p0, k, `${name} ${xs}, ${p0}+${k}`);
+  });
+
+  it("the random bits of every exponent against the JavaScript loop, word for word", () => {
+    const n = 1 << 20;
+    const bands = [randomBits(n), randomBits(n), randomBits(n)];
+    const m = Uint8Array.from({ length: n }, (_, i) => (i % 5 ? i : 0));
+    for (const xs of [
+      [2.5, 2.5, 2.5],
+      [0.3, 7, -1e-3],
+      [1e20, 1e-20, 255],
+    ]) {
+      const { js, ...simd } = writers(xs);
+      const want = new Uint32Array(n);
+      js(want, bands, m, 0, 0, n);
+      for (const [name, w] of Object.entries(simd)) {
+        const got = new Uint32Array(n);
+        w(got, bands, m, 0, 0, n);
+        const i = got.findIndex((v, i) => v !== want[i]);
+        expect(i, `${name} ${xs}: pixel ${i}, ${bands.map((b) => b[i])}`).toBe(-1);
       }
     }
   });

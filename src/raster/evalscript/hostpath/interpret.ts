@@ -133,7 +133,8 @@ export interface ProgramInput {
 
 /**
  * Runs `program` over pixels [from, to) of `input` into `targets` (one per program output, in order; pixel p of
- * the input is pixel p - shift of the targets).
+ * the input is pixel p - shift of the targets), block by block of BLOCK pixels, or in one block when the program
+ * has no operation and every output's writer is `whole` (./output.ts OutputWrite).
  */
 export function runProgram(
   program: Program,
@@ -168,8 +169,11 @@ export function runProgram(
     bands: out.writes.length,
     write: outputWriter(targets[k]!, out.writes, regs, input.dataMask, bands, program.ramps, program.luts),
   }));
-  for (let p0 = from; p0 < to; p0 += BLOCK) {
-    const n = Math.min(BLOCK, to - p0);
+  // no operation and no writer reading registers: one block of them all (the writers' own chunks, ./simd.ts)
+  const whole = steps.length === 0 && writes.every((w) => w.write.whole),
+    block = whole ? Math.max(to - from, 1) : BLOCK;
+  for (let p0 = from; p0 < to; p0 += block) {
+    const n = Math.min(block, to - p0);
     for (let s = 0; s < steps.length; s++) exec(steps[s]!, input.dataMask, p0, n, program.ramps);
     for (let k = 0; k < writes.length; k++) writes[k]!.write(p0, (p0 - shift) * writes[k]!.bands, n);
   }

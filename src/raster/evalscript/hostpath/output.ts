@@ -260,12 +260,17 @@ function packedWriter(
   return (p0, o, n) => pack(out, a, b, mask, rows32, p0, (o / q) | 0, n);
 }
 
+/** An output's writer (outputWriter); `whole`: it reads no register and takes any number of pixels n. */
+export type OutputWrite = ((p0: number, o: number, n: number) => void) & { whole?: true };
+
 /**
  * The writer of a whole output (its bands' writes, in order) into target t: (first input pixel p0, index o of
  * its first output value, n) => void. An output of constants, the dataMask and one comparison's choices whose
  * pixel fills 32 bits is written a pixel per store (packedWriter); else three consecutive bands each a band times
  * a constant (and the dataMask after them) are written by one loop in FLOAT32 and AUTO (./scaled.ts
- * scaled3Writer), consecutive components of one ramp by rampWriter, every other band by its bandWriter.
+ * scaled3Writer), consecutive components of one ramp by rampWriter, every other band by its bandWriter. A writer
+ * that reads no register and takes any n (true colour and its dataMask in AUTO, ./simd.ts) is marked `whole`:
+ * runProgram then calls it once over a program without operations.
  * @param ramps the program's ramp tables; luts its finite values.
  */
 export function outputWriter(
@@ -276,13 +281,14 @@ export function outputWriter(
   bands: Float32Array[],
   ramps: RampTable[],
   luts: FiniteTable[],
-): (p0: number, o: number, n: number) => void {
+): OutputWrite {
   const packed = packedWriter(t, writes, regs, mask);
   if (packed) return packed;
   const q = writes.length,
     parts: ((p0: number, o: number, n: number) => void)[] = [];
   for (let j = 0; j < q; j++) {
     const scaled = scaled3Writer(t, writes, j, mask, bands);
+    if (scaled?.whole && scaled.used === q) return Object.assign(scaled.write, { whole: true as const });
     if (scaled) {
       parts.push(scaled.write);
       j += scaled.used - 1;

@@ -5,6 +5,7 @@
  * 22), FLOAT32 and AUTO apart (one element kind per loop), with the dataMask after them in the same loop.
  */
 import type { Write } from "./fuse";
+import { autoMaskTable, writeScaled3MaskSimd } from "./simd";
 import { maskTable, rawOf, type OutputTarget, type Raw } from "./stored";
 
 /** Band b times x as FLOAT32 (f = 1, out a Float32Array) or AUTO (f = 255, out a Uint8ClampedArray). */
@@ -82,9 +83,10 @@ const ROUND = 4503599627370496;
  * byte order); `table` the dataMask's stored values, already shifted. Bit for bit writeScaled3MaskAuto's bytes, in
  * 0.80-0.85 of its time per 1024 x 1024 true colour evaluation (HostPathRuntime.evaluate in workerd, A/B in
  * interleaved rounds: 6.2 against 7.2 ms median): four bounds-checked byte stores, each rounding through the
- * clamped store, cost more than the arithmetic and one 32-bit store.
+ * clamped store, cost more than the arithmetic and one 32-bit store. The WebAssembly SIMD kernel (./simd.ts) writes
+ * these words where the dataMask's stored values are AUTO's (scaled3Writer); this loop is its fallback and reference.
  */
-function writeScaled3MaskPacked(
+export function writeScaled3MaskPacked(
   out: Uint32Array,
   s: Float32Array[],
   x: Float64Array,
@@ -117,7 +119,8 @@ const byteShift = (j: number) => 8 * (LITTLE_ENDIAN ? j : 3 - j);
  * follows, or null when writes[j..j+2] are not three such writes or t is stored in another type than FLOAT32 or
  * AUTO. `write(p0, o, n)` as outputWriter's parts (o: index of the output's first value); `used`: the writes it
  * covers (3, or 4 with the dataMask). An AUTO output of just those four bands, 4-byte aligned, is written a pixel
- * per 32-bit store (writeScaled3MaskPacked).
+ * per 32-bit word: by the WebAssembly SIMD kernel (./simd.ts writeScaled3MaskSimd, `whole`: it takes any n) when
+ * the dataMask's stored values are AUTO's 0 and 255 (autoMaskTable), else by writeScaled3MaskPacked.
  */
 export function scaled3Writer(
   t: OutputTarget,
@@ -125,7 +128,7 @@ export function scaled3Writer(
   j: number,
   mask: Uint8Array,
   bands: Float32Array[],
-): { write: (p0: number, o: number, n: number) => void; used: number } | null {
+): { write: (p0: number, o: number, n: number) => void; used: number; whole?: true } | null {
   const three = writes.slice(j, j + 3);
   const direct = !t.convert || t.sampleType === "FLOAT32" || t.sampleType === "AUTO";
   if (!direct || three.length !== 3 || !three.every((w) => w.kind === "scaled")) return null;
@@ -143,8 +146,12 @@ export function scaled3Writer(
   }
   const table = maskTable(t);
   if (auto && q === 4 && raw.byteOffset % 4 === 0) {
-    const out32 = new Uint32Array(raw.buffer, raw.byteOffset, raw.length >> 2),
-      sh = Int32Array.from([0, 1, 2], byteShift),
+    const out32 = new Uint32Array(raw.buffer, raw.byteOffset, raw.length >> 2);
+    if (autoMaskTable(table)) {
+      const f32 = x.every((v) => Math.fround(v) === v);
+      return { write: (p0, o, n) => writeScaled3MaskSimd(out32, s, x, f32, mask, p0, o / 4, n), used: 4, whole: true };
+    }
+    const sh = Int32Array.from([0, 1, 2], byteShift),
       table32 = Uint32Array.from(table, (v) => v << byteShift(3));
     return { write: (p0, o, n) => writeScaled3MaskPacked(out32, s, x, sh, mask, table32, p0, o / 4, n), used: 4 };
   }

@@ -1,0 +1,112 @@
+/**
+ * The host path's writer of true colour with its dataMask in AUTO (src/raster/evalscript/hostpath/scaled.ts
+ * writeScaled3MaskPacked), four pixels per step in 128-bit SIMD: AssemblyScript, compiled by wasm/build.mjs to
+ * src/raster/evalscript/hostpath/hostpath_kernels.wasm (not committed). No imports, no allocation (stub runtime);
+ * src/raster/evalscript/hostpath/simd.ts copies chunks in and out.
+ */
+// @ts-ignore: an AssemblyScript builtin (end of static data), exported for simd.ts
+export { __heap_base };
+
+/** 2^52: for 0 <= v <= 255, the low 32 bits of v + 2^52 (float64) are v rounded to an integer, ties to even. */
+const ROUND: f64 = 4503599627370496;
+
+/**
+ * The stored byte of each float64 lane of v (ToUint8Clamp: NaN and v <= 0 give 0, v >= 255 gives 255, else v
+ * rounded to the nearest integer, ties to even) in the low 32 bits of that lane (the high 32 bits 0x43300000).
+ * f64x2.pmax(0, v) is 0 < v ? v : 0 (NaN gives 0), f64x2.pmin(255, w) is w < 255 ? w : 255; adding 2^52 to a
+ * value in [0, 255] rounds it to an integer (ties to even: IEEE 754 addition) in the mantissa's low bits. The same
+ * bytes as f64x2.nearest, i32x4.trunc_sat_f64x2_s_zero and saturating narrows to u8, in 0.85 of their time (node 20).
+ */
+// @ts-ignore: decorator
+@inline function clampRound(v: v128): v128 {
+  const c = f64x2.pmin(f64x2.splat(255), f64x2.pmax(f64x2.splat(0), v));
+  return f64x2.add(c, f64x2.splat(ROUND));
+}
+
+/**
+ * The stored bytes of four float32 values f (f32x4, already Math.fround(b * x)) times 255 (float64, exact), as
+ * the low byte of each i32 lane (the other bytes 0).
+ */
+// @ts-ignore: decorator
+@inline function storedOf(f: v128): v128 {
+  const k = f64x2.splat(255);
+  const lo = clampRound(f64x2.mul(f64x2.promote_low_f32x4(f), k));
+  const hi = clampRound(f64x2.mul(f64x2.promote_low_f32x4(i32x4.shuffle(f, f, 2, 3, 2, 3)), k));
+  return i32x4.shuffle(lo, hi, 0, 2, 4, 6);
+}
+
+/** Math.fround(b * x) of four float32 values b and a float64 x (splat in xx): in float64, demoted (ties to even). */
+// @ts-ignore: decorator
+@inline function scaled64(b: v128, xx: v128): v128 {
+  const lo = f32x4.demote_f64x2_zero(f64x2.mul(f64x2.promote_low_f32x4(b), xx));
+  const hi = f32x4.demote_f64x2_zero(f64x2.mul(f64x2.promote_low_f32x4(i32x4.shuffle(b, b, 2, 3, 2, 3)), xx));
+  return i32x4.shuffle(lo, hi, 0, 1, 4, 5);
+}
+
+/** 0xFF in byte 3 of each i32 lane whose mask byte (of the four at m) is not 0, else 0. */
+// @ts-ignore: decorator
+@inline function maskBytes(m: usize): v128 {
+  const z = i8x16.splat(0);
+  const b = i8x16.ne(v128.load32_zero(m), z);
+  return i8x16.shuffle(b, z, 16, 16, 16, 0, 16, 16, 16, 1, 16, 16, 16, 2, 16, 16, 16, 3);
+}
+
+/** The words of four pixels: stored bytes r, g, b (storedOf) as bytes 0, 1, 2 and maskBytes(m) as byte 3. */
+// @ts-ignore: decorator
+@inline function word(r: v128, g: v128, b: v128, m: usize): v128 {
+  return v128.or(v128.or(r, i32x4.shl(g, 8)), v128.or(i32x4.shl(b, 16), maskBytes(m)));
+}
+
+/**
+ * Writes pixels 0..n-1, n rounded up to a multiple of 4 (the buffers hold that many), as words at out: bytes in
+ * memory R, G, B, A with R, G, B the stored bytes of Math.fround(b_k * x_k) * 255 for the float32 bands at b0, b1,
+ * b2 (pixel i at b + 4 i) and A 255 where the byte at m + i is not 0, else 0 (AUTO's stored dataMask). The product
+ * is made in float64 and demoted to float32 (round to nearest, ties to even, as Math.fround).
+ */
+export function scaled3Mask(
+  b0: usize,
+  b1: usize,
+  b2: usize,
+  m: usize,
+  out: usize,
+  n: i32,
+  x0: f64,
+  x1: f64,
+  x2: f64,
+): void {
+  const y0 = f64x2.splat(x0),
+    y1 = f64x2.splat(x1),
+    y2 = f64x2.splat(x2);
+  for (let i: usize = 0, e = <usize>n << 2; i < e; i += 16) {
+    const r = storedOf(scaled64(v128.load(b0 + i), y0));
+    const g = storedOf(scaled64(v128.load(b1 + i), y1));
+    const b = storedOf(scaled64(v128.load(b2 + i), y2));
+    v128.store(out + i, word(r, g, b, m + (i >> 2)));
+  }
+}
+
+/**
+ * scaled3Mask for constants x_k that are float32 values: Math.fround(b * x) is then the float32 product (the
+ * float64 product of two float32 values is exact, and its rounding to float32 is the IEEE 754 float32 product).
+ */
+export function scaled3Mask32(
+  b0: usize,
+  b1: usize,
+  b2: usize,
+  m: usize,
+  out: usize,
+  n: i32,
+  x0: f32,
+  x1: f32,
+  x2: f32,
+): void {
+  const y0 = f32x4.splat(x0),
+    y1 = f32x4.splat(x1),
+    y2 = f32x4.splat(x2);
+  for (let i: usize = 0, e = <usize>n << 2; i < e; i += 16) {
+    const r = storedOf(f32x4.mul(v128.load(b0 + i), y0));
+    const g = storedOf(f32x4.mul(v128.load(b1 + i), y1));
+    const b = storedOf(f32x4.mul(v128.load(b2 + i), y2));
+    v128.store(out + i, word(r, g, b, m + (i >> 2)));
+  }
+}
