@@ -1,6 +1,7 @@
 /**
- * The host path's writer of true colour with its dataMask in AUTO (src/raster/evalscript/hostpath/scaled.ts
- * writeScaled3MaskPacked), four pixels per step in 128-bit SIMD: AssemblyScript, compiled by wasm/build.mjs to
+ * The host path's writers of true colour with its dataMask in AUTO (src/raster/evalscript/hostpath/scaled.ts
+ * writeScaled3MaskPacked) and of NDI classes with the dataMask (src/raster/evalscript/hostpath/output.ts
+ * packLess over an NDIB register), four pixels per step in 128-bit SIMD: AssemblyScript, compiled by wasm/build.mjs to
  * src/raster/evalscript/hostpath/hostpath_kernels.wasm (not committed). No imports, no allocation (stub runtime);
  * src/raster/evalscript/hostpath/simd.ts copies chunks in and out.
  */
@@ -109,4 +110,86 @@ export function scaled3Mask32(
     const b = storedOf(f32x4.mul(v128.load(b2 + i), y2));
     v128.store(out + i, word(r, g, b, m + (i >> 2)));
   }
+}
+
+/**
+ * The NDI (x - y) / (x + y) in float64 of the low two float32 lanes of x and y: promoted (exact), then IEEE 754
+ * float64 subtraction, addition and division, as JavaScript computes it from the float32 values; with `index`,
+ * the library's index(x, y): 0 where x + y == 0 (`x + y != 0 ? (x - y) / (x + y) : 0`; NaN != 0, so a NaN sum
+ * gives the NaN quotient), the quotient's lanes AND-ed with the lanes where the sum is not 0 (+0 elsewhere).
+ */
+// @ts-ignore: decorator
+@inline function ndiLo(x: v128, y: v128, index: bool): v128 {
+  const a = f64x2.promote_low_f32x4(x),
+    b = f64x2.promote_low_f32x4(y);
+  const s = f64x2.add(a, b),
+    v = f64x2.div(f64x2.sub(a, b), s);
+  return index ? v128.and(v, f64x2.ne(s, f64x2.splat(0))) : v;
+}
+/** ndiLo of the high two lanes. */
+// @ts-ignore: decorator
+@inline function ndiHi(x: v128, y: v128, index: bool): v128 {
+  return ndiLo(i32x4.shuffle(x, x, 2, 3, 2, 3), i32x4.shuffle(y, y, 2, 3, 2, 3), index);
+}
+
+/** Lanes (all ones or 0) of comparison `mode` (ndiClass) between NDI lanes v and constant lanes c. */
+// @ts-ignore: decorator
+@inline function compared(v: v128, c: v128, mode: i32): v128 {
+  return mode == 0 ? f64x2.lt(v, c) : mode == 1 ? f64x2.le(v, c) : mode == 2 ? f64x2.lt(c, v) : f64x2.le(c, v);
+}
+
+/**
+ * Writes the words of four pixels from byte offset i of the float32 bands (pixel i / 4): for pixel j (0..3) the
+ * word rows[(bit j of `bits` ? 256 : 0) | m[i / 4 + j]] (rows: 512 32-bit words, copied byte for byte).
+ */
+// @ts-ignore: decorator
+@inline function classWords(m: usize, rows: usize, out: usize, i: usize, bits: i32): void {
+  const p = m + (i >> 2),
+    o = out + i;
+  store<u32>(o, load<u32>(rows + ((((bits & 1) << 8) | <i32>load<u8>(p)) << 2)));
+  store<u32>(o + 4, load<u32>(rows + ((((bits & 2) << 7) | <i32>load<u8>(p + 1)) << 2)));
+  store<u32>(o + 8, load<u32>(rows + ((((bits & 4) << 6) | <i32>load<u8>(p + 2)) << 2)));
+  store<u32>(o + 12, load<u32>(rows + ((((bits & 8) << 5) | <i32>load<u8>(p + 3)) << 2)));
+}
+
+/** ndiClass's loop for one comparison and NDI kind (constants where it is inlined: one loop each, no branch). */
+// @ts-ignore: decorator
+@inline function classLoop(
+  b0: usize,
+  b1: usize,
+  m: usize,
+  rows: usize,
+  out: usize,
+  e: usize,
+  cc: v128,
+  mode: i32,
+  index: bool,
+): void {
+  for (let i: usize = 0; i < e; i += 16) {
+    const x = v128.load(b0 + i),
+      y = v128.load(b1 + i);
+    const lo = i64x2.bitmask(compared(ndiLo(x, y, index), cc, mode)),
+      hi = i64x2.bitmask(compared(ndiHi(x, y, index), cc, mode));
+    classWords(m, rows, out, i, lo | (hi << 2));
+  }
+}
+
+/**
+ * Writes pixels 0..n-1, n rounded up to a multiple of 4 (the buffers hold that many), as 32-bit words at out:
+ * word i is rows[(t ? 256 : 0) | m[i]] (rows: 512 words at `rows`, m: bytes) where t is the comparison of the NDI
+ * v of the float32 values x, y at b0 + 4 i, b1 + 4 i (ndiLo: (x - y) / (x + y) in float64, or with mode bit 4
+ * index(x, y)) and constant c by mode & 3: 0 v < c, 1 v <= c, 2 c < v, 3 c <= v (IEEE: false when either is NaN,
+ * -0 equal to 0, as JavaScript's < and <=). Modes above 7 write nothing.
+ */
+export function ndiClass(b0: usize, b1: usize, m: usize, rows: usize, out: usize, n: i32, c: f64, mode: i32): void {
+  const cc = f64x2.splat(c),
+    e = <usize>n << 2;
+  if (mode == 0) classLoop(b0, b1, m, rows, out, e, cc, 0, false);
+  else if (mode == 1) classLoop(b0, b1, m, rows, out, e, cc, 1, false);
+  else if (mode == 2) classLoop(b0, b1, m, rows, out, e, cc, 2, false);
+  else if (mode == 3) classLoop(b0, b1, m, rows, out, e, cc, 3, false);
+  else if (mode == 4) classLoop(b0, b1, m, rows, out, e, cc, 0, true);
+  else if (mode == 5) classLoop(b0, b1, m, rows, out, e, cc, 1, true);
+  else if (mode == 6) classLoop(b0, b1, m, rows, out, e, cc, 2, true);
+  else if (mode == 7) classLoop(b0, b1, m, rows, out, e, cc, 3, true);
 }

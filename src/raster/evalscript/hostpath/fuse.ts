@@ -5,7 +5,8 @@
  * results are bit for bit the same:
  * - `(x - y) / (x + y)` (or `/ (y + x)`: IEEE addition commutes) is NDI, and NDIB when x and y are bands (read
  *   from the Float32 band arrays, no load loop); the library's index(x, y) of two bands is INDEXB; an NDIB
- *   that only output bands read is computed into the output (`ndi` writes: no register, no copy);
+ *   that only output bands read is computed into the output (`ndi` writes: no register, no copy); one that only
+ *   the comparison of a class output reads is computed by that output's writer (./interpret.ts fusableOf);
  * - a band times a constant (either order: IEEE multiplication commutes) is MULKB;
  * - an output band that is a constant, the dataMask, or a choice between two constants on a comparison
  *   (`n < 0.1 ? 1 : 0.2`) is written directly (the stored values computed once, see ./output.ts), with no

@@ -10,7 +10,7 @@ import { OP, type Program } from "./program";
 import { rampComponents, rampIndices } from "./ramp";
 import { MATH1_KERNELS, MATH2_KERNELS } from "./mathkernels";
 import type { Kernel } from "./kernel";
-import { ndib, outputWriter } from "./output";
+import { ndib, outputWriter, type Fusable } from "./output";
 import type { OutputTarget } from "./stored";
 import { lutStep } from "./finite";
 
@@ -132,9 +132,39 @@ export interface ProgramInput {
 }
 
 /**
+ * The registers of `program` an output's writer may compute itself (./output.ts Fusable): each register written by
+ * one OP.NDIB or OP.INDEXB operation and by no other operation, read by no operation and by the writes of one output only (so
+ * that output's writer may compute the NDI from the bands and the operation be dropped), and the constant
+ * registers no operation writes.
+ */
+export function fusableOf(program: Program): Fusable {
+  const writers = new Map<number, number>(),
+    read = new Set<number>();
+  for (const o of program.ops) {
+    writers.set(o.d, (writers.get(o.d) ?? 0) + 1);
+    read.add(o.a).add(o.b).add(o.c);
+  }
+  const readers = new Map<number, Set<number>>(); // register -> outputs whose writes read it
+  program.outputs.forEach((out, k) => {
+    for (const w of out.writes) {
+      const rs = w.kind === "reg" || w.kind === "ramp" ? [w.r] : w.kind === "compare" ? [w.a, w.b] : [];
+      for (const r of rs) readers.set(r, (readers.get(r) ?? new Set()).add(k));
+    }
+  });
+  const ndi: Fusable["ndi"] = new Map();
+  for (const o of program.ops)
+    if ((o.code === OP.NDIB || o.code === OP.INDEXB) && writers.get(o.d) === 1)
+      if (!read.has(o.d) && readers.get(o.d)?.size === 1)
+        ndi.set(o.d, { k: o.k, j: o.j!, index: o.code === OP.INDEXB });
+  return { ndi, consts: new Map(program.consts.filter(([r]) => !writers.has(r))) };
+}
+
+/**
  * Runs `program` over pixels [from, to) of `input` into `targets` (one per program output, in order; pixel p of
- * the input is pixel p - shift of the targets), block by block of BLOCK pixels, or in one block when the program
- * has no operation and every output's writer is `whole` (./output.ts OutputWrite).
+ * the input is pixel p - shift of the targets), block by block of BLOCK pixels. One rule fuses operations into
+ * writers: an output's writer that computes a register itself (its `covers`, only registers fusableOf offers:
+ * written by one NDIB or INDEXB, read by that output alone) makes runProgram drop the operation writing it; and when no
+ * operation is left and every writer is `whole` (./output.ts OutputWrite), the pixels are one block.
  */
 export function runProgram(
   program: Program,
@@ -150,26 +180,31 @@ export function runProgram(
   const bands = program.bands.map((b) =>
     Object.hasOwn(input.bands, b) ? input.bands[b]! : (zeros ??= new Float32Array(to)),
   );
+  const fusable = fusableOf(program);
+  const writes = program.outputs.map((out, k) => ({
+    bands: out.writes.length,
+    write: outputWriter(targets[k]!, out.writes, regs, input.dataMask, bands, program.ramps, program.luts, fusable),
+  }));
+  const covered = new Set(writes.flatMap((w) => w.write.covers ?? []));
   const none = new Float64Array(0),
     noBand = new Float32Array(0);
   const reg = (r: number) => (r < 0 ? none : regs[r]!);
-  const steps: Step[] = program.ops.map((o) => ({
-    code: o.code,
-    k: o.k,
-    f: kernelOf(o.code, o.k),
-    d: regs[o.d]!,
-    a: reg(o.a),
-    b: reg(o.b),
-    c: reg(o.c),
-    x: o.code === OP.LOADF || o.code === OP.NDIB || o.code === OP.INDEXB || o.code === OP.MULKB ? bands[o.k]! : noBand,
-    y: o.code === OP.NDIB || o.code === OP.INDEXB ? bands[o.j!]! : noBand,
-    lut: o.code === OP.LUT ? lutStep(program.luts[o.k]!, bands, input.dataMask) : undefined,
-  }));
-  const writes = program.outputs.map((out, k) => ({
-    bands: out.writes.length,
-    write: outputWriter(targets[k]!, out.writes, regs, input.dataMask, bands, program.ramps, program.luts),
-  }));
-  // no operation and no writer reading registers: one block of them all (the writers' own chunks, ./simd.ts)
+  const steps: Step[] = program.ops
+    .filter((o) => !covered.has(o.d))
+    .map((o) => ({
+      code: o.code,
+      k: o.k,
+      f: kernelOf(o.code, o.k),
+      d: regs[o.d]!,
+      a: reg(o.a),
+      b: reg(o.b),
+      c: reg(o.c),
+      x:
+        o.code === OP.LOADF || o.code === OP.NDIB || o.code === OP.INDEXB || o.code === OP.MULKB ? bands[o.k]! : noBand,
+      y: o.code === OP.NDIB || o.code === OP.INDEXB ? bands[o.j!]! : noBand,
+      lut: o.code === OP.LUT ? lutStep(program.luts[o.k]!, bands, input.dataMask) : undefined,
+    }));
+  // no operation left and no writer reading registers: one block of them all (the writers' own chunks, ./simd.ts)
   const whole = steps.length === 0 && writes.every((w) => w.write.whole),
     block = whole ? Math.max(to - from, 1) : BLOCK;
   for (let p0 = from; p0 < to; p0 += block) {
@@ -253,7 +288,8 @@ function ndi(d: R, a: R, b: R, n: number): void {
     d[i] = (x - y) / (x + y);
   }
 }
-function indexb(d: R, a: Float32Array, b: Float32Array, p0: number, n: number): void {
+/** index(x, y) of bands a and b at pixels p0..p0+n-1 into register d (OP.INDEXB; the library's `index`). */
+export function indexb(d: R, a: Float32Array, b: Float32Array, p0: number, n: number): void {
   for (let i = 0; i < n; i++) {
     const x = a[p0 + i]!,
       y = b[p0 + i]!;

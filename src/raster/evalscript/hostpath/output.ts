@@ -12,6 +12,7 @@ import { rampSteps, type RampSteps } from "./rampsteps";
 import { lutWriter } from "./lutwrite";
 import { scaled3Writer, writeScaled } from "./scaled";
 import type { FiniteTable } from "./finite";
+import { NDI_CLASS_INDEX, NDI_CLASS_MODES, writeNdiClassSimd } from "./simd";
 import { maskTable, rawOf, storedMany, storer, writerOf, type OutputTarget, type R, type Raw } from "./stored";
 
 /** Pixels per call of a writer at most (./interpret.ts BLOCK). */
@@ -226,14 +227,19 @@ function packMask(out: Uint32Array, m: Uint8Array, rows: Uint32Array, p0: number
  * comparison (classes with the dataMask: `n < 0.1 ? [1, 0.8, 0.2, s.dataMask] : [0.2, 0.6, 0.2, s.dataMask]`)
  * and whose pixel's stored values fill 32 bits (4 bands of 1 byte, 2 of 2, 1 of 4): one 32-bit store per pixel
  * from the 512 possible pixels (comparison x dataMask value), each band's value stored by its own writer
- * (so in the platform's byte order). Else undefined (the bands are written one by one).
+ * (so in the platform's byte order). When the comparison is between an NDI register of `fusable` and a constant
+ * register, the WebAssembly SIMD kernel computes the NDI from the bands and writes the same words (./simd.ts
+ * writeNdiClassSimd): that writer is `whole` and covers the NDI's register. Else undefined (the bands are written
+ * one by one).
  */
 function packedWriter(
   t: OutputTarget,
   writes: Write[],
   regs: R[],
   mask: Uint8Array,
-): ((p0: number, o: number, n: number) => void) | undefined {
+  bands: Float32Array[],
+  fusable: Fusable | undefined,
+): OutputWrite | undefined {
   const q = writes.length,
     raw = rawOf(t.array);
   if (q * raw.BYTES_PER_ELEMENT !== 4 || raw.byteOffset % 4 !== 0) return undefined;
@@ -255,13 +261,58 @@ function packedWriter(
   const out = new Uint32Array(raw.buffer, raw.byteOffset, raw.byteLength >> 2),
     rows32 = new Uint32Array(rows.buffer);
   if (!cmp || cmp.kind !== "compare") return (p0, o, n) => packMask(out, mask, rows32, p0, (o / q) | 0, n);
+  const f = fusedNdi(cmp, fusable);
+  if (f) {
+    const [x, y] = [bands[f.k]!, bands[f.j]!];
+    const write = (p0: number, o: number, n: number) =>
+      writeNdiClassSimd(out, x, y, f.c, f.mode, mask, rows32, p0, (o / q) | 0, n);
+    return Object.assign(write, { whole: true as const, covers: [f.r] });
+  }
   const [a, b] = [regs[cmp.a]!, regs[cmp.b]!];
   const pack = cmp.orEqual ? packLessOrEqual : packLess;
   return (p0, o, n) => pack(out, a, b, mask, rows32, p0, (o / q) | 0, n);
 }
 
-/** An output's writer (outputWriter); `whole`: it reads no register and takes any number of pixels n. */
-export type OutputWrite = ((p0: number, o: number, n: number) => void) & { whole?: true };
+/**
+ * An output's writer (outputWriter). `whole`: it reads no register and takes any number of pixels n. `covers`:
+ * registers of `fusable` whose value it computes itself from the bands (runProgram drops their operations).
+ */
+export type OutputWrite = ((p0: number, o: number, n: number) => void) & { whole?: true; covers?: number[] };
+
+/**
+ * Registers an output's writer may compute itself instead of reading them (./interpret.ts fusableOf): `ndi`, each
+ * register that one OP.NDIB operation (bands k, j: (x - y) / (x + y)) or OP.INDEXB (`index`: index(x, y)) writes,
+ * no other operation writes or reads, and only the writes of one output read (a writer that covers one computes
+ * every read of it in its output); `consts`, the program's constant registers and their values.
+ */
+export interface Fusable {
+  ndi: Map<number, { k: number; j: number; index: boolean }>;
+  consts: Map<number, number>;
+}
+
+/**
+ * The NDI comparison a compare write makes when one side is a register of fusable.ndi and the other a constant
+ * register: the NDI's register r and bands k, j, the constant c and writeNdiClassSimd's mode (./simd.ts
+ * NDI_CLASS_MODES, plus NDI_CLASS_INDEX for index(x, y)); else undefined.
+ */
+function fusedNdi(
+  w: Extract<Write, { kind: "compare" }>,
+  fusable: Fusable | undefined,
+): { r: number; k: number; j: number; c: number; mode: number } | undefined {
+  if (!fusable) return undefined;
+  const [ndiA, ndiB] = [fusable.ndi.get(w.a), fusable.ndi.get(w.b)];
+  const [cA, cB] = [fusable.consts.get(w.a), fusable.consts.get(w.b)];
+  const fused = (r: number, v: { k: number; j: number; index: boolean }, c: number, mode: number) => ({
+    r,
+    k: v.k,
+    j: v.j,
+    c,
+    mode: mode + (v.index ? NDI_CLASS_INDEX : 0),
+  });
+  if (ndiA && cB !== undefined) return fused(w.a, ndiA, cB, NDI_CLASS_MODES[w.orEqual ? "v <= c" : "v < c"]);
+  if (ndiB && cA !== undefined) return fused(w.b, ndiB, cA, NDI_CLASS_MODES[w.orEqual ? "c <= v" : "c < v"]);
+  return undefined;
+}
 
 /**
  * The writer of a whole output (its bands' writes, in order) into target t: (first input pixel p0, index o of
@@ -269,9 +320,10 @@ export type OutputWrite = ((p0: number, o: number, n: number) => void) & { whole
  * pixel fills 32 bits is written a pixel per store (packedWriter); else three consecutive bands each a band times
  * a constant (and the dataMask after them) are written by one loop in FLOAT32 and AUTO (./scaled.ts
  * scaled3Writer), consecutive components of one ramp by rampWriter, every other band by its bandWriter. A writer
- * that reads no register and takes any n (true colour and its dataMask in AUTO, ./simd.ts) is marked `whole`:
- * runProgram then calls it once over a program without operations.
- * @param ramps the program's ramp tables; luts its finite values.
+ * that reads no register and takes any n (true colour and its dataMask in AUTO, NDI classes, ./simd.ts) is marked
+ * `whole`: runProgram then calls it once over the pixels when no operation is left to run.
+ * @param ramps the program's ramp tables; luts its finite values; fusable the registers a writer may compute
+ * itself (absent: none; a writer that does lists them in its `covers`).
  */
 export function outputWriter(
   t: OutputTarget,
@@ -281,8 +333,9 @@ export function outputWriter(
   bands: Float32Array[],
   ramps: RampTable[],
   luts: FiniteTable[],
+  fusable?: Fusable,
 ): OutputWrite {
-  const packed = packedWriter(t, writes, regs, mask);
+  const packed = packedWriter(t, writes, regs, mask, bands, fusable);
   if (packed) return packed;
   const q = writes.length,
     parts: ((p0: number, o: number, n: number) => void)[] = [];
