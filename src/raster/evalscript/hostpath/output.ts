@@ -7,8 +7,8 @@
  * per pixel.
  */
 import type { RampWrite, Write } from "./fuse";
-import { rampComponents, rampIndices, type RampTable } from "./ramp";
-import { rampSteps, type RampSteps } from "./rampsteps";
+import type { RampTable } from "./ramp";
+import { rampMaskWriter, rampWriter } from "./rampwrite";
 import { lutWriter } from "./lutwrite";
 import { scaled3Writer, writeScaled } from "./scaled";
 import type { FiniteTable } from "./finite";
@@ -131,62 +131,6 @@ export function bandWriter(
       return (p0, o, n, bands) => writeMask(raw, table, mask, p0, o, n, bands);
     }
   }
-}
-
-/** Steps of ramp components per table, stored sampleType and components (./rampsteps.ts; null: none). */
-const STEPS = new WeakMap<RampTable, Map<string, RampSteps | null>>();
-
-/** The steps of components `comps` of `table` stored in target t (integer types only), cached. */
-function stepsOf(table: RampTable, t: OutputTarget, comps: number[]): RampSteps | undefined {
-  if (!t.convert || t.sampleType === "FLOAT32") return undefined;
-  let byType = STEPS.get(table);
-  if (!byType) STEPS.set(table, (byType = new Map()));
-  const key = `${t.sampleType} ${comps.join()}`;
-  if (!byType.has(key)) byType.set(key, rampSteps(table, comps, storer(t)) ?? null);
-  return byType.get(key) ?? undefined;
-}
-
-function gather(out: Raw, table: Raw, seg: R, o: number, n: number, bands: number): void {
-  for (let i = 0; i < n; i++) out[o + i * bands] = table[seg[i]!]!;
-}
-
-/**
- * The writer of consecutive ramp writes of one value and ramp (bands o.. of `bands`): for integer types the step
- * of each pixel (one search) and a lookup per component (./rampsteps.ts), else the segment of each pixel and the
- * interpolation per component (./ramp.ts), converted by the target's writer.
- */
-function rampWriter(
-  t: OutputTarget,
-  ws: RampWrite[],
-  regs: R[],
-  ramps: RampTable[],
-): (o: number, n: number, bands: number) => void {
-  const a = regs[ws[0]!.r]!,
-    table = ramps[ws[0]!.t]!,
-    comps = ws.map((w) => w.j);
-  const seg = new Float64Array(BLOCK_MAX),
-    raw = rawOf(t.array);
-  const steps = stepsOf(table, t, comps);
-  if (steps) {
-    const tables = steps.stored.map((x) => {
-      const r = new (raw.constructor as new (n: number) => Raw)(x.length);
-      r.set(x);
-      return r;
-    });
-    return (o, n, bands) => {
-      rampIndices(seg, a, steps.search, n);
-      for (let c = 0; c < tables.length; c++) gather(raw, tables[c]!, seg, o + c, n, bands);
-    };
-  }
-  const write = writerOf(t),
-    v = new Float64Array(BLOCK_MAX);
-  return (o, n, bands) => {
-    rampIndices(seg, a, table, n);
-    for (let c = 0; c < comps.length; c++) {
-      rampComponents(v, a, seg, table, comps[c]!, n);
-      write(v, o + c, n, bands);
-    }
-  };
 }
 
 /**
@@ -335,7 +279,7 @@ export function outputWriter(
   luts: FiniteTable[],
   fusable?: Fusable,
 ): OutputWrite {
-  const packed = packedWriter(t, writes, regs, mask, bands, fusable);
+  const packed = packedWriter(t, writes, regs, mask, bands, fusable) ?? rampMaskWriter(t, writes, regs, ramps, mask);
   if (packed) return packed;
   const q = writes.length,
     parts: ((p0: number, o: number, n: number) => void)[] = [];
