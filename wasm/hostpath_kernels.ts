@@ -1,9 +1,9 @@
 /**
  * The host path's writers of true colour with its dataMask in AUTO (src/raster/evalscript/hostpath/scaled.ts
- * writeScaled3MaskPacked) and of NDI classes with the dataMask (src/raster/evalscript/hostpath/output.ts
- * packLess over an NDIB register), four pixels per step in 128-bit SIMD: AssemblyScript, compiled by wasm/build.mjs to
- * src/raster/evalscript/hostpath/hostpath_kernels.wasm (not committed). No imports, no allocation (stub runtime);
- * src/raster/evalscript/hostpath/simd.ts copies chunks in and out.
+ * writeScaled3MaskPacked), of true colour in FLOAT32 (writeScaled3F32) and of NDI classes with the dataMask
+ * (src/raster/evalscript/hostpath/output.ts packLess over an NDIB register), four pixels per step in 128-bit SIMD:
+ * AssemblyScript, compiled by wasm/build.mjs to src/raster/evalscript/hostpath/hostpath_kernels.wasm (not committed).
+ * No imports, no allocation (stub runtime); src/raster/evalscript/hostpath/simd.ts copies chunks in and out.
  */
 // @ts-ignore: an AssemblyScript builtin (end of static data), exported for simd.ts
 export { __heap_base };
@@ -110,6 +110,71 @@ export function scaled3Mask32(
     const b = storedOf(f32x4.mul(v128.load(b2 + i), y2));
     v128.store(out + i, word(r, g, b, m + (i >> 2)));
   }
+}
+
+/**
+ * Stores the float32 values of four pixels r, g, b (f32x4 each, pixel j in lane j) interleaved at out: 12 values
+ * R0 G0 B0 R1 | G1 B1 R2 G2 | B2 R3 G3 B3 in three 16-byte stores (five shuffles, lanes copied bit for bit).
+ */
+// @ts-ignore: decorator
+@inline function store3(out: usize, r: v128, g: v128, b: v128): void {
+  const rg01 = i32x4.shuffle(r, g, 0, 4, 1, 5),
+    rg23 = i32x4.shuffle(r, g, 2, 6, 3, 7),
+    gb12 = i32x4.shuffle(g, b, 1, 5, 2, 6);
+  v128.store(out, i32x4.shuffle(rg01, b, 0, 1, 4, 2));
+  v128.store(out + 16, i32x4.shuffle(gb12, r, 0, 1, 6, 2));
+  v128.store(out + 32, i32x4.shuffle(rg23, b, 6, 2, 3, 7));
+}
+
+/** Math.fround(b * x) of four float32 values b: scaled64 with y the splat float64 x, or with `f32` f32x4.mul by y. */
+// @ts-ignore: decorator
+@inline function product(b: v128, y: v128, f32: bool): v128 {
+  return f32 ? f32x4.mul(b, y) : scaled64(b, y);
+}
+
+/** scaled3's loop for one product (a constant where it is inlined: one loop each, no branch). */
+// @ts-ignore: decorator
+@inline function scaled3Loop(
+  b0: usize,
+  b1: usize,
+  b2: usize,
+  out: usize,
+  e: usize,
+  y0: v128,
+  y1: v128,
+  y2: v128,
+  f32: bool,
+): void {
+  for (let i: usize = 0; i < e; i += 16)
+    store3(
+      out + 3 * i,
+      product(v128.load(b0 + i), y0, f32),
+      product(v128.load(b1 + i), y1, f32),
+      product(v128.load(b2 + i), y2, f32),
+    );
+}
+
+/**
+ * Writes pixels 0..n-1, n rounded up to a multiple of 4 (the buffers hold that many), as three float32 values each
+ * at out (pixel i at out + 12 i): Math.fround(b_k * x_k) for the float32 bands at b0, b1, b2 (pixel i at b + 4 i),
+ * k = 0..2 - the FLOAT32 store of true colour (src/raster/evalscript/hostpath/scaled.ts writeScaled3F32). The
+ * product is made in float64 and demoted to float32 (round to nearest, ties to even, as Math.fround); with `f32`
+ * (every x_k a float32 value) it is one float32 multiplication, the same value (as scaled3Mask32).
+ */
+export function scaled3(
+  b0: usize,
+  b1: usize,
+  b2: usize,
+  out: usize,
+  n: i32,
+  x0: f64,
+  x1: f64,
+  x2: f64,
+  f32: bool,
+): void {
+  const e = <usize>n << 2;
+  if (f32) scaled3Loop(b0, b1, b2, out, e, f32x4.splat(<f32>x0), f32x4.splat(<f32>x1), f32x4.splat(<f32>x2), true);
+  else scaled3Loop(b0, b1, b2, out, e, f64x2.splat(x0), f64x2.splat(x1), f64x2.splat(x2), false);
 }
 
 /**

@@ -67,7 +67,8 @@ export const STATS_WASM_BYTES = 3 * MIB;
 /**
  * WebAssembly memory of the host path's kept instance (src/raster/evalscript/hostpath/simd.ts): one chunk of
  * SIMD_CHUNK pixels of three Float32 bands, their dataMask bytes and their 32-bit output words (272 KiB), and the
- * NDI classes' table of 512 words (2 KiB): 320 KiB in whole 64 KiB pages.
+ * NDI classes' table of 512 words (2 KiB): 320 KiB in whole 64 KiB pages. True colour in FLOAT32 (12 bytes out per
+ * pixel) runs chunks of half as many pixels inside the three bands' bytes, so needs no more.
  */
 export const HOSTPATH_WASM_BYTES = 320 * 1024;
 

@@ -5,14 +5,20 @@
  * every step of the stored value (float32 values around each), the Sentinel-2 reflectance grid (DN / 10000), a
  * random sweep and the special values, for positive, negative and zero constants; the WebAssembly SIMD writer
  * (src/raster/evalscript/hostpath/simd.ts, both its products) and writeScaled3MaskPacked called directly, against
- * the same store and each other, also over random float32 bits and chunk boundaries; then true colour scripts
+ * the same store and each other, also over random float32 bits and chunk boundaries; true colour in FLOAT32 by the
+ * SIMD writer (writeScaled3F32Simd) against writeScaled3F32's Float32 words, bit for bit; then true colour scripts
  * against the sandbox, bit for bit (./differential.ts), over the 29RKH window (NaN, +-Infinity, -0 in B12).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { SceneData } from "../../../src/raster/evalscript";
 import { outputWriter } from "../../../src/raster/evalscript/hostpath/output";
-import { writeScaled3MaskPacked } from "../../../src/raster/evalscript/hostpath/scaled";
-import { SIMD_CHUNK, writeScaled3MaskSimd } from "../../../src/raster/evalscript/hostpath/simd";
+import { writeScaled3F32, writeScaled3MaskPacked } from "../../../src/raster/evalscript/hostpath/scaled";
+import {
+  SIMD_CHUNK,
+  SIMD_CHUNK_F32,
+  writeScaled3F32Simd,
+  writeScaled3MaskSimd,
+} from "../../../src/raster/evalscript/hostpath/simd";
 import { differential, rkhScene, W } from "./differential";
 
 /** The AUTO store of a value y (sandbox/values.js toStored). */
@@ -173,6 +179,106 @@ describe("true colour and dataMask in AUTO, a word per pixel: the SIMD kernel an
         expect(i, `${name} ${xs}: pixel ${i}, ${bands.map((b) => b[i])}`).toBe(-1);
       }
     }
+  });
+});
+
+describe("true colour in FLOAT32: the SIMD kernel against writeScaled3F32, bit for bit", () => {
+  const GUARD = 0xdeadbeef;
+  /**
+   * Pixels p0..p0+n-1 written from value o (guard words around) by writeScaled3F32 (bands = 3) and by
+   * writeScaled3F32Simd with `f32` products: the same 32-bit words, NaN payloads included (JavaScript keeps a NaN
+   * operand's payload, quieted, through the float64 product and the Float32Array store, as the kernel does).
+   */
+  function check(s: Float32Array[], xs: number[], f32: boolean, p0: number, n: number, what: string): void {
+    const x = Float64Array.from(xs),
+      o = 5,
+      size = o + 3 * n + 7;
+    const want = new Float32Array(size),
+      got = new Float32Array(size);
+    new Uint32Array(want.buffer).fill(GUARD);
+    new Uint32Array(got.buffer).fill(GUARD);
+    writeScaled3F32(want, s, x, p0, o, n, 3);
+    writeScaled3F32Simd(got, s, x, f32, p0, o, n);
+    const w = new Uint32Array(want.buffer),
+      g = new Uint32Array(got.buffer);
+    // any NaN where JavaScript stored the canonical NaN: in node, V8's interpreter stored 0x7fc00000 for every NaN
+    // product, its optimised code a NaN band value's payload (quieted), as the kernel does
+    const i = g.findIndex((v, i) => v !== w[i] && !(w[i] === 0x7fc00000 && (v & 0x7fffffff) > 0x7f800000));
+    const p = p0 + Math.floor((i - o) / 3);
+    expect(
+      i,
+      `${what}: value ${i} (pixel ${p}: ${s.map((b) => b[p])}) ${g[i]?.toString(16)} for ${w[i]?.toString(16)}`,
+    ).toBe(-1);
+    expect(w[o - 1] === GUARD && w[o + 3 * n] === GUARD && w[size - 1] === GUARD, `${what}: guards`).toBe(true);
+  }
+  // no NaN constant: which NaN operand's payload JavaScript keeps when both are NaN differs between V8's tiers and
+  // builds, so scaled3Writer leaves a NaN constant to writeScaled3F32 (checked below through outputWriter)
+  const XS = [2.5, 3.5, 1 / 3, 1e-3, -2, 1e30, Infinity, 0, 1e-30, 5e-324];
+
+  it("random float32 bits of every exponent, the specials, each constant and product", () => {
+    const n = 2 * SIMD_CHUNK_F32 + 9;
+    const bands = [randomBits(n), randomBits(n), randomBits(n)];
+    const specials = [NaN, Infinity, -Infinity, 0, -0, 1e-45, -1e-45, 1.1754942e-38, 3.4e38, -3.4e38];
+    for (let i = 0; i < specials.length; i++) for (const b of bands) b[3 * i + 1] = specials[i]!;
+    // NaNs of several payloads and both signs, as the bands hold them
+    const nan = new Uint32Array(bands[1]!.buffer);
+    [0x7f800001, 0xffc00001, 0x7fbfffff, 0xff812345, 0x7fc00000].forEach((v, i) => (nan[100 + i] = v));
+    for (const x of XS)
+      for (const xs of [
+        [x, x, x],
+        [x, 2.5, -x],
+        [1 / 3, x, 1e-3],
+      ]) {
+        const f32 = xs.every((v) => Math.fround(v) === v);
+        for (const f of f32 ? [true, false] : [false]) check(bands, xs, f, 0, n, `${xs} f32 ${f}`);
+      }
+  });
+
+  it("counts and offsets across chunk edges, not multiples of 4", () => {
+    const n = 3 * SIMD_CHUNK_F32 + 13;
+    const bands = [randomBits(n), randomBits(n), randomBits(n)];
+    for (const [xs, f32] of [
+      [[2.5, 2.5, 2.5], true],
+      [[2.5, 3.5, 1 / 3], false],
+    ] as const)
+      for (const [p0, k] of [
+        [0, n],
+        [5, n - 5],
+        [SIMD_CHUNK_F32 - 1, 2],
+        [SIMD_CHUNK_F32 - 3, SIMD_CHUNK_F32 + 7],
+        [7, SIMD_CHUNK_F32],
+        [1, 3],
+        [2, 1],
+        [0, 0],
+      ] as const)
+        check(bands, [...xs], f32, p0, k, `${xs}, ${p0}+${k}`);
+  });
+
+  it.each([
+    [2.5, 2.5, 2.5],
+    [3.5, NaN, 1e-3],
+  ])("a FLOAT32 output of three scaled bands through outputWriter, x %s %s %s", (...xs) => {
+    const n = 1000,
+      bands = [randomBits(n), randomBits(n), randomBits(n)];
+    const writes = xs.map((x, k) => ({ kind: "scaled" as const, k, x }));
+    const out = new Float32Array(3 * n),
+      want = new Float32Array(3 * n);
+    const write = outputWriter(
+      { sampleType: "FLOAT32", convert: true, array: out },
+      writes,
+      [],
+      new Uint8Array(n),
+      bands,
+      [],
+      [],
+    );
+    write(0, 0, n);
+    writeScaled3F32(want, bands, Float64Array.from(xs), 0, 0, n, 3);
+    const w = new Uint32Array(want.buffer),
+      i = new Uint32Array(out.buffer).findIndex(
+        (v, i) => v !== w[i] && !(w[i] === 0x7fc00000 && (v & 0x7fffffff) > 0x7f800000),
+      );
+    expect(i).toBe(-1);
   });
 });
 

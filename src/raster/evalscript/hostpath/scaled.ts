@@ -5,7 +5,7 @@
  * 22), FLOAT32 and AUTO apart (one element kind per loop), with the dataMask after them in the same loop.
  */
 import type { Write } from "./fuse";
-import { autoMaskTable, writeScaled3MaskSimd } from "./simd";
+import { autoMaskTable, writeScaled3F32Simd, writeScaled3MaskSimd } from "./simd";
 import { maskTable, rawOf, type OutputTarget, type Raw } from "./stored";
 
 /** Band b times x as FLOAT32 (f = 1, out a Float32Array) or AUTO (f = 255, out a Uint8ClampedArray). */
@@ -24,7 +24,12 @@ export function writeScaled(
 }
 /** A writer of three bands (./fuse.ts `scaled` writes: bands s[0..2] times x[0..2]) as bands 0..2 from value o. */
 type Scaled3<T> = (out: T, s: Float32Array[], x: Float64Array, p0: number, o: number, n: number, bands: number) => void;
-const writeScaled3F32: Scaled3<Float32Array> = (out, s, x, p0, o, n, bands) => {
+/**
+ * Bands s[0..2] times x[0..2] as FLOAT32: out[o + bands i + k] = Math.fround(s[k][p0 + i] * x[k]) (the Float32Array
+ * store rounds the float64 product), i = 0..n-1. The WebAssembly SIMD kernel (./simd.ts writeScaled3F32Simd) writes
+ * an output of just these three bands (scaled3Writer); this loop is its fallback and reference.
+ */
+export const writeScaled3F32: Scaled3<Float32Array> = (out, s, x, p0, o, n, bands) => {
   const [b0, b1, b2] = s as [Float32Array, Float32Array, Float32Array],
     [x0, x1, x2] = x as unknown as [number, number, number];
   for (let q = o, i = p0, e = p0 + n; i < e; q += bands, i++) {
@@ -118,9 +123,11 @@ const byteShift = (j: number) => 8 * (LITTLE_ENDIAN ? j : 3 - j);
  * The writer of the three `scaled` writes at writes[j..j+2] of target t, and of the dataMask after them when it
  * follows, or null when writes[j..j+2] are not three such writes or t is stored in another type than FLOAT32 or
  * AUTO. `write(p0, o, n)` as outputWriter's parts (o: index of the output's first value); `used`: the writes it
- * covers (3, or 4 with the dataMask). An AUTO output of just those four bands, 4-byte aligned, is written a pixel
- * per 32-bit word: by the WebAssembly SIMD kernel (./simd.ts writeScaled3MaskSimd, `whole`: it takes any n) when
- * the dataMask's stored values are AUTO's 0 and 255 (autoMaskTable), else by writeScaled3MaskPacked.
+ * covers (3, or 4 with the dataMask). A FLOAT32 output (or one not converted) of just those three bands is written
+ * by the WebAssembly SIMD kernel (./simd.ts writeScaled3F32Simd, `whole`) when no constant is NaN, else by
+ * writeScaled3F32. An AUTO output of just those four bands, 4-byte aligned, is written a pixel per 32-bit word: by
+ * the WebAssembly SIMD kernel (./simd.ts writeScaled3MaskSimd, `whole`: it takes any n) when the dataMask's stored
+ * values are AUTO's 0 and 255 (autoMaskTable), else by writeScaled3MaskPacked.
  */
 export function scaled3Writer(
   t: OutputTarget,
@@ -139,6 +146,12 @@ export function scaled3Writer(
     auto = t.convert && t.sampleType === "AUTO";
   const out = auto ? new Uint8ClampedArray(raw.buffer, raw.byteOffset, raw.length) : (t.array as Float32Array);
   if (writes[j + 3]?.kind !== "mask") {
+    // a NaN constant stays with the loop: which of two NaN operands' payloads JavaScript keeps differs between V8's
+    // tiers and builds (the kernel keeps the band's)
+    if (!auto && q === 3 && out instanceof Float32Array && !x.some(Number.isNaN)) {
+      const f32 = x.every((v) => Math.fround(v) === v);
+      return { write: (p0, o, n) => writeScaled3F32Simd(out, s, x, f32, p0, o, n), used: 3, whole: true };
+    }
     const write: (p0: number, o: number, n: number) => void = auto
       ? (p0, o, n) => writeScaled3Auto(out as Uint8ClampedArray, s, x, p0, o + j, n, q)
       : (p0, o, n) => writeScaled3F32(out as Float32Array, s, x, p0, o + j, n, q);
