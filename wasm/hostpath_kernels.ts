@@ -44,6 +44,12 @@ const ROUND: f64 = 4503599627370496;
   return i32x4.shuffle(lo, hi, 0, 1, 4, 5);
 }
 
+/** Math.fround(b * x) of four float32 values b: scaled64 with y the splat float64 x, or with `f32` f32x4.mul by y. */
+// @ts-ignore: decorator
+@inline function product(b: v128, y: v128, f32: bool): v128 {
+  return f32 ? f32x4.mul(b, y) : scaled64(b, y);
+}
+
 /** 0xFF in byte 3 of each i32 lane whose mask byte (of the four at m) is not 0, else 0. */
 // @ts-ignore: decorator
 @inline function maskBytes(m: usize): v128 {
@@ -58,11 +64,35 @@ const ROUND: f64 = 4503599627370496;
   return v128.or(v128.or(r, i32x4.shl(g, 8)), v128.or(i32x4.shl(b, 16), maskBytes(m)));
 }
 
+/** scaled3Mask's loop for one product (a constant where it is inlined: one loop each, no branch). */
+// @ts-ignore: decorator
+@inline function scaled3MaskLoop(
+  b0: usize,
+  b1: usize,
+  b2: usize,
+  m: usize,
+  out: usize,
+  e: usize,
+  y0: v128,
+  y1: v128,
+  y2: v128,
+  f32: bool,
+): void {
+  for (let i: usize = 0; i < e; i += 16) {
+    const r = storedOf(product(v128.load(b0 + i), y0, f32));
+    const g = storedOf(product(v128.load(b1 + i), y1, f32));
+    const b = storedOf(product(v128.load(b2 + i), y2, f32));
+    v128.store(out + i, word(r, g, b, m + (i >> 2)));
+  }
+}
+
 /**
  * Writes pixels 0..n-1, n rounded up to a multiple of 4 (the buffers hold that many), as words at out: bytes in
  * memory R, G, B, A with R, G, B the stored bytes of Math.fround(b_k * x_k) * 255 for the float32 bands at b0, b1,
  * b2 (pixel i at b + 4 i) and A 255 where the byte at m + i is not 0, else 0 (AUTO's stored dataMask). The product
- * is made in float64 and demoted to float32 (round to nearest, ties to even, as Math.fround).
+ * is made in float64 and demoted to float32 (round to nearest, ties to even, as Math.fround); with `f32` (every
+ * x_k a float32 value) it is one float32 multiplication: the same value (the float64 product of two float32 values
+ * is exact, and its rounding to float32 is the IEEE 754 float32 product).
  */
 export function scaled3Mask(
   b0: usize,
@@ -74,42 +104,12 @@ export function scaled3Mask(
   x0: f64,
   x1: f64,
   x2: f64,
+  f32: bool,
 ): void {
-  const y0 = f64x2.splat(x0),
-    y1 = f64x2.splat(x1),
-    y2 = f64x2.splat(x2);
-  for (let i: usize = 0, e = <usize>n << 2; i < e; i += 16) {
-    const r = storedOf(scaled64(v128.load(b0 + i), y0));
-    const g = storedOf(scaled64(v128.load(b1 + i), y1));
-    const b = storedOf(scaled64(v128.load(b2 + i), y2));
-    v128.store(out + i, word(r, g, b, m + (i >> 2)));
-  }
-}
-
-/**
- * scaled3Mask for constants x_k that are float32 values: Math.fround(b * x) is then the float32 product (the
- * float64 product of two float32 values is exact, and its rounding to float32 is the IEEE 754 float32 product).
- */
-export function scaled3Mask32(
-  b0: usize,
-  b1: usize,
-  b2: usize,
-  m: usize,
-  out: usize,
-  n: i32,
-  x0: f32,
-  x1: f32,
-  x2: f32,
-): void {
-  const y0 = f32x4.splat(x0),
-    y1 = f32x4.splat(x1),
-    y2 = f32x4.splat(x2);
-  for (let i: usize = 0, e = <usize>n << 2; i < e; i += 16) {
-    const r = storedOf(f32x4.mul(v128.load(b0 + i), y0));
-    const g = storedOf(f32x4.mul(v128.load(b1 + i), y1));
-    const b = storedOf(f32x4.mul(v128.load(b2 + i), y2));
-    v128.store(out + i, word(r, g, b, m + (i >> 2)));
-  }
+  const e = <usize>n << 2;
+  if (f32)
+    scaled3MaskLoop(b0, b1, b2, m, out, e, f32x4.splat(<f32>x0), f32x4.splat(<f32>x1), f32x4.splat(<f32>x2), true);
+  else scaled3MaskLoop(b0, b1, b2, m, out, e, f64x2.splat(x0), f64x2.splat(x1), f64x2.splat(x2), false);
 }
 
 /**
@@ -124,12 +124,6 @@ export function scaled3Mask32(
   v128.store(out, i32x4.shuffle(rg01, b, 0, 1, 4, 2));
   v128.store(out + 16, i32x4.shuffle(gb12, r, 0, 1, 6, 2));
   v128.store(out + 32, i32x4.shuffle(rg23, b, 6, 2, 3, 7));
-}
-
-/** Math.fround(b * x) of four float32 values b: scaled64 with y the splat float64 x, or with `f32` f32x4.mul by y. */
-// @ts-ignore: decorator
-@inline function product(b: v128, y: v128, f32: bool): v128 {
-  return f32 ? f32x4.mul(b, y) : scaled64(b, y);
 }
 
 /** scaled3's loop for one product (a constant where it is inlined: one loop each, no branch). */
@@ -159,7 +153,7 @@ export function scaled3Mask32(
  * at out (pixel i at out + 12 i): Math.fround(b_k * x_k) for the float32 bands at b0, b1, b2 (pixel i at b + 4 i),
  * k = 0..2 - the FLOAT32 store of true colour (src/raster/evalscript/hostpath/scaled.ts writeScaled3F32). The
  * product is made in float64 and demoted to float32 (round to nearest, ties to even, as Math.fround); with `f32`
- * (every x_k a float32 value) it is one float32 multiplication, the same value (as scaled3Mask32).
+ * (every x_k a float32 value) it is one float32 multiplication, the same value (as scaled3Mask).
  */
 export function scaled3(
   b0: usize,

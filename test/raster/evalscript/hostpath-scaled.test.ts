@@ -4,15 +4,15 @@
  * writeScaled3MaskAuto, both checked): the stored bytes against the AUTO store at
  * every step of the stored value (float32 values around each), the Sentinel-2 reflectance grid (DN / 10000), a
  * random sweep and the special values, for positive, negative and zero constants; the WebAssembly SIMD writer
- * (src/raster/evalscript/hostpath/simd.ts, both its products) and writeScaled3MaskPacked called directly, against
- * the same store and each other, also over random float32 bits and chunk boundaries; true colour in FLOAT32 by the
+ * (src/raster/evalscript/hostpath/simd.ts, both its products) called directly, against the same store and each
+ * other, also over random float32 bits and chunk boundaries; true colour in FLOAT32 by the
  * SIMD writer (writeScaled3F32Simd) against writeScaled3F32's Float32 words, bit for bit; then true colour scripts
  * against the sandbox, bit for bit (./differential.ts), over the 29RKH window (NaN, +-Infinity, -0 in B12).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { SceneData } from "../../../src/raster/evalscript";
 import { outputWriter } from "../../../src/raster/evalscript/hostpath/output";
-import { writeScaled3F32, writeScaled3MaskPacked } from "../../../src/raster/evalscript/hostpath/scaled";
+import { writeScaled3F32 } from "../../../src/raster/evalscript/hostpath/scaled";
 import {
   SIMD_CHUNK,
   SIMD_CHUNK_F32,
@@ -105,21 +105,15 @@ function checkWords(
   }
 }
 
-describe("true colour and dataMask in AUTO, a word per pixel: the SIMD kernel and the JavaScript loop", () => {
-  const LE = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
-  const shift = (j: number) => 8 * (LE ? j : 3 - j);
-  const table32 = Uint32Array.from({ length: 256 }, (_, i) => (i ? 255 : 0) << shift(3));
-  /** Both writers, the kernel with each of its products where it may use either (float32 constants). */
+describe("true colour and dataMask in AUTO, a word per pixel: the SIMD kernel", () => {
+  /** The kernel with each of its products where it may use either (float32 constants). */
   function writers(xs: number[]) {
     const x = Float64Array.from(xs),
       f32 = xs.every((v) => Math.fround(v) === v);
     const simd =
       (f: boolean) => (out: Uint32Array, s: Float32Array[], m: Uint8Array, p0: number, o: number, n: number) =>
         writeScaled3MaskSimd(out, s, x, f, m, p0, o, n);
-    const sh = Int32Array.from([0, 1, 2], shift);
     return {
-      js: (out: Uint32Array, s: Float32Array[], m: Uint8Array, p0: number, o: number, n: number) =>
-        writeScaled3MaskPacked(out, s, x, sh, m, table32, p0, o, n),
       "simd f64": simd(false),
       ...(f32 ? { "simd f32": simd(true) } : {}),
     };
@@ -160,7 +154,7 @@ describe("true colour and dataMask in AUTO, a word per pixel: the SIMD kernel an
           checkWords((out, p, o, c) => w(out, bands, m, p, o, c), bands, xs, m, p0, k, `${name} ${xs}, ${p0}+${k}`);
   });
 
-  it("the random bits of every exponent against the JavaScript loop, word for word", () => {
+  it("the random bits of every exponent against the AUTO store, word for word", () => {
     const n = 1 << 20;
     const bands = [randomBits(n), randomBits(n), randomBits(n)];
     const m = Uint8Array.from({ length: n }, (_, i) => (i % 5 ? i : 0));
@@ -169,10 +163,14 @@ describe("true colour and dataMask in AUTO, a word per pixel: the SIMD kernel an
       [0.3, 7, -1e-3],
       [1e20, 1e-20, 255],
     ]) {
-      const { js, ...simd } = writers(xs);
-      const want = new Uint32Array(n);
-      js(want, bands, m, 0, 0, n);
-      for (const [name, w] of Object.entries(simd)) {
+      // the AUTO store of each band's value (Uint8ClampedArray, as `store`) and AUTO's dataMask, byte by byte
+      const bytes = new Uint8ClampedArray(4 * n);
+      for (let i = 0; i < n; i++) {
+        for (let j = 0; j < 3; j++) bytes[4 * i + j] = Math.fround(bands[j]![i]! * xs[j]!) * 255;
+        bytes[4 * i + 3] = m[i] ? 255 : 0;
+      }
+      const want = new Uint32Array(bytes.buffer);
+      for (const [name, w] of Object.entries(writers(xs))) {
         const got = new Uint32Array(n);
         w(got, bands, m, 0, 0, n);
         const i = got.findIndex((v, i) => v !== want[i]);

@@ -2,10 +2,11 @@
  * The host path's writers of bands that are a band times a constant (./fuse.ts `scaled` writes), as FLOAT32 or AUTO
  * (./output.ts outputWriter, bandWriter): one band, or three consecutive ones (true colour's `[2.5 * B04, 2.5 * B03,
  * 2.5 * B02]`) in one loop, as writeScaled writes each (not three strided loops: 1.2-1.4x faster, measured in node
- * 22), FLOAT32 and AUTO apart (one element kind per loop), with the dataMask after them in the same loop.
+ * 22), FLOAT32 and AUTO apart (one element kind per loop), with the dataMask after them in the same loop; an
+ * output of just those bands (and, in AUTO, the dataMask) by the WebAssembly SIMD kernels of ./simd.ts.
  */
 import type { Write } from "./fuse";
-import { autoMaskTable, writeScaled3F32Simd, writeScaled3MaskSimd } from "./simd";
+import { writeScaled3F32Simd, writeScaled3MaskSimd } from "./simd";
 import { maskTable, rawOf, type OutputTarget, type Raw } from "./stored";
 
 /** Band b times x as FLOAT32 (f = 1, out a Float32Array) or AUTO (f = 255, out a Uint8ClampedArray). */
@@ -79,46 +80,6 @@ const writeScaled3MaskAuto: Scaled3Mask<Uint8ClampedArray> = (out, s, x, m, tabl
     out[q + 3] = table[m[i]!]!;
   }
 };
-/** 2^52: for 0 <= v < 2^52, (v + ROUND) - ROUND is v rounded to an integer, ties to even (float64 addition). */
-const ROUND = 4503599627370496;
-/**
- * writeScaled3MaskAuto for an output of exactly those four bands, a pixel per 32-bit store: each band's byte is the
- * Uint8ClampedArray store of its value v (ToUint8Clamp: NaN and v <= 0 give 0, v >= 255 gives 255, else v rounded
- * to the nearest integer, ties to even), computed here, shifted to its byte of the word (`sh`: by the platform's
- * byte order); `table` the dataMask's stored values, already shifted. Bit for bit writeScaled3MaskAuto's bytes, in
- * 0.80-0.85 of its time per 1024 x 1024 true colour evaluation (HostPathRuntime.evaluate in workerd, A/B in
- * interleaved rounds: 6.2 against 7.2 ms median): four bounds-checked byte stores, each rounding through the
- * clamped store, cost more than the arithmetic and one 32-bit store. The WebAssembly SIMD kernel (./simd.ts) writes
- * these words where the dataMask's stored values are AUTO's (scaled3Writer); this loop is its fallback and reference.
- */
-export function writeScaled3MaskPacked(
-  out: Uint32Array,
-  s: Float32Array[],
-  x: Float64Array,
-  sh: Int32Array,
-  m: Uint8Array,
-  table: Uint32Array,
-  p0: number,
-  o: number,
-  n: number,
-): void {
-  const [b0, b1, b2] = s as [Float32Array, Float32Array, Float32Array],
-    [x0, x1, x2] = x as unknown as [number, number, number],
-    [s0, s1, s2] = sh as unknown as [number, number, number];
-  for (let q = o, i = p0, e = p0 + n; i < e; q++, i++) {
-    const v0 = Math.fround(b0[i]! * x0) * 255,
-      v1 = Math.fround(b1[i]! * x1) * 255,
-      v2 = Math.fround(b2[i]! * x2) * 255;
-    const c0 = v0 > 0 ? (v0 < 255 ? v0 + ROUND - ROUND : 255) : 0,
-      c1 = v1 > 0 ? (v1 < 255 ? v1 + ROUND - ROUND : 255) : 0,
-      c2 = v2 > 0 ? (v2 < 255 ? v2 + ROUND - ROUND : 255) : 0;
-    out[q] = (c0 << s0) | (c1 << s1) | (c2 << s2) | table[m[i]!]!;
-  }
-}
-/** The shift of byte j of a 32-bit word in memory order (the platform's byte order), j = 0..3. */
-const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
-const byteShift = (j: number) => 8 * (LITTLE_ENDIAN ? j : 3 - j);
-
 /**
  * The writer of the three `scaled` writes at writes[j..j+2] of target t, and of the dataMask after them when it
  * follows, or null when writes[j..j+2] are not three such writes or t is stored in another type than FLOAT32 or
@@ -126,8 +87,8 @@ const byteShift = (j: number) => 8 * (LITTLE_ENDIAN ? j : 3 - j);
  * covers (3, or 4 with the dataMask). A FLOAT32 output (or one not converted) of just those three bands is written
  * by the WebAssembly SIMD kernel (./simd.ts writeScaled3F32Simd, `whole`) when no constant is NaN, else by
  * writeScaled3F32. An AUTO output of just those four bands, 4-byte aligned, is written a pixel per 32-bit word: by
- * the WebAssembly SIMD kernel (./simd.ts writeScaled3MaskSimd, `whole`: it takes any n) when the dataMask's stored
- * values are AUTO's 0 and 255 (autoMaskTable), else by writeScaled3MaskPacked.
+ * the WebAssembly SIMD kernel (./simd.ts writeScaled3MaskSimd, `whole`: it takes any n; AUTO stores a dataMask
+ * value as 0 or 255, which the kernel computes).
  */
 export function scaled3Writer(
   t: OutputTarget,
@@ -159,14 +120,9 @@ export function scaled3Writer(
   }
   const table = maskTable(t);
   if (auto && q === 4 && raw.byteOffset % 4 === 0) {
-    const out32 = new Uint32Array(raw.buffer, raw.byteOffset, raw.length >> 2);
-    if (autoMaskTable(table)) {
-      const f32 = x.every((v) => Math.fround(v) === v);
-      return { write: (p0, o, n) => writeScaled3MaskSimd(out32, s, x, f32, mask, p0, o / 4, n), used: 4, whole: true };
-    }
-    const sh = Int32Array.from([0, 1, 2], byteShift),
-      table32 = Uint32Array.from(table, (v) => v << byteShift(3));
-    return { write: (p0, o, n) => writeScaled3MaskPacked(out32, s, x, sh, mask, table32, p0, o / 4, n), used: 4 };
+    const out32 = new Uint32Array(raw.buffer, raw.byteOffset, raw.length >> 2),
+      f32 = x.every((v) => Math.fround(v) === v);
+    return { write: (p0, o, n) => writeScaled3MaskSimd(out32, s, x, f32, mask, p0, o / 4, n), used: 4, whole: true };
   }
   const write: (p0: number, o: number, n: number) => void = auto
     ? (p0, o, n) => writeScaled3MaskAuto(out as Uint8ClampedArray, s, x, mask, table, p0, o + j, n, q)

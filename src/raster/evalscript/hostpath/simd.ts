@@ -1,11 +1,12 @@
 /**
- * True colour with its dataMask in AUTO (./scaled.ts writeScaled3MaskPacked's output) written by a WebAssembly
+ * True colour with its dataMask in AUTO (./scaled.ts scaled3Writer's 32-bit words) written by a WebAssembly
  * SIMD kernel (wasm/hostpath_kernels.ts, compiled to ./hostpath_kernels.wasm by `npm run build:wasm`), chunk by
  * chunk through a small kept instance: the chunk's three bands and dataMask bytes are copied into its memory, the
  * kernel writes the chunk's pixels as 32-bit words there (bytes R, G, B, A in memory order: WebAssembly memory is
  * little-endian on every platform, and a Uint32Array copy keeps the bytes), and they are copied to the output.
  * Per 1024 x 1024 true colour evaluation (bench/hostpath.workerd.ts, HostPathRuntime.evaluate in workerd, median
- * of 40 rounds, before / after back to back twice): 7.0 / 5.6 ms with writeScaled3MaskPacked, 3.0 / 3.0 ms with
+ * of 40 rounds, before / after back to back twice): 7.0 / 5.6 ms with the JavaScript loop it replaced (a 32-bit
+ * store per pixel, since removed), 3.0 / 3.0 ms with
  * this writer called once over the grid (runProgram's `whole` block); called per 1024-pixel block it took 4.6 ms
  * (copies and calls per block). Chunks of 4 to 64 Ki pixels timed alike; 16 Ki keep the memory at 320 KiB.
  * NDI classes with the dataMask (`n < 0.1 ? [1, 0.8, 0.2, s.dataMask] : [...]`, ./output.ts packedWriter) go the
@@ -24,8 +25,18 @@ interface HostPathExports {
   memory: WebAssembly.Memory;
   __heap_base: WebAssembly.Global;
   /** Arguments as wasm/hostpath_kernels.ts names them (addresses are byte offsets in memory). */
-  scaled3Mask(b0: number, b1: number, b2: number, m: number, out: number, n: number, ...x: number[]): void;
-  scaled3Mask32(b0: number, b1: number, b2: number, m: number, out: number, n: number, ...x: number[]): void;
+  scaled3Mask(
+    b0: number,
+    b1: number,
+    b2: number,
+    m: number,
+    out: number,
+    n: number,
+    x0: number,
+    x1: number,
+    x2: number,
+    f32: number,
+  ): void;
   scaled3(
     b0: number,
     b1: number,
@@ -107,16 +118,12 @@ function instance(): Kept {
   });
 }
 
-/** Whether `table` (a dataMask value's stored byte, 0..255) is AUTO's: 0 for 0, 255 for every other value. */
-export const autoMaskTable = (table: ArrayLike<number>): boolean =>
-  table.length === 256 && Array.prototype.every.call(table, (v: number, i: number) => v === (i ? 255 : 0));
-
 /**
  * Writes pixels p0..p0+n-1 of bands s[0..2] times x[0..2] and dataMask m as out[o..o+n-1], each a 32-bit word
  * whose bytes in memory are R, G, B, A: the AUTO store (Uint8ClampedArray, ToUint8Clamp: NaN and v <= 0 give 0,
  * v >= 255 gives 255, else v rounded to the nearest integer, ties to even) of v = Math.fround(s[k][i] * x[k]) * 255,
- * and A 255 where m[i] is not 0, else 0 (AUTO's stored dataMask, autoMaskTable) - bit for bit
- * ./scaled.ts writeScaled3MaskPacked with that table. Per lane the kernel promotes the float32 value to float64,
+ * and A 255 where m[i] is not 0, else 0 (AUTO's stored dataMask) - bit for bit the Uint8ClampedArray store of
+ * each band (./scaled.ts writeScaled3MaskAuto's bytes). Per lane the kernel promotes the float32 value to float64,
  * multiplies by x, demotes to float32 (round to nearest, ties to even, as Math.fround), promotes, multiplies by
  * 255 (exact), clamps to [0, 255] (NaN to 0) and rounds ties to even (adding 2^52); when every x is a float32
  * value (`f32`), one float32 multiplication gives the same demoted product. WebAssembly SIMD (IEEE 754 arithmetic
@@ -144,8 +151,7 @@ export function writeScaled3MaskSimd(
     bands[1].set(b1.subarray(a, e));
     bands[2].set(b2.subarray(a, e));
     mask.set(m.subarray(a, e));
-    if (f32) k.scaled3Mask32(at.b0, at.b1, at.b2, at.m, at.out, c, x0, x1, x2);
-    else k.scaled3Mask(at.b0, at.b1, at.b2, at.m, at.out, c, x0, x1, x2);
+    k.scaled3Mask(at.b0, at.b1, at.b2, at.m, at.out, c, x0, x1, x2, f32 ? 1 : 0);
     out.set(c === SIMD_CHUNK ? words : words.subarray(0, c), o + d);
   }
 }
